@@ -1,0 +1,74 @@
+# ctorch - build, test, demo and benchmark. `make help` lists the targets.
+CC       ?= cc
+CXX      ?= c++
+PYTHON   ?= python3
+OPT      ?= -O2 -march=native
+WARN     := -Wall -Wextra -Wpedantic
+CFLAGS   += -std=c11 $(OPT) $(WARN) -fopenmp
+LDLIBS   += -lm
+BUILD    := build
+HEADERS  := ctorch.h
+SRCS     := $(shell find src -name '*.[ch]' -o -name '*.txt')
+TESTS    := $(wildcard tests/test_*.c)
+EXAMPLES := $(wildcard examples/*.c)
+# zlib is optional: use it when its header is installed.
+ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
+              $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
+ifeq ($(ZLIB),1)
+  CFLAGS += -DCTORCH_ZLIB
+  LDLIBS += -lz
+endif
+
+.PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
+        compile-tests
+
+all: $(BUILD)/test_runner examples
+
+help:
+	@echo "make demo                train the Fashion-MNIST quickstart (examples/fashion_mnist.c)"
+	@echo "make test                compile checks, then every test; ends with 'N passed, N failed'"
+	@echo "make sanitize            the tests under ASan and UBSan"
+	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
+	@echo "make examples            build every example"
+	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
+	@echo "make amalgamate          regenerate ctorch.h from src/"
+
+amalgamate:
+	$(PYTHON) tools/amalgamate
+
+check-amalgamation:
+	@tmp=$$(mktemp -d) && $(PYTHON) tools/amalgamate --out $$tmp && \
+	if cmp -s $$tmp/ctorch.h ctorch.h; then rm -rf $$tmp; echo "ctorch.h is up to date"; \
+	else rm -rf $$tmp; echo "ctorch.h differs from src/: run 'make amalgamate' and commit"; exit 1; fi
+
+$(BUILD):
+	@mkdir -p $(BUILD)
+
+$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) | $(BUILD)
+	$(CC) $(CFLAGS) -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
+
+compile-tests: | $(BUILD)
+	@sh tests/compile.sh "$(CC)" "$(CXX)"
+
+test: compile-tests $(BUILD)/test_runner
+	@cd tests && ../$(BUILD)/test_runner
+
+sanitize: | $(BUILD)
+	$(CC) -std=c11 -O1 -g $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer \
+	    -fno-sanitize-recover=undefined -o $(BUILD)/test_sanitize tests/main.c tests/impl.c \
+	    $(TESTS) $(LDLIBS)
+	cd tests && ASAN_OPTIONS=detect_leaks=1 ../$(BUILD)/test_sanitize
+
+$(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+examples: $(patsubst examples/%.c,$(BUILD)/%,$(EXAMPLES))
+
+demo: $(BUILD)/fashion_mnist
+	./$(BUILD)/fashion_mnist
+
+bench: $(BUILD)/fashion_mnist
+	$(PYTHON) tools/bench.py
+
+clean:
+	rm -rf $(BUILD)

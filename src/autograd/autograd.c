@@ -1,0 +1,648 @@
+/* autograd/autograd.c - graph nodes, the engine, grad mode. */
+#include "../core/internal.h"
+#include "autograd.h"
+#include "../ops/reduce.h"
+#include "../ops/pointwise.h"
+
+static CT__THREAD_LOCAL bool ct__grad_off = false;
+static CT__THREAD_LOCAL bool ct__grad_stack[64];
+static CT__THREAD_LOCAL int ct__grad_depth = 0;
+static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
+static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
+
+/* ---- grad mode ---------------------------------------------------------------------- */
+bool ct_is_grad_enabled(void) { return !ct__grad_off; }
+
+void ct_set_grad_enabled(bool enabled) { ct__grad_off = !enabled; }
+
+void ct_no_grad_begin(void)
+{
+    if (ct__grad_depth < 64) {
+        ct__grad_stack[ct__grad_depth] = ct__grad_off;
+    }
+    ct__grad_depth++;
+    ct__grad_off = true;
+}
+
+void ct_no_grad_end(void)
+{
+    if (ct__grad_depth == 0) {
+        return;
+    }
+    ct__grad_depth--;
+    ct__grad_off = ct__grad_depth < 64 ? ct__grad_stack[ct__grad_depth] : true;
+}
+
+/* ---- tensor autograd attributes ------------------------------------------------------ */
+bool ct_requires_grad(const ct_tensor *t) { return t && (t->requires_grad || t->grad_fn); }
+
+bool ct_is_leaf(const ct_tensor *t) { return t && !t->grad_fn; }
+
+const ct_node *ct_grad_fn(const ct_tensor *t) { return t ? t->grad_fn : NULL; }
+
+const char *ct_node_name(const ct_node *n) { return n ? n->name : NULL; }
+
+const char *ct__node_name(const ct_node *n) { return n->name; }
+
+ct_tensor *ct_grad(const ct_tensor *t) { return t ? t->grad : NULL; }
+
+ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
+{
+    const char *op = "ct_requires_grad_";
+    if (ct__null(op, t)) {
+        return NULL;
+    }
+    if (t->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "you can only change requires_grad flags of leaf "
+                 "variables.");
+        return NULL;
+    }
+    if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "only Tensors of floating point dtype can require "
+                 "gradients");
+        return NULL;
+    }
+    t->requires_grad = requires_grad;
+    return t;
+}
+
+ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
+{
+    const char *op = "ct_set_grad";
+    if (ct__null(op, t)) {
+        return ct_error_code();
+    }
+    if (grad && (grad->ndim != t->ndim ||
+                 memcmp(grad->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0)) {
+        return ct__fail(CT_ERR_SHAPE, op, "assigned grad has data of a different size");
+    }
+    ct_retain(grad);
+    ct__release(t->grad);
+    t->grad = grad;
+    return CT_OK;
+}
+
+ct_status ct_retain_grad(ct_tensor *t)
+{
+    if (ct__null("ct_retain_grad", t)) {
+        return ct_error_code();
+    }
+    if (!ct_requires_grad(t)) {
+        return ct__fail(CT_ERR_AUTOGRAD, "ct_retain_grad", "can't retain_grad on Tensor that "
+                        "has requires_grad=False");
+    }
+    if (t->grad_fn) {
+        t->retains_grad = true;
+        t->grad_fn->retain_target = t;
+    }
+    return CT_OK;
+}
+
+ct_tensor *ct__alias(const ct_tensor *t)
+{
+    return ct__tensor_over(t->storage, t->dtype, t->sizes, t->strides, t->ndim, t->offset);
+}
+
+ct_tensor *ct_detach(const ct_tensor *t)
+{
+    return ct__null("ct_detach", t) ? NULL : ct__scoped(ct__alias(t));
+}
+
+ct_tensor *ct_detach_(ct_tensor *t)
+{
+    if (ct__null("ct_detach_", t)) {
+        return NULL;
+    }
+    ct__node_release(t->grad_fn);
+    t->grad_fn = NULL;
+    t->requires_grad = false;
+    return t;
+}
+
+ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
+{
+    const char *op = "ct_register_hook";
+    if (ct__null(op, t) || ct__null(op, (const void *)(uintptr_t)(fn != NULL))) {
+        return ct_error_code();
+    }
+    if (!ct_requires_grad(t)) {
+        return ct__fail(CT_ERR_AUTOGRAD, op, "cannot register a hook on a tensor that doesn't "
+                        "require gradient");
+    }
+    ct__hook *h = (ct__hook *)ct__calloc(sizeof(ct__hook));
+    if (!h) {
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    h->fn = fn;
+    h->user = user;
+    ct__hook **list = t->grad_fn ? &t->grad_fn->pre_hooks : &t->hooks;
+    while (*list) {
+        list = &(*list)->next;
+    }
+    *list = h;
+    return CT_OK;
+}
+
+/* ---- nodes -------------------------------------------------------------------------- */
+bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
+{
+    if (ct__grad_off) {
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        if (inputs[k] && ct_requires_grad(inputs[k])) {
+            return true;
+        }
+    }
+    return false;
+}
+
+ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n)
+{
+    if (!ct__any_requires_grad(inputs, n)) {
+        return NULL;
+    }
+    ct_node *node = (ct_node *)ct__calloc(sizeof(ct_node));
+    ct__edge *next = (ct__edge *)ct__calloc(sizeof(ct__edge) * (size_t)(n ? n : 1));
+    if (!node || !next) {
+        ct__free(node);
+        ct__free(next);
+        ct__fail(CT_ERR_OOM, name, "out of memory recording the graph");
+        return NULL;
+    }
+    node->name = name;
+    node->refcount = 1;
+    node->seq = ++ct__node_seq;
+    node->backward = fn;
+    node->n_next = n;
+    node->next = next;
+    for (int k = 0; k < n; k++) {
+        const ct_tensor *t = inputs[k];
+        if (!t) {
+            continue;
+        }
+        ct__edge *e = &next[k];
+        e->ndim = t->ndim;
+        e->dtype = t->dtype;
+        memcpy(e->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+        if (t->grad_fn) {
+            e->node = t->grad_fn;
+            CT__ATOMIC_ADD(&e->node->refcount, 1);
+        } else if (t->requires_grad) {
+            e->leaf = ct_retain((ct_tensor *)(uintptr_t)t);
+        }
+    }
+    return node;
+}
+
+void ct__save(ct_node *n, const ct_tensor *t)
+{
+    CT_ASSERT(n->n_saved < CT__NODE_SAVED);
+    n->saved[n->n_saved] = t ? ct__alias(t) : NULL;
+    n->saved_version[n->n_saved] = t ? t->storage->version : 0;
+    n->n_saved++;
+}
+
+const ct_tensor *ct__saved(ct_node *n, int k)
+{
+    const ct_tensor *t = n->saved[k];
+    if (n->released) {
+        ct__fail(CT_ERR_AUTOGRAD, n->name, "Trying to backward through the graph a second "
+                 "time (or directly access saved tensors after they have already been freed). "
+                 "Specify retain_graph=True if you need to backward through the graph a second "
+                 "time.");
+        return NULL;
+    }
+    if (t && t->storage->version != n->saved_version[k]) {
+        char buf[160];
+        ct__fail(CT_ERR_AUTOGRAD, n->name, "one of the variables needed for gradient "
+                 "computation has been modified by an inplace operation: [%s %s] is at version "
+                 "%u; expected version %u instead.", ct_dtype_name(t->dtype),
+                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), t->storage->version,
+                 n->saved_version[k]);
+        return NULL;
+    }
+    return t;
+}
+
+void ct__set_history(ct_tensor *out, ct_node *n)
+{
+    if (out && n) {
+        out->grad_fn = n;
+    } else {
+        ct__node_release(n);
+    }
+}
+
+static void ct__node_free_saved(ct_node *n)
+{
+    for (int k = 0; k < n->n_saved; k++) {
+        ct__release(n->saved[k]);
+        n->saved[k] = NULL;
+    }
+}
+
+void ct__node_release(ct_node *n)
+{
+    if (!n || CT__ATOMIC_ADD(&n->refcount, -1) > 0) {
+        return;
+    }
+    for (int k = 0; k < n->n_next; k++) {
+        ct__node_release(n->next[k].node);
+        ct__release(n->next[k].leaf);
+    }
+    ct__node_free_saved(n);
+    if (n->ctx_free) {
+        n->ctx_free(n->ctx);
+    }
+    for (ct__hook *h = n->pre_hooks; h;) {
+        ct__hook *next = h->next;
+        ct__free(h);
+        h = next;
+    }
+    ct__release(n->buffer);
+    ct__free(n->next);
+    ct__free(n);
+}
+
+bool ct__check_inplace(const char *op, const ct_tensor *t)
+{
+    if (!ct__grad_off && t->requires_grad && !t->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "a leaf Variable that requires grad is being used in an "
+                 "in-place operation.");
+        return false;
+    }
+    return true;
+}
+
+void ct__rebase_history(ct_tensor *t, ct_node *n)
+{
+    if (!n) {
+        return;
+    }
+    ct__node_release(t->grad_fn);
+    t->grad_fn = n;
+}
+
+/* ---- engine ------------------------------------------------------------------------- */
+typedef struct ct__engine {
+    ct_node **nodes; /* every node reachable from the roots */
+    int64_t n_nodes, cap;
+    ct_node **ready; /* max-heap on seq */
+    int64_t n_ready;
+    bool retain_graph, create_graph;
+    /* ct_autograd_grad: capture instead of accumulating into .grad */
+    ct_tensor *const *inputs;
+    int n_inputs;
+    ct_tensor **captured;
+} ct__engine;
+
+static bool ct__engine_push(ct__engine *e, ct_node *n)
+{
+    if (e->n_nodes == e->cap) {
+        int64_t cap = e->cap ? e->cap * 2 : 64;
+        ct_node **nodes = (ct_node **)ct__realloc(e->nodes, (size_t)cap * sizeof *nodes);
+        if (!nodes) {
+            ct__fail(CT_ERR_OOM, "ct_backward", "out of memory");
+            return false;
+        }
+        e->nodes = nodes;
+        e->cap = cap;
+    }
+    e->nodes[e->n_nodes++] = n;
+    return true;
+}
+
+static ct_tensor *ct__run_hooks(ct__hook *h, ct_tensor *g)
+{
+    for (; h && g; h = h->next) {
+        ct_tensor *r = h->fn(g, h->user);
+        if (r) {
+            g = r;
+        }
+    }
+    return g;
+}
+
+/* Sums g to the edge's shape and casts it to the edge's dtype. */
+static ct_tensor *ct__engine_fit(const ct__edge *e, ct_tensor *g)
+{
+    if (g->ndim != e->ndim || memcmp(g->sizes, e->sizes, sizeof(int64_t) * (size_t)e->ndim)) {
+        g = ct_sum_to_size(g, e->sizes, e->ndim);
+    }
+    if (g && g->dtype != e->dtype) {
+        g = ct_to_dtype(g, e->dtype);
+    }
+    return g;
+}
+
+static int ct__engine_input_index(const ct__engine *e, const ct_tensor *leaf, const ct_node *n)
+{
+    for (int i = 0; i < e->n_inputs; i++) {
+        if ((leaf && e->inputs[i] == leaf) || (n && e->inputs[i]->grad_fn == n)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Adds g into *slot (a retained reference), out of place so shared tensors stay intact. */
+static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
+{
+    if (!*slot) {
+        *slot = ct_retain(g);
+        return;
+    }
+    ct_tensor *sum = ct_add(*slot, g);
+    ct__release(*slot);
+    *slot = ct_retain(sum);
+}
+
+static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
+{
+    if (e->captured) {
+        int i = ct__engine_input_index(e, leaf, NULL);
+        if (i >= 0) {
+            ct__engine_accumulate(&e->captured[i], g);
+        }
+        return;
+    }
+    g = ct__run_hooks(leaf->hooks, g);
+    if (!g) {
+        return;
+    }
+    if (!leaf->grad) {
+        bool own = g->refcount == 1 && g->storage->refcount == 1 && ct_is_contiguous(g) &&
+                   !g->grad_fn;
+        leaf->grad = ct_retain(own || e->create_graph ? g : ct_contiguous(ct_clone(g)));
+    } else if (e->create_graph) {
+        ct_tensor *sum = ct_add(leaf->grad, g);
+        ct__release(leaf->grad);
+        leaf->grad = ct_retain(sum);
+    } else {
+        ct_add_(leaf->grad, g, 1.0);
+    }
+}
+
+static void ct__heap_push(ct__engine *e, ct_node *n);
+
+static bool ct__engine_run_node(ct__engine *e, ct_node *n)
+{
+    ct_tensor *g = n->buffer;
+    n->buffer = NULL;
+    if (g) {
+        g = ct__run_hooks(n->pre_hooks, g);
+        if (n->retain_target && !e->captured) {
+            ct__release(n->retain_target->grad);
+            n->retain_target->grad = ct_retain(ct_clone(g));
+        }
+        if (e->captured) {
+            int i = ct__engine_input_index(e, NULL, n);
+            if (i >= 0) {
+                ct__engine_accumulate(&e->captured[i], g);
+            }
+        }
+    }
+    ct_tensor *gin_small[4] = {NULL, NULL, NULL, NULL};
+    ct_tensor **gin = n->n_next <= 4 ? gin_small
+                                     : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n->n_next);
+    bool ok = gin != NULL;
+    if (g && ok) {
+        if (n->released) {
+            ct__saved(n, 0); /* reports the "second time" error */
+            ok = false;
+        } else {
+            n->backward(n, g, gin);
+            ok = !ct_error();
+        }
+    }
+    for (int k = 0; ok && k < n->n_next; k++) {
+        ct__edge *edge = &n->next[k];
+        ct_tensor *gk = gin[k] ? ct__engine_fit(edge, gin[k]) : NULL;
+        if (gin[k] && !gk) {
+            ok = false;
+            break;
+        }
+        if (edge->node) {
+            if (gk) {
+                ct__engine_accumulate(&edge->node->buffer, gk);
+            }
+            if (--edge->node->deps == 0) {
+                ct__heap_push(e, edge->node);
+            }
+        } else if (edge->leaf && gk) {
+            ct__engine_to_leaf(e, edge->leaf, gk);
+        }
+    }
+    ct__release(g);
+    if (gin != gin_small) {
+        ct__free(gin);
+    }
+    if (!e->retain_graph) {
+        ct__node_free_saved(n);
+        n->released = true;
+    }
+    return ok && !ct_error();
+}
+
+/* Discovers every node reachable from the roots (marked with this run's epoch) and counts
+   each node's dependents. */
+static bool ct__engine_discover(ct__engine *e, ct_tensor *const *roots, int n_roots)
+{
+    uint64_t epoch = ++ct__engine_epoch;
+    for (int r = 0; r < n_roots; r++) {
+        ct_node *n = roots[r]->grad_fn;
+        if (n && n->epoch != epoch) {
+            n->epoch = epoch;
+            if (!ct__engine_push(e, n)) {
+                return false;
+            }
+        }
+    }
+    for (int64_t i = 0; i < e->n_nodes; i++) { /* breadth-first over the array itself */
+        ct_node *n = e->nodes[i];
+        for (int k = 0; k < n->n_next; k++) {
+            ct_node *m = n->next[k].node;
+            if (m && m->epoch != epoch) {
+                m->epoch = epoch;
+                if (!ct__engine_push(e, m)) {
+                    return false;
+                }
+            }
+        }
+    }
+    for (int64_t i = 0; i < e->n_nodes; i++) {
+        e->nodes[i]->deps = 0;
+    }
+    for (int64_t i = 0; i < e->n_nodes; i++) {
+        ct_node *n = e->nodes[i];
+        for (int k = 0; k < n->n_next; k++) {
+            if (n->next[k].node) {
+                n->next[k].node->deps++;
+            }
+        }
+    }
+    return true;
+}
+
+/* The ready set is a max-heap on creation order: later nodes run first, as PyTorch. */
+static void ct__heap_push(ct__engine *e, ct_node *n)
+{
+    int64_t i = e->n_ready++;
+    e->ready[i] = n;
+    while (i > 0 && e->ready[(i - 1) / 2]->seq < e->ready[i]->seq) {
+        ct_node *tmp = e->ready[i];
+        e->ready[i] = e->ready[(i - 1) / 2];
+        e->ready[(i - 1) / 2] = tmp;
+        i = (i - 1) / 2;
+    }
+}
+
+static ct_node *ct__heap_pop(ct__engine *e)
+{
+    ct_node *top = e->ready[0];
+    e->ready[0] = e->ready[--e->n_ready];
+    for (int64_t i = 0;;) {
+        int64_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < e->n_ready && e->ready[l]->seq > e->ready[m]->seq) {
+            m = l;
+        }
+        if (r < e->n_ready && e->ready[r]->seq > e->ready[m]->seq) {
+            m = r;
+        }
+        if (m == i) {
+            break;
+        }
+        ct_node *tmp = e->ready[i];
+        e->ready[i] = e->ready[m];
+        e->ready[m] = tmp;
+        i = m;
+    }
+    return top;
+}
+
+/* Runs nodes whose dependents have all run, latest-created first. */
+static bool ct__engine_execute(ct__engine *e)
+{
+    e->ready = (ct_node **)ct__malloc(sizeof(ct_node *) * (size_t)(e->n_nodes + 1));
+    if (!e->ready) {
+        ct__fail(CT_ERR_OOM, "ct_backward", "out of memory");
+        return false;
+    }
+    for (int64_t i = 0; i < e->n_nodes; i++) {
+        if (e->nodes[i]->deps == 0) {
+            ct__heap_push(e, e->nodes[i]);
+        }
+    }
+    bool ok = true;
+    while (ok && e->n_ready > 0) {
+        ok = ct__engine_run_node(e, ct__heap_pop(e));
+    }
+    ct__free(e->ready);
+    return ok;
+}
+
+static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *const *roots,
+                                     const ct_tensor *const *grad_roots, int n_roots)
+{
+    for (int r = 0; r < n_roots; r++) {
+        const ct_tensor *t = roots[r];
+        if (ct__null(op, t)) {
+            return ct_error_code();
+        }
+        if (!ct_requires_grad(t)) {
+            return ct__fail(CT_ERR_AUTOGRAD, op, "element %d of tensors does not require grad "
+                            "and does not have a grad_fn", r);
+        }
+        const ct_tensor *go = grad_roots ? grad_roots[r] : NULL;
+        if (!go && ct_numel(t) != 1) {
+            return ct__fail(CT_ERR_AUTOGRAD, op, "grad can be implicitly created only for "
+                            "scalar outputs");
+        }
+        if (go && (go->ndim != t->ndim ||
+                   memcmp(go->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim))) {
+            char a[160], b[160];
+            return ct__fail(CT_ERR_SHAPE, op, "Mismatch in shape: grad_output[%d] has a shape "
+                            "of %s and output[%d] has a shape of %s.", r,
+                            ct__shape_str(go->sizes, go->ndim, a, sizeof a), r,
+                            ct__shape_str(t->sizes, t->ndim, b, sizeof b));
+        }
+    }
+    bool prev_off = ct__grad_off;
+    ct__grad_off = !e->create_graph;
+    ct_scope_begin();
+    bool ok = ct__engine_discover(e, roots, n_roots);
+    for (int r = 0; ok && r < n_roots; r++) {
+        const ct_tensor *t = roots[r];
+        ct_tensor *go = grad_roots && grad_roots[r] ? (ct_tensor *)(uintptr_t)grad_roots[r]
+                                                    : ct_ones_like(t);
+        if (t->grad_fn) {
+            ct__engine_accumulate(&t->grad_fn->buffer, go);
+        } else {
+            ct__engine_to_leaf(e, (ct_tensor *)(uintptr_t)t, go);
+        }
+    }
+    ok = ok && ct__engine_execute(e);
+    for (int64_t i = 0; i < e->n_nodes; i++) { /* after an error: drop pending buffers */
+        ct__release(e->nodes[i]->buffer);
+        e->nodes[i]->buffer = NULL;
+    }
+    ct__free(e->nodes);
+    ct_scope_end();
+    ct__grad_off = prev_off;
+    return ok ? CT_OK : ct_error_code();
+}
+
+ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph)
+{
+    ct__engine e;
+    memset(&e, 0, sizeof e);
+    e.retain_graph = retain_graph;
+    return ct__engine_backward(&e, "ct_backward", &t, grad_output ? &grad_output : NULL, 1);
+}
+
+ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *const *inputs,
+                           int n_inputs, const ct_tensor *const *grad_outputs, bool retain_graph,
+                           bool create_graph, bool allow_unused, ct_tensor **grads)
+{
+    const char *op = "ct_autograd_grad";
+    if (ct__null(op, outputs) || ct__null(op, inputs) || ct__null(op, grads)) {
+        return ct_error_code();
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        grads[i] = NULL;
+        if (ct__null(op, inputs[i])) {
+            return ct_error_code();
+        }
+        if (!ct_requires_grad(inputs[i])) {
+            return ct__fail(CT_ERR_AUTOGRAD, op, "One of the differentiated Tensors does not "
+                            "require grad");
+        }
+    }
+    ct__engine e;
+    memset(&e, 0, sizeof e);
+    e.retain_graph = retain_graph || create_graph;
+    e.create_graph = create_graph;
+    e.inputs = inputs;
+    e.n_inputs = n_inputs;
+    e.captured = grads;
+    ct_status st = ct__engine_backward(&e, op, outputs, grad_outputs, n_outputs);
+    for (int i = 0; i < n_inputs; i++) {
+        ct__scoped(grads[i]); /* the engine's scope ended; the caller's scope owns it */
+    }
+    if (st != CT_OK) {
+        for (int i = 0; i < n_inputs; i++) {
+            ct_free(grads[i]);
+            grads[i] = NULL;
+        }
+        return st;
+    }
+    for (int i = 0; i < n_inputs; i++) {
+        if (!grads[i] && !allow_unused) {
+            return ct__fail(CT_ERR_AUTOGRAD, op, "One of the differentiated Tensors appears to "
+                            "not have been used in the graph. Set allow_unused=True if this is "
+                            "the desired behavior.");
+        }
+    }
+    return CT_OK;
+}

@@ -1,0 +1,72 @@
+/* autograd/autograd.h - reverse-mode automatic differentiation (DESIGN §6).
+ *
+ * A dynamic tape as in PyTorch's "Autograd mechanics": an op whose input requires grad
+ * (and grad mode is on) records a node (grad_fn) with edges to its inputs' nodes; the
+ * engine runs nodes in dependency order and accumulates into leaves' .grad. Saved tensors
+ * are checked against version counters, so an in-place change of a saved tensor fails.
+ * Grad mode is per thread.
+ */
+typedef struct ct_node ct_node;
+
+/* Whether t records history: a leaf marked with ct_requires_grad_, or any op output with a
+   grad_fn. Mirrors: Tensor.requires_grad. */
+CTORCH_API bool ct_requires_grad(const ct_tensor *t);
+/* Marks a leaf as requiring grad (or not). Errors: CT_ERR_DTYPE "only Tensors of floating
+   point dtype can require gradients"; CT_ERR_AUTOGRAD for a non-leaf ("you can only change
+   requires_grad flags of leaf variables."). Returns t. Mirrors: Tensor.requires_grad_. */
+CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
+/* The accumulated gradient of a leaf (or of a non-leaf after ct_retain_grad), NULL before
+   the first backward or after zero_grad. Borrowed: owned by t. Mirrors: Tensor.grad. */
+CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
+/* Replaces t's .grad (the tensor is retained; NULL clears). Errors: CT_ERR_SHAPE when the
+   shapes differ. Mirrors: assigning Tensor.grad. */
+CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
+/* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
+CTORCH_API bool ct_is_leaf(const ct_tensor *t);
+/* The node that created t, or NULL for leaves (borrowed). Mirrors: Tensor.grad_fn. */
+CTORCH_API const ct_node *ct_grad_fn(const ct_tensor *t);
+/* PyTorch's name of a node, e.g. "MulBackward0". Mirrors: type(grad_fn).__name__. */
+CTORCH_API const char *ct_node_name(const ct_node *n);
+/* Keeps the gradient of a non-leaf in its .grad during backward. Mirrors:
+   Tensor.retain_grad. */
+CTORCH_API ct_status ct_retain_grad(ct_tensor *t);
+/* A new tensor sharing t's storage with no history (requires_grad false); new tensor,
+   owned by the current scope. Mirrors: Tensor.detach. */
+CTORCH_API ct_tensor *ct_detach(const ct_tensor *t);
+/* Detaches t in place: it becomes a leaf that does not require grad. Mirrors:
+   Tensor.detach_. */
+CTORCH_API ct_tensor *ct_detach_(ct_tensor *t);
+
+/* Computes the gradient of t with respect to graph leaves and accumulates it into their
+   .grad. grad_output has t's shape, or is NULL for a one-element t (gradient 1).
+   retain_graph keeps saved tensors for a second backward. Errors: CT_ERR_AUTOGRAD when t
+   does not require grad, when grad_output is NULL for a non-scalar ("grad can be implicitly
+   created only for scalar outputs"), on a second backward through a freed graph, or when a
+   saved tensor was modified in place; CT_ERR_SHAPE for a grad_output of another shape.
+   Mirrors: Tensor.backward(gradient, retain_graph). */
+CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph);
+/* Gradients of the sum of outputs (weighted by grad_outputs, which may be NULL for scalar
+   outputs) with respect to inputs, written to grads[n_inputs] (new tensors owned by the
+   current scope; NULL for an unused input when allow_unused) without touching .grad.
+   create_graph records the backward itself so the result can be differentiated again
+   (and implies retain_graph). Errors: as ct_backward; CT_ERR_AUTOGRAD "One of the
+   differentiated Tensors appears to not have been used in the graph" when !allow_unused.
+   Mirrors: torch.autograd.grad. */
+CTORCH_API ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs,
+                                      ct_tensor *const *inputs, int n_inputs,
+                                      const ct_tensor *const *grad_outputs, bool retain_graph,
+                                      bool create_graph, bool allow_unused, ct_tensor **grads);
+
+/* A hook called with the gradient of t when it is computed; it may return a replacement
+   gradient (a new tensor) or NULL to keep it. */
+typedef ct_tensor *(*ct_tensor_hook)(const ct_tensor *grad, void *user);
+/* Registers a gradient hook on t (which must require grad). Hooks run in registration
+   order. Mirrors: Tensor.register_hook. */
+CTORCH_API ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user);
+
+/* Grad mode (per thread; on by default). ct_no_grad_begin/end nest, up to 64 deep.
+   Mirrors: torch.no_grad, torch.set_grad_enabled, torch.is_grad_enabled. */
+CTORCH_API void ct_no_grad_begin(void);
+CTORCH_API void ct_no_grad_end(void);
+CTORCH_API void ct_set_grad_enabled(bool enabled);
+CTORCH_API bool ct_is_grad_enabled(void);

@@ -1,0 +1,180 @@
+/* core/alloc.c - aligned, size-class cached allocation through the user's hooks.
+ *
+ * Block layout: [header (64 bytes): raw pointer, class, requested size][payload...]; the
+ * payload is 64-byte aligned. Size classes are 4 per power of two (at most 25% waste);
+ * blocks above 1 GiB are never cached. The cache is bounded by CT__CACHE_LIMIT bytes.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* Under AddressSanitizer freed blocks go straight back, so use-after-free is reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CT__NO_CACHE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CT__NO_CACHE 1
+#endif
+#endif
+
+#define CT__ALIGN 64
+#define CT__NCLASS 160
+#define CT__CACHE_LIMIT ((size_t)2 << 30)
+
+typedef struct ct__block {
+    void *raw;              /* what CTORCH_MALLOC returned */
+    size_t bytes;           /* payload capacity of the class */
+    int cls;                /* size class, or -1 when not cacheable */
+    struct ct__block *next; /* free-list link while cached */
+} ct__block;
+
+static struct {
+    void *ctx;
+    ct__block *free_list[CT__NCLASS];
+    size_t allocated, peak, cached;
+    ct__mutex lock;
+} ct__alloc_state;
+
+void ct_set_alloc_context(void *ctx) { ct__alloc_state.ctx = ctx; }
+
+/* Class k covers sizes up to (4 + k%4) << (k/4) bytes, from 64 bytes upward. */
+static int ct__alloc_class(size_t bytes, size_t *cap)
+{
+    size_t c = 64;
+    for (int k = 0; k < CT__NCLASS; k++) {
+        size_t base = (size_t)1 << (k / 4 + 4);
+        c = base + (base / 4) * (size_t)(k % 4);
+        if (c >= bytes) {
+            *cap = c;
+            return k;
+        }
+        if (c > ((size_t)1 << 30)) {
+            break;
+        }
+    }
+    *cap = bytes;
+    return -1;
+}
+
+static ct__block *ct__alloc_header(void *payload)
+{
+    return (ct__block *)((char *)payload - CT__ALIGN);
+}
+
+void *ct__malloc(size_t bytes)
+{
+    size_t cap = 0;
+    int cls = ct__alloc_class(bytes ? bytes : 1, &cap);
+    ct__block *b = NULL;
+    ct__mutex_lock(&ct__alloc_state.lock);
+    if (cls >= 0 && ct__alloc_state.free_list[cls]) {
+        b = ct__alloc_state.free_list[cls];
+        ct__alloc_state.free_list[cls] = b->next;
+        ct__alloc_state.cached -= b->bytes;
+    }
+    ct__mutex_unlock(&ct__alloc_state.lock);
+    if (!b) {
+        if (cap > SIZE_MAX - 2 * CT__ALIGN) {
+            return NULL;
+        }
+        void *raw = CT__MALLOC_HOOK(ct__alloc_state.ctx, cap + 2 * CT__ALIGN);
+        if (!raw) {
+            return NULL;
+        }
+        uintptr_t p = ((uintptr_t)raw + 2 * CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
+        b = (ct__block *)(p - CT__ALIGN);
+        b->raw = raw;
+        b->bytes = cap;
+        b->cls = cls;
+    }
+    b->next = NULL;
+    ct__mutex_lock(&ct__alloc_state.lock);
+    ct__alloc_state.allocated += b->bytes;
+    if (ct__alloc_state.allocated > ct__alloc_state.peak) {
+        ct__alloc_state.peak = ct__alloc_state.allocated;
+    }
+    ct__mutex_unlock(&ct__alloc_state.lock);
+    return (char *)b + CT__ALIGN;
+}
+
+void *ct__calloc(size_t bytes)
+{
+    void *p = ct__malloc(bytes);
+    if (p) {
+        memset(p, 0, bytes);
+    }
+    return p;
+}
+
+void ct__free(void *p)
+{
+    if (!p) {
+        return;
+    }
+    ct__block *b = ct__alloc_header(p);
+    bool keep = false;
+    ct__mutex_lock(&ct__alloc_state.lock);
+    ct__alloc_state.allocated -= b->bytes;
+#ifdef CT__NO_CACHE
+    bool cacheable = false;
+#else
+    bool cacheable = b->cls >= 0 && ct__alloc_state.cached + b->bytes <= CT__CACHE_LIMIT;
+#endif
+    if (cacheable) {
+        b->next = ct__alloc_state.free_list[b->cls];
+        ct__alloc_state.free_list[b->cls] = b;
+        ct__alloc_state.cached += b->bytes;
+        keep = true;
+    }
+    ct__mutex_unlock(&ct__alloc_state.lock);
+    if (!keep) {
+        CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+    }
+}
+
+void *ct__realloc(void *p, size_t bytes)
+{
+    if (!p) {
+        return ct__malloc(bytes);
+    }
+    ct__block *b = ct__alloc_header(p);
+    if (bytes <= b->bytes) {
+        return p;
+    }
+    void *q = ct__malloc(bytes);
+    if (!q) {
+        return NULL;
+    }
+    memcpy(q, p, b->bytes);
+    ct__free(p);
+    return q;
+}
+
+size_t ct_memory_allocated(void) { return ct__alloc_state.allocated; }
+
+size_t ct_memory_cached(void) { return ct__alloc_state.cached; }
+
+size_t ct_max_memory_allocated(void) { return ct__alloc_state.peak; }
+
+void ct_reset_peak_memory_stats(void) { ct__alloc_state.peak = ct__alloc_state.allocated; }
+
+void ct_empty_cache(void)
+{
+    ct__mutex_lock(&ct__alloc_state.lock);
+    for (int k = 0; k < CT__NCLASS; k++) {
+        ct__block *b = ct__alloc_state.free_list[k];
+        while (b) {
+            ct__block *next = b->next;
+            CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+            b = next;
+        }
+        ct__alloc_state.free_list[k] = NULL;
+    }
+    ct__alloc_state.cached = 0;
+    ct__mutex_unlock(&ct__alloc_state.lock);
+}
+
+#undef CT__ALIGN
+#undef CT__NCLASS
+#undef CT__CACHE_LIMIT
+#undef CT__NO_CACHE

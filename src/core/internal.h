@@ -1,0 +1,297 @@
+/* core/internal.h - private declarations shared by the parts. Never part of the public
+ * interface: everything here is ct__ / CT__ prefixed.
+ */
+#include "config.h"
+#include "error.h"
+#include "alloc.h"
+#include "dtype.h"
+#include "tensor.h"
+#include "parallel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- compiler and platform ---------------------------------------------------------- */
+#if defined(__cplusplus)
+#define CT__THREAD_LOCAL thread_local
+#elif defined(CTORCH_NO_THREADS)
+#define CT__THREAD_LOCAL
+#else
+#define CT__THREAD_LOCAL _Thread_local
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__UNUSED __attribute__((unused))
+#define CT__ATOMIC_ADD(p, v) __atomic_add_fetch((p), (v), __ATOMIC_ACQ_REL)
+#else
+#define CT__UNUSED
+#define CT__ATOMIC_ADD(p, v) (*(p) += (v))
+#endif
+
+/* Linkage of the private functions shared between parts: static under CTORCH_STATIC. */
+#ifdef CTORCH_STATIC
+#define CT__INTERNAL static CT__UNUSED
+#else
+#define CT__INTERNAL
+#endif
+
+#ifndef CT_ASSERT
+#ifdef CTORCH_ASSERT
+#define CT_ASSERT(c) CTORCH_ASSERT(c)
+#else
+#include <assert.h>
+#define CT_ASSERT(c) assert(c)
+#endif
+#endif
+
+#if defined(CTORCH_NO_SIMD)
+#elif defined(__AVX512F__)
+#define CT__HAS_AVX512 1
+#define CT__HAS_AVX2 1
+#elif defined(__AVX2__) && defined(__FMA__)
+#define CT__HAS_AVX2 1
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#define CT__HAS_NEON 1
+#endif
+
+/* ---- allocation hooks (all or none) ------------------------------------------------- */
+#if defined(CTORCH_MALLOC) && defined(CTORCH_REALLOC) && defined(CTORCH_FREE)
+#define CT__MALLOC_HOOK(ctx, sz) CTORCH_MALLOC(ctx, sz)
+#define CT__FREE_HOOK(ctx, p) CTORCH_FREE(ctx, p)
+#elif defined(CTORCH_MALLOC) || defined(CTORCH_REALLOC) || defined(CTORCH_FREE)
+#error "ctorch: define CTORCH_MALLOC, CTORCH_REALLOC and CTORCH_FREE all together, or none"
+#else
+#define CT__MALLOC_HOOK(ctx, sz) ((void)(ctx), malloc(sz))
+#define CT__FREE_HOOK(ctx, p) ((void)(ctx), free(p))
+#endif
+
+/* A spin lock, zero-initialized; a no-op under CTORCH_NO_THREADS. */
+typedef struct ct__mutex {
+    int locked;
+} ct__mutex;
+CT__INTERNAL void ct__mutex_lock(ct__mutex *m);
+CT__INTERNAL void ct__mutex_unlock(ct__mutex *m);
+
+/* 64-byte aligned blocks from the caching allocator; NULL on failure (no error set). */
+CT__INTERNAL void *ct__malloc(size_t bytes);
+CT__INTERNAL void *ct__calloc(size_t bytes);
+CT__INTERNAL void *ct__realloc(void *p, size_t bytes);
+CT__INTERNAL void ct__free(void *p);
+
+/* Records the first error of this thread; returns `code`. */
+CT__INTERNAL ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+CT__INTERNAL bool ct__dtype_valid(ct_dtype d);
+CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
+CT__INTERNAL int ct__dtype_category(ct_dtype d);
+
+/* ---- tensors ------------------------------------------------------------------------ */
+typedef struct ct_node ct_node;
+
+struct ct_storage {
+    void *data;
+    size_t nbytes;
+    int refcount;
+    uint32_t version; /* autograd version counter, shared by all views */
+    ct_device device;
+    void (*deleter)(void *data, void *ctx); /* borrowed memory: called instead of ct__free */
+    void *deleter_ctx;
+    bool borrowed;
+};
+
+typedef struct ct__hook {
+    ct_tensor *(*fn)(const ct_tensor *grad, void *user);
+    void *user;
+    struct ct__hook *next;
+} ct__hook;
+
+struct ct_tensor {
+    ct_storage *storage;
+    int64_t offset; /* storage offset in elements */
+    int64_t sizes[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS];
+    int ndim;
+    ct_dtype dtype;
+    int refcount;
+    int scope_depth; /* index of the owning scope, -1 when caller-owned */
+    int64_t scope_slot;
+    bool wrapped_number; /* a C scalar wrapped as a 0-dim tensor: lowest promotion rank */
+    /* autograd */
+    bool requires_grad; /* leaves only; a non-leaf requires grad iff grad_fn != NULL */
+    bool retains_grad;
+    ct_tensor *grad;
+    ct_node *grad_fn;
+    ct__hook *hooks; /* leaves: run before accumulation */
+};
+
+/* A new tensor struct over `storage` (retained), not registered in any scope. */
+CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
+                           const int64_t *strides, int ndim, int64_t offset);
+/* A new contiguous tensor with fresh storage, not registered in any scope; NULL + error
+   on bad shape or out of memory. */
+CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype);
+/* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
+CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
+/* Drops one reference; destroys at zero. Does not touch scopes. */
+CT__INTERNAL void ct__release(ct_tensor *t);
+CT__INTERNAL void ct__storage_release(ct_storage *s);
+/* Contiguous row-major strides for sizes. */
+CT__INTERNAL void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *strides);
+CT__INTERNAL int64_t ct__numel(const int64_t *sizes, int ndim);
+/* Normalizes dim into [0, ndim) (ndim 0 accepts -1 and 0 when allow_scalar); -1 + error
+   "Dimension out of range (expected to be in range of [-n, n-1], but got d)". */
+CT__INTERNAL int ct__wrap_dim(const char *op, int64_t dim, int ndim);
+/* The address of element 0 of t's view. */
+static inline char *ct__data(const ct_tensor *t)
+{
+    return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
+}
+/* Writes "[2, 3]" into buf. */
+CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
+/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation). */
+CT__INTERNAL bool ct__null(const char *op, const void *p);
+/* Checks the tensor is on the CPU (for CPU-only ops). */
+CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
+/* Bumps the version counter after an in-place write. */
+static inline void ct__bump_version(ct_tensor *t) { t->storage->version++; }
+
+/* ---- scalar conversion -------------------------------------------------------------- */
+CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
+CT__INTERNAL void ct__store_f64(void *p, ct_dtype d, double v);
+CT__INTERNAL int64_t ct__load_i64(const void *p, ct_dtype d);
+
+/* ---- parallel ----------------------------------------------------------------------- */
+/* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is
+   at least two grains; serially otherwise (and inside another parallel region). */
+CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain, void (*fn)(int64_t begin, int64_t end, void *ctx),
+                      void *ctx);
+#define CT__GRAIN 32768
+
+/* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
+/* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a
+   pointer and row/column strides in elements; beta == 0 does not read C. */
+CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                  const float *A, int64_t rsa, int64_t csa,
+                  const float *B, int64_t rsb, int64_t csb,
+                  float beta, float *C, int64_t rsc, int64_t csc);
+CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha,
+                  const double *A, int64_t rsa, int64_t csa,
+                  const double *B, int64_t rsb, int64_t csb,
+                  double beta, double *C, int64_t rsc, int64_t csc);
+
+/* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
+/* X(dtype enum, C type, suffix) for every dtype. */
+#define CT__FOR_ALL_DTYPES(X)                                                              \
+    X(CT_BOOL, bool, b8)                                                                    \
+    X(CT_UINT8, uint8_t, u8)                                                                \
+    X(CT_INT8, int8_t, i8)                                                                  \
+    X(CT_INT16, int16_t, i16)                                                               \
+    X(CT_INT32, int32_t, i32)                                                               \
+    X(CT_INT64, int64_t, i64)                                                               \
+    X(CT_FLOAT32, float, f32)                                                               \
+    X(CT_FLOAT64, double, f64)
+#define CT__FOR_NUMERIC_DTYPES(X)                                                          \
+    X(CT_UINT8, uint8_t, u8)                                                                \
+    X(CT_INT8, int8_t, i8)                                                                  \
+    X(CT_INT16, int16_t, i16)                                                               \
+    X(CT_INT32, int32_t, i32)                                                               \
+    X(CT_INT64, int64_t, i64)                                                               \
+    X(CT_FLOAT32, float, f32)                                                               \
+    X(CT_FLOAT64, double, f64)
+#define CT__FOR_FLOAT_DTYPES(X)                                                            \
+    X(CT_FLOAT32, float, f32)                                                               \
+    X(CT_FLOAT64, double, f64)
+
+#define CT__ITER_MAX_OPS 4
+/* Operands broadcast to one shape with byte strides; operand 0 is the output.
+   ct__iter_build collapses dimensions so contiguous data becomes one flat inner loop. */
+typedef struct ct__iter {
+    int ndim, nops;
+    int64_t sizes[CT_MAX_DIMS];
+    char *data[CT__ITER_MAX_OPS];
+    int64_t strides[CT__ITER_MAX_OPS][CT_MAX_DIMS]; /* bytes; 0 on broadcast dims */
+} ct__iter;
+/* An inner loop over n elements: data[k] advances by strides[k] bytes per element. */
+typedef void (*ct__loop_fn)(char **data, const int64_t *strides, int64_t n, const void *params);
+/* Builds an iterator over out's shape; each input must be broadcastable to it. */
+CT__INTERNAL void ct__iter_build(ct__iter *it, ct_tensor *out, const ct_tensor *const *inputs, int n_inputs);
+/* Runs loop over every element, in parallel chunks when large. */
+CT__INTERNAL void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params);
+/* Broadcasts shapes a and b into out (PyTorch's rule); false + CT_ERR_SHAPE error naming
+   op otherwise. */
+CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na, const int64_t *b, int nb,
+                          int64_t *out, int *nout);
+/* Copies src into dst elementwise with dtype conversion (same shape or broadcastable). */
+CT__INTERNAL void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src);
+
+/* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
+#define CT__NODE_SAVED 4
+/* Computes the gradients of the node's inputs from the gradient of its output, with ctorch
+   ops (so the backward runs on any backend and can be differentiated again). grad_inputs
+   has n_next slots, NULL-initialized; leave NULL where an input needs no gradient (check
+   ct__needs_grad). Gradients may have the broadcast shape; the engine sums them to the
+   input's shape and casts to its dtype. */
+typedef void (*ct__backward_fn)(ct_node *n, const ct_tensor *grad, ct_tensor **grad_inputs);
+
+typedef struct ct__edge {
+    ct_node *node;   /* the input's grad_fn (retained), or NULL */
+    ct_tensor *leaf; /* the input when it is a leaf that requires grad (retained), or NULL */
+    int64_t sizes[CT_MAX_DIMS];
+    int ndim;
+    ct_dtype dtype;
+} ct__edge;
+
+struct ct_node {
+    const char *name; /* PyTorch's node name, e.g. "AddBackward0" */
+    int refcount;
+    uint64_t seq; /* creation order; the engine runs later nodes first */
+    ct__backward_fn backward;
+    int n_next;
+    ct__edge *next;
+    int n_saved;
+    ct_tensor *saved[CT__NODE_SAVED];
+    uint32_t saved_version[CT__NODE_SAVED];
+    double f[4];                    /* op scalars (alpha, exponent, bounds ...) */
+    int64_t i[2 * CT_MAX_DIMS + 4]; /* op integers (dims, sizes ...) */
+    void *ctx;                      /* op data owned by the node, freed with ctx_free */
+    void (*ctx_free)(void *ctx);
+    bool released; /* saved tensors freed after a backward without retain_graph */
+    ct__hook *pre_hooks;
+    ct_tensor *retain_target; /* weak: the non-leaf output whose .grad is retained */
+    /* engine scratch */
+    uint64_t epoch;
+    int deps;
+    ct_tensor *buffer;
+};
+
+/* True when grad mode is on and any of the n inputs requires grad. */
+CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
+/* A node for an op over n inputs, or NULL (no error) when no input requires grad or grad
+   mode is off. The caller saves what the backward needs and calls ct__set_history. */
+CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n);
+/* Saves a tensor for backward (an alias: same storage, no history) and its version. */
+CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
+/* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
+   was saved or the graph was already freed. */
+CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
+/* Makes n the grad_fn of out (takes over the caller's reference to n). NULL n: no-op. */
+CT__INTERNAL void ct__set_history(ct_tensor *out, ct_node *n);
+/* Whether input k of n needs a gradient. */
+static inline bool ct__needs_grad(const ct_node *n, int k)
+{
+    return n->next[k].node || n->next[k].leaf;
+}
+CT__INTERNAL void ct__node_release(ct_node *n);
+CT__INTERNAL const char *ct__node_name(const ct_node *n);
+/* Checks an in-place op on t is allowed by autograd: fails (CT_ERR_AUTOGRAD) for a leaf that
+   requires grad while grad mode is on. */
+CT__INTERNAL bool ct__check_inplace(const char *op, const ct_tensor *t);
+/* After an in-place op wrote t from inputs, records n as t's new history (rebase). */
+CT__INTERNAL void ct__rebase_history(ct_tensor *t, ct_node *n);
+/* An alias of t sharing storage and version counter, with no history (ct_detach). */
+CT__INTERNAL ct_tensor *ct__alias(const ct_tensor *t);

@@ -1,0 +1,622 @@
+/* core/tensor.c - tensor and storage objects, attributes, creation, printing. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* ---- storage ------------------------------------------------------------------------ */
+static ct_storage *ct__storage_new(size_t nbytes)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        return NULL;
+    }
+    s->data = ct__malloc(nbytes ? nbytes : 1);
+    if (!s->data) {
+        ct__free(s);
+        return NULL;
+    }
+    s->nbytes = nbytes;
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    return s;
+}
+
+void ct__storage_release(ct_storage *s)
+{
+    if (!s || CT__ATOMIC_ADD(&s->refcount, -1) > 0) {
+        return;
+    }
+    if (s->borrowed) {
+        if (s->deleter) {
+            s->deleter(s->data, s->deleter_ctx);
+        }
+    } else {
+        ct__free(s->data);
+    }
+    ct__free(s);
+}
+
+/* ---- tensor objects ----------------------------------------------------------------- */
+int64_t ct__numel(const int64_t *sizes, int ndim)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        n *= sizes[i];
+    }
+    return n;
+}
+
+void ct__contiguous_strides(const int64_t *sizes, int ndim, int64_t *strides)
+{
+    int64_t s = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        strides[i] = s;
+        s *= sizes[i] > 1 ? sizes[i] : 1;
+    }
+}
+
+ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
+                           const int64_t *strides, int ndim, int64_t offset)
+{
+    ct_tensor *t = (ct_tensor *)ct__calloc(sizeof(ct_tensor));
+    if (!t) {
+        ct__fail(CT_ERR_OOM, "ct_tensor", "out of memory allocating a tensor");
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&storage->refcount, 1);
+    t->storage = storage;
+    t->dtype = dtype;
+    t->ndim = ndim;
+    t->offset = offset;
+    t->refcount = 1;
+    t->scope_depth = -1;
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+    }
+    return t;
+}
+
+static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
+{
+    if (ndim < 0 || ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, op, "number of dimensions %d is out of range [0, %d]", ndim,
+                 CT_MAX_DIMS);
+        return false;
+    }
+    if (ndim > 0 && !sizes) {
+        ct__null(op, sizes);
+        return false;
+    }
+    double total = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] < 0) {
+            char buf[160];
+            ct__fail(CT_ERR_SHAPE, op, "Trying to create tensor with negative dimension "
+                     "%lld: %s", (long long)sizes[i], ct__shape_str(sizes, ndim, buf, sizeof buf));
+            return false;
+        }
+        total *= (double)sizes[i];
+    }
+    if (total > (double)(INT64_MAX / 16)) {
+        ct__fail(CT_ERR_SHAPE, op, "tensor of %.0f elements is too large", total);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    dtype = ct__dtype_resolve(dtype);
+    if (!ct__dtype_valid(dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+        return NULL;
+    }
+    if (!ct__check_shape(op, sizes, ndim)) {
+        return NULL;
+    }
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    size_t nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    ct_storage *s = ct__storage_new(nbytes);
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "DefaultCPUAllocator: not enough memory: you tried to "
+                 "allocate %zu bytes", nbytes);
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
+    return t;
+}
+
+
+void ct__release(ct_tensor *t)
+{
+    if (!t || CT__ATOMIC_ADD(&t->refcount, -1) > 0) {
+        return;
+    }
+    ct__storage_release(t->storage);
+    ct__release(t->grad);
+    ct__node_release(t->grad_fn);
+    for (ct__hook *h = t->hooks; h;) {
+        ct__hook *next = h->next;
+        ct__free(h);
+        h = next;
+    }
+    ct__free(t);
+}
+
+ct_tensor *ct_retain(ct_tensor *t)
+{
+    if (t) {
+        CT__ATOMIC_ADD(&t->refcount, 1);
+    }
+    return t;
+}
+
+/* ---- attributes --------------------------------------------------------------------- */
+bool ct__null(const char *op, const void *p)
+{
+    if (p) {
+        return false;
+    }
+    if (!ct_error()) {
+        ct__fail(CT_ERR_NULL_ARG, op, "argument is NULL");
+    }
+    return true;
+}
+
+bool ct__check_cpu(const char *op, const ct_tensor *t)
+{
+    if (t->storage->device.type == CT_CPU) {
+        return true;
+    }
+    ct__fail(CT_ERR_DEVICE, op, "expected a CPU tensor, got a tensor on device type %d",
+             (int)t->storage->device.type);
+    return false;
+}
+
+int ct__wrap_dim(const char *op, int64_t dim, int ndim)
+{
+    int64_t n = ndim > 0 ? ndim : 1;
+    if (dim < -n || dim >= n) {
+        ct__fail(CT_ERR_INDEX, op, "Dimension out of range (expected to be in range of "
+                 "[%lld, %lld], but got %lld)", (long long)-n, (long long)(n - 1), (long long)dim);
+        return -1;
+    }
+    return (int)(dim < 0 ? dim + n : dim);
+}
+
+const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    used += (size_t)snprintf(buf, n, "[");
+    for (int i = 0; i < ndim && used < n; i++) {
+        used += (size_t)snprintf(buf + used, n - used, i ? ", %lld" : "%lld", (long long)sizes[i]);
+    }
+    if (used < n) {
+        snprintf(buf + used, n - used, "]");
+    }
+    return buf;
+}
+
+int ct_dim(const ct_tensor *t) { return t ? t->ndim : -1; }
+
+int64_t ct_size(const ct_tensor *t, int64_t dim)
+{
+    if (ct__null("ct_size", t)) {
+        return -1;
+    }
+    int d = ct__wrap_dim("ct_size", dim, t->ndim);
+    return (d < 0 || t->ndim == 0) ? -1 : t->sizes[d];
+}
+
+const int64_t *ct_sizes(const ct_tensor *t) { return t ? t->sizes : NULL; }
+
+int64_t ct_stride(const ct_tensor *t, int64_t dim)
+{
+    if (ct__null("ct_stride", t)) {
+        return -1;
+    }
+    int d = ct__wrap_dim("ct_stride", dim, t->ndim);
+    return (d < 0 || t->ndim == 0) ? -1 : t->strides[d];
+}
+
+const int64_t *ct_strides(const ct_tensor *t) { return t ? t->strides : NULL; }
+
+int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
+
+int64_t ct_numel(const ct_tensor *t) { return t ? ct__numel(t->sizes, t->ndim) : 0; }
+
+ct_dtype ct_tensor_dtype(const ct_tensor *t) { return t ? t->dtype : CT_DTYPE_DEFAULT; }
+
+ct_device ct_tensor_device(const ct_tensor *t)
+{
+    return t ? t->storage->device : ct_device_cpu();
+}
+
+size_t ct_element_size(const ct_tensor *t) { return t ? ct_dtype_size(t->dtype) : 0; }
+
+size_t ct_nbytes(const ct_tensor *t) { return (size_t)ct_numel(t) * ct_element_size(t); }
+
+void *ct_data_ptr(const ct_tensor *t) { return t ? ct__data(t) : NULL; }
+
+bool ct_is_contiguous(const ct_tensor *t)
+{
+    if (!t) {
+        return false;
+    }
+    int64_t expected = 1;
+    for (int i = t->ndim - 1; i >= 0; i--) {
+        if (t->sizes[i] == 0) {
+            return true;
+        }
+        if (t->sizes[i] != 1 && t->strides[i] != expected) {
+            return false;
+        }
+        expected *= t->sizes[i];
+    }
+    return true;
+}
+
+bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating_point(t->dtype); }
+
+uint32_t ct_version(const ct_tensor *t) { return t ? t->storage->version : 0; }
+
+double ct__load_f64(const void *p, ct_dtype d)
+{
+    switch (d) {
+    case CT_BOOL: return *(const bool *)p ? 1.0 : 0.0;
+    case CT_UINT8: return *(const uint8_t *)p;
+    case CT_INT8: return *(const int8_t *)p;
+    case CT_INT16: return *(const int16_t *)p;
+    case CT_INT32: return *(const int32_t *)p;
+    case CT_INT64: return (double)*(const int64_t *)p;
+    case CT_FLOAT32: return *(const float *)p;
+    case CT_FLOAT64: return *(const double *)p;
+    default: return 0;
+    }
+}
+
+int64_t ct__load_i64(const void *p, ct_dtype d)
+{
+    switch (d) {
+    case CT_INT64: return *(const int64_t *)p;
+    case CT_FLOAT32: return (int64_t)*(const float *)p;
+    case CT_FLOAT64: return (int64_t)*(const double *)p;
+    default: return (int64_t)ct__load_f64(p, d);
+    }
+}
+
+void ct__store_f64(void *p, ct_dtype d, double v)
+{
+    switch (d) {
+    case CT_BOOL: *(bool *)p = v != 0; break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)v; break;
+    case CT_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
+    case CT_INT16: *(int16_t *)p = (int16_t)(int64_t)v; break;
+    case CT_INT32: *(int32_t *)p = (int32_t)(int64_t)v; break;
+    case CT_INT64: *(int64_t *)p = (int64_t)v; break;
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = v; break;
+    default: break;
+    }
+}
+
+static bool ct__item_check(const char *op, const ct_tensor *t)
+{
+    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
+        return false;
+    }
+    if (ct_numel(t) != 1) {
+        ct__fail(CT_ERR_VALUE, op, "a Tensor with %lld elements cannot be converted to Scalar",
+                 (long long)ct_numel(t));
+        return false;
+    }
+    return true;
+}
+
+double ct_item(const ct_tensor *t)
+{
+    return ct__item_check("ct_item", t) ? ct__load_f64(ct__data(t), t->dtype) : NAN;
+}
+
+int64_t ct_item_int64(const ct_tensor *t)
+{
+    return ct__item_check("ct_item_int64", t) ? ct__load_i64(ct__data(t), t->dtype) : 0;
+}
+
+/* ---- creation ----------------------------------------------------------------------- */
+/* Fills a fresh contiguous tensor with value. */
+static void ct__fill_contig(ct_tensor *t, double value)
+{
+    int64_t n = ct_numel(t);
+    char *p = ct__data(t);
+    size_t es = ct_dtype_size(t->dtype);
+    if (value == 0) {
+        memset(p, 0, (size_t)n * es);
+        return;
+    }
+    if (t->dtype == CT_FLOAT32) {
+        float v = (float)value, *q = (float *)p;
+        for (int64_t i = 0; i < n; i++) {
+            q[i] = v;
+        }
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        ct__store_f64(p + (size_t)i * es, t->dtype, value);
+    }
+}
+
+ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__scoped(ct__tensor_new("ct_empty", sizes, ndim, dtype));
+}
+
+ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    ct_tensor *t = ct__tensor_new("ct_full", sizes, ndim, dtype);
+    if (t) {
+        ct__fill_contig(t, value);
+    }
+    return ct__scoped(t);
+}
+
+ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct_full(sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct_full(sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype) { return ct_full(NULL, 0, value, dtype); }
+
+ct_tensor *ct_empty_like(const ct_tensor *t)
+{
+    return t ? ct_empty(t->sizes, t->ndim, t->dtype) : NULL;
+}
+
+ct_tensor *ct_full_like(const ct_tensor *t, double value)
+{
+    return t ? ct_full(t->sizes, t->ndim, value, t->dtype) : NULL;
+}
+
+ct_tensor *ct_zeros_like(const ct_tensor *t) { return ct_full_like(t, 0.0); }
+
+ct_tensor *ct_ones_like(const ct_tensor *t) { return ct_full_like(t, 1.0); }
+
+ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
+{
+    ct_tensor *t = ct__tensor_new("ct_tensor_from_data", sizes, ndim, dtype);
+    if (!t) {
+        return NULL;
+    }
+    size_t nbytes = ct_nbytes(t);
+    if (nbytes && !data) {
+        ct__release(t);
+        ct__null("ct_tensor_from_data", data);
+        return NULL;
+    }
+    if (nbytes) {
+        memcpy(ct__data(t), data, nbytes);
+    }
+    return ct__scoped(t);
+}
+
+ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
+                        void (*deleter)(void *data, void *ctx), void *ctx)
+{
+    const char *op = "ct_from_blob";
+    dtype = ct__dtype_resolve(dtype);
+    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim)) {
+        return NULL;
+    }
+    if (!ct__dtype_valid(dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+        return NULL;
+    }
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->data = data;
+    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = deleter;
+    s->deleter_ctx = ctx;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
+    return ct__scoped(t);
+}
+
+ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+{
+    const char *op = "ct_arange";
+    if (step == 0) {
+        ct__fail(CT_ERR_VALUE, op, "step must be nonzero");
+        return NULL;
+    }
+    if ((step > 0 && end < start) || (step < 0 && end > start)) {
+        ct__fail(CT_ERR_VALUE, op, "upper bound and larger bound inconsistent with step sign");
+        return NULL;
+    }
+    int64_t n = (int64_t)ceil((end - start) / step);
+    ct_tensor *t = ct__tensor_new(op, &n, 1, dtype);
+    if (!t) {
+        return NULL;
+    }
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t i = 0; i < n; i++) {
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, start + (double)i * step);
+    }
+    return ct__scoped(t);
+}
+
+ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+{
+    if (steps < 0) {
+        ct__fail(CT_ERR_VALUE, "ct_linspace", "number of steps must be non-negative");
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new("ct_linspace", &steps, 1, dtype);
+    if (!t) {
+        return NULL;
+    }
+    size_t es = ct_dtype_size(t->dtype);
+    double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
+    int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; i++) {
+        /* PyTorch fills the second half backwards from end for symmetry */
+        double v = i < half ? start + step * (double)i : end - step * (double)(steps - 1 - i);
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, v);
+    }
+    return ct__scoped(t);
+}
+
+ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
+{
+    int64_t sizes[2] = {n, m < 0 ? n : m};
+    ct_tensor *t = ct__tensor_new("ct_eye", sizes, 2, dtype);
+    if (!t) {
+        return NULL;
+    }
+    ct__fill_contig(t, 0);
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t i = 0; i < sizes[0] && i < sizes[1]; i++) {
+        ct__store_f64(ct__data(t) + (size_t)(i * sizes[1] + i) * es, t->dtype, 1.0);
+    }
+    return ct__scoped(t);
+}
+
+/* ---- printing ----------------------------------------------------------------------- */
+typedef struct ct__sbuf {
+    char *buf;
+    size_t cap, len;
+} ct__sbuf;
+
+static void ct__sbuf_put(ct__sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = b->len < b->cap ? b->cap - b->len : 0;
+    int n = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
+    va_end(ap);
+    b->len += n > 0 ? (size_t)n : 0;
+}
+
+/* Formats one element: floats with 4 decimals (PyTorch's default precision), or with a
+   trailing "." when every value of the tensor is integral. */
+static void ct__print_elem(ct__sbuf *b, const ct_tensor *t, const char *p, bool ints, int width)
+{
+    if (t->dtype == CT_BOOL) {
+        ct__sbuf_put(b, "%*s", width, *(const bool *)p ? "True" : "False");
+    } else if (!ct_dtype_is_floating_point(t->dtype)) {
+        ct__sbuf_put(b, "%*lld", width, (long long)ct__load_i64(p, t->dtype));
+    } else if (ints) {
+        ct__sbuf_put(b, "%*.0f.", width - 1, ct__load_f64(p, t->dtype));
+    } else {
+        ct__sbuf_put(b, "%*.4f", width, ct__load_f64(p, t->dtype));
+    }
+}
+
+static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, const char *p, bool ints,
+                          int width)
+{
+    if (dim == t->ndim) {
+        ct__print_elem(b, t, p, ints, width);
+        return;
+    }
+    size_t es = ct_dtype_size(t->dtype);
+    ct__sbuf_put(b, "[");
+    for (int64_t i = 0; i < t->sizes[dim]; i++) {
+        if (i > 0) {
+            ct__sbuf_put(b, dim == t->ndim - 1 ? ", " : ",\n");
+            if (dim < t->ndim - 1) {
+                ct__sbuf_put(b, "%*s", 8 + dim, "");
+            }
+        }
+        ct__print_rec(b, t, dim + 1, p + (size_t)(i * t->strides[dim]) * es, ints, width);
+    }
+    ct__sbuf_put(b, "]");
+}
+
+static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
+{
+    int64_t n = ct_numel(t);
+    int64_t idx[CT_MAX_DIMS] = {0};
+    size_t es = ct_dtype_size(t->dtype);
+    *ints = true;
+    *width = t->dtype == CT_BOOL ? 5 : 1;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            off += idx[d] * t->strides[d];
+        }
+        double v = ct__load_f64(ct__data(t) + (size_t)off * es, t->dtype);
+        if (v != floor(v) || isinf(v)) {
+            *ints = false;
+        }
+        char tmp[64];
+        int w = snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
+        *width = w > *width ? w : *width;
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
+            idx[d] = 0;
+        }
+    }
+    if (*ints && ct_dtype_is_floating_point(t->dtype)) {
+        *width -= 4; /* "%.4f" counted ".0000"; integral floats print as "3." */
+    }
+}
+
+size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
+{
+    ct__sbuf b = {buf, n, 0};
+    if (!t) {
+        ct__sbuf_put(&b, "NULL");
+        return b.len;
+    }
+    bool ints = true;
+    int width = 1;
+    ct__print_width(t, &ints, &width);
+    ct__sbuf_put(&b, "tensor(");
+    if (ct_numel(t) == 0) {
+        ct__sbuf_put(&b, "[]");
+    } else {
+        ct__print_rec(&b, t, 0, ct__data(t), ints, t->ndim ? width : 0);
+    }
+    if (t->dtype != ct_get_default_dtype() && t->dtype != CT_INT64 && t->dtype != CT_BOOL) {
+        ct__sbuf_put(&b, ", dtype=torch.%s", ct_dtype_name(t->dtype));
+    }
+    if (t->grad_fn) {
+        ct__sbuf_put(&b, ", grad_fn=<%s>", ct__node_name(t->grad_fn));
+    } else if (t->requires_grad) {
+        ct__sbuf_put(&b, ", requires_grad=True");
+    }
+    ct__sbuf_put(&b, ")");
+    return b.len;
+}
+
+#ifndef CTORCH_NO_STDIO
+void ct_print(const ct_tensor *t, FILE *f)
+{
+    size_t n = ct_to_string(t, NULL, 0) + 1;
+    char *s = (char *)ct__malloc(n);
+    if (!s) {
+        return;
+    }
+    ct_to_string(t, s, n);
+    fprintf(f, "%s\n", s);
+    ct__free(s);
+}
+#endif

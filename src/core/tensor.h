@@ -1,0 +1,111 @@
+/* core/tensor.h - the tensor object: a strided view of a refcounted storage.
+ *
+ * Definitions: sizes are outermost first (PyTorch order); strides count elements; a tensor
+ * is contiguous when its strides are row-major (size-1 dims' strides ignored); a view
+ * shares its base's storage; every tensor an op returns belongs to the innermost open
+ * scope (core/scope.h), or to the caller (ct_free) when no scope is open.
+ */
+typedef struct ct_tensor ct_tensor;
+typedef struct ct_storage ct_storage;
+
+/* ---- lifetime ----------------------------------------------------------------------- */
+/* Releases the caller's reference: removes t from its scope if it is in one, and frees it
+   when nothing else (a view's autograd graph, a module, a .grad field) refers to it.
+   NULL is a no-op. Mirrors: dropping the last Python reference. */
+CTORCH_API void ct_free(ct_tensor *t);
+/* Adds a reference the caller must drop with ct_free; the tensor leaves scope control
+   for that reference. Returns t. */
+CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
+
+/* ---- attributes --------------------------------------------------------------------- */
+/* Number of dimensions (0 for a scalar); -1 for NULL. Mirrors: Tensor.dim. */
+CTORCH_API int ct_dim(const ct_tensor *t);
+/* Size of dimension dim (negative counts from the end); -1 + CT_ERR_INDEX when out of
+   range. Mirrors: Tensor.size(dim). */
+CTORCH_API int64_t ct_size(const ct_tensor *t, int64_t dim);
+/* Pointer to the ndim sizes (borrowed, valid while t lives). Mirrors: Tensor.shape. */
+CTORCH_API const int64_t *ct_sizes(const ct_tensor *t);
+/* Stride of dim in elements; -1 + CT_ERR_INDEX when out of range. Mirrors: Tensor.stride. */
+CTORCH_API int64_t ct_stride(const ct_tensor *t, int64_t dim);
+/* Pointer to the ndim strides in elements (borrowed). */
+CTORCH_API const int64_t *ct_strides(const ct_tensor *t);
+/* Offset of element 0 in the storage, in elements. Mirrors: Tensor.storage_offset. */
+CTORCH_API int64_t ct_storage_offset(const ct_tensor *t);
+/* Number of elements (1 for a scalar); 0 for NULL. Mirrors: Tensor.numel. */
+CTORCH_API int64_t ct_numel(const ct_tensor *t);
+/* The element type. Mirrors: Tensor.dtype. */
+CTORCH_API ct_dtype ct_tensor_dtype(const ct_tensor *t);
+/* The device. Mirrors: Tensor.device. */
+CTORCH_API ct_device ct_tensor_device(const ct_tensor *t);
+/* Bytes per element. Mirrors: Tensor.element_size. */
+CTORCH_API size_t ct_element_size(const ct_tensor *t);
+/* numel * element_size. Mirrors: Tensor.nbytes. */
+CTORCH_API size_t ct_nbytes(const ct_tensor *t);
+/* Address of element 0 (CPU tensors); write through it only to contiguous tensors you
+   own. Mirrors: Tensor.data_ptr. */
+CTORCH_API void *ct_data_ptr(const ct_tensor *t);
+/* Whether strides are row-major for the sizes (size-1 dims ignored).
+   Mirrors: Tensor.is_contiguous. */
+CTORCH_API bool ct_is_contiguous(const ct_tensor *t);
+/* Mirrors: Tensor.is_floating_point. */
+CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
+/* The version counter, incremented by each in-place op on t or a view of it.
+   Mirrors: Tensor._version. */
+CTORCH_API uint32_t ct_version(const ct_tensor *t);
+/* The value of a one-element tensor as a double (int64 values above 2^53 round).
+   Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
+   converted to Scalar". Mirrors: Tensor.item. */
+CTORCH_API double ct_item(const ct_tensor *t);
+/* ct_item for integer tensors, exact. Returns 0 on error. */
+CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
+
+/* ---- creation (new tensor, owned by the current scope) -------------------------------
+ * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0.
+ * dtype: CT_DTYPE_DEFAULT means the default float dtype.
+ * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM. */
+
+/* Uninitialized memory. Mirrors: torch.empty. */
+CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
+/* Mirrors: torch.zeros. */
+CTORCH_API ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype);
+/* Mirrors: torch.ones. */
+CTORCH_API ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype);
+/* Every element value (converted to dtype). Mirrors: torch.full. */
+CTORCH_API ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype);
+/* A 0-dim tensor holding value. Mirrors: torch.scalar_tensor. */
+CTORCH_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype);
+/* Same shape and dtype as t. Mirrors: torch.empty_like / zeros_like / ones_like /
+   full_like. */
+CTORCH_API ct_tensor *ct_empty_like(const ct_tensor *t);
+CTORCH_API ct_tensor *ct_zeros_like(const ct_tensor *t);
+CTORCH_API ct_tensor *ct_ones_like(const ct_tensor *t);
+CTORCH_API ct_tensor *ct_full_like(const ct_tensor *t, double value);
+/* Copies numel(sizes) elements of dtype from data (row-major). A leaf with no history.
+   Errors: CT_ERR_NULL_ARG when data is NULL and the tensor is not empty.
+   Mirrors: torch.tensor. */
+CTORCH_API ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype,
+                                          const int64_t *sizes, int ndim);
+/* Wraps caller memory without copying (borrows data, which must stay valid until
+   deleter(data, ctx) is called when the last view dies; deleter may be NULL).
+   Mirrors: torch.from_numpy / torch.frombuffer. */
+CTORCH_API ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
+                                   void (*deleter)(void *data, void *ctx), void *ctx);
+/* Values start, start+step, ... < end: ceil((end-start)/step) elements.
+   dtype DEFAULT gives the default float dtype (pass CT_INT64 for PyTorch's integer form).
+   Errors: CT_ERR_VALUE when step is 0 or has the wrong sign ("upper bound and larger bound
+   inconsistent with step sign"). Mirrors: torch.arange. */
+CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype);
+/* steps values from start to end inclusive. Errors: CT_ERR_VALUE for steps < 0.
+   Mirrors: torch.linspace. */
+CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
+/* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
+CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
+
+/* ---- printing ----------------------------------------------------------------------- */
+#ifndef CTORCH_NO_STDIO
+/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)". */
+CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
+#endif
+/* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
+   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer. */
+CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);

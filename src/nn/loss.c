@@ -1,0 +1,182 @@
+/* nn/loss.c - nll_loss (a direct kernel), cross_entropy and mse_loss.
+ *
+ * Legend: input (N, C) log-probabilities, target (N) int64, w (C) class weights.
+ */
+#include "../core/internal.h"
+#include "loss.h"
+#include "../ops/pointwise.h"
+#include "../ops/reduce.h"
+#include "../ops/softmax.h"
+#include "../ops/view.h"
+#include "../autograd/autograd.h"
+
+ct_nll_loss_opts ct_nll_loss_defaults(void)
+{
+    ct_nll_loss_opts o;
+    o.weight = NULL;
+    o.ignore_index = -100;
+    o.reduction = CT_REDUCTION_MEAN;
+    return o;
+}
+
+static ct_reduction ct__reduction(ct_reduction r)
+{
+    return r == CT_REDUCTION_DEFAULT ? CT_REDUCTION_MEAN : r;
+}
+
+/* the weight of class c (1 without weights) */
+static double ct__class_weight(const ct_tensor *w, int64_t c)
+{
+    return w ? ct__load_f64(ct__data(w) + (size_t)(c * w->strides[0]) * ct_dtype_size(w->dtype),
+                            w->dtype)
+             : 1.0;
+}
+
+/* gradient of nll_loss: dx[i, t_i] = -w[t_i] * g_i / total_weight (mean) */
+static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *target = ct__saved(n, 0), *w = ct__saved(n, 1);
+    if (!target) {
+        return;
+    }
+    const ct__edge *e = &n->next[0];
+    ct_tensor *dx = ct_zeros(e->sizes, e->ndim, g->dtype);
+    ct_tensor *gc = ct_contiguous(g);
+    if (!dx || !gc) {
+        return;
+    }
+    int64_t N = e->ndim == 2 ? e->sizes[0] : 1, C = e->sizes[e->ndim - 1];
+    ct_reduction red = (ct_reduction)n->i[0];
+    double total = n->f[0];
+    const int64_t *t = (const int64_t *)ct__data(target);
+    size_t es = ct_dtype_size(g->dtype);
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * target->strides[0 < target->ndim ? 0 : 0] * (target->ndim ? 1 : 0)];
+        if (c == n->i[1]) {
+            continue;
+        }
+        double gv = ct__load_f64(ct__data(gc) + (red == CT_REDUCTION_NONE ? (size_t)i * es : 0),
+                                 g->dtype);
+        double v = -ct__class_weight(w, c) * gv;
+        if (red == CT_REDUCTION_MEAN) {
+            v /= total;
+        }
+        ct__store_f64(ct__data(dx) + (size_t)(i * C + c) * es, g->dtype, v);
+    }
+    gi[0] = dx;
+}
+
+static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *target,
+                          const ct_tensor *w)
+{
+    if (ct__null(op, x) || ct__null(op, target) || !ct__check_cpu(op, x) ||
+        !ct__check_cpu(op, target)) {
+        return false;
+    }
+    if (!ct_dtype_is_floating_point(x->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'", ct_dtype_name(x->dtype));
+        return false;
+    }
+    if (target->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, op, "expected scalar type Long but found %s",
+                 ct_dtype_name(target->dtype));
+        return false;
+    }
+    if (x->ndim < 1 || x->ndim > 2) {
+        ct__fail(CT_ERR_SHAPE, op, "input tensor should be 1D or 2D, got %dD", x->ndim);
+        return false;
+    }
+    if (target->ndim != x->ndim - 1) {
+        ct__fail(CT_ERR_SHAPE, op, "0D or 1D target tensor expected, multi-target not supported");
+        return false;
+    }
+    if (x->ndim == 2 && x->sizes[0] != target->sizes[0]) {
+        ct__fail(CT_ERR_SHAPE, op, "Expected input batch_size (%lld) to match target batch_size "
+                 "(%lld).", (long long)x->sizes[0], (long long)target->sizes[0]);
+        return false;
+    }
+    int64_t C = x->sizes[x->ndim - 1];
+    if (w && (w->ndim != 1 || w->sizes[0] != C || !ct_dtype_is_floating_point(w->dtype))) {
+        ct__fail(CT_ERR_SHAPE, op, "weight tensor should be defined either for all %lld classes "
+                 "or no classes but got weight tensor of shape: [%lld]", (long long)C,
+                 (long long)(w->ndim ? w->sizes[0] : 0));
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
+{
+    const char *op = "ct_nll_loss";
+    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
+    ct_reduction red = ct__reduction(o.reduction);
+    if (!ct__nll_check(op, x, target, o.weight)) {
+        return NULL;
+    }
+    int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
+    int64_t tstride = target->ndim ? target->strides[0] : 0;
+    const int64_t *t = (const int64_t *)ct__data(target);
+    size_t es = ct_dtype_size(x->dtype);
+    int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
+    ct_tensor *out = red == CT_REDUCTION_NONE ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
+                                              : ct__tensor_new(op, NULL, 0, x->dtype);
+    if (!out) {
+        return NULL;
+    }
+    double sum = 0, total = 0;
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * tstride];
+        double li = 0;
+        if (c != o.ignore_index) {
+            if (c < 0 || c >= C) {
+                ct__release(out);
+                ct__fail(CT_ERR_INDEX, op, "Target %lld is out of bounds.", (long long)c);
+                return NULL;
+            }
+            double wc = ct__class_weight(o.weight, c);
+            li = -wc * ct__load_f64(ct__data(x) + (size_t)(i * xs0 + c * xs1) * es, x->dtype);
+            total += wc;
+        }
+        sum += li;
+        if (red == CT_REDUCTION_NONE) {
+            ct__store_f64(ct__data(out) + (size_t)i * es, x->dtype, li);
+        }
+    }
+    if (red != CT_REDUCTION_NONE) {
+        ct__store_f64(ct__data(out), x->dtype, red == CT_REDUCTION_MEAN ? sum / total : sum);
+    }
+    const ct_tensor *ins[2] = {x, NULL};
+    ct_node *n = ct__node_new("NllLossBackward0", ct__nll_backward, ins, 2);
+    if (n) {
+        n->i[0] = red;
+        n->i[1] = o.ignore_index;
+        n->f[0] = total;
+        ct__save(n, target);
+        ct__save(n, o.weight);
+    }
+    ct__set_history(out, n);
+    return ct__scoped(out);
+}
+
+ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
+                            const ct_nll_loss_opts *opts)
+{
+    if (ct__null("ct_cross_entropy", x) || ct__null("ct_cross_entropy", target)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *r = ct_keep(ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts));
+    ct_scope_end();
+    return r;
+}
+
+ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction reduction)
+{
+    ct_scope_begin();
+    ct_tensor *d = ct_square(ct_sub(x, target));
+    ct_reduction red = ct__reduction(reduction);
+    ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
+    ct_keep(r);
+    ct_scope_end();
+    return r;
+}

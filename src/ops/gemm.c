@@ -1,0 +1,991 @@
+/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64.
+ *
+ * C = alpha * (A @ B) + beta * C, each operand given by a pointer and its row and column
+ * strides in elements, so transposed and strided views cost nothing extra: packing copies
+ * them into the layouts the micro-kernels read.
+ *
+ * Dimension legend:
+ *   M, N, K   C is (M, N), A is (M, K), B is (K, N)
+ *   MC, KC, NC  cache blocks: a packed A block (MC, KC) stays in L2 and a packed B panel
+ *               (KC, NC) in L3; each B micro-panel (KC, NR) is reused from L1/L2 across
+ *               the MC / MR micro-panels of A
+ *   MR, NR    the register tile of the micro-kernel: MR rows of A times NR columns of B
+ *   mr, nr    the valid part of an edge tile (mr <= MR, nr <= NR)
+ *
+ * Loop nest (outermost first): jc over NC columns, pc over KC (pack B), ic over MC rows
+ * (pack A), jr over NR columns, ir over MR rows, then the micro-kernel over kc.
+ *
+ * Packed layouts (zero-padded to whole tiles):
+ *   A block: for each MR-row micro-panel, kc steps of MR values:  a[p * MR + i]
+ *   B panel: for each NR-col micro-panel, kc steps of NR values:  b[p * NR + j]
+ *
+ * Micro-kernels, chosen at compile time (MR x NR, float32 / float64):
+ *   AVX-512F:     8 x 32 / 8 x 16   (16 zmm accumulators, A broadcast, B loaded)
+ *   AVX2 + FMA:   6 x 16 / 6 x 8    (12 ymm accumulators)
+ *   NEON aarch64: 8 x 12 / 8 x 6    (24 q accumulators, fma by lane of A)
+ *   portable C:   4 x 8  / 4 x 8    (the only one under CTORCH_NO_SIMD)
+ * The SIMD kernels run only half of their rows on edge tiles with mr <= MR / 2.
+ *
+ * Orientation: when C is column-major, or when N is so far below NR that the transposed
+ * product pads much less (e.g. N = 10 logits), C^T = B^T @ A^T is computed instead; it is
+ * the same product with the operands' strides swapped.
+ *
+ * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), one per thread; each
+ * thread packs its own A and B, so no barriers. Tiny products stay serial.
+ * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
+ * p ascending within a block) whatever the thread count, so results are bit-exact across
+ * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
+ */
+#include "../core/internal.h"
+
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if !defined(CTORCH_NO_SIMD) && defined(__AVX512F__)
+#define CT__GEMM_AVX512 1
+#include <immintrin.h>
+#elif !defined(CTORCH_NO_SIMD) && defined(__AVX2__) && defined(__FMA__)
+#define CT__GEMM_AVX2 1
+#include <immintrin.h>
+#elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
+#define CT__GEMM_NEON 1
+#include <arm_neon.h>
+#endif
+
+/* Register tiles (see the legend above). */
+#if defined(CT__GEMM_AVX512)
+#define CT__GEMM_MR_f32 8
+#define CT__GEMM_NR_f32 32
+#define CT__GEMM_MR_f64 8
+#define CT__GEMM_NR_f64 16
+#elif defined(CT__GEMM_AVX2)
+#define CT__GEMM_MR_f32 6
+#define CT__GEMM_NR_f32 16
+#define CT__GEMM_MR_f64 6
+#define CT__GEMM_NR_f64 8
+#elif defined(CT__GEMM_NEON)
+#define CT__GEMM_MR_f32 8
+#define CT__GEMM_NR_f32 12
+#define CT__GEMM_MR_f64 8
+#define CT__GEMM_NR_f64 6
+#else
+#define CT__GEMM_MR_f32 4
+#define CT__GEMM_NR_f32 8
+#define CT__GEMM_MR_f64 4
+#define CT__GEMM_NR_f64 8
+#endif
+
+/* Cache blocks in elements, tuned on Zen4 (L1d 32K, L2 1M per core, 32M L3): the A block
+   MC x KC is about 150K-200K, the B panel KC x NC 3-5M (performance was flat within a few
+   percent for KC 256-512, MC 64-192). Each dimension is split into nearly equal blocks no
+   larger than these. MC is a multiple of MR and NC of NR for every kernel above. */
+#define CT__GEMM_KC_f32 384
+#define CT__GEMM_MC_f32 96
+#define CT__GEMM_NC_f32 3072
+#define CT__GEMM_KC_f64 256
+#define CT__GEMM_MC_f64 96
+#define CT__GEMM_NC_f64 1536
+/* Products with fewer multiply-adds than this (M * N * K) run on one thread. */
+#define CT__GEMM_PAR_MIN_MACS ((int64_t)96 * 96 * 96)
+
+#define CT__GEMM_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define CT__GEMM_CEIL(a, b) (((a) + (b)-1) / (b))
+#define CT__GEMM_ROUND_UP(a, b) (CT__GEMM_CEIL(a, b) * (b))
+
+/* ---------------------------------------------------------------------------------------
+ * Micro-kernels.
+ *
+ * ct__gemm_ukr_<dt>(kc, a, b, alpha, beta, c, rsc, csc, mr, nr):
+ *   a  packed A micro-panel (kc, MR), a[p * MR + i]
+ *   b  packed B micro-panel (kc, NR), b[p * NR + j]
+ *   c  the (mr, nr) tile of C at rows rsc, columns csc apart
+ * computes C = alpha * (a @ b) + beta * C on the valid (mr, nr) part; beta == 0 does not
+ * read C. Full tiles with csc == 1 are written straight from registers; edge tiles and
+ * strided C go through a local (MR, NR) tile and ct__gemm_update_<dt>.
+ * ------------------------------------------------------------------------------------- */
+
+/* C (mr, nr) at (rsc, csc) = alpha * t + beta * C, t (MR, NR) row-major with row stride ldt. */
+static void ct__gemm_update_f32(int64_t mr, int64_t nr, float alpha, const float *t, int64_t ldt,
+                                float beta, float *c, int64_t rsc, int64_t csc)
+{
+    if (rsc == 1 && csc != 1) {
+        // C column-major: walk down its contiguous columns
+        for (int64_t j = 0; j < nr; j++) {
+            float *cj = c + j * csc;
+            if (beta == 0.0f) {
+                for (int64_t i = 0; i < mr; i++) {
+                    cj[i] = alpha * t[i * ldt + j];
+                }
+            } else {
+                for (int64_t i = 0; i < mr; i++) {
+                    cj[i] = alpha * t[i * ldt + j] + beta * cj[i];
+                }
+            }
+        }
+        return;
+    }
+    for (int64_t i = 0; i < mr; i++) {
+        float *ci = c + i * rsc;
+        const float *ti = t + i * ldt;
+        if (beta == 0.0f) {
+            for (int64_t j = 0; j < nr; j++) {
+                ci[j * csc] = alpha * ti[j];
+            }
+        } else {
+            for (int64_t j = 0; j < nr; j++) {
+                ci[j * csc] = alpha * ti[j] + beta * ci[j * csc];
+            }
+        }
+    }
+}
+
+static void ct__gemm_update_f64(int64_t mr, int64_t nr, double alpha, const double *t,
+                                int64_t ldt, double beta, double *c, int64_t rsc, int64_t csc)
+{
+    if (rsc == 1 && csc != 1) {
+        // C column-major: walk down its contiguous columns
+        for (int64_t j = 0; j < nr; j++) {
+            double *cj = c + j * csc;
+            if (beta == 0.0) {
+                for (int64_t i = 0; i < mr; i++) {
+                    cj[i] = alpha * t[i * ldt + j];
+                }
+            } else {
+                for (int64_t i = 0; i < mr; i++) {
+                    cj[i] = alpha * t[i * ldt + j] + beta * cj[i];
+                }
+            }
+        }
+        return;
+    }
+    for (int64_t i = 0; i < mr; i++) {
+        double *ci = c + i * rsc;
+        const double *ti = t + i * ldt;
+        if (beta == 0.0) {
+            for (int64_t j = 0; j < nr; j++) {
+                ci[j * csc] = alpha * ti[j];
+            }
+        } else {
+            for (int64_t j = 0; j < nr; j++) {
+                ci[j * csc] = alpha * ti[j] + beta * ci[j * csc];
+            }
+        }
+    }
+}
+
+#if defined(CT__GEMM_AVX512)
+
+/* Row i of the tile: two zmm accumulators ci0, ci1 (16 columns each). */
+#define CT__GEMM_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define CT__GEMM_ROWS4(X) X(0) X(1) X(2) X(3)
+#define CT__GEMM_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = _mm512_set1_ps(a[i]);                                                             \
+    c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);                                            \
+    c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);
+#define CT__GEMM_SCALE(i)                                                                  \
+    c##i##0 = _mm512_mul_ps(c##i##0, va);                                                  \
+    c##i##1 = _mm512_mul_ps(c##i##1, va);
+#define CT__GEMM_STORE0(i)                                                                 \
+    _mm512_storeu_ps(c + i * rsc, c##i##0);                                                \
+    _mm512_storeu_ps(c + i * rsc + 16, c##i##1);
+#define CT__GEMM_STOREB(i)                                                                 \
+    _mm512_storeu_ps(c + i * rsc, _mm512_fmadd_ps(vb, _mm512_loadu_ps(c + i * rsc), c##i##0)); \
+    _mm512_storeu_ps(c + i * rsc + 16,                                                     \
+                     _mm512_fmadd_ps(vb, _mm512_loadu_ps(c + i * rsc + 16), c##i##1));
+#define CT__GEMM_STORET(i)                                                                 \
+    _mm512_storeu_ps(t + i * 32, c##i##0);                                                 \
+    _mm512_storeu_ps(t + i * 32 + 16, c##i##1);
+#define CT__GEMM_PREFETCH(i)                                                               \
+    _mm_prefetch((const char *)(c + i * rsc), _MM_HINT_T0);                                \
+    _mm_prefetch((const char *)(c + i * rsc + 31), _MM_HINT_T0);
+
+/* float32, MR = 8, NR = 32. */
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
+                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+{
+    CT__GEMM_ROWS8(CT__GEMM_DECL)
+    int full = mr == 8 && nr == 32 && csc == 1;
+    if (full) {
+        CT__GEMM_ROWS8(CT__GEMM_PREFETCH)
+    }
+    if (mr <= 4) {
+        // edge tile of at most 4 rows: the other rows stay zero
+        for (int64_t p = 0; p < kc; p++) {
+            __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+            __m512 ai;
+            CT__GEMM_ROWS4(CT__GEMM_FMA)
+            a += 8;
+            b += 32;
+        }
+    } else {
+        // a (kc, 8) and b (kc, 32) packed, contiguous; 16 zmm accumulators
+        for (int64_t p = 0; p < kc; p++) {
+            __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
+            __m512 ai;
+            CT__GEMM_ROWS8(CT__GEMM_FMA)
+            a += 8;
+            b += 32;
+        }
+    }
+    __m512 va = _mm512_set1_ps(alpha);
+    CT__GEMM_ROWS8(CT__GEMM_SCALE)
+    if (full) {
+        // c (8, 32) at rows rsc apart, contiguous columns
+        if (beta == 0.0f) {
+            CT__GEMM_ROWS8(CT__GEMM_STORE0)
+        } else {
+            __m512 vb = _mm512_set1_ps(beta);
+            CT__GEMM_ROWS8(CT__GEMM_STOREB)
+        }
+        return;
+    }
+    float t[8 * 32];
+    CT__GEMM_ROWS8(CT__GEMM_STORET)
+    ct__gemm_update_f32(mr, nr, 1.0f, t, 32, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_DECL
+#undef CT__GEMM_FMA
+#undef CT__GEMM_SCALE
+#undef CT__GEMM_STORE0
+#undef CT__GEMM_STOREB
+#undef CT__GEMM_STORET
+#undef CT__GEMM_PREFETCH
+
+#define CT__GEMM_DECL(i) __m512d c##i##0 = _mm512_setzero_pd(), c##i##1 = _mm512_setzero_pd();
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = _mm512_set1_pd(a[i]);                                                             \
+    c##i##0 = _mm512_fmadd_pd(ai, b0, c##i##0);                                            \
+    c##i##1 = _mm512_fmadd_pd(ai, b1, c##i##1);
+#define CT__GEMM_SCALE(i)                                                                  \
+    c##i##0 = _mm512_mul_pd(c##i##0, va);                                                  \
+    c##i##1 = _mm512_mul_pd(c##i##1, va);
+#define CT__GEMM_STORE0(i)                                                                 \
+    _mm512_storeu_pd(c + i * rsc, c##i##0);                                                \
+    _mm512_storeu_pd(c + i * rsc + 8, c##i##1);
+#define CT__GEMM_STOREB(i)                                                                 \
+    _mm512_storeu_pd(c + i * rsc, _mm512_fmadd_pd(vb, _mm512_loadu_pd(c + i * rsc), c##i##0)); \
+    _mm512_storeu_pd(c + i * rsc + 8,                                                      \
+                     _mm512_fmadd_pd(vb, _mm512_loadu_pd(c + i * rsc + 8), c##i##1));
+#define CT__GEMM_STORET(i)                                                                 \
+    _mm512_storeu_pd(t + i * 16, c##i##0);                                                 \
+    _mm512_storeu_pd(t + i * 16 + 8, c##i##1);
+#define CT__GEMM_PREFETCH(i)                                                               \
+    _mm_prefetch((const char *)(c + i * rsc), _MM_HINT_T0);                                \
+    _mm_prefetch((const char *)(c + i * rsc + 15), _MM_HINT_T0);
+
+/* float64, MR = 8, NR = 16. */
+static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, double alpha,
+                             double beta, double *c, int64_t rsc, int64_t csc, int64_t mr,
+                             int64_t nr)
+{
+    CT__GEMM_ROWS8(CT__GEMM_DECL)
+    int full = mr == 8 && nr == 16 && csc == 1;
+    if (full) {
+        CT__GEMM_ROWS8(CT__GEMM_PREFETCH)
+    }
+    if (mr <= 4) {
+        // edge tile of at most 4 rows: the other rows stay zero
+        for (int64_t p = 0; p < kc; p++) {
+            __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8);
+            __m512d ai;
+            CT__GEMM_ROWS4(CT__GEMM_FMA)
+            a += 8;
+            b += 16;
+        }
+    } else {
+        // a (kc, 8) and b (kc, 16) packed, contiguous; 16 zmm accumulators
+        for (int64_t p = 0; p < kc; p++) {
+            __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8);
+            __m512d ai;
+            CT__GEMM_ROWS8(CT__GEMM_FMA)
+            a += 8;
+            b += 16;
+        }
+    }
+    __m512d va = _mm512_set1_pd(alpha);
+    CT__GEMM_ROWS8(CT__GEMM_SCALE)
+    if (full) {
+        // c (8, 16) at rows rsc apart, contiguous columns
+        if (beta == 0.0) {
+            CT__GEMM_ROWS8(CT__GEMM_STORE0)
+        } else {
+            __m512d vb = _mm512_set1_pd(beta);
+            CT__GEMM_ROWS8(CT__GEMM_STOREB)
+        }
+        return;
+    }
+    double t[8 * 16];
+    CT__GEMM_ROWS8(CT__GEMM_STORET)
+    ct__gemm_update_f64(mr, nr, 1.0, t, 16, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_ROWS8
+#undef CT__GEMM_ROWS4
+#undef CT__GEMM_DECL
+#undef CT__GEMM_FMA
+#undef CT__GEMM_SCALE
+#undef CT__GEMM_STORE0
+#undef CT__GEMM_STOREB
+#undef CT__GEMM_STORET
+#undef CT__GEMM_PREFETCH
+
+#elif defined(CT__GEMM_AVX2)
+
+/* Row i of the tile: two ymm accumulators ci0, ci1. */
+#define CT__GEMM_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define CT__GEMM_ROWS3(X) X(0) X(1) X(2)
+#define CT__GEMM_DECL(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = _mm256_broadcast_ss(a + i);                                                       \
+    c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);                                            \
+    c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);
+#define CT__GEMM_SCALE(i)                                                                  \
+    c##i##0 = _mm256_mul_ps(c##i##0, va);                                                  \
+    c##i##1 = _mm256_mul_ps(c##i##1, va);
+#define CT__GEMM_STORE0(i)                                                                 \
+    _mm256_storeu_ps(c + i * rsc, c##i##0);                                                \
+    _mm256_storeu_ps(c + i * rsc + 8, c##i##1);
+#define CT__GEMM_STOREB(i)                                                                 \
+    _mm256_storeu_ps(c + i * rsc, _mm256_fmadd_ps(vb, _mm256_loadu_ps(c + i * rsc), c##i##0)); \
+    _mm256_storeu_ps(c + i * rsc + 8,                                                      \
+                     _mm256_fmadd_ps(vb, _mm256_loadu_ps(c + i * rsc + 8), c##i##1));
+#define CT__GEMM_STORET(i)                                                                 \
+    _mm256_storeu_ps(t + i * 16, c##i##0);                                                 \
+    _mm256_storeu_ps(t + i * 16 + 8, c##i##1);
+
+/* float32, MR = 6, NR = 16. */
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
+                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+{
+    CT__GEMM_ROWS6(CT__GEMM_DECL)
+    if (mr <= 3) {
+        // edge tile of at most 3 rows: the other rows stay zero
+        for (int64_t p = 0; p < kc; p++) {
+            __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+            __m256 ai;
+            CT__GEMM_ROWS3(CT__GEMM_FMA)
+            a += 6;
+            b += 16;
+        }
+    } else {
+        // a (kc, 6) and b (kc, 16) packed, contiguous; 12 ymm accumulators
+        for (int64_t p = 0; p < kc; p++) {
+            __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
+            __m256 ai;
+            CT__GEMM_ROWS6(CT__GEMM_FMA)
+            a += 6;
+            b += 16;
+        }
+    }
+    __m256 va = _mm256_set1_ps(alpha);
+    CT__GEMM_ROWS6(CT__GEMM_SCALE)
+    if (mr == 6 && nr == 16 && csc == 1) {
+        // c (6, 16) at rows rsc apart, contiguous columns
+        if (beta == 0.0f) {
+            CT__GEMM_ROWS6(CT__GEMM_STORE0)
+        } else {
+            __m256 vb = _mm256_set1_ps(beta);
+            CT__GEMM_ROWS6(CT__GEMM_STOREB)
+        }
+        return;
+    }
+    float t[6 * 16];
+    CT__GEMM_ROWS6(CT__GEMM_STORET)
+    ct__gemm_update_f32(mr, nr, 1.0f, t, 16, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_DECL
+#undef CT__GEMM_FMA
+#undef CT__GEMM_SCALE
+#undef CT__GEMM_STORE0
+#undef CT__GEMM_STOREB
+#undef CT__GEMM_STORET
+
+#define CT__GEMM_DECL(i) __m256d c##i##0 = _mm256_setzero_pd(), c##i##1 = _mm256_setzero_pd();
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = _mm256_broadcast_sd(a + i);                                                       \
+    c##i##0 = _mm256_fmadd_pd(ai, b0, c##i##0);                                            \
+    c##i##1 = _mm256_fmadd_pd(ai, b1, c##i##1);
+#define CT__GEMM_SCALE(i)                                                                  \
+    c##i##0 = _mm256_mul_pd(c##i##0, va);                                                  \
+    c##i##1 = _mm256_mul_pd(c##i##1, va);
+#define CT__GEMM_STORE0(i)                                                                 \
+    _mm256_storeu_pd(c + i * rsc, c##i##0);                                                \
+    _mm256_storeu_pd(c + i * rsc + 4, c##i##1);
+#define CT__GEMM_STOREB(i)                                                                 \
+    _mm256_storeu_pd(c + i * rsc, _mm256_fmadd_pd(vb, _mm256_loadu_pd(c + i * rsc), c##i##0)); \
+    _mm256_storeu_pd(c + i * rsc + 4,                                                      \
+                     _mm256_fmadd_pd(vb, _mm256_loadu_pd(c + i * rsc + 4), c##i##1));
+#define CT__GEMM_STORET(i)                                                                 \
+    _mm256_storeu_pd(t + i * 8, c##i##0);                                                  \
+    _mm256_storeu_pd(t + i * 8 + 4, c##i##1);
+
+/* float64, MR = 6, NR = 8. */
+static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, double alpha,
+                             double beta, double *c, int64_t rsc, int64_t csc, int64_t mr,
+                             int64_t nr)
+{
+    CT__GEMM_ROWS6(CT__GEMM_DECL)
+    if (mr <= 3) {
+        // edge tile of at most 3 rows: the other rows stay zero
+        for (int64_t p = 0; p < kc; p++) {
+            __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
+            __m256d ai;
+            CT__GEMM_ROWS3(CT__GEMM_FMA)
+            a += 6;
+            b += 8;
+        }
+    } else {
+        // a (kc, 6) and b (kc, 8) packed, contiguous; 12 ymm accumulators
+        for (int64_t p = 0; p < kc; p++) {
+            __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
+            __m256d ai;
+            CT__GEMM_ROWS6(CT__GEMM_FMA)
+            a += 6;
+            b += 8;
+        }
+    }
+    __m256d va = _mm256_set1_pd(alpha);
+    CT__GEMM_ROWS6(CT__GEMM_SCALE)
+    if (mr == 6 && nr == 8 && csc == 1) {
+        // c (6, 8) at rows rsc apart, contiguous columns
+        if (beta == 0.0) {
+            CT__GEMM_ROWS6(CT__GEMM_STORE0)
+        } else {
+            __m256d vb = _mm256_set1_pd(beta);
+            CT__GEMM_ROWS6(CT__GEMM_STOREB)
+        }
+        return;
+    }
+    double t[6 * 8];
+    CT__GEMM_ROWS6(CT__GEMM_STORET)
+    ct__gemm_update_f64(mr, nr, 1.0, t, 8, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_ROWS6
+#undef CT__GEMM_ROWS3
+#undef CT__GEMM_DECL
+#undef CT__GEMM_FMA
+#undef CT__GEMM_SCALE
+#undef CT__GEMM_STORE0
+#undef CT__GEMM_STOREB
+#undef CT__GEMM_STORET
+
+#elif defined(CT__GEMM_NEON)
+
+/* Row i of the tile: three q accumulators ci0..ci2; A comes as two (f32) or four (f64)
+   q registers and each row multiplies by one lane of them. */
+#define CT__GEMM_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#define CT__GEMM_ROWS4(X) X(0) X(1) X(2) X(3)
+#define CT__GEMM_DECL(i)                                                                   \
+    float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0, c##i##2 = c##i##0;
+#define CT__GEMM_FMA(i)                                                                    \
+    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, (i) < 4 ? a0 : a1, (i) % 4);                   \
+    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, (i) < 4 ? a0 : a1, (i) % 4);                   \
+    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, (i) < 4 ? a0 : a1, (i) % 4);
+#define CT__GEMM_STORET(i)                                                                 \
+    vst1q_f32(t + i * 12, c##i##0);                                                        \
+    vst1q_f32(t + i * 12 + 4, c##i##1);                                                    \
+    vst1q_f32(t + i * 12 + 8, c##i##2);
+
+/* float32, MR = 8, NR = 12. */
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
+                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+{
+    CT__GEMM_ROWS8(CT__GEMM_DECL)
+    if (mr <= 4) {
+        // edge tile of at most 4 rows: the other rows stay zero
+        for (int64_t p = 0; p < kc; p++) {
+            float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+            float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
+            CT__GEMM_ROWS4(CT__GEMM_FMA)
+            a += 8;
+            b += 12;
+        }
+    } else {
+        // a (kc, 8) and b (kc, 12) packed, contiguous; 24 q accumulators
+        for (int64_t p = 0; p < kc; p++) {
+            float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+            float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
+            CT__GEMM_ROWS8(CT__GEMM_FMA)
+            a += 8;
+            b += 12;
+        }
+    }
+    float t[8 * 12];
+    CT__GEMM_ROWS8(CT__GEMM_STORET)
+    ct__gemm_update_f32(mr, nr, alpha, t, 12, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_DECL
+#undef CT__GEMM_FMA
+#undef CT__GEMM_STORET
+
+#define CT__GEMM_DECL(i)                                                                   \
+    float64x2_t c##i##0 = vdupq_n_f64(0.0), c##i##1 = c##i##0, c##i##2 = c##i##0;
+#define CT__GEMM_FMA(i)                                                                    \
+    c##i##0 = vfmaq_laneq_f64(c##i##0, b0, CT__GEMM_AQ(i), (i) % 2);                      \
+    c##i##1 = vfmaq_laneq_f64(c##i##1, b1, CT__GEMM_AQ(i), (i) % 2);                      \
+    c##i##2 = vfmaq_laneq_f64(c##i##2, b2, CT__GEMM_AQ(i), (i) % 2);
+#define CT__GEMM_AQ(i) ((i) < 2 ? a0 : (i) < 4 ? a1 : (i) < 6 ? a2 : a3)
+#define CT__GEMM_STORET(i)                                                                 \
+    vst1q_f64(t + i * 6, c##i##0);                                                         \
+    vst1q_f64(t + i * 6 + 2, c##i##1);                                                     \
+    vst1q_f64(t + i * 6 + 4, c##i##2);
+
+/* float64, MR = 8, NR = 6. */
+static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, double alpha,
+                             double beta, double *c, int64_t rsc, int64_t csc, int64_t mr,
+                             int64_t nr)
+{
+    CT__GEMM_ROWS8(CT__GEMM_DECL)
+    if (mr <= 4) {
+        // edge tile of at most 4 rows: the other rows stay zero
+        for (int64_t p = 0; p < kc; p++) {
+            float64x2_t a0 = vld1q_f64(a), a1 = vld1q_f64(a + 2);
+            float64x2_t a2 = vld1q_f64(a + 4), a3 = vld1q_f64(a + 6);
+            float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
+            CT__GEMM_ROWS4(CT__GEMM_FMA)
+            a += 8;
+            b += 6;
+        }
+    } else {
+        // a (kc, 8) and b (kc, 6) packed, contiguous; 24 q accumulators
+        for (int64_t p = 0; p < kc; p++) {
+            float64x2_t a0 = vld1q_f64(a), a1 = vld1q_f64(a + 2);
+            float64x2_t a2 = vld1q_f64(a + 4), a3 = vld1q_f64(a + 6);
+            float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
+            CT__GEMM_ROWS8(CT__GEMM_FMA)
+            a += 8;
+            b += 6;
+        }
+    }
+    double t[8 * 6];
+    CT__GEMM_ROWS8(CT__GEMM_STORET)
+    ct__gemm_update_f64(mr, nr, alpha, t, 6, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_ROWS8
+#undef CT__GEMM_ROWS4
+#undef CT__GEMM_DECL
+#undef CT__GEMM_FMA
+#undef CT__GEMM_AQ
+#undef CT__GEMM_STORET
+
+#else
+
+/* Portable micro-kernel: (MR, NR) accumulators in a local array. */
+#define CT__GEMM_PORTABLE_UKR(T, S)                                                        \
+    static void ct__gemm_ukr_##S(int64_t kc, const T *a, const T *b, T alpha, T beta, T *c, \
+                                 int64_t rsc, int64_t csc, int64_t mr, int64_t nr)         \
+    {                                                                                      \
+        const int MR = CT__GEMM_MR_##S, NR = CT__GEMM_NR_##S;                              \
+        T t[CT__GEMM_MR_##S * CT__GEMM_NR_##S];                                            \
+        for (int i = 0; i < MR * NR; i++) {                                                \
+            t[i] = (T)0;                                                                   \
+        }                                                                                  \
+        /* a (kc, MR) and b (kc, NR) packed, contiguous; t (MR, NR) */                    \
+        for (int64_t p = 0; p < kc; p++) {                                                 \
+            for (int i = 0; i < MR; i++) {                                                 \
+                T ai = a[p * MR + i];                                                      \
+                for (int j = 0; j < NR; j++) {                                             \
+                    t[i * NR + j] += ai * b[p * NR + j];                                   \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+        ct__gemm_update_##S(mr, nr, alpha, t, NR, beta, c, rsc, csc);                      \
+    }
+CT__GEMM_PORTABLE_UKR(float, f32)
+CT__GEMM_PORTABLE_UKR(double, f64)
+#undef CT__GEMM_PORTABLE_UKR
+
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * Transposing copies for packing: dst[p * R + l] = src[l * ld + p] for l < lines, p < kc.
+ * They pack A when its rows are contiguous (csa == 1) and B when its columns are
+ * (rsb == 1, e.g. a Linear weight used as W^T). With AVX, 8 x 8 (float32) or 4 x 4
+ * (float64) blocks are transposed in registers; other lines go element by element.
+ * ------------------------------------------------------------------------------------- */
+
+static void ct__gemm_pack_t_f32(int64_t lines, int64_t kc, const float *src, int64_t ld,
+                                float *dst, int64_t R)
+{
+    int64_t l = 0;
+#if defined(CT__GEMM_AVX512) || defined(CT__GEMM_AVX2)
+    // src (8, kc) at rows ld apart -> dst (kc, 8) at rows R apart, 8 x 8 blocks
+    for (; l + 8 <= lines; l += 8) {
+        const float *s = src + l * ld;
+        float *d = dst + l;
+        int64_t p = 0;
+        for (; p + 8 <= kc; p += 8) {
+            __m256 r0 = _mm256_loadu_ps(s + 0 * ld + p), r1 = _mm256_loadu_ps(s + 1 * ld + p);
+            __m256 r2 = _mm256_loadu_ps(s + 2 * ld + p), r3 = _mm256_loadu_ps(s + 3 * ld + p);
+            __m256 r4 = _mm256_loadu_ps(s + 4 * ld + p), r5 = _mm256_loadu_ps(s + 5 * ld + p);
+            __m256 r6 = _mm256_loadu_ps(s + 6 * ld + p), r7 = _mm256_loadu_ps(s + 7 * ld + p);
+            __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+            __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+            __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+            __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xee);
+            __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xee);
+            __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xee);
+            __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xee);
+            float *dp = d + p * R;
+            _mm256_storeu_ps(dp + 0 * R, _mm256_permute2f128_ps(u0, u4, 0x20));
+            _mm256_storeu_ps(dp + 1 * R, _mm256_permute2f128_ps(u1, u5, 0x20));
+            _mm256_storeu_ps(dp + 2 * R, _mm256_permute2f128_ps(u2, u6, 0x20));
+            _mm256_storeu_ps(dp + 3 * R, _mm256_permute2f128_ps(u3, u7, 0x20));
+            _mm256_storeu_ps(dp + 4 * R, _mm256_permute2f128_ps(u0, u4, 0x31));
+            _mm256_storeu_ps(dp + 5 * R, _mm256_permute2f128_ps(u1, u5, 0x31));
+            _mm256_storeu_ps(dp + 6 * R, _mm256_permute2f128_ps(u2, u6, 0x31));
+            _mm256_storeu_ps(dp + 7 * R, _mm256_permute2f128_ps(u3, u7, 0x31));
+        }
+        for (; p < kc; p++) {
+            for (int64_t i = 0; i < 8; i++) {
+                d[p * R + i] = s[i * ld + p];
+            }
+        }
+    }
+#endif
+    // src (lines - l, kc) -> dst (kc, lines - l), in chunks of 64 p that stay in L1
+    for (int64_t p0 = 0; p0 < kc && l < lines; p0 += 64) {
+        int64_t p1 = CT__GEMM_MIN(p0 + 64, kc);
+        for (int64_t i = l; i < lines; i++) {
+            for (int64_t p = p0; p < p1; p++) {
+                dst[p * R + i] = src[i * ld + p];
+            }
+        }
+    }
+}
+
+static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, int64_t ld,
+                                double *dst, int64_t R)
+{
+    int64_t l = 0;
+#if defined(CT__GEMM_AVX512) || defined(CT__GEMM_AVX2)
+    // src (4, kc) at rows ld apart -> dst (kc, 4) at rows R apart, 4 x 4 blocks
+    for (; l + 4 <= lines; l += 4) {
+        const double *s = src + l * ld;
+        double *d = dst + l;
+        int64_t p = 0;
+        for (; p + 4 <= kc; p += 4) {
+            __m256d r0 = _mm256_loadu_pd(s + 0 * ld + p), r1 = _mm256_loadu_pd(s + 1 * ld + p);
+            __m256d r2 = _mm256_loadu_pd(s + 2 * ld + p), r3 = _mm256_loadu_pd(s + 3 * ld + p);
+            __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+            __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+            double *dp = d + p * R;
+            _mm256_storeu_pd(dp + 0 * R, _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(dp + 1 * R, _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(dp + 2 * R, _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(dp + 3 * R, _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+        for (; p < kc; p++) {
+            for (int64_t i = 0; i < 4; i++) {
+                d[p * R + i] = s[i * ld + p];
+            }
+        }
+    }
+#endif
+    // src (lines - l, kc) -> dst (kc, lines - l), in chunks of 64 p that stay in L1
+    for (int64_t p0 = 0; p0 < kc && l < lines; p0 += 64) {
+        int64_t p1 = CT__GEMM_MIN(p0 + 64, kc);
+        for (int64_t i = l; i < lines; i++) {
+            for (int64_t p = p0; p < p1; p++) {
+                dst[p * R + i] = src[i * ld + p];
+            }
+        }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Packing, the blocked loop nest, threading and the fallback, once per dtype.
+ * ------------------------------------------------------------------------------------- */
+
+/* Splits n into ceil(n / cap) nearly equal blocks, each rounded up to a multiple of unit
+   (cap is a multiple of unit), so no tiny last block wastes a pass. */
+static int64_t ct__gemm_block(int64_t n, int64_t cap, int64_t unit)
+{
+    int64_t nb = CT__GEMM_CEIL(n, cap);
+    return CT__GEMM_ROUND_UP(CT__GEMM_CEIL(n, nb), unit);
+}
+
+#ifdef _OPENMP
+/* Picks the thread grid ntm x ntn == nt that minimizes the padded work of the largest block
+   plus the cost of packing its A and B. */
+static void ct__gemm_grid(int64_t M, int64_t N, int nt, int64_t mr, int64_t nr, int *ntm,
+                          int *ntn)
+{
+    double best = -1.0;
+    *ntm = 1;
+    *ntn = nt;
+    for (int tm = 1; tm <= nt; tm++) {
+        if (nt % tm != 0) {
+            continue;
+        }
+        int tn = nt / tm;
+        double m = (double)CT__GEMM_ROUND_UP(CT__GEMM_CEIL(M, tm), mr);
+        double n = (double)CT__GEMM_ROUND_UP(CT__GEMM_CEIL(N, tn), nr);
+        double cost = m * n + 4.0 * (m + n);
+        if (best < 0.0 || cost < best) {
+            best = cost;
+            *ntm = tm;
+            *ntn = tn;
+        }
+    }
+}
+
+/* Threads for a large product: ct_get_num_threads(), or 1 inside another parallel region. */
+static int ct__gemm_threads(void)
+{
+    int nt = omp_in_parallel() ? 1 : ct_get_num_threads();
+    return nt < 1 ? 1 : nt;
+}
+
+/* Start of part t of n split into nt parts in whole units. */
+static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
+{
+    int64_t units = CT__GEMM_CEIL(n, unit);
+    int64_t at = units * t / nt * unit;
+    return CT__GEMM_MIN(at, n);
+}
+#endif
+
+#define CT__GEMM_DEFINE(T, S)                                                              \
+    /* Packs A (mc, kc) at (rsa, csa) into MR-row micro-panels: ap[p * MR + i]. */         \
+    static void ct__gemm_pack_a_##S(int64_t mc, int64_t kc, const T *A, int64_t rsa,       \
+                                    int64_t csa, T *ap)                                    \
+    {                                                                                      \
+        const int64_t MR = CT__GEMM_MR_##S;                                                \
+        for (int64_t ir = 0; ir < mc; ir += MR) {                                          \
+            int64_t mr = CT__GEMM_MIN(MR, mc - ir);                                        \
+            const T *a = A + ir * rsa;                                                     \
+            if (mr < MR) {                                                                 \
+                memset(ap, 0, sizeof(T) * (size_t)(MR * kc));                              \
+            }                                                                              \
+            if (csa == 1 && rsa != 1) {                                                    \
+                /* rows of A are contiguous: transpose (mr, kc) into (kc, MR) */           \
+                ct__gemm_pack_t_##S(mr, kc, a, rsa, ap, MR);                               \
+            } else if (rsa == 1 && mr == MR) {                                             \
+                /* columns of A are contiguous (A transposed): MR values per p */          \
+                for (int64_t p = 0; p < kc; p++) {                                         \
+                    memcpy(ap + p * MR, a + p * csa, sizeof(T) * CT__GEMM_MR_##S);         \
+                }                                                                          \
+            } else {                                                                       \
+                /* any strides: mr values per p */                                        \
+                for (int64_t p = 0; p < kc; p++) {                                         \
+                    for (int64_t i = 0; i < mr; i++) {                                     \
+                        ap[p * MR + i] = a[p * csa + i * rsa];                             \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+            ap += MR * kc;                                                                 \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    /* Packs B (kc, nc) at (rsb, csb) into NR-column micro-panels: bp[p * NR + j]. */      \
+    static void ct__gemm_pack_b_##S(int64_t kc, int64_t nc, const T *B, int64_t rsb,       \
+                                    int64_t csb, T *bp)                                    \
+    {                                                                                      \
+        const int64_t NR = CT__GEMM_NR_##S;                                                \
+        for (int64_t jr = 0; jr < nc; jr += NR) {                                          \
+            int64_t nr = CT__GEMM_MIN(NR, nc - jr);                                        \
+            const T *b = B + jr * csb;                                                     \
+            if (nr < NR) {                                                                 \
+                memset(bp, 0, sizeof(T) * (size_t)(NR * kc));                              \
+            }                                                                              \
+            if (csb == 1 && nr == NR) {                                                    \
+                /* rows of B are contiguous: NR values per p */                            \
+                for (int64_t p = 0; p < kc; p++) {                                         \
+                    memcpy(bp + p * NR, b + p * rsb, sizeof(T) * CT__GEMM_NR_##S);         \
+                }                                                                          \
+            } else if (rsb == 1 && csb != 1) {                                             \
+                /* columns of B are contiguous (B transposed): transpose (nr, kc) */       \
+                ct__gemm_pack_t_##S(nr, kc, b, csb, bp, NR);                               \
+            } else {                                                                       \
+                /* any strides: nr values per p */                                        \
+                for (int64_t p = 0; p < kc; p++) {                                         \
+                    for (int64_t j = 0; j < nr; j++) {                                     \
+                        bp[p * NR + j] = b[p * rsb + j * csb];                             \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+            bp += NR * kc;                                                                 \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    /* One thread's product on C (M, N), with packing buffers ap (MC, KC), bp (KC, NC). */ \
+    static void ct__gemm_blocked_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A,  \
+                                     int64_t rsa, int64_t csa, const T *B, int64_t rsb,    \
+                                     int64_t csb, T beta, T *C, int64_t rsc, int64_t csc,  \
+                                     T *ap, T *bp)                                         \
+    {                                                                                      \
+        const int64_t MR = CT__GEMM_MR_##S, NR = CT__GEMM_NR_##S;                          \
+        int64_t MC = ct__gemm_block(M, CT__GEMM_MC_##S, MR);                               \
+        int64_t NC = ct__gemm_block(N, CT__GEMM_NC_##S, NR);                               \
+        int64_t KC = ct__gemm_block(K, CT__GEMM_KC_##S, 1);                                \
+        /* jc: NC columns of B and C */                                                    \
+        for (int64_t jc = 0; jc < N; jc += NC) {                                           \
+            int64_t nc = CT__GEMM_MIN(NC, N - jc);                                         \
+            /* pc: KC rows of B, columns of A; the first block applies beta */             \
+            for (int64_t pc = 0; pc < K; pc += KC) {                                       \
+                int64_t kc = CT__GEMM_MIN(KC, K - pc);                                     \
+                T beta_p = pc == 0 ? beta : (T)1;                                          \
+                ct__gemm_pack_b_##S(kc, nc, B + pc * rsb + jc * csb, rsb, csb, bp);        \
+                /* ic: MC rows of A and C */                                               \
+                for (int64_t ic = 0; ic < M; ic += MC) {                                   \
+                    int64_t mc = CT__GEMM_MIN(MC, M - ic);                                 \
+                    ct__gemm_pack_a_##S(mc, kc, A + ic * rsa + pc * csa, rsa, csa, ap);    \
+                    /* jr, ir: (MR, NR) tiles of C (mc, nc); micro-panels kc long */       \
+                    for (int64_t jr = 0; jr < nc; jr += NR) {                              \
+                        for (int64_t ir = 0; ir < mc; ir += MR) {                          \
+                            T *c = C + (ic + ir) * rsc + (jc + jr) * csc;                  \
+                            ct__gemm_ukr_##S(kc, ap + ir * kc, bp + jr * kc, alpha, beta_p, \
+                                             c, rsc, csc, CT__GEMM_MIN(MR, mc - ir),       \
+                                             CT__GEMM_MIN(NR, nc - jr));                   \
+                        }                                                                  \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    /* Unpacked fallback when no packing memory could be had: correct and slow. */         \
+    static void ct__gemm_naive_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A,    \
+                                   int64_t rsa, int64_t csa, const T *B, int64_t rsb,      \
+                                   int64_t csb, T beta, T *C, int64_t rsc, int64_t csc)    \
+    {                                                                                      \
+        /* C (M, N), A (M, K), B (K, N), any strides */                                    \
+        for (int64_t i = 0; i < M; i++) {                                                  \
+            for (int64_t j = 0; j < N; j++) {                                              \
+                T acc = (T)0;                                                              \
+                for (int64_t p = 0; p < K; p++) {                                          \
+                    acc += A[i * rsa + p * csa] * B[p * rsb + j * csb];                    \
+                }                                                                          \
+                T *c = C + i * rsc + j * csc;                                              \
+                *c = beta == (T)0 ? alpha * acc : alpha * acc + beta * *c;                 \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    void ct__gemm_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa,    \
+                      int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C,     \
+                      int64_t rsc, int64_t csc)                                            \
+    {                                                                                      \
+        const int64_t MR = CT__GEMM_MR_##S, NR = CT__GEMM_NR_##S;                          \
+        if (M <= 0 || N <= 0) {                                                            \
+            return;                                                                        \
+        }                                                                                  \
+        if (K <= 0 || alpha == (T)0) {                                                     \
+            /* C (M, N) = beta * C; beta == 0 overwrites NaN */                            \
+            for (int64_t i = 0; i < M; i++) {                                              \
+                for (int64_t j = 0; j < N; j++) {                                          \
+                    T *c = C + i * rsc + j * csc;                                          \
+                    *c = beta == (T)0 ? (T)0 : beta * *c;                                  \
+                }                                                                          \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        /* Compute C^T = B^T @ A^T instead when C is column-major, or when that pads much  \
+           less (N far below NR). */                                                       \
+        int64_t pad = CT__GEMM_ROUND_UP(M, MR) * CT__GEMM_ROUND_UP(N, NR);                 \
+        int64_t pad_t = CT__GEMM_ROUND_UP(N, MR) * CT__GEMM_ROUND_UP(M, NR);               \
+        int col_major = csc != 1 && rsc == 1;                                              \
+        if ((col_major && pad_t <= pad + pad / 4) || (!col_major && 4 * pad_t < 3 * pad)) { \
+            const T *tp = A;                                                               \
+            int64_t t0 = M, t1 = rsa, t2 = csa;                                            \
+            A = B;                                                                         \
+            rsa = csb;                                                                     \
+            csa = rsb;                                                                     \
+            B = tp;                                                                        \
+            rsb = t2;                                                                      \
+            csb = t1;                                                                      \
+            M = N;                                                                         \
+            N = t0;                                                                        \
+            t0 = rsc;                                                                      \
+            rsc = csc;                                                                     \
+            csc = t0;                                                                      \
+        }                                                                                  \
+        int nt = M * N * K >= CT__GEMM_PAR_MIN_MACS ? ct__gemm_threads() : 1;              \
+        int64_t kc_max = CT__GEMM_MIN(K, (int64_t)CT__GEMM_KC_##S);                        \
+        size_t a_len = (size_t)(CT__GEMM_ROUND_UP(CT__GEMM_MIN(M, (int64_t)CT__GEMM_MC_##S), \
+                                                  MR) * kc_max);                           \
+        size_t b_len = (size_t)(CT__GEMM_ROUND_UP(CT__GEMM_MIN(N, (int64_t)CT__GEMM_NC_##S), \
+                                                  NR) * kc_max);                           \
+        /* one buffer: per thread, an A block then a B panel, 64-byte multiples */         \
+        size_t per_thread = CT__GEMM_ROUND_UP(a_len, (size_t)16) +                         \
+                            CT__GEMM_ROUND_UP(b_len, (size_t)16);                          \
+        T *buf = (T *)ct__malloc(sizeof(T) * per_thread * (size_t)nt);                     \
+        if (buf == NULL && nt > 1) {                                                       \
+            nt = 1;                                                                        \
+            buf = (T *)ct__malloc(sizeof(T) * per_thread);                                 \
+        }                                                                                  \
+        if (buf == NULL) {                                                                 \
+            ct__gemm_naive_##S(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, rsc, csc); \
+            return;                                                                        \
+        }                                                                                  \
+        if (nt == 1) {                                                                     \
+            ct__gemm_blocked_##S(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, rsc,   \
+                                 csc, buf, buf + CT__GEMM_ROUND_UP(a_len, (size_t)16));    \
+            ct__free(buf);                                                                 \
+            return;                                                                        \
+        }                                                                                  \
+        CT__GEMM_PARALLEL(T, S)                                                               \
+        ct__free(buf);                                                                     \
+    }
+
+/* The threaded body of ct__gemm_<dt>: thread t of the ntm x ntn grid computes the C block
+   (rows [m0, m1), columns [n0, n1)) with its own slice of buf. */
+#ifdef _OPENMP
+#define CT__GEMM_PARALLEL(T, S)                                                               \
+    _Pragma("omp parallel num_threads(nt)")                                                \
+    {                                                                                      \
+        int t = omp_get_thread_num(), got = omp_get_num_threads();                         \
+        int ntm, ntn;                                                                      \
+        ct__gemm_grid(M, N, got, MR, NR, &ntm, &ntn);                                      \
+        int tm = t / ntn, tn = t % ntn;                                                    \
+        int64_t m0 = ct__gemm_split(M, MR, tm, ntm), m1 = ct__gemm_split(M, MR, tm + 1, ntm); \
+        int64_t n0 = ct__gemm_split(N, NR, tn, ntn), n1 = ct__gemm_split(N, NR, tn + 1, ntn); \
+        T *ap = buf + per_thread * (size_t)t;                                              \
+        if (m1 > m0 && n1 > n0) {                                                          \
+            ct__gemm_blocked_##S(m1 - m0, n1 - n0, K, alpha, A + m0 * rsa, rsa, csa,       \
+                                 B + n0 * csb, rsb, csb, beta, C + m0 * rsc + n0 * csc,    \
+                                 rsc, csc, ap, ap + CT__GEMM_ROUND_UP(a_len, (size_t)16)); \
+        }                                                                                  \
+    }
+#else
+static int ct__gemm_threads(void)
+{
+    return 1;
+}
+#define CT__GEMM_PARALLEL(T, S)                                                               \
+    ct__gemm_blocked_##S(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, rsc, csc, buf, \
+                         buf + CT__GEMM_ROUND_UP(a_len, (size_t)16));
+#endif
+
+CT__GEMM_DEFINE(float, f32)
+CT__GEMM_DEFINE(double, f64)
+
+#undef CT__GEMM_DEFINE
+#undef CT__GEMM_PARALLEL
+#undef CT__GEMM_AVX512
+#undef CT__GEMM_AVX2
+#undef CT__GEMM_NEON
+#undef CT__GEMM_MR_f32
+#undef CT__GEMM_NR_f32
+#undef CT__GEMM_MR_f64
+#undef CT__GEMM_NR_f64
+#undef CT__GEMM_KC_f32
+#undef CT__GEMM_MC_f32
+#undef CT__GEMM_NC_f32
+#undef CT__GEMM_KC_f64
+#undef CT__GEMM_MC_f64
+#undef CT__GEMM_NC_f64
+#undef CT__GEMM_PAR_MIN_MACS
+#undef CT__GEMM_MIN
+#undef CT__GEMM_CEIL
+#undef CT__GEMM_ROUND_UP

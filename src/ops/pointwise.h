@@ -1,0 +1,98 @@
+/* ops/pointwise.h - elementwise ops with broadcasting and type promotion.
+ *
+ * Shapes: inputs broadcast to a common shape (PyTorch's "Broadcasting semantics").
+ * Dtypes: the result dtype follows torch.result_type: tensors of higher category win, a
+ * 0-dim tensor counts only when its category is higher, C scalars (`_scalar` forms) count
+ * as int64 or the default float dtype and never widen the tensor's dtype within a
+ * category. Comparisons return bool. Ops marked "float" compute in floating point (integer
+ * inputs give the default float dtype).
+ * Returns: a new tensor owned by the current scope; in-place forms (trailing _) return
+ * their first argument, bump its version and require the result to be castable to it.
+ * Errors: CT_ERR_SHAPE "The size of tensor a (2) must match the size of tensor b (3) at
+ * non-singleton dimension 1"; CT_ERR_DTYPE "result type Float can't be cast to the desired
+ * output type Long"; NULL inputs return NULL.
+ * Determinism: bit-exact across thread counts.
+ */
+
+/* input + alpha * other. Mirrors: torch.add(input, other, alpha=alpha). */
+CTORCH_API ct_tensor *ct_add(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_add_alpha(const ct_tensor *input, const ct_tensor *other, double alpha);
+CTORCH_API ct_tensor *ct_add_scalar(const ct_tensor *input, double other);
+CTORCH_API ct_tensor *ct_add_(ct_tensor *self, const ct_tensor *other, double alpha);
+/* input - alpha * other. Mirrors: torch.sub. */
+CTORCH_API ct_tensor *ct_sub(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_sub_scalar(const ct_tensor *input, double other);
+CTORCH_API ct_tensor *ct_sub_(ct_tensor *self, const ct_tensor *other, double alpha);
+/* Mirrors: torch.mul. */
+CTORCH_API ct_tensor *ct_mul(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_mul_scalar(const ct_tensor *input, double other);
+CTORCH_API ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other);
+/* True division (float). Mirrors: torch.div (rounding_mode=None). */
+CTORCH_API ct_tensor *ct_div(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *input, double other);
+CTORCH_API ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other);
+/* input ** exponent. Mirrors: torch.pow. */
+CTORCH_API ct_tensor *ct_pow(const ct_tensor *input, const ct_tensor *exponent);
+CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
+/* Elementwise max/min, propagating NaN. Mirrors: torch.maximum / torch.minimum. */
+CTORCH_API ct_tensor *ct_maximum(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_minimum(const ct_tensor *input, const ct_tensor *other);
+
+/* Comparisons (bool result). Mirrors: torch.eq, ne, lt, le, gt, ge. */
+CTORCH_API ct_tensor *ct_eq(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_ne(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_lt(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_le(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_gt(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_ge(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_eq_scalar(const ct_tensor *input, double other);
+CTORCH_API ct_tensor *ct_gt_scalar(const ct_tensor *input, double other);
+CTORCH_API ct_tensor *ct_lt_scalar(const ct_tensor *input, double other);
+/* Logical ops on truthiness (bool result). Mirrors: torch.logical_and/or/not. */
+CTORCH_API ct_tensor *ct_logical_and(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_logical_or(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_logical_not(const ct_tensor *input);
+/* condition ? input : other, all three broadcast; condition must be bool.
+   Mirrors: torch.where. */
+CTORCH_API ct_tensor *ct_where(const ct_tensor *condition, const ct_tensor *input,
+                               const ct_tensor *other);
+
+/* Unary ops. Gradient rules as PyTorch (abs and relu have gradient 0 at 0).
+   Mirrors: torch.neg, abs, exp (float), log (float), sqrt (float), rsqrt (float), sin
+   (float), cos (float), sigmoid (float), tanh (float), relu, square, reciprocal (float),
+   log1p (float). */
+CTORCH_API ct_tensor *ct_neg(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_abs(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_exp(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_log(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_log1p(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_sqrt(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_rsqrt(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_sin(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_cos(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_sigmoid(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_tanh(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_relu(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_square(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_reciprocal(const ct_tensor *input);
+/* In-place ReLU. Mirrors: torch.relu_. */
+CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
+/* Clamps into [min, max]; pass -INFINITY / INFINITY to leave a side open. NaN stays NaN;
+   the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
+CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
+
+/* Fills self with value. Mirrors: Tensor.fill_. */
+CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
+/* Mirrors: Tensor.zero_. */
+CTORCH_API ct_tensor *ct_zero_(ct_tensor *self);
+/* Copies src (broadcast to self's shape, cast to self's dtype) into self.
+   Mirrors: Tensor.copy_. */
+CTORCH_API ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src);
+/* A copy of input with its own storage (contiguous), recorded by autograd.
+   Mirrors: torch.clone. */
+CTORCH_API ct_tensor *ct_clone(const ct_tensor *input);
+/* input converted to dtype (returns input itself, as a new reference in the scope, when
+   the dtype already matches); differentiable between float dtypes. Mirrors: Tensor.to(dtype). */
+CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
+/* The dtype of an op over a and b. Mirrors: torch.result_type. */
+CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);

@@ -1,0 +1,130 @@
+/* ops/softmax.c - fused, numerically stable softmax and log_softmax.
+ *
+ * Legend: the input (made contiguous) is (outer, R, inner) around dim; each (o, c) line of R
+ * elements at stride inner is normalized independently, in parallel over lines.
+ * Determinism: each line is computed by one thread in a fixed order: bit-exact across
+ * thread counts.
+ */
+#include "../core/internal.h"
+#include "softmax.h"
+#include "pointwise.h"
+#include "reduce.h"
+#include "view.h"
+#include "../autograd/autograd.h"
+
+typedef struct ct__softmax_job {
+    const char *x;
+    char *y;
+    int64_t R, inner;
+    bool log;
+} ct__softmax_job;
+
+#define CT__SOFTMAX_KERNEL(T, S, F)                                                        \
+    static void ct__softmax_lines_##S(int64_t b, int64_t e, void *ctx)                      \
+    {                                                                                       \
+        const ct__softmax_job *j = (const ct__softmax_job *)ctx;                            \
+        int64_t R = j->R, in = j->inner;                                                    \
+        for (int64_t line = b; line < e; line++) {                                          \
+            int64_t o = line / in, c = line % in;                                           \
+            const T *x = (const T *)j->x + o * R * in + c;                                  \
+            T *y = (T *)j->y + o * R * in + c;                                              \
+            T mx = -(T)INFINITY;                                                            \
+            for (int64_t r = 0; r < R; r++) {                                               \
+                mx = x[r * in] > mx || x[r * in] != x[r * in] ? x[r * in] : mx;             \
+            }                                                                               \
+            T sum = 0;                                                                      \
+            if (j->log) {                                                                   \
+                for (int64_t r = 0; r < R; r++) {                                           \
+                    sum += exp##F(x[r * in] - mx);                                          \
+                }                                                                           \
+                T lse = mx + log##F(sum);                                                   \
+                for (int64_t r = 0; r < R; r++) {                                           \
+                    y[r * in] = x[r * in] - lse;                                            \
+                }                                                                           \
+            } else {                                                                        \
+                for (int64_t r = 0; r < R; r++) {                                           \
+                    y[r * in] = exp##F(x[r * in] - mx);                                     \
+                    sum += y[r * in];                                                       \
+                }                                                                           \
+                T inv = (T)1 / sum;                                                         \
+                for (int64_t r = 0; r < R; r++) {                                           \
+                    y[r * in] *= inv;                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+    }
+CT__SOFTMAX_KERNEL(float, f32, f)
+CT__SOFTMAX_KERNEL(double, f64, )
+
+static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* y * (g - sum(g * y)) */
+    const ct_tensor *y = ct__saved(n, 0);
+    gi[0] = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
+}
+
+static void ct__log_softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g - exp(y) * sum(g) */
+    const ct_tensor *y = ct__saved(n, 0);
+    gi[0] = ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
+}
+
+static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t dim, bool log)
+{
+    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
+        return NULL;
+    }
+    if (!ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "\"%s_lastdim_kernel_impl\" not implemented for '%s'",
+                 log ? "log_softmax" : "softmax", ct_dtype_name(t->dtype));
+        return NULL;
+    }
+    int d = ct__wrap_dim(op, dim, t->ndim);
+    if (d < 0) {
+        return NULL;
+    }
+    ct_tensor *x = ct_is_contiguous(t) ? ct_retain((ct_tensor *)(uintptr_t)t)
+                                       : ct__tensor_new(op, t->sizes, t->ndim, t->dtype);
+    ct_tensor *y = ct__tensor_new(op, t->sizes, t->ndim, t->dtype);
+    if (!x || !y) {
+        ct__release(x);
+        ct__release(y);
+        return NULL;
+    }
+    if (x != t) {
+        ct__copy_kernel(x, t);
+    }
+    ct__softmax_job j;
+    j.x = ct__data(x);
+    j.y = ct__data(y);
+    j.R = t->ndim ? t->sizes[d] : 1;
+    j.inner = 1;
+    j.log = log;
+    for (int k = d + 1; k < t->ndim; k++) {
+        j.inner *= t->sizes[k];
+    }
+    int64_t lines = j.R ? ct_numel(t) / j.R : 0;
+    int64_t grain = CT__GRAIN / (j.R ? j.R : 1) + 1;
+    ct__parallel_for(lines, grain, t->dtype == CT_FLOAT32 ? ct__softmax_lines_f32
+                                                          : ct__softmax_lines_f64, &j);
+    ct__release(x);
+    ct_node *n = ct__node_new(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
+                              log ? ct__log_softmax_backward : ct__softmax_backward, &t, 1);
+    if (n) {
+        n->i[0] = d;
+        ct__save(n, y);
+    }
+    ct__set_history(y, n);
+    return ct__scoped(y);
+}
+
+ct_tensor *ct_softmax(const ct_tensor *t, int64_t dim)
+{
+    return ct__softmax_impl("ct_softmax", t, dim, false);
+}
+
+ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
+{
+    return ct__softmax_impl("ct_log_softmax", t, dim, true);
+}
+
+#undef CT__SOFTMAX_KERNEL

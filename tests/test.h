@@ -1,0 +1,62 @@
+/* tests/test.h - the tiny test registry shared by every tests/test_*.c file.
+ *
+ * Each area file defines `void test_<area>(void)` that calls RUN(fn) for each of its
+ * tests; tests/main.c calls the areas and prints "N passed, N failed". A test fails
+ * when any CHECK in it fails; the first failing check prints file, line and facts.
+ */
+#ifndef CT_TEST_H
+#define CT_TEST_H
+
+#include "../ctorch.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int ct_test_failed_checks;
+void ct_test_run(const char *name, void (*fn)(void));
+void ct_test_fail(const char *file, int line, const char *fmt, ...);
+/* Compares n values of a and b (float64) within atol + rtol*|b|; on failure reports
+   the max absolute and relative difference and the first bad index. */
+int ct_test_close(const char *file, int line, const double *a, const double *b, int64_t n,
+                  double rtol, double atol);
+/* Compares a tensor (any float dtype, any strides) with n expected float64 values. */
+int ct_test_tensor_close(const char *file, int line, const ct_tensor *t, const double *want,
+                         int64_t n, double rtol, double atol);
+
+#define RUN(fn) ct_test_run(#fn, fn)
+#define CHECK(cond)                                                                         \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            ct_test_fail(__FILE__, __LINE__, "CHECK(%s)", #cond);                           \
+        }                                                                                   \
+    } while (0)
+#define CHECK_MSG(cond, ...)                                                                \
+    do {                                                                                    \
+        if (!(cond)) {                                                                      \
+            ct_test_fail(__FILE__, __LINE__, __VA_ARGS__);                                  \
+        }                                                                                   \
+    } while (0)
+#define CHECK_NEAR(a, b, tol)                                                               \
+    do {                                                                                    \
+        double ct__a = (double)(a), ct__b = (double)(b);                                    \
+        if (!(fabs(ct__a - ct__b) <= (tol))) {                                              \
+            ct_test_fail(__FILE__, __LINE__, "%s = %.17g, want %s = %.17g (tol %g)", #a,    \
+                         ct__a, #b, ct__b, (double)(tol));                                  \
+        }                                                                                   \
+    } while (0)
+#define CHECK_CLOSE(a, b, n, rtol, atol) ct_test_close(__FILE__, __LINE__, a, b, n, rtol, atol)
+#define CHECK_TENSOR(t, want, n, rtol, atol)                                                \
+    ct_test_tensor_close(__FILE__, __LINE__, t, want, n, rtol, atol)
+/* Asserts that the last op failed with `code` and a message containing `substr`, then
+   clears the error. */
+#define CHECK_ERROR(code, substr)                                                           \
+    do {                                                                                    \
+        CHECK_MSG(ct_error_code() == (code), "error code %s (%s), want %s",                 \
+                  ct_status_str(ct_error_code()), ct_error() ? ct_error() : "no error",     \
+                  ct_status_str(code));                                                     \
+        CHECK_MSG(ct_error() && strstr(ct_error(), (substr)), "message '%s' lacks '%s'",    \
+                  ct_error() ? ct_error() : "(none)", (substr));                            \
+        ct_error_clear();                                                                   \
+    } while (0)
+
+#endif
