@@ -802,6 +802,27 @@ CTORCH_API ct_tensor *ct_cross_entropy(const ct_tensor *input, const ct_tensor *
 CTORCH_API ct_tensor *ct_mse_loss(const ct_tensor *input, const ct_tensor *target,
                                   ct_reduction reduction);
 
+// >>part nn/init.h
+/* nn/init.h - (being written) */
+
+// >>part nn/module.h
+/* nn/module.h - (being written) */
+
+// >>part optim/optim.h
+/* optim/optim.h - (being written) */
+
+// >>part data/npy.h
+/* data/npy.h - (being written) */
+
+// >>part data/idx.h
+/* data/idx.h - (being written) */
+
+// >>part data/dataset.h
+/* data/dataset.h - (being written) */
+
+// >>part data/dataloader.h
+/* data/dataloader.h - (being written) */
+
 #ifdef __cplusplus
 }
 #endif
@@ -7661,6 +7682,27 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
     ct_scope_end();
     return r;
 }
+
+// >>part nn/init.c
+/* nn/init.c - (being written) */
+
+// >>part nn/module.c
+/* nn/module.c - (being written) */
+
+// >>part optim/optim.c
+/* optim/optim.c - (being written) */
+
+// >>part data/npy.c
+/* data/npy.c - (being written) */
+
+// >>part data/idx.c
+/* data/idx.c - (being written) */
+
+// >>part data/dataset.c
+/* data/dataset.c - (being written) */
+
+// >>part data/dataloader.c
+/* data/dataloader.c - (being written) */
 
 #endif /* CTORCH_IMPLEMENTATION */
 

@@ -105,7 +105,12 @@ void ct_test_run(const char *name, void (*fn)(void))
 
 #define CT_TEST_AREAS(X)                                                                   \
     X(core)                                                                                 \
-    X(gemm)
+    X(gemm)                                                                                 \
+    X(ops)                                                                                  \
+    X(autograd)                                                                             \
+    X(nn)                                                                                   \
+    X(optim)                                                                                \
+    X(data)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -1,0 +1,2 @@
+/* data/dataloader.c - (being written) */
+#include "../core/internal.h"

@@ -1,0 +1,1 @@
+/* data/dataloader.h - (being written) */

@@ -1,0 +1,2 @@
+/* data/dataset.c - (being written) */
+#include "../core/internal.h"

@@ -1,0 +1,1 @@
+/* data/dataset.h - (being written) */

@@ -1,0 +1,2 @@
+/* data/idx.c - (being written) */
+#include "../core/internal.h"

@@ -1,0 +1,1 @@
+/* data/idx.h - (being written) */

@@ -1,0 +1,2 @@
+/* data/npy.c - (being written) */
+#include "../core/internal.h"

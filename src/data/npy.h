@@ -1,0 +1,1 @@
+/* data/npy.h - (being written) */

@@ -1,0 +1,2 @@
+/* nn/init.c - (being written) */
+#include "../core/internal.h"

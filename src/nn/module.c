@@ -1,0 +1,2 @@
+/* nn/module.c - (being written) */
+#include "../core/internal.h"

@@ -1,0 +1,1 @@
+/* nn/module.h - (being written) */

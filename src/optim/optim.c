@@ -1,0 +1,2 @@
+/* optim/optim.c - (being written) */
+#include "../core/internal.h"

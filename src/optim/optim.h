@@ -1,0 +1,1 @@
+/* optim/optim.h - (being written) */

@@ -1,0 +1,4 @@
+/* tests/test_autograd.c - (being written) */
+#include "test.h"
+
+void test_autograd(void) {}
