@@ -110,7 +110,9 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(autograd)                                                                             \
     X(nn)                                                                                   \
     X(optim)                                                                                \
-    X(data)
+    X(data)                                                                                 \
+    X(bench)                                                                                \
+    X(parallel)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

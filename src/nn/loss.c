@@ -158,14 +158,91 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     return ct__scoped(out);
 }
 
+/* Fused cross entropy on (N, C) logits: dx[i, c] = w[t_i] * g_i * (softmax[i, c] - [c == t_i]),
+   with g_i = g / total_weight (mean), g (sum) or g[i] (none); ignored rows get 0. The saved
+   log-probabilities give softmax = exp(logp). */
+static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *logp = ct__saved(n, 0), *target = ct__saved(n, 1), *w = ct__saved(n, 2);
+    if (!logp || !target) {
+        return;
+    }
+    int64_t N = logp->sizes[0], C = logp->sizes[1];
+    ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
+    ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
+    if (!dx || !gc) {
+        return;
+    }
+    ct_reduction red = (ct_reduction)n->i[0];
+    const int64_t *t = (const int64_t *)ct__data(target);
+    const double *gv = (const double *)ct__data(gc);
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * target->strides[0]];
+        double scale = 0;
+        if (c != n->i[1]) {
+            scale = ct__class_weight(w, c) * (red == CT_REDUCTION_NONE ? gv[i] : gv[0]);
+            scale /= red == CT_REDUCTION_MEAN ? n->f[0] : 1.0;
+        }
+        if (logp->dtype == CT_FLOAT32) {
+            const float *lp = (const float *)ct__data(logp) + i * C;
+            float *d = (float *)ct__data(dx) + i * C, s = (float)scale;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = s * expf(lp[k]);
+            }
+            if (c != n->i[1]) {
+                d[c] -= s;
+            }
+        } else {
+            const double *lp = (const double *)ct__data(logp) + i * C;
+            double *d = (double *)ct__data(dx) + i * C;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = scale * exp(lp[k]);
+            }
+            if (c != n->i[1]) {
+                d[c] -= scale;
+            }
+        }
+    }
+    gi[0] = dx;
+}
+
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
                             const ct_nll_loss_opts *opts)
 {
-    if (ct__null("ct_cross_entropy", x) || ct__null("ct_cross_entropy", target)) {
+    const char *op = "ct_cross_entropy";
+    if (ct__null(op, x) || ct__null(op, target)) {
         return NULL;
     }
+    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
     ct_scope_begin();
-    ct_tensor *r = ct_keep(ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts));
+    ct_tensor *r = NULL;
+    if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
+        r = ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts); /* 1-D case */
+    } else {
+        /* forward without history, then one node for the whole loss */
+        ct_no_grad_begin();
+        ct_tensor *logp = ct_log_softmax(x, 1);
+        r = ct_nll_loss(logp, target, &o);
+        ct_no_grad_end();
+        const ct_tensor *ins[1] = {x};
+        ct_node *n = r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
+        if (n) {
+            int64_t N = x->sizes[0];
+            double total = 0;
+            for (int64_t i = 0; i < N; i++) {
+                int64_t c = ((const int64_t *)ct__data(target))[i * target->strides[0]];
+                total += c == o.ignore_index ? 0.0 : ct__class_weight(o.weight, c);
+            }
+            n->i[0] = ct__reduction(o.reduction);
+            n->i[1] = o.ignore_index;
+            n->f[0] = total;
+            ct__save(n, logp);
+            ct__save(n, ct_contiguous(target));
+            ct__save(n, o.weight);
+        }
+        ct__set_history(r, n);
+    }
+    ct_keep(r);
     ct_scope_end();
     return r;
 }

@@ -210,10 +210,68 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor 
     return ct__scoped(c);
 }
 
+/* Linear on 2-D x (N, in): dX = g @ W, dW = g^T @ x (contiguous like W), db = sum(g, 0). */
+static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_mm(g, w);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mm(ct_t(g), x);
+    }
+    if (n->n_next > 2 && ct__needs_grad(n, 2)) {
+        gi[2] = ct_sum_dim(g, 0, false);
+    }
+}
+
+/* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides. */
+static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w,
+                                const ct_tensor *bias)
+{
+    if (x->sizes[1] != w->sizes[1]) {
+        ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                 "%lldx%lld)", (long long)x->sizes[0], (long long)x->sizes[1],
+                 (long long)w->sizes[1], (long long)w->sizes[0]);
+        return NULL;
+    }
+    if (bias && (bias->ndim > 1 || (bias->ndim == 1 && bias->sizes[0] != w->sizes[0]))) {
+        char buf[160];
+        ct__fail(CT_ERR_SHAPE, op, "bias must have shape [%lld], got %s", (long long)w->sizes[0],
+                 ct__shape_str(bias->sizes, bias->ndim, buf, sizeof buf));
+        return NULL;
+    }
+    int64_t shape[2] = {x->sizes[0], w->sizes[0]};
+    ct_tensor *y = ct__tensor_new(op, shape, 2, x->dtype);
+    ct_tensor *wt = y ? ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset)
+                      : NULL;
+    if (!wt) {
+        ct__release(y);
+        return NULL;
+    }
+    wt->sizes[0] = w->sizes[1]; /* W^T as a (in, out) view */
+    wt->sizes[1] = w->sizes[0];
+    wt->strides[0] = w->strides[1];
+    wt->strides[1] = w->strides[0];
+    if (bias) {
+        ct__copy_kernel(y, bias);
+    }
+    ct__gemm(x, wt, y, 1.0, bias ? 1.0 : 0.0);
+    ct__release(wt);
+    const ct_tensor *ins[3] = {x, w, bias};
+    ct_node *n = ct__node_new("AddmmBackward0", ct__linear_backward, ins, bias ? 3 : 2);
+    if (n) {
+        ct__save(n, ct__needs_grad(n, 1) ? x : NULL);
+        ct__save(n, ct__needs_grad(n, 0) ? w : NULL);
+    }
+    ct__set_history(y, n);
+    return ct__scoped(y);
+}
+
 ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
 {
     const char *op = "ct_linear";
-    if (ct__null(op, x) || ct__null(op, w)) {
+    if (!ct__check_mat(op, x, w) || (bias && !ct__check_mat(op, x, bias))) {
         return NULL;
     }
     if (w->ndim != 2) {
@@ -226,19 +284,19 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
                  "0D and 2D");
         return NULL;
     }
-    ct_scope_begin();
-    ct_tensor *out;
-    if (x->ndim == 2 && bias) {
-        out = ct_addmm(bias, x, ct_t(w), 1.0, 1.0);
-    } else {
-        out = ct_matmul(x, ct_t(w));
-        if (bias) {
-            out = ct_add(out, bias);
-        }
+    if (x->ndim == 2) {
+        return ct__linear_2d(op, x, w, bias);
     }
-    ct_keep(out);
+    /* (*, in) -> (N, in), one GEMM, -> (*, out) */
+    int64_t rows[2] = {-1, x->sizes[x->ndim - 1]}, out[CT_MAX_DIMS];
+    memcpy(out, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    out[x->ndim - 1] = w->sizes[0];
+    ct_scope_begin();
+    ct_tensor *x2 = ct_reshape(x, rows, 2);
+    ct_tensor *y = x2 ? ct__linear_2d(op, x2, w, bias) : NULL;
+    ct_tensor *r = ct_keep(ct_reshape(y, out, x->ndim));
     ct_scope_end();
-    return out;
+    return r;
 }
 
 /* ---- bmm ------------------------------------------------------------------------------ */
