@@ -9,6 +9,7 @@ static CT__THREAD_LOCAL bool ct__grad_stack[64];
 static CT__THREAD_LOCAL int ct__grad_depth = 0;
 static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
+static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
 
 /* ---- grad mode ---------------------------------------------------------------------- */
 bool ct_is_grad_enabled(void) { return !ct__grad_off; }
@@ -91,7 +92,7 @@ ct_status ct_retain_grad(ct_tensor *t)
         return ct__fail(CT_ERR_AUTOGRAD, "ct_retain_grad", "can't retain_grad on Tensor that "
                         "has requires_grad=False");
     }
-    if (t->grad_fn) {
+    if (t->grad_fn) { /* weak: cleared when t is freed (ct__release) */
         t->retains_grad = true;
         t->grad_fn->retain_target = t;
     }
@@ -113,6 +114,10 @@ ct_tensor *ct_detach_(ct_tensor *t)
     if (ct__null("ct_detach_", t)) {
         return NULL;
     }
+    if (t->grad_fn && t->grad_fn->retain_target == t) {
+        t->grad_fn->retain_target = NULL;
+    }
+    t->retains_grad = false;
     ct__node_release(t->grad_fn);
     t->grad_fn = NULL;
     t->requires_grad = false;
@@ -159,8 +164,20 @@ bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 
 ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n)
 {
+    ct__node_failed = false;
     if (!ct__any_requires_grad(inputs, n)) {
         return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        const ct_tensor *t = inputs[k];
+        if (t && t->view_of == CT__VIEW_OF_GRAPH && t->grad_fn &&
+            t->view_version != t->storage->version) {
+            ct__node_failed = true;
+            ct__fail(CT_ERR_UNSUPPORTED, name, "the base of a view was modified by an in-place "
+                     "operation after the view was taken, so the view's history is stale "
+                     "(ctorch does not regenerate it): take the view again");
+            return NULL;
+        }
     }
     ct_node *node = (ct_node *)ct__calloc(sizeof(ct_node));
     ct__edge *next = (ct__edge *)ct__calloc(sizeof(ct__edge) * (size_t)(n ? n : 1));
@@ -198,8 +215,28 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
 void ct__save(ct_node *n, const ct_tensor *t)
 {
     CT_ASSERT(n->n_saved < CT__NODE_SAVED);
-    n->saved[n->n_saved] = t ? ct__alias(t) : NULL;
+    ct_tensor *saved = NULL;
+    if (t && t->requires_grad && !t->grad_fn) {
+        saved = ct_retain((ct_tensor *)(uintptr_t)t);
+    } else if (t) {
+        saved = ct__alias(t);
+        if (saved && t->grad_fn) {
+            saved->grad_fn = t->grad_fn;
+            CT__ATOMIC_ADD(&t->grad_fn->refcount, 1);
+        }
+    }
+    n->saved[n->n_saved] = saved;
     n->saved_version[n->n_saved] = t ? t->storage->version : 0;
+    n->saved_output[n->n_saved] = false;
+    n->n_saved++;
+}
+
+void ct__save_output(ct_node *n, const ct_tensor *out)
+{
+    CT_ASSERT(n->n_saved < CT__NODE_SAVED);
+    n->saved[n->n_saved] = out ? ct__alias(out) : NULL;
+    n->saved_version[n->n_saved] = out ? out->storage->version : 0;
+    n->saved_output[n->n_saved] = out != NULL;
     n->n_saved++;
 }
 
@@ -222,16 +259,31 @@ const ct_tensor *ct__saved(ct_node *n, int k)
                  n->saved_version[k]);
         return NULL;
     }
+    if (t && n->saved_output[k] && !ct__grad_off) { /* create_graph: the output's history */
+        ct_tensor *a = ct__alias(t);
+        if (a) {
+            a->grad_fn = n;
+            CT__ATOMIC_ADD(&n->refcount, 1);
+        }
+        return ct__scoped(a);
+    }
     return t;
 }
 
-void ct__set_history(ct_tensor *out, ct_node *n)
+ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
 {
+    if (ct__node_failed) { /* ct__node_new refused: the op fails */
+        ct__node_failed = false;
+        ct__node_release(n);
+        ct_free(out);
+        return NULL;
+    }
     if (out && n) {
         out->grad_fn = n;
     } else {
         ct__node_release(n);
     }
+    return out;
 }
 
 static void ct__node_free_saved(ct_node *n)
@@ -242,11 +294,14 @@ static void ct__node_free_saved(ct_node *n)
     }
 }
 
-void ct__node_release(ct_node *n)
+/* Nodes whose last reference was dropped, freed by the outermost ct__node_release in a loop
+   so that releasing a long chain (or a saved tensor's history) never recurses deeply. */
+static CT__THREAD_LOCAL ct_node **ct__dead_nodes = NULL;
+static CT__THREAD_LOCAL int64_t ct__dead_len = 0, ct__dead_cap = 0;
+static CT__THREAD_LOCAL bool ct__releasing = false;
+
+static void ct__node_destroy(ct_node *n)
 {
-    if (!n || CT__ATOMIC_ADD(&n->refcount, -1) > 0) {
-        return;
-    }
     for (int k = 0; k < n->n_next; k++) {
         ct__node_release(n->next[k].node);
         ct__release(n->next[k].leaf);
@@ -260,16 +315,62 @@ void ct__node_release(ct_node *n)
         ct__free(h);
         h = next;
     }
+    if (n->retain_target) {
+        n->retain_target->retains_grad = false;
+    }
     ct__release(n->buffer);
     ct__free(n->next);
     ct__free(n);
 }
 
+void ct__node_release(ct_node *n)
+{
+    if (!n || CT__ATOMIC_ADD(&n->refcount, -1) > 0) {
+        return;
+    }
+    if (ct__dead_len == ct__dead_cap) {
+        int64_t cap = ct__dead_cap ? ct__dead_cap * 2 : 64;
+        ct_node **dead = (ct_node **)ct__realloc(ct__dead_nodes, sizeof(ct_node *) * (size_t)cap);
+        if (!dead) { /* out of memory: free it right away (recursively) instead */
+            ct__node_destroy(n);
+            return;
+        }
+        ct__dead_nodes = dead;
+        ct__dead_cap = cap;
+    }
+    ct__dead_nodes[ct__dead_len++] = n;
+    if (ct__releasing) {
+        return; /* the outer call's loop frees it */
+    }
+    ct__releasing = true;
+    while (ct__dead_len > 0) {
+        ct__node_destroy(ct__dead_nodes[--ct__dead_len]);
+    }
+    ct__releasing = false;
+    ct__free(ct__dead_nodes);
+    ct__dead_nodes = NULL;
+    ct__dead_cap = 0;
+}
+
 bool ct__check_inplace(const char *op, const ct_tensor *t)
 {
-    if (!ct__grad_off && t->requires_grad && !t->grad_fn) {
+    if (ct__grad_off) {
+        return true;
+    }
+    if (t->requires_grad && !t->grad_fn) {
         ct__fail(CT_ERR_AUTOGRAD, op, "a leaf Variable that requires grad is being used in an "
                  "in-place operation.");
+        return false;
+    }
+    if (t->view_of == CT__VIEW_OF_LEAF) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "a view of a leaf Variable that requires grad is being "
+                 "used in an in-place operation.");
+        return false;
+    }
+    if (t->view_of == CT__VIEW_OF_GRAPH) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "in-place operation on a view of a tensor that requires "
+                 "grad: ctorch does not rebase the base's history (PyTorch's CopySlices); use the "
+                 "out-of-place op, or modify the base");
         return false;
     }
     return true;
@@ -279,6 +380,10 @@ void ct__rebase_history(ct_tensor *t, ct_node *n)
 {
     if (!n) {
         return;
+    }
+    if (t->grad_fn && t->grad_fn->retain_target == t) { /* retain_grad moves to the new node */
+        t->grad_fn->retain_target = NULL;
+        n->retain_target = t;
     }
     ct__node_release(t->grad_fn);
     t->grad_fn = n;
@@ -372,8 +477,9 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
         return;
     }
     if (!leaf->grad) {
+        /* keep g itself when nothing else can see it: made by this backward, unshared */
         bool own = g->refcount == 1 && g->storage->refcount == 1 && ct_is_contiguous(g) &&
-                   !g->grad_fn;
+                   !g->grad_fn && g->scope_depth == ct_scope_depth() - 1;
         leaf->grad = ct_retain(own || e->create_graph ? g : ct_contiguous(ct_clone(g)));
     } else if (e->create_graph) {
         ct_tensor *sum = ct_add(leaf->grad, g);
@@ -388,13 +494,17 @@ static void ct__heap_push(ct__engine *e, ct_node *n);
 
 static bool ct__engine_run_node(ct__engine *e, ct_node *n)
 {
-    ct_tensor *g = n->buffer;
+    ct_tensor *buffer = n->buffer, *g = buffer; /* the buffer's reference is dropped below */
     n->buffer = NULL;
     if (g) {
         g = ct__run_hooks(n->pre_hooks, g);
         if (n->retain_target && !e->captured) {
-            ct__release(n->retain_target->grad);
-            n->retain_target->grad = ct_retain(ct_clone(g));
+            ct_tensor **slot = &n->retain_target->grad;
+            if (*slot) {
+                ct_add_(*slot, g, 1.0);
+            } else {
+                *slot = ct_retain(ct_clone(g));
+            }
         }
         if (e->captured) {
             int i = ct__engine_input_index(e, NULL, n);
@@ -434,13 +544,15 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
             ct__engine_to_leaf(e, edge->leaf, gk);
         }
     }
-    ct__release(g);
+    ct__release(buffer);
     if (gin != gin_small) {
         ct__free(gin);
     }
     if (!e->retain_graph) {
+        for (int k = 0; k < n->n_saved; k++) {
+            n->released = n->released || n->saved[k] != NULL;
+        }
         ct__node_free_saved(n);
-        n->released = true;
     }
     return ok && !ct_error();
 }

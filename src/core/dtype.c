@@ -81,3 +81,11 @@ ct_status ct_set_default_dtype(ct_dtype d)
 ct_dtype ct_get_default_dtype(void) { return ct__dtype_default; }
 
 ct_dtype ct__dtype_resolve(ct_dtype d) { return d == CT_DTYPE_DEFAULT ? ct__dtype_default : d; }
+
+const char *ct__dtype_title(ct_dtype d)
+{
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "Undefined", "Bool", "Byte", "Char", "Short", "Int", "Long", "Float", "Double",
+    };
+    return ct__dtype_valid(d) ? names[d] : "Undefined";
+}

@@ -45,6 +45,17 @@
 #endif
 #endif
 
+/* Kernel parts open with CT__VECTORIZE_BEGIN and close with CT__VECTORIZE_END: gcc's -O2
+   cost model leaves loops with a remainder scalar; this region vectorizes them anyway. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CT__VECTORIZE_BEGIN                                                                \
+    _Pragma("GCC push_options") _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\")")
+#define CT__VECTORIZE_END _Pragma("GCC pop_options")
+#else
+#define CT__VECTORIZE_BEGIN
+#define CT__VECTORIZE_END
+#endif
+
 #if defined(CTORCH_NO_SIMD)
 #elif defined(__AVX512F__)
 #define CT__HAS_AVX512 1
@@ -89,6 +100,8 @@ CT__INTERNAL ct_status ct__fail(ct_status code, const char *op, const char *fmt,
 CT__INTERNAL bool ct__dtype_valid(ct_dtype d);
 CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
 CT__INTERNAL int ct__dtype_category(ct_dtype d);
+/* PyTorch's scalar type name used in messages: "Float", "Long", "Bool" ... */
+CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
 
 /* ---- tensors ------------------------------------------------------------------------ */
 typedef struct ct_node ct_node;
@@ -127,7 +140,10 @@ struct ct_tensor {
     ct_tensor *grad;
     ct_node *grad_fn;
     ct__hook *hooks; /* leaves: run before accumulation */
+    int view_of;     /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
+    uint32_t view_version; /* the storage version when the view's history was recorded */
 };
+enum { CT__VIEW_OF_NONE = 0, CT__VIEW_OF_LEAF = 1, CT__VIEW_OF_GRAPH = 2 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
 CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
@@ -256,6 +272,7 @@ struct ct_node {
     int n_saved;
     ct_tensor *saved[CT__NODE_SAVED];
     uint32_t saved_version[CT__NODE_SAVED];
+    bool saved_output[CT__NODE_SAVED]; /* saved without history to avoid a cycle */
     double f[4];                    /* op scalars (alpha, exponent, bounds ...) */
     int64_t i[2 * CT_MAX_DIMS + 4]; /* op integers (dims, sizes ...) */
     void *ctx;                      /* op data owned by the node, freed with ctx_free */
@@ -274,13 +291,18 @@ CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
 /* A node for an op over n inputs, or NULL (no error) when no input requires grad or grad
    mode is off. The caller saves what the backward needs and calls ct__set_history. */
 CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n);
-/* Saves a tensor for backward (an alias: same storage, no history) and its version. */
+/* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
+   and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
+/* Saves the op's own output (an alias without history, which would be a cycle); under
+   create_graph ct__saved hands out an alias whose grad_fn is n. */
+CT__INTERNAL void ct__save_output(ct_node *n, const ct_tensor *out);
 /* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
    was saved or the graph was already freed. */
 CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
-/* Makes n the grad_fn of out (takes over the caller's reference to n). NULL n: no-op. */
-CT__INTERNAL void ct__set_history(ct_tensor *out, ct_node *n);
+/* Makes n the grad_fn of out (takes over the caller's reference to n; NULL n: no history).
+   Returns out, or NULL (out released) when ct__node_new failed with an error for this op. */
+CT__INTERNAL ct_tensor *ct__set_history(ct_tensor *out, ct_node *n);
 /* Whether input k of n needs a gradient. */
 static inline bool ct__needs_grad(const ct_node *n, int k)
 {

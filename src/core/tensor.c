@@ -136,6 +136,9 @@ void ct__release(ct_tensor *t)
     if (!t || CT__ATOMIC_ADD(&t->refcount, -1) > 0) {
         return;
     }
+    if (t->retains_grad && t->grad_fn && t->grad_fn->retain_target == t) {
+        t->grad_fn->retain_target = NULL; /* the weak reference of ct_retain_grad */
+    }
     ct__storage_release(t->storage);
     ct__release(t->grad);
     ct__node_release(t->grad_fn);
@@ -478,7 +481,8 @@ ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
     int64_t half = steps / 2;
     for (int64_t i = 0; i < steps; i++) {
         /* PyTorch fills the second half backwards from end for symmetry */
-        double v = i < half ? start + step * (double)i : end - step * (double)(steps - 1 - i);
+        double v = (i < half || steps == 1) ? start + step * (double)i
+                                            : end - step * (double)(steps - 1 - i);
         ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, v);
     }
     return ct__scoped(t);

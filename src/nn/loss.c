@@ -32,38 +32,52 @@ static double ct__class_weight(const ct_tensor *w, int64_t c)
              : 1.0;
 }
 
-/* gradient of nll_loss: dx[i, t_i] = -w[t_i] * g_i / total_weight (mean) */
-static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+/* The constants of the nll/cross-entropy gradients, as (N, C) and (N) tensors of dtype:
+   onehot[i, c] = [c == t_i] and wv[i] = w[t_i] (/ total_weight for mean), both 0 on ignored
+   rows. With them the gradients are ctorch ops, so create_graph can differentiate them. */
+static bool ct__nll_factors(const ct_node *n, const ct_tensor *target, const ct_tensor *w,
+                            int64_t N, int64_t C, ct_dtype dtype, ct_tensor **onehot,
+                            ct_tensor **wv)
 {
-    const ct_tensor *target = ct__saved(n, 0), *w = ct__saved(n, 1);
-    if (!target) {
-        return;
+    int64_t shape[2] = {N, C};
+    *onehot = ct_zeros(shape, 2, dtype);
+    *wv = ct_zeros(shape, 1, dtype);
+    if (!*onehot || !*wv) {
+        return false;
     }
-    const ct__edge *e = &n->next[0];
-    ct_tensor *dx = ct_zeros(e->sizes, e->ndim, g->dtype);
-    ct_tensor *gc = ct_contiguous(g);
-    if (!dx || !gc) {
-        return;
-    }
-    int64_t N = e->ndim == 2 ? e->sizes[0] : 1, C = e->sizes[e->ndim - 1];
-    ct_reduction red = (ct_reduction)n->i[0];
-    double total = n->f[0];
-    const int64_t *t = (const int64_t *)ct__data(target);
-    size_t es = ct_dtype_size(g->dtype);
+    size_t es = ct_dtype_size(dtype);
+    int64_t ts = target->ndim ? target->strides[0] : 0;
     for (int64_t i = 0; i < N; i++) {
-        int64_t c = t[i * target->strides[0 < target->ndim ? 0 : 0] * (target->ndim ? 1 : 0)];
+        int64_t c = ((const int64_t *)ct__data(target))[i * ts];
         if (c == n->i[1]) {
             continue;
         }
-        double gv = ct__load_f64(ct__data(gc) + (red == CT_REDUCTION_NONE ? (size_t)i * es : 0),
-                                 g->dtype);
-        double v = -ct__class_weight(w, c) * gv;
-        if (red == CT_REDUCTION_MEAN) {
-            v /= total;
-        }
-        ct__store_f64(ct__data(dx) + (size_t)(i * C + c) * es, g->dtype, v);
+        double v = ct__class_weight(w, c);
+        v /= n->i[0] == CT_REDUCTION_MEAN ? n->f[0] : 1.0;
+        ct__store_f64(ct__data(*onehot) + (size_t)(i * C + c) * es, dtype, 1.0);
+        ct__store_f64(ct__data(*wv) + (size_t)i * es, dtype, v);
     }
-    gi[0] = dx;
+    return true;
+}
+
+/* (N, 1) column of per-row gradient scales: wv * g (g is 0-dim, or (N) for 'none') */
+static ct_tensor *ct__nll_scale(const ct_tensor *wv, const ct_tensor *g, int64_t N)
+{
+    int64_t col[2] = {N, 1};
+    return ct_reshape(ct_mul(wv, ct_reshape(g, col, g->ndim ? 1 : 0)), col, 2);
+}
+
+/* d nll / d input = -onehot * scale */
+static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *target = ct__saved(n, 0), *w = ct__saved(n, 1);
+    const ct__edge *e = &n->next[0];
+    int64_t N = e->ndim == 2 ? e->sizes[0] : 1, C = e->sizes[e->ndim - 1];
+    ct_tensor *onehot = NULL, *wv = NULL;
+    if (!target || !ct__nll_factors(n, target, w, N, C, g->dtype, &onehot, &wv)) {
+        return;
+    }
+    gi[0] = ct_reshape(ct_neg(ct_mul(onehot, ct__nll_scale(wv, g, N))), e->sizes, e->ndim);
 }
 
 static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *target,
@@ -79,7 +93,7 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
     }
     if (target->dtype != CT_INT64) {
         ct__fail(CT_ERR_DTYPE, op, "expected scalar type Long but found %s",
-                 ct_dtype_name(target->dtype));
+                 ct__dtype_title(target->dtype));
         return false;
     }
     if (x->ndim < 1 || x->ndim > 2) {
@@ -154,56 +168,27 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
         ct__save(n, target);
         ct__save(n, o.weight);
     }
-    ct__set_history(out, n);
+    out = ct__set_history(out, n);
     return ct__scoped(out);
 }
 
-/* Fused cross entropy on (N, C) logits: dx[i, c] = w[t_i] * g_i * (softmax[i, c] - [c == t_i]),
-   with g_i = g / total_weight (mean), g (sum) or g[i] (none); ignored rows get 0. The saved
-   log-probabilities give softmax = exp(logp). */
+/* Fused cross entropy on (N, C) logits: dx = (softmax(x) - onehot) * scale, with softmax
+   = exp(saved log-probabilities), or recomputed from x under create_graph so the gradient
+   has history. */
 static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *logp = ct__saved(n, 0), *target = ct__saved(n, 1), *w = ct__saved(n, 2);
-    if (!logp || !target) {
+    const ct_tensor *x = ct__saved(n, 3);
+    ct_tensor *onehot = NULL, *wv = NULL;
+    if (!logp || !target || !x) {
         return;
     }
     int64_t N = logp->sizes[0], C = logp->sizes[1];
-    ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
-    ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
-    if (!dx || !gc) {
+    if (!ct__nll_factors(n, target, w, N, C, logp->dtype, &onehot, &wv)) {
         return;
     }
-    ct_reduction red = (ct_reduction)n->i[0];
-    const int64_t *t = (const int64_t *)ct__data(target);
-    const double *gv = (const double *)ct__data(gc);
-    for (int64_t i = 0; i < N; i++) {
-        int64_t c = t[i * target->strides[0]];
-        double scale = 0;
-        if (c != n->i[1]) {
-            scale = ct__class_weight(w, c) * (red == CT_REDUCTION_NONE ? gv[i] : gv[0]);
-            scale /= red == CT_REDUCTION_MEAN ? n->f[0] : 1.0;
-        }
-        if (logp->dtype == CT_FLOAT32) {
-            const float *lp = (const float *)ct__data(logp) + i * C;
-            float *d = (float *)ct__data(dx) + i * C, s = (float)scale;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = s * expf(lp[k]);
-            }
-            if (c != n->i[1]) {
-                d[c] -= s;
-            }
-        } else {
-            const double *lp = (const double *)ct__data(logp) + i * C;
-            double *d = (double *)ct__data(dx) + i * C;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = scale * exp(lp[k]);
-            }
-            if (c != n->i[1]) {
-                d[c] -= scale;
-            }
-        }
-    }
-    gi[0] = dx;
+    ct_tensor *p = ct_is_grad_enabled() ? ct_softmax(x, 1) : ct_exp(logp);
+    gi[0] = ct_mul(ct_sub(p, onehot), ct__nll_scale(wv, g, N));
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
@@ -239,8 +224,9 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
             ct__save(n, logp);
             ct__save(n, ct_contiguous(target));
             ct__save(n, o.weight);
+            ct__save(n, x);
         }
-        ct__set_history(r, n);
+        r = ct__set_history(r, n);
     }
     ct_keep(r);
     ct_scope_end();

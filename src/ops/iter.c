@@ -6,6 +6,8 @@
  */
 #include "../core/internal.h"
 
+CT__VECTORIZE_BEGIN
+
 bool ct__broadcast_shapes(const char *op, const int64_t *a, int na, const int64_t *b, int nb,
                           int64_t *out, int *nout)
 {
@@ -220,3 +222,5 @@ void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src)
 
 #undef CT__COPY_LOOP
 #undef CT__COPY_FROM
+
+CT__VECTORIZE_END

@@ -150,7 +150,7 @@ ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b)
         ct__save(n, ct__needs_grad(n, 1) ? a : NULL);
         ct__save(n, ct__needs_grad(n, 0) ? b : NULL);
     }
-    ct__set_history(c, n);
+    c = ct__set_history(c, n);
     return ct__scoped(c);
 }
 
@@ -206,7 +206,7 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor 
         ct__save(n, ct__needs_grad(n, 2) ? a : NULL);
         ct__save(n, ct__needs_grad(n, 1) ? b : NULL);
     }
-    ct__set_history(c, n);
+    c = ct__set_history(c, n);
     return ct__scoped(c);
 }
 
@@ -264,7 +264,7 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
         ct__save(n, ct__needs_grad(n, 1) ? x : NULL);
         ct__save(n, ct__needs_grad(n, 0) ? w : NULL);
     }
-    ct__set_history(y, n);
+    y = ct__set_history(y, n);
     return ct__scoped(y);
 }
 
@@ -347,7 +347,7 @@ ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b)
         ct__save(n, a);
         ct__save(n, b);
     }
-    ct__set_history(c, n);
+    c = ct__set_history(c, n);
     return ct__scoped(c);
 }
 
@@ -450,8 +450,13 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
     if (a->ndim == 1 && b->ndim == 1) {
         return ct_dot(a, b);
     }
-    if (a->ndim == 2 && b->ndim == 1) {
-        return ct_mv(a, b);
+    if (a->ndim >= 2 && b->ndim == 1) { /* fold the batch into rows: one mv */
+        int64_t rows[2] = {-1, a->sizes[a->ndim - 1]};
+        ct_scope_begin();
+        ct_tensor *r = ct_mv(ct_reshape(a, rows, 2), b);
+        r = ct_keep(r ? ct_reshape(r, a->sizes, a->ndim - 1) : NULL);
+        ct_scope_end();
+        return r;
     }
     if (a->ndim == 1 && b->ndim == 2) {
         if (a->sizes[0] != b->sizes[0]) {

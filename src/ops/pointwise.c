@@ -8,7 +8,10 @@
 #include "../core/internal.h"
 #include "pointwise.h"
 #include "view.h"
+#include "vmath.h"
 #include "../autograd/autograd.h"
+
+CT__VECTORIZE_BEGIN
 
 typedef enum ct__binop {
     CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM,
@@ -24,7 +27,7 @@ typedef enum ct__unop {
 
 /* ---- per-element math ---------------------------------------------------------------- */
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
-static inline bool ct__is_neg(int64_t v) { return v < 0; }
+static inline bool ct__is_neg(double v) { return v < 0; }
 
 #define CT__INT_MATH(E, T, S)                                                              \
     static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
@@ -46,7 +49,7 @@ static inline bool ct__is_neg(int64_t v) { return v < 0; }
         }                                                                                   \
         return r;                                                                           \
     }
-#define CT__FLOAT_MATH(E, T, S, F)                                                         \
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                                         \
     static inline T ct__add_##S(T x, T y, T alpha) { return x + alpha * y; }                \
     static inline T ct__sub_##S(T x, T y, T alpha) { return x - alpha * y; }                \
     static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return x * y; }           \
@@ -73,19 +76,15 @@ static inline bool ct__is_neg(int64_t v) { return v < 0; }
         (void)alpha;                                                                        \
         return g * ((T)1 - y * y);                                                          \
     }                                                                                       \
-    static inline T ct__exp_##S(T x, const double *p) { (void)p; return exp##F(x); }        \
-    static inline T ct__log_##S(T x, const double *p) { (void)p; return log##F(x); }        \
+    static inline T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
+    static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
-    static inline T ct__sigmoid_##S(T x, const double *p)                                   \
-    {                                                                                       \
-        (void)p;                                                                            \
-        return (T)1 / ((T)1 + exp##F(-x));                                                  \
-    }                                                                                       \
-    static inline T ct__tanh_##S(T x, const double *p) { (void)p; return tanh##F(x); }      \
+    static inline T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
+    static inline T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
     static inline T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
     static inline T ct__clamp_##S(T x, const double *p)                                     \
     {                                                                                       \
@@ -109,8 +108,10 @@ CT__INT_MATH(CT_INT8, int8_t, i8)
 CT__INT_MATH(CT_INT16, int16_t, i16)
 CT__INT_MATH(CT_INT32, int32_t, i32)
 CT__INT_MATH(CT_INT64, int64_t, i64)
-CT__FLOAT_MATH(CT_FLOAT32, float, f32, f)
-CT__FLOAT_MATH(CT_FLOAT64, double, f64, )
+/* float64 sigmoid through libm */
+static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
+CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
+CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm)
 CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 
 /* ---- loops --------------------------------------------------------------------------- */
@@ -407,14 +408,6 @@ static ct_tensor *ct__cast(const ct_tensor *t, ct_dtype dtype)
     return r;
 }
 
-static const char *ct__dtype_title(ct_dtype d)
-{
-    static const char *const names[CT_DTYPE_COUNT] = {
-        "Undefined", "Bool", "Byte", "Char", "Short", "Int", "Long", "Float", "Double",
-    };
-    return ct__dtype_valid(d) ? names[d] : "Undefined";
-}
-
 static bool ct__check_operands(const char *op, const ct_tensor *const *ops, int n)
 {
     for (int k = 0; k < n; k++) {
@@ -458,9 +451,15 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
 {
     const ct_tensor *ops[2] = {a, b};
     ct_dtype rt = ct__result_type(ops, 2);
-    if (bop == CT__SUB && rt == CT_BOOL) {
+    if (bop == CT__SUB && a->dtype == CT_BOOL && b->dtype == CT_BOOL) {
         ct__fail(CT_ERR_DTYPE, op, "Subtraction, the `-` operator, with two bool tensors is not "
                  "supported. Use the `^` or `logical_xor()` operator instead.");
+        return false;
+    }
+    if (bop == CT__SUB && (a->dtype == CT_BOOL || b->dtype == CT_BOOL)) {
+        ct__fail(CT_ERR_DTYPE, op, "Subtraction, the `-` operator, with a bool tensor is not "
+                 "supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
+                 "operator instead.");
         return false;
     }
     if ((bop == CT__DIV || bop >= CT__RELU_BW) && !ct_dtype_is_floating_point(rt)) {
@@ -499,7 +498,7 @@ static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_ten
         return NULL;
     }
     double params[1] = {alpha};
-    if (ct == rt) {
+    if (ct == rt || ct__is_cmp(bop)) { /* comparison loops write bool directly */
         if (!ct__run_kernel(op, out, ops, 2, ct, ct__cpu_binary_loop(bop, ct), params)) {
             ct__release(out);
             return NULL;
@@ -634,9 +633,9 @@ static ct_tensor *ct__binary(const char *op, ct__binop bop, const ct_tensor *a,
             n->f[0] = bop == CT__MAXIMUM ? 1.0 : bop == CT__MINIMUM ? -1.0 : alpha;
             ct__save(n, info->save_a ? a : NULL);
             ct__save(n, info->save_b ? b : NULL);
-            ct__save(n, info->save_out ? out : NULL);
+            ct__save_output(n, info->save_out ? out : NULL);
         }
-        ct__set_history(out, n);
+        out = ct__set_history(out, n);
     }
     return ct__scoped(out);
 }
@@ -741,12 +740,11 @@ static ct_tensor *ct__binary_inplace(const char *op, ct__binop bop, ct_tensor *s
     ct_node *n = ct__node_new(info->node, info->backward, ops, 2);
     if (n) { /* the old value of self is needed by mul/div: save a copy */
         n->f[0] = alpha;
-        ct_tensor *old = info->save_a ? ct__cast(self, self->dtype) : NULL;
-        ct_tensor *old_copy = old ? ct_clone(old) : NULL;
+        ct_tensor *old_copy = info->save_a ? ct_clone(self) : NULL;
         ct__save(n, old_copy);
         ct__save(n, info->save_b ? other : NULL);
         ct__save(n, NULL);
-        ct__release(old);
+        ct_free(old_copy); /* the node holds what it needs */
     }
     double params[1] = {alpha};
     bool ok;
@@ -933,9 +931,9 @@ static ct_tensor *ct__unary(const char *op, ct__unop uop, const ct_tensor *a, do
             n->f[0] = p0;
             n->f[1] = p1;
             ct__save(n, info->save_in ? a : NULL);
-            ct__save(n, info->save_out ? out : NULL);
+            ct__save_output(n, info->save_out ? out : NULL);
         }
-        ct__set_history(out, n);
+        out = ct__set_history(out, n);
     }
     return ct__scoped(out);
 }
@@ -976,6 +974,16 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
         ct__fail(CT_ERR_VALUE, "ct_clamp", "min (%g) must be less than or equal to max (%g)", min, max);
         return NULL;
     }
+    if (a && !ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
+        (isinf(min) || min == floor(min)) && (isinf(max) || max == floor(max))) {
+        ct_scope_begin(); /* integer clamp keeps the dtype: maximum/minimum with the bounds */
+        ct_tensor *r = (ct_tensor *)(uintptr_t)a;
+        r = isinf(min) ? r : ct__binary_scalar("ct_clamp", CT__MAXIMUM, r, min);
+        r = isinf(max) ? r : ct__binary_scalar("ct_clamp", CT__MINIMUM, r, max);
+        r = ct_keep(r == a ? ct_clone(a) : r);
+        ct_scope_end();
+        return r;
+    }
     return ct__unary("ct_clamp", CT__CLAMP, a, min, max);
 }
 
@@ -1003,7 +1011,7 @@ ct_tensor *ct_relu_(ct_tensor *self)
     ct__bump_version(self);
     if (n) {
         ct__save(n, NULL);
-        ct__save(n, self);
+        ct__save_output(n, self);
     }
     ct__rebase_history(self, n);
     return self;
@@ -1063,7 +1071,7 @@ ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *
         if (n) {
             ct__save(n, cond);
         }
-        ct__set_history(out, n);
+        out = ct__set_history(out, n);
     }
     return ct__scoped(out);
 }
@@ -1142,7 +1150,7 @@ ct_tensor *ct_clone(const ct_tensor *a)
         return NULL;
     }
     ct__copy_kernel(out, a);
-    ct__set_history(out, ct__node_new("CloneBackward0", ct__clone_backward, &a, 1));
+    out = ct__set_history(out, ct__node_new("CloneBackward0", ct__clone_backward, &a, 1));
     return ct__scoped(out);
 }
 
@@ -1172,7 +1180,9 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     }
     out->wrapped_number = false;
     if (ct_dtype_is_floating_point(dtype) && ct_dtype_is_floating_point(a->dtype)) {
-        ct__set_history(out, ct__node_new("ToCopyBackward0", ct__to_backward, &a, 1));
+        out = ct__set_history(out, ct__node_new("ToCopyBackward0", ct__to_backward, &a, 1));
     }
     return ct__scoped(out);
 }
+
+CT__VECTORIZE_END

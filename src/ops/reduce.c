@@ -10,6 +10,8 @@
 #include "view.h"
 #include "../autograd/autograd.h"
 
+CT__VECTORIZE_BEGIN
+
 typedef enum ct__redop { CT__RSUM, CT__RMAX, CT__RMIN } ct__redop;
 
 typedef struct ct__red_job {
@@ -193,7 +195,8 @@ static bool ct__reduce_dim_raw(const char *op, ct__redop rop, const ct_tensor *t
         sizes[d] = 1;
     }
     if (rop != CT__RSUM && R == 0) {
-        ct__fail(CT_ERR_VALUE, op, "Expected reduction dim %d to have non-zero size.", d);
+        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim %d to have non-zero size.",
+                 op + 3, d);
         return false;
     }
     /* contiguous input in the compute dtype */
@@ -303,7 +306,7 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
     }
     if (mean && !ct_dtype_is_floating_point(t->dtype)) {
         ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
-                 "either a floating point or complex dtype. Got: %s", ct_dtype_name(t->dtype));
+                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
         return NULL;
     }
     ct_tensor *cur = ct_retain((ct_tensor *)(uintptr_t)t);
@@ -320,7 +323,7 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
         ct__release(cur);
         cur = next;
     }
-    if (cur && cur->dtype != ct__red_compute_dtype(t->dtype)) { /* 0-dim or no dims */
+    if (cur && (cur == t || cur->dtype != ct__red_compute_dtype(t->dtype))) { /* nothing reduced */
         ct_tensor *c = ct__tensor_new(op, cur->sizes, cur->ndim, ct__red_compute_dtype(t->dtype));
         if (c) {
             ct__copy_kernel(c, cur);
@@ -344,13 +347,14 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
         }
     }
     if (ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *node = ct__node_new(mean ? "MeanBackward1" : "SumBackward1",
+        ct_node *node = ct__node_new(n == 0 ? (mean ? "MeanBackward0" : "SumBackward0")
+                                            : (mean ? "MeanBackward1" : "SumBackward1"),
                                      mean ? ct__mean_backward : ct__sum_backward, &t, 1);
         if (node) {
             node->i[0] = mask;
             node->f[0] = (double)count;
         }
-        ct__set_history(cur, node);
+        cur = ct__set_history(cur, node);
     }
     return ct__scoped(cur);
 }
@@ -480,7 +484,11 @@ static ct_status ct__minmax_dim(const char *op, ct__redop rop, const ct_tensor *
             n->i[0] = t->ndim ? d : 0;
             ct__save(n, ix);
         }
-        ct__set_history(v, n);
+        v = ct__set_history(v, n);
+    }
+    if (!v) {
+        ct__release(ix);
+        return ct_error_code();
     }
     if (!keepdim && t->ndim > 0) {
         int64_t shape[CT_MAX_DIMS];
@@ -581,9 +589,9 @@ static ct_tensor *ct__minmax_all(const char *op, ct__redop rop, const ct_tensor 
                                   ct__minmax_all_backward, &t, 1);
         if (n) {
             ct__save(n, t);
-            ct__save(n, v);
+            ct__save_output(n, v);
         }
-        ct__set_history(v, n);
+        v = ct__set_history(v, n);
     }
     return v;
 }
@@ -596,3 +604,5 @@ ct_tensor *ct_min(const ct_tensor *t) { return ct__minmax_all("ct_min", CT__RMIN
 #undef CT__SUM_FN
 #undef CT__BETTER
 #undef CT__RED_KERNELS
+
+CT__VECTORIZE_END

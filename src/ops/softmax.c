@@ -10,7 +10,10 @@
 #include "pointwise.h"
 #include "reduce.h"
 #include "view.h"
+#include "vmath.h"
 #include "../autograd/autograd.h"
+
+CT__VECTORIZE_BEGIN
 
 typedef struct ct__softmax_job {
     const char *x;
@@ -19,7 +22,7 @@ typedef struct ct__softmax_job {
     bool log;
 } ct__softmax_job;
 
-#define CT__SOFTMAX_KERNEL(T, S, F)                                                        \
+#define CT__SOFTMAX_KERNEL(T, S, EXP, LOG)                                                        \
     static void ct__softmax_lines_##S(int64_t b, int64_t e, void *ctx)                      \
     {                                                                                       \
         const ct__softmax_job *j = (const ct__softmax_job *)ctx;                            \
@@ -35,15 +38,15 @@ typedef struct ct__softmax_job {
             T sum = 0;                                                                      \
             if (j->log) {                                                                   \
                 for (int64_t r = 0; r < R; r++) {                                           \
-                    sum += exp##F(x[r * in] - mx);                                          \
+                    sum += EXP(x[r * in] - mx);                                          \
                 }                                                                           \
-                T lse = mx + log##F(sum);                                                   \
+                T lse = mx + LOG(sum);                                                   \
                 for (int64_t r = 0; r < R; r++) {                                           \
                     y[r * in] = x[r * in] - lse;                                            \
                 }                                                                           \
             } else {                                                                        \
                 for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] = exp##F(x[r * in] - mx);                                     \
+                    y[r * in] = EXP(x[r * in] - mx);                                     \
                     sum += y[r * in];                                                       \
                 }                                                                           \
                 T inv = (T)1 / sum;                                                         \
@@ -53,8 +56,8 @@ typedef struct ct__softmax_job {
             }                                                                               \
         }                                                                                   \
     }
-CT__SOFTMAX_KERNEL(float, f32, f)
-CT__SOFTMAX_KERNEL(double, f64, )
+CT__SOFTMAX_KERNEL(float, f32, ct__expf, ct__logf)
+CT__SOFTMAX_KERNEL(double, f64, exp, log)
 
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* y * (g - sum(g * y)) */
@@ -111,9 +114,9 @@ static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t d
                               log ? ct__log_softmax_backward : ct__softmax_backward, &t, 1);
     if (n) {
         n->i[0] = d;
-        ct__save(n, y);
+        ct__save_output(n, y);
     }
-    ct__set_history(y, n);
+    y = ct__set_history(y, n);
     return ct__scoped(y);
 }
 
@@ -128,3 +131,5 @@ ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
 }
 
 #undef CT__SOFTMAX_KERNEL
+
+CT__VECTORIZE_END

@@ -29,14 +29,53 @@ static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_permute(g, inv, g->ndim);
 }
 
-/* narrow and select: scatter g into zeros of the input's shape (i[0] dim, i[1] start,
-   i[2] length, i[3] 1 for select) */
+/* ints: i[0] dim, i[1] start, i[2] length, i[3] 1 for select (the dim is dropped) */
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
+
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct_tensor *z = ct_zeros(n->next[0].sizes, n->next[0].ndim, g->dtype);
-    ct_tensor *slot = ct_narrow(z, n->i[0], n->i[1], n->i[2]);
-    ct_copy_(slot, n->i[3] ? ct_unsqueeze(g, n->i[0]) : g);
-    gi[0] = z;
+    gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
+}
+
+/* The slice backward is linear in g: its own backward takes the same slice of gg. */
+static void ct__slice_scatter_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
+{
+    gi[0] = n->i[3] ? ct_select(gg, n->i[0], n->i[1]) : ct_narrow(gg, n->i[0], n->i[1], n->i[2]);
+}
+
+/* Zeros of the input's shape with g written into the slice (differentiable in g). */
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+{
+    ct_tensor *z = ct__tensor_new("ct_slice_backward", in->sizes, in->ndim, g->dtype);
+    if (!z) {
+        return NULL;
+    }
+    memset(ct__data(z), 0, ct_nbytes(z));
+    int d = (int)ints[0];
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    int nd = 0;
+    for (int k = 0; k < z->ndim; k++) {
+        if (k == d && ints[3]) {
+            continue;
+        }
+        sizes[nd] = k == d ? ints[2] : z->sizes[k];
+        strides[nd++] = z->strides[k];
+    }
+    ct_tensor *slot = ct__tensor_over(z->storage, z->dtype, sizes, strides, nd,
+                                      ints[1] * z->strides[d]);
+    if (!slot) {
+        ct__release(z);
+        return NULL;
+    }
+    ct__copy_kernel(slot, g);
+    ct__release(slot);
+    ct_node *n = ct__node_new(ints[3] ? "SelectBackwardBackward0" : "NarrowBackwardBackward0",
+                              ct__slice_scatter_backward, &g, 1);
+    if (n) {
+        memcpy(n->i, ints, 4 * sizeof(int64_t));
+    }
+    z = ct__set_history(z, n);
+    return ct__scoped(z);
 }
 
 /* A scoped view of t; records a node (name, fn, with integers ints[ni]) when t requires
@@ -55,7 +94,14 @@ static ct_tensor *ct__make_view(const ct_tensor *t, const int64_t *sizes, const 
             n->i[k] = ints[k];
         }
     }
-    ct__set_history(v, n);
+    v = ct__set_history(v, n);
+    if (!v) {
+        return NULL;
+    }
+    v->view_of = t->view_of ? t->view_of
+                 : t->grad_fn ? CT__VIEW_OF_GRAPH
+                 : t->requires_grad ? CT__VIEW_OF_LEAF : CT__VIEW_OF_NONE;
+    v->view_version = t->view_of ? t->view_version : t->storage->version;
     return ct__scoped(v);
 }
 
@@ -552,7 +598,7 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
     } else {
         ct__free(offsets);
     }
-    ct__set_history(out, node);
+    out = ct__set_history(out, node);
     return ct__scoped(out);
 }
 

@@ -1,2 +1,876 @@
-/* optim/optim.c - (being written) */
+/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops.
+ *
+ * Legend: n = numel of one parameter; P (n) the parameter's data, G (n) its gradient, both
+ * contiguous in the parameter's dtype (a copy is made otherwise); SGD state B (n) =
+ * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq.
+ * Each step reads every array once and writes P and the state once, with no temporary
+ * tensors; elements are independent, so a large parameter is split across the intra-op
+ * threads in contiguous chunks (ct__parallel_for).
+ * The arithmetic follows torch.optim's single-tensor path op by op (same operand order,
+ * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are),
+ * without fused multiply-adds. Adam has an AVX-512 / AVX2 path doing the same IEEE
+ * operations lane by lane (sqrt and division are correctly rounded), so it matches the
+ * scalar path bit for bit and results do not depend on the thread count.
+ */
 #include "../core/internal.h"
+#include "../autograd/autograd.h"
+#include "../ops/pointwise.h"
+#include "optim.h"
+
+#include <stdio.h>
+
+#if !defined(CTORCH_NO_SIMD) && (defined(CT__HAS_AVX512) || defined(CT__HAS_AVX2))
+#include <immintrin.h>
+#endif
+
+enum { CT__OPTIM_SGD = 1, CT__OPTIM_ADAM = 2, CT__OPTIM_ADAMW = 3 };
+
+/* The hyperparameters of one parameter group (the union of SGD's and Adam's). */
+typedef struct ct__optim_group {
+    double lr, momentum, dampening, weight_decay, beta1, beta2, eps;
+    bool nesterov, amsgrad, maximize;
+    int64_t first, count; /* its parameters: params[first, first + count) */
+} ct__optim_group;
+
+typedef struct ct__optim_param {
+    ct_tensor *p;     /* retained */
+    int64_t step;     /* updates so far (Adam's state['step']) */
+    bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
+    void *state[3];   /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq */
+} ct__optim_param;
+
+struct ct_optimizer {
+    int kind;
+    ct__optim_group defaults; /* the constructor's options, for add_param_group(NULL) */
+    ct__optim_group *groups;
+    int64_t n_groups;
+    ct__optim_param *params;
+    int64_t n_params;
+    int64_t steps;
+};
+
+/* ---- defaults and validation --------------------------------------------------------- */
+ct_sgd_opts ct_sgd_defaults(void)
+{
+    ct_sgd_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-3;
+    o.momentum = 0.0;
+    o.dampening = 0.0;
+    o.weight_decay = 0.0;
+    o.nesterov = false;
+    o.maximize = false;
+    return o;
+}
+
+ct_adam_opts ct_adam_defaults(void)
+{
+    ct_adam_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    o.weight_decay = 0.0;
+    o.amsgrad = false;
+    o.maximize = false;
+    return o;
+}
+
+ct_adam_opts ct_adamw_defaults(void)
+{
+    ct_adam_opts o = ct_adam_defaults();
+    o.weight_decay = 1e-2;
+    return o;
+}
+
+/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan") into buf. */
+static const char *ct__optim_repr(double v, char *buf, size_t n)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "nan");
+        return buf;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, v < 0 ? "-inf" : "inf");
+        return buf;
+    }
+    char sci[40];
+    for (int prec = 0; prec < 17; prec++) { /* the shortest digits that round-trip */
+        snprintf(sci, sizeof sci, "%.*e", prec, v);
+        if (strtod(sci, NULL) == v) {
+            break;
+        }
+    }
+    char digits[24];
+    int nd = 0;
+    const char *s = sci;
+    bool neg = *s == '-';
+    s += neg;
+    for (; *s && *s != 'e'; s++) {
+        if (*s >= '0' && *s <= '9' && nd < 23) {
+            digits[nd++] = *s;
+        }
+    }
+    digits[nd] = '\0';
+    int exp = *s == 'e' ? atoi(s + 1) : 0;
+    while (nd > 1 && digits[nd - 1] == '0') { /* %.*e may keep trailing zeros */
+        digits[--nd] = '\0';
+    }
+    char out[64];
+    int k = 0;
+    if (neg) {
+        out[k++] = '-';
+    }
+    if (exp < -4 || exp >= 16) { /* 1e-05, 1.5e+16 */
+        out[k++] = digits[0];
+        if (nd > 1) {
+            out[k++] = '.';
+            for (int i = 1; i < nd; i++) {
+                out[k++] = digits[i];
+            }
+        }
+        k += snprintf(out + k, sizeof out - (size_t)k, "e%c%02d", exp < 0 ? '-' : '+',
+                      exp < 0 ? -exp : exp);
+    } else if (exp < 0) { /* 0.001 */
+        out[k++] = '0';
+        out[k++] = '.';
+        for (int i = 0; i < -exp - 1; i++) {
+            out[k++] = '0';
+        }
+        for (int i = 0; i < nd; i++) {
+            out[k++] = digits[i];
+        }
+    } else { /* 100.0, 2.5 */
+        for (int i = 0; i <= exp; i++) {
+            out[k++] = i < nd ? digits[i] : '0';
+        }
+        out[k++] = '.';
+        if (nd > exp + 1) {
+            for (int i = exp + 1; i < nd; i++) {
+                out[k++] = digits[i];
+            }
+        } else {
+            out[k++] = '0';
+        }
+    }
+    out[k] = '\0';
+    snprintf(buf, n, "%s", out);
+    return buf;
+}
+
+/* Fails with CT_ERR_VALUE "<what>: <repr(v)>". */
+static bool ct__optim_bad(const char *op, const char *what, double v)
+{
+    char num[64];
+    ct__fail(CT_ERR_VALUE, op, "%s: %s", what, ct__optim_repr(v, num, sizeof num));
+    return false;
+}
+
+static bool ct__optim_sgd_group(const char *op, const ct_sgd_opts *o, ct__optim_group *g)
+{
+    /* PyTorch compares with `x < 0.0`, so NaN passes as it does there */
+    if (o->lr < 0.0) {
+        return ct__optim_bad(op, "Invalid learning rate", o->lr);
+    }
+    if (o->momentum < 0.0) {
+        return ct__optim_bad(op, "Invalid momentum value", o->momentum);
+    }
+    if (o->weight_decay < 0.0) {
+        return ct__optim_bad(op, "Invalid weight_decay value", o->weight_decay);
+    }
+    if (o->nesterov && (o->momentum <= 0 || o->dampening != 0)) {
+        ct__fail(CT_ERR_VALUE, op, "Nesterov momentum requires a momentum and zero dampening");
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->momentum = o->momentum;
+    g->dampening = o->dampening;
+    g->weight_decay = o->weight_decay;
+    g->nesterov = o->nesterov;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_adam_group(const char *op, const ct_adam_opts *o, ct__optim_group *g)
+{
+    /* PyTorch writes `not 0.0 <= x`, which also rejects NaN */
+    if (!(0.0 <= o->lr)) {
+        return ct__optim_bad(op, "Invalid learning rate", o->lr);
+    }
+    if (!(0.0 <= o->eps)) {
+        return ct__optim_bad(op, "Invalid epsilon value", o->eps);
+    }
+    if (!(0.0 <= o->betas[0] && o->betas[0] < 1.0)) {
+        return ct__optim_bad(op, "Invalid beta parameter at index 0", o->betas[0]);
+    }
+    if (!(0.0 <= o->betas[1] && o->betas[1] < 1.0)) {
+        return ct__optim_bad(op, "Invalid beta parameter at index 1", o->betas[1]);
+    }
+    if (!(0.0 <= o->weight_decay)) {
+        return ct__optim_bad(op, "Invalid weight_decay value", o->weight_decay);
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->beta1 = o->betas[0];
+    g->beta2 = o->betas[1];
+    g->eps = o->eps;
+    g->weight_decay = o->weight_decay;
+    g->amsgrad = o->amsgrad;
+    g->maximize = o->maximize;
+    return true;
+}
+
+/* ---- construction --------------------------------------------------------------------- */
+static bool ct__optim_check_param(const char *op, const ct_optimizer *opt,
+                                  ct_tensor *const *params, int64_t i)
+{
+    const ct_tensor *p = params[i];
+    if (ct__null(op, p)) {
+        return false;
+    }
+    if (!ct_is_leaf(p)) {
+        ct__fail(CT_ERR_VALUE, op, "can't optimize a non-leaf Tensor");
+        return false;
+    }
+    if (!ct_requires_grad(p)) {
+        ct__fail(CT_ERR_VALUE, op, "optimizer can only optimize Tensors that require grad "
+                 "(parameter %lld does not)", (long long)i);
+        return false;
+    }
+    if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64) {
+        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize float32 and float64 Tensors, "
+                 "got %s", ct_dtype_name(p->dtype));
+        return false;
+    }
+    if (!ct__check_cpu(op, p)) {
+        return false;
+    }
+    for (int64_t j = 0; j < i; j++) {
+        if (params[j] == p) {
+            ct__fail(CT_ERR_VALUE, op, "optimizer contains a parameter group with duplicate "
+                     "parameters (parameters %lld and %lld)", (long long)j, (long long)i);
+            return false;
+        }
+    }
+    for (int64_t j = 0; opt && j < opt->n_params; j++) {
+        if (opt->params[j].p == p) {
+            ct__fail(CT_ERR_VALUE, op, "some parameters appear in more than one parameter "
+                     "group");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Appends a group of n parameters with hyperparameters g (its range is filled in here). */
+static ct_status ct__optim_append(const char *op, ct_optimizer *opt, ct_tensor *const *params,
+                                  int64_t n, const ct__optim_group *g)
+{
+    if (ct__null(op, params)) {
+        return ct_error_code();
+    }
+    if (n < 1) {
+        return ct__fail(CT_ERR_VALUE, op, "optimizer got an empty parameter list");
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (!ct__optim_check_param(op, opt, params, i)) {
+            return ct_error_code();
+        }
+    }
+    ct__optim_group *groups = (ct__optim_group *)ct__malloc(
+        sizeof(ct__optim_group) * (size_t)(opt->n_groups + 1));
+    ct__optim_param *ps = (ct__optim_param *)ct__malloc(
+        sizeof(ct__optim_param) * (size_t)(opt->n_params + n));
+    if (!groups || !ps) {
+        ct__free(groups);
+        ct__free(ps);
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    if (opt->n_groups) {
+        memcpy(groups, opt->groups, sizeof(ct__optim_group) * (size_t)opt->n_groups);
+    }
+    if (opt->n_params) {
+        memcpy(ps, opt->params, sizeof(ct__optim_param) * (size_t)opt->n_params);
+    }
+    groups[opt->n_groups] = *g;
+    groups[opt->n_groups].first = opt->n_params;
+    groups[opt->n_groups].count = n;
+    for (int64_t i = 0; i < n; i++) {
+        ct__optim_param *q = &ps[opt->n_params + i];
+        memset(q, 0, sizeof *q);
+        q->p = ct_retain(params[i]);
+    }
+    ct__free(opt->groups);
+    ct__free(opt->params);
+    opt->groups = groups;
+    opt->params = ps;
+    opt->n_groups++;
+    opt->n_params += n;
+    return CT_OK;
+}
+
+static ct_optimizer *ct__optim_new(const char *op, int kind, ct_tensor *const *params,
+                                   int64_t n, const ct__optim_group *g)
+{
+    ct_optimizer *opt = (ct_optimizer *)ct__calloc(sizeof(ct_optimizer));
+    if (!opt) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    opt->kind = kind;
+    opt->defaults = *g;
+    if (ct__optim_append(op, opt, params, n, g) != CT_OK) {
+        ct_optimizer_free(opt);
+        return NULL;
+    }
+    return opt;
+}
+
+ct_optimizer *ct_sgd_new(ct_tensor *const *params, int64_t n, const ct_sgd_opts *opts)
+{
+    const char *op = "ct_sgd_new";
+    ct_sgd_opts o = opts ? *opts : ct_sgd_defaults();
+    ct__optim_group g;
+    if (!ct__optim_sgd_group(op, &o, &g)) {
+        return NULL;
+    }
+    return ct__optim_new(op, CT__OPTIM_SGD, params, n, &g);
+}
+
+ct_optimizer *ct_adam_new(ct_tensor *const *params, int64_t n, const ct_adam_opts *opts)
+{
+    const char *op = "ct_adam_new";
+    ct_adam_opts o = opts ? *opts : ct_adam_defaults();
+    ct__optim_group g;
+    if (!ct__optim_adam_group(op, &o, &g)) {
+        return NULL;
+    }
+    return ct__optim_new(op, CT__OPTIM_ADAM, params, n, &g);
+}
+
+ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n, const ct_adam_opts *opts)
+{
+    const char *op = "ct_adamw_new";
+    ct_adam_opts o = opts ? *opts : ct_adamw_defaults();
+    ct__optim_group g;
+    if (!ct__optim_adam_group(op, &o, &g)) {
+        return NULL;
+    }
+    return ct__optim_new(op, CT__OPTIM_ADAMW, params, n, &g);
+}
+
+ct_status ct_optimizer_add_param_group(ct_optimizer *opt, ct_tensor *const *params, int64_t n,
+                                       const void *opts)
+{
+    const char *op = "ct_optimizer_add_param_group";
+    if (ct__null(op, opt)) {
+        return ct_error_code();
+    }
+    ct__optim_group g = opt->defaults;
+    if (opts && opt->kind == CT__OPTIM_SGD &&
+        !ct__optim_sgd_group(op, (const ct_sgd_opts *)opts, &g)) {
+        return ct_error_code();
+    }
+    if (opts && opt->kind != CT__OPTIM_SGD &&
+        !ct__optim_adam_group(op, (const ct_adam_opts *)opts, &g)) {
+        return ct_error_code();
+    }
+    return ct__optim_append(op, opt, params, n, &g);
+}
+
+void ct_optimizer_free(ct_optimizer *opt)
+{
+    if (!opt) {
+        return;
+    }
+    for (int64_t i = 0; i < opt->n_params; i++) {
+        for (int k = 0; k < 3; k++) {
+            ct__free(opt->params[i].state[k]);
+        }
+        ct__release(opt->params[i].p);
+    }
+    ct__free(opt->params);
+    ct__free(opt->groups);
+    ct__free(opt);
+}
+
+/* ---- attributes ------------------------------------------------------------------------ */
+int64_t ct_optimizer_num_param_groups(const ct_optimizer *opt)
+{
+    return opt ? opt->n_groups : 0;
+}
+
+static bool ct__optim_group_ok(const char *op, const ct_optimizer *opt, int64_t group)
+{
+    if (ct__null(op, opt)) {
+        return false;
+    }
+    if (group < 0 || group >= opt->n_groups) {
+        ct__fail(CT_ERR_INDEX, op, "param group %lld out of range (the optimizer has %lld)",
+                 (long long)group, (long long)opt->n_groups);
+        return false;
+    }
+    return true;
+}
+
+int64_t ct_optimizer_params(const ct_optimizer *opt, int64_t group, ct_tensor **params,
+                            int64_t cap)
+{
+    if (!ct__optim_group_ok("ct_optimizer_params", opt, group)) {
+        return -1;
+    }
+    const ct__optim_group *g = &opt->groups[group];
+    for (int64_t i = 0; params && i < g->count && i < cap; i++) {
+        params[i] = opt->params[g->first + i].p;
+    }
+    return g->count;
+}
+
+double ct_optimizer_get_lr(const ct_optimizer *opt, int64_t group)
+{
+    if (!ct__optim_group_ok("ct_optimizer_get_lr", opt, group)) {
+        return NAN;
+    }
+    return opt->groups[group].lr;
+}
+
+ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    const char *op = "ct_optimizer_set_lr";
+    if (group != -1 && !ct__optim_group_ok(op, opt, group)) {
+        return ct_error_code();
+    }
+    if (ct__null(op, opt)) {
+        return ct_error_code();
+    }
+    if (!(lr >= 0.0)) {
+        ct__optim_bad(op, "Invalid learning rate", lr);
+        return ct_error_code();
+    }
+    for (int64_t i = 0; i < opt->n_groups; i++) {
+        if (group == -1 || group == i) {
+            opt->groups[i].lr = lr;
+        }
+    }
+    return CT_OK;
+}
+
+int64_t ct_optimizer_step_count(const ct_optimizer *opt) { return opt ? opt->steps : 0; }
+
+const char *ct_optimizer_name(const ct_optimizer *opt)
+{
+    if (!opt) {
+        return NULL;
+    }
+    return opt->kind == CT__OPTIM_SGD ? "SGD" : opt->kind == CT__OPTIM_ADAM ? "Adam" : "AdamW";
+}
+
+void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
+{
+    if (!opt) {
+        return;
+    }
+    for (int64_t i = 0; i < opt->n_params; i++) {
+        ct_tensor *p = opt->params[i].p;
+        ct_tensor *g = p->grad;
+        if (!g) {
+            continue;
+        }
+        if (set_to_none) {
+            ct_set_grad(p, NULL);
+            continue;
+        }
+        ct_detach_(g); /* PyTorch: grad.detach_() or grad.requires_grad_(False) */
+        ct_no_grad_begin();
+        ct_zero_(g);
+        ct_no_grad_end();
+    }
+}
+
+/* ---- kernels ----------------------------------------------------------------------------
+ * SGD, per element i of [begin, end) (P, G, B as in the legend):
+ *   g = sign*G[i]; if wd: g = g + wd*P[i];
+ *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
+ *                g = nesterov ? g + momentum*b : b;
+ *   P[i] = P[i] + (-lr)*g                                                           */
+typedef struct ct__optim_sgd_ctx {
+    char *p, *buf;
+    const char *g;
+    double sign, wd, momentum, damp1, nlr;
+    bool use_wd, use_momentum, first, nesterov;
+} ct__optim_sgd_ctx;
+
+#define CT__OPTIM_SGD_KERNEL(T, S)                                                         \
+    static void ct__optim_sgd_##S(int64_t begin, int64_t end, void *vctx)                  \
+    {                                                                                      \
+        const ct__optim_sgd_ctx *c = (const ct__optim_sgd_ctx *)vctx;                      \
+        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const T sign = (T)c->sign, wd = (T)c->wd, mom = (T)c->momentum;                    \
+        const T damp1 = (T)c->damp1, nlr = (T)c->nlr;                                      \
+        const bool use_wd = c->use_wd, use_mom = c->use_momentum, first = c->first;        \
+        const bool nesterov = c->nesterov;                                                 \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            T g = sign * G[i];                                                             \
+            if (use_wd) {                                                                  \
+                g = g + wd * P[i];                                                         \
+            }                                                                              \
+            if (use_mom) {                                                                 \
+                T b = first ? g : B[i] * mom + damp1 * g;                                  \
+                B[i] = b;                                                                  \
+                g = nesterov ? g + mom * b : b;                                            \
+            }                                                                              \
+            P[i] = P[i] + nlr * g;                                                         \
+        }                                                                                  \
+    }
+CT__OPTIM_SGD_KERNEL(float, f32)
+CT__OPTIM_SGD_KERNEL(double, f64)
+#undef CT__OPTIM_SGD_KERNEL
+
+/* Adam / AdamW, per element i (P, G, M, V, VM as in the legend; t = the parameter's step):
+ *   p = P[i]*decay                      (AdamW: decay = 1 - lr*wd; Adam: 1, exact)
+ *   g = sign*G[i]; if coupled wd: g = g + wd*p
+ *   m = M[i] + (1-b1)*(g - M[i])        (Tensor.lerp_ with weight < 0.5)
+ *   v = V[i]*b2 + ((1-b2)*g)*g          (mul_ then addcmul_)
+ *   if amsgrad: VM[i] = v = maximum(VM[i], v)   (NaN propagates)
+ *   P[i] = p + (-lr/(1-b1^t)) * (m / (sqrt(v)/sqrt(1-b2^t) + eps))               */
+typedef struct ct__optim_adam_ctx {
+    char *p, *m, *v, *vmax;
+    const char *g;
+    double decay, sign, wd, w1, b2, c2, bc2_sqrt, eps, nstep;
+    bool use_wd, amsgrad;
+} ct__optim_adam_ctx;
+
+#if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
+#define CT__OPTIM_VEC 1
+typedef __m512 ct__optim_vf32;
+typedef __m512d ct__optim_vf64;
+#define CT__OPTIM_N_f32 16
+#define CT__OPTIM_N_f64 8
+#define CT__OPTIM_LD_f32 _mm512_loadu_ps
+#define CT__OPTIM_LD_f64 _mm512_loadu_pd
+#define CT__OPTIM_ST_f32 _mm512_storeu_ps
+#define CT__OPTIM_ST_f64 _mm512_storeu_pd
+#define CT__OPTIM_SET_f32 _mm512_set1_ps
+#define CT__OPTIM_SET_f64 _mm512_set1_pd
+#define CT__OPTIM_ADD_f32 _mm512_add_ps
+#define CT__OPTIM_ADD_f64 _mm512_add_pd
+#define CT__OPTIM_SUB_f32 _mm512_sub_ps
+#define CT__OPTIM_SUB_f64 _mm512_sub_pd
+#define CT__OPTIM_MUL_f32 _mm512_mul_ps
+#define CT__OPTIM_MUL_f64 _mm512_mul_pd
+#define CT__OPTIM_DIV_f32 _mm512_div_ps
+#define CT__OPTIM_DIV_f64 _mm512_div_pd
+/* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
+#define CT__OPTIM_SQRT_f32(x) _mm512_maskz_sqrt_ps((__mmask16)0xFFFF, (x))
+#define CT__OPTIM_SQRT_f64(x) _mm512_maskz_sqrt_pd((__mmask8)0xFF, (x))
+/* maximum(a, b) with NaN propagation: (a > b || a is NaN) ? a : b. (No _mm512_max_*: in C++
+   g++ 12 warns about its _mm512_undefined passthrough under -Wmaybe-uninitialized.) */
+static inline __m512 ct__optim_max_f32(__m512 a, __m512 b)
+{
+    __mmask16 k = _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ) | _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
+    return _mm512_mask_blend_ps(k, b, a);
+}
+static inline __m512d ct__optim_max_f64(__m512d a, __m512d b)
+{
+    __mmask8 k = _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ) | _mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q);
+    return _mm512_mask_blend_pd(k, b, a);
+}
+#elif !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX2)
+#define CT__OPTIM_VEC 1
+typedef __m256 ct__optim_vf32;
+typedef __m256d ct__optim_vf64;
+#define CT__OPTIM_N_f32 8
+#define CT__OPTIM_N_f64 4
+#define CT__OPTIM_LD_f32 _mm256_loadu_ps
+#define CT__OPTIM_LD_f64 _mm256_loadu_pd
+#define CT__OPTIM_ST_f32 _mm256_storeu_ps
+#define CT__OPTIM_ST_f64 _mm256_storeu_pd
+#define CT__OPTIM_SET_f32 _mm256_set1_ps
+#define CT__OPTIM_SET_f64 _mm256_set1_pd
+#define CT__OPTIM_ADD_f32 _mm256_add_ps
+#define CT__OPTIM_ADD_f64 _mm256_add_pd
+#define CT__OPTIM_SUB_f32 _mm256_sub_ps
+#define CT__OPTIM_SUB_f64 _mm256_sub_pd
+#define CT__OPTIM_MUL_f32 _mm256_mul_ps
+#define CT__OPTIM_MUL_f64 _mm256_mul_pd
+#define CT__OPTIM_DIV_f32 _mm256_div_ps
+#define CT__OPTIM_DIV_f64 _mm256_div_pd
+#define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
+#define CT__OPTIM_SQRT_f64 _mm256_sqrt_pd
+/* maximum(a, b) with NaN propagation: max_ps(a, b) gives b when either is NaN. */
+static inline __m256 ct__optim_max_f32(__m256 a, __m256 b)
+{
+    return _mm256_blendv_ps(_mm256_max_ps(a, b), a, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+static inline __m256d ct__optim_max_f64(__m256d a, __m256d b)
+{
+    return _mm256_blendv_pd(_mm256_max_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
+#endif
+
+#ifdef CT__OPTIM_VEC
+/* The vector loop: the scalar formula above, CT__OPTIM_N_<S> lanes at a time; returns the
+   index where the scalar tail starts. */
+#define CT__OPTIM_ADAM_VEC(T, S)                                                           \
+    static int64_t ct__optim_adam_vec_##S(const ct__optim_adam_ctx *c, int64_t i,        \
+                                          int64_t end)                                   \
+    {                                                                                      \
+        T *P = (T *)(void *)c->p, *M = (T *)(void *)c->m, *V = (T *)(void *)c->v;          \
+        T *VM = (T *)(void *)c->vmax;                                                      \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const ct__optim_v##S decay = CT__OPTIM_SET_##S((T)c->decay);                       \
+        const ct__optim_v##S sign = CT__OPTIM_SET_##S((T)c->sign);                         \
+        const ct__optim_v##S wd = CT__OPTIM_SET_##S((T)c->wd);                             \
+        const ct__optim_v##S w1 = CT__OPTIM_SET_##S((T)c->w1);                             \
+        const ct__optim_v##S b2 = CT__OPTIM_SET_##S((T)c->b2);                             \
+        const ct__optim_v##S c2 = CT__OPTIM_SET_##S((T)c->c2);                             \
+        const ct__optim_v##S bc2 = CT__OPTIM_SET_##S((T)c->bc2_sqrt);                      \
+        const ct__optim_v##S eps = CT__OPTIM_SET_##S((T)c->eps);                           \
+        const ct__optim_v##S nstep = CT__OPTIM_SET_##S((T)c->nstep);                       \
+        const bool use_wd = c->use_wd, amsgrad = c->amsgrad;                               \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            ct__optim_v##S p = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(P + i), decay);          \
+            ct__optim_v##S g = CT__OPTIM_MUL_##S(sign, CT__OPTIM_LD_##S(G + i));           \
+            if (use_wd) {                                                                  \
+                g = CT__OPTIM_ADD_##S(g, CT__OPTIM_MUL_##S(wd, p));                        \
+            }                                                                              \
+            ct__optim_v##S m = CT__OPTIM_LD_##S(M + i);                                    \
+            m = CT__OPTIM_ADD_##S(m, CT__OPTIM_MUL_##S(w1, CT__OPTIM_SUB_##S(g, m)));      \
+            ct__optim_v##S v = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(V + i), b2);             \
+            v = CT__OPTIM_ADD_##S(v, CT__OPTIM_MUL_##S(CT__OPTIM_MUL_##S(c2, g), g));      \
+            CT__OPTIM_ST_##S(M + i, m);                                                    \
+            CT__OPTIM_ST_##S(V + i, v);                                                    \
+            if (amsgrad) {                                                                 \
+                v = ct__optim_max_##S(CT__OPTIM_LD_##S(VM + i), v);                        \
+                CT__OPTIM_ST_##S(VM + i, v);                                               \
+            }                                                                              \
+            ct__optim_v##S d = CT__OPTIM_DIV_##S(CT__OPTIM_SQRT_##S(v), bc2);              \
+            d = CT__OPTIM_ADD_##S(d, eps);                                                 \
+            p = CT__OPTIM_ADD_##S(p, CT__OPTIM_MUL_##S(nstep, CT__OPTIM_DIV_##S(m, d)));   \
+            CT__OPTIM_ST_##S(P + i, p);                                                    \
+        }                                                                                  \
+        return i;                                                                          \
+    }
+CT__OPTIM_ADAM_VEC(float, f32)
+CT__OPTIM_ADAM_VEC(double, f64)
+#undef CT__OPTIM_ADAM_VEC
+#define CT__OPTIM_ADAM_VEC_CALL(S) begin = ct__optim_adam_vec_##S(c, begin, end);
+#else
+#define CT__OPTIM_ADAM_VEC_CALL(S)
+#endif
+
+#define CT__OPTIM_ADAM_KERNEL(T, S, SQRT)                                                  \
+    static void ct__optim_adam_##S(int64_t begin, int64_t end, void *vctx)                 \
+    {                                                                                      \
+        const ct__optim_adam_ctx *c = (const ct__optim_adam_ctx *)vctx;                    \
+        CT__OPTIM_ADAM_VEC_CALL(S)                                                         \
+        T *P = (T *)(void *)c->p, *M = (T *)(void *)c->m, *V = (T *)(void *)c->v;          \
+        T *VM = (T *)(void *)c->vmax;                                                      \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const T decay = (T)c->decay, sign = (T)c->sign, wd = (T)c->wd, w1 = (T)c->w1;      \
+        const T b2 = (T)c->b2, c2 = (T)c->c2, bc2 = (T)c->bc2_sqrt, eps = (T)c->eps;       \
+        const T nstep = (T)c->nstep;                                                       \
+        const bool use_wd = c->use_wd, amsgrad = c->amsgrad;                               \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            T p = P[i] * decay;                                                            \
+            T g = sign * G[i];                                                             \
+            if (use_wd) {                                                                  \
+                g = g + wd * p;                                                            \
+            }                                                                              \
+            T m = M[i];                                                                    \
+            m = m + w1 * (g - m);                                                          \
+            T v = V[i] * b2 + c2 * g * g;                                                  \
+            M[i] = m;                                                                      \
+            V[i] = v;                                                                      \
+            if (amsgrad) {                                                                 \
+                T mx = VM[i];                                                              \
+                v = (mx > v || mx != mx) ? mx : v;                                         \
+                VM[i] = v;                                                                 \
+            }                                                                              \
+            T d = SQRT(v) / bc2 + eps;                                                     \
+            P[i] = p + nstep * (m / d);                                                    \
+        }                                                                                  \
+    }
+CT__OPTIM_ADAM_KERNEL(float, f32, sqrtf)
+CT__OPTIM_ADAM_KERNEL(double, f64, sqrt)
+#undef CT__OPTIM_ADAM_KERNEL
+#undef CT__OPTIM_ADAM_VEC_CALL
+
+/* ---- step ------------------------------------------------------------------------------- */
+/* Allocates a parameter's missing state buffers (SGD: B, uninitialized; Adam: M, V and VM,
+   zeroed); false on OOM (buffers already allocated are kept for the next step). */
+static bool ct__optim_alloc_state(const ct_optimizer *opt, const ct__optim_group *g,
+                                  ct__optim_param *q)
+{
+    size_t bytes = (size_t)ct_numel(q->p) * ct_dtype_size(q->p->dtype);
+    int n = 0;
+    if (opt->kind == CT__OPTIM_SGD) {
+        n = g->momentum != 0.0 ? 1 : 0;
+    } else {
+        n = g->amsgrad ? 3 : 2;
+    }
+    if (bytes == 0) {
+        return true;
+    }
+    for (int k = 0; k < n; k++) {
+        if (q->state[k]) {
+            continue;
+        }
+        q->state[k] = opt->kind == CT__OPTIM_SGD ? ct__malloc(bytes) : ct__calloc(bytes);
+        if (!q->state[k]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ct__optim_update(const ct_optimizer *opt, const ct__optim_group *g,
+                             ct__optim_param *q, ct_tensor *p, const ct_tensor *grad)
+{
+    int64_t n = ct_numel(p);
+    bool f32 = p->dtype == CT_FLOAT32;
+    q->step++;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__optim_sgd_ctx c;
+        memset(&c, 0, sizeof c);
+        c.p = ct__data(p);
+        c.g = ct__data(grad);
+        c.buf = (char *)q->state[0];
+        c.sign = g->maximize ? -1.0 : 1.0;
+        c.wd = g->weight_decay;
+        c.momentum = g->momentum;
+        c.damp1 = 1.0 - g->dampening;
+        c.nlr = -g->lr;
+        c.use_wd = g->weight_decay != 0.0;
+        c.use_momentum = g->momentum != 0.0;
+        c.first = !q->has_state;
+        c.nesterov = g->nesterov;
+        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_sgd_f32 : ct__optim_sgd_f64, &c);
+    } else {
+        double t = (double)q->step;
+        double bc1 = 1.0 - pow(g->beta1, t), bc2 = 1.0 - pow(g->beta2, t);
+        ct__optim_adam_ctx c;
+        memset(&c, 0, sizeof c);
+        c.p = ct__data(p);
+        c.g = ct__data(grad);
+        c.m = (char *)q->state[0];
+        c.v = (char *)q->state[1];
+        c.vmax = (char *)q->state[2];
+        bool decoupled = opt->kind == CT__OPTIM_ADAMW;
+        c.decay = decoupled && g->weight_decay != 0.0 ? 1.0 - g->lr * g->weight_decay : 1.0;
+        c.sign = g->maximize ? -1.0 : 1.0;
+        c.wd = g->weight_decay;
+        c.use_wd = !decoupled && g->weight_decay != 0.0;
+        c.w1 = 1.0 - g->beta1;
+        c.b2 = g->beta2;
+        c.c2 = 1.0 - g->beta2;
+        c.bc2_sqrt = sqrt(bc2);
+        c.eps = g->eps;
+        c.nstep = -(g->lr / bc1);
+        c.amsgrad = g->amsgrad;
+        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_adam_f32 : ct__optim_adam_f64, &c);
+    }
+    q->has_state = true;
+    ct__bump_version(p);
+}
+
+/* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
+static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_dtype dtype)
+{
+    ct_tensor *t = ct__tensor_new(op, src->sizes, src->ndim, dtype);
+    if (t) {
+        ct__copy_kernel(t, src);
+    }
+    return t;
+}
+
+ct_status ct_optimizer_step(ct_optimizer *opt)
+{
+    const char *op = "ct_optimizer_step";
+    if (ct__null(op, opt)) {
+        return ct_error_code();
+    }
+    /* validate every gradient and allocate every state first: a failure changes nothing */
+    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t i = g->first; i < g->first + g->count; i++) {
+            ct__optim_param *q = &opt->params[i];
+            const ct_tensor *p = q->p, *grad = p->grad;
+            if (!grad) {
+                continue;
+            }
+            if (grad->ndim != p->ndim ||
+                memcmp(grad->sizes, p->sizes, sizeof(int64_t) * (size_t)p->ndim) != 0) {
+                char a[128], b[128];
+                return ct__fail(CT_ERR_SHAPE, op, "the grad of parameter %lld has shape %s, "
+                                "expected %s", (long long)i,
+                                ct__shape_str(grad->sizes, grad->ndim, a, sizeof a),
+                                ct__shape_str(p->sizes, p->ndim, b, sizeof b));
+            }
+            if (!ct__check_cpu(op, grad)) {
+                return ct_error_code();
+            }
+            if (!ct__optim_alloc_state(opt, g, q)) {
+                return ct__fail(CT_ERR_OOM, op, "out of memory allocating optimizer state");
+            }
+        }
+    }
+    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t i = g->first; i < g->first + g->count; i++) {
+            ct__optim_param *q = &opt->params[i];
+            ct_tensor *p = q->p, *grad = p->grad;
+            if (!grad) {
+                continue;
+            }
+            /* the fused loops need contiguous data of the parameter's dtype */
+            ct_tensor *pc = ct_is_contiguous(p) ? p : ct__optim_contiguous(op, p, p->dtype);
+            ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == p->dtype
+                                ? grad
+                                : ct__optim_contiguous(op, grad, p->dtype);
+            if (pc && gc) {
+                ct__optim_update(opt, g, q, pc, gc);
+                if (pc != p) {
+                    ct__copy_kernel(p, pc);
+                    ct__bump_version(p);
+                }
+            }
+            if (pc != p) {
+                ct__release(pc);
+            }
+            if (gc != grad) {
+                ct__release(gc);
+            }
+            if (!pc || !gc) {
+                return ct_error_code();
+            }
+        }
+    }
+    opt->steps++;
+    return CT_OK;
+}
+
+#ifdef CT__OPTIM_VEC
+#undef CT__OPTIM_VEC
+#undef CT__OPTIM_N_f32
+#undef CT__OPTIM_N_f64
+#undef CT__OPTIM_LD_f32
+#undef CT__OPTIM_LD_f64
+#undef CT__OPTIM_ST_f32
+#undef CT__OPTIM_ST_f64
+#undef CT__OPTIM_SET_f32
+#undef CT__OPTIM_SET_f64
+#undef CT__OPTIM_ADD_f32
+#undef CT__OPTIM_ADD_f64
+#undef CT__OPTIM_SUB_f32
+#undef CT__OPTIM_SUB_f64
+#undef CT__OPTIM_MUL_f32
+#undef CT__OPTIM_MUL_f64
+#undef CT__OPTIM_DIV_f32
+#undef CT__OPTIM_DIV_f64
+#undef CT__OPTIM_SQRT_f32
+#undef CT__OPTIM_SQRT_f64
+#endif

@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""tools/gen_golden_optim.py - golden values for tests/test_optim.c from torch.optim.
+
+Runs torch.optim.SGD / Adam / AdamW (single-tensor path, foreach=False, the CPU default) on
+three fixed parameters of shapes (3, 4), (4) and (5, 7), in float64 and float32, with a fixed
+sequence of gradients (some set to None) for STEPS steps, and writes the parameters after
+every step, together with PyTorch's default hyperparameters, to tests/golden/optim_golden.h
+as C arrays of doubles (float32 results are exact in double).
+
+Usage: python3 tools/gen_golden_optim.py [--out tests/golden/optim_golden.h]
+"""
+import argparse
+import os
+
+import torch
+
+STEPS = 5
+SHAPES = [(3, 4), (4,), (5, 7)]  # (5, 7) is long enough for the SIMD loops
+NUMEL = sum(int(torch.Size(s).numel()) for s in SHAPES)
+
+# name, class, kwargs, skip (set of (step, param) with grad None), lr change (step, lr)
+CASES = [
+    ("sgd_plain", "SGD", dict(lr=0.1), (), None),
+    ("sgd_momentum_dampening", "SGD", dict(lr=0.05, momentum=0.9, dampening=0.3), (), None),
+    ("sgd_nesterov", "SGD", dict(lr=0.05, momentum=0.8, nesterov=True), (), None),
+    ("sgd_weight_decay", "SGD", dict(lr=0.1, weight_decay=0.05), (), None),
+    ("sgd_maximize", "SGD", dict(lr=0.1, momentum=0.5, weight_decay=0.01, maximize=True),
+     (), None),
+    ("sgd_momentum_skip", "SGD", dict(lr=0.05, momentum=0.9), ((0, 1), (2, 1), (3, 0), (1, 2)),
+     (3, 0.02)),
+    ("adam_default", "Adam", dict(), (), None),
+    ("adam_lr", "Adam", dict(lr=0.05, betas=(0.8, 0.99), eps=1e-6), (), None),
+    ("adam_weight_decay", "Adam", dict(lr=0.01, weight_decay=0.1), (), None),
+    ("adam_amsgrad", "Adam", dict(lr=0.01, amsgrad=True), (), None),
+    ("adam_maximize", "Adam", dict(lr=0.01, maximize=True, weight_decay=0.02), (), None),
+    ("adam_skip", "Adam", dict(lr=0.01), ((0, 1), (2, 1), (3, 0), (0, 2)),
+     (2, 0.003)),
+    ("adam_small_beta1", "Adam", dict(lr=0.02, betas=(0.3, 0.5)), (), None),
+    ("adamw_default", "AdamW", dict(), (), None),
+    ("adamw_amsgrad", "AdamW", dict(lr=0.01, weight_decay=0.1, amsgrad=True), (), None),
+    ("adamw_maximize", "AdamW", dict(lr=0.02, weight_decay=0.05, maximize=True), (), None),
+]
+KIND = {"SGD": 1, "Adam": 2, "AdamW": 3}
+
+
+def fixed_data():
+    g = torch.Generator().manual_seed(20240607)
+    init = torch.randn(NUMEL, generator=g, dtype=torch.float64)
+    grads = torch.randn(STEPS, NUMEL, generator=g, dtype=torch.float64)
+    grads[1] *= 0.01  # a small gradient, so the second moments differ in scale
+    grads[3, :4] = 0.0  # exact zeros in some steps
+    return init, grads
+
+
+def run(case, dtype, init, grads):
+    name, cls, kwargs, skip, lr_change = case
+    params, off = [], 0
+    for s in SHAPES:
+        n = int(torch.Size(s).numel())
+        params.append(init[off:off + n].reshape(s).to(dtype).clone().requires_grad_(True))
+        off += n
+    opt = getattr(torch.optim, cls)(params, foreach=False, **kwargs)
+    out = []
+    for step in range(STEPS):
+        if lr_change and lr_change[0] == step:
+            for group in opt.param_groups:
+                group["lr"] = lr_change[1]
+        off = 0
+        for k, p in enumerate(params):
+            n = p.numel()
+            if (step, k) in skip:
+                p.grad = None
+            else:
+                p.grad = grads[step, off:off + n].reshape(p.shape).to(dtype).clone()
+            off += n
+        opt.step()
+        out.append(torch.cat([p.detach().reshape(-1).double() for p in params]).tolist())
+    return out
+
+
+def c_double(x):
+    r = repr(float(x))
+    if r in ("inf", "-inf", "nan"):
+        raise ValueError("non-finite golden value")
+    return r
+
+
+def c_values(values, indent, width=100):
+    """The values as C doubles, comma-separated, wrapped to width columns."""
+    lines, cur = [], indent
+    for v in values:
+        item = c_double(v) + ","
+        if len(cur) + 1 + len(item) > width and cur.strip():
+            lines.append(cur.rstrip())
+            cur = indent
+        cur += ("" if cur == indent else " ") + item
+    lines.append(cur.rstrip())
+    return "\n".join(lines)
+
+
+def c_array(rows, indent="        "):
+    lines = []
+    for row in rows:
+        lines.append(indent + "{")
+        lines.append(c_values(row, indent + "    "))
+        lines.append(indent + "},")
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap.add_argument("--out", default=os.path.join(here, "..", "tests", "golden",
+                                                  "optim_golden.h"))
+    args = ap.parse_args()
+    init, grads = fixed_data()
+    p = [torch.zeros(1, requires_grad=True)]
+    sgd = torch.optim.SGD(p).defaults
+    adam = torch.optim.Adam(p).defaults
+    adamw = torch.optim.AdamW(p).defaults
+
+    o = []
+    o.append("/* tests/golden/optim_golden.h - GENERATED by tools/gen_golden_optim.py")
+    o.append(" * (PyTorch %s); do not edit." % torch.__version__.split("+")[0])
+    o.append(" * Parameters of shapes %s flattened into %d values; grads[s] is the"
+             % (", ".join(str(tuple(x)) for x in SHAPES), NUMEL))
+    o.append(" * gradient of step s;")
+    o.append(" * want_f64 / want_f32 hold the parameters after each step. skip bit (4*s + k): "
+             "parameter k")
+    o.append(" * has no grad at step s. lr_step >= 0: the lr of every group becomes new_lr "
+             "before")
+    o.append(" * that step. */")
+    o.append("#define CT_GOLDEN_OPTIM_STEPS %d" % STEPS)
+    o.append("#define CT_GOLDEN_OPTIM_NUMEL %d" % NUMEL)
+    o.append("#define CT_GOLDEN_OPTIM_NPARAMS %d" % len(SHAPES))
+    o.append("static const int ct_golden_optim_ndim[CT_GOLDEN_OPTIM_NPARAMS] = {%s};"
+             % ", ".join(str(len(x)) for x in SHAPES))
+    o.append("static const int64_t ct_golden_optim_sizes[CT_GOLDEN_OPTIM_NPARAMS][2] = {%s};"
+             % ", ".join("{%s}" % ", ".join(str(v) for v in (list(x) + [1])[:2]) for x in SHAPES))
+    o.append("")
+    o.append("/* PyTorch's defaults: torch.optim.SGD([p]).defaults etc. */")
+    o.append("#define CT_GOLDEN_SGD_LR %s" % c_double(sgd["lr"]))
+    o.append("#define CT_GOLDEN_SGD_MOMENTUM %s" % c_double(sgd["momentum"]))
+    o.append("#define CT_GOLDEN_SGD_DAMPENING %s" % c_double(sgd["dampening"]))
+    o.append("#define CT_GOLDEN_SGD_WEIGHT_DECAY %s" % c_double(sgd["weight_decay"]))
+    o.append("#define CT_GOLDEN_SGD_NESTEROV %d" % int(sgd["nesterov"]))
+    o.append("#define CT_GOLDEN_SGD_MAXIMIZE %d" % int(sgd["maximize"]))
+    for tag, d in (("ADAM", adam), ("ADAMW", adamw)):
+        o.append("#define CT_GOLDEN_%s_LR %s" % (tag, c_double(d["lr"])))
+        o.append("#define CT_GOLDEN_%s_BETA1 %s" % (tag, c_double(d["betas"][0])))
+        o.append("#define CT_GOLDEN_%s_BETA2 %s" % (tag, c_double(d["betas"][1])))
+        o.append("#define CT_GOLDEN_%s_EPS %s" % (tag, c_double(d["eps"])))
+        o.append("#define CT_GOLDEN_%s_WEIGHT_DECAY %s" % (tag, c_double(d["weight_decay"])))
+        o.append("#define CT_GOLDEN_%s_AMSGRAD %d" % (tag, int(d["amsgrad"])))
+        o.append("#define CT_GOLDEN_%s_MAXIMIZE %d" % (tag, int(d["maximize"])))
+    o.append("")
+    o.append("static const double ct_golden_optim_init[CT_GOLDEN_OPTIM_NUMEL] = {")
+    o.append(c_values(init.tolist(), "    "))
+    o.append("};")
+    o.append("")
+    o.append("static const double ct_golden_optim_grads[CT_GOLDEN_OPTIM_STEPS]"
+             "[CT_GOLDEN_OPTIM_NUMEL] = {")
+    o.append(c_array(grads.tolist(), "    "))
+    o.append("};")
+    o.append("")
+    o.append("typedef struct ct_golden_optim_case {")
+    o.append("    const char *name;")
+    o.append("    int kind; /* 1 SGD, 2 Adam, 3 AdamW */")
+    o.append("    double lr, momentum, dampening, weight_decay, beta1, beta2, eps;")
+    o.append("    int nesterov, amsgrad, maximize;")
+    o.append("    unsigned skip;")
+    o.append("    int lr_step;")
+    o.append("    double new_lr;")
+    o.append("    double want_f64[CT_GOLDEN_OPTIM_STEPS][CT_GOLDEN_OPTIM_NUMEL];")
+    o.append("    double want_f32[CT_GOLDEN_OPTIM_STEPS][CT_GOLDEN_OPTIM_NUMEL];")
+    o.append("} ct_golden_optim_case;")
+    o.append("")
+    o.append("static const ct_golden_optim_case ct_golden_optim_cases[] = {")
+    for case in CASES:
+        name, cls, kwargs, skip, lr_change = case
+        d = dict(getattr(torch.optim, cls)(p).defaults)
+        d.update(kwargs)
+        mask = 0
+        for s, k in skip:
+            mask |= 1 << (4 * s + k)
+        want64 = run(case, torch.float64, init, grads)
+        want32 = run(case, torch.float32, init, grads)
+        o.append("    {")
+        o.append('        "%s", %d,' % (name, KIND[cls]))
+        o.append("        %s, %s, %s, %s, %s, %s, %s," % (
+            c_double(d["lr"]), c_double(d.get("momentum", 0)), c_double(d.get("dampening", 0)),
+            c_double(d["weight_decay"]), c_double(d.get("betas", (0, 0))[0]),
+            c_double(d.get("betas", (0, 0))[1]), c_double(d.get("eps", 0))))
+        o.append("        %d, %d, %d, 0x%xu, %d, %s," % (
+            int(d.get("nesterov", False)), int(d.get("amsgrad", False)), int(d["maximize"]),
+            mask, lr_change[0] if lr_change else -1,
+            c_double(lr_change[1] if lr_change else 0.0)))
+        o.append("        {")
+        o.append(c_array(want64, "            "))
+        o.append("        },")
+        o.append("        {")
+        o.append(c_array(want32, "            "))
+        o.append("        },")
+        o.append("    },")
+    o.append("};")
+    o.append("#define CT_GOLDEN_OPTIM_NCASES \\")
+    o.append("    ((int)(sizeof ct_golden_optim_cases / sizeof ct_golden_optim_cases[0]))")
+    text = "\n".join(o) + "\n"
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out, "w") as f:
+        f.write(text)
+    print("wrote %s (%d cases)" % (args.out, len(CASES)))
+
+
+if __name__ == "__main__":
+    main()
