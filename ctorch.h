@@ -226,9 +226,12 @@ typedef struct ct_storage ct_storage;
    when nothing else (a view's autograd graph, a module, a .grad field) refers to it.
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
-/* Adds a reference the caller must drop with ct_free; the tensor leaves scope control
-   for that reference. Returns t. */
+/* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
+   drop it with ct_release. Returns t. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
+/* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
+   the last. NULL is a no-op. */
+CTORCH_API void ct_release(ct_tensor *t);
 
 /* ---- attributes --------------------------------------------------------------------- */
 /* Number of dimensions (0 for a scalar); -1 for NULL. Mirrors: Tensor.dim. */
@@ -1107,9 +1110,11 @@ CTORCH_API ct_adam_opts ct_adamw_defaults(void);
  * Errors: CT_ERR_NULL_ARG for a NULL params array or element; CT_ERR_VALUE for n < 1
  * ("optimizer got an empty parameter list"), a parameter that does not require grad
  * ("optimizer can only optimize Tensors that require grad"), a non-leaf ("can't optimize
- * a non-leaf Tensor"), a repeated parameter ("some parameters appear more than once") and
- * the invalid options named below; CT_ERR_DTYPE for a non-float parameter;
- * CT_ERR_DEVICE for a parameter off the CPU; CT_ERR_OOM. */
+ * a non-leaf Tensor"), a repeated parameter ("optimizer contains a parameter group with
+ * duplicate parameters"; PyTorch only warns) and the invalid options named below;
+ * CT_ERR_DTYPE for a non-float parameter; CT_ERR_DEVICE for a parameter off the CPU;
+ * CT_ERR_OOM. Note: PyTorch accepts parameters that do not require grad (and never updates
+ * them); ctorch rejects them so a forgotten ct_requires_grad_ shows up at once. */
 
 /* Stochastic gradient descent, optionally with momentum, Nesterov momentum and weight
    decay: g = grad (negated when maximize); g += wd*p; buf = g on a parameter's first
@@ -2456,6 +2461,8 @@ void ct__release(ct_tensor *t)
     }
     ct__free(t);
 }
+
+void ct_release(ct_tensor *t) { ct__release(t); }
 
 ct_tensor *ct_retain(ct_tensor *t)
 {

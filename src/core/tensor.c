@@ -150,6 +150,8 @@ void ct__release(ct_tensor *t)
     ct__free(t);
 }
 
+void ct_release(ct_tensor *t) { ct__release(t); }
+
 ct_tensor *ct_retain(ct_tensor *t)
 {
     if (t) {

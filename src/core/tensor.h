@@ -13,9 +13,12 @@ typedef struct ct_storage ct_storage;
    when nothing else (a view's autograd graph, a module, a .grad field) refers to it.
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
-/* Adds a reference the caller must drop with ct_free; the tensor leaves scope control
-   for that reference. Returns t. */
+/* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
+   drop it with ct_release. Returns t. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
+/* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
+   the last. NULL is a no-op. */
+CTORCH_API void ct_release(ct_tensor *t);
 
 /* ---- attributes --------------------------------------------------------------------- */
 /* Number of dimensions (0 for a scalar); -1 for NULL. Mirrors: Tensor.dim. */

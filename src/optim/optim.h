@@ -77,9 +77,11 @@ CTORCH_API ct_adam_opts ct_adamw_defaults(void);
  * Errors: CT_ERR_NULL_ARG for a NULL params array or element; CT_ERR_VALUE for n < 1
  * ("optimizer got an empty parameter list"), a parameter that does not require grad
  * ("optimizer can only optimize Tensors that require grad"), a non-leaf ("can't optimize
- * a non-leaf Tensor"), a repeated parameter ("some parameters appear more than once") and
- * the invalid options named below; CT_ERR_DTYPE for a non-float parameter;
- * CT_ERR_DEVICE for a parameter off the CPU; CT_ERR_OOM. */
+ * a non-leaf Tensor"), a repeated parameter ("optimizer contains a parameter group with
+ * duplicate parameters"; PyTorch only warns) and the invalid options named below;
+ * CT_ERR_DTYPE for a non-float parameter; CT_ERR_DEVICE for a parameter off the CPU;
+ * CT_ERR_OOM. Note: PyTorch accepts parameters that do not require grad (and never updates
+ * them); ctorch rejects them so a forgotten ct_requires_grad_ shows up at once. */
 
 /* Stochastic gradient descent, optionally with momentum, Nesterov momentum and weight
    decay: g = grad (negated when maximize); g += wd*p; buf = g on a parameter's first
