@@ -54,7 +54,7 @@ test: compile-tests $(BUILD)/test_runner
 	@cd tests && ../$(BUILD)/test_runner
 
 sanitize: | $(BUILD)
-	$(CC) -std=c11 -O1 -g $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer \
+	$(CC) -std=c11 -O1 -g -march=native $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer \
 	    -fno-sanitize-recover=undefined -o $(BUILD)/test_sanitize tests/main.c tests/impl.c \
 	    $(TESTS) $(LDLIBS)
 	cd tests && ASAN_OPTIONS=detect_leaks=1 ../$(BUILD)/test_sanitize

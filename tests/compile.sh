@@ -25,10 +25,13 @@ for c in "$cc" clang gcc; do
     command -v "$c" > /dev/null || continue
     echo "$impl" | check "$c c11" "$c" -std=c11 -Wpedantic
     echo "$impl" | check "$c c11 -fopenmp" "$c" -std=c11 -Wpedantic -fopenmp
+    echo "$impl" | check "$c c11 -march=native -O2" "$c" -std=c11 -Wpedantic -march=native -O2
+    echo "$impl" | check "$c c11 -mavx2 -mfma -O2" "$c" -std=c11 -Wpedantic -mavx2 -mfma -O2
 done
 for c in "$cxx" clang++ g++; do
     command -v "$c" > /dev/null || continue
     echo "$impl" | check "$c c++17" "$c" -std=c++17
+    echo "$impl" | check "$c c++17 -march=native -O2" "$c" -std=c++17 -march=native -O2
 done
 printf '#define CTORCH_STATIC\n%s\n' "$impl" | check "CTORCH_STATIC" "$cc" -std=c11 -Wpedantic
 for flag in CTORCH_NO_STDIO CTORCH_NO_THREADS CTORCH_NO_SIMD; do

@@ -1,0 +1,345 @@
+/* bench/bench_ops.c - ctorch's op-level benchmarks (GEMM, MLP products, pointwise, softmax,
+ * cross-entropy) with OpenBLAS and a STREAM triad as references measured in the same run.
+ *
+ * Build (one command; drop -DBENCH_OPENBLAS and -lopenblas without OpenBLAS):
+ *   cc -std=c11 -O2 -march=native -fopenmp -DBENCH_OPENBLAS -I/usr/include/x86_64-linux-gnu/openblas-pthread bench/bench_ops.c -o build/bench_ops -lopenblas -lm
+ * (the -I is needed only where cblas.h is not on the default include path).
+ * Run:
+ *   ./build/bench_ops [--threads 1,2] [--min-run-time 0.3] [--filter SUBSTRING] [--no-compare]
+ * Prints, per workload and thread count, one line `RESULT <workload> <threads> <seconds per call>`
+ * (the minimum over blocked_autorange's blocks; tools/bench.py reads these), then a ct_compare
+ * table (medians, as torch.utils.benchmark.Compare). tools/bench_torch_ops.py runs the same
+ * workloads in PyTorch under the same names.
+ *
+ * Workloads (all float32; inputs preallocated, results allocated per call in a scope that ends
+ * each call, the way users write `c = a + b`):
+ *   sgemm_N               ct_mm (N, N) @ (N, N), N in 64 .. 2048
+ *   linear_BxI_O          ct_linear(x (B, I), W (O, I), no bias): x @ W^T
+ *   mm_gTx_OxB_BxI        ct_mm(ct_t(g), x): the weight gradient g^T @ x, g (B, O), x (B, I)
+ *   mm_gW_BxO_OxI         ct_mm(g, W): the input gradient g @ W, g (B, O), W (O, I)
+ *   blas_<name>           the same products through cblas_sgemm (same transposes, -DBENCH_OPENBLAS)
+ *   add_16M mul_16M relu_16M   ct_add / ct_mul / ct_relu on 16M elements
+ *   triad_16M             plain C a[i] = b[i] + s * c[i] (OpenMP for at 2+ threads): bandwidth
+ *   softmax_RxC           ct_softmax over the last dim
+ *   xent_fb_NxC           ct_cross_entropy then ct_backward, logits requiring grad (.grad cleared
+ *                         each call, as `x.grad = None` in the PyTorch version)
+ */
+#define CTORCH_IMPLEMENTATION
+#include "../ctorch.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef BENCH_OPENBLAS
+#include <cblas.h>
+#endif
+
+static void die_on_error(ct_status code, const char *message, void *user)
+{
+    (void)code;
+    (void)user;
+    fprintf(stderr, "bench_ops: error: %s\n", message);
+    exit(1);
+}
+
+/* ---- workloads ------------------------------------------------------------------------ */
+typedef enum kind {
+    K_MM,     /* ct_mm(a, b) */
+    K_MM_TA,  /* ct_mm(ct_t(a), b) */
+    K_LINEAR, /* ct_linear(a, b, NULL) */
+    K_BLAS,   /* cblas_sgemm */
+    K_ADD,
+    K_MUL,
+    K_RELU,
+    K_TRIAD,
+    K_SOFTMAX,
+    K_XENT
+} kind;
+
+typedef struct work {
+    kind k;
+    ct_tensor *a, *b;
+    /* K_BLAS */
+    int ta, tb, M, N, K, lda, ldb;
+    float *c;
+    /* K_TRIAD */
+    float *ta_, *tb_, *tc_;
+    int64_t n;
+    int threads;
+} work;
+
+static void stmt(void *user)
+{
+    work *w = (work *)user;
+    switch (w->k) {
+    case K_BLAS:
+#ifdef BENCH_OPENBLAS
+        cblas_sgemm(CblasRowMajor, w->ta ? CblasTrans : CblasNoTrans,
+                    w->tb ? CblasTrans : CblasNoTrans, w->M, w->N, w->K, 1.0f,
+                    (const float *)ct_data_ptr(w->a), w->lda, (const float *)ct_data_ptr(w->b),
+                    w->ldb, 0.0f, w->c, w->N);
+#endif
+        return;
+    case K_TRIAD: {
+        float *a = w->ta_;
+        const float *b = w->tb_, *c = w->tc_;
+        const float s = 3.0f;
+        int64_t n = w->n;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(w->threads) if (w->threads > 1) schedule(static)
+#endif
+        for (int64_t i = 0; i < n; i++) {
+            a[i] = b[i] + s * c[i];
+        }
+        return;
+    }
+    default:
+        break;
+    }
+    ct_scope_begin();
+    switch (w->k) {
+    case K_MM: ct_mm(w->a, w->b); break;
+    case K_MM_TA: ct_mm(ct_t(w->a), w->b); break;
+    case K_LINEAR: ct_linear(w->a, w->b, NULL); break;
+    case K_ADD: ct_add(w->a, w->b); break;
+    case K_MUL: ct_mul(w->a, w->b); break;
+    case K_RELU: ct_relu(w->a); break;
+    case K_SOFTMAX: ct_softmax(w->a, -1); break;
+    case K_XENT:
+        ct_set_grad(w->a, NULL);
+        ct_backward(ct_cross_entropy(w->a, w->b, NULL), NULL, false);
+        break;
+    default: break;
+    }
+    ct_scope_end();
+}
+
+/* ---- driver --------------------------------------------------------------------------- */
+static double g_min_run_time = 0.3;
+static const char *g_filter = NULL;
+static ct_measurement **g_ms = NULL;
+static int g_nms = 0;
+
+static void measure(const char *name, const char *label, const char *sub_label,
+                    const char *description, work *w, int threads)
+{
+    if (g_filter && !strstr(name, g_filter)) {
+        return;
+    }
+    w->threads = threads;
+    ct_timer_opts o = {0};
+    o.stmt = stmt;
+    o.user = w;
+    o.stmt_name = name;
+    o.label = label;
+    o.sub_label = sub_label;
+    o.description = description;
+    o.num_threads = threads;
+#ifdef BENCH_OPENBLAS
+    openblas_set_num_threads(threads);
+#endif
+    ct_timer *t = ct_timer_new(&o);
+    ct_measurement *m = ct_timer_blocked_autorange(t, g_min_run_time);
+    const double *times = ct_measurement_times(m);
+    double best = times[0];
+    for (int64_t i = 1; i < ct_measurement_number_of_runs(m); i++) {
+        best = times[i] < best ? times[i] : best;
+    }
+    printf("RESULT %s %d %.9e\n", name, threads, best);
+    fflush(stdout);
+    g_ms = (ct_measurement **)realloc(g_ms, sizeof(*g_ms) * (size_t)(g_nms + 1));
+    g_ms[g_nms++] = m;
+    ct_timer_free(t);
+}
+
+static ct_tensor *randn2(int64_t r, int64_t c)
+{
+    int64_t s[2] = {r, c};
+    return ct_randn(s, 2, CT_FLOAT32, NULL);
+}
+
+/* A GEMM through ctorch and through cblas with the same operands and transposes.
+   kind: K_MM (a (M,K) @ b (K,N)), K_MM_TA (a (K,M) transposed), K_LINEAR (b (N,K) transposed). */
+static void gemm_pair(const char *name, const char *label, const char *sub, kind k, int M, int N,
+                      int K, int threads, bool with_blas)
+{
+    work w = {0};
+    w.k = k;
+    w.a = k == K_MM_TA ? randn2(K, M) : randn2(M, K);
+    w.b = k == K_LINEAR ? randn2(N, K) : randn2(K, N);
+    measure(name, label, sub, "ctorch", &w, threads);
+#ifdef BENCH_OPENBLAS
+    if (with_blas) {
+        char bname[128];
+        snprintf(bname, sizeof bname, "blas_%s", name);
+        work b = w;
+        b.k = K_BLAS;
+        b.M = M;
+        b.N = N;
+        b.K = K;
+        b.ta = k == K_MM_TA;
+        b.tb = k == K_LINEAR;
+        b.lda = b.ta ? M : K;
+        b.ldb = b.tb ? K : N;
+        b.c = (float *)malloc(sizeof(float) * (size_t)M * (size_t)N);
+        memset(b.c, 0, sizeof(float) * (size_t)M * (size_t)N);
+        measure(bname, label, sub, "OpenBLAS", &b, threads);
+        free(b.c);
+    }
+#else
+    (void)with_blas;
+#endif
+    ct_free(w.a);
+    ct_free(w.b);
+}
+
+static void run_all(int threads)
+{
+    char name[96], sub[96];
+    /* square sgemm */
+    static const int sq[] = {64, 128, 256, 512, 1024, 2048};
+    for (size_t i = 0; i < sizeof sq / sizeof sq[0]; i++) {
+        snprintf(name, sizeof name, "sgemm_%d", sq[i]);
+        snprintf(sub, sizeof sub, "%d", sq[i]);
+        gemm_pair(name, "sgemm (N,N)@(N,N)", sub, K_MM, sq[i], sq[i], sq[i], threads, true);
+    }
+    /* quickstart MLP: forward x @ W^T, backward g^T @ x and g @ W */
+    static const struct { int b, i, o; } lin[] = {{64, 784, 512}, {64, 512, 512}, {64, 512, 10}};
+    for (size_t j = 0; j < 3; j++) {
+        int Bn = lin[j].b, In = lin[j].i, On = lin[j].o;
+        snprintf(name, sizeof name, "linear_%dx%d_%d", Bn, In, On);
+        snprintf(sub, sizeof sub, "fwd x(%d,%d)@W(%d,%d)^T", Bn, In, On, In);
+        gemm_pair(name, "quickstart MLP products", sub, K_LINEAR, Bn, On, In, threads, true);
+    }
+    for (size_t j = 0; j < 3; j++) {
+        int Bn = lin[j].b, In = lin[j].i, On = lin[j].o;
+        snprintf(name, sizeof name, "mm_gTx_%dx%d_%dx%d", On, Bn, Bn, In);
+        snprintf(sub, sizeof sub, "dW g^T(%d,%d)@x(%d,%d)", On, Bn, Bn, In);
+        gemm_pair(name, "quickstart MLP products", sub, K_MM_TA, On, In, Bn, threads, true);
+    }
+    static const struct { int b, o, i; } gw[] = {{64, 512, 784}, {64, 10, 512}};
+    for (size_t j = 0; j < 2; j++) {
+        int Bn = gw[j].b, On = gw[j].o, In = gw[j].i;
+        snprintf(name, sizeof name, "mm_gW_%dx%d_%dx%d", Bn, On, On, In);
+        snprintf(sub, sizeof sub, "dx g(%d,%d)@W(%d,%d)", Bn, On, On, In);
+        gemm_pair(name, "quickstart MLP products", sub, K_MM, Bn, In, On, threads, true);
+    }
+    /* pointwise on 16M elements */
+    {
+        const int64_t n = 16 * 1024 * 1024;
+        int64_t s[1] = {n};
+        work w = {0};
+        w.a = ct_randn(s, 1, CT_FLOAT32, NULL);
+        w.b = ct_randn(s, 1, CT_FLOAT32, NULL);
+        w.k = K_ADD;
+        measure("add_16M", "pointwise, 16M float32", "c = a + b", "ctorch", &w, threads);
+        w.k = K_MUL;
+        measure("mul_16M", "pointwise, 16M float32", "c = a * b", "ctorch", &w, threads);
+        w.k = K_RELU;
+        measure("relu_16M", "pointwise, 16M float32", "c = relu(a)", "ctorch", &w, threads);
+        ct_free(w.a);
+        ct_free(w.b);
+        work t = {0};
+        t.k = K_TRIAD;
+        t.n = n;
+        t.ta_ = (float *)malloc(sizeof(float) * (size_t)n);
+        t.tb_ = (float *)malloc(sizeof(float) * (size_t)n);
+        t.tc_ = (float *)malloc(sizeof(float) * (size_t)n);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static)
+#endif
+        for (int64_t i = 0; i < n; i++) { /* first touch with the benchmark's schedule */
+            t.ta_[i] = 0.0f;
+            t.tb_[i] = 1.0f;
+            t.tc_[i] = 2.0f;
+        }
+        measure("triad_16M", "pointwise, 16M float32", "STREAM triad a=b+s*c (C, prealloc)",
+                "ctorch", &t, threads);
+        free(t.ta_);
+        free(t.tb_);
+        free(t.tc_);
+    }
+    /* softmax over the last dim */
+    static const struct { int r, c; } sm[] = {{4096, 1024}, {64, 10}};
+    for (size_t j = 0; j < 2; j++) {
+        work w = {0};
+        w.k = K_SOFTMAX;
+        w.a = randn2(sm[j].r, sm[j].c);
+        snprintf(name, sizeof name, "softmax_%dx%d", sm[j].r, sm[j].c);
+        snprintf(sub, sizeof sub, "softmax (%d,%d) dim -1", sm[j].r, sm[j].c);
+        measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
+        ct_free(w.a);
+    }
+    /* cross-entropy forward + backward */
+    static const struct { int n, c; } xe[] = {{4096, 1000}, {64, 10}};
+    for (size_t j = 0; j < 2; j++) {
+        work w = {0};
+        w.k = K_XENT;
+        w.a = ct_requires_grad_(randn2(xe[j].n, xe[j].c), true);
+        int64_t s[1] = {xe[j].n};
+        w.b = ct_randint(0, xe[j].c, s, 1, CT_INT64, NULL);
+        snprintf(name, sizeof name, "xent_fb_%dx%d", xe[j].n, xe[j].c);
+        snprintf(sub, sizeof sub, "cross_entropy fwd+bwd (%d,%d)", xe[j].n, xe[j].c);
+        measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
+        ct_free(w.a);
+        ct_free(w.b);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *threads_arg = "1,2";
+    bool compare = true;
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(argv[i], "--threads") && v) {
+            threads_arg = v;
+            i++;
+        } else if (!strcmp(argv[i], "--min-run-time") && v) {
+            g_min_run_time = atof(v);
+            i++;
+        } else if (!strcmp(argv[i], "--filter") && v) {
+            g_filter = v;
+            i++;
+        } else if (!strcmp(argv[i], "--no-compare")) {
+            compare = false;
+        } else {
+            fprintf(stderr, "usage: bench_ops [--threads 1,2] [--min-run-time S] "
+                            "[--filter SUBSTRING] [--no-compare]\n");
+            return 2;
+        }
+    }
+    ct_set_error_handler(die_on_error, NULL);
+    ct_manual_seed(0);
+#ifdef BENCH_OPENBLAS
+    printf("openblas: %s\n", openblas_get_config());
+#else
+    printf("openblas: not built in (add -DBENCH_OPENBLAS ... -lopenblas)\n");
+#endif
+    for (const char *p = threads_arg; *p;) {
+        int t = atoi(p);
+        if (t < 1) {
+            fprintf(stderr, "bench_ops: bad --threads %s\n", threads_arg);
+            return 2;
+        }
+        run_all(t);
+        p = strchr(p, ',');
+        if (!p) {
+            break;
+        }
+        p++;
+    }
+    if (compare && g_nms > 0) {
+        ct_compare *c = ct_compare_new(g_ms, g_nms);
+        ct_compare_trim_significant_figures(c);
+        ct_compare_print(c, stdout);
+        ct_compare_free(c);
+    }
+    for (int i = 0; i < g_nms; i++) {
+        ct_measurement_free(g_ms[i]);
+    }
+    free(g_ms);
+    return 0;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""PyTorch side of `make bench`'s op benchmarks: the workloads of bench/bench_ops.c.
+
+usage: tools/bench_torch_ops.py --threads N [--min-run-time 0.3] [--filter SUBSTRING]
+Prints `RESULT <workload> <threads> <seconds per call>` (the minimum over
+torch.utils.benchmark.Timer.blocked_autorange's blocks) per workload, under the names
+bench/bench_ops.c uses, then the torch.utils.benchmark.Compare table.
+Run one process per thread count: PyTorch is configured at its best as ../shared/BENCH.md says,
+with torch.set_num_threads(N) and flush-to-zero here, and OPENBLAS_NUM_THREADS /
+OMP_NUM_THREADS / MKL_NUM_THREADS = N and OMP_WAIT_POLICY=PASSIVE at N > 1 set by the caller
+before Python starts (see tools/bench.py).
+"""
+import argparse
+
+import torch
+import torch.nn.functional as F
+from torch.utils import benchmark
+
+
+def workloads():
+    """(name, label, sub_label, stmt, globals) in bench_ops.c's order; inputs preallocated."""
+    out = []
+    for n in (64, 128, 256, 512, 1024, 2048):
+        a, b = torch.randn(n, n), torch.randn(n, n)
+        out.append(("sgemm_%d" % n, "sgemm (N,N)@(N,N)", str(n), "torch.mm(a, b)",
+                    {"a": a, "b": b}))
+    lin = ((64, 784, 512), (64, 512, 512), (64, 512, 10))
+    for bn, i, o in lin:
+        x, w = torch.randn(bn, i), torch.randn(o, i)
+        out.append(("linear_%dx%d_%d" % (bn, i, o), "quickstart MLP products",
+                    "fwd x(%d,%d)@W(%d,%d)^T" % (bn, i, o, i), "F.linear(x, w)",
+                    {"x": x, "w": w, "F": F}))
+    for bn, i, o in lin:
+        g, x = torch.randn(bn, o), torch.randn(bn, i)
+        out.append(("mm_gTx_%dx%d_%dx%d" % (o, bn, bn, i), "quickstart MLP products",
+                    "dW g^T(%d,%d)@x(%d,%d)" % (o, bn, bn, i), "torch.mm(g.t(), x)",
+                    {"g": g, "x": x}))
+    for bn, o, i in ((64, 512, 784), (64, 10, 512)):
+        g, w = torch.randn(bn, o), torch.randn(o, i)
+        out.append(("mm_gW_%dx%d_%dx%d" % (bn, o, o, i), "quickstart MLP products",
+                    "dx g(%d,%d)@W(%d,%d)" % (bn, o, o, i), "torch.mm(g, w)",
+                    {"g": g, "w": w}))
+    n = 16 * 1024 * 1024
+    a, b = torch.randn(n), torch.randn(n)
+    for name, sub, stmt in (("add_16M", "c = a + b", "c = a + b"),
+                            ("mul_16M", "c = a * b", "c = a * b"),
+                            ("relu_16M", "c = relu(a)", "c = torch.relu(a)")):
+        out.append((name, "pointwise, 16M float32", sub, stmt, {"a": a, "b": b}))
+    for r, c in ((4096, 1024), (64, 10)):
+        out.append(("softmax_%dx%d" % (r, c), "softmax / cross-entropy",
+                    "softmax (%d,%d) dim -1" % (r, c), "torch.softmax(x, -1)",
+                    {"x": torch.randn(r, c)}))
+    for r, c in ((4096, 1000), (64, 10)):
+        x = torch.randn(r, c, requires_grad=True)
+        y = torch.randint(0, c, (r,))
+        out.append(("xent_fb_%dx%d" % (r, c), "softmax / cross-entropy",
+                    "cross_entropy fwd+bwd (%d,%d)" % (r, c),
+                    "x.grad = None; F.cross_entropy(x, y).backward()",
+                    {"x": x, "y": y, "F": F}))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--min-run-time", type=float, default=0.3)
+    ap.add_argument("--filter", default=None)
+    ap.add_argument("--no-compare", action="store_true")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.set_flush_denormal(True)
+    torch.manual_seed(0)
+    print("torch", torch.__version__, "threads", torch.get_num_threads(), flush=True)
+    results = []
+    for name, label, sub, stmt, glob in workloads():
+        if a.filter and a.filter not in name:
+            continue
+        t = benchmark.Timer(stmt=stmt, globals=glob, label=label, sub_label=sub,
+                            description="torch", num_threads=a.threads)
+        m = t.blocked_autorange(min_run_time=a.min_run_time)
+        print("RESULT %s %d %.9e" % (name, a.threads, min(m.times)), flush=True)
+        results.append(m)
+    if results and not a.no_compare:
+        c = benchmark.Compare(results)
+        c.trim_significant_figures()
+        c.print()
+
+
+if __name__ == "__main__":
+    main()
