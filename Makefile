@@ -67,8 +67,24 @@ examples: $(patsubst examples/%.c,$(BUILD)/%,$(EXAMPLES))
 demo: $(BUILD)/fashion_mnist
 	./$(BUILD)/fashion_mnist
 
-bench: $(BUILD)/fashion_mnist
-	$(PYTHON) tools/bench.py
+# bench/bench_ops compares against OpenBLAS when <cblas.h> and libopenblas are installed.
+BENCH_BLAS = $(shell printf '\043include <cblas.h>\nint main(void){openblas_set_num_threads(1);return 0;}\n' | \
+               $(CC) -x c - -lopenblas -o /dev/null 2>/dev/null && echo -DBENCH_OPENBLAS -lopenblas)
+
+$(BUILD)/bench_ops: bench/bench_ops.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS) $(BENCH_BLAS)
+
+bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
+	$(PYTHON) tools/bench.py --build $(BUILD)
 
 clean:
 	rm -rf $(BUILD)
+
+# make tsan: the tests under ThreadSanitizer (the inter-op pool, the locks, the allocator).
+# Built without -fopenmp: libgomp is not TSan-instrumented, so its barriers are invisible
+# and every OpenMP region reports false races; intra-op loops then run serially.
+.PHONY: tsan
+tsan: | $(BUILD)
+	$(CC) -std=c11 -O1 -g $(WARN) -fsanitize=thread -fno-omit-frame-pointer \
+	    -o $(BUILD)/test_tsan tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
+	cd tests && TSAN_OPTIONS=halt_on_error=1 ../$(BUILD)/test_tsan

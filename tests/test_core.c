@@ -1,6 +1,8 @@
 /* tests/test_core.c - tensors, scopes, errors, the allocator, dtypes and views. */
 #include "test.h"
 
+#include <stdlib.h>
+
 static void test_scope_frees_everything(void)
 {
     size_t live = ct_memory_allocated();
@@ -63,8 +65,69 @@ static void test_views_share_storage(void)
     ct_scope_end();
 }
 
+/* ulp distance of got from the correctly rounded float32 of want */
+static double ulp_error(float got, double want)
+{
+    float w = (float)want;
+    if (isinf(want) || w == 0) {
+        return got == w ? 0 : 1e9;
+    }
+    double ulp = (double)nextafterf(fabsf(w), INFINITY) - (double)fabsf(w);
+    return fabs((double)got - want) / ulp;
+}
+
+/* The vectorized float32 exp/log/tanh/sigmoid (src/ops/vmath.h) against libm in double, on
+   4M float32 values spread over their whole ranges: the bounds the header states. */
+static void test_vmath_ulp(void)
+{
+    const int64_t n = 1 << 22;
+    float *xs = (float *)malloc(sizeof(float) * (size_t)n);
+    double worst[4] = {0, 0, 0, 0};
+    for (int64_t i = 0; i < n; i++) { /* normal floats (subnormals flush to zero) */
+        uint32_t v = 0x00800000u + (uint32_t)((uint64_t)i * (0x7f000000u - 0x00800000u) / (uint64_t)n);
+        float f;
+        memcpy(&f, &v, sizeof f);
+        xs[i] = (i & 1) ? -f : f;
+    }
+    ct_scope_begin();
+    int64_t shape[1] = {n};
+    ct_tensor *x = ct_tensor_from_data(xs, CT_FLOAT32, shape, 1);
+    const float *e = (const float *)ct_data_ptr(ct_exp(x));
+    const float *l = (const float *)ct_data_ptr(ct_log(ct_abs(x)));
+    const float *t = (const float *)ct_data_ptr(ct_tanh(x));
+    const float *sg = (const float *)ct_data_ptr(ct_sigmoid(x));
+    for (int64_t i = 0; i < n; i++) {
+        double xd = xs[i], err[4] = {0, 0, 0, 0};
+        if (xd > -87.0 && xd < 88.0) {
+            err[0] = ulp_error(e[i], exp(xd));
+        }
+        err[1] = ulp_error(l[i], log(fabs(xd)));
+        err[2] = fabs(tanh(xd)) > 1.2e-38 ? ulp_error(t[i], tanh(xd)) : 0;
+        double s = 1.0 / (1.0 + exp(-xd));
+        if (s > 1e-37) {
+            err[3] = ulp_error(sg[i], s);
+        }
+        for (int k = 0; k < 4; k++) {
+            worst[k] = err[k] > worst[k] ? err[k] : worst[k];
+        }
+    }
+    CHECK_MSG(worst[0] <= 2 && worst[1] <= 2 && worst[2] <= 3 && worst[3] <= 3,
+              "max ulp: exp %.2f log %.2f tanh %.2f sigmoid %.2f", worst[0], worst[1], worst[2],
+              worst[3]);
+    float specials[6] = {-INFINITY, INFINITY, NAN, 0.0f, -1.0f, 100.0f};
+    int64_t six[1] = {6};
+    ct_tensor *sp = ct_tensor_from_data(specials, CT_FLOAT32, six, 1);
+    const float *se = (const float *)ct_data_ptr(ct_exp(sp));
+    const float *sl = (const float *)ct_data_ptr(ct_log(sp));
+    CHECK(se[0] == 0 && isinf(se[1]) && isnan(se[2]) && se[3] == 1 && isinf(se[5]));
+    CHECK(isnan(sl[0]) && isinf(sl[1]) && isnan(sl[2]) && isinf(sl[3]) && sl[3] < 0 && isnan(sl[4]));
+    ct_scope_end();
+    free(xs);
+}
+
 void test_core(void)
 {
+    RUN(test_vmath_ulp);
     RUN(test_scope_frees_everything);
     RUN(test_keep_moves_to_caller);
     RUN(test_error_is_sticky_and_null_propagates);

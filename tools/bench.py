@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """`make bench`: ctorch against PyTorch on the same machine, in the same run, as ratios.
 
-Runs one training epoch of the Fashion-MNIST quickstart (examples/fashion_mnist.c against
-tools/bench_torch.py: same model, data, batch size and learning rate) with SGD and Adam at 1
-and 2 threads, each the best of --repeat runs, then the 5-epoch SGD accuracy of both. PyTorch
-is configured at its best (../shared/BENCH.md): torch.set_num_threads, OPENBLAS_NUM_THREADS,
-OMP_WAIT_POLICY=PASSIVE at 2 threads, flush-to-zero. ctorch gets only --threads.
+Part "epoch": one training epoch of the Fashion-MNIST quickstart (examples/fashion_mnist.c
+against tools/bench_torch.py: same model, data, batch size and learning rate) with SGD and Adam
+at 1 and 2 threads, each the best of --repeat runs, then the 5-epoch SGD accuracy of both.
+Part "ops": bench/bench_ops.c against tools/bench_torch_ops.py (the same workloads: square
+sgemm, the quickstart MLP's forward and backward products, pointwise ops on 16M elements,
+softmax, cross-entropy forward+backward) at 1 and 2 threads, one process per thread count and
+side, with OpenBLAS sgemm and a STREAM triad measured by bench_ops in the same run as anchors.
+PyTorch is configured at its best (../shared/BENCH.md): torch.set_num_threads,
+OPENBLAS_NUM_THREADS, OMP_WAIT_POLICY=PASSIVE at 2 threads, flush-to-zero. ctorch gets only
+the thread count.
 
-usage: tools/bench.py [--data DIR] [--repeat N] [--skip-accuracy] [--skip-torch]
+usage: tools/bench.py [--only epoch|ops] [--build DIR] [--data DIR] [--repeat N]
+                      [--min-run-time S] [--skip-accuracy] [--skip-torch]
 """
 import argparse
 import os
@@ -17,7 +23,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist")
+EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist")  # --build changes these
+BENCH_OPS = os.path.join(ROOT, "build", "bench_ops")
 SYSTEM_DATA = "/usr/share/datasets/fashion-mnist"
 
 
@@ -71,17 +78,105 @@ def machine_report(skip_torch):
         print(out.rstrip())
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data", default=os.environ.get("FASHION_MNIST_DIR", SYSTEM_DATA))
-    ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--skip-accuracy", action="store_true")
-    ap.add_argument("--skip-torch", action="store_true")
-    a = ap.parse_args()
-    if not os.path.isdir(a.data):
-        a.data = os.path.join(ROOT, "data", "fashion-mnist")
-        print("note: full dataset not installed; timing the shipped subset")
-    machine_report(a.skip_torch)
+def parse_results(out):
+    """{(workload, threads): seconds per call} from RESULT lines."""
+    return {(m.group(1), int(m.group(2))): float(m.group(3))
+            for m in re.finditer(r"^RESULT (\S+) (\d+) (\S+)$", out, re.M)}
+
+
+def fmt_time(s):
+    if s is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if s >= scale:
+            return "%.4g %s" % (s / scale, unit)
+    return "%.4g ns" % (s * 1e9)
+
+
+def op_work(name):
+    """('GFLOP/s', flops) for GEMMs, ('GB/s', bytes) for pointwise ops, else (None, None)."""
+    m = re.match(r"sgemm_(\d+)$", name)
+    if m:
+        n = int(m.group(1))
+        return "GFLOP/s", 2.0 * n ** 3
+    m = re.match(r"linear_(\d+)x(\d+)_(\d+)$", name)  # (B, I) @ (O, I)^T
+    if m:
+        b, i, o = map(int, m.groups())
+        return "GFLOP/s", 2.0 * b * i * o
+    m = re.match(r"mm_g\w*_(\d+)x(\d+)_(\d+)x(\d+)$", name)  # (M, K) @ (K, N)
+    if m:
+        mm, k, _, n = map(int, m.groups())
+        return "GFLOP/s", 2.0 * mm * k * n
+    m = re.match(r"(add|mul|triad|relu)_16M$", name)
+    if m:
+        return "GB/s", (8.0 if m.group(1) == "relu" else 12.0) * 16 * 1024 * 1024
+    return None, None
+
+
+def ops_part(a):
+    print()
+    print("op benchmarks: %s vs tools/bench_torch_ops.py (best of torch.utils.benchmark-style "
+          "blocked_autorange blocks, min_run_time %.2g s)" % (os.path.relpath(BENCH_OPS, ROOT),
+                                                             a.min_run_time), flush=True)
+    ct, th, blas_cfg = {}, {}, None
+    for threads in (1, 2):
+        # interleaved per thread count, so both sides see the same machine load
+        out = run([BENCH_OPS, "--threads", str(threads), "--min-run-time", str(a.min_run_time),
+                   "--no-compare"])
+        blas_cfg = blas_cfg or re.search(r"^openblas: (.*)$", out, re.M).group(1)
+        ct.update(parse_results(out))
+        if not a.skip_torch:
+            out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_ops.py"),
+                       "--threads", str(threads), "--min-run-time", str(a.min_run_time),
+                       "--no-compare"], env=torch_env(threads))
+            th.update(parse_results(out))
+    print("bench_ops: make's flags plus -DBENCH_OPENBLAS -lopenblas; OpenBLAS: %s" % blas_cfg)
+    print()
+    names = []
+    for (name, _), _ in ct.items():
+        if not name.startswith("blas_") and name not in names:
+            names.append(name)
+    print("%-26s %3s %10s %10s %8s | %9s %9s %9s %8s %9s" % (
+        "workload", "thr", "ctorch", "torch", "ct/torch", "ctorch", "torch", "ref", "ct/ref",
+        "torch/ref"))
+    for threads in (1, 2):
+        for name in names:
+            c = ct.get((name, threads))
+            if c is None:
+                continue
+            t = th.get((name, threads))
+            unit, work = op_work(name)
+            ratio = "%.2f" % (c / t) if t else "-"
+            cols = ["%-26s %3d %10s %10s %8s |" % (name, threads, fmt_time(c), fmt_time(t),
+                                                   ratio)]
+            if unit == "GFLOP/s":
+                b = ct.get(("blas_" + name, threads))
+                cols.append("%9.1f %9s %9s %8s %9s %s" % (
+                    work / c / 1e9, "%.1f" % (work / t / 1e9) if t else "-",
+                    "%.1f" % (work / b / 1e9) if b else "-",
+                    "%.2fx" % (c / b) if b else "-", "%.2fx" % (t / b) if t and b else "-",
+                    "GFLOP/s"))
+            elif unit == "GB/s":
+                tri = ct.get(("triad_16M", threads))
+                tri_bw = 12.0 * 16 * 1024 * 1024 / tri if tri else None
+                cols.append("%9.2f %9s %9s %8s %9s %s" % (
+                    work / c / 1e9, "%.2f" % (work / t / 1e9) if t else "-",
+                    "%.2f" % (tri_bw / 1e9) if tri_bw else "-",
+                    "%.0f%%" % (100 * work / c / tri_bw) if tri_bw else "-",
+                    "%.0f%%" % (100 * work / t / tri_bw) if tri_bw and t else "-", "GB/s"))
+            print(" ".join(cols).rstrip(), flush=True)
+    print()
+    print("ctorch, torch: time per call, the best blocked_autorange block (results allocated "
+          "per call,\nas users write them); ct/torch < 1: ctorch is faster.\n"
+          "GEMM rows (GFLOP/s): ref = OpenBLAS cblas_sgemm, same shapes and transposes, "
+          "openblas_set_num_threads(thr);\n"
+          "  ct/ref, torch/ref = time / OpenBLAS time.\n"
+          "Pointwise rows (GB/s; add, mul, triad move 12 bytes/element, relu 8): ref = the STREAM "
+          "triad (plain C,\n  preallocated) of the same bench_ops run; ct/ref, torch/ref = GB/s as "
+          "a fraction of the triad's.")
+
+
+def epoch_part(a):
     print("data: %s" % a.data)
     print()
     print("%-34s %7s %11s %11s %7s" % ("one training epoch", "threads", "ctorch (s)", "torch (s)",
@@ -109,7 +204,34 @@ def main():
     line = "  SGD, 5 epochs:  ctorch %.4f" % ct_acc
     if not a.skip_torch:
         line += "  torch %.4f" % torch_epochs(a.data, "sgd", 2, 5)[1]
-    print(line)
+    print(line, flush=True)
+
+
+def main():
+    global EXAMPLE, BENCH_OPS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", choices=("epoch", "ops"), default=None,
+                    help="run one part (default: both, epoch first)")
+    ap.add_argument("--build", default="build",
+                    help="the build directory holding fashion_mnist and bench_ops")
+    ap.add_argument("--data", default=os.environ.get("FASHION_MNIST_DIR", SYSTEM_DATA))
+    ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--min-run-time", type=float, default=0.3,
+                    help="blocked_autorange's min_run_time per op workload (s)")
+    ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--skip-torch", action="store_true")
+    a = ap.parse_args()
+    build = a.build if os.path.isabs(a.build) else os.path.join(ROOT, a.build)
+    EXAMPLE = os.path.join(build, "fashion_mnist")
+    BENCH_OPS = os.path.join(build, "bench_ops")
+    if a.only != "ops" and not os.path.isdir(a.data):
+        a.data = os.path.join(ROOT, "data", "fashion-mnist")
+        print("note: full dataset not installed; timing the shipped subset")
+    machine_report(a.skip_torch)
+    if a.only != "ops":
+        epoch_part(a)
+    if a.only != "epoch":
+        ops_part(a)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@
 #include "../ops/pointwise.h"
 #include "optim.h"
 
+CT__VECTORIZE_BEGIN
+
 #include <stdio.h>
 
 #if !defined(CTORCH_NO_SIMD) && (defined(CT__HAS_AVX512) || defined(CT__HAS_AVX2))
@@ -512,6 +514,12 @@ typedef struct ct__optim_sgd_ctx {
         const T damp1 = (T)c->damp1, nlr = (T)c->nlr;                                      \
         const bool use_wd = c->use_wd, use_mom = c->use_momentum, first = c->first;        \
         const bool nesterov = c->nesterov;                                                 \
+        if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
+            for (int64_t i = begin; i < end; i++) {                                        \
+                P[i] = P[i] + nlr * (sign * G[i]);                                         \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
         for (int64_t i = begin; i < end; i++) {                                            \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
@@ -874,3 +882,5 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
 #undef CT__OPTIM_SQRT_f32
 #undef CT__OPTIM_SQRT_f64
 #endif
+
+CT__VECTORIZE_END
