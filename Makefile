@@ -28,6 +28,7 @@ help:
 	@echo "make demo                train the Fashion-MNIST quickstart (examples/fashion_mnist.c)"
 	@echo "make test                compile checks, then every test; ends with 'N passed, N failed'"
 	@echo "make sanitize            the tests under ASan and UBSan"
+	@echo "make tsan                the tests under ThreadSanitizer (without OpenMP)"
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"

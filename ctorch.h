@@ -48,7 +48,12 @@
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
- *   once on different tensors. Intra-op threads: ct_set_num_threads.
+ *   once on different tensors. Intra-op threads (OpenMP): ct_set_num_threads, which wins
+ *   over CTORCH_NUM_THREADS, then OMP_NUM_THREADS, then the number of cores. Inter-op tasks:
+ *   ct_fork / ct_wait on a pthread pool (link with -pthread where libc lacks it); ops run
+ *   inside a task use one intra-op thread, so the pools never oversubscribe the cores.
+ *   Kernels flush subnormal floats to zero (as torch.set_flush_denormal(True)); turn it off
+ *   with ct_set_flush_denormal(false).
  *
  * DETERMINISM
  *   Elementwise ops are bit-exact across thread counts. Reductions and GEMM split work by
