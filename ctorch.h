@@ -1915,6 +1915,14 @@ CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na,
 /* Copies src into dst elementwise with dtype conversion (same shape or broadcastable). */
 CT__INTERNAL void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src);
 
+/* ---- fused ops shared between parts ------------------------------------------------ */
+/* g * (y > 0): ReLU's backward (differentiable in g and y). New scoped tensor. */
+CT__INTERNAL ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tensor *y);
+/* max(t, 0) in place, no autograd, no version bump (for a fresh numeric tensor). */
+CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
+/* relu(x @ w^T + b) in one pass over the output (2-D x), as ct_relu(ct_linear(...)). */
+CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias);
+
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
 /* Computes the gradients of the node's inputs from the gradient of its output, with ctorch
@@ -5343,6 +5351,20 @@ ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
     return ct__unary("ct_pow", CT__POWS, a, exponent, 0);
 }
 
+ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tensor *y)
+{
+    return ct__binary("ct_threshold_backward", CT__RELU_BW, g, y, 1.0);
+}
+
+void ct__relu_inplace_kernel(ct_tensor *t)
+{
+    double params[2] = {0, 0};
+    const ct_tensor *in = t;
+    ct__iter it;
+    ct__iter_build(&it, t, &in, 1);
+    ct__iter_run(&it, ct__cpu_unary_loop(CT__RELU, t->dtype), params);
+}
+
 ct_tensor *ct_relu_(ct_tensor *self)
 {
     const char *op = "ct_relu_";
@@ -7985,6 +8007,12 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor 
 static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    if (n->i[0]) { /* fused ReLU: mask g by the saved output first */
+        g = ct__threshold_backward(g, ct__saved(n, 2));
+        if (!g) {
+            return;
+        }
+    }
     if (ct__needs_grad(n, 0)) {
         gi[0] = ct_mm(g, w);
     }
@@ -7998,7 +8026,7 @@ static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 /* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides. */
 static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w,
-                                const ct_tensor *bias)
+                                const ct_tensor *bias, bool relu)
 {
     if (x->sizes[1] != w->sizes[1]) {
         ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
@@ -8029,11 +8057,19 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
     }
     ct__gemm(x, wt, y, 1.0, bias ? 1.0 : 0.0);
     ct__release(wt);
+    if (relu) { /* while the output is still in cache */
+        ct__relu_inplace_kernel(y);
+    }
     const ct_tensor *ins[3] = {x, w, bias};
-    ct_node *n = ct__node_new("AddmmBackward0", ct__linear_backward, ins, bias ? 3 : 2);
+    ct_node *n = ct__node_new(relu ? "LinearReluBackward" : "AddmmBackward0", ct__linear_backward,
+                              ins, bias ? 3 : 2);
     if (n) {
+        n->i[0] = relu;
         ct__save(n, ct__needs_grad(n, 1) ? x : NULL);
         ct__save(n, ct__needs_grad(n, 0) ? w : NULL);
+        if (relu) {
+            ct__save_output(n, y);
+        }
     }
     y = ct__set_history(y, n);
     return ct__scoped(y);
@@ -8056,7 +8092,7 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
         return NULL;
     }
     if (x->ndim == 2) {
-        return ct__linear_2d(op, x, w, bias);
+        return ct__linear_2d(op, x, w, bias, false);
     }
     /* (*, in) -> (N, in), one GEMM, -> (*, out) */
     int64_t rows[2] = {-1, x->sizes[x->ndim - 1]}, out[CT_MAX_DIMS];
@@ -8064,10 +8100,23 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
     out[x->ndim - 1] = w->sizes[0];
     ct_scope_begin();
     ct_tensor *x2 = ct_reshape(x, rows, 2);
-    ct_tensor *y = x2 ? ct__linear_2d(op, x2, w, bias) : NULL;
+    ct_tensor *y = x2 ? ct__linear_2d(op, x2, w, bias, false) : NULL;
     ct_tensor *r = ct_keep(ct_reshape(y, out, x->ndim));
     ct_scope_end();
     return r;
+}
+
+ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
+{
+    const char *op = "ct_linear";
+    if (!x || !w || x->ndim != 2 || w->ndim != 2 || !ct__check_mat(op, x, w) ||
+        (bias && !ct__check_mat(op, x, bias))) {
+        ct_scope_begin(); /* the general path (and its errors) */
+        ct_tensor *r = ct_keep(ct_relu(ct_linear(x, w, bias)));
+        ct_scope_end();
+        return r;
+    }
+    return ct__linear_2d(op, x, w, bias, true);
 }
 
 /* ---- bmm ------------------------------------------------------------------------------ */
@@ -9935,6 +9984,8 @@ ct_module *ct_linear_new(int64_t in_features, int64_t out_features, bool bias)
     return m;
 }
 
+static ct_tensor *ct__relu_forward(ct_module *m, const ct_tensor *x);
+
 static ct_tensor *ct__sequential_forward(ct_module *m, const ct_tensor *x)
 {
     if (m->children.len == 0) {
@@ -9943,7 +9994,16 @@ static ct_tensor *ct__sequential_forward(ct_module *m, const ct_tensor *x)
     ct_scope_begin();
     const ct_tensor *h = x;
     for (int64_t i = 0; i < m->children.len && h; i++) {
-        h = ct_module_forward(m->children.items[i].module, h);
+        ct_module *c = m->children.items[i].module;
+        ct_module *next = i + 1 < m->children.len ? m->children.items[i + 1].module : NULL;
+        if (next && c->forward == ct__linear_forward && next->forward == ct__relu_forward) {
+            /* Linear then ReLU: one fused op, the same numbers */
+            h = ct__linear_relu(h, ct_module_get_parameter(c, "weight"),
+                                ct_module_get_parameter(c, "bias"));
+            i++;
+            continue;
+        }
+        h = ct_module_forward(c, h);
     }
     ct_tensor *out = ct_keep((ct_tensor *)(uintptr_t)h);
     ct_scope_end();

@@ -245,6 +245,14 @@ CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na,
 /* Copies src into dst elementwise with dtype conversion (same shape or broadcastable). */
 CT__INTERNAL void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src);
 
+/* ---- fused ops shared between parts ------------------------------------------------ */
+/* g * (y > 0): ReLU's backward (differentiable in g and y). New scoped tensor. */
+CT__INTERNAL ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tensor *y);
+/* max(t, 0) in place, no autograd, no version bump (for a fresh numeric tensor). */
+CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
+/* relu(x @ w^T + b) in one pass over the output (2-D x), as ct_relu(ct_linear(...)). */
+CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias);
+
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
 /* Computes the gradients of the node's inputs from the gradient of its output, with ctorch

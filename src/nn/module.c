@@ -291,6 +291,8 @@ ct_module *ct_linear_new(int64_t in_features, int64_t out_features, bool bias)
     return m;
 }
 
+static ct_tensor *ct__relu_forward(ct_module *m, const ct_tensor *x);
+
 static ct_tensor *ct__sequential_forward(ct_module *m, const ct_tensor *x)
 {
     if (m->children.len == 0) {
@@ -299,7 +301,16 @@ static ct_tensor *ct__sequential_forward(ct_module *m, const ct_tensor *x)
     ct_scope_begin();
     const ct_tensor *h = x;
     for (int64_t i = 0; i < m->children.len && h; i++) {
-        h = ct_module_forward(m->children.items[i].module, h);
+        ct_module *c = m->children.items[i].module;
+        ct_module *next = i + 1 < m->children.len ? m->children.items[i + 1].module : NULL;
+        if (next && c->forward == ct__linear_forward && next->forward == ct__relu_forward) {
+            /* Linear then ReLU: one fused op, the same numbers */
+            h = ct__linear_relu(h, ct_module_get_parameter(c, "weight"),
+                                ct_module_get_parameter(c, "bias"));
+            i++;
+            continue;
+        }
+        h = ct_module_forward(c, h);
     }
     ct_tensor *out = ct_keep((ct_tensor *)(uintptr_t)h);
     ct_scope_end();

@@ -214,6 +214,12 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor 
 static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    if (n->i[0]) { /* fused ReLU: mask g by the saved output first */
+        g = ct__threshold_backward(g, ct__saved(n, 2));
+        if (!g) {
+            return;
+        }
+    }
     if (ct__needs_grad(n, 0)) {
         gi[0] = ct_mm(g, w);
     }
@@ -227,7 +233,7 @@ static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 /* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides. */
 static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w,
-                                const ct_tensor *bias)
+                                const ct_tensor *bias, bool relu)
 {
     if (x->sizes[1] != w->sizes[1]) {
         ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
@@ -258,11 +264,19 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
     }
     ct__gemm(x, wt, y, 1.0, bias ? 1.0 : 0.0);
     ct__release(wt);
+    if (relu) { /* while the output is still in cache */
+        ct__relu_inplace_kernel(y);
+    }
     const ct_tensor *ins[3] = {x, w, bias};
-    ct_node *n = ct__node_new("AddmmBackward0", ct__linear_backward, ins, bias ? 3 : 2);
+    ct_node *n = ct__node_new(relu ? "LinearReluBackward" : "AddmmBackward0", ct__linear_backward,
+                              ins, bias ? 3 : 2);
     if (n) {
+        n->i[0] = relu;
         ct__save(n, ct__needs_grad(n, 1) ? x : NULL);
         ct__save(n, ct__needs_grad(n, 0) ? w : NULL);
+        if (relu) {
+            ct__save_output(n, y);
+        }
     }
     y = ct__set_history(y, n);
     return ct__scoped(y);
@@ -285,7 +299,7 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
         return NULL;
     }
     if (x->ndim == 2) {
-        return ct__linear_2d(op, x, w, bias);
+        return ct__linear_2d(op, x, w, bias, false);
     }
     /* (*, in) -> (N, in), one GEMM, -> (*, out) */
     int64_t rows[2] = {-1, x->sizes[x->ndim - 1]}, out[CT_MAX_DIMS];
@@ -293,10 +307,23 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
     out[x->ndim - 1] = w->sizes[0];
     ct_scope_begin();
     ct_tensor *x2 = ct_reshape(x, rows, 2);
-    ct_tensor *y = x2 ? ct__linear_2d(op, x2, w, bias) : NULL;
+    ct_tensor *y = x2 ? ct__linear_2d(op, x2, w, bias, false) : NULL;
     ct_tensor *r = ct_keep(ct_reshape(y, out, x->ndim));
     ct_scope_end();
     return r;
+}
+
+ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
+{
+    const char *op = "ct_linear";
+    if (!x || !w || x->ndim != 2 || w->ndim != 2 || !ct__check_mat(op, x, w) ||
+        (bias && !ct__check_mat(op, x, bias))) {
+        ct_scope_begin(); /* the general path (and its errors) */
+        ct_tensor *r = ct_keep(ct_relu(ct_linear(x, w, bias)));
+        ct_scope_end();
+        return r;
+    }
+    return ct__linear_2d(op, x, w, bias, true);
 }
 
 /* ---- bmm ------------------------------------------------------------------------------ */

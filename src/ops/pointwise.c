@@ -995,6 +995,20 @@ ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
     return ct__unary("ct_pow", CT__POWS, a, exponent, 0);
 }
 
+ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tensor *y)
+{
+    return ct__binary("ct_threshold_backward", CT__RELU_BW, g, y, 1.0);
+}
+
+void ct__relu_inplace_kernel(ct_tensor *t)
+{
+    double params[2] = {0, 0};
+    const ct_tensor *in = t;
+    ct__iter it;
+    ct__iter_build(&it, t, &in, 1);
+    ct__iter_run(&it, ct__cpu_unary_loop(CT__RELU, t->dtype), params);
+}
+
 ct_tensor *ct_relu_(ct_tensor *self)
 {
     const char *op = "ct_relu_";
