@@ -8343,7 +8343,62 @@ typedef struct ct__softmax_job {
     bool log;
 } ct__softmax_job;
 
-#define CT__SOFTMAX_KERNEL(T, S, EXP, LOG)                                                        \
+/* One contiguous row x[0..R) -> y: max and sums in 16 partial lanes (vectorized; the NaN of
+   a row propagates through its exp and sum), exp through the vectorized vmath. */
+#define CT__SOFTMAX_ROW(T, S, EXP, LOG)                                                     \
+    static void ct__softmax_row_##S(const T *x, T *y, int64_t R, bool take_log)                  \
+    {                                                                                       \
+        T m[16], acc[16];                                                                   \
+        for (int k = 0; k < 16; k++) {                                                      \
+            m[k] = -(T)INFINITY;                                                            \
+            acc[k] = 0;                                                                     \
+        }                                                                                   \
+        int64_t r = 0;                                                                      \
+        for (; r + 16 <= R; r += 16) {                                                      \
+            for (int k = 0; k < 16; k++) {                                                  \
+                m[k] = x[r + k] > m[k] ? x[r + k] : m[k];                                   \
+            }                                                                               \
+        }                                                                                   \
+        for (; r < R; r++) {                                                                \
+            m[0] = x[r] > m[0] ? x[r] : m[0];                                               \
+        }                                                                                   \
+        T mx = m[0];                                                                        \
+        for (int k = 1; k < 16; k++) {                                                      \
+            mx = m[k] > mx ? m[k] : mx;                                                     \
+        }                                                                                   \
+        mx = mx == -(T)INFINITY ? 0 : mx; /* an all -inf row ends NaN, as in PyTorch */      \
+        T *e = y; /* exp(x - max), kept by softmax, scratch for log_softmax */              \
+        for (r = 0; r < R; r++) {                                                           \
+            e[r] = EXP(x[r] - mx);                                                          \
+        }                                                                                   \
+        for (r = 0; r + 16 <= R; r += 16) {                                                 \
+            for (int k = 0; k < 16; k++) {                                                  \
+                acc[k] += e[r + k];                                                         \
+            }                                                                               \
+        }                                                                                   \
+        T sum = 0;                                                                          \
+        for (int k = 0; k < 16; k++) {                                                      \
+            sum += acc[k];                                                                  \
+        }                                                                                   \
+        for (; r < R; r++) {                                                                \
+            sum += e[r];                                                                    \
+        }                                                                                   \
+        if (take_log) {                                                                     \
+            T lse = mx + LOG(sum);                                                          \
+            for (r = 0; r < R; r++) {                                                       \
+                y[r] = x[r] - lse;                                                          \
+            }                                                                               \
+        } else {                                                                            \
+            T inv = (T)1 / sum;                                                             \
+            for (r = 0; r < R; r++) {                                                       \
+                y[r] *= inv;                                                                \
+            }                                                                               \
+        }                                                                                   \
+    }
+
+/* lines of R elements at stride inner (inner == 1: contiguous rows) */
+#define CT__SOFTMAX_KERNEL(T, S, EXP, LOG)                                                  \
+    CT__SOFTMAX_ROW(T, S, EXP, LOG)                                                         \
     static void ct__softmax_lines_##S(int64_t b, int64_t e, void *ctx)                      \
     {                                                                                       \
         const ct__softmax_job *j = (const ct__softmax_job *)ctx;                            \
@@ -8352,33 +8407,28 @@ typedef struct ct__softmax_job {
             int64_t o = line / in, c = line % in;                                           \
             const T *x = (const T *)j->x + o * R * in + c;                                  \
             T *y = (T *)j->y + o * R * in + c;                                              \
+            if (in == 1) {                                                                  \
+                ct__softmax_row_##S(x, y, R, j->log);                                       \
+                continue;                                                                   \
+            }                                                                               \
             T mx = -(T)INFINITY;                                                            \
             for (int64_t r = 0; r < R; r++) {                                               \
                 mx = x[r * in] > mx || x[r * in] != x[r * in] ? x[r * in] : mx;             \
             }                                                                               \
             T sum = 0;                                                                      \
-            if (j->log) {                                                                   \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    sum += EXP(x[r * in] - mx);                                          \
-                }                                                                           \
-                T lse = mx + LOG(sum);                                                   \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] = x[r * in] - lse;                                            \
-                }                                                                           \
-            } else {                                                                        \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] = EXP(x[r * in] - mx);                                     \
-                    sum += y[r * in];                                                       \
-                }                                                                           \
-                T inv = (T)1 / sum;                                                         \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] *= inv;                                                       \
-                }                                                                           \
+            for (int64_t r = 0; r < R; r++) {                                               \
+                y[r * in] = EXP(x[r * in] - mx);                                            \
+                sum += y[r * in];                                                           \
+            }                                                                               \
+            T lse = mx + LOG(sum), inv = (T)1 / sum;                                        \
+            for (int64_t r = 0; r < R; r++) {                                               \
+                y[r * in] = j->log ? x[r * in] - lse : y[r * in] * inv;                     \
             }                                                                               \
         }                                                                                   \
     }
 CT__SOFTMAX_KERNEL(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_KERNEL(double, f64, exp, log)
+#undef CT__SOFTMAX_ROW
 
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* y * (g - sum(g * y)) */
@@ -9345,6 +9395,8 @@ bool ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *use
  * Legend: input (N, C) log-probabilities, target (N) int64, w (C) class weights.
  */
 
+CT__VECTORIZE_BEGIN
+
 ct_nll_loss_opts ct_nll_loss_defaults(void)
 {
     ct_nll_loss_opts o;
@@ -9507,6 +9559,50 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     return ct__scoped(out);
 }
 
+/* dx[i, c] = s_i * (exp(logp[i, c]) - [c == t_i]) in one pass, s_i = w[t_i] * g_i (/ total
+   for mean), 0 on ignored rows. Not differentiable (create_graph takes the op path). */
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *logp,
+                                         const ct_tensor *target, const ct_tensor *w,
+                                         const ct_tensor *g)
+{
+    int64_t N = logp->sizes[0], C = logp->sizes[1];
+    ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
+    ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
+    if (!dx || !gc) {
+        return NULL;
+    }
+    const int64_t *t = (const int64_t *)ct__data(target);
+    const double *gv = (const double *)ct__data(gc);
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * target->strides[0]];
+        double s = 0;
+        if (c != n->i[1]) {
+            s = ct__class_weight(w, c) * (n->i[0] == CT_REDUCTION_NONE ? gv[i] : gv[0]);
+            s /= n->i[0] == CT_REDUCTION_MEAN ? n->f[0] : 1.0;
+        }
+        if (logp->dtype == CT_FLOAT32) {
+            const float *lp = (const float *)ct__data(logp) + i * C;
+            float *d = (float *)ct__data(dx) + i * C, sf = (float)s;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = sf * ct__expf(lp[k]);
+            }
+            if (c != n->i[1]) {
+                d[c] -= sf;
+            }
+        } else {
+            const double *lp = (const double *)ct__data(logp) + i * C;
+            double *d = (double *)ct__data(dx) + i * C;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = s * exp(lp[k]);
+            }
+            if (c != n->i[1]) {
+                d[c] -= s;
+            }
+        }
+    }
+    return dx;
+}
+
 /* Fused cross entropy on (N, C) logits: dx = (softmax(x) - onehot) * scale, with softmax
    = exp(saved log-probabilities), or recomputed from x under create_graph so the gradient
    has history. */
@@ -9519,11 +9615,14 @@ static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor
         return;
     }
     int64_t N = logp->sizes[0], C = logp->sizes[1];
+    if (!ct_is_grad_enabled()) { /* the usual backward: one fused pass */
+        gi[0] = ct__cross_entropy_grad(n, logp, target, w, g);
+        return;
+    }
     if (!ct__nll_factors(n, target, w, N, C, logp->dtype, &onehot, &wv)) {
         return;
     }
-    ct_tensor *p = ct_is_grad_enabled() ? ct_softmax(x, 1) : ct_exp(logp);
-    gi[0] = ct_mul(ct_sub(p, onehot), ct__nll_scale(wv, g, N));
+    gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
@@ -9578,6 +9677,8 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
     ct_scope_end();
     return r;
 }
+
+CT__VECTORIZE_END
 
 // >>part nn/init.c
 /* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_. */

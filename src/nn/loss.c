@@ -8,7 +8,10 @@
 #include "../ops/reduce.h"
 #include "../ops/softmax.h"
 #include "../ops/view.h"
+#include "../ops/vmath.h"
 #include "../autograd/autograd.h"
+
+CT__VECTORIZE_BEGIN
 
 ct_nll_loss_opts ct_nll_loss_defaults(void)
 {
@@ -172,6 +175,50 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     return ct__scoped(out);
 }
 
+/* dx[i, c] = s_i * (exp(logp[i, c]) - [c == t_i]) in one pass, s_i = w[t_i] * g_i (/ total
+   for mean), 0 on ignored rows. Not differentiable (create_graph takes the op path). */
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *logp,
+                                         const ct_tensor *target, const ct_tensor *w,
+                                         const ct_tensor *g)
+{
+    int64_t N = logp->sizes[0], C = logp->sizes[1];
+    ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
+    ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
+    if (!dx || !gc) {
+        return NULL;
+    }
+    const int64_t *t = (const int64_t *)ct__data(target);
+    const double *gv = (const double *)ct__data(gc);
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * target->strides[0]];
+        double s = 0;
+        if (c != n->i[1]) {
+            s = ct__class_weight(w, c) * (n->i[0] == CT_REDUCTION_NONE ? gv[i] : gv[0]);
+            s /= n->i[0] == CT_REDUCTION_MEAN ? n->f[0] : 1.0;
+        }
+        if (logp->dtype == CT_FLOAT32) {
+            const float *lp = (const float *)ct__data(logp) + i * C;
+            float *d = (float *)ct__data(dx) + i * C, sf = (float)s;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = sf * ct__expf(lp[k]);
+            }
+            if (c != n->i[1]) {
+                d[c] -= sf;
+            }
+        } else {
+            const double *lp = (const double *)ct__data(logp) + i * C;
+            double *d = (double *)ct__data(dx) + i * C;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = s * exp(lp[k]);
+            }
+            if (c != n->i[1]) {
+                d[c] -= s;
+            }
+        }
+    }
+    return dx;
+}
+
 /* Fused cross entropy on (N, C) logits: dx = (softmax(x) - onehot) * scale, with softmax
    = exp(saved log-probabilities), or recomputed from x under create_graph so the gradient
    has history. */
@@ -184,11 +231,14 @@ static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor
         return;
     }
     int64_t N = logp->sizes[0], C = logp->sizes[1];
+    if (!ct_is_grad_enabled()) { /* the usual backward: one fused pass */
+        gi[0] = ct__cross_entropy_grad(n, logp, target, w, g);
+        return;
+    }
     if (!ct__nll_factors(n, target, w, N, C, logp->dtype, &onehot, &wv)) {
         return;
     }
-    ct_tensor *p = ct_is_grad_enabled() ? ct_softmax(x, 1) : ct_exp(logp);
-    gi[0] = ct_mul(ct_sub(p, onehot), ct__nll_scale(wv, g, N));
+    gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
@@ -243,3 +293,5 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
     ct_scope_end();
     return r;
 }
+
+CT__VECTORIZE_END

@@ -22,7 +22,62 @@ typedef struct ct__softmax_job {
     bool log;
 } ct__softmax_job;
 
-#define CT__SOFTMAX_KERNEL(T, S, EXP, LOG)                                                        \
+/* One contiguous row x[0..R) -> y: max and sums in 16 partial lanes (vectorized; the NaN of
+   a row propagates through its exp and sum), exp through the vectorized vmath. */
+#define CT__SOFTMAX_ROW(T, S, EXP, LOG)                                                     \
+    static void ct__softmax_row_##S(const T *x, T *y, int64_t R, bool take_log)                  \
+    {                                                                                       \
+        T m[16], acc[16];                                                                   \
+        for (int k = 0; k < 16; k++) {                                                      \
+            m[k] = -(T)INFINITY;                                                            \
+            acc[k] = 0;                                                                     \
+        }                                                                                   \
+        int64_t r = 0;                                                                      \
+        for (; r + 16 <= R; r += 16) {                                                      \
+            for (int k = 0; k < 16; k++) {                                                  \
+                m[k] = x[r + k] > m[k] ? x[r + k] : m[k];                                   \
+            }                                                                               \
+        }                                                                                   \
+        for (; r < R; r++) {                                                                \
+            m[0] = x[r] > m[0] ? x[r] : m[0];                                               \
+        }                                                                                   \
+        T mx = m[0];                                                                        \
+        for (int k = 1; k < 16; k++) {                                                      \
+            mx = m[k] > mx ? m[k] : mx;                                                     \
+        }                                                                                   \
+        mx = mx == -(T)INFINITY ? 0 : mx; /* an all -inf row ends NaN, as in PyTorch */      \
+        T *e = y; /* exp(x - max), kept by softmax, scratch for log_softmax */              \
+        for (r = 0; r < R; r++) {                                                           \
+            e[r] = EXP(x[r] - mx);                                                          \
+        }                                                                                   \
+        for (r = 0; r + 16 <= R; r += 16) {                                                 \
+            for (int k = 0; k < 16; k++) {                                                  \
+                acc[k] += e[r + k];                                                         \
+            }                                                                               \
+        }                                                                                   \
+        T sum = 0;                                                                          \
+        for (int k = 0; k < 16; k++) {                                                      \
+            sum += acc[k];                                                                  \
+        }                                                                                   \
+        for (; r < R; r++) {                                                                \
+            sum += e[r];                                                                    \
+        }                                                                                   \
+        if (take_log) {                                                                     \
+            T lse = mx + LOG(sum);                                                          \
+            for (r = 0; r < R; r++) {                                                       \
+                y[r] = x[r] - lse;                                                          \
+            }                                                                               \
+        } else {                                                                            \
+            T inv = (T)1 / sum;                                                             \
+            for (r = 0; r < R; r++) {                                                       \
+                y[r] *= inv;                                                                \
+            }                                                                               \
+        }                                                                                   \
+    }
+
+/* lines of R elements at stride inner (inner == 1: contiguous rows) */
+#define CT__SOFTMAX_KERNEL(T, S, EXP, LOG)                                                  \
+    CT__SOFTMAX_ROW(T, S, EXP, LOG)                                                         \
     static void ct__softmax_lines_##S(int64_t b, int64_t e, void *ctx)                      \
     {                                                                                       \
         const ct__softmax_job *j = (const ct__softmax_job *)ctx;                            \
@@ -31,33 +86,28 @@ typedef struct ct__softmax_job {
             int64_t o = line / in, c = line % in;                                           \
             const T *x = (const T *)j->x + o * R * in + c;                                  \
             T *y = (T *)j->y + o * R * in + c;                                              \
+            if (in == 1) {                                                                  \
+                ct__softmax_row_##S(x, y, R, j->log);                                       \
+                continue;                                                                   \
+            }                                                                               \
             T mx = -(T)INFINITY;                                                            \
             for (int64_t r = 0; r < R; r++) {                                               \
                 mx = x[r * in] > mx || x[r * in] != x[r * in] ? x[r * in] : mx;             \
             }                                                                               \
             T sum = 0;                                                                      \
-            if (j->log) {                                                                   \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    sum += EXP(x[r * in] - mx);                                          \
-                }                                                                           \
-                T lse = mx + LOG(sum);                                                   \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] = x[r * in] - lse;                                            \
-                }                                                                           \
-            } else {                                                                        \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] = EXP(x[r * in] - mx);                                     \
-                    sum += y[r * in];                                                       \
-                }                                                                           \
-                T inv = (T)1 / sum;                                                         \
-                for (int64_t r = 0; r < R; r++) {                                           \
-                    y[r * in] *= inv;                                                       \
-                }                                                                           \
+            for (int64_t r = 0; r < R; r++) {                                               \
+                y[r * in] = EXP(x[r * in] - mx);                                            \
+                sum += y[r * in];                                                           \
+            }                                                                               \
+            T lse = mx + LOG(sum), inv = (T)1 / sum;                                        \
+            for (int64_t r = 0; r < R; r++) {                                               \
+                y[r * in] = j->log ? x[r * in] - lse : y[r * in] * inv;                     \
             }                                                                               \
         }                                                                                   \
     }
 CT__SOFTMAX_KERNEL(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_KERNEL(double, f64, exp, log)
+#undef CT__SOFTMAX_ROW
 
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* y * (g - sum(g * y)) */
