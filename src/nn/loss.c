@@ -176,46 +176,62 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
 }
 
 /* dx[i, c] = s_i * (exp(logp[i, c]) - [c == t_i]) in one pass, s_i = w[t_i] * g_i (/ total
-   for mean), 0 on ignored rows. Not differentiable (create_graph takes the op path). */
+   for mean), 0 on ignored rows; rows split over the intra-op threads. Not differentiable
+   (create_graph takes the op path). */
+typedef struct ct__xent_job {
+    const ct_node *n;
+    const ct_tensor *logp, *target, *w;
+    const double *g;
+    ct_tensor *dx;
+} ct__xent_job;
+
+static void ct__xent_rows(int64_t b, int64_t e, void *ctx)
+{
+    const ct__xent_job *j = (const ct__xent_job *)ctx;
+    int64_t C = j->logp->sizes[1], ignore = j->n->i[1];
+    ct_reduction red = (ct_reduction)j->n->i[0];
+    const int64_t *t = (const int64_t *)ct__data(j->target);
+    for (int64_t i = b; i < e; i++) {
+        int64_t c = t[i * j->target->strides[0]];
+        double s = 0;
+        if (c != ignore) {
+            s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]);
+            s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;
+        }
+        if (j->logp->dtype == CT_FLOAT32) {
+            const float *lp = (const float *)ct__data(j->logp) + i * C;
+            float *d = (float *)ct__data(j->dx) + i * C, sf = (float)s;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = sf * ct__expf(lp[k]);
+            }
+            if (c != ignore) {
+                d[c] -= sf;
+            }
+        } else {
+            const double *lp = (const double *)ct__data(j->logp) + i * C;
+            double *d = (double *)ct__data(j->dx) + i * C;
+            for (int64_t k = 0; k < C; k++) {
+                d[k] = s * exp(lp[k]);
+            }
+            if (c != ignore) {
+                d[c] -= s;
+            }
+        }
+    }
+}
+
 static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *logp,
                                          const ct_tensor *target, const ct_tensor *w,
                                          const ct_tensor *g)
 {
-    int64_t N = logp->sizes[0], C = logp->sizes[1];
     ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
     ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
     if (!dx || !gc) {
         return NULL;
     }
-    const int64_t *t = (const int64_t *)ct__data(target);
-    const double *gv = (const double *)ct__data(gc);
-    for (int64_t i = 0; i < N; i++) {
-        int64_t c = t[i * target->strides[0]];
-        double s = 0;
-        if (c != n->i[1]) {
-            s = ct__class_weight(w, c) * (n->i[0] == CT_REDUCTION_NONE ? gv[i] : gv[0]);
-            s /= n->i[0] == CT_REDUCTION_MEAN ? n->f[0] : 1.0;
-        }
-        if (logp->dtype == CT_FLOAT32) {
-            const float *lp = (const float *)ct__data(logp) + i * C;
-            float *d = (float *)ct__data(dx) + i * C, sf = (float)s;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = sf * ct__expf(lp[k]);
-            }
-            if (c != n->i[1]) {
-                d[c] -= sf;
-            }
-        } else {
-            const double *lp = (const double *)ct__data(logp) + i * C;
-            double *d = (double *)ct__data(dx) + i * C;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = s * exp(lp[k]);
-            }
-            if (c != n->i[1]) {
-                d[c] -= s;
-            }
-        }
-    }
+    ct__xent_job j = {n, logp, target, w, (const double *)ct__data(gc), dx};
+    int64_t C = logp->sizes[1];
+    ct__parallel_for(logp->sizes[0], CT__GRAIN / (C ? C : 1) + 1, ct__xent_rows, &j);
     return dx;
 }
 

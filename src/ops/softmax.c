@@ -46,21 +46,31 @@ typedef struct ct__softmax_job {
             mx = m[k] > mx ? m[k] : mx;                                                     \
         }                                                                                   \
         mx = mx == -(T)INFINITY ? 0 : mx; /* an all -inf row ends NaN, as in PyTorch */      \
-        T *e = y; /* exp(x - max), kept by softmax, scratch for log_softmax */              \
-        for (r = 0; r < R; r++) {                                                           \
-            e[r] = EXP(x[r] - mx);                                                          \
-        }                                                                                   \
-        for (r = 0; r + 16 <= R; r += 16) {                                                 \
-            for (int k = 0; k < 16; k++) {                                                  \
-                acc[k] += e[r + k];                                                         \
+        if (take_log) { /* sum exp(x - max) without storing it */                            \
+            for (r = 0; r + 16 <= R; r += 16) {                                             \
+                for (int k = 0; k < 16; k++) {                                              \
+                    acc[k] += EXP(x[r + k] - mx);                                           \
+                }                                                                           \
+            }                                                                               \
+            for (; r < R; r++) {                                                            \
+                acc[0] += EXP(x[r] - mx);                                                   \
+            }                                                                               \
+        } else { /* y = exp(x - max), summed */                                             \
+            for (r = 0; r < R; r++) {                                                       \
+                y[r] = EXP(x[r] - mx);                                                      \
+            }                                                                               \
+            for (r = 0; r + 16 <= R; r += 16) {                                             \
+                for (int k = 0; k < 16; k++) {                                              \
+                    acc[k] += y[r + k];                                                     \
+                }                                                                           \
+            }                                                                               \
+            for (; r < R; r++) {                                                            \
+                acc[0] += y[r];                                                             \
             }                                                                               \
         }                                                                                   \
         T sum = 0;                                                                          \
         for (int k = 0; k < 16; k++) {                                                      \
             sum += acc[k];                                                                  \
-        }                                                                                   \
-        for (; r < R; r++) {                                                                \
-            sum += e[r];                                                                    \
         }                                                                                   \
         if (take_log) {                                                                     \
             T lse = mx + LOG(sum);                                                          \
