@@ -1718,8 +1718,9 @@ CTORCH_API void ct_compare_free(ct_compare *c);
 /* Kernel parts open with CT__VECTORIZE_BEGIN and close with CT__VECTORIZE_END: gcc's -O2
    cost model leaves loops with a remainder scalar; this region vectorizes them anyway. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define CT__VECTORIZE_BEGIN                                                                \
-    _Pragma("GCC push_options") _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\")")
+#define CT__VECTORIZE_BEGIN                                                                        \
+    _Pragma("GCC push_options")                                                                    \
+        _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\")")
 #define CT__VECTORIZE_END _Pragma("GCC pop_options")
 #else
 #define CT__VECTORIZE_BEGIN
@@ -1809,18 +1810,19 @@ struct ct_tensor {
     bool retains_grad;
     ct_tensor *grad;
     ct_node *grad_fn;
-    ct__hook *hooks; /* leaves: run before accumulation */
-    int view_of;     /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
+    ct__hook *hooks;       /* leaves: run before accumulation */
+    int view_of;           /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
     uint32_t view_version; /* the storage version when the view's history was recorded */
 };
 enum { CT__VIEW_OF_NONE = 0, CT__VIEW_OF_LEAF = 1, CT__VIEW_OF_GRAPH = 2 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
 CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
-                           const int64_t *strides, int ndim, int64_t offset);
+                                        const int64_t *strides, int ndim, int64_t offset);
 /* A new contiguous tensor with fresh storage, not registered in any scope; NULL + error
    on bad shape or out of memory. */
-CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype);
+CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim,
+                                       ct_dtype dtype);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -1844,7 +1846,10 @@ CT__INTERNAL bool ct__null(const char *op, const void *p);
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
-static inline void ct__bump_version(ct_tensor *t) { t->storage->version++; }
+static inline void ct__bump_version(ct_tensor *t)
+{
+    t->storage->version++;
+}
 
 /* ---- scalar conversion -------------------------------------------------------------- */
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
@@ -1854,43 +1859,41 @@ CT__INTERNAL int64_t ct__load_i64(const void *p, ct_dtype d);
 /* ---- parallel ----------------------------------------------------------------------- */
 /* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is
    at least two grains; serially otherwise (and inside another parallel region). */
-CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain, void (*fn)(int64_t begin, int64_t end, void *ctx),
-                      void *ctx);
+CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain,
+                                   void (*fn)(int64_t begin, int64_t end, void *ctx), void *ctx);
 #define CT__GRAIN 32768
 
 /* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
 /* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a
    pointer and row/column strides in elements; beta == 0 does not read C. */
-CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha,
-                  const float *A, int64_t rsa, int64_t csa,
-                  const float *B, int64_t rsb, int64_t csb,
-                  float beta, float *C, int64_t rsc, int64_t csc);
-CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha,
-                  const double *A, int64_t rsa, int64_t csa,
-                  const double *B, int64_t rsb, int64_t csb,
-                  double beta, double *C, int64_t rsc, int64_t csc);
+CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                               int64_t rsa, int64_t csa, const float *B, int64_t rsb, int64_t csb,
+                               float beta, float *C, int64_t rsc, int64_t csc);
+CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
+                               int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
+                               double beta, double *C, int64_t rsc, int64_t csc);
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
 /* X(dtype enum, C type, suffix) for every dtype. */
-#define CT__FOR_ALL_DTYPES(X)                                                              \
-    X(CT_BOOL, bool, b8)                                                                    \
-    X(CT_UINT8, uint8_t, u8)                                                                \
-    X(CT_INT8, int8_t, i8)                                                                  \
-    X(CT_INT16, int16_t, i16)                                                               \
-    X(CT_INT32, int32_t, i32)                                                               \
-    X(CT_INT64, int64_t, i64)                                                               \
-    X(CT_FLOAT32, float, f32)                                                               \
+#define CT__FOR_ALL_DTYPES(X)                                                                      \
+    X(CT_BOOL, bool, b8)                                                                           \
+    X(CT_UINT8, uint8_t, u8)                                                                       \
+    X(CT_INT8, int8_t, i8)                                                                         \
+    X(CT_INT16, int16_t, i16)                                                                      \
+    X(CT_INT32, int32_t, i32)                                                                      \
+    X(CT_INT64, int64_t, i64)                                                                      \
+    X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
-#define CT__FOR_NUMERIC_DTYPES(X)                                                          \
-    X(CT_UINT8, uint8_t, u8)                                                                \
-    X(CT_INT8, int8_t, i8)                                                                  \
-    X(CT_INT16, int16_t, i16)                                                               \
-    X(CT_INT32, int32_t, i32)                                                               \
-    X(CT_INT64, int64_t, i64)                                                               \
-    X(CT_FLOAT32, float, f32)                                                               \
+#define CT__FOR_NUMERIC_DTYPES(X)                                                                  \
+    X(CT_UINT8, uint8_t, u8)                                                                       \
+    X(CT_INT8, int8_t, i8)                                                                         \
+    X(CT_INT16, int16_t, i16)                                                                      \
+    X(CT_INT32, int32_t, i32)                                                                      \
+    X(CT_INT64, int64_t, i64)                                                                      \
+    X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
-#define CT__FOR_FLOAT_DTYPES(X)                                                            \
-    X(CT_FLOAT32, float, f32)                                                               \
+#define CT__FOR_FLOAT_DTYPES(X)                                                                    \
+    X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
 
 #define CT__ITER_MAX_OPS 4
@@ -1905,13 +1908,14 @@ typedef struct ct__iter {
 /* An inner loop over n elements: data[k] advances by strides[k] bytes per element. */
 typedef void (*ct__loop_fn)(char **data, const int64_t *strides, int64_t n, const void *params);
 /* Builds an iterator over out's shape; each input must be broadcastable to it. */
-CT__INTERNAL void ct__iter_build(ct__iter *it, ct_tensor *out, const ct_tensor *const *inputs, int n_inputs);
+CT__INTERNAL void ct__iter_build(ct__iter *it, ct_tensor *out, const ct_tensor *const *inputs,
+                                 int n_inputs);
 /* Runs loop over every element, in parallel chunks when large. */
 CT__INTERNAL void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params);
 /* Broadcasts shapes a and b into out (PyTorch's rule); false + CT_ERR_SHAPE error naming
    op otherwise. */
-CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na, const int64_t *b, int nb,
-                          int64_t *out, int *nout);
+CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na, const int64_t *b,
+                                       int nb, int64_t *out, int *nout);
 /* Copies src into dst elementwise with dtype conversion (same shape or broadcastable). */
 CT__INTERNAL void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src);
 
@@ -1921,7 +1925,8 @@ CT__INTERNAL ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tens
 /* max(t, 0) in place, no autograd, no version bump (for a fresh numeric tensor). */
 CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
 /* relu(x @ w^T + b) in one pass over the output (2-D x), as ct_relu(ct_linear(...)). */
-CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias);
+CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w,
+                                        const ct_tensor *bias);
 
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
@@ -1951,9 +1956,9 @@ struct ct_node {
     ct_tensor *saved[CT__NODE_SAVED];
     uint32_t saved_version[CT__NODE_SAVED];
     bool saved_output[CT__NODE_SAVED]; /* saved without history to avoid a cycle */
-    double f[4];                    /* op scalars (alpha, exponent, bounds ...) */
-    int64_t i[2 * CT_MAX_DIMS + 4]; /* op integers (dims, sizes ...) */
-    void *ctx;                      /* op data owned by the node, freed with ctx_free */
+    double f[4];                       /* op scalars (alpha, exponent, bounds ...) */
+    int64_t i[2 * CT_MAX_DIMS + 4];    /* op integers (dims, sizes ...) */
+    void *ctx;                         /* op data owned by the node, freed with ctx_free */
     void (*ctx_free)(void *ctx);
     bool released; /* saved tensors freed after a backward without retain_graph */
     ct__hook *pre_hooks;
@@ -1968,7 +1973,8 @@ struct ct_node {
 CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
 /* A node for an op over n inputs, or NULL (no error) when no input requires grad or grad
    mode is off. The caller saves what the backward needs and calls ct__set_history. */
-CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n);
+CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn,
+                                   const ct_tensor *const *inputs, int n);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
@@ -2418,8 +2424,10 @@ static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) {
             char buf[160];
-            ct__fail(CT_ERR_SHAPE, op, "Trying to create tensor with negative dimension "
-                     "%lld: %s", (long long)sizes[i], ct__shape_str(sizes, ndim, buf, sizeof buf));
+            ct__fail(CT_ERR_SHAPE, op,
+                     "Trying to create tensor with negative dimension "
+                     "%lld: %s",
+                     (long long)sizes[i], ct__shape_str(sizes, ndim, buf, sizeof buf));
             return false;
         }
         total *= (double)sizes[i];
@@ -2446,15 +2454,16 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     size_t nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
     ct_storage *s = ct__storage_new(nbytes);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op, "DefaultCPUAllocator: not enough memory: you tried to "
-                 "allocate %zu bytes", nbytes);
+        ct__fail(CT_ERR_OOM, op,
+                 "DefaultCPUAllocator: not enough memory: you tried to "
+                 "allocate %zu bytes",
+                 nbytes);
         return NULL;
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s);
     return t;
 }
-
 
 void ct__release(ct_tensor *t)
 {
@@ -2475,7 +2484,10 @@ void ct__release(ct_tensor *t)
     ct__free(t);
 }
 
-void ct_release(ct_tensor *t) { ct__release(t); }
+void ct_release(ct_tensor *t)
+{
+    ct__release(t);
+}
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
@@ -2511,8 +2523,10 @@ int ct__wrap_dim(const char *op, int64_t dim, int ndim)
 {
     int64_t n = ndim > 0 ? ndim : 1;
     if (dim < -n || dim >= n) {
-        ct__fail(CT_ERR_INDEX, op, "Dimension out of range (expected to be in range of "
-                 "[%lld, %lld], but got %lld)", (long long)-n, (long long)(n - 1), (long long)dim);
+        ct__fail(CT_ERR_INDEX, op,
+                 "Dimension out of range (expected to be in range of "
+                 "[%lld, %lld], but got %lld)",
+                 (long long)-n, (long long)(n - 1), (long long)dim);
         return -1;
     }
     return (int)(dim < 0 ? dim + n : dim);
@@ -2532,7 +2546,10 @@ const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
     return buf;
 }
 
-int ct_dim(const ct_tensor *t) { return t ? t->ndim : -1; }
+int ct_dim(const ct_tensor *t)
+{
+    return t ? t->ndim : -1;
+}
 
 int64_t ct_size(const ct_tensor *t, int64_t dim)
 {
@@ -2543,7 +2560,10 @@ int64_t ct_size(const ct_tensor *t, int64_t dim)
     return (d < 0 || t->ndim == 0) ? -1 : t->sizes[d];
 }
 
-const int64_t *ct_sizes(const ct_tensor *t) { return t ? t->sizes : NULL; }
+const int64_t *ct_sizes(const ct_tensor *t)
+{
+    return t ? t->sizes : NULL;
+}
 
 int64_t ct_stride(const ct_tensor *t, int64_t dim)
 {
@@ -2554,24 +2574,45 @@ int64_t ct_stride(const ct_tensor *t, int64_t dim)
     return (d < 0 || t->ndim == 0) ? -1 : t->strides[d];
 }
 
-const int64_t *ct_strides(const ct_tensor *t) { return t ? t->strides : NULL; }
+const int64_t *ct_strides(const ct_tensor *t)
+{
+    return t ? t->strides : NULL;
+}
 
-int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
+int64_t ct_storage_offset(const ct_tensor *t)
+{
+    return t ? t->offset : 0;
+}
 
-int64_t ct_numel(const ct_tensor *t) { return t ? ct__numel(t->sizes, t->ndim) : 0; }
+int64_t ct_numel(const ct_tensor *t)
+{
+    return t ? ct__numel(t->sizes, t->ndim) : 0;
+}
 
-ct_dtype ct_tensor_dtype(const ct_tensor *t) { return t ? t->dtype : CT_DTYPE_DEFAULT; }
+ct_dtype ct_tensor_dtype(const ct_tensor *t)
+{
+    return t ? t->dtype : CT_DTYPE_DEFAULT;
+}
 
 ct_device ct_tensor_device(const ct_tensor *t)
 {
     return t ? t->storage->device : ct_device_cpu();
 }
 
-size_t ct_element_size(const ct_tensor *t) { return t ? ct_dtype_size(t->dtype) : 0; }
+size_t ct_element_size(const ct_tensor *t)
+{
+    return t ? ct_dtype_size(t->dtype) : 0;
+}
 
-size_t ct_nbytes(const ct_tensor *t) { return (size_t)ct_numel(t) * ct_element_size(t); }
+size_t ct_nbytes(const ct_tensor *t)
+{
+    return (size_t)ct_numel(t) * ct_element_size(t);
+}
 
-void *ct_data_ptr(const ct_tensor *t) { return t ? ct__data(t) : NULL; }
+void *ct_data_ptr(const ct_tensor *t)
+{
+    return t ? ct__data(t) : NULL;
+}
 
 bool ct_is_contiguous(const ct_tensor *t)
 {
@@ -2591,9 +2632,15 @@ bool ct_is_contiguous(const ct_tensor *t)
     return true;
 }
 
-bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating_point(t->dtype); }
+bool ct_is_floating_point(const ct_tensor *t)
+{
+    return t && ct_dtype_is_floating_point(t->dtype);
+}
 
-uint32_t ct_version(const ct_tensor *t) { return t ? t->storage->version : 0; }
+uint32_t ct_version(const ct_tensor *t)
+{
+    return t ? t->storage->version : 0;
+}
 
 double ct__load_f64(const void *p, ct_dtype d)
 {
@@ -2614,8 +2661,8 @@ int64_t ct__load_i64(const void *p, ct_dtype d)
 {
     switch (d) {
     case CT_INT64: return *(const int64_t *)p;
-    case CT_FLOAT32: return (int64_t)*(const float *)p;
-    case CT_FLOAT64: return (int64_t)*(const double *)p;
+    case CT_FLOAT32: return (int64_t) * (const float *)p;
+    case CT_FLOAT64: return (int64_t) * (const double *)p;
     default: return (int64_t)ct__load_f64(p, d);
     }
 }
@@ -2705,7 +2752,10 @@ ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
     return ct_full(sizes, ndim, 1.0, dtype);
 }
 
-ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype) { return ct_full(NULL, 0, value, dtype); }
+ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
+{
+    return ct_full(NULL, 0, value, dtype);
+}
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
 {
@@ -2717,9 +2767,15 @@ ct_tensor *ct_full_like(const ct_tensor *t, double value)
     return t ? ct_full(t->sizes, t->ndim, value, t->dtype) : NULL;
 }
 
-ct_tensor *ct_zeros_like(const ct_tensor *t) { return ct_full_like(t, 0.0); }
+ct_tensor *ct_zeros_like(const ct_tensor *t)
+{
+    return ct_full_like(t, 0.0);
+}
 
-ct_tensor *ct_ones_like(const ct_tensor *t) { return ct_full_like(t, 1.0); }
+ct_tensor *ct_ones_like(const ct_tensor *t)
+{
+    return ct_full_like(t, 1.0);
+}
 
 ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
 {
@@ -2899,7 +2955,8 @@ static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
             *ints = false;
         }
         char tmp[64];
-        int w = snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
+        int w =
+            snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
         *width = w > *width ? w : *width;
         for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
             idx[d] = 0;
@@ -3768,7 +3825,10 @@ ct_generator *ct_generator_new(void)
     return g;
 }
 
-void ct_generator_free(ct_generator *g) { ct__free(g); }
+void ct_generator_free(ct_generator *g)
+{
+    ct__free(g);
+}
 
 ct_generator *ct_default_generator(void)
 {
@@ -3779,7 +3839,10 @@ ct_generator *ct_default_generator(void)
     return &ct__default_gen;
 }
 
-void ct_manual_seed(uint64_t seed) { ct_generator_manual_seed(ct_default_generator(), seed); }
+void ct_manual_seed(uint64_t seed)
+{
+    ct_generator_manual_seed(ct_default_generator(), seed);
+}
 
 uint64_t ct_generator_initial_seed(const ct_generator *g)
 {
@@ -3791,7 +3854,8 @@ static uint32_t ct__mt_next(ct_generator *g)
     if (g->index >= CT__MT_N) {
         for (int k = 0; k < CT__MT_N; k++) {
             uint32_t y = (g->state[k] & 0x80000000u) | (g->state[(k + 1) % CT__MT_N] & 0x7fffffffu);
-            g->state[k] = g->state[(k + CT__MT_M) % CT__MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+            g->state[k] =
+                g->state[(k + CT__MT_M) % CT__MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
         }
         g->index = 0;
     }
@@ -3982,8 +4046,10 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
 {
     const char *op = "ct_randint";
     if (low >= high) {
-        ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' to be less than 'to', but got "
-                 "from=%lld >= to=%lld", (long long)low, (long long)high);
+        ct__fail(CT_ERR_VALUE, op,
+                 "random_ expects 'from' to be less than 'to', but got "
+                 "from=%lld >= to=%lld",
+                 (long long)low, (long long)high);
         return NULL;
     }
     ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
@@ -4370,94 +4436,228 @@ CT__VECTORIZE_END
 CT__VECTORIZE_BEGIN
 
 typedef enum ct__binop {
-    CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM,
-    CT__EQ, CT__NE, CT__LT, CT__LE, CT__GT, CT__GE, CT__AND, CT__OR,
-    CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
+    CT__ADD,
+    CT__SUB,
+    CT__MUL,
+    CT__DIV,
+    CT__POW,
+    CT__MAXIMUM,
+    CT__MINIMUM,
+    CT__EQ,
+    CT__NE,
+    CT__LT,
+    CT__LE,
+    CT__GT,
+    CT__GE,
+    CT__AND,
+    CT__OR,
+    CT__RELU_BW,
+    CT__SIGMOID_BW,
+    CT__TANH_BW,
+    CT__BINOP_COUNT
 } ct__binop;
 
 typedef enum ct__unop {
-    CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
-    CT__EXP, CT__LOG, CT__LOG1P, CT__SQRT, CT__RSQRT, CT__SIN, CT__COS, CT__SIGMOID,
-    CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__UNOP_COUNT
+    CT__NEG,
+    CT__ABS,
+    CT__RELU,
+    CT__SQUARE,
+    CT__SIGN, /* every numeric dtype */
+    CT__EXP,
+    CT__LOG,
+    CT__LOG1P,
+    CT__SQRT,
+    CT__RSQRT,
+    CT__SIN,
+    CT__COS,
+    CT__SIGMOID,
+    CT__TANH,
+    CT__RECIPROCAL,
+    CT__CLAMP,
+    CT__POWS,
+    CT__NOT,
+    CT__UNOP_COUNT
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
-static inline bool ct__is_neg(double v) { return v < 0; }
+static inline bool ct__is_neg(double v)
+{
+    return v < 0;
+}
 
-#define CT__INT_MATH(E, T, S)                                                              \
-    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
-    static inline T ct__maximum_##S(T x, T y, T alpha) { (void)alpha; return x > y ? x : y; } \
-    static inline T ct__minimum_##S(T x, T y, T alpha) { (void)alpha; return x < y ? x : y; } \
-    static inline T ct__pow_##S(T x, T y, T alpha)                                          \
-    {                                                                                       \
-        (void)alpha;                                                                        \
-        T r = 1;                                                                            \
-        if (ct__is_neg(y)) {                                                               \
-            return (T)(x == 1 ? 1 : (x == (T)-1 ? ((y & 1) ? -1 : 1) : 0));                 \
-        }                                                                                   \
-        for (; y > 0; y = (T)(y >> 1), x = (T)(x * x)) {                                    \
-            if (y & 1) {                                                                    \
-                r = (T)(r * x);                                                             \
-            }                                                                               \
-        }                                                                                   \
-        return r;                                                                           \
+#define CT__INT_MATH(E, T, S)                                                                      \
+    static inline T ct__add_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        return (T)(x + alpha * y);                                                                 \
+    }                                                                                              \
+    static inline T ct__sub_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        return (T)(x - alpha * y);                                                                 \
+    }                                                                                              \
+    static inline T ct__mul_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return (T)(x * y);                                                                         \
+    }                                                                                              \
+    static inline T ct__maximum_##S(T x, T y, T alpha)                                             \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return x > y ? x : y;                                                                      \
+    }                                                                                              \
+    static inline T ct__minimum_##S(T x, T y, T alpha)                                             \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return x < y ? x : y;                                                                      \
+    }                                                                                              \
+    static inline T ct__pow_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        T r = 1;                                                                                   \
+        if (ct__is_neg(y)) {                                                                       \
+            return (T)(x == 1 ? 1 : (x == (T)-1 ? ((y & 1) ? -1 : 1) : 0));                        \
+        }                                                                                          \
+        for (; y > 0; y = (T)(y >> 1), x = (T)(x * x)) {                                           \
+            if (y & 1) {                                                                           \
+                r = (T)(r * x);                                                                    \
+            }                                                                                      \
+        }                                                                                          \
+        return r;                                                                                  \
     }
-#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                                         \
-    static inline T ct__add_##S(T x, T y, T alpha) { return x + alpha * y; }                \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return x - alpha * y; }                \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return x * y; }           \
-    static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
-    static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
-    static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
-    {                                                                                       \
-        (void)alpha;                                                                        \
-        return (x != x || x > y) ? x : y;                                                   \
-    }                                                                                       \
-    static inline T ct__minimum_##S(T x, T y, T alpha)                                      \
-    {                                                                                       \
-        (void)alpha;                                                                        \
-        return (x != x || x < y) ? x : y;                                                   \
-    }                                                                                       \
-    static inline T ct__relu_bw_##S(T g, T x, T alpha) { (void)alpha; return x > 0 ? g : 0; } \
-    static inline T ct__sigmoid_bw_##S(T g, T y, T alpha)                                   \
-    {                                                                                       \
-        (void)alpha;                                                                        \
-        return g * y * ((T)1 - y);                                                          \
-    }                                                                                       \
-    static inline T ct__tanh_bw_##S(T g, T y, T alpha)                                      \
-    {                                                                                       \
-        (void)alpha;                                                                        \
-        return g * ((T)1 - y * y);                                                          \
-    }                                                                                       \
-    static inline T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
-    static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
-    static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
-    static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
-    static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
-    static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
-    static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
-    static inline T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
-    static inline T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
-    static inline T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
-    static inline T ct__clamp_##S(T x, const double *p)                                     \
-    {                                                                                       \
-        T lo = (T)p[0], hi = (T)p[1];                                                       \
-        return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
-    }                                                                                       \
-    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                        \
+    static inline T ct__add_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        return x + alpha * y;                                                                      \
+    }                                                                                              \
+    static inline T ct__sub_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        return x - alpha * y;                                                                      \
+    }                                                                                              \
+    static inline T ct__mul_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return x * y;                                                                              \
+    }                                                                                              \
+    static inline T ct__div_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return x / y;                                                                              \
+    }                                                                                              \
+    static inline T ct__pow_##S(T x, T y, T alpha)                                                 \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return pow##F(x, y);                                                                       \
+    }                                                                                              \
+    static inline T ct__maximum_##S(T x, T y, T alpha)                                             \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return (x != x || x > y) ? x : y;                                                          \
+    }                                                                                              \
+    static inline T ct__minimum_##S(T x, T y, T alpha)                                             \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return (x != x || x < y) ? x : y;                                                          \
+    }                                                                                              \
+    static inline T ct__relu_bw_##S(T g, T x, T alpha)                                             \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return x > 0 ? g : 0;                                                                      \
+    }                                                                                              \
+    static inline T ct__sigmoid_bw_##S(T g, T y, T alpha)                                          \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return g * y * ((T)1 - y);                                                                 \
+    }                                                                                              \
+    static inline T ct__tanh_bw_##S(T g, T y, T alpha)                                             \
+    {                                                                                              \
+        (void)alpha;                                                                               \
+        return g * ((T)1 - y * y);                                                                 \
+    }                                                                                              \
+    static inline T ct__exp_##S(T x, const double *p)                                              \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return EXP(x);                                                                             \
+    }                                                                                              \
+    static inline T ct__log_##S(T x, const double *p)                                              \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return LOG(x);                                                                             \
+    }                                                                                              \
+    static inline T ct__log1p_##S(T x, const double *p)                                            \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return log1p##F(x);                                                                        \
+    }                                                                                              \
+    static inline T ct__sqrt_##S(T x, const double *p)                                             \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return sqrt##F(x);                                                                         \
+    }                                                                                              \
+    static inline T ct__rsqrt_##S(T x, const double *p)                                            \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return (T)1 / sqrt##F(x);                                                                  \
+    }                                                                                              \
+    static inline T ct__sin_##S(T x, const double *p)                                              \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return sin##F(x);                                                                          \
+    }                                                                                              \
+    static inline T ct__cos_##S(T x, const double *p)                                              \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return cos##F(x);                                                                          \
+    }                                                                                              \
+    static inline T ct__sigmoid_##S(T x, const double *p)                                          \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return SIGMOID(x);                                                                         \
+    }                                                                                              \
+    static inline T ct__tanh_##S(T x, const double *p)                                             \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return TANH(x);                                                                            \
+    }                                                                                              \
+    static inline T ct__reciprocal_##S(T x, const double *p)                                       \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return (T)1 / x;                                                                           \
+    }                                                                                              \
+    static inline T ct__clamp_##S(T x, const double *p)                                            \
+    {                                                                                              \
+        T lo = (T)p[0], hi = (T)p[1];                                                              \
+        return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                                     \
+    }                                                                                              \
+    static inline T ct__pows_##S(T x, const double *p)                                             \
+    {                                                                                              \
+        return pow##F(x, (T)p[0]);                                                                 \
+    }
 /* ops defined for every numeric dtype */
-#define CT__ANY_MATH(E, T, S)                                                              \
-    static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-x; }            \
-    static inline T ct__abs_##S(T x, const double *p) { (void)p; return ct__is_neg(x) ? (T)-x : x; } \
-    static inline T ct__relu_##S(T x, const double *p) { (void)p; return x > 0 ? x : (T)0; } \
-    static inline T ct__square_##S(T x, const double *p) { (void)p; return (T)(x * x); }    \
-    static inline T ct__sign_##S(T x, const double *p)                                      \
-    {                                                                                       \
-        (void)p;                                                                            \
-        return (T)((x > 0) - (ct__is_neg(x)));                                                      \
+#define CT__ANY_MATH(E, T, S)                                                                      \
+    static inline T ct__neg_##S(T x, const double *p)                                              \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return (T)-x;                                                                              \
+    }                                                                                              \
+    static inline T ct__abs_##S(T x, const double *p)                                              \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return ct__is_neg(x) ? (T)-x : x;                                                          \
+    }                                                                                              \
+    static inline T ct__relu_##S(T x, const double *p)                                             \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return x > 0 ? x : (T)0;                                                                   \
+    }                                                                                              \
+    static inline T ct__square_##S(T x, const double *p)                                           \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return (T)(x * x);                                                                         \
+    }                                                                                              \
+    static inline T ct__sign_##S(T x, const double *p)                                             \
+    {                                                                                              \
+        (void)p;                                                                                   \
+        return (T)((x > 0) - (ct__is_neg(x)));                                                     \
     }
 CT__INT_MATH(CT_UINT8, uint8_t, u8)
 CT__INT_MATH(CT_INT8, int8_t, i8)
@@ -4465,111 +4665,114 @@ CT__INT_MATH(CT_INT16, int16_t, i16)
 CT__INT_MATH(CT_INT32, int32_t, i32)
 CT__INT_MATH(CT_INT64, int64_t, i64)
 /* float64 sigmoid through libm */
-static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
+static inline double ct__sigmoid_libm(double x)
+{
+    return 1.0 / (1.0 + exp(-x));
+}
 CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
 CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm)
 CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 
 /* ---- loops --------------------------------------------------------------------------- */
 /* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b, scalar-a and strided variants. */
-#define CT__BIN_LOOP(FN, T, S)                                                             \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const T alpha = (T)((const double *)pp)[0];                                         \
-        T *o = (T *)d[0];                                                                   \
-        const T *a = (const T *)d[1], *b = (const T *)d[2];                                 \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
-            }                                                                               \
-        } else if (s[0] == e && s[1] == e && s[2] == 0) {                                   \
-            const T y = b[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], y, alpha);                                      \
-            }                                                                               \
-        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                                   \
-            const T x = a[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(x, b[i], alpha);                                      \
-            }                                                                               \
-        } else {                                                                            \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),     \
-                                                         *(const T *)(d[2] + i * s[2]), alpha); \
-            }                                                                               \
-        }                                                                                   \
+#define CT__BIN_LOOP(FN, T, S)                                                                     \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)         \
+    {                                                                                              \
+        const T alpha = (T)((const double *)pp)[0];                                                \
+        T *o = (T *)d[0];                                                                          \
+        const T *a = (const T *)d[1], *b = (const T *)d[2];                                        \
+        const int64_t e = (int64_t)sizeof(T);                                                      \
+        if (s[0] == e && s[1] == e && s[2] == e) {                                                 \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                          \
+            }                                                                                      \
+        } else if (s[0] == e && s[1] == e && s[2] == 0) {                                          \
+            const T y = b[0];                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                o[i] = ct__##FN##_##S(a[i], y, alpha);                                             \
+            }                                                                                      \
+        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                                          \
+            const T x = a[0];                                                                      \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                o[i] = ct__##FN##_##S(x, b[i], alpha);                                             \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),            \
+                                                         *(const T *)(d[2] + i * s[2]), alpha);    \
+            }                                                                                      \
+        }                                                                                          \
     }
 /* out[i] = (a[i] CMP b[i]) as bool */
-#define CT__CMP_LOOP(NAME, CMP, T, S)                                                      \
-    static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
-    {                                                                                       \
-        (void)pp;                                                                           \
-        if (s[0] == 1 && s[1] == (int64_t)sizeof(T) && s[2] == 0) {                         \
-            bool *o = (bool *)d[0];                                                         \
-            const T *a = (const T *)d[1], y = *(const T *)d[2];                             \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = a[i] CMP y;                                                          \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(bool *)(d[0] + i * s[0]) =                                                    \
-                *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
-        }                                                                                   \
+#define CT__CMP_LOOP(NAME, CMP, T, S)                                                              \
+    static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp)       \
+    {                                                                                              \
+        (void)pp;                                                                                  \
+        if (s[0] == 1 && s[1] == (int64_t)sizeof(T) && s[2] == 0) {                                \
+            bool *o = (bool *)d[0];                                                                \
+            const T *a = (const T *)d[1], y = *(const T *)d[2];                                    \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                o[i] = a[i] CMP y;                                                                 \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            *(bool *)(d[0] + i * s[0]) =                                                           \
+                *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);                  \
+        }                                                                                          \
     }
-#define CT__UN_LOOP(FN, T, S)                                                              \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const double *p = (const double *)pp;                                               \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e) {                                                       \
-            T *o = (T *)d[0];                                                               \
-            const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], p);                                             \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);     \
-        }                                                                                   \
+#define CT__UN_LOOP(FN, T, S)                                                                      \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)         \
+    {                                                                                              \
+        const double *p = (const double *)pp;                                                      \
+        const int64_t e = (int64_t)sizeof(T);                                                      \
+        if (s[0] == e && s[1] == e) {                                                              \
+            T *o = (T *)d[0];                                                                      \
+            const T *a = (const T *)d[1];                                                          \
+            for (int64_t i = 0; i < n; i++) {                                                      \
+                o[i] = ct__##FN##_##S(a[i], p);                                                    \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);            \
+        }                                                                                          \
     }
-#define CT__ARITH_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(add, T, S)                                                                 \
-    CT__BIN_LOOP(sub, T, S)                                                                 \
-    CT__BIN_LOOP(mul, T, S)                                                                 \
-    CT__BIN_LOOP(pow, T, S)                                                                 \
-    CT__BIN_LOOP(maximum, T, S)                                                             \
-    CT__BIN_LOOP(minimum, T, S)                                                             \
-    CT__UN_LOOP(neg, T, S)                                                                  \
-    CT__UN_LOOP(abs, T, S)                                                                  \
-    CT__UN_LOOP(relu, T, S)                                                                 \
-    CT__UN_LOOP(square, T, S)                                                               \
+#define CT__ARITH_LOOPS(E, T, S)                                                                   \
+    CT__BIN_LOOP(add, T, S)                                                                        \
+    CT__BIN_LOOP(sub, T, S)                                                                        \
+    CT__BIN_LOOP(mul, T, S)                                                                        \
+    CT__BIN_LOOP(pow, T, S)                                                                        \
+    CT__BIN_LOOP(maximum, T, S)                                                                    \
+    CT__BIN_LOOP(minimum, T, S)                                                                    \
+    CT__UN_LOOP(neg, T, S)                                                                         \
+    CT__UN_LOOP(abs, T, S)                                                                         \
+    CT__UN_LOOP(relu, T, S)                                                                        \
+    CT__UN_LOOP(square, T, S)                                                                      \
     CT__UN_LOOP(sign, T, S)
-#define CT__FLOAT_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(div, T, S)                                                                 \
-    CT__BIN_LOOP(relu_bw, T, S)                                                             \
-    CT__BIN_LOOP(sigmoid_bw, T, S)                                                          \
-    CT__BIN_LOOP(tanh_bw, T, S)                                                             \
-    CT__UN_LOOP(exp, T, S)                                                                  \
-    CT__UN_LOOP(log, T, S)                                                                  \
-    CT__UN_LOOP(log1p, T, S)                                                                \
-    CT__UN_LOOP(sqrt, T, S)                                                                 \
-    CT__UN_LOOP(rsqrt, T, S)                                                                \
-    CT__UN_LOOP(sin, T, S)                                                                  \
-    CT__UN_LOOP(cos, T, S)                                                                  \
-    CT__UN_LOOP(sigmoid, T, S)                                                              \
-    CT__UN_LOOP(tanh, T, S)                                                                 \
-    CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(clamp, T, S)                                                                \
+#define CT__FLOAT_LOOPS(E, T, S)                                                                   \
+    CT__BIN_LOOP(div, T, S)                                                                        \
+    CT__BIN_LOOP(relu_bw, T, S)                                                                    \
+    CT__BIN_LOOP(sigmoid_bw, T, S)                                                                 \
+    CT__BIN_LOOP(tanh_bw, T, S)                                                                    \
+    CT__UN_LOOP(exp, T, S)                                                                         \
+    CT__UN_LOOP(log, T, S)                                                                         \
+    CT__UN_LOOP(log1p, T, S)                                                                       \
+    CT__UN_LOOP(sqrt, T, S)                                                                        \
+    CT__UN_LOOP(rsqrt, T, S)                                                                       \
+    CT__UN_LOOP(sin, T, S)                                                                         \
+    CT__UN_LOOP(cos, T, S)                                                                         \
+    CT__UN_LOOP(sigmoid, T, S)                                                                     \
+    CT__UN_LOOP(tanh, T, S)                                                                        \
+    CT__UN_LOOP(reciprocal, T, S)                                                                  \
+    CT__UN_LOOP(clamp, T, S)                                                                       \
     CT__UN_LOOP(pows, T, S)
-#define CT__CMP_LOOPS(E, T, S)                                                             \
-    CT__CMP_LOOP(eq, ==, T, S)                                                              \
-    CT__CMP_LOOP(ne, !=, T, S)                                                              \
-    CT__CMP_LOOP(lt, <, T, S)                                                               \
-    CT__CMP_LOOP(le, <=, T, S)                                                              \
-    CT__CMP_LOOP(gt, >, T, S)                                                               \
+#define CT__CMP_LOOPS(E, T, S)                                                                     \
+    CT__CMP_LOOP(eq, ==, T, S)                                                                     \
+    CT__CMP_LOOP(ne, !=, T, S)                                                                     \
+    CT__CMP_LOOP(lt, <, T, S)                                                                      \
+    CT__CMP_LOOP(le, <=, T, S)                                                                     \
+    CT__CMP_LOOP(gt, >, T, S)                                                                      \
     CT__CMP_LOOP(ge, >=, T, S)
 CT__FOR_NUMERIC_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
@@ -4579,7 +4782,8 @@ static void ct__loop_and(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     (void)pp;
     for (int64_t i = 0; i < n; i++) {
-        *(bool *)(d[0] + i * s[0]) = *(const bool *)(d[1] + i * s[1]) && *(const bool *)(d[2] + i * s[2]);
+        *(bool *)(d[0] + i * s[0]) =
+            *(const bool *)(d[1] + i * s[1]) && *(const bool *)(d[2] + i * s[2]);
     }
 }
 
@@ -4587,7 +4791,8 @@ static void ct__loop_or(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     (void)pp;
     for (int64_t i = 0; i < n; i++) {
-        *(bool *)(d[0] + i * s[0]) = *(const bool *)(d[1] + i * s[1]) || *(const bool *)(d[2] + i * s[2]);
+        *(bool *)(d[0] + i * s[0]) =
+            *(const bool *)(d[1] + i * s[1]) || *(const bool *)(d[2] + i * s[2]);
     }
 }
 
@@ -4599,36 +4804,37 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
     }
 }
 
-#define CT__WHERE_LOOP(E, T, S)                                                            \
-    static void ct__loop_where_##S(char **d, const int64_t *s, int64_t n, const void *pp)   \
-    {                                                                                       \
-        (void)pp;                                                                           \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = *(const bool *)(d[1] + i * s[1])                      \
-                                          ? *(const T *)(d[2] + i * s[2])                   \
-                                          : *(const T *)(d[3] + i * s[3]);                  \
-        }                                                                                   \
+#define CT__WHERE_LOOP(E, T, S)                                                                    \
+    static void ct__loop_where_##S(char **d, const int64_t *s, int64_t n, const void *pp)          \
+    {                                                                                              \
+        (void)pp;                                                                                  \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            *(T *)(d[0] + i * s[0]) = *(const bool *)(d[1] + i * s[1])                             \
+                                          ? *(const T *)(d[2] + i * s[2])                          \
+                                          : *(const T *)(d[3] + i * s[3]);                         \
+        }                                                                                          \
     }
 CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
 
 /* ---- kernel tables ------------------------------------------------------------------- */
-#define CT__NUM_CASES(FN)                                                                  \
-    case CT_UINT8: return ct__loop_##FN##_u8;                                               \
-    case CT_INT8: return ct__loop_##FN##_i8;                                                \
-    case CT_INT16: return ct__loop_##FN##_i16;                                              \
-    case CT_INT32: return ct__loop_##FN##_i32;                                              \
-    case CT_INT64: return ct__loop_##FN##_i64;                                              \
-    case CT_FLOAT32: return ct__loop_##FN##_f32;                                            \
-    case CT_FLOAT64: return ct__loop_##FN##_f64;
-#define CT__FLT_CASES(FN)                                                                  \
-    case CT_FLOAT32: return ct__loop_##FN##_f32;                                            \
-    case CT_FLOAT64: return ct__loop_##FN##_f64;
-#define CT__ALL_CASES(FN) CT__NUM_CASES(FN) case CT_BOOL: return ct__loop_##FN##_b8;
-#define CT__OP(OP, CASES, FN)                                                              \
-    case OP:                                                                                \
-        switch (dt) {                                                                       \
-            CASES(FN)                                                                       \
-        default: return NULL;                                                               \
+#define CT__NUM_CASES(FN)                                                                          \
+    case CT_UINT8: return ct__loop_##FN##_u8;                                                      \
+    case CT_INT8: return ct__loop_##FN##_i8;                                                       \
+    case CT_INT16: return ct__loop_##FN##_i16;                                                     \
+    case CT_INT32: return ct__loop_##FN##_i32;                                                     \
+    case CT_INT64: return ct__loop_##FN##_i64;                                                     \
+    case CT_FLOAT32: return ct__loop_##FN##_f32;                                                   \
+    case CT_FLOAT64: return ct__loop_##FN##_f64;                                                   \
+        #define CT__FLT_CASES(FN)                                                                  \
+    case CT_FLOAT32: return ct__loop_##FN##_f32;                                                   \
+    case CT_FLOAT64:                                                                               \
+        return ct__loop_##FN##_f64;
+#define CT__ALL_CASES(FN) CT__NUM_CASES(FN) case CT_BOOL : return ct__loop_##FN##_b8;
+#define CT__OP(OP, CASES, FN)                                                                      \
+    case OP:                                                                                       \
+        switch (dt) {                                                                              \
+            CASES(FN)                                                                              \
+        default: return NULL;                                                                      \
         }
 
 /* The CPU loop of a binary op for compute dtype dt, or NULL when unsupported. */
@@ -4698,8 +4904,9 @@ static ct_dtype ct__combine_categories(ct_dtype higher, ct_dtype lower)
         return higher;
     }
     if (higher == CT_BOOL || ct_dtype_is_floating_point(lower)) {
-        return higher == CT_DTYPE_DEFAULT ? lower
-               : lower == CT_DTYPE_DEFAULT ? higher : ct_promote_types(higher, lower);
+        return higher == CT_DTYPE_DEFAULT  ? lower
+               : lower == CT_DTYPE_DEFAULT ? higher
+                                           : ct_promote_types(higher, lower);
     }
     return higher != CT_DTYPE_DEFAULT ? higher : lower;
 }
@@ -4799,21 +5006,26 @@ static bool ct__run_kernel(const char *op, ct_tensor *out, const ct_tensor *cons
     return ok;
 }
 
-static bool ct__is_cmp(ct__binop op) { return op >= CT__EQ && op <= CT__GE; }
+static bool ct__is_cmp(ct__binop op)
+{
+    return op >= CT__EQ && op <= CT__GE;
+}
 
 /* Result and compute dtypes of a binary op. */
-static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
-                              const ct_tensor *b, ct_dtype *result, ct_dtype *compute)
+static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a, const ct_tensor *b,
+                              ct_dtype *result, ct_dtype *compute)
 {
     const ct_tensor *ops[2] = {a, b};
     ct_dtype rt = ct__result_type(ops, 2);
     if (bop == CT__SUB && a->dtype == CT_BOOL && b->dtype == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "Subtraction, the `-` operator, with two bool tensors is not "
+        ct__fail(CT_ERR_DTYPE, op,
+                 "Subtraction, the `-` operator, with two bool tensors is not "
                  "supported. Use the `^` or `logical_xor()` operator instead.");
         return false;
     }
     if (bop == CT__SUB && (a->dtype == CT_BOOL || b->dtype == CT_BOOL)) {
-        ct__fail(CT_ERR_DTYPE, op, "Subtraction, the `-` operator, with a bool tensor is not "
+        ct__fail(CT_ERR_DTYPE, op,
+                 "Subtraction, the `-` operator, with a bool tensor is not "
                  "supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
                  "operator instead.");
         return false;
@@ -4922,7 +5134,8 @@ static void ct__pow_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
     if (ct__needs_grad(n, 1)) { /* g * out * log(a), 0 where a == 0 and b >= 0 */
         ct_tensor *d = ct_mul(out, ct_log(a));
-        ct_tensor *zero = ct_logical_and(ct_eq_scalar(a, 0.0), ct_logical_not(ct_lt_scalar(b, 0.0)));
+        ct_tensor *zero =
+            ct_logical_and(ct_eq_scalar(a, 0.0), ct_logical_not(ct_lt_scalar(b, 0.0)));
         gi[1] = ct_mul(g, ct_where(zero, ct_zeros_like(d), d));
     }
 }
@@ -4965,10 +5178,14 @@ static const ct__binary_info *ct__binary_meta(ct__binop op)
         {"PowBackward1", ct__pow_backward, true, true, true},
         {"MaximumBackward0", ct__minmax_backward, true, true, false},
         {"MinimumBackward0", ct__minmax_backward, true, true, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false},
         {"ThresholdBackwardBackward0", ct__relu_bw_backward, false, true, false},
         {"SigmoidBackwardBackward0", ct__sigmoid_bw_backward, true, true, false},
         {"TanhBackwardBackward0", ct__tanh_bw_backward, true, true, false},
@@ -4977,8 +5194,8 @@ static const ct__binary_info *ct__binary_meta(ct__binop op)
 }
 
 /* A binary op with autograd: the forward plus, when needed, its node. Scoped result. */
-static ct_tensor *ct__binary(const char *op, ct__binop bop, const ct_tensor *a,
-                             const ct_tensor *b, double alpha)
+static ct_tensor *ct__binary(const char *op, ct__binop bop, const ct_tensor *a, const ct_tensor *b,
+                             double alpha)
 {
     ct_tensor *out = ct__binary_forward(op, bop, a, b, alpha);
     const ct__binary_info *info = ct__binary_meta(bop);
@@ -5037,32 +5254,98 @@ static ct_tensor *ct__binary_scalar(const char *op, ct__binop bop, const ct_tens
     return out;
 }
 
-ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_add", CT__ADD, a, b, 1.0); }
+ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_add", CT__ADD, a, b, 1.0);
+}
 ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha)
 {
     return ct__binary("ct_add", CT__ADD, a, b, alpha);
 }
-ct_tensor *ct_add_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_add", CT__ADD, a, v); }
-ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_sub", CT__SUB, a, b, 1.0); }
-ct_tensor *ct_sub_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_sub", CT__SUB, a, v); }
-ct_tensor *ct_mul(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_mul", CT__MUL, a, b, 1.0); }
-ct_tensor *ct_mul_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_mul", CT__MUL, a, v); }
-ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_div", CT__DIV, a, b, 1.0); }
-ct_tensor *ct_div_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_div", CT__DIV, a, v); }
-ct_tensor *ct_pow(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_pow", CT__POW, a, b, 1.0); }
-ct_tensor *ct_maximum(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_maximum", CT__MAXIMUM, a, b, 1.0); }
-ct_tensor *ct_minimum(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_minimum", CT__MINIMUM, a, b, 1.0); }
-ct_tensor *ct_eq(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_eq", CT__EQ, a, b, 1.0); }
-ct_tensor *ct_ne(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_ne", CT__NE, a, b, 1.0); }
-ct_tensor *ct_lt(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_lt", CT__LT, a, b, 1.0); }
-ct_tensor *ct_le(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_le", CT__LE, a, b, 1.0); }
-ct_tensor *ct_gt(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_gt", CT__GT, a, b, 1.0); }
-ct_tensor *ct_ge(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_ge", CT__GE, a, b, 1.0); }
-ct_tensor *ct_eq_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_eq", CT__EQ, a, v); }
-ct_tensor *ct_gt_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_gt", CT__GT, a, v); }
-ct_tensor *ct_lt_scalar(const ct_tensor *a, double v) { return ct__binary_scalar("ct_lt", CT__LT, a, v); }
-ct_tensor *ct_logical_and(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_logical_and", CT__AND, a, b, 1.0); }
-ct_tensor *ct_logical_or(const ct_tensor *a, const ct_tensor *b) { return ct__binary("ct_logical_or", CT__OR, a, b, 1.0); }
+ct_tensor *ct_add_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_add", CT__ADD, a, v);
+}
+ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_sub", CT__SUB, a, b, 1.0);
+}
+ct_tensor *ct_sub_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_sub", CT__SUB, a, v);
+}
+ct_tensor *ct_mul(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_mul", CT__MUL, a, b, 1.0);
+}
+ct_tensor *ct_mul_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_mul", CT__MUL, a, v);
+}
+ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_div", CT__DIV, a, b, 1.0);
+}
+ct_tensor *ct_div_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_div", CT__DIV, a, v);
+}
+ct_tensor *ct_pow(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_pow", CT__POW, a, b, 1.0);
+}
+ct_tensor *ct_maximum(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_maximum", CT__MAXIMUM, a, b, 1.0);
+}
+ct_tensor *ct_minimum(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_minimum", CT__MINIMUM, a, b, 1.0);
+}
+ct_tensor *ct_eq(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_eq", CT__EQ, a, b, 1.0);
+}
+ct_tensor *ct_ne(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_ne", CT__NE, a, b, 1.0);
+}
+ct_tensor *ct_lt(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_lt", CT__LT, a, b, 1.0);
+}
+ct_tensor *ct_le(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_le", CT__LE, a, b, 1.0);
+}
+ct_tensor *ct_gt(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_gt", CT__GT, a, b, 1.0);
+}
+ct_tensor *ct_ge(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_ge", CT__GE, a, b, 1.0);
+}
+ct_tensor *ct_eq_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_eq", CT__EQ, a, v);
+}
+ct_tensor *ct_gt_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_gt", CT__GT, a, v);
+}
+ct_tensor *ct_lt_scalar(const ct_tensor *a, double v)
+{
+    return ct__binary_scalar("ct_lt", CT__LT, a, v);
+}
+ct_tensor *ct_logical_and(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_logical_and", CT__AND, a, b, 1.0);
+}
+ct_tensor *ct_logical_or(const ct_tensor *a, const ct_tensor *b)
+{
+    return ct__binary("ct_logical_or", CT__OR, a, b, 1.0);
+}
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent);
 
@@ -5084,7 +5367,8 @@ static ct_tensor *ct__binary_inplace(const char *op, ct__binop bop, ct_tensor *s
     if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
         char a[160], b[160];
         ct__fail(CT_ERR_SHAPE, op, "output with shape %s doesn't match the broadcast shape %s",
-                 ct__shape_str(self->sizes, self->ndim, a, sizeof a), ct__shape_str(shape, nd, b, sizeof b));
+                 ct__shape_str(self->sizes, self->ndim, a, sizeof a),
+                 ct__shape_str(shape, nd, b, sizeof b));
         return NULL;
     }
     if (!ct_can_cast(rt, self->dtype)) {
@@ -5299,20 +5583,62 @@ static void ct__abs_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_mul(g, ct__unary("ct_sign", CT__SIGN, ct__saved(n, 0), 0, 0));
 }
 
-ct_tensor *ct_neg(const ct_tensor *a) { return ct__unary("ct_neg", CT__NEG, a, 0, 0); }
-ct_tensor *ct_abs(const ct_tensor *a) { return ct__unary("ct_abs", CT__ABS, a, 0, 0); }
-ct_tensor *ct_exp(const ct_tensor *a) { return ct__unary("ct_exp", CT__EXP, a, 0, 0); }
-ct_tensor *ct_log(const ct_tensor *a) { return ct__unary("ct_log", CT__LOG, a, 0, 0); }
-ct_tensor *ct_log1p(const ct_tensor *a) { return ct__unary("ct_log1p", CT__LOG1P, a, 0, 0); }
-ct_tensor *ct_sqrt(const ct_tensor *a) { return ct__unary("ct_sqrt", CT__SQRT, a, 0, 0); }
-ct_tensor *ct_rsqrt(const ct_tensor *a) { return ct__unary("ct_rsqrt", CT__RSQRT, a, 0, 0); }
-ct_tensor *ct_sin(const ct_tensor *a) { return ct__unary("ct_sin", CT__SIN, a, 0, 0); }
-ct_tensor *ct_cos(const ct_tensor *a) { return ct__unary("ct_cos", CT__COS, a, 0, 0); }
-ct_tensor *ct_sigmoid(const ct_tensor *a) { return ct__unary("ct_sigmoid", CT__SIGMOID, a, 0, 0); }
-ct_tensor *ct_tanh(const ct_tensor *a) { return ct__unary("ct_tanh", CT__TANH, a, 0, 0); }
-ct_tensor *ct_relu(const ct_tensor *a) { return ct__unary("ct_relu", CT__RELU, a, 0, 0); }
-ct_tensor *ct_square(const ct_tensor *a) { return ct__unary("ct_square", CT__SQUARE, a, 0, 0); }
-ct_tensor *ct_reciprocal(const ct_tensor *a) { return ct__unary("ct_reciprocal", CT__RECIPROCAL, a, 0, 0); }
+ct_tensor *ct_neg(const ct_tensor *a)
+{
+    return ct__unary("ct_neg", CT__NEG, a, 0, 0);
+}
+ct_tensor *ct_abs(const ct_tensor *a)
+{
+    return ct__unary("ct_abs", CT__ABS, a, 0, 0);
+}
+ct_tensor *ct_exp(const ct_tensor *a)
+{
+    return ct__unary("ct_exp", CT__EXP, a, 0, 0);
+}
+ct_tensor *ct_log(const ct_tensor *a)
+{
+    return ct__unary("ct_log", CT__LOG, a, 0, 0);
+}
+ct_tensor *ct_log1p(const ct_tensor *a)
+{
+    return ct__unary("ct_log1p", CT__LOG1P, a, 0, 0);
+}
+ct_tensor *ct_sqrt(const ct_tensor *a)
+{
+    return ct__unary("ct_sqrt", CT__SQRT, a, 0, 0);
+}
+ct_tensor *ct_rsqrt(const ct_tensor *a)
+{
+    return ct__unary("ct_rsqrt", CT__RSQRT, a, 0, 0);
+}
+ct_tensor *ct_sin(const ct_tensor *a)
+{
+    return ct__unary("ct_sin", CT__SIN, a, 0, 0);
+}
+ct_tensor *ct_cos(const ct_tensor *a)
+{
+    return ct__unary("ct_cos", CT__COS, a, 0, 0);
+}
+ct_tensor *ct_sigmoid(const ct_tensor *a)
+{
+    return ct__unary("ct_sigmoid", CT__SIGMOID, a, 0, 0);
+}
+ct_tensor *ct_tanh(const ct_tensor *a)
+{
+    return ct__unary("ct_tanh", CT__TANH, a, 0, 0);
+}
+ct_tensor *ct_relu(const ct_tensor *a)
+{
+    return ct__unary("ct_relu", CT__RELU, a, 0, 0);
+}
+ct_tensor *ct_square(const ct_tensor *a)
+{
+    return ct__unary("ct_square", CT__SQUARE, a, 0, 0);
+}
+ct_tensor *ct_reciprocal(const ct_tensor *a)
+{
+    return ct__unary("ct_reciprocal", CT__RECIPROCAL, a, 0, 0);
+}
 ct_tensor *ct_logical_not(const ct_tensor *a)
 {
     if (ct__null("ct_logical_not", a)) {
@@ -5327,7 +5653,8 @@ ct_tensor *ct_logical_not(const ct_tensor *a)
 ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
 {
     if (min > max) {
-        ct__fail(CT_ERR_VALUE, "ct_clamp", "min (%g) must be less than or equal to max (%g)", min, max);
+        ct__fail(CT_ERR_VALUE, "ct_clamp", "min (%g) must be less than or equal to max (%g)", min,
+                 max);
         return NULL;
     }
     if (a && !ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
@@ -5368,13 +5695,15 @@ void ct__relu_inplace_kernel(ct_tensor *t)
 ct_tensor *ct_relu_(ct_tensor *self)
 {
     const char *op = "ct_relu_";
-    if (!ct__check_operands(op, (const ct_tensor *const *)&self, 1) || !ct__check_inplace(op, self)) {
+    if (!ct__check_operands(op, (const ct_tensor *const *)&self, 1) ||
+        !ct__check_inplace(op, self)) {
         return NULL;
     }
     const ct_tensor *in = self;
     ct_node *n = ct__node_new("ReluBackward0", ct__relu_backward, &in, 1);
     double params[2] = {0, 0};
-    if (!ct__run_kernel(op, self, &in, 1, self->dtype, ct__cpu_unary_loop(CT__RELU, self->dtype), params)) {
+    if (!ct__run_kernel(op, self, &in, 1, self->dtype, ct__cpu_unary_loop(CT__RELU, self->dtype),
+                        params)) {
         ct__node_release(n);
         return NULL;
     }
@@ -5408,8 +5737,10 @@ ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *
         return NULL;
     }
     if (cond->dtype != CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "where expected condition to be a boolean tensor, but got a "
-                 "tensor with dtype %s", ct__dtype_title(cond->dtype));
+        ct__fail(CT_ERR_DTYPE, op,
+                 "where expected condition to be a boolean tensor, but got a "
+                 "tensor with dtype %s",
+                 ct__dtype_title(cond->dtype));
         return NULL;
     }
     int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
@@ -5468,7 +5799,10 @@ ct_tensor *ct_fill_(ct_tensor *self, double value)
     return self;
 }
 
-ct_tensor *ct_zero_(ct_tensor *self) { return ct_fill_(self, 0.0); }
+ct_tensor *ct_zero_(ct_tensor *self)
+{
+    return ct_fill_(self, 0.0);
+}
 
 static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -5491,7 +5825,8 @@ ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src)
     if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
         char a[160], b[160];
         ct__fail(CT_ERR_SHAPE, op, "output with shape %s doesn't match the broadcast shape %s",
-                 ct__shape_str(self->sizes, self->ndim, a, sizeof a), ct__shape_str(shape, nd, b, sizeof b));
+                 ct__shape_str(self->sizes, self->ndim, a, sizeof a),
+                 ct__shape_str(shape, nd, b, sizeof b));
         return NULL;
     }
     const ct_tensor *ins[2] = {NULL, src}; /* the old value of self gets no gradient */
@@ -5617,8 +5952,8 @@ static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, cons
         sizes[nd] = k == d ? ints[2] : z->sizes[k];
         strides[nd++] = z->strides[k];
     }
-    ct_tensor *slot = ct__tensor_over(z->storage, z->dtype, sizes, strides, nd,
-                                      ints[1] * z->strides[d]);
+    ct_tensor *slot =
+        ct__tensor_over(z->storage, z->dtype, sizes, strides, nd, ints[1] * z->strides[d]);
     if (!slot) {
         ct__release(z);
         return NULL;
@@ -5654,9 +5989,10 @@ static ct_tensor *ct__make_view(const ct_tensor *t, const int64_t *sizes, const 
     if (!v) {
         return NULL;
     }
-    v->view_of = t->view_of ? t->view_of
-                 : t->grad_fn ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF : CT__VIEW_OF_NONE;
+    v->view_of = t->view_of         ? t->view_of
+                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
+                 : t->requires_grad ? CT__VIEW_OF_LEAF
+                                    : CT__VIEW_OF_NONE;
     v->view_version = t->view_of ? t->view_version : t->storage->version;
     return ct__scoped(v);
 }
@@ -5752,7 +6088,8 @@ ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
         return NULL;
     }
     if (!ct__view_strides(t, shape, ndim, strides)) {
-        ct__fail(CT_ERR_SHAPE, op, "view size is not compatible with input tensor's size and "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "view size is not compatible with input tensor's size and "
                  "stride (at least one dimension spans across two contiguous subspaces). Use "
                  ".reshape(...) instead.");
         return NULL;
@@ -5769,8 +6106,8 @@ ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
         return NULL;
     }
     if (ct__view_strides(t, shape, ndim, strides)) {
-        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0",
-                             ct__view_backward, NULL, 0);
+        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
+                             NULL, 0);
     }
     ct_tensor *c = ct_clone(t); /* contiguous copy, then a view of it */
     ct_tensor *r = ct_view(c, shape, ndim);
@@ -5793,7 +6130,8 @@ ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
         return NULL;
     }
     if (s > e) {
-        ct__fail(CT_ERR_VALUE, op, "flatten() has invalid args: start_dim cannot come after "
+        ct__fail(CT_ERR_VALUE, op,
+                 "flatten() has invalid args: start_dim cannot come after "
                  "end_dim");
         return NULL;
     }
@@ -5867,8 +6205,10 @@ ct_tensor *ct_t(const ct_tensor *t)
         return NULL;
     }
     if (t->ndim > 2) {
-        ct__fail(CT_ERR_SHAPE, "ct_t", "t() expects a tensor with <= 2 dimensions, but self is "
-                 "%dD", t->ndim);
+        ct__fail(CT_ERR_SHAPE, "ct_t",
+                 "t() expects a tensor with <= 2 dimensions, but self is "
+                 "%dD",
+                 t->ndim);
         return NULL;
     }
     return t->ndim < 2 ? ct_alias(t) : ct_transpose(t, 0, 1);
@@ -5947,8 +6287,10 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         return NULL;
     }
     if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim && !sizes)) {
-        ct__fail(CT_ERR_SHAPE, op, "the number of sizes provided (%d) must be greater or equal "
-                 "to the number of dimensions in the tensor (%d)", ndim, t->ndim);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "the number of sizes provided (%d) must be greater or equal "
+                 "to the number of dimensions in the tensor (%d)",
+                 ndim, t->ndim);
         return NULL;
     }
     int64_t out[CT_MAX_DIMS], strides[CT_MAX_DIMS];
@@ -5957,8 +6299,10 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         int64_t want = sizes[d];
         if (td < 0) {
             if (want < 0) {
-                ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor (%lld) isn't allowed "
-                         "in a leading, non-existing dimension %d", (long long)want, d);
+                ct__fail(CT_ERR_SHAPE, op,
+                         "The expanded size of the tensor (%lld) isn't allowed "
+                         "in a leading, non-existing dimension %d",
+                         (long long)want, d);
                 return NULL;
             }
             out[d] = want;
@@ -5971,18 +6315,19 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         }
         if (have != want && have != 1) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor (%lld) must match the "
+            ct__fail(CT_ERR_SHAPE, op,
+                     "The expanded size of the tensor (%lld) must match the "
                      "existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                     "Tensor sizes: %s", (long long)want, (long long)have, d,
-                     ct__shape_str(sizes, ndim, a, sizeof a),
+                     "Tensor sizes: %s",
+                     (long long)want, (long long)have, d, ct__shape_str(sizes, ndim, a, sizeof a),
                      ct__shape_str(t->sizes, t->ndim, b, sizeof b));
             return NULL;
         }
         out[d] = want;
         strides[d] = have == want ? t->strides[td] : 0;
     }
-    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0",
-                         ct__identity_backward, NULL, 0);
+    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0", ct__identity_backward,
+                         NULL, 0);
 }
 
 ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
@@ -6033,8 +6378,10 @@ ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
     int64_t size = t->sizes[d];
     if (index < -size || index >= size) {
         char buf[160];
-        ct__fail(CT_ERR_INDEX, op, "select(): index %lld out of range for tensor of size %s at "
-                 "dimension %d", (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+        ct__fail(CT_ERR_INDEX, op,
+                 "select(): index %lld out of range for tensor of size %s at "
+                 "dimension %d",
+                 (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
         return NULL;
     }
     if (index < 0) {
@@ -6089,7 +6436,8 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
     }
     const ct_tensor *ref = ts[0];
     if (ref->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "zero-dimensional tensor (at position 0) cannot be "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "zero-dimensional tensor (at position 0) cannot be "
                  "concatenated");
         return NULL;
     }
@@ -6109,7 +6457,8 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
         bool ok = t->ndim == ref->ndim;
         for (int j = 0; ok && j < ref->ndim; j++) {
             if (j != d && t->sizes[j] != ref->sizes[j]) {
-                ct__fail(CT_ERR_SHAPE, op, "Sizes of tensors must match except in dimension %d. "
+                ct__fail(CT_ERR_SHAPE, op,
+                         "Sizes of tensors must match except in dimension %d. "
                          "Expected size %lld but got size %lld for tensor number %d in the list.",
                          d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
                 ok = false;
@@ -6145,8 +6494,9 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
         }
         ct__release(slot);
     }
-    ct_node *node = ct_dtype_is_floating_point(dt) ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
-                                                   : NULL;
+    ct_node *node = ct_dtype_is_floating_point(dt)
+                        ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
+                        : NULL;
     if (node) {
         node->i[0] = d;
         node->ctx = offsets;
@@ -6175,8 +6525,10 @@ ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
         if (ts[k]->ndim != ts[0]->ndim ||
             memcmp(ts[k]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim) != 0) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op, "stack expects each tensor to be equal size, but got %s at "
-                     "entry 0 and %s at entry %d", ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
+            ct__fail(CT_ERR_SHAPE, op,
+                     "stack expects each tensor to be equal size, but got %s at "
+                     "entry 0 and %s at entry %d",
+                     ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
                      ct__shape_str(ts[k]->sizes, ts[k]->ndim, b, sizeof b), k);
             return NULL;
         }
@@ -7849,9 +8201,9 @@ static void ct__gemm(const ct_tensor *a, const ct_tensor *b, ct_tensor *c, doubl
     }
 #endif
     if (c->dtype == CT_FLOAT32) {
-        ct__gemm_f32(M, N, K, (float)alpha, (const float *)ct__data(a), a->strides[0], a->strides[1],
-                     (const float *)ct__data(b), b->strides[0], b->strides[1], (float)beta,
-                     (float *)ct__data(c), c->strides[0], c->strides[1]);
+        ct__gemm_f32(M, N, K, (float)alpha, (const float *)ct__data(a), a->strides[0],
+                     a->strides[1], (const float *)ct__data(b), b->strides[0], b->strides[1],
+                     (float)beta, (float *)ct__data(c), c->strides[0], c->strides[1]);
     } else {
         ct__gemm_f64(M, N, K, alpha, (const double *)ct__data(a), a->strides[0], a->strides[1],
                      (const double *)ct__data(b), b->strides[0], b->strides[1], beta,
@@ -7919,9 +8271,11 @@ static bool ct__check_mm_shapes(const char *op, const ct_tensor *a, const ct_ten
         return false;
     }
     if (a->sizes[1] != b->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                 "%lldx%lld)", (long long)a->sizes[0], (long long)a->sizes[1],
-                 (long long)b->sizes[0], (long long)b->sizes[1]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                 "%lldx%lld)",
+                 (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0],
+                 (long long)b->sizes[1]);
         return false;
     }
     return true;
@@ -7975,12 +8329,15 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor 
     }
     int64_t shape[2] = {a->sizes[0], b->sizes[1]}, bs[CT_MAX_DIMS];
     int bn = 0;
-    if (input->ndim > 2 || !ct__broadcast_shapes(op, input->sizes, input->ndim, shape, 2, bs, &bn)
-        || bs[0] != shape[0] || bs[1] != shape[1]) {
+    if (input->ndim > 2 ||
+        !ct__broadcast_shapes(op, input->sizes, input->ndim, shape, 2, bs, &bn) ||
+        bs[0] != shape[0] || bs[1] != shape[1]) {
         char x[160];
-        ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor must match: input %s cannot "
-                 "broadcast to [%lld, %lld]", ct__shape_str(input->sizes, input->ndim, x, sizeof x),
-                 (long long)shape[0], (long long)shape[1]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "The expanded size of the tensor must match: input %s cannot "
+                 "broadcast to [%lld, %lld]",
+                 ct__shape_str(input->sizes, input->ndim, x, sizeof x), (long long)shape[0],
+                 (long long)shape[1]);
         return NULL;
     }
     ct_tensor *c = ct__tensor_new(op, shape, 2, a->dtype);
@@ -8029,9 +8386,11 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
                                 const ct_tensor *bias, bool relu)
 {
     if (x->sizes[1] != w->sizes[1]) {
-        ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                 "%lldx%lld)", (long long)x->sizes[0], (long long)x->sizes[1],
-                 (long long)w->sizes[1], (long long)w->sizes[0]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                 "%lldx%lld)",
+                 (long long)x->sizes[0], (long long)x->sizes[1], (long long)w->sizes[1],
+                 (long long)w->sizes[0]);
         return NULL;
     }
     if (bias && (bias->ndim > 1 || (bias->ndim == 1 && bias->sizes[0] != w->sizes[0]))) {
@@ -8042,8 +8401,8 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
     }
     int64_t shape[2] = {x->sizes[0], w->sizes[0]};
     ct_tensor *y = ct__tensor_new(op, shape, 2, x->dtype);
-    ct_tensor *wt = y ? ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset)
-                      : NULL;
+    ct_tensor *wt =
+        y ? ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset) : NULL;
     if (!wt) {
         ct__release(y);
         return NULL;
@@ -8087,7 +8446,8 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
         return NULL;
     }
     if (x->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "both arguments to linear need to be at least 1D, but they are "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "both arguments to linear need to be at least 1D, but they are "
                  "0D and 2D");
         return NULL;
     }
@@ -8142,9 +8502,11 @@ ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b)
         return NULL;
     }
     if (b->sizes[0] != a->sizes[0] || b->sizes[1] != a->sizes[2]) {
-        ct__fail(CT_ERR_SHAPE, op, "Expected size for first two dimensions of batch2 tensor to "
-                 "be: [%lld, %lld] but got: [%lld, %lld].", (long long)a->sizes[0],
-                 (long long)a->sizes[2], (long long)b->sizes[0], (long long)b->sizes[1]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "Expected size for first two dimensions of batch2 tensor to "
+                 "be: [%lld, %lld] but got: [%lld, %lld].",
+                 (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0],
+                 (long long)b->sizes[1]);
         return NULL;
     }
     int64_t shape[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
@@ -8184,10 +8546,12 @@ ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b)
         return NULL;
     }
     if (a->sizes[0] != b->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "inconsistent tensor size, expected tensor [%lld] and src "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "inconsistent tensor size, expected tensor [%lld] and src "
                  "[%lld] to have the same number of elements, but got %lld and %lld elements "
-                 "respectively", (long long)a->sizes[0], (long long)b->sizes[0],
-                 (long long)a->sizes[0], (long long)b->sizes[0]);
+                 "respectively",
+                 (long long)a->sizes[0], (long long)b->sizes[0], (long long)a->sizes[0],
+                 (long long)b->sizes[0]);
         return NULL;
     }
     ct_scope_begin();
@@ -8205,7 +8569,8 @@ ct_tensor *ct_mv(const ct_tensor *m, const ct_tensor *v)
     if (m->ndim != 2 || v->ndim != 1 || m->sizes[1] != v->sizes[0]) {
         ct__fail(CT_ERR_SHAPE, op, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
                  (long long)(m->ndim ? m->sizes[0] : 0), (long long)(m->ndim ? m->sizes[0] : 0),
-                 (long long)(m->ndim > 1 ? m->sizes[1] : 0), (long long)(v->ndim ? v->sizes[0] : 0));
+                 (long long)(m->ndim > 1 ? m->sizes[1] : 0),
+                 (long long)(v->ndim ? v->sizes[0] : 0));
         return NULL;
     }
     ct_scope_begin();
@@ -8224,10 +8589,11 @@ static ct_tensor *ct__matmul_batched(const char *op, const ct_tensor *a, const c
     }
     if (a->sizes[a->ndim - 1] != b->sizes[b->ndim - 2]) {
         char x[160], y[160];
-        ct__fail(CT_ERR_SHAPE, op, "Expected size for first two dimensions of batch2 tensor to "
-                 "be: [%s, %lld] but got: [%s, %lld].", ct__shape_str(batch, nb, x, sizeof x),
-                 (long long)a->sizes[a->ndim - 1], ct__shape_str(batch, nb, y, sizeof y),
-                 (long long)b->sizes[b->ndim - 2]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "Expected size for first two dimensions of batch2 tensor to "
+                 "be: [%s, %lld] but got: [%s, %lld].",
+                 ct__shape_str(batch, nb, x, sizeof x), (long long)a->sizes[a->ndim - 1],
+                 ct__shape_str(batch, nb, y, sizeof y), (long long)b->sizes[b->ndim - 2]);
         return NULL;
     }
     int64_t B = ct__numel(batch, nb);
@@ -8263,8 +8629,10 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
         return NULL;
     }
     if (a->ndim == 0 || b->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "both arguments to matmul need to be at least 1D, but they are "
-                 "%dD and %dD", a->ndim, b->ndim);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "both arguments to matmul need to be at least 1D, but they are "
+                 "%dD and %dD",
+                 a->ndim, b->ndim);
         return NULL;
     }
     if (a->ndim == 1 && b->ndim == 1) {
@@ -8280,9 +8648,10 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
     }
     if (a->ndim == 1 && b->ndim == 2) {
         if (a->sizes[0] != b->sizes[0]) {
-            ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (1x%lld and "
-                     "%lldx%lld)", (long long)a->sizes[0], (long long)b->sizes[0],
-                     (long long)b->sizes[1]);
+            ct__fail(CT_ERR_SHAPE, op,
+                     "mat1 and mat2 shapes cannot be multiplied (1x%lld and "
+                     "%lldx%lld)",
+                     (long long)a->sizes[0], (long long)b->sizes[0], (long long)b->sizes[1]);
             return NULL;
         }
         ct_scope_begin();
@@ -8295,8 +8664,10 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
     }
     if (b->ndim == 2 && a->ndim > 2) { /* fold the batch into rows: one big GEMM */
         if (a->sizes[a->ndim - 1] != b->sizes[0]) {
-            ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                     "%lldx%lld)", (long long)(ct_numel(a) / a->sizes[a->ndim - 1]),
+            ct__fail(CT_ERR_SHAPE, op,
+                     "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                     "%lldx%lld)",
+                     (long long)(ct_numel(a) / a->sizes[a->ndim - 1]),
                      (long long)a->sizes[a->ndim - 1], (long long)b->sizes[0],
                      (long long)b->sizes[1]);
             return NULL;
@@ -8526,9 +8897,15 @@ static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
 static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
 
 /* ---- grad mode ---------------------------------------------------------------------- */
-bool ct_is_grad_enabled(void) { return !ct__grad_off; }
+bool ct_is_grad_enabled(void)
+{
+    return !ct__grad_off;
+}
 
-void ct_set_grad_enabled(bool enabled) { ct__grad_off = !enabled; }
+void ct_set_grad_enabled(bool enabled)
+{
+    ct__grad_off = !enabled;
+}
 
 void ct_no_grad_begin(void)
 {
@@ -8549,17 +8926,35 @@ void ct_no_grad_end(void)
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
-bool ct_requires_grad(const ct_tensor *t) { return t && (t->requires_grad || t->grad_fn); }
+bool ct_requires_grad(const ct_tensor *t)
+{
+    return t && (t->requires_grad || t->grad_fn);
+}
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !t->grad_fn; }
+bool ct_is_leaf(const ct_tensor *t)
+{
+    return t && !t->grad_fn;
+}
 
-const ct_node *ct_grad_fn(const ct_tensor *t) { return t ? t->grad_fn : NULL; }
+const ct_node *ct_grad_fn(const ct_tensor *t)
+{
+    return t ? t->grad_fn : NULL;
+}
 
-const char *ct_node_name(const ct_node *n) { return n ? n->name : NULL; }
+const char *ct_node_name(const ct_node *n)
+{
+    return n ? n->name : NULL;
+}
 
-const char *ct__node_name(const ct_node *n) { return n->name; }
+const char *ct__node_name(const ct_node *n)
+{
+    return n->name;
+}
 
-ct_tensor *ct_grad(const ct_tensor *t) { return t ? t->grad : NULL; }
+ct_tensor *ct_grad(const ct_tensor *t)
+{
+    return t ? t->grad : NULL;
+}
 
 ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
 {
@@ -8568,12 +8963,14 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         return NULL;
     }
     if (t->grad_fn) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "you can only change requires_grad flags of leaf "
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "you can only change requires_grad flags of leaf "
                  "variables.");
         return NULL;
     }
     if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "only Tensors of floating point dtype can require "
+        ct__fail(CT_ERR_DTYPE, op,
+                 "only Tensors of floating point dtype can require "
                  "gradients");
         return NULL;
     }
@@ -8603,7 +9000,8 @@ ct_status ct_retain_grad(ct_tensor *t)
         return ct_error_code();
     }
     if (!ct_requires_grad(t)) {
-        return ct__fail(CT_ERR_AUTOGRAD, "ct_retain_grad", "can't retain_grad on Tensor that "
+        return ct__fail(CT_ERR_AUTOGRAD, "ct_retain_grad",
+                        "can't retain_grad on Tensor that "
                         "has requires_grad=False");
     }
     if (t->grad_fn) { /* weak: cleared when t is freed (ct__release) */
@@ -8645,7 +9043,8 @@ ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
         return ct_error_code();
     }
     if (!ct_requires_grad(t)) {
-        return ct__fail(CT_ERR_AUTOGRAD, op, "cannot register a hook on a tensor that doesn't "
+        return ct__fail(CT_ERR_AUTOGRAD, op,
+                        "cannot register a hook on a tensor that doesn't "
                         "require gradient");
     }
     ct__hook *h = (ct__hook *)ct__calloc(sizeof(ct__hook));
@@ -8687,7 +9086,8 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
         if (t && t->view_of == CT__VIEW_OF_GRAPH && t->grad_fn &&
             t->view_version != t->storage->version) {
             ct__node_failed = true;
-            ct__fail(CT_ERR_UNSUPPORTED, name, "the base of a view was modified by an in-place "
+            ct__fail(CT_ERR_UNSUPPORTED, name,
+                     "the base of a view was modified by an in-place "
                      "operation after the view was taken, so the view's history is stale "
                      "(ctorch does not regenerate it): take the view again");
             return NULL;
@@ -8758,7 +9158,8 @@ const ct_tensor *ct__saved(ct_node *n, int k)
 {
     const ct_tensor *t = n->saved[k];
     if (n->released) {
-        ct__fail(CT_ERR_AUTOGRAD, n->name, "Trying to backward through the graph a second "
+        ct__fail(CT_ERR_AUTOGRAD, n->name,
+                 "Trying to backward through the graph a second "
                  "time (or directly access saved tensors after they have already been freed). "
                  "Specify retain_graph=True if you need to backward through the graph a second "
                  "time.");
@@ -8766,11 +9167,12 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     }
     if (t && t->storage->version != n->saved_version[k]) {
         char buf[160];
-        ct__fail(CT_ERR_AUTOGRAD, n->name, "one of the variables needed for gradient "
+        ct__fail(CT_ERR_AUTOGRAD, n->name,
+                 "one of the variables needed for gradient "
                  "computation has been modified by an inplace operation: [%s %s] is at version "
-                 "%u; expected version %u instead.", ct_dtype_name(t->dtype),
-                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), t->storage->version,
-                 n->saved_version[k]);
+                 "%u; expected version %u instead.",
+                 ct_dtype_name(t->dtype), ct__shape_str(t->sizes, t->ndim, buf, sizeof buf),
+                 t->storage->version, n->saved_version[k]);
         return NULL;
     }
     if (t && n->saved_output[k] && !ct__grad_off) { /* create_graph: the output's history */
@@ -8872,17 +9274,20 @@ bool ct__check_inplace(const char *op, const ct_tensor *t)
         return true;
     }
     if (t->requires_grad && !t->grad_fn) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "a leaf Variable that requires grad is being used in an "
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "a leaf Variable that requires grad is being used in an "
                  "in-place operation.");
         return false;
     }
     if (t->view_of == CT__VIEW_OF_LEAF) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "a view of a leaf Variable that requires grad is being "
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "a view of a leaf Variable that requires grad is being "
                  "used in an in-place operation.");
         return false;
     }
     if (t->view_of == CT__VIEW_OF_GRAPH) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "in-place operation on a view of a tensor that requires "
+        ct__fail(CT_ERR_UNSUPPORTED, op,
+                 "in-place operation on a view of a tensor that requires "
                  "grad: ctorch does not rebase the base's history (PyTorch's CopySlices); use the "
                  "out-of-place op, or modify the base");
         return false;
@@ -9028,8 +9433,9 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
         }
     }
     ct_tensor *gin_small[4] = {NULL, NULL, NULL, NULL};
-    ct_tensor **gin = n->n_next <= 4 ? gin_small
-                                     : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n->n_next);
+    ct_tensor **gin = n->n_next <= 4
+                          ? gin_small
+                          : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n->n_next);
     bool ok = gin != NULL;
     if (g && ok) {
         if (n->released) {
@@ -9177,20 +9583,24 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
             return ct_error_code();
         }
         if (!ct_requires_grad(t)) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "element %d of tensors does not require grad "
-                            "and does not have a grad_fn", r);
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "element %d of tensors does not require grad "
+                            "and does not have a grad_fn",
+                            r);
         }
         const ct_tensor *go = grad_roots ? grad_roots[r] : NULL;
         if (!go && ct_numel(t) != 1) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "grad can be implicitly created only for "
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "grad can be implicitly created only for "
                             "scalar outputs");
         }
         if (go && (go->ndim != t->ndim ||
                    memcmp(go->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim))) {
             char a[160], b[160];
-            return ct__fail(CT_ERR_SHAPE, op, "Mismatch in shape: grad_output[%d] has a shape "
-                            "of %s and output[%d] has a shape of %s.", r,
-                            ct__shape_str(go->sizes, go->ndim, a, sizeof a), r,
+            return ct__fail(CT_ERR_SHAPE, op,
+                            "Mismatch in shape: grad_output[%d] has a shape "
+                            "of %s and output[%d] has a shape of %s.",
+                            r, ct__shape_str(go->sizes, go->ndim, a, sizeof a), r,
                             ct__shape_str(t->sizes, t->ndim, b, sizeof b));
         }
     }
@@ -9200,8 +9610,8 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
     bool ok = ct__engine_discover(e, roots, n_roots);
     for (int r = 0; ok && r < n_roots; r++) {
         const ct_tensor *t = roots[r];
-        ct_tensor *go = grad_roots && grad_roots[r] ? (ct_tensor *)(uintptr_t)grad_roots[r]
-                                                    : ct_ones_like(t);
+        ct_tensor *go =
+            grad_roots && grad_roots[r] ? (ct_tensor *)(uintptr_t)grad_roots[r] : ct_ones_like(t);
         if (t->grad_fn) {
             ct__engine_accumulate(&t->grad_fn->buffer, go);
         } else {
@@ -9241,7 +9651,8 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
             return ct_error_code();
         }
         if (!ct_requires_grad(inputs[i])) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "One of the differentiated Tensors does not "
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "One of the differentiated Tensors does not "
                             "require grad");
         }
     }
@@ -9265,7 +9676,8 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
     }
     for (int i = 0; i < n_inputs; i++) {
         if (!grads[i] && !allow_unused) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "One of the differentiated Tensors appears to "
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "One of the differentiated Tensors appears to "
                             "not have been used in the graph. Set allow_unused=True if this is "
                             "the desired behavior.");
         }
@@ -9485,7 +9897,8 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
         return false;
     }
     if (!ct_dtype_is_floating_point(x->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'", ct_dtype_name(x->dtype));
+        ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'",
+                 ct_dtype_name(x->dtype));
         return false;
     }
     if (target->dtype != CT_INT64) {
@@ -9502,15 +9915,18 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
         return false;
     }
     if (x->ndim == 2 && x->sizes[0] != target->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "Expected input batch_size (%lld) to match target batch_size "
-                 "(%lld).", (long long)x->sizes[0], (long long)target->sizes[0]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "Expected input batch_size (%lld) to match target batch_size "
+                 "(%lld).",
+                 (long long)x->sizes[0], (long long)target->sizes[0]);
         return false;
     }
     int64_t C = x->sizes[x->ndim - 1];
     if (w && (w->ndim != 1 || w->sizes[0] != C || !ct_dtype_is_floating_point(w->dtype))) {
-        ct__fail(CT_ERR_SHAPE, op, "weight tensor should be defined either for all %lld classes "
-                 "or no classes but got weight tensor of shape: [%lld]", (long long)C,
-                 (long long)(w->ndim ? w->sizes[0] : 0));
+        ct__fail(CT_ERR_SHAPE, op,
+                 "weight tensor should be defined either for all %lld classes "
+                 "or no classes but got weight tensor of shape: [%lld]",
+                 (long long)C, (long long)(w->ndim ? w->sizes[0] : 0));
         return false;
     }
     return true;
@@ -9529,8 +9945,9 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     const int64_t *t = (const int64_t *)ct__data(target);
     size_t es = ct_dtype_size(x->dtype);
     int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
-    ct_tensor *out = red == CT_REDUCTION_NONE ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
-                                              : ct__tensor_new(op, NULL, 0, x->dtype);
+    ct_tensor *out = red == CT_REDUCTION_NONE
+                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
+                         : ct__tensor_new(op, NULL, 0, x->dtype);
     if (!out) {
         return NULL;
     }
@@ -9670,7 +10087,8 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
         r = ct_nll_loss(logp, target, &o);
         ct_no_grad_end();
         const ct_tensor *ins[1] = {x};
-        ct_node *n = r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
+        ct_node *n =
+            r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
         if (n) {
             int64_t N = x->sizes[0];
             double total = 0;
@@ -9831,8 +10249,8 @@ ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g)
 
 typedef struct ct__named {
     char name[32];
-    ct_tensor *tensor;  /* parameters and buffers */
-    ct_module *module;  /* submodules */
+    ct_tensor *tensor; /* parameters and buffers */
+    ct_module *module; /* submodules */
 } ct__named;
 
 typedef struct ct__named_list {
@@ -9901,9 +10319,15 @@ ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
     return m->forward(m, input);
 }
 
-const char *ct_module_name(const ct_module *m) { return m ? m->name : NULL; }
+const char *ct_module_name(const ct_module *m)
+{
+    return m ? m->name : NULL;
+}
 
-void *ct_module_user(const ct_module *m) { return m ? m->user : NULL; }
+void *ct_module_user(const ct_module *m)
+{
+    return m ? m->user : NULL;
+}
 
 static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
                           ct_tensor *t, ct_module *child)
@@ -9966,7 +10390,7 @@ ct_status ct_module_register_module(ct_module *m, const char *name, ct_module *c
         return ct_error_code();
     }
     return ct__named_add(op, m, m ? &m->children : NULL, name, NULL, child) ? CT_OK
-                                                                             : ct_error_code();
+                                                                            : ct_error_code();
 }
 
 /* Visits the parameters of m recursively with their dotted names. */
@@ -10011,7 +10435,8 @@ ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
     if (dot) {
         for (int64_t i = 0; i < m->children.len; i++) {
             const ct__named *c = &m->children.items[i];
-            if (strlen(c->name) == (size_t)(dot - name) && strncmp(c->name, name, (size_t)(dot - name)) == 0) {
+            if (strlen(c->name) == (size_t)(dot - name) &&
+                strncmp(c->name, name, (size_t)(dot - name)) == 0) {
                 return ct_module_get_parameter(c->module, dot + 1);
             }
         }
@@ -10033,7 +10458,10 @@ ct_module *ct_module_child(const ct_module *m, int64_t i)
     return m && i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
 }
 
-int64_t ct_module_num_children(const ct_module *m) { return m ? m->children.len : 0; }
+int64_t ct_module_num_children(const ct_module *m)
+{
+    return m ? m->children.len : 0;
+}
 
 void ct_module_train(ct_module *m, bool mode)
 {
@@ -10046,9 +10474,15 @@ void ct_module_train(ct_module *m, bool mode)
     }
 }
 
-void ct_module_eval(ct_module *m) { ct_module_train(m, false); }
+void ct_module_eval(ct_module *m)
+{
+    ct_module_train(m, false);
+}
 
-bool ct_module_is_training(const ct_module *m) { return m && m->training; }
+bool ct_module_is_training(const ct_module *m)
+{
+    return m && m->training;
+}
 
 void ct_module_zero_grad(ct_module *m, bool set_to_none)
 {
@@ -10091,14 +10525,17 @@ static ct_tensor *ct__new_param(ct_module *m, const char *name, const int64_t *s
 ct_module *ct_linear_new(int64_t in_features, int64_t out_features, bool bias)
 {
     if (in_features < 0 || out_features < 0) {
-        ct__fail(CT_ERR_VALUE, "ct_linear_new", "in_features (%lld) and out_features (%lld) must "
-                 "be non-negative", (long long)in_features, (long long)out_features);
+        ct__fail(CT_ERR_VALUE, "ct_linear_new",
+                 "in_features (%lld) and out_features (%lld) must "
+                 "be non-negative",
+                 (long long)in_features, (long long)out_features);
         return NULL;
     }
     ct_module *m = ct_module_new("Linear", ct__linear_forward, NULL, NULL);
     int64_t wshape[2] = {out_features, in_features};
     ct_tensor *w = m ? ct__new_param(m, "weight", wshape, 2) : NULL;
-    bool ok = w && ct_init_kaiming_uniform_(w, sqrt(5.0), CT_FAN_IN, CT_NONLINEARITY_LEAKY_RELU, NULL);
+    bool ok =
+        w && ct_init_kaiming_uniform_(w, sqrt(5.0), CT_FAN_IN, CT_NONLINEARITY_LEAKY_RELU, NULL);
     if (ok && bias) {
         ct_tensor *b = ct__new_param(m, "bias", &out_features, 1);
         double bound = in_features > 0 ? 1.0 / sqrt((double)in_features) : 0.0;
@@ -10196,13 +10633,25 @@ static ct_tensor *ct__tanh_forward(ct_module *m, const ct_tensor *x)
     return ct_tanh(x);
 }
 
-ct_module *ct_relu_new(void) { return ct_module_new("ReLU", ct__relu_forward, NULL, NULL); }
+ct_module *ct_relu_new(void)
+{
+    return ct_module_new("ReLU", ct__relu_forward, NULL, NULL);
+}
 
-ct_module *ct_identity_new(void) { return ct_module_new("Identity", ct__identity_forward, NULL, NULL); }
+ct_module *ct_identity_new(void)
+{
+    return ct_module_new("Identity", ct__identity_forward, NULL, NULL);
+}
 
-ct_module *ct_sigmoid_new(void) { return ct_module_new("Sigmoid", ct__sigmoid_forward, NULL, NULL); }
+ct_module *ct_sigmoid_new(void)
+{
+    return ct_module_new("Sigmoid", ct__sigmoid_forward, NULL, NULL);
+}
 
-ct_module *ct_tanh_new(void) { return ct_module_new("Tanh", ct__tanh_forward, NULL, NULL); }
+ct_module *ct_tanh_new(void)
+{
+    return ct_module_new("Tanh", ct__tanh_forward, NULL, NULL);
+}
 
 // >>part optim/optim.c
 /* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops.

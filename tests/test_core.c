@@ -84,7 +84,8 @@ static void test_vmath_ulp(void)
     float *xs = (float *)malloc(sizeof(float) * (size_t)n);
     double worst[4] = {0, 0, 0, 0};
     for (int64_t i = 0; i < n; i++) { /* normal floats (subnormals flush to zero) */
-        uint32_t v = 0x00800000u + (uint32_t)((uint64_t)i * (0x7f000000u - 0x00800000u) / (uint64_t)n);
+        uint32_t v =
+            0x00800000u + (uint32_t)((uint64_t)i * (0x7f000000u - 0x00800000u) / (uint64_t)n);
         float f;
         memcpy(&f, &v, sizeof f);
         xs[i] = (i & 1) ? -f : f;
@@ -120,7 +121,8 @@ static void test_vmath_ulp(void)
     const float *se = (const float *)ct_data_ptr(ct_exp(sp));
     const float *sl = (const float *)ct_data_ptr(ct_log(sp));
     CHECK(se[0] == 0 && isinf(se[1]) && isnan(se[2]) && se[3] == 1 && isinf(se[5]));
-    CHECK(isnan(sl[0]) && isinf(sl[1]) && isnan(sl[2]) && isinf(sl[3]) && sl[3] < 0 && isnan(sl[4]));
+    CHECK(isnan(sl[0]) && isinf(sl[1]) && isnan(sl[2]) && isinf(sl[3]) && sl[3] < 0 &&
+          isnan(sl[4]));
     ct_scope_end();
     free(xs);
 }

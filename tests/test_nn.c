@@ -43,10 +43,13 @@ static void test_sequential_forward_backward_matches_pytorch(void)
     CHECK_TENSOR(out, nn_mlp_out, 6, 1e-5, 1e-7);
     CHECK_TENSOR(loss, nn_mlp_loss, 1, 1e-5, 0);
     CHECK(ct_backward(loss, NULL, false) == CT_OK);
-    CHECK_TENSOR(ct_module_get_parameter(m, "1.weight") ? ct_grad(ct_module_get_parameter(m, "1.weight")) : NULL,
+    CHECK_TENSOR(ct_module_get_parameter(m, "1.weight")
+                     ? ct_grad(ct_module_get_parameter(m, "1.weight"))
+                     : NULL,
                  nn_mlp_grad_1_weight, 30, 1e-5, 1e-7);
     CHECK_TENSOR(ct_grad(ct_module_get_parameter(m, "1.bias")), nn_mlp_grad_1_bias, 5, 1e-5, 1e-7);
-    CHECK_TENSOR(ct_grad(ct_module_get_parameter(m, "3.weight")), nn_mlp_grad_3_weight, 15, 1e-5, 1e-7);
+    CHECK_TENSOR(ct_grad(ct_module_get_parameter(m, "3.weight")), nn_mlp_grad_3_weight, 15, 1e-5,
+                 1e-7);
     CHECK_TENSOR(ct_grad(ct_module_get_parameter(m, "3.bias")), nn_mlp_grad_3_bias, 3, 1e-5, 1e-7);
     ct_scope_end();
     ct_module_zero_grad(m, true);

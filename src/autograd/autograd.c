@@ -12,9 +12,15 @@ static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
 static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
 
 /* ---- grad mode ---------------------------------------------------------------------- */
-bool ct_is_grad_enabled(void) { return !ct__grad_off; }
+bool ct_is_grad_enabled(void)
+{
+    return !ct__grad_off;
+}
 
-void ct_set_grad_enabled(bool enabled) { ct__grad_off = !enabled; }
+void ct_set_grad_enabled(bool enabled)
+{
+    ct__grad_off = !enabled;
+}
 
 void ct_no_grad_begin(void)
 {
@@ -35,17 +41,35 @@ void ct_no_grad_end(void)
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
-bool ct_requires_grad(const ct_tensor *t) { return t && (t->requires_grad || t->grad_fn); }
+bool ct_requires_grad(const ct_tensor *t)
+{
+    return t && (t->requires_grad || t->grad_fn);
+}
 
-bool ct_is_leaf(const ct_tensor *t) { return t && !t->grad_fn; }
+bool ct_is_leaf(const ct_tensor *t)
+{
+    return t && !t->grad_fn;
+}
 
-const ct_node *ct_grad_fn(const ct_tensor *t) { return t ? t->grad_fn : NULL; }
+const ct_node *ct_grad_fn(const ct_tensor *t)
+{
+    return t ? t->grad_fn : NULL;
+}
 
-const char *ct_node_name(const ct_node *n) { return n ? n->name : NULL; }
+const char *ct_node_name(const ct_node *n)
+{
+    return n ? n->name : NULL;
+}
 
-const char *ct__node_name(const ct_node *n) { return n->name; }
+const char *ct__node_name(const ct_node *n)
+{
+    return n->name;
+}
 
-ct_tensor *ct_grad(const ct_tensor *t) { return t ? t->grad : NULL; }
+ct_tensor *ct_grad(const ct_tensor *t)
+{
+    return t ? t->grad : NULL;
+}
 
 ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
 {
@@ -54,12 +78,14 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         return NULL;
     }
     if (t->grad_fn) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "you can only change requires_grad flags of leaf "
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "you can only change requires_grad flags of leaf "
                  "variables.");
         return NULL;
     }
     if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "only Tensors of floating point dtype can require "
+        ct__fail(CT_ERR_DTYPE, op,
+                 "only Tensors of floating point dtype can require "
                  "gradients");
         return NULL;
     }
@@ -89,7 +115,8 @@ ct_status ct_retain_grad(ct_tensor *t)
         return ct_error_code();
     }
     if (!ct_requires_grad(t)) {
-        return ct__fail(CT_ERR_AUTOGRAD, "ct_retain_grad", "can't retain_grad on Tensor that "
+        return ct__fail(CT_ERR_AUTOGRAD, "ct_retain_grad",
+                        "can't retain_grad on Tensor that "
                         "has requires_grad=False");
     }
     if (t->grad_fn) { /* weak: cleared when t is freed (ct__release) */
@@ -131,7 +158,8 @@ ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
         return ct_error_code();
     }
     if (!ct_requires_grad(t)) {
-        return ct__fail(CT_ERR_AUTOGRAD, op, "cannot register a hook on a tensor that doesn't "
+        return ct__fail(CT_ERR_AUTOGRAD, op,
+                        "cannot register a hook on a tensor that doesn't "
                         "require gradient");
     }
     ct__hook *h = (ct__hook *)ct__calloc(sizeof(ct__hook));
@@ -173,7 +201,8 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
         if (t && t->view_of == CT__VIEW_OF_GRAPH && t->grad_fn &&
             t->view_version != t->storage->version) {
             ct__node_failed = true;
-            ct__fail(CT_ERR_UNSUPPORTED, name, "the base of a view was modified by an in-place "
+            ct__fail(CT_ERR_UNSUPPORTED, name,
+                     "the base of a view was modified by an in-place "
                      "operation after the view was taken, so the view's history is stale "
                      "(ctorch does not regenerate it): take the view again");
             return NULL;
@@ -244,7 +273,8 @@ const ct_tensor *ct__saved(ct_node *n, int k)
 {
     const ct_tensor *t = n->saved[k];
     if (n->released) {
-        ct__fail(CT_ERR_AUTOGRAD, n->name, "Trying to backward through the graph a second "
+        ct__fail(CT_ERR_AUTOGRAD, n->name,
+                 "Trying to backward through the graph a second "
                  "time (or directly access saved tensors after they have already been freed). "
                  "Specify retain_graph=True if you need to backward through the graph a second "
                  "time.");
@@ -252,11 +282,12 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     }
     if (t && t->storage->version != n->saved_version[k]) {
         char buf[160];
-        ct__fail(CT_ERR_AUTOGRAD, n->name, "one of the variables needed for gradient "
+        ct__fail(CT_ERR_AUTOGRAD, n->name,
+                 "one of the variables needed for gradient "
                  "computation has been modified by an inplace operation: [%s %s] is at version "
-                 "%u; expected version %u instead.", ct_dtype_name(t->dtype),
-                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), t->storage->version,
-                 n->saved_version[k]);
+                 "%u; expected version %u instead.",
+                 ct_dtype_name(t->dtype), ct__shape_str(t->sizes, t->ndim, buf, sizeof buf),
+                 t->storage->version, n->saved_version[k]);
         return NULL;
     }
     if (t && n->saved_output[k] && !ct__grad_off) { /* create_graph: the output's history */
@@ -358,17 +389,20 @@ bool ct__check_inplace(const char *op, const ct_tensor *t)
         return true;
     }
     if (t->requires_grad && !t->grad_fn) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "a leaf Variable that requires grad is being used in an "
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "a leaf Variable that requires grad is being used in an "
                  "in-place operation.");
         return false;
     }
     if (t->view_of == CT__VIEW_OF_LEAF) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "a view of a leaf Variable that requires grad is being "
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "a view of a leaf Variable that requires grad is being "
                  "used in an in-place operation.");
         return false;
     }
     if (t->view_of == CT__VIEW_OF_GRAPH) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "in-place operation on a view of a tensor that requires "
+        ct__fail(CT_ERR_UNSUPPORTED, op,
+                 "in-place operation on a view of a tensor that requires "
                  "grad: ctorch does not rebase the base's history (PyTorch's CopySlices); use the "
                  "out-of-place op, or modify the base");
         return false;
@@ -514,8 +548,9 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
         }
     }
     ct_tensor *gin_small[4] = {NULL, NULL, NULL, NULL};
-    ct_tensor **gin = n->n_next <= 4 ? gin_small
-                                     : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n->n_next);
+    ct_tensor **gin = n->n_next <= 4
+                          ? gin_small
+                          : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n->n_next);
     bool ok = gin != NULL;
     if (g && ok) {
         if (n->released) {
@@ -663,20 +698,24 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
             return ct_error_code();
         }
         if (!ct_requires_grad(t)) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "element %d of tensors does not require grad "
-                            "and does not have a grad_fn", r);
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "element %d of tensors does not require grad "
+                            "and does not have a grad_fn",
+                            r);
         }
         const ct_tensor *go = grad_roots ? grad_roots[r] : NULL;
         if (!go && ct_numel(t) != 1) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "grad can be implicitly created only for "
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "grad can be implicitly created only for "
                             "scalar outputs");
         }
         if (go && (go->ndim != t->ndim ||
                    memcmp(go->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim))) {
             char a[160], b[160];
-            return ct__fail(CT_ERR_SHAPE, op, "Mismatch in shape: grad_output[%d] has a shape "
-                            "of %s and output[%d] has a shape of %s.", r,
-                            ct__shape_str(go->sizes, go->ndim, a, sizeof a), r,
+            return ct__fail(CT_ERR_SHAPE, op,
+                            "Mismatch in shape: grad_output[%d] has a shape "
+                            "of %s and output[%d] has a shape of %s.",
+                            r, ct__shape_str(go->sizes, go->ndim, a, sizeof a), r,
                             ct__shape_str(t->sizes, t->ndim, b, sizeof b));
         }
     }
@@ -686,8 +725,8 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
     bool ok = ct__engine_discover(e, roots, n_roots);
     for (int r = 0; ok && r < n_roots; r++) {
         const ct_tensor *t = roots[r];
-        ct_tensor *go = grad_roots && grad_roots[r] ? (ct_tensor *)(uintptr_t)grad_roots[r]
-                                                    : ct_ones_like(t);
+        ct_tensor *go =
+            grad_roots && grad_roots[r] ? (ct_tensor *)(uintptr_t)grad_roots[r] : ct_ones_like(t);
         if (t->grad_fn) {
             ct__engine_accumulate(&t->grad_fn->buffer, go);
         } else {
@@ -727,7 +766,8 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
             return ct_error_code();
         }
         if (!ct_requires_grad(inputs[i])) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "One of the differentiated Tensors does not "
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "One of the differentiated Tensors does not "
                             "require grad");
         }
     }
@@ -751,7 +791,8 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
     }
     for (int i = 0; i < n_inputs; i++) {
         if (!grads[i] && !allow_unused) {
-            return ct__fail(CT_ERR_AUTOGRAD, op, "One of the differentiated Tensors appears to "
+            return ct__fail(CT_ERR_AUTOGRAD, op,
+                            "One of the differentiated Tensors appears to "
                             "not have been used in the graph. Set allow_unused=True if this is "
                             "the desired behavior.");
         }

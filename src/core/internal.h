@@ -48,8 +48,9 @@
 /* Kernel parts open with CT__VECTORIZE_BEGIN and close with CT__VECTORIZE_END: gcc's -O2
    cost model leaves loops with a remainder scalar; this region vectorizes them anyway. */
 #if defined(__GNUC__) && !defined(__clang__)
-#define CT__VECTORIZE_BEGIN                                                                \
-    _Pragma("GCC push_options") _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\")")
+#define CT__VECTORIZE_BEGIN                                                                        \
+    _Pragma("GCC push_options")                                                                    \
+        _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\")")
 #define CT__VECTORIZE_END _Pragma("GCC pop_options")
 #else
 #define CT__VECTORIZE_BEGIN
@@ -139,18 +140,19 @@ struct ct_tensor {
     bool retains_grad;
     ct_tensor *grad;
     ct_node *grad_fn;
-    ct__hook *hooks; /* leaves: run before accumulation */
-    int view_of;     /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
+    ct__hook *hooks;       /* leaves: run before accumulation */
+    int view_of;           /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
     uint32_t view_version; /* the storage version when the view's history was recorded */
 };
 enum { CT__VIEW_OF_NONE = 0, CT__VIEW_OF_LEAF = 1, CT__VIEW_OF_GRAPH = 2 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
 CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
-                           const int64_t *strides, int ndim, int64_t offset);
+                                        const int64_t *strides, int ndim, int64_t offset);
 /* A new contiguous tensor with fresh storage, not registered in any scope; NULL + error
    on bad shape or out of memory. */
-CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype);
+CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim,
+                                       ct_dtype dtype);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -174,7 +176,10 @@ CT__INTERNAL bool ct__null(const char *op, const void *p);
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
-static inline void ct__bump_version(ct_tensor *t) { t->storage->version++; }
+static inline void ct__bump_version(ct_tensor *t)
+{
+    t->storage->version++;
+}
 
 /* ---- scalar conversion -------------------------------------------------------------- */
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
@@ -184,43 +189,41 @@ CT__INTERNAL int64_t ct__load_i64(const void *p, ct_dtype d);
 /* ---- parallel ----------------------------------------------------------------------- */
 /* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is
    at least two grains; serially otherwise (and inside another parallel region). */
-CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain, void (*fn)(int64_t begin, int64_t end, void *ctx),
-                      void *ctx);
+CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain,
+                                   void (*fn)(int64_t begin, int64_t end, void *ctx), void *ctx);
 #define CT__GRAIN 32768
 
 /* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
 /* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a
    pointer and row/column strides in elements; beta == 0 does not read C. */
-CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha,
-                  const float *A, int64_t rsa, int64_t csa,
-                  const float *B, int64_t rsb, int64_t csb,
-                  float beta, float *C, int64_t rsc, int64_t csc);
-CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha,
-                  const double *A, int64_t rsa, int64_t csa,
-                  const double *B, int64_t rsb, int64_t csb,
-                  double beta, double *C, int64_t rsc, int64_t csc);
+CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                               int64_t rsa, int64_t csa, const float *B, int64_t rsb, int64_t csb,
+                               float beta, float *C, int64_t rsc, int64_t csc);
+CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
+                               int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
+                               double beta, double *C, int64_t rsc, int64_t csc);
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
 /* X(dtype enum, C type, suffix) for every dtype. */
-#define CT__FOR_ALL_DTYPES(X)                                                              \
-    X(CT_BOOL, bool, b8)                                                                    \
-    X(CT_UINT8, uint8_t, u8)                                                                \
-    X(CT_INT8, int8_t, i8)                                                                  \
-    X(CT_INT16, int16_t, i16)                                                               \
-    X(CT_INT32, int32_t, i32)                                                               \
-    X(CT_INT64, int64_t, i64)                                                               \
-    X(CT_FLOAT32, float, f32)                                                               \
+#define CT__FOR_ALL_DTYPES(X)                                                                      \
+    X(CT_BOOL, bool, b8)                                                                           \
+    X(CT_UINT8, uint8_t, u8)                                                                       \
+    X(CT_INT8, int8_t, i8)                                                                         \
+    X(CT_INT16, int16_t, i16)                                                                      \
+    X(CT_INT32, int32_t, i32)                                                                      \
+    X(CT_INT64, int64_t, i64)                                                                      \
+    X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
-#define CT__FOR_NUMERIC_DTYPES(X)                                                          \
-    X(CT_UINT8, uint8_t, u8)                                                                \
-    X(CT_INT8, int8_t, i8)                                                                  \
-    X(CT_INT16, int16_t, i16)                                                               \
-    X(CT_INT32, int32_t, i32)                                                               \
-    X(CT_INT64, int64_t, i64)                                                               \
-    X(CT_FLOAT32, float, f32)                                                               \
+#define CT__FOR_NUMERIC_DTYPES(X)                                                                  \
+    X(CT_UINT8, uint8_t, u8)                                                                       \
+    X(CT_INT8, int8_t, i8)                                                                         \
+    X(CT_INT16, int16_t, i16)                                                                      \
+    X(CT_INT32, int32_t, i32)                                                                      \
+    X(CT_INT64, int64_t, i64)                                                                      \
+    X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
-#define CT__FOR_FLOAT_DTYPES(X)                                                            \
-    X(CT_FLOAT32, float, f32)                                                               \
+#define CT__FOR_FLOAT_DTYPES(X)                                                                    \
+    X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
 
 #define CT__ITER_MAX_OPS 4
@@ -235,13 +238,14 @@ typedef struct ct__iter {
 /* An inner loop over n elements: data[k] advances by strides[k] bytes per element. */
 typedef void (*ct__loop_fn)(char **data, const int64_t *strides, int64_t n, const void *params);
 /* Builds an iterator over out's shape; each input must be broadcastable to it. */
-CT__INTERNAL void ct__iter_build(ct__iter *it, ct_tensor *out, const ct_tensor *const *inputs, int n_inputs);
+CT__INTERNAL void ct__iter_build(ct__iter *it, ct_tensor *out, const ct_tensor *const *inputs,
+                                 int n_inputs);
 /* Runs loop over every element, in parallel chunks when large. */
 CT__INTERNAL void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params);
 /* Broadcasts shapes a and b into out (PyTorch's rule); false + CT_ERR_SHAPE error naming
    op otherwise. */
-CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na, const int64_t *b, int nb,
-                          int64_t *out, int *nout);
+CT__INTERNAL bool ct__broadcast_shapes(const char *op, const int64_t *a, int na, const int64_t *b,
+                                       int nb, int64_t *out, int *nout);
 /* Copies src into dst elementwise with dtype conversion (same shape or broadcastable). */
 CT__INTERNAL void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src);
 
@@ -251,7 +255,8 @@ CT__INTERNAL ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tens
 /* max(t, 0) in place, no autograd, no version bump (for a fresh numeric tensor). */
 CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
 /* relu(x @ w^T + b) in one pass over the output (2-D x), as ct_relu(ct_linear(...)). */
-CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias);
+CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w,
+                                        const ct_tensor *bias);
 
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
@@ -281,9 +286,9 @@ struct ct_node {
     ct_tensor *saved[CT__NODE_SAVED];
     uint32_t saved_version[CT__NODE_SAVED];
     bool saved_output[CT__NODE_SAVED]; /* saved without history to avoid a cycle */
-    double f[4];                    /* op scalars (alpha, exponent, bounds ...) */
-    int64_t i[2 * CT_MAX_DIMS + 4]; /* op integers (dims, sizes ...) */
-    void *ctx;                      /* op data owned by the node, freed with ctx_free */
+    double f[4];                       /* op scalars (alpha, exponent, bounds ...) */
+    int64_t i[2 * CT_MAX_DIMS + 4];    /* op integers (dims, sizes ...) */
+    void *ctx;                         /* op data owned by the node, freed with ctx_free */
     void (*ctx_free)(void *ctx);
     bool released; /* saved tensors freed after a backward without retain_graph */
     ct__hook *pre_hooks;
@@ -298,7 +303,8 @@ struct ct_node {
 CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
 /* A node for an op over n inputs, or NULL (no error) when no input requires grad or grad
    mode is off. The caller saves what the backward needs and calls ct__set_history. */
-CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n);
+CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn,
+                                   const ct_tensor *const *inputs, int n);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);

@@ -41,7 +41,10 @@ ct_generator *ct_generator_new(void)
     return g;
 }
 
-void ct_generator_free(ct_generator *g) { ct__free(g); }
+void ct_generator_free(ct_generator *g)
+{
+    ct__free(g);
+}
 
 ct_generator *ct_default_generator(void)
 {
@@ -52,7 +55,10 @@ ct_generator *ct_default_generator(void)
     return &ct__default_gen;
 }
 
-void ct_manual_seed(uint64_t seed) { ct_generator_manual_seed(ct_default_generator(), seed); }
+void ct_manual_seed(uint64_t seed)
+{
+    ct_generator_manual_seed(ct_default_generator(), seed);
+}
 
 uint64_t ct_generator_initial_seed(const ct_generator *g)
 {
@@ -64,7 +70,8 @@ static uint32_t ct__mt_next(ct_generator *g)
     if (g->index >= CT__MT_N) {
         for (int k = 0; k < CT__MT_N; k++) {
             uint32_t y = (g->state[k] & 0x80000000u) | (g->state[(k + 1) % CT__MT_N] & 0x7fffffffu);
-            g->state[k] = g->state[(k + CT__MT_M) % CT__MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+            g->state[k] =
+                g->state[(k + CT__MT_M) % CT__MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
         }
         g->index = 0;
     }
@@ -255,8 +262,10 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
 {
     const char *op = "ct_randint";
     if (low >= high) {
-        ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' to be less than 'to', but got "
-                 "from=%lld >= to=%lld", (long long)low, (long long)high);
+        ct__fail(CT_ERR_VALUE, op,
+                 "random_ expects 'from' to be less than 'to', but got "
+                 "from=%lld >= to=%lld",
+                 (long long)low, (long long)high);
         return NULL;
     }
     ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);

@@ -93,8 +93,10 @@ static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
     for (int i = 0; i < ndim; i++) {
         if (sizes[i] < 0) {
             char buf[160];
-            ct__fail(CT_ERR_SHAPE, op, "Trying to create tensor with negative dimension "
-                     "%lld: %s", (long long)sizes[i], ct__shape_str(sizes, ndim, buf, sizeof buf));
+            ct__fail(CT_ERR_SHAPE, op,
+                     "Trying to create tensor with negative dimension "
+                     "%lld: %s",
+                     (long long)sizes[i], ct__shape_str(sizes, ndim, buf, sizeof buf));
             return false;
         }
         total *= (double)sizes[i];
@@ -121,15 +123,16 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     size_t nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
     ct_storage *s = ct__storage_new(nbytes);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op, "DefaultCPUAllocator: not enough memory: you tried to "
-                 "allocate %zu bytes", nbytes);
+        ct__fail(CT_ERR_OOM, op,
+                 "DefaultCPUAllocator: not enough memory: you tried to "
+                 "allocate %zu bytes",
+                 nbytes);
         return NULL;
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s);
     return t;
 }
-
 
 void ct__release(ct_tensor *t)
 {
@@ -150,7 +153,10 @@ void ct__release(ct_tensor *t)
     ct__free(t);
 }
 
-void ct_release(ct_tensor *t) { ct__release(t); }
+void ct_release(ct_tensor *t)
+{
+    ct__release(t);
+}
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
@@ -186,8 +192,10 @@ int ct__wrap_dim(const char *op, int64_t dim, int ndim)
 {
     int64_t n = ndim > 0 ? ndim : 1;
     if (dim < -n || dim >= n) {
-        ct__fail(CT_ERR_INDEX, op, "Dimension out of range (expected to be in range of "
-                 "[%lld, %lld], but got %lld)", (long long)-n, (long long)(n - 1), (long long)dim);
+        ct__fail(CT_ERR_INDEX, op,
+                 "Dimension out of range (expected to be in range of "
+                 "[%lld, %lld], but got %lld)",
+                 (long long)-n, (long long)(n - 1), (long long)dim);
         return -1;
     }
     return (int)(dim < 0 ? dim + n : dim);
@@ -207,7 +215,10 @@ const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
     return buf;
 }
 
-int ct_dim(const ct_tensor *t) { return t ? t->ndim : -1; }
+int ct_dim(const ct_tensor *t)
+{
+    return t ? t->ndim : -1;
+}
 
 int64_t ct_size(const ct_tensor *t, int64_t dim)
 {
@@ -218,7 +229,10 @@ int64_t ct_size(const ct_tensor *t, int64_t dim)
     return (d < 0 || t->ndim == 0) ? -1 : t->sizes[d];
 }
 
-const int64_t *ct_sizes(const ct_tensor *t) { return t ? t->sizes : NULL; }
+const int64_t *ct_sizes(const ct_tensor *t)
+{
+    return t ? t->sizes : NULL;
+}
 
 int64_t ct_stride(const ct_tensor *t, int64_t dim)
 {
@@ -229,24 +243,45 @@ int64_t ct_stride(const ct_tensor *t, int64_t dim)
     return (d < 0 || t->ndim == 0) ? -1 : t->strides[d];
 }
 
-const int64_t *ct_strides(const ct_tensor *t) { return t ? t->strides : NULL; }
+const int64_t *ct_strides(const ct_tensor *t)
+{
+    return t ? t->strides : NULL;
+}
 
-int64_t ct_storage_offset(const ct_tensor *t) { return t ? t->offset : 0; }
+int64_t ct_storage_offset(const ct_tensor *t)
+{
+    return t ? t->offset : 0;
+}
 
-int64_t ct_numel(const ct_tensor *t) { return t ? ct__numel(t->sizes, t->ndim) : 0; }
+int64_t ct_numel(const ct_tensor *t)
+{
+    return t ? ct__numel(t->sizes, t->ndim) : 0;
+}
 
-ct_dtype ct_tensor_dtype(const ct_tensor *t) { return t ? t->dtype : CT_DTYPE_DEFAULT; }
+ct_dtype ct_tensor_dtype(const ct_tensor *t)
+{
+    return t ? t->dtype : CT_DTYPE_DEFAULT;
+}
 
 ct_device ct_tensor_device(const ct_tensor *t)
 {
     return t ? t->storage->device : ct_device_cpu();
 }
 
-size_t ct_element_size(const ct_tensor *t) { return t ? ct_dtype_size(t->dtype) : 0; }
+size_t ct_element_size(const ct_tensor *t)
+{
+    return t ? ct_dtype_size(t->dtype) : 0;
+}
 
-size_t ct_nbytes(const ct_tensor *t) { return (size_t)ct_numel(t) * ct_element_size(t); }
+size_t ct_nbytes(const ct_tensor *t)
+{
+    return (size_t)ct_numel(t) * ct_element_size(t);
+}
 
-void *ct_data_ptr(const ct_tensor *t) { return t ? ct__data(t) : NULL; }
+void *ct_data_ptr(const ct_tensor *t)
+{
+    return t ? ct__data(t) : NULL;
+}
 
 bool ct_is_contiguous(const ct_tensor *t)
 {
@@ -266,9 +301,15 @@ bool ct_is_contiguous(const ct_tensor *t)
     return true;
 }
 
-bool ct_is_floating_point(const ct_tensor *t) { return t && ct_dtype_is_floating_point(t->dtype); }
+bool ct_is_floating_point(const ct_tensor *t)
+{
+    return t && ct_dtype_is_floating_point(t->dtype);
+}
 
-uint32_t ct_version(const ct_tensor *t) { return t ? t->storage->version : 0; }
+uint32_t ct_version(const ct_tensor *t)
+{
+    return t ? t->storage->version : 0;
+}
 
 double ct__load_f64(const void *p, ct_dtype d)
 {
@@ -289,8 +330,8 @@ int64_t ct__load_i64(const void *p, ct_dtype d)
 {
     switch (d) {
     case CT_INT64: return *(const int64_t *)p;
-    case CT_FLOAT32: return (int64_t)*(const float *)p;
-    case CT_FLOAT64: return (int64_t)*(const double *)p;
+    case CT_FLOAT32: return (int64_t) * (const float *)p;
+    case CT_FLOAT64: return (int64_t) * (const double *)p;
     default: return (int64_t)ct__load_f64(p, d);
     }
 }
@@ -380,7 +421,10 @@ ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
     return ct_full(sizes, ndim, 1.0, dtype);
 }
 
-ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype) { return ct_full(NULL, 0, value, dtype); }
+ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
+{
+    return ct_full(NULL, 0, value, dtype);
+}
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
 {
@@ -392,9 +436,15 @@ ct_tensor *ct_full_like(const ct_tensor *t, double value)
     return t ? ct_full(t->sizes, t->ndim, value, t->dtype) : NULL;
 }
 
-ct_tensor *ct_zeros_like(const ct_tensor *t) { return ct_full_like(t, 0.0); }
+ct_tensor *ct_zeros_like(const ct_tensor *t)
+{
+    return ct_full_like(t, 0.0);
+}
 
-ct_tensor *ct_ones_like(const ct_tensor *t) { return ct_full_like(t, 1.0); }
+ct_tensor *ct_ones_like(const ct_tensor *t)
+{
+    return ct_full_like(t, 1.0);
+}
 
 ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
 {
@@ -574,7 +624,8 @@ static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
             *ints = false;
         }
         char tmp[64];
-        int w = snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
+        int w =
+            snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
         *width = w > *width ? w : *width;
         for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
             idx[d] = 0;

@@ -91,7 +91,8 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
         return false;
     }
     if (!ct_dtype_is_floating_point(x->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'", ct_dtype_name(x->dtype));
+        ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'",
+                 ct_dtype_name(x->dtype));
         return false;
     }
     if (target->dtype != CT_INT64) {
@@ -108,15 +109,18 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
         return false;
     }
     if (x->ndim == 2 && x->sizes[0] != target->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "Expected input batch_size (%lld) to match target batch_size "
-                 "(%lld).", (long long)x->sizes[0], (long long)target->sizes[0]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "Expected input batch_size (%lld) to match target batch_size "
+                 "(%lld).",
+                 (long long)x->sizes[0], (long long)target->sizes[0]);
         return false;
     }
     int64_t C = x->sizes[x->ndim - 1];
     if (w && (w->ndim != 1 || w->sizes[0] != C || !ct_dtype_is_floating_point(w->dtype))) {
-        ct__fail(CT_ERR_SHAPE, op, "weight tensor should be defined either for all %lld classes "
-                 "or no classes but got weight tensor of shape: [%lld]", (long long)C,
-                 (long long)(w->ndim ? w->sizes[0] : 0));
+        ct__fail(CT_ERR_SHAPE, op,
+                 "weight tensor should be defined either for all %lld classes "
+                 "or no classes but got weight tensor of shape: [%lld]",
+                 (long long)C, (long long)(w->ndim ? w->sizes[0] : 0));
         return false;
     }
     return true;
@@ -135,8 +139,9 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     const int64_t *t = (const int64_t *)ct__data(target);
     size_t es = ct_dtype_size(x->dtype);
     int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
-    ct_tensor *out = red == CT_REDUCTION_NONE ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
-                                              : ct__tensor_new(op, NULL, 0, x->dtype);
+    ct_tensor *out = red == CT_REDUCTION_NONE
+                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
+                         : ct__tensor_new(op, NULL, 0, x->dtype);
     if (!out) {
         return NULL;
     }
@@ -276,7 +281,8 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
         r = ct_nll_loss(logp, target, &o);
         ct_no_grad_end();
         const ct_tensor *ins[1] = {x};
-        ct_node *n = r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
+        ct_node *n =
+            r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
         if (n) {
             int64_t N = x->sizes[0];
             double total = 0;

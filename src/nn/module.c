@@ -11,8 +11,8 @@
 
 typedef struct ct__named {
     char name[32];
-    ct_tensor *tensor;  /* parameters and buffers */
-    ct_module *module;  /* submodules */
+    ct_tensor *tensor; /* parameters and buffers */
+    ct_module *module; /* submodules */
 } ct__named;
 
 typedef struct ct__named_list {
@@ -81,9 +81,15 @@ ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
     return m->forward(m, input);
 }
 
-const char *ct_module_name(const ct_module *m) { return m ? m->name : NULL; }
+const char *ct_module_name(const ct_module *m)
+{
+    return m ? m->name : NULL;
+}
 
-void *ct_module_user(const ct_module *m) { return m ? m->user : NULL; }
+void *ct_module_user(const ct_module *m)
+{
+    return m ? m->user : NULL;
+}
 
 static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
                           ct_tensor *t, ct_module *child)
@@ -146,7 +152,7 @@ ct_status ct_module_register_module(ct_module *m, const char *name, ct_module *c
         return ct_error_code();
     }
     return ct__named_add(op, m, m ? &m->children : NULL, name, NULL, child) ? CT_OK
-                                                                             : ct_error_code();
+                                                                            : ct_error_code();
 }
 
 /* Visits the parameters of m recursively with their dotted names. */
@@ -191,7 +197,8 @@ ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
     if (dot) {
         for (int64_t i = 0; i < m->children.len; i++) {
             const ct__named *c = &m->children.items[i];
-            if (strlen(c->name) == (size_t)(dot - name) && strncmp(c->name, name, (size_t)(dot - name)) == 0) {
+            if (strlen(c->name) == (size_t)(dot - name) &&
+                strncmp(c->name, name, (size_t)(dot - name)) == 0) {
                 return ct_module_get_parameter(c->module, dot + 1);
             }
         }
@@ -213,7 +220,10 @@ ct_module *ct_module_child(const ct_module *m, int64_t i)
     return m && i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
 }
 
-int64_t ct_module_num_children(const ct_module *m) { return m ? m->children.len : 0; }
+int64_t ct_module_num_children(const ct_module *m)
+{
+    return m ? m->children.len : 0;
+}
 
 void ct_module_train(ct_module *m, bool mode)
 {
@@ -226,9 +236,15 @@ void ct_module_train(ct_module *m, bool mode)
     }
 }
 
-void ct_module_eval(ct_module *m) { ct_module_train(m, false); }
+void ct_module_eval(ct_module *m)
+{
+    ct_module_train(m, false);
+}
 
-bool ct_module_is_training(const ct_module *m) { return m && m->training; }
+bool ct_module_is_training(const ct_module *m)
+{
+    return m && m->training;
+}
 
 void ct_module_zero_grad(ct_module *m, bool set_to_none)
 {
@@ -271,14 +287,17 @@ static ct_tensor *ct__new_param(ct_module *m, const char *name, const int64_t *s
 ct_module *ct_linear_new(int64_t in_features, int64_t out_features, bool bias)
 {
     if (in_features < 0 || out_features < 0) {
-        ct__fail(CT_ERR_VALUE, "ct_linear_new", "in_features (%lld) and out_features (%lld) must "
-                 "be non-negative", (long long)in_features, (long long)out_features);
+        ct__fail(CT_ERR_VALUE, "ct_linear_new",
+                 "in_features (%lld) and out_features (%lld) must "
+                 "be non-negative",
+                 (long long)in_features, (long long)out_features);
         return NULL;
     }
     ct_module *m = ct_module_new("Linear", ct__linear_forward, NULL, NULL);
     int64_t wshape[2] = {out_features, in_features};
     ct_tensor *w = m ? ct__new_param(m, "weight", wshape, 2) : NULL;
-    bool ok = w && ct_init_kaiming_uniform_(w, sqrt(5.0), CT_FAN_IN, CT_NONLINEARITY_LEAKY_RELU, NULL);
+    bool ok =
+        w && ct_init_kaiming_uniform_(w, sqrt(5.0), CT_FAN_IN, CT_NONLINEARITY_LEAKY_RELU, NULL);
     if (ok && bias) {
         ct_tensor *b = ct__new_param(m, "bias", &out_features, 1);
         double bound = in_features > 0 ? 1.0 / sqrt((double)in_features) : 0.0;
@@ -376,10 +395,22 @@ static ct_tensor *ct__tanh_forward(ct_module *m, const ct_tensor *x)
     return ct_tanh(x);
 }
 
-ct_module *ct_relu_new(void) { return ct_module_new("ReLU", ct__relu_forward, NULL, NULL); }
+ct_module *ct_relu_new(void)
+{
+    return ct_module_new("ReLU", ct__relu_forward, NULL, NULL);
+}
 
-ct_module *ct_identity_new(void) { return ct_module_new("Identity", ct__identity_forward, NULL, NULL); }
+ct_module *ct_identity_new(void)
+{
+    return ct_module_new("Identity", ct__identity_forward, NULL, NULL);
+}
 
-ct_module *ct_sigmoid_new(void) { return ct_module_new("Sigmoid", ct__sigmoid_forward, NULL, NULL); }
+ct_module *ct_sigmoid_new(void)
+{
+    return ct_module_new("Sigmoid", ct__sigmoid_forward, NULL, NULL);
+}
 
-ct_module *ct_tanh_new(void) { return ct_module_new("Tanh", ct__tanh_forward, NULL, NULL); }
+ct_module *ct_tanh_new(void)
+{
+    return ct_module_new("Tanh", ct__tanh_forward, NULL, NULL);
+}

@@ -56,9 +56,9 @@ static void ct__gemm(const ct_tensor *a, const ct_tensor *b, ct_tensor *c, doubl
     }
 #endif
     if (c->dtype == CT_FLOAT32) {
-        ct__gemm_f32(M, N, K, (float)alpha, (const float *)ct__data(a), a->strides[0], a->strides[1],
-                     (const float *)ct__data(b), b->strides[0], b->strides[1], (float)beta,
-                     (float *)ct__data(c), c->strides[0], c->strides[1]);
+        ct__gemm_f32(M, N, K, (float)alpha, (const float *)ct__data(a), a->strides[0],
+                     a->strides[1], (const float *)ct__data(b), b->strides[0], b->strides[1],
+                     (float)beta, (float *)ct__data(c), c->strides[0], c->strides[1]);
     } else {
         ct__gemm_f64(M, N, K, alpha, (const double *)ct__data(a), a->strides[0], a->strides[1],
                      (const double *)ct__data(b), b->strides[0], b->strides[1], beta,
@@ -126,9 +126,11 @@ static bool ct__check_mm_shapes(const char *op, const ct_tensor *a, const ct_ten
         return false;
     }
     if (a->sizes[1] != b->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                 "%lldx%lld)", (long long)a->sizes[0], (long long)a->sizes[1],
-                 (long long)b->sizes[0], (long long)b->sizes[1]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                 "%lldx%lld)",
+                 (long long)a->sizes[0], (long long)a->sizes[1], (long long)b->sizes[0],
+                 (long long)b->sizes[1]);
         return false;
     }
     return true;
@@ -182,12 +184,15 @@ ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor 
     }
     int64_t shape[2] = {a->sizes[0], b->sizes[1]}, bs[CT_MAX_DIMS];
     int bn = 0;
-    if (input->ndim > 2 || !ct__broadcast_shapes(op, input->sizes, input->ndim, shape, 2, bs, &bn)
-        || bs[0] != shape[0] || bs[1] != shape[1]) {
+    if (input->ndim > 2 ||
+        !ct__broadcast_shapes(op, input->sizes, input->ndim, shape, 2, bs, &bn) ||
+        bs[0] != shape[0] || bs[1] != shape[1]) {
         char x[160];
-        ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor must match: input %s cannot "
-                 "broadcast to [%lld, %lld]", ct__shape_str(input->sizes, input->ndim, x, sizeof x),
-                 (long long)shape[0], (long long)shape[1]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "The expanded size of the tensor must match: input %s cannot "
+                 "broadcast to [%lld, %lld]",
+                 ct__shape_str(input->sizes, input->ndim, x, sizeof x), (long long)shape[0],
+                 (long long)shape[1]);
         return NULL;
     }
     ct_tensor *c = ct__tensor_new(op, shape, 2, a->dtype);
@@ -236,9 +241,11 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
                                 const ct_tensor *bias, bool relu)
 {
     if (x->sizes[1] != w->sizes[1]) {
-        ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                 "%lldx%lld)", (long long)x->sizes[0], (long long)x->sizes[1],
-                 (long long)w->sizes[1], (long long)w->sizes[0]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                 "%lldx%lld)",
+                 (long long)x->sizes[0], (long long)x->sizes[1], (long long)w->sizes[1],
+                 (long long)w->sizes[0]);
         return NULL;
     }
     if (bias && (bias->ndim > 1 || (bias->ndim == 1 && bias->sizes[0] != w->sizes[0]))) {
@@ -249,8 +256,8 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
     }
     int64_t shape[2] = {x->sizes[0], w->sizes[0]};
     ct_tensor *y = ct__tensor_new(op, shape, 2, x->dtype);
-    ct_tensor *wt = y ? ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset)
-                      : NULL;
+    ct_tensor *wt =
+        y ? ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset) : NULL;
     if (!wt) {
         ct__release(y);
         return NULL;
@@ -294,7 +301,8 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
         return NULL;
     }
     if (x->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "both arguments to linear need to be at least 1D, but they are "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "both arguments to linear need to be at least 1D, but they are "
                  "0D and 2D");
         return NULL;
     }
@@ -349,9 +357,11 @@ ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b)
         return NULL;
     }
     if (b->sizes[0] != a->sizes[0] || b->sizes[1] != a->sizes[2]) {
-        ct__fail(CT_ERR_SHAPE, op, "Expected size for first two dimensions of batch2 tensor to "
-                 "be: [%lld, %lld] but got: [%lld, %lld].", (long long)a->sizes[0],
-                 (long long)a->sizes[2], (long long)b->sizes[0], (long long)b->sizes[1]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "Expected size for first two dimensions of batch2 tensor to "
+                 "be: [%lld, %lld] but got: [%lld, %lld].",
+                 (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0],
+                 (long long)b->sizes[1]);
         return NULL;
     }
     int64_t shape[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
@@ -391,10 +401,12 @@ ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b)
         return NULL;
     }
     if (a->sizes[0] != b->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "inconsistent tensor size, expected tensor [%lld] and src "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "inconsistent tensor size, expected tensor [%lld] and src "
                  "[%lld] to have the same number of elements, but got %lld and %lld elements "
-                 "respectively", (long long)a->sizes[0], (long long)b->sizes[0],
-                 (long long)a->sizes[0], (long long)b->sizes[0]);
+                 "respectively",
+                 (long long)a->sizes[0], (long long)b->sizes[0], (long long)a->sizes[0],
+                 (long long)b->sizes[0]);
         return NULL;
     }
     ct_scope_begin();
@@ -412,7 +424,8 @@ ct_tensor *ct_mv(const ct_tensor *m, const ct_tensor *v)
     if (m->ndim != 2 || v->ndim != 1 || m->sizes[1] != v->sizes[0]) {
         ct__fail(CT_ERR_SHAPE, op, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
                  (long long)(m->ndim ? m->sizes[0] : 0), (long long)(m->ndim ? m->sizes[0] : 0),
-                 (long long)(m->ndim > 1 ? m->sizes[1] : 0), (long long)(v->ndim ? v->sizes[0] : 0));
+                 (long long)(m->ndim > 1 ? m->sizes[1] : 0),
+                 (long long)(v->ndim ? v->sizes[0] : 0));
         return NULL;
     }
     ct_scope_begin();
@@ -431,10 +444,11 @@ static ct_tensor *ct__matmul_batched(const char *op, const ct_tensor *a, const c
     }
     if (a->sizes[a->ndim - 1] != b->sizes[b->ndim - 2]) {
         char x[160], y[160];
-        ct__fail(CT_ERR_SHAPE, op, "Expected size for first two dimensions of batch2 tensor to "
-                 "be: [%s, %lld] but got: [%s, %lld].", ct__shape_str(batch, nb, x, sizeof x),
-                 (long long)a->sizes[a->ndim - 1], ct__shape_str(batch, nb, y, sizeof y),
-                 (long long)b->sizes[b->ndim - 2]);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "Expected size for first two dimensions of batch2 tensor to "
+                 "be: [%s, %lld] but got: [%s, %lld].",
+                 ct__shape_str(batch, nb, x, sizeof x), (long long)a->sizes[a->ndim - 1],
+                 ct__shape_str(batch, nb, y, sizeof y), (long long)b->sizes[b->ndim - 2]);
         return NULL;
     }
     int64_t B = ct__numel(batch, nb);
@@ -470,8 +484,10 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
         return NULL;
     }
     if (a->ndim == 0 || b->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "both arguments to matmul need to be at least 1D, but they are "
-                 "%dD and %dD", a->ndim, b->ndim);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "both arguments to matmul need to be at least 1D, but they are "
+                 "%dD and %dD",
+                 a->ndim, b->ndim);
         return NULL;
     }
     if (a->ndim == 1 && b->ndim == 1) {
@@ -487,9 +503,10 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
     }
     if (a->ndim == 1 && b->ndim == 2) {
         if (a->sizes[0] != b->sizes[0]) {
-            ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (1x%lld and "
-                     "%lldx%lld)", (long long)a->sizes[0], (long long)b->sizes[0],
-                     (long long)b->sizes[1]);
+            ct__fail(CT_ERR_SHAPE, op,
+                     "mat1 and mat2 shapes cannot be multiplied (1x%lld and "
+                     "%lldx%lld)",
+                     (long long)a->sizes[0], (long long)b->sizes[0], (long long)b->sizes[1]);
             return NULL;
         }
         ct_scope_begin();
@@ -502,8 +519,10 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
     }
     if (b->ndim == 2 && a->ndim > 2) { /* fold the batch into rows: one big GEMM */
         if (a->sizes[a->ndim - 1] != b->sizes[0]) {
-            ct__fail(CT_ERR_SHAPE, op, "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                     "%lldx%lld)", (long long)(ct_numel(a) / a->sizes[a->ndim - 1]),
+            ct__fail(CT_ERR_SHAPE, op,
+                     "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                     "%lldx%lld)",
+                     (long long)(ct_numel(a) / a->sizes[a->ndim - 1]),
                      (long long)a->sizes[a->ndim - 1], (long long)b->sizes[0],
                      (long long)b->sizes[1]);
             return NULL;

@@ -61,8 +61,8 @@ static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, cons
         sizes[nd] = k == d ? ints[2] : z->sizes[k];
         strides[nd++] = z->strides[k];
     }
-    ct_tensor *slot = ct__tensor_over(z->storage, z->dtype, sizes, strides, nd,
-                                      ints[1] * z->strides[d]);
+    ct_tensor *slot =
+        ct__tensor_over(z->storage, z->dtype, sizes, strides, nd, ints[1] * z->strides[d]);
     if (!slot) {
         ct__release(z);
         return NULL;
@@ -98,9 +98,10 @@ static ct_tensor *ct__make_view(const ct_tensor *t, const int64_t *sizes, const 
     if (!v) {
         return NULL;
     }
-    v->view_of = t->view_of ? t->view_of
-                 : t->grad_fn ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF : CT__VIEW_OF_NONE;
+    v->view_of = t->view_of         ? t->view_of
+                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
+                 : t->requires_grad ? CT__VIEW_OF_LEAF
+                                    : CT__VIEW_OF_NONE;
     v->view_version = t->view_of ? t->view_version : t->storage->version;
     return ct__scoped(v);
 }
@@ -196,7 +197,8 @@ ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
         return NULL;
     }
     if (!ct__view_strides(t, shape, ndim, strides)) {
-        ct__fail(CT_ERR_SHAPE, op, "view size is not compatible with input tensor's size and "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "view size is not compatible with input tensor's size and "
                  "stride (at least one dimension spans across two contiguous subspaces). Use "
                  ".reshape(...) instead.");
         return NULL;
@@ -213,8 +215,8 @@ ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
         return NULL;
     }
     if (ct__view_strides(t, shape, ndim, strides)) {
-        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0",
-                             ct__view_backward, NULL, 0);
+        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
+                             NULL, 0);
     }
     ct_tensor *c = ct_clone(t); /* contiguous copy, then a view of it */
     ct_tensor *r = ct_view(c, shape, ndim);
@@ -237,7 +239,8 @@ ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
         return NULL;
     }
     if (s > e) {
-        ct__fail(CT_ERR_VALUE, op, "flatten() has invalid args: start_dim cannot come after "
+        ct__fail(CT_ERR_VALUE, op,
+                 "flatten() has invalid args: start_dim cannot come after "
                  "end_dim");
         return NULL;
     }
@@ -311,8 +314,10 @@ ct_tensor *ct_t(const ct_tensor *t)
         return NULL;
     }
     if (t->ndim > 2) {
-        ct__fail(CT_ERR_SHAPE, "ct_t", "t() expects a tensor with <= 2 dimensions, but self is "
-                 "%dD", t->ndim);
+        ct__fail(CT_ERR_SHAPE, "ct_t",
+                 "t() expects a tensor with <= 2 dimensions, but self is "
+                 "%dD",
+                 t->ndim);
         return NULL;
     }
     return t->ndim < 2 ? ct_alias(t) : ct_transpose(t, 0, 1);
@@ -391,8 +396,10 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         return NULL;
     }
     if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim && !sizes)) {
-        ct__fail(CT_ERR_SHAPE, op, "the number of sizes provided (%d) must be greater or equal "
-                 "to the number of dimensions in the tensor (%d)", ndim, t->ndim);
+        ct__fail(CT_ERR_SHAPE, op,
+                 "the number of sizes provided (%d) must be greater or equal "
+                 "to the number of dimensions in the tensor (%d)",
+                 ndim, t->ndim);
         return NULL;
     }
     int64_t out[CT_MAX_DIMS], strides[CT_MAX_DIMS];
@@ -401,8 +408,10 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         int64_t want = sizes[d];
         if (td < 0) {
             if (want < 0) {
-                ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor (%lld) isn't allowed "
-                         "in a leading, non-existing dimension %d", (long long)want, d);
+                ct__fail(CT_ERR_SHAPE, op,
+                         "The expanded size of the tensor (%lld) isn't allowed "
+                         "in a leading, non-existing dimension %d",
+                         (long long)want, d);
                 return NULL;
             }
             out[d] = want;
@@ -415,18 +424,19 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         }
         if (have != want && have != 1) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor (%lld) must match the "
+            ct__fail(CT_ERR_SHAPE, op,
+                     "The expanded size of the tensor (%lld) must match the "
                      "existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                     "Tensor sizes: %s", (long long)want, (long long)have, d,
-                     ct__shape_str(sizes, ndim, a, sizeof a),
+                     "Tensor sizes: %s",
+                     (long long)want, (long long)have, d, ct__shape_str(sizes, ndim, a, sizeof a),
                      ct__shape_str(t->sizes, t->ndim, b, sizeof b));
             return NULL;
         }
         out[d] = want;
         strides[d] = have == want ? t->strides[td] : 0;
     }
-    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0",
-                         ct__identity_backward, NULL, 0);
+    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0", ct__identity_backward,
+                         NULL, 0);
 }
 
 ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
@@ -477,8 +487,10 @@ ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
     int64_t size = t->sizes[d];
     if (index < -size || index >= size) {
         char buf[160];
-        ct__fail(CT_ERR_INDEX, op, "select(): index %lld out of range for tensor of size %s at "
-                 "dimension %d", (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+        ct__fail(CT_ERR_INDEX, op,
+                 "select(): index %lld out of range for tensor of size %s at "
+                 "dimension %d",
+                 (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
         return NULL;
     }
     if (index < 0) {
@@ -533,7 +545,8 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
     }
     const ct_tensor *ref = ts[0];
     if (ref->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "zero-dimensional tensor (at position 0) cannot be "
+        ct__fail(CT_ERR_SHAPE, op,
+                 "zero-dimensional tensor (at position 0) cannot be "
                  "concatenated");
         return NULL;
     }
@@ -553,7 +566,8 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
         bool ok = t->ndim == ref->ndim;
         for (int j = 0; ok && j < ref->ndim; j++) {
             if (j != d && t->sizes[j] != ref->sizes[j]) {
-                ct__fail(CT_ERR_SHAPE, op, "Sizes of tensors must match except in dimension %d. "
+                ct__fail(CT_ERR_SHAPE, op,
+                         "Sizes of tensors must match except in dimension %d. "
                          "Expected size %lld but got size %lld for tensor number %d in the list.",
                          d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
                 ok = false;
@@ -589,8 +603,9 @@ ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
         }
         ct__release(slot);
     }
-    ct_node *node = ct_dtype_is_floating_point(dt) ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
-                                                   : NULL;
+    ct_node *node = ct_dtype_is_floating_point(dt)
+                        ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
+                        : NULL;
     if (node) {
         node->i[0] = d;
         node->ctx = offsets;
@@ -619,8 +634,10 @@ ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
         if (ts[k]->ndim != ts[0]->ndim ||
             memcmp(ts[k]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim) != 0) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op, "stack expects each tensor to be equal size, but got %s at "
-                     "entry 0 and %s at entry %d", ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
+            ct__fail(CT_ERR_SHAPE, op,
+                     "stack expects each tensor to be equal size, but got %s at "
+                     "entry 0 and %s at entry %d",
+                     ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
                      ct__shape_str(ts[k]->sizes, ts[k]->ndim, b, sizeof b), k);
             return NULL;
         }
