@@ -14,227 +14,97 @@
 CT__VECTORIZE_BEGIN
 
 typedef enum ct__binop {
-    CT__ADD,
-    CT__SUB,
-    CT__MUL,
-    CT__DIV,
-    CT__POW,
-    CT__MAXIMUM,
-    CT__MINIMUM,
-    CT__EQ,
-    CT__NE,
-    CT__LT,
-    CT__LE,
-    CT__GT,
-    CT__GE,
-    CT__AND,
-    CT__OR,
-    CT__RELU_BW,
-    CT__SIGMOID_BW,
-    CT__TANH_BW,
-    CT__BINOP_COUNT
+    CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM,
+    CT__EQ, CT__NE, CT__LT, CT__LE, CT__GT, CT__GE, CT__AND, CT__OR,
+    CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
 } ct__binop;
 
 typedef enum ct__unop {
-    CT__NEG,
-    CT__ABS,
-    CT__RELU,
-    CT__SQUARE,
-    CT__SIGN, /* every numeric dtype */
-    CT__EXP,
-    CT__LOG,
-    CT__LOG1P,
-    CT__SQRT,
-    CT__RSQRT,
-    CT__SIN,
-    CT__COS,
-    CT__SIGMOID,
-    CT__TANH,
-    CT__RECIPROCAL,
-    CT__CLAMP,
-    CT__POWS,
-    CT__NOT,
-    CT__UNOP_COUNT
+    CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
+    CT__EXP, CT__LOG, CT__LOG1P, CT__SQRT, CT__RSQRT, CT__SIN, CT__COS, CT__SIGMOID,
+    CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__UNOP_COUNT
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
-static inline bool ct__is_neg(double v)
-{
-    return v < 0;
-}
+static inline bool ct__is_neg(double v) { return v < 0; }
 
-#define CT__INT_MATH(E, T, S)                                                                      \
-    static inline T ct__add_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        return (T)(x + alpha * y);                                                                 \
-    }                                                                                              \
-    static inline T ct__sub_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        return (T)(x - alpha * y);                                                                 \
-    }                                                                                              \
-    static inline T ct__mul_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return (T)(x * y);                                                                         \
-    }                                                                                              \
-    static inline T ct__maximum_##S(T x, T y, T alpha)                                             \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return x > y ? x : y;                                                                      \
-    }                                                                                              \
-    static inline T ct__minimum_##S(T x, T y, T alpha)                                             \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return x < y ? x : y;                                                                      \
-    }                                                                                              \
-    static inline T ct__pow_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        T r = 1;                                                                                   \
-        if (ct__is_neg(y)) {                                                                       \
-            return (T)(x == 1 ? 1 : (x == (T)-1 ? ((y & 1) ? -1 : 1) : 0));                        \
-        }                                                                                          \
-        for (; y > 0; y = (T)(y >> 1), x = (T)(x * x)) {                                           \
-            if (y & 1) {                                                                           \
-                r = (T)(r * x);                                                                    \
-            }                                                                                      \
-        }                                                                                          \
-        return r;                                                                                  \
+#define CT__INT_MATH(E, T, S)                                                              \
+    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
+    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
+    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
+    static inline T ct__maximum_##S(T x, T y, T alpha) { (void)alpha; return x > y ? x : y; } \
+    static inline T ct__minimum_##S(T x, T y, T alpha) { (void)alpha; return x < y ? x : y; } \
+    static inline T ct__pow_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        T r = 1;                                                                            \
+        if (ct__is_neg(y)) {                                                               \
+            return (T)(x == 1 ? 1 : (x == (T)-1 ? ((y & 1) ? -1 : 1) : 0));                 \
+        }                                                                                   \
+        for (; y > 0; y = (T)(y >> 1), x = (T)(x * x)) {                                    \
+            if (y & 1) {                                                                    \
+                r = (T)(r * x);                                                             \
+            }                                                                               \
+        }                                                                                   \
+        return r;                                                                           \
     }
 #define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                        \
-    static inline T ct__add_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        return x + alpha * y;                                                                      \
-    }                                                                                              \
-    static inline T ct__sub_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        return x - alpha * y;                                                                      \
-    }                                                                                              \
-    static inline T ct__mul_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return x * y;                                                                              \
-    }                                                                                              \
-    static inline T ct__div_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return x / y;                                                                              \
-    }                                                                                              \
-    static inline T ct__pow_##S(T x, T y, T alpha)                                                 \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return pow##F(x, y);                                                                       \
-    }                                                                                              \
-    static inline T ct__maximum_##S(T x, T y, T alpha)                                             \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return (x != x || x > y) ? x : y;                                                          \
-    }                                                                                              \
-    static inline T ct__minimum_##S(T x, T y, T alpha)                                             \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return (x != x || x < y) ? x : y;                                                          \
-    }                                                                                              \
-    static inline T ct__relu_bw_##S(T g, T x, T alpha)                                             \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return x > 0 ? g : 0;                                                                      \
-    }                                                                                              \
-    static inline T ct__sigmoid_bw_##S(T g, T y, T alpha)                                          \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return g * y * ((T)1 - y);                                                                 \
-    }                                                                                              \
-    static inline T ct__tanh_bw_##S(T g, T y, T alpha)                                             \
-    {                                                                                              \
-        (void)alpha;                                                                               \
-        return g * ((T)1 - y * y);                                                                 \
-    }                                                                                              \
-    static inline T ct__exp_##S(T x, const double *p)                                              \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return EXP(x);                                                                             \
-    }                                                                                              \
-    static inline T ct__log_##S(T x, const double *p)                                              \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return LOG(x);                                                                             \
-    }                                                                                              \
-    static inline T ct__log1p_##S(T x, const double *p)                                            \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return log1p##F(x);                                                                        \
-    }                                                                                              \
-    static inline T ct__sqrt_##S(T x, const double *p)                                             \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return sqrt##F(x);                                                                         \
-    }                                                                                              \
-    static inline T ct__rsqrt_##S(T x, const double *p)                                            \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return (T)1 / sqrt##F(x);                                                                  \
-    }                                                                                              \
-    static inline T ct__sin_##S(T x, const double *p)                                              \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return sin##F(x);                                                                          \
-    }                                                                                              \
-    static inline T ct__cos_##S(T x, const double *p)                                              \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return cos##F(x);                                                                          \
-    }                                                                                              \
-    static inline T ct__sigmoid_##S(T x, const double *p)                                          \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return SIGMOID(x);                                                                         \
-    }                                                                                              \
-    static inline T ct__tanh_##S(T x, const double *p)                                             \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return TANH(x);                                                                            \
-    }                                                                                              \
-    static inline T ct__reciprocal_##S(T x, const double *p)                                       \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return (T)1 / x;                                                                           \
-    }                                                                                              \
-    static inline T ct__clamp_##S(T x, const double *p)                                            \
-    {                                                                                              \
-        T lo = (T)p[0], hi = (T)p[1];                                                              \
-        return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                                     \
-    }                                                                                              \
-    static inline T ct__pows_##S(T x, const double *p)                                             \
-    {                                                                                              \
-        return pow##F(x, (T)p[0]);                                                                 \
-    }
+    static inline T ct__add_##S(T x, T y, T alpha) { return x + alpha * y; }                \
+    static inline T ct__sub_##S(T x, T y, T alpha) { return x - alpha * y; }                \
+    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return x * y; }           \
+    static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
+    static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
+    static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return (x != x || x > y) ? x : y;                                                   \
+    }                                                                                       \
+    static inline T ct__minimum_##S(T x, T y, T alpha)                                      \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return (x != x || x < y) ? x : y;                                                   \
+    }                                                                                       \
+    static inline T ct__relu_bw_##S(T g, T x, T alpha) { (void)alpha; return x > 0 ? g : 0; } \
+    static inline T ct__sigmoid_bw_##S(T g, T y, T alpha)                                   \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return g * y * ((T)1 - y);                                                          \
+    }                                                                                       \
+    static inline T ct__tanh_bw_##S(T g, T y, T alpha)                                      \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return g * ((T)1 - y * y);                                                          \
+    }                                                                                       \
+    static inline T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
+    static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
+    static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
+    static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
+    static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
+    static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
+    static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
+    static inline T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
+    static inline T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
+    static inline T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
+    static inline T ct__clamp_##S(T x, const double *p)                                     \
+    {                                                                                       \
+        T lo = (T)p[0], hi = (T)p[1];                                                       \
+        return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
+    }                                                                                       \
+    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
 /* ops defined for every numeric dtype */
-#define CT__ANY_MATH(E, T, S)                                                                      \
-    static inline T ct__neg_##S(T x, const double *p)                                              \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return (T)-x;                                                                              \
-    }                                                                                              \
-    static inline T ct__abs_##S(T x, const double *p)                                              \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return ct__is_neg(x) ? (T)-x : x;                                                          \
-    }                                                                                              \
-    static inline T ct__relu_##S(T x, const double *p)                                             \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return x > 0 ? x : (T)0;                                                                   \
-    }                                                                                              \
-    static inline T ct__square_##S(T x, const double *p)                                           \
-    {                                                                                              \
-        (void)p;                                                                                   \
-        return (T)(x * x);                                                                         \
-    }                                                                                              \
-    static inline T ct__sign_##S(T x, const double *p)                                             \
-    {                                                                                              \
-        (void)p;                                                                                   \
+#define CT__ANY_MATH(E, T, S)                                                              \
+    static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-x; }            \
+    static inline T ct__abs_##S(T x, const double *p)                                      \
+    {                                                                                      \
+        (void)p;                                                                           \
+        return ct__is_neg(x) ? (T)-x : x;                                                  \
+    }                                                                                      \
+    static inline T ct__relu_##S(T x, const double *p) { (void)p; return x > 0 ? x : (T)0; } \
+    static inline T ct__square_##S(T x, const double *p) { (void)p; return (T)(x * x); }    \
+    static inline T ct__sign_##S(T x, const double *p)                                      \
+    {                                                                                       \
+        (void)p;                                                                            \
         return (T)((x > 0) - (ct__is_neg(x)));                                                     \
     }
 CT__INT_MATH(CT_UINT8, uint8_t, u8)
@@ -243,114 +113,111 @@ CT__INT_MATH(CT_INT16, int16_t, i16)
 CT__INT_MATH(CT_INT32, int32_t, i32)
 CT__INT_MATH(CT_INT64, int64_t, i64)
 /* float64 sigmoid through libm */
-static inline double ct__sigmoid_libm(double x)
-{
-    return 1.0 / (1.0 + exp(-x));
-}
+static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
 CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm)
 CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 
 /* ---- loops --------------------------------------------------------------------------- */
 /* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b, scalar-a and strided variants. */
-#define CT__BIN_LOOP(FN, T, S)                                                                     \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)         \
-    {                                                                                              \
-        const T alpha = (T)((const double *)pp)[0];                                                \
-        T *o = (T *)d[0];                                                                          \
-        const T *a = (const T *)d[1], *b = (const T *)d[2];                                        \
-        const int64_t e = (int64_t)sizeof(T);                                                      \
-        if (s[0] == e && s[1] == e && s[2] == e) {                                                 \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                          \
-            }                                                                                      \
-        } else if (s[0] == e && s[1] == e && s[2] == 0) {                                          \
-            const T y = b[0];                                                                      \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = ct__##FN##_##S(a[i], y, alpha);                                             \
-            }                                                                                      \
-        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                                          \
-            const T x = a[0];                                                                      \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = ct__##FN##_##S(x, b[i], alpha);                                             \
-            }                                                                                      \
-        } else {                                                                                   \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),            \
-                                                         *(const T *)(d[2] + i * s[2]), alpha);    \
-            }                                                                                      \
-        }                                                                                          \
+#define CT__BIN_LOOP(FN, T, S)                                                             \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+    {                                                                                       \
+        const T alpha = (T)((const double *)pp)[0];                                         \
+        T *o = (T *)d[0];                                                                   \
+        const T *a = (const T *)d[1], *b = (const T *)d[2];                                 \
+        const int64_t e = (int64_t)sizeof(T);                                               \
+        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
+            }                                                                               \
+        } else if (s[0] == e && s[1] == e && s[2] == 0) {                                   \
+            const T y = b[0];                                                               \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(a[i], y, alpha);                                      \
+            }                                                                               \
+        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                                   \
+            const T x = a[0];                                                               \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(x, b[i], alpha);                                      \
+            }                                                                               \
+        } else {                                                                            \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),     \
+                                                         *(const T *)(d[2] + i * s[2]), alpha); \
+            }                                                                               \
+        }                                                                                   \
     }
 /* out[i] = (a[i] CMP b[i]) as bool */
-#define CT__CMP_LOOP(NAME, CMP, T, S)                                                              \
-    static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp)       \
-    {                                                                                              \
-        (void)pp;                                                                                  \
-        if (s[0] == 1 && s[1] == (int64_t)sizeof(T) && s[2] == 0) {                                \
-            bool *o = (bool *)d[0];                                                                \
-            const T *a = (const T *)d[1], y = *(const T *)d[2];                                    \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = a[i] CMP y;                                                                 \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            *(bool *)(d[0] + i * s[0]) =                                                           \
-                *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);                  \
-        }                                                                                          \
+#define CT__CMP_LOOP(NAME, CMP, T, S)                                                      \
+    static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
+    {                                                                                       \
+        (void)pp;                                                                           \
+        if (s[0] == 1 && s[1] == (int64_t)sizeof(T) && s[2] == 0) {                         \
+            bool *o = (bool *)d[0];                                                         \
+            const T *a = (const T *)d[1], y = *(const T *)d[2];                             \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = a[i] CMP y;                                                          \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(bool *)(d[0] + i * s[0]) =                                                    \
+                *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
+        }                                                                                   \
     }
-#define CT__UN_LOOP(FN, T, S)                                                                      \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)         \
-    {                                                                                              \
-        const double *p = (const double *)pp;                                                      \
-        const int64_t e = (int64_t)sizeof(T);                                                      \
-        if (s[0] == e && s[1] == e) {                                                              \
-            T *o = (T *)d[0];                                                                      \
-            const T *a = (const T *)d[1];                                                          \
-            for (int64_t i = 0; i < n; i++) {                                                      \
-                o[i] = ct__##FN##_##S(a[i], p);                                                    \
-            }                                                                                      \
-            return;                                                                                \
-        }                                                                                          \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);            \
-        }                                                                                          \
+#define CT__UN_LOOP(FN, T, S)                                                              \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+    {                                                                                       \
+        const double *p = (const double *)pp;                                               \
+        const int64_t e = (int64_t)sizeof(T);                                               \
+        if (s[0] == e && s[1] == e) {                                                       \
+            T *o = (T *)d[0];                                                               \
+            const T *a = (const T *)d[1];                                                   \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(a[i], p);                                             \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);     \
+        }                                                                                   \
     }
-#define CT__ARITH_LOOPS(E, T, S)                                                                   \
-    CT__BIN_LOOP(add, T, S)                                                                        \
-    CT__BIN_LOOP(sub, T, S)                                                                        \
-    CT__BIN_LOOP(mul, T, S)                                                                        \
-    CT__BIN_LOOP(pow, T, S)                                                                        \
-    CT__BIN_LOOP(maximum, T, S)                                                                    \
-    CT__BIN_LOOP(minimum, T, S)                                                                    \
-    CT__UN_LOOP(neg, T, S)                                                                         \
-    CT__UN_LOOP(abs, T, S)                                                                         \
-    CT__UN_LOOP(relu, T, S)                                                                        \
-    CT__UN_LOOP(square, T, S)                                                                      \
+#define CT__ARITH_LOOPS(E, T, S)                                                           \
+    CT__BIN_LOOP(add, T, S)                                                                 \
+    CT__BIN_LOOP(sub, T, S)                                                                 \
+    CT__BIN_LOOP(mul, T, S)                                                                 \
+    CT__BIN_LOOP(pow, T, S)                                                                 \
+    CT__BIN_LOOP(maximum, T, S)                                                             \
+    CT__BIN_LOOP(minimum, T, S)                                                             \
+    CT__UN_LOOP(neg, T, S)                                                                  \
+    CT__UN_LOOP(abs, T, S)                                                                  \
+    CT__UN_LOOP(relu, T, S)                                                                 \
+    CT__UN_LOOP(square, T, S)                                                               \
     CT__UN_LOOP(sign, T, S)
-#define CT__FLOAT_LOOPS(E, T, S)                                                                   \
-    CT__BIN_LOOP(div, T, S)                                                                        \
-    CT__BIN_LOOP(relu_bw, T, S)                                                                    \
-    CT__BIN_LOOP(sigmoid_bw, T, S)                                                                 \
-    CT__BIN_LOOP(tanh_bw, T, S)                                                                    \
-    CT__UN_LOOP(exp, T, S)                                                                         \
-    CT__UN_LOOP(log, T, S)                                                                         \
-    CT__UN_LOOP(log1p, T, S)                                                                       \
-    CT__UN_LOOP(sqrt, T, S)                                                                        \
-    CT__UN_LOOP(rsqrt, T, S)                                                                       \
-    CT__UN_LOOP(sin, T, S)                                                                         \
-    CT__UN_LOOP(cos, T, S)                                                                         \
-    CT__UN_LOOP(sigmoid, T, S)                                                                     \
-    CT__UN_LOOP(tanh, T, S)                                                                        \
-    CT__UN_LOOP(reciprocal, T, S)                                                                  \
-    CT__UN_LOOP(clamp, T, S)                                                                       \
+#define CT__FLOAT_LOOPS(E, T, S)                                                           \
+    CT__BIN_LOOP(div, T, S)                                                                 \
+    CT__BIN_LOOP(relu_bw, T, S)                                                             \
+    CT__BIN_LOOP(sigmoid_bw, T, S)                                                          \
+    CT__BIN_LOOP(tanh_bw, T, S)                                                             \
+    CT__UN_LOOP(exp, T, S)                                                                  \
+    CT__UN_LOOP(log, T, S)                                                                  \
+    CT__UN_LOOP(log1p, T, S)                                                                \
+    CT__UN_LOOP(sqrt, T, S)                                                                 \
+    CT__UN_LOOP(rsqrt, T, S)                                                                \
+    CT__UN_LOOP(sin, T, S)                                                                  \
+    CT__UN_LOOP(cos, T, S)                                                                  \
+    CT__UN_LOOP(sigmoid, T, S)                                                              \
+    CT__UN_LOOP(tanh, T, S)                                                                 \
+    CT__UN_LOOP(reciprocal, T, S)                                                           \
+    CT__UN_LOOP(clamp, T, S)                                                                \
     CT__UN_LOOP(pows, T, S)
-#define CT__CMP_LOOPS(E, T, S)                                                                     \
-    CT__CMP_LOOP(eq, ==, T, S)                                                                     \
-    CT__CMP_LOOP(ne, !=, T, S)                                                                     \
-    CT__CMP_LOOP(lt, <, T, S)                                                                      \
-    CT__CMP_LOOP(le, <=, T, S)                                                                     \
-    CT__CMP_LOOP(gt, >, T, S)                                                                      \
+#define CT__CMP_LOOPS(E, T, S)                                                             \
+    CT__CMP_LOOP(eq, ==, T, S)                                                              \
+    CT__CMP_LOOP(ne, !=, T, S)                                                              \
+    CT__CMP_LOOP(lt, <, T, S)                                                               \
+    CT__CMP_LOOP(le, <=, T, S)                                                              \
+    CT__CMP_LOOP(gt, >, T, S)                                                               \
     CT__CMP_LOOP(ge, >=, T, S)
 CT__FOR_NUMERIC_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
@@ -382,37 +249,36 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
     }
 }
 
-#define CT__WHERE_LOOP(E, T, S)                                                                    \
-    static void ct__loop_where_##S(char **d, const int64_t *s, int64_t n, const void *pp)          \
-    {                                                                                              \
-        (void)pp;                                                                                  \
-        for (int64_t i = 0; i < n; i++) {                                                          \
-            *(T *)(d[0] + i * s[0]) = *(const bool *)(d[1] + i * s[1])                             \
-                                          ? *(const T *)(d[2] + i * s[2])                          \
-                                          : *(const T *)(d[3] + i * s[3]);                         \
-        }                                                                                          \
+#define CT__WHERE_LOOP(E, T, S)                                                            \
+    static void ct__loop_where_##S(char **d, const int64_t *s, int64_t n, const void *pp)   \
+    {                                                                                       \
+        (void)pp;                                                                           \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(T *)(d[0] + i * s[0]) = *(const bool *)(d[1] + i * s[1])                      \
+                                          ? *(const T *)(d[2] + i * s[2])                   \
+                                          : *(const T *)(d[3] + i * s[3]);                  \
+        }                                                                                   \
     }
 CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
 
 /* ---- kernel tables ------------------------------------------------------------------- */
-#define CT__NUM_CASES(FN)                                                                          \
-    case CT_UINT8: return ct__loop_##FN##_u8;                                                      \
-    case CT_INT8: return ct__loop_##FN##_i8;                                                       \
-    case CT_INT16: return ct__loop_##FN##_i16;                                                     \
-    case CT_INT32: return ct__loop_##FN##_i32;                                                     \
-    case CT_INT64: return ct__loop_##FN##_i64;                                                     \
-    case CT_FLOAT32: return ct__loop_##FN##_f32;                                                   \
-    case CT_FLOAT64: return ct__loop_##FN##_f64;                                                   \
-        #define CT__FLT_CASES(FN)                                                                  \
-    case CT_FLOAT32: return ct__loop_##FN##_f32;                                                   \
-    case CT_FLOAT64:                                                                               \
-        return ct__loop_##FN##_f64;
-#define CT__ALL_CASES(FN) CT__NUM_CASES(FN) case CT_BOOL : return ct__loop_##FN##_b8;
-#define CT__OP(OP, CASES, FN)                                                                      \
-    case OP:                                                                                       \
-        switch (dt) {                                                                              \
-            CASES(FN)                                                                              \
-        default: return NULL;                                                                      \
+#define CT__NUM_CASES(FN)                                                                  \
+    case CT_UINT8: return ct__loop_##FN##_u8;                                               \
+    case CT_INT8: return ct__loop_##FN##_i8;                                                \
+    case CT_INT16: return ct__loop_##FN##_i16;                                              \
+    case CT_INT32: return ct__loop_##FN##_i32;                                              \
+    case CT_INT64: return ct__loop_##FN##_i64;                                              \
+    case CT_FLOAT32: return ct__loop_##FN##_f32;                                            \
+    case CT_FLOAT64: return ct__loop_##FN##_f64;
+#define CT__FLT_CASES(FN)                                                                  \
+    case CT_FLOAT32: return ct__loop_##FN##_f32;                                            \
+    case CT_FLOAT64: return ct__loop_##FN##_f64;
+#define CT__ALL_CASES(FN) CT__NUM_CASES(FN) case CT_BOOL: return ct__loop_##FN##_b8;
+#define CT__OP(OP, CASES, FN)                                                              \
+    case OP:                                                                                \
+        switch (dt) {                                                                       \
+            CASES(FN)                                                                       \
+        default: return NULL;                                                               \
         }
 
 /* The CPU loop of a binary op for compute dtype dt, or NULL when unsupported. */
@@ -482,9 +348,8 @@ static ct_dtype ct__combine_categories(ct_dtype higher, ct_dtype lower)
         return higher;
     }
     if (higher == CT_BOOL || ct_dtype_is_floating_point(lower)) {
-        return higher == CT_DTYPE_DEFAULT  ? lower
-               : lower == CT_DTYPE_DEFAULT ? higher
-                                           : ct_promote_types(higher, lower);
+        return higher == CT_DTYPE_DEFAULT ? lower
+               : lower == CT_DTYPE_DEFAULT ? higher : ct_promote_types(higher, lower);
     }
     return higher != CT_DTYPE_DEFAULT ? higher : lower;
 }
@@ -584,26 +449,21 @@ static bool ct__run_kernel(const char *op, ct_tensor *out, const ct_tensor *cons
     return ok;
 }
 
-static bool ct__is_cmp(ct__binop op)
-{
-    return op >= CT__EQ && op <= CT__GE;
-}
+static bool ct__is_cmp(ct__binop op) { return op >= CT__EQ && op <= CT__GE; }
 
 /* Result and compute dtypes of a binary op. */
-static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a, const ct_tensor *b,
-                              ct_dtype *result, ct_dtype *compute)
+static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
+                              const ct_tensor *b, ct_dtype *result, ct_dtype *compute)
 {
     const ct_tensor *ops[2] = {a, b};
     ct_dtype rt = ct__result_type(ops, 2);
     if (bop == CT__SUB && a->dtype == CT_BOOL && b->dtype == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op,
-                 "Subtraction, the `-` operator, with two bool tensors is not "
+        ct__fail(CT_ERR_DTYPE, op, "Subtraction, the `-` operator, with two bool tensors is not "
                  "supported. Use the `^` or `logical_xor()` operator instead.");
         return false;
     }
     if (bop == CT__SUB && (a->dtype == CT_BOOL || b->dtype == CT_BOOL)) {
-        ct__fail(CT_ERR_DTYPE, op,
-                 "Subtraction, the `-` operator, with a bool tensor is not "
+        ct__fail(CT_ERR_DTYPE, op, "Subtraction, the `-` operator, with a bool tensor is not "
                  "supported. If you are trying to invert a mask, use the `~` or `logical_not()` "
                  "operator instead.");
         return false;
@@ -756,14 +616,10 @@ static const ct__binary_info *ct__binary_meta(ct__binop op)
         {"PowBackward1", ct__pow_backward, true, true, true},
         {"MaximumBackward0", ct__minmax_backward, true, true, false},
         {"MinimumBackward0", ct__minmax_backward, true, true, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
+        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
         {"ThresholdBackwardBackward0", ct__relu_bw_backward, false, true, false},
         {"SigmoidBackwardBackward0", ct__sigmoid_bw_backward, true, true, false},
         {"TanhBackwardBackward0", ct__tanh_bw_backward, true, true, false},
@@ -772,8 +628,8 @@ static const ct__binary_info *ct__binary_meta(ct__binop op)
 }
 
 /* A binary op with autograd: the forward plus, when needed, its node. Scoped result. */
-static ct_tensor *ct__binary(const char *op, ct__binop bop, const ct_tensor *a, const ct_tensor *b,
-                             double alpha)
+static ct_tensor *ct__binary(const char *op, ct__binop bop, const ct_tensor *a,
+                             const ct_tensor *b, double alpha)
 {
     ct_tensor *out = ct__binary_forward(op, bop, a, b, alpha);
     const ct__binary_info *info = ct__binary_meta(bop);
@@ -1161,42 +1017,15 @@ static void ct__abs_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_mul(g, ct__unary("ct_sign", CT__SIGN, ct__saved(n, 0), 0, 0));
 }
 
-ct_tensor *ct_neg(const ct_tensor *a)
-{
-    return ct__unary("ct_neg", CT__NEG, a, 0, 0);
-}
-ct_tensor *ct_abs(const ct_tensor *a)
-{
-    return ct__unary("ct_abs", CT__ABS, a, 0, 0);
-}
-ct_tensor *ct_exp(const ct_tensor *a)
-{
-    return ct__unary("ct_exp", CT__EXP, a, 0, 0);
-}
-ct_tensor *ct_log(const ct_tensor *a)
-{
-    return ct__unary("ct_log", CT__LOG, a, 0, 0);
-}
-ct_tensor *ct_log1p(const ct_tensor *a)
-{
-    return ct__unary("ct_log1p", CT__LOG1P, a, 0, 0);
-}
-ct_tensor *ct_sqrt(const ct_tensor *a)
-{
-    return ct__unary("ct_sqrt", CT__SQRT, a, 0, 0);
-}
-ct_tensor *ct_rsqrt(const ct_tensor *a)
-{
-    return ct__unary("ct_rsqrt", CT__RSQRT, a, 0, 0);
-}
-ct_tensor *ct_sin(const ct_tensor *a)
-{
-    return ct__unary("ct_sin", CT__SIN, a, 0, 0);
-}
-ct_tensor *ct_cos(const ct_tensor *a)
-{
-    return ct__unary("ct_cos", CT__COS, a, 0, 0);
-}
+ct_tensor *ct_neg(const ct_tensor *a) { return ct__unary("ct_neg", CT__NEG, a, 0, 0); }
+ct_tensor *ct_abs(const ct_tensor *a) { return ct__unary("ct_abs", CT__ABS, a, 0, 0); }
+ct_tensor *ct_exp(const ct_tensor *a) { return ct__unary("ct_exp", CT__EXP, a, 0, 0); }
+ct_tensor *ct_log(const ct_tensor *a) { return ct__unary("ct_log", CT__LOG, a, 0, 0); }
+ct_tensor *ct_log1p(const ct_tensor *a) { return ct__unary("ct_log1p", CT__LOG1P, a, 0, 0); }
+ct_tensor *ct_sqrt(const ct_tensor *a) { return ct__unary("ct_sqrt", CT__SQRT, a, 0, 0); }
+ct_tensor *ct_rsqrt(const ct_tensor *a) { return ct__unary("ct_rsqrt", CT__RSQRT, a, 0, 0); }
+ct_tensor *ct_sin(const ct_tensor *a) { return ct__unary("ct_sin", CT__SIN, a, 0, 0); }
+ct_tensor *ct_cos(const ct_tensor *a) { return ct__unary("ct_cos", CT__COS, a, 0, 0); }
 ct_tensor *ct_sigmoid(const ct_tensor *a)
 {
     return ct__unary("ct_sigmoid", CT__SIGMOID, a, 0, 0);
@@ -1315,10 +1144,8 @@ ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *
         return NULL;
     }
     if (cond->dtype != CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op,
-                 "where expected condition to be a boolean tensor, but got a "
-                 "tensor with dtype %s",
-                 ct__dtype_title(cond->dtype));
+        ct__fail(CT_ERR_DTYPE, op, "where expected condition to be a boolean tensor, but got a "
+                 "tensor with dtype %s", ct__dtype_title(cond->dtype));
         return NULL;
     }
     int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
@@ -1377,10 +1204,7 @@ ct_tensor *ct_fill_(ct_tensor *self, double value)
     return self;
 }
 
-ct_tensor *ct_zero_(ct_tensor *self)
-{
-    return ct_fill_(self, 0.0);
-}
+ct_tensor *ct_zero_(ct_tensor *self) { return ct_fill_(self, 0.0); }
 
 static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
