@@ -1875,23 +1875,14 @@ CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, co
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
 /* X(dtype enum, C type, suffix) for every dtype. */
-#define CT__FOR_ALL_DTYPES(X)                                                                      \
-    X(CT_BOOL, bool, b8)                                                                           \
-    X(CT_UINT8, uint8_t, u8)                                                                       \
-    X(CT_INT8, int8_t, i8)                                                                         \
-    X(CT_INT16, int16_t, i16)                                                                      \
-    X(CT_INT32, int32_t, i32)                                                                      \
-    X(CT_INT64, int64_t, i64)                                                                      \
-    X(CT_FLOAT32, float, f32)                                                                      \
-    X(CT_FLOAT64, double, f64)
+#define CT__FOR_ALL_DTYPES(X) X(CT_BOOL, bool, b8) CT__FOR_NUMERIC_DTYPES(X)
 #define CT__FOR_NUMERIC_DTYPES(X)                                                                  \
     X(CT_UINT8, uint8_t, u8)                                                                       \
     X(CT_INT8, int8_t, i8)                                                                         \
     X(CT_INT16, int16_t, i16)                                                                      \
     X(CT_INT32, int32_t, i32)                                                                      \
     X(CT_INT64, int64_t, i64)                                                                      \
-    X(CT_FLOAT32, float, f32)                                                                      \
-    X(CT_FLOAT64, double, f64)
+    CT__FOR_FLOAT_DTYPES(X)
 #define CT__FOR_FLOAT_DTYPES(X)                                                                    \
     X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)
@@ -4452,9 +4443,6 @@ typedef enum ct__unop {
 static inline bool ct__is_neg(double v) { return v < 0; }
 
 #define CT__INT_MATH(E, T, S)                                                              \
-    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
     static inline T ct__maximum_##S(T x, T y, T alpha) { (void)alpha; return x > y ? x : y; } \
     static inline T ct__minimum_##S(T x, T y, T alpha) { (void)alpha; return x < y ? x : y; } \
     static inline T ct__pow_##S(T x, T y, T alpha)                                          \
@@ -4471,10 +4459,7 @@ static inline bool ct__is_neg(double v) { return v < 0; }
         }                                                                                   \
         return r;                                                                           \
     }
-#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                        \
-    static inline T ct__add_##S(T x, T y, T alpha) { return x + alpha * y; }                \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return x - alpha * y; }                \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return x * y; }           \
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                 \
     static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
     static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
     static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
@@ -4516,6 +4501,9 @@ static inline bool ct__is_neg(double v) { return v < 0; }
     static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
+    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
+    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
+    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
     static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-x; }            \
     static inline T ct__abs_##S(T x, const double *p)                                      \
     {                                                                                      \

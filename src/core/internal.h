@@ -205,23 +205,14 @@ CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, co
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
 /* X(dtype enum, C type, suffix) for every dtype. */
-#define CT__FOR_ALL_DTYPES(X)                                                                      \
-    X(CT_BOOL, bool, b8)                                                                           \
-    X(CT_UINT8, uint8_t, u8)                                                                       \
-    X(CT_INT8, int8_t, i8)                                                                         \
-    X(CT_INT16, int16_t, i16)                                                                      \
-    X(CT_INT32, int32_t, i32)                                                                      \
-    X(CT_INT64, int64_t, i64)                                                                      \
-    X(CT_FLOAT32, float, f32)                                                                      \
-    X(CT_FLOAT64, double, f64)
+#define CT__FOR_ALL_DTYPES(X) X(CT_BOOL, bool, b8) CT__FOR_NUMERIC_DTYPES(X)
 #define CT__FOR_NUMERIC_DTYPES(X)                                                                  \
     X(CT_UINT8, uint8_t, u8)                                                                       \
     X(CT_INT8, int8_t, i8)                                                                         \
     X(CT_INT16, int16_t, i16)                                                                      \
     X(CT_INT32, int32_t, i32)                                                                      \
     X(CT_INT64, int64_t, i64)                                                                      \
-    X(CT_FLOAT32, float, f32)                                                                      \
-    X(CT_FLOAT64, double, f64)
+    CT__FOR_FLOAT_DTYPES(X)
 #define CT__FOR_FLOAT_DTYPES(X)                                                                    \
     X(CT_FLOAT32, float, f32)                                                                      \
     X(CT_FLOAT64, double, f64)

@@ -30,9 +30,6 @@ typedef enum ct__unop {
 static inline bool ct__is_neg(double v) { return v < 0; }
 
 #define CT__INT_MATH(E, T, S)                                                              \
-    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
     static inline T ct__maximum_##S(T x, T y, T alpha) { (void)alpha; return x > y ? x : y; } \
     static inline T ct__minimum_##S(T x, T y, T alpha) { (void)alpha; return x < y ? x : y; } \
     static inline T ct__pow_##S(T x, T y, T alpha)                                          \
@@ -49,10 +46,7 @@ static inline bool ct__is_neg(double v) { return v < 0; }
         }                                                                                   \
         return r;                                                                           \
     }
-#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                        \
-    static inline T ct__add_##S(T x, T y, T alpha) { return x + alpha * y; }                \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return x - alpha * y; }                \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return x * y; }           \
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                 \
     static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
     static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
     static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
@@ -94,6 +88,9 @@ static inline bool ct__is_neg(double v) { return v < 0; }
     static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
+    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
+    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
+    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
     static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-x; }            \
     static inline T ct__abs_##S(T x, const double *p)                                      \
     {                                                                                      \
