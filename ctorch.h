@@ -7673,6 +7673,334 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
 }
 
 /* ---------------------------------------------------------------------------------------
+ * Thin products without packing (float32, AVX-512 only).
+ *
+ * For products too small to thread and thin in one dimension (e.g. an MLP's 10-class
+ * logits layer: (64, 512) @ (512, 10), its gradients (10, 64) @ (64, 512) and
+ * (64, 10) @ (10, 512)), or tiny altogether, packing and padding to whole MR x NR tiles cost
+ * as much as the arithmetic. Two kernels read the operands in place instead:
+ *   axpy form  B and C rows contiguous (csb == csc == 1): an R x 16Z tile of C (R <= 6
+ *              rows, Z <= 4 zmm, masked at the right edge) accumulates A[i, p] (broadcast)
+ *              times row p of B over all K, then C = alpha * acc + beta * C is stored once.
+ *              C^T = B^T @ A^T takes it when A and C are column-major instead.
+ *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 4 tile of
+ *              C keeps 16 zmm partial dot products over K (masked K tail), reduced by a
+ *              transpose-and-add tree; any C strides.
+ * Edge tiles recompute clamped rows (and, in the dot form, columns) and store only the
+ * valid part. Each element sums its K products in one pass (no KC blocks), so results
+ * differ from the packed path only in rounding.
+ * ------------------------------------------------------------------------------------- */
+#if defined(CT__GEMM_AVX512)
+
+/* Largest product (M * N * K) taken by the thin kernels: the ones not threaded. */
+#define CT__GEMM_THIN_MAX_MACS CT__GEMM_PAR_MIN_MACS
+
+/* Keeps a loaded chunk of B in a register: gcc otherwise folds the load into each FMA
+   that uses it, reloading it up to 6 times. */
+#if defined(__GNUC__)
+#define CT__GEMM_KEEP(v) __asm__("" : "+v"(v))
+#else
+#define CT__GEMM_KEEP(v) (void)0
+#endif
+
+/* Lists over the zmm columns z and rows r of an axpy tile: F(r, z), G(r, Z). */
+#define CT__GEMM_AXZ1(F, r) F(r, 0)
+#define CT__GEMM_AXZ2(F, r) F(r, 0) F(r, 1)
+#define CT__GEMM_AXZ3(F, r) F(r, 0) F(r, 1) F(r, 2)
+#define CT__GEMM_AXZ4(F, r) F(r, 0) F(r, 1) F(r, 2) F(r, 3)
+#define CT__GEMM_AXR1(G, Z) G(0, Z)
+#define CT__GEMM_AXR2(G, Z) G(0, Z) G(1, Z)
+#define CT__GEMM_AXR4(G, Z) G(0, Z) G(1, Z) G(2, Z) G(3, Z)
+#define CT__GEMM_AXR6(G, Z) G(0, Z) G(1, Z) G(2, Z) G(3, Z) G(4, Z) G(5, Z)
+
+#define CT__GEMM_AX_ROWPTR(r, Z) const float *a##r = a + ((r) < mr ? (r) : mr - 1) * rsa;
+#define CT__GEMM_AX_DECL(r, z) __m512 c##r##_##z = _mm512_setzero_ps();
+#define CT__GEMM_AX_DECL_R(r, Z) CT__GEMM_AXZ##Z(CT__GEMM_AX_DECL, r)
+#define CT__GEMM_AX_LD_m(k, p) _mm512_maskz_loadu_ps(k, p)
+#define CT__GEMM_AX_LD_f(k, p) _mm512_loadu_ps(p)
+#define CT__GEMM_AX_ST_m(p, k, v) _mm512_mask_storeu_ps(p, k, v)
+#define CT__GEMM_AX_ST_f(p, k, v) _mm512_storeu_ps(p, v)
+#define CT__GEMM_AX_LOADB(r, z)                                                            \
+    __m512 b##z = CT__GEMM_AX_LD(k##z, bp + 16 * (z));                                     \
+    CT__GEMM_KEEP(b##z);
+#define CT__GEMM_AX_FMA(r, z) c##r##_##z = _mm512_fmadd_ps(av, b##z, c##r##_##z);
+#define CT__GEMM_AX_FMA_R(r, Z)                                                            \
+    {                                                                                      \
+        __m512 av = _mm512_set1_ps(a##r[p * csa]);                                         \
+        CT__GEMM_AXZ##Z(CT__GEMM_AX_FMA, r)                                                \
+    }
+/* stores of an accumulator x: alpha * x or x (alpha == 1), plus beta * C when beta != 0 */
+#define CT__GEMM_AX_STORE0(r, z, X) CT__GEMM_AX_ST(cr + 16 * (z), k##z, X(c##r##_##z));
+#define CT__GEMM_AX_STOREB(r, z, X)                                                        \
+    CT__GEMM_AX_ST(cr + 16 * (z), k##z,                                                    \
+                   _mm512_fmadd_ps(vb, CT__GEMM_AX_LD(k##z, cr + 16 * (z)), X(c##r##_##z)));
+#define CT__GEMM_AX_ALPHA(x) _mm512_mul_ps(va, x)
+#define CT__GEMM_AX_ONE(x) (x)
+#define CT__GEMM_AX_ST0A(r, z) CT__GEMM_AX_STORE0(r, z, CT__GEMM_AX_ALPHA)
+#define CT__GEMM_AX_ST01(r, z) CT__GEMM_AX_STORE0(r, z, CT__GEMM_AX_ONE)
+#define CT__GEMM_AX_STBA(r, z) CT__GEMM_AX_STOREB(r, z, CT__GEMM_AX_ALPHA)
+#define CT__GEMM_AX_STB1(r, z) CT__GEMM_AX_STOREB(r, z, CT__GEMM_AX_ONE)
+#define CT__GEMM_AX_STORE_R(r, Z)                                                          \
+    if ((r) < mr) {                                                                        \
+        float *cr = c + (r)*rsc;                                                           \
+        if (beta == 0.0f) {                                                                \
+            if (alpha == 1.0f) {                                                           \
+                CT__GEMM_AXZ##Z(CT__GEMM_AX_ST01, r)                                       \
+            } else {                                                                       \
+                CT__GEMM_AXZ##Z(CT__GEMM_AX_ST0A, r)                                       \
+            }                                                                              \
+        } else if (alpha == 1.0f) {                                                        \
+            CT__GEMM_AXZ##Z(CT__GEMM_AX_STB1, r)                                           \
+        } else {                                                                           \
+            CT__GEMM_AXZ##Z(CT__GEMM_AX_STBA, r)                                           \
+        }                                                                                  \
+    }
+
+/* C (mr, <= 16Z) at row stride rsc = alpha * A (mr, K) @ B (K, <= 16Z) + beta * C, for
+   mr <= R; B rows rsb apart and contiguous, masked by k (one mask per zmm) in the m
+   flavor, all 16Z columns valid in the f flavor (CT__GEMM_AX_LD / ST name the flavor). */
+#define CT__GEMM_AX_KERNEL(R, Z, F)                                                        \
+    static void ct__gemm_ax_##R##_##Z##F(int64_t mr, int64_t K, float alpha, const float *a,  \
+                                      int64_t rsa, int64_t csa, const float *b,            \
+                                      int64_t rsb, float beta, float *c, int64_t rsc,      \
+                                      const __mmask16 *k)                                  \
+    {                                                                                      \
+        __mmask16 k0 = k[0], k1 = k[1], k2 = k[2], k3 = k[3];                              \
+        (void)k0;                                                                          \
+        (void)k1;                                                                          \
+        (void)k2;                                                                          \
+        (void)k3;                                                                          \
+        CT__GEMM_AXR##R(CT__GEMM_AX_ROWPTR, Z)                                             \
+        CT__GEMM_AXR##R(CT__GEMM_AX_DECL_R, Z)                                             \
+        for (int64_t p = 0; p < K; p++) {                                                  \
+            const float *bp = b + p * rsb;                                                 \
+            CT__GEMM_AXZ##Z(CT__GEMM_AX_LOADB, 0)                                          \
+            CT__GEMM_AXR##R(CT__GEMM_AX_FMA_R, Z)                                          \
+        }                                                                                  \
+        __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);                      \
+        CT__GEMM_AXR##R(CT__GEMM_AX_STORE_R, Z)                                            \
+    }
+
+#define CT__GEMM_AX_LD CT__GEMM_AX_LD_m
+#define CT__GEMM_AX_ST CT__GEMM_AX_ST_m
+CT__GEMM_AX_KERNEL(6, 4, m)
+CT__GEMM_AX_KERNEL(6, 3, m)
+CT__GEMM_AX_KERNEL(6, 2, m)
+CT__GEMM_AX_KERNEL(6, 1, m)
+CT__GEMM_AX_KERNEL(4, 4, m)
+CT__GEMM_AX_KERNEL(4, 3, m)
+CT__GEMM_AX_KERNEL(4, 2, m)
+CT__GEMM_AX_KERNEL(4, 1, m)
+CT__GEMM_AX_KERNEL(2, 4, m)
+CT__GEMM_AX_KERNEL(2, 3, m)
+CT__GEMM_AX_KERNEL(2, 2, m)
+CT__GEMM_AX_KERNEL(2, 1, m)
+CT__GEMM_AX_KERNEL(1, 4, m)
+CT__GEMM_AX_KERNEL(1, 3, m)
+CT__GEMM_AX_KERNEL(1, 2, m)
+CT__GEMM_AX_KERNEL(1, 1, m)
+#undef CT__GEMM_AX_LD
+#undef CT__GEMM_AX_ST
+#define CT__GEMM_AX_LD CT__GEMM_AX_LD_f
+#define CT__GEMM_AX_ST CT__GEMM_AX_ST_f
+CT__GEMM_AX_KERNEL(6, 4, f)
+CT__GEMM_AX_KERNEL(6, 3, f)
+CT__GEMM_AX_KERNEL(4, 4, f)
+CT__GEMM_AX_KERNEL(4, 3, f)
+CT__GEMM_AX_KERNEL(2, 4, f)
+CT__GEMM_AX_KERNEL(2, 3, f)
+CT__GEMM_AX_KERNEL(1, 4, f)
+CT__GEMM_AX_KERNEL(1, 3, f)
+#undef CT__GEMM_AX_LD
+#undef CT__GEMM_AX_ST
+
+typedef void (*ct__gemm_ax_fn)(int64_t, int64_t, float, const float *, int64_t, int64_t,
+                               const float *, int64_t, float, float *, int64_t,
+                               const __mmask16 *);
+
+/* Axpy form: C (M, N) = alpha * A (M, K) @ B (K, N) + beta * C, B and C rows contiguous. */
+static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                                   const float *A, int64_t rsa, int64_t csa, const float *B,
+                                   int64_t rsb, float beta, float *C, int64_t rsc)
+{
+    /* [rows 6, 4, 2, 1][full 4 or 3 zmm, masked 4, 3, 2, 1 zmm] */
+    static const ct__gemm_ax_fn fns[4][6] = {
+        {ct__gemm_ax_6_4f, ct__gemm_ax_6_3f, ct__gemm_ax_6_4m, ct__gemm_ax_6_3m, ct__gemm_ax_6_2m, ct__gemm_ax_6_1m},
+        {ct__gemm_ax_4_4f, ct__gemm_ax_4_3f, ct__gemm_ax_4_4m, ct__gemm_ax_4_3m, ct__gemm_ax_4_2m, ct__gemm_ax_4_1m},
+        {ct__gemm_ax_2_4f, ct__gemm_ax_2_3f, ct__gemm_ax_2_4m, ct__gemm_ax_2_3m, ct__gemm_ax_2_2m, ct__gemm_ax_2_1m},
+        {ct__gemm_ax_1_4f, ct__gemm_ax_1_3f, ct__gemm_ax_1_4m, ct__gemm_ax_1_3m, ct__gemm_ax_1_2m, ct__gemm_ax_1_1m},
+    };
+    /* column blocks of 64 outermost, so each (K, 64) block of B is reused from L1/L2 */
+    for (int64_t j = 0; j < N; j += 64) {
+        int64_t nc = CT__GEMM_MIN(64, N - j);
+        __mmask16 k[4];
+        for (int z = 0; z < 4; z++) {
+            int64_t rem = nc - 16 * z;
+            k[z] = rem >= 16 ? (__mmask16)0xFFFF
+                             : rem > 0 ? (__mmask16)((1u << rem) - 1u) : (__mmask16)0;
+        }
+        int zi = nc == 64 ? 0 : nc == 48 ? 1 : nc > 48 ? 2 : nc > 32 ? 3 : nc > 16 ? 4 : 5;
+        for (int64_t i = 0; i < M;) {
+            int64_t mr = CT__GEMM_MIN(6, M - i);
+            int ri = mr >= 5 ? 0 : mr >= 3 ? 1 : mr == 2 ? 2 : 3;
+            fns[ri][zi](mr, K, alpha, A + i * rsa, rsa, csa, B + j, rsb, beta,
+                        C + i * rsc + j, rsc, k);
+            i += mr;
+        }
+    }
+}
+
+/* Dot form: C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C, A rows and
+   B columns contiguous (csa == rsb == 1); 4 x 5 tiles (20 accumulators c<r><s>). */
+#define CT__GEMM_DOT5(F, r) F(r, 0) F(r, 1) F(r, 2) F(r, 3) F(r, 4)
+#define CT__GEMM_DOT_TILE(F) CT__GEMM_DOT5(F, 0) CT__GEMM_DOT5(F, 1) CT__GEMM_DOT5(F, 2) CT__GEMM_DOT5(F, 3)
+#define CT__GEMM_DOT_DECL(r, s) __m512 c##r##s = _mm512_setzero_ps();
+#define CT__GEMM_DOT_FMA(r, s) c##r##s = _mm512_fmadd_ps(va##r, vb##s, c##r##s);
+/* The reduction shuffles are the zero-masking forms with all lanes set: the plain ones
+   trip g++ 12's -Wmaybe-uninitialized inside its own headers (_mm512_undefined_ps). */
+#define CT__GEMM_DOT_ALL ((__mmask16)0xFFFF)
+/* (u, v) -> per 128-bit lane [u0 + u2, v0 + v2, u1 + u3, v1 + v3] */
+#define CT__GEMM_DOT_PAIR(u, v)                                                            \
+    _mm512_add_ps(_mm512_maskz_unpacklo_ps(CT__GEMM_DOT_ALL, u, v),                        \
+                  _mm512_maskz_unpackhi_ps(CT__GEMM_DOT_ALL, u, v))
+/* two pairs -> per 128-bit lane the partial sums of the 4 vectors, in order */
+#define CT__GEMM_DOT_QUAD(s, t)                                                            \
+    _mm512_add_ps(_mm512_castpd_ps(_mm512_maskz_unpacklo_pd((__mmask8)0xFF,                 \
+                                                            _mm512_castps_pd(s),           \
+                                                            _mm512_castps_pd(t))),         \
+                  _mm512_castpd_ps(_mm512_maskz_unpackhi_pd((__mmask8)0xFF,                 \
+                                                            _mm512_castps_pd(s),           \
+                                                            _mm512_castps_pd(t))))
+/* two quads -> [lanes 0+1 of x, lanes 2+3 of x, lanes 0+1 of y, lanes 2+3 of y] */
+#define CT__GEMM_DOT_LANES(x, y)                                                           \
+    _mm512_add_ps(_mm512_maskz_shuffle_f32x4(CT__GEMM_DOT_ALL, x, y, 0x88),                \
+                  _mm512_maskz_shuffle_f32x4(CT__GEMM_DOT_ALL, x, y, 0xDD))
+#define CT__GEMM_DOT_ROWQ(r)                                                               \
+    CT__GEMM_DOT_QUAD(CT__GEMM_DOT_PAIR(c##r##0, c##r##1), CT__GEMM_DOT_PAIR(c##r##2, c##r##3))
+#define CT__GEMM_DOT_PTR(x, base, i, n, s, ld)                                             \
+    const float *x##s = base + ((i) + CT__GEMM_MIN(s, (n)-1)) * (ld);
+#define CT__GEMM_DOT_LOADS(LOAD)                                                           \
+    __m512 va0 = LOAD(a0), va1 = LOAD(a1), va2 = LOAD(a2), va3 = LOAD(a3);                 \
+    __m512 vb0 = LOAD(b0), vb1 = LOAD(b1), vb2 = LOAD(b2), vb3 = LOAD(b3), vb4 = LOAD(b4); \
+    CT__GEMM_KEEP(vb0);                                                                \
+    CT__GEMM_KEEP(vb1);                                                                \
+    CT__GEMM_KEEP(vb2);                                                                \
+    CT__GEMM_KEEP(vb3);                                                                \
+    CT__GEMM_KEEP(vb4);
+#define CT__GEMM_DOT_LOAD(x) _mm512_loadu_ps(x + p)
+#define CT__GEMM_DOT_LOADT(x) _mm512_maskz_loadu_ps(kt, x + kfull)
+
+static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                                  const float *A, int64_t rsa, const float *B, int64_t csb,
+                                  float beta, float *C, int64_t rsc, int64_t csc)
+{
+    int64_t kfull = K & ~(int64_t)15;
+    __mmask16 kt = (__mmask16)((1u << (K - kfull)) - 1u);
+    __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);
+    const __m512i idx[4] = {
+        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 3, 2, 1, 0),
+        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 17, 7, 6, 5, 4),
+        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 18, 11, 10, 9, 8),
+        _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 19, 15, 14, 13, 12),
+    };
+    for (int64_t i = 0; i < M; i += 4) {
+        int64_t mr = CT__GEMM_MIN(4, M - i);
+        CT__GEMM_DOT_PTR(a, A, i, mr, 0, rsa)
+        CT__GEMM_DOT_PTR(a, A, i, mr, 1, rsa)
+        CT__GEMM_DOT_PTR(a, A, i, mr, 2, rsa)
+        CT__GEMM_DOT_PTR(a, A, i, mr, 3, rsa)
+        for (int64_t j = 0; j < N; j += 5) {
+            int64_t nr = CT__GEMM_MIN(5, N - j);
+            CT__GEMM_DOT_PTR(b, B, j, nr, 0, csb)
+            CT__GEMM_DOT_PTR(b, B, j, nr, 1, csb)
+            CT__GEMM_DOT_PTR(b, B, j, nr, 2, csb)
+            CT__GEMM_DOT_PTR(b, B, j, nr, 3, csb)
+            CT__GEMM_DOT_PTR(b, B, j, nr, 4, csb)
+            CT__GEMM_DOT_TILE(CT__GEMM_DOT_DECL)
+            for (int64_t p = 0; p < kfull; p += 16) {
+                CT__GEMM_DOT_LOADS(CT__GEMM_DOT_LOAD)
+                CT__GEMM_DOT_TILE(CT__GEMM_DOT_FMA)
+            }
+            if (kfull < K) {
+                CT__GEMM_DOT_LOADS(CT__GEMM_DOT_LOADT)
+                CT__GEMM_DOT_TILE(CT__GEMM_DOT_FMA)
+            }
+            /* r1 lane 4r + s = alpha * sum of c<r><s> for s < 4, r2 lane r for s = 4 */
+            __m512 h0 = CT__GEMM_DOT_LANES(CT__GEMM_DOT_ROWQ(0), CT__GEMM_DOT_ROWQ(1));
+            __m512 h1 = CT__GEMM_DOT_LANES(CT__GEMM_DOT_ROWQ(2), CT__GEMM_DOT_ROWQ(3));
+            __m512 r1 = _mm512_mul_ps(valpha, CT__GEMM_DOT_LANES(h0, h1));
+            __m512 r2 = CT__GEMM_DOT_QUAD(CT__GEMM_DOT_PAIR(c04, c14), CT__GEMM_DOT_PAIR(c24, c34));
+            r2 = CT__GEMM_DOT_LANES(r2, r2);
+            r2 = _mm512_mul_ps(valpha, CT__GEMM_DOT_LANES(r2, r2));
+            if (csc == 1) {
+                /* row r: lanes 4r .. 4r + 3 of r1 and lane r of r2, nr of them */
+                __mmask16 kn = (__mmask16)((1u << nr) - 1u);
+                for (int64_t r = 0; r < mr; r++) {
+                    float *cr = C + (i + r) * rsc + j;
+                    __m512 v = _mm512_permutex2var_ps(r1, idx[r], r2);
+                    if (beta != 0.0f) {
+                        v = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(kn, cr), v);
+                    }
+                    _mm512_mask_storeu_ps(cr, kn, v);
+                }
+                continue;
+            }
+            float out[32];
+            _mm512_storeu_ps(out, r1);
+            _mm512_storeu_ps(out + 16, r2);
+            for (int64_t r = 0; r < mr; r++) {
+                float *cr = C + (i + r) * rsc + j * csc;
+                for (int64_t s = 0; s < nr; s++) {
+                    float v = s < 4 ? out[4 * r + s] : out[16 + r];
+                    cr[s * csc] = beta == 0.0f ? v : v + beta * cr[s * csc];
+                }
+            }
+        }
+    }
+}
+
+/* Takes C = alpha * A @ B + beta * C when a thin kernel fits the shape and strides:
+   products too small to thread, the axpy form when its strides fit (it beats packing up
+   to there), else the dot form when M or N is below 16 (where packing pads most). */
+static int ct__gemm_thin_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                             int64_t rsa, int64_t csa, const float *B, int64_t rsb,
+                             int64_t csb, float beta, float *C, int64_t rsc, int64_t csc)
+{
+    if (M * N * K >= CT__GEMM_THIN_MAX_MACS) {
+        return 0;
+    }
+    int dot = csa == 1 && rsb == 1 && K >= 32;
+    if (dot && N < 16) {
+        /* the axpy form would fill under N / 16 of each zmm */
+        ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
+        return 1;
+    }
+    if (csb == 1 && csc == 1) {
+        ct__gemm_thin_axpy_f32(M, N, K, alpha, A, rsa, csa, B, rsb, beta, C, rsc);
+        return 1;
+    }
+    if (rsa == 1 && rsc == 1) {
+        /* C^T (N, M) = B^T (N, K) @ A^T (K, M) */
+        ct__gemm_thin_axpy_f32(N, M, K, alpha, B, csb, rsb, A, csa, beta, C, csc);
+        return 1;
+    }
+    if (dot && M < 16) {
+        ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
+        return 1;
+    }
+    return 0;
+}
+
+#define CT__GEMM_THIN_f32                                                                  \
+    if (ct__gemm_thin_f32(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, rsc, csc)) {  \
+        return;                                                                            \
+    }
+#else
+#define CT__GEMM_THIN_f32
+#endif
+#define CT__GEMM_THIN_f64
+
+/* ---------------------------------------------------------------------------------------
  * Packing, the blocked loop nest, threading and the fallback, once per dtype.
  * ------------------------------------------------------------------------------------- */
 
@@ -7860,6 +8188,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             }                                                                              \
             return;                                                                        \
         }                                                                                  \
+        CT__GEMM_THIN_##S                                                                  \
         /* Compute C^T = B^T @ A^T instead when C is column-major, or when that pads much  \
            less (N far below NR). */                                                       \
         int64_t pad = CT__GEMM_ROUND_UP(M, MR) * CT__GEMM_ROUND_UP(N, NR);                 \
@@ -7941,6 +8270,8 @@ CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
 
 #undef CT__GEMM_DEFINE
+#undef CT__GEMM_THIN_f32
+#undef CT__GEMM_THIN_f64
 #undef CT__GEMM_PARALLEL
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
@@ -8851,7 +9182,7 @@ ct_tensor *ct_detach_(ct_tensor *t)
 ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
 {
     const char *op = "ct_register_hook";
-    if (ct__null(op, t) || ct__null(op, (const void *)(uintptr_t)(fn != NULL))) {
+    if (ct__null(op, t) || (!fn && ct__null(op, NULL))) {
         return ct_error_code();
     }
     if (!ct_requires_grad(t)) {
@@ -9597,7 +9928,7 @@ bool ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *use
                   const ct_gradcheck_opts *opts)
 {
     const char *op = "ct_gradcheck";
-    if (ct__null(op, (const void *)(uintptr_t)(fn != NULL)) || ct__null(op, inputs)) {
+    if ((!fn && ct__null(op, NULL)) || ct__null(op, inputs)) {
         return false;
     }
     ct_gradcheck_opts o = opts ? *opts : ct_gradcheck_defaults();
@@ -10084,7 +10415,7 @@ ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *u
                          void (*user_free)(void *user))
 {
     const char *op = "ct_module_new";
-    if (ct__null(op, name) || ct__null(op, (const void *)(uintptr_t)(forward != NULL))) {
+    if (ct__null(op, name) || (!forward && ct__null(op, NULL))) {
         return NULL;
     }
     ct_module *m = (ct_module *)ct__calloc(sizeof(ct_module));

@@ -9,10 +9,11 @@
  * (`apt-get install dataset-fashion-mnist`), else the subset shipped in data/fashion-mnist.
  * Model: Flatten, Linear 784->512, ReLU, Linear 512->512, ReLU, Linear 512->10; cross-entropy,
  * batch 64, pixels scaled to [0, 1], shuffled each epoch.
- * Expected output (full dataset, --optimizer adam --epochs 1; times vary):
+ * Expected output (full dataset, --optimizer adam --epochs 1 --threads 2; times vary):
  *   data: /usr/share/datasets/fashion-mnist (60000 train, 10000 test)
- *   epoch 1/1  train loss 0.4856  test accuracy 84.6%  avg test loss 0.4316  2.1 s (28k samples/s)
- *   test accuracy: 0.8460
+ *   epoch 1/1  train loss 0.4863  test accuracy 84.9%  avg test loss 0.4105  1.36 s (44118 samples/s)
+ *   test accuracy: 0.8493
+ * On a terminal a progress bar (batches, loss, samples/s) is drawn on stderr during each epoch.
  */
 #define CTORCH_IMPLEMENTATION
 #include "../ctorch.h"
@@ -146,7 +147,7 @@ static const char *load_data(const char *flag, split *train, split *test)
             ct_free(train->x);
             ct_free(train->y);
         }
-        if (k < 2 && dirs[k] == (k == 0 ? flag : env)) {
+        if (k < 2) { /* a directory the user named must work */
             fprintf(stderr, "error: cannot read Fashion-MNIST from %s: %s\n", dirs[k], why);
             exit(1);
         }

@@ -237,6 +237,49 @@ static void test_gemm_large(void)
     }
 }
 
+/* Thin products (the unpacked kernels): the MLP's logits layer x (64, 512) @ W^T, its
+   gradients g^T (10, 64) @ x and g (64, 10) @ W, a small square, every N from 1 to 17 with K
+   tails that are not multiples of 16, alpha != 1 and beta in {0 over NaN, 0.5}, in every
+   layout. */
+static void test_gemm_thin(void)
+{
+    static const double alphas[] = {1.0, -0.75};
+    static const double betas[] = {0.0, 0.5};
+    for (int dt = 0; dt < 2; dt++) {
+        for (int ab = 0; ab < 4; ab++) {
+            double alpha = alphas[ab / 2], beta = betas[ab % 2];
+            gemm_case(dt, 64, 10, 512, alpha, beta, GEMM_ROW, GEMM_COL, GEMM_ROW);
+            gemm_case(dt, 10, 512, 64, alpha, beta, GEMM_COL, GEMM_ROW, GEMM_ROW);
+            gemm_case(dt, 64, 512, 10, alpha, beta, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+            gemm_case(dt, 64, 64, 64, alpha, beta, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+            for (int64_t n = 1; n <= 17; n++) {
+                gemm_case(dt, 13, n, 45, alpha, beta, GEMM_ROW, GEMM_COL, GEMM_ROW);
+                gemm_case(dt, n, 70, 37, alpha, beta, GEMM_ROW, GEMM_COL, GEMM_ROW);
+                gemm_case(dt, 9, n, 100, alpha, beta, GEMM_ROW, GEMM_COL, GEMM_COL);
+                gemm_case(dt, 23, n, 33, alpha, beta, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+                gemm_case(dt, n, 67, 7, alpha, beta, GEMM_COL, GEMM_ROW, GEMM_ROW);
+                gemm_case(dt, 150, 11, n, alpha, beta, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+                gemm_case(dt, 7, 131, n, alpha, beta, GEMM_COL, GEMM_COL, GEMM_COL);
+            }
+        }
+        for (int la = 0; la < GEMM_LAYOUTS; la++) {
+            for (int lb = 0; lb < GEMM_LAYOUTS; lb++) {
+                for (int lc = 0; lc < GEMM_LAYOUTS; lc++) {
+                    gemm_case(dt, 21, 10, 77, 1.0, 0.0, la, lb, lc);
+                    gemm_case(dt, 10, 130, 20, -2.0, 0.5, la, lb, lc);
+                    gemm_case(dt, 30, 47, 5, 0.5, 0.0, la, lb, lc);
+                    gemm_case(dt, 3, 5, 300, 1.0, 0.5, la, lb, lc);
+                }
+            }
+        }
+        gemm_case(dt, 100, 1, 1000, 1.0, 0.0, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+        gemm_case(dt, 1, 1000, 100, 1.0, 0.5, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+        gemm_case(dt, 48, 48, 48, 1.0, 0.0, GEMM_ROW, GEMM_ROW, GEMM_ROW);
+        gemm_case(dt, 15, 800, 64, 1.0, 0.0, GEMM_ROW, GEMM_COL, GEMM_ROW);
+        gemm_case(dt, 12, 12, 5000, 1.0, 0.0, GEMM_ROW, GEMM_COL, GEMM_ROW);
+    }
+}
+
 void test_gemm(void)
 {
     RUN(test_gemm_odd_shapes);
@@ -245,4 +288,5 @@ void test_gemm(void)
     RUN(test_gemm_alpha_beta);
     RUN(test_gemm_empty);
     RUN(test_gemm_large);
+    RUN(test_gemm_thin);
 }

@@ -154,7 +154,7 @@ ct_tensor *ct_detach_(ct_tensor *t)
 ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
 {
     const char *op = "ct_register_hook";
-    if (ct__null(op, t) || ct__null(op, (const void *)(uintptr_t)(fn != NULL))) {
+    if (ct__null(op, t) || (!fn && ct__null(op, NULL))) {
         return ct_error_code();
     }
     if (!ct_requires_grad(t)) {

@@ -100,7 +100,7 @@ bool ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *use
                   const ct_gradcheck_opts *opts)
 {
     const char *op = "ct_gradcheck";
-    if (ct__null(op, (const void *)(uintptr_t)(fn != NULL)) || ct__null(op, inputs)) {
+    if ((!fn && ct__null(op, NULL)) || ct__null(op, inputs)) {
         return false;
     }
     ct_gradcheck_opts o = opts ? *opts : ct_gradcheck_defaults();

@@ -34,7 +34,7 @@ ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *u
                          void (*user_free)(void *user))
 {
     const char *op = "ct_module_new";
-    if (ct__null(op, name) || ct__null(op, (const void *)(uintptr_t)(forward != NULL))) {
+    if (ct__null(op, name) || (!forward && ct__null(op, NULL))) {
         return NULL;
     }
     ct_module *m = (ct_module *)ct__calloc(sizeof(ct_module));
