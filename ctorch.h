@@ -3455,6 +3455,19 @@ static CT__UNUSED void ct__pool_unlink(ct_future *f)
     f->prev = f->next = NULL;
 }
 
+/* Takes queued f off the queue and runs it outside the lock, which is held on entry and
+   exit; wakes the waiters. */
+static CT__UNUSED void ct__pool_run_locked(ct_future *f)
+{
+    ct__pool_unlink(f);
+    f->state = CT__FUT_RUNNING;
+    pthread_mutex_unlock(&ct__pool.lock);
+    ct__par_run_task(f);
+    pthread_mutex_lock(&ct__pool.lock);
+    f->state = CT__FUT_DONE;
+    pthread_cond_broadcast(&ct__pool.done);
+}
+
 static CT__UNUSED void *ct__pool_main(void *unused)
 {
     (void)unused;
@@ -3467,13 +3480,7 @@ static CT__UNUSED void *ct__pool_main(void *unused)
         if (!f) {
             break; /* stop, and the queue is drained */
         }
-        ct__pool_unlink(f);
-        f->state = CT__FUT_RUNNING;
-        pthread_mutex_unlock(&ct__pool.lock);
-        ct__par_run_task(f);
-        pthread_mutex_lock(&ct__pool.lock);
-        f->state = CT__FUT_DONE;
-        pthread_cond_broadcast(&ct__pool.done);
+        ct__pool_run_locked(f);
     }
     pthread_mutex_unlock(&ct__pool.lock);
     return NULL;
@@ -3583,12 +3590,7 @@ void *ct_wait(ct_future *f)
     pthread_mutex_lock(&ct__pool.lock);
     if (f->state == CT__FUT_QUEUED) {
         /* Not picked up yet: run it here, so nested fork/wait cannot deadlock. */
-        ct__pool_unlink(f);
-        f->state = CT__FUT_RUNNING;
-        pthread_mutex_unlock(&ct__pool.lock);
-        ct__par_run_task(f);
-        pthread_mutex_lock(&ct__pool.lock);
-        f->state = CT__FUT_DONE;
+        ct__pool_run_locked(f);
     }
     while (f->state != CT__FUT_DONE) {
         pthread_cond_wait(&ct__pool.done, &ct__pool.lock);
@@ -5098,97 +5100,45 @@ static ct_tensor *ct__binary_scalar(const char *op, ct__binop bop, const ct_tens
     return out;
 }
 
-ct_tensor *ct_add(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_add", CT__ADD, a, b, 1.0);
-}
+/* The public binary ops: ct_<name>(a, b) and ct_<name>_scalar(a, v). */
+#define CT__BINARY_OP(NAME, OP)                                                            \
+    ct_tensor *ct_##NAME(const ct_tensor *a, const ct_tensor *b)                           \
+    {                                                                                      \
+        return ct__binary("ct_" #NAME, OP, a, b, 1.0);                                     \
+    }
+#define CT__SCALAR_OP(NAME, OP)                                                            \
+    ct_tensor *ct_##NAME##_scalar(const ct_tensor *a, double v)                            \
+    {                                                                                      \
+        return ct__binary_scalar("ct_" #NAME, OP, a, v);                                   \
+    }
+CT__BINARY_OP(add, CT__ADD)
+CT__BINARY_OP(sub, CT__SUB)
+CT__BINARY_OP(mul, CT__MUL)
+CT__BINARY_OP(div, CT__DIV)
+CT__BINARY_OP(pow, CT__POW)
+CT__BINARY_OP(maximum, CT__MAXIMUM)
+CT__BINARY_OP(minimum, CT__MINIMUM)
+CT__BINARY_OP(eq, CT__EQ)
+CT__BINARY_OP(ne, CT__NE)
+CT__BINARY_OP(lt, CT__LT)
+CT__BINARY_OP(le, CT__LE)
+CT__BINARY_OP(gt, CT__GT)
+CT__BINARY_OP(ge, CT__GE)
+CT__BINARY_OP(logical_and, CT__AND)
+CT__BINARY_OP(logical_or, CT__OR)
+CT__SCALAR_OP(add, CT__ADD)
+CT__SCALAR_OP(sub, CT__SUB)
+CT__SCALAR_OP(mul, CT__MUL)
+CT__SCALAR_OP(div, CT__DIV)
+CT__SCALAR_OP(eq, CT__EQ)
+CT__SCALAR_OP(gt, CT__GT)
+CT__SCALAR_OP(lt, CT__LT)
+#undef CT__BINARY_OP
+#undef CT__SCALAR_OP
+
 ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha)
 {
     return ct__binary("ct_add", CT__ADD, a, b, alpha);
-}
-ct_tensor *ct_add_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_add", CT__ADD, a, v);
-}
-ct_tensor *ct_sub(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_sub", CT__SUB, a, b, 1.0);
-}
-ct_tensor *ct_sub_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_sub", CT__SUB, a, v);
-}
-ct_tensor *ct_mul(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_mul", CT__MUL, a, b, 1.0);
-}
-ct_tensor *ct_mul_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_mul", CT__MUL, a, v);
-}
-ct_tensor *ct_div(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_div", CT__DIV, a, b, 1.0);
-}
-ct_tensor *ct_div_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_div", CT__DIV, a, v);
-}
-ct_tensor *ct_pow(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_pow", CT__POW, a, b, 1.0);
-}
-ct_tensor *ct_maximum(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_maximum", CT__MAXIMUM, a, b, 1.0);
-}
-ct_tensor *ct_minimum(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_minimum", CT__MINIMUM, a, b, 1.0);
-}
-ct_tensor *ct_eq(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_eq", CT__EQ, a, b, 1.0);
-}
-ct_tensor *ct_ne(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_ne", CT__NE, a, b, 1.0);
-}
-ct_tensor *ct_lt(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_lt", CT__LT, a, b, 1.0);
-}
-ct_tensor *ct_le(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_le", CT__LE, a, b, 1.0);
-}
-ct_tensor *ct_gt(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_gt", CT__GT, a, b, 1.0);
-}
-ct_tensor *ct_ge(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_ge", CT__GE, a, b, 1.0);
-}
-ct_tensor *ct_eq_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_eq", CT__EQ, a, v);
-}
-ct_tensor *ct_gt_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_gt", CT__GT, a, v);
-}
-ct_tensor *ct_lt_scalar(const ct_tensor *a, double v)
-{
-    return ct__binary_scalar("ct_lt", CT__LT, a, v);
-}
-ct_tensor *ct_logical_and(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_logical_and", CT__AND, a, b, 1.0);
-}
-ct_tensor *ct_logical_or(const ct_tensor *a, const ct_tensor *b)
-{
-    return ct__binary("ct_logical_or", CT__OR, a, b, 1.0);
 }
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent);

@@ -336,6 +336,19 @@ static CT__UNUSED void ct__pool_unlink(ct_future *f)
     f->prev = f->next = NULL;
 }
 
+/* Takes queued f off the queue and runs it outside the lock, which is held on entry and
+   exit; wakes the waiters. */
+static CT__UNUSED void ct__pool_run_locked(ct_future *f)
+{
+    ct__pool_unlink(f);
+    f->state = CT__FUT_RUNNING;
+    pthread_mutex_unlock(&ct__pool.lock);
+    ct__par_run_task(f);
+    pthread_mutex_lock(&ct__pool.lock);
+    f->state = CT__FUT_DONE;
+    pthread_cond_broadcast(&ct__pool.done);
+}
+
 static CT__UNUSED void *ct__pool_main(void *unused)
 {
     (void)unused;
@@ -348,13 +361,7 @@ static CT__UNUSED void *ct__pool_main(void *unused)
         if (!f) {
             break; /* stop, and the queue is drained */
         }
-        ct__pool_unlink(f);
-        f->state = CT__FUT_RUNNING;
-        pthread_mutex_unlock(&ct__pool.lock);
-        ct__par_run_task(f);
-        pthread_mutex_lock(&ct__pool.lock);
-        f->state = CT__FUT_DONE;
-        pthread_cond_broadcast(&ct__pool.done);
+        ct__pool_run_locked(f);
     }
     pthread_mutex_unlock(&ct__pool.lock);
     return NULL;
@@ -464,12 +471,7 @@ void *ct_wait(ct_future *f)
     pthread_mutex_lock(&ct__pool.lock);
     if (f->state == CT__FUT_QUEUED) {
         /* Not picked up yet: run it here, so nested fork/wait cannot deadlock. */
-        ct__pool_unlink(f);
-        f->state = CT__FUT_RUNNING;
-        pthread_mutex_unlock(&ct__pool.lock);
-        ct__par_run_task(f);
-        pthread_mutex_lock(&ct__pool.lock);
-        f->state = CT__FUT_DONE;
+        ct__pool_run_locked(f);
     }
     while (f->state != CT__FUT_DONE) {
         pthread_cond_wait(&ct__pool.done, &ct__pool.lock);
