@@ -11,6 +11,9 @@ HEADERS  := ctorch.h
 SRCS     := $(shell find src -name '*.[ch]' -o -name '*.txt')
 TESTS    := $(wildcard tests/test_*.c)
 EXAMPLES := $(wildcard examples/*.c)
+EXAMPLE_NAMES := $(patsubst examples/%.c,%,$(EXAMPLES))
+# Arguments for a short run of each example (make sanitize runs every example).
+RUN_ARGS_fashion_mnist := --data data/fashion-mnist --epochs 1
 # zlib is optional: use it when its header is installed.
 ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
               $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
@@ -27,7 +30,7 @@ all: $(BUILD)/test_runner examples
 help:
 	@echo "make demo                train the Fashion-MNIST quickstart (examples/fashion_mnist.c)"
 	@echo "make test                compile checks, then every test; ends with 'N passed, N failed'"
-	@echo "make sanitize            the tests under ASan and UBSan"
+	@echo "make sanitize            the tests and every example under ASan (with leaks) and UBSan"
 	@echo "make tsan                the tests under ThreadSanitizer (without OpenMP)"
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make examples            build every example"
@@ -54,11 +57,16 @@ compile-tests: | $(BUILD)
 test: compile-tests $(BUILD)/test_runner
 	@cd tests && ../$(BUILD)/test_runner
 
+# make sanitize: the tests, then every example (built and run), under ASan (leak detection
+# on) and UBSan.
+SANFLAGS := -std=c11 -O1 -g -march=native $(WARN) -fsanitize=address,undefined \
+            -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 sanitize: | $(BUILD)
-	$(CC) -std=c11 -O1 -g -march=native $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer \
-	    -fno-sanitize-recover=undefined -o $(BUILD)/test_sanitize tests/main.c tests/impl.c \
-	    $(TESTS) $(LDLIBS)
+	$(CC) $(SANFLAGS) -o $(BUILD)/test_sanitize tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 	cd tests && ASAN_OPTIONS=detect_leaks=1 ../$(BUILD)/test_sanitize
+	$(foreach e,$(EXAMPLE_NAMES),$(CC) $(SANFLAGS) -o $(BUILD)/san_$(e) examples/$(e).c $(LDLIBS) && \
+	    ASAN_OPTIONS=detect_leaks=1 ./$(BUILD)/san_$(e) $(RUN_ARGS_$(e)) > /dev/null && \
+	    echo "example $(e): ASan+UBSan clean" &&) true
 
 $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)

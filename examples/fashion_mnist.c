@@ -15,6 +15,7 @@
  *   test accuracy: 0.8493
  * On a terminal a progress bar (batches, loss, samples/s) is drawn on stderr during each epoch.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty under -std=c11 */
 #define CTORCH_IMPLEMENTATION
 #include "../ctorch.h"
 
@@ -122,11 +123,13 @@ static bool load_split(const char *dir, const char *prefix, split *s, char *why,
         ct_free(img);
         return false;
     }
-    s->x = ct_div_scalar(ct_to_dtype(img, CT_FLOAT32), 255.0);
-    s->y = ct_to_dtype(lab, CT_INT64);
+    ct_scope_begin(); /* frees the float32 copy of the images; keeps the results */
+    s->x = ct_keep(ct_div_scalar(ct_to_dtype(img, CT_FLOAT32), 255.0));
+    s->y = ct_keep(ct_to_dtype(lab, CT_INT64));
+    ct_scope_end();
     ct_free(img);
     ct_free(lab);
-    return true;
+    return s->x && s->y;
 }
 
 /* Tries --data, $FASHION_MNIST_DIR, the system dataset, then the shipped subset. */

@@ -8,7 +8,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 root=$(cd "$(dirname "$0")/.." && pwd)
 fail=0
-check() { # name compiler flags... < source
+check() { # name compiler flags... < source: compiles to an object
     name=$1; comp=$2; shift 2
     ext=c; case "$comp" in *++*) ext=cpp;; esac
     cat > "$dir/t.$ext"
@@ -16,6 +16,17 @@ check() { # name compiler flags... < source
         echo "compile ok: $name"
     else
         echo "compile FAILED: $name"; sed 's/^/    /' "$dir/err" | head -20; fail=1
+    fi
+}
+run() { # name compiler flags... < source: compiles, links and runs a program (exit 0 = ok)
+    name=$1; comp=$2; shift 2
+    cat > "$dir/r.c"
+    if ! $comp "$@" -Wall -Wextra -Werror -I"$root" "$dir/r.c" -o "$dir/r" -lm 2> "$dir/err"; then
+        echo "compile FAILED: $name"; sed 's/^/    /' "$dir/err" | head -20; fail=1
+    elif "$dir/r" > "$dir/out" 2>&1; then
+        echo "run ok: $name"
+    else
+        echo "run FAILED: $name"; sed 's/^/    /' "$dir/out" | head -20; fail=1
     fi
 }
 impl='#define CTORCH_IMPLEMENTATION
@@ -37,17 +48,31 @@ printf '#define CTORCH_STATIC\n%s\n' "$impl" | check "CTORCH_STATIC" "$cc" -std=
 for flag in CTORCH_NO_STDIO CTORCH_NO_THREADS CTORCH_NO_SIMD; do
     printf '#define %s\n%s\n' "$flag" "$impl" | check "$flag" "$cc" -std=c11 -Wpedantic
 done
-check "allocator hooks" "$cc" -std=c11 -Wpedantic <<'SRC'
+run "allocator hooks" "$cc" -std=c11 -Wpedantic <<'SRC'
+#include <stdio.h>
 #include <stdlib.h>
-static size_t calls;
-static void *my_malloc(void *ctx, size_t n) { (void)ctx; calls++; return malloc(n); }
-static void my_free(void *ctx, void *p) { (void)ctx; free(p); }
+static size_t mallocs, frees;
+static void *my_malloc(void *ctx, size_t n) { (void)ctx; mallocs++; return malloc(n); }
+static void my_free(void *ctx, void *p) { (void)ctx; if (p) { frees++; } free(p); }
 #define CTORCH_MALLOC(ctx, n) my_malloc(ctx, n)
 #define CTORCH_REALLOC(ctx, p, n) realloc(p, n)
 #define CTORCH_FREE(ctx, p) my_free(ctx, p)
 #define CTORCH_IMPLEMENTATION
 #include "ctorch.h"
-int main(void) { ct_free(ct_zeros(NULL, 0, CT_FLOAT32)); return calls ? 0 : 1; }
+int main(void)
+{
+    int64_t s[2] = {64, 64};
+    ct_scope_begin();
+    double v = ct_item(ct_sum(ct_add(ct_ones(s, 2, CT_FLOAT32), ct_ones(s, 2, CT_FLOAT32))));
+    ct_scope_end();
+    ct_empty_cache(); /* the cached blocks go back through CTORCH_FREE */
+    if (v != 8192 || ct_error() || mallocs == 0 || frees != mallocs) {
+        printf("sum %g, %zu mallocs, %zu frees, error %s\n", v, mallocs, frees,
+               ct_error() ? ct_error() : "none");
+        return 1;
+    }
+    return 0;
+}
 SRC
 check "header included twice" "$cc" -std=c11 -Wpedantic <<'SRC'
 #include "ctorch.h"

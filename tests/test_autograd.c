@@ -13,9 +13,6 @@
 
 #define F64 CT_FLOAT64
 
-/* 1 also runs the cases of known use-after-free bugs in ctorch (they corrupt the allocator's
-   cache and abort `make sanitize`, so they stay off until fixed; each skipped case is
-   reported as a failed check meanwhile). */
 /* ---- helpers ------------------------------------------------------------------------ */
 typedef ct_tensor *(*unary_op)(const ct_tensor *);
 typedef ct_tensor *(*binary_op)(const ct_tensor *, const ct_tensor *);
@@ -777,6 +774,56 @@ static void test_gradcheck_matmul(void)
        rg(D_NORMAL, bias, 1));
     GC("linear, input without grad", gc_linear, NULL, NULL, raw(D_NORMAL, x3, 3),
        rg(D_NORMAL, w, 2), rg(D_NORMAL, bias, 1));
+    ct_scope_end();
+}
+
+/* Sequential(Linear, ReLU) runs one fused op (its own backward). Its parameters are float32
+   (ct_linear_new), so the gradcheck runs in float32 on the module's own tensors, perturbed
+   in place: the function is piecewise linear, so central differences are exact up to float32
+   rounding (eps 1e-3: about 3e-5) away from ReLU's kink, and a wrong formula is off by O(1).
+   The fused forward and gradients must also equal ct_relu(ct_linear(...))'s bit for bit. */
+static ct_tensor *gc_module(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    return ct_module_forward((ct_module *)user, in[0]);
+}
+
+static bool same_bits(const ct_tensor *a, const ct_tensor *b)
+{
+    return a && b && ct_nbytes(a) == ct_nbytes(b) && ct_is_contiguous(a) && ct_is_contiguous(b) &&
+           memcmp(ct_data_ptr(a), ct_data_ptr(b), ct_nbytes(a)) == 0;
+}
+
+static void test_gradcheck_linear_relu_fused(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(11);
+    ct_module *seq = ct_sequential_new(), *lin = ct_linear_new(4, 5, true);
+    ct_sequential_append(seq, lin);
+    ct_sequential_append(seq, ct_relu_new());
+    ct_tensor *w = ct_module_get_parameter(lin, "weight"), *b = ct_module_get_parameter(lin, "bias");
+    int64_t xs[2] = {3, 4};
+    ct_tensor *x = leaf(ct_randn(xs, 2, CT_FLOAT32, NULL));
+    ct_gradcheck_opts o = ct_gradcheck_defaults();
+    o.eps = 1e-3;
+    o.atol = 1e-3;
+    o.rtol = 1e-3;
+    GC("Sequential(Linear, ReLU), fused", gc_module, seq, &o, x, w, b);
+    /* both sides of the kink are exercised */
+    ct_tensor *y = ct_module_forward(seq, x);
+    CHECK(ct_item(ct_sum(ct_eq_scalar(y, 0.0))) >= 2);
+    CHECK(ct_item(ct_sum(ct_gt_scalar(y, 0.0))) >= 2);
+    /* the same bits as the unfused ops, forward and backward */
+    ct_tensor *ref = ct_relu(ct_linear(x, w, b));
+    CHECK(same_bits(y, ref));
+    ct_tensor *in[3] = {x, w, b}, *g1[3] = {NULL}, *g2[3] = {NULL};
+    ct_tensor *ys = ct_sum(ct_mul(y, y)), *refs = ct_sum(ct_mul(ref, ref));
+    CHECK_OK(ct_autograd_grad(&ys, 1, in, 3, NULL, false, false, false, g1));
+    CHECK_OK(ct_autograd_grad(&refs, 1, in, 3, NULL, false, false, false, g2));
+    for (int i = 0; i < 3; i++) {
+        CHECK_MSG(same_bits(g1[i], g2[i]), "gradient %d of the fused op differs", i);
+    }
+    ct_module_free(seq);
     ct_scope_end();
 }
 
@@ -2025,6 +2072,7 @@ void test_autograd(void)
     RUN(test_gradcheck_reductions);
     RUN(test_max_min_ties);
     RUN(test_gradcheck_matmul);
+    RUN(test_gradcheck_linear_relu_fused);
     RUN(test_gradcheck_softmax);
     RUN(test_gradcheck_losses);
     RUN(test_gradcheck_inplace);

@@ -27,15 +27,83 @@ static void g_path(char *buf, size_t n, const char *name, const char *role)
     snprintf(buf, n, GOLDEN_DIR "%s.%s.npy", name, role);
 }
 
+/* tests/golden/MANIFEST (written by tools/gen_golden.py) lists every fixture file, sorted:
+   whether a case has a gradient, index or layout fixture is read from it, so a listed file
+   that is missing on disk fails the case loudly instead of skipping its comparison. Each
+   listed file is marked when a case loads it; test_fixtures_all_used checks that every one
+   was. */
+typedef struct g_manifest {
+    char *text;   /* the file, with each '\n' replaced by '\0' */
+    char **names; /* sorted */
+    bool *used;
+    size_t n;
+    bool loaded, failed;
+} g_manifest;
+static g_manifest g_man;
+
+static int g_cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool g_manifest_load(void)
+{
+    if (g_man.loaded || g_man.failed) {
+        return g_man.loaded;
+    }
+    FILE *f = fopen(GOLDEN_DIR "MANIFEST", "rb");
+    long len = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+    }
+    g_man.text = len > 0 ? (char *)malloc((size_t)len + 1) : NULL;
+    if (!g_man.text || fread(g_man.text, 1, (size_t)len, f) != (size_t)len) {
+        ct_test_fail(__FILE__, __LINE__, "cannot read " GOLDEN_DIR "MANIFEST (run "
+                     "tools/gen_golden.py)");
+        g_man.failed = true;
+        free(g_man.text);
+        g_man.text = NULL;
+        if (f) {
+            fclose(f);
+        }
+        return false;
+    }
+    fclose(f);
+    g_man.text[len] = '\0';
+    for (long i = 0; i < len; i++) {
+        g_man.n += g_man.text[i] == '\n';
+    }
+    g_man.names = (char **)malloc(sizeof(char *) * (g_man.n + 1));
+    g_man.used = (bool *)calloc(g_man.n + 1, sizeof(bool));
+    size_t k = 0;
+    for (char *line = g_man.text; k < g_man.n; k++) {
+        char *end = strchr(line, '\n');
+        *end = '\0';
+        g_man.names[k] = line;
+        line = end + 1;
+    }
+    qsort(g_man.names, g_man.n, sizeof(char *), g_cmp_name);
+    g_man.loaded = true;
+    return true;
+}
+
+/* The index of "<name>.<role>.npy" in the manifest, or -1. */
+static long g_find(const char *name, const char *role)
+{
+    char file[256];
+    snprintf(file, sizeof file, "%s.%s.npy", name, role);
+    if (!g_manifest_load()) {
+        return -1;
+    }
+    const char *key = file;
+    char **hit = (char **)bsearch(&key, g_man.names, g_man.n, sizeof(char *), g_cmp_name);
+    return hit ? (long)(hit - g_man.names) : -1;
+}
+
 static bool g_exists(const char *name, const char *role)
 {
-    char p[256];
-    g_path(p, sizeof p, name, role);
-    FILE *f = fopen(p, "rb");
-    if (f) {
-        fclose(f);
-    }
-    return f != NULL;
+    return g_find(name, role) >= 0;
 }
 
 /* Loads a fixture; a failure is reported at file:line and the error cleared (NULL returned). */
@@ -43,6 +111,12 @@ static ct_tensor *g_load_at(const char *file, int line, const char *name, const 
 {
     char p[256];
     g_path(p, sizeof p, name, role);
+    long k = g_find(name, role);
+    if (k >= 0) {
+        g_man.used[k] = true;
+    } else if (g_man.loaded) {
+        ct_test_fail(file, line, "fixture %s is not in " GOLDEN_DIR "MANIFEST", p);
+    }
     ct_tensor *t = ct_npy_load(p);
     if (!t) {
         ct_test_fail(file, line, "cannot load fixture %s: %s (run tools/gen_golden.py)", p,
@@ -94,11 +168,20 @@ static void g_compare_at(const char *file, int line, const char *what, const ct_
     ct_scope_begin();
     ct_tensor *gx = ct_contiguous(ct_to_dtype(got, CT_FLOAT64));
     ct_tensor *gy = ct_contiguous(ct_to_dtype(want, CT_FLOAT64));
-    if (gx && gy) {
+    bool read = gx && gy;
+    if (read) {
         memcpy(x, ct_data_ptr(gx), sizeof(double) * (size_t)n);
         memcpy(y, ct_data_ptr(gy), sizeof(double) * (size_t)n);
     }
     ct_scope_end();
+    if (!read) {
+        ct_test_fail(file, line, "%s: cannot convert to float64 to compare: %s", what,
+                     ct_error() ? ct_error() : "no error");
+        ct_error_clear();
+        free(x);
+        free(y);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         if (x[i] == y[i]) { /* equal infinities included */
             x[i] = y[i] = 0;
@@ -740,6 +823,21 @@ static void test_golden_losses_weight_ignore(void)
     GOLDEN("l_ce_allignored_f32", 2, ct_cross_entropy(A, B, NULL));
 }
 
+/* Every fixture gen_golden.py wrote was compared by some case (run after all golden tests;
+   a filtered run that skips cases skips this too, by its name). */
+static void test_fixtures_all_used(void)
+{
+    CHECK(g_manifest_load() && g_man.n > 1000);
+    int unused = 0;
+    for (size_t k = 0; k < g_man.n; k++) {
+        if (!g_man.used[k] && unused++ < 5) {
+            ct_test_fail(__FILE__, __LINE__, "fixture %s was not used by any case",
+                         g_man.names[k]);
+        }
+    }
+    CHECK_MSG(unused == 0, "%d fixtures unused", unused);
+}
+
 /* ---- NPY reader and writer -------------------------------------------------------------- */
 /* Reads a whole file into a malloc'd buffer (the caller frees); NULL when missing. */
 static unsigned char *read_file(const char *path, size_t *n)
@@ -771,6 +869,11 @@ static void test_npy_numpy_files(void)
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char path[256];
         g_path(path, sizeof path, files[i].name, "out");
+        long k = g_find(files[i].name, "out");
+        CHECK_MSG(k >= 0, "%s is not in " GOLDEN_DIR "MANIFEST", path);
+        if (k >= 0) {
+            g_man.used[k] = true;
+        }
         size_t n = 0;
         unsigned char *bytes = read_file(path, &n);
         CHECK_MSG(bytes != NULL, "missing %s", path);
@@ -1253,6 +1356,7 @@ void test_ops(void)
     RUN(test_golden_losses);
     RUN(test_golden_losses_weight_ignore);
     RUN(test_npy_numpy_files);
+    RUN(test_fixtures_all_used);
     RUN(test_npy_round_trip);
     RUN(test_npy_hostile_headers);
     RUN(test_npy_fuzz);

@@ -17,7 +17,8 @@ Files are named <case>.<role>.npy:
     grad_a, grad_b  PyTorch's gradient for each input that requires grad (torch.autograd,
                     in the input's dtype: float32 and float64 cases both exist)
     out0, out1 ...  several results of one case (the RNG sequence)
-tests/golden/VERSION records torch.__version__ and numpy.__version__.
+tests/golden/MANIFEST lists every .npy file (sorted; the tests read which roles a case has
+from it) and tests/golden/VERSION records torch.__version__ and numpy.__version__.
 """
 import argparse
 import glob
@@ -542,6 +543,10 @@ def main():
         save("npy_" + dt, "out", gen(r, (2, 3), dt))
     save("npy_f64_0d", "out", np.array(2.5))
     save("npy_i16_empty", "out", np.zeros((2, 0, 3), np.int16))
+    # every fixture, sorted: tests/test_ops.c reads which roles a case has from it
+    names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(OUT, "*.npy")))
+    with open(os.path.join(OUT, "MANIFEST"), "w") as f:
+        f.write("".join(n + "\n" for n in names))
     with open(os.path.join(OUT, "VERSION"), "w") as f:
         f.write(f"torch {torch.__version__}\nnumpy {np.__version__}\n")
     total = sum(os.path.getsize(p) for p in glob.glob(os.path.join(OUT, "*")))
