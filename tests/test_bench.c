@@ -75,11 +75,10 @@ static ct_timer *fake_timer(fake_clock *f, int num_threads)
 }
 
 /* ---- checking against PyTorch ------------------------------------------------------- */
-static void check_value(const char *name, const char *what, double got, double want,
-                        double rtol, double atol)
+static void check_value(const char *name, const char *what, double got, double want, double tol)
 {
-    CHECK_MSG(fabs(got - want) <= atol + rtol * fabs(want), "%s: %s = %.17g, want %.17g "
-              "(rtol %g, atol %g)", name, what, got, want, rtol, atol);
+    CHECK_MSG(fabs(got - want) <= tol, "%s: %s = %.17g, want %.17g (tol %g)", name, what, got,
+              want, tol);
 }
 
 static void check_text(const char *name, const char *got, size_t len, const char *want)
@@ -117,16 +116,17 @@ static void check_result(const char *name, const ct_measurement *m, const bench_
     close &= CHECK_CLOSE(ct_measurement_times(m), w->times, n, 0, 0);
     CHECK_MSG(close, "%s: raw_times / times", name);
     double median = ct_measurement_median(m), iqr = ct_measurement_iqr(m);
-    /* PyTorch's mean is torch.mean, summed in another order: n rounding errors at most */
-    check_value(name, "mean", ct_measurement_mean(m), w->mean, (double)n * DBL_EPSILON, 0);
-    check_value(name, "median", median, w->median, 0, 0);
-    check_value(name, "iqr", iqr, w->iqr, 0, 0);
-    check_value(name, "iqr / median", iqr / median, w->iqr_over_median, 0, 0);
+    /* the same arithmetic as PyTorch, bit for bit, but for the mean: torch.mean sums in
+       another order, n rounding errors at most */
+    check_value(name, "mean", ct_measurement_mean(m), w->mean, (double)n * DBL_EPSILON * w->mean);
+    check_value(name, "median", median, w->median, 0);
+    check_value(name, "iqr", iqr, w->iqr, 0);
+    check_value(name, "iqr / median", iqr / median, w->iqr_over_median, 0);
     double total = 0;
     for (int64_t i = 0; i < n; i++) {
         total += ct_measurement_raw_times(m)[i];
     }
-    check_value(name, "sum of raw_times", total, w->raw_total, 0, 0);
+    check_value(name, "sum of raw_times", total, w->raw_total, 0);
     CHECK_MSG(ct_measurement_significant_figures(m) == w->significant_figures,
               "%s: %d significant figures, want %d", name, ct_measurement_significant_figures(m),
               w->significant_figures);
@@ -161,8 +161,6 @@ static void test_bench_statistics(void)
         const bench_golden_measurement *g = bench_measurements[i];
         ct_measurement *m = golden_measurement(g);
         check_result(g->name, m, &g->want);
-        CHECK_MSG(m && memcmp(ct_measurement_raw_times(m), g->raw_times,
-                              sizeof(double) * (size_t)g->n) == 0, "%s: raw times kept", g->name);
         ct_measurement_free(m);
     }
 }
@@ -445,6 +443,25 @@ static void test_bench_errors(void)
     ct_measurement_free(m);
 }
 
+/* Times beyond float32's range, where PyTorch's float32 log10 overflows and raises: ctorch
+   prints them (clamped), without undefined float-to-int conversions. */
+static void test_bench_extreme_times(void)
+{
+    const double huge[4] = {1e300, 2e300, 3e300, 4e300}, tiny[4] = {1e-50, 2e-50, 3e-50, 4e-50};
+    ct_measurement *ms[2] = {ct_measurement_new(1, huge, 4, NULL),
+                             ct_measurement_new(1, tiny, 4, NULL)};
+    CHECK(ms[0] && ms[1]);
+    char buf[512];
+    CHECK(ct_measurement_str(ms[0], buf, sizeof buf) > 0 && strstr(buf, " s\n") != NULL);
+    CHECK(ct_measurement_significant_figures(ms[0]) == 1);
+    CHECK(ct_measurement_str(ms[1], buf, sizeof buf) > 0);
+    ct_compare *c = ct_compare_new(ms, 2);
+    ct_compare_trim_significant_figures(c);
+    CHECK(ct_compare_str(c, NULL, 0) > 0);
+    ct_compare_free(c);
+    free_measurements(ms, 2);
+}
+
 /* ---- the real clock ----------------------------------------------------------------- */
 static void tiny_stmt(void *user)
 {
@@ -489,5 +506,6 @@ void test_bench(void)
     RUN(test_bench_num_threads_restored);
     RUN(test_bench_compare_table);
     RUN(test_bench_errors);
+    RUN(test_bench_extreme_times);
     RUN(test_bench_real_clock);
 }

@@ -89,6 +89,8 @@ CLOCK_SCRIPTS = {
     "read_200ns": [0, 200],  # every second read: a run's clock overhead is 200 ns
     "read_1ms": [1000000],
     "read_varying": [0, 30, 0, 70, 0, 10],
+    "cost_69993ns": [69993],
+    "read_7ns": [0, 7],
 }
 # (name, method, args, costs, reads, num_threads (0: default))
 TIMERS = [
@@ -102,6 +104,10 @@ TIMERS = [
     # one call already exceeds min_run_time: a block of 1, one block
     ("blocked_slow", "blocked", dict(min_run_time=0.2), "cost_250ms", "read_1ms", 1),
     ("blocked_varying", "blocked", dict(min_run_time=0.05), "cost_varying", "read_varying", 1),
+    # overhead / time is 1e-4 for one call, but the overhead is float32 (torch.tensor(...)
+    # .median()), a little more than 7 ns: blocks of 10
+    ("blocked_overhead_float32", "blocked", dict(min_run_time=0.05), "cost_69993ns", "read_7ns",
+     1),
     # constant times meet any threshold: 4 blocks (more than 3) when min_run_time is reached,
     # else min_run_time; blocks sized for 0.05 s
     ("adaptive_four_blocks", "adaptive",
@@ -163,7 +169,8 @@ COMPARE_ENV = [
 # Compare takes log10 and rounds in float32 (torch.tensor of a Python float): 100000.001 ns has
 # 5 leading digits, not 6; trimmed to 1 figure, 349.99999 ns is 400 (3.5 rounds to even 4)
 COMPARE_EDGE = [
-    ("edge_digits", 1, [1.00000001e-4] * 4, spec(label="edge", sub_label="digits", description="a")),
+    ("edge_digits", 1, [1.00000001e-4] * 4,
+     spec(label="edge", sub_label="digits", description="a")),
     ("edge_round", 1, [3.4999999e-7] * 4, spec(label="edge", sub_label="round", description="a")),
 ]
 
@@ -469,7 +476,8 @@ def main():
     edge_ms = measurement_list(o, "bench_compare_edge", "bench_cmp_", COMPARE_EDGE)
     o.append("#define BENCH_COMPARE_COLORIZED_N %d" % COLORIZED_N)
     for name, text in compare_texts(ms, env_ms, edge_ms):
-        o.append("static const char bench_compare_text_%s[] =\n    %s;" % (name, c_string(text, "    ")))
+        o.append("static const char bench_compare_text_%s[] =\n    %s;"
+                 % (name, c_string(text, "    ")))
     text = "\n".join(o) + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:

@@ -4,10 +4,13 @@
  * search and measurement loops of Timer, Measurement's statistics and repr, and Compare's
  * table layout (Python's str.center/ljust padding included), so the printed text is the
  * same byte for byte. Determinism: statistics are computed in float64 from the sorted
- * times, so the same times always give the same numbers and text.
+ * times, and in float32 where PyTorch makes float32 tensors of them (significant figures,
+ * time units, trimmed figures, column digits), so the same times always give the same
+ * numbers and text, PyTorch's.
  */
 #include "../core/internal.h"
 
+#include <float.h>
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf; FILE only without CTORCH_NO_STDIO */
 
@@ -647,10 +650,12 @@ double ct_measurement_iqr(const ct_measurement *m)
 }
 
 /* log10 of torch.tensor(x): PyTorch's benchmark utilities make float32 tensors of Python
-   floats and take their log10 (then floor, ceil or round) in float32. */
+   floats and take their log10 (then floor, ceil or round) in float32. x > 0 is clamped to
+   float's range, where PyTorch's inf or 0 would raise OverflowError. */
 static CT__UNUSED double ct__bench_log10_f32(double x)
 {
-    return (double)log10f((float)x);
+    float f = x > FLT_MAX ? FLT_MAX : x < FLT_TRUE_MIN ? FLT_TRUE_MIN : (float)x;
+    return (double)log10f(f);
 }
 
 /* Measurement.significant_figures, in float32 where PyTorch makes tensors: the std of the
@@ -675,7 +680,7 @@ static CT__UNUSED int ct__bench_sigfigs(const ct_measurement *m)
         ci = 25e-9;
     }
     double f = floor(ct__bench_log10_f32(m->median / ci));
-    return f < 1 ? 1 : f > 4 ? 4 : (int)f;
+    return !(f >= 1) ? 1 : f > 4 ? 4 : (int)f; /* 1 for NaN: times beyond float32 */
 }
 
 int ct_measurement_significant_figures(const ct_measurement *m)
