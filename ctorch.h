@@ -1586,7 +1586,8 @@ CTORCH_API double ct_measurement_median(const ct_measurement *m);
 CTORCH_API double ct_measurement_iqr(const ct_measurement *m);
 /* Estimated significant figures of the median, 1..4: with the sorted times' middle half
    (indices n/4 up to ceil(3n/4)), ci = max(1.645 * std / sqrt(count), 25 ns) and the
-   result floor(log10(median / ci)) clamped to [1, 4]. 0 (and CT_ERR_NULL_ARG) for NULL.
+   result floor(log10(median / ci)) clamped to [1, 4]; the std, sqrt and log10 in float32,
+   as PyTorch's. 0 (and CT_ERR_NULL_ARG) for NULL.
    Mirrors: Measurement.significant_figures. */
 CTORCH_API int ct_measurement_significant_figures(const ct_measurement *m);
 /* Whether IQR / median < threshold. false (and CT_ERR_NULL_ARG) for NULL.
@@ -13325,9 +13326,12 @@ void ct_dataloader_free(ct_dataloader *dl)
  * search and measurement loops of Timer, Measurement's statistics and repr, and Compare's
  * table layout (Python's str.center/ljust padding included), so the printed text is the
  * same byte for byte. Determinism: statistics are computed in float64 from the sorted
- * times, so the same times always give the same numbers and text.
+ * times, and in float32 where PyTorch makes float32 tensors of them (significant figures,
+ * time units, trimmed figures, column digits), so the same times always give the same
+ * numbers and text, PyTorch's.
  */
 
+#include <float.h>
 
 #ifndef CTORCH_NO_STDIO
 #include <time.h>
@@ -13687,7 +13691,9 @@ void ct_timer_free(ct_timer *t)
     ct__free(t);
 }
 
-/* One run: setup, clock, `number` calls, clock. Seconds, at least 1 ns (Timer._timeit). */
+/* One run: setup, clock, `number` calls, clock. Seconds, at least 1 ns (Timer._timeit).
+   timeit's time.perf_counter() reads the clock in seconds as CPython makes them from ns,
+   (double)ns / 1e9, and subtracts: the same clock reads give PyTorch's times to the bit. */
 static CT__UNUSED double ct__bench_run(const ct_timer *t, int64_t number)
 {
     if (t->setup) {
@@ -13698,7 +13704,7 @@ static CT__UNUSED double ct__bench_run(const ct_timer *t, int64_t number)
         t->stmt(t->user);
     }
     uint64_t t1 = t->clock_ns(t->clock_user);
-    double s = t1 > t0 ? (double)(t1 - t0) * 1e-9 : 0.0;
+    double s = (double)t1 / 1e9 - (double)t0 / 1e9;
     return s > 1e-9 ? s : 1e-9;
 }
 
@@ -13710,7 +13716,7 @@ static CT__UNUSED int64_t ct__bench_block_size(const ct_timer *t, double min_run
         empty[i] = ct__bench_run(t, 0);
     }
     qsort(empty, 5, sizeof(double), ct__bench_cmp);
-    double overhead = empty[2];
+    double overhead = (double)(float)empty[2]; /* torch.tensor([...]).median(): float32 */
     int64_t number = 1;
     for (;;) {
         double taken = ct__bench_run(t, number);
@@ -13962,25 +13968,38 @@ double ct_measurement_iqr(const ct_measurement *m)
     return ct__null("ct_measurement_iqr", m) ? NAN : m->p75 - m->p25;
 }
 
+/* log10 of torch.tensor(x): PyTorch's benchmark utilities make float32 tensors of Python
+   floats and take their log10 (then floor, ceil or round) in float32. x > 0 is clamped to
+   float's range, where PyTorch's inf or 0 would raise OverflowError. */
+static CT__UNUSED double ct__bench_log10_f32(double x)
+{
+    float f = x > FLT_MAX ? FLT_MAX : x < FLT_TRUE_MIN ? FLT_TRUE_MIN : (float)x;
+    return (double)log10f(f);
+}
+
+/* Measurement.significant_figures, in float32 where PyTorch makes tensors: the std of the
+   middle half as torch.std of float32 values (their float32 mean, the squared deviations
+   summed in double, the root rounded to float32), sqrt(k), and log10(median / ci). */
 static CT__UNUSED int ct__bench_sigfigs(const ct_measurement *m)
 {
-    int64_t lo = m->n / 4, hi = (int64_t)ceil(3.0 * (double)m->n / 4.0);
+    int64_t lo = m->n / 4, hi = (int64_t)ceilf((float)(3.0 * (double)m->n / 4.0));
     int64_t k = hi - lo;
-    double mean = 0, var = 0;
+    float sum = 0;
     for (int64_t i = lo; i < hi; i++) {
-        mean += m->sorted[i];
+        sum += (float)m->sorted[i];
     }
-    mean /= (double)k;
+    double mean = (double)(sum / (float)k), var = 0;
     for (int64_t i = lo; i < hi; i++) {
-        var += (m->sorted[i] - mean) * (m->sorted[i] - mean);
+        double d = (double)(float)m->sorted[i] - mean;
+        var += d * d;
     }
-    double std = sqrt(var / (double)k);
-    double ci = 1.645 * std / sqrt((double)k);
+    double std = (double)(float)sqrt(var / (double)k);
+    double ci = 1.645 * std / (double)sqrtf((float)k);
     if (ci < 25e-9) {
         ci = 25e-9;
     }
-    double f = floor(log10(m->median / ci));
-    return f < 1 ? 1 : f > 4 ? 4 : (int)f;
+    double f = floor(ct__bench_log10_f32(m->median / ci));
+    return !(f >= 1) ? 1 : f > 4 ? 4 : (int)f; /* 1 for NaN: times beyond float32 */
 }
 
 int ct_measurement_significant_figures(const ct_measurement *m)
@@ -13998,10 +14017,10 @@ bool ct_measurement_has_warnings(const ct_measurement *m)
     return ct__null("ct_measurement_has_warnings", m) ? false : !ct__bench_meets(m, 0.1);
 }
 
-/* common.select_unit: the unit for the magnitude of t seconds. */
+/* common.select_unit: the unit for the magnitude of t seconds (log10 in float32). */
 static CT__UNUSED const char *ct__bench_unit(double t, double *scale)
 {
-    double e = floor(log10(t) / 3);
+    double e = floor(ct__bench_log10_f32(t) / 3);
     if (e == -3) {
         *scale = 1e-9;
         return "ns";
@@ -14280,12 +14299,12 @@ static CT__UNUSED int ct__bench_env_cmp(const char *a, const char *b)
     return strcmp(a, b);
 }
 
-/* common.trim_sigfig. */
+/* common.trim_sigfig: log10, the rounding (half to even) and the product in float32. */
 static CT__UNUSED double ct__bench_trim_sigfig(double x, int n)
 {
-    int magnitude = (int)ceil(log10(fabs(x)));
+    int magnitude = (int)ceil(ct__bench_log10_f32(fabs(x)));
     double scale = pow(10.0, magnitude - n);
-    return nearbyint(x / scale) * scale;
+    return (double)(nearbyintf((float)(x / scale)) * (float)scale);
 }
 
 /* A rendered table column (compare._Column). */
@@ -14449,7 +14468,7 @@ static CT__UNUSED void ct__bench_table_body(ct__bench_buf *out, const ct_compare
             if (!m) {
                 continue;
             }
-            int digits = (int)ceil(log10(m->median / scale));
+            int digits = (int)ceil(ct__bench_log10_f32(m->median / scale));
             unit_digits = digits > unit_digits ? digits : unit_digits;
             int d = ct__bench_sigfigs(m) - digits;
             d = d > 0 ? d : 0;

@@ -1,15 +1,21 @@
 /* tests/test_bench.c - Timer, Measurement and Compare (torch.utils.benchmark).
  *
- * Timers run on a synthetic clock: the statement advances a fake time by scripted costs and
+ * Every input and expected value comes from tools/gen_golden_bench.py, which drives
+ * torch.utils.benchmark with the same inputs (tests/golden/bench_golden.h): Measurements
+ * built from raw times, Timers on a synthetic clock and the printed Compare tables.
+ *
+ * Timers run on the synthetic clock: the statement advances a fake time by scripted costs and
  * each clock read adds a scripted overhead, so block sizes, run counts and statistics are
- * exact. The expected values come from torch.utils.benchmark (torch 2.x) driven by the same
- * fake clock in Python: Timer(stmt="f.stmt()", globals={"f": f}, timer=f.clock) where
+ * exact. In Python: Timer(stmt="f.stmt()", globals={"f": f}, timer=f.clock) where
  *     f.clock(): f.now += reads[f.nr % len(reads)]; f.nr += 1; return f.now / 1e9
  *     f.stmt():  f.now += costs[f.nc % len(costs)]; f.nc += 1
  * and the printed texts are repr(Measurement) (minus its first line) and str(Compare) + "\n".
  */
 #include "test.h"
 
+#include "golden/bench_golden.h"
+
+#include <float.h>
 #include <stdlib.h>
 
 /* ---- the synthetic clock ------------------------------------------------------------ */
@@ -44,16 +50,14 @@ static void fake_setup(void *user)
     ((fake_clock *)user)->setups++;
 }
 
-static const uint64_t zero_reads[1] = {0};
-
 static void fake_init(fake_clock *f, const uint64_t *costs, int n_costs, const uint64_t *reads,
                       int n_reads)
 {
     memset(f, 0, sizeof *f);
     f->costs = costs;
     f->n_costs = n_costs;
-    f->reads = reads ? reads : zero_reads;
-    f->n_reads = reads ? n_reads : 1;
+    f->reads = reads;
+    f->n_reads = n_reads;
 }
 
 static ct_timer *fake_timer(fake_clock *f, int num_threads)
@@ -70,163 +74,110 @@ static ct_timer *fake_timer(fake_clock *f, int num_threads)
     return ct_timer_new(&o);
 }
 
-#define CHECK_REL(a, b, rtol) CHECK_NEAR(a, b, (rtol) * fabs((double)(b)))
+/* ---- checking against PyTorch ------------------------------------------------------- */
+static void check_value(const char *name, const char *what, double got, double want, double tol)
+{
+    CHECK_MSG(fabs(got - want) <= tol, "%s: %s = %.17g, want %.17g (tol %g)", name, what, got,
+              want, tol);
+}
 
-/* Checks the whole text of ct_measurement_str and ct_compare_str against `want`. */
-static void check_measurement_text(const ct_measurement *m, const char *want)
+static void check_text(const char *name, const char *got, size_t len, const char *want)
+{
+    CHECK_MSG(len == strlen(want) && strcmp(got, want) == 0, "%s: got:\n%s\nwant:\n%s", name, got,
+              want);
+}
+
+/* Checks the whole text of ct_measurement_str against `want`. */
+static void check_measurement_text(const char *name, const ct_measurement *m, const char *want)
 {
     char buf[1024];
     size_t len = ct_measurement_str(m, buf, sizeof buf);
-    CHECK(len == strlen(want));
-    CHECK_MSG(strcmp(buf, want) == 0, "got:\n%s\nwant:\n%s", buf, want);
+    CHECK(len < sizeof buf);
+    check_text(name, buf, len, want);
 }
 
-static void check_compare_text(const ct_compare *c, const char *want)
+/* Checks every statistic of m, and its text, against PyTorch's Measurement. */
+static void check_result(const char *name, const ct_measurement *m, const bench_golden_result *w)
 {
-    size_t need = ct_compare_str(c, NULL, 0);
-    char *buf = (char *)malloc(need + 1);
-    size_t len = ct_compare_str(c, buf, need + 1);
-    CHECK(len == need && len == strlen(want));
-    CHECK_MSG(strcmp(buf, want) == 0, "got:\n%s\nwant:\n%s", buf, want);
-    free(buf);
+    CHECK_MSG(m != NULL, "%s: no measurement (%s)", name, ct_error() ? ct_error() : "");
+    if (!m) {
+        return;
+    }
+    int64_t n = ct_measurement_number_of_runs(m), per_run = ct_measurement_number_per_run(m);
+    CHECK_MSG(per_run == w->number_per_run && n == w->number_of_runs &&
+              ct_measurement_num_threads(m) == w->num_threads, "%s: %lld x %lld runs, %d threads;"
+              " want %lld x %lld, %d", name, (long long)n, (long long)per_run,
+              ct_measurement_num_threads(m), (long long)w->number_of_runs,
+              (long long)w->number_per_run, w->num_threads);
+    if (n != w->number_of_runs || per_run != w->number_per_run) {
+        return;
+    }
+    int close = CHECK_CLOSE(ct_measurement_raw_times(m), w->raw_times, n, 0, 0);
+    close &= CHECK_CLOSE(ct_measurement_times(m), w->times, n, 0, 0);
+    CHECK_MSG(close, "%s: raw_times / times", name);
+    double median = ct_measurement_median(m), iqr = ct_measurement_iqr(m);
+    /* the same arithmetic as PyTorch, bit for bit, but for the mean: torch.mean sums in
+       another order, n rounding errors at most */
+    check_value(name, "mean", ct_measurement_mean(m), w->mean, (double)n * DBL_EPSILON * w->mean);
+    check_value(name, "median", median, w->median, 0);
+    check_value(name, "iqr", iqr, w->iqr, 0);
+    check_value(name, "iqr / median", iqr / median, w->iqr_over_median, 0);
+    double total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        total += ct_measurement_raw_times(m)[i];
+    }
+    check_value(name, "sum of raw_times", total, w->raw_total, 0);
+    CHECK_MSG(ct_measurement_significant_figures(m) == w->significant_figures,
+              "%s: %d significant figures, want %d", name, ct_measurement_significant_figures(m),
+              w->significant_figures);
+    CHECK_MSG(ct_measurement_has_warnings(m) == (w->has_warnings != 0), "%s: has_warnings", name);
+    for (int k = 0; k < (int)(sizeof bench_thresholds / sizeof bench_thresholds[0]); k++) {
+        bool meets = ct_measurement_meets_confidence(m, bench_thresholds[k]);
+        CHECK_MSG(meets == ((w->meets_confidence >> k & 1u) != 0), "%s: meets_confidence(%g) %d",
+                  name, bench_thresholds[k], (int)meets);
+    }
+    check_measurement_text(name, m, w->text);
 }
 
-static ct_timer_opts spec(const char *label, const char *sub_label, const char *description,
-                          int num_threads)
+/* Measurement(number_per_run, raw_times, TaskSpec(...)) of a golden case. */
+static ct_measurement *golden_measurement(const bench_golden_measurement *g)
 {
     ct_timer_opts o;
     memset(&o, 0, sizeof o);
-    o.label = label;
-    o.sub_label = sub_label;
-    o.description = description;
-    o.num_threads = num_threads;
-    return o;
+    o.stmt_name = g->stmt;
+    o.label = g->label;
+    o.sub_label = g->sub_label;
+    o.description = g->description;
+    o.env = g->env;
+    o.num_threads = g->num_threads;
+    return ct_measurement_new(g->number_per_run, g->raw_times, g->n, g->has_spec ? &o : NULL);
 }
 
-/* ---- statistics --------------------------------------------------------------------- */
+/* ---- Measurements from raw times ---------------------------------------------------- */
 static void test_bench_statistics(void)
 {
-    const double raw[7] = {0.0243, 0.0251, 0.0239, 0.0262, 0.0247, 0.0244, 0.0290};
-    ct_timer_opts o = spec("matmul", "[64, 64]", "float32", 1);
-    ct_measurement *m = ct_measurement_new(10, raw, 7, &o);
-    CHECK(m != NULL);
-    CHECK(ct_measurement_number_per_run(m) == 10);
-    CHECK(ct_measurement_number_of_runs(m) == 7);
-    CHECK(ct_measurement_num_threads(m) == 1);
-    CHECK_NEAR(ct_measurement_times(m)[6], 0.0029, 1e-18);
-    CHECK_NEAR(ct_measurement_raw_times(m)[6], 0.0290, 0);
-    /* t = numpy.array(raw) / 10: numpy.mean(t), numpy.median(t),
-       numpy.percentile(t, 75) - numpy.percentile(t, 25) */
-    CHECK_REL(ct_measurement_mean(m), 0.0025371428571428572, 1e-15);
-    CHECK_REL(ct_measurement_median(m), 0.00247, 1e-15);
-    CHECK_REL(ct_measurement_iqr(m), 0.00012999999999999991, 1e-12);
-    CHECK(ct_measurement_significant_figures(m) == 1);
-    CHECK(!ct_measurement_has_warnings(m)); /* IQR is 5.3% of the median */
-    CHECK(ct_measurement_meets_confidence(m, 0.1));
-    CHECK(!ct_measurement_meets_confidence(m, 0.05));
-    ct_measurement_free(m);
-
-    /* Measurement(1, times, spec).significant_figures */
-    const double a[6] = {2.43e-3, 2.44e-3, 2.42e-3, 2.43e-3, 2.45e-3, 2.41e-3};
-    const double b[8] = {1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6, 1e-6};
-    const double c[4] = {1.0e-3, 1.5e-3, 2.0e-3, 2.5e-3};
-    const double d[5] = {5e-05, 5.001e-05, 4.999e-05, 5.0002e-05, 5.0001e-05};
-    const double e[4] = {1e-3, 1.0001e-3, 0.9999e-3, 1.00005e-3};
-    const double *sets[5] = {a, b, c, d, e};
-    const int64_t sizes[5] = {6, 8, 4, 5, 4};
-    const int want_sf[5] = {2, 1, 1, 3, 4};
-    for (int i = 0; i < 5; i++) {
-        m = ct_measurement_new(1, sets[i], sizes[i], NULL);
-        CHECK_MSG(ct_measurement_significant_figures(m) == want_sf[i], "set %d: %d sig figs, "
-                  "want %d", i, ct_measurement_significant_figures(m), want_sf[i]);
-        if (i == 0) {
-            /* numpy.median(a), numpy.percentile(a, 75) - numpy.percentile(a, 25): the
-               even-count median and interpolated quartiles */
-            CHECK_REL(ct_measurement_median(m), 0.0024299999999999999, 1e-15);
-            CHECK_REL(ct_measurement_iqr(m), 1.5000000000000256e-05, 1e-9);
-            CHECK_REL(ct_measurement_mean(m), 0.0024299999999999999, 1e-15);
-        }
+    /* every case: statistics, significant figures, warnings and its printed text */
+    for (int i = 0; i < BENCH_MEASUREMENTS_N; i++) {
+        const bench_golden_measurement *g = bench_measurements[i];
+        ct_measurement *m = golden_measurement(g);
+        check_result(g->name, m, &g->want);
         ct_measurement_free(m);
     }
 }
 
-/* ---- the printed Measurement -------------------------------------------------------- */
 static void test_bench_measurement_print(void)
 {
-    const double raw[7] = {0.0243, 0.0251, 0.0239, 0.0262, 0.0247, 0.0244, 0.0290};
-    ct_timer_opts o = spec("matmul", "[64, 64]", "float32", 1);
-    ct_measurement *m = ct_measurement_new(10, raw, 7, &o);
-    const char *want = "matmul: [64, 64]\n"
-                       "float32\n"
-                       "  Median: 2.47 ms\n"
-                       "  IQR:    0.13 ms (2.44 to 2.56)\n"
-                       "  7 measurements, 10 runs per measurement, 1 thread\n";
-    check_measurement_text(m, want);
+    const char *want = bench_m_matmul.want.text;
+    ct_measurement *m = golden_measurement(&bench_m_matmul);
     /* asking for the size, then a short buffer: truncated and terminated */
     CHECK(ct_measurement_str(m, NULL, 0) == strlen(want));
     char small[8];
     CHECK(ct_measurement_str(m, small, sizeof small) == strlen(want));
-    CHECK(strcmp(small, "matmul:") == 0);
+    CHECK(strncmp(small, want, sizeof small - 1) == 0 && small[sizeof small - 1] == '\0');
     ct_measurement_free(m);
-
-    /* Measurement(100, [3.1e-4, 3.3e-4], TaskSpec("x = 1\ny = 2", "pass", sub_label="small",
-       num_threads=4)): multi-line stmt title, no IQR line under 4 runs */
-    const double r2[2] = {3.1e-6 * 100, 3.3e-6 * 100};
-    o = spec(NULL, "small", NULL, 4);
-    o.stmt_name = "x = 1\ny = 2";
-    m = ct_measurement_new(100, r2, 2, &o);
-    check_measurement_text(m, "stmt: (small)\n"
-                              "  x = 1\n"
-                              "  y = 2\n"
-                              "\n"
-                              "  Median: 3.20 us\n"
-                              "  2 measurements, 100 runs per measurement, 4 threads\n");
-    ct_measurement_free(m);
-
-    /* one run: no "Median: " and PyTorch's "runs ," */
-    const double r3[1] = {5.5e-7 * 1000};
-    o = spec(NULL, NULL, "d", 2);
-    o.stmt_name = "f()";
-    m = ct_measurement_new(1000, r3, 1, &o);
-    check_measurement_text(m, "f()\n"
-                              "d\n"
-                              "  550.00 ns\n"
-                              "  1 measurement, 1000 runs , 2 threads\n");
-    ct_measurement_free(m);
-
-    /* IQR / median 33%: the gross warning; seconds */
-    const double r4[5] = {1.0, 1.2, 1.5, 2.0, 1.1};
-    o = spec("slow", NULL, NULL, 1);
-    m = ct_measurement_new(1, r4, 5, &o);
-    CHECK(ct_measurement_has_warnings(m));
-    check_measurement_text(m, "slow\n"
-                              "  Median: 1.20 s\n"
-                              "  IQR:    0.40 s (1.10 to 1.50)\n"
-                              "  5 measurements, 1 runs per measurement, 1 thread\n"
-                              "  WARNING: Interquartile range is 33.3% of the median measurement.\n"
-                              "           This suggests significant environmental influence.\n");
-    ct_measurement_free(m);
-
-    /* an empty label and no stmt: the summary line stays, empty */
-    const double r5[5] = {1.0, 1.05, 1.12, 1.2, 1.1};
-    o = spec("", NULL, NULL, 0);
-    m = ct_measurement_new(1, r5, 5, &o);
-    check_measurement_text(m, "\n"
-                              "  Median: 1.10 s\n"
-                              "  IQR:    0.07 s (1.05 to 1.12)\n"
-                              "  5 measurements, 1 runs per measurement, 1 thread\n");
-    ct_measurement_free(m);
-
-    /* 10% <= IQR / median < 25%: the milder warning */
-    const double r6[4] = {1.0e-3, 1.2e-3, 0.95e-3, 1.1e-3};
-    m = ct_measurement_new(1, r6, 4, NULL);
-    check_measurement_text(m, "\n"
-                              "  Median: 1.05 ms\n"
-                              "  IQR:    0.14 ms (0.99 to 1.12)\n"
-                              "  4 measurements, 1 runs per measurement, 1 thread\n"
-                              "  WARNING: Interquartile range is 13.1% of the median measurement.\n"
-                              "           This could indicate system fluctuation.\n");
 #ifndef CTORCH_NO_STDIO
+    /* ct_measurement_print writes the same text */
+    m = golden_measurement(&bench_m_mild_warning);
     FILE *f = tmpfile();
     if (f) {
         char back[512] = {0};
@@ -234,162 +185,75 @@ static void test_bench_measurement_print(void)
         rewind(f);
         size_t got = fread(back, 1, sizeof back - 1, f);
         CHECK(got == ct_measurement_str(m, NULL, 0));
-        CHECK(strncmp(back, "\n  Median: 1.05 ms\n", 19) == 0);
+        check_text(bench_m_mild_warning.name, back, got, bench_m_mild_warning.want.text);
         fclose(f);
     }
-#endif
     ct_measurement_free(m);
+#endif
 }
 
 /* ---- timers on the synthetic clock -------------------------------------------------- */
+static ct_measurement *run_golden_timer(ct_timer *t, const bench_golden_timer *g)
+{
+    switch (g->method) {
+    case BENCH_TIMEIT:
+        return ct_timer_timeit(t, g->number);
+    case BENCH_BLOCKED_AUTORANGE:
+        return ct_timer_blocked_autorange(t, g->min_run_time);
+    default:
+        return ct_timer_adaptive_autorange(t, g->threshold, g->min_run_time, g->max_run_time);
+    }
+}
+
+/* Runs every golden timer of `method` twice on one timer (the clock restarted): the calls of
+   stmt and setup, the clock reads and the Measurement are PyTorch's. */
+static void check_golden_timers(int method)
+{
+    int cases = 0;
+    for (int i = 0; i < BENCH_TIMERS_N; i++) {
+        const bench_golden_timer *g = bench_timers[i];
+        if (g->method != method) {
+            continue;
+        }
+        cases++;
+        fake_clock f;
+        fake_init(&f, g->costs, g->n_costs, g->reads, g->n_reads);
+        ct_timer *t = fake_timer(&f, g->num_threads);
+        for (int rep = 0; rep < 2; rep++) {
+            fake_init(&f, g->costs, g->n_costs, g->reads, g->n_reads);
+            ct_measurement *m = run_golden_timer(t, g);
+            CHECK_MSG(f.calls == g->calls && f.clock_reads == g->clock_reads &&
+                      f.setups == g->setups, "%s: %lld calls, %lld clock reads, %lld setups; "
+                      "want %lld, %lld, %lld", g->name, (long long)f.calls,
+                      (long long)f.clock_reads, (long long)f.setups, (long long)g->calls,
+                      (long long)g->clock_reads, (long long)g->setups);
+            check_result(g->name, m, &g->want);
+            ct_measurement_free(m);
+        }
+        ct_timer_free(t);
+    }
+    CHECK(cases > 0);
+}
+
 static void test_bench_timeit(void)
 {
-    const uint64_t cost[1] = {1500};
-    fake_clock f;
-    fake_init(&f, cost, 1, NULL, 0);
-    ct_timer *t = fake_timer(&f, 0);
-    ct_measurement *m = ct_timer_timeit(t, 100);
-    /* warmup max(100 // 100, 2) = 2 calls, then 100 timed; 2 clock reads per run */
-    CHECK(f.calls == 102 && f.clock_reads == 4 && f.setups == 2);
-    CHECK(ct_measurement_number_per_run(m) == 100);
-    CHECK(ct_measurement_number_of_runs(m) == 1);
-    CHECK_REL(ct_measurement_times(m)[0], 1.5e-6, 1e-12);
-    CHECK_REL(ct_measurement_raw_times(m)[0], 1.5e-4, 1e-12);
-    CHECK_REL(ct_measurement_median(m), 1.5e-6, 1e-12);
-    CHECK(ct_measurement_iqr(m) == 0);
-    CHECK(ct_measurement_num_threads(m) == 1); /* PyTorch's default num_threads=1 */
-    ct_measurement_free(m);
-    /* timeit(1000): 10 warmup calls */
-    fake_init(&f, cost, 1, NULL, 0);
-    m = ct_timer_timeit(t, 1000);
-    CHECK(f.calls == 1010 && f.clock_reads == 4);
-    ct_measurement_free(m);
-    ct_timer_free(t);
+    check_golden_timers(BENCH_TIMEIT);
 }
 
 static void test_bench_blocked_autorange(void)
 {
-    fake_clock f;
-    /* 1.1 us per call, free clock: overhead is the 1 ns floor; 1000 calls (1.1 ms) is the
-       first block >= 0.2 ms with overhead <= 1e-4; 182 blocks reach 0.2 s */
-    const uint64_t c1[1] = {1100};
-    fake_init(&f, c1, 1, NULL, 0);
-    ct_timer *t = fake_timer(&f, 1);
-    ct_measurement *m = ct_timer_blocked_autorange(t, 0.2);
-    CHECK(ct_measurement_number_per_run(m) == 1000);
-    CHECK(ct_measurement_number_of_runs(m) == 182);
-    CHECK(f.calls == 183111 && f.clock_reads == 382);
-    CHECK_REL(ct_measurement_median(m), 1.1e-6, 1e-9);
-    CHECK_REL(ct_measurement_mean(m), 1.1e-6, 1e-9);
-    CHECK_NEAR(ct_measurement_iqr(m), 0, 1e-18);
-    ct_measurement_free(m);
-    ct_timer_free(t);
-
-    /* a 200 ns clock read: the overhead rule needs a 2 ms block -> 10000 calls, 19 blocks */
-    const uint64_t r2[2] = {0, 200};
-    fake_init(&f, c1, 1, r2, 2);
-    t = fake_timer(&f, 1);
-    m = ct_timer_blocked_autorange(t, 0.2);
-    CHECK(ct_measurement_number_per_run(m) == 10000);
-    CHECK(ct_measurement_number_of_runs(m) == 19);
-    CHECK(f.calls == 201111 && f.clock_reads == 58);
-    CHECK_REL(ct_measurement_median(m), 1.10002e-06, 1e-9);
-    ct_measurement_free(m);
-    ct_timer_free(t);
-
-    /* 0.25 s per call with a 1 ms clock: one call already exceeds min_run_time -> block 1,
-       one block */
-    const uint64_t c3[1] = {250000000}, r3[1] = {1000000};
-    fake_init(&f, c3, 1, r3, 1);
-    t = fake_timer(&f, 1);
-    m = ct_timer_blocked_autorange(t, 0.2);
-    CHECK(ct_measurement_number_per_run(m) == 1);
-    CHECK(ct_measurement_number_of_runs(m) == 1);
-    CHECK(f.calls == 2 && f.clock_reads == 14);
-    CHECK_REL(ct_measurement_median(m), 0.251, 1e-12);
-    CHECK(ct_measurement_significant_figures(m) == 4);
-    ct_measurement_free(m);
-    ct_timer_free(t);
-
-    /* varying costs and clock reads */
-    const uint64_t c4[7] = {1000, 1200, 900, 1500, 1100, 1000, 1300};
-    const uint64_t r4[6] = {0, 30, 0, 70, 0, 10};
-    fake_init(&f, c4, 7, r4, 6);
-    t = fake_timer(&f, 1);
-    m = ct_timer_blocked_autorange(t, 0.05);
-    CHECK(ct_measurement_number_per_run(m) == 1000);
-    CHECK(ct_measurement_number_of_runs(m) == 44);
-    CHECK(f.calls == 45111 && f.clock_reads == 106);
-    CHECK_REL(ct_measurement_times(m)[0], 1.1429300000000001e-06, 1e-9);
-    CHECK_REL(ct_measurement_times(m)[1], 1.1425699999999999e-06, 1e-9);
-    CHECK_REL(ct_measurement_median(m), 1.1429300000000001e-06, 1e-9);
-    CHECK_REL(ct_measurement_mean(m), 1.1428872727272727e-06, 1e-9);
-    CHECK_REL(ct_measurement_iqr(m), 2.6999999999919443e-10, 1e-6);
-    CHECK(ct_measurement_significant_figures(m) == 1);
-    check_measurement_text(m, "f.stmt()\n"
-                              "  Median: 1.14 us\n"
-                              "  IQR:    0.00 us (1.14 to 1.14)\n"
-                              "  44 measurements, 1000 runs per measurement, 1 thread\n");
-    ct_measurement_free(m);
-    ct_timer_free(t);
+    check_golden_timers(BENCH_BLOCKED_AUTORANGE);
 }
 
 static void test_bench_adaptive_autorange(void)
 {
-    fake_clock f;
-    const uint64_t c1[1] = {1100};
-    /* constant times meet any threshold: stops after 4 blocks (more than 3) when
-       min_run_time is already reached, else at min_run_time; blocks sized for 0.05 s */
-    fake_init(&f, c1, 1, NULL, 0);
-    ct_timer *t = fake_timer(&f, 1);
-    ct_measurement *m = ct_timer_adaptive_autorange(t, 0.1, 0.0002, 10);
-    CHECK(ct_measurement_number_per_run(m) == 100);
-    CHECK(ct_measurement_number_of_runs(m) == 4);
-    CHECK(f.calls == 511 && f.clock_reads == 24);
-    ct_measurement_free(m);
-    fake_init(&f, c1, 1, NULL, 0);
-    m = ct_timer_adaptive_autorange(t, 0.1, 0.01, 10);
-    CHECK(ct_measurement_number_of_runs(m) == 91);
-    CHECK(f.calls == 9211 && f.clock_reads == 198);
-    ct_measurement_free(m);
-    ct_timer_free(t);
-
-    /* blocks of 100 calls over a 300-call cost cycle: IQR / median is 17% after 4 blocks */
-    static uint64_t cyc[300];
-    for (int i = 0; i < 300; i++) {
-        cyc[i] = i < 100 ? 1000 : i < 200 ? 1300 : 1100;
-    }
-    fake_init(&f, cyc, 300, NULL, 0);
-    t = fake_timer(&f, 1);
-    m = ct_timer_adaptive_autorange(t, 0.2, 0.0002, 0.01); /* 17% < 20%: stops at 4 */
-    CHECK(ct_measurement_number_of_runs(m) == 4);
-    CHECK(f.calls == 511 && f.clock_reads == 24);
-    CHECK_REL(ct_measurement_median(m), 1.1835000000000002e-06, 1e-9);
-    CHECK_REL(ct_measurement_mean(m), 1.1695e-06, 1e-9);
-    CHECK_REL(ct_measurement_iqr(m), 2.0300000000000022e-07, 1e-6);
-    CHECK_REL(ct_measurement_iqr(m) / ct_measurement_median(m), 0.17152513730460514, 1e-6);
-    ct_measurement_free(m);
-    fake_init(&f, cyc, 300, NULL, 0);
-    m = ct_timer_adaptive_autorange(t, 0.05, 0.0002, 0.01); /* never below 5%: max_run_time */
-    CHECK(ct_measurement_number_of_runs(m) == 89);
-    CHECK(f.calls == 9011 && f.clock_reads == 194);
-    CHECK_REL(ct_measurement_median(m), 1.0890000000000033e-06, 1e-9);
-    CHECK_REL(ct_measurement_mean(m), 1.1344606741573031e-06, 1e-9);
-    CHECK_REL(ct_measurement_iqr(m), 2.4499999999999363e-07, 1e-6);
-    double total = 0;
-    for (int64_t i = 0; i < ct_measurement_number_of_runs(m); i++) {
-        total += ct_measurement_raw_times(m)[i];
-    }
-    CHECK_REL(total, 0.0100967, 1e-9); /* the first total past 0.01 s */
-    ct_measurement_free(m);
-    ct_timer_free(t);
+    check_golden_timers(BENCH_ADAPTIVE_AUTORANGE);
 }
 
 static void test_bench_num_threads_restored(void)
 {
-    const uint64_t c1[1] = {1100};
     fake_clock f;
-    fake_init(&f, c1, 1, NULL, 0);
+    fake_init(&f, bench_cost_1100ns, 1, bench_read_free, 1);
     CHECK(ct_set_num_threads(2) == CT_OK);
     int before = ct_get_num_threads(); /* 2 with OpenMP, 1 without */
     ct_timer *t = fake_timer(&f, 3);
@@ -411,192 +275,68 @@ static void test_bench_num_threads_restored(void)
 }
 
 /* ---- Compare ------------------------------------------------------------------------ */
-/* 2 labels x 2 sub_labels x 2 thread counts x 2 descriptions; times per call are base / 10
-   with the factors F (NOISY for one). The first task comes in two pieces (runs of 10 and
-   20 calls) that Compare merges. */
-static int make_compare_set(ct_measurement **ms)
+static void check_compare_text(const char *name, const ct_compare *c, const char *want)
 {
-    static const double F[5] = {1.0, 1.02, 0.99, 1.01, 0.97};
-    static const double NOISY[5] = {1.0, 1.3, 0.8, 1.1, 0.9};
-    static const char *labels[2] = {"matmul", "add"};
-    static const char *subs[2] = {"[64, 64]", "[256, 256]"};
-    static const char *descs[2] = {"float32", "float64"};
-    static const int threads[2] = {1, 4};
-    /* base[label][sub][threads][desc] */
-    static const double base[2][2][2][2] = {
-        {{{2.1e-5, 4.3e-5}, {8.0e-6, 1.5e-5}}, {{1.2e-3, 2.5e-3}, {3.3e-4, 6.8e-4}}},
-        {{{1.1e-6, 1.3e-6}, {1.6e-6, 1.7e-6}}, {{1.5e-5, 2.9e-5}, {6.0e-6, 1.1e-5}}}};
-    int n = 0;
-    for (int l = 0; l < 2; l++) {
-        for (int s = 0; s < 2; s++) {
-            for (int h = 0; h < 2; h++) {
-                for (int d = 0; d < 2; d++) {
-                    double b = base[l][s][h][d];
-                    const double *fac = (l == 1 && s == 1 && h == 1 && d == 1) ? NOISY : F;
-                    ct_timer_opts o = spec(labels[l], subs[s], descs[d], threads[h]);
-                    double raw[5];
-                    if (l == 0 && s == 0 && h == 0 && d == 0) {
-                        for (int i = 0; i < 3; i++) {
-                            raw[i] = b * fac[i];
-                        }
-                        ms[n++] = ct_measurement_new(10, raw, 3, &o);
-                        for (int i = 0; i < 2; i++) {
-                            raw[i] = b * fac[3 + i] * 2;
-                        }
-                        ms[n++] = ct_measurement_new(20, raw, 2, &o);
-                    } else {
-                        for (int i = 0; i < 5; i++) {
-                            raw[i] = b * fac[i];
-                        }
-                        ms[n++] = ct_measurement_new(10, raw, 5, &o);
-                    }
-                }
-            }
-        }
+    size_t need = ct_compare_str(c, NULL, 0);
+    char *buf = (char *)malloc(need + 1);
+    CHECK(buf != NULL);
+    if (!buf) {
+        return;
     }
-    return n;
+    size_t len = ct_compare_str(c, buf, need + 1);
+    CHECK(len == need);
+    check_text(name, buf, len, want);
+    free(buf);
+}
+
+/* The golden measurements gs[0..n) in ms; true when all were made. */
+static bool golden_measurements(const bench_golden_measurement *const *gs, int n,
+                                ct_measurement **ms)
+{
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        ms[i] = golden_measurement(gs[i]);
+        ok = ok && ms[i];
+    }
+    return ok;
+}
+
+static void free_measurements(ct_measurement **ms, int n)
+{
+    for (int i = 0; i < n; i++) {
+        ct_measurement_free(ms[i]);
+    }
 }
 
 static void test_bench_compare_table(void)
 {
-    ct_measurement *ms[17];
-    int n = make_compare_set(ms);
-    CHECK(n == 17);
-    /* Compare(ms); str(c) + "\n" */
-    ct_compare *c = ct_compare_new(ms, n);
-    check_compare_text(c, "[---------------- matmul ----------------]\n"
-                          "                  |  float32   |  float64 \n"
-                          "1 threads: -------------------------------\n"
-                          "      [64, 64]    |    2100.0  |    4300.0\n"
-                          "      [256, 256]  |  120000.0  |  250000.0\n"
-                          "4 threads: -------------------------------\n"
-                          "      [64, 64]    |     800.0  |    1500.0\n"
-                          "      [256, 256]  |   33000.0  |   68000.0\n"
-                          "\n"
-                          "Times are in nanoseconds (ns).\n"
-                          "\n"
-                          "[---------------- add -----------------]\n"
-                          "                  |  float32  |  float64\n"
-                          "1 threads: -----------------------------\n"
-                          "      [64, 64]    |    110.0  |    130.0\n"
-                          "      [256, 256]  |   1500.0  |   2900.0\n"
-                          "4 threads: -----------------------------\n"
-                          "      [64, 64]    |    160.0  |    170.0\n"
-                          "      [256, 256]  |    600.0  |   1100.0\n"
-                          "\n"
-                          "Times are in nanoseconds (ns).\n"
-                          "\n");
-    /* c.trim_significant_figures() */
+    /* 2 labels x 2 sub_labels x 2 thread counts x 2 descriptions; the first task comes in two
+       pieces that Compare merges */
+    ct_measurement *ms[BENCH_COMPARE_SET_N];
+    CHECK(golden_measurements(bench_compare_set, BENCH_COMPARE_SET_N, ms));
+    ct_compare *c = ct_compare_new(ms, BENCH_COMPARE_SET_N);
+    check_compare_text("Compare(ms)", c, bench_compare_text_plain);
     ct_compare_trim_significant_figures(c);
-    const char *matmul_trimmed = "[--------------- matmul ---------------]\n"
-                                 "                  |  float32  |  float64\n"
-                                 "1 threads: -----------------------------\n"
-                                 "      [64, 64]    |     2000  |     4300\n"
-                                 "      [256, 256]  |   120000  |   250000\n"
-                                 "4 threads: -----------------------------\n"
-                                 "      [64, 64]    |      800  |     2000\n"
-                                 "      [256, 256]  |    33000  |    68000\n"
-                                 "\n"
-                                 "Times are in nanoseconds (ns).\n"
-                                 "\n";
-    char want[4096];
-    snprintf(want, sizeof want, "%s%s", matmul_trimmed,
-             "[---------------- add -----------------]\n"
-             "                  |  float32  |  float64\n"
-             "1 threads: -----------------------------\n"
-             "      [64, 64]    |     100   |     100 \n"
-             "      [256, 256]  |    2000   |    2900 \n"
-             "4 threads: -----------------------------\n"
-             "      [64, 64]    |     200   |     200 \n"
-             "      [256, 256]  |     600   |    1000 \n"
-             "\n"
-             "Times are in nanoseconds (ns).\n"
-             "\n");
-    check_compare_text(c, want);
-    /* c.trim_significant_figures(); c.highlight_warnings() */
+    check_compare_text("trim_significant_figures", c, bench_compare_text_trimmed);
     ct_compare_highlight_warnings(c);
-    snprintf(want, sizeof want, "%s%s", matmul_trimmed,
-             "[------------------- add -------------------]\n"
-             "                  |  float32  |    float64   \n"
-             "1 threads: ----------------------------------\n"
-             "      [64, 64]    |     100   |   100        \n"
-             "      [256, 256]  |    2000   |  2900        \n"
-             "4 threads: ----------------------------------\n"
-             "      [64, 64]    |     200   |   200        \n"
-             "      [256, 256]  |     600   |  1000 (! 20%)\n"
-             "\n"
-             "Times are in nanoseconds (ns).\n"
-             "(! XX%) Measurement has high variance, where XX is the IQR / median * 100.\n"
-             "\n");
-    check_compare_text(c, want);
+    check_compare_text("highlight_warnings", c, bench_compare_text_trimmed_highlighted);
     ct_compare_free(c);
 
-    /* Compare(ms[:8]).colorize(): a missing cell, colors by column within a thread group */
-    c = ct_compare_new(ms, 8);
+    /* a missing cell, colors by column within a thread group, then by row */
+    c = ct_compare_new(ms, BENCH_COMPARE_COLORIZED_N);
     ct_compare_colorize(c, false);
-    check_compare_text(c, "[---------------- matmul ----------------]\n"
-                          "                  |  float32   |  float64 \n"
-                          "1 threads: -------------------------------\n"
-                          "      [64, 64]    |  \033[92m\033[1m  2100.0\033[0m\033[0m  |  "
-                          "\033[92m\033[1m  4300.0\033[0m\033[0m\n"
-                          "      [256, 256]  |  \033[31m\033[1m120000.0\033[0m\033[0m  |  "
-                          "\033[31m\033[1m250000.0\033[0m\033[0m\n"
-                          "4 threads: -------------------------------\n"
-                          "      [64, 64]    |  \033[92m\033[1m   800.0\033[0m\033[0m  |  "
-                          "\033[92m\033[1m  1500.0\033[0m\033[0m\n"
-                          "      [256, 256]  |  \033[31m\033[1m 33000.0\033[0m\033[0m  |  "
-                          "        \n"
-                          "\n"
-                          "Times are in nanoseconds (ns).\n"
-                          "\n");
-    /* c.colorize(rowwise=True) */
+    check_compare_text("colorize()", c, bench_compare_text_colorized);
     ct_compare_colorize(c, true);
-    check_compare_text(c, "[---------------- matmul ----------------]\n"
-                          "                  |  float32   |  float64 \n"
-                          "1 threads: -------------------------------\n"
-                          "      [64, 64]    |  \033[92m\033[1m  2100.0\033[0m\033[0m  |  "
-                          "\033[2m\033[91m  4300.0\033[0m\033[0m\n"
-                          "      [256, 256]  |  \033[92m\033[1m120000.0\033[0m\033[0m  |  "
-                          "\033[2m\033[91m250000.0\033[0m\033[0m\n"
-                          "4 threads: -------------------------------\n"
-                          "      [64, 64]    |  \033[92m\033[1m   800.0\033[0m\033[0m  |  "
-                          "  1500.0\n"
-                          "      [256, 256]  |  \033[92m\033[1m 33000.0\033[0m\033[0m  |  "
-                          "        \n"
-                          "\n"
-                          "Times are in nanoseconds (ns).\n"
-                          "\n");
+    check_compare_text("colorize(rowwise=True)", c, bench_compare_text_colorized_rowwise);
     ct_compare_free(c);
-    for (int i = 0; i < n; i++) {
-        ct_measurement_free(ms[i]);
-    }
+    free_measurements(ms, BENCH_COMPARE_SET_N);
 
     /* envs differ: the env column; a row named by its stmt; extend_results */
-    const double e1[4] = {2e-3, 2.1e-3, 1.9e-3, 2.05e-3}, e2[4] = {3e-3, 3.1e-3, 2.9e-3, 3.05e-3};
-    const double e3[1] = {1e-3};
-    ct_timer_opts o = spec("env", "x", "a", 0);
-    o.env = "A";
-    ct_measurement *em[3];
-    em[0] = ct_measurement_new(1, e1, 4, &o);
-    o.env = "B";
-    o.description = "b";
-    em[1] = ct_measurement_new(1, e2, 4, &o);
-    o.env = "long_env";
-    o.description = "a";
-    o.sub_label = NULL;
-    o.stmt_name = "f(x)";
-    em[2] = ct_measurement_new(1, e3, 1, &o);
+    ct_measurement *em[BENCH_COMPARE_ENV_N];
+    CHECK(golden_measurements(bench_compare_env, BENCH_COMPARE_ENV_N, em));
     c = ct_compare_new(em, 1);
-    CHECK(ct_compare_extend_results(c, em + 1, 2) == CT_OK);
-    check_compare_text(c, "[------------- env --------------]\n"
-                          "                    |   a   |   b \n"
-                          "1 threads: -----------------------\n"
-                          "  (A)         x     |  2.0  |     \n"
-                          "  (B)         x     |       |  3.0\n"
-                          "  (long_env)  f(x)  |  1.0  |     \n"
-                          "\n"
-                          "Times are in milliseconds (ms).\n"
-                          "\n");
+    CHECK(ct_compare_extend_results(c, em + 1, BENCH_COMPARE_ENV_N - 1) == CT_OK);
+    check_compare_text("env", c, bench_compare_text_env);
 #ifndef CTORCH_NO_STDIO
     FILE *f = tmpfile();
     if (f) {
@@ -606,13 +346,21 @@ static void test_bench_compare_table(void)
     }
 #endif
     ct_compare_free(c);
-    for (int i = 0; i < 3; i++) {
-        ct_measurement_free(em[i]);
-    }
+    free_measurements(em, BENCH_COMPARE_ENV_N);
     /* an empty compare prints an empty line, as print(str(Compare([]))) */
     c = ct_compare_new(NULL, 0);
-    check_compare_text(c, "\n");
+    check_compare_text("Compare([])", c, bench_compare_text_empty);
     ct_compare_free(c);
+
+    /* leading digits and trimmed figures in float32, as PyTorch */
+    ct_measurement *xm[BENCH_COMPARE_EDGE_N];
+    CHECK(golden_measurements(bench_compare_edge, BENCH_COMPARE_EDGE_N, xm));
+    c = ct_compare_new(xm, BENCH_COMPARE_EDGE_N);
+    check_compare_text("edge", c, bench_compare_text_edge);
+    ct_compare_trim_significant_figures(c);
+    check_compare_text("edge trimmed", c, bench_compare_text_edge_trimmed);
+    ct_compare_free(c);
+    free_measurements(xm, BENCH_COMPARE_EDGE_N);
 }
 
 /* ---- errors ------------------------------------------------------------------------- */
@@ -695,6 +443,25 @@ static void test_bench_errors(void)
     ct_measurement_free(m);
 }
 
+/* Times beyond float32's range, where PyTorch's float32 log10 overflows and raises: ctorch
+   prints them (clamped), without undefined float-to-int conversions. */
+static void test_bench_extreme_times(void)
+{
+    const double huge[4] = {1e300, 2e300, 3e300, 4e300}, tiny[4] = {1e-50, 2e-50, 3e-50, 4e-50};
+    ct_measurement *ms[2] = {ct_measurement_new(1, huge, 4, NULL),
+                             ct_measurement_new(1, tiny, 4, NULL)};
+    CHECK(ms[0] && ms[1]);
+    char buf[512];
+    CHECK(ct_measurement_str(ms[0], buf, sizeof buf) > 0 && strstr(buf, " s\n") != NULL);
+    CHECK(ct_measurement_significant_figures(ms[0]) == 1);
+    CHECK(ct_measurement_str(ms[1], buf, sizeof buf) > 0);
+    ct_compare *c = ct_compare_new(ms, 2);
+    ct_compare_trim_significant_figures(c);
+    CHECK(ct_compare_str(c, NULL, 0) > 0);
+    ct_compare_free(c);
+    free_measurements(ms, 2);
+}
+
 /* ---- the real clock ----------------------------------------------------------------- */
 static void tiny_stmt(void *user)
 {
@@ -739,5 +506,6 @@ void test_bench(void)
     RUN(test_bench_num_threads_restored);
     RUN(test_bench_compare_table);
     RUN(test_bench_errors);
+    RUN(test_bench_extreme_times);
     RUN(test_bench_real_clock);
 }

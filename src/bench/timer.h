@@ -139,7 +139,8 @@ CTORCH_API double ct_measurement_median(const ct_measurement *m);
 CTORCH_API double ct_measurement_iqr(const ct_measurement *m);
 /* Estimated significant figures of the median, 1..4: with the sorted times' middle half
    (indices n/4 up to ceil(3n/4)), ci = max(1.645 * std / sqrt(count), 25 ns) and the
-   result floor(log10(median / ci)) clamped to [1, 4]. 0 (and CT_ERR_NULL_ARG) for NULL.
+   result floor(log10(median / ci)) clamped to [1, 4]; the std, sqrt and log10 in float32,
+   as PyTorch's. 0 (and CT_ERR_NULL_ARG) for NULL.
    Mirrors: Measurement.significant_figures. */
 CTORCH_API int ct_measurement_significant_figures(const ct_measurement *m);
 /* Whether IQR / median < threshold. false (and CT_ERR_NULL_ARG) for NULL.
