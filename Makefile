@@ -48,7 +48,7 @@ check-amalgamation:
 $(BUILD):
 	@mkdir -p $(BUILD)
 
-$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) | $(BUILD)
+$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) $(wildcard tests/golden/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 
 compile-tests: | $(BUILD)
