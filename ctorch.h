@@ -40,6 +40,14 @@
  *   first error; a call given a NULL tensor returns NULL without a new message. Check once
  *   after a block with ct_error(); ct_error_clear() forgets it. Messages read
  *   "ct_<op>: <facts>" in PyTorch's words. No input makes ctorch abort or crash.
+ *   Until an error handler is installed (ct_set_error_handler), each thread's first error
+ *   is printed to stderr when it is recorded, like an uncaught exception:
+ *       ctorch error: ct_cross_entropy: expected scalar type Long but found Int
+ *   Any handler, even one that does nothing, turns the print off; CTORCH_NO_STDIO has none.
+ *   NULL arguments: a tensor op given NULL returns NULL (or -1, 0, false, NAN, as its
+ *   declaration says) and records CT_ERR_NULL_ARG unless an error is already pending;
+ *   a function filling a caller's buffer takes buf NULL and returns the size needed;
+ *   _free(NULL) is a no-op; a NULL FILE* is CT_ERR_NULL_ARG.
  *
  * MEMORY
  *   Tensors belong to the innermost open scope, else to the caller (ct_free). Modules own
@@ -100,6 +108,8 @@ extern "C" {
  * An op that fails returns NULL (or a nonzero ct_status) and records the first error; an
  * op given a NULL input returns NULL without a new message. Check once after a block:
  *     if (ct_error()) { puts(ct_error()); ct_error_clear(); }
+ * Until an error handler is installed, each first error is also printed to stderr
+ * ("ctorch error: ct_<op>: ..."), so a mistake is never silent.
  */
 
 /* X(code, name, default text): the one list of status codes. */
@@ -138,7 +148,13 @@ CTORCH_API void ct_error_clear(void);
 
 /* Called once per recorded error (the first one of a block) with its code and message. */
 typedef void (*ct_error_handler)(ct_status code, const char *message, void *user_data);
-/* Installs a process-wide handler (NULL removes it). The examples abort from it. */
+/* Installs a process-wide handler; the examples abort from it. With no handler (the start,
+   or after ct_set_error_handler(NULL, NULL)) each thread's first error is printed to stderr
+   when it is recorded, as an uncaught exception would be:
+       ctorch error: ct_cross_entropy: expected scalar type Long but found Int
+   once per error (again only after ct_error_clear). Installing any handler, even one that
+   does nothing, turns the print off. Under CTORCH_NO_STDIO nothing is printed.
+   Thread safety: call before starting threads that use ctorch. */
 CTORCH_API void ct_set_error_handler(ct_error_handler fn, void *user_data);
 
 // >>part core/alloc.h
@@ -2030,6 +2046,17 @@ void ct_set_error_handler(ct_error_handler fn, void *user_data)
     ct__error_handler_user = user_data;
 }
 
+/* With no handler installed, each recorded first error goes to stderr, as an uncaught
+   exception would (nothing under CTORCH_NO_STDIO). */
+static void ct__error_print_default(const char *message)
+{
+#ifdef CTORCH_NO_STDIO
+    (void)message;
+#else
+    fprintf(stderr, "ctorch error: %s\n", message);
+#endif
+}
+
 ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
 {
     if (ct__error_code_tl != CT_OK) {
@@ -2046,6 +2073,8 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
     ct__error_code_tl = code;
     if (ct__error_handler_fn) {
         ct__error_handler_fn(code, ct__error_msg_tl, ct__error_handler_user);
+    } else {
+        ct__error_print_default(ct__error_msg_tl);
     }
     return code;
 }

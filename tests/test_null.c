@@ -1,0 +1,3 @@
+/* placeholder */
+#include "test.h"
+void test_null(void) {}
