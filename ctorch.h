@@ -183,6 +183,34 @@ CTORCH_API void ct_empty_cache(void);
    Call before the first allocation. */
 CTORCH_API void ct_set_alloc_context(void *ctx);
 
+// >>part core/debug.h
+/* core/debug.h - the CTORCH_DEBUG build: lifetime mistakes caught with a clear message.
+ *
+ * Build the implementation TU with -DCTORCH_DEBUG to catch what the release build cannot
+ * see (slower; for development):
+ *   - every tensor handle given to a public function is checked: a freed tensor (after
+ *     ct_free, after the end of its scope, after ct_optimizer_zero_grad(set_to_none) for
+ *     a .grad, after its module or optimizer was freed) or a pointer that is not a tensor
+ *     ctorch made is rejected with CT_ERR_STATE and a message naming the op that created
+ *     the tensor, e.g. "ct_item: tensor argument was freed (created by ct_nll_loss) ...";
+ *   - freed memory is poisoned (all bits set: NaN in float32/float64, -1 in integers) and
+ *     held in a bounded quarantine (256 MiB) instead of the cache, so a stale pointer reads
+ *     NaN rather than plausible old values and its handle stays recognizable;
+ *   - a double ct_free, or ct_free on a tensor the caller does not own (a module's
+ *     parameter, a .grad, optimizer state, a tensor whose scope ended), is reported and
+ *     ignored instead of corrupting the owner;
+ *   - at exit, the tensors never freed are listed with the op that made them
+ *     (ct_debug_report).
+ */
+
+#ifndef CTORCH_NO_STDIO
+/* Writes the leak report of CTORCH_DEBUG builds to f: the number of live tensors and, per
+   creating op, how many of them it made. Runs at exit on stderr when tensors are still live.
+   Returns: the number of live tensors, or -1 when f is NULL (CT_ERR_NULL_ARG) or the build
+   lacks CTORCH_DEBUG (CT_ERR_UNSUPPORTED). Thread safety: safe from any thread. */
+CTORCH_API int64_t ct_debug_report(FILE *f);
+#endif
+
 // >>part core/dtype.h
 /* core/dtype.h - element types, devices and PyTorch's type promotion. */
 
@@ -248,7 +276,7 @@ typedef struct ct_storage ct_storage;
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
 /* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
-   drop it with ct_release. Returns t. */
+   drop it with ct_release. Returns t; NULL is a no-op. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
 /* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
    the last. NULL is a no-op. */
@@ -1776,6 +1804,8 @@ CT__INTERNAL void *ct__malloc(size_t bytes);
 CT__INTERNAL void *ct__calloc(size_t bytes);
 CT__INTERNAL void *ct__realloc(void *p, size_t bytes);
 CT__INTERNAL void ct__free(void *p);
+/* The context ct_set_alloc_context set, for direct calls of the allocator hooks. */
+CT__INTERNAL void *ct__alloc_context(void);
 
 /* Records the first error of this thread; returns `code`. */
 CT__INTERNAL ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
@@ -1789,6 +1819,50 @@ CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
 CT__INTERNAL int ct__dtype_category(ct_dtype d);
 /* PyTorch's scalar type name used in messages: "Float", "Long", "Bool" ... */
 CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
+
+/* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
+#ifdef CTORCH_DEBUG
+/* Records t as a live tensor made by op (NULL: the op last seen by ct__null). */
+CT__INTERNAL void ct__debug_track(const ct_tensor *t, const char *op);
+/* Marks t freed: its handle stays recognizable while its block is in quarantine. */
+CT__INTERNAL void ct__debug_untrack(const ct_tensor *t);
+/* Forgets a block leaving the allocator's quarantine (it may be reused). */
+CT__INTERNAL void ct__debug_forget(const void *p);
+/* Whether the caller (or an open scope) holds the reference ct_free drops. */
+CT__INTERNAL void ct__debug_set_owned(const ct_tensor *t, bool owned);
+/* Remembers op as the public function running on this thread (names views it creates). */
+CT__INTERNAL void ct__debug_enter(const char *op);
+/* False + CT_ERR_STATE when p is a freed tensor or, if is_tensor, not a live tensor. */
+CT__INTERNAL bool ct__debug_check(const char *op, const void *p, bool is_tensor);
+/* False + CT_ERR_STATE when ct_free(t) is a double free or t is not the caller's to free. */
+CT__INTERNAL bool ct__debug_check_free(const char *op, const ct_tensor *t);
+#else
+static inline void ct__debug_track(const ct_tensor *t, const char *op)
+{
+    (void)t;
+    (void)op;
+}
+static inline void ct__debug_untrack(const ct_tensor *t) { (void)t; }
+static inline void ct__debug_set_owned(const ct_tensor *t, bool owned)
+{
+    (void)t;
+    (void)owned;
+}
+static inline void ct__debug_enter(const char *op) { (void)op; }
+static inline bool ct__debug_check(const char *op, const void *p, bool is_tensor)
+{
+    (void)op;
+    (void)p;
+    (void)is_tensor;
+    return true;
+}
+static inline bool ct__debug_check_free(const char *op, const ct_tensor *t)
+{
+    (void)op;
+    (void)t;
+    return true;
+}
+#endif
 
 /* ---- tensors ------------------------------------------------------------------------ */
 typedef struct ct_node ct_node;
@@ -1857,8 +1931,11 @@ static inline char *ct__data(const ct_tensor *t)
 }
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
-/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation). */
+/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
+   when p is NULL (or, under CTORCH_DEBUG, a freed tensor). */
 CT__INTERNAL bool ct__null(const char *op, const void *p);
+/* ct__null for a tensor argument: also true when t is not a live tensor (CTORCH_DEBUG). */
+CT__INTERNAL bool ct__null_tensor(const char *op, const ct_tensor *t);
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
@@ -2085,6 +2162,11 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
  * Block layout: [header (64 bytes): raw pointer, class, requested size][payload...]; the
  * payload is 64-byte aligned. Size classes are 4 per power of two (at most 25% waste);
  * blocks above 1 GiB are never cached. The cache is bounded by CT__CACHE_LIMIT bytes.
+ *
+ * Under CTORCH_DEBUG nothing is cached: a freed block is poisoned (every bit set: NaN in
+ * float32 and float64, -1 in integers) and waits in a FIFO quarantine of at most
+ * CT__QUARANTINE_LIMIT bytes before going back to CTORCH_FREE, so stale pointers read
+ * poison and freed tensor handles stay recognizable (core/debug.c) until then.
  */
 
 
@@ -2095,6 +2177,11 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
 #if __has_feature(address_sanitizer)
 #define CT__NO_CACHE 1
 #endif
+#endif
+
+#ifdef CTORCH_DEBUG
+#define CT__NO_CACHE 1
+#define CT__QUARANTINE_LIMIT ((size_t)256 << 20)
 #endif
 
 #define CT__ALIGN 64
@@ -2112,10 +2199,16 @@ static struct {
     void *ctx;
     ct__block *free_list[CT__NCLASS];
     size_t allocated, peak, cached;
+#ifdef CTORCH_DEBUG
+    ct__block *quarantine_head, *quarantine_tail; /* oldest first */
+    size_t quarantined;
+#endif
     ct__mutex lock;
 } ct__alloc_state;
 
 void ct_set_alloc_context(void *ctx) { ct__alloc_state.ctx = ctx; }
+
+void *ct__alloc_context(void) { return ct__alloc_state.ctx; }
 
 /* Class k covers sizes up to (4 + k%4) << (k/4) bytes, from 64 bytes upward. */
 static int ct__alloc_class(size_t bytes, size_t *cap)
@@ -2186,6 +2279,40 @@ void *ct__calloc(size_t bytes)
     return p;
 }
 
+#ifdef CTORCH_DEBUG
+/* Poisons b and appends it to the quarantine; blocks pushed past the limit go back to
+   CTORCH_FREE, oldest first, and the debug registry forgets them. */
+static void ct__alloc_release(ct__block *b)
+{
+    memset((char *)b + CT__ALIGN, 0xFF, b->bytes);
+    ct__mutex_lock(&ct__alloc_state.lock);
+    b->next = NULL;
+    if (ct__alloc_state.quarantine_tail) {
+        ct__alloc_state.quarantine_tail->next = b;
+    } else {
+        ct__alloc_state.quarantine_head = b;
+    }
+    ct__alloc_state.quarantine_tail = b;
+    ct__alloc_state.quarantined += b->bytes;
+    while (ct__alloc_state.quarantined > CT__QUARANTINE_LIMIT) {
+        ct__block *old = ct__alloc_state.quarantine_head;
+        ct__alloc_state.quarantine_head = old->next;
+        if (!old->next) {
+            ct__alloc_state.quarantine_tail = NULL;
+        }
+        ct__alloc_state.quarantined -= old->bytes;
+        ct__debug_forget((char *)old + CT__ALIGN);
+        CT__FREE_HOOK(ct__alloc_state.ctx, old->raw);
+    }
+    ct__mutex_unlock(&ct__alloc_state.lock);
+}
+#else
+static void ct__alloc_release(ct__block *b)
+{
+    CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+}
+#endif
+
 void ct__free(void *p)
 {
     if (!p) {
@@ -2208,7 +2335,7 @@ void ct__free(void *p)
     }
     ct__mutex_unlock(&ct__alloc_state.lock);
     if (!keep) {
-        CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+        ct__alloc_release(b);
     }
 }
 
@@ -2258,6 +2385,299 @@ void ct_empty_cache(void)
 #undef CT__NCLASS
 #undef CT__CACHE_LIMIT
 #undef CT__NO_CACHE
+#undef CT__QUARANTINE_LIMIT
+
+// >>part core/debug.c
+/* core/debug.c - CTORCH_DEBUG: the registry of tensor handles and the leak report.
+ *
+ * The registry is an open-addressing hash set (linear probing, backward-shift deletion)
+ * keyed by the tensor struct's address: live tensors with the op that made them and
+ * whether the caller owns them, and freed ones while their block sits in the allocator's
+ * quarantine (core/alloc.c calls ct__debug_forget when a block leaves it). Its table comes
+ * straight from the allocator hooks, so ct_memory_allocated() is the same in both builds.
+ */
+
+
+#ifdef CTORCH_DEBUG
+
+enum { CT__DEBUG_EMPTY = 0, CT__DEBUG_LIVE = 1, CT__DEBUG_FREED = 2 };
+
+typedef struct ct__debug_entry {
+    const void *key;
+    const char *op; /* the public function that made the tensor */
+    int state;
+    bool owned; /* the caller or an open scope holds the reference ct_free drops */
+} ct__debug_entry;
+
+static struct {
+    ct__debug_entry *slots;
+    size_t cap, used;
+    bool broken; /* the table could not grow: checks are off */
+    bool report_at_exit;
+    ct__mutex lock;
+} ct__debug_state;
+
+static CT__THREAD_LOCAL const char *ct__debug_op_tl;
+
+static size_t ct__debug_home(const void *p, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* The entry of p, or NULL. Lock held. */
+static ct__debug_entry *ct__debug_find(const void *p)
+{
+    size_t cap = ct__debug_state.cap;
+    if (cap == 0) {
+        return NULL;
+    }
+    for (size_t i = ct__debug_home(p, cap);; i = (i + 1) & (cap - 1)) {
+        ct__debug_entry *e = &ct__debug_state.slots[i];
+        if (e->state == CT__DEBUG_EMPTY) {
+            return NULL;
+        }
+        if (e->key == p) {
+            return e;
+        }
+    }
+}
+
+/* Places e in a table known to have room. */
+static void ct__debug_place(ct__debug_entry *slots, size_t cap, const ct__debug_entry *e)
+{
+    size_t i = ct__debug_home(e->key, cap);
+    while (slots[i].state != CT__DEBUG_EMPTY) {
+        i = (i + 1) & (cap - 1);
+    }
+    slots[i] = *e;
+}
+
+/* Doubles the table (at most half full afterwards); false when out of memory. Lock held. */
+static bool ct__debug_grow(void)
+{
+    size_t cap = ct__debug_state.cap ? ct__debug_state.cap * 2 : 4096;
+    ct__debug_entry *slots =
+        (ct__debug_entry *)CT__MALLOC_HOOK(ct__alloc_context(), cap * sizeof(ct__debug_entry));
+    if (!slots) {
+        return false;
+    }
+    memset(slots, 0, cap * sizeof(ct__debug_entry));
+    for (size_t i = 0; i < ct__debug_state.cap; i++) {
+        if (ct__debug_state.slots[i].state != CT__DEBUG_EMPTY) {
+            ct__debug_place(slots, cap, &ct__debug_state.slots[i]);
+        }
+    }
+    if (ct__debug_state.slots) {
+        CT__FREE_HOOK(ct__alloc_context(), ct__debug_state.slots);
+    }
+    ct__debug_state.slots = slots;
+    ct__debug_state.cap = cap;
+    return true;
+}
+
+/* Removes e, shifting later entries of its probe run back into the hole. Lock held. */
+static void ct__debug_remove(ct__debug_entry *e)
+{
+    size_t mask = ct__debug_state.cap - 1;
+    ct__debug_entry *slots = ct__debug_state.slots;
+    size_t hole = (size_t)(e - slots);
+    slots[hole].state = CT__DEBUG_EMPTY;
+    for (size_t j = (hole + 1) & mask; slots[j].state != CT__DEBUG_EMPTY; j = (j + 1) & mask) {
+        size_t home = ct__debug_home(slots[j].key, ct__debug_state.cap);
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            slots[hole] = slots[j];
+            slots[j].state = CT__DEBUG_EMPTY;
+            hole = j;
+        }
+    }
+    ct__debug_state.used--;
+}
+
+#ifndef CTORCH_NO_STDIO
+static void ct__debug_report_at_exit(void)
+{
+    ct_debug_report(stderr);
+}
+#endif
+
+void ct__debug_enter(const char *op) { ct__debug_op_tl = op; }
+
+void ct__debug_track(const ct_tensor *t, const char *op)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(t);
+    if (!e && !ct__debug_state.broken) {
+        if (2 * (ct__debug_state.used + 1) > ct__debug_state.cap && !ct__debug_grow()) {
+            ct__debug_state.broken = true;
+        } else {
+            ct__debug_entry fresh = {t, NULL, CT__DEBUG_LIVE, false};
+            ct__debug_place(ct__debug_state.slots, ct__debug_state.cap, &fresh);
+            ct__debug_state.used++;
+            e = ct__debug_find(t);
+        }
+    }
+    if (e) {
+        e->state = CT__DEBUG_LIVE;
+        e->op = op ? op : ct__debug_op_tl ? ct__debug_op_tl : "an internal op";
+        e->owned = false;
+    }
+#ifndef CTORCH_NO_STDIO
+    bool first = !ct__debug_state.report_at_exit;
+    ct__debug_state.report_at_exit = true;
+#endif
+    ct__mutex_unlock(&ct__debug_state.lock);
+#ifndef CTORCH_NO_STDIO
+    if (first) {
+        atexit(ct__debug_report_at_exit);
+    }
+#endif
+}
+
+void ct__debug_untrack(const ct_tensor *t)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(t);
+    if (e) {
+        e->state = CT__DEBUG_FREED;
+        e->owned = false;
+    }
+    ct__mutex_unlock(&ct__debug_state.lock);
+}
+
+void ct__debug_forget(const void *p)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(p);
+    if (e) {
+        ct__debug_remove(e);
+    }
+    ct__mutex_unlock(&ct__debug_state.lock);
+}
+
+void ct__debug_set_owned(const ct_tensor *t, bool owned)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(t);
+    if (e && e->state == CT__DEBUG_LIVE) {
+        e->owned = owned;
+    }
+    ct__mutex_unlock(&ct__debug_state.lock);
+}
+
+/* p's state and creating op, under the lock; EMPTY when unknown (or checks are off). */
+static int ct__debug_lookup(const void *p, const char **op, bool *owned)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    const ct__debug_entry *e = ct__debug_find(p);
+    int state = e ? e->state : CT__DEBUG_EMPTY;
+    *op = e ? e->op : NULL;
+    *owned = e && e->owned;
+    bool broken = ct__debug_state.broken;
+    ct__mutex_unlock(&ct__debug_state.lock);
+    return broken ? CT__DEBUG_LIVE : state;
+}
+
+bool ct__debug_check(const char *op, const void *p, bool is_tensor)
+{
+    const char *made_by = NULL;
+    bool owned = false;
+    int state = ct__debug_lookup(p, &made_by, &owned);
+    if (state == CT__DEBUG_FREED) {
+        ct__fail(CT_ERR_STATE, op,
+                 "tensor argument was freed (created by %s): it was used after ct_free, after "
+                 "the end of its scope, or after its owner dropped it (module or optimizer "
+                 "free, zero_grad with set_to_none, ct_set_grad)",
+                 made_by);
+        return false;
+    }
+    if (state == CT__DEBUG_EMPTY && is_tensor) {
+        ct__fail(CT_ERR_STATE, op,
+                 "tensor argument %p is not a live tensor made by ctorch (a stray, "
+                 "uninitialized or corrupted pointer)",
+                 p);
+        return false;
+    }
+    return true;
+}
+
+bool ct__debug_check_free(const char *op, const ct_tensor *t)
+{
+    const char *made_by = NULL;
+    bool owned = false;
+    int state = ct__debug_lookup(t, &made_by, &owned);
+    if (state == CT__DEBUG_FREED) {
+        ct__fail(CT_ERR_STATE, op, "double free: the tensor (created by %s) was already freed",
+                 made_by);
+        return false;
+    }
+    if (state == CT__DEBUG_LIVE && !owned && t->scope_depth < 0) {
+        ct__fail(CT_ERR_STATE, op,
+                 "the tensor (created by %s) is borrowed, not the caller's to free: it belongs "
+                 "to a module, an optimizer, a .grad field, an autograd graph or a scope that "
+                 "ended (drop references taken with ct_retain through ct_release)",
+                 made_by);
+        return false;
+    }
+    return ct__debug_check(op, t, true);
+}
+
+#ifndef CTORCH_NO_STDIO
+#define CT__DEBUG_OPS 64
+/* Prints how many live tensors each creating op made (the first 64 ops). Lock held. */
+static int64_t ct__debug_print_live(FILE *f)
+{
+    const char *ops[CT__DEBUG_OPS];
+    int64_t counts[CT__DEBUG_OPS], live = 0;
+    int nops = 0;
+    for (size_t i = 0; i < ct__debug_state.cap; i++) {
+        const ct__debug_entry *e = &ct__debug_state.slots[i];
+        if (e->state != CT__DEBUG_LIVE) {
+            continue;
+        }
+        live++;
+        int k = 0;
+        while (k < nops && strcmp(ops[k], e->op) != 0) {
+            k++;
+        }
+        if (k == nops && nops < CT__DEBUG_OPS) {
+            ops[nops] = e->op;
+            counts[nops++] = 0;
+        }
+        if (k < nops) {
+            counts[k]++;
+        }
+    }
+    if (live > 0) {
+        fprintf(f, "ctorch debug: %lld tensor(s) never freed:\n", (long long)live);
+    }
+    for (int k = 0; k < nops; k++) {
+        fprintf(f, "  %lld made by %s\n", (long long)counts[k], ops[k]);
+    }
+    return live;
+}
+#undef CT__DEBUG_OPS
+#endif
+
+#endif /* CTORCH_DEBUG */
+
+#ifndef CTORCH_NO_STDIO
+int64_t ct_debug_report(FILE *f)
+{
+    if (ct__null("ct_debug_report", f)) {
+        return -1;
+    }
+#ifdef CTORCH_DEBUG
+    ct__mutex_lock(&ct__debug_state.lock);
+    int64_t live = ct__debug_print_live(f);
+    ct__mutex_unlock(&ct__debug_state.lock);
+    return live;
+#else
+    ct__fail(CT_ERR_UNSUPPORTED, "ct_debug_report", "build with -DCTORCH_DEBUG for the report");
+    return -1;
+#endif
+}
+#endif
 
 // >>part core/dtype.c
 /* core/dtype.c - dtype tables and the promotion lattice. */
@@ -2426,6 +2846,7 @@ ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *s
         t->sizes[i] = sizes[i];
         t->strides[i] = strides[i];
     }
+    ct__debug_track(t, NULL);
     return t;
 }
 
@@ -2482,6 +2903,9 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s);
+    if (t) {
+        ct__debug_track(t, op);
+    }
     return t;
 }
 
@@ -2501,17 +2925,20 @@ void ct__release(ct_tensor *t)
         ct__free(h);
         h = next;
     }
+    ct__debug_untrack(t);
     ct__free(t);
 }
 
 void ct_release(ct_tensor *t)
 {
-    ct__release(t);
+    if (t && ct__debug_check("ct_release", t, true)) {
+        ct__release(t);
+    }
 }
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
-    if (t) {
+    if (t && ct__debug_check("ct_retain", t, true)) {
         CT__ATOMIC_ADD(&t->refcount, 1);
     }
     return t;
@@ -2521,7 +2948,8 @@ ct_tensor *ct_retain(ct_tensor *t)
 bool ct__null(const char *op, const void *p)
 {
     if (p) {
-        return false;
+        ct__debug_enter(op);
+        return !ct__debug_check(op, p, false);
     }
     if (!ct_error()) {
         ct__fail(CT_ERR_NULL_ARG, op, "argument is NULL");
@@ -2529,8 +2957,16 @@ bool ct__null(const char *op, const void *p)
     return true;
 }
 
+bool ct__null_tensor(const char *op, const ct_tensor *t)
+{
+    return ct__null(op, t) || !ct__debug_check(op, t, true);
+}
+
 bool ct__check_cpu(const char *op, const ct_tensor *t)
 {
+    if (!ct__debug_check(op, t, true)) {
+        return false;
+    }
     if (t->storage->device.type == CT_CPU) {
         return true;
     }
@@ -2568,12 +3004,12 @@ const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
 
 int ct_dim(const ct_tensor *t)
 {
-    return t ? t->ndim : -1;
+    return ct__null_tensor("ct_dim", t) ? -1 : t->ndim;
 }
 
 int64_t ct_size(const ct_tensor *t, int64_t dim)
 {
-    if (ct__null("ct_size", t)) {
+    if (ct__null_tensor("ct_size", t)) {
         return -1;
     }
     int d = ct__wrap_dim("ct_size", dim, t->ndim);
@@ -2582,12 +3018,12 @@ int64_t ct_size(const ct_tensor *t, int64_t dim)
 
 const int64_t *ct_sizes(const ct_tensor *t)
 {
-    return t ? t->sizes : NULL;
+    return ct__null_tensor("ct_sizes", t) ? NULL : t->sizes;
 }
 
 int64_t ct_stride(const ct_tensor *t, int64_t dim)
 {
-    if (ct__null("ct_stride", t)) {
+    if (ct__null_tensor("ct_stride", t)) {
         return -1;
     }
     int d = ct__wrap_dim("ct_stride", dim, t->ndim);
@@ -2596,47 +3032,49 @@ int64_t ct_stride(const ct_tensor *t, int64_t dim)
 
 const int64_t *ct_strides(const ct_tensor *t)
 {
-    return t ? t->strides : NULL;
+    return ct__null_tensor("ct_strides", t) ? NULL : t->strides;
 }
 
 int64_t ct_storage_offset(const ct_tensor *t)
 {
-    return t ? t->offset : 0;
+    return ct__null_tensor("ct_storage_offset", t) ? 0 : t->offset;
 }
 
 int64_t ct_numel(const ct_tensor *t)
 {
-    return t ? ct__numel(t->sizes, t->ndim) : 0;
+    return ct__null_tensor("ct_numel", t) ? 0 : ct__numel(t->sizes, t->ndim);
 }
 
 ct_dtype ct_tensor_dtype(const ct_tensor *t)
 {
-    return t ? t->dtype : CT_DTYPE_DEFAULT;
+    return ct__null_tensor("ct_tensor_dtype", t) ? CT_DTYPE_DEFAULT : t->dtype;
 }
 
 ct_device ct_tensor_device(const ct_tensor *t)
 {
-    return t ? t->storage->device : ct_device_cpu();
+    return ct__null_tensor("ct_tensor_device", t) ? ct_device_cpu() : t->storage->device;
 }
 
 size_t ct_element_size(const ct_tensor *t)
 {
-    return t ? ct_dtype_size(t->dtype) : 0;
+    return ct__null_tensor("ct_element_size", t) ? 0 : ct_dtype_size(t->dtype);
 }
 
 size_t ct_nbytes(const ct_tensor *t)
 {
-    return (size_t)ct_numel(t) * ct_element_size(t);
+    return ct__null_tensor("ct_nbytes", t)
+               ? 0
+               : (size_t)ct__numel(t->sizes, t->ndim) * ct_dtype_size(t->dtype);
 }
 
 void *ct_data_ptr(const ct_tensor *t)
 {
-    return t ? ct__data(t) : NULL;
+    return ct__null_tensor("ct_data_ptr", t) ? NULL : ct__data(t);
 }
 
 bool ct_is_contiguous(const ct_tensor *t)
 {
-    if (!t) {
+    if (ct__null_tensor("ct_is_contiguous", t)) {
         return false;
     }
     int64_t expected = 1;
@@ -2654,12 +3092,12 @@ bool ct_is_contiguous(const ct_tensor *t)
 
 bool ct_is_floating_point(const ct_tensor *t)
 {
-    return t && ct_dtype_is_floating_point(t->dtype);
+    return !ct__null_tensor("ct_is_floating_point", t) && ct_dtype_is_floating_point(t->dtype);
 }
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return t ? t->storage->version : 0;
+    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
 double ct__load_f64(const void *p, ct_dtype d)
@@ -2779,22 +3217,28 @@ ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
 {
-    return t ? ct_empty(t->sizes, t->ndim, t->dtype) : NULL;
+    return ct__null_tensor("ct_empty_like", t) ? NULL : ct_empty(t->sizes, t->ndim, t->dtype);
+}
+
+/* full_like under the caller's name (for the NULL and handle checks). */
+static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
+{
+    return ct__null_tensor(op, t) ? NULL : ct_full(t->sizes, t->ndim, value, t->dtype);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
 {
-    return t ? ct_full(t->sizes, t->ndim, value, t->dtype) : NULL;
+    return ct__full_like("ct_full_like", t, value);
 }
 
 ct_tensor *ct_zeros_like(const ct_tensor *t)
 {
-    return ct_full_like(t, 0.0);
+    return ct__full_like("ct_zeros_like", t, 0.0);
 }
 
 ct_tensor *ct_ones_like(const ct_tensor *t)
 {
-    return ct_full_like(t, 1.0);
+    return ct__full_like("ct_ones_like", t, 1.0);
 }
 
 ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
@@ -2989,10 +3433,12 @@ static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
 
 size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 {
-    ct__sbuf b = {buf, n, 0};
-    if (!t) {
-        ct__sbuf_put(&b, "NULL");
-        return b.len;
+    ct__sbuf b = {buf, buf ? n : 0, 0};
+    if (buf && n > 0) {
+        buf[0] = '\0';
+    }
+    if (ct__null_tensor("ct_to_string", t)) {
+        return 0;
     }
     bool ints = true;
     int width = 1;
@@ -3018,9 +3464,15 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 void ct_print(const ct_tensor *t, FILE *f)
 {
+    const char *op = "ct_print";
+    if (ct__null_tensor(op, t) || ct__null(op, f)) {
+        return;
+    }
     size_t n = ct_to_string(t, NULL, 0) + 1;
     char *s = (char *)ct__malloc(n);
     if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory formatting a tensor of %lld elements",
+                 (long long)ct__numel(t->sizes, t->ndim));
         return;
     }
     ct_to_string(t, s, n);
@@ -3076,7 +3528,11 @@ static bool ct__scope_push(int depth, ct_tensor *t)
 
 ct_tensor *ct__scoped(ct_tensor *t)
 {
-    if (!t || ct__scope_top == 0) {
+    if (!t) {
+        return NULL;
+    }
+    ct__debug_set_owned(t, true);
+    if (ct__scope_top == 0) {
         return t;
     }
     if (!ct__scope_push(ct__scope_top - 1, t)) {
@@ -3110,6 +3566,7 @@ ct_status ct_scope_end(void)
         ct_tensor *t = s->items[i];
         if (t) {
             t->scope_depth = -1;
+            ct__debug_set_owned(t, false);
             ct__release(t);
         }
     }
@@ -3127,8 +3584,11 @@ ct_status ct_scope_end(void)
 
 ct_tensor *ct_keep(ct_tensor *t)
 {
-    int parent = t ? t->scope_depth - 1 : -1;
-    if (!t || !ct__scope_detach(t)) {
+    if (ct__null_tensor("ct_keep", t)) {
+        return NULL;
+    }
+    int parent = t->scope_depth - 1;
+    if (!ct__scope_detach(t)) {
         return t;
     }
     if (parent >= 0 && !ct__scope_push(parent, t)) {
@@ -3139,10 +3599,11 @@ ct_tensor *ct_keep(ct_tensor *t)
 
 void ct_free(ct_tensor *t)
 {
-    if (!t) {
+    if (!t || !ct__debug_check_free("ct_free", t)) {
         return;
     }
     ct__scope_detach(t);
+    ct__debug_set_owned(t, false);
     ct__release(t);
 }
 
@@ -9313,7 +9774,7 @@ ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
     if (ct__node_failed) { /* ct__node_new refused: the op fails */
         ct__node_failed = false;
         ct__node_release(n);
-        ct_free(out);
+        ct__release(out); /* not yet in a scope */
         return NULL;
     }
     if (out && n) {

@@ -306,7 +306,7 @@ ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
     if (ct__node_failed) { /* ct__node_new refused: the op fails */
         ct__node_failed = false;
         ct__node_release(n);
-        ct_free(out);
+        ct__release(out); /* not yet in a scope */
         return NULL;
     }
     if (out && n) {

@@ -14,7 +14,7 @@ typedef struct ct_storage ct_storage;
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
 /* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
-   drop it with ct_release. Returns t. */
+   drop it with ct_release. Returns t; NULL is a no-op. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
 /* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
    the last. NULL is a no-op. */
