@@ -1822,7 +1822,8 @@ CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
 
 /* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
 #ifdef CTORCH_DEBUG
-/* Records t as a live tensor made by op (NULL: the op last seen by ct__null). */
+/* Records t as a live tensor made by op (NULL: the op last seen by ct__null); on a live
+   tensor, renames its creating op (a public op built on another). */
 CT__INTERNAL void ct__debug_track(const ct_tensor *t, const char *op);
 /* Marks t freed: its handle stays recognizable while its block is in quarantine. */
 CT__INTERNAL void ct__debug_untrack(const ct_tensor *t);
@@ -2518,9 +2519,9 @@ void ct__debug_track(const ct_tensor *t, const char *op)
         }
     }
     if (e) {
+        e->owned = e->state == CT__DEBUG_LIVE && e->owned; /* renaming keeps the owner */
         e->state = CT__DEBUG_LIVE;
         e->op = op ? op : ct__debug_op_tl ? ct__debug_op_tl : "an internal op";
-        e->owned = false;
     }
 #ifndef CTORCH_NO_STDIO
     bool first = !ct__debug_state.report_at_exit;
@@ -3200,19 +3201,28 @@ ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
     return ct__scoped(t);
 }
 
+/* Names op as t's creator for CTORCH_DEBUG's messages; returns t. */
+static ct_tensor *ct__made_by(ct_tensor *t, const char *op)
+{
+    if (t) {
+        ct__debug_track(t, op);
+    }
+    return t;
+}
+
 ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 0.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 0.0, dtype), "ct_zeros");
 }
 
 ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 1.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 1.0, dtype), "ct_ones");
 }
 
 ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 {
-    return ct_full(NULL, 0, value, dtype);
+    return ct__made_by(ct_full(NULL, 0, value, dtype), "ct_scalar_tensor");
 }
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
@@ -3223,7 +3233,10 @@ ct_tensor *ct_empty_like(const ct_tensor *t)
 /* full_like under the caller's name (for the NULL and handle checks). */
 static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
 {
-    return ct__null_tensor(op, t) ? NULL : ct_full(t->sizes, t->ndim, value, t->dtype);
+    if (ct__null_tensor(op, t)) {
+        return NULL;
+    }
+    return ct__made_by(ct_full(t->sizes, t->ndim, value, t->dtype), op);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
@@ -9983,6 +9996,9 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
         bool own = g->refcount == 1 && g->storage->refcount == 1 && ct_is_contiguous(g) &&
                    !g->grad_fn && g->scope_depth == ct_scope_depth() - 1;
         leaf->grad = ct_retain(own || e->create_graph ? g : ct_contiguous(ct_clone(g)));
+        if (leaf->grad && !e->create_graph) { /* made here: name it for CTORCH_DEBUG */
+            ct__debug_track(leaf->grad, "ct_backward (a leaf's .grad)");
+        }
     } else if (e->create_graph) {
         ct_tensor *sum = ct_add(leaf->grad, g);
         ct__release(leaf->grad);

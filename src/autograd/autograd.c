@@ -515,6 +515,9 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
         bool own = g->refcount == 1 && g->storage->refcount == 1 && ct_is_contiguous(g) &&
                    !g->grad_fn && g->scope_depth == ct_scope_depth() - 1;
         leaf->grad = ct_retain(own || e->create_graph ? g : ct_contiguous(ct_clone(g)));
+        if (leaf->grad && !e->create_graph) { /* made here: name it for CTORCH_DEBUG */
+            ct__debug_track(leaf->grad, "ct_backward (a leaf's .grad)");
+        }
     } else if (e->create_graph) {
         ct_tensor *sum = ct_add(leaf->grad, g);
         ct__release(leaf->grad);

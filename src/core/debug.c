@@ -131,9 +131,9 @@ void ct__debug_track(const ct_tensor *t, const char *op)
         }
     }
     if (e) {
+        e->owned = e->state == CT__DEBUG_LIVE && e->owned; /* renaming keeps the owner */
         e->state = CT__DEBUG_LIVE;
         e->op = op ? op : ct__debug_op_tl ? ct__debug_op_tl : "an internal op";
-        e->owned = false;
     }
 #ifndef CTORCH_NO_STDIO
     bool first = !ct__debug_state.report_at_exit;

@@ -108,7 +108,8 @@ CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
 
 /* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
 #ifdef CTORCH_DEBUG
-/* Records t as a live tensor made by op (NULL: the op last seen by ct__null). */
+/* Records t as a live tensor made by op (NULL: the op last seen by ct__null); on a live
+   tensor, renames its creating op (a public op built on another). */
 CT__INTERNAL void ct__debug_track(const ct_tensor *t, const char *op);
 /* Marks t freed: its handle stays recognizable while its block is in quarantine. */
 CT__INTERNAL void ct__debug_untrack(const ct_tensor *t);

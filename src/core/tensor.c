@@ -429,19 +429,28 @@ ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
     return ct__scoped(t);
 }
 
+/* Names op as t's creator for CTORCH_DEBUG's messages; returns t. */
+static ct_tensor *ct__made_by(ct_tensor *t, const char *op)
+{
+    if (t) {
+        ct__debug_track(t, op);
+    }
+    return t;
+}
+
 ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 0.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 0.0, dtype), "ct_zeros");
 }
 
 ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 1.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 1.0, dtype), "ct_ones");
 }
 
 ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 {
-    return ct_full(NULL, 0, value, dtype);
+    return ct__made_by(ct_full(NULL, 0, value, dtype), "ct_scalar_tensor");
 }
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
@@ -452,7 +461,10 @@ ct_tensor *ct_empty_like(const ct_tensor *t)
 /* full_like under the caller's name (for the NULL and handle checks). */
 static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
 {
-    return ct__null_tensor(op, t) ? NULL : ct_full(t->sizes, t->ndim, value, t->dtype);
+    if (ct__null_tensor(op, t)) {
+        return NULL;
+    }
+    return ct__made_by(ct_full(t->sizes, t->ndim, value, t->dtype), op);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
