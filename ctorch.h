@@ -829,7 +829,8 @@ CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
 /* The node that created t, or NULL for leaves (borrowed). Mirrors: Tensor.grad_fn. */
 CTORCH_API const ct_node *ct_grad_fn(const ct_tensor *t);
-/* PyTorch's name of a node, e.g. "MulBackward0". Mirrors: type(grad_fn).__name__. */
+/* PyTorch's name of a node, e.g. "MulBackward0"; NULL for NULL (a leaf's grad_fn), with no
+   error, so ct_node_name(ct_grad_fn(t)) is safe. Mirrors: type(grad_fn).__name__. */
 CTORCH_API const char *ct_node_name(const ct_node *n);
 /* Keeps the gradient of a non-leaf in its .grad during backward. Mirrors:
    Tensor.retain_grad. */
@@ -967,7 +968,8 @@ typedef enum ct_fan_mode { CT_FAN_IN = 0, CT_FAN_OUT } ct_fan_mode;
    sqrt(2 / (1 + param^2)), selu 3/4. Mirrors: torch.nn.init.calculate_gain. */
 CTORCH_API double ct_init_calculate_gain(ct_nonlinearity nonlinearity, double param);
 /* fan_in = size(1) * receptive field, fan_out = size(0) * receptive field, for a weight of
-   shape (out, in, k...). Mirrors: torch.nn.init._calculate_fan_in_and_fan_out. */
+   shape (out, in, k...); either output may be NULL (not written).
+   Mirrors: torch.nn.init._calculate_fan_in_and_fan_out. */
 CTORCH_API ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tensor *t, int64_t *fan_in,
                                                           int64_t *fan_out);
 /* U(a, b). Mirrors: torch.nn.init.uniform_. */
@@ -4232,7 +4234,7 @@ size_t ct_parallel_info_string(char *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 void ct_parallel_info(FILE *f)
 {
-    if (!f) {
+    if (ct__null("ct_parallel_info", f)) {
         return;
     }
     size_t need = ct_parallel_info_string(NULL, 0);
@@ -4529,12 +4531,12 @@ ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator
 
 ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
 {
-    return t ? ct_rand(t->sizes, t->ndim, t->dtype, g) : NULL;
+    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
 }
 
 ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 {
-    return t ? ct_randn(t->sizes, t->ndim, t->dtype, g) : NULL;
+    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
 }
 
 ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
@@ -6283,7 +6285,10 @@ static bool ct__infer_size(const char *op, const int64_t *sizes, int ndim, int64
     int infer = -1;
     int64_t prod = 1;
     char buf[160];
-    if (ndim < 0 || ndim > CT_MAX_DIMS || (ndim > 0 && !sizes)) {
+    if (ndim > 0 && ct__null(op, sizes)) {
+        return false;
+    }
+    if (ndim < 0 || ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_SHAPE, op, "invalid number of dimensions %d", ndim);
         return false;
     }
@@ -6548,10 +6553,10 @@ ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
 ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
 {
     const char *op = "ct_expand";
-    if (!ct__view_check(op, t)) {
+    if (!ct__view_check(op, t) || (ndim > 0 && ct__null(op, sizes))) {
         return NULL;
     }
-    if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim && !sizes)) {
+    if (ndim < t->ndim || ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_SHAPE, op,
                  "the number of sizes provided (%d) must be greater or equal "
                  "to the number of dimensions in the tensor (%d)",
@@ -7183,6 +7188,9 @@ ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 
 ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
 {
+    if (n > 0 && ct__null("ct_sum", dims)) {
+        return NULL;
+    }
     return ct__sum_impl("ct_sum", t, dims, n, keepdim, false);
 }
 
@@ -7196,12 +7204,12 @@ ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
 {
     const char *op = "ct_sum_to_size";
-    if (ct__null(op, t)) {
+    if (ct__null(op, t) || (ndim > 0 && ct__null(op, sizes))) {
         return NULL;
     }
     int64_t dims[CT_MAX_DIMS];
     int n = 0, lead = t->ndim - ndim;
-    bool ok = lead >= 0 && (ndim == 0 || sizes);
+    bool ok = lead >= 0;
     for (int d = 0; ok && d < t->ndim; d++) {
         if (d < lead) {
             dims[n++] = d;
@@ -9524,22 +9532,22 @@ void ct_no_grad_end(void)
 /* ---- tensor autograd attributes ------------------------------------------------------ */
 bool ct_requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || t->grad_fn);
+    return !ct__null_tensor("ct_requires_grad", t) && (t->requires_grad || t->grad_fn);
 }
 
 bool ct_is_leaf(const ct_tensor *t)
 {
-    return t && !t->grad_fn;
+    return !ct__null_tensor("ct_is_leaf", t) && !t->grad_fn;
 }
 
 const ct_node *ct_grad_fn(const ct_tensor *t)
 {
-    return t ? t->grad_fn : NULL;
+    return ct__null_tensor("ct_grad_fn", t) ? NULL : t->grad_fn;
 }
 
 const char *ct_node_name(const ct_node *n)
 {
-    return n ? n->name : NULL;
+    return n ? n->name : NULL; /* NULL: no grad_fn (a leaf's), not an error */
 }
 
 const char *ct__node_name(const ct_node *n)
@@ -9549,7 +9557,7 @@ const char *ct__node_name(const ct_node *n)
 
 ct_tensor *ct_grad(const ct_tensor *t)
 {
-    return t ? t->grad : NULL;
+    return ct__null_tensor("ct_grad", t) ? NULL : t->grad;
 }
 
 ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
@@ -10920,12 +10928,12 @@ ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
 
 const char *ct_module_name(const ct_module *m)
 {
-    return m ? m->name : NULL;
+    return ct__null("ct_module_name", m) ? NULL : m->name;
 }
 
 void *ct_module_user(const ct_module *m)
 {
-    return m ? m->user : NULL;
+    return ct__null("ct_module_user", m) ? NULL : m->user;
 }
 
 static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
@@ -11054,17 +11062,20 @@ ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
 
 ct_module *ct_module_child(const ct_module *m, int64_t i)
 {
-    return m && i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
+    if (ct__null("ct_module_child", m)) {
+        return NULL;
+    }
+    return i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
 }
 
 int64_t ct_module_num_children(const ct_module *m)
 {
-    return m ? m->children.len : 0;
+    return ct__null("ct_module_num_children", m) ? 0 : m->children.len;
 }
 
 void ct_module_train(ct_module *m, bool mode)
 {
-    if (!m) {
+    if (ct__null("ct_module_train", m)) {
         return;
     }
     m->training = mode;
@@ -11080,12 +11091,12 @@ void ct_module_eval(ct_module *m)
 
 bool ct_module_is_training(const ct_module *m)
 {
-    return m && m->training;
+    return !ct__null("ct_module_is_training", m) && m->training;
 }
 
 void ct_module_zero_grad(ct_module *m, bool set_to_none)
 {
-    if (!m) {
+    if (ct__null("ct_module_zero_grad", m)) {
         return;
     }
     for (int64_t i = 0; i < m->params.len; i++) {
@@ -11651,7 +11662,7 @@ void ct_optimizer_free(ct_optimizer *opt)
 /* ---- attributes ------------------------------------------------------------------------ */
 int64_t ct_optimizer_num_param_groups(const ct_optimizer *opt)
 {
-    return opt ? opt->n_groups : 0;
+    return ct__null("ct_optimizer_num_param_groups", opt) ? 0 : opt->n_groups;
 }
 
 static bool ct__optim_group_ok(const char *op, const ct_optimizer *opt, int64_t group)
@@ -11709,11 +11720,14 @@ ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr)
     return CT_OK;
 }
 
-int64_t ct_optimizer_step_count(const ct_optimizer *opt) { return opt ? opt->steps : 0; }
+int64_t ct_optimizer_step_count(const ct_optimizer *opt)
+{
+    return ct__null("ct_optimizer_step_count", opt) ? 0 : opt->steps;
+}
 
 const char *ct_optimizer_name(const ct_optimizer *opt)
 {
-    if (!opt) {
+    if (ct__null("ct_optimizer_name", opt)) {
         return NULL;
     }
     return opt->kind == CT__OPTIM_SGD ? "SGD" : opt->kind == CT__OPTIM_ADAM ? "Adam" : "AdamW";
@@ -11721,7 +11735,7 @@ const char *ct_optimizer_name(const ct_optimizer *opt)
 
 void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
 {
-    if (!opt) {
+    if (ct__null("ct_optimizer_zero_grad", opt)) {
         return;
     }
     for (int64_t i = 0; i < opt->n_params; i++) {
@@ -13476,7 +13490,7 @@ ct_dataset *ct_tensor_dataset_new(ct_tensor *const *tensors, int n)
 
 bool ct_dataset_is_tensor_dataset(const ct_dataset *ds)
 {
-    return ds && ds->get == ct__tds_get;
+    return !ct__null("ct_dataset_is_tensor_dataset", ds) && ds->get == ct__tds_get;
 }
 
 /* ---- Subset and random_split ------------------------------------------------------------ */
@@ -13796,7 +13810,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
 
 void ct_dataloader_reset(ct_dataloader *dl)
 {
-    if (dl) {
+    if (!ct__null("ct_dataloader_reset", dl)) {
         dl->started = false;
     }
 }

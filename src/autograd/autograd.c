@@ -43,22 +43,22 @@ void ct_no_grad_end(void)
 /* ---- tensor autograd attributes ------------------------------------------------------ */
 bool ct_requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || t->grad_fn);
+    return !ct__null_tensor("ct_requires_grad", t) && (t->requires_grad || t->grad_fn);
 }
 
 bool ct_is_leaf(const ct_tensor *t)
 {
-    return t && !t->grad_fn;
+    return !ct__null_tensor("ct_is_leaf", t) && !t->grad_fn;
 }
 
 const ct_node *ct_grad_fn(const ct_tensor *t)
 {
-    return t ? t->grad_fn : NULL;
+    return ct__null_tensor("ct_grad_fn", t) ? NULL : t->grad_fn;
 }
 
 const char *ct_node_name(const ct_node *n)
 {
-    return n ? n->name : NULL;
+    return n ? n->name : NULL; /* NULL: no grad_fn (a leaf's), not an error */
 }
 
 const char *ct__node_name(const ct_node *n)
@@ -68,7 +68,7 @@ const char *ct__node_name(const ct_node *n)
 
 ct_tensor *ct_grad(const ct_tensor *t)
 {
-    return t ? t->grad : NULL;
+    return ct__null_tensor("ct_grad", t) ? NULL : t->grad;
 }
 
 ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)

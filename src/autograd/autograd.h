@@ -25,7 +25,8 @@ CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
 /* The node that created t, or NULL for leaves (borrowed). Mirrors: Tensor.grad_fn. */
 CTORCH_API const ct_node *ct_grad_fn(const ct_tensor *t);
-/* PyTorch's name of a node, e.g. "MulBackward0". Mirrors: type(grad_fn).__name__. */
+/* PyTorch's name of a node, e.g. "MulBackward0"; NULL for NULL (a leaf's grad_fn), with no
+   error, so ct_node_name(ct_grad_fn(t)) is safe. Mirrors: type(grad_fn).__name__. */
 CTORCH_API const char *ct_node_name(const ct_node *n);
 /* Keeps the gradient of a non-leaf in its .grad during backward. Mirrors:
    Tensor.retain_grad. */
