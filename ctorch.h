@@ -22,6 +22,8 @@
  *   CTORCH_NO_STDIO         undefined    no FILE*: printing and loaders take buffers global
  *   CTORCH_NO_THREADS       undefined    no thread-local storage or locks            impl
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
+ *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
+ *                                          report double frees and leaks (slow)
  *   CTORCH_ZLIB             undefined    read .gz files through zlib (link -lz)      impl
  *   CTORCH_OPENBLAS         undefined    GEMM through cblas (link -lopenblas)        impl
  *   -fopenmp                off          intra-op parallelism (_OPENMP)              impl
@@ -53,6 +55,19 @@
  *   Tensors belong to the innermost open scope, else to the caller (ct_free). Modules own
  *   their parameters, optimizers their state, leaves their .grad. Freed blocks are cached
  *   by size class; ct_empty_cache() returns them; ct_memory_allocated() counts live bytes.
+ *   Borrowed pointers (ct_grad, ct_module_get_parameter, ct_module_parameters, ct_sizes,
+ *   ct_data_ptr, ...) stay valid only while their owner keeps the tensor. These calls end
+ *   that (a borrowed pointer used afterwards reads freed memory):
+ *     ct_scope_end             every tensor created in the scope and not kept (ct_keep)
+ *     ct_free / ct_release     the tensor, when that was the last reference
+ *     ct_optimizer_zero_grad, ct_module_zero_grad with set_to_none   every old .grad
+ *     ct_set_grad              the old .grad of that tensor
+ *     ct_module_free           its parameters, buffers and their .grad (unless retained)
+ *     ct_optimizer_free        its state; parameters it alone still held
+ *     ct_dataset_free          tensors a tensor dataset alone still held
+ *   Keep a tensor beyond its owner with ct_retain (then ct_release). Only the caller's own
+ *   reference may be dropped with ct_free: never a borrowed tensor. Build with
+ *   -DCTORCH_DEBUG to have every such mistake reported (core/debug.h).
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
@@ -273,16 +288,21 @@ typedef struct ct_storage ct_storage;
 /* ---- lifetime ----------------------------------------------------------------------- */
 /* Releases the caller's reference: removes t from its scope if it is in one, and frees it
    when nothing else (a view's autograd graph, a module, a .grad field) refers to it.
+   Invalidates: t, and pointers borrowed from it (ct_sizes, ct_data_ptr, ct_grad), when it
+   was the last reference. Only for tensors the caller owns (an op's result): never for a
+   borrowed one (a parameter, a .grad); CTORCH_DEBUG reports that and double frees.
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
 /* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
    drop it with ct_release. Returns t; NULL is a no-op. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
 /* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
-   the last. NULL is a no-op. */
+   the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
-/* ---- attributes --------------------------------------------------------------------- */
+/* ---- attributes ---------------------------------------------------------------------
+ * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
+ * and records CT_ERR_NULL_ARG unless an error is pending. */
 /* Number of dimensions (0 for a scalar); -1 for NULL. Mirrors: Tensor.dim. */
 CTORCH_API int ct_dim(const ct_tensor *t);
 /* Size of dimension dim (negative counts from the end); -1 + CT_ERR_INDEX when out of
@@ -368,11 +388,14 @@ CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
 
 /* ---- printing ----------------------------------------------------------------------- */
 #ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)". */
+/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
+   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
 CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
 /* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer. */
+   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
+   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "").
+   Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 
 // >>part core/scope.h
@@ -390,7 +413,8 @@ CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 /* Opens a scope. Returns CT_ERR_STATE when 64 scopes are already open. */
 CTORCH_API ct_status ct_scope_begin(void);
 /* Releases every tensor created since the matching ct_scope_begin (memory is freed when no
-   graph, module or .grad still refers to it). Returns CT_ERR_STATE when no scope is open. */
+   graph, module or .grad still refers to it). Invalidates: pointers to those tensors (keep
+   one with ct_keep or ct_retain first). Returns CT_ERR_STATE when no scope is open. */
 CTORCH_API ct_status ct_scope_end(void);
 /* Moves t from its scope to the enclosing one (or to the caller, who then calls ct_free,
    when t's scope is the outermost). Returns t. */
@@ -820,10 +844,12 @@ CTORCH_API bool ct_requires_grad(const ct_tensor *t);
    requires_grad flags of leaf variables."). Returns t. Mirrors: Tensor.requires_grad_. */
 CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
 /* The accumulated gradient of a leaf (or of a non-leaf after ct_retain_grad), NULL before
-   the first backward or after zero_grad. Borrowed: owned by t. Mirrors: Tensor.grad. */
+   the first backward or after zero_grad. Borrowed: owned by t, invalid after
+   zero_grad(set_to_none), ct_set_grad or t's end. Mirrors: Tensor.grad. */
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
-/* Replaces t's .grad (the tensor is retained; NULL clears). Errors: CT_ERR_SHAPE when the
-   shapes differ. Mirrors: assigning Tensor.grad. */
+/* Replaces t's .grad (the tensor is retained; NULL clears). Invalidates: the old .grad
+   pointer (ct_grad) unless retained. Errors: CT_ERR_SHAPE when the shapes differ.
+   Mirrors: assigning Tensor.grad. */
 CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 /* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
@@ -1014,7 +1040,8 @@ typedef ct_tensor *(*ct_module_forward_fn)(ct_module *m, const ct_tensor *input)
 CTORCH_API ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *user,
                                     void (*user_free)(void *user));
 /* Frees m, its submodules, parameters (unless something else still holds them) and buffers.
-   NULL is a no-op. */
+   Invalidates: pointers from ct_module_get_parameter / ct_module_parameters / ct_module_child
+   and the parameters' .grad, unless retained. NULL is a no-op. */
 CTORCH_API void ct_module_free(ct_module *m);
 /* Runs the module's forward on input. Errors: as the module's ops; CT_ERR_NULL_ARG.
    Mirrors: Module.__call__. */
@@ -1056,7 +1083,8 @@ CTORCH_API void ct_module_eval(ct_module *m);
 /* Mirrors: Module.training. */
 CTORCH_API bool ct_module_is_training(const ct_module *m);
 /* Resets the gradients of all parameters: to NULL when set_to_none (PyTorch 2's default),
-   else to zero in place. Mirrors: Module.zero_grad(set_to_none). */
+   else to zero in place. Invalidates (set_to_none): every .grad pointer taken with ct_grad.
+   Mirrors: Module.zero_grad(set_to_none). */
 CTORCH_API void ct_module_zero_grad(ct_module *m, bool set_to_none);
 
 /* ---- layers ------------------------------------------------------------------------- */
@@ -1191,6 +1219,7 @@ CTORCH_API ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n,
 
 /* ---- use -------------------------------------------------------------------------------- */
 /* Frees the optimizer and its state and releases its references to the parameters.
+   Invalidates: parameters no one else holds (their pointers from ct_optimizer_params).
    NULL is a no-op. */
 CTORCH_API void ct_optimizer_free(ct_optimizer *opt);
 /* Performs one update of every parameter that has a .grad (others are skipped and keep
@@ -1201,7 +1230,8 @@ CTORCH_API void ct_optimizer_free(ct_optimizer *opt);
    allocation fails). Mirrors: Optimizer.step() (without closure). */
 CTORCH_API ct_status ct_optimizer_step(ct_optimizer *opt);
 /* Resets the .grad of every parameter: to NULL when set_to_none (PyTorch 2's default),
-   else detached and filled with zeros in place. Mirrors: Optimizer.zero_grad(set_to_none). */
+   else detached and filled with zeros in place. Invalidates (set_to_none): every .grad
+   pointer taken with ct_grad. Mirrors: Optimizer.zero_grad(set_to_none). */
 CTORCH_API void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Adds a parameter group with its own hyperparameters. opts points to the optimizer's own
    options type (ct_sgd_opts for SGD; ct_adam_opts for Adam and AdamW), or is NULL for the
@@ -1377,7 +1407,7 @@ CTORCH_API ct_status ct_dataset_get(const ct_dataset *ds, int64_t index, ct_tens
 CTORCH_API ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices,
                                           int64_t n, ct_tensor **fields);
 /* Releases a dataset through its destroy callback. NULL is a no-op. Datasets built on ds
-   (subsets, loaders) must be freed first. */
+   (subsets, loaders) must be freed first. Invalidates: tensors only the dataset held. */
 CTORCH_API void ct_dataset_free(ct_dataset *ds);
 
 /* Stacks n samples of n_fields fields each along a new dim 0: samples[k * n_fields + f] is

@@ -16,10 +16,12 @@ CTORCH_API bool ct_requires_grad(const ct_tensor *t);
    requires_grad flags of leaf variables."). Returns t. Mirrors: Tensor.requires_grad_. */
 CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
 /* The accumulated gradient of a leaf (or of a non-leaf after ct_retain_grad), NULL before
-   the first backward or after zero_grad. Borrowed: owned by t. Mirrors: Tensor.grad. */
+   the first backward or after zero_grad. Borrowed: owned by t, invalid after
+   zero_grad(set_to_none), ct_set_grad or t's end. Mirrors: Tensor.grad. */
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
-/* Replaces t's .grad (the tensor is retained; NULL clears). Errors: CT_ERR_SHAPE when the
-   shapes differ. Mirrors: assigning Tensor.grad. */
+/* Replaces t's .grad (the tensor is retained; NULL clears). Invalidates: the old .grad
+   pointer (ct_grad) unless retained. Errors: CT_ERR_SHAPE when the shapes differ.
+   Mirrors: assigning Tensor.grad. */
 CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 /* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
