@@ -417,7 +417,8 @@ CTORCH_API ct_status ct_scope_begin(void);
    one with ct_keep or ct_retain first). Returns CT_ERR_STATE when no scope is open. */
 CTORCH_API ct_status ct_scope_end(void);
 /* Moves t from its scope to the enclosing one (or to the caller, who then calls ct_free,
-   when t's scope is the outermost). Returns t. */
+   when t's scope is the outermost). Returns t; NULL for NULL (CT_ERR_NULL_ARG unless an
+   error is pending, so ct_keep(op(...)) passes a failed op's NULL through). */
 CTORCH_API ct_tensor *ct_keep(ct_tensor *t);
 /* Number of open scopes on this thread. */
 CTORCH_API int ct_scope_depth(void);
@@ -2971,9 +2972,10 @@ void ct_release(ct_tensor *t)
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
-    if (t && ct__debug_check("ct_retain", t, true)) {
-        CT__ATOMIC_ADD(&t->refcount, 1);
+    if (!t || !ct__debug_check("ct_retain", t, true)) {
+        return NULL;
     }
+    CT__ATOMIC_ADD(&t->refcount, 1);
     return t;
 }
 
@@ -9615,7 +9617,7 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
 ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
 {
     const char *op = "ct_set_grad";
-    if (ct__null(op, t)) {
+    if (ct__null_tensor(op, t) || (grad && ct__null_tensor(op, grad))) {
         return ct_error_code();
     }
     if (grad && (grad->ndim != t->ndim ||
@@ -10268,6 +10270,9 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
 
 ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph)
 {
+    if (grad_output && ct__null_tensor("ct_backward", grad_output)) {
+        return ct_error_code();
+    }
     ct__engine e;
     memset(&e, 0, sizeof e);
     e.retain_graph = retain_graph;

@@ -6,14 +6,15 @@
  * arguments valid (the fixture below). Each call must not crash and must give its
  * documented outcome: CT_ERR_NULL_ARG (and a NULL result) by default; accepted where NULL
  * means a default; the size needed where it fills a caller's buffer; nothing for _free.
- * The runner checks that nothing leaked.
+ * The runner checks that nothing leaked. Under CTORCH_DEBUG each function is also given a
+ * freed tensor in each tensor argument and must reject it (CT_ERR_STATE), not crash.
  */
 #include "test.h"
 
 #include <stdlib.h>
 
 typedef struct null_fixture {
-    ct_tensor *t, *t32, *extra, *labels, *labels1d;
+    ct_tensor *t, *t32, *extra, *labels, *labels1d, *freed;
     ct_tensor *tl[4], *out[8], *params[2], *extra_params[1], *grad_inputs[1];
     const ct_tensor *ctl[4];
     int64_t sizes[8], zeros[8];
@@ -72,6 +73,9 @@ static ct_tensor *null_test_forward(ct_module *m, const ct_tensor *input)
 static void fixture_open(null_fixture *fx)
 {
     memset(fx, 0, sizeof *fx);
+    int64_t s1[1] = {1};
+    fx->freed = ct_ones(s1, 1, CT_FLOAT32); /* a stale handle (CTORCH_DEBUG tests) */
+    ct_free(fx->freed);
     ct_scope_begin();
     int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, s2[1] = {2}, s21[2] = {2, 1};
     fx->t = ct_ones(s23, 2, CT_FLOAT32);
@@ -161,6 +165,16 @@ static void expect_noop(const char *call)
 {
     CHECK_MSG(ct_error() == NULL, "%s: freeing NULL must be a no-op: %s", call,
               ct_error() ? ct_error() : "");
+    ct_error_clear();
+}
+
+/* Under CTORCH_DEBUG, a freed tensor handle is rejected with CT_ERR_STATE. */
+static void expect_freed(const char *call)
+{
+    CHECK_MSG(ct_error_code() == CT_ERR_STATE &&
+                  (strstr(ct_error(), "was freed") || strstr(ct_error(), "double free")),
+              "%s: error %s (%s), want the freed-tensor error", call,
+              ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
     ct_error_clear();
 }
 
@@ -4004,6 +4018,2148 @@ static void test_null_ct_compare_free(void)
     fixture_close(&fx);
 }
 
+#ifdef CTORCH_DEBUG
+
+static void test_freed_ct_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_free(fx.freed)";
+        ct_free(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_retain(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_retain(fx.freed)";
+        ct_tensor *r = ct_retain(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_release(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_release(fx.freed)";
+        ct_release(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dim(fx.freed)";
+        (void)ct_dim(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_size(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_size(fx.freed, 0)";
+        (void)ct_size(fx.freed, 0);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sizes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sizes(fx.freed)";
+        (void)ct_sizes(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_stride(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_stride(fx.freed, 0)";
+        (void)ct_stride(fx.freed, 0);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_strides(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_strides(fx.freed)";
+        (void)ct_strides(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_storage_offset(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_offset(fx.freed)";
+        (void)ct_storage_offset(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_numel(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_numel(fx.freed)";
+        (void)ct_numel(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tensor_dtype(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensor_dtype(fx.freed)";
+        (void)ct_tensor_dtype(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tensor_device(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensor_device(fx.freed)";
+        (void)ct_tensor_device(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_element_size(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_element_size(fx.freed)";
+        (void)ct_element_size(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nbytes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nbytes(fx.freed)";
+        (void)ct_nbytes(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_data_ptr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_data_ptr(fx.freed)";
+        (void)ct_data_ptr(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_contiguous(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous(fx.freed)";
+        (void)ct_is_contiguous(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_floating_point(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_floating_point(fx.freed)";
+        (void)ct_is_floating_point(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_version(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_version(fx.freed)";
+        (void)ct_version(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_item(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_item(fx.freed)";
+        (void)ct_item(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_item_int64(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_item_int64(fx.freed)";
+        (void)ct_item_int64(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_empty_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_empty_like(fx.freed)";
+        ct_tensor *r = ct_empty_like(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_zeros_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_zeros_like(fx.freed)";
+        ct_tensor *r = ct_zeros_like(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_ones_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ones_like(fx.freed)";
+        ct_tensor *r = ct_ones_like(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_full_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_full_like(fx.freed, 1.0)";
+        ct_tensor *r = ct_full_like(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_print(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_print(fx.freed, fx.file)";
+        ct_print(fx.freed, fx.file);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_to_string(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_string(fx.freed, fx.text, 1)";
+        (void)ct_to_string(fx.freed, fx.text, 1);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_keep(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_keep(fx.freed)";
+        ct_tensor *r = ct_keep(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_rand_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rand_like(fx.freed, fx.gen)";
+        ct_tensor *r = ct_rand_like(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_randn_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_randn_like(fx.freed, fx.gen)";
+        ct_tensor *r = ct_randn_like(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_uniform_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_uniform_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_uniform_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_normal_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_normal_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bernoulli_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bernoulli_(fx.freed, 1.0, fx.gen)";
+        ct_tensor *r = ct_bernoulli_(fx.freed, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_add(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_add(fx.freed, fx.t)";
+        ct_tensor *r = ct_add(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_add(fx.t, fx.freed)";
+        ct_tensor *r = ct_add(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_add_alpha(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_add_alpha(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_add_alpha(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_add_alpha(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_add_alpha(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_add_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_add_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_add_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_add_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_add_(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_add_(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_add_(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_add_(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sub(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sub(fx.freed, fx.t)";
+        ct_tensor *r = ct_sub(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sub(fx.t, fx.freed)";
+        ct_tensor *r = ct_sub(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sub_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sub_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_sub_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sub_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sub_(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_sub_(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sub_(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_sub_(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mul(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mul(fx.freed, fx.t)";
+        ct_tensor *r = ct_mul(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mul(fx.t, fx.freed)";
+        ct_tensor *r = ct_mul(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mul_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mul_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_mul_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mul_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mul_(fx.freed, fx.t)";
+        ct_tensor *r = ct_mul_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mul_(fx.t, fx.freed)";
+        ct_tensor *r = ct_mul_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_div(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div(fx.freed, fx.t)";
+        ct_tensor *r = ct_div(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_div(fx.t, fx.freed)";
+        ct_tensor *r = ct_div(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_div_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_div_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_div_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div_(fx.freed, fx.t)";
+        ct_tensor *r = ct_div_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_(fx.t, fx.freed)";
+        ct_tensor *r = ct_div_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pow(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pow(fx.freed, fx.t)";
+        ct_tensor *r = ct_pow(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pow(fx.t, fx.freed)";
+        ct_tensor *r = ct_pow(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pow_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pow_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_pow_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_maximum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_maximum(fx.freed, fx.t)";
+        ct_tensor *r = ct_maximum(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_maximum(fx.t, fx.freed)";
+        ct_tensor *r = ct_maximum(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_minimum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_minimum(fx.freed, fx.t)";
+        ct_tensor *r = ct_minimum(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_minimum(fx.t, fx.freed)";
+        ct_tensor *r = ct_minimum(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_eq(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_eq(fx.freed, fx.t)";
+        ct_tensor *r = ct_eq(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_eq(fx.t, fx.freed)";
+        ct_tensor *r = ct_eq(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_ne(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ne(fx.freed, fx.t)";
+        ct_tensor *r = ct_ne(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_ne(fx.t, fx.freed)";
+        ct_tensor *r = ct_ne(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lt(fx.freed, fx.t)";
+        ct_tensor *r = ct_lt(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lt(fx.t, fx.freed)";
+        ct_tensor *r = ct_lt(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_le(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_le(fx.freed, fx.t)";
+        ct_tensor *r = ct_le(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_le(fx.t, fx.freed)";
+        ct_tensor *r = ct_le(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_gt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gt(fx.freed, fx.t)";
+        ct_tensor *r = ct_gt(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gt(fx.t, fx.freed)";
+        ct_tensor *r = ct_gt(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_ge(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ge(fx.freed, fx.t)";
+        ct_tensor *r = ct_ge(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_ge(fx.t, fx.freed)";
+        ct_tensor *r = ct_ge(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_eq_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_eq_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_eq_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_gt_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gt_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_gt_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lt_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lt_scalar(fx.freed, 1.0)";
+        ct_tensor *r = ct_lt_scalar(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logical_and(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_and(fx.freed, fx.t)";
+        ct_tensor *r = ct_logical_and(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_and(fx.t, fx.freed)";
+        ct_tensor *r = ct_logical_and(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logical_or(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_or(fx.freed, fx.t)";
+        ct_tensor *r = ct_logical_or(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_or(fx.t, fx.freed)";
+        ct_tensor *r = ct_logical_or(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logical_not(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_not(fx.freed)";
+        ct_tensor *r = ct_logical_not(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_where(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_where(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_where(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_where(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_where(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_where(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_where(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_neg(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_neg(fx.freed)";
+        ct_tensor *r = ct_neg(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_abs(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_abs(fx.freed)";
+        ct_tensor *r = ct_abs(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_exp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp(fx.freed)";
+        ct_tensor *r = ct_exp(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log(fx.freed)";
+        ct_tensor *r = ct_log(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log1p(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log1p(fx.freed)";
+        ct_tensor *r = ct_log1p(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sqrt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sqrt(fx.freed)";
+        ct_tensor *r = ct_sqrt(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_rsqrt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rsqrt(fx.freed)";
+        ct_tensor *r = ct_rsqrt(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sin(fx.freed)";
+        ct_tensor *r = ct_sin(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cos(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cos(fx.freed)";
+        ct_tensor *r = ct_cos(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sigmoid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sigmoid(fx.freed)";
+        ct_tensor *r = ct_sigmoid(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tanh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanh(fx.freed)";
+        ct_tensor *r = ct_tanh(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_relu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_relu(fx.freed)";
+        ct_tensor *r = ct_relu(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_square(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_square(fx.freed)";
+        ct_tensor *r = ct_square(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_reciprocal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reciprocal(fx.freed)";
+        ct_tensor *r = ct_reciprocal(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_relu_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_relu_(fx.freed)";
+        ct_tensor *r = ct_relu_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_clamp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clamp(fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_clamp(fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fill_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fill_(fx.freed, 1.0)";
+        ct_tensor *r = ct_fill_(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_zero_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_zero_(fx.freed)";
+        ct_tensor *r = ct_zero_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_copy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_copy_(fx.freed, fx.t)";
+        ct_tensor *r = ct_copy_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_copy_(fx.t, fx.freed)";
+        ct_tensor *r = ct_copy_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_clone(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clone(fx.freed)";
+        ct_tensor *r = ct_clone(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_to_dtype(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dtype(fx.freed, CT_FLOAT32)";
+        ct_tensor *r = ct_to_dtype(fx.freed, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_result_type(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_result_type(fx.freed, fx.t)";
+        (void)ct_result_type(fx.freed, fx.t);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_result_type(fx.t, fx.freed)";
+        (void)ct_result_type(fx.t, fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_view(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_view(fx.freed, fx.sizes, 2)";
+        ct_tensor *r = ct_view(fx.freed, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_reshape(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reshape(fx.freed, fx.sizes, 2)";
+        ct_tensor *r = ct_reshape(fx.freed, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_flatten(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_flatten(fx.freed, 0, 0)";
+        ct_tensor *r = ct_flatten(fx.freed, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_permute(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_permute(fx.freed, fx.sizes, 2)";
+        ct_tensor *r = ct_permute(fx.freed, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transpose(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transpose(fx.freed, 0, 0)";
+        ct_tensor *r = ct_transpose(fx.freed, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_t(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_t(fx.freed)";
+        ct_tensor *r = ct_t(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unsqueeze(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unsqueeze(fx.freed, 0)";
+        ct_tensor *r = ct_unsqueeze(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_squeeze(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_squeeze(fx.freed)";
+        ct_tensor *r = ct_squeeze(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_squeeze_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_squeeze_dim(fx.freed, 0)";
+        ct_tensor *r = ct_squeeze_dim(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_expand(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expand(fx.freed, fx.sizes, 2)";
+        ct_tensor *r = ct_expand(fx.freed, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_narrow(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_narrow(fx.freed, 0, 0, 0)";
+        ct_tensor *r = ct_narrow(fx.freed, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_select(fx.freed, 0, 0)";
+        ct_tensor *r = ct_select(fx.freed, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_contiguous(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous(fx.freed)";
+        ct_tensor *r = ct_contiguous(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_alias(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_alias(fx.freed)";
+        ct_tensor *r = ct_alias(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sum(fx.freed)";
+        ct_tensor *r = ct_sum(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sum_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sum_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_sum_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sum_dims(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sum_dims(fx.freed, fx.sizes, 1, false)";
+        ct_tensor *r = ct_sum_dims(fx.freed, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sum_to_size(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sum_to_size(fx.freed, fx.sizes, 2)";
+        ct_tensor *r = ct_sum_to_size(fx.freed, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mean(fx.freed)";
+        ct_tensor *r = ct_mean(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mean_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mean_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_mean_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max(fx.freed)";
+        ct_tensor *r = ct_max(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_min(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_min(fx.freed)";
+        ct_tensor *r = ct_min(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_dim(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_max_dim(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_min_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_min_dim(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_min_dim(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argmax(fx.freed)";
+        ct_tensor *r = ct_argmax(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argmin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argmin(fx.freed)";
+        ct_tensor *r = ct_argmin(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argmax_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argmax_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_argmax_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argmin_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argmin_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_argmin_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_matmul(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_matmul(fx.freed, fx.t)";
+        ct_tensor *r = ct_matmul(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_matmul(fx.t, fx.freed)";
+        ct_tensor *r = ct_matmul(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mm(fx.freed, fx.t)";
+        ct_tensor *r = ct_mm(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mm(fx.t, fx.freed)";
+        ct_tensor *r = ct_mm(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bmm(fx.freed, fx.t)";
+        ct_tensor *r = ct_bmm(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bmm(fx.t, fx.freed)";
+        ct_tensor *r = ct_bmm(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addmm(fx.freed, fx.t, fx.t32, 1.0, 1.0)";
+        ct_tensor *r = ct_addmm(fx.freed, fx.t, fx.t32, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmm(fx.t, fx.freed, fx.t32, 1.0, 1.0)";
+        ct_tensor *r = ct_addmm(fx.t, fx.freed, fx.t32, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmm(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addmm(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mv(fx.freed, fx.t)";
+        ct_tensor *r = ct_mv(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mv(fx.t, fx.freed)";
+        ct_tensor *r = ct_mv(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dot(fx.freed, fx.t)";
+        ct_tensor *r = ct_dot(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dot(fx.t, fx.freed)";
+        ct_tensor *r = ct_dot(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linear(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linear(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_linear(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linear(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_linear(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linear(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_linear(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_softmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softmax(fx.freed, 0)";
+        ct_tensor *r = ct_softmax(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log_softmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_softmax(fx.freed, 0)";
+        ct_tensor *r = ct_log_softmax(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_requires_grad(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_requires_grad(fx.freed)";
+        (void)ct_requires_grad(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_requires_grad_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_requires_grad_(fx.freed, false)";
+        ct_tensor *r = ct_requires_grad_(fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_grad(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad(fx.freed)";
+        ct_tensor *r = ct_grad(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_set_grad(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_grad(fx.freed, fx.t)";
+        (void)ct_set_grad(fx.freed, fx.t);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_set_grad(fx.t, fx.freed)";
+        (void)ct_set_grad(fx.t, fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_leaf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_leaf(fx.freed)";
+        (void)ct_is_leaf(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_grad_fn(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_fn(fx.freed)";
+        (void)ct_grad_fn(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_retain_grad(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_retain_grad(fx.freed)";
+        (void)ct_retain_grad(fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_detach(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_detach(fx.freed)";
+        ct_tensor *r = ct_detach(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_detach_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_detach_(fx.freed)";
+        ct_tensor *r = ct_detach_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_backward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_backward(fx.freed, fx.t, false)";
+        (void)ct_backward(fx.freed, fx.t, false);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_backward(fx.t, fx.freed, false)";
+        (void)ct_backward(fx.t, fx.freed, false);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_register_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_register_hook(fx.freed, null_test_hook, fx.bytes)";
+        (void)ct_register_hook(fx.freed, null_test_hook, fx.bytes);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nll_loss(fx.freed, fx.labels, &fx.nll_opts)";
+        ct_tensor *r = ct_nll_loss(fx.freed, fx.labels, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.t, fx.freed, &fx.nll_opts)";
+        ct_tensor *r = ct_nll_loss(fx.t, fx.freed, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cross_entropy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross_entropy(fx.freed, fx.labels, &fx.nll_opts)";
+        ct_tensor *r = ct_cross_entropy(fx.freed, fx.labels, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts)";
+        ct_tensor *r = ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mse_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mse_loss(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_mse_loss(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mse_loss(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_mse_loss(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_calculate_fan_in_and_fan_out(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_calculate_fan_in_and_fan_out(fx.freed, fx.sizes, fx.sizes)";
+        (void)ct_init_calculate_fan_in_and_fan_out(fx.freed, fx.sizes, fx.sizes);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_uniform_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_uniform_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_uniform_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_normal_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_normal_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_constant_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_constant_(fx.freed, 1.0)";
+        ct_tensor *r = ct_init_constant_(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_zeros_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_zeros_(fx.freed)";
+        ct_tensor *r = ct_init_zeros_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_ones_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_ones_(fx.freed)";
+        ct_tensor *r = ct_init_ones_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_kaiming_uniform_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_kaiming_uniform_(fx.freed, 1.0, 0, 0, fx.gen)";
+        ct_tensor *r = ct_init_kaiming_uniform_(fx.freed, 1.0, 0, 0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_kaiming_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_kaiming_normal_(fx.freed, 1.0, 0, 0, fx.gen)";
+        ct_tensor *r = ct_init_kaiming_normal_(fx.freed, 1.0, 0, 0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_xavier_uniform_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_xavier_uniform_(fx.freed, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_xavier_uniform_(fx.freed, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_xavier_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_xavier_normal_(fx.freed, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_xavier_normal_(fx.freed, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_module_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_module_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_module_register_parameter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_register_parameter(fx.module, \"w\", fx.freed)";
+        (void)ct_module_register_parameter(fx.module, "w", fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_module_register_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_register_buffer(fx.module, \"w\", fx.freed)";
+        (void)ct_module_register_buffer(fx.module, "w", fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_npy_save_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npy_save_buffer(fx.freed, fx.bytes, 1)";
+        (void)ct_npy_save_buffer(fx.freed, fx.bytes, 1);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_npy_save(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npy_save(\"/nonexistent-ctorch-dir/x\", fx.freed)";
+        (void)ct_npy_save("/nonexistent-ctorch-dir/x", fx.freed);
+        expect_freed(call);
+    }
+    fixture_close(&fx);
+}
+#endif
+
 void test_null(void)
 {
     RUN(test_null_ct_set_error_handler);
@@ -4255,4 +6411,156 @@ void test_null(void)
     RUN(test_null_ct_compare_str);
     RUN(test_null_ct_compare_print);
     RUN(test_null_ct_compare_free);
+#ifdef CTORCH_DEBUG
+    RUN(test_freed_ct_free);
+    RUN(test_freed_ct_retain);
+    RUN(test_freed_ct_release);
+    RUN(test_freed_ct_dim);
+    RUN(test_freed_ct_size);
+    RUN(test_freed_ct_sizes);
+    RUN(test_freed_ct_stride);
+    RUN(test_freed_ct_strides);
+    RUN(test_freed_ct_storage_offset);
+    RUN(test_freed_ct_numel);
+    RUN(test_freed_ct_tensor_dtype);
+    RUN(test_freed_ct_tensor_device);
+    RUN(test_freed_ct_element_size);
+    RUN(test_freed_ct_nbytes);
+    RUN(test_freed_ct_data_ptr);
+    RUN(test_freed_ct_is_contiguous);
+    RUN(test_freed_ct_is_floating_point);
+    RUN(test_freed_ct_version);
+    RUN(test_freed_ct_item);
+    RUN(test_freed_ct_item_int64);
+    RUN(test_freed_ct_empty_like);
+    RUN(test_freed_ct_zeros_like);
+    RUN(test_freed_ct_ones_like);
+    RUN(test_freed_ct_full_like);
+    RUN(test_freed_ct_print);
+    RUN(test_freed_ct_to_string);
+    RUN(test_freed_ct_keep);
+    RUN(test_freed_ct_rand_like);
+    RUN(test_freed_ct_randn_like);
+    RUN(test_freed_ct_uniform_);
+    RUN(test_freed_ct_normal_);
+    RUN(test_freed_ct_bernoulli_);
+    RUN(test_freed_ct_add);
+    RUN(test_freed_ct_add_alpha);
+    RUN(test_freed_ct_add_scalar);
+    RUN(test_freed_ct_add_);
+    RUN(test_freed_ct_sub);
+    RUN(test_freed_ct_sub_scalar);
+    RUN(test_freed_ct_sub_);
+    RUN(test_freed_ct_mul);
+    RUN(test_freed_ct_mul_scalar);
+    RUN(test_freed_ct_mul_);
+    RUN(test_freed_ct_div);
+    RUN(test_freed_ct_div_scalar);
+    RUN(test_freed_ct_div_);
+    RUN(test_freed_ct_pow);
+    RUN(test_freed_ct_pow_scalar);
+    RUN(test_freed_ct_maximum);
+    RUN(test_freed_ct_minimum);
+    RUN(test_freed_ct_eq);
+    RUN(test_freed_ct_ne);
+    RUN(test_freed_ct_lt);
+    RUN(test_freed_ct_le);
+    RUN(test_freed_ct_gt);
+    RUN(test_freed_ct_ge);
+    RUN(test_freed_ct_eq_scalar);
+    RUN(test_freed_ct_gt_scalar);
+    RUN(test_freed_ct_lt_scalar);
+    RUN(test_freed_ct_logical_and);
+    RUN(test_freed_ct_logical_or);
+    RUN(test_freed_ct_logical_not);
+    RUN(test_freed_ct_where);
+    RUN(test_freed_ct_neg);
+    RUN(test_freed_ct_abs);
+    RUN(test_freed_ct_exp);
+    RUN(test_freed_ct_log);
+    RUN(test_freed_ct_log1p);
+    RUN(test_freed_ct_sqrt);
+    RUN(test_freed_ct_rsqrt);
+    RUN(test_freed_ct_sin);
+    RUN(test_freed_ct_cos);
+    RUN(test_freed_ct_sigmoid);
+    RUN(test_freed_ct_tanh);
+    RUN(test_freed_ct_relu);
+    RUN(test_freed_ct_square);
+    RUN(test_freed_ct_reciprocal);
+    RUN(test_freed_ct_relu_);
+    RUN(test_freed_ct_clamp);
+    RUN(test_freed_ct_fill_);
+    RUN(test_freed_ct_zero_);
+    RUN(test_freed_ct_copy_);
+    RUN(test_freed_ct_clone);
+    RUN(test_freed_ct_to_dtype);
+    RUN(test_freed_ct_result_type);
+    RUN(test_freed_ct_view);
+    RUN(test_freed_ct_reshape);
+    RUN(test_freed_ct_flatten);
+    RUN(test_freed_ct_permute);
+    RUN(test_freed_ct_transpose);
+    RUN(test_freed_ct_t);
+    RUN(test_freed_ct_unsqueeze);
+    RUN(test_freed_ct_squeeze);
+    RUN(test_freed_ct_squeeze_dim);
+    RUN(test_freed_ct_expand);
+    RUN(test_freed_ct_narrow);
+    RUN(test_freed_ct_select);
+    RUN(test_freed_ct_contiguous);
+    RUN(test_freed_ct_alias);
+    RUN(test_freed_ct_sum);
+    RUN(test_freed_ct_sum_dim);
+    RUN(test_freed_ct_sum_dims);
+    RUN(test_freed_ct_sum_to_size);
+    RUN(test_freed_ct_mean);
+    RUN(test_freed_ct_mean_dim);
+    RUN(test_freed_ct_max);
+    RUN(test_freed_ct_min);
+    RUN(test_freed_ct_max_dim);
+    RUN(test_freed_ct_min_dim);
+    RUN(test_freed_ct_argmax);
+    RUN(test_freed_ct_argmin);
+    RUN(test_freed_ct_argmax_dim);
+    RUN(test_freed_ct_argmin_dim);
+    RUN(test_freed_ct_matmul);
+    RUN(test_freed_ct_mm);
+    RUN(test_freed_ct_bmm);
+    RUN(test_freed_ct_addmm);
+    RUN(test_freed_ct_mv);
+    RUN(test_freed_ct_dot);
+    RUN(test_freed_ct_linear);
+    RUN(test_freed_ct_softmax);
+    RUN(test_freed_ct_log_softmax);
+    RUN(test_freed_ct_requires_grad);
+    RUN(test_freed_ct_requires_grad_);
+    RUN(test_freed_ct_grad);
+    RUN(test_freed_ct_set_grad);
+    RUN(test_freed_ct_is_leaf);
+    RUN(test_freed_ct_grad_fn);
+    RUN(test_freed_ct_retain_grad);
+    RUN(test_freed_ct_detach);
+    RUN(test_freed_ct_detach_);
+    RUN(test_freed_ct_backward);
+    RUN(test_freed_ct_register_hook);
+    RUN(test_freed_ct_nll_loss);
+    RUN(test_freed_ct_cross_entropy);
+    RUN(test_freed_ct_mse_loss);
+    RUN(test_freed_ct_init_calculate_fan_in_and_fan_out);
+    RUN(test_freed_ct_init_uniform_);
+    RUN(test_freed_ct_init_normal_);
+    RUN(test_freed_ct_init_constant_);
+    RUN(test_freed_ct_init_zeros_);
+    RUN(test_freed_ct_init_ones_);
+    RUN(test_freed_ct_init_kaiming_uniform_);
+    RUN(test_freed_ct_init_kaiming_normal_);
+    RUN(test_freed_ct_init_xavier_uniform_);
+    RUN(test_freed_ct_init_xavier_normal_);
+    RUN(test_freed_ct_module_forward);
+    RUN(test_freed_ct_module_register_parameter);
+    RUN(test_freed_ct_module_register_buffer);
+    RUN(test_freed_ct_npy_save_buffer);
+    RUN(test_freed_ct_npy_save);
+#endif
 }

@@ -96,7 +96,7 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
 ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
 {
     const char *op = "ct_set_grad";
-    if (ct__null(op, t)) {
+    if (ct__null_tensor(op, t) || (grad && ct__null_tensor(op, grad))) {
         return ct_error_code();
     }
     if (grad && (grad->ndim != t->ndim ||
@@ -749,6 +749,9 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
 
 ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph)
 {
+    if (grad_output && ct__null_tensor("ct_backward", grad_output)) {
+        return ct_error_code();
+    }
     ct__engine e;
     memset(&e, 0, sizeof e);
     e.retain_graph = retain_graph;

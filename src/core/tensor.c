@@ -167,9 +167,10 @@ void ct_release(ct_tensor *t)
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
-    if (t && ct__debug_check("ct_retain", t, true)) {
-        CT__ATOMIC_ADD(&t->refcount, 1);
+    if (!t || !ct__debug_check("ct_retain", t, true)) {
+        return NULL;
     }
+    CT__ATOMIC_ADD(&t->refcount, 1);
     return t;
 }
 
