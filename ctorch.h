@@ -1967,9 +1967,28 @@ static inline char *ct__data(const ct_tensor *t)
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 /* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
    when p is NULL (or, under CTORCH_DEBUG, a freed tensor). */
-CT__INTERNAL bool ct__null(const char *op, const void *p);
-/* ct__null for a tensor argument: also true when t is not a live tensor (CTORCH_DEBUG). */
+CT__INTERNAL bool ct__null_any(const char *op, const void *p);
+/* ct__null_any for a tensor argument: also true when t is not a live tensor (CTORCH_DEBUG). */
 CT__INTERNAL bool ct__null_tensor(const char *op, const ct_tensor *t);
+/* ct__null(op, p): ct__null_tensor for a tensor pointer, ct__null_any for any other, so the
+   NULL check every public entry makes is also its handle check (DESIGN §5, step 1). A
+   function in C++ (overloads), a type-generic macro in C. */
+#ifdef __cplusplus
+static inline bool ct__null_typed(const char *op, const ct_tensor *t)
+{
+    return ct__null_tensor(op, t);
+}
+static inline bool ct__null_typed(const char *op, const void *p) { return ct__null_any(op, p); }
+template <class T> static inline bool ct__null(const char *op, T *p)
+{
+    return ct__null_typed(op, p);
+}
+static inline bool ct__null(const char *op, const void *p) { return ct__null_any(op, p); }
+#else
+#define ct__null(op, p)                                                                            \
+    _Generic((p), const ct_tensor *: ct__null_tensor, ct_tensor *: ct__null_tensor,                \
+             default: ct__null_any)((op), (p))
+#endif
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
@@ -2980,7 +2999,7 @@ ct_tensor *ct_retain(ct_tensor *t)
 }
 
 /* ---- attributes --------------------------------------------------------------------- */
-bool ct__null(const char *op, const void *p)
+bool ct__null_any(const char *op, const void *p)
 {
     if (p) {
         ct__debug_enter(op);
@@ -2994,7 +3013,7 @@ bool ct__null(const char *op, const void *p)
 
 bool ct__null_tensor(const char *op, const ct_tensor *t)
 {
-    return ct__null(op, t) || !ct__debug_check(op, t, true);
+    return ct__null_any(op, t) || !ct__debug_check(op, t, true);
 }
 
 bool ct__check_cpu(const char *op, const ct_tensor *t)

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 
 typedef struct null_fixture {
-    ct_tensor *t, *t32, *extra, *labels, *labels1d, *freed;
+    ct_tensor *t, *t32, *extra, *labels, *labels1d, *freed, *foreign;
+    double foreign_store[64];
     ct_tensor *tl[4], *out[8], *params[2], *extra_params[1], *grad_inputs[1];
     const ct_tensor *ctl[4];
     int64_t sizes[8], zeros[8];
@@ -76,6 +77,7 @@ static void fixture_open(null_fixture *fx)
     int64_t s1[1] = {1};
     fx->freed = ct_ones(s1, 1, CT_FLOAT32); /* a stale handle (CTORCH_DEBUG tests) */
     ct_free(fx->freed);
+    fx->foreign = (ct_tensor *)(void *)fx->foreign_store; /* not a tensor at all */
     ct_scope_begin();
     int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, s2[1] = {2}, s21[2] = {2, 1};
     fx->t = ct_ones(s23, 2, CT_FLOAT32);
@@ -174,6 +176,15 @@ static void expect_freed(const char *call)
     CHECK_MSG(ct_error_code() == CT_ERR_STATE &&
                   (strstr(ct_error(), "was freed") || strstr(ct_error(), "double free")),
               "%s: error %s (%s), want the freed-tensor error", call,
+              ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
+    ct_error_clear();
+}
+
+/* Under CTORCH_DEBUG, a pointer that is not a tensor ctorch made is rejected likewise. */
+static void expect_foreign(const char *call)
+{
+    CHECK_MSG(ct_error_code() == CT_ERR_STATE && strstr(ct_error(), "not a live tensor"),
+              "%s: error %s (%s), want the foreign-pointer error", call,
               ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
     ct_error_clear();
 }
@@ -4029,6 +4040,11 @@ static void test_freed_ct_free(void)
         ct_free(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_free(fx.foreign)";
+        ct_free(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4042,6 +4058,11 @@ static void test_freed_ct_retain(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_retain(fx.foreign)";
+        (void)ct_retain(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4053,6 +4074,11 @@ static void test_freed_ct_release(void)
         const char *call = "ct_release(fx.freed)";
         ct_release(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_release(fx.foreign)";
+        ct_release(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4066,6 +4092,11 @@ static void test_freed_ct_dim(void)
         (void)ct_dim(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_dim(fx.foreign)";
+        (void)ct_dim(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4077,6 +4108,11 @@ static void test_freed_ct_size(void)
         const char *call = "ct_size(fx.freed, 0)";
         (void)ct_size(fx.freed, 0);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_size(fx.foreign, 0)";
+        (void)ct_size(fx.foreign, 0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4090,6 +4126,11 @@ static void test_freed_ct_sizes(void)
         (void)ct_sizes(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_sizes(fx.foreign)";
+        (void)ct_sizes(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4101,6 +4142,11 @@ static void test_freed_ct_stride(void)
         const char *call = "ct_stride(fx.freed, 0)";
         (void)ct_stride(fx.freed, 0);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_stride(fx.foreign, 0)";
+        (void)ct_stride(fx.foreign, 0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4114,6 +4160,11 @@ static void test_freed_ct_strides(void)
         (void)ct_strides(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_strides(fx.foreign)";
+        (void)ct_strides(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4125,6 +4176,11 @@ static void test_freed_ct_storage_offset(void)
         const char *call = "ct_storage_offset(fx.freed)";
         (void)ct_storage_offset(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_storage_offset(fx.foreign)";
+        (void)ct_storage_offset(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4138,6 +4194,11 @@ static void test_freed_ct_numel(void)
         (void)ct_numel(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_numel(fx.foreign)";
+        (void)ct_numel(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4149,6 +4210,11 @@ static void test_freed_ct_tensor_dtype(void)
         const char *call = "ct_tensor_dtype(fx.freed)";
         (void)ct_tensor_dtype(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensor_dtype(fx.foreign)";
+        (void)ct_tensor_dtype(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4162,6 +4228,11 @@ static void test_freed_ct_tensor_device(void)
         (void)ct_tensor_device(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_tensor_device(fx.foreign)";
+        (void)ct_tensor_device(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4173,6 +4244,11 @@ static void test_freed_ct_element_size(void)
         const char *call = "ct_element_size(fx.freed)";
         (void)ct_element_size(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_element_size(fx.foreign)";
+        (void)ct_element_size(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4186,6 +4262,11 @@ static void test_freed_ct_nbytes(void)
         (void)ct_nbytes(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_nbytes(fx.foreign)";
+        (void)ct_nbytes(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4197,6 +4278,11 @@ static void test_freed_ct_data_ptr(void)
         const char *call = "ct_data_ptr(fx.freed)";
         (void)ct_data_ptr(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_data_ptr(fx.foreign)";
+        (void)ct_data_ptr(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4210,6 +4296,11 @@ static void test_freed_ct_is_contiguous(void)
         (void)ct_is_contiguous(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_is_contiguous(fx.foreign)";
+        (void)ct_is_contiguous(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4221,6 +4312,11 @@ static void test_freed_ct_is_floating_point(void)
         const char *call = "ct_is_floating_point(fx.freed)";
         (void)ct_is_floating_point(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_floating_point(fx.foreign)";
+        (void)ct_is_floating_point(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4234,6 +4330,11 @@ static void test_freed_ct_version(void)
         (void)ct_version(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_version(fx.foreign)";
+        (void)ct_version(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4246,6 +4347,11 @@ static void test_freed_ct_item(void)
         (void)ct_item(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_item(fx.foreign)";
+        (void)ct_item(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4257,6 +4363,11 @@ static void test_freed_ct_item_int64(void)
         const char *call = "ct_item_int64(fx.freed)";
         (void)ct_item_int64(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_item_int64(fx.foreign)";
+        (void)ct_item_int64(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4271,6 +4382,11 @@ static void test_freed_ct_empty_like(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_empty_like(fx.foreign)";
+        (void)ct_empty_like(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4283,6 +4399,11 @@ static void test_freed_ct_zeros_like(void)
         ct_tensor *r = ct_zeros_like(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_zeros_like(fx.foreign)";
+        (void)ct_zeros_like(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4297,6 +4418,11 @@ static void test_freed_ct_ones_like(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_ones_like(fx.foreign)";
+        (void)ct_ones_like(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4310,6 +4436,11 @@ static void test_freed_ct_full_like(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_full_like(fx.foreign, 1.0)";
+        (void)ct_full_like(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4322,6 +4453,11 @@ static void test_freed_ct_print(void)
         ct_print(fx.freed, fx.file);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_print(fx.foreign, fx.file)";
+        ct_print(fx.foreign, fx.file);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4333,6 +4469,11 @@ static void test_freed_ct_to_string(void)
         const char *call = "ct_to_string(fx.freed, fx.text, 1)";
         (void)ct_to_string(fx.freed, fx.text, 1);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_to_string(fx.foreign, fx.text, 1)";
+        (void)ct_to_string(fx.foreign, fx.text, 1);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4347,6 +4488,11 @@ static void test_freed_ct_keep(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_keep(fx.foreign)";
+        (void)ct_keep(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4359,6 +4505,11 @@ static void test_freed_ct_rand_like(void)
         ct_tensor *r = ct_rand_like(fx.freed, fx.gen);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_rand_like(fx.foreign, fx.gen)";
+        (void)ct_rand_like(fx.foreign, fx.gen);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4373,6 +4524,11 @@ static void test_freed_ct_randn_like(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_randn_like(fx.foreign, fx.gen)";
+        (void)ct_randn_like(fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4385,6 +4541,11 @@ static void test_freed_ct_uniform_(void)
         ct_tensor *r = ct_uniform_(fx.freed, 1.0, 1.0, fx.gen);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_uniform_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_uniform_(fx.foreign, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4399,6 +4560,11 @@ static void test_freed_ct_normal_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_normal_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_normal_(fx.foreign, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4411,6 +4577,11 @@ static void test_freed_ct_bernoulli_(void)
         ct_tensor *r = ct_bernoulli_(fx.freed, 1.0, fx.gen);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_bernoulli_(fx.foreign, 1.0, fx.gen)";
+        (void)ct_bernoulli_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4426,10 +4597,20 @@ static void test_freed_ct_add(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_add(fx.foreign, fx.t)";
+        (void)ct_add(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_add(fx.t, fx.freed)";
         ct_tensor *r = ct_add(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_add(fx.t, fx.foreign)";
+        (void)ct_add(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4445,10 +4626,20 @@ static void test_freed_ct_add_alpha(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_add_alpha(fx.foreign, fx.t, 1.0)";
+        (void)ct_add_alpha(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_add_alpha(fx.t, fx.freed, 1.0)";
         ct_tensor *r = ct_add_alpha(fx.t, fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_add_alpha(fx.t, fx.foreign, 1.0)";
+        (void)ct_add_alpha(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4462,6 +4653,11 @@ static void test_freed_ct_add_scalar(void)
         ct_tensor *r = ct_add_scalar(fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_add_scalar(fx.foreign, 1.0)";
+        (void)ct_add_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4477,10 +4673,20 @@ static void test_freed_ct_add_(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_add_(fx.foreign, fx.t, 1.0)";
+        (void)ct_add_(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_add_(fx.t, fx.freed, 1.0)";
         ct_tensor *r = ct_add_(fx.t, fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_add_(fx.t, fx.foreign, 1.0)";
+        (void)ct_add_(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4496,10 +4702,20 @@ static void test_freed_ct_sub(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_sub(fx.foreign, fx.t)";
+        (void)ct_sub(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_sub(fx.t, fx.freed)";
         ct_tensor *r = ct_sub(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sub(fx.t, fx.foreign)";
+        (void)ct_sub(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4513,6 +4729,11 @@ static void test_freed_ct_sub_scalar(void)
         ct_tensor *r = ct_sub_scalar(fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sub_scalar(fx.foreign, 1.0)";
+        (void)ct_sub_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4528,10 +4749,20 @@ static void test_freed_ct_sub_(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_sub_(fx.foreign, fx.t, 1.0)";
+        (void)ct_sub_(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_sub_(fx.t, fx.freed, 1.0)";
         ct_tensor *r = ct_sub_(fx.t, fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sub_(fx.t, fx.foreign, 1.0)";
+        (void)ct_sub_(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4547,10 +4778,20 @@ static void test_freed_ct_mul(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_mul(fx.foreign, fx.t)";
+        (void)ct_mul(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_mul(fx.t, fx.freed)";
         ct_tensor *r = ct_mul(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mul(fx.t, fx.foreign)";
+        (void)ct_mul(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4564,6 +4805,11 @@ static void test_freed_ct_mul_scalar(void)
         ct_tensor *r = ct_mul_scalar(fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mul_scalar(fx.foreign, 1.0)";
+        (void)ct_mul_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4579,10 +4825,20 @@ static void test_freed_ct_mul_(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_mul_(fx.foreign, fx.t)";
+        (void)ct_mul_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_mul_(fx.t, fx.freed)";
         ct_tensor *r = ct_mul_(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mul_(fx.t, fx.foreign)";
+        (void)ct_mul_(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4598,10 +4854,20 @@ static void test_freed_ct_div(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_div(fx.foreign, fx.t)";
+        (void)ct_div(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_div(fx.t, fx.freed)";
         ct_tensor *r = ct_div(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_div(fx.t, fx.foreign)";
+        (void)ct_div(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4615,6 +4881,11 @@ static void test_freed_ct_div_scalar(void)
         ct_tensor *r = ct_div_scalar(fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_scalar(fx.foreign, 1.0)";
+        (void)ct_div_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4630,10 +4901,20 @@ static void test_freed_ct_div_(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_div_(fx.foreign, fx.t)";
+        (void)ct_div_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_div_(fx.t, fx.freed)";
         ct_tensor *r = ct_div_(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_(fx.t, fx.foreign)";
+        (void)ct_div_(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4649,10 +4930,20 @@ static void test_freed_ct_pow(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_pow(fx.foreign, fx.t)";
+        (void)ct_pow(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_pow(fx.t, fx.freed)";
         ct_tensor *r = ct_pow(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_pow(fx.t, fx.foreign)";
+        (void)ct_pow(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4666,6 +4957,11 @@ static void test_freed_ct_pow_scalar(void)
         ct_tensor *r = ct_pow_scalar(fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_pow_scalar(fx.foreign, 1.0)";
+        (void)ct_pow_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4681,10 +4977,20 @@ static void test_freed_ct_maximum(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_maximum(fx.foreign, fx.t)";
+        (void)ct_maximum(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_maximum(fx.t, fx.freed)";
         ct_tensor *r = ct_maximum(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_maximum(fx.t, fx.foreign)";
+        (void)ct_maximum(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4700,10 +5006,20 @@ static void test_freed_ct_minimum(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_minimum(fx.foreign, fx.t)";
+        (void)ct_minimum(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_minimum(fx.t, fx.freed)";
         ct_tensor *r = ct_minimum(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_minimum(fx.t, fx.foreign)";
+        (void)ct_minimum(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4719,10 +5035,20 @@ static void test_freed_ct_eq(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_eq(fx.foreign, fx.t)";
+        (void)ct_eq(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_eq(fx.t, fx.freed)";
         ct_tensor *r = ct_eq(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_eq(fx.t, fx.foreign)";
+        (void)ct_eq(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4738,10 +5064,20 @@ static void test_freed_ct_ne(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_ne(fx.foreign, fx.t)";
+        (void)ct_ne(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_ne(fx.t, fx.freed)";
         ct_tensor *r = ct_ne(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_ne(fx.t, fx.foreign)";
+        (void)ct_ne(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4757,10 +5093,20 @@ static void test_freed_ct_lt(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_lt(fx.foreign, fx.t)";
+        (void)ct_lt(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_lt(fx.t, fx.freed)";
         ct_tensor *r = ct_lt(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_lt(fx.t, fx.foreign)";
+        (void)ct_lt(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4776,10 +5122,20 @@ static void test_freed_ct_le(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_le(fx.foreign, fx.t)";
+        (void)ct_le(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_le(fx.t, fx.freed)";
         ct_tensor *r = ct_le(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_le(fx.t, fx.foreign)";
+        (void)ct_le(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4795,10 +5151,20 @@ static void test_freed_ct_gt(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_gt(fx.foreign, fx.t)";
+        (void)ct_gt(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_gt(fx.t, fx.freed)";
         ct_tensor *r = ct_gt(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_gt(fx.t, fx.foreign)";
+        (void)ct_gt(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4814,10 +5180,20 @@ static void test_freed_ct_ge(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_ge(fx.foreign, fx.t)";
+        (void)ct_ge(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_ge(fx.t, fx.freed)";
         ct_tensor *r = ct_ge(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_ge(fx.t, fx.foreign)";
+        (void)ct_ge(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4832,6 +5208,11 @@ static void test_freed_ct_eq_scalar(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_eq_scalar(fx.foreign, 1.0)";
+        (void)ct_eq_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4845,6 +5226,11 @@ static void test_freed_ct_gt_scalar(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_gt_scalar(fx.foreign, 1.0)";
+        (void)ct_gt_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4857,6 +5243,11 @@ static void test_freed_ct_lt_scalar(void)
         ct_tensor *r = ct_lt_scalar(fx.freed, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_lt_scalar(fx.foreign, 1.0)";
+        (void)ct_lt_scalar(fx.foreign, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4872,10 +5263,20 @@ static void test_freed_ct_logical_and(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_logical_and(fx.foreign, fx.t)";
+        (void)ct_logical_and(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_logical_and(fx.t, fx.freed)";
         ct_tensor *r = ct_logical_and(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_and(fx.t, fx.foreign)";
+        (void)ct_logical_and(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4891,10 +5292,20 @@ static void test_freed_ct_logical_or(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_logical_or(fx.foreign, fx.t)";
+        (void)ct_logical_or(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_logical_or(fx.t, fx.freed)";
         ct_tensor *r = ct_logical_or(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_or(fx.t, fx.foreign)";
+        (void)ct_logical_or(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4908,6 +5319,11 @@ static void test_freed_ct_logical_not(void)
         ct_tensor *r = ct_logical_not(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_not(fx.foreign)";
+        (void)ct_logical_not(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4923,16 +5339,31 @@ static void test_freed_ct_where(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_where(fx.foreign, fx.t, fx.t)";
+        (void)ct_where(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_where(fx.t, fx.freed, fx.t)";
         ct_tensor *r = ct_where(fx.t, fx.freed, fx.t);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
     {
+        const char *call = "ct_where(fx.t, fx.foreign, fx.t)";
+        (void)ct_where(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_where(fx.t, fx.t, fx.freed)";
         ct_tensor *r = ct_where(fx.t, fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_where(fx.t, fx.t, fx.foreign)";
+        (void)ct_where(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4947,6 +5378,11 @@ static void test_freed_ct_neg(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_neg(fx.foreign)";
+        (void)ct_neg(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4959,6 +5395,11 @@ static void test_freed_ct_abs(void)
         ct_tensor *r = ct_abs(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_abs(fx.foreign)";
+        (void)ct_abs(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4973,6 +5414,11 @@ static void test_freed_ct_exp(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_exp(fx.foreign)";
+        (void)ct_exp(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -4985,6 +5431,11 @@ static void test_freed_ct_log(void)
         ct_tensor *r = ct_log(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_log(fx.foreign)";
+        (void)ct_log(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -4999,6 +5450,11 @@ static void test_freed_ct_log1p(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_log1p(fx.foreign)";
+        (void)ct_log1p(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5011,6 +5467,11 @@ static void test_freed_ct_sqrt(void)
         ct_tensor *r = ct_sqrt(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sqrt(fx.foreign)";
+        (void)ct_sqrt(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5025,6 +5486,11 @@ static void test_freed_ct_rsqrt(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_rsqrt(fx.foreign)";
+        (void)ct_rsqrt(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5037,6 +5503,11 @@ static void test_freed_ct_sin(void)
         ct_tensor *r = ct_sin(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sin(fx.foreign)";
+        (void)ct_sin(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5051,6 +5522,11 @@ static void test_freed_ct_cos(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_cos(fx.foreign)";
+        (void)ct_cos(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5063,6 +5539,11 @@ static void test_freed_ct_sigmoid(void)
         ct_tensor *r = ct_sigmoid(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sigmoid(fx.foreign)";
+        (void)ct_sigmoid(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5077,6 +5558,11 @@ static void test_freed_ct_tanh(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_tanh(fx.foreign)";
+        (void)ct_tanh(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5089,6 +5575,11 @@ static void test_freed_ct_relu(void)
         ct_tensor *r = ct_relu(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_relu(fx.foreign)";
+        (void)ct_relu(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5103,6 +5594,11 @@ static void test_freed_ct_square(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_square(fx.foreign)";
+        (void)ct_square(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5115,6 +5611,11 @@ static void test_freed_ct_reciprocal(void)
         ct_tensor *r = ct_reciprocal(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_reciprocal(fx.foreign)";
+        (void)ct_reciprocal(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5129,6 +5630,11 @@ static void test_freed_ct_relu_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_relu_(fx.foreign)";
+        (void)ct_relu_(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5141,6 +5647,11 @@ static void test_freed_ct_clamp(void)
         ct_tensor *r = ct_clamp(fx.freed, 1.0, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_clamp(fx.foreign, 1.0, 1.0)";
+        (void)ct_clamp(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5155,6 +5666,11 @@ static void test_freed_ct_fill_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_fill_(fx.foreign, 1.0)";
+        (void)ct_fill_(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5167,6 +5683,11 @@ static void test_freed_ct_zero_(void)
         ct_tensor *r = ct_zero_(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_zero_(fx.foreign)";
+        (void)ct_zero_(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5182,10 +5703,20 @@ static void test_freed_ct_copy_(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_copy_(fx.foreign, fx.t)";
+        (void)ct_copy_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_copy_(fx.t, fx.freed)";
         ct_tensor *r = ct_copy_(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_copy_(fx.t, fx.foreign)";
+        (void)ct_copy_(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5200,6 +5731,11 @@ static void test_freed_ct_clone(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_clone(fx.foreign)";
+        (void)ct_clone(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5212,6 +5748,11 @@ static void test_freed_ct_to_dtype(void)
         ct_tensor *r = ct_to_dtype(fx.freed, CT_FLOAT32);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_to_dtype(fx.foreign, CT_FLOAT32)";
+        (void)ct_to_dtype(fx.foreign, CT_FLOAT32);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5226,9 +5767,19 @@ static void test_freed_ct_result_type(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_result_type(fx.foreign, fx.t)";
+        (void)ct_result_type(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_result_type(fx.t, fx.freed)";
         (void)ct_result_type(fx.t, fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_result_type(fx.t, fx.foreign)";
+        (void)ct_result_type(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5243,6 +5794,11 @@ static void test_freed_ct_view(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_view(fx.foreign, fx.sizes, 2)";
+        (void)ct_view(fx.foreign, fx.sizes, 2);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5255,6 +5811,11 @@ static void test_freed_ct_reshape(void)
         ct_tensor *r = ct_reshape(fx.freed, fx.sizes, 2);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_reshape(fx.foreign, fx.sizes, 2)";
+        (void)ct_reshape(fx.foreign, fx.sizes, 2);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5269,6 +5830,11 @@ static void test_freed_ct_flatten(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_flatten(fx.foreign, 0, 0)";
+        (void)ct_flatten(fx.foreign, 0, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5281,6 +5847,11 @@ static void test_freed_ct_permute(void)
         ct_tensor *r = ct_permute(fx.freed, fx.sizes, 2);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_permute(fx.foreign, fx.sizes, 2)";
+        (void)ct_permute(fx.foreign, fx.sizes, 2);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5295,6 +5866,11 @@ static void test_freed_ct_transpose(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_transpose(fx.foreign, 0, 0)";
+        (void)ct_transpose(fx.foreign, 0, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5307,6 +5883,11 @@ static void test_freed_ct_t(void)
         ct_tensor *r = ct_t(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_t(fx.foreign)";
+        (void)ct_t(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5321,6 +5902,11 @@ static void test_freed_ct_unsqueeze(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_unsqueeze(fx.foreign, 0)";
+        (void)ct_unsqueeze(fx.foreign, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5333,6 +5919,11 @@ static void test_freed_ct_squeeze(void)
         ct_tensor *r = ct_squeeze(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_squeeze(fx.foreign)";
+        (void)ct_squeeze(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5347,6 +5938,11 @@ static void test_freed_ct_squeeze_dim(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_squeeze_dim(fx.foreign, 0)";
+        (void)ct_squeeze_dim(fx.foreign, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5359,6 +5955,11 @@ static void test_freed_ct_expand(void)
         ct_tensor *r = ct_expand(fx.freed, fx.sizes, 2);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_expand(fx.foreign, fx.sizes, 2)";
+        (void)ct_expand(fx.foreign, fx.sizes, 2);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5373,6 +5974,11 @@ static void test_freed_ct_narrow(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_narrow(fx.foreign, 0, 0, 0)";
+        (void)ct_narrow(fx.foreign, 0, 0, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5385,6 +5991,11 @@ static void test_freed_ct_select(void)
         ct_tensor *r = ct_select(fx.freed, 0, 0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_select(fx.foreign, 0, 0)";
+        (void)ct_select(fx.foreign, 0, 0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5399,6 +6010,11 @@ static void test_freed_ct_contiguous(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_contiguous(fx.foreign)";
+        (void)ct_contiguous(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5411,6 +6027,11 @@ static void test_freed_ct_alias(void)
         ct_tensor *r = ct_alias(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_alias(fx.foreign)";
+        (void)ct_alias(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5425,6 +6046,11 @@ static void test_freed_ct_sum(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_sum(fx.foreign)";
+        (void)ct_sum(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5437,6 +6063,11 @@ static void test_freed_ct_sum_dim(void)
         ct_tensor *r = ct_sum_dim(fx.freed, 0, false);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sum_dim(fx.foreign, 0, false)";
+        (void)ct_sum_dim(fx.foreign, 0, false);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5451,6 +6082,11 @@ static void test_freed_ct_sum_dims(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_sum_dims(fx.foreign, fx.sizes, 1, false)";
+        (void)ct_sum_dims(fx.foreign, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5463,6 +6099,11 @@ static void test_freed_ct_sum_to_size(void)
         ct_tensor *r = ct_sum_to_size(fx.freed, fx.sizes, 2);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_sum_to_size(fx.foreign, fx.sizes, 2)";
+        (void)ct_sum_to_size(fx.foreign, fx.sizes, 2);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5477,6 +6118,11 @@ static void test_freed_ct_mean(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_mean(fx.foreign)";
+        (void)ct_mean(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5489,6 +6135,11 @@ static void test_freed_ct_mean_dim(void)
         ct_tensor *r = ct_mean_dim(fx.freed, 0, false);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mean_dim(fx.foreign, 0, false)";
+        (void)ct_mean_dim(fx.foreign, 0, false);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5503,6 +6154,11 @@ static void test_freed_ct_max(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_max(fx.foreign)";
+        (void)ct_max(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5516,6 +6172,11 @@ static void test_freed_ct_min(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_min(fx.foreign)";
+        (void)ct_min(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5528,6 +6189,11 @@ static void test_freed_ct_max_dim(void)
         (void)ct_max_dim(fx.freed, 0, false, fx.out, fx.out);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_max_dim(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_max_dim(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5539,6 +6205,11 @@ static void test_freed_ct_min_dim(void)
         const char *call = "ct_min_dim(fx.freed, 0, false, fx.out, fx.out)";
         (void)ct_min_dim(fx.freed, 0, false, fx.out, fx.out);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_min_dim(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_min_dim(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5553,6 +6224,11 @@ static void test_freed_ct_argmax(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_argmax(fx.foreign)";
+        (void)ct_argmax(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5565,6 +6241,11 @@ static void test_freed_ct_argmin(void)
         ct_tensor *r = ct_argmin(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_argmin(fx.foreign)";
+        (void)ct_argmin(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5579,6 +6260,11 @@ static void test_freed_ct_argmax_dim(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_argmax_dim(fx.foreign, 0, false)";
+        (void)ct_argmax_dim(fx.foreign, 0, false);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5591,6 +6277,11 @@ static void test_freed_ct_argmin_dim(void)
         ct_tensor *r = ct_argmin_dim(fx.freed, 0, false);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_argmin_dim(fx.foreign, 0, false)";
+        (void)ct_argmin_dim(fx.foreign, 0, false);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5606,10 +6297,20 @@ static void test_freed_ct_matmul(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_matmul(fx.foreign, fx.t)";
+        (void)ct_matmul(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_matmul(fx.t, fx.freed)";
         ct_tensor *r = ct_matmul(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_matmul(fx.t, fx.foreign)";
+        (void)ct_matmul(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5625,10 +6326,20 @@ static void test_freed_ct_mm(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_mm(fx.foreign, fx.t)";
+        (void)ct_mm(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_mm(fx.t, fx.freed)";
         ct_tensor *r = ct_mm(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mm(fx.t, fx.foreign)";
+        (void)ct_mm(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5644,10 +6355,20 @@ static void test_freed_ct_bmm(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_bmm(fx.foreign, fx.t)";
+        (void)ct_bmm(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_bmm(fx.t, fx.freed)";
         ct_tensor *r = ct_bmm(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_bmm(fx.t, fx.foreign)";
+        (void)ct_bmm(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5663,16 +6384,31 @@ static void test_freed_ct_addmm(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_addmm(fx.foreign, fx.t, fx.t32, 1.0, 1.0)";
+        (void)ct_addmm(fx.foreign, fx.t, fx.t32, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_addmm(fx.t, fx.freed, fx.t32, 1.0, 1.0)";
         ct_tensor *r = ct_addmm(fx.t, fx.freed, fx.t32, 1.0, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
     {
+        const char *call = "ct_addmm(fx.t, fx.foreign, fx.t32, 1.0, 1.0)";
+        (void)ct_addmm(fx.t, fx.foreign, fx.t32, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_addmm(fx.t, fx.t, fx.freed, 1.0, 1.0)";
         ct_tensor *r = ct_addmm(fx.t, fx.t, fx.freed, 1.0, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmm(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addmm(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5688,10 +6424,20 @@ static void test_freed_ct_mv(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_mv(fx.foreign, fx.t)";
+        (void)ct_mv(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_mv(fx.t, fx.freed)";
         ct_tensor *r = ct_mv(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mv(fx.t, fx.foreign)";
+        (void)ct_mv(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5707,10 +6453,20 @@ static void test_freed_ct_dot(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_dot(fx.foreign, fx.t)";
+        (void)ct_dot(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_dot(fx.t, fx.freed)";
         ct_tensor *r = ct_dot(fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_dot(fx.t, fx.foreign)";
+        (void)ct_dot(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5726,16 +6482,31 @@ static void test_freed_ct_linear(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_linear(fx.foreign, fx.t, fx.t)";
+        (void)ct_linear(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_linear(fx.t, fx.freed, fx.t)";
         ct_tensor *r = ct_linear(fx.t, fx.freed, fx.t);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
     {
+        const char *call = "ct_linear(fx.t, fx.foreign, fx.t)";
+        (void)ct_linear(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_linear(fx.t, fx.t, fx.freed)";
         ct_tensor *r = ct_linear(fx.t, fx.t, fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_linear(fx.t, fx.t, fx.foreign)";
+        (void)ct_linear(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5750,6 +6521,11 @@ static void test_freed_ct_softmax(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_softmax(fx.foreign, 0)";
+        (void)ct_softmax(fx.foreign, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5763,6 +6539,11 @@ static void test_freed_ct_log_softmax(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_log_softmax(fx.foreign, 0)";
+        (void)ct_log_softmax(fx.foreign, 0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5774,6 +6555,11 @@ static void test_freed_ct_requires_grad(void)
         const char *call = "ct_requires_grad(fx.freed)";
         (void)ct_requires_grad(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_requires_grad(fx.foreign)";
+        (void)ct_requires_grad(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5788,6 +6574,11 @@ static void test_freed_ct_requires_grad_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_requires_grad_(fx.foreign, false)";
+        (void)ct_requires_grad_(fx.foreign, false);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5800,6 +6591,11 @@ static void test_freed_ct_grad(void)
         ct_tensor *r = ct_grad(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_grad(fx.foreign)";
+        (void)ct_grad(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5814,9 +6610,19 @@ static void test_freed_ct_set_grad(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_set_grad(fx.foreign, fx.t)";
+        (void)ct_set_grad(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_set_grad(fx.t, fx.freed)";
         (void)ct_set_grad(fx.t, fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_set_grad(fx.t, fx.foreign)";
+        (void)ct_set_grad(fx.t, fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5830,6 +6636,11 @@ static void test_freed_ct_is_leaf(void)
         (void)ct_is_leaf(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_is_leaf(fx.foreign)";
+        (void)ct_is_leaf(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5842,6 +6653,11 @@ static void test_freed_ct_grad_fn(void)
         (void)ct_grad_fn(fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_grad_fn(fx.foreign)";
+        (void)ct_grad_fn(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5853,6 +6669,11 @@ static void test_freed_ct_retain_grad(void)
         const char *call = "ct_retain_grad(fx.freed)";
         (void)ct_retain_grad(fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_retain_grad(fx.foreign)";
+        (void)ct_retain_grad(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5867,6 +6688,11 @@ static void test_freed_ct_detach(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_detach(fx.foreign)";
+        (void)ct_detach(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -5879,6 +6705,11 @@ static void test_freed_ct_detach_(void)
         ct_tensor *r = ct_detach_(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_detach_(fx.foreign)";
+        (void)ct_detach_(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5893,9 +6724,19 @@ static void test_freed_ct_backward(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_backward(fx.foreign, fx.t, false)";
+        (void)ct_backward(fx.foreign, fx.t, false);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_backward(fx.t, fx.freed, false)";
         (void)ct_backward(fx.t, fx.freed, false);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_backward(fx.t, fx.foreign, false)";
+        (void)ct_backward(fx.t, fx.foreign, false);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5908,6 +6749,11 @@ static void test_freed_ct_register_hook(void)
         const char *call = "ct_register_hook(fx.freed, null_test_hook, fx.bytes)";
         (void)ct_register_hook(fx.freed, null_test_hook, fx.bytes);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_register_hook(fx.foreign, null_test_hook, fx.bytes)";
+        (void)ct_register_hook(fx.foreign, null_test_hook, fx.bytes);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5923,10 +6769,20 @@ static void test_freed_ct_nll_loss(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_nll_loss(fx.foreign, fx.labels, &fx.nll_opts)";
+        (void)ct_nll_loss(fx.foreign, fx.labels, &fx.nll_opts);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_nll_loss(fx.t, fx.freed, &fx.nll_opts)";
         ct_tensor *r = ct_nll_loss(fx.t, fx.freed, &fx.nll_opts);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.t, fx.foreign, &fx.nll_opts)";
+        (void)ct_nll_loss(fx.t, fx.foreign, &fx.nll_opts);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5942,10 +6798,20 @@ static void test_freed_ct_cross_entropy(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_cross_entropy(fx.foreign, fx.labels, &fx.nll_opts)";
+        (void)ct_cross_entropy(fx.foreign, fx.labels, &fx.nll_opts);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts)";
         ct_tensor *r = ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.t, fx.foreign, &fx.nll_opts)";
+        (void)ct_cross_entropy(fx.t, fx.foreign, &fx.nll_opts);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5961,10 +6827,20 @@ static void test_freed_ct_mse_loss(void)
         expect_freed(call);
     }
     {
+        const char *call = "ct_mse_loss(fx.foreign, fx.t, 0)";
+        (void)ct_mse_loss(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
         const char *call = "ct_mse_loss(fx.t, fx.freed, 0)";
         ct_tensor *r = ct_mse_loss(fx.t, fx.freed, 0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_mse_loss(fx.t, fx.foreign, 0)";
+        (void)ct_mse_loss(fx.t, fx.foreign, 0);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5977,6 +6853,11 @@ static void test_freed_ct_init_calculate_fan_in_and_fan_out(void)
         const char *call = "ct_init_calculate_fan_in_and_fan_out(fx.freed, fx.sizes, fx.sizes)";
         (void)ct_init_calculate_fan_in_and_fan_out(fx.freed, fx.sizes, fx.sizes);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_calculate_fan_in_and_fan_out(fx.foreign, fx.sizes, fx.sizes)";
+        (void)ct_init_calculate_fan_in_and_fan_out(fx.foreign, fx.sizes, fx.sizes);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -5991,6 +6872,11 @@ static void test_freed_ct_init_uniform_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_init_uniform_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_init_uniform_(fx.foreign, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6003,6 +6889,11 @@ static void test_freed_ct_init_normal_(void)
         ct_tensor *r = ct_init_normal_(fx.freed, 1.0, 1.0, fx.gen);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_normal_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_init_normal_(fx.foreign, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -6017,6 +6908,11 @@ static void test_freed_ct_init_constant_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_init_constant_(fx.foreign, 1.0)";
+        (void)ct_init_constant_(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6029,6 +6925,11 @@ static void test_freed_ct_init_zeros_(void)
         ct_tensor *r = ct_init_zeros_(fx.freed);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_zeros_(fx.foreign)";
+        (void)ct_init_zeros_(fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -6043,6 +6944,11 @@ static void test_freed_ct_init_ones_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_init_ones_(fx.foreign)";
+        (void)ct_init_ones_(fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6055,6 +6961,11 @@ static void test_freed_ct_init_kaiming_uniform_(void)
         ct_tensor *r = ct_init_kaiming_uniform_(fx.freed, 1.0, 0, 0, fx.gen);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_kaiming_uniform_(fx.foreign, 1.0, 0, 0, fx.gen)";
+        (void)ct_init_kaiming_uniform_(fx.foreign, 1.0, 0, 0, fx.gen);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -6069,6 +6980,11 @@ static void test_freed_ct_init_kaiming_normal_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_init_kaiming_normal_(fx.foreign, 1.0, 0, 0, fx.gen)";
+        (void)ct_init_kaiming_normal_(fx.foreign, 1.0, 0, 0, fx.gen);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6081,6 +6997,11 @@ static void test_freed_ct_init_xavier_uniform_(void)
         ct_tensor *r = ct_init_xavier_uniform_(fx.freed, 1.0, fx.gen);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_xavier_uniform_(fx.foreign, 1.0, fx.gen)";
+        (void)ct_init_xavier_uniform_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -6095,6 +7016,11 @@ static void test_freed_ct_init_xavier_normal_(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_init_xavier_normal_(fx.foreign, 1.0, fx.gen)";
+        (void)ct_init_xavier_normal_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6108,6 +7034,11 @@ static void test_freed_ct_module_forward(void)
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_module_forward(fx.module, fx.foreign)";
+        (void)ct_module_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6119,6 +7050,11 @@ static void test_freed_ct_module_register_parameter(void)
         const char *call = "ct_module_register_parameter(fx.module, \"w\", fx.freed)";
         (void)ct_module_register_parameter(fx.module, "w", fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_module_register_parameter(fx.module, \"w\", fx.foreign)";
+        (void)ct_module_register_parameter(fx.module, "w", fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }
@@ -6132,6 +7068,11 @@ static void test_freed_ct_module_register_buffer(void)
         (void)ct_module_register_buffer(fx.module, "w", fx.freed);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_module_register_buffer(fx.module, \"w\", fx.foreign)";
+        (void)ct_module_register_buffer(fx.module, "w", fx.foreign);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6144,6 +7085,11 @@ static void test_freed_ct_npy_save_buffer(void)
         (void)ct_npy_save_buffer(fx.freed, fx.bytes, 1);
         expect_freed(call);
     }
+    {
+        const char *call = "ct_npy_save_buffer(fx.foreign, fx.bytes, 1)";
+        (void)ct_npy_save_buffer(fx.foreign, fx.bytes, 1);
+        expect_foreign(call);
+    }
     fixture_close(&fx);
 }
 
@@ -6155,6 +7101,11 @@ static void test_freed_ct_npy_save(void)
         const char *call = "ct_npy_save(\"/nonexistent-ctorch-dir/x\", fx.freed)";
         (void)ct_npy_save("/nonexistent-ctorch-dir/x", fx.freed);
         expect_freed(call);
+    }
+    {
+        const char *call = "ct_npy_save(\"/nonexistent-ctorch-dir/x\", fx.foreign)";
+        (void)ct_npy_save("/nonexistent-ctorch-dir/x", fx.foreign);
+        expect_foreign(call);
     }
     fixture_close(&fx);
 }

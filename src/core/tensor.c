@@ -175,7 +175,7 @@ ct_tensor *ct_retain(ct_tensor *t)
 }
 
 /* ---- attributes --------------------------------------------------------------------- */
-bool ct__null(const char *op, const void *p)
+bool ct__null_any(const char *op, const void *p)
 {
     if (p) {
         ct__debug_enter(op);
@@ -189,7 +189,7 @@ bool ct__null(const char *op, const void *p)
 
 bool ct__null_tensor(const char *op, const ct_tensor *t)
 {
-    return ct__null(op, t) || !ct__debug_check(op, t, true);
+    return ct__null_any(op, t) || !ct__debug_check(op, t, true);
 }
 
 bool ct__check_cpu(const char *op, const ct_tensor *t)
