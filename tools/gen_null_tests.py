@@ -371,10 +371,12 @@ static ct_tensor *null_test_forward(ct_module *m, const ct_tensor *input)
 static void fixture_open(null_fixture *fx)
 {
     memset(fx, 0, sizeof *fx);
+#ifdef CTORCH_DEBUG
     int64_t s1[1] = {1};
-    fx->freed = ct_ones(s1, 1, CT_FLOAT32); /* a stale handle (CTORCH_DEBUG tests) */
+    fx->freed = ct_ones(s1, 1, CT_FLOAT32); /* a stale handle */
     ct_free(fx->freed);
     fx->foreign = (ct_tensor *)(void *)fx->foreign_store; /* not a tensor at all */
+#endif
     ct_scope_begin();
     int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, s2[1] = {2}, s21[2] = {2, 1};
     fx->t = ct_ones(s23, 2, CT_FLOAT32);
@@ -467,6 +469,7 @@ static void expect_noop(const char *call)
     ct_error_clear();
 }
 
+#ifdef CTORCH_DEBUG
 /* Under CTORCH_DEBUG, a freed tensor handle is rejected with CT_ERR_STATE. */
 static void expect_freed(const char *call)
 {
@@ -485,6 +488,7 @@ static void expect_foreign(const char *call)
               ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
     ct_error_clear();
 }
+#endif
 
 /* A buffer-filling call given buf NULL returns the size it needs (bytes, or the count of
    items it would write), with no error. */
