@@ -23,7 +23,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests
+        compile-tests check-null-tests
 
 all: $(BUILD)/test_runner examples
 
@@ -51,11 +51,22 @@ $(BUILD):
 $(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) $(wildcard tests/golden/*.h) | $(BUILD)
 	$(CC) $(CFLAGS) -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 
+# The same suite with the implementation built under -DCTORCH_DEBUG (handle checks,
+# poisoned quarantine, leak report): both builds must pass.
+$(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) | $(BUILD)
+	$(CC) $(CFLAGS) -DCTORCH_DEBUG -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
+
+# tests/test_null.c is generated from ctorch.h's declarations: fail when it is stale.
+check-null-tests:
+	@$(PYTHON) tools/gen_null_tests.py --check
+
 compile-tests: | $(BUILD)
 	@sh tests/compile.sh "$(CC)" "$(CXX)"
 
-test: compile-tests $(BUILD)/test_runner
+test: check-null-tests compile-tests $(BUILD)/test_runner $(BUILD)/test_runner_debug
 	@cd tests && ../$(BUILD)/test_runner
+	@echo "the suite again, built with -DCTORCH_DEBUG:"
+	@cd tests && ../$(BUILD)/test_runner_debug
 
 # make sanitize: the tests, then every example (built and run), under ASan (leak detection
 # on) and UBSan.

@@ -22,6 +22,8 @@
  *   CTORCH_NO_STDIO         undefined    no FILE*: printing and loaders take buffers global
  *   CTORCH_NO_THREADS       undefined    no thread-local storage or locks            impl
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
+ *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
+ *                                          report double frees and leaks (slow)
  *   CTORCH_ZLIB             undefined    read .gz files through zlib (link -lz)      impl
  *   CTORCH_OPENBLAS         undefined    GEMM through cblas (link -lopenblas)        impl
  *   -fopenmp                off          intra-op parallelism (_OPENMP)              impl
@@ -40,11 +42,32 @@
  *   first error; a call given a NULL tensor returns NULL without a new message. Check once
  *   after a block with ct_error(); ct_error_clear() forgets it. Messages read
  *   "ct_<op>: <facts>" in PyTorch's words. No input makes ctorch abort or crash.
+ *   Until an error handler is installed (ct_set_error_handler), each thread's first error
+ *   is printed to stderr when it is recorded, like an uncaught exception:
+ *       ctorch error: ct_cross_entropy: expected scalar type Long but found Int
+ *   Any handler, even one that does nothing, turns the print off; CTORCH_NO_STDIO has none.
+ *   NULL arguments: a tensor op given NULL returns NULL (or -1, 0, false, NAN, as its
+ *   declaration says) and records CT_ERR_NULL_ARG unless an error is already pending;
+ *   a function filling a caller's buffer takes buf NULL and returns the size needed;
+ *   _free(NULL) is a no-op; a NULL FILE* is CT_ERR_NULL_ARG.
  *
  * MEMORY
  *   Tensors belong to the innermost open scope, else to the caller (ct_free). Modules own
  *   their parameters, optimizers their state, leaves their .grad. Freed blocks are cached
  *   by size class; ct_empty_cache() returns them; ct_memory_allocated() counts live bytes.
+ *   Borrowed pointers (ct_grad, ct_module_get_parameter, ct_module_parameters, ct_sizes,
+ *   ct_data_ptr, ...) stay valid only while their owner keeps the tensor. These calls end
+ *   that (a borrowed pointer used afterwards reads freed memory):
+ *     ct_scope_end             every tensor created in the scope and not kept (ct_keep)
+ *     ct_free / ct_release     the tensor, when that was the last reference
+ *     ct_optimizer_zero_grad, ct_module_zero_grad with set_to_none   every old .grad
+ *     ct_set_grad              the old .grad of that tensor
+ *     ct_module_free           its parameters, buffers and their .grad (unless retained)
+ *     ct_optimizer_free        its state; parameters it alone still held
+ *     ct_dataset_free          tensors a tensor dataset alone still held
+ *   Keep a tensor beyond its owner with ct_retain (then ct_release). Only the caller's own
+ *   reference may be dropped with ct_free: never a borrowed tensor. Build with
+ *   -DCTORCH_DEBUG to have every such mistake reported (core/debug.h).
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
@@ -100,6 +123,8 @@ extern "C" {
  * An op that fails returns NULL (or a nonzero ct_status) and records the first error; an
  * op given a NULL input returns NULL without a new message. Check once after a block:
  *     if (ct_error()) { puts(ct_error()); ct_error_clear(); }
+ * Until an error handler is installed, each first error is also printed to stderr
+ * ("ctorch error: ct_<op>: ..."), so a mistake is never silent.
  */
 
 /* X(code, name, default text): the one list of status codes. */
@@ -138,7 +163,13 @@ CTORCH_API void ct_error_clear(void);
 
 /* Called once per recorded error (the first one of a block) with its code and message. */
 typedef void (*ct_error_handler)(ct_status code, const char *message, void *user_data);
-/* Installs a process-wide handler (NULL removes it). The examples abort from it. */
+/* Installs a process-wide handler; the examples abort from it. With no handler (the start,
+   or after ct_set_error_handler(NULL, NULL)) each thread's first error is printed to stderr
+   when it is recorded, as an uncaught exception would be:
+       ctorch error: ct_cross_entropy: expected scalar type Long but found Int
+   once per error (again only after ct_error_clear). Installing any handler, even one that
+   does nothing, turns the print off. Under CTORCH_NO_STDIO nothing is printed.
+   Thread safety: call before starting threads that use ctorch. */
 CTORCH_API void ct_set_error_handler(ct_error_handler fn, void *user_data);
 
 // >>part core/alloc.h
@@ -166,6 +197,34 @@ CTORCH_API void ct_empty_cache(void);
 /* Sets the context pointer passed to the CTORCH_MALLOC/REALLOC/FREE hooks (default NULL).
    Call before the first allocation. */
 CTORCH_API void ct_set_alloc_context(void *ctx);
+
+// >>part core/debug.h
+/* core/debug.h - the CTORCH_DEBUG build: lifetime mistakes caught with a clear message.
+ *
+ * Build the implementation TU with -DCTORCH_DEBUG to catch what the release build cannot
+ * see (slower; for development):
+ *   - every tensor handle given to a public function is checked: a freed tensor (after
+ *     ct_free, after the end of its scope, after ct_optimizer_zero_grad(set_to_none) for
+ *     a .grad, after its module or optimizer was freed) or a pointer that is not a tensor
+ *     ctorch made is rejected with CT_ERR_STATE and a message naming the op that created
+ *     the tensor, e.g. "ct_item: tensor argument was freed (created by ct_nll_loss) ...";
+ *   - freed memory is poisoned (all bits set: NaN in float32/float64, -1 in integers) and
+ *     held in a bounded quarantine (256 MiB) instead of the cache, so a stale pointer reads
+ *     NaN rather than plausible old values and its handle stays recognizable;
+ *   - a double ct_free, or ct_free on a tensor the caller does not own (a module's
+ *     parameter, a .grad, optimizer state, a tensor whose scope ended), is reported and
+ *     ignored instead of corrupting the owner;
+ *   - at exit, the tensors never freed are listed with the op that made them
+ *     (ct_debug_report).
+ */
+
+#ifndef CTORCH_NO_STDIO
+/* Writes the leak report of CTORCH_DEBUG builds to f: the number of live tensors and, per
+   creating op, how many of them it made. Runs at exit on stderr when tensors are still live.
+   Returns: the number of live tensors, or -1 when f is NULL (CT_ERR_NULL_ARG) or the build
+   lacks CTORCH_DEBUG (CT_ERR_UNSUPPORTED). Thread safety: safe from any thread. */
+CTORCH_API int64_t ct_debug_report(FILE *f);
+#endif
 
 // >>part core/dtype.h
 /* core/dtype.h - element types, devices and PyTorch's type promotion. */
@@ -229,16 +288,21 @@ typedef struct ct_storage ct_storage;
 /* ---- lifetime ----------------------------------------------------------------------- */
 /* Releases the caller's reference: removes t from its scope if it is in one, and frees it
    when nothing else (a view's autograd graph, a module, a .grad field) refers to it.
+   Invalidates: t, and pointers borrowed from it (ct_sizes, ct_data_ptr, ct_grad), when it
+   was the last reference. Only for tensors the caller owns (an op's result): never for a
+   borrowed one (a parameter, a .grad); CTORCH_DEBUG reports that and double frees.
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
 /* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
-   drop it with ct_release. Returns t. */
+   drop it with ct_release. Returns t; NULL is a no-op. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
 /* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
-   the last. NULL is a no-op. */
+   the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
-/* ---- attributes --------------------------------------------------------------------- */
+/* ---- attributes ---------------------------------------------------------------------
+ * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
+ * and records CT_ERR_NULL_ARG unless an error is pending. */
 /* Number of dimensions (0 for a scalar); -1 for NULL. Mirrors: Tensor.dim. */
 CTORCH_API int ct_dim(const ct_tensor *t);
 /* Size of dimension dim (negative counts from the end); -1 + CT_ERR_INDEX when out of
@@ -324,11 +388,14 @@ CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
 
 /* ---- printing ----------------------------------------------------------------------- */
 #ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)". */
+/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
+   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
 CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
 /* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer. */
+   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
+   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "").
+   Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 
 // >>part core/scope.h
@@ -346,10 +413,12 @@ CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 /* Opens a scope. Returns CT_ERR_STATE when 64 scopes are already open. */
 CTORCH_API ct_status ct_scope_begin(void);
 /* Releases every tensor created since the matching ct_scope_begin (memory is freed when no
-   graph, module or .grad still refers to it). Returns CT_ERR_STATE when no scope is open. */
+   graph, module or .grad still refers to it). Invalidates: pointers to those tensors (keep
+   one with ct_keep or ct_retain first). Returns CT_ERR_STATE when no scope is open. */
 CTORCH_API ct_status ct_scope_end(void);
 /* Moves t from its scope to the enclosing one (or to the caller, who then calls ct_free,
-   when t's scope is the outermost). Returns t. */
+   when t's scope is the outermost). Returns t; NULL for NULL (CT_ERR_NULL_ARG unless an
+   error is pending, so ct_keep(op(...)) passes a failed op's NULL through). */
 CTORCH_API ct_tensor *ct_keep(ct_tensor *t);
 /* Number of open scopes on this thread. */
 CTORCH_API int ct_scope_depth(void);
@@ -776,16 +845,19 @@ CTORCH_API bool ct_requires_grad(const ct_tensor *t);
    requires_grad flags of leaf variables."). Returns t. Mirrors: Tensor.requires_grad_. */
 CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
 /* The accumulated gradient of a leaf (or of a non-leaf after ct_retain_grad), NULL before
-   the first backward or after zero_grad. Borrowed: owned by t. Mirrors: Tensor.grad. */
+   the first backward or after zero_grad. Borrowed: owned by t, invalid after
+   zero_grad(set_to_none), ct_set_grad or t's end. Mirrors: Tensor.grad. */
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
-/* Replaces t's .grad (the tensor is retained; NULL clears). Errors: CT_ERR_SHAPE when the
-   shapes differ. Mirrors: assigning Tensor.grad. */
+/* Replaces t's .grad (the tensor is retained; NULL clears). Invalidates: the old .grad
+   pointer (ct_grad) unless retained. Errors: CT_ERR_SHAPE when the shapes differ.
+   Mirrors: assigning Tensor.grad. */
 CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 /* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
 /* The node that created t, or NULL for leaves (borrowed). Mirrors: Tensor.grad_fn. */
 CTORCH_API const ct_node *ct_grad_fn(const ct_tensor *t);
-/* PyTorch's name of a node, e.g. "MulBackward0". Mirrors: type(grad_fn).__name__. */
+/* PyTorch's name of a node, e.g. "MulBackward0"; NULL for NULL (a leaf's grad_fn), with no
+   error, so ct_node_name(ct_grad_fn(t)) is safe. Mirrors: type(grad_fn).__name__. */
 CTORCH_API const char *ct_node_name(const ct_node *n);
 /* Keeps the gradient of a non-leaf in its .grad during backward. Mirrors:
    Tensor.retain_grad. */
@@ -923,7 +995,8 @@ typedef enum ct_fan_mode { CT_FAN_IN = 0, CT_FAN_OUT } ct_fan_mode;
    sqrt(2 / (1 + param^2)), selu 3/4. Mirrors: torch.nn.init.calculate_gain. */
 CTORCH_API double ct_init_calculate_gain(ct_nonlinearity nonlinearity, double param);
 /* fan_in = size(1) * receptive field, fan_out = size(0) * receptive field, for a weight of
-   shape (out, in, k...). Mirrors: torch.nn.init._calculate_fan_in_and_fan_out. */
+   shape (out, in, k...); either output may be NULL (not written).
+   Mirrors: torch.nn.init._calculate_fan_in_and_fan_out. */
 CTORCH_API ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tensor *t, int64_t *fan_in,
                                                           int64_t *fan_out);
 /* U(a, b). Mirrors: torch.nn.init.uniform_. */
@@ -968,7 +1041,8 @@ typedef ct_tensor *(*ct_module_forward_fn)(ct_module *m, const ct_tensor *input)
 CTORCH_API ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *user,
                                     void (*user_free)(void *user));
 /* Frees m, its submodules, parameters (unless something else still holds them) and buffers.
-   NULL is a no-op. */
+   Invalidates: pointers from ct_module_get_parameter / ct_module_parameters / ct_module_child
+   and the parameters' .grad, unless retained. NULL is a no-op. */
 CTORCH_API void ct_module_free(ct_module *m);
 /* Runs the module's forward on input. Errors: as the module's ops; CT_ERR_NULL_ARG.
    Mirrors: Module.__call__. */
@@ -1010,7 +1084,8 @@ CTORCH_API void ct_module_eval(ct_module *m);
 /* Mirrors: Module.training. */
 CTORCH_API bool ct_module_is_training(const ct_module *m);
 /* Resets the gradients of all parameters: to NULL when set_to_none (PyTorch 2's default),
-   else to zero in place. Mirrors: Module.zero_grad(set_to_none). */
+   else to zero in place. Invalidates (set_to_none): every .grad pointer taken with ct_grad.
+   Mirrors: Module.zero_grad(set_to_none). */
 CTORCH_API void ct_module_zero_grad(ct_module *m, bool set_to_none);
 
 /* ---- layers ------------------------------------------------------------------------- */
@@ -1145,6 +1220,7 @@ CTORCH_API ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n,
 
 /* ---- use -------------------------------------------------------------------------------- */
 /* Frees the optimizer and its state and releases its references to the parameters.
+   Invalidates: parameters no one else holds (their pointers from ct_optimizer_params).
    NULL is a no-op. */
 CTORCH_API void ct_optimizer_free(ct_optimizer *opt);
 /* Performs one update of every parameter that has a .grad (others are skipped and keep
@@ -1155,7 +1231,8 @@ CTORCH_API void ct_optimizer_free(ct_optimizer *opt);
    allocation fails). Mirrors: Optimizer.step() (without closure). */
 CTORCH_API ct_status ct_optimizer_step(ct_optimizer *opt);
 /* Resets the .grad of every parameter: to NULL when set_to_none (PyTorch 2's default),
-   else detached and filled with zeros in place. Mirrors: Optimizer.zero_grad(set_to_none). */
+   else detached and filled with zeros in place. Invalidates (set_to_none): every .grad
+   pointer taken with ct_grad. Mirrors: Optimizer.zero_grad(set_to_none). */
 CTORCH_API void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Adds a parameter group with its own hyperparameters. opts points to the optimizer's own
    options type (ct_sgd_opts for SGD; ct_adam_opts for Adam and AdamW), or is NULL for the
@@ -1331,7 +1408,7 @@ CTORCH_API ct_status ct_dataset_get(const ct_dataset *ds, int64_t index, ct_tens
 CTORCH_API ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices,
                                           int64_t n, ct_tensor **fields);
 /* Releases a dataset through its destroy callback. NULL is a no-op. Datasets built on ds
-   (subsets, loaders) must be freed first. */
+   (subsets, loaders) must be freed first. Invalidates: tensors only the dataset held. */
 CTORCH_API void ct_dataset_free(ct_dataset *ds);
 
 /* Stacks n samples of n_fields fields each along a new dim 0: samples[k * n_fields + f] is
@@ -1761,6 +1838,8 @@ CT__INTERNAL void *ct__malloc(size_t bytes);
 CT__INTERNAL void *ct__calloc(size_t bytes);
 CT__INTERNAL void *ct__realloc(void *p, size_t bytes);
 CT__INTERNAL void ct__free(void *p);
+/* The context ct_set_alloc_context set, for direct calls of the allocator hooks. */
+CT__INTERNAL void *ct__alloc_context(void);
 
 /* Records the first error of this thread; returns `code`. */
 CT__INTERNAL ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
@@ -1774,6 +1853,51 @@ CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
 CT__INTERNAL int ct__dtype_category(ct_dtype d);
 /* PyTorch's scalar type name used in messages: "Float", "Long", "Bool" ... */
 CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
+
+/* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
+#ifdef CTORCH_DEBUG
+/* Records t as a live tensor made by op (NULL: the op last seen by ct__null); on a live
+   tensor, renames its creating op (a public op built on another). */
+CT__INTERNAL void ct__debug_track(const ct_tensor *t, const char *op);
+/* Marks t freed: its handle stays recognizable while its block is in quarantine. */
+CT__INTERNAL void ct__debug_untrack(const ct_tensor *t);
+/* Forgets a block leaving the allocator's quarantine (it may be reused). */
+CT__INTERNAL void ct__debug_forget(const void *p);
+/* Whether the caller (or an open scope) holds the reference ct_free drops. */
+CT__INTERNAL void ct__debug_set_owned(const ct_tensor *t, bool owned);
+/* Remembers op as the public function running on this thread (names views it creates). */
+CT__INTERNAL void ct__debug_enter(const char *op);
+/* False + CT_ERR_STATE when p is a freed tensor or, if is_tensor, not a live tensor. */
+CT__INTERNAL bool ct__debug_check(const char *op, const void *p, bool is_tensor);
+/* False + CT_ERR_STATE when ct_free(t) is a double free or t is not the caller's to free. */
+CT__INTERNAL bool ct__debug_check_free(const char *op, const ct_tensor *t);
+#else
+static inline void ct__debug_track(const ct_tensor *t, const char *op)
+{
+    (void)t;
+    (void)op;
+}
+static inline void ct__debug_untrack(const ct_tensor *t) { (void)t; }
+static inline void ct__debug_set_owned(const ct_tensor *t, bool owned)
+{
+    (void)t;
+    (void)owned;
+}
+static inline void ct__debug_enter(const char *op) { (void)op; }
+static inline bool ct__debug_check(const char *op, const void *p, bool is_tensor)
+{
+    (void)op;
+    (void)p;
+    (void)is_tensor;
+    return true;
+}
+static inline bool ct__debug_check_free(const char *op, const ct_tensor *t)
+{
+    (void)op;
+    (void)t;
+    return true;
+}
+#endif
 
 /* ---- tensors ------------------------------------------------------------------------ */
 typedef struct ct_node ct_node;
@@ -1842,8 +1966,30 @@ static inline char *ct__data(const ct_tensor *t)
 }
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
-/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation). */
-CT__INTERNAL bool ct__null(const char *op, const void *p);
+/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
+   when p is NULL (or, under CTORCH_DEBUG, a freed tensor). */
+CT__INTERNAL bool ct__null_any(const char *op, const void *p);
+/* ct__null_any for a tensor argument: also true when t is not a live tensor (CTORCH_DEBUG). */
+CT__INTERNAL bool ct__null_tensor(const char *op, const ct_tensor *t);
+/* ct__null(op, p): ct__null_tensor for a tensor pointer, ct__null_any for any other, so the
+   NULL check every public entry makes is also its handle check (DESIGN §5, step 1). A
+   function in C++ (overloads), a type-generic macro in C. */
+#ifdef __cplusplus
+static inline bool ct__null_typed(const char *op, const ct_tensor *t)
+{
+    return ct__null_tensor(op, t);
+}
+static inline bool ct__null_typed(const char *op, const void *p) { return ct__null_any(op, p); }
+template <class T> static inline bool ct__null(const char *op, T *p)
+{
+    return ct__null_typed(op, p);
+}
+static inline bool ct__null(const char *op, const void *p) { return ct__null_any(op, p); }
+#else
+#define ct__null(op, p)                                                                            \
+    _Generic((p), const ct_tensor *: ct__null_tensor, ct_tensor *: ct__null_tensor,                \
+             default: ct__null_any)((op), (p))
+#endif
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
@@ -2031,6 +2177,17 @@ void ct_set_error_handler(ct_error_handler fn, void *user_data)
     ct__error_handler_user = user_data;
 }
 
+/* With no handler installed, each recorded first error goes to stderr, as an uncaught
+   exception would (nothing under CTORCH_NO_STDIO). */
+static void ct__error_print_default(const char *message)
+{
+#ifdef CTORCH_NO_STDIO
+    (void)message;
+#else
+    fprintf(stderr, "ctorch error: %s\n", message);
+#endif
+}
+
 ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
 {
     if (ct__error_code_tl != CT_OK) {
@@ -2047,6 +2204,8 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
     ct__error_code_tl = code;
     if (ct__error_handler_fn) {
         ct__error_handler_fn(code, ct__error_msg_tl, ct__error_handler_user);
+    } else {
+        ct__error_print_default(ct__error_msg_tl);
     }
     return code;
 }
@@ -2057,6 +2216,11 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
  * Block layout: [header (64 bytes): raw pointer, class, requested size][payload...]; the
  * payload is 64-byte aligned. Size classes are 4 per power of two (at most 25% waste);
  * blocks above 1 GiB are never cached. The cache is bounded by CT__CACHE_LIMIT bytes.
+ *
+ * Under CTORCH_DEBUG nothing is cached: a freed block is poisoned (every bit set: NaN in
+ * float32 and float64, -1 in integers) and waits in a FIFO quarantine of at most
+ * CT__QUARANTINE_LIMIT bytes before going back to CTORCH_FREE, so stale pointers read
+ * poison and freed tensor handles stay recognizable (core/debug.c) until then.
  */
 
 
@@ -2067,6 +2231,11 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
 #if __has_feature(address_sanitizer)
 #define CT__NO_CACHE 1
 #endif
+#endif
+
+#ifdef CTORCH_DEBUG
+#define CT__NO_CACHE 1
+#define CT__QUARANTINE_LIMIT ((size_t)256 << 20)
 #endif
 
 #define CT__ALIGN 64
@@ -2084,10 +2253,16 @@ static struct {
     void *ctx;
     ct__block *free_list[CT__NCLASS];
     size_t allocated, peak, cached;
+#ifdef CTORCH_DEBUG
+    ct__block *quarantine_head, *quarantine_tail; /* oldest first */
+    size_t quarantined;
+#endif
     ct__mutex lock;
 } ct__alloc_state;
 
 void ct_set_alloc_context(void *ctx) { ct__alloc_state.ctx = ctx; }
+
+void *ct__alloc_context(void) { return ct__alloc_state.ctx; }
 
 /* Class k covers sizes up to (4 + k%4) << (k/4) bytes, from 64 bytes upward. */
 static int ct__alloc_class(size_t bytes, size_t *cap)
@@ -2158,6 +2333,40 @@ void *ct__calloc(size_t bytes)
     return p;
 }
 
+#ifdef CTORCH_DEBUG
+/* Poisons b and appends it to the quarantine; blocks pushed past the limit go back to
+   CTORCH_FREE, oldest first, and the debug registry forgets them. */
+static void ct__alloc_release(ct__block *b)
+{
+    memset((char *)b + CT__ALIGN, 0xFF, b->bytes);
+    ct__mutex_lock(&ct__alloc_state.lock);
+    b->next = NULL;
+    if (ct__alloc_state.quarantine_tail) {
+        ct__alloc_state.quarantine_tail->next = b;
+    } else {
+        ct__alloc_state.quarantine_head = b;
+    }
+    ct__alloc_state.quarantine_tail = b;
+    ct__alloc_state.quarantined += b->bytes;
+    while (ct__alloc_state.quarantined > CT__QUARANTINE_LIMIT) {
+        ct__block *old = ct__alloc_state.quarantine_head;
+        ct__alloc_state.quarantine_head = old->next;
+        if (!old->next) {
+            ct__alloc_state.quarantine_tail = NULL;
+        }
+        ct__alloc_state.quarantined -= old->bytes;
+        ct__debug_forget((char *)old + CT__ALIGN);
+        CT__FREE_HOOK(ct__alloc_state.ctx, old->raw);
+    }
+    ct__mutex_unlock(&ct__alloc_state.lock);
+}
+#else
+static void ct__alloc_release(ct__block *b)
+{
+    CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+}
+#endif
+
 void ct__free(void *p)
 {
     if (!p) {
@@ -2180,7 +2389,7 @@ void ct__free(void *p)
     }
     ct__mutex_unlock(&ct__alloc_state.lock);
     if (!keep) {
-        CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+        ct__alloc_release(b);
     }
 }
 
@@ -2230,6 +2439,299 @@ void ct_empty_cache(void)
 #undef CT__NCLASS
 #undef CT__CACHE_LIMIT
 #undef CT__NO_CACHE
+#undef CT__QUARANTINE_LIMIT
+
+// >>part core/debug.c
+/* core/debug.c - CTORCH_DEBUG: the registry of tensor handles and the leak report.
+ *
+ * The registry is an open-addressing hash set (linear probing, backward-shift deletion)
+ * keyed by the tensor struct's address: live tensors with the op that made them and
+ * whether the caller owns them, and freed ones while their block sits in the allocator's
+ * quarantine (core/alloc.c calls ct__debug_forget when a block leaves it). Its table comes
+ * straight from the allocator hooks, so ct_memory_allocated() is the same in both builds.
+ */
+
+
+#ifdef CTORCH_DEBUG
+
+enum { CT__DEBUG_EMPTY = 0, CT__DEBUG_LIVE = 1, CT__DEBUG_FREED = 2 };
+
+typedef struct ct__debug_entry {
+    const void *key;
+    const char *op; /* the public function that made the tensor */
+    int state;
+    bool owned; /* the caller or an open scope holds the reference ct_free drops */
+} ct__debug_entry;
+
+static struct {
+    ct__debug_entry *slots;
+    size_t cap, used;
+    bool broken; /* the table could not grow: checks are off */
+    bool report_at_exit;
+    ct__mutex lock;
+} ct__debug_state;
+
+static CT__THREAD_LOCAL const char *ct__debug_op_tl;
+
+static size_t ct__debug_home(const void *p, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)p * UINT64_C(0x9E3779B97F4A7C15);
+    return (size_t)(h >> 32) & (cap - 1);
+}
+
+/* The entry of p, or NULL. Lock held. */
+static ct__debug_entry *ct__debug_find(const void *p)
+{
+    size_t cap = ct__debug_state.cap;
+    if (cap == 0) {
+        return NULL;
+    }
+    for (size_t i = ct__debug_home(p, cap);; i = (i + 1) & (cap - 1)) {
+        ct__debug_entry *e = &ct__debug_state.slots[i];
+        if (e->state == CT__DEBUG_EMPTY) {
+            return NULL;
+        }
+        if (e->key == p) {
+            return e;
+        }
+    }
+}
+
+/* Places e in a table known to have room. */
+static void ct__debug_place(ct__debug_entry *slots, size_t cap, const ct__debug_entry *e)
+{
+    size_t i = ct__debug_home(e->key, cap);
+    while (slots[i].state != CT__DEBUG_EMPTY) {
+        i = (i + 1) & (cap - 1);
+    }
+    slots[i] = *e;
+}
+
+/* Doubles the table (at most half full afterwards); false when out of memory. Lock held. */
+static bool ct__debug_grow(void)
+{
+    size_t cap = ct__debug_state.cap ? ct__debug_state.cap * 2 : 4096;
+    ct__debug_entry *slots =
+        (ct__debug_entry *)CT__MALLOC_HOOK(ct__alloc_context(), cap * sizeof(ct__debug_entry));
+    if (!slots) {
+        return false;
+    }
+    memset(slots, 0, cap * sizeof(ct__debug_entry));
+    for (size_t i = 0; i < ct__debug_state.cap; i++) {
+        if (ct__debug_state.slots[i].state != CT__DEBUG_EMPTY) {
+            ct__debug_place(slots, cap, &ct__debug_state.slots[i]);
+        }
+    }
+    if (ct__debug_state.slots) {
+        CT__FREE_HOOK(ct__alloc_context(), ct__debug_state.slots);
+    }
+    ct__debug_state.slots = slots;
+    ct__debug_state.cap = cap;
+    return true;
+}
+
+/* Removes e, shifting later entries of its probe run back into the hole. Lock held. */
+static void ct__debug_remove(ct__debug_entry *e)
+{
+    size_t mask = ct__debug_state.cap - 1;
+    ct__debug_entry *slots = ct__debug_state.slots;
+    size_t hole = (size_t)(e - slots);
+    slots[hole].state = CT__DEBUG_EMPTY;
+    for (size_t j = (hole + 1) & mask; slots[j].state != CT__DEBUG_EMPTY; j = (j + 1) & mask) {
+        size_t home = ct__debug_home(slots[j].key, ct__debug_state.cap);
+        if (((j - home) & mask) >= ((j - hole) & mask)) {
+            slots[hole] = slots[j];
+            slots[j].state = CT__DEBUG_EMPTY;
+            hole = j;
+        }
+    }
+    ct__debug_state.used--;
+}
+
+#ifndef CTORCH_NO_STDIO
+static void ct__debug_report_at_exit(void)
+{
+    ct_debug_report(stderr);
+}
+#endif
+
+void ct__debug_enter(const char *op) { ct__debug_op_tl = op; }
+
+void ct__debug_track(const ct_tensor *t, const char *op)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(t);
+    if (!e && !ct__debug_state.broken) {
+        if (2 * (ct__debug_state.used + 1) > ct__debug_state.cap && !ct__debug_grow()) {
+            ct__debug_state.broken = true;
+        } else {
+            ct__debug_entry fresh = {t, NULL, CT__DEBUG_LIVE, false};
+            ct__debug_place(ct__debug_state.slots, ct__debug_state.cap, &fresh);
+            ct__debug_state.used++;
+            e = ct__debug_find(t);
+        }
+    }
+    if (e) {
+        e->owned = e->state == CT__DEBUG_LIVE && e->owned; /* renaming keeps the owner */
+        e->state = CT__DEBUG_LIVE;
+        e->op = op ? op : ct__debug_op_tl ? ct__debug_op_tl : "an internal op";
+    }
+#ifndef CTORCH_NO_STDIO
+    bool first = !ct__debug_state.report_at_exit;
+    ct__debug_state.report_at_exit = true;
+#endif
+    ct__mutex_unlock(&ct__debug_state.lock);
+#ifndef CTORCH_NO_STDIO
+    if (first) {
+        atexit(ct__debug_report_at_exit);
+    }
+#endif
+}
+
+void ct__debug_untrack(const ct_tensor *t)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(t);
+    if (e) {
+        e->state = CT__DEBUG_FREED;
+        e->owned = false;
+    }
+    ct__mutex_unlock(&ct__debug_state.lock);
+}
+
+void ct__debug_forget(const void *p)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(p);
+    if (e) {
+        ct__debug_remove(e);
+    }
+    ct__mutex_unlock(&ct__debug_state.lock);
+}
+
+void ct__debug_set_owned(const ct_tensor *t, bool owned)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    ct__debug_entry *e = ct__debug_find(t);
+    if (e && e->state == CT__DEBUG_LIVE) {
+        e->owned = owned;
+    }
+    ct__mutex_unlock(&ct__debug_state.lock);
+}
+
+/* p's state and creating op, under the lock; EMPTY when unknown (or checks are off). */
+static int ct__debug_lookup(const void *p, const char **op, bool *owned)
+{
+    ct__mutex_lock(&ct__debug_state.lock);
+    const ct__debug_entry *e = ct__debug_find(p);
+    int state = e ? e->state : CT__DEBUG_EMPTY;
+    *op = e ? e->op : NULL;
+    *owned = e && e->owned;
+    bool broken = ct__debug_state.broken;
+    ct__mutex_unlock(&ct__debug_state.lock);
+    return broken ? CT__DEBUG_LIVE : state;
+}
+
+bool ct__debug_check(const char *op, const void *p, bool is_tensor)
+{
+    const char *made_by = NULL;
+    bool owned = false;
+    int state = ct__debug_lookup(p, &made_by, &owned);
+    if (state == CT__DEBUG_FREED) {
+        ct__fail(CT_ERR_STATE, op,
+                 "tensor argument was freed (created by %s): it was used after ct_free, after "
+                 "the end of its scope, or after its owner dropped it (module or optimizer "
+                 "free, zero_grad with set_to_none, ct_set_grad)",
+                 made_by);
+        return false;
+    }
+    if (state == CT__DEBUG_EMPTY && is_tensor) {
+        ct__fail(CT_ERR_STATE, op,
+                 "tensor argument %p is not a live tensor made by ctorch (a stray, "
+                 "uninitialized or corrupted pointer)",
+                 p);
+        return false;
+    }
+    return true;
+}
+
+bool ct__debug_check_free(const char *op, const ct_tensor *t)
+{
+    const char *made_by = NULL;
+    bool owned = false;
+    int state = ct__debug_lookup(t, &made_by, &owned);
+    if (state == CT__DEBUG_FREED) {
+        ct__fail(CT_ERR_STATE, op, "double free: the tensor (created by %s) was already freed",
+                 made_by);
+        return false;
+    }
+    if (state == CT__DEBUG_LIVE && !owned && t->scope_depth < 0) {
+        ct__fail(CT_ERR_STATE, op,
+                 "the tensor (created by %s) is borrowed, not the caller's to free: it belongs "
+                 "to a module, an optimizer, a .grad field, an autograd graph or a scope that "
+                 "ended (drop references taken with ct_retain through ct_release)",
+                 made_by);
+        return false;
+    }
+    return ct__debug_check(op, t, true);
+}
+
+#ifndef CTORCH_NO_STDIO
+#define CT__DEBUG_OPS 64
+/* Prints how many live tensors each creating op made (the first 64 ops). Lock held. */
+static int64_t ct__debug_print_live(FILE *f)
+{
+    const char *ops[CT__DEBUG_OPS];
+    int64_t counts[CT__DEBUG_OPS], live = 0;
+    int nops = 0;
+    for (size_t i = 0; i < ct__debug_state.cap; i++) {
+        const ct__debug_entry *e = &ct__debug_state.slots[i];
+        if (e->state != CT__DEBUG_LIVE) {
+            continue;
+        }
+        live++;
+        int k = 0;
+        while (k < nops && strcmp(ops[k], e->op) != 0) {
+            k++;
+        }
+        if (k == nops && nops < CT__DEBUG_OPS) {
+            ops[nops] = e->op;
+            counts[nops++] = 0;
+        }
+        if (k < nops) {
+            counts[k]++;
+        }
+    }
+    if (live > 0) {
+        fprintf(f, "ctorch debug: %lld tensor(s) never freed:\n", (long long)live);
+    }
+    for (int k = 0; k < nops; k++) {
+        fprintf(f, "  %lld made by %s\n", (long long)counts[k], ops[k]);
+    }
+    return live;
+}
+#undef CT__DEBUG_OPS
+#endif
+
+#endif /* CTORCH_DEBUG */
+
+#ifndef CTORCH_NO_STDIO
+int64_t ct_debug_report(FILE *f)
+{
+    if (ct__null("ct_debug_report", f)) {
+        return -1;
+    }
+#ifdef CTORCH_DEBUG
+    ct__mutex_lock(&ct__debug_state.lock);
+    int64_t live = ct__debug_print_live(f);
+    ct__mutex_unlock(&ct__debug_state.lock);
+    return live;
+#else
+    ct__fail(CT_ERR_UNSUPPORTED, "ct_debug_report", "build with -DCTORCH_DEBUG for the report");
+    return -1;
+#endif
+}
+#endif
 
 // >>part core/dtype.c
 /* core/dtype.c - dtype tables and the promotion lattice. */
@@ -2398,6 +2900,7 @@ ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *s
         t->sizes[i] = sizes[i];
         t->strides[i] = strides[i];
     }
+    ct__debug_track(t, NULL);
     return t;
 }
 
@@ -2454,6 +2957,9 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s);
+    if (t) {
+        ct__debug_track(t, op);
+    }
     return t;
 }
 
@@ -2473,27 +2979,32 @@ void ct__release(ct_tensor *t)
         ct__free(h);
         h = next;
     }
+    ct__debug_untrack(t);
     ct__free(t);
 }
 
 void ct_release(ct_tensor *t)
 {
-    ct__release(t);
+    if (t && ct__debug_check("ct_release", t, true)) {
+        ct__release(t);
+    }
 }
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
-    if (t) {
-        CT__ATOMIC_ADD(&t->refcount, 1);
+    if (!t || !ct__debug_check("ct_retain", t, true)) {
+        return NULL;
     }
+    CT__ATOMIC_ADD(&t->refcount, 1);
     return t;
 }
 
 /* ---- attributes --------------------------------------------------------------------- */
-bool ct__null(const char *op, const void *p)
+bool ct__null_any(const char *op, const void *p)
 {
     if (p) {
-        return false;
+        ct__debug_enter(op);
+        return !ct__debug_check(op, p, false);
     }
     if (!ct_error()) {
         ct__fail(CT_ERR_NULL_ARG, op, "argument is NULL");
@@ -2501,8 +3012,16 @@ bool ct__null(const char *op, const void *p)
     return true;
 }
 
+bool ct__null_tensor(const char *op, const ct_tensor *t)
+{
+    return ct__null_any(op, t) || !ct__debug_check(op, t, true);
+}
+
 bool ct__check_cpu(const char *op, const ct_tensor *t)
 {
+    if (!ct__debug_check(op, t, true)) {
+        return false;
+    }
     if (t->storage->device.type == CT_CPU) {
         return true;
     }
@@ -2540,12 +3059,12 @@ const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
 
 int ct_dim(const ct_tensor *t)
 {
-    return t ? t->ndim : -1;
+    return ct__null_tensor("ct_dim", t) ? -1 : t->ndim;
 }
 
 int64_t ct_size(const ct_tensor *t, int64_t dim)
 {
-    if (ct__null("ct_size", t)) {
+    if (ct__null_tensor("ct_size", t)) {
         return -1;
     }
     int d = ct__wrap_dim("ct_size", dim, t->ndim);
@@ -2554,12 +3073,12 @@ int64_t ct_size(const ct_tensor *t, int64_t dim)
 
 const int64_t *ct_sizes(const ct_tensor *t)
 {
-    return t ? t->sizes : NULL;
+    return ct__null_tensor("ct_sizes", t) ? NULL : t->sizes;
 }
 
 int64_t ct_stride(const ct_tensor *t, int64_t dim)
 {
-    if (ct__null("ct_stride", t)) {
+    if (ct__null_tensor("ct_stride", t)) {
         return -1;
     }
     int d = ct__wrap_dim("ct_stride", dim, t->ndim);
@@ -2568,47 +3087,49 @@ int64_t ct_stride(const ct_tensor *t, int64_t dim)
 
 const int64_t *ct_strides(const ct_tensor *t)
 {
-    return t ? t->strides : NULL;
+    return ct__null_tensor("ct_strides", t) ? NULL : t->strides;
 }
 
 int64_t ct_storage_offset(const ct_tensor *t)
 {
-    return t ? t->offset : 0;
+    return ct__null_tensor("ct_storage_offset", t) ? 0 : t->offset;
 }
 
 int64_t ct_numel(const ct_tensor *t)
 {
-    return t ? ct__numel(t->sizes, t->ndim) : 0;
+    return ct__null_tensor("ct_numel", t) ? 0 : ct__numel(t->sizes, t->ndim);
 }
 
 ct_dtype ct_tensor_dtype(const ct_tensor *t)
 {
-    return t ? t->dtype : CT_DTYPE_DEFAULT;
+    return ct__null_tensor("ct_tensor_dtype", t) ? CT_DTYPE_DEFAULT : t->dtype;
 }
 
 ct_device ct_tensor_device(const ct_tensor *t)
 {
-    return t ? t->storage->device : ct_device_cpu();
+    return ct__null_tensor("ct_tensor_device", t) ? ct_device_cpu() : t->storage->device;
 }
 
 size_t ct_element_size(const ct_tensor *t)
 {
-    return t ? ct_dtype_size(t->dtype) : 0;
+    return ct__null_tensor("ct_element_size", t) ? 0 : ct_dtype_size(t->dtype);
 }
 
 size_t ct_nbytes(const ct_tensor *t)
 {
-    return (size_t)ct_numel(t) * ct_element_size(t);
+    return ct__null_tensor("ct_nbytes", t)
+               ? 0
+               : (size_t)ct__numel(t->sizes, t->ndim) * ct_dtype_size(t->dtype);
 }
 
 void *ct_data_ptr(const ct_tensor *t)
 {
-    return t ? ct__data(t) : NULL;
+    return ct__null_tensor("ct_data_ptr", t) ? NULL : ct__data(t);
 }
 
 bool ct_is_contiguous(const ct_tensor *t)
 {
-    if (!t) {
+    if (ct__null_tensor("ct_is_contiguous", t)) {
         return false;
     }
     int64_t expected = 1;
@@ -2626,12 +3147,12 @@ bool ct_is_contiguous(const ct_tensor *t)
 
 bool ct_is_floating_point(const ct_tensor *t)
 {
-    return t && ct_dtype_is_floating_point(t->dtype);
+    return !ct__null_tensor("ct_is_floating_point", t) && ct_dtype_is_floating_point(t->dtype);
 }
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return t ? t->storage->version : 0;
+    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
 double ct__load_f64(const void *p, ct_dtype d)
@@ -2734,39 +3255,57 @@ ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
     return ct__scoped(t);
 }
 
+/* Names op as t's creator for CTORCH_DEBUG's messages; returns t. */
+static ct_tensor *ct__made_by(ct_tensor *t, const char *op)
+{
+    if (t) {
+        ct__debug_track(t, op);
+    }
+    return t;
+}
+
 ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 0.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 0.0, dtype), "ct_zeros");
 }
 
 ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 1.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 1.0, dtype), "ct_ones");
 }
 
 ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 {
-    return ct_full(NULL, 0, value, dtype);
+    return ct__made_by(ct_full(NULL, 0, value, dtype), "ct_scalar_tensor");
 }
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
 {
-    return t ? ct_empty(t->sizes, t->ndim, t->dtype) : NULL;
+    return ct__null_tensor("ct_empty_like", t) ? NULL : ct_empty(t->sizes, t->ndim, t->dtype);
+}
+
+/* full_like under the caller's name (for the NULL and handle checks). */
+static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
+{
+    if (ct__null_tensor(op, t)) {
+        return NULL;
+    }
+    return ct__made_by(ct_full(t->sizes, t->ndim, value, t->dtype), op);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
 {
-    return t ? ct_full(t->sizes, t->ndim, value, t->dtype) : NULL;
+    return ct__full_like("ct_full_like", t, value);
 }
 
 ct_tensor *ct_zeros_like(const ct_tensor *t)
 {
-    return ct_full_like(t, 0.0);
+    return ct__full_like("ct_zeros_like", t, 0.0);
 }
 
 ct_tensor *ct_ones_like(const ct_tensor *t)
 {
-    return ct_full_like(t, 1.0);
+    return ct__full_like("ct_ones_like", t, 1.0);
 }
 
 ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
@@ -2961,10 +3500,12 @@ static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
 
 size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 {
-    ct__sbuf b = {buf, n, 0};
-    if (!t) {
-        ct__sbuf_put(&b, "NULL");
-        return b.len;
+    ct__sbuf b = {buf, buf ? n : 0, 0};
+    if (buf && n > 0) {
+        buf[0] = '\0';
+    }
+    if (ct__null_tensor("ct_to_string", t)) {
+        return 0;
     }
     bool ints = true;
     int width = 1;
@@ -2990,9 +3531,15 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 void ct_print(const ct_tensor *t, FILE *f)
 {
+    const char *op = "ct_print";
+    if (ct__null_tensor(op, t) || ct__null(op, f)) {
+        return;
+    }
     size_t n = ct_to_string(t, NULL, 0) + 1;
     char *s = (char *)ct__malloc(n);
     if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory formatting a tensor of %lld elements",
+                 (long long)ct__numel(t->sizes, t->ndim));
         return;
     }
     ct_to_string(t, s, n);
@@ -3048,7 +3595,11 @@ static bool ct__scope_push(int depth, ct_tensor *t)
 
 ct_tensor *ct__scoped(ct_tensor *t)
 {
-    if (!t || ct__scope_top == 0) {
+    if (!t) {
+        return NULL;
+    }
+    ct__debug_set_owned(t, true);
+    if (ct__scope_top == 0) {
         return t;
     }
     if (!ct__scope_push(ct__scope_top - 1, t)) {
@@ -3082,6 +3633,7 @@ ct_status ct_scope_end(void)
         ct_tensor *t = s->items[i];
         if (t) {
             t->scope_depth = -1;
+            ct__debug_set_owned(t, false);
             ct__release(t);
         }
     }
@@ -3099,8 +3651,11 @@ ct_status ct_scope_end(void)
 
 ct_tensor *ct_keep(ct_tensor *t)
 {
-    int parent = t ? t->scope_depth - 1 : -1;
-    if (!t || !ct__scope_detach(t)) {
+    if (ct__null_tensor("ct_keep", t)) {
+        return NULL;
+    }
+    int parent = t->scope_depth - 1;
+    if (!ct__scope_detach(t)) {
         return t;
     }
     if (parent >= 0 && !ct__scope_push(parent, t)) {
@@ -3111,10 +3666,11 @@ ct_tensor *ct_keep(ct_tensor *t)
 
 void ct_free(ct_tensor *t)
 {
-    if (!t) {
+    if (!t || !ct__debug_check_free("ct_free", t)) {
         return;
     }
     ct__scope_detach(t);
+    ct__debug_set_owned(t, false);
     ct__release(t);
 }
 
@@ -3730,7 +4286,7 @@ size_t ct_parallel_info_string(char *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 void ct_parallel_info(FILE *f)
 {
-    if (!f) {
+    if (ct__null("ct_parallel_info", f)) {
         return;
     }
     size_t need = ct_parallel_info_string(NULL, 0);
@@ -4027,12 +4583,12 @@ ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator
 
 ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
 {
-    return t ? ct_rand(t->sizes, t->ndim, t->dtype, g) : NULL;
+    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
 }
 
 ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 {
-    return t ? ct_randn(t->sizes, t->ndim, t->dtype, g) : NULL;
+    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
 }
 
 ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
@@ -5781,7 +6337,10 @@ static bool ct__infer_size(const char *op, const int64_t *sizes, int ndim, int64
     int infer = -1;
     int64_t prod = 1;
     char buf[160];
-    if (ndim < 0 || ndim > CT_MAX_DIMS || (ndim > 0 && !sizes)) {
+    if (ndim > 0 && ct__null(op, sizes)) {
+        return false;
+    }
+    if (ndim < 0 || ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_SHAPE, op, "invalid number of dimensions %d", ndim);
         return false;
     }
@@ -6046,10 +6605,10 @@ ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
 ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
 {
     const char *op = "ct_expand";
-    if (!ct__view_check(op, t)) {
+    if (!ct__view_check(op, t) || (ndim > 0 && ct__null(op, sizes))) {
         return NULL;
     }
-    if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim && !sizes)) {
+    if (ndim < t->ndim || ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_SHAPE, op,
                  "the number of sizes provided (%d) must be greater or equal "
                  "to the number of dimensions in the tensor (%d)",
@@ -6681,6 +7240,9 @@ ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 
 ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
 {
+    if (n > 0 && ct__null("ct_sum", dims)) {
+        return NULL;
+    }
     return ct__sum_impl("ct_sum", t, dims, n, keepdim, false);
 }
 
@@ -6694,12 +7256,12 @@ ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
 {
     const char *op = "ct_sum_to_size";
-    if (ct__null(op, t)) {
+    if (ct__null(op, t) || (ndim > 0 && ct__null(op, sizes))) {
         return NULL;
     }
     int64_t dims[CT_MAX_DIMS];
     int n = 0, lead = t->ndim - ndim;
-    bool ok = lead >= 0 && (ndim == 0 || sizes);
+    bool ok = lead >= 0;
     for (int d = 0; ok && d < t->ndim; d++) {
         if (d < lead) {
             dims[n++] = d;
@@ -9022,22 +9584,22 @@ void ct_no_grad_end(void)
 /* ---- tensor autograd attributes ------------------------------------------------------ */
 bool ct_requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || t->grad_fn);
+    return !ct__null_tensor("ct_requires_grad", t) && (t->requires_grad || t->grad_fn);
 }
 
 bool ct_is_leaf(const ct_tensor *t)
 {
-    return t && !t->grad_fn;
+    return !ct__null_tensor("ct_is_leaf", t) && !t->grad_fn;
 }
 
 const ct_node *ct_grad_fn(const ct_tensor *t)
 {
-    return t ? t->grad_fn : NULL;
+    return ct__null_tensor("ct_grad_fn", t) ? NULL : t->grad_fn;
 }
 
 const char *ct_node_name(const ct_node *n)
 {
-    return n ? n->name : NULL;
+    return n ? n->name : NULL; /* NULL: no grad_fn (a leaf's), not an error */
 }
 
 const char *ct__node_name(const ct_node *n)
@@ -9047,7 +9609,7 @@ const char *ct__node_name(const ct_node *n)
 
 ct_tensor *ct_grad(const ct_tensor *t)
 {
-    return t ? t->grad : NULL;
+    return ct__null_tensor("ct_grad", t) ? NULL : t->grad;
 }
 
 ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
@@ -9075,7 +9637,7 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
 ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
 {
     const char *op = "ct_set_grad";
-    if (ct__null(op, t)) {
+    if (ct__null_tensor(op, t) || (grad && ct__null_tensor(op, grad))) {
         return ct_error_code();
     }
     if (grad && (grad->ndim != t->ndim ||
@@ -9285,7 +9847,7 @@ ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
     if (ct__node_failed) { /* ct__node_new refused: the op fails */
         ct__node_failed = false;
         ct__node_release(n);
-        ct_free(out);
+        ct__release(out); /* not yet in a scope */
         return NULL;
     }
     if (out && n) {
@@ -9494,6 +10056,9 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
         bool own = g->refcount == 1 && g->storage->refcount == 1 && ct_is_contiguous(g) &&
                    !g->grad_fn && g->scope_depth == ct_scope_depth() - 1;
         leaf->grad = ct_retain(own || e->create_graph ? g : ct_contiguous(ct_clone(g)));
+        if (leaf->grad && !e->create_graph) { /* made here: name it for CTORCH_DEBUG */
+            ct__debug_track(leaf->grad, "ct_backward (a leaf's .grad)");
+        }
     } else if (e->create_graph) {
         ct_tensor *sum = ct_add(leaf->grad, g);
         ct__release(leaf->grad);
@@ -9725,6 +10290,9 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
 
 ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph)
 {
+    if (grad_output && ct__null_tensor("ct_backward", grad_output)) {
+        return ct_error_code();
+    }
     ct__engine e;
     memset(&e, 0, sizeof e);
     e.retain_graph = retain_graph;
@@ -10415,12 +10983,12 @@ ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
 
 const char *ct_module_name(const ct_module *m)
 {
-    return m ? m->name : NULL;
+    return ct__null("ct_module_name", m) ? NULL : m->name;
 }
 
 void *ct_module_user(const ct_module *m)
 {
-    return m ? m->user : NULL;
+    return ct__null("ct_module_user", m) ? NULL : m->user;
 }
 
 static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
@@ -10549,17 +11117,20 @@ ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
 
 ct_module *ct_module_child(const ct_module *m, int64_t i)
 {
-    return m && i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
+    if (ct__null("ct_module_child", m)) {
+        return NULL;
+    }
+    return i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
 }
 
 int64_t ct_module_num_children(const ct_module *m)
 {
-    return m ? m->children.len : 0;
+    return ct__null("ct_module_num_children", m) ? 0 : m->children.len;
 }
 
 void ct_module_train(ct_module *m, bool mode)
 {
-    if (!m) {
+    if (ct__null("ct_module_train", m)) {
         return;
     }
     m->training = mode;
@@ -10575,12 +11146,12 @@ void ct_module_eval(ct_module *m)
 
 bool ct_module_is_training(const ct_module *m)
 {
-    return m && m->training;
+    return !ct__null("ct_module_is_training", m) && m->training;
 }
 
 void ct_module_zero_grad(ct_module *m, bool set_to_none)
 {
-    if (!m) {
+    if (ct__null("ct_module_zero_grad", m)) {
         return;
     }
     for (int64_t i = 0; i < m->params.len; i++) {
@@ -11146,7 +11717,7 @@ void ct_optimizer_free(ct_optimizer *opt)
 /* ---- attributes ------------------------------------------------------------------------ */
 int64_t ct_optimizer_num_param_groups(const ct_optimizer *opt)
 {
-    return opt ? opt->n_groups : 0;
+    return ct__null("ct_optimizer_num_param_groups", opt) ? 0 : opt->n_groups;
 }
 
 static bool ct__optim_group_ok(const char *op, const ct_optimizer *opt, int64_t group)
@@ -11204,11 +11775,14 @@ ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr)
     return CT_OK;
 }
 
-int64_t ct_optimizer_step_count(const ct_optimizer *opt) { return opt ? opt->steps : 0; }
+int64_t ct_optimizer_step_count(const ct_optimizer *opt)
+{
+    return ct__null("ct_optimizer_step_count", opt) ? 0 : opt->steps;
+}
 
 const char *ct_optimizer_name(const ct_optimizer *opt)
 {
-    if (!opt) {
+    if (ct__null("ct_optimizer_name", opt)) {
         return NULL;
     }
     return opt->kind == CT__OPTIM_SGD ? "SGD" : opt->kind == CT__OPTIM_ADAM ? "Adam" : "AdamW";
@@ -11216,7 +11790,7 @@ const char *ct_optimizer_name(const ct_optimizer *opt)
 
 void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
 {
-    if (!opt) {
+    if (ct__null("ct_optimizer_zero_grad", opt)) {
         return;
     }
     for (int64_t i = 0; i < opt->n_params; i++) {
@@ -12971,7 +13545,7 @@ ct_dataset *ct_tensor_dataset_new(ct_tensor *const *tensors, int n)
 
 bool ct_dataset_is_tensor_dataset(const ct_dataset *ds)
 {
-    return ds && ds->get == ct__tds_get;
+    return !ct__null("ct_dataset_is_tensor_dataset", ds) && ds->get == ct__tds_get;
 }
 
 /* ---- Subset and random_split ------------------------------------------------------------ */
@@ -13291,7 +13865,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
 
 void ct_dataloader_reset(ct_dataloader *dl)
 {
-    if (dl) {
+    if (!ct__null("ct_dataloader_reset", dl)) {
         dl->started = false;
     }
 }

@@ -23,6 +23,9 @@ int ct_test_close(const char *file, int line, const double *a, const double *b, 
 int ct_test_tensor_close(const char *file, int line, const ct_tensor *t, const double *want,
                          int64_t n, double rtol, double atol);
 
+/* Installs the runner's silent error handler (tests that change the handler restore it). */
+void ct_test_install_silent_handler(void);
+
 #define RUN(fn) ct_test_run(#fn, fn)
 #define CHECK(cond)                                                                         \
     do {                                                                                    \

@@ -166,6 +166,7 @@ static void test_optim_zero_grad_both_modes(void)
     ct_optimizer_zero_grad(opt, true);
     CHECK(ct_grad(p) == NULL);
     ct_optimizer_zero_grad(NULL, true);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_optimizer_zero_grad");
     ct_optimizer_free(opt);
     ct_optimizer_free(NULL);
     ct_free(p);

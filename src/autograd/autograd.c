@@ -43,22 +43,22 @@ void ct_no_grad_end(void)
 /* ---- tensor autograd attributes ------------------------------------------------------ */
 bool ct_requires_grad(const ct_tensor *t)
 {
-    return t && (t->requires_grad || t->grad_fn);
+    return !ct__null_tensor("ct_requires_grad", t) && (t->requires_grad || t->grad_fn);
 }
 
 bool ct_is_leaf(const ct_tensor *t)
 {
-    return t && !t->grad_fn;
+    return !ct__null_tensor("ct_is_leaf", t) && !t->grad_fn;
 }
 
 const ct_node *ct_grad_fn(const ct_tensor *t)
 {
-    return t ? t->grad_fn : NULL;
+    return ct__null_tensor("ct_grad_fn", t) ? NULL : t->grad_fn;
 }
 
 const char *ct_node_name(const ct_node *n)
 {
-    return n ? n->name : NULL;
+    return n ? n->name : NULL; /* NULL: no grad_fn (a leaf's), not an error */
 }
 
 const char *ct__node_name(const ct_node *n)
@@ -68,7 +68,7 @@ const char *ct__node_name(const ct_node *n)
 
 ct_tensor *ct_grad(const ct_tensor *t)
 {
-    return t ? t->grad : NULL;
+    return ct__null_tensor("ct_grad", t) ? NULL : t->grad;
 }
 
 ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
@@ -96,7 +96,7 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
 ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
 {
     const char *op = "ct_set_grad";
-    if (ct__null(op, t)) {
+    if (ct__null_tensor(op, t) || (grad && ct__null_tensor(op, grad))) {
         return ct_error_code();
     }
     if (grad && (grad->ndim != t->ndim ||
@@ -306,7 +306,7 @@ ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
     if (ct__node_failed) { /* ct__node_new refused: the op fails */
         ct__node_failed = false;
         ct__node_release(n);
-        ct_free(out);
+        ct__release(out); /* not yet in a scope */
         return NULL;
     }
     if (out && n) {
@@ -515,6 +515,9 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
         bool own = g->refcount == 1 && g->storage->refcount == 1 && ct_is_contiguous(g) &&
                    !g->grad_fn && g->scope_depth == ct_scope_depth() - 1;
         leaf->grad = ct_retain(own || e->create_graph ? g : ct_contiguous(ct_clone(g)));
+        if (leaf->grad && !e->create_graph) { /* made here: name it for CTORCH_DEBUG */
+            ct__debug_track(leaf->grad, "ct_backward (a leaf's .grad)");
+        }
     } else if (e->create_graph) {
         ct_tensor *sum = ct_add(leaf->grad, g);
         ct__release(leaf->grad);
@@ -746,6 +749,9 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
 
 ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph)
 {
+    if (grad_output && ct__null_tensor("ct_backward", grad_output)) {
+        return ct_error_code();
+    }
     ct__engine e;
     memset(&e, 0, sizeof e);
     e.retain_graph = retain_graph;

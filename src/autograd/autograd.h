@@ -16,16 +16,19 @@ CTORCH_API bool ct_requires_grad(const ct_tensor *t);
    requires_grad flags of leaf variables."). Returns t. Mirrors: Tensor.requires_grad_. */
 CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
 /* The accumulated gradient of a leaf (or of a non-leaf after ct_retain_grad), NULL before
-   the first backward or after zero_grad. Borrowed: owned by t. Mirrors: Tensor.grad. */
+   the first backward or after zero_grad. Borrowed: owned by t, invalid after
+   zero_grad(set_to_none), ct_set_grad or t's end. Mirrors: Tensor.grad. */
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
-/* Replaces t's .grad (the tensor is retained; NULL clears). Errors: CT_ERR_SHAPE when the
-   shapes differ. Mirrors: assigning Tensor.grad. */
+/* Replaces t's .grad (the tensor is retained; NULL clears). Invalidates: the old .grad
+   pointer (ct_grad) unless retained. Errors: CT_ERR_SHAPE when the shapes differ.
+   Mirrors: assigning Tensor.grad. */
 CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 /* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
 /* The node that created t, or NULL for leaves (borrowed). Mirrors: Tensor.grad_fn. */
 CTORCH_API const ct_node *ct_grad_fn(const ct_tensor *t);
-/* PyTorch's name of a node, e.g. "MulBackward0". Mirrors: type(grad_fn).__name__. */
+/* PyTorch's name of a node, e.g. "MulBackward0"; NULL for NULL (a leaf's grad_fn), with no
+   error, so ct_node_name(ct_grad_fn(t)) is safe. Mirrors: type(grad_fn).__name__. */
 CTORCH_API const char *ct_node_name(const ct_node *n);
 /* Keeps the gradient of a non-leaf in its .grad during backward. Mirrors:
    Tensor.retain_grad. */

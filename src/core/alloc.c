@@ -3,6 +3,11 @@
  * Block layout: [header (64 bytes): raw pointer, class, requested size][payload...]; the
  * payload is 64-byte aligned. Size classes are 4 per power of two (at most 25% waste);
  * blocks above 1 GiB are never cached. The cache is bounded by CT__CACHE_LIMIT bytes.
+ *
+ * Under CTORCH_DEBUG nothing is cached: a freed block is poisoned (every bit set: NaN in
+ * float32 and float64, -1 in integers) and waits in a FIFO quarantine of at most
+ * CT__QUARANTINE_LIMIT bytes before going back to CTORCH_FREE, so stale pointers read
+ * poison and freed tensor handles stay recognizable (core/debug.c) until then.
  */
 #include "internal.h"
 
@@ -15,6 +20,11 @@
 #if __has_feature(address_sanitizer)
 #define CT__NO_CACHE 1
 #endif
+#endif
+
+#ifdef CTORCH_DEBUG
+#define CT__NO_CACHE 1
+#define CT__QUARANTINE_LIMIT ((size_t)256 << 20)
 #endif
 
 #define CT__ALIGN 64
@@ -32,10 +42,16 @@ static struct {
     void *ctx;
     ct__block *free_list[CT__NCLASS];
     size_t allocated, peak, cached;
+#ifdef CTORCH_DEBUG
+    ct__block *quarantine_head, *quarantine_tail; /* oldest first */
+    size_t quarantined;
+#endif
     ct__mutex lock;
 } ct__alloc_state;
 
 void ct_set_alloc_context(void *ctx) { ct__alloc_state.ctx = ctx; }
+
+void *ct__alloc_context(void) { return ct__alloc_state.ctx; }
 
 /* Class k covers sizes up to (4 + k%4) << (k/4) bytes, from 64 bytes upward. */
 static int ct__alloc_class(size_t bytes, size_t *cap)
@@ -106,6 +122,40 @@ void *ct__calloc(size_t bytes)
     return p;
 }
 
+#ifdef CTORCH_DEBUG
+/* Poisons b and appends it to the quarantine; blocks pushed past the limit go back to
+   CTORCH_FREE, oldest first, and the debug registry forgets them. */
+static void ct__alloc_release(ct__block *b)
+{
+    memset((char *)b + CT__ALIGN, 0xFF, b->bytes);
+    ct__mutex_lock(&ct__alloc_state.lock);
+    b->next = NULL;
+    if (ct__alloc_state.quarantine_tail) {
+        ct__alloc_state.quarantine_tail->next = b;
+    } else {
+        ct__alloc_state.quarantine_head = b;
+    }
+    ct__alloc_state.quarantine_tail = b;
+    ct__alloc_state.quarantined += b->bytes;
+    while (ct__alloc_state.quarantined > CT__QUARANTINE_LIMIT) {
+        ct__block *old = ct__alloc_state.quarantine_head;
+        ct__alloc_state.quarantine_head = old->next;
+        if (!old->next) {
+            ct__alloc_state.quarantine_tail = NULL;
+        }
+        ct__alloc_state.quarantined -= old->bytes;
+        ct__debug_forget((char *)old + CT__ALIGN);
+        CT__FREE_HOOK(ct__alloc_state.ctx, old->raw);
+    }
+    ct__mutex_unlock(&ct__alloc_state.lock);
+}
+#else
+static void ct__alloc_release(ct__block *b)
+{
+    CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+}
+#endif
+
 void ct__free(void *p)
 {
     if (!p) {
@@ -128,7 +178,7 @@ void ct__free(void *p)
     }
     ct__mutex_unlock(&ct__alloc_state.lock);
     if (!keep) {
-        CT__FREE_HOOK(ct__alloc_state.ctx, b->raw);
+        ct__alloc_release(b);
     }
 }
 
@@ -178,3 +228,4 @@ void ct_empty_cache(void)
 #undef CT__NCLASS
 #undef CT__CACHE_LIMIT
 #undef CT__NO_CACHE
+#undef CT__QUARANTINE_LIMIT

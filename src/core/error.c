@@ -35,6 +35,17 @@ void ct_set_error_handler(ct_error_handler fn, void *user_data)
     ct__error_handler_user = user_data;
 }
 
+/* With no handler installed, each recorded first error goes to stderr, as an uncaught
+   exception would (nothing under CTORCH_NO_STDIO). */
+static void ct__error_print_default(const char *message)
+{
+#ifdef CTORCH_NO_STDIO
+    (void)message;
+#else
+    fprintf(stderr, "ctorch error: %s\n", message);
+#endif
+}
+
 ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
 {
     if (ct__error_code_tl != CT_OK) {
@@ -51,6 +62,8 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
     ct__error_code_tl = code;
     if (ct__error_handler_fn) {
         ct__error_handler_fn(code, ct__error_msg_tl, ct__error_handler_user);
+    } else {
+        ct__error_print_default(ct__error_msg_tl);
     }
     return code;
 }

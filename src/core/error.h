@@ -3,6 +3,8 @@
  * An op that fails returns NULL (or a nonzero ct_status) and records the first error; an
  * op given a NULL input returns NULL without a new message. Check once after a block:
  *     if (ct_error()) { puts(ct_error()); ct_error_clear(); }
+ * Until an error handler is installed, each first error is also printed to stderr
+ * ("ctorch error: ct_<op>: ..."), so a mistake is never silent.
  */
 
 /* X(code, name, default text): the one list of status codes. */
@@ -41,5 +43,11 @@ CTORCH_API void ct_error_clear(void);
 
 /* Called once per recorded error (the first one of a block) with its code and message. */
 typedef void (*ct_error_handler)(ct_status code, const char *message, void *user_data);
-/* Installs a process-wide handler (NULL removes it). The examples abort from it. */
+/* Installs a process-wide handler; the examples abort from it. With no handler (the start,
+   or after ct_set_error_handler(NULL, NULL)) each thread's first error is printed to stderr
+   when it is recorded, as an uncaught exception would be:
+       ctorch error: ct_cross_entropy: expected scalar type Long but found Int
+   once per error (again only after ct_error_clear). Installing any handler, even one that
+   does nothing, turns the print off. Under CTORCH_NO_STDIO nothing is printed.
+   Thread safety: call before starting threads that use ctorch. */
 CTORCH_API void ct_set_error_handler(ct_error_handler fn, void *user_data);

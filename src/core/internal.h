@@ -90,6 +90,8 @@ CT__INTERNAL void *ct__malloc(size_t bytes);
 CT__INTERNAL void *ct__calloc(size_t bytes);
 CT__INTERNAL void *ct__realloc(void *p, size_t bytes);
 CT__INTERNAL void ct__free(void *p);
+/* The context ct_set_alloc_context set, for direct calls of the allocator hooks. */
+CT__INTERNAL void *ct__alloc_context(void);
 
 /* Records the first error of this thread; returns `code`. */
 CT__INTERNAL ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
@@ -103,6 +105,51 @@ CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
 CT__INTERNAL int ct__dtype_category(ct_dtype d);
 /* PyTorch's scalar type name used in messages: "Float", "Long", "Bool" ... */
 CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
+
+/* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
+#ifdef CTORCH_DEBUG
+/* Records t as a live tensor made by op (NULL: the op last seen by ct__null); on a live
+   tensor, renames its creating op (a public op built on another). */
+CT__INTERNAL void ct__debug_track(const ct_tensor *t, const char *op);
+/* Marks t freed: its handle stays recognizable while its block is in quarantine. */
+CT__INTERNAL void ct__debug_untrack(const ct_tensor *t);
+/* Forgets a block leaving the allocator's quarantine (it may be reused). */
+CT__INTERNAL void ct__debug_forget(const void *p);
+/* Whether the caller (or an open scope) holds the reference ct_free drops. */
+CT__INTERNAL void ct__debug_set_owned(const ct_tensor *t, bool owned);
+/* Remembers op as the public function running on this thread (names views it creates). */
+CT__INTERNAL void ct__debug_enter(const char *op);
+/* False + CT_ERR_STATE when p is a freed tensor or, if is_tensor, not a live tensor. */
+CT__INTERNAL bool ct__debug_check(const char *op, const void *p, bool is_tensor);
+/* False + CT_ERR_STATE when ct_free(t) is a double free or t is not the caller's to free. */
+CT__INTERNAL bool ct__debug_check_free(const char *op, const ct_tensor *t);
+#else
+static inline void ct__debug_track(const ct_tensor *t, const char *op)
+{
+    (void)t;
+    (void)op;
+}
+static inline void ct__debug_untrack(const ct_tensor *t) { (void)t; }
+static inline void ct__debug_set_owned(const ct_tensor *t, bool owned)
+{
+    (void)t;
+    (void)owned;
+}
+static inline void ct__debug_enter(const char *op) { (void)op; }
+static inline bool ct__debug_check(const char *op, const void *p, bool is_tensor)
+{
+    (void)op;
+    (void)p;
+    (void)is_tensor;
+    return true;
+}
+static inline bool ct__debug_check_free(const char *op, const ct_tensor *t)
+{
+    (void)op;
+    (void)t;
+    return true;
+}
+#endif
 
 /* ---- tensors ------------------------------------------------------------------------ */
 typedef struct ct_node ct_node;
@@ -171,8 +218,30 @@ static inline char *ct__data(const ct_tensor *t)
 }
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
-/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation). */
-CT__INTERNAL bool ct__null(const char *op, const void *p);
+/* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
+   when p is NULL (or, under CTORCH_DEBUG, a freed tensor). */
+CT__INTERNAL bool ct__null_any(const char *op, const void *p);
+/* ct__null_any for a tensor argument: also true when t is not a live tensor (CTORCH_DEBUG). */
+CT__INTERNAL bool ct__null_tensor(const char *op, const ct_tensor *t);
+/* ct__null(op, p): ct__null_tensor for a tensor pointer, ct__null_any for any other, so the
+   NULL check every public entry makes is also its handle check (DESIGN §5, step 1). A
+   function in C++ (overloads), a type-generic macro in C. */
+#ifdef __cplusplus
+static inline bool ct__null_typed(const char *op, const ct_tensor *t)
+{
+    return ct__null_tensor(op, t);
+}
+static inline bool ct__null_typed(const char *op, const void *p) { return ct__null_any(op, p); }
+template <class T> static inline bool ct__null(const char *op, T *p)
+{
+    return ct__null_typed(op, p);
+}
+static inline bool ct__null(const char *op, const void *p) { return ct__null_any(op, p); }
+#else
+#define ct__null(op, p)                                                                            \
+    _Generic((p), const ct_tensor *: ct__null_tensor, ct_tensor *: ct__null_tensor,                \
+             default: ct__null_any)((op), (p))
+#endif
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */

@@ -610,7 +610,7 @@ size_t ct_parallel_info_string(char *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 void ct_parallel_info(FILE *f)
 {
-    if (!f) {
+    if (ct__null("ct_parallel_info", f)) {
         return;
     }
     size_t need = ct_parallel_info_string(NULL, 0);

@@ -249,12 +249,12 @@ ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator
 
 ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
 {
-    return t ? ct_rand(t->sizes, t->ndim, t->dtype, g) : NULL;
+    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
 }
 
 ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 {
-    return t ? ct_randn(t->sizes, t->ndim, t->dtype, g) : NULL;
+    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
 }
 
 ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,

@@ -45,7 +45,11 @@ static bool ct__scope_push(int depth, ct_tensor *t)
 
 ct_tensor *ct__scoped(ct_tensor *t)
 {
-    if (!t || ct__scope_top == 0) {
+    if (!t) {
+        return NULL;
+    }
+    ct__debug_set_owned(t, true);
+    if (ct__scope_top == 0) {
         return t;
     }
     if (!ct__scope_push(ct__scope_top - 1, t)) {
@@ -79,6 +83,7 @@ ct_status ct_scope_end(void)
         ct_tensor *t = s->items[i];
         if (t) {
             t->scope_depth = -1;
+            ct__debug_set_owned(t, false);
             ct__release(t);
         }
     }
@@ -96,8 +101,11 @@ ct_status ct_scope_end(void)
 
 ct_tensor *ct_keep(ct_tensor *t)
 {
-    int parent = t ? t->scope_depth - 1 : -1;
-    if (!t || !ct__scope_detach(t)) {
+    if (ct__null_tensor("ct_keep", t)) {
+        return NULL;
+    }
+    int parent = t->scope_depth - 1;
+    if (!ct__scope_detach(t)) {
         return t;
     }
     if (parent >= 0 && !ct__scope_push(parent, t)) {
@@ -108,10 +116,11 @@ ct_tensor *ct_keep(ct_tensor *t)
 
 void ct_free(ct_tensor *t)
 {
-    if (!t) {
+    if (!t || !ct__debug_check_free("ct_free", t)) {
         return;
     }
     ct__scope_detach(t);
+    ct__debug_set_owned(t, false);
     ct__release(t);
 }
 

@@ -12,10 +12,12 @@
 /* Opens a scope. Returns CT_ERR_STATE when 64 scopes are already open. */
 CTORCH_API ct_status ct_scope_begin(void);
 /* Releases every tensor created since the matching ct_scope_begin (memory is freed when no
-   graph, module or .grad still refers to it). Returns CT_ERR_STATE when no scope is open. */
+   graph, module or .grad still refers to it). Invalidates: pointers to those tensors (keep
+   one with ct_keep or ct_retain first). Returns CT_ERR_STATE when no scope is open. */
 CTORCH_API ct_status ct_scope_end(void);
 /* Moves t from its scope to the enclosing one (or to the caller, who then calls ct_free,
-   when t's scope is the outermost). Returns t. */
+   when t's scope is the outermost). Returns t; NULL for NULL (CT_ERR_NULL_ARG unless an
+   error is pending, so ct_keep(op(...)) passes a failed op's NULL through). */
 CTORCH_API ct_tensor *ct_keep(ct_tensor *t);
 /* Number of open scopes on this thread. */
 CTORCH_API int ct_scope_depth(void);

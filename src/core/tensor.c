@@ -75,6 +75,7 @@ ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *s
         t->sizes[i] = sizes[i];
         t->strides[i] = strides[i];
     }
+    ct__debug_track(t, NULL);
     return t;
 }
 
@@ -131,6 +132,9 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
     ct__storage_release(s);
+    if (t) {
+        ct__debug_track(t, op);
+    }
     return t;
 }
 
@@ -150,27 +154,32 @@ void ct__release(ct_tensor *t)
         ct__free(h);
         h = next;
     }
+    ct__debug_untrack(t);
     ct__free(t);
 }
 
 void ct_release(ct_tensor *t)
 {
-    ct__release(t);
+    if (t && ct__debug_check("ct_release", t, true)) {
+        ct__release(t);
+    }
 }
 
 ct_tensor *ct_retain(ct_tensor *t)
 {
-    if (t) {
-        CT__ATOMIC_ADD(&t->refcount, 1);
+    if (!t || !ct__debug_check("ct_retain", t, true)) {
+        return NULL;
     }
+    CT__ATOMIC_ADD(&t->refcount, 1);
     return t;
 }
 
 /* ---- attributes --------------------------------------------------------------------- */
-bool ct__null(const char *op, const void *p)
+bool ct__null_any(const char *op, const void *p)
 {
     if (p) {
-        return false;
+        ct__debug_enter(op);
+        return !ct__debug_check(op, p, false);
     }
     if (!ct_error()) {
         ct__fail(CT_ERR_NULL_ARG, op, "argument is NULL");
@@ -178,8 +187,16 @@ bool ct__null(const char *op, const void *p)
     return true;
 }
 
+bool ct__null_tensor(const char *op, const ct_tensor *t)
+{
+    return ct__null_any(op, t) || !ct__debug_check(op, t, true);
+}
+
 bool ct__check_cpu(const char *op, const ct_tensor *t)
 {
+    if (!ct__debug_check(op, t, true)) {
+        return false;
+    }
     if (t->storage->device.type == CT_CPU) {
         return true;
     }
@@ -217,12 +234,12 @@ const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n)
 
 int ct_dim(const ct_tensor *t)
 {
-    return t ? t->ndim : -1;
+    return ct__null_tensor("ct_dim", t) ? -1 : t->ndim;
 }
 
 int64_t ct_size(const ct_tensor *t, int64_t dim)
 {
-    if (ct__null("ct_size", t)) {
+    if (ct__null_tensor("ct_size", t)) {
         return -1;
     }
     int d = ct__wrap_dim("ct_size", dim, t->ndim);
@@ -231,12 +248,12 @@ int64_t ct_size(const ct_tensor *t, int64_t dim)
 
 const int64_t *ct_sizes(const ct_tensor *t)
 {
-    return t ? t->sizes : NULL;
+    return ct__null_tensor("ct_sizes", t) ? NULL : t->sizes;
 }
 
 int64_t ct_stride(const ct_tensor *t, int64_t dim)
 {
-    if (ct__null("ct_stride", t)) {
+    if (ct__null_tensor("ct_stride", t)) {
         return -1;
     }
     int d = ct__wrap_dim("ct_stride", dim, t->ndim);
@@ -245,47 +262,49 @@ int64_t ct_stride(const ct_tensor *t, int64_t dim)
 
 const int64_t *ct_strides(const ct_tensor *t)
 {
-    return t ? t->strides : NULL;
+    return ct__null_tensor("ct_strides", t) ? NULL : t->strides;
 }
 
 int64_t ct_storage_offset(const ct_tensor *t)
 {
-    return t ? t->offset : 0;
+    return ct__null_tensor("ct_storage_offset", t) ? 0 : t->offset;
 }
 
 int64_t ct_numel(const ct_tensor *t)
 {
-    return t ? ct__numel(t->sizes, t->ndim) : 0;
+    return ct__null_tensor("ct_numel", t) ? 0 : ct__numel(t->sizes, t->ndim);
 }
 
 ct_dtype ct_tensor_dtype(const ct_tensor *t)
 {
-    return t ? t->dtype : CT_DTYPE_DEFAULT;
+    return ct__null_tensor("ct_tensor_dtype", t) ? CT_DTYPE_DEFAULT : t->dtype;
 }
 
 ct_device ct_tensor_device(const ct_tensor *t)
 {
-    return t ? t->storage->device : ct_device_cpu();
+    return ct__null_tensor("ct_tensor_device", t) ? ct_device_cpu() : t->storage->device;
 }
 
 size_t ct_element_size(const ct_tensor *t)
 {
-    return t ? ct_dtype_size(t->dtype) : 0;
+    return ct__null_tensor("ct_element_size", t) ? 0 : ct_dtype_size(t->dtype);
 }
 
 size_t ct_nbytes(const ct_tensor *t)
 {
-    return (size_t)ct_numel(t) * ct_element_size(t);
+    return ct__null_tensor("ct_nbytes", t)
+               ? 0
+               : (size_t)ct__numel(t->sizes, t->ndim) * ct_dtype_size(t->dtype);
 }
 
 void *ct_data_ptr(const ct_tensor *t)
 {
-    return t ? ct__data(t) : NULL;
+    return ct__null_tensor("ct_data_ptr", t) ? NULL : ct__data(t);
 }
 
 bool ct_is_contiguous(const ct_tensor *t)
 {
-    if (!t) {
+    if (ct__null_tensor("ct_is_contiguous", t)) {
         return false;
     }
     int64_t expected = 1;
@@ -303,12 +322,12 @@ bool ct_is_contiguous(const ct_tensor *t)
 
 bool ct_is_floating_point(const ct_tensor *t)
 {
-    return t && ct_dtype_is_floating_point(t->dtype);
+    return !ct__null_tensor("ct_is_floating_point", t) && ct_dtype_is_floating_point(t->dtype);
 }
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return t ? t->storage->version : 0;
+    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
 double ct__load_f64(const void *p, ct_dtype d)
@@ -411,39 +430,57 @@ ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
     return ct__scoped(t);
 }
 
+/* Names op as t's creator for CTORCH_DEBUG's messages; returns t. */
+static ct_tensor *ct__made_by(ct_tensor *t, const char *op)
+{
+    if (t) {
+        ct__debug_track(t, op);
+    }
+    return t;
+}
+
 ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 0.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 0.0, dtype), "ct_zeros");
 }
 
 ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct_full(sizes, ndim, 1.0, dtype);
+    return ct__made_by(ct_full(sizes, ndim, 1.0, dtype), "ct_ones");
 }
 
 ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 {
-    return ct_full(NULL, 0, value, dtype);
+    return ct__made_by(ct_full(NULL, 0, value, dtype), "ct_scalar_tensor");
 }
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
 {
-    return t ? ct_empty(t->sizes, t->ndim, t->dtype) : NULL;
+    return ct__null_tensor("ct_empty_like", t) ? NULL : ct_empty(t->sizes, t->ndim, t->dtype);
+}
+
+/* full_like under the caller's name (for the NULL and handle checks). */
+static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
+{
+    if (ct__null_tensor(op, t)) {
+        return NULL;
+    }
+    return ct__made_by(ct_full(t->sizes, t->ndim, value, t->dtype), op);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
 {
-    return t ? ct_full(t->sizes, t->ndim, value, t->dtype) : NULL;
+    return ct__full_like("ct_full_like", t, value);
 }
 
 ct_tensor *ct_zeros_like(const ct_tensor *t)
 {
-    return ct_full_like(t, 0.0);
+    return ct__full_like("ct_zeros_like", t, 0.0);
 }
 
 ct_tensor *ct_ones_like(const ct_tensor *t)
 {
-    return ct_full_like(t, 1.0);
+    return ct__full_like("ct_ones_like", t, 1.0);
 }
 
 ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
@@ -638,10 +675,12 @@ static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
 
 size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 {
-    ct__sbuf b = {buf, n, 0};
-    if (!t) {
-        ct__sbuf_put(&b, "NULL");
-        return b.len;
+    ct__sbuf b = {buf, buf ? n : 0, 0};
+    if (buf && n > 0) {
+        buf[0] = '\0';
+    }
+    if (ct__null_tensor("ct_to_string", t)) {
+        return 0;
     }
     bool ints = true;
     int width = 1;
@@ -667,9 +706,15 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 void ct_print(const ct_tensor *t, FILE *f)
 {
+    const char *op = "ct_print";
+    if (ct__null_tensor(op, t) || ct__null(op, f)) {
+        return;
+    }
     size_t n = ct_to_string(t, NULL, 0) + 1;
     char *s = (char *)ct__malloc(n);
     if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory formatting a tensor of %lld elements",
+                 (long long)ct__numel(t->sizes, t->ndim));
         return;
     }
     ct_to_string(t, s, n);

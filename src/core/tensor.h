@@ -11,16 +11,21 @@ typedef struct ct_storage ct_storage;
 /* ---- lifetime ----------------------------------------------------------------------- */
 /* Releases the caller's reference: removes t from its scope if it is in one, and frees it
    when nothing else (a view's autograd graph, a module, a .grad field) refers to it.
+   Invalidates: t, and pointers borrowed from it (ct_sizes, ct_data_ptr, ct_grad), when it
+   was the last reference. Only for tensors the caller owns (an op's result): never for a
+   borrowed one (a parameter, a .grad); CTORCH_DEBUG reports that and double frees.
    NULL is a no-op. Mirrors: dropping the last Python reference. */
 CTORCH_API void ct_free(ct_tensor *t);
 /* Adds a reference (to keep t beyond the end of its scope, e.g. in your own structures);
-   drop it with ct_release. Returns t. */
+   drop it with ct_release. Returns t; NULL is a no-op. */
 CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
 /* Drops a reference taken with ct_retain, without touching t's scope; frees t when it was
-   the last. NULL is a no-op. */
+   the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
-/* ---- attributes --------------------------------------------------------------------- */
+/* ---- attributes ---------------------------------------------------------------------
+ * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
+ * and records CT_ERR_NULL_ARG unless an error is pending. */
 /* Number of dimensions (0 for a scalar); -1 for NULL. Mirrors: Tensor.dim. */
 CTORCH_API int ct_dim(const ct_tensor *t);
 /* Size of dimension dim (negative counts from the end); -1 + CT_ERR_INDEX when out of
@@ -106,9 +111,12 @@ CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
 
 /* ---- printing ----------------------------------------------------------------------- */
 #ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)". */
+/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
+   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
 CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
 /* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer. */
+   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
+   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "").
+   Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);

@@ -179,7 +179,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
 
 void ct_dataloader_reset(ct_dataloader *dl)
 {
-    if (dl) {
+    if (!ct__null("ct_dataloader_reset", dl)) {
         dl->started = false;
     }
 }

@@ -387,7 +387,7 @@ ct_dataset *ct_tensor_dataset_new(ct_tensor *const *tensors, int n)
 
 bool ct_dataset_is_tensor_dataset(const ct_dataset *ds)
 {
-    return ds && ds->get == ct__tds_get;
+    return !ct__null("ct_dataset_is_tensor_dataset", ds) && ds->get == ct__tds_get;
 }
 
 /* ---- Subset and random_split ------------------------------------------------------------ */

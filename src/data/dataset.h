@@ -63,7 +63,7 @@ CTORCH_API ct_status ct_dataset_get(const ct_dataset *ds, int64_t index, ct_tens
 CTORCH_API ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices,
                                           int64_t n, ct_tensor **fields);
 /* Releases a dataset through its destroy callback. NULL is a no-op. Datasets built on ds
-   (subsets, loaders) must be freed first. */
+   (subsets, loaders) must be freed first. Invalidates: tensors only the dataset held. */
 CTORCH_API void ct_dataset_free(ct_dataset *ds);
 
 /* Stacks n samples of n_fields fields each along a new dim 0: samples[k * n_fields + f] is

@@ -16,7 +16,8 @@ typedef enum ct_fan_mode { CT_FAN_IN = 0, CT_FAN_OUT } ct_fan_mode;
    sqrt(2 / (1 + param^2)), selu 3/4. Mirrors: torch.nn.init.calculate_gain. */
 CTORCH_API double ct_init_calculate_gain(ct_nonlinearity nonlinearity, double param);
 /* fan_in = size(1) * receptive field, fan_out = size(0) * receptive field, for a weight of
-   shape (out, in, k...). Mirrors: torch.nn.init._calculate_fan_in_and_fan_out. */
+   shape (out, in, k...); either output may be NULL (not written).
+   Mirrors: torch.nn.init._calculate_fan_in_and_fan_out. */
 CTORCH_API ct_status ct_init_calculate_fan_in_and_fan_out(const ct_tensor *t, int64_t *fan_in,
                                                           int64_t *fan_out);
 /* U(a, b). Mirrors: torch.nn.init.uniform_. */

@@ -83,12 +83,12 @@ ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
 
 const char *ct_module_name(const ct_module *m)
 {
-    return m ? m->name : NULL;
+    return ct__null("ct_module_name", m) ? NULL : m->name;
 }
 
 void *ct_module_user(const ct_module *m)
 {
-    return m ? m->user : NULL;
+    return ct__null("ct_module_user", m) ? NULL : m->user;
 }
 
 static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
@@ -217,17 +217,20 @@ ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
 
 ct_module *ct_module_child(const ct_module *m, int64_t i)
 {
-    return m && i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
+    if (ct__null("ct_module_child", m)) {
+        return NULL;
+    }
+    return i >= 0 && i < m->children.len ? m->children.items[i].module : NULL;
 }
 
 int64_t ct_module_num_children(const ct_module *m)
 {
-    return m ? m->children.len : 0;
+    return ct__null("ct_module_num_children", m) ? 0 : m->children.len;
 }
 
 void ct_module_train(ct_module *m, bool mode)
 {
-    if (!m) {
+    if (ct__null("ct_module_train", m)) {
         return;
     }
     m->training = mode;
@@ -243,12 +246,12 @@ void ct_module_eval(ct_module *m)
 
 bool ct_module_is_training(const ct_module *m)
 {
-    return m && m->training;
+    return !ct__null("ct_module_is_training", m) && m->training;
 }
 
 void ct_module_zero_grad(ct_module *m, bool set_to_none)
 {
-    if (!m) {
+    if (ct__null("ct_module_zero_grad", m)) {
         return;
     }
     for (int64_t i = 0; i < m->params.len; i++) {

@@ -19,7 +19,8 @@ typedef ct_tensor *(*ct_module_forward_fn)(ct_module *m, const ct_tensor *input)
 CTORCH_API ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *user,
                                     void (*user_free)(void *user));
 /* Frees m, its submodules, parameters (unless something else still holds them) and buffers.
-   NULL is a no-op. */
+   Invalidates: pointers from ct_module_get_parameter / ct_module_parameters / ct_module_child
+   and the parameters' .grad, unless retained. NULL is a no-op. */
 CTORCH_API void ct_module_free(ct_module *m);
 /* Runs the module's forward on input. Errors: as the module's ops; CT_ERR_NULL_ARG.
    Mirrors: Module.__call__. */
@@ -61,7 +62,8 @@ CTORCH_API void ct_module_eval(ct_module *m);
 /* Mirrors: Module.training. */
 CTORCH_API bool ct_module_is_training(const ct_module *m);
 /* Resets the gradients of all parameters: to NULL when set_to_none (PyTorch 2's default),
-   else to zero in place. Mirrors: Module.zero_grad(set_to_none). */
+   else to zero in place. Invalidates (set_to_none): every .grad pointer taken with ct_grad.
+   Mirrors: Module.zero_grad(set_to_none). */
 CTORCH_API void ct_module_zero_grad(ct_module *m, bool set_to_none);
 
 /* ---- layers ------------------------------------------------------------------------- */

@@ -368,6 +368,9 @@ ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 
 ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
 {
+    if (n > 0 && ct__null("ct_sum", dims)) {
+        return NULL;
+    }
     return ct__sum_impl("ct_sum", t, dims, n, keepdim, false);
 }
 
@@ -381,12 +384,12 @@ ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
 {
     const char *op = "ct_sum_to_size";
-    if (ct__null(op, t)) {
+    if (ct__null(op, t) || (ndim > 0 && ct__null(op, sizes))) {
         return NULL;
     }
     int64_t dims[CT_MAX_DIMS];
     int n = 0, lead = t->ndim - ndim;
-    bool ok = lead >= 0 && (ndim == 0 || sizes);
+    bool ok = lead >= 0;
     for (int d = 0; ok && d < t->ndim; d++) {
         if (d < lead) {
             dims[n++] = d;

@@ -127,7 +127,10 @@ static bool ct__infer_size(const char *op, const int64_t *sizes, int ndim, int64
     int infer = -1;
     int64_t prod = 1;
     char buf[160];
-    if (ndim < 0 || ndim > CT_MAX_DIMS || (ndim > 0 && !sizes)) {
+    if (ndim > 0 && ct__null(op, sizes)) {
+        return false;
+    }
+    if (ndim < 0 || ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_SHAPE, op, "invalid number of dimensions %d", ndim);
         return false;
     }
@@ -392,10 +395,10 @@ ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
 ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
 {
     const char *op = "ct_expand";
-    if (!ct__view_check(op, t)) {
+    if (!ct__view_check(op, t) || (ndim > 0 && ct__null(op, sizes))) {
         return NULL;
     }
-    if (ndim < t->ndim || ndim > CT_MAX_DIMS || (ndim && !sizes)) {
+    if (ndim < t->ndim || ndim > CT_MAX_DIMS) {
         ct__fail(CT_ERR_SHAPE, op,
                  "the number of sizes provided (%d) must be greater or equal "
                  "to the number of dimensions in the tensor (%d)",

@@ -401,7 +401,7 @@ void ct_optimizer_free(ct_optimizer *opt)
 /* ---- attributes ------------------------------------------------------------------------ */
 int64_t ct_optimizer_num_param_groups(const ct_optimizer *opt)
 {
-    return opt ? opt->n_groups : 0;
+    return ct__null("ct_optimizer_num_param_groups", opt) ? 0 : opt->n_groups;
 }
 
 static bool ct__optim_group_ok(const char *op, const ct_optimizer *opt, int64_t group)
@@ -459,11 +459,14 @@ ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr)
     return CT_OK;
 }
 
-int64_t ct_optimizer_step_count(const ct_optimizer *opt) { return opt ? opt->steps : 0; }
+int64_t ct_optimizer_step_count(const ct_optimizer *opt)
+{
+    return ct__null("ct_optimizer_step_count", opt) ? 0 : opt->steps;
+}
 
 const char *ct_optimizer_name(const ct_optimizer *opt)
 {
-    if (!opt) {
+    if (ct__null("ct_optimizer_name", opt)) {
         return NULL;
     }
     return opt->kind == CT__OPTIM_SGD ? "SGD" : opt->kind == CT__OPTIM_ADAM ? "Adam" : "AdamW";
@@ -471,7 +474,7 @@ const char *ct_optimizer_name(const ct_optimizer *opt)
 
 void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
 {
-    if (!opt) {
+    if (ct__null("ct_optimizer_zero_grad", opt)) {
         return;
     }
     for (int64_t i = 0; i < opt->n_params; i++) {

@@ -107,6 +107,7 @@ CTORCH_API ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n,
 
 /* ---- use -------------------------------------------------------------------------------- */
 /* Frees the optimizer and its state and releases its references to the parameters.
+   Invalidates: parameters no one else holds (their pointers from ct_optimizer_params).
    NULL is a no-op. */
 CTORCH_API void ct_optimizer_free(ct_optimizer *opt);
 /* Performs one update of every parameter that has a .grad (others are skipped and keep
@@ -117,7 +118,8 @@ CTORCH_API void ct_optimizer_free(ct_optimizer *opt);
    allocation fails). Mirrors: Optimizer.step() (without closure). */
 CTORCH_API ct_status ct_optimizer_step(ct_optimizer *opt);
 /* Resets the .grad of every parameter: to NULL when set_to_none (PyTorch 2's default),
-   else detached and filled with zeros in place. Mirrors: Optimizer.zero_grad(set_to_none). */
+   else detached and filled with zeros in place. Invalidates (set_to_none): every .grad
+   pointer taken with ct_grad. Mirrors: Optimizer.zero_grad(set_to_none). */
 CTORCH_API void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Adds a parameter group with its own hyperparameters. opts points to the optimizer's own
    options type (ct_sgd_opts for SGD; ct_adam_opts for Adam and AdamW), or is NULL for the

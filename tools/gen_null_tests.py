@@ -1,0 +1,558 @@
+#!/usr/bin/env python3
+"""Generates tests/test_null.c: every public function called with NULL in each pointer argument.
+
+usage: tools/gen_null_tests.py [--check]
+Parses the CTORCH_API declarations of ctorch.h. For each function and each pointer argument
+it emits a call with NULL there and valid values elsewhere (the fixture in the generated
+file: a small float32 tensor, buffers, a module, an optimizer, a dataset...), then checks the
+documented outcome: CT_ERR_NULL_ARG (and a NULL result for pointer returns) by default;
+"accepted" where the declaration documents NULL as a default (a generator, an opts struct,
+user data); "size" where a function filling a caller buffer returns the size it needs;
+"noop" for the _free functions. The runner's leak check catches leaks on these paths.
+--check: exit 1 when tests/test_null.c differs from what this script writes (make test).
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADER = os.path.join(ROOT, "ctorch.h")
+OUT = os.path.join(ROOT, "tests", "test_null.c")
+
+# A valid value per (const-stripped) pointer type, as a C expression over the fixture fx.
+VALID = {
+    "ct_tensor *": "fx.t",
+    "ct_tensor **": "fx.out",
+    "ct_tensor *const *": "fx.tl",
+    "const ct_tensor *const *": "fx.ctl",
+    "int64_t *": "fx.sizes",
+    "double *": "fx.times",
+    "char *": "fx.text",
+    "char **": "fx.names",
+    "void *": "fx.bytes",
+    "FILE *": "fx.file",
+    "ct_module *": "fx.module",
+    "ct_optimizer *": "fx.opt",
+    "ct_generator *": "fx.gen",
+    "ct_dataset *": "fx.ds",
+    "ct_dataset **": "fx.ds_out",
+    "ct_dataloader *": "fx.dl",
+    "ct_timer *": "fx.timer",
+    "ct_measurement *": "fx.meas",
+    "ct_measurement *const *": "fx.meas_list",
+    "ct_compare *": "fx.cmp",
+    "ct_sgd_opts *": "&fx.sgd_opts",
+    "ct_adam_opts *": "&fx.adam_opts",
+    "ct_nll_loss_opts *": "&fx.nll_opts",
+    "ct_dataloader_opts *": "&fx.dl_opts",
+    "ct_gradcheck_opts *": "&fx.gc_opts",
+    "ct_timer_opts *": "&fx.timer_opts",
+    "ct_tensor_hook": "null_test_hook",
+    "ct_gradcheck_fn": "null_test_gradcheck_fn",
+    "ct_module_forward_fn": "null_test_forward",
+    "ct_error_handler": "null_test_silent",
+    "void*(*)(void*)": "null_test_task",
+    "void(*)(void*,void*)": "NULL",
+    "void(*)(void*)": "NULL",
+}
+
+# Values for arguments whose type alone does not say enough.
+VALID_BY_NAME = {
+    "name": '"w"',
+    "path": '"/nonexistent-ctorch-dir/x"',
+    "child": "ct_relu_new()",
+}
+
+# Hand-written values for particular functions: (function, argument) -> C expression.
+VALID_BY_CALL = {
+    ("ct_nll_loss", "target"): "fx.labels",
+    ("ct_cross_entropy", "target"): "fx.labels",
+    ("ct_gather", "index"): "fx.labels",
+    ("ct_index_select", "index"): "fx.labels1d",
+    ("ct_addmm", "mat2"): "fx.t32",
+    ("ct_dataset_get_batch", "indices"): "fx.zeros",
+    ("ct_subset_new", "indices"): "fx.zeros",
+    ("ct_random_split", "lengths"): "fx.sizes",
+    ("ct_optimizer_add_param_group", "params"): "fx.extra_params",
+    ("ct_optimizer_add_param_group", "opts"): "&fx.sgd_opts",
+    ("ct_module_register_parameter", "param"): "fx.extra",
+    ("ct_module_register_buffer", "buffer"): "fx.extra",
+    ("ct_sgd_new", "params"): "fx.params",
+    ("ct_adam_new", "params"): "fx.params",
+    ("ct_adamw_new", "params"): "fx.params",
+    ("ct_gradcheck", "inputs"): "fx.grad_inputs",
+    ("ct_tensor_from_data", "data"): "fx.bytes",
+    ("ct_from_blob", "data"): "fx.bytes",
+}
+
+# Scalar arguments: by name, else by type.
+SCALAR_BY_NAME = {
+    "ndim": "2", "n_fields": "1", "dim": "0", "group": "0", "cap": "2", "name_cap": "32",
+    "nbytes": "sizeof fx.bytes", "n": "1", "number": "1", "number_per_run": "1",
+    "lr": "0.1", "high": "10", "index": "0", "min_run_time_s": "0.001", "max_run_time_s": "0.002",
+}
+SCALAR_BY_TYPE = {"size_t": "sizeof fx.text", "bool": "false", "double": "1.0",
+                  "float": "1.0f", "ct_dtype": "CT_FLOAT32", "ct_status": "CT_OK"}
+
+# Documented outcomes other than CT_ERR_NULL_ARG: (function, argument) -> kind.
+# "accepted": NULL means a default (the function may succeed); "size": buf NULL returns the
+# size needed; "noop": freeing NULL does nothing.
+OUTCOME = {
+    ("ct_set_error_handler", "fn"): "accepted",
+    ("ct_from_blob", "deleter"): "accepted",
+    ("ct_module_new", "user_free"): "accepted",
+    ("ct_linear", "bias"): "accepted",
+    ("ct_backward", "grad_output"): "accepted",
+    ("ct_set_grad", "grad"): "accepted",
+    ("ct_measurement_new", "spec"): "accepted",
+    ("ct_wait", "f"): "noop",
+    ("ct_init_calculate_fan_in_and_fan_out", "fan_in"): "accepted",
+    ("ct_init_calculate_fan_in_and_fan_out", "fan_out"): "accepted",
+    ("ct_module_named_parameters", "names"): "size",
+    ("ct_module_named_parameters", "params"): "size",
+    ("ct_autograd_grad", "grad_outputs"): "accepted",
+    ("ct_module_parameters", "params"): "size",
+    ("ct_optimizer_params", "params"): "size",
+    ("ct_optimizer_add_param_group", "opts"): "accepted",
+    ("ct_to_string", "buf"): "size",
+    ("ct_parallel_info_string", "buf"): "size",
+    ("ct_measurement_str", "buf"): "size",
+    ("ct_compare_str", "buf"): "size",
+    ("ct_npy_save_buffer", "buf"): "size",
+    ("ct_max_dim", "values"): "accepted",
+    ("ct_max_dim", "indices"): "accepted",
+    ("ct_min_dim", "values"): "accepted",
+    ("ct_min_dim", "indices"): "accepted",
+    ("ct_generator_initial_seed", "g"): "accepted",
+    ("ct_node_name", "n"): "accepted",
+    ("ct_set_alloc_context", "ctx"): "noop",
+}
+ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
+                  "ct_dataloader_opts *", "ct_gradcheck_opts *")
+ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
+
+# Arguments the function takes ownership of whatever happens (not freed by the test).
+CONSUMED = {("ct_sequential_append", "child")}
+
+# Statements restoring global state after a call: the runner's silent handler; the inter-op
+# pool a fork started (its threads' memory would read as a leak).
+AFTER_CALL = {
+    "ct_set_error_handler": "ct_test_install_silent_handler();",
+    "ct_fork": "(void)ct_parallel_shutdown();",
+}
+
+# What frees a returned object (so an accepted NULL does not leak).
+FREE_BY_RETURN = {
+    "ct_module *": "ct_module_free", "ct_optimizer *": "ct_optimizer_free",
+    "ct_generator *": "ct_generator_free", "ct_dataset *": "ct_dataset_free",
+    "ct_dataloader *": "ct_dataloader_free", "ct_timer *": "ct_timer_free",
+    "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
+    "ct_future *": "ct_wait",
+}
+POINTER_RESULTS = ("ct_tensor *",) + tuple(FREE_BY_RETURN)
+
+
+def split_params(params):
+    out, depth, cur = [], 0, ""
+    for ch in params:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return [] if out == ["void"] else out
+
+
+def parse_param(p):
+    """(normalized type, name, is_pointer) of one parameter declaration."""
+    fn = re.match(r"(.*)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)$", p)
+    if fn:  # a function pointer: keep only the parameter types
+        args = ", ".join(re.sub(r"\s*\b\w+$", "", a).strip() if a.strip() != "void" else a
+                         for a in split_params(fn.group(3)))
+        return ("%s(*)(%s)" % (fn.group(1), args)).replace(" ", ""), fn.group(2), True
+    m = re.match(r"(.*?)(\w+)$", p)
+    ctype = m.group(1).strip()
+    if ctype.count("*") == 1 or not ctype.startswith("const ct_tensor"):
+        ctype = re.sub(r"^const\s+", "", ctype)
+    ctype = re.sub(r"\s*\*\s*", " *", ctype).replace("* const", "*const").strip()
+    ctype = re.sub(r"\*\s+\*", "**", ctype)
+    pointer = "*" in ctype or ctype.endswith(("_fn", "_hook", "_handler"))
+    return ctype, m.group(2), pointer
+
+
+def declarations(text):
+    body = text[:text.index("#ifdef CTORCH_IMPLEMENTATION")] if "#ifdef CTORCH_IMPLEMENTATION" \
+        in text else text
+    decls = []
+    for chunk in re.split(r"\n(?=CTORCH_API)", body):
+        m = re.match(r"CTORCH_API\s+([^;]*?);", chunk, re.S)
+        if not m:
+            continue
+        d = " ".join(m.group(1).split())
+        m = re.match(r"(.*?)\b(ct_\w+)\s*\((.*)\)$", d)
+        ret = re.sub(r"^const\s+", "", m.group(1).strip())
+        ret = re.sub(r"\s*\*\s*", " *", ret).strip()
+        params = [parse_param(p) for p in split_params(m.group(3))]
+        decls.append((m.group(2), ret, params))
+    return decls
+
+
+def outcome(fn, ctype, name):
+    if (fn, name) in OUTCOME:
+        return OUTCOME[(fn, name)]
+    if fn.endswith("_free") or fn in ("ct_free", "ct_release", "ct_retain"):
+        return "noop"
+    if ctype in ACCEPTED_TYPES or (ctype == "void *" and name in ACCEPTED_NAMES):
+        return "accepted"
+    return "null_arg"
+
+
+def value(fn, ctype, name):
+    if (fn, name) in VALID_BY_CALL:
+        return VALID_BY_CALL[(fn, name)]
+    if name in VALID_BY_NAME and (ctype.endswith("*") or name == "child"):
+        return VALID_BY_NAME[name]
+    if ctype.startswith("ct_") and ctype.endswith(("_fn", "_hook", "_handler")) or "(*)" in ctype:
+        return VALID[ctype]
+    if ctype.endswith("*"):
+        key = ctype
+        if key not in VALID:
+            raise SystemExit("gen_null_tests: no valid value for %s %s of %s: add one to "
+                             "VALID_BY_CALL" % (ctype, name, fn))
+        return VALID[key]
+    if name in SCALAR_BY_NAME:
+        return SCALAR_BY_NAME[name]
+    return SCALAR_BY_TYPE.get(ctype, "0")
+
+
+def wrap(head, args, tail, indent):
+    """head + ", ".join(args) + tail, continued on lines indented 4 more when too wide."""
+    line = indent + head + ", ".join(args) + tail
+    if len(line) <= 100:
+        return [line]
+    lines, cur = [], indent + head
+    for i, a in enumerate(args):
+        piece = a + (", " if i + 1 < len(args) else tail)
+        if len(cur) + len(piece.rstrip()) > 100:
+            lines.append(cur.rstrip())
+            cur = indent + "    "
+        cur += piece
+    return lines + [cur]
+
+
+def c_string(text, indent):
+    """A C string literal of text, split into adjacent literals within 100 columns."""
+    text = text.replace('"', '\\"')
+    out, cur = [], ""
+    for part in re.split(r"(?<=, )", text):
+        if cur and len(indent) + len(cur) + len(part) + 2 > 100:
+            out.append(indent + '"%s"' % cur)
+            cur = ""
+        cur += part
+    return out + [indent + '"%s";' % cur]
+
+
+def call_case(fn, ret, params, k, bad="NULL"):
+    """C lines calling fn with bad (NULL, or a freed tensor) in argument k."""
+    args = [bad if i == k else value(fn, t, n) for i, (t, n, _) in enumerate(params)]
+    ctype, name, _ = params[k]
+    kind = outcome(fn, ctype, name) if bad == "NULL" else bad.split(".")[1]
+    ind = "        "
+    lines = []
+    if "ct_relu_new()" in args:  # a fresh child module per call
+        args = ["child" if a == "ct_relu_new()" else a for a in args]
+        lines.append(ind + "ct_module *child = ct_relu_new();")
+    literal = c_string("%s(%s)" % (fn, ", ".join(args)), "")
+    if len(literal) == 1 and len(ind + "const char *call = " + literal[0]) <= 100:
+        lines.append(ind + "const char *call = " + literal[0])
+    else:
+        lines.append(ind + "const char *call =")
+        lines += c_string("%s(%s)" % (fn, ", ".join(args)), ind + "    ")
+    check_null = kind in ("null_arg", "freed") and ret in POINTER_RESULTS
+    if check_null or ret in FREE_BY_RETURN or kind == "size":
+        lines += wrap("%s%sr = %s(" % (ret, "" if ret.endswith("*") else " ", fn), args, ");", ind)
+    else:
+        lines += wrap("%s%s(" % ("" if ret == "void" else "(void)", fn), args, ");", ind)
+    if check_null:
+        lines.append(ind + 'CHECK_MSG(r == NULL, "%s returned non-NULL", call);')
+    if kind == "size":
+        lines.append(ind + "expect_size(call, (int64_t)r);")
+    else:
+        lines.append(ind + "expect_%s(call);" % kind)
+    if ret in FREE_BY_RETURN:
+        lines.append(ind + "%s(r);" % FREE_BY_RETURN[ret])
+    if "child" in args and (fn, "child") not in CONSUMED:
+        lines.append(ind + "if (!registered(fx.module, child)) { /* not taken: still ours */")
+        lines.append(ind + "    ct_module_free(child);")
+        lines.append(ind + "}")
+    if fn in AFTER_CALL:
+        lines.append(ind + AFTER_CALL[fn])
+    return ["    {"] + lines + ["    }"]
+
+
+PRELUDE = r'''
+/* tests/test_null.c - GENERATED by tools/gen_null_tests.py from ctorch.h; do not edit.
+ * Regenerate with `python3 tools/gen_null_tests.py` after changing a public declaration;
+ * `make test` fails when this file is stale.
+ *
+ * Every public function is called with NULL in each pointer argument in turn, the other
+ * arguments valid (the fixture below). Each call must not crash and must give its
+ * documented outcome: CT_ERR_NULL_ARG (and a NULL result) by default; accepted where NULL
+ * means a default; the size needed where it fills a caller's buffer; nothing for _free.
+ * The runner checks that nothing leaked. Under CTORCH_DEBUG each function is also given a
+ * freed tensor in each tensor argument and must reject it (CT_ERR_STATE), not crash.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+
+typedef struct null_fixture {
+    ct_tensor *t, *t32, *extra, *labels, *labels1d, *freed, *foreign;
+    double foreign_store[64];
+    ct_tensor *tl[4], *out[8], *params[2], *extra_params[1], *grad_inputs[1];
+    const ct_tensor *ctl[4];
+    int64_t sizes[8], zeros[8];
+    double times[8];
+    char text[4096], name_store[8][32], *names[8];
+    unsigned char bytes[4096];
+    FILE *file;
+    ct_module *module;
+    ct_optimizer *opt;
+    ct_generator *gen;
+    ct_dataset *ds, *ds_out[8];
+    ct_dataloader *dl;
+    ct_timer *timer;
+    ct_measurement *meas, *meas_list[1];
+    ct_compare *cmp;
+    ct_sgd_opts sgd_opts;
+    ct_adam_opts adam_opts;
+    ct_nll_loss_opts nll_opts;
+    ct_dataloader_opts dl_opts;
+    ct_gradcheck_opts gc_opts;
+    ct_timer_opts timer_opts;
+} null_fixture;
+
+static void null_test_stmt(void *user) { (void)user; }
+
+static void null_test_silent(ct_status code, const char *message, void *user)
+{
+    (void)code;
+    (void)message;
+    (void)user;
+}
+
+static void *null_test_task(void *arg) { return arg; }
+
+static ct_tensor *null_test_hook(const ct_tensor *grad, void *user)
+{
+    (void)grad;
+    (void)user;
+    return NULL;
+}
+
+static ct_tensor *null_test_gradcheck_fn(ct_tensor *const *inputs, int n, void *user)
+{
+    (void)n;
+    (void)user;
+    return ct_mul(inputs[0], inputs[0]);
+}
+
+static ct_tensor *null_test_forward(ct_module *m, const ct_tensor *input)
+{
+    (void)m;
+    return ct_clone(input);
+}
+
+/* Opens a scope (closed by fixture_close) and makes one valid value of every kind. */
+static void fixture_open(null_fixture *fx)
+{
+    memset(fx, 0, sizeof *fx);
+#ifdef CTORCH_DEBUG
+    int64_t s1[1] = {1};
+    fx->freed = ct_ones(s1, 1, CT_FLOAT32); /* a stale handle */
+    ct_free(fx->freed);
+    fx->foreign = (ct_tensor *)(void *)fx->foreign_store; /* not a tensor at all */
+#endif
+    ct_scope_begin();
+    int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, s2[1] = {2}, s21[2] = {2, 1};
+    fx->t = ct_ones(s23, 2, CT_FLOAT32);
+    fx->t32 = ct_ones(s32, 2, CT_FLOAT32);
+    fx->extra = ct_ones(s2, 1, CT_FLOAT32);
+    fx->labels = ct_zeros(s21, 2, CT_INT64);
+    fx->labels1d = ct_zeros(s2, 1, CT_INT64);
+    for (int i = 0; i < 4; i++) {
+        fx->tl[i] = fx->t;
+        fx->ctl[i] = fx->t;
+    }
+    for (int i = 0; i < 8; i++) {
+        fx->sizes[i] = i < 2 ? 2 + i : 1;
+        fx->times[i] = 1e-3 * (i + 1);
+        fx->names[i] = fx->name_store[i];
+    }
+    fx->sizes[0] = 2;
+    fx->sizes[1] = 3;
+    fx->file = tmpfile();
+    fx->module = ct_linear_new(3, 2, true);
+    ct_module_parameters(fx->module, fx->params, 2);
+    ct_tensor *p = ct_requires_grad_(ct_ones(s2, 1, CT_FLOAT64), true);
+    fx->extra_params[0] = p;
+    fx->grad_inputs[0] = ct_requires_grad_(ct_ones(s2, 1, CT_FLOAT64), true);
+    fx->sgd_opts = ct_sgd_defaults();
+    fx->adam_opts = ct_adam_defaults();
+    fx->nll_opts = ct_nll_loss_defaults();
+    fx->dl_opts = ct_dataloader_defaults();
+    fx->gc_opts = ct_gradcheck_defaults();
+    fx->opt = ct_sgd_new(fx->params, 2, NULL);
+    fx->gen = ct_generator_new();
+    fx->ds = ct_tensor_dataset_new(fx->tl, 1);
+    fx->dl = ct_dataloader_new(fx->ds, NULL);
+    fx->timer_opts.stmt = null_test_stmt;
+    fx->timer = ct_timer_new(&fx->timer_opts);
+    fx->meas = ct_measurement_new(1, fx->times, 3, &fx->timer_opts);
+    fx->meas_list[0] = fx->meas;
+    fx->cmp = ct_compare_new(fx->meas_list, 1);
+    CHECK_MSG(ct_error() == NULL && fx->file, "fixture: %s", ct_error() ? ct_error() : "");
+}
+
+static void fixture_close(null_fixture *fx)
+{
+    for (int i = 0; i < 8; i++) {
+        ct_dataset_free(fx->ds_out[i]);
+    }
+    ct_compare_free(fx->cmp);
+    ct_measurement_free(fx->meas);
+    ct_timer_free(fx->timer);
+    ct_dataloader_free(fx->dl);
+    ct_dataset_free(fx->ds);
+    ct_generator_free(fx->gen);
+    ct_optimizer_free(fx->opt);
+    ct_module_free(fx->module);
+    if (fx->file) {
+        fclose(fx->file);
+    }
+    ct_scope_end();
+}
+
+/* Whether child was registered in m (then m owns it). */
+static bool registered(const ct_module *m, const ct_module *child)
+{
+    for (int64_t i = 0; i < ct_module_num_children(m); i++) {
+        if (ct_module_child(m, i) == child) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void expect_null_arg(const char *call)
+{
+    CHECK_MSG(ct_error_code() == CT_ERR_NULL_ARG, "%s: error %s (%s), want null_arg", call,
+              ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
+    ct_error_clear();
+}
+
+static void expect_accepted(const char *call)
+{
+    CHECK_MSG(ct_error_code() != CT_ERR_NULL_ARG, "%s: NULL is documented as accepted: %s",
+              call, ct_error() ? ct_error() : "");
+    ct_error_clear();
+}
+
+static void expect_noop(const char *call)
+{
+    CHECK_MSG(ct_error() == NULL, "%s: freeing NULL must be a no-op: %s", call,
+              ct_error() ? ct_error() : "");
+    ct_error_clear();
+}
+
+#ifdef CTORCH_DEBUG
+/* Under CTORCH_DEBUG, a freed tensor handle is rejected with CT_ERR_STATE. */
+static void expect_freed(const char *call)
+{
+    CHECK_MSG(ct_error_code() == CT_ERR_STATE &&
+                  (strstr(ct_error(), "was freed") || strstr(ct_error(), "double free")),
+              "%s: error %s (%s), want the freed-tensor error", call,
+              ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
+    ct_error_clear();
+}
+
+/* Under CTORCH_DEBUG, a pointer that is not a tensor ctorch made is rejected likewise. */
+static void expect_foreign(const char *call)
+{
+    CHECK_MSG(ct_error_code() == CT_ERR_STATE && strstr(ct_error(), "not a live tensor"),
+              "%s: error %s (%s), want the foreign-pointer error", call,
+              ct_status_str(ct_error_code()), ct_error() ? ct_error() : "none");
+    ct_error_clear();
+}
+#endif
+
+/* A buffer-filling call given buf NULL returns the size it needs (bytes, or the count of
+   items it would write), with no error. */
+static void expect_size(const char *call, int64_t size)
+{
+    CHECK_MSG(ct_error() == NULL && size != 0, "%s: want the size needed, got %lld (%s)", call,
+              (long long)size, ct_error() ? ct_error() : "no error");
+    ct_error_clear();
+}
+'''
+
+
+def generate():
+    with open(HEADER) as f:
+        decls = declarations(f.read())
+    out = [PRELUDE.lstrip("\n")]
+    names = []
+    for fn, ret, params in decls:
+        cases = [k for k, p in enumerate(params) if p[2]]
+        if not cases:
+            continue
+        body = ["", "static void test_null_%s(void)" % fn, "{", "    null_fixture fx;",
+                "    fixture_open(&fx);"]
+        for k in cases:
+            body += call_case(fn, ret, params, k)
+        body += ["    fixture_close(&fx);", "}"]
+        out.append("\n".join(body) + "\n")
+        names.append(fn)
+    out.append("\n#ifdef CTORCH_DEBUG\n")
+    freed = []
+    for fn, ret, params in decls:
+        cases = [k for k, p in enumerate(params) if p[0] in ("ct_tensor *", "const ct_tensor *")]
+        if not cases:
+            continue
+        body = ["", "static void test_freed_%s(void)" % fn, "{", "    null_fixture fx;",
+                "    fixture_open(&fx);"]
+        for k in cases:
+            body += call_case(fn, ret, params, k, "fx.freed")
+            body += call_case(fn, ret, params, k, "fx.foreign")
+        body += ["    fixture_close(&fx);", "}"]
+        out.append("\n".join(body) + "\n")
+        freed.append(fn)
+    out.append("#endif\n\nvoid test_null(void)\n{\n")
+    out += ["    RUN(test_null_%s);\n" % n for n in names]
+    out.append("#ifdef CTORCH_DEBUG\n")
+    out += ["    RUN(test_freed_%s);\n" % n for n in freed]
+    out.append("#endif\n}\n")
+    return "".join(out)
+
+
+def main():
+    text = generate()
+    if "--check" in sys.argv[1:]:
+        with open(OUT) as f:
+            if f.read() != text:
+                print("tests/test_null.c is stale: run 'python3 tools/gen_null_tests.py' "
+                      "and commit it")
+                return 1
+        print("tests/test_null.c is up to date")
+        return 0
+    with open(OUT, "w") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
