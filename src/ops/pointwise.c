@@ -481,6 +481,23 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     return true;
 }
 
+/* PyTorch's checks of add/sub's alpha for result dtype rt: an integral (or bool) result
+   takes only an integral alpha, and alpha must convert to rt without overflow. Replaces a
+   bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
+static bool ct__check_alpha(const char *op, ct_dtype rt, double *alpha)
+{
+    if (!ct_dtype_is_floating_point(rt) && *alpha != floor(*alpha)) {
+        ct__fail(CT_ERR_VALUE, op, "For integral input tensors, argument alpha must not be a "
+                 "floating point number.");
+        return false;
+    }
+    if (!ct__check_scalar(op, *alpha, rt)) {
+        return false;
+    }
+    *alpha = rt == CT_BOOL ? (double)(*alpha != 0) : *alpha;
+    return true;
+}
+
 /* The forward of a binary op: a new unscoped tensor, no autograd. */
 static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_tensor *a,
                                      const ct_tensor *b, double alpha)
@@ -493,7 +510,7 @@ static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_ten
     int nd = 0;
     ct_dtype rt, ct;
     if (!ct__broadcast_shapes(op, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, a, b, &rt, &ct)) {
+        !ct__binary_dtypes(op, bop, a, b, &rt, &ct) || !ct__check_alpha(op, rt, &alpha)) {
         return NULL;
     }
     ct_tensor *out = ct__tensor_new(op, shape, nd, rt);
@@ -740,7 +757,8 @@ static ct_tensor *ct__binary_inplace(const char *op, ct__binop bop, ct_tensor *s
     int nd = 0;
     ct_dtype rt, ct;
     if (!ct__broadcast_shapes(op, self->sizes, self->ndim, other->sizes, other->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, self, other, &rt, &ct)) {
+        !ct__binary_dtypes(op, bop, self, other, &rt, &ct) ||
+        !ct__check_alpha(op, rt, &alpha)) {
         return NULL;
     }
     if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
@@ -1131,7 +1149,8 @@ ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *
 ct_tensor *ct_fill_(ct_tensor *self, double value)
 {
     const char *op = "ct_fill_";
-    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self)) {
+    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self) ||
+        !ct__check_scalar(op, value, self->dtype)) {
         return NULL;
     }
     ct_tensor *s = ct__tensor_new(op, NULL, 0, self->dtype);
@@ -1218,11 +1237,10 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     if (ct__null(op, a) || !ct__check_cpu(op, a)) {
         return NULL;
     }
-    dtype = ct__dtype_resolve(dtype);
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
+    dtype = ct__dtype_resolve(dtype);
     if (a->dtype == dtype) {
         return ct_alias(a);
     }
