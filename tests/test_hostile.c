@@ -315,6 +315,54 @@ static void test_hostile_scalar_arguments(void)
     ct_scope_end();
 }
 
+/* Integer arithmetic wraps modulo 2^bits as in PyTorch (no undefined signed overflow), and
+   PyTorch's checks of integer pow and clamp scalars */
+static void test_hostile_integer_overflow_and_bounds(void)
+{
+    ct_scope_begin();
+    int32_t i32[2] = {INT32_MAX, INT32_MIN};
+    int64_t i64[2] = {INT64_MAX, INT64_MIN};
+    int8_t i8[2] = {1, 5};
+    ct_tensor *a = ct_tensor_from_data(i32, CT_INT32, HS(2), 1);
+    ct_tensor *l = ct_tensor_from_data(i64, CT_INT64, HS(2), 1);
+    ct_tensor *c = ct_tensor_from_data(i8, CT_INT8, HS(2), 1);
+    /* t + 1, t - 1, -t, t.abs(), t * t, t ** 3, t.sum() for t = [max, min] of int32 / int64:
+       [-2147483648, -2147483647], [2147483646, 2147483647], [-2147483647, -2147483648],
+       [2147483647, -2147483648], [1, 0], [2147483647, 0], tensor(-1); int64 likewise */
+    CHECK_INTS(ct_add_scalar(a, 1), HS(INT32_MIN, INT32_MIN + 1), 2);
+    CHECK_INTS(ct_sub_scalar(a, 1), HS(INT32_MAX - 1, INT32_MAX), 2);
+    CHECK_INTS(ct_neg(a), HS(-INT32_MAX, INT32_MIN), 2);
+    CHECK_INTS(ct_abs(a), HS(INT32_MAX, INT32_MIN), 2);
+    CHECK_INTS(ct_mul(a, a), HS(1, 0), 2);
+    CHECK_INTS(ct_pow_scalar(a, 3), HS(INT32_MAX, 0), 2);
+    CHECK_INTS(ct_sum(a), HS(-1), 1);
+    CHECK_INTS(ct_add_scalar(l, 1), HS(INT64_MIN, INT64_MIN + 1), 2);
+    CHECK_INTS(ct_neg(l), HS(-INT64_MAX, INT64_MIN), 2);
+    CHECK_INTS(ct_square(l), HS(1, 0), 2);
+    CHECK_INTS(ct_sum(l), HS(-1), 1);
+    /* torch.full((20, 3), 2**63 - 1).sum() -> tensor(-60); .sum(0) -> [-20, -20, -20] */
+    ct_tensor *big = ct_zeros(HS(20, 3), 2, CT_INT64);
+    CHECK(ct_add_(big, ct_narrow(l, 0, 0, 1), 1) == big); /* every element INT64_MAX */
+    CHECK_INTS(ct_sum(big), HS(-60), 1);
+    CHECK_INTS(ct_sum_dim(big, 0, false), HS(-20, -20, -20), 3);
+    /* a ** -1: "Integers to negative integer powers are not allowed."; c ** 300: "value
+       cannot be converted to type int8_t without overflow" */
+    CHECK(ct_pow_scalar(a, -1) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+    CHECK(ct_pow_scalar(c, 300) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "value cannot be converted to type int8_t without overflow");
+    /* torch.clamp(c, 2, 300) -> [2, 5]; torch.clamp(c, -10**12, 10**12) -> [1, 5];
+       torch.clamp(c, 200, 300): "Clamp min value 200 is outside the representable range of
+       Char"; torch.clamp(a, max=-10**12): "Clamp max value -1e+12 is outside ... of Int" */
+    CHECK_INTS(ct_clamp(c, 2, 300), HS(2, 5), 2);
+    CHECK_INTS(ct_clamp(c, -1e12, 1e12), HS(1, 5), 2);
+    CHECK(ct_clamp(c, 200, 300) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Clamp min value 200 is outside the representable range of Char");
+    CHECK(ct_clamp(a, -INFINITY, -1e12) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Clamp max value -1e+12 is outside the representable range of Int");
+    ct_scope_end();
+}
+
 /* ---- enums ----------------------------------------------------------------------------- */
 static void test_hostile_invalid_enums(void)
 {
@@ -421,6 +469,7 @@ void test_hostile(void)
     RUN(test_hostile_full_and_fill_overflow);
     RUN(test_hostile_arange_linspace);
     RUN(test_hostile_scalar_arguments);
+    RUN(test_hostile_integer_overflow_and_bounds);
     RUN(test_hostile_invalid_enums);
     RUN(test_hostile_set_grad_mismatch);
 }

@@ -24,28 +24,28 @@ typedef struct ct__red_job {
 
 #define CT__RED_BLOCK 4096
 
-/* Sum of n contiguous values: fixed blocks of CT__RED_BLOCK in 16 lanes, block sums in
-   ACC. */
-#define CT__SUM_FN(T, S, ACC)                                                              \
+/* Sum of n contiguous values: fixed blocks of CT__RED_BLOCK in 16 lanes of type LANE, block
+   sums in ACC (int64 sums run in uint64, so that overflow wraps as in PyTorch). */
+#define CT__SUM_FN(T, S, ACC, LANE)                                                        \
     static ACC ct__sum_##S(const T *p, int64_t n)                                           \
     {                                                                                       \
         ACC total = 0;                                                                      \
         for (int64_t b = 0; b < n; b += CT__RED_BLOCK) {                                    \
             int64_t m = n - b < CT__RED_BLOCK ? n - b : CT__RED_BLOCK;                      \
             const T *q = p + b;                                                             \
-            T acc[16] = {0};                                                                \
+            LANE acc[16] = {0};                                                             \
             int64_t i = 0;                                                                  \
             for (; i + 16 <= m; i += 16) {                                                  \
                 for (int k = 0; k < 16; k++) {                                              \
-                    acc[k] += q[i + k];                                                     \
+                    acc[k] += (LANE)q[i + k];                                               \
                 }                                                                           \
             }                                                                               \
-            T s = 0;                                                                        \
+            LANE s = 0;                                                                     \
             for (int k = 0; k < 16; k++) {                                                  \
                 s += acc[k];                                                                \
             }                                                                               \
             for (; i < m; i++) {                                                            \
-                s += q[i];                                                                  \
+                s += (LANE)q[i];                                                            \
             }                                                                               \
             total += (ACC)s;                                                                \
         }                                                                                   \
@@ -56,8 +56,8 @@ typedef struct ct__red_job {
 #define CT__BETTER(v, best, sign)                                                          \
     ((best) == (best) && ((v) != (v) || ((sign) > 0 ? (v) > (best) : (v) < (best))))
 
-#define CT__RED_KERNELS(T, S, ACC)                                                         \
-    CT__SUM_FN(T, S, ACC)                                                                   \
+#define CT__RED_KERNELS(T, S, ACC, LANE)                                                   \
+    CT__SUM_FN(T, S, ACC, LANE)                                                             \
     /* items: rows o of (outer, R), inner == 1 */                                           \
     static void ct__red_rows_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                       \
@@ -136,9 +136,9 @@ typedef struct ct__red_job {
             }                                                                               \
         }                                                                                   \
     }
-CT__RED_KERNELS(float, f32, double)
-CT__RED_KERNELS(double, f64, double)
-CT__RED_KERNELS(int64_t, i64, int64_t)
+CT__RED_KERNELS(float, f32, double, float)
+CT__RED_KERNELS(double, f64, double, double)
+CT__RED_KERNELS(int64_t, i64, uint64_t, uint64_t)
 
 /* Runs a reduction of contiguous x as (outer, R, inner) into v / ix. */
 static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int64_t R,
