@@ -481,13 +481,13 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
         !ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
+    dtype = ct__dtype_resolve(dtype);
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         ct__fail(CT_ERR_OOM, op, "out of memory");
         return NULL;
     }
     s->data = data;
-    dtype = ct__dtype_resolve(dtype);
     s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
     s->refcount = 1;
     s->device = ct_device_cpu();
@@ -550,12 +550,14 @@ ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
     if (!t) {
         return NULL;
     }
-    uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
-    for (int64_t i = 0; i < n; i++) {
-        if (floating) {
+    if (floating) {
+        for (int64_t i = 0; i < n; i++) {
             ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(dtype), dtype,
                           start + (double)i * step);
-        } else {
+        }
+    } else { /* unsigned arithmetic wraps as PyTorch's int64 does */
+        uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
+        for (int64_t i = 0; i < n; i++) {
             ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
         }
     }
