@@ -187,27 +187,23 @@ static inline void ct__bump_version(ct_tensor *t)
    toward zero and return the "integer indefinite" INT32_MIN / INT64_MIN for NaN, +-inf and
    values outside [-2^31, 2^31) / [-2^63, 2^63). Narrower integers take the low bits of the
    int32 result (uint8 from float64: of the int64 result), as PyTorch's casts do. The
-   select happens on the float, so the conversion itself never sees an out-of-range value
-   and the loops using these stay vectorizable. */
+   select happens on the float (-2^31 itself also takes the INT32_MIN branch), so the
+   conversion never sees an out-of-range value and the loops using these stay vectorizable. */
 static inline int32_t ct__f64_to_i32(double v)
 {
-    return (int32_t)(v >= -2147483648.0 && v < 2147483648.0 ? v : -2147483648.0);
+    return (int32_t)(fabs(v) < 2147483648.0 ? v : -2147483648.0);
 }
 static inline int64_t ct__f64_to_i64(double v)
 {
-    return (int64_t)(v >= -9223372036854775808.0 && v < 9223372036854775808.0
-                         ? v
-                         : -9223372036854775808.0);
+    return (int64_t)(fabs(v) < 9223372036854775808.0 ? v : -9223372036854775808.0);
 }
 static inline int32_t ct__f32_to_i32(float v)
 {
-    return (int32_t)(v >= -2147483648.0f && v < 2147483648.0f ? v : -2147483648.0f);
+    return (int32_t)(fabsf(v) < 2147483648.0f ? v : -2147483648.0f);
 }
 static inline int64_t ct__f32_to_i64(float v)
 {
-    return (int64_t)(v >= -9223372036854775808.0f && v < 9223372036854775808.0f
-                         ? v
-                         : -9223372036854775808.0f);
+    return (int64_t)(fabsf(v) < 9223372036854775808.0f ? v : -9223372036854775808.0f);
 }
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
 /* Stores v converted to d as ct_to_dtype converts float64 (defined for every v). */
