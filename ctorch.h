@@ -32,7 +32,10 @@
  *   contiguous  row-major strides; size-1 dimensions' strides are ignored
  *   view        a tensor sharing another's storage (view, permute, narrow, expand, ...)
  *   scope       ct_scope_begin/ct_scope_end: owns every tensor ops return in between
- *   dtype       bool, uint8, int8, int16, int32, int64, float32, float64
+ *   dtype       bool, uint8, int8, int16, int32, int64, float32, float64; casts from float to
+ *               integer are defined for NaN, infinities and out-of-range values (ct_to_dtype);
+ *               a scalar that does not fit the dtype it fills, or an enum argument outside its
+ *               enum, is CT_ERR_VALUE
  *   device      CT_CPU here; CT_CUDA through ctorch_cuda.h
  *
  * ERRORS
