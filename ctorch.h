@@ -34,7 +34,10 @@
  *   contiguous  row-major strides; size-1 dimensions' strides are ignored
  *   view        a tensor sharing another's storage (view, permute, narrow, expand, ...)
  *   scope       ct_scope_begin/ct_scope_end: owns every tensor ops return in between
- *   dtype       bool, uint8, int8, int16, int32, int64, float32, float64
+ *   dtype       bool, uint8, int8, int16, int32, int64, float32, float64; casts from float to
+ *               integer are defined for NaN, infinities and out-of-range values (ct_to_dtype);
+ *               a scalar that does not fit the dtype it fills, or an enum argument outside its
+ *               enum, is CT_ERR_VALUE
  *   device      CT_CPU here; CT_CUDA through ctorch_cuda.h
  *
  * ERRORS
@@ -263,13 +266,16 @@ CTORCH_API bool ct_dtype_is_floating_point(ct_dtype dtype);
 /* True for signed types (int8..int64, floats). Mirrors: dtype.is_signed. */
 CTORCH_API bool ct_dtype_is_signed(ct_dtype dtype);
 /* The dtype with the smallest size and kind not smaller nor of lower kind than either
-   (bool < integers < floats; uint8 + int8 -> int16). Mirrors: torch.promote_types. */
+   (bool < integers < floats; uint8 + int8 -> int16). Errors: CT_ERR_VALUE (returns
+   CT_DTYPE_DEFAULT) for a value outside ct_dtype. Mirrors: torch.promote_types. */
 CTORCH_API ct_dtype ct_promote_types(ct_dtype a, ct_dtype b);
 /* Whether a result of dtype `from` may be written into an output of dtype `to` (no float
-   into integer, no non-bool into bool). Mirrors: torch.can_cast. */
+   into integer, no non-bool into bool). Errors: CT_ERR_VALUE (returns false) for a value
+   outside ct_dtype. Mirrors: torch.can_cast. */
 CTORCH_API bool ct_can_cast(ct_dtype from, ct_dtype to);
 /* Sets the dtype that float creation functions and float scalars use; float32 or float64.
-   Returns CT_ERR_DTYPE for other dtypes. Mirrors: torch.set_default_dtype. */
+   Returns CT_ERR_DTYPE for other dtypes, CT_ERR_VALUE for values outside ct_dtype.
+   Mirrors: torch.set_default_dtype. */
 CTORCH_API ct_status ct_set_default_dtype(ct_dtype dtype);
 /* Mirrors: torch.get_default_dtype. */
 CTORCH_API ct_dtype ct_get_default_dtype(void);
@@ -345,9 +351,11 @@ CTORCH_API double ct_item(const ct_tensor *t);
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
- * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0.
+ * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
+ * tensor with a zero size allocates nothing, however large its other sizes.
  * dtype: CT_DTYPE_DEFAULT means the default float dtype.
- * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM. */
+ * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM; CT_ERR_VALUE for
+ * a dtype outside ct_dtype ("99 is not a valid value for dtype"). */
 
 /* Uninitialized memory. Mirrors: torch.empty. */
 CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
@@ -355,7 +363,10 @@ CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype);
 /* Mirrors: torch.ones. */
 CTORCH_API ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype);
-/* Every element value (converted to dtype). Mirrors: torch.full. */
+/* Every element value. Errors: CT_ERR_VALUE when value does not fit dtype, in PyTorch's
+   words ("value cannot be converted to type int without overflow"): integers take
+   [min, max + 1) (fractions truncate) and no NaN or infinity, float32 takes NaN, infinities
+   and magnitudes up to FLT_MAX. Mirrors: torch.full. */
 CTORCH_API ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype);
 /* A 0-dim tensor holding value. Mirrors: torch.scalar_tensor. */
 CTORCH_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype);
@@ -377,10 +388,14 @@ CTORCH_API ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *si
                                    void (*deleter)(void *data, void *ctx), void *ctx);
 /* Values start, start+step, ... < end: ceil((end-start)/step) elements.
    dtype DEFAULT gives the default float dtype (pass CT_INT64 for PyTorch's integer form).
-   Errors: CT_ERR_VALUE when step is 0 or has the wrong sign ("upper bound and larger bound
-   inconsistent with step sign"). Mirrors: torch.arange. */
+   Integer dtypes count in int64 from the truncated start and step (which must fit int64)
+   and wrap into dtype, as PyTorch. Errors: CT_ERR_VALUE "step must be finite but got nan",
+   "step must be nonzero", "unsupported range: 0 -> nan" (start or end not finite), "upper
+   bound and lower bound inconsistent with step sign", "invalid size, possible overflow?";
+   CT_ERR_DTYPE for bool. Mirrors: torch.arange. */
 CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype);
-/* steps values from start to end inclusive. Errors: CT_ERR_VALUE for steps < 0.
+/* steps values from start to end inclusive. Errors: CT_ERR_VALUE for steps < 0 and when
+   start or end does not fit dtype (as ct_full); CT_ERR_DTYPE for bool.
    Mirrors: torch.linspace. */
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
@@ -586,7 +601,8 @@ CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
  * Dtypes: the result dtype follows torch.result_type: tensors of higher category win, a
  * 0-dim tensor counts only when its category is higher, C scalars (`_scalar` forms) count
  * as int64 or the default float dtype and never widen the tensor's dtype within a
- * category. Comparisons return bool. Ops marked "float" compute in floating point (integer
+ * category (an integral scalar outside an integer tensor's range wraps modulo 2^bits, as in
+ * PyTorch). Comparisons return bool. Ops marked "float" compute in floating point (integer
  * inputs give the default float dtype).
  * Returns: a new tensor owned by the current scope; in-place forms (trailing _) return
  * their first argument, bump its version and require the result to be castable to it.
@@ -596,7 +612,10 @@ CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
  * Determinism: bit-exact across thread counts.
  */
 
-/* input + alpha * other. Mirrors: torch.add(input, other, alpha=alpha). */
+/* input + alpha * other. Errors (also ct_sub_): CT_ERR_VALUE when the result is integral or
+   bool and alpha is not an integer ("For integral input tensors, argument alpha must not be
+   a floating point number.") or alpha does not fit the result dtype ("value cannot be
+   converted to type int without overflow"). Mirrors: torch.add(input, other, alpha=alpha). */
 CTORCH_API ct_tensor *ct_add(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_add_alpha(const ct_tensor *input, const ct_tensor *other, double alpha);
 CTORCH_API ct_tensor *ct_add_scalar(const ct_tensor *input, double other);
@@ -663,7 +682,8 @@ CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
    the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
 
-/* Fills self with value. Mirrors: Tensor.fill_. */
+/* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
+   ct_full. Mirrors: Tensor.fill_. */
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
 /* Mirrors: Tensor.zero_. */
 CTORCH_API ct_tensor *ct_zero_(ct_tensor *self);
@@ -674,7 +694,12 @@ CTORCH_API ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src);
    Mirrors: torch.clone. */
 CTORCH_API ct_tensor *ct_clone(const ct_tensor *input);
 /* input converted to dtype (returns input itself, as a new reference in the scope, when
-   the dtype already matches); differentiable between float dtypes. Mirrors: Tensor.to(dtype). */
+   the dtype already matches); differentiable between float dtypes. Float to integer
+   truncates toward zero and is defined for every value, giving PyTorch's x86-64 results:
+   NaN, infinities and values outside int32's range become INT32_MIN for int32 (INT64_MIN
+   and int64's range for int64); int8/int16/uint8 take the low bits of that int32 (uint8
+   from float64: of the int64); to bool, NaN is true. Integers narrow modulo 2^bits.
+   Errors: CT_ERR_VALUE for a dtype outside ct_dtype. Mirrors: Tensor.to(dtype). */
 CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
@@ -740,9 +765,11 @@ CTORCH_API ct_tensor *ct_stack(const ct_tensor *const *tensors, int n, int64_t d
  * input; max/min/argmax keep the input dtype (indices are int64). NaN propagates through
  * max/min and argmax/argmin point at the first NaN. Ties: argmax/argmin and max_dim/min_dim
  * return the first occurrence.
+ * Empty inputs cost O(output), whatever their other sizes: sums are 0, means NaN (0 / 0).
  * Returns: new tensors owned by the current scope. Errors: CT_ERR_INDEX for a dim out of
- * range; CT_ERR_VALUE for a max/min/argmax over an empty dim ("max(): Expected reduction dim
- * 0 to have non-zero size.").
+ * range; CT_ERR_VALUE for a max/min/argmax/argmin over an empty dim ("max(): Expected
+ * reduction dim 0 to have non-zero size.") or over all elements of an empty input
+ * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
  * results are bit-exact across thread counts.
  */
@@ -848,9 +875,12 @@ CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
    the first backward or after zero_grad. Borrowed: owned by t, invalid after
    zero_grad(set_to_none), ct_set_grad or t's end. Mirrors: Tensor.grad. */
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
-/* Replaces t's .grad (the tensor is retained; NULL clears). Invalidates: the old .grad
-   pointer (ct_grad) unless retained. Errors: CT_ERR_SHAPE when the shapes differ.
-   Mirrors: assigning Tensor.grad. */
+/* Replaces t's .grad (the tensor is retained; NULL clears). grad must have t's dtype, device
+   and shape. Invalidates: the old .grad pointer (ct_grad) unless retained.
+   Errors: CT_ERR_DTYPE "attempting to assign a gradient with dtype 'Double' to a tensor with
+   grad_dtype 'Float'..."; CT_ERR_DEVICE; CT_ERR_SHAPE "attempting to assign a gradient of
+   size '[4]' to a tensor of size '[3]'..."; CT_ERR_VALUE "can't assign Variable as its own
+   grad". Mirrors: assigning Tensor.grad. */
 CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 /* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);
@@ -935,8 +965,10 @@ CTORCH_API bool ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n
 /* nn/loss.h - loss functions (torch.nn.functional losses).
  *
  * Reductions: CT_REDUCTION_MEAN (the default, also for 0), CT_REDUCTION_SUM,
- * CT_REDUCTION_NONE (per-element losses). Results are new tensors owned by the current
- * scope; reduced losses are 0-dim.
+ * CT_REDUCTION_NONE (per-element losses); any other value is CT_ERR_VALUE ("ct_mse_loss:
+ * 17 is not a valid value for reduction"). Results are new tensors owned by the current
+ * scope; reduced losses are 0-dim. An empty batch gives PyTorch's results: mean NaN (0 / 0),
+ * sum 0, none an empty tensor.
  */
 typedef enum ct_reduction {
     CT_REDUCTION_DEFAULT = 0, /* = mean */
@@ -992,7 +1024,9 @@ typedef enum ct_nonlinearity {
 typedef enum ct_fan_mode { CT_FAN_IN = 0, CT_FAN_OUT } ct_fan_mode;
 
 /* The recommended gain: linear/sigmoid 1, tanh 5/3, relu sqrt(2), leaky_relu
-   sqrt(2 / (1 + param^2)), selu 3/4. Mirrors: torch.nn.init.calculate_gain. */
+   sqrt(2 / (1 + param^2)), selu 3/4. Errors: CT_ERR_VALUE (returns NAN) for another value
+   ("Unsupported nonlinearity 17"); the kaiming initializers fail the same way, and with
+   "Mode 17 not supported" for a bad mode. Mirrors: torch.nn.init.calculate_gain. */
 CTORCH_API double ct_init_calculate_gain(ct_nonlinearity nonlinearity, double param);
 /* fan_in = size(1) * receptive field, fan_out = size(0) * receptive field, for a weight of
    shape (out, in, k...); either output may be NULL (not written).
@@ -1999,9 +2033,45 @@ static inline void ct__bump_version(ct_tensor *t)
 }
 
 /* ---- scalar conversion -------------------------------------------------------------- */
+/* Floating point to integer, defined for every input (C leaves NaN, infinities and values
+   out of range undefined): what PyTorch gives on x86-64, whose cvtt instructions truncate
+   toward zero and return the "integer indefinite" INT32_MIN / INT64_MIN for NaN, +-inf and
+   values outside [-2^31, 2^31) / [-2^63, 2^63). Narrower integers take the low bits of the
+   int32 result (uint8 from float64: of the int64 result), as PyTorch's casts do. The
+   select happens on the float (-2^31 itself also takes the INT32_MIN branch), so the
+   conversion never sees an out-of-range value and the loops using these stay vectorizable. */
+static inline int32_t ct__f64_to_i32(double v)
+{
+    return (int32_t)(fabs(v) < 2147483648.0 ? v : -2147483648.0);
+}
+static inline int64_t ct__f64_to_i64(double v)
+{
+    return (int64_t)(fabs(v) < 9223372036854775808.0 ? v : -9223372036854775808.0);
+}
+static inline int32_t ct__f32_to_i32(float v)
+{
+    return (int32_t)(fabsf(v) < 2147483648.0f ? v : -2147483648.0f);
+}
+static inline int64_t ct__f32_to_i64(float v)
+{
+    return (int64_t)(fabsf(v) < 9223372036854775808.0f ? v : -9223372036854775808.0f);
+}
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
+/* Stores v converted to d as ct_to_dtype converts float64 (defined for every v). */
 CT__INTERNAL void ct__store_f64(void *p, ct_dtype d, double v);
 CT__INTERNAL int64_t ct__load_i64(const void *p, ct_dtype d);
+/* Whether v converts to d without overflow (PyTorch's checked scalar conversion): any value
+   for bool and float64; NaN, infinities and finite values up to FLT_MAX in magnitude for
+   float32; integers take [lowest, max + 1) and never NaN or infinities. */
+CT__INTERNAL bool ct__scalar_fits(double v, ct_dtype d);
+/* ct__scalar_fits or fails with CT_ERR_VALUE naming op, in PyTorch's words: "value cannot
+   be converted to type int without overflow". */
+CT__INTERNAL bool ct__check_scalar(const char *op, double v, ct_dtype d);
+/* Fails with CT_ERR_VALUE naming op unless 0 <= value < count: "17 is not a valid value
+   for reduction" (what = "reduction"); the check of every enum argument. */
+CT__INTERNAL bool ct__check_enum(const char *op, const char *what, int value, int count);
+/* A valid dtype argument (CT_DTYPE_DEFAULT included) or CT_ERR_VALUE naming op. */
+CT__INTERNAL bool ct__check_dtype_arg(const char *op, ct_dtype d);
 
 /* ---- parallel ----------------------------------------------------------------------- */
 /* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is
@@ -2774,6 +2844,10 @@ int ct__dtype_category(ct_dtype d)
 
 ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 {
+    if (!ct__check_dtype_arg("ct_promote_types", a) ||
+        !ct__check_dtype_arg("ct_promote_types", b)) {
+        return CT_DTYPE_DEFAULT;
+    }
     a = ct__dtype_resolve(a);
     b = ct__dtype_resolve(b);
     if (a == b) {
@@ -2797,6 +2871,9 @@ ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 
 bool ct_can_cast(ct_dtype from, ct_dtype to)
 {
+    if (!ct__check_dtype_arg("ct_can_cast", from) || !ct__check_dtype_arg("ct_can_cast", to)) {
+        return false;
+    }
     from = ct__dtype_resolve(from);
     to = ct__dtype_resolve(to);
     return ct__dtype_category(from) <= ct__dtype_category(to);
@@ -2804,6 +2881,9 @@ bool ct_can_cast(ct_dtype from, ct_dtype to)
 
 ct_status ct_set_default_dtype(ct_dtype d)
 {
+    if (!ct__check_dtype_arg("ct_set_default_dtype", d)) {
+        return CT_ERR_VALUE;
+    }
     if (!ct_dtype_is_floating_point(d)) {
         return ct__fail(CT_ERR_DTYPE, "ct_set_default_dtype",
                         "only floating-point types are supported as the default type, got %s",
@@ -2823,6 +2903,55 @@ const char *ct__dtype_title(ct_dtype d)
         "Undefined", "Bool", "Byte", "Char", "Short", "Int", "Long", "Float", "Double",
     };
     return ct__dtype_valid(d) ? names[d] : "Undefined";
+}
+
+bool ct__check_enum(const char *op, const char *what, int value, int count)
+{
+    if (value >= 0 && value < count) {
+        return true;
+    }
+    ct__fail(CT_ERR_VALUE, op, "%d is not a valid value for %s", value, what);
+    return false;
+}
+
+bool ct__check_dtype_arg(const char *op, ct_dtype d)
+{
+    return ct__check_enum(op, "dtype", (int)d, CT_DTYPE_COUNT);
+}
+
+bool ct__scalar_fits(double v, ct_dtype d)
+{
+    /* [lowest, max + 1) of each integer type; max + 1 is a power of two, exact in double */
+    static const double lo[CT_DTYPE_COUNT] = {0, 0, 0, -128.0, -32768.0, -2147483648.0,
+                                              -9223372036854775808.0, 0, 0};
+    static const double hi[CT_DTYPE_COUNT] = {0, 0, 256.0, 128.0, 32768.0, 2147483648.0,
+                                              9223372036854775808.0, 0, 0};
+    d = ct__dtype_resolve(d);
+    switch (d) {
+    case CT_BOOL:
+    case CT_FLOAT64: return true;
+    case CT_FLOAT32: return !(fabs(v) > 3.4028234663852886e38) || isinf(v);
+    case CT_UINT8:
+    case CT_INT8:
+    case CT_INT16:
+    case CT_INT32:
+    case CT_INT64: return v >= lo[d] && v < hi[d];
+    default: return false;
+    }
+}
+
+bool ct__check_scalar(const char *op, double v, ct_dtype d)
+{
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "", "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "float", "double",
+    };
+    if (ct__scalar_fits(v, d)) {
+        return true;
+    }
+    d = ct__dtype_resolve(d);
+    ct__fail(CT_ERR_VALUE, op, "value cannot be converted to type %s without overflow",
+             ct__dtype_valid(d) ? names[d] : "invalid");
+    return false;
 }
 
 // >>part core/tensor.c
@@ -2936,11 +3065,10 @@ static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
 
 ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    dtype = ct__dtype_resolve(dtype);
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
+    dtype = ct__dtype_resolve(dtype);
     if (!ct__check_shape(op, sizes, ndim)) {
         return NULL;
     }
@@ -3174,8 +3302,8 @@ int64_t ct__load_i64(const void *p, ct_dtype d)
 {
     switch (d) {
     case CT_INT64: return *(const int64_t *)p;
-    case CT_FLOAT32: return (int64_t) * (const float *)p;
-    case CT_FLOAT64: return (int64_t) * (const double *)p;
+    case CT_FLOAT32: return ct__f32_to_i64(*(const float *)p);
+    case CT_FLOAT64: return ct__f64_to_i64(*(const double *)p);
     default: return (int64_t)ct__load_f64(p, d);
     }
 }
@@ -3184,11 +3312,11 @@ void ct__store_f64(void *p, ct_dtype d, double v)
 {
     switch (d) {
     case CT_BOOL: *(bool *)p = v != 0; break;
-    case CT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)v; break;
-    case CT_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
-    case CT_INT16: *(int16_t *)p = (int16_t)(int64_t)v; break;
-    case CT_INT32: *(int32_t *)p = (int32_t)(int64_t)v; break;
-    case CT_INT64: *(int64_t *)p = (int64_t)v; break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)ct__f64_to_i64(v); break;
+    case CT_INT8: *(int8_t *)p = (int8_t)ct__f64_to_i32(v); break;
+    case CT_INT16: *(int16_t *)p = (int16_t)ct__f64_to_i32(v); break;
+    case CT_INT32: *(int32_t *)p = ct__f64_to_i32(v); break;
+    case CT_INT64: *(int64_t *)p = ct__f64_to_i64(v); break;
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = v; break;
     default: break;
@@ -3246,37 +3374,38 @@ ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
     return ct__scoped(ct__tensor_new("ct_empty", sizes, ndim, dtype));
 }
 
-ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+/* A new scoped tensor filled with value, which must convert to dtype without overflow. */
+static ct_tensor *ct__full(const char *op, const int64_t *sizes, int ndim, double value,
+                           ct_dtype dtype)
 {
-    ct_tensor *t = ct__tensor_new("ct_full", sizes, ndim, dtype);
+    if (!ct__check_dtype_arg(op, dtype) || !ct__check_scalar(op, value, dtype)) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
     if (t) {
         ct__fill_contig(t, value);
     }
     return ct__scoped(t);
 }
 
-/* Names op as t's creator for CTORCH_DEBUG's messages; returns t. */
-static ct_tensor *ct__made_by(ct_tensor *t, const char *op)
+ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
 {
-    if (t) {
-        ct__debug_track(t, op);
-    }
-    return t;
+    return ct__full("ct_full", sizes, ndim, value, dtype);
 }
 
 ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct__made_by(ct_full(sizes, ndim, 0.0, dtype), "ct_zeros");
+    return ct__full("ct_zeros", sizes, ndim, 0.0, dtype);
 }
 
 ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct__made_by(ct_full(sizes, ndim, 1.0, dtype), "ct_ones");
+    return ct__full("ct_ones", sizes, ndim, 1.0, dtype);
 }
 
 ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 {
-    return ct__made_by(ct_full(NULL, 0, value, dtype), "ct_scalar_tensor");
+    return ct__full("ct_scalar_tensor", NULL, 0, value, dtype);
 }
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
@@ -3290,7 +3419,7 @@ static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value
     if (ct__null_tensor(op, t)) {
         return NULL;
     }
-    return ct__made_by(ct_full(t->sizes, t->ndim, value, t->dtype), op);
+    return ct__full(op, t->sizes, t->ndim, value, t->dtype);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
@@ -3330,14 +3459,11 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
     const char *op = "ct_from_blob";
+    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
+        !ct__check_dtype_arg(op, dtype)) {
+        return NULL;
+    }
     dtype = ct__dtype_resolve(dtype);
-    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim)) {
-        return NULL;
-    }
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         ct__fail(CT_ERR_OOM, op, "out of memory");
@@ -3357,36 +3483,95 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     return ct__scoped(t);
 }
 
+/* arange's length ceil((end - start) / step), or -1 + CT_ERR_VALUE in PyTorch's words. */
+static int64_t ct__arange_size(const char *op, double start, double end, double step)
+{
+    if (!isfinite(step)) {
+        ct__fail(CT_ERR_VALUE, op, "step must be finite but got %g", step);
+        return -1;
+    }
+    if (step == 0) {
+        ct__fail(CT_ERR_VALUE, op, "step must be nonzero");
+        return -1;
+    }
+    if (!isfinite(start) || !isfinite(end)) {
+        ct__fail(CT_ERR_VALUE, op, "unsupported range: %g -> %g", start, end);
+        return -1;
+    }
+    if ((step > 0 && end < start) || (step < 0 && end > start)) {
+        ct__fail(CT_ERR_VALUE, op, "upper bound and lower bound inconsistent with step sign");
+        return -1;
+    }
+    double n = ceil((end - start) / step); /* >= 0; inf when end - start overflows */
+    if (!(n < 9223372036854775808.0)) {
+        ct__fail(CT_ERR_VALUE, op, "invalid size, possible overflow?");
+        return -1;
+    }
+    return (int64_t)n;
+}
+
 ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
 {
     const char *op = "ct_arange";
-    if (step == 0) {
-        ct__fail(CT_ERR_VALUE, op, "step must be nonzero");
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    if ((step > 0 && end < start) || (step < 0 && end > start)) {
-        ct__fail(CT_ERR_VALUE, op, "upper bound and larger bound inconsistent with step sign");
+    dtype = ct__dtype_resolve(dtype);
+    if (dtype == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, op, "\"arange_cpu\" not implemented for 'Bool'");
         return NULL;
     }
-    int64_t n = (int64_t)ceil((end - start) / step);
-    ct_tensor *t = ct__tensor_new(op, &n, 1, dtype);
+    int64_t n = ct__arange_size(op, start, end, step);
+    bool floating = ct_dtype_is_floating_point(dtype);
+    /* integer types count in int64 from the truncated start and step, wrapping into dtype */
+    if (n < 0 || (!floating && (!ct__check_scalar(op, start, CT_INT64) ||
+                                !ct__check_scalar(op, step, CT_INT64)))) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, &n, 1, floating ? dtype : CT_INT64);
     if (!t) {
         return NULL;
     }
-    size_t es = ct_dtype_size(t->dtype);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, start + (double)i * step);
+    if (floating) {
+        for (int64_t i = 0; i < n; i++) {
+            ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(dtype), dtype,
+                          start + (double)i * step);
+        }
+    } else { /* unsigned arithmetic wraps as PyTorch's int64 does */
+        uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
+        for (int64_t i = 0; i < n; i++) {
+            ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
+        }
+    }
+    if (t->dtype != dtype) {
+        ct_tensor *c = ct__tensor_new(op, &n, 1, dtype);
+        if (c) {
+            ct__copy_kernel(c, t);
+        }
+        ct__release(t);
+        t = c;
     }
     return ct__scoped(t);
 }
 
 ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
 {
-    if (steps < 0) {
-        ct__fail(CT_ERR_VALUE, "ct_linspace", "number of steps must be non-negative");
+    const char *op = "ct_linspace";
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    ct_tensor *t = ct__tensor_new("ct_linspace", &steps, 1, dtype);
+    if (steps < 0) {
+        ct__fail(CT_ERR_VALUE, op, "number of steps must be non-negative");
+        return NULL;
+    }
+    if (ct__dtype_resolve(dtype) == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, op, "\"linspace_cpu\" not implemented for 'Bool'");
+        return NULL;
+    }
+    if (!ct__check_scalar(op, start, dtype) || !ct__check_scalar(op, end, dtype)) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, &steps, 1, dtype);
     if (!t) {
         return NULL;
     }
@@ -4676,7 +4861,8 @@ static inline uint32_t ct__f32_bits(float f)
    (Cephes expf coefficients), 2^n built in the exponent bits. */
 static inline float ct__expf(float x)
 {
-    float xc = x < -87.33654f ? -87.33654f : (x > 88.72283f ? 88.72283f : x);
+    /* NaN compares false and takes the low clamp: n stays finite, the result NaN */
+    float xc = x > -87.33654f ? (x < 88.72283f ? x : 88.72283f) : -87.33654f;
     float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
     float r = xc - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;
@@ -4894,6 +5080,41 @@ void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params)
 }
 
 /* ---- copy with conversion: one loop per (dst, src) dtype pair ------------------------ */
+/* ct__cvt_<dst>_<src>(x): one element converted. Integer and bool sources and float
+   destinations convert as C does (integers narrow modulo 2^bits, as in PyTorch); float
+   sources into integer types go through ct__f32/f64_to_i32/i64 (internal.h), so NaN,
+   infinities and out-of-range values give PyTorch's x86-64 results instead of undefined
+   behaviour; into bool they test != 0 (NaN is true). */
+#define CT__CVT_PLAIN(DT, DS, ST, SS)                                                      \
+    static inline DT ct__cvt_##DS##_##SS(ST x) { return (DT)x; }
+#define CT__CVT_FROM_INT(ST, SS)                                                           \
+    CT__CVT_PLAIN(bool, b8, ST, SS)                                                         \
+    CT__CVT_PLAIN(uint8_t, u8, ST, SS)                                                      \
+    CT__CVT_PLAIN(int8_t, i8, ST, SS)                                                       \
+    CT__CVT_PLAIN(int16_t, i16, ST, SS)                                                     \
+    CT__CVT_PLAIN(int32_t, i32, ST, SS)                                                     \
+    CT__CVT_PLAIN(int64_t, i64, ST, SS)                                                     \
+    CT__CVT_PLAIN(float, f32, ST, SS)                                                       \
+    CT__CVT_PLAIN(double, f64, ST, SS)
+CT__CVT_FROM_INT(bool, b8)
+CT__CVT_FROM_INT(uint8_t, u8)
+CT__CVT_FROM_INT(int8_t, i8)
+CT__CVT_FROM_INT(int16_t, i16)
+CT__CVT_FROM_INT(int32_t, i32)
+CT__CVT_FROM_INT(int64_t, i64)
+/* WIDE: the integer type uint8 goes through (int32 from float32, int64 from float64) */
+#define CT__CVT_FROM_FLOAT(ST, SS, WIDE)                                                   \
+    static inline bool ct__cvt_b8_##SS(ST x) { return x != 0; }                            \
+    static inline uint8_t ct__cvt_u8_##SS(ST x) { return (uint8_t)ct__##SS##_to_##WIDE(x); } \
+    static inline int8_t ct__cvt_i8_##SS(ST x) { return (int8_t)ct__##SS##_to_i32(x); }    \
+    static inline int16_t ct__cvt_i16_##SS(ST x) { return (int16_t)ct__##SS##_to_i32(x); } \
+    static inline int32_t ct__cvt_i32_##SS(ST x) { return ct__##SS##_to_i32(x); }          \
+    static inline int64_t ct__cvt_i64_##SS(ST x) { return ct__##SS##_to_i64(x); }          \
+    CT__CVT_PLAIN(float, f32, ST, SS)                                                       \
+    CT__CVT_PLAIN(double, f64, ST, SS)
+CT__CVT_FROM_FLOAT(float, f32, i32)
+CT__CVT_FROM_FLOAT(double, f64, i64)
+
 #define CT__COPY_LOOP(DE, DT, DS, SE, ST, SS)                                              \
     static void ct__copy_##DS##_##SS(char **d, const int64_t *s, int64_t n, const void *p)  \
     {                                                                                       \
@@ -4902,12 +5123,12 @@ void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params)
             DT *o = (DT *)d[0];                                                             \
             const ST *a = (const ST *)d[1];                                                 \
             for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = (DT)a[i];                                                            \
+                o[i] = ct__cvt_##DS##_##SS(a[i]);                                           \
             }                                                                               \
             return;                                                                         \
         }                                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            *(DT *)(d[0] + i * s[0]) = (DT) * (const ST *)(d[1] + i * s[1]);                \
+            *(DT *)(d[0] + i * s[0]) = ct__cvt_##DS##_##SS(*(const ST *)(d[1] + i * s[1])); \
         }                                                                                   \
     }
 #define CT__COPY_FROM(SE, ST, SS)                                                          \
@@ -4971,6 +5192,9 @@ void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src)
 
 #undef CT__COPY_LOOP
 #undef CT__COPY_FROM
+#undef CT__CVT_PLAIN
+#undef CT__CVT_FROM_INT
+#undef CT__CVT_FROM_FLOAT
 
 CT__VECTORIZE_END
 
@@ -5001,6 +5225,16 @@ typedef enum ct__unop {
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
 static inline bool ct__is_neg(double v) { return v < 0; }
 
+/* ct__w_<S>: the type integer arithmetic of dtype S runs in, unsigned so that overflow wraps
+   modulo 2^bits as in PyTorch instead of being undefined; the float types themselves. */
+typedef uint32_t ct__w_u8;
+typedef uint32_t ct__w_i8;
+typedef uint32_t ct__w_i16;
+typedef uint32_t ct__w_i32;
+typedef uint64_t ct__w_i64;
+typedef float ct__w_f32;
+typedef double ct__w_f64;
+
 #define CT__INT_MATH(E, T, S)                                                              \
     static inline T ct__maximum_##S(T x, T y, T alpha) { (void)alpha; return x > y ? x : y; } \
     static inline T ct__minimum_##S(T x, T y, T alpha) { (void)alpha; return x < y ? x : y; } \
@@ -5011,9 +5245,9 @@ static inline bool ct__is_neg(double v) { return v < 0; }
         if (ct__is_neg(y)) {                                                               \
             return (T)(x == 1 ? 1 : (x == (T)-1 ? ((y & 1) ? -1 : 1) : 0));                 \
         }                                                                                   \
-        for (; y > 0; y = (T)(y >> 1), x = (T)(x * x)) {                                    \
+        for (; y > 0; y = (T)(y >> 1), x = (T)((ct__w_##S)x * (ct__w_##S)x)) {              \
             if (y & 1) {                                                                    \
-                r = (T)(r * x);                                                             \
+                r = (T)((ct__w_##S)r * (ct__w_##S)x);                                       \
             }                                                                               \
         }                                                                                   \
         return r;                                                                           \
@@ -5060,17 +5294,31 @@ static inline bool ct__is_neg(double v) { return v < 0; }
     static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
-    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
-    static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-x; }            \
+    static inline T ct__add_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        return (T)((ct__w_##S)x + (ct__w_##S)alpha * (ct__w_##S)y);                         \
+    }                                                                                       \
+    static inline T ct__sub_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        return (T)((ct__w_##S)x - (ct__w_##S)alpha * (ct__w_##S)y);                         \
+    }                                                                                       \
+    static inline T ct__mul_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return (T)((ct__w_##S)x * (ct__w_##S)y);                                            \
+    }                                                                                       \
+    static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-(ct__w_##S)x; } \
     static inline T ct__abs_##S(T x, const double *p)                                      \
     {                                                                                      \
         (void)p;                                                                           \
-        return ct__is_neg(x) ? (T)-x : x;                                                  \
+        return ct__is_neg(x) ? (T)-(ct__w_##S)x : x;                                       \
     }                                                                                      \
     static inline T ct__relu_##S(T x, const double *p) { (void)p; return x > 0 ? x : (T)0; } \
-    static inline T ct__square_##S(T x, const double *p) { (void)p; return (T)(x * x); }    \
+    static inline T ct__square_##S(T x, const double *p)                                    \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return (T)((ct__w_##S)x * (ct__w_##S)x);                                            \
+    }                                                                                       \
     static inline T ct__sign_##S(T x, const double *p)                                      \
     {                                                                                       \
         (void)p;                                                                            \
@@ -5453,6 +5701,23 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     return true;
 }
 
+/* PyTorch's checks of add/sub's alpha for result dtype rt: an integral (or bool) result
+   takes only an integral alpha, and alpha must convert to rt without overflow. Replaces a
+   bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
+static bool ct__check_alpha(const char *op, ct_dtype rt, double *alpha)
+{
+    if (!ct_dtype_is_floating_point(rt) && *alpha != floor(*alpha)) {
+        ct__fail(CT_ERR_VALUE, op, "For integral input tensors, argument alpha must not be a "
+                 "floating point number.");
+        return false;
+    }
+    if (!ct__check_scalar(op, *alpha, rt)) {
+        return false;
+    }
+    *alpha = rt == CT_BOOL ? (double)(*alpha != 0) : *alpha;
+    return true;
+}
+
 /* The forward of a binary op: a new unscoped tensor, no autograd. */
 static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_tensor *a,
                                      const ct_tensor *b, double alpha)
@@ -5465,7 +5730,7 @@ static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_ten
     int nd = 0;
     ct_dtype rt, ct;
     if (!ct__broadcast_shapes(op, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, a, b, &rt, &ct)) {
+        !ct__binary_dtypes(op, bop, a, b, &rt, &ct) || !ct__check_alpha(op, rt, &alpha)) {
         return NULL;
     }
     ct_tensor *out = ct__tensor_new(op, shape, nd, rt);
@@ -5712,7 +5977,8 @@ static ct_tensor *ct__binary_inplace(const char *op, ct__binop bop, ct_tensor *s
     int nd = 0;
     ct_dtype rt, ct;
     if (!ct__broadcast_shapes(op, self->sizes, self->ndim, other->sizes, other->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, self, other, &rt, &ct)) {
+        !ct__binary_dtypes(op, bop, self, other, &rt, &ct) ||
+        !ct__check_alpha(op, rt, &alpha)) {
         return NULL;
     }
     if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
@@ -5983,10 +6249,18 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
     }
     if (a && !ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
         (isinf(min) || min == floor(min)) && (isinf(max) || max == floor(max))) {
+        /* bounds beyond the dtype's range clamp nothing, unless nothing would be left */
+        bool lo = ct__scalar_fits(min, a->dtype), hi = ct__scalar_fits(max, a->dtype);
+        if ((!lo && min > 0) || (!hi && max < 0)) {
+            ct__fail(CT_ERR_VALUE, "ct_clamp", "Clamp %s value %g is outside the representable "
+                     "range of %s", !lo && min > 0 ? "min" : "max", !lo && min > 0 ? min : max,
+                     ct__dtype_title(a->dtype));
+            return NULL;
+        }
         ct_scope_begin(); /* integer clamp keeps the dtype: maximum/minimum with the bounds */
         ct_tensor *r = (ct_tensor *)(uintptr_t)a;
-        r = isinf(min) ? r : ct__binary_scalar("ct_clamp", CT__MAXIMUM, r, min);
-        r = isinf(max) ? r : ct__binary_scalar("ct_clamp", CT__MINIMUM, r, max);
+        r = lo ? ct__binary_scalar("ct_clamp", CT__MAXIMUM, r, min) : r;
+        r = hi ? ct__binary_scalar("ct_clamp", CT__MINIMUM, r, max) : r;
         r = ct_keep(r == a ? ct_clone(a) : r);
         ct_scope_end();
         return r;
@@ -5996,8 +6270,17 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
 {
-    if (a && !ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent)) {
-        return ct__binary_scalar("ct_pow", CT__POW, a, exponent); /* integer power */
+    if (a && !ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent) &&
+        fabs(exponent) < 9.2e18) { /* an int64 scalar, as ct__wrap_scalar decides */
+        if (exponent < 0) { /* integer power: PyTorch's checks of the exponent */
+            ct__fail(CT_ERR_VALUE, "ct_pow", "Integers to negative integer powers are not "
+                     "allowed.");
+            return NULL;
+        }
+        if (!ct__check_scalar("ct_pow", exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype)) {
+            return NULL;
+        }
+        return ct__binary_scalar("ct_pow", CT__POW, a, exponent);
     }
     return ct__unary("ct_pow", CT__POWS, a, exponent, 0);
 }
@@ -6103,7 +6386,8 @@ ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *
 ct_tensor *ct_fill_(ct_tensor *self, double value)
 {
     const char *op = "ct_fill_";
-    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self)) {
+    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self) ||
+        !ct__check_scalar(op, value, self->dtype)) {
         return NULL;
     }
     ct_tensor *s = ct__tensor_new(op, NULL, 0, self->dtype);
@@ -6190,11 +6474,10 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     if (ct__null(op, a) || !ct__check_cpu(op, a)) {
         return NULL;
     }
-    dtype = ct__dtype_resolve(dtype);
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
+    dtype = ct__dtype_resolve(dtype);
     if (a->dtype == dtype) {
         return ct_alias(a);
     }
@@ -6896,28 +7179,28 @@ typedef struct ct__red_job {
 
 #define CT__RED_BLOCK 4096
 
-/* Sum of n contiguous values: fixed blocks of CT__RED_BLOCK in 16 lanes, block sums in
-   ACC. */
-#define CT__SUM_FN(T, S, ACC)                                                              \
+/* Sum of n contiguous values: fixed blocks of CT__RED_BLOCK in 16 lanes of type LANE, block
+   sums in ACC (int64 sums run in uint64, so that overflow wraps as in PyTorch). */
+#define CT__SUM_FN(T, S, ACC, LANE)                                                        \
     static ACC ct__sum_##S(const T *p, int64_t n)                                           \
     {                                                                                       \
         ACC total = 0;                                                                      \
         for (int64_t b = 0; b < n; b += CT__RED_BLOCK) {                                    \
             int64_t m = n - b < CT__RED_BLOCK ? n - b : CT__RED_BLOCK;                      \
             const T *q = p + b;                                                             \
-            T acc[16] = {0};                                                                \
+            LANE acc[16] = {0};                                                             \
             int64_t i = 0;                                                                  \
             for (; i + 16 <= m; i += 16) {                                                  \
                 for (int k = 0; k < 16; k++) {                                              \
-                    acc[k] += q[i + k];                                                     \
+                    acc[k] += (LANE)q[i + k];                                               \
                 }                                                                           \
             }                                                                               \
-            T s = 0;                                                                        \
+            LANE s = 0;                                                                     \
             for (int k = 0; k < 16; k++) {                                                  \
                 s += acc[k];                                                                \
             }                                                                               \
             for (; i < m; i++) {                                                            \
-                s += q[i];                                                                  \
+                s += (LANE)q[i];                                                            \
             }                                                                               \
             total += (ACC)s;                                                                \
         }                                                                                   \
@@ -6928,8 +7211,8 @@ typedef struct ct__red_job {
 #define CT__BETTER(v, best, sign)                                                          \
     ((best) == (best) && ((v) != (v) || ((sign) > 0 ? (v) > (best) : (v) < (best))))
 
-#define CT__RED_KERNELS(T, S, ACC)                                                         \
-    CT__SUM_FN(T, S, ACC)                                                                   \
+#define CT__RED_KERNELS(T, S, ACC, LANE)                                                   \
+    CT__SUM_FN(T, S, ACC, LANE)                                                             \
     /* items: rows o of (outer, R), inner == 1 */                                           \
     static void ct__red_rows_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                       \
@@ -7008,9 +7291,9 @@ typedef struct ct__red_job {
             }                                                                               \
         }                                                                                   \
     }
-CT__RED_KERNELS(float, f32, double)
-CT__RED_KERNELS(double, f64, double)
-CT__RED_KERNELS(int64_t, i64, int64_t)
+CT__RED_KERNELS(float, f32, double, float)
+CT__RED_KERNELS(double, f64, double, double)
+CT__RED_KERNELS(int64_t, i64, uint64_t, uint64_t)
 
 /* Runs a reduction of contiguous x as (outer, R, inner) into v / ix. */
 static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int64_t R,
@@ -7071,21 +7354,20 @@ static bool ct__reduce_dim_raw(const char *op, ct__redop rop, const ct_tensor *t
                  op + 3, d);
         return false;
     }
-    /* contiguous input in the compute dtype */
-    ct_tensor *x = ct__tensor_new(op, t->sizes, nd, cd);
+    /* contiguous input in the compute dtype (a copy only when t is not one already) */
+    bool reuse = t->dtype == cd && ct_is_contiguous(t);
+    ct_tensor *x = reuse ? NULL : ct__tensor_new(op, t->sizes, nd, cd);
     ct_tensor *v = values ? ct__tensor_new(op, sizes, nd, cd) : NULL;
     ct_tensor *ix = indices ? ct__tensor_new(op, sizes, nd, CT_INT64) : NULL;
-    bool ok = x && (!values || v) && (!indices || ix);
+    bool ok = (reuse || x) && (!values || v) && (!indices || ix);
     if (ok) {
-        bool reuse = t->dtype == cd && ct_is_contiguous(t);
-        const ct_tensor *src = reuse ? t : x;
         if (!reuse) {
             ct__copy_kernel(x, t);
         }
         if (R == 0) {
             memset(ct__data(v), 0, ct_nbytes(v));
         } else {
-            ct__reduce_run(rop, src, outer, R, inner, v, ix);
+            ct__reduce_run(rop, reuse ? t : x, outer, R, inner, v, ix);
         }
     }
     ct__release(x);
@@ -7168,26 +7450,34 @@ static void ct__mean_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_div_scalar(ct__unreduce(n, g), n->f[0]);
 }
 
-/* Sum (or mean) over the masked dims. */
-static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t *dims, int n,
-                               bool keepdim, bool mean)
+/* The result of a reduction of an empty t over the masked dims: a new unscoped tensor of
+   the reduced shape in the compute dtype, every element `value` (0 for sum, NaN for mean).
+   Costs O(output) whatever the sizes of t's other dims. */
+static ct_tensor *ct__reduce_empty(const char *op, const ct_tensor *t, unsigned mask,
+                                   bool keepdim, double value)
 {
-    unsigned mask;
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__dims_mask(op, t, dims, n, &mask)) {
-        return NULL;
+    int64_t shape[CT_MAX_DIMS];
+    int nd = ct__reduced_shape(t, mask, keepdim, shape);
+    ct_tensor *r = ct__tensor_new(op, shape, nd, ct__red_compute_dtype(t->dtype));
+    int64_t n = ct_numel(r);
+    if (r && value == 0) {
+        memset(ct__data(r), 0, ct_nbytes(r));
     }
-    if (mean && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
-                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
-        return NULL;
+    for (int64_t i = 0; r && value != 0 && i < n; i++) {
+        ct__store_f64(ct__data(r) + (size_t)i * ct_dtype_size(r->dtype), r->dtype, value);
     }
+    return r;
+}
+
+/* Sums a non-empty t over the masked dims, innermost first: a new unscoped tensor in the
+   compute dtype with the reduced dims kept as 1 (t's shape when nothing is reduced). */
+static ct_tensor *ct__sum_dims_raw(const char *op, const ct_tensor *t, unsigned mask)
+{
     ct_tensor *cur = ct_retain((ct_tensor *)(uintptr_t)t);
-    int64_t count = 1;
     for (int d = t->ndim - 1; d >= 0 && cur; d--) {
         if (!(mask & (1u << d))) {
             continue;
         }
-        count *= t->sizes[d];
         ct_tensor *next = NULL;
         if (!ct__reduce_dim_raw(op, CT__RSUM, cur, d, &next, NULL)) {
             next = NULL;
@@ -7203,6 +7493,28 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
         ct__release(cur);
         cur = c;
     }
+    return cur;
+}
+
+/* Sum (or mean) over the masked dims. */
+static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t *dims, int n,
+                               bool keepdim, bool mean)
+{
+    unsigned mask;
+    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__dims_mask(op, t, dims, n, &mask)) {
+        return NULL;
+    }
+    if (mean && !ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
+                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
+        return NULL;
+    }
+    int64_t count = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        count *= (mask & (1u << d)) ? t->sizes[d] : 1;
+    }
+    ct_tensor *cur = ct_numel(t) == 0 ? ct__reduce_empty(op, t, mask, keepdim, mean ? NAN : 0.0)
+                                      : ct__sum_dims_raw(op, t, mask);
     if (!cur) {
         return NULL;
     }
@@ -7210,8 +7522,8 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
     cur->ndim = ct__reduced_shape(t, mask, keepdim, shape);
     memcpy(cur->sizes, shape, sizeof(int64_t) * (size_t)cur->ndim);
     ct__contiguous_strides(cur->sizes, cur->ndim, cur->strides);
-    if (mean) {
-        double inv = count ? 1.0 / (double)count : NAN;
+    if (mean && ct_numel(t) != 0) {
+        double inv = 1.0 / (double)count;
         int64_t m = ct_numel(cur);
         for (int64_t i = 0; i < m; i++) {
             char *p = ct__data(cur) + (size_t)i * ct_dtype_size(cur->dtype);
@@ -7421,6 +7733,11 @@ ct_tensor *ct_argmin_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 static ct_tensor *ct__arg_all(const char *op, ct__redop rop, const ct_tensor *t)
 {
     if (ct__null(op, t)) {
+        return NULL;
+    }
+    if (ct_numel(t) == 0) {
+        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim to be specified for "
+                 "input.numel() == 0.", op + 3);
         return NULL;
     }
     ct_scope_begin();
@@ -9467,16 +9784,20 @@ CT__SOFTMAX_KERNEL(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_KERNEL(double, f64, exp, log)
 #undef CT__SOFTMAX_ROW
 
+/* An empty input's gradient is empty: skip the sums, whose outputs (every line of dim) can
+   be far larger than the input. */
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* y * (g - sum(g * y)) */
     const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
+    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
+                             : ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
 }
 
 static void ct__log_softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* g - exp(y) * sum(g) */
     const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
+    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
+                             : ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
 }
 
 static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t dim, bool log)
@@ -9634,15 +9955,48 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
     return t;
 }
 
+/* PyTorch's checks of an assigned .grad, in its order: not t itself, same dtype, same
+   device, same size. */
+static bool ct__check_grad(const char *op, const ct_tensor *t, const ct_tensor *grad)
+{
+    char a[160], b[160];
+    ct_device dt = t->storage->device, dg = grad->storage->device;
+    if (grad == t) {
+        ct__fail(CT_ERR_VALUE, op, "can't assign Variable as its own grad");
+    } else if (grad->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "attempting to assign a gradient with dtype '%s' to a tensor "
+                 "with grad_dtype '%s'. The gradient must match the tensor's grad_dtype "
+                 "(defaults to the tensor's dtype).", ct__dtype_title(grad->dtype),
+                 ct__dtype_title(t->dtype));
+    } else if (dg.type != dt.type) {
+        ct__fail(CT_ERR_DEVICE, op, "attempting to assign a gradient with device type '%s' to a "
+                 "tensor with device type '%s'. Please ensure that the gradient and the tensor "
+                 "are on the same device", dg.type == CT_CPU ? "cpu" : "cuda",
+                 dt.type == CT_CPU ? "cpu" : "cuda");
+    } else if (dg.index != dt.index) {
+        ct__fail(CT_ERR_DEVICE, op, "attempting to assign a gradient located on device with "
+                 "index '%d' to a tensor located on device with index '%d'. Please ensure that "
+                 "the gradient and the tensor are on the same device", dg.index, dt.index);
+    } else if (grad->ndim != t->ndim ||
+               memcmp(grad->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0) {
+        ct__fail(CT_ERR_SHAPE, op, "attempting to assign a gradient of size '%s' to a tensor of "
+                 "size '%s'. Please ensure that the gradient and the tensor are the same size",
+                 ct__shape_str(grad->sizes, grad->ndim, a, sizeof a),
+                 ct__shape_str(t->sizes, t->ndim, b, sizeof b));
+    } else {
+        return true;
+    }
+    return false;
+}
+
 ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
 {
     const char *op = "ct_set_grad";
     if (ct__null_tensor(op, t) || (grad && ct__null_tensor(op, grad))) {
         return ct_error_code();
     }
-    if (grad && (grad->ndim != t->ndim ||
-                 memcmp(grad->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0)) {
-        return ct__fail(CT_ERR_SHAPE, op, "assigned grad has data of a different size");
+    if (grad && !ct__check_grad(op, t, grad)) {
+        return ct_error_code();
     }
     ct_retain(grad);
     ct__release(t->grad);
@@ -10495,6 +10849,12 @@ static ct_reduction ct__reduction(ct_reduction r)
     return r == CT_REDUCTION_DEFAULT ? CT_REDUCTION_MEAN : r;
 }
 
+/* Fails with CT_ERR_VALUE unless r is one of the ct_reduction values. */
+static bool ct__check_reduction(const char *op, ct_reduction r)
+{
+    return ct__check_enum(op, "reduction", (int)r, (int)CT_REDUCTION_NONE + 1);
+}
+
 /* the weight of class c (1 without weights) */
 static double ct__class_weight(const ct_tensor *w, int64_t c)
 {
@@ -10599,7 +10959,7 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     const char *op = "ct_nll_loss";
     ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
     ct_reduction red = ct__reduction(o.reduction);
-    if (!ct__nll_check(op, x, target, o.weight)) {
+    if (!ct__check_reduction(op, o.reduction) || !ct__nll_check(op, x, target, o.weight)) {
         return NULL;
     }
     int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
@@ -10734,10 +11094,10 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
                             const ct_nll_loss_opts *opts)
 {
     const char *op = "ct_cross_entropy";
-    if (ct__null(op, x) || ct__null(op, target)) {
+    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
+    if (ct__null(op, x) || ct__null(op, target) || !ct__check_reduction(op, o.reduction)) {
         return NULL;
     }
-    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
     ct_scope_begin();
     ct_tensor *r = NULL;
     if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
@@ -10775,6 +11135,9 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
 
 ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction reduction)
 {
+    if (!ct__check_reduction("ct_mse_loss", reduction)) {
+        return NULL;
+    }
     ct_scope_begin();
     ct_tensor *d = ct_square(ct_sub(x, target));
     ct_reduction red = ct__reduction(reduction);
@@ -10796,7 +11159,11 @@ double ct_init_calculate_gain(ct_nonlinearity nl, double param)
     case CT_NONLINEARITY_RELU: return sqrt(2.0);
     case CT_NONLINEARITY_LEAKY_RELU: return sqrt(2.0 / (1.0 + param * param));
     case CT_NONLINEARITY_SELU: return 3.0 / 4.0;
-    default: return 1.0;
+    case CT_NONLINEARITY_LINEAR:
+    case CT_NONLINEARITY_SIGMOID: return 1.0;
+    default:
+        ct__fail(CT_ERR_VALUE, "ct_init_calculate_gain", "Unsupported nonlinearity %d", (int)nl);
+        return NAN;
     }
 }
 
@@ -10856,9 +11223,15 @@ ct_tensor *ct_init_zeros_(ct_tensor *t) { return ct_init_constant_(t, 0.0); }
 ct_tensor *ct_init_ones_(ct_tensor *t) { return ct_init_constant_(t, 1.0); }
 
 /* gain / sqrt(fan) for the kaiming initializers; NAN on error */
-static double ct__kaiming_std(const ct_tensor *t, double a, ct_fan_mode mode, ct_nonlinearity nl)
+static double ct__kaiming_std(const char *op, const ct_tensor *t, double a, ct_fan_mode mode,
+                              ct_nonlinearity nl)
 {
     int64_t fan_in = 0, fan_out = 0;
+    if (mode != CT_FAN_IN && mode != CT_FAN_OUT) {
+        ct__fail(CT_ERR_VALUE, op, "Mode %d not supported, please use one of "
+                 "CT_FAN_IN, CT_FAN_OUT", (int)mode);
+        return NAN;
+    }
     if (ct_init_calculate_fan_in_and_fan_out(t, &fan_in, &fan_out) != CT_OK) {
         return NAN;
     }
@@ -10872,14 +11245,14 @@ static double ct__kaiming_std(const ct_tensor *t, double a, ct_fan_mode mode, ct
 ct_tensor *ct_init_kaiming_uniform_(ct_tensor *t, double a, ct_fan_mode mode,
                                     ct_nonlinearity nl, ct_generator *g)
 {
-    double bound = sqrt(3.0) * ct__kaiming_std(t, a, mode, nl);
+    double bound = sqrt(3.0) * ct__kaiming_std("ct_init_kaiming_uniform_", t, a, mode, nl);
     return isnan(bound) ? NULL : ct__init_fill(t, -bound, bound, false, g);
 }
 
 ct_tensor *ct_init_kaiming_normal_(ct_tensor *t, double a, ct_fan_mode mode, ct_nonlinearity nl,
                                    ct_generator *g)
 {
-    double std = ct__kaiming_std(t, a, mode, nl);
+    double std = ct__kaiming_std("ct_init_kaiming_normal_", t, a, mode, nl);
     return isnan(std) ? NULL : ct__init_fill(t, 0.0, std, true, g);
 }
 

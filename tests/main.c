@@ -123,7 +123,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(parallel)                                                                             \
     X(error)                                                                                \
     X(null)                                                                                 \
-    X(debug)
+    X(debug)                                                                                \
+    X(hostile)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

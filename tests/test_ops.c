@@ -1285,7 +1285,7 @@ static void test_op_errors_dtypes(void)
     CHECK_ERROR(CT_ERR_VALUE,
                 "random_ expects 'from' to be less than 'to', but got from=5 >= to=5");
     CHECK(ct_arange(0, 5, -1, CT_FLOAT32) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "upper bound and larger bound inconsistent with step sign");
+    CHECK_ERROR(CT_ERR_VALUE, "upper bound and lower bound inconsistent with step sign");
     CHECK(ct_arange(0, 5, 0, CT_FLOAT32) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "ct_arange");
     ct_scope_end();

@@ -93,15 +93,48 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
     return t;
 }
 
+/* PyTorch's checks of an assigned .grad, in its order: not t itself, same dtype, same
+   device, same size. */
+static bool ct__check_grad(const char *op, const ct_tensor *t, const ct_tensor *grad)
+{
+    char a[160], b[160];
+    ct_device dt = t->storage->device, dg = grad->storage->device;
+    if (grad == t) {
+        ct__fail(CT_ERR_VALUE, op, "can't assign Variable as its own grad");
+    } else if (grad->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "attempting to assign a gradient with dtype '%s' to a tensor "
+                 "with grad_dtype '%s'. The gradient must match the tensor's grad_dtype "
+                 "(defaults to the tensor's dtype).", ct__dtype_title(grad->dtype),
+                 ct__dtype_title(t->dtype));
+    } else if (dg.type != dt.type) {
+        ct__fail(CT_ERR_DEVICE, op, "attempting to assign a gradient with device type '%s' to a "
+                 "tensor with device type '%s'. Please ensure that the gradient and the tensor "
+                 "are on the same device", dg.type == CT_CPU ? "cpu" : "cuda",
+                 dt.type == CT_CPU ? "cpu" : "cuda");
+    } else if (dg.index != dt.index) {
+        ct__fail(CT_ERR_DEVICE, op, "attempting to assign a gradient located on device with "
+                 "index '%d' to a tensor located on device with index '%d'. Please ensure that "
+                 "the gradient and the tensor are on the same device", dg.index, dt.index);
+    } else if (grad->ndim != t->ndim ||
+               memcmp(grad->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0) {
+        ct__fail(CT_ERR_SHAPE, op, "attempting to assign a gradient of size '%s' to a tensor of "
+                 "size '%s'. Please ensure that the gradient and the tensor are the same size",
+                 ct__shape_str(grad->sizes, grad->ndim, a, sizeof a),
+                 ct__shape_str(t->sizes, t->ndim, b, sizeof b));
+    } else {
+        return true;
+    }
+    return false;
+}
+
 ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad)
 {
     const char *op = "ct_set_grad";
     if (ct__null_tensor(op, t) || (grad && ct__null_tensor(op, grad))) {
         return ct_error_code();
     }
-    if (grad && (grad->ndim != t->ndim ||
-                 memcmp(grad->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim) != 0)) {
-        return ct__fail(CT_ERR_SHAPE, op, "assigned grad has data of a different size");
+    if (grad && !ct__check_grad(op, t, grad)) {
+        return ct_error_code();
     }
     ct_retain(grad);
     ct__release(t->grad);

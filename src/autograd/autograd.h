@@ -19,9 +19,12 @@ CTORCH_API ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad);
    the first backward or after zero_grad. Borrowed: owned by t, invalid after
    zero_grad(set_to_none), ct_set_grad or t's end. Mirrors: Tensor.grad. */
 CTORCH_API ct_tensor *ct_grad(const ct_tensor *t);
-/* Replaces t's .grad (the tensor is retained; NULL clears). Invalidates: the old .grad
-   pointer (ct_grad) unless retained. Errors: CT_ERR_SHAPE when the shapes differ.
-   Mirrors: assigning Tensor.grad. */
+/* Replaces t's .grad (the tensor is retained; NULL clears). grad must have t's dtype, device
+   and shape. Invalidates: the old .grad pointer (ct_grad) unless retained.
+   Errors: CT_ERR_DTYPE "attempting to assign a gradient with dtype 'Double' to a tensor with
+   grad_dtype 'Float'..."; CT_ERR_DEVICE; CT_ERR_SHAPE "attempting to assign a gradient of
+   size '[4]' to a tensor of size '[3]'..."; CT_ERR_VALUE "can't assign Variable as its own
+   grad". Mirrors: assigning Tensor.grad. */
 CTORCH_API ct_status ct_set_grad(ct_tensor *t, ct_tensor *grad);
 /* True for tensors without a grad_fn. Mirrors: Tensor.is_leaf. */
 CTORCH_API bool ct_is_leaf(const ct_tensor *t);

@@ -39,6 +39,10 @@ int ct__dtype_category(ct_dtype d)
 
 ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 {
+    if (!ct__check_dtype_arg("ct_promote_types", a) ||
+        !ct__check_dtype_arg("ct_promote_types", b)) {
+        return CT_DTYPE_DEFAULT;
+    }
     a = ct__dtype_resolve(a);
     b = ct__dtype_resolve(b);
     if (a == b) {
@@ -62,6 +66,9 @@ ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
 
 bool ct_can_cast(ct_dtype from, ct_dtype to)
 {
+    if (!ct__check_dtype_arg("ct_can_cast", from) || !ct__check_dtype_arg("ct_can_cast", to)) {
+        return false;
+    }
     from = ct__dtype_resolve(from);
     to = ct__dtype_resolve(to);
     return ct__dtype_category(from) <= ct__dtype_category(to);
@@ -69,6 +76,9 @@ bool ct_can_cast(ct_dtype from, ct_dtype to)
 
 ct_status ct_set_default_dtype(ct_dtype d)
 {
+    if (!ct__check_dtype_arg("ct_set_default_dtype", d)) {
+        return CT_ERR_VALUE;
+    }
     if (!ct_dtype_is_floating_point(d)) {
         return ct__fail(CT_ERR_DTYPE, "ct_set_default_dtype",
                         "only floating-point types are supported as the default type, got %s",
@@ -88,4 +98,53 @@ const char *ct__dtype_title(ct_dtype d)
         "Undefined", "Bool", "Byte", "Char", "Short", "Int", "Long", "Float", "Double",
     };
     return ct__dtype_valid(d) ? names[d] : "Undefined";
+}
+
+bool ct__check_enum(const char *op, const char *what, int value, int count)
+{
+    if (value >= 0 && value < count) {
+        return true;
+    }
+    ct__fail(CT_ERR_VALUE, op, "%d is not a valid value for %s", value, what);
+    return false;
+}
+
+bool ct__check_dtype_arg(const char *op, ct_dtype d)
+{
+    return ct__check_enum(op, "dtype", (int)d, CT_DTYPE_COUNT);
+}
+
+bool ct__scalar_fits(double v, ct_dtype d)
+{
+    /* [lowest, max + 1) of each integer type; max + 1 is a power of two, exact in double */
+    static const double lo[CT_DTYPE_COUNT] = {0, 0, 0, -128.0, -32768.0, -2147483648.0,
+                                              -9223372036854775808.0, 0, 0};
+    static const double hi[CT_DTYPE_COUNT] = {0, 0, 256.0, 128.0, 32768.0, 2147483648.0,
+                                              9223372036854775808.0, 0, 0};
+    d = ct__dtype_resolve(d);
+    switch (d) {
+    case CT_BOOL:
+    case CT_FLOAT64: return true;
+    case CT_FLOAT32: return !(fabs(v) > 3.4028234663852886e38) || isinf(v);
+    case CT_UINT8:
+    case CT_INT8:
+    case CT_INT16:
+    case CT_INT32:
+    case CT_INT64: return v >= lo[d] && v < hi[d];
+    default: return false;
+    }
+}
+
+bool ct__check_scalar(const char *op, double v, ct_dtype d)
+{
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "", "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "float", "double",
+    };
+    if (ct__scalar_fits(v, d)) {
+        return true;
+    }
+    d = ct__dtype_resolve(d);
+    ct__fail(CT_ERR_VALUE, op, "value cannot be converted to type %s without overflow",
+             ct__dtype_valid(d) ? names[d] : "invalid");
+    return false;
 }

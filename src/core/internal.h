@@ -251,9 +251,45 @@ static inline void ct__bump_version(ct_tensor *t)
 }
 
 /* ---- scalar conversion -------------------------------------------------------------- */
+/* Floating point to integer, defined for every input (C leaves NaN, infinities and values
+   out of range undefined): what PyTorch gives on x86-64, whose cvtt instructions truncate
+   toward zero and return the "integer indefinite" INT32_MIN / INT64_MIN for NaN, +-inf and
+   values outside [-2^31, 2^31) / [-2^63, 2^63). Narrower integers take the low bits of the
+   int32 result (uint8 from float64: of the int64 result), as PyTorch's casts do. The
+   select happens on the float (-2^31 itself also takes the INT32_MIN branch), so the
+   conversion never sees an out-of-range value and the loops using these stay vectorizable. */
+static inline int32_t ct__f64_to_i32(double v)
+{
+    return (int32_t)(fabs(v) < 2147483648.0 ? v : -2147483648.0);
+}
+static inline int64_t ct__f64_to_i64(double v)
+{
+    return (int64_t)(fabs(v) < 9223372036854775808.0 ? v : -9223372036854775808.0);
+}
+static inline int32_t ct__f32_to_i32(float v)
+{
+    return (int32_t)(fabsf(v) < 2147483648.0f ? v : -2147483648.0f);
+}
+static inline int64_t ct__f32_to_i64(float v)
+{
+    return (int64_t)(fabsf(v) < 9223372036854775808.0f ? v : -9223372036854775808.0f);
+}
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
+/* Stores v converted to d as ct_to_dtype converts float64 (defined for every v). */
 CT__INTERNAL void ct__store_f64(void *p, ct_dtype d, double v);
 CT__INTERNAL int64_t ct__load_i64(const void *p, ct_dtype d);
+/* Whether v converts to d without overflow (PyTorch's checked scalar conversion): any value
+   for bool and float64; NaN, infinities and finite values up to FLT_MAX in magnitude for
+   float32; integers take [lowest, max + 1) and never NaN or infinities. */
+CT__INTERNAL bool ct__scalar_fits(double v, ct_dtype d);
+/* ct__scalar_fits or fails with CT_ERR_VALUE naming op, in PyTorch's words: "value cannot
+   be converted to type int without overflow". */
+CT__INTERNAL bool ct__check_scalar(const char *op, double v, ct_dtype d);
+/* Fails with CT_ERR_VALUE naming op unless 0 <= value < count: "17 is not a valid value
+   for reduction" (what = "reduction"); the check of every enum argument. */
+CT__INTERNAL bool ct__check_enum(const char *op, const char *what, int value, int count);
+/* A valid dtype argument (CT_DTYPE_DEFAULT included) or CT_ERR_VALUE naming op. */
+CT__INTERNAL bool ct__check_dtype_arg(const char *op, ct_dtype d);
 
 /* ---- parallel ----------------------------------------------------------------------- */
 /* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is

@@ -111,11 +111,10 @@ static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
 
 ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    dtype = ct__dtype_resolve(dtype);
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
+    dtype = ct__dtype_resolve(dtype);
     if (!ct__check_shape(op, sizes, ndim)) {
         return NULL;
     }
@@ -349,8 +348,8 @@ int64_t ct__load_i64(const void *p, ct_dtype d)
 {
     switch (d) {
     case CT_INT64: return *(const int64_t *)p;
-    case CT_FLOAT32: return (int64_t) * (const float *)p;
-    case CT_FLOAT64: return (int64_t) * (const double *)p;
+    case CT_FLOAT32: return ct__f32_to_i64(*(const float *)p);
+    case CT_FLOAT64: return ct__f64_to_i64(*(const double *)p);
     default: return (int64_t)ct__load_f64(p, d);
     }
 }
@@ -359,11 +358,11 @@ void ct__store_f64(void *p, ct_dtype d, double v)
 {
     switch (d) {
     case CT_BOOL: *(bool *)p = v != 0; break;
-    case CT_UINT8: *(uint8_t *)p = (uint8_t)(int64_t)v; break;
-    case CT_INT8: *(int8_t *)p = (int8_t)(int64_t)v; break;
-    case CT_INT16: *(int16_t *)p = (int16_t)(int64_t)v; break;
-    case CT_INT32: *(int32_t *)p = (int32_t)(int64_t)v; break;
-    case CT_INT64: *(int64_t *)p = (int64_t)v; break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)ct__f64_to_i64(v); break;
+    case CT_INT8: *(int8_t *)p = (int8_t)ct__f64_to_i32(v); break;
+    case CT_INT16: *(int16_t *)p = (int16_t)ct__f64_to_i32(v); break;
+    case CT_INT32: *(int32_t *)p = ct__f64_to_i32(v); break;
+    case CT_INT64: *(int64_t *)p = ct__f64_to_i64(v); break;
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = v; break;
     default: break;
@@ -421,37 +420,38 @@ ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
     return ct__scoped(ct__tensor_new("ct_empty", sizes, ndim, dtype));
 }
 
-ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+/* A new scoped tensor filled with value, which must convert to dtype without overflow. */
+static ct_tensor *ct__full(const char *op, const int64_t *sizes, int ndim, double value,
+                           ct_dtype dtype)
 {
-    ct_tensor *t = ct__tensor_new("ct_full", sizes, ndim, dtype);
+    if (!ct__check_dtype_arg(op, dtype) || !ct__check_scalar(op, value, dtype)) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
     if (t) {
         ct__fill_contig(t, value);
     }
     return ct__scoped(t);
 }
 
-/* Names op as t's creator for CTORCH_DEBUG's messages; returns t. */
-static ct_tensor *ct__made_by(ct_tensor *t, const char *op)
+ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
 {
-    if (t) {
-        ct__debug_track(t, op);
-    }
-    return t;
+    return ct__full("ct_full", sizes, ndim, value, dtype);
 }
 
 ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct__made_by(ct_full(sizes, ndim, 0.0, dtype), "ct_zeros");
+    return ct__full("ct_zeros", sizes, ndim, 0.0, dtype);
 }
 
 ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    return ct__made_by(ct_full(sizes, ndim, 1.0, dtype), "ct_ones");
+    return ct__full("ct_ones", sizes, ndim, 1.0, dtype);
 }
 
 ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
 {
-    return ct__made_by(ct_full(NULL, 0, value, dtype), "ct_scalar_tensor");
+    return ct__full("ct_scalar_tensor", NULL, 0, value, dtype);
 }
 
 ct_tensor *ct_empty_like(const ct_tensor *t)
@@ -465,7 +465,7 @@ static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value
     if (ct__null_tensor(op, t)) {
         return NULL;
     }
-    return ct__made_by(ct_full(t->sizes, t->ndim, value, t->dtype), op);
+    return ct__full(op, t->sizes, t->ndim, value, t->dtype);
 }
 
 ct_tensor *ct_full_like(const ct_tensor *t, double value)
@@ -505,14 +505,11 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
     const char *op = "ct_from_blob";
+    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
+        !ct__check_dtype_arg(op, dtype)) {
+        return NULL;
+    }
     dtype = ct__dtype_resolve(dtype);
-    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim)) {
-        return NULL;
-    }
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
-        return NULL;
-    }
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         ct__fail(CT_ERR_OOM, op, "out of memory");
@@ -532,36 +529,95 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     return ct__scoped(t);
 }
 
+/* arange's length ceil((end - start) / step), or -1 + CT_ERR_VALUE in PyTorch's words. */
+static int64_t ct__arange_size(const char *op, double start, double end, double step)
+{
+    if (!isfinite(step)) {
+        ct__fail(CT_ERR_VALUE, op, "step must be finite but got %g", step);
+        return -1;
+    }
+    if (step == 0) {
+        ct__fail(CT_ERR_VALUE, op, "step must be nonzero");
+        return -1;
+    }
+    if (!isfinite(start) || !isfinite(end)) {
+        ct__fail(CT_ERR_VALUE, op, "unsupported range: %g -> %g", start, end);
+        return -1;
+    }
+    if ((step > 0 && end < start) || (step < 0 && end > start)) {
+        ct__fail(CT_ERR_VALUE, op, "upper bound and lower bound inconsistent with step sign");
+        return -1;
+    }
+    double n = ceil((end - start) / step); /* >= 0; inf when end - start overflows */
+    if (!(n < 9223372036854775808.0)) {
+        ct__fail(CT_ERR_VALUE, op, "invalid size, possible overflow?");
+        return -1;
+    }
+    return (int64_t)n;
+}
+
 ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
 {
     const char *op = "ct_arange";
-    if (step == 0) {
-        ct__fail(CT_ERR_VALUE, op, "step must be nonzero");
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    if ((step > 0 && end < start) || (step < 0 && end > start)) {
-        ct__fail(CT_ERR_VALUE, op, "upper bound and larger bound inconsistent with step sign");
+    dtype = ct__dtype_resolve(dtype);
+    if (dtype == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, op, "\"arange_cpu\" not implemented for 'Bool'");
         return NULL;
     }
-    int64_t n = (int64_t)ceil((end - start) / step);
-    ct_tensor *t = ct__tensor_new(op, &n, 1, dtype);
+    int64_t n = ct__arange_size(op, start, end, step);
+    bool floating = ct_dtype_is_floating_point(dtype);
+    /* integer types count in int64 from the truncated start and step, wrapping into dtype */
+    if (n < 0 || (!floating && (!ct__check_scalar(op, start, CT_INT64) ||
+                                !ct__check_scalar(op, step, CT_INT64)))) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, &n, 1, floating ? dtype : CT_INT64);
     if (!t) {
         return NULL;
     }
-    size_t es = ct_dtype_size(t->dtype);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, start + (double)i * step);
+    if (floating) {
+        for (int64_t i = 0; i < n; i++) {
+            ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(dtype), dtype,
+                          start + (double)i * step);
+        }
+    } else { /* unsigned arithmetic wraps as PyTorch's int64 does */
+        uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
+        for (int64_t i = 0; i < n; i++) {
+            ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
+        }
+    }
+    if (t->dtype != dtype) {
+        ct_tensor *c = ct__tensor_new(op, &n, 1, dtype);
+        if (c) {
+            ct__copy_kernel(c, t);
+        }
+        ct__release(t);
+        t = c;
     }
     return ct__scoped(t);
 }
 
 ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
 {
-    if (steps < 0) {
-        ct__fail(CT_ERR_VALUE, "ct_linspace", "number of steps must be non-negative");
+    const char *op = "ct_linspace";
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    ct_tensor *t = ct__tensor_new("ct_linspace", &steps, 1, dtype);
+    if (steps < 0) {
+        ct__fail(CT_ERR_VALUE, op, "number of steps must be non-negative");
+        return NULL;
+    }
+    if (ct__dtype_resolve(dtype) == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, op, "\"linspace_cpu\" not implemented for 'Bool'");
+        return NULL;
+    }
+    if (!ct__check_scalar(op, start, dtype) || !ct__check_scalar(op, end, dtype)) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, &steps, 1, dtype);
     if (!t) {
         return NULL;
     }

@@ -68,9 +68,11 @@ CTORCH_API double ct_item(const ct_tensor *t);
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
- * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0.
+ * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
+ * tensor with a zero size allocates nothing, however large its other sizes.
  * dtype: CT_DTYPE_DEFAULT means the default float dtype.
- * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM. */
+ * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM; CT_ERR_VALUE for
+ * a dtype outside ct_dtype ("99 is not a valid value for dtype"). */
 
 /* Uninitialized memory. Mirrors: torch.empty. */
 CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
@@ -78,7 +80,10 @@ CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype);
 /* Mirrors: torch.ones. */
 CTORCH_API ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype);
-/* Every element value (converted to dtype). Mirrors: torch.full. */
+/* Every element value. Errors: CT_ERR_VALUE when value does not fit dtype, in PyTorch's
+   words ("value cannot be converted to type int without overflow"): integers take
+   [min, max + 1) (fractions truncate) and no NaN or infinity, float32 takes NaN, infinities
+   and magnitudes up to FLT_MAX. Mirrors: torch.full. */
 CTORCH_API ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype);
 /* A 0-dim tensor holding value. Mirrors: torch.scalar_tensor. */
 CTORCH_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype);
@@ -100,10 +105,14 @@ CTORCH_API ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *si
                                    void (*deleter)(void *data, void *ctx), void *ctx);
 /* Values start, start+step, ... < end: ceil((end-start)/step) elements.
    dtype DEFAULT gives the default float dtype (pass CT_INT64 for PyTorch's integer form).
-   Errors: CT_ERR_VALUE when step is 0 or has the wrong sign ("upper bound and larger bound
-   inconsistent with step sign"). Mirrors: torch.arange. */
+   Integer dtypes count in int64 from the truncated start and step (which must fit int64)
+   and wrap into dtype, as PyTorch. Errors: CT_ERR_VALUE "step must be finite but got nan",
+   "step must be nonzero", "unsupported range: 0 -> nan" (start or end not finite), "upper
+   bound and lower bound inconsistent with step sign", "invalid size, possible overflow?";
+   CT_ERR_DTYPE for bool. Mirrors: torch.arange. */
 CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype);
-/* steps values from start to end inclusive. Errors: CT_ERR_VALUE for steps < 0.
+/* steps values from start to end inclusive. Errors: CT_ERR_VALUE for steps < 0 and when
+   start or end does not fit dtype (as ct_full); CT_ERR_DTYPE for bool.
    Mirrors: torch.linspace. */
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */

@@ -12,7 +12,11 @@ double ct_init_calculate_gain(ct_nonlinearity nl, double param)
     case CT_NONLINEARITY_RELU: return sqrt(2.0);
     case CT_NONLINEARITY_LEAKY_RELU: return sqrt(2.0 / (1.0 + param * param));
     case CT_NONLINEARITY_SELU: return 3.0 / 4.0;
-    default: return 1.0;
+    case CT_NONLINEARITY_LINEAR:
+    case CT_NONLINEARITY_SIGMOID: return 1.0;
+    default:
+        ct__fail(CT_ERR_VALUE, "ct_init_calculate_gain", "Unsupported nonlinearity %d", (int)nl);
+        return NAN;
     }
 }
 
@@ -72,9 +76,15 @@ ct_tensor *ct_init_zeros_(ct_tensor *t) { return ct_init_constant_(t, 0.0); }
 ct_tensor *ct_init_ones_(ct_tensor *t) { return ct_init_constant_(t, 1.0); }
 
 /* gain / sqrt(fan) for the kaiming initializers; NAN on error */
-static double ct__kaiming_std(const ct_tensor *t, double a, ct_fan_mode mode, ct_nonlinearity nl)
+static double ct__kaiming_std(const char *op, const ct_tensor *t, double a, ct_fan_mode mode,
+                              ct_nonlinearity nl)
 {
     int64_t fan_in = 0, fan_out = 0;
+    if (mode != CT_FAN_IN && mode != CT_FAN_OUT) {
+        ct__fail(CT_ERR_VALUE, op, "Mode %d not supported, please use one of "
+                 "CT_FAN_IN, CT_FAN_OUT", (int)mode);
+        return NAN;
+    }
     if (ct_init_calculate_fan_in_and_fan_out(t, &fan_in, &fan_out) != CT_OK) {
         return NAN;
     }
@@ -88,14 +98,14 @@ static double ct__kaiming_std(const ct_tensor *t, double a, ct_fan_mode mode, ct
 ct_tensor *ct_init_kaiming_uniform_(ct_tensor *t, double a, ct_fan_mode mode,
                                     ct_nonlinearity nl, ct_generator *g)
 {
-    double bound = sqrt(3.0) * ct__kaiming_std(t, a, mode, nl);
+    double bound = sqrt(3.0) * ct__kaiming_std("ct_init_kaiming_uniform_", t, a, mode, nl);
     return isnan(bound) ? NULL : ct__init_fill(t, -bound, bound, false, g);
 }
 
 ct_tensor *ct_init_kaiming_normal_(ct_tensor *t, double a, ct_fan_mode mode, ct_nonlinearity nl,
                                    ct_generator *g)
 {
-    double std = ct__kaiming_std(t, a, mode, nl);
+    double std = ct__kaiming_std("ct_init_kaiming_normal_", t, a, mode, nl);
     return isnan(std) ? NULL : ct__init_fill(t, 0.0, std, true, g);
 }
 

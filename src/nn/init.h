@@ -13,7 +13,9 @@ typedef enum ct_nonlinearity {
 typedef enum ct_fan_mode { CT_FAN_IN = 0, CT_FAN_OUT } ct_fan_mode;
 
 /* The recommended gain: linear/sigmoid 1, tanh 5/3, relu sqrt(2), leaky_relu
-   sqrt(2 / (1 + param^2)), selu 3/4. Mirrors: torch.nn.init.calculate_gain. */
+   sqrt(2 / (1 + param^2)), selu 3/4. Errors: CT_ERR_VALUE (returns NAN) for another value
+   ("Unsupported nonlinearity 17"); the kaiming initializers fail the same way, and with
+   "Mode 17 not supported" for a bad mode. Mirrors: torch.nn.init.calculate_gain. */
 CTORCH_API double ct_init_calculate_gain(ct_nonlinearity nonlinearity, double param);
 /* fan_in = size(1) * receptive field, fan_out = size(0) * receptive field, for a weight of
    shape (out, in, k...); either output may be NULL (not written).

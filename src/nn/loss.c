@@ -27,6 +27,12 @@ static ct_reduction ct__reduction(ct_reduction r)
     return r == CT_REDUCTION_DEFAULT ? CT_REDUCTION_MEAN : r;
 }
 
+/* Fails with CT_ERR_VALUE unless r is one of the ct_reduction values. */
+static bool ct__check_reduction(const char *op, ct_reduction r)
+{
+    return ct__check_enum(op, "reduction", (int)r, (int)CT_REDUCTION_NONE + 1);
+}
+
 /* the weight of class c (1 without weights) */
 static double ct__class_weight(const ct_tensor *w, int64_t c)
 {
@@ -131,7 +137,7 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     const char *op = "ct_nll_loss";
     ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
     ct_reduction red = ct__reduction(o.reduction);
-    if (!ct__nll_check(op, x, target, o.weight)) {
+    if (!ct__check_reduction(op, o.reduction) || !ct__nll_check(op, x, target, o.weight)) {
         return NULL;
     }
     int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
@@ -266,10 +272,10 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
                             const ct_nll_loss_opts *opts)
 {
     const char *op = "ct_cross_entropy";
-    if (ct__null(op, x) || ct__null(op, target)) {
+    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
+    if (ct__null(op, x) || ct__null(op, target) || !ct__check_reduction(op, o.reduction)) {
         return NULL;
     }
-    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
     ct_scope_begin();
     ct_tensor *r = NULL;
     if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
@@ -307,6 +313,9 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
 
 ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction reduction)
 {
+    if (!ct__check_reduction("ct_mse_loss", reduction)) {
+        return NULL;
+    }
     ct_scope_begin();
     ct_tensor *d = ct_square(ct_sub(x, target));
     ct_reduction red = ct__reduction(reduction);

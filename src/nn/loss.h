@@ -1,8 +1,10 @@
 /* nn/loss.h - loss functions (torch.nn.functional losses).
  *
  * Reductions: CT_REDUCTION_MEAN (the default, also for 0), CT_REDUCTION_SUM,
- * CT_REDUCTION_NONE (per-element losses). Results are new tensors owned by the current
- * scope; reduced losses are 0-dim.
+ * CT_REDUCTION_NONE (per-element losses); any other value is CT_ERR_VALUE ("ct_mse_loss:
+ * 17 is not a valid value for reduction"). Results are new tensors owned by the current
+ * scope; reduced losses are 0-dim. An empty batch gives PyTorch's results: mean NaN (0 / 0),
+ * sum 0, none an empty tensor.
  */
 typedef enum ct_reduction {
     CT_REDUCTION_DEFAULT = 0, /* = mean */

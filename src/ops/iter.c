@@ -145,6 +145,41 @@ void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params)
 }
 
 /* ---- copy with conversion: one loop per (dst, src) dtype pair ------------------------ */
+/* ct__cvt_<dst>_<src>(x): one element converted. Integer and bool sources and float
+   destinations convert as C does (integers narrow modulo 2^bits, as in PyTorch); float
+   sources into integer types go through ct__f32/f64_to_i32/i64 (internal.h), so NaN,
+   infinities and out-of-range values give PyTorch's x86-64 results instead of undefined
+   behaviour; into bool they test != 0 (NaN is true). */
+#define CT__CVT_PLAIN(DT, DS, ST, SS)                                                      \
+    static inline DT ct__cvt_##DS##_##SS(ST x) { return (DT)x; }
+#define CT__CVT_FROM_INT(ST, SS)                                                           \
+    CT__CVT_PLAIN(bool, b8, ST, SS)                                                         \
+    CT__CVT_PLAIN(uint8_t, u8, ST, SS)                                                      \
+    CT__CVT_PLAIN(int8_t, i8, ST, SS)                                                       \
+    CT__CVT_PLAIN(int16_t, i16, ST, SS)                                                     \
+    CT__CVT_PLAIN(int32_t, i32, ST, SS)                                                     \
+    CT__CVT_PLAIN(int64_t, i64, ST, SS)                                                     \
+    CT__CVT_PLAIN(float, f32, ST, SS)                                                       \
+    CT__CVT_PLAIN(double, f64, ST, SS)
+CT__CVT_FROM_INT(bool, b8)
+CT__CVT_FROM_INT(uint8_t, u8)
+CT__CVT_FROM_INT(int8_t, i8)
+CT__CVT_FROM_INT(int16_t, i16)
+CT__CVT_FROM_INT(int32_t, i32)
+CT__CVT_FROM_INT(int64_t, i64)
+/* WIDE: the integer type uint8 goes through (int32 from float32, int64 from float64) */
+#define CT__CVT_FROM_FLOAT(ST, SS, WIDE)                                                   \
+    static inline bool ct__cvt_b8_##SS(ST x) { return x != 0; }                            \
+    static inline uint8_t ct__cvt_u8_##SS(ST x) { return (uint8_t)ct__##SS##_to_##WIDE(x); } \
+    static inline int8_t ct__cvt_i8_##SS(ST x) { return (int8_t)ct__##SS##_to_i32(x); }    \
+    static inline int16_t ct__cvt_i16_##SS(ST x) { return (int16_t)ct__##SS##_to_i32(x); } \
+    static inline int32_t ct__cvt_i32_##SS(ST x) { return ct__##SS##_to_i32(x); }          \
+    static inline int64_t ct__cvt_i64_##SS(ST x) { return ct__##SS##_to_i64(x); }          \
+    CT__CVT_PLAIN(float, f32, ST, SS)                                                       \
+    CT__CVT_PLAIN(double, f64, ST, SS)
+CT__CVT_FROM_FLOAT(float, f32, i32)
+CT__CVT_FROM_FLOAT(double, f64, i64)
+
 #define CT__COPY_LOOP(DE, DT, DS, SE, ST, SS)                                              \
     static void ct__copy_##DS##_##SS(char **d, const int64_t *s, int64_t n, const void *p)  \
     {                                                                                       \
@@ -153,12 +188,12 @@ void ct__iter_run(const ct__iter *it, ct__loop_fn loop, const void *params)
             DT *o = (DT *)d[0];                                                             \
             const ST *a = (const ST *)d[1];                                                 \
             for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = (DT)a[i];                                                            \
+                o[i] = ct__cvt_##DS##_##SS(a[i]);                                           \
             }                                                                               \
             return;                                                                         \
         }                                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            *(DT *)(d[0] + i * s[0]) = (DT) * (const ST *)(d[1] + i * s[1]);                \
+            *(DT *)(d[0] + i * s[0]) = ct__cvt_##DS##_##SS(*(const ST *)(d[1] + i * s[1])); \
         }                                                                                   \
     }
 #define CT__COPY_FROM(SE, ST, SS)                                                          \
@@ -222,5 +257,8 @@ void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src)
 
 #undef CT__COPY_LOOP
 #undef CT__COPY_FROM
+#undef CT__CVT_PLAIN
+#undef CT__CVT_FROM_INT
+#undef CT__CVT_FROM_FLOAT
 
 CT__VECTORIZE_END

@@ -29,6 +29,16 @@ typedef enum ct__unop {
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
 static inline bool ct__is_neg(double v) { return v < 0; }
 
+/* ct__w_<S>: the type integer arithmetic of dtype S runs in, unsigned so that overflow wraps
+   modulo 2^bits as in PyTorch instead of being undefined; the float types themselves. */
+typedef uint32_t ct__w_u8;
+typedef uint32_t ct__w_i8;
+typedef uint32_t ct__w_i16;
+typedef uint32_t ct__w_i32;
+typedef uint64_t ct__w_i64;
+typedef float ct__w_f32;
+typedef double ct__w_f64;
+
 #define CT__INT_MATH(E, T, S)                                                              \
     static inline T ct__maximum_##S(T x, T y, T alpha) { (void)alpha; return x > y ? x : y; } \
     static inline T ct__minimum_##S(T x, T y, T alpha) { (void)alpha; return x < y ? x : y; } \
@@ -39,9 +49,9 @@ static inline bool ct__is_neg(double v) { return v < 0; }
         if (ct__is_neg(y)) {                                                               \
             return (T)(x == 1 ? 1 : (x == (T)-1 ? ((y & 1) ? -1 : 1) : 0));                 \
         }                                                                                   \
-        for (; y > 0; y = (T)(y >> 1), x = (T)(x * x)) {                                    \
+        for (; y > 0; y = (T)(y >> 1), x = (T)((ct__w_##S)x * (ct__w_##S)x)) {              \
             if (y & 1) {                                                                    \
-                r = (T)(r * x);                                                             \
+                r = (T)((ct__w_##S)r * (ct__w_##S)x);                                       \
             }                                                                               \
         }                                                                                   \
         return r;                                                                           \
@@ -88,17 +98,31 @@ static inline bool ct__is_neg(double v) { return v < 0; }
     static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
-    static inline T ct__add_##S(T x, T y, T alpha) { return (T)(x + alpha * y); }           \
-    static inline T ct__sub_##S(T x, T y, T alpha) { return (T)(x - alpha * y); }           \
-    static inline T ct__mul_##S(T x, T y, T alpha) { (void)alpha; return (T)(x * y); }      \
-    static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-x; }            \
+    static inline T ct__add_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        return (T)((ct__w_##S)x + (ct__w_##S)alpha * (ct__w_##S)y);                         \
+    }                                                                                       \
+    static inline T ct__sub_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        return (T)((ct__w_##S)x - (ct__w_##S)alpha * (ct__w_##S)y);                         \
+    }                                                                                       \
+    static inline T ct__mul_##S(T x, T y, T alpha)                                          \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return (T)((ct__w_##S)x * (ct__w_##S)y);                                            \
+    }                                                                                       \
+    static inline T ct__neg_##S(T x, const double *p) { (void)p; return (T)-(ct__w_##S)x; } \
     static inline T ct__abs_##S(T x, const double *p)                                      \
     {                                                                                      \
         (void)p;                                                                           \
-        return ct__is_neg(x) ? (T)-x : x;                                                  \
+        return ct__is_neg(x) ? (T)-(ct__w_##S)x : x;                                       \
     }                                                                                      \
     static inline T ct__relu_##S(T x, const double *p) { (void)p; return x > 0 ? x : (T)0; } \
-    static inline T ct__square_##S(T x, const double *p) { (void)p; return (T)(x * x); }    \
+    static inline T ct__square_##S(T x, const double *p)                                    \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return (T)((ct__w_##S)x * (ct__w_##S)x);                                            \
+    }                                                                                       \
     static inline T ct__sign_##S(T x, const double *p)                                      \
     {                                                                                       \
         (void)p;                                                                            \
@@ -481,6 +505,23 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     return true;
 }
 
+/* PyTorch's checks of add/sub's alpha for result dtype rt: an integral (or bool) result
+   takes only an integral alpha, and alpha must convert to rt without overflow. Replaces a
+   bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
+static bool ct__check_alpha(const char *op, ct_dtype rt, double *alpha)
+{
+    if (!ct_dtype_is_floating_point(rt) && *alpha != floor(*alpha)) {
+        ct__fail(CT_ERR_VALUE, op, "For integral input tensors, argument alpha must not be a "
+                 "floating point number.");
+        return false;
+    }
+    if (!ct__check_scalar(op, *alpha, rt)) {
+        return false;
+    }
+    *alpha = rt == CT_BOOL ? (double)(*alpha != 0) : *alpha;
+    return true;
+}
+
 /* The forward of a binary op: a new unscoped tensor, no autograd. */
 static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_tensor *a,
                                      const ct_tensor *b, double alpha)
@@ -493,7 +534,7 @@ static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_ten
     int nd = 0;
     ct_dtype rt, ct;
     if (!ct__broadcast_shapes(op, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, a, b, &rt, &ct)) {
+        !ct__binary_dtypes(op, bop, a, b, &rt, &ct) || !ct__check_alpha(op, rt, &alpha)) {
         return NULL;
     }
     ct_tensor *out = ct__tensor_new(op, shape, nd, rt);
@@ -740,7 +781,8 @@ static ct_tensor *ct__binary_inplace(const char *op, ct__binop bop, ct_tensor *s
     int nd = 0;
     ct_dtype rt, ct;
     if (!ct__broadcast_shapes(op, self->sizes, self->ndim, other->sizes, other->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, self, other, &rt, &ct)) {
+        !ct__binary_dtypes(op, bop, self, other, &rt, &ct) ||
+        !ct__check_alpha(op, rt, &alpha)) {
         return NULL;
     }
     if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
@@ -1011,10 +1053,18 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
     }
     if (a && !ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
         (isinf(min) || min == floor(min)) && (isinf(max) || max == floor(max))) {
+        /* bounds beyond the dtype's range clamp nothing, unless nothing would be left */
+        bool lo = ct__scalar_fits(min, a->dtype), hi = ct__scalar_fits(max, a->dtype);
+        if ((!lo && min > 0) || (!hi && max < 0)) {
+            ct__fail(CT_ERR_VALUE, "ct_clamp", "Clamp %s value %g is outside the representable "
+                     "range of %s", !lo && min > 0 ? "min" : "max", !lo && min > 0 ? min : max,
+                     ct__dtype_title(a->dtype));
+            return NULL;
+        }
         ct_scope_begin(); /* integer clamp keeps the dtype: maximum/minimum with the bounds */
         ct_tensor *r = (ct_tensor *)(uintptr_t)a;
-        r = isinf(min) ? r : ct__binary_scalar("ct_clamp", CT__MAXIMUM, r, min);
-        r = isinf(max) ? r : ct__binary_scalar("ct_clamp", CT__MINIMUM, r, max);
+        r = lo ? ct__binary_scalar("ct_clamp", CT__MAXIMUM, r, min) : r;
+        r = hi ? ct__binary_scalar("ct_clamp", CT__MINIMUM, r, max) : r;
         r = ct_keep(r == a ? ct_clone(a) : r);
         ct_scope_end();
         return r;
@@ -1024,8 +1074,17 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
 {
-    if (a && !ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent)) {
-        return ct__binary_scalar("ct_pow", CT__POW, a, exponent); /* integer power */
+    if (a && !ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent) &&
+        fabs(exponent) < 9.2e18) { /* an int64 scalar, as ct__wrap_scalar decides */
+        if (exponent < 0) { /* integer power: PyTorch's checks of the exponent */
+            ct__fail(CT_ERR_VALUE, "ct_pow", "Integers to negative integer powers are not "
+                     "allowed.");
+            return NULL;
+        }
+        if (!ct__check_scalar("ct_pow", exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype)) {
+            return NULL;
+        }
+        return ct__binary_scalar("ct_pow", CT__POW, a, exponent);
     }
     return ct__unary("ct_pow", CT__POWS, a, exponent, 0);
 }
@@ -1131,7 +1190,8 @@ ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *
 ct_tensor *ct_fill_(ct_tensor *self, double value)
 {
     const char *op = "ct_fill_";
-    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self)) {
+    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self) ||
+        !ct__check_scalar(op, value, self->dtype)) {
         return NULL;
     }
     ct_tensor *s = ct__tensor_new(op, NULL, 0, self->dtype);
@@ -1218,11 +1278,10 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     if (ct__null(op, a) || !ct__check_cpu(op, a)) {
         return NULL;
     }
-    dtype = ct__dtype_resolve(dtype);
-    if (!ct__dtype_valid(dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "invalid dtype %d", (int)dtype);
+    if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
+    dtype = ct__dtype_resolve(dtype);
     if (a->dtype == dtype) {
         return ct_alias(a);
     }

@@ -4,7 +4,8 @@
  * Dtypes: the result dtype follows torch.result_type: tensors of higher category win, a
  * 0-dim tensor counts only when its category is higher, C scalars (`_scalar` forms) count
  * as int64 or the default float dtype and never widen the tensor's dtype within a
- * category. Comparisons return bool. Ops marked "float" compute in floating point (integer
+ * category (an integral scalar outside an integer tensor's range wraps modulo 2^bits, as in
+ * PyTorch). Comparisons return bool. Ops marked "float" compute in floating point (integer
  * inputs give the default float dtype).
  * Returns: a new tensor owned by the current scope; in-place forms (trailing _) return
  * their first argument, bump its version and require the result to be castable to it.
@@ -14,7 +15,10 @@
  * Determinism: bit-exact across thread counts.
  */
 
-/* input + alpha * other. Mirrors: torch.add(input, other, alpha=alpha). */
+/* input + alpha * other. Errors (also ct_sub_): CT_ERR_VALUE when the result is integral or
+   bool and alpha is not an integer ("For integral input tensors, argument alpha must not be
+   a floating point number.") or alpha does not fit the result dtype ("value cannot be
+   converted to type int without overflow"). Mirrors: torch.add(input, other, alpha=alpha). */
 CTORCH_API ct_tensor *ct_add(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_add_alpha(const ct_tensor *input, const ct_tensor *other, double alpha);
 CTORCH_API ct_tensor *ct_add_scalar(const ct_tensor *input, double other);
@@ -81,7 +85,8 @@ CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
    the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
 
-/* Fills self with value. Mirrors: Tensor.fill_. */
+/* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
+   ct_full. Mirrors: Tensor.fill_. */
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
 /* Mirrors: Tensor.zero_. */
 CTORCH_API ct_tensor *ct_zero_(ct_tensor *self);
@@ -92,7 +97,12 @@ CTORCH_API ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src);
    Mirrors: torch.clone. */
 CTORCH_API ct_tensor *ct_clone(const ct_tensor *input);
 /* input converted to dtype (returns input itself, as a new reference in the scope, when
-   the dtype already matches); differentiable between float dtypes. Mirrors: Tensor.to(dtype). */
+   the dtype already matches); differentiable between float dtypes. Float to integer
+   truncates toward zero and is defined for every value, giving PyTorch's x86-64 results:
+   NaN, infinities and values outside int32's range become INT32_MIN for int32 (INT64_MIN
+   and int64's range for int64); int8/int16/uint8 take the low bits of that int32 (uint8
+   from float64: of the int64); to bool, NaN is true. Integers narrow modulo 2^bits.
+   Errors: CT_ERR_VALUE for a dtype outside ct_dtype. Mirrors: Tensor.to(dtype). */
 CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);

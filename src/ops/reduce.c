@@ -24,28 +24,28 @@ typedef struct ct__red_job {
 
 #define CT__RED_BLOCK 4096
 
-/* Sum of n contiguous values: fixed blocks of CT__RED_BLOCK in 16 lanes, block sums in
-   ACC. */
-#define CT__SUM_FN(T, S, ACC)                                                              \
+/* Sum of n contiguous values: fixed blocks of CT__RED_BLOCK in 16 lanes of type LANE, block
+   sums in ACC (int64 sums run in uint64, so that overflow wraps as in PyTorch). */
+#define CT__SUM_FN(T, S, ACC, LANE)                                                        \
     static ACC ct__sum_##S(const T *p, int64_t n)                                           \
     {                                                                                       \
         ACC total = 0;                                                                      \
         for (int64_t b = 0; b < n; b += CT__RED_BLOCK) {                                    \
             int64_t m = n - b < CT__RED_BLOCK ? n - b : CT__RED_BLOCK;                      \
             const T *q = p + b;                                                             \
-            T acc[16] = {0};                                                                \
+            LANE acc[16] = {0};                                                             \
             int64_t i = 0;                                                                  \
             for (; i + 16 <= m; i += 16) {                                                  \
                 for (int k = 0; k < 16; k++) {                                              \
-                    acc[k] += q[i + k];                                                     \
+                    acc[k] += (LANE)q[i + k];                                               \
                 }                                                                           \
             }                                                                               \
-            T s = 0;                                                                        \
+            LANE s = 0;                                                                     \
             for (int k = 0; k < 16; k++) {                                                  \
                 s += acc[k];                                                                \
             }                                                                               \
             for (; i < m; i++) {                                                            \
-                s += q[i];                                                                  \
+                s += (LANE)q[i];                                                            \
             }                                                                               \
             total += (ACC)s;                                                                \
         }                                                                                   \
@@ -56,8 +56,8 @@ typedef struct ct__red_job {
 #define CT__BETTER(v, best, sign)                                                          \
     ((best) == (best) && ((v) != (v) || ((sign) > 0 ? (v) > (best) : (v) < (best))))
 
-#define CT__RED_KERNELS(T, S, ACC)                                                         \
-    CT__SUM_FN(T, S, ACC)                                                                   \
+#define CT__RED_KERNELS(T, S, ACC, LANE)                                                   \
+    CT__SUM_FN(T, S, ACC, LANE)                                                             \
     /* items: rows o of (outer, R), inner == 1 */                                           \
     static void ct__red_rows_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                       \
@@ -136,9 +136,9 @@ typedef struct ct__red_job {
             }                                                                               \
         }                                                                                   \
     }
-CT__RED_KERNELS(float, f32, double)
-CT__RED_KERNELS(double, f64, double)
-CT__RED_KERNELS(int64_t, i64, int64_t)
+CT__RED_KERNELS(float, f32, double, float)
+CT__RED_KERNELS(double, f64, double, double)
+CT__RED_KERNELS(int64_t, i64, uint64_t, uint64_t)
 
 /* Runs a reduction of contiguous x as (outer, R, inner) into v / ix. */
 static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int64_t R,
@@ -199,21 +199,20 @@ static bool ct__reduce_dim_raw(const char *op, ct__redop rop, const ct_tensor *t
                  op + 3, d);
         return false;
     }
-    /* contiguous input in the compute dtype */
-    ct_tensor *x = ct__tensor_new(op, t->sizes, nd, cd);
+    /* contiguous input in the compute dtype (a copy only when t is not one already) */
+    bool reuse = t->dtype == cd && ct_is_contiguous(t);
+    ct_tensor *x = reuse ? NULL : ct__tensor_new(op, t->sizes, nd, cd);
     ct_tensor *v = values ? ct__tensor_new(op, sizes, nd, cd) : NULL;
     ct_tensor *ix = indices ? ct__tensor_new(op, sizes, nd, CT_INT64) : NULL;
-    bool ok = x && (!values || v) && (!indices || ix);
+    bool ok = (reuse || x) && (!values || v) && (!indices || ix);
     if (ok) {
-        bool reuse = t->dtype == cd && ct_is_contiguous(t);
-        const ct_tensor *src = reuse ? t : x;
         if (!reuse) {
             ct__copy_kernel(x, t);
         }
         if (R == 0) {
             memset(ct__data(v), 0, ct_nbytes(v));
         } else {
-            ct__reduce_run(rop, src, outer, R, inner, v, ix);
+            ct__reduce_run(rop, reuse ? t : x, outer, R, inner, v, ix);
         }
     }
     ct__release(x);
@@ -296,26 +295,34 @@ static void ct__mean_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_div_scalar(ct__unreduce(n, g), n->f[0]);
 }
 
-/* Sum (or mean) over the masked dims. */
-static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t *dims, int n,
-                               bool keepdim, bool mean)
+/* The result of a reduction of an empty t over the masked dims: a new unscoped tensor of
+   the reduced shape in the compute dtype, every element `value` (0 for sum, NaN for mean).
+   Costs O(output) whatever the sizes of t's other dims. */
+static ct_tensor *ct__reduce_empty(const char *op, const ct_tensor *t, unsigned mask,
+                                   bool keepdim, double value)
 {
-    unsigned mask;
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__dims_mask(op, t, dims, n, &mask)) {
-        return NULL;
+    int64_t shape[CT_MAX_DIMS];
+    int nd = ct__reduced_shape(t, mask, keepdim, shape);
+    ct_tensor *r = ct__tensor_new(op, shape, nd, ct__red_compute_dtype(t->dtype));
+    int64_t n = ct_numel(r);
+    if (r && value == 0) {
+        memset(ct__data(r), 0, ct_nbytes(r));
     }
-    if (mean && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
-                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
-        return NULL;
+    for (int64_t i = 0; r && value != 0 && i < n; i++) {
+        ct__store_f64(ct__data(r) + (size_t)i * ct_dtype_size(r->dtype), r->dtype, value);
     }
+    return r;
+}
+
+/* Sums a non-empty t over the masked dims, innermost first: a new unscoped tensor in the
+   compute dtype with the reduced dims kept as 1 (t's shape when nothing is reduced). */
+static ct_tensor *ct__sum_dims_raw(const char *op, const ct_tensor *t, unsigned mask)
+{
     ct_tensor *cur = ct_retain((ct_tensor *)(uintptr_t)t);
-    int64_t count = 1;
     for (int d = t->ndim - 1; d >= 0 && cur; d--) {
         if (!(mask & (1u << d))) {
             continue;
         }
-        count *= t->sizes[d];
         ct_tensor *next = NULL;
         if (!ct__reduce_dim_raw(op, CT__RSUM, cur, d, &next, NULL)) {
             next = NULL;
@@ -331,6 +338,28 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
         ct__release(cur);
         cur = c;
     }
+    return cur;
+}
+
+/* Sum (or mean) over the masked dims. */
+static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t *dims, int n,
+                               bool keepdim, bool mean)
+{
+    unsigned mask;
+    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__dims_mask(op, t, dims, n, &mask)) {
+        return NULL;
+    }
+    if (mean && !ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
+                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
+        return NULL;
+    }
+    int64_t count = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        count *= (mask & (1u << d)) ? t->sizes[d] : 1;
+    }
+    ct_tensor *cur = ct_numel(t) == 0 ? ct__reduce_empty(op, t, mask, keepdim, mean ? NAN : 0.0)
+                                      : ct__sum_dims_raw(op, t, mask);
     if (!cur) {
         return NULL;
     }
@@ -338,8 +367,8 @@ static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t
     cur->ndim = ct__reduced_shape(t, mask, keepdim, shape);
     memcpy(cur->sizes, shape, sizeof(int64_t) * (size_t)cur->ndim);
     ct__contiguous_strides(cur->sizes, cur->ndim, cur->strides);
-    if (mean) {
-        double inv = count ? 1.0 / (double)count : NAN;
+    if (mean && ct_numel(t) != 0) {
+        double inv = 1.0 / (double)count;
         int64_t m = ct_numel(cur);
         for (int64_t i = 0; i < m; i++) {
             char *p = ct__data(cur) + (size_t)i * ct_dtype_size(cur->dtype);
@@ -549,6 +578,11 @@ ct_tensor *ct_argmin_dim(const ct_tensor *t, int64_t dim, bool keepdim)
 static ct_tensor *ct__arg_all(const char *op, ct__redop rop, const ct_tensor *t)
 {
     if (ct__null(op, t)) {
+        return NULL;
+    }
+    if (ct_numel(t) == 0) {
+        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim to be specified for "
+                 "input.numel() == 0.", op + 3);
         return NULL;
     }
     ct_scope_begin();

@@ -5,9 +5,11 @@
  * input; max/min/argmax keep the input dtype (indices are int64). NaN propagates through
  * max/min and argmax/argmin point at the first NaN. Ties: argmax/argmin and max_dim/min_dim
  * return the first occurrence.
+ * Empty inputs cost O(output), whatever their other sizes: sums are 0, means NaN (0 / 0).
  * Returns: new tensors owned by the current scope. Errors: CT_ERR_INDEX for a dim out of
- * range; CT_ERR_VALUE for a max/min/argmax over an empty dim ("max(): Expected reduction dim
- * 0 to have non-zero size.").
+ * range; CT_ERR_VALUE for a max/min/argmax/argmin over an empty dim ("max(): Expected
+ * reduction dim 0 to have non-zero size.") or over all elements of an empty input
+ * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
  * results are bit-exact across thread counts.
  */

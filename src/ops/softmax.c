@@ -119,16 +119,20 @@ CT__SOFTMAX_KERNEL(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_KERNEL(double, f64, exp, log)
 #undef CT__SOFTMAX_ROW
 
+/* An empty input's gradient is empty: skip the sums, whose outputs (every line of dim) can
+   be far larger than the input. */
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* y * (g - sum(g * y)) */
     const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
+    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
+                             : ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
 }
 
 static void ct__log_softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* g - exp(y) * sum(g) */
     const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
+    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
+                             : ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
 }
 
 static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t dim, bool log)

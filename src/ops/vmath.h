@@ -27,7 +27,8 @@ static inline uint32_t ct__f32_bits(float f)
    (Cephes expf coefficients), 2^n built in the exponent bits. */
 static inline float ct__expf(float x)
 {
-    float xc = x < -87.33654f ? -87.33654f : (x > 88.72283f ? 88.72283f : x);
+    /* NaN compares false and takes the low clamp: n stays finite, the result NaN */
+    float xc = x > -87.33654f ? (x < 88.72283f ? x : 88.72283f) : -87.33654f;
     float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
     float r = xc - n * 0.693359375f;
     r = r - n * -2.12194440e-4f;
