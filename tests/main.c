@@ -120,7 +120,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(optim)                                                                                \
     X(data)                                                                                 \
     X(bench)                                                                                \
-    X(parallel)
+    X(parallel)                                                                             \
+    X(rng)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)
