@@ -20,7 +20,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests
+        compile-tests test-rng-flags
 
 all: $(BUILD)/test_runner examples
 
@@ -29,6 +29,7 @@ help:
 	@echo "make test                compile checks, then every test; ends with 'N passed, N failed'"
 	@echo "make sanitize            the tests under ASan and UBSan"
 	@echo "make tsan                the tests under ThreadSanitizer (without OpenMP)"
+	@echo "make test-rng-flags      the bit-exact random-stream tests under several -std/-O flags"
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
@@ -51,8 +52,20 @@ $(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS)
 compile-tests: | $(BUILD)
 	@sh tests/compile.sh "$(CC)" "$(CXX)"
 
-test: compile-tests $(BUILD)/test_runner
+test: compile-tests test-rng-flags $(BUILD)/test_runner
 	@cd tests && ../$(BUILD)/test_runner
+
+# The tests named *rng* (random streams, the quickstart's Linear init, DataLoader orders) compare
+# with PyTorch bit for bit: their results must not depend on -std, -O or -ffp-contract.
+RNG_FLAGS := "-std=c11 -O0" "-std=gnu11 -O0" "-std=c11 -O2 -march=native" \
+             "-std=gnu11 -O2 -march=native" "-std=c11 -O2 -march=native -ffp-contract=fast"
+test-rng-flags: $(HEADERS) | $(BUILD)
+	@for f in $(RNG_FLAGS); do \
+	    printf 'rng tests, %s: ' "$$f"; \
+	    $(CC) $$f $(WARN) -Werror $(filter -DCTORCH_ZLIB,$(CFLAGS)) -o $(BUILD)/test_rng_flags \
+	        tests/main.c tests/impl.c $(TESTS) $(LDLIBS) && \
+	    (cd tests && ../$(BUILD)/test_rng_flags rng) || exit 1; \
+	done
 
 sanitize: | $(BUILD)
 	$(CC) -std=c11 -O1 -g -march=native $(WARN) -fsanitize=address,undefined -fno-omit-frame-pointer \
