@@ -506,7 +506,9 @@ CTORCH_API ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct
 CTORCH_API ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g);
 /* Integers uniform in [low, high) (dtype DEFAULT means int64; any dtype). Errors: CT_ERR_VALUE
    "random_ expects 'from' to be less than 'to', but got from=5 >= to=5", or "from is out
-   of bounds for int8" when the dtype cannot hold low or high - 1. Mirrors: torch.randint. */
+   of bounds for signed char" when an integer dtype cannot hold low or high - 1. For float
+   dtypes, bounds beyond 2^24 (float32) or 2^53 (float64) move inward to representable values
+   as PyTorch's do. Mirrors: torch.randint. */
 CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
@@ -4273,12 +4275,12 @@ typedef struct ct__rng_int_range {
     int64_t base;
 } ct__rng_int_range;
 
-/* uniform_int_from_to_distribution: random64() for a range of 2^32 or more (int64 and float
-   dtypes; narrower integer dtypes cannot hold such a range), else random(). */
+/* uniform_int_from_to_distribution: random64() for a range of 2^28 or more (any dtype), else
+   random() (PyTorch keeps the modulo's skew below about 5% this way). */
 static void ct__rng_draw_int(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
     const ct__rng_int_range *r = (const ct__rng_int_range *)params;
-    uint64_t bits = r->range >= (1ull << 32) ? ct__rng_u64(g) : ct__rng_u32(g);
+    uint64_t bits = r->range >= (1ull << 28) ? ct__rng_u64(g) : ct__rng_u32(g);
     ct__rng_store_i64(dst, dt, (int64_t)(bits % r->range + (uint64_t)r->base));
 }
 
@@ -4312,24 +4314,64 @@ ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
     return self;
 }
 
-/* check_from_to_in_range: the dtype must hold `from` and `to - 1`. */
+/* check_from_to_in_range: an integer dtype must hold `from` and `to - 1` (floats hold every
+   int64, rounded). The message names the type as PyTorch's does. */
 static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc, ct_dtype dt)
 {
-    static const int64_t lim[][2] = {
-        {0, 1}, {0, 255}, {-128, 127}, {-32768, 32767}, {INT32_MIN, INT32_MAX},
-    };
-    int k = (int)dt - (int)CT_BOOL;
-    if (k < 0 || k >= (int)(sizeof lim / sizeof lim[0])) {
-        return true; /* int64, float32 and float64 hold every int64 (floats rounded) */
-    }
-    const char *name = from < lim[k][0] || from > lim[k][1]         ? "from"
-                       : to_inc < lim[k][0] || to_inc > lim[k][1] ? "to - 1"
-                                                                  : NULL;
-    if (name) {
-        ct__fail(CT_ERR_VALUE, op, "%s is out of bounds for %s", name, ct_dtype_name(dt));
-        return false;
+    static const struct {
+        ct_dtype dtype;
+        int64_t min, max;
+        const char *name;
+    } lim[] = {{CT_BOOL, 0, 1, "bool"},
+               {CT_UINT8, 0, 255, "unsigned char"},
+               {CT_INT8, -128, 127, "signed char"},
+               {CT_INT16, -32768, 32767, "short int"},
+               {CT_INT32, INT32_MIN, INT32_MAX, "int"}};
+    for (size_t k = 0; k < sizeof lim / sizeof lim[0]; k++) {
+        if (lim[k].dtype != dt) {
+            continue;
+        }
+        const char *name = from < lim[k].min || from > lim[k].max       ? "from"
+                           : to_inc < lim[k].min || to_inc > lim[k].max ? "to - 1"
+                                                                        : NULL;
+        if (name) {
+            ct__fail(CT_ERR_VALUE, op, "%s is out of bounds for %s", name, lim[k].name);
+            return false;
+        }
     }
     return true;
+}
+
+/* v rounded to float dt and back to int64 (saturated at INT64_MAX, where C would overflow). */
+static int64_t ct__rng_round_int(int64_t v, ct_dtype dt)
+{
+    double r = dt == CT_FLOAT32 ? (double)(float)v : (double)v;
+    return r >= 9223372036854775808.0 ? INT64_MAX : (int64_t)r;
+}
+
+/* floor(log2(|v|)) for v != 0. */
+static int ct__rng_log2(int64_t v)
+{
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int n = 0;
+    while (a >>= 1) {
+        n++;
+    }
+    return n;
+}
+
+/* update_from / update_to: for a float dtype, a bound whose rounding would leave [from, to)
+   moves inward by one step of the dtype's spacing there. */
+static void ct__rng_float_bounds(int64_t *from, int64_t *to, ct_dtype dt)
+{
+    int digits = dt == CT_FLOAT32 ? 24 : 53;
+    int64_t from1 = ct__rng_round_int(*from + 1, dt), to1 = ct__rng_round_int(*to - 1, dt);
+    if (from1 < *from) {
+        *from = from1 + ((int64_t)1 << (ct__rng_log2(*from + 1) - digits + 1));
+    }
+    if (to1 >= *to) {
+        *to = to1 - ((int64_t)1 << (ct__rng_log2(*to - 1) - digits + 1));
+    }
 }
 
 ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
@@ -4343,7 +4385,16 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
         return NULL;
     }
     dtype = dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype;
-    if (ct__dtype_valid(dtype) && !ct__rng_check_int_range(op, low, high - 1, dtype)) {
+    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
+        ct__rng_float_bounds(&low, &high, dtype);
+        if (low >= high) {
+            ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' casted to dtype to be less than "
+                     "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
+                     (long long)high);
+            return NULL;
+        }
+    }
+    if (!ct__rng_check_int_range(op, low, high - 1, dtype)) {
         return NULL;
     }
     ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);

@@ -151,9 +151,9 @@ static void test_rng_errors(void)
     CHECK(ct_randint(5, 5, &n, 1, CT_INT64, NULL) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "random_ expects 'from' to be less than 'to'");
     CHECK(ct_randint(-200, 0, &n, 1, CT_INT8, NULL) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "from is out of bounds for int8");
+    CHECK_ERROR(CT_ERR_VALUE, "from is out of bounds for signed char");
     CHECK(ct_randint(0, 257, &n, 1, CT_UINT8, NULL) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "to - 1 is out of bounds for uint8");
+    CHECK_ERROR(CT_ERR_VALUE, "to - 1 is out of bounds for unsigned char");
     CHECK(ct_randint(0, 256, &n, 1, CT_UINT8, NULL) != NULL);
     CHECK(ct_uniform_(ct_empty(&n, 1, CT_FLOAT32), 1, 0, NULL) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "uniform_ expects to return a [from, to) range");

@@ -10,6 +10,7 @@ the quickstart's initial Linear parameters (tests/test_nn.c) and DataLoader orde
     python3 tools/gen_golden_rng.py   # from the repository root
 """
 import os
+import warnings
 import zlib
 
 import torch
@@ -105,8 +106,13 @@ def cases():
         add("RANDINT", torch.int64, seed, 1000, lo=-3, hi=2**40 + 7, tag="_2p40")
         add("RANDINT", torch.int64, seed, 1000, lo=-5, hi=1000, tag="_small")
         add("RANDINT", torch.int32, seed, 17, lo=-5, hi=1000, tag="_small")
+        add("RANDINT", torch.int32, seed, 1000, lo=-(2**30), hi=2**30, tag="_2p31")
+        add("RANDINT", torch.int64, seed, 1000, lo=0, hi=2**28 - 1, tag="_2p28m1")
+        add("RANDINT", torch.int64, seed, 1000, lo=0, hi=2**28, tag="_2p28")
         add("RANDINT", torch.int8, seed, 17, lo=-100, hi=100, tag="_small")
         add("RANDINT", torch.float32, seed, 17, lo=0, hi=100, tag="_small")
+        add("RANDINT", torch.float32, seed, 1000, lo=-(2**30) - 97, hi=2**30, tag="_2p30")
+        add("RANDINT", torch.float64, seed, 1000, lo=-(2**60) - 5, hi=2**60 + 1000, tag="_2p60")
         add("BERNOULLI", torch.float32, seed, 1000, a=0.3)
         add("BERNOULLI", torch.int64, seed, 17, a=0.3)
         for dt in DTYPES:
@@ -246,6 +252,7 @@ typedef struct rng_golden_loader {{
 
 
 def main():
+    warnings.filterwarnings("ignore", "from is out of bounds|to - 1 is out of bounds")
     lines = [HEADER.format(version=torch.__version__, loader_n=LOADER_N,
                            loader_batch=LOADER_BATCH, loader_epochs=LOADER_EPOCHS)]
     lines.append("static const rng_golden rng_golden_cases[] = {")

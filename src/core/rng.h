@@ -39,7 +39,9 @@ CTORCH_API ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct
 CTORCH_API ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g);
 /* Integers uniform in [low, high) (dtype DEFAULT means int64; any dtype). Errors: CT_ERR_VALUE
    "random_ expects 'from' to be less than 'to', but got from=5 >= to=5", or "from is out
-   of bounds for int8" when the dtype cannot hold low or high - 1. Mirrors: torch.randint. */
+   of bounds for signed char" when an integer dtype cannot hold low or high - 1. For float
+   dtypes, bounds beyond 2^24 (float32) or 2^53 (float64) move inward to representable values
+   as PyTorch's do. Mirrors: torch.randint. */
 CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
