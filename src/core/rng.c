@@ -40,15 +40,26 @@ static void ct__rng_seed(ct_generator *g, uint64_t seed)
     g->has_next_normal = false;
 }
 
+/* state[k] from its successor and the word M ahead (mt19937's twist). */
+static uint32_t ct__rng_twist(uint32_t cur, uint32_t next, uint32_t ahead)
+{
+    uint32_t y = (cur & 0x80000000u) | (next & 0x7fffffffu);
+    return ahead ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+}
+
 /* CPUGeneratorImpl::random(). */
 static uint32_t ct__rng_u32(ct_generator *g)
 {
-    if (g->index >= CT__MT_N) {
-        for (int k = 0; k < CT__MT_N; k++) {
-            uint32_t y = (g->state[k] & 0x80000000u) | (g->state[(k + 1) % CT__MT_N] & 0x7fffffffu);
-            g->state[k] =
-                g->state[(k + CT__MT_M) % CT__MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+    if (g->index >= CT__MT_N) { /* the next 624 words, in three runs without wrap-around */
+        uint32_t *s = g->state;
+        int k = 0;
+        for (; k < CT__MT_N - CT__MT_M; k++) {
+            s[k] = ct__rng_twist(s[k], s[k + 1], s[k + CT__MT_M]);
         }
+        for (; k < CT__MT_N - 1; k++) {
+            s[k] = ct__rng_twist(s[k], s[k + 1], s[k + CT__MT_M - CT__MT_N]);
+        }
+        s[k] = ct__rng_twist(s[k], s[0], s[CT__MT_M - 1]);
         g->index = 0;
     }
     uint32_t y = g->state[g->index++];
