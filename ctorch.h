@@ -3807,6 +3807,10 @@ void ct__mutex_unlock(ct__mutex *m)
  * -std=c11 or gnu11, -O level) changes a bit.
  */
 
+#if defined(CT__HAS_AVX2)
+#include <immintrin.h>
+#endif
+
 #define CT__MT_N 624
 #define CT__MT_M 397
 #define CT__DEFAULT_SEED 67280421310721ull
@@ -4121,6 +4125,91 @@ ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
 
 /* ---- normal_ ------------------------------------------------------------------------- */
 
+/* The float32 Box-Muller block: the instructions of PyTorch's AVX2 kernel under CT__HAS_AVX2,
+   else the same operations one lane at a time (the reference; both give the same bits). */
+#if defined(CT__HAS_AVX2)
+#define CT__RNG_SPLAT(v) _mm256_set1_ps(v)
+/* Natural log of x in (0, 1] per lane as avx_mathfun.h's log256_ps (cephes logf), with the
+   fusions gcc makes of it in PyTorch's AVX2 kernel. */
+static __m256 ct__rng_logf8(__m256 x)
+{
+    const __m256 one = CT__RNG_SPLAT(1.0f);
+    __m256i bits = _mm256_castps_si256(x);
+    __m256i expo = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(0x7f));
+    __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(expo), one);
+    bits = _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(~0x7f800000)),
+                           _mm256_set1_epi32(0x3f000000));
+    x = _mm256_castsi256_ps(bits);
+    __m256 small = _mm256_cmp_ps(x, CT__RNG_SPLAT(0.707106781186547524f), _CMP_LT_OS);
+    __m256 tmp = _mm256_and_ps(x, small);
+    x = _mm256_sub_ps(x, one);
+    e = _mm256_sub_ps(e, _mm256_and_ps(one, small));
+    x = _mm256_add_ps(x, tmp);
+    __m256 z = _mm256_mul_ps(x, x);
+    static const float p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                               -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                               2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+    __m256 y = CT__RNG_SPLAT(p[0]);
+    for (int k = 1; k < 9; k++) {
+        y = _mm256_fmadd_ps(y, x, CT__RNG_SPLAT(p[k]));
+    }
+    y = _mm256_mul_ps(y, x);
+    y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, CT__RNG_SPLAT(-2.12194440e-4f)));
+    y = _mm256_fnmadd_ps(z, CT__RNG_SPLAT(0.5f), y);
+    x = _mm256_add_ps(x, y);
+    return _mm256_fmadd_ps(e, CT__RNG_SPLAT(0.693359375f), x);
+}
+
+/* Sine and cosine of x >= 0 per lane as avx_mathfun.h's sincos256_ps (cephes sinf/cosf over
+   octants), with gcc's fusions in PyTorch's AVX2 kernel. */
+static void ct__rng_sincosf8(__m256 x, __m256 *s, __m256 *c)
+{
+    __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(x, CT__RNG_SPLAT(1.27323954473516f)));
+    j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+    __m256 y = _mm256_cvtepi32_ps(j);
+    __m256i four = _mm256_set1_epi32(4);
+    __m256 sign_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, four), 29));
+    __m256i j2 = _mm256_sub_epi32(j, _mm256_set1_epi32(2));
+    __m256 sign_cos = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(j2, four), 29));
+    __m256i two = _mm256_set1_epi32(2);
+    __m256 sin_poly = _mm256_castsi256_ps(
+        _mm256_cmpeq_epi32(_mm256_and_si256(j, two), _mm256_setzero_si256()));
+    x = _mm256_fmadd_ps(y, CT__RNG_SPLAT(-0.78515625f), x);
+    x = _mm256_fmadd_ps(y, CT__RNG_SPLAT(-2.4187564849853515625e-4f), x);
+    x = _mm256_fmadd_ps(y, CT__RNG_SPLAT(-3.77489497744594108e-8f), x);
+    __m256 z = _mm256_mul_ps(x, x);
+    __m256 yc = _mm256_fmadd_ps(CT__RNG_SPLAT(2.443315711809948E-005f), z,
+                                CT__RNG_SPLAT(-1.388731625493765E-003f));
+    yc = _mm256_fmadd_ps(yc, z, CT__RNG_SPLAT(4.166664568298827E-002f));
+    yc = _mm256_mul_ps(yc, z);
+    yc = _mm256_fmsub_ps(yc, z, _mm256_mul_ps(z, CT__RNG_SPLAT(0.5f)));
+    yc = _mm256_add_ps(yc, CT__RNG_SPLAT(1.0f));
+    __m256 ys = _mm256_fmadd_ps(CT__RNG_SPLAT(-1.9515295891E-4f), z,
+                                CT__RNG_SPLAT(8.3321608736E-3f));
+    ys = _mm256_fmadd_ps(ys, z, CT__RNG_SPLAT(-1.6666654611E-1f));
+    ys = _mm256_mul_ps(ys, z);
+    ys = _mm256_fmadd_ps(ys, x, x);
+    __m256 sin_part = _mm256_and_ps(sin_poly, ys), cos_part = _mm256_andnot_ps(sin_poly, yc);
+    *s = _mm256_xor_ps(_mm256_add_ps(cos_part, sin_part), sign_sin);
+    *c = _mm256_xor_ps(_mm256_add_ps(_mm256_sub_ps(yc, cos_part), _mm256_sub_ps(ys, sin_part)),
+                       sign_cos);
+}
+
+/* normal_fill_16_AVX2: Box-Muller over the 8 pairs (d[j], d[j + 8]) of uniforms in [0, 1). */
+static void ct__rng_box_muller16_f32(float *d, float mean, float std)
+{
+    __m256 lg = ct__rng_logf8(_mm256_sub_ps(CT__RNG_SPLAT(1.0f), _mm256_loadu_ps(d)));
+    __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(CT__RNG_SPLAT(-2.0f), lg));
+    __m256 theta = _mm256_mul_ps(CT__RNG_SPLAT((float)(2.0 * 3.14159265358979323846)),
+                                 _mm256_loadu_ps(d + 8));
+    __m256 s, c;
+    ct__rng_sincosf8(theta, &s, &c);
+    __m256 vmean = CT__RNG_SPLAT(mean), vstd = CT__RNG_SPLAT(std);
+    _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_mul_ps(radius, c), vstd, vmean));
+    _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, s), vstd, vmean));
+}
+#undef CT__RNG_SPLAT
+#else
 /* Natural log of x in (0, 1] as avx_mathfun.h's log256_ps computes each lane (cephes logf),
    with the fusions gcc makes of it in PyTorch's AVX2 kernel. */
 static float ct__rng_logf(float x)
@@ -4197,6 +4286,7 @@ static void ct__rng_box_muller16_f32(float *d, float mean, float std)
         d[j + 8] = fmaf(radius * s, std, mean);
     }
 }
+#endif
 
 /* normal_fill_16<double>: the same with libm's log, cos and sin. */
 static void ct__rng_box_muller16_f64(double *d, double mean, double std)
