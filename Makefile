@@ -23,7 +23,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests check-null-tests
+        compile-tests check-null-tests test-rng-flags
 
 all: $(BUILD)/test_runner examples
 
@@ -32,6 +32,7 @@ help:
 	@echo "make test                compile checks, then every test; ends with 'N passed, N failed'"
 	@echo "make sanitize            the tests and every example under ASan (with leaks) and UBSan"
 	@echo "make tsan                the tests under ThreadSanitizer (without OpenMP)"
+	@echo "make test-rng-flags      the bit-exact random-stream tests under several -std/-O flags"
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
@@ -63,10 +64,22 @@ check-null-tests:
 compile-tests: | $(BUILD)
 	@sh tests/compile.sh "$(CC)" "$(CXX)"
 
-test: check-null-tests compile-tests $(BUILD)/test_runner $(BUILD)/test_runner_debug
+test: check-null-tests compile-tests test-rng-flags $(BUILD)/test_runner $(BUILD)/test_runner_debug
 	@cd tests && ../$(BUILD)/test_runner
 	@echo "the suite again, built with -DCTORCH_DEBUG:"
 	@cd tests && ../$(BUILD)/test_runner_debug
+
+# The tests named *rng* (random streams, the quickstart's Linear init, DataLoader orders) compare
+# with PyTorch bit for bit: their results must not depend on -std, -O or -ffp-contract.
+RNG_FLAGS := "-std=c11 -O0" "-std=gnu11 -O0" "-std=c11 -O2 -march=native" \
+             "-std=gnu11 -O2 -march=native" "-std=c11 -O2 -march=native -ffp-contract=fast"
+test-rng-flags: $(HEADERS) | $(BUILD)
+	@for f in $(RNG_FLAGS); do \
+	    printf 'rng tests, %s: ' "$$f"; \
+	    $(CC) $$f $(WARN) -Werror $(filter -DCTORCH_ZLIB,$(CFLAGS)) -o $(BUILD)/test_rng_flags \
+	        tests/main.c tests/impl.c $(TESTS) $(LDLIBS) && \
+	    (cd tests && ../$(BUILD)/test_rng_flags rng) || exit 1; \
+	done
 
 # make sanitize: the tests, then every example (built and run), under ASan (leak detection
 # on) and UBSan.

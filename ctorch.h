@@ -551,11 +551,22 @@ CTORCH_API void ct_parallel_info(FILE *f);
 // >>part core/rng.h
 /* core/rng.h - random number generation (torch.Generator, torch.random).
  *
- * The CPU engine is mt19937 seeded as PyTorch's CPU generator, and the samplers follow
- * PyTorch's CPU algorithms, so a seed gives the same numbers as torch.manual_seed for
- * rand/uniform_, randint, randperm and randn/normal_ (to float rounding). A generator
- * argument may be NULL: the default generator is used.
- * Thread safety: a generator must not be used from two threads at once.
+ * The CPU engine is mt19937 seeded as PyTorch's CPU generator, and every sampler follows
+ * PyTorch's CPU kernel draw for draw, so a seed gives bit-identical values to
+ * torch.manual_seed(seed) followed by the same calls: rand/uniform_, randn/normal_ (any mean
+ * and std), randint (any range, up to 2^64 - 1 wide), randperm (any n), bernoulli_ and
+ * random_. Non-contiguous tensors are filled in memory order, as PyTorch's TensorIterator
+ * does. The float32 normal_ of 16 or more contiguous elements reproduces the AVX2 kernel that
+ * x86-64 builds of PyTorch run (on AVX2 and AVX-512 CPUs alike); PyTorch builds without it
+ * (ARM, or ATEN_CPU_CAPABILITY=default) compute those values with libm and differ in the last
+ * bits. float64 normal_ uses the C library's log, sin and cos as PyTorch does, so it matches a
+ * PyTorch running on the same C library. Results do not depend on compiler flags.
+ * A generator argument may be NULL: the default generator is used.
+ * Thread safety: each call holds its generator's lock while it draws (PyTorch's
+ * CPUGeneratorImpl::mutex_), so generators, the default one included, may be shared between
+ * threads: every call's draws stay consecutive in the stream, and threads that share a
+ * generator get an interleaving of whole calls that depends on scheduling. Seed a generator
+ * per thread for reproducible multi-threaded streams.
  */
 typedef struct ct_generator ct_generator;
 
@@ -577,9 +588,11 @@ CTORCH_API void ct_manual_seed(uint64_t seed);
 CTORCH_API ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g);
 /* Standard normal. Float dtypes only. Mirrors: torch.randn. */
 CTORCH_API ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g);
-/* Integers uniform in [low, high) (dtype DEFAULT means int64). Errors: CT_ERR_VALUE
-   "random_ expects 'from' to be less than 'to', but got from=5 >= to=5". Mirrors:
-   torch.randint. */
+/* Integers uniform in [low, high) (dtype DEFAULT means int64; any dtype). Errors: CT_ERR_VALUE
+   "random_ expects 'from' to be less than 'to', but got from=5 >= to=5", or "from is out
+   of bounds for signed char" when an integer dtype cannot hold low or high - 1. For float
+   dtypes, bounds beyond 2^24 (float32) or 2^53 (float64) move inward to representable values
+   as PyTorch's do. Mirrors: torch.randint. */
 CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
@@ -587,12 +600,18 @@ CTORCH_API ct_tensor *ct_randperm(int64_t n, ct_generator *g);
 /* Same shape and dtype as t. Mirrors: torch.rand_like / torch.randn_like. */
 CTORCH_API ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g);
 CTORCH_API ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g);
-/* Fills self in place from U(from, to). Mirrors: Tensor.uniform_. */
+/* Fills self in place from U(from, to). Errors: CT_ERR_VALUE when from > to. Mirrors:
+   Tensor.uniform_. */
 CTORCH_API ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g);
 /* Fills self in place from N(mean, std^2). Mirrors: Tensor.normal_. */
 CTORCH_API ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g);
 /* Draws 0/1 with probability p into self's dtype. Mirrors: Tensor.bernoulli_(p). */
 CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
+/* Fills self in place with integers uniform on [0, 2^63 - 1] (int64), [0, max] (narrower
+   integers), {0, 1} (bool), [0, 2^24] (float32) or [0, 2^53] (float64), any dtype.
+   Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.
+   Mirrors: Tensor.random_() without from/to. */
+CTORCH_API ct_tensor *ct_random_(ct_tensor *self, ct_generator *g);
 
 // >>part ops/pointwise.h
 /* ops/pointwise.h - elementwise ops with broadcasting and type promotion.
@@ -1501,12 +1520,12 @@ CTORCH_API ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int
  * the epoch's start. Batches run in the calling thread (num_workers = 0); the fields of a
  * batch are collated by ct_dataset_get_batch, which gathers rows straight from the tensors
  * of a tensor dataset (no per-sample tensors).
- * Determinism: with an explicit generator seeded as torch.Generator().manual_seed(s), the
- * batches equal PyTorch's DataLoader(..., shuffle=True, generator=g) epoch after epoch, and
- * each epoch advances the generator as PyTorch does (a 64-bit base seed, then two randperm
- * calls). With generator NULL the default generator advances exactly as PyTorch's does (so
- * later random ops match), but the permutation itself comes from a private generator seeded
- * from it and differs from PyTorch's.
+ * Determinism: the batches equal PyTorch's DataLoader(..., shuffle=True) epoch after epoch for
+ * the same seed, with an explicit generator (seeded as torch.Generator().manual_seed(s)) or
+ * with generator NULL (the default generator after torch.manual_seed(s)), and the generator
+ * advances as PyTorch's: each epoch draws a 64-bit base seed, then with an explicit generator
+ * two randperm calls; with the default one a second 64-bit draw seeds a private generator for
+ * the permutation, as RandomSampler does.
  * Thread safety: one loader per thread.
  */
 typedef struct ct_dataloader ct_dataloader;
@@ -4519,27 +4538,41 @@ void ct__mutex_unlock(ct__mutex *m)
 #undef CT__PAR_FTZ_BITS
 
 // >>part core/rng.c
-/* core/rng.c - mt19937 and PyTorch's CPU sampling algorithms. */
+/* core/rng.c - mt19937 and PyTorch's CPU sampling kernels, draw for draw and bit for bit.
+ *
+ * Every public entry resolves the generator (NULL: the default one) and holds its lock for the
+ * whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so one call's draws are
+ * consecutive in the stream. Elements are visited in the order of PyTorch's TensorIterator
+ * for a nullary op: linearly when contiguous, else the smallest stride innermost.
+ * Floating point: each multiply-add that PyTorch's compiled kernels fuse is an explicit
+ * fma/fmaf, and no other product feeds an addition, so no compiler flag (-ffp-contract,
+ * -std=c11 or gnu11, -O level) changes a bit.
+ */
+
+#if defined(CT__HAS_AVX2)
+#include <immintrin.h>
+#endif
 
 #define CT__MT_N 624
 #define CT__MT_M 397
+#define CT__DEFAULT_SEED 67280421310721ull
 
 struct ct_generator {
+    ct__mutex lock; /* held during every draw (PyTorch's CPUGeneratorImpl::mutex_) */
     uint32_t state[CT__MT_N];
     int index;
     uint64_t seed;
-    bool has_next_normal; /* cached second Box-Muller sample (double path) */
+    bool has_next_normal; /* cached second Box-Muller sample of normal_distribution<double> */
     double next_normal;
 };
 
-static ct_generator ct__default_gen;
+static ct_generator ct__default_gen; /* its lock also guards ct__default_gen_ready */
 static bool ct__default_gen_ready = false;
 
-void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
+/* ---- the engine (the caller holds g->lock) ------------------------------------------- */
+
+static void ct__rng_seed(ct_generator *g, uint64_t seed)
 {
-    if (!g) {
-        g = ct_default_generator();
-    }
     g->seed = seed;
     g->state[0] = (uint32_t)(seed & 0xffffffffu);
     for (int j = 1; j < CT__MT_N; j++) {
@@ -4549,49 +4582,26 @@ void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
     g->has_next_normal = false;
 }
 
-ct_generator *ct_generator_new(void)
+/* state[k] from its successor and the word M ahead (mt19937's twist). */
+static uint32_t ct__rng_twist(uint32_t cur, uint32_t next, uint32_t ahead)
 {
-    ct_generator *g = (ct_generator *)ct__calloc(sizeof(ct_generator));
-    if (!g) {
-        ct__fail(CT_ERR_OOM, "ct_generator_new", "out of memory");
-        return NULL;
-    }
-    ct_generator_manual_seed(g, 67280421310721ull);
-    return g;
+    uint32_t y = (cur & 0x80000000u) | (next & 0x7fffffffu);
+    return ahead ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
 }
 
-void ct_generator_free(ct_generator *g)
+/* CPUGeneratorImpl::random(). */
+static uint32_t ct__rng_u32(ct_generator *g)
 {
-    ct__free(g);
-}
-
-ct_generator *ct_default_generator(void)
-{
-    if (!ct__default_gen_ready) {
-        ct__default_gen_ready = true;
-        ct_generator_manual_seed(&ct__default_gen, 67280421310721ull);
-    }
-    return &ct__default_gen;
-}
-
-void ct_manual_seed(uint64_t seed)
-{
-    ct_generator_manual_seed(ct_default_generator(), seed);
-}
-
-uint64_t ct_generator_initial_seed(const ct_generator *g)
-{
-    return g ? g->seed : ct_default_generator()->seed;
-}
-
-static uint32_t ct__mt_next(ct_generator *g)
-{
-    if (g->index >= CT__MT_N) {
-        for (int k = 0; k < CT__MT_N; k++) {
-            uint32_t y = (g->state[k] & 0x80000000u) | (g->state[(k + 1) % CT__MT_N] & 0x7fffffffu);
-            g->state[k] =
-                g->state[(k + CT__MT_M) % CT__MT_N] ^ (y >> 1) ^ ((y & 1u) ? 0x9908b0dfu : 0u);
+    if (g->index >= CT__MT_N) { /* the next 624 words, in three runs without wrap-around */
+        uint32_t *s = g->state;
+        int k = 0;
+        for (; k < CT__MT_N - CT__MT_M; k++) {
+            s[k] = ct__rng_twist(s[k], s[k + 1], s[k + CT__MT_M]);
         }
+        for (; k < CT__MT_N - 1; k++) {
+            s[k] = ct__rng_twist(s[k], s[k + 1], s[k + CT__MT_M - CT__MT_N]);
+        }
+        s[k] = ct__rng_twist(s[k], s[0], s[CT__MT_M - 1]);
         g->index = 0;
     }
     uint32_t y = g->state[g->index++];
@@ -4602,178 +4612,609 @@ static uint32_t ct__mt_next(ct_generator *g)
     return y;
 }
 
-static uint64_t ct__mt_next64(ct_generator *g)
+/* CPUGeneratorImpl::random64(): the first draw is the high half. */
+static uint64_t ct__rng_u64(ct_generator *g)
 {
-    uint64_t hi = ct__mt_next(g), lo = ct__mt_next(g);
+    uint64_t hi = ct__rng_u32(g), lo = ct__rng_u32(g);
     return (hi << 32) | lo;
 }
 
-/* PyTorch's uniform_real_distribution: 24 random bits for float, 53 for double. */
-static double ct__uniform(ct_generator *g, ct_dtype dt, double from, double to)
+/* uniform_real_distribution<float>(from, to): 24 random bits, fused x * (to - from) + from. */
+static float ct__rng_uniform_f32(ct_generator *g, float from, float to)
 {
-    if (dt == CT_FLOAT64) {
-        double x = (double)(ct__mt_next64(g) & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
-        return x * (to - from) + from;
-    }
-    float x = (float)(ct__mt_next(g) & ((1u << 24) - 1)) * (1.0f / 16777216.0f);
-    return (double)(x * ((float)to - (float)from) + (float)from);
+    float x = (float)(ct__rng_u32(g) & 0xffffffu) * (1.0f / 16777216.0f);
+    return fmaf(x, to - from, from);
 }
 
-/* PyTorch's normal_distribution<double> (Box-Muller with a cached second sample). */
-static double ct__normal_scalar(ct_generator *g, double mean, double std)
+/* uniform_real_distribution<double>(from, to): 53 random bits of random64(). */
+static double ct__rng_uniform_f64(ct_generator *g, double from, double to)
+{
+    double x = (double)(ct__rng_u64(g) & ((1ull << 53) - 1)) * (1.0 / 9007199254740992.0);
+    return fma(x, to - from, from);
+}
+
+/* normal_distribution<double>: Box-Muller on two uniforms, the sine half cached. */
+static double ct__rng_normal_f64(ct_generator *g, double mean, double std)
 {
     if (g->has_next_normal) {
         g->has_next_normal = false;
-        return g->next_normal * std + mean;
+        return fma(g->next_normal, std, mean);
     }
-    double u1 = ct__uniform(g, CT_FLOAT64, 0, 1), u2 = ct__uniform(g, CT_FLOAT64, 0, 1);
+    double u1 = ct__rng_uniform_f64(g, 0, 1), u2 = ct__rng_uniform_f64(g, 0, 1);
     double r = sqrt(-2.0 * log1p(-u2)), theta = 2.0 * 3.14159265358979323846 * u1;
     g->has_next_normal = true;
     g->next_normal = r * sin(theta);
-    return r * cos(theta) * std + mean;
+    return fma(r * cos(theta), std, mean);
 }
 
-/* PyTorch's normal_fill_16: Box-Muller over 8 pairs (data[j], data[j + 8]) of uniforms. */
-static void ct__normal_fill16(double *d, double mean, double std)
+/* Resolves g and takes its lock; every public entry pairs it with ct__rng_unlock. */
+static ct_generator *ct__rng_lock(ct_generator *g)
 {
-    for (int j = 0; j < 8; j++) {
-        double u1 = 1 - d[j], u2 = d[j + 8];
-        double radius = sqrt(-2 * log(u1)), theta = 2.0 * 3.14159265358979323846 * u2;
-        d[j] = radius * cos(theta) * std + mean;
-        d[j + 8] = radius * sin(theta) * std + mean;
+    g = g ? g : ct_default_generator();
+    ct__mutex_lock(&g->lock);
+    return g;
+}
+
+static void ct__rng_unlock(ct_generator *g)
+{
+    ct__mutex_unlock(&g->lock);
+}
+
+/* ---- generators ---------------------------------------------------------------------- */
+
+void ct_generator_manual_seed(ct_generator *g, uint64_t seed)
+{
+    g = ct__rng_lock(g);
+    ct__rng_seed(g, seed);
+    ct__rng_unlock(g);
+}
+
+ct_generator *ct_generator_new(void)
+{
+    ct_generator *g = (ct_generator *)ct__calloc(sizeof(ct_generator));
+    if (!g) {
+        ct__fail(CT_ERR_OOM, "ct_generator_new", "out of memory");
+        return NULL;
+    }
+    ct__rng_seed(g, CT__DEFAULT_SEED);
+    return g;
+}
+
+void ct_generator_free(ct_generator *g)
+{
+    ct__free(g);
+}
+
+ct_generator *ct_default_generator(void)
+{
+    ct__mutex_lock(&ct__default_gen.lock);
+    if (!ct__default_gen_ready) {
+        ct__default_gen_ready = true;
+        ct__rng_seed(&ct__default_gen, CT__DEFAULT_SEED);
+    }
+    ct__mutex_unlock(&ct__default_gen.lock);
+    return &ct__default_gen;
+}
+
+void ct_manual_seed(uint64_t seed)
+{
+    ct_generator_manual_seed(NULL, seed);
+}
+
+uint64_t ct_generator_initial_seed(const ct_generator *g)
+{
+    ct_generator *locked = ct__rng_lock((ct_generator *)g); /* the lock is mutable state */
+    uint64_t seed = locked->seed;
+    ct__rng_unlock(locked);
+    return seed;
+}
+
+/* ---- element order and stores -------------------------------------------------------- */
+
+/* A draw into one element of dtype dt; params is the sampler's own. */
+typedef void (*ct__rng_draw_fn)(ct_generator *g, char *dst, ct_dtype dt, const void *params);
+
+/* Dims of t innermost first, as TensorIterator::reorder_dimensions sorts one output: by
+   stride, the smaller inner; on equal strides the smaller size inner. */
+static void ct__rng_dim_order(const ct_tensor *t, int *perm)
+{
+    for (int k = 0; k < t->ndim; k++) {
+        perm[k] = t->ndim - 1 - k;
+    }
+    for (int i = 1; i < t->ndim; i++) {
+        for (int d1 = i, d0 = i - 1; d0 >= 0; d0--) {
+            int64_t s0 = t->strides[perm[d0]], s1 = t->strides[perm[d1]];
+            bool swap = s0 != 0 && s1 != 0 &&
+                        (s0 > s1 || (s0 == s1 && t->sizes[perm[d0]] > t->sizes[perm[d1]]));
+            if (swap) {
+                int tmp = perm[d0];
+                perm[d0] = perm[d1];
+                perm[d1] = tmp;
+                d1 = d0;
+            } else if (s0 != 0 && s1 != 0 && s0 < s1) {
+                break;
+            }
+        }
     }
 }
 
-static bool ct__check_float_fill(const char *op, const ct_tensor *t)
+/* Calls draw for each element of t in PyTorch's order. */
+static void ct__rng_fill(ct_tensor *t, ct_generator *g, ct__rng_draw_fn draw, const void *params)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
+    size_t es = ct_dtype_size(t->dtype);
+    char *base = ct__data(t);
+    int64_t n = ct_numel(t);
+    if (ct_is_contiguous(t)) {
+        for (int64_t i = 0; i < n; i++) {
+            draw(g, base + (size_t)i * es, t->dtype, params);
+        }
+        return;
+    }
+    int perm[CT_MAX_DIMS];
+    int64_t idx[CT_MAX_DIMS] = {0};
+    ct__rng_dim_order(t, perm);
+    int64_t off = 0; /* elements */
+    for (int64_t i = 0; i < n; i++) {
+        draw(g, base + off * (int64_t)es, t->dtype, params);
+        for (int k = 0; k < t->ndim; k++) { /* odometer, innermost dim first */
+            int d = perm[k];
+            off += t->strides[d];
+            if (++idx[d] < t->sizes[d]) {
+                break;
+            }
+            off -= t->strides[d] * t->sizes[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* static_cast<scalar_t>(v) of an int64 into any dtype (int64 -> float rounds once). */
+static void ct__rng_store_i64(char *p, ct_dtype dt, int64_t v)
+{
+    switch (dt) {
+    case CT_BOOL: *(bool *)p = v != 0; break;
+    case CT_UINT8: *(uint8_t *)p = (uint8_t)(uint64_t)v; break;
+    case CT_INT8: *(int8_t *)p = (int8_t)v; break;
+    case CT_INT16: *(int16_t *)p = (int16_t)v; break;
+    case CT_INT32: *(int32_t *)p = (int32_t)v; break;
+    case CT_INT64: *(int64_t *)p = v; break;
+    case CT_FLOAT32: *(float *)p = (float)v; break;
+    case CT_FLOAT64: *(double *)p = (double)v; break;
+    default: break;
+    }
+}
+
+/* static_cast<scalar_t>(v) of a double into a float dtype. */
+static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
+{
+    if (dt == CT_FLOAT32) {
+        *(float *)p = (float)v;
+    } else {
+        *(double *)p = v;
+    }
+}
+
+static bool ct__rng_check_fill(const char *op, ct_tensor *t, bool float_only)
+{
+    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__check_inplace(op, t)) {
         return false;
     }
-    if (!ct_dtype_is_floating_point(t->dtype)) {
+    if (float_only && !ct_dtype_is_floating_point(t->dtype)) {
         ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
         return false;
     }
     return true;
 }
 
-/* Writes the i-th element (row-major order) of t. */
-static void ct__store_nth(ct_tensor *t, int64_t i, double v)
+/* ---- uniform_ and bernoulli_ --------------------------------------------------------- */
+
+typedef struct ct__rng_range {
+    double from, to;
+} ct__rng_range;
+
+static void ct__rng_draw_uniform(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
-    int64_t off = 0;
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        off += (i % t->sizes[d]) * t->strides[d];
-        i /= t->sizes[d];
+    const ct__rng_range *r = (const ct__rng_range *)params;
+    if (dt == CT_FLOAT32) {
+        *(float *)dst = ct__rng_uniform_f32(g, (float)r->from, (float)r->to);
+    } else {
+        *(double *)dst = ct__rng_uniform_f64(g, r->from, r->to);
     }
-    ct__store_f64(ct__data(t) + (size_t)off * ct_dtype_size(t->dtype), t->dtype, v);
 }
 
 ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
 {
-    if (!ct__check_float_fill("ct_uniform_", self) || !ct__check_inplace("ct_uniform_", self)) {
+    const char *op = "ct_uniform_";
+    if (!ct__rng_check_fill(op, self, true)) {
         return NULL;
     }
-    g = g ? g : ct_default_generator();
-    int64_t n = ct_numel(self);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_nth(self, i, ct__uniform(g, self->dtype, from, to));
+    if (!(from <= to)) {
+        ct__fail(CT_ERR_VALUE, op, "uniform_ expects to return a [from, to) range, but found "
+                 "from=%g > to=%g", from, to);
+        return NULL;
     }
+    ct__rng_range r = {from, to};
+    g = ct__rng_lock(g);
+    ct__rng_fill(self, g, ct__rng_draw_uniform, &r);
+    ct__rng_unlock(g);
     ct__bump_version(self);
     return self;
 }
 
-ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+/* bernoulli_distribution<double>: uniform_real_distribution<double>(0, 1) < p. */
+static void ct__rng_draw_bernoulli(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
-    const char *op = "ct_normal_";
-    if (!ct__check_float_fill(op, self) || !ct__check_inplace(op, self)) {
-        return NULL;
-    }
-    if (std < 0) {
-        ct__fail(CT_ERR_VALUE, op, "normal expects std >= 0.0, but found std %g", std);
-        return NULL;
-    }
-    g = g ? g : ct_default_generator();
-    int64_t n = ct_numel(self);
-    if (n >= 16 && ct_is_contiguous(self)) {
-        double *d = (double *)ct__malloc(sizeof(double) * (size_t)n);
-        if (!d) {
-            ct__fail(CT_ERR_OOM, op, "out of memory");
-            return NULL;
-        }
-        for (int64_t i = 0; i < n; i++) {
-            d[i] = ct__uniform(g, self->dtype, 0, 1);
-        }
-        for (int64_t i = 0; i + 16 <= n; i += 16) {
-            ct__normal_fill16(d + i, mean, std);
-        }
-        if (n % 16 != 0) { /* recompute the last 16 from fresh uniforms */
-            for (int64_t i = n - 16; i < n; i++) {
-                d[i] = ct__uniform(g, self->dtype, 0, 1);
-            }
-            ct__normal_fill16(d + n - 16, mean, std);
-        }
-        for (int64_t i = 0; i < n; i++) {
-            ct__store_nth(self, i, d[i]);
-        }
-        ct__free(d);
-    } else {
-        for (int64_t i = 0; i < n; i++) {
-            ct__store_nth(self, i, ct__normal_scalar(g, mean, std));
-        }
-    }
-    ct__bump_version(self);
-    return self;
+    double p = *(const double *)params;
+    ct__rng_store_i64(dst, dt, ct__rng_uniform_f64(g, 0, 1) < p);
 }
 
 ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
 {
     const char *op = "ct_bernoulli_";
-    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self)) {
+    if (!ct__rng_check_fill(op, self, false)) {
         return NULL;
     }
     if (!(p >= 0 && p <= 1)) {
         ct__fail(CT_ERR_VALUE, op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
         return NULL;
     }
-    g = g ? g : ct_default_generator();
-    int64_t n = ct_numel(self);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_nth(self, i, ct__uniform(g, CT_FLOAT64, 0, 1) < p ? 1.0 : 0.0);
-    }
+    g = ct__rng_lock(g);
+    ct__rng_fill(self, g, ct__rng_draw_bernoulli, &p);
+    ct__rng_unlock(g);
     ct__bump_version(self);
     return self;
 }
 
-static ct_tensor *ct__random_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
+/* ---- normal_ ------------------------------------------------------------------------- */
+
+/* The float32 Box-Muller block: the instructions of PyTorch's AVX2 kernel under CT__HAS_AVX2,
+   else the same operations one lane at a time (the reference; both give the same bits). */
+#if defined(CT__HAS_AVX2)
+#define CT__RNG_SPLAT(v) _mm256_set1_ps(v)
+/* Natural log of x in (0, 1] per lane as avx_mathfun.h's log256_ps (cephes logf), with the
+   fusions gcc makes of it in PyTorch's AVX2 kernel. */
+static __m256 ct__rng_logf8(__m256 x)
 {
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
-        ct__release(t);
+    const __m256 one = CT__RNG_SPLAT(1.0f);
+    __m256i bits = _mm256_castps_si256(x);
+    __m256i expo = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(0x7f));
+    __m256 e = _mm256_add_ps(_mm256_cvtepi32_ps(expo), one);
+    bits = _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(~0x7f800000)),
+                           _mm256_set1_epi32(0x3f000000));
+    x = _mm256_castsi256_ps(bits);
+    __m256 small = _mm256_cmp_ps(x, CT__RNG_SPLAT(0.707106781186547524f), _CMP_LT_OS);
+    __m256 tmp = _mm256_and_ps(x, small);
+    x = _mm256_sub_ps(x, one);
+    e = _mm256_sub_ps(e, _mm256_and_ps(one, small));
+    x = _mm256_add_ps(x, tmp);
+    __m256 z = _mm256_mul_ps(x, x);
+    static const float p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                               -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                               2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+    __m256 y = CT__RNG_SPLAT(p[0]);
+    for (int k = 1; k < 9; k++) {
+        y = _mm256_fmadd_ps(y, x, CT__RNG_SPLAT(p[k]));
+    }
+    y = _mm256_mul_ps(y, x);
+    y = _mm256_fmadd_ps(y, z, _mm256_mul_ps(e, CT__RNG_SPLAT(-2.12194440e-4f)));
+    y = _mm256_fnmadd_ps(z, CT__RNG_SPLAT(0.5f), y);
+    x = _mm256_add_ps(x, y);
+    return _mm256_fmadd_ps(e, CT__RNG_SPLAT(0.693359375f), x);
+}
+
+/* Sine and cosine of x >= 0 per lane as avx_mathfun.h's sincos256_ps (cephes sinf/cosf over
+   octants), with gcc's fusions in PyTorch's AVX2 kernel. */
+static void ct__rng_sincosf8(__m256 x, __m256 *s, __m256 *c)
+{
+    __m256i j = _mm256_cvttps_epi32(_mm256_mul_ps(x, CT__RNG_SPLAT(1.27323954473516f)));
+    j = _mm256_and_si256(_mm256_add_epi32(j, _mm256_set1_epi32(1)), _mm256_set1_epi32(~1));
+    __m256 y = _mm256_cvtepi32_ps(j);
+    __m256i four = _mm256_set1_epi32(4);
+    __m256 sign_sin = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(j, four), 29));
+    __m256i j2 = _mm256_sub_epi32(j, _mm256_set1_epi32(2));
+    __m256 sign_cos = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_andnot_si256(j2, four), 29));
+    __m256i two = _mm256_set1_epi32(2);
+    __m256 sin_poly = _mm256_castsi256_ps(
+        _mm256_cmpeq_epi32(_mm256_and_si256(j, two), _mm256_setzero_si256()));
+    x = _mm256_fmadd_ps(y, CT__RNG_SPLAT(-0.78515625f), x);
+    x = _mm256_fmadd_ps(y, CT__RNG_SPLAT(-2.4187564849853515625e-4f), x);
+    x = _mm256_fmadd_ps(y, CT__RNG_SPLAT(-3.77489497744594108e-8f), x);
+    __m256 z = _mm256_mul_ps(x, x);
+    __m256 yc = _mm256_fmadd_ps(CT__RNG_SPLAT(2.443315711809948E-005f), z,
+                                CT__RNG_SPLAT(-1.388731625493765E-003f));
+    yc = _mm256_fmadd_ps(yc, z, CT__RNG_SPLAT(4.166664568298827E-002f));
+    yc = _mm256_mul_ps(yc, z);
+    yc = _mm256_fmsub_ps(yc, z, _mm256_mul_ps(z, CT__RNG_SPLAT(0.5f)));
+    yc = _mm256_add_ps(yc, CT__RNG_SPLAT(1.0f));
+    __m256 ys = _mm256_fmadd_ps(CT__RNG_SPLAT(-1.9515295891E-4f), z,
+                                CT__RNG_SPLAT(8.3321608736E-3f));
+    ys = _mm256_fmadd_ps(ys, z, CT__RNG_SPLAT(-1.6666654611E-1f));
+    ys = _mm256_mul_ps(ys, z);
+    ys = _mm256_fmadd_ps(ys, x, x);
+    __m256 sin_part = _mm256_and_ps(sin_poly, ys), cos_part = _mm256_andnot_ps(sin_poly, yc);
+    *s = _mm256_xor_ps(_mm256_add_ps(cos_part, sin_part), sign_sin);
+    *c = _mm256_xor_ps(_mm256_add_ps(_mm256_sub_ps(yc, cos_part), _mm256_sub_ps(ys, sin_part)),
+                       sign_cos);
+}
+
+/* normal_fill_16_AVX2: Box-Muller over the 8 pairs (d[j], d[j + 8]) of uniforms in [0, 1). */
+static void ct__rng_box_muller16_f32(float *d, float mean, float std)
+{
+    __m256 lg = ct__rng_logf8(_mm256_sub_ps(CT__RNG_SPLAT(1.0f), _mm256_loadu_ps(d)));
+    __m256 radius = _mm256_sqrt_ps(_mm256_mul_ps(CT__RNG_SPLAT(-2.0f), lg));
+    __m256 theta = _mm256_mul_ps(CT__RNG_SPLAT((float)(2.0 * 3.14159265358979323846)),
+                                 _mm256_loadu_ps(d + 8));
+    __m256 s, c;
+    ct__rng_sincosf8(theta, &s, &c);
+    __m256 vmean = CT__RNG_SPLAT(mean), vstd = CT__RNG_SPLAT(std);
+    _mm256_storeu_ps(d, _mm256_fmadd_ps(_mm256_mul_ps(radius, c), vstd, vmean));
+    _mm256_storeu_ps(d + 8, _mm256_fmadd_ps(_mm256_mul_ps(radius, s), vstd, vmean));
+}
+#undef CT__RNG_SPLAT
+#else
+/* Natural log of x in (0, 1] as avx_mathfun.h's log256_ps computes each lane (cephes logf),
+   with the fusions gcc makes of it in PyTorch's AVX2 kernel. */
+static float ct__rng_logf(float x)
+{
+    uint32_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    float e = (float)((int32_t)(bits >> 23) - 0x7f) + 1.0f;
+    bits = (bits & ~0x7f800000u) | 0x3f000000u; /* mantissa in [0.5, 1) */
+    memcpy(&x, &bits, sizeof x);
+    bool small = x < 0.707106781186547524f;
+    float tmp = small ? x : 0.0f;
+    x = x - 1.0f;
+    e = e - (small ? 1.0f : 0.0f);
+    x = x + tmp;
+    float z = x * x;
+    static const float p[9] = {7.0376836292E-2f,  -1.1514610310E-1f, 1.1676998740E-1f,
+                               -1.2420140846E-1f, 1.4249322787E-1f,  -1.6668057665E-1f,
+                               2.0000714765E-1f,  -2.4999993993E-1f, 3.3333331174E-1f};
+    float y = p[0];
+    for (int k = 1; k < 9; k++) {
+        y = fmaf(y, x, p[k]);
+    }
+    y = y * x;
+    y = fmaf(y, z, e * -2.12194440e-4f);
+    y = fmaf(-z, 0.5f, y);
+    x = x + y;
+    return fmaf(e, 0.693359375f, x);
+}
+
+static float ct__rng_flip_sign(float v, uint32_t sign)
+{
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    bits ^= sign;
+    memcpy(&v, &bits, sizeof v);
+    return v;
+}
+
+/* Sine and cosine of x >= 0 as avx_mathfun.h's sincos256_ps computes each lane (cephes
+   sinf/cosf over octants), with gcc's fusions in PyTorch's AVX2 kernel. */
+static void ct__rng_sincosf(float x, float *s, float *c)
+{
+    int32_t j = ((int32_t)(x * 1.27323954473516f) + 1) & ~1; /* x * 4/pi, rounded up to even */
+    float y = (float)j;
+    uint32_t sign_sin = (uint32_t)(j & 4) << 29;
+    uint32_t sign_cos = (uint32_t)(~(j - 2) & 4) << 29;
+    bool sin_poly = (j & 2) == 0;
+    x = fmaf(y, -0.78515625f, x); /* x - y * pi/4 in three parts */
+    x = fmaf(y, -2.4187564849853515625e-4f, x);
+    x = fmaf(y, -3.77489497744594108e-8f, x);
+    float z = x * x;
+    float yc = fmaf(2.443315711809948E-005f, z, -1.388731625493765E-003f);
+    yc = fmaf(yc, z, 4.166664568298827E-002f);
+    yc = yc * z;
+    yc = fmaf(yc, z, -(z * 0.5f)) + 1.0f;
+    float ys = fmaf(-1.9515295891E-4f, z, 8.3321608736E-3f);
+    ys = fmaf(ys, z, -1.6666654611E-1f);
+    ys = ys * z;
+    ys = fmaf(ys, x, x);
+    float sin_part = sin_poly ? ys : 0.0f, cos_part = sin_poly ? 0.0f : yc;
+    *s = ct__rng_flip_sign(cos_part + sin_part, sign_sin);
+    *c = ct__rng_flip_sign((yc - cos_part) + (ys - sin_part), sign_cos);
+}
+
+/* normal_fill_16_AVX2: Box-Muller over the 8 pairs (d[j], d[j + 8]) of uniforms in [0, 1). */
+static void ct__rng_box_muller16_f32(float *d, float mean, float std)
+{
+    const float two_pi = (float)(2.0 * 3.14159265358979323846);
+    for (int j = 0; j < 8; j++) {
+        float radius = sqrtf(-2.0f * ct__rng_logf(1.0f - d[j]));
+        float s, c;
+        ct__rng_sincosf(two_pi * d[j + 8], &s, &c);
+        d[j] = fmaf(radius * c, std, mean);
+        d[j + 8] = fmaf(radius * s, std, mean);
+    }
+}
+#endif
+
+/* normal_fill_16<double>: the same with libm's log, cos and sin. */
+static void ct__rng_box_muller16_f64(double *d, double mean, double std)
+{
+    for (int j = 0; j < 8; j++) {
+        double radius = sqrt(-2.0 * log(1.0 - d[j]));
+        double theta = 2.0 * 3.14159265358979323846 * d[j + 8];
+        d[j] = fma(radius * cos(theta), std, mean);
+        d[j + 8] = fma(radius * sin(theta), std, mean);
+    }
+}
+
+/* normal_fill / normal_fill_AVX2 over n >= 16 contiguous values: n uniforms, Box-Muller on
+   each block of 16, and when n % 16 != 0 the last 16 redrawn and transformed again. */
+static void ct__rng_normal_fill_f32(ct_generator *g, float *d, int64_t n, float mean, float std)
+{
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = ct__rng_uniform_f32(g, 0, 1);
+    }
+    for (int64_t i = 0; i + 16 <= n; i += 16) {
+        ct__rng_box_muller16_f32(d + i, mean, std);
+    }
+    if (n % 16 != 0) {
+        for (int64_t i = n - 16; i < n; i++) {
+            d[i] = ct__rng_uniform_f32(g, 0, 1);
+        }
+        ct__rng_box_muller16_f32(d + n - 16, mean, std);
+    }
+}
+
+static void ct__rng_normal_fill_f64(ct_generator *g, double *d, int64_t n, double mean,
+                                    double std)
+{
+    for (int64_t i = 0; i < n; i++) {
+        d[i] = ct__rng_uniform_f64(g, 0, 1);
+    }
+    for (int64_t i = 0; i + 16 <= n; i += 16) {
+        ct__rng_box_muller16_f64(d + i, mean, std);
+    }
+    if (n % 16 != 0) {
+        for (int64_t i = n - 16; i < n; i++) {
+            d[i] = ct__rng_uniform_f64(g, 0, 1);
+        }
+        ct__rng_box_muller16_f64(d + n - 16, mean, std);
+    }
+}
+
+typedef struct ct__rng_moments {
+    double mean, std;
+} ct__rng_moments;
+
+static void ct__rng_draw_normal(ct_generator *g, char *dst, ct_dtype dt, const void *params)
+{
+    const ct__rng_moments *m = (const ct__rng_moments *)params;
+    ct__rng_store_f64(dst, dt, ct__rng_normal_f64(g, m->mean, m->std));
+}
+
+ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+{
+    const char *op = "ct_normal_";
+    if (!ct__rng_check_fill(op, self, true)) {
         return NULL;
     }
-    return t;
+    if (std < 0) {
+        ct__fail(CT_ERR_VALUE, op, "normal expects std >= 0.0, but found std %g", std);
+        return NULL;
+    }
+    int64_t n = ct_numel(self);
+    g = ct__rng_lock(g);
+    if (n >= 16 && ct_is_contiguous(self) && self->dtype == CT_FLOAT32) {
+        ct__rng_normal_fill_f32(g, (float *)ct__data(self), n, (float)mean, (float)std);
+    } else if (n >= 16 && ct_is_contiguous(self)) {
+        ct__rng_normal_fill_f64(g, (double *)ct__data(self), n, mean, std);
+    } else {
+        ct__rng_moments m = {mean, std};
+        ct__rng_fill(self, g, ct__rng_draw_normal, &m);
+    }
+    ct__rng_unlock(g);
+    ct__bump_version(self);
+    return self;
 }
 
-ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
+/* ---- integers ------------------------------------------------------------------------ */
+
+typedef struct ct__rng_int_range {
+    uint64_t range;
+    int64_t base;
+} ct__rng_int_range;
+
+/* uniform_int_from_to_distribution: random64() for a range of 2^28 or more (any dtype), else
+   random() (PyTorch keeps the modulo's skew below about 5% this way). */
+static void ct__rng_draw_int(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
-    ct_tensor *t = ct__random_new("ct_rand", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_uniform_(t, 0, 1, g)) : NULL;
+    const ct__rng_int_range *r = (const ct__rng_int_range *)params;
+    uint64_t bits = r->range >= (1ull << 28) ? ct__rng_u64(g) : ct__rng_u32(g);
+    ct__rng_store_i64(dst, dt, (int64_t)(bits % r->range + (uint64_t)r->base));
 }
 
-ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
+/* uniform_int_distribution: random() % (max + 1) for narrow integers, random64() % 2^63 for
+   int64, random() & 1 for bool, random() % (2^24 + 1) for float32 and random64() %
+   (2^53 + 1) for float64. */
+static void ct__rng_draw_full(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
-    ct_tensor *t = ct__random_new("ct_randn", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_normal_(t, 0, 1, g)) : NULL;
+    (void)params;
+    switch (dt) {
+    case CT_BOOL: ct__rng_store_i64(dst, dt, ct__rng_u32(g) & 1u); break;
+    case CT_UINT8: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % 256u); break;
+    case CT_INT8: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % 128u); break;
+    case CT_INT16: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % 32768u); break;
+    case CT_INT32: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % 2147483648u); break;
+    case CT_INT64: ct__rng_store_i64(dst, dt, (int64_t)(ct__rng_u64(g) & INT64_MAX)); break;
+    case CT_FLOAT32: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % ((1u << 24) + 1)); break;
+    default: ct__rng_store_i64(dst, dt, (int64_t)(ct__rng_u64(g) % ((1ull << 53) + 1))); break;
+    }
 }
 
-ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
+ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
 {
-    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
+    if (!ct__rng_check_fill("ct_random_", self, false)) {
+        return NULL;
+    }
+    g = ct__rng_lock(g);
+    ct__rng_fill(self, g, ct__rng_draw_full, NULL);
+    ct__rng_unlock(g);
+    ct__bump_version(self);
+    return self;
 }
 
-ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
+/* check_from_to_in_range: an integer dtype must hold `from` and `to - 1` (floats hold every
+   int64, rounded). The message names the type as PyTorch's does. */
+static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc, ct_dtype dt)
 {
-    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
+    static const struct {
+        ct_dtype dtype;
+        int64_t min, max;
+        const char *name;
+    } lim[] = {{CT_BOOL, 0, 1, "bool"},
+               {CT_UINT8, 0, 255, "unsigned char"},
+               {CT_INT8, -128, 127, "signed char"},
+               {CT_INT16, -32768, 32767, "short int"},
+               {CT_INT32, INT32_MIN, INT32_MAX, "int"}};
+    for (size_t k = 0; k < sizeof lim / sizeof lim[0]; k++) {
+        if (lim[k].dtype != dt) {
+            continue;
+        }
+        const char *name = from < lim[k].min || from > lim[k].max       ? "from"
+                           : to_inc < lim[k].min || to_inc > lim[k].max ? "to - 1"
+                                                                        : NULL;
+        if (name) {
+            ct__fail(CT_ERR_VALUE, op, "%s is out of bounds for %s", name, lim[k].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* v rounded to float dt and back to int64 (saturated at INT64_MAX, where C would overflow). */
+static int64_t ct__rng_round_int(int64_t v, ct_dtype dt)
+{
+    double r = dt == CT_FLOAT32 ? (double)(float)v : (double)v;
+    return r >= 9223372036854775808.0 ? INT64_MAX : (int64_t)r;
+}
+
+/* floor(log2(|v|)) for v != 0. */
+static int ct__rng_log2(int64_t v)
+{
+    uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    int n = 0;
+    while (a >>= 1) {
+        n++;
+    }
+    return n;
+}
+
+/* update_from / update_to: for a float dtype, a bound whose rounding would leave [from, to)
+   moves inward by one step of the dtype's spacing there. */
+static void ct__rng_float_bounds(int64_t *from, int64_t *to, ct_dtype dt)
+{
+    int digits = dt == CT_FLOAT32 ? 24 : 53;
+    int64_t from1 = ct__rng_round_int(*from + 1, dt), to1 = ct__rng_round_int(*to - 1, dt);
+    if (from1 < *from) {
+        *from = from1 + ((int64_t)1 << (ct__rng_log2(*from + 1) - digits + 1));
+    }
+    if (to1 >= *to) {
+        *to = to1 - ((int64_t)1 << (ct__rng_log2(*to - 1) - digits + 1));
+    }
 }
 
 ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
@@ -4782,24 +5223,55 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
     const char *op = "ct_randint";
     if (low >= high) {
         ct__fail(CT_ERR_VALUE, op,
-                 "random_ expects 'from' to be less than 'to', but got "
-                 "from=%lld >= to=%lld",
+                 "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                  (long long)low, (long long)high);
         return NULL;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    dtype = dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype;
+    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
+        ct__rng_float_bounds(&low, &high, dtype);
+        if (low >= high) {
+            ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' casted to dtype to be less than "
+                     "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
+                     (long long)high);
+            return NULL;
+        }
+    }
+    if (!ct__rng_check_int_range(op, low, high - 1, dtype)) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
     if (!t) {
         return NULL;
     }
-    g = g ? g : ct_default_generator();
-    uint64_t range = (uint64_t)high - (uint64_t)low;
-    int64_t n = ct_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t r = range >= (1ull << 32) ? ct__mt_next64(g) : ct__mt_next(g);
-        ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(t->dtype), t->dtype,
-                      (double)(int64_t)(r % range + (uint64_t)low));
-    }
+    ct__rng_int_range r = {(uint64_t)high - (uint64_t)low, low};
+    g = ct__rng_lock(g);
+    ct__rng_fill(t, g, ct__rng_draw_int, &r);
+    ct__rng_unlock(g);
     return ct__scoped(t);
+}
+
+/* randperm_cpu: below n = UINT32_MAX / 20, Fisher-Yates swapping i with i + random() % (n - i);
+   from there the inside-out variant with random64() % (i + 1). */
+static void ct__rng_permute(ct_generator *g, int64_t *r, int64_t n)
+{
+    if (n < (int64_t)(UINT32_MAX / 20)) {
+        for (int64_t i = 0; i < n; i++) {
+            r[i] = i;
+        }
+        for (int64_t i = 0; i < n - 1; i++) {
+            int64_t z = (int64_t)(ct__rng_u32(g) % (uint64_t)(n - i));
+            int64_t tmp = r[i];
+            r[i] = r[z + i];
+            r[z + i] = tmp;
+        }
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t z = (int64_t)(ct__rng_u64(g) % (uint64_t)(i + 1));
+        r[i] = r[z]; /* r[i] is i when z == i */
+        r[z] = i;
+    }
 }
 
 ct_tensor *ct_randperm(int64_t n, ct_generator *g)
@@ -4813,23 +5285,50 @@ ct_tensor *ct_randperm(int64_t n, ct_generator *g)
     if (!t) {
         return NULL;
     }
-    g = g ? g : ct_default_generator();
-    int64_t *r = (int64_t *)ct__data(t);
-    for (int64_t i = 0; i < n; i++) {
-        r[i] = i;
-    }
-    for (int64_t i = 0; i < n - 1; i++) { /* PyTorch's CPU Fisher-Yates */
-        uint64_t bits = n < (1 << 24) ? ct__mt_next(g) : ct__mt_next64(g);
-        int64_t z = (int64_t)(bits % (uint64_t)(n - i));
-        int64_t tmp = r[i];
-        r[i] = r[z + i];
-        r[z + i] = tmp;
-    }
+    g = ct__rng_lock(g);
+    ct__rng_permute(g, (int64_t *)ct__data(t), n);
+    ct__rng_unlock(g);
     return ct__scoped(t);
+}
+
+/* ---- factories ----------------------------------------------------------------------- */
+
+static ct_tensor *ct__rng_float_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
+    if (t && !ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
+        ct__release(t);
+        return NULL;
+    }
+    return t;
+}
+
+ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct__rng_float_new("ct_rand", sizes, ndim, dtype);
+    return t ? ct__scoped(ct_uniform_(t, 0, 1, g)) : NULL;
+}
+
+ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
+{
+    ct_tensor *t = ct__rng_float_new("ct_randn", sizes, ndim, dtype);
+    return t ? ct__scoped(ct_normal_(t, 0, 1, g)) : NULL;
+}
+
+ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
+{
+    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
+}
+
+ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
+{
+    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
 }
 
 #undef CT__MT_N
 #undef CT__MT_M
+#undef CT__DEFAULT_SEED
 
 // >>part ops/vmath.h
 /* ops/vmath.h - branch-free float32 exp, log, tanh and sigmoid that compilers vectorize
@@ -11150,14 +11649,26 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
 CT__VECTORIZE_END
 
 // >>part nn/init.c
-/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_. */
+/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_.
+ *
+ * The bounds are computed as torch/nn/init.py computes them in Python doubles, one rounding
+ * per operation: the one product that feeds a sum (1 + slope^2) is rounded on its own by
+ * ct__init_square, so -ffp-contract cannot fuse it and change the bound's last bit.
+ */
+
+/* x * x rounded to double by itself: an fma with a +0 addend is that product (a zero's
+   sign aside), and being a call it is never fused into the caller's following add. */
+static double ct__init_square(double x)
+{
+    return fma(x, x, 0.0);
+}
 
 double ct_init_calculate_gain(ct_nonlinearity nl, double param)
 {
     switch (nl) {
     case CT_NONLINEARITY_TANH: return 5.0 / 3.0;
     case CT_NONLINEARITY_RELU: return sqrt(2.0);
-    case CT_NONLINEARITY_LEAKY_RELU: return sqrt(2.0 / (1.0 + param * param));
+    case CT_NONLINEARITY_LEAKY_RELU: return sqrt(2.0 / (1.0 + ct__init_square(param)));
     case CT_NONLINEARITY_SELU: return 3.0 / 4.0;
     case CT_NONLINEARITY_LINEAR:
     case CT_NONLINEARITY_SIGMOID: return 1.0;
@@ -14069,7 +14580,7 @@ ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n, ct_gene
  * seed from the generator; with shuffle, randperm(N) gives the order and a second
  * randperm(N) is drawn when the sampler is exhausted (RandomSampler's trailing
  * randperm(n)[:0]). Without an explicit generator, RandomSampler seeds a private generator
- * with a 64-bit draw from the default one.
+ * with a second draw of random64() % 2^63 from the default one, exactly as PyTorch's does.
  */
 
 struct ct_dataloader {
@@ -14140,12 +14651,12 @@ static bool ct__dl_reserve(int64_t **buf, int64_t *cap, int64_t n)
     return true;
 }
 
-/* A 64-bit draw from g, as PyTorch's torch.empty((), dtype=torch.int64).random_(g). */
+/* A seed drawn from g as PyTorch's torch.empty((), dtype=torch.int64).random_(g): random64()
+   modulo 2^63. */
 static int64_t ct__dl_seed(ct_generator *g)
 {
-    int64_t one = 1;
-    ct_tensor *t = ct_randint(0, (int64_t)1 << 62, &one, 1, CT_INT64, g);
-    int64_t v = t ? ct_item_int64(t) : 0;
+    ct_tensor *t = ct_empty(NULL, 0, CT_INT64);
+    int64_t v = t && ct_random_(t, g) ? ct_item_int64(t) : 0;
     ct_free(t);
     return v;
 }

@@ -124,7 +124,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(error)                                                                                \
     X(null)                                                                                 \
     X(debug)                                                                                \
-    X(hostile)
+    X(hostile)                                                                              \
+    X(rng)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -2,9 +2,11 @@
  * datasets (TensorDataset, custom vtables, Subset, random_split) and the DataLoader (batch
  * counts, shuffling, PyTorch's orders and RNG stream, gathered values).
  * Expected values come from Python (tools/make_subset.py's files read with open()/gzip, and
- * torch.utils.data for the orders). Tests run from tests/, so the data is ../data/.
+ * torch.utils.data for the orders; tools/gen_golden_rng.py for whole epochs). Tests run from
+ * tests/, so the data is ../data/.
  */
 #include "test.h"
+#include "golden/rng_golden.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -684,20 +686,50 @@ static void test_data_loader_shuffle(void)
     ct_dataloader_reset(dl);
     CHECK(epoch_ids(dl, c, 100) == 100 && memcmp(a, c, sizeof a) == 0);
     ct_dataloader_free(dl);
-    /* PyTorch: DataLoader(TensorDataset(arange(100)), 7, shuffle=True, drop_last=True,
-       generator=Generator().manual_seed(7)); two epochs, then rand(1, generator=g) */
-    o.drop_last = true;
-    ct_generator_manual_seed(g, 7);
-    dl = ct_dataloader_new(ds, &o);
-    CHECK(epoch_ids(dl, a, 100) == 98 && epoch_ids(dl, b, 100) == 98);
-    const int64_t ta[10] = {21, 0, 3, 48, 27, 64, 36, 42, 34, 92};
-    const int64_t tb[10] = {62, 45, 77, 95, 25, 36, 83, 90, 64, 35};
-    CHECK(memcmp(a, ta, sizeof ta) == 0 && memcmp(b, tb, sizeof tb) == 0);
-    CHECK_NEAR(ct_item(ct_rand(NULL, 0, CT_FLOAT32, g)), 0.5001109838485718, 1e-7);
-    ct_dataloader_free(dl);
     ct_generator_free(g);
     ct_dataset_free(ds);
     ct_scope_end();
+}
+
+/* Every index of several epochs equals PyTorch's DataLoader order (tools/gen_golden_rng.py):
+   DataLoader(TensorDataset(arange(100)), 7, shuffle=True, drop_last) after manual_seed(s), with
+   the default generator (generator NULL, as the quickstart) and with an explicit one; then the
+   generator continues as PyTorch's (the bits of rand(1)). */
+static void test_data_loader_rng_order_matches_pytorch(void)
+{
+    const int n = (int)(sizeof rng_golden_loaders / sizeof rng_golden_loaders[0]);
+    CHECK(n == 12);
+    for (int k = 0; k < n; k++) {
+        const rng_golden_loader *want = &rng_golden_loaders[k];
+        ct_scope_begin();
+        ct_dataset *ds = make_xy(RNG_LOADER_N, NULL, NULL);
+        ct_manual_seed(want->seed);
+        ct_generator *g = want->use_default ? NULL : ct_generator_new();
+        ct_generator_manual_seed(g, want->seed); /* NULL: the default generator again */
+        ct_dataloader_opts o = ct_dataloader_defaults();
+        o.batch_size = RNG_LOADER_BATCH;
+        o.shuffle = true;
+        o.drop_last = want->drop_last;
+        o.generator = g;
+        ct_dataloader *dl = ct_dataloader_new(ds, &o);
+        for (int e = 0; e < RNG_LOADER_EPOCHS; e++) {
+            int64_t ids[RNG_LOADER_N];
+            int64_t count = epoch_ids(dl, ids, RNG_LOADER_N);
+            CHECK_MSG(count == want->count &&
+                          memcmp(ids, want->order[e], sizeof(int64_t) * (size_t)count) == 0,
+                      "seed %llu, %s generator, drop_last %d: epoch %d differs from PyTorch's",
+                      (unsigned long long)want->seed, want->use_default ? "default" : "explicit",
+                      (int)want->drop_last, e);
+        }
+        float after = (float)ct_item(ct_rand(NULL, 0, CT_FLOAT32, g));
+        uint32_t bits;
+        memcpy(&bits, &after, sizeof bits);
+        CHECK(bits == want->after);
+        ct_dataloader_free(dl);
+        ct_generator_free(g);
+        ct_dataset_free(ds);
+        ct_scope_end();
+    }
 }
 
 static void test_data_loader_pytorch_order(void)
@@ -829,6 +861,7 @@ void test_data(void)
     RUN(test_data_loader_batches);
     RUN(test_data_loader_shuffle);
     RUN(test_data_loader_pytorch_order);
+    RUN(test_data_loader_rng_order_matches_pytorch);
     RUN(test_data_loader_values);
     RUN(test_data_loader_fashion_mnist);
 }

@@ -1,8 +1,10 @@
 /* tests/test_nn.c - modules, Linear's PyTorch initialization, Sequential, init. Golden values
- * come from tools/gen_golden_nn.py (tests/golden/nn_golden.h).
+ * come from tools/gen_golden_nn.py (tests/golden/nn_golden.h) and, for the quickstart's initial
+ * weights, tools/gen_golden_rng.py (tests/golden/rng_golden.h).
  */
 #include "test.h"
 #include "golden/nn_golden.h"
+#include "golden/rng_golden.h"
 
 static void test_linear_init_matches_pytorch(void)
 {
@@ -14,9 +16,35 @@ static void test_linear_init_matches_pytorch(void)
     ct_tensor *b = ct_module_get_parameter(lin, "bias");
     CHECK(ct_dim(w) == 2 && ct_size(w, 0) == 3 && ct_size(w, 1) == 4);
     CHECK(ct_tensor_dtype(w) == CT_FLOAT32 && ct_requires_grad(w) && ct_is_leaf(w));
-    CHECK_TENSOR(w, nn_linear_weight, 12, 1e-6, 0);
-    CHECK_TENSOR(b, nn_linear_bias, 3, 1e-6, 0);
+    CHECK_TENSOR(w, nn_linear_weight, 12, 0, 0);
+    CHECK_TENSOR(b, nn_linear_bias, 3, 0, 0);
     ct_module_free(lin);
+}
+
+/* The quickstart's layers (examples/fashion_mnist.c): Linear(784, 512), Linear(512, 512) and
+   Linear(512, 10) built in that order after manual_seed(s) have PyTorch's initial weights and
+   biases bit for bit, for s = 0, 1 and 42. */
+static void test_linear_init_rng_bits_match_pytorch(void)
+{
+    const int64_t dims[4] = {784, 512, 512, 10};
+    const int n = (int)(sizeof rng_golden_linear / sizeof rng_golden_linear[0]);
+    CHECK(n == 3 * 6);
+    for (int k = 0; k + 6 <= n; k += 6) {
+        ct_manual_seed(rng_golden_linear[k].seed);
+        ct_module *layer[3];
+        for (int l = 0; l < 3; l++) {
+            layer[l] = ct_linear_new(dims[l], dims[l + 1], true);
+        }
+        for (int p = 0; p < 6; p++) {
+            const rng_golden *want = &rng_golden_linear[k + p];
+            CHECK(want->lo == dims[p / 2] && want->hi == dims[p / 2 + 1]);
+            ct_tensor *t = ct_module_get_parameter(layer[p / 2], p % 2 ? "bias" : "weight");
+            RNG_GOLDEN_CHECK(t, want);
+        }
+        for (int l = 0; l < 3; l++) {
+            ct_module_free(layer[l]);
+        }
+    }
 }
 
 static ct_module *make_mlp(void)
@@ -148,6 +176,7 @@ static void test_module_errors(void)
 void test_nn(void)
 {
     RUN(test_linear_init_matches_pytorch);
+    RUN(test_linear_init_rng_bits_match_pytorch);
     RUN(test_sequential_forward_backward_matches_pytorch);
     RUN(test_named_parameters_and_modes);
     RUN(test_zero_grad_in_place);

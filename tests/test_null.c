@@ -934,6 +934,24 @@ static void test_null_ct_bernoulli_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_random_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_random_(NULL, fx.gen)";
+        ct_tensor *r = ct_random_(NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_random_(fx.t, NULL)";
+        (void)ct_random_(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_add(void)
 {
     null_fixture fx;
@@ -4590,6 +4608,24 @@ static void test_freed_ct_bernoulli_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_random_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_random_(fx.freed, fx.gen)";
+        ct_tensor *r = ct_random_(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_random_(fx.foreign, fx.gen)";
+        (void)ct_random_(fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_add(void)
 {
     null_fixture fx;
@@ -7169,6 +7205,7 @@ void test_null(void)
     RUN(test_null_ct_uniform_);
     RUN(test_null_ct_normal_);
     RUN(test_null_ct_bernoulli_);
+    RUN(test_null_ct_random_);
     RUN(test_null_ct_add);
     RUN(test_null_ct_add_alpha);
     RUN(test_null_ct_add_scalar);
@@ -7399,6 +7436,7 @@ void test_null(void)
     RUN(test_freed_ct_uniform_);
     RUN(test_freed_ct_normal_);
     RUN(test_freed_ct_bernoulli_);
+    RUN(test_freed_ct_random_);
     RUN(test_freed_ct_add);
     RUN(test_freed_ct_add_alpha);
     RUN(test_freed_ct_add_scalar);

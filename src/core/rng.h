@@ -1,10 +1,21 @@
 /* core/rng.h - random number generation (torch.Generator, torch.random).
  *
- * The CPU engine is mt19937 seeded as PyTorch's CPU generator, and the samplers follow
- * PyTorch's CPU algorithms, so a seed gives the same numbers as torch.manual_seed for
- * rand/uniform_, randint, randperm and randn/normal_ (to float rounding). A generator
- * argument may be NULL: the default generator is used.
- * Thread safety: a generator must not be used from two threads at once.
+ * The CPU engine is mt19937 seeded as PyTorch's CPU generator, and every sampler follows
+ * PyTorch's CPU kernel draw for draw, so a seed gives bit-identical values to
+ * torch.manual_seed(seed) followed by the same calls: rand/uniform_, randn/normal_ (any mean
+ * and std), randint (any range, up to 2^64 - 1 wide), randperm (any n), bernoulli_ and
+ * random_. Non-contiguous tensors are filled in memory order, as PyTorch's TensorIterator
+ * does. The float32 normal_ of 16 or more contiguous elements reproduces the AVX2 kernel that
+ * x86-64 builds of PyTorch run (on AVX2 and AVX-512 CPUs alike); PyTorch builds without it
+ * (ARM, or ATEN_CPU_CAPABILITY=default) compute those values with libm and differ in the last
+ * bits. float64 normal_ uses the C library's log, sin and cos as PyTorch does, so it matches a
+ * PyTorch running on the same C library. Results do not depend on compiler flags.
+ * A generator argument may be NULL: the default generator is used.
+ * Thread safety: each call holds its generator's lock while it draws (PyTorch's
+ * CPUGeneratorImpl::mutex_), so generators, the default one included, may be shared between
+ * threads: every call's draws stay consecutive in the stream, and threads that share a
+ * generator get an interleaving of whole calls that depends on scheduling. Seed a generator
+ * per thread for reproducible multi-threaded streams.
  */
 typedef struct ct_generator ct_generator;
 
@@ -26,9 +37,11 @@ CTORCH_API void ct_manual_seed(uint64_t seed);
 CTORCH_API ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g);
 /* Standard normal. Float dtypes only. Mirrors: torch.randn. */
 CTORCH_API ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g);
-/* Integers uniform in [low, high) (dtype DEFAULT means int64). Errors: CT_ERR_VALUE
-   "random_ expects 'from' to be less than 'to', but got from=5 >= to=5". Mirrors:
-   torch.randint. */
+/* Integers uniform in [low, high) (dtype DEFAULT means int64; any dtype). Errors: CT_ERR_VALUE
+   "random_ expects 'from' to be less than 'to', but got from=5 >= to=5", or "from is out
+   of bounds for signed char" when an integer dtype cannot hold low or high - 1. For float
+   dtypes, bounds beyond 2^24 (float32) or 2^53 (float64) move inward to representable values
+   as PyTorch's do. Mirrors: torch.randint. */
 CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
@@ -36,9 +49,15 @@ CTORCH_API ct_tensor *ct_randperm(int64_t n, ct_generator *g);
 /* Same shape and dtype as t. Mirrors: torch.rand_like / torch.randn_like. */
 CTORCH_API ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g);
 CTORCH_API ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g);
-/* Fills self in place from U(from, to). Mirrors: Tensor.uniform_. */
+/* Fills self in place from U(from, to). Errors: CT_ERR_VALUE when from > to. Mirrors:
+   Tensor.uniform_. */
 CTORCH_API ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g);
 /* Fills self in place from N(mean, std^2). Mirrors: Tensor.normal_. */
 CTORCH_API ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g);
 /* Draws 0/1 with probability p into self's dtype. Mirrors: Tensor.bernoulli_(p). */
 CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
+/* Fills self in place with integers uniform on [0, 2^63 - 1] (int64), [0, max] (narrower
+   integers), {0, 1} (bool), [0, 2^24] (float32) or [0, 2^53] (float64), any dtype.
+   Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.
+   Mirrors: Tensor.random_() without from/to. */
+CTORCH_API ct_tensor *ct_random_(ct_tensor *self, ct_generator *g);

@@ -6,7 +6,7 @@
  * seed from the generator; with shuffle, randperm(N) gives the order and a second
  * randperm(N) is drawn when the sampler is exhausted (RandomSampler's trailing
  * randperm(n)[:0]). Without an explicit generator, RandomSampler seeds a private generator
- * with a 64-bit draw from the default one.
+ * with a second draw of random64() % 2^63 from the default one, exactly as PyTorch's does.
  */
 #include "../core/internal.h"
 #include "../core/rng.h"
@@ -81,12 +81,12 @@ static bool ct__dl_reserve(int64_t **buf, int64_t *cap, int64_t n)
     return true;
 }
 
-/* A 64-bit draw from g, as PyTorch's torch.empty((), dtype=torch.int64).random_(g). */
+/* A seed drawn from g as PyTorch's torch.empty((), dtype=torch.int64).random_(g): random64()
+   modulo 2^63. */
 static int64_t ct__dl_seed(ct_generator *g)
 {
-    int64_t one = 1;
-    ct_tensor *t = ct_randint(0, (int64_t)1 << 62, &one, 1, CT_INT64, g);
-    int64_t v = t ? ct_item_int64(t) : 0;
+    ct_tensor *t = ct_empty(NULL, 0, CT_INT64);
+    int64_t v = t && ct_random_(t, g) ? ct_item_int64(t) : 0;
     ct_free(t);
     return v;
 }

@@ -15,12 +15,12 @@
  * the epoch's start. Batches run in the calling thread (num_workers = 0); the fields of a
  * batch are collated by ct_dataset_get_batch, which gathers rows straight from the tensors
  * of a tensor dataset (no per-sample tensors).
- * Determinism: with an explicit generator seeded as torch.Generator().manual_seed(s), the
- * batches equal PyTorch's DataLoader(..., shuffle=True, generator=g) epoch after epoch, and
- * each epoch advances the generator as PyTorch does (a 64-bit base seed, then two randperm
- * calls). With generator NULL the default generator advances exactly as PyTorch's does (so
- * later random ops match), but the permutation itself comes from a private generator seeded
- * from it and differs from PyTorch's.
+ * Determinism: the batches equal PyTorch's DataLoader(..., shuffle=True) epoch after epoch for
+ * the same seed, with an explicit generator (seeded as torch.Generator().manual_seed(s)) or
+ * with generator NULL (the default generator after torch.manual_seed(s)), and the generator
+ * advances as PyTorch's: each epoch draws a 64-bit base seed, then with an explicit generator
+ * two randperm calls; with the default one a second 64-bit draw seeds a private generator for
+ * the permutation, as RandomSampler does.
  * Thread safety: one loader per thread.
  */
 typedef struct ct_dataloader ct_dataloader;

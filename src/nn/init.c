@@ -1,16 +1,28 @@
-/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_. */
+/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_.
+ *
+ * The bounds are computed as torch/nn/init.py computes them in Python doubles, one rounding
+ * per operation: the one product that feeds a sum (1 + slope^2) is rounded on its own by
+ * ct__init_square, so -ffp-contract cannot fuse it and change the bound's last bit.
+ */
 #include "../core/internal.h"
 #include "../core/rng.h"
 #include "../ops/pointwise.h"
 #include "../autograd/autograd.h"
 #include "init.h"
 
+/* x * x rounded to double by itself: an fma with a +0 addend is that product (a zero's
+   sign aside), and being a call it is never fused into the caller's following add. */
+static double ct__init_square(double x)
+{
+    return fma(x, x, 0.0);
+}
+
 double ct_init_calculate_gain(ct_nonlinearity nl, double param)
 {
     switch (nl) {
     case CT_NONLINEARITY_TANH: return 5.0 / 3.0;
     case CT_NONLINEARITY_RELU: return sqrt(2.0);
-    case CT_NONLINEARITY_LEAKY_RELU: return sqrt(2.0 / (1.0 + param * param));
+    case CT_NONLINEARITY_LEAKY_RELU: return sqrt(2.0 / (1.0 + ct__init_square(param)));
     case CT_NONLINEARITY_SELU: return 3.0 / 4.0;
     case CT_NONLINEARITY_LINEAR:
     case CT_NONLINEARITY_SIGMOID: return 1.0;

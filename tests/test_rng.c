@@ -1,0 +1,215 @@
+/* tests/test_rng.c - random streams compared bit for bit with PyTorch's. Golden values come
+ * from tools/gen_golden_rng.py (tests/golden/rng_golden.h): seeds 0, 1 and 42; sizes 1, 15,
+ * 16, 17, 1000 and 10^6 (randperm also 2^24), checked through a CRC-32 of the raw bytes and
+ * sampled values. `make test-rng-flags` runs them built with -std=c11 and gnu11, -O0 and -O2
+ * and -ffp-contract=fast, since the results must not depend on compiler flags.
+ */
+#include "test.h"
+#include "golden/rng_golden.h"
+
+/* CRC-32 of n bytes, as zlib's crc32. */
+static uint32_t rng_crc32(const void *data, size_t n)
+{
+    uint32_t table[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) {
+            c = (c & 1u) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        }
+        table[i] = c;
+    }
+    const unsigned char *p = (const unsigned char *)data;
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        crc = table[(crc ^ p[i]) & 0xffu] ^ (crc >> 8);
+    }
+    return crc ^ 0xffffffffu;
+}
+
+int rng_golden_check(const char *file, int line, const ct_tensor *t, const rng_golden *g)
+{
+    if (!t || !ct_is_contiguous(t) || ct_tensor_dtype(t) != g->dtype || ct_numel(t) != g->numel) {
+        ct_test_fail(file, line, "%s: no contiguous %s tensor of %lld elements (%s)", g->name,
+                     ct_dtype_name(g->dtype), (long long)g->numel,
+                     ct_error() ? ct_error() : "wrong dtype or size");
+        return 0;
+    }
+    size_t es = ct_dtype_size(g->dtype);
+    const char *data = (const char *)ct_data_ptr(t);
+    for (int k = 0; k < g->nsamples; k++) {
+        int64_t i = rng_sample_index(k, g->numel);
+        uint64_t got = 0; /* little-endian bytes, zero-extended */
+        memcpy(&got, data + (size_t)i * es, es);
+        if (got != g->samples[k]) {
+            ct_test_fail(file, line, "%s: element %lld has bits 0x%llx, PyTorch's 0x%llx", g->name,
+                         (long long)i, (unsigned long long)got,
+                         (unsigned long long)g->samples[k]);
+            return 0;
+        }
+    }
+    uint32_t crc = rng_crc32(data, (size_t)g->numel * es);
+    if (crc != g->crc) {
+        ct_test_fail(file, line, "%s: CRC-32 0x%08x, PyTorch's 0x%08x", g->name, crc, g->crc);
+        return 0;
+    }
+    return 1;
+}
+
+/* RNG_OP_SEQ: calls that share normal_distribution's cached sample, as float64. */
+static ct_tensor *rng_sequence(void)
+{
+    const int64_t sizes[7] = {1, 3, 2, 15, 16, 5, 5};
+    ct_tensor *parts[7];
+    parts[0] = ct_randn(&sizes[0], 1, CT_FLOAT64, NULL);
+    parts[1] = ct_randn(&sizes[1], 1, CT_FLOAT64, NULL);
+    parts[2] = ct_rand(&sizes[2], 1, CT_FLOAT64, NULL);
+    parts[3] = ct_to_dtype(ct_randn(&sizes[3], 1, CT_FLOAT32, NULL), CT_FLOAT64);
+    parts[4] = ct_randn(&sizes[4], 1, CT_FLOAT64, NULL);
+    parts[5] = ct_randn(&sizes[5], 1, CT_FLOAT64, NULL);
+    parts[6] = ct_to_dtype(ct_randint(0, 7, &sizes[6], 1, CT_INT64, NULL), CT_FLOAT64);
+    return ct_cat((const ct_tensor *const *)parts, 7, 0);
+}
+
+/* A transposed (5, n / 5) view of a new (n / 5, 5) tensor filled by uniform_ or normal_;
+   returns the base, whose bytes show the order of the draws. */
+static ct_tensor *rng_fill_transposed(const rng_golden *c)
+{
+    int64_t s[2] = {c->n / 5, 5};
+    ct_tensor *base = ct_empty(s, 2, c->dtype), *view = ct_t(base);
+    ct_tensor *r = c->op == RNG_OP_UNIFORM_T ? ct_uniform_(view, c->a, c->b, NULL)
+                                             : ct_normal_(view, c->a, c->b, NULL);
+    return r ? base : NULL;
+}
+
+/* The call of case c (the generator already seeded); its result, owned by the scope. */
+static ct_tensor *rng_run(const rng_golden *c)
+{
+    int64_t n = c->n;
+    switch (c->op) {
+    case RNG_OP_RAND: return ct_rand(&n, 1, c->dtype, NULL);
+    case RNG_OP_RANDN: return ct_randn(&n, 1, c->dtype, NULL);
+    case RNG_OP_UNIFORM: return ct_uniform_(ct_empty(&n, 1, c->dtype), c->a, c->b, NULL);
+    case RNG_OP_NORMAL: return ct_normal_(ct_empty(&n, 1, c->dtype), c->a, c->b, NULL);
+    case RNG_OP_UNIFORM_T:
+    case RNG_OP_NORMAL_T: return rng_fill_transposed(c);
+    case RNG_OP_RANDINT: return ct_randint(c->lo, c->hi, &n, 1, c->dtype, NULL);
+    case RNG_OP_RANDPERM: return ct_randperm(n, NULL);
+    case RNG_OP_BERNOULLI: return ct_bernoulli_(ct_empty(&n, 1, c->dtype), c->a, NULL);
+    case RNG_OP_RANDOM: return ct_random_(ct_empty(&n, 1, c->dtype), NULL);
+    case RNG_OP_SEQ: return rng_sequence();
+    default: return NULL;
+    }
+}
+
+/* Every case of the fixture: rand, randn, normal_ and uniform_ (float32 and float64, any
+   mean/std/bounds, contiguous and transposed), randint (ranges of 2^63, 2^40 and small, several
+   dtypes), randperm, bernoulli_, random_ and a call sequence. */
+static void test_rng_matches_pytorch(void)
+{
+    int n_cases = (int)(sizeof rng_golden_cases / sizeof rng_golden_cases[0]);
+    for (int k = 0; k < n_cases; k++) {
+        const rng_golden *c = &rng_golden_cases[k];
+        ct_scope_begin();
+        ct_manual_seed(c->seed);
+        RNG_GOLDEN_CHECK(rng_run(c), c);
+        ct_error_clear();
+        ct_scope_end();
+    }
+}
+
+/* The same stream from an explicit generator, and a generator's draws leave the default one
+   alone. */
+static void test_rng_explicit_generator(void)
+{
+    ct_scope_begin();
+    const rng_golden *c = NULL;
+    int n_cases = (int)(sizeof rng_golden_cases / sizeof rng_golden_cases[0]);
+    for (int k = 0; k < n_cases && !c; k++) {
+        bool want = rng_golden_cases[k].op == RNG_OP_RANDN && rng_golden_cases[k].n == 1000 &&
+                    rng_golden_cases[k].dtype == CT_FLOAT32 && rng_golden_cases[k].seed == 42;
+        c = want ? &rng_golden_cases[k] : NULL;
+    }
+    CHECK(c != NULL);
+    ct_generator *g = ct_generator_new();
+    ct_generator_manual_seed(g, 42);
+    CHECK(ct_generator_initial_seed(g) == 42);
+    ct_manual_seed(5);
+    int64_t n = 1000;
+    RNG_GOLDEN_CHECK(ct_randn(&n, 1, CT_FLOAT32, g), c);
+    ct_tensor *a = ct_rand(&n, 1, CT_FLOAT32, NULL);
+    ct_manual_seed(5);
+    ct_tensor *b = ct_rand(&n, 1, CT_FLOAT32, NULL);
+    CHECK(memcmp(ct_data_ptr(a), ct_data_ptr(b), sizeof(float) * 1000) == 0);
+    ct_generator_free(g);
+    ct_scope_end();
+}
+
+static void test_rng_errors(void)
+{
+    ct_scope_begin();
+    int64_t n = 4;
+    CHECK(ct_randint(5, 5, &n, 1, CT_INT64, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "random_ expects 'from' to be less than 'to'");
+    CHECK(ct_randint(-200, 0, &n, 1, CT_INT8, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "from is out of bounds for signed char");
+    CHECK(ct_randint(0, 257, &n, 1, CT_UINT8, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "to - 1 is out of bounds for unsigned char");
+    CHECK(ct_randint(0, 256, &n, 1, CT_UINT8, NULL) != NULL);
+    CHECK(ct_uniform_(ct_empty(&n, 1, CT_FLOAT32), 1, 0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "uniform_ expects to return a [from, to) range");
+    CHECK(ct_normal_(ct_empty(&n, 1, CT_INT64), 0, 1, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "not implemented for 'int64'");
+    CHECK(ct_random_(NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_random_");
+    CHECK(ct_randperm(-1, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "n must be non-negative");
+    ct_scope_end();
+}
+
+enum { RNG_TASKS = 8, RNG_LAYERS = 20, RNG_IN = 32, RNG_OUT = 16 };
+
+/* Builds Linear layers from the default generator: the draws of modules built in threads. */
+static void *rng_build_layers(void *arg)
+{
+    (void)arg;
+    for (int k = 0; k < RNG_LAYERS; k++) {
+        ct_module_free(ct_linear_new(RNG_IN, RNG_OUT, true));
+    }
+    return NULL;
+}
+
+/* The default generator is locked during each draw (PyTorch's CPUGeneratorImpl::mutex_):
+   layers built concurrently consume exactly their draws, each uniform_ call a consecutive
+   block, so the stream continues where a serial build leaves it. Without the lock the
+   Mersenne Twister's index and state race (ThreadSanitizer reports it; draws get lost or
+   repeated). */
+static void test_rng_default_generator_threads(void)
+{
+    ct_manual_seed(3);
+    ct_future *f[RNG_TASKS];
+    for (int t = 0; t < RNG_TASKS; t++) {
+        f[t] = ct_fork(rng_build_layers, NULL);
+    }
+    for (int t = 0; t < RNG_TASKS; t++) {
+        ct_wait(f[t]);
+    }
+    ct_scope_begin();
+    int64_t n = 8;
+    ct_tensor *after = ct_rand(&n, 1, CT_FLOAT32, NULL);
+    ct_manual_seed(3);
+    for (int t = 0; t < RNG_TASKS; t++) {
+        rng_build_layers(NULL);
+    }
+    ct_tensor *want = ct_rand(&n, 1, CT_FLOAT32, NULL);
+    CHECK(after && want && memcmp(ct_data_ptr(after), ct_data_ptr(want), 8 * sizeof(float)) == 0);
+    ct_scope_end();
+    CHECK(ct_parallel_shutdown() == CT_OK);
+}
+
+void test_rng(void)
+{
+    RUN(test_rng_matches_pytorch);
+    RUN(test_rng_explicit_generator);
+    RUN(test_rng_errors);
+    RUN(test_rng_default_generator_threads);
+}
