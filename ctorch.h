@@ -15449,7 +15449,7 @@ static CT__UNUSED int ct__bench_sigfigs(const ct_measurement *m)
     double mean = (double)(sum / (float)k), var = 0;
     for (int64_t i = lo; i < hi; i++) {
         double d = (double)(float)m->sorted[i] - mean;
-        var += d * d;
+        var += fma(d, d, 0.0); /* the square rounded on its own: no contraction with += */
     }
     double std = (double)(float)sqrt(var / (double)k);
     double ci = 1.645 * std / (double)sqrtf((float)k);
