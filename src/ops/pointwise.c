@@ -1046,12 +1046,15 @@ ct_tensor *ct_logical_not(const ct_tensor *a)
 
 ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
 {
+    if (ct__null("ct_clamp", a)) {
+        return NULL;
+    }
     if (min > max) {
         ct__fail(CT_ERR_VALUE, "ct_clamp", "min (%g) must be less than or equal to max (%g)", min,
                  max);
         return NULL;
     }
-    if (a && !ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
+    if (!ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
         (isinf(min) || min == floor(min)) && (isinf(max) || max == floor(max))) {
         /* bounds beyond the dtype's range clamp nothing, unless nothing would be left */
         bool lo = ct__scalar_fits(min, a->dtype), hi = ct__scalar_fits(max, a->dtype);
@@ -1074,7 +1077,10 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
 {
-    if (a && !ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent) &&
+    if (ct__null("ct_pow", a)) {
+        return NULL;
+    }
+    if (!ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent) &&
         fabs(exponent) < 9.2e18) { /* an int64 scalar, as ct__wrap_scalar decides */
         if (exponent < 0) { /* integer power: PyTorch's checks of the exponent */
             ct__fail(CT_ERR_VALUE, "ct_pow", "Integers to negative integer powers are not "
