@@ -205,7 +205,8 @@ CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, co
 
 /* ---- softmax rows (ops/softmax.c), shared with cross-entropy (nn/loss.c) ------------- */
 /* One contiguous row x[0..R): CT__SOFTMAX_EXP writes its softmax into y, CT__SOFTMAX_LOG its
-   log_softmax, CT__SOFTMAX_LSE nothing (y unused). Returns lse = max + log(sum(exp(x - max))).
+   log_softmax, CT__SOFTMAX_LSE nothing (y unused). Returns lse = max + log(sum(exp(x - max)))
+   (0 for CT__SOFTMAX_EXP).
    ct__exp_row_S: y = scale * exp(x - shift). prefetch: the next row (x + R, y + R) is
    computed next, load it meanwhile. scalar: take the portable path, the reference the float32
    AVX-512 path equals bit for bit (tests); float64 has only that path. */

@@ -34,11 +34,13 @@ CT__VECTORIZE_BEGIN
 
 /* ---- row kernels: the scalar reference, float32 and float64 --------------------------- */
 /* Each continues from element r with its 16 lanes (m or acc) holding elements [0, r), so a
-   vector part can do the full 16-element chunks first.
+   vector part can do the first elements.
    ct__row_max_S: the max of x[0..R) ignoring NaN; 0 when none is above -inf (an all -inf
    row then ends NaN, as in PyTorch).
    ct__row_expsum_S: the sum of exp(x - shift) over x[0..R), the terms stored into y unless
-   NULL. ct__row_exp_S: y = scale * exp(x - shift).
+   NULL: lane k adds the terms 16 j + k, lane 0 then the tail's in order, and the lanes are
+   summed pairwise (k + 8 into k, then k + 4, k + 2, k + 1).
+   ct__row_exp_S: y = scale * exp(x - shift).
    prefetch: the next row (x + R, and y + R where y is written) comes next: each chunk
    prefetches its 16 elements there. */
 #define CT__ROW_PREFETCH(T, p, r, rw)                                                      \
@@ -80,18 +82,23 @@ CT__VECTORIZE_BEGIN
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
-        for (; r < R; r++) {                                                               \
-            T e = EXP(x[r] - shift);                                                       \
-            acc[0] += e;                                                                   \
+        T e[16];                                                                           \
+        int64_t n = R - r;                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                  \
+            e[k] = EXP(x[r + k] - shift);                                                  \
+        }                                                                                  \
+        for (int64_t k = 0; k < n; k++) {                                                  \
+            acc[0] += e[k];                                                                \
             if (y) {                                                                       \
-                y[r] = e;                                                                  \
+                y[r + k] = e[k];                                                           \
             }                                                                              \
         }                                                                                  \
-        T sum = acc[0];                                                                    \
-        for (int k = 1; k < 16; k++) {                                                     \
-            sum += acc[k];                                                                 \
+        for (int w = 8; w > 0; w /= 2) {                                                   \
+            for (int k = 0; k < w; k++) {                                                  \
+                acc[k] += acc[k + w];                                                      \
+            }                                                                              \
         }                                                                                  \
-        return sum;                                                                        \
+        return acc[0];                                                                     \
     }                                                                                      \
     static void ct__row_exp_##S(const T *x, T *y, int64_t r, int64_t R, T shift, T scale,  \
                                 bool prefetch)                                             \
@@ -116,7 +123,8 @@ CT__ROW_KERNELS(double, f64, exp)
 
 /* ---- vector parts (float32 AVX-512): the full chunks, one vector of 16 lanes each ----- */
 /* Each does the scalar kernel's operations on whole 16-element chunks (lane k of the vector
-   is lane k of the scalar kernel) and returns how many elements it did. */
+   is lane k of the scalar kernel), then the tail of 0..15 elements by masked loads and
+   stores (expsum adds its terms into lane 0 in order), and returns R. */
 #define CT__NO_VECTOR_PART(...) 0
 #if defined(CT__HAS_AVX512)
 static int64_t ct__vec_max_f32(const float *x, int64_t R, float *m)
@@ -132,6 +140,8 @@ static int64_t ct__vec_max_f32(const float *x, int64_t R, float *m)
     for (; r + 16 <= R; r += 16) {
         v0 = ct__max_v16(_mm512_loadu_ps(x + r), v0);
     }
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    v0 = ct__max_v16(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + r), v0);
     _mm512_storeu_ps(m, ct__max_v16(ct__max_v16(v0, v1), ct__max_v16(v2, v3)));
     return r;
 }
@@ -152,7 +162,16 @@ static int64_t ct__vec_expsum_f32(const float *x, float *y, int64_t R, float shi
         }
     }
     _mm512_storeu_ps(acc, a);
-    return r;
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    float e[16];
+    _mm512_storeu_ps(e, ct__expf_v16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + r), s)));
+    for (int64_t i = 0; i < R - r; i++) {
+        acc[0] += e[i];
+    }
+    if (y) {
+        _mm512_mask_storeu_ps(y + r, k, _mm512_loadu_ps(e));
+    }
+    return R;
 }
 
 static int64_t ct__vec_exp_f32(const float *x, float *y, int64_t R, float shift, float scale,
@@ -168,7 +187,10 @@ static int64_t ct__vec_exp_f32(const float *x, float *y, int64_t R, float shift,
         __m512 e = ct__expf_v16(_mm512_sub_ps(_mm512_loadu_ps(x + r), s));
         _mm512_storeu_ps(y + r, _mm512_mul_ps(c, e));
     }
-    return r;
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    __m512 e = ct__expf_v16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + r), s));
+    _mm512_mask_storeu_ps(y + r, k, _mm512_mul_ps(c, e));
+    return R;
 }
 /* y *= scale */
 static int64_t ct__vec_scale_f32(float *y, int64_t R, float scale)
@@ -178,7 +200,9 @@ static int64_t ct__vec_scale_f32(float *y, int64_t R, float scale)
     for (; r + 16 <= R; r += 16) {
         _mm512_storeu_ps(y + r, _mm512_mul_ps(_mm512_loadu_ps(y + r), c));
     }
-    return r;
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    _mm512_mask_storeu_ps(y + r, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + r), c));
+    return R;
 }
 
 /* y = x - shift */
@@ -189,7 +213,9 @@ static int64_t ct__vec_shift_f32(const float *x, float *y, int64_t R, float shif
     for (; r + 16 <= R; r += 16) {
         _mm512_storeu_ps(y + r, _mm512_sub_ps(_mm512_loadu_ps(x + r), s));
     }
-    return r;
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    _mm512_mask_storeu_ps(y + r, k, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + r), s));
+    return R;
 }
 #define CT__VEC_MAX_F32 ct__vec_max_f32
 #define CT__VEC_SCALE_F32 ct__vec_scale_f32
@@ -207,7 +233,7 @@ static int64_t ct__vec_shift_f32(const float *x, float *y, int64_t R, float shif
 /* ---- whole rows ------------------------------------------------------------------------ */
 /* The vector part first unless scalar, then the scalar kernel on the rest. The last pass is
    elementwise (y = e * (1 / sum), or y = x - lse), the same in both paths. */
-#define CT__ROWS(T, S, LOG, VMAX, VEXPSUM, VEXP, VSCALE, VSHIFT)                                           \
+#define CT__ROWS(T, S, LOG, VMAX, VEXPSUM, VEXP, VSCALE, VSHIFT)                           \
     T ct__softmax_row_##S(const T *x, T *y, int64_t R, ct__softmax_mode mode, bool prefetch, \
                           bool scalar)                                                     \
     {                                                                                      \
@@ -223,7 +249,7 @@ static int64_t ct__vec_shift_f32(const float *x, float *y, int64_t R, float shif
         }                                                                                  \
         r = scalar ? 0 : VEXPSUM(x, e, R, mx, lanes, prefetch);                                \
         T sum = ct__row_expsum_##S(x, e, r, R, mx, lanes, prefetch);                         \
-        T lse = mx + LOG(sum);                                                             \
+        T lse = mode == CT__SOFTMAX_EXP ? 0 : mx + LOG(sum);                               \
         if (mode == CT__SOFTMAX_EXP) {                                                     \
             T inv = (T)1 / sum;                                                            \
             for (r = scalar ? 0 : VSCALE(y, R, inv); r < R; r++) {                         \
