@@ -4155,7 +4155,8 @@ static inline float ct__expf(float x)
 {
     float xc = x < -104.0f ? -104.0f : x; /* NaN passes */
     xc = xc > 89.0f ? 89.0f : xc;
-    float n = fmaf(xc, 1.44269504088896341f, 12582912.0f) - 12582912.0f; /* round to nearest */
+    float t = fmaf(xc, 1.44269504088896341f, 12582912.0f); /* 1.5 2^23 + n, rounded */
+    float n = t - 12582912.0f;
     float r = fmaf(n, -0.693359375f, xc);
     r = fmaf(n, 2.12194440e-4f, r);
     float p = 1.9875691500e-4f;
@@ -4166,7 +4167,8 @@ static inline float ct__expf(float x)
     p = fmaf(p, r, 5.0000001201e-1f);
     p = fmaf(p, r, 1.0f);
     p = fmaf(p, r, 1.0f);
-    int32_t ni = (int32_t)(n != n ? 0.0f : n), na = ni / 2, nb = ni - na;
+    /* n from t's low bits: no float-to-int conversion (undefined for NaN), no branch */
+    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
     p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
     return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f); /* rounds once */
 }
