@@ -4,14 +4,15 @@
  * Legend: the input (made contiguous) is (outer, R, inner) around dim; each (o, c) line of R
  * elements at stride inner is normalized independently, in parallel over lines.
  * Contiguous rows (inner == 1) take three passes over a row, which stays in L1: the max m;
- * e = exp(x - m) summed (and stored into y for softmax); y = e / sum, or y = x - lse with
- * lse = m + log(sum). The next row is prefetched during the exp pass, so its trip from
- * memory overlaps the arithmetic. (A one-pass online softmax, with a running max and a
- * rescaled sum, would compute every exp twice: with the row in L1, re-reading it is cheaper.)
- * Sums run in 16 lanes: lane k adds elements 16 j + k, the tail goes to lane 0, then lanes
- * 0..15 are added in order. The float32 AVX-512 path does the same IEEE operations in the
- * same order (vmath.h's exp is bit-identical to ct__expf), so it matches the scalar path bit
- * for bit; tests/test_ops.c checks it.
+ * e = exp(x - m) summed and stored into y (which brings y's lines in during the arithmetic,
+ * for log_softmax too); y = e / sum, or y = x - lse with lse = m + log(sum). The next row is
+ * prefetched during the exp pass, so its trip from memory overlaps the arithmetic. (A one-pass
+ * online softmax, with a running max and a rescaled sum, would compute every exp twice: with
+ * the row in L1, re-reading it is cheaper. Streaming stores measured no faster: the output
+ * stays in this machine's large L3.) Sums run in 16 lanes: lane k adds elements 16 j + k,
+ * lane 0 then the tail, and the lanes are summed pairwise. The float32 AVX-512 path does the
+ * same IEEE operations in the same order (vmath.h's exp is bit-identical to ct__expf), so it
+ * matches the scalar path bit for bit; tests/test_ops.c checks it.
  * Determinism: each line is computed by one thread in a fixed order: bit-exact across
  * thread counts.
  */
@@ -247,8 +248,8 @@ static int64_t ct__vec_shift_f32(const float *x, float *y, int64_t R, float shif
         for (int k = 0; k < 16; k++) {                                                     \
             lanes[k] = 0;                                                                  \
         }                                                                                  \
-        r = scalar ? 0 : VEXPSUM(x, e, R, mx, lanes, prefetch);                                \
-        T sum = ct__row_expsum_##S(x, e, r, R, mx, lanes, prefetch);                         \
+        r = scalar ? 0 : VEXPSUM(x, e, R, mx, lanes, prefetch);                            \
+        T sum = ct__row_expsum_##S(x, e, r, R, mx, lanes, prefetch);                       \
         T lse = mode == CT__SOFTMAX_EXP ? 0 : mx + LOG(sum);                               \
         if (mode == CT__SOFTMAX_EXP) {                                                     \
             T inv = (T)1 / sum;                                                            \
@@ -265,8 +266,8 @@ static int64_t ct__vec_shift_f32(const float *x, float *y, int64_t R, float shif
     void ct__exp_row_##S(const T *x, T *y, int64_t R, T shift, T scale, bool prefetch,     \
                          bool scalar)                                                      \
     {                                                                                      \
-        int64_t r = scalar ? 0 : VEXP(x, y, R, shift, scale, prefetch);                        \
-        ct__row_exp_##S(x, y, r, R, shift, scale, prefetch);                                 \
+        int64_t r = scalar ? 0 : VEXP(x, y, R, shift, scale, prefetch);                    \
+        ct__row_exp_##S(x, y, r, R, shift, scale, prefetch);                               \
     }
 CT__ROWS(float, f32, ct__logf, CT__VEC_MAX_F32, CT__VEC_EXPSUM_F32, CT__VEC_EXP_F32,
          CT__VEC_SCALE_F32, CT__VEC_SHIFT_F32)
