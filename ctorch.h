@@ -865,6 +865,9 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
  * Shapes: output has input's shape. Dtypes: float32/float64 (integer input is an error).
  * Computed stably (the max along dim is subtracted first); the sum along dim of softmax is
  * 1. Returns a new tensor owned by the current scope. Errors: CT_ERR_INDEX for a bad dim.
+ * Determinism: each line along dim is computed by one thread in a fixed order, so results
+ * are bit-exact across thread counts; the float32 AVX-512 path equals the portable one bit
+ * for bit.
  */
 
 /* exp(x - max) / sum(exp(x - max)) along dim. Mirrors: torch.softmax(input, dim). */
@@ -2108,6 +2111,23 @@ CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, con
 CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
                                int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
                                double beta, double *C, int64_t rsc, int64_t csc);
+
+/* ---- softmax rows (ops/softmax.c), shared with cross-entropy (nn/loss.c) ------------- */
+/* One contiguous row x[0..R): CT__SOFTMAX_EXP writes its softmax into y, CT__SOFTMAX_LOG its
+   log_softmax, CT__SOFTMAX_LSE nothing (y unused). Returns lse = max + log(sum(exp(x - max)))
+   (0 for CT__SOFTMAX_EXP).
+   ct__exp_row_S: y = scale * exp(x - shift). prefetch: the next row (x + R, y + R) is
+   computed next, load it meanwhile. scalar: take the portable path, the reference the float32
+   AVX-512 path equals bit for bit (tests); float64 has only that path. */
+typedef enum { CT__SOFTMAX_EXP, CT__SOFTMAX_LOG, CT__SOFTMAX_LSE } ct__softmax_mode;
+CT__INTERNAL float ct__softmax_row_f32(const float *x, float *y, int64_t R, ct__softmax_mode mode,
+                                       bool prefetch, bool scalar);
+CT__INTERNAL double ct__softmax_row_f64(const double *x, double *y, int64_t R,
+                                        ct__softmax_mode mode, bool prefetch, bool scalar);
+CT__INTERNAL void ct__exp_row_f32(const float *x, float *y, int64_t R, float shift, float scale,
+                                  bool prefetch, bool scalar);
+CT__INTERNAL void ct__exp_row_f64(const double *x, double *y, int64_t R, double shift,
+                                  double scale, bool prefetch, bool scalar);
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
 /* X(dtype enum, C type, suffix) for every dtype. */
@@ -5332,15 +5352,28 @@ ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 
 // >>part ops/vmath.h
 /* ops/vmath.h - branch-free float32 exp, log, tanh and sigmoid that compilers vectorize
- * (libm calls block vectorization). Private: static inline, included by the kernels.
+ * (libm calls block vectorization), and exp on AVX-512 vectors. Private: static inline,
+ * included by the kernels.
  *
- * Accuracy against libm in double, over every 7th float32 (a one-off sweep) : exp 0.99 ulp
- * on [-87, 88], log 0.83 ulp on normal inputs, tanh 1.32 ulp, sigmoid 2.47 ulp;
+ * Every multiply-add is an explicit fmaf, no other product feeds an addition, and exp ends
+ * in an fmaf with a zero addend (a multiply the compiler cannot contract with the caller's
+ * sum), so results do not depend on -ffp-contract, -std or -O. fmaf is one instruction where
+ * the target has FMA (-march=native on x86-64 since Haswell), a slower library call elsewhere.
+ * ct__expf_v16 (AVX-512) does exp's operations lane by lane and is bit-identical to
+ * ct__expf for every float32 input, with or without flush-to-zero (checked over all 2^32
+ * inputs once; tests/test_ops.c compares them on a sample).
+ *
+ * Accuracy against libm in double, over one float32 block of 16 in 7 (a one-off sweep): exp
+ * 0.89 ulp on [-87.3, 88.7], log 0.82 ulp on normal inputs, tanh 1.37 ulp, sigmoid 2.40 ulp;
  * tests/test_core.c (test_vmath_ulp) asserts exp, log <= 2 ulp and tanh, sigmoid <= 3 ulp on
  * 4M normal floats spread over the range. Special values: exp(-inf) = 0,
  * exp(+inf) = inf, exp(x > 88.72) = inf, log(0) = -inf, log(x < 0) = NaN, NaN -> NaN.
- * Subnormal results of exp flush to 0 (x < -87.33), as with flush-to-zero enabled.
+ * exp's subnormal results (x < -87.34) are correctly rounded, or 0 under flush-to-zero.
  */
+
+#if defined(CT__HAS_AVX512)
+#include <immintrin.h>
+#endif
 
 static inline float ct__f32_from_bits(uint32_t u)
 {
@@ -5356,29 +5389,72 @@ static inline uint32_t ct__f32_bits(float f)
     return u;
 }
 
-/* e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite), e^r by a degree-6 polynomial
-   (Cephes expf coefficients), 2^n built in the exponent bits. */
+/* e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite), e^r by a degree-7 polynomial in
+   Horner form (Cephes expf coefficients), times 2^n as 2^(n/2) 2^(n - n/2), both normal; x
+   is clamped to [-104, 89] first, where e^x rounds to 0 below and to inf above. */
 static inline float ct__expf(float x)
 {
-    /* NaN compares false and takes the low clamp: n stays finite, the result NaN */
-    float xc = x > -87.33654f ? (x < 88.72283f ? x : 88.72283f) : -87.33654f;
-    float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
-    float r = xc - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
+    float xc = x < -104.0f ? -104.0f : x; /* NaN passes */
+    xc = xc > 89.0f ? 89.0f : xc;
+    float t = fmaf(xc, 1.44269504088896341f, 12582912.0f); /* 1.5 2^23 + n, rounded */
+    float n = t - 12582912.0f;
+    float r = fmaf(n, -0.693359375f, xc);
+    r = fmaf(n, 2.12194440e-4f, r);
     float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    float y = p * r * r + r + 1.0f;
-    int32_t ni = (int32_t)n, na = ni / 2, nb = ni - na; /* 2^n = 2^na 2^nb, both normal */
-    y = y * ct__f32_from_bits((uint32_t)(na + 127) << 23);
-    y = y * ct__f32_from_bits((uint32_t)(nb + 127) << 23);
-    y = x < -87.33654f ? 0.0f : y;
-    y = x > 88.72283f ? (float)INFINITY : y;
-    return x != x ? x : y;
+    p = fmaf(p, r, 1.3981999507e-3f);
+    p = fmaf(p, r, 8.3334519073e-3f);
+    p = fmaf(p, r, 4.1665795894e-2f);
+    p = fmaf(p, r, 1.6666665459e-1f);
+    p = fmaf(p, r, 5.0000001201e-1f);
+    p = fmaf(p, r, 1.0f);
+    p = fmaf(p, r, 1.0f);
+    /* n from t's low bits: no float-to-int conversion (undefined for NaN), no branch */
+    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
+    p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
+    return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f); /* rounds once */
 }
+
+#if defined(CT__HAS_AVX512)
+/* max(a, b) (a > b ? a : b, so b where either is NaN), min(a, b) likewise, and a 2^floor(b),
+   by the masked intrinsics with every lane set: the plain ones read an undefined vector that
+   g++ 12 -O2 reports as maybe-uninitialized. */
+static inline __m512 ct__max_v16(__m512 a, __m512 b)
+{
+    return _mm512_mask_max_ps(a, (__mmask16)0xffff, a, b);
+}
+
+static inline __m512 ct__min_v16(__m512 a, __m512 b)
+{
+    return _mm512_mask_min_ps(a, (__mmask16)0xffff, a, b);
+}
+
+static inline __m512 ct__scalef_v16(__m512 a, __m512 b)
+{
+    return _mm512_mask_scalef_ps(a, (__mmask16)0xffff, a, b);
+}
+
+/* ct__expf on 16 lanes, the same operations (p 2^n by one scalef, which rounds as the
+   multiplies do): bit-identical to it. */
+static inline __m512 ct__expf_v16(__m512 x)
+{
+    __m512 xc = ct__max_v16(_mm512_set1_ps(-104.0f), x); /* NaN passes */
+    xc = ct__min_v16(_mm512_set1_ps(89.0f), xc);
+    const __m512 shift = _mm512_set1_ps(12582912.0f);
+    __m512 n = _mm512_sub_ps(_mm512_fmadd_ps(xc, _mm512_set1_ps(1.44269504088896341f), shift),
+                             shift);
+    __m512 r = _mm512_fmadd_ps(n, _mm512_set1_ps(-0.693359375f), xc);
+    r = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return ct__scalef_v16(p, n);
+}
+#endif
 
 /* ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m by the Cephes logf polynomial. */
 static inline float ct__logf(float x)
@@ -5393,19 +5469,19 @@ static inline float ct__logf(float x)
     m = small ? m + m - 1.0f : m - 1.0f;
     float z = m * m;
     float p = 7.0376836292e-2f;
-    p = p * m - 1.1514610310e-1f;
-    p = p * m + 1.1676998740e-1f;
-    p = p * m - 1.2420140846e-1f;
-    p = p * m + 1.4249322787e-1f;
-    p = p * m - 1.6668057665e-1f;
-    p = p * m + 2.0000714765e-1f;
-    p = p * m - 2.4999993993e-1f;
-    p = p * m + 3.3333331174e-1f;
+    p = fmaf(p, m, -1.1514610310e-1f);
+    p = fmaf(p, m, 1.1676998740e-1f);
+    p = fmaf(p, m, -1.2420140846e-1f);
+    p = fmaf(p, m, 1.4249322787e-1f);
+    p = fmaf(p, m, -1.6668057665e-1f);
+    p = fmaf(p, m, 2.0000714765e-1f);
+    p = fmaf(p, m, -2.4999993993e-1f);
+    p = fmaf(p, m, 3.3333331174e-1f);
     float fe = (float)(tiny ? e - 25 : e);
     float y = p * m * z;
-    y = y + fe * -2.12194440e-4f;
-    y = y - 0.5f * z;
-    y = m + y + fe * 0.693359375f;
+    y = fmaf(fe, -2.12194440e-4f, y);
+    y = fmaf(-0.5f, z, y);
+    y = fmaf(fe, 0.693359375f, m + y);
     y = x == 0.0f ? -(float)INFINITY : y;
     y = x < 0.0f ? (float)NAN : y;
     y = x == (float)INFINITY ? x : y;
@@ -5418,11 +5494,11 @@ static inline float ct__tanhf(float x)
     float a = x < 0 ? -x : x;
     float z = x * x;
     float p = -5.70498872745e-3f;
-    p = p * z + 2.06390887954e-2f;
-    p = p * z - 5.37397155531e-2f;
-    p = p * z + 1.33314422036e-1f;
-    p = p * z - 3.33332819422e-1f;
-    float small = x + x * z * p;
+    p = fmaf(p, z, 2.06390887954e-2f);
+    p = fmaf(p, z, -5.37397155531e-2f);
+    p = fmaf(p, z, 1.33314422036e-1f);
+    p = fmaf(p, z, -3.33332819422e-1f);
+    float small = fmaf(x * z, p, x);
     float big = 1.0f - 2.0f / (ct__expf(a + a) + 1.0f);
     big = x < 0 ? -big : big;
     float y = a < 0.625f ? small : big;
@@ -10175,16 +10251,283 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
 }
 
 // >>part ops/softmax.c
-/* ops/softmax.c - fused, numerically stable softmax and log_softmax.
+/* ops/softmax.c - fused, numerically stable softmax and log_softmax, and the row kernels
+ * cross-entropy shares (nn/loss.c).
  *
  * Legend: the input (made contiguous) is (outer, R, inner) around dim; each (o, c) line of R
  * elements at stride inner is normalized independently, in parallel over lines.
+ * Contiguous rows (inner == 1) take three passes over a row, which stays in L1: the max m;
+ * e = exp(x - m) summed and stored into y (which brings y's lines in during the arithmetic,
+ * for log_softmax too); y = e / sum, or y = x - lse with lse = m + log(sum). The next row is
+ * prefetched during the exp pass, so its trip from memory overlaps the arithmetic. (A one-pass
+ * online softmax, with a running max and a rescaled sum, would compute every exp twice: with
+ * the row in L1, re-reading it is cheaper. Streaming stores measured no faster: the output
+ * stays in this machine's large L3.) Sums run in 16 lanes: lane k adds elements 16 j + k,
+ * lane 0 then the tail, and the lanes are summed pairwise. The float32 AVX-512 path does the
+ * same IEEE operations in the same order (vmath.h's exp is bit-identical to ct__expf), so it
+ * matches the scalar path bit for bit; tests/test_ops.c checks it.
  * Determinism: each line is computed by one thread in a fixed order: bit-exact across
  * thread counts.
  */
 
 CT__VECTORIZE_BEGIN
 
+/* prefetch for reading (rw 0) or writing (rw 1) into all cache levels */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__PREFETCH(p, rw) __builtin_prefetch((p), (rw), 3)
+#else
+#define CT__PREFETCH(p, rw) ((void)(p))
+#endif
+
+/* ---- row kernels: the scalar reference, float32 and float64 --------------------------- */
+/* Each continues from element r with its 16 lanes (m or acc) holding elements [0, r), so a
+   vector part can do the first elements.
+   ct__row_max_S: the max of x[0..R) ignoring NaN; 0 when none is above -inf (an all -inf
+   row then ends NaN, as in PyTorch).
+   ct__row_expsum_S: the sum of exp(x - shift) over x[0..R), the terms stored into y unless
+   NULL: lane k adds the terms 16 j + k, lane 0 then the tail's in order, and the lanes are
+   summed pairwise (k + 8 into k, then k + 4, k + 2, k + 1).
+   ct__row_exp_S: y = scale * exp(x - shift).
+   prefetch: the next row (x + R, and y + R where y is written) comes next: each chunk
+   prefetches its 16 elements there. */
+#define CT__ROW_PREFETCH(T, p, r, rw)                                                      \
+    for (size_t b_ = 0; b_ < 16 * sizeof(T); b_ += 64) {                                   \
+        CT__PREFETCH((const char *)((p) + (r)) + b_, rw);                                  \
+    }
+#define CT__ROW_KERNELS(T, S, EXP)                                                         \
+    static T ct__row_max_##S(const T *x, int64_t r, int64_t R, T *m)                       \
+    {                                                                                      \
+        for (; r + 16 <= R; r += 16) {                                                     \
+            for (int k = 0; k < 16; k++) {                                                 \
+                m[k] = x[r + k] > m[k] ? x[r + k] : m[k];                                  \
+            }                                                                              \
+        }                                                                                  \
+        for (; r < R; r++) {                                                               \
+            m[0] = x[r] > m[0] ? x[r] : m[0];                                              \
+        }                                                                                  \
+        T mx = m[0];                                                                       \
+        for (int k = 1; k < 16; k++) {                                                     \
+            mx = m[k] > mx ? m[k] : mx;                                                    \
+        }                                                                                  \
+        return mx == -(T)INFINITY ? 0 : mx;                                                \
+    }                                                                                      \
+    static T ct__row_expsum_##S(const T *x, T *y, int64_t r, int64_t R, T shift, T *acc,   \
+                                bool prefetch)                                             \
+    {                                                                                      \
+        for (; r + 16 <= R; r += 16) {                                                     \
+            if (prefetch) {                                                                \
+                CT__ROW_PREFETCH(T, x + R, r, 0)                                           \
+            }                                                                              \
+            if (y) {                                                                       \
+                for (int k = 0; k < 16; k++) {                                             \
+                    y[r + k] = EXP(x[r + k] - shift);                                      \
+                    acc[k] += y[r + k];                                                    \
+                }                                                                          \
+            } else {                                                                       \
+                for (int k = 0; k < 16; k++) {                                             \
+                    acc[k] += EXP(x[r + k] - shift);                                       \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+        T e[16];                                                                           \
+        int64_t n = R - r;                                                                 \
+        for (int64_t k = 0; k < n; k++) {                                                  \
+            e[k] = EXP(x[r + k] - shift);                                                  \
+        }                                                                                  \
+        for (int64_t k = 0; k < n; k++) {                                                  \
+            acc[0] += e[k];                                                                \
+            if (y) {                                                                       \
+                y[r + k] = e[k];                                                           \
+            }                                                                              \
+        }                                                                                  \
+        for (int w = 8; w > 0; w /= 2) {                                                   \
+            for (int k = 0; k < w; k++) {                                                  \
+                acc[k] += acc[k + w];                                                      \
+            }                                                                              \
+        }                                                                                  \
+        return acc[0];                                                                     \
+    }                                                                                      \
+    static void ct__row_exp_##S(const T *x, T *y, int64_t r, int64_t R, T shift, T scale,  \
+                                bool prefetch)                                             \
+    {                                                                                      \
+        for (; r + 16 <= R; r += 16) {                                                     \
+            if (prefetch) {                                                                \
+                CT__ROW_PREFETCH(T, x + R, r, 0)                                           \
+                CT__ROW_PREFETCH(T, y + R, r, 1)                                           \
+            }                                                                              \
+            for (int k = 0; k < 16; k++) {                                                 \
+                y[r + k] = scale * EXP(x[r + k] - shift);                                  \
+            }                                                                              \
+        }                                                                                  \
+        for (; r < R; r++) {                                                               \
+            y[r] = scale * EXP(x[r] - shift);                                              \
+        }                                                                                  \
+    }
+CT__ROW_KERNELS(float, f32, ct__expf)
+CT__ROW_KERNELS(double, f64, exp)
+#undef CT__ROW_KERNELS
+#undef CT__ROW_PREFETCH
+
+/* ---- vector parts (float32 AVX-512): the full chunks, one vector of 16 lanes each ----- */
+/* Each does the scalar kernel's operations on whole 16-element chunks (lane k of the vector
+   is lane k of the scalar kernel), then the tail of 0..15 elements by masked loads and
+   stores (expsum adds its terms into lane 0 in order), and returns R. */
+#define CT__NO_VECTOR_PART(...) 0
+#if defined(CT__HAS_AVX512)
+static int64_t ct__vec_max_f32(const float *x, int64_t R, float *m)
+{ /* four vectors in flight (max is exact: any grouping gives the same lanes) */
+    __m512 v0 = _mm512_loadu_ps(m), v1 = v0, v2 = v0, v3 = v0;
+    int64_t r = 0;
+    for (; r + 64 <= R; r += 64) { /* x > m ? x : m: NaN skipped */
+        v0 = ct__max_v16(_mm512_loadu_ps(x + r), v0);
+        v1 = ct__max_v16(_mm512_loadu_ps(x + r + 16), v1);
+        v2 = ct__max_v16(_mm512_loadu_ps(x + r + 32), v2);
+        v3 = ct__max_v16(_mm512_loadu_ps(x + r + 48), v3);
+    }
+    for (; r + 16 <= R; r += 16) {
+        v0 = ct__max_v16(_mm512_loadu_ps(x + r), v0);
+    }
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    v0 = ct__max_v16(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + r), v0);
+    _mm512_storeu_ps(m, ct__max_v16(ct__max_v16(v0, v1), ct__max_v16(v2, v3)));
+    return r;
+}
+
+static int64_t ct__vec_expsum_f32(const float *x, float *y, int64_t R, float shift,
+                                  float *acc, bool prefetch)
+{
+    __m512 a = _mm512_loadu_ps(acc), s = _mm512_set1_ps(shift);
+    int64_t r = 0;
+    for (; r + 16 <= R; r += 16) {
+        if (prefetch) {
+            CT__PREFETCH(x + R + r, 0);
+        }
+        __m512 e = ct__expf_v16(_mm512_sub_ps(_mm512_loadu_ps(x + r), s));
+        a = _mm512_add_ps(a, e);
+        if (y) {
+            _mm512_storeu_ps(y + r, e);
+        }
+    }
+    _mm512_storeu_ps(acc, a);
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    float e[16];
+    _mm512_storeu_ps(e, ct__expf_v16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + r), s)));
+    for (int64_t i = 0; i < R - r; i++) {
+        acc[0] += e[i];
+    }
+    if (y) {
+        _mm512_mask_storeu_ps(y + r, k, _mm512_loadu_ps(e));
+    }
+    return R;
+}
+
+static int64_t ct__vec_exp_f32(const float *x, float *y, int64_t R, float shift, float scale,
+                               bool prefetch)
+{
+    __m512 s = _mm512_set1_ps(shift), c = _mm512_set1_ps(scale);
+    int64_t r = 0;
+    for (; r + 16 <= R; r += 16) {
+        if (prefetch) {
+            CT__PREFETCH(x + R + r, 0);
+            CT__PREFETCH(y + R + r, 1);
+        }
+        __m512 e = ct__expf_v16(_mm512_sub_ps(_mm512_loadu_ps(x + r), s));
+        _mm512_storeu_ps(y + r, _mm512_mul_ps(c, e));
+    }
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    __m512 e = ct__expf_v16(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + r), s));
+    _mm512_mask_storeu_ps(y + r, k, _mm512_mul_ps(c, e));
+    return R;
+}
+/* y *= scale */
+static int64_t ct__vec_scale_f32(float *y, int64_t R, float scale)
+{
+    __m512 c = _mm512_set1_ps(scale);
+    int64_t r = 0;
+    for (; r + 16 <= R; r += 16) {
+        _mm512_storeu_ps(y + r, _mm512_mul_ps(_mm512_loadu_ps(y + r), c));
+    }
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    _mm512_mask_storeu_ps(y + r, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + r), c));
+    return R;
+}
+
+/* y = x - shift */
+static int64_t ct__vec_shift_f32(const float *x, float *y, int64_t R, float shift)
+{
+    __m512 s = _mm512_set1_ps(shift);
+    int64_t r = 0;
+    for (; r + 16 <= R; r += 16) {
+        _mm512_storeu_ps(y + r, _mm512_sub_ps(_mm512_loadu_ps(x + r), s));
+    }
+    __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
+    _mm512_mask_storeu_ps(y + r, k, _mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + r), s));
+    return R;
+}
+#define CT__VEC_MAX_F32 ct__vec_max_f32
+#define CT__VEC_SCALE_F32 ct__vec_scale_f32
+#define CT__VEC_SHIFT_F32 ct__vec_shift_f32
+#define CT__VEC_EXPSUM_F32 ct__vec_expsum_f32
+#define CT__VEC_EXP_F32 ct__vec_exp_f32
+#else
+#define CT__VEC_MAX_F32 CT__NO_VECTOR_PART
+#define CT__VEC_EXPSUM_F32 CT__NO_VECTOR_PART
+#define CT__VEC_EXP_F32 CT__NO_VECTOR_PART
+#define CT__VEC_SCALE_F32 CT__NO_VECTOR_PART
+#define CT__VEC_SHIFT_F32 CT__NO_VECTOR_PART
+#endif
+
+/* ---- whole rows ------------------------------------------------------------------------ */
+/* The vector part first unless scalar, then the scalar kernel on the rest. The last pass is
+   elementwise (y = e * (1 / sum), or y = x - lse), the same in both paths. */
+#define CT__ROWS(T, S, LOG, VMAX, VEXPSUM, VEXP, VSCALE, VSHIFT)                           \
+    T ct__softmax_row_##S(const T *x, T *y, int64_t R, ct__softmax_mode mode, bool prefetch, \
+                          bool scalar)                                                     \
+    {                                                                                      \
+        T lanes[16];                                                                       \
+        for (int k = 0; k < 16; k++) {                                                     \
+            lanes[k] = -(T)INFINITY;                                                       \
+        }                                                                                  \
+        int64_t r = scalar ? 0 : VMAX(x, R, lanes);                                        \
+        T mx = ct__row_max_##S(x, r, R, lanes);                                            \
+        T *e = mode == CT__SOFTMAX_LSE ? NULL : y;                                         \
+        for (int k = 0; k < 16; k++) {                                                     \
+            lanes[k] = 0;                                                                  \
+        }                                                                                  \
+        r = scalar ? 0 : VEXPSUM(x, e, R, mx, lanes, prefetch);                            \
+        T sum = ct__row_expsum_##S(x, e, r, R, mx, lanes, prefetch);                       \
+        T lse = mode == CT__SOFTMAX_EXP ? 0 : mx + LOG(sum);                               \
+        if (mode == CT__SOFTMAX_EXP) {                                                     \
+            T inv = (T)1 / sum;                                                            \
+            for (r = scalar ? 0 : VSCALE(y, R, inv); r < R; r++) {                         \
+                y[r] *= inv;                                                               \
+            }                                                                              \
+        } else if (mode == CT__SOFTMAX_LOG) {                                              \
+            for (r = scalar ? 0 : VSHIFT(x, y, R, lse); r < R; r++) {                      \
+                y[r] = x[r] - lse;                                                         \
+            }                                                                              \
+        }                                                                                  \
+        return lse;                                                                        \
+    }                                                                                      \
+    void ct__exp_row_##S(const T *x, T *y, int64_t R, T shift, T scale, bool prefetch,     \
+                         bool scalar)                                                      \
+    {                                                                                      \
+        int64_t r = scalar ? 0 : VEXP(x, y, R, shift, scale, prefetch);                    \
+        ct__row_exp_##S(x, y, r, R, shift, scale, prefetch);                               \
+    }
+CT__ROWS(float, f32, ct__logf, CT__VEC_MAX_F32, CT__VEC_EXPSUM_F32, CT__VEC_EXP_F32,
+         CT__VEC_SCALE_F32, CT__VEC_SHIFT_F32)
+CT__ROWS(double, f64, log, CT__NO_VECTOR_PART, CT__NO_VECTOR_PART, CT__NO_VECTOR_PART,
+         CT__NO_VECTOR_PART, CT__NO_VECTOR_PART)
+#undef CT__ROWS
+#undef CT__VEC_MAX_F32
+#undef CT__VEC_EXPSUM_F32
+#undef CT__VEC_EXP_F32
+#undef CT__VEC_SCALE_F32
+#undef CT__VEC_SHIFT_F32
+#undef CT__NO_VECTOR_PART
+
+/* ---- softmax / log_softmax along a dim ------------------------------------------------ */
 typedef struct ct__softmax_job {
     const char *x;
     char *y;
@@ -10192,102 +10535,40 @@ typedef struct ct__softmax_job {
     bool log;
 } ct__softmax_job;
 
-/* One contiguous row x[0..R) -> y: max and sums in 16 partial lanes (vectorized; the NaN of
-   a row propagates through its exp and sum), exp through the vectorized vmath. */
-#define CT__SOFTMAX_ROW(T, S, EXP, LOG)                                                     \
-    static void ct__softmax_row_##S(const T *x, T *y, int64_t R, bool take_log)                  \
-    {                                                                                       \
-        T m[16], acc[16];                                                                   \
-        for (int k = 0; k < 16; k++) {                                                      \
-            m[k] = -(T)INFINITY;                                                            \
-            acc[k] = 0;                                                                     \
-        }                                                                                   \
-        int64_t r = 0;                                                                      \
-        for (; r + 16 <= R; r += 16) {                                                      \
-            for (int k = 0; k < 16; k++) {                                                  \
-                m[k] = x[r + k] > m[k] ? x[r + k] : m[k];                                   \
-            }                                                                               \
-        }                                                                                   \
-        for (; r < R; r++) {                                                                \
-            m[0] = x[r] > m[0] ? x[r] : m[0];                                               \
-        }                                                                                   \
-        T mx = m[0];                                                                        \
-        for (int k = 1; k < 16; k++) {                                                      \
-            mx = m[k] > mx ? m[k] : mx;                                                     \
-        }                                                                                   \
-        mx = mx == -(T)INFINITY ? 0 : mx; /* an all -inf row ends NaN, as in PyTorch */      \
-        if (take_log) { /* sum exp(x - max) without storing it */                            \
-            for (r = 0; r + 16 <= R; r += 16) {                                             \
-                for (int k = 0; k < 16; k++) {                                              \
-                    acc[k] += EXP(x[r + k] - mx);                                           \
-                }                                                                           \
-            }                                                                               \
-            for (; r < R; r++) {                                                            \
-                acc[0] += EXP(x[r] - mx);                                                   \
-            }                                                                               \
-        } else { /* y = exp(x - max), summed */                                             \
-            for (r = 0; r < R; r++) {                                                       \
-                y[r] = EXP(x[r] - mx);                                                      \
-            }                                                                               \
-            for (r = 0; r + 16 <= R; r += 16) {                                             \
-                for (int k = 0; k < 16; k++) {                                              \
-                    acc[k] += y[r + k];                                                     \
-                }                                                                           \
-            }                                                                               \
-            for (; r < R; r++) {                                                            \
-                acc[0] += y[r];                                                             \
-            }                                                                               \
-        }                                                                                   \
-        T sum = 0;                                                                          \
-        for (int k = 0; k < 16; k++) {                                                      \
-            sum += acc[k];                                                                  \
-        }                                                                                   \
-        if (take_log) {                                                                     \
-            T lse = mx + LOG(sum);                                                          \
-            for (r = 0; r < R; r++) {                                                       \
-                y[r] = x[r] - lse;                                                          \
-            }                                                                               \
-        } else {                                                                            \
-            T inv = (T)1 / sum;                                                             \
-            for (r = 0; r < R; r++) {                                                       \
-                y[r] *= inv;                                                                \
-            }                                                                               \
-        }                                                                                   \
+/* lines [b, e) of R elements at stride inner; contiguous rows (inner == 1) prefetch the
+   next row of the chunk while computing one */
+#define CT__SOFTMAX_LINES(T, S, EXP, LOG)                                                  \
+    static void ct__softmax_lines_##S(int64_t b, int64_t e, void *ctx)                     \
+    {                                                                                      \
+        const ct__softmax_job *j = (const ct__softmax_job *)ctx;                           \
+        int64_t R = j->R, in = j->inner;                                                   \
+        ct__softmax_mode mode = j->log ? CT__SOFTMAX_LOG : CT__SOFTMAX_EXP;                \
+        for (int64_t line = b; line < e; line++) {                                         \
+            int64_t o = line / in, c = line % in;                                          \
+            const T *x = (const T *)j->x + o * R * in + c;                                 \
+            T *y = (T *)j->y + o * R * in + c;                                             \
+            if (in == 1) {                                                                 \
+                ct__softmax_row_##S(x, y, R, mode, line + 1 < e, false);                   \
+                continue;                                                                  \
+            }                                                                              \
+            T mx = -(T)INFINITY;                                                           \
+            for (int64_t r = 0; r < R; r++) {                                              \
+                mx = x[r * in] > mx || x[r * in] != x[r * in] ? x[r * in] : mx;            \
+            }                                                                              \
+            T sum = 0;                                                                     \
+            for (int64_t r = 0; r < R; r++) {                                              \
+                y[r * in] = EXP(x[r * in] - mx);                                           \
+                sum += y[r * in];                                                          \
+            }                                                                              \
+            T lse = mx + LOG(sum), inv = (T)1 / sum;                                       \
+            for (int64_t r = 0; r < R; r++) {                                              \
+                y[r * in] = j->log ? x[r * in] - lse : y[r * in] * inv;                    \
+            }                                                                              \
+        }                                                                                  \
     }
-
-/* lines of R elements at stride inner (inner == 1: contiguous rows) */
-#define CT__SOFTMAX_KERNEL(T, S, EXP, LOG)                                                  \
-    CT__SOFTMAX_ROW(T, S, EXP, LOG)                                                         \
-    static void ct__softmax_lines_##S(int64_t b, int64_t e, void *ctx)                      \
-    {                                                                                       \
-        const ct__softmax_job *j = (const ct__softmax_job *)ctx;                            \
-        int64_t R = j->R, in = j->inner;                                                    \
-        for (int64_t line = b; line < e; line++) {                                          \
-            int64_t o = line / in, c = line % in;                                           \
-            const T *x = (const T *)j->x + o * R * in + c;                                  \
-            T *y = (T *)j->y + o * R * in + c;                                              \
-            if (in == 1) {                                                                  \
-                ct__softmax_row_##S(x, y, R, j->log);                                       \
-                continue;                                                                   \
-            }                                                                               \
-            T mx = -(T)INFINITY;                                                            \
-            for (int64_t r = 0; r < R; r++) {                                               \
-                mx = x[r * in] > mx || x[r * in] != x[r * in] ? x[r * in] : mx;             \
-            }                                                                               \
-            T sum = 0;                                                                      \
-            for (int64_t r = 0; r < R; r++) {                                               \
-                y[r * in] = EXP(x[r * in] - mx);                                            \
-                sum += y[r * in];                                                           \
-            }                                                                               \
-            T lse = mx + LOG(sum), inv = (T)1 / sum;                                        \
-            for (int64_t r = 0; r < R; r++) {                                               \
-                y[r * in] = j->log ? x[r * in] - lse : y[r * in] * inv;                     \
-            }                                                                               \
-        }                                                                                   \
-    }
-CT__SOFTMAX_KERNEL(float, f32, ct__expf, ct__logf)
-CT__SOFTMAX_KERNEL(double, f64, exp, log)
-#undef CT__SOFTMAX_ROW
+CT__SOFTMAX_LINES(float, f32, ct__expf, ct__logf)
+CT__SOFTMAX_LINES(double, f64, exp, log)
+#undef CT__SOFTMAX_LINES
 
 /* An empty input's gradient is empty: skip the sums, whose outputs (every line of dim) can
    be far larger than the input. */
@@ -10364,7 +10645,7 @@ ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
     return ct__softmax_impl("ct_log_softmax", t, dim, true);
 }
 
-#undef CT__SOFTMAX_KERNEL
+#undef CT__PREFETCH
 
 CT__VECTORIZE_END
 
@@ -11459,6 +11740,52 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
     return true;
 }
 
+/* The nll forward: per-row losses l_i = -w[t_i] v_i (0 on ignored rows) into out ((N) for
+   'none', else their sum or mean over w[t_i]), with v_i = x[i, t_i], or x[i, t_i] - lse[i]
+   computed in x's dtype when lse (N) is given (cross-entropy's log-probability); total: the
+   sum of w[t_i] over rows not ignored. False (reported) on a target out of bounds. */
+static bool ct__nll_forward(const char *op, const ct_tensor *x, const ct_tensor *lse,
+                            const ct_tensor *target, const ct_nll_loss_opts *o, ct_tensor *out,
+                            double *total)
+{
+    ct_reduction red = ct__reduction(o->reduction);
+    int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
+    int64_t tstride = target->ndim ? target->strides[0] : 0;
+    const int64_t *t = (const int64_t *)ct__data(target);
+    size_t es = ct_dtype_size(x->dtype);
+    int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
+    double sum = 0;
+    *total = 0;
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * tstride];
+        double li = 0;
+        if (c != o->ignore_index) {
+            if (c < 0 || c >= C) {
+                ct__fail(CT_ERR_INDEX, op, "Target %lld is out of bounds.", (long long)c);
+                return false;
+            }
+            const char *xi = ct__data(x) + (size_t)(i * xs0 + c * xs1) * es;
+            double v = ct__load_f64(xi, x->dtype);
+            if (lse && x->dtype == CT_FLOAT32) {
+                v = (double)(*(const float *)xi - ((const float *)ct__data(lse))[i]);
+            } else if (lse) {
+                v -= ((const double *)ct__data(lse))[i];
+            }
+            double wc = ct__class_weight(o->weight, c);
+            li = fma(-wc, v, -0.0); /* -wc * v, a product never contracted into sum */
+            *total += wc;
+        }
+        sum += li;
+        if (red == CT_REDUCTION_NONE) {
+            ct__store_f64(ct__data(out) + (size_t)i * es, x->dtype, li);
+        }
+    }
+    if (red != CT_REDUCTION_NONE) {
+        ct__store_f64(ct__data(out), x->dtype, red == CT_REDUCTION_MEAN ? sum / *total : sum);
+    }
+    return true;
+}
+
 ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
 {
     const char *op = "ct_nll_loss";
@@ -11467,38 +11794,13 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     if (!ct__check_reduction(op, o.reduction) || !ct__nll_check(op, x, target, o.weight)) {
         return NULL;
     }
-    int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
-    int64_t tstride = target->ndim ? target->strides[0] : 0;
-    const int64_t *t = (const int64_t *)ct__data(target);
-    size_t es = ct_dtype_size(x->dtype);
-    int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
     ct_tensor *out = red == CT_REDUCTION_NONE
                          ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
                          : ct__tensor_new(op, NULL, 0, x->dtype);
-    if (!out) {
+    double total = 0;
+    if (!out || !ct__nll_forward(op, x, NULL, target, &o, out, &total)) {
+        ct__release(out);
         return NULL;
-    }
-    double sum = 0, total = 0;
-    for (int64_t i = 0; i < N; i++) {
-        int64_t c = t[i * tstride];
-        double li = 0;
-        if (c != o.ignore_index) {
-            if (c < 0 || c >= C) {
-                ct__release(out);
-                ct__fail(CT_ERR_INDEX, op, "Target %lld is out of bounds.", (long long)c);
-                return NULL;
-            }
-            double wc = ct__class_weight(o.weight, c);
-            li = -wc * ct__load_f64(ct__data(x) + (size_t)(i * xs0 + c * xs1) * es, x->dtype);
-            total += wc;
-        }
-        sum += li;
-        if (red == CT_REDUCTION_NONE) {
-            ct__store_f64(ct__data(out) + (size_t)i * es, x->dtype, li);
-        }
-    }
-    if (red != CT_REDUCTION_NONE) {
-        ct__store_f64(ct__data(out), x->dtype, red == CT_REDUCTION_MEAN ? sum / total : sum);
     }
     const ct_tensor *ins[2] = {x, NULL};
     ct_node *n = ct__node_new("NllLossBackward0", ct__nll_backward, ins, 2);
@@ -11513,86 +11815,132 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     return ct__scoped(out);
 }
 
-/* dx[i, c] = s_i * (exp(logp[i, c]) - [c == t_i]) in one pass, s_i = w[t_i] * g_i (/ total
-   for mean), 0 on ignored rows; rows split over the intra-op threads. Not differentiable
-   (create_graph takes the op path). */
+/* ---- fused cross-entropy on (N, C) logits ----------------------------------------------
+ * Forward: lse_i = log(sum_c exp(x[i, c])) per row (ops/softmax.c's row kernel, one read of
+ * x), then nll on x[i, t_i] - lse_i: no (N, C) intermediate. Backward: dx[i, c] =
+ * s_i * (exp(x[i, c] - lse_i) - [c == t_i]) in one pass (one read of x, one write of dx),
+ * with s_i = w[t_i] * g_i (/ total weight for mean), 0 on ignored rows. Rows are split over
+ * the intra-op threads, each row computed by one thread: bit-exact across thread counts. */
 typedef struct ct__xent_job {
     const ct_node *n;
-    const ct_tensor *logp, *target, *w;
+    const ct_tensor *x, *target, *w;
     const double *g;
+    const ct_tensor *lse;
     ct_tensor *dx;
 } ct__xent_job;
 
-static void ct__xent_rows(int64_t b, int64_t e, void *ctx)
-{
-    const ct__xent_job *j = (const ct__xent_job *)ctx;
-    int64_t C = j->logp->sizes[1], ignore = j->n->i[1];
-    ct_reduction red = (ct_reduction)j->n->i[0];
-    const int64_t *t = (const int64_t *)ct__data(j->target);
-    for (int64_t i = b; i < e; i++) {
-        int64_t c = t[i * j->target->strides[0]];
-        double s = 0;
-        if (c != ignore) {
-            s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]);
-            s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;
-        }
-        if (j->logp->dtype == CT_FLOAT32) {
-            const float *lp = (const float *)ct__data(j->logp) + i * C;
-            float *d = (float *)ct__data(j->dx) + i * C, sf = (float)s;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = sf * ct__expf(lp[k]);
-            }
-            if (c != ignore) {
-                d[c] -= sf;
-            }
-        } else {
-            const double *lp = (const double *)ct__data(j->logp) + i * C;
-            double *d = (double *)ct__data(j->dx) + i * C;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = s * exp(lp[k]);
-            }
-            if (c != ignore) {
-                d[c] -= s;
-            }
-        }
+/* lse of rows [b, e), prefetching each next row */
+#define CT__XENT_ROWS(T, S)                                                                \
+    static void ct__xent_lse_##S(int64_t b, int64_t e, void *ctx)                          \
+    {                                                                                      \
+        const ct__xent_job *j = (const ct__xent_job *)ctx;                                 \
+        int64_t C = j->x->sizes[1];                                                        \
+        const T *x = (const T *)ct__data(j->x);                                            \
+        T *lse = (T *)ct__data(j->lse);                                                    \
+        for (int64_t i = b; i < e; i++) {                                                  \
+            const T *xi = x + i * C;                                                       \
+            lse[i] = ct__softmax_row_##S(xi, NULL, C, CT__SOFTMAX_LSE, i + 1 < e, false);  \
+        }                                                                                  \
+    }                                                                                      \
+    static void ct__xent_grad_##S(int64_t b, int64_t e, void *ctx)                         \
+    {                                                                                      \
+        const ct__xent_job *j = (const ct__xent_job *)ctx;                                 \
+        int64_t C = j->x->sizes[1], ignore = j->n->i[1];                                   \
+        ct_reduction red = (ct_reduction)j->n->i[0];                                       \
+        const int64_t *t = (const int64_t *)ct__data(j->target);                           \
+        const T *x = (const T *)ct__data(j->x), *lse = (const T *)ct__data(j->lse);        \
+        for (int64_t i = b; i < e; i++) {                                                  \
+            int64_t c = t[i * j->target->strides[0]];                                      \
+            double s = 0;                                                                  \
+            if (c != ignore) {                                                             \
+                s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]); \
+                s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;                          \
+            }                                                                              \
+            T *d = (T *)ct__data(j->dx) + i * C;                                           \
+            ct__exp_row_##S(x + i * C, d, C, lse[i], (T)s, i + 1 < e, false);              \
+            if (c != ignore) {                                                             \
+                d[c] -= (T)s;                                                              \
+            }                                                                              \
+        }                                                                                  \
     }
-}
+CT__XENT_ROWS(float, f32)
+CT__XENT_ROWS(double, f64)
+#undef CT__XENT_ROWS
 
-static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *logp,
-                                         const ct_tensor *target, const ct_tensor *w,
-                                         const ct_tensor *g)
+/* the fused backward: dx (N, C) from the contiguous logits x and their lse */
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
+                                         const ct_tensor *lse, const ct_tensor *target,
+                                         const ct_tensor *w, const ct_tensor *g)
 {
-    ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
+    ct_tensor *dx = ct_empty(x->sizes, 2, x->dtype);
     ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
     if (!dx || !gc) {
         return NULL;
     }
-    ct__xent_job j = {n, logp, target, w, (const double *)ct__data(gc), dx};
-    int64_t C = logp->sizes[1];
-    ct__parallel_for(logp->sizes[0], CT__GRAIN / (C ? C : 1) + 1, ct__xent_rows, &j);
+    ct__xent_job j = {n, x, target, w, (const double *)ct__data(gc), lse, dx};
+    int64_t C = x->sizes[1];
+    ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
+                     x->dtype == CT_FLOAT32 ? ct__xent_grad_f32 : ct__xent_grad_f64, &j);
     return dx;
 }
 
-/* Fused cross entropy on (N, C) logits: dx = (softmax(x) - onehot) * scale, with softmax
-   = exp(saved log-probabilities), or recomputed from x under create_graph so the gradient
-   has history. */
+/* dx = (softmax(x) - onehot) * scale: the fused pass, or, under create_graph, ops on
+   softmax(x) so the gradient has history. Saved: lse, target, weight, x. */
 static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    const ct_tensor *logp = ct__saved(n, 0), *target = ct__saved(n, 1), *w = ct__saved(n, 2);
+    const ct_tensor *lse = ct__saved(n, 0), *target = ct__saved(n, 1), *w = ct__saved(n, 2);
     const ct_tensor *x = ct__saved(n, 3);
     ct_tensor *onehot = NULL, *wv = NULL;
-    if (!logp || !target || !x) {
+    if (!lse || !target || !x) {
         return;
     }
-    int64_t N = logp->sizes[0], C = logp->sizes[1];
+    int64_t N = x->sizes[0], C = x->sizes[1];
     if (!ct_is_grad_enabled()) { /* the usual backward: one fused pass */
-        gi[0] = ct__cross_entropy_grad(n, logp, target, w, g);
+        gi[0] = ct__cross_entropy_grad(n, ct_contiguous(x), lse, target, w, g);
         return;
     }
-    if (!ct__nll_factors(n, target, w, N, C, logp->dtype, &onehot, &wv)) {
+    if (!ct__nll_factors(n, target, w, N, C, x->dtype, &onehot, &wv)) {
         return;
     }
     gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
+}
+
+/* Cross-entropy of 2-D float logits x (N, C), checked, in the current scope. */
+static ct_tensor *ct__cross_entropy_2d(const char *op, const ct_tensor *x,
+                                       const ct_tensor *target, const ct_nll_loss_opts *o)
+{
+    ct_no_grad_begin(); /* forward without history, then one node for the whole loss */
+    const ct_tensor *xc = ct_contiguous(x);
+    ct_tensor *lse = xc ? ct_empty(xc->sizes, 1, xc->dtype) : NULL;
+    ct_no_grad_end();
+    ct_reduction red = ct__reduction(o->reduction);
+    ct_tensor *out = red == CT_REDUCTION_NONE
+                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
+                         : ct__tensor_new(op, NULL, 0, x->dtype);
+    double total = 0;
+    if (lse && out) {
+        ct__xent_job j = {NULL, xc, target, o->weight, NULL, lse, NULL};
+        int64_t C = x->sizes[1];
+        ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
+                         x->dtype == CT_FLOAT32 ? ct__xent_lse_f32 : ct__xent_lse_f64, &j);
+    }
+    if (!lse || !out || !ct__nll_forward(op, xc, lse, target, o, out, &total)) {
+        ct__release(out);
+        return NULL;
+    }
+    const ct_tensor *ins[1] = {x};
+    ct_node *n = ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1);
+    if (n) {
+        n->i[0] = red;
+        n->i[1] = o->ignore_index;
+        n->f[0] = total;
+        ct__save(n, lse);
+        ct__save(n, ct_contiguous(target));
+        ct__save(n, o->weight);
+        ct__save(n, x);
+    }
+    out = ct__set_history(out, n);
+    return ct__scoped(out);
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
@@ -11608,30 +11956,7 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
     if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
         r = ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts); /* 1-D case */
     } else {
-        /* forward without history, then one node for the whole loss */
-        ct_no_grad_begin();
-        ct_tensor *logp = ct_log_softmax(x, 1);
-        r = ct_nll_loss(logp, target, &o);
-        ct_no_grad_end();
-        const ct_tensor *ins[1] = {x};
-        ct_node *n =
-            r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
-        if (n) {
-            int64_t N = x->sizes[0];
-            double total = 0;
-            for (int64_t i = 0; i < N; i++) {
-                int64_t c = ((const int64_t *)ct__data(target))[i * target->strides[0]];
-                total += c == o.ignore_index ? 0.0 : ct__class_weight(o.weight, c);
-            }
-            n->i[0] = ct__reduction(o.reduction);
-            n->i[1] = o.ignore_index;
-            n->f[0] = total;
-            ct__save(n, logp);
-            ct__save(n, ct_contiguous(target));
-            ct__save(n, o.weight);
-            ct__save(n, x);
-        }
-        r = ct__set_history(r, n);
+        r = ct__cross_entropy_2d(op, x, target, &o);
     }
     ct_keep(r);
     ct_scope_end();

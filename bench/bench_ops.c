@@ -22,6 +22,7 @@
  *   add_16M mul_16M relu_16M   ct_add / ct_mul / ct_relu on 16M elements
  *   triad_16M             plain C a[i] = b[i] + s * c[i] (OpenMP for at 2+ threads): bandwidth
  *   softmax_RxC           ct_softmax over the last dim
+ *   log_softmax_RxC       ct_log_softmax over the last dim
  *   xent_fb_NxC           ct_cross_entropy then ct_backward, logits requiring grad (.grad cleared
  *                         each call, as `x.grad = None` in the PyTorch version)
  */
@@ -56,6 +57,7 @@ typedef enum kind {
     K_RELU,
     K_TRIAD,
     K_SOFTMAX,
+    K_LOG_SOFTMAX,
     K_XENT
 } kind;
 
@@ -108,6 +110,7 @@ static void stmt(void *user)
     case K_MUL: ct_mul(w->a, w->b); break;
     case K_RELU: ct_relu(w->a); break;
     case K_SOFTMAX: ct_softmax(w->a, -1); break;
+    case K_LOG_SOFTMAX: ct_log_softmax(w->a, -1); break;
     case K_XENT:
         ct_set_grad(w->a, NULL);
         ct_backward(ct_cross_entropy(w->a, w->b, NULL), NULL, false);
@@ -282,14 +285,15 @@ static void run_all(int threads)
         free(t.tb_);
         free(t.tc_);
     }
-    /* softmax over the last dim */
+    /* softmax and log_softmax over the last dim */
     static const struct { int r, c; } sm[] = {{4096, 1024}, {64, 10}};
-    for (size_t j = 0; j < 2; j++) {
+    for (size_t j = 0; j < 4; j++) {
         work w = {0};
-        w.k = K_SOFTMAX;
-        w.a = randn2(sm[j].r, sm[j].c);
-        snprintf(name, sizeof name, "softmax_%dx%d", sm[j].r, sm[j].c);
-        snprintf(sub, sizeof sub, "softmax (%d,%d) dim -1", sm[j].r, sm[j].c);
+        const char *op = j < 2 ? "softmax" : "log_softmax";
+        w.k = j < 2 ? K_SOFTMAX : K_LOG_SOFTMAX;
+        w.a = randn2(sm[j % 2].r, sm[j % 2].c);
+        snprintf(name, sizeof name, "%s_%dx%d", op, sm[j % 2].r, sm[j % 2].c);
+        snprintf(sub, sizeof sub, "%s (%d,%d) dim -1", op, sm[j % 2].r, sm[j % 2].c);
         measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
         ct_free(w.a);
     }

@@ -7,6 +7,14 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#define CT_TEST_FPMODE_GET() _mm_getcsr()
+#define CT_TEST_FPMODE_SET(m) _mm_setcsr(m)
+#else
+#define CT_TEST_FPMODE_GET() 0u
+#define CT_TEST_FPMODE_SET(m) ((void)(m))
+#endif
 
 int ct_test_failed_checks = 0;
 static int ct_test_passed = 0, ct_test_failed = 0;
@@ -87,8 +95,13 @@ void ct_test_run(const char *name, void (*fn)(void))
     }
     int before = ct_test_failed_checks;
     size_t live = ct_memory_allocated();
+    unsigned fpmode = CT_TEST_FPMODE_GET();
     ct_error_clear();
     fn();
+    /* each test starts from the same floating-point state: ctorch's kernels flush subnormals
+       (the default) and the main thread keeps its own mode (ct_set_flush_denormal sets it) */
+    ct_set_flush_denormal(true);
+    CT_TEST_FPMODE_SET(fpmode);
     if (ct_scope_depth() != 0) {
         ct_test_fail(__FILE__, __LINE__, "%d scope(s) left open", ct_scope_depth());
         while (ct_scope_depth() > 0) {

@@ -13,6 +13,19 @@
 
 #include <stdlib.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Internal (src/core/internal.h): the softmax row kernels, scalar = the reference path. */
+typedef enum { CT__SOFTMAX_EXP, CT__SOFTMAX_LOG, CT__SOFTMAX_LSE } ct__softmax_mode;
+float ct__softmax_row_f32(const float *x, float *y, int64_t R, ct__softmax_mode mode,
+                          bool prefetch, bool scalar);
+void ct__exp_row_f32(const float *x, float *y, int64_t R, float shift, float scale,
+                     bool prefetch, bool scalar);
+#ifdef __cplusplus
+}
+#endif
+
 #define GOLDEN_DIR "golden/"
 #define F32_RTOL 1e-5
 #define F32_ATOL 1e-6
@@ -835,6 +848,137 @@ static void test_fixtures_all_used(void)
     CHECK_MSG(unused == 0, "%d fixtures unused", unused);
 }
 
+/* ---- softmax row kernels: the AVX-512 path against the scalar reference --------------- */
+/* Equal bit patterns, or both NaN. */
+static bool same_f32(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b);
+}
+
+/* n values: normal floats of every exponent and sign, subnormals, zeros, infinities, NaN */
+static void spread_f32(float *x, int64_t n, uint32_t seed)
+{
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        uint32_t bits = seed;
+        memcpy(&x[i], &bits, sizeof bits);
+    }
+    static const float special[8] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f, -88.5f,
+                                     88.75f};
+    for (int64_t i = 0; i < 8 && i < n; i++) {
+        x[i * 7 % n] = special[i];
+    }
+}
+
+/* Softmax-like rows: normal values times 1, 30 or 1000, some -inf (masked) entries. */
+static void rows_f32(float *x, int64_t n, uint32_t seed, float scale)
+{
+    for (int64_t i = 0; i < n; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        x[i] = scale * ((float)(seed >> 8) / (float)(1u << 24) - 0.5f);
+        x[i] = seed % 97 == 0 ? -INFINITY : x[i];
+    }
+}
+
+/* exp (ct__exp_row_f32 with shift 0, scale 1) over 1M spread floats, then softmax,
+   log_softmax and lse of rows of every length class (tails of 0..15 elements, with the next
+   row prefetched), each bit-identical between the two paths, with and without
+   flush-to-zero. Without AVX-512 both calls take the scalar path. */
+static void test_softmax_rows_simd_equals_scalar(void)
+{
+    const int64_t n = 1 << 20;
+    float *x = (float *)malloc(sizeof(float) * (size_t)n);
+    float *a = (float *)malloc(sizeof(float) * (size_t)n);
+    float *b = (float *)malloc(sizeof(float) * (size_t)n);
+    for (int f = 0; f < 2; f++) { /* the runner restores the flush mode afterwards */
+        ct_set_flush_denormal(f == 1);
+        spread_f32(x, n, 12345u);
+        ct__exp_row_f32(x, a, n, 0.0f, 1.0f, false, false);
+        ct__exp_row_f32(x, b, n, 0.0f, 1.0f, false, true);
+        int64_t bad = 0;
+        for (int64_t i = 0; i < n; i++) {
+            bad += !same_f32(a[i], b[i]);
+        }
+        CHECK_MSG(bad == 0, "exp: %lld of %lld differ (ftz %d)", (long long)bad, (long long)n, f);
+        static const int64_t lens[9] = {1, 15, 16, 17, 64, 100, 1000, 1024, 1031};
+        static const float scales[3] = {1.0f, 30.0f, 1000.0f};
+        for (int c = 0; c < 9 * 3 * 16; c++) { /* length, scale, 16 seeds */
+            int64_t R = lens[c / 48];
+            rows_f32(x, 2 * R, (uint32_t)c, scales[c / 16 % 3]);
+            for (int m = 0; m < 3; m++) {
+                float la = ct__softmax_row_f32(x, a, R, (ct__softmax_mode)m, true, false);
+                float lb = ct__softmax_row_f32(x, b, R, (ct__softmax_mode)m, true, true);
+                bad = !same_f32(la, lb);
+                for (int64_t i = 0; m != CT__SOFTMAX_LSE && i < R; i++) {
+                    bad += !same_f32(a[i], b[i]);
+                }
+                ct__exp_row_f32(x, a, R, 0.5f, 0.25f, true, false);
+                ct__exp_row_f32(x, b, R, 0.5f, 0.25f, true, true);
+                for (int64_t i = 0; i < R; i++) {
+                    bad += !same_f32(a[i], b[i]);
+                }
+                CHECK_MSG(bad == 0, "mode %d, R %lld, case %d: %lld differ", m, (long long)R, c,
+                          (long long)bad);
+            }
+        }
+    }
+    free(x);
+    free(a);
+    free(b);
+}
+
+/* Same dtype, numel and bytes (contiguous tensors). */
+static bool same_tensor(const ct_tensor *a, const ct_tensor *b)
+{
+    return a && b && ct_tensor_dtype(a) == ct_tensor_dtype(b) && ct_numel(a) == ct_numel(b) &&
+           memcmp(ct_data_ptr(a), ct_data_ptr(b),
+                  (size_t)ct_numel(a) * ct_dtype_size(ct_tensor_dtype(a))) == 0;
+}
+
+/* Softmax, log_softmax and cross-entropy forward + backward (float32, float64): the same
+   bits at 1, 2, 3 and 4 threads; cross-entropy's loss equals nll_loss of log_softmax. */
+static void test_softmax_xent_thread_counts(void)
+{
+    int saved = ct_get_num_threads();
+    for (int d = 0; d < 2; d++) {
+        ct_dtype dt = d ? CT_FLOAT64 : CT_FLOAT32;
+        int64_t s[2] = {300, 1031}, ts[1] = {300};
+        ct_manual_seed(7);
+        ct_scope_begin();
+        ct_tensor *x = ct_keep(ct_requires_grad_(ct_mul_scalar(ct_randn(s, 2, dt, NULL), 5.0),
+                                                 true));
+        ct_tensor *t = ct_keep(ct_randint(0, 1031, ts, 1, CT_INT64, NULL));
+        ct_scope_end();
+        ct_tensor *ref[4] = {NULL, NULL, NULL, NULL};
+        for (int th = 1; th <= 4; th++) {
+            ct_set_num_threads(th);
+            ct_scope_begin();
+            ct_set_grad(x, NULL);
+            ct_tensor *got[4] = {ct_softmax(x, 1), ct_log_softmax(x, 1),
+                                 ct_cross_entropy(x, t, NULL), NULL};
+            ct_backward(got[2], NULL, false);
+            got[3] = ct_detach(ct_grad(x));
+            for (int k = 0; k < 4; k++) {
+                if (th == 1) {
+                    ref[k] = ct_keep(ct_detach(got[k]));
+                    continue;
+                }
+                CHECK_MSG(same_tensor(got[k], ref[k]), "dtype %d, output %d, %d threads", d, k,
+                          th);
+            }
+            CHECK(same_tensor(ct_nll_loss(ct_log_softmax(ct_detach(x), 1), t, NULL), got[2]));
+            ct_scope_end();
+        }
+        ct_set_grad(x, NULL);
+        for (int k = 0; k < 4; k++) {
+            ct_free(ref[k]);
+        }
+        ct_free(x);
+        ct_free(t);
+    }
+    ct_set_num_threads(saved);
+}
+
 /* ---- NPY reader and writer -------------------------------------------------------------- */
 /* Reads a whole file into a malloc'd buffer (the caller frees); NULL when missing. */
 static unsigned char *read_file(const char *path, size_t *n)
@@ -1352,6 +1496,8 @@ void test_ops(void)
     RUN(test_golden_softmax);
     RUN(test_golden_losses);
     RUN(test_golden_losses_weight_ignore);
+    RUN(test_softmax_rows_simd_equals_scalar);
+    RUN(test_softmax_xent_thread_counts);
     RUN(test_npy_numpy_files);
     RUN(test_fixtures_all_used);
     RUN(test_npy_round_trip);

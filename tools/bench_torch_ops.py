@@ -46,10 +46,11 @@ def workloads():
                             ("mul_16M", "c = a * b", "c = a * b"),
                             ("relu_16M", "c = relu(a)", "c = torch.relu(a)")):
         out.append((name, "pointwise, 16M float32", sub, stmt, {"a": a, "b": b}))
-    for r, c in ((4096, 1024), (64, 10)):
-        out.append(("softmax_%dx%d" % (r, c), "softmax / cross-entropy",
-                    "softmax (%d,%d) dim -1" % (r, c), "torch.softmax(x, -1)",
-                    {"x": torch.randn(r, c)}))
+    for op in ("softmax", "log_softmax"):
+        for r, c in ((4096, 1024), (64, 10)):
+            out.append(("%s_%dx%d" % (op, r, c), "softmax / cross-entropy",
+                        "%s (%d,%d) dim -1" % (op, r, c), "torch.%s(x, -1)" % op,
+                        {"x": torch.randn(r, c)}))
     for r, c in ((4096, 1000), (64, 10)):
         x = torch.randn(r, c, requires_grad=True)
         y = torch.randint(0, c, (r,))

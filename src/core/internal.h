@@ -308,6 +308,23 @@ CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, co
                                int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
                                double beta, double *C, int64_t rsc, int64_t csc);
 
+/* ---- softmax rows (ops/softmax.c), shared with cross-entropy (nn/loss.c) ------------- */
+/* One contiguous row x[0..R): CT__SOFTMAX_EXP writes its softmax into y, CT__SOFTMAX_LOG its
+   log_softmax, CT__SOFTMAX_LSE nothing (y unused). Returns lse = max + log(sum(exp(x - max)))
+   (0 for CT__SOFTMAX_EXP).
+   ct__exp_row_S: y = scale * exp(x - shift). prefetch: the next row (x + R, y + R) is
+   computed next, load it meanwhile. scalar: take the portable path, the reference the float32
+   AVX-512 path equals bit for bit (tests); float64 has only that path. */
+typedef enum { CT__SOFTMAX_EXP, CT__SOFTMAX_LOG, CT__SOFTMAX_LSE } ct__softmax_mode;
+CT__INTERNAL float ct__softmax_row_f32(const float *x, float *y, int64_t R, ct__softmax_mode mode,
+                                       bool prefetch, bool scalar);
+CT__INTERNAL double ct__softmax_row_f64(const double *x, double *y, int64_t R,
+                                        ct__softmax_mode mode, bool prefetch, bool scalar);
+CT__INTERNAL void ct__exp_row_f32(const float *x, float *y, int64_t R, float shift, float scale,
+                                  bool prefetch, bool scalar);
+CT__INTERNAL void ct__exp_row_f64(const double *x, double *y, int64_t R, double shift,
+                                  double scale, bool prefetch, bool scalar);
+
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
 /* X(dtype enum, C type, suffix) for every dtype. */
 #define CT__FOR_ALL_DTYPES(X) X(CT_BOOL, bool, b8) CT__FOR_NUMERIC_DTYPES(X)

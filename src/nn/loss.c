@@ -132,6 +132,52 @@ static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *t
     return true;
 }
 
+/* The nll forward: per-row losses l_i = -w[t_i] v_i (0 on ignored rows) into out ((N) for
+   'none', else their sum or mean over w[t_i]), with v_i = x[i, t_i], or x[i, t_i] - lse[i]
+   computed in x's dtype when lse (N) is given (cross-entropy's log-probability); total: the
+   sum of w[t_i] over rows not ignored. False (reported) on a target out of bounds. */
+static bool ct__nll_forward(const char *op, const ct_tensor *x, const ct_tensor *lse,
+                            const ct_tensor *target, const ct_nll_loss_opts *o, ct_tensor *out,
+                            double *total)
+{
+    ct_reduction red = ct__reduction(o->reduction);
+    int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
+    int64_t tstride = target->ndim ? target->strides[0] : 0;
+    const int64_t *t = (const int64_t *)ct__data(target);
+    size_t es = ct_dtype_size(x->dtype);
+    int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
+    double sum = 0;
+    *total = 0;
+    for (int64_t i = 0; i < N; i++) {
+        int64_t c = t[i * tstride];
+        double li = 0;
+        if (c != o->ignore_index) {
+            if (c < 0 || c >= C) {
+                ct__fail(CT_ERR_INDEX, op, "Target %lld is out of bounds.", (long long)c);
+                return false;
+            }
+            const char *xi = ct__data(x) + (size_t)(i * xs0 + c * xs1) * es;
+            double v = ct__load_f64(xi, x->dtype);
+            if (lse && x->dtype == CT_FLOAT32) {
+                v = (double)(*(const float *)xi - ((const float *)ct__data(lse))[i]);
+            } else if (lse) {
+                v -= ((const double *)ct__data(lse))[i];
+            }
+            double wc = ct__class_weight(o->weight, c);
+            li = fma(-wc, v, -0.0); /* -wc * v, a product never contracted into sum */
+            *total += wc;
+        }
+        sum += li;
+        if (red == CT_REDUCTION_NONE) {
+            ct__store_f64(ct__data(out) + (size_t)i * es, x->dtype, li);
+        }
+    }
+    if (red != CT_REDUCTION_NONE) {
+        ct__store_f64(ct__data(out), x->dtype, red == CT_REDUCTION_MEAN ? sum / *total : sum);
+    }
+    return true;
+}
+
 ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
 {
     const char *op = "ct_nll_loss";
@@ -140,38 +186,13 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     if (!ct__check_reduction(op, o.reduction) || !ct__nll_check(op, x, target, o.weight)) {
         return NULL;
     }
-    int64_t N = x->ndim == 2 ? x->sizes[0] : 1, C = x->sizes[x->ndim - 1];
-    int64_t tstride = target->ndim ? target->strides[0] : 0;
-    const int64_t *t = (const int64_t *)ct__data(target);
-    size_t es = ct_dtype_size(x->dtype);
-    int64_t xs0 = x->ndim == 2 ? x->strides[0] : 0, xs1 = x->strides[x->ndim - 1];
     ct_tensor *out = red == CT_REDUCTION_NONE
                          ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
                          : ct__tensor_new(op, NULL, 0, x->dtype);
-    if (!out) {
+    double total = 0;
+    if (!out || !ct__nll_forward(op, x, NULL, target, &o, out, &total)) {
+        ct__release(out);
         return NULL;
-    }
-    double sum = 0, total = 0;
-    for (int64_t i = 0; i < N; i++) {
-        int64_t c = t[i * tstride];
-        double li = 0;
-        if (c != o.ignore_index) {
-            if (c < 0 || c >= C) {
-                ct__release(out);
-                ct__fail(CT_ERR_INDEX, op, "Target %lld is out of bounds.", (long long)c);
-                return NULL;
-            }
-            double wc = ct__class_weight(o.weight, c);
-            li = -wc * ct__load_f64(ct__data(x) + (size_t)(i * xs0 + c * xs1) * es, x->dtype);
-            total += wc;
-        }
-        sum += li;
-        if (red == CT_REDUCTION_NONE) {
-            ct__store_f64(ct__data(out) + (size_t)i * es, x->dtype, li);
-        }
-    }
-    if (red != CT_REDUCTION_NONE) {
-        ct__store_f64(ct__data(out), x->dtype, red == CT_REDUCTION_MEAN ? sum / total : sum);
     }
     const ct_tensor *ins[2] = {x, NULL};
     ct_node *n = ct__node_new("NllLossBackward0", ct__nll_backward, ins, 2);
@@ -186,86 +207,132 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
     return ct__scoped(out);
 }
 
-/* dx[i, c] = s_i * (exp(logp[i, c]) - [c == t_i]) in one pass, s_i = w[t_i] * g_i (/ total
-   for mean), 0 on ignored rows; rows split over the intra-op threads. Not differentiable
-   (create_graph takes the op path). */
+/* ---- fused cross-entropy on (N, C) logits ----------------------------------------------
+ * Forward: lse_i = log(sum_c exp(x[i, c])) per row (ops/softmax.c's row kernel, one read of
+ * x), then nll on x[i, t_i] - lse_i: no (N, C) intermediate. Backward: dx[i, c] =
+ * s_i * (exp(x[i, c] - lse_i) - [c == t_i]) in one pass (one read of x, one write of dx),
+ * with s_i = w[t_i] * g_i (/ total weight for mean), 0 on ignored rows. Rows are split over
+ * the intra-op threads, each row computed by one thread: bit-exact across thread counts. */
 typedef struct ct__xent_job {
     const ct_node *n;
-    const ct_tensor *logp, *target, *w;
+    const ct_tensor *x, *target, *w;
     const double *g;
+    const ct_tensor *lse;
     ct_tensor *dx;
 } ct__xent_job;
 
-static void ct__xent_rows(int64_t b, int64_t e, void *ctx)
-{
-    const ct__xent_job *j = (const ct__xent_job *)ctx;
-    int64_t C = j->logp->sizes[1], ignore = j->n->i[1];
-    ct_reduction red = (ct_reduction)j->n->i[0];
-    const int64_t *t = (const int64_t *)ct__data(j->target);
-    for (int64_t i = b; i < e; i++) {
-        int64_t c = t[i * j->target->strides[0]];
-        double s = 0;
-        if (c != ignore) {
-            s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]);
-            s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;
-        }
-        if (j->logp->dtype == CT_FLOAT32) {
-            const float *lp = (const float *)ct__data(j->logp) + i * C;
-            float *d = (float *)ct__data(j->dx) + i * C, sf = (float)s;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = sf * ct__expf(lp[k]);
-            }
-            if (c != ignore) {
-                d[c] -= sf;
-            }
-        } else {
-            const double *lp = (const double *)ct__data(j->logp) + i * C;
-            double *d = (double *)ct__data(j->dx) + i * C;
-            for (int64_t k = 0; k < C; k++) {
-                d[k] = s * exp(lp[k]);
-            }
-            if (c != ignore) {
-                d[c] -= s;
-            }
-        }
+/* lse of rows [b, e), prefetching each next row */
+#define CT__XENT_ROWS(T, S)                                                                \
+    static void ct__xent_lse_##S(int64_t b, int64_t e, void *ctx)                          \
+    {                                                                                      \
+        const ct__xent_job *j = (const ct__xent_job *)ctx;                                 \
+        int64_t C = j->x->sizes[1];                                                        \
+        const T *x = (const T *)ct__data(j->x);                                            \
+        T *lse = (T *)ct__data(j->lse);                                                    \
+        for (int64_t i = b; i < e; i++) {                                                  \
+            const T *xi = x + i * C;                                                       \
+            lse[i] = ct__softmax_row_##S(xi, NULL, C, CT__SOFTMAX_LSE, i + 1 < e, false);  \
+        }                                                                                  \
+    }                                                                                      \
+    static void ct__xent_grad_##S(int64_t b, int64_t e, void *ctx)                         \
+    {                                                                                      \
+        const ct__xent_job *j = (const ct__xent_job *)ctx;                                 \
+        int64_t C = j->x->sizes[1], ignore = j->n->i[1];                                   \
+        ct_reduction red = (ct_reduction)j->n->i[0];                                       \
+        const int64_t *t = (const int64_t *)ct__data(j->target);                           \
+        const T *x = (const T *)ct__data(j->x), *lse = (const T *)ct__data(j->lse);        \
+        for (int64_t i = b; i < e; i++) {                                                  \
+            int64_t c = t[i * j->target->strides[0]];                                      \
+            double s = 0;                                                                  \
+            if (c != ignore) {                                                             \
+                s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]); \
+                s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;                          \
+            }                                                                              \
+            T *d = (T *)ct__data(j->dx) + i * C;                                           \
+            ct__exp_row_##S(x + i * C, d, C, lse[i], (T)s, i + 1 < e, false);              \
+            if (c != ignore) {                                                             \
+                d[c] -= (T)s;                                                              \
+            }                                                                              \
+        }                                                                                  \
     }
-}
+CT__XENT_ROWS(float, f32)
+CT__XENT_ROWS(double, f64)
+#undef CT__XENT_ROWS
 
-static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *logp,
-                                         const ct_tensor *target, const ct_tensor *w,
-                                         const ct_tensor *g)
+/* the fused backward: dx (N, C) from the contiguous logits x and their lse */
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
+                                         const ct_tensor *lse, const ct_tensor *target,
+                                         const ct_tensor *w, const ct_tensor *g)
 {
-    ct_tensor *dx = ct_empty(logp->sizes, 2, logp->dtype);
+    ct_tensor *dx = ct_empty(x->sizes, 2, x->dtype);
     ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
     if (!dx || !gc) {
         return NULL;
     }
-    ct__xent_job j = {n, logp, target, w, (const double *)ct__data(gc), dx};
-    int64_t C = logp->sizes[1];
-    ct__parallel_for(logp->sizes[0], CT__GRAIN / (C ? C : 1) + 1, ct__xent_rows, &j);
+    ct__xent_job j = {n, x, target, w, (const double *)ct__data(gc), lse, dx};
+    int64_t C = x->sizes[1];
+    ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
+                     x->dtype == CT_FLOAT32 ? ct__xent_grad_f32 : ct__xent_grad_f64, &j);
     return dx;
 }
 
-/* Fused cross entropy on (N, C) logits: dx = (softmax(x) - onehot) * scale, with softmax
-   = exp(saved log-probabilities), or recomputed from x under create_graph so the gradient
-   has history. */
+/* dx = (softmax(x) - onehot) * scale: the fused pass, or, under create_graph, ops on
+   softmax(x) so the gradient has history. Saved: lse, target, weight, x. */
 static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    const ct_tensor *logp = ct__saved(n, 0), *target = ct__saved(n, 1), *w = ct__saved(n, 2);
+    const ct_tensor *lse = ct__saved(n, 0), *target = ct__saved(n, 1), *w = ct__saved(n, 2);
     const ct_tensor *x = ct__saved(n, 3);
     ct_tensor *onehot = NULL, *wv = NULL;
-    if (!logp || !target || !x) {
+    if (!lse || !target || !x) {
         return;
     }
-    int64_t N = logp->sizes[0], C = logp->sizes[1];
+    int64_t N = x->sizes[0], C = x->sizes[1];
     if (!ct_is_grad_enabled()) { /* the usual backward: one fused pass */
-        gi[0] = ct__cross_entropy_grad(n, logp, target, w, g);
+        gi[0] = ct__cross_entropy_grad(n, ct_contiguous(x), lse, target, w, g);
         return;
     }
-    if (!ct__nll_factors(n, target, w, N, C, logp->dtype, &onehot, &wv)) {
+    if (!ct__nll_factors(n, target, w, N, C, x->dtype, &onehot, &wv)) {
         return;
     }
     gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
+}
+
+/* Cross-entropy of 2-D float logits x (N, C), checked, in the current scope. */
+static ct_tensor *ct__cross_entropy_2d(const char *op, const ct_tensor *x,
+                                       const ct_tensor *target, const ct_nll_loss_opts *o)
+{
+    ct_no_grad_begin(); /* forward without history, then one node for the whole loss */
+    const ct_tensor *xc = ct_contiguous(x);
+    ct_tensor *lse = xc ? ct_empty(xc->sizes, 1, xc->dtype) : NULL;
+    ct_no_grad_end();
+    ct_reduction red = ct__reduction(o->reduction);
+    ct_tensor *out = red == CT_REDUCTION_NONE
+                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
+                         : ct__tensor_new(op, NULL, 0, x->dtype);
+    double total = 0;
+    if (lse && out) {
+        ct__xent_job j = {NULL, xc, target, o->weight, NULL, lse, NULL};
+        int64_t C = x->sizes[1];
+        ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
+                         x->dtype == CT_FLOAT32 ? ct__xent_lse_f32 : ct__xent_lse_f64, &j);
+    }
+    if (!lse || !out || !ct__nll_forward(op, xc, lse, target, o, out, &total)) {
+        ct__release(out);
+        return NULL;
+    }
+    const ct_tensor *ins[1] = {x};
+    ct_node *n = ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1);
+    if (n) {
+        n->i[0] = red;
+        n->i[1] = o->ignore_index;
+        n->f[0] = total;
+        ct__save(n, lse);
+        ct__save(n, ct_contiguous(target));
+        ct__save(n, o->weight);
+        ct__save(n, x);
+    }
+    out = ct__set_history(out, n);
+    return ct__scoped(out);
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
@@ -281,30 +348,7 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
     if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
         r = ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts); /* 1-D case */
     } else {
-        /* forward without history, then one node for the whole loss */
-        ct_no_grad_begin();
-        ct_tensor *logp = ct_log_softmax(x, 1);
-        r = ct_nll_loss(logp, target, &o);
-        ct_no_grad_end();
-        const ct_tensor *ins[1] = {x};
-        ct_node *n =
-            r ? ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1) : NULL;
-        if (n) {
-            int64_t N = x->sizes[0];
-            double total = 0;
-            for (int64_t i = 0; i < N; i++) {
-                int64_t c = ((const int64_t *)ct__data(target))[i * target->strides[0]];
-                total += c == o.ignore_index ? 0.0 : ct__class_weight(o.weight, c);
-            }
-            n->i[0] = ct__reduction(o.reduction);
-            n->i[1] = o.ignore_index;
-            n->f[0] = total;
-            ct__save(n, logp);
-            ct__save(n, ct_contiguous(target));
-            ct__save(n, o.weight);
-            ct__save(n, x);
-        }
-        r = ct__set_history(r, n);
+        r = ct__cross_entropy_2d(op, x, target, &o);
     }
     ct_keep(r);
     ct_scope_end();
