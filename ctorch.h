@@ -3170,6 +3170,7 @@ void ct_free(ct_tensor *t)
     (defined(__GNUC__) || defined(__clang__))
 #define CT__PAR_PTHREADS 1
 #include <pthread.h>
+#include <time.h> /* timespec_get */
 #include <unistd.h>
 #endif
 
@@ -3401,9 +3402,10 @@ int ct__parallel_threads(void)
 }
 
 #ifdef CT__PAR_PTHREADS
-/* Pause iterations an idle worker (or a caller waiting for the last task) spins before it
-   sleeps: about 20-100 us, which bridges the serial code between a training step's ops. */
-#define CT__PAR_SPIN 2048
+/* How long an idle worker (or a caller waiting for the last task) spins before it sleeps:
+   enough to bridge the serial code between a training step's ops, short enough to leave a
+   busy machine's cores to others. */
+#define CT__PAR_SPIN_NS 100000
 #if defined(__x86_64__) || defined(__i386__)
 #define CT__PAR_PAUSE() __builtin_ia32_pause()
 #elif defined(__aarch64__)
@@ -3469,16 +3471,32 @@ static CT__UNUSED bool ct__ipool_ready(const uint32_t *word, uint32_t v, bool eq
     return equal ? now == v : now != v;
 }
 
-/* Waits until ct__ipool_ready(word, v, equal): spins, then sleeps on cv, counted in *asleep
-   meanwhile so the waker knows to signal. */
+/* Wall-clock nanoseconds (C11 timespec_get: a clock jump only lengthens or cuts one spin). */
+static CT__UNUSED int64_t ct__ipool_now_ns(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
+}
+
+/* Waits until ct__ipool_ready(word, v, equal): spins about CT__PAR_SPIN_NS, then sleeps on
+   cv, counted in *asleep meanwhile so the waker knows to signal. */
 static CT__UNUSED void ct__ipool_wait(const uint32_t *word, uint32_t v, bool equal,
                                       pthread_cond_t *cv, int *asleep)
 {
-    for (int i = 0; i < CT__PAR_SPIN; i++) {
+    int64_t until = 0;
+    for (int i = 0;; i++) {
         if (ct__ipool_ready(word, v, equal)) {
             return;
         }
         CT__PAR_PAUSE();
+        if ((i & 63) == 0) {
+            int64_t now = ct__ipool_now_ns();
+            until = until ? until : now + CT__PAR_SPIN_NS;
+            if (now > until) {
+                break;
+            }
+        }
     }
     pthread_mutex_lock(&ct__ipool.lock);
     __atomic_add_fetch(asleep, 1, __ATOMIC_SEQ_CST);
@@ -3965,7 +3983,7 @@ void ct__mutex_unlock(ct__mutex *m)
 #endif
 }
 
-#undef CT__PAR_SPIN
+#undef CT__PAR_SPIN_NS
 #undef CT__PAR_PAUSE
 #undef CT__PAR_RELAXED
 #undef CT__PAR_SET
