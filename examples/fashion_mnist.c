@@ -1,7 +1,7 @@
 /* examples/fashion_mnist.c - PyTorch's "Quickstart" network trained on Fashion-MNIST.
  *
  * Build (one command; add -DCTORCH_ZLIB ... -lz to read the .gz files of the full dataset):
- *   cc -O2 -march=native -fopenmp -DCTORCH_ZLIB examples/fashion_mnist.c -o fashion_mnist -lm -lz
+ *   cc -O2 -march=native -pthread -DCTORCH_ZLIB examples/fashion_mnist.c -o fashion_mnist -lm -lz
  * Run:
  *   ./fashion_mnist [--data DIR] [--epochs N] [--optimizer sgd|adam] [--lr X] [--threads N]
  *                   [--seed N] [--steps N]
