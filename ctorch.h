@@ -7171,10 +7171,12 @@ CT__VECTORIZE_END
  * product pads much less (e.g. N = 10 logits), C^T = B^T @ A^T is computed instead; it is
  * the same product with the operands' strides swapped.
  *
- * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), CT__GEMM_TASKS per
- * thread, handed out by the intra-op pool to whichever thread is free (a descheduled thread
- * holds up one block, not a fixed share); each task packs its own A and B into its thread's
- * buffers, so no barriers. Tiny products stay serial.
+ * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), one per thread,
+ * handed out by the intra-op pool to whichever thread is free: when a thread has not started
+ * (descheduled on a busy machine), the caller computes its block too instead of waiting.
+ * Each task packs its own A and B into its thread's buffers, so no barriers. (Two blocks per
+ * thread packed A and B more often and measured up to 2x slower on the MLP's products.)
+ * Tiny products stay serial.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
  * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
@@ -8180,10 +8182,6 @@ static int64_t ct__gemm_block(int64_t n, int64_t cap, int64_t unit)
     return CT__GEMM_ROUND_UP(CT__GEMM_CEIL(n, nb), unit);
 }
 
-/* Blocks of C per thread in a threaded product: more balance the load when a thread is
-   descheduled, fewer pack A and B fewer times. */
-#define CT__GEMM_TASKS 2
-
 /* Picks the block grid ntm x ntn == nt that minimizes the padded work of the largest block
    plus the cost of packing its A and B. */
 static void ct__gemm_grid(int64_t M, int64_t N, int nt, int64_t mr, int64_t nr, int *ntm,
@@ -8428,7 +8426,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
         }                                                                                  \
         ct__gemm_job_##S j = {M, N, K, rsa, csa, rsb, csb, rsc, csc, alpha, beta, A, B, C, \
                               buf, per_thread, CT__GEMM_ROUND_UP(a_len, (size_t)16), 1, 1}; \
-        ct__gemm_grid(M, N, nt * CT__GEMM_TASKS, MR, NR, &j.ntm, &j.ntn);                  \
+        ct__gemm_grid(M, N, nt, MR, NR, &j.ntm, &j.ntn);                                   \
         ct__parallel_tasks((int64_t)j.ntm * j.ntn, nt, ct__gemm_task_##S, &j);             \
         ct__free(buf);                                                                     \
     }
@@ -8439,7 +8437,6 @@ CT__GEMM_DEFINE(double, f64)
 #undef CT__GEMM_DEFINE
 #undef CT__GEMM_THIN_f32
 #undef CT__GEMM_THIN_f64
-#undef CT__GEMM_TASKS
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
 #undef CT__GEMM_NEON
