@@ -3403,9 +3403,10 @@ int ct__parallel_threads(void)
 
 #ifdef CT__PAR_PTHREADS
 /* How long an idle worker spins before it sleeps: enough to bridge short serial code
-   between ops, short enough to leave a busy machine's cores to the caller and others (with
-   one competing process, 100 us made 2-thread training 1.15x slower than 1 thread; 20 us
-   0.9x). */
+   between ops, short enough to leave a busy machine's cores to the caller and others. The
+   quickstart at 2 threads, 2 cores: with one competing process, 100 us made it 1.1x slower
+   than 1 thread and 20 us 0.85x; on a quiet machine 100 us was 1.3x faster than 20 us
+   (yield-spinning, or sleeping when preempted mid-spin, got neither). */
 #define CT__PAR_SPIN_NS 20000
 /* How long the caller spins for the last tasks before it sleeps: short, because on a busy
    machine the thread holding a task may be waiting for the very core the caller spins on. */
