@@ -26,7 +26,7 @@
  *                                          report double frees and leaks (slow)
  *   CTORCH_ZLIB             undefined    read .gz files through zlib (link -lz)      impl
  *   CTORCH_OPENBLAS         undefined    GEMM through cblas (link -lopenblas)        impl
- *   -fopenmp                off          intra-op parallelism (_OPENMP)              impl
+ *   -pthread                off          intra-op and inter-op threads (see THREADS) impl
  *
  * DEFINITIONS
  *   shape       sizes outermost first, as PyTorch (a batch of images is (N, C, H, W))
@@ -74,10 +74,14 @@
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
- *   once on different tensors. Intra-op threads (OpenMP): ct_set_num_threads, which wins
- *   over CTORCH_NUM_THREADS, then OMP_NUM_THREADS, then the number of cores. Inter-op tasks:
- *   ct_fork / ct_wait on a pthread pool (link with -pthread where libc lacks it); ops run
- *   inside a task use one intra-op thread, so the pools never oversubscribe the cores.
+ *   once on different tensors. Intra-op threads (ctorch's own pthread pool; no OpenMP,
+ *   -fopenmp is optional and unused): ct_set_num_threads, which wins over
+ *   CTORCH_NUM_THREADS, then OMP_NUM_THREADS, then the number of cores. The caller works
+ *   too and chunks go to whichever thread is free, so a busy machine slows an op rather
+ *   than stalling it; idle workers spin briefly, then sleep. Inter-op tasks: ct_fork /
+ *   ct_wait on a second pthread pool. Link with -pthread (glibc 2.34+ links without). Ops
+ *   run inside a task or inside an intra-op chunk use one thread, so the pools never
+ *   oversubscribe the cores. ct_parallel_shutdown joins both pools' threads.
  *   Kernels flush subnormal floats to zero (as torch.set_flush_denormal(True)); turn it off
  *   with ct_set_flush_denormal(false).
  *
@@ -443,10 +447,15 @@ CTORCH_API int ct_scope_depth(void);
  * (DESIGN §7; PyTorch's "CPU threading and TorchScript inference" note).
  *
  * Two levels, as in PyTorch:
- *   intra-op  one op split over OpenMP threads (large pointwise ops, reductions, softmax,
- *             GEMM) in chunks of at least CT__GRAIN (32768) elements. Needs -fopenmp;
- *             without OpenMP, or with CTORCH_NO_THREADS, every op runs on the calling
- *             thread and ct_get_num_threads() is 1.
+ *   intra-op  one op split over ctorch's own pool of persistent pthreads (large pointwise
+ *             ops, reductions, softmax, cross-entropy, optimizer steps, GEMM) in chunks
+ *             of at least CT__GRAIN (32768) elements. The calling thread works too;
+ *             chunks go to whichever thread is free, so a thread the OS deschedules (a
+ *             busy machine) delays one chunk, not the op; idle workers spin for some
+ *             microseconds, then sleep. OpenMP is not used (-fopenmp changes nothing).
+ *             Link with -pthread. Under CTORCH_NO_THREADS, or without pthreads and
+ *             GCC/clang atomics (e.g. MSVC), every op runs on the calling thread and
+ *             ct_get_num_threads() is 1. At most 256 threads per op.
  *   inter-op  ct_fork / ct_wait: tasks on one process-wide pthread pool of
  *             ct_get_num_interop_threads() threads, started by the first ct_fork. Compile
  *             and link with -pthread (glibc 2.34+ has the symbols in libc, so it links
@@ -456,24 +465,28 @@ CTORCH_API int ct_scope_depth(void);
  *
  * Oversubscription rule: intra-op work launched from inside an inter-op task runs on one
  * thread (ct_get_num_threads() returns 1 there), so a full pool plus its tasks' ops never
- * use more than ct_get_num_interop_threads() threads. Intra-op work inside another
- * parallel region (an OpenMP team) also runs serially.
+ * use more than ct_get_num_interop_threads() threads. Intra-op work inside an intra-op
+ * chunk also runs serially, and so does an op started while another thread's op holds
+ * the intra-op pool (one op at a time uses it).
  *
  * Flush-to-zero: ctorch's kernels run with subnormal floats flushed to zero (x86 MXCSR
  * FTZ|DAZ, aarch64 FPCR.FZ) by default, like torch.set_flush_denormal(True), which fast
  * CPU training (e.g. Adam's tiny second moments) relies on. The mode is set, and the
  * caller's mode restored, around every intra-op loop (serial or parallel, so results do
- * not depend on the thread count) and around every inter-op task. GEMM threads and the
- * caller's own code keep their thread's mode, which ct_set_flush_denormal also sets for
- * the calling thread. ct_set_flush_denormal(false) restores IEEE subnormals everywhere.
+ * not depend on the thread count) and around every inter-op task; pool workers set it
+ * for each op. The caller's own code keeps its thread's mode, which ct_set_flush_denormal
+ * also sets for the calling thread. ct_set_flush_denormal(false) restores IEEE subnormals
+ * everywhere.
  *
- * Determinism: the settings here never change which elements a thread computes for a
- * given thread count; see each op family for bit-exactness across thread counts.
+ * Determinism: how an op is cut into chunks depends on its sizes only, never on the thread
+ * count or on which thread runs a chunk, and every output element is computed within
+ * one chunk; results are bit-identical for any thread count (tests/test_parallel.c checks
+ * reductions, softmax, cross-entropy, GEMM and a training step at 1-4 threads).
  */
 
 /* Sets the number of intra-op threads. Takes precedence over the environment variables
-   CTORCH_NUM_THREADS and OMP_NUM_THREADS. Without OpenMP or under CTORCH_NO_THREADS the
-   value is recorded but ct_get_num_threads() stays 1.
+   CTORCH_NUM_THREADS and OMP_NUM_THREADS. Without pthreads or under CTORCH_NO_THREADS
+   the value is recorded but ct_get_num_threads() stays 1.
    Errors: CT_ERR_VALUE for n < 1 ("Expected positive number of threads, got 0").
    Thread safety: any thread; takes effect for ops started afterwards.
    Mirrors: torch.set_num_threads. */
@@ -483,7 +496,7 @@ CTORCH_API ct_status ct_set_num_threads(int n);
    others are ignored), the number of physical cores (logical CPUs available to the
    process divided by SMT threads per core, read once from Linux sysfs; else the logical
    CPUs). The environment is read once, on first use (see ct_reset_num_threads).
-   Returns 1 without OpenMP, under CTORCH_NO_THREADS, and inside an inter-op task (the
+   Returns 1 without pthreads, under CTORCH_NO_THREADS, and inside an inter-op task (the
    oversubscription rule). Thread safety: any thread. Mirrors: torch.get_num_threads. */
 CTORCH_API int ct_get_num_threads(void);
 /* Forgets ct_set_num_threads's value and the cached environment, so the next
@@ -523,9 +536,11 @@ CTORCH_API ct_future *ct_fork(void *(*fn)(void *arg), void *arg);
 CTORCH_API void *ct_wait(ct_future *f);
 /* Drains the queue, joins the inter-op pool's threads and frees the pool, returning the
    inter-op settings to their initial state (ct_set_num_interop_threads may be called
-   again; the next ct_fork starts a fresh pool). Not called at exit: idle pool threads
-   simply end with the process; call it before unloading the library or checking leaks.
-   Errors: CT_ERR_STATE when called from inside an inter-op task.
+   again; the next ct_fork starts a fresh pool); also joins the intra-op pool's workers
+   (after the op running on them, if any; the next parallel op starts them again). Not
+   called at exit: idle pool threads simply end with the process; call it before
+   unloading the library or checking leaks.
+   Errors: CT_ERR_STATE when called from inside an inter-op task or an intra-op chunk.
    Thread safety: no other thread may use ct_fork/ct_wait meanwhile. Mirrors: nothing. */
 CTORCH_API ct_status ct_parallel_shutdown(void);
 
@@ -538,7 +553,7 @@ CTORCH_API ct_status ct_parallel_shutdown(void);
 CTORCH_API bool ct_set_flush_denormal(bool on);
 
 /* Writes the threading settings into buf (at most n bytes, NUL-terminated) in the layout
-   of torch.__config__.parallel_info(): thread counts, OpenMP version, intra-op settings
+   of torch.__config__.parallel_info(): thread counts, "OpenMP not used", intra-op settings
    (backend, grain, flush-to-zero, compile-time ISA), core counts and the environment
    variables. Returns the length needed (excluding the NUL), so (NULL, 0) sizes it.
    Thread safety: any thread. Mirrors: torch.__config__.parallel_info. */
@@ -2096,8 +2111,22 @@ CT__INTERNAL bool ct__check_enum(const char *op, const char *what, int value, in
 CT__INTERNAL bool ct__check_dtype_arg(const char *op, ct_dtype d);
 
 /* ---- parallel ----------------------------------------------------------------------- */
-/* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is
-   at least two grains; serially otherwise (and inside another parallel region). */
+/* Intra-op threads an op started here may use: ct_get_num_threads(), at most
+   CT__PAR_MAX_THREADS, and 1 inside an intra-op task (or an inter-op task). */
+CT__INTERNAL int ct__parallel_threads(void);
+#define CT__PAR_MAX_THREADS 256
+/* Runs fn(task, slot, ctx) once for each task in [0, ntasks) (< 2^31) on up to nthreads
+   threads of the intra-op pool, the caller included, handing tasks out one at a time
+   (whichever thread is free takes the next); returns when all have finished. slot, in
+   [0, nthreads), tells which thread runs the task (for per-thread scratch); the caller is
+   slot 0. Serial (slot 0, tasks in order) for nthreads 1, inside a task, or while another
+   thread's job holds the pool. Tasks run with the flush mode set and must not fail. */
+CT__INTERNAL void ct__parallel_tasks(int64_t ntasks, int nthreads,
+                                     void (*fn)(int64_t task, int slot, void *ctx), void *ctx);
+/* Runs fn over [0, n): in one call when n is below two grains, else in contiguous chunks
+   of at least `grain` (at most 64 chunks) through ct__parallel_tasks. The chunks depend
+   on n and grain only, never on the thread count, so a kernel whose result depends on
+   where a range starts or ends still gives the same bits for any thread count. */
 CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain,
                                    void (*fn)(int64_t begin, int64_t end, void *ctx), void *ctx);
 #define CT__GRAIN 32768
@@ -3901,26 +3930,28 @@ void ct_free(ct_tensor *t)
 #undef CT__MAX_SCOPES
 
 // >>part core/parallel.c
-/* core/parallel.c - intra-op thread count, the parallel-for helper, the inter-op pool
- * (ct_fork / ct_wait), flush-to-zero and parallel_info.
+/* core/parallel.c - intra-op thread count, the intra-op pool (ct__parallel_tasks and
+ * ct__parallel_for on top), the inter-op pool (ct_fork / ct_wait), flush-to-zero and
+ * parallel_info.
  *
- * State: the intra-op count and the flush setting are process-wide atomics; the pool is
- * one mutex-guarded struct (ct__pool) with a FIFO of queued futures; whether the calling
- * thread runs an inter-op task is thread-local (ct__par_in_task).
+ * State: the intra-op count and the flush setting are process-wide atomics; each pool is
+ * one struct (ct__ipool for intra-op jobs, ct__pool for inter-op futures); whether the
+ * calling thread runs an inter-op task or an intra-op job is thread-local.
+ *
+ * The intra-op pool runs one job at a time: tasks [0, ntasks) handed out one by one through
+ * an atomic claim word (job generation << 32 | next task), so a descheduled thread delays
+ * at most the task it holds; the caller claims tasks too, and returns as soon as every task
+ * has finished, without waiting for workers that never woke. Idle workers spin briefly on
+ * the job sequence number, then sleep on a condition variable.
  */
 
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-/* CT__PAR_OMP: intra-op threads exist. CT__PAR_PTHREADS: the inter-op pool exists. */
-#if defined(_OPENMP) && !defined(CTORCH_NO_THREADS)
-#define CT__PAR_OMP 1
-#endif
-#if !defined(CTORCH_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+/* CT__PAR_PTHREADS: both pools exist (the intra-op one also needs GCC/clang atomics). */
+#if !defined(CTORCH_NO_THREADS) && (defined(__unix__) || defined(__APPLE__)) &&              \
+    (defined(__GNUC__) || defined(__clang__))
 #define CT__PAR_PTHREADS 1
 #include <pthread.h>
+#include <time.h> /* timespec_get */
 #include <unistd.h>
 #endif
 
@@ -3949,9 +3980,7 @@ void ct_free(ct_tensor *t)
 /* ---- cores ------------------------------------------------------------------------- */
 static CT__UNUSED int ct__par_logical_cpus(void)
 {
-#if defined(_OPENMP)
-    return omp_get_num_procs(); /* honours the affinity mask */
-#elif defined(CT__PAR_PTHREADS) && defined(_SC_NPROCESSORS_ONLN)
+#if defined(CT__PAR_PTHREADS) && defined(_SC_NPROCESSORS_ONLN)
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
 #else
@@ -4048,7 +4077,7 @@ static CT__UNUSED int ct__env_threads(const char *name)
 
 int ct_get_num_threads(void)
 {
-#ifdef CT__PAR_OMP
+#ifdef CT__PAR_PTHREADS
     if (ct__par_in_task) {
         return 1; /* the oversubscription rule */
     }
@@ -4144,42 +4173,254 @@ bool ct_set_flush_denormal(bool on)
 #endif
 }
 
+/* ---- the intra-op pool ------------------------------------------------------------- */
+static CT__THREAD_LOCAL int ct__par_in_job = 0; /* running (part of) an intra-op job */
+
+int ct__parallel_threads(void)
+{
+    int n = ct__par_in_job ? 1 : ct_get_num_threads();
+    return n < CT__PAR_MAX_THREADS ? n : CT__PAR_MAX_THREADS;
+}
+
+#ifdef CT__PAR_PTHREADS
+/* How long an idle worker spins before it sleeps: enough to bridge short serial code
+   between ops, short enough to leave a busy machine's cores to the caller and others. The
+   quickstart at 2 threads, 2 cores: with one competing process, 100 us made it 1.1x slower
+   than 1 thread and 20 us 0.85x; on a quiet machine 100 us was 1.3x faster than 20 us
+   (yield-spinning, or sleeping when preempted mid-spin, got neither). */
+#define CT__PAR_SPIN_NS 20000
+/* How long the caller spins for the last tasks before it sleeps: short, because on a busy
+   machine the thread holding a task may be waiting for the very core the caller spins on. */
+#define CT__PAR_DONE_SPIN_NS 5000
+#if defined(__x86_64__) || defined(__i386__)
+#define CT__PAR_PAUSE() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define CT__PAR_PAUSE() __asm__ __volatile__("yield")
+#else
+#define CT__PAR_PAUSE() ((void)0)
+#endif
+#define CT__PAR_RELAXED(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define CT__PAR_SET(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+static struct {
+    pthread_mutex_t owner;       /* held by the caller running a job */
+    pthread_mutex_t lock;        /* guards the sleeps and wake-ups only */
+    pthread_cond_t work;         /* seq changed */
+    pthread_cond_t done_cv;      /* the job's last task finished */
+    pthread_t threads[CT__PAR_MAX_THREADS - 1]; /* workers; slot of threads[i] is i + 1 */
+    int nworkers;                /* written by the owner only */
+    int stop;                    /* workers exit at the next seq */
+    uint32_t seq;                /* bumped for each job and for stop; workers wait on it */
+    uint64_t claim;              /* job generation << 32 | next unclaimed task */
+    void (*fn)(int64_t task, int slot, void *ctx);
+    void *ctx;
+    uint32_t ntasks;             /* the job: tasks [0, ntasks) on slots [0, nslots) */
+    int nslots;
+    uint32_t done;               /* tasks of the job finished */
+    int sleepers;                /* workers asleep on work */
+    int caller_asleep;           /* the owner sleeps on done_cv */
+} ct__ipool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+               PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
+
+/* Claims and runs tasks of job generation gen as slot until none is left; returns at once
+   for another generation or a slot the job does not use. Job fields are read before the
+   claim and are valid when the claim (a CAS on the unchanged word) succeeds. */
+static CT__UNUSED void ct__ipool_run_tasks(uint32_t gen, int slot)
+{
+    for (;;) {
+        uint64_t w = __atomic_load_n(&ct__ipool.claim, __ATOMIC_ACQUIRE);
+        void (*fn)(int64_t, int, void *) = CT__PAR_RELAXED(&ct__ipool.fn);
+        void *ctx = CT__PAR_RELAXED(&ct__ipool.ctx);
+        uint32_t ntasks = CT__PAR_RELAXED(&ct__ipool.ntasks);
+        if ((uint32_t)(w >> 32) != gen || (uint32_t)w >= ntasks ||
+            slot >= CT__PAR_RELAXED(&ct__ipool.nslots)) {
+            return;
+        }
+        if (!__atomic_compare_exchange_n(&ct__ipool.claim, &w, w + 1, false, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_RELAXED)) {
+            continue;
+        }
+        fn((int64_t)(uint32_t)w, slot, ctx);
+        if (__atomic_add_fetch(&ct__ipool.done, 1, __ATOMIC_SEQ_CST) == ntasks &&
+            __atomic_load_n(&ct__ipool.caller_asleep, __ATOMIC_SEQ_CST)) {
+            pthread_mutex_lock(&ct__ipool.lock);
+            pthread_cond_signal(&ct__ipool.done_cv);
+            pthread_mutex_unlock(&ct__ipool.lock);
+        }
+    }
+}
+
+/* Whether *word == v (equal) or != v (!equal). */
+static CT__UNUSED bool ct__ipool_ready(const uint32_t *word, uint32_t v, bool equal)
+{
+    uint32_t now = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+    return equal ? now == v : now != v;
+}
+
+/* Wall-clock nanoseconds (C11 timespec_get: a clock jump only lengthens or cuts one spin). */
+static CT__UNUSED int64_t ct__ipool_now_ns(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
+}
+
+/* Waits until ct__ipool_ready(word, v, equal): spins about spin_ns, then sleeps on cv,
+   counted in *asleep meanwhile so the waker knows to signal. */
+static CT__UNUSED void ct__ipool_wait(const uint32_t *word, uint32_t v, bool equal,
+                                      int64_t spin_ns, pthread_cond_t *cv, int *asleep)
+{
+    int64_t until = 0;
+    for (int i = 0;; i++) {
+        if (ct__ipool_ready(word, v, equal)) {
+            return;
+        }
+        CT__PAR_PAUSE();
+        if ((i & 63) == 0) {
+            int64_t now = ct__ipool_now_ns();
+            until = until ? until : now + spin_ns;
+            if (now > until) {
+                break;
+            }
+        }
+    }
+    pthread_mutex_lock(&ct__ipool.lock);
+    __atomic_add_fetch(asleep, 1, __ATOMIC_SEQ_CST);
+    while (!ct__ipool_ready(word, v, equal)) {
+        pthread_cond_wait(cv, &ct__ipool.lock);
+    }
+    __atomic_sub_fetch(asleep, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_unlock(&ct__ipool.lock);
+}
+
+static CT__UNUSED void *ct__ipool_main(void *arg)
+{
+    int slot = (int)(intptr_t)arg;
+    ct__par_in_job = 1; /* ops inside a task run serially */
+    uint32_t seen = __atomic_load_n(&ct__ipool.seq, __ATOMIC_ACQUIRE);
+    for (;;) {
+        ct__ipool_wait(&ct__ipool.seq, seen, false, CT__PAR_SPIN_NS, &ct__ipool.work,
+                       &ct__ipool.sleepers);
+        seen = __atomic_load_n(&ct__ipool.seq, __ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&ct__ipool.stop, __ATOMIC_ACQUIRE)) {
+            return NULL;
+        }
+        unsigned saved = 0;
+        (void)ct__par_ftz_enter(&saved); /* a ctorch thread: keeps the mode */
+        uint64_t claim = __atomic_load_n(&ct__ipool.claim, __ATOMIC_ACQUIRE);
+        ct__ipool_run_tasks((uint32_t)(claim >> 32), slot);
+    }
+}
+
+/* Bumps seq and wakes the sleeping workers. */
+static CT__UNUSED void ct__ipool_bump(void)
+{
+    __atomic_add_fetch(&ct__ipool.seq, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&ct__ipool.sleepers, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&ct__ipool.lock);
+        pthread_cond_broadcast(&ct__ipool.work);
+        pthread_mutex_unlock(&ct__ipool.lock);
+    }
+}
+
+/* Runs a job on nslots slots (the caller is slot 0); the caller holds the owner lock. */
+static CT__UNUSED void ct__ipool_run(int64_t ntasks, int nslots,
+                                     void (*fn)(int64_t task, int slot, void *ctx), void *ctx)
+{
+    while (ct__ipool.nworkers < nslots - 1 &&
+           pthread_create(&ct__ipool.threads[ct__ipool.nworkers], NULL, ct__ipool_main,
+                          (void *)(intptr_t)(ct__ipool.nworkers + 1)) == 0) {
+        ct__ipool.nworkers++;
+    }
+    nslots = ct__ipool.nworkers + 1 < nslots ? ct__ipool.nworkers + 1 : nslots;
+    CT__PAR_SET(&ct__ipool.fn, fn);
+    CT__PAR_SET(&ct__ipool.ctx, ctx);
+    CT__PAR_SET(&ct__ipool.ntasks, (uint32_t)ntasks);
+    CT__PAR_SET(&ct__ipool.nslots, nslots);
+    CT__PAR_SET(&ct__ipool.done, 0u);
+    uint32_t gen = (uint32_t)(CT__PAR_RELAXED(&ct__ipool.claim) >> 32) + 1;
+    __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
+    ct__ipool_bump();
+    ct__ipool_run_tasks(gen, 0);
+    ct__ipool_wait(&ct__ipool.done, (uint32_t)ntasks, true, CT__PAR_DONE_SPIN_NS,
+                   &ct__ipool.done_cv, &ct__ipool.caller_asleep);
+}
+
+/* Stops and joins the workers (ct_parallel_shutdown); waits for a running job first. */
+static CT__UNUSED void ct__ipool_shutdown(void)
+{
+    pthread_mutex_lock(&ct__ipool.owner);
+    __atomic_store_n(&ct__ipool.stop, 1, __ATOMIC_RELEASE);
+    ct__ipool_bump();
+    for (int i = 0; i < ct__ipool.nworkers; i++) {
+        pthread_join(ct__ipool.threads[i], NULL);
+    }
+    ct__ipool.nworkers = 0;
+    __atomic_store_n(&ct__ipool.stop, 0, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&ct__ipool.owner);
+}
+#endif
+
+void ct__parallel_tasks(int64_t ntasks, int nthreads,
+                        void (*fn)(int64_t task, int slot, void *ctx), void *ctx)
+{
+    CT_ASSERT(ntasks < ((int64_t)1 << 31));
+    unsigned saved = 0;
+    bool changed = ct__par_ftz_enter(&saved);
+    int was = ct__par_in_job;
+    ct__par_in_job = 1;
+    bool pooled = false;
+#ifdef CT__PAR_PTHREADS
+    if (nthreads > 1 && ntasks > 1 && !was && pthread_mutex_trylock(&ct__ipool.owner) == 0) {
+        ct__ipool_run(ntasks, nthreads < ntasks ? nthreads : (int)ntasks, fn, ctx);
+        pthread_mutex_unlock(&ct__ipool.owner);
+        pooled = true;
+    }
+#else
+    (void)nthreads;
+#endif
+    for (int64_t t = 0; !pooled && t < ntasks; t++) { /* one thread, or the pool is busy */
+        fn(t, 0, ctx);
+    }
+    ct__par_in_job = was;
+    ct__par_ftz_leave(changed, saved);
+}
+
 /* ---- parallel for ------------------------------------------------------------------- */
+/* ct__parallel_for's chunks: at least a grain, at most CT__PAR_CHUNKS of them. */
+#define CT__PAR_CHUNKS 64
+
+typedef struct {
+    void (*fn)(int64_t begin, int64_t end, void *ctx);
+    void *ctx;
+    int64_t n, chunk;
+} ct__par_for_job;
+
+static CT__UNUSED void ct__par_for_task(int64_t task, int slot, void *ctx)
+{
+    const ct__par_for_job *j = (const ct__par_for_job *)ctx;
+    int64_t b = task * j->chunk, e = b + j->chunk < j->n ? b + j->chunk : j->n;
+    (void)slot;
+    j->fn(b, e, j->ctx);
+}
+
 void ct__parallel_for(int64_t n, int64_t grain, void (*fn)(int64_t begin, int64_t end, void *ctx),
                       void *ctx)
 {
     if (n <= 0) {
         return;
     }
-    unsigned saved = 0;
-    bool changed = ct__par_ftz_enter(&saved);
-#ifdef CT__PAR_OMP
-    int nt = ct_get_num_threads();
-    int64_t chunks = grain > 0 ? n / grain : n;
-    if (nt > 1 && chunks > 1 && !omp_in_parallel()) {
-        if (chunks < nt) {
-            nt = (int)chunks;
-        }
-#pragma omp parallel num_threads(nt)
-        {
-            int tid = omp_get_thread_num(), cnt = omp_get_num_threads();
-            unsigned wsaved = 0;
-            bool wchanged = tid != 0 && ct__par_ftz_enter(&wsaved);
-            int64_t per = (n + cnt - 1) / cnt;
-            int64_t b = per * tid, e = b + per < n ? b + per : n;
-            if (b < e) {
-                fn(b, e, ctx);
-            }
-            ct__par_ftz_leave(wchanged, wsaved);
-        }
+    grain = grain > 0 ? grain : 1;
+    if (n / grain < 2) {
+        unsigned saved = 0;
+        bool changed = ct__par_ftz_enter(&saved);
+        fn(0, n, ctx);
         ct__par_ftz_leave(changed, saved);
         return;
     }
-#else
-    (void)grain;
-#endif
-    fn(0, n, ctx);
-    ct__par_ftz_leave(changed, saved);
+    int64_t per = (n + CT__PAR_CHUNKS - 1) / CT__PAR_CHUNKS;
+    ct__par_for_job j = {fn, ctx, n, per > grain ? per : grain};
+    ct__parallel_tasks((n + j.chunk - 1) / j.chunk, ct__parallel_threads(), ct__par_for_task, &j);
 }
 
 /* ---- the inter-op pool -------------------------------------------------------------- */
@@ -4385,11 +4626,12 @@ void *ct_wait(ct_future *f)
 
 ct_status ct_parallel_shutdown(void)
 {
-    if (ct__par_in_task) {
+    if (ct__par_in_task || ct__par_in_job) {
         return ct__fail(CT_ERR_STATE, "ct_parallel_shutdown",
-                        "cannot shut the inter-op pool down from inside an inter-op task");
+                        "cannot shut the thread pools down from inside a task");
     }
 #ifdef CT__PAR_PTHREADS
+    ct__ipool_shutdown();
     pthread_mutex_lock(&ct__pool.lock);
     ct__pool.stop = 1;
     pthread_cond_broadcast(&ct__pool.work);
@@ -4430,22 +4672,6 @@ static CT__UNUSED void ct__par_appendf(char *buf, size_t n, size_t *len, const c
     }
 }
 
-static CT__UNUSED const char *ct__par_omp_version(int v)
-{
-    switch (v) {
-    case 200505: return "2.5";
-    case 200805: return "3.0";
-    case 201107: return "3.1";
-    case 201307: return "4.0";
-    case 201511: return "4.5";
-    case 201811: return "5.0";
-    case 202011: return "5.1";
-    case 202111: return "5.2";
-    case 202411: return "6.0";
-    default: return "unknown";
-    }
-}
-
 size_t ct_parallel_info_string(char *buf, size_t n)
 {
     size_t len = 0;
@@ -4455,12 +4681,7 @@ size_t ct_parallel_info_string(char *buf, size_t n)
     ct__par_appendf(buf, n, &len, "ctorch/Parallel:\n\tct_get_num_threads() : %d\n"
                     "\tct_get_num_interop_threads() : %d\n", ct_get_num_threads(),
                     ct_get_num_interop_threads());
-#ifdef _OPENMP
-    ct__par_appendf(buf, n, &len, "OpenMP %d (a.k.a. OpenMP %s)\n\tomp_get_max_threads() : %d\n",
-                    (int)_OPENMP, ct__par_omp_version((int)_OPENMP), omp_get_max_threads());
-#else
-    ct__par_appendf(buf, n, &len, "OpenMP not found\n");
-#endif
+    ct__par_appendf(buf, n, &len, "OpenMP not used\n");
 #if defined(CT__HAS_AVX512)
     const char *isa = "AVX-512";
 #elif defined(CT__HAS_AVX2)
@@ -4479,8 +4700,8 @@ size_t ct_parallel_info_string(char *buf, size_t n)
 #else
     const char *ftz_hw = NULL;
 #endif
-#ifdef CT__PAR_OMP
-    const char *backend = "OpenMP";
+#ifdef CT__PAR_PTHREADS
+    const char *backend = "ctorch pool (pthreads; dynamic chunks, spin then sleep)";
 #else
     const char *backend = "none (serial)";
 #endif
@@ -4549,7 +4770,12 @@ void ct__mutex_unlock(ct__mutex *m)
 #endif
 }
 
-#undef CT__PAR_OMP
+#undef CT__PAR_SPIN_NS
+#undef CT__PAR_DONE_SPIN_NS
+#undef CT__PAR_PAUSE
+#undef CT__PAR_RELAXED
+#undef CT__PAR_SET
+#undef CT__PAR_CHUNKS
 #undef CT__PAR_PTHREADS
 #undef CT__PAR_LOAD
 #undef CT__PAR_STORE
@@ -8413,16 +8639,17 @@ CT__VECTORIZE_END
  * product pads much less (e.g. N = 10 logits), C^T = B^T @ A^T is computed instead; it is
  * the same product with the operands' strides swapped.
  *
- * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), one per thread; each
- * thread packs its own A and B, so no barriers. Tiny products stay serial.
+ * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), one per thread,
+ * handed out by the intra-op pool to whichever thread is free: when a thread has not started
+ * (descheduled on a busy machine), the caller computes its block too instead of waiting.
+ * Each task packs its own A and B into its thread's buffers, so no barriers. (Two blocks per
+ * thread packed A and B more often and measured up to 2x slower on the MLP's products.)
+ * Tiny products stay serial.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
  * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
  */
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #if !defined(CTORCH_NO_SIMD) && defined(__AVX512F__)
 #define CT__GEMM_AVX512 1
@@ -9423,8 +9650,7 @@ static int64_t ct__gemm_block(int64_t n, int64_t cap, int64_t unit)
     return CT__GEMM_ROUND_UP(CT__GEMM_CEIL(n, nb), unit);
 }
 
-#ifdef _OPENMP
-/* Picks the thread grid ntm x ntn == nt that minimizes the padded work of the largest block
+/* Picks the block grid ntm x ntn == nt that minimizes the padded work of the largest block
    plus the cost of packing its A and B. */
 static void ct__gemm_grid(int64_t M, int64_t N, int nt, int64_t mr, int64_t nr, int *ntm,
                           int *ntn)
@@ -9448,13 +9674,6 @@ static void ct__gemm_grid(int64_t M, int64_t N, int nt, int64_t mr, int64_t nr, 
     }
 }
 
-/* Threads for a large product: ct_get_num_threads(), or 1 inside another parallel region. */
-static int ct__gemm_threads(void)
-{
-    int nt = omp_in_parallel() ? 1 : ct_get_num_threads();
-    return nt < 1 ? 1 : nt;
-}
-
 /* Start of part t of n split into nt parts in whole units. */
 static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
 {
@@ -9462,7 +9681,6 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
     int64_t at = units * t / nt * unit;
     return CT__GEMM_MIN(at, n);
 }
-#endif
 
 #define CT__GEMM_DEFINE(T, S)                                                              \
     /* Packs A (mc, kc) at (rsa, csa) into MR-row micro-panels: ap[p * MR + i]. */         \
@@ -9581,6 +9799,36 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
         }                                                                                  \
     }                                                                                      \
                                                                                            \
+    /* A threaded product: C (M, N) in an ntm x ntn grid of blocks; buffers of             \
+       per_thread elements per slot, the A block first, the B panel at b_off. */           \
+    typedef struct {                                                                       \
+        int64_t M, N, K, rsa, csa, rsb, csb, rsc, csc;                                     \
+        T alpha, beta;                                                                     \
+        const T *A, *B;                                                                    \
+        T *C, *buf;                                                                        \
+        size_t per_thread, b_off;                                                          \
+        int ntm, ntn;                                                                      \
+    } ct__gemm_job_##S;                                                                    \
+                                                                                           \
+    /* Task `task` of the grid (row-major): its block of C, with slot's buffers. */        \
+    static void ct__gemm_task_##S(int64_t task, int slot, void *ctx)                       \
+    {                                                                                      \
+        const ct__gemm_job_##S *j = (const ct__gemm_job_##S *)ctx;                         \
+        const int64_t MR = CT__GEMM_MR_##S, NR = CT__GEMM_NR_##S;                          \
+        int tm = (int)(task / j->ntn), tn = (int)(task % j->ntn);                          \
+        int64_t m0 = ct__gemm_split(j->M, MR, tm, j->ntm);                                 \
+        int64_t m1 = ct__gemm_split(j->M, MR, tm + 1, j->ntm);                             \
+        int64_t n0 = ct__gemm_split(j->N, NR, tn, j->ntn);                                 \
+        int64_t n1 = ct__gemm_split(j->N, NR, tn + 1, j->ntn);                             \
+        T *ap = j->buf + j->per_thread * (size_t)slot;                                     \
+        if (m1 > m0 && n1 > n0) {                                                          \
+            ct__gemm_blocked_##S(m1 - m0, n1 - n0, j->K, j->alpha, j->A + m0 * j->rsa,     \
+                                 j->rsa, j->csa, j->B + n0 * j->csb, j->rsb, j->csb,       \
+                                 j->beta, j->C + m0 * j->rsc + n0 * j->csc, j->rsc,        \
+                                 j->csc, ap, ap + j->b_off);                               \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
     void ct__gemm_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa,    \
                       int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C,     \
                       int64_t rsc, int64_t csc)                                            \
@@ -9620,7 +9868,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             rsc = csc;                                                                     \
             csc = t0;                                                                      \
         }                                                                                  \
-        int nt = M * N * K >= CT__GEMM_PAR_MIN_MACS ? ct__gemm_threads() : 1;              \
+        int nt = M * N * K >= CT__GEMM_PAR_MIN_MACS ? ct__parallel_threads() : 1;          \
         int64_t kc_max = CT__GEMM_MIN(K, (int64_t)CT__GEMM_KC_##S);                        \
         size_t a_len = (size_t)(CT__GEMM_ROUND_UP(CT__GEMM_MIN(M, (int64_t)CT__GEMM_MC_##S), \
                                                   MR) * kc_max);                           \
@@ -9644,38 +9892,12 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             ct__free(buf);                                                                 \
             return;                                                                        \
         }                                                                                  \
-        CT__GEMM_PARALLEL(T, S)                                                               \
+        ct__gemm_job_##S j = {M, N, K, rsa, csa, rsb, csb, rsc, csc, alpha, beta, A, B, C, \
+                              buf, per_thread, CT__GEMM_ROUND_UP(a_len, (size_t)16), 1, 1}; \
+        ct__gemm_grid(M, N, nt, MR, NR, &j.ntm, &j.ntn);                                   \
+        ct__parallel_tasks((int64_t)j.ntm * j.ntn, nt, ct__gemm_task_##S, &j);             \
         ct__free(buf);                                                                     \
     }
-
-/* The threaded body of ct__gemm_<dt>: thread t of the ntm x ntn grid computes the C block
-   (rows [m0, m1), columns [n0, n1)) with its own slice of buf. */
-#ifdef _OPENMP
-#define CT__GEMM_PARALLEL(T, S)                                                               \
-    _Pragma("omp parallel num_threads(nt)")                                                \
-    {                                                                                      \
-        int t = omp_get_thread_num(), got = omp_get_num_threads();                         \
-        int ntm, ntn;                                                                      \
-        ct__gemm_grid(M, N, got, MR, NR, &ntm, &ntn);                                      \
-        int tm = t / ntn, tn = t % ntn;                                                    \
-        int64_t m0 = ct__gemm_split(M, MR, tm, ntm), m1 = ct__gemm_split(M, MR, tm + 1, ntm); \
-        int64_t n0 = ct__gemm_split(N, NR, tn, ntn), n1 = ct__gemm_split(N, NR, tn + 1, ntn); \
-        T *ap = buf + per_thread * (size_t)t;                                              \
-        if (m1 > m0 && n1 > n0) {                                                          \
-            ct__gemm_blocked_##S(m1 - m0, n1 - n0, K, alpha, A + m0 * rsa, rsa, csa,       \
-                                 B + n0 * csb, rsb, csb, beta, C + m0 * rsc + n0 * csc,    \
-                                 rsc, csc, ap, ap + CT__GEMM_ROUND_UP(a_len, (size_t)16)); \
-        }                                                                                  \
-    }
-#else
-static int ct__gemm_threads(void)
-{
-    return 1;
-}
-#define CT__GEMM_PARALLEL(T, S)                                                               \
-    ct__gemm_blocked_##S(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, rsc, csc, buf, \
-                         buf + CT__GEMM_ROUND_UP(a_len, (size_t)16));
-#endif
 
 CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
@@ -9683,7 +9905,6 @@ CT__GEMM_DEFINE(double, f64)
 #undef CT__GEMM_DEFINE
 #undef CT__GEMM_THIN_f32
 #undef CT__GEMM_THIN_f64
-#undef CT__GEMM_PARALLEL
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
 #undef CT__GEMM_NEON

@@ -1,5 +1,7 @@
-/* tests/test_parallel.c - threading: intra-op count precedence, inter-op futures, the
- * interop count rule, the oversubscription rule, flush-to-zero and parallel_info.
+/* tests/test_parallel.c - threading: intra-op count precedence, bit-identical results at
+ * 1-4 intra-op threads (reductions, softmax, cross-entropy, GEMM, a training step), ops from
+ * several user threads at once, inter-op futures, the interop count rule, the
+ * oversubscription rule, flush-to-zero and parallel_info.
  *
  * Tests that fork end with ct_parallel_shutdown(), which frees the pool (the runner's leak
  * check counts ctorch's bytes) and lets the next test set the interop count again.
@@ -7,7 +9,14 @@
 #define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include "test.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+
+/* Intra-op threads exist: ctorch's pool needs pthreads and GCC/clang atomics. */
+#if !defined(CTORCH_NO_THREADS) && (defined(__unix__) || defined(__APPLE__)) &&             \
+    (defined(__GNUC__) || defined(__clang__))
+#define TP_POOL 1
+#endif
 
 #if defined(__x86_64__) || defined(__SSE__)
 #include <xmmintrin.h>
@@ -57,7 +66,7 @@ static void test_num_threads_precedence(void)
 {
     tp_env env;
     tp_env_save(&env);
-#if defined(_OPENMP) && !defined(CTORCH_NO_THREADS)
+#ifdef TP_POOL
     tp_env_set("OMP_NUM_THREADS", NULL);
     tp_env_set("CTORCH_NUM_THREADS", NULL);
     ct_reset_num_threads();
@@ -87,7 +96,7 @@ static void test_num_threads_precedence(void)
     CHECK(ct_get_num_threads() == cores);
 #else
     CHECK(ct_set_num_threads(4) == CT_OK);
-    CHECK(ct_get_num_threads() == 1); /* no OpenMP, or CTORCH_NO_THREADS: always 1 */
+    CHECK(ct_get_num_threads() == 1); /* no pthreads, or CTORCH_NO_THREADS: always 1 */
 #endif
     CHECK(ct_set_num_threads(0) == CT_ERR_VALUE);
     CHECK_ERROR(CT_ERR_VALUE, "ct_set_num_threads: Expected positive number of threads, got 0");
@@ -108,6 +117,203 @@ static void test_ops_same_result_any_thread_count(void)
     CHECK(s1 == s4);
     ct_reset_num_threads();
     ct_scope_end();
+}
+
+/* ---- bit-identical results at 1, 2, 3 and 4 threads ---------------------------------- */
+/* Appends t's bytes (contiguous) to *buf of *len bytes. */
+static void tp_append(unsigned char **buf, size_t *len, const ct_tensor *t)
+{
+    ct_tensor *c = ct_contiguous(t);
+    CHECK(c != NULL);
+    if (!c) {
+        return;
+    }
+    size_t n = ct_nbytes(c);
+    *buf = (unsigned char *)realloc(*buf, *len + n);
+    memcpy(*buf + *len, ct_data_ptr(c), n);
+    *len += n;
+}
+
+/* Runs work at 1, 2, 3 and 4 intra-op threads (each run appends its results' bytes) and
+   checks that every run gives the bytes of the 1-thread run. */
+static void tp_same_bytes(const char *what, void (*work)(unsigned char **buf, size_t *len))
+{
+    unsigned char *first = NULL;
+    size_t first_len = 0;
+    for (int nt = 1; nt <= 4; nt++) {
+        unsigned char *buf = NULL;
+        size_t len = 0;
+        CHECK(ct_set_num_threads(nt) == CT_OK);
+        ct_scope_begin();
+        work(&buf, &len);
+        ct_scope_end();
+        CHECK(ct_error() == NULL);
+        if (nt == 1) {
+            first = buf;
+            first_len = len;
+            CHECK(len > 0);
+            continue;
+        }
+        CHECK_MSG(len == first_len && memcmp(buf, first, len) == 0,
+                  "%s: %d threads differ from 1 thread", what, nt);
+        free(buf);
+    }
+    free(first);
+    ct_reset_num_threads();
+}
+
+/* Inputs from a fixed seed: standard normal float32 of the given shape. */
+static ct_tensor *tp_randn(int64_t rows, int64_t cols, uint64_t seed)
+{
+    ct_manual_seed(seed);
+    int64_t s[2] = {rows, cols};
+    return ct_randn(s, 2, CT_FLOAT32, NULL);
+}
+
+/* 3 * 65536 elements: more than two grains of 32768, whatever the dim reduced. */
+static void tp_work_reductions(unsigned char **buf, size_t *len)
+{
+    ct_tensor *x = tp_randn(384, 512, 1), *big = tp_randn(1, 1 << 20, 2);
+    int64_t d01[2] = {0, 1}, s[2] = {2048, 512};
+    ct_tensor *r[] = {ct_sum(x), ct_mean(x), ct_sum_dim(x, 0, false), ct_sum_dim(x, 1, true),
+                      ct_mean_dim(x, 0, false), ct_mean_dim(x, 1, false),
+                      ct_sum_dims(x, d01, 2, false), ct_sum(big), ct_mean(big),
+                      ct_sum_dim(ct_reshape(big, s, 2), 0, false), ct_max(x)};
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
+        tp_append(buf, len, r[i]);
+    }
+}
+
+static void tp_work_softmax(unsigned char **buf, size_t *len)
+{
+    ct_tensor *x = ct_requires_grad_(tp_randn(4096, 1024, 3), true);
+    ct_tensor *y = ct_softmax(x, 1), *ly = ct_log_softmax(x, 0);
+    tp_append(buf, len, y);
+    tp_append(buf, len, ly);
+    ct_tensor *w = tp_randn(4096, 1024, 4);
+    ct_backward(ct_add(ct_sum(ct_mul(y, w)), ct_sum(ct_mul(ly, w))), NULL, false);
+    tp_append(buf, len, ct_grad(x));
+}
+
+static void tp_work_cross_entropy(unsigned char **buf, size_t *len)
+{
+    ct_tensor *x = ct_requires_grad_(tp_randn(4096, 1000, 5), true);
+    int64_t n[1] = {4096};
+    ct_tensor *target = ct_randint(0, 1000, n, 1, CT_INT64, NULL);
+    ct_tensor *loss = ct_cross_entropy(x, target, NULL);
+    tp_append(buf, len, loss);
+    ct_backward(loss, NULL, false);
+    tp_append(buf, len, ct_grad(x));
+}
+
+static void tp_work_gemm(unsigned char **buf, size_t *len)
+{
+    static const int64_t shapes[][3] = {{67, 131, 259}, {1, 1000, 3}, {513, 17, 1025},
+                                        {300, 300, 300}, {1000, 3, 1}, {97, 1025, 513}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int64_t *s = shapes[i]; /* (M, K) @ (K, N) */
+        ct_tensor *a = tp_randn(s[0], s[1], 10 + i), *b = tp_randn(s[1], s[2], 20 + i);
+        tp_append(buf, len, ct_mm(a, b));
+        tp_append(buf, len, ct_mm(ct_t(b), ct_t(a))); /* transposed operands; float64 */
+        tp_append(buf, len, ct_mm(ct_to_dtype(a, CT_FLOAT64), ct_to_dtype(b, CT_FLOAT64)));
+    }
+}
+
+/* Two SGD (momentum) and two Adam steps of a small MLP on a batch of 512. */
+static void tp_work_training_step(unsigned char **buf, size_t *len)
+{
+    for (int adam = 0; adam < 2; adam++) {
+        ct_manual_seed(7);
+        ct_module *m = ct_sequential_new();
+        ct_sequential_append(m, ct_linear_new(784, 512, true));
+        ct_sequential_append(m, ct_relu_new());
+        ct_sequential_append(m, ct_linear_new(512, 256, true));
+        ct_sequential_append(m, ct_relu_new());
+        ct_sequential_append(m, ct_linear_new(256, 10, true));
+        ct_tensor *params[8];
+        int64_t np = ct_module_parameters(m, params, 8);
+        ct_optimizer *opt;
+        if (adam) {
+            ct_adam_opts o = ct_adam_defaults();
+            opt = ct_adam_new(params, np, &o);
+        } else {
+            ct_sgd_opts o = ct_sgd_defaults();
+            o.lr = 0.05;
+            o.momentum = 0.9;
+            opt = ct_sgd_new(params, np, &o);
+        }
+        ct_tensor *x = tp_randn(512, 784, 8);
+        int64_t n[1] = {512};
+        ct_tensor *y = ct_randint(0, 10, n, 1, CT_INT64, NULL);
+        for (int step = 0; step < 2; step++) {
+            ct_tensor *loss = ct_cross_entropy(ct_module_forward(m, x), y, NULL);
+            tp_append(buf, len, loss);
+            ct_backward(loss, NULL, false);
+            for (int64_t i = 0; i < np; i++) {
+                tp_append(buf, len, ct_grad(params[i]));
+            }
+            ct_optimizer_step(opt);
+            ct_optimizer_zero_grad(opt, true);
+        }
+        for (int64_t i = 0; i < np; i++) {
+            tp_append(buf, len, params[i]);
+        }
+        ct_optimizer_free(opt);
+        ct_module_free(m);
+    }
+}
+
+static void test_same_bits_any_thread_count(void)
+{
+    tp_same_bytes("sum/mean", tp_work_reductions);
+    tp_same_bytes("softmax", tp_work_softmax);
+    tp_same_bytes("cross-entropy", tp_work_cross_entropy);
+    tp_same_bytes("gemm", tp_work_gemm);
+    tp_same_bytes("training step", tp_work_training_step);
+}
+
+/* Several user threads run parallel ops at once: one gets the pool, the others run their
+   ops serially meanwhile; all results are right. */
+typedef struct {
+    int seed;
+    double got, want;
+} tp_user;
+
+static void *tp_user_thread(void *arg)
+{
+    tp_user *u = (tp_user *)arg;
+    ct_scope_begin();
+    ct_tensor *x = ct_arange(u->seed, u->seed + (1 << 20), 1, CT_FLOAT64);
+    for (int i = 0; i < 20; i++) {
+        u->got = ct_item(ct_sum(ct_mul(x, ct_full_like(x, 2.0))));
+    }
+    double n = (double)(1 << 20), a = u->seed;
+    u->want = 2.0 * (n * a + n * (n - 1) / 2);
+    ct_scope_end();
+    return NULL;
+}
+
+static void test_ops_from_several_threads(void)
+{
+    CHECK(ct_set_num_threads(2) == CT_OK);
+    pthread_t th[3];
+    tp_user u[3] = {{1, 0, 0}, {2, 0, 0}, {3, 0, 0}};
+    for (int i = 0; i < 3; i++) {
+        CHECK(pthread_create(&th[i], NULL, tp_user_thread, &u[i]) == 0);
+    }
+    tp_user mine = {4, 0, 0};
+    tp_user_thread(&mine);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        CHECK(u[i].got == u[i].want);
+    }
+    CHECK(mine.got == mine.want);
+    CHECK(ct_parallel_shutdown() == CT_OK); /* joins the intra-op workers too */
+    tp_user again = {4, 0, 0};
+    tp_user_thread(&again); /* the pool starts again on use */
+    CHECK(again.got == mine.want);
+    CHECK(ct_parallel_shutdown() == CT_OK);
+    ct_reset_num_threads();
 }
 
 /* ---- futures ------------------------------------------------------------------------ */
@@ -306,9 +512,10 @@ static void test_parallel_info(void)
     CHECK(strstr(text, "\tOMP_NUM_THREADS : "));
     CHECK(strstr(text, "\tCTORCH_NUM_THREADS : "));
     CHECK(strstr(text, "ISA (compile time) : "));
-#ifdef _OPENMP
-    CHECK(strstr(text, "OpenMP 20"));
-    CHECK(strstr(text, "omp_get_max_threads() : "));
+#ifdef TP_POOL
+    CHECK(strstr(text, "\tbackend : ctorch pool (pthreads"));
+#else
+    CHECK(strstr(text, "\tbackend : none (serial)"));
 #endif
     char small[8];
     CHECK(ct_parallel_info_string(small, sizeof small) == need); /* truncates, NUL-ends */
@@ -335,6 +542,8 @@ void test_parallel(void)
 {
     RUN(test_num_threads_precedence);
     RUN(test_ops_same_result_any_thread_count);
+    RUN(test_same_bits_any_thread_count);
+    RUN(test_ops_from_several_threads);
     RUN(test_fork_wait_sums);
     RUN(test_fork_nested);
     RUN(test_fork_runs_ops_concurrently);

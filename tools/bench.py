@@ -4,16 +4,21 @@
 Part "epoch": one training epoch of the Fashion-MNIST quickstart (examples/fashion_mnist.c
 against tools/bench_torch.py: same model, data, batch size and learning rate) with SGD and Adam
 at 1 and 2 threads, each the best of --repeat runs, then the 5-epoch SGD accuracy of both.
+Part "contention": the first --steps batches of that epoch (Adam) at 1 and 2 threads while one
+CPU-bound process (a Python busy loop started and killed by this script) competes for the
+cores, as on a user's busy laptop.
 Part "ops": bench/bench_ops.c against tools/bench_torch_ops.py (the same workloads: square
 sgemm, the quickstart MLP's forward and backward products, pointwise ops on 16M elements,
 softmax, cross-entropy forward+backward) at 1 and 2 threads, one process per thread count and
 side, with OpenBLAS sgemm and a STREAM triad measured by bench_ops in the same run as anchors.
 PyTorch is configured at its best (../shared/BENCH.md): torch.set_num_threads,
-OPENBLAS_NUM_THREADS, OMP_WAIT_POLICY=PASSIVE at 2 threads, flush-to-zero. ctorch gets only
-the thread count.
+OPENBLAS_NUM_THREADS, flush-to-zero; at 2 threads it runs with its default OMP_WAIT_POLICY
+and with PASSIVE, and its better time counts (both are printed). ctorch gets only the thread
+count; it runs under both OMP_WAIT_POLICY settings too (its own pool ignores the variable).
 
-usage: tools/bench.py [--only epoch|ops] [--build DIR] [--data DIR] [--repeat N]
-                      [--min-run-time S] [--skip-accuracy] [--skip-torch]
+usage: tools/bench.py [--only epoch|contention|ops] [--build DIR] [--data DIR] [--repeat N]
+                      [--steps N] [--limit S] [--min-run-time S] [--skip-accuracy]
+                      [--skip-torch]
 """
 import argparse
 import os
@@ -28,37 +33,95 @@ BENCH_OPS = os.path.join(ROOT, "build", "bench_ops")
 SYSTEM_DATA = "/usr/share/datasets/fashion-mnist"
 
 
-def run(cmd, env=None):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+class TooSlow(Exception):
+    """A timed run went past its time limit (see --limit)."""
+
+
+def run(cmd, env=None, limit=None):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
+                           timeout=limit)
+    except subprocess.TimeoutExpired:
+        raise TooSlow()
     if p.returncode != 0:
         sys.exit("bench: %s failed:\n%s%s" % (" ".join(cmd), p.stdout, p.stderr))
     return p.stdout
 
 
-def ctorch_epochs(data, opt, threads, epochs=1):
+def policies(threads):
+    """OMP_WAIT_POLICY settings to try: the default and PASSIVE (only matters above 1 thread)."""
+    return (None, "PASSIVE") if threads > 1 else (None,)
+
+
+def policy_env(policy, threads=None):
+    env = dict(os.environ)
+    env.pop("OMP_WAIT_POLICY", None)
+    if policy:
+        env["OMP_WAIT_POLICY"] = policy
+    if threads:
+        for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            env[name] = str(threads)
+    return env
+
+
+def ctorch_epochs(data, opt, threads, epochs=1, steps=0, policy=None, limit=None):
     out = run([EXAMPLE, "--data", data, "--optimizer", opt, "--threads", str(threads),
-               "--epochs", str(epochs)])
+               "--epochs", str(epochs), "--steps", str(steps)], env=policy_env(policy),
+              limit=limit)
     times = [float(m) for m in re.findall(r"  ([0-9.]+) s \(", out)]
     acc = float(re.search(r"test accuracy: ([0-9.]+)", out).group(1))
     return times, acc
 
 
-def torch_env(threads):
-    env = dict(os.environ)
-    env["OPENBLAS_NUM_THREADS"] = str(threads)
-    env["OMP_NUM_THREADS"] = str(threads)
-    env["MKL_NUM_THREADS"] = str(threads)
-    if threads > 1:
-        env["OMP_WAIT_POLICY"] = "PASSIVE"
-    return env
-
-
-def torch_epochs(data, opt, threads, epochs=1):
+def torch_epochs(data, opt, threads, epochs=1, steps=0, policy=None, limit=None):
     out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch.py"), "--data", data,
-               "--optimizer", opt, "--threads", str(threads), "--epochs", str(epochs)],
-              env=torch_env(threads))
+               "--optimizer", opt, "--threads", str(threads), "--epochs", str(epochs),
+               "--steps", str(steps)], env=policy_env(policy, threads), limit=limit)
     rows = re.findall(r"torch_epoch_s ([0-9.]+) ([0-9.]+)", out)
     return [float(r[0]) for r in rows], float(rows[-1][1])
+
+
+def timed_pair(a, opt, threads, steps=0):
+    """{("ctorch"|"torch", policy): best epoch time}, ctorch and torch interleaved; a run
+    past --limit seconds (data loading included) counts as infinitely slow."""
+    best = {}
+    for _ in range(a.repeat):
+        for policy in policies(threads):
+            sides = [("ctorch", ctorch_epochs)] + ([] if a.skip_torch else
+                                                   [("torch", torch_epochs)])
+            for side, fn in sides:
+                try:
+                    t = min(fn(a.data, opt, threads, 1, steps, policy, a.limit)[0])
+                except TooSlow:
+                    t = float("inf")
+                key = (side, policy)
+                best[key] = min(best.get(key, t), t)
+    return best
+
+
+def best_side(times, side):
+    vals = [t for (s, _), t in times.items() if s == side]
+    return min(vals) if vals else None
+
+
+def fmt_s(t):
+    if t is None:
+        return "-"
+    return "%.3f" % t if t != float("inf") else "killed"
+
+
+def print_pair_header(title):
+    print("%-28s %3s %9s %9s | %9s %9s %9s | %6s" % (
+        title, "thr", "ct dflt", "ct PASS", "th dflt", "th PASS", "th best", "ratio"))
+
+
+def print_pair(label, threads, t):
+    """One line: ctorch and torch under both policies (a timed_pair result)."""
+    ct, th = best_side(t, "ctorch"), best_side(t, "torch")
+    print("%-28s %3d %9s %9s | %9s %9s %9s | %6s" % (
+        label, threads, fmt_s(t.get(("ctorch", None))), fmt_s(t.get(("ctorch", "PASSIVE"))),
+        fmt_s(t.get(("torch", None))), fmt_s(t.get(("torch", "PASSIVE"))), fmt_s(th),
+        "%.2f" % (ct / th) if th else "-"), flush=True)
 
 
 def machine_report(skip_torch):
@@ -71,7 +134,7 @@ def machine_report(skip_torch):
         model, isa = platform.processor(), []
     print("machine: %s, %d cores, %s" % (model, os.cpu_count(), " ".join(isa)))
     print("compiler: %s" % run(["cc", "--version"]).splitlines()[0])
-    print("ctorch flags: -O2 -march=native -fopenmp (make's defaults)")
+    print("ctorch flags: -O2 -march=native -pthread (make's defaults; threads: ctorch's pool)")
     if not skip_torch:
         out = run([sys.executable, "-c", "import torch; print('torch', torch.__version__); "
                    "print(torch.__config__.show())"])
@@ -125,11 +188,12 @@ def ops_part(a):
                    "--no-compare"])
         blas_cfg = blas_cfg or re.search(r"^openblas: (.*)$", out, re.M).group(1)
         ct.update(parse_results(out))
-        if not a.skip_torch:
+        for policy in () if a.skip_torch else policies(threads):
             out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_ops.py"),
                        "--threads", str(threads), "--min-run-time", str(a.min_run_time),
-                       "--no-compare"], env=torch_env(threads))
-            th.update(parse_results(out))
+                       "--no-compare"], env=policy_env(policy, threads))
+            for key, t in parse_results(out).items():
+                th[key] = min(th.get(key, t), t)
     print("bench_ops: make's flags plus -DBENCH_OPENBLAS -lopenblas; OpenBLAS: %s" % blas_cfg)
     print()
     names = []
@@ -167,7 +231,8 @@ def ops_part(a):
             print(" ".join(cols).rstrip(), flush=True)
     print()
     print("ctorch, torch: time per call, the best blocked_autorange block (results allocated "
-          "per call,\nas users write them); ct/torch < 1: ctorch is faster.\n"
+          "per call,\nas users write them); ct/torch < 1: ctorch is faster. torch at 2 threads: "
+          "the better of its\ndefault OMP_WAIT_POLICY and PASSIVE, per workload.\n"
           "GEMM rows (GFLOP/s): ref = OpenBLAS cblas_sgemm, same shapes and transposes, "
           "openblas_set_num_threads(thr);\n"
           "  ct/ref, torch/ref = time / OpenBLAS time.\n"
@@ -179,18 +244,11 @@ def ops_part(a):
 def epoch_part(a):
     print("data: %s" % a.data)
     print()
-    print("%-34s %7s %11s %11s %7s" % ("one training epoch", "threads", "ctorch (s)", "torch (s)",
-                                      "ratio"))
+    print_pair_header("one training epoch (s)")
     for opt in ("sgd", "adam"):
         for threads in (1, 2):
-            ct = min(min(ctorch_epochs(a.data, opt, threads)[0]) for _ in range(a.repeat))
-            if a.skip_torch:
-                print("%-34s %7d %11.3f %11s %7s" % ("quickstart MLP + " + opt.upper(), threads,
-                                                    ct, "-", "-"))
-                continue
-            th = min(min(torch_epochs(a.data, opt, threads)[0]) for _ in range(a.repeat))
-            print("%-34s %7d %11.3f %11.3f %7.2f" % ("quickstart MLP + " + opt.upper(), threads,
-                                                    ct, th, ct / th), flush=True)
+            print_pair("quickstart MLP + " + opt.upper(), threads, timed_pair(a, opt, threads))
+    print_policy_note()
     if a.skip_accuracy:
         return
     print()
@@ -207,15 +265,50 @@ def epoch_part(a):
     print(line, flush=True)
 
 
+def print_policy_note():
+    print("ct/th dflt, ct/th PASS: OMP_WAIT_POLICY unset / PASSIVE (PyTorch's OpenMP reads it; "
+          "ctorch's own pool\nignores it); th best: PyTorch's better time, used in ratio = "
+          "ctorch's best / th best;\nkilled: the run took more than --limit seconds.")
+
+
+def contention_part(a):
+    print()
+    print("under contention: %d batches of the quickstart epoch (Adam), while one CPU-bound "
+          "process\n(a Python busy loop) competes for the %d cores; best of %d" %
+          (a.steps, os.cpu_count(), a.repeat), flush=True)
+    print_pair_header("busy machine (s)")
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        times = {}
+        for threads in (1, 2):
+            times[threads] = timed_pair(a, "adam", threads, a.steps)
+            print_pair("quickstart MLP + ADAM", threads, times[threads])
+    finally:
+        spinner.kill()
+        spinner.wait()
+    print_policy_note()
+    ct1, ct2 = best_side(times[1], "ctorch"), best_side(times[2], "ctorch")
+    print("ctorch 2 threads / 1 thread under contention: %.2f (%s)" %
+          (ct2 / ct1, "no slower" if ct2 <= ct1 else "SLOWER"))
+    th2 = best_side(times[2], "torch")
+    if th2:
+        print("ctorch / PyTorch at 2 threads under contention: %.2f (%s)" %
+              (ct2 / th2, "faster" if ct2 < th2 else "NOT FASTER"), flush=True)
+
+
 def main():
     global EXAMPLE, BENCH_OPS
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=("epoch", "ops"), default=None,
-                    help="run one part (default: both, epoch first)")
+    ap.add_argument("--only", choices=("epoch", "contention", "ops"), default=None,
+                    help="run one part (default: all, in this order)")
     ap.add_argument("--build", default="build",
                     help="the build directory holding fashion_mnist and bench_ops")
     ap.add_argument("--data", default=os.environ.get("FASHION_MNIST_DIR", SYSTEM_DATA))
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--steps", type=int, default=300,
+                    help="batches timed under contention")
+    ap.add_argument("--limit", type=float, default=300.0,
+                    help="seconds one timed run may take before it is killed")
     ap.add_argument("--min-run-time", type=float, default=0.3,
                     help="blocked_autorange's min_run_time per op workload (s)")
     ap.add_argument("--skip-accuracy", action="store_true")
@@ -224,13 +317,15 @@ def main():
     build = a.build if os.path.isabs(a.build) else os.path.join(ROOT, a.build)
     EXAMPLE = os.path.join(build, "fashion_mnist")
     BENCH_OPS = os.path.join(build, "bench_ops")
-    if a.only != "ops" and not os.path.isdir(a.data):
+    if a.only in (None, "epoch", "contention") and not os.path.isdir(a.data):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
         print("note: full dataset not installed; timing the shipped subset")
     machine_report(a.skip_torch)
-    if a.only != "ops":
+    if a.only in (None, "epoch"):
         epoch_part(a)
-    if a.only != "epoch":
+    if a.only in (None, "contention"):
+        contention_part(a)
+    if a.only in (None, "ops"):
         ops_part(a)
 
 

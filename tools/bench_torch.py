@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """PyTorch side of `make bench`: one training epoch of the Fashion-MNIST quickstart MLP.
 
-usage: tools/bench_torch.py --data DIR --threads N --optimizer sgd|adam [--epochs 1]
+usage: tools/bench_torch.py --data DIR --threads N --optimizer sgd|adam [--epochs 1] [--steps N]
 Prints one line "torch_epoch_s <seconds> <test accuracy>" per epoch, after the PyTorch
-version and configuration. PyTorch is configured at its best as ../shared/BENCH.md says:
-torch.set_num_threads(N), OPENBLAS_NUM_THREADS=N and OMP_WAIT_POLICY=PASSIVE (set by the
-caller before Python starts: see tools/bench.py), flush-to-zero on.
+version and configuration; --steps N ends each epoch after N batches (as the example's
+--steps). PyTorch is configured as ../shared/BENCH.md says: torch.set_num_threads(N),
+OPENBLAS_NUM_THREADS=N, flush-to-zero on; tools/bench.py runs it with its default
+OMP_WAIT_POLICY and with PASSIVE (set before Python starts) and keeps the better time.
 """
 import argparse
 import gzip
@@ -50,6 +51,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=0)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.set_flush_denormal(True)
@@ -67,7 +69,9 @@ def main():
     for _ in range(a.epochs):
         model.train()
         t0 = time.perf_counter()
-        for x, y in train:
+        for step, (x, y) in enumerate(train):
+            if a.steps and step == a.steps:
+                break
             loss = loss_fn(model(x), y)
             loss.backward()
             opt.step()

@@ -292,8 +292,22 @@ CT__INTERNAL bool ct__check_enum(const char *op, const char *what, int value, in
 CT__INTERNAL bool ct__check_dtype_arg(const char *op, ct_dtype d);
 
 /* ---- parallel ----------------------------------------------------------------------- */
-/* Runs fn over [0, n) split into contiguous chunks across the intra-op threads when n is
-   at least two grains; serially otherwise (and inside another parallel region). */
+/* Intra-op threads an op started here may use: ct_get_num_threads(), at most
+   CT__PAR_MAX_THREADS, and 1 inside an intra-op task (or an inter-op task). */
+CT__INTERNAL int ct__parallel_threads(void);
+#define CT__PAR_MAX_THREADS 256
+/* Runs fn(task, slot, ctx) once for each task in [0, ntasks) (< 2^31) on up to nthreads
+   threads of the intra-op pool, the caller included, handing tasks out one at a time
+   (whichever thread is free takes the next); returns when all have finished. slot, in
+   [0, nthreads), tells which thread runs the task (for per-thread scratch); the caller is
+   slot 0. Serial (slot 0, tasks in order) for nthreads 1, inside a task, or while another
+   thread's job holds the pool. Tasks run with the flush mode set and must not fail. */
+CT__INTERNAL void ct__parallel_tasks(int64_t ntasks, int nthreads,
+                                     void (*fn)(int64_t task, int slot, void *ctx), void *ctx);
+/* Runs fn over [0, n): in one call when n is below two grains, else in contiguous chunks
+   of at least `grain` (at most 64 chunks) through ct__parallel_tasks. The chunks depend
+   on n and grain only, never on the thread count, so a kernel whose result depends on
+   where a range starts or ends still gives the same bits for any thread count. */
 CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain,
                                    void (*fn)(int64_t begin, int64_t end, void *ctx), void *ctx);
 #define CT__GRAIN 32768

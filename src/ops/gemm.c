@@ -30,8 +30,12 @@
  * product pads much less (e.g. N = 10 logits), C^T = B^T @ A^T is computed instead; it is
  * the same product with the operands' strides swapped.
  *
- * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), one per thread; each
- * thread packs its own A and B, so no barriers. Tiny products stay serial.
+ * Threads: C is split into a grid of ntm x ntn blocks (MR/NR-aligned), one per thread,
+ * handed out by the intra-op pool to whichever thread is free: when a thread has not started
+ * (descheduled on a busy machine), the caller computes its block too instead of waiting.
+ * Each task packs its own A and B into its thread's buffers, so no barriers. (Two blocks per
+ * thread packed A and B more often and measured up to 2x slower on the MLP's products.)
+ * Tiny products stay serial.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
  * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
@@ -39,9 +43,6 @@
 #include "../core/internal.h"
 
 #include <string.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 #if !defined(CTORCH_NO_SIMD) && defined(__AVX512F__)
 #define CT__GEMM_AVX512 1
@@ -1042,8 +1043,7 @@ static int64_t ct__gemm_block(int64_t n, int64_t cap, int64_t unit)
     return CT__GEMM_ROUND_UP(CT__GEMM_CEIL(n, nb), unit);
 }
 
-#ifdef _OPENMP
-/* Picks the thread grid ntm x ntn == nt that minimizes the padded work of the largest block
+/* Picks the block grid ntm x ntn == nt that minimizes the padded work of the largest block
    plus the cost of packing its A and B. */
 static void ct__gemm_grid(int64_t M, int64_t N, int nt, int64_t mr, int64_t nr, int *ntm,
                           int *ntn)
@@ -1067,13 +1067,6 @@ static void ct__gemm_grid(int64_t M, int64_t N, int nt, int64_t mr, int64_t nr, 
     }
 }
 
-/* Threads for a large product: ct_get_num_threads(), or 1 inside another parallel region. */
-static int ct__gemm_threads(void)
-{
-    int nt = omp_in_parallel() ? 1 : ct_get_num_threads();
-    return nt < 1 ? 1 : nt;
-}
-
 /* Start of part t of n split into nt parts in whole units. */
 static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
 {
@@ -1081,7 +1074,6 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
     int64_t at = units * t / nt * unit;
     return CT__GEMM_MIN(at, n);
 }
-#endif
 
 #define CT__GEMM_DEFINE(T, S)                                                              \
     /* Packs A (mc, kc) at (rsa, csa) into MR-row micro-panels: ap[p * MR + i]. */         \
@@ -1200,6 +1192,36 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
         }                                                                                  \
     }                                                                                      \
                                                                                            \
+    /* A threaded product: C (M, N) in an ntm x ntn grid of blocks; buffers of             \
+       per_thread elements per slot, the A block first, the B panel at b_off. */           \
+    typedef struct {                                                                       \
+        int64_t M, N, K, rsa, csa, rsb, csb, rsc, csc;                                     \
+        T alpha, beta;                                                                     \
+        const T *A, *B;                                                                    \
+        T *C, *buf;                                                                        \
+        size_t per_thread, b_off;                                                          \
+        int ntm, ntn;                                                                      \
+    } ct__gemm_job_##S;                                                                    \
+                                                                                           \
+    /* Task `task` of the grid (row-major): its block of C, with slot's buffers. */        \
+    static void ct__gemm_task_##S(int64_t task, int slot, void *ctx)                       \
+    {                                                                                      \
+        const ct__gemm_job_##S *j = (const ct__gemm_job_##S *)ctx;                         \
+        const int64_t MR = CT__GEMM_MR_##S, NR = CT__GEMM_NR_##S;                          \
+        int tm = (int)(task / j->ntn), tn = (int)(task % j->ntn);                          \
+        int64_t m0 = ct__gemm_split(j->M, MR, tm, j->ntm);                                 \
+        int64_t m1 = ct__gemm_split(j->M, MR, tm + 1, j->ntm);                             \
+        int64_t n0 = ct__gemm_split(j->N, NR, tn, j->ntn);                                 \
+        int64_t n1 = ct__gemm_split(j->N, NR, tn + 1, j->ntn);                             \
+        T *ap = j->buf + j->per_thread * (size_t)slot;                                     \
+        if (m1 > m0 && n1 > n0) {                                                          \
+            ct__gemm_blocked_##S(m1 - m0, n1 - n0, j->K, j->alpha, j->A + m0 * j->rsa,     \
+                                 j->rsa, j->csa, j->B + n0 * j->csb, j->rsb, j->csb,       \
+                                 j->beta, j->C + m0 * j->rsc + n0 * j->csc, j->rsc,        \
+                                 j->csc, ap, ap + j->b_off);                               \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
     void ct__gemm_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa,    \
                       int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C,     \
                       int64_t rsc, int64_t csc)                                            \
@@ -1239,7 +1261,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             rsc = csc;                                                                     \
             csc = t0;                                                                      \
         }                                                                                  \
-        int nt = M * N * K >= CT__GEMM_PAR_MIN_MACS ? ct__gemm_threads() : 1;              \
+        int nt = M * N * K >= CT__GEMM_PAR_MIN_MACS ? ct__parallel_threads() : 1;          \
         int64_t kc_max = CT__GEMM_MIN(K, (int64_t)CT__GEMM_KC_##S);                        \
         size_t a_len = (size_t)(CT__GEMM_ROUND_UP(CT__GEMM_MIN(M, (int64_t)CT__GEMM_MC_##S), \
                                                   MR) * kc_max);                           \
@@ -1263,38 +1285,12 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             ct__free(buf);                                                                 \
             return;                                                                        \
         }                                                                                  \
-        CT__GEMM_PARALLEL(T, S)                                                               \
+        ct__gemm_job_##S j = {M, N, K, rsa, csa, rsb, csb, rsc, csc, alpha, beta, A, B, C, \
+                              buf, per_thread, CT__GEMM_ROUND_UP(a_len, (size_t)16), 1, 1}; \
+        ct__gemm_grid(M, N, nt, MR, NR, &j.ntm, &j.ntn);                                   \
+        ct__parallel_tasks((int64_t)j.ntm * j.ntn, nt, ct__gemm_task_##S, &j);             \
         ct__free(buf);                                                                     \
     }
-
-/* The threaded body of ct__gemm_<dt>: thread t of the ntm x ntn grid computes the C block
-   (rows [m0, m1), columns [n0, n1)) with its own slice of buf. */
-#ifdef _OPENMP
-#define CT__GEMM_PARALLEL(T, S)                                                               \
-    _Pragma("omp parallel num_threads(nt)")                                                \
-    {                                                                                      \
-        int t = omp_get_thread_num(), got = omp_get_num_threads();                         \
-        int ntm, ntn;                                                                      \
-        ct__gemm_grid(M, N, got, MR, NR, &ntm, &ntn);                                      \
-        int tm = t / ntn, tn = t % ntn;                                                    \
-        int64_t m0 = ct__gemm_split(M, MR, tm, ntm), m1 = ct__gemm_split(M, MR, tm + 1, ntm); \
-        int64_t n0 = ct__gemm_split(N, NR, tn, ntn), n1 = ct__gemm_split(N, NR, tn + 1, ntn); \
-        T *ap = buf + per_thread * (size_t)t;                                              \
-        if (m1 > m0 && n1 > n0) {                                                          \
-            ct__gemm_blocked_##S(m1 - m0, n1 - n0, K, alpha, A + m0 * rsa, rsa, csa,       \
-                                 B + n0 * csb, rsb, csb, beta, C + m0 * rsc + n0 * csc,    \
-                                 rsc, csc, ap, ap + CT__GEMM_ROUND_UP(a_len, (size_t)16)); \
-        }                                                                                  \
-    }
-#else
-static int ct__gemm_threads(void)
-{
-    return 1;
-}
-#define CT__GEMM_PARALLEL(T, S)                                                               \
-    ct__gemm_blocked_##S(M, N, K, alpha, A, rsa, csa, B, rsb, csb, beta, C, rsc, csc, buf, \
-                         buf + CT__GEMM_ROUND_UP(a_len, (size_t)16));
-#endif
 
 CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
@@ -1302,7 +1298,6 @@ CT__GEMM_DEFINE(double, f64)
 #undef CT__GEMM_DEFINE
 #undef CT__GEMM_THIN_f32
 #undef CT__GEMM_THIN_f64
-#undef CT__GEMM_PARALLEL
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
 #undef CT__GEMM_NEON
