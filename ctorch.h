@@ -4187,8 +4187,15 @@ int ct__parallel_threads(void)
    between ops, short enough to leave a busy machine's cores to the caller and others. The
    quickstart at 2 threads, 2 cores: with one competing process, 100 us made it 1.1x slower
    than 1 thread and 20 us 0.85x; on a quiet machine 100 us was 1.3x faster than 20 us
-   (yield-spinning, or sleeping when preempted mid-spin, got neither). */
-#define CT__PAR_SPIN_NS 20000
+   (yield-spinning, or sleeping when preempted mid-spin, got neither). So the spin adapts:
+   a spinning thread that finds it was descheduled (over CT__PAR_PREEMPTED_NS between two
+   clock reads), or a worker that starts a job over CT__PAR_PREEMPTED_NS after it was
+   published, marks the machine busy for CT__PAR_BUSY_NS, and meanwhile workers spin
+   CT__PAR_SPIN_BUSY_NS. */
+#define CT__PAR_SPIN_NS 100000
+#define CT__PAR_SPIN_BUSY_NS 20000
+#define CT__PAR_PREEMPTED_NS 500000
+#define CT__PAR_BUSY_NS 1000000000
 /* How long the caller spins for the last tasks before it sleeps: short, because on a busy
    machine the thread holding a task may be waiting for the very core the caller spins on. */
 #define CT__PAR_DONE_SPIN_NS 5000
@@ -4219,8 +4226,10 @@ static struct {
     uint32_t done;               /* tasks of the job finished */
     int sleepers;                /* workers asleep on work */
     int caller_asleep;           /* the owner sleeps on done_cv */
+    int64_t busy_until_ns;       /* a thread was found descheduled: spin short until then */
+    int64_t job_start_ns;        /* when the owner published the job */
 } ct__ipool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-               PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0};
+               PTHREAD_COND_INITIALIZER, {0}, 0, 0, 0, 0, NULL, NULL, 0, 0, 0, 0, 0, 0, 0};
 
 /* Claims and runs tasks of job generation gen as slot until none is left; returns at once
    for another generation or a slot the job does not use. Job fields are read before the
@@ -4265,12 +4274,14 @@ static CT__UNUSED int64_t ct__ipool_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + (int64_t)ts.tv_nsec;
 }
 
-/* Waits until ct__ipool_ready(word, v, equal): spins about spin_ns, then sleeps on cv,
-   counted in *asleep meanwhile so the waker knows to signal. */
+/* Waits until ct__ipool_ready(word, v, equal): spins about spin_ns (busy_spin_ns while the
+   machine is marked busy), then sleeps on cv, counted in *asleep meanwhile so the waker
+   knows to signal. */
 static CT__UNUSED void ct__ipool_wait(const uint32_t *word, uint32_t v, bool equal,
-                                      int64_t spin_ns, pthread_cond_t *cv, int *asleep)
+                                      int64_t spin_ns, int64_t busy_spin_ns, pthread_cond_t *cv,
+                                      int *asleep)
 {
-    int64_t until = 0;
+    int64_t until = 0, last = 0;
     for (int i = 0;; i++) {
         if (ct__ipool_ready(word, v, equal)) {
             return;
@@ -4278,7 +4289,14 @@ static CT__UNUSED void ct__ipool_wait(const uint32_t *word, uint32_t v, bool equ
         CT__PAR_PAUSE();
         if ((i & 63) == 0) {
             int64_t now = ct__ipool_now_ns();
-            until = until ? until : now + spin_ns;
+            if (last && now - last > CT__PAR_PREEMPTED_NS) { /* descheduled mid-spin */
+                CT__PAR_SET(&ct__ipool.busy_until_ns, now + CT__PAR_BUSY_NS);
+            }
+            last = now;
+            if (!until) {
+                bool busy = now < CT__PAR_RELAXED(&ct__ipool.busy_until_ns);
+                until = now + (busy ? busy_spin_ns : spin_ns);
+            }
             if (now > until) {
                 break;
             }
@@ -4299,11 +4317,15 @@ static CT__UNUSED void *ct__ipool_main(void *arg)
     ct__par_in_job = 1; /* ops inside a task run serially */
     uint32_t seen = __atomic_load_n(&ct__ipool.seq, __ATOMIC_ACQUIRE);
     for (;;) {
-        ct__ipool_wait(&ct__ipool.seq, seen, false, CT__PAR_SPIN_NS, &ct__ipool.work,
-                       &ct__ipool.sleepers);
+        ct__ipool_wait(&ct__ipool.seq, seen, false, CT__PAR_SPIN_NS, CT__PAR_SPIN_BUSY_NS,
+                       &ct__ipool.work, &ct__ipool.sleepers);
         seen = __atomic_load_n(&ct__ipool.seq, __ATOMIC_ACQUIRE);
         if (__atomic_load_n(&ct__ipool.stop, __ATOMIC_ACQUIRE)) {
             return NULL;
+        }
+        int64_t now = ct__ipool_now_ns();
+        if (now - CT__PAR_RELAXED(&ct__ipool.job_start_ns) > CT__PAR_PREEMPTED_NS) {
+            CT__PAR_SET(&ct__ipool.busy_until_ns, now + CT__PAR_BUSY_NS); /* woke late */
         }
         unsigned saved = 0;
         (void)ct__par_ftz_enter(&saved); /* a ctorch thread: keeps the mode */
@@ -4339,11 +4361,12 @@ static CT__UNUSED void ct__ipool_run(int64_t ntasks, int nslots,
     CT__PAR_SET(&ct__ipool.nslots, nslots);
     CT__PAR_SET(&ct__ipool.done, 0u);
     uint32_t gen = (uint32_t)(CT__PAR_RELAXED(&ct__ipool.claim) >> 32) + 1;
+    CT__PAR_SET(&ct__ipool.job_start_ns, ct__ipool_now_ns());
     __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
     ct__ipool_bump();
     ct__ipool_run_tasks(gen, 0);
     ct__ipool_wait(&ct__ipool.done, (uint32_t)ntasks, true, CT__PAR_DONE_SPIN_NS,
-                   &ct__ipool.done_cv, &ct__ipool.caller_asleep);
+                   CT__PAR_DONE_SPIN_NS, &ct__ipool.done_cv, &ct__ipool.caller_asleep);
 }
 
 /* Stops and joins the workers (ct_parallel_shutdown); waits for a running job first. */
@@ -4771,6 +4794,9 @@ void ct__mutex_unlock(ct__mutex *m)
 }
 
 #undef CT__PAR_SPIN_NS
+#undef CT__PAR_SPIN_BUSY_NS
+#undef CT__PAR_PREEMPTED_NS
+#undef CT__PAR_BUSY_NS
 #undef CT__PAR_DONE_SPIN_NS
 #undef CT__PAR_PAUSE
 #undef CT__PAR_RELAXED
