@@ -9,7 +9,7 @@
  *       #define CTORCH_IMPLEMENTATION
  *       #include "ctorch.h"
  *   Other files include "ctorch.h" without the define. Build, e.g.:
- *       cc -O2 -march=native -fopenmp app.c -o app -lm
+ *       cc -O2 -march=native -pthread app.c -o app -lm
  *
  * CONFIGURATION (define before including; "impl" = only in the implementation TU)
  *   macro                   default      effect                                      scope
@@ -78,7 +78,9 @@
  *   -fopenmp is optional and unused): ct_set_num_threads, which wins over
  *   CTORCH_NUM_THREADS, then OMP_NUM_THREADS, then the number of cores. The caller works
  *   too and chunks go to whichever thread is free, so a busy machine slows an op rather
- *   than stalling it; idle workers spin briefly, then sleep. Inter-op tasks: ct_fork /
+ *   than stalling it; idle workers spin briefly (shorter while the machine looks busy),
+ *   then sleep. Random generators, the default one included, are locked per call, as
+ *   PyTorch's are. Inter-op tasks: ct_fork /
  *   ct_wait on a second pthread pool. Link with -pthread (glibc 2.34+ links without). Ops
  *   run inside a task or inside an intra-op chunk use one thread, so the pools never
  *   oversubscribe the cores. ct_parallel_shutdown joins both pools' threads.

@@ -1,6 +1,6 @@
 /* examples/xor.c - the smallest complete ctorch program (the one in README.md): an MLP learns XOR.
  *
- * Build: cc -O2 -march=native -fopenmp examples/xor.c -o xor -lm
+ * Build: cc -O2 -march=native -pthread examples/xor.c -o xor -lm
  * Expected output: "step 0 loss 0.7439" then the loss falling below 0.01 by step 50.
  */
 #define CTORCH_IMPLEMENTATION
