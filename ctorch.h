@@ -5317,38 +5317,25 @@ static void ct__rng_box_muller16_f64(double *d, double mean, double std)
 
 /* normal_fill / normal_fill_AVX2 over n >= 16 contiguous values: n uniforms, Box-Muller on
    each block of 16, and when n % 16 != 0 the last 16 redrawn and transformed again. */
-static void ct__rng_normal_fill_f32(ct_generator *g, float *d, int64_t n, float mean, float std)
-{
-    for (int64_t i = 0; i < n; i++) {
-        d[i] = ct__rng_uniform_f32(g, 0, 1);
+#define CT__RNG_NORMAL_FILL(T, S)                                                              \
+    static void ct__rng_normal_fill_##S(ct_generator *g, T *d, int64_t n, T mean, T std)       \
+    {                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                      \
+            d[i] = ct__rng_uniform_##S(g, 0, 1);                                               \
+        }                                                                                      \
+        for (int64_t i = 0; i + 16 <= n; i += 16) {                                            \
+            ct__rng_box_muller16_##S(d + i, mean, std);                                        \
+        }                                                                                      \
+        if (n % 16 != 0) {                                                                     \
+            for (int64_t i = n - 16; i < n; i++) {                                             \
+                d[i] = ct__rng_uniform_##S(g, 0, 1);                                           \
+            }                                                                                  \
+            ct__rng_box_muller16_##S(d + n - 16, mean, std);                                   \
+        }                                                                                      \
     }
-    for (int64_t i = 0; i + 16 <= n; i += 16) {
-        ct__rng_box_muller16_f32(d + i, mean, std);
-    }
-    if (n % 16 != 0) {
-        for (int64_t i = n - 16; i < n; i++) {
-            d[i] = ct__rng_uniform_f32(g, 0, 1);
-        }
-        ct__rng_box_muller16_f32(d + n - 16, mean, std);
-    }
-}
-
-static void ct__rng_normal_fill_f64(ct_generator *g, double *d, int64_t n, double mean,
-                                    double std)
-{
-    for (int64_t i = 0; i < n; i++) {
-        d[i] = ct__rng_uniform_f64(g, 0, 1);
-    }
-    for (int64_t i = 0; i + 16 <= n; i += 16) {
-        ct__rng_box_muller16_f64(d + i, mean, std);
-    }
-    if (n % 16 != 0) {
-        for (int64_t i = n - 16; i < n; i++) {
-            d[i] = ct__rng_uniform_f64(g, 0, 1);
-        }
-        ct__rng_box_muller16_f64(d + n - 16, mean, std);
-    }
-}
+CT__RNG_NORMAL_FILL(float, f32)
+CT__RNG_NORMAL_FILL(double, f64)
+#undef CT__RNG_NORMAL_FILL
 
 typedef struct ct__rng_moments {
     double mean, std;
