@@ -82,9 +82,9 @@ test-rng-flags: $(HEADERS) | $(BUILD)
 	done
 
 # make sanitize: the tests, then every example (built and run), under ASan (leak detection
-# on) and UBSan.
-SANFLAGS := -std=c11 -O1 -g -march=native $(WARN) -pthread -fsanitize=address,undefined \
-            -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# on) and UBSan (with float-to-int cast overflow, not part of gcc's -fsanitize=undefined).
+SANFLAGS := -std=c11 -O1 -g -march=native $(WARN) -pthread -fsanitize=address,undefined,float-cast-overflow \
+            -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 sanitize: | $(BUILD)
 	$(CC) $(SANFLAGS) -o $(BUILD)/test_sanitize tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 	cd tests && ASAN_OPTIONS=detect_leaks=1 ../$(BUILD)/test_sanitize
