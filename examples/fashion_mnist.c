@@ -227,6 +227,7 @@ static double train_epoch(ct_module *model, ct_optimizer *opt, ct_dataloader *lo
         b++;
         ct_scope_end();
     }
+    ct_dataloader_reset(loader); /* after --steps: the next epoch starts a new pass */
     return total / (double)(b ? b : 1);
 }
 
