@@ -25,6 +25,8 @@ import torch
 from torch.utils.benchmark import Compare, Measurement, Timer
 from torch.utils.benchmark.utils.common import TaskSpec
 
+from golden_c import c_wrap
+
 # Thresholds for meets_confidence: bit k of a result's mask is meets_confidence(THRESHOLDS[k]).
 THRESHOLDS = [0.01, 0.05, 0.1, 0.2, 0.25]
 
@@ -262,19 +264,6 @@ def c_double(x):
     if x != x or x in (float("inf"), float("-inf")):
         raise ValueError("non-finite golden value")
     return "%.17g" % x
-
-
-def c_wrap(items, indent, end="", width=100):
-    """Comma-separated items wrapped to width columns, end after the last."""
-    lines, cur = [], indent
-    for k, item in enumerate(items):
-        item += "," if k + 1 < len(items) else end
-        if len(cur) + 1 + len(item) > width and cur.strip():
-            lines.append(cur.rstrip())
-            cur = indent
-        cur += ("" if cur == indent else " ") + item
-    lines.append(cur.rstrip())
-    return "\n".join(lines)
 
 
 def c_array(ctype, name, values, fmt):

@@ -14,6 +14,8 @@ import os
 
 import torch
 
+from golden_c import c_wrap
+
 STEPS = 5
 SHAPES = [(3, 4), (4,), (5, 7)]  # (5, 7) is long enough for the SIMD loops
 NUMEL = sum(int(torch.Size(s).numel()) for s in SHAPES)
@@ -87,15 +89,7 @@ def c_double(x):
 
 def c_values(values, indent, width=100):
     """The values as C doubles, comma-separated, wrapped to width columns."""
-    lines, cur = [], indent
-    for v in values:
-        item = c_double(v) + ","
-        if len(cur) + 1 + len(item) > width and cur.strip():
-            lines.append(cur.rstrip())
-            cur = indent
-        cur += ("" if cur == indent else " ") + item
-    lines.append(cur.rstrip())
-    return "\n".join(lines)
+    return c_wrap([c_double(v) for v in values], indent, end=",", width=width)
 
 
 def c_array(rows, indent="        "):
