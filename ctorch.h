@@ -253,15 +253,24 @@ typedef enum ct_dtype {
     CT_DTYPE_COUNT
 } ct_dtype;
 
-/* Device kinds (torch.device). Only CT_CPU is built into ctorch.h. */
-typedef enum ct_device_type { CT_CPU = 0, CT_CUDA = 1 } ct_device_type;
+/* Device kinds (torch.device). Only CT_CPU is built into ctorch.h; ctorch_cuda.h registers
+   the CUDA backend, and CT_PRIVATEUSE1 takes a backend of the application's own
+   (ct_backend_register), as PyTorch's "privateuseone". */
+typedef enum ct_device_type {
+    CT_CPU = 0,
+    CT_CUDA = 1,
+    CT_PRIVATEUSE1 = 2,
+    CT_DEVICE_TYPE_COUNT
+} ct_device_type;
 typedef struct ct_device {
     ct_device_type type;
-    int index; /* ordinal for CT_CUDA; 0 for CT_CPU */
+    int index; /* ordinal for CT_CUDA and CT_PRIVATEUSE1; 0 for CT_CPU */
 } ct_device;
 
 /* The CPU device. Mirrors: torch.device("cpu"). */
 CTORCH_API ct_device ct_device_cpu(void);
+/* The device of a type and ordinal (index < 0 means 0). Mirrors: torch.device(type, index). */
+CTORCH_API ct_device ct_make_device(ct_device_type type, int index);
 
 /* PyTorch's name of a dtype, e.g. "float32"; "invalid" for other values. */
 CTORCH_API const char *ct_dtype_name(ct_dtype dtype);
@@ -629,6 +638,158 @@ CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
    Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.
    Mirrors: Tensor.random_() without from/to. */
 CTORCH_API ct_tensor *ct_random_(ct_tensor *self, ct_generator *g);
+
+// >>part core/dispatch.h
+/* core/dispatch.h - the op dispatcher: every op is described once (a ct_op descriptor) and
+ * called through one entry, which runs, in order: the handle checks, the capture hooks, the
+ * profiler, the op's meta function, the kernel looked up by device and dtype, and the autograd
+ * node. Device backends register here (the CPU backend is built in). PyTorch's dispatcher
+ * (operators registered with a schema; dispatch keys for autograd, tracing, profiling and
+ * backends) in plain C.
+ */
+
+typedef struct ct_node ct_node;           /* autograd.h */
+typedef struct ct_generator ct_generator; /* rng.h */
+
+/* What an op does, as the fuser and the capture see it. */
+typedef enum ct_op_kind {
+    CT_OP_POINTWISE, /* elementwise over broadcast operands: `loops` holds its math */
+    CT_OP_REDUCTION, /* reduces dimensions */
+    CT_OP_VIEW,      /* returns a view sharing the input's storage, runs no kernel */
+    CT_OP_INPLACE,   /* writes its first input and returns it */
+    CT_OP_RANDOM,    /* draws from a generator */
+    CT_OP_FACTORY,   /* creates a tensor from scalar arguments only */
+    CT_OP_OTHER,
+    CT_OP_KIND_COUNT
+} ct_op_kind;
+
+/* The op's autocast category (torch.amp's op lists): run in the lower precision dtype, in
+   float32, or in the widest input dtype; NONE: autocast leaves the op alone. */
+typedef enum ct_autocast_category {
+    CT_AUTOCAST_NONE,
+    CT_AUTOCAST_LOWER_PRECISION,
+    CT_AUTOCAST_FP32,
+    CT_AUTOCAST_PROMOTE
+} ct_autocast_category;
+
+#define CT_OP_MAX_ATTRS 6   /* scalar attributes of one call */
+#define CT_OP_MAX_OUTPUTS 4 /* tensor outputs of one call */
+
+/* A scalar attribute of a call, in the order of the op's schema: Scalar and float values in
+   f; int, bool, ScalarType and enum values in i; an int[] as ints with its length in i. */
+typedef struct ct_attr {
+    double f;
+    int64_t i;
+    const int64_t *ints;
+} ct_attr;
+
+typedef struct ct_op ct_op;
+typedef struct ct_op_call ct_op_call;
+
+/* One call of an op, as the dispatcher, the kernels and the hooks see it. The public function
+   fills op, fn, inputs and attrs; meta fills device, dtype and creates the outputs; the kernel
+   writes them. */
+struct ct_op_call {
+    const ct_op *op;
+    const char *fn;                 /* the public function called ("ct_add"), for messages */
+    const ct_tensor *const *inputs; /* the tensor arguments in schema order (optional: NULL) */
+    int n_inputs;
+    int n_attrs;
+    ct_attr attrs[CT_OP_MAX_ATTRS];
+    ct_generator *generator; /* random ops: the generator argument (NULL: the default) */
+    ct_device device;        /* where the op runs: its inputs' device (meta) */
+    ct_dtype dtype;          /* the kernel's dtype, its column in the kernel table (meta) */
+    int n_outputs;
+    ct_tensor *outputs[CT_OP_MAX_OUTPUTS];
+    void *state; /* the op's own data between meta and kernel (points into the caller's frame) */
+};
+
+/* A kernel: writes call->outputs from call->inputs and attrs. Returns CT_OK, or the status of
+   the error it recorded (ct_error). */
+typedef ct_status (*ct_kernel_fn)(ct_op_call *call);
+/* Checks a call's arguments, sets call->device and call->dtype and creates its outputs
+   (shapes, dtypes; views and in-place ops may leave that to the kernel). Returns false after
+   recording an error. */
+typedef bool (*ct_meta_fn)(ct_op_call *call);
+/* An inner loop over n elements: data[0] is the output, data[1..] the inputs, each advancing
+   strides[k] bytes per element; params points at the op's scalar parameters (doubles). */
+typedef void (*ct_loop_fn)(char **data, const int64_t *strides, int64_t n, const void *params);
+/* A derivative formula: the gradients of a node's inputs from the gradient of its output,
+   written with ctorch ops (so it runs on every backend and can be differentiated again). */
+typedef void (*ct_backward_fn)(ct_node *node, const ct_tensor *grad, ct_tensor **grad_inputs);
+
+/* An op descriptor. Read-only: ct_op_registry lists every one. */
+struct ct_op {
+    const char *name;   /* PyTorch's operator name, e.g. "aten::add" (the profiler's rows) */
+    const char *schema; /* its schema, e.g. "add.Tensor(Tensor self, Tensor other, *, Scalar
+                           alpha=1) -> Tensor": argument names, types and defaults */
+    const char *api;    /* the public function(s) that call it, e.g. "ct_add ct_add_scalar" */
+    ct_op_kind kind;
+    ct_autocast_category autocast;
+    int variant;            /* which member of its family (private to the family's code) */
+    uint32_t optional;      /* bit k: input k may be NULL */
+    const ct_loop_fn *loops; /* pointwise: the per-element math per dtype (NULL elsewhere) */
+    ct_meta_fn meta;
+    ct_kernel_fn cpu[CT_DTYPE_COUNT]; /* the CPU backend's kernels by dtype (NULL: none) */
+    ct_kernel_fn composite;           /* instead of kernels: runs on any device, built on ops */
+    const char *node;        /* the autograd node's name ("AddBackward0"); NULL: none */
+    ct_backward_fn backward; /* its derivative formula */
+    uint32_t save;           /* bit k: save input k; bit 8 + k: save output k (for backward) */
+    void (*record)(ct_node *node, const ct_op_call *call); /* stores the attrs backward needs */
+    double (*flops)(const ct_op_call *call); /* floating point operations (GEMM, conv); or NULL */
+};
+
+/* Every op descriptor, in a fixed order; *n receives the count. Mirrors: torch's operator
+   registry (torch._C._dispatch_get_all_op_names). */
+CTORCH_API const ct_op *const *ct_op_registry(int *n);
+/* The descriptor named name ("aten::add"), or NULL. */
+CTORCH_API const ct_op *ct_op_find(const char *name);
+
+/* ---- hooks ---------------------------------------------------------------------------- */
+/* A dispatch hook sees every op called on this thread (nested ones, and those of backward
+   formulas, included). before runs after the handle checks, before meta: returning true says
+   the hook produced call->outputs itself (each a reference the dispatcher takes over) and the
+   op's meta, kernel and autograd are skipped. after runs once the outputs exist and may
+   replace any of them: put a new reference in call->outputs[k]; the dispatcher releases the
+   one replaced. Either may be NULL. Hooks run innermost (last pushed) first. */
+typedef struct ct_dispatch_hook {
+    bool (*before)(void *user, ct_op_call *call);
+    void (*after)(void *user, ct_op_call *call);
+    void *user;
+} ct_dispatch_hook;
+#define CT_DISPATCH_MAX_HOOKS 8
+/* Pushes a hook (copied) on this thread's stack. Errors: CT_ERR_STATE when 8 are pushed.
+   Mirrors: torch's TorchDispatchMode.__enter__ (python dispatch modes). */
+CTORCH_API ct_status ct_dispatch_hook_push(const ct_dispatch_hook *hook);
+/* Pops the innermost hook of this thread. Errors: CT_ERR_STATE when none is pushed. */
+CTORCH_API ct_status ct_dispatch_hook_pop(void);
+
+/* ---- backends ------------------------------------------------------------------------- */
+/* A device backend: its memory and copies; its kernels come with ct_backend_register_kernel.
+   malloc returns device memory (NULL when out of memory); copy moves nbytes between two
+   places either of which may be the host (CT_CPU). */
+typedef struct ct_backend {
+    ct_device_type type;
+    const char *name; /* PyTorch's dispatch key, used in messages: "CUDA", "PrivateUse1" */
+    void *(*malloc)(void *user, ct_device device, size_t nbytes);
+    void (*free)(void *user, ct_device device, void *data);
+    ct_status (*copy)(void *user, void *dst, ct_device dst_device, const void *src,
+                      ct_device src_device, size_t nbytes);
+    void *user;
+} ct_backend;
+/* Registers (copies) a backend for backend->type, replacing any earlier one. Errors:
+   CT_ERR_VALUE for CT_CPU (built in) or a type out of range, CT_ERR_NULL_ARG for a missing
+   function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
+CTORCH_API ct_status ct_backend_register(const ct_backend *backend);
+/* Removes the backend of type (and its kernels); tensors on it must be freed first. */
+CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
+/* Registers kernel as op's kernel for dtype on the backend of type (registered first).
+   Errors: CT_ERR_VALUE for CT_CPU, an unregistered type or an invalid dtype; CT_ERR_NULL_ARG.
+   Mirrors: TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl(op, kernel); }. */
+CTORCH_API ct_status ct_backend_register_kernel(ct_device_type type, const ct_op *op,
+                                                ct_dtype dtype, ct_kernel_fn kernel);
+/* The kernel for (op, device type, dtype), or NULL. */
+CTORCH_API ct_kernel_fn ct_dispatch_kernel(const ct_op *op, ct_device_type type, ct_dtype dtype);
 
 // >>part ops/pointwise.h
 /* ops/pointwise.h - elementwise ops with broadcasting and type promotion.
@@ -1816,6 +1977,9 @@ CTORCH_API ct_status ct_compare_print(const ct_compare *c, FILE *f);
 /* Frees a compare (and its copies); NULL is a no-op. */
 CTORCH_API void ct_compare_free(ct_compare *c);
 
+// >>part bench/profiler.h
+/* bench/profiler.h - the op profiler (torch.profiler), built on the dispatcher. */
+
 #ifdef __cplusplus
 }
 #endif
@@ -2021,6 +2185,10 @@ CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, con
    on bad shape or out of memory. */
 CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim,
                                        ct_dtype dtype);
+/* ct__tensor_new on device (through its backend's allocator for a device other than the
+   CPU); CT_ERR_DEVICE when no backend is registered for it. */
+CT__INTERNAL ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim,
+                                          ct_dtype dtype, ct_device device);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -2063,6 +2231,8 @@ static inline bool ct__null(const char *op, const void *p) { return ct__null_any
     _Generic((p), const ct_tensor *: ct__null_tensor, ct_tensor *: ct__null_tensor,                \
              default: ct__null_any)((op), (p))
 #endif
+/* Writes "cpu", "cuda:0" or "privateuseone:1" into buf. */
+CT__INTERNAL const char *ct__device_str(ct_device d, char *buf, size_t n);
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
@@ -2279,6 +2449,72 @@ CT__INTERNAL bool ct__check_inplace(const char *op, const ct_tensor *t);
 CT__INTERNAL void ct__rebase_history(ct_tensor *t, ct_node *n);
 /* An alias of t sharing storage and version counter, with no history (ct_detach). */
 CT__INTERNAL ct_tensor *ct__alias(const ct_tensor *t);
+
+/* ---- dispatch (core/dispatch.c) ------------------------------------------------------ */
+/* Starts a call of op from public function fn over n tensor inputs (kept by pointer: they
+   must outlive the call); attributes are appended with ct__call_f/_i/_ints. */
+static inline void ct__call_init(ct_op_call *c, const ct_op *op, const char *fn,
+                                 const ct_tensor *const *inputs, int n_inputs)
+{
+    c->op = op;
+    c->fn = fn;
+    c->inputs = inputs;
+    c->n_inputs = n_inputs;
+    c->n_attrs = 0;
+    c->generator = NULL;
+    c->device.type = CT_CPU;
+    c->device.index = 0;
+    c->dtype = CT_DTYPE_DEFAULT;
+    c->n_outputs = 0;
+    c->state = NULL;
+}
+static inline void ct__call_f(ct_op_call *c, double f)
+{
+    ct_attr *a = &c->attrs[c->n_attrs++];
+    a->f = f;
+    a->i = 0;
+    a->ints = NULL;
+}
+static inline void ct__call_i(ct_op_call *c, int64_t i)
+{
+    ct_attr *a = &c->attrs[c->n_attrs++];
+    a->f = (double)i;
+    a->i = i;
+    a->ints = NULL;
+}
+static inline void ct__call_ints(ct_op_call *c, const int64_t *ints, int n)
+{
+    ct_attr *a = &c->attrs[c->n_attrs++];
+    a->f = 0;
+    a->i = n;
+    a->ints = ints;
+}
+/* The entry (DESIGN section 5): checks, hooks, profiler, meta, kernel, autograd. Returns
+   output 0, scoped (the others are scoped too and stay in c->outputs); an in-place op's
+   output is its first input. NULL after an error. */
+CT__INTERNAL ct_tensor *ct__dispatch(ct_op_call *c);
+/* Meta's output allocator: a new tensor of sizes and dtype on the call's device, appended
+   to c->outputs; NULL + error when it cannot be made. */
+CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim,
+                                      ct_dtype dtype);
+/* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
+CT__INTERNAL void ct__dispatch_slow_add(int delta);
+/* The registered backend of a device type other than the CPU, or NULL. */
+CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
+/* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
+CT__INTERNAL const char *ct__device_key(ct_device_type type);
+/* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set. */
+#define CT__K_FLOAT(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K}
+#define CT__K_NUMERIC(K) {NULL, NULL, K, K, K, K, K, K, K}
+#define CT__K_ALL(K) {NULL, K, K, K, K, K, K, K, K}
+#define CT__K_BOOL(K) {NULL, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define CT__K_NONE {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+
+/* ---- profiler (bench/profiler.c), called by the dispatcher and the engine --------------- */
+/* Opens the event of an op call when the profiler runs (returns its handle, else -1). */
+CT__INTERNAL int64_t ct__profiler_op_begin(const ct_op_call *c);
+/* Closes the event ct__profiler_op_begin opened (nothing for -1). */
+CT__INTERNAL void ct__profiler_op_end(int64_t event, const ct_op_call *c);
 
 // >>part core/error.c
 /* core/error.c - the sticky thread-local first error. */
@@ -2876,6 +3112,7 @@ int64_t ct_debug_report(FILE *f)
 // >>part core/dtype.c
 /* core/dtype.c - dtype tables and the promotion lattice. */
 
+
 static ct_dtype ct__dtype_default = CT_FLOAT32;
 
 ct_device ct_device_cpu(void)
@@ -2884,6 +3121,26 @@ ct_device ct_device_cpu(void)
     d.type = CT_CPU;
     d.index = 0;
     return d;
+}
+
+ct_device ct_make_device(ct_device_type type, int index)
+{
+    ct_device d;
+    d.type = type;
+    d.index = type == CT_CPU || index < 0 ? 0 : index;
+    return d;
+}
+
+const char *ct__device_str(ct_device d, char *buf, size_t n)
+{
+    static const char *const names[CT_DEVICE_TYPE_COUNT] = {"cpu", "cuda", "privateuseone"};
+    const char *name = (int)d.type >= 0 && d.type < CT_DEVICE_TYPE_COUNT ? names[d.type] : "?";
+    if (d.type == CT_CPU) {
+        snprintf(buf, n, "%s", name);
+    } else {
+        snprintf(buf, n, "%s:%d", name, d.index);
+    }
+    return buf;
 }
 
 bool ct__dtype_valid(ct_dtype d) { return d > CT_DTYPE_DEFAULT && d < CT_DTYPE_COUNT; }
@@ -3029,20 +3286,22 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
 
 
 /* ---- storage ------------------------------------------------------------------------ */
-static ct_storage *ct__storage_new(size_t nbytes)
+/* nbytes of memory on device (its backend's, for a device other than the CPU). */
+static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
 {
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         return NULL;
     }
-    s->data = ct__malloc(nbytes ? nbytes : 1);
+    const ct_backend *b = device.type == CT_CPU ? NULL : ct__backend(device.type);
+    s->data = b ? b->malloc(b->user, device, nbytes ? nbytes : 1) : ct__malloc(nbytes ? nbytes : 1);
     if (!s->data) {
         ct__free(s);
         return NULL;
     }
     s->nbytes = nbytes;
     s->refcount = 1;
-    s->device = ct_device_cpu();
+    s->device = device;
     return s;
 }
 
@@ -3055,6 +3314,9 @@ void ct__storage_release(ct_storage *s)
         if (s->deleter) {
             s->deleter(s->data, s->deleter_ctx);
         }
+    } else if (s->device.type != CT_CPU) {
+        const ct_backend *b = ct__backend(s->device.type);
+        b->free(b->user, s->device, s->data);
     } else {
         ct__free(s->data);
     }
@@ -3135,6 +3397,12 @@ static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
 
 ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
+    return ct__tensor_new_on(op, sizes, ndim, dtype, ct_device_cpu());
+}
+
+ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
+                             ct_device device)
+{
     if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
@@ -3145,11 +3413,16 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     size_t nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
-    ct_storage *s = ct__storage_new(nbytes);
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                 ct__device_str(device, d, sizeof d));
+        return NULL;
+    }
+    ct_storage *s = ct__storage_new(nbytes, device);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op,
-                 "DefaultCPUAllocator: not enough memory: you tried to "
-                 "allocate %zu bytes",
+        ct__fail(CT_ERR_OOM, op, "%sAllocator: not enough memory: you tried to allocate %zu "
+                 "bytes", device.type == CT_CPU ? "DefaultCPU" : ct__device_key(device.type),
                  nbytes);
         return NULL;
     }
@@ -3223,8 +3496,9 @@ bool ct__check_cpu(const char *op, const ct_tensor *t)
     if (t->storage->device.type == CT_CPU) {
         return true;
     }
-    ct__fail(CT_ERR_DEVICE, op, "expected a CPU tensor, got a tensor on device type %d",
-             (int)t->storage->device.type);
+    char d[32];
+    ct__fail(CT_ERR_DEVICE, op, "expected a CPU tensor, got a tensor on device %s",
+             ct__device_str(t->storage->device, d, sizeof d));
     return false;
 }
 
@@ -5590,6 +5864,394 @@ ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 #undef CT__MT_N
 #undef CT__MT_M
 #undef CT__DEFAULT_SEED
+
+// >>part core/dispatch.c
+/* core/dispatch.c - the one entry every op goes through, the hook stack and the backends.
+ *
+ * ct__dispatch(call): handle checks and device of the inputs, then (only while a hook is
+ * pushed or the profiler runs, one predictable branch otherwise) the hooks and the profiler,
+ * then meta, the kernel of (op, device, dtype), the autograd node, and the outputs' scope.
+ */
+
+/* Nonzero while any thread has a hook pushed or the profiler runs: the entry's slow path. */
+static int ct__dispatch_slow = 0;
+
+static CT__THREAD_LOCAL ct_dispatch_hook ct__hooks[CT_DISPATCH_MAX_HOOKS];
+static CT__THREAD_LOCAL int ct__n_hooks = 0;
+
+void ct__dispatch_slow_add(int delta)
+{
+    CT__ATOMIC_ADD(&ct__dispatch_slow, delta);
+}
+
+ct_status ct_dispatch_hook_push(const ct_dispatch_hook *hook)
+{
+    if (ct__null("ct_dispatch_hook_push", hook)) {
+        return CT_ERR_NULL_ARG;
+    }
+    if (ct__n_hooks == CT_DISPATCH_MAX_HOOKS) {
+        return ct__fail(CT_ERR_STATE, "ct_dispatch_hook_push", "more than %d hooks pushed",
+                        CT_DISPATCH_MAX_HOOKS);
+    }
+    ct__hooks[ct__n_hooks++] = *hook;
+    ct__dispatch_slow_add(1);
+    return CT_OK;
+}
+
+ct_status ct_dispatch_hook_pop(void)
+{
+    if (ct__n_hooks == 0) {
+        return ct__fail(CT_ERR_STATE, "ct_dispatch_hook_pop", "no hook is pushed");
+    }
+    ct__n_hooks--;
+    ct__dispatch_slow_add(-1);
+    return CT_OK;
+}
+
+/* ---- backends -------------------------------------------------------------------------- */
+typedef struct ct__kernel_slot {
+    const ct_op *op;
+    ct_kernel_fn fn[CT_DTYPE_COUNT];
+} ct__kernel_slot;
+
+typedef struct ct__backend_entry {
+    bool registered;
+    ct_backend b;
+    ct__kernel_slot *slots; /* open addressing on the op's address */
+    int64_t cap, used;
+} ct__backend_entry;
+
+static ct__backend_entry ct__backends[CT_DEVICE_TYPE_COUNT];
+static ct__mutex ct__backends_lock;
+
+static uint64_t ct__op_hash(const ct_op *op)
+{
+    return ((uint64_t)(uintptr_t)op >> 4) * 0x9E3779B97F4A7C15ull;
+}
+
+/* The slot of op in e's table (an empty one when op has none); cap is a power of two. */
+static ct__kernel_slot *ct__slot(ct__backend_entry *e, const ct_op *op)
+{
+    uint64_t i = ct__op_hash(op) & (uint64_t)(e->cap - 1);
+    while (e->slots[i].op && e->slots[i].op != op) {
+        i = (i + 1) & (uint64_t)(e->cap - 1);
+    }
+    return &e->slots[i];
+}
+
+static bool ct__backend_grow(ct__backend_entry *e)
+{
+    int64_t cap = e->cap ? e->cap * 2 : 64;
+    ct__kernel_slot *old = e->slots;
+    int64_t old_cap = e->cap;
+    e->slots = (ct__kernel_slot *)ct__calloc((size_t)cap * sizeof(ct__kernel_slot));
+    if (!e->slots) {
+        e->slots = old;
+        return false;
+    }
+    e->cap = cap;
+    for (int64_t i = 0; i < old_cap; i++) {
+        if (old[i].op) {
+            *ct__slot(e, old[i].op) = old[i];
+        }
+    }
+    ct__free(old);
+    return true;
+}
+
+static bool ct__check_backend_type(const char *fn, ct_device_type type)
+{
+    if ((int)type <= (int)CT_CPU || (int)type >= (int)CT_DEVICE_TYPE_COUNT) {
+        ct__fail(CT_ERR_VALUE, fn, "device type %d cannot take a backend (CPU is built in)",
+                 (int)type);
+        return false;
+    }
+    return true;
+}
+
+ct_status ct_backend_register(const ct_backend *backend)
+{
+    const char *fn = "ct_backend_register";
+    if (ct__null(fn, backend) || !ct__check_backend_type(fn, backend->type) ||
+        ct__null(fn, (const void *)backend->name) ||
+        ct__null(fn, (const void *)(uintptr_t)backend->malloc) ||
+        ct__null(fn, (const void *)(uintptr_t)backend->free) ||
+        ct__null(fn, (const void *)(uintptr_t)backend->copy)) {
+        return ct_error_code();
+    }
+    ct__mutex_lock(&ct__backends_lock);
+    ct__backend_entry *e = &ct__backends[backend->type];
+    e->b = *backend;
+    e->registered = true;
+    ct__mutex_unlock(&ct__backends_lock);
+    return CT_OK;
+}
+
+ct_status ct_backend_unregister(ct_device_type type)
+{
+    if (!ct__check_backend_type("ct_backend_unregister", type)) {
+        return CT_ERR_VALUE;
+    }
+    ct__mutex_lock(&ct__backends_lock);
+    ct__backend_entry *e = &ct__backends[type];
+    ct__free(e->slots);
+    memset(e, 0, sizeof *e);
+    ct__mutex_unlock(&ct__backends_lock);
+    return CT_OK;
+}
+
+ct_status ct_backend_register_kernel(ct_device_type type, const ct_op *op, ct_dtype dtype,
+                                     ct_kernel_fn kernel)
+{
+    const char *fn = "ct_backend_register_kernel";
+    if (ct__null(fn, op) || ct__null(fn, (const void *)(uintptr_t)kernel) ||
+        !ct__check_backend_type(fn, type) || !ct__check_dtype_arg(fn, dtype)) {
+        return ct_error_code();
+    }
+    ct__mutex_lock(&ct__backends_lock);
+    ct__backend_entry *e = &ct__backends[type];
+    ct_status st = CT_OK;
+    if (!e->registered) {
+        st = ct__fail(CT_ERR_VALUE, fn, "no backend is registered for device type %d",
+                      (int)type);
+    } else if (2 * (e->used + 1) > e->cap && !ct__backend_grow(e)) {
+        st = ct__fail(CT_ERR_OOM, fn, "out of memory");
+    } else {
+        ct__kernel_slot *s = ct__slot(e, op);
+        e->used += s->op == NULL;
+        s->op = op;
+        s->fn[ct__dtype_resolve(dtype)] = kernel;
+    }
+    ct__mutex_unlock(&ct__backends_lock);
+    return st;
+}
+
+ct_kernel_fn ct_dispatch_kernel(const ct_op *op, ct_device_type type, ct_dtype dtype)
+{
+    if (!op || (int)dtype < 0 || (int)dtype >= (int)CT_DTYPE_COUNT || (int)type < 0 ||
+        (int)type >= (int)CT_DEVICE_TYPE_COUNT) {
+        return NULL;
+    }
+    if (op->composite) {
+        return op->composite;
+    }
+    if (type == CT_CPU) {
+        return op->cpu[dtype];
+    }
+    ct__backend_entry *e = &ct__backends[type];
+    if (!e->registered || !e->cap) {
+        return NULL;
+    }
+    return ct__slot(e, op)->fn[dtype];
+}
+
+const ct_backend *ct__backend(ct_device_type type)
+{
+    return (int)type > 0 && (int)type < (int)CT_DEVICE_TYPE_COUNT && ct__backends[type].registered
+               ? &ct__backends[type].b
+               : NULL;
+}
+
+const char *ct__device_key(ct_device_type type)
+{
+    const ct_backend *b = ct__backend(type);
+    return type == CT_CPU ? "CPU" : b ? b->name : type == CT_CUDA ? "CUDA" : "PrivateUse1";
+}
+
+/* ---- the entry ---------------------------------------------------------------------------- */
+/* Handle checks of the inputs (NULL propagation; under CTORCH_DEBUG, live handles) and the
+   device they share, which becomes the call's device. */
+static bool ct__dispatch_inputs(ct_op_call *c)
+{
+    const ct_tensor *first = NULL;
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (!t && (c->op->optional >> k & 1u)) {
+            continue;
+        }
+        if (ct__null(c->fn, t)) {
+            return false;
+        }
+        if (!first) {
+            first = t;
+            c->device = t->storage->device;
+        } else if (t->storage->device.type != c->device.type ||
+                   t->storage->device.index != c->device.index) {
+            char a[32], b[32];
+            ct__fail(CT_ERR_DEVICE, c->fn, "Expected all tensors to be on the same device, but "
+                     "found at least two devices, %s and %s!", ct__device_str(c->device, a, 32),
+                     ct__device_str(t->storage->device, b, 32));
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ct__release_outputs(ct_op_call *c)
+{
+    if (c->op->kind != CT_OP_INPLACE) {
+        for (int k = 0; k < c->n_outputs; k++) {
+            ct__release(c->outputs[k]);
+        }
+    }
+    c->n_outputs = 0;
+}
+
+/* The autograd node of the call, made before the kernel (an in-place op's edges are its
+   input's old history); NULL when none is needed or on error (ct__set_history tells). */
+static ct_node *ct__dispatch_node(const ct_op_call *c)
+{
+    const ct_op *op = c->op;
+    if (!op->backward) {
+        return NULL;
+    }
+    ct_dtype out = c->n_outputs ? c->outputs[0]->dtype : c->inputs[0]->dtype;
+    if (!ct_dtype_is_floating_point(out)) {
+        return NULL;
+    }
+    return ct__node_new(op->node, op->backward, c->inputs, c->n_inputs);
+}
+
+/* Saves what the node's backward reads: the masked inputs, then the masked outputs (slots in
+   that order, NULL where not saved), and the call's float attributes in f[]. */
+static void ct__dispatch_record(ct_node *n, const ct_op_call *c)
+{
+    const ct_op *op = c->op;
+    if (op->record) {
+        op->record(n, c);
+        return;
+    }
+    for (int k = 0; k < c->n_attrs && k < 4; k++) {
+        n->f[k] = c->attrs[k].f;
+    }
+    uint32_t in = op->save & 0xffu, out = op->save >> 8;
+    if (!out) {
+        for (int k = 0; in >> k; k++) {
+            ct__save(n, (in >> k & 1u) ? c->inputs[k] : NULL);
+        }
+        return;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        ct__save(n, (in >> k & 1u) ? c->inputs[k] : NULL);
+    }
+    for (int k = 0; out >> k; k++) {
+        ct__save_output(n, (out >> k & 1u) ? c->outputs[k] : NULL);
+    }
+}
+
+/* Meta, kernel, autograd. False (outputs released) after an error. */
+static bool ct__dispatch_run(ct_op_call *c)
+{
+    const ct_op *op = c->op;
+    c->n_outputs = 0;
+    if (op->meta && !op->meta(c)) {
+        ct__release_outputs(c);
+        return false;
+    }
+    ct_kernel_fn kernel = op->composite ? op->composite
+                          : c->device.type == CT_CPU ? op->cpu[c->dtype]
+                                                     : ct_dispatch_kernel(op, c->device.type,
+                                                                          c->dtype);
+    if (!kernel) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", op->name + 6,
+                 c->device.type == CT_CPU ? ct__dtype_title(c->dtype)
+                                          : ct__device_key(c->device.type));
+        ct__release_outputs(c);
+        return false;
+    }
+    bool inplace = op->kind == CT_OP_INPLACE;
+    if (inplace && !ct__check_inplace(c->fn, c->inputs[0])) {
+        return false;
+    }
+    ct_node *n = ct__dispatch_node(c);
+    if (kernel(c) != CT_OK) {
+        ct__node_release(n);
+        ct__release_outputs(c);
+        return false;
+    }
+    if (inplace) {
+        ct_tensor *self = c->outputs[0];
+        ct__bump_version(self);
+        if (n) {
+            ct__dispatch_record(n, c);
+        }
+        ct__rebase_history(self, n);
+        return true;
+    }
+    if (n) {
+        ct__dispatch_record(n, c);
+    }
+    c->outputs[0] = ct__set_history(c->outputs[0], n);
+    if (!c->outputs[0]) {
+        c->outputs[0] = NULL;
+        ct__release_outputs(c);
+        return false;
+    }
+    return true;
+}
+
+/* The outputs go to the innermost scope (an in-place op's output is its input). */
+static ct_tensor *ct__dispatch_finish(ct_op_call *c)
+{
+    if (c->op->kind == CT_OP_INPLACE) {
+        return c->outputs[0];
+    }
+    for (int k = 1; k < c->n_outputs; k++) {
+        ct__scoped(c->outputs[k]);
+    }
+    return ct__scoped(c->outputs[0]);
+}
+
+/* The entry with the hooks and the profiler around the op. */
+static ct_tensor *ct__dispatch_hooked(ct_op_call *c)
+{
+    int top = ct__n_hooks;
+    for (int h = top - 1; h >= 0; h--) {
+        if (ct__hooks[h].before && ct__hooks[h].before(ct__hooks[h].user, c)) {
+            return ct__dispatch_finish(c);
+        }
+    }
+    int64_t ev = ct__profiler_op_begin(c);
+    bool ok = ct__dispatch_run(c);
+    ct__profiler_op_end(ev, c);
+    if (!ok) {
+        return NULL;
+    }
+    for (int h = top - 1; h >= 0; h--) {
+        if (!ct__hooks[h].after) {
+            continue;
+        }
+        ct_tensor *was[CT_OP_MAX_OUTPUTS];
+        memcpy(was, c->outputs, sizeof was);
+        ct__hooks[h].after(ct__hooks[h].user, c);
+        for (int k = 0; k < c->n_outputs; k++) {
+            if (c->outputs[k] != was[k] && !(c->op->kind == CT_OP_INPLACE && k == 0)) {
+                ct__release(was[k]);
+            }
+        }
+    }
+    return ct__dispatch_finish(c);
+}
+
+ct_tensor *ct__dispatch(ct_op_call *c)
+{
+    if (!ct__dispatch_inputs(c)) {
+        return NULL;
+    }
+    if (ct__dispatch_slow) {
+        return ct__dispatch_hooked(c);
+    }
+    return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
+}
+
+ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    ct_tensor *t = ct__tensor_new_on(c->fn, sizes, ndim, dtype, c->device);
+    if (t) {
+        c->outputs[c->n_outputs++] = t;
+    }
+    return t;
+}
 
 // >>part ops/vmath.h
 /* ops/vmath.h - branch-free float32 exp, log, tanh and sigmoid that compilers vectorize
@@ -16765,6 +17427,72 @@ ct_status ct_compare_print(const ct_compare *c, FILE *f)
 #endif
 
 #undef CT__BENCH_CLOCK
+
+// >>part bench/profiler.c
+/* bench/profiler.c - the op profiler: events recorded by the dispatcher. */
+
+int64_t ct__profiler_op_begin(const ct_op_call *c)
+{
+    (void)c;
+    return -1;
+}
+
+void ct__profiler_op_end(int64_t event, const ct_op_call *c)
+{
+    (void)event;
+    (void)c;
+}
+
+// >>part ops/registry.c
+/* ops/registry.c - the table of every op descriptor (ct_op_registry). An op is added to the
+ * list of its part below; the registry test checks that each one is reached by its public
+ * function (tests/test_dispatch.c). */
+
+static const ct_op *const ct__registry[] = {
+    /* ops/pointwise.c */
+    NULL,
+};
+
+const ct_op *const *ct_op_registry(int *n)
+{
+    if (n) {
+        *n = (int)(sizeof ct__registry / sizeof ct__registry[0]) - 1;
+    }
+    return ct__registry;
+}
+
+/* Whether s is name, or name followed by "." and the schema's overload name. */
+static bool ct__op_matches(const ct_op *op, const char *s)
+{
+    size_t n = strlen(op->name);
+    if (strncmp(op->name, s, n) != 0) {
+        return false;
+    }
+    if (s[n] == '\0') {
+        return true;
+    }
+    const char *dot = strchr(op->schema, '.'), *paren = strchr(op->schema, '(');
+    if (s[n] != '.' || !dot || !paren || dot > paren) {
+        return false;
+    }
+    size_t m = (size_t)(paren - dot - 1);
+    return strncmp(s + n + 1, dot + 1, m) == 0 && s[n + 1 + m] == '\0';
+}
+
+const ct_op *ct_op_find(const char *name)
+{
+    if (ct__null("ct_op_find", (const void *)name)) {
+        return NULL;
+    }
+    int n = 0;
+    const ct_op *const *ops = ct_op_registry(&n);
+    for (int k = 0; k < n; k++) {
+        if (ct__op_matches(ops[k], name)) {
+            return ops[k];
+        }
+    }
+    return NULL;
+}
 
 #endif /* CTORCH_IMPLEMENTATION */
 

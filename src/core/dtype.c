@@ -1,6 +1,8 @@
 /* core/dtype.c - dtype tables and the promotion lattice. */
 #include "internal.h"
 
+#include <stdio.h>
+
 static ct_dtype ct__dtype_default = CT_FLOAT32;
 
 ct_device ct_device_cpu(void)
@@ -9,6 +11,26 @@ ct_device ct_device_cpu(void)
     d.type = CT_CPU;
     d.index = 0;
     return d;
+}
+
+ct_device ct_make_device(ct_device_type type, int index)
+{
+    ct_device d;
+    d.type = type;
+    d.index = type == CT_CPU || index < 0 ? 0 : index;
+    return d;
+}
+
+const char *ct__device_str(ct_device d, char *buf, size_t n)
+{
+    static const char *const names[CT_DEVICE_TYPE_COUNT] = {"cpu", "cuda", "privateuseone"};
+    const char *name = (int)d.type >= 0 && d.type < CT_DEVICE_TYPE_COUNT ? names[d.type] : "?";
+    if (d.type == CT_CPU) {
+        snprintf(buf, n, "%s", name);
+    } else {
+        snprintf(buf, n, "%s:%d", name, d.index);
+    }
+    return buf;
 }
 
 bool ct__dtype_valid(ct_dtype d) { return d > CT_DTYPE_DEFAULT && d < CT_DTYPE_COUNT; }

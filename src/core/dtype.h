@@ -15,15 +15,24 @@ typedef enum ct_dtype {
     CT_DTYPE_COUNT
 } ct_dtype;
 
-/* Device kinds (torch.device). Only CT_CPU is built into ctorch.h. */
-typedef enum ct_device_type { CT_CPU = 0, CT_CUDA = 1 } ct_device_type;
+/* Device kinds (torch.device). Only CT_CPU is built into ctorch.h; ctorch_cuda.h registers
+   the CUDA backend, and CT_PRIVATEUSE1 takes a backend of the application's own
+   (ct_backend_register), as PyTorch's "privateuseone". */
+typedef enum ct_device_type {
+    CT_CPU = 0,
+    CT_CUDA = 1,
+    CT_PRIVATEUSE1 = 2,
+    CT_DEVICE_TYPE_COUNT
+} ct_device_type;
 typedef struct ct_device {
     ct_device_type type;
-    int index; /* ordinal for CT_CUDA; 0 for CT_CPU */
+    int index; /* ordinal for CT_CUDA and CT_PRIVATEUSE1; 0 for CT_CPU */
 } ct_device;
 
 /* The CPU device. Mirrors: torch.device("cpu"). */
 CTORCH_API ct_device ct_device_cpu(void);
+/* The device of a type and ordinal (index < 0 means 0). Mirrors: torch.device(type, index). */
+CTORCH_API ct_device ct_make_device(ct_device_type type, int index);
 
 /* PyTorch's name of a dtype, e.g. "float32"; "invalid" for other values. */
 CTORCH_API const char *ct_dtype_name(ct_dtype dtype);

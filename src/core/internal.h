@@ -7,6 +7,7 @@
 #include "dtype.h"
 #include "tensor.h"
 #include "parallel.h"
+#include "dispatch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -200,6 +201,10 @@ CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, con
    on bad shape or out of memory. */
 CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim,
                                        ct_dtype dtype);
+/* ct__tensor_new on device (through its backend's allocator for a device other than the
+   CPU); CT_ERR_DEVICE when no backend is registered for it. */
+CT__INTERNAL ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim,
+                                          ct_dtype dtype, ct_device device);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -242,6 +247,8 @@ static inline bool ct__null(const char *op, const void *p) { return ct__null_any
     _Generic((p), const ct_tensor *: ct__null_tensor, ct_tensor *: ct__null_tensor,                \
              default: ct__null_any)((op), (p))
 #endif
+/* Writes "cpu", "cuda:0" or "privateuseone:1" into buf. */
+CT__INTERNAL const char *ct__device_str(ct_device d, char *buf, size_t n);
 /* Checks the tensor is on the CPU (for CPU-only ops). */
 CT__INTERNAL bool ct__check_cpu(const char *op, const ct_tensor *t);
 /* Bumps the version counter after an in-place write. */
@@ -458,3 +465,69 @@ CT__INTERNAL bool ct__check_inplace(const char *op, const ct_tensor *t);
 CT__INTERNAL void ct__rebase_history(ct_tensor *t, ct_node *n);
 /* An alias of t sharing storage and version counter, with no history (ct_detach). */
 CT__INTERNAL ct_tensor *ct__alias(const ct_tensor *t);
+
+/* ---- dispatch (core/dispatch.c) ------------------------------------------------------ */
+/* Starts a call of op from public function fn over n tensor inputs (kept by pointer: they
+   must outlive the call); attributes are appended with ct__call_f/_i/_ints. */
+static inline void ct__call_init(ct_op_call *c, const ct_op *op, const char *fn,
+                                 const ct_tensor *const *inputs, int n_inputs)
+{
+    c->op = op;
+    c->fn = fn;
+    c->inputs = inputs;
+    c->n_inputs = n_inputs;
+    c->n_attrs = 0;
+    c->generator = NULL;
+    c->device.type = CT_CPU;
+    c->device.index = 0;
+    c->dtype = CT_DTYPE_DEFAULT;
+    c->n_outputs = 0;
+    c->state = NULL;
+}
+static inline void ct__call_f(ct_op_call *c, double f)
+{
+    ct_attr *a = &c->attrs[c->n_attrs++];
+    a->f = f;
+    a->i = 0;
+    a->ints = NULL;
+}
+static inline void ct__call_i(ct_op_call *c, int64_t i)
+{
+    ct_attr *a = &c->attrs[c->n_attrs++];
+    a->f = (double)i;
+    a->i = i;
+    a->ints = NULL;
+}
+static inline void ct__call_ints(ct_op_call *c, const int64_t *ints, int n)
+{
+    ct_attr *a = &c->attrs[c->n_attrs++];
+    a->f = 0;
+    a->i = n;
+    a->ints = ints;
+}
+/* The entry (DESIGN section 5): checks, hooks, profiler, meta, kernel, autograd. Returns
+   output 0, scoped (the others are scoped too and stay in c->outputs); an in-place op's
+   output is its first input. NULL after an error. */
+CT__INTERNAL ct_tensor *ct__dispatch(ct_op_call *c);
+/* Meta's output allocator: a new tensor of sizes and dtype on the call's device, appended
+   to c->outputs; NULL + error when it cannot be made. */
+CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim,
+                                      ct_dtype dtype);
+/* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
+CT__INTERNAL void ct__dispatch_slow_add(int delta);
+/* The registered backend of a device type other than the CPU, or NULL. */
+CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
+/* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
+CT__INTERNAL const char *ct__device_key(ct_device_type type);
+/* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set. */
+#define CT__K_FLOAT(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K}
+#define CT__K_NUMERIC(K) {NULL, NULL, K, K, K, K, K, K, K}
+#define CT__K_ALL(K) {NULL, K, K, K, K, K, K, K, K}
+#define CT__K_BOOL(K) {NULL, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define CT__K_NONE {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+
+/* ---- profiler (bench/profiler.c), called by the dispatcher and the engine --------------- */
+/* Opens the event of an op call when the profiler runs (returns its handle, else -1). */
+CT__INTERNAL int64_t ct__profiler_op_begin(const ct_op_call *c);
+/* Closes the event ct__profiler_op_begin opened (nothing for -1). */
+CT__INTERNAL void ct__profiler_op_end(int64_t event, const ct_op_call *c);

@@ -5,20 +5,22 @@
 #include <stdio.h>
 
 /* ---- storage ------------------------------------------------------------------------ */
-static ct_storage *ct__storage_new(size_t nbytes)
+/* nbytes of memory on device (its backend's, for a device other than the CPU). */
+static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
 {
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         return NULL;
     }
-    s->data = ct__malloc(nbytes ? nbytes : 1);
+    const ct_backend *b = device.type == CT_CPU ? NULL : ct__backend(device.type);
+    s->data = b ? b->malloc(b->user, device, nbytes ? nbytes : 1) : ct__malloc(nbytes ? nbytes : 1);
     if (!s->data) {
         ct__free(s);
         return NULL;
     }
     s->nbytes = nbytes;
     s->refcount = 1;
-    s->device = ct_device_cpu();
+    s->device = device;
     return s;
 }
 
@@ -31,6 +33,9 @@ void ct__storage_release(ct_storage *s)
         if (s->deleter) {
             s->deleter(s->data, s->deleter_ctx);
         }
+    } else if (s->device.type != CT_CPU) {
+        const ct_backend *b = ct__backend(s->device.type);
+        b->free(b->user, s->device, s->data);
     } else {
         ct__free(s->data);
     }
@@ -111,6 +116,12 @@ static bool ct__check_shape(const char *op, const int64_t *sizes, int ndim)
 
 ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
+    return ct__tensor_new_on(op, sizes, ndim, dtype, ct_device_cpu());
+}
+
+ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
+                             ct_device device)
+{
     if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
@@ -121,11 +132,16 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     size_t nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
-    ct_storage *s = ct__storage_new(nbytes);
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                 ct__device_str(device, d, sizeof d));
+        return NULL;
+    }
+    ct_storage *s = ct__storage_new(nbytes, device);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op,
-                 "DefaultCPUAllocator: not enough memory: you tried to "
-                 "allocate %zu bytes",
+        ct__fail(CT_ERR_OOM, op, "%sAllocator: not enough memory: you tried to allocate %zu "
+                 "bytes", device.type == CT_CPU ? "DefaultCPU" : ct__device_key(device.type),
                  nbytes);
         return NULL;
     }
@@ -199,8 +215,9 @@ bool ct__check_cpu(const char *op, const ct_tensor *t)
     if (t->storage->device.type == CT_CPU) {
         return true;
     }
-    ct__fail(CT_ERR_DEVICE, op, "expected a CPU tensor, got a tensor on device type %d",
-             (int)t->storage->device.type);
+    char d[32];
+    ct__fail(CT_ERR_DEVICE, op, "expected a CPU tensor, got a tensor on device %s",
+             ct__device_str(t->storage->device, d, sizeof d));
     return false;
 }
 

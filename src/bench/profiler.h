@@ -1,0 +1,1 @@
+/* bench/profiler.h - the op profiler (torch.profiler), built on the dispatcher. */

@@ -1,0 +1,387 @@
+/* core/dispatch.c - the one entry every op goes through, the hook stack and the backends.
+ *
+ * ct__dispatch(call): handle checks and device of the inputs, then (only while a hook is
+ * pushed or the profiler runs, one predictable branch otherwise) the hooks and the profiler,
+ * then meta, the kernel of (op, device, dtype), the autograd node, and the outputs' scope.
+ */
+#include "internal.h"
+
+/* Nonzero while any thread has a hook pushed or the profiler runs: the entry's slow path. */
+static int ct__dispatch_slow = 0;
+
+static CT__THREAD_LOCAL ct_dispatch_hook ct__hooks[CT_DISPATCH_MAX_HOOKS];
+static CT__THREAD_LOCAL int ct__n_hooks = 0;
+
+void ct__dispatch_slow_add(int delta)
+{
+    CT__ATOMIC_ADD(&ct__dispatch_slow, delta);
+}
+
+ct_status ct_dispatch_hook_push(const ct_dispatch_hook *hook)
+{
+    if (ct__null("ct_dispatch_hook_push", hook)) {
+        return CT_ERR_NULL_ARG;
+    }
+    if (ct__n_hooks == CT_DISPATCH_MAX_HOOKS) {
+        return ct__fail(CT_ERR_STATE, "ct_dispatch_hook_push", "more than %d hooks pushed",
+                        CT_DISPATCH_MAX_HOOKS);
+    }
+    ct__hooks[ct__n_hooks++] = *hook;
+    ct__dispatch_slow_add(1);
+    return CT_OK;
+}
+
+ct_status ct_dispatch_hook_pop(void)
+{
+    if (ct__n_hooks == 0) {
+        return ct__fail(CT_ERR_STATE, "ct_dispatch_hook_pop", "no hook is pushed");
+    }
+    ct__n_hooks--;
+    ct__dispatch_slow_add(-1);
+    return CT_OK;
+}
+
+/* ---- backends -------------------------------------------------------------------------- */
+typedef struct ct__kernel_slot {
+    const ct_op *op;
+    ct_kernel_fn fn[CT_DTYPE_COUNT];
+} ct__kernel_slot;
+
+typedef struct ct__backend_entry {
+    bool registered;
+    ct_backend b;
+    ct__kernel_slot *slots; /* open addressing on the op's address */
+    int64_t cap, used;
+} ct__backend_entry;
+
+static ct__backend_entry ct__backends[CT_DEVICE_TYPE_COUNT];
+static ct__mutex ct__backends_lock;
+
+static uint64_t ct__op_hash(const ct_op *op)
+{
+    return ((uint64_t)(uintptr_t)op >> 4) * 0x9E3779B97F4A7C15ull;
+}
+
+/* The slot of op in e's table (an empty one when op has none); cap is a power of two. */
+static ct__kernel_slot *ct__slot(ct__backend_entry *e, const ct_op *op)
+{
+    uint64_t i = ct__op_hash(op) & (uint64_t)(e->cap - 1);
+    while (e->slots[i].op && e->slots[i].op != op) {
+        i = (i + 1) & (uint64_t)(e->cap - 1);
+    }
+    return &e->slots[i];
+}
+
+static bool ct__backend_grow(ct__backend_entry *e)
+{
+    int64_t cap = e->cap ? e->cap * 2 : 64;
+    ct__kernel_slot *old = e->slots;
+    int64_t old_cap = e->cap;
+    e->slots = (ct__kernel_slot *)ct__calloc((size_t)cap * sizeof(ct__kernel_slot));
+    if (!e->slots) {
+        e->slots = old;
+        return false;
+    }
+    e->cap = cap;
+    for (int64_t i = 0; i < old_cap; i++) {
+        if (old[i].op) {
+            *ct__slot(e, old[i].op) = old[i];
+        }
+    }
+    ct__free(old);
+    return true;
+}
+
+static bool ct__check_backend_type(const char *fn, ct_device_type type)
+{
+    if ((int)type <= (int)CT_CPU || (int)type >= (int)CT_DEVICE_TYPE_COUNT) {
+        ct__fail(CT_ERR_VALUE, fn, "device type %d cannot take a backend (CPU is built in)",
+                 (int)type);
+        return false;
+    }
+    return true;
+}
+
+ct_status ct_backend_register(const ct_backend *backend)
+{
+    const char *fn = "ct_backend_register";
+    if (ct__null(fn, backend) || !ct__check_backend_type(fn, backend->type) ||
+        ct__null(fn, (const void *)backend->name) ||
+        ct__null(fn, (const void *)(uintptr_t)backend->malloc) ||
+        ct__null(fn, (const void *)(uintptr_t)backend->free) ||
+        ct__null(fn, (const void *)(uintptr_t)backend->copy)) {
+        return ct_error_code();
+    }
+    ct__mutex_lock(&ct__backends_lock);
+    ct__backend_entry *e = &ct__backends[backend->type];
+    e->b = *backend;
+    e->registered = true;
+    ct__mutex_unlock(&ct__backends_lock);
+    return CT_OK;
+}
+
+ct_status ct_backend_unregister(ct_device_type type)
+{
+    if (!ct__check_backend_type("ct_backend_unregister", type)) {
+        return CT_ERR_VALUE;
+    }
+    ct__mutex_lock(&ct__backends_lock);
+    ct__backend_entry *e = &ct__backends[type];
+    ct__free(e->slots);
+    memset(e, 0, sizeof *e);
+    ct__mutex_unlock(&ct__backends_lock);
+    return CT_OK;
+}
+
+ct_status ct_backend_register_kernel(ct_device_type type, const ct_op *op, ct_dtype dtype,
+                                     ct_kernel_fn kernel)
+{
+    const char *fn = "ct_backend_register_kernel";
+    if (ct__null(fn, op) || ct__null(fn, (const void *)(uintptr_t)kernel) ||
+        !ct__check_backend_type(fn, type) || !ct__check_dtype_arg(fn, dtype)) {
+        return ct_error_code();
+    }
+    ct__mutex_lock(&ct__backends_lock);
+    ct__backend_entry *e = &ct__backends[type];
+    ct_status st = CT_OK;
+    if (!e->registered) {
+        st = ct__fail(CT_ERR_VALUE, fn, "no backend is registered for device type %d",
+                      (int)type);
+    } else if (2 * (e->used + 1) > e->cap && !ct__backend_grow(e)) {
+        st = ct__fail(CT_ERR_OOM, fn, "out of memory");
+    } else {
+        ct__kernel_slot *s = ct__slot(e, op);
+        e->used += s->op == NULL;
+        s->op = op;
+        s->fn[ct__dtype_resolve(dtype)] = kernel;
+    }
+    ct__mutex_unlock(&ct__backends_lock);
+    return st;
+}
+
+ct_kernel_fn ct_dispatch_kernel(const ct_op *op, ct_device_type type, ct_dtype dtype)
+{
+    if (!op || (int)dtype < 0 || (int)dtype >= (int)CT_DTYPE_COUNT || (int)type < 0 ||
+        (int)type >= (int)CT_DEVICE_TYPE_COUNT) {
+        return NULL;
+    }
+    if (op->composite) {
+        return op->composite;
+    }
+    if (type == CT_CPU) {
+        return op->cpu[dtype];
+    }
+    ct__backend_entry *e = &ct__backends[type];
+    if (!e->registered || !e->cap) {
+        return NULL;
+    }
+    return ct__slot(e, op)->fn[dtype];
+}
+
+const ct_backend *ct__backend(ct_device_type type)
+{
+    return (int)type > 0 && (int)type < (int)CT_DEVICE_TYPE_COUNT && ct__backends[type].registered
+               ? &ct__backends[type].b
+               : NULL;
+}
+
+const char *ct__device_key(ct_device_type type)
+{
+    const ct_backend *b = ct__backend(type);
+    return type == CT_CPU ? "CPU" : b ? b->name : type == CT_CUDA ? "CUDA" : "PrivateUse1";
+}
+
+/* ---- the entry ---------------------------------------------------------------------------- */
+/* Handle checks of the inputs (NULL propagation; under CTORCH_DEBUG, live handles) and the
+   device they share, which becomes the call's device. */
+static bool ct__dispatch_inputs(ct_op_call *c)
+{
+    const ct_tensor *first = NULL;
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (!t && (c->op->optional >> k & 1u)) {
+            continue;
+        }
+        if (ct__null(c->fn, t)) {
+            return false;
+        }
+        if (!first) {
+            first = t;
+            c->device = t->storage->device;
+        } else if (t->storage->device.type != c->device.type ||
+                   t->storage->device.index != c->device.index) {
+            char a[32], b[32];
+            ct__fail(CT_ERR_DEVICE, c->fn, "Expected all tensors to be on the same device, but "
+                     "found at least two devices, %s and %s!", ct__device_str(c->device, a, 32),
+                     ct__device_str(t->storage->device, b, 32));
+            return false;
+        }
+    }
+    return true;
+}
+
+static void ct__release_outputs(ct_op_call *c)
+{
+    if (c->op->kind != CT_OP_INPLACE) {
+        for (int k = 0; k < c->n_outputs; k++) {
+            ct__release(c->outputs[k]);
+        }
+    }
+    c->n_outputs = 0;
+}
+
+/* The autograd node of the call, made before the kernel (an in-place op's edges are its
+   input's old history); NULL when none is needed or on error (ct__set_history tells). */
+static ct_node *ct__dispatch_node(const ct_op_call *c)
+{
+    const ct_op *op = c->op;
+    if (!op->backward) {
+        return NULL;
+    }
+    ct_dtype out = c->n_outputs ? c->outputs[0]->dtype : c->inputs[0]->dtype;
+    if (!ct_dtype_is_floating_point(out)) {
+        return NULL;
+    }
+    return ct__node_new(op->node, op->backward, c->inputs, c->n_inputs);
+}
+
+/* Saves what the node's backward reads: the masked inputs, then the masked outputs (slots in
+   that order, NULL where not saved), and the call's float attributes in f[]. */
+static void ct__dispatch_record(ct_node *n, const ct_op_call *c)
+{
+    const ct_op *op = c->op;
+    if (op->record) {
+        op->record(n, c);
+        return;
+    }
+    for (int k = 0; k < c->n_attrs && k < 4; k++) {
+        n->f[k] = c->attrs[k].f;
+    }
+    uint32_t in = op->save & 0xffu, out = op->save >> 8;
+    if (!out) {
+        for (int k = 0; in >> k; k++) {
+            ct__save(n, (in >> k & 1u) ? c->inputs[k] : NULL);
+        }
+        return;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        ct__save(n, (in >> k & 1u) ? c->inputs[k] : NULL);
+    }
+    for (int k = 0; out >> k; k++) {
+        ct__save_output(n, (out >> k & 1u) ? c->outputs[k] : NULL);
+    }
+}
+
+/* Meta, kernel, autograd. False (outputs released) after an error. */
+static bool ct__dispatch_run(ct_op_call *c)
+{
+    const ct_op *op = c->op;
+    c->n_outputs = 0;
+    if (op->meta && !op->meta(c)) {
+        ct__release_outputs(c);
+        return false;
+    }
+    ct_kernel_fn kernel = op->composite ? op->composite
+                          : c->device.type == CT_CPU ? op->cpu[c->dtype]
+                                                     : ct_dispatch_kernel(op, c->device.type,
+                                                                          c->dtype);
+    if (!kernel) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", op->name + 6,
+                 c->device.type == CT_CPU ? ct__dtype_title(c->dtype)
+                                          : ct__device_key(c->device.type));
+        ct__release_outputs(c);
+        return false;
+    }
+    bool inplace = op->kind == CT_OP_INPLACE;
+    if (inplace && !ct__check_inplace(c->fn, c->inputs[0])) {
+        return false;
+    }
+    ct_node *n = ct__dispatch_node(c);
+    if (kernel(c) != CT_OK) {
+        ct__node_release(n);
+        ct__release_outputs(c);
+        return false;
+    }
+    if (inplace) {
+        ct_tensor *self = c->outputs[0];
+        ct__bump_version(self);
+        if (n) {
+            ct__dispatch_record(n, c);
+        }
+        ct__rebase_history(self, n);
+        return true;
+    }
+    if (n) {
+        ct__dispatch_record(n, c);
+    }
+    c->outputs[0] = ct__set_history(c->outputs[0], n);
+    if (!c->outputs[0]) {
+        c->outputs[0] = NULL;
+        ct__release_outputs(c);
+        return false;
+    }
+    return true;
+}
+
+/* The outputs go to the innermost scope (an in-place op's output is its input). */
+static ct_tensor *ct__dispatch_finish(ct_op_call *c)
+{
+    if (c->op->kind == CT_OP_INPLACE) {
+        return c->outputs[0];
+    }
+    for (int k = 1; k < c->n_outputs; k++) {
+        ct__scoped(c->outputs[k]);
+    }
+    return ct__scoped(c->outputs[0]);
+}
+
+/* The entry with the hooks and the profiler around the op. */
+static ct_tensor *ct__dispatch_hooked(ct_op_call *c)
+{
+    int top = ct__n_hooks;
+    for (int h = top - 1; h >= 0; h--) {
+        if (ct__hooks[h].before && ct__hooks[h].before(ct__hooks[h].user, c)) {
+            return ct__dispatch_finish(c);
+        }
+    }
+    int64_t ev = ct__profiler_op_begin(c);
+    bool ok = ct__dispatch_run(c);
+    ct__profiler_op_end(ev, c);
+    if (!ok) {
+        return NULL;
+    }
+    for (int h = top - 1; h >= 0; h--) {
+        if (!ct__hooks[h].after) {
+            continue;
+        }
+        ct_tensor *was[CT_OP_MAX_OUTPUTS];
+        memcpy(was, c->outputs, sizeof was);
+        ct__hooks[h].after(ct__hooks[h].user, c);
+        for (int k = 0; k < c->n_outputs; k++) {
+            if (c->outputs[k] != was[k] && !(c->op->kind == CT_OP_INPLACE && k == 0)) {
+                ct__release(was[k]);
+            }
+        }
+    }
+    return ct__dispatch_finish(c);
+}
+
+ct_tensor *ct__dispatch(ct_op_call *c)
+{
+    if (!ct__dispatch_inputs(c)) {
+        return NULL;
+    }
+    if (ct__dispatch_slow) {
+        return ct__dispatch_hooked(c);
+    }
+    return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
+}
+
+ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    ct_tensor *t = ct__tensor_new_on(c->fn, sizes, ndim, dtype, c->device);
+    if (t) {
+        c->outputs[c->n_outputs++] = t;
+    }
+    return t;
+}
