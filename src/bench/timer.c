@@ -14,20 +14,6 @@
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf; FILE only without CTORCH_NO_STDIO */
 
-#ifndef CTORCH_NO_STDIO
-#include <time.h>
-#if defined(CLOCK_MONOTONIC)
-#define CT__BENCH_CLOCK 1
-#elif defined(__linux__) && !defined(__cplusplus)
-/* Strict ISO C (-std=c11) hides clock_gettime in glibc and musl; the symbol is always there
-   and clockid_t is int on Linux, where CLOCK_MONOTONIC is 1. */
-extern int clock_gettime(int clock_id, struct timespec *tp);
-#define CT__BENCH_CLOCK 2
-#elif defined(TIME_UTC)
-#define CT__BENCH_CLOCK 3
-#endif
-#endif
-
 /* The measured task: PyTorch's TaskSpec without the setup strings. Strings are owned
    copies, NULL when not given. */
 typedef struct ct__bench_spec {
@@ -306,21 +292,6 @@ static CT__UNUSED bool ct__bench_meets(const ct_measurement *m, double threshold
 }
 
 /* ---- timer -------------------------------------------------------------------------- */
-#ifdef CT__BENCH_CLOCK
-static CT__UNUSED uint64_t ct__bench_default_clock(void *user)
-{
-    (void)user;
-    struct timespec ts;
-#if CT__BENCH_CLOCK == 1
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-#elif CT__BENCH_CLOCK == 2
-    clock_gettime(1, &ts);
-#else
-    timespec_get(&ts, TIME_UTC);
-#endif
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-#endif
 
 ct_timer *ct_timer_new(const ct_timer_opts *opts)
 {
@@ -339,8 +310,8 @@ ct_timer *ct_timer_new(const ct_timer_opts *opts)
     }
     uint64_t (*clock_ns)(void *) = opts->clock_ns;
     if (!clock_ns) {
-#ifdef CT__BENCH_CLOCK
-        clock_ns = ct__bench_default_clock;
+#ifdef CT__CLOCK
+        clock_ns = ct__clock_ns;
 #else
         ct__fail(CT_ERR_UNSUPPORTED, op, "no default clock in this build (CTORCH_NO_STDIO): "
                  "set opts->clock_ns");
@@ -1420,4 +1391,3 @@ ct_status ct_compare_print(const ct_compare *c, FILE *f)
 }
 #endif
 
-#undef CT__BENCH_CLOCK

@@ -531,3 +531,44 @@ CT__INTERNAL const char *ct__device_key(ct_device_type type);
 CT__INTERNAL int64_t ct__profiler_op_begin(const ct_op_call *c);
 /* Closes the event ct__profiler_op_begin opened (nothing for -1). */
 CT__INTERNAL void ct__profiler_op_end(int64_t event, const ct_op_call *c);
+/* Opens a range named by printf-style fmt on this thread while the profiler runs (else
+   nothing; the text is formatted only then): "Optimizer.step#%s.step". */
+CT__INTERNAL void ct__profiler_range_begin(const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* Closes this thread's innermost range (nothing while the profiler is off). */
+CT__INTERNAL void ct__profiler_range_end(void);
+
+/* ---- the default clock (bench/timer.c, bench/profiler.c) -------------------------------- */
+#ifndef CTORCH_NO_STDIO
+#include <time.h>
+#if defined(CLOCK_MONOTONIC)
+#define CT__CLOCK 1
+#elif defined(__linux__) && !defined(__cplusplus)
+/* Strict ISO C (-std=c11) hides clock_gettime in glibc and musl; the symbol is always there
+   and clockid_t is int on Linux, where CLOCK_MONOTONIC is 1. */
+extern int clock_gettime(int clock_id, struct timespec *tp);
+#define CT__CLOCK 2
+#elif defined(TIME_UTC)
+#define CT__CLOCK 3
+#endif
+#endif
+#ifdef CT__CLOCK
+/* Monotonic nanoseconds (wall-clock with C11 timespec_get only); user is ignored (the
+   signature of the clock_ns options). */
+static inline uint64_t ct__clock_ns(void *user)
+{
+    (void)user;
+    struct timespec ts;
+#if CT__CLOCK == 1
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#elif CT__CLOCK == 2
+    clock_gettime(1, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif

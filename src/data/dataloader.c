@@ -147,12 +147,8 @@ static void ct__dl_finish(ct_dataloader *dl)
     dl->started = false;
 }
 
-bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
+static bool ct__dl_next(ct_dataloader *dl, ct_tensor **batch)
 {
-    const char *op = "ct_dataloader_next";
-    if (ct__null(op, dl) || ct__null(op, batch)) {
-        return false;
-    }
     for (int f = 0; f < dl->ds->n_fields && f < CT_DATASET_MAX_FIELDS; f++) {
         batch[f] = NULL;
     }
@@ -175,6 +171,18 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     }
     dl->pos += count;
     return ct_dataset_get_batch(dl->ds, idx, count, batch) == CT_OK;
+}
+
+bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
+{
+    const char *op = "ct_dataloader_next";
+    if (ct__null(op, dl) || ct__null(op, batch)) {
+        return false;
+    }
+    ct__profiler_range_begin("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    bool ok = ct__dl_next(dl, batch);
+    ct__profiler_range_end();
+    return ok;
 }
 
 void ct_dataloader_reset(ct_dataloader *dl)

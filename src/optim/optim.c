@@ -477,6 +477,7 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
     if (ct__null("ct_optimizer_zero_grad", opt)) {
         return;
     }
+    ct__profiler_range_begin("Optimizer.zero_grad#%s.zero_grad", ct_optimizer_name(opt));
     for (int64_t i = 0; i < opt->n_params; i++) {
         ct_tensor *p = opt->params[i].p;
         ct_tensor *g = p->grad;
@@ -492,6 +493,7 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
         ct_zero_(g);
         ct_no_grad_end();
     }
+    ct__profiler_range_end();
 }
 
 /* ---- kernels ----------------------------------------------------------------------------
@@ -798,12 +800,9 @@ static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_
     return t;
 }
 
-ct_status ct_optimizer_step(ct_optimizer *opt)
+static ct_status ct__optim_step(ct_optimizer *opt)
 {
     const char *op = "ct_optimizer_step";
-    if (ct__null(op, opt)) {
-        return ct_error_code();
-    }
     /* validate every gradient and allocate every state first: a failure changes nothing */
     for (int64_t gi = 0; gi < opt->n_groups; gi++) {
         const ct__optim_group *g = &opt->groups[gi];
@@ -862,6 +861,17 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
     }
     opt->steps++;
     return CT_OK;
+}
+
+ct_status ct_optimizer_step(ct_optimizer *opt)
+{
+    if (ct__null("ct_optimizer_step", opt)) {
+        return ct_error_code();
+    }
+    ct__profiler_range_begin("Optimizer.step#%s.step", ct_optimizer_name(opt));
+    ct_status st = ct__optim_step(opt);
+    ct__profiler_range_end();
+    return st;
 }
 
 #ifdef CT__OPTIM_VEC
