@@ -2569,6 +2569,9 @@ struct ct_node {
     ct_tensor *buffer;
 };
 
+/* The gradient passes unchanged (the engine sums it to the input's shape and casts it to
+   its dtype): the derivative of clone, expand, dtype conversions. */
+CT__INTERNAL void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi);
 /* True when grad mode is on and any of the n inputs requires grad. */
 CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
 /* A node for an op over n inputs, or NULL (no error) when no input requires grad or grad
@@ -6346,9 +6349,10 @@ static bool ct__dispatch_run(ct_op_call *c)
                                                      : ct_dispatch_kernel(op, c->device.type,
                                                                           c->dtype);
     if (!kernel) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", op->name + 6,
-                 c->device.type == CT_CPU ? ct__dtype_title(c->dtype)
-                                          : ct__device_key(c->device.type));
+        const char *name = strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
+        bool cpu = c->device.type == CT_CPU; /* on a backend: name the device */
+        ct__fail(cpu ? CT_ERR_DTYPE : CT_ERR_DEVICE, c->fn, "\"%s\" not implemented for '%s'",
+                 name, cpu ? ct__dtype_title(c->dtype) : ct__device_key(c->device.type));
         ct__release_outputs(c);
         return false;
     }
@@ -6923,6 +6927,12 @@ typedef double ct__w_f64;
         }                                                                                   \
         return r;                                                                           \
     }
+#define CT__INT_CLAMP(E, T, S)                                                              \
+    static inline T ct__clamp_##S(T x, const double *p)                                     \
+    { /* bounds saturated by meta: an open side is infinite */                              \
+        T lo = p[0] == -INFINITY ? x : (T)p[0], hi = p[1] == INFINITY ? x : (T)p[1];        \
+        return x < lo ? lo : (x > hi ? hi : x);                                             \
+    }
 #define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                 \
     static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
     static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
@@ -7000,6 +7010,11 @@ CT__INT_MATH(CT_INT8, int8_t, i8)
 CT__INT_MATH(CT_INT16, int16_t, i16)
 CT__INT_MATH(CT_INT32, int32_t, i32)
 CT__INT_MATH(CT_INT64, int64_t, i64)
+CT__INT_CLAMP(CT_UINT8, uint8_t, u8)
+CT__INT_CLAMP(CT_INT8, int8_t, i8)
+CT__INT_CLAMP(CT_INT16, int16_t, i16)
+CT__INT_CLAMP(CT_INT32, int32_t, i32)
+CT__INT_CLAMP(CT_INT64, int64_t, i64)
 /* float64 sigmoid through libm */
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
@@ -7082,7 +7097,8 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(abs, T, S)                                                                  \
     CT__UN_LOOP(relu, T, S)                                                                 \
     CT__UN_LOOP(square, T, S)                                                               \
-    CT__UN_LOOP(sign, T, S)
+    CT__UN_LOOP(sign, T, S)                                                                 \
+    CT__UN_LOOP(clamp, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(div, T, S)                                                                 \
     CT__BIN_LOOP(relu_bw, T, S)                                                             \
@@ -7098,7 +7114,6 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(sigmoid, T, S)                                                              \
     CT__UN_LOOP(tanh, T, S)                                                                 \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(clamp, T, S)                                                                \
     CT__UN_LOOP(pows, T, S)
 #define CT__CMP_LOOPS(E, T, S)                                                             \
     CT__CMP_LOOP(eq, ==, T, S)                                                              \
@@ -7149,84 +7164,15 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
     }
 CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
 
-/* ---- kernel tables ------------------------------------------------------------------- */
-#define CT__NUM_CASES(FN)                                                                  \
-    case CT_UINT8: return ct__loop_##FN##_u8;                                               \
-    case CT_INT8: return ct__loop_##FN##_i8;                                                \
-    case CT_INT16: return ct__loop_##FN##_i16;                                              \
-    case CT_INT32: return ct__loop_##FN##_i32;                                              \
-    case CT_INT64: return ct__loop_##FN##_i64;                                              \
-    case CT_FLOAT32: return ct__loop_##FN##_f32;                                            \
-    case CT_FLOAT64: return ct__loop_##FN##_f64;
-#define CT__FLT_CASES(FN)                                                                  \
-    case CT_FLOAT32: return ct__loop_##FN##_f32;                                            \
-    case CT_FLOAT64: return ct__loop_##FN##_f64;
-#define CT__ALL_CASES(FN) CT__NUM_CASES(FN) case CT_BOOL: return ct__loop_##FN##_b8;
-#define CT__OP(OP, CASES, FN)                                                              \
-    case OP:                                                                                \
-        switch (dt) {                                                                       \
-            CASES(FN)                                                                       \
-        default: return NULL;                                                               \
-        }
-
-/* The CPU loop of a binary op for compute dtype dt, or NULL when unsupported. */
-static ct__loop_fn ct__cpu_binary_loop(ct__binop op, ct_dtype dt)
-{
-    switch (op) {
-        CT__OP(CT__ADD, CT__NUM_CASES, add)
-        CT__OP(CT__SUB, CT__NUM_CASES, sub)
-        CT__OP(CT__MUL, CT__NUM_CASES, mul)
-        CT__OP(CT__DIV, CT__FLT_CASES, div)
-        CT__OP(CT__POW, CT__NUM_CASES, pow)
-        CT__OP(CT__MAXIMUM, CT__NUM_CASES, maximum)
-        CT__OP(CT__MINIMUM, CT__NUM_CASES, minimum)
-        CT__OP(CT__EQ, CT__ALL_CASES, eq)
-        CT__OP(CT__NE, CT__ALL_CASES, ne)
-        CT__OP(CT__LT, CT__ALL_CASES, lt)
-        CT__OP(CT__LE, CT__ALL_CASES, le)
-        CT__OP(CT__GT, CT__ALL_CASES, gt)
-        CT__OP(CT__GE, CT__ALL_CASES, ge)
-        CT__OP(CT__RELU_BW, CT__FLT_CASES, relu_bw)
-        CT__OP(CT__SIGMOID_BW, CT__FLT_CASES, sigmoid_bw)
-        CT__OP(CT__TANH_BW, CT__FLT_CASES, tanh_bw)
-    case CT__AND: return dt == CT_BOOL ? ct__loop_and : NULL;
-    case CT__OR: return dt == CT_BOOL ? ct__loop_or : NULL;
-    default: return NULL;
-    }
-}
-
-static ct__loop_fn ct__cpu_unary_loop(ct__unop op, ct_dtype dt)
-{
-    switch (op) {
-        CT__OP(CT__NEG, CT__NUM_CASES, neg)
-        CT__OP(CT__ABS, CT__NUM_CASES, abs)
-        CT__OP(CT__RELU, CT__NUM_CASES, relu)
-        CT__OP(CT__SQUARE, CT__NUM_CASES, square)
-        CT__OP(CT__SIGN, CT__NUM_CASES, sign)
-        CT__OP(CT__EXP, CT__FLT_CASES, exp)
-        CT__OP(CT__LOG, CT__FLT_CASES, log)
-        CT__OP(CT__LOG1P, CT__FLT_CASES, log1p)
-        CT__OP(CT__SQRT, CT__FLT_CASES, sqrt)
-        CT__OP(CT__RSQRT, CT__FLT_CASES, rsqrt)
-        CT__OP(CT__SIN, CT__FLT_CASES, sin)
-        CT__OP(CT__COS, CT__FLT_CASES, cos)
-        CT__OP(CT__SIGMOID, CT__FLT_CASES, sigmoid)
-        CT__OP(CT__TANH, CT__FLT_CASES, tanh)
-        CT__OP(CT__RECIPROCAL, CT__FLT_CASES, reciprocal)
-        CT__OP(CT__CLAMP, CT__FLT_CASES, clamp)
-        CT__OP(CT__POWS, CT__FLT_CASES, pows)
-    case CT__NOT: return dt == CT_BOOL ? ct__loop_not : NULL;
-    default: return NULL;
-    }
-}
-
-static ct__loop_fn ct__cpu_where_loop(ct_dtype dt)
-{
-    switch (dt) {
-        CT__ALL_CASES(where)
-    default: return NULL;
-    }
-}
+/* ---- loop tables: the per-element math of each op by dtype ------------------------------ */
+#define CT__L_NUM(FN)                                                                          \
+    {NULL, NULL, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,                 \
+     ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+#define CT__L_FLT(FN) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+#define CT__L_ALL(FN)                                                                          \
+    {NULL, ct__loop_##FN##_b8, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,   \
+     ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+#define CT__L_BOOL(F) {NULL, F, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* ---- meta: type promotion ------------------------------------------------------------ */
 /* PyTorch's combine_categories: how a lower-priority class of operands affects the dtype. */
@@ -7288,7 +7234,7 @@ static ct_tensor *ct__wrap_scalar(double v)
 }
 
 /* t converted to dtype without autograd (a new unscoped reference; t itself, retained,
-   when the dtype matches). */
+   when the dtype matches). CPU tensors only: the kernels' own conversion. */
 static ct_tensor *ct__cast(const ct_tensor *t, ct_dtype dtype)
 {
     if (t->dtype == dtype) {
@@ -7300,41 +7246,6 @@ static ct_tensor *ct__cast(const ct_tensor *t, ct_dtype dtype)
         r->wrapped_number = t->wrapped_number;
     }
     return r;
-}
-
-static bool ct__check_operands(const char *op, const ct_tensor *const *ops, int n)
-{
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ops[k]) || !ct__check_cpu(op, ops[k])) {
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Runs the loop of op over inputs (cast to compute dtype ct) into out. */
-static bool ct__run_kernel(const char *op, ct_tensor *out, const ct_tensor *const *inputs, int n,
-                           ct_dtype ct, ct__loop_fn loop, const double *params)
-{
-    if (!loop) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct__dtype_title(ct));
-        return false;
-    }
-    ct_tensor *cast[CT__ITER_MAX_OPS];
-    bool ok = true;
-    for (int k = 0; k < n; k++) {
-        cast[k] = ok ? ct__cast(inputs[k], ct) : NULL;
-        ok = ok && cast[k];
-    }
-    if (ok) {
-        ct__iter it;
-        ct__iter_build(&it, out, (const ct_tensor *const *)cast, n);
-        ct__iter_run(&it, loop, params);
-    }
-    for (int k = 0; k < n; k++) {
-        ct__release(cast[k]);
-    }
-    return ok;
 }
 
 static bool ct__is_cmp(ct__binop op) { return op >= CT__EQ && op <= CT__GE; }
@@ -7372,65 +7283,137 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     return true;
 }
 
-/* PyTorch's checks of add/sub's alpha for result dtype rt: an integral (or bool) result
-   takes only an integral alpha, and alpha must convert to rt without overflow. Replaces a
-   bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
-static bool ct__check_alpha(const char *op, ct_dtype rt, double *alpha)
+/* PyTorch's checks of add/sub's alpha (attribute 0) for result dtype rt: an integral (or
+   bool) result takes only an integral alpha, and alpha must convert to rt without overflow.
+   Replaces a bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
+static bool ct__check_alpha(ct_op_call *c, ct_dtype rt)
 {
+    if (c->n_attrs == 0) {
+        return true;
+    }
+    double *alpha = &c->attrs[0].f;
     if (!ct_dtype_is_floating_point(rt) && *alpha != floor(*alpha)) {
-        ct__fail(CT_ERR_VALUE, op, "For integral input tensors, argument alpha must not be a "
+        ct__fail(CT_ERR_VALUE, c->fn, "For integral input tensors, argument alpha must not be a "
                  "floating point number.");
         return false;
     }
-    if (!ct__check_scalar(op, *alpha, rt)) {
+    if (!ct__check_scalar(c->fn, *alpha, rt)) {
         return false;
     }
     *alpha = rt == CT_BOOL ? (double)(*alpha != 0) : *alpha;
     return true;
 }
 
-/* The forward of a binary op: a new unscoped tensor, no autograd. */
-static ct_tensor *ct__binary_forward(const char *op, ct__binop bop, const ct_tensor *a,
-                                     const ct_tensor *b, double alpha)
+/* Fails unless shape is self's: an in-place op cannot grow its output. */
+static bool ct__check_inplace_shape(const char *op, const ct_tensor *self, const int64_t *shape,
+                                    int nd)
 {
-    const ct_tensor *ops[2] = {a, b};
-    if (!ct__check_operands(op, ops, 2)) {
-        return NULL;
+    if (nd == self->ndim && memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) == 0) {
+        return true;
     }
+    char a[160], b[160];
+    ct__fail(CT_ERR_SHAPE, op, "output with shape %s doesn't match the broadcast shape %s",
+             ct__shape_str(self->sizes, self->ndim, a, sizeof a),
+             ct__shape_str(shape, nd, b, sizeof b));
+    return false;
+}
+
+/* Meta of a binary op (inputs self, other; attribute 0: alpha): broadcast shape, PyTorch's
+   promotion; an in-place op checks that self can hold the result and saves the old self
+   for a backward that reads it (c->state: the clone). */
+static bool ct__binary_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    ct__binop bop = (ct__binop)c->op->variant;
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     ct_dtype rt, ct;
-    if (!ct__broadcast_shapes(op, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, a, b, &rt, &ct) || !ct__check_alpha(op, rt, &alpha)) {
-        return NULL;
+    if (!ct__broadcast_shapes(c->fn, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd) ||
+        !ct__binary_dtypes(c->fn, bop, a, b, &rt, &ct) || !ct__check_alpha(c, rt)) {
+        return false;
     }
-    ct_tensor *out = ct__tensor_new(op, shape, nd, rt);
-    if (!out) {
-        return NULL;
+    c->dtype = ct;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, shape, nd, rt) != NULL;
     }
-    double params[1] = {alpha};
-    if (ct == rt || ct__is_cmp(bop)) { /* comparison loops write bool directly */
-        if (!ct__run_kernel(op, out, ops, 2, ct, ct__cpu_binary_loop(bop, ct), params)) {
-            ct__release(out);
-            return NULL;
+    ct_tensor *self = (ct_tensor *)(uintptr_t)a;
+    if (!ct__check_inplace_shape(c->fn, self, shape, nd)) {
+        return false;
+    }
+    if (!ct_can_cast(rt, self->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "result type %s can't be cast to the desired output type %s",
+                 ct__dtype_title(rt), ct__dtype_title(self->dtype));
+        return false;
+    }
+    c->outputs[c->n_outputs++] = self;
+    if ((c->op->save & 1u) && ct_dtype_is_floating_point(self->dtype) &&
+        ct__any_requires_grad(c->inputs, 2)) {
+        c->state = ct__tensor_new(c->fn, self->sizes, self->ndim, self->dtype);
+        if (!c->state) {
+            return false;
         }
-        return out;
+        ct__copy_kernel((ct_tensor *)c->state, self);
     }
-    /* bool arithmetic runs in uint8 and converts back */
-    ct_tensor *tmp = ct__tensor_new(op, shape, nd, ct);
-    bool ok = tmp && ct__run_kernel(op, tmp, ops, 2, ct, ct__cpu_binary_loop(bop, ct), params);
+    return true;
+}
+
+/* Runs c's loop over the inputs (cast to the compute dtype c->dtype) into out. */
+static bool ct__run_loop(const ct_op_call *c, ct_tensor *out)
+{
+    double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, c->n_attrs > 1 ? c->attrs[1].f : 0};
+    ct_tensor *cast[CT__ITER_MAX_OPS];
+    bool ok = true;
+    for (int k = 0; k < c->n_inputs; k++) {
+        cast[k] = ok ? ct__cast(c->inputs[k], c->dtype) : NULL;
+        ok = ok && cast[k];
+    }
+    if (ok) {
+        ct__iter it;
+        ct__iter_build(&it, out, (const ct_tensor *const *)cast, c->n_inputs);
+        ct__iter_run(&it, c->op->loops[c->dtype], params);
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        ct__release(cast[k]);
+    }
+    return ok;
+}
+
+/* The CPU kernel of unary and binary pointwise ops. The loop writes the compute dtype
+   (comparisons: bool) into the output, or into a temporary the output converts from (bool
+   arithmetic runs in uint8; an in-place op on a narrower self). */
+static ct_status ct__pointwise_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    bool cmp = c->n_inputs == 2 && ct__is_cmp((ct__binop)c->op->variant);
+    if (out->dtype == c->dtype || cmp) {
+        return ct__run_loop(c, out) ? CT_OK : CT_ERR_OOM;
+    }
+    ct_tensor *tmp = ct__tensor_new(c->fn, out->sizes, out->ndim, c->dtype);
+    bool ok = tmp && ct__run_loop(c, tmp);
     if (ok) {
         ct__copy_kernel(out, tmp);
     }
     ct__release(tmp);
-    if (!ok) {
-        ct__release(out);
-        return NULL;
-    }
-    return out;
+    return ok ? CT_OK : CT_ERR_OOM;
+}
+
+/* In-place binary ops save the old self (the clone meta made), then other. */
+static void ct__binary_inplace_record(ct_node *n, const ct_op_call *c)
+{
+    n->f[0] = c->n_attrs ? c->attrs[0].f : 1.0;
+    ct__save(n, (const ct_tensor *)c->state);
+    ct__save(n, (c->op->save & 2u) ? c->inputs[1] : NULL);
+    ct__save(n, NULL);
 }
 
 /* ---- derivative formulas ------------------------------------------------------------- */
+static ct_tensor *ct__threshold_bw(const ct_tensor *g, const ct_tensor *y);
+static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y);
+static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y);
+static ct_tensor *ct__sign(const ct_tensor *x);
+static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v);
+static ct_tensor *ct__le_scalar(const ct_tensor *x, double v);
+
 static void ct__add_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__needs_grad(n, 0) ? (ct_tensor *)(uintptr_t)g : NULL;
@@ -7483,11 +7466,10 @@ static void ct__pow_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-static void ct__minmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+/* The gradient goes to the selected input; ties split it evenly, as PyTorch. */
+static void ct__minmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi, bool is_max)
 {
-    /* the gradient goes to the selected input; ties split it evenly, as PyTorch */
     const ct_tensor *a = ct__saved(n, 0), *b = ct__saved(n, 1);
-    bool is_max = n->f[0] > 0;
     ct_tensor *half = ct_mul_scalar(g, 0.5);
     ct_tensor *a_wins = is_max ? ct_gt(a, b) : ct_lt(a, b);
     ct_tensor *b_wins = is_max ? ct_lt(a, b) : ct_gt(a, b);
@@ -7501,61 +7483,20 @@ static void ct__minmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-static void ct__relu_bw_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi);
-static void ct__sigmoid_bw_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi);
-static void ct__tanh_bw_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi);
-
-typedef struct ct__binary_info {
-    const char *node;
-    ct__backward_fn backward;
-    bool save_a, save_b, save_out;
-} ct__binary_info;
-
-static const ct__binary_info *ct__binary_meta(ct__binop op)
+static void ct__maximum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    static const ct__binary_info info[CT__BINOP_COUNT] = {
-        {"AddBackward0", ct__add_backward, false, false, false},
-        {"SubBackward0", ct__sub_backward, false, false, false},
-        {"MulBackward0", ct__mul_backward, true, true, false},
-        {"DivBackward0", ct__div_backward, true, true, false},
-        {"PowBackward1", ct__pow_backward, true, true, true},
-        {"MaximumBackward0", ct__minmax_backward, true, true, false},
-        {"MinimumBackward0", ct__minmax_backward, true, true, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {NULL, NULL, false, false, false}, {NULL, NULL, false, false, false},
-        {"ThresholdBackwardBackward0", ct__relu_bw_backward, false, true, false},
-        {"SigmoidBackwardBackward0", ct__sigmoid_bw_backward, true, true, false},
-        {"TanhBackwardBackward0", ct__tanh_bw_backward, true, true, false},
-    };
-    return &info[op];
+    ct__minmax_backward(n, g, gi, true);
 }
 
-/* A binary op with autograd: the forward plus, when needed, its node. Scoped result. */
-static ct_tensor *ct__binary(const char *op, ct__binop bop, const ct_tensor *a,
-                             const ct_tensor *b, double alpha)
+static void ct__minimum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct_tensor *out = ct__binary_forward(op, bop, a, b, alpha);
-    const ct__binary_info *info = ct__binary_meta(bop);
-    if (out && info->backward && ct_dtype_is_floating_point(out->dtype)) {
-        const ct_tensor *ins[2] = {a, b};
-        ct_node *n = ct__node_new(info->node, info->backward, ins, 2);
-        if (n) {
-            n->f[0] = bop == CT__MAXIMUM ? 1.0 : bop == CT__MINIMUM ? -1.0 : alpha;
-            ct__save(n, info->save_a ? a : NULL);
-            ct__save(n, info->save_b ? b : NULL);
-            ct__save_output(n, info->save_out ? out : NULL);
-        }
-        out = ct__set_history(out, n);
-    }
-    return ct__scoped(out);
+    ct__minmax_backward(n, g, gi, false);
 }
 
 static void ct__relu_bw_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     if (ct__needs_grad(n, 0)) {
-        gi[0] = ct__binary("ct_threshold_backward", CT__RELU_BW, g, ct__saved(n, 1), 1.0);
+        gi[0] = ct__threshold_bw(g, ct__saved(n, 1));
     }
 }
 
@@ -7563,7 +7504,7 @@ static void ct__sigmoid_bw_backward(ct_node *n, const ct_tensor *g, ct_tensor **
 {
     const ct_tensor *go = ct__saved(n, 0), *y = ct__saved(n, 1);
     if (ct__needs_grad(n, 0)) {
-        gi[0] = ct__binary("ct_sigmoid_backward", CT__SIGMOID_BW, g, y, 1.0);
+        gi[0] = ct__sigmoid_bw(g, y);
     }
     if (ct__needs_grad(n, 1)) { /* d/dy [go*y*(1-y)] = go*(1-2y) */
         gi[1] = ct_mul(ct_mul(g, go), ct_add_scalar(ct_mul_scalar(y, -2.0), 1.0));
@@ -7574,155 +7515,24 @@ static void ct__tanh_bw_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *go = ct__saved(n, 0), *y = ct__saved(n, 1);
     if (ct__needs_grad(n, 0)) {
-        gi[0] = ct__binary("ct_tanh_backward", CT__TANH_BW, g, y, 1.0);
+        gi[0] = ct__tanh_bw(g, y);
     }
     if (ct__needs_grad(n, 1)) { /* d/dy [go*(1-y^2)] = -2*go*y */
         gi[1] = ct_mul(ct_mul(g, go), ct_mul_scalar(y, -2.0));
     }
 }
 
-/* binary op with a C scalar as the second operand */
-static ct_tensor *ct__binary_scalar(const char *op, ct__binop bop, const ct_tensor *a, double v)
-{
-    if (ct__null(op, a)) {
-        return NULL;
-    }
-    ct_tensor *s = ct__wrap_scalar(v);
-    ct_tensor *out = s ? ct__binary(op, bop, a, s, 1.0) : NULL;
-    ct__release(s);
-    return out;
-}
-
-/* The public binary ops: ct_<name>(a, b) and ct_<name>_scalar(a, v). */
-#define CT__BINARY_OP(NAME, OP)                                                            \
-    ct_tensor *ct_##NAME(const ct_tensor *a, const ct_tensor *b)                           \
-    {                                                                                      \
-        return ct__binary("ct_" #NAME, OP, a, b, 1.0);                                     \
-    }
-#define CT__SCALAR_OP(NAME, OP)                                                            \
-    ct_tensor *ct_##NAME##_scalar(const ct_tensor *a, double v)                            \
-    {                                                                                      \
-        return ct__binary_scalar("ct_" #NAME, OP, a, v);                                   \
-    }
-CT__BINARY_OP(add, CT__ADD)
-CT__BINARY_OP(sub, CT__SUB)
-CT__BINARY_OP(mul, CT__MUL)
-CT__BINARY_OP(div, CT__DIV)
-CT__BINARY_OP(pow, CT__POW)
-CT__BINARY_OP(maximum, CT__MAXIMUM)
-CT__BINARY_OP(minimum, CT__MINIMUM)
-CT__BINARY_OP(eq, CT__EQ)
-CT__BINARY_OP(ne, CT__NE)
-CT__BINARY_OP(lt, CT__LT)
-CT__BINARY_OP(le, CT__LE)
-CT__BINARY_OP(gt, CT__GT)
-CT__BINARY_OP(ge, CT__GE)
-CT__BINARY_OP(logical_and, CT__AND)
-CT__BINARY_OP(logical_or, CT__OR)
-CT__SCALAR_OP(add, CT__ADD)
-CT__SCALAR_OP(sub, CT__SUB)
-CT__SCALAR_OP(mul, CT__MUL)
-CT__SCALAR_OP(div, CT__DIV)
-CT__SCALAR_OP(eq, CT__EQ)
-CT__SCALAR_OP(gt, CT__GT)
-CT__SCALAR_OP(lt, CT__LT)
-#undef CT__BINARY_OP
-#undef CT__SCALAR_OP
-
-ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha)
-{
-    return ct__binary("ct_add", CT__ADD, a, b, alpha);
-}
-
-ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent);
-
-/* ---- in-place binary ops ------------------------------------------------------------- */
-static ct_tensor *ct__binary_inplace(const char *op, ct__binop bop, ct_tensor *self,
-                                     const ct_tensor *other, double alpha)
-{
-    const ct_tensor *ops[2] = {self, other};
-    if (!ct__check_operands(op, ops, 2) || !ct__check_inplace(op, self)) {
-        return NULL;
-    }
-    int64_t shape[CT_MAX_DIMS];
-    int nd = 0;
-    ct_dtype rt, ct;
-    if (!ct__broadcast_shapes(op, self->sizes, self->ndim, other->sizes, other->ndim, shape, &nd) ||
-        !ct__binary_dtypes(op, bop, self, other, &rt, &ct) ||
-        !ct__check_alpha(op, rt, &alpha)) {
-        return NULL;
-    }
-    if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
-        char a[160], b[160];
-        ct__fail(CT_ERR_SHAPE, op, "output with shape %s doesn't match the broadcast shape %s",
-                 ct__shape_str(self->sizes, self->ndim, a, sizeof a),
-                 ct__shape_str(shape, nd, b, sizeof b));
-        return NULL;
-    }
-    if (!ct_can_cast(rt, self->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "result type %s can't be cast to the desired output type %s",
-                 ct__dtype_title(rt), ct__dtype_title(self->dtype));
-        return NULL;
-    }
-    const ct__binary_info *info = ct__binary_meta(bop);
-    ct_node *n = ct__node_new(info->node, info->backward, ops, 2);
-    if (n) { /* the old value of self is needed by mul/div: save a copy */
-        n->f[0] = alpha;
-        ct_tensor *old_copy = info->save_a ? ct_clone(self) : NULL;
-        ct__save(n, old_copy);
-        ct__save(n, info->save_b ? other : NULL);
-        ct__save(n, NULL);
-        ct_free(old_copy); /* the node holds what it needs */
-    }
-    double params[1] = {alpha};
-    bool ok;
-    if (ct == self->dtype) {
-        ok = ct__run_kernel(op, self, ops, 2, ct, ct__cpu_binary_loop(bop, ct), params);
-    } else {
-        ct_tensor *tmp = ct__binary_forward(op, bop, self, other, alpha);
-        ok = tmp != NULL;
-        if (ok) {
-            ct__copy_kernel(self, tmp);
-        }
-        ct__release(tmp);
-    }
-    if (!ok) {
-        ct__node_release(n);
-        return NULL;
-    }
-    ct__bump_version(self);
-    ct__rebase_history(self, n);
-    return self;
-}
-
-ct_tensor *ct_add_(ct_tensor *self, const ct_tensor *other, double alpha)
-{
-    return ct__binary_inplace("ct_add_", CT__ADD, self, other, alpha);
-}
-
-ct_tensor *ct_sub_(ct_tensor *self, const ct_tensor *other, double alpha)
-{
-    return ct__binary_inplace("ct_sub_", CT__SUB, self, other, alpha);
-}
-
-ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other)
-{
-    return ct__binary_inplace("ct_mul_", CT__MUL, self, other, 1.0);
-}
-
-ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other)
-{
-    return ct__binary_inplace("ct_div_", CT__DIV, self, other, 1.0);
-}
-
-/* ---- unary ops ----------------------------------------------------------------------- */
 static void ct__neg_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     (void)n;
     gi[0] = ct_neg(g);
 }
 
-static void ct__abs_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi);
+static void ct__abs_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_mul(g, ct__sign(ct__saved(n, 0)));
+}
+
 static void ct__exp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct_mul(g, ct__saved(n, 1));
@@ -7761,17 +7571,17 @@ static void ct__cos_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 static void ct__sigmoid_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    gi[0] = ct__binary("ct_sigmoid_backward", CT__SIGMOID_BW, g, ct__saved(n, 1), 1.0);
+    gi[0] = ct__sigmoid_bw(g, ct__saved(n, 1));
 }
 
 static void ct__tanh_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    gi[0] = ct__binary("ct_tanh_backward", CT__TANH_BW, g, ct__saved(n, 1), 1.0);
+    gi[0] = ct__tanh_bw(g, ct__saved(n, 1));
 }
 
 static void ct__relu_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    gi[0] = ct__binary("ct_threshold_backward", CT__RELU_BW, g, ct__saved(n, 1), 1.0);
+    gi[0] = ct__threshold_bw(g, ct__saved(n, 1));
 }
 
 static void ct__square_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -7788,8 +7598,7 @@ static void ct__reciprocal_backward(ct_node *n, const ct_tensor *g, ct_tensor **
 static void ct__clamp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0);
-    ct_tensor *lo = ct__binary_scalar("ct_clamp", CT__GE, x, n->f[0]);
-    ct_tensor *hi = ct__binary_scalar("ct_clamp", CT__LE, x, n->f[1]);
+    ct_tensor *lo = ct__ge_scalar(x, n->f[0]), *hi = ct__le_scalar(x, n->f[1]);
     gi[0] = ct_where(ct_logical_and(lo, hi), g, ct_zeros_like(g));
 }
 
@@ -7800,146 +7609,531 @@ static void ct__pows_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = p == 0 ? ct_zeros_like(g) : ct_mul(g, ct_mul_scalar(ct_pow_scalar(x, p - 1), p));
 }
 
-typedef struct ct__unary_info {
-    const char *node;
-    ct__backward_fn backward;
-    bool floating; /* integer inputs compute in the default float dtype */
-    bool save_in, save_out;
-} ct__unary_info;
-
-static const ct__unary_info *ct__unary_meta(ct__unop op)
+/* ---- unary meta ---------------------------------------------------------------------------- */
+/* Ops whose loops are float-only compute integer (and bool) inputs in the default float
+   dtype; the others keep the input's dtype (bool: no kernel, PyTorch's "not implemented").
+   logical_not converts its input to bool. clamp on integers with integral bounds keeps the
+   dtype, its bounds saturated to the dtype's range. */
+static bool ct__unary_meta(ct_op_call *c)
 {
-    static const ct__unary_info info[CT__UNOP_COUNT] = {
-        {"NegBackward0", ct__neg_backward, false, false, false},
-        {"AbsBackward0", ct__abs_backward, false, true, false},
-        {"ReluBackward0", ct__relu_backward, false, false, true},
-        {"PowBackward0", ct__square_backward, false, true, false},
-        {NULL, NULL, false, false, false}, /* sign: zero gradient, not recorded */
-        {"ExpBackward0", ct__exp_backward, true, false, true},
-        {"LogBackward0", ct__log_backward, true, true, false},
-        {"Log1PBackward0", ct__log1p_backward, true, true, false},
-        {"SqrtBackward0", ct__sqrt_backward, true, false, true},
-        {"RsqrtBackward0", ct__rsqrt_backward, true, false, true},
-        {"SinBackward0", ct__sin_backward, true, true, false},
-        {"CosBackward0", ct__cos_backward, true, true, false},
-        {"SigmoidBackward0", ct__sigmoid_backward, true, false, true},
-        {"TanhBackward0", ct__tanh_backward, true, false, true},
-        {"ReciprocalBackward0", ct__reciprocal_backward, true, false, true},
-        {"ClampBackward1", ct__clamp_backward, true, true, false},
-        {"PowBackward0", ct__pows_backward, true, true, false},
-        {NULL, NULL, false, false, false},
-    };
-    return &info[op];
-}
-
-static ct_tensor *ct__unary(const char *op, ct__unop uop, const ct_tensor *a, double p0, double p1)
-{
-    if (!ct__check_operands(op, &a, 1)) {
-        return NULL;
-    }
-    const ct__unary_info *info = ct__unary_meta(uop);
+    const ct_tensor *a = c->inputs[0];
+    const ct_loop_fn *loops = c->op->loops;
     ct_dtype dt = a->dtype;
-    if (uop == CT__NOT) {
+    if (c->op->variant == CT__NOT) {
         dt = CT_BOOL;
-    } else if (info->floating && !ct_dtype_is_floating_point(dt)) {
+    } else if (c->op->variant == CT__CLAMP && dt != CT_BOOL &&
+               !ct_dtype_is_floating_point(dt) && c->state) {
+        c->attrs[0].f = ct__scalar_fits(c->attrs[0].f, dt) ? c->attrs[0].f : -INFINITY;
+        c->attrs[1].f = ct__scalar_fits(c->attrs[1].f, dt) ? c->attrs[1].f : INFINITY;
+    } else if (!ct_dtype_is_floating_point(dt) &&
+               (c->op->variant == CT__CLAMP || (!loops[CT_INT64] && loops[CT_FLOAT32]))) {
         dt = ct_get_default_dtype();
-    } else if (dt == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for 'Bool'", op);
-        return NULL;
     }
-    ct_tensor *out = ct__tensor_new(op, a->sizes, a->ndim, dt);
-    double params[2] = {p0, p1};
-    if (!out || !ct__run_kernel(op, out, &a, 1, dt, ct__cpu_unary_loop(uop, dt), params)) {
-        ct__release(out);
-        return NULL;
+    c->dtype = dt;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, a->sizes, a->ndim, dt) != NULL;
     }
-    if (info->backward && ct_dtype_is_floating_point(dt)) {
-        ct_node *n = ct__node_new(info->node, info->backward, &a, 1);
-        if (n) {
-            n->f[0] = p0;
-            n->f[1] = p1;
-            ct__save(n, info->save_in ? a : NULL);
-            ct__save_output(n, info->save_out ? out : NULL);
-        }
-        out = ct__set_history(out, n);
-    }
-    return ct__scoped(out);
+    c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)a;
+    return true;
 }
 
-static void ct__abs_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+/* ---- where ------------------------------------------------------------------------------- */
+static void ct__where_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    gi[0] = ct_mul(g, ct__unary("ct_sign", CT__SIGN, ct__saved(n, 0), 0, 0));
+    const ct_tensor *c = ct__saved(n, 0);
+    ct_tensor *zero = ct_zeros_like(g);
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_where(c, g, zero);
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = ct_where(c, zero, g);
+    }
 }
 
-ct_tensor *ct_neg(const ct_tensor *a) { return ct__unary("ct_neg", CT__NEG, a, 0, 0); }
-ct_tensor *ct_abs(const ct_tensor *a) { return ct__unary("ct_abs", CT__ABS, a, 0, 0); }
-ct_tensor *ct_exp(const ct_tensor *a) { return ct__unary("ct_exp", CT__EXP, a, 0, 0); }
-ct_tensor *ct_log(const ct_tensor *a) { return ct__unary("ct_log", CT__LOG, a, 0, 0); }
-ct_tensor *ct_log1p(const ct_tensor *a) { return ct__unary("ct_log1p", CT__LOG1P, a, 0, 0); }
-ct_tensor *ct_sqrt(const ct_tensor *a) { return ct__unary("ct_sqrt", CT__SQRT, a, 0, 0); }
-ct_tensor *ct_rsqrt(const ct_tensor *a) { return ct__unary("ct_rsqrt", CT__RSQRT, a, 0, 0); }
-ct_tensor *ct_sin(const ct_tensor *a) { return ct__unary("ct_sin", CT__SIN, a, 0, 0); }
-ct_tensor *ct_cos(const ct_tensor *a) { return ct__unary("ct_cos", CT__COS, a, 0, 0); }
-ct_tensor *ct_sigmoid(const ct_tensor *a)
+static bool ct__where_meta(ct_op_call *c)
 {
-    return ct__unary("ct_sigmoid", CT__SIGMOID, a, 0, 0);
-}
-ct_tensor *ct_tanh(const ct_tensor *a)
-{
-    return ct__unary("ct_tanh", CT__TANH, a, 0, 0);
-}
-ct_tensor *ct_relu(const ct_tensor *a)
-{
-    return ct__unary("ct_relu", CT__RELU, a, 0, 0);
-}
-ct_tensor *ct_square(const ct_tensor *a)
-{
-    return ct__unary("ct_square", CT__SQUARE, a, 0, 0);
-}
-ct_tensor *ct_reciprocal(const ct_tensor *a)
-{
-    return ct__unary("ct_reciprocal", CT__RECIPROCAL, a, 0, 0);
-}
-ct_tensor *ct_logical_not(const ct_tensor *a)
-{
-    if (ct__null("ct_logical_not", a)) {
-        return NULL;
+    const ct_tensor *cond = c->inputs[0], *a = c->inputs[1], *b = c->inputs[2];
+    if (cond->dtype != CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "where expected condition to be a boolean tensor, but got "
+                 "a tensor with dtype %s", ct__dtype_title(cond->dtype));
+        return false;
     }
-    ct_tensor *b = ct__cast(a, CT_BOOL);
-    ct_tensor *out = b ? ct__unary("ct_logical_not", CT__NOT, b, 0, 0) : NULL;
-    ct__release(b);
+    int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int n1 = 0, nd = 0;
+    if (!ct__broadcast_shapes(c->fn, cond->sizes, cond->ndim, a->sizes, a->ndim, s1, &n1) ||
+        !ct__broadcast_shapes(c->fn, s1, n1, b->sizes, b->ndim, shape, &nd)) {
+        return false;
+    }
+    c->dtype = ct__result_type(c->inputs + 1, 2);
+    return ct__op_output(c, shape, nd, c->dtype) != NULL;
+}
+
+static ct_status ct__where_kernel(ct_op_call *c)
+{
+    ct_tensor *ca = ct__cast(c->inputs[1], c->dtype), *cb = ct__cast(c->inputs[2], c->dtype);
+    if (ca && cb) {
+        const ct_tensor *ins[3] = {c->inputs[0], ca, cb};
+        ct__iter it;
+        ct__iter_build(&it, c->outputs[0], ins, 3);
+        ct__iter_run(&it, c->op->loops[c->dtype], NULL);
+    }
+    ct_status st = ca && cb ? CT_OK : CT_ERR_OOM;
+    ct__release(ca);
+    ct__release(cb);
+    return st;
+}
+
+/* ---- fill, copy, clone, conversions --------------------------------------------------------- */
+static bool ct__fill_meta(ct_op_call *c)
+{
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    if (!ct__check_scalar(c->fn, c->attrs[0].f, self->dtype)) {
+        return false;
+    }
+    c->dtype = self->dtype;
+    c->outputs[c->n_outputs++] = self;
+    return true;
+}
+
+static ct_status ct__fill_kernel(ct_op_call *c)
+{
+    ct_tensor *self = c->outputs[0];
+    ct_tensor *s = ct__tensor_new(c->fn, NULL, 0, self->dtype);
+    if (!s) {
+        return CT_ERR_OOM;
+    }
+    ct__store_f64(ct__data(s), s->dtype, c->attrs[0].f);
+    ct__copy_kernel(self, s);
+    ct__release(s);
+    return CT_OK;
+}
+
+static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    (void)g;
+    gi[0] = NULL; /* the old value gets no gradient */
+}
+
+static bool ct__copy_meta(ct_op_call *c)
+{
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    const ct_tensor *src = c->inputs[1];
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, src->sizes, src->ndim, shape,
+                              &nd) ||
+        !ct__check_inplace_shape(c->fn, self, shape, nd)) {
+        return false;
+    }
+    c->dtype = self->dtype;
+    c->outputs[c->n_outputs++] = self;
+    return true;
+}
+
+static ct_status ct__copy_cpu_kernel(ct_op_call *c)
+{
+    ct__copy_kernel(c->outputs[0], c->inputs[1]);
+    return CT_OK;
+}
+
+static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = (ct_tensor *)(uintptr_t)g; /* the engine sums to src's shape and casts */
+    }
+}
+
+/* Output of a copy: the input's shape and dtype (clone), or the dtype attribute (to). */
+static bool ct__same_shape_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    c->dtype = a->dtype;
+    ct_dtype out = c->n_attrs ? (ct_dtype)c->attrs[0].i : a->dtype;
+    return ct__op_output(c, a->sizes, a->ndim, out) != NULL;
+}
+
+static ct_status ct__copy_to_output_kernel(ct_op_call *c)
+{
+    ct__copy_kernel(c->outputs[0], c->inputs[0]);
+    return CT_OK;
+}
+
+
+/* ---- descriptors ----------------------------------------------------------------------------- */
+#define CT__SAVE_IN(k) (1u << (k))
+#define CT__SAVE_OUT(k) (1u << (8 + (k)))
+#define CT__BINARY_SCHEMA(N, EXTRA) N ".Tensor(Tensor self, Tensor other" EXTRA ") -> Tensor"
+
+static const ct_loop_fn ct__loops_add[CT_DTYPE_COUNT] = CT__L_NUM(add);
+static const ct_loop_fn ct__loops_sub[CT_DTYPE_COUNT] = CT__L_NUM(sub);
+static const ct_loop_fn ct__loops_mul[CT_DTYPE_COUNT] = CT__L_NUM(mul);
+static const ct_loop_fn ct__loops_div[CT_DTYPE_COUNT] = CT__L_FLT(div);
+static const ct_loop_fn ct__loops_pow[CT_DTYPE_COUNT] = CT__L_NUM(pow);
+static const ct_loop_fn ct__loops_maximum[CT_DTYPE_COUNT] = CT__L_NUM(maximum);
+static const ct_loop_fn ct__loops_minimum[CT_DTYPE_COUNT] = CT__L_NUM(minimum);
+static const ct_loop_fn ct__loops_eq[CT_DTYPE_COUNT] = CT__L_ALL(eq);
+static const ct_loop_fn ct__loops_ne[CT_DTYPE_COUNT] = CT__L_ALL(ne);
+static const ct_loop_fn ct__loops_lt[CT_DTYPE_COUNT] = CT__L_ALL(lt);
+static const ct_loop_fn ct__loops_le[CT_DTYPE_COUNT] = CT__L_ALL(le);
+static const ct_loop_fn ct__loops_gt[CT_DTYPE_COUNT] = CT__L_ALL(gt);
+static const ct_loop_fn ct__loops_ge[CT_DTYPE_COUNT] = CT__L_ALL(ge);
+static const ct_loop_fn ct__loops_and[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_and);
+static const ct_loop_fn ct__loops_or[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_or);
+static const ct_loop_fn ct__loops_relu_bw[CT_DTYPE_COUNT] = CT__L_FLT(relu_bw);
+static const ct_loop_fn ct__loops_sigmoid_bw[CT_DTYPE_COUNT] = CT__L_FLT(sigmoid_bw);
+static const ct_loop_fn ct__loops_tanh_bw[CT_DTYPE_COUNT] = CT__L_FLT(tanh_bw);
+static const ct_loop_fn ct__loops_neg[CT_DTYPE_COUNT] = CT__L_NUM(neg);
+static const ct_loop_fn ct__loops_abs[CT_DTYPE_COUNT] = CT__L_NUM(abs);
+static const ct_loop_fn ct__loops_relu[CT_DTYPE_COUNT] = CT__L_NUM(relu);
+static const ct_loop_fn ct__loops_square[CT_DTYPE_COUNT] = CT__L_NUM(square);
+static const ct_loop_fn ct__loops_sign[CT_DTYPE_COUNT] = CT__L_NUM(sign);
+static const ct_loop_fn ct__loops_exp[CT_DTYPE_COUNT] = CT__L_FLT(exp);
+static const ct_loop_fn ct__loops_log[CT_DTYPE_COUNT] = CT__L_FLT(log);
+static const ct_loop_fn ct__loops_log1p[CT_DTYPE_COUNT] = CT__L_FLT(log1p);
+static const ct_loop_fn ct__loops_sqrt[CT_DTYPE_COUNT] = CT__L_FLT(sqrt);
+static const ct_loop_fn ct__loops_rsqrt[CT_DTYPE_COUNT] = CT__L_FLT(rsqrt);
+static const ct_loop_fn ct__loops_sin[CT_DTYPE_COUNT] = CT__L_FLT(sin);
+static const ct_loop_fn ct__loops_cos[CT_DTYPE_COUNT] = CT__L_FLT(cos);
+static const ct_loop_fn ct__loops_sigmoid[CT_DTYPE_COUNT] = CT__L_FLT(sigmoid);
+static const ct_loop_fn ct__loops_tanh[CT_DTYPE_COUNT] = CT__L_FLT(tanh);
+static const ct_loop_fn ct__loops_reciprocal[CT_DTYPE_COUNT] = CT__L_FLT(reciprocal);
+static const ct_loop_fn ct__loops_clamp[CT_DTYPE_COUNT] = CT__L_NUM(clamp);
+static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_FLT(pows);
+static const ct_loop_fn ct__loops_not[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_not);
+static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = CT__L_ALL(where);
+
+/* A pointwise op: name, schema, public functions, kind, variant, loops, meta, kernels, node,
+   backward, saved tensors. */
+#define CT__POINTWISE(SYM, NAME, SCHEMA, API, KIND, VAR, LOOPS, META, KERNELS, NODE, BW, SAVE,  \
+                      RECORD)                                                                  \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, 0u,     \
+                                       LOOPS, META, KERNELS, NULL, NODE, BW, SAVE, RECORD, NULL};
+#define CT__BINARY(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                               \
+    CT__POINTWISE(SYM, "aten::" NAME, NAME ".Tensor(Tensor self, Tensor other) -> Tensor", API, \
+                  CT_OP_POINTWISE, VAR, ct__loops_##LOOPS, ct__binary_meta,                     \
+                  K(ct__pointwise_kernel), NODE, BW, SAVE, NULL)
+#define CT__UNARY(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                                \
+    CT__POINTWISE(SYM, "aten::" NAME, NAME "(Tensor self) -> Tensor", API, CT_OP_POINTWISE, VAR, \
+                  ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,    \
+                  NULL)
+
+CT__POINTWISE(add, "aten::add", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
+              "Tensor", "ct_add ct_add_alpha ct_add_scalar", CT_OP_POINTWISE, CT__ADD,
+              ct__loops_add, ct__binary_meta, CT__K_NUMERIC(ct__pointwise_kernel), "AddBackward0",
+              ct__add_backward, 0u, NULL)
+CT__POINTWISE(sub, "aten::sub", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
+              "Tensor", "ct_sub ct_sub_scalar", CT_OP_POINTWISE, CT__SUB, ct__loops_sub,
+              ct__binary_meta, CT__K_NUMERIC(ct__pointwise_kernel), "SubBackward0",
+              ct__sub_backward, 0u, NULL)
+CT__BINARY(mul, "mul", "ct_mul ct_mul_scalar", CT__MUL, mul, CT__K_NUMERIC, "MulBackward0",
+           ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__BINARY(div, "div", "ct_div ct_div_scalar", CT__DIV, div, CT__K_FLOAT, "DivBackward0",
+           ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__POINTWISE(pow, "aten::pow", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
+              "ct_pow ct_pow_scalar", CT_OP_POINTWISE, CT__POW, ct__loops_pow, ct__binary_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "PowBackward1", ct__pow_backward,
+              CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0), NULL)
+CT__BINARY(maximum, "maximum", "ct_maximum", CT__MAXIMUM, maximum, CT__K_NUMERIC,
+           "MaximumBackward0", ct__maximum_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__BINARY(minimum, "minimum", "ct_minimum", CT__MINIMUM, minimum, CT__K_NUMERIC,
+           "MinimumBackward0", ct__minimum_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__BINARY(eq, "eq", "ct_eq ct_eq_scalar", CT__EQ, eq, CT__K_ALL, NULL, NULL, 0u)
+CT__BINARY(ne, "ne", "ct_ne", CT__NE, ne, CT__K_ALL, NULL, NULL, 0u)
+CT__BINARY(lt, "lt", "ct_lt ct_lt_scalar", CT__LT, lt, CT__K_ALL, NULL, NULL, 0u)
+CT__BINARY(le, "le", "ct_le", CT__LE, le, CT__K_ALL, NULL, NULL, 0u)
+CT__BINARY(gt, "gt", "ct_gt ct_gt_scalar", CT__GT, gt, CT__K_ALL, NULL, NULL, 0u)
+CT__BINARY(ge, "ge", "ct_ge", CT__GE, ge, CT__K_ALL, NULL, NULL, 0u)
+CT__BINARY(logical_and, "logical_and", "ct_logical_and", CT__AND, and, CT__K_BOOL, NULL, NULL, 0u)
+CT__BINARY(logical_or, "logical_or", "ct_logical_or", CT__OR, or, CT__K_BOOL, NULL, NULL, 0u)
+CT__POINTWISE(threshold_backward, "aten::threshold_backward", "threshold_backward(Tensor "
+              "grad_output, Tensor self, Scalar threshold) -> Tensor", "ct_backward (ReLU)",
+              CT_OP_POINTWISE, CT__RELU_BW, ct__loops_relu_bw, ct__binary_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "ThresholdBackwardBackward0",
+              ct__relu_bw_backward, CT__SAVE_IN(1), NULL)
+CT__POINTWISE(sigmoid_backward, "aten::sigmoid_backward", "sigmoid_backward(Tensor "
+              "grad_output, Tensor output) -> Tensor", "ct_backward (sigmoid)", CT_OP_POINTWISE,
+              CT__SIGMOID_BW, ct__loops_sigmoid_bw, ct__binary_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "SigmoidBackwardBackward0",
+              ct__sigmoid_bw_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1), NULL)
+CT__POINTWISE(tanh_backward, "aten::tanh_backward", "tanh_backward(Tensor grad_output, Tensor "
+              "output) -> Tensor", "ct_backward (tanh)", CT_OP_POINTWISE, CT__TANH_BW,
+              ct__loops_tanh_bw, ct__binary_meta, CT__K_FLOAT(ct__pointwise_kernel),
+              "TanhBackwardBackward0", ct__tanh_bw_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1),
+              NULL)
+#define CT__BINARY_INPLACE(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                     \
+    CT__POINTWISE(SYM, "aten::" NAME, NAME ".Tensor(Tensor(a!) self, Tensor other, *, Scalar " \
+                  "alpha=1) -> Tensor(a!)", API, CT_OP_INPLACE, VAR, ct__loops_##LOOPS,         \
+                  ct__binary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,                     \
+                  ct__binary_inplace_record)
+CT__BINARY_INPLACE(add_, "add_", "ct_add_", CT__ADD, add, CT__K_NUMERIC, "AddBackward0",
+                   ct__add_backward, 0u)
+CT__BINARY_INPLACE(sub_, "sub_", "ct_sub_", CT__SUB, sub, CT__K_NUMERIC, "SubBackward0",
+                   ct__sub_backward, 0u)
+CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC, "MulBackward0",
+                   ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT, "DivBackward0",
+                   ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+
+CT__UNARY(neg, "neg", "ct_neg", CT__NEG, neg, CT__K_NUMERIC, "NegBackward0", ct__neg_backward, 0u)
+CT__UNARY(abs, "abs", "ct_abs", CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0", ct__abs_backward,
+          CT__SAVE_IN(0))
+CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC, "ReluBackward0",
+          ct__relu_backward, CT__SAVE_OUT(0))
+CT__UNARY(square, "square", "ct_square", CT__SQUARE, square, CT__K_NUMERIC, "PowBackward0",
+          ct__square_backward, CT__SAVE_IN(0))
+CT__UNARY(sign, "sign", "ct_abs (backward)", CT__SIGN, sign, CT__K_NUMERIC, NULL, NULL, 0u)
+CT__UNARY(exp, "exp", "ct_exp", CT__EXP, exp, CT__K_FLOAT, "ExpBackward0", ct__exp_backward,
+          CT__SAVE_OUT(0))
+CT__UNARY(log, "log", "ct_log", CT__LOG, log, CT__K_FLOAT, "LogBackward0", ct__log_backward,
+          CT__SAVE_IN(0))
+CT__UNARY(log1p, "log1p", "ct_log1p", CT__LOG1P, log1p, CT__K_FLOAT, "Log1PBackward0",
+          ct__log1p_backward, CT__SAVE_IN(0))
+CT__UNARY(sqrt, "sqrt", "ct_sqrt", CT__SQRT, sqrt, CT__K_FLOAT, "SqrtBackward0",
+          ct__sqrt_backward, CT__SAVE_OUT(0))
+CT__UNARY(rsqrt, "rsqrt", "ct_rsqrt", CT__RSQRT, rsqrt, CT__K_FLOAT, "RsqrtBackward0",
+          ct__rsqrt_backward, CT__SAVE_OUT(0))
+CT__UNARY(sin, "sin", "ct_sin", CT__SIN, sin, CT__K_FLOAT, "SinBackward0", ct__sin_backward,
+          CT__SAVE_IN(0))
+CT__UNARY(cos, "cos", "ct_cos", CT__COS, cos, CT__K_FLOAT, "CosBackward0", ct__cos_backward,
+          CT__SAVE_IN(0))
+CT__UNARY(sigmoid, "sigmoid", "ct_sigmoid", CT__SIGMOID, sigmoid, CT__K_FLOAT,
+          "SigmoidBackward0", ct__sigmoid_backward, CT__SAVE_OUT(0))
+CT__UNARY(tanh, "tanh", "ct_tanh", CT__TANH, tanh, CT__K_FLOAT, "TanhBackward0",
+          ct__tanh_backward, CT__SAVE_OUT(0))
+CT__UNARY(reciprocal, "reciprocal", "ct_reciprocal", CT__RECIPROCAL, reciprocal, CT__K_FLOAT,
+          "ReciprocalBackward0", ct__reciprocal_backward, CT__SAVE_OUT(0))
+CT__UNARY(logical_not, "logical_not", "ct_logical_not", CT__NOT, not, CT__K_ALL, NULL, NULL, 0u)
+CT__POINTWISE(clamp, "aten::clamp", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> "
+              "Tensor", "ct_clamp", CT_OP_POINTWISE, CT__CLAMP, ct__loops_clamp, ct__unary_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "ClampBackward1", ct__clamp_backward,
+              CT__SAVE_IN(0), NULL)
+CT__POINTWISE(pow_scalar, "aten::pow", "pow.Tensor_Scalar(Tensor self, Scalar exponent) -> "
+              "Tensor", "ct_pow_scalar", CT_OP_POINTWISE, CT__POWS, ct__loops_pows,
+              ct__unary_meta, CT__K_FLOAT(ct__pointwise_kernel), "PowBackward0",
+              ct__pows_backward, CT__SAVE_IN(0), NULL)
+CT__POINTWISE(relu_, "aten::relu_", "relu_(Tensor(a!) self) -> Tensor(a!)", "ct_relu_",
+              CT_OP_INPLACE, CT__RELU, ct__loops_relu, ct__unary_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
+              CT__SAVE_OUT(0), NULL)
+CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, Tensor other) -> "
+              "Tensor", "ct_where", CT_OP_POINTWISE, 0, ct__loops_where, ct__where_meta,
+              CT__K_ALL(ct__where_kernel), "WhereBackward0", ct__where_backward, CT__SAVE_IN(0),
+              NULL)
+CT__POINTWISE(fill_, "aten::fill_", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
+              "ct_fill_ ct_zero_", CT_OP_INPLACE, 0, NULL, ct__fill_meta,
+              CT__K_ALL(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
+CT__POINTWISE(copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False)"
+              " -> Tensor(a!)", "ct_copy_", CT_OP_INPLACE, 0, NULL, ct__copy_meta,
+              CT__K_ALL(ct__copy_cpu_kernel), "CopyBackwards", ct__copy_backward, 0u, NULL)
+CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
+              "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
+              CT__K_ALL(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
+              NULL)
+CT__POINTWISE(to_dtype, "aten::_to_copy", "_to_copy(Tensor self, *, ScalarType? dtype=None) -> "
+              "Tensor", "ct_to_dtype", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
+              CT__K_ALL(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
+              NULL)
+
+/* ---- public functions ---------------------------------------------------------------------- */
+static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a, int n_attrs,
+                            double p0, double p1)
+{
+    const ct_tensor *in[1] = {a};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (n_attrs > 0) {
+        ct__call_f(&c, p0);
+    }
+    if (n_attrs > 1) {
+        ct__call_f(&c, p1);
+    }
+    return ct__dispatch(&c);
+}
+
+/* A call over tensors a and b; alpha is attribute 0 of ops whose schema has one (add, sub
+   and their in-place forms). */
+static ct_tensor *ct__call2(const ct_op *op, const char *fn, const ct_tensor *a,
+                            const ct_tensor *b, double alpha)
+{
+    const ct_tensor *in[2] = {a, b};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 2);
+    if (op->variant <= CT__SUB && op->meta == ct__binary_meta) {
+        ct__call_f(&c, alpha);
+    }
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state) { /* an in-place op's saved old self */
+        ct__release((ct_tensor *)c.state);
+    }
     return out;
 }
 
+/* binary op with a C scalar as the second operand (a wrapped number) */
+static ct_tensor *ct__call2_scalar(const ct_op *op, const char *fn, const ct_tensor *a, double v)
+{
+    if (ct__null(fn, a)) {
+        return NULL;
+    }
+    ct_tensor *s = ct__wrap_scalar(v);
+    ct_tensor *out = s ? ct__call2(op, fn, a, s, 1.0) : NULL;
+    ct__release(s);
+    return out;
+}
+
+static ct_tensor *ct__threshold_bw(const ct_tensor *g, const ct_tensor *y)
+{
+    return ct__call2(&ct__op_threshold_backward, "ct_threshold_backward", g, y, 0.0);
+}
+
+static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y)
+{
+    return ct__call2(&ct__op_sigmoid_backward, "ct_sigmoid_backward", g, y, 1.0);
+}
+
+static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y)
+{
+    return ct__call2(&ct__op_tanh_backward, "ct_tanh_backward", g, y, 1.0);
+}
+
+static ct_tensor *ct__sign(const ct_tensor *x)
+{
+    return ct__call1(&ct__op_sign, "ct_sign", x, 0, 0, 0);
+}
+
+static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v)
+{
+    return ct__call2_scalar(&ct__op_ge, "ct_clamp", x, v);
+}
+
+static ct_tensor *ct__le_scalar(const ct_tensor *x, double v)
+{
+    return ct__call2_scalar(&ct__op_le, "ct_clamp", x, v);
+}
+
+ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tensor *y)
+{
+    return ct__threshold_bw(g, y);
+}
+
+/* The public binary ops: ct_<name>(a, b) and ct_<name>_scalar(a, v). */
+#define CT__BINARY_OP(NAME)                                                                    \
+    ct_tensor *ct_##NAME(const ct_tensor *a, const ct_tensor *b)                               \
+    {                                                                                          \
+        return ct__call2(&ct__op_##NAME, "ct_" #NAME, a, b, 1.0);                              \
+    }
+#define CT__SCALAR_OP(NAME)                                                                    \
+    ct_tensor *ct_##NAME##_scalar(const ct_tensor *a, double v)                                \
+    {                                                                                          \
+        return ct__call2_scalar(&ct__op_##NAME, "ct_" #NAME, a, v);                            \
+    }
+CT__BINARY_OP(add)
+CT__BINARY_OP(sub)
+CT__BINARY_OP(mul)
+CT__BINARY_OP(div)
+CT__BINARY_OP(pow)
+CT__BINARY_OP(maximum)
+CT__BINARY_OP(minimum)
+CT__BINARY_OP(eq)
+CT__BINARY_OP(ne)
+CT__BINARY_OP(lt)
+CT__BINARY_OP(le)
+CT__BINARY_OP(gt)
+CT__BINARY_OP(ge)
+CT__BINARY_OP(logical_and)
+CT__BINARY_OP(logical_or)
+CT__SCALAR_OP(add)
+CT__SCALAR_OP(sub)
+CT__SCALAR_OP(mul)
+CT__SCALAR_OP(div)
+CT__SCALAR_OP(eq)
+CT__SCALAR_OP(gt)
+CT__SCALAR_OP(lt)
+#undef CT__BINARY_OP
+#undef CT__SCALAR_OP
+
+ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha)
+{
+    return ct__call2(&ct__op_add, "ct_add", a, b, alpha);
+}
+
+ct_tensor *ct_add_(ct_tensor *self, const ct_tensor *other, double alpha)
+{
+    return ct__call2(&ct__op_add_, "ct_add_", self, other, alpha);
+}
+
+ct_tensor *ct_sub_(ct_tensor *self, const ct_tensor *other, double alpha)
+{
+    return ct__call2(&ct__op_sub_, "ct_sub_", self, other, alpha);
+}
+
+ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other)
+{
+    return ct__call2(&ct__op_mul_, "ct_mul_", self, other, 1.0);
+}
+
+ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other)
+{
+    return ct__call2(&ct__op_div_, "ct_div_", self, other, 1.0);
+}
+
+#define CT__UNARY_OP(NAME)                                                                     \
+    ct_tensor *ct_##NAME(const ct_tensor *a)                                                   \
+    {                                                                                          \
+        return ct__call1(&ct__op_##NAME, "ct_" #NAME, a, 0, 0, 0);                             \
+    }
+CT__UNARY_OP(neg)
+CT__UNARY_OP(abs)
+CT__UNARY_OP(exp)
+CT__UNARY_OP(log)
+CT__UNARY_OP(log1p)
+CT__UNARY_OP(sqrt)
+CT__UNARY_OP(rsqrt)
+CT__UNARY_OP(sin)
+CT__UNARY_OP(cos)
+CT__UNARY_OP(sigmoid)
+CT__UNARY_OP(tanh)
+CT__UNARY_OP(relu)
+CT__UNARY_OP(square)
+CT__UNARY_OP(reciprocal)
+CT__UNARY_OP(logical_not)
+#undef CT__UNARY_OP
+
+ct_tensor *ct_relu_(ct_tensor *self)
+{
+    return ct__call1(&ct__op_relu_, "ct_relu_", self, 0, 0, 0);
+}
+
+/* clamp: PyTorch's checks of the bounds; integral bounds on an integer tensor keep its dtype
+   (the call's state says so to meta), other bounds compute in the default float dtype. */
 ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
 {
-    if (ct__null("ct_clamp", a)) {
+    const char *fn = "ct_clamp";
+    if (ct__null(fn, a)) {
         return NULL;
     }
     if (min > max) {
-        ct__fail(CT_ERR_VALUE, "ct_clamp", "min (%g) must be less than or equal to max (%g)", min,
-                 max);
+        ct__fail(CT_ERR_VALUE, fn, "min (%g) must be less than or equal to max (%g)", min, max);
         return NULL;
     }
-    if (!ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
-        (isinf(min) || min == floor(min)) && (isinf(max) || max == floor(max))) {
-        /* bounds beyond the dtype's range clamp nothing, unless nothing would be left */
+    bool int_path = !ct_dtype_is_floating_point(a->dtype) && a->dtype != CT_BOOL &&
+                    (isinf(min) || min == floor(min)) && (isinf(max) || max == floor(max));
+    if (int_path) { /* bounds beyond the dtype's range clamp nothing, unless nothing is left */
         bool lo = ct__scalar_fits(min, a->dtype), hi = ct__scalar_fits(max, a->dtype);
         if ((!lo && min > 0) || (!hi && max < 0)) {
-            ct__fail(CT_ERR_VALUE, "ct_clamp", "Clamp %s value %g is outside the representable "
-                     "range of %s", !lo && min > 0 ? "min" : "max", !lo && min > 0 ? min : max,
+            ct__fail(CT_ERR_VALUE, fn, "Clamp %s value %g is outside the representable range "
+                     "of %s", !lo && min > 0 ? "min" : "max", !lo && min > 0 ? min : max,
                      ct__dtype_title(a->dtype));
             return NULL;
         }
-        ct_scope_begin(); /* integer clamp keeps the dtype: maximum/minimum with the bounds */
-        ct_tensor *r = (ct_tensor *)(uintptr_t)a;
-        r = lo ? ct__binary_scalar("ct_clamp", CT__MAXIMUM, r, min) : r;
-        r = hi ? ct__binary_scalar("ct_clamp", CT__MINIMUM, r, max) : r;
-        r = ct_keep(r == a ? ct_clone(a) : r);
-        ct_scope_end();
-        return r;
     }
-    return ct__unary("ct_clamp", CT__CLAMP, a, min, max);
+    const ct_tensor *in[1] = {a};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_clamp, fn, in, 1);
+    ct__call_f(&c, min);
+    ct__call_f(&c, max);
+    c.state = int_path ? &c : NULL;
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
@@ -7957,14 +8151,9 @@ ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
         if (!ct__check_scalar("ct_pow", exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype)) {
             return NULL;
         }
-        return ct__binary_scalar("ct_pow", CT__POW, a, exponent);
+        return ct__call2_scalar(&ct__op_pow, "ct_pow", a, exponent);
     }
-    return ct__unary("ct_pow", CT__POWS, a, exponent, 0);
-}
-
-ct_tensor *ct__threshold_backward(const ct_tensor *g, const ct_tensor *y)
-{
-    return ct__binary("ct_threshold_backward", CT__RELU_BW, g, y, 1.0);
+    return ct__call1(&ct__op_pow_scalar, "ct_pow", a, 1, exponent, 0);
 }
 
 void ct__relu_inplace_kernel(ct_tensor *t)
@@ -7973,200 +8162,52 @@ void ct__relu_inplace_kernel(ct_tensor *t)
     const ct_tensor *in = t;
     ct__iter it;
     ct__iter_build(&it, t, &in, 1);
-    ct__iter_run(&it, ct__cpu_unary_loop(CT__RELU, t->dtype), params);
-}
-
-ct_tensor *ct_relu_(ct_tensor *self)
-{
-    const char *op = "ct_relu_";
-    if (!ct__check_operands(op, (const ct_tensor *const *)&self, 1) ||
-        !ct__check_inplace(op, self)) {
-        return NULL;
-    }
-    const ct_tensor *in = self;
-    ct_node *n = ct__node_new("ReluBackward0", ct__relu_backward, &in, 1);
-    double params[2] = {0, 0};
-    if (!ct__run_kernel(op, self, &in, 1, self->dtype, ct__cpu_unary_loop(CT__RELU, self->dtype),
-                        params)) {
-        ct__node_release(n);
-        return NULL;
-    }
-    ct__bump_version(self);
-    if (n) {
-        ct__save(n, NULL);
-        ct__save_output(n, self);
-    }
-    ct__rebase_history(self, n);
-    return self;
-}
-
-/* ---- where --------------------------------------------------------------------------- */
-static void ct__where_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    const ct_tensor *c = ct__saved(n, 0);
-    ct_tensor *zero = ct_zeros_like(g);
-    if (ct__needs_grad(n, 1)) {
-        gi[1] = ct_where(c, g, zero);
-    }
-    if (ct__needs_grad(n, 2)) {
-        gi[2] = ct_where(c, zero, g);
-    }
+    ct__iter_run(&it, ct__loops_relu[t->dtype], params);
 }
 
 ct_tensor *ct_where(const ct_tensor *cond, const ct_tensor *a, const ct_tensor *b)
 {
-    const char *op = "ct_where";
-    const ct_tensor *ops[3] = {cond, a, b};
-    if (!ct__check_operands(op, ops, 3)) {
-        return NULL;
-    }
-    if (cond->dtype != CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "where expected condition to be a boolean tensor, but got a "
-                 "tensor with dtype %s", ct__dtype_title(cond->dtype));
-        return NULL;
-    }
-    int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
-    int n1 = 0, nd = 0;
-    if (!ct__broadcast_shapes(op, cond->sizes, cond->ndim, a->sizes, a->ndim, s1, &n1) ||
-        !ct__broadcast_shapes(op, s1, n1, b->sizes, b->ndim, shape, &nd)) {
-        return NULL;
-    }
-    ct_dtype rt = ct__result_type(ops + 1, 2);
-    ct_tensor *out = ct__tensor_new(op, shape, nd, rt);
-    ct_tensor *cb = ct__cast(cond, CT_BOOL);
-    ct_tensor *ca = ct__cast(a, rt), *cbb = ct__cast(b, rt);
-    bool ok = out && cb && ca && cbb;
-    if (ok) {
-        const ct_tensor *ins[3] = {cb, ca, cbb};
-        ct__iter it;
-        ct__iter_build(&it, out, ins, 3);
-        ct__iter_run(&it, ct__cpu_where_loop(rt), NULL);
-    }
-    ct__release(cb);
-    ct__release(ca);
-    ct__release(cbb);
-    if (!ok) {
-        ct__release(out);
-        return NULL;
-    }
-    if (ct_dtype_is_floating_point(rt)) {
-        ct_node *n = ct__node_new("WhereBackward0", ct__where_backward, ops, 3);
-        if (n) {
-            ct__save(n, cond);
-        }
-        out = ct__set_history(out, n);
-    }
-    return ct__scoped(out);
+    const ct_tensor *in[3] = {cond, a, b};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_where, "ct_where", in, 3);
+    return ct__dispatch(&c);
 }
 
-/* ---- fill, copy, clone, cast --------------------------------------------------------- */
 ct_tensor *ct_fill_(ct_tensor *self, double value)
 {
-    const char *op = "ct_fill_";
-    if (ct__null(op, self) || !ct__check_cpu(op, self) || !ct__check_inplace(op, self) ||
-        !ct__check_scalar(op, value, self->dtype)) {
-        return NULL;
-    }
-    ct_tensor *s = ct__tensor_new(op, NULL, 0, self->dtype);
-    if (!s) {
-        return NULL;
-    }
-    ct__store_f64(ct__data(s), s->dtype, value);
-    ct__copy_kernel(self, s);
-    ct__release(s);
-    ct__bump_version(self);
-    if (ct_is_grad_enabled()) { /* the new value has no history */
-        ct__node_release(self->grad_fn);
-        self->grad_fn = NULL;
-    }
-    return self;
+    return ct__call1(&ct__op_fill_, "ct_fill_", self, 1, value, 0);
 }
 
-ct_tensor *ct_zero_(ct_tensor *self) { return ct_fill_(self, 0.0); }
-
-static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+ct_tensor *ct_zero_(ct_tensor *self)
 {
-    (void)n;
-    gi[1] = (ct_tensor *)(uintptr_t)g; /* the engine sums to src's shape and casts */
+    return ct__call1(&ct__op_fill_, "ct_zero_", self, 1, 0.0, 0);
 }
 
 ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src)
 {
-    const char *op = "ct_copy_";
-    const ct_tensor *ops[2] = {self, src};
-    if (!ct__check_operands(op, ops, 2) || !ct__check_inplace(op, self)) {
-        return NULL;
-    }
-    int64_t shape[CT_MAX_DIMS];
-    int nd = 0;
-    if (!ct__broadcast_shapes(op, self->sizes, self->ndim, src->sizes, src->ndim, shape, &nd)) {
-        return NULL;
-    }
-    if (nd != self->ndim || memcmp(shape, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
-        char a[160], b[160];
-        ct__fail(CT_ERR_SHAPE, op, "output with shape %s doesn't match the broadcast shape %s",
-                 ct__shape_str(self->sizes, self->ndim, a, sizeof a),
-                 ct__shape_str(shape, nd, b, sizeof b));
-        return NULL;
-    }
-    const ct_tensor *ins[2] = {NULL, src}; /* the old value of self gets no gradient */
-    ct_node *n = ct_dtype_is_floating_point(self->dtype) && ct_dtype_is_floating_point(src->dtype)
-                     ? ct__node_new("CopyBackwards", ct__copy_backward, ins, 2)
-                     : NULL;
-    ct__copy_kernel(self, src);
-    ct__bump_version(self);
-    ct__rebase_history(self, n);
-    return self;
-}
-
-static void ct__clone_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    (void)n;
-    gi[0] = (ct_tensor *)(uintptr_t)g;
+    return ct__call2(&ct__op_copy_, "ct_copy_", self, src, 0.0);
 }
 
 ct_tensor *ct_clone(const ct_tensor *a)
 {
-    if (ct__null("ct_clone", a) || !ct__check_cpu("ct_clone", a)) {
-        return NULL;
-    }
-    ct_tensor *out = ct__tensor_new("ct_clone", a->sizes, a->ndim, a->dtype);
-    if (!out) {
-        return NULL;
-    }
-    ct__copy_kernel(out, a);
-    out = ct__set_history(out, ct__node_new("CloneBackward0", ct__clone_backward, &a, 1));
-    return ct__scoped(out);
-}
-
-static void ct__to_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    (void)n;
-    gi[0] = (ct_tensor *)(uintptr_t)g; /* the engine casts back to the input dtype */
+    return ct__call1(&ct__op_clone, "ct_clone", a, 0, 0, 0);
 }
 
 ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
 {
-    const char *op = "ct_to_dtype";
-    if (ct__null(op, a) || !ct__check_cpu(op, a)) {
-        return NULL;
-    }
-    if (!ct__check_dtype_arg(op, dtype)) {
+    const char *fn = "ct_to_dtype";
+    if (ct__null(fn, a) || !ct__check_dtype_arg(fn, dtype)) {
         return NULL;
     }
     dtype = ct__dtype_resolve(dtype);
     if (a->dtype == dtype) {
         return ct_alias(a);
     }
-    ct_tensor *out = ct__cast(a, dtype);
-    if (!out) {
-        return NULL;
-    }
-    out->wrapped_number = false;
-    if (ct_dtype_is_floating_point(dtype) && ct_dtype_is_floating_point(a->dtype)) {
-        out = ct__set_history(out, ct__node_new("ToCopyBackward0", ct__to_backward, &a, 1));
-    }
-    return ct__scoped(out);
+    const ct_tensor *in[1] = {a};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_to_dtype, fn, in, 1);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
 }
 
 CT__VECTORIZE_END
@@ -8184,11 +8225,6 @@ static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
 
-static void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    (void)n;
-    gi[0] = (ct_tensor *)(uintptr_t)g; /* expand: the engine sums to the input's shape */
-}
 
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -11949,6 +11985,12 @@ ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
 }
 
 /* ---- nodes -------------------------------------------------------------------------- */
+void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = (ct_tensor *)(uintptr_t)g;
+}
+
 bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 {
     if (ct__grad_off) {
@@ -18730,13 +18772,58 @@ ct_status ct_profiler_export_chrome_trace(const char *path)
 
 static const ct_op *const ct__registry[] = {
     /* ops/pointwise.c */
-    NULL,
+    &ct__op_add,
+    &ct__op_sub,
+    &ct__op_mul,
+    &ct__op_div,
+    &ct__op_pow,
+    &ct__op_maximum,
+    &ct__op_minimum,
+    &ct__op_eq,
+    &ct__op_ne,
+    &ct__op_lt,
+    &ct__op_le,
+    &ct__op_gt,
+    &ct__op_ge,
+    &ct__op_logical_and,
+    &ct__op_logical_or,
+    &ct__op_threshold_backward,
+    &ct__op_sigmoid_backward,
+    &ct__op_tanh_backward,
+    &ct__op_add_,
+    &ct__op_sub_,
+    &ct__op_mul_,
+    &ct__op_div_,
+    &ct__op_neg,
+    &ct__op_abs,
+    &ct__op_relu,
+    &ct__op_square,
+    &ct__op_sign,
+    &ct__op_exp,
+    &ct__op_log,
+    &ct__op_log1p,
+    &ct__op_sqrt,
+    &ct__op_rsqrt,
+    &ct__op_sin,
+    &ct__op_cos,
+    &ct__op_sigmoid,
+    &ct__op_tanh,
+    &ct__op_reciprocal,
+    &ct__op_logical_not,
+    &ct__op_clamp,
+    &ct__op_pow_scalar,
+    &ct__op_relu_,
+    &ct__op_where,
+    &ct__op_fill_,
+    &ct__op_copy_,
+    &ct__op_clone,
+    &ct__op_to_dtype,
 };
 
 const ct_op *const *ct_op_registry(int *n)
 {
     if (n) {
-        *n = (int)(sizeof ct__registry / sizeof ct__registry[0]) - 1;
+        *n = (int)(sizeof ct__registry / sizeof ct__registry[0]);
     }
     return ct__registry;
 }

@@ -286,9 +286,10 @@ static bool ct__dispatch_run(ct_op_call *c)
                                                      : ct_dispatch_kernel(op, c->device.type,
                                                                           c->dtype);
     if (!kernel) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", op->name + 6,
-                 c->device.type == CT_CPU ? ct__dtype_title(c->dtype)
-                                          : ct__device_key(c->device.type));
+        const char *name = strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
+        bool cpu = c->device.type == CT_CPU; /* on a backend: name the device */
+        ct__fail(cpu ? CT_ERR_DTYPE : CT_ERR_DEVICE, c->fn, "\"%s\" not implemented for '%s'",
+                 name, cpu ? ct__dtype_title(c->dtype) : ct__device_key(c->device.type));
         ct__release_outputs(c);
         return false;
     }

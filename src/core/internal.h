@@ -433,6 +433,9 @@ struct ct_node {
     ct_tensor *buffer;
 };
 
+/* The gradient passes unchanged (the engine sums it to the input's shape and casts it to
+   its dtype): the derivative of clone, expand, dtype conversions. */
+CT__INTERNAL void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi);
 /* True when grad mode is on and any of the n inputs requires grad. */
 CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
 /* A node for an op over n inputs, or NULL (no error) when no input requires grad or grad

@@ -5,13 +5,58 @@
 
 static const ct_op *const ct__registry[] = {
     /* ops/pointwise.c */
-    NULL,
+    &ct__op_add,
+    &ct__op_sub,
+    &ct__op_mul,
+    &ct__op_div,
+    &ct__op_pow,
+    &ct__op_maximum,
+    &ct__op_minimum,
+    &ct__op_eq,
+    &ct__op_ne,
+    &ct__op_lt,
+    &ct__op_le,
+    &ct__op_gt,
+    &ct__op_ge,
+    &ct__op_logical_and,
+    &ct__op_logical_or,
+    &ct__op_threshold_backward,
+    &ct__op_sigmoid_backward,
+    &ct__op_tanh_backward,
+    &ct__op_add_,
+    &ct__op_sub_,
+    &ct__op_mul_,
+    &ct__op_div_,
+    &ct__op_neg,
+    &ct__op_abs,
+    &ct__op_relu,
+    &ct__op_square,
+    &ct__op_sign,
+    &ct__op_exp,
+    &ct__op_log,
+    &ct__op_log1p,
+    &ct__op_sqrt,
+    &ct__op_rsqrt,
+    &ct__op_sin,
+    &ct__op_cos,
+    &ct__op_sigmoid,
+    &ct__op_tanh,
+    &ct__op_reciprocal,
+    &ct__op_logical_not,
+    &ct__op_clamp,
+    &ct__op_pow_scalar,
+    &ct__op_relu_,
+    &ct__op_where,
+    &ct__op_fill_,
+    &ct__op_copy_,
+    &ct__op_clone,
+    &ct__op_to_dtype,
 };
 
 const ct_op *const *ct_op_registry(int *n)
 {
     if (n) {
-        *n = (int)(sizeof ct__registry / sizeof ct__registry[0]) - 1;
+        *n = (int)(sizeof ct__registry / sizeof ct__registry[0]);
     }
     return ct__registry;
 }

@@ -14,11 +14,6 @@ static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
 
-static void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    (void)n;
-    gi[0] = (ct_tensor *)(uintptr_t)g; /* expand: the engine sums to the input's shape */
-}
 
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
