@@ -133,6 +133,7 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(optim)                                                                                \
     X(data)                                                                                 \
     X(bench)                                                                                \
+    X(profiler)                                                                             \
     X(parallel)                                                                             \
     X(error)                                                                                \
     X(null)                                                                                 \
