@@ -23,7 +23,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests check-null-tests test-rng-flags
+        compile-tests check-null-tests test-rng-flags profile-check
 
 all: $(BUILD)/test_runner examples
 
@@ -34,6 +34,7 @@ help:
 	@echo "make tsan                the tests under ThreadSanitizer (TSAN_FILTER=name: some)"
 	@echo "make test-rng-flags      the bit-exact random-stream tests under several -std/-O flags"
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
+	@echo "make profile-check       profile one quickstart epoch: self times cover 90-110% of it"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
 	@echo "make amalgamate          regenerate ctorch.h from src/"
@@ -110,6 +111,17 @@ $(BUILD)/bench_ops: bench/bench_ops.c $(HEADERS) | $(BUILD)
 
 bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)
+
+# make profile-check: one quickstart epoch at one thread under the profiler (the full dataset:
+# apt-get install dataset-fashion-mnist). Fails unless the self times of its events cover 90% to
+# 110% of the epoch's wall time and the Chrome trace is valid JSON. .ci/run runs it.
+profile-check: $(BUILD)/fashion_mnist
+	./$(BUILD)/fashion_mnist --threads 1 --epochs 1 --profile $(BUILD)/trace.json \
+	    | tee $(BUILD)/profile.txt
+	@$(PYTHON) -m json.tool $(BUILD)/trace.json > /dev/null && echo "profile-check: trace is valid JSON"
+	@pct=$$(sed -n 's/^profiler: self CPU total .* = \([0-9.]*\)% of .*/\1/p' $(BUILD)/profile.txt); \
+	awk -v p="$$pct" 'BEGIN { ok = p != "" && p + 0 >= 90 && p + 0 <= 110; \
+	    print "profile-check: the self times cover " p "% of the epoch (90-110% wanted)"; exit !ok }'
 
 clean:
 	rm -rf $(BUILD)

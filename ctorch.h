@@ -2093,7 +2093,7 @@ typedef struct ct_profiler_event_avg {
    (the first cap of them).
    Returns: the number of rows of the profile (so (NULL, 0) counts them).
    Errors: CT_ERR_STATE while the profiler runs or when no profile was recorded; CT_ERR_VALUE
-   for cap < 0 (returns 0).
+   for cap < 0; CT_ERR_NULL_ARG for NULL rows with cap > 0 (each returns 0).
    Mirrors: torch.profiler.profile.key_averages(group_by_input_shape=record_shapes). */
 CTORCH_API int64_t ct_profiler_key_averages(ct_profiler_event_avg *rows, int64_t cap);
 
@@ -18231,8 +18231,8 @@ int64_t ct_profiler_key_averages(ct_profiler_event_avg *rows, int64_t cap)
 {
     const char *op = "ct_profiler_key_averages";
     if (cap < 0 || (rows == NULL && cap > 0)) {
-        ct__fail(CT_ERR_VALUE, op, "cap must be >= 0 (and 0 when rows is NULL), got %lld",
-                 (long long)cap);
+        ct__fail(cap < 0 ? CT_ERR_VALUE : CT_ERR_NULL_ARG, op, "rows is NULL with cap %lld "
+                 "(cap must be >= 0, and 0 when rows is NULL)", (long long)cap);
         return 0;
     }
     ct__mutex_lock(&ct__prof.lock);

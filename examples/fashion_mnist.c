@@ -4,8 +4,11 @@
  *   cc -O2 -march=native -pthread -DCTORCH_ZLIB examples/fashion_mnist.c -o fashion_mnist -lm -lz
  * Run:
  *   ./fashion_mnist [--data DIR] [--epochs N] [--optimizer sgd|adam] [--lr X] [--threads N]
- *                   [--seed N] [--steps N]
+ *                   [--seed N] [--steps N] [--profile trace.json]
  * --steps N ends each epoch after N batches (for timing; the default runs whole epochs).
+ * --profile FILE profiles the first epoch (torch.profiler): prints the ops' table (sorted by
+ * self CPU time, 15 rows), how much of the epoch's wall time the self times cover, and
+ * writes the Chrome trace to FILE (open it in chrome://tracing or ui.perfetto.dev).
  * Data: --data, else $FASHION_MNIST_DIR, else /usr/share/datasets/fashion-mnist
  * (`apt-get install dataset-fashion-mnist`), else the subset shipped in data/fashion-mnist.
  * Model: Flatten, Linear 784->512, ReLU, Linear 512->512, ReLU, Linear 512->10; cross-entropy,
@@ -47,18 +50,19 @@ typedef struct options {
     const char *optimizer;
     double lr;
     unsigned long long seed;
+    const char *profile;
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: fashion_mnist [--data DIR] [--epochs N] [--optimizer sgd|adam] "
-                    "[--lr X] [--threads N] [--seed N] [--steps N]\n");
+                    "[--lr X] [--threads N] [--seed N] [--steps N] [--profile trace.json]\n");
     exit(2);
 }
 
 static options parse_args(int argc, char **argv)
 {
-    options o = {NULL, 5, 0, 0, "sgd", 1e-3, 0};
+    options o = {NULL, 5, 0, 0, "sgd", 1e-3, 0, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -78,6 +82,8 @@ static options parse_args(int argc, char **argv)
             o.steps = atoi(v);
         } else if (!strcmp(a, "--seed")) {
             o.seed = strtoull(v, NULL, 10);
+        } else if (!strcmp(a, "--profile")) {
+            o.profile = v;
         } else {
             usage();
         }
@@ -231,6 +237,26 @@ static double train_epoch(ct_module *model, ct_optimizer *opt, ct_dataloader *lo
     return total / (double)(b ? b : 1);
 }
 
+/* After the profiled epoch of secs seconds: the table, the share of the wall time that the
+   self times cover (all of it at one thread), and the trace written to path. */
+static void report_profile(const char *path, double secs)
+{
+    ct_profiler_print_table(stdout, "self_cpu_time_total", 15);
+    int64_t n = ct_profiler_key_averages(NULL, 0);
+    ct_profiler_event_avg *rows = (ct_profiler_event_avg *)malloc(sizeof *rows * (size_t)n);
+    double self_us = 0;
+    ct_profiler_key_averages(rows, n);
+    for (int64_t r = 0; r < n; r++) {
+        self_us += rows[r].self_cpu_time_total_us;
+    }
+    free(rows);
+    printf("profiler: self CPU total %.1f ms = %.1f%% of the epoch's %.1f ms wall time\n",
+           self_us / 1e3, 100.0 * self_us / (secs * 1e6), secs * 1e3);
+    ct_profiler_export_chrome_trace(path);
+    printf("profiler: trace written to %s\n", path);
+    ct_profiler_reset();
+}
+
 /* Accuracy (fraction) and mean batch loss on the test set, batches of 1000. */
 static double evaluate(ct_module *model, const split *test, double *avg_loss)
 {
@@ -289,9 +315,17 @@ int main(int argc, char **argv)
 
     double acc = 0;
     for (int e = 0; e < o.epochs; e++) {
+        bool profile = o.profile && e == 0;
+        if (profile) {
+            ct_profiler_begin(NULL);
+        }
         double t0 = now_s();
         double train_loss = train_epoch(model, opt, loader, tty, o.steps);
         double secs = now_s() - t0, test_loss = 0;
+        if (profile) {
+            ct_profiler_end();
+            report_profile(o.profile, secs);
+        }
         int64_t trained = ct_size(train.x, 0);
         if (o.steps > 0 && (int64_t)o.steps * lo.batch_size < trained) {
             trained = (int64_t)o.steps * lo.batch_size;

@@ -126,9 +126,13 @@ OUTCOME = {
     ("ct_generator_initial_seed", "g"): "accepted",
     ("ct_node_name", "n"): "accepted",
     ("ct_set_alloc_context", "ctx"): "noop",
+    ("ct_profiler_table", "buf"): "accepted",  # the size needed, or no profile recorded
+    ("ct_profiler_table", "sort_by"): "accepted",
+    ("ct_profiler_print_table", "sort_by"): "accepted",
+    ("ct_profiler_chrome_trace", "buf"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
-                  "ct_dataloader_opts *", "ct_gradcheck_opts *")
+                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
@@ -139,6 +143,7 @@ CONSUMED = {("ct_sequential_append", "child")}
 AFTER_CALL = {
     "ct_set_error_handler": "ct_test_install_silent_handler();",
     "ct_fork": "(void)ct_parallel_shutdown();",
+    "ct_profiler_begin": "(void)ct_profiler_end(); (void)ct_profiler_reset();",
 }
 
 # What frees a returned object (so an accepted NULL does not leak).

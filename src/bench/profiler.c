@@ -577,8 +577,8 @@ int64_t ct_profiler_key_averages(ct_profiler_event_avg *rows, int64_t cap)
 {
     const char *op = "ct_profiler_key_averages";
     if (cap < 0 || (rows == NULL && cap > 0)) {
-        ct__fail(CT_ERR_VALUE, op, "cap must be >= 0 (and 0 when rows is NULL), got %lld",
-                 (long long)cap);
+        ct__fail(cap < 0 ? CT_ERR_VALUE : CT_ERR_NULL_ARG, op, "rows is NULL with cap %lld "
+                 "(cap must be >= 0, and 0 when rows is NULL)", (long long)cap);
         return 0;
     }
     ct__mutex_lock(&ct__prof.lock);

@@ -113,7 +113,7 @@ typedef struct ct_profiler_event_avg {
    (the first cap of them).
    Returns: the number of rows of the profile (so (NULL, 0) counts them).
    Errors: CT_ERR_STATE while the profiler runs or when no profile was recorded; CT_ERR_VALUE
-   for cap < 0 (returns 0).
+   for cap < 0; CT_ERR_NULL_ARG for NULL rows with cap > 0 (each returns 0).
    Mirrors: torch.profiler.profile.key_averages(group_by_input_shape=record_shapes). */
 CTORCH_API int64_t ct_profiler_key_averages(ct_profiler_event_avg *rows, int64_t cap);
 
