@@ -17678,7 +17678,8 @@ ct_status ct_compare_print(const ct_compare *c, FILE *f)
 #define CT__PROF_MAX_DEPTH 256     /* open events per thread */
 #define CT__PROF_MAX_NAME 1023     /* bytes of a range name kept */
 #define CT__PROF_MAX_SHAPES 4095   /* bytes of an op's shapes kept (cut after an entry) */
-#define CT__PROF_GEN_SHIFT 40      /* a handle: generation << 40 | event index */
+#define CT__PROF_GEN_SHIFT 40      /* a handle: (generation mod 2^23) << 40 | event index */
+#define CT__PROF_GEN_MASK 0x7fffffu
 #define CT__PROF_NAME_COL 55       /* PyTorch's max_name_column_width */
 #define CT__PROF_SHAPES_COL 80     /* max_shapes_column_width */
 #define CT__PROF_COL 12            /* DEFAULT_COLUMN_WIDTH */
@@ -17947,7 +17948,8 @@ int64_t ct__profiler_op_begin(const ct_op_call *c)
     ct__mutex_lock(&ct__prof.lock);
     if (ct__prof.running) {
         int64_t i = ct__prof_open(c->op->name, c);
-        handle = i < 0 ? -1 : (int64_t)(ct__prof.gen << CT__PROF_GEN_SHIFT) | i;
+        handle = i < 0 ? -1
+                       : (int64_t)((ct__prof.gen & CT__PROF_GEN_MASK) << CT__PROF_GEN_SHIFT) | i;
     }
     ct__mutex_unlock(&ct__prof.lock);
     return handle;
@@ -17960,7 +17962,8 @@ void ct__profiler_op_end(int64_t event, const ct_op_call *c)
         return;
     }
     ct__mutex_lock(&ct__prof.lock);
-    if (ct__prof.running && (uint64_t)event >> CT__PROF_GEN_SHIFT == ct__prof.gen) {
+    if (ct__prof.running &&
+        (uint64_t)event >> CT__PROF_GEN_SHIFT == (ct__prof.gen & CT__PROF_GEN_MASK)) {
         ct__prof_close(ct__prof_thread_state(),
                        event & (((int64_t)1 << CT__PROF_GEN_SHIFT) - 1));
     }
@@ -18758,6 +18761,7 @@ ct_status ct_profiler_export_chrome_trace(const char *path)
 #undef CT__PROF_MAX_NAME
 #undef CT__PROF_MAX_SHAPES
 #undef CT__PROF_GEN_SHIFT
+#undef CT__PROF_GEN_MASK
 #undef CT__PROF_NAME_COL
 #undef CT__PROF_SHAPES_COL
 #undef CT__PROF_COL
