@@ -118,7 +118,8 @@ bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
 profile-check: $(BUILD)/fashion_mnist
 	./$(BUILD)/fashion_mnist --threads 1 --epochs 1 --profile $(BUILD)/trace.json \
 	    | tee $(BUILD)/profile.txt
-	@$(PYTHON) -m json.tool $(BUILD)/trace.json > /dev/null && echo "profile-check: trace is valid JSON"
+	@$(PYTHON) -m json.tool $(BUILD)/trace.json > /dev/null && \
+	    echo "profile-check: the trace is valid JSON"
 	@pct=$$(sed -n 's/^profiler: self CPU total .* = \([0-9.]*\)% of .*/\1/p' $(BUILD)/profile.txt); \
 	awk -v p="$$pct" 'BEGIN { ok = p != "" && p + 0 >= 90 && p + 0 <= 110; \
 	    print "profile-check: the self times cover " p "% of the epoch (90-110% wanted)"; exit !ok }'
