@@ -51,6 +51,18 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    /* ops/reduce.c */
+    &ct__op_sum,
+    &ct__op_sum_dim,
+    &ct__op_sum_to_size,
+    &ct__op_mean,
+    &ct__op_mean_dim,
+    &ct__op_max,
+    &ct__op_min,
+    &ct__op_max_dim,
+    &ct__op_min_dim,
+    &ct__op_argmax,
+    &ct__op_argmin,
 };
 
 const ct_op *const *ct_op_registry(int *n)
