@@ -63,6 +63,11 @@ static const ct_op *const ct__registry[] = {
     &ct__op_min_dim,
     &ct__op_argmax,
     &ct__op_argmin,
+    /* ops/softmax.c */
+    &ct__op_softmax,
+    &ct__op_log_softmax,
+    &ct__op_softmax_backward,
+    &ct__op_log_softmax_backward,
 };
 
 const ct_op *const *ct_op_registry(int *n)
