@@ -63,6 +63,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_min_dim,
     &ct__op_argmax,
     &ct__op_argmin,
+    /* ops/linalg.c */
+    &ct__op_mm,
+    &ct__op_addmm,
+    &ct__op_linear,
+    &ct__op_linear_relu,
+    &ct__op_bmm,
+    &ct__op_dot,
+    &ct__op_mv,
+    &ct__op_matmul,
     /* ops/softmax.c */
     &ct__op_softmax,
     &ct__op_log_softmax,
