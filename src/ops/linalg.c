@@ -615,6 +615,12 @@ static ct_status ct__matmul_composite(ct_op_call *c)
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
+/* The GEMM kernels (mm, addmm, linear, bmm) and the composites built on them (dot, mv,
+   matmul, as PyTorch's CompositeImplicit ops call mm/bmm). Every one reports its floating
+   point operations, 2 M N K (times the batch), to the profiler; a composite's nested mm
+   reports its own too, as in torch.profiler. linear on (*, in) is one op with one node
+   (PyTorch's name for it, AddmmBackward0); ctorch::linear_relu is ctorch's own fused
+   Linear+ReLU (nn.Sequential runs it for a Linear followed by a ReLU). */
 #define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
                     FLOPS)                                                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
@@ -630,7 +636,7 @@ CT__GEMM_OP(linear, "aten::linear", "linear(Tensor input, Tensor weight, Tensor?
             "Tensor", "ct_linear", 0, 1u << 2, ct__linear_meta, CT__K_FLOAT(ct__linear_kernel),
             NULL, "AddmmBackward0", ct__linear_backward, 0u, ct__linear_record,
             ct__linear_flops)
-CT__GEMM_OP(linear_relu, "aten::linear_relu", "linear_relu(Tensor input, Tensor weight, Tensor? "
+CT__GEMM_OP(linear_relu, "ctorch::linear_relu", "linear_relu(Tensor input, Tensor weight, Tensor? "
             "bias=None) -> Tensor", "ct_module_forward (Sequential: Linear, ReLU)", 1, 1u << 2,
             ct__linear_meta, CT__K_FLOAT(ct__linear_kernel), NULL, "LinearReluBackward",
             ct__linear_backward, 0u, ct__linear_record, ct__linear_flops)

@@ -77,6 +77,11 @@ static const ct_op *const ct__registry[] = {
     &ct__op_log_softmax,
     &ct__op_softmax_backward,
     &ct__op_log_softmax_backward,
+    /* nn/loss.c */
+    &ct__op_nll_loss,
+    &ct__op_cross_entropy,
+    &ct__op_cross_entropy_backward,
+    &ct__op_mse_loss,
 };
 
 const ct_op *const *ct_op_registry(int *n)
