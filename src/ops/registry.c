@@ -51,6 +51,37 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    /* ops/reduce.c */
+    &ct__op_sum,
+    &ct__op_sum_dim,
+    &ct__op_sum_to_size,
+    &ct__op_mean,
+    &ct__op_mean_dim,
+    &ct__op_max,
+    &ct__op_min,
+    &ct__op_max_dim,
+    &ct__op_min_dim,
+    &ct__op_argmax,
+    &ct__op_argmin,
+    /* ops/linalg.c */
+    &ct__op_mm,
+    &ct__op_addmm,
+    &ct__op_linear,
+    &ct__op_linear_relu,
+    &ct__op_bmm,
+    &ct__op_dot,
+    &ct__op_mv,
+    &ct__op_matmul,
+    /* ops/softmax.c */
+    &ct__op_softmax,
+    &ct__op_log_softmax,
+    &ct__op_softmax_backward,
+    &ct__op_log_softmax_backward,
+    /* nn/loss.c */
+    &ct__op_nll_loss,
+    &ct__op_cross_entropy,
+    &ct__op_cross_entropy_backward,
+    &ct__op_mse_loss,
 };
 
 const ct_op *const *ct_op_registry(int *n)
