@@ -230,7 +230,7 @@ static void test_profiler_training_step(void)
                   "%s: self %.3f us, total %.3f us", rows[r].key, rows[r].self_cpu_time_total_us,
                   rows[r].cpu_time_total_us);
         self += rows[r].self_cpu_time_total_us;
-        ops += !strncmp(rows[r].key, "aten::", 6);
+        ops += ct_op_find(rows[r].key) != NULL;
         evaluate += !strncmp(rows[r].key, EVALUATE, strlen(EVALUATE)) ? rows[r].count : 0;
     }
     CHECK(ops == counts.n); /* and no op the hook did not see */
@@ -241,7 +241,10 @@ static void test_profiler_training_step(void)
         const ct_profiler_event_avg *r = find_row(rows, n, ranges[k]);
         CHECK_MSG(r && r->count == 1, "%s: %lld calls", ranges[k], r ? (long long)r->count : -1LL);
     }
-    /* the ops of relu and of its backward formula, and the zero_grad of 4 parameters */
+    /* the forward ops, relu's backward formula, and the zero_grad of 4 parameters */
+    const ct_profiler_event_avg *linear = find_row(rows, n, "aten::linear");
+    const ct_profiler_event_avg *loss = find_row(rows, n, "aten::cross_entropy_loss");
+    CHECK(linear && linear->count == 2 && loss && loss->count == 1);
     const ct_profiler_event_avg *relu = find_row(rows, n, "aten::relu");
     const ct_profiler_event_avg *thr = find_row(rows, n, "aten::threshold_backward");
     const ct_profiler_event_avg *fill = find_row(rows, n, "aten::fill_");
@@ -289,6 +292,12 @@ static void test_profiler_table_columns(void)
     }
     const ct_profiler_event_avg *relu = find_row(rows, n, "aten::relu");
     CHECK(relu && !strcmp(relu->input_shapes, "[[4, 6]]"));
+    /* with_flops: 2 N out in of x (4, 8) @ W1^T (8, 6), and of x (4, 6) @ W2^T (6, 3) */
+    const ct_profiler_event_avg *l1 = find_row(rows, n, "aten::linear");
+    CHECK(l1 && !strcmp(l1->input_shapes, "[[4, 8], [6, 8], [6]]") && l1->flops == 384);
+    char text[8192];
+    CHECK(ct_profiler_table(text, sizeof text, "flops", 2) < sizeof text);
+    CHECK(strstr(text, "  Input Shapes   Total FLOPs  \n") && strstr(text, "   384.000  \n"));
     if (relu) { /* the output: a (4, 6) float32 tensor lives on after relu */
         CHECK(relu->cpu_memory_usage >= 4 * 6 * 4 && relu->self_cpu_memory_usage > 0);
     }
