@@ -2062,7 +2062,9 @@ CTORCH_API ct_status ct_profiler_reset(void);
    and ranges that follow on this thread nest in it until ct_record_function_end. Does
    nothing (CT_OK) while the profiler is off, as PyTorch.
    Returns: CT_OK or the error code.
-   Errors: CT_ERR_NULL_ARG; CT_ERR_STATE beyond 256 open ranges and ops on one thread.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_STATE beyond 256 open ranges and ops on one thread;
+   CT_ERR_OOM. After CT_ERR_STATE or CT_ERR_OOM the range is not recorded but still takes
+   its ct_record_function_end (which then closes nothing).
    Mirrors: torch.profiler.record_function(name).__enter__. */
 CTORCH_API ct_status ct_record_function_begin(const char *name);
 /* Closes this thread's innermost range opened by ct_record_function_begin. Does nothing
@@ -18251,12 +18253,14 @@ static struct {
     int32_t n_threads;
 } ct__prof;
 
-/* This thread's open events, valid for the profile of generation gen. */
+/* This thread's open events, valid for the profile of generation gen; and the depths at
+   which ranges could not be opened (their ends must not close another event). */
 typedef struct ct__prof_thread {
     uint64_t gen;
     int32_t tid;
-    int depth;
+    int depth, n_lost;
     int64_t stack[CT__PROF_MAX_DEPTH];
+    int lost_at[CT__PROF_MAX_DEPTH];
 } ct__prof_thread;
 static CT__THREAD_LOCAL ct__prof_thread ct__prof_tls;
 
@@ -18378,6 +18382,7 @@ static ct__prof_thread *ct__prof_thread_state(void)
     if (th->gen != ct__prof.gen) {
         th->gen = ct__prof.gen;
         th->depth = 0;
+        th->n_lost = 0;
         th->tid = ++ct__prof.n_threads;
     }
     return th;
@@ -18500,31 +18505,43 @@ void ct__profiler_op_end(int64_t event, const ct_op_call *c)
     ct__mutex_unlock(&ct__prof.lock);
 }
 
-/* Opens a range named name[0, len) (copied); false when the stack is full. */
-static bool ct__prof_range_open(const char *name, size_t len)
+/* Opens a range named name[0, len) (copied). CT_ERR_STATE when this thread's stack is full,
+   CT_ERR_OOM when out of memory: the range is remembered as lost, so its end closes nothing. */
+static ct_status ct__prof_range_open(const char *name, size_t len)
 {
-    bool ok = true;
+    ct_status st = CT_OK;
     ct__mutex_lock(&ct__prof.lock);
     if (ct__prof.running) {
-        ok = ct__prof_thread_state()->depth < CT__PROF_MAX_DEPTH;
-        if (ok) {
-            ct__prof_open(ct__prof_store(name, len), NULL);
+        ct__prof_thread *th = ct__prof_thread_state();
+        if (th->depth == CT__PROF_MAX_DEPTH) {
+            st = CT_ERR_STATE;
+        } else if (ct__prof_open(ct__prof_store(name, len), NULL) < 0) {
+            ct__prof.dropped++;
+            st = CT_ERR_OOM;
+        }
+        if (st != CT_OK && th->n_lost < CT__PROF_MAX_DEPTH) {
+            th->lost_at[th->n_lost++] = th->depth;
         }
     }
     ct__mutex_unlock(&ct__prof.lock);
-    return ok;
+    return st;
 }
 
-/* Closes this thread's innermost event when it is a range; false when it is not. */
+/* Ends this thread's innermost range: a lost one, or the innermost event when it is a range;
+   false when it is an op or nothing is open. */
 static bool ct__prof_range_close(void)
 {
     bool ok = true;
     ct__mutex_lock(&ct__prof.lock);
     if (ct__prof.running) {
         ct__prof_thread *th = ct__prof_thread_state();
-        ok = th->depth > 0 && !ct__prof_at(th->stack[th->depth - 1])->is_op;
-        if (ok) {
-            ct__prof_close(th, th->stack[th->depth - 1]);
+        if (th->n_lost > 0 && th->lost_at[th->n_lost - 1] == th->depth) {
+            th->n_lost--;
+        } else {
+            ok = th->depth > 0 && !ct__prof_at(th->stack[th->depth - 1])->is_op;
+            if (ok) {
+                ct__prof_close(th, th->stack[th->depth - 1]);
+            }
         }
     }
     ct__mutex_unlock(&ct__prof.lock);
@@ -18562,11 +18579,12 @@ ct_status ct_record_function_begin(const char *name)
         return CT_OK;
     }
     size_t len = strlen(name);
-    if (!ct__prof_range_open(name, len < CT__PROF_MAX_NAME ? len : CT__PROF_MAX_NAME)) {
-        return ct__fail(CT_ERR_STATE, op, "more than %d ranges and ops open on this thread",
+    ct_status st = ct__prof_range_open(name, len < CT__PROF_MAX_NAME ? len : CT__PROF_MAX_NAME);
+    if (st == CT_ERR_STATE) {
+        return ct__fail(st, op, "more than %d ranges and ops open on this thread",
                         CT__PROF_MAX_DEPTH);
     }
-    return CT_OK;
+    return st == CT_OK ? CT_OK : ct__fail(st, op, "out of memory");
 }
 
 ct_status ct_record_function_end(void)
@@ -18623,7 +18641,6 @@ ct_status ct_profiler_end(void)
             ct__prof_finish(i, now);
         }
     }
-    ct__prof_tls.depth = 0;
     CT__PROF_STORE(&ct__prof.running, 0);
     ct__prof.recorded = true;
     int64_t dropped = ct__prof.dropped;

@@ -82,7 +82,9 @@ CTORCH_API ct_status ct_profiler_reset(void);
    and ranges that follow on this thread nest in it until ct_record_function_end. Does
    nothing (CT_OK) while the profiler is off, as PyTorch.
    Returns: CT_OK or the error code.
-   Errors: CT_ERR_NULL_ARG; CT_ERR_STATE beyond 256 open ranges and ops on one thread.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_STATE beyond 256 open ranges and ops on one thread;
+   CT_ERR_OOM. After CT_ERR_STATE or CT_ERR_OOM the range is not recorded but still takes
+   its ct_record_function_end (which then closes nothing).
    Mirrors: torch.profiler.record_function(name).__enter__. */
 CTORCH_API ct_status ct_record_function_begin(const char *name);
 /* Closes this thread's innermost range opened by ct_record_function_begin. Does nothing
