@@ -51,6 +51,26 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    /* ops/view.c */
+    &ct__op_view,
+    &ct__op_reshape,
+    &ct__op_flatten,
+    &ct__op_permute,
+    &ct__op_transpose,
+    &ct__op_t,
+    &ct__op_unsqueeze,
+    &ct__op_squeeze,
+    &ct__op_squeeze_dim,
+    &ct__op_expand,
+    &ct__op_narrow,
+    &ct__op_slice,
+    &ct__op_select,
+    &ct__op_contiguous,
+    &ct__op_alias,
+    &ct__op_select_backward,
+    &ct__op_slice_backward,
+    &ct__op_cat,
+    &ct__op_stack,
 };
 
 const ct_op *const *ct_op_registry(int *n)
