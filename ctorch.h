@@ -8879,8 +8879,8 @@ static ct_tensor *ct__view_op_ints(const ct_op *op, const char *fn, const ct_ten
     return ct__view_dispatch(&c);
 }
 
-/* A call of op over the list ts[n] with attribute dim; errors for a missing or empty list
-   (msg) come first. */
+/* A call of op over the list ts[n] with attribute dim; a missing list, or an empty one (the
+   message empty), fails first. */
 static ct_tensor *ct__list_op(const ct_op *op, const char *fn, const ct_tensor *const *ts, int n,
                               int64_t dim, const char *empty)
 {
@@ -8897,6 +8897,7 @@ static ct_tensor *ct__list_op(const ct_op *op, const char *fn, const ct_tensor *
     return ct__view_dispatch(&c);
 }
 
+/* Elements start, start + step, ... before end of dim (wrapped) of t: aten::slice. */
 static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
                             int64_t step)
 {
