@@ -2504,6 +2504,10 @@ CT__INTERNAL ct_tensor *ct__dispatch(ct_op_call *c);
    to c->outputs; NULL + error when it cannot be made. */
 CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim,
                                       ct_dtype dtype);
+/* The end of a composite implementation, which runs public ops inside a scope of its own
+   (ct_scope_begin): r (scoped there, or NULL after an error) becomes an unscoped reference in
+   c->outputs, and the scope closes. Returns CT_OK or the pending error's status. */
+CT__INTERNAL ct_status ct__composite_end(ct_op_call *c, ct_tensor *r);
 /* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
 CT__INTERNAL void ct__dispatch_slow_add(int delta);
 /* The registered backend of a device type other than the CPU, or NULL. */
@@ -6252,6 +6256,17 @@ ct_tensor *ct__dispatch(ct_op_call *c)
     return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
 }
 
+ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
 ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
     ct_tensor *t = ct__tensor_new_on(c->fn, sizes, ndim, dtype, c->device);
@@ -8653,20 +8668,6 @@ static ct_status ct__view_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* A composite built on public ops runs them inside a scope of its own (ct_scope_begin,
-   checked) and ends with ct__composite_end: r (scoped there) becomes an unscoped reference in
-   c->outputs. */
-static ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
 static ct_status ct__reshape_composite(ct_op_call *c)
 {
@@ -9450,13 +9451,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
     ct_tensor *r = s->n == 0 ? ct_alias(t)
                              : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
                                           (int)c->attrs[0].i);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
@@ -11195,19 +11190,6 @@ static ct_tensor *ct__mat_at(const ct_tensor *t, int64_t b)
                            t->offset + b * t->strides[0]);
 }
 
-/* A composite's result: r (a scoped tensor, or NULL after an error) becomes c's output as an
-   unscoped reference; closes the scope the composite opened. */
-static ct_status ct__composite_result(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* The number of elements of the broadcast batch dims (all but the last two) of a and b. */
 static double ct__batch_numel(const ct_tensor *a, const ct_tensor *b)
 {
@@ -11576,7 +11558,7 @@ static bool ct__dot_meta(ct_op_call *c)
 static ct_status ct__dot_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_reshape(ct_mm(ct_unsqueeze(c->inputs[0], 0), ct_unsqueeze(c->inputs[1], 1)), NULL,
                       0));
 }
@@ -11602,7 +11584,7 @@ static bool ct__mv_meta(ct_op_call *c)
 static ct_status ct__mv_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_squeeze_dim(ct_mm(c->inputs[0], ct_unsqueeze(c->inputs[1], 1)), 1));
 }
 
@@ -11712,7 +11694,7 @@ static ct_status ct__matmul_composite(ct_op_call *c)
             r = ct_squeeze_dim(r, -2);
         }
     }
-    return ct__composite_result(c, r);
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -12229,13 +12211,7 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
     } else { /* y * (g - sum(g * y)) */
         r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 static const ct_op ct__op_softmax = {
@@ -13675,13 +13651,7 @@ static ct_status ct__mse_loss_composite(ct_op_call *c)
     ct_scope_begin();
     ct_tensor *d = ct_square(ct_sub(c->inputs[0], c->inputs[1]));
     ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */

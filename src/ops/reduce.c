@@ -440,13 +440,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
     ct_tensor *r = s->n == 0 ? ct_alias(t)
                              : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
                                           (int)c->attrs[0].i);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
