@@ -4,6 +4,20 @@
 #include "../core/internal.h"
 
 static const ct_op *const ct__registry[] = {
+    /* core/tensor.c */
+    &ct__op_empty,
+    &ct__op_zeros,
+    &ct__op_ones,
+    &ct__op_full,
+    &ct__op_scalar_tensor,
+    &ct__op_empty_like,
+    &ct__op_zeros_like,
+    &ct__op_ones_like,
+    &ct__op_full_like,
+    &ct__op_tensor,
+    &ct__op_arange,
+    &ct__op_linspace,
+    &ct__op_eye,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
