@@ -18,6 +18,17 @@ static const ct_op *const ct__registry[] = {
     &ct__op_arange,
     &ct__op_linspace,
     &ct__op_eye,
+    /* core/rng.c */
+    &ct__op_uniform_,
+    &ct__op_normal_,
+    &ct__op_bernoulli_,
+    &ct__op_random_,
+    &ct__op_rand,
+    &ct__op_randn,
+    &ct__op_rand_like,
+    &ct__op_randn_like,
+    &ct__op_randint,
+    &ct__op_randperm,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
