@@ -76,6 +76,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    /* optim/optim.c */
+    &ct__op_fused_sgd_,
+    &ct__op_fused_adam_,
+    &ct__op_fused_adamw_,
 };
 
 const ct_op *const *ct_op_registry(int *n)
