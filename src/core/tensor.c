@@ -429,8 +429,9 @@ static double ct__fill_value(const ct_op_call *c)
    kernel's dtype is the output's. */
 static bool ct__factory_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
-    if (!ct__check_dtype_arg(c->fn, dtype) ||
-        (c->op->variant != CT__FILL_EMPTY && !ct__check_scalar(c->fn, ct__fill_value(c), dtype))) {
+    bool fill = c->op->variant != CT__FILL_EMPTY; /* (the allocation checks dtype for empty) */
+    if (fill && (!ct__check_dtype_arg(c->fn, dtype) ||
+                 !ct__check_scalar(c->fn, ct__fill_value(c), dtype))) {
         return false;
     }
     ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
