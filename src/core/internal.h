@@ -221,6 +221,8 @@ static inline char *ct__data(const ct_tensor *t)
 {
     return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
 }
+/* Fills the contiguous CPU tensor t with value (converted as ct__store_f64). */
+CT__INTERNAL void ct__fill_contig(ct_tensor *t, double value);
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 /* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
