@@ -370,7 +370,9 @@ CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
  * tensor with a zero size allocates nothing, however large its other sizes.
  * dtype: CT_DTYPE_DEFAULT means the default float dtype.
  * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM; CT_ERR_VALUE for
- * a dtype outside ct_dtype ("99 is not a valid value for dtype"). */
+ * a dtype outside ct_dtype ("99 is not a valid value for dtype").
+ * Each is a factory op through the dispatcher (aten::empty, aten::zeros, ... aten::tensor for
+ * ct_tensor_from_data): hooks and the profiler see it; ct_from_blob runs no kernel. */
 
 /* Uninitialized memory. Mirrors: torch.empty. */
 CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
@@ -385,8 +387,8 @@ CTORCH_API ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype);
 /* A 0-dim tensor holding value. Mirrors: torch.scalar_tensor. */
 CTORCH_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype);
-/* Same shape and dtype as t. Mirrors: torch.empty_like / zeros_like / ones_like /
-   full_like. */
+/* Same shape, dtype and device as t (an op of t's device). Mirrors: torch.empty_like /
+   zeros_like / ones_like / full_like. */
 CTORCH_API ct_tensor *ct_empty_like(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_zeros_like(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_ones_like(const ct_tensor *t);
@@ -623,7 +625,7 @@ CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
 CTORCH_API ct_tensor *ct_randperm(int64_t n, ct_generator *g);
-/* Same shape and dtype as t. Mirrors: torch.rand_like / torch.randn_like. */
+/* Same shape, dtype and device as t. Mirrors: torch.rand_like / torch.randn_like. */
 CTORCH_API ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g);
 CTORCH_API ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g);
 /* Fills self in place from U(from, to). Errors: CT_ERR_VALUE when from > to. Mirrors:
@@ -672,7 +674,7 @@ typedef enum ct_autocast_category {
     CT_AUTOCAST_PROMOTE
 } ct_autocast_category;
 
-#define CT_OP_MAX_ATTRS 6   /* scalar attributes of one call */
+#define CT_OP_MAX_ATTRS 8   /* scalar attributes of one call */
 #define CT_OP_MAX_OUTPUTS 4 /* tensor outputs of one call */
 
 /* A scalar attribute of a call, in the order of the op's schema: Scalar and float values in
@@ -906,6 +908,10 @@ CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
  *
  * Views return a new tensor object over the same storage: writes through a view change
  * the base, and the version counter is shared. All results are owned by the current scope.
+ * Each function is an op of the dispatcher under PyTorch's name (aten::view, aten::reshape,
+ * ...; narrow runs aten::slice, stack runs aten::unsqueeze and aten::cat), so hooks and the
+ * profiler see it; views touch no data and work on any device, cat needs the device's
+ * kernel.
  * Dims may be negative (counted from the end). Errors: CT_ERR_INDEX for a dim out of range
  * ("Dimension out of range (expected to be in range of [-2, 1], but got 2)"), CT_ERR_SHAPE
  * for incompatible sizes.
@@ -2359,6 +2365,8 @@ static inline char *ct__data(const ct_tensor *t)
 {
     return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
 }
+/* Fills the contiguous CPU tensor t with value (converted as ct__store_f64). */
+CT__INTERNAL void ct__fill_contig(ct_tensor *t, double value);
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 /* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
@@ -2654,6 +2662,10 @@ CT__INTERNAL ct_tensor *ct__dispatch(ct_op_call *c);
    to c->outputs; NULL + error when it cannot be made. */
 CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim,
                                       ct_dtype dtype);
+/* The end of a composite implementation, which runs public ops inside a scope of its own
+   (ct_scope_begin): r (scoped there, or NULL after an error) becomes an unscoped reference in
+   c->outputs, and the scope closes. Returns CT_OK or the pending error's status. */
+CT__INTERNAL ct_status ct__composite_end(ct_op_call *c, ct_tensor *r);
 /* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
 CT__INTERNAL void ct__dispatch_slow_add(int delta);
 /* The registered backend of a device type other than the CPU, or NULL. */
@@ -3888,9 +3900,60 @@ int64_t ct_item_int64(const ct_tensor *t)
     return ct__item_check("ct_item_int64", t) ? ct__load_i64(ct__data(t), t->dtype) : 0;
 }
 
-/* ---- creation ----------------------------------------------------------------------- */
-/* Fills a fresh contiguous tensor with value. */
-static void ct__fill_contig(ct_tensor *t, double value)
+/* ---- creation: factory ops ------------------------------------------------------------------
+ * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
+ * ops run on their input's device). Attributes in schema order: the sizes (int[]), then the
+ * Scalars, then the dtype. meta checks the arguments and allocates the output; the kernel
+ * writes it. */
+
+/* Where a fill op's value comes from: op->variant is the index of its Scalar attribute, or
+   one of these. */
+enum { CT__FILL_EMPTY = -3, CT__FILL_ZERO = -2, CT__FILL_ONE = -1 };
+
+static double ct__fill_value(const ct_op_call *c)
+{
+    int v = c->op->variant;
+    return v == CT__FILL_ZERO ? 0.0 : v == CT__FILL_ONE ? 1.0 : c->attrs[v].f;
+}
+
+/* Checks dtype (and that the fill value fits it) and allocates the output of sizes; the
+   kernel's dtype is the output's. */
+static bool ct__factory_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    bool fill = c->op->variant != CT__FILL_EMPTY; /* (the allocation checks dtype for empty) */
+    if (fill && (!ct__check_dtype_arg(c->fn, dtype) ||
+                 !ct__check_scalar(c->fn, ct__fill_value(c), dtype))) {
+        return false;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+/* empty, zeros, ones, full: (int[] size, [Scalar fill_value,] ScalarType dtype). */
+static bool ct__factory_sizes_meta(ct_op_call *c)
+{
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              (ct_dtype)c->attrs[c->n_attrs - 1].i);
+}
+
+/* scalar_tensor: (Scalar s, ScalarType dtype), 0-dim. */
+static bool ct__scalar_tensor_meta(ct_op_call *c)
+{
+    return ct__factory_output(c, NULL, 0, (ct_dtype)c->attrs[1].i);
+}
+
+/* The _like ops: self's shape and dtype. */
+static bool ct__factory_like_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    return ct__factory_output(c, t->sizes, t->ndim, t->dtype);
+}
+
+/* Fills a fresh contiguous tensor with value (also: reductions of empty inputs). */
+void ct__fill_contig(ct_tensor *t, double value)
 {
     int64_t n = ct_numel(t);
     char *p = ct__data(t);
@@ -3911,118 +3974,39 @@ static void ct__fill_contig(ct_tensor *t, double value)
     }
 }
 
-ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+static ct_status ct__empty_kernel(ct_op_call *c)
 {
-    return ct__scoped(ct__tensor_new("ct_empty", sizes, ndim, dtype));
+    (void)c; /* meta allocated the output; empty leaves it uninitialized */
+    return CT_OK;
 }
 
-/* A new scoped tensor filled with value, which must convert to dtype without overflow. */
-static ct_tensor *ct__full(const char *op, const int64_t *sizes, int ndim, double value,
-                           ct_dtype dtype)
+static ct_status ct__fill_new_kernel(ct_op_call *c)
 {
-    if (!ct__check_dtype_arg(op, dtype) || !ct__check_scalar(op, value, dtype)) {
-        return NULL;
+    ct__fill_contig(c->outputs[0], ct__fill_value(c));
+    return CT_OK;
+}
+
+/* tensor: (data, ScalarType dtype) with the sizes as attribute 0 and c->state pointing at
+   the caller's data. */
+static bool ct__from_data_meta(ct_op_call *c)
+{
+    if (!ct__factory_sizes_meta(c)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t) {
-        ct__fill_contig(t, value);
+    if (ct_nbytes(c->outputs[0]) && !c->state) {
+        ct__null(c->fn, c->state);
+        return false;
     }
-    return ct__scoped(t);
+    return true;
 }
 
-ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+static ct_status ct__from_data_kernel(ct_op_call *c)
 {
-    return ct__full("ct_full", sizes, ndim, value, dtype);
-}
-
-ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    return ct__full("ct_zeros", sizes, ndim, 0.0, dtype);
-}
-
-ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    return ct__full("ct_ones", sizes, ndim, 1.0, dtype);
-}
-
-ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
-{
-    return ct__full("ct_scalar_tensor", NULL, 0, value, dtype);
-}
-
-ct_tensor *ct_empty_like(const ct_tensor *t)
-{
-    return ct__null_tensor("ct_empty_like", t) ? NULL : ct_empty(t->sizes, t->ndim, t->dtype);
-}
-
-/* full_like under the caller's name (for the NULL and handle checks). */
-static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
-{
-    if (ct__null_tensor(op, t)) {
-        return NULL;
-    }
-    return ct__full(op, t->sizes, t->ndim, value, t->dtype);
-}
-
-ct_tensor *ct_full_like(const ct_tensor *t, double value)
-{
-    return ct__full_like("ct_full_like", t, value);
-}
-
-ct_tensor *ct_zeros_like(const ct_tensor *t)
-{
-    return ct__full_like("ct_zeros_like", t, 0.0);
-}
-
-ct_tensor *ct_ones_like(const ct_tensor *t)
-{
-    return ct__full_like("ct_ones_like", t, 1.0);
-}
-
-ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
-{
-    ct_tensor *t = ct__tensor_new("ct_tensor_from_data", sizes, ndim, dtype);
-    if (!t) {
-        return NULL;
-    }
-    size_t nbytes = ct_nbytes(t);
-    if (nbytes && !data) {
-        ct__release(t);
-        ct__null("ct_tensor_from_data", data);
-        return NULL;
-    }
+    size_t nbytes = ct_nbytes(c->outputs[0]);
     if (nbytes) {
-        memcpy(ct__data(t), data, nbytes);
+        memcpy(ct__data(c->outputs[0]), c->state, nbytes);
     }
-    return ct__scoped(t);
-}
-
-ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
-                        void (*deleter)(void *data, void *ctx), void *ctx)
-{
-    const char *op = "ct_from_blob";
-    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
-        !ct__check_dtype_arg(op, dtype)) {
-        return NULL;
-    }
-    dtype = ct__dtype_resolve(dtype);
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    s->data = data;
-    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = deleter;
-    s->deleter_ctx = ctx;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(sizes, ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
-    ct__storage_release(s);
-    return ct__scoped(t);
+    return CT_OK;
 }
 
 /* arange's length ceil((end - start) / step), or -1 + CT_ERR_VALUE in PyTorch's words. */
@@ -4052,71 +4036,89 @@ static int64_t ct__arange_size(const char *op, double start, double end, double 
     return (int64_t)n;
 }
 
-ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+/* arange: (Scalar start, Scalar end, Scalar step, ScalarType dtype). */
+static bool ct__arange_meta(ct_op_call *c)
 {
-    const char *op = "ct_arange";
-    if (!ct__check_dtype_arg(op, dtype)) {
-        return NULL;
+    double start = c->attrs[0].f, end = c->attrs[1].f, step = c->attrs[2].f;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
     }
     dtype = ct__dtype_resolve(dtype);
     if (dtype == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"arange_cpu\" not implemented for 'Bool'");
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"arange_cpu\" not implemented for 'Bool'");
+        return false;
     }
-    int64_t n = ct__arange_size(op, start, end, step);
-    bool floating = ct_dtype_is_floating_point(dtype);
+    int64_t n = ct__arange_size(c->fn, start, end, step);
     /* integer types count in int64 from the truncated start and step, wrapping into dtype */
-    if (n < 0 || (!floating && (!ct__check_scalar(op, start, CT_INT64) ||
-                                !ct__check_scalar(op, step, CT_INT64)))) {
-        return NULL;
+    if (n < 0 || (!ct_dtype_is_floating_point(dtype) &&
+                  (!ct__check_scalar(c->fn, start, CT_INT64) ||
+                   !ct__check_scalar(c->fn, step, CT_INT64)))) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &n, 1, floating ? dtype : CT_INT64);
-    if (!t) {
-        return NULL;
-    }
-    if (floating) {
-        for (int64_t i = 0; i < n; i++) {
-            ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(dtype), dtype,
-                          start + (double)i * step);
-        }
-    } else { /* unsigned arithmetic wraps as PyTorch's int64 does */
-        uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
-        for (int64_t i = 0; i < n; i++) {
-            ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
-        }
-    }
-    if (t->dtype != dtype) {
-        ct_tensor *c = ct__tensor_new(op, &n, 1, dtype);
-        if (c) {
-            ct__copy_kernel(c, t);
-        }
-        ct__release(t);
-        t = c;
-    }
-    return ct__scoped(t);
+    c->dtype = dtype;
+    return ct__op_output(c, &n, 1, dtype) != NULL;
 }
 
-ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+static ct_status ct__arange_kernel(ct_op_call *c)
 {
-    const char *op = "ct_linspace";
-    if (!ct__check_dtype_arg(op, dtype)) {
-        return NULL;
+    double start = c->attrs[0].f, step = c->attrs[2].f;
+    ct_tensor *out = c->outputs[0];
+    int64_t n = out->sizes[0];
+    if (ct_dtype_is_floating_point(out->dtype)) {
+        for (int64_t i = 0; i < n; i++) {
+            ct__store_f64(ct__data(out) + (size_t)i * ct_dtype_size(out->dtype), out->dtype,
+                          start + (double)i * step);
+        }
+        return CT_OK;
+    }
+    ct_tensor *t = out->dtype == CT_INT64 ? out : ct__tensor_new(c->fn, &n, 1, CT_INT64);
+    if (!t) {
+        return ct_error_code();
+    }
+    uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
+    for (int64_t i = 0; i < n; i++) { /* unsigned arithmetic wraps as PyTorch's int64 does */
+        ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
+    }
+    if (t != out) {
+        ct__copy_kernel(out, t);
+        ct__release(t);
+    }
+    return CT_OK;
+}
+
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+static bool ct__linspace_meta(ct_op_call *c)
+{
+    double start = c->attrs[0].f, end = c->attrs[1].f;
+    int64_t steps = c->attrs[2].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
     }
     if (steps < 0) {
-        ct__fail(CT_ERR_VALUE, op, "number of steps must be non-negative");
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "number of steps must be non-negative");
+        return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"linspace_cpu\" not implemented for 'Bool'");
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        return false;
     }
-    if (!ct__check_scalar(op, start, dtype) || !ct__check_scalar(op, end, dtype)) {
-        return NULL;
+    if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &steps, 1, dtype);
-    if (!t) {
-        return NULL;
+    ct_tensor *t = ct__op_output(c, &steps, 1, dtype);
+    if (t) {
+        c->dtype = t->dtype;
     }
+    return t != NULL;
+}
+
+static ct_status ct__linspace_kernel(ct_op_call *c)
+{
+    double start = c->attrs[0].f, end = c->attrs[1].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
     size_t es = ct_dtype_size(t->dtype);
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
     int64_t half = steps / 2;
@@ -4126,21 +4128,216 @@ ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
                                             : end - step * (double)(steps - 1 - i);
         ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, v);
     }
-    return ct__scoped(t);
+    return CT_OK;
+}
+
+/* eye: (int n, int m, ScalarType dtype). */
+static bool ct__eye_meta(ct_op_call *c)
+{
+    int64_t sizes[2] = {c->attrs[0].i, c->attrs[1].i};
+    return ct__factory_output(c, sizes, 2, (ct_dtype)c->attrs[2].i);
+}
+
+static ct_status ct__eye_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    ct__fill_contig(t, 0);
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t i = 0; i < t->sizes[0] && i < t->sizes[1]; i++) {
+        ct__store_f64(ct__data(t) + (size_t)(i * t->sizes[1] + i) * es, t->dtype, 1.0);
+    }
+    return CT_OK;
+}
+
+/* A factory op: name, schema, public functions, fill variant, meta, kernels. */
+#define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
+                                       CT_AUTOCAST_NONE, VAR, 0u, NULL, META, KERNELS, NULL,  \
+                                       NULL, NULL, 0u, NULL, NULL};
+#define CT__FACTORY_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+                         "bool? pin_memory=None"
+#define CT__LIKE_OPTS CT__FACTORY_OPTS ", MemoryFormat? memory_format=None) -> Tensor"
+
+CT__FACTORY(empty, "empty", "empty.memory_format(SymInt[] size, *, " CT__FACTORY_OPTS
+            ", MemoryFormat? memory_format=None) -> Tensor", "ct_empty", CT__FILL_EMPTY,
+            ct__factory_sizes_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(zeros, "zeros", "zeros(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor",
+            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(ones, "ones", "ones(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor", "ct_ones",
+            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(full, "full", "full(SymInt[] size, Scalar fill_value, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(scalar_tensor, "scalar_tensor", "scalar_tensor(Scalar s, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_scalar_tensor", 0, ct__scalar_tensor_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(empty_like, "empty_like", "empty_like(Tensor self, *, " CT__LIKE_OPTS,
+            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(zeros_like, "zeros_like", "zeros_like(Tensor self, *, " CT__LIKE_OPTS,
+            "ct_zeros_like", CT__FILL_ZERO, ct__factory_like_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(ones_like, "ones_like", "ones_like(Tensor self, *, " CT__LIKE_OPTS, "ct_ones_like",
+            CT__FILL_ONE, ct__factory_like_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(full_like, "full_like", "full_like(Tensor self, Scalar fill_value, *, "
+            CT__LIKE_OPTS, "ct_full_like", 0, ct__factory_like_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(tensor, "tensor", "tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
+            "bool requires_grad=False) -> Tensor", "ct_tensor_from_data", CT__FILL_EMPTY,
+            ct__from_data_meta, CT__K_ALL(ct__from_data_kernel))
+CT__FACTORY(arange, "arange", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_arange", CT__FILL_EMPTY, ct__arange_meta,
+            CT__K_NUMERIC(ct__arange_kernel))
+CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_linspace", CT__FILL_EMPTY, ct__linspace_meta,
+            CT__K_NUMERIC(ct__linspace_kernel))
+CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
+            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+#undef CT__FACTORY
+#undef CT__FACTORY_OPTS
+#undef CT__LIKE_OPTS
+
+/* A call of a factory op over sizes, with the fill value when it takes one (full_value). */
+static ct_tensor *ct__factory_call(const ct_op *op, const char *fn, const int64_t *sizes,
+                                   int ndim, double value, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a _like op over t, with its fill value when it takes one. */
+static ct_tensor *ct__like_call(const ct_op *op, const char *fn, const ct_tensor *t,
+                                double value)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_empty, "ct_empty", sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_full, "ct_full", sizes, ndim, value, dtype);
+}
+
+ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_zeros, "ct_zeros", sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_ones, "ct_ones", sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_scalar_tensor, "ct_scalar_tensor", NULL, 0);
+    ct__call_f(&c, value);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_empty_like, "ct_empty_like", t, 0.0);
+}
+
+ct_tensor *ct_full_like(const ct_tensor *t, double value)
+{
+    return ct__like_call(&ct__op_full_like, "ct_full_like", t, value);
+}
+
+ct_tensor *ct_zeros_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_zeros_like, "ct_zeros_like", t, 0.0);
+}
+
+ct_tensor *ct_ones_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_ones_like, "ct_ones_like", t, 1.0);
+}
+
+ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_tensor, "ct_tensor_from_data", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype);
+    c.state = (void *)(uintptr_t)data;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_arange, "ct_arange", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_f(&c, step);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_linspace, "ct_linspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 {
-    int64_t sizes[2] = {n, m < 0 ? n : m};
-    ct_tensor *t = ct__tensor_new("ct_eye", sizes, 2, dtype);
-    if (!t) {
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_eye, "ct_eye", NULL, 0);
+    ct__call_i(&c, n);
+    ct__call_i(&c, m < 0 ? n : m);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
+                        void (*deleter)(void *data, void *ctx), void *ctx)
+{
+    const char *op = "ct_from_blob";
+    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
+        !ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    ct__fill_contig(t, 0);
-    size_t es = ct_dtype_size(t->dtype);
-    for (int64_t i = 0; i < sizes[0] && i < sizes[1]; i++) {
-        ct__store_f64(ct__data(t) + (size_t)(i * sizes[1] + i) * es, t->dtype, 1.0);
+    dtype = ct__dtype_resolve(dtype);
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
     }
+    s->data = data;
+    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = deleter;
+    s->deleter_ctx = ctx;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
     return ct__scoped(t);
 }
 
@@ -5286,10 +5483,13 @@ void ct__mutex_unlock(ct__mutex *m)
 // >>part core/rng.c
 /* core/rng.c - mt19937 and PyTorch's CPU sampling kernels, draw for draw and bit for bit.
  *
- * Every public entry resolves the generator (NULL: the default one) and holds its lock for the
- * whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so one call's draws are
- * consecutive in the stream. Elements are visited in the order of PyTorch's TensorIterator
- * for a nullary op: linearly when contiguous, else the smallest stride innermost.
+ * The sampling functions are ops (uniform_, normal_, bernoulli_, random_ in place; rand, randn,
+ * randint, randperm and the _like forms as random factories) through the one entry, the
+ * generator in call.generator. Every kernel resolves the generator (NULL: the default one) and
+ * holds its lock for the whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so
+ * one call's draws are consecutive in the stream. Elements are visited in the order of
+ * PyTorch's TensorIterator for a nullary op: linearly when contiguous, else the smallest
+ * stride innermost.
  * Floating point: each multiply-add that PyTorch's compiled kernels fuse is an explicit
  * fma/fmaf, and no other product feeds an addition, so no compiler flag (-ffp-contract,
  * -std=c11 or gnu11, -O level) changes a bit.
@@ -5540,13 +5740,21 @@ static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
     }
 }
 
-static bool ct__rng_check_fill(const char *op, ct_tensor *t, bool float_only)
+/* The in-place random ops' meta: self is the output and gives the kernel's dtype. */
+static bool ct__rng_self_meta(ct_op_call *c)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__check_inplace(op, t)) {
-        return false;
-    }
-    if (float_only && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    c->dtype = self->dtype;
+    c->outputs[c->n_outputs++] = self;
+    return true;
+}
+
+/* uniform_ and normal_ (and the factories over them) draw floating point values only. */
+static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
+{
+    if (!ct_dtype_is_floating_point(dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->fn,
+                 ct_dtype_name(dtype));
         return false;
     }
     return true;
@@ -5568,23 +5776,34 @@ static void ct__rng_draw_uniform(ct_generator *g, char *dst, ct_dtype dt, const 
     }
 }
 
-ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
+/* Fills t with U(from, to) from g (NULL: the default generator). */
+static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double to)
 {
-    const char *op = "ct_uniform_";
-    if (!ct__rng_check_fill(op, self, true)) {
-        return NULL;
-    }
-    if (!(from <= to)) {
-        ct__fail(CT_ERR_VALUE, op, "uniform_ expects to return a [from, to) range, but found "
-                 "from=%g > to=%g", from, to);
-        return NULL;
-    }
     ct__rng_range r = {from, to};
     g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_uniform, &r);
+    ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+}
+
+/* uniform_: (self, float from, float to). */
+static bool ct__uniform_meta(ct_op_call *c)
+{
+    double from = c->attrs[0].f, to = c->attrs[1].f;
+    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (!(from <= to)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "uniform_ expects to return a [from, to) range, but found "
+                 "from=%g > to=%g", from, to);
+        return false;
+    }
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__uniform_kernel(ct_op_call *c)
+{
+    ct__rng_uniform(c->outputs[0], c->generator, c->attrs[0].f, c->attrs[1].f);
+    return CT_OK;
 }
 
 /* bernoulli_distribution<double>: uniform_real_distribution<double>(0, 1) < p. */
@@ -5594,21 +5813,23 @@ static void ct__rng_draw_bernoulli(ct_generator *g, char *dst, ct_dtype dt, cons
     ct__rng_store_i64(dst, dt, ct__rng_uniform_f64(g, 0, 1) < p);
 }
 
-ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
+/* bernoulli_: (self, float p). */
+static bool ct__bernoulli_meta(ct_op_call *c)
 {
-    const char *op = "ct_bernoulli_";
-    if (!ct__rng_check_fill(op, self, false)) {
-        return NULL;
-    }
+    double p = c->attrs[0].f;
     if (!(p >= 0 && p <= 1)) {
-        ct__fail(CT_ERR_VALUE, op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+        return false;
     }
-    g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_bernoulli, &p);
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__bernoulli_kernel(ct_op_call *c)
+{
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_bernoulli, &c->attrs[0].f);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+    return CT_OK;
 }
 
 /* ---- normal_ ------------------------------------------------------------------------- */
@@ -5819,29 +6040,40 @@ static void ct__rng_draw_normal(ct_generator *g, char *dst, ct_dtype dt, const v
     ct__rng_store_f64(dst, dt, ct__rng_normal_f64(g, m->mean, m->std));
 }
 
-ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+/* Fills t with N(mean, std^2) from g (NULL: the default generator). */
+static void ct__rng_normal(ct_tensor *t, ct_generator *g, double mean, double std)
 {
-    const char *op = "ct_normal_";
-    if (!ct__rng_check_fill(op, self, true)) {
-        return NULL;
-    }
-    if (std < 0) {
-        ct__fail(CT_ERR_VALUE, op, "normal expects std >= 0.0, but found std %g", std);
-        return NULL;
-    }
-    int64_t n = ct_numel(self);
+    int64_t n = ct_numel(t);
     g = ct__rng_lock(g);
-    if (n >= 16 && ct_is_contiguous(self) && self->dtype == CT_FLOAT32) {
-        ct__rng_normal_fill_f32(g, (float *)ct__data(self), n, (float)mean, (float)std);
-    } else if (n >= 16 && ct_is_contiguous(self)) {
-        ct__rng_normal_fill_f64(g, (double *)ct__data(self), n, mean, std);
+    if (n >= 16 && ct_is_contiguous(t) && t->dtype == CT_FLOAT32) {
+        ct__rng_normal_fill_f32(g, (float *)ct__data(t), n, (float)mean, (float)std);
+    } else if (n >= 16 && ct_is_contiguous(t)) {
+        ct__rng_normal_fill_f64(g, (double *)ct__data(t), n, mean, std);
     } else {
         ct__rng_moments m = {mean, std};
-        ct__rng_fill(self, g, ct__rng_draw_normal, &m);
+        ct__rng_fill(t, g, ct__rng_draw_normal, &m);
     }
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+}
+
+/* normal_: (self, float mean, float std). */
+static bool ct__normal_meta(ct_op_call *c)
+{
+    double std = c->attrs[1].f;
+    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (std < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "normal expects std >= 0.0, but found std %g", std);
+        return false;
+    }
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__normal_kernel(ct_op_call *c)
+{
+    ct__rng_normal(c->outputs[0], c->generator, c->attrs[0].f, c->attrs[1].f);
+    return CT_OK;
 }
 
 /* ---- integers ------------------------------------------------------------------------ */
@@ -5878,16 +6110,12 @@ static void ct__rng_draw_full(ct_generator *g, char *dst, ct_dtype dt, const voi
     }
 }
 
-ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
+static ct_status ct__random_kernel(ct_op_call *c)
 {
-    if (!ct__rng_check_fill("ct_random_", self, false)) {
-        return NULL;
-    }
-    g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_full, NULL);
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_full, NULL);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+    return CT_OK;
 }
 
 /* check_from_to_in_range: an integer dtype must hold `from` and `to - 1` (floats hold every
@@ -5950,38 +6178,54 @@ static void ct__rng_float_bounds(int64_t *from, int64_t *to, ct_dtype dt)
     }
 }
 
-ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
-                      ct_generator *g)
+/* randint's bounds [low, high) as drawn: attributes 0 and 1, moved inward for a float dtype
+   (the caller checked low < high). */
+static void ct__randint_bounds(const ct_op_call *c, ct_dtype dtype, int64_t *low, int64_t *high)
 {
-    const char *op = "ct_randint";
+    *low = c->attrs[0].i;
+    *high = c->attrs[1].i;
+    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
+        ct__rng_float_bounds(low, high, dtype);
+    }
+}
+
+/* randint: (int low, int high, int[] size, ScalarType dtype). */
+static bool ct__randint_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    int64_t low = c->attrs[0].i, high = c->attrs[1].i;
     if (low >= high) {
-        ct__fail(CT_ERR_VALUE, op,
+        ct__fail(CT_ERR_VALUE, c->fn,
                  "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                  (long long)low, (long long)high);
-        return NULL;
+        return false;
     }
-    dtype = dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype;
-    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
-        ct__rng_float_bounds(&low, &high, dtype);
-        if (low >= high) {
-            ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' casted to dtype to be less than "
-                     "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
-                     (long long)high);
-            return NULL;
-        }
+    ct__randint_bounds(c, dtype, &low, &high);
+    if (low >= high) {
+        ct__fail(CT_ERR_VALUE, c->fn, "random_ expects 'from' casted to dtype to be less than "
+                 "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
+                 (long long)high);
+        return false;
     }
-    if (!ct__rng_check_int_range(op, low, high - 1, dtype)) {
-        return NULL;
+    if (!ct__rng_check_int_range(c->fn, low, high - 1, dtype)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (!t) {
-        return NULL;
+    ct_tensor *t = ct__op_output(c, c->attrs[2].ints, (int)c->attrs[2].i, dtype);
+    if (t) {
+        c->dtype = t->dtype;
     }
+    return t != NULL;
+}
+
+static ct_status ct__randint_kernel(ct_op_call *c)
+{
+    int64_t low = 0, high = 0;
+    ct__randint_bounds(c, c->dtype, &low, &high);
     ct__rng_int_range r = {(uint64_t)high - (uint64_t)low, low};
-    g = ct__rng_lock(g);
-    ct__rng_fill(t, g, ct__rng_draw_int, &r);
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_int, &r);
     ct__rng_unlock(g);
-    return ct__scoped(t);
+    return CT_OK;
 }
 
 /* randperm_cpu: below n = UINT32_MAX / 20, Fisher-Yates swapping i with i + random() % (n - i);
@@ -6007,56 +6251,212 @@ static void ct__rng_permute(ct_generator *g, int64_t *r, int64_t n)
     }
 }
 
-ct_tensor *ct_randperm(int64_t n, ct_generator *g)
+/* randperm: (int n, ScalarType dtype), int64 only. */
+static bool ct__randperm_meta(ct_op_call *c)
 {
-    const char *op = "ct_randperm";
+    int64_t n = c->attrs[0].i;
     if (n < 0) {
-        ct__fail(CT_ERR_VALUE, op, "n must be non-negative, got%lld", (long long)n);
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "n must be non-negative, got%lld", (long long)n);
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &n, 1, CT_INT64);
-    if (!t) {
-        return NULL;
-    }
-    g = ct__rng_lock(g);
-    ct__rng_permute(g, (int64_t *)ct__data(t), n);
-    ct__rng_unlock(g);
-    return ct__scoped(t);
+    c->dtype = CT_INT64;
+    return ct__op_output(c, &n, 1, CT_INT64) != NULL;
 }
 
-/* ---- factories ----------------------------------------------------------------------- */
-
-static ct_tensor *ct__rng_float_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
+static ct_status ct__randperm_kernel(ct_op_call *c)
 {
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
-        ct__release(t);
-        return NULL;
+    ct_tensor *t = c->outputs[0];
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_permute(g, (int64_t *)ct__data(t), t->sizes[0]);
+    ct__rng_unlock(g);
+    return CT_OK;
+}
+
+/* ---- factories over uniform_ and normal_ ------------------------------------------------ */
+/* A float output of sizes and dtype (the kernel's dtype is its own). */
+static bool ct__rng_float_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
+    if (!t || !ct__rng_check_float(c, t->dtype)) {
+        return false;
     }
-    return t;
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* rand, randn: (int[] size, ScalarType dtype). */
+static bool ct__rng_new_meta(ct_op_call *c)
+{
+    return ct__rng_float_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                                (ct_dtype)c->attrs[1].i);
+}
+
+/* rand_like, randn_like: self's shape and dtype. */
+static bool ct__rng_like_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    return ct__rng_float_output(c, t->sizes, t->ndim, t->dtype);
+}
+
+static ct_status ct__rand_kernel(ct_op_call *c)
+{
+    ct__rng_uniform(c->outputs[0], c->generator, 0, 1);
+    return CT_OK;
+}
+
+static ct_status ct__randn_kernel(ct_op_call *c)
+{
+    ct__rng_normal(c->outputs[0], c->generator, 0, 1);
+    return CT_OK;
+}
+
+/* ---- descriptors and public functions --------------------------------------------------- */
+/* A random op: name, schema, public functions, kind, meta, kernels. */
+#define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, 0, \
+                                       0u, NULL, META, KERNELS, NULL, NULL, NULL, 0u, NULL,   \
+                                       NULL};
+#define CT__RANDOM_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+                        "bool? pin_memory=None"
+#define CT__K_INT64(K) {NULL, NULL, NULL, NULL, NULL, NULL, K, NULL, NULL}
+
+CT__RANDOM(uniform_, "uniform_", "uniform_(Tensor(a!) self, float from=0., float to=1., *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_uniform_", CT_OP_INPLACE,
+           ct__uniform_meta, CT__K_FLOAT(ct__uniform_kernel))
+CT__RANDOM(normal_, "normal_", "normal_(Tensor(a!) self, float mean=0., float std=1., *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_normal_", CT_OP_INPLACE,
+           ct__normal_meta, CT__K_FLOAT(ct__normal_kernel))
+CT__RANDOM(bernoulli_, "bernoulli_", "bernoulli_.float(Tensor(a!) self, float p=0.5, *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_bernoulli_", CT_OP_INPLACE,
+           ct__bernoulli_meta, CT__K_ALL(ct__bernoulli_kernel))
+CT__RANDOM(random_, "random_", "random_(Tensor(a!) self, *, Generator? generator=None) -> "
+           "Tensor(a!)", "ct_random_", CT_OP_INPLACE, ct__rng_self_meta,
+           CT__K_ALL(ct__random_kernel))
+CT__RANDOM(rand, "rand", "rand.generator(SymInt[] size, *, Generator? generator, "
+           CT__RANDOM_OPTS ") -> Tensor", "ct_rand", CT_OP_RANDOM, ct__rng_new_meta,
+           CT__K_FLOAT(ct__rand_kernel))
+CT__RANDOM(randn, "randn", "randn.generator(SymInt[] size, *, Generator? generator, "
+           CT__RANDOM_OPTS ") -> Tensor", "ct_randn", CT_OP_RANDOM, ct__rng_new_meta,
+           CT__K_FLOAT(ct__randn_kernel))
+CT__RANDOM(rand_like, "rand_like", "rand_like.generator(Tensor self, *, Generator? generator, "
+           CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor", "ct_rand_like",
+           CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__rand_kernel))
+CT__RANDOM(randn_like, "randn_like", "randn_like.generator(Tensor self, *, Generator? "
+           "generator, " CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor",
+           "ct_randn_like", CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__randn_kernel))
+CT__RANDOM(randint, "randint", "randint.low_generator(SymInt low, SymInt high, SymInt[] size, "
+           "*, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? "
+           "device=None, bool? pin_memory=None) -> Tensor", "ct_randint", CT_OP_RANDOM,
+           ct__randint_meta, CT__K_ALL(ct__randint_kernel))
+CT__RANDOM(randperm, "randperm", "randperm.generator(SymInt n, *, Generator? generator, "
+           "ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? "
+           "pin_memory=None) -> Tensor", "ct_randperm", CT_OP_RANDOM, ct__randperm_meta,
+           CT__K_INT64(ct__randperm_kernel))
+#undef CT__RANDOM
+#undef CT__RANDOM_OPTS
+#undef CT__K_INT64
+
+/* A call of an in-place random op on self with n float attributes a0, a1. */
+static ct_tensor *ct__rng_inplace_call(const ct_op *op, const char *fn, ct_tensor *self, int n,
+                                       double a0, double a1, ct_generator *g)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (n > 0) {
+        ct__call_f(&c, a0);
+    }
+    if (n > 1) {
+        ct__call_f(&c, a1);
+    }
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_uniform_, "ct_uniform_", self, 2, from, to, g);
+}
+
+ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_normal_, "ct_normal_", self, 2, mean, std, g);
+}
+
+ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_bernoulli_, "ct_bernoulli_", self, 1, p, 0, g);
+}
+
+ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_random_, "ct_random_", self, 0, 0, 0, g);
+}
+
+/* A call of rand or randn over sizes. */
+static ct_tensor *ct__rng_new_call(const ct_op *op, const char *fn, const int64_t *sizes,
+                                   int ndim, ct_dtype dtype, ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+/* A call of rand_like or randn_like over t. */
+static ct_tensor *ct__rng_like_call(const ct_op *op, const char *fn, const ct_tensor *t,
+                                    ct_generator *g)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
 {
-    ct_tensor *t = ct__rng_float_new("ct_rand", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_uniform_(t, 0, 1, g)) : NULL;
+    return ct__rng_new_call(&ct__op_rand, "ct_rand", sizes, ndim, dtype, g);
 }
 
 ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
 {
-    ct_tensor *t = ct__rng_float_new("ct_randn", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_normal_(t, 0, 1, g)) : NULL;
+    return ct__rng_new_call(&ct__op_randn, "ct_randn", sizes, ndim, dtype, g);
 }
 
 ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
 {
-    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
+    return ct__rng_like_call(&ct__op_rand_like, "ct_rand_like", t, g);
 }
 
 ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 {
-    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
+    return ct__rng_like_call(&ct__op_randn_like, "ct_randn_like", t, g);
+}
+
+ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
+                      ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randint, "ct_randint", NULL, 0);
+    ct__call_i(&c, low);
+    ct__call_i(&c, high);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_randperm(int64_t n, ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randperm, "ct_randperm", NULL, 0);
+    ct__call_i(&c, n);
+    ct__call_i(&c, CT_INT64);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 #undef CT__MT_N
@@ -6441,6 +6841,17 @@ ct_tensor *ct__dispatch(ct_op_call *c)
         return ct__dispatch_hooked(c);
     }
     return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
+}
+
+ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
 }
 
 ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
@@ -8215,18 +8626,37 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
 CT__VECTORIZE_END
 
 // >>part ops/view.c
-/* ops/view.c - views over shared storage and shape ops (cat, stack).
+/* ops/view.c - views over shared storage and shape ops (cat, stack), as op descriptors.
  *
- * A view is a new tensor object with its own sizes/strides/offset over the input's storage.
- * Its backward maps the view's gradient back to the input's shape.
+ * A view op's meta checks its arguments and computes the view's geometry (sizes, strides,
+ * offset) into the call's state; its composite makes a new tensor struct over the input's
+ * storage (no data touched, so it runs on any device). reshape, flatten, narrow (through
+ * slice), contiguous and stack are built on other ops, which record their autograd; cat and
+ * the slice/select backward ops copy data with CPU kernels. A view's backward maps its
+ * gradient back to the input's shape.
  */
+
+/* What a view op's meta computes for its kernel (c->state, in the public function's frame):
+   the view's geometry, and the integers its autograd node keeps (ct__view_record). Slices
+   and selects keep {dim, start, end, step, is_select}; cat and stack keep {dim}. */
+typedef struct ct__view_geom {
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], offset;
+    int ndim;
+    int n_ints;
+    int64_t ints[CT_MAX_DIMS];
+} ct__view_geom;
+
+/* Private dispatched ops defined after the descriptors (backward formulas and composites
+   call them). */
+static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
+                            int64_t step);
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
 
 /* ---- derivative formulas ------------------------------------------------------------- */
 static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
-
 
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -8237,97 +8667,51 @@ static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_permute(g, inv, g->ndim);
 }
 
-/* ints: i[0] dim, i[1] start, i[2] length, i[3] 1 for select (the dim is dropped) */
-static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
+static void ct__transpose_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_transpose(g, n->i[0], n->i[1]);
+}
 
+static void ct__t_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = ct_t(g);
+}
+
+static void ct__unsqueeze_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_squeeze_dim(g, n->i[0]);
+}
+
+/* slice and select: zeros of the input's shape with g in the slice (select_backward,
+   slice_backward). */
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
 }
 
-/* The slice backward is linear in g: its own backward takes the same slice of gg. */
+/* select_backward and slice_backward are linear in g: their own backward takes the same
+   slice of gg. */
 static void ct__slice_scatter_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
-    gi[0] = n->i[3] ? ct_select(gg, n->i[0], n->i[1]) : ct_narrow(gg, n->i[0], n->i[1], n->i[2]);
+    gi[0] = n->i[4] ? ct_select(gg, n->i[0], n->i[1])
+                    : ct__slice(gg, n->i[0], n->i[1], n->i[2], n->i[3]);
 }
 
-/* Zeros of the input's shape with g written into the slice (differentiable in g). */
-static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct_tensor *z = ct__tensor_new("ct_slice_backward", in->sizes, in->ndim, g->dtype);
-    if (!z) {
-        return NULL;
-    }
-    memset(ct__data(z), 0, ct_nbytes(z));
-    int d = (int)ints[0];
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int nd = 0;
-    for (int k = 0; k < z->ndim; k++) {
-        if (k == d && ints[3]) {
-            continue;
+    int d = (int)n->i[0];
+    int64_t start = 0;
+    for (int k = 0; k < n->n_next; k++) {
+        int64_t length = n->next[k].sizes[d];
+        if (ct__needs_grad(n, k)) {
+            gi[k] = ct_narrow(g, d, start, length);
         }
-        sizes[nd] = k == d ? ints[2] : z->sizes[k];
-        strides[nd++] = z->strides[k];
+        start += length;
     }
-    ct_tensor *slot =
-        ct__tensor_over(z->storage, z->dtype, sizes, strides, nd, ints[1] * z->strides[d]);
-    if (!slot) {
-        ct__release(z);
-        return NULL;
-    }
-    ct__copy_kernel(slot, g);
-    ct__release(slot);
-    ct_node *n = ct__node_new(ints[3] ? "SelectBackwardBackward0" : "NarrowBackwardBackward0",
-                              ct__slice_scatter_backward, &g, 1);
-    if (n) {
-        memcpy(n->i, ints, 4 * sizeof(int64_t));
-    }
-    z = ct__set_history(z, n);
-    return ct__scoped(z);
 }
 
-/* A scoped view of t; records a node (name, fn, with integers ints[ni]) when t requires
-   grad. */
-static ct_tensor *ct__make_view(const ct_tensor *t, const int64_t *sizes, const int64_t *strides,
-                                int ndim, int64_t offset, const char *name, ct__backward_fn fn,
-                                const int64_t *ints, int ni)
-{
-    ct_tensor *v = ct__tensor_over(t->storage, t->dtype, sizes, strides, ndim, offset);
-    if (!v) {
-        return NULL;
-    }
-    ct_node *n = ct__node_new(name, fn, &t, 1);
-    if (n) {
-        for (int k = 0; k < ni; k++) {
-            n->i[k] = ints[k];
-        }
-    }
-    v = ct__set_history(v, n);
-    if (!v) {
-        return NULL;
-    }
-    v->view_of = t->view_of         ? t->view_of
-                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF
-                                    : CT__VIEW_OF_NONE;
-    v->view_version = t->view_of ? t->view_version : t->storage->version;
-    return ct__scoped(v);
-}
-
-static bool ct__view_check(const char *op, const ct_tensor *t)
-{
-    return !ct__null(op, t);
-}
-
-ct_tensor *ct_alias(const ct_tensor *t)
-{
-    if (!ct__view_check("ct_alias", t)) {
-        return NULL;
-    }
-    return ct__make_view(t, t->sizes, t->strides, t->ndim, t->offset, "AliasBackward0",
-                         ct__identity_backward, NULL, 0);
-}
-
+/* ---- geometry helpers ------------------------------------------------------------------ */
 /* Resolves one -1 in sizes against numel; false + error when impossible. */
 static bool ct__infer_size(const char *op, const int64_t *sizes, int ndim, int64_t numel,
                            int64_t *out)
@@ -8400,233 +8784,267 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
-ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* ---- meta: checks and geometry ----------------------------------------------------------- */
+/* Starts a view op's meta: the call's dtype column (views run no kernel of a dtype) and its
+   geometry, initialised to the input's own. */
+static ct__view_geom *ct__geom(ct_op_call *c)
 {
-    const char *op = "ct_view";
-    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (!ct__view_check(op, t) || !ct__infer_size(op, sizes, ndim, ct_numel(t), shape)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    c->dtype = t->dtype;
+    g->ndim = t->ndim;
+    g->offset = t->offset;
+    g->n_ints = 0;
+    memcpy(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(g->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    return g;
+}
+
+/* alias, contiguous: the input's geometry, no checks. */
+static bool ct__alias_meta(ct_op_call *c)
+{
+    ct__geom(c);
+    return true;
+}
+
+/* The view's sizes from attribute 0 (one may be -1) and, when the input's strides allow a
+   view, its strides (*viewable). */
+static bool ct__shape_geom(ct_op_call *c, bool *viewable)
+{
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = (int)c->attrs[0].i;
+    if (!ct__infer_size(c->fn, c->attrs[0].ints, g->ndim, ct_numel(t), g->sizes)) {
+        return false;
     }
-    if (!ct__view_strides(t, shape, ndim, strides)) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "view size is not compatible with input tensor's size and "
+    *viewable = ct__view_strides(t, g->sizes, g->ndim, g->strides);
+    return true;
+}
+
+static bool ct__view_meta(ct_op_call *c)
+{
+    bool viewable = false;
+    if (!ct__shape_geom(c, &viewable)) {
+        return false;
+    }
+    if (!viewable) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "view size is not compatible with input tensor's size and "
                  "stride (at least one dimension spans across two contiguous subspaces). Use "
                  ".reshape(...) instead.");
-        return NULL;
     }
-    return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                         NULL, 0);
+    return viewable;
 }
 
-ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* reshape: ints[0] says whether a view is possible (else the composite copies first). */
+static bool ct__reshape_meta(ct_op_call *c)
 {
-    const char *op = "ct_reshape";
-    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (!ct__view_check(op, t) || !ct__infer_size(op, sizes, ndim, ct_numel(t), shape)) {
-        return NULL;
+    bool viewable = false;
+    if (!ct__shape_geom(c, &viewable)) {
+        return false;
     }
-    if (ct__view_strides(t, shape, ndim, strides)) {
-        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                             NULL, 0);
-    }
-    ct_tensor *c = ct_clone(t); /* contiguous copy, then a view of it */
-    ct_tensor *r = ct_view(c, shape, ndim);
-    ct_free(c);
-    return r;
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    g->ints[0] = viewable;
+    return true;
 }
 
-ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
+/* flatten (attributes start_dim, end_dim): the flattened sizes, which the composite reshapes
+   to; a 0-dim input becomes 1-D. */
+static bool ct__flatten_meta(ct_op_call *c)
 {
-    const char *op = "ct_flatten";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
     if (t->ndim == 0) {
-        int64_t one = 1;
-        return ct_reshape(t, &one, 1);
+        g->ndim = 1;
+        g->sizes[0] = 1;
+        return true;
     }
-    int s = ct__wrap_dim(op, start_dim, t->ndim), e = ct__wrap_dim(op, end_dim, t->ndim);
-    if (s < 0 || e < 0) {
-        return NULL;
+    int s = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    int e = s < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[1].i, t->ndim);
+    if (e < 0) {
+        return false;
     }
     if (s > e) {
-        ct__fail(CT_ERR_VALUE, op,
-                 "flatten() has invalid args: start_dim cannot come after "
+        ct__fail(CT_ERR_VALUE, c->fn, "flatten() has invalid args: start_dim cannot come after "
                  "end_dim");
-        return NULL;
+        return false;
     }
-    int64_t shape[CT_MAX_DIMS];
-    int nd = 0;
+    g->ndim = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (d <= s || d > e) {
-            shape[nd++] = t->sizes[d];
+            g->sizes[g->ndim++] = t->sizes[d];
         } else {
-            shape[nd - 1] *= t->sizes[d];
+            g->sizes[g->ndim - 1] *= t->sizes[d];
         }
     }
-    return ct_reshape(t, shape, nd);
+    return true;
 }
 
-ct_tensor *ct_permute(const ct_tensor *t, const int64_t *dims, int ndim)
+/* permute (attribute 0: dims); the node keeps the permutation. */
+static bool ct__permute_meta(ct_op_call *c)
 {
-    const char *op = "ct_permute";
-    if (!ct__view_check(op, t) || ct__null(op, ndim ? (const void *)dims : (const void *)t)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *dims = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (ndim > 0 && ct__null(c->fn, dims)) {
+        return false;
     }
     if (ndim != t->ndim) {
-        ct__fail(CT_ERR_SHAPE, op, "number of dims don't match in permute");
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "number of dims don't match in permute");
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], perm[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     bool seen[CT_MAX_DIMS] = {false};
     for (int d = 0; d < ndim; d++) {
-        int k = ct__wrap_dim(op, dims[d], ndim);
+        int k = ct__wrap_dim(c->fn, dims[d], ndim);
         if (k < 0) {
-            return NULL;
+            return false;
         }
         if (seen[k]) {
-            ct__fail(CT_ERR_VALUE, op, "repeated dim in permute");
-            return NULL;
+            ct__fail(CT_ERR_VALUE, c->fn, "repeated dim in permute");
+            return false;
         }
         seen[k] = true;
-        perm[d] = k;
-        sizes[d] = t->sizes[k];
-        strides[d] = t->strides[k];
+        g->ints[d] = k;
+        g->sizes[d] = t->sizes[k];
+        g->strides[d] = t->strides[k];
     }
-    return ct__make_view(t, sizes, strides, ndim, t->offset, "PermuteBackward0",
-                         ct__permute_backward, perm, ndim);
+    g->n_ints = ndim;
+    return true;
 }
 
-ct_tensor *ct_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1)
+/* Swaps dims a and b of g (a == b: nothing). */
+static void ct__swap_dims(ct__view_geom *g, int a, int b)
 {
-    const char *op = "ct_transpose";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
-    if (t->ndim == 0) {
-        return ct_alias(t);
-    }
-    int a = ct__wrap_dim(op, dim0, t->ndim), b = ct__wrap_dim(op, dim1, t->ndim);
-    if (a < 0 || b < 0) {
-        return NULL;
-    }
-    int64_t perm[CT_MAX_DIMS];
-    for (int d = 0; d < t->ndim; d++) {
-        perm[d] = d;
-    }
-    perm[a] = b;
-    perm[b] = a;
-    return ct_permute(t, perm, t->ndim);
+    int64_t size = g->sizes[a], stride = g->strides[a];
+    g->sizes[a] = g->sizes[b];
+    g->strides[a] = g->strides[b];
+    g->sizes[b] = size;
+    g->strides[b] = stride;
 }
 
-ct_tensor *ct_t(const ct_tensor *t)
+/* transpose (attributes dim0, dim1; a 0-dim input takes dims -1 and 0); the node keeps the
+   two dims. */
+static bool ct__transpose_meta(ct_op_call *c)
 {
-    if (!ct__view_check("ct_t", t)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    int a = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    int b = a < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[1].i, t->ndim);
+    if (b < 0) {
+        return false;
     }
+    if (t->ndim > 0) {
+        ct__swap_dims(g, a, b);
+    }
+    g->ints[0] = a;
+    g->ints[1] = b;
+    g->n_ints = 2;
+    return true;
+}
+
+static bool ct__t_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim > 2) {
-        ct__fail(CT_ERR_SHAPE, "ct_t",
-                 "t() expects a tensor with <= 2 dimensions, but self is "
-                 "%dD",
-                 t->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "t() expects a tensor with <= 2 dimensions, but self is "
+                 "%dD", t->ndim);
+        return false;
     }
-    return t->ndim < 2 ? ct_alias(t) : ct_transpose(t, 0, 1);
+    ct__view_geom *g = ct__geom(c);
+    if (t->ndim == 2) {
+        ct__swap_dims(g, 0, 1);
+    }
+    return true;
 }
 
-static ct_tensor *ct__reshape_view(const char *op, const ct_tensor *t, const int64_t *sizes,
-                                   const int64_t *strides, int ndim)
+/* unsqueeze (attribute 0: dim in [-ndim-1, ndim]); the node keeps the dim. */
+static bool ct__unsqueeze_meta(ct_op_call *c)
 {
-    (void)op;
-    return ct__make_view(t, sizes, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                         NULL, 0);
-}
-
-ct_tensor *ct_unsqueeze(const ct_tensor *t, int64_t dim)
-{
-    const char *op = "ct_unsqueeze";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == CT_MAX_DIMS) {
-        ct__fail(CT_ERR_SHAPE, op, "tensors have at most %d dimensions", CT_MAX_DIMS);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "tensors have at most %d dimensions", CT_MAX_DIMS);
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim + 1);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim + 1);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     for (int k = 0, j = 0; k <= t->ndim; k++) {
         if (k == d) {
-            sizes[k] = 1;
-            strides[k] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
+            g->sizes[k] = 1;
+            g->strides[k] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
         } else {
-            sizes[k] = t->sizes[j];
-            strides[k] = t->strides[j];
+            g->sizes[k] = t->sizes[j];
+            g->strides[k] = t->strides[j];
             j++;
         }
     }
-    return ct__reshape_view(op, t, sizes, strides, t->ndim + 1);
+    g->ndim = t->ndim + 1;
+    g->ints[0] = d;
+    g->n_ints = 1;
+    return true;
 }
 
-static ct_tensor *ct__squeeze(const char *op, const ct_tensor *t, int only)
+/* Drops the size-1 dims of the input (only: that dim alone; -1: every one). */
+static void ct__squeeze_geom(ct_op_call *c, int only)
 {
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int nd = 0;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (t->sizes[d] == 1 && (only < 0 || only == d)) {
             continue;
         }
-        sizes[nd] = t->sizes[d];
-        strides[nd] = t->strides[d];
-        nd++;
+        g->sizes[g->ndim] = t->sizes[d];
+        g->strides[g->ndim++] = t->strides[d];
     }
-    return ct__reshape_view(op, t, sizes, strides, nd);
 }
 
-ct_tensor *ct_squeeze(const ct_tensor *t)
+static bool ct__squeeze_meta(ct_op_call *c)
 {
-    return ct__view_check("ct_squeeze", t) ? ct__squeeze("ct_squeeze", t, -1) : NULL;
+    ct__squeeze_geom(c, -1);
+    return true;
 }
 
-ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
+/* squeeze.dim (attribute 0: dim; a 0-dim input takes -1 and 0 and stays as it is). */
+static bool ct__squeeze_dim_meta(ct_op_call *c)
 {
-    const char *op = "ct_squeeze_dim";
-    if (!ct__view_check(op, t)) {
-        return NULL;
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, c->inputs[0]->ndim);
+    if (d < 0) {
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
-    return d < 0 ? NULL : t->ndim == 0 ? ct_alias(t) : ct__squeeze(op, t, d);
+    ct__squeeze_geom(c, d);
+    return true;
 }
 
-ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* expand (attribute 0: size; -1 keeps a size, new leading dims allowed): stride 0 along the
+   expanded dims. */
+static bool ct__expand_meta(ct_op_call *c)
 {
-    const char *op = "ct_expand";
-    if (!ct__view_check(op, t) || (ndim > 0 && ct__null(op, sizes))) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (ndim > 0 && ct__null(c->fn, sizes)) {
+        return false;
     }
     if (ndim < t->ndim || ndim > CT_MAX_DIMS) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "the number of sizes provided (%d) must be greater or equal "
-                 "to the number of dimensions in the tensor (%d)",
-                 ndim, t->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "the number of sizes provided (%d) must be greater or equal "
+                 "to the number of dimensions in the tensor (%d)", ndim, t->ndim);
+        return false;
     }
-    int64_t out[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     for (int d = ndim - 1; d >= 0; d--) {
         int td = d - (ndim - t->ndim);
         int64_t want = sizes[d];
         if (td < 0) {
             if (want < 0) {
-                ct__fail(CT_ERR_SHAPE, op,
-                         "The expanded size of the tensor (%lld) isn't allowed "
-                         "in a leading, non-existing dimension %d",
-                         (long long)want, d);
-                return NULL;
+                ct__fail(CT_ERR_SHAPE, c->fn, "The expanded size of the tensor (%lld) isn't "
+                         "allowed in a leading, non-existing dimension %d", (long long)want, d);
+                return false;
             }
-            out[d] = want;
-            strides[d] = 0;
+            g->sizes[d] = want;
+            g->strides[d] = 0;
             continue;
         }
         int64_t have = t->sizes[td];
@@ -8635,242 +9053,552 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         }
         if (have != want && have != 1) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op,
-                     "The expanded size of the tensor (%lld) must match the "
+            ct__fail(CT_ERR_SHAPE, c->fn, "The expanded size of the tensor (%lld) must match the "
                      "existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                     "Tensor sizes: %s",
-                     (long long)want, (long long)have, d, ct__shape_str(sizes, ndim, a, sizeof a),
+                     "Tensor sizes: %s", (long long)want, (long long)have, d,
+                     ct__shape_str(sizes, ndim, a, sizeof a),
                      ct__shape_str(t->sizes, t->ndim, b, sizeof b));
-            return NULL;
+            return false;
         }
-        out[d] = want;
-        strides[d] = have == want ? t->strides[td] : 0;
+        g->sizes[d] = want;
+        g->strides[d] = have == want ? t->strides[td] : 0;
     }
-    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0", ct__identity_backward,
-                         NULL, 0);
+    g->ndim = ndim;
+    return true;
 }
 
-ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
+/* narrow (attributes dim, start, length; start may count from the end): ints {dim, start,
+   end} of the slice the composite takes. */
+static bool ct__narrow_meta(ct_op_call *c)
 {
-    const char *op = "ct_narrow";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "narrow() cannot be applied to a 0-dim tensor.");
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "narrow() cannot be applied to a 0-dim tensor.");
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t size = t->sizes[d];
+    int64_t size = t->sizes[d], start = c->attrs[1].i, length = c->attrs[2].i;
     if (start < 0) {
         start += size;
     }
     if (start < 0 || start > size || length < 0 || start + length > size) {
-        ct__fail(CT_ERR_INDEX, op, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
-                 (long long)start, (long long)length, (long long)size);
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "start (%lld) + length (%lld) exceeds dimension size "
+                 "(%lld).", (long long)start, (long long)length, (long long)size);
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-    sizes[d] = length;
-    int64_t ints[4] = {d, start, length, 0};
-    return ct__make_view(t, sizes, t->strides, t->ndim, t->offset + start * t->strides[d],
-                         "NarrowBackward0", ct__slice_backward, ints, 4);
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = d;
+    g->ints[1] = start;
+    g->ints[2] = start + length;
+    return true;
 }
 
-ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
+/* slice (attributes dim, start, end, step; private: its callers pass a wrapped dim and a
+   range inside it, step >= 1). */
+static bool ct__slice_meta(ct_op_call *c)
 {
-    const char *op = "ct_select";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    ct__view_geom *g = ct__geom(c);
+    int64_t d = c->attrs[0].i, start = c->attrs[1].i, end = c->attrs[2].i, step = c->attrs[3].i;
+    g->sizes[d] = (end - start + step - 1) / step;
+    g->strides[d] *= step;
+    g->offset += start * c->inputs[0]->strides[d];
+    int64_t ints[5] = {d, start, end, step, 0};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 5;
+    return true;
+}
+
+/* select (attributes dim, index; index may count from the end). */
+static bool ct__select_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_INDEX, op, "select() cannot be applied to a 0-dim tensor.");
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "select() cannot be applied to a 0-dim tensor.");
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t size = t->sizes[d];
+    int64_t size = t->sizes[d], index = c->attrs[1].i;
     if (index < -size || index >= size) {
         char buf[160];
-        ct__fail(CT_ERR_INDEX, op,
-                 "select(): index %lld out of range for tensor of size %s at "
-                 "dimension %d",
-                 (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "select(): index %lld out of range for tensor of size %s "
+                 "at dimension %d", (long long)index,
+                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+        return false;
     }
     if (index < 0) {
         index += size;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    for (int k = 0, j = 0; k < t->ndim; k++) {
-        if (k != d) {
-            sizes[j] = t->sizes[k];
-            strides[j] = t->strides[k];
-            j++;
+    ct__view_geom *g = ct__geom(c);
+    for (int k = d; k < t->ndim - 1; k++) {
+        g->sizes[k] = t->sizes[k + 1];
+        g->strides[k] = t->strides[k + 1];
+    }
+    g->ndim = t->ndim - 1;
+    g->offset += index * t->strides[d];
+    int64_t ints[5] = {d, index, index + 1, 1, 1};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 5;
+    return true;
+}
+
+/* select_backward (attributes input_sizes, dim, index) and slice_backward (input_sizes, dim,
+   start, end, step): zeros of input_sizes in grad's dtype; ints as select's and slice's. */
+static bool ct__slice_scatter_meta(ct_op_call *c)
+{
+    const ct_tensor *g = c->inputs[0];
+    ct__view_geom *geom = (ct__view_geom *)c->state;
+    bool select = c->op->variant == 1;
+    int64_t start = c->attrs[2].i;
+    int64_t ints[5] = {c->attrs[1].i, start, select ? start + 1 : c->attrs[3].i,
+                       select ? 1 : c->attrs[4].i, select};
+    memcpy(geom->ints, ints, sizeof ints);
+    geom->n_ints = 5;
+    c->dtype = g->dtype;
+    return ct__op_output(c, c->attrs[0].ints, (int)c->attrs[0].i, g->dtype) != NULL;
+}
+
+/* cat (inputs: the list; attribute 0: dim): PyTorch's checks, the promoted dtype, the
+   concatenated shape; ints {dim}. */
+static bool ct__cat_meta(ct_op_call *c)
+{
+    const ct_tensor *ref = c->inputs[0];
+    for (int k = 0; k < c->n_inputs; k++) {
+        if (c->inputs[k]->ndim == 0) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "zero-dimensional tensor (at position %d) cannot be "
+                     "concatenated", k);
+            return false;
         }
     }
-    int64_t ints[4] = {d, index, 1, 1};
-    return ct__make_view(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d],
-                         "SelectBackward0", ct__slice_backward, ints, 4);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, ref->ndim);
+    if (d < 0) {
+        return false;
+    }
+    int64_t sizes[CT_MAX_DIMS];
+    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim);
+    sizes[d] = 0;
+    ct_dtype dt = ref->dtype;
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t->ndim != ref->ndim) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "Tensors must have same number of dimensions: got %d "
+                     "and %d", ref->ndim, t->ndim);
+            return false;
+        }
+        for (int j = 0; j < ref->ndim; j++) {
+            if (j != d && t->sizes[j] != ref->sizes[j]) {
+                ct__fail(CT_ERR_SHAPE, c->fn, "Sizes of tensors must match except in dimension "
+                         "%d. Expected size %lld but got size %lld for tensor number %d in the "
+                         "list.", d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
+                return false;
+            }
+        }
+        dt = ct_promote_types(dt, t->dtype);
+        sizes[d] += t->sizes[d];
+    }
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    g->ints[0] = d;
+    g->n_ints = 1;
+    c->dtype = dt;
+    return ct__op_output(c, sizes, ref->ndim, dt) != NULL;
+}
+
+/* stack (inputs: the list; attribute 0: dim in [-ndim-1, ndim]): equal shapes; ints {dim}. */
+static bool ct__stack_meta(ct_op_call *c)
+{
+    const ct_tensor *ref = c->inputs[0];
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t->ndim != ref->ndim ||
+            memcmp(t->sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim) != 0) {
+            char a[160], b[160];
+            ct__fail(CT_ERR_SHAPE, c->fn, "stack expects each tensor to be equal size, but got "
+                     "%s at entry 0 and %s at entry %d",
+                     ct__shape_str(ref->sizes, ref->ndim, a, sizeof a),
+                     ct__shape_str(t->sizes, t->ndim, b, sizeof b), k);
+            return false;
+        }
+    }
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, ref->ndim + 1);
+    if (d < 0) {
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = d;
+    return true;
+}
+
+/* ---- kernels --------------------------------------------------------------------------- */
+/* Every view op's composite: a tensor struct over the input's storage with the geometry meta
+   computed. It remembers what an in-place op on it would bypass (view_of) and the storage
+   version its history was recorded at (view_version). */
+static ct_status ct__view_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    ct_tensor *v =
+        ct__tensor_over(t->storage, t->dtype, g->sizes, g->strides, g->ndim, g->offset);
+    if (!v) {
+        return CT_ERR_OOM;
+    }
+    v->view_of = t->view_of         ? t->view_of
+                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
+                 : t->requires_grad ? CT__VIEW_OF_LEAF
+                                    : CT__VIEW_OF_NONE;
+    v->view_version = t->view_of ? t->view_version : t->storage->version;
+    c->outputs[c->n_outputs++] = v;
+    return CT_OK;
+}
+
+/* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
+static ct_status ct__reshape_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    const ct_tensor *src = g->ints[0] ? c->inputs[0] : ct_clone(c->inputs[0]);
+    return ct__composite_end(c, ct_view(src, g->sizes, g->ndim));
+}
+
+static ct_status ct__flatten_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_reshape(c->inputs[0], g->sizes, g->ndim));
+}
+
+static ct_status ct__narrow_composite(ct_op_call *c)
+{
+    const int64_t *ints = ((const ct__view_geom *)c->state)->ints;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct__slice(c->inputs[0], ints[0], ints[1], ints[2], 1));
+}
+
+/* contiguous: an alias when the input is contiguous, else a contiguous copy (clone). */
+static ct_status ct__contiguous_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_is_contiguous(t) ? ct_alias(t) : ct_clone(t));
+}
+
+/* stack: each input unsqueezed at dim, concatenated along it. */
+static ct_status ct__stack_composite(ct_op_call *c)
+{
+    int64_t d = ((const ct__view_geom *)c->state)->ints[0];
+    const ct_tensor **views =
+        (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)c->n_inputs);
+    if (!views) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    if (ct_scope_begin() != CT_OK) {
+        ct__free(views);
+        return CT_ERR_STATE;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        views[k] = ct_unsqueeze(c->inputs[k], d);
+    }
+    ct_tensor *r = ct_cat(views, c->n_inputs, d);
+    ct__free(views);
+    return ct__composite_end(c, r);
+}
+
+/* cat on the CPU: each input copied (converting) into its slice of the output along dim. */
+static ct_status ct__cat_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    int d = (int)((const ct__view_geom *)c->state)->ints[0];
+    int64_t part[CT_MAX_DIMS], start = 0;
+    memcpy(part, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    for (int k = 0; k < c->n_inputs; k++) {
+        part[d] = c->inputs[k]->sizes[d];
+        ct_tensor *slot = ct__tensor_over(out->storage, out->dtype, part, out->strides,
+                                          out->ndim, start * out->strides[d]);
+        if (!slot) {
+            return CT_ERR_OOM;
+        }
+        ct__copy_kernel(slot, c->inputs[k]);
+        ct__release(slot);
+        start += part[d];
+    }
+    return CT_OK;
+}
+
+/* select_backward and slice_backward on the CPU: zeros, then grad copied into the slice
+   (ints {dim, start, end, step, is_select}). */
+static ct_status ct__slice_scatter_kernel(ct_op_call *c)
+{
+    ct_tensor *z = c->outputs[0];
+    const ct_tensor *g = c->inputs[0];
+    const int64_t *ints = ((const ct__view_geom *)c->state)->ints;
+    int d = (int)ints[0];
+    memset(ct__data(z), 0, ct_nbytes(z));
+    int64_t strides[CT_MAX_DIMS];
+    for (int k = 0, j = 0; k < z->ndim; k++) {
+        if (k != d || !ints[4]) {
+            strides[j++] = k == d ? z->strides[k] * ints[3] : z->strides[k];
+        }
+    }
+    ct_tensor *slot =
+        ct__tensor_over(z->storage, z->dtype, g->sizes, strides, g->ndim, ints[1] * z->strides[d]);
+    if (!slot) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(slot, g);
+    ct__release(slot);
+    return CT_OK;
+}
+
+/* Keeps the integers meta computed (dims, the slice) in the node. */
+static void ct__view_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+/* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
+   node, backward, record. */
+#define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
+                     RECORD)                                                                   \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
+                                       RECORD, NULL};
+/* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
+#define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
+    CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
+                 RECORD)
+
+CT__VIEW(view, "view", "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "ct_view",
+         ct__view_meta, ct__view_kernel, "ViewBackward0", ct__view_backward, NULL)
+CT__VIEW(reshape, "reshape", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+         "ct_reshape", ct__reshape_meta, ct__reshape_composite, NULL, NULL, NULL)
+CT__VIEW(flatten, "flatten", "flatten.using_ints(Tensor(a) self, int start_dim=0, int "
+         "end_dim=-1) -> Tensor(a)", "ct_flatten", ct__flatten_meta, ct__flatten_composite, NULL,
+         NULL, NULL)
+CT__VIEW(permute, "permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)", "ct_permute",
+         ct__permute_meta, ct__view_kernel, "PermuteBackward0", ct__permute_backward,
+         ct__view_record)
+CT__VIEW(transpose, "transpose", "transpose.int(Tensor(a) self, int dim0, int dim1) -> "
+         "Tensor(a)", "ct_transpose", ct__transpose_meta, ct__view_kernel, "TransposeBackward0",
+         ct__transpose_backward, ct__view_record)
+CT__VIEW(t, "t", "t(Tensor(a) self) -> Tensor(a)", "ct_t", ct__t_meta, ct__view_kernel,
+         "TBackward0", ct__t_backward, NULL)
+CT__VIEW(unsqueeze, "unsqueeze", "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+         "ct_unsqueeze", ct__unsqueeze_meta, ct__view_kernel, "UnsqueezeBackward0",
+         ct__unsqueeze_backward, ct__view_record)
+CT__VIEW(squeeze, "squeeze", "squeeze(Tensor(a) self) -> Tensor(a)", "ct_squeeze",
+         ct__squeeze_meta, ct__view_kernel, "SqueezeBackward0", ct__view_backward, NULL)
+CT__VIEW(squeeze_dim, "squeeze", "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
+         "ct_squeeze_dim", ct__squeeze_dim_meta, ct__view_kernel, "SqueezeBackward1",
+         ct__view_backward, NULL)
+CT__VIEW(expand, "expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> "
+         "Tensor(a)", "ct_expand", ct__expand_meta, ct__view_kernel, "ExpandBackward0",
+         ct__identity_backward, NULL)
+CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> "
+         "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
+CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
+         "end=None, SymInt step=1) -> Tensor(a)", "ct_narrow", ct__slice_meta, ct__view_kernel,
+         "SliceBackward0", ct__slice_backward, ct__view_record)
+CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+         "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
+         ct__view_record)
+CT__VIEW(contiguous, "contiguous", "contiguous(Tensor(a) self, *, MemoryFormat "
+         "memory_format=contiguous_format) -> Tensor(a)", "ct_contiguous", ct__alias_meta,
+         ct__contiguous_composite, NULL, NULL, NULL)
+CT__VIEW(alias, "alias", "alias(Tensor(a) self) -> Tensor(a)", "ct_alias", ct__alias_meta,
+         ct__view_kernel, "AliasBackward0", ct__identity_backward, NULL)
+CT__SHAPE_OP(select_backward, "select_backward", "select_backward(Tensor grad_output, SymInt[] "
+             "input_sizes, int dim, SymInt index) -> Tensor", "ct_backward (select)",
+             CT_OP_OTHER, 1, ct__slice_scatter_meta, CT__K_ALL(ct__slice_scatter_kernel), NULL,
+             "SelectBackwardBackward0", ct__slice_scatter_backward, ct__view_record)
+CT__SHAPE_OP(slice_backward, "slice_backward", "slice_backward(Tensor grad_output, SymInt[] "
+             "input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor",
+             "ct_backward (narrow)", CT_OP_OTHER, 0, ct__slice_scatter_meta,
+             CT__K_ALL(ct__slice_scatter_kernel), NULL, "SliceBackwardBackward0",
+             ct__slice_scatter_backward, ct__view_record)
+CT__SHAPE_OP(cat, "cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", "ct_cat", CT_OP_OTHER, 0,
+             ct__cat_meta, CT__K_ALL(ct__cat_kernel), NULL, "CatBackward0", ct__cat_backward,
+             ct__view_record)
+CT__SHAPE_OP(stack, "stack", "stack(Tensor[] tensors, int dim=0) -> Tensor", "ct_stack",
+             CT_OP_OTHER, 0, ct__stack_meta, CT__K_NONE, ct__stack_composite, NULL, NULL, NULL)
+
+/* ---- public functions -------------------------------------------------------------------- */
+/* Dispatches c with its meta's geometry in this frame. */
+static ct_tensor *ct__view_dispatch(ct_op_call *c)
+{
+    ct__view_geom g;
+    c->state = &g;
+    return ct__dispatch(c);
+}
+
+/* A call of op over t with n int attributes v. */
+static ct_tensor *ct__view_op(const ct_op *op, const char *fn, const ct_tensor *t, int n,
+                              const int64_t *v)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    for (int k = 0; k < n; k++) {
+        ct__call_i(&c, v[k]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over t with one int[] attribute. */
+static ct_tensor *ct__view_op_ints(const ct_op *op, const char *fn, const ct_tensor *t,
+                                   const int64_t *ints, int n)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, ints, n);
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over the list ts[n] with attribute dim; a missing list, or an empty one (the
+   message empty), fails first. */
+static ct_tensor *ct__list_op(const ct_op *op, const char *fn, const ct_tensor *const *ts, int n,
+                              int64_t dim, const char *empty)
+{
+    if (ct__null(fn, ts)) {
+        return NULL;
+    }
+    if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "%s", empty);
+        return NULL;
+    }
+    ct_op_call c;
+    ct__call_init(&c, op, fn, ts, n);
+    ct__call_i(&c, dim);
+    return ct__view_dispatch(&c);
+}
+
+/* Elements start, start + step, ... before end of dim (wrapped) of t: aten::slice. */
+static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
+                            int64_t step)
+{
+    int64_t v[4] = {dim, start, end, step};
+    return ct__view_op(&ct__op_slice, "ct_narrow", t, 4, v);
+}
+
+/* select_backward (ints[4]) or slice_backward of g into zeros of the input in's shape. */
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+{
+    const ct_tensor *inputs[1] = {g};
+    ct_op_call c;
+    bool select = ints[4] != 0;
+    ct__call_init(&c, select ? &ct__op_select_backward : &ct__op_slice_backward,
+                  select ? "ct_select_backward" : "ct_slice_backward", inputs, 1);
+    ct__call_ints(&c, in->sizes, in->ndim);
+    ct__call_i(&c, ints[0]);
+    ct__call_i(&c, ints[1]);
+    if (!select) {
+        ct__call_i(&c, ints[2]);
+        ct__call_i(&c, ints[3]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_alias(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_alias, "ct_alias", t, 0, NULL);
+}
+
+ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_view, "ct_view", t, sizes, ndim);
+}
+
+ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_reshape, "ct_reshape", t, sizes, ndim);
+}
+
+ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
+{
+    int64_t v[2] = {start_dim, end_dim};
+    return ct__view_op(&ct__op_flatten, "ct_flatten", t, 2, v);
+}
+
+ct_tensor *ct_permute(const ct_tensor *t, const int64_t *dims, int ndim)
+{
+    return ct__view_op_ints(&ct__op_permute, "ct_permute", t, dims, ndim);
+}
+
+ct_tensor *ct_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1)
+{
+    int64_t v[2] = {dim0, dim1};
+    return ct__view_op(&ct__op_transpose, "ct_transpose", t, 2, v);
+}
+
+ct_tensor *ct_t(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_t, "ct_t", t, 0, NULL);
+}
+
+ct_tensor *ct_unsqueeze(const ct_tensor *t, int64_t dim)
+{
+    return ct__view_op(&ct__op_unsqueeze, "ct_unsqueeze", t, 1, &dim);
+}
+
+ct_tensor *ct_squeeze(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_squeeze, "ct_squeeze", t, 0, NULL);
+}
+
+ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
+{
+    return ct__view_op(&ct__op_squeeze_dim, "ct_squeeze_dim", t, 1, &dim);
+}
+
+ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_expand, "ct_expand", t, sizes, ndim);
+}
+
+ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
+{
+    int64_t v[3] = {dim, start, length};
+    return ct__view_op(&ct__op_narrow, "ct_narrow", t, 3, v);
+}
+
+ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
+{
+    int64_t v[2] = {dim, index};
+    return ct__view_op(&ct__op_select, "ct_select", t, 2, v);
 }
 
 ct_tensor *ct_contiguous(const ct_tensor *t)
 {
-    if (!ct__view_check("ct_contiguous", t)) {
-        return NULL;
-    }
-    return ct_is_contiguous(t) ? ct_alias(t) : ct_clone(t);
-}
-
-/* ---- cat and stack ------------------------------------------------------------------- */
-static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    const int64_t *offsets = (const int64_t *)n->ctx;
-    for (int k = 0; k < n->n_next; k++) {
-        if (ct__needs_grad(n, k)) {
-            gi[k] = ct_narrow(g, n->i[0], offsets[k], offsets[k + 1] - offsets[k]);
-        }
-    }
+    return ct__view_op(&ct__op_contiguous, "ct_contiguous", t, 0, NULL);
 }
 
 ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
 {
-    const char *op = "ct_cat";
-    if (ct__null(op, ts)) {
-        return NULL;
-    }
-    if (n <= 0) {
-        ct__fail(CT_ERR_VALUE, op, "expected a non-empty list of Tensors");
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ts[k]) || !ct__check_cpu(op, ts[k])) {
-            return NULL;
-        }
-    }
-    const ct_tensor *ref = ts[0];
-    if (ref->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "zero-dimensional tensor (at position 0) cannot be "
-                 "concatenated");
-        return NULL;
-    }
-    int d = ct__wrap_dim(op, dim, ref->ndim);
-    if (d < 0) {
-        return NULL;
-    }
-    int64_t *offsets = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!offsets) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct_dtype dt = ref->dtype;
-    offsets[0] = 0;
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = ts[k];
-        bool ok = t->ndim == ref->ndim;
-        for (int j = 0; ok && j < ref->ndim; j++) {
-            if (j != d && t->sizes[j] != ref->sizes[j]) {
-                ct__fail(CT_ERR_SHAPE, op,
-                         "Sizes of tensors must match except in dimension %d. "
-                         "Expected size %lld but got size %lld for tensor number %d in the list.",
-                         d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
-                ok = false;
-            }
-        }
-        if (t->ndim != ref->ndim) {
-            ct__fail(CT_ERR_SHAPE, op, "Tensors must have same number of dimensions: got %d and %d",
-                     ref->ndim, t->ndim);
-        }
-        if (!ok) {
-            ct__free(offsets);
-            return NULL;
-        }
-        dt = ct_promote_types(dt, t->dtype);
-        offsets[k + 1] = offsets[k] + t->sizes[d];
-    }
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim);
-    sizes[d] = offsets[n];
-    ct_tensor *out = ct__tensor_new(op, sizes, ref->ndim, dt);
-    if (!out) {
-        ct__free(offsets);
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) { /* copy each input into its slice of out */
-        int64_t part[CT_MAX_DIMS];
-        memcpy(part, sizes, sizeof part);
-        part[d] = ts[k]->sizes[d];
-        ct_tensor *slot = ct__tensor_over(out->storage, dt, part, out->strides, out->ndim,
-                                          offsets[k] * out->strides[d]);
-        if (slot) {
-            ct__copy_kernel(slot, ts[k]);
-        }
-        ct__release(slot);
-    }
-    ct_node *node = ct_dtype_is_floating_point(dt)
-                        ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
-                        : NULL;
-    if (node) {
-        node->i[0] = d;
-        node->ctx = offsets;
-        node->ctx_free = ct__free;
-    } else {
-        ct__free(offsets);
-    }
-    out = ct__set_history(out, node);
-    return ct__scoped(out);
+    return ct__list_op(&ct__op_cat, "ct_cat", ts, n, dim, "expected a non-empty list of Tensors");
 }
 
 ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
 {
-    const char *op = "ct_stack";
-    if (ct__null(op, ts)) {
-        return NULL;
-    }
-    if (n <= 0) {
-        ct__fail(CT_ERR_VALUE, op, "stack expects a non-empty TensorList");
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ts[k])) {
-            return NULL;
-        }
-        if (ts[k]->ndim != ts[0]->ndim ||
-            memcmp(ts[k]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim) != 0) {
-            char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op,
-                     "stack expects each tensor to be equal size, but got %s at "
-                     "entry 0 and %s at entry %d",
-                     ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
-                     ct__shape_str(ts[k]->sizes, ts[k]->ndim, b, sizeof b), k);
-            return NULL;
-        }
-    }
-    int d = ct__wrap_dim(op, dim, ts[0]->ndim + 1);
-    if (d < 0) {
-        return NULL;
-    }
-    const ct_tensor **views = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
-    if (!views) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct_scope_begin();
-    for (int k = 0; k < n; k++) {
-        views[k] = ct_unsqueeze(ts[k], d);
-    }
-    ct_tensor *out = ct_keep(ct_cat(views, n, d));
-    ct_scope_end();
-    ct__free(views);
-    return out;
+    return ct__list_op(&ct__op_stack, "ct_stack", ts, n, dim,
+                       "stack expects a non-empty TensorList");
 }
+
+#undef CT__SHAPE_OP
+#undef CT__VIEW
 
 // >>part ops/reduce.c
 /* ops/reduce.c - sum, mean, max, min, argmax, argmin.
@@ -9195,19 +9923,6 @@ static bool ct__sum_meta(ct_op_call *c)
     return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
 }
 
-/* Fills t with v: 0 for sum, NaN for mean (an empty input's result, O(output)). */
-static void ct__fill_value(ct_tensor *t, double v)
-{
-    if (v == 0) {
-        memset(ct__data(t), 0, ct_nbytes(t));
-        return;
-    }
-    int64_t n = ct_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(t->dtype), t->dtype, v);
-    }
-}
-
 /* Sums the masked dims of a non-empty t into out, innermost first: each step reduces one dim
    (kept as 1) into a temporary, the last one into out (contiguous, the same elements). */
 static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask, ct_tensor *out)
@@ -9250,7 +9965,7 @@ static ct_status ct__sum_kernel(ct_op_call *c)
     ct_tensor *out = c->outputs[0];
     bool mean = c->op->variant != 0;
     if (ct_numel(t) == 0) {
-        ct__fill_value(out, mean ? NAN : 0.0);
+        ct__fill_contig(out, mean ? NAN : 0.0); /* an empty input: O(output) */
         return CT_OK;
     }
     if (!ct__sum_dims_into(c->fn, t, s->mask, out)) {
@@ -9310,13 +10025,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
     ct_tensor *r = s->n == 0 ? ct_alias(t)
                              : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
                                           (int)c->attrs[0].i);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
@@ -11055,19 +11764,6 @@ static ct_tensor *ct__mat_at(const ct_tensor *t, int64_t b)
                            t->offset + b * t->strides[0]);
 }
 
-/* A composite's result: r (a scoped tensor, or NULL after an error) becomes c's output as an
-   unscoped reference; closes the scope the composite opened. */
-static ct_status ct__composite_result(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* The number of elements of the broadcast batch dims (all but the last two) of a and b. */
 static double ct__batch_numel(const ct_tensor *a, const ct_tensor *b)
 {
@@ -11436,7 +12132,7 @@ static bool ct__dot_meta(ct_op_call *c)
 static ct_status ct__dot_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_reshape(ct_mm(ct_unsqueeze(c->inputs[0], 0), ct_unsqueeze(c->inputs[1], 1)), NULL,
                       0));
 }
@@ -11462,7 +12158,7 @@ static bool ct__mv_meta(ct_op_call *c)
 static ct_status ct__mv_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_squeeze_dim(ct_mm(c->inputs[0], ct_unsqueeze(c->inputs[1], 1)), 1));
 }
 
@@ -11572,7 +12268,7 @@ static ct_status ct__matmul_composite(ct_op_call *c)
             r = ct_squeeze_dim(r, -2);
         }
     }
-    return ct__composite_result(c, r);
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -12089,13 +12785,7 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
     } else { /* y * (g - sum(g * y)) */
         r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 static const ct_op ct__op_softmax = {
@@ -13538,13 +14228,7 @@ static ct_status ct__mse_loss_composite(ct_op_call *c)
     ct_scope_begin();
     ct_tensor *d = ct_square(ct_sub(c->inputs[0], c->inputs[1]));
     ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -13648,7 +14332,8 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
 CT__VECTORIZE_END
 
 // >>part nn/init.c
-/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_.
+/* nn/init.c - torch.nn.init as torch/nn/init.py writes it: the dispatched ops uniform_, normal_
+ * and fill_ under no_grad (so each initializer shows as those ops to hooks and the profiler).
  *
  * The bounds are computed as torch/nn/init.py computes them in Python doubles, one rounding
  * per operation: the one product that feeds a sum (1 + slope^2) is rounded on its own by
@@ -14202,11 +14887,14 @@ ct_module *ct_tanh_new(void)
 }
 
 // >>part optim/optim.c
-/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops.
+/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update
+ * one call of the in-place op PyTorch's fused optimizers call (aten::_fused_sgd_,
+ * aten::_fused_adam_, aten::_fused_adamw_) through the one entry.
  *
  * Legend: n = numel of one parameter; P (n) the parameter's data, G (n) its gradient, both
  * contiguous in the parameter's dtype (a copy is made otherwise); SGD state B (n) =
- * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq.
+ * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq
+ * (state tensors owned by the optimizer).
  * Each step reads every array once and writes P and the state once, with no temporary
  * tensors; elements are independent, so a large parameter is split across the intra-op
  * threads in contiguous chunks (ct__parallel_for).
@@ -14237,7 +14925,8 @@ typedef struct ct__optim_param {
     ct_tensor *p;     /* retained */
     int64_t step;     /* updates so far (Adam's state['step']) */
     bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
-    void *state[3];   /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq */
+    ct_tensor *state[3]; /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq
+                            (contiguous, the parameter's shape and dtype; NULL when unused) */
 } ct__optim_param;
 
 struct ct_optimizer {
@@ -14588,7 +15277,7 @@ void ct_optimizer_free(ct_optimizer *opt)
     }
     for (int64_t i = 0; i < opt->n_params; i++) {
         for (int k = 0; k < 3; k++) {
-            ct__free(opt->params[i].state[k]);
+            ct__release(opt->params[i].state[k]);
         }
         ct__release(opt->params[i].p);
     }
@@ -14911,82 +15600,45 @@ CT__OPTIM_ADAM_KERNEL(double, f64, sqrt)
 #undef CT__OPTIM_ADAM_KERNEL
 #undef CT__OPTIM_ADAM_VEC_CALL
 
-/* ---- step ------------------------------------------------------------------------------- */
-/* Allocates a parameter's missing state buffers (SGD: B, uninitialized; Adam: M, V and VM,
-   zeroed); false on OOM (buffers already allocated are kept for the next step). */
-static bool ct__optim_alloc_state(const ct_optimizer *opt, const ct__optim_group *g,
-                                  ct__optim_param *q)
+/* ---- the fused ops ------------------------------------------------------------------------
+ * One call updates one parameter: inputs self (the parameter), its grad and its state
+ * tensors (PyTorch's lists, of one tensor each here), the hyperparameters as attributes.
+ * The kernels need contiguous data of the parameter's dtype: a copy is made otherwise and
+ * written back. */
+/* Inputs after self must have self's numel; state inputs (2 on) are contiguous of its dtype;
+   input `needed` (when >= 0) must be present. */
+static bool ct__fused_check(ct_op_call *c, int needed)
 {
-    size_t bytes = (size_t)ct_numel(q->p) * ct_dtype_size(q->p->dtype);
-    int n = 0;
-    if (opt->kind == CT__OPTIM_SGD) {
-        n = g->momentum != 0.0 ? 1 : 0;
-    } else {
-        n = g->amsgrad ? 3 : 2;
+    ct_tensor *p = (ct_tensor *)(uintptr_t)c->inputs[0];
+    if (needed >= 0 && !c->inputs[needed]) {
+        ct__null(c->fn, c->inputs[needed]);
+        return false;
     }
-    if (bytes == 0) {
-        return true;
-    }
-    for (int k = 0; k < n; k++) {
-        if (q->state[k]) {
-            continue;
-        }
-        q->state[k] = opt->kind == CT__OPTIM_SGD ? ct__malloc(bytes) : ct__calloc(bytes);
-        if (!q->state[k]) {
+    for (int k = 1; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t && (ct_numel(t) != ct_numel(p) ||
+                  (k >= 2 && (t->dtype != p->dtype || !ct_is_contiguous(t))))) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "%s: tensor %d of the call does not match the "
+                     "parameter (%lld elements of %s)", c->op->name, k, (long long)ct_numel(p),
+                     ct_dtype_name(p->dtype));
             return false;
         }
     }
+    c->dtype = p->dtype;
+    c->outputs[c->n_outputs++] = p;
     return true;
 }
 
-static void ct__optim_update(const ct_optimizer *opt, const ct__optim_group *g,
-                             ct__optim_param *q, ct_tensor *p, const ct_tensor *grad)
+/* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
+static bool ct__fused_sgd_meta(ct_op_call *c)
 {
-    int64_t n = ct_numel(p);
-    bool f32 = p->dtype == CT_FLOAT32;
-    q->step++;
-    if (opt->kind == CT__OPTIM_SGD) {
-        ct__optim_sgd_ctx c;
-        memset(&c, 0, sizeof c);
-        c.p = ct__data(p);
-        c.g = ct__data(grad);
-        c.buf = (char *)q->state[0];
-        c.sign = g->maximize ? -1.0 : 1.0;
-        c.wd = g->weight_decay;
-        c.momentum = g->momentum;
-        c.damp1 = 1.0 - g->dampening;
-        c.nlr = -g->lr;
-        c.use_wd = g->weight_decay != 0.0;
-        c.use_momentum = g->momentum != 0.0;
-        c.first = !q->has_state;
-        c.nesterov = g->nesterov;
-        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_sgd_f32 : ct__optim_sgd_f64, &c);
-    } else {
-        double t = (double)q->step;
-        double bc1 = 1.0 - pow(g->beta1, t), bc2 = 1.0 - pow(g->beta2, t);
-        ct__optim_adam_ctx c;
-        memset(&c, 0, sizeof c);
-        c.p = ct__data(p);
-        c.g = ct__data(grad);
-        c.m = (char *)q->state[0];
-        c.v = (char *)q->state[1];
-        c.vmax = (char *)q->state[2];
-        bool decoupled = opt->kind == CT__OPTIM_ADAMW;
-        c.decay = decoupled && g->weight_decay != 0.0 ? 1.0 - g->lr * g->weight_decay : 1.0;
-        c.sign = g->maximize ? -1.0 : 1.0;
-        c.wd = g->weight_decay;
-        c.use_wd = !decoupled && g->weight_decay != 0.0;
-        c.w1 = 1.0 - g->beta1;
-        c.b2 = g->beta2;
-        c.c2 = 1.0 - g->beta2;
-        c.bc2_sqrt = sqrt(bc2);
-        c.eps = g->eps;
-        c.nstep = -(g->lr / bc1);
-        c.amsgrad = g->amsgrad;
-        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_adam_f32 : ct__optim_adam_f64, &c);
-    }
-    q->has_state = true;
-    ct__bump_version(p);
+    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 2 : -1);
+}
+
+/* _fused_adam(w)_: max_exp_avg_sq (input 4) is needed under amsgrad (attribute 5). */
+static bool ct__fused_adam_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, c->attrs[5].i ? 4 : -1);
 }
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
@@ -14997,6 +15649,170 @@ static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_
         ct__copy_kernel(t, src);
     }
     return t;
+}
+
+/* Runs loop f32 or f64 over the parameter with ctx, after pointing *p and *g at contiguous
+   data of the parameter and its grad. */
+static ct_status ct__fused_run(ct_op_call *c, void *ctx, char **p, const char **g,
+                               void (*f32)(int64_t, int64_t, void *),
+                               void (*f64)(int64_t, int64_t, void *))
+{
+    ct_tensor *param = c->outputs[0];
+    const ct_tensor *grad = c->inputs[1];
+    ct_tensor *pc = ct_is_contiguous(param) ? param
+                                            : ct__optim_contiguous(c->fn, param, param->dtype);
+    const ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == param->dtype
+                              ? grad
+                              : ct__optim_contiguous(c->fn, grad, param->dtype);
+    if (pc && gc) {
+        *p = ct__data(pc);
+        *g = ct__data(gc);
+        ct__parallel_for(ct_numel(param), CT__GRAIN, param->dtype == CT_FLOAT32 ? f32 : f64,
+                         ctx);
+        if (pc != param) {
+            ct__copy_kernel(param, pc);
+        }
+    }
+    ct_status st = pc && gc ? CT_OK : ct_error_code();
+    if (pc != param) {
+        ct__release(pc);
+    }
+    if (gc != grad) {
+        ct__release((ct_tensor *)(uintptr_t)gc);
+    }
+    return st;
+}
+
+/* _fused_sgd_: attributes weight_decay, momentum, lr, dampening, nesterov, maximize,
+   is_first_step. */
+static ct_status ct__fused_sgd_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_sgd_ctx x;
+    memset(&x, 0, sizeof x);
+    x.buf = c->inputs[2] ? ct__data(c->inputs[2]) : NULL;
+    x.sign = a[5].i ? -1.0 : 1.0;
+    x.wd = a[0].f;
+    x.momentum = a[1].f;
+    x.damp1 = 1.0 - a[3].f;
+    x.nlr = -a[2].f;
+    x.use_wd = a[0].f != 0.0;
+    x.use_momentum = a[1].f != 0.0;
+    x.first = a[6].i != 0;
+    x.nesterov = a[4].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_sgd_f32, ct__optim_sgd_f64);
+}
+
+/* _fused_adam_ and _fused_adamw_ (variant CT__OPTIM_ADAMW: decoupled weight decay):
+   attributes lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, then the parameter's
+   step count (PyTorch's state_steps tensor, already incremented). */
+static ct_status ct__fused_adam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    double lr = a[0].f, beta1 = a[1].f, beta2 = a[2].f, wd = a[3].f, t = (double)a[7].i;
+    double bc1 = 1.0 - pow(beta1, t), bc2 = 1.0 - pow(beta2, t);
+    bool decoupled = c->op->variant == CT__OPTIM_ADAMW;
+    ct__optim_adam_ctx x;
+    memset(&x, 0, sizeof x);
+    x.m = ct__data(c->inputs[2]);
+    x.v = ct__data(c->inputs[3]);
+    x.vmax = c->inputs[4] ? ct__data(c->inputs[4]) : NULL;
+    x.decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x.sign = a[6].i ? -1.0 : 1.0;
+    x.wd = wd;
+    x.use_wd = !decoupled && wd != 0.0;
+    x.w1 = 1.0 - beta1;
+    x.b2 = beta2;
+    x.c2 = 1.0 - beta2;
+    x.bc2_sqrt = sqrt(bc2);
+    x.eps = a[4].f;
+    x.nstep = -(lr / bc1);
+    x.amsgrad = a[5].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adam_f32, ct__optim_adam_f64);
+}
+
+#define CT__FUSED(SYM, NAME, SCHEMA, VAR, OPTIONAL, META, KERNEL)                              \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, "ct_optimizer_step",             \
+                                       CT_OP_INPLACE, CT_AUTOCAST_NONE, VAR, OPTIONAL, NULL,   \
+                                       META, CT__K_FLOAT(KERNEL), NULL, NULL, NULL, 0u, NULL,  \
+                                       NULL};
+#define CT__FUSED_ADAM_SCHEMA(N)                                                               \
+    N "(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] "           \
+      "exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float "   \
+      "beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, "       \
+      "Tensor? grad_scale=None, Tensor? found_inf=None) -> ()"
+CT__FUSED(fused_sgd_, "_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
+          "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, "
+          "float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? "
+          "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_SGD, 1u << 2,
+          ct__fused_sgd_meta, ct__fused_sgd_kernel)
+CT__FUSED(fused_adam_, "_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
+          1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+CT__FUSED(fused_adamw_, "_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
+          CT__OPTIM_ADAMW, 1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+#undef CT__FUSED
+#undef CT__FUSED_ADAM_SCHEMA
+
+/* ---- step ------------------------------------------------------------------------------- */
+/* Allocates a parameter's missing state tensors (SGD: B, uninitialized; Adam: M, V and VM,
+   zeroed); false after an error (tensors already allocated are kept for the next step). */
+static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
+                                  const ct__optim_group *g, ct__optim_param *q)
+{
+    int n = 0;
+    if (opt->kind == CT__OPTIM_SGD) {
+        n = g->momentum != 0.0 ? 1 : 0;
+    } else {
+        n = g->amsgrad ? 3 : 2;
+    }
+    for (int k = 0; k < n; k++) {
+        if (q->state[k]) {
+            continue;
+        }
+        q->state[k] = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
+        if (!q->state[k]) {
+            return false;
+        }
+        if (opt->kind != CT__OPTIM_SGD) {
+            memset(ct__data(q->state[k]), 0, ct_nbytes(q->state[k]));
+        }
+    }
+    return true;
+}
+
+/* One parameter's update through its fused op; false after an error. */
+static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
+                             ct__optim_param *q)
+{
+    const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
+    ct_op_call c;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__call_init(&c, &ct__op_fused_sgd_, op, in, 3);
+        ct__call_f(&c, g->weight_decay);
+        ct__call_f(&c, g->momentum);
+        ct__call_f(&c, g->lr);
+        ct__call_f(&c, g->dampening);
+        ct__call_i(&c, g->nesterov);
+        ct__call_i(&c, g->maximize);
+        ct__call_i(&c, !q->has_state);
+    } else {
+        ct__call_init(&c, opt->kind == CT__OPTIM_ADAM ? &ct__op_fused_adam_ : &ct__op_fused_adamw_,
+                      op, in, 5);
+        ct__call_f(&c, g->lr);
+        ct__call_f(&c, g->beta1);
+        ct__call_f(&c, g->beta2);
+        ct__call_f(&c, g->weight_decay);
+        ct__call_f(&c, g->eps);
+        ct__call_i(&c, g->amsgrad);
+        ct__call_i(&c, g->maximize);
+        ct__call_i(&c, q->step + 1);
+    }
+    if (!ct__dispatch(&c)) {
+        return false;
+    }
+    q->step++;
+    q->has_state = true;
+    return true;
 }
 
 static ct_status ct__optim_step(ct_optimizer *opt)
@@ -15022,41 +15838,24 @@ static ct_status ct__optim_step(ct_optimizer *opt)
             if (!ct__check_cpu(op, grad)) {
                 return ct_error_code();
             }
-            if (!ct__optim_alloc_state(opt, g, q)) {
-                return ct__fail(CT_ERR_OOM, op, "out of memory allocating optimizer state");
-            }
-        }
-    }
-    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
-        const ct__optim_group *g = &opt->groups[gi];
-        for (int64_t i = g->first; i < g->first + g->count; i++) {
-            ct__optim_param *q = &opt->params[i];
-            ct_tensor *p = q->p, *grad = p->grad;
-            if (!grad) {
-                continue;
-            }
-            /* the fused loops need contiguous data of the parameter's dtype */
-            ct_tensor *pc = ct_is_contiguous(p) ? p : ct__optim_contiguous(op, p, p->dtype);
-            ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == p->dtype
-                                ? grad
-                                : ct__optim_contiguous(op, grad, p->dtype);
-            if (pc && gc) {
-                ct__optim_update(opt, g, q, pc, gc);
-                if (pc != p) {
-                    ct__copy_kernel(p, pc);
-                    ct__bump_version(p);
-                }
-            }
-            if (pc != p) {
-                ct__release(pc);
-            }
-            if (gc != grad) {
-                ct__release(gc);
-            }
-            if (!pc || !gc) {
+            if (!ct__optim_alloc_state(op, opt, g, q)) {
                 return ct_error_code();
             }
         }
+    }
+    /* in place on leaves that require grad, as torch.optim's step under no_grad */
+    ct_no_grad_begin();
+    bool ok = true;
+    for (int64_t gi = 0; ok && gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t i = g->first; ok && i < g->first + g->count; i++) {
+            ct__optim_param *q = &opt->params[i];
+            ok = !q->p->grad || ct__optim_update(op, opt, g, q);
+        }
+    }
+    ct_no_grad_end();
+    if (!ok) {
+        return ct_error_code();
     }
     opt->steps++;
     return CT_OK;
@@ -19322,6 +20121,31 @@ ct_status ct_profiler_export_chrome_trace(const char *path)
  * function (tests/test_dispatch.c). */
 
 static const ct_op *const ct__registry[] = {
+    /* core/tensor.c */
+    &ct__op_empty,
+    &ct__op_zeros,
+    &ct__op_ones,
+    &ct__op_full,
+    &ct__op_scalar_tensor,
+    &ct__op_empty_like,
+    &ct__op_zeros_like,
+    &ct__op_ones_like,
+    &ct__op_full_like,
+    &ct__op_tensor,
+    &ct__op_arange,
+    &ct__op_linspace,
+    &ct__op_eye,
+    /* core/rng.c */
+    &ct__op_uniform_,
+    &ct__op_normal_,
+    &ct__op_bernoulli_,
+    &ct__op_random_,
+    &ct__op_rand,
+    &ct__op_randn,
+    &ct__op_rand_like,
+    &ct__op_randn_like,
+    &ct__op_randint,
+    &ct__op_randperm,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
@@ -19369,6 +20193,26 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    /* ops/view.c */
+    &ct__op_view,
+    &ct__op_reshape,
+    &ct__op_flatten,
+    &ct__op_permute,
+    &ct__op_transpose,
+    &ct__op_t,
+    &ct__op_unsqueeze,
+    &ct__op_squeeze,
+    &ct__op_squeeze_dim,
+    &ct__op_expand,
+    &ct__op_narrow,
+    &ct__op_slice,
+    &ct__op_select,
+    &ct__op_contiguous,
+    &ct__op_alias,
+    &ct__op_select_backward,
+    &ct__op_slice_backward,
+    &ct__op_cat,
+    &ct__op_stack,
     /* ops/reduce.c */
     &ct__op_sum,
     &ct__op_sum_dim,
@@ -19400,6 +20244,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* optim/optim.c */
+    &ct__op_fused_sgd_,
+    &ct__op_fused_adam_,
+    &ct__op_fused_adamw_,
 };
 
 const ct_op *const *ct_op_registry(int *n)

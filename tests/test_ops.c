@@ -712,6 +712,82 @@ static void test_golden_cat_stack(void)
     GOLDEN("v_stack_m1", 2, stack2(A, B, -1));
 }
 
+/* Appends the name of each op the dispatcher runs (nested ones after their caller). */
+static bool log_op_name(void *user, ct_op_call *call)
+{
+    char *log = (char *)user;
+    size_t n = strlen(log);
+    snprintf(log + n, 256 - n, "%s%s", n ? " " : "", call->op->name);
+    return false;
+}
+
+/* Runs CALL (which must succeed) with log_op_name hooked in and checks the ops it ran. */
+#define CHECK_OPS(CALL, WANT)                                                                 \
+    do {                                                                                      \
+        char log_[256] = "";                                                                  \
+        ct_dispatch_hook hook_ = {log_op_name, NULL, log_};                                   \
+        CHECK(ct_dispatch_hook_push(&hook_) == CT_OK);                                        \
+        CHECK((CALL) != NULL);                                                                \
+        CHECK(ct_dispatch_hook_pop() == CT_OK);                                               \
+        CHECK_MSG(strcmp(log_, WANT) == 0, "%s ran '%s', want '%s'", #CALL, log_, WANT);      \
+    } while (0)
+
+/* Views, cat and stack go through the dispatcher as PyTorch's operators, those built on
+   others calling them as PyTorch's profiler shows (narrow: slice; contiguous: alias or
+   clone; stack: unsqueeze and cat). */
+static void test_view_ops_dispatch(void)
+{
+    ct_scope_begin();
+    ct_tensor *x = ct_zeros(SZ(2, 3, 4), 3, CT_FLOAT32), *xt = ct_transpose(x, 0, 1);
+    const ct_tensor *two[2] = {x, x};
+    CHECK_OPS(ct_view(x, SZ(6, 4), 2), "aten::view");
+    CHECK_OPS(ct_reshape(x, SZ(6, 4), 2), "aten::reshape aten::view");
+    CHECK_OPS(ct_reshape(xt, SZ(24), 1), "aten::reshape aten::clone aten::view");
+    CHECK_OPS(ct_flatten(x, 1, 2), "aten::flatten aten::reshape aten::view");
+    CHECK_OPS(ct_permute(x, SZ(2, 0, 1), 3), "aten::permute");
+    CHECK_OPS(ct_transpose(x, 0, 2), "aten::transpose");
+    CHECK_OPS(ct_t(ct_select(x, 0, 0)), "aten::select aten::t");
+    CHECK_OPS(ct_unsqueeze(x, 1), "aten::unsqueeze");
+    CHECK_OPS(ct_squeeze(x), "aten::squeeze");
+    CHECK_OPS(ct_squeeze_dim(x, 0), "aten::squeeze");
+    CHECK_OPS(ct_expand(x, SZ(5, 2, 3, 4), 4), "aten::expand");
+    CHECK_OPS(ct_narrow(x, 1, 1, 2), "aten::narrow aten::slice");
+    CHECK_OPS(ct_select(x, 2, 3), "aten::select");
+    CHECK_OPS(ct_contiguous(x), "aten::contiguous aten::alias");
+    CHECK_OPS(ct_contiguous(xt), "aten::contiguous aten::clone");
+    CHECK_OPS(ct_alias(x), "aten::alias");
+    CHECK_OPS(ct_cat(two, 2, 1), "aten::cat");
+    CHECK_OPS(ct_stack(two, 2, 1), "aten::stack aten::unsqueeze aten::unsqueeze aten::cat");
+    /* the backward of select and narrow runs select_backward and slice_backward */
+    ct_tensor *w = ct_zeros(SZ(2, 3), 2, CT_FLOAT64);
+    ct_requires_grad_(w, true);
+    ct_tensor *loss = ct_add(ct_sum(ct_select(w, 1, 2)), ct_sum(ct_narrow(w, 0, 1, 1)));
+    char log[256] = "";
+    ct_dispatch_hook hook = {log_op_name, NULL, log};
+    CHECK(ct_dispatch_hook_push(&hook) == CT_OK);
+    CHECK(ct_backward(loss, NULL, false) == CT_OK);
+    CHECK(ct_dispatch_hook_pop() == CT_OK);
+    CHECK_MSG(strstr(log, "aten::select_backward") && strstr(log, "aten::slice_backward"),
+              "backward ran '%s'", log);
+    double want[6] = {0, 0, 1, 1, 1, 2};
+    CHECK_TENSOR(ct_grad(w), want, 6, 0, 0);
+    /* PyTorch's checks, in its order */
+    CHECK(ct_transpose(ct_zeros(NULL, 0, CT_FLOAT32), 1, 0) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but "
+                              "got 1)");
+    const ct_tensor *zerod[2] = {ct_zeros(SZ(2), 1, CT_FLOAT32), ct_zeros(NULL, 0, CT_FLOAT32)};
+    CHECK(ct_cat(zerod, 2, 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "zero-dimensional tensor (at position 1) cannot be concatenated");
+    CHECK(cat2(ct_zeros(SZ(2, 3), 2, CT_FLOAT32), ct_zeros(SZ(3), 1, CT_FLOAT32), 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Tensors must have same number of dimensions: got 2 and 1");
+    CHECK(ct_cat(two, 0, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_cat: expected a non-empty list of Tensors");
+    CHECK(ct_stack(two, 0, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_stack: stack expects a non-empty TensorList");
+    ct_scope_end();
+}
+#undef CHECK_OPS
+
 /* ---- linear algebra --------------------------------------------------------------------- */
 static void test_golden_matmul(void)
 {
@@ -1590,6 +1666,7 @@ void test_ops(void)
     RUN(test_golden_reduce_dim);
     RUN(test_golden_views);
     RUN(test_golden_cat_stack);
+    RUN(test_view_ops_dispatch);
     RUN(test_golden_matmul);
     RUN(test_golden_linalg);
     RUN(test_golden_softmax);

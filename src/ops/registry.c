@@ -4,6 +4,31 @@
 #include "../core/internal.h"
 
 static const ct_op *const ct__registry[] = {
+    /* core/tensor.c */
+    &ct__op_empty,
+    &ct__op_zeros,
+    &ct__op_ones,
+    &ct__op_full,
+    &ct__op_scalar_tensor,
+    &ct__op_empty_like,
+    &ct__op_zeros_like,
+    &ct__op_ones_like,
+    &ct__op_full_like,
+    &ct__op_tensor,
+    &ct__op_arange,
+    &ct__op_linspace,
+    &ct__op_eye,
+    /* core/rng.c */
+    &ct__op_uniform_,
+    &ct__op_normal_,
+    &ct__op_bernoulli_,
+    &ct__op_random_,
+    &ct__op_rand,
+    &ct__op_randn,
+    &ct__op_rand_like,
+    &ct__op_randn_like,
+    &ct__op_randint,
+    &ct__op_randperm,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
@@ -51,6 +76,26 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    /* ops/view.c */
+    &ct__op_view,
+    &ct__op_reshape,
+    &ct__op_flatten,
+    &ct__op_permute,
+    &ct__op_transpose,
+    &ct__op_t,
+    &ct__op_unsqueeze,
+    &ct__op_squeeze,
+    &ct__op_squeeze_dim,
+    &ct__op_expand,
+    &ct__op_narrow,
+    &ct__op_slice,
+    &ct__op_select,
+    &ct__op_contiguous,
+    &ct__op_alias,
+    &ct__op_select_backward,
+    &ct__op_slice_backward,
+    &ct__op_cat,
+    &ct__op_stack,
     /* ops/reduce.c */
     &ct__op_sum,
     &ct__op_sum_dim,
@@ -82,6 +127,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* optim/optim.c */
+    &ct__op_fused_sgd_,
+    &ct__op_fused_adam_,
+    &ct__op_fused_adamw_,
 };
 
 const ct_op *const *ct_op_registry(int *n)
