@@ -20,6 +20,16 @@ static uint64_t fake_clock(void *user)
     return fake_now;
 }
 
+/* A clock advancing by profiler_ops_steps_ns (cyclically) at each read. */
+static int fake_reads = 0;
+static uint64_t stepping_clock(void *user)
+{
+    (void)user;
+    size_t n = sizeof profiler_ops_steps_ns / sizeof profiler_ops_steps_ns[0];
+    fake_now += profiler_ops_steps_ns[(size_t)fake_reads++ % n];
+    return fake_now;
+}
+
 static ct_profiler_opts fake_opts(void)
 {
     ct_profiler_opts o = ct_profiler_defaults();
@@ -74,26 +84,34 @@ static void test_profiler_defaults(void)
     CHECK(o.clock_ns == NULL && o.clock_user == NULL);
 }
 
+/* Checks the profile's tables against the golden ones. */
+static void check_tables(const profiler_table *tables, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        const profiler_table *g = &tables[k];
+        size_t need = ct_profiler_table(NULL, 0, g->sort_by, g->row_limit);
+        char *text = (char *)malloc(need + 1);
+        CHECK(need == strlen(g->text) && text);
+        if (text) {
+            CHECK(ct_profiler_table(text, need + 1, g->sort_by, g->row_limit) == need);
+            CHECK_MSG(!strcmp(text, g->text), "sort_by %s, row_limit %d:\n%s\nwant:\n%s",
+                      g->sort_by ? g->sort_by : "NULL", g->row_limit, text, g->text);
+        }
+        free(text);
+    }
+}
+
 /* The replayed profile prints as PyTorch's key_averages().table(), byte for byte. */
 static void test_profiler_table_golden(void)
 {
     replay_golden();
+    check_tables(profiler_tables, sizeof profiler_tables / sizeof profiler_tables[0]);
     for (size_t k = 0; k < sizeof profiler_tables / sizeof profiler_tables[0]; k++) {
         const profiler_table *g = &profiler_tables[k];
-        size_t need = ct_profiler_table(NULL, 0, g->sort_by, g->row_limit);
-        char *text = (char *)malloc(need + 1);
-        CHECK(need == strlen(g->text) && text);
-        if (!text) {
-            continue;
-        }
-        CHECK(ct_profiler_table(text, need + 1, g->sort_by, g->row_limit) == need);
-        CHECK_MSG(!strcmp(text, g->text), "sort_by %s, row_limit %d:\n%s\nwant:\n%s",
-                  g->sort_by ? g->sort_by : "NULL", g->row_limit, text, g->text);
-        /* a short buffer gets a NUL-terminated prefix */
-        char small[16];
-        CHECK(ct_profiler_table(small, sizeof small, g->sort_by, g->row_limit) == need);
+        char small[16]; /* a short buffer gets a NUL-terminated prefix */
+        CHECK(ct_profiler_table(small, sizeof small, g->sort_by, g->row_limit) ==
+              strlen(g->text));
         CHECK(strlen(small) == sizeof small - 1 && !strncmp(small, g->text, sizeof small - 1));
-        free(text);
     }
     FILE *f = tmpfile();
     CHECK(f && ct_profiler_print_table(f, "self_cpu_time_total", 10) == CT_OK);
@@ -105,6 +123,33 @@ static void test_profiler_table_golden(void)
         CHECK(!strcmp(got, profiler_tables[0].text));
         fclose(f);
     }
+    CHECK(ct_profiler_reset() == CT_OK);
+}
+
+/* Ops with record_shapes and with_flops: the Input Shapes and Total KFLOPs columns (the
+   ops of tools/gen_golden_profiler.py's OPS, each one event: mm and add run no nested op). */
+static void test_profiler_table_golden_ops(void)
+{
+    int64_t sa[2] = {8, 16}, sb[2] = {16, 32}, sc[2] = {16, 32}, sd[2] = {32, 64};
+    ct_scope_begin();
+    ct_tensor *a = ct_ones(sa, 2, CT_FLOAT32), *b = ct_ones(sb, 2, CT_FLOAT32);
+    ct_tensor *c = ct_ones(sc, 2, CT_FLOAT32), *d = ct_ones(sd, 2, CT_FLOAT32);
+    ct_profiler_opts o = ct_profiler_defaults();
+    o.record_shapes = true;
+    o.with_flops = true;
+    o.clock_ns = stepping_clock;
+    fake_now = 0;
+    fake_reads = 0;
+    CHECK(ct_profiler_begin(&o) == CT_OK);
+    ct_record_function_begin("ops");
+    ct_tensor *ab = ct_mm(a, b);
+    ct_mm(a, b);
+    ct_mm(c, d);
+    ct_add(ab, ab);
+    ct_record_function_end();
+    CHECK(ct_profiler_end() == CT_OK);
+    ct_scope_end();
+    check_tables(profiler_ops_tables, sizeof profiler_ops_tables / sizeof profiler_ops_tables[0]);
     CHECK(ct_profiler_reset() == CT_OK);
 }
 
@@ -273,20 +318,22 @@ static void test_profiler_table_columns(void)
                                          "self_cpu_memory_usage", "cpu_memory_usage", "flops"};
     int64_t n;
     ct_profiler_event_avg *rows = key_averages(&n);
-    for (int k = 0; k < 6; k++) {
-        size_t need = ct_profiler_table(NULL, 0, sorts[k], 15);
+    for (int k = 0; k < 12; k++) { /* each sort_by, all rows then 15 */
+        int limit = k < 6 ? -1 : 15;
+        size_t need = ct_profiler_table(NULL, 0, sorts[k % 6], limit);
         char *text = (char *)malloc(need + 1);
-        CHECK(need > 0 && text && ct_profiler_table(text, need + 1, sorts[k], 15) == need);
+        CHECK(need > 0 && text && ct_profiler_table(text, need + 1, sorts[k % 6], limit) == need);
         if (text) {
             CHECK(strstr(text, "  Name    Self CPU %      Self CPU   CPU total %     CPU total  "
                                "CPU time avg       CPU Mem  Self CPU Mem    # of Calls  "));
             CHECK(strstr(text, "Input Shapes") && strstr(text, "Self CPU time total: "));
-            CHECK(strstr(text, "aten::relu") && strstr(text, "[[4, 6]]"));
+            CHECK(limit == 15 || (strstr(text, "aten::relu") && strstr(text, "[[4, 6]]")));
             int lines = 0;
             for (const char *p = text; *p; p++) {
                 lines += *p == '\n';
             }
-            CHECK(lines == (n < 15 ? n : 15) + 5); /* 3 dashed lines, the header, the footer */
+            /* 3 dashed lines, the header, the footer */
+            CHECK(lines == (limit < 0 || n < limit ? n : limit) + 5);
         }
         free(text);
     }
@@ -816,6 +863,7 @@ void test_profiler(void)
 {
     RUN(test_profiler_defaults);
     RUN(test_profiler_table_golden);
+    RUN(test_profiler_table_golden_ops);
     RUN(test_profiler_nested_self_times);
     RUN(test_profiler_training_step);
     RUN(test_profiler_table_columns);
