@@ -41,7 +41,8 @@
      profile_memory  false             record the change in ct_memory_allocated() over each
                                        event ("CPU Mem", "Self CPU Mem")
      with_flops      false             record the floating point operations of ops that
-                                       count them (matrix multiplies; "Total MFLOPs")
+                                       count them (matrix multiplies; "Total MFLOPs", the
+                                       unit scaled to the smallest count)
      clock_ns        NULL (monotonic)  a clock in nanoseconds: clock_gettime(
                                        CLOCK_MONOTONIC) on POSIX, else C11 timespec_get;
                                        required under CTORCH_NO_STDIO; called under the
