@@ -12,8 +12,9 @@ SRCS     := $(shell find src -name '*.[ch]' -o -name '*.txt')
 TESTS    := $(wildcard tests/test_*.c)
 EXAMPLES := $(wildcard examples/*.c)
 EXAMPLE_NAMES := $(patsubst examples/%.c,%,$(EXAMPLES))
-# Arguments for a short run of each example (make sanitize runs every example).
-RUN_ARGS_fashion_mnist := --data data/fashion-mnist --epochs 1
+# Arguments for a short run of each example (make sanitize runs every example; the quickstart
+# under the profiler).
+RUN_ARGS_fashion_mnist := --data data/fashion-mnist --epochs 1 --profile $(BUILD)/san_trace.json
 # zlib is optional: use it when its header is installed.
 ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
               $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
