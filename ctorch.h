@@ -360,7 +360,8 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
-   converted to Scalar". Mirrors: Tensor.item. */
+   converted to Scalar". A tensor on another device is read through its backend's copy.
+   Mirrors: Tensor.item. */
 CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
@@ -424,8 +425,8 @@ CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
 /* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
    (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "").
-   Mirrors: repr(tensor). */
+   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
+   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 
 // >>part core/scope.h
@@ -727,7 +728,8 @@ struct ct_op {
     ct_op_kind kind;
     ct_autocast_category autocast;
     int variant;            /* which member of its family (private to the family's code) */
-    uint32_t optional;      /* bit k: input k may be NULL */
+    uint32_t optional;      /* bit k: input k may be NULL; CT_OP_ANY_DEVICE(k): input k may be
+                               on another device than the call's (see below) */
     const ct_loop_fn *loops; /* pointwise: the per-element math per dtype (NULL elsewhere) */
     ct_meta_fn meta;
     ct_kernel_fn cpu[CT_DTYPE_COUNT]; /* the CPU backend's kernels by dtype (NULL: none) */
@@ -738,6 +740,11 @@ struct ct_op {
     void (*record)(ct_node *node, const ct_op_call *call); /* stores the attrs backward needs */
     double (*flops)(const ct_op_call *call); /* floating point operations (GEMM, conv); or NULL */
 };
+
+/* A bit of ct_op.optional: input k (k >= 1) may be on another device than the call's device
+   (the first input's), which the entry otherwise rejects ("Expected all tensors to be on the
+   same device"); the op's meta then brings it over (copy_'s src, as Tensor.copy_). */
+#define CT_OP_ANY_DEVICE(k) (1u << (16 + (k)))
 
 /* Every op descriptor, in a fixed order; *n receives the count. Mirrors: torch's operator
    registry (torch._C._dispatch_get_all_op_names). */
@@ -884,8 +891,9 @@ CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
 /* Mirrors: Tensor.zero_. */
 CTORCH_API ct_tensor *ct_zero_(ct_tensor *self);
-/* Copies src (broadcast to self's shape, cast to self's dtype) into self.
-   Mirrors: Tensor.copy_. */
+/* Copies src (broadcast to self's shape, cast to self's dtype) into self; src may be on
+   another device (it is brought over first as ct_to_device, and its gradient goes back).
+   Errors: CT_ERR_DEVICE when a device has no backend. Mirrors: Tensor.copy_. */
 CTORCH_API ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src);
 /* A copy of input with its own storage (contiguous), recorded by autograd.
    Mirrors: torch.clone. */
@@ -898,6 +906,15 @@ CTORCH_API ct_tensor *ct_clone(const ct_tensor *input);
    from float64: of the int64); to bool, NaN is true. Integers narrow modulo 2^bits.
    Errors: CT_ERR_VALUE for a dtype outside ct_dtype. Mirrors: Tensor.to(dtype). */
 CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
+/* input on device: input itself (a new reference in the scope, as ct_alias) when it is
+   already there, else a copy (contiguous, same shape and dtype) made through the backends'
+   copy; recorded by autograd (ToCopyBackward0: the gradient goes back to input's device).
+   Returns: a new tensor owned by the current scope. Errors: CT_ERR_VALUE for a device type
+   outside ct_device_type; CT_ERR_DEVICE when no backend is registered for the device.
+   Mirrors: Tensor.to(device). */
+CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
+/* ct_to_device(input, ct_device_cpu()). Mirrors: Tensor.cpu(). */
+CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
 
@@ -3670,27 +3687,43 @@ void ct__store_f64(void *p, ct_dtype d, double v)
     }
 }
 
-static bool ct__item_check(const char *op, const ct_tensor *t)
+/* The address of t's one element: in t's memory on the CPU, else in buf, copied from the
+   device through its backend (as .item() on CUDA); NULL after an error. */
+static const void *ct__item_ptr(const char *op, const ct_tensor *t, uint64_t *buf)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return false;
+    if (ct__null_tensor(op, t)) {
+        return NULL;
     }
     if (ct_numel(t) != 1) {
         ct__fail(CT_ERR_VALUE, op, "a Tensor with %lld elements cannot be converted to Scalar",
                  (long long)ct_numel(t));
-        return false;
+        return NULL;
     }
-    return true;
+    ct_device d = t->storage->device;
+    if (d.type == CT_CPU) {
+        return ct__data(t);
+    }
+    const ct_backend *b = ct__backend(d.type);
+    ct_status st = b->copy(b->user, buf, ct_device_cpu(), ct__data(t), d, ct_dtype_size(t->dtype));
+    if (st != CT_OK) {
+        ct__fail(st, op, "the %s backend failed to copy the element to the host", b->name);
+        return NULL;
+    }
+    return buf;
 }
 
 double ct_item(const ct_tensor *t)
 {
-    return ct__item_check("ct_item", t) ? ct__load_f64(ct__data(t), t->dtype) : NAN;
+    uint64_t buf = 0;
+    const void *p = ct__item_ptr("ct_item", t, &buf);
+    return p ? ct__load_f64(p, t->dtype) : NAN;
 }
 
 int64_t ct_item_int64(const ct_tensor *t)
 {
-    return ct__item_check("ct_item_int64", t) ? ct__load_i64(ct__data(t), t->dtype) : 0;
+    uint64_t buf = 0;
+    const void *p = ct__item_ptr("ct_item_int64", t, &buf);
+    return p ? ct__load_i64(p, t->dtype) : 0;
 }
 
 /* ---- creation ----------------------------------------------------------------------- */
@@ -4036,7 +4069,7 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
     if (buf && n > 0) {
         buf[0] = '\0';
     }
-    if (ct__null_tensor("ct_to_string", t)) {
+    if (ct__null_tensor("ct_to_string", t) || !ct__check_cpu("ct_to_string", t)) {
         return 0;
     }
     bool ints = true;
@@ -4064,7 +4097,7 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 void ct_print(const ct_tensor *t, FILE *f)
 {
     const char *op = "ct_print";
-    if (ct__null_tensor(op, t) || ct__null(op, f)) {
+    if (ct__null_tensor(op, t) || ct__null(op, f) || !ct__check_cpu(op, t)) {
         return;
     }
     size_t n = ct_to_string(t, NULL, 0) + 1;
@@ -6063,7 +6096,8 @@ const char *ct__device_key(ct_device_type type)
 
 /* ---- the entry ---------------------------------------------------------------------------- */
 /* Handle checks of the inputs (NULL propagation; under CTORCH_DEBUG, live handles) and the
-   device they share, which becomes the call's device. */
+   device they share, which becomes the call's device (inputs marked CT_OP_ANY_DEVICE may be
+   elsewhere). */
 static bool ct__dispatch_inputs(ct_op_call *c)
 {
     const ct_tensor *first = NULL;
@@ -6078,8 +6112,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
         if (!first) {
             first = t;
             c->device = t->storage->device;
-        } else if (t->storage->device.type != c->device.type ||
-                   t->storage->device.index != c->device.index) {
+        } else if ((t->storage->device.type != c->device.type ||
+                    t->storage->device.index != c->device.index) &&
+                   !(c->op->optional & CT_OP_ANY_DEVICE(k))) {
             char a[32], b[32];
             ct__fail(CT_ERR_DEVICE, c->fn, "Expected all tensors to be on the same device, but "
                      "found at least two devices, %s and %s!", ct__device_str(c->device, a, 32),
@@ -7218,6 +7253,7 @@ static ct_tensor *ct__threshold_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sign(const ct_tensor *x);
+static ct_tensor *ct__transfer(const ct_tensor *src, ct_device device);
 static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v);
 static ct_tensor *ct__le_scalar(const ct_tensor *x, double v);
 
@@ -7522,10 +7558,30 @@ static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = NULL; /* the old value gets no gradient */
 }
 
+/* copy_'s call: its inputs, where src is replaced by its copy on self's device when it is on
+   another one (c->state points here). */
+typedef struct ct__copy_state {
+    const ct_tensor *in[2];
+    ct_tensor *moved; /* src on self's device (an unscoped reference), or NULL */
+} ct__copy_state;
+
+static bool ct__same_device(ct_device a, ct_device b)
+{
+    return a.type == b.type && a.index == b.index;
+}
+
 static bool ct__copy_meta(ct_op_call *c)
 {
     ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
     const ct_tensor *src = c->inputs[1];
+    if (!ct__same_device(src->storage->device, self->storage->device)) {
+        ct__copy_state *s = (ct__copy_state *)c->state; /* src comes over first, recorded */
+        s->moved = ct__transfer(src, self->storage->device);
+        if (!s->moved) {
+            return false;
+        }
+        src = s->in[1] = s->moved;
+    }
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, src->sizes, src->ndim, shape,
@@ -7564,6 +7620,66 @@ static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 {
     ct__copy_kernel(c->outputs[0], c->inputs[0]);
     return CT_OK;
+}
+
+/* ---- devices ------------------------------------------------------------------------------ */
+/* _to_copy to a device: attrs (device type, device index); the input's shape and dtype. */
+static bool ct__to_device_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    c->dtype = a->dtype;
+    c->device = ct_make_device((ct_device_type)c->attrs[0].i, (int)c->attrs[1].i);
+    return ct__op_output(c, a->sizes, a->ndim, a->dtype) != NULL;
+}
+
+/* Moves the bytes of the input, made contiguous on its device, into the output through the
+   backends' copy (the target's, or the source's when the target is the CPU); between two
+   backends, through the host. Runs on any device pair: the descriptor's composite. */
+static ct_status ct__to_device_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    size_t nbytes = ct_nbytes(out);
+    if (nbytes == 0) {
+        return CT_OK;
+    }
+    ct_no_grad_begin();
+    ct_scope_begin();
+    const ct_tensor *src = ct_contiguous(c->inputs[0]);
+    ct_device from = c->inputs[0]->storage->device, to = out->storage->device;
+    if (src && from.type != CT_CPU && to.type != CT_CPU && from.type != to.type) {
+        src = ct_to_device(src, ct_device_cpu());
+        from = ct_device_cpu();
+    }
+    ct_status st = src ? CT_OK : ct_error_code();
+    if (src) {
+        const ct_backend *b = ct__backend(to.type != CT_CPU ? to.type : from.type);
+        st = b->copy(b->user, ct__data(out), to, ct__data(src), from, nbytes);
+        if (st != CT_OK) {
+            char a[32], d[32];
+            ct__fail(st, c->fn, "the %s backend failed to copy %zu bytes from %s to %s",
+                     b->name, nbytes, ct__device_str(from, a, sizeof a),
+                     ct__device_str(to, d, sizeof d));
+        }
+    }
+    ct_scope_end();
+    ct_no_grad_end();
+    return st;
+}
+
+/* The source's device, for the backward. */
+static void ct__to_device_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = c->inputs[0]->storage->device.type;
+    n->i[1] = c->inputs[0]->storage->device.index;
+}
+
+/* The gradient goes back to the source's device. */
+static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct__transfer(g, ct_make_device((ct_device_type)n->i[0], (int)n->i[1]));
+    if (gi[0]) {
+        gi[0] = ct__scoped(gi[0]); /* ct__transfer returned an unscoped reference */
+    }
 }
 
 
@@ -7730,9 +7846,12 @@ CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, T
 CT__POINTWISE(fill_, "aten::fill_", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
               "ct_fill_ ct_zero_", CT_OP_INPLACE, 0, NULL, ct__fill_meta,
               CT__K_ALL(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
-CT__POINTWISE(copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False)"
-              " -> Tensor(a!)", "ct_copy_", CT_OP_INPLACE, 0, NULL, ct__copy_meta,
-              CT__K_ALL(ct__copy_cpu_kernel), "CopyBackwards", ct__copy_backward, 0u, NULL)
+/* src may be on another device: meta brings it over through _to_copy (recorded by autograd). */
+static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool "
+                                   "non_blocking=False) -> Tensor(a!)", "ct_copy_",
+                                   CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
+                                   ct__copy_meta, CT__K_ALL(ct__copy_cpu_kernel), NULL,
+                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ALL(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -7741,6 +7860,14 @@ CT__POINTWISE(to_dtype, "aten::_to_copy", "_to_copy(Tensor self, *, ScalarType? 
               "Tensor", "ct_to_dtype", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ALL(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
               NULL)
+/* The same operator to another device: one kernel for every pair of devices (the composite),
+   built on the backends' copy. Attributes: the device's type and index. */
+static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, *, Device? "
+                                       "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
+                                       CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                       ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
+                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       ct__to_device_record, NULL};
 
 /* ---- public functions ---------------------------------------------------------------------- */
 static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a, int n_attrs,
@@ -7992,7 +8119,13 @@ ct_tensor *ct_zero_(ct_tensor *self)
 
 ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src)
 {
-    return ct__call2(&ct__op_copy_, "ct_copy_", self, src, 0.0);
+    ct__copy_state s = {{self, src}, NULL};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_copy_, "ct_copy_", s.in, 2);
+    c.state = &s;
+    ct_tensor *out = ct__dispatch(&c);
+    ct__release(s.moved);
+    return out;
 }
 
 ct_tensor *ct_clone(const ct_tensor *a)
@@ -8015,6 +8148,46 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     ct__call_init(&c, &ct__op_to_dtype, fn, in, 1);
     ct__call_i(&c, dtype);
     return ct__dispatch(&c);
+}
+
+/* input on device (the caller checked both), as an unscoped reference. */
+static ct_tensor *ct__transfer(const ct_tensor *input, ct_device device)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_to_device, "ct_to_device", in, 1);
+    ct__call_i(&c, device.type);
+    ct__call_i(&c, device.index);
+    ct_scope_begin();
+    ct_tensor *r = ct_retain(ct__dispatch(&c));
+    ct_scope_end();
+    return r;
+}
+
+static ct_tensor *ct__to_device(const char *fn, const ct_tensor *input, ct_device device)
+{
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    if ((int)device.type < 0 || (int)device.type >= (int)CT_DEVICE_TYPE_COUNT) {
+        ct__fail(CT_ERR_VALUE, fn, "invalid device type %d", (int)device.type);
+        return NULL;
+    }
+    device = ct_make_device(device.type, device.index);
+    if (ct__same_device(input->storage->device, device)) {
+        return ct_alias(input);
+    }
+    return ct__scoped(ct__transfer(input, device));
+}
+
+ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
+{
+    return ct__to_device("ct_to_device", input, device);
+}
+
+ct_tensor *ct_cpu(const ct_tensor *input)
+{
+    return ct__to_device("ct_cpu", input, ct_device_cpu());
 }
 
 CT__VECTORIZE_END
@@ -17538,6 +17711,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    &ct__op_to_device,
 };
 
 const ct_op *const *ct_op_registry(int *n)

@@ -193,7 +193,8 @@ const char *ct__device_key(ct_device_type type)
 
 /* ---- the entry ---------------------------------------------------------------------------- */
 /* Handle checks of the inputs (NULL propagation; under CTORCH_DEBUG, live handles) and the
-   device they share, which becomes the call's device. */
+   device they share, which becomes the call's device (inputs marked CT_OP_ANY_DEVICE may be
+   elsewhere). */
 static bool ct__dispatch_inputs(ct_op_call *c)
 {
     const ct_tensor *first = NULL;
@@ -208,8 +209,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
         if (!first) {
             first = t;
             c->device = t->storage->device;
-        } else if (t->storage->device.type != c->device.type ||
-                   t->storage->device.index != c->device.index) {
+        } else if ((t->storage->device.type != c->device.type ||
+                    t->storage->device.index != c->device.index) &&
+                   !(c->op->optional & CT_OP_ANY_DEVICE(k))) {
             char a[32], b[32];
             ct__fail(CT_ERR_DEVICE, c->fn, "Expected all tensors to be on the same device, but "
                      "found at least two devices, %s and %s!", ct__device_str(c->device, a, 32),

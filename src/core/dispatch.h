@@ -85,7 +85,8 @@ struct ct_op {
     ct_op_kind kind;
     ct_autocast_category autocast;
     int variant;            /* which member of its family (private to the family's code) */
-    uint32_t optional;      /* bit k: input k may be NULL */
+    uint32_t optional;      /* bit k: input k may be NULL; CT_OP_ANY_DEVICE(k): input k may be
+                               on another device than the call's (see below) */
     const ct_loop_fn *loops; /* pointwise: the per-element math per dtype (NULL elsewhere) */
     ct_meta_fn meta;
     ct_kernel_fn cpu[CT_DTYPE_COUNT]; /* the CPU backend's kernels by dtype (NULL: none) */
@@ -96,6 +97,11 @@ struct ct_op {
     void (*record)(ct_node *node, const ct_op_call *call); /* stores the attrs backward needs */
     double (*flops)(const ct_op_call *call); /* floating point operations (GEMM, conv); or NULL */
 };
+
+/* A bit of ct_op.optional: input k (k >= 1) may be on another device than the call's device
+   (the first input's), which the entry otherwise rejects ("Expected all tensors to be on the
+   same device"); the op's meta then brings it over (copy_'s src, as Tensor.copy_). */
+#define CT_OP_ANY_DEVICE(k) (1u << (16 + (k)))
 
 /* Every op descriptor, in a fixed order; *n receives the count. Mirrors: torch's operator
    registry (torch._C._dispatch_get_all_op_names). */

@@ -51,6 +51,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    &ct__op_to_device,
 };
 
 const ct_op *const *ct_op_registry(int *n)
