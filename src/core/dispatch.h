@@ -62,7 +62,9 @@ struct ct_op_call {
     void *state; /* the op's own data between meta and kernel (points into the caller's frame) */
 };
 
-/* A kernel: writes call->outputs from call->inputs and attrs. Returns CT_OK, or the status of
+/* A kernel: writes call->outputs from call->inputs and attrs. A backend's kernel may get
+   0-dim CPU tensors (wrapped scalars, as ct_mul_scalar makes) among its inputs: they join a
+   call on any device, as in PyTorch. Returns CT_OK, or the status of
    the error it recorded (ct_error). */
 typedef ct_status (*ct_kernel_fn)(ct_op_call *call);
 /* Checks a call's arguments, sets call->device and call->dtype and creates its outputs
