@@ -6,6 +6,10 @@
 
 #include <stdlib.h>
 
+/* The op sequence of one quickstart training step (test_capture_quickstart_step). */
+#define CAPTURE_EXACT 0
+#define CAPTURE_EXPECTED "aten::add"
+
 /* ---- a fake device ------------------------------------------------------------------------
  * CT_PRIVATEUSE1 with host memory (malloc/free/copy counting bytes) and a few float32 kernels
  * that compute on the host and count their calls. Operands are contiguous; a one-element
@@ -295,6 +299,444 @@ static void test_fake_device_autograd(void)
     fake_unregister();
 }
 
+
+/* ---- the capture hook ------------------------------------------------------------------- */
+/* A recorder: each op as "name (in shapes) -> (out shapes)", e.g.
+   "aten::add [4,512] [512] -> [4,512]"; a missing input is "-". */
+#define REC_MAX 256
+typedef struct recorder {
+    int n, dropped;
+    char ops[REC_MAX][160];
+} recorder;
+
+static void rec_shape(char *buf, size_t cap, const ct_tensor *t)
+{
+    size_t len = strlen(buf);
+    if (!t) {
+        snprintf(buf + len, cap - len, " -");
+        return;
+    }
+    snprintf(buf + len, cap - len, " [");
+    for (int d = 0; d < ct_dim(t); d++) {
+        len = strlen(buf);
+        snprintf(buf + len, cap - len, d ? ",%lld" : "%lld", (long long)ct_size(t, d));
+    }
+    len = strlen(buf);
+    snprintf(buf + len, cap - len, "]");
+}
+
+static void rec_after(void *user, ct_op_call *c)
+{
+    recorder *r = (recorder *)user;
+    if (r->n == REC_MAX) {
+        r->dropped++;
+        return;
+    }
+    char *b = r->ops[r->n++];
+    snprintf(b, 160, "%s", c->op->name);
+    for (int k = 0; k < c->n_inputs; k++) {
+        rec_shape(b, 160, c->inputs[k]);
+    }
+    snprintf(b + strlen(b), 160 - strlen(b), " ->");
+    for (int k = 0; k < c->n_outputs; k++) {
+        rec_shape(b, 160, c->outputs[k]);
+    }
+}
+
+/* One quickstart training step (the MLP of examples/fashion_mnist.c, batch 4, SGD). */
+static void quickstart_step(void)
+{
+    ct_manual_seed(0);
+    ct_module *m = ct_sequential_new();
+    ct_sequential_append(m, ct_flatten_new(1, -1));
+    ct_sequential_append(m, ct_linear_new(28 * 28, 512, true));
+    ct_sequential_append(m, ct_relu_new());
+    ct_sequential_append(m, ct_linear_new(512, 512, true));
+    ct_sequential_append(m, ct_relu_new());
+    ct_sequential_append(m, ct_linear_new(512, 10, true));
+    ct_tensor *params[16];
+    int64_t n = ct_module_parameters(m, params, 16);
+    ct_sgd_opts o = ct_sgd_defaults();
+    o.lr = 1e-3;
+    ct_optimizer *opt = ct_sgd_new(params, n, &o);
+    ct_scope_begin();
+    const int64_t xs[4] = {4, 1, 28, 28}, ys[1] = {4};
+    ct_tensor *x = ct_rand(xs, 4, CT_FLOAT32, NULL);
+    ct_tensor *y = ct_randint(0, 10, ys, 1, CT_INT64, NULL);
+    ct_tensor *loss = ct_cross_entropy(ct_module_forward(m, x), y, NULL);
+    CHECK(ct_backward(loss, NULL, false) == CT_OK);
+    CHECK(ct_optimizer_step(opt) == CT_OK);
+    ct_optimizer_zero_grad(opt, true);
+    ct_scope_end();
+    ct_optimizer_free(opt);
+    ct_module_free(m);
+}
+
+/* Whether the recorded sequence holds want[0..n) in this order (other ops may be between). */
+static bool rec_has_in_order(const recorder *r, const char *const *want, int n)
+{
+    int j = 0;
+    for (int i = 0; i < r->n && j < n; i++) {
+        j += !strcmp(r->ops[i], want[j]);
+    }
+    return j == n;
+}
+
+static void test_capture_quickstart_step(void)
+{
+    recorder *r = (recorder *)calloc(1, sizeof(recorder));
+    ct_dispatch_hook h = {NULL, rec_after, r};
+    CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+    quickstart_step();
+    CHECK(ct_dispatch_hook_pop() == CT_OK);
+    if (getenv("CT_TEST_PRINT_CAPTURE")) {
+        for (int i = 0; i < r->n; i++) {
+            printf("    \"%s\",\n", r->ops[i]);
+        }
+    }
+    /* The ops of the step in order: forward, backward, optimizer. */
+    static const char *const want[] = {
+        CAPTURE_EXPECTED
+    };
+    int n = (int)(sizeof want / sizeof want[0]);
+    CHECK_MSG(r->dropped == 0, "%d ops beyond the recorder's %d", r->dropped, REC_MAX);
+    CHECK_MSG(CAPTURE_EXACT ? r->n == n : r->n >= n, "%d ops recorded, want %d", r->n, n);
+    for (int i = 0; CAPTURE_EXACT && i < n && i < r->n; i++) {
+        CHECK_MSG(!strcmp(r->ops[i], want[i]), "op %d: '%s', want '%s'", i, r->ops[i], want[i]);
+    }
+    CHECK(rec_has_in_order(r, want, n));
+    free(r);
+}
+
+/* Hooks that replace an op's output (after) or produce it (before: no kernel runs). */
+static bool hook_before_ones(void *user, ct_op_call *c)
+{
+    if (strcmp(c->op->name, "aten::neg") != 0) {
+        return false;
+    }
+    (*(int *)user)++;
+    ct_tensor *t = ct_full(ct_sizes(c->inputs[0]), ct_dim(c->inputs[0]), 42, CT_FLOAT32);
+    c->outputs[c->n_outputs++] = ct_retain(t);
+    return true;
+}
+
+static void hook_after_double(void *user, ct_op_call *c)
+{
+    if (strcmp(c->op->name, "aten::exp") != 0) {
+        return;
+    }
+    (*(int *)user)++;
+    ct_scope_begin();
+    ct_tensor *t = ct_retain(ct_mul_scalar(c->outputs[0], 2));
+    ct_scope_end();
+    c->outputs[0] = t;
+}
+
+static void test_hook_replaces_outputs(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {0, 1};
+    int seen_before = 0, seen_after = 0;
+    ct_dispatch_hook hb = {hook_before_ones, NULL, &seen_before};
+    ct_dispatch_hook ha = {NULL, hook_after_double, &seen_after};
+    CHECK(ct_dispatch_hook_push(&hb) == CT_OK);
+    CHECK(ct_dispatch_hook_push(&ha) == CT_OK);
+    ct_tensor *x = ct_to_device(host(v, 2), fake_device());
+    ct_tensor *n = ct_neg(x); /* produced by the hook: the fake kernel does not run */
+    const double w42[2] = {42, 42}, wexp[2] = {2, 2 * exp(1.0)};
+    CHECK_TENSOR(n, w42, 2, 0, 0);
+    CHECK(fake.neg_calls == 0 && seen_before == 1);
+    ct_tensor *e = ct_exp(host(v, 2)); /* the after hook doubles it */
+    CHECK_TENSOR(e, wexp, 2, 1e-6, 0);
+    CHECK(seen_after == 1);
+    CHECK(ct_dispatch_hook_pop() == CT_OK && ct_dispatch_hook_pop() == CT_OK);
+    CHECK(ct_dispatch_hook_pop() == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "no hook is pushed");
+    ct_neg(x);
+    CHECK(fake.neg_calls == 1);
+    ct_scope_end();
+    fake_unregister();
+}
+
+static void test_hook_push_errors(void)
+{
+    ct_dispatch_hook h = {NULL, NULL, NULL};
+    for (int k = 0; k < CT_DISPATCH_MAX_HOOKS; k++) {
+        CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+    }
+    CHECK(ct_dispatch_hook_push(&h) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "more than 8 hooks pushed");
+    for (int k = 0; k < CT_DISPATCH_MAX_HOOKS; k++) {
+        CHECK(ct_dispatch_hook_pop() == CT_OK);
+    }
+    CHECK(ct_dispatch_hook_push(NULL) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_dispatch_hook_push");
+}
+
+/* ---- lookups and backend registration errors --------------------------------------------- */
+static void test_op_find(void)
+{
+    const ct_op *add = ct_op_find("aten::add");
+    CHECK(add && !strcmp(add->name, "aten::add") && add->kind == CT_OP_POINTWISE);
+    CHECK(ct_op_find("aten::add.Tensor") == add);
+    CHECK(ct_op_find("aten::add.Scalar") == NULL);
+    CHECK(ct_op_find("aten::ad") == NULL && ct_op_find("aten::addx") == NULL);
+    const ct_op *ps = ct_op_find("aten::pow.Tensor_Scalar"), *pt = ct_op_find("aten::pow");
+    CHECK(ps && pt && ps != pt && ct_op_find("aten::pow.Tensor_Tensor") == pt);
+    CHECK(ct_op_find("aten::copy_") && ct_op_find("aten::nonexistent") == NULL);
+    CHECK(ct_op_find(NULL) == NULL);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_op_find");
+    int n = 0;
+    const ct_op *const *ops = ct_op_registry(&n);
+    CHECK(n > 0 && ops[0] != NULL && ct_op_registry(NULL) == ops);
+}
+
+static void test_backend_register_errors(void)
+{
+    ct_backend b = {CT_CPU, "Fake", fake_malloc, fake_free, fake_copy, &fake};
+    CHECK(ct_backend_register(&b) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "device type 0 cannot take a backend (CPU is built in)");
+    b.type = CT_DEVICE_TYPE_COUNT;
+    CHECK(ct_backend_register(&b) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot take a backend");
+    b.type = CT_PRIVATEUSE1;
+    b.copy = NULL;
+    CHECK(ct_backend_register(&b) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    b.name = NULL;
+    b.copy = fake_copy;
+    CHECK(ct_backend_register(&b) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    CHECK(ct_backend_register(NULL) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    const ct_op *add = ct_op_find("aten::add");
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, add, CT_FLOAT32, fake_add) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "no backend is registered for device type");
+    CHECK(ct_backend_register_kernel(CT_CPU, add, CT_FLOAT32, fake_add) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot take a backend");
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, NULL, CT_FLOAT32, fake_add) ==
+          CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register_kernel");
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, add, CT_FLOAT32, NULL) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register_kernel");
+    fake_register();
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, add, (ct_dtype)77, fake_add) ==
+          CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "77");
+    fake_unregister();
+    CHECK(ct_backend_unregister(CT_CPU) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot take a backend");
+    CHECK(ct_dispatch_kernel(add, CT_PRIVATEUSE1, CT_FLOAT32) == NULL); /* unregistered */
+    CHECK(ct_dispatch_kernel(add, CT_CPU, CT_FLOAT32) == add->cpu[CT_FLOAT32]);
+    CHECK(ct_dispatch_kernel(NULL, CT_CPU, CT_FLOAT32) == NULL);
+}
+
+/* ---- the registry walk ------------------------------------------------------------------
+ * A row per public function that calls an op: a small call of it. Every descriptor of
+ * ct_op_registry must be reached by each public function its `api` names (tokens "ct_..."),
+ * and every row must reach some descriptor. A new op adds its rows here. */
+static ct_tensor *wx(void) /* (2, 3) float32, positive */
+{
+    const float v[6] = {0.5f, 1, 1.5f, 2, 2.5f, 3};
+    const int64_t s[2] = {2, 3};
+    return ct_tensor_from_data(v, CT_FLOAT32, s, 2);
+}
+
+static ct_tensor *wb(void) /* (2, 3) bool */
+{
+    return ct_gt_scalar(wx(), 1.2);
+}
+
+#define ROW_UNARY(F)                                                                          \
+    static void row_##F(void) { ct_##F(wx()); }
+#define ROW_BINARY(F)                                                                         \
+    static void row_##F(void) { ct_##F(wx(), wx()); }
+#define ROW_SCALAR(F)                                                                         \
+    static void row_##F##_scalar(void) { ct_##F##_scalar(wx(), 2); }
+#define ROW_INPLACE(F)                                                                        \
+    static void row_##F##_(void) { ct_##F##_(wx(), wx()); }
+ROW_UNARY(neg)
+ROW_UNARY(exp)
+ROW_UNARY(log)
+ROW_UNARY(log1p)
+ROW_UNARY(sqrt)
+ROW_UNARY(rsqrt)
+ROW_UNARY(sin)
+ROW_UNARY(cos)
+ROW_UNARY(sigmoid)
+ROW_UNARY(tanh)
+ROW_UNARY(relu)
+ROW_UNARY(square)
+ROW_UNARY(reciprocal)
+ROW_UNARY(clone)
+ROW_UNARY(relu_)
+ROW_UNARY(zero_)
+ROW_BINARY(add)
+ROW_BINARY(sub)
+ROW_BINARY(mul)
+ROW_BINARY(div)
+ROW_BINARY(pow)
+ROW_BINARY(maximum)
+ROW_BINARY(minimum)
+ROW_BINARY(eq)
+ROW_BINARY(ne)
+ROW_BINARY(lt)
+ROW_BINARY(le)
+ROW_BINARY(gt)
+ROW_BINARY(ge)
+ROW_BINARY(copy_)
+ROW_SCALAR(add)
+ROW_SCALAR(sub)
+ROW_SCALAR(mul)
+ROW_SCALAR(div)
+ROW_SCALAR(eq)
+ROW_SCALAR(gt)
+ROW_SCALAR(lt)
+ROW_INPLACE(mul)
+ROW_INPLACE(div)
+#undef ROW_UNARY
+#undef ROW_BINARY
+#undef ROW_SCALAR
+#undef ROW_INPLACE
+static void row_add_(void) { ct_add_(wx(), wx(), 2); }
+static void row_sub_(void) { ct_sub_(wx(), wx(), 2); }
+static void row_add_alpha(void) { ct_add_alpha(wx(), wx(), 2); }
+static void row_pow_scalar(void) { ct_pow_scalar(wx(), 2.5); }
+/* an integer tensor to an integer power: pow.Tensor_Tensor over a wrapped scalar */
+static void row_pow_scalar_int(void) { ct_pow_scalar(ct_to_dtype(wx(), CT_INT64), 2); }
+static void row_cpu(void) { ct_cpu(ct_to_device(wx(), fake_device())); }
+static void row_logical_and(void) { ct_logical_and(wb(), wb()); }
+static void row_logical_or(void) { ct_logical_or(wb(), wb()); }
+static void row_logical_not(void) { ct_logical_not(wb()); }
+static void row_clamp(void) { ct_clamp(wx(), 1, 2); }
+static void row_where(void) { ct_where(wb(), wx(), wx()); }
+static void row_fill_(void) { ct_fill_(wx(), 2); }
+static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
+static void row_to_device(void) { ct_to_device(wx(), fake_device()); }
+/* abs, and its backward (sign) */
+static void row_abs(void)
+{
+    ct_backward(ct_abs(ct_requires_grad_(wx(), true)), wx(), false);
+}
+/* the backward ops of relu, sigmoid and tanh */
+static void row_backward(void)
+{
+    ct_backward(ct_relu(ct_requires_grad_(wx(), true)), wx(), false);
+    ct_backward(ct_sigmoid(ct_requires_grad_(wx(), true)), wx(), false);
+    ct_backward(ct_tanh(ct_requires_grad_(wx(), true)), wx(), false);
+}
+/* copy_ on one device, and across two */
+static void row_copy_across(void)
+{
+    ct_copy_(ct_to_device(wx(), fake_device()), wx());
+}
+
+typedef struct api_row {
+    const char *fn;
+    void (*call)(void);
+} api_row;
+#define ROW(F) {"ct_" #F, row_##F}
+static const api_row api_rows[] = {
+    ROW(add), ROW(add_alpha), ROW(add_scalar), ROW(add_), ROW(sub), ROW(sub_scalar), ROW(sub_),
+    ROW(mul), ROW(mul_scalar), ROW(mul_), ROW(div), ROW(div_scalar), ROW(div_), ROW(pow),
+    ROW(pow_scalar), ROW(maximum), ROW(minimum), ROW(eq), ROW(eq_scalar), ROW(ne), ROW(lt),
+    ROW(lt_scalar), ROW(le), ROW(gt), ROW(gt_scalar), ROW(ge), ROW(logical_and),
+    ROW(logical_or), ROW(logical_not), ROW(neg), ROW(abs), ROW(exp), ROW(log), ROW(log1p),
+    ROW(sqrt), ROW(rsqrt), ROW(sin), ROW(cos), ROW(sigmoid), ROW(tanh), ROW(relu), ROW(square),
+    ROW(reciprocal), ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone),
+    ROW(to_dtype), ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across},
+    {"ct_copy_", row_copy_}, {"ct_pow_scalar", row_pow_scalar_int},
+};
+#undef ROW
+#define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))
+
+typedef struct walk_seen {
+    const ct_op *const *ops;
+    int n_ops;
+    unsigned char *seen; /* [row][op] */
+    int row;
+} walk_seen;
+
+static void walk_after(void *user, ct_op_call *c)
+{
+    walk_seen *w = (walk_seen *)user;
+    for (int k = 0; k < w->n_ops; k++) {
+        if (w->ops[k] == c->op) {
+            w->seen[w->row * w->n_ops + k] = 1;
+        }
+    }
+}
+
+/* Whether some row of public function fn (len chars) saw op k. */
+static bool walk_reached(const walk_seen *w, const char *fn, size_t len, int k, bool *has_row)
+{
+    bool reached = false;
+    for (int r = 0; r < N_ROWS; r++) {
+        if (strlen(api_rows[r].fn) == len && !strncmp(api_rows[r].fn, fn, len)) {
+            *has_row = true;
+            reached = reached || w->seen[r * w->n_ops + k];
+        }
+    }
+    return reached;
+}
+
+/* Whether row r saw a descriptor whose api names the row's function. */
+static bool walk_row_named(const walk_seen *w, int r)
+{
+    size_t len = strlen(api_rows[r].fn);
+    for (int k = 0; k < w->n_ops; k++) {
+        for (const char *p = w->ops[k]->api; w->seen[r * w->n_ops + k] && p && *p;) {
+            size_t n = strcspn(p, " ");
+            if (n == len && !strncmp(p, api_rows[r].fn, len)) {
+                return true;
+            }
+            p += n + (p[n] == ' ');
+        }
+    }
+    return false;
+}
+
+static void test_registry_walk(void)
+{
+    fake_register();
+    walk_seen w;
+    w.ops = ct_op_registry(&w.n_ops);
+    w.seen = (unsigned char *)calloc((size_t)N_ROWS * (size_t)w.n_ops, 1);
+    ct_dispatch_hook h = {NULL, walk_after, &w};
+    for (w.row = 0; w.row < N_ROWS; w.row++) {
+        ct_scope_begin();
+        CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+        api_rows[w.row].call();
+        CHECK(ct_dispatch_hook_pop() == CT_OK);
+        ct_scope_end();
+        CHECK_MSG(!ct_error(), "%s: %s", api_rows[w.row].fn, ct_error());
+        ct_error_clear();
+        CHECK_MSG(walk_row_named(&w, w.row), "%s reached no descriptor that names it",
+                  api_rows[w.row].fn);
+    }
+    for (int k = 0; k < w.n_ops; k++) {
+        const char *api = w.ops[k]->api;
+        int named = 0;
+        for (const char *p = api; p && *p;) {
+            size_t len = strcspn(p, " ");
+            if (len > 3 && !strncmp(p, "ct_", 3)) {
+                bool has_row = false;
+                named++;
+                bool ok = walk_reached(&w, p, len, k, &has_row);
+                CHECK_MSG(has_row, "%s (%s) has no row in the registry walk", w.ops[k]->name,
+                          api);
+                CHECK_MSG(!has_row || ok, "%.*s does not reach %s (%s)", (int)len, p,
+                          w.ops[k]->name, w.ops[k]->schema);
+            }
+            p += len + (p[len] == ' ');
+        }
+        CHECK_MSG(named > 0, "%s names no public function", w.ops[k]->name);
+    }
+    free(w.seen);
+    fake_unregister();
+}
+
 void test_dispatch(void)
 {
     RUN(test_fake_device_lookup);
@@ -302,4 +744,10 @@ void test_dispatch(void)
     RUN(test_fake_device_different_devices);
     RUN(test_fake_device_copies);
     RUN(test_fake_device_autograd);
+    RUN(test_capture_quickstart_step);
+    RUN(test_hook_replaces_outputs);
+    RUN(test_hook_push_errors);
+    RUN(test_registry_walk);
+    RUN(test_op_find);
+    RUN(test_backend_register_errors);
 }
