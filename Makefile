@@ -23,7 +23,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests check-null-tests test-rng-flags
+        compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch
 
 all: $(BUILD)/test_runner examples
 
@@ -36,6 +36,8 @@ help:
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
+	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
+	@echo "make bench-dispatch      the dispatcher's cost: before/after builds run interleaved"
 	@echo "make amalgamate          regenerate ctorch.h from src/"
 
 amalgamate:
@@ -61,10 +63,15 @@ $(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(
 check-null-tests:
 	@$(PYTHON) tools/gen_null_tests.py --check
 
+# Every public op goes through the dispatcher's entry: fail when a public function outside the
+# allowlist of tools/check_dispatch.py cannot reach it.
+check-dispatch: $(HEADERS)
+	@$(PYTHON) tools/check_dispatch.py --cc "$(CC)"
+
 compile-tests: | $(BUILD)
 	@sh tests/compile.sh "$(CC)" "$(CXX)"
 
-test: check-null-tests compile-tests test-rng-flags $(BUILD)/test_runner $(BUILD)/test_runner_debug
+test: check-null-tests check-dispatch compile-tests test-rng-flags $(BUILD)/test_runner $(BUILD)/test_runner_debug
 	@cd tests && ../$(BUILD)/test_runner
 	@echo "the suite again, built with -DCTORCH_DEBUG:"
 	@cd tests && ../$(BUILD)/test_runner_debug
