@@ -115,6 +115,10 @@ BENCH_BLAS = $(shell printf '\043include <cblas.h>\nint main(void){openblas_set_
 $(BUILD)/bench_ops: bench/bench_ops.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LDLIBS) $(BENCH_BLAS)
 
+# The dispatcher's cost: the commit before it vs the working tree, run interleaved.
+bench-dispatch:
+	$(PYTHON) tools/bench_dispatch.py --build $(BUILD)/bench_dispatch
+
 bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)
 
