@@ -105,7 +105,7 @@ struct ct_op {
    same device"); the op's meta then brings it over (copy_'s src, as Tensor.copy_). */
 #define CT_OP_ANY_DEVICE(k) (1u << (16 + (k)))
 
-/* Every op descriptor, in a fixed order; *n receives the count. Mirrors: torch's operator
+/* Every op descriptor, in a fixed order; *n receives the count (n may be NULL). Mirrors: torch's operator
    registry (torch._C._dispatch_get_all_op_names). */
 CTORCH_API const ct_op *const *ct_op_registry(int *n);
 /* The descriptor named name ("aten::add"), or NULL. */
@@ -154,5 +154,5 @@ CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
    Mirrors: TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl(op, kernel); }. */
 CTORCH_API ct_status ct_backend_register_kernel(ct_device_type type, const ct_op *op,
                                                 ct_dtype dtype, ct_kernel_fn kernel);
-/* The kernel for (op, device type, dtype), or NULL. */
+/* The kernel for (op, device type, dtype), or NULL (also for a NULL op, with no error). */
 CTORCH_API ct_kernel_fn ct_dispatch_kernel(const ct_op *op, ct_device_type type, ct_dtype dtype);
