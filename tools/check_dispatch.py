@@ -71,9 +71,10 @@ ALLOWLIST = {
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets
-    # and loaders hold tensors (getting a batch runs ops)
+    # and loaders hold tensors; ct_dataset_get calls the dataset's get through its pointer
+    # (a tensor dataset's get selects rows with ops, which dispatch)
     "data": """ct_npy_load ct_npy_save ct_npy_load_buffer ct_npy_save_buffer ct_idx_load
-        ct_idx_load_buffer ct_tensor_dataset_new ct_dataset_len ct_dataset_free
+        ct_idx_load_buffer ct_tensor_dataset_new ct_dataset_get ct_dataset_len ct_dataset_free
         ct_dataset_is_tensor_dataset ct_dataloader_defaults ct_dataloader_new
         ct_dataloader_free ct_dataloader_len ct_dataloader_reset""",
     # benchmark timers, measurements, comparisons
