@@ -189,9 +189,6 @@ static void test_fake_device_not_implemented(void)
     CHECK(ct_add(xd, xd) == NULL); /* add is there for float32 only */
     CHECK_ERROR(CT_ERR_DEVICE, "\"add\" not implemented for 'Fake'");
     CHECK(fake.add_calls == 0);
-    const int64_t s12[2] = {1, 2};
-    ct_tensor *xt = ct_to_device(ct_t(ct_reshape(host(v, 2), s12, 2)), fake_device());
-    CHECK(on_fake(xt) && ct_is_contiguous(xt));
     CHECK(ct_to_device(host(v, 2), ct_make_device(CT_CUDA, 0)) == NULL);
     CHECK_ERROR(CT_ERR_DEVICE, "no backend is registered for device cuda:0");
     CHECK(ct_to_device(host(v, 2), ct_make_device((ct_device_type)99, 0)) == NULL);
@@ -214,6 +211,13 @@ static void test_fake_device_different_devices(void)
     CHECK(ct_mul(b, a) == NULL);
     CHECK_ERROR(CT_ERR_DEVICE, "two devices, privateuseone:0 and cpu!");
     CHECK(fake.add_calls == 0 && fake.mul_calls == 0);
+    /* a 0-dim CPU tensor joins a call on the device, before or after the device tensor */
+    ct_tensor *three = ct_scalar_tensor(3, CT_FLOAT32);
+    const double w[2] = {3, 6};
+    ct_tensor *p = ct_mul(three, b), *q = ct_mul(b, three);
+    CHECK(on_fake(p) && on_fake(q) && fake.mul_calls == 2);
+    CHECK_TENSOR(ct_cpu(p), w, 2, 0, 0);
+    CHECK_TENSOR(ct_cpu(q), w, 2, 0, 0);
     ct_scope_end();
     fake_unregister();
 }
@@ -239,6 +243,13 @@ static void test_fake_device_copies(void)
     CHECK(ct_item_int64(ct_select(d, 0, 1)) == 2);
     CHECK(isnan(ct_item(d)));
     CHECK_ERROR(CT_ERR_VALUE, "a Tensor with 3 elements cannot be converted to Scalar");
+    /* a strided source is made contiguous on its device first */
+    const float m[4] = {1, 2, 3, 4};
+    const int64_t s22[2] = {2, 2};
+    const double mt[4] = {1, 3, 2, 4};
+    ct_tensor *dt = ct_to_device(ct_t(ct_reshape(host(m, 4), s22, 2)), fake_device());
+    CHECK(on_fake(dt) && ct_is_contiguous(dt));
+    CHECK_TENSOR(ct_cpu(dt), mt, 4, 0, 0);
     /* copy_ into the device from the CPU: src comes over, then the device's copy_ runs */
     ct_tensor *dst = ct_to_device(ct_zeros(&three, 1, CT_FLOAT32), fake_device());
     const float w[3] = {7, 8, 9};
@@ -263,7 +274,8 @@ static void test_fake_device_autograd(void)
     fake_register();
     ct_scope_begin();
     const float av[3] = {1, -2, 3}, bv[3] = {0.5f, 4, -1}, gv[3] = {1, 2, -1};
-    ct_tensor *a = ct_requires_grad_(host(av, 3), true), *b = ct_requires_grad_(host(bv, 3), true);
+    ct_tensor *a = ct_requires_grad_(host(av, 3), true);
+    ct_tensor *b = ct_requires_grad_(host(bv, 3), true);
     ct_tensor *af = ct_to_device(a, fake_device()), *bf = ct_to_device(b, fake_device());
     CHECK(!strcmp(ct_node_name(ct_grad_fn(af)), "ToCopyBackward0"));
     ct_tensor *y = ct_add(ct_mul(af, bf), af); /* y = a * b + a */
@@ -271,7 +283,8 @@ static void test_fake_device_autograd(void)
     CHECK(ct_backward(y, ct_to_device(host(gv, 3), fake_device()), false) == CT_OK);
     CHECK(on_cpu(ct_grad(a)) && on_cpu(ct_grad(b)));
     /* the same on the CPU */
-    ct_tensor *a2 = ct_requires_grad_(host(av, 3), true), *b2 = ct_requires_grad_(host(bv, 3), true);
+    ct_tensor *a2 = ct_requires_grad_(host(av, 3), true);
+    ct_tensor *b2 = ct_requires_grad_(host(bv, 3), true);
     CHECK(ct_backward(ct_add(ct_mul(a2, b2), a2), host(gv, 3), false) == CT_OK);
     double ga[3], gb[3];
     for (int i = 0; i < 3; i++) {

@@ -105,8 +105,8 @@ struct ct_op {
    same device"); the op's meta then brings it over (copy_'s src, as Tensor.copy_). */
 #define CT_OP_ANY_DEVICE(k) (1u << (16 + (k)))
 
-/* Every op descriptor, in a fixed order; *n receives the count (n may be NULL). Mirrors: torch's operator
-   registry (torch._C._dispatch_get_all_op_names). */
+/* Every op descriptor, in a fixed order; *n receives the count (n may be NULL).
+   Mirrors: torch's operator registry (torch._C._dispatch_get_all_op_names). */
 CTORCH_API const ct_op *const *ct_op_registry(int *n);
 /* The descriptor named name ("aten::add"), or NULL. */
 CTORCH_API const ct_op *ct_op_find(const char *name);
