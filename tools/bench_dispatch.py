@@ -120,9 +120,16 @@ def run_micro(d):
     return {k: float(v) for k, v in re.findall(r"(\S+) ([\d.]+)", sh([os.path.join(d, "micro")]))}
 
 
-def run_example(d, threads, steps):
-    out = sh([os.path.join(d, "fashion_mnist"), "--data", DATA, "--epochs", "1", "--steps",
-              str(steps), "--threads", str(threads), "--optimizer", "sgd"])
+def run_example(d, threads, steps, timeout_s):
+    """ms per step, or None (reported) when the run did not finish within timeout_s."""
+    cmd = [os.path.join(d, "fashion_mnist"), "--data", DATA, "--epochs", "1", "--steps",
+           str(steps), "--threads", str(threads), "--optimizer", "sgd"]
+    try:
+        out = sh(cmd, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        print("bench_dispatch: %s did not finish in %d s (hung?): run left out"
+              % (" ".join(cmd), timeout_s), file=sys.stderr)
+        return None
     m = re.search(r"\(([\d.]+) samples/s\)", out)
     if not m:
         sys.exit("bench_dispatch: no samples/s in the example's output:\n" + out)
@@ -136,6 +143,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=100, help="training steps per example run")
     ap.add_argument("--stat", choices=("min", "median"), default="min")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per example run")
     ap.add_argument("--build", default=os.path.join(ROOT, "build", "bench_dispatch"))
     ap.add_argument("--cc", default=os.environ.get("CC", "cc"))
     args = ap.parse_args()
@@ -152,7 +160,8 @@ def main():
                 times.setdefault((case, side), []).append(v)
             for threads in (1, 2):
                 case = "quickstart step, %d thread%s" % (threads, "s" if threads > 1 else "")
-                times.setdefault((case, side), []).append(run_example(d, threads, args.steps))
+                ms = run_example(d, threads, args.steps, args.timeout)
+                times.setdefault((case, side), []).extend([ms] if ms is not None else [])
         print("round %d/%d done" % (r + 1, args.rounds), file=sys.stderr)
     stat = min if args.stat == "min" else statistics.median
     units = {"add64": "ns", "softmax64x10": "ns", "add64_noop_hook": "ns"}
