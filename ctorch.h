@@ -925,6 +925,10 @@ CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
  *
  * Views return a new tensor object over the same storage: writes through a view change
  * the base, and the version counter is shared. All results are owned by the current scope.
+ * Each function is an op of the dispatcher under PyTorch's name (aten::view, aten::reshape,
+ * ...; narrow runs aten::slice, stack runs aten::unsqueeze and aten::cat), so hooks and the
+ * profiler see it; views touch no data and work on any device, cat needs the device's
+ * kernel.
  * Dims may be negative (counted from the end). Errors: CT_ERR_INDEX for a dim out of range
  * ("Dimension out of range (expected to be in range of [-2, 1], but got 2)"), CT_ERR_SHAPE
  * for incompatible sizes.
@@ -8219,18 +8223,37 @@ ct_tensor *ct_cpu(const ct_tensor *input)
 CT__VECTORIZE_END
 
 // >>part ops/view.c
-/* ops/view.c - views over shared storage and shape ops (cat, stack).
+/* ops/view.c - views over shared storage and shape ops (cat, stack), as op descriptors.
  *
- * A view is a new tensor object with its own sizes/strides/offset over the input's storage.
- * Its backward maps the view's gradient back to the input's shape.
+ * A view op's meta checks its arguments and computes the view's geometry (sizes, strides,
+ * offset) into the call's state; its composite makes a new tensor struct over the input's
+ * storage (no data touched, so it runs on any device). reshape, flatten, narrow (through
+ * slice), contiguous and stack are built on other ops, which record their autograd; cat and
+ * the slice/select backward ops copy data with CPU kernels. A view's backward maps its
+ * gradient back to the input's shape.
  */
+
+/* What a view op's meta computes for its kernel (c->state, in the public function's frame):
+   the view's geometry, and the integers its autograd node keeps (ct__view_record). Slices
+   and selects keep {dim, start, end, step, is_select}; cat and stack keep {dim}. */
+typedef struct ct__view_geom {
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], offset;
+    int ndim;
+    int n_ints;
+    int64_t ints[CT_MAX_DIMS];
+} ct__view_geom;
+
+/* Private dispatched ops defined after the descriptors (backward formulas and composites
+   call them). */
+static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
+                            int64_t step);
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
 
 /* ---- derivative formulas ------------------------------------------------------------- */
 static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
-
 
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -8241,97 +8264,51 @@ static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_permute(g, inv, g->ndim);
 }
 
-/* ints: i[0] dim, i[1] start, i[2] length, i[3] 1 for select (the dim is dropped) */
-static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
+static void ct__transpose_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_transpose(g, n->i[0], n->i[1]);
+}
 
+static void ct__t_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = ct_t(g);
+}
+
+static void ct__unsqueeze_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_squeeze_dim(g, n->i[0]);
+}
+
+/* slice and select: zeros of the input's shape with g in the slice (select_backward,
+   slice_backward). */
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
 }
 
-/* The slice backward is linear in g: its own backward takes the same slice of gg. */
+/* select_backward and slice_backward are linear in g: their own backward takes the same
+   slice of gg. */
 static void ct__slice_scatter_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
-    gi[0] = n->i[3] ? ct_select(gg, n->i[0], n->i[1]) : ct_narrow(gg, n->i[0], n->i[1], n->i[2]);
+    gi[0] = n->i[4] ? ct_select(gg, n->i[0], n->i[1])
+                    : ct__slice(gg, n->i[0], n->i[1], n->i[2], n->i[3]);
 }
 
-/* Zeros of the input's shape with g written into the slice (differentiable in g). */
-static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct_tensor *z = ct__tensor_new("ct_slice_backward", in->sizes, in->ndim, g->dtype);
-    if (!z) {
-        return NULL;
-    }
-    memset(ct__data(z), 0, ct_nbytes(z));
-    int d = (int)ints[0];
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int nd = 0;
-    for (int k = 0; k < z->ndim; k++) {
-        if (k == d && ints[3]) {
-            continue;
+    int d = (int)n->i[0];
+    int64_t start = 0;
+    for (int k = 0; k < n->n_next; k++) {
+        int64_t length = n->next[k].sizes[d];
+        if (ct__needs_grad(n, k)) {
+            gi[k] = ct_narrow(g, d, start, length);
         }
-        sizes[nd] = k == d ? ints[2] : z->sizes[k];
-        strides[nd++] = z->strides[k];
+        start += length;
     }
-    ct_tensor *slot =
-        ct__tensor_over(z->storage, z->dtype, sizes, strides, nd, ints[1] * z->strides[d]);
-    if (!slot) {
-        ct__release(z);
-        return NULL;
-    }
-    ct__copy_kernel(slot, g);
-    ct__release(slot);
-    ct_node *n = ct__node_new(ints[3] ? "SelectBackwardBackward0" : "NarrowBackwardBackward0",
-                              ct__slice_scatter_backward, &g, 1);
-    if (n) {
-        memcpy(n->i, ints, 4 * sizeof(int64_t));
-    }
-    z = ct__set_history(z, n);
-    return ct__scoped(z);
 }
 
-/* A scoped view of t; records a node (name, fn, with integers ints[ni]) when t requires
-   grad. */
-static ct_tensor *ct__make_view(const ct_tensor *t, const int64_t *sizes, const int64_t *strides,
-                                int ndim, int64_t offset, const char *name, ct__backward_fn fn,
-                                const int64_t *ints, int ni)
-{
-    ct_tensor *v = ct__tensor_over(t->storage, t->dtype, sizes, strides, ndim, offset);
-    if (!v) {
-        return NULL;
-    }
-    ct_node *n = ct__node_new(name, fn, &t, 1);
-    if (n) {
-        for (int k = 0; k < ni; k++) {
-            n->i[k] = ints[k];
-        }
-    }
-    v = ct__set_history(v, n);
-    if (!v) {
-        return NULL;
-    }
-    v->view_of = t->view_of         ? t->view_of
-                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF
-                                    : CT__VIEW_OF_NONE;
-    v->view_version = t->view_of ? t->view_version : t->storage->version;
-    return ct__scoped(v);
-}
-
-static bool ct__view_check(const char *op, const ct_tensor *t)
-{
-    return !ct__null(op, t);
-}
-
-ct_tensor *ct_alias(const ct_tensor *t)
-{
-    if (!ct__view_check("ct_alias", t)) {
-        return NULL;
-    }
-    return ct__make_view(t, t->sizes, t->strides, t->ndim, t->offset, "AliasBackward0",
-                         ct__identity_backward, NULL, 0);
-}
-
+/* ---- geometry helpers ------------------------------------------------------------------ */
 /* Resolves one -1 in sizes against numel; false + error when impossible. */
 static bool ct__infer_size(const char *op, const int64_t *sizes, int ndim, int64_t numel,
                            int64_t *out)
@@ -8404,233 +8381,267 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
-ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* ---- meta: checks and geometry ----------------------------------------------------------- */
+/* Starts a view op's meta: the call's dtype column (views run no kernel of a dtype) and its
+   geometry, initialised to the input's own. */
+static ct__view_geom *ct__geom(ct_op_call *c)
 {
-    const char *op = "ct_view";
-    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (!ct__view_check(op, t) || !ct__infer_size(op, sizes, ndim, ct_numel(t), shape)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    c->dtype = t->dtype;
+    g->ndim = t->ndim;
+    g->offset = t->offset;
+    g->n_ints = 0;
+    memcpy(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(g->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    return g;
+}
+
+/* alias, contiguous: the input's geometry, no checks. */
+static bool ct__alias_meta(ct_op_call *c)
+{
+    ct__geom(c);
+    return true;
+}
+
+/* The view's sizes from attribute 0 (one may be -1) and, when the input's strides allow a
+   view, its strides (*viewable). */
+static bool ct__shape_geom(ct_op_call *c, bool *viewable)
+{
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = (int)c->attrs[0].i;
+    if (!ct__infer_size(c->fn, c->attrs[0].ints, g->ndim, ct_numel(t), g->sizes)) {
+        return false;
     }
-    if (!ct__view_strides(t, shape, ndim, strides)) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "view size is not compatible with input tensor's size and "
+    *viewable = ct__view_strides(t, g->sizes, g->ndim, g->strides);
+    return true;
+}
+
+static bool ct__view_meta(ct_op_call *c)
+{
+    bool viewable = false;
+    if (!ct__shape_geom(c, &viewable)) {
+        return false;
+    }
+    if (!viewable) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "view size is not compatible with input tensor's size and "
                  "stride (at least one dimension spans across two contiguous subspaces). Use "
                  ".reshape(...) instead.");
-        return NULL;
     }
-    return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                         NULL, 0);
+    return viewable;
 }
 
-ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* reshape: ints[0] says whether a view is possible (else the composite copies first). */
+static bool ct__reshape_meta(ct_op_call *c)
 {
-    const char *op = "ct_reshape";
-    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (!ct__view_check(op, t) || !ct__infer_size(op, sizes, ndim, ct_numel(t), shape)) {
-        return NULL;
+    bool viewable = false;
+    if (!ct__shape_geom(c, &viewable)) {
+        return false;
     }
-    if (ct__view_strides(t, shape, ndim, strides)) {
-        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                             NULL, 0);
-    }
-    ct_tensor *c = ct_clone(t); /* contiguous copy, then a view of it */
-    ct_tensor *r = ct_view(c, shape, ndim);
-    ct_free(c);
-    return r;
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    g->ints[0] = viewable;
+    return true;
 }
 
-ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
+/* flatten (attributes start_dim, end_dim): the flattened sizes, which the composite reshapes
+   to; a 0-dim input becomes 1-D. */
+static bool ct__flatten_meta(ct_op_call *c)
 {
-    const char *op = "ct_flatten";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
     if (t->ndim == 0) {
-        int64_t one = 1;
-        return ct_reshape(t, &one, 1);
+        g->ndim = 1;
+        g->sizes[0] = 1;
+        return true;
     }
-    int s = ct__wrap_dim(op, start_dim, t->ndim), e = ct__wrap_dim(op, end_dim, t->ndim);
-    if (s < 0 || e < 0) {
-        return NULL;
+    int s = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    int e = s < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[1].i, t->ndim);
+    if (e < 0) {
+        return false;
     }
     if (s > e) {
-        ct__fail(CT_ERR_VALUE, op,
-                 "flatten() has invalid args: start_dim cannot come after "
+        ct__fail(CT_ERR_VALUE, c->fn, "flatten() has invalid args: start_dim cannot come after "
                  "end_dim");
-        return NULL;
+        return false;
     }
-    int64_t shape[CT_MAX_DIMS];
-    int nd = 0;
+    g->ndim = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (d <= s || d > e) {
-            shape[nd++] = t->sizes[d];
+            g->sizes[g->ndim++] = t->sizes[d];
         } else {
-            shape[nd - 1] *= t->sizes[d];
+            g->sizes[g->ndim - 1] *= t->sizes[d];
         }
     }
-    return ct_reshape(t, shape, nd);
+    return true;
 }
 
-ct_tensor *ct_permute(const ct_tensor *t, const int64_t *dims, int ndim)
+/* permute (attribute 0: dims); the node keeps the permutation. */
+static bool ct__permute_meta(ct_op_call *c)
 {
-    const char *op = "ct_permute";
-    if (!ct__view_check(op, t) || ct__null(op, ndim ? (const void *)dims : (const void *)t)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *dims = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (ndim > 0 && ct__null(c->fn, dims)) {
+        return false;
     }
     if (ndim != t->ndim) {
-        ct__fail(CT_ERR_SHAPE, op, "number of dims don't match in permute");
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "number of dims don't match in permute");
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], perm[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     bool seen[CT_MAX_DIMS] = {false};
     for (int d = 0; d < ndim; d++) {
-        int k = ct__wrap_dim(op, dims[d], ndim);
+        int k = ct__wrap_dim(c->fn, dims[d], ndim);
         if (k < 0) {
-            return NULL;
+            return false;
         }
         if (seen[k]) {
-            ct__fail(CT_ERR_VALUE, op, "repeated dim in permute");
-            return NULL;
+            ct__fail(CT_ERR_VALUE, c->fn, "repeated dim in permute");
+            return false;
         }
         seen[k] = true;
-        perm[d] = k;
-        sizes[d] = t->sizes[k];
-        strides[d] = t->strides[k];
+        g->ints[d] = k;
+        g->sizes[d] = t->sizes[k];
+        g->strides[d] = t->strides[k];
     }
-    return ct__make_view(t, sizes, strides, ndim, t->offset, "PermuteBackward0",
-                         ct__permute_backward, perm, ndim);
+    g->n_ints = ndim;
+    return true;
 }
 
-ct_tensor *ct_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1)
+/* Swaps dims a and b of g (a == b: nothing). */
+static void ct__swap_dims(ct__view_geom *g, int a, int b)
 {
-    const char *op = "ct_transpose";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
-    if (t->ndim == 0) {
-        return ct_alias(t);
-    }
-    int a = ct__wrap_dim(op, dim0, t->ndim), b = ct__wrap_dim(op, dim1, t->ndim);
-    if (a < 0 || b < 0) {
-        return NULL;
-    }
-    int64_t perm[CT_MAX_DIMS];
-    for (int d = 0; d < t->ndim; d++) {
-        perm[d] = d;
-    }
-    perm[a] = b;
-    perm[b] = a;
-    return ct_permute(t, perm, t->ndim);
+    int64_t size = g->sizes[a], stride = g->strides[a];
+    g->sizes[a] = g->sizes[b];
+    g->strides[a] = g->strides[b];
+    g->sizes[b] = size;
+    g->strides[b] = stride;
 }
 
-ct_tensor *ct_t(const ct_tensor *t)
+/* transpose (attributes dim0, dim1; a 0-dim input takes dims -1 and 0); the node keeps the
+   two dims. */
+static bool ct__transpose_meta(ct_op_call *c)
 {
-    if (!ct__view_check("ct_t", t)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    int a = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    int b = a < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[1].i, t->ndim);
+    if (b < 0) {
+        return false;
     }
+    if (t->ndim > 0) {
+        ct__swap_dims(g, a, b);
+    }
+    g->ints[0] = a;
+    g->ints[1] = b;
+    g->n_ints = 2;
+    return true;
+}
+
+static bool ct__t_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim > 2) {
-        ct__fail(CT_ERR_SHAPE, "ct_t",
-                 "t() expects a tensor with <= 2 dimensions, but self is "
-                 "%dD",
-                 t->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "t() expects a tensor with <= 2 dimensions, but self is "
+                 "%dD", t->ndim);
+        return false;
     }
-    return t->ndim < 2 ? ct_alias(t) : ct_transpose(t, 0, 1);
+    ct__view_geom *g = ct__geom(c);
+    if (t->ndim == 2) {
+        ct__swap_dims(g, 0, 1);
+    }
+    return true;
 }
 
-static ct_tensor *ct__reshape_view(const char *op, const ct_tensor *t, const int64_t *sizes,
-                                   const int64_t *strides, int ndim)
+/* unsqueeze (attribute 0: dim in [-ndim-1, ndim]); the node keeps the dim. */
+static bool ct__unsqueeze_meta(ct_op_call *c)
 {
-    (void)op;
-    return ct__make_view(t, sizes, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                         NULL, 0);
-}
-
-ct_tensor *ct_unsqueeze(const ct_tensor *t, int64_t dim)
-{
-    const char *op = "ct_unsqueeze";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == CT_MAX_DIMS) {
-        ct__fail(CT_ERR_SHAPE, op, "tensors have at most %d dimensions", CT_MAX_DIMS);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "tensors have at most %d dimensions", CT_MAX_DIMS);
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim + 1);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim + 1);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     for (int k = 0, j = 0; k <= t->ndim; k++) {
         if (k == d) {
-            sizes[k] = 1;
-            strides[k] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
+            g->sizes[k] = 1;
+            g->strides[k] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
         } else {
-            sizes[k] = t->sizes[j];
-            strides[k] = t->strides[j];
+            g->sizes[k] = t->sizes[j];
+            g->strides[k] = t->strides[j];
             j++;
         }
     }
-    return ct__reshape_view(op, t, sizes, strides, t->ndim + 1);
+    g->ndim = t->ndim + 1;
+    g->ints[0] = d;
+    g->n_ints = 1;
+    return true;
 }
 
-static ct_tensor *ct__squeeze(const char *op, const ct_tensor *t, int only)
+/* Drops the size-1 dims of the input (only: that dim alone; -1: every one). */
+static void ct__squeeze_geom(ct_op_call *c, int only)
 {
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int nd = 0;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (t->sizes[d] == 1 && (only < 0 || only == d)) {
             continue;
         }
-        sizes[nd] = t->sizes[d];
-        strides[nd] = t->strides[d];
-        nd++;
+        g->sizes[g->ndim] = t->sizes[d];
+        g->strides[g->ndim++] = t->strides[d];
     }
-    return ct__reshape_view(op, t, sizes, strides, nd);
 }
 
-ct_tensor *ct_squeeze(const ct_tensor *t)
+static bool ct__squeeze_meta(ct_op_call *c)
 {
-    return ct__view_check("ct_squeeze", t) ? ct__squeeze("ct_squeeze", t, -1) : NULL;
+    ct__squeeze_geom(c, -1);
+    return true;
 }
 
-ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
+/* squeeze.dim (attribute 0: dim; a 0-dim input takes -1 and 0 and stays as it is). */
+static bool ct__squeeze_dim_meta(ct_op_call *c)
 {
-    const char *op = "ct_squeeze_dim";
-    if (!ct__view_check(op, t)) {
-        return NULL;
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, c->inputs[0]->ndim);
+    if (d < 0) {
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
-    return d < 0 ? NULL : t->ndim == 0 ? ct_alias(t) : ct__squeeze(op, t, d);
+    ct__squeeze_geom(c, d);
+    return true;
 }
 
-ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* expand (attribute 0: size; -1 keeps a size, new leading dims allowed): stride 0 along the
+   expanded dims. */
+static bool ct__expand_meta(ct_op_call *c)
 {
-    const char *op = "ct_expand";
-    if (!ct__view_check(op, t) || (ndim > 0 && ct__null(op, sizes))) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (ndim > 0 && ct__null(c->fn, sizes)) {
+        return false;
     }
     if (ndim < t->ndim || ndim > CT_MAX_DIMS) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "the number of sizes provided (%d) must be greater or equal "
-                 "to the number of dimensions in the tensor (%d)",
-                 ndim, t->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "the number of sizes provided (%d) must be greater or equal "
+                 "to the number of dimensions in the tensor (%d)", ndim, t->ndim);
+        return false;
     }
-    int64_t out[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     for (int d = ndim - 1; d >= 0; d--) {
         int td = d - (ndim - t->ndim);
         int64_t want = sizes[d];
         if (td < 0) {
             if (want < 0) {
-                ct__fail(CT_ERR_SHAPE, op,
-                         "The expanded size of the tensor (%lld) isn't allowed "
-                         "in a leading, non-existing dimension %d",
-                         (long long)want, d);
-                return NULL;
+                ct__fail(CT_ERR_SHAPE, c->fn, "The expanded size of the tensor (%lld) isn't "
+                         "allowed in a leading, non-existing dimension %d", (long long)want, d);
+                return false;
             }
-            out[d] = want;
-            strides[d] = 0;
+            g->sizes[d] = want;
+            g->strides[d] = 0;
             continue;
         }
         int64_t have = t->sizes[td];
@@ -8639,242 +8650,566 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         }
         if (have != want && have != 1) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op,
-                     "The expanded size of the tensor (%lld) must match the "
+            ct__fail(CT_ERR_SHAPE, c->fn, "The expanded size of the tensor (%lld) must match the "
                      "existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                     "Tensor sizes: %s",
-                     (long long)want, (long long)have, d, ct__shape_str(sizes, ndim, a, sizeof a),
+                     "Tensor sizes: %s", (long long)want, (long long)have, d,
+                     ct__shape_str(sizes, ndim, a, sizeof a),
                      ct__shape_str(t->sizes, t->ndim, b, sizeof b));
-            return NULL;
+            return false;
         }
-        out[d] = want;
-        strides[d] = have == want ? t->strides[td] : 0;
+        g->sizes[d] = want;
+        g->strides[d] = have == want ? t->strides[td] : 0;
     }
-    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0", ct__identity_backward,
-                         NULL, 0);
+    g->ndim = ndim;
+    return true;
 }
 
-ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
+/* narrow (attributes dim, start, length; start may count from the end): ints {dim, start,
+   end} of the slice the composite takes. */
+static bool ct__narrow_meta(ct_op_call *c)
 {
-    const char *op = "ct_narrow";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "narrow() cannot be applied to a 0-dim tensor.");
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "narrow() cannot be applied to a 0-dim tensor.");
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t size = t->sizes[d];
+    int64_t size = t->sizes[d], start = c->attrs[1].i, length = c->attrs[2].i;
     if (start < 0) {
         start += size;
     }
     if (start < 0 || start > size || length < 0 || start + length > size) {
-        ct__fail(CT_ERR_INDEX, op, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
-                 (long long)start, (long long)length, (long long)size);
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "start (%lld) + length (%lld) exceeds dimension size "
+                 "(%lld).", (long long)start, (long long)length, (long long)size);
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-    sizes[d] = length;
-    int64_t ints[4] = {d, start, length, 0};
-    return ct__make_view(t, sizes, t->strides, t->ndim, t->offset + start * t->strides[d],
-                         "NarrowBackward0", ct__slice_backward, ints, 4);
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = d;
+    g->ints[1] = start;
+    g->ints[2] = start + length;
+    return true;
 }
 
-ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
+/* slice (attributes dim, start, end, step; private: its callers pass a wrapped dim and a
+   range inside it, step >= 1). */
+static bool ct__slice_meta(ct_op_call *c)
 {
-    const char *op = "ct_select";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    ct__view_geom *g = ct__geom(c);
+    int64_t d = c->attrs[0].i, start = c->attrs[1].i, end = c->attrs[2].i, step = c->attrs[3].i;
+    g->sizes[d] = (end - start + step - 1) / step;
+    g->strides[d] *= step;
+    g->offset += start * c->inputs[0]->strides[d];
+    int64_t ints[5] = {d, start, end, step, 0};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 5;
+    return true;
+}
+
+/* select (attributes dim, index; index may count from the end). */
+static bool ct__select_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_INDEX, op, "select() cannot be applied to a 0-dim tensor.");
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "select() cannot be applied to a 0-dim tensor.");
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t size = t->sizes[d];
+    int64_t size = t->sizes[d], index = c->attrs[1].i;
     if (index < -size || index >= size) {
         char buf[160];
-        ct__fail(CT_ERR_INDEX, op,
-                 "select(): index %lld out of range for tensor of size %s at "
-                 "dimension %d",
-                 (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "select(): index %lld out of range for tensor of size %s "
+                 "at dimension %d", (long long)index,
+                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+        return false;
     }
     if (index < 0) {
         index += size;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    for (int k = 0, j = 0; k < t->ndim; k++) {
-        if (k != d) {
-            sizes[j] = t->sizes[k];
-            strides[j] = t->strides[k];
-            j++;
+    ct__view_geom *g = ct__geom(c);
+    for (int k = d; k < t->ndim - 1; k++) {
+        g->sizes[k] = t->sizes[k + 1];
+        g->strides[k] = t->strides[k + 1];
+    }
+    g->ndim = t->ndim - 1;
+    g->offset += index * t->strides[d];
+    int64_t ints[5] = {d, index, index + 1, 1, 1};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 5;
+    return true;
+}
+
+/* select_backward (attributes input_sizes, dim, index) and slice_backward (input_sizes, dim,
+   start, end, step): zeros of input_sizes in grad's dtype; ints as select's and slice's. */
+static bool ct__slice_scatter_meta(ct_op_call *c)
+{
+    const ct_tensor *g = c->inputs[0];
+    ct__view_geom *geom = (ct__view_geom *)c->state;
+    bool select = c->op->variant == 1;
+    int64_t start = c->attrs[2].i;
+    int64_t ints[5] = {c->attrs[1].i, start, select ? start + 1 : c->attrs[3].i,
+                       select ? 1 : c->attrs[4].i, select};
+    memcpy(geom->ints, ints, sizeof ints);
+    geom->n_ints = 5;
+    c->dtype = g->dtype;
+    return ct__op_output(c, c->attrs[0].ints, (int)c->attrs[0].i, g->dtype) != NULL;
+}
+
+/* cat (inputs: the list; attribute 0: dim): PyTorch's checks, the promoted dtype, the
+   concatenated shape; ints {dim}. */
+static bool ct__cat_meta(ct_op_call *c)
+{
+    const ct_tensor *ref = c->inputs[0];
+    for (int k = 0; k < c->n_inputs; k++) {
+        if (c->inputs[k]->ndim == 0) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "zero-dimensional tensor (at position %d) cannot be "
+                     "concatenated", k);
+            return false;
         }
     }
-    int64_t ints[4] = {d, index, 1, 1};
-    return ct__make_view(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d],
-                         "SelectBackward0", ct__slice_backward, ints, 4);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, ref->ndim);
+    if (d < 0) {
+        return false;
+    }
+    int64_t sizes[CT_MAX_DIMS];
+    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim);
+    sizes[d] = 0;
+    ct_dtype dt = ref->dtype;
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t->ndim != ref->ndim) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "Tensors must have same number of dimensions: got %d "
+                     "and %d", ref->ndim, t->ndim);
+            return false;
+        }
+        for (int j = 0; j < ref->ndim; j++) {
+            if (j != d && t->sizes[j] != ref->sizes[j]) {
+                ct__fail(CT_ERR_SHAPE, c->fn, "Sizes of tensors must match except in dimension "
+                         "%d. Expected size %lld but got size %lld for tensor number %d in the "
+                         "list.", d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
+                return false;
+            }
+        }
+        dt = ct_promote_types(dt, t->dtype);
+        sizes[d] += t->sizes[d];
+    }
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    g->ints[0] = d;
+    g->n_ints = 1;
+    c->dtype = dt;
+    return ct__op_output(c, sizes, ref->ndim, dt) != NULL;
+}
+
+/* stack (inputs: the list; attribute 0: dim in [-ndim-1, ndim]): equal shapes; ints {dim}. */
+static bool ct__stack_meta(ct_op_call *c)
+{
+    const ct_tensor *ref = c->inputs[0];
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t->ndim != ref->ndim ||
+            memcmp(t->sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim) != 0) {
+            char a[160], b[160];
+            ct__fail(CT_ERR_SHAPE, c->fn, "stack expects each tensor to be equal size, but got "
+                     "%s at entry 0 and %s at entry %d",
+                     ct__shape_str(ref->sizes, ref->ndim, a, sizeof a),
+                     ct__shape_str(t->sizes, t->ndim, b, sizeof b), k);
+            return false;
+        }
+    }
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, ref->ndim + 1);
+    if (d < 0) {
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = d;
+    return true;
+}
+
+/* ---- kernels --------------------------------------------------------------------------- */
+/* Every view op's composite: a tensor struct over the input's storage with the geometry meta
+   computed. It remembers what an in-place op on it would bypass (view_of) and the storage
+   version its history was recorded at (view_version). */
+static ct_status ct__view_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    ct_tensor *v =
+        ct__tensor_over(t->storage, t->dtype, g->sizes, g->strides, g->ndim, g->offset);
+    if (!v) {
+        return CT_ERR_OOM;
+    }
+    v->view_of = t->view_of         ? t->view_of
+                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
+                 : t->requires_grad ? CT__VIEW_OF_LEAF
+                                    : CT__VIEW_OF_NONE;
+    v->view_version = t->view_of ? t->view_version : t->storage->version;
+    c->outputs[c->n_outputs++] = v;
+    return CT_OK;
+}
+
+/* A composite built on public ops runs them inside a scope of its own (ct_scope_begin,
+   checked) and ends with ct__composite_end: r (scoped there) becomes an unscoped reference in
+   c->outputs. */
+static ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+/* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
+static ct_status ct__reshape_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    const ct_tensor *src = g->ints[0] ? c->inputs[0] : ct_clone(c->inputs[0]);
+    return ct__composite_end(c, ct_view(src, g->sizes, g->ndim));
+}
+
+static ct_status ct__flatten_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_reshape(c->inputs[0], g->sizes, g->ndim));
+}
+
+static ct_status ct__narrow_composite(ct_op_call *c)
+{
+    const int64_t *ints = ((const ct__view_geom *)c->state)->ints;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct__slice(c->inputs[0], ints[0], ints[1], ints[2], 1));
+}
+
+/* contiguous: an alias when the input is contiguous, else a contiguous copy (clone). */
+static ct_status ct__contiguous_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_is_contiguous(t) ? ct_alias(t) : ct_clone(t));
+}
+
+/* stack: each input unsqueezed at dim, concatenated along it. */
+static ct_status ct__stack_composite(ct_op_call *c)
+{
+    int64_t d = ((const ct__view_geom *)c->state)->ints[0];
+    const ct_tensor **views =
+        (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)c->n_inputs);
+    if (!views) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    if (ct_scope_begin() != CT_OK) {
+        ct__free(views);
+        return CT_ERR_STATE;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        views[k] = ct_unsqueeze(c->inputs[k], d);
+    }
+    ct_tensor *r = ct_cat(views, c->n_inputs, d);
+    ct__free(views);
+    return ct__composite_end(c, r);
+}
+
+/* cat on the CPU: each input copied (converting) into its slice of the output along dim. */
+static ct_status ct__cat_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    int d = (int)((const ct__view_geom *)c->state)->ints[0];
+    int64_t part[CT_MAX_DIMS], start = 0;
+    memcpy(part, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    for (int k = 0; k < c->n_inputs; k++) {
+        part[d] = c->inputs[k]->sizes[d];
+        ct_tensor *slot = ct__tensor_over(out->storage, out->dtype, part, out->strides,
+                                          out->ndim, start * out->strides[d]);
+        if (!slot) {
+            return CT_ERR_OOM;
+        }
+        ct__copy_kernel(slot, c->inputs[k]);
+        ct__release(slot);
+        start += part[d];
+    }
+    return CT_OK;
+}
+
+/* select_backward and slice_backward on the CPU: zeros, then grad copied into the slice
+   (ints {dim, start, end, step, is_select}). */
+static ct_status ct__slice_scatter_kernel(ct_op_call *c)
+{
+    ct_tensor *z = c->outputs[0];
+    const ct_tensor *g = c->inputs[0];
+    const int64_t *ints = ((const ct__view_geom *)c->state)->ints;
+    int d = (int)ints[0];
+    memset(ct__data(z), 0, ct_nbytes(z));
+    int64_t strides[CT_MAX_DIMS];
+    for (int k = 0, j = 0; k < z->ndim; k++) {
+        if (k != d || !ints[4]) {
+            strides[j++] = k == d ? z->strides[k] * ints[3] : z->strides[k];
+        }
+    }
+    ct_tensor *slot =
+        ct__tensor_over(z->storage, z->dtype, g->sizes, strides, g->ndim, ints[1] * z->strides[d]);
+    if (!slot) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(slot, g);
+    ct__release(slot);
+    return CT_OK;
+}
+
+/* Keeps the integers meta computed (dims, the slice) in the node. */
+static void ct__view_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+/* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
+   node, backward, record. */
+#define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
+                     RECORD)                                                                   \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
+                                       RECORD, NULL};
+/* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
+#define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
+    CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
+                 RECORD)
+
+CT__VIEW(view, "view", "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "ct_view",
+         ct__view_meta, ct__view_kernel, "ViewBackward0", ct__view_backward, NULL)
+CT__VIEW(reshape, "reshape", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+         "ct_reshape", ct__reshape_meta, ct__reshape_composite, NULL, NULL, NULL)
+CT__VIEW(flatten, "flatten", "flatten.using_ints(Tensor(a) self, int start_dim=0, int "
+         "end_dim=-1) -> Tensor(a)", "ct_flatten", ct__flatten_meta, ct__flatten_composite, NULL,
+         NULL, NULL)
+CT__VIEW(permute, "permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)", "ct_permute",
+         ct__permute_meta, ct__view_kernel, "PermuteBackward0", ct__permute_backward,
+         ct__view_record)
+CT__VIEW(transpose, "transpose", "transpose.int(Tensor(a) self, int dim0, int dim1) -> "
+         "Tensor(a)", "ct_transpose", ct__transpose_meta, ct__view_kernel, "TransposeBackward0",
+         ct__transpose_backward, ct__view_record)
+CT__VIEW(t, "t", "t(Tensor(a) self) -> Tensor(a)", "ct_t", ct__t_meta, ct__view_kernel,
+         "TBackward0", ct__t_backward, NULL)
+CT__VIEW(unsqueeze, "unsqueeze", "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+         "ct_unsqueeze", ct__unsqueeze_meta, ct__view_kernel, "UnsqueezeBackward0",
+         ct__unsqueeze_backward, ct__view_record)
+CT__VIEW(squeeze, "squeeze", "squeeze(Tensor(a) self) -> Tensor(a)", "ct_squeeze",
+         ct__squeeze_meta, ct__view_kernel, "SqueezeBackward0", ct__view_backward, NULL)
+CT__VIEW(squeeze_dim, "squeeze", "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
+         "ct_squeeze_dim", ct__squeeze_dim_meta, ct__view_kernel, "SqueezeBackward1",
+         ct__view_backward, NULL)
+CT__VIEW(expand, "expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> "
+         "Tensor(a)", "ct_expand", ct__expand_meta, ct__view_kernel, "ExpandBackward0",
+         ct__identity_backward, NULL)
+CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> "
+         "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
+CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
+         "end=None, SymInt step=1) -> Tensor(a)", "ct_narrow", ct__slice_meta, ct__view_kernel,
+         "SliceBackward0", ct__slice_backward, ct__view_record)
+CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+         "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
+         ct__view_record)
+CT__VIEW(contiguous, "contiguous", "contiguous(Tensor(a) self, *, MemoryFormat "
+         "memory_format=contiguous_format) -> Tensor(a)", "ct_contiguous", ct__alias_meta,
+         ct__contiguous_composite, NULL, NULL, NULL)
+CT__VIEW(alias, "alias", "alias(Tensor(a) self) -> Tensor(a)", "ct_alias", ct__alias_meta,
+         ct__view_kernel, "AliasBackward0", ct__identity_backward, NULL)
+CT__SHAPE_OP(select_backward, "select_backward", "select_backward(Tensor grad_output, SymInt[] "
+             "input_sizes, int dim, SymInt index) -> Tensor", "ct_backward (select)",
+             CT_OP_OTHER, 1, ct__slice_scatter_meta, CT__K_ALL(ct__slice_scatter_kernel), NULL,
+             "SelectBackwardBackward0", ct__slice_scatter_backward, ct__view_record)
+CT__SHAPE_OP(slice_backward, "slice_backward", "slice_backward(Tensor grad_output, SymInt[] "
+             "input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor",
+             "ct_backward (narrow)", CT_OP_OTHER, 0, ct__slice_scatter_meta,
+             CT__K_ALL(ct__slice_scatter_kernel), NULL, "SliceBackwardBackward0",
+             ct__slice_scatter_backward, ct__view_record)
+CT__SHAPE_OP(cat, "cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", "ct_cat", CT_OP_OTHER, 0,
+             ct__cat_meta, CT__K_ALL(ct__cat_kernel), NULL, "CatBackward0", ct__cat_backward,
+             ct__view_record)
+CT__SHAPE_OP(stack, "stack", "stack(Tensor[] tensors, int dim=0) -> Tensor", "ct_stack",
+             CT_OP_OTHER, 0, ct__stack_meta, CT__K_NONE, ct__stack_composite, NULL, NULL, NULL)
+
+/* ---- public functions -------------------------------------------------------------------- */
+/* Dispatches c with its meta's geometry in this frame. */
+static ct_tensor *ct__view_dispatch(ct_op_call *c)
+{
+    ct__view_geom g;
+    c->state = &g;
+    return ct__dispatch(c);
+}
+
+/* A call of op over t with n int attributes v. */
+static ct_tensor *ct__view_op(const ct_op *op, const char *fn, const ct_tensor *t, int n,
+                              const int64_t *v)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    for (int k = 0; k < n; k++) {
+        ct__call_i(&c, v[k]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over t with one int[] attribute. */
+static ct_tensor *ct__view_op_ints(const ct_op *op, const char *fn, const ct_tensor *t,
+                                   const int64_t *ints, int n)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, ints, n);
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over the list ts[n] with attribute dim; a missing list, or an empty one (the
+   message empty), fails first. */
+static ct_tensor *ct__list_op(const ct_op *op, const char *fn, const ct_tensor *const *ts, int n,
+                              int64_t dim, const char *empty)
+{
+    if (ct__null(fn, ts)) {
+        return NULL;
+    }
+    if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "%s", empty);
+        return NULL;
+    }
+    ct_op_call c;
+    ct__call_init(&c, op, fn, ts, n);
+    ct__call_i(&c, dim);
+    return ct__view_dispatch(&c);
+}
+
+/* Elements start, start + step, ... before end of dim (wrapped) of t: aten::slice. */
+static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
+                            int64_t step)
+{
+    int64_t v[4] = {dim, start, end, step};
+    return ct__view_op(&ct__op_slice, "ct_narrow", t, 4, v);
+}
+
+/* select_backward (ints[4]) or slice_backward of g into zeros of the input in's shape. */
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+{
+    const ct_tensor *inputs[1] = {g};
+    ct_op_call c;
+    bool select = ints[4] != 0;
+    ct__call_init(&c, select ? &ct__op_select_backward : &ct__op_slice_backward,
+                  select ? "ct_select_backward" : "ct_slice_backward", inputs, 1);
+    ct__call_ints(&c, in->sizes, in->ndim);
+    ct__call_i(&c, ints[0]);
+    ct__call_i(&c, ints[1]);
+    if (!select) {
+        ct__call_i(&c, ints[2]);
+        ct__call_i(&c, ints[3]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_alias(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_alias, "ct_alias", t, 0, NULL);
+}
+
+ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_view, "ct_view", t, sizes, ndim);
+}
+
+ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_reshape, "ct_reshape", t, sizes, ndim);
+}
+
+ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
+{
+    int64_t v[2] = {start_dim, end_dim};
+    return ct__view_op(&ct__op_flatten, "ct_flatten", t, 2, v);
+}
+
+ct_tensor *ct_permute(const ct_tensor *t, const int64_t *dims, int ndim)
+{
+    return ct__view_op_ints(&ct__op_permute, "ct_permute", t, dims, ndim);
+}
+
+ct_tensor *ct_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1)
+{
+    int64_t v[2] = {dim0, dim1};
+    return ct__view_op(&ct__op_transpose, "ct_transpose", t, 2, v);
+}
+
+ct_tensor *ct_t(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_t, "ct_t", t, 0, NULL);
+}
+
+ct_tensor *ct_unsqueeze(const ct_tensor *t, int64_t dim)
+{
+    return ct__view_op(&ct__op_unsqueeze, "ct_unsqueeze", t, 1, &dim);
+}
+
+ct_tensor *ct_squeeze(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_squeeze, "ct_squeeze", t, 0, NULL);
+}
+
+ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
+{
+    return ct__view_op(&ct__op_squeeze_dim, "ct_squeeze_dim", t, 1, &dim);
+}
+
+ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_expand, "ct_expand", t, sizes, ndim);
+}
+
+ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
+{
+    int64_t v[3] = {dim, start, length};
+    return ct__view_op(&ct__op_narrow, "ct_narrow", t, 3, v);
+}
+
+ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
+{
+    int64_t v[2] = {dim, index};
+    return ct__view_op(&ct__op_select, "ct_select", t, 2, v);
 }
 
 ct_tensor *ct_contiguous(const ct_tensor *t)
 {
-    if (!ct__view_check("ct_contiguous", t)) {
-        return NULL;
-    }
-    return ct_is_contiguous(t) ? ct_alias(t) : ct_clone(t);
-}
-
-/* ---- cat and stack ------------------------------------------------------------------- */
-static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    const int64_t *offsets = (const int64_t *)n->ctx;
-    for (int k = 0; k < n->n_next; k++) {
-        if (ct__needs_grad(n, k)) {
-            gi[k] = ct_narrow(g, n->i[0], offsets[k], offsets[k + 1] - offsets[k]);
-        }
-    }
+    return ct__view_op(&ct__op_contiguous, "ct_contiguous", t, 0, NULL);
 }
 
 ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
 {
-    const char *op = "ct_cat";
-    if (ct__null(op, ts)) {
-        return NULL;
-    }
-    if (n <= 0) {
-        ct__fail(CT_ERR_VALUE, op, "expected a non-empty list of Tensors");
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ts[k]) || !ct__check_cpu(op, ts[k])) {
-            return NULL;
-        }
-    }
-    const ct_tensor *ref = ts[0];
-    if (ref->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "zero-dimensional tensor (at position 0) cannot be "
-                 "concatenated");
-        return NULL;
-    }
-    int d = ct__wrap_dim(op, dim, ref->ndim);
-    if (d < 0) {
-        return NULL;
-    }
-    int64_t *offsets = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!offsets) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct_dtype dt = ref->dtype;
-    offsets[0] = 0;
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = ts[k];
-        bool ok = t->ndim == ref->ndim;
-        for (int j = 0; ok && j < ref->ndim; j++) {
-            if (j != d && t->sizes[j] != ref->sizes[j]) {
-                ct__fail(CT_ERR_SHAPE, op,
-                         "Sizes of tensors must match except in dimension %d. "
-                         "Expected size %lld but got size %lld for tensor number %d in the list.",
-                         d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
-                ok = false;
-            }
-        }
-        if (t->ndim != ref->ndim) {
-            ct__fail(CT_ERR_SHAPE, op, "Tensors must have same number of dimensions: got %d and %d",
-                     ref->ndim, t->ndim);
-        }
-        if (!ok) {
-            ct__free(offsets);
-            return NULL;
-        }
-        dt = ct_promote_types(dt, t->dtype);
-        offsets[k + 1] = offsets[k] + t->sizes[d];
-    }
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim);
-    sizes[d] = offsets[n];
-    ct_tensor *out = ct__tensor_new(op, sizes, ref->ndim, dt);
-    if (!out) {
-        ct__free(offsets);
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) { /* copy each input into its slice of out */
-        int64_t part[CT_MAX_DIMS];
-        memcpy(part, sizes, sizeof part);
-        part[d] = ts[k]->sizes[d];
-        ct_tensor *slot = ct__tensor_over(out->storage, dt, part, out->strides, out->ndim,
-                                          offsets[k] * out->strides[d]);
-        if (slot) {
-            ct__copy_kernel(slot, ts[k]);
-        }
-        ct__release(slot);
-    }
-    ct_node *node = ct_dtype_is_floating_point(dt)
-                        ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
-                        : NULL;
-    if (node) {
-        node->i[0] = d;
-        node->ctx = offsets;
-        node->ctx_free = ct__free;
-    } else {
-        ct__free(offsets);
-    }
-    out = ct__set_history(out, node);
-    return ct__scoped(out);
+    return ct__list_op(&ct__op_cat, "ct_cat", ts, n, dim, "expected a non-empty list of Tensors");
 }
 
 ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
 {
-    const char *op = "ct_stack";
-    if (ct__null(op, ts)) {
-        return NULL;
-    }
-    if (n <= 0) {
-        ct__fail(CT_ERR_VALUE, op, "stack expects a non-empty TensorList");
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ts[k])) {
-            return NULL;
-        }
-        if (ts[k]->ndim != ts[0]->ndim ||
-            memcmp(ts[k]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim) != 0) {
-            char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op,
-                     "stack expects each tensor to be equal size, but got %s at "
-                     "entry 0 and %s at entry %d",
-                     ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
-                     ct__shape_str(ts[k]->sizes, ts[k]->ndim, b, sizeof b), k);
-            return NULL;
-        }
-    }
-    int d = ct__wrap_dim(op, dim, ts[0]->ndim + 1);
-    if (d < 0) {
-        return NULL;
-    }
-    const ct_tensor **views = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
-    if (!views) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct_scope_begin();
-    for (int k = 0; k < n; k++) {
-        views[k] = ct_unsqueeze(ts[k], d);
-    }
-    ct_tensor *out = ct_keep(ct_cat(views, n, d));
-    ct_scope_end();
-    ct__free(views);
-    return out;
+    return ct__list_op(&ct__op_stack, "ct_stack", ts, n, dim,
+                       "stack expects a non-empty TensorList");
 }
+
+#undef CT__SHAPE_OP
+#undef CT__VIEW
 
 // >>part ops/reduce.c
 /* ops/reduce.c - sum, mean, max, min, argmax, argmin.
@@ -9049,59 +9384,48 @@ static ct_dtype ct__red_compute_dtype(ct_dtype d)
     return ct_dtype_is_floating_point(d) ? d : CT_INT64;
 }
 
-/* Reduces dim d of t (keepdim shape) into new unscoped tensors; values in compute dtype. */
-static bool ct__reduce_dim_raw(const char *op, ct__redop rop, const ct_tensor *t, int d,
-                               ct_tensor **values, ct_tensor **indices)
+/* Sizes around dim d of t: outer (before), R (d itself; 1 for a 0-dim t), inner (after). */
+static void ct__red_geometry(const ct_tensor *t, int d, int64_t *outer, int64_t *R,
+                             int64_t *inner)
 {
-    ct_dtype cd = ct__red_compute_dtype(t->dtype);
-    int64_t sizes[CT_MAX_DIMS];
-    int nd = t->ndim;
-    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nd);
-    int64_t outer = 1, inner = 1, R = nd ? t->sizes[d] : 1;
-    for (int k = 0; k < nd; k++) {
+    *outer = 1;
+    *inner = 1;
+    *R = t->ndim ? t->sizes[d] : 1;
+    for (int k = 0; k < t->ndim; k++) {
         if (k < d) {
-            outer *= sizes[k];
+            *outer *= t->sizes[k];
         } else if (k > d) {
-            inner *= sizes[k];
+            *inner *= t->sizes[k];
         }
     }
-    if (nd) {
-        sizes[d] = 1;
-    }
-    if (rop != CT__RSUM && R == 0) {
-        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim %d to have non-zero size.",
-                 op + 3, d);
-        return false;
-    }
-    /* contiguous input in the compute dtype (a copy only when t is not one already) */
-    bool reuse = t->dtype == cd && ct_is_contiguous(t);
-    ct_tensor *x = reuse ? NULL : ct__tensor_new(op, t->sizes, nd, cd);
-    ct_tensor *v = values ? ct__tensor_new(op, sizes, nd, cd) : NULL;
-    ct_tensor *ix = indices ? ct__tensor_new(op, sizes, nd, CT_INT64) : NULL;
-    bool ok = (reuse || x) && (!values || v) && (!indices || ix);
+}
+
+/* Reduces t viewed as (outer, R, inner) (R > 0) into the contiguous v (values in t's dtype or
+   the compute dtype, or NULL) and ix (int64 indices, or NULL). The values are computed in
+   the compute dtype (through a temporary when v's dtype differs); t is copied first unless
+   it is contiguous in the compute dtype. False (reported) when out of memory. */
+static bool ct__reduce_into(const char *fn, ct__redop rop, const ct_tensor *t, int64_t outer,
+                            int64_t R, int64_t inner, ct_tensor *v, ct_tensor *ix)
+{
+    ct_dtype cd = ct__red_compute_dtype(t->dtype);
+    bool reuse = t->dtype == cd && ct_is_contiguous(t), cast = v && v->dtype != cd;
+    ct_tensor *x = reuse ? NULL : ct__tensor_new(fn, t->sizes, t->ndim, cd);
+    ct_tensor *vc = cast ? ct__tensor_new(fn, v->sizes, v->ndim, cd) : v;
+    bool ok = (reuse || x) && (!cast || vc);
     if (ok) {
         if (!reuse) {
             ct__copy_kernel(x, t);
         }
-        if (R == 0) {
-            memset(ct__data(v), 0, ct_nbytes(v));
-        } else {
-            ct__reduce_run(rop, reuse ? t : x, outer, R, inner, v, ix);
+        ct__reduce_run(rop, reuse ? t : x, outer, R, inner, vc, ix);
+        if (cast) {
+            ct__copy_kernel(v, vc);
         }
     }
     ct__release(x);
-    if (!ok) {
-        ct__release(v);
-        ct__release(ix);
-        return false;
+    if (cast) {
+        ct__release(vc);
     }
-    if (values) {
-        *values = v;
-    }
-    if (indices) {
-        *indices = ix;
-    }
-    return true;
+    return ok;
 }
 
 /* Reduced-dims bitmask from a dims list (n == 0: all). */
@@ -9147,6 +9471,13 @@ static int ct__reduced_shape(const ct_tensor *t, unsigned mask, bool keepdim, in
     return nd;
 }
 
+/* ---- sum / mean ------------------------------------------------------------------------ */
+/* What meta computes for the kernel and the node of a sum or mean (c->state). */
+typedef struct ct__sum_state {
+    unsigned mask; /* the reduced dims */
+    int64_t count; /* the number of elements reduced into each output */
+} ct__sum_state;
+
 /* g (reduced shape) expanded back to the input's shape. */
 static ct_tensor *ct__unreduce(const ct_node *n, const ct_tensor *g)
 {
@@ -9169,157 +9500,171 @@ static void ct__mean_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_div_scalar(ct__unreduce(n, g), n->f[0]);
 }
 
-/* The result of a reduction of an empty t over the masked dims: a new unscoped tensor of
-   the reduced shape in the compute dtype, every element `value` (0 for sum, NaN for mean).
-   Costs O(output) whatever the sizes of t's other dims. */
-static ct_tensor *ct__reduce_empty(const char *op, const ct_tensor *t, unsigned mask,
-                                   bool keepdim, double value)
+static void ct__sum_record(ct_node *n, const ct_op_call *c)
 {
-    int64_t shape[CT_MAX_DIMS];
-    int nd = ct__reduced_shape(t, mask, keepdim, shape);
-    ct_tensor *r = ct__tensor_new(op, shape, nd, ct__red_compute_dtype(t->dtype));
-    int64_t n = ct_numel(r);
-    if (r && value == 0) {
-        memset(ct__data(r), 0, ct_nbytes(r));
-    }
-    for (int64_t i = 0; r && value != 0 && i < n; i++) {
-        ct__store_f64(ct__data(r) + (size_t)i * ct_dtype_size(r->dtype), r->dtype, value);
-    }
-    return r;
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    n->i[0] = s->mask;
+    n->f[0] = (double)s->count;
 }
 
-/* Sums a non-empty t over the masked dims, innermost first: a new unscoped tensor in the
-   compute dtype with the reduced dims kept as 1 (t's shape when nothing is reduced). */
-static ct_tensor *ct__sum_dims_raw(const char *op, const ct_tensor *t, unsigned mask)
+/* Attributes: dims (int[]; none or empty: all) and keepdim. Mean needs a float input. The
+   output is in the compute dtype, with the reduced shape. */
+static bool ct__sum_meta(ct_op_call *c)
 {
+    ct__sum_state *s = (ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    bool keepdim = c->n_attrs > 1 && c->attrs[1].i;
+    if (!ct__dims_mask(c->fn, t, c->n_attrs ? c->attrs[0].ints : NULL,
+                       c->n_attrs ? (int)c->attrs[0].i : 0, &s->mask)) {
+        return false;
+    }
+    if (c->op->variant && !ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "mean(): could not infer output dtype. Input dtype must "
+                 "be either a floating point or complex dtype. Got: %s",
+                 ct__dtype_title(t->dtype));
+        return false;
+    }
+    s->count = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        s->count *= (s->mask & (1u << d)) ? t->sizes[d] : 1;
+    }
+    int64_t shape[CT_MAX_DIMS];
+    int nd = ct__reduced_shape(t, s->mask, keepdim, shape);
+    c->dtype = t->dtype;
+    return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
+}
+
+/* Fills t with v: 0 for sum, NaN for mean (an empty input's result, O(output)). */
+static void ct__fill_value(ct_tensor *t, double v)
+{
+    if (v == 0) {
+        memset(ct__data(t), 0, ct_nbytes(t));
+        return;
+    }
+    int64_t n = ct_numel(t);
+    for (int64_t i = 0; i < n; i++) {
+        ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(t->dtype), t->dtype, v);
+    }
+}
+
+/* Sums the masked dims of a non-empty t into out, innermost first: each step reduces one dim
+   (kept as 1) into a temporary, the last one into out (contiguous, the same elements). */
+static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask, ct_tensor *out)
+{
+    if (mask == 0) { /* nothing reduced (a 0-dim input): a conversion */
+        ct__copy_kernel(out, t);
+        return true;
+    }
+    int first = 0;
+    while (!(mask & (1u << first))) {
+        first++;
+    }
     ct_tensor *cur = ct_retain((ct_tensor *)(uintptr_t)t);
-    for (int d = t->ndim - 1; d >= 0 && cur; d--) {
+    for (int d = t->ndim - 1; d >= first && cur; d--) {
         if (!(mask & (1u << d))) {
             continue;
         }
-        ct_tensor *next = NULL;
-        if (!ct__reduce_dim_raw(op, CT__RSUM, cur, d, &next, NULL)) {
+        int64_t outer, R, inner, sizes[CT_MAX_DIMS];
+        ct__red_geometry(cur, d, &outer, &R, &inner);
+        memcpy(sizes, cur->sizes, sizeof(int64_t) * (size_t)cur->ndim);
+        sizes[d] = 1;
+        ct_tensor *next = d == first ? ct_retain(out) : ct__tensor_new(fn, sizes, cur->ndim,
+                                                                       out->dtype);
+        if (next && !ct__reduce_into(fn, CT__RSUM, cur, outer, R, inner, next, NULL)) {
+            ct__release(next);
             next = NULL;
         }
         ct__release(cur);
         cur = next;
     }
-    if (cur && (cur == t || cur->dtype != ct__red_compute_dtype(t->dtype))) { /* nothing reduced */
-        ct_tensor *c = ct__tensor_new(op, cur->sizes, cur->ndim, ct__red_compute_dtype(t->dtype));
-        if (c) {
-            ct__copy_kernel(c, cur);
-        }
-        ct__release(cur);
-        cur = c;
-    }
-    return cur;
+    bool ok = cur != NULL;
+    ct__release(cur);
+    return ok;
 }
 
-/* Sum (or mean) over the masked dims. */
-static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t *dims, int n,
-                               bool keepdim, bool mean)
+static ct_status ct__sum_kernel(ct_op_call *c)
 {
-    unsigned mask;
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__dims_mask(op, t, dims, n, &mask)) {
-        return NULL;
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    ct_tensor *out = c->outputs[0];
+    bool mean = c->op->variant != 0;
+    if (ct_numel(t) == 0) {
+        ct__fill_value(out, mean ? NAN : 0.0);
+        return CT_OK;
     }
-    if (mean && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
-                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
-        return NULL;
+    if (!ct__sum_dims_into(c->fn, t, s->mask, out)) {
+        return ct_error_code();
     }
-    int64_t count = 1;
-    for (int d = 0; d < t->ndim; d++) {
-        count *= (mask & (1u << d)) ? t->sizes[d] : 1;
-    }
-    ct_tensor *cur = ct_numel(t) == 0 ? ct__reduce_empty(op, t, mask, keepdim, mean ? NAN : 0.0)
-                                      : ct__sum_dims_raw(op, t, mask);
-    if (!cur) {
-        return NULL;
-    }
-    int64_t shape[CT_MAX_DIMS];
-    cur->ndim = ct__reduced_shape(t, mask, keepdim, shape);
-    memcpy(cur->sizes, shape, sizeof(int64_t) * (size_t)cur->ndim);
-    ct__contiguous_strides(cur->sizes, cur->ndim, cur->strides);
-    if (mean && ct_numel(t) != 0) {
-        double inv = 1.0 / (double)count;
-        int64_t m = ct_numel(cur);
+    if (mean) {
+        double inv = 1.0 / (double)s->count;
+        int64_t m = ct_numel(out);
         for (int64_t i = 0; i < m; i++) {
-            char *p = ct__data(cur) + (size_t)i * ct_dtype_size(cur->dtype);
-            ct__store_f64(p, cur->dtype, ct__load_f64(p, cur->dtype) * inv);
+            char *p = ct__data(out) + (size_t)i * ct_dtype_size(out->dtype);
+            ct__store_f64(p, out->dtype, ct__load_f64(p, out->dtype) * inv);
         }
     }
-    if (ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *node = ct__node_new(n == 0 ? (mean ? "MeanBackward0" : "SumBackward0")
-                                            : (mean ? "MeanBackward1" : "SumBackward1"),
-                                     mean ? ct__mean_backward : ct__sum_backward, &t, 1);
-        if (node) {
-            node->i[0] = mask;
-            node->f[0] = (double)count;
-        }
-        cur = ct__set_history(cur, node);
-    }
-    return ct__scoped(cur);
+    return CT_OK;
 }
 
-ct_tensor *ct_sum(const ct_tensor *t) { return ct__sum_impl("ct_sum", t, NULL, 0, false, false); }
-
-ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__sum_impl("ct_sum", t, &dim, 1, keepdim, false);
-}
-
-ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
-{
-    if (n > 0 && ct__null("ct_sum", dims)) {
-        return NULL;
-    }
-    return ct__sum_impl("ct_sum", t, dims, n, keepdim, false);
-}
-
-ct_tensor *ct_mean(const ct_tensor *t) { return ct__sum_impl("ct_mean", t, NULL, 0, false, true); }
-
-ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__sum_impl("ct_mean", t, &dim, 1, keepdim, true);
-}
-
-ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
-{
-    const char *op = "ct_sum_to_size";
-    if (ct__null(op, t) || (ndim > 0 && ct__null(op, sizes))) {
-        return NULL;
-    }
+/* sum_to_size (composite): the dims to sum, kept as 1, from meta (c->state) */
+typedef struct ct__sum_to_state {
     int64_t dims[CT_MAX_DIMS];
-    int n = 0, lead = t->ndim - ndim;
+    int n;
+} ct__sum_to_state;
+
+/* Attribute: the target sizes (int[]), which input must broadcast to. */
+static bool ct__sum_to_size_meta(ct_op_call *c)
+{
+    ct__sum_to_state *s = (ct__sum_to_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i, lead = t->ndim - ndim;
     bool ok = lead >= 0;
+    s->n = 0;
     for (int d = 0; ok && d < t->ndim; d++) {
         if (d < lead) {
-            dims[n++] = d;
+            s->dims[s->n++] = d;
         } else if (sizes[d - lead] == 1 && t->sizes[d] != 1) {
-            dims[n++] = d;
+            s->dims[s->n++] = d;
         } else if (sizes[d - lead] != t->sizes[d]) {
             ok = false;
         }
     }
     if (!ok) {
         char a[160], b[160];
-        ct__fail(CT_ERR_SHAPE, op, "size {%s} is not expandable to size {%s}.",
+        ct__fail(CT_ERR_SHAPE, c->fn, "size {%s} is not expandable to size {%s}.",
                  ndim ? ct__shape_str(sizes, ndim, a, sizeof a) : "[]",
                  ct__shape_str(t->sizes, t->ndim, b, sizeof b));
-        return NULL;
     }
-    if (n == 0) {
-        return ct_alias(t);
-    }
+    c->dtype = t->dtype;
+    return ok;
+}
+
+/* sum over the dims meta found, reshaped to the sizes; an alias when there are none */
+static ct_status ct__sum_to_size_composite(ct_op_call *c)
+{
+    const ct__sum_to_state *s = (const ct__sum_to_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
     ct_scope_begin();
-    ct_tensor *r = ct_reshape(ct_sum_dims(t, dims, n, true), sizes, ndim);
-    ct_keep(r);
+    ct_tensor *r = s->n == 0 ? ct_alias(t)
+                             : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
+                                          (int)c->attrs[0].i);
+    ct_retain(r);
     ct_scope_end();
-    return r;
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
+/* What meta computes for the kernel and the node of max/min/argmax/argmin (c->state). */
+typedef struct ct__minmax_state {
+    int d;                      /* the wrapped dim (0 for a 0-dim input or all elements) */
+    int64_t outer, R, inner;    /* the input around it (all: 1, numel, 1) */
+} ct__minmax_state;
+
 /* zeros of the input's shape with g placed at indices along dim (i[0]) */
 static void ct__select_index_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -9354,120 +9699,12 @@ static void ct__select_index_backward(ct_node *n, const ct_tensor *g, ct_tensor 
     gi[0] = out;
 }
 
-static ct_status ct__minmax_dim(const char *op, ct__redop rop, const ct_tensor *t, int64_t dim,
-                                bool keepdim, ct_tensor **values, ct_tensor **indices)
+/* max.dim / min.dim save the indices and the dim */
+static void ct__minmax_dim_record(ct_node *n, const ct_op_call *c)
 {
-    if (values) {
-        *values = NULL;
-    }
-    if (indices) {
-        *indices = NULL;
-    }
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return ct_error_code();
-    }
-    int d = ct__wrap_dim(op, dim, t->ndim);
-    ct_tensor *v = NULL, *ix = NULL;
-    if (d < 0 || !ct__reduce_dim_raw(op, rop, t, d, &v, &ix)) {
-        return ct_error_code();
-    }
-    if (v->dtype != t->dtype) {
-        ct_tensor *c = ct__tensor_new(op, v->sizes, v->ndim, t->dtype);
-        if (c) {
-            ct__copy_kernel(c, v);
-        }
-        ct__release(v);
-        v = c;
-    }
-    if (!v) {
-        ct__release(ix);
-        return ct_error_code();
-    }
-    if (ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *n = ct__node_new(rop == CT__RMAX ? "MaxBackward0" : "MinBackward0",
-                                  ct__select_index_backward, &t, 1);
-        if (n) {
-            n->i[0] = t->ndim ? d : 0;
-            ct__save(n, ix);
-        }
-        v = ct__set_history(v, n);
-    }
-    if (!v) {
-        ct__release(ix);
-        return ct_error_code();
-    }
-    if (!keepdim && t->ndim > 0) {
-        int64_t shape[CT_MAX_DIMS];
-        int nd = ct__reduced_shape(t, 1u << d, false, shape);
-        for (int k = 0; k < 2; k++) {
-            ct_tensor *r = k ? ix : v;
-            r->ndim = nd;
-            memcpy(r->sizes, shape, sizeof(int64_t) * (size_t)nd);
-            ct__contiguous_strides(r->sizes, nd, r->strides);
-        }
-    }
-    if (values) {
-        *values = ct__scoped(v);
-    } else {
-        ct__release(v);
-    }
-    if (indices) {
-        *indices = ct__scoped(ix);
-    } else {
-        ct__release(ix);
-    }
-    return CT_OK;
+    n->i[0] = ((const ct__minmax_state *)c->state)->d;
+    ct__save(n, c->outputs[1]);
 }
-
-ct_status ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
-                     ct_tensor **indices)
-{
-    return ct__minmax_dim("ct_max", CT__RMAX, t, dim, keepdim, values, indices);
-}
-
-ct_status ct_min_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
-                     ct_tensor **indices)
-{
-    return ct__minmax_dim("ct_min", CT__RMIN, t, dim, keepdim, values, indices);
-}
-
-static ct_tensor *ct__arg_dim(const char *op, ct__redop rop, const ct_tensor *t, int64_t dim,
-                              bool keepdim)
-{
-    ct_tensor *ix = NULL;
-    ct__minmax_dim(op, rop, t, dim, keepdim, NULL, &ix);
-    return ix;
-}
-
-ct_tensor *ct_argmax_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__arg_dim("ct_argmax", CT__RMAX, t, dim, keepdim);
-}
-
-ct_tensor *ct_argmin_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__arg_dim("ct_argmin", CT__RMIN, t, dim, keepdim);
-}
-
-static ct_tensor *ct__arg_all(const char *op, ct__redop rop, const ct_tensor *t)
-{
-    if (ct__null(op, t)) {
-        return NULL;
-    }
-    if (ct_numel(t) == 0) {
-        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim to be specified for "
-                 "input.numel() == 0.", op + 3);
-        return NULL;
-    }
-    ct_scope_begin();
-    ct_tensor *r = ct_keep(ct__arg_dim(op, rop, ct_flatten(t, 0, -1), 0, false));
-    ct_scope_end();
-    return r;
-}
-
-ct_tensor *ct_argmax(const ct_tensor *t) { return ct__arg_all("ct_argmax", CT__RMAX, t); }
-
-ct_tensor *ct_argmin(const ct_tensor *t) { return ct__arg_all("ct_argmin", CT__RMIN, t); }
 
 /* full max/min: the gradient is split evenly among the elements equal to the result */
 static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -9477,44 +9714,275 @@ static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **
     gi[0] = ct_mul(mask, ct_div(g, ct_sum(mask)));
 }
 
-static ct_tensor *ct__minmax_all(const char *op, ct__redop rop, const ct_tensor *t)
+/* The family's variant: bit 0 min (else max), bit 1 indices only (argmax/argmin). A call
+   over a dim has the attributes dim and keepdim, one over all elements none. Outputs: the
+   values in the input's dtype unless indices only, then the int64 indices over a dim (or
+   argmax's over all elements). */
+#define CT__MM_MIN 1
+#define CT__MM_ARG 2
+static bool ct__minmax_meta(ct_op_call *c)
 {
-    if (ct__null(op, t)) {
-        return NULL;
-    }
-    if (ct_numel(t) == 0) {
-        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim to be specified for input.numel() "
-                 "== 0. Specify the reduction dim with the 'dim' argument.",
-                 rop == CT__RMAX ? "max" : "min");
-        return NULL;
-    }
-    ct_tensor *v = NULL;
-    ct_scope_begin();
-    ct_no_grad_begin();
-    ct__minmax_dim(op, rop, ct_flatten(t, 0, -1), 0, false, &v, NULL);
-    ct_no_grad_end();
-    ct_keep(v);
-    ct_scope_end();
-    if (v && ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *n = ct__node_new(rop == CT__RMAX ? "MaxBackward1" : "MinBackward1",
-                                  ct__minmax_all_backward, &t, 1);
-        if (n) {
-            ct__save(n, t);
-            ct__save_output(n, v);
+    ct__minmax_state *s = (ct__minmax_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    int var = c->op->variant;
+    bool dim_form = c->n_attrs > 0;
+    const char *name = (var & CT__MM_ARG) ? ((var & CT__MM_MIN) ? "argmin" : "argmax")
+                                          : ((var & CT__MM_MIN) ? "min" : "max");
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    c->dtype = t->dtype;
+    if (!dim_form) {
+        if (ct_numel(t) == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "%s(): Expected reduction dim to be specified for "
+                     "input.numel() == 0.%s", name, (var & CT__MM_ARG) ? "" : " Specify the "
+                     "reduction dim with the 'dim' argument.");
+            return false;
         }
-        v = ct__set_history(v, n);
+        s->d = 0;
+        s->outer = 1;
+        s->R = ct_numel(t);
+        s->inner = 1;
+    } else {
+        s->d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+        if (s->d < 0) {
+            return false;
+        }
+        ct__red_geometry(t, s->d, &s->outer, &s->R, &s->inner);
+        if (s->R == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "%s(): Expected reduction dim %d to have non-zero "
+                     "size.", name, s->d);
+            return false;
+        }
+        nd = ct__reduced_shape(t, t->ndim ? 1u << s->d : 0u, c->attrs[1].i != 0, shape);
     }
-    return v;
+    if (!(var & CT__MM_ARG) && !ct__op_output(c, shape, nd, t->dtype)) {
+        return false;
+    }
+    return (!dim_form && !(var & CT__MM_ARG)) || ct__op_output(c, shape, nd, CT_INT64);
 }
 
-ct_tensor *ct_max(const ct_tensor *t) { return ct__minmax_all("ct_max", CT__RMAX, t); }
+static ct_status ct__minmax_kernel(ct_op_call *c)
+{
+    const ct__minmax_state *s = (const ct__minmax_state *)c->state;
+    int var = c->op->variant;
+    bool arg = (var & CT__MM_ARG) != 0;
+    ct_tensor *v = arg ? NULL : c->outputs[0];
+    ct_tensor *ix = arg ? c->outputs[0] : c->n_outputs > 1 ? c->outputs[1] : NULL;
+    ct__redop rop = (var & CT__MM_MIN) ? CT__RMIN : CT__RMAX;
+    return ct__reduce_into(c->fn, rop, c->inputs[0], s->outer, s->R, s->inner, v, ix)
+               ? CT_OK
+               : ct_error_code();
+}
 
-ct_tensor *ct_min(const ct_tensor *t) { return ct__minmax_all("ct_min", CT__RMIN, t); }
+/* ---- descriptors ------------------------------------------------------------------------ */
+#define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
+                                       VAR, 0u, NULL, META, K, NULL, NODE, BW, SAVE, RECORD,    \
+                                       NULL};
+CT__REDUCTION(sum, "aten::sum", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+              "ct_sum", 0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward0",
+              ct__sum_backward, 0u, ct__sum_record)
+CT__REDUCTION(sum_dim, "aten::sum", "sum.dim_IntList(Tensor self, int[1]? dim, bool "
+              "keepdim=False, *, ScalarType? dtype=None) -> Tensor", "ct_sum_dim ct_sum_dims",
+              0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward1", ct__sum_backward, 0u,
+              ct__sum_record)
+CT__REDUCTION(mean, "aten::mean", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+              "ct_mean", 1, ct__sum_meta, CT__K_FLOAT(ct__sum_kernel), "MeanBackward0",
+              ct__mean_backward, 0u, ct__sum_record)
+CT__REDUCTION(mean_dim, "aten::mean", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, "
+              "*, ScalarType? dtype=None) -> Tensor", "ct_mean_dim", 1, ct__sum_meta,
+              CT__K_FLOAT(ct__sum_kernel), "MeanBackward1", ct__mean_backward, 0u,
+              ct__sum_record)
+CT__REDUCTION(max, "aten::max", "max(Tensor self) -> Tensor", "ct_max", 0, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), "MaxBackward1", ct__minmax_all_backward,
+              (1u << 0) | (1u << 8), NULL)
+CT__REDUCTION(min, "aten::min", "min(Tensor self) -> Tensor", "ct_min", CT__MM_MIN,
+              ct__minmax_meta, CT__K_ALL(ct__minmax_kernel), "MinBackward1",
+              ct__minmax_all_backward, (1u << 0) | (1u << 8), NULL)
+CT__REDUCTION(max_dim, "aten::max", "max.dim(Tensor self, int dim, bool keepdim=False) -> "
+              "(Tensor values, Tensor indices)", "ct_max_dim", 0, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), "MaxBackward0", ct__select_index_backward, 0u,
+              ct__minmax_dim_record)
+CT__REDUCTION(min_dim, "aten::min", "min.dim(Tensor self, int dim, bool keepdim=False) -> "
+              "(Tensor values, Tensor indices)", "ct_min_dim", CT__MM_MIN,
+              ct__minmax_meta, CT__K_ALL(ct__minmax_kernel), "MinBackward0",
+              ct__select_index_backward, 0u, ct__minmax_dim_record)
+CT__REDUCTION(argmax, "aten::argmax", "argmax(Tensor self, int? dim=None, bool keepdim=False) "
+              "-> Tensor", "ct_argmax ct_argmax_dim", CT__MM_ARG, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), NULL, NULL, 0u, NULL)
+CT__REDUCTION(argmin, "aten::argmin", "argmin(Tensor self, int? dim=None, bool keepdim=False) "
+              "-> Tensor", "ct_argmin ct_argmin_dim", CT__MM_ARG | CT__MM_MIN, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), NULL, NULL, 0u, NULL)
+#undef CT__REDUCTION
+static const ct_op ct__op_sum_to_size = {"aten::sum_to_size", "sum_to_size(Tensor self, SymInt[] "
+                                         "size) -> Tensor", "ct_sum_to_size", CT_OP_REDUCTION,
+                                         CT_AUTOCAST_NONE, 0, 0u, NULL, ct__sum_to_size_meta,
+                                         CT__K_NONE, ct__sum_to_size_composite, NULL, NULL, 0u,
+                                         NULL, NULL};
+
+/* ---- public functions ---------------------------------------------------------------------- */
+/* A sum or mean over n dims (NULL: none, all reduced). */
+static ct_tensor *ct__call_sum(const ct_op *op, const char *fn, const ct_tensor *t,
+                               bool dim_form, const int64_t *dims, int n, bool keepdim)
+{
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (dim_form) {
+        ct__call_ints(&c, dims, n);
+        ct__call_i(&c, keepdim);
+    }
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_sum(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_sum, "ct_sum", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_sum_dim, "ct_sum", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    if (n > 0 && ct__null("ct_sum", dims)) {
+        return NULL;
+    }
+    return ct__call_sum(&ct__op_sum_dim, "ct_sum", t, true, dims, n, keepdim);
+}
+
+ct_tensor *ct_mean(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_mean, "ct_mean", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_mean_dim, "ct_mean", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    const char *fn = "ct_sum_to_size";
+    if (ndim > 0 && ct__null(fn, sizes)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__sum_to_state s;
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_sum_to_size, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+/* A max/min/argmax/argmin over dim (all elements when the op has no dim form). */
+static ct_op_call *ct__call_minmax(ct_op_call *c, ct__minmax_state *s, const ct_tensor **in,
+                                   const ct_op *op, const char *fn, bool dim_form, int64_t dim,
+                                   bool keepdim)
+{
+    ct__call_init(c, op, fn, in, 1);
+    if (dim_form) {
+        ct__call_i(c, dim);
+        ct__call_i(c, keepdim);
+    }
+    c->state = s;
+    return c;
+}
+
+static ct_tensor *ct__minmax(const ct_op *op, const char *fn, const ct_tensor *t, bool dim_form,
+                             int64_t dim, bool keepdim)
+{
+    const ct_tensor *in[1] = {t};
+    ct__minmax_state s;
+    ct_op_call c;
+    return ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, dim_form, dim, keepdim));
+}
+
+/* max.dim / min.dim: values (returned by the entry) and indices (outputs[1]), both scoped;
+   an output the caller does not want is freed. */
+static ct_status ct__minmax_dim(const ct_op *op, const char *fn, const ct_tensor *t,
+                                int64_t dim, bool keepdim, ct_tensor **values,
+                                ct_tensor **indices)
+{
+    if (values) {
+        *values = NULL;
+    }
+    if (indices) {
+        *indices = NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__minmax_state s;
+    ct_op_call c;
+    ct_tensor *v = ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, true, dim, keepdim));
+    if (!v) {
+        return ct_error_code();
+    }
+    if (values) {
+        *values = v;
+    } else {
+        ct_free(v);
+    }
+    if (indices) {
+        *indices = c.outputs[1];
+    } else {
+        ct_free(c.outputs[1]);
+    }
+    return CT_OK;
+}
+
+ct_status ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices)
+{
+    return ct__minmax_dim(&ct__op_max_dim, "ct_max", t, dim, keepdim, values, indices);
+}
+
+ct_status ct_min_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices)
+{
+    return ct__minmax_dim(&ct__op_min_dim, "ct_min", t, dim, keepdim, values, indices);
+}
+
+ct_tensor *ct_argmax_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__minmax(&ct__op_argmax, "ct_argmax", t, true, dim, keepdim);
+}
+
+ct_tensor *ct_argmin_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__minmax(&ct__op_argmin, "ct_argmin", t, true, dim, keepdim);
+}
+
+ct_tensor *ct_argmax(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_argmax, "ct_argmax", t, false, 0, false);
+}
+
+ct_tensor *ct_argmin(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_argmin, "ct_argmin", t, false, 0, false);
+}
+
+ct_tensor *ct_max(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_max, "ct_max", t, false, 0, false);
+}
+
+ct_tensor *ct_min(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_min, "ct_min", t, false, 0, false);
+}
 
 #undef CT__RED_BLOCK
 #undef CT__SUM_FN
 #undef CT__BETTER
 #undef CT__RED_KERNELS
+#undef CT__MM_MIN
+#undef CT__MM_ARG
 
 CT__VECTORIZE_END
 
@@ -10903,11 +11371,9 @@ static const char *ct__blas_dtype_name(ct_dtype d)
     return d == CT_FLOAT32 ? "float" : d == CT_FLOAT64 ? "double" : ct_dtype_name(d);
 }
 
+/* Both operands of one float dtype. */
 static bool ct__check_mat(const char *op, const ct_tensor *a, const ct_tensor *b)
 {
-    if (ct__null(op, a) || ct__null(op, b) || !ct__check_cpu(op, a) || !ct__check_cpu(op, b)) {
-        return false;
-    }
     if (a->dtype != b->dtype) {
         ct__fail(CT_ERR_DTYPE, op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                  ct__blas_dtype_name(a->dtype), ct__blas_dtype_name(b->dtype));
@@ -10928,6 +11394,62 @@ static ct_tensor *ct__mat_at(const ct_tensor *t, int64_t b)
                            t->offset + b * t->strides[0]);
 }
 
+/* A composite's result: r (a scoped tensor, or NULL after an error) becomes c's output as an
+   unscoped reference; closes the scope the composite opened. */
+static ct_status ct__composite_result(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+/* The number of elements of the broadcast batch dims (all but the last two) of a and b. */
+static double ct__batch_numel(const ct_tensor *a, const ct_tensor *b)
+{
+    int na = a->ndim > 2 ? a->ndim - 2 : 0, nb = b->ndim > 2 ? b->ndim - 2 : 0;
+    double n = 1;
+    for (int k = 0; k < (na > nb ? na : nb); k++) {
+        int64_t sa = k < na ? a->sizes[na - 1 - k] : 1, sb = k < nb ? b->sizes[nb - 1 - k] : 1;
+        n *= (double)(sa > sb ? sa : sb);
+    }
+    return n;
+}
+
+/* 2 M N K for a (.., M, K) @ b (.., K, N), times the broadcast batch; a 1-D a is (1, K), a
+   1-D b (K, 1). The GEMM ops' floating point operations (the profiler's with_flops). */
+static double ct__gemm_flops(const ct_tensor *a, const ct_tensor *b)
+{
+    double M = a->ndim >= 2 ? (double)a->sizes[a->ndim - 2] : 1;
+    double K = a->ndim >= 1 ? (double)a->sizes[a->ndim - 1] : 1;
+    double N = b->ndim >= 2 ? (double)b->sizes[b->ndim - 1] : 1;
+    return 2 * M * N * K * ct__batch_numel(a, b);
+}
+
+static double ct__flops_01(const ct_op_call *c)
+{
+    return ct__gemm_flops(c->inputs[0], c->inputs[1]);
+}
+
+static double ct__flops_12(const ct_op_call *c)
+{
+    return ct__gemm_flops(c->inputs[1], c->inputs[2]);
+}
+
+/* x (*, in) @ W^T: 2 N out in, N the rows of x */
+static double ct__linear_flops(const ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    double rows = 1;
+    for (int k = 0; k + 1 < x->ndim; k++) {
+        rows *= (double)x->sizes[k];
+    }
+    return 2 * rows * (double)w->sizes[0] * (double)w->sizes[1];
+}
+
 /* ---- mm ------------------------------------------------------------------------------ */
 static void ct__mm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -10940,15 +11462,16 @@ static void ct__mm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-/* mm forward into a new unscoped tensor (no autograd). */
-static ct_tensor *ct__mm_raw(const char *op, const ct_tensor *a, const ct_tensor *b)
+/* Saves A where dB is needed and B where dA is (inputs k and k + 1 of the call). */
+static void ct__save_operands(ct_node *n, const ct_op_call *c, int k)
 {
-    int64_t shape[2] = {a->sizes[0], b->sizes[1]};
-    ct_tensor *c = ct__tensor_new(op, shape, 2, a->dtype);
-    if (c) {
-        ct__gemm(a, b, c, 1.0, 0.0);
-    }
-    return c;
+    ct__save(n, ct__needs_grad(n, k + 1) ? c->inputs[k] : NULL);
+    ct__save(n, ct__needs_grad(n, k) ? c->inputs[k + 1] : NULL);
+}
+
+static void ct__mm_record(ct_node *n, const ct_op_call *c)
+{
+    ct__save_operands(n, c, 0);
 }
 
 static bool ct__check_mm_shapes(const char *op, const ct_tensor *a, const ct_tensor *b)
@@ -10968,24 +11491,21 @@ static bool ct__check_mm_shapes(const char *op, const ct_tensor *a, const ct_ten
     return true;
 }
 
-ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b)
+static bool ct__mm_meta(ct_op_call *c)
 {
-    const char *op = "ct_mm";
-    if (!ct__check_mat(op, a, b) || !ct__check_mm_shapes(op, a, b)) {
-        return NULL;
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (!ct__check_mat(c->fn, a, b) || !ct__check_mm_shapes(c->fn, a, b)) {
+        return false;
     }
-    ct_tensor *c = ct__mm_raw(op, a, b);
-    if (!c) {
-        return NULL;
-    }
-    const ct_tensor *ins[2] = {a, b};
-    ct_node *n = ct__node_new("MmBackward0", ct__mm_backward, ins, 2);
-    if (n) {
-        ct__save(n, ct__needs_grad(n, 1) ? a : NULL);
-        ct__save(n, ct__needs_grad(n, 0) ? b : NULL);
-    }
-    c = ct__set_history(c, n);
-    return ct__scoped(c);
+    int64_t shape[2] = {a->sizes[0], b->sizes[1]};
+    c->dtype = a->dtype;
+    return ct__op_output(c, shape, 2, a->dtype) != NULL;
+}
+
+static ct_status ct__mm_kernel(ct_op_call *c)
+{
+    ct__gemm(c->inputs[0], c->inputs[1], c->outputs[0], 1.0, 0.0);
+    return CT_OK;
 }
 
 /* ---- addmm and linear ----------------------------------------------------------------- */
@@ -11006,59 +11526,70 @@ static void ct__addmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b, double beta,
-                    double alpha)
+static void ct__addmm_record(ct_node *n, const ct_op_call *c)
 {
-    const char *op = "ct_addmm";
-    if (!ct__check_mat(op, a, b) || !ct__check_mm_shapes(op, a, b) ||
-        !ct__check_mat(op, input, a)) {
-        return NULL;
+    n->f[0] = c->attrs[0].f;
+    n->f[1] = c->attrs[1].f;
+    ct__save_operands(n, c, 1);
+}
+
+/* Inputs: input, mat1, mat2; attributes: beta, alpha. input broadcasts to (n, p). */
+static bool ct__addmm_meta(ct_op_call *c)
+{
+    const ct_tensor *input = c->inputs[0], *a = c->inputs[1], *b = c->inputs[2];
+    if (!ct__check_mat(c->fn, a, b) || !ct__check_mm_shapes(c->fn, a, b) ||
+        !ct__check_mat(c->fn, input, a)) {
+        return false;
     }
     int64_t shape[2] = {a->sizes[0], b->sizes[1]}, bs[CT_MAX_DIMS];
     int bn = 0;
     if (input->ndim > 2 ||
-        !ct__broadcast_shapes(op, input->sizes, input->ndim, shape, 2, bs, &bn) ||
+        !ct__broadcast_shapes(c->fn, input->sizes, input->ndim, shape, 2, bs, &bn) ||
         bs[0] != shape[0] || bs[1] != shape[1]) {
         char x[160];
-        ct__fail(CT_ERR_SHAPE, op,
+        ct__fail(CT_ERR_SHAPE, c->fn,
                  "The expanded size of the tensor must match: input %s cannot "
                  "broadcast to [%lld, %lld]",
                  ct__shape_str(input->sizes, input->ndim, x, sizeof x), (long long)shape[0],
                  (long long)shape[1]);
-        return NULL;
+        return false;
     }
-    ct_tensor *c = ct__tensor_new(op, shape, 2, a->dtype);
-    if (!c) {
-        return NULL;
-    }
-    if (beta != 0) { /* C = input (broadcast), then C = alpha*A@B + beta*C */
-        ct__copy_kernel(c, input);
-    }
-    ct__gemm(a, b, c, alpha, beta);
-    const ct_tensor *ins[3] = {input, a, b};
-    ct_node *n = ct__node_new("AddmmBackward0", ct__addmm_backward, ins, 3);
-    if (n) {
-        n->f[0] = beta;
-        n->f[1] = alpha;
-        ct__save(n, ct__needs_grad(n, 2) ? a : NULL);
-        ct__save(n, ct__needs_grad(n, 1) ? b : NULL);
-    }
-    c = ct__set_history(c, n);
-    return ct__scoped(c);
+    c->dtype = a->dtype;
+    return ct__op_output(c, shape, 2, a->dtype) != NULL;
 }
 
-/* Linear on 2-D x (N, in): dX = g @ W, dW = g^T @ x (contiguous like W), db = sum(g, 0). */
+static ct_status ct__addmm_kernel(ct_op_call *c)
+{
+    double beta = c->attrs[0].f, alpha = c->attrs[1].f;
+    ct_tensor *out = c->outputs[0];
+    if (beta != 0) { /* C = input (broadcast), then C = alpha*A@B + beta*C */
+        ct__copy_kernel(out, c->inputs[0]);
+    }
+    ct__gemm(c->inputs[1], c->inputs[2], out, alpha, beta);
+    return CT_OK;
+}
+
+/* Linear on x (*, in) seen as x2 (N, in), g as g2 (N, out): dX = g2 @ W, dW = g2^T @ x2
+   (contiguous like W), db = sum(g2, 0). */
 static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    const ct__edge *e = &n->next[0];
     if (n->i[0]) { /* fused ReLU: mask g by the saved output first */
         g = ct__threshold_backward(g, ct__saved(n, 2));
         if (!g) {
             return;
         }
     }
+    if (e->ndim != 2) { /* (*, in) as rows */
+        int64_t rows[2] = {ct__numel(e->sizes, e->ndim - 1), g->sizes[g->ndim - 1]};
+        g = ct_reshape(g, rows, 2);
+        rows[1] = e->sizes[e->ndim - 1];
+        x = x ? ct_reshape(x, rows, 2) : NULL;
+    }
     if (ct__needs_grad(n, 0)) {
-        gi[0] = ct_mm(g, w);
+        ct_tensor *dx = ct_mm(g, w);
+        gi[0] = e->ndim != 2 ? ct_reshape(dx, e->sizes, e->ndim) : dx;
     }
     if (ct__needs_grad(n, 1)) {
         gi[1] = ct_mm(ct_t(g), x);
@@ -11068,31 +11599,63 @@ static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-/* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides. */
-static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w,
-                                const ct_tensor *bias, bool relu)
+/* Saves x where dW is needed, W where dX is, and the output of the fused ReLU. */
+static void ct__linear_record(ct_node *n, const ct_op_call *c)
 {
-    if (x->sizes[1] != w->sizes[1]) {
-        ct__fail(CT_ERR_SHAPE, op,
+    n->i[0] = c->op->variant;
+    ct__save_operands(n, c, 0);
+    if (c->op->variant) {
+        ct__save_output(n, c->outputs[0]);
+    }
+}
+
+/* Inputs: input (*, in), weight (out, in), bias (out) or absent; output (*, out). */
+static bool ct__linear_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    const ct_tensor *bias = c->n_inputs > 2 ? c->inputs[2] : NULL;
+    if (!ct__check_mat(c->fn, x, w) || (bias && !ct__check_mat(c->fn, x, bias))) {
+        return false;
+    }
+    if (w->ndim != 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "weight must be 2-D (out_features, in_features), got "
+                 "%d-D", w->ndim);
+        return false;
+    }
+    if (x->ndim == 0) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "both arguments to linear need to be at least 1D, but "
+                 "they are 0D and 2D");
+        return false;
+    }
+    if (x->sizes[x->ndim - 1] != w->sizes[1]) {
+        ct__fail(CT_ERR_SHAPE, c->fn,
                  "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
                  "%lldx%lld)",
-                 (long long)x->sizes[0], (long long)x->sizes[1], (long long)w->sizes[1],
-                 (long long)w->sizes[0]);
-        return NULL;
+                 (long long)ct__numel(x->sizes, x->ndim - 1), (long long)x->sizes[x->ndim - 1],
+                 (long long)w->sizes[1], (long long)w->sizes[0]);
+        return false;
     }
     if (bias && (bias->ndim > 1 || (bias->ndim == 1 && bias->sizes[0] != w->sizes[0]))) {
         char buf[160];
-        ct__fail(CT_ERR_SHAPE, op, "bias must have shape [%lld], got %s", (long long)w->sizes[0],
-                 ct__shape_str(bias->sizes, bias->ndim, buf, sizeof buf));
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "bias must have shape [%lld], got %s",
+                 (long long)w->sizes[0], ct__shape_str(bias->sizes, bias->ndim, buf, sizeof buf));
+        return false;
     }
-    int64_t shape[2] = {x->sizes[0], w->sizes[0]};
-    ct_tensor *y = ct__tensor_new(op, shape, 2, x->dtype);
-    ct_tensor *wt =
-        y ? ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset) : NULL;
+    int64_t out[CT_MAX_DIMS];
+    memcpy(out, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    out[x->ndim - 1] = w->sizes[0];
+    c->dtype = x->dtype;
+    return ct__op_output(c, out, x->ndim, x->dtype) != NULL;
+}
+
+/* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides; the
+   fused ReLU runs while the output is still in cache. */
+static bool ct__linear_2d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias,
+                          ct_tensor *y, bool relu)
+{
+    ct_tensor *wt = ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset);
     if (!wt) {
-        ct__release(y);
-        return NULL;
+        return false;
     }
     wt->sizes[0] = w->sizes[1]; /* W^T as a (in, out) view */
     wt->sizes[1] = w->sizes[0];
@@ -11103,67 +11666,34 @@ static ct_tensor *ct__linear_2d(const char *op, const ct_tensor *x, const ct_ten
     }
     ct__gemm(x, wt, y, 1.0, bias ? 1.0 : 0.0);
     ct__release(wt);
-    if (relu) { /* while the output is still in cache */
+    if (relu) {
         ct__relu_inplace_kernel(y);
     }
-    const ct_tensor *ins[3] = {x, w, bias};
-    ct_node *n = ct__node_new(relu ? "LinearReluBackward" : "AddmmBackward0", ct__linear_backward,
-                              ins, bias ? 3 : 2);
-    if (n) {
-        n->i[0] = relu;
-        ct__save(n, ct__needs_grad(n, 1) ? x : NULL);
-        ct__save(n, ct__needs_grad(n, 0) ? w : NULL);
-        if (relu) {
-            ct__save_output(n, y);
-        }
-    }
-    y = ct__set_history(y, n);
-    return ct__scoped(y);
+    return true;
 }
 
-ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
+/* x (*, in) runs as rows (N, in): a reshape of x (a view where its strides allow, as
+   ct_reshape), and the output (contiguous) as (N, out). */
+static ct_status ct__linear_kernel(ct_op_call *c)
 {
-    const char *op = "ct_linear";
-    if (!ct__check_mat(op, x, w) || (bias && !ct__check_mat(op, x, bias))) {
-        return NULL;
-    }
-    if (w->ndim != 2) {
-        ct__fail(CT_ERR_SHAPE, op, "weight must be 2-D (out_features, in_features), got %d-D",
-                 w->ndim);
-        return NULL;
-    }
-    if (x->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "both arguments to linear need to be at least 1D, but they are "
-                 "0D and 2D");
-        return NULL;
-    }
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    const ct_tensor *bias = c->n_inputs > 2 ? c->inputs[2] : NULL;
+    ct_tensor *y = c->outputs[0];
+    bool relu = c->op->variant != 0;
     if (x->ndim == 2) {
-        return ct__linear_2d(op, x, w, bias, false);
+        return ct__linear_2d(x, w, bias, y, relu) ? CT_OK : ct_error_code();
     }
-    /* (*, in) -> (N, in), one GEMM, -> (*, out) */
-    int64_t rows[2] = {-1, x->sizes[x->ndim - 1]}, out[CT_MAX_DIMS];
-    memcpy(out, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
-    out[x->ndim - 1] = w->sizes[0];
+    int64_t rows[2] = {ct__numel(x->sizes, x->ndim - 1), x->sizes[x->ndim - 1]};
+    int64_t ys[2] = {rows[0], w->sizes[0]}, yst[2] = {w->sizes[0], 1};
     ct_scope_begin();
+    ct_no_grad_begin();
     ct_tensor *x2 = ct_reshape(x, rows, 2);
-    ct_tensor *y = x2 ? ct__linear_2d(op, x2, w, bias, false) : NULL;
-    ct_tensor *r = ct_keep(ct_reshape(y, out, x->ndim));
+    ct_no_grad_end();
+    ct_tensor *y2 = x2 ? ct__tensor_over(y->storage, y->dtype, ys, yst, 2, y->offset) : NULL;
+    bool ok = y2 && ct__linear_2d(x2, w, bias, y2, relu);
+    ct__release(y2);
     ct_scope_end();
-    return r;
-}
-
-ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
-{
-    const char *op = "ct_linear";
-    if (!x || !w || x->ndim != 2 || w->ndim != 2 || !ct__check_mat(op, x, w) ||
-        (bias && !ct__check_mat(op, x, bias))) {
-        ct_scope_begin(); /* the general path (and its errors) */
-        ct_tensor *r = ct_keep(ct_relu(ct_linear(x, w, bias)));
-        ct_scope_end();
-        return r;
-    }
-    return ct__linear_2d(op, x, w, bias, true);
+    return ok ? CT_OK : ct_error_code();
 }
 
 /* ---- bmm ------------------------------------------------------------------------------ */
@@ -11178,31 +11708,35 @@ static void ct__bmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b)
+static bool ct__bmm_meta(ct_op_call *c)
 {
-    const char *op = "ct_bmm";
-    if (!ct__check_mat(op, a, b)) {
-        return NULL;
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (!ct__check_mat(c->fn, a, b)) {
+        return false;
     }
     if (a->ndim != 3 || b->ndim != 3) {
-        ct__fail(CT_ERR_SHAPE, op, "batch%d must be a 3D tensor", a->ndim != 3 ? 1 : 2);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "batch%d must be a 3D tensor", a->ndim != 3 ? 1 : 2);
+        return false;
     }
     if (b->sizes[0] != a->sizes[0] || b->sizes[1] != a->sizes[2]) {
-        ct__fail(CT_ERR_SHAPE, op,
+        ct__fail(CT_ERR_SHAPE, c->fn,
                  "Expected size for first two dimensions of batch2 tensor to "
                  "be: [%lld, %lld] but got: [%lld, %lld].",
                  (long long)a->sizes[0], (long long)a->sizes[2], (long long)b->sizes[0],
                  (long long)b->sizes[1]);
-        return NULL;
+        return false;
     }
     int64_t shape[3] = {a->sizes[0], a->sizes[1], b->sizes[2]};
-    ct_tensor *c = ct__tensor_new(op, shape, 3, a->dtype);
-    if (!c) {
-        return NULL;
-    }
-    for (int64_t i = 0; i < shape[0]; i++) {
-        ct_tensor *ai = ct__mat_at(a, i), *bi = ct__mat_at(b, i), *ci = ct__mat_at(c, i);
+    c->dtype = a->dtype;
+    return ct__op_output(c, shape, 3, a->dtype) != NULL;
+}
+
+static ct_status ct__bmm_kernel(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    ct_tensor *out = c->outputs[0];
+    for (int64_t i = 0; i < out->sizes[0]; i++) {
+        ct_tensor *ai = ct__mat_at(a, i), *bi = ct__mat_at(b, i), *ci = ct__mat_at(out, i);
         if (ai && bi && ci) {
             ct__gemm(ai, bi, ci, 1.0, 0.0);
         }
@@ -11210,63 +11744,69 @@ ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b)
         ct__release(bi);
         ct__release(ci);
     }
-    const ct_tensor *ins[2] = {a, b};
-    ct_node *n = ct__node_new("BmmBackward0", ct__bmm_backward, ins, 2);
-    if (n) {
-        ct__save(n, a);
-        ct__save(n, b);
-    }
-    c = ct__set_history(c, n);
-    return ct__scoped(c);
+    return CT_OK;
 }
 
-/* ---- dot, mv, matmul ---------------------------------------------------------------- */
-ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b)
+/* ---- dot, mv, matmul (composite: built on mm and bmm) ----------------------------------- */
+static bool ct__dot_meta(ct_op_call *c)
 {
-    const char *op = "ct_dot";
-    if (!ct__check_mat(op, a, b)) {
-        return NULL;
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (!ct__check_mat(c->fn, a, b)) {
+        return false;
     }
     if (a->ndim != 1 || b->ndim != 1) {
-        ct__fail(CT_ERR_SHAPE, op, "1D tensors expected, but got %dD and %dD tensors", a->ndim,
-                 b->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "1D tensors expected, but got %dD and %dD tensors",
+                 a->ndim, b->ndim);
+        return false;
     }
     if (a->sizes[0] != b->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op,
+        ct__fail(CT_ERR_SHAPE, c->fn,
                  "inconsistent tensor size, expected tensor [%lld] and src "
                  "[%lld] to have the same number of elements, but got %lld and %lld elements "
                  "respectively",
                  (long long)a->sizes[0], (long long)b->sizes[0], (long long)a->sizes[0],
                  (long long)b->sizes[0]);
-        return NULL;
+        return false;
     }
-    ct_scope_begin();
-    ct_tensor *r = ct_keep(ct_reshape(ct_mm(ct_unsqueeze(a, 0), ct_unsqueeze(b, 1)), NULL, 0));
-    ct_scope_end();
-    return r;
+    c->dtype = a->dtype;
+    return true;
 }
 
-ct_tensor *ct_mv(const ct_tensor *m, const ct_tensor *v)
+static ct_status ct__dot_composite(ct_op_call *c)
 {
-    const char *op = "ct_mv";
-    if (!ct__check_mat(op, m, v)) {
-        return NULL;
+    ct_scope_begin();
+    return ct__composite_result(
+        c, ct_reshape(ct_mm(ct_unsqueeze(c->inputs[0], 0), ct_unsqueeze(c->inputs[1], 1)), NULL,
+                      0));
+}
+
+static bool ct__mv_meta(ct_op_call *c)
+{
+    const ct_tensor *m = c->inputs[0], *v = c->inputs[1];
+    if (!ct__check_mat(c->fn, m, v)) {
+        return false;
     }
     if (m->ndim != 2 || v->ndim != 1 || m->sizes[1] != v->sizes[0]) {
-        ct__fail(CT_ERR_SHAPE, op, "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
+        ct__fail(CT_ERR_SHAPE, c->fn,
+                 "size mismatch, got input (%lld), mat (%lldx%lld), vec (%lld)",
                  (long long)(m->ndim ? m->sizes[0] : 0), (long long)(m->ndim ? m->sizes[0] : 0),
                  (long long)(m->ndim > 1 ? m->sizes[1] : 0),
                  (long long)(v->ndim ? v->sizes[0] : 0));
-        return NULL;
+        return false;
     }
-    ct_scope_begin();
-    ct_tensor *r = ct_keep(ct_squeeze_dim(ct_mm(m, ct_unsqueeze(v, 1)), 1));
-    ct_scope_end();
-    return r;
+    c->dtype = m->dtype;
+    return true;
 }
 
-/* batched matmul with broadcast batch dims: a (..., n, m) @ b (..., m, p) */
+static ct_status ct__mv_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_result(
+        c, ct_squeeze_dim(ct_mm(c->inputs[0], ct_unsqueeze(c->inputs[1], 1)), 1));
+}
+
+/* batched matmul with broadcast batch dims: a (..., n, m) @ b (..., m, p), in the current
+   scope */
 static ct_tensor *ct__matmul_batched(const char *op, const ct_tensor *a, const ct_tensor *b)
 {
     int64_t batch[CT_MAX_DIMS];
@@ -11301,86 +11841,185 @@ static ct_tensor *ct__matmul_batched(const char *op, const ct_tensor *a, const c
     memcpy(out, batch, sizeof(int64_t) * (size_t)nb);
     out[nb] = ea[nb];
     out[nb + 1] = eb[nb + 1];
-    ct_scope_begin();
     ct_tensor *r = ct_bmm(ct_reshape(ct_expand(a, ea, nb + 2), sa, 3),
                           ct_reshape(ct_expand(b, eb, nb + 2), sb, 3));
-    r = ct_keep(ct_reshape(r, out, nb + 2));
-    ct_scope_end();
-    return r;
+    return ct_reshape(r, out, nb + 2);
+}
+
+static bool ct__matmul_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (!ct__check_mat(c->fn, a, b)) {
+        return false;
+    }
+    if (a->ndim == 0 || b->ndim == 0) {
+        ct__fail(CT_ERR_SHAPE, c->fn,
+                 "both arguments to matmul need to be at least 1D, but they are "
+                 "%dD and %dD",
+                 a->ndim, b->ndim);
+        return false;
+    }
+    c->dtype = a->dtype;
+    return true;
+}
+
+/* (*, m) @ (m, p) with a of 1 or 3+ dims: the batch folded into rows, one mm (in the current
+   scope); a 1-D a's row is dropped again */
+static ct_tensor *ct__matmul_rows(const char *op, const ct_tensor *a, const ct_tensor *b)
+{
+    if (a->sizes[a->ndim - 1] != b->sizes[0]) {
+        ct__fail(CT_ERR_SHAPE, op,
+                 "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
+                 "%lldx%lld)",
+                 (long long)ct__numel(a->sizes, a->ndim - 1),
+                 (long long)a->sizes[a->ndim - 1], (long long)b->sizes[0],
+                 (long long)b->sizes[1]);
+        return NULL;
+    }
+    if (a->ndim == 1) {
+        return ct_squeeze_dim(ct_mm(ct_unsqueeze(a, 0), b), 0);
+    }
+    int64_t rows[2] = {-1, a->sizes[a->ndim - 1]}, out[CT_MAX_DIMS];
+    memcpy(out, a->sizes, sizeof(int64_t) * (size_t)a->ndim);
+    out[a->ndim - 1] = b->sizes[1];
+    return ct_reshape(ct_mm(ct_reshape(a, rows, 2), b), out, a->ndim);
+}
+
+static ct_status ct__matmul_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    ct_scope_begin();
+    ct_tensor *r = NULL;
+    if (a->ndim == 1 && b->ndim == 1) {
+        r = ct_dot(a, b);
+    } else if (a->ndim >= 2 && b->ndim == 1) { /* fold the batch into rows: one mv */
+        int64_t rows[2] = {-1, a->sizes[a->ndim - 1]};
+        r = ct_mv(ct_reshape(a, rows, 2), b);
+        r = r ? ct_reshape(r, a->sizes, a->ndim - 1) : NULL;
+    } else if (a->ndim == 2 && b->ndim == 2) {
+        r = ct_mm(a, b);
+    } else if (b->ndim == 2) { /* fold the batch into rows: one big GEMM */
+        r = ct__matmul_rows(c->fn, a, b);
+    } else { /* promote 1-D operands to matrices, multiply batched, drop the added dims */
+        const ct_tensor *a2 = a->ndim == 1 ? ct_unsqueeze(a, 0) : a;
+        const ct_tensor *b2 = b->ndim == 1 ? ct_unsqueeze(b, 1) : b;
+        r = ct__matmul_batched(c->fn, a2, b2);
+        if (r && b->ndim == 1) {
+            r = ct_squeeze_dim(r, -1);
+        }
+        if (r && a->ndim == 1) {
+            r = ct_squeeze_dim(r, -2);
+        }
+    }
+    return ct__composite_result(c, r);
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+/* The GEMM kernels (mm, addmm, linear, bmm) and the composites built on them (dot, mv,
+   matmul, as PyTorch's CompositeImplicit ops call mm/bmm). Every one reports its floating
+   point operations, 2 M N K (times the batch), to the profiler; a composite's nested mm
+   reports its own too, as in torch.profiler. linear on (*, in) is one op with one node
+   (PyTorch's name for it, AddmmBackward0); ctorch::linear_relu is ctorch's own fused
+   Linear+ReLU (nn.Sequential runs it for a Linear followed by a ReLU). */
+#define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
+                    FLOPS)                                                                      \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
+                                       OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
+            ct__mm_meta, CT__K_FLOAT(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
+            ct__mm_record, ct__flops_01)
+CT__GEMM_OP(addmm, "aten::addmm", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar "
+            "beta=1, Scalar alpha=1) -> Tensor", "ct_addmm", 0, 0u, ct__addmm_meta,
+            CT__K_FLOAT(ct__addmm_kernel), NULL, "AddmmBackward0", ct__addmm_backward, 0u,
+            ct__addmm_record, ct__flops_12)
+CT__GEMM_OP(linear, "aten::linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> "
+            "Tensor", "ct_linear", 0, 1u << 2, ct__linear_meta, CT__K_FLOAT(ct__linear_kernel),
+            NULL, "AddmmBackward0", ct__linear_backward, 0u, ct__linear_record,
+            ct__linear_flops)
+CT__GEMM_OP(linear_relu, "ctorch::linear_relu", "linear_relu(Tensor input, Tensor weight, Tensor? "
+            "bias=None) -> Tensor", "ct_module_forward (Sequential: Linear, ReLU)", 1, 1u << 2,
+            ct__linear_meta, CT__K_FLOAT(ct__linear_kernel), NULL, "LinearReluBackward",
+            ct__linear_backward, 0u, ct__linear_record, ct__linear_flops)
+CT__GEMM_OP(bmm, "aten::bmm", "bmm(Tensor self, Tensor mat2) -> Tensor", "ct_bmm", 0, 0u,
+            ct__bmm_meta, CT__K_FLOAT(ct__bmm_kernel), NULL, "BmmBackward0", ct__bmm_backward,
+            (1u << 0) | (1u << 1), NULL, ct__flops_01)
+CT__GEMM_OP(dot, "aten::dot", "dot(Tensor self, Tensor tensor) -> Tensor", "ct_dot", 0, 0u,
+            ct__dot_meta, CT__K_NONE, ct__dot_composite, NULL, NULL, 0u, NULL, ct__flops_01)
+CT__GEMM_OP(mv, "aten::mv", "mv(Tensor self, Tensor vec) -> Tensor", "ct_mv", 0, 0u,
+            ct__mv_meta, CT__K_NONE, ct__mv_composite, NULL, NULL, 0u, NULL, ct__flops_01)
+CT__GEMM_OP(matmul, "aten::matmul", "matmul(Tensor self, Tensor other) -> Tensor", "ct_matmul",
+            0, 0u, ct__matmul_meta, CT__K_NONE, ct__matmul_composite, NULL, NULL, 0u, NULL,
+            ct__flops_01)
+#undef CT__GEMM_OP
+
+/* ---- public functions ---------------------------------------------------------------------- */
+static ct_tensor *ct__call_gemm(const ct_op *op, const char *fn, const ct_tensor *const *in,
+                                int n)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, n);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_mm(const ct_tensor *a, const ct_tensor *b)
+{
+    const ct_tensor *in[2] = {a, b};
+    return ct__call_gemm(&ct__op_mm, "ct_mm", in, 2);
+}
+
+ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *a, const ct_tensor *b, double beta,
+                    double alpha)
+{
+    const ct_tensor *in[3] = {input, a, b};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_addmm, "ct_addmm", in, 3);
+    ct__call_f(&c, beta);
+    ct__call_f(&c, alpha);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
+{
+    const ct_tensor *in[3] = {x, w, bias};
+    return ct__call_gemm(&ct__op_linear, "ct_linear", in, bias ? 3 : 2);
+}
+
+ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
+{
+    const char *op = "ct_linear";
+    if (!x || !w || x->ndim != 2 || w->ndim != 2 || !ct__check_mat(op, x, w) ||
+        (bias && !ct__check_mat(op, x, bias))) {
+        ct_scope_begin(); /* the general path (and its errors) */
+        ct_tensor *r = ct_keep(ct_relu(ct_linear(x, w, bias)));
+        ct_scope_end();
+        return r;
+    }
+    const ct_tensor *in[3] = {x, w, bias};
+    return ct__call_gemm(&ct__op_linear_relu, op, in, bias ? 3 : 2);
+}
+
+ct_tensor *ct_bmm(const ct_tensor *a, const ct_tensor *b)
+{
+    const ct_tensor *in[2] = {a, b};
+    return ct__call_gemm(&ct__op_bmm, "ct_bmm", in, 2);
+}
+
+ct_tensor *ct_dot(const ct_tensor *a, const ct_tensor *b)
+{
+    const ct_tensor *in[2] = {a, b};
+    return ct__call_gemm(&ct__op_dot, "ct_dot", in, 2);
+}
+
+ct_tensor *ct_mv(const ct_tensor *m, const ct_tensor *v)
+{
+    const ct_tensor *in[2] = {m, v};
+    return ct__call_gemm(&ct__op_mv, "ct_mv", in, 2);
 }
 
 ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
 {
-    const char *op = "ct_matmul";
-    if (!ct__check_mat(op, a, b)) {
-        return NULL;
-    }
-    if (a->ndim == 0 || b->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "both arguments to matmul need to be at least 1D, but they are "
-                 "%dD and %dD",
-                 a->ndim, b->ndim);
-        return NULL;
-    }
-    if (a->ndim == 1 && b->ndim == 1) {
-        return ct_dot(a, b);
-    }
-    if (a->ndim >= 2 && b->ndim == 1) { /* fold the batch into rows: one mv */
-        int64_t rows[2] = {-1, a->sizes[a->ndim - 1]};
-        ct_scope_begin();
-        ct_tensor *r = ct_mv(ct_reshape(a, rows, 2), b);
-        r = ct_keep(r ? ct_reshape(r, a->sizes, a->ndim - 1) : NULL);
-        ct_scope_end();
-        return r;
-    }
-    if (a->ndim == 1 && b->ndim == 2) {
-        if (a->sizes[0] != b->sizes[0]) {
-            ct__fail(CT_ERR_SHAPE, op,
-                     "mat1 and mat2 shapes cannot be multiplied (1x%lld and "
-                     "%lldx%lld)",
-                     (long long)a->sizes[0], (long long)b->sizes[0], (long long)b->sizes[1]);
-            return NULL;
-        }
-        ct_scope_begin();
-        ct_tensor *r = ct_keep(ct_squeeze_dim(ct_mm(ct_unsqueeze(a, 0), b), 0));
-        ct_scope_end();
-        return r;
-    }
-    if (a->ndim == 2 && b->ndim == 2) {
-        return ct_mm(a, b);
-    }
-    if (b->ndim == 2 && a->ndim > 2) { /* fold the batch into rows: one big GEMM */
-        if (a->sizes[a->ndim - 1] != b->sizes[0]) {
-            ct__fail(CT_ERR_SHAPE, op,
-                     "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and "
-                     "%lldx%lld)",
-                     (long long)(ct_numel(a) / a->sizes[a->ndim - 1]),
-                     (long long)a->sizes[a->ndim - 1], (long long)b->sizes[0],
-                     (long long)b->sizes[1]);
-            return NULL;
-        }
-        int64_t rows[2] = {-1, a->sizes[a->ndim - 1]}, out[CT_MAX_DIMS];
-        memcpy(out, a->sizes, sizeof(int64_t) * (size_t)a->ndim);
-        out[a->ndim - 1] = b->sizes[1];
-        ct_scope_begin();
-        ct_tensor *r = ct_keep(ct_reshape(ct_mm(ct_reshape(a, rows, 2), b), out, a->ndim));
-        ct_scope_end();
-        return r;
-    }
-    /* promote 1-D operands to matrices, multiply batched, drop the added dims */
-    ct_scope_begin();
-    const ct_tensor *a2 = a->ndim == 1 ? ct_unsqueeze(a, 0) : a;
-    const ct_tensor *b2 = b->ndim == 1 ? ct_unsqueeze(b, 1) : b;
-    ct_tensor *r = ct__matmul_batched(op, a2, b2);
-    if (r && b->ndim == 1) {
-        r = ct_squeeze_dim(r, -1);
-    }
-    if (r && a->ndim == 1) {
-        r = ct_squeeze_dim(r, -2);
-    }
-    ct_keep(r);
-    ct_scope_end();
-    return r;
+    const ct_tensor *in[2] = {a, b};
+    return ct__call_gemm(&ct__op_matmul, "ct_matmul", in, 2);
 }
 
 // >>part ops/softmax.c
@@ -11703,53 +12342,65 @@ CT__SOFTMAX_LINES(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_LINES(double, f64, exp, log)
 #undef CT__SOFTMAX_LINES
 
-/* An empty input's gradient is empty: skip the sums, whose outputs (every line of dim) can
-   be far larger than the input. */
+/* ---- descriptors ------------------------------------------------------------------------ */
+static ct_tensor *ct__softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
+static ct_tensor *ct__log_softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
+
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{ /* y * (g - sum(g * y)) */
-    const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
-                             : ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
+{
+    gi[0] = ct__softmax_bw(g, ct__saved(n, 0), n->i[0]);
 }
 
 static void ct__log_softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{ /* g - exp(y) * sum(g) */
-    const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
-                             : ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
+{
+    gi[0] = ct__log_softmax_bw(g, ct__saved(n, 0), n->i[0]);
 }
 
-static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t dim, bool log)
+/* Saves the output and the (wrapped) dim. */
+static void ct__softmax_record(ct_node *n, const ct_op_call *c)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return NULL;
-    }
+    n->i[0] = c->attrs[0].i;
+    ct__save_output(n, c->outputs[0]);
+}
+
+/* Attribute: dim, wrapped here for the kernel and the node. Float inputs only; the output has
+   the input's shape and dtype. */
+static bool ct__softmax_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (!ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s_lastdim_kernel_impl\" not implemented for '%s'",
-                 log ? "log_softmax" : "softmax", ct_dtype_name(t->dtype));
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_lastdim_kernel_impl\" not implemented for '%s'",
+                 c->op->variant ? "log_softmax" : "softmax", ct_dtype_name(t->dtype));
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
+    c->attrs[0].i = d;
+    c->attrs[0].f = d;
+    c->dtype = t->dtype;
+    return ct__op_output(c, t->sizes, t->ndim, t->dtype) != NULL;
+}
+
+static ct_status ct__softmax_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int d = (int)c->attrs[0].i;
     ct_tensor *x = ct_is_contiguous(t) ? ct_retain((ct_tensor *)(uintptr_t)t)
-                                       : ct__tensor_new(op, t->sizes, t->ndim, t->dtype);
-    ct_tensor *y = ct__tensor_new(op, t->sizes, t->ndim, t->dtype);
-    if (!x || !y) {
-        ct__release(x);
-        ct__release(y);
-        return NULL;
+                                       : ct__tensor_new(c->fn, t->sizes, t->ndim, t->dtype);
+    if (!x) {
+        return ct_error_code();
     }
     if (x != t) {
         ct__copy_kernel(x, t);
     }
     ct__softmax_job j;
     j.x = ct__data(x);
-    j.y = ct__data(y);
+    j.y = ct__data(c->outputs[0]);
     j.R = t->ndim ? t->sizes[d] : 1;
     j.inner = 1;
-    j.log = log;
+    j.log = c->op->variant != 0;
     for (int k = d + 1; k < t->ndim; k++) {
         j.inner *= t->sizes[k];
     }
@@ -11758,24 +12409,100 @@ static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t d
     ct__parallel_for(lines, grain, t->dtype == CT_FLOAT32 ? ct__softmax_lines_f32
                                                           : ct__softmax_lines_f64, &j);
     ct__release(x);
-    ct_node *n = ct__node_new(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
-                              log ? ct__log_softmax_backward : ct__softmax_backward, &t, 1);
-    if (n) {
-        n->i[0] = d;
-        ct__save_output(n, y);
+    return CT_OK;
+}
+
+/* The backward ops (composite: built on ops, so they run on any device and differentiate
+   again). An empty input's gradient is empty: skip the sums, whose outputs (every line of
+   dim) can be far larger than the input. Attributes: dim, the input's dtype. */
+static ct_status ct__softmax_bw_composite(ct_op_call *c)
+{
+    const ct_tensor *g = c->inputs[0], *y = c->inputs[1];
+    int64_t dim = c->attrs[0].i;
+    ct_scope_begin();
+    ct_tensor *r = NULL;
+    if (ct_numel(g) == 0) {
+        r = ct_zeros_like(g);
+    } else if (c->op->variant) { /* g - exp(y) * sum(g) */
+        r = ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, dim, true)));
+    } else { /* y * (g - sum(g * y)) */
+        r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    y = ct__set_history(y, n);
-    return ct__scoped(y);
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+static const ct_op ct__op_softmax = {
+    "aten::softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    "ct_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__softmax_meta,
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0", ct__softmax_backward, 0u,
+    ct__softmax_record, NULL};
+static const ct_op ct__op_log_softmax = {
+    "aten::log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> "
+    "Tensor", "ct_log_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__softmax_meta,
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0", ct__log_softmax_backward, 0u,
+    ct__softmax_record, NULL};
+static const ct_op ct__op_softmax_backward = {
+    "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, "
+    "int dim, ScalarType input_dtype) -> Tensor", "ct_backward (softmax)", CT_OP_OTHER,
+    CT_AUTOCAST_NONE, 0, 0u, NULL, NULL, CT__K_NONE, ct__softmax_bw_composite, NULL, NULL, 0u,
+    NULL, NULL};
+static const ct_op ct__op_log_softmax_backward = {
+    "aten::_log_softmax_backward_data", "_log_softmax_backward_data(Tensor grad_output, Tensor "
+    "output, int dim, ScalarType input_dtype) -> Tensor", "ct_backward (log_softmax)",
+    CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, NULL, CT__K_NONE, ct__softmax_bw_composite,
+    NULL, NULL, 0u, NULL, NULL};
+
+/* ---- public functions ---------------------------------------------------------------------- */
+static ct_tensor *ct__call_softmax(const ct_op *op, const char *fn, const ct_tensor *t,
+                                   int64_t dim)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_i(&c, dim);
+    return ct__dispatch(&c);
+}
+
+/* A backward op over the gradient g and the forward's output y (y's dtype: the input's). */
+static ct_tensor *ct__call_softmax_bw(const ct_op *op, const char *fn, const ct_tensor *g,
+                                      const ct_tensor *y, int64_t dim)
+{
+    if (ct__null(fn, y)) {
+        return NULL;
+    }
+    const ct_tensor *in[2] = {g, y};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 2);
+    ct__call_i(&c, dim);
+    ct__call_i(&c, y->dtype);
+    return ct__dispatch(&c);
+}
+
+static ct_tensor *ct__softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim)
+{
+    return ct__call_softmax_bw(&ct__op_softmax_backward, "ct_softmax_backward", g, y, dim);
+}
+
+static ct_tensor *ct__log_softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim)
+{
+    return ct__call_softmax_bw(&ct__op_log_softmax_backward, "ct_log_softmax_backward", g, y,
+                               dim);
 }
 
 ct_tensor *ct_softmax(const ct_tensor *t, int64_t dim)
 {
-    return ct__softmax_impl("ct_softmax", t, dim, false);
+    return ct__call_softmax(&ct__op_softmax, "ct_softmax", t, dim);
 }
 
 ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
 {
-    return ct__softmax_impl("ct_log_softmax", t, dim, true);
+    return ct__call_softmax(&ct__op_log_softmax, "ct_log_softmax", t, dim);
 }
 
 #undef CT__PREFETCH
@@ -12839,10 +13566,6 @@ static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *target,
                           const ct_tensor *w)
 {
-    if (ct__null(op, x) || ct__null(op, target) || !ct__check_cpu(op, x) ||
-        !ct__check_cpu(op, target)) {
-        return false;
-    }
     if (!ct_dtype_is_floating_point(x->dtype)) {
         ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'",
                  ct_dtype_name(x->dtype));
@@ -12925,33 +13648,60 @@ static bool ct__nll_forward(const char *op, const ct_tensor *x, const ct_tensor 
     return true;
 }
 
-ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
+/* What the nll and cross-entropy kernels hand to their nodes (c->state). */
+typedef struct ct__nll_state {
+    double total;     /* the summed weights of the counted targets */
+    ct_tensor *lse;   /* cross-entropy: the rows' log-sum-exp (N), released by the caller */
+} ct__nll_state;
+
+/* The call's options: inputs self, target, weight (or NULL); attributes reduction,
+   ignore_index. */
+static ct_nll_loss_opts ct__nll_opts(const ct_op_call *c)
 {
-    const char *op = "ct_nll_loss";
-    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
-    ct_reduction red = ct__reduction(o.reduction);
-    if (!ct__check_reduction(op, o.reduction) || !ct__nll_check(op, x, target, o.weight)) {
-        return NULL;
+    ct_nll_loss_opts o;
+    o.weight = c->inputs[2];
+    o.reduction = (ct_reduction)c->attrs[0].i;
+    o.ignore_index = c->attrs[1].i;
+    return o;
+}
+
+/* Checks; the output is (N) for 'none', else 0-dim, in the input's dtype. */
+static bool ct__nll_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *target = c->inputs[1];
+    if (!ct__nll_check(c->fn, x, target, c->inputs[2])) {
+        return false;
     }
-    ct_tensor *out = red == CT_REDUCTION_NONE
-                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
-                         : ct__tensor_new(op, NULL, 0, x->dtype);
-    double total = 0;
-    if (!out || !ct__nll_forward(op, x, NULL, target, &o, out, &total)) {
-        ct__release(out);
-        return NULL;
+    c->dtype = x->dtype;
+    bool none = c->attrs[0].i == CT_REDUCTION_NONE;
+    return ct__op_output(c, target->sizes, none ? target->ndim : 0, x->dtype) != NULL;
+}
+
+static ct_status ct__nll_kernel(ct_op_call *c)
+{
+    ct_nll_loss_opts o = ct__nll_opts(c);
+    ct__nll_state *s = (ct__nll_state *)c->state;
+    return ct__nll_forward(c->fn, c->inputs[0], NULL, c->inputs[1], &o, c->outputs[0], &s->total)
+               ? CT_OK
+               : ct_error_code();
+}
+
+/* Saves target and weight (and cross-entropy's lse and input first), the reduction, the
+   ignored index and the total weight. */
+static void ct__nll_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__nll_state *s = (const ct__nll_state *)c->state;
+    n->i[0] = c->attrs[0].i;
+    n->i[1] = c->attrs[1].i;
+    n->f[0] = s->total;
+    if (s->lse) {
+        ct__save(n, s->lse);
     }
-    const ct_tensor *ins[2] = {x, NULL};
-    ct_node *n = ct__node_new("NllLossBackward0", ct__nll_backward, ins, 2);
-    if (n) {
-        n->i[0] = red;
-        n->i[1] = o.ignore_index;
-        n->f[0] = total;
-        ct__save(n, target);
-        ct__save(n, o.weight);
+    ct__save(n, c->inputs[1]);
+    ct__save(n, c->inputs[2]);
+    if (s->lse) {
+        ct__save(n, c->inputs[0]);
     }
-    out = ct__set_history(out, n);
-    return ct__scoped(out);
 }
 
 /* ---- fused cross-entropy on (N, C) logits ----------------------------------------------
@@ -12961,11 +13711,13 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
  * with s_i = w[t_i] * g_i (/ total weight for mean), 0 on ignored rows. Rows are split over
  * the intra-op threads, each row computed by one thread: bit-exact across thread counts. */
 typedef struct ct__xent_job {
-    const ct_node *n;
     const ct_tensor *x, *target, *w;
     const double *g;
     const ct_tensor *lse;
     ct_tensor *dx;
+    ct_reduction reduction;
+    int64_t ignore_index;
+    double total;
 } ct__xent_job;
 
 /* lse of rows [b, e), prefetching each next row */
@@ -12984,8 +13736,8 @@ typedef struct ct__xent_job {
     static void ct__xent_grad_##S(int64_t b, int64_t e, void *ctx)                         \
     {                                                                                      \
         const ct__xent_job *j = (const ct__xent_job *)ctx;                                 \
-        int64_t C = j->x->sizes[1], ignore = j->n->i[1];                                   \
-        ct_reduction red = (ct_reduction)j->n->i[0];                                       \
+        int64_t C = j->x->sizes[1], ignore = j->ignore_index;                              \
+        ct_reduction red = j->reduction;                                                   \
         const int64_t *t = (const int64_t *)ct__data(j->target);                           \
         const T *x = (const T *)ct__data(j->x), *lse = (const T *)ct__data(j->lse);        \
         for (int64_t i = b; i < e; i++) {                                                  \
@@ -12993,7 +13745,7 @@ typedef struct ct__xent_job {
             double s = 0;                                                                  \
             if (c != ignore) {                                                             \
                 s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]); \
-                s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;                          \
+                s /= red == CT_REDUCTION_MEAN ? j->total : 1.0;                            \
             }                                                                              \
             T *d = (T *)ct__data(j->dx) + i * C;                                           \
             ct__exp_row_##S(x + i * C, d, C, lse[i], (T)s, i + 1 < e, false);              \
@@ -13006,24 +13758,95 @@ CT__XENT_ROWS(float, f32)
 CT__XENT_ROWS(double, f64)
 #undef CT__XENT_ROWS
 
-/* the fused backward: dx (N, C) from the contiguous logits x and their lse */
-static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
-                                         const ct_tensor *lse, const ct_tensor *target,
-                                         const ct_tensor *w, const ct_tensor *g)
+/* A job over x (N, C) contiguous, target (N), weight w (or NULL) and the options. */
+static ct__xent_job ct__xent_job_of(const ct_tensor *x, const ct_tensor *target,
+                                    const ct_tensor *w, ct_reduction reduction,
+                                    int64_t ignore_index)
 {
-    ct_tensor *dx = ct_empty(x->sizes, 2, x->dtype);
-    ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
-    if (!dx || !gc) {
-        return NULL;
+    ct__xent_job j;
+    j.x = x;
+    j.target = target;
+    j.w = w;
+    j.g = NULL;
+    j.lse = NULL;
+    j.dx = NULL;
+    j.reduction = ct__reduction(reduction);
+    j.ignore_index = ignore_index;
+    j.total = 0;
+    return j;
+}
+
+/* t itself when it is contiguous in dtype, else a contiguous copy (a new reference either
+   way; NULL when out of memory). */
+static ct_tensor *ct__contiguous_as(const char *fn, const ct_tensor *t, ct_dtype dtype)
+{
+    if (t->dtype == dtype && ct_is_contiguous(t)) {
+        return ct_retain((ct_tensor *)(uintptr_t)t);
     }
-    ct__xent_job j = {n, x, target, w, (const double *)ct__data(gc), lse, dx};
+    ct_tensor *r = ct__tensor_new(fn, t->sizes, t->ndim, dtype);
+    if (r) {
+        ct__copy_kernel(r, t);
+    }
+    return r;
+}
+
+/* Forward: lse (N) per row, then nll on x[i, t_i] - lse_i. The lse goes to the node through
+   c->state. */
+static ct_status ct__cross_entropy_kernel(ct_op_call *c)
+{
+    ct__nll_state *s = (ct__nll_state *)c->state;
+    const ct_tensor *x = c->inputs[0];
+    ct_tensor *xc = ct__contiguous_as(c->fn, x, x->dtype);
+    s->lse = xc ? ct__tensor_new(c->fn, xc->sizes, 1, xc->dtype) : NULL;
+    bool ok = s->lse != NULL;
+    if (ok) {
+        ct_nll_loss_opts o = ct__nll_opts(c);
+        ct__xent_job j = ct__xent_job_of(xc, c->inputs[1], o.weight, o.reduction,
+                                         o.ignore_index);
+        j.lse = s->lse;
+        int64_t C = x->sizes[1];
+        ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
+                         x->dtype == CT_FLOAT32 ? ct__xent_lse_f32 : ct__xent_lse_f64, &j);
+        ok = ct__nll_forward(c->fn, xc, s->lse, c->inputs[1], &o, c->outputs[0], &s->total);
+    }
+    ct__release(xc);
+    return ok ? CT_OK : ct_error_code();
+}
+
+/* The fused backward op: inputs grad (the loss's shape), self (N, C) contiguous, lse (N),
+   target, weight (or NULL); attributes reduction, ignore_index, total_weight. dx (N, C). */
+static bool ct__cross_entropy_bw_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[1];
+    c->dtype = x->dtype;
+    return ct__op_output(c, x->sizes, 2, x->dtype) != NULL;
+}
+
+static ct_status ct__cross_entropy_bw_kernel(ct_op_call *c)
+{
+    ct_tensor *gc = ct__contiguous_as(c->fn, c->inputs[0], CT_FLOAT64);
+    if (!gc) {
+        return ct_error_code();
+    }
+    ct__xent_job j = ct__xent_job_of(c->inputs[1], c->inputs[3], c->inputs[4],
+                                     (ct_reduction)c->attrs[0].i, c->attrs[1].i);
+    j.g = (const double *)ct__data(gc);
+    j.lse = c->inputs[2];
+    j.dx = c->outputs[0];
+    j.total = c->attrs[2].f;
+    const ct_tensor *x = c->inputs[1];
     int64_t C = x->sizes[1];
     ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
                      x->dtype == CT_FLOAT32 ? ct__xent_grad_f32 : ct__xent_grad_f64, &j);
-    return dx;
+    ct__release(gc);
+    return CT_OK;
 }
 
-/* dx = (softmax(x) - onehot) * scale: the fused pass, or, under create_graph, ops on
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
+                                         const ct_tensor *lse, const ct_tensor *target,
+                                         const ct_tensor *w, const ct_tensor *g);
+
+/* dx = (softmax(x) - onehot) * scale: the fused op, or, under create_graph, ops on
    softmax(x) so the gradient has history. Saved: lse, target, weight, x. */
 static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -13044,60 +13867,104 @@ static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor
     gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
 }
 
-/* Cross-entropy of 2-D float logits x (N, C), checked, in the current scope. */
-static ct_tensor *ct__cross_entropy_2d(const char *op, const ct_tensor *x,
-                                       const ct_tensor *target, const ct_nll_loss_opts *o)
+/* mse_loss (composite): (input - target)^2, reduced; attribute: reduction */
+static ct_status ct__mse_loss_composite(ct_op_call *c)
 {
-    ct_no_grad_begin(); /* forward without history, then one node for the whole loss */
-    const ct_tensor *xc = ct_contiguous(x);
-    ct_tensor *lse = xc ? ct_empty(xc->sizes, 1, xc->dtype) : NULL;
-    ct_no_grad_end();
-    ct_reduction red = ct__reduction(o->reduction);
-    ct_tensor *out = red == CT_REDUCTION_NONE
-                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
-                         : ct__tensor_new(op, NULL, 0, x->dtype);
-    double total = 0;
-    if (lse && out) {
-        ct__xent_job j = {NULL, xc, target, o->weight, NULL, lse, NULL};
-        int64_t C = x->sizes[1];
-        ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
-                         x->dtype == CT_FLOAT32 ? ct__xent_lse_f32 : ct__xent_lse_f64, &j);
+    ct_reduction red = ct__reduction((ct_reduction)c->attrs[0].i);
+    ct_scope_begin();
+    ct_tensor *d = ct_square(ct_sub(c->inputs[0], c->inputs[1]));
+    ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
     }
-    if (!lse || !out || !ct__nll_forward(op, xc, lse, target, o, out, &total)) {
-        ct__release(out);
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+/* The reduction attribute holds a ct_reduction (PyTorch's int enum differs: None 0, Mean 1,
+   Sum 2). cross_entropy_loss is fused on (N, C) logits (one op, one node, PyTorch's name
+   NllLossBackward0); other shapes run log_softmax and nll_loss. ctorch's fused backward of
+   it, ctorch::cross_entropy_loss_backward, runs when the gradient needs no graph. nll_loss's
+   own backward is written with ops (ct__nll_backward). */
+#define CT__LOSS_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
+                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+CT__LOSS_OP(nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? "
+            "weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor", "ct_nll_loss",
+            1u << 2, ct__nll_meta, CT__K_FLOAT(ct__nll_kernel), NULL, "NllLossBackward0",
+            ct__nll_backward, ct__nll_record)
+CT__LOSS_OP(cross_entropy, "aten::cross_entropy_loss", "cross_entropy_loss(Tensor self, Tensor "
+            "target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float "
+            "label_smoothing=0.0) -> Tensor", "ct_cross_entropy", 1u << 2, ct__nll_meta,
+            CT__K_FLOAT(ct__cross_entropy_kernel), NULL, "NllLossBackward0",
+            ct__cross_entropy_backward, ct__nll_record)
+CT__LOSS_OP(cross_entropy_backward, "ctorch::cross_entropy_loss_backward",
+            "cross_entropy_loss_backward(Tensor grad_output, Tensor self, Tensor lse, Tensor "
+            "target, Tensor? weight, int reduction, SymInt ignore_index, float total_weight) -> "
+            "Tensor", "ct_backward (cross_entropy)", 1u << 4, ct__cross_entropy_bw_meta,
+            CT__K_FLOAT(ct__cross_entropy_bw_kernel), NULL, NULL, NULL, NULL)
+CT__LOSS_OP(mse_loss, "aten::mse_loss", "mse_loss(Tensor self, Tensor target, int "
+            "reduction=Mean) -> Tensor", "ct_mse_loss", 0u, NULL, CT__K_NONE,
+            ct__mse_loss_composite, NULL, NULL, NULL)
+#undef CT__LOSS_OP
+
+/* ---- public functions ---------------------------------------------------------------------- */
+/* nll_loss or the fused cross-entropy: the call, its state, the lse released after */
+static ct_tensor *ct__call_nll(const ct_op *op, const char *fn, const ct_tensor *x,
+                               const ct_tensor *target, const ct_nll_loss_opts *o)
+{
+    const ct_tensor *in[3] = {x, target, o->weight};
+    ct__nll_state s = {0, NULL};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 3);
+    ct__call_i(&c, ct__reduction(o->reduction));
+    ct__call_i(&c, o->ignore_index);
+    c.state = &s;
+    ct_tensor *r = ct__dispatch(&c);
+    ct__release(s.lse);
+    return r;
+}
+
+/* the fused backward: dx (N, C) from the contiguous logits x and their lse */
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
+                                         const ct_tensor *lse, const ct_tensor *target,
+                                         const ct_tensor *w, const ct_tensor *g)
+{
+    const ct_tensor *in[5] = {g, x, lse, target, w};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_cross_entropy_backward, "ct_cross_entropy_backward", in, 5);
+    ct__call_i(&c, n->i[0]);
+    ct__call_i(&c, n->i[1]);
+    ct__call_f(&c, n->f[0]);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
+{
+    const char *fn = "ct_nll_loss";
+    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
+    if (!ct__check_reduction(fn, o.reduction)) {
         return NULL;
     }
-    const ct_tensor *ins[1] = {x};
-    ct_node *n = ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1);
-    if (n) {
-        n->i[0] = red;
-        n->i[1] = o->ignore_index;
-        n->f[0] = total;
-        ct__save(n, lse);
-        ct__save(n, ct_contiguous(target));
-        ct__save(n, o->weight);
-        ct__save(n, x);
-    }
-    out = ct__set_history(out, n);
-    return ct__scoped(out);
+    return ct__call_nll(&ct__op_nll_loss, fn, x, target, &o);
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
                             const ct_nll_loss_opts *opts)
 {
-    const char *op = "ct_cross_entropy";
+    const char *fn = "ct_cross_entropy";
     ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
-    if (ct__null(op, x) || ct__null(op, target) || !ct__check_reduction(op, o.reduction)) {
+    if (ct__null(fn, x) || ct__null(fn, target) || !ct__check_reduction(fn, o.reduction)) {
         return NULL;
     }
-    ct_scope_begin();
-    ct_tensor *r = NULL;
-    if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
-        r = ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts); /* 1-D case */
-    } else {
-        r = ct__cross_entropy_2d(op, x, target, &o);
+    if (x->ndim == 2) {
+        return ct__call_nll(&ct__op_cross_entropy, fn, x, target, &o);
     }
-    ct_keep(r);
+    ct_scope_begin(); /* not (N, C): log_softmax (over dim 0 of 1-D logits), then nll_loss */
+    ct_tensor *r = ct_keep(ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts));
     ct_scope_end();
     return r;
 }
@@ -13107,13 +13974,11 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
     if (!ct__check_reduction("ct_mse_loss", reduction)) {
         return NULL;
     }
-    ct_scope_begin();
-    ct_tensor *d = ct_square(ct_sub(x, target));
-    ct_reduction red = ct__reduction(reduction);
-    ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
-    ct_keep(r);
-    ct_scope_end();
-    return r;
+    const ct_tensor *in[2] = {x, target};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_mse_loss, "ct_mse_loss", in, 2);
+    ct__call_i(&c, reduction);
+    return ct__dispatch(&c);
 }
 
 CT__VECTORIZE_END
@@ -17738,6 +18603,57 @@ static const ct_op *const ct__registry[] = {
     &ct__op_clone,
     &ct__op_to_dtype,
     &ct__op_to_device,
+    /* ops/view.c */
+    &ct__op_view,
+    &ct__op_reshape,
+    &ct__op_flatten,
+    &ct__op_permute,
+    &ct__op_transpose,
+    &ct__op_t,
+    &ct__op_unsqueeze,
+    &ct__op_squeeze,
+    &ct__op_squeeze_dim,
+    &ct__op_expand,
+    &ct__op_narrow,
+    &ct__op_slice,
+    &ct__op_select,
+    &ct__op_contiguous,
+    &ct__op_alias,
+    &ct__op_select_backward,
+    &ct__op_slice_backward,
+    &ct__op_cat,
+    &ct__op_stack,
+    /* ops/reduce.c */
+    &ct__op_sum,
+    &ct__op_sum_dim,
+    &ct__op_sum_to_size,
+    &ct__op_mean,
+    &ct__op_mean_dim,
+    &ct__op_max,
+    &ct__op_min,
+    &ct__op_max_dim,
+    &ct__op_min_dim,
+    &ct__op_argmax,
+    &ct__op_argmin,
+    /* ops/linalg.c */
+    &ct__op_mm,
+    &ct__op_addmm,
+    &ct__op_linear,
+    &ct__op_linear_relu,
+    &ct__op_bmm,
+    &ct__op_dot,
+    &ct__op_mv,
+    &ct__op_matmul,
+    /* ops/softmax.c */
+    &ct__op_softmax,
+    &ct__op_log_softmax,
+    &ct__op_softmax_backward,
+    &ct__op_log_softmax_backward,
+    /* nn/loss.c */
+    &ct__op_nll_loss,
+    &ct__op_cross_entropy,
+    &ct__op_cross_entropy_backward,
+    &ct__op_mse_loss,
 };
 
 const ct_op *const *ct_op_registry(int *n)

@@ -1836,6 +1836,28 @@ static void test_grad_fn_names(void)
     CHECK_NODE(ct_alias(x), "AliasBackward0");
     const ct_tensor *two[2] = {x, x};
     CHECK_NODE(ct_cat(two, 2, 0), "CatBackward0");
+    /* the other view ops, as PyTorch names them (narrow is a slice; reshape, flatten, stack
+       and contiguous take their node from the ops they call) */
+    CHECK_NODE(ct_transpose(x, 0, 1), "TransposeBackward0");
+    CHECK_NODE(ct_t(x), "TBackward0");
+    CHECK_NODE(ct_t(b), "TBackward0");
+    CHECK_NODE(ct_unsqueeze(x, 1), "UnsqueezeBackward0");
+    CHECK_NODE(ct_squeeze(x), "SqueezeBackward0");
+    CHECK_NODE(ct_squeeze_dim(x, 0), "SqueezeBackward1");
+    CHECK_NODE(ct_narrow(x, 1, 1, 2), "SliceBackward0");
+    CHECK_NODE(ct_reshape(x, flat, 1), "ViewBackward0");
+    CHECK_NODE(ct_flatten(x, 0, -1), "ViewBackward0");
+    CHECK_NODE(ct_stack(two, 2, 0), "CatBackward0");
+    CHECK_NODE(ct_contiguous(x), "AliasBackward0");
+    CHECK_NODE(ct_contiguous(ct_t(x)), "CloneBackward0");
+    /* the gradients of select and narrow, taken with create_graph (of a square, so that
+       they depend on x), come from PyTorch's backward ops */
+    ct_tensor *gs = NULL, *gn = NULL, *sel = ct_select(x, 0, 1), *nar = ct_narrow(x, 1, 1, 2);
+    ct_tensor *ys = ct_sum(ct_mul(sel, sel)), *yn = ct_sum(ct_mul(nar, nar));
+    CHECK_OK(ct_autograd_grad(&ys, 1, &x, 1, NULL, true, true, false, &gs));
+    CHECK_OK(ct_autograd_grad(&yn, 1, &x, 1, NULL, true, true, false, &gn));
+    CHECK_NODE(gs, "SelectBackwardBackward0");
+    CHECK_NODE(gn, "SliceBackwardBackward0");
     CHECK_NODE(ct_sum(x), "SumBackward0");
     CHECK_NODE(ct_sum_dim(x, 0, false), "SumBackward1");
     CHECK_NODE(ct_mean(x), "MeanBackward0");

@@ -712,6 +712,82 @@ static void test_golden_cat_stack(void)
     GOLDEN("v_stack_m1", 2, stack2(A, B, -1));
 }
 
+/* Appends the name of each op the dispatcher runs (nested ones after their caller). */
+static bool log_op_name(void *user, ct_op_call *call)
+{
+    char *log = (char *)user;
+    size_t n = strlen(log);
+    snprintf(log + n, 256 - n, "%s%s", n ? " " : "", call->op->name);
+    return false;
+}
+
+/* Runs CALL (which must succeed) with log_op_name hooked in and checks the ops it ran. */
+#define CHECK_OPS(CALL, WANT)                                                                 \
+    do {                                                                                      \
+        char log_[256] = "";                                                                  \
+        ct_dispatch_hook hook_ = {log_op_name, NULL, log_};                                   \
+        CHECK(ct_dispatch_hook_push(&hook_) == CT_OK);                                        \
+        CHECK((CALL) != NULL);                                                                \
+        CHECK(ct_dispatch_hook_pop() == CT_OK);                                               \
+        CHECK_MSG(strcmp(log_, WANT) == 0, "%s ran '%s', want '%s'", #CALL, log_, WANT);      \
+    } while (0)
+
+/* Views, cat and stack go through the dispatcher as PyTorch's operators, those built on
+   others calling them as PyTorch's profiler shows (narrow: slice; contiguous: alias or
+   clone; stack: unsqueeze and cat). */
+static void test_view_ops_dispatch(void)
+{
+    ct_scope_begin();
+    ct_tensor *x = ct_zeros(SZ(2, 3, 4), 3, CT_FLOAT32), *xt = ct_transpose(x, 0, 1);
+    const ct_tensor *two[2] = {x, x};
+    CHECK_OPS(ct_view(x, SZ(6, 4), 2), "aten::view");
+    CHECK_OPS(ct_reshape(x, SZ(6, 4), 2), "aten::reshape aten::view");
+    CHECK_OPS(ct_reshape(xt, SZ(24), 1), "aten::reshape aten::clone aten::view");
+    CHECK_OPS(ct_flatten(x, 1, 2), "aten::flatten aten::reshape aten::view");
+    CHECK_OPS(ct_permute(x, SZ(2, 0, 1), 3), "aten::permute");
+    CHECK_OPS(ct_transpose(x, 0, 2), "aten::transpose");
+    CHECK_OPS(ct_t(ct_select(x, 0, 0)), "aten::select aten::t");
+    CHECK_OPS(ct_unsqueeze(x, 1), "aten::unsqueeze");
+    CHECK_OPS(ct_squeeze(x), "aten::squeeze");
+    CHECK_OPS(ct_squeeze_dim(x, 0), "aten::squeeze");
+    CHECK_OPS(ct_expand(x, SZ(5, 2, 3, 4), 4), "aten::expand");
+    CHECK_OPS(ct_narrow(x, 1, 1, 2), "aten::narrow aten::slice");
+    CHECK_OPS(ct_select(x, 2, 3), "aten::select");
+    CHECK_OPS(ct_contiguous(x), "aten::contiguous aten::alias");
+    CHECK_OPS(ct_contiguous(xt), "aten::contiguous aten::clone");
+    CHECK_OPS(ct_alias(x), "aten::alias");
+    CHECK_OPS(ct_cat(two, 2, 1), "aten::cat");
+    CHECK_OPS(ct_stack(two, 2, 1), "aten::stack aten::unsqueeze aten::unsqueeze aten::cat");
+    /* the backward of select and narrow runs select_backward and slice_backward */
+    ct_tensor *w = ct_zeros(SZ(2, 3), 2, CT_FLOAT64);
+    ct_requires_grad_(w, true);
+    ct_tensor *loss = ct_add(ct_sum(ct_select(w, 1, 2)), ct_sum(ct_narrow(w, 0, 1, 1)));
+    char log[256] = "";
+    ct_dispatch_hook hook = {log_op_name, NULL, log};
+    CHECK(ct_dispatch_hook_push(&hook) == CT_OK);
+    CHECK(ct_backward(loss, NULL, false) == CT_OK);
+    CHECK(ct_dispatch_hook_pop() == CT_OK);
+    CHECK_MSG(strstr(log, "aten::select_backward") && strstr(log, "aten::slice_backward"),
+              "backward ran '%s'", log);
+    double want[6] = {0, 0, 1, 1, 1, 2};
+    CHECK_TENSOR(ct_grad(w), want, 6, 0, 0);
+    /* PyTorch's checks, in its order */
+    CHECK(ct_transpose(ct_zeros(NULL, 0, CT_FLOAT32), 1, 0) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-1, 0], but "
+                              "got 1)");
+    const ct_tensor *zerod[2] = {ct_zeros(SZ(2), 1, CT_FLOAT32), ct_zeros(NULL, 0, CT_FLOAT32)};
+    CHECK(ct_cat(zerod, 2, 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "zero-dimensional tensor (at position 1) cannot be concatenated");
+    CHECK(cat2(ct_zeros(SZ(2, 3), 2, CT_FLOAT32), ct_zeros(SZ(3), 1, CT_FLOAT32), 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Tensors must have same number of dimensions: got 2 and 1");
+    CHECK(ct_cat(two, 0, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_cat: expected a non-empty list of Tensors");
+    CHECK(ct_stack(two, 0, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_stack: stack expects a non-empty TensorList");
+    ct_scope_end();
+}
+#undef CHECK_OPS
+
 /* ---- linear algebra --------------------------------------------------------------------- */
 static void test_golden_matmul(void)
 {
@@ -831,6 +907,105 @@ static void test_golden_losses_weight_ignore(void)
     GOLDEN("l_ce_1d_f64", 2, ct_cross_entropy(A, B, NULL));
     GOLDEN("l_nll_allignored_f32", 2, ct_nll_loss(A, B, NULL));
     GOLDEN("l_ce_allignored_f32", 2, ct_cross_entropy(A, B, NULL));
+}
+
+/* ---- dispatched reductions, softmax, GEMM and losses ------------------------------------ */
+/* The GEMM ops' flops (the profiler's with_flops): 2 M N K, times the batch. */
+static double op_flops(const char *name, const ct_tensor *a, const ct_tensor *b,
+                       const ct_tensor *c)
+{
+    const ct_op *op = ct_op_find(name);
+    if (!op || !op->flops) {
+        ct_test_fail(__FILE__, __LINE__, "%s: no descriptor with flops", name);
+        return -1;
+    }
+    const ct_tensor *in[3] = {a, b, c};
+    ct_op_call call;
+    memset(&call, 0, sizeof call);
+    call.op = op;
+    call.inputs = in;
+    call.n_inputs = c ? 3 : 2;
+    return op->flops(&call);
+}
+
+static void test_dispatch_gemm_flops(void)
+{
+    ct_scope_begin();
+    int64_t s23[2] = {2, 3}, s34[2] = {3, 4}, s54[2] = {5, 4}, s3[1] = {3}, s4[1] = {4};
+    int64_t s623[3] = {6, 2, 3}, s634[3] = {6, 3, 4}, s1634[4] = {7, 1, 3, 4};
+    ct_tensor *a = ct_zeros(s23, 2, CT_FLOAT32), *b = ct_zeros(s34, 2, CT_FLOAT32);
+    ct_tensor *v3 = ct_zeros(s3, 1, CT_FLOAT32), *v4 = ct_zeros(s4, 1, CT_FLOAT32);
+    ct_tensor *ba = ct_zeros(s623, 3, CT_FLOAT32), *bb = ct_zeros(s634, 3, CT_FLOAT32);
+    ct_tensor *w = ct_zeros(s54, 2, CT_FLOAT32), *x = ct_zeros(s1634, 4, CT_FLOAT32);
+    CHECK(op_flops("aten::mm", a, b, NULL) == 2 * 2 * 4 * 3);
+    CHECK(op_flops("aten::addmm", v4, a, b) == 2 * 2 * 4 * 3);
+    CHECK(op_flops("aten::bmm", ba, bb, NULL) == 2 * 6 * 2 * 4 * 3);
+    CHECK(op_flops("aten::matmul", ba, x, NULL) == 2 * 7 * 6 * 2 * 4 * 3);
+    CHECK(op_flops("aten::mv", a, v3, NULL) == 2 * 2 * 3);
+    CHECK(op_flops("aten::dot", v3, v3, NULL) == 2 * 3);
+    CHECK(op_flops("aten::linear", x, w, NULL) == 2 * (7 * 3) * 5 * 4);
+    CHECK(op_flops("ctorch::linear_relu", b, w, v4) == 2 * 3 * 5 * 4);
+    ct_scope_end();
+}
+
+/* A hook that records the names of the ops it sees after they ran, and their outputs. */
+typedef struct op_log {
+    const char *names[64];
+    int n_outputs[64];
+    int n;
+} op_log;
+
+static void op_log_after(void *user, ct_op_call *call)
+{
+    op_log *log = (op_log *)user;
+    if (log->n < 64) {
+        log->names[log->n] = call->op->name;
+        log->n_outputs[log->n++] = call->n_outputs;
+    }
+}
+
+static int op_log_find(const op_log *log, const char *name)
+{
+    for (int k = 0; k < log->n; k++) {
+        if (strcmp(log->names[k], name) == 0) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* max.dim returns two outputs (an unwanted one is freed: the leak check sees it); the
+   backward ops of softmax and of the fused cross-entropy are dispatched ops. */
+static void test_dispatch_reduce_softmax_loss(void)
+{
+    op_log log;
+    log.n = 0;
+    ct_dispatch_hook hook = {NULL, op_log_after, &log};
+    CHECK(ct_dispatch_hook_push(&hook) == CT_OK);
+    int64_t s[2] = {4, 5}, ts = 4;
+    ct_tensor *x = ct_randn(s, 2, CT_FLOAT32, NULL);
+    ct_tensor *ix = NULL;
+    CHECK(ct_max_dim(x, 1, false, NULL, &ix) == CT_OK && ix && ct_tensor_dtype(ix) == CT_INT64);
+    int k = op_log_find(&log, "aten::max");
+    CHECK(k >= 0 && log.n_outputs[k] == 2);
+    ct_free(ix);
+    ct_free(x);
+    ct_scope_begin();
+    x = ct_requires_grad_(ct_randn(s, 2, CT_FLOAT64, NULL), true);
+    ct_tensor *target = ct_zeros(&ts, 1, CT_INT64);
+    CHECK(ct_backward(ct_sum(ct_softmax(x, 1)), NULL, false) == CT_OK);
+    CHECK(ct_backward(ct_cross_entropy(x, target, NULL), NULL, false) == CT_OK);
+    CHECK(ct_backward(ct_sum(ct_log_softmax(x, 0)), NULL, false) == CT_OK);
+    ct_scope_end();
+    CHECK(ct_dispatch_hook_pop() == CT_OK);
+    static const char *const want[] = {"aten::sum", "aten::softmax",
+                                       "aten::_softmax_backward_data",
+                                       "aten::cross_entropy_loss",
+                                       "ctorch::cross_entropy_loss_backward",
+                                       "aten::log_softmax", "aten::_log_softmax_backward_data"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CHECK_MSG(op_log_find(&log, want[i]) >= 0, "%s not dispatched", want[i]);
+    }
 }
 
 /* Every fixture gen_golden.py wrote was compared by some case (run after all golden tests;
@@ -1491,11 +1666,14 @@ void test_ops(void)
     RUN(test_golden_reduce_dim);
     RUN(test_golden_views);
     RUN(test_golden_cat_stack);
+    RUN(test_view_ops_dispatch);
     RUN(test_golden_matmul);
     RUN(test_golden_linalg);
     RUN(test_golden_softmax);
     RUN(test_golden_losses);
     RUN(test_golden_losses_weight_ignore);
+    RUN(test_dispatch_gemm_flops);
+    RUN(test_dispatch_reduce_softmax_loss);
     RUN(test_softmax_rows_simd_equals_scalar);
     RUN(test_softmax_xent_thread_counts);
     RUN(test_npy_numpy_files);

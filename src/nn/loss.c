@@ -92,10 +92,6 @@ static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *target,
                           const ct_tensor *w)
 {
-    if (ct__null(op, x) || ct__null(op, target) || !ct__check_cpu(op, x) ||
-        !ct__check_cpu(op, target)) {
-        return false;
-    }
     if (!ct_dtype_is_floating_point(x->dtype)) {
         ct__fail(CT_ERR_DTYPE, op, "\"nll_loss\" not implemented for '%s'",
                  ct_dtype_name(x->dtype));
@@ -178,33 +174,60 @@ static bool ct__nll_forward(const char *op, const ct_tensor *x, const ct_tensor 
     return true;
 }
 
-ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
+/* What the nll and cross-entropy kernels hand to their nodes (c->state). */
+typedef struct ct__nll_state {
+    double total;     /* the summed weights of the counted targets */
+    ct_tensor *lse;   /* cross-entropy: the rows' log-sum-exp (N), released by the caller */
+} ct__nll_state;
+
+/* The call's options: inputs self, target, weight (or NULL); attributes reduction,
+   ignore_index. */
+static ct_nll_loss_opts ct__nll_opts(const ct_op_call *c)
 {
-    const char *op = "ct_nll_loss";
-    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
-    ct_reduction red = ct__reduction(o.reduction);
-    if (!ct__check_reduction(op, o.reduction) || !ct__nll_check(op, x, target, o.weight)) {
-        return NULL;
+    ct_nll_loss_opts o;
+    o.weight = c->inputs[2];
+    o.reduction = (ct_reduction)c->attrs[0].i;
+    o.ignore_index = c->attrs[1].i;
+    return o;
+}
+
+/* Checks; the output is (N) for 'none', else 0-dim, in the input's dtype. */
+static bool ct__nll_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *target = c->inputs[1];
+    if (!ct__nll_check(c->fn, x, target, c->inputs[2])) {
+        return false;
     }
-    ct_tensor *out = red == CT_REDUCTION_NONE
-                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
-                         : ct__tensor_new(op, NULL, 0, x->dtype);
-    double total = 0;
-    if (!out || !ct__nll_forward(op, x, NULL, target, &o, out, &total)) {
-        ct__release(out);
-        return NULL;
+    c->dtype = x->dtype;
+    bool none = c->attrs[0].i == CT_REDUCTION_NONE;
+    return ct__op_output(c, target->sizes, none ? target->ndim : 0, x->dtype) != NULL;
+}
+
+static ct_status ct__nll_kernel(ct_op_call *c)
+{
+    ct_nll_loss_opts o = ct__nll_opts(c);
+    ct__nll_state *s = (ct__nll_state *)c->state;
+    return ct__nll_forward(c->fn, c->inputs[0], NULL, c->inputs[1], &o, c->outputs[0], &s->total)
+               ? CT_OK
+               : ct_error_code();
+}
+
+/* Saves target and weight (and cross-entropy's lse and input first), the reduction, the
+   ignored index and the total weight. */
+static void ct__nll_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__nll_state *s = (const ct__nll_state *)c->state;
+    n->i[0] = c->attrs[0].i;
+    n->i[1] = c->attrs[1].i;
+    n->f[0] = s->total;
+    if (s->lse) {
+        ct__save(n, s->lse);
     }
-    const ct_tensor *ins[2] = {x, NULL};
-    ct_node *n = ct__node_new("NllLossBackward0", ct__nll_backward, ins, 2);
-    if (n) {
-        n->i[0] = red;
-        n->i[1] = o.ignore_index;
-        n->f[0] = total;
-        ct__save(n, target);
-        ct__save(n, o.weight);
+    ct__save(n, c->inputs[1]);
+    ct__save(n, c->inputs[2]);
+    if (s->lse) {
+        ct__save(n, c->inputs[0]);
     }
-    out = ct__set_history(out, n);
-    return ct__scoped(out);
 }
 
 /* ---- fused cross-entropy on (N, C) logits ----------------------------------------------
@@ -214,11 +237,13 @@ ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll
  * with s_i = w[t_i] * g_i (/ total weight for mean), 0 on ignored rows. Rows are split over
  * the intra-op threads, each row computed by one thread: bit-exact across thread counts. */
 typedef struct ct__xent_job {
-    const ct_node *n;
     const ct_tensor *x, *target, *w;
     const double *g;
     const ct_tensor *lse;
     ct_tensor *dx;
+    ct_reduction reduction;
+    int64_t ignore_index;
+    double total;
 } ct__xent_job;
 
 /* lse of rows [b, e), prefetching each next row */
@@ -237,8 +262,8 @@ typedef struct ct__xent_job {
     static void ct__xent_grad_##S(int64_t b, int64_t e, void *ctx)                         \
     {                                                                                      \
         const ct__xent_job *j = (const ct__xent_job *)ctx;                                 \
-        int64_t C = j->x->sizes[1], ignore = j->n->i[1];                                   \
-        ct_reduction red = (ct_reduction)j->n->i[0];                                       \
+        int64_t C = j->x->sizes[1], ignore = j->ignore_index;                              \
+        ct_reduction red = j->reduction;                                                   \
         const int64_t *t = (const int64_t *)ct__data(j->target);                           \
         const T *x = (const T *)ct__data(j->x), *lse = (const T *)ct__data(j->lse);        \
         for (int64_t i = b; i < e; i++) {                                                  \
@@ -246,7 +271,7 @@ typedef struct ct__xent_job {
             double s = 0;                                                                  \
             if (c != ignore) {                                                             \
                 s = ct__class_weight(j->w, c) * (red == CT_REDUCTION_NONE ? j->g[i] : j->g[0]); \
-                s /= red == CT_REDUCTION_MEAN ? j->n->f[0] : 1.0;                          \
+                s /= red == CT_REDUCTION_MEAN ? j->total : 1.0;                            \
             }                                                                              \
             T *d = (T *)ct__data(j->dx) + i * C;                                           \
             ct__exp_row_##S(x + i * C, d, C, lse[i], (T)s, i + 1 < e, false);              \
@@ -259,24 +284,95 @@ CT__XENT_ROWS(float, f32)
 CT__XENT_ROWS(double, f64)
 #undef CT__XENT_ROWS
 
-/* the fused backward: dx (N, C) from the contiguous logits x and their lse */
-static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
-                                         const ct_tensor *lse, const ct_tensor *target,
-                                         const ct_tensor *w, const ct_tensor *g)
+/* A job over x (N, C) contiguous, target (N), weight w (or NULL) and the options. */
+static ct__xent_job ct__xent_job_of(const ct_tensor *x, const ct_tensor *target,
+                                    const ct_tensor *w, ct_reduction reduction,
+                                    int64_t ignore_index)
 {
-    ct_tensor *dx = ct_empty(x->sizes, 2, x->dtype);
-    ct_tensor *gc = ct_contiguous(ct_to_dtype(g, CT_FLOAT64));
-    if (!dx || !gc) {
-        return NULL;
+    ct__xent_job j;
+    j.x = x;
+    j.target = target;
+    j.w = w;
+    j.g = NULL;
+    j.lse = NULL;
+    j.dx = NULL;
+    j.reduction = ct__reduction(reduction);
+    j.ignore_index = ignore_index;
+    j.total = 0;
+    return j;
+}
+
+/* t itself when it is contiguous in dtype, else a contiguous copy (a new reference either
+   way; NULL when out of memory). */
+static ct_tensor *ct__contiguous_as(const char *fn, const ct_tensor *t, ct_dtype dtype)
+{
+    if (t->dtype == dtype && ct_is_contiguous(t)) {
+        return ct_retain((ct_tensor *)(uintptr_t)t);
     }
-    ct__xent_job j = {n, x, target, w, (const double *)ct__data(gc), lse, dx};
+    ct_tensor *r = ct__tensor_new(fn, t->sizes, t->ndim, dtype);
+    if (r) {
+        ct__copy_kernel(r, t);
+    }
+    return r;
+}
+
+/* Forward: lse (N) per row, then nll on x[i, t_i] - lse_i. The lse goes to the node through
+   c->state. */
+static ct_status ct__cross_entropy_kernel(ct_op_call *c)
+{
+    ct__nll_state *s = (ct__nll_state *)c->state;
+    const ct_tensor *x = c->inputs[0];
+    ct_tensor *xc = ct__contiguous_as(c->fn, x, x->dtype);
+    s->lse = xc ? ct__tensor_new(c->fn, xc->sizes, 1, xc->dtype) : NULL;
+    bool ok = s->lse != NULL;
+    if (ok) {
+        ct_nll_loss_opts o = ct__nll_opts(c);
+        ct__xent_job j = ct__xent_job_of(xc, c->inputs[1], o.weight, o.reduction,
+                                         o.ignore_index);
+        j.lse = s->lse;
+        int64_t C = x->sizes[1];
+        ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
+                         x->dtype == CT_FLOAT32 ? ct__xent_lse_f32 : ct__xent_lse_f64, &j);
+        ok = ct__nll_forward(c->fn, xc, s->lse, c->inputs[1], &o, c->outputs[0], &s->total);
+    }
+    ct__release(xc);
+    return ok ? CT_OK : ct_error_code();
+}
+
+/* The fused backward op: inputs grad (the loss's shape), self (N, C) contiguous, lse (N),
+   target, weight (or NULL); attributes reduction, ignore_index, total_weight. dx (N, C). */
+static bool ct__cross_entropy_bw_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[1];
+    c->dtype = x->dtype;
+    return ct__op_output(c, x->sizes, 2, x->dtype) != NULL;
+}
+
+static ct_status ct__cross_entropy_bw_kernel(ct_op_call *c)
+{
+    ct_tensor *gc = ct__contiguous_as(c->fn, c->inputs[0], CT_FLOAT64);
+    if (!gc) {
+        return ct_error_code();
+    }
+    ct__xent_job j = ct__xent_job_of(c->inputs[1], c->inputs[3], c->inputs[4],
+                                     (ct_reduction)c->attrs[0].i, c->attrs[1].i);
+    j.g = (const double *)ct__data(gc);
+    j.lse = c->inputs[2];
+    j.dx = c->outputs[0];
+    j.total = c->attrs[2].f;
+    const ct_tensor *x = c->inputs[1];
     int64_t C = x->sizes[1];
     ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
                      x->dtype == CT_FLOAT32 ? ct__xent_grad_f32 : ct__xent_grad_f64, &j);
-    return dx;
+    ct__release(gc);
+    return CT_OK;
 }
 
-/* dx = (softmax(x) - onehot) * scale: the fused pass, or, under create_graph, ops on
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
+                                         const ct_tensor *lse, const ct_tensor *target,
+                                         const ct_tensor *w, const ct_tensor *g);
+
+/* dx = (softmax(x) - onehot) * scale: the fused op, or, under create_graph, ops on
    softmax(x) so the gradient has history. Saved: lse, target, weight, x. */
 static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -297,60 +393,104 @@ static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor
     gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
 }
 
-/* Cross-entropy of 2-D float logits x (N, C), checked, in the current scope. */
-static ct_tensor *ct__cross_entropy_2d(const char *op, const ct_tensor *x,
-                                       const ct_tensor *target, const ct_nll_loss_opts *o)
+/* mse_loss (composite): (input - target)^2, reduced; attribute: reduction */
+static ct_status ct__mse_loss_composite(ct_op_call *c)
 {
-    ct_no_grad_begin(); /* forward without history, then one node for the whole loss */
-    const ct_tensor *xc = ct_contiguous(x);
-    ct_tensor *lse = xc ? ct_empty(xc->sizes, 1, xc->dtype) : NULL;
-    ct_no_grad_end();
-    ct_reduction red = ct__reduction(o->reduction);
-    ct_tensor *out = red == CT_REDUCTION_NONE
-                         ? ct__tensor_new(op, target->sizes, target->ndim, x->dtype)
-                         : ct__tensor_new(op, NULL, 0, x->dtype);
-    double total = 0;
-    if (lse && out) {
-        ct__xent_job j = {NULL, xc, target, o->weight, NULL, lse, NULL};
-        int64_t C = x->sizes[1];
-        ct__parallel_for(x->sizes[0], CT__GRAIN / (C ? C : 1) + 1,
-                         x->dtype == CT_FLOAT32 ? ct__xent_lse_f32 : ct__xent_lse_f64, &j);
+    ct_reduction red = ct__reduction((ct_reduction)c->attrs[0].i);
+    ct_scope_begin();
+    ct_tensor *d = ct_square(ct_sub(c->inputs[0], c->inputs[1]));
+    ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
     }
-    if (!lse || !out || !ct__nll_forward(op, xc, lse, target, o, out, &total)) {
-        ct__release(out);
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+/* The reduction attribute holds a ct_reduction (PyTorch's int enum differs: None 0, Mean 1,
+   Sum 2). cross_entropy_loss is fused on (N, C) logits (one op, one node, PyTorch's name
+   NllLossBackward0); other shapes run log_softmax and nll_loss. ctorch's fused backward of
+   it, ctorch::cross_entropy_loss_backward, runs when the gradient needs no graph. nll_loss's
+   own backward is written with ops (ct__nll_backward). */
+#define CT__LOSS_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
+                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+CT__LOSS_OP(nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? "
+            "weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor", "ct_nll_loss",
+            1u << 2, ct__nll_meta, CT__K_FLOAT(ct__nll_kernel), NULL, "NllLossBackward0",
+            ct__nll_backward, ct__nll_record)
+CT__LOSS_OP(cross_entropy, "aten::cross_entropy_loss", "cross_entropy_loss(Tensor self, Tensor "
+            "target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float "
+            "label_smoothing=0.0) -> Tensor", "ct_cross_entropy", 1u << 2, ct__nll_meta,
+            CT__K_FLOAT(ct__cross_entropy_kernel), NULL, "NllLossBackward0",
+            ct__cross_entropy_backward, ct__nll_record)
+CT__LOSS_OP(cross_entropy_backward, "ctorch::cross_entropy_loss_backward",
+            "cross_entropy_loss_backward(Tensor grad_output, Tensor self, Tensor lse, Tensor "
+            "target, Tensor? weight, int reduction, SymInt ignore_index, float total_weight) -> "
+            "Tensor", "ct_backward (cross_entropy)", 1u << 4, ct__cross_entropy_bw_meta,
+            CT__K_FLOAT(ct__cross_entropy_bw_kernel), NULL, NULL, NULL, NULL)
+CT__LOSS_OP(mse_loss, "aten::mse_loss", "mse_loss(Tensor self, Tensor target, int "
+            "reduction=Mean) -> Tensor", "ct_mse_loss", 0u, NULL, CT__K_NONE,
+            ct__mse_loss_composite, NULL, NULL, NULL)
+#undef CT__LOSS_OP
+
+/* ---- public functions ---------------------------------------------------------------------- */
+/* nll_loss or the fused cross-entropy: the call, its state, the lse released after */
+static ct_tensor *ct__call_nll(const ct_op *op, const char *fn, const ct_tensor *x,
+                               const ct_tensor *target, const ct_nll_loss_opts *o)
+{
+    const ct_tensor *in[3] = {x, target, o->weight};
+    ct__nll_state s = {0, NULL};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 3);
+    ct__call_i(&c, ct__reduction(o->reduction));
+    ct__call_i(&c, o->ignore_index);
+    c.state = &s;
+    ct_tensor *r = ct__dispatch(&c);
+    ct__release(s.lse);
+    return r;
+}
+
+/* the fused backward: dx (N, C) from the contiguous logits x and their lse */
+static ct_tensor *ct__cross_entropy_grad(const ct_node *n, const ct_tensor *x,
+                                         const ct_tensor *lse, const ct_tensor *target,
+                                         const ct_tensor *w, const ct_tensor *g)
+{
+    const ct_tensor *in[5] = {g, x, lse, target, w};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_cross_entropy_backward, "ct_cross_entropy_backward", in, 5);
+    ct__call_i(&c, n->i[0]);
+    ct__call_i(&c, n->i[1]);
+    ct__call_f(&c, n->f[0]);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_nll_loss(const ct_tensor *x, const ct_tensor *target, const ct_nll_loss_opts *opts)
+{
+    const char *fn = "ct_nll_loss";
+    ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
+    if (!ct__check_reduction(fn, o.reduction)) {
         return NULL;
     }
-    const ct_tensor *ins[1] = {x};
-    ct_node *n = ct__node_new("NllLossBackward0", ct__cross_entropy_backward, ins, 1);
-    if (n) {
-        n->i[0] = red;
-        n->i[1] = o->ignore_index;
-        n->f[0] = total;
-        ct__save(n, lse);
-        ct__save(n, ct_contiguous(target));
-        ct__save(n, o->weight);
-        ct__save(n, x);
-    }
-    out = ct__set_history(out, n);
-    return ct__scoped(out);
+    return ct__call_nll(&ct__op_nll_loss, fn, x, target, &o);
 }
 
 ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
                             const ct_nll_loss_opts *opts)
 {
-    const char *op = "ct_cross_entropy";
+    const char *fn = "ct_cross_entropy";
     ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
-    if (ct__null(op, x) || ct__null(op, target) || !ct__check_reduction(op, o.reduction)) {
+    if (ct__null(fn, x) || ct__null(fn, target) || !ct__check_reduction(fn, o.reduction)) {
         return NULL;
     }
-    ct_scope_begin();
-    ct_tensor *r = NULL;
-    if (x->ndim != 2 || !ct__nll_check(op, x, target, o.weight)) {
-        r = ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts); /* 1-D case */
-    } else {
-        r = ct__cross_entropy_2d(op, x, target, &o);
+    if (x->ndim == 2) {
+        return ct__call_nll(&ct__op_cross_entropy, fn, x, target, &o);
     }
-    ct_keep(r);
+    ct_scope_begin(); /* not (N, C): log_softmax (over dim 0 of 1-D logits), then nll_loss */
+    ct_tensor *r = ct_keep(ct_nll_loss(ct_log_softmax(x, x->ndim == 1 ? 0 : 1), target, opts));
     ct_scope_end();
     return r;
 }
@@ -360,13 +500,11 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
     if (!ct__check_reduction("ct_mse_loss", reduction)) {
         return NULL;
     }
-    ct_scope_begin();
-    ct_tensor *d = ct_square(ct_sub(x, target));
-    ct_reduction red = ct__reduction(reduction);
-    ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
-    ct_keep(r);
-    ct_scope_end();
-    return r;
+    const ct_tensor *in[2] = {x, target};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_mse_loss, "ct_mse_loss", in, 2);
+    ct__call_i(&c, reduction);
+    return ct__dispatch(&c);
 }
 
 CT__VECTORIZE_END

@@ -175,59 +175,48 @@ static ct_dtype ct__red_compute_dtype(ct_dtype d)
     return ct_dtype_is_floating_point(d) ? d : CT_INT64;
 }
 
-/* Reduces dim d of t (keepdim shape) into new unscoped tensors; values in compute dtype. */
-static bool ct__reduce_dim_raw(const char *op, ct__redop rop, const ct_tensor *t, int d,
-                               ct_tensor **values, ct_tensor **indices)
+/* Sizes around dim d of t: outer (before), R (d itself; 1 for a 0-dim t), inner (after). */
+static void ct__red_geometry(const ct_tensor *t, int d, int64_t *outer, int64_t *R,
+                             int64_t *inner)
 {
-    ct_dtype cd = ct__red_compute_dtype(t->dtype);
-    int64_t sizes[CT_MAX_DIMS];
-    int nd = t->ndim;
-    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)nd);
-    int64_t outer = 1, inner = 1, R = nd ? t->sizes[d] : 1;
-    for (int k = 0; k < nd; k++) {
+    *outer = 1;
+    *inner = 1;
+    *R = t->ndim ? t->sizes[d] : 1;
+    for (int k = 0; k < t->ndim; k++) {
         if (k < d) {
-            outer *= sizes[k];
+            *outer *= t->sizes[k];
         } else if (k > d) {
-            inner *= sizes[k];
+            *inner *= t->sizes[k];
         }
     }
-    if (nd) {
-        sizes[d] = 1;
-    }
-    if (rop != CT__RSUM && R == 0) {
-        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim %d to have non-zero size.",
-                 op + 3, d);
-        return false;
-    }
-    /* contiguous input in the compute dtype (a copy only when t is not one already) */
-    bool reuse = t->dtype == cd && ct_is_contiguous(t);
-    ct_tensor *x = reuse ? NULL : ct__tensor_new(op, t->sizes, nd, cd);
-    ct_tensor *v = values ? ct__tensor_new(op, sizes, nd, cd) : NULL;
-    ct_tensor *ix = indices ? ct__tensor_new(op, sizes, nd, CT_INT64) : NULL;
-    bool ok = (reuse || x) && (!values || v) && (!indices || ix);
+}
+
+/* Reduces t viewed as (outer, R, inner) (R > 0) into the contiguous v (values in t's dtype or
+   the compute dtype, or NULL) and ix (int64 indices, or NULL). The values are computed in
+   the compute dtype (through a temporary when v's dtype differs); t is copied first unless
+   it is contiguous in the compute dtype. False (reported) when out of memory. */
+static bool ct__reduce_into(const char *fn, ct__redop rop, const ct_tensor *t, int64_t outer,
+                            int64_t R, int64_t inner, ct_tensor *v, ct_tensor *ix)
+{
+    ct_dtype cd = ct__red_compute_dtype(t->dtype);
+    bool reuse = t->dtype == cd && ct_is_contiguous(t), cast = v && v->dtype != cd;
+    ct_tensor *x = reuse ? NULL : ct__tensor_new(fn, t->sizes, t->ndim, cd);
+    ct_tensor *vc = cast ? ct__tensor_new(fn, v->sizes, v->ndim, cd) : v;
+    bool ok = (reuse || x) && (!cast || vc);
     if (ok) {
         if (!reuse) {
             ct__copy_kernel(x, t);
         }
-        if (R == 0) {
-            memset(ct__data(v), 0, ct_nbytes(v));
-        } else {
-            ct__reduce_run(rop, reuse ? t : x, outer, R, inner, v, ix);
+        ct__reduce_run(rop, reuse ? t : x, outer, R, inner, vc, ix);
+        if (cast) {
+            ct__copy_kernel(v, vc);
         }
     }
     ct__release(x);
-    if (!ok) {
-        ct__release(v);
-        ct__release(ix);
-        return false;
+    if (cast) {
+        ct__release(vc);
     }
-    if (values) {
-        *values = v;
-    }
-    if (indices) {
-        *indices = ix;
-    }
-    return true;
+    return ok;
 }
 
 /* Reduced-dims bitmask from a dims list (n == 0: all). */
@@ -273,6 +262,13 @@ static int ct__reduced_shape(const ct_tensor *t, unsigned mask, bool keepdim, in
     return nd;
 }
 
+/* ---- sum / mean ------------------------------------------------------------------------ */
+/* What meta computes for the kernel and the node of a sum or mean (c->state). */
+typedef struct ct__sum_state {
+    unsigned mask; /* the reduced dims */
+    int64_t count; /* the number of elements reduced into each output */
+} ct__sum_state;
+
 /* g (reduced shape) expanded back to the input's shape. */
 static ct_tensor *ct__unreduce(const ct_node *n, const ct_tensor *g)
 {
@@ -295,157 +291,171 @@ static void ct__mean_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_div_scalar(ct__unreduce(n, g), n->f[0]);
 }
 
-/* The result of a reduction of an empty t over the masked dims: a new unscoped tensor of
-   the reduced shape in the compute dtype, every element `value` (0 for sum, NaN for mean).
-   Costs O(output) whatever the sizes of t's other dims. */
-static ct_tensor *ct__reduce_empty(const char *op, const ct_tensor *t, unsigned mask,
-                                   bool keepdim, double value)
+static void ct__sum_record(ct_node *n, const ct_op_call *c)
 {
-    int64_t shape[CT_MAX_DIMS];
-    int nd = ct__reduced_shape(t, mask, keepdim, shape);
-    ct_tensor *r = ct__tensor_new(op, shape, nd, ct__red_compute_dtype(t->dtype));
-    int64_t n = ct_numel(r);
-    if (r && value == 0) {
-        memset(ct__data(r), 0, ct_nbytes(r));
-    }
-    for (int64_t i = 0; r && value != 0 && i < n; i++) {
-        ct__store_f64(ct__data(r) + (size_t)i * ct_dtype_size(r->dtype), r->dtype, value);
-    }
-    return r;
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    n->i[0] = s->mask;
+    n->f[0] = (double)s->count;
 }
 
-/* Sums a non-empty t over the masked dims, innermost first: a new unscoped tensor in the
-   compute dtype with the reduced dims kept as 1 (t's shape when nothing is reduced). */
-static ct_tensor *ct__sum_dims_raw(const char *op, const ct_tensor *t, unsigned mask)
+/* Attributes: dims (int[]; none or empty: all) and keepdim. Mean needs a float input. The
+   output is in the compute dtype, with the reduced shape. */
+static bool ct__sum_meta(ct_op_call *c)
 {
+    ct__sum_state *s = (ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    bool keepdim = c->n_attrs > 1 && c->attrs[1].i;
+    if (!ct__dims_mask(c->fn, t, c->n_attrs ? c->attrs[0].ints : NULL,
+                       c->n_attrs ? (int)c->attrs[0].i : 0, &s->mask)) {
+        return false;
+    }
+    if (c->op->variant && !ct_dtype_is_floating_point(t->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "mean(): could not infer output dtype. Input dtype must "
+                 "be either a floating point or complex dtype. Got: %s",
+                 ct__dtype_title(t->dtype));
+        return false;
+    }
+    s->count = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        s->count *= (s->mask & (1u << d)) ? t->sizes[d] : 1;
+    }
+    int64_t shape[CT_MAX_DIMS];
+    int nd = ct__reduced_shape(t, s->mask, keepdim, shape);
+    c->dtype = t->dtype;
+    return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
+}
+
+/* Fills t with v: 0 for sum, NaN for mean (an empty input's result, O(output)). */
+static void ct__fill_value(ct_tensor *t, double v)
+{
+    if (v == 0) {
+        memset(ct__data(t), 0, ct_nbytes(t));
+        return;
+    }
+    int64_t n = ct_numel(t);
+    for (int64_t i = 0; i < n; i++) {
+        ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(t->dtype), t->dtype, v);
+    }
+}
+
+/* Sums the masked dims of a non-empty t into out, innermost first: each step reduces one dim
+   (kept as 1) into a temporary, the last one into out (contiguous, the same elements). */
+static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask, ct_tensor *out)
+{
+    if (mask == 0) { /* nothing reduced (a 0-dim input): a conversion */
+        ct__copy_kernel(out, t);
+        return true;
+    }
+    int first = 0;
+    while (!(mask & (1u << first))) {
+        first++;
+    }
     ct_tensor *cur = ct_retain((ct_tensor *)(uintptr_t)t);
-    for (int d = t->ndim - 1; d >= 0 && cur; d--) {
+    for (int d = t->ndim - 1; d >= first && cur; d--) {
         if (!(mask & (1u << d))) {
             continue;
         }
-        ct_tensor *next = NULL;
-        if (!ct__reduce_dim_raw(op, CT__RSUM, cur, d, &next, NULL)) {
+        int64_t outer, R, inner, sizes[CT_MAX_DIMS];
+        ct__red_geometry(cur, d, &outer, &R, &inner);
+        memcpy(sizes, cur->sizes, sizeof(int64_t) * (size_t)cur->ndim);
+        sizes[d] = 1;
+        ct_tensor *next = d == first ? ct_retain(out) : ct__tensor_new(fn, sizes, cur->ndim,
+                                                                       out->dtype);
+        if (next && !ct__reduce_into(fn, CT__RSUM, cur, outer, R, inner, next, NULL)) {
+            ct__release(next);
             next = NULL;
         }
         ct__release(cur);
         cur = next;
     }
-    if (cur && (cur == t || cur->dtype != ct__red_compute_dtype(t->dtype))) { /* nothing reduced */
-        ct_tensor *c = ct__tensor_new(op, cur->sizes, cur->ndim, ct__red_compute_dtype(t->dtype));
-        if (c) {
-            ct__copy_kernel(c, cur);
-        }
-        ct__release(cur);
-        cur = c;
-    }
-    return cur;
+    bool ok = cur != NULL;
+    ct__release(cur);
+    return ok;
 }
 
-/* Sum (or mean) over the masked dims. */
-static ct_tensor *ct__sum_impl(const char *op, const ct_tensor *t, const int64_t *dims, int n,
-                               bool keepdim, bool mean)
+static ct_status ct__sum_kernel(ct_op_call *c)
 {
-    unsigned mask;
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__dims_mask(op, t, dims, n, &mask)) {
-        return NULL;
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    ct_tensor *out = c->outputs[0];
+    bool mean = c->op->variant != 0;
+    if (ct_numel(t) == 0) {
+        ct__fill_value(out, mean ? NAN : 0.0);
+        return CT_OK;
     }
-    if (mean && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "mean(): could not infer output dtype. Input dtype must be "
-                 "either a floating point or complex dtype. Got: %s", ct__dtype_title(t->dtype));
-        return NULL;
+    if (!ct__sum_dims_into(c->fn, t, s->mask, out)) {
+        return ct_error_code();
     }
-    int64_t count = 1;
-    for (int d = 0; d < t->ndim; d++) {
-        count *= (mask & (1u << d)) ? t->sizes[d] : 1;
-    }
-    ct_tensor *cur = ct_numel(t) == 0 ? ct__reduce_empty(op, t, mask, keepdim, mean ? NAN : 0.0)
-                                      : ct__sum_dims_raw(op, t, mask);
-    if (!cur) {
-        return NULL;
-    }
-    int64_t shape[CT_MAX_DIMS];
-    cur->ndim = ct__reduced_shape(t, mask, keepdim, shape);
-    memcpy(cur->sizes, shape, sizeof(int64_t) * (size_t)cur->ndim);
-    ct__contiguous_strides(cur->sizes, cur->ndim, cur->strides);
-    if (mean && ct_numel(t) != 0) {
-        double inv = 1.0 / (double)count;
-        int64_t m = ct_numel(cur);
+    if (mean) {
+        double inv = 1.0 / (double)s->count;
+        int64_t m = ct_numel(out);
         for (int64_t i = 0; i < m; i++) {
-            char *p = ct__data(cur) + (size_t)i * ct_dtype_size(cur->dtype);
-            ct__store_f64(p, cur->dtype, ct__load_f64(p, cur->dtype) * inv);
+            char *p = ct__data(out) + (size_t)i * ct_dtype_size(out->dtype);
+            ct__store_f64(p, out->dtype, ct__load_f64(p, out->dtype) * inv);
         }
     }
-    if (ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *node = ct__node_new(n == 0 ? (mean ? "MeanBackward0" : "SumBackward0")
-                                            : (mean ? "MeanBackward1" : "SumBackward1"),
-                                     mean ? ct__mean_backward : ct__sum_backward, &t, 1);
-        if (node) {
-            node->i[0] = mask;
-            node->f[0] = (double)count;
-        }
-        cur = ct__set_history(cur, node);
-    }
-    return ct__scoped(cur);
+    return CT_OK;
 }
 
-ct_tensor *ct_sum(const ct_tensor *t) { return ct__sum_impl("ct_sum", t, NULL, 0, false, false); }
-
-ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__sum_impl("ct_sum", t, &dim, 1, keepdim, false);
-}
-
-ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
-{
-    if (n > 0 && ct__null("ct_sum", dims)) {
-        return NULL;
-    }
-    return ct__sum_impl("ct_sum", t, dims, n, keepdim, false);
-}
-
-ct_tensor *ct_mean(const ct_tensor *t) { return ct__sum_impl("ct_mean", t, NULL, 0, false, true); }
-
-ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__sum_impl("ct_mean", t, &dim, 1, keepdim, true);
-}
-
-ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
-{
-    const char *op = "ct_sum_to_size";
-    if (ct__null(op, t) || (ndim > 0 && ct__null(op, sizes))) {
-        return NULL;
-    }
+/* sum_to_size (composite): the dims to sum, kept as 1, from meta (c->state) */
+typedef struct ct__sum_to_state {
     int64_t dims[CT_MAX_DIMS];
-    int n = 0, lead = t->ndim - ndim;
+    int n;
+} ct__sum_to_state;
+
+/* Attribute: the target sizes (int[]), which input must broadcast to. */
+static bool ct__sum_to_size_meta(ct_op_call *c)
+{
+    ct__sum_to_state *s = (ct__sum_to_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i, lead = t->ndim - ndim;
     bool ok = lead >= 0;
+    s->n = 0;
     for (int d = 0; ok && d < t->ndim; d++) {
         if (d < lead) {
-            dims[n++] = d;
+            s->dims[s->n++] = d;
         } else if (sizes[d - lead] == 1 && t->sizes[d] != 1) {
-            dims[n++] = d;
+            s->dims[s->n++] = d;
         } else if (sizes[d - lead] != t->sizes[d]) {
             ok = false;
         }
     }
     if (!ok) {
         char a[160], b[160];
-        ct__fail(CT_ERR_SHAPE, op, "size {%s} is not expandable to size {%s}.",
+        ct__fail(CT_ERR_SHAPE, c->fn, "size {%s} is not expandable to size {%s}.",
                  ndim ? ct__shape_str(sizes, ndim, a, sizeof a) : "[]",
                  ct__shape_str(t->sizes, t->ndim, b, sizeof b));
-        return NULL;
     }
-    if (n == 0) {
-        return ct_alias(t);
-    }
+    c->dtype = t->dtype;
+    return ok;
+}
+
+/* sum over the dims meta found, reshaped to the sizes; an alias when there are none */
+static ct_status ct__sum_to_size_composite(ct_op_call *c)
+{
+    const ct__sum_to_state *s = (const ct__sum_to_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
     ct_scope_begin();
-    ct_tensor *r = ct_reshape(ct_sum_dims(t, dims, n, true), sizes, ndim);
-    ct_keep(r);
+    ct_tensor *r = s->n == 0 ? ct_alias(t)
+                             : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
+                                          (int)c->attrs[0].i);
+    ct_retain(r);
     ct_scope_end();
-    return r;
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
+/* What meta computes for the kernel and the node of max/min/argmax/argmin (c->state). */
+typedef struct ct__minmax_state {
+    int d;                      /* the wrapped dim (0 for a 0-dim input or all elements) */
+    int64_t outer, R, inner;    /* the input around it (all: 1, numel, 1) */
+} ct__minmax_state;
+
 /* zeros of the input's shape with g placed at indices along dim (i[0]) */
 static void ct__select_index_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -480,120 +490,12 @@ static void ct__select_index_backward(ct_node *n, const ct_tensor *g, ct_tensor 
     gi[0] = out;
 }
 
-static ct_status ct__minmax_dim(const char *op, ct__redop rop, const ct_tensor *t, int64_t dim,
-                                bool keepdim, ct_tensor **values, ct_tensor **indices)
+/* max.dim / min.dim save the indices and the dim */
+static void ct__minmax_dim_record(ct_node *n, const ct_op_call *c)
 {
-    if (values) {
-        *values = NULL;
-    }
-    if (indices) {
-        *indices = NULL;
-    }
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return ct_error_code();
-    }
-    int d = ct__wrap_dim(op, dim, t->ndim);
-    ct_tensor *v = NULL, *ix = NULL;
-    if (d < 0 || !ct__reduce_dim_raw(op, rop, t, d, &v, &ix)) {
-        return ct_error_code();
-    }
-    if (v->dtype != t->dtype) {
-        ct_tensor *c = ct__tensor_new(op, v->sizes, v->ndim, t->dtype);
-        if (c) {
-            ct__copy_kernel(c, v);
-        }
-        ct__release(v);
-        v = c;
-    }
-    if (!v) {
-        ct__release(ix);
-        return ct_error_code();
-    }
-    if (ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *n = ct__node_new(rop == CT__RMAX ? "MaxBackward0" : "MinBackward0",
-                                  ct__select_index_backward, &t, 1);
-        if (n) {
-            n->i[0] = t->ndim ? d : 0;
-            ct__save(n, ix);
-        }
-        v = ct__set_history(v, n);
-    }
-    if (!v) {
-        ct__release(ix);
-        return ct_error_code();
-    }
-    if (!keepdim && t->ndim > 0) {
-        int64_t shape[CT_MAX_DIMS];
-        int nd = ct__reduced_shape(t, 1u << d, false, shape);
-        for (int k = 0; k < 2; k++) {
-            ct_tensor *r = k ? ix : v;
-            r->ndim = nd;
-            memcpy(r->sizes, shape, sizeof(int64_t) * (size_t)nd);
-            ct__contiguous_strides(r->sizes, nd, r->strides);
-        }
-    }
-    if (values) {
-        *values = ct__scoped(v);
-    } else {
-        ct__release(v);
-    }
-    if (indices) {
-        *indices = ct__scoped(ix);
-    } else {
-        ct__release(ix);
-    }
-    return CT_OK;
+    n->i[0] = ((const ct__minmax_state *)c->state)->d;
+    ct__save(n, c->outputs[1]);
 }
-
-ct_status ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
-                     ct_tensor **indices)
-{
-    return ct__minmax_dim("ct_max", CT__RMAX, t, dim, keepdim, values, indices);
-}
-
-ct_status ct_min_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
-                     ct_tensor **indices)
-{
-    return ct__minmax_dim("ct_min", CT__RMIN, t, dim, keepdim, values, indices);
-}
-
-static ct_tensor *ct__arg_dim(const char *op, ct__redop rop, const ct_tensor *t, int64_t dim,
-                              bool keepdim)
-{
-    ct_tensor *ix = NULL;
-    ct__minmax_dim(op, rop, t, dim, keepdim, NULL, &ix);
-    return ix;
-}
-
-ct_tensor *ct_argmax_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__arg_dim("ct_argmax", CT__RMAX, t, dim, keepdim);
-}
-
-ct_tensor *ct_argmin_dim(const ct_tensor *t, int64_t dim, bool keepdim)
-{
-    return ct__arg_dim("ct_argmin", CT__RMIN, t, dim, keepdim);
-}
-
-static ct_tensor *ct__arg_all(const char *op, ct__redop rop, const ct_tensor *t)
-{
-    if (ct__null(op, t)) {
-        return NULL;
-    }
-    if (ct_numel(t) == 0) {
-        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim to be specified for "
-                 "input.numel() == 0.", op + 3);
-        return NULL;
-    }
-    ct_scope_begin();
-    ct_tensor *r = ct_keep(ct__arg_dim(op, rop, ct_flatten(t, 0, -1), 0, false));
-    ct_scope_end();
-    return r;
-}
-
-ct_tensor *ct_argmax(const ct_tensor *t) { return ct__arg_all("ct_argmax", CT__RMAX, t); }
-
-ct_tensor *ct_argmin(const ct_tensor *t) { return ct__arg_all("ct_argmin", CT__RMIN, t); }
 
 /* full max/min: the gradient is split evenly among the elements equal to the result */
 static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -603,43 +505,274 @@ static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **
     gi[0] = ct_mul(mask, ct_div(g, ct_sum(mask)));
 }
 
-static ct_tensor *ct__minmax_all(const char *op, ct__redop rop, const ct_tensor *t)
+/* The family's variant: bit 0 min (else max), bit 1 indices only (argmax/argmin). A call
+   over a dim has the attributes dim and keepdim, one over all elements none. Outputs: the
+   values in the input's dtype unless indices only, then the int64 indices over a dim (or
+   argmax's over all elements). */
+#define CT__MM_MIN 1
+#define CT__MM_ARG 2
+static bool ct__minmax_meta(ct_op_call *c)
 {
-    if (ct__null(op, t)) {
-        return NULL;
-    }
-    if (ct_numel(t) == 0) {
-        ct__fail(CT_ERR_VALUE, op, "%s(): Expected reduction dim to be specified for input.numel() "
-                 "== 0. Specify the reduction dim with the 'dim' argument.",
-                 rop == CT__RMAX ? "max" : "min");
-        return NULL;
-    }
-    ct_tensor *v = NULL;
-    ct_scope_begin();
-    ct_no_grad_begin();
-    ct__minmax_dim(op, rop, ct_flatten(t, 0, -1), 0, false, &v, NULL);
-    ct_no_grad_end();
-    ct_keep(v);
-    ct_scope_end();
-    if (v && ct_dtype_is_floating_point(t->dtype)) {
-        ct_node *n = ct__node_new(rop == CT__RMAX ? "MaxBackward1" : "MinBackward1",
-                                  ct__minmax_all_backward, &t, 1);
-        if (n) {
-            ct__save(n, t);
-            ct__save_output(n, v);
+    ct__minmax_state *s = (ct__minmax_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    int var = c->op->variant;
+    bool dim_form = c->n_attrs > 0;
+    const char *name = (var & CT__MM_ARG) ? ((var & CT__MM_MIN) ? "argmin" : "argmax")
+                                          : ((var & CT__MM_MIN) ? "min" : "max");
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    c->dtype = t->dtype;
+    if (!dim_form) {
+        if (ct_numel(t) == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "%s(): Expected reduction dim to be specified for "
+                     "input.numel() == 0.%s", name, (var & CT__MM_ARG) ? "" : " Specify the "
+                     "reduction dim with the 'dim' argument.");
+            return false;
         }
-        v = ct__set_history(v, n);
+        s->d = 0;
+        s->outer = 1;
+        s->R = ct_numel(t);
+        s->inner = 1;
+    } else {
+        s->d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+        if (s->d < 0) {
+            return false;
+        }
+        ct__red_geometry(t, s->d, &s->outer, &s->R, &s->inner);
+        if (s->R == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "%s(): Expected reduction dim %d to have non-zero "
+                     "size.", name, s->d);
+            return false;
+        }
+        nd = ct__reduced_shape(t, t->ndim ? 1u << s->d : 0u, c->attrs[1].i != 0, shape);
     }
-    return v;
+    if (!(var & CT__MM_ARG) && !ct__op_output(c, shape, nd, t->dtype)) {
+        return false;
+    }
+    return (!dim_form && !(var & CT__MM_ARG)) || ct__op_output(c, shape, nd, CT_INT64);
 }
 
-ct_tensor *ct_max(const ct_tensor *t) { return ct__minmax_all("ct_max", CT__RMAX, t); }
+static ct_status ct__minmax_kernel(ct_op_call *c)
+{
+    const ct__minmax_state *s = (const ct__minmax_state *)c->state;
+    int var = c->op->variant;
+    bool arg = (var & CT__MM_ARG) != 0;
+    ct_tensor *v = arg ? NULL : c->outputs[0];
+    ct_tensor *ix = arg ? c->outputs[0] : c->n_outputs > 1 ? c->outputs[1] : NULL;
+    ct__redop rop = (var & CT__MM_MIN) ? CT__RMIN : CT__RMAX;
+    return ct__reduce_into(c->fn, rop, c->inputs[0], s->outer, s->R, s->inner, v, ix)
+               ? CT_OK
+               : ct_error_code();
+}
 
-ct_tensor *ct_min(const ct_tensor *t) { return ct__minmax_all("ct_min", CT__RMIN, t); }
+/* ---- descriptors ------------------------------------------------------------------------ */
+#define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
+                                       VAR, 0u, NULL, META, K, NULL, NODE, BW, SAVE, RECORD,    \
+                                       NULL};
+CT__REDUCTION(sum, "aten::sum", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+              "ct_sum", 0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward0",
+              ct__sum_backward, 0u, ct__sum_record)
+CT__REDUCTION(sum_dim, "aten::sum", "sum.dim_IntList(Tensor self, int[1]? dim, bool "
+              "keepdim=False, *, ScalarType? dtype=None) -> Tensor", "ct_sum_dim ct_sum_dims",
+              0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward1", ct__sum_backward, 0u,
+              ct__sum_record)
+CT__REDUCTION(mean, "aten::mean", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+              "ct_mean", 1, ct__sum_meta, CT__K_FLOAT(ct__sum_kernel), "MeanBackward0",
+              ct__mean_backward, 0u, ct__sum_record)
+CT__REDUCTION(mean_dim, "aten::mean", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, "
+              "*, ScalarType? dtype=None) -> Tensor", "ct_mean_dim", 1, ct__sum_meta,
+              CT__K_FLOAT(ct__sum_kernel), "MeanBackward1", ct__mean_backward, 0u,
+              ct__sum_record)
+CT__REDUCTION(max, "aten::max", "max(Tensor self) -> Tensor", "ct_max", 0, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), "MaxBackward1", ct__minmax_all_backward,
+              (1u << 0) | (1u << 8), NULL)
+CT__REDUCTION(min, "aten::min", "min(Tensor self) -> Tensor", "ct_min", CT__MM_MIN,
+              ct__minmax_meta, CT__K_ALL(ct__minmax_kernel), "MinBackward1",
+              ct__minmax_all_backward, (1u << 0) | (1u << 8), NULL)
+CT__REDUCTION(max_dim, "aten::max", "max.dim(Tensor self, int dim, bool keepdim=False) -> "
+              "(Tensor values, Tensor indices)", "ct_max_dim", 0, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), "MaxBackward0", ct__select_index_backward, 0u,
+              ct__minmax_dim_record)
+CT__REDUCTION(min_dim, "aten::min", "min.dim(Tensor self, int dim, bool keepdim=False) -> "
+              "(Tensor values, Tensor indices)", "ct_min_dim", CT__MM_MIN,
+              ct__minmax_meta, CT__K_ALL(ct__minmax_kernel), "MinBackward0",
+              ct__select_index_backward, 0u, ct__minmax_dim_record)
+CT__REDUCTION(argmax, "aten::argmax", "argmax(Tensor self, int? dim=None, bool keepdim=False) "
+              "-> Tensor", "ct_argmax ct_argmax_dim", CT__MM_ARG, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), NULL, NULL, 0u, NULL)
+CT__REDUCTION(argmin, "aten::argmin", "argmin(Tensor self, int? dim=None, bool keepdim=False) "
+              "-> Tensor", "ct_argmin ct_argmin_dim", CT__MM_ARG | CT__MM_MIN, ct__minmax_meta,
+              CT__K_ALL(ct__minmax_kernel), NULL, NULL, 0u, NULL)
+#undef CT__REDUCTION
+static const ct_op ct__op_sum_to_size = {"aten::sum_to_size", "sum_to_size(Tensor self, SymInt[] "
+                                         "size) -> Tensor", "ct_sum_to_size", CT_OP_REDUCTION,
+                                         CT_AUTOCAST_NONE, 0, 0u, NULL, ct__sum_to_size_meta,
+                                         CT__K_NONE, ct__sum_to_size_composite, NULL, NULL, 0u,
+                                         NULL, NULL};
+
+/* ---- public functions ---------------------------------------------------------------------- */
+/* A sum or mean over n dims (NULL: none, all reduced). */
+static ct_tensor *ct__call_sum(const ct_op *op, const char *fn, const ct_tensor *t,
+                               bool dim_form, const int64_t *dims, int n, bool keepdim)
+{
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (dim_form) {
+        ct__call_ints(&c, dims, n);
+        ct__call_i(&c, keepdim);
+    }
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_sum(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_sum, "ct_sum", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_sum_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_sum_dim, "ct_sum", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    if (n > 0 && ct__null("ct_sum", dims)) {
+        return NULL;
+    }
+    return ct__call_sum(&ct__op_sum_dim, "ct_sum", t, true, dims, n, keepdim);
+}
+
+ct_tensor *ct_mean(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_mean, "ct_mean", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_mean_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_mean_dim, "ct_mean", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_sum_to_size(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    const char *fn = "ct_sum_to_size";
+    if (ndim > 0 && ct__null(fn, sizes)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__sum_to_state s;
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_sum_to_size, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+/* A max/min/argmax/argmin over dim (all elements when the op has no dim form). */
+static ct_op_call *ct__call_minmax(ct_op_call *c, ct__minmax_state *s, const ct_tensor **in,
+                                   const ct_op *op, const char *fn, bool dim_form, int64_t dim,
+                                   bool keepdim)
+{
+    ct__call_init(c, op, fn, in, 1);
+    if (dim_form) {
+        ct__call_i(c, dim);
+        ct__call_i(c, keepdim);
+    }
+    c->state = s;
+    return c;
+}
+
+static ct_tensor *ct__minmax(const ct_op *op, const char *fn, const ct_tensor *t, bool dim_form,
+                             int64_t dim, bool keepdim)
+{
+    const ct_tensor *in[1] = {t};
+    ct__minmax_state s;
+    ct_op_call c;
+    return ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, dim_form, dim, keepdim));
+}
+
+/* max.dim / min.dim: values (returned by the entry) and indices (outputs[1]), both scoped;
+   an output the caller does not want is freed. */
+static ct_status ct__minmax_dim(const ct_op *op, const char *fn, const ct_tensor *t,
+                                int64_t dim, bool keepdim, ct_tensor **values,
+                                ct_tensor **indices)
+{
+    if (values) {
+        *values = NULL;
+    }
+    if (indices) {
+        *indices = NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__minmax_state s;
+    ct_op_call c;
+    ct_tensor *v = ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, true, dim, keepdim));
+    if (!v) {
+        return ct_error_code();
+    }
+    if (values) {
+        *values = v;
+    } else {
+        ct_free(v);
+    }
+    if (indices) {
+        *indices = c.outputs[1];
+    } else {
+        ct_free(c.outputs[1]);
+    }
+    return CT_OK;
+}
+
+ct_status ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices)
+{
+    return ct__minmax_dim(&ct__op_max_dim, "ct_max", t, dim, keepdim, values, indices);
+}
+
+ct_status ct_min_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
+                     ct_tensor **indices)
+{
+    return ct__minmax_dim(&ct__op_min_dim, "ct_min", t, dim, keepdim, values, indices);
+}
+
+ct_tensor *ct_argmax_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__minmax(&ct__op_argmax, "ct_argmax", t, true, dim, keepdim);
+}
+
+ct_tensor *ct_argmin_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__minmax(&ct__op_argmin, "ct_argmin", t, true, dim, keepdim);
+}
+
+ct_tensor *ct_argmax(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_argmax, "ct_argmax", t, false, 0, false);
+}
+
+ct_tensor *ct_argmin(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_argmin, "ct_argmin", t, false, 0, false);
+}
+
+ct_tensor *ct_max(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_max, "ct_max", t, false, 0, false);
+}
+
+ct_tensor *ct_min(const ct_tensor *t)
+{
+    return ct__minmax(&ct__op_min, "ct_min", t, false, 0, false);
+}
 
 #undef CT__RED_BLOCK
 #undef CT__SUM_FN
 #undef CT__BETTER
 #undef CT__RED_KERNELS
+#undef CT__MM_MIN
+#undef CT__MM_ARG
 
 CT__VECTORIZE_END

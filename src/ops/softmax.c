@@ -324,53 +324,65 @@ CT__SOFTMAX_LINES(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_LINES(double, f64, exp, log)
 #undef CT__SOFTMAX_LINES
 
-/* An empty input's gradient is empty: skip the sums, whose outputs (every line of dim) can
-   be far larger than the input. */
+/* ---- descriptors ------------------------------------------------------------------------ */
+static ct_tensor *ct__softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
+static ct_tensor *ct__log_softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
+
 static void ct__softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{ /* y * (g - sum(g * y)) */
-    const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
-                             : ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), n->i[0], true)));
+{
+    gi[0] = ct__softmax_bw(g, ct__saved(n, 0), n->i[0]);
 }
 
 static void ct__log_softmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{ /* g - exp(y) * sum(g) */
-    const ct_tensor *y = ct__saved(n, 0);
-    gi[0] = ct_numel(g) == 0 ? ct_zeros_like(g)
-                             : ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, n->i[0], true)));
+{
+    gi[0] = ct__log_softmax_bw(g, ct__saved(n, 0), n->i[0]);
 }
 
-static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t dim, bool log)
+/* Saves the output and the (wrapped) dim. */
+static void ct__softmax_record(ct_node *n, const ct_op_call *c)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return NULL;
-    }
+    n->i[0] = c->attrs[0].i;
+    ct__save_output(n, c->outputs[0]);
+}
+
+/* Attribute: dim, wrapped here for the kernel and the node. Float inputs only; the output has
+   the input's shape and dtype. */
+static bool ct__softmax_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (!ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s_lastdim_kernel_impl\" not implemented for '%s'",
-                 log ? "log_softmax" : "softmax", ct_dtype_name(t->dtype));
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_lastdim_kernel_impl\" not implemented for '%s'",
+                 c->op->variant ? "log_softmax" : "softmax", ct_dtype_name(t->dtype));
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
+    c->attrs[0].i = d;
+    c->attrs[0].f = d;
+    c->dtype = t->dtype;
+    return ct__op_output(c, t->sizes, t->ndim, t->dtype) != NULL;
+}
+
+static ct_status ct__softmax_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int d = (int)c->attrs[0].i;
     ct_tensor *x = ct_is_contiguous(t) ? ct_retain((ct_tensor *)(uintptr_t)t)
-                                       : ct__tensor_new(op, t->sizes, t->ndim, t->dtype);
-    ct_tensor *y = ct__tensor_new(op, t->sizes, t->ndim, t->dtype);
-    if (!x || !y) {
-        ct__release(x);
-        ct__release(y);
-        return NULL;
+                                       : ct__tensor_new(c->fn, t->sizes, t->ndim, t->dtype);
+    if (!x) {
+        return ct_error_code();
     }
     if (x != t) {
         ct__copy_kernel(x, t);
     }
     ct__softmax_job j;
     j.x = ct__data(x);
-    j.y = ct__data(y);
+    j.y = ct__data(c->outputs[0]);
     j.R = t->ndim ? t->sizes[d] : 1;
     j.inner = 1;
-    j.log = log;
+    j.log = c->op->variant != 0;
     for (int k = d + 1; k < t->ndim; k++) {
         j.inner *= t->sizes[k];
     }
@@ -379,24 +391,100 @@ static ct_tensor *ct__softmax_impl(const char *op, const ct_tensor *t, int64_t d
     ct__parallel_for(lines, grain, t->dtype == CT_FLOAT32 ? ct__softmax_lines_f32
                                                           : ct__softmax_lines_f64, &j);
     ct__release(x);
-    ct_node *n = ct__node_new(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0",
-                              log ? ct__log_softmax_backward : ct__softmax_backward, &t, 1);
-    if (n) {
-        n->i[0] = d;
-        ct__save_output(n, y);
+    return CT_OK;
+}
+
+/* The backward ops (composite: built on ops, so they run on any device and differentiate
+   again). An empty input's gradient is empty: skip the sums, whose outputs (every line of
+   dim) can be far larger than the input. Attributes: dim, the input's dtype. */
+static ct_status ct__softmax_bw_composite(ct_op_call *c)
+{
+    const ct_tensor *g = c->inputs[0], *y = c->inputs[1];
+    int64_t dim = c->attrs[0].i;
+    ct_scope_begin();
+    ct_tensor *r = NULL;
+    if (ct_numel(g) == 0) {
+        r = ct_zeros_like(g);
+    } else if (c->op->variant) { /* g - exp(y) * sum(g) */
+        r = ct_sub(g, ct_mul(ct_exp(y), ct_sum_dim(g, dim, true)));
+    } else { /* y * (g - sum(g * y)) */
+        r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    y = ct__set_history(y, n);
-    return ct__scoped(y);
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+static const ct_op ct__op_softmax = {
+    "aten::softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    "ct_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__softmax_meta,
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0", ct__softmax_backward, 0u,
+    ct__softmax_record, NULL};
+static const ct_op ct__op_log_softmax = {
+    "aten::log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> "
+    "Tensor", "ct_log_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__softmax_meta,
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0", ct__log_softmax_backward, 0u,
+    ct__softmax_record, NULL};
+static const ct_op ct__op_softmax_backward = {
+    "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, "
+    "int dim, ScalarType input_dtype) -> Tensor", "ct_backward (softmax)", CT_OP_OTHER,
+    CT_AUTOCAST_NONE, 0, 0u, NULL, NULL, CT__K_NONE, ct__softmax_bw_composite, NULL, NULL, 0u,
+    NULL, NULL};
+static const ct_op ct__op_log_softmax_backward = {
+    "aten::_log_softmax_backward_data", "_log_softmax_backward_data(Tensor grad_output, Tensor "
+    "output, int dim, ScalarType input_dtype) -> Tensor", "ct_backward (log_softmax)",
+    CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, NULL, CT__K_NONE, ct__softmax_bw_composite,
+    NULL, NULL, 0u, NULL, NULL};
+
+/* ---- public functions ---------------------------------------------------------------------- */
+static ct_tensor *ct__call_softmax(const ct_op *op, const char *fn, const ct_tensor *t,
+                                   int64_t dim)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_i(&c, dim);
+    return ct__dispatch(&c);
+}
+
+/* A backward op over the gradient g and the forward's output y (y's dtype: the input's). */
+static ct_tensor *ct__call_softmax_bw(const ct_op *op, const char *fn, const ct_tensor *g,
+                                      const ct_tensor *y, int64_t dim)
+{
+    if (ct__null(fn, y)) {
+        return NULL;
+    }
+    const ct_tensor *in[2] = {g, y};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 2);
+    ct__call_i(&c, dim);
+    ct__call_i(&c, y->dtype);
+    return ct__dispatch(&c);
+}
+
+static ct_tensor *ct__softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim)
+{
+    return ct__call_softmax_bw(&ct__op_softmax_backward, "ct_softmax_backward", g, y, dim);
+}
+
+static ct_tensor *ct__log_softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim)
+{
+    return ct__call_softmax_bw(&ct__op_log_softmax_backward, "ct_log_softmax_backward", g, y,
+                               dim);
 }
 
 ct_tensor *ct_softmax(const ct_tensor *t, int64_t dim)
 {
-    return ct__softmax_impl("ct_softmax", t, dim, false);
+    return ct__call_softmax(&ct__op_softmax, "ct_softmax", t, dim);
 }
 
 ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
 {
-    return ct__softmax_impl("ct_log_softmax", t, dim, true);
+    return ct__call_softmax(&ct__op_log_softmax, "ct_log_softmax", t, dim);
 }
 
 #undef CT__PREFETCH

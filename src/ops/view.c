@@ -1,19 +1,38 @@
-/* ops/view.c - views over shared storage and shape ops (cat, stack).
+/* ops/view.c - views over shared storage and shape ops (cat, stack), as op descriptors.
  *
- * A view is a new tensor object with its own sizes/strides/offset over the input's storage.
- * Its backward maps the view's gradient back to the input's shape.
+ * A view op's meta checks its arguments and computes the view's geometry (sizes, strides,
+ * offset) into the call's state; its composite makes a new tensor struct over the input's
+ * storage (no data touched, so it runs on any device). reshape, flatten, narrow (through
+ * slice), contiguous and stack are built on other ops, which record their autograd; cat and
+ * the slice/select backward ops copy data with CPU kernels. A view's backward maps its
+ * gradient back to the input's shape.
  */
 #include "../core/internal.h"
 #include "view.h"
 #include "pointwise.h"
 #include "../autograd/autograd.h"
 
+/* What a view op's meta computes for its kernel (c->state, in the public function's frame):
+   the view's geometry, and the integers its autograd node keeps (ct__view_record). Slices
+   and selects keep {dim, start, end, step, is_select}; cat and stack keep {dim}. */
+typedef struct ct__view_geom {
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], offset;
+    int ndim;
+    int n_ints;
+    int64_t ints[CT_MAX_DIMS];
+} ct__view_geom;
+
+/* Private dispatched ops defined after the descriptors (backward formulas and composites
+   call them). */
+static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
+                            int64_t step);
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
+
 /* ---- derivative formulas ------------------------------------------------------------- */
 static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
-
 
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -24,97 +43,51 @@ static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_permute(g, inv, g->ndim);
 }
 
-/* ints: i[0] dim, i[1] start, i[2] length, i[3] 1 for select (the dim is dropped) */
-static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
+static void ct__transpose_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_transpose(g, n->i[0], n->i[1]);
+}
 
+static void ct__t_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = ct_t(g);
+}
+
+static void ct__unsqueeze_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_squeeze_dim(g, n->i[0]);
+}
+
+/* slice and select: zeros of the input's shape with g in the slice (select_backward,
+   slice_backward). */
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
 }
 
-/* The slice backward is linear in g: its own backward takes the same slice of gg. */
+/* select_backward and slice_backward are linear in g: their own backward takes the same
+   slice of gg. */
 static void ct__slice_scatter_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
-    gi[0] = n->i[3] ? ct_select(gg, n->i[0], n->i[1]) : ct_narrow(gg, n->i[0], n->i[1], n->i[2]);
+    gi[0] = n->i[4] ? ct_select(gg, n->i[0], n->i[1])
+                    : ct__slice(gg, n->i[0], n->i[1], n->i[2], n->i[3]);
 }
 
-/* Zeros of the input's shape with g written into the slice (differentiable in g). */
-static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct_tensor *z = ct__tensor_new("ct_slice_backward", in->sizes, in->ndim, g->dtype);
-    if (!z) {
-        return NULL;
-    }
-    memset(ct__data(z), 0, ct_nbytes(z));
-    int d = (int)ints[0];
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int nd = 0;
-    for (int k = 0; k < z->ndim; k++) {
-        if (k == d && ints[3]) {
-            continue;
+    int d = (int)n->i[0];
+    int64_t start = 0;
+    for (int k = 0; k < n->n_next; k++) {
+        int64_t length = n->next[k].sizes[d];
+        if (ct__needs_grad(n, k)) {
+            gi[k] = ct_narrow(g, d, start, length);
         }
-        sizes[nd] = k == d ? ints[2] : z->sizes[k];
-        strides[nd++] = z->strides[k];
+        start += length;
     }
-    ct_tensor *slot =
-        ct__tensor_over(z->storage, z->dtype, sizes, strides, nd, ints[1] * z->strides[d]);
-    if (!slot) {
-        ct__release(z);
-        return NULL;
-    }
-    ct__copy_kernel(slot, g);
-    ct__release(slot);
-    ct_node *n = ct__node_new(ints[3] ? "SelectBackwardBackward0" : "NarrowBackwardBackward0",
-                              ct__slice_scatter_backward, &g, 1);
-    if (n) {
-        memcpy(n->i, ints, 4 * sizeof(int64_t));
-    }
-    z = ct__set_history(z, n);
-    return ct__scoped(z);
 }
 
-/* A scoped view of t; records a node (name, fn, with integers ints[ni]) when t requires
-   grad. */
-static ct_tensor *ct__make_view(const ct_tensor *t, const int64_t *sizes, const int64_t *strides,
-                                int ndim, int64_t offset, const char *name, ct__backward_fn fn,
-                                const int64_t *ints, int ni)
-{
-    ct_tensor *v = ct__tensor_over(t->storage, t->dtype, sizes, strides, ndim, offset);
-    if (!v) {
-        return NULL;
-    }
-    ct_node *n = ct__node_new(name, fn, &t, 1);
-    if (n) {
-        for (int k = 0; k < ni; k++) {
-            n->i[k] = ints[k];
-        }
-    }
-    v = ct__set_history(v, n);
-    if (!v) {
-        return NULL;
-    }
-    v->view_of = t->view_of         ? t->view_of
-                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF
-                                    : CT__VIEW_OF_NONE;
-    v->view_version = t->view_of ? t->view_version : t->storage->version;
-    return ct__scoped(v);
-}
-
-static bool ct__view_check(const char *op, const ct_tensor *t)
-{
-    return !ct__null(op, t);
-}
-
-ct_tensor *ct_alias(const ct_tensor *t)
-{
-    if (!ct__view_check("ct_alias", t)) {
-        return NULL;
-    }
-    return ct__make_view(t, t->sizes, t->strides, t->ndim, t->offset, "AliasBackward0",
-                         ct__identity_backward, NULL, 0);
-}
-
+/* ---- geometry helpers ------------------------------------------------------------------ */
 /* Resolves one -1 in sizes against numel; false + error when impossible. */
 static bool ct__infer_size(const char *op, const int64_t *sizes, int ndim, int64_t numel,
                            int64_t *out)
@@ -187,233 +160,267 @@ static bool ct__view_strides(const ct_tensor *t, const int64_t *sizes, int ndim,
     return view_d == -1;
 }
 
-ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* ---- meta: checks and geometry ----------------------------------------------------------- */
+/* Starts a view op's meta: the call's dtype column (views run no kernel of a dtype) and its
+   geometry, initialised to the input's own. */
+static ct__view_geom *ct__geom(ct_op_call *c)
 {
-    const char *op = "ct_view";
-    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (!ct__view_check(op, t) || !ct__infer_size(op, sizes, ndim, ct_numel(t), shape)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    c->dtype = t->dtype;
+    g->ndim = t->ndim;
+    g->offset = t->offset;
+    g->n_ints = 0;
+    memcpy(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(g->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    return g;
+}
+
+/* alias, contiguous: the input's geometry, no checks. */
+static bool ct__alias_meta(ct_op_call *c)
+{
+    ct__geom(c);
+    return true;
+}
+
+/* The view's sizes from attribute 0 (one may be -1) and, when the input's strides allow a
+   view, its strides (*viewable). */
+static bool ct__shape_geom(ct_op_call *c, bool *viewable)
+{
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = (int)c->attrs[0].i;
+    if (!ct__infer_size(c->fn, c->attrs[0].ints, g->ndim, ct_numel(t), g->sizes)) {
+        return false;
     }
-    if (!ct__view_strides(t, shape, ndim, strides)) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "view size is not compatible with input tensor's size and "
+    *viewable = ct__view_strides(t, g->sizes, g->ndim, g->strides);
+    return true;
+}
+
+static bool ct__view_meta(ct_op_call *c)
+{
+    bool viewable = false;
+    if (!ct__shape_geom(c, &viewable)) {
+        return false;
+    }
+    if (!viewable) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "view size is not compatible with input tensor's size and "
                  "stride (at least one dimension spans across two contiguous subspaces). Use "
                  ".reshape(...) instead.");
-        return NULL;
     }
-    return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                         NULL, 0);
+    return viewable;
 }
 
-ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* reshape: ints[0] says whether a view is possible (else the composite copies first). */
+static bool ct__reshape_meta(ct_op_call *c)
 {
-    const char *op = "ct_reshape";
-    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    if (!ct__view_check(op, t) || !ct__infer_size(op, sizes, ndim, ct_numel(t), shape)) {
-        return NULL;
+    bool viewable = false;
+    if (!ct__shape_geom(c, &viewable)) {
+        return false;
     }
-    if (ct__view_strides(t, shape, ndim, strides)) {
-        return ct__make_view(t, shape, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                             NULL, 0);
-    }
-    ct_tensor *c = ct_clone(t); /* contiguous copy, then a view of it */
-    ct_tensor *r = ct_view(c, shape, ndim);
-    ct_free(c);
-    return r;
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    g->ints[0] = viewable;
+    return true;
 }
 
-ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
+/* flatten (attributes start_dim, end_dim): the flattened sizes, which the composite reshapes
+   to; a 0-dim input becomes 1-D. */
+static bool ct__flatten_meta(ct_op_call *c)
 {
-    const char *op = "ct_flatten";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
     if (t->ndim == 0) {
-        int64_t one = 1;
-        return ct_reshape(t, &one, 1);
+        g->ndim = 1;
+        g->sizes[0] = 1;
+        return true;
     }
-    int s = ct__wrap_dim(op, start_dim, t->ndim), e = ct__wrap_dim(op, end_dim, t->ndim);
-    if (s < 0 || e < 0) {
-        return NULL;
+    int s = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    int e = s < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[1].i, t->ndim);
+    if (e < 0) {
+        return false;
     }
     if (s > e) {
-        ct__fail(CT_ERR_VALUE, op,
-                 "flatten() has invalid args: start_dim cannot come after "
+        ct__fail(CT_ERR_VALUE, c->fn, "flatten() has invalid args: start_dim cannot come after "
                  "end_dim");
-        return NULL;
+        return false;
     }
-    int64_t shape[CT_MAX_DIMS];
-    int nd = 0;
+    g->ndim = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (d <= s || d > e) {
-            shape[nd++] = t->sizes[d];
+            g->sizes[g->ndim++] = t->sizes[d];
         } else {
-            shape[nd - 1] *= t->sizes[d];
+            g->sizes[g->ndim - 1] *= t->sizes[d];
         }
     }
-    return ct_reshape(t, shape, nd);
+    return true;
 }
 
-ct_tensor *ct_permute(const ct_tensor *t, const int64_t *dims, int ndim)
+/* permute (attribute 0: dims); the node keeps the permutation. */
+static bool ct__permute_meta(ct_op_call *c)
 {
-    const char *op = "ct_permute";
-    if (!ct__view_check(op, t) || ct__null(op, ndim ? (const void *)dims : (const void *)t)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *dims = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (ndim > 0 && ct__null(c->fn, dims)) {
+        return false;
     }
     if (ndim != t->ndim) {
-        ct__fail(CT_ERR_SHAPE, op, "number of dims don't match in permute");
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "number of dims don't match in permute");
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], perm[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     bool seen[CT_MAX_DIMS] = {false};
     for (int d = 0; d < ndim; d++) {
-        int k = ct__wrap_dim(op, dims[d], ndim);
+        int k = ct__wrap_dim(c->fn, dims[d], ndim);
         if (k < 0) {
-            return NULL;
+            return false;
         }
         if (seen[k]) {
-            ct__fail(CT_ERR_VALUE, op, "repeated dim in permute");
-            return NULL;
+            ct__fail(CT_ERR_VALUE, c->fn, "repeated dim in permute");
+            return false;
         }
         seen[k] = true;
-        perm[d] = k;
-        sizes[d] = t->sizes[k];
-        strides[d] = t->strides[k];
+        g->ints[d] = k;
+        g->sizes[d] = t->sizes[k];
+        g->strides[d] = t->strides[k];
     }
-    return ct__make_view(t, sizes, strides, ndim, t->offset, "PermuteBackward0",
-                         ct__permute_backward, perm, ndim);
+    g->n_ints = ndim;
+    return true;
 }
 
-ct_tensor *ct_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1)
+/* Swaps dims a and b of g (a == b: nothing). */
+static void ct__swap_dims(ct__view_geom *g, int a, int b)
 {
-    const char *op = "ct_transpose";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
-    if (t->ndim == 0) {
-        return ct_alias(t);
-    }
-    int a = ct__wrap_dim(op, dim0, t->ndim), b = ct__wrap_dim(op, dim1, t->ndim);
-    if (a < 0 || b < 0) {
-        return NULL;
-    }
-    int64_t perm[CT_MAX_DIMS];
-    for (int d = 0; d < t->ndim; d++) {
-        perm[d] = d;
-    }
-    perm[a] = b;
-    perm[b] = a;
-    return ct_permute(t, perm, t->ndim);
+    int64_t size = g->sizes[a], stride = g->strides[a];
+    g->sizes[a] = g->sizes[b];
+    g->strides[a] = g->strides[b];
+    g->sizes[b] = size;
+    g->strides[b] = stride;
 }
 
-ct_tensor *ct_t(const ct_tensor *t)
+/* transpose (attributes dim0, dim1; a 0-dim input takes dims -1 and 0); the node keeps the
+   two dims. */
+static bool ct__transpose_meta(ct_op_call *c)
 {
-    if (!ct__view_check("ct_t", t)) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    int a = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    int b = a < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[1].i, t->ndim);
+    if (b < 0) {
+        return false;
     }
+    if (t->ndim > 0) {
+        ct__swap_dims(g, a, b);
+    }
+    g->ints[0] = a;
+    g->ints[1] = b;
+    g->n_ints = 2;
+    return true;
+}
+
+static bool ct__t_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim > 2) {
-        ct__fail(CT_ERR_SHAPE, "ct_t",
-                 "t() expects a tensor with <= 2 dimensions, but self is "
-                 "%dD",
-                 t->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "t() expects a tensor with <= 2 dimensions, but self is "
+                 "%dD", t->ndim);
+        return false;
     }
-    return t->ndim < 2 ? ct_alias(t) : ct_transpose(t, 0, 1);
+    ct__view_geom *g = ct__geom(c);
+    if (t->ndim == 2) {
+        ct__swap_dims(g, 0, 1);
+    }
+    return true;
 }
 
-static ct_tensor *ct__reshape_view(const char *op, const ct_tensor *t, const int64_t *sizes,
-                                   const int64_t *strides, int ndim)
+/* unsqueeze (attribute 0: dim in [-ndim-1, ndim]); the node keeps the dim. */
+static bool ct__unsqueeze_meta(ct_op_call *c)
 {
-    (void)op;
-    return ct__make_view(t, sizes, strides, ndim, t->offset, "ViewBackward0", ct__view_backward,
-                         NULL, 0);
-}
-
-ct_tensor *ct_unsqueeze(const ct_tensor *t, int64_t dim)
-{
-    const char *op = "ct_unsqueeze";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == CT_MAX_DIMS) {
-        ct__fail(CT_ERR_SHAPE, op, "tensors have at most %d dimensions", CT_MAX_DIMS);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "tensors have at most %d dimensions", CT_MAX_DIMS);
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim + 1);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim + 1);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     for (int k = 0, j = 0; k <= t->ndim; k++) {
         if (k == d) {
-            sizes[k] = 1;
-            strides[k] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
+            g->sizes[k] = 1;
+            g->strides[k] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
         } else {
-            sizes[k] = t->sizes[j];
-            strides[k] = t->strides[j];
+            g->sizes[k] = t->sizes[j];
+            g->strides[k] = t->strides[j];
             j++;
         }
     }
-    return ct__reshape_view(op, t, sizes, strides, t->ndim + 1);
+    g->ndim = t->ndim + 1;
+    g->ints[0] = d;
+    g->n_ints = 1;
+    return true;
 }
 
-static ct_tensor *ct__squeeze(const char *op, const ct_tensor *t, int only)
+/* Drops the size-1 dims of the input (only: that dim alone; -1: every one). */
+static void ct__squeeze_geom(ct_op_call *c, int only)
 {
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    int nd = 0;
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = 0;
     for (int d = 0; d < t->ndim; d++) {
         if (t->sizes[d] == 1 && (only < 0 || only == d)) {
             continue;
         }
-        sizes[nd] = t->sizes[d];
-        strides[nd] = t->strides[d];
-        nd++;
+        g->sizes[g->ndim] = t->sizes[d];
+        g->strides[g->ndim++] = t->strides[d];
     }
-    return ct__reshape_view(op, t, sizes, strides, nd);
 }
 
-ct_tensor *ct_squeeze(const ct_tensor *t)
+static bool ct__squeeze_meta(ct_op_call *c)
 {
-    return ct__view_check("ct_squeeze", t) ? ct__squeeze("ct_squeeze", t, -1) : NULL;
+    ct__squeeze_geom(c, -1);
+    return true;
 }
 
-ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
+/* squeeze.dim (attribute 0: dim; a 0-dim input takes -1 and 0 and stays as it is). */
+static bool ct__squeeze_dim_meta(ct_op_call *c)
 {
-    const char *op = "ct_squeeze_dim";
-    if (!ct__view_check(op, t)) {
-        return NULL;
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, c->inputs[0]->ndim);
+    if (d < 0) {
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
-    return d < 0 ? NULL : t->ndim == 0 ? ct_alias(t) : ct__squeeze(op, t, d);
+    ct__squeeze_geom(c, d);
+    return true;
 }
 
-ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+/* expand (attribute 0: size; -1 keeps a size, new leading dims allowed): stride 0 along the
+   expanded dims. */
+static bool ct__expand_meta(ct_op_call *c)
 {
-    const char *op = "ct_expand";
-    if (!ct__view_check(op, t) || (ndim > 0 && ct__null(op, sizes))) {
-        return NULL;
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[0].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (ndim > 0 && ct__null(c->fn, sizes)) {
+        return false;
     }
     if (ndim < t->ndim || ndim > CT_MAX_DIMS) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "the number of sizes provided (%d) must be greater or equal "
-                 "to the number of dimensions in the tensor (%d)",
-                 ndim, t->ndim);
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "the number of sizes provided (%d) must be greater or equal "
+                 "to the number of dimensions in the tensor (%d)", ndim, t->ndim);
+        return false;
     }
-    int64_t out[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+    ct__view_geom *g = ct__geom(c);
     for (int d = ndim - 1; d >= 0; d--) {
         int td = d - (ndim - t->ndim);
         int64_t want = sizes[d];
         if (td < 0) {
             if (want < 0) {
-                ct__fail(CT_ERR_SHAPE, op,
-                         "The expanded size of the tensor (%lld) isn't allowed "
-                         "in a leading, non-existing dimension %d",
-                         (long long)want, d);
-                return NULL;
+                ct__fail(CT_ERR_SHAPE, c->fn, "The expanded size of the tensor (%lld) isn't "
+                         "allowed in a leading, non-existing dimension %d", (long long)want, d);
+                return false;
             }
-            out[d] = want;
-            strides[d] = 0;
+            g->sizes[d] = want;
+            g->strides[d] = 0;
             continue;
         }
         int64_t have = t->sizes[td];
@@ -422,239 +429,563 @@ ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
         }
         if (have != want && have != 1) {
             char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op,
-                     "The expanded size of the tensor (%lld) must match the "
+            ct__fail(CT_ERR_SHAPE, c->fn, "The expanded size of the tensor (%lld) must match the "
                      "existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
-                     "Tensor sizes: %s",
-                     (long long)want, (long long)have, d, ct__shape_str(sizes, ndim, a, sizeof a),
+                     "Tensor sizes: %s", (long long)want, (long long)have, d,
+                     ct__shape_str(sizes, ndim, a, sizeof a),
                      ct__shape_str(t->sizes, t->ndim, b, sizeof b));
-            return NULL;
+            return false;
         }
-        out[d] = want;
-        strides[d] = have == want ? t->strides[td] : 0;
+        g->sizes[d] = want;
+        g->strides[d] = have == want ? t->strides[td] : 0;
     }
-    return ct__make_view(t, out, strides, ndim, t->offset, "ExpandBackward0", ct__identity_backward,
-                         NULL, 0);
+    g->ndim = ndim;
+    return true;
 }
 
-ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
+/* narrow (attributes dim, start, length; start may count from the end): ints {dim, start,
+   end} of the slice the composite takes. */
+static bool ct__narrow_meta(ct_op_call *c)
 {
-    const char *op = "ct_narrow";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op, "narrow() cannot be applied to a 0-dim tensor.");
-        return NULL;
+        ct__fail(CT_ERR_SHAPE, c->fn, "narrow() cannot be applied to a 0-dim tensor.");
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t size = t->sizes[d];
+    int64_t size = t->sizes[d], start = c->attrs[1].i, length = c->attrs[2].i;
     if (start < 0) {
         start += size;
     }
     if (start < 0 || start > size || length < 0 || start + length > size) {
-        ct__fail(CT_ERR_INDEX, op, "start (%lld) + length (%lld) exceeds dimension size (%lld).",
-                 (long long)start, (long long)length, (long long)size);
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "start (%lld) + length (%lld) exceeds dimension size "
+                 "(%lld).", (long long)start, (long long)length, (long long)size);
+        return false;
     }
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-    sizes[d] = length;
-    int64_t ints[4] = {d, start, length, 0};
-    return ct__make_view(t, sizes, t->strides, t->ndim, t->offset + start * t->strides[d],
-                         "NarrowBackward0", ct__slice_backward, ints, 4);
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = d;
+    g->ints[1] = start;
+    g->ints[2] = start + length;
+    return true;
 }
 
-ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
+/* slice (attributes dim, start, end, step; private: its callers pass a wrapped dim and a
+   range inside it, step >= 1). */
+static bool ct__slice_meta(ct_op_call *c)
 {
-    const char *op = "ct_select";
-    if (!ct__view_check(op, t)) {
-        return NULL;
-    }
+    ct__view_geom *g = ct__geom(c);
+    int64_t d = c->attrs[0].i, start = c->attrs[1].i, end = c->attrs[2].i, step = c->attrs[3].i;
+    g->sizes[d] = (end - start + step - 1) / step;
+    g->strides[d] *= step;
+    g->offset += start * c->inputs[0]->strides[d];
+    int64_t ints[5] = {d, start, end, step, 0};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 5;
+    return true;
+}
+
+/* select (attributes dim, index; index may count from the end). */
+static bool ct__select_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
     if (t->ndim == 0) {
-        ct__fail(CT_ERR_INDEX, op, "select() cannot be applied to a 0-dim tensor.");
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "select() cannot be applied to a 0-dim tensor.");
+        return false;
     }
-    int d = ct__wrap_dim(op, dim, t->ndim);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0) {
-        return NULL;
+        return false;
     }
-    int64_t size = t->sizes[d];
+    int64_t size = t->sizes[d], index = c->attrs[1].i;
     if (index < -size || index >= size) {
         char buf[160];
-        ct__fail(CT_ERR_INDEX, op,
-                 "select(): index %lld out of range for tensor of size %s at "
-                 "dimension %d",
-                 (long long)index, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
-        return NULL;
+        ct__fail(CT_ERR_INDEX, c->fn, "select(): index %lld out of range for tensor of size %s "
+                 "at dimension %d", (long long)index,
+                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+        return false;
     }
     if (index < 0) {
         index += size;
     }
-    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS];
-    for (int k = 0, j = 0; k < t->ndim; k++) {
-        if (k != d) {
-            sizes[j] = t->sizes[k];
-            strides[j] = t->strides[k];
-            j++;
+    ct__view_geom *g = ct__geom(c);
+    for (int k = d; k < t->ndim - 1; k++) {
+        g->sizes[k] = t->sizes[k + 1];
+        g->strides[k] = t->strides[k + 1];
+    }
+    g->ndim = t->ndim - 1;
+    g->offset += index * t->strides[d];
+    int64_t ints[5] = {d, index, index + 1, 1, 1};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 5;
+    return true;
+}
+
+/* select_backward (attributes input_sizes, dim, index) and slice_backward (input_sizes, dim,
+   start, end, step): zeros of input_sizes in grad's dtype; ints as select's and slice's. */
+static bool ct__slice_scatter_meta(ct_op_call *c)
+{
+    const ct_tensor *g = c->inputs[0];
+    ct__view_geom *geom = (ct__view_geom *)c->state;
+    bool select = c->op->variant == 1;
+    int64_t start = c->attrs[2].i;
+    int64_t ints[5] = {c->attrs[1].i, start, select ? start + 1 : c->attrs[3].i,
+                       select ? 1 : c->attrs[4].i, select};
+    memcpy(geom->ints, ints, sizeof ints);
+    geom->n_ints = 5;
+    c->dtype = g->dtype;
+    return ct__op_output(c, c->attrs[0].ints, (int)c->attrs[0].i, g->dtype) != NULL;
+}
+
+/* cat (inputs: the list; attribute 0: dim): PyTorch's checks, the promoted dtype, the
+   concatenated shape; ints {dim}. */
+static bool ct__cat_meta(ct_op_call *c)
+{
+    const ct_tensor *ref = c->inputs[0];
+    for (int k = 0; k < c->n_inputs; k++) {
+        if (c->inputs[k]->ndim == 0) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "zero-dimensional tensor (at position %d) cannot be "
+                     "concatenated", k);
+            return false;
         }
     }
-    int64_t ints[4] = {d, index, 1, 1};
-    return ct__make_view(t, sizes, strides, t->ndim - 1, t->offset + index * t->strides[d],
-                         "SelectBackward0", ct__slice_backward, ints, 4);
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, ref->ndim);
+    if (d < 0) {
+        return false;
+    }
+    int64_t sizes[CT_MAX_DIMS];
+    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim);
+    sizes[d] = 0;
+    ct_dtype dt = ref->dtype;
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t->ndim != ref->ndim) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "Tensors must have same number of dimensions: got %d "
+                     "and %d", ref->ndim, t->ndim);
+            return false;
+        }
+        for (int j = 0; j < ref->ndim; j++) {
+            if (j != d && t->sizes[j] != ref->sizes[j]) {
+                ct__fail(CT_ERR_SHAPE, c->fn, "Sizes of tensors must match except in dimension "
+                         "%d. Expected size %lld but got size %lld for tensor number %d in the "
+                         "list.", d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
+                return false;
+            }
+        }
+        dt = ct_promote_types(dt, t->dtype);
+        sizes[d] += t->sizes[d];
+    }
+    ct__view_geom *g = (ct__view_geom *)c->state;
+    g->ints[0] = d;
+    g->n_ints = 1;
+    c->dtype = dt;
+    return ct__op_output(c, sizes, ref->ndim, dt) != NULL;
+}
+
+/* stack (inputs: the list; attribute 0: dim in [-ndim-1, ndim]): equal shapes; ints {dim}. */
+static bool ct__stack_meta(ct_op_call *c)
+{
+    const ct_tensor *ref = c->inputs[0];
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t->ndim != ref->ndim ||
+            memcmp(t->sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim) != 0) {
+            char a[160], b[160];
+            ct__fail(CT_ERR_SHAPE, c->fn, "stack expects each tensor to be equal size, but got "
+                     "%s at entry 0 and %s at entry %d",
+                     ct__shape_str(ref->sizes, ref->ndim, a, sizeof a),
+                     ct__shape_str(t->sizes, t->ndim, b, sizeof b), k);
+            return false;
+        }
+    }
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, ref->ndim + 1);
+    if (d < 0) {
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = d;
+    return true;
+}
+
+/* ---- kernels --------------------------------------------------------------------------- */
+/* Every view op's composite: a tensor struct over the input's storage with the geometry meta
+   computed. It remembers what an in-place op on it would bypass (view_of) and the storage
+   version its history was recorded at (view_version). */
+static ct_status ct__view_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    ct_tensor *v =
+        ct__tensor_over(t->storage, t->dtype, g->sizes, g->strides, g->ndim, g->offset);
+    if (!v) {
+        return CT_ERR_OOM;
+    }
+    v->view_of = t->view_of         ? t->view_of
+                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
+                 : t->requires_grad ? CT__VIEW_OF_LEAF
+                                    : CT__VIEW_OF_NONE;
+    v->view_version = t->view_of ? t->view_version : t->storage->version;
+    c->outputs[c->n_outputs++] = v;
+    return CT_OK;
+}
+
+/* A composite built on public ops runs them inside a scope of its own (ct_scope_begin,
+   checked) and ends with ct__composite_end: r (scoped there) becomes an unscoped reference in
+   c->outputs. */
+static ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+/* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
+static ct_status ct__reshape_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    const ct_tensor *src = g->ints[0] ? c->inputs[0] : ct_clone(c->inputs[0]);
+    return ct__composite_end(c, ct_view(src, g->sizes, g->ndim));
+}
+
+static ct_status ct__flatten_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_reshape(c->inputs[0], g->sizes, g->ndim));
+}
+
+static ct_status ct__narrow_composite(ct_op_call *c)
+{
+    const int64_t *ints = ((const ct__view_geom *)c->state)->ints;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct__slice(c->inputs[0], ints[0], ints[1], ints[2], 1));
+}
+
+/* contiguous: an alias when the input is contiguous, else a contiguous copy (clone). */
+static ct_status ct__contiguous_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_is_contiguous(t) ? ct_alias(t) : ct_clone(t));
+}
+
+/* stack: each input unsqueezed at dim, concatenated along it. */
+static ct_status ct__stack_composite(ct_op_call *c)
+{
+    int64_t d = ((const ct__view_geom *)c->state)->ints[0];
+    const ct_tensor **views =
+        (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)c->n_inputs);
+    if (!views) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    if (ct_scope_begin() != CT_OK) {
+        ct__free(views);
+        return CT_ERR_STATE;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        views[k] = ct_unsqueeze(c->inputs[k], d);
+    }
+    ct_tensor *r = ct_cat(views, c->n_inputs, d);
+    ct__free(views);
+    return ct__composite_end(c, r);
+}
+
+/* cat on the CPU: each input copied (converting) into its slice of the output along dim. */
+static ct_status ct__cat_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    int d = (int)((const ct__view_geom *)c->state)->ints[0];
+    int64_t part[CT_MAX_DIMS], start = 0;
+    memcpy(part, out->sizes, sizeof(int64_t) * (size_t)out->ndim);
+    for (int k = 0; k < c->n_inputs; k++) {
+        part[d] = c->inputs[k]->sizes[d];
+        ct_tensor *slot = ct__tensor_over(out->storage, out->dtype, part, out->strides,
+                                          out->ndim, start * out->strides[d]);
+        if (!slot) {
+            return CT_ERR_OOM;
+        }
+        ct__copy_kernel(slot, c->inputs[k]);
+        ct__release(slot);
+        start += part[d];
+    }
+    return CT_OK;
+}
+
+/* select_backward and slice_backward on the CPU: zeros, then grad copied into the slice
+   (ints {dim, start, end, step, is_select}). */
+static ct_status ct__slice_scatter_kernel(ct_op_call *c)
+{
+    ct_tensor *z = c->outputs[0];
+    const ct_tensor *g = c->inputs[0];
+    const int64_t *ints = ((const ct__view_geom *)c->state)->ints;
+    int d = (int)ints[0];
+    memset(ct__data(z), 0, ct_nbytes(z));
+    int64_t strides[CT_MAX_DIMS];
+    for (int k = 0, j = 0; k < z->ndim; k++) {
+        if (k != d || !ints[4]) {
+            strides[j++] = k == d ? z->strides[k] * ints[3] : z->strides[k];
+        }
+    }
+    ct_tensor *slot =
+        ct__tensor_over(z->storage, z->dtype, g->sizes, strides, g->ndim, ints[1] * z->strides[d]);
+    if (!slot) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(slot, g);
+    ct__release(slot);
+    return CT_OK;
+}
+
+/* Keeps the integers meta computed (dims, the slice) in the node. */
+static void ct__view_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+/* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
+   node, backward, record. */
+#define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
+                     RECORD)                                                                   \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
+                                       RECORD, NULL};
+/* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
+#define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
+    CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
+                 RECORD)
+
+CT__VIEW(view, "view", "view(Tensor(a) self, SymInt[] size) -> Tensor(a)", "ct_view",
+         ct__view_meta, ct__view_kernel, "ViewBackward0", ct__view_backward, NULL)
+CT__VIEW(reshape, "reshape", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)",
+         "ct_reshape", ct__reshape_meta, ct__reshape_composite, NULL, NULL, NULL)
+CT__VIEW(flatten, "flatten", "flatten.using_ints(Tensor(a) self, int start_dim=0, int "
+         "end_dim=-1) -> Tensor(a)", "ct_flatten", ct__flatten_meta, ct__flatten_composite, NULL,
+         NULL, NULL)
+CT__VIEW(permute, "permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)", "ct_permute",
+         ct__permute_meta, ct__view_kernel, "PermuteBackward0", ct__permute_backward,
+         ct__view_record)
+CT__VIEW(transpose, "transpose", "transpose.int(Tensor(a) self, int dim0, int dim1) -> "
+         "Tensor(a)", "ct_transpose", ct__transpose_meta, ct__view_kernel, "TransposeBackward0",
+         ct__transpose_backward, ct__view_record)
+CT__VIEW(t, "t", "t(Tensor(a) self) -> Tensor(a)", "ct_t", ct__t_meta, ct__view_kernel,
+         "TBackward0", ct__t_backward, NULL)
+CT__VIEW(unsqueeze, "unsqueeze", "unsqueeze(Tensor(a) self, int dim) -> Tensor(a)",
+         "ct_unsqueeze", ct__unsqueeze_meta, ct__view_kernel, "UnsqueezeBackward0",
+         ct__unsqueeze_backward, ct__view_record)
+CT__VIEW(squeeze, "squeeze", "squeeze(Tensor(a) self) -> Tensor(a)", "ct_squeeze",
+         ct__squeeze_meta, ct__view_kernel, "SqueezeBackward0", ct__view_backward, NULL)
+CT__VIEW(squeeze_dim, "squeeze", "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
+         "ct_squeeze_dim", ct__squeeze_dim_meta, ct__view_kernel, "SqueezeBackward1",
+         ct__view_backward, NULL)
+CT__VIEW(expand, "expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> "
+         "Tensor(a)", "ct_expand", ct__expand_meta, ct__view_kernel, "ExpandBackward0",
+         ct__identity_backward, NULL)
+CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> "
+         "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
+CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
+         "end=None, SymInt step=1) -> Tensor(a)", "ct_narrow", ct__slice_meta, ct__view_kernel,
+         "SliceBackward0", ct__slice_backward, ct__view_record)
+CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
+         "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
+         ct__view_record)
+CT__VIEW(contiguous, "contiguous", "contiguous(Tensor(a) self, *, MemoryFormat "
+         "memory_format=contiguous_format) -> Tensor(a)", "ct_contiguous", ct__alias_meta,
+         ct__contiguous_composite, NULL, NULL, NULL)
+CT__VIEW(alias, "alias", "alias(Tensor(a) self) -> Tensor(a)", "ct_alias", ct__alias_meta,
+         ct__view_kernel, "AliasBackward0", ct__identity_backward, NULL)
+CT__SHAPE_OP(select_backward, "select_backward", "select_backward(Tensor grad_output, SymInt[] "
+             "input_sizes, int dim, SymInt index) -> Tensor", "ct_backward (select)",
+             CT_OP_OTHER, 1, ct__slice_scatter_meta, CT__K_ALL(ct__slice_scatter_kernel), NULL,
+             "SelectBackwardBackward0", ct__slice_scatter_backward, ct__view_record)
+CT__SHAPE_OP(slice_backward, "slice_backward", "slice_backward(Tensor grad_output, SymInt[] "
+             "input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor",
+             "ct_backward (narrow)", CT_OP_OTHER, 0, ct__slice_scatter_meta,
+             CT__K_ALL(ct__slice_scatter_kernel), NULL, "SliceBackwardBackward0",
+             ct__slice_scatter_backward, ct__view_record)
+CT__SHAPE_OP(cat, "cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", "ct_cat", CT_OP_OTHER, 0,
+             ct__cat_meta, CT__K_ALL(ct__cat_kernel), NULL, "CatBackward0", ct__cat_backward,
+             ct__view_record)
+CT__SHAPE_OP(stack, "stack", "stack(Tensor[] tensors, int dim=0) -> Tensor", "ct_stack",
+             CT_OP_OTHER, 0, ct__stack_meta, CT__K_NONE, ct__stack_composite, NULL, NULL, NULL)
+
+/* ---- public functions -------------------------------------------------------------------- */
+/* Dispatches c with its meta's geometry in this frame. */
+static ct_tensor *ct__view_dispatch(ct_op_call *c)
+{
+    ct__view_geom g;
+    c->state = &g;
+    return ct__dispatch(c);
+}
+
+/* A call of op over t with n int attributes v. */
+static ct_tensor *ct__view_op(const ct_op *op, const char *fn, const ct_tensor *t, int n,
+                              const int64_t *v)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    for (int k = 0; k < n; k++) {
+        ct__call_i(&c, v[k]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over t with one int[] attribute. */
+static ct_tensor *ct__view_op_ints(const ct_op *op, const char *fn, const ct_tensor *t,
+                                   const int64_t *ints, int n)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, ints, n);
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over the list ts[n] with attribute dim; a missing list, or an empty one (the
+   message empty), fails first. */
+static ct_tensor *ct__list_op(const ct_op *op, const char *fn, const ct_tensor *const *ts, int n,
+                              int64_t dim, const char *empty)
+{
+    if (ct__null(fn, ts)) {
+        return NULL;
+    }
+    if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "%s", empty);
+        return NULL;
+    }
+    ct_op_call c;
+    ct__call_init(&c, op, fn, ts, n);
+    ct__call_i(&c, dim);
+    return ct__view_dispatch(&c);
+}
+
+/* Elements start, start + step, ... before end of dim (wrapped) of t: aten::slice. */
+static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
+                            int64_t step)
+{
+    int64_t v[4] = {dim, start, end, step};
+    return ct__view_op(&ct__op_slice, "ct_narrow", t, 4, v);
+}
+
+/* select_backward (ints[4]) or slice_backward of g into zeros of the input in's shape. */
+static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints)
+{
+    const ct_tensor *inputs[1] = {g};
+    ct_op_call c;
+    bool select = ints[4] != 0;
+    ct__call_init(&c, select ? &ct__op_select_backward : &ct__op_slice_backward,
+                  select ? "ct_select_backward" : "ct_slice_backward", inputs, 1);
+    ct__call_ints(&c, in->sizes, in->ndim);
+    ct__call_i(&c, ints[0]);
+    ct__call_i(&c, ints[1]);
+    if (!select) {
+        ct__call_i(&c, ints[2]);
+        ct__call_i(&c, ints[3]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_alias(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_alias, "ct_alias", t, 0, NULL);
+}
+
+ct_tensor *ct_view(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_view, "ct_view", t, sizes, ndim);
+}
+
+ct_tensor *ct_reshape(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_reshape, "ct_reshape", t, sizes, ndim);
+}
+
+ct_tensor *ct_flatten(const ct_tensor *t, int64_t start_dim, int64_t end_dim)
+{
+    int64_t v[2] = {start_dim, end_dim};
+    return ct__view_op(&ct__op_flatten, "ct_flatten", t, 2, v);
+}
+
+ct_tensor *ct_permute(const ct_tensor *t, const int64_t *dims, int ndim)
+{
+    return ct__view_op_ints(&ct__op_permute, "ct_permute", t, dims, ndim);
+}
+
+ct_tensor *ct_transpose(const ct_tensor *t, int64_t dim0, int64_t dim1)
+{
+    int64_t v[2] = {dim0, dim1};
+    return ct__view_op(&ct__op_transpose, "ct_transpose", t, 2, v);
+}
+
+ct_tensor *ct_t(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_t, "ct_t", t, 0, NULL);
+}
+
+ct_tensor *ct_unsqueeze(const ct_tensor *t, int64_t dim)
+{
+    return ct__view_op(&ct__op_unsqueeze, "ct_unsqueeze", t, 1, &dim);
+}
+
+ct_tensor *ct_squeeze(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_squeeze, "ct_squeeze", t, 0, NULL);
+}
+
+ct_tensor *ct_squeeze_dim(const ct_tensor *t, int64_t dim)
+{
+    return ct__view_op(&ct__op_squeeze_dim, "ct_squeeze_dim", t, 1, &dim);
+}
+
+ct_tensor *ct_expand(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_expand, "ct_expand", t, sizes, ndim);
+}
+
+ct_tensor *ct_narrow(const ct_tensor *t, int64_t dim, int64_t start, int64_t length)
+{
+    int64_t v[3] = {dim, start, length};
+    return ct__view_op(&ct__op_narrow, "ct_narrow", t, 3, v);
+}
+
+ct_tensor *ct_select(const ct_tensor *t, int64_t dim, int64_t index)
+{
+    int64_t v[2] = {dim, index};
+    return ct__view_op(&ct__op_select, "ct_select", t, 2, v);
 }
 
 ct_tensor *ct_contiguous(const ct_tensor *t)
 {
-    if (!ct__view_check("ct_contiguous", t)) {
-        return NULL;
-    }
-    return ct_is_contiguous(t) ? ct_alias(t) : ct_clone(t);
-}
-
-/* ---- cat and stack ------------------------------------------------------------------- */
-static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{
-    const int64_t *offsets = (const int64_t *)n->ctx;
-    for (int k = 0; k < n->n_next; k++) {
-        if (ct__needs_grad(n, k)) {
-            gi[k] = ct_narrow(g, n->i[0], offsets[k], offsets[k + 1] - offsets[k]);
-        }
-    }
+    return ct__view_op(&ct__op_contiguous, "ct_contiguous", t, 0, NULL);
 }
 
 ct_tensor *ct_cat(const ct_tensor *const *ts, int n, int64_t dim)
 {
-    const char *op = "ct_cat";
-    if (ct__null(op, ts)) {
-        return NULL;
-    }
-    if (n <= 0) {
-        ct__fail(CT_ERR_VALUE, op, "expected a non-empty list of Tensors");
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ts[k]) || !ct__check_cpu(op, ts[k])) {
-            return NULL;
-        }
-    }
-    const ct_tensor *ref = ts[0];
-    if (ref->ndim == 0) {
-        ct__fail(CT_ERR_SHAPE, op,
-                 "zero-dimensional tensor (at position 0) cannot be "
-                 "concatenated");
-        return NULL;
-    }
-    int d = ct__wrap_dim(op, dim, ref->ndim);
-    if (d < 0) {
-        return NULL;
-    }
-    int64_t *offsets = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(n + 1));
-    if (!offsets) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct_dtype dt = ref->dtype;
-    offsets[0] = 0;
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = ts[k];
-        bool ok = t->ndim == ref->ndim;
-        for (int j = 0; ok && j < ref->ndim; j++) {
-            if (j != d && t->sizes[j] != ref->sizes[j]) {
-                ct__fail(CT_ERR_SHAPE, op,
-                         "Sizes of tensors must match except in dimension %d. "
-                         "Expected size %lld but got size %lld for tensor number %d in the list.",
-                         d, (long long)ref->sizes[j], (long long)t->sizes[j], k);
-                ok = false;
-            }
-        }
-        if (t->ndim != ref->ndim) {
-            ct__fail(CT_ERR_SHAPE, op, "Tensors must have same number of dimensions: got %d and %d",
-                     ref->ndim, t->ndim);
-        }
-        if (!ok) {
-            ct__free(offsets);
-            return NULL;
-        }
-        dt = ct_promote_types(dt, t->dtype);
-        offsets[k + 1] = offsets[k] + t->sizes[d];
-    }
-    int64_t sizes[CT_MAX_DIMS];
-    memcpy(sizes, ref->sizes, sizeof(int64_t) * (size_t)ref->ndim);
-    sizes[d] = offsets[n];
-    ct_tensor *out = ct__tensor_new(op, sizes, ref->ndim, dt);
-    if (!out) {
-        ct__free(offsets);
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) { /* copy each input into its slice of out */
-        int64_t part[CT_MAX_DIMS];
-        memcpy(part, sizes, sizeof part);
-        part[d] = ts[k]->sizes[d];
-        ct_tensor *slot = ct__tensor_over(out->storage, dt, part, out->strides, out->ndim,
-                                          offsets[k] * out->strides[d]);
-        if (slot) {
-            ct__copy_kernel(slot, ts[k]);
-        }
-        ct__release(slot);
-    }
-    ct_node *node = ct_dtype_is_floating_point(dt)
-                        ? ct__node_new("CatBackward0", ct__cat_backward, ts, n)
-                        : NULL;
-    if (node) {
-        node->i[0] = d;
-        node->ctx = offsets;
-        node->ctx_free = ct__free;
-    } else {
-        ct__free(offsets);
-    }
-    out = ct__set_history(out, node);
-    return ct__scoped(out);
+    return ct__list_op(&ct__op_cat, "ct_cat", ts, n, dim, "expected a non-empty list of Tensors");
 }
 
 ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
 {
-    const char *op = "ct_stack";
-    if (ct__null(op, ts)) {
-        return NULL;
-    }
-    if (n <= 0) {
-        ct__fail(CT_ERR_VALUE, op, "stack expects a non-empty TensorList");
-        return NULL;
-    }
-    for (int k = 0; k < n; k++) {
-        if (ct__null(op, ts[k])) {
-            return NULL;
-        }
-        if (ts[k]->ndim != ts[0]->ndim ||
-            memcmp(ts[k]->sizes, ts[0]->sizes, sizeof(int64_t) * (size_t)ts[0]->ndim) != 0) {
-            char a[160], b[160];
-            ct__fail(CT_ERR_SHAPE, op,
-                     "stack expects each tensor to be equal size, but got %s at "
-                     "entry 0 and %s at entry %d",
-                     ct__shape_str(ts[0]->sizes, ts[0]->ndim, a, sizeof a),
-                     ct__shape_str(ts[k]->sizes, ts[k]->ndim, b, sizeof b), k);
-            return NULL;
-        }
-    }
-    int d = ct__wrap_dim(op, dim, ts[0]->ndim + 1);
-    if (d < 0) {
-        return NULL;
-    }
-    const ct_tensor **views = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
-    if (!views) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct_scope_begin();
-    for (int k = 0; k < n; k++) {
-        views[k] = ct_unsqueeze(ts[k], d);
-    }
-    ct_tensor *out = ct_keep(ct_cat(views, n, d));
-    ct_scope_end();
-    ct__free(views);
-    return out;
+    return ct__list_op(&ct__op_stack, "ct_stack", ts, n, dim,
+                       "stack expects a non-empty TensorList");
 }
+
+#undef CT__SHAPE_OP
+#undef CT__VIEW
