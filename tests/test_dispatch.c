@@ -413,11 +413,32 @@ static void test_capture_quickstart_step(void)
             printf("    \"%s\",\n", r->ops[i]);
         }
     }
-    /* The ops of the step in order: forward, backward, optimizer. */
+    /* The ops of the step in the order they finish (a nested op before the op that calls it):
+       forward, loss, backward, optimizer. */
     static const char *const want[] = {
-        "aten::_to_copy [] -> []",
+        "aten::view [4,1,28,28] -> [4,784]",
+        "aten::reshape [4,1,28,28] -> [4,784]",
+        "aten::flatten [4,1,28,28] -> [4,784]",
+        "ctorch::linear_relu [4,784] [512,784] [512] -> [4,512]",
+        "ctorch::linear_relu [4,512] [512,512] [512] -> [4,512]",
+        "aten::linear [4,512] [10,512] [10] -> [4,10]",
+        "aten::cross_entropy_loss [4,10] [4] - -> []",
+        "aten::alias [4,10] -> [4,10]",
+        "aten::contiguous [4,10] -> [4,10]",
+        "ctorch::cross_entropy_loss_backward [] [4,10] [4] [4] - -> [4,10]",
+        "aten::mm [4,10] [10,512] -> [4,512]",
+        "aten::t [4,10] -> [10,4]",
+        "aten::mm [10,4] [4,512] -> [10,512]",
+        "aten::sum [4,10] -> [10]",
         "aten::threshold_backward [4,512] [4,512] -> [4,512]",
+        "aten::mm [4,512] [512,512] -> [4,512]",
+        "aten::t [4,512] -> [512,4]",
+        "aten::mm [512,4] [4,512] -> [512,512]",
+        "aten::sum [4,512] -> [512]",
         "aten::threshold_backward [4,512] [4,512] -> [4,512]",
+        "aten::t [4,512] -> [512,4]",
+        "aten::mm [512,4] [4,784] -> [512,784]",
+        "aten::sum [4,512] -> [512]",
     };
     int n = (int)(sizeof want / sizeof want[0]);
     CHECK_MSG(r->dropped == 0, "%d ops beyond the recorder's %d", r->dropped, REC_MAX);
@@ -635,6 +656,98 @@ static void row_where(void) { ct_where(wb(), wx(), wx()); }
 static void row_fill_(void) { ct_fill_(wx(), 2); }
 static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
 static void row_to_device(void) { ct_to_device(wx(), fake_device()); }
+static ct_tensor *wv(void) /* (3) float32 */
+{
+    const float v[3] = {1, -2, 0.5f};
+    const int64_t n = 3;
+    return ct_tensor_from_data(v, CT_FLOAT32, &n, 1);
+}
+
+static ct_tensor *ws(void) /* (3, 3) float32 */
+{
+    const float v[9] = {1, 2, 3, -1, 0.5f, 2, 0, 1, -3};
+    const int64_t s[2] = {3, 3};
+    return ct_tensor_from_data(v, CT_FLOAT32, s, 2);
+}
+
+static const int64_t s23[2] = {2, 3}, s6[1] = {6}, s13[2] = {1, 3}, d10[2] = {1, 0};
+/* views */
+static void row_alias(void) { ct_alias(wx()); }
+static void row_contiguous(void) { ct_contiguous(ct_t(wx())); }
+static void row_view(void) { ct_view(wx(), s6, 1); }
+static void row_reshape(void) { ct_reshape(wx(), s6, 1); }
+static void row_flatten(void) { ct_flatten(wx(), 0, -1); }
+static void row_expand(void) { ct_expand(ct_unsqueeze(wv(), 0), s23, 2); }
+static void row_permute(void) { ct_permute(wx(), d10, 2); }
+static void row_transpose(void) { ct_transpose(wx(), 0, 1); }
+static void row_t(void) { ct_t(wx()); }
+static void row_narrow(void) { ct_narrow(wx(), 1, 0, 2); }
+static void row_select(void) { ct_select(wx(), 0, 1); }
+static void row_squeeze(void) { ct_squeeze(ct_unsqueeze(wx(), 0)); }
+static void row_squeeze_dim(void) { ct_squeeze_dim(ct_unsqueeze(wx(), 0), 0); }
+static void row_unsqueeze(void) { ct_unsqueeze(wx(), 0); }
+static void row_cat(void)
+{
+    const ct_tensor *ts[2] = {wx(), wx()};
+    ct_cat(ts, 2, 0);
+}
+static void row_stack(void)
+{
+    const ct_tensor *ts[2] = {wx(), wx()};
+    ct_stack(ts, 2, 0);
+}
+/* reductions, softmax */
+static void row_sum(void) { ct_sum(wx()); }
+static void row_sum_dim(void) { ct_sum_dim(wx(), 1, false); }
+static void row_sum_dims(void) { ct_sum_dims(wx(), d10 + 1, 1, true); }
+static void row_sum_to_size(void) { ct_sum_to_size(wx(), s13, 2); }
+static void row_mean(void) { ct_mean(wx()); }
+static void row_mean_dim(void) { ct_mean_dim(wx(), 0, false); }
+static void row_max(void) { ct_max(wx()); }
+static void row_min(void) { ct_min(wx()); }
+static void row_max_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_max_dim(wx(), 1, false, &v, &i);
+}
+static void row_min_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_min_dim(wx(), 1, false, &v, &i);
+}
+static void row_argmax(void) { ct_argmax(wx()); }
+static void row_argmin(void) { ct_argmin(wx()); }
+static void row_argmax_dim(void) { ct_argmax_dim(wx(), 1, false); }
+static void row_argmin_dim(void) { ct_argmin_dim(wx(), 1, false); }
+static void row_softmax(void) { ct_softmax(wx(), 1); }
+static void row_log_softmax(void) { ct_log_softmax(wx(), 1); }
+/* linear algebra */
+static void row_mm(void) { ct_mm(wx(), ws()); }
+static void row_bmm(void) { ct_bmm(ct_unsqueeze(ws(), 0), ct_unsqueeze(ws(), 0)); }
+static void row_mv(void) { ct_mv(ws(), wv()); }
+static void row_dot(void) { ct_dot(wv(), wv()); }
+static void row_matmul(void) { ct_matmul(wx(), ws()); }
+static void row_addmm(void) { ct_addmm(wv(), wx(), ws(), 1, 1); }
+static void row_linear(void) { ct_linear(wx(), ws(), wv()); }
+/* modules: Linear then ReLU in a Sequential run fused */
+static void row_module_forward(void)
+{
+    ct_module *m = ct_sequential_new();
+    ct_sequential_append(m, ct_linear_new(3, 3, true));
+    ct_sequential_append(m, ct_relu_new());
+    ct_module_forward(m, wx());
+    ct_module_free(m);
+}
+/* losses */
+static ct_tensor *wt(void) /* (2) int64 class indices */
+{
+    const int64_t v[2] = {0, 2}, n = 2;
+    return ct_tensor_from_data(v, CT_INT64, &n, 1);
+}
+static void row_nll_loss(void) { ct_nll_loss(ct_log_softmax(wx(), 1), wt(), NULL); }
+static void row_cross_entropy(void) { ct_cross_entropy(wx(), wt(), NULL); }
+static void row_mse_loss(void) { ct_mse_loss(wx(), wx(), CT_REDUCTION_MEAN); }
+
 /* abs, and its backward (sign) */
 static void row_abs(void)
 {
@@ -646,6 +759,11 @@ static void row_backward(void)
     ct_backward(ct_relu(ct_requires_grad_(wx(), true)), wx(), false);
     ct_backward(ct_sigmoid(ct_requires_grad_(wx(), true)), wx(), false);
     ct_backward(ct_tanh(ct_requires_grad_(wx(), true)), wx(), false);
+    ct_backward(ct_softmax(ct_requires_grad_(wx(), true), 1), wx(), false);
+    ct_backward(ct_log_softmax(ct_requires_grad_(wx(), true), 1), wx(), false);
+    ct_backward(ct_select(ct_requires_grad_(wx(), true), 0, 1), wv(), false);
+    ct_backward(ct_narrow(ct_requires_grad_(wx(), true), 0, 1, 1), ct_narrow(wx(), 0, 0, 1), false);
+    ct_backward(ct_cross_entropy(ct_requires_grad_(wx(), true), wt(), NULL), NULL, false);
 }
 /* copy_ on one device, and across two */
 static void row_copy_across(void)
@@ -668,6 +786,14 @@ static const api_row api_rows[] = {
     ROW(reciprocal), ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone),
     ROW(to_dtype), ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across},
     {"ct_copy_", row_copy_}, {"ct_pow_scalar", row_pow_scalar_int},
+    ROW(alias), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
+    ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze),
+    ROW(squeeze_dim), ROW(unsqueeze), ROW(cat), ROW(stack), ROW(sum), ROW(sum_dim),
+    ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max), ROW(min), ROW(max_dim),
+    ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim), ROW(argmin_dim), ROW(softmax),
+    ROW(log_softmax), ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm),
+    ROW(linear),
+    ROW(module_forward), ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
 };
 #undef ROW
 #define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))
