@@ -673,6 +673,7 @@ static ct_tensor *ws(void) /* (3, 3) float32 */
 static const int64_t s23[2] = {2, 3}, s6[1] = {6}, s13[2] = {1, 3}, d10[2] = {1, 0};
 /* views */
 static void row_alias(void) { ct_alias(wx()); }
+static void row_detach(void) { ct_detach(wx()); }
 static void row_contiguous(void) { ct_contiguous(ct_t(wx())); }
 static void row_view(void) { ct_view(wx(), s6, 1); }
 static void row_reshape(void) { ct_reshape(wx(), s6, 1); }
@@ -786,7 +787,7 @@ static const api_row api_rows[] = {
     ROW(reciprocal), ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone),
     ROW(to_dtype), ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across},
     {"ct_copy_", row_copy_}, {"ct_pow_scalar", row_pow_scalar_int},
-    ROW(alias), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
+    ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze),
     ROW(squeeze_dim), ROW(unsqueeze), ROW(cat), ROW(stack), ROW(sum), ROW(sum_dim),
     ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max), ROW(min), ROW(max_dim),

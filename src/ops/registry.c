@@ -103,6 +103,8 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* autograd/autograd.c */
+    &ct__op_detach,
 };
 
 const ct_op *const *ct_op_registry(int *n)
