@@ -312,6 +312,7 @@ static CT__UNUSED void ct__ipool_run_tasks(uint32_t gen, int slot)
         void (*fn)(int64_t, int, void *) = CT__PAR_RELAXED(&ct__ipool.fn);
         void *ctx = CT__PAR_RELAXED(&ct__ipool.ctx);
         uint32_t ntasks = CT__PAR_RELAXED(&ct__ipool.ntasks);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* new fields read: the CAS sees the close */
         if ((uint32_t)(w >> 32) != gen || (uint32_t)w >= ntasks ||
             slot >= CT__PAR_RELAXED(&ct__ipool.nslots)) {
             return;
@@ -426,12 +427,18 @@ static CT__UNUSED void ct__ipool_run(int64_t ntasks, int nslots,
         ct__ipool.nworkers++;
     }
     nslots = ct__ipool.nworkers + 1 < nslots ? ct__ipool.nworkers + 1 : nslots;
+    uint32_t gen = (uint32_t)(CT__PAR_RELAXED(&ct__ipool.claim) >> 32) + 1;
+    /* Close the claim word first (no task index is ever >= 2^31): a worker late for the last
+       job that read the new fields below can no longer claim a task of that job with them
+       (it ran a task of this job twice and counted it in done, which then went past ntasks:
+       the caller waited forever). The fence orders this store before the fields'. */
+    __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32 | 0xffffffffu, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
     CT__PAR_SET(&ct__ipool.fn, fn);
     CT__PAR_SET(&ct__ipool.ctx, ctx);
     CT__PAR_SET(&ct__ipool.ntasks, (uint32_t)ntasks);
     CT__PAR_SET(&ct__ipool.nslots, nslots);
     CT__PAR_SET(&ct__ipool.done, 0u);
-    uint32_t gen = (uint32_t)(CT__PAR_RELAXED(&ct__ipool.claim) >> 32) + 1;
     CT__PAR_SET(&ct__ipool.job_start_ns, ct__ipool_now_ns());
     __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
     ct__ipool_bump();
