@@ -371,7 +371,9 @@ CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
  * tensor with a zero size allocates nothing, however large its other sizes.
  * dtype: CT_DTYPE_DEFAULT means the default float dtype.
  * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM; CT_ERR_VALUE for
- * a dtype outside ct_dtype ("99 is not a valid value for dtype"). */
+ * a dtype outside ct_dtype ("99 is not a valid value for dtype").
+ * Each is a factory op through the dispatcher (aten::empty, aten::zeros, ... aten::tensor for
+ * ct_tensor_from_data): hooks and the profiler see it; ct_from_blob runs no kernel. */
 
 /* Uninitialized memory. Mirrors: torch.empty. */
 CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
@@ -386,8 +388,8 @@ CTORCH_API ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype);
 /* A 0-dim tensor holding value. Mirrors: torch.scalar_tensor. */
 CTORCH_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype);
-/* Same shape and dtype as t. Mirrors: torch.empty_like / zeros_like / ones_like /
-   full_like. */
+/* Same shape, dtype and device as t (an op of t's device). Mirrors: torch.empty_like /
+   zeros_like / ones_like / full_like. */
 CTORCH_API ct_tensor *ct_empty_like(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_zeros_like(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_ones_like(const ct_tensor *t);
@@ -624,7 +626,7 @@ CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
 CTORCH_API ct_tensor *ct_randperm(int64_t n, ct_generator *g);
-/* Same shape and dtype as t. Mirrors: torch.rand_like / torch.randn_like. */
+/* Same shape, dtype and device as t. Mirrors: torch.rand_like / torch.randn_like. */
 CTORCH_API ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g);
 CTORCH_API ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g);
 /* Fills self in place from U(from, to). Errors: CT_ERR_VALUE when from > to. Mirrors:
@@ -673,7 +675,7 @@ typedef enum ct_autocast_category {
     CT_AUTOCAST_PROMOTE
 } ct_autocast_category;
 
-#define CT_OP_MAX_ATTRS 6   /* scalar attributes of one call */
+#define CT_OP_MAX_ATTRS 8   /* scalar attributes of one call */
 #define CT_OP_MAX_OUTPUTS 4 /* tensor outputs of one call */
 
 /* A scalar attribute of a call, in the order of the op's schema: Scalar and float values in
@@ -2228,6 +2230,8 @@ static inline char *ct__data(const ct_tensor *t)
 {
     return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
 }
+/* Fills the contiguous CPU tensor t with value (converted as ct__store_f64). */
+CT__INTERNAL void ct__fill_contig(ct_tensor *t, double value);
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 /* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
@@ -2523,6 +2527,10 @@ CT__INTERNAL ct_tensor *ct__dispatch(ct_op_call *c);
    to c->outputs; NULL + error when it cannot be made. */
 CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim,
                                       ct_dtype dtype);
+/* The end of a composite implementation, which runs public ops inside a scope of its own
+   (ct_scope_begin): r (scoped there, or NULL after an error) becomes an unscoped reference in
+   c->outputs, and the scope closes. Returns CT_OK or the pending error's status. */
+CT__INTERNAL ct_status ct__composite_end(ct_op_call *c, ct_tensor *r);
 /* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
 CT__INTERNAL void ct__dispatch_slow_add(int delta);
 /* The registered backend of a device type other than the CPU, or NULL. */
@@ -3732,9 +3740,60 @@ int64_t ct_item_int64(const ct_tensor *t)
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
 
-/* ---- creation ----------------------------------------------------------------------- */
-/* Fills a fresh contiguous tensor with value. */
-static void ct__fill_contig(ct_tensor *t, double value)
+/* ---- creation: factory ops ------------------------------------------------------------------
+ * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
+ * ops run on their input's device). Attributes in schema order: the sizes (int[]), then the
+ * Scalars, then the dtype. meta checks the arguments and allocates the output; the kernel
+ * writes it. */
+
+/* Where a fill op's value comes from: op->variant is the index of its Scalar attribute, or
+   one of these. */
+enum { CT__FILL_EMPTY = -3, CT__FILL_ZERO = -2, CT__FILL_ONE = -1 };
+
+static double ct__fill_value(const ct_op_call *c)
+{
+    int v = c->op->variant;
+    return v == CT__FILL_ZERO ? 0.0 : v == CT__FILL_ONE ? 1.0 : c->attrs[v].f;
+}
+
+/* Checks dtype (and that the fill value fits it) and allocates the output of sizes; the
+   kernel's dtype is the output's. */
+static bool ct__factory_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    bool fill = c->op->variant != CT__FILL_EMPTY; /* (the allocation checks dtype for empty) */
+    if (fill && (!ct__check_dtype_arg(c->fn, dtype) ||
+                 !ct__check_scalar(c->fn, ct__fill_value(c), dtype))) {
+        return false;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+/* empty, zeros, ones, full: (int[] size, [Scalar fill_value,] ScalarType dtype). */
+static bool ct__factory_sizes_meta(ct_op_call *c)
+{
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              (ct_dtype)c->attrs[c->n_attrs - 1].i);
+}
+
+/* scalar_tensor: (Scalar s, ScalarType dtype), 0-dim. */
+static bool ct__scalar_tensor_meta(ct_op_call *c)
+{
+    return ct__factory_output(c, NULL, 0, (ct_dtype)c->attrs[1].i);
+}
+
+/* The _like ops: self's shape and dtype. */
+static bool ct__factory_like_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    return ct__factory_output(c, t->sizes, t->ndim, t->dtype);
+}
+
+/* Fills a fresh contiguous tensor with value (also: reductions of empty inputs). */
+void ct__fill_contig(ct_tensor *t, double value)
 {
     int64_t n = ct_numel(t);
     char *p = ct__data(t);
@@ -3755,118 +3814,39 @@ static void ct__fill_contig(ct_tensor *t, double value)
     }
 }
 
-ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+static ct_status ct__empty_kernel(ct_op_call *c)
 {
-    return ct__scoped(ct__tensor_new("ct_empty", sizes, ndim, dtype));
+    (void)c; /* meta allocated the output; empty leaves it uninitialized */
+    return CT_OK;
 }
 
-/* A new scoped tensor filled with value, which must convert to dtype without overflow. */
-static ct_tensor *ct__full(const char *op, const int64_t *sizes, int ndim, double value,
-                           ct_dtype dtype)
+static ct_status ct__fill_new_kernel(ct_op_call *c)
 {
-    if (!ct__check_dtype_arg(op, dtype) || !ct__check_scalar(op, value, dtype)) {
-        return NULL;
+    ct__fill_contig(c->outputs[0], ct__fill_value(c));
+    return CT_OK;
+}
+
+/* tensor: (data, ScalarType dtype) with the sizes as attribute 0 and c->state pointing at
+   the caller's data. */
+static bool ct__from_data_meta(ct_op_call *c)
+{
+    if (!ct__factory_sizes_meta(c)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t) {
-        ct__fill_contig(t, value);
+    if (ct_nbytes(c->outputs[0]) && !c->state) {
+        ct__null(c->fn, c->state);
+        return false;
     }
-    return ct__scoped(t);
+    return true;
 }
 
-ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+static ct_status ct__from_data_kernel(ct_op_call *c)
 {
-    return ct__full("ct_full", sizes, ndim, value, dtype);
-}
-
-ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    return ct__full("ct_zeros", sizes, ndim, 0.0, dtype);
-}
-
-ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    return ct__full("ct_ones", sizes, ndim, 1.0, dtype);
-}
-
-ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
-{
-    return ct__full("ct_scalar_tensor", NULL, 0, value, dtype);
-}
-
-ct_tensor *ct_empty_like(const ct_tensor *t)
-{
-    return ct__null_tensor("ct_empty_like", t) ? NULL : ct_empty(t->sizes, t->ndim, t->dtype);
-}
-
-/* full_like under the caller's name (for the NULL and handle checks). */
-static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
-{
-    if (ct__null_tensor(op, t)) {
-        return NULL;
-    }
-    return ct__full(op, t->sizes, t->ndim, value, t->dtype);
-}
-
-ct_tensor *ct_full_like(const ct_tensor *t, double value)
-{
-    return ct__full_like("ct_full_like", t, value);
-}
-
-ct_tensor *ct_zeros_like(const ct_tensor *t)
-{
-    return ct__full_like("ct_zeros_like", t, 0.0);
-}
-
-ct_tensor *ct_ones_like(const ct_tensor *t)
-{
-    return ct__full_like("ct_ones_like", t, 1.0);
-}
-
-ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
-{
-    ct_tensor *t = ct__tensor_new("ct_tensor_from_data", sizes, ndim, dtype);
-    if (!t) {
-        return NULL;
-    }
-    size_t nbytes = ct_nbytes(t);
-    if (nbytes && !data) {
-        ct__release(t);
-        ct__null("ct_tensor_from_data", data);
-        return NULL;
-    }
+    size_t nbytes = ct_nbytes(c->outputs[0]);
     if (nbytes) {
-        memcpy(ct__data(t), data, nbytes);
+        memcpy(ct__data(c->outputs[0]), c->state, nbytes);
     }
-    return ct__scoped(t);
-}
-
-ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
-                        void (*deleter)(void *data, void *ctx), void *ctx)
-{
-    const char *op = "ct_from_blob";
-    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
-        !ct__check_dtype_arg(op, dtype)) {
-        return NULL;
-    }
-    dtype = ct__dtype_resolve(dtype);
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    s->data = data;
-    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = deleter;
-    s->deleter_ctx = ctx;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(sizes, ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
-    ct__storage_release(s);
-    return ct__scoped(t);
+    return CT_OK;
 }
 
 /* arange's length ceil((end - start) / step), or -1 + CT_ERR_VALUE in PyTorch's words. */
@@ -3896,71 +3876,89 @@ static int64_t ct__arange_size(const char *op, double start, double end, double 
     return (int64_t)n;
 }
 
-ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+/* arange: (Scalar start, Scalar end, Scalar step, ScalarType dtype). */
+static bool ct__arange_meta(ct_op_call *c)
 {
-    const char *op = "ct_arange";
-    if (!ct__check_dtype_arg(op, dtype)) {
-        return NULL;
+    double start = c->attrs[0].f, end = c->attrs[1].f, step = c->attrs[2].f;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
     }
     dtype = ct__dtype_resolve(dtype);
     if (dtype == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"arange_cpu\" not implemented for 'Bool'");
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"arange_cpu\" not implemented for 'Bool'");
+        return false;
     }
-    int64_t n = ct__arange_size(op, start, end, step);
-    bool floating = ct_dtype_is_floating_point(dtype);
+    int64_t n = ct__arange_size(c->fn, start, end, step);
     /* integer types count in int64 from the truncated start and step, wrapping into dtype */
-    if (n < 0 || (!floating && (!ct__check_scalar(op, start, CT_INT64) ||
-                                !ct__check_scalar(op, step, CT_INT64)))) {
-        return NULL;
+    if (n < 0 || (!ct_dtype_is_floating_point(dtype) &&
+                  (!ct__check_scalar(c->fn, start, CT_INT64) ||
+                   !ct__check_scalar(c->fn, step, CT_INT64)))) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &n, 1, floating ? dtype : CT_INT64);
-    if (!t) {
-        return NULL;
-    }
-    if (floating) {
-        for (int64_t i = 0; i < n; i++) {
-            ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(dtype), dtype,
-                          start + (double)i * step);
-        }
-    } else { /* unsigned arithmetic wraps as PyTorch's int64 does */
-        uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
-        for (int64_t i = 0; i < n; i++) {
-            ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
-        }
-    }
-    if (t->dtype != dtype) {
-        ct_tensor *c = ct__tensor_new(op, &n, 1, dtype);
-        if (c) {
-            ct__copy_kernel(c, t);
-        }
-        ct__release(t);
-        t = c;
-    }
-    return ct__scoped(t);
+    c->dtype = dtype;
+    return ct__op_output(c, &n, 1, dtype) != NULL;
 }
 
-ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+static ct_status ct__arange_kernel(ct_op_call *c)
 {
-    const char *op = "ct_linspace";
-    if (!ct__check_dtype_arg(op, dtype)) {
-        return NULL;
+    double start = c->attrs[0].f, step = c->attrs[2].f;
+    ct_tensor *out = c->outputs[0];
+    int64_t n = out->sizes[0];
+    if (ct_dtype_is_floating_point(out->dtype)) {
+        for (int64_t i = 0; i < n; i++) {
+            ct__store_f64(ct__data(out) + (size_t)i * ct_dtype_size(out->dtype), out->dtype,
+                          start + (double)i * step);
+        }
+        return CT_OK;
+    }
+    ct_tensor *t = out->dtype == CT_INT64 ? out : ct__tensor_new(c->fn, &n, 1, CT_INT64);
+    if (!t) {
+        return ct_error_code();
+    }
+    uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
+    for (int64_t i = 0; i < n; i++) { /* unsigned arithmetic wraps as PyTorch's int64 does */
+        ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
+    }
+    if (t != out) {
+        ct__copy_kernel(out, t);
+        ct__release(t);
+    }
+    return CT_OK;
+}
+
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+static bool ct__linspace_meta(ct_op_call *c)
+{
+    double start = c->attrs[0].f, end = c->attrs[1].f;
+    int64_t steps = c->attrs[2].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
     }
     if (steps < 0) {
-        ct__fail(CT_ERR_VALUE, op, "number of steps must be non-negative");
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "number of steps must be non-negative");
+        return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"linspace_cpu\" not implemented for 'Bool'");
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        return false;
     }
-    if (!ct__check_scalar(op, start, dtype) || !ct__check_scalar(op, end, dtype)) {
-        return NULL;
+    if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &steps, 1, dtype);
-    if (!t) {
-        return NULL;
+    ct_tensor *t = ct__op_output(c, &steps, 1, dtype);
+    if (t) {
+        c->dtype = t->dtype;
     }
+    return t != NULL;
+}
+
+static ct_status ct__linspace_kernel(ct_op_call *c)
+{
+    double start = c->attrs[0].f, end = c->attrs[1].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
     size_t es = ct_dtype_size(t->dtype);
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
     int64_t half = steps / 2;
@@ -3970,21 +3968,216 @@ ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
                                             : end - step * (double)(steps - 1 - i);
         ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, v);
     }
-    return ct__scoped(t);
+    return CT_OK;
+}
+
+/* eye: (int n, int m, ScalarType dtype). */
+static bool ct__eye_meta(ct_op_call *c)
+{
+    int64_t sizes[2] = {c->attrs[0].i, c->attrs[1].i};
+    return ct__factory_output(c, sizes, 2, (ct_dtype)c->attrs[2].i);
+}
+
+static ct_status ct__eye_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    ct__fill_contig(t, 0);
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t i = 0; i < t->sizes[0] && i < t->sizes[1]; i++) {
+        ct__store_f64(ct__data(t) + (size_t)(i * t->sizes[1] + i) * es, t->dtype, 1.0);
+    }
+    return CT_OK;
+}
+
+/* A factory op: name, schema, public functions, fill variant, meta, kernels. */
+#define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
+                                       CT_AUTOCAST_NONE, VAR, 0u, NULL, META, KERNELS, NULL,  \
+                                       NULL, NULL, 0u, NULL, NULL};
+#define CT__FACTORY_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+                         "bool? pin_memory=None"
+#define CT__LIKE_OPTS CT__FACTORY_OPTS ", MemoryFormat? memory_format=None) -> Tensor"
+
+CT__FACTORY(empty, "empty", "empty.memory_format(SymInt[] size, *, " CT__FACTORY_OPTS
+            ", MemoryFormat? memory_format=None) -> Tensor", "ct_empty", CT__FILL_EMPTY,
+            ct__factory_sizes_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(zeros, "zeros", "zeros(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor",
+            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(ones, "ones", "ones(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor", "ct_ones",
+            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(full, "full", "full(SymInt[] size, Scalar fill_value, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(scalar_tensor, "scalar_tensor", "scalar_tensor(Scalar s, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_scalar_tensor", 0, ct__scalar_tensor_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(empty_like, "empty_like", "empty_like(Tensor self, *, " CT__LIKE_OPTS,
+            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(zeros_like, "zeros_like", "zeros_like(Tensor self, *, " CT__LIKE_OPTS,
+            "ct_zeros_like", CT__FILL_ZERO, ct__factory_like_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(ones_like, "ones_like", "ones_like(Tensor self, *, " CT__LIKE_OPTS, "ct_ones_like",
+            CT__FILL_ONE, ct__factory_like_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(full_like, "full_like", "full_like(Tensor self, Scalar fill_value, *, "
+            CT__LIKE_OPTS, "ct_full_like", 0, ct__factory_like_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(tensor, "tensor", "tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
+            "bool requires_grad=False) -> Tensor", "ct_tensor_from_data", CT__FILL_EMPTY,
+            ct__from_data_meta, CT__K_ALL(ct__from_data_kernel))
+CT__FACTORY(arange, "arange", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_arange", CT__FILL_EMPTY, ct__arange_meta,
+            CT__K_NUMERIC(ct__arange_kernel))
+CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_linspace", CT__FILL_EMPTY, ct__linspace_meta,
+            CT__K_NUMERIC(ct__linspace_kernel))
+CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
+            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+#undef CT__FACTORY
+#undef CT__FACTORY_OPTS
+#undef CT__LIKE_OPTS
+
+/* A call of a factory op over sizes, with the fill value when it takes one (full_value). */
+static ct_tensor *ct__factory_call(const ct_op *op, const char *fn, const int64_t *sizes,
+                                   int ndim, double value, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a _like op over t, with its fill value when it takes one. */
+static ct_tensor *ct__like_call(const ct_op *op, const char *fn, const ct_tensor *t,
+                                double value)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_empty, "ct_empty", sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_full, "ct_full", sizes, ndim, value, dtype);
+}
+
+ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_zeros, "ct_zeros", sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_ones, "ct_ones", sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_scalar_tensor, "ct_scalar_tensor", NULL, 0);
+    ct__call_f(&c, value);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_empty_like, "ct_empty_like", t, 0.0);
+}
+
+ct_tensor *ct_full_like(const ct_tensor *t, double value)
+{
+    return ct__like_call(&ct__op_full_like, "ct_full_like", t, value);
+}
+
+ct_tensor *ct_zeros_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_zeros_like, "ct_zeros_like", t, 0.0);
+}
+
+ct_tensor *ct_ones_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_ones_like, "ct_ones_like", t, 1.0);
+}
+
+ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_tensor, "ct_tensor_from_data", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype);
+    c.state = (void *)(uintptr_t)data;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_arange, "ct_arange", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_f(&c, step);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_linspace, "ct_linspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 {
-    int64_t sizes[2] = {n, m < 0 ? n : m};
-    ct_tensor *t = ct__tensor_new("ct_eye", sizes, 2, dtype);
-    if (!t) {
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_eye, "ct_eye", NULL, 0);
+    ct__call_i(&c, n);
+    ct__call_i(&c, m < 0 ? n : m);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
+                        void (*deleter)(void *data, void *ctx), void *ctx)
+{
+    const char *op = "ct_from_blob";
+    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
+        !ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    ct__fill_contig(t, 0);
-    size_t es = ct_dtype_size(t->dtype);
-    for (int64_t i = 0; i < sizes[0] && i < sizes[1]; i++) {
-        ct__store_f64(ct__data(t) + (size_t)(i * sizes[1] + i) * es, t->dtype, 1.0);
+    dtype = ct__dtype_resolve(dtype);
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
     }
+    s->data = data;
+    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = deleter;
+    s->deleter_ctx = ctx;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
     return ct__scoped(t);
 }
 
@@ -5137,10 +5330,13 @@ void ct__mutex_unlock(ct__mutex *m)
 // >>part core/rng.c
 /* core/rng.c - mt19937 and PyTorch's CPU sampling kernels, draw for draw and bit for bit.
  *
- * Every public entry resolves the generator (NULL: the default one) and holds its lock for the
- * whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so one call's draws are
- * consecutive in the stream. Elements are visited in the order of PyTorch's TensorIterator
- * for a nullary op: linearly when contiguous, else the smallest stride innermost.
+ * The sampling functions are ops (uniform_, normal_, bernoulli_, random_ in place; rand, randn,
+ * randint, randperm and the _like forms as random factories) through the one entry, the
+ * generator in call.generator. Every kernel resolves the generator (NULL: the default one) and
+ * holds its lock for the whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so
+ * one call's draws are consecutive in the stream. Elements are visited in the order of
+ * PyTorch's TensorIterator for a nullary op: linearly when contiguous, else the smallest
+ * stride innermost.
  * Floating point: each multiply-add that PyTorch's compiled kernels fuse is an explicit
  * fma/fmaf, and no other product feeds an addition, so no compiler flag (-ffp-contract,
  * -std=c11 or gnu11, -O level) changes a bit.
@@ -5391,13 +5587,21 @@ static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
     }
 }
 
-static bool ct__rng_check_fill(const char *op, ct_tensor *t, bool float_only)
+/* The in-place random ops' meta: self is the output and gives the kernel's dtype. */
+static bool ct__rng_self_meta(ct_op_call *c)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__check_inplace(op, t)) {
-        return false;
-    }
-    if (float_only && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    c->dtype = self->dtype;
+    c->outputs[c->n_outputs++] = self;
+    return true;
+}
+
+/* uniform_ and normal_ (and the factories over them) draw floating point values only. */
+static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
+{
+    if (!ct_dtype_is_floating_point(dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->fn,
+                 ct_dtype_name(dtype));
         return false;
     }
     return true;
@@ -5419,23 +5623,34 @@ static void ct__rng_draw_uniform(ct_generator *g, char *dst, ct_dtype dt, const 
     }
 }
 
-ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
+/* Fills t with U(from, to) from g (NULL: the default generator). */
+static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double to)
 {
-    const char *op = "ct_uniform_";
-    if (!ct__rng_check_fill(op, self, true)) {
-        return NULL;
-    }
-    if (!(from <= to)) {
-        ct__fail(CT_ERR_VALUE, op, "uniform_ expects to return a [from, to) range, but found "
-                 "from=%g > to=%g", from, to);
-        return NULL;
-    }
     ct__rng_range r = {from, to};
     g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_uniform, &r);
+    ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+}
+
+/* uniform_: (self, float from, float to). */
+static bool ct__uniform_meta(ct_op_call *c)
+{
+    double from = c->attrs[0].f, to = c->attrs[1].f;
+    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (!(from <= to)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "uniform_ expects to return a [from, to) range, but found "
+                 "from=%g > to=%g", from, to);
+        return false;
+    }
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__uniform_kernel(ct_op_call *c)
+{
+    ct__rng_uniform(c->outputs[0], c->generator, c->attrs[0].f, c->attrs[1].f);
+    return CT_OK;
 }
 
 /* bernoulli_distribution<double>: uniform_real_distribution<double>(0, 1) < p. */
@@ -5445,21 +5660,23 @@ static void ct__rng_draw_bernoulli(ct_generator *g, char *dst, ct_dtype dt, cons
     ct__rng_store_i64(dst, dt, ct__rng_uniform_f64(g, 0, 1) < p);
 }
 
-ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
+/* bernoulli_: (self, float p). */
+static bool ct__bernoulli_meta(ct_op_call *c)
 {
-    const char *op = "ct_bernoulli_";
-    if (!ct__rng_check_fill(op, self, false)) {
-        return NULL;
-    }
+    double p = c->attrs[0].f;
     if (!(p >= 0 && p <= 1)) {
-        ct__fail(CT_ERR_VALUE, op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+        return false;
     }
-    g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_bernoulli, &p);
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__bernoulli_kernel(ct_op_call *c)
+{
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_bernoulli, &c->attrs[0].f);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+    return CT_OK;
 }
 
 /* ---- normal_ ------------------------------------------------------------------------- */
@@ -5670,29 +5887,40 @@ static void ct__rng_draw_normal(ct_generator *g, char *dst, ct_dtype dt, const v
     ct__rng_store_f64(dst, dt, ct__rng_normal_f64(g, m->mean, m->std));
 }
 
-ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+/* Fills t with N(mean, std^2) from g (NULL: the default generator). */
+static void ct__rng_normal(ct_tensor *t, ct_generator *g, double mean, double std)
 {
-    const char *op = "ct_normal_";
-    if (!ct__rng_check_fill(op, self, true)) {
-        return NULL;
-    }
-    if (std < 0) {
-        ct__fail(CT_ERR_VALUE, op, "normal expects std >= 0.0, but found std %g", std);
-        return NULL;
-    }
-    int64_t n = ct_numel(self);
+    int64_t n = ct_numel(t);
     g = ct__rng_lock(g);
-    if (n >= 16 && ct_is_contiguous(self) && self->dtype == CT_FLOAT32) {
-        ct__rng_normal_fill_f32(g, (float *)ct__data(self), n, (float)mean, (float)std);
-    } else if (n >= 16 && ct_is_contiguous(self)) {
-        ct__rng_normal_fill_f64(g, (double *)ct__data(self), n, mean, std);
+    if (n >= 16 && ct_is_contiguous(t) && t->dtype == CT_FLOAT32) {
+        ct__rng_normal_fill_f32(g, (float *)ct__data(t), n, (float)mean, (float)std);
+    } else if (n >= 16 && ct_is_contiguous(t)) {
+        ct__rng_normal_fill_f64(g, (double *)ct__data(t), n, mean, std);
     } else {
         ct__rng_moments m = {mean, std};
-        ct__rng_fill(self, g, ct__rng_draw_normal, &m);
+        ct__rng_fill(t, g, ct__rng_draw_normal, &m);
     }
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+}
+
+/* normal_: (self, float mean, float std). */
+static bool ct__normal_meta(ct_op_call *c)
+{
+    double std = c->attrs[1].f;
+    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (std < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "normal expects std >= 0.0, but found std %g", std);
+        return false;
+    }
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__normal_kernel(ct_op_call *c)
+{
+    ct__rng_normal(c->outputs[0], c->generator, c->attrs[0].f, c->attrs[1].f);
+    return CT_OK;
 }
 
 /* ---- integers ------------------------------------------------------------------------ */
@@ -5729,16 +5957,12 @@ static void ct__rng_draw_full(ct_generator *g, char *dst, ct_dtype dt, const voi
     }
 }
 
-ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
+static ct_status ct__random_kernel(ct_op_call *c)
 {
-    if (!ct__rng_check_fill("ct_random_", self, false)) {
-        return NULL;
-    }
-    g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_full, NULL);
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_full, NULL);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+    return CT_OK;
 }
 
 /* check_from_to_in_range: an integer dtype must hold `from` and `to - 1` (floats hold every
@@ -5801,38 +6025,54 @@ static void ct__rng_float_bounds(int64_t *from, int64_t *to, ct_dtype dt)
     }
 }
 
-ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
-                      ct_generator *g)
+/* randint's bounds [low, high) as drawn: attributes 0 and 1, moved inward for a float dtype
+   (the caller checked low < high). */
+static void ct__randint_bounds(const ct_op_call *c, ct_dtype dtype, int64_t *low, int64_t *high)
 {
-    const char *op = "ct_randint";
+    *low = c->attrs[0].i;
+    *high = c->attrs[1].i;
+    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
+        ct__rng_float_bounds(low, high, dtype);
+    }
+}
+
+/* randint: (int low, int high, int[] size, ScalarType dtype). */
+static bool ct__randint_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    int64_t low = c->attrs[0].i, high = c->attrs[1].i;
     if (low >= high) {
-        ct__fail(CT_ERR_VALUE, op,
+        ct__fail(CT_ERR_VALUE, c->fn,
                  "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                  (long long)low, (long long)high);
-        return NULL;
+        return false;
     }
-    dtype = dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype;
-    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
-        ct__rng_float_bounds(&low, &high, dtype);
-        if (low >= high) {
-            ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' casted to dtype to be less than "
-                     "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
-                     (long long)high);
-            return NULL;
-        }
+    ct__randint_bounds(c, dtype, &low, &high);
+    if (low >= high) {
+        ct__fail(CT_ERR_VALUE, c->fn, "random_ expects 'from' casted to dtype to be less than "
+                 "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
+                 (long long)high);
+        return false;
     }
-    if (!ct__rng_check_int_range(op, low, high - 1, dtype)) {
-        return NULL;
+    if (!ct__rng_check_int_range(c->fn, low, high - 1, dtype)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (!t) {
-        return NULL;
+    ct_tensor *t = ct__op_output(c, c->attrs[2].ints, (int)c->attrs[2].i, dtype);
+    if (t) {
+        c->dtype = t->dtype;
     }
+    return t != NULL;
+}
+
+static ct_status ct__randint_kernel(ct_op_call *c)
+{
+    int64_t low = 0, high = 0;
+    ct__randint_bounds(c, c->dtype, &low, &high);
     ct__rng_int_range r = {(uint64_t)high - (uint64_t)low, low};
-    g = ct__rng_lock(g);
-    ct__rng_fill(t, g, ct__rng_draw_int, &r);
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_int, &r);
     ct__rng_unlock(g);
-    return ct__scoped(t);
+    return CT_OK;
 }
 
 /* randperm_cpu: below n = UINT32_MAX / 20, Fisher-Yates swapping i with i + random() % (n - i);
@@ -5858,56 +6098,212 @@ static void ct__rng_permute(ct_generator *g, int64_t *r, int64_t n)
     }
 }
 
-ct_tensor *ct_randperm(int64_t n, ct_generator *g)
+/* randperm: (int n, ScalarType dtype), int64 only. */
+static bool ct__randperm_meta(ct_op_call *c)
 {
-    const char *op = "ct_randperm";
+    int64_t n = c->attrs[0].i;
     if (n < 0) {
-        ct__fail(CT_ERR_VALUE, op, "n must be non-negative, got%lld", (long long)n);
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "n must be non-negative, got%lld", (long long)n);
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &n, 1, CT_INT64);
-    if (!t) {
-        return NULL;
-    }
-    g = ct__rng_lock(g);
-    ct__rng_permute(g, (int64_t *)ct__data(t), n);
-    ct__rng_unlock(g);
-    return ct__scoped(t);
+    c->dtype = CT_INT64;
+    return ct__op_output(c, &n, 1, CT_INT64) != NULL;
 }
 
-/* ---- factories ----------------------------------------------------------------------- */
-
-static ct_tensor *ct__rng_float_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
+static ct_status ct__randperm_kernel(ct_op_call *c)
 {
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
-        ct__release(t);
-        return NULL;
+    ct_tensor *t = c->outputs[0];
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_permute(g, (int64_t *)ct__data(t), t->sizes[0]);
+    ct__rng_unlock(g);
+    return CT_OK;
+}
+
+/* ---- factories over uniform_ and normal_ ------------------------------------------------ */
+/* A float output of sizes and dtype (the kernel's dtype is its own). */
+static bool ct__rng_float_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
+    if (!t || !ct__rng_check_float(c, t->dtype)) {
+        return false;
     }
-    return t;
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* rand, randn: (int[] size, ScalarType dtype). */
+static bool ct__rng_new_meta(ct_op_call *c)
+{
+    return ct__rng_float_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                                (ct_dtype)c->attrs[1].i);
+}
+
+/* rand_like, randn_like: self's shape and dtype. */
+static bool ct__rng_like_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    return ct__rng_float_output(c, t->sizes, t->ndim, t->dtype);
+}
+
+static ct_status ct__rand_kernel(ct_op_call *c)
+{
+    ct__rng_uniform(c->outputs[0], c->generator, 0, 1);
+    return CT_OK;
+}
+
+static ct_status ct__randn_kernel(ct_op_call *c)
+{
+    ct__rng_normal(c->outputs[0], c->generator, 0, 1);
+    return CT_OK;
+}
+
+/* ---- descriptors and public functions --------------------------------------------------- */
+/* A random op: name, schema, public functions, kind, meta, kernels. */
+#define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, 0, \
+                                       0u, NULL, META, KERNELS, NULL, NULL, NULL, 0u, NULL,   \
+                                       NULL};
+#define CT__RANDOM_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+                        "bool? pin_memory=None"
+#define CT__K_INT64(K) {NULL, NULL, NULL, NULL, NULL, NULL, K, NULL, NULL}
+
+CT__RANDOM(uniform_, "uniform_", "uniform_(Tensor(a!) self, float from=0., float to=1., *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_uniform_", CT_OP_INPLACE,
+           ct__uniform_meta, CT__K_FLOAT(ct__uniform_kernel))
+CT__RANDOM(normal_, "normal_", "normal_(Tensor(a!) self, float mean=0., float std=1., *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_normal_", CT_OP_INPLACE,
+           ct__normal_meta, CT__K_FLOAT(ct__normal_kernel))
+CT__RANDOM(bernoulli_, "bernoulli_", "bernoulli_.float(Tensor(a!) self, float p=0.5, *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_bernoulli_", CT_OP_INPLACE,
+           ct__bernoulli_meta, CT__K_ALL(ct__bernoulli_kernel))
+CT__RANDOM(random_, "random_", "random_(Tensor(a!) self, *, Generator? generator=None) -> "
+           "Tensor(a!)", "ct_random_", CT_OP_INPLACE, ct__rng_self_meta,
+           CT__K_ALL(ct__random_kernel))
+CT__RANDOM(rand, "rand", "rand.generator(SymInt[] size, *, Generator? generator, "
+           CT__RANDOM_OPTS ") -> Tensor", "ct_rand", CT_OP_RANDOM, ct__rng_new_meta,
+           CT__K_FLOAT(ct__rand_kernel))
+CT__RANDOM(randn, "randn", "randn.generator(SymInt[] size, *, Generator? generator, "
+           CT__RANDOM_OPTS ") -> Tensor", "ct_randn", CT_OP_RANDOM, ct__rng_new_meta,
+           CT__K_FLOAT(ct__randn_kernel))
+CT__RANDOM(rand_like, "rand_like", "rand_like.generator(Tensor self, *, Generator? generator, "
+           CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor", "ct_rand_like",
+           CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__rand_kernel))
+CT__RANDOM(randn_like, "randn_like", "randn_like.generator(Tensor self, *, Generator? "
+           "generator, " CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor",
+           "ct_randn_like", CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__randn_kernel))
+CT__RANDOM(randint, "randint", "randint.low_generator(SymInt low, SymInt high, SymInt[] size, "
+           "*, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? "
+           "device=None, bool? pin_memory=None) -> Tensor", "ct_randint", CT_OP_RANDOM,
+           ct__randint_meta, CT__K_ALL(ct__randint_kernel))
+CT__RANDOM(randperm, "randperm", "randperm.generator(SymInt n, *, Generator? generator, "
+           "ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? "
+           "pin_memory=None) -> Tensor", "ct_randperm", CT_OP_RANDOM, ct__randperm_meta,
+           CT__K_INT64(ct__randperm_kernel))
+#undef CT__RANDOM
+#undef CT__RANDOM_OPTS
+#undef CT__K_INT64
+
+/* A call of an in-place random op on self with n float attributes a0, a1. */
+static ct_tensor *ct__rng_inplace_call(const ct_op *op, const char *fn, ct_tensor *self, int n,
+                                       double a0, double a1, ct_generator *g)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (n > 0) {
+        ct__call_f(&c, a0);
+    }
+    if (n > 1) {
+        ct__call_f(&c, a1);
+    }
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_uniform_, "ct_uniform_", self, 2, from, to, g);
+}
+
+ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_normal_, "ct_normal_", self, 2, mean, std, g);
+}
+
+ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_bernoulli_, "ct_bernoulli_", self, 1, p, 0, g);
+}
+
+ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_random_, "ct_random_", self, 0, 0, 0, g);
+}
+
+/* A call of rand or randn over sizes. */
+static ct_tensor *ct__rng_new_call(const ct_op *op, const char *fn, const int64_t *sizes,
+                                   int ndim, ct_dtype dtype, ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+/* A call of rand_like or randn_like over t. */
+static ct_tensor *ct__rng_like_call(const ct_op *op, const char *fn, const ct_tensor *t,
+                                    ct_generator *g)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
 {
-    ct_tensor *t = ct__rng_float_new("ct_rand", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_uniform_(t, 0, 1, g)) : NULL;
+    return ct__rng_new_call(&ct__op_rand, "ct_rand", sizes, ndim, dtype, g);
 }
 
 ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
 {
-    ct_tensor *t = ct__rng_float_new("ct_randn", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_normal_(t, 0, 1, g)) : NULL;
+    return ct__rng_new_call(&ct__op_randn, "ct_randn", sizes, ndim, dtype, g);
 }
 
 ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
 {
-    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
+    return ct__rng_like_call(&ct__op_rand_like, "ct_rand_like", t, g);
 }
 
 ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 {
-    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
+    return ct__rng_like_call(&ct__op_randn_like, "ct_randn_like", t, g);
+}
+
+ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
+                      ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randint, "ct_randint", NULL, 0);
+    ct__call_i(&c, low);
+    ct__call_i(&c, high);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_randperm(int64_t n, ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randperm, "ct_randperm", NULL, 0);
+    ct__call_i(&c, n);
+    ct__call_i(&c, CT_INT64);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 #undef CT__MT_N
@@ -6318,6 +6714,17 @@ ct_tensor *ct__dispatch(ct_op_call *c)
         return ct__dispatch_hooked(c);
     }
     return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
+}
+
+ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
 }
 
 ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
@@ -8859,20 +9266,6 @@ static ct_status ct__view_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* A composite built on public ops runs them inside a scope of its own (ct_scope_begin,
-   checked) and ends with ct__composite_end: r (scoped there) becomes an unscoped reference in
-   c->outputs. */
-static ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
 static ct_status ct__reshape_composite(ct_op_call *c)
 {
@@ -9541,19 +9934,6 @@ static bool ct__sum_meta(ct_op_call *c)
     return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
 }
 
-/* Fills t with v: 0 for sum, NaN for mean (an empty input's result, O(output)). */
-static void ct__fill_value(ct_tensor *t, double v)
-{
-    if (v == 0) {
-        memset(ct__data(t), 0, ct_nbytes(t));
-        return;
-    }
-    int64_t n = ct_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(t->dtype), t->dtype, v);
-    }
-}
-
 /* Sums the masked dims of a non-empty t into out, innermost first: each step reduces one dim
    (kept as 1) into a temporary, the last one into out (contiguous, the same elements). */
 static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask, ct_tensor *out)
@@ -9596,7 +9976,7 @@ static ct_status ct__sum_kernel(ct_op_call *c)
     ct_tensor *out = c->outputs[0];
     bool mean = c->op->variant != 0;
     if (ct_numel(t) == 0) {
-        ct__fill_value(out, mean ? NAN : 0.0);
+        ct__fill_contig(out, mean ? NAN : 0.0); /* an empty input: O(output) */
         return CT_OK;
     }
     if (!ct__sum_dims_into(c->fn, t, s->mask, out)) {
@@ -9656,13 +10036,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
     ct_tensor *r = s->n == 0 ? ct_alias(t)
                              : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
                                           (int)c->attrs[0].i);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
@@ -11401,19 +11775,6 @@ static ct_tensor *ct__mat_at(const ct_tensor *t, int64_t b)
                            t->offset + b * t->strides[0]);
 }
 
-/* A composite's result: r (a scoped tensor, or NULL after an error) becomes c's output as an
-   unscoped reference; closes the scope the composite opened. */
-static ct_status ct__composite_result(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* The number of elements of the broadcast batch dims (all but the last two) of a and b. */
 static double ct__batch_numel(const ct_tensor *a, const ct_tensor *b)
 {
@@ -11782,7 +12143,7 @@ static bool ct__dot_meta(ct_op_call *c)
 static ct_status ct__dot_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_reshape(ct_mm(ct_unsqueeze(c->inputs[0], 0), ct_unsqueeze(c->inputs[1], 1)), NULL,
                       0));
 }
@@ -11808,7 +12169,7 @@ static bool ct__mv_meta(ct_op_call *c)
 static ct_status ct__mv_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_squeeze_dim(ct_mm(c->inputs[0], ct_unsqueeze(c->inputs[1], 1)), 1));
 }
 
@@ -11918,7 +12279,7 @@ static ct_status ct__matmul_composite(ct_op_call *c)
             r = ct_squeeze_dim(r, -2);
         }
     }
-    return ct__composite_result(c, r);
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -12435,13 +12796,7 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
     } else { /* y * (g - sum(g * y)) */
         r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 static const ct_op ct__op_softmax = {
@@ -13900,13 +14255,7 @@ static ct_status ct__mse_loss_composite(ct_op_call *c)
     ct_scope_begin();
     ct_tensor *d = ct_square(ct_sub(c->inputs[0], c->inputs[1]));
     ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -14010,7 +14359,8 @@ ct_tensor *ct_mse_loss(const ct_tensor *x, const ct_tensor *target, ct_reduction
 CT__VECTORIZE_END
 
 // >>part nn/init.c
-/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_.
+/* nn/init.c - torch.nn.init as torch/nn/init.py writes it: the dispatched ops uniform_, normal_
+ * and fill_ under no_grad (so each initializer shows as those ops to hooks and the profiler).
  *
  * The bounds are computed as torch/nn/init.py computes them in Python doubles, one rounding
  * per operation: the one product that feeds a sum (1 + slope^2) is rounded on its own by
@@ -14564,11 +14914,14 @@ ct_module *ct_tanh_new(void)
 }
 
 // >>part optim/optim.c
-/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops.
+/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update
+ * one call of the in-place op PyTorch's fused optimizers call (aten::_fused_sgd_,
+ * aten::_fused_adam_, aten::_fused_adamw_) through the one entry.
  *
  * Legend: n = numel of one parameter; P (n) the parameter's data, G (n) its gradient, both
  * contiguous in the parameter's dtype (a copy is made otherwise); SGD state B (n) =
- * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq.
+ * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq
+ * (state tensors owned by the optimizer).
  * Each step reads every array once and writes P and the state once, with no temporary
  * tensors; elements are independent, so a large parameter is split across the intra-op
  * threads in contiguous chunks (ct__parallel_for).
@@ -14599,7 +14952,8 @@ typedef struct ct__optim_param {
     ct_tensor *p;     /* retained */
     int64_t step;     /* updates so far (Adam's state['step']) */
     bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
-    void *state[3];   /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq */
+    ct_tensor *state[3]; /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq
+                            (contiguous, the parameter's shape and dtype; NULL when unused) */
 } ct__optim_param;
 
 struct ct_optimizer {
@@ -14950,7 +15304,7 @@ void ct_optimizer_free(ct_optimizer *opt)
     }
     for (int64_t i = 0; i < opt->n_params; i++) {
         for (int k = 0; k < 3; k++) {
-            ct__free(opt->params[i].state[k]);
+            ct__release(opt->params[i].state[k]);
         }
         ct__release(opt->params[i].p);
     }
@@ -15271,82 +15625,45 @@ CT__OPTIM_ADAM_KERNEL(double, f64, sqrt)
 #undef CT__OPTIM_ADAM_KERNEL
 #undef CT__OPTIM_ADAM_VEC_CALL
 
-/* ---- step ------------------------------------------------------------------------------- */
-/* Allocates a parameter's missing state buffers (SGD: B, uninitialized; Adam: M, V and VM,
-   zeroed); false on OOM (buffers already allocated are kept for the next step). */
-static bool ct__optim_alloc_state(const ct_optimizer *opt, const ct__optim_group *g,
-                                  ct__optim_param *q)
+/* ---- the fused ops ------------------------------------------------------------------------
+ * One call updates one parameter: inputs self (the parameter), its grad and its state
+ * tensors (PyTorch's lists, of one tensor each here), the hyperparameters as attributes.
+ * The kernels need contiguous data of the parameter's dtype: a copy is made otherwise and
+ * written back. */
+/* Inputs after self must have self's numel; state inputs (2 on) are contiguous of its dtype;
+   input `needed` (when >= 0) must be present. */
+static bool ct__fused_check(ct_op_call *c, int needed)
 {
-    size_t bytes = (size_t)ct_numel(q->p) * ct_dtype_size(q->p->dtype);
-    int n = 0;
-    if (opt->kind == CT__OPTIM_SGD) {
-        n = g->momentum != 0.0 ? 1 : 0;
-    } else {
-        n = g->amsgrad ? 3 : 2;
+    ct_tensor *p = (ct_tensor *)(uintptr_t)c->inputs[0];
+    if (needed >= 0 && !c->inputs[needed]) {
+        ct__null(c->fn, c->inputs[needed]);
+        return false;
     }
-    if (bytes == 0) {
-        return true;
-    }
-    for (int k = 0; k < n; k++) {
-        if (q->state[k]) {
-            continue;
-        }
-        q->state[k] = opt->kind == CT__OPTIM_SGD ? ct__malloc(bytes) : ct__calloc(bytes);
-        if (!q->state[k]) {
+    for (int k = 1; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t && (ct_numel(t) != ct_numel(p) ||
+                  (k >= 2 && (t->dtype != p->dtype || !ct_is_contiguous(t))))) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "%s: tensor %d of the call does not match the "
+                     "parameter (%lld elements of %s)", c->op->name, k, (long long)ct_numel(p),
+                     ct_dtype_name(p->dtype));
             return false;
         }
     }
+    c->dtype = p->dtype;
+    c->outputs[c->n_outputs++] = p;
     return true;
 }
 
-static void ct__optim_update(const ct_optimizer *opt, const ct__optim_group *g,
-                             ct__optim_param *q, ct_tensor *p, const ct_tensor *grad)
+/* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
+static bool ct__fused_sgd_meta(ct_op_call *c)
 {
-    int64_t n = ct_numel(p);
-    bool f32 = p->dtype == CT_FLOAT32;
-    q->step++;
-    if (opt->kind == CT__OPTIM_SGD) {
-        ct__optim_sgd_ctx c;
-        memset(&c, 0, sizeof c);
-        c.p = ct__data(p);
-        c.g = ct__data(grad);
-        c.buf = (char *)q->state[0];
-        c.sign = g->maximize ? -1.0 : 1.0;
-        c.wd = g->weight_decay;
-        c.momentum = g->momentum;
-        c.damp1 = 1.0 - g->dampening;
-        c.nlr = -g->lr;
-        c.use_wd = g->weight_decay != 0.0;
-        c.use_momentum = g->momentum != 0.0;
-        c.first = !q->has_state;
-        c.nesterov = g->nesterov;
-        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_sgd_f32 : ct__optim_sgd_f64, &c);
-    } else {
-        double t = (double)q->step;
-        double bc1 = 1.0 - pow(g->beta1, t), bc2 = 1.0 - pow(g->beta2, t);
-        ct__optim_adam_ctx c;
-        memset(&c, 0, sizeof c);
-        c.p = ct__data(p);
-        c.g = ct__data(grad);
-        c.m = (char *)q->state[0];
-        c.v = (char *)q->state[1];
-        c.vmax = (char *)q->state[2];
-        bool decoupled = opt->kind == CT__OPTIM_ADAMW;
-        c.decay = decoupled && g->weight_decay != 0.0 ? 1.0 - g->lr * g->weight_decay : 1.0;
-        c.sign = g->maximize ? -1.0 : 1.0;
-        c.wd = g->weight_decay;
-        c.use_wd = !decoupled && g->weight_decay != 0.0;
-        c.w1 = 1.0 - g->beta1;
-        c.b2 = g->beta2;
-        c.c2 = 1.0 - g->beta2;
-        c.bc2_sqrt = sqrt(bc2);
-        c.eps = g->eps;
-        c.nstep = -(g->lr / bc1);
-        c.amsgrad = g->amsgrad;
-        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_adam_f32 : ct__optim_adam_f64, &c);
-    }
-    q->has_state = true;
-    ct__bump_version(p);
+    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 2 : -1);
+}
+
+/* _fused_adam(w)_: max_exp_avg_sq (input 4) is needed under amsgrad (attribute 5). */
+static bool ct__fused_adam_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, c->attrs[5].i ? 4 : -1);
 }
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
@@ -15357,6 +15674,170 @@ static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_
         ct__copy_kernel(t, src);
     }
     return t;
+}
+
+/* Runs loop f32 or f64 over the parameter with ctx, after pointing *p and *g at contiguous
+   data of the parameter and its grad. */
+static ct_status ct__fused_run(ct_op_call *c, void *ctx, char **p, const char **g,
+                               void (*f32)(int64_t, int64_t, void *),
+                               void (*f64)(int64_t, int64_t, void *))
+{
+    ct_tensor *param = c->outputs[0];
+    const ct_tensor *grad = c->inputs[1];
+    ct_tensor *pc = ct_is_contiguous(param) ? param
+                                            : ct__optim_contiguous(c->fn, param, param->dtype);
+    const ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == param->dtype
+                              ? grad
+                              : ct__optim_contiguous(c->fn, grad, param->dtype);
+    if (pc && gc) {
+        *p = ct__data(pc);
+        *g = ct__data(gc);
+        ct__parallel_for(ct_numel(param), CT__GRAIN, param->dtype == CT_FLOAT32 ? f32 : f64,
+                         ctx);
+        if (pc != param) {
+            ct__copy_kernel(param, pc);
+        }
+    }
+    ct_status st = pc && gc ? CT_OK : ct_error_code();
+    if (pc != param) {
+        ct__release(pc);
+    }
+    if (gc != grad) {
+        ct__release((ct_tensor *)(uintptr_t)gc);
+    }
+    return st;
+}
+
+/* _fused_sgd_: attributes weight_decay, momentum, lr, dampening, nesterov, maximize,
+   is_first_step. */
+static ct_status ct__fused_sgd_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_sgd_ctx x;
+    memset(&x, 0, sizeof x);
+    x.buf = c->inputs[2] ? ct__data(c->inputs[2]) : NULL;
+    x.sign = a[5].i ? -1.0 : 1.0;
+    x.wd = a[0].f;
+    x.momentum = a[1].f;
+    x.damp1 = 1.0 - a[3].f;
+    x.nlr = -a[2].f;
+    x.use_wd = a[0].f != 0.0;
+    x.use_momentum = a[1].f != 0.0;
+    x.first = a[6].i != 0;
+    x.nesterov = a[4].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_sgd_f32, ct__optim_sgd_f64);
+}
+
+/* _fused_adam_ and _fused_adamw_ (variant CT__OPTIM_ADAMW: decoupled weight decay):
+   attributes lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, then the parameter's
+   step count (PyTorch's state_steps tensor, already incremented). */
+static ct_status ct__fused_adam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    double lr = a[0].f, beta1 = a[1].f, beta2 = a[2].f, wd = a[3].f, t = (double)a[7].i;
+    double bc1 = 1.0 - pow(beta1, t), bc2 = 1.0 - pow(beta2, t);
+    bool decoupled = c->op->variant == CT__OPTIM_ADAMW;
+    ct__optim_adam_ctx x;
+    memset(&x, 0, sizeof x);
+    x.m = ct__data(c->inputs[2]);
+    x.v = ct__data(c->inputs[3]);
+    x.vmax = c->inputs[4] ? ct__data(c->inputs[4]) : NULL;
+    x.decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x.sign = a[6].i ? -1.0 : 1.0;
+    x.wd = wd;
+    x.use_wd = !decoupled && wd != 0.0;
+    x.w1 = 1.0 - beta1;
+    x.b2 = beta2;
+    x.c2 = 1.0 - beta2;
+    x.bc2_sqrt = sqrt(bc2);
+    x.eps = a[4].f;
+    x.nstep = -(lr / bc1);
+    x.amsgrad = a[5].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adam_f32, ct__optim_adam_f64);
+}
+
+#define CT__FUSED(SYM, NAME, SCHEMA, VAR, OPTIONAL, META, KERNEL)                              \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, "ct_optimizer_step",             \
+                                       CT_OP_INPLACE, CT_AUTOCAST_NONE, VAR, OPTIONAL, NULL,   \
+                                       META, CT__K_FLOAT(KERNEL), NULL, NULL, NULL, 0u, NULL,  \
+                                       NULL};
+#define CT__FUSED_ADAM_SCHEMA(N)                                                               \
+    N "(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] "           \
+      "exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float "   \
+      "beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, "       \
+      "Tensor? grad_scale=None, Tensor? found_inf=None) -> ()"
+CT__FUSED(fused_sgd_, "_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
+          "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, "
+          "float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? "
+          "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_SGD, 1u << 2,
+          ct__fused_sgd_meta, ct__fused_sgd_kernel)
+CT__FUSED(fused_adam_, "_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
+          1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+CT__FUSED(fused_adamw_, "_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
+          CT__OPTIM_ADAMW, 1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+#undef CT__FUSED
+#undef CT__FUSED_ADAM_SCHEMA
+
+/* ---- step ------------------------------------------------------------------------------- */
+/* Allocates a parameter's missing state tensors (SGD: B, uninitialized; Adam: M, V and VM,
+   zeroed); false after an error (tensors already allocated are kept for the next step). */
+static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
+                                  const ct__optim_group *g, ct__optim_param *q)
+{
+    int n = 0;
+    if (opt->kind == CT__OPTIM_SGD) {
+        n = g->momentum != 0.0 ? 1 : 0;
+    } else {
+        n = g->amsgrad ? 3 : 2;
+    }
+    for (int k = 0; k < n; k++) {
+        if (q->state[k]) {
+            continue;
+        }
+        q->state[k] = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
+        if (!q->state[k]) {
+            return false;
+        }
+        if (opt->kind != CT__OPTIM_SGD) {
+            memset(ct__data(q->state[k]), 0, ct_nbytes(q->state[k]));
+        }
+    }
+    return true;
+}
+
+/* One parameter's update through its fused op; false after an error. */
+static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
+                             ct__optim_param *q)
+{
+    const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
+    ct_op_call c;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__call_init(&c, &ct__op_fused_sgd_, op, in, 3);
+        ct__call_f(&c, g->weight_decay);
+        ct__call_f(&c, g->momentum);
+        ct__call_f(&c, g->lr);
+        ct__call_f(&c, g->dampening);
+        ct__call_i(&c, g->nesterov);
+        ct__call_i(&c, g->maximize);
+        ct__call_i(&c, !q->has_state);
+    } else {
+        ct__call_init(&c, opt->kind == CT__OPTIM_ADAM ? &ct__op_fused_adam_ : &ct__op_fused_adamw_,
+                      op, in, 5);
+        ct__call_f(&c, g->lr);
+        ct__call_f(&c, g->beta1);
+        ct__call_f(&c, g->beta2);
+        ct__call_f(&c, g->weight_decay);
+        ct__call_f(&c, g->eps);
+        ct__call_i(&c, g->amsgrad);
+        ct__call_i(&c, g->maximize);
+        ct__call_i(&c, q->step + 1);
+    }
+    if (!ct__dispatch(&c)) {
+        return false;
+    }
+    q->step++;
+    q->has_state = true;
+    return true;
 }
 
 ct_status ct_optimizer_step(ct_optimizer *opt)
@@ -15385,41 +15866,24 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
             if (!ct__check_cpu(op, grad)) {
                 return ct_error_code();
             }
-            if (!ct__optim_alloc_state(opt, g, q)) {
-                return ct__fail(CT_ERR_OOM, op, "out of memory allocating optimizer state");
-            }
-        }
-    }
-    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
-        const ct__optim_group *g = &opt->groups[gi];
-        for (int64_t i = g->first; i < g->first + g->count; i++) {
-            ct__optim_param *q = &opt->params[i];
-            ct_tensor *p = q->p, *grad = p->grad;
-            if (!grad) {
-                continue;
-            }
-            /* the fused loops need contiguous data of the parameter's dtype */
-            ct_tensor *pc = ct_is_contiguous(p) ? p : ct__optim_contiguous(op, p, p->dtype);
-            ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == p->dtype
-                                ? grad
-                                : ct__optim_contiguous(op, grad, p->dtype);
-            if (pc && gc) {
-                ct__optim_update(opt, g, q, pc, gc);
-                if (pc != p) {
-                    ct__copy_kernel(p, pc);
-                    ct__bump_version(p);
-                }
-            }
-            if (pc != p) {
-                ct__release(pc);
-            }
-            if (gc != grad) {
-                ct__release(gc);
-            }
-            if (!pc || !gc) {
+            if (!ct__optim_alloc_state(op, opt, g, q)) {
                 return ct_error_code();
             }
         }
+    }
+    /* in place on leaves that require grad, as torch.optim's step under no_grad */
+    ct_no_grad_begin();
+    bool ok = true;
+    for (int64_t gi = 0; ok && gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t i = g->first; ok && i < g->first + g->count; i++) {
+            ct__optim_param *q = &opt->params[i];
+            ok = !q->p->grad || ct__optim_update(op, opt, g, q);
+        }
+    }
+    ct_no_grad_end();
+    if (!ok) {
+        return ct_error_code();
     }
     opt->steps++;
     return CT_OK;
@@ -18581,6 +19045,31 @@ void ct__profiler_op_end(int64_t event, const ct_op_call *c)
  * function (tests/test_dispatch.c). */
 
 static const ct_op *const ct__registry[] = {
+    /* core/tensor.c */
+    &ct__op_empty,
+    &ct__op_zeros,
+    &ct__op_ones,
+    &ct__op_full,
+    &ct__op_scalar_tensor,
+    &ct__op_empty_like,
+    &ct__op_zeros_like,
+    &ct__op_ones_like,
+    &ct__op_full_like,
+    &ct__op_tensor,
+    &ct__op_arange,
+    &ct__op_linspace,
+    &ct__op_eye,
+    /* core/rng.c */
+    &ct__op_uniform_,
+    &ct__op_normal_,
+    &ct__op_bernoulli_,
+    &ct__op_random_,
+    &ct__op_rand,
+    &ct__op_randn,
+    &ct__op_rand_like,
+    &ct__op_randn_like,
+    &ct__op_randint,
+    &ct__op_randperm,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
@@ -18680,6 +19169,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* optim/optim.c */
+    &ct__op_fused_sgd_,
+    &ct__op_fused_adam_,
+    &ct__op_fused_adamw_,
     /* autograd/autograd.c */
     &ct__op_detach,
 };

@@ -62,4 +62,33 @@ void ct_test_install_silent_handler(void);
         ct_error_clear();                                                                   \
     } while (0)
 
+/* A dispatch hook logging each op call it sees, as passed (before meta): the descriptor, the
+   attributes, the generator and the first input. Begin pushes it, end pops it. */
+#define CT_TEST_OP_LOG_MAX 32
+typedef struct ct_test_op_log {
+    int n;
+    ct_op_call call[CT_TEST_OP_LOG_MAX]; /* copies: inputs and int[] attributes are stale */
+    const ct_tensor *input0[CT_TEST_OP_LOG_MAX];
+} ct_test_op_log;
+static inline bool ct_test_op_log_before(void *user, ct_op_call *c)
+{
+    ct_test_op_log *log = (ct_test_op_log *)user;
+    if (log->n < CT_TEST_OP_LOG_MAX) {
+        log->call[log->n] = *c;
+        log->input0[log->n] = c->n_inputs ? c->inputs[0] : NULL;
+        log->n++;
+    }
+    return false;
+}
+static inline void ct_test_op_log_begin(ct_test_op_log *log)
+{
+    ct_dispatch_hook h = {ct_test_op_log_before, NULL, log};
+    log->n = 0;
+    ct_dispatch_hook_push(&h);
+}
+static inline void ct_test_op_log_end(void)
+{
+    ct_dispatch_hook_pop();
+}
+
 #endif

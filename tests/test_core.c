@@ -127,6 +127,48 @@ static void test_vmath_ulp(void)
     free(xs);
 }
 
+/* Every creation function is a factory op through the one entry: the hook sees each call
+   with PyTorch's operator name, kind and the attributes in schema order. */
+static void test_creation_ops_dispatch(void)
+{
+    ct_scope_begin();
+    int64_t sz[2] = {2, 3};
+    float data[6] = {1, 2, 3, 4, 5, 6};
+    ct_tensor *x = ct_ones(sz, 2, CT_FLOAT32);
+    ct_test_op_log log;
+    ct_test_op_log_begin(&log);
+    ct_tensor *outs[13] = {
+        ct_empty(sz, 2, CT_INT32), ct_zeros(sz, 2, CT_FLOAT64), ct_ones(sz, 2, CT_INT8),
+        ct_full(sz, 2, 2.5, CT_FLOAT32), ct_scalar_tensor(7, CT_INT64), ct_empty_like(x),
+        ct_zeros_like(x), ct_ones_like(x), ct_full_like(x, -1), ct_tensor_from_data(data,
+        CT_FLOAT32, sz, 2), ct_arange(0, 5, 2, CT_INT16), ct_linspace(0, 1, 3, CT_FLOAT64),
+        ct_eye(3, -1, CT_BOOL)};
+    ct_test_op_log_end();
+    static const char *names[13] = {"aten::empty", "aten::zeros", "aten::ones", "aten::full",
+                                    "aten::scalar_tensor", "aten::empty_like",
+                                    "aten::zeros_like", "aten::ones_like", "aten::full_like",
+                                    "aten::tensor", "aten::arange", "aten::linspace",
+                                    "aten::eye"};
+    CHECK(log.n == 13);
+    for (int k = 0; k < 13 && k < log.n; k++) {
+        const ct_op *op = log.call[k].op;
+        CHECK_MSG(strcmp(op->name, names[k]) == 0, "op %d is %s, want %s", k, op->name,
+                  names[k]);
+        CHECK(op->kind == CT_OP_FACTORY && ct_op_find(names[k]) == op);
+        CHECK(outs[k] != NULL && ct_tensor_device(outs[k]).type == CT_CPU);
+        CHECK(log.call[k].n_inputs == ((k >= 5 && k <= 8) ? 1 : 0));
+    }
+    CHECK(log.call[3].n_attrs == 3 && log.call[3].attrs[0].i == 2 &&
+          log.call[3].attrs[1].f == 2.5 && log.call[3].attrs[2].i == CT_FLOAT32);
+    CHECK(log.input0[8] == x && log.call[8].attrs[0].f == -1);
+    CHECK(log.call[10].attrs[2].f == 2 && log.call[10].attrs[3].i == CT_INT16);
+    CHECK(log.call[12].attrs[0].i == 3 && log.call[12].attrs[1].i == 3); /* m < 0: m = n */
+    CHECK(ct_tensor_dtype(outs[12]) == CT_BOOL && ct_item(ct_sum(outs[12])) == 3);
+    CHECK(ct_item(ct_sum(outs[9])) == 21 && ct_item(ct_sum(outs[7])) == 6);
+    CHECK(ct_version(outs[1]) == 0); /* torch.zeros(2, 3)._version */
+    ct_scope_end();
+}
+
 void test_core(void)
 {
     RUN(test_vmath_ulp);
@@ -134,4 +176,5 @@ void test_core(void)
     RUN(test_keep_moves_to_caller);
     RUN(test_error_is_sticky_and_null_propagates);
     RUN(test_views_share_storage);
+    RUN(test_creation_ops_dispatch);
 }

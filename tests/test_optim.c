@@ -487,6 +487,53 @@ static void test_optim_large_parallel_sgd(void)
     ct_free(p);
 }
 
+/* Each parameter's update is one call of PyTorch's fused op through the one entry: the
+   parameter, its grad and its state as inputs, the hyperparameters as attributes. */
+static void test_optim_fused_ops_dispatch(void)
+{
+    const int64_t s[1] = {3};
+    const double a[3] = {1, 2, 3}, g[3] = {0.5, -1, 2};
+    ct_tensor *p[2];
+    p[0] = opt_param(a, s, 1, CT_FLOAT32);
+    p[1] = opt_param(a, s, 1, CT_FLOAT64);
+    ct_sgd_opts so = ct_sgd_defaults();
+    so.lr = 0.25;
+    so.momentum = 0.9;
+    ct_adam_opts ao = ct_adamw_defaults();
+    ao.amsgrad = true;
+    ct_optimizer *opts[3] = {ct_sgd_new(p, 2, &so), ct_adam_new(p, 2, NULL),
+                             ct_adamw_new(p, 2, &ao)};
+    static const char *names[3] = {"aten::_fused_sgd_", "aten::_fused_adam_",
+                                   "aten::_fused_adamw_"};
+    opt_set_grad(p[0], g);
+    opt_set_grad(p[1], g);
+    for (int o = 0; o < 3; o++) {
+        ct_test_op_log log;
+        ct_test_op_log_begin(&log);
+        CHECK(ct_optimizer_step(opts[o]) == CT_OK && ct_optimizer_step(opts[o]) == CT_OK);
+        ct_test_op_log_end();
+        CHECK(log.n == 4);
+        for (int k = 0; k < 4 && k < log.n; k++) {
+            const ct_op_call *c = &log.call[k];
+            CHECK_MSG(strcmp(c->op->name, names[o]) == 0, "op %s, want %s", c->op->name,
+                      names[o]);
+            CHECK(c->op->kind == CT_OP_INPLACE && ct_op_find(names[o]) == c->op);
+            CHECK(log.input0[k] == p[k % 2] && c->n_inputs == (o == 0 ? 3 : 5));
+            if (o == 0) { /* lr, momentum, is_first_step */
+                CHECK(c->attrs[2].f == 0.25 && c->attrs[1].f == 0.9);
+                CHECK(c->attrs[6].i == (k < 2));
+            } else { /* amsgrad, the step count */
+                CHECK(c->attrs[5].i == (o == 2) && c->attrs[7].i == 1 + k / 2);
+            }
+        }
+    }
+    for (int o = 0; o < 3; o++) {
+        ct_optimizer_free(opts[o]);
+    }
+    ct_free(p[0]);
+    ct_free(p[1]);
+}
+
 void test_optim(void)
 {
     RUN(test_optim_defaults_match_pytorch);
@@ -501,4 +548,5 @@ void test_optim(void)
     RUN(test_optim_noncontiguous_and_converted);
     RUN(test_optim_large_parallel_adam);
     RUN(test_optim_large_parallel_sgd);
+    RUN(test_optim_fused_ops_dispatch);
 }

@@ -206,10 +206,52 @@ static void test_rng_default_generator_threads(void)
     CHECK(ct_parallel_shutdown() == CT_OK);
 }
 
+/* The sampling functions are ops through the one entry, the generator in the call; rand
+   and the other factories draw in their own kernel (one op, as PyTorch's profiler shows). */
+static void test_rng_ops_dispatch(void)
+{
+    ct_scope_begin();
+    ct_generator *g = ct_generator_new();
+    int64_t n = 20;
+    ct_tensor *x = ct_empty(&n, 1, CT_FLOAT32);
+    ct_test_op_log log;
+    ct_test_op_log_begin(&log);
+    ct_uniform_(x, -2, 3, g);
+    ct_normal_(x, 1, 0.5, NULL);
+    ct_bernoulli_(x, 0.25, g);
+    ct_random_(x, g);
+    ct_tensor *outs[6] = {ct_rand(&n, 1, CT_FLOAT32, g), ct_randn(&n, 1, CT_FLOAT64, g),
+                          ct_rand_like(x, g), ct_randn_like(x, g),
+                          ct_randint(-3, 9, &n, 1, CT_DTYPE_DEFAULT, g), ct_randperm(n, g)};
+    ct_test_op_log_end();
+    static const char *names[10] = {"aten::uniform_", "aten::normal_", "aten::bernoulli_",
+                                    "aten::random_", "aten::rand", "aten::randn",
+                                    "aten::rand_like", "aten::randn_like", "aten::randint",
+                                    "aten::randperm"};
+    CHECK(log.n == 10);
+    for (int k = 0; k < 10 && k < log.n; k++) {
+        const ct_op *op = log.call[k].op;
+        CHECK_MSG(strcmp(op->name, names[k]) == 0, "op %d is %s, want %s", k, op->name,
+                  names[k]);
+        CHECK(op->kind == (k < 4 ? CT_OP_INPLACE : CT_OP_RANDOM) && ct_op_find(names[k]) == op);
+        CHECK(log.call[k].generator == (k == 1 ? NULL : g));
+        CHECK(k < 4 ? log.input0[k] == x : outs[k - 4] != NULL);
+    }
+    CHECK(log.call[0].n_attrs == 2 && log.call[0].attrs[0].f == -2 &&
+          log.call[0].attrs[1].f == 3);
+    CHECK(log.call[2].attrs[0].f == 0.25 && log.call[3].n_attrs == 0);
+    CHECK(log.call[8].attrs[0].i == -3 && log.call[8].attrs[1].i == 9 &&
+          log.call[8].attrs[3].i == CT_INT64 && ct_tensor_dtype(outs[4]) == CT_INT64);
+    CHECK(ct_version(x) == 4 && ct_version(outs[0]) == 0); /* torch.rand(3)._version == 0 */
+    ct_generator_free(g);
+    ct_scope_end();
+}
+
 void test_rng(void)
 {
     RUN(test_rng_matches_pytorch);
     RUN(test_rng_explicit_generator);
     RUN(test_rng_errors);
+    RUN(test_rng_ops_dispatch);
     RUN(test_rng_default_generator_threads);
 }

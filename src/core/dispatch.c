@@ -404,6 +404,17 @@ ct_tensor *ct__dispatch(ct_op_call *c)
     return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
 }
 
+ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
+{
+    ct_retain(r);
+    ct_scope_end();
+    if (!r) {
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
 ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
     ct_tensor *t = ct__tensor_new_on(c->fn, sizes, ndim, dtype, c->device);

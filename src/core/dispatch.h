@@ -30,7 +30,7 @@ typedef enum ct_autocast_category {
     CT_AUTOCAST_PROMOTE
 } ct_autocast_category;
 
-#define CT_OP_MAX_ATTRS 6   /* scalar attributes of one call */
+#define CT_OP_MAX_ATTRS 8   /* scalar attributes of one call */
 #define CT_OP_MAX_OUTPUTS 4 /* tensor outputs of one call */
 
 /* A scalar attribute of a call, in the order of the op's schema: Scalar and float values in

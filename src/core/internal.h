@@ -221,6 +221,8 @@ static inline char *ct__data(const ct_tensor *t)
 {
     return (char *)t->storage->data + t->offset * (int64_t)ct_dtype_size(t->dtype);
 }
+/* Fills the contiguous CPU tensor t with value (converted as ct__store_f64). */
+CT__INTERNAL void ct__fill_contig(ct_tensor *t, double value);
 /* Writes "[2, 3]" into buf. */
 CT__INTERNAL const char *ct__shape_str(const int64_t *sizes, int ndim, char *buf, size_t n);
 /* Fails with CT_ERR_NULL_ARG unless an error is already pending (NULL propagation); true
@@ -516,6 +518,10 @@ CT__INTERNAL ct_tensor *ct__dispatch(ct_op_call *c);
    to c->outputs; NULL + error when it cannot be made. */
 CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim,
                                       ct_dtype dtype);
+/* The end of a composite implementation, which runs public ops inside a scope of its own
+   (ct_scope_begin): r (scoped there, or NULL after an error) becomes an unscoped reference in
+   c->outputs, and the scope closes. Returns CT_OK or the pending error's status. */
+CT__INTERNAL ct_status ct__composite_end(ct_op_call *c, ct_tensor *r);
 /* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
 CT__INTERNAL void ct__dispatch_slow_add(int delta);
 /* The registered backend of a device type other than the CPU, or NULL. */

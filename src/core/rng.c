@@ -1,9 +1,12 @@
 /* core/rng.c - mt19937 and PyTorch's CPU sampling kernels, draw for draw and bit for bit.
  *
- * Every public entry resolves the generator (NULL: the default one) and holds its lock for the
- * whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so one call's draws are
- * consecutive in the stream. Elements are visited in the order of PyTorch's TensorIterator
- * for a nullary op: linearly when contiguous, else the smallest stride innermost.
+ * The sampling functions are ops (uniform_, normal_, bernoulli_, random_ in place; rand, randn,
+ * randint, randperm and the _like forms as random factories) through the one entry, the
+ * generator in call.generator. Every kernel resolves the generator (NULL: the default one) and
+ * holds its lock for the whole call, as PyTorch's kernels hold CPUGeneratorImpl::mutex_, so
+ * one call's draws are consecutive in the stream. Elements are visited in the order of
+ * PyTorch's TensorIterator for a nullary op: linearly when contiguous, else the smallest
+ * stride innermost.
  * Floating point: each multiply-add that PyTorch's compiled kernels fuse is an explicit
  * fma/fmaf, and no other product feeds an addition, so no compiler flag (-ffp-contract,
  * -std=c11 or gnu11, -O level) changes a bit.
@@ -256,13 +259,21 @@ static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
     }
 }
 
-static bool ct__rng_check_fill(const char *op, ct_tensor *t, bool float_only)
+/* The in-place random ops' meta: self is the output and gives the kernel's dtype. */
+static bool ct__rng_self_meta(ct_op_call *c)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t) || !ct__check_inplace(op, t)) {
-        return false;
-    }
-    if (float_only && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    c->dtype = self->dtype;
+    c->outputs[c->n_outputs++] = self;
+    return true;
+}
+
+/* uniform_ and normal_ (and the factories over them) draw floating point values only. */
+static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
+{
+    if (!ct_dtype_is_floating_point(dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->fn,
+                 ct_dtype_name(dtype));
         return false;
     }
     return true;
@@ -284,23 +295,34 @@ static void ct__rng_draw_uniform(ct_generator *g, char *dst, ct_dtype dt, const 
     }
 }
 
-ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
+/* Fills t with U(from, to) from g (NULL: the default generator). */
+static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double to)
 {
-    const char *op = "ct_uniform_";
-    if (!ct__rng_check_fill(op, self, true)) {
-        return NULL;
-    }
-    if (!(from <= to)) {
-        ct__fail(CT_ERR_VALUE, op, "uniform_ expects to return a [from, to) range, but found "
-                 "from=%g > to=%g", from, to);
-        return NULL;
-    }
     ct__rng_range r = {from, to};
     g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_uniform, &r);
+    ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+}
+
+/* uniform_: (self, float from, float to). */
+static bool ct__uniform_meta(ct_op_call *c)
+{
+    double from = c->attrs[0].f, to = c->attrs[1].f;
+    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (!(from <= to)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "uniform_ expects to return a [from, to) range, but found "
+                 "from=%g > to=%g", from, to);
+        return false;
+    }
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__uniform_kernel(ct_op_call *c)
+{
+    ct__rng_uniform(c->outputs[0], c->generator, c->attrs[0].f, c->attrs[1].f);
+    return CT_OK;
 }
 
 /* bernoulli_distribution<double>: uniform_real_distribution<double>(0, 1) < p. */
@@ -310,21 +332,23 @@ static void ct__rng_draw_bernoulli(ct_generator *g, char *dst, ct_dtype dt, cons
     ct__rng_store_i64(dst, dt, ct__rng_uniform_f64(g, 0, 1) < p);
 }
 
-ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
+/* bernoulli_: (self, float p). */
+static bool ct__bernoulli_meta(ct_op_call *c)
 {
-    const char *op = "ct_bernoulli_";
-    if (!ct__rng_check_fill(op, self, false)) {
-        return NULL;
-    }
+    double p = c->attrs[0].f;
     if (!(p >= 0 && p <= 1)) {
-        ct__fail(CT_ERR_VALUE, op, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "bernoulli_ expects p to be in [0, 1], but got p=%g", p);
+        return false;
     }
-    g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_bernoulli, &p);
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__bernoulli_kernel(ct_op_call *c)
+{
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_bernoulli, &c->attrs[0].f);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+    return CT_OK;
 }
 
 /* ---- normal_ ------------------------------------------------------------------------- */
@@ -535,29 +559,40 @@ static void ct__rng_draw_normal(ct_generator *g, char *dst, ct_dtype dt, const v
     ct__rng_store_f64(dst, dt, ct__rng_normal_f64(g, m->mean, m->std));
 }
 
-ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+/* Fills t with N(mean, std^2) from g (NULL: the default generator). */
+static void ct__rng_normal(ct_tensor *t, ct_generator *g, double mean, double std)
 {
-    const char *op = "ct_normal_";
-    if (!ct__rng_check_fill(op, self, true)) {
-        return NULL;
-    }
-    if (std < 0) {
-        ct__fail(CT_ERR_VALUE, op, "normal expects std >= 0.0, but found std %g", std);
-        return NULL;
-    }
-    int64_t n = ct_numel(self);
+    int64_t n = ct_numel(t);
     g = ct__rng_lock(g);
-    if (n >= 16 && ct_is_contiguous(self) && self->dtype == CT_FLOAT32) {
-        ct__rng_normal_fill_f32(g, (float *)ct__data(self), n, (float)mean, (float)std);
-    } else if (n >= 16 && ct_is_contiguous(self)) {
-        ct__rng_normal_fill_f64(g, (double *)ct__data(self), n, mean, std);
+    if (n >= 16 && ct_is_contiguous(t) && t->dtype == CT_FLOAT32) {
+        ct__rng_normal_fill_f32(g, (float *)ct__data(t), n, (float)mean, (float)std);
+    } else if (n >= 16 && ct_is_contiguous(t)) {
+        ct__rng_normal_fill_f64(g, (double *)ct__data(t), n, mean, std);
     } else {
         ct__rng_moments m = {mean, std};
-        ct__rng_fill(self, g, ct__rng_draw_normal, &m);
+        ct__rng_fill(t, g, ct__rng_draw_normal, &m);
     }
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+}
+
+/* normal_: (self, float mean, float std). */
+static bool ct__normal_meta(ct_op_call *c)
+{
+    double std = c->attrs[1].f;
+    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (std < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "normal expects std >= 0.0, but found std %g", std);
+        return false;
+    }
+    return ct__rng_self_meta(c);
+}
+
+static ct_status ct__normal_kernel(ct_op_call *c)
+{
+    ct__rng_normal(c->outputs[0], c->generator, c->attrs[0].f, c->attrs[1].f);
+    return CT_OK;
 }
 
 /* ---- integers ------------------------------------------------------------------------ */
@@ -594,16 +629,12 @@ static void ct__rng_draw_full(ct_generator *g, char *dst, ct_dtype dt, const voi
     }
 }
 
-ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
+static ct_status ct__random_kernel(ct_op_call *c)
 {
-    if (!ct__rng_check_fill("ct_random_", self, false)) {
-        return NULL;
-    }
-    g = ct__rng_lock(g);
-    ct__rng_fill(self, g, ct__rng_draw_full, NULL);
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_full, NULL);
     ct__rng_unlock(g);
-    ct__bump_version(self);
-    return self;
+    return CT_OK;
 }
 
 /* check_from_to_in_range: an integer dtype must hold `from` and `to - 1` (floats hold every
@@ -666,38 +697,54 @@ static void ct__rng_float_bounds(int64_t *from, int64_t *to, ct_dtype dt)
     }
 }
 
-ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
-                      ct_generator *g)
+/* randint's bounds [low, high) as drawn: attributes 0 and 1, moved inward for a float dtype
+   (the caller checked low < high). */
+static void ct__randint_bounds(const ct_op_call *c, ct_dtype dtype, int64_t *low, int64_t *high)
 {
-    const char *op = "ct_randint";
+    *low = c->attrs[0].i;
+    *high = c->attrs[1].i;
+    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
+        ct__rng_float_bounds(low, high, dtype);
+    }
+}
+
+/* randint: (int low, int high, int[] size, ScalarType dtype). */
+static bool ct__randint_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    int64_t low = c->attrs[0].i, high = c->attrs[1].i;
     if (low >= high) {
-        ct__fail(CT_ERR_VALUE, op,
+        ct__fail(CT_ERR_VALUE, c->fn,
                  "random_ expects 'from' to be less than 'to', but got from=%lld >= to=%lld",
                  (long long)low, (long long)high);
-        return NULL;
+        return false;
     }
-    dtype = dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype;
-    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
-        ct__rng_float_bounds(&low, &high, dtype);
-        if (low >= high) {
-            ct__fail(CT_ERR_VALUE, op, "random_ expects 'from' casted to dtype to be less than "
-                     "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
-                     (long long)high);
-            return NULL;
-        }
+    ct__randint_bounds(c, dtype, &low, &high);
+    if (low >= high) {
+        ct__fail(CT_ERR_VALUE, c->fn, "random_ expects 'from' casted to dtype to be less than "
+                 "'to' casted to dtype, but got from=%lld >= to=%lld", (long long)low,
+                 (long long)high);
+        return false;
     }
-    if (!ct__rng_check_int_range(op, low, high - 1, dtype)) {
-        return NULL;
+    if (!ct__rng_check_int_range(c->fn, low, high - 1, dtype)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (!t) {
-        return NULL;
+    ct_tensor *t = ct__op_output(c, c->attrs[2].ints, (int)c->attrs[2].i, dtype);
+    if (t) {
+        c->dtype = t->dtype;
     }
+    return t != NULL;
+}
+
+static ct_status ct__randint_kernel(ct_op_call *c)
+{
+    int64_t low = 0, high = 0;
+    ct__randint_bounds(c, c->dtype, &low, &high);
     ct__rng_int_range r = {(uint64_t)high - (uint64_t)low, low};
-    g = ct__rng_lock(g);
-    ct__rng_fill(t, g, ct__rng_draw_int, &r);
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_int, &r);
     ct__rng_unlock(g);
-    return ct__scoped(t);
+    return CT_OK;
 }
 
 /* randperm_cpu: below n = UINT32_MAX / 20, Fisher-Yates swapping i with i + random() % (n - i);
@@ -723,56 +770,212 @@ static void ct__rng_permute(ct_generator *g, int64_t *r, int64_t n)
     }
 }
 
-ct_tensor *ct_randperm(int64_t n, ct_generator *g)
+/* randperm: (int n, ScalarType dtype), int64 only. */
+static bool ct__randperm_meta(ct_op_call *c)
 {
-    const char *op = "ct_randperm";
+    int64_t n = c->attrs[0].i;
     if (n < 0) {
-        ct__fail(CT_ERR_VALUE, op, "n must be non-negative, got%lld", (long long)n);
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "n must be non-negative, got%lld", (long long)n);
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &n, 1, CT_INT64);
-    if (!t) {
-        return NULL;
-    }
-    g = ct__rng_lock(g);
-    ct__rng_permute(g, (int64_t *)ct__data(t), n);
-    ct__rng_unlock(g);
-    return ct__scoped(t);
+    c->dtype = CT_INT64;
+    return ct__op_output(c, &n, 1, CT_INT64) != NULL;
 }
 
-/* ---- factories ----------------------------------------------------------------------- */
-
-static ct_tensor *ct__rng_float_new(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype)
+static ct_status ct__randperm_kernel(ct_op_call *c)
 {
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t && !ct_dtype_is_floating_point(t->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for '%s'", op, ct_dtype_name(t->dtype));
-        ct__release(t);
-        return NULL;
+    ct_tensor *t = c->outputs[0];
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_permute(g, (int64_t *)ct__data(t), t->sizes[0]);
+    ct__rng_unlock(g);
+    return CT_OK;
+}
+
+/* ---- factories over uniform_ and normal_ ------------------------------------------------ */
+/* A float output of sizes and dtype (the kernel's dtype is its own). */
+static bool ct__rng_float_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
+    if (!t || !ct__rng_check_float(c, t->dtype)) {
+        return false;
     }
-    return t;
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* rand, randn: (int[] size, ScalarType dtype). */
+static bool ct__rng_new_meta(ct_op_call *c)
+{
+    return ct__rng_float_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                                (ct_dtype)c->attrs[1].i);
+}
+
+/* rand_like, randn_like: self's shape and dtype. */
+static bool ct__rng_like_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    return ct__rng_float_output(c, t->sizes, t->ndim, t->dtype);
+}
+
+static ct_status ct__rand_kernel(ct_op_call *c)
+{
+    ct__rng_uniform(c->outputs[0], c->generator, 0, 1);
+    return CT_OK;
+}
+
+static ct_status ct__randn_kernel(ct_op_call *c)
+{
+    ct__rng_normal(c->outputs[0], c->generator, 0, 1);
+    return CT_OK;
+}
+
+/* ---- descriptors and public functions --------------------------------------------------- */
+/* A random op: name, schema, public functions, kind, meta, kernels. */
+#define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, 0, \
+                                       0u, NULL, META, KERNELS, NULL, NULL, NULL, 0u, NULL,   \
+                                       NULL};
+#define CT__RANDOM_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+                        "bool? pin_memory=None"
+#define CT__K_INT64(K) {NULL, NULL, NULL, NULL, NULL, NULL, K, NULL, NULL}
+
+CT__RANDOM(uniform_, "uniform_", "uniform_(Tensor(a!) self, float from=0., float to=1., *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_uniform_", CT_OP_INPLACE,
+           ct__uniform_meta, CT__K_FLOAT(ct__uniform_kernel))
+CT__RANDOM(normal_, "normal_", "normal_(Tensor(a!) self, float mean=0., float std=1., *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_normal_", CT_OP_INPLACE,
+           ct__normal_meta, CT__K_FLOAT(ct__normal_kernel))
+CT__RANDOM(bernoulli_, "bernoulli_", "bernoulli_.float(Tensor(a!) self, float p=0.5, *, "
+           "Generator? generator=None) -> Tensor(a!)", "ct_bernoulli_", CT_OP_INPLACE,
+           ct__bernoulli_meta, CT__K_ALL(ct__bernoulli_kernel))
+CT__RANDOM(random_, "random_", "random_(Tensor(a!) self, *, Generator? generator=None) -> "
+           "Tensor(a!)", "ct_random_", CT_OP_INPLACE, ct__rng_self_meta,
+           CT__K_ALL(ct__random_kernel))
+CT__RANDOM(rand, "rand", "rand.generator(SymInt[] size, *, Generator? generator, "
+           CT__RANDOM_OPTS ") -> Tensor", "ct_rand", CT_OP_RANDOM, ct__rng_new_meta,
+           CT__K_FLOAT(ct__rand_kernel))
+CT__RANDOM(randn, "randn", "randn.generator(SymInt[] size, *, Generator? generator, "
+           CT__RANDOM_OPTS ") -> Tensor", "ct_randn", CT_OP_RANDOM, ct__rng_new_meta,
+           CT__K_FLOAT(ct__randn_kernel))
+CT__RANDOM(rand_like, "rand_like", "rand_like.generator(Tensor self, *, Generator? generator, "
+           CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor", "ct_rand_like",
+           CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__rand_kernel))
+CT__RANDOM(randn_like, "randn_like", "randn_like.generator(Tensor self, *, Generator? "
+           "generator, " CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor",
+           "ct_randn_like", CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__randn_kernel))
+CT__RANDOM(randint, "randint", "randint.low_generator(SymInt low, SymInt high, SymInt[] size, "
+           "*, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? "
+           "device=None, bool? pin_memory=None) -> Tensor", "ct_randint", CT_OP_RANDOM,
+           ct__randint_meta, CT__K_ALL(ct__randint_kernel))
+CT__RANDOM(randperm, "randperm", "randperm.generator(SymInt n, *, Generator? generator, "
+           "ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? "
+           "pin_memory=None) -> Tensor", "ct_randperm", CT_OP_RANDOM, ct__randperm_meta,
+           CT__K_INT64(ct__randperm_kernel))
+#undef CT__RANDOM
+#undef CT__RANDOM_OPTS
+#undef CT__K_INT64
+
+/* A call of an in-place random op on self with n float attributes a0, a1. */
+static ct_tensor *ct__rng_inplace_call(const ct_op *op, const char *fn, ct_tensor *self, int n,
+                                       double a0, double a1, ct_generator *g)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (n > 0) {
+        ct__call_f(&c, a0);
+    }
+    if (n > 1) {
+        ct__call_f(&c, a1);
+    }
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_uniform_, "ct_uniform_", self, 2, from, to, g);
+}
+
+ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_normal_, "ct_normal_", self, 2, mean, std, g);
+}
+
+ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_bernoulli_, "ct_bernoulli_", self, 1, p, 0, g);
+}
+
+ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_random_, "ct_random_", self, 0, 0, 0, g);
+}
+
+/* A call of rand or randn over sizes. */
+static ct_tensor *ct__rng_new_call(const ct_op *op, const char *fn, const int64_t *sizes,
+                                   int ndim, ct_dtype dtype, ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+/* A call of rand_like or randn_like over t. */
+static ct_tensor *ct__rng_like_call(const ct_op *op, const char *fn, const ct_tensor *t,
+                                    ct_generator *g)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_rand(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
 {
-    ct_tensor *t = ct__rng_float_new("ct_rand", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_uniform_(t, 0, 1, g)) : NULL;
+    return ct__rng_new_call(&ct__op_rand, "ct_rand", sizes, ndim, dtype, g);
 }
 
 ct_tensor *ct_randn(const int64_t *sizes, int ndim, ct_dtype dtype, ct_generator *g)
 {
-    ct_tensor *t = ct__rng_float_new("ct_randn", sizes, ndim, dtype);
-    return t ? ct__scoped(ct_normal_(t, 0, 1, g)) : NULL;
+    return ct__rng_new_call(&ct__op_randn, "ct_randn", sizes, ndim, dtype, g);
 }
 
 ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g)
 {
-    return ct__null_tensor("ct_rand_like", t) ? NULL : ct_rand(t->sizes, t->ndim, t->dtype, g);
+    return ct__rng_like_call(&ct__op_rand_like, "ct_rand_like", t, g);
 }
 
 ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g)
 {
-    return ct__null_tensor("ct_randn_like", t) ? NULL : ct_randn(t->sizes, t->ndim, t->dtype, g);
+    return ct__rng_like_call(&ct__op_randn_like, "ct_randn_like", t, g);
+}
+
+ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim, ct_dtype dtype,
+                      ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randint, "ct_randint", NULL, 0);
+    ct__call_i(&c, low);
+    ct__call_i(&c, high);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_randperm(int64_t n, ct_generator *g)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randperm, "ct_randperm", NULL, 0);
+    ct__call_i(&c, n);
+    ct__call_i(&c, CT_INT64);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 #undef CT__MT_N

@@ -46,7 +46,7 @@ CTORCH_API ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes
                                  ct_dtype dtype, ct_generator *g);
 /* A random permutation of 0..n-1 (int64). Mirrors: torch.randperm. */
 CTORCH_API ct_tensor *ct_randperm(int64_t n, ct_generator *g);
-/* Same shape and dtype as t. Mirrors: torch.rand_like / torch.randn_like. */
+/* Same shape, dtype and device as t. Mirrors: torch.rand_like / torch.randn_like. */
 CTORCH_API ct_tensor *ct_rand_like(const ct_tensor *t, ct_generator *g);
 CTORCH_API ct_tensor *ct_randn_like(const ct_tensor *t, ct_generator *g);
 /* Fills self in place from U(from, to). Errors: CT_ERR_VALUE when from > to. Mirrors:

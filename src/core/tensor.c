@@ -425,9 +425,60 @@ int64_t ct_item_int64(const ct_tensor *t)
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
 
-/* ---- creation ----------------------------------------------------------------------- */
-/* Fills a fresh contiguous tensor with value. */
-static void ct__fill_contig(ct_tensor *t, double value)
+/* ---- creation: factory ops ------------------------------------------------------------------
+ * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
+ * ops run on their input's device). Attributes in schema order: the sizes (int[]), then the
+ * Scalars, then the dtype. meta checks the arguments and allocates the output; the kernel
+ * writes it. */
+
+/* Where a fill op's value comes from: op->variant is the index of its Scalar attribute, or
+   one of these. */
+enum { CT__FILL_EMPTY = -3, CT__FILL_ZERO = -2, CT__FILL_ONE = -1 };
+
+static double ct__fill_value(const ct_op_call *c)
+{
+    int v = c->op->variant;
+    return v == CT__FILL_ZERO ? 0.0 : v == CT__FILL_ONE ? 1.0 : c->attrs[v].f;
+}
+
+/* Checks dtype (and that the fill value fits it) and allocates the output of sizes; the
+   kernel's dtype is the output's. */
+static bool ct__factory_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    bool fill = c->op->variant != CT__FILL_EMPTY; /* (the allocation checks dtype for empty) */
+    if (fill && (!ct__check_dtype_arg(c->fn, dtype) ||
+                 !ct__check_scalar(c->fn, ct__fill_value(c), dtype))) {
+        return false;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, ndim, dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+/* empty, zeros, ones, full: (int[] size, [Scalar fill_value,] ScalarType dtype). */
+static bool ct__factory_sizes_meta(ct_op_call *c)
+{
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              (ct_dtype)c->attrs[c->n_attrs - 1].i);
+}
+
+/* scalar_tensor: (Scalar s, ScalarType dtype), 0-dim. */
+static bool ct__scalar_tensor_meta(ct_op_call *c)
+{
+    return ct__factory_output(c, NULL, 0, (ct_dtype)c->attrs[1].i);
+}
+
+/* The _like ops: self's shape and dtype. */
+static bool ct__factory_like_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    return ct__factory_output(c, t->sizes, t->ndim, t->dtype);
+}
+
+/* Fills a fresh contiguous tensor with value (also: reductions of empty inputs). */
+void ct__fill_contig(ct_tensor *t, double value)
 {
     int64_t n = ct_numel(t);
     char *p = ct__data(t);
@@ -448,118 +499,39 @@ static void ct__fill_contig(ct_tensor *t, double value)
     }
 }
 
-ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+static ct_status ct__empty_kernel(ct_op_call *c)
 {
-    return ct__scoped(ct__tensor_new("ct_empty", sizes, ndim, dtype));
+    (void)c; /* meta allocated the output; empty leaves it uninitialized */
+    return CT_OK;
 }
 
-/* A new scoped tensor filled with value, which must convert to dtype without overflow. */
-static ct_tensor *ct__full(const char *op, const int64_t *sizes, int ndim, double value,
-                           ct_dtype dtype)
+static ct_status ct__fill_new_kernel(ct_op_call *c)
 {
-    if (!ct__check_dtype_arg(op, dtype) || !ct__check_scalar(op, value, dtype)) {
-        return NULL;
+    ct__fill_contig(c->outputs[0], ct__fill_value(c));
+    return CT_OK;
+}
+
+/* tensor: (data, ScalarType dtype) with the sizes as attribute 0 and c->state pointing at
+   the caller's data. */
+static bool ct__from_data_meta(ct_op_call *c)
+{
+    if (!ct__factory_sizes_meta(c)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, sizes, ndim, dtype);
-    if (t) {
-        ct__fill_contig(t, value);
+    if (ct_nbytes(c->outputs[0]) && !c->state) {
+        ct__null(c->fn, c->state);
+        return false;
     }
-    return ct__scoped(t);
+    return true;
 }
 
-ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+static ct_status ct__from_data_kernel(ct_op_call *c)
 {
-    return ct__full("ct_full", sizes, ndim, value, dtype);
-}
-
-ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    return ct__full("ct_zeros", sizes, ndim, 0.0, dtype);
-}
-
-ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    return ct__full("ct_ones", sizes, ndim, 1.0, dtype);
-}
-
-ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
-{
-    return ct__full("ct_scalar_tensor", NULL, 0, value, dtype);
-}
-
-ct_tensor *ct_empty_like(const ct_tensor *t)
-{
-    return ct__null_tensor("ct_empty_like", t) ? NULL : ct_empty(t->sizes, t->ndim, t->dtype);
-}
-
-/* full_like under the caller's name (for the NULL and handle checks). */
-static ct_tensor *ct__full_like(const char *op, const ct_tensor *t, double value)
-{
-    if (ct__null_tensor(op, t)) {
-        return NULL;
-    }
-    return ct__full(op, t->sizes, t->ndim, value, t->dtype);
-}
-
-ct_tensor *ct_full_like(const ct_tensor *t, double value)
-{
-    return ct__full_like("ct_full_like", t, value);
-}
-
-ct_tensor *ct_zeros_like(const ct_tensor *t)
-{
-    return ct__full_like("ct_zeros_like", t, 0.0);
-}
-
-ct_tensor *ct_ones_like(const ct_tensor *t)
-{
-    return ct__full_like("ct_ones_like", t, 1.0);
-}
-
-ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
-{
-    ct_tensor *t = ct__tensor_new("ct_tensor_from_data", sizes, ndim, dtype);
-    if (!t) {
-        return NULL;
-    }
-    size_t nbytes = ct_nbytes(t);
-    if (nbytes && !data) {
-        ct__release(t);
-        ct__null("ct_tensor_from_data", data);
-        return NULL;
-    }
+    size_t nbytes = ct_nbytes(c->outputs[0]);
     if (nbytes) {
-        memcpy(ct__data(t), data, nbytes);
+        memcpy(ct__data(c->outputs[0]), c->state, nbytes);
     }
-    return ct__scoped(t);
-}
-
-ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
-                        void (*deleter)(void *data, void *ctx), void *ctx)
-{
-    const char *op = "ct_from_blob";
-    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
-        !ct__check_dtype_arg(op, dtype)) {
-        return NULL;
-    }
-    dtype = ct__dtype_resolve(dtype);
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    s->data = data;
-    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = deleter;
-    s->deleter_ctx = ctx;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(sizes, ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
-    ct__storage_release(s);
-    return ct__scoped(t);
+    return CT_OK;
 }
 
 /* arange's length ceil((end - start) / step), or -1 + CT_ERR_VALUE in PyTorch's words. */
@@ -589,71 +561,89 @@ static int64_t ct__arange_size(const char *op, double start, double end, double 
     return (int64_t)n;
 }
 
-ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+/* arange: (Scalar start, Scalar end, Scalar step, ScalarType dtype). */
+static bool ct__arange_meta(ct_op_call *c)
 {
-    const char *op = "ct_arange";
-    if (!ct__check_dtype_arg(op, dtype)) {
-        return NULL;
+    double start = c->attrs[0].f, end = c->attrs[1].f, step = c->attrs[2].f;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
     }
     dtype = ct__dtype_resolve(dtype);
     if (dtype == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"arange_cpu\" not implemented for 'Bool'");
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"arange_cpu\" not implemented for 'Bool'");
+        return false;
     }
-    int64_t n = ct__arange_size(op, start, end, step);
-    bool floating = ct_dtype_is_floating_point(dtype);
+    int64_t n = ct__arange_size(c->fn, start, end, step);
     /* integer types count in int64 from the truncated start and step, wrapping into dtype */
-    if (n < 0 || (!floating && (!ct__check_scalar(op, start, CT_INT64) ||
-                                !ct__check_scalar(op, step, CT_INT64)))) {
-        return NULL;
+    if (n < 0 || (!ct_dtype_is_floating_point(dtype) &&
+                  (!ct__check_scalar(c->fn, start, CT_INT64) ||
+                   !ct__check_scalar(c->fn, step, CT_INT64)))) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &n, 1, floating ? dtype : CT_INT64);
-    if (!t) {
-        return NULL;
-    }
-    if (floating) {
-        for (int64_t i = 0; i < n; i++) {
-            ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(dtype), dtype,
-                          start + (double)i * step);
-        }
-    } else { /* unsigned arithmetic wraps as PyTorch's int64 does */
-        uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
-        for (int64_t i = 0; i < n; i++) {
-            ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
-        }
-    }
-    if (t->dtype != dtype) {
-        ct_tensor *c = ct__tensor_new(op, &n, 1, dtype);
-        if (c) {
-            ct__copy_kernel(c, t);
-        }
-        ct__release(t);
-        t = c;
-    }
-    return ct__scoped(t);
+    c->dtype = dtype;
+    return ct__op_output(c, &n, 1, dtype) != NULL;
 }
 
-ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+static ct_status ct__arange_kernel(ct_op_call *c)
 {
-    const char *op = "ct_linspace";
-    if (!ct__check_dtype_arg(op, dtype)) {
-        return NULL;
+    double start = c->attrs[0].f, step = c->attrs[2].f;
+    ct_tensor *out = c->outputs[0];
+    int64_t n = out->sizes[0];
+    if (ct_dtype_is_floating_point(out->dtype)) {
+        for (int64_t i = 0; i < n; i++) {
+            ct__store_f64(ct__data(out) + (size_t)i * ct_dtype_size(out->dtype), out->dtype,
+                          start + (double)i * step);
+        }
+        return CT_OK;
+    }
+    ct_tensor *t = out->dtype == CT_INT64 ? out : ct__tensor_new(c->fn, &n, 1, CT_INT64);
+    if (!t) {
+        return ct_error_code();
+    }
+    uint64_t first = (uint64_t)(int64_t)start, stride = (uint64_t)(int64_t)step;
+    for (int64_t i = 0; i < n; i++) { /* unsigned arithmetic wraps as PyTorch's int64 does */
+        ((int64_t *)ct__data(t))[i] = (int64_t)(first + (uint64_t)i * stride);
+    }
+    if (t != out) {
+        ct__copy_kernel(out, t);
+        ct__release(t);
+    }
+    return CT_OK;
+}
+
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+static bool ct__linspace_meta(ct_op_call *c)
+{
+    double start = c->attrs[0].f, end = c->attrs[1].f;
+    int64_t steps = c->attrs[2].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
     }
     if (steps < 0) {
-        ct__fail(CT_ERR_VALUE, op, "number of steps must be non-negative");
-        return NULL;
+        ct__fail(CT_ERR_VALUE, c->fn, "number of steps must be non-negative");
+        return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, op, "\"linspace_cpu\" not implemented for 'Bool'");
-        return NULL;
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        return false;
     }
-    if (!ct__check_scalar(op, start, dtype) || !ct__check_scalar(op, end, dtype)) {
-        return NULL;
+    if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, &steps, 1, dtype);
-    if (!t) {
-        return NULL;
+    ct_tensor *t = ct__op_output(c, &steps, 1, dtype);
+    if (t) {
+        c->dtype = t->dtype;
     }
+    return t != NULL;
+}
+
+static ct_status ct__linspace_kernel(ct_op_call *c)
+{
+    double start = c->attrs[0].f, end = c->attrs[1].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
     size_t es = ct_dtype_size(t->dtype);
     double step = steps > 1 ? (end - start) / (double)(steps - 1) : 0;
     int64_t half = steps / 2;
@@ -663,21 +653,216 @@ ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
                                             : end - step * (double)(steps - 1 - i);
         ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, v);
     }
-    return ct__scoped(t);
+    return CT_OK;
+}
+
+/* eye: (int n, int m, ScalarType dtype). */
+static bool ct__eye_meta(ct_op_call *c)
+{
+    int64_t sizes[2] = {c->attrs[0].i, c->attrs[1].i};
+    return ct__factory_output(c, sizes, 2, (ct_dtype)c->attrs[2].i);
+}
+
+static ct_status ct__eye_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    ct__fill_contig(t, 0);
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t i = 0; i < t->sizes[0] && i < t->sizes[1]; i++) {
+        ct__store_f64(ct__data(t) + (size_t)(i * t->sizes[1] + i) * es, t->dtype, 1.0);
+    }
+    return CT_OK;
+}
+
+/* A factory op: name, schema, public functions, fill variant, meta, kernels. */
+#define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
+                                       CT_AUTOCAST_NONE, VAR, 0u, NULL, META, KERNELS, NULL,  \
+                                       NULL, NULL, 0u, NULL, NULL};
+#define CT__FACTORY_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
+                         "bool? pin_memory=None"
+#define CT__LIKE_OPTS CT__FACTORY_OPTS ", MemoryFormat? memory_format=None) -> Tensor"
+
+CT__FACTORY(empty, "empty", "empty.memory_format(SymInt[] size, *, " CT__FACTORY_OPTS
+            ", MemoryFormat? memory_format=None) -> Tensor", "ct_empty", CT__FILL_EMPTY,
+            ct__factory_sizes_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(zeros, "zeros", "zeros(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor",
+            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(ones, "ones", "ones(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor", "ct_ones",
+            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(full, "full", "full(SymInt[] size, Scalar fill_value, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(scalar_tensor, "scalar_tensor", "scalar_tensor(Scalar s, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_scalar_tensor", 0, ct__scalar_tensor_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(empty_like, "empty_like", "empty_like(Tensor self, *, " CT__LIKE_OPTS,
+            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(zeros_like, "zeros_like", "zeros_like(Tensor self, *, " CT__LIKE_OPTS,
+            "ct_zeros_like", CT__FILL_ZERO, ct__factory_like_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(ones_like, "ones_like", "ones_like(Tensor self, *, " CT__LIKE_OPTS, "ct_ones_like",
+            CT__FILL_ONE, ct__factory_like_meta, CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(full_like, "full_like", "full_like(Tensor self, Scalar fill_value, *, "
+            CT__LIKE_OPTS, "ct_full_like", 0, ct__factory_like_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(tensor, "tensor", "tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
+            "bool requires_grad=False) -> Tensor", "ct_tensor_from_data", CT__FILL_EMPTY,
+            ct__from_data_meta, CT__K_ALL(ct__from_data_kernel))
+CT__FACTORY(arange, "arange", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_arange", CT__FILL_EMPTY, ct__arange_meta,
+            CT__K_NUMERIC(ct__arange_kernel))
+CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_linspace", CT__FILL_EMPTY, ct__linspace_meta,
+            CT__K_NUMERIC(ct__linspace_kernel))
+CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
+            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+#undef CT__FACTORY
+#undef CT__FACTORY_OPTS
+#undef CT__LIKE_OPTS
+
+/* A call of a factory op over sizes, with the fill value when it takes one (full_value). */
+static ct_tensor *ct__factory_call(const ct_op *op, const char *fn, const int64_t *sizes,
+                                   int ndim, double value, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a _like op over t, with its fill value when it takes one. */
+static ct_tensor *ct__like_call(const ct_op *op, const char *fn, const ct_tensor *t,
+                                double value)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_empty, "ct_empty", sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_full, "ct_full", sizes, ndim, value, dtype);
+}
+
+ct_tensor *ct_zeros(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_zeros, "ct_zeros", sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__factory_call(&ct__op_ones, "ct_ones", sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_scalar_tensor, "ct_scalar_tensor", NULL, 0);
+    ct__call_f(&c, value);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_empty_like, "ct_empty_like", t, 0.0);
+}
+
+ct_tensor *ct_full_like(const ct_tensor *t, double value)
+{
+    return ct__like_call(&ct__op_full_like, "ct_full_like", t, value);
+}
+
+ct_tensor *ct_zeros_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_zeros_like, "ct_zeros_like", t, 0.0);
+}
+
+ct_tensor *ct_ones_like(const ct_tensor *t)
+{
+    return ct__like_call(&ct__op_ones_like, "ct_ones_like", t, 1.0);
+}
+
+ct_tensor *ct_tensor_from_data(const void *data, ct_dtype dtype, const int64_t *sizes, int ndim)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_tensor, "ct_tensor_from_data", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_i(&c, dtype);
+    c.state = (void *)(uintptr_t)data;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_arange(double start, double end, double step, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_arange, "ct_arange", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_f(&c, step);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_linspace, "ct_linspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
 {
-    int64_t sizes[2] = {n, m < 0 ? n : m};
-    ct_tensor *t = ct__tensor_new("ct_eye", sizes, 2, dtype);
-    if (!t) {
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_eye, "ct_eye", NULL, 0);
+    ct__call_i(&c, n);
+    ct__call_i(&c, m < 0 ? n : m);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
+                        void (*deleter)(void *data, void *ctx), void *ctx)
+{
+    const char *op = "ct_from_blob";
+    if (ct__null(op, data) || !ct__check_shape(op, sizes, ndim) ||
+        !ct__check_dtype_arg(op, dtype)) {
         return NULL;
     }
-    ct__fill_contig(t, 0);
-    size_t es = ct_dtype_size(t->dtype);
-    for (int64_t i = 0; i < sizes[0] && i < sizes[1]; i++) {
-        ct__store_f64(ct__data(t) + (size_t)(i * sizes[1] + i) * es, t->dtype, 1.0);
+    dtype = ct__dtype_resolve(dtype);
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
     }
+    s->data = data;
+    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = deleter;
+    s->deleter_ctx = ctx;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
     return ct__scoped(t);
 }
 

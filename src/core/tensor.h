@@ -73,7 +73,9 @@ CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
  * tensor with a zero size allocates nothing, however large its other sizes.
  * dtype: CT_DTYPE_DEFAULT means the default float dtype.
  * Errors: CT_ERR_SHAPE for negative sizes or ndim out of range; CT_ERR_OOM; CT_ERR_VALUE for
- * a dtype outside ct_dtype ("99 is not a valid value for dtype"). */
+ * a dtype outside ct_dtype ("99 is not a valid value for dtype").
+ * Each is a factory op through the dispatcher (aten::empty, aten::zeros, ... aten::tensor for
+ * ct_tensor_from_data): hooks and the profiler see it; ct_from_blob runs no kernel. */
 
 /* Uninitialized memory. Mirrors: torch.empty. */
 CTORCH_API ct_tensor *ct_empty(const int64_t *sizes, int ndim, ct_dtype dtype);
@@ -88,8 +90,8 @@ CTORCH_API ct_tensor *ct_ones(const int64_t *sizes, int ndim, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_full(const int64_t *sizes, int ndim, double value, ct_dtype dtype);
 /* A 0-dim tensor holding value. Mirrors: torch.scalar_tensor. */
 CTORCH_API ct_tensor *ct_scalar_tensor(double value, ct_dtype dtype);
-/* Same shape and dtype as t. Mirrors: torch.empty_like / zeros_like / ones_like /
-   full_like. */
+/* Same shape, dtype and device as t (an op of t's device). Mirrors: torch.empty_like /
+   zeros_like / ones_like / full_like. */
 CTORCH_API ct_tensor *ct_empty_like(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_zeros_like(const ct_tensor *t);
 CTORCH_API ct_tensor *ct_ones_like(const ct_tensor *t);

@@ -1,4 +1,5 @@
-/* nn/init.c - torch.nn.init on top of the generator's uniform_/normal_.
+/* nn/init.c - torch.nn.init as torch/nn/init.py writes it: the dispatched ops uniform_, normal_
+ * and fill_ under no_grad (so each initializer shows as those ops to hooks and the profiler).
  *
  * The bounds are computed as torch/nn/init.py computes them in Python doubles, one rounding
  * per operation: the one product that feeds a sum (1 + slope^2) is rounded on its own by

@@ -400,13 +400,7 @@ static ct_status ct__mse_loss_composite(ct_op_call *c)
     ct_scope_begin();
     ct_tensor *d = ct_square(ct_sub(c->inputs[0], c->inputs[1]));
     ct_tensor *r = red == CT_REDUCTION_NONE ? d : red == CT_REDUCTION_SUM ? ct_sum(d) : ct_mean(d);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */

@@ -94,19 +94,6 @@ static ct_tensor *ct__mat_at(const ct_tensor *t, int64_t b)
                            t->offset + b * t->strides[0]);
 }
 
-/* A composite's result: r (a scoped tensor, or NULL after an error) becomes c's output as an
-   unscoped reference; closes the scope the composite opened. */
-static ct_status ct__composite_result(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* The number of elements of the broadcast batch dims (all but the last two) of a and b. */
 static double ct__batch_numel(const ct_tensor *a, const ct_tensor *b)
 {
@@ -475,7 +462,7 @@ static bool ct__dot_meta(ct_op_call *c)
 static ct_status ct__dot_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_reshape(ct_mm(ct_unsqueeze(c->inputs[0], 0), ct_unsqueeze(c->inputs[1], 1)), NULL,
                       0));
 }
@@ -501,7 +488,7 @@ static bool ct__mv_meta(ct_op_call *c)
 static ct_status ct__mv_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_result(
+    return ct__composite_end(
         c, ct_squeeze_dim(ct_mm(c->inputs[0], ct_unsqueeze(c->inputs[1], 1)), 1));
 }
 
@@ -611,7 +598,7 @@ static ct_status ct__matmul_composite(ct_op_call *c)
             r = ct_squeeze_dim(r, -2);
         }
     }
-    return ct__composite_result(c, r);
+    return ct__composite_end(c, r);
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */

@@ -325,19 +325,6 @@ static bool ct__sum_meta(ct_op_call *c)
     return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
 }
 
-/* Fills t with v: 0 for sum, NaN for mean (an empty input's result, O(output)). */
-static void ct__fill_value(ct_tensor *t, double v)
-{
-    if (v == 0) {
-        memset(ct__data(t), 0, ct_nbytes(t));
-        return;
-    }
-    int64_t n = ct_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-        ct__store_f64(ct__data(t) + (size_t)i * ct_dtype_size(t->dtype), t->dtype, v);
-    }
-}
-
 /* Sums the masked dims of a non-empty t into out, innermost first: each step reduces one dim
    (kept as 1) into a temporary, the last one into out (contiguous, the same elements). */
 static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask, ct_tensor *out)
@@ -380,7 +367,7 @@ static ct_status ct__sum_kernel(ct_op_call *c)
     ct_tensor *out = c->outputs[0];
     bool mean = c->op->variant != 0;
     if (ct_numel(t) == 0) {
-        ct__fill_value(out, mean ? NAN : 0.0);
+        ct__fill_contig(out, mean ? NAN : 0.0); /* an empty input: O(output) */
         return CT_OK;
     }
     if (!ct__sum_dims_into(c->fn, t, s->mask, out)) {
@@ -440,13 +427,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
     ct_tensor *r = s->n == 0 ? ct_alias(t)
                              : ct_reshape(ct_sum_dims(t, s->dims, s->n, true), c->attrs[0].ints,
                                           (int)c->attrs[0].i);
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
+    return ct__composite_end(c, r);
 }
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */

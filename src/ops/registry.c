@@ -4,6 +4,31 @@
 #include "../core/internal.h"
 
 static const ct_op *const ct__registry[] = {
+    /* core/tensor.c */
+    &ct__op_empty,
+    &ct__op_zeros,
+    &ct__op_ones,
+    &ct__op_full,
+    &ct__op_scalar_tensor,
+    &ct__op_empty_like,
+    &ct__op_zeros_like,
+    &ct__op_ones_like,
+    &ct__op_full_like,
+    &ct__op_tensor,
+    &ct__op_arange,
+    &ct__op_linspace,
+    &ct__op_eye,
+    /* core/rng.c */
+    &ct__op_uniform_,
+    &ct__op_normal_,
+    &ct__op_bernoulli_,
+    &ct__op_random_,
+    &ct__op_rand,
+    &ct__op_randn,
+    &ct__op_rand_like,
+    &ct__op_randn_like,
+    &ct__op_randint,
+    &ct__op_randperm,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
@@ -103,6 +128,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* optim/optim.c */
+    &ct__op_fused_sgd_,
+    &ct__op_fused_adam_,
+    &ct__op_fused_adamw_,
     /* autograd/autograd.c */
     &ct__op_detach,
 };

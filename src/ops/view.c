@@ -631,20 +631,6 @@ static ct_status ct__view_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* A composite built on public ops runs them inside a scope of its own (ct_scope_begin,
-   checked) and ends with ct__composite_end: r (scoped there) becomes an unscoped reference in
-   c->outputs. */
-static ct_status ct__composite_end(ct_op_call *c, ct_tensor *r)
-{
-    ct_retain(r);
-    ct_scope_end();
-    if (!r) {
-        return ct_error_code();
-    }
-    c->outputs[c->n_outputs++] = r;
-    return CT_OK;
-}
-
 /* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
 static ct_status ct__reshape_composite(ct_op_call *c)
 {

@@ -1,8 +1,11 @@
-/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops.
+/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update
+ * one call of the in-place op PyTorch's fused optimizers call (aten::_fused_sgd_,
+ * aten::_fused_adam_, aten::_fused_adamw_) through the one entry.
  *
  * Legend: n = numel of one parameter; P (n) the parameter's data, G (n) its gradient, both
  * contiguous in the parameter's dtype (a copy is made otherwise); SGD state B (n) =
- * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq.
+ * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq
+ * (state tensors owned by the optimizer).
  * Each step reads every array once and writes P and the state once, with no temporary
  * tensors; elements are independent, so a large parameter is split across the intra-op
  * threads in contiguous chunks (ct__parallel_for).
@@ -38,7 +41,8 @@ typedef struct ct__optim_param {
     ct_tensor *p;     /* retained */
     int64_t step;     /* updates so far (Adam's state['step']) */
     bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
-    void *state[3];   /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq */
+    ct_tensor *state[3]; /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq
+                            (contiguous, the parameter's shape and dtype; NULL when unused) */
 } ct__optim_param;
 
 struct ct_optimizer {
@@ -389,7 +393,7 @@ void ct_optimizer_free(ct_optimizer *opt)
     }
     for (int64_t i = 0; i < opt->n_params; i++) {
         for (int k = 0; k < 3; k++) {
-            ct__free(opt->params[i].state[k]);
+            ct__release(opt->params[i].state[k]);
         }
         ct__release(opt->params[i].p);
     }
@@ -710,82 +714,45 @@ CT__OPTIM_ADAM_KERNEL(double, f64, sqrt)
 #undef CT__OPTIM_ADAM_KERNEL
 #undef CT__OPTIM_ADAM_VEC_CALL
 
-/* ---- step ------------------------------------------------------------------------------- */
-/* Allocates a parameter's missing state buffers (SGD: B, uninitialized; Adam: M, V and VM,
-   zeroed); false on OOM (buffers already allocated are kept for the next step). */
-static bool ct__optim_alloc_state(const ct_optimizer *opt, const ct__optim_group *g,
-                                  ct__optim_param *q)
+/* ---- the fused ops ------------------------------------------------------------------------
+ * One call updates one parameter: inputs self (the parameter), its grad and its state
+ * tensors (PyTorch's lists, of one tensor each here), the hyperparameters as attributes.
+ * The kernels need contiguous data of the parameter's dtype: a copy is made otherwise and
+ * written back. */
+/* Inputs after self must have self's numel; state inputs (2 on) are contiguous of its dtype;
+   input `needed` (when >= 0) must be present. */
+static bool ct__fused_check(ct_op_call *c, int needed)
 {
-    size_t bytes = (size_t)ct_numel(q->p) * ct_dtype_size(q->p->dtype);
-    int n = 0;
-    if (opt->kind == CT__OPTIM_SGD) {
-        n = g->momentum != 0.0 ? 1 : 0;
-    } else {
-        n = g->amsgrad ? 3 : 2;
+    ct_tensor *p = (ct_tensor *)(uintptr_t)c->inputs[0];
+    if (needed >= 0 && !c->inputs[needed]) {
+        ct__null(c->fn, c->inputs[needed]);
+        return false;
     }
-    if (bytes == 0) {
-        return true;
-    }
-    for (int k = 0; k < n; k++) {
-        if (q->state[k]) {
-            continue;
-        }
-        q->state[k] = opt->kind == CT__OPTIM_SGD ? ct__malloc(bytes) : ct__calloc(bytes);
-        if (!q->state[k]) {
+    for (int k = 1; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        if (t && (ct_numel(t) != ct_numel(p) ||
+                  (k >= 2 && (t->dtype != p->dtype || !ct_is_contiguous(t))))) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "%s: tensor %d of the call does not match the "
+                     "parameter (%lld elements of %s)", c->op->name, k, (long long)ct_numel(p),
+                     ct_dtype_name(p->dtype));
             return false;
         }
     }
+    c->dtype = p->dtype;
+    c->outputs[c->n_outputs++] = p;
     return true;
 }
 
-static void ct__optim_update(const ct_optimizer *opt, const ct__optim_group *g,
-                             ct__optim_param *q, ct_tensor *p, const ct_tensor *grad)
+/* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
+static bool ct__fused_sgd_meta(ct_op_call *c)
 {
-    int64_t n = ct_numel(p);
-    bool f32 = p->dtype == CT_FLOAT32;
-    q->step++;
-    if (opt->kind == CT__OPTIM_SGD) {
-        ct__optim_sgd_ctx c;
-        memset(&c, 0, sizeof c);
-        c.p = ct__data(p);
-        c.g = ct__data(grad);
-        c.buf = (char *)q->state[0];
-        c.sign = g->maximize ? -1.0 : 1.0;
-        c.wd = g->weight_decay;
-        c.momentum = g->momentum;
-        c.damp1 = 1.0 - g->dampening;
-        c.nlr = -g->lr;
-        c.use_wd = g->weight_decay != 0.0;
-        c.use_momentum = g->momentum != 0.0;
-        c.first = !q->has_state;
-        c.nesterov = g->nesterov;
-        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_sgd_f32 : ct__optim_sgd_f64, &c);
-    } else {
-        double t = (double)q->step;
-        double bc1 = 1.0 - pow(g->beta1, t), bc2 = 1.0 - pow(g->beta2, t);
-        ct__optim_adam_ctx c;
-        memset(&c, 0, sizeof c);
-        c.p = ct__data(p);
-        c.g = ct__data(grad);
-        c.m = (char *)q->state[0];
-        c.v = (char *)q->state[1];
-        c.vmax = (char *)q->state[2];
-        bool decoupled = opt->kind == CT__OPTIM_ADAMW;
-        c.decay = decoupled && g->weight_decay != 0.0 ? 1.0 - g->lr * g->weight_decay : 1.0;
-        c.sign = g->maximize ? -1.0 : 1.0;
-        c.wd = g->weight_decay;
-        c.use_wd = !decoupled && g->weight_decay != 0.0;
-        c.w1 = 1.0 - g->beta1;
-        c.b2 = g->beta2;
-        c.c2 = 1.0 - g->beta2;
-        c.bc2_sqrt = sqrt(bc2);
-        c.eps = g->eps;
-        c.nstep = -(g->lr / bc1);
-        c.amsgrad = g->amsgrad;
-        ct__parallel_for(n, CT__GRAIN, f32 ? ct__optim_adam_f32 : ct__optim_adam_f64, &c);
-    }
-    q->has_state = true;
-    ct__bump_version(p);
+    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 2 : -1);
+}
+
+/* _fused_adam(w)_: max_exp_avg_sq (input 4) is needed under amsgrad (attribute 5). */
+static bool ct__fused_adam_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, c->attrs[5].i ? 4 : -1);
 }
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
@@ -796,6 +763,170 @@ static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_
         ct__copy_kernel(t, src);
     }
     return t;
+}
+
+/* Runs loop f32 or f64 over the parameter with ctx, after pointing *p and *g at contiguous
+   data of the parameter and its grad. */
+static ct_status ct__fused_run(ct_op_call *c, void *ctx, char **p, const char **g,
+                               void (*f32)(int64_t, int64_t, void *),
+                               void (*f64)(int64_t, int64_t, void *))
+{
+    ct_tensor *param = c->outputs[0];
+    const ct_tensor *grad = c->inputs[1];
+    ct_tensor *pc = ct_is_contiguous(param) ? param
+                                            : ct__optim_contiguous(c->fn, param, param->dtype);
+    const ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == param->dtype
+                              ? grad
+                              : ct__optim_contiguous(c->fn, grad, param->dtype);
+    if (pc && gc) {
+        *p = ct__data(pc);
+        *g = ct__data(gc);
+        ct__parallel_for(ct_numel(param), CT__GRAIN, param->dtype == CT_FLOAT32 ? f32 : f64,
+                         ctx);
+        if (pc != param) {
+            ct__copy_kernel(param, pc);
+        }
+    }
+    ct_status st = pc && gc ? CT_OK : ct_error_code();
+    if (pc != param) {
+        ct__release(pc);
+    }
+    if (gc != grad) {
+        ct__release((ct_tensor *)(uintptr_t)gc);
+    }
+    return st;
+}
+
+/* _fused_sgd_: attributes weight_decay, momentum, lr, dampening, nesterov, maximize,
+   is_first_step. */
+static ct_status ct__fused_sgd_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_sgd_ctx x;
+    memset(&x, 0, sizeof x);
+    x.buf = c->inputs[2] ? ct__data(c->inputs[2]) : NULL;
+    x.sign = a[5].i ? -1.0 : 1.0;
+    x.wd = a[0].f;
+    x.momentum = a[1].f;
+    x.damp1 = 1.0 - a[3].f;
+    x.nlr = -a[2].f;
+    x.use_wd = a[0].f != 0.0;
+    x.use_momentum = a[1].f != 0.0;
+    x.first = a[6].i != 0;
+    x.nesterov = a[4].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_sgd_f32, ct__optim_sgd_f64);
+}
+
+/* _fused_adam_ and _fused_adamw_ (variant CT__OPTIM_ADAMW: decoupled weight decay):
+   attributes lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, then the parameter's
+   step count (PyTorch's state_steps tensor, already incremented). */
+static ct_status ct__fused_adam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    double lr = a[0].f, beta1 = a[1].f, beta2 = a[2].f, wd = a[3].f, t = (double)a[7].i;
+    double bc1 = 1.0 - pow(beta1, t), bc2 = 1.0 - pow(beta2, t);
+    bool decoupled = c->op->variant == CT__OPTIM_ADAMW;
+    ct__optim_adam_ctx x;
+    memset(&x, 0, sizeof x);
+    x.m = ct__data(c->inputs[2]);
+    x.v = ct__data(c->inputs[3]);
+    x.vmax = c->inputs[4] ? ct__data(c->inputs[4]) : NULL;
+    x.decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x.sign = a[6].i ? -1.0 : 1.0;
+    x.wd = wd;
+    x.use_wd = !decoupled && wd != 0.0;
+    x.w1 = 1.0 - beta1;
+    x.b2 = beta2;
+    x.c2 = 1.0 - beta2;
+    x.bc2_sqrt = sqrt(bc2);
+    x.eps = a[4].f;
+    x.nstep = -(lr / bc1);
+    x.amsgrad = a[5].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adam_f32, ct__optim_adam_f64);
+}
+
+#define CT__FUSED(SYM, NAME, SCHEMA, VAR, OPTIONAL, META, KERNEL)                              \
+    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, "ct_optimizer_step",             \
+                                       CT_OP_INPLACE, CT_AUTOCAST_NONE, VAR, OPTIONAL, NULL,   \
+                                       META, CT__K_FLOAT(KERNEL), NULL, NULL, NULL, 0u, NULL,  \
+                                       NULL};
+#define CT__FUSED_ADAM_SCHEMA(N)                                                               \
+    N "(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor(c!)[] exp_avgs, Tensor(d!)[] "           \
+      "exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float "   \
+      "beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, "       \
+      "Tensor? grad_scale=None, Tensor? found_inf=None) -> ()"
+CT__FUSED(fused_sgd_, "_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
+          "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, "
+          "float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? "
+          "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_SGD, 1u << 2,
+          ct__fused_sgd_meta, ct__fused_sgd_kernel)
+CT__FUSED(fused_adam_, "_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
+          1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+CT__FUSED(fused_adamw_, "_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
+          CT__OPTIM_ADAMW, 1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+#undef CT__FUSED
+#undef CT__FUSED_ADAM_SCHEMA
+
+/* ---- step ------------------------------------------------------------------------------- */
+/* Allocates a parameter's missing state tensors (SGD: B, uninitialized; Adam: M, V and VM,
+   zeroed); false after an error (tensors already allocated are kept for the next step). */
+static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
+                                  const ct__optim_group *g, ct__optim_param *q)
+{
+    int n = 0;
+    if (opt->kind == CT__OPTIM_SGD) {
+        n = g->momentum != 0.0 ? 1 : 0;
+    } else {
+        n = g->amsgrad ? 3 : 2;
+    }
+    for (int k = 0; k < n; k++) {
+        if (q->state[k]) {
+            continue;
+        }
+        q->state[k] = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
+        if (!q->state[k]) {
+            return false;
+        }
+        if (opt->kind != CT__OPTIM_SGD) {
+            memset(ct__data(q->state[k]), 0, ct_nbytes(q->state[k]));
+        }
+    }
+    return true;
+}
+
+/* One parameter's update through its fused op; false after an error. */
+static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
+                             ct__optim_param *q)
+{
+    const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
+    ct_op_call c;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__call_init(&c, &ct__op_fused_sgd_, op, in, 3);
+        ct__call_f(&c, g->weight_decay);
+        ct__call_f(&c, g->momentum);
+        ct__call_f(&c, g->lr);
+        ct__call_f(&c, g->dampening);
+        ct__call_i(&c, g->nesterov);
+        ct__call_i(&c, g->maximize);
+        ct__call_i(&c, !q->has_state);
+    } else {
+        ct__call_init(&c, opt->kind == CT__OPTIM_ADAM ? &ct__op_fused_adam_ : &ct__op_fused_adamw_,
+                      op, in, 5);
+        ct__call_f(&c, g->lr);
+        ct__call_f(&c, g->beta1);
+        ct__call_f(&c, g->beta2);
+        ct__call_f(&c, g->weight_decay);
+        ct__call_f(&c, g->eps);
+        ct__call_i(&c, g->amsgrad);
+        ct__call_i(&c, g->maximize);
+        ct__call_i(&c, q->step + 1);
+    }
+    if (!ct__dispatch(&c)) {
+        return false;
+    }
+    q->step++;
+    q->has_state = true;
+    return true;
 }
 
 ct_status ct_optimizer_step(ct_optimizer *opt)
@@ -824,41 +955,24 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
             if (!ct__check_cpu(op, grad)) {
                 return ct_error_code();
             }
-            if (!ct__optim_alloc_state(opt, g, q)) {
-                return ct__fail(CT_ERR_OOM, op, "out of memory allocating optimizer state");
-            }
-        }
-    }
-    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
-        const ct__optim_group *g = &opt->groups[gi];
-        for (int64_t i = g->first; i < g->first + g->count; i++) {
-            ct__optim_param *q = &opt->params[i];
-            ct_tensor *p = q->p, *grad = p->grad;
-            if (!grad) {
-                continue;
-            }
-            /* the fused loops need contiguous data of the parameter's dtype */
-            ct_tensor *pc = ct_is_contiguous(p) ? p : ct__optim_contiguous(op, p, p->dtype);
-            ct_tensor *gc = ct_is_contiguous(grad) && grad->dtype == p->dtype
-                                ? grad
-                                : ct__optim_contiguous(op, grad, p->dtype);
-            if (pc && gc) {
-                ct__optim_update(opt, g, q, pc, gc);
-                if (pc != p) {
-                    ct__copy_kernel(p, pc);
-                    ct__bump_version(p);
-                }
-            }
-            if (pc != p) {
-                ct__release(pc);
-            }
-            if (gc != grad) {
-                ct__release(gc);
-            }
-            if (!pc || !gc) {
+            if (!ct__optim_alloc_state(op, opt, g, q)) {
                 return ct_error_code();
             }
         }
+    }
+    /* in place on leaves that require grad, as torch.optim's step under no_grad */
+    ct_no_grad_begin();
+    bool ok = true;
+    for (int64_t gi = 0; ok && gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t i = g->first; ok && i < g->first + g->count; i++) {
+            ct__optim_param *q = &opt->params[i];
+            ok = !q->p->grad || ct__optim_update(op, opt, g, q);
+        }
+    }
+    ct_no_grad_end();
+    if (!ok) {
+        return ct_error_code();
     }
     opt->steps++;
     return CT_OK;
