@@ -423,6 +423,7 @@ static void test_capture_quickstart_step(void)
         "ctorch::linear_relu [4,512] [512,512] [512] -> [4,512]",
         "aten::linear [4,512] [10,512] [10] -> [4,10]",
         "aten::cross_entropy_loss [4,10] [4] - -> []",
+        "aten::ones_like [] -> []",
         "aten::alias [4,10] -> [4,10]",
         "aten::contiguous [4,10] -> [4,10]",
         "ctorch::cross_entropy_loss_backward [] [4,10] [4] [4] - -> [4,10]",
@@ -439,6 +440,12 @@ static void test_capture_quickstart_step(void)
         "aten::t [4,512] -> [512,4]",
         "aten::mm [512,4] [4,784] -> [512,784]",
         "aten::sum [4,512] -> [512]",
+        "aten::_fused_sgd_ [512,784] [512,784] - -> [512,784]",
+        "aten::_fused_sgd_ [512] [512] - -> [512]",
+        "aten::_fused_sgd_ [512,512] [512,512] - -> [512,512]",
+        "aten::_fused_sgd_ [512] [512] - -> [512]",
+        "aten::_fused_sgd_ [10,512] [10,512] - -> [10,512]",
+        "aten::_fused_sgd_ [10] [10] - -> [10]",
     };
     int n = (int)(sizeof want / sizeof want[0]);
     CHECK_MSG(r->dropped == 0, "%d ops beyond the recorder's %d", r->dropped, REC_MAX);
@@ -749,6 +756,51 @@ static void row_nll_loss(void) { ct_nll_loss(ct_log_softmax(wx(), 1), wt(), NULL
 static void row_cross_entropy(void) { ct_cross_entropy(wx(), wt(), NULL); }
 static void row_mse_loss(void) { ct_mse_loss(wx(), wx(), CT_REDUCTION_MEAN); }
 
+/* factories */
+static void row_empty(void) { ct_empty(s23, 2, CT_FLOAT32); }
+static void row_zeros(void) { ct_zeros(s23, 2, CT_FLOAT32); }
+static void row_ones(void) { ct_ones(s23, 2, CT_FLOAT32); }
+static void row_full(void) { ct_full(s23, 2, 1.5, CT_FLOAT32); }
+static void row_scalar_tensor(void) { ct_scalar_tensor(1.5, CT_FLOAT32); }
+static void row_empty_like(void) { ct_empty_like(wx()); }
+static void row_zeros_like(void) { ct_zeros_like(wx()); }
+static void row_ones_like(void) { ct_ones_like(wx()); }
+static void row_full_like(void) { ct_full_like(wx(), 2); }
+static void row_tensor_from_data(void) { wx(); }
+static void row_arange(void) { ct_arange(0, 5, 1, CT_FLOAT32); }
+static void row_linspace(void) { ct_linspace(0, 1, 5, CT_FLOAT32); }
+static void row_eye(void) { ct_eye(3, -1, CT_FLOAT32); }
+/* random */
+static void row_rand(void) { ct_rand(s23, 2, CT_FLOAT32, NULL); }
+static void row_randn(void) { ct_randn(s23, 2, CT_FLOAT32, NULL); }
+static void row_randint(void) { ct_randint(0, 10, s23, 2, CT_INT64, NULL); }
+static void row_randperm(void) { ct_randperm(5, NULL); }
+static void row_rand_like(void) { ct_rand_like(wx(), NULL); }
+static void row_randn_like(void) { ct_randn_like(wx(), NULL); }
+static void row_uniform_(void) { ct_uniform_(wx(), 0, 1, NULL); }
+static void row_normal_(void) { ct_normal_(wx(), 0, 1, NULL); }
+static void row_bernoulli_(void) { ct_bernoulli_(wx(), 0.5, NULL); }
+static void row_random_(void) { ct_random_(ct_to_dtype(wx(), CT_INT64), NULL); }
+/* optimizers: one step of each */
+static void row_step(int which)
+{
+    ct_tensor *p = ct_requires_grad_(wx(), true);
+    ct_set_grad(p, wx());
+    ct_optimizer *o = NULL;
+    if (which == 0) {
+        ct_sgd_opts s = ct_sgd_defaults();
+        s.lr = 0.1;
+        o = ct_sgd_new(&p, 1, &s);
+    } else {
+        o = which == 1 ? ct_adam_new(&p, 1, NULL) : ct_adamw_new(&p, 1, NULL);
+    }
+    ct_optimizer_step(o);
+    ct_optimizer_free(o);
+}
+static void row_step_sgd(void) { row_step(0); }
+static void row_step_adam(void) { row_step(1); }
+static void row_step_adamw(void) { row_step(2); }
+
 /* abs, and its backward (sign) */
 static void row_abs(void)
 {
@@ -778,23 +830,35 @@ typedef struct api_row {
 } api_row;
 #define ROW(F) {"ct_" #F, row_##F}
 static const api_row api_rows[] = {
+    /* pointwise */
     ROW(add), ROW(add_alpha), ROW(add_scalar), ROW(add_), ROW(sub), ROW(sub_scalar), ROW(sub_),
     ROW(mul), ROW(mul_scalar), ROW(mul_), ROW(div), ROW(div_scalar), ROW(div_), ROW(pow),
     ROW(pow_scalar), ROW(maximum), ROW(minimum), ROW(eq), ROW(eq_scalar), ROW(ne), ROW(lt),
-    ROW(lt_scalar), ROW(le), ROW(gt), ROW(gt_scalar), ROW(ge), ROW(logical_and),
-    ROW(logical_or), ROW(logical_not), ROW(neg), ROW(abs), ROW(exp), ROW(log), ROW(log1p),
-    ROW(sqrt), ROW(rsqrt), ROW(sin), ROW(cos), ROW(sigmoid), ROW(tanh), ROW(relu), ROW(square),
-    ROW(reciprocal), ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone),
-    ROW(to_dtype), ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across},
-    {"ct_copy_", row_copy_}, {"ct_pow_scalar", row_pow_scalar_int},
+    ROW(lt_scalar), ROW(le), ROW(gt), ROW(gt_scalar), ROW(ge), ROW(logical_and), ROW(logical_or),
+    ROW(logical_not), ROW(neg), ROW(abs), ROW(exp), ROW(log), ROW(log1p), ROW(sqrt), ROW(rsqrt),
+    ROW(sin), ROW(cos), ROW(sigmoid), ROW(tanh), ROW(relu), ROW(square), ROW(reciprocal),
+    ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone), ROW(to_dtype),
+    ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across}, {"ct_copy_", row_copy_},
+    {"ct_pow_scalar", row_pow_scalar_int},
+    /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
-    ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze),
-    ROW(squeeze_dim), ROW(unsqueeze), ROW(cat), ROW(stack), ROW(sum), ROW(sum_dim),
-    ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max), ROW(min), ROW(max_dim),
-    ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim), ROW(argmin_dim), ROW(softmax),
-    ROW(log_softmax), ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm),
-    ROW(linear),
-    ROW(module_forward), ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),
+    ROW(unsqueeze), ROW(cat), ROW(stack),
+    /* reductions, softmax */
+    ROW(sum), ROW(sum_dim), ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max),
+    ROW(min), ROW(max_dim), ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim),
+    ROW(argmin_dim), ROW(softmax), ROW(log_softmax),
+    /* linear algebra, modules, losses */
+    ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
+    ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    /* factories, random */
+    ROW(empty), ROW(zeros), ROW(ones), ROW(full), ROW(scalar_tensor), ROW(empty_like),
+    ROW(zeros_like), ROW(ones_like), ROW(full_like), ROW(tensor_from_data), ROW(arange),
+    ROW(linspace), ROW(eye), ROW(rand), ROW(randn), ROW(randint), ROW(randperm), ROW(rand_like),
+    ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
+    /* optimizers */
+    {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
+    {"ct_optimizer_step", row_step_adamw},
 };
 #undef ROW
 #define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))
