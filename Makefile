@@ -24,7 +24,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests check-null-tests test-rng-flags profile-check
+        compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch profile-check
 
 all: $(BUILD)/test_runner examples
 
@@ -38,6 +38,8 @@ help:
 	@echo "make profile-check       profile one quickstart epoch: self times cover 90-110% of it"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
+	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
+	@echo "make bench-dispatch      the dispatcher's cost: before/after builds run interleaved"
 	@echo "make amalgamate          regenerate ctorch.h from src/"
 
 amalgamate:
@@ -63,10 +65,15 @@ $(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(
 check-null-tests:
 	@$(PYTHON) tools/gen_null_tests.py --check
 
+# Every public op goes through the dispatcher's entry: fail when a public function outside the
+# allowlist of tools/check_dispatch.py cannot reach it.
+check-dispatch: $(HEADERS)
+	@$(PYTHON) tools/check_dispatch.py --cc "$(CC)"
+
 compile-tests: | $(BUILD)
 	@sh tests/compile.sh "$(CC)" "$(CXX)"
 
-test: check-null-tests compile-tests test-rng-flags $(BUILD)/test_runner $(BUILD)/test_runner_debug
+test: check-null-tests check-dispatch compile-tests test-rng-flags $(BUILD)/test_runner $(BUILD)/test_runner_debug
 	@cd tests && ../$(BUILD)/test_runner
 	@echo "the suite again, built with -DCTORCH_DEBUG:"
 	@cd tests && ../$(BUILD)/test_runner_debug
@@ -109,6 +116,10 @@ BENCH_BLAS = $(shell printf '\043include <cblas.h>\nint main(void){openblas_set_
 # -fopenmp only for bench_ops's own STREAM triad reference; ctorch's threads are its pool.
 $(BUILD)/bench_ops: bench/bench_ops.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LDLIBS) $(BENCH_BLAS)
+
+# The dispatcher's cost: the commit before it vs the working tree, run interleaved.
+bench-dispatch:
+	$(PYTHON) tools/bench_dispatch.py --build $(BUILD)/bench_dispatch
 
 bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)

@@ -360,7 +360,8 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
-   converted to Scalar". Mirrors: Tensor.item. */
+   converted to Scalar". A tensor on another device is read through its backend's copy.
+   Mirrors: Tensor.item. */
 CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
@@ -426,8 +427,8 @@ CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
 /* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
    (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "").
-   Mirrors: repr(tensor). */
+   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
+   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 
 // >>part core/scope.h
@@ -706,7 +707,9 @@ struct ct_op_call {
     void *state; /* the op's own data between meta and kernel (points into the caller's frame) */
 };
 
-/* A kernel: writes call->outputs from call->inputs and attrs. Returns CT_OK, or the status of
+/* A kernel: writes call->outputs from call->inputs and attrs. A backend's kernel may get
+   0-dim CPU tensors (wrapped scalars, as ct_mul_scalar makes) among its inputs: they join a
+   call on any device, as in PyTorch. Returns CT_OK, or the status of
    the error it recorded (ct_error). */
 typedef ct_status (*ct_kernel_fn)(ct_op_call *call);
 /* Checks a call's arguments, sets call->device and call->dtype and creates its outputs
@@ -729,7 +732,8 @@ struct ct_op {
     ct_op_kind kind;
     ct_autocast_category autocast;
     int variant;            /* which member of its family (private to the family's code) */
-    uint32_t optional;      /* bit k: input k may be NULL */
+    uint32_t optional;      /* bit k: input k may be NULL; CT_OP_ANY_DEVICE(k): input k may be
+                               on another device than the call's (see below) */
     const ct_loop_fn *loops; /* pointwise: the per-element math per dtype (NULL elsewhere) */
     ct_meta_fn meta;
     ct_kernel_fn cpu[CT_DTYPE_COUNT]; /* the CPU backend's kernels by dtype (NULL: none) */
@@ -741,8 +745,13 @@ struct ct_op {
     double (*flops)(const ct_op_call *call); /* floating point operations (GEMM, conv); or NULL */
 };
 
-/* Every op descriptor, in a fixed order; *n receives the count. Mirrors: torch's operator
-   registry (torch._C._dispatch_get_all_op_names). */
+/* A bit of ct_op.optional: input k (k >= 1) may be on another device than the call's device
+   (the first input's), which the entry otherwise rejects ("Expected all tensors to be on the
+   same device"); the op's meta then brings it over (copy_'s src, as Tensor.copy_). */
+#define CT_OP_ANY_DEVICE(k) (1u << (16 + (k)))
+
+/* Every op descriptor, in a fixed order; *n receives the count (n may be NULL).
+   Mirrors: torch's operator registry (torch._C._dispatch_get_all_op_names). */
 CTORCH_API const ct_op *const *ct_op_registry(int *n);
 /* The descriptor named name ("aten::add"), or NULL. */
 CTORCH_API const ct_op *ct_op_find(const char *name);
@@ -790,7 +799,7 @@ CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
    Mirrors: TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl(op, kernel); }. */
 CTORCH_API ct_status ct_backend_register_kernel(ct_device_type type, const ct_op *op,
                                                 ct_dtype dtype, ct_kernel_fn kernel);
-/* The kernel for (op, device type, dtype), or NULL. */
+/* The kernel for (op, device type, dtype), or NULL (also for a NULL op, with no error). */
 CTORCH_API ct_kernel_fn ct_dispatch_kernel(const ct_op *op, ct_device_type type, ct_dtype dtype);
 
 // >>part ops/pointwise.h
@@ -886,8 +895,9 @@ CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
 /* Mirrors: Tensor.zero_. */
 CTORCH_API ct_tensor *ct_zero_(ct_tensor *self);
-/* Copies src (broadcast to self's shape, cast to self's dtype) into self.
-   Mirrors: Tensor.copy_. */
+/* Copies src (broadcast to self's shape, cast to self's dtype) into self; src may be on
+   another device (it is brought over first as ct_to_device, and its gradient goes back).
+   Errors: CT_ERR_DEVICE when a device has no backend. Mirrors: Tensor.copy_. */
 CTORCH_API ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src);
 /* A copy of input with its own storage (contiguous), recorded by autograd.
    Mirrors: torch.clone. */
@@ -900,6 +910,15 @@ CTORCH_API ct_tensor *ct_clone(const ct_tensor *input);
    from float64: of the int64); to bool, NaN is true. Integers narrow modulo 2^bits.
    Errors: CT_ERR_VALUE for a dtype outside ct_dtype. Mirrors: Tensor.to(dtype). */
 CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
+/* input on device: input itself (a new reference in the scope, as ct_alias) when it is
+   already there, else a copy (contiguous, same shape and dtype) made through the backends'
+   copy; recorded by autograd (ToCopyBackward0: the gradient goes back to input's device).
+   Returns: a new tensor owned by the current scope. Errors: CT_ERR_VALUE for a device type
+   outside ct_device_type; CT_ERR_DEVICE when no backend is registered for the device.
+   Mirrors: Tensor.to(device). */
+CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
+/* ct_to_device(input, ct_device_cpu()). Mirrors: Tensor.cpu(). */
+CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
 
@@ -3878,27 +3897,43 @@ void ct__store_f64(void *p, ct_dtype d, double v)
     }
 }
 
-static bool ct__item_check(const char *op, const ct_tensor *t)
+/* The address of t's one element: in t's memory on the CPU, else in buf, copied from the
+   device through its backend (as .item() on CUDA); NULL after an error. */
+static const void *ct__item_ptr(const char *op, const ct_tensor *t, uint64_t *buf)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return false;
+    if (ct__null_tensor(op, t)) {
+        return NULL;
     }
     if (ct_numel(t) != 1) {
         ct__fail(CT_ERR_VALUE, op, "a Tensor with %lld elements cannot be converted to Scalar",
                  (long long)ct_numel(t));
-        return false;
+        return NULL;
     }
-    return true;
+    ct_device d = t->storage->device;
+    if (d.type == CT_CPU) {
+        return ct__data(t);
+    }
+    const ct_backend *b = ct__backend(d.type);
+    ct_status st = b->copy(b->user, buf, ct_device_cpu(), ct__data(t), d, ct_dtype_size(t->dtype));
+    if (st != CT_OK) {
+        ct__fail(st, op, "the %s backend failed to copy the element to the host", b->name);
+        return NULL;
+    }
+    return buf;
 }
 
 double ct_item(const ct_tensor *t)
 {
-    return ct__item_check("ct_item", t) ? ct__load_f64(ct__data(t), t->dtype) : NAN;
+    uint64_t buf = 0;
+    const void *p = ct__item_ptr("ct_item", t, &buf);
+    return p ? ct__load_f64(p, t->dtype) : NAN;
 }
 
 int64_t ct_item_int64(const ct_tensor *t)
 {
-    return ct__item_check("ct_item_int64", t) ? ct__load_i64(ct__data(t), t->dtype) : 0;
+    uint64_t buf = 0;
+    const void *p = ct__item_ptr("ct_item_int64", t, &buf);
+    return p ? ct__load_i64(p, t->dtype) : 0;
 }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
@@ -4429,7 +4464,7 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
     if (buf && n > 0) {
         buf[0] = '\0';
     }
-    if (ct__null_tensor("ct_to_string", t)) {
+    if (ct__null_tensor("ct_to_string", t) || !ct__check_cpu("ct_to_string", t)) {
         return 0;
     }
     bool ints = true;
@@ -4457,7 +4492,7 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 void ct_print(const ct_tensor *t, FILE *f)
 {
     const char *op = "ct_print";
-    if (ct__null_tensor(op, t) || ct__null(op, f)) {
+    if (ct__null_tensor(op, t) || ct__null(op, f) || !ct__check_cpu(op, t)) {
         return;
     }
     size_t n = ct_to_string(t, NULL, 0) + 1;
@@ -4910,11 +4945,13 @@ static CT__UNUSED void ct__ipool_run_tasks(uint32_t gen, int slot)
 {
     for (;;) {
         uint64_t w = __atomic_load_n(&ct__ipool.claim, __ATOMIC_ACQUIRE);
-        void (*fn)(int64_t, int, void *) = CT__PAR_RELAXED(&ct__ipool.fn);
-        void *ctx = CT__PAR_RELAXED(&ct__ipool.ctx);
-        uint32_t ntasks = CT__PAR_RELAXED(&ct__ipool.ntasks);
+        /* acquire: when a field of the next job is read, the CAS below sees the claim word
+           closed for it (ct__ipool_run) and fails */
+        void (*fn)(int64_t, int, void *) = __atomic_load_n(&ct__ipool.fn, __ATOMIC_ACQUIRE);
+        void *ctx = __atomic_load_n(&ct__ipool.ctx, __ATOMIC_ACQUIRE);
+        uint32_t ntasks = __atomic_load_n(&ct__ipool.ntasks, __ATOMIC_ACQUIRE);
         if ((uint32_t)(w >> 32) != gen || (uint32_t)w >= ntasks ||
-            slot >= CT__PAR_RELAXED(&ct__ipool.nslots)) {
+            slot >= __atomic_load_n(&ct__ipool.nslots, __ATOMIC_ACQUIRE)) {
             return;
         }
         if (!__atomic_compare_exchange_n(&ct__ipool.claim, &w, w + 1, false, __ATOMIC_ACQ_REL,
@@ -5027,12 +5064,17 @@ static CT__UNUSED void ct__ipool_run(int64_t ntasks, int nslots,
         ct__ipool.nworkers++;
     }
     nslots = ct__ipool.nworkers + 1 < nslots ? ct__ipool.nworkers + 1 : nslots;
-    CT__PAR_SET(&ct__ipool.fn, fn);
-    CT__PAR_SET(&ct__ipool.ctx, ctx);
-    CT__PAR_SET(&ct__ipool.ntasks, (uint32_t)ntasks);
-    CT__PAR_SET(&ct__ipool.nslots, nslots);
-    CT__PAR_SET(&ct__ipool.done, 0u);
     uint32_t gen = (uint32_t)(CT__PAR_RELAXED(&ct__ipool.claim) >> 32) + 1;
+    /* Close the claim word first (no task index is ever >= 2^31), then write the fields with
+       release: a worker late for the last job that reads a new field can no longer claim a
+       task of that job with it (it ran a task of this job twice and counted it in done, which
+       then went past ntasks: the caller waited forever). */
+    __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32 | 0xffffffffu, __ATOMIC_RELAXED);
+    __atomic_store_n(&ct__ipool.fn, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct__ipool.ctx, ctx, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct__ipool.ntasks, (uint32_t)ntasks, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct__ipool.nslots, nslots, __ATOMIC_RELEASE);
+    CT__PAR_SET(&ct__ipool.done, 0u);
     CT__PAR_SET(&ct__ipool.job_start_ns, ct__ipool_now_ns());
     __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
     ct__ipool_bump();
@@ -6658,8 +6700,33 @@ const char *ct__device_key(ct_device_type type)
 }
 
 /* ---- the entry ---------------------------------------------------------------------------- */
+static bool ct__is_cpu_scalar(const ct_tensor *t)
+{
+    return t->ndim == 0 && t->storage->device.type == CT_CPU;
+}
+
+/* Whether input k of a call may be on another device than c->device (set from the inputs
+   before it): inputs marked CT_OP_ANY_DEVICE, and 0-dim CPU tensors (wrapped scalars), which
+   join any device as in PyTorch; when every input before k was such a scalar, k's device
+   becomes the call's. */
+static bool ct__device_allowed(ct_op_call *c, int k)
+{
+    const ct_tensor *t = c->inputs[k];
+    if ((c->op->optional & CT_OP_ANY_DEVICE(k)) || ct__is_cpu_scalar(t)) {
+        return true;
+    }
+    for (int j = 0; j < k; j++) {
+        if (c->inputs[j] && !ct__is_cpu_scalar(c->inputs[j])) {
+            return false;
+        }
+    }
+    c->device = t->storage->device;
+    return true;
+}
+
 /* Handle checks of the inputs (NULL propagation; under CTORCH_DEBUG, live handles) and the
-   device they share, which becomes the call's device. */
+   device they share, which becomes the call's device (ct__device_allowed says which inputs
+   may be elsewhere). */
 static bool ct__dispatch_inputs(ct_op_call *c)
 {
     const ct_tensor *first = NULL;
@@ -6674,8 +6741,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
         if (!first) {
             first = t;
             c->device = t->storage->device;
-        } else if (t->storage->device.type != c->device.type ||
-                   t->storage->device.index != c->device.index) {
+        } else if ((t->storage->device.type != c->device.type ||
+                    t->storage->device.index != c->device.index) &&
+                   !ct__device_allowed(c, k)) {
             char a[32], b[32];
             ct__fail(CT_ERR_DEVICE, c->fn, "Expected all tensors to be on the same device, but "
                      "found at least two devices, %s and %s!", ct__device_str(c->device, a, 32),
@@ -7825,6 +7893,7 @@ static ct_tensor *ct__threshold_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sign(const ct_tensor *x);
+static ct_tensor *ct__transfer(const ct_tensor *src, ct_device device);
 static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v);
 static ct_tensor *ct__le_scalar(const ct_tensor *x, double v);
 
@@ -8129,10 +8198,30 @@ static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = NULL; /* the old value gets no gradient */
 }
 
+/* copy_'s call: its inputs, where src is replaced by its copy on self's device when it is on
+   another one (c->state points here). */
+typedef struct ct__copy_state {
+    const ct_tensor *in[2];
+    ct_tensor *moved; /* src on self's device (an unscoped reference), or NULL */
+} ct__copy_state;
+
+static bool ct__same_device(ct_device a, ct_device b)
+{
+    return a.type == b.type && a.index == b.index;
+}
+
 static bool ct__copy_meta(ct_op_call *c)
 {
     ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
     const ct_tensor *src = c->inputs[1];
+    if (!ct__same_device(src->storage->device, self->storage->device)) {
+        ct__copy_state *s = (ct__copy_state *)c->state; /* src comes over first, recorded */
+        s->moved = ct__transfer(src, self->storage->device);
+        if (!s->moved) {
+            return false;
+        }
+        src = s->in[1] = s->moved;
+    }
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, src->sizes, src->ndim, shape,
@@ -8171,6 +8260,66 @@ static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 {
     ct__copy_kernel(c->outputs[0], c->inputs[0]);
     return CT_OK;
+}
+
+/* ---- devices ------------------------------------------------------------------------------ */
+/* _to_copy to a device: attrs (device type, device index); the input's shape and dtype. */
+static bool ct__to_device_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    c->dtype = a->dtype;
+    c->device = ct_make_device((ct_device_type)c->attrs[0].i, (int)c->attrs[1].i);
+    return ct__op_output(c, a->sizes, a->ndim, a->dtype) != NULL;
+}
+
+/* Moves the bytes of the input, made contiguous on its device, into the output through the
+   backends' copy (the target's, or the source's when the target is the CPU); between two
+   backends, through the host. Runs on any device pair: the descriptor's composite. */
+static ct_status ct__to_device_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    size_t nbytes = ct_nbytes(out);
+    if (nbytes == 0) {
+        return CT_OK;
+    }
+    ct_no_grad_begin();
+    ct_scope_begin();
+    const ct_tensor *src = ct_contiguous(c->inputs[0]);
+    ct_device from = c->inputs[0]->storage->device, to = out->storage->device;
+    if (src && from.type != CT_CPU && to.type != CT_CPU && from.type != to.type) {
+        src = ct_to_device(src, ct_device_cpu());
+        from = ct_device_cpu();
+    }
+    ct_status st = src ? CT_OK : ct_error_code();
+    if (src) {
+        const ct_backend *b = ct__backend(to.type != CT_CPU ? to.type : from.type);
+        st = b->copy(b->user, ct__data(out), to, ct__data(src), from, nbytes);
+        if (st != CT_OK) {
+            char a[32], d[32];
+            ct__fail(st, c->fn, "the %s backend failed to copy %zu bytes from %s to %s",
+                     b->name, nbytes, ct__device_str(from, a, sizeof a),
+                     ct__device_str(to, d, sizeof d));
+        }
+    }
+    ct_scope_end();
+    ct_no_grad_end();
+    return st;
+}
+
+/* The source's device, for the backward. */
+static void ct__to_device_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = c->inputs[0]->storage->device.type;
+    n->i[1] = c->inputs[0]->storage->device.index;
+}
+
+/* The gradient goes back to the source's device. */
+static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct__transfer(g, ct_make_device((ct_device_type)n->i[0], (int)n->i[1]));
+    if (gi[0]) {
+        gi[0] = ct__scoped(gi[0]); /* ct__transfer returned an unscoped reference */
+    }
 }
 
 
@@ -8337,9 +8486,12 @@ CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, T
 CT__POINTWISE(fill_, "aten::fill_", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
               "ct_fill_ ct_zero_", CT_OP_INPLACE, 0, NULL, ct__fill_meta,
               CT__K_ALL(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
-CT__POINTWISE(copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False)"
-              " -> Tensor(a!)", "ct_copy_", CT_OP_INPLACE, 0, NULL, ct__copy_meta,
-              CT__K_ALL(ct__copy_cpu_kernel), "CopyBackwards", ct__copy_backward, 0u, NULL)
+/* src may be on another device: meta brings it over through _to_copy (recorded by autograd). */
+static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool "
+                                   "non_blocking=False) -> Tensor(a!)", "ct_copy_",
+                                   CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
+                                   ct__copy_meta, CT__K_ALL(ct__copy_cpu_kernel), NULL,
+                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ALL(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -8348,6 +8500,14 @@ CT__POINTWISE(to_dtype, "aten::_to_copy", "_to_copy(Tensor self, *, ScalarType? 
               "Tensor", "ct_to_dtype", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ALL(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
               NULL)
+/* The same operator to another device: one kernel for every pair of devices (the composite),
+   built on the backends' copy. Attributes: the device's type and index. */
+static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, *, Device? "
+                                       "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
+                                       CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                       ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
+                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       ct__to_device_record, NULL};
 
 /* ---- public functions ---------------------------------------------------------------------- */
 static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a, int n_attrs,
@@ -8599,7 +8759,13 @@ ct_tensor *ct_zero_(ct_tensor *self)
 
 ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src)
 {
-    return ct__call2(&ct__op_copy_, "ct_copy_", self, src, 0.0);
+    ct__copy_state s = {{self, src}, NULL};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_copy_, "ct_copy_", s.in, 2);
+    c.state = &s;
+    ct_tensor *out = ct__dispatch(&c);
+    ct__release(s.moved);
+    return out;
 }
 
 ct_tensor *ct_clone(const ct_tensor *a)
@@ -8622,6 +8788,46 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     ct__call_init(&c, &ct__op_to_dtype, fn, in, 1);
     ct__call_i(&c, dtype);
     return ct__dispatch(&c);
+}
+
+/* input on device (the caller checked both), as an unscoped reference. */
+static ct_tensor *ct__transfer(const ct_tensor *input, ct_device device)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_to_device, "ct_to_device", in, 1);
+    ct__call_i(&c, device.type);
+    ct__call_i(&c, device.index);
+    ct_scope_begin();
+    ct_tensor *r = ct_retain(ct__dispatch(&c));
+    ct_scope_end();
+    return r;
+}
+
+static ct_tensor *ct__to_device(const char *fn, const ct_tensor *input, ct_device device)
+{
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    if ((int)device.type < 0 || (int)device.type >= (int)CT_DEVICE_TYPE_COUNT) {
+        ct__fail(CT_ERR_VALUE, fn, "invalid device type %d", (int)device.type);
+        return NULL;
+    }
+    device = ct_make_device(device.type, device.index);
+    if (ct__same_device(input->storage->device, device)) {
+        return ct_alias(input);
+    }
+    return ct__scoped(ct__transfer(input, device));
+}
+
+ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
+{
+    return ct__to_device("ct_to_device", input, device);
+}
+
+ct_tensor *ct_cpu(const ct_tensor *input)
+{
+    return ct__to_device("ct_cpu", input, ct_device_cpu());
 }
 
 CT__VECTORIZE_END
@@ -13024,9 +13230,28 @@ ct_tensor *ct__alias(const ct_tensor *t)
     return ct__tensor_over(t->storage, t->dtype, t->sizes, t->strides, t->ndim, t->offset);
 }
 
+/* detach: a view of the input's storage with no history (runs on any device). */
+static ct_status ct__detach_composite(ct_op_call *c)
+{
+    ct_tensor *r = ct__alias(c->inputs[0]);
+    if (!r) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+static const ct_op ct__op_detach = {"aten::detach", "detach(Tensor(a) self) -> Tensor(a)",
+                                    "ct_detach", CT_OP_VIEW, CT_AUTOCAST_NONE, 0, 0u, NULL, NULL,
+                                    CT__K_NONE, ct__detach_composite, NULL, NULL, 0u, NULL,
+                                    NULL};
+
 ct_tensor *ct_detach(const ct_tensor *t)
 {
-    return ct__null("ct_detach", t) ? NULL : ct__scoped(ct__alias(t));
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_detach, "ct_detach", in, 1);
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_detach_(ct_tensor *t)
@@ -20194,6 +20419,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    &ct__op_to_device,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,
@@ -20249,6 +20475,8 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
     &ct__op_fused_adamw_,
+    /* autograd/autograd.c */
+    &ct__op_detach,
 };
 
 const ct_op *const *ct_op_registry(int *n)

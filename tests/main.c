@@ -139,7 +139,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(null)                                                                                 \
     X(debug)                                                                                \
     X(hostile)                                                                              \
-    X(rng)
+    X(rng)                                                                                  \
+    X(dispatch)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

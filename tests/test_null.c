@@ -50,6 +50,12 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 
 static void *null_test_task(void *arg) { return arg; }
 
+static ct_status null_test_kernel(ct_op_call *call)
+{
+    (void)call;
+    return CT_OK;
+}
+
 static ct_tensor *null_test_hook(const ct_tensor *grad, void *user)
 {
     (void)grad;
@@ -952,6 +958,84 @@ static void test_null_ct_random_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_op_registry(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_op_registry(NULL)";
+        (void)ct_op_registry(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_op_find(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_op_find(NULL)";
+        (void)ct_op_find(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dispatch_hook_push(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dispatch_hook_push(NULL)";
+        (void)ct_dispatch_hook_push(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_backend_register(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_backend_register(NULL)";
+        (void)ct_backend_register(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_backend_register_kernel(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_backend_register_kernel(0, NULL, CT_FLOAT32, null_test_kernel)";
+        (void)ct_backend_register_kernel(0, NULL, CT_FLOAT32, null_test_kernel);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_backend_register_kernel(0, ct_op_registry(NULL)[0], CT_FLOAT32, NULL)";
+        (void)ct_backend_register_kernel(0, ct_op_registry(NULL)[0], CT_FLOAT32, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dispatch_kernel(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dispatch_kernel(NULL, 0, CT_FLOAT32)";
+        (void)ct_dispatch_kernel(NULL, 0, CT_FLOAT32);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_add(void)
 {
     null_fixture fx;
@@ -1747,6 +1831,32 @@ static void test_null_ct_to_dtype(void)
     {
         const char *call = "ct_to_dtype(NULL, CT_FLOAT32)";
         ct_tensor *r = ct_to_dtype(NULL, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_to_device(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_device(NULL, ct_device_cpu())";
+        ct_tensor *r = ct_to_device(NULL, ct_device_cpu());
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cpu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cpu(NULL)";
+        ct_tensor *r = ct_cpu(NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -5797,6 +5907,42 @@ static void test_freed_ct_to_dtype(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_to_device(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_device(fx.freed, ct_device_cpu())";
+        ct_tensor *r = ct_to_device(fx.freed, ct_device_cpu());
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_to_device(fx.foreign, ct_device_cpu())";
+        (void)ct_to_device(fx.foreign, ct_device_cpu());
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cpu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cpu(fx.freed)";
+        ct_tensor *r = ct_cpu(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cpu(fx.foreign)";
+        (void)ct_cpu(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_result_type(void)
 {
     null_fixture fx;
@@ -7206,6 +7352,12 @@ void test_null(void)
     RUN(test_null_ct_normal_);
     RUN(test_null_ct_bernoulli_);
     RUN(test_null_ct_random_);
+    RUN(test_null_ct_op_registry);
+    RUN(test_null_ct_op_find);
+    RUN(test_null_ct_dispatch_hook_push);
+    RUN(test_null_ct_backend_register);
+    RUN(test_null_ct_backend_register_kernel);
+    RUN(test_null_ct_dispatch_kernel);
     RUN(test_null_ct_add);
     RUN(test_null_ct_add_alpha);
     RUN(test_null_ct_add_scalar);
@@ -7257,6 +7409,8 @@ void test_null(void)
     RUN(test_null_ct_copy_);
     RUN(test_null_ct_clone);
     RUN(test_null_ct_to_dtype);
+    RUN(test_null_ct_to_device);
+    RUN(test_null_ct_cpu);
     RUN(test_null_ct_result_type);
     RUN(test_null_ct_view);
     RUN(test_null_ct_reshape);
@@ -7488,6 +7642,8 @@ void test_null(void)
     RUN(test_freed_ct_copy_);
     RUN(test_freed_ct_clone);
     RUN(test_freed_ct_to_dtype);
+    RUN(test_freed_ct_to_device);
+    RUN(test_freed_ct_cpu);
     RUN(test_freed_ct_result_type);
     RUN(test_freed_ct_view);
     RUN(test_freed_ct_reshape);

@@ -51,6 +51,8 @@ VALID = {
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
     "ct_error_handler": "null_test_silent",
+    "ct_kernel_fn": "null_test_kernel",
+    "ct_op *": "ct_op_registry(NULL)[0]",
     "void*(*)(void*)": "null_test_task",
     "void(*)(void*,void*)": "NULL",
     "void(*)(void*)": "NULL",
@@ -92,7 +94,8 @@ SCALAR_BY_NAME = {
     "lr": "0.1", "high": "10", "index": "0", "min_run_time_s": "0.001", "max_run_time_s": "0.002",
 }
 SCALAR_BY_TYPE = {"size_t": "sizeof fx.text", "bool": "false", "double": "1.0",
-                  "float": "1.0f", "ct_dtype": "CT_FLOAT32", "ct_status": "CT_OK"}
+                  "float": "1.0f", "ct_dtype": "CT_FLOAT32", "ct_status": "CT_OK",
+                  "ct_device": "ct_device_cpu()"}
 
 # Documented outcomes other than CT_ERR_NULL_ARG: (function, argument) -> kind.
 # "accepted": NULL means a default (the function may succeed); "size": buf NULL returns the
@@ -106,6 +109,8 @@ OUTCOME = {
     ("ct_set_grad", "grad"): "accepted",
     ("ct_measurement_new", "spec"): "accepted",
     ("ct_wait", "f"): "noop",
+    ("ct_dispatch_kernel", "op"): "accepted",
+    ("ct_op_registry", "n"): "accepted",
     ("ct_init_calculate_fan_in_and_fan_out", "fan_in"): "accepted",
     ("ct_init_calculate_fan_in_and_fan_out", "fan_out"): "accepted",
     ("ct_module_named_parameters", "names"): "size",
@@ -351,6 +356,12 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+
+static ct_status null_test_kernel(ct_op_call *call)
+{
+    (void)call;
+    return CT_OK;
+}
 
 static ct_tensor *null_test_hook(const ct_tensor *grad, void *user)
 {

@@ -164,9 +164,28 @@ ct_tensor *ct__alias(const ct_tensor *t)
     return ct__tensor_over(t->storage, t->dtype, t->sizes, t->strides, t->ndim, t->offset);
 }
 
+/* detach: a view of the input's storage with no history (runs on any device). */
+static ct_status ct__detach_composite(ct_op_call *c)
+{
+    ct_tensor *r = ct__alias(c->inputs[0]);
+    if (!r) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    c->outputs[c->n_outputs++] = r;
+    return CT_OK;
+}
+
+static const ct_op ct__op_detach = {"aten::detach", "detach(Tensor(a) self) -> Tensor(a)",
+                                    "ct_detach", CT_OP_VIEW, CT_AUTOCAST_NONE, 0, 0u, NULL, NULL,
+                                    CT__K_NONE, ct__detach_composite, NULL, NULL, 0u, NULL,
+                                    NULL};
+
 ct_tensor *ct_detach(const ct_tensor *t)
 {
-    return ct__null("ct_detach", t) ? NULL : ct__scoped(ct__alias(t));
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_detach, "ct_detach", in, 1);
+    return ct__dispatch(&c);
 }
 
 ct_tensor *ct_detach_(ct_tensor *t)

@@ -192,8 +192,33 @@ const char *ct__device_key(ct_device_type type)
 }
 
 /* ---- the entry ---------------------------------------------------------------------------- */
+static bool ct__is_cpu_scalar(const ct_tensor *t)
+{
+    return t->ndim == 0 && t->storage->device.type == CT_CPU;
+}
+
+/* Whether input k of a call may be on another device than c->device (set from the inputs
+   before it): inputs marked CT_OP_ANY_DEVICE, and 0-dim CPU tensors (wrapped scalars), which
+   join any device as in PyTorch; when every input before k was such a scalar, k's device
+   becomes the call's. */
+static bool ct__device_allowed(ct_op_call *c, int k)
+{
+    const ct_tensor *t = c->inputs[k];
+    if ((c->op->optional & CT_OP_ANY_DEVICE(k)) || ct__is_cpu_scalar(t)) {
+        return true;
+    }
+    for (int j = 0; j < k; j++) {
+        if (c->inputs[j] && !ct__is_cpu_scalar(c->inputs[j])) {
+            return false;
+        }
+    }
+    c->device = t->storage->device;
+    return true;
+}
+
 /* Handle checks of the inputs (NULL propagation; under CTORCH_DEBUG, live handles) and the
-   device they share, which becomes the call's device. */
+   device they share, which becomes the call's device (ct__device_allowed says which inputs
+   may be elsewhere). */
 static bool ct__dispatch_inputs(ct_op_call *c)
 {
     const ct_tensor *first = NULL;
@@ -208,8 +233,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
         if (!first) {
             first = t;
             c->device = t->storage->device;
-        } else if (t->storage->device.type != c->device.type ||
-                   t->storage->device.index != c->device.index) {
+        } else if ((t->storage->device.type != c->device.type ||
+                    t->storage->device.index != c->device.index) &&
+                   !ct__device_allowed(c, k)) {
             char a[32], b[32];
             ct__fail(CT_ERR_DEVICE, c->fn, "Expected all tensors to be on the same device, but "
                      "found at least two devices, %s and %s!", ct__device_str(c->device, a, 32),

@@ -62,7 +62,9 @@ struct ct_op_call {
     void *state; /* the op's own data between meta and kernel (points into the caller's frame) */
 };
 
-/* A kernel: writes call->outputs from call->inputs and attrs. Returns CT_OK, or the status of
+/* A kernel: writes call->outputs from call->inputs and attrs. A backend's kernel may get
+   0-dim CPU tensors (wrapped scalars, as ct_mul_scalar makes) among its inputs: they join a
+   call on any device, as in PyTorch. Returns CT_OK, or the status of
    the error it recorded (ct_error). */
 typedef ct_status (*ct_kernel_fn)(ct_op_call *call);
 /* Checks a call's arguments, sets call->device and call->dtype and creates its outputs
@@ -85,7 +87,8 @@ struct ct_op {
     ct_op_kind kind;
     ct_autocast_category autocast;
     int variant;            /* which member of its family (private to the family's code) */
-    uint32_t optional;      /* bit k: input k may be NULL */
+    uint32_t optional;      /* bit k: input k may be NULL; CT_OP_ANY_DEVICE(k): input k may be
+                               on another device than the call's (see below) */
     const ct_loop_fn *loops; /* pointwise: the per-element math per dtype (NULL elsewhere) */
     ct_meta_fn meta;
     ct_kernel_fn cpu[CT_DTYPE_COUNT]; /* the CPU backend's kernels by dtype (NULL: none) */
@@ -97,8 +100,13 @@ struct ct_op {
     double (*flops)(const ct_op_call *call); /* floating point operations (GEMM, conv); or NULL */
 };
 
-/* Every op descriptor, in a fixed order; *n receives the count. Mirrors: torch's operator
-   registry (torch._C._dispatch_get_all_op_names). */
+/* A bit of ct_op.optional: input k (k >= 1) may be on another device than the call's device
+   (the first input's), which the entry otherwise rejects ("Expected all tensors to be on the
+   same device"); the op's meta then brings it over (copy_'s src, as Tensor.copy_). */
+#define CT_OP_ANY_DEVICE(k) (1u << (16 + (k)))
+
+/* Every op descriptor, in a fixed order; *n receives the count (n may be NULL).
+   Mirrors: torch's operator registry (torch._C._dispatch_get_all_op_names). */
 CTORCH_API const ct_op *const *ct_op_registry(int *n);
 /* The descriptor named name ("aten::add"), or NULL. */
 CTORCH_API const ct_op *ct_op_find(const char *name);
@@ -146,5 +154,5 @@ CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
    Mirrors: TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) { m.impl(op, kernel); }. */
 CTORCH_API ct_status ct_backend_register_kernel(ct_device_type type, const ct_op *op,
                                                 ct_dtype dtype, ct_kernel_fn kernel);
-/* The kernel for (op, device type, dtype), or NULL. */
+/* The kernel for (op, device type, dtype), or NULL (also for a NULL op, with no error). */
 CTORCH_API ct_kernel_fn ct_dispatch_kernel(const ct_op *op, ct_device_type type, ct_dtype dtype);

@@ -309,11 +309,13 @@ static CT__UNUSED void ct__ipool_run_tasks(uint32_t gen, int slot)
 {
     for (;;) {
         uint64_t w = __atomic_load_n(&ct__ipool.claim, __ATOMIC_ACQUIRE);
-        void (*fn)(int64_t, int, void *) = CT__PAR_RELAXED(&ct__ipool.fn);
-        void *ctx = CT__PAR_RELAXED(&ct__ipool.ctx);
-        uint32_t ntasks = CT__PAR_RELAXED(&ct__ipool.ntasks);
+        /* acquire: when a field of the next job is read, the CAS below sees the claim word
+           closed for it (ct__ipool_run) and fails */
+        void (*fn)(int64_t, int, void *) = __atomic_load_n(&ct__ipool.fn, __ATOMIC_ACQUIRE);
+        void *ctx = __atomic_load_n(&ct__ipool.ctx, __ATOMIC_ACQUIRE);
+        uint32_t ntasks = __atomic_load_n(&ct__ipool.ntasks, __ATOMIC_ACQUIRE);
         if ((uint32_t)(w >> 32) != gen || (uint32_t)w >= ntasks ||
-            slot >= CT__PAR_RELAXED(&ct__ipool.nslots)) {
+            slot >= __atomic_load_n(&ct__ipool.nslots, __ATOMIC_ACQUIRE)) {
             return;
         }
         if (!__atomic_compare_exchange_n(&ct__ipool.claim, &w, w + 1, false, __ATOMIC_ACQ_REL,
@@ -426,12 +428,17 @@ static CT__UNUSED void ct__ipool_run(int64_t ntasks, int nslots,
         ct__ipool.nworkers++;
     }
     nslots = ct__ipool.nworkers + 1 < nslots ? ct__ipool.nworkers + 1 : nslots;
-    CT__PAR_SET(&ct__ipool.fn, fn);
-    CT__PAR_SET(&ct__ipool.ctx, ctx);
-    CT__PAR_SET(&ct__ipool.ntasks, (uint32_t)ntasks);
-    CT__PAR_SET(&ct__ipool.nslots, nslots);
-    CT__PAR_SET(&ct__ipool.done, 0u);
     uint32_t gen = (uint32_t)(CT__PAR_RELAXED(&ct__ipool.claim) >> 32) + 1;
+    /* Close the claim word first (no task index is ever >= 2^31), then write the fields with
+       release: a worker late for the last job that reads a new field can no longer claim a
+       task of that job with it (it ran a task of this job twice and counted it in done, which
+       then went past ntasks: the caller waited forever). */
+    __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32 | 0xffffffffu, __ATOMIC_RELAXED);
+    __atomic_store_n(&ct__ipool.fn, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct__ipool.ctx, ctx, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct__ipool.ntasks, (uint32_t)ntasks, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct__ipool.nslots, nslots, __ATOMIC_RELEASE);
+    CT__PAR_SET(&ct__ipool.done, 0u);
     CT__PAR_SET(&ct__ipool.job_start_ns, ct__ipool_now_ns());
     __atomic_store_n(&ct__ipool.claim, (uint64_t)gen << 32, __ATOMIC_RELEASE);
     ct__ipool_bump();

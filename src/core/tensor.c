@@ -386,27 +386,43 @@ void ct__store_f64(void *p, ct_dtype d, double v)
     }
 }
 
-static bool ct__item_check(const char *op, const ct_tensor *t)
+/* The address of t's one element: in t's memory on the CPU, else in buf, copied from the
+   device through its backend (as .item() on CUDA); NULL after an error. */
+static const void *ct__item_ptr(const char *op, const ct_tensor *t, uint64_t *buf)
 {
-    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
-        return false;
+    if (ct__null_tensor(op, t)) {
+        return NULL;
     }
     if (ct_numel(t) != 1) {
         ct__fail(CT_ERR_VALUE, op, "a Tensor with %lld elements cannot be converted to Scalar",
                  (long long)ct_numel(t));
-        return false;
+        return NULL;
     }
-    return true;
+    ct_device d = t->storage->device;
+    if (d.type == CT_CPU) {
+        return ct__data(t);
+    }
+    const ct_backend *b = ct__backend(d.type);
+    ct_status st = b->copy(b->user, buf, ct_device_cpu(), ct__data(t), d, ct_dtype_size(t->dtype));
+    if (st != CT_OK) {
+        ct__fail(st, op, "the %s backend failed to copy the element to the host", b->name);
+        return NULL;
+    }
+    return buf;
 }
 
 double ct_item(const ct_tensor *t)
 {
-    return ct__item_check("ct_item", t) ? ct__load_f64(ct__data(t), t->dtype) : NAN;
+    uint64_t buf = 0;
+    const void *p = ct__item_ptr("ct_item", t, &buf);
+    return p ? ct__load_f64(p, t->dtype) : NAN;
 }
 
 int64_t ct_item_int64(const ct_tensor *t)
 {
-    return ct__item_check("ct_item_int64", t) ? ct__load_i64(ct__data(t), t->dtype) : 0;
+    uint64_t buf = 0;
+    const void *p = ct__item_ptr("ct_item_int64", t, &buf);
+    return p ? ct__load_i64(p, t->dtype) : 0;
 }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
@@ -937,7 +953,7 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
     if (buf && n > 0) {
         buf[0] = '\0';
     }
-    if (ct__null_tensor("ct_to_string", t)) {
+    if (ct__null_tensor("ct_to_string", t) || !ct__check_cpu("ct_to_string", t)) {
         return 0;
     }
     bool ints = true;
@@ -965,7 +981,7 @@ size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 void ct_print(const ct_tensor *t, FILE *f)
 {
     const char *op = "ct_print";
-    if (ct__null_tensor(op, t) || ct__null(op, f)) {
+    if (ct__null_tensor(op, t) || ct__null(op, f) || !ct__check_cpu(op, t)) {
         return;
     }
     size_t n = ct_to_string(t, NULL, 0) + 1;

@@ -62,7 +62,8 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
-   converted to Scalar". Mirrors: Tensor.item. */
+   converted to Scalar". A tensor on another device is read through its backend's copy.
+   Mirrors: Tensor.item. */
 CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
@@ -128,6 +129,6 @@ CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
 /* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
    (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "").
-   Mirrors: repr(tensor). */
+   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
+   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);

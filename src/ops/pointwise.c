@@ -540,6 +540,7 @@ static ct_tensor *ct__threshold_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sign(const ct_tensor *x);
+static ct_tensor *ct__transfer(const ct_tensor *src, ct_device device);
 static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v);
 static ct_tensor *ct__le_scalar(const ct_tensor *x, double v);
 
@@ -844,10 +845,30 @@ static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = NULL; /* the old value gets no gradient */
 }
 
+/* copy_'s call: its inputs, where src is replaced by its copy on self's device when it is on
+   another one (c->state points here). */
+typedef struct ct__copy_state {
+    const ct_tensor *in[2];
+    ct_tensor *moved; /* src on self's device (an unscoped reference), or NULL */
+} ct__copy_state;
+
+static bool ct__same_device(ct_device a, ct_device b)
+{
+    return a.type == b.type && a.index == b.index;
+}
+
 static bool ct__copy_meta(ct_op_call *c)
 {
     ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
     const ct_tensor *src = c->inputs[1];
+    if (!ct__same_device(src->storage->device, self->storage->device)) {
+        ct__copy_state *s = (ct__copy_state *)c->state; /* src comes over first, recorded */
+        s->moved = ct__transfer(src, self->storage->device);
+        if (!s->moved) {
+            return false;
+        }
+        src = s->in[1] = s->moved;
+    }
     int64_t shape[CT_MAX_DIMS];
     int nd = 0;
     if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, src->sizes, src->ndim, shape,
@@ -886,6 +907,66 @@ static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 {
     ct__copy_kernel(c->outputs[0], c->inputs[0]);
     return CT_OK;
+}
+
+/* ---- devices ------------------------------------------------------------------------------ */
+/* _to_copy to a device: attrs (device type, device index); the input's shape and dtype. */
+static bool ct__to_device_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    c->dtype = a->dtype;
+    c->device = ct_make_device((ct_device_type)c->attrs[0].i, (int)c->attrs[1].i);
+    return ct__op_output(c, a->sizes, a->ndim, a->dtype) != NULL;
+}
+
+/* Moves the bytes of the input, made contiguous on its device, into the output through the
+   backends' copy (the target's, or the source's when the target is the CPU); between two
+   backends, through the host. Runs on any device pair: the descriptor's composite. */
+static ct_status ct__to_device_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    size_t nbytes = ct_nbytes(out);
+    if (nbytes == 0) {
+        return CT_OK;
+    }
+    ct_no_grad_begin();
+    ct_scope_begin();
+    const ct_tensor *src = ct_contiguous(c->inputs[0]);
+    ct_device from = c->inputs[0]->storage->device, to = out->storage->device;
+    if (src && from.type != CT_CPU && to.type != CT_CPU && from.type != to.type) {
+        src = ct_to_device(src, ct_device_cpu());
+        from = ct_device_cpu();
+    }
+    ct_status st = src ? CT_OK : ct_error_code();
+    if (src) {
+        const ct_backend *b = ct__backend(to.type != CT_CPU ? to.type : from.type);
+        st = b->copy(b->user, ct__data(out), to, ct__data(src), from, nbytes);
+        if (st != CT_OK) {
+            char a[32], d[32];
+            ct__fail(st, c->fn, "the %s backend failed to copy %zu bytes from %s to %s",
+                     b->name, nbytes, ct__device_str(from, a, sizeof a),
+                     ct__device_str(to, d, sizeof d));
+        }
+    }
+    ct_scope_end();
+    ct_no_grad_end();
+    return st;
+}
+
+/* The source's device, for the backward. */
+static void ct__to_device_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = c->inputs[0]->storage->device.type;
+    n->i[1] = c->inputs[0]->storage->device.index;
+}
+
+/* The gradient goes back to the source's device. */
+static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct__transfer(g, ct_make_device((ct_device_type)n->i[0], (int)n->i[1]));
+    if (gi[0]) {
+        gi[0] = ct__scoped(gi[0]); /* ct__transfer returned an unscoped reference */
+    }
 }
 
 
@@ -1052,9 +1133,12 @@ CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, T
 CT__POINTWISE(fill_, "aten::fill_", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
               "ct_fill_ ct_zero_", CT_OP_INPLACE, 0, NULL, ct__fill_meta,
               CT__K_ALL(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
-CT__POINTWISE(copy_, "aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False)"
-              " -> Tensor(a!)", "ct_copy_", CT_OP_INPLACE, 0, NULL, ct__copy_meta,
-              CT__K_ALL(ct__copy_cpu_kernel), "CopyBackwards", ct__copy_backward, 0u, NULL)
+/* src may be on another device: meta brings it over through _to_copy (recorded by autograd). */
+static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool "
+                                   "non_blocking=False) -> Tensor(a!)", "ct_copy_",
+                                   CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
+                                   ct__copy_meta, CT__K_ALL(ct__copy_cpu_kernel), NULL,
+                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ALL(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -1063,6 +1147,14 @@ CT__POINTWISE(to_dtype, "aten::_to_copy", "_to_copy(Tensor self, *, ScalarType? 
               "Tensor", "ct_to_dtype", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ALL(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
               NULL)
+/* The same operator to another device: one kernel for every pair of devices (the composite),
+   built on the backends' copy. Attributes: the device's type and index. */
+static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, *, Device? "
+                                       "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
+                                       CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                       ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
+                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       ct__to_device_record, NULL};
 
 /* ---- public functions ---------------------------------------------------------------------- */
 static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a, int n_attrs,
@@ -1314,7 +1406,13 @@ ct_tensor *ct_zero_(ct_tensor *self)
 
 ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src)
 {
-    return ct__call2(&ct__op_copy_, "ct_copy_", self, src, 0.0);
+    ct__copy_state s = {{self, src}, NULL};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_copy_, "ct_copy_", s.in, 2);
+    c.state = &s;
+    ct_tensor *out = ct__dispatch(&c);
+    ct__release(s.moved);
+    return out;
 }
 
 ct_tensor *ct_clone(const ct_tensor *a)
@@ -1337,6 +1435,46 @@ ct_tensor *ct_to_dtype(const ct_tensor *a, ct_dtype dtype)
     ct__call_init(&c, &ct__op_to_dtype, fn, in, 1);
     ct__call_i(&c, dtype);
     return ct__dispatch(&c);
+}
+
+/* input on device (the caller checked both), as an unscoped reference. */
+static ct_tensor *ct__transfer(const ct_tensor *input, ct_device device)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_to_device, "ct_to_device", in, 1);
+    ct__call_i(&c, device.type);
+    ct__call_i(&c, device.index);
+    ct_scope_begin();
+    ct_tensor *r = ct_retain(ct__dispatch(&c));
+    ct_scope_end();
+    return r;
+}
+
+static ct_tensor *ct__to_device(const char *fn, const ct_tensor *input, ct_device device)
+{
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    if ((int)device.type < 0 || (int)device.type >= (int)CT_DEVICE_TYPE_COUNT) {
+        ct__fail(CT_ERR_VALUE, fn, "invalid device type %d", (int)device.type);
+        return NULL;
+    }
+    device = ct_make_device(device.type, device.index);
+    if (ct__same_device(input->storage->device, device)) {
+        return ct_alias(input);
+    }
+    return ct__scoped(ct__transfer(input, device));
+}
+
+ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
+{
+    return ct__to_device("ct_to_device", input, device);
+}
+
+ct_tensor *ct_cpu(const ct_tensor *input)
+{
+    return ct__to_device("ct_cpu", input, ct_device_cpu());
 }
 
 CT__VECTORIZE_END

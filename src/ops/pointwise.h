@@ -90,8 +90,9 @@ CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
 /* Mirrors: Tensor.zero_. */
 CTORCH_API ct_tensor *ct_zero_(ct_tensor *self);
-/* Copies src (broadcast to self's shape, cast to self's dtype) into self.
-   Mirrors: Tensor.copy_. */
+/* Copies src (broadcast to self's shape, cast to self's dtype) into self; src may be on
+   another device (it is brought over first as ct_to_device, and its gradient goes back).
+   Errors: CT_ERR_DEVICE when a device has no backend. Mirrors: Tensor.copy_. */
 CTORCH_API ct_tensor *ct_copy_(ct_tensor *self, const ct_tensor *src);
 /* A copy of input with its own storage (contiguous), recorded by autograd.
    Mirrors: torch.clone. */
@@ -104,5 +105,14 @@ CTORCH_API ct_tensor *ct_clone(const ct_tensor *input);
    from float64: of the int64); to bool, NaN is true. Integers narrow modulo 2^bits.
    Errors: CT_ERR_VALUE for a dtype outside ct_dtype. Mirrors: Tensor.to(dtype). */
 CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
+/* input on device: input itself (a new reference in the scope, as ct_alias) when it is
+   already there, else a copy (contiguous, same shape and dtype) made through the backends'
+   copy; recorded by autograd (ToCopyBackward0: the gradient goes back to input's device).
+   Returns: a new tensor owned by the current scope. Errors: CT_ERR_VALUE for a device type
+   outside ct_device_type; CT_ERR_DEVICE when no backend is registered for the device.
+   Mirrors: Tensor.to(device). */
+CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
+/* ct_to_device(input, ct_device_cpu()). Mirrors: Tensor.cpu(). */
+CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);

@@ -76,6 +76,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_copy_,
     &ct__op_clone,
     &ct__op_to_dtype,
+    &ct__op_to_device,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,
@@ -131,6 +132,8 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
     &ct__op_fused_adamw_,
+    /* autograd/autograd.c */
+    &ct__op_detach,
 };
 
 const ct_op *const *ct_op_registry(int *n)

@@ -1,0 +1,965 @@
+/* tests/test_dispatch.c - the dispatcher: a fake device backend (as sokol tests its dummy
+ * backend), the capture hook on a quickstart training step, the registry walk (every
+ * descriptor reached by its public functions), lookups and error cases.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+
+/* ---- a fake device ------------------------------------------------------------------------
+ * CT_PRIVATEUSE1 with host memory (malloc/free/copy counting bytes) and a few float32 kernels
+ * that compute on the host and count their calls. Operands are contiguous; a one-element
+ * operand broadcasts. */
+typedef struct fake_stats {
+    int64_t live_bytes, to_device_bytes, to_host_bytes;
+    int add_calls, mul_calls, neg_calls, fill_calls, copy_calls;
+} fake_stats;
+static fake_stats fake;
+
+static void *fake_malloc(void *user, ct_device device, size_t nbytes)
+{
+    (void)device;
+    fake_stats *s = (fake_stats *)user;
+    size_t *p = (size_t *)malloc(nbytes + 16);
+    if (!p) {
+        return NULL;
+    }
+    *p = nbytes;
+    s->live_bytes += (int64_t)nbytes;
+    return (char *)p + 16;
+}
+
+static void fake_free(void *user, ct_device device, void *data)
+{
+    (void)device;
+    size_t *p = (size_t *)(void *)((char *)data - 16);
+    ((fake_stats *)user)->live_bytes -= (int64_t)*p;
+    free(p);
+}
+
+static ct_status fake_copy(void *user, void *dst, ct_device dst_device, const void *src,
+                           ct_device src_device, size_t nbytes)
+{
+    fake_stats *s = (fake_stats *)user;
+    if (dst_device.type == CT_PRIVATEUSE1 && src_device.type == CT_CPU) {
+        s->to_device_bytes += (int64_t)nbytes;
+    } else if (dst_device.type == CT_CPU && src_device.type == CT_PRIVATEUSE1) {
+        s->to_host_bytes += (int64_t)nbytes;
+    }
+    memcpy(dst, src, nbytes);
+    return CT_OK;
+}
+
+/* Element i of input k: a one-element operand (maybe a wrapped float64 scalar on the CPU)
+   broadcasts. */
+static float fake_at(const ct_op_call *c, int k, int64_t i)
+{
+    const ct_tensor *t = c->inputs[k];
+    return ct_numel(t) == 1 ? (float)ct_item(t) : ((const float *)ct_data_ptr(t))[i];
+}
+
+/* out[i] = a[i] + alpha * b[i] (which 0) or a[i] * b[i] (which 1) */
+static ct_status fake_binary(ct_op_call *c, int which)
+{
+    float *o = (float *)ct_data_ptr(c->outputs[0]);
+    float alpha = c->n_attrs ? (float)c->attrs[0].f : 1.0f;
+    for (int64_t i = 0; i < ct_numel(c->outputs[0]); i++) {
+        float a = fake_at(c, 0, i), b = fake_at(c, 1, i);
+        o[i] = which ? a * b : a + alpha * b;
+    }
+    return CT_OK;
+}
+
+static ct_status fake_add(ct_op_call *c)
+{
+    fake.add_calls++;
+    return fake_binary(c, 0);
+}
+
+static ct_status fake_mul(ct_op_call *c)
+{
+    fake.mul_calls++;
+    return fake_binary(c, 1);
+}
+
+static ct_status fake_neg(ct_op_call *c)
+{
+    fake.neg_calls++;
+    float *o = (float *)ct_data_ptr(c->outputs[0]);
+    for (int64_t i = 0; i < ct_numel(c->outputs[0]); i++) {
+        o[i] = -fake_at(c, 0, i);
+    }
+    return CT_OK;
+}
+
+static ct_status fake_fill(ct_op_call *c)
+{
+    fake.fill_calls++;
+    float *o = (float *)ct_data_ptr(c->outputs[0]);
+    for (int64_t i = 0; i < ct_numel(c->outputs[0]); i++) {
+        o[i] = (float)c->attrs[0].f;
+    }
+    return CT_OK;
+}
+
+/* copy_ on the device: src is float32 and on the device (the dispatcher brought it over) */
+static ct_status fake_copy_kernel(ct_op_call *c)
+{
+    fake.copy_calls++;
+    float *o = (float *)ct_data_ptr(c->outputs[0]);
+    for (int64_t i = 0; i < ct_numel(c->outputs[0]); i++) {
+        o[i] = fake_at(c, 1, i);
+    }
+    return CT_OK;
+}
+
+static void fake_register(void)
+{
+    memset(&fake, 0, sizeof fake);
+    ct_backend b = {CT_PRIVATEUSE1, "Fake", fake_malloc, fake_free, fake_copy, &fake};
+    CHECK(ct_backend_register(&b) == CT_OK);
+    const char *names[5] = {"aten::add", "aten::mul", "aten::neg", "aten::fill_", "aten::copy_"};
+    ct_kernel_fn fns[5] = {fake_add, fake_mul, fake_neg, fake_fill, fake_copy_kernel};
+    for (int k = 0; k < 5; k++) {
+        CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, ct_op_find(names[k]), CT_FLOAT32,
+                                         fns[k]) == CT_OK);
+    }
+}
+
+static void fake_unregister(void)
+{
+    CHECK(ct_backend_unregister(CT_PRIVATEUSE1) == CT_OK);
+    CHECK_MSG(fake.live_bytes == 0, "fake device: %lld bytes still allocated",
+              (long long)fake.live_bytes);
+}
+
+static ct_device fake_device(void) { return ct_make_device(CT_PRIVATEUSE1, 0); }
+
+static ct_tensor *host(const float *v, int64_t n)
+{
+    return ct_tensor_from_data(v, CT_FLOAT32, &n, 1);
+}
+
+static bool on_fake(const ct_tensor *t)
+{
+    return t && ct_tensor_device(t).type == CT_PRIVATEUSE1;
+}
+
+static bool on_cpu(const ct_tensor *t)
+{
+    return t && ct_tensor_device(t).type == CT_CPU;
+}
+
+/* The kernel is looked up by device: the fake add runs, not the CPU's. */
+static void test_fake_device_lookup(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[4] = {1, 2, 3, 4};
+    ct_tensor *x = ct_to_device(host(v, 4), fake_device());
+    CHECK(on_fake(x));
+    ct_tensor *y = ct_add(x, x), *z = ct_neg(ct_mul_scalar(y, 0.5));
+    CHECK(on_fake(y) && on_fake(z));
+    CHECK(fake.add_calls == 1 && fake.mul_calls == 1 && fake.neg_calls == 1);
+    CHECK(ct_dispatch_kernel(ct_op_find("aten::add"), CT_PRIVATEUSE1, CT_FLOAT32) == fake_add);
+    CHECK(ct_dispatch_kernel(ct_op_find("aten::add"), CT_PRIVATEUSE1, CT_FLOAT64) == NULL);
+    ct_tensor *zc = ct_cpu(z);
+    CHECK(on_cpu(zc));
+    const double want[4] = {-1, -2, -3, -4};
+    CHECK_TENSOR(zc, want, 4, 0, 0);
+    CHECK_NEAR(ct_item(ct_fill_(ct_to_device(ct_scalar_tensor(0, CT_FLOAT32), fake_device()),
+                                2.5)),
+               2.5, 0);
+    CHECK(fake.fill_calls == 1);
+    ct_scope_end();
+    fake_unregister();
+}
+
+/* An op the backend lacks fails naming the backend, never runs on the CPU. */
+static void test_fake_device_not_implemented(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {1, 2};
+    ct_tensor *x = ct_to_device(host(v, 2), fake_device());
+    CHECK(ct_exp(x) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "ct_exp: \"exp\" not implemented for 'Fake'");
+    ct_tensor *xd = ct_to_device(ct_to_dtype(host(v, 2), CT_FLOAT64), fake_device());
+    CHECK(on_fake(xd));
+    CHECK(ct_add(xd, xd) == NULL); /* add is there for float32 only */
+    CHECK_ERROR(CT_ERR_DEVICE, "\"add\" not implemented for 'Fake'");
+    CHECK(fake.add_calls == 0);
+    CHECK(ct_to_device(host(v, 2), ct_make_device(CT_CUDA, 0)) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "no backend is registered for device cuda:0");
+    CHECK(ct_to_device(host(v, 2), ct_make_device((ct_device_type)99, 0)) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid device type 99");
+    ct_print(x, stdout);
+    CHECK_ERROR(CT_ERR_DEVICE, "expected a CPU tensor");
+    ct_scope_end();
+    fake_unregister();
+}
+
+static void test_fake_device_different_devices(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {1, 2};
+    ct_tensor *a = host(v, 2), *b = ct_to_device(a, fake_device());
+    CHECK(ct_add(a, b) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "Expected all tensors to be on the same device, but found at "
+                               "least two devices, cpu and privateuseone:0!");
+    CHECK(ct_mul(b, a) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "two devices, privateuseone:0 and cpu!");
+    CHECK(fake.add_calls == 0 && fake.mul_calls == 0);
+    /* a 0-dim CPU tensor joins a call on the device, before or after the device tensor */
+    ct_tensor *three = ct_scalar_tensor(3, CT_FLOAT32);
+    const double w[2] = {3, 6};
+    ct_tensor *p = ct_mul(three, b), *q = ct_mul(b, three);
+    CHECK(on_fake(p) && on_fake(q) && fake.mul_calls == 2);
+    CHECK_TENSOR(ct_cpu(p), w, 2, 0, 0);
+    CHECK_TENSOR(ct_cpu(q), w, 2, 0, 0);
+    ct_scope_end();
+    fake_unregister();
+}
+
+/* Copies both ways: ct_to_device, ct_cpu, ct_copy_ (either side on the device), ct_item. */
+static void test_fake_device_copies(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[3] = {1, 2, 3};
+    ct_tensor *a = host(v, 3);
+    CHECK(ct_to_device(a, ct_device_cpu()) != NULL);
+    CHECK(ct_data_ptr(ct_to_device(a, ct_device_cpu())) == ct_data_ptr(a)); /* already there */
+    ct_tensor *d = ct_to_device(a, fake_device());
+    CHECK(fake.to_device_bytes == 12 && fake.live_bytes == 12);
+    CHECK(ct_data_ptr(ct_to_device(d, fake_device())) == ct_data_ptr(d));
+    ct_tensor *back = ct_cpu(d);
+    CHECK(fake.to_host_bytes == 12);
+    const double want[3] = {1, 2, 3}, want2[3] = {7, 8, 9};
+    const int64_t three = 3;
+    CHECK_TENSOR(back, want, 3, 0, 0);
+    CHECK_NEAR(ct_item(ct_select(d, 0, 2)), 3, 0); /* .item() through the backend */
+    CHECK(ct_item_int64(ct_select(d, 0, 1)) == 2);
+    CHECK(isnan(ct_item(d)));
+    CHECK_ERROR(CT_ERR_VALUE, "a Tensor with 3 elements cannot be converted to Scalar");
+    /* a strided source is made contiguous on its device first */
+    const float m[4] = {1, 2, 3, 4};
+    const int64_t s22[2] = {2, 2};
+    const double mt[4] = {1, 3, 2, 4};
+    ct_tensor *dt = ct_to_device(ct_t(ct_reshape(host(m, 4), s22, 2)), fake_device());
+    CHECK(on_fake(dt) && ct_is_contiguous(dt));
+    CHECK_TENSOR(ct_cpu(dt), mt, 4, 0, 0);
+    /* copy_ into the device from the CPU: src comes over, then the device's copy_ runs */
+    ct_tensor *dst = ct_to_device(ct_zeros(&three, 1, CT_FLOAT32), fake_device());
+    const float w[3] = {7, 8, 9};
+    CHECK(ct_copy_(dst, host(w, 3)) == dst);
+    CHECK(fake.copy_calls == 1);
+    CHECK_TENSOR(ct_cpu(dst), want2, 3, 0, 0);
+    /* copy_ into the CPU from the device (and a cast on the CPU) */
+    ct_tensor *hd = ct_zeros(&three, 1, CT_FLOAT64);
+    CHECK(ct_copy_(hd, dst) == hd);
+    CHECK_TENSOR(hd, want2, 3, 0, 0);
+    CHECK(ct_version(hd) == 1);
+    ct_scope_end();
+    CHECK(fake.live_bytes == 0);
+    fake_unregister();
+}
+
+/* Autograd formulas (written with ctorch ops) run on the device: leaves on the CPU -> to the
+   device -> mul/add there -> backward -> gradients back on the CPU, equal to the CPU-only
+   computation. */
+static void test_fake_device_autograd(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float av[3] = {1, -2, 3}, bv[3] = {0.5f, 4, -1}, gv[3] = {1, 2, -1};
+    ct_tensor *a = ct_requires_grad_(host(av, 3), true);
+    ct_tensor *b = ct_requires_grad_(host(bv, 3), true);
+    ct_tensor *af = ct_to_device(a, fake_device()), *bf = ct_to_device(b, fake_device());
+    CHECK(!strcmp(ct_node_name(ct_grad_fn(af)), "ToCopyBackward0"));
+    ct_tensor *y = ct_add(ct_mul(af, bf), af); /* y = a * b + a */
+    CHECK(on_fake(y));
+    CHECK(ct_backward(y, ct_to_device(host(gv, 3), fake_device()), false) == CT_OK);
+    CHECK(on_cpu(ct_grad(a)) && on_cpu(ct_grad(b)));
+    /* the same on the CPU */
+    ct_tensor *a2 = ct_requires_grad_(host(av, 3), true);
+    ct_tensor *b2 = ct_requires_grad_(host(bv, 3), true);
+    CHECK(ct_backward(ct_add(ct_mul(a2, b2), a2), host(gv, 3), false) == CT_OK);
+    double ga[3], gb[3];
+    for (int i = 0; i < 3; i++) {
+        ga[i] = ct_item(ct_select(ct_grad(a2), 0, i));
+        gb[i] = ct_item(ct_select(ct_grad(b2), 0, i));
+    }
+    CHECK_TENSOR(ct_grad(a), ga, 3, 0, 0);
+    CHECK_TENSOR(ct_grad(b), gb, 3, 0, 0);
+    CHECK(fake.mul_calls >= 3 && fake.add_calls >= 2); /* forward, MulBackward0, accumulation */
+    /* copy_ from the CPU into the device: the gradient of src comes back to the CPU */
+    ct_tensor *c = ct_requires_grad_(host(av, 3), true);
+    const int64_t three = 3;
+    ct_tensor *dst = ct_to_device(ct_zeros(&three, 1, CT_FLOAT32), fake_device());
+    ct_copy_(dst, c);
+    CHECK(!strcmp(ct_node_name(ct_grad_fn(dst)), "CopyBackwards"));
+    CHECK(ct_backward(dst, ct_to_device(host(gv, 3), fake_device()), false) == CT_OK);
+    CHECK(on_cpu(ct_grad(c)));
+    const double gc[3] = {1, 2, -1};
+    CHECK_TENSOR(ct_grad(c), gc, 3, 0, 0);
+    ct_scope_end();
+    fake_unregister();
+}
+
+
+/* ---- the capture hook ------------------------------------------------------------------- */
+/* A recorder: each op as "name (in shapes) -> (out shapes)", e.g.
+   "aten::add [4,512] [512] -> [4,512]"; a missing input is "-". */
+#define REC_MAX 256
+typedef struct recorder {
+    int n, dropped;
+    char ops[REC_MAX][160];
+} recorder;
+
+static void rec_shape(char *buf, size_t cap, const ct_tensor *t)
+{
+    size_t len = strlen(buf);
+    if (!t) {
+        snprintf(buf + len, cap - len, " -");
+        return;
+    }
+    snprintf(buf + len, cap - len, " [");
+    for (int d = 0; d < ct_dim(t); d++) {
+        len = strlen(buf);
+        snprintf(buf + len, cap - len, d ? ",%lld" : "%lld", (long long)ct_size(t, d));
+    }
+    len = strlen(buf);
+    snprintf(buf + len, cap - len, "]");
+}
+
+static void rec_after(void *user, ct_op_call *c)
+{
+    recorder *r = (recorder *)user;
+    if (r->n == REC_MAX) {
+        r->dropped++;
+        return;
+    }
+    char *b = r->ops[r->n++];
+    snprintf(b, 160, "%s", c->op->name);
+    for (int k = 0; k < c->n_inputs; k++) {
+        rec_shape(b, 160, c->inputs[k]);
+    }
+    snprintf(b + strlen(b), 160 - strlen(b), " ->");
+    for (int k = 0; k < c->n_outputs; k++) {
+        rec_shape(b, 160, c->outputs[k]);
+    }
+}
+
+/* The quickstart (the MLP of examples/fashion_mnist.c, SGD) on random data, batch 4. */
+typedef struct quickstart {
+    ct_module *model;
+    ct_optimizer *opt;
+    ct_tensor *x, *y;
+} quickstart;
+
+static void quickstart_new(quickstart *q)
+{
+    ct_manual_seed(0);
+    q->model = ct_sequential_new();
+    ct_sequential_append(q->model, ct_flatten_new(1, -1));
+    ct_sequential_append(q->model, ct_linear_new(28 * 28, 512, true));
+    ct_sequential_append(q->model, ct_relu_new());
+    ct_sequential_append(q->model, ct_linear_new(512, 512, true));
+    ct_sequential_append(q->model, ct_relu_new());
+    ct_sequential_append(q->model, ct_linear_new(512, 10, true));
+    ct_tensor *params[16];
+    int64_t n = ct_module_parameters(q->model, params, 16);
+    ct_sgd_opts o = ct_sgd_defaults();
+    o.lr = 1e-3;
+    q->opt = ct_sgd_new(params, n, &o);
+    const int64_t xs[4] = {4, 1, 28, 28}, ys[1] = {4};
+    q->x = ct_rand(xs, 4, CT_FLOAT32, NULL);
+    q->y = ct_randint(0, 10, ys, 1, CT_INT64, NULL);
+}
+
+/* One training step: forward, loss, backward, optimizer step, zero_grad. */
+static void quickstart_step(quickstart *q)
+{
+    ct_scope_begin();
+    ct_tensor *loss = ct_cross_entropy(ct_module_forward(q->model, q->x), q->y, NULL);
+    CHECK(ct_backward(loss, NULL, false) == CT_OK);
+    CHECK(ct_optimizer_step(q->opt) == CT_OK);
+    ct_optimizer_zero_grad(q->opt, true);
+    ct_scope_end();
+}
+
+static void quickstart_free(quickstart *q)
+{
+    ct_free(q->x);
+    ct_free(q->y);
+    ct_optimizer_free(q->opt);
+    ct_module_free(q->model);
+}
+
+static void test_capture_quickstart_step(void)
+{
+    recorder *r = (recorder *)calloc(1, sizeof(recorder));
+    ct_dispatch_hook h = {NULL, rec_after, r};
+    quickstart q;
+    quickstart_new(&q);
+    CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+    quickstart_step(&q);
+    CHECK(ct_dispatch_hook_pop() == CT_OK);
+    quickstart_free(&q);
+    if (getenv("CT_TEST_PRINT_CAPTURE")) {
+        for (int i = 0; i < r->n; i++) {
+            printf("    \"%s\",\n", r->ops[i]);
+        }
+    }
+    /* The ops of the step in the order they finish (a nested op before the op that calls it):
+       forward, loss, backward, optimizer. */
+    static const char *const want[] = {
+        "aten::view [4,1,28,28] -> [4,784]",
+        "aten::reshape [4,1,28,28] -> [4,784]",
+        "aten::flatten [4,1,28,28] -> [4,784]",
+        "ctorch::linear_relu [4,784] [512,784] [512] -> [4,512]",
+        "ctorch::linear_relu [4,512] [512,512] [512] -> [4,512]",
+        "aten::linear [4,512] [10,512] [10] -> [4,10]",
+        "aten::cross_entropy_loss [4,10] [4] - -> []",
+        "aten::ones_like [] -> []",
+        "aten::alias [4,10] -> [4,10]",
+        "aten::contiguous [4,10] -> [4,10]",
+        "ctorch::cross_entropy_loss_backward [] [4,10] [4] [4] - -> [4,10]",
+        "aten::mm [4,10] [10,512] -> [4,512]",
+        "aten::t [4,10] -> [10,4]",
+        "aten::mm [10,4] [4,512] -> [10,512]",
+        "aten::sum [4,10] -> [10]",
+        "aten::threshold_backward [4,512] [4,512] -> [4,512]",
+        "aten::mm [4,512] [512,512] -> [4,512]",
+        "aten::t [4,512] -> [512,4]",
+        "aten::mm [512,4] [4,512] -> [512,512]",
+        "aten::sum [4,512] -> [512]",
+        "aten::threshold_backward [4,512] [4,512] -> [4,512]",
+        "aten::t [4,512] -> [512,4]",
+        "aten::mm [512,4] [4,784] -> [512,784]",
+        "aten::sum [4,512] -> [512]",
+        "aten::_fused_sgd_ [512,784] [512,784] - -> [512,784]",
+        "aten::_fused_sgd_ [512] [512] - -> [512]",
+        "aten::_fused_sgd_ [512,512] [512,512] - -> [512,512]",
+        "aten::_fused_sgd_ [512] [512] - -> [512]",
+        "aten::_fused_sgd_ [10,512] [10,512] - -> [10,512]",
+        "aten::_fused_sgd_ [10] [10] - -> [10]",
+    };
+    int n = (int)(sizeof want / sizeof want[0]);
+    CHECK_MSG(r->dropped == 0, "%d ops beyond the recorder's %d", r->dropped, REC_MAX);
+    CHECK_MSG(r->n == n, "%d ops recorded, want %d (CT_TEST_PRINT_CAPTURE=1 prints them)", r->n,
+              n);
+    for (int i = 0; i < n && i < r->n; i++) {
+        CHECK_MSG(!strcmp(r->ops[i], want[i]), "op %d: '%s', want '%s'", i, r->ops[i], want[i]);
+    }
+    free(r);
+}
+
+/* Hooks that replace an op's output (after) or produce it (before: no kernel runs). */
+static bool hook_before_ones(void *user, ct_op_call *c)
+{
+    if (strcmp(c->op->name, "aten::neg") != 0) {
+        return false;
+    }
+    (*(int *)user)++;
+    ct_tensor *t = ct_full(ct_sizes(c->inputs[0]), ct_dim(c->inputs[0]), 42, CT_FLOAT32);
+    c->outputs[c->n_outputs++] = ct_retain(t);
+    return true;
+}
+
+static void hook_after_double(void *user, ct_op_call *c)
+{
+    if (strcmp(c->op->name, "aten::exp") != 0) {
+        return;
+    }
+    (*(int *)user)++;
+    ct_scope_begin();
+    ct_tensor *t = ct_retain(ct_mul_scalar(c->outputs[0], 2));
+    ct_scope_end();
+    c->outputs[0] = t;
+}
+
+static void test_hook_replaces_outputs(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {0, 1};
+    int seen_before = 0, seen_after = 0;
+    ct_dispatch_hook hb = {hook_before_ones, NULL, &seen_before};
+    ct_dispatch_hook ha = {NULL, hook_after_double, &seen_after};
+    CHECK(ct_dispatch_hook_push(&hb) == CT_OK);
+    CHECK(ct_dispatch_hook_push(&ha) == CT_OK);
+    ct_tensor *x = ct_to_device(host(v, 2), fake_device());
+    ct_tensor *n = ct_neg(x); /* produced by the hook: the fake kernel does not run */
+    const double w42[2] = {42, 42}, wexp[2] = {2, 2 * exp(1.0)};
+    CHECK_TENSOR(n, w42, 2, 0, 0);
+    CHECK(fake.neg_calls == 0 && seen_before == 1);
+    ct_tensor *e = ct_exp(host(v, 2)); /* the after hook doubles it */
+    CHECK_TENSOR(e, wexp, 2, 1e-6, 0);
+    CHECK(seen_after == 1);
+    CHECK(ct_dispatch_hook_pop() == CT_OK && ct_dispatch_hook_pop() == CT_OK);
+    CHECK(ct_dispatch_hook_pop() == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "no hook is pushed");
+    ct_neg(x);
+    CHECK(fake.neg_calls == 1);
+    ct_scope_end();
+    fake_unregister();
+}
+
+static void test_hook_push_errors(void)
+{
+    ct_dispatch_hook h = {NULL, NULL, NULL};
+    for (int k = 0; k < CT_DISPATCH_MAX_HOOKS; k++) {
+        CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+    }
+    CHECK(ct_dispatch_hook_push(&h) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "more than 8 hooks pushed");
+    for (int k = 0; k < CT_DISPATCH_MAX_HOOKS; k++) {
+        CHECK(ct_dispatch_hook_pop() == CT_OK);
+    }
+    CHECK(ct_dispatch_hook_push(NULL) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_dispatch_hook_push");
+}
+
+/* ---- lookups and backend registration errors --------------------------------------------- */
+static void test_op_find(void)
+{
+    const ct_op *add = ct_op_find("aten::add");
+    CHECK(add && !strcmp(add->name, "aten::add") && add->kind == CT_OP_POINTWISE);
+    CHECK(ct_op_find("aten::add.Tensor") == add);
+    CHECK(ct_op_find("aten::add.Scalar") == NULL);
+    CHECK(ct_op_find("aten::ad") == NULL && ct_op_find("aten::addx") == NULL);
+    const ct_op *ps = ct_op_find("aten::pow.Tensor_Scalar"), *pt = ct_op_find("aten::pow");
+    CHECK(ps && pt && ps != pt && ct_op_find("aten::pow.Tensor_Tensor") == pt);
+    CHECK(ct_op_find("aten::copy_") && ct_op_find("aten::nonexistent") == NULL);
+    CHECK(ct_op_find(NULL) == NULL);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_op_find");
+    int n = 0;
+    const ct_op *const *ops = ct_op_registry(&n);
+    CHECK(n > 0 && ops[0] != NULL && ct_op_registry(NULL) == ops);
+}
+
+static void test_backend_register_errors(void)
+{
+    ct_backend b = {CT_CPU, "Fake", fake_malloc, fake_free, fake_copy, &fake};
+    CHECK(ct_backend_register(&b) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "device type 0 cannot take a backend (CPU is built in)");
+    b.type = CT_DEVICE_TYPE_COUNT;
+    CHECK(ct_backend_register(&b) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot take a backend");
+    b.type = CT_PRIVATEUSE1;
+    b.copy = NULL;
+    CHECK(ct_backend_register(&b) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    b.name = NULL;
+    b.copy = fake_copy;
+    CHECK(ct_backend_register(&b) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    CHECK(ct_backend_register(NULL) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    const ct_op *add = ct_op_find("aten::add");
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, add, CT_FLOAT32, fake_add) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "no backend is registered for device type");
+    CHECK(ct_backend_register_kernel(CT_CPU, add, CT_FLOAT32, fake_add) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot take a backend");
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, NULL, CT_FLOAT32, fake_add) ==
+          CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register_kernel");
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, add, CT_FLOAT32, NULL) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register_kernel");
+    fake_register();
+    CHECK(ct_backend_register_kernel(CT_PRIVATEUSE1, add, (ct_dtype)77, fake_add) ==
+          CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "77");
+    fake_unregister();
+    CHECK(ct_backend_unregister(CT_CPU) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot take a backend");
+    CHECK(ct_dispatch_kernel(add, CT_PRIVATEUSE1, CT_FLOAT32) == NULL); /* unregistered */
+    CHECK(ct_dispatch_kernel(add, CT_CPU, CT_FLOAT32) == add->cpu[CT_FLOAT32]);
+    CHECK(ct_dispatch_kernel(NULL, CT_CPU, CT_FLOAT32) == NULL);
+}
+
+/* ---- the registry walk ------------------------------------------------------------------
+ * A row per public function that calls an op: a small call of it. Every descriptor of
+ * ct_op_registry must be reached by each public function its `api` names (tokens "ct_..."),
+ * and every row must reach some descriptor. A new op adds its rows here. */
+static ct_tensor *wx(void) /* (2, 3) float32, positive */
+{
+    const float v[6] = {0.5f, 1, 1.5f, 2, 2.5f, 3};
+    const int64_t s[2] = {2, 3};
+    return ct_tensor_from_data(v, CT_FLOAT32, s, 2);
+}
+
+static ct_tensor *wb(void) /* (2, 3) bool */
+{
+    return ct_gt_scalar(wx(), 1.2);
+}
+
+#define ROW_UNARY(F)                                                                          \
+    static void row_##F(void) { ct_##F(wx()); }
+#define ROW_BINARY(F)                                                                         \
+    static void row_##F(void) { ct_##F(wx(), wx()); }
+#define ROW_SCALAR(F)                                                                         \
+    static void row_##F##_scalar(void) { ct_##F##_scalar(wx(), 2); }
+#define ROW_INPLACE(F)                                                                        \
+    static void row_##F##_(void) { ct_##F##_(wx(), wx()); }
+ROW_UNARY(neg)
+ROW_UNARY(exp)
+ROW_UNARY(log)
+ROW_UNARY(log1p)
+ROW_UNARY(sqrt)
+ROW_UNARY(rsqrt)
+ROW_UNARY(sin)
+ROW_UNARY(cos)
+ROW_UNARY(sigmoid)
+ROW_UNARY(tanh)
+ROW_UNARY(relu)
+ROW_UNARY(square)
+ROW_UNARY(reciprocal)
+ROW_UNARY(clone)
+ROW_UNARY(relu_)
+ROW_UNARY(zero_)
+ROW_BINARY(add)
+ROW_BINARY(sub)
+ROW_BINARY(mul)
+ROW_BINARY(div)
+ROW_BINARY(pow)
+ROW_BINARY(maximum)
+ROW_BINARY(minimum)
+ROW_BINARY(eq)
+ROW_BINARY(ne)
+ROW_BINARY(lt)
+ROW_BINARY(le)
+ROW_BINARY(gt)
+ROW_BINARY(ge)
+ROW_BINARY(copy_)
+ROW_SCALAR(add)
+ROW_SCALAR(sub)
+ROW_SCALAR(mul)
+ROW_SCALAR(div)
+ROW_SCALAR(eq)
+ROW_SCALAR(gt)
+ROW_SCALAR(lt)
+ROW_INPLACE(mul)
+ROW_INPLACE(div)
+#undef ROW_UNARY
+#undef ROW_BINARY
+#undef ROW_SCALAR
+#undef ROW_INPLACE
+static void row_add_(void) { ct_add_(wx(), wx(), 2); }
+static void row_sub_(void) { ct_sub_(wx(), wx(), 2); }
+static void row_add_alpha(void) { ct_add_alpha(wx(), wx(), 2); }
+static void row_pow_scalar(void) { ct_pow_scalar(wx(), 2.5); }
+/* an integer tensor to an integer power: pow.Tensor_Tensor over a wrapped scalar */
+static void row_pow_scalar_int(void) { ct_pow_scalar(ct_to_dtype(wx(), CT_INT64), 2); }
+static void row_cpu(void) { ct_cpu(ct_to_device(wx(), fake_device())); }
+static void row_logical_and(void) { ct_logical_and(wb(), wb()); }
+static void row_logical_or(void) { ct_logical_or(wb(), wb()); }
+static void row_logical_not(void) { ct_logical_not(wb()); }
+static void row_clamp(void) { ct_clamp(wx(), 1, 2); }
+static void row_where(void) { ct_where(wb(), wx(), wx()); }
+static void row_fill_(void) { ct_fill_(wx(), 2); }
+static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
+static void row_to_device(void) { ct_to_device(wx(), fake_device()); }
+static ct_tensor *wv(void) /* (3) float32 */
+{
+    const float v[3] = {1, -2, 0.5f};
+    const int64_t n = 3;
+    return ct_tensor_from_data(v, CT_FLOAT32, &n, 1);
+}
+
+static ct_tensor *ws(void) /* (3, 3) float32 */
+{
+    const float v[9] = {1, 2, 3, -1, 0.5f, 2, 0, 1, -3};
+    const int64_t s[2] = {3, 3};
+    return ct_tensor_from_data(v, CT_FLOAT32, s, 2);
+}
+
+static const int64_t s23[2] = {2, 3}, s6[1] = {6}, s13[2] = {1, 3}, d10[2] = {1, 0};
+/* views */
+static void row_alias(void) { ct_alias(wx()); }
+static void row_detach(void) { ct_detach(wx()); }
+static void row_contiguous(void) { ct_contiguous(ct_t(wx())); }
+static void row_view(void) { ct_view(wx(), s6, 1); }
+static void row_reshape(void) { ct_reshape(wx(), s6, 1); }
+static void row_flatten(void) { ct_flatten(wx(), 0, -1); }
+static void row_expand(void) { ct_expand(ct_unsqueeze(wv(), 0), s23, 2); }
+static void row_permute(void) { ct_permute(wx(), d10, 2); }
+static void row_transpose(void) { ct_transpose(wx(), 0, 1); }
+static void row_t(void) { ct_t(wx()); }
+static void row_narrow(void) { ct_narrow(wx(), 1, 0, 2); }
+static void row_select(void) { ct_select(wx(), 0, 1); }
+static void row_squeeze(void) { ct_squeeze(ct_unsqueeze(wx(), 0)); }
+static void row_squeeze_dim(void) { ct_squeeze_dim(ct_unsqueeze(wx(), 0), 0); }
+static void row_unsqueeze(void) { ct_unsqueeze(wx(), 0); }
+static void row_cat(void)
+{
+    const ct_tensor *ts[2] = {wx(), wx()};
+    ct_cat(ts, 2, 0);
+}
+static void row_stack(void)
+{
+    const ct_tensor *ts[2] = {wx(), wx()};
+    ct_stack(ts, 2, 0);
+}
+/* reductions, softmax */
+static void row_sum(void) { ct_sum(wx()); }
+static void row_sum_dim(void) { ct_sum_dim(wx(), 1, false); }
+static void row_sum_dims(void) { ct_sum_dims(wx(), d10 + 1, 1, true); }
+static void row_sum_to_size(void) { ct_sum_to_size(wx(), s13, 2); }
+static void row_mean(void) { ct_mean(wx()); }
+static void row_mean_dim(void) { ct_mean_dim(wx(), 0, false); }
+static void row_max(void) { ct_max(wx()); }
+static void row_min(void) { ct_min(wx()); }
+static void row_max_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_max_dim(wx(), 1, false, &v, &i);
+}
+static void row_min_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_min_dim(wx(), 1, false, &v, &i);
+}
+static void row_argmax(void) { ct_argmax(wx()); }
+static void row_argmin(void) { ct_argmin(wx()); }
+static void row_argmax_dim(void) { ct_argmax_dim(wx(), 1, false); }
+static void row_argmin_dim(void) { ct_argmin_dim(wx(), 1, false); }
+static void row_softmax(void) { ct_softmax(wx(), 1); }
+static void row_log_softmax(void) { ct_log_softmax(wx(), 1); }
+/* linear algebra */
+static void row_mm(void) { ct_mm(wx(), ws()); }
+static void row_bmm(void) { ct_bmm(ct_unsqueeze(ws(), 0), ct_unsqueeze(ws(), 0)); }
+static void row_mv(void) { ct_mv(ws(), wv()); }
+static void row_dot(void) { ct_dot(wv(), wv()); }
+static void row_matmul(void) { ct_matmul(wx(), ws()); }
+static void row_addmm(void) { ct_addmm(wv(), wx(), ws(), 1, 1); }
+static void row_linear(void) { ct_linear(wx(), ws(), wv()); }
+/* modules: Linear then ReLU in a Sequential run fused */
+static void row_module_forward(void)
+{
+    ct_module *m = ct_sequential_new();
+    ct_sequential_append(m, ct_linear_new(3, 3, true));
+    ct_sequential_append(m, ct_relu_new());
+    ct_module_forward(m, wx());
+    ct_module_free(m);
+}
+/* losses */
+static ct_tensor *wt(void) /* (2) int64 class indices */
+{
+    const int64_t v[2] = {0, 2}, n = 2;
+    return ct_tensor_from_data(v, CT_INT64, &n, 1);
+}
+static void row_nll_loss(void) { ct_nll_loss(ct_log_softmax(wx(), 1), wt(), NULL); }
+static void row_cross_entropy(void) { ct_cross_entropy(wx(), wt(), NULL); }
+static void row_mse_loss(void) { ct_mse_loss(wx(), wx(), CT_REDUCTION_MEAN); }
+
+/* factories */
+static void row_empty(void) { ct_empty(s23, 2, CT_FLOAT32); }
+static void row_zeros(void) { ct_zeros(s23, 2, CT_FLOAT32); }
+static void row_ones(void) { ct_ones(s23, 2, CT_FLOAT32); }
+static void row_full(void) { ct_full(s23, 2, 1.5, CT_FLOAT32); }
+static void row_scalar_tensor(void) { ct_scalar_tensor(1.5, CT_FLOAT32); }
+static void row_empty_like(void) { ct_empty_like(wx()); }
+static void row_zeros_like(void) { ct_zeros_like(wx()); }
+static void row_ones_like(void) { ct_ones_like(wx()); }
+static void row_full_like(void) { ct_full_like(wx(), 2); }
+static void row_tensor_from_data(void) { wx(); }
+static void row_arange(void) { ct_arange(0, 5, 1, CT_FLOAT32); }
+static void row_linspace(void) { ct_linspace(0, 1, 5, CT_FLOAT32); }
+static void row_eye(void) { ct_eye(3, -1, CT_FLOAT32); }
+/* random */
+static void row_rand(void) { ct_rand(s23, 2, CT_FLOAT32, NULL); }
+static void row_randn(void) { ct_randn(s23, 2, CT_FLOAT32, NULL); }
+static void row_randint(void) { ct_randint(0, 10, s23, 2, CT_INT64, NULL); }
+static void row_randperm(void) { ct_randperm(5, NULL); }
+static void row_rand_like(void) { ct_rand_like(wx(), NULL); }
+static void row_randn_like(void) { ct_randn_like(wx(), NULL); }
+static void row_uniform_(void) { ct_uniform_(wx(), 0, 1, NULL); }
+static void row_normal_(void) { ct_normal_(wx(), 0, 1, NULL); }
+static void row_bernoulli_(void) { ct_bernoulli_(wx(), 0.5, NULL); }
+static void row_random_(void) { ct_random_(ct_to_dtype(wx(), CT_INT64), NULL); }
+/* optimizers: one step of each */
+static void row_step(int which)
+{
+    ct_tensor *p = ct_requires_grad_(wx(), true);
+    ct_set_grad(p, wx());
+    ct_optimizer *o = NULL;
+    if (which == 0) {
+        ct_sgd_opts s = ct_sgd_defaults();
+        s.lr = 0.1;
+        o = ct_sgd_new(&p, 1, &s);
+    } else {
+        o = which == 1 ? ct_adam_new(&p, 1, NULL) : ct_adamw_new(&p, 1, NULL);
+    }
+    ct_optimizer_step(o);
+    ct_optimizer_free(o);
+}
+static void row_step_sgd(void) { row_step(0); }
+static void row_step_adam(void) { row_step(1); }
+static void row_step_adamw(void) { row_step(2); }
+
+/* abs, and its backward (sign) */
+static void row_abs(void)
+{
+    ct_backward(ct_abs(ct_requires_grad_(wx(), true)), wx(), false);
+}
+/* the backward ops of relu, sigmoid and tanh */
+static void row_backward(void)
+{
+    ct_backward(ct_relu(ct_requires_grad_(wx(), true)), wx(), false);
+    ct_backward(ct_sigmoid(ct_requires_grad_(wx(), true)), wx(), false);
+    ct_backward(ct_tanh(ct_requires_grad_(wx(), true)), wx(), false);
+    ct_backward(ct_softmax(ct_requires_grad_(wx(), true), 1), wx(), false);
+    ct_backward(ct_log_softmax(ct_requires_grad_(wx(), true), 1), wx(), false);
+    ct_backward(ct_select(ct_requires_grad_(wx(), true), 0, 1), wv(), false);
+    ct_backward(ct_narrow(ct_requires_grad_(wx(), true), 0, 1, 1), ct_narrow(wx(), 0, 0, 1), false);
+    ct_backward(ct_cross_entropy(ct_requires_grad_(wx(), true), wt(), NULL), NULL, false);
+}
+/* copy_ on one device, and across two */
+static void row_copy_across(void)
+{
+    ct_copy_(ct_to_device(wx(), fake_device()), wx());
+}
+
+typedef struct api_row {
+    const char *fn;
+    void (*call)(void);
+} api_row;
+#define ROW(F) {"ct_" #F, row_##F}
+static const api_row api_rows[] = {
+    /* pointwise */
+    ROW(add), ROW(add_alpha), ROW(add_scalar), ROW(add_), ROW(sub), ROW(sub_scalar), ROW(sub_),
+    ROW(mul), ROW(mul_scalar), ROW(mul_), ROW(div), ROW(div_scalar), ROW(div_), ROW(pow),
+    ROW(pow_scalar), ROW(maximum), ROW(minimum), ROW(eq), ROW(eq_scalar), ROW(ne), ROW(lt),
+    ROW(lt_scalar), ROW(le), ROW(gt), ROW(gt_scalar), ROW(ge), ROW(logical_and), ROW(logical_or),
+    ROW(logical_not), ROW(neg), ROW(abs), ROW(exp), ROW(log), ROW(log1p), ROW(sqrt), ROW(rsqrt),
+    ROW(sin), ROW(cos), ROW(sigmoid), ROW(tanh), ROW(relu), ROW(square), ROW(reciprocal),
+    ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone), ROW(to_dtype),
+    ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across}, {"ct_copy_", row_copy_},
+    {"ct_pow_scalar", row_pow_scalar_int},
+    /* views */
+    ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
+    ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),
+    ROW(unsqueeze), ROW(cat), ROW(stack),
+    /* reductions, softmax */
+    ROW(sum), ROW(sum_dim), ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max),
+    ROW(min), ROW(max_dim), ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim),
+    ROW(argmin_dim), ROW(softmax), ROW(log_softmax),
+    /* linear algebra, modules, losses */
+    ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
+    ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    /* factories, random */
+    ROW(empty), ROW(zeros), ROW(ones), ROW(full), ROW(scalar_tensor), ROW(empty_like),
+    ROW(zeros_like), ROW(ones_like), ROW(full_like), ROW(tensor_from_data), ROW(arange),
+    ROW(linspace), ROW(eye), ROW(rand), ROW(randn), ROW(randint), ROW(randperm), ROW(rand_like),
+    ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
+    /* optimizers */
+    {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
+    {"ct_optimizer_step", row_step_adamw},
+};
+#undef ROW
+#define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))
+
+typedef struct walk_seen {
+    const ct_op *const *ops;
+    int n_ops;
+    unsigned char *seen; /* [row][op] */
+    int row;
+} walk_seen;
+
+static void walk_after(void *user, ct_op_call *c)
+{
+    walk_seen *w = (walk_seen *)user;
+    for (int k = 0; k < w->n_ops; k++) {
+        if (w->ops[k] == c->op) {
+            w->seen[w->row * w->n_ops + k] = 1;
+        }
+    }
+}
+
+/* Whether some row of public function fn (len chars) saw op k. */
+static bool walk_reached(const walk_seen *w, const char *fn, size_t len, int k, bool *has_row)
+{
+    bool reached = false;
+    for (int r = 0; r < N_ROWS; r++) {
+        if (strlen(api_rows[r].fn) == len && !strncmp(api_rows[r].fn, fn, len)) {
+            *has_row = true;
+            reached = reached || w->seen[r * w->n_ops + k];
+        }
+    }
+    return reached;
+}
+
+/* Whether row r saw a descriptor whose api names the row's function. */
+static bool walk_row_named(const walk_seen *w, int r)
+{
+    size_t len = strlen(api_rows[r].fn);
+    for (int k = 0; k < w->n_ops; k++) {
+        for (const char *p = w->ops[k]->api; w->seen[r * w->n_ops + k] && p && *p;) {
+            size_t n = strcspn(p, " ");
+            if (n == len && !strncmp(p, api_rows[r].fn, len)) {
+                return true;
+            }
+            p += n + (p[n] == ' ');
+        }
+    }
+    return false;
+}
+
+static void test_registry_walk(void)
+{
+    fake_register();
+    walk_seen w;
+    w.ops = ct_op_registry(&w.n_ops);
+    w.seen = (unsigned char *)calloc((size_t)N_ROWS * (size_t)w.n_ops, 1);
+    ct_dispatch_hook h = {NULL, walk_after, &w};
+    for (w.row = 0; w.row < N_ROWS; w.row++) {
+        ct_scope_begin();
+        CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+        api_rows[w.row].call();
+        CHECK(ct_dispatch_hook_pop() == CT_OK);
+        ct_scope_end();
+        CHECK_MSG(!ct_error(), "%s: %s", api_rows[w.row].fn, ct_error());
+        ct_error_clear();
+        CHECK_MSG(walk_row_named(&w, w.row), "%s reached no descriptor that names it",
+                  api_rows[w.row].fn);
+    }
+    for (int k = 0; k < w.n_ops; k++) {
+        const char *api = w.ops[k]->api;
+        int named = 0;
+        for (const char *p = api; p && *p;) {
+            size_t len = strcspn(p, " ");
+            if (len > 3 && !strncmp(p, "ct_", 3)) {
+                bool has_row = false;
+                named++;
+                bool ok = walk_reached(&w, p, len, k, &has_row);
+                CHECK_MSG(has_row, "%s (%s) has no row in the registry walk", w.ops[k]->name,
+                          api);
+                CHECK_MSG(!has_row || ok, "%.*s does not reach %s (%s)", (int)len, p,
+                          w.ops[k]->name, w.ops[k]->schema);
+            }
+            p += len + (p[len] == ' ');
+        }
+        CHECK_MSG(named > 0, "%s names no public function", w.ops[k]->name);
+    }
+    free(w.seen);
+    fake_unregister();
+}
+
+void test_dispatch(void)
+{
+    RUN(test_fake_device_lookup);
+    RUN(test_fake_device_not_implemented);
+    RUN(test_fake_device_different_devices);
+    RUN(test_fake_device_copies);
+    RUN(test_fake_device_autograd);
+    RUN(test_capture_quickstart_step);
+    RUN(test_hook_replaces_outputs);
+    RUN(test_hook_push_errors);
+    RUN(test_registry_walk);
+    RUN(test_op_find);
+    RUN(test_backend_register_errors);
+}
