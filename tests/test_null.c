@@ -4161,6 +4161,101 @@ static void test_null_ct_compare_free(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_profiler_begin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_profiler_begin(NULL)";
+        (void)ct_profiler_begin(NULL);
+        expect_accepted(call);
+        (void)ct_profiler_end(); (void)ct_profiler_reset();
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_record_function_begin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_record_function_begin(NULL)";
+        (void)ct_record_function_begin(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_profiler_key_averages(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_profiler_key_averages(NULL, 2)";
+        (void)ct_profiler_key_averages(NULL, 2);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_profiler_table(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_profiler_table(NULL, 1, fx.text, 0)";
+        (void)ct_profiler_table(NULL, 1, fx.text, 0);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_profiler_table(fx.text, 1, NULL, 0)";
+        (void)ct_profiler_table(fx.text, 1, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_profiler_chrome_trace(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_profiler_chrome_trace(NULL, 1)";
+        (void)ct_profiler_chrome_trace(NULL, 1);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_profiler_print_table(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_profiler_print_table(NULL, fx.text, 0)";
+        (void)ct_profiler_print_table(NULL, fx.text, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_profiler_print_table(fx.file, NULL, 0)";
+        (void)ct_profiler_print_table(fx.file, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_profiler_export_chrome_trace(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_profiler_export_chrome_trace(NULL)";
+        (void)ct_profiler_export_chrome_trace(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 #ifdef CTORCH_DEBUG
 
 static void test_freed_ct_free(void)
@@ -7557,6 +7652,13 @@ void test_null(void)
     RUN(test_null_ct_compare_str);
     RUN(test_null_ct_compare_print);
     RUN(test_null_ct_compare_free);
+    RUN(test_null_ct_profiler_begin);
+    RUN(test_null_ct_record_function_begin);
+    RUN(test_null_ct_profiler_key_averages);
+    RUN(test_null_ct_profiler_table);
+    RUN(test_null_ct_profiler_chrome_trace);
+    RUN(test_null_ct_profiler_print_table);
+    RUN(test_null_ct_profiler_export_chrome_trace);
 #ifdef CTORCH_DEBUG
     RUN(test_freed_ct_free);
     RUN(test_freed_ct_retain);
