@@ -2142,8 +2142,9 @@ CTORCH_API size_t ct_profiler_table(char *buf, size_t n, const char *sort_by, in
 /* Writes the recorded profile in the Trace Event format that chrome://tracing and Perfetto
    open into buf (at most n bytes, NUL-terminated): {"traceEvents": [...]} with a
    "thread_name" metadata event per thread (tid 1 is the thread that began the profile,
-   then in order of first event) and one complete event ("ph": "X") per op ("cat":
-   "cpu_op") or range ("user_annotation"): "ts" and "dur" in microseconds from the begin,
+   then in order of first event) and one complete event ("ph": "X") per event, "cat" as
+   PyTorch's: "cpu_op" for ops and the autograd engine's ranges, "user_annotation" for
+   user, optimizer and DataLoader ranges; "ts" and "dur" in microseconds from the begin,
    "args" with "Input Dims" (record_shapes) and "flops" (with_flops).
    Returns: the length (excluding the NUL); 0 on error.
    Errors: as ct_profiler_table (no sort_by). Mirrors: prof.export_chrome_trace. */
@@ -2705,10 +2706,12 @@ CT__INTERNAL int64_t ct__profiler_op_begin(const ct_op_call *c);
 /* Closes the event ct__profiler_op_begin opened (nothing for -1). */
 CT__INTERNAL void ct__profiler_op_end(int64_t event, const ct_op_call *c);
 /* Opens a range named by printf-style fmt on this thread while the profiler runs (else
-   nothing; the text is formatted only then): "Optimizer.step#%s.step". */
-CT__INTERNAL void ct__profiler_range_begin(const char *fmt, ...)
+   nothing; the text is formatted only then): "Optimizer.step#%s.step". function: what
+   PyTorch records with C++'s RECORD_FUNCTION (trace category "cpu_op"), else with Python's
+   record_function ("user_annotation"). */
+CT__INTERNAL void ct__profiler_range_begin(bool function, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 1, 2)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Closes this thread's innermost range (nothing while the profiler is off). */
@@ -13811,7 +13814,8 @@ static bool ct__engine_execute(ct__engine *e)
     bool ok = true;
     while (ok && e->n_ready > 0) {
         ct_node *n = ct__heap_pop(e);
-        ct__profiler_range_begin("autograd::engine::evaluate_function: %s", ct__node_name(n));
+        ct__profiler_range_begin(true, "autograd::engine::evaluate_function: %s",
+                                 ct__node_name(n));
         ok = ct__engine_run_node(e, n);
         ct__profiler_range_end();
     }
@@ -15591,7 +15595,7 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
     if (ct__null("ct_optimizer_zero_grad", opt)) {
         return;
     }
-    ct__profiler_range_begin("Optimizer.zero_grad#%s.zero_grad", ct_optimizer_name(opt));
+    ct__profiler_range_begin(false, "Optimizer.zero_grad#%s.zero_grad", ct_optimizer_name(opt));
     for (int64_t i = 0; i < opt->n_params; i++) {
         ct_tensor *p = opt->params[i].p;
         ct_tensor *g = p->grad;
@@ -16092,7 +16096,7 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
     if (ct__null("ct_optimizer_step", opt)) {
         return ct_error_code();
     }
-    ct__profiler_range_begin("Optimizer.step#%s.step", ct_optimizer_name(opt));
+    ct__profiler_range_begin(false, "Optimizer.step#%s.step", ct_optimizer_name(opt));
     ct_status st = ct__optim_step(opt);
     ct__profiler_range_end();
     return st;
@@ -17783,7 +17787,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (ct__null(op, dl) || ct__null(op, batch)) {
         return false;
     }
-    ct__profiler_range_begin("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    ct__profiler_range_begin(false, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
     bool ok = ct__dl_next(dl, batch);
     ct__profiler_range_end();
     return ok;
@@ -19258,8 +19262,13 @@ typedef struct ct__prof_event {
     int64_t mem, child_mem;    /* open: the live bytes at begin; closed: the change */
     double flops;
     int32_t tid;
-    uint8_t is_op, open;
+    uint8_t kind; /* CT__PROF_OP, CT__PROF_FUNCTION or CT__PROF_USER */
+    uint8_t open;
 } ct__prof_event;
+
+/* An event's kind: an op; a range PyTorch records with C++'s RECORD_FUNCTION (both trace
+   category "cpu_op"); a range of Python's record_function ("user_annotation"). */
+enum { CT__PROF_OP, CT__PROF_FUNCTION, CT__PROF_USER };
 
 #define CT__PROF_PER_CHUNK ((int64_t)(CT__PROF_CHUNK_BYTES / sizeof(ct__prof_event)))
 
@@ -19440,9 +19449,10 @@ static const char *ct__prof_shapes(const ct_op_call *c)
     return ct__prof_store(buf, len);
 }
 
-/* Opens an event on this thread; its index, or -1 when the stack is full or out of memory.
-   The clock is read last, so the bookkeeping is not part of the event. */
-static int64_t ct__prof_open(const char *name, const ct_op_call *c)
+/* Opens an event of kind on this thread (c: an op's call); its index, or -1 when the stack
+   is full or out of memory. The clock is read last, so the bookkeeping is not part of the
+   event. */
+static int64_t ct__prof_open(const char *name, int kind, const ct_op_call *c)
 {
     ct__prof_thread *th = ct__prof_thread_state();
     if (!name || th->depth == CT__PROF_MAX_DEPTH) {
@@ -19460,7 +19470,7 @@ static int64_t ct__prof_open(const char *name, const ct_op_call *c)
     e->child_ns = 0;
     e->child_mem = 0;
     e->tid = th->tid;
-    e->is_op = c != NULL;
+    e->kind = (uint8_t)kind;
     e->open = 1;
     th->stack[th->depth++] = i;
     e->mem = ct__prof.opts.profile_memory ? ct__prof_mem() : 0;
@@ -19507,7 +19517,7 @@ int64_t ct__profiler_op_begin(const ct_op_call *c)
     int64_t handle = -1;
     ct__mutex_lock(&ct__prof.lock);
     if (ct__prof.running) {
-        int64_t i = ct__prof_open(c->op->name, c);
+        int64_t i = ct__prof_open(c->op->name, CT__PROF_OP, c);
         handle = i < 0 ? -1
                        : (int64_t)((ct__prof.gen & CT__PROF_GEN_MASK) << CT__PROF_GEN_SHIFT) | i;
     }
@@ -19530,9 +19540,10 @@ void ct__profiler_op_end(int64_t event, const ct_op_call *c)
     ct__mutex_unlock(&ct__prof.lock);
 }
 
-/* Opens a range named name[0, len) (copied). CT_ERR_STATE when this thread's stack is full,
-   CT_ERR_OOM when out of memory: the range is remembered as lost, so its end closes nothing. */
-static ct_status ct__prof_range_open(const char *name, size_t len)
+/* Opens a range of kind named name[0, len) (copied). CT_ERR_STATE when this thread's stack
+   is full, CT_ERR_OOM when out of memory: the range is remembered as lost, so its end closes
+   nothing. */
+static ct_status ct__prof_range_open(const char *name, size_t len, int kind)
 {
     ct_status st = CT_OK;
     ct__mutex_lock(&ct__prof.lock);
@@ -19540,7 +19551,7 @@ static ct_status ct__prof_range_open(const char *name, size_t len)
         ct__prof_thread *th = ct__prof_thread_state();
         if (th->depth == CT__PROF_MAX_DEPTH) {
             st = CT_ERR_STATE;
-        } else if (ct__prof_open(ct__prof_store(name, len), NULL) < 0) {
+        } else if (ct__prof_open(ct__prof_store(name, len), kind, NULL) < 0) {
             ct__prof.dropped++;
             st = CT_ERR_OOM;
         }
@@ -19563,7 +19574,7 @@ static bool ct__prof_range_close(void)
         if (th->n_lost > 0 && th->lost_at[th->n_lost - 1] == th->depth) {
             th->n_lost--;
         } else {
-            ok = th->depth > 0 && !ct__prof_at(th->stack[th->depth - 1])->is_op;
+            ok = th->depth > 0 && ct__prof_at(th->stack[th->depth - 1])->kind != CT__PROF_OP;
             if (ok) {
                 ct__prof_close(th, th->stack[th->depth - 1]);
             }
@@ -19573,7 +19584,7 @@ static bool ct__prof_range_close(void)
     return ok;
 }
 
-void ct__profiler_range_begin(const char *fmt, ...)
+void ct__profiler_range_begin(bool function, const char *fmt, ...)
 {
     if (!CT__PROF_LOAD(&ct__prof.running)) {
         return;
@@ -19584,7 +19595,7 @@ void ct__profiler_range_begin(const char *fmt, ...)
     int len = vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
     len = len < 0 ? 0 : len > CT__PROF_MAX_NAME ? CT__PROF_MAX_NAME : len;
-    (void)ct__prof_range_open(name, (size_t)len);
+    (void)ct__prof_range_open(name, (size_t)len, function ? CT__PROF_FUNCTION : CT__PROF_USER);
 }
 
 void ct__profiler_range_end(void)
@@ -19604,7 +19615,8 @@ ct_status ct_record_function_begin(const char *name)
         return CT_OK;
     }
     size_t len = strlen(name);
-    ct_status st = ct__prof_range_open(name, len < CT__PROF_MAX_NAME ? len : CT__PROF_MAX_NAME);
+    ct_status st = ct__prof_range_open(name, len < CT__PROF_MAX_NAME ? len : CT__PROF_MAX_NAME,
+                                       CT__PROF_USER);
     if (st == CT_ERR_STATE) {
         return ct__fail(st, op, "more than %d ranges and ops open on this thread",
                         CT__PROF_MAX_DEPTH);
@@ -20228,7 +20240,7 @@ static void ct__prof_json_us(ct__prof_out *o, uint64_t ns)
 static void ct__prof_json_event(ct__prof_out *o, int64_t i, const ct__prof_event *e)
 {
     ct__prof_putf(o, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"",
-                  e->is_op ? "cpu_op" : "user_annotation");
+                  e->kind == CT__PROF_USER ? "user_annotation" : "cpu_op");
     ct__prof_json_str(o, e->name);
     ct__prof_putf(o, "\", \"pid\": 1, \"tid\": %d, \"ts\": ", (int)e->tid);
     ct__prof_json_us(o, e->begin_ns);

@@ -737,6 +737,12 @@ static void test_profiler_chrome_trace(void)
     }
     free(rows);
     CHECK(text && check_trace(text, 1) == calls && strstr(text, "\"Input Dims\": [[4, 6]]"));
+    if (text) { /* PyTorch's categories */
+        CHECK(strstr(text, "\"cat\": \"cpu_op\", \"name\": \"" EVALUATE "ReluBackward0\""));
+        CHECK(strstr(text, "\"cat\": \"cpu_op\", \"name\": \"aten::relu\""));
+        CHECK(strstr(text, "\"cat\": \"user_annotation\", \"name\": \"Optimizer.step#SGD.step\""));
+        CHECK(strstr(text, "\"cat\": \"user_annotation\", \"name\": \"train_step\""));
+    }
     free(text);
     CHECK(ct_profiler_begin(NULL) == CT_OK);
     ct_record_function_begin("quote \" backslash \\ tab \t newline \n end");

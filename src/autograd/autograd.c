@@ -745,7 +745,8 @@ static bool ct__engine_execute(ct__engine *e)
     bool ok = true;
     while (ok && e->n_ready > 0) {
         ct_node *n = ct__heap_pop(e);
-        ct__profiler_range_begin("autograd::engine::evaluate_function: %s", ct__node_name(n));
+        ct__profiler_range_begin(true, "autograd::engine::evaluate_function: %s",
+                                 ct__node_name(n));
         ok = ct__engine_run_node(e, n);
         ct__profiler_range_end();
     }

@@ -47,8 +47,13 @@ typedef struct ct__prof_event {
     int64_t mem, child_mem;    /* open: the live bytes at begin; closed: the change */
     double flops;
     int32_t tid;
-    uint8_t is_op, open;
+    uint8_t kind; /* CT__PROF_OP, CT__PROF_FUNCTION or CT__PROF_USER */
+    uint8_t open;
 } ct__prof_event;
+
+/* An event's kind: an op; a range PyTorch records with C++'s RECORD_FUNCTION (both trace
+   category "cpu_op"); a range of Python's record_function ("user_annotation"). */
+enum { CT__PROF_OP, CT__PROF_FUNCTION, CT__PROF_USER };
 
 #define CT__PROF_PER_CHUNK ((int64_t)(CT__PROF_CHUNK_BYTES / sizeof(ct__prof_event)))
 
@@ -229,9 +234,10 @@ static const char *ct__prof_shapes(const ct_op_call *c)
     return ct__prof_store(buf, len);
 }
 
-/* Opens an event on this thread; its index, or -1 when the stack is full or out of memory.
-   The clock is read last, so the bookkeeping is not part of the event. */
-static int64_t ct__prof_open(const char *name, const ct_op_call *c)
+/* Opens an event of kind on this thread (c: an op's call); its index, or -1 when the stack
+   is full or out of memory. The clock is read last, so the bookkeeping is not part of the
+   event. */
+static int64_t ct__prof_open(const char *name, int kind, const ct_op_call *c)
 {
     ct__prof_thread *th = ct__prof_thread_state();
     if (!name || th->depth == CT__PROF_MAX_DEPTH) {
@@ -249,7 +255,7 @@ static int64_t ct__prof_open(const char *name, const ct_op_call *c)
     e->child_ns = 0;
     e->child_mem = 0;
     e->tid = th->tid;
-    e->is_op = c != NULL;
+    e->kind = (uint8_t)kind;
     e->open = 1;
     th->stack[th->depth++] = i;
     e->mem = ct__prof.opts.profile_memory ? ct__prof_mem() : 0;
@@ -296,7 +302,7 @@ int64_t ct__profiler_op_begin(const ct_op_call *c)
     int64_t handle = -1;
     ct__mutex_lock(&ct__prof.lock);
     if (ct__prof.running) {
-        int64_t i = ct__prof_open(c->op->name, c);
+        int64_t i = ct__prof_open(c->op->name, CT__PROF_OP, c);
         handle = i < 0 ? -1
                        : (int64_t)((ct__prof.gen & CT__PROF_GEN_MASK) << CT__PROF_GEN_SHIFT) | i;
     }
@@ -319,9 +325,10 @@ void ct__profiler_op_end(int64_t event, const ct_op_call *c)
     ct__mutex_unlock(&ct__prof.lock);
 }
 
-/* Opens a range named name[0, len) (copied). CT_ERR_STATE when this thread's stack is full,
-   CT_ERR_OOM when out of memory: the range is remembered as lost, so its end closes nothing. */
-static ct_status ct__prof_range_open(const char *name, size_t len)
+/* Opens a range of kind named name[0, len) (copied). CT_ERR_STATE when this thread's stack
+   is full, CT_ERR_OOM when out of memory: the range is remembered as lost, so its end closes
+   nothing. */
+static ct_status ct__prof_range_open(const char *name, size_t len, int kind)
 {
     ct_status st = CT_OK;
     ct__mutex_lock(&ct__prof.lock);
@@ -329,7 +336,7 @@ static ct_status ct__prof_range_open(const char *name, size_t len)
         ct__prof_thread *th = ct__prof_thread_state();
         if (th->depth == CT__PROF_MAX_DEPTH) {
             st = CT_ERR_STATE;
-        } else if (ct__prof_open(ct__prof_store(name, len), NULL) < 0) {
+        } else if (ct__prof_open(ct__prof_store(name, len), kind, NULL) < 0) {
             ct__prof.dropped++;
             st = CT_ERR_OOM;
         }
@@ -352,7 +359,7 @@ static bool ct__prof_range_close(void)
         if (th->n_lost > 0 && th->lost_at[th->n_lost - 1] == th->depth) {
             th->n_lost--;
         } else {
-            ok = th->depth > 0 && !ct__prof_at(th->stack[th->depth - 1])->is_op;
+            ok = th->depth > 0 && ct__prof_at(th->stack[th->depth - 1])->kind != CT__PROF_OP;
             if (ok) {
                 ct__prof_close(th, th->stack[th->depth - 1]);
             }
@@ -362,7 +369,7 @@ static bool ct__prof_range_close(void)
     return ok;
 }
 
-void ct__profiler_range_begin(const char *fmt, ...)
+void ct__profiler_range_begin(bool function, const char *fmt, ...)
 {
     if (!CT__PROF_LOAD(&ct__prof.running)) {
         return;
@@ -373,7 +380,7 @@ void ct__profiler_range_begin(const char *fmt, ...)
     int len = vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
     len = len < 0 ? 0 : len > CT__PROF_MAX_NAME ? CT__PROF_MAX_NAME : len;
-    (void)ct__prof_range_open(name, (size_t)len);
+    (void)ct__prof_range_open(name, (size_t)len, function ? CT__PROF_FUNCTION : CT__PROF_USER);
 }
 
 void ct__profiler_range_end(void)
@@ -393,7 +400,8 @@ ct_status ct_record_function_begin(const char *name)
         return CT_OK;
     }
     size_t len = strlen(name);
-    ct_status st = ct__prof_range_open(name, len < CT__PROF_MAX_NAME ? len : CT__PROF_MAX_NAME);
+    ct_status st = ct__prof_range_open(name, len < CT__PROF_MAX_NAME ? len : CT__PROF_MAX_NAME,
+                                       CT__PROF_USER);
     if (st == CT_ERR_STATE) {
         return ct__fail(st, op, "more than %d ranges and ops open on this thread",
                         CT__PROF_MAX_DEPTH);
@@ -1017,7 +1025,7 @@ static void ct__prof_json_us(ct__prof_out *o, uint64_t ns)
 static void ct__prof_json_event(ct__prof_out *o, int64_t i, const ct__prof_event *e)
 {
     ct__prof_putf(o, ",\n{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"",
-                  e->is_op ? "cpu_op" : "user_annotation");
+                  e->kind == CT__PROF_USER ? "user_annotation" : "cpu_op");
     ct__prof_json_str(o, e->name);
     ct__prof_putf(o, "\", \"pid\": 1, \"tid\": %d, \"ts\": ", (int)e->tid);
     ct__prof_json_us(o, e->begin_ns);

@@ -137,8 +137,9 @@ CTORCH_API size_t ct_profiler_table(char *buf, size_t n, const char *sort_by, in
 /* Writes the recorded profile in the Trace Event format that chrome://tracing and Perfetto
    open into buf (at most n bytes, NUL-terminated): {"traceEvents": [...]} with a
    "thread_name" metadata event per thread (tid 1 is the thread that began the profile,
-   then in order of first event) and one complete event ("ph": "X") per op ("cat":
-   "cpu_op") or range ("user_annotation"): "ts" and "dur" in microseconds from the begin,
+   then in order of first event) and one complete event ("ph": "X") per event, "cat" as
+   PyTorch's: "cpu_op" for ops and the autograd engine's ranges, "user_annotation" for
+   user, optimizer and DataLoader ranges; "ts" and "dur" in microseconds from the begin,
    "args" with "Input Dims" (record_shapes) and "flops" (with_flops).
    Returns: the length (excluding the NUL); 0 on error.
    Errors: as ct_profiler_table (no sort_by). Mirrors: prof.export_chrome_trace. */

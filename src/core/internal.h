@@ -541,10 +541,12 @@ CT__INTERNAL int64_t ct__profiler_op_begin(const ct_op_call *c);
 /* Closes the event ct__profiler_op_begin opened (nothing for -1). */
 CT__INTERNAL void ct__profiler_op_end(int64_t event, const ct_op_call *c);
 /* Opens a range named by printf-style fmt on this thread while the profiler runs (else
-   nothing; the text is formatted only then): "Optimizer.step#%s.step". */
-CT__INTERNAL void ct__profiler_range_begin(const char *fmt, ...)
+   nothing; the text is formatted only then): "Optimizer.step#%s.step". function: what
+   PyTorch records with C++'s RECORD_FUNCTION (trace category "cpu_op"), else with Python's
+   record_function ("user_annotation"). */
+CT__INTERNAL void ct__profiler_range_begin(bool function, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
-    __attribute__((format(printf, 1, 2)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
 /* Closes this thread's innermost range (nothing while the profiler is off). */

@@ -179,7 +179,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (ct__null(op, dl) || ct__null(op, batch)) {
         return false;
     }
-    ct__profiler_range_begin("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    ct__profiler_range_begin(false, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
     bool ok = ct__dl_next(dl, batch);
     ct__profiler_range_end();
     return ok;

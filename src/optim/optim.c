@@ -481,7 +481,7 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
     if (ct__null("ct_optimizer_zero_grad", opt)) {
         return;
     }
-    ct__profiler_range_begin("Optimizer.zero_grad#%s.zero_grad", ct_optimizer_name(opt));
+    ct__profiler_range_begin(false, "Optimizer.zero_grad#%s.zero_grad", ct_optimizer_name(opt));
     for (int64_t i = 0; i < opt->n_params; i++) {
         ct_tensor *p = opt->params[i].p;
         ct_tensor *g = p->grad;
@@ -982,7 +982,7 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
     if (ct__null("ct_optimizer_step", opt)) {
         return ct_error_code();
     }
-    ct__profiler_range_begin("Optimizer.step#%s.step", ct_optimizer_name(opt));
+    ct__profiler_range_begin(false, "Optimizer.step#%s.step", ct_optimizer_name(opt));
     ct_status st = ct__optim_step(opt);
     ct__profiler_range_end();
     return st;
