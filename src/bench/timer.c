@@ -292,7 +292,6 @@ static CT__UNUSED bool ct__bench_meets(const ct_measurement *m, double threshold
 }
 
 /* ---- timer -------------------------------------------------------------------------- */
-
 ct_timer *ct_timer_new(const ct_timer_opts *opts)
 {
     const char *op = "ct_timer_new";
