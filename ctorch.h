@@ -2823,8 +2823,8 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
 /* core/alloc.c - aligned, size-class cached allocation through the user's hooks.
  *
  * Block layout: [header (64 bytes): raw pointer, class, requested size][payload...]; the
- * payload is 64-byte aligned. Size classes are 4 per power of two (at most 25% waste);
- * blocks above 1 GiB are never cached. The cache is bounded by CT__CACHE_LIMIT bytes.
+ * payload is 64-byte aligned. Size classes are 4 per power of two (at most 25% waste), from
+ * 16 bytes; blocks above 1.25 GiB are never cached. The cache is bounded by CT__CACHE_LIMIT bytes.
  *
  * Under CTORCH_DEBUG nothing is cached: a freed block is poisoned (every bit set: NaN in
  * float32 and float64, -1 in integers) and waits in a FIFO quarantine of at most
@@ -2873,28 +2873,52 @@ void ct_set_alloc_context(void *ctx) { ct__alloc_state.ctx = ctx; }
 
 void *ct__alloc_context(void) { return ct__alloc_state.ctx; }
 
-/* Class k covers sizes up to (4 + k%4) << (k/4) bytes, from 64 bytes upward. */
+/* floor(log2(x)) for x >= 1. */
+static int ct__alloc_log2(size_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return 63 - __builtin_clzll((unsigned long long)x);
+#else
+    int p = 0;
+    while (x >>= 1) {
+        p++;
+    }
+    return p;
+#endif
+}
+
+/* Class k covers sizes up to (4 + k%4) << (k/4 + 2) bytes: 16, 20, 24, 28, 32, 40, ...,
+   the last one 1.25 GiB; larger requests are not cached (-1, capacity = bytes). For bytes
+   in (2^p, 2^(p+1)] the class is 4 (p - 4) + ceil(bytes / 2^(p-2)) - 4. */
 static int ct__alloc_class(size_t bytes, size_t *cap)
 {
-    size_t c = 64;
-    for (int k = 0; k < CT__NCLASS; k++) {
-        size_t base = (size_t)1 << (k / 4 + 4);
-        c = base + (base / 4) * (size_t)(k % 4);
-        if (c >= bytes) {
-            *cap = c;
-            return k;
-        }
-        if (c > ((size_t)1 << 30)) {
-            break;
-        }
+    if (bytes <= 16) {
+        *cap = 16;
+        return 0;
     }
-    *cap = bytes;
-    return -1;
+    if (bytes > ((size_t)5 << 28)) {
+        *cap = bytes;
+        return -1;
+    }
+    int p = ct__alloc_log2(bytes - 1);
+    size_t q = (size_t)1 << (p - 2);
+    int k = 4 * (p - 4) + (int)((bytes + q - 1) / q) - 4;
+    *cap = (size_t)(4 + k % 4) << (k / 4 + 2);
+    return k;
 }
 
 static ct__block *ct__alloc_header(void *payload)
 {
     return (ct__block *)((char *)payload - CT__ALIGN);
+}
+
+/* Counts b as allocated (the lock held). */
+static void ct__alloc_count(const ct__block *b)
+{
+    ct__alloc_state.allocated += b->bytes;
+    if (ct__alloc_state.allocated > ct__alloc_state.peak) {
+        ct__alloc_state.peak = ct__alloc_state.allocated;
+    }
 }
 
 void *ct__malloc(size_t bytes)
@@ -2903,32 +2927,32 @@ void *ct__malloc(size_t bytes)
     int cls = ct__alloc_class(bytes ? bytes : 1, &cap);
     ct__block *b = NULL;
     ct__mutex_lock(&ct__alloc_state.lock);
-    if (cls >= 0 && ct__alloc_state.free_list[cls]) {
+    if (cls >= 0 && ct__alloc_state.free_list[cls]) { /* a cached block: one lock */
         b = ct__alloc_state.free_list[cls];
         ct__alloc_state.free_list[cls] = b->next;
         ct__alloc_state.cached -= b->bytes;
+        ct__alloc_count(b);
     }
     ct__mutex_unlock(&ct__alloc_state.lock);
-    if (!b) {
-        if (cap > SIZE_MAX - 2 * CT__ALIGN) {
-            return NULL;
-        }
-        void *raw = CT__MALLOC_HOOK(ct__alloc_state.ctx, cap + 2 * CT__ALIGN);
-        if (!raw) {
-            return NULL;
-        }
-        uintptr_t p = ((uintptr_t)raw + 2 * CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
-        b = (ct__block *)(p - CT__ALIGN);
-        b->raw = raw;
-        b->bytes = cap;
-        b->cls = cls;
+    if (b) {
+        b->next = NULL;
+        return (char *)b + CT__ALIGN;
     }
+    if (cap > SIZE_MAX - 2 * CT__ALIGN) {
+        return NULL;
+    }
+    void *raw = CT__MALLOC_HOOK(ct__alloc_state.ctx, cap + 2 * CT__ALIGN);
+    if (!raw) {
+        return NULL;
+    }
+    uintptr_t p = ((uintptr_t)raw + 2 * CT__ALIGN - 1) & ~(uintptr_t)(CT__ALIGN - 1);
+    b = (ct__block *)(p - CT__ALIGN);
+    b->raw = raw;
+    b->bytes = cap;
+    b->cls = cls;
     b->next = NULL;
     ct__mutex_lock(&ct__alloc_state.lock);
-    ct__alloc_state.allocated += b->bytes;
-    if (ct__alloc_state.allocated > ct__alloc_state.peak) {
-        ct__alloc_state.peak = ct__alloc_state.allocated;
-    }
+    ct__alloc_count(b);
     ct__mutex_unlock(&ct__alloc_state.lock);
     return (char *)b + CT__ALIGN;
 }

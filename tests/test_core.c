@@ -16,6 +16,24 @@ static void test_scope_frees_everything(void)
     CHECK(ct_memory_allocated() == live);
 }
 
+/* The allocator's size classes, seen through ct_memory_allocated (which counts each block's
+   class capacity): 4 per power of two from 16 bytes, (4 + k%4) << (k/4 + 2). */
+static void test_alloc_size_classes(void)
+{
+    static const int64_t request[] = {1, 16, 17, 20, 21, 33, 64, 65, 100, 1000, 4097, 1 << 20};
+    static const size_t capacity[] = {16, 16, 20, 20, 24, 40, 64, 80, 112, 1024, 5120, 1 << 20};
+    int64_t one = 1;
+    size_t live = ct_memory_allocated();
+    ct_tensor *base = ct_empty(&one, 1, CT_UINT8);
+    size_t base_bytes = ct_memory_allocated() - live;
+    ct_free(base);
+    for (size_t k = 0; k < sizeof request / sizeof request[0]; k++) {
+        ct_tensor *t = ct_empty(&request[k], 1, CT_UINT8);
+        CHECK(ct_memory_allocated() - live - base_bytes + 16 == capacity[k]);
+        ct_free(t);
+    }
+}
+
 static void test_keep_moves_to_caller(void)
 {
     ct_scope_begin();
@@ -173,6 +191,7 @@ void test_core(void)
 {
     RUN(test_vmath_ulp);
     RUN(test_scope_frees_everything);
+    RUN(test_alloc_size_classes);
     RUN(test_keep_moves_to_caller);
     RUN(test_error_is_sticky_and_null_propagates);
     RUN(test_views_share_storage);
