@@ -398,6 +398,8 @@ ct_tensor *ct__dispatch(ct_op_call *c)
     if (!ct__dispatch_inputs(c)) {
         return NULL;
     }
+    /* Autocast's place (DESIGN 8, the AMP issue): while autocast is on for this thread,
+       cast the inputs as c->op->autocast says, here, before the hooks see the call. */
     if (ct__dispatch_slow) {
         return ct__dispatch_hooked(c);
     }
