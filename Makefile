@@ -24,7 +24,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch profile-check
+        compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch profile-check coverage
 
 all: $(BUILD)/test_runner examples
 
@@ -39,6 +39,7 @@ help:
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
 	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
+	@echo "make coverage           API.md items existing in ctorch.h and tested, per tier and area"
 	@echo "make bench-dispatch      the dispatcher's cost: before/after builds run interleaved"
 	@echo "make amalgamate          regenerate ctorch.h from src/"
 
@@ -116,6 +117,10 @@ BENCH_BLAS = $(shell printf '\043include <cblas.h>\nint main(void){openblas_set_
 # -fopenmp only for bench_ops's own STREAM triad reference; ctorch's threads are its pool.
 $(BUILD)/bench_ops: bench/bench_ops.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LDLIBS) $(BENCH_BLAS)
+
+# Which items of ../shared/API.md exist in ctorch.h and are tested, per tier and area.
+coverage:
+	$(PYTHON) tools/api_coverage --missing
 
 # The dispatcher's cost: the commit before it vs the working tree, run interleaved.
 bench-dispatch:

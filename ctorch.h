@@ -355,6 +355,9 @@ CTORCH_API void *ct_data_ptr(const ct_tensor *t);
 CTORCH_API bool ct_is_contiguous(const ct_tensor *t);
 /* Mirrors: Tensor.is_floating_point. */
 CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
+/* True for signed dtypes (int8..int64, floats); false for bool and uint8 (and NULL).
+   Mirrors: Tensor.is_signed. */
+CTORCH_API bool ct_is_signed(const ct_tensor *t);
 /* The version counter, incremented by each in-place op on t or a view of it.
    Mirrors: Tensor._version. */
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
@@ -3877,6 +3880,11 @@ bool ct_is_contiguous(const ct_tensor *t)
 bool ct_is_floating_point(const ct_tensor *t)
 {
     return !ct__null_tensor("ct_is_floating_point", t) && ct_dtype_is_floating_point(t->dtype);
+}
+
+bool ct_is_signed(const ct_tensor *t)
+{
+    return !ct__null_tensor("ct_is_signed", t) && ct_dtype_is_signed(t->dtype);
 }
 
 uint32_t ct_version(const ct_tensor *t)

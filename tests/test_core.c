@@ -34,6 +34,28 @@ static void test_alloc_size_classes(void)
     }
 }
 
+/* Attributes PyTorch users read: is_signed, element_size, result_type, repr, the default
+   generator (values as PyTorch 2.15 prints them). */
+static void test_tensor_attributes(void)
+{
+    int64_t one = 1, two = 2;
+    ct_scope_begin();
+    CHECK(ct_is_signed(ct_empty(&one, 1, CT_INT8)) && ct_is_signed(ct_empty(&one, 1, CT_FLOAT32)));
+    CHECK(!ct_is_signed(ct_empty(&one, 1, CT_UINT8)) && !ct_is_signed(ct_empty(&one, 1, CT_BOOL)));
+    CHECK(ct_element_size(ct_empty(&one, 1, CT_FLOAT64)) == 8);
+    CHECK(ct_element_size(ct_empty(&one, 1, CT_INT16)) == 2);
+    ct_tensor *i32 = ct_empty(&one, 1, CT_INT32);
+    CHECK(ct_result_type(i32, ct_scalar_tensor(1.0, CT_FLOAT64)) == CT_FLOAT64);
+    CHECK(ct_result_type(i32, ct_scalar_tensor(1.0, CT_INT64)) == CT_INT32);
+    const float v[2] = {1.0f, 2.5f};
+    char buf[64];
+    ct_to_string(ct_tensor_from_data(v, CT_FLOAT32, &two, 1), buf, sizeof buf);
+    CHECK(strcmp(buf, "tensor([1.0000, 2.5000])") == 0);
+    ct_manual_seed(3);
+    CHECK(ct_generator_initial_seed(ct_default_generator()) == 3);
+    ct_scope_end();
+}
+
 static void test_keep_moves_to_caller(void)
 {
     ct_scope_begin();
@@ -192,6 +214,7 @@ void test_core(void)
     RUN(test_vmath_ulp);
     RUN(test_scope_frees_everything);
     RUN(test_alloc_size_classes);
+    RUN(test_tensor_attributes);
     RUN(test_keep_moves_to_caller);
     RUN(test_error_is_sticky_and_null_propagates);
     RUN(test_views_share_storage);

@@ -455,6 +455,18 @@ static void test_null_ct_is_floating_point(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_is_signed(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_signed(NULL)";
+        (void)ct_is_signed(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_version(void)
 {
     null_fixture fx;
@@ -4548,6 +4560,23 @@ static void test_freed_ct_is_floating_point(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_is_signed(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_signed(fx.freed)";
+        (void)ct_is_signed(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_signed(fx.foreign)";
+        (void)ct_is_signed(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_version(void)
 {
     null_fixture fx;
@@ -7414,6 +7443,7 @@ void test_null(void)
     RUN(test_null_ct_data_ptr);
     RUN(test_null_ct_is_contiguous);
     RUN(test_null_ct_is_floating_point);
+    RUN(test_null_ct_is_signed);
     RUN(test_null_ct_version);
     RUN(test_null_ct_item);
     RUN(test_null_ct_item_int64);
@@ -7677,6 +7707,7 @@ void test_null(void)
     RUN(test_freed_ct_data_ptr);
     RUN(test_freed_ct_is_contiguous);
     RUN(test_freed_ct_is_floating_point);
+    RUN(test_freed_ct_is_signed);
     RUN(test_freed_ct_version);
     RUN(test_freed_ct_item);
     RUN(test_freed_ct_item_int64);

@@ -341,6 +341,11 @@ bool ct_is_floating_point(const ct_tensor *t)
     return !ct__null_tensor("ct_is_floating_point", t) && ct_dtype_is_floating_point(t->dtype);
 }
 
+bool ct_is_signed(const ct_tensor *t)
+{
+    return !ct__null_tensor("ct_is_signed", t) && ct_dtype_is_signed(t->dtype);
+}
+
 uint32_t ct_version(const ct_tensor *t)
 {
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
