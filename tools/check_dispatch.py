@@ -30,8 +30,8 @@ ALLOWLIST = {
     # tensor accessors and attributes (metadata; one element, as Tensor.item)
     "accessor": """ct_dim ct_size ct_sizes ct_stride ct_strides ct_storage_offset ct_numel
         ct_tensor_dtype ct_tensor_device ct_element_size ct_nbytes ct_data_ptr ct_is_contiguous
-        ct_is_floating_point ct_is_signed ct_version ct_item ct_item_int64 ct_requires_grad ct_is_leaf
-        ct_grad ct_grad_fn ct_node_name ct_result_type""",
+        ct_is_floating_point ct_is_signed ct_version ct_item ct_item_int64 ct_requires_grad
+        ct_is_leaf ct_grad ct_grad_fn ct_node_name ct_result_type""",
     # dtypes and devices (values, no tensor)
     "dtype": """ct_dtype_size ct_dtype_name ct_dtype_is_floating_point ct_dtype_is_signed
         ct_promote_types ct_can_cast ct_get_default_dtype ct_set_default_dtype ct_device_cpu
