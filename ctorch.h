@@ -10168,11 +10168,10 @@ ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
 /* Writes "(4, 3)" (Python's tuple: "(4,)", "()") into buf. */
 static const char *ct__tuple_str(const int64_t *sizes, int ndim, char *buf, size_t n)
 {
-    ct__shape_str(sizes, ndim, buf + 1, n - 2);
-    size_t len = strlen(buf + 1);
+    size_t len = strlen(ct__shape_str(sizes, ndim, buf, n - 1));
     buf[0] = '(';
-    buf[len] = ndim == 1 ? ',' : '\0';
-    strcpy(buf + len + (ndim == 1), ")");
+    buf[len - 1] = ndim == 1 ? ',' : ')';
+    strcpy(buf + len, ndim == 1 ? ")" : "");
     return buf;
 }
 
