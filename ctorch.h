@@ -928,9 +928,9 @@ CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
  * Views return a new tensor object over the same storage: writes through a view change
  * the base, and the version counter is shared. All results are owned by the current scope.
  * Each function is an op of the dispatcher under PyTorch's name (aten::view, aten::reshape,
- * ...; narrow runs aten::slice, stack runs aten::unsqueeze and aten::cat), so hooks and the
- * profiler see it; views touch no data and work on any device, cat needs the device's
- * kernel.
+ * ...; narrow, split and chunk run aten::slice, broadcast_tensors aten::expand, stack runs
+ * aten::unsqueeze and aten::cat), so hooks and the profiler see it; views touch no data and
+ * work on any device, cat, tril and triu need the device's kernel.
  * Dims may be negative (counted from the end). Errors: CT_ERR_INDEX for a dim out of range
  * ("Dimension out of range (expected to be in range of [-2, 1], but got 2)"), CT_ERR_SHAPE
  * for incompatible sizes.
@@ -8945,9 +8945,11 @@ CT__VECTORIZE_END
  * A view op's meta checks its arguments and computes the view's geometry (sizes, strides,
  * offset) into the call's state; its composite makes a new tensor struct over the input's
  * storage (no data touched, so it runs on any device). reshape, flatten, narrow (through
- * slice), contiguous and stack are built on other ops, which record their autograd; cat and
- * the slice/select backward ops copy data with CPU kernels. A view's backward maps its
- * gradient back to the input's shape.
+ * slice), contiguous, stack, view_as, reshape_as, expand_as, unflatten, mT and broadcast_to
+ * are built on other ops, which record their autograd; split, split_with_sizes and chunk
+ * (aten::slice per piece) and broadcast_tensors (aten::expand per tensor) are public functions
+ * over ops, as their outputs are lists; cat, tril/triu and the slice/select backward ops copy
+ * data with CPU kernels. A view's backward maps its gradient back to the input's shape.
  */
 
 #include <limits.h>
@@ -9592,6 +9594,11 @@ static bool ct__unflatten_meta(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
     const int64_t *sizes = c->attrs[1].ints;
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_INDEX, c->fn, "Dimension specified as %lld but tensor has no dimensions",
+                 (long long)c->attrs[0].i);
+        return false;
+    }
     int n = (int)c->attrs[1].i, d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0 || (n > 0 && ct__null(c->fn, sizes))) {
         return false;
@@ -9602,14 +9609,16 @@ static bool ct__unflatten_meta(ct_op_call *c)
         return false;
     }
     int64_t prod = 1, size = t->sizes[d];
-    int infer = 0, negative = 0;
+    int infer = 0, negative = 0, huge = 0; /* huge: the running product passed INT64_MAX */
     for (int k = 0; k < n; k++) {
+        int64_t s = sizes[k] < 0 ? 1 : sizes[k];
         infer += sizes[k] == -1;
         negative += sizes[k] < -1;
-        prod *= sizes[k] < 0 ? 1 : sizes[k];
+        huge += !huge && s != 0 && prod > INT64_MAX / s;
+        prod = huge ? prod : prod * s;
     }
-    bool fits = infer ? prod != 0 && size % prod == 0 : prod == size;
-    if (!fits && infer <= 1 && !negative) {
+    bool fits = !huge && (infer ? prod != 0 && size % prod == 0 : prod == size);
+    if (!fits && (huge || (infer <= 1 && !negative))) {
         char buf[160];
         ct__fail(CT_ERR_SHAPE, c->fn, "unflatten: Provided sizes %s don't multiply up to the size "
                  "of dim %d (%lld) in the input tensor", ct__shape_str(sizes, n, buf, sizeof buf),
@@ -9887,14 +9896,14 @@ CT__VIEW(squeeze_dim, "squeeze", "squeeze.dim(Tensor(a) self, int dim) -> Tensor
          "ct_squeeze_dim", ct__squeeze_dim_meta, ct__view_kernel, "SqueezeBackward1",
          ct__view_backward, NULL)
 CT__VIEW(expand, "expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> "
-         "Tensor(a)", "ct_expand ct_broadcast_tensors", ct__expand_meta, ct__view_kernel, "ExpandBackward0",
-         ct__identity_backward, NULL)
+         "Tensor(a)", "ct_expand ct_broadcast_tensors", ct__expand_meta, ct__view_kernel,
+         "ExpandBackward0", ct__identity_backward, NULL)
 CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> "
          "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
 CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
          "end=None, SymInt step=1) -> Tensor(a)", "ct_slice ct_narrow ct_split ct_split_with_sizes "
-         "ct_chunk", ct__slice_meta, ct__view_kernel,
-         "SliceBackward0", ct__slice_backward, ct__view_record)
+         "ct_chunk", ct__slice_meta, ct__view_kernel, "SliceBackward0", ct__slice_backward,
+         ct__view_record)
 CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
          "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
          ct__view_record)

@@ -332,6 +332,33 @@ static ct_tensor *gc_broadcast_tensors(ct_tensor *const *in, int n, void *user)
     return ct_mul(out[0], out[1]);
 }
 
+/* d/dx sum(op(x * x)) with create_graph, for gradcheck of the double backward: op is tril
+   (user 0), triu (1) or a step slice (2) */
+static ct_tensor *gc_first_grad(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    int which = (int)(intptr_t)user;
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true); /* gradcheck evaluates under no_grad */
+    ct_tensor *sq = ct_mul(in[0], in[0]);
+    ct_tensor *y = which == 0 ? ct_tril(sq, -1) : which == 1 ? ct_triu(sq, 1)
+                                                             : ct_slice(sq, 1, 1, INT64_MAX, 2);
+    ct_tensor *s = ct_sum(y), *g = NULL;
+    if (ct_autograd_grad(&s, 1, in, 1, NULL, false, true, false, &g) != CT_OK) {
+        g = NULL;
+    }
+    ct_set_grad_enabled(prev);
+    return g;
+}
+
+/* CHECK(ct_gradcheck(...)) printing and clearing the error of a failure. */
+#define GC_OK(label, k, ...)                                                                \
+    do {                                                                                    \
+        CHECK_MSG(ct_gradcheck(__VA_ARGS__), "%s %d: %s", label, (int)(k),                  \
+                  ct_error() ? ct_error() : "");                                            \
+        ct_error_clear();                                                                   \
+    } while (0)
+
 static void test_view7_gradcheck(void)
 {
     ct_scope_begin();
@@ -341,21 +368,19 @@ static void test_view7_gradcheck(void)
     ct_tensor *x = ct_requires_grad_(ct_randn(s45, 2, F64, NULL), true);
     ct_tensor *m = ct_requires_grad_(ct_randn(s55, 2, F64, NULL), true);
     for (intptr_t k = -2; k <= 2; k += 2) {
-        CHECK(ct_gradcheck(gc_tril, &m, 1, (void *)k, NULL));
+        GC_OK("tril/triu", k, gc_tril, &m, 1, (void *)k, NULL);
     }
-    CHECK(ct_gradcheck(gc_slice, &x, 1, NULL, NULL));
+    GC_OK("slice", 0, gc_slice, &x, 1, NULL, NULL);
     for (intptr_t k = 0; k < 3; k++) {
-        CHECK_MSG(ct_gradcheck(gc_pieces, &x, 1, (void *)k, NULL), "pieces %d: %s", (int)k,
-                  ct_error() ? ct_error() : "");
+        GC_OK("double backward", k, gc_first_grad, &x, 1, (void *)k, NULL);
+        GC_OK("pieces", k, gc_pieces, &x, 1, (void *)k, NULL);
     }
     ct_tensor *sh[2] = {ct_requires_grad_(ct_randn(s25, 2, F64, NULL), true),
                         ct_requires_grad_(ct_randn(s51, 2, F64, NULL), true)};
-    CHECK_MSG(ct_gradcheck(gc_shapes, sh, 2, NULL, NULL), "shapes: %s",
-              ct_error() ? ct_error() : "");
+    GC_OK("shapes", 0, gc_shapes, sh, 2, NULL, NULL);
     ct_tensor *bt[2] = {ct_requires_grad_(ct_randn(s13, 2, F64, NULL), true),
                         ct_requires_grad_(ct_randn(s51, 2, F64, NULL), true)};
-    CHECK(ct_gradcheck(gc_broadcast_tensors, bt, 2, NULL, NULL));
-    ct_error_clear();
+    GC_OK("broadcast_tensors", 0, gc_broadcast_tensors, bt, 2, NULL, NULL);
     ct_scope_end();
 }
 
@@ -379,6 +404,11 @@ static void test_view7_errors(void)
     CHECK(!ct_unflatten(x, 2, u4, 2));
     CHECK_ERROR(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-2, 1], but "
                 "got 2)");
+    const int64_t u5[3] = {INT64_MAX / 2, 4, -2};
+    CHECK(!ct_unflatten(x, 1, u5, 3));
+    CHECK_ERROR(CT_ERR_SHAPE, "Provided sizes [4611686018427387903, 4, -2] don't multiply up");
+    CHECK(!ct_unflatten(z, 0, u4, 1));
+    CHECK_ERROR(CT_ERR_INDEX, "Dimension specified as 0 but tensor has no dimensions");
     CHECK(!ct_mt(v));
     CHECK_ERROR(CT_ERR_SHAPE, "ct_mt: tensor.mT is only supported on matrices or batches of "
                 "matrices. Got 1-D tensor.");

@@ -3,9 +3,11 @@
  * A view op's meta checks its arguments and computes the view's geometry (sizes, strides,
  * offset) into the call's state; its composite makes a new tensor struct over the input's
  * storage (no data touched, so it runs on any device). reshape, flatten, narrow (through
- * slice), contiguous and stack are built on other ops, which record their autograd; cat and
- * the slice/select backward ops copy data with CPU kernels. A view's backward maps its
- * gradient back to the input's shape.
+ * slice), contiguous, stack, view_as, reshape_as, expand_as, unflatten, mT and broadcast_to
+ * are built on other ops, which record their autograd; split, split_with_sizes and chunk
+ * (aten::slice per piece) and broadcast_tensors (aten::expand per tensor) are public functions
+ * over ops, as their outputs are lists; cat, tril/triu and the slice/select backward ops copy
+ * data with CPU kernels. A view's backward maps its gradient back to the input's shape.
  */
 #include "../core/internal.h"
 #include "view.h"
@@ -655,6 +657,11 @@ static bool ct__unflatten_meta(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
     const int64_t *sizes = c->attrs[1].ints;
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_INDEX, c->fn, "Dimension specified as %lld but tensor has no dimensions",
+                 (long long)c->attrs[0].i);
+        return false;
+    }
     int n = (int)c->attrs[1].i, d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
     if (d < 0 || (n > 0 && ct__null(c->fn, sizes))) {
         return false;
@@ -665,14 +672,16 @@ static bool ct__unflatten_meta(ct_op_call *c)
         return false;
     }
     int64_t prod = 1, size = t->sizes[d];
-    int infer = 0, negative = 0;
+    int infer = 0, negative = 0, huge = 0; /* huge: the running product passed INT64_MAX */
     for (int k = 0; k < n; k++) {
+        int64_t s = sizes[k] < 0 ? 1 : sizes[k];
         infer += sizes[k] == -1;
         negative += sizes[k] < -1;
-        prod *= sizes[k] < 0 ? 1 : sizes[k];
+        huge += !huge && s != 0 && prod > INT64_MAX / s;
+        prod = huge ? prod : prod * s;
     }
-    bool fits = infer ? prod != 0 && size % prod == 0 : prod == size;
-    if (!fits && infer <= 1 && !negative) {
+    bool fits = !huge && (infer ? prod != 0 && size % prod == 0 : prod == size);
+    if (!fits && (huge || (infer <= 1 && !negative))) {
         char buf[160];
         ct__fail(CT_ERR_SHAPE, c->fn, "unflatten: Provided sizes %s don't multiply up to the size "
                  "of dim %d (%lld) in the input tensor", ct__shape_str(sizes, n, buf, sizeof buf),
@@ -950,14 +959,14 @@ CT__VIEW(squeeze_dim, "squeeze", "squeeze.dim(Tensor(a) self, int dim) -> Tensor
          "ct_squeeze_dim", ct__squeeze_dim_meta, ct__view_kernel, "SqueezeBackward1",
          ct__view_backward, NULL)
 CT__VIEW(expand, "expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> "
-         "Tensor(a)", "ct_expand ct_broadcast_tensors", ct__expand_meta, ct__view_kernel, "ExpandBackward0",
-         ct__identity_backward, NULL)
+         "Tensor(a)", "ct_expand ct_broadcast_tensors", ct__expand_meta, ct__view_kernel,
+         "ExpandBackward0", ct__identity_backward, NULL)
 CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> "
          "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
 CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
          "end=None, SymInt step=1) -> Tensor(a)", "ct_slice ct_narrow ct_split ct_split_with_sizes "
-         "ct_chunk", ct__slice_meta, ct__view_kernel,
-         "SliceBackward0", ct__slice_backward, ct__view_record)
+         "ct_chunk", ct__slice_meta, ct__view_kernel, "SliceBackward0", ct__slice_backward,
+         ct__view_record)
 CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
          "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
          ct__view_record)

@@ -3,9 +3,9 @@
  * Views return a new tensor object over the same storage: writes through a view change
  * the base, and the version counter is shared. All results are owned by the current scope.
  * Each function is an op of the dispatcher under PyTorch's name (aten::view, aten::reshape,
- * ...; narrow runs aten::slice, stack runs aten::unsqueeze and aten::cat), so hooks and the
- * profiler see it; views touch no data and work on any device, cat needs the device's
- * kernel.
+ * ...; narrow, split and chunk run aten::slice, broadcast_tensors aten::expand, stack runs
+ * aten::unsqueeze and aten::cat), so hooks and the profiler see it; views touch no data and
+ * work on any device, cat, tril and triu need the device's kernel.
  * Dims may be negative (counted from the end). Errors: CT_ERR_INDEX for a dim out of range
  * ("Dimension out of range (expected to be in range of [-2, 1], but got 2)"), CT_ERR_SHAPE
  * for incompatible sizes.
