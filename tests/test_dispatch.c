@@ -704,6 +704,38 @@ static void row_stack(void)
     const ct_tensor *ts[2] = {wx(), wx()};
     ct_stack(ts, 2, 0);
 }
+/* views and shape ops of issue 7 */
+static void row_view_as(void) { ct_view_as(wx(), ct_reshape(wx(), s6, 1)); }
+static void row_reshape_as(void) { ct_reshape_as(ct_t(wx()), ct_reshape(wx(), s6, 1)); }
+static void row_expand_as(void) { ct_expand_as(ct_unsqueeze(wv(), 0), wx()); }
+static void row_unflatten(void) { ct_unflatten(ct_reshape(wx(), s6, 1), 0, s23, 2); }
+static void row_mt(void) { ct_mt(wx()); }
+static void row_broadcast_to(void) { ct_broadcast_to(wv(), s23, 2); }
+static void row_broadcast_tensors(void)
+{
+    const ct_tensor *ts[2] = {wx(), wv()};
+    ct_tensor *out[2];
+    ct_broadcast_tensors(ts, 2, out);
+}
+static void row_slice(void) { ct_slice(wx(), 1, 0, 3, 2); }
+static void row_split(void)
+{
+    ct_tensor *out[2];
+    ct_split(wx(), 2, 1, out, 2);
+}
+static void row_split_with_sizes(void)
+{
+    ct_tensor *out[2];
+    const int64_t sizes[2] = {1, 2};
+    ct_split_with_sizes(wx(), sizes, 2, 1, out, 2);
+}
+static void row_chunk(void)
+{
+    ct_tensor *out[2];
+    ct_chunk(wx(), 2, 1, out, 2);
+}
+static void row_tril(void) { ct_tril(wx(), 0); }
+static void row_triu(void) { ct_triu(wx(), 1); }
 /* reductions, softmax */
 static void row_sum(void) { ct_sum(wx()); }
 static void row_sum_dim(void) { ct_sum_dim(wx(), 1, false); }
@@ -844,6 +876,9 @@ static const api_row api_rows[] = {
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),
     ROW(unsqueeze), ROW(cat), ROW(stack),
+    ROW(view_as), ROW(reshape_as), ROW(expand_as), ROW(unflatten), ROW(mt), ROW(broadcast_to),
+    ROW(broadcast_tensors), ROW(slice), ROW(split), ROW(split_with_sizes), ROW(chunk), ROW(tril),
+    ROW(triu),
     /* reductions, softmax */
     ROW(sum), ROW(sum_dim), ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max),
     ROW(min), ROW(max_dim), ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim),

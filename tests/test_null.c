@@ -2124,6 +2124,263 @@ static void test_null_ct_stack(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_view_as(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_view_as(NULL, fx.t)";
+        ct_tensor *r = ct_view_as(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_view_as(fx.t, NULL)";
+        ct_tensor *r = ct_view_as(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_reshape_as(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reshape_as(NULL, fx.t)";
+        ct_tensor *r = ct_reshape_as(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_reshape_as(fx.t, NULL)";
+        ct_tensor *r = ct_reshape_as(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_expand_as(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expand_as(NULL, fx.t)";
+        ct_tensor *r = ct_expand_as(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_expand_as(fx.t, NULL)";
+        ct_tensor *r = ct_expand_as(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unflatten(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unflatten(NULL, 0, fx.sizes, 1)";
+        ct_tensor *r = ct_unflatten(NULL, 0, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unflatten(fx.t, 0, NULL, 1)";
+        ct_tensor *r = ct_unflatten(fx.t, 0, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_mt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mt(NULL)";
+        ct_tensor *r = ct_mt(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_broadcast_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_broadcast_to(NULL, fx.sizes, 2)";
+        ct_tensor *r = ct_broadcast_to(NULL, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_broadcast_to(fx.t, NULL, 2)";
+        ct_tensor *r = ct_broadcast_to(fx.t, NULL, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_broadcast_shapes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_broadcast_shapes(NULL, (const int *)fx.zeros, 1, fx.sizes, (int *)fx.zeros)";
+        (void)ct_broadcast_shapes(NULL, (const int *)fx.zeros, 1, fx.sizes, (int *)fx.zeros);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_broadcast_shapes((const int64_t *const *)fx.ctl, NULL, 1, fx.sizes, "
+            "(int *)fx.zeros)";
+        (void)ct_broadcast_shapes((const int64_t *const *)fx.ctl, NULL, 1, fx.sizes,
+            (int *)fx.zeros);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_broadcast_shapes((const int64_t *const *)fx.ctl, (const int *)fx.zeros, 1, NULL, "
+            "(int *)fx.zeros)";
+        (void)ct_broadcast_shapes((const int64_t *const *)fx.ctl, (const int *)fx.zeros, 1, NULL,
+            (int *)fx.zeros);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_broadcast_shapes((const int64_t *const *)fx.ctl, (const int *)fx.zeros, 1, "
+            "fx.sizes, NULL)";
+        (void)ct_broadcast_shapes((const int64_t *const *)fx.ctl, (const int *)fx.zeros, 1,
+            fx.sizes, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_broadcast_tensors(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_broadcast_tensors(NULL, 1, fx.out)";
+        (void)ct_broadcast_tensors(NULL, 1, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_broadcast_tensors(fx.ctl, 1, NULL)";
+        (void)ct_broadcast_tensors(fx.ctl, 1, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_slice(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_slice(NULL, 0, 0, 0, 0)";
+        ct_tensor *r = ct_slice(NULL, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_split(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_split(NULL, 1, 0, fx.out, 0)";
+        (void)ct_split(NULL, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_split(fx.t, 1, 0, NULL, 0)";
+        int r = ct_split(fx.t, 1, 0, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_split_with_sizes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_split_with_sizes(NULL, fx.sizes, 1, 0, fx.out, 0)";
+        (void)ct_split_with_sizes(NULL, fx.sizes, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_split_with_sizes(fx.t, NULL, 1, 0, fx.out, 0)";
+        (void)ct_split_with_sizes(fx.t, NULL, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_split_with_sizes(fx.t, fx.sizes, 1, 0, NULL, 0)";
+        int r = ct_split_with_sizes(fx.t, fx.sizes, 1, 0, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_chunk(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_chunk(NULL, 1, 0, fx.out, 0)";
+        (void)ct_chunk(NULL, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_chunk(fx.t, 1, 0, NULL, 0)";
+        int r = ct_chunk(fx.t, 1, 0, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tril(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tril(NULL, 0)";
+        ct_tensor *r = ct_tril(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_triu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_triu(NULL, 0)";
+        ct_tensor *r = ct_triu(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sum(void)
 {
     null_fixture fx;
@@ -6346,6 +6603,252 @@ static void test_freed_ct_alias(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_view_as(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_view_as(fx.freed, fx.t)";
+        ct_tensor *r = ct_view_as(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_view_as(fx.foreign, fx.t)";
+        (void)ct_view_as(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_view_as(fx.t, fx.freed)";
+        ct_tensor *r = ct_view_as(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_view_as(fx.t, fx.foreign)";
+        (void)ct_view_as(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_reshape_as(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reshape_as(fx.freed, fx.t)";
+        ct_tensor *r = ct_reshape_as(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_reshape_as(fx.foreign, fx.t)";
+        (void)ct_reshape_as(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_reshape_as(fx.t, fx.freed)";
+        ct_tensor *r = ct_reshape_as(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_reshape_as(fx.t, fx.foreign)";
+        (void)ct_reshape_as(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_expand_as(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expand_as(fx.freed, fx.t)";
+        ct_tensor *r = ct_expand_as(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_expand_as(fx.foreign, fx.t)";
+        (void)ct_expand_as(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_expand_as(fx.t, fx.freed)";
+        ct_tensor *r = ct_expand_as(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_expand_as(fx.t, fx.foreign)";
+        (void)ct_expand_as(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unflatten(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unflatten(fx.freed, 0, fx.sizes, 1)";
+        ct_tensor *r = ct_unflatten(fx.freed, 0, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unflatten(fx.foreign, 0, fx.sizes, 1)";
+        (void)ct_unflatten(fx.foreign, 0, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mt(fx.freed)";
+        ct_tensor *r = ct_mt(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mt(fx.foreign)";
+        (void)ct_mt(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_broadcast_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_broadcast_to(fx.freed, fx.sizes, 2)";
+        ct_tensor *r = ct_broadcast_to(fx.freed, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_broadcast_to(fx.foreign, fx.sizes, 2)";
+        (void)ct_broadcast_to(fx.foreign, fx.sizes, 2);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_slice(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_slice(fx.freed, 0, 0, 0, 0)";
+        ct_tensor *r = ct_slice(fx.freed, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_slice(fx.foreign, 0, 0, 0, 0)";
+        (void)ct_slice(fx.foreign, 0, 0, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_split(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_split(fx.freed, 1, 0, fx.out, 0)";
+        (void)ct_split(fx.freed, 1, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_split(fx.foreign, 1, 0, fx.out, 0)";
+        (void)ct_split(fx.foreign, 1, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_split_with_sizes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_split_with_sizes(fx.freed, fx.sizes, 1, 0, fx.out, 0)";
+        (void)ct_split_with_sizes(fx.freed, fx.sizes, 1, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_split_with_sizes(fx.foreign, fx.sizes, 1, 0, fx.out, 0)";
+        (void)ct_split_with_sizes(fx.foreign, fx.sizes, 1, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_chunk(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_chunk(fx.freed, 1, 0, fx.out, 0)";
+        (void)ct_chunk(fx.freed, 1, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_chunk(fx.foreign, 1, 0, fx.out, 0)";
+        (void)ct_chunk(fx.foreign, 1, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tril(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tril(fx.freed, 0)";
+        ct_tensor *r = ct_tril(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tril(fx.foreign, 0)";
+        (void)ct_tril(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_triu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_triu(fx.freed, 0)";
+        ct_tensor *r = ct_triu(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_triu(fx.foreign, 0)";
+        (void)ct_triu(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_sum(void)
 {
     null_fixture fx;
@@ -7553,6 +8056,20 @@ void test_null(void)
     RUN(test_null_ct_alias);
     RUN(test_null_ct_cat);
     RUN(test_null_ct_stack);
+    RUN(test_null_ct_view_as);
+    RUN(test_null_ct_reshape_as);
+    RUN(test_null_ct_expand_as);
+    RUN(test_null_ct_unflatten);
+    RUN(test_null_ct_mt);
+    RUN(test_null_ct_broadcast_to);
+    RUN(test_null_ct_broadcast_shapes);
+    RUN(test_null_ct_broadcast_tensors);
+    RUN(test_null_ct_slice);
+    RUN(test_null_ct_split);
+    RUN(test_null_ct_split_with_sizes);
+    RUN(test_null_ct_chunk);
+    RUN(test_null_ct_tril);
+    RUN(test_null_ct_triu);
     RUN(test_null_ct_sum);
     RUN(test_null_ct_sum_dim);
     RUN(test_null_ct_sum_dims);
@@ -7792,6 +8309,18 @@ void test_null(void)
     RUN(test_freed_ct_select);
     RUN(test_freed_ct_contiguous);
     RUN(test_freed_ct_alias);
+    RUN(test_freed_ct_view_as);
+    RUN(test_freed_ct_reshape_as);
+    RUN(test_freed_ct_expand_as);
+    RUN(test_freed_ct_unflatten);
+    RUN(test_freed_ct_mt);
+    RUN(test_freed_ct_broadcast_to);
+    RUN(test_freed_ct_slice);
+    RUN(test_freed_ct_split);
+    RUN(test_freed_ct_split_with_sizes);
+    RUN(test_freed_ct_chunk);
+    RUN(test_freed_ct_tril);
+    RUN(test_freed_ct_triu);
     RUN(test_freed_ct_sum);
     RUN(test_freed_ct_sum_dim);
     RUN(test_freed_ct_sum_dims);

@@ -85,6 +85,12 @@ VALID_BY_CALL = {
     ("ct_gradcheck", "inputs"): "fx.grad_inputs",
     ("ct_tensor_from_data", "data"): "fx.bytes",
     ("ct_from_blob", "data"): "fx.bytes",
+    # zero-dim shapes (ndims from fx.zeros), so shapes' entries are never read
+    ("ct_broadcast_shapes", "shapes"): "(const int64_t *const *)fx.ctl",
+    ("ct_broadcast_shapes", "ndims"): "(const int *)fx.zeros",
+    ("ct_broadcast_shapes", "out_ndim"): "(int *)fx.zeros",
+    ("ct_split", "split_size"): "1",
+    ("ct_chunk", "chunks"): "1",
 }
 
 # Scalar arguments: by name, else by type.
@@ -135,6 +141,9 @@ OUTCOME = {
     ("ct_profiler_table", "sort_by"): "accepted",
     ("ct_profiler_print_table", "sort_by"): "accepted",
     ("ct_profiler_chrome_trace", "buf"): "accepted",
+    ("ct_split", "out"): "size",
+    ("ct_split_with_sizes", "out"): "size",
+    ("ct_chunk", "out"): "size",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

@@ -97,6 +97,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_slice_backward,
     &ct__op_cat,
     &ct__op_stack,
+    /* ops/view.c (issue 7: view7) */
+    &ct__op_view_as,
+    &ct__op_reshape_as,
+    &ct__op_expand_as,
+    &ct__op_unflatten,
+    &ct__op_mt,
+    &ct__op_broadcast_to,
+    &ct__op_tril,
+    &ct__op_triu,
     /* ops/reduce.c */
     &ct__op_sum,
     &ct__op_sum_dim,

@@ -3,14 +3,19 @@
  * A view op's meta checks its arguments and computes the view's geometry (sizes, strides,
  * offset) into the call's state; its composite makes a new tensor struct over the input's
  * storage (no data touched, so it runs on any device). reshape, flatten, narrow (through
- * slice), contiguous and stack are built on other ops, which record their autograd; cat and
- * the slice/select backward ops copy data with CPU kernels. A view's backward maps its
- * gradient back to the input's shape.
+ * slice), contiguous, stack, view_as, reshape_as, expand_as, unflatten, mT and broadcast_to
+ * are built on other ops, which record their autograd; split, split_with_sizes and chunk
+ * (aten::slice per piece) and broadcast_tensors (aten::expand per tensor) are public functions
+ * over ops, as their outputs are lists; cat, tril/triu and the slice/select backward ops copy
+ * data with CPU kernels. A view's backward maps its gradient back to the input's shape.
  */
 #include "../core/internal.h"
 #include "view.h"
 #include "pointwise.h"
 #include "../autograd/autograd.h"
+
+#include <limits.h>
+#include <string.h>
 
 /* What a view op's meta computes for its kernel (c->state, in the public function's frame):
    the view's geometry, and the integers its autograd node keeps (ct__view_record). Slices
@@ -24,8 +29,8 @@ typedef struct ct__view_geom {
 
 /* Private dispatched ops defined after the descriptors (backward formulas and composites
    call them). */
-static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
-                            int64_t step);
+static ct_tensor *ct__slice(const char *fn, const ct_tensor *t, int64_t dim, int64_t start,
+                            int64_t end, int64_t step);
 static ct_tensor *ct__slice_scatter(const ct_tensor *g, const ct__edge *in, const int64_t *ints);
 
 /* ---- derivative formulas ------------------------------------------------------------- */
@@ -71,7 +76,7 @@ static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 static void ct__slice_scatter_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
     gi[0] = n->i[4] ? ct_select(gg, n->i[0], n->i[1])
-                    : ct__slice(gg, n->i[0], n->i[1], n->i[2], n->i[3]);
+                    : ct__slice("ct_slice", gg, n->i[0], n->i[1], n->i[2], n->i[3]);
 }
 
 static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -85,6 +90,16 @@ static void ct__cat_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
         }
         start += length;
     }
+}
+
+static void ct__tril_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_tril(g, n->i[0]);
+}
+
+static void ct__triu_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_triu(g, n->i[0]);
 }
 
 /* ---- geometry helpers ------------------------------------------------------------------ */
@@ -472,12 +487,39 @@ static bool ct__narrow_meta(ct_op_call *c)
     return true;
 }
 
-/* slice (attributes dim, start, end, step; private: its callers pass a wrapped dim and a
-   range inside it, step >= 1). */
+/* Python's clamp of a slice bound into [0, size] (negative counts from the end). */
+static int64_t ct__slice_bound(int64_t v, int64_t size)
+{
+    if (v < 0) {
+        v += size;
+    }
+    return v < 0 ? 0 : v > size ? size : v;
+}
+
+/* slice (attributes dim, start, end, step >= 1): PyTorch's checks, start and end clamped as
+   Python slicing, end at least start; ints {dim, start, end, step, 0}. */
 static bool ct__slice_meta(ct_op_call *c)
 {
+    const ct_tensor *t = c->inputs[0];
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_INDEX, c->fn, "slice() cannot be applied to a 0-dim tensor.");
+        return false;
+    }
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    if (d < 0) {
+        return false;
+    }
+    int64_t step = c->attrs[3].i;
+    if (step < 1) {
+        ct__fail(CT_ERR_VALUE, c->fn, "slice step must be positive");
+        return false;
+    }
+    int64_t start = ct__slice_bound(c->attrs[1].i, t->sizes[d]);
+    int64_t end = ct__slice_bound(c->attrs[2].i, t->sizes[d]);
+    if (end < start) {
+        end = start;
+    }
     ct__view_geom *g = ct__geom(c);
-    int64_t d = c->attrs[0].i, start = c->attrs[1].i, end = c->attrs[2].i, step = c->attrs[3].i;
     g->sizes[d] = (end - start + step - 1) / step;
     g->strides[d] *= step;
     g->offset += start * c->inputs[0]->strides[d];
@@ -609,6 +651,80 @@ static bool ct__stack_meta(ct_op_call *c)
     return true;
 }
 
+/* unflatten (attributes dim, sizes; one size may be -1): the input's sizes with dim replaced
+   by sizes, which the composite views the input as. */
+static bool ct__unflatten_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[1].ints;
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_INDEX, c->fn, "Dimension specified as %lld but tensor has no dimensions",
+                 (long long)c->attrs[0].i);
+        return false;
+    }
+    int n = (int)c->attrs[1].i, d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    if (d < 0 || (n > 0 && ct__null(c->fn, sizes))) {
+        return false;
+    }
+    if (n <= 0 || t->ndim - 1 + n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, c->fn, n <= 0 ? "unflatten: sizes must be non-empty"
+                 : "unflatten: more than %d dimensions", CT_MAX_DIMS);
+        return false;
+    }
+    int64_t prod = 1, size = t->sizes[d];
+    int infer = 0, negative = 0, huge = 0; /* huge: the running product passed INT64_MAX */
+    for (int k = 0; k < n; k++) {
+        int64_t s = sizes[k] < 0 ? 1 : sizes[k];
+        infer += sizes[k] == -1;
+        negative += sizes[k] < -1;
+        huge += !huge && s != 0 && prod > INT64_MAX / s;
+        prod = huge ? prod : prod * s;
+    }
+    bool fits = !huge && (infer ? prod != 0 && size % prod == 0 : prod == size);
+    if (!fits && (huge || (infer <= 1 && !negative))) {
+        char buf[160];
+        ct__fail(CT_ERR_SHAPE, c->fn, "unflatten: Provided sizes %s don't multiply up to the size "
+                 "of dim %d (%lld) in the input tensor", ct__shape_str(sizes, n, buf, sizeof buf),
+                 d, (long long)size);
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    if (!ct__infer_size(c->fn, sizes, n, size, g->sizes + d)) {
+        return false;
+    }
+    memcpy(g->sizes + d + n, t->sizes + d + 1, sizeof(int64_t) * (size_t)(t->ndim - d - 1));
+    g->ndim = t->ndim - 1 + n;
+    return true;
+}
+
+static bool ct__mt_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    if (t->ndim < 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "tensor.mT is only supported on matrices or batches of "
+                 "matrices. Got %d-D tensor.", t->ndim);
+        return false;
+    }
+    ct__geom(c);
+    return true;
+}
+
+/* tril and triu (variant 1; attribute 0: diagonal): input (*, m, n) with ndim >= 2, a new
+   tensor of its shape and dtype; ints {diagonal}. */
+static bool ct__tril_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    if (t->ndim < 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "%s: input tensor must have at least 2 dimensions",
+                 c->op->variant ? "triu" : "tril");
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = c->attrs[0].i;
+    g->n_ints = 1;
+    return ct__op_output(c, t->sizes, t->ndim, t->dtype) != NULL;
+}
+
 /* ---- kernels --------------------------------------------------------------------------- */
 /* Every view op's composite: a tensor struct over the input's storage with the geometry meta
    computed. It remembers what an in-place op on it would bypass (view_of) and the storage
@@ -657,7 +773,7 @@ static ct_status ct__narrow_composite(ct_op_call *c)
     if (ct_scope_begin() != CT_OK) {
         return CT_ERR_STATE;
     }
-    return ct__composite_end(c, ct__slice(c->inputs[0], ints[0], ints[1], ints[2], 1));
+    return ct__composite_end(c, ct__slice(c->fn, c->inputs[0], ints[0], ints[1], ints[2], 1));
 }
 
 /* contiguous: an alias when the input is contiguous, else a contiguous copy (clone). */
@@ -737,6 +853,68 @@ static ct_status ct__slice_scatter_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* view_as, reshape_as, expand_as (variants 0, 1, 2): the op with other's sizes. */
+static ct_status ct__as_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0], *o = c->inputs[1];
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    ct_tensor *r = c->op->variant == 0   ? ct_view(t, o->sizes, o->ndim)
+                   : c->op->variant == 1 ? ct_reshape(t, o->sizes, o->ndim)
+                                         : ct_expand(t, o->sizes, o->ndim);
+    return ct__composite_end(c, r);
+}
+
+/* unflatten: a view with the sizes meta computed. */
+static ct_status ct__unflatten_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_view(c->inputs[0], g->sizes, g->ndim));
+}
+
+static ct_status ct__mt_composite(ct_op_call *c)
+{
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_transpose(c->inputs[0], -2, -1));
+}
+
+static ct_status ct__broadcast_to_composite(ct_op_call *c)
+{
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_expand(c->inputs[0], c->attrs[0].ints, (int)c->attrs[0].i));
+}
+
+/* tril and triu on the CPU: the input copied into the contiguous output, then each row's
+   dropped columns zeroed (tril: col > row + diagonal; triu: col < row + diagonal).
+   Shapes: out (B, m, n), B the product of the leading dims. */
+static ct_status ct__tril_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    bool upper = c->op->variant == 1;
+    int64_t m = out->sizes[out->ndim - 2], n = out->sizes[out->ndim - 1];
+    int64_t k = c->attrs[0].i < -m ? -m : c->attrs[0].i > n ? n : c->attrs[0].i;
+    int64_t rows = m * n == 0 ? 0 : ct_numel(out) / n;
+    size_t es = ct_dtype_size(out->dtype);
+    char *p = ct__data(out);
+    ct__copy_kernel(out, c->inputs[0]);
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t i = r % m, edge = upper ? i + k : i + k + 1;
+        int64_t lo = upper ? 0 : edge < 0 ? 0 : edge, hi = !upper ? n : edge > n ? n : edge;
+        if (hi > lo) {
+            memset(p + (size_t)(r * n + lo) * es, 0, (size_t)(hi - lo) * es);
+        }
+    }
+    return CT_OK;
+}
+
 /* Keeps the integers meta computed (dims, the slice) in the node. */
 static void ct__view_record(ct_node *n, const ct_op_call *c)
 {
@@ -781,13 +959,14 @@ CT__VIEW(squeeze_dim, "squeeze", "squeeze.dim(Tensor(a) self, int dim) -> Tensor
          "ct_squeeze_dim", ct__squeeze_dim_meta, ct__view_kernel, "SqueezeBackward1",
          ct__view_backward, NULL)
 CT__VIEW(expand, "expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> "
-         "Tensor(a)", "ct_expand", ct__expand_meta, ct__view_kernel, "ExpandBackward0",
-         ct__identity_backward, NULL)
+         "Tensor(a)", "ct_expand ct_broadcast_tensors", ct__expand_meta, ct__view_kernel,
+         "ExpandBackward0", ct__identity_backward, NULL)
 CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> "
          "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
 CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
-         "end=None, SymInt step=1) -> Tensor(a)", "ct_narrow", ct__slice_meta, ct__view_kernel,
-         "SliceBackward0", ct__slice_backward, ct__view_record)
+         "end=None, SymInt step=1) -> Tensor(a)", "ct_slice ct_narrow ct_split ct_split_with_sizes "
+         "ct_chunk", ct__slice_meta, ct__view_kernel, "SliceBackward0", ct__slice_backward,
+         ct__view_record)
 CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
          "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
          ct__view_record)
@@ -810,6 +989,30 @@ CT__SHAPE_OP(cat, "cat", "cat(Tensor[] tensors, int dim=0) -> Tensor", "ct_cat",
              ct__view_record)
 CT__SHAPE_OP(stack, "stack", "stack(Tensor[] tensors, int dim=0) -> Tensor", "ct_stack",
              CT_OP_OTHER, 0, ct__stack_meta, CT__K_NONE, ct__stack_composite, NULL, NULL, NULL)
+/* view_as, reshape_as, expand_as: other's sizes only (it may be on any device). */
+#define CT__AS_OP(SYM, VAR)                                                                     \
+    static const ct_op ct__op_##SYM = {"aten::" #SYM, #SYM "(Tensor(a) self, Tensor other) -> " \
+                                       "Tensor(a)", "ct_" #SYM, CT_OP_VIEW, CT_AUTOCAST_NONE,   \
+                                       VAR, CT_OP_ANY_DEVICE(1), NULL, ct__alias_meta,          \
+                                       CT__K_NONE, ct__as_composite, NULL, NULL, 0u, NULL, NULL};
+CT__AS_OP(view_as, 0)
+CT__AS_OP(reshape_as, 1)
+CT__AS_OP(expand_as, 2)
+#undef CT__AS_OP
+CT__VIEW(unflatten, "unflatten", "unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> "
+         "Tensor(a)", "ct_unflatten", ct__unflatten_meta, ct__unflatten_composite, NULL, NULL,
+         NULL)
+CT__VIEW(mt, "mT", "mT(Tensor(a) self) -> Tensor(a)", "ct_mt", ct__mt_meta, ct__mt_composite,
+         NULL, NULL, NULL)
+CT__VIEW(broadcast_to, "broadcast_to", "broadcast_to(Tensor(a) self, SymInt[] size) -> "
+         "Tensor(a)", "ct_broadcast_to", ct__alias_meta, ct__broadcast_to_composite, NULL, NULL,
+         NULL)
+CT__SHAPE_OP(tril, "tril", "tril(Tensor self, SymInt diagonal=0) -> Tensor", "ct_tril",
+             CT_OP_OTHER, 0, ct__tril_meta, CT__K_ALL(ct__tril_kernel), NULL, "TrilBackward0",
+             ct__tril_backward, ct__view_record)
+CT__SHAPE_OP(triu, "triu", "triu(Tensor self, SymInt diagonal=0) -> Tensor", "ct_triu",
+             CT_OP_OTHER, 1, ct__tril_meta, CT__K_ALL(ct__tril_kernel), NULL, "TriuBackward0",
+             ct__triu_backward, ct__view_record)
 
 /* ---- public functions -------------------------------------------------------------------- */
 /* Dispatches c with its meta's geometry in this frame. */
@@ -862,12 +1065,13 @@ static ct_tensor *ct__list_op(const ct_op *op, const char *fn, const ct_tensor *
     return ct__view_dispatch(&c);
 }
 
-/* Elements start, start + step, ... before end of dim (wrapped) of t: aten::slice. */
-static ct_tensor *ct__slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end,
-                            int64_t step)
+/* Elements start, start + step, ... before end of dim of t (Python's clamps): aten::slice,
+   errors reported as fn's. */
+static ct_tensor *ct__slice(const char *fn, const ct_tensor *t, int64_t dim, int64_t start,
+                            int64_t end, int64_t step)
 {
     int64_t v[4] = {dim, start, end, step};
-    return ct__view_op(&ct__op_slice, "ct_narrow", t, 4, v);
+    return ct__view_op(&ct__op_slice, fn, t, 4, v);
 }
 
 /* select_backward (ints[4]) or slice_backward of g into zeros of the input in's shape. */
@@ -971,6 +1175,256 @@ ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
 {
     return ct__list_op(&ct__op_stack, "ct_stack", ts, n, dim,
                        "stack expects a non-empty TensorList");
+}
+
+/* A call of op over t and other (view_as, reshape_as, expand_as). */
+static ct_tensor *ct__as_op(const ct_op *op, const char *fn, const ct_tensor *t,
+                            const ct_tensor *other)
+{
+    const ct_tensor *in[2] = {t, other};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 2);
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_view_as(const ct_tensor *t, const ct_tensor *other)
+{
+    return ct__as_op(&ct__op_view_as, "ct_view_as", t, other);
+}
+
+ct_tensor *ct_reshape_as(const ct_tensor *t, const ct_tensor *other)
+{
+    return ct__as_op(&ct__op_reshape_as, "ct_reshape_as", t, other);
+}
+
+ct_tensor *ct_expand_as(const ct_tensor *t, const ct_tensor *other)
+{
+    return ct__as_op(&ct__op_expand_as, "ct_expand_as", t, other);
+}
+
+ct_tensor *ct_unflatten(const ct_tensor *t, int64_t dim, const int64_t *sizes, int n)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_unflatten, "ct_unflatten", in, 1);
+    ct__call_i(&c, dim);
+    ct__call_ints(&c, sizes, n);
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_mt(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_mt, "ct_mt", t, 0, NULL);
+}
+
+ct_tensor *ct_broadcast_to(const ct_tensor *t, const int64_t *sizes, int ndim)
+{
+    return ct__view_op_ints(&ct__op_broadcast_to, "ct_broadcast_to", t, sizes, ndim);
+}
+
+ct_tensor *ct_slice(const ct_tensor *t, int64_t dim, int64_t start, int64_t end, int64_t step)
+{
+    return ct__slice("ct_slice", t, dim, start, end, step);
+}
+
+ct_tensor *ct_tril(const ct_tensor *t, int64_t diagonal)
+{
+    return ct__view_op(&ct__op_tril, "ct_tril", t, 1, &diagonal);
+}
+
+ct_tensor *ct_triu(const ct_tensor *t, int64_t diagonal)
+{
+    return ct__view_op(&ct__op_triu, "ct_triu", t, 1, &diagonal);
+}
+
+/* Writes "(4, 3)" (Python's tuple: "(4,)", "()") into buf. */
+static const char *ct__tuple_str(const int64_t *sizes, int ndim, char *buf, size_t n)
+{
+    size_t len = strlen(ct__shape_str(sizes, ndim, buf, n - 1));
+    buf[0] = '(';
+    buf[len - 1] = ndim == 1 ? ',' : ')';
+    strcpy(buf + len, ndim == 1 ? ")" : "");
+    return buf;
+}
+
+ct_status ct_broadcast_shapes(const int64_t *const *shapes, const int *ndims, int n,
+                              int64_t *out, int *out_ndim)
+{
+    const char *fn = "ct_broadcast_shapes";
+    if ((n > 0 && (ct__null(fn, shapes) || ct__null(fn, ndims))) || ct__null(fn, out) ||
+        ct__null(fn, out_ndim)) {
+        return CT_ERR_NULL_ARG;
+    }
+    int nd = 0;
+    for (int k = 0; k < n; k++) {
+        if (ndims[k] < 0 || ndims[k] > CT_MAX_DIMS) {
+            return ct__fail(CT_ERR_SHAPE, fn, "invalid number of dimensions %d", ndims[k]);
+        }
+        if (ndims[k] > 0 && ct__null(fn, shapes[k])) {
+            return CT_ERR_NULL_ARG;
+        }
+        nd = ndims[k] > nd ? ndims[k] : nd;
+    }
+    int64_t common[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        common[d] = 1;
+    }
+    for (int k = 0; k < n; k++) { /* PyTorch's _broadcast_shapes, trailing dims first */
+        for (int i = 1; i <= ndims[k]; i++) {
+            int64_t want = shapes[k][ndims[k] - i], *have = &common[nd - i];
+            if (*have == 1 && want < 0) {
+                return ct__fail(CT_ERR_VALUE, fn, "Attempting to broadcast a dimension with "
+                                "negative length!");
+            }
+            if (*have == 1) {
+                *have = want;
+            } else if (want != 1 && want != *have) {
+                char a[200], b[200];
+                return ct__fail(CT_ERR_SHAPE, fn, "Attempting to broadcast a dimension of length "
+                                "%lld at -%d! Mismatching argument at index %d had %s; but "
+                                "expected shape should be broadcastable to %s", (long long)want,
+                                i, k, ct__tuple_str(shapes[k], ndims[k], a, sizeof a),
+                                ct__shape_str(common, nd, b, sizeof b));
+            }
+        }
+    }
+    memcpy(out, common, sizeof(int64_t) * (size_t)nd);
+    *out_ndim = nd;
+    return CT_OK;
+}
+
+ct_status ct_broadcast_tensors(const ct_tensor *const *ts, int n, ct_tensor **out)
+{
+    const char *fn = "ct_broadcast_tensors";
+    if ((n > 0 && ct__null(fn, ts)) || ct__null(fn, out)) {
+        return CT_ERR_NULL_ARG;
+    }
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    for (int k = 0; k < n; k++) {
+        if (ct__null(fn, ts[k])) {
+            return CT_ERR_NULL_ARG;
+        }
+        if (!ct__broadcast_shapes(fn, shape, nd, ts[k]->sizes, ts[k]->ndim, shape, &nd)) {
+            return ct_error_code();
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        bool same = ts[k]->ndim == nd &&
+                    !memcmp(ts[k]->sizes, shape, sizeof(int64_t) * (size_t)nd);
+        out[k] = same ? ct__scoped(ct_retain((ct_tensor *)ts[k])) : ct_expand(ts[k], shape, nd);
+        if (!out[k]) {
+            return ct_error_code();
+        }
+    }
+    return CT_OK;
+}
+
+/* The count pieces of t along dim d (validated): sizes[k], or size (the last one clipped to
+   the dim) when sizes is NULL; written to out unless it is NULL. Returns count or -1. */
+static int ct__pieces(const char *fn, const ct_tensor *t, int d, int64_t count, int64_t size,
+                      const int64_t *sizes, ct_tensor **out, int capacity)
+{
+    if (count > INT_MAX) {
+        ct__fail(CT_ERR_VALUE, fn, "%lld pieces exceed INT_MAX", (long long)count);
+        return -1;
+    }
+    if (out && capacity < count) {
+        ct__fail(CT_ERR_VALUE, fn, "the output array holds %d tensors but the split makes %lld",
+                 capacity, (long long)count);
+        return -1;
+    }
+    for (int64_t k = 0, start = 0; out && k < count; k++) {
+        int64_t len = sizes ? sizes[k] : size < t->sizes[d] - start ? size : t->sizes[d] - start;
+        out[k] = ct__slice(fn, t, d, start, start + len, 1);
+        if (!out[k]) {
+            return -1;
+        }
+        start += len;
+    }
+    return (int)count;
+}
+
+/* The wrapped dim of a split of t (at least 1-D: what names the op in the message), or -1. */
+static int ct__split_dim(const char *fn, const char *what, const ct_tensor *t, int64_t dim)
+{
+    if (ct__null(fn, t)) {
+        return -1;
+    }
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_SHAPE, fn, "%s expects at least a 1-dimensional tensor", what);
+        return -1;
+    }
+    return ct__wrap_dim(fn, dim, t->ndim);
+}
+
+int ct_split(const ct_tensor *t, int64_t split_size, int64_t dim, ct_tensor **out, int capacity)
+{
+    const char *fn = "ct_split";
+    int d = ct__split_dim(fn, "split", t, dim);
+    if (d < 0) {
+        return -1;
+    }
+    int64_t size = t->sizes[d];
+    if (split_size < 0) {
+        ct__fail(CT_ERR_VALUE, fn, "split expects split_size be non-negative, but got "
+                 "split_size=%lld", (long long)split_size);
+        return -1;
+    }
+    if (split_size == 0 && size != 0) {
+        ct__fail(CT_ERR_VALUE, fn, "split_size can only be 0 if dimension size is 0, but got "
+                 "dimension size of %lld", (long long)size);
+        return -1;
+    }
+    int64_t count = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;
+    return ct__pieces(fn, t, d, count, split_size, NULL, out, capacity);
+}
+
+int ct_split_with_sizes(const ct_tensor *t, const int64_t *split_sizes, int n, int64_t dim,
+                        ct_tensor **out, int capacity)
+{
+    const char *fn = "ct_split_with_sizes";
+    int d = ct__split_dim(fn, "split", t, dim);
+    if (d < 0 || (n > 0 && ct__null(fn, split_sizes))) {
+        return -1;
+    }
+    int64_t sum = 0;
+    bool negative = false;
+    for (int k = 0; k < n; k++) {
+        negative = negative || split_sizes[k] < 0;
+        sum += split_sizes[k] < 0 ? 0 : split_sizes[k];
+    }
+    if (negative || sum != t->sizes[d]) {
+        char buf[200];
+        ct__shape_str(split_sizes, n < 0 ? 0 : n, buf, sizeof buf);
+        if (negative) {
+            ct__fail(CT_ERR_VALUE, fn, "split_with_sizes expects split_sizes have only "
+                     "non-negative entries, but got split_sizes=%s", buf);
+        } else {
+            ct__fail(CT_ERR_SHAPE, fn, "split_with_sizes expects split_sizes to sum exactly to "
+                     "%lld (input tensor's size at dimension %d), but got split_sizes=%s",
+                     (long long)t->sizes[d], d, buf);
+        }
+        return -1;
+    }
+    return ct__pieces(fn, t, d, n, 0, split_sizes, out, capacity);
+}
+
+int ct_chunk(const ct_tensor *t, int64_t chunks, int64_t dim, ct_tensor **out, int capacity)
+{
+    const char *fn = "ct_chunk";
+    int d = ct__split_dim(fn, "chunk", t, dim);
+    if (d < 0) {
+        return -1;
+    }
+    if (chunks <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "chunk expects `chunks` to be greater than 0, got: %lld",
+                 (long long)chunks);
+        return -1;
+    }
+    int64_t size = t->sizes[d], split_size = size / chunks + (size % chunks != 0);
+    int64_t count = size == 0 ? chunks : (size - 1) / split_size + 1;
+    return ct__pieces(fn, t, d, count, split_size, NULL, out, capacity);
 }
 
 #undef CT__SHAPE_OP

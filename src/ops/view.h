@@ -3,9 +3,9 @@
  * Views return a new tensor object over the same storage: writes through a view change
  * the base, and the version counter is shared. All results are owned by the current scope.
  * Each function is an op of the dispatcher under PyTorch's name (aten::view, aten::reshape,
- * ...; narrow runs aten::slice, stack runs aten::unsqueeze and aten::cat), so hooks and the
- * profiler see it; views touch no data and work on any device, cat needs the device's
- * kernel.
+ * ...; narrow, split and chunk run aten::slice, broadcast_tensors aten::expand, stack runs
+ * aten::unsqueeze and aten::cat), so hooks and the profiler see it; views touch no data and
+ * work on any device, cat, tril and triu need the device's kernel.
  * Dims may be negative (counted from the end). Errors: CT_ERR_INDEX for a dim out of range
  * ("Dimension out of range (expected to be in range of [-2, 1], but got 2)"), CT_ERR_SHAPE
  * for incompatible sizes.
@@ -53,3 +53,81 @@ CTORCH_API ct_tensor *ct_cat(const ct_tensor *const *tensors, int n, int64_t dim
 /* Stacks n same-shape tensors along a new dim ("stack expects each tensor to be equal size,
    but got [2] at entry 0 and [3] at entry 1"). Mirrors: torch.stack. */
 CTORCH_API ct_tensor *ct_stack(const ct_tensor *const *tensors, int n, int64_t dim);
+
+/* ---- issue 7: more views and shape ops -------------------------------------------------- */
+/* input viewed with other's shape (other's data and device are not read). Errors: as ct_view.
+   Returns: a view owned by the current scope. Mirrors: Tensor.view_as. */
+CTORCH_API ct_tensor *ct_view_as(const ct_tensor *input, const ct_tensor *other);
+/* input reshaped to other's shape (a view when possible, else a copy). Errors: as ct_reshape.
+   Mirrors: Tensor.reshape_as. */
+CTORCH_API ct_tensor *ct_reshape_as(const ct_tensor *input, const ct_tensor *other);
+/* input expanded to other's shape (stride 0 on broadcast dims). Errors: as ct_expand.
+   Mirrors: Tensor.expand_as. */
+CTORCH_API ct_tensor *ct_expand_as(const ct_tensor *input, const ct_tensor *other);
+/* Splits dim of input (..., S, ...) into sizes[0..n-1] (..., s0, s1, ..., ...), a view; one
+   size may be -1 (inferred). Errors: CT_ERR_INDEX for dim; CT_ERR_SHAPE "unflatten: sizes must
+   be non-empty", "unflatten: Provided sizes [4, -1] don't multiply up to the size of dim 1 (6)
+   in the input tensor". Mirrors: torch.unflatten. */
+CTORCH_API ct_tensor *ct_unflatten(const ct_tensor *input, int64_t dim, const int64_t *sizes,
+                                   int n);
+/* input (..., m, n) as (..., n, m): the transpose of the last two dims, a view. Errors:
+   CT_ERR_SHAPE "tensor.mT is only supported on matrices or batches of matrices. Got 1-D
+   tensor." Mirrors: Tensor.mT. */
+CTORCH_API ct_tensor *ct_mt(const ct_tensor *input);
+/* input broadcast to sizes[0..ndim-1] (Tensor.expand's rules: -1 keeps a size, new leading
+   dims allowed), a view. Errors: as ct_expand. Mirrors: torch.broadcast_to. */
+CTORCH_API ct_tensor *ct_broadcast_to(const ct_tensor *input, const int64_t *sizes, int ndim);
+/* The broadcast of n shapes (shapes[k] has ndims[k] <= CT_MAX_DIMS sizes) into out (room for
+   CT_MAX_DIMS sizes) and *out_ndim; n == 0 gives the 0-dim shape. Returns: CT_OK, or
+   CT_ERR_SHAPE "Attempting to broadcast a dimension of length 4 at -2! Mismatching argument at
+   index 1 had (4, 3); but expected shape should be broadcastable to [2, 3]", CT_ERR_VALUE
+   "Attempting to broadcast a dimension with negative length!", CT_ERR_NULL_ARG.
+   Mirrors: torch.broadcast_shapes. */
+CTORCH_API ct_status ct_broadcast_shapes(const int64_t *const *shapes, const int *ndims, int n,
+                                         int64_t *out, int *out_ndim);
+/* out[k] = tensors[k] broadcast to the common shape of all n tensors: an expanded view, or
+   tensors[k] itself (one more reference) when it has that shape already, as PyTorch. Every
+   out[k] is owned by the current scope. Returns: CT_OK, or CT_ERR_SHAPE "The size of tensor a
+   (2) must match the size of tensor b (4) at non-singleton dimension 0" (out untouched).
+   Mirrors: torch.broadcast_tensors. */
+CTORCH_API ct_status ct_broadcast_tensors(const ct_tensor *const *tensors, int n,
+                                          ct_tensor **out);
+/* input[..., start:end:step, ...] along dim: Python slicing (negative start/end count from the
+   end, both clamped to [0, size]; end before start gives size 0; INT64_MAX as end means "to the
+   end"), a view. Gradient: zeros with the gradient in the slice (SliceBackward0).
+   Errors: CT_ERR_VALUE "slice step must be positive" (step < 1); CT_ERR_INDEX for dim and
+   "slice() cannot be applied to a 0-dim tensor.". Mirrors: Tensor.__getitem__ with a slice
+   (aten::slice). */
+CTORCH_API ct_tensor *ct_slice(const ct_tensor *input, int64_t dim, int64_t start, int64_t end,
+                               int64_t step);
+/* The three functions below write their pieces, views of input along dim, to out[0..count-1]
+   (owned by the current scope) and return count; out == NULL only returns count; -1 on error.
+   Each piece is a slice view (grad_fn SliceBackward0; PyTorch records one multi-output
+   SplitBackward0 node with the same gradients). Errors: CT_ERR_INDEX for dim; CT_ERR_SHAPE
+   "split expects at least a 1-dimensional tensor"; CT_ERR_VALUE when capacity < count.
+   ct_split: pieces of split_size along dim, the last one smaller (at least one piece).
+   Errors: "split expects split_size be non-negative, but got split_size=-1", "split_size can
+   only be 0 if dimension size is 0, but got dimension size of 2". Mirrors: torch.split. */
+CTORCH_API int ct_split(const ct_tensor *input, int64_t split_size, int64_t dim, ct_tensor **out,
+                        int capacity);
+/* Pieces of split_sizes[0..n-1] along dim. Errors: "split_with_sizes expects split_sizes to sum
+   exactly to 6 (input tensor's size at dimension 1), but got split_sizes=[2, 2]",
+   "split_with_sizes expects split_sizes have only non-negative entries, but got
+   split_sizes=[7, -1]". Mirrors: torch.split with a list of sizes (split_with_sizes). */
+CTORCH_API int ct_split_with_sizes(const ct_tensor *input, const int64_t *split_sizes, int n,
+                                   int64_t dim, ct_tensor **out, int capacity);
+/* Up to chunks pieces of ceil(size / chunks) along dim (the last smaller; fewer pieces when
+   they run out, as PyTorch; a size-0 dim gives chunks empty pieces). Errors: "chunk expects
+   `chunks` to be greater than 0, got: 0", "chunk expects at least a 1-dimensional tensor".
+   Mirrors: torch.chunk. */
+CTORCH_API int ct_chunk(const ct_tensor *input, int64_t chunks, int64_t dim, ct_tensor **out,
+                        int capacity);
+/* Lower triangle of input (*, m, n): elements with col - row <= diagonal kept, the rest 0;
+   a new contiguous tensor of input's dtype (every dtype). Gradient: tril(grad, diagonal)
+   (TrilBackward0). Errors: CT_ERR_SHAPE "tril: input tensor must have at least 2 dimensions".
+   Mirrors: torch.tril. */
+CTORCH_API ct_tensor *ct_tril(const ct_tensor *input, int64_t diagonal);
+/* Upper triangle: elements with col - row >= diagonal kept, the rest 0. Gradient:
+   triu(grad, diagonal) (TriuBackward0). Errors: "triu: input tensor must have at least 2
+   dimensions". Mirrors: torch.triu. */
+CTORCH_API ct_tensor *ct_triu(const ct_tensor *input, int64_t diagonal);
