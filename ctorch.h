@@ -884,11 +884,39 @@ CTORCH_API ct_tensor *ct_tanh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_relu(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_square(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_reciprocal(const ct_tensor *input);
-/* In-place ReLU. Mirrors: torch.relu_. */
+/* Gauss error function (float; integer inputs give the default float dtype). Gradient:
+   grad * 2/sqrt(pi) * exp(-input^2). Mirrors: torch.erf. */
+CTORCH_API ct_tensor *ct_erf(const ct_tensor *input);
+/* Bool masks of NaN, +-infinity and finite elements, for every dtype (integers and bool:
+   false, false, true). Not differentiable. Mirrors: torch.isnan, torch.isinf,
+   torch.isfinite. */
+CTORCH_API ct_tensor *ct_isnan(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isinf(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isfinite(const ct_tensor *input);
+/* In-place unary ops: self's values replaced by the op's, self returned. The gradient is the
+   out-of-place op's (the old self is kept for those that read it). self must hold the
+   result: ct_exp_ on an int64 tensor fails with CT_ERR_DTYPE "result type Float can't be cast
+   to the desired output type Long"; a leaf that requires grad fails with CT_ERR_AUTOGRAD.
+   Mirrors: Tensor.relu_, neg_, abs_, exp_, log_, sqrt_, sigmoid_, tanh_. */
 CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_neg_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_abs_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sqrt_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sigmoid_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tanh_(ct_tensor *self);
+/* self ** exponent in place: integer self keeps integer arithmetic for an integral exponent
+   (errors: CT_ERR_VALUE "Integers to negative integer powers are not allowed."), a
+   fractional exponent needs a float self (else CT_ERR_DTYPE, as ct_exp_). Gradient as
+   ct_pow_scalar. Mirrors: Tensor.pow_(exponent) with a Scalar exponent. */
+CTORCH_API ct_tensor *ct_pow_(ct_tensor *self, double exponent);
 /* Clamps into [min, max]; pass -INFINITY / INFINITY to leave a side open. NaN stays NaN;
-   the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
+   the gradient flows where min <= x <= max. Errors: CT_ERR_VALUE when min > max or a bound
+   of an integer tensor leaves nothing representable. ct_clamp_ clamps self in place (an
+   integer self takes integral bounds only). Mirrors: torch.clamp, Tensor.clamp_. */
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
+CTORCH_API ct_tensor *ct_clamp_(ct_tensor *self, double min, double max);
 
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */
@@ -7404,7 +7432,8 @@ typedef enum ct__binop {
 typedef enum ct__unop {
     CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
     CT__EXP, CT__LOG, CT__LOG1P, CT__SQRT, CT__RSQRT, CT__SIN, CT__COS, CT__SIGMOID,
-    CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__UNOP_COUNT
+    CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__ERF, CT__ISNAN, CT__ISINF,
+    CT__ISFINITE, CT__UNOP_COUNT
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
@@ -7437,7 +7466,8 @@ typedef double ct__w_f64;
             }                                                                               \
         }                                                                                   \
         return r;                                                                           \
-    }
+    }                                                                                       \
+    static inline T ct__pows_##S(T x, const double *p) { return ct__pow_##S(x, (T)p[0], 0); }
 #define CT__INT_CLAMP(E, T, S)                                                              \
     static inline T ct__clamp_##S(T x, const double *p)                                     \
     { /* bounds saturated by meta: an open side is infinite */                              \
@@ -7472,6 +7502,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
+    static inline T ct__erf_##S(T x, const double *p) { (void)p; return erf##F(x); }        \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
@@ -7609,7 +7640,8 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(relu, T, S)                                                                 \
     CT__UN_LOOP(square, T, S)                                                               \
     CT__UN_LOOP(sign, T, S)                                                                 \
-    CT__UN_LOOP(clamp, T, S)
+    CT__UN_LOOP(clamp, T, S)                                                                \
+    CT__UN_LOOP(pows, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(div, T, S)                                                                 \
     CT__BIN_LOOP(relu_bw, T, S)                                                             \
@@ -7625,7 +7657,29 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(sigmoid, T, S)                                                              \
     CT__UN_LOOP(tanh, T, S)                                                                 \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(pows, T, S)
+    CT__UN_LOOP(erf, T, S)
+/* out[i] = TEST(a[i]) as bool, TEST a classification macro of math.h (isnan ...) on the value
+   as a double: exact for every dtype, and integers are never NaN nor infinite. */
+#define CT__TEST_LOOP(NAME, TEST, T, S)                                                    \
+    static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
+    {                                                                                       \
+        (void)pp;                                                                           \
+        if (s[0] == 1 && s[1] == (int64_t)sizeof(T)) {                                      \
+            bool *o = (bool *)d[0];                                                         \
+            const T *a = (const T *)d[1];                                                   \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = TEST((double)a[i]);                                                  \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(bool *)(d[0] + i * s[0]) = TEST((double)*(const T *)(d[1] + i * s[1]));      \
+        }                                                                                   \
+    }
+#define CT__TEST_LOOPS(E, T, S)                                                            \
+    CT__TEST_LOOP(isnan, isnan, T, S)                                                       \
+    CT__TEST_LOOP(isinf, isinf, T, S)                                                       \
+    CT__TEST_LOOP(isfinite, isfinite, T, S)
 #define CT__CMP_LOOPS(E, T, S)                                                             \
     CT__CMP_LOOP(eq, ==, T, S)                                                              \
     CT__CMP_LOOP(ne, !=, T, S)                                                              \
@@ -7636,6 +7690,7 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 CT__FOR_NUMERIC_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
 CT__FOR_ALL_DTYPES(CT__CMP_LOOPS)
+CT__FOR_ALL_DTYPES(CT__TEST_LOOPS)
 
 static void ct__loop_and(char **d, const int64_t *s, int64_t n, const void *pp)
 {
@@ -7829,6 +7884,30 @@ static bool ct__check_inplace_shape(const char *op, const ct_tensor *self, const
     return false;
 }
 
+/* An in-place op writing a result of dtype rt into self (c->inputs[0]), the first of n
+   inputs: self must hold rt; self becomes the output; when the derivative reads the old self
+   (save bit 0) and autograd will record, a copy of it goes to c->state (the public function
+   releases it). */
+static bool ct__inplace_output(ct_op_call *c, ct_dtype rt, int n)
+{
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    if (!ct_can_cast(rt, self->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "result type %s can't be cast to the desired output type %s",
+                 ct__dtype_title(rt), ct__dtype_title(self->dtype));
+        return false;
+    }
+    c->outputs[c->n_outputs++] = self;
+    if ((c->op->save & 1u) && ct_dtype_is_floating_point(self->dtype) &&
+        ct__any_requires_grad(c->inputs, n)) {
+        c->state = ct__tensor_new(c->fn, self->sizes, self->ndim, self->dtype);
+        if (!c->state) {
+            return false;
+        }
+        ct__copy_kernel((ct_tensor *)c->state, self);
+    }
+    return true;
+}
+
 /* Meta of a binary op (inputs self, other; attribute 0: alpha): broadcast shape, PyTorch's
    promotion; an in-place op checks that self can hold the result and saves the old self
    for a backward that reads it (c->state: the clone). */
@@ -7847,25 +7926,7 @@ static bool ct__binary_meta(ct_op_call *c)
     if (c->op->kind != CT_OP_INPLACE) {
         return ct__op_output(c, shape, nd, rt) != NULL;
     }
-    ct_tensor *self = (ct_tensor *)(uintptr_t)a;
-    if (!ct__check_inplace_shape(c->fn, self, shape, nd)) {
-        return false;
-    }
-    if (!ct_can_cast(rt, self->dtype)) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "result type %s can't be cast to the desired output type %s",
-                 ct__dtype_title(rt), ct__dtype_title(self->dtype));
-        return false;
-    }
-    c->outputs[c->n_outputs++] = self;
-    if ((c->op->save & 1u) && ct_dtype_is_floating_point(self->dtype) &&
-        ct__any_requires_grad(c->inputs, 2)) {
-        c->state = ct__tensor_new(c->fn, self->sizes, self->ndim, self->dtype);
-        if (!c->state) {
-            return false;
-        }
-        ct__copy_kernel((ct_tensor *)c->state, self);
-    }
-    return true;
+    return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
 
 /* Runs c's loop over the inputs (cast to the compute dtype c->dtype) into out. */
@@ -7906,6 +7967,22 @@ static ct_status ct__pointwise_kernel(ct_op_call *c)
     }
     ct__release(tmp);
     return ok ? CT_OK : CT_ERR_OOM;
+}
+
+/* The CPU kernel of ops whose loop writes bool from the input's dtype (isnan ...). */
+static ct_status ct__bool_out_kernel(ct_op_call *c)
+{
+    return ct__run_loop(c, c->outputs[0]) ? CT_OK : CT_ERR_OOM;
+}
+
+/* In-place unary ops whose derivative reads the input save the old self (the copy meta
+   made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
+static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
+{
+    for (int k = 0; k < c->n_attrs && k < 4; k++) {
+        n->f[k] = c->attrs[k].f;
+    }
+    ct__save(n, (const ct_tensor *)c->state);
 }
 
 /* In-place binary ops save the old self (the clone meta made), then other. */
@@ -8114,6 +8191,12 @@ static void ct__clamp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_where(ct_logical_and(lo, hi), g, ct_zeros_like(g));
 }
 
+static void ct__erf_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * 2/sqrt(pi) * exp(-x^2) */
+    const ct_tensor *x = ct__saved(n, 0);
+    gi[0] = ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_square(x))), 1.1283791670955126));
+}
+
 static void ct__pows_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* g * p * x^(p-1); 0 when p == 0 */
     double p = n->f[0];
@@ -8122,31 +8205,52 @@ static void ct__pows_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 }
 
 /* ---- unary meta ---------------------------------------------------------------------------- */
-/* Ops whose loops are float-only compute integer (and bool) inputs in the default float
-   dtype; the others keep the input's dtype (bool: no kernel, PyTorch's "not implemented").
-   logical_not converts its input to bool. clamp on integers with integral bounds keeps the
-   dtype, its bounds saturated to the dtype's range. */
+/* The compute dtype of a unary op over dt. Ops whose loops are float-only compute integer
+   (and bool) inputs in the default float dtype; the others keep the input's dtype (bool: no
+   kernel, PyTorch's "not implemented"). logical_not converts its input to bool. clamp on
+   integers with integral bounds (c->state set) keeps the dtype, its bounds saturated to the
+   dtype's range; a scalar power of an integer keeps it for an integral exponent (bool: int64). */
+static ct_dtype ct__unary_dtype(ct_op_call *c, ct_dtype dt)
+{
+    ct__unop op = (ct__unop)c->op->variant;
+    if (op == CT__NOT) {
+        return CT_BOOL;
+    }
+    if (ct_dtype_is_floating_point(dt)) {
+        return dt;
+    }
+    if (op == CT__CLAMP && dt != CT_BOOL && c->state) {
+        c->attrs[0].f = ct__scalar_fits(c->attrs[0].f, dt) ? c->attrs[0].f : -INFINITY;
+        c->attrs[1].f = ct__scalar_fits(c->attrs[1].f, dt) ? c->attrs[1].f : INFINITY;
+        return dt;
+    }
+    if (op == CT__POWS && c->attrs[0].f == floor(c->attrs[0].f) && fabs(c->attrs[0].f) < 9.2e18) {
+        return dt == CT_BOOL ? CT_INT64 : dt;
+    }
+    const ct_loop_fn *loops = c->op->loops;
+    return op == CT__CLAMP || op == CT__POWS || (!loops[CT_INT64] && loops[CT_FLOAT32])
+               ? ct_get_default_dtype() : dt;
+}
+
+/* Meta of unary ops: the input's shape, ct__unary_dtype; in-place forms write into self. */
 static bool ct__unary_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0];
-    const ct_loop_fn *loops = c->op->loops;
-    ct_dtype dt = a->dtype;
-    if (c->op->variant == CT__NOT) {
-        dt = CT_BOOL;
-    } else if (c->op->variant == CT__CLAMP && dt != CT_BOOL &&
-               !ct_dtype_is_floating_point(dt) && c->state) {
-        c->attrs[0].f = ct__scalar_fits(c->attrs[0].f, dt) ? c->attrs[0].f : -INFINITY;
-        c->attrs[1].f = ct__scalar_fits(c->attrs[1].f, dt) ? c->attrs[1].f : INFINITY;
-    } else if (!ct_dtype_is_floating_point(dt) &&
-               (c->op->variant == CT__CLAMP || (!loops[CT_INT64] && loops[CT_FLOAT32]))) {
-        dt = ct_get_default_dtype();
-    }
+    ct_dtype dt = ct__unary_dtype(c, a->dtype);
     c->dtype = dt;
     if (c->op->kind != CT_OP_INPLACE) {
         return ct__op_output(c, a->sizes, a->ndim, dt) != NULL;
     }
-    c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)a;
-    return true;
+    return ct__inplace_output(c, dt, 1);
+}
+
+/* Meta of isnan/isinf/isfinite: a bool tensor of the input's shape; the loop reads the
+   input's own dtype. */
+static bool ct__test_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    c->dtype = a->dtype;
+    return ct__op_output(c, a->sizes, a->ndim, CT_BOOL) != NULL;
 }
 
 /* ---- where ------------------------------------------------------------------------------- */
@@ -8391,7 +8495,11 @@ static const ct_loop_fn ct__loops_sigmoid[CT_DTYPE_COUNT] = CT__L_FLT(sigmoid);
 static const ct_loop_fn ct__loops_tanh[CT_DTYPE_COUNT] = CT__L_FLT(tanh);
 static const ct_loop_fn ct__loops_reciprocal[CT_DTYPE_COUNT] = CT__L_FLT(reciprocal);
 static const ct_loop_fn ct__loops_clamp[CT_DTYPE_COUNT] = CT__L_NUM(clamp);
-static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_FLT(pows);
+static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_NUM(pows);
+static const ct_loop_fn ct__loops_erf[CT_DTYPE_COUNT] = CT__L_FLT(erf);
+static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_ALL(isnan);
+static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_ALL(isinf);
+static const ct_loop_fn ct__loops_isfinite[CT_DTYPE_COUNT] = CT__L_ALL(isfinite);
 static const ct_loop_fn ct__loops_not[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_not);
 static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = CT__L_ALL(where);
 
@@ -8495,6 +8603,15 @@ CT__UNARY(tanh, "tanh", "ct_tanh", CT__TANH, tanh, CT__K_FLOAT, "TanhBackward0",
           ct__tanh_backward, CT__SAVE_OUT(0))
 CT__UNARY(reciprocal, "reciprocal", "ct_reciprocal", CT__RECIPROCAL, reciprocal, CT__K_FLOAT,
           "ReciprocalBackward0", ct__reciprocal_backward, CT__SAVE_OUT(0))
+CT__UNARY(erf, "erf", "ct_erf", CT__ERF, erf, CT__K_FLOAT, "ErfBackward0", ct__erf_backward,
+          CT__SAVE_IN(0))
+#define CT__TEST(SYM, VAR)                                                                      \
+    CT__POINTWISE(SYM, "aten::" #SYM, #SYM "(Tensor self) -> Tensor", "ct_" #SYM,              \
+                  CT_OP_POINTWISE, VAR, ct__loops_##SYM, ct__test_meta,                         \
+                  CT__K_ALL(ct__bool_out_kernel), NULL, NULL, 0u, NULL)
+CT__TEST(isnan, CT__ISNAN)
+CT__TEST(isinf, CT__ISINF)
+CT__TEST(isfinite, CT__ISFINITE)
 CT__UNARY(logical_not, "logical_not", "ct_logical_not", CT__NOT, not, CT__K_ALL, NULL, NULL, 0u)
 CT__POINTWISE(clamp, "aten::clamp", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> "
               "Tensor", "ct_clamp", CT_OP_POINTWISE, CT__CLAMP, ct__loops_clamp, ct__unary_meta,
@@ -8508,6 +8625,33 @@ CT__POINTWISE(relu_, "aten::relu_", "relu_(Tensor(a!) self) -> Tensor(a!)", "ct_
               CT_OP_INPLACE, CT__RELU, ct__loops_relu, ct__unary_meta,
               CT__K_NUMERIC(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
               CT__SAVE_OUT(0), NULL)
+/* In-place unary ops: the loops of their out-of-place forms, written into self. Those whose
+   derivative reads the input record a copy of the old self (ct__unary_inplace_record). */
+#define CT__UNARY_INPLACE(SYM, SCHEMA, VAR, LOOPS, K, NODE, BW, SAVE, RECORD)                   \
+    CT__POINTWISE(SYM##_, "aten::" #SYM "_", SCHEMA, "ct_" #SYM "_", CT_OP_INPLACE, VAR,         \
+                  ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,   \
+                  RECORD)
+#define CT__INPLACE_SCHEMA(N) N "_(Tensor(a!) self) -> Tensor(a!)"
+CT__UNARY_INPLACE(neg, CT__INPLACE_SCHEMA("neg"), CT__NEG, neg, CT__K_NUMERIC, "NegBackward0",
+                  ct__neg_backward, 0u, NULL)
+CT__UNARY_INPLACE(abs, CT__INPLACE_SCHEMA("abs"), CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0",
+                  ct__abs_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+CT__UNARY_INPLACE(exp, CT__INPLACE_SCHEMA("exp"), CT__EXP, exp, CT__K_FLOAT, "ExpBackward0",
+                  ct__exp_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(log, CT__INPLACE_SCHEMA("log"), CT__LOG, log, CT__K_FLOAT, "LogBackward0",
+                  ct__log_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+CT__UNARY_INPLACE(sqrt, CT__INPLACE_SCHEMA("sqrt"), CT__SQRT, sqrt, CT__K_FLOAT, "SqrtBackward0",
+                  ct__sqrt_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(sigmoid, CT__INPLACE_SCHEMA("sigmoid"), CT__SIGMOID, sigmoid, CT__K_FLOAT,
+                  "SigmoidBackward0", ct__sigmoid_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(tanh, CT__INPLACE_SCHEMA("tanh"), CT__TANH, tanh, CT__K_FLOAT, "TanhBackward0",
+                  ct__tanh_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(pow, "pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", CT__POWS,
+                  pows, CT__K_NUMERIC, "PowBackward0", ct__pows_backward, CT__SAVE_IN(0),
+                  ct__unary_inplace_record)
+CT__UNARY_INPLACE(clamp, "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> "
+                  "Tensor(a!)", CT__CLAMP, clamp, CT__K_NUMERIC, "ClampBackward1",
+                  ct__clamp_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
 CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, Tensor other) -> "
               "Tensor", "ct_where", CT_OP_POINTWISE, 0, ct__loops_where, ct__where_meta,
               CT__K_ALL(ct__where_kernel), "WhereBackward0", ct__where_backward, CT__SAVE_IN(0),
@@ -8551,7 +8695,11 @@ static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a,
     if (n_attrs > 1) {
         ct__call_f(&c, p1);
     }
-    return ct__dispatch(&c);
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state) { /* an in-place op's saved old self */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
 }
 
 /* A call over tensors a and b; alpha is attribute 0 of ops whose schema has one (add, sub
@@ -8700,18 +8848,32 @@ CT__UNARY_OP(relu)
 CT__UNARY_OP(square)
 CT__UNARY_OP(reciprocal)
 CT__UNARY_OP(logical_not)
+CT__UNARY_OP(erf)
+CT__UNARY_OP(isnan)
+CT__UNARY_OP(isinf)
+CT__UNARY_OP(isfinite)
 #undef CT__UNARY_OP
+#define CT__INPLACE_OP(NAME)                                                                   \
+    ct_tensor *ct_##NAME##_(ct_tensor *self)                                                   \
+    {                                                                                          \
+        return ct__call1(&ct__op_##NAME##_, "ct_" #NAME "_", self, 0, 0, 0);                   \
+    }
+CT__INPLACE_OP(neg)
+CT__INPLACE_OP(abs)
+CT__INPLACE_OP(exp)
+CT__INPLACE_OP(log)
+CT__INPLACE_OP(sqrt)
+CT__INPLACE_OP(sigmoid)
+CT__INPLACE_OP(tanh)
+CT__INPLACE_OP(relu)
+#undef CT__INPLACE_OP
 
-ct_tensor *ct_relu_(ct_tensor *self)
+/* clamp and clamp_: PyTorch's checks of the bounds; integral bounds on an integer tensor keep
+   its dtype (the call's state says so to meta), other bounds compute in the default float
+   dtype. */
+static ct_tensor *ct__clamp(const ct_op *op, const char *fn, const ct_tensor *a, double min,
+                            double max)
 {
-    return ct__call1(&ct__op_relu_, "ct_relu_", self, 0, 0, 0);
-}
-
-/* clamp: PyTorch's checks of the bounds; integral bounds on an integer tensor keep its dtype
-   (the call's state says so to meta), other bounds compute in the default float dtype. */
-ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
-{
-    const char *fn = "ct_clamp";
     if (ct__null(fn, a)) {
         return NULL;
     }
@@ -8732,31 +8894,60 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
     }
     const ct_tensor *in[1] = {a};
     ct_op_call c;
-    ct__call_init(&c, &ct__op_clamp, fn, in, 1);
+    ct__call_init(&c, op, fn, in, 1);
     ct__call_f(&c, min);
     ct__call_f(&c, max);
     c.state = int_path ? &c : NULL;
-    return ct__dispatch(&c);
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state && c.state != &c) { /* clamp_'s saved old self (float only: no int path) */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
+}
+
+ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
+{
+    return ct__clamp(&ct__op_clamp, "ct_clamp", a, min, max);
+}
+
+ct_tensor *ct_clamp_(ct_tensor *self, double min, double max)
+{
+    return ct__clamp(&ct__op_clamp_, "ct_clamp_", self, min, max);
+}
+
+/* An integral exponent of an integer power: PyTorch's checks (an int64 scalar, as
+   ct__wrap_scalar decides). */
+static bool ct__check_int_pow(const char *fn, const ct_tensor *a, double exponent)
+{
+    if (ct_dtype_is_floating_point(a->dtype) || exponent != floor(exponent) ||
+        fabs(exponent) >= 9.2e18) {
+        return true;
+    }
+    if (exponent < 0) {
+        ct__fail(CT_ERR_VALUE, fn, "Integers to negative integer powers are not allowed.");
+        return false;
+    }
+    return ct__check_scalar(fn, exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype);
 }
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
 {
-    if (ct__null("ct_pow", a)) {
+    if (ct__null("ct_pow", a) || !ct__check_int_pow("ct_pow", a, exponent)) {
         return NULL;
     }
     if (!ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent) &&
-        fabs(exponent) < 9.2e18) { /* an int64 scalar, as ct__wrap_scalar decides */
-        if (exponent < 0) { /* integer power: PyTorch's checks of the exponent */
-            ct__fail(CT_ERR_VALUE, "ct_pow", "Integers to negative integer powers are not "
-                     "allowed.");
-            return NULL;
-        }
-        if (!ct__check_scalar("ct_pow", exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype)) {
-            return NULL;
-        }
+        fabs(exponent) < 9.2e18) { /* the integer power of two tensors */
         return ct__call2_scalar(&ct__op_pow, "ct_pow", a, exponent);
     }
     return ct__call1(&ct__op_pow_scalar, "ct_pow", a, 1, exponent, 0);
+}
+
+ct_tensor *ct_pow_(ct_tensor *self, double exponent)
+{
+    if (ct__null("ct_pow_", self) || !ct__check_int_pow("ct_pow_", self, exponent)) {
+        return NULL;
+    }
+    return ct__call1(&ct__op_pow_, "ct_pow_", self, 1, exponent, 0);
 }
 
 void ct__relu_inplace_kernel(ct_tensor *t)
@@ -20457,6 +20648,20 @@ static const ct_op *const ct__registry[] = {
     &ct__op_clone,
     &ct__op_to_dtype,
     &ct__op_to_device,
+    /* ops/pointwise.c (issue 7: pointwise7) */
+    &ct__op_erf,
+    &ct__op_isnan,
+    &ct__op_isinf,
+    &ct__op_isfinite,
+    &ct__op_neg_,
+    &ct__op_abs_,
+    &ct__op_exp_,
+    &ct__op_log_,
+    &ct__op_sqrt_,
+    &ct__op_sigmoid_,
+    &ct__op_tanh_,
+    &ct__op_pow_,
+    &ct__op_clamp_,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

@@ -620,6 +620,17 @@ ROW_UNARY(square)
 ROW_UNARY(reciprocal)
 ROW_UNARY(clone)
 ROW_UNARY(relu_)
+ROW_UNARY(erf)
+ROW_UNARY(isnan)
+ROW_UNARY(isinf)
+ROW_UNARY(isfinite)
+ROW_UNARY(neg_)
+ROW_UNARY(abs_)
+ROW_UNARY(exp_)
+ROW_UNARY(log_)
+ROW_UNARY(sqrt_)
+ROW_UNARY(sigmoid_)
+ROW_UNARY(tanh_)
 ROW_UNARY(zero_)
 ROW_BINARY(add)
 ROW_BINARY(sub)
@@ -659,6 +670,8 @@ static void row_logical_and(void) { ct_logical_and(wb(), wb()); }
 static void row_logical_or(void) { ct_logical_or(wb(), wb()); }
 static void row_logical_not(void) { ct_logical_not(wb()); }
 static void row_clamp(void) { ct_clamp(wx(), 1, 2); }
+static void row_clamp_(void) { ct_clamp_(wx(), 1, 2); }
+static void row_pow_(void) { ct_pow_(wx(), 2.5); }
 static void row_where(void) { ct_where(wb(), wx(), wx()); }
 static void row_fill_(void) { ct_fill_(wx(), 2); }
 static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
@@ -840,6 +853,8 @@ static const api_row api_rows[] = {
     ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone), ROW(to_dtype),
     ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across}, {"ct_copy_", row_copy_},
     {"ct_pow_scalar", row_pow_scalar_int},
+    ROW(erf), ROW(isnan), ROW(isinf), ROW(isfinite), ROW(neg_), ROW(abs_), ROW(exp_), ROW(log_),
+    ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

@@ -1740,6 +1740,58 @@ static void test_null_ct_reciprocal(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_erf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erf(NULL)";
+        ct_tensor *r = ct_erf(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isnan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isnan(NULL)";
+        ct_tensor *r = ct_isnan(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isinf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isinf(NULL)";
+        ct_tensor *r = ct_isinf(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isfinite(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isfinite(NULL)";
+        ct_tensor *r = ct_isfinite(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_relu_(void)
 {
     null_fixture fx;
@@ -1753,6 +1805,110 @@ static void test_null_ct_relu_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_neg_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_neg_(NULL)";
+        ct_tensor *r = ct_neg_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_abs_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_abs_(NULL)";
+        ct_tensor *r = ct_abs_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_exp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp_(NULL)";
+        ct_tensor *r = ct_exp_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_(NULL)";
+        ct_tensor *r = ct_log_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sqrt_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sqrt_(NULL)";
+        ct_tensor *r = ct_sqrt_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sigmoid_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sigmoid_(NULL)";
+        ct_tensor *r = ct_sigmoid_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tanh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanh_(NULL)";
+        ct_tensor *r = ct_tanh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pow_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pow_(NULL, 1.0)";
+        ct_tensor *r = ct_pow_(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_clamp(void)
 {
     null_fixture fx;
@@ -1760,6 +1916,19 @@ static void test_null_ct_clamp(void)
     {
         const char *call = "ct_clamp(NULL, 1.0, 1.0)";
         ct_tensor *r = ct_clamp(NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clamp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clamp_(NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_clamp_(NULL, 1.0, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -5865,6 +6034,78 @@ static void test_freed_ct_reciprocal(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_erf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erf(fx.freed)";
+        ct_tensor *r = ct_erf(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_erf(fx.foreign)";
+        (void)ct_erf(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isnan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isnan(fx.freed)";
+        ct_tensor *r = ct_isnan(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isnan(fx.foreign)";
+        (void)ct_isnan(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isinf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isinf(fx.freed)";
+        ct_tensor *r = ct_isinf(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isinf(fx.foreign)";
+        (void)ct_isinf(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isfinite(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isfinite(fx.freed)";
+        ct_tensor *r = ct_isfinite(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isfinite(fx.foreign)";
+        (void)ct_isfinite(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_relu_(void)
 {
     null_fixture fx;
@@ -5883,6 +6124,150 @@ static void test_freed_ct_relu_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_neg_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_neg_(fx.freed)";
+        ct_tensor *r = ct_neg_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_neg_(fx.foreign)";
+        (void)ct_neg_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_abs_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_abs_(fx.freed)";
+        ct_tensor *r = ct_abs_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_abs_(fx.foreign)";
+        (void)ct_abs_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_exp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp_(fx.freed)";
+        ct_tensor *r = ct_exp_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_exp_(fx.foreign)";
+        (void)ct_exp_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_(fx.freed)";
+        ct_tensor *r = ct_log_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log_(fx.foreign)";
+        (void)ct_log_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sqrt_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sqrt_(fx.freed)";
+        ct_tensor *r = ct_sqrt_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sqrt_(fx.foreign)";
+        (void)ct_sqrt_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sigmoid_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sigmoid_(fx.freed)";
+        ct_tensor *r = ct_sigmoid_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sigmoid_(fx.foreign)";
+        (void)ct_sigmoid_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tanh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanh_(fx.freed)";
+        ct_tensor *r = ct_tanh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tanh_(fx.foreign)";
+        (void)ct_tanh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pow_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pow_(fx.freed, 1.0)";
+        ct_tensor *r = ct_pow_(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pow_(fx.foreign, 1.0)";
+        (void)ct_pow_(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_clamp(void)
 {
     null_fixture fx;
@@ -5896,6 +6281,24 @@ static void test_freed_ct_clamp(void)
     {
         const char *call = "ct_clamp(fx.foreign, 1.0, 1.0)";
         (void)ct_clamp(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_clamp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clamp_(fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_clamp_(fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_clamp_(fx.foreign, 1.0, 1.0)";
+        (void)ct_clamp_(fx.foreign, 1.0, 1.0);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -7497,8 +7900,21 @@ void test_null(void)
     RUN(test_null_ct_relu);
     RUN(test_null_ct_square);
     RUN(test_null_ct_reciprocal);
+    RUN(test_null_ct_erf);
+    RUN(test_null_ct_isnan);
+    RUN(test_null_ct_isinf);
+    RUN(test_null_ct_isfinite);
     RUN(test_null_ct_relu_);
+    RUN(test_null_ct_neg_);
+    RUN(test_null_ct_abs_);
+    RUN(test_null_ct_exp_);
+    RUN(test_null_ct_log_);
+    RUN(test_null_ct_sqrt_);
+    RUN(test_null_ct_sigmoid_);
+    RUN(test_null_ct_tanh_);
+    RUN(test_null_ct_pow_);
     RUN(test_null_ct_clamp);
+    RUN(test_null_ct_clamp_);
     RUN(test_null_ct_fill_);
     RUN(test_null_ct_zero_);
     RUN(test_null_ct_copy_);
@@ -7737,8 +8153,21 @@ void test_null(void)
     RUN(test_freed_ct_relu);
     RUN(test_freed_ct_square);
     RUN(test_freed_ct_reciprocal);
+    RUN(test_freed_ct_erf);
+    RUN(test_freed_ct_isnan);
+    RUN(test_freed_ct_isinf);
+    RUN(test_freed_ct_isfinite);
     RUN(test_freed_ct_relu_);
+    RUN(test_freed_ct_neg_);
+    RUN(test_freed_ct_abs_);
+    RUN(test_freed_ct_exp_);
+    RUN(test_freed_ct_log_);
+    RUN(test_freed_ct_sqrt_);
+    RUN(test_freed_ct_sigmoid_);
+    RUN(test_freed_ct_tanh_);
+    RUN(test_freed_ct_pow_);
     RUN(test_freed_ct_clamp);
+    RUN(test_freed_ct_clamp_);
     RUN(test_freed_ct_fill_);
     RUN(test_freed_ct_zero_);
     RUN(test_freed_ct_copy_);

@@ -79,11 +79,39 @@ CTORCH_API ct_tensor *ct_tanh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_relu(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_square(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_reciprocal(const ct_tensor *input);
-/* In-place ReLU. Mirrors: torch.relu_. */
+/* Gauss error function (float; integer inputs give the default float dtype). Gradient:
+   grad * 2/sqrt(pi) * exp(-input^2). Mirrors: torch.erf. */
+CTORCH_API ct_tensor *ct_erf(const ct_tensor *input);
+/* Bool masks of NaN, +-infinity and finite elements, for every dtype (integers and bool:
+   false, false, true). Not differentiable. Mirrors: torch.isnan, torch.isinf,
+   torch.isfinite. */
+CTORCH_API ct_tensor *ct_isnan(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isinf(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isfinite(const ct_tensor *input);
+/* In-place unary ops: self's values replaced by the op's, self returned. The gradient is the
+   out-of-place op's (the old self is kept for those that read it). self must hold the
+   result: ct_exp_ on an int64 tensor fails with CT_ERR_DTYPE "result type Float can't be cast
+   to the desired output type Long"; a leaf that requires grad fails with CT_ERR_AUTOGRAD.
+   Mirrors: Tensor.relu_, neg_, abs_, exp_, log_, sqrt_, sigmoid_, tanh_. */
 CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_neg_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_abs_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sqrt_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sigmoid_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tanh_(ct_tensor *self);
+/* self ** exponent in place: integer self keeps integer arithmetic for an integral exponent
+   (errors: CT_ERR_VALUE "Integers to negative integer powers are not allowed."), a
+   fractional exponent needs a float self (else CT_ERR_DTYPE, as ct_exp_). Gradient as
+   ct_pow_scalar. Mirrors: Tensor.pow_(exponent) with a Scalar exponent. */
+CTORCH_API ct_tensor *ct_pow_(ct_tensor *self, double exponent);
 /* Clamps into [min, max]; pass -INFINITY / INFINITY to leave a side open. NaN stays NaN;
-   the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
+   the gradient flows where min <= x <= max. Errors: CT_ERR_VALUE when min > max or a bound
+   of an integer tensor leaves nothing representable. ct_clamp_ clamps self in place (an
+   integer self takes integral bounds only). Mirrors: torch.clamp, Tensor.clamp_. */
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
+CTORCH_API ct_tensor *ct_clamp_(ct_tensor *self, double min, double max);
 
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */

@@ -1,0 +1,237 @@
+/* tests/test_pointwise7.c - the pointwise ops of issue 7 against PyTorch: erf, isnan/isinf/
+ * isfinite and the in-place unary ops (neg_, abs_, exp_, log_, sqrt_, sigmoid_, tanh_, pow_,
+ * clamp_): values and gradients from tools/gen_golden_pointwise7.py on contiguous, transposed
+ * and step-sliced inputs of every dtype the op takes, gradcheck, and PyTorch's errors.
+ */
+#include "test.h"
+
+typedef struct pw7_case {
+    const char *op;
+    ct_dtype dtype, out_dtype;
+    char layout; /* 'c' contiguous (3, 4), 't' transpose of (4, 3), 's' (3, 8)[:, ::2] */
+    const double *in, *out, *grad;
+} pw7_case;
+
+#include "golden/pointwise7_golden.h"
+
+#define F64 CT_FLOAT64
+
+/* The (3, 4) input of a case: the stored values in its dtype, laid out as PyTorch's. */
+static ct_tensor *pw7_input(const pw7_case *k)
+{
+    static const int64_t c[2] = {3, 4}, t[2] = {4, 3}, s[2] = {3, 8}, s3[3] = {3, 4, 2};
+    const int64_t *shape = k->layout == 't' ? t : (k->layout == 's' ? s : c);
+    ct_tensor *x = ct_to_dtype(ct_tensor_from_data(k->in, F64, shape, 2), k->dtype);
+    if (k->layout == 't') {
+        return ct_t(x);
+    }
+    return k->layout == 's' ? ct_select(ct_view(x, s3, 3), 2, 0) : x;
+}
+
+/* Applies the case's op (in-place ones to a clone, as the generator). */
+static ct_tensor *pw7_apply(const char *op, const ct_tensor *x)
+{
+    if (strcmp(op, "isnan") == 0) {
+        return ct_isnan(x);
+    }
+    if (strcmp(op, "isinf") == 0) {
+        return ct_isinf(x);
+    }
+    if (strcmp(op, "isfinite") == 0) {
+        return ct_isfinite(x);
+    }
+    if (strcmp(op, "erf") == 0) {
+        return ct_erf(x);
+    }
+    ct_tensor *y = ct_clone(x);
+    static const struct {
+        const char *name;
+        ct_tensor *(*fn)(ct_tensor *);
+    } unary[] = {{"neg_", ct_neg_}, {"abs_", ct_abs_}, {"exp_", ct_exp_}, {"log_", ct_log_},
+                 {"sqrt_", ct_sqrt_}, {"sigmoid_", ct_sigmoid_}, {"tanh_", ct_tanh_}};
+    for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++) {
+        if (strcmp(op, unary[i].name) == 0) {
+            return unary[i].fn(y);
+        }
+    }
+    if (strcmp(op, "pow_") == 0 || strcmp(op, "pow_int") == 0) {
+        return ct_pow_(y, strcmp(op, "pow_") == 0 ? 2.5 : 3.0);
+    }
+    if (strcmp(op, "clamp_") == 0) {
+        return ct_clamp_(y, -0.5, 0.75);
+    }
+    return strcmp(op, "clamp_int") == 0 ? ct_clamp_(y, -2, 3) : NULL;
+}
+
+static void test_pw7_golden(void)
+{
+    static const int64_t s34[2] = {3, 4};
+    double w[12];
+    for (int i = 0; i < 12; i++) {
+        w[i] = 0.5 + 0.125 * i;
+    }
+    int n = (int)(sizeof pw7_cases / sizeof pw7_cases[0]);
+    CHECK(n == 77); /* every generated case is compared */
+    for (int i = 0; i < n; i++) {
+        const pw7_case *k = &pw7_cases[i];
+        ct_scope_begin();
+        ct_tensor *x = pw7_input(k);
+        if (k->grad) {
+            x = ct_requires_grad_(ct_detach(x), true);
+        }
+        ct_tensor *out = pw7_apply(k->op, x);
+        bool f32 = k->out_dtype == CT_FLOAT32, exact = !ct_dtype_is_floating_point(k->out_dtype);
+        double rtol = exact ? 0 : (f32 ? 1e-5 : 1e-10), atol = exact ? 0 : (f32 ? 1e-6 : 1e-12);
+        CHECK_MSG(out && ct_tensor_dtype(out) == k->out_dtype, "%s %s %c: wrong dtype (%s)", k->op,
+                  ct_dtype_name(k->dtype), k->layout, ct_error() ? ct_error() : "");
+        CHECK_TENSOR(out, k->out, 12, rtol, atol);
+        if (k->grad && out) {
+            ct_tensor *wt = ct_to_dtype(ct_tensor_from_data(w, F64, s34, 2), k->out_dtype);
+            CHECK(ct_backward(ct_sum(ct_mul(out, wt)), NULL, false) == CT_OK);
+            CHECK_TENSOR(ct_grad(x), k->grad, 12, rtol, atol);
+        }
+        if (ct_error()) {
+            fprintf(stderr, "  case %s %s %c: %s\n", k->op, ct_dtype_name(k->dtype), k->layout,
+                    ct_error());
+            ct_test_failed_checks++;
+            ct_error_clear();
+        }
+        ct_scope_end();
+    }
+}
+
+/* ---- gradcheck ------------------------------------------------------------------------ */
+typedef struct pw7_fn {
+    const char *name;
+    ct_tensor *(*inplace)(ct_tensor *);
+    double lo, hi; /* inputs uniform in [lo, hi) */
+} pw7_fn;
+
+static ct_tensor *pw7_gc_inplace(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    const pw7_fn *f = (const pw7_fn *)user;
+    return f->inplace ? f->inplace(ct_mul_scalar(in[0], 1.0)) : ct_erf(in[0]);
+}
+
+static ct_tensor *pw7_gc_pow(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    (void)user;
+    return ct_pow_(ct_mul_scalar(in[0], 1.0), 2.5);
+}
+
+static ct_tensor *pw7_gc_clamp(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    (void)user;
+    return ct_clamp_(ct_mul_scalar(in[0], 1.0), -0.5, 0.75);
+}
+
+static void test_pw7_gradcheck(void)
+{
+    static const pw7_fn fns[] = {
+        {"erf", NULL, -2, 2},          {"neg_", ct_neg_, -2, 2},   {"abs_", ct_abs_, 0.2, 2},
+        {"exp_", ct_exp_, -2, 2},      {"log_", ct_log_, 0.2, 3},  {"sqrt_", ct_sqrt_, 0.2, 3},
+        {"sigmoid_", ct_sigmoid_, -3, 3}, {"tanh_", ct_tanh_, -2, 2},
+    };
+    static const int64_t shape[2] = {3, 5}, t_shape[2] = {5, 3};
+    ct_manual_seed(7);
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        ct_scope_begin();
+        double w = fns[i].hi - fns[i].lo;
+        ct_tensor *x = ct_add_scalar(ct_mul_scalar(ct_rand(shape, 2, F64, NULL), w), fns[i].lo);
+        ct_tensor *xt = ct_t(ct_add_scalar(ct_mul_scalar(ct_rand(t_shape, 2, F64, NULL), w),
+                                           fns[i].lo));
+        ct_tensor *in[1] = {ct_requires_grad_(x, true)};
+        CHECK_MSG(ct_gradcheck(pw7_gc_inplace, in, 1, (void *)&fns[i], NULL), "%s: %s",
+                  fns[i].name, ct_error() ? ct_error() : "");
+        in[0] = ct_requires_grad_(ct_detach(xt), true); /* non-contiguous */
+        CHECK_MSG(ct_gradcheck(pw7_gc_inplace, in, 1, (void *)&fns[i], NULL), "%s (t): %s",
+                  fns[i].name, ct_error() ? ct_error() : "");
+        ct_error_clear();
+        ct_scope_end();
+    }
+    ct_scope_begin();
+    ct_tensor *x = ct_add_scalar(ct_mul_scalar(ct_rand(shape, 2, F64, NULL), 2.0), 0.2);
+    ct_tensor *in[1] = {ct_requires_grad_(x, true)};
+    CHECK(ct_gradcheck(pw7_gc_pow, in, 1, NULL, NULL));
+    in[0] = ct_requires_grad_(ct_add_scalar(ct_mul_scalar(ct_rand(shape, 2, F64, NULL), 3.0),
+                                            -1.5), true);
+    CHECK(ct_gradcheck(pw7_gc_clamp, in, 1, NULL, NULL));
+    ct_error_clear();
+    ct_scope_end();
+}
+
+/* ---- autograd through the in-place ops ------------------------------------------------ */
+static void test_pw7_inplace_autograd(void)
+{
+    static const double v[3] = {0.5, 1.0, 2.0};
+    static const int64_t s3[1] = {3};
+    ct_scope_begin();
+    ct_tensor *x = ct_requires_grad_(ct_tensor_from_data(v, F64, s3, 1), true);
+    ct_tensor *y = ct_mul_scalar(x, 1.0);
+    CHECK(ct_exp_(y) == y); /* returns self */
+    const char *nm = ct_node_name(ct_grad_fn(y));
+    CHECK(nm && strcmp(nm, "ExpBackward0") == 0);
+    ct_tensor *l = ct_mul_scalar(x, 1.0);
+    ct_tensor *z = ct_log_(ct_clamp_(l, 0.75, 10.0)); /* log of the clamped values */
+    nm = ct_node_name(ct_grad_fn(z));
+    CHECK(nm && strcmp(nm, "LogBackward0") == 0);
+    CHECK(ct_backward(ct_sum(ct_add(y, z)), NULL, false) == CT_OK);
+    static const double want[3] = {1.6487212707001282, 2.718281828459045 + 1.0,
+                                   7.38905609893065 + 0.5}; /* exp(x) + [x >= 0.75] / x */
+    CHECK_TENSOR(ct_grad(x), want, 3, 1e-12, 1e-12);
+    /* a saved input changed in place: the backward refuses, as PyTorch */
+    ct_tensor *a = ct_mul_scalar(x, 1.0);
+    ct_tensor *b = ct_log(a);
+    ct_sqrt_(a);
+    CHECK(ct_backward(ct_sum(b), NULL, false) != CT_OK);
+    CHECK_ERROR(CT_ERR_AUTOGRAD, "modified by an inplace operation");
+    /* a leaf that requires grad */
+    CHECK(ct_tanh_(x) == NULL);
+    CHECK_ERROR(CT_ERR_AUTOGRAD, "a leaf Variable that requires grad is being used in an "
+                "in-place operation.");
+    ct_scope_end();
+}
+
+static void test_pw7_errors(void)
+{
+    static const int64_t s3[1] = {3};
+    ct_scope_begin();
+    ct_tensor *l = ct_arange(0, 3, 1, CT_INT64);
+    CHECK(ct_exp_(l) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "ct_exp_: result type Float can't be cast to the desired output "
+                "type Long");
+    CHECK(ct_pow_(l, -1) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+    CHECK(ct_pow_(l, 0.5) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "result type Float can't be cast to the desired output type Long");
+    CHECK(ct_clamp_(l, -0.5, 1) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "result type Float can't be cast to the desired output type Long");
+    CHECK(ct_clamp_(l, 2, 1) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "min (2) must be less than or equal to max (1)");
+    ct_tensor *b = ct_gt_scalar(l, 0.5);
+    CHECK(ct_pow_(b, 2) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "result type Long can't be cast to the desired output type Bool");
+    CHECK(ct_neg_(b) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "not implemented for 'Bool'");
+    ct_tensor *e = ct_erf(b); /* bool computes in the default float dtype, as PyTorch */
+    static const double want[3] = {0, 0.84270079294971478, 0.84270079294971478};
+    CHECK(e && ct_tensor_dtype(e) == CT_FLOAT32);
+    CHECK_TENSOR(e, want, 3, 1e-6, 1e-7);
+    ct_tensor *c = ct_pow_(ct_clone(l), 2); /* integers stay integers */
+    static const double sq[3] = {0, 1, 4};
+    CHECK(c && ct_tensor_dtype(c) == CT_INT64);
+    CHECK_TENSOR(c, sq, 3, 0, 0);
+    (void)s3;
+    ct_scope_end();
+}
+
+void test_pointwise7(void)
+{
+    RUN(test_pw7_golden);
+    RUN(test_pw7_gradcheck);
+    RUN(test_pw7_inplace_autograd);
+    RUN(test_pw7_errors);
+}
