@@ -918,6 +918,24 @@ CTORCH_API ct_tensor *ct_pow_(ct_tensor *self, double exponent);
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
 CTORCH_API ct_tensor *ct_clamp_(ct_tensor *self, double min, double max);
 
+/* input + value * tensor1 * tensor2 (addcmul) and input + value * tensor1 / tensor2
+   (addcdiv), the three broadcast and promoted together; value is PyTorch's keyword (its
+   default is 1), truncated toward zero for an integral result. Gradients: grad, grad * value * tensor2,
+   grad * value * tensor1 (addcmul); grad, grad * value / tensor2, -grad * value * tensor1 /
+   tensor2^2 (addcdiv). The _ forms write into self (its shape and a dtype the result casts
+   to). Errors: CT_ERR_DTYPE for addcdiv of two integral tensors ("Integer division with
+   addcdiv is no longer supported, ..."), "\"addcmul\" not implemented for 'Bool'";
+   CT_ERR_VALUE when value does not fit an integral result. Mirrors: torch.addcmul,
+   torch.addcdiv, Tensor.addcmul_, Tensor.addcdiv_. */
+CTORCH_API ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1,
+                                 const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1,
+                                  const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor1,
+                                 const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1,
+                                  const ct_tensor *tensor2, double value);
+
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
@@ -7429,6 +7447,8 @@ typedef enum ct__binop {
     CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
 } ct__binop;
 
+typedef enum ct__terop { CT__ADDCMUL, CT__ADDCDIV } ct__terop;
+
 typedef enum ct__unop {
     CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
     CT__EXP, CT__LOG, CT__LOG1P, CT__SQRT, CT__RSQRT, CT__SIN, CT__COS, CT__SIGMOID,
@@ -7514,7 +7534,8 @@ typedef double ct__w_f64;
         T lo = (T)p[0], hi = (T)p[1];                                                       \
         return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
     }                                                                                       \
-    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
+    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
+    static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
     static inline T ct__add_##S(T x, T y, T alpha)                                          \
@@ -7546,6 +7567,10 @@ typedef double ct__w_f64;
     {                                                                                       \
         (void)p;                                                                            \
         return (T)((x > 0) - (ct__is_neg(x)));                                                     \
+    }                                                                                       \
+    static inline T ct__addcmul_##S(T x, T a, T b, T v)                                     \
+    {                                                                                       \
+        return (T)((ct__w_##S)x + (ct__w_##S)v * (ct__w_##S)a * (ct__w_##S)b);              \
     }
 CT__INT_MATH(CT_UINT8, uint8_t, u8)
 CT__INT_MATH(CT_INT8, int8_t, i8)
@@ -7628,6 +7653,26 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
             *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);     \
         }                                                                                   \
     }
+/* out[i] = FN(x[i], a[i], b[i], value): the contiguous and the strided loop. */
+#define CT__TER_LOOP(FN, T, S)                                                             \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+    {                                                                                       \
+        const T v = (T)((const double *)pp)[0];                                             \
+        const int64_t e = (int64_t)sizeof(T);                                               \
+        if (s[0] == e && s[1] == e && s[2] == e && s[3] == e) {                             \
+            T *o = (T *)d[0];                                                               \
+            const T *x = (const T *)d[1], *a = (const T *)d[2], *b = (const T *)d[3];       \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(x[i], a[i], b[i], v);                                 \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(                                        \
+                *(const T *)(d[1] + i * s[1]), *(const T *)(d[2] + i * s[2]),               \
+                *(const T *)(d[3] + i * s[3]), v);                                          \
+        }                                                                                   \
+    }
 #define CT__ARITH_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(add, T, S)                                                                 \
     CT__BIN_LOOP(sub, T, S)                                                                 \
@@ -7641,7 +7686,8 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(square, T, S)                                                               \
     CT__UN_LOOP(sign, T, S)                                                                 \
     CT__UN_LOOP(clamp, T, S)                                                                \
-    CT__UN_LOOP(pows, T, S)
+    CT__UN_LOOP(pows, T, S)                                                                 \
+    CT__TER_LOOP(addcmul, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(div, T, S)                                                                 \
     CT__BIN_LOOP(relu_bw, T, S)                                                             \
@@ -7657,7 +7703,8 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(sigmoid, T, S)                                                              \
     CT__UN_LOOP(tanh, T, S)                                                                 \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(erf, T, S)
+    CT__UN_LOOP(erf, T, S)                                                                  \
+    CT__TER_LOOP(addcdiv, T, S)
 /* out[i] = TEST(a[i]) as bool, TEST a classification macro of math.h (isnan ...) on the value
    as a double: exact for every dtype, and integers are never NaN nor infinite. */
 #define CT__TEST_LOOP(NAME, TEST, T, S)                                                    \
@@ -8253,6 +8300,66 @@ static bool ct__test_meta(ct_op_call *c)
     return ct__op_output(c, a->sizes, a->ndim, CT_BOOL) != NULL;
 }
 
+/* ---- addcmul, addcdiv ---------------------------------------------------------------------- */
+/* input + value * tensor1 * tensor2 (addcmul), input + value * tensor1 / tensor2 (addcdiv) */
+static void ct__addcmul_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *a = ct__saved(n, 1), *b = ct__saved(n, 2);
+    gi[0] = ct__needs_grad(n, 0) ? (ct_tensor *)(uintptr_t)g : NULL;
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul(g, ct_mul_scalar(b, n->f[0]));
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = ct_mul(g, ct_mul_scalar(a, n->f[0]));
+    }
+}
+
+static void ct__addcdiv_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *a = ct__saved(n, 1), *b = ct__saved(n, 2);
+    gi[0] = ct__needs_grad(n, 0) ? (ct_tensor *)(uintptr_t)g : NULL;
+    if (ct__needs_grad(n, 1)) { /* g * value / b */
+        gi[1] = ct_mul(g, ct_div(ct_full_like(b, n->f[0]), b));
+    }
+    if (ct__needs_grad(n, 2)) { /* -g * value * a / b^2 */
+        gi[2] = ct_mul(ct_mul_scalar(g, -n->f[0]), ct_div(a, ct_mul(b, b)));
+    }
+}
+
+/* Meta of addcmul/addcdiv (inputs self, tensor1, tensor2; attribute 0: value): the three
+   broadcast, promoted as one op; value must fit an integral result (it is truncated to it,
+   as PyTorch). addcdiv of two integral tensors is PyTorch's error. */
+static bool ct__addc_meta(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *a = c->inputs[1], *b = c->inputs[2];
+    int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int n1 = 0, nd = 0;
+    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, a->sizes, a->ndim, s1, &n1) ||
+        !ct__broadcast_shapes(c->fn, s1, n1, b->sizes, b->ndim, shape, &nd)) {
+        return false;
+    }
+    if (c->op->variant == CT__ADDCDIV && !ct_dtype_is_floating_point(a->dtype) &&
+        !ct_dtype_is_floating_point(b->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "Integer division with addcdiv is no longer supported, and "
+                 "in a future  release addcdiv will perform a true division of tensor1 and "
+                 "tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+                 "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                 "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                 "behavior is just the latter implementation: (input + value * tensor1 / "
+                 "tensor2), for all dtypes.");
+        return false;
+    }
+    ct_dtype rt = ct__result_type(c->inputs, 3);
+    if (!ct_dtype_is_floating_point(rt) && !ct__check_scalar(c->fn, c->attrs[0].f, rt)) {
+        return false;
+    }
+    c->dtype = rt;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, shape, nd, rt) != NULL;
+    }
+    return ct__check_inplace_shape(c->fn, self, shape, nd) && ct__inplace_output(c, rt, 3);
+}
+
 /* ---- where ------------------------------------------------------------------------------- */
 static void ct__where_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -8497,6 +8604,8 @@ static const ct_loop_fn ct__loops_reciprocal[CT_DTYPE_COUNT] = CT__L_FLT(recipro
 static const ct_loop_fn ct__loops_clamp[CT_DTYPE_COUNT] = CT__L_NUM(clamp);
 static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_NUM(pows);
 static const ct_loop_fn ct__loops_erf[CT_DTYPE_COUNT] = CT__L_FLT(erf);
+static const ct_loop_fn ct__loops_addcmul[CT_DTYPE_COUNT] = CT__L_NUM(addcmul);
+static const ct_loop_fn ct__loops_addcdiv[CT_DTYPE_COUNT] = CT__L_FLT(addcdiv);
 static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_ALL(isnan);
 static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_ALL(isinf);
 static const ct_loop_fn ct__loops_isfinite[CT_DTYPE_COUNT] = CT__L_ALL(isfinite);
@@ -8652,6 +8761,25 @@ CT__UNARY_INPLACE(pow, "pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(
 CT__UNARY_INPLACE(clamp, "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> "
                   "Tensor(a!)", CT__CLAMP, clamp, CT__K_NUMERIC, "ClampBackward1",
                   ct__clamp_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+#define CT__ADDC_SCHEMA(N, SELF, RET)                                                         \
+    N "(Tensor" SELF " self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor" RET
+#define CT__ADDC_SAVE (CT__SAVE_IN(1) | CT__SAVE_IN(2))
+CT__POINTWISE(addcmul, "aten::addcmul", CT__ADDC_SCHEMA("addcmul", "", ""), "ct_addcmul",
+              CT_OP_POINTWISE, CT__ADDCMUL, ct__loops_addcmul, ct__addc_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "AddcmulBackward0", ct__addcmul_backward,
+              CT__ADDC_SAVE, NULL)
+CT__POINTWISE(addcmul_, "aten::addcmul_", CT__ADDC_SCHEMA("addcmul_", "(a!)", "(a!)"),
+              "ct_addcmul_", CT_OP_INPLACE, CT__ADDCMUL, ct__loops_addcmul, ct__addc_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "AddcmulBackward0", ct__addcmul_backward,
+              CT__ADDC_SAVE, NULL)
+CT__POINTWISE(addcdiv, "aten::addcdiv", CT__ADDC_SCHEMA("addcdiv", "", ""), "ct_addcdiv",
+              CT_OP_POINTWISE, CT__ADDCDIV, ct__loops_addcdiv, ct__addc_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "AddcdivBackward0", ct__addcdiv_backward,
+              CT__ADDC_SAVE, NULL)
+CT__POINTWISE(addcdiv_, "aten::addcdiv_", CT__ADDC_SCHEMA("addcdiv_", "(a!)", "(a!)"),
+              "ct_addcdiv_", CT_OP_INPLACE, CT__ADDCDIV, ct__loops_addcdiv, ct__addc_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "AddcdivBackward0", ct__addcdiv_backward,
+              CT__ADDC_SAVE, NULL)
 CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, Tensor other) -> "
               "Tensor", "ct_where", CT_OP_POINTWISE, 0, ct__loops_where, ct__where_meta,
               CT__K_ALL(ct__where_kernel), "WhereBackward0", ct__where_backward, CT__SAVE_IN(0),
@@ -8948,6 +9076,40 @@ ct_tensor *ct_pow_(ct_tensor *self, double exponent)
         return NULL;
     }
     return ct__call1(&ct__op_pow_, "ct_pow_", self, 1, exponent, 0);
+}
+
+static ct_tensor *ct__call3(const ct_op *op, const char *fn, const ct_tensor *x,
+                            const ct_tensor *a, const ct_tensor *b, double value)
+{
+    const ct_tensor *in[3] = {x, a, b};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 3);
+    ct__call_f(&c, value);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                      double value)
+{
+    return ct__call3(&ct__op_addcmul, "ct_addcmul", input, tensor1, tensor2, value);
+}
+
+ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                       double value)
+{
+    return ct__call3(&ct__op_addcmul_, "ct_addcmul_", self, tensor1, tensor2, value);
+}
+
+ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                      double value)
+{
+    return ct__call3(&ct__op_addcdiv, "ct_addcdiv", input, tensor1, tensor2, value);
+}
+
+ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                       double value)
+{
+    return ct__call3(&ct__op_addcdiv_, "ct_addcdiv_", self, tensor1, tensor2, value);
 }
 
 void ct__relu_inplace_kernel(ct_tensor *t)
@@ -20662,6 +20824,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_tanh_,
     &ct__op_pow_,
     &ct__op_clamp_,
+    &ct__op_addcmul,
+    &ct__op_addcmul_,
+    &ct__op_addcdiv,
+    &ct__op_addcdiv_,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

@@ -672,6 +672,10 @@ static void row_logical_not(void) { ct_logical_not(wb()); }
 static void row_clamp(void) { ct_clamp(wx(), 1, 2); }
 static void row_clamp_(void) { ct_clamp_(wx(), 1, 2); }
 static void row_pow_(void) { ct_pow_(wx(), 2.5); }
+static void row_addcmul(void) { ct_addcmul(wx(), wx(), wx(), 0.5); }
+static void row_addcmul_(void) { ct_addcmul_(wx(), wx(), wx(), 0.5); }
+static void row_addcdiv(void) { ct_addcdiv(wx(), wx(), wx(), 0.5); }
+static void row_addcdiv_(void) { ct_addcdiv_(wx(), wx(), wx(), 0.5); }
 static void row_where(void) { ct_where(wb(), wx(), wx()); }
 static void row_fill_(void) { ct_fill_(wx(), 2); }
 static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
@@ -855,6 +859,7 @@ static const api_row api_rows[] = {
     {"ct_pow_scalar", row_pow_scalar_int},
     ROW(erf), ROW(isnan), ROW(isinf), ROW(isfinite), ROW(neg_), ROW(abs_), ROW(exp_), ROW(log_),
     ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
+    ROW(addcmul), ROW(addcmul_), ROW(addcdiv), ROW(addcdiv_),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

@@ -1935,6 +1935,106 @@ static void test_null_ct_clamp_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_addcmul(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcmul_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul_(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcdiv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcdiv_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv_(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_fill_(void)
 {
     null_fixture fx;
@@ -6304,6 +6404,166 @@ static void test_freed_ct_clamp_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_addcmul(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcmul(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcmul(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcmul(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcmul_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul_(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcmul_(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcmul_(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcmul_(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcdiv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcdiv(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcdiv(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcdiv(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcdiv_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv_(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcdiv_(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcdiv_(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcdiv_(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_fill_(void)
 {
     null_fixture fx;
@@ -7915,6 +8175,10 @@ void test_null(void)
     RUN(test_null_ct_pow_);
     RUN(test_null_ct_clamp);
     RUN(test_null_ct_clamp_);
+    RUN(test_null_ct_addcmul);
+    RUN(test_null_ct_addcmul_);
+    RUN(test_null_ct_addcdiv);
+    RUN(test_null_ct_addcdiv_);
     RUN(test_null_ct_fill_);
     RUN(test_null_ct_zero_);
     RUN(test_null_ct_copy_);
@@ -8168,6 +8432,10 @@ void test_null(void)
     RUN(test_freed_ct_pow_);
     RUN(test_freed_ct_clamp);
     RUN(test_freed_ct_clamp_);
+    RUN(test_freed_ct_addcmul);
+    RUN(test_freed_ct_addcmul_);
+    RUN(test_freed_ct_addcdiv);
+    RUN(test_freed_ct_addcdiv_);
     RUN(test_freed_ct_fill_);
     RUN(test_freed_ct_zero_);
     RUN(test_freed_ct_copy_);

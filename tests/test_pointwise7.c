@@ -12,6 +12,17 @@ typedef struct pw7_case {
     const double *in, *out, *grad;
 } pw7_case;
 
+/* addcmul/addcdiv: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1) from pw7_t1 and
+   pw7_t2 (row 0 for float dtypes, row 1 integers), the gradients of the three. */
+typedef struct pw7_tcase {
+    const char *op;
+    ct_dtype dtype, out_dtype;
+    char layout;
+    const double *in;
+    double value;
+    const double *out, *grad[3];
+} pw7_tcase;
+
 #include "golden/pointwise7_golden.h"
 
 #define F64 CT_FLOAT64
@@ -100,6 +111,63 @@ static void test_pw7_golden(void)
     }
 }
 
+static ct_tensor *pw7_ternary(const char *op, const ct_tensor *x, const ct_tensor *a,
+                             const ct_tensor *b, double value)
+{
+    if (strcmp(op, "addcmul") == 0) {
+        return ct_addcmul(x, a, b, value);
+    }
+    if (strcmp(op, "addcdiv") == 0) {
+        return ct_addcdiv(x, a, b, value);
+    }
+    ct_tensor *y = ct_clone(x);
+    return strcmp(op, "addcmul_") == 0 ? ct_addcmul_(y, a, b, value) : ct_addcdiv_(y, a, b, value);
+}
+
+static void test_pw7_golden_ternary(void)
+{
+    static const int64_t s34[2] = {3, 4}, s4[1] = {4}, s31[2] = {3, 1};
+    static const int64_t n_el[3] = {12, 4, 3};
+    double w[12];
+    for (int i = 0; i < 12; i++) {
+        w[i] = 0.5 + 0.125 * i;
+    }
+    int n = (int)(sizeof pw7_tcases / sizeof pw7_tcases[0]);
+    CHECK(n == 14);
+    for (int i = 0; i < n; i++) {
+        const pw7_tcase *k = &pw7_tcases[i];
+        bool fl = ct_dtype_is_floating_point(k->dtype);
+        ct_scope_begin();
+        pw7_case base = {k->op, k->dtype, k->out_dtype, k->layout, k->in, NULL, NULL};
+        ct_tensor *in[3] = {
+            pw7_input(&base),
+            ct_to_dtype(ct_tensor_from_data(pw7_t1[fl ? 0 : 1], F64, s4, 1), k->dtype),
+            ct_to_dtype(ct_tensor_from_data(pw7_t2[fl ? 0 : 1], F64, s31, 2), k->dtype)};
+        for (int j = 0; j < 3 && fl; j++) {
+            in[j] = ct_requires_grad_(ct_detach(in[j]), true);
+        }
+        ct_tensor *out = pw7_ternary(k->op, in[0], in[1], in[2], k->value);
+        bool f32 = k->out_dtype == CT_FLOAT32;
+        double rtol = !fl ? 0 : (f32 ? 1e-5 : 1e-10), atol = !fl ? 0 : (f32 ? 1e-6 : 1e-12);
+        CHECK(out && ct_tensor_dtype(out) == k->out_dtype);
+        CHECK_TENSOR(out, k->out, 12, rtol, atol);
+        if (fl && out) {
+            ct_tensor *wt = ct_to_dtype(ct_tensor_from_data(w, F64, s34, 2), k->out_dtype);
+            CHECK(ct_backward(ct_sum(ct_mul(out, wt)), NULL, false) == CT_OK);
+            for (int j = 0; j < 3; j++) {
+                CHECK_TENSOR(ct_grad(in[j]), k->grad[j], n_el[j], rtol, atol);
+            }
+        }
+        if (ct_error()) {
+            fprintf(stderr, "  case %s %s %c: %s\n", k->op, ct_dtype_name(k->dtype), k->layout,
+                    ct_error());
+            ct_test_failed_checks++;
+            ct_error_clear();
+        }
+        ct_scope_end();
+    }
+}
+
 /* ---- gradcheck ------------------------------------------------------------------------ */
 typedef struct pw7_fn {
     const char *name;
@@ -126,6 +194,31 @@ static ct_tensor *pw7_gc_clamp(ct_tensor *const *in, int n, void *user)
     (void)n;
     (void)user;
     return ct_clamp_(ct_mul_scalar(in[0], 1.0), -0.5, 0.75);
+}
+
+static ct_tensor *pw7_gc_addc(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    return pw7_ternary((const char *)user, in[0], in[1], in[2], 0.75);
+}
+
+static void test_pw7_gradcheck_ternary(void)
+{
+    static const char *const ops[] = {"addcmul", "addcdiv", "addcmul_", "addcdiv_"};
+    static const int64_t s[3][2] = {{2, 3}, {2, 1}, {1, 3}};
+    ct_manual_seed(8);
+    for (int i = 0; i < 4; i++) {
+        ct_scope_begin();
+        ct_tensor *in[3];
+        for (int j = 0; j < 3; j++) {
+            ct_tensor *r = ct_add_scalar(ct_rand(s[j], 2, F64, NULL), 0.5);
+            in[j] = ct_requires_grad_(j == 2 ? ct_neg(r) : r, true);
+        }
+        CHECK_MSG(ct_gradcheck(pw7_gc_addc, in, 3, (void *)(uintptr_t)ops[i], NULL), "%s: %s",
+                  ops[i], ct_error() ? ct_error() : "");
+        ct_error_clear();
+        ct_scope_end();
+    }
 }
 
 static void test_pw7_gradcheck(void)
@@ -220,18 +313,32 @@ static void test_pw7_errors(void)
     static const double want[3] = {0, 0.84270079294971478, 0.84270079294971478};
     CHECK(e && ct_tensor_dtype(e) == CT_FLOAT32);
     CHECK_TENSOR(e, want, 3, 1e-6, 1e-7);
+    CHECK(ct_addcdiv(l, l, l, 1) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "Integer division with addcdiv is no longer supported");
+    CHECK(ct_addcmul(b, b, b, 1) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"addcmul\" not implemented for 'Bool'");
+    CHECK(ct_addcmul(l, l, l, 1e30) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "value cannot be converted to type int64_t without overflow");
+    static const int64_t s23[2] = {2, 3};
+    ct_tensor *f = ct_zeros(s3, 1, CT_FLOAT32);
+    CHECK(ct_addcmul_(f, f, ct_zeros(s23, 2, CT_FLOAT32), 1) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "output with shape [3] doesn't match the broadcast shape [2, 3]");
+    CHECK(ct_addcmul_(ct_clone(l), l, f, 1) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "result type Float can't be cast to the desired output type Long");
+    CHECK(ct_addcmul(f, f, ct_zeros(s3, 1, CT_FLOAT64), 1) != NULL); /* promotes */
     ct_tensor *c = ct_pow_(ct_clone(l), 2); /* integers stay integers */
     static const double sq[3] = {0, 1, 4};
     CHECK(c && ct_tensor_dtype(c) == CT_INT64);
     CHECK_TENSOR(c, sq, 3, 0, 0);
-    (void)s3;
     ct_scope_end();
 }
 
 void test_pointwise7(void)
 {
     RUN(test_pw7_golden);
+    RUN(test_pw7_golden_ternary);
     RUN(test_pw7_gradcheck);
+    RUN(test_pw7_gradcheck_ternary);
     RUN(test_pw7_inplace_autograd);
     RUN(test_pw7_errors);
 }

@@ -91,6 +91,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_tanh_,
     &ct__op_pow_,
     &ct__op_clamp_,
+    &ct__op_addcmul,
+    &ct__op_addcmul_,
+    &ct__op_addcdiv,
+    &ct__op_addcdiv_,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

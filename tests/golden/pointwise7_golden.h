@@ -618,3 +618,191 @@ static const pw7_case pw7_cases[] = {
     {"clamp_int", CT_INT64, CT_INT64, 'c', pw7_in_int_c, pw7_clamp_int_int64_c_out, NULL},
     {"clamp_int", CT_INT32, CT_INT32, 'c', pw7_in_int_c, pw7_clamp_int_int32_c_out, NULL},
 };
+static const double pw7_addcmul_float32_s_out[12] = {
+    0.569393337, 4.69547129, -0.757410884, -0.619176328, 3.20576239, 0.180510312, 0.840834081,
+    -1.33486938, 1.72015238, 2.10688138, -1.19008934, -2.63353443
+};
+static const double pw7_addcmul_float32_s_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcmul_float32_s_grad1[4] = {
+    2.92454004, 3.28571081, 3.6468811, 4.00805187
+};
+static const double pw7_addcmul_float32_s_grad2[3] = {
+    -0.0593594909, 0.196285367, 0.451929927
+};
+static const double pw7_addcmul_float64_c_out[12] = {
+    1.1276596170577413, 2.5577286637278545, -1.4910043053598658, -5.1447157087804714,
+    2.2473794672580691, -1.7919831448670052, 0.013100014386439335, 1.6273290568377539,
+    -0.380549520830476, 0.83621147167146237, -0.77185087942438779, -0.64380537405523897
+};
+static const double pw7_addcmul_float64_c_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcmul_float64_c_grad1[4] = {
+    2.9245400966355275, 3.2857106123247246, 3.6468811280139217, 4.0080516437031193
+};
+static const double pw7_addcmul_float64_c_grad2[3] = {
+    -0.059359476312853876, 0.1962853792250574, 0.45193023476296901
+};
+static const double pw7_addcmul_float64_t_out[12] = {
+    1.1276596170577413, -0.16510682631540421, -0.24611750930415568, -4.3487472538143157,
+    0.43204524998272276, 3.6519922123124462, 2.3280148524921329, -1.1394979850179865,
+    0.79005376615427614, -0.86556263315553927, -2.7354287587148032, -0.64380537405523897
+};
+static const double pw7_addcmul_float64_t_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcmul_float64_t_grad1[4] = {
+    2.9245400966355275, 3.2857106123247246, 3.6468811280139217, 4.0080516437031193
+};
+static const double pw7_addcmul_float64_t_grad2[3] = {
+    -0.059359476312853876, 0.1962853792250574, 0.45193023476296901
+};
+static const double pw7_addcmul_float64_s_out[12] = {
+    0.56939336121353135, 4.6954712465402615, -0.75741080900989011, -0.61917629564333687,
+    3.2057624202175492, 0.18051036544933974, 0.840834107173421, -1.3348695121690204,
+    1.7201524747096488, 2.1068813081177145, -1.1900892944800223, -2.6335345391670884
+};
+static const double pw7_addcmul_float64_s_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcmul_float64_s_grad1[4] = {
+    2.9245400966355275, 3.2857106123247246, 3.6468811280139217, 4.0080516437031193
+};
+static const double pw7_addcmul_float64_s_grad2[3] = {
+    -0.059359476312853876, 0.1962853792250574, 0.45193023476296901
+};
+static const double pw7_addcmul_int64_c_out[12] = {
+    11, -23, -29, -13, -7, 16, 26, 12, -4, 15, 21, 11
+};
+static const double pw7_addcmul_int32_c_out[12] = {
+    11, -23, -29, -13, -7, 16, 26, 12, -4, 15, 21, 11
+};
+static const double pw7_addcdiv_float32_s_out[12] = {
+    -1.37336731, -0.42969656, 1.08503461, 2.81080079, 1.2775104, -4.90638256, 2.6695199, 2.06949234,
+    -0.248156071, -3.08568382, 0.67658478, 0.841547906
+};
+static const double pw7_addcdiv_float32_s_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcdiv_float32_s_grad1[4] = {
+    -2.36456132, -2.66308546, -2.96160936, -3.26013327
+};
+static const double pw7_addcdiv_float32_s_grad2[3] = {
+    -0.0426222086, 0.24511385, 0.284050107
+};
+static const double pw7_addcdiv_float64_c_out[12] = {
+    -0.81510109926880514, -2.5674391358958033, 0.35144105152787597, -1.7147385235596158,
+    0.31912738535104657, -6.8788759344399875, 1.8417858969877243, 5.0316910004956785,
+    -2.348858128621969, -4.356353835830574, 1.0948231915876878, 2.8312770493551946
+};
+static const double pw7_addcdiv_float64_c_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcdiv_float64_c_grad1[4] = {
+    -2.3645612154834463, -2.6630852334200572, -2.9616092513566681, -3.260133269293279
+};
+static const double pw7_addcdiv_float64_c_grad2[3] = {
+    -0.042622213026072053, 0.24511385435224797, 0.28405002038621197
+};
+static const double pw7_addcdiv_float64_t_out[12] = {
+    -0.81510109926880514, -5.2902746259390625, 1.596327847583586, -0.91877006859346011,
+    -1.4962068319242998, -1.4349005772605368, 4.156700735093418, 2.2648639586399386,
+    -1.1782548416372167, -6.0581279406575756, -0.86875468770272768, 2.8312770493551946
+};
+static const double pw7_addcdiv_float64_t_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcdiv_float64_t_grad1[4] = {
+    -2.3645612154834463, -2.6630852334200572, -2.9616092513566681, -3.260133269293279
+};
+static const double pw7_addcdiv_float64_t_grad2[3] = {
+    -0.042622213026072053, 0.24511385435224797, 0.28405002038621197
+};
+static const double pw7_addcdiv_float64_s_out[12] = {
+    -1.373367355113015, -0.42969655308339627, 1.0850345478778516, 2.8108008895775187,
+    1.2775103383105264, -4.9063824241236436, 2.6695199897747059, 2.0694924314889045,
+    -0.24815613308184392, -3.0856839993843219, 0.67658477653205329, 0.84154788424334526
+};
+static const double pw7_addcdiv_float64_s_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcdiv_float64_s_grad1[4] = {
+    -2.3645612154834463, -2.6630852334200572, -2.9616092513566681, -3.260133269293279
+};
+static const double pw7_addcdiv_float64_s_grad2[3] = {
+    -0.042622213026072053, 0.24511385435224797, 0.28405002038621197
+};
+static const double pw7_addcmul__float32_t_out[12] = {
+    1.12765956, -0.165106758, -0.246117547, -4.34874725, 0.432045162, 3.65199232, 2.32801485,
+    -1.13949788, 0.790053725, -0.865562677, -2.73542881, -0.643805385
+};
+static const double pw7_addcmul__float32_t_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcmul__float32_t_grad1[4] = {
+    2.92454004, 3.28571081, 3.6468811, 4.00805187
+};
+static const double pw7_addcmul__float32_t_grad2[3] = {
+    -0.0593594909, 0.196285367, 0.451929927
+};
+static const double pw7_addcmul__float64_t_out[12] = {
+    1.1276596170577413, -0.16510682631540421, -0.24611750930415568, -4.3487472538143157,
+    0.43204524998272276, 3.6519922123124462, 2.3280148524921329, -1.1394979850179865,
+    0.79005376615427614, -0.86556263315553927, -2.7354287587148032, -0.64380537405523897
+};
+static const double pw7_addcmul__float64_t_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcmul__float64_t_grad1[4] = {
+    2.9245400966355275, 3.2857106123247246, 3.6468811280139217, 4.0080516437031193
+};
+static const double pw7_addcmul__float64_t_grad2[3] = {
+    -0.059359476312853876, 0.1962853792250574, 0.45193023476296901
+};
+static const double pw7_addcdiv__float32_t_out[12] = {
+    1.07946551, -0.292246819, -0.200411975, -4.26365948, 1.00227892, 5.15631723, 1.78722525,
+    -2.14625549, 0.594295621, -1.381989, -2.54977894, -0.29819119
+};
+static const double pw7_addcdiv__float32_t_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcdiv__float32_t_grad1[4] = {
+    3.15274835, 3.5507803, 3.94881248, 4.34684467
+};
+static const double pw7_addcdiv__float32_t_grad2[3] = {
+    0.0568295121, -0.326818705, -0.378733516
+};
+static const double pw7_addcdiv__float64_t_out[12] = {
+    1.0794655676398246, -0.29224682257661172, -0.20041198219860656, -4.2636598374497181,
+    1.0022789288379754, 5.1563170962621001, 1.7872254567015693, -2.1462552723571857,
+    0.59429574596580681, -1.3819889192939008, -2.5497787955779336, -0.29819125007807146
+};
+static const double pw7_addcdiv__float64_t_grad0[12] = {
+    0.5, 0.625, 0.75, 0.875, 1, 1.125, 1.25, 1.375, 1.5, 1.625, 1.75, 1.875
+};
+static const double pw7_addcdiv__float64_t_grad1[4] = {
+    3.1527482873112618, 3.5507803112267435, 3.9488123351422244, 4.3468443590577053
+};
+static const double pw7_addcdiv__float64_t_grad2[3] = {
+    0.056829617368096108, -0.32681847246966411, -0.37873336051494944
+};
+static const double pw7_t1[2][4] = {{1.1064441776429139, 2.9188937287444032, -1.0493124143503698, -1.953446069885302}, {1, -2, -3, -1}};
+static const double pw7_t2[2][3] = {{2.0440318566720368, 1.5499606531952785, 2.1847357411598387}, {5, -4, -3}};
+static const pw7_tcase pw7_tcases[] = {
+    {"addcmul", CT_FLOAT32, CT_FLOAT32, 's', pw7_in_normal_s, 0.5, pw7_addcmul_float32_s_out, {pw7_addcmul_float32_s_grad0, pw7_addcmul_float32_s_grad1, pw7_addcmul_float32_s_grad2}},
+    {"addcmul", CT_FLOAT64, CT_FLOAT64, 'c', pw7_in_normal_c, 0.5, pw7_addcmul_float64_c_out, {pw7_addcmul_float64_c_grad0, pw7_addcmul_float64_c_grad1, pw7_addcmul_float64_c_grad2}},
+    {"addcmul", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 0.5, pw7_addcmul_float64_t_out, {pw7_addcmul_float64_t_grad0, pw7_addcmul_float64_t_grad1, pw7_addcmul_float64_t_grad2}},
+    {"addcmul", CT_FLOAT64, CT_FLOAT64, 's', pw7_in_normal_s, 0.5, pw7_addcmul_float64_s_out, {pw7_addcmul_float64_s_grad0, pw7_addcmul_float64_s_grad1, pw7_addcmul_float64_s_grad2}},
+    {"addcmul", CT_INT64, CT_INT64, 'c', pw7_in_int_c, 2, pw7_addcmul_int64_c_out, {NULL, NULL, NULL}},
+    {"addcmul", CT_INT32, CT_INT32, 'c', pw7_in_int_c, 2, pw7_addcmul_int32_c_out, {NULL, NULL, NULL}},
+    {"addcdiv", CT_FLOAT32, CT_FLOAT32, 's', pw7_in_normal_s, -1.5, pw7_addcdiv_float32_s_out, {pw7_addcdiv_float32_s_grad0, pw7_addcdiv_float32_s_grad1, pw7_addcdiv_float32_s_grad2}},
+    {"addcdiv", CT_FLOAT64, CT_FLOAT64, 'c', pw7_in_normal_c, -1.5, pw7_addcdiv_float64_c_out, {pw7_addcdiv_float64_c_grad0, pw7_addcdiv_float64_c_grad1, pw7_addcdiv_float64_c_grad2}},
+    {"addcdiv", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, -1.5, pw7_addcdiv_float64_t_out, {pw7_addcdiv_float64_t_grad0, pw7_addcdiv_float64_t_grad1, pw7_addcdiv_float64_t_grad2}},
+    {"addcdiv", CT_FLOAT64, CT_FLOAT64, 's', pw7_in_normal_s, -1.5, pw7_addcdiv_float64_s_out, {pw7_addcdiv_float64_s_grad0, pw7_addcdiv_float64_s_grad1, pw7_addcdiv_float64_s_grad2}},
+    {"addcmul_", CT_FLOAT32, CT_FLOAT32, 't', pw7_in_normal_t, 0.5, pw7_addcmul__float32_t_out, {pw7_addcmul__float32_t_grad0, pw7_addcmul__float32_t_grad1, pw7_addcmul__float32_t_grad2}},
+    {"addcmul_", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 0.5, pw7_addcmul__float64_t_out, {pw7_addcmul__float64_t_grad0, pw7_addcmul__float64_t_grad1, pw7_addcmul__float64_t_grad2}},
+    {"addcdiv_", CT_FLOAT32, CT_FLOAT32, 't', pw7_in_normal_t, 2, pw7_addcdiv__float32_t_out, {pw7_addcdiv__float32_t_grad0, pw7_addcdiv__float32_t_grad1, pw7_addcdiv__float32_t_grad2}},
+    {"addcdiv_", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 2, pw7_addcdiv__float64_t_out, {pw7_addcdiv__float64_t_grad0, pw7_addcdiv__float64_t_grad1, pw7_addcdiv__float64_t_grad2}},
+};
