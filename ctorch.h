@@ -936,6 +936,20 @@ CTORCH_API ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor
 CTORCH_API ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1,
                                   const ct_tensor *tensor2, double value);
 
+/* input + weight * (end - input), computed as PyTorch's vectorized kernel does (from the
+   nearer end: fma(weight, end - input, input) for |weight| < 0.5, else fma(weight - 1,
+   end - input, end)); weight a tensor (ct_lerp, ct_lerp_) or a scalar (ct_lerp_scalar,
+   ct_lerp_scalar_). Float only; input, end and weight broadcast and must share a dtype
+   (PyTorch does not promote). Gradients: grad * (1 - weight), grad * weight, grad * (end -
+   input). The _ forms write into self. Errors: CT_ERR_DTYPE "expected dtype float for `end`
+   but got dtype double", "\"lerp\" not implemented for 'Long'"; CT_ERR_SHAPE as other
+   broadcasting ops. Mirrors: torch.lerp (lerp.Tensor, lerp.Scalar), Tensor.lerp_. */
+CTORCH_API ct_tensor *ct_lerp(const ct_tensor *input, const ct_tensor *end,
+                              const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar(const ct_tensor *input, const ct_tensor *end, double weight);
+CTORCH_API ct_tensor *ct_lerp_(ct_tensor *self, const ct_tensor *end, const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar_(ct_tensor *self, const ct_tensor *end, double weight);
+
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);
@@ -7447,7 +7461,7 @@ typedef enum ct__binop {
     CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
 } ct__binop;
 
-typedef enum ct__terop { CT__ADDCMUL, CT__ADDCDIV } ct__terop;
+typedef enum ct__terop { CT__ADDCMUL, CT__ADDCDIV, CT__LERP } ct__terop;
 
 typedef enum ct__unop {
     CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
@@ -7535,7 +7549,14 @@ typedef double ct__w_f64;
         return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
     }                                                                                       \
     static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
-    static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }
+    static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
+    static inline T ct__lerp_w_##S(T x, T e, T w)                                           \
+    { /* PyTorch's vectorized lerp: from the nearer end, one fused multiply-add */           \
+        bool small = w < (T)0.5 && w > (T)-0.5;                                             \
+        return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                          \
+    }                                                                                       \
+    static inline T ct__lerp_##S(T x, T e, T w, T v) { (void)v; return ct__lerp_w_##S(x, e, w); } \
+    static inline T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
     static inline T ct__add_##S(T x, T y, T alpha)                                          \
@@ -7704,7 +7725,9 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(tanh, T, S)                                                                 \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
     CT__UN_LOOP(erf, T, S)                                                                  \
-    CT__TER_LOOP(addcdiv, T, S)
+    CT__TER_LOOP(addcdiv, T, S)                                                             \
+    CT__TER_LOOP(lerp, T, S)                                                                \
+    CT__BIN_LOOP(lerps, T, S)
 /* out[i] = TEST(a[i]) as bool, TEST a classification macro of math.h (isnan ...) on the value
    as a double: exact for every dtype, and integers are never NaN nor infinite. */
 #define CT__TEST_LOOP(NAME, TEST, T, S)                                                    \
@@ -8360,6 +8383,80 @@ static bool ct__addc_meta(ct_op_call *c)
     return ct__check_inplace_shape(c->fn, self, shape, nd) && ct__inplace_output(c, rt, 3);
 }
 
+/* ---- lerp ----------------------------------------------------------------------------------- */
+static void ct__lerp_scalar_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_mul_scalar(g, 1.0 - n->f[0]);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul_scalar(g, n->f[0]);
+    }
+}
+
+static void ct__lerp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *e = ct__saved(n, 1), *w = ct__saved(n, 2);
+    if (ct__needs_grad(n, 0)) { /* g * (1 - weight) */
+        gi[0] = ct_mul(g, ct_add_scalar(ct_neg(w), 1.0));
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul(g, w);
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = ct_mul(g, ct_sub(e, x));
+    }
+}
+
+/* lerp_ with a tensor weight saves the old self (meta's copy), end and weight. */
+static void ct__lerp_inplace_record(ct_node *n, const ct_op_call *c)
+{
+    ct__save(n, (const ct_tensor *)c->state);
+    ct__save(n, c->inputs[1]);
+    ct__save(n, c->inputs[2]);
+}
+
+/* The name PyTorch's lerp gives a dtype in its messages (C++'s type name). */
+static const char *ct__type_name(ct_dtype d)
+{
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "default", "bool", "unsigned char", "signed char", "short int", "int", "long int",
+        "float", "double"};
+    return names[d];
+}
+
+/* Meta of lerp (inputs self, end and, for lerp.Tensor, weight; lerp.Scalar: attribute 0):
+   all broadcast, end and weight of self's dtype (PyTorch does not promote here). */
+static bool ct__lerp_meta(ct_op_call *c)
+{
+    static const char *const names[3] = {"self", "end", "weight"};
+    const ct_tensor *self = c->inputs[0];
+    int64_t shape[CT_MAX_DIMS];
+    int nd = self->ndim;
+    memcpy(shape, self->sizes, sizeof(int64_t) * (size_t)nd);
+    for (int k = 1; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        int64_t s[CT_MAX_DIMS];
+        int ns = 0;
+        if (t->dtype != self->dtype) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "expected dtype %s for `%s` but got dtype %s",
+                     ct__type_name(self->dtype), names[k], ct__type_name(t->dtype));
+            return false;
+        }
+        if (!ct__broadcast_shapes(c->fn, shape, nd, t->sizes, t->ndim, s, &ns)) {
+            return false;
+        }
+        memcpy(shape, s, sizeof(int64_t) * (size_t)ns);
+        nd = ns;
+    }
+    c->dtype = self->dtype;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, shape, nd, self->dtype) != NULL;
+    }
+    return ct__check_inplace_shape(c->fn, self, shape, nd) &&
+           ct__inplace_output(c, self->dtype, c->n_inputs);
+}
+
 /* ---- where ------------------------------------------------------------------------------- */
 static void ct__where_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -8606,6 +8703,8 @@ static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_NUM(pows);
 static const ct_loop_fn ct__loops_erf[CT_DTYPE_COUNT] = CT__L_FLT(erf);
 static const ct_loop_fn ct__loops_addcmul[CT_DTYPE_COUNT] = CT__L_NUM(addcmul);
 static const ct_loop_fn ct__loops_addcdiv[CT_DTYPE_COUNT] = CT__L_FLT(addcdiv);
+static const ct_loop_fn ct__loops_lerp[CT_DTYPE_COUNT] = CT__L_FLT(lerp);
+static const ct_loop_fn ct__loops_lerps[CT_DTYPE_COUNT] = CT__L_FLT(lerps);
 static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_ALL(isnan);
 static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_ALL(isinf);
 static const ct_loop_fn ct__loops_isfinite[CT_DTYPE_COUNT] = CT__L_ALL(isfinite);
@@ -8780,6 +8879,24 @@ CT__POINTWISE(addcdiv_, "aten::addcdiv_", CT__ADDC_SCHEMA("addcdiv_", "(a!)", "(
               "ct_addcdiv_", CT_OP_INPLACE, CT__ADDCDIV, ct__loops_addcdiv, ct__addc_meta,
               CT__K_FLOAT(ct__pointwise_kernel), "AddcdivBackward0", ct__addcdiv_backward,
               CT__ADDC_SAVE, NULL)
+#define CT__LERP_SCHEMA(N, OVL, SELF, W, RET)                                                 \
+    N "." OVL "(Tensor" SELF " self, Tensor end, " W " weight) -> Tensor" RET
+CT__POINTWISE(lerp, "aten::lerp", CT__LERP_SCHEMA("lerp", "Tensor", "", "Tensor", ""), "ct_lerp",
+              CT_OP_POINTWISE, CT__LERP, ct__loops_lerp, ct__lerp_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward1", ct__lerp_backward,
+              CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2), NULL)
+CT__POINTWISE(lerp_scalar, "aten::lerp", CT__LERP_SCHEMA("lerp", "Scalar", "", "Scalar", ""),
+              "ct_lerp_scalar", CT_OP_POINTWISE, CT__LERP, ct__loops_lerps, ct__lerp_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward0", ct__lerp_scalar_backward, 0u,
+              NULL)
+CT__POINTWISE(lerp_, "aten::lerp_", CT__LERP_SCHEMA("lerp_", "Tensor", "(a!)", "Tensor", "(a!)"),
+              "ct_lerp_", CT_OP_INPLACE, CT__LERP, ct__loops_lerp, ct__lerp_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward1", ct__lerp_backward,
+              CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2), ct__lerp_inplace_record)
+CT__POINTWISE(lerp_scalar_, "aten::lerp_", CT__LERP_SCHEMA("lerp_", "Scalar", "(a!)", "Scalar",
+              "(a!)"), "ct_lerp_scalar_", CT_OP_INPLACE, CT__LERP, ct__loops_lerps,
+              ct__lerp_meta, CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward0",
+              ct__lerp_scalar_backward, 0u, NULL)
 CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, Tensor other) -> "
               "Tensor", "ct_where", CT_OP_POINTWISE, 0, ct__loops_where, ct__where_meta,
               CT__K_ALL(ct__where_kernel), "WhereBackward0", ct__where_backward, CT__SAVE_IN(0),
@@ -9078,38 +9195,66 @@ ct_tensor *ct_pow_(ct_tensor *self, double exponent)
     return ct__call1(&ct__op_pow_, "ct_pow_", self, 1, exponent, 0);
 }
 
-static ct_tensor *ct__call3(const ct_op *op, const char *fn, const ct_tensor *x,
-                            const ct_tensor *a, const ct_tensor *b, double value)
+/* A call over the tensors x, a and (n == 3) b, with the scalar attribute *value when value is
+   not NULL. */
+static ct_tensor *ct__call3(const ct_op *op, const char *fn, int n, const ct_tensor *x,
+                            const ct_tensor *a, const ct_tensor *b, const double *value)
 {
     const ct_tensor *in[3] = {x, a, b};
     ct_op_call c;
-    ct__call_init(&c, op, fn, in, 3);
-    ct__call_f(&c, value);
-    return ct__dispatch(&c);
+    ct__call_init(&c, op, fn, in, n);
+    if (value) {
+        ct__call_f(&c, *value);
+    }
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state) { /* an in-place op's saved old self */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
 }
 
 ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1, const ct_tensor *tensor2,
                       double value)
 {
-    return ct__call3(&ct__op_addcmul, "ct_addcmul", input, tensor1, tensor2, value);
+    return ct__call3(&ct__op_addcmul, "ct_addcmul", 3, input, tensor1, tensor2, &value);
 }
 
 ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1, const ct_tensor *tensor2,
                        double value)
 {
-    return ct__call3(&ct__op_addcmul_, "ct_addcmul_", self, tensor1, tensor2, value);
+    return ct__call3(&ct__op_addcmul_, "ct_addcmul_", 3, self, tensor1, tensor2, &value);
 }
 
 ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor1, const ct_tensor *tensor2,
                       double value)
 {
-    return ct__call3(&ct__op_addcdiv, "ct_addcdiv", input, tensor1, tensor2, value);
+    return ct__call3(&ct__op_addcdiv, "ct_addcdiv", 3, input, tensor1, tensor2, &value);
 }
 
 ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1, const ct_tensor *tensor2,
                        double value)
 {
-    return ct__call3(&ct__op_addcdiv_, "ct_addcdiv_", self, tensor1, tensor2, value);
+    return ct__call3(&ct__op_addcdiv_, "ct_addcdiv_", 3, self, tensor1, tensor2, &value);
+}
+
+ct_tensor *ct_lerp(const ct_tensor *input, const ct_tensor *end, const ct_tensor *weight)
+{
+    return ct__call3(&ct__op_lerp, "ct_lerp", 3, input, end, weight, NULL);
+}
+
+ct_tensor *ct_lerp_scalar(const ct_tensor *input, const ct_tensor *end, double weight)
+{
+    return ct__call3(&ct__op_lerp_scalar, "ct_lerp_scalar", 2, input, end, NULL, &weight);
+}
+
+ct_tensor *ct_lerp_(ct_tensor *self, const ct_tensor *end, const ct_tensor *weight)
+{
+    return ct__call3(&ct__op_lerp_, "ct_lerp_", 3, self, end, weight, NULL);
+}
+
+ct_tensor *ct_lerp_scalar_(ct_tensor *self, const ct_tensor *end, double weight)
+{
+    return ct__call3(&ct__op_lerp_scalar_, "ct_lerp_scalar_", 2, self, end, NULL, &weight);
 }
 
 void ct__relu_inplace_kernel(ct_tensor *t)
@@ -20828,6 +20973,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_addcmul_,
     &ct__op_addcdiv,
     &ct__op_addcdiv_,
+    &ct__op_lerp,
+    &ct__op_lerp_scalar,
+    &ct__op_lerp_,
+    &ct__op_lerp_scalar_,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

@@ -676,6 +676,10 @@ static void row_addcmul(void) { ct_addcmul(wx(), wx(), wx(), 0.5); }
 static void row_addcmul_(void) { ct_addcmul_(wx(), wx(), wx(), 0.5); }
 static void row_addcdiv(void) { ct_addcdiv(wx(), wx(), wx(), 0.5); }
 static void row_addcdiv_(void) { ct_addcdiv_(wx(), wx(), wx(), 0.5); }
+static void row_lerp(void) { ct_lerp(wx(), wx(), wx()); }
+static void row_lerp_(void) { ct_lerp_(wx(), wx(), wx()); }
+static void row_lerp_scalar(void) { ct_lerp_scalar(wx(), wx(), 0.5); }
+static void row_lerp_scalar_(void) { ct_lerp_scalar_(wx(), wx(), 0.5); }
 static void row_where(void) { ct_where(wb(), wx(), wx()); }
 static void row_fill_(void) { ct_fill_(wx(), 2); }
 static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
@@ -860,6 +864,7 @@ static const api_row api_rows[] = {
     ROW(erf), ROW(isnan), ROW(isinf), ROW(isfinite), ROW(neg_), ROW(abs_), ROW(exp_), ROW(log_),
     ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
     ROW(addcmul), ROW(addcmul_), ROW(addcdiv), ROW(addcdiv_),
+    ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

@@ -2035,6 +2035,94 @@ static void test_null_ct_addcdiv_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_lerp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_lerp(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_lerp(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp_(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_lerp_(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_lerp_(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp_scalar_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar_(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_fill_(void)
 {
     null_fixture fx;
@@ -6564,6 +6652,144 @@ static void test_freed_ct_addcdiv_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_lerp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.foreign, fx.t, fx.t)";
+        (void)ct_lerp(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_lerp(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.foreign, fx.t)";
+        (void)ct_lerp(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_lerp(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.t, fx.foreign)";
+        (void)ct_lerp(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.foreign, fx.t, 1.0)";
+        (void)ct_lerp_scalar(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.t, fx.foreign, 1.0)";
+        (void)ct_lerp_scalar(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp_(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.foreign, fx.t, fx.t)";
+        (void)ct_lerp_(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_lerp_(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.foreign, fx.t)";
+        (void)ct_lerp_(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_lerp_(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.t, fx.foreign)";
+        (void)ct_lerp_(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp_scalar_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar_(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.foreign, fx.t, 1.0)";
+        (void)ct_lerp_scalar_(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.t, fx.foreign, 1.0)";
+        (void)ct_lerp_scalar_(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_fill_(void)
 {
     null_fixture fx;
@@ -8179,6 +8405,10 @@ void test_null(void)
     RUN(test_null_ct_addcmul_);
     RUN(test_null_ct_addcdiv);
     RUN(test_null_ct_addcdiv_);
+    RUN(test_null_ct_lerp);
+    RUN(test_null_ct_lerp_scalar);
+    RUN(test_null_ct_lerp_);
+    RUN(test_null_ct_lerp_scalar_);
     RUN(test_null_ct_fill_);
     RUN(test_null_ct_zero_);
     RUN(test_null_ct_copy_);
@@ -8436,6 +8666,10 @@ void test_null(void)
     RUN(test_freed_ct_addcmul_);
     RUN(test_freed_ct_addcdiv);
     RUN(test_freed_ct_addcdiv_);
+    RUN(test_freed_ct_lerp);
+    RUN(test_freed_ct_lerp_scalar);
+    RUN(test_freed_ct_lerp_);
+    RUN(test_freed_ct_lerp_scalar_);
     RUN(test_freed_ct_fill_);
     RUN(test_freed_ct_zero_);
     RUN(test_freed_ct_copy_);

@@ -12,7 +12,7 @@ typedef struct pw7_case {
     const double *in, *out, *grad;
 } pw7_case;
 
-/* addcmul/addcdiv: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1) from pw7_t1 and
+/* addcmul/addcdiv/lerp: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1) from pw7_t1 and
    pw7_t2 (row 0 for float dtypes, row 1 integers), the gradients of the three. */
 typedef struct pw7_tcase {
     const char *op;
@@ -120,7 +120,19 @@ static ct_tensor *pw7_ternary(const char *op, const ct_tensor *x, const ct_tenso
     if (strcmp(op, "addcdiv") == 0) {
         return ct_addcdiv(x, a, b, value);
     }
+    if (strcmp(op, "lerp") == 0) {
+        return ct_lerp(x, a, b);
+    }
+    if (strncmp(op, "lerp_scalar", 11) == 0 && strcmp(op, "lerp_scalar_") != 0) {
+        return ct_lerp_scalar(x, a, value);
+    }
     ct_tensor *y = ct_clone(x);
+    if (strcmp(op, "lerp_") == 0) {
+        return ct_lerp_(y, a, b);
+    }
+    if (strcmp(op, "lerp_scalar_") == 0) {
+        return ct_lerp_scalar_(y, a, value);
+    }
     return strcmp(op, "addcmul_") == 0 ? ct_addcmul_(y, a, b, value) : ct_addcdiv_(y, a, b, value);
 }
 
@@ -133,7 +145,7 @@ static void test_pw7_golden_ternary(void)
         w[i] = 0.5 + 0.125 * i;
     }
     int n = (int)(sizeof pw7_tcases / sizeof pw7_tcases[0]);
-    CHECK(n == 14);
+    CHECK(n == 27);
     for (int i = 0; i < n; i++) {
         const pw7_tcase *k = &pw7_tcases[i];
         bool fl = ct_dtype_is_floating_point(k->dtype);
@@ -154,8 +166,12 @@ static void test_pw7_golden_ternary(void)
         if (fl && out) {
             ct_tensor *wt = ct_to_dtype(ct_tensor_from_data(w, F64, s34, 2), k->out_dtype);
             CHECK(ct_backward(ct_sum(ct_mul(out, wt)), NULL, false) == CT_OK);
-            for (int j = 0; j < 3; j++) {
-                CHECK_TENSOR(ct_grad(in[j]), k->grad[j], n_el[j], rtol, atol);
+            for (int j = 0; j < 3; j++) { /* lerp.Scalar: the unused tensor gets none */
+                if (k->grad[j]) {
+                    CHECK_TENSOR(ct_grad(in[j]), k->grad[j], n_el[j], rtol, atol);
+                } else {
+                    CHECK(ct_grad(in[j]) == NULL);
+                }
             }
         }
         if (ct_error()) {
@@ -198,23 +214,24 @@ static ct_tensor *pw7_gc_clamp(ct_tensor *const *in, int n, void *user)
 
 static ct_tensor *pw7_gc_addc(ct_tensor *const *in, int n, void *user)
 {
-    (void)n;
-    return pw7_ternary((const char *)user, in[0], in[1], in[2], 0.75);
+    return pw7_ternary((const char *)user, in[0], in[1], n > 2 ? in[2] : NULL, 0.75);
 }
 
 static void test_pw7_gradcheck_ternary(void)
 {
-    static const char *const ops[] = {"addcmul", "addcdiv", "addcmul_", "addcdiv_"};
+    static const char *const ops[] = {"addcmul", "addcdiv", "addcmul_", "addcdiv_", "lerp",
+                                      "lerp_", "lerp_scalar", "lerp_scalar_"};
     static const int64_t s[3][2] = {{2, 3}, {2, 1}, {1, 3}};
     ct_manual_seed(8);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 8; i++) {
         ct_scope_begin();
         ct_tensor *in[3];
         for (int j = 0; j < 3; j++) {
             ct_tensor *r = ct_add_scalar(ct_rand(s[j], 2, F64, NULL), 0.5);
             in[j] = ct_requires_grad_(j == 2 ? ct_neg(r) : r, true);
         }
-        CHECK_MSG(ct_gradcheck(pw7_gc_addc, in, 3, (void *)(uintptr_t)ops[i], NULL), "%s: %s",
+        int n_in = strncmp(ops[i], "lerp_scalar", 11) == 0 ? 2 : 3;
+        CHECK_MSG(ct_gradcheck(pw7_gc_addc, in, n_in, (void *)(uintptr_t)ops[i], NULL), "%s: %s",
                   ops[i], ct_error() ? ct_error() : "");
         ct_error_clear();
         ct_scope_end();
@@ -326,6 +343,14 @@ static void test_pw7_errors(void)
     CHECK(ct_addcmul_(ct_clone(l), l, f, 1) == NULL);
     CHECK_ERROR(CT_ERR_DTYPE, "result type Float can't be cast to the desired output type Long");
     CHECK(ct_addcmul(f, f, ct_zeros(s3, 1, CT_FLOAT64), 1) != NULL); /* promotes */
+    CHECK(ct_lerp_scalar(f, ct_zeros(s3, 1, CT_FLOAT64), 0.5) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "expected dtype float for `end` but got dtype double");
+    CHECK(ct_lerp(f, f, ct_zeros(s3, 1, CT_FLOAT64)) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "expected dtype float for `weight` but got dtype double");
+    CHECK(ct_lerp_scalar(l, l, 0.5) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"lerp\" not implemented for 'Long'");
+    CHECK(ct_lerp_(f, f, ct_zeros(s23, 2, CT_FLOAT32)) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "output with shape [3] doesn't match the broadcast shape [2, 3]");
     ct_tensor *c = ct_pow_(ct_clone(l), 2); /* integers stay integers */
     static const double sq[3] = {0, 1, 4};
     CHECK(c && ct_tensor_dtype(c) == CT_INT64);

@@ -7,7 +7,7 @@ a (4, 3) tensor ("t") or as the step-2 slice [:, ::2] of a (3, 8) tensor ("s"), 
 and records the output and, for floating inputs of differentiable ops, the gradient of
 sum(out * w) with w[i] = 0.5 + 0.125 * i (row-major over the (3, 4) output). In-place ops
 run on a clone of the input (x.clone().exp_()). addcmul/addcdiv take that input as self and
-broadcast tensor1 (4,) and tensor2 (3, 1) against it (pw7_t1/pw7_t2: float values, integer
+broadcast tensor1 (4,) and tensor2 (3, 1) against it (lerp: end and weight) (pw7_t1/pw7_t2: float values, integer
 values); their cases record all three gradients. Run with PyTorch installed:
 python3 tools/gen_golden_pointwise7.py
 """
@@ -87,6 +87,11 @@ TERNARY = [  # op, fn(x, a, b, value), dtypes, value
     ("addcdiv", torch.addcdiv, FLOATS, -1.5),
     ("addcmul_", lambda x, a, b, value: x.clone().addcmul_(a, b, value=value), FLOATS, 0.5),
     ("addcdiv_", lambda x, a, b, value: x.clone().addcdiv_(a, b, value=value), FLOATS, 2.0),
+    ("lerp", lambda x, a, b, value: torch.lerp(x, a, b), FLOATS, 0),
+    ("lerp_scalar", lambda x, a, b, value: torch.lerp(x, a, value), FLOATS, 0.3),
+    ("lerp_scalar_hi", lambda x, a, b, value: torch.lerp(x, a, value), [torch.float64], 0.7),
+    ("lerp_", lambda x, a, b, value: x.clone().lerp_(a, b), FLOATS, 0),
+    ("lerp_scalar_", lambda x, a, b, value: x.clone().lerp_(a, value), FLOATS, -0.25),
 ]
 
 
@@ -96,7 +101,7 @@ def ternary(lines, rows, w):
         for dt in dtypes:
             kind = "normal" if dt.is_floating_point else "int"
             value = value if dt.is_floating_point else 2
-            for lay in layouts(dt) if not op.endswith("_") else "t":
+            for lay in layouts(dt) if not op.endswith(("_", "hi")) else "t":
                 name = "pw7_%s_%s_%s" % (op, str(dt).split(".")[1], lay)
                 src = "pw7_in_%s_%s" % (kind, lay)
                 ins = [layout(values(kind, STORE[lay][0] * STORE[lay][1]), dt, lay),
@@ -112,6 +117,8 @@ def ternary(lines, rows, w):
                 if dt.is_floating_point:
                     (out * w.to(out.dtype)).sum().backward()
                     for k, t in enumerate(ins):
+                        if t.grad is None:
+                            continue
                         grads[k] = "%s_grad%d" % (name, k)
                         lines.append(arr(grads[k], t.grad.double().flatten().tolist(), digits))
                 rows.append('    {"%s", %s, %s, \'%s\', %s, %s, %s_out, {%s}},' % (

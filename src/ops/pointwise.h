@@ -131,6 +131,20 @@ CTORCH_API ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor
 CTORCH_API ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1,
                                   const ct_tensor *tensor2, double value);
 
+/* input + weight * (end - input), computed as PyTorch's vectorized kernel does (from the
+   nearer end: fma(weight, end - input, input) for |weight| < 0.5, else fma(weight - 1,
+   end - input, end)); weight a tensor (ct_lerp, ct_lerp_) or a scalar (ct_lerp_scalar,
+   ct_lerp_scalar_). Float only; input, end and weight broadcast and must share a dtype
+   (PyTorch does not promote). Gradients: grad * (1 - weight), grad * weight, grad * (end -
+   input). The _ forms write into self. Errors: CT_ERR_DTYPE "expected dtype float for `end`
+   but got dtype double", "\"lerp\" not implemented for 'Long'"; CT_ERR_SHAPE as other
+   broadcasting ops. Mirrors: torch.lerp (lerp.Tensor, lerp.Scalar), Tensor.lerp_. */
+CTORCH_API ct_tensor *ct_lerp(const ct_tensor *input, const ct_tensor *end,
+                              const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar(const ct_tensor *input, const ct_tensor *end, double weight);
+CTORCH_API ct_tensor *ct_lerp_(ct_tensor *self, const ct_tensor *end, const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar_(ct_tensor *self, const ct_tensor *end, double weight);
+
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */
 CTORCH_API ct_tensor *ct_fill_(ct_tensor *self, double value);

@@ -95,6 +95,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_addcmul_,
     &ct__op_addcdiv,
     &ct__op_addcdiv_,
+    &ct__op_lerp,
+    &ct__op_lerp_scalar,
+    &ct__op_lerp_,
+    &ct__op_lerp_scalar_,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,
