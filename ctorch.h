@@ -840,6 +840,22 @@ CTORCH_API ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *input, double other);
 CTORCH_API ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other);
+/* div's rounding_mode: None (true division), 'trunc' (toward zero), 'floor' (toward -inf). */
+typedef enum ct_rounding_mode {
+    CT_ROUNDING_NONE = 0,
+    CT_ROUNDING_TRUNC,
+    CT_ROUNDING_FLOOR
+} ct_rounding_mode;
+/* input / other rounded as rounding_mode says: CT_ROUNDING_NONE is ct_div (float; gradients
+   as ct_div); 'trunc' and 'floor' keep the promoted dtype, integers included (floor division
+   as Python's //; float floor division as PyTorch's div_floor_floating), with zero
+   gradients. Errors: CT_ERR_VALUE "ZeroDivisionError" when an integer divisor has a zero;
+   CT_ERR_DTYPE "\"div\" not implemented for 'Bool'" for two bool operands and a rounding
+   mode; CT_ERR_VALUE for a mode outside ct_rounding_mode ("div expected rounding_mode to be
+   one of None, 'trunc', or 'floor' but found 7"). Mirrors: torch.div(input, other,
+   rounding_mode=...). */
+CTORCH_API ct_tensor *ct_div_mode(const ct_tensor *input, const ct_tensor *other,
+                                  ct_rounding_mode rounding_mode);
 /* input ** exponent. Mirrors: torch.pow. */
 CTORCH_API ct_tensor *ct_pow(const ct_tensor *input, const ct_tensor *exponent);
 CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
@@ -7456,7 +7472,8 @@ CT__VECTORIZE_END
 CT__VECTORIZE_BEGIN
 
 typedef enum ct__binop {
-    CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM,
+    CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM, CT__DIV_TRUNC,
+    CT__DIV_FLOOR,
     CT__EQ, CT__NE, CT__LT, CT__LE, CT__GT, CT__GE, CT__AND, CT__OR,
     CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
 } ct__binop;
@@ -7501,7 +7518,23 @@ typedef double ct__w_f64;
         }                                                                                   \
         return r;                                                                           \
     }                                                                                       \
-    static inline T ct__pows_##S(T x, const double *p) { return ct__pow_##S(x, (T)p[0], 0); }
+    static inline T ct__pows_##S(T x, const double *p) { return ct__pow_##S(x, (T)p[0], 0); } \
+    /* integer division rounding toward zero and toward -inf; the kernel rejected y == 0 (0 is  \
+       returned), x / -1 wraps instead of trapping */                                         \
+    static inline T ct__div_trunc_##S(T x, T y, T alpha)                                    \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        if (ct__is_neg(y) && y == (T)-1) {                                                  \
+            return (T)-(ct__w_##S)x;                                                        \
+        }                                                                                   \
+        return y == 0 ? (T)0 : (T)(x / y);                                                  \
+    }                                                                                       \
+    static inline T ct__div_floor_##S(T x, T y, T alpha)                                    \
+    {                                                                                       \
+        T q = ct__div_trunc_##S(x, y, alpha);                                               \
+        T r = (T)(x - (T)((ct__w_##S)q * (ct__w_##S)y));                                    \
+        return (r != 0 && ct__is_neg(r) != ct__is_neg(y)) ? (T)(q - 1) : q;                \
+    }
 #define CT__INT_CLAMP(E, T, S)                                                              \
     static inline T ct__clamp_##S(T x, const double *p)                                     \
     { /* bounds saturated by meta: an open side is infinite */                              \
@@ -7549,6 +7582,23 @@ typedef double ct__w_f64;
         return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
     }                                                                                       \
     static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
+    static inline T ct__div_trunc_##S(T x, T y, T alpha) { (void)alpha; return trunc##F(x / y); } \
+    static inline T ct__div_floor_##S(T x, T y, T alpha)                                    \
+    { /* PyTorch's div_floor_floating */                                                    \
+        (void)alpha;                                                                        \
+        if (y == 0) {                                                                       \
+            return x / y;                                                                   \
+        }                                                                                   \
+        T mod = fmod##F(x, y), div = (x - mod) / y;                                         \
+        if (mod != 0 && (y < 0) != (mod < 0)) {                                             \
+            div -= (T)1;                                                                    \
+        }                                                                                   \
+        if (div == 0) {                                                                     \
+            return copysign##F((T)0, x / y);                                                \
+        }                                                                                   \
+        T fl = floor##F(div);                                                               \
+        return div - fl > (T)0.5 ? fl + (T)1 : fl;                                          \
+    }                                                                                       \
     static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
     static inline T ct__lerp_w_##S(T x, T e, T w)                                           \
     { /* PyTorch's vectorized lerp: from the nearer end, one fused multiply-add */           \
@@ -7708,7 +7758,9 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(sign, T, S)                                                                 \
     CT__UN_LOOP(clamp, T, S)                                                                \
     CT__UN_LOOP(pows, T, S)                                                                 \
-    CT__TER_LOOP(addcmul, T, S)
+    CT__TER_LOOP(addcmul, T, S)                                                             \
+    CT__BIN_LOOP(div_trunc, T, S)                                                           \
+    CT__BIN_LOOP(div_floor, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(div, T, S)                                                                 \
     CT__BIN_LOOP(relu_bw, T, S)                                                             \
@@ -7749,7 +7801,9 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 #define CT__TEST_LOOPS(E, T, S)                                                            \
     CT__TEST_LOOP(isnan, isnan, T, S)                                                       \
     CT__TEST_LOOP(isinf, isinf, T, S)                                                       \
-    CT__TEST_LOOP(isfinite, isfinite, T, S)
+    CT__TEST_LOOP(isfinite, isfinite, T, S)                                                 \
+    CT__TEST_LOOP(iszero, CT__ISZERO, T, S)
+#define CT__ISZERO(v) ((v) == 0)
 #define CT__CMP_LOOPS(E, T, S)                                                             \
     CT__CMP_LOOP(eq, ==, T, S)                                                              \
     CT__CMP_LOOP(ne, !=, T, S)                                                              \
@@ -7809,6 +7863,7 @@ CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
     {NULL, ct__loop_##FN##_b8, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,   \
      ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
 #define CT__L_BOOL(F) {NULL, F, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+static const ct_loop_fn ct__loops_iszero[CT_DTYPE_COUNT] = CT__L_ALL(iszero);
 
 /* ---- meta: type promotion ------------------------------------------------------------ */
 /* PyTorch's combine_categories: how a lower-priority class of operands affects the dtype. */
@@ -7912,8 +7967,8 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     } else if (ct__is_cmp(bop)) {
         *compute = rt;
         *result = CT_BOOL;
-    } else {
-        *compute = rt == CT_BOOL ? CT_UINT8 : rt;
+    } else { /* bool arithmetic runs in uint8; rounding divisions have no bool kernel */
+        *compute = rt == CT_BOOL && bop != CT__DIV_TRUNC && bop != CT__DIV_FLOOR ? CT_UINT8 : rt;
         *result = rt;
     }
     return true;
@@ -7924,7 +7979,7 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
    Replaces a bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
 static bool ct__check_alpha(ct_op_call *c, ct_dtype rt)
 {
-    if (c->n_attrs == 0) {
+    if (c->n_attrs == 0 || c->op->variant > CT__SUB) {
         return true;
     }
     double *alpha = &c->attrs[0].f;
@@ -8045,6 +8100,33 @@ static ct_status ct__bool_out_kernel(ct_op_call *c)
     return ct__run_loop(c, c->outputs[0]) ? CT_OK : CT_ERR_OOM;
 }
 
+/* The CPU kernel of div with a rounding mode: integer division by zero is PyTorch's error
+   (checked on the divisor in the compute dtype, as a wrapped scalar converts). */
+static ct_status ct__div_mode_kernel(ct_op_call *c)
+{
+    if (!ct_dtype_is_floating_point(c->dtype)) {
+        ct_tensor *b = ct__cast(c->inputs[1], c->dtype);
+        ct_tensor *zero = b ? ct__tensor_new(c->fn, b->sizes, b->ndim, CT_BOOL) : NULL;
+        bool any = true;
+        if (zero) {
+            const ct_tensor *in = b;
+            ct__iter it;
+            ct__iter_build(&it, zero, &in, 1);
+            ct__iter_run(&it, ct__loops_iszero[b->dtype], NULL);
+            any = memchr(ct__data(zero), 1, (size_t)ct_numel(zero)) != NULL;
+        }
+        ct__release(zero);
+        ct__release(b);
+        if (!zero) {
+            return CT_ERR_OOM;
+        }
+        if (any) {
+            return ct__fail(CT_ERR_VALUE, c->fn, "ZeroDivisionError");
+        }
+    }
+    return ct__pointwise_kernel(c);
+}
+
 /* In-place unary ops whose derivative reads the input save the old self (the copy meta
    made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
 static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
@@ -8139,6 +8221,15 @@ static void ct__minmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi, 
     }
     if (ct__needs_grad(n, 1)) {
         gi[1] = ct_where(b_wins, g, ct_where(tie, half, zero));
+    }
+}
+
+static void ct__div_mode_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* rounded quotients are piecewise constant: PyTorch's zero gradients */
+    for (int k = 0; k < 2; k++) {
+        if (ct__needs_grad(n, k)) {
+            gi[k] = ct_zeros_like(g);
+        }
     }
 }
 
@@ -8704,6 +8795,8 @@ static const ct_loop_fn ct__loops_erf[CT_DTYPE_COUNT] = CT__L_FLT(erf);
 static const ct_loop_fn ct__loops_addcmul[CT_DTYPE_COUNT] = CT__L_NUM(addcmul);
 static const ct_loop_fn ct__loops_addcdiv[CT_DTYPE_COUNT] = CT__L_FLT(addcdiv);
 static const ct_loop_fn ct__loops_lerp[CT_DTYPE_COUNT] = CT__L_FLT(lerp);
+static const ct_loop_fn ct__loops_div_trunc[CT_DTYPE_COUNT] = CT__L_NUM(div_trunc);
+static const ct_loop_fn ct__loops_div_floor[CT_DTYPE_COUNT] = CT__L_NUM(div_floor);
 static const ct_loop_fn ct__loops_lerps[CT_DTYPE_COUNT] = CT__L_FLT(lerps);
 static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_ALL(isnan);
 static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_ALL(isinf);
@@ -8742,6 +8835,16 @@ CT__POINTWISE(pow, "aten::pow", "pow.Tensor_Tensor(Tensor self, Tensor exponent)
               "ct_pow ct_pow_scalar", CT_OP_POINTWISE, CT__POW, ct__loops_pow, ct__binary_meta,
               CT__K_NUMERIC(ct__pointwise_kernel), "PowBackward1", ct__pow_backward,
               CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0), NULL)
+#define CT__DIV_MODE(SYM, VAR, LOOPS, K, KERNEL, BW, SAVE)                                     \
+    CT__POINTWISE(SYM, "aten::div", "div.Tensor_mode(Tensor self, Tensor other, *, str? "       \
+                  "rounding_mode) -> Tensor", "ct_div_mode", CT_OP_POINTWISE, VAR,              \
+                  ct__loops_##LOOPS, ct__binary_meta, K(KERNEL), "DivBackward2", BW, SAVE, NULL)
+CT__DIV_MODE(div_true, CT__DIV, div, CT__K_FLOAT, ct__pointwise_kernel, ct__div_backward,
+             CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__DIV_MODE(div_trunc, CT__DIV_TRUNC, div_trunc, CT__K_NUMERIC, ct__div_mode_kernel,
+             ct__div_mode_backward, 0u)
+CT__DIV_MODE(div_floor, CT__DIV_FLOOR, div_floor, CT__K_NUMERIC, ct__div_mode_kernel,
+             ct__div_mode_backward, 0u)
 CT__BINARY(maximum, "maximum", "ct_maximum", CT__MAXIMUM, maximum, CT__K_NUMERIC,
            "MaximumBackward0", ct__maximum_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__BINARY(minimum, "minimum", "ct_minimum", CT__MINIMUM, minimum, CT__K_NUMERIC,
@@ -9047,6 +9150,22 @@ CT__SCALAR_OP(gt)
 CT__SCALAR_OP(lt)
 #undef CT__BINARY_OP
 #undef CT__SCALAR_OP
+
+ct_tensor *ct_div_mode(const ct_tensor *input, const ct_tensor *other,
+                       ct_rounding_mode rounding_mode)
+{
+    static const ct_op *const ops[3] = {&ct__op_div_true, &ct__op_div_trunc, &ct__op_div_floor};
+    if ((int)rounding_mode < 0 || (int)rounding_mode > (int)CT_ROUNDING_FLOOR) {
+        ct__fail(CT_ERR_VALUE, "ct_div_mode", "div expected rounding_mode to be one of None, "
+                 "'trunc', or 'floor' but found %d", (int)rounding_mode);
+        return NULL;
+    }
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, ops[rounding_mode], "ct_div_mode", in, 2);
+    ct__call_i(&c, rounding_mode);
+    return ct__dispatch(&c);
+}
 
 ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha)
 {
@@ -20977,6 +21096,9 @@ static const ct_op *const ct__registry[] = {
     &ct__op_lerp_scalar,
     &ct__op_lerp_,
     &ct__op_lerp_scalar_,
+    &ct__op_div_true,
+    &ct__op_div_trunc,
+    &ct__op_div_floor,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

@@ -677,6 +677,13 @@ static void row_addcmul_(void) { ct_addcmul_(wx(), wx(), wx(), 0.5); }
 static void row_addcdiv(void) { ct_addcdiv(wx(), wx(), wx(), 0.5); }
 static void row_addcdiv_(void) { ct_addcdiv_(wx(), wx(), wx(), 0.5); }
 static void row_lerp(void) { ct_lerp(wx(), wx(), wx()); }
+/* the three rounding modes: one descriptor each */
+static void row_div_mode(void)
+{
+    ct_div_mode(wx(), wx(), CT_ROUNDING_NONE);
+    ct_div_mode(wx(), wx(), CT_ROUNDING_TRUNC);
+    ct_div_mode(wx(), wx(), CT_ROUNDING_FLOOR);
+}
 static void row_lerp_(void) { ct_lerp_(wx(), wx(), wx()); }
 static void row_lerp_scalar(void) { ct_lerp_scalar(wx(), wx(), 0.5); }
 static void row_lerp_scalar_(void) { ct_lerp_scalar_(wx(), wx(), 0.5); }
@@ -865,6 +872,7 @@ static const api_row api_rows[] = {
     ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
     ROW(addcmul), ROW(addcmul_), ROW(addcdiv), ROW(addcdiv_),
     ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
+    ROW(div_mode),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

@@ -1259,6 +1259,25 @@ static void test_null_ct_div_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_div_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div_mode(NULL, fx.t, 0)";
+        ct_tensor *r = ct_div_mode(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.t, NULL, 0)";
+        ct_tensor *r = ct_div_mode(fx.t, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_pow(void)
 {
     null_fixture fx;
@@ -5521,6 +5540,35 @@ static void test_freed_ct_div_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_div_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div_mode(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_div_mode(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.foreign, fx.t, 0)";
+        (void)ct_div_mode(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_div_mode(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.t, fx.foreign, 0)";
+        (void)ct_div_mode(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_pow(void)
 {
     null_fixture fx;
@@ -8355,6 +8403,7 @@ void test_null(void)
     RUN(test_null_ct_div);
     RUN(test_null_ct_div_scalar);
     RUN(test_null_ct_div_);
+    RUN(test_null_ct_div_mode);
     RUN(test_null_ct_pow);
     RUN(test_null_ct_pow_scalar);
     RUN(test_null_ct_maximum);
@@ -8616,6 +8665,7 @@ void test_null(void)
     RUN(test_freed_ct_div);
     RUN(test_freed_ct_div_scalar);
     RUN(test_freed_ct_div_);
+    RUN(test_freed_ct_div_mode);
     RUN(test_freed_ct_pow);
     RUN(test_freed_ct_pow_scalar);
     RUN(test_freed_ct_maximum);

@@ -12,7 +12,7 @@ typedef struct pw7_case {
     const double *in, *out, *grad;
 } pw7_case;
 
-/* addcmul/addcdiv/lerp: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1) from pw7_t1 and
+/* addcmul/addcdiv/lerp/div_mode: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1) from pw7_t1 and
    pw7_t2 (row 0 for float dtypes, row 1 integers), the gradients of the three. */
 typedef struct pw7_tcase {
     const char *op;
@@ -123,6 +123,12 @@ static ct_tensor *pw7_ternary(const char *op, const ct_tensor *x, const ct_tenso
     if (strcmp(op, "lerp") == 0) {
         return ct_lerp(x, a, b);
     }
+    static const char *const modes[3] = {"div_none", "div_trunc", "div_floor"};
+    for (int m = 0; m < 3; m++) {
+        if (strcmp(op, modes[m]) == 0) {
+            return ct_div_mode(x, b, (ct_rounding_mode)m);
+        }
+    }
     if (strncmp(op, "lerp_scalar", 11) == 0 && strcmp(op, "lerp_scalar_") != 0) {
         return ct_lerp_scalar(x, a, value);
     }
@@ -145,7 +151,7 @@ static void test_pw7_golden_ternary(void)
         w[i] = 0.5 + 0.125 * i;
     }
     int n = (int)(sizeof pw7_tcases / sizeof pw7_tcases[0]);
-    CHECK(n == 27);
+    CHECK(n == 45);
     for (int i = 0; i < n; i++) {
         const pw7_tcase *k = &pw7_tcases[i];
         bool fl = ct_dtype_is_floating_point(k->dtype);
@@ -159,8 +165,8 @@ static void test_pw7_golden_ternary(void)
             in[j] = ct_requires_grad_(ct_detach(in[j]), true);
         }
         ct_tensor *out = pw7_ternary(k->op, in[0], in[1], in[2], k->value);
-        bool f32 = k->out_dtype == CT_FLOAT32;
-        double rtol = !fl ? 0 : (f32 ? 1e-5 : 1e-10), atol = !fl ? 0 : (f32 ? 1e-6 : 1e-12);
+        bool f32 = k->out_dtype == CT_FLOAT32, exact = !ct_dtype_is_floating_point(k->out_dtype);
+        double rtol = exact ? 0 : (f32 ? 1e-5 : 1e-10), atol = exact ? 0 : (f32 ? 1e-6 : 1e-12);
         CHECK(out && ct_tensor_dtype(out) == k->out_dtype);
         CHECK_TENSOR(out, k->out, 12, rtol, atol);
         if (fl && out) {
@@ -351,6 +357,27 @@ static void test_pw7_errors(void)
     CHECK_ERROR(CT_ERR_DTYPE, "\"lerp\" not implemented for 'Long'");
     CHECK(ct_lerp_(f, f, ct_zeros(s23, 2, CT_FLOAT32)) == NULL);
     CHECK_ERROR(CT_ERR_SHAPE, "output with shape [3] doesn't match the broadcast shape [2, 3]");
+    ct_tensor *z = ct_zeros(s3, 1, CT_INT64);
+    CHECK(ct_div_mode(l, z, CT_ROUNDING_FLOOR) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_div_mode: ZeroDivisionError");
+    CHECK(ct_div_mode(l, z, CT_ROUNDING_TRUNC) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_div_mode: ZeroDivisionError");
+    CHECK(ct_div_mode(b, b, CT_ROUNDING_FLOOR) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"div\" not implemented for 'Bool'");
+    CHECK(ct_div_mode(f, f, (ct_rounding_mode)7) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                "but found 7");
+    static const double fd[3] = {-1, 0, 1};
+    ct_tensor *q = ct_div_mode(ct_tensor_from_data(fd, F64, s3, 1), ct_zeros(s3, 1, F64),
+                               CT_ROUNDING_FLOOR); /* floats divide by zero as IEEE */
+    const double *qd = q ? (const double *)ct_data_ptr(q) : NULL;
+    CHECK(qd && qd[0] == -INFINITY && isnan(qd[1]) && qd[2] == INFINITY);
+    static const int64_t lo[2] = {INT64_MIN, -7}, m1[2] = {-1, 2};
+    static const double lo_q[2] = {(double)INT64_MIN, -4};
+    static const int64_t s2[1] = {2};
+    q = ct_div_mode(ct_tensor_from_data(lo, CT_INT64, s2, 1),
+                    ct_tensor_from_data(m1, CT_INT64, s2, 1), CT_ROUNDING_FLOOR);
+    CHECK_TENSOR(q, lo_q, 2, 0, 0); /* INT64_MIN // -1 wraps instead of trapping */
     ct_tensor *c = ct_pow_(ct_clone(l), 2); /* integers stay integers */
     static const double sq[3] = {0, 1, 4};
     CHECK(c && ct_tensor_dtype(c) == CT_INT64);

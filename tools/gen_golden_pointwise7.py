@@ -7,7 +7,8 @@ a (4, 3) tensor ("t") or as the step-2 slice [:, ::2] of a (3, 8) tensor ("s"), 
 and records the output and, for floating inputs of differentiable ops, the gradient of
 sum(out * w) with w[i] = 0.5 + 0.125 * i (row-major over the (3, 4) output). In-place ops
 run on a clone of the input (x.clone().exp_()). addcmul/addcdiv take that input as self and
-broadcast tensor1 (4,) and tensor2 (3, 1) against it (lerp: end and weight) (pw7_t1/pw7_t2: float values, integer
+broadcast tensor1 (4,) and tensor2 (3, 1) against it (lerp: end and weight; div: the
+divisor is tensor2) (pw7_t1/pw7_t2: float values, integer
 values); their cases record all three gradients. Run with PyTorch installed:
 python3 tools/gen_golden_pointwise7.py
 """
@@ -92,6 +93,11 @@ TERNARY = [  # op, fn(x, a, b, value), dtypes, value
     ("lerp_scalar_hi", lambda x, a, b, value: torch.lerp(x, a, value), [torch.float64], 0.7),
     ("lerp_", lambda x, a, b, value: x.clone().lerp_(a, b), FLOATS, 0),
     ("lerp_scalar_", lambda x, a, b, value: x.clone().lerp_(a, value), FLOATS, -0.25),
+    ("div_none", lambda x, a, b, value: torch.div(x, b, rounding_mode=None), FLOATS + INTS, 0),
+    ("div_trunc", lambda x, a, b, value: torch.div(x, b, rounding_mode="trunc"), FLOATS + INTS,
+     0),
+    ("div_floor", lambda x, a, b, value: torch.div(x, b, rounding_mode="floor"), FLOATS + INTS,
+     0),
 ]
 
 

@@ -35,6 +35,22 @@ CTORCH_API ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *input, double other);
 CTORCH_API ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other);
+/* div's rounding_mode: None (true division), 'trunc' (toward zero), 'floor' (toward -inf). */
+typedef enum ct_rounding_mode {
+    CT_ROUNDING_NONE = 0,
+    CT_ROUNDING_TRUNC,
+    CT_ROUNDING_FLOOR
+} ct_rounding_mode;
+/* input / other rounded as rounding_mode says: CT_ROUNDING_NONE is ct_div (float; gradients
+   as ct_div); 'trunc' and 'floor' keep the promoted dtype, integers included (floor division
+   as Python's //; float floor division as PyTorch's div_floor_floating), with zero
+   gradients. Errors: CT_ERR_VALUE "ZeroDivisionError" when an integer divisor has a zero;
+   CT_ERR_DTYPE "\"div\" not implemented for 'Bool'" for two bool operands and a rounding
+   mode; CT_ERR_VALUE for a mode outside ct_rounding_mode ("div expected rounding_mode to be
+   one of None, 'trunc', or 'floor' but found 7"). Mirrors: torch.div(input, other,
+   rounding_mode=...). */
+CTORCH_API ct_tensor *ct_div_mode(const ct_tensor *input, const ct_tensor *other,
+                                  ct_rounding_mode rounding_mode);
 /* input ** exponent. Mirrors: torch.pow. */
 CTORCH_API ct_tensor *ct_pow(const ct_tensor *input, const ct_tensor *exponent);
 CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);

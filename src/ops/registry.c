@@ -99,6 +99,9 @@ static const ct_op *const ct__registry[] = {
     &ct__op_lerp_scalar,
     &ct__op_lerp_,
     &ct__op_lerp_scalar_,
+    &ct__op_div_true,
+    &ct__op_div_trunc,
+    &ct__op_div_floor,
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

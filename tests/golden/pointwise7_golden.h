@@ -964,6 +964,148 @@ static const double pw7_lerp_scalar__float64_t_grad0[12] = {
 static const double pw7_lerp_scalar__float64_t_grad1[4] = {
     -0.75, -0.84375, -0.9375, -1.03125
 };
+static const double pw7_div_none_float32_s_out[12] = {
+    -0.274658233, 0.837714612, 0.154108748, 0.673803926, 1.51506424, -1.34298563, 1.06714356,
+    0.115495041, 0.234128267, -0.495082468, -0.0200729668, -0.228701711
+};
+static const double pw7_div_none_float32_s_grad0[12] = {
+    0.244614586, 0.305768222, 0.366921872, 0.428075522, 0.645177662, 0.725824893, 0.806472123,
+    0.887119293, 0.68658191, 0.743797064, 0.801012218, 0.858227372
+};
+static const double pw7_div_none_float32_s_grad2[3] = {
+    -0.533945978, -0.965792537, 0.419849396
+};
+static const double pw7_div_none_float64_c_out[12] = {
+    -0.0015381151216902283, -0.20813140400937424, -0.20478658526124244, -1.5402219392696255,
+    0.89673695538075948, -2.6155943711961922, 0.53310804391015842, 2.0266394011955482,
+    -0.72740769564841756, -1.07669509448193, 0.17136364877421995, 0.68203962681867636
+};
+static const double pw7_div_none_float64_c_grad0[12] = {
+    0.24461458287351173, 0.30576822859188968, 0.36692187431026763, 0.42807552002864552,
+    0.64517766818046485, 0.72582487670302298, 0.80647208522558111, 0.88711929374813925,
+    0.68658189260165425, 0.74379705031845889, 0.80101220803526341, 0.85822736575206793
+};
+static const double pw7_div_none_float64_c_grad2[3] = {
+    0.79848820141722132, -0.90789886595871339, 0.577658140794579
+};
+static const double pw7_div_none_float64_t_out[12] = {
+    -0.0015381151216902283, -1.5402219392696255, 0.40424834342257754, -1.1508109560855859,
+    -0.27447614188915787, 0.89673695538075948, 2.0266394011955482, 0.24154438207240819,
+    -0.19159768213927847, -1.8556332849303361, -0.72740769564841756, 0.68203962681867636
+};
+static const double pw7_div_none_float64_t_grad0[12] = {
+    0.24461458287351173, 0.30576822859188968, 0.36692187431026763, 0.42807552002864552,
+    0.64517766818046485, 0.72582487670302298, 0.80647208522558111, 0.88711929374813925,
+    0.68658189260165425, 0.74379705031845889, 0.80101220803526341, 0.85822736575206793
+};
+static const double pw7_div_none_float64_t_grad2[3] = {
+    0.81563361802330925, -2.3224948983944689, 1.5090794351952779
+};
+static const double pw7_div_none_float64_s_out[12] = {
+    -0.27465824973306746, 0.83771461636182687, 0.15410874895549825, 0.67380393237472891,
+    1.5150642341950649, -1.3429856077091931, 1.0671435957679358, 0.11549503575624773,
+    0.23412827227825636, -0.49508249369586188, -0.020072966270855929, -0.22870171714612569
+};
+static const double pw7_div_none_float64_s_grad0[12] = {
+    0.24461458287351173, 0.30576822859188968, 0.36692187431026763, 0.42807552002864552,
+    0.64517766818046485, 0.72582487670302298, 0.80647208522558111, 0.88711929374813925,
+    0.68658189260165425, 0.74379705031845889, 0.80101220803526341, 0.85822736575206793
+};
+static const double pw7_div_none_float64_s_grad2[3] = {
+    -0.53394594088228742, -0.96579264209772464, 0.41984942946665804
+};
+static const double pw7_div_none_int64_c_out[12] = {
+    0.200000003, -0.600000024, 0.200000003, -0.600000024, -0.25, -0, -0.5, -1, -0.666666687, -1, -1,
+    -1.66666663
+};
+static const double pw7_div_none_int32_c_out[12] = {
+    0.200000003, -0.600000024, 0.200000003, -0.600000024, -0.25, -0, -0.5, -1, -0.666666687, -1, -1,
+    -1.66666663
+};
+static const double pw7_div_trunc_float32_s_out[12] = {
+    -0, 0, 0, 0, 1, -1, 1, 0, 0, -0, -0, -0
+};
+static const double pw7_div_trunc_float32_s_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_trunc_float32_s_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_trunc_float64_c_out[12] = {
+    -0, -0, -0, -1, 0, -2, 0, 2, -0, -1, 0, 0
+};
+static const double pw7_div_trunc_float64_c_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_trunc_float64_c_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_trunc_float64_t_out[12] = {
+    -0, -1, 0, -1, -0, 0, 2, 0, -0, -1, -0, 0
+};
+static const double pw7_div_trunc_float64_t_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_trunc_float64_t_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_trunc_float64_s_out[12] = {
+    -0, 0, 0, 0, 1, -1, 1, 0, 0, -0, -0, -0
+};
+static const double pw7_div_trunc_float64_s_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_trunc_float64_s_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_trunc_int64_c_out[12] = {
+    0, 0, 0, 0, 0, 0, 0, -1, 0, -1, -1, -1
+};
+static const double pw7_div_trunc_int32_c_out[12] = {
+    0, 0, 0, 0, 0, 0, 0, -1, 0, -1, -1, -1
+};
+static const double pw7_div_floor_float32_s_out[12] = {
+    -1, 0, 0, 0, 1, -2, 1, 0, 0, -1, -1, -1
+};
+static const double pw7_div_floor_float32_s_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_floor_float32_s_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_floor_float64_c_out[12] = {
+    -1, -1, -1, -2, 0, -3, 0, 2, -1, -2, 0, 0
+};
+static const double pw7_div_floor_float64_c_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_floor_float64_c_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_floor_float64_t_out[12] = {
+    -1, -2, 0, -2, -1, 0, 2, 0, -1, -2, -1, 0
+};
+static const double pw7_div_floor_float64_t_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_floor_float64_t_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_floor_float64_s_out[12] = {
+    -1, 0, 0, 0, 1, -2, 1, 0, 0, -1, -1, -1
+};
+static const double pw7_div_floor_float64_s_grad0[12] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+};
+static const double pw7_div_floor_float64_s_grad2[3] = {
+    0, 0, 0
+};
+static const double pw7_div_floor_int64_c_out[12] = {
+    0, -1, 0, -1, -1, 0, -1, -1, -1, -1, -1, -2
+};
+static const double pw7_div_floor_int32_c_out[12] = {
+    0, -1, 0, -1, -1, 0, -1, -1, -1, -1, -1, -2
+};
 static const double pw7_t1[2][4] = {{1.1064441776429139, 2.9188937287444032, -1.0493124143503698, -1.953446069885302}, {1, -2, -3, -1}};
 static const double pw7_t2[2][3] = {{2.0440318566720368, 1.5499606531952785, 2.1847357411598387}, {5, -4, -3}};
 static const pw7_tcase pw7_tcases[] = {
@@ -994,4 +1136,22 @@ static const pw7_tcase pw7_tcases[] = {
     {"lerp_", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 0, pw7_lerp__float64_t_out, {pw7_lerp__float64_t_grad0, pw7_lerp__float64_t_grad1, pw7_lerp__float64_t_grad2}},
     {"lerp_scalar_", CT_FLOAT32, CT_FLOAT32, 't', pw7_in_normal_t, -0.25, pw7_lerp_scalar__float32_t_out, {pw7_lerp_scalar__float32_t_grad0, pw7_lerp_scalar__float32_t_grad1, NULL}},
     {"lerp_scalar_", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, -0.25, pw7_lerp_scalar__float64_t_out, {pw7_lerp_scalar__float64_t_grad0, pw7_lerp_scalar__float64_t_grad1, NULL}},
+    {"div_none", CT_FLOAT32, CT_FLOAT32, 's', pw7_in_normal_s, 0, pw7_div_none_float32_s_out, {pw7_div_none_float32_s_grad0, NULL, pw7_div_none_float32_s_grad2}},
+    {"div_none", CT_FLOAT64, CT_FLOAT64, 'c', pw7_in_normal_c, 0, pw7_div_none_float64_c_out, {pw7_div_none_float64_c_grad0, NULL, pw7_div_none_float64_c_grad2}},
+    {"div_none", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 0, pw7_div_none_float64_t_out, {pw7_div_none_float64_t_grad0, NULL, pw7_div_none_float64_t_grad2}},
+    {"div_none", CT_FLOAT64, CT_FLOAT64, 's', pw7_in_normal_s, 0, pw7_div_none_float64_s_out, {pw7_div_none_float64_s_grad0, NULL, pw7_div_none_float64_s_grad2}},
+    {"div_none", CT_INT64, CT_FLOAT32, 'c', pw7_in_int_c, 2, pw7_div_none_int64_c_out, {NULL, NULL, NULL}},
+    {"div_none", CT_INT32, CT_FLOAT32, 'c', pw7_in_int_c, 2, pw7_div_none_int32_c_out, {NULL, NULL, NULL}},
+    {"div_trunc", CT_FLOAT32, CT_FLOAT32, 's', pw7_in_normal_s, 0, pw7_div_trunc_float32_s_out, {pw7_div_trunc_float32_s_grad0, NULL, pw7_div_trunc_float32_s_grad2}},
+    {"div_trunc", CT_FLOAT64, CT_FLOAT64, 'c', pw7_in_normal_c, 0, pw7_div_trunc_float64_c_out, {pw7_div_trunc_float64_c_grad0, NULL, pw7_div_trunc_float64_c_grad2}},
+    {"div_trunc", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 0, pw7_div_trunc_float64_t_out, {pw7_div_trunc_float64_t_grad0, NULL, pw7_div_trunc_float64_t_grad2}},
+    {"div_trunc", CT_FLOAT64, CT_FLOAT64, 's', pw7_in_normal_s, 0, pw7_div_trunc_float64_s_out, {pw7_div_trunc_float64_s_grad0, NULL, pw7_div_trunc_float64_s_grad2}},
+    {"div_trunc", CT_INT64, CT_INT64, 'c', pw7_in_int_c, 2, pw7_div_trunc_int64_c_out, {NULL, NULL, NULL}},
+    {"div_trunc", CT_INT32, CT_INT32, 'c', pw7_in_int_c, 2, pw7_div_trunc_int32_c_out, {NULL, NULL, NULL}},
+    {"div_floor", CT_FLOAT32, CT_FLOAT32, 's', pw7_in_normal_s, 0, pw7_div_floor_float32_s_out, {pw7_div_floor_float32_s_grad0, NULL, pw7_div_floor_float32_s_grad2}},
+    {"div_floor", CT_FLOAT64, CT_FLOAT64, 'c', pw7_in_normal_c, 0, pw7_div_floor_float64_c_out, {pw7_div_floor_float64_c_grad0, NULL, pw7_div_floor_float64_c_grad2}},
+    {"div_floor", CT_FLOAT64, CT_FLOAT64, 't', pw7_in_normal_t, 0, pw7_div_floor_float64_t_out, {pw7_div_floor_float64_t_grad0, NULL, pw7_div_floor_float64_t_grad2}},
+    {"div_floor", CT_FLOAT64, CT_FLOAT64, 's', pw7_in_normal_s, 0, pw7_div_floor_float64_s_out, {pw7_div_floor_float64_s_grad0, NULL, pw7_div_floor_float64_s_grad2}},
+    {"div_floor", CT_INT64, CT_INT64, 'c', pw7_in_int_c, 2, pw7_div_floor_int64_c_out, {NULL, NULL, NULL}},
+    {"div_floor", CT_INT32, CT_INT32, 'c', pw7_in_int_c, 2, pw7_div_floor_int32_c_out, {NULL, NULL, NULL}},
 };
