@@ -677,6 +677,7 @@ static void row_addcmul_(void) { ct_addcmul_(wx(), wx(), wx(), 0.5); }
 static void row_addcdiv(void) { ct_addcdiv(wx(), wx(), wx(), 0.5); }
 static void row_addcdiv_(void) { ct_addcdiv_(wx(), wx(), wx(), 0.5); }
 static void row_lerp(void) { ct_lerp(wx(), wx(), wx()); }
+static void row_bernoulli(void) { ct_bernoulli(ct_zeros_like(wx()), NULL); }
 /* the three rounding modes: one descriptor each */
 static void row_div_mode(void)
 {
@@ -872,7 +873,7 @@ static const api_row api_rows[] = {
     ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
     ROW(addcmul), ROW(addcmul_), ROW(addcdiv), ROW(addcdiv_),
     ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
-    ROW(div_mode),
+    ROW(div_mode), ROW(bernoulli),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

@@ -940,6 +940,24 @@ static void test_null_ct_bernoulli_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_bernoulli(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bernoulli(NULL, fx.gen)";
+        ct_tensor *r = ct_bernoulli(NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bernoulli(fx.t, NULL)";
+        (void)ct_bernoulli(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_random_(void)
 {
     null_fixture fx;
@@ -5189,6 +5207,24 @@ static void test_freed_ct_bernoulli_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_bernoulli(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bernoulli(fx.freed, fx.gen)";
+        ct_tensor *r = ct_bernoulli(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bernoulli(fx.foreign, fx.gen)";
+        (void)ct_bernoulli(fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_random_(void)
 {
     null_fixture fx;
@@ -8383,6 +8419,7 @@ void test_null(void)
     RUN(test_null_ct_uniform_);
     RUN(test_null_ct_normal_);
     RUN(test_null_ct_bernoulli_);
+    RUN(test_null_ct_bernoulli);
     RUN(test_null_ct_random_);
     RUN(test_null_ct_op_registry);
     RUN(test_null_ct_op_find);
@@ -8651,6 +8688,7 @@ void test_null(void)
     RUN(test_freed_ct_uniform_);
     RUN(test_freed_ct_normal_);
     RUN(test_freed_ct_bernoulli_);
+    RUN(test_freed_ct_bernoulli);
     RUN(test_freed_ct_random_);
     RUN(test_freed_ct_add);
     RUN(test_freed_ct_add_alpha);

@@ -5,6 +5,8 @@
  */
 #include "test.h"
 
+#include <stdlib.h>
+
 typedef struct pw7_case {
     const char *op;
     ct_dtype dtype, out_dtype;
@@ -22,6 +24,18 @@ typedef struct pw7_tcase {
     double value;
     const double *out, *grad[3];
 } pw7_tcase;
+
+/* torch.bernoulli(p) at a seed and size: FNV-1a 64 of the 0/1 draws, their count, and two
+   torch.rand doubles drawn after them. */
+typedef struct pw7_bern {
+    int seed;
+    int64_t n;
+    ct_dtype dtype;
+    int transposed; /* p (3, 5) as the transpose of a (5, 3) tensor */
+    uint64_t hash;
+    int64_t ones;
+    double after[2];
+} pw7_bern;
 
 #include "golden/pointwise7_golden.h"
 
@@ -385,6 +399,77 @@ static void test_pw7_errors(void)
     ct_scope_end();
 }
 
+/* p[i] = (37 i mod 101) / 100 in dtype, as the generator makes it (the division in dtype). */
+static ct_tensor *pw7_bern_p(int64_t n, ct_dtype dtype, int transposed)
+{
+    int64_t *v = (int64_t *)malloc(sizeof(int64_t) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        v[i] = i * 37 % 101;
+    }
+    static const int64_t s35[2] = {3, 5};
+    ct_tensor *p = ct_div_scalar(ct_to_dtype(ct_tensor_from_data(v, CT_INT64, &n, 1), dtype),
+                                 100.0);
+    free(v);
+    /* torch: p.reshape(3, 5).t(), i.e. element (i, j) = p[j * 5 + i] */
+    return transposed ? ct_t(ct_view(p, s35, 2)) : p;
+}
+
+static void test_pw7_bernoulli(void)
+{
+    int n_cases = (int)(sizeof pw7_berns / sizeof pw7_berns[0]);
+    CHECK(n_cases == 3 * 6 * 2 + 3 * 2); /* seeds x sizes x dtypes, transposed at size 15 */
+    for (int i = 0; i < n_cases; i++) {
+        const pw7_bern *k = &pw7_berns[i];
+        ct_scope_begin();
+        ct_tensor *p = pw7_bern_p(k->n, k->dtype, k->transposed);
+        ct_manual_seed((uint64_t)k->seed);
+        ct_tensor *y = ct_contiguous(ct_to_dtype(ct_bernoulli(p, NULL), CT_UINT8));
+        static const int64_t two[1] = {2};
+        ct_tensor *after = ct_rand(two, 1, F64, NULL);
+        CHECK_MSG(y != NULL, "%s", ct_error() ? ct_error() : "");
+        if (y) {
+            const uint8_t *d = (const uint8_t *)ct_data_ptr(y);
+            uint64_t h = 0xcbf29ce484222325ull;
+            int64_t ones = 0;
+            for (int64_t e = 0; e < k->n; e++) {
+                h = (h ^ d[e]) * 0x100000001b3ull;
+                ones += d[e];
+            }
+            CHECK_MSG(h == k->hash && ones == k->ones, "bernoulli seed %d n %lld %s%s: %lld ones, "
+                      "want %lld", k->seed, (long long)k->n, ct_dtype_name(k->dtype),
+                      k->transposed ? " (t)" : "", (long long)ones, (long long)k->ones);
+        }
+        CHECK_TENSOR(after, k->after, 2, 0, 0); /* the generator moved as PyTorch's */
+        ct_error_clear();
+        ct_scope_end();
+    }
+}
+
+static void test_pw7_bernoulli_errors(void)
+{
+    static const double bad[3] = {0.5, 1.5, 0.25};
+    static const int64_t s3[1] = {3};
+    ct_scope_begin();
+    ct_generator *g = ct_generator_new();
+    ct_tensor *p = ct_tensor_from_data(bad, F64, s3, 1);
+    CHECK(ct_bernoulli(p, g) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_bernoulli: Expected p_in >= 0 && p_in <= 1 to be true, but got "
+                "false.");
+    CHECK(ct_bernoulli(ct_arange(0, 2, 1, CT_INT64), g) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"bernoulli\" not implemented for 'Long'");
+    static const int64_t s4[1] = {4};
+    ct_tensor *x = ct_requires_grad_(ct_full(s4, 1, 0.5, F64), true);
+    ct_tensor *y = ct_bernoulli(x, g); /* BernoulliBackward0: zero gradient */
+    CHECK(y && ct_tensor_dtype(y) == F64);
+    const char *nm = ct_node_name(ct_grad_fn(y));
+    CHECK(nm && strcmp(nm, "BernoulliBackward0") == 0);
+    CHECK(ct_backward(ct_sum(y), NULL, false) == CT_OK);
+    static const double zero[4] = {0, 0, 0, 0};
+    CHECK_TENSOR(ct_grad(x), zero, 4, 0, 0);
+    ct_generator_free(g);
+    ct_scope_end();
+}
+
 void test_pointwise7(void)
 {
     RUN(test_pw7_golden);
@@ -393,4 +478,6 @@ void test_pointwise7(void)
     RUN(test_pw7_gradcheck_ternary);
     RUN(test_pw7_inplace_autograd);
     RUN(test_pw7_errors);
+    RUN(test_pw7_bernoulli);
+    RUN(test_pw7_bernoulli_errors);
 }

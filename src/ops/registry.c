@@ -102,6 +102,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_div_true,
     &ct__op_div_trunc,
     &ct__op_div_floor,
+    &ct__op_bernoulli, /* core/rng.c */
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,
