@@ -117,7 +117,7 @@ def ternary(lines, rows, w):
                 if dt.is_floating_point:
                     ins = [t.detach().requires_grad_(True) for t in ins]
                 out = fn(ins[0], ins[1], ins[2], value=value)
-                digits = 9 if out.dtype == torch.float32 else 17
+                digits = 9 if out.dtype == torch.float32 else 14
                 lines.append(arr(name + "_out", out.detach().double().flatten().tolist(), digits))
                 grads = ["NULL"] * 3
                 if dt.is_floating_point:
@@ -185,7 +185,7 @@ def main():
                 if grad:
                     x = x.detach().requires_grad_(True)
                 out = fn(x)
-                digits = 9 if out.dtype == torch.float32 else 17
+                digits = 9 if out.dtype == torch.float32 else 14
                 lines.append(arr(name + "_out", out.detach().double().flatten().tolist(), digits))
                 g = "NULL"
                 if grad:
