@@ -944,13 +944,13 @@ CTORCH_API ct_tensor *ct_clamp_(ct_tensor *self, double min, double max);
 
 /* input + value * tensor1 * tensor2 (addcmul) and input + value * tensor1 / tensor2
    (addcdiv), the three broadcast and promoted together; value is PyTorch's keyword (its
-   default is 1), truncated toward zero for an integral result. Gradients: grad, grad * value * tensor2,
-   grad * value * tensor1 (addcmul); grad, grad * value / tensor2, -grad * value * tensor1 /
-   tensor2^2 (addcdiv). The _ forms write into self (its shape and a dtype the result casts
-   to). Errors: CT_ERR_DTYPE for addcdiv of two integral tensors ("Integer division with
-   addcdiv is no longer supported, ..."), "\"addcmul\" not implemented for 'Bool'";
-   CT_ERR_VALUE when value does not fit an integral result. Mirrors: torch.addcmul,
-   torch.addcdiv, Tensor.addcmul_, Tensor.addcdiv_. */
+   default is 1), truncated toward zero for an integral result. Gradients: grad,
+   grad * value * tensor2, grad * value * tensor1 (addcmul); grad, grad * value / tensor2,
+   -grad * value * tensor1 / tensor2^2 (addcdiv). The _ forms write into self (its shape,
+   a dtype the result casts to). Errors: CT_ERR_DTYPE for addcdiv of two integral tensors
+   ("Integer division with addcdiv is no longer supported, ..."), "\"addcmul\" not
+   implemented for 'Bool'"; CT_ERR_VALUE when value does not fit an integral result.
+   Mirrors: torch.addcmul, torch.addcdiv, Tensor.addcmul_, Tensor.addcdiv_. */
 CTORCH_API ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1,
                                  const ct_tensor *tensor2, double value);
 CTORCH_API ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1,

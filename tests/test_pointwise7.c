@@ -14,8 +14,9 @@ typedef struct pw7_case {
     const double *in, *out, *grad;
 } pw7_case;
 
-/* addcmul/addcdiv/lerp/div_mode: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1) from pw7_t1 and
-   pw7_t2 (row 0 for float dtypes, row 1 integers), the gradients of the three. */
+/* addcmul/addcdiv/lerp/div_mode: self as pw7_case's input, tensor1 (4,) and tensor2 (3, 1)
+   from pw7_t1 and pw7_t2 (row 0 for float dtypes, row 1 integers), the gradients of the
+   three. */
 typedef struct pw7_tcase {
     const char *op;
     ct_dtype dtype, out_dtype;
