@@ -639,6 +639,14 @@ CTORCH_API ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_ge
 CTORCH_API ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g);
 /* Draws 0/1 with probability p into self's dtype. Mirrors: Tensor.bernoulli_(p). */
 CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
+/* A tensor of input's shape and dtype (contiguous) of 0/1 draws, 1 with probability input[i],
+   bit-identical to torch.bernoulli(input, generator=g) on the CPU generator: one draw per
+   element in row-major order, of 24 random bits for float32 and 53 for float64 (g NULL: the
+   default generator). Gradient: zeros. Errors: CT_ERR_VALUE "Expected p_in >= 0 && p_in <= 1
+   to be true, but got false." for a probability outside [0, 1] or NaN (the draws before it
+   are spent, as in PyTorch); CT_ERR_DTYPE "\"bernoulli\" not implemented for 'Long'" for
+   integer input. Mirrors: torch.bernoulli(input). */
+CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g);
 /* Fills self in place with integers uniform on [0, 2^63 - 1] (int64), [0, max] (narrower
    integers), {0, 1} (bool), [0, 2^24] (float32) or [0, 2^53] (float64), any dtype.
    Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.
@@ -843,6 +851,22 @@ CTORCH_API ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *input, double other);
 CTORCH_API ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other);
+/* div's rounding_mode: None (true division), 'trunc' (toward zero), 'floor' (toward -inf). */
+typedef enum ct_rounding_mode {
+    CT_ROUNDING_NONE = 0,
+    CT_ROUNDING_TRUNC,
+    CT_ROUNDING_FLOOR
+} ct_rounding_mode;
+/* input / other rounded as rounding_mode says: CT_ROUNDING_NONE is ct_div (float; gradients
+   as ct_div); 'trunc' and 'floor' keep the promoted dtype, integers included (floor division
+   as Python's //; float floor division as PyTorch's div_floor_floating), with zero
+   gradients. Errors: CT_ERR_VALUE "ZeroDivisionError" when an integer divisor has a zero;
+   CT_ERR_DTYPE "\"div\" not implemented for 'Bool'" for two bool operands and a rounding
+   mode; CT_ERR_VALUE for a mode outside ct_rounding_mode ("div expected rounding_mode to be
+   one of None, 'trunc', or 'floor' but found 7"). Mirrors: torch.div(input, other,
+   rounding_mode=...). */
+CTORCH_API ct_tensor *ct_div_mode(const ct_tensor *input, const ct_tensor *other,
+                                  ct_rounding_mode rounding_mode);
 /* input ** exponent. Mirrors: torch.pow. */
 CTORCH_API ct_tensor *ct_pow(const ct_tensor *input, const ct_tensor *exponent);
 CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
@@ -887,11 +911,71 @@ CTORCH_API ct_tensor *ct_tanh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_relu(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_square(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_reciprocal(const ct_tensor *input);
-/* In-place ReLU. Mirrors: torch.relu_. */
+/* Gauss error function (float; integer inputs give the default float dtype). Gradient:
+   grad * 2/sqrt(pi) * exp(-input^2). Mirrors: torch.erf. */
+CTORCH_API ct_tensor *ct_erf(const ct_tensor *input);
+/* Bool masks of NaN, +-infinity and finite elements, for every dtype (integers and bool:
+   false, false, true). Not differentiable. Mirrors: torch.isnan, torch.isinf,
+   torch.isfinite. */
+CTORCH_API ct_tensor *ct_isnan(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isinf(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isfinite(const ct_tensor *input);
+/* In-place unary ops: self's values replaced by the op's, self returned. The gradient is the
+   out-of-place op's (the old self is kept for those that read it). self must hold the
+   result: ct_exp_ on an int64 tensor fails with CT_ERR_DTYPE "result type Float can't be cast
+   to the desired output type Long"; a leaf that requires grad fails with CT_ERR_AUTOGRAD.
+   Mirrors: Tensor.relu_, neg_, abs_, exp_, log_, sqrt_, sigmoid_, tanh_. */
 CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_neg_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_abs_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sqrt_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sigmoid_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tanh_(ct_tensor *self);
+/* self ** exponent in place: integer self keeps integer arithmetic for an integral exponent
+   (errors: CT_ERR_VALUE "Integers to negative integer powers are not allowed."), a
+   fractional exponent needs a float self (else CT_ERR_DTYPE, as ct_exp_). Gradient as
+   ct_pow_scalar. Mirrors: Tensor.pow_(exponent) with a Scalar exponent. */
+CTORCH_API ct_tensor *ct_pow_(ct_tensor *self, double exponent);
 /* Clamps into [min, max]; pass -INFINITY / INFINITY to leave a side open. NaN stays NaN;
-   the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
+   the gradient flows where min <= x <= max. Errors: CT_ERR_VALUE when min > max or a bound
+   of an integer tensor leaves nothing representable. ct_clamp_ clamps self in place (an
+   integer self takes integral bounds only). Mirrors: torch.clamp, Tensor.clamp_. */
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
+CTORCH_API ct_tensor *ct_clamp_(ct_tensor *self, double min, double max);
+
+/* input + value * tensor1 * tensor2 (addcmul) and input + value * tensor1 / tensor2
+   (addcdiv), the three broadcast and promoted together; value is PyTorch's keyword (its
+   default is 1), truncated toward zero for an integral result. Gradients: grad,
+   grad * value * tensor2, grad * value * tensor1 (addcmul); grad, grad * value / tensor2,
+   -grad * value * tensor1 / tensor2^2 (addcdiv). The _ forms write into self (its shape,
+   a dtype the result casts to). Errors: CT_ERR_DTYPE for addcdiv of two integral tensors
+   ("Integer division with addcdiv is no longer supported, ..."), "\"addcmul\" not
+   implemented for 'Bool'"; CT_ERR_VALUE when value does not fit an integral result.
+   Mirrors: torch.addcmul, torch.addcdiv, Tensor.addcmul_, Tensor.addcdiv_. */
+CTORCH_API ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1,
+                                 const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1,
+                                  const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor1,
+                                 const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1,
+                                  const ct_tensor *tensor2, double value);
+
+/* input + weight * (end - input), computed as PyTorch's vectorized kernel does (from the
+   nearer end: fma(weight, end - input, input) for |weight| < 0.5, else fma(weight - 1,
+   end - input, end)); weight a tensor (ct_lerp, ct_lerp_) or a scalar (ct_lerp_scalar,
+   ct_lerp_scalar_). Float only; input, end and weight broadcast and must share a dtype
+   (PyTorch does not promote). Gradients: grad * (1 - weight), grad * weight, grad * (end -
+   input). The _ forms write into self. Errors: CT_ERR_DTYPE "expected dtype float for `end`
+   but got dtype double", "\"lerp\" not implemented for 'Long'"; CT_ERR_SHAPE as other
+   broadcasting ops. Mirrors: torch.lerp (lerp.Tensor, lerp.Scalar), Tensor.lerp_. */
+CTORCH_API ct_tensor *ct_lerp(const ct_tensor *input, const ct_tensor *end,
+                              const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar(const ct_tensor *input, const ct_tensor *end, double weight);
+CTORCH_API ct_tensor *ct_lerp_(ct_tensor *self, const ct_tensor *end, const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar_(ct_tensor *self, const ct_tensor *end, double weight);
 
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */
@@ -6466,6 +6550,83 @@ static ct_status ct__randn_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* ---- bernoulli(Tensor p) (issue 7) ----------------------------------------------------- */
+/* The output: p's shape and dtype, contiguous (empty_like). */
+static bool ct__bernoulli_p_meta(ct_op_call *c)
+{
+    const ct_tensor *p = c->inputs[0];
+    c->dtype = p->dtype;
+    return ct__op_output(c, p->sizes, p->ndim, p->dtype) != NULL;
+}
+
+/* Reads element i of the contiguous p (float32 or float64) into *v and draws one
+   bernoulli_distribution of p's own type into out; false (nothing drawn) for p outside
+   [0, 1] or NaN. */
+static bool ct__bernoulli_p_draw(ct_generator *g, const ct_tensor *p, ct_tensor *out, int64_t i)
+{
+    if (p->dtype == CT_FLOAT32) {
+        float v = ((const float *)ct__data(p))[i];
+        if (!(v >= 0 && v <= 1)) {
+            return false;
+        }
+        ((float *)ct__data(out))[i] = (float)(ct__rng_uniform_f32(g, 0, 1) < v);
+        return true;
+    }
+    double v = ((const double *)ct__data(p))[i];
+    if (!(v >= 0 && v <= 1)) {
+        return false;
+    }
+    ((double *)ct__data(out))[i] = (double)(ct__rng_uniform_f64(g, 0, 1) < v);
+    return true;
+}
+
+/* bernoulli_tensor_cpu: one draw per element in row-major order (24 random bits of random()
+   for a float32 p, 53 of random64() for float64); an invalid p stops the draws there with
+   PyTorch's error, the draws before it spent as in PyTorch. */
+static ct_status ct__bernoulli_p_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    ct_tensor *p = ct__tensor_new(c->fn, out->sizes, out->ndim, out->dtype);
+    if (!p) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(p, c->inputs[0]);
+    int64_t n = ct_numel(out), i = 0;
+    ct_generator *g = ct__rng_lock(c->generator);
+    while (i < n && ct__bernoulli_p_draw(g, p, out, i)) {
+        i++;
+    }
+    ct__rng_unlock(g);
+    ct__release(p);
+    if (i < n) { /* reported outside the lock: a handler may draw */
+        return ct__fail(CT_ERR_VALUE, c->fn, "Expected p_in >= 0 && p_in <= 1 to be true, but "
+                        "got false.");
+    }
+    return CT_OK;
+}
+
+static void ct__bernoulli_p_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = ct_zeros_like(g); /* PyTorch: zeros_like(grad) */
+}
+
+static const ct_op ct__op_bernoulli = {"aten::bernoulli", "bernoulli(Tensor self, *, Generator? "
+                                       "generator=None) -> Tensor", "ct_bernoulli",
+                                       CT_OP_RANDOM, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                       ct__bernoulli_p_meta, CT__K_FLOAT(ct__bernoulli_p_kernel),
+                                       NULL, "BernoulliBackward0", ct__bernoulli_p_backward, 0u,
+                                       NULL, NULL};
+
+ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_bernoulli, "ct_bernoulli", in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
@@ -7482,15 +7643,19 @@ CT__VECTORIZE_END
 CT__VECTORIZE_BEGIN
 
 typedef enum ct__binop {
-    CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM,
+    CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM, CT__DIV_TRUNC,
+    CT__DIV_FLOOR,
     CT__EQ, CT__NE, CT__LT, CT__LE, CT__GT, CT__GE, CT__AND, CT__OR,
     CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
 } ct__binop;
 
+typedef enum ct__terop { CT__ADDCMUL, CT__ADDCDIV, CT__LERP } ct__terop;
+
 typedef enum ct__unop {
     CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
     CT__EXP, CT__LOG, CT__LOG1P, CT__SQRT, CT__RSQRT, CT__SIN, CT__COS, CT__SIGMOID,
-    CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__UNOP_COUNT
+    CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__ERF, CT__ISNAN, CT__ISINF,
+    CT__ISFINITE, CT__UNOP_COUNT
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
@@ -7523,6 +7688,23 @@ typedef double ct__w_f64;
             }                                                                               \
         }                                                                                   \
         return r;                                                                           \
+    }                                                                                       \
+    static inline T ct__pows_##S(T x, const double *p) { return ct__pow_##S(x, (T)p[0], 0); } \
+    /* integer division rounding toward zero and toward -inf; the kernel rejected y == 0 (0 is  \
+       returned), x / -1 wraps instead of trapping */                                         \
+    static inline T ct__div_trunc_##S(T x, T y, T alpha)                                    \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        if (ct__is_neg(y) && y == (T)-1) {                                                  \
+            return (T)-(ct__w_##S)x;                                                        \
+        }                                                                                   \
+        return y == 0 ? (T)0 : (T)(x / y);                                                  \
+    }                                                                                       \
+    static inline T ct__div_floor_##S(T x, T y, T alpha)                                    \
+    {                                                                                       \
+        T q = ct__div_trunc_##S(x, y, alpha);                                               \
+        T r = (T)(x - (T)((ct__w_##S)q * (ct__w_##S)y));                                    \
+        return (r != 0 && ct__is_neg(r) != ct__is_neg(y)) ? (T)(q - 1) : q;                \
     }
 #define CT__INT_CLAMP(E, T, S)                                                              \
     static inline T ct__clamp_##S(T x, const double *p)                                     \
@@ -7558,6 +7740,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
+    static inline T ct__erf_##S(T x, const double *p) { (void)p; return erf##F(x); }        \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
@@ -7569,7 +7752,32 @@ typedef double ct__w_f64;
         T lo = (T)p[0], hi = (T)p[1];                                                       \
         return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
     }                                                                                       \
-    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }
+    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
+    static inline T ct__div_trunc_##S(T x, T y, T alpha) { (void)alpha; return trunc##F(x / y); } \
+    static inline T ct__div_floor_##S(T x, T y, T alpha)                                    \
+    { /* PyTorch's div_floor_floating */                                                    \
+        (void)alpha;                                                                        \
+        if (y == 0) {                                                                       \
+            return x / y;                                                                   \
+        }                                                                                   \
+        T mod = fmod##F(x, y), div = (x - mod) / y;                                         \
+        if (mod != 0 && (y < 0) != (mod < 0)) {                                             \
+            div -= (T)1;                                                                    \
+        }                                                                                   \
+        if (div == 0) {                                                                     \
+            return copysign##F((T)0, x / y);                                                \
+        }                                                                                   \
+        T fl = floor##F(div);                                                               \
+        return div - fl > (T)0.5 ? fl + (T)1 : fl;                                          \
+    }                                                                                       \
+    static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
+    static inline T ct__lerp_w_##S(T x, T e, T w)                                           \
+    { /* PyTorch's vectorized lerp: from the nearer end, one fused multiply-add */           \
+        bool small = w < (T)0.5 && w > (T)-0.5;                                             \
+        return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                          \
+    }                                                                                       \
+    static inline T ct__lerp_##S(T x, T e, T w, T v) { (void)v; return ct__lerp_w_##S(x, e, w); } \
+    static inline T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
     static inline T ct__add_##S(T x, T y, T alpha)                                          \
@@ -7601,6 +7809,10 @@ typedef double ct__w_f64;
     {                                                                                       \
         (void)p;                                                                            \
         return (T)((x > 0) - (ct__is_neg(x)));                                                     \
+    }                                                                                       \
+    static inline T ct__addcmul_##S(T x, T a, T b, T v)                                     \
+    {                                                                                       \
+        return (T)((ct__w_##S)x + (ct__w_##S)v * (ct__w_##S)a * (ct__w_##S)b);              \
     }
 CT__INT_MATH(CT_UINT8, uint8_t, u8)
 CT__INT_MATH(CT_INT8, int8_t, i8)
@@ -7683,6 +7895,26 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
             *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);     \
         }                                                                                   \
     }
+/* out[i] = FN(x[i], a[i], b[i], value): the contiguous and the strided loop. */
+#define CT__TER_LOOP(FN, T, S)                                                             \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+    {                                                                                       \
+        const T v = (T)((const double *)pp)[0];                                             \
+        const int64_t e = (int64_t)sizeof(T);                                               \
+        if (s[0] == e && s[1] == e && s[2] == e && s[3] == e) {                             \
+            T *o = (T *)d[0];                                                               \
+            const T *x = (const T *)d[1], *a = (const T *)d[2], *b = (const T *)d[3];       \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(x[i], a[i], b[i], v);                                 \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(                                        \
+                *(const T *)(d[1] + i * s[1]), *(const T *)(d[2] + i * s[2]),               \
+                *(const T *)(d[3] + i * s[3]), v);                                          \
+        }                                                                                   \
+    }
 #define CT__ARITH_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(add, T, S)                                                                 \
     CT__BIN_LOOP(sub, T, S)                                                                 \
@@ -7695,7 +7927,11 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(relu, T, S)                                                                 \
     CT__UN_LOOP(square, T, S)                                                               \
     CT__UN_LOOP(sign, T, S)                                                                 \
-    CT__UN_LOOP(clamp, T, S)
+    CT__UN_LOOP(clamp, T, S)                                                                \
+    CT__UN_LOOP(pows, T, S)                                                                 \
+    CT__TER_LOOP(addcmul, T, S)                                                             \
+    CT__BIN_LOOP(div_trunc, T, S)                                                           \
+    CT__BIN_LOOP(div_floor, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(div, T, S)                                                                 \
     CT__BIN_LOOP(relu_bw, T, S)                                                             \
@@ -7711,7 +7947,34 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(sigmoid, T, S)                                                              \
     CT__UN_LOOP(tanh, T, S)                                                                 \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(pows, T, S)
+    CT__UN_LOOP(erf, T, S)                                                                  \
+    CT__TER_LOOP(addcdiv, T, S)                                                             \
+    CT__TER_LOOP(lerp, T, S)                                                                \
+    CT__BIN_LOOP(lerps, T, S)
+/* out[i] = TEST(a[i]) as bool, TEST a classification macro of math.h (isnan ...) on the value
+   as a double: exact for every dtype, and integers are never NaN nor infinite. */
+#define CT__TEST_LOOP(NAME, TEST, T, S)                                                    \
+    static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
+    {                                                                                       \
+        (void)pp;                                                                           \
+        if (s[0] == 1 && s[1] == (int64_t)sizeof(T)) {                                      \
+            bool *o = (bool *)d[0];                                                         \
+            const T *a = (const T *)d[1];                                                   \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = TEST((double)a[i]);                                                  \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(bool *)(d[0] + i * s[0]) = TEST((double)*(const T *)(d[1] + i * s[1]));      \
+        }                                                                                   \
+    }
+#define CT__TEST_LOOPS(E, T, S)                                                            \
+    CT__TEST_LOOP(isnan, isnan, T, S)                                                       \
+    CT__TEST_LOOP(isinf, isinf, T, S)                                                       \
+    CT__TEST_LOOP(isfinite, isfinite, T, S)                                                 \
+    CT__TEST_LOOP(iszero, CT__ISZERO, T, S)
+#define CT__ISZERO(v) ((v) == 0)
 #define CT__CMP_LOOPS(E, T, S)                                                             \
     CT__CMP_LOOP(eq, ==, T, S)                                                              \
     CT__CMP_LOOP(ne, !=, T, S)                                                              \
@@ -7722,6 +7985,7 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 CT__FOR_NUMERIC_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
 CT__FOR_ALL_DTYPES(CT__CMP_LOOPS)
+CT__FOR_ALL_DTYPES(CT__TEST_LOOPS)
 
 static void ct__loop_and(char **d, const int64_t *s, int64_t n, const void *pp)
 {
@@ -7770,6 +8034,7 @@ CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
     {NULL, ct__loop_##FN##_b8, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,   \
      ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
 #define CT__L_BOOL(F) {NULL, F, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+static const ct_loop_fn ct__loops_iszero[CT_DTYPE_COUNT] = CT__L_ALL(iszero);
 
 /* ---- meta: type promotion ------------------------------------------------------------ */
 /* PyTorch's combine_categories: how a lower-priority class of operands affects the dtype. */
@@ -7873,8 +8138,8 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     } else if (ct__is_cmp(bop)) {
         *compute = rt;
         *result = CT_BOOL;
-    } else {
-        *compute = rt == CT_BOOL ? CT_UINT8 : rt;
+    } else { /* bool arithmetic runs in uint8; rounding divisions have no bool kernel */
+        *compute = rt == CT_BOOL && bop != CT__DIV_TRUNC && bop != CT__DIV_FLOOR ? CT_UINT8 : rt;
         *result = rt;
     }
     return true;
@@ -7885,7 +8150,7 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
    Replaces a bool result's alpha by alpha != 0 (bool arithmetic runs in uint8). */
 static bool ct__check_alpha(ct_op_call *c, ct_dtype rt)
 {
-    if (c->n_attrs == 0) {
+    if (c->n_attrs == 0 || c->op->variant > CT__SUB) {
         return true;
     }
     double *alpha = &c->attrs[0].f;
@@ -7915,6 +8180,30 @@ static bool ct__check_inplace_shape(const char *op, const ct_tensor *self, const
     return false;
 }
 
+/* An in-place op writing a result of dtype rt into self (c->inputs[0]), the first of n
+   inputs: self must hold rt; self becomes the output; when the derivative reads the old self
+   (save bit 0) and autograd will record, a copy of it goes to c->state (the public function
+   releases it). */
+static bool ct__inplace_output(ct_op_call *c, ct_dtype rt, int n)
+{
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[0];
+    if (!ct_can_cast(rt, self->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "result type %s can't be cast to the desired output type %s",
+                 ct__dtype_title(rt), ct__dtype_title(self->dtype));
+        return false;
+    }
+    c->outputs[c->n_outputs++] = self;
+    if ((c->op->save & 1u) && ct_dtype_is_floating_point(self->dtype) &&
+        ct__any_requires_grad(c->inputs, n)) {
+        c->state = ct__tensor_new(c->fn, self->sizes, self->ndim, self->dtype);
+        if (!c->state) {
+            return false;
+        }
+        ct__copy_kernel((ct_tensor *)c->state, self);
+    }
+    return true;
+}
+
 /* Meta of a binary op (inputs self, other; attribute 0: alpha): broadcast shape, PyTorch's
    promotion; an in-place op checks that self can hold the result and saves the old self
    for a backward that reads it (c->state: the clone). */
@@ -7933,25 +8222,7 @@ static bool ct__binary_meta(ct_op_call *c)
     if (c->op->kind != CT_OP_INPLACE) {
         return ct__op_output(c, shape, nd, rt) != NULL;
     }
-    ct_tensor *self = (ct_tensor *)(uintptr_t)a;
-    if (!ct__check_inplace_shape(c->fn, self, shape, nd)) {
-        return false;
-    }
-    if (!ct_can_cast(rt, self->dtype)) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "result type %s can't be cast to the desired output type %s",
-                 ct__dtype_title(rt), ct__dtype_title(self->dtype));
-        return false;
-    }
-    c->outputs[c->n_outputs++] = self;
-    if ((c->op->save & 1u) && ct_dtype_is_floating_point(self->dtype) &&
-        ct__any_requires_grad(c->inputs, 2)) {
-        c->state = ct__tensor_new(c->fn, self->sizes, self->ndim, self->dtype);
-        if (!c->state) {
-            return false;
-        }
-        ct__copy_kernel((ct_tensor *)c->state, self);
-    }
-    return true;
+    return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
 
 /* Runs c's loop over the inputs (cast to the compute dtype c->dtype) into out. */
@@ -7992,6 +8263,49 @@ static ct_status ct__pointwise_kernel(ct_op_call *c)
     }
     ct__release(tmp);
     return ok ? CT_OK : CT_ERR_OOM;
+}
+
+/* The CPU kernel of ops whose loop writes bool from the input's dtype (isnan ...). */
+static ct_status ct__bool_out_kernel(ct_op_call *c)
+{
+    return ct__run_loop(c, c->outputs[0]) ? CT_OK : CT_ERR_OOM;
+}
+
+/* The CPU kernel of div with a rounding mode: integer division by zero is PyTorch's error
+   (checked on the divisor in the compute dtype, as a wrapped scalar converts). */
+static ct_status ct__div_mode_kernel(ct_op_call *c)
+{
+    if (!ct_dtype_is_floating_point(c->dtype)) {
+        ct_tensor *b = ct__cast(c->inputs[1], c->dtype);
+        ct_tensor *zero = b ? ct__tensor_new(c->fn, b->sizes, b->ndim, CT_BOOL) : NULL;
+        bool any = true;
+        if (zero) {
+            const ct_tensor *in = b;
+            ct__iter it;
+            ct__iter_build(&it, zero, &in, 1);
+            ct__iter_run(&it, ct__loops_iszero[b->dtype], NULL);
+            any = memchr(ct__data(zero), 1, (size_t)ct_numel(zero)) != NULL;
+        }
+        ct__release(zero);
+        ct__release(b);
+        if (!zero) {
+            return CT_ERR_OOM;
+        }
+        if (any) {
+            return ct__fail(CT_ERR_VALUE, c->fn, "ZeroDivisionError");
+        }
+    }
+    return ct__pointwise_kernel(c);
+}
+
+/* In-place unary ops whose derivative reads the input save the old self (the copy meta
+   made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
+static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
+{
+    for (int k = 0; k < c->n_attrs && k < 4; k++) {
+        n->f[k] = c->attrs[k].f;
+    }
+    ct__save(n, (const ct_tensor *)c->state);
 }
 
 /* In-place binary ops save the old self (the clone meta made), then other. */
@@ -8078,6 +8392,15 @@ static void ct__minmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi, 
     }
     if (ct__needs_grad(n, 1)) {
         gi[1] = ct_where(b_wins, g, ct_where(tie, half, zero));
+    }
+}
+
+static void ct__div_mode_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* rounded quotients are piecewise constant: PyTorch's zero gradients */
+    for (int k = 0; k < 2; k++) {
+        if (ct__needs_grad(n, k)) {
+            gi[k] = ct_zeros_like(g);
+        }
     }
 }
 
@@ -8200,6 +8523,12 @@ static void ct__clamp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_where(ct_logical_and(lo, hi), g, ct_zeros_like(g));
 }
 
+static void ct__erf_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * 2/sqrt(pi) * exp(-x^2) */
+    const ct_tensor *x = ct__saved(n, 0);
+    gi[0] = ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_square(x))), 1.1283791670955126));
+}
+
 static void ct__pows_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 { /* g * p * x^(p-1); 0 when p == 0 */
     double p = n->f[0];
@@ -8208,31 +8537,186 @@ static void ct__pows_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 }
 
 /* ---- unary meta ---------------------------------------------------------------------------- */
-/* Ops whose loops are float-only compute integer (and bool) inputs in the default float
-   dtype; the others keep the input's dtype (bool: no kernel, PyTorch's "not implemented").
-   logical_not converts its input to bool. clamp on integers with integral bounds keeps the
-   dtype, its bounds saturated to the dtype's range. */
+/* The compute dtype of a unary op over dt. Ops whose loops are float-only compute integer
+   (and bool) inputs in the default float dtype; the others keep the input's dtype (bool: no
+   kernel, PyTorch's "not implemented"). logical_not converts its input to bool. clamp on
+   integers with integral bounds (c->state set) keeps the dtype, its bounds saturated to the
+   dtype's range; a scalar power of an integer keeps it for an integral exponent (bool: int64). */
+static ct_dtype ct__unary_dtype(ct_op_call *c, ct_dtype dt)
+{
+    ct__unop op = (ct__unop)c->op->variant;
+    if (op == CT__NOT) {
+        return CT_BOOL;
+    }
+    if (ct_dtype_is_floating_point(dt)) {
+        return dt;
+    }
+    if (op == CT__CLAMP && dt != CT_BOOL && c->state) {
+        c->attrs[0].f = ct__scalar_fits(c->attrs[0].f, dt) ? c->attrs[0].f : -INFINITY;
+        c->attrs[1].f = ct__scalar_fits(c->attrs[1].f, dt) ? c->attrs[1].f : INFINITY;
+        return dt;
+    }
+    if (op == CT__POWS && c->attrs[0].f == floor(c->attrs[0].f) && fabs(c->attrs[0].f) < 9.2e18) {
+        return dt == CT_BOOL ? CT_INT64 : dt;
+    }
+    const ct_loop_fn *loops = c->op->loops;
+    return op == CT__CLAMP || op == CT__POWS || (!loops[CT_INT64] && loops[CT_FLOAT32])
+               ? ct_get_default_dtype() : dt;
+}
+
+/* Meta of unary ops: the input's shape, ct__unary_dtype; in-place forms write into self. */
 static bool ct__unary_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0];
-    const ct_loop_fn *loops = c->op->loops;
-    ct_dtype dt = a->dtype;
-    if (c->op->variant == CT__NOT) {
-        dt = CT_BOOL;
-    } else if (c->op->variant == CT__CLAMP && dt != CT_BOOL &&
-               !ct_dtype_is_floating_point(dt) && c->state) {
-        c->attrs[0].f = ct__scalar_fits(c->attrs[0].f, dt) ? c->attrs[0].f : -INFINITY;
-        c->attrs[1].f = ct__scalar_fits(c->attrs[1].f, dt) ? c->attrs[1].f : INFINITY;
-    } else if (!ct_dtype_is_floating_point(dt) &&
-               (c->op->variant == CT__CLAMP || (!loops[CT_INT64] && loops[CT_FLOAT32]))) {
-        dt = ct_get_default_dtype();
-    }
+    ct_dtype dt = ct__unary_dtype(c, a->dtype);
     c->dtype = dt;
     if (c->op->kind != CT_OP_INPLACE) {
         return ct__op_output(c, a->sizes, a->ndim, dt) != NULL;
     }
-    c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)a;
-    return true;
+    return ct__inplace_output(c, dt, 1);
+}
+
+/* Meta of isnan/isinf/isfinite: a bool tensor of the input's shape; the loop reads the
+   input's own dtype. */
+static bool ct__test_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    c->dtype = a->dtype;
+    return ct__op_output(c, a->sizes, a->ndim, CT_BOOL) != NULL;
+}
+
+/* ---- addcmul, addcdiv ---------------------------------------------------------------------- */
+/* input + value * tensor1 * tensor2 (addcmul), input + value * tensor1 / tensor2 (addcdiv) */
+static void ct__addcmul_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *a = ct__saved(n, 1), *b = ct__saved(n, 2);
+    gi[0] = ct__needs_grad(n, 0) ? (ct_tensor *)(uintptr_t)g : NULL;
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul(g, ct_mul_scalar(b, n->f[0]));
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = ct_mul(g, ct_mul_scalar(a, n->f[0]));
+    }
+}
+
+static void ct__addcdiv_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *a = ct__saved(n, 1), *b = ct__saved(n, 2);
+    gi[0] = ct__needs_grad(n, 0) ? (ct_tensor *)(uintptr_t)g : NULL;
+    if (ct__needs_grad(n, 1)) { /* g * value / b */
+        gi[1] = ct_mul(g, ct_div(ct_full_like(b, n->f[0]), b));
+    }
+    if (ct__needs_grad(n, 2)) { /* -g * value * a / b^2 */
+        gi[2] = ct_mul(ct_mul_scalar(g, -n->f[0]), ct_div(a, ct_mul(b, b)));
+    }
+}
+
+/* Meta of addcmul/addcdiv (inputs self, tensor1, tensor2; attribute 0: value): the three
+   broadcast, promoted as one op; value must fit an integral result (it is truncated to it,
+   as PyTorch). addcdiv of two integral tensors is PyTorch's error. */
+static bool ct__addc_meta(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *a = c->inputs[1], *b = c->inputs[2];
+    int64_t s1[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int n1 = 0, nd = 0;
+    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, a->sizes, a->ndim, s1, &n1) ||
+        !ct__broadcast_shapes(c->fn, s1, n1, b->sizes, b->ndim, shape, &nd)) {
+        return false;
+    }
+    if (c->op->variant == CT__ADDCDIV && !ct_dtype_is_floating_point(a->dtype) &&
+        !ct_dtype_is_floating_point(b->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "Integer division with addcdiv is no longer supported, and "
+                 "in a future  release addcdiv will perform a true division of tensor1 and "
+                 "tensor2. The historic addcdiv behavior can be implemented as (input + value * "
+                 "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                 "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                 "behavior is just the latter implementation: (input + value * tensor1 / "
+                 "tensor2), for all dtypes.");
+        return false;
+    }
+    ct_dtype rt = ct__result_type(c->inputs, 3);
+    if (!ct_dtype_is_floating_point(rt) && !ct__check_scalar(c->fn, c->attrs[0].f, rt)) {
+        return false;
+    }
+    c->dtype = rt;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, shape, nd, rt) != NULL;
+    }
+    return ct__check_inplace_shape(c->fn, self, shape, nd) && ct__inplace_output(c, rt, 3);
+}
+
+/* ---- lerp ----------------------------------------------------------------------------------- */
+static void ct__lerp_scalar_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_mul_scalar(g, 1.0 - n->f[0]);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul_scalar(g, n->f[0]);
+    }
+}
+
+static void ct__lerp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *e = ct__saved(n, 1), *w = ct__saved(n, 2);
+    if (ct__needs_grad(n, 0)) { /* g * (1 - weight) */
+        gi[0] = ct_mul(g, ct_add_scalar(ct_neg(w), 1.0));
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul(g, w);
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = ct_mul(g, ct_sub(e, x));
+    }
+}
+
+/* lerp_ with a tensor weight saves the old self (meta's copy), end and weight. */
+static void ct__lerp_inplace_record(ct_node *n, const ct_op_call *c)
+{
+    ct__save(n, (const ct_tensor *)c->state);
+    ct__save(n, c->inputs[1]);
+    ct__save(n, c->inputs[2]);
+}
+
+/* The name PyTorch's lerp gives a dtype in its messages (C++'s type name). */
+static const char *ct__type_name(ct_dtype d)
+{
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "default", "bool", "unsigned char", "signed char", "short int", "int", "long int",
+        "float", "double"};
+    return names[d];
+}
+
+/* Meta of lerp (inputs self, end and, for lerp.Tensor, weight; lerp.Scalar: attribute 0):
+   all broadcast, end and weight of self's dtype (PyTorch does not promote here). */
+static bool ct__lerp_meta(ct_op_call *c)
+{
+    static const char *const names[3] = {"self", "end", "weight"};
+    const ct_tensor *self = c->inputs[0];
+    int64_t shape[CT_MAX_DIMS];
+    int nd = self->ndim;
+    memcpy(shape, self->sizes, sizeof(int64_t) * (size_t)nd);
+    for (int k = 1; k < c->n_inputs; k++) {
+        const ct_tensor *t = c->inputs[k];
+        int64_t s[CT_MAX_DIMS];
+        int ns = 0;
+        if (t->dtype != self->dtype) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "expected dtype %s for `%s` but got dtype %s",
+                     ct__type_name(self->dtype), names[k], ct__type_name(t->dtype));
+            return false;
+        }
+        if (!ct__broadcast_shapes(c->fn, shape, nd, t->sizes, t->ndim, s, &ns)) {
+            return false;
+        }
+        memcpy(shape, s, sizeof(int64_t) * (size_t)ns);
+        nd = ns;
+    }
+    c->dtype = self->dtype;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, shape, nd, self->dtype) != NULL;
+    }
+    return ct__check_inplace_shape(c->fn, self, shape, nd) &&
+           ct__inplace_output(c, self->dtype, c->n_inputs);
 }
 
 /* ---- where ------------------------------------------------------------------------------- */
@@ -8477,7 +8961,17 @@ static const ct_loop_fn ct__loops_sigmoid[CT_DTYPE_COUNT] = CT__L_FLT(sigmoid);
 static const ct_loop_fn ct__loops_tanh[CT_DTYPE_COUNT] = CT__L_FLT(tanh);
 static const ct_loop_fn ct__loops_reciprocal[CT_DTYPE_COUNT] = CT__L_FLT(reciprocal);
 static const ct_loop_fn ct__loops_clamp[CT_DTYPE_COUNT] = CT__L_NUM(clamp);
-static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_FLT(pows);
+static const ct_loop_fn ct__loops_pows[CT_DTYPE_COUNT] = CT__L_NUM(pows);
+static const ct_loop_fn ct__loops_erf[CT_DTYPE_COUNT] = CT__L_FLT(erf);
+static const ct_loop_fn ct__loops_addcmul[CT_DTYPE_COUNT] = CT__L_NUM(addcmul);
+static const ct_loop_fn ct__loops_addcdiv[CT_DTYPE_COUNT] = CT__L_FLT(addcdiv);
+static const ct_loop_fn ct__loops_lerp[CT_DTYPE_COUNT] = CT__L_FLT(lerp);
+static const ct_loop_fn ct__loops_div_trunc[CT_DTYPE_COUNT] = CT__L_NUM(div_trunc);
+static const ct_loop_fn ct__loops_div_floor[CT_DTYPE_COUNT] = CT__L_NUM(div_floor);
+static const ct_loop_fn ct__loops_lerps[CT_DTYPE_COUNT] = CT__L_FLT(lerps);
+static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_ALL(isnan);
+static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_ALL(isinf);
+static const ct_loop_fn ct__loops_isfinite[CT_DTYPE_COUNT] = CT__L_ALL(isfinite);
 static const ct_loop_fn ct__loops_not[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_not);
 static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = CT__L_ALL(where);
 
@@ -8512,6 +9006,16 @@ CT__POINTWISE(pow, "aten::pow", "pow.Tensor_Tensor(Tensor self, Tensor exponent)
               "ct_pow ct_pow_scalar", CT_OP_POINTWISE, CT__POW, ct__loops_pow, ct__binary_meta,
               CT__K_NUMERIC(ct__pointwise_kernel), "PowBackward1", ct__pow_backward,
               CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_OUT(0), NULL)
+#define CT__DIV_MODE(SYM, VAR, LOOPS, K, KERNEL, BW, SAVE)                                     \
+    CT__POINTWISE(SYM, "aten::div", "div.Tensor_mode(Tensor self, Tensor other, *, str? "       \
+                  "rounding_mode) -> Tensor", "ct_div_mode", CT_OP_POINTWISE, VAR,              \
+                  ct__loops_##LOOPS, ct__binary_meta, K(KERNEL), "DivBackward2", BW, SAVE, NULL)
+CT__DIV_MODE(div_true, CT__DIV, div, CT__K_FLOAT, ct__pointwise_kernel, ct__div_backward,
+             CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__DIV_MODE(div_trunc, CT__DIV_TRUNC, div_trunc, CT__K_NUMERIC, ct__div_mode_kernel,
+             ct__div_mode_backward, 0u)
+CT__DIV_MODE(div_floor, CT__DIV_FLOOR, div_floor, CT__K_NUMERIC, ct__div_mode_kernel,
+             ct__div_mode_backward, 0u)
 CT__BINARY(maximum, "maximum", "ct_maximum", CT__MAXIMUM, maximum, CT__K_NUMERIC,
            "MaximumBackward0", ct__maximum_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__BINARY(minimum, "minimum", "ct_minimum", CT__MINIMUM, minimum, CT__K_NUMERIC,
@@ -8581,6 +9085,15 @@ CT__UNARY(tanh, "tanh", "ct_tanh", CT__TANH, tanh, CT__K_FLOAT, "TanhBackward0",
           ct__tanh_backward, CT__SAVE_OUT(0))
 CT__UNARY(reciprocal, "reciprocal", "ct_reciprocal", CT__RECIPROCAL, reciprocal, CT__K_FLOAT,
           "ReciprocalBackward0", ct__reciprocal_backward, CT__SAVE_OUT(0))
+CT__UNARY(erf, "erf", "ct_erf", CT__ERF, erf, CT__K_FLOAT, "ErfBackward0", ct__erf_backward,
+          CT__SAVE_IN(0))
+#define CT__TEST(SYM, VAR)                                                                      \
+    CT__POINTWISE(SYM, "aten::" #SYM, #SYM "(Tensor self) -> Tensor", "ct_" #SYM,              \
+                  CT_OP_POINTWISE, VAR, ct__loops_##SYM, ct__test_meta,                         \
+                  CT__K_ALL(ct__bool_out_kernel), NULL, NULL, 0u, NULL)
+CT__TEST(isnan, CT__ISNAN)
+CT__TEST(isinf, CT__ISINF)
+CT__TEST(isfinite, CT__ISFINITE)
 CT__UNARY(logical_not, "logical_not", "ct_logical_not", CT__NOT, not, CT__K_ALL, NULL, NULL, 0u)
 CT__POINTWISE(clamp, "aten::clamp", "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> "
               "Tensor", "ct_clamp", CT_OP_POINTWISE, CT__CLAMP, ct__loops_clamp, ct__unary_meta,
@@ -8594,6 +9107,70 @@ CT__POINTWISE(relu_, "aten::relu_", "relu_(Tensor(a!) self) -> Tensor(a!)", "ct_
               CT_OP_INPLACE, CT__RELU, ct__loops_relu, ct__unary_meta,
               CT__K_NUMERIC(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
               CT__SAVE_OUT(0), NULL)
+/* In-place unary ops: the loops of their out-of-place forms, written into self. Those whose
+   derivative reads the input record a copy of the old self (ct__unary_inplace_record). */
+#define CT__UNARY_INPLACE(SYM, SCHEMA, VAR, LOOPS, K, NODE, BW, SAVE, RECORD)                   \
+    CT__POINTWISE(SYM##_, "aten::" #SYM "_", SCHEMA, "ct_" #SYM "_", CT_OP_INPLACE, VAR,         \
+                  ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,   \
+                  RECORD)
+#define CT__INPLACE_SCHEMA(N) N "_(Tensor(a!) self) -> Tensor(a!)"
+CT__UNARY_INPLACE(neg, CT__INPLACE_SCHEMA("neg"), CT__NEG, neg, CT__K_NUMERIC, "NegBackward0",
+                  ct__neg_backward, 0u, NULL)
+CT__UNARY_INPLACE(abs, CT__INPLACE_SCHEMA("abs"), CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0",
+                  ct__abs_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+CT__UNARY_INPLACE(exp, CT__INPLACE_SCHEMA("exp"), CT__EXP, exp, CT__K_FLOAT, "ExpBackward0",
+                  ct__exp_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(log, CT__INPLACE_SCHEMA("log"), CT__LOG, log, CT__K_FLOAT, "LogBackward0",
+                  ct__log_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+CT__UNARY_INPLACE(sqrt, CT__INPLACE_SCHEMA("sqrt"), CT__SQRT, sqrt, CT__K_FLOAT, "SqrtBackward0",
+                  ct__sqrt_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(sigmoid, CT__INPLACE_SCHEMA("sigmoid"), CT__SIGMOID, sigmoid, CT__K_FLOAT,
+                  "SigmoidBackward0", ct__sigmoid_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(tanh, CT__INPLACE_SCHEMA("tanh"), CT__TANH, tanh, CT__K_FLOAT, "TanhBackward0",
+                  ct__tanh_backward, CT__SAVE_OUT(0), NULL)
+CT__UNARY_INPLACE(pow, "pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)", CT__POWS,
+                  pows, CT__K_NUMERIC, "PowBackward0", ct__pows_backward, CT__SAVE_IN(0),
+                  ct__unary_inplace_record)
+CT__UNARY_INPLACE(clamp, "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> "
+                  "Tensor(a!)", CT__CLAMP, clamp, CT__K_NUMERIC, "ClampBackward1",
+                  ct__clamp_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+#define CT__ADDC_SCHEMA(N, SELF, RET)                                                         \
+    N "(Tensor" SELF " self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor" RET
+#define CT__ADDC_SAVE (CT__SAVE_IN(1) | CT__SAVE_IN(2))
+CT__POINTWISE(addcmul, "aten::addcmul", CT__ADDC_SCHEMA("addcmul", "", ""), "ct_addcmul",
+              CT_OP_POINTWISE, CT__ADDCMUL, ct__loops_addcmul, ct__addc_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "AddcmulBackward0", ct__addcmul_backward,
+              CT__ADDC_SAVE, NULL)
+CT__POINTWISE(addcmul_, "aten::addcmul_", CT__ADDC_SCHEMA("addcmul_", "(a!)", "(a!)"),
+              "ct_addcmul_", CT_OP_INPLACE, CT__ADDCMUL, ct__loops_addcmul, ct__addc_meta,
+              CT__K_NUMERIC(ct__pointwise_kernel), "AddcmulBackward0", ct__addcmul_backward,
+              CT__ADDC_SAVE, NULL)
+CT__POINTWISE(addcdiv, "aten::addcdiv", CT__ADDC_SCHEMA("addcdiv", "", ""), "ct_addcdiv",
+              CT_OP_POINTWISE, CT__ADDCDIV, ct__loops_addcdiv, ct__addc_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "AddcdivBackward0", ct__addcdiv_backward,
+              CT__ADDC_SAVE, NULL)
+CT__POINTWISE(addcdiv_, "aten::addcdiv_", CT__ADDC_SCHEMA("addcdiv_", "(a!)", "(a!)"),
+              "ct_addcdiv_", CT_OP_INPLACE, CT__ADDCDIV, ct__loops_addcdiv, ct__addc_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "AddcdivBackward0", ct__addcdiv_backward,
+              CT__ADDC_SAVE, NULL)
+#define CT__LERP_SCHEMA(N, OVL, SELF, W, RET)                                                 \
+    N "." OVL "(Tensor" SELF " self, Tensor end, " W " weight) -> Tensor" RET
+CT__POINTWISE(lerp, "aten::lerp", CT__LERP_SCHEMA("lerp", "Tensor", "", "Tensor", ""), "ct_lerp",
+              CT_OP_POINTWISE, CT__LERP, ct__loops_lerp, ct__lerp_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward1", ct__lerp_backward,
+              CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2), NULL)
+CT__POINTWISE(lerp_scalar, "aten::lerp", CT__LERP_SCHEMA("lerp", "Scalar", "", "Scalar", ""),
+              "ct_lerp_scalar", CT_OP_POINTWISE, CT__LERP, ct__loops_lerps, ct__lerp_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward0", ct__lerp_scalar_backward, 0u,
+              NULL)
+CT__POINTWISE(lerp_, "aten::lerp_", CT__LERP_SCHEMA("lerp_", "Tensor", "(a!)", "Tensor", "(a!)"),
+              "ct_lerp_", CT_OP_INPLACE, CT__LERP, ct__loops_lerp, ct__lerp_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward1", ct__lerp_backward,
+              CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2), ct__lerp_inplace_record)
+CT__POINTWISE(lerp_scalar_, "aten::lerp_", CT__LERP_SCHEMA("lerp_", "Scalar", "(a!)", "Scalar",
+              "(a!)"), "ct_lerp_scalar_", CT_OP_INPLACE, CT__LERP, ct__loops_lerps,
+              ct__lerp_meta, CT__K_FLOAT(ct__pointwise_kernel), "LerpBackward0",
+              ct__lerp_scalar_backward, 0u, NULL)
 CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, Tensor other) -> "
               "Tensor", "ct_where", CT_OP_POINTWISE, 0, ct__loops_where, ct__where_meta,
               CT__K_ALL(ct__where_kernel), "WhereBackward0", ct__where_backward, CT__SAVE_IN(0),
@@ -8637,7 +9214,11 @@ static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a,
     if (n_attrs > 1) {
         ct__call_f(&c, p1);
     }
-    return ct__dispatch(&c);
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state) { /* an in-place op's saved old self */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
 }
 
 /* A call over tensors a and b; alpha is attribute 0 of ops whose schema has one (add, sub
@@ -8741,6 +9322,22 @@ CT__SCALAR_OP(lt)
 #undef CT__BINARY_OP
 #undef CT__SCALAR_OP
 
+ct_tensor *ct_div_mode(const ct_tensor *input, const ct_tensor *other,
+                       ct_rounding_mode rounding_mode)
+{
+    static const ct_op *const ops[3] = {&ct__op_div_true, &ct__op_div_trunc, &ct__op_div_floor};
+    if ((int)rounding_mode < 0 || (int)rounding_mode > (int)CT_ROUNDING_FLOOR) {
+        ct__fail(CT_ERR_VALUE, "ct_div_mode", "div expected rounding_mode to be one of None, "
+                 "'trunc', or 'floor' but found %d", (int)rounding_mode);
+        return NULL;
+    }
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, ops[rounding_mode], "ct_div_mode", in, 2);
+    ct__call_i(&c, rounding_mode);
+    return ct__dispatch(&c);
+}
+
 ct_tensor *ct_add_alpha(const ct_tensor *a, const ct_tensor *b, double alpha)
 {
     return ct__call2(&ct__op_add, "ct_add", a, b, alpha);
@@ -8786,18 +9383,32 @@ CT__UNARY_OP(relu)
 CT__UNARY_OP(square)
 CT__UNARY_OP(reciprocal)
 CT__UNARY_OP(logical_not)
+CT__UNARY_OP(erf)
+CT__UNARY_OP(isnan)
+CT__UNARY_OP(isinf)
+CT__UNARY_OP(isfinite)
 #undef CT__UNARY_OP
+#define CT__INPLACE_OP(NAME)                                                                   \
+    ct_tensor *ct_##NAME##_(ct_tensor *self)                                                   \
+    {                                                                                          \
+        return ct__call1(&ct__op_##NAME##_, "ct_" #NAME "_", self, 0, 0, 0);                   \
+    }
+CT__INPLACE_OP(neg)
+CT__INPLACE_OP(abs)
+CT__INPLACE_OP(exp)
+CT__INPLACE_OP(log)
+CT__INPLACE_OP(sqrt)
+CT__INPLACE_OP(sigmoid)
+CT__INPLACE_OP(tanh)
+CT__INPLACE_OP(relu)
+#undef CT__INPLACE_OP
 
-ct_tensor *ct_relu_(ct_tensor *self)
+/* clamp and clamp_: PyTorch's checks of the bounds; integral bounds on an integer tensor keep
+   its dtype (the call's state says so to meta), other bounds compute in the default float
+   dtype. */
+static ct_tensor *ct__clamp(const ct_op *op, const char *fn, const ct_tensor *a, double min,
+                            double max)
 {
-    return ct__call1(&ct__op_relu_, "ct_relu_", self, 0, 0, 0);
-}
-
-/* clamp: PyTorch's checks of the bounds; integral bounds on an integer tensor keep its dtype
-   (the call's state says so to meta), other bounds compute in the default float dtype. */
-ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
-{
-    const char *fn = "ct_clamp";
     if (ct__null(fn, a)) {
         return NULL;
     }
@@ -8818,31 +9429,122 @@ ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
     }
     const ct_tensor *in[1] = {a};
     ct_op_call c;
-    ct__call_init(&c, &ct__op_clamp, fn, in, 1);
+    ct__call_init(&c, op, fn, in, 1);
     ct__call_f(&c, min);
     ct__call_f(&c, max);
     c.state = int_path ? &c : NULL;
-    return ct__dispatch(&c);
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state && c.state != &c) { /* clamp_'s saved old self (float only: no int path) */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
+}
+
+ct_tensor *ct_clamp(const ct_tensor *a, double min, double max)
+{
+    return ct__clamp(&ct__op_clamp, "ct_clamp", a, min, max);
+}
+
+ct_tensor *ct_clamp_(ct_tensor *self, double min, double max)
+{
+    return ct__clamp(&ct__op_clamp_, "ct_clamp_", self, min, max);
+}
+
+/* An integral exponent of an integer power: PyTorch's checks (an int64 scalar, as
+   ct__wrap_scalar decides). */
+static bool ct__check_int_pow(const char *fn, const ct_tensor *a, double exponent)
+{
+    if (ct_dtype_is_floating_point(a->dtype) || exponent != floor(exponent) ||
+        fabs(exponent) >= 9.2e18) {
+        return true;
+    }
+    if (exponent < 0) {
+        ct__fail(CT_ERR_VALUE, fn, "Integers to negative integer powers are not allowed.");
+        return false;
+    }
+    return ct__check_scalar(fn, exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype);
 }
 
 ct_tensor *ct_pow_scalar(const ct_tensor *a, double exponent)
 {
-    if (ct__null("ct_pow", a)) {
+    if (ct__null("ct_pow", a) || !ct__check_int_pow("ct_pow", a, exponent)) {
         return NULL;
     }
     if (!ct_dtype_is_floating_point(a->dtype) && exponent == floor(exponent) &&
-        fabs(exponent) < 9.2e18) { /* an int64 scalar, as ct__wrap_scalar decides */
-        if (exponent < 0) { /* integer power: PyTorch's checks of the exponent */
-            ct__fail(CT_ERR_VALUE, "ct_pow", "Integers to negative integer powers are not "
-                     "allowed.");
-            return NULL;
-        }
-        if (!ct__check_scalar("ct_pow", exponent, a->dtype == CT_BOOL ? CT_INT64 : a->dtype)) {
-            return NULL;
-        }
+        fabs(exponent) < 9.2e18) { /* the integer power of two tensors */
         return ct__call2_scalar(&ct__op_pow, "ct_pow", a, exponent);
     }
     return ct__call1(&ct__op_pow_scalar, "ct_pow", a, 1, exponent, 0);
+}
+
+ct_tensor *ct_pow_(ct_tensor *self, double exponent)
+{
+    if (ct__null("ct_pow_", self) || !ct__check_int_pow("ct_pow_", self, exponent)) {
+        return NULL;
+    }
+    return ct__call1(&ct__op_pow_, "ct_pow_", self, 1, exponent, 0);
+}
+
+/* A call over the tensors x, a and (n == 3) b, with the scalar attribute *value when value is
+   not NULL. */
+static ct_tensor *ct__call3(const ct_op *op, const char *fn, int n, const ct_tensor *x,
+                            const ct_tensor *a, const ct_tensor *b, const double *value)
+{
+    const ct_tensor *in[3] = {x, a, b};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, n);
+    if (value) {
+        ct__call_f(&c, *value);
+    }
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state) { /* an in-place op's saved old self */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
+}
+
+ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                      double value)
+{
+    return ct__call3(&ct__op_addcmul, "ct_addcmul", 3, input, tensor1, tensor2, &value);
+}
+
+ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                       double value)
+{
+    return ct__call3(&ct__op_addcmul_, "ct_addcmul_", 3, self, tensor1, tensor2, &value);
+}
+
+ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                      double value)
+{
+    return ct__call3(&ct__op_addcdiv, "ct_addcdiv", 3, input, tensor1, tensor2, &value);
+}
+
+ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1, const ct_tensor *tensor2,
+                       double value)
+{
+    return ct__call3(&ct__op_addcdiv_, "ct_addcdiv_", 3, self, tensor1, tensor2, &value);
+}
+
+ct_tensor *ct_lerp(const ct_tensor *input, const ct_tensor *end, const ct_tensor *weight)
+{
+    return ct__call3(&ct__op_lerp, "ct_lerp", 3, input, end, weight, NULL);
+}
+
+ct_tensor *ct_lerp_scalar(const ct_tensor *input, const ct_tensor *end, double weight)
+{
+    return ct__call3(&ct__op_lerp_scalar, "ct_lerp_scalar", 2, input, end, NULL, &weight);
+}
+
+ct_tensor *ct_lerp_(ct_tensor *self, const ct_tensor *end, const ct_tensor *weight)
+{
+    return ct__call3(&ct__op_lerp_, "ct_lerp_", 3, self, end, weight, NULL);
+}
+
+ct_tensor *ct_lerp_scalar_(ct_tensor *self, const ct_tensor *end, double weight)
+{
+    return ct__call3(&ct__op_lerp_scalar_, "ct_lerp_scalar_", 2, self, end, NULL, &weight);
 }
 
 void ct__relu_inplace_kernel(ct_tensor *t)
@@ -20995,6 +21697,32 @@ static const ct_op *const ct__registry[] = {
     &ct__op_clone,
     &ct__op_to_dtype,
     &ct__op_to_device,
+    /* ops/pointwise.c (issue 7: pointwise7) */
+    &ct__op_erf,
+    &ct__op_isnan,
+    &ct__op_isinf,
+    &ct__op_isfinite,
+    &ct__op_neg_,
+    &ct__op_abs_,
+    &ct__op_exp_,
+    &ct__op_log_,
+    &ct__op_sqrt_,
+    &ct__op_sigmoid_,
+    &ct__op_tanh_,
+    &ct__op_pow_,
+    &ct__op_clamp_,
+    &ct__op_addcmul,
+    &ct__op_addcmul_,
+    &ct__op_addcdiv,
+    &ct__op_addcdiv_,
+    &ct__op_lerp,
+    &ct__op_lerp_scalar,
+    &ct__op_lerp_,
+    &ct__op_lerp_scalar_,
+    &ct__op_div_true,
+    &ct__op_div_trunc,
+    &ct__op_div_floor,
+    &ct__op_bernoulli, /* core/rng.c */
     /* ops/view.c */
     &ct__op_view,
     &ct__op_reshape,

@@ -620,6 +620,17 @@ ROW_UNARY(square)
 ROW_UNARY(reciprocal)
 ROW_UNARY(clone)
 ROW_UNARY(relu_)
+ROW_UNARY(erf)
+ROW_UNARY(isnan)
+ROW_UNARY(isinf)
+ROW_UNARY(isfinite)
+ROW_UNARY(neg_)
+ROW_UNARY(abs_)
+ROW_UNARY(exp_)
+ROW_UNARY(log_)
+ROW_UNARY(sqrt_)
+ROW_UNARY(sigmoid_)
+ROW_UNARY(tanh_)
 ROW_UNARY(zero_)
 ROW_BINARY(add)
 ROW_BINARY(sub)
@@ -659,6 +670,24 @@ static void row_logical_and(void) { ct_logical_and(wb(), wb()); }
 static void row_logical_or(void) { ct_logical_or(wb(), wb()); }
 static void row_logical_not(void) { ct_logical_not(wb()); }
 static void row_clamp(void) { ct_clamp(wx(), 1, 2); }
+static void row_clamp_(void) { ct_clamp_(wx(), 1, 2); }
+static void row_pow_(void) { ct_pow_(wx(), 2.5); }
+static void row_addcmul(void) { ct_addcmul(wx(), wx(), wx(), 0.5); }
+static void row_addcmul_(void) { ct_addcmul_(wx(), wx(), wx(), 0.5); }
+static void row_addcdiv(void) { ct_addcdiv(wx(), wx(), wx(), 0.5); }
+static void row_addcdiv_(void) { ct_addcdiv_(wx(), wx(), wx(), 0.5); }
+static void row_lerp(void) { ct_lerp(wx(), wx(), wx()); }
+static void row_bernoulli(void) { ct_bernoulli(ct_zeros_like(wx()), NULL); }
+/* the three rounding modes: one descriptor each */
+static void row_div_mode(void)
+{
+    ct_div_mode(wx(), wx(), CT_ROUNDING_NONE);
+    ct_div_mode(wx(), wx(), CT_ROUNDING_TRUNC);
+    ct_div_mode(wx(), wx(), CT_ROUNDING_FLOOR);
+}
+static void row_lerp_(void) { ct_lerp_(wx(), wx(), wx()); }
+static void row_lerp_scalar(void) { ct_lerp_scalar(wx(), wx(), 0.5); }
+static void row_lerp_scalar_(void) { ct_lerp_scalar_(wx(), wx(), 0.5); }
 static void row_where(void) { ct_where(wb(), wx(), wx()); }
 static void row_fill_(void) { ct_fill_(wx(), 2); }
 static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
@@ -872,6 +901,11 @@ static const api_row api_rows[] = {
     ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone), ROW(to_dtype),
     ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across}, {"ct_copy_", row_copy_},
     {"ct_pow_scalar", row_pow_scalar_int},
+    ROW(erf), ROW(isnan), ROW(isinf), ROW(isfinite), ROW(neg_), ROW(abs_), ROW(exp_), ROW(log_),
+    ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
+    ROW(addcmul), ROW(addcmul_), ROW(addcdiv), ROW(addcdiv_),
+    ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
+    ROW(div_mode), ROW(bernoulli),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

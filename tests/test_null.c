@@ -952,6 +952,24 @@ static void test_null_ct_bernoulli_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_bernoulli(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bernoulli(NULL, fx.gen)";
+        ct_tensor *r = ct_bernoulli(NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bernoulli(fx.t, NULL)";
+        (void)ct_bernoulli(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_random_(void)
 {
     null_fixture fx;
@@ -1265,6 +1283,25 @@ static void test_null_ct_div_(void)
     {
         const char *call = "ct_div_(fx.t, NULL)";
         ct_tensor *r = ct_div_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_div_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div_mode(NULL, fx.t, 0)";
+        ct_tensor *r = ct_div_mode(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.t, NULL, 0)";
+        ct_tensor *r = ct_div_mode(fx.t, NULL, 0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -1752,6 +1789,58 @@ static void test_null_ct_reciprocal(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_erf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erf(NULL)";
+        ct_tensor *r = ct_erf(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isnan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isnan(NULL)";
+        ct_tensor *r = ct_isnan(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isinf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isinf(NULL)";
+        ct_tensor *r = ct_isinf(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isfinite(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isfinite(NULL)";
+        ct_tensor *r = ct_isfinite(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_relu_(void)
 {
     null_fixture fx;
@@ -1765,6 +1854,110 @@ static void test_null_ct_relu_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_neg_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_neg_(NULL)";
+        ct_tensor *r = ct_neg_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_abs_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_abs_(NULL)";
+        ct_tensor *r = ct_abs_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_exp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp_(NULL)";
+        ct_tensor *r = ct_exp_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_(NULL)";
+        ct_tensor *r = ct_log_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sqrt_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sqrt_(NULL)";
+        ct_tensor *r = ct_sqrt_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sigmoid_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sigmoid_(NULL)";
+        ct_tensor *r = ct_sigmoid_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tanh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanh_(NULL)";
+        ct_tensor *r = ct_tanh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pow_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pow_(NULL, 1.0)";
+        ct_tensor *r = ct_pow_(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_clamp(void)
 {
     null_fixture fx;
@@ -1772,6 +1965,207 @@ static void test_null_ct_clamp(void)
     {
         const char *call = "ct_clamp(NULL, 1.0, 1.0)";
         ct_tensor *r = ct_clamp(NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clamp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clamp_(NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_clamp_(NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcmul(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcmul_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul_(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcdiv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addcdiv_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv_(NULL, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(NULL, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_lerp(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_lerp(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp_(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_lerp_(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_lerp_(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lerp_scalar_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar_(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(fx.t, NULL, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -5099,6 +5493,24 @@ static void test_freed_ct_bernoulli_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_bernoulli(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bernoulli(fx.freed, fx.gen)";
+        ct_tensor *r = ct_bernoulli(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bernoulli(fx.foreign, fx.gen)";
+        (void)ct_bernoulli(fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_random_(void)
 {
     null_fixture fx;
@@ -5445,6 +5857,35 @@ static void test_freed_ct_div_(void)
     {
         const char *call = "ct_div_(fx.t, fx.foreign)";
         (void)ct_div_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_div_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_div_mode(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_div_mode(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.foreign, fx.t, 0)";
+        (void)ct_div_mode(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_div_mode(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_div_mode(fx.t, fx.foreign, 0)";
+        (void)ct_div_mode(fx.t, fx.foreign, 0);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -6151,6 +6592,78 @@ static void test_freed_ct_reciprocal(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_erf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erf(fx.freed)";
+        ct_tensor *r = ct_erf(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_erf(fx.foreign)";
+        (void)ct_erf(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isnan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isnan(fx.freed)";
+        ct_tensor *r = ct_isnan(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isnan(fx.foreign)";
+        (void)ct_isnan(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isinf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isinf(fx.freed)";
+        ct_tensor *r = ct_isinf(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isinf(fx.foreign)";
+        (void)ct_isinf(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isfinite(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isfinite(fx.freed)";
+        ct_tensor *r = ct_isfinite(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isfinite(fx.foreign)";
+        (void)ct_isfinite(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_relu_(void)
 {
     null_fixture fx;
@@ -6169,6 +6682,150 @@ static void test_freed_ct_relu_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_neg_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_neg_(fx.freed)";
+        ct_tensor *r = ct_neg_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_neg_(fx.foreign)";
+        (void)ct_neg_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_abs_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_abs_(fx.freed)";
+        ct_tensor *r = ct_abs_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_abs_(fx.foreign)";
+        (void)ct_abs_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_exp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp_(fx.freed)";
+        ct_tensor *r = ct_exp_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_exp_(fx.foreign)";
+        (void)ct_exp_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_(fx.freed)";
+        ct_tensor *r = ct_log_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log_(fx.foreign)";
+        (void)ct_log_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sqrt_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sqrt_(fx.freed)";
+        ct_tensor *r = ct_sqrt_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sqrt_(fx.foreign)";
+        (void)ct_sqrt_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sigmoid_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sigmoid_(fx.freed)";
+        ct_tensor *r = ct_sigmoid_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sigmoid_(fx.foreign)";
+        (void)ct_sigmoid_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tanh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanh_(fx.freed)";
+        ct_tensor *r = ct_tanh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tanh_(fx.foreign)";
+        (void)ct_tanh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pow_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pow_(fx.freed, 1.0)";
+        ct_tensor *r = ct_pow_(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pow_(fx.foreign, 1.0)";
+        (void)ct_pow_(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_clamp(void)
 {
     null_fixture fx;
@@ -6182,6 +6839,322 @@ static void test_freed_ct_clamp(void)
     {
         const char *call = "ct_clamp(fx.foreign, 1.0, 1.0)";
         (void)ct_clamp(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_clamp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clamp_(fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_clamp_(fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_clamp_(fx.foreign, 1.0, 1.0)";
+        (void)ct_clamp_(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcmul(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcmul(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcmul(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcmul(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcmul(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcmul_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcmul_(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcmul_(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcmul_(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcmul_(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcmul_(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcmul_(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcdiv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcdiv(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcdiv(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcdiv(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcdiv(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addcdiv_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addcdiv_(fx.freed, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.freed, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.foreign, fx.t, fx.t, 1.0)";
+        (void)ct_addcdiv_(fx.foreign, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.foreign, fx.t, 1.0)";
+        (void)ct_addcdiv_(fx.t, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_addcdiv_(fx.t, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addcdiv_(fx.t, fx.t, fx.foreign, 1.0)";
+        (void)ct_addcdiv_(fx.t, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.foreign, fx.t, fx.t)";
+        (void)ct_lerp(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_lerp(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.foreign, fx.t)";
+        (void)ct_lerp(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_lerp(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp(fx.t, fx.t, fx.foreign)";
+        (void)ct_lerp(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp_scalar(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.foreign, fx.t, 1.0)";
+        (void)ct_lerp_scalar(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_lerp_scalar(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar(fx.t, fx.foreign, 1.0)";
+        (void)ct_lerp_scalar(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_lerp_(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.foreign, fx.t, fx.t)";
+        (void)ct_lerp_(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_lerp_(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.foreign, fx.t)";
+        (void)ct_lerp_(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_lerp_(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_(fx.t, fx.t, fx.foreign)";
+        (void)ct_lerp_(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lerp_scalar_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lerp_scalar_(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.foreign, fx.t, 1.0)";
+        (void)ct_lerp_scalar_(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_lerp_scalar_(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lerp_scalar_(fx.t, fx.foreign, 1.0)";
+        (void)ct_lerp_scalar_(fx.t, fx.foreign, 1.0);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -7979,6 +8952,7 @@ void test_null(void)
     RUN(test_null_ct_uniform_);
     RUN(test_null_ct_normal_);
     RUN(test_null_ct_bernoulli_);
+    RUN(test_null_ct_bernoulli);
     RUN(test_null_ct_random_);
     RUN(test_null_ct_op_registry);
     RUN(test_null_ct_op_find);
@@ -7999,6 +8973,7 @@ void test_null(void)
     RUN(test_null_ct_div);
     RUN(test_null_ct_div_scalar);
     RUN(test_null_ct_div_);
+    RUN(test_null_ct_div_mode);
     RUN(test_null_ct_pow);
     RUN(test_null_ct_pow_scalar);
     RUN(test_null_ct_maximum);
@@ -8030,8 +9005,29 @@ void test_null(void)
     RUN(test_null_ct_relu);
     RUN(test_null_ct_square);
     RUN(test_null_ct_reciprocal);
+    RUN(test_null_ct_erf);
+    RUN(test_null_ct_isnan);
+    RUN(test_null_ct_isinf);
+    RUN(test_null_ct_isfinite);
     RUN(test_null_ct_relu_);
+    RUN(test_null_ct_neg_);
+    RUN(test_null_ct_abs_);
+    RUN(test_null_ct_exp_);
+    RUN(test_null_ct_log_);
+    RUN(test_null_ct_sqrt_);
+    RUN(test_null_ct_sigmoid_);
+    RUN(test_null_ct_tanh_);
+    RUN(test_null_ct_pow_);
     RUN(test_null_ct_clamp);
+    RUN(test_null_ct_clamp_);
+    RUN(test_null_ct_addcmul);
+    RUN(test_null_ct_addcmul_);
+    RUN(test_null_ct_addcdiv);
+    RUN(test_null_ct_addcdiv_);
+    RUN(test_null_ct_lerp);
+    RUN(test_null_ct_lerp_scalar);
+    RUN(test_null_ct_lerp_);
+    RUN(test_null_ct_lerp_scalar_);
     RUN(test_null_ct_fill_);
     RUN(test_null_ct_zero_);
     RUN(test_null_ct_copy_);
@@ -8240,6 +9236,7 @@ void test_null(void)
     RUN(test_freed_ct_uniform_);
     RUN(test_freed_ct_normal_);
     RUN(test_freed_ct_bernoulli_);
+    RUN(test_freed_ct_bernoulli);
     RUN(test_freed_ct_random_);
     RUN(test_freed_ct_add);
     RUN(test_freed_ct_add_alpha);
@@ -8254,6 +9251,7 @@ void test_null(void)
     RUN(test_freed_ct_div);
     RUN(test_freed_ct_div_scalar);
     RUN(test_freed_ct_div_);
+    RUN(test_freed_ct_div_mode);
     RUN(test_freed_ct_pow);
     RUN(test_freed_ct_pow_scalar);
     RUN(test_freed_ct_maximum);
@@ -8285,8 +9283,29 @@ void test_null(void)
     RUN(test_freed_ct_relu);
     RUN(test_freed_ct_square);
     RUN(test_freed_ct_reciprocal);
+    RUN(test_freed_ct_erf);
+    RUN(test_freed_ct_isnan);
+    RUN(test_freed_ct_isinf);
+    RUN(test_freed_ct_isfinite);
     RUN(test_freed_ct_relu_);
+    RUN(test_freed_ct_neg_);
+    RUN(test_freed_ct_abs_);
+    RUN(test_freed_ct_exp_);
+    RUN(test_freed_ct_log_);
+    RUN(test_freed_ct_sqrt_);
+    RUN(test_freed_ct_sigmoid_);
+    RUN(test_freed_ct_tanh_);
+    RUN(test_freed_ct_pow_);
     RUN(test_freed_ct_clamp);
+    RUN(test_freed_ct_clamp_);
+    RUN(test_freed_ct_addcmul);
+    RUN(test_freed_ct_addcmul_);
+    RUN(test_freed_ct_addcdiv);
+    RUN(test_freed_ct_addcdiv_);
+    RUN(test_freed_ct_lerp);
+    RUN(test_freed_ct_lerp_scalar);
+    RUN(test_freed_ct_lerp_);
+    RUN(test_freed_ct_lerp_scalar_);
     RUN(test_freed_ct_fill_);
     RUN(test_freed_ct_zero_);
     RUN(test_freed_ct_copy_);

@@ -829,6 +829,83 @@ static ct_status ct__randn_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* ---- bernoulli(Tensor p) (issue 7) ----------------------------------------------------- */
+/* The output: p's shape and dtype, contiguous (empty_like). */
+static bool ct__bernoulli_p_meta(ct_op_call *c)
+{
+    const ct_tensor *p = c->inputs[0];
+    c->dtype = p->dtype;
+    return ct__op_output(c, p->sizes, p->ndim, p->dtype) != NULL;
+}
+
+/* Reads element i of the contiguous p (float32 or float64) into *v and draws one
+   bernoulli_distribution of p's own type into out; false (nothing drawn) for p outside
+   [0, 1] or NaN. */
+static bool ct__bernoulli_p_draw(ct_generator *g, const ct_tensor *p, ct_tensor *out, int64_t i)
+{
+    if (p->dtype == CT_FLOAT32) {
+        float v = ((const float *)ct__data(p))[i];
+        if (!(v >= 0 && v <= 1)) {
+            return false;
+        }
+        ((float *)ct__data(out))[i] = (float)(ct__rng_uniform_f32(g, 0, 1) < v);
+        return true;
+    }
+    double v = ((const double *)ct__data(p))[i];
+    if (!(v >= 0 && v <= 1)) {
+        return false;
+    }
+    ((double *)ct__data(out))[i] = (double)(ct__rng_uniform_f64(g, 0, 1) < v);
+    return true;
+}
+
+/* bernoulli_tensor_cpu: one draw per element in row-major order (24 random bits of random()
+   for a float32 p, 53 of random64() for float64); an invalid p stops the draws there with
+   PyTorch's error, the draws before it spent as in PyTorch. */
+static ct_status ct__bernoulli_p_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    ct_tensor *p = ct__tensor_new(c->fn, out->sizes, out->ndim, out->dtype);
+    if (!p) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(p, c->inputs[0]);
+    int64_t n = ct_numel(out), i = 0;
+    ct_generator *g = ct__rng_lock(c->generator);
+    while (i < n && ct__bernoulli_p_draw(g, p, out, i)) {
+        i++;
+    }
+    ct__rng_unlock(g);
+    ct__release(p);
+    if (i < n) { /* reported outside the lock: a handler may draw */
+        return ct__fail(CT_ERR_VALUE, c->fn, "Expected p_in >= 0 && p_in <= 1 to be true, but "
+                        "got false.");
+    }
+    return CT_OK;
+}
+
+static void ct__bernoulli_p_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = ct_zeros_like(g); /* PyTorch: zeros_like(grad) */
+}
+
+static const ct_op ct__op_bernoulli = {"aten::bernoulli", "bernoulli(Tensor self, *, Generator? "
+                                       "generator=None) -> Tensor", "ct_bernoulli",
+                                       CT_OP_RANDOM, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                       ct__bernoulli_p_meta, CT__K_FLOAT(ct__bernoulli_p_kernel),
+                                       NULL, "BernoulliBackward0", ct__bernoulli_p_backward, 0u,
+                                       NULL, NULL};
+
+ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_bernoulli, "ct_bernoulli", in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \

@@ -56,6 +56,14 @@ CTORCH_API ct_tensor *ct_uniform_(ct_tensor *self, double from, double to, ct_ge
 CTORCH_API ct_tensor *ct_normal_(ct_tensor *self, double mean, double std, ct_generator *g);
 /* Draws 0/1 with probability p into self's dtype. Mirrors: Tensor.bernoulli_(p). */
 CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
+/* A tensor of input's shape and dtype (contiguous) of 0/1 draws, 1 with probability input[i],
+   bit-identical to torch.bernoulli(input, generator=g) on the CPU generator: one draw per
+   element in row-major order, of 24 random bits for float32 and 53 for float64 (g NULL: the
+   default generator). Gradient: zeros. Errors: CT_ERR_VALUE "Expected p_in >= 0 && p_in <= 1
+   to be true, but got false." for a probability outside [0, 1] or NaN (the draws before it
+   are spent, as in PyTorch); CT_ERR_DTYPE "\"bernoulli\" not implemented for 'Long'" for
+   integer input. Mirrors: torch.bernoulli(input). */
+CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g);
 /* Fills self in place with integers uniform on [0, 2^63 - 1] (int64), [0, max] (narrower
    integers), {0, 1} (bool), [0, 2^24] (float32) or [0, 2^53] (float64), any dtype.
    Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.

@@ -35,6 +35,22 @@ CTORCH_API ct_tensor *ct_mul_(ct_tensor *self, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_div_scalar(const ct_tensor *input, double other);
 CTORCH_API ct_tensor *ct_div_(ct_tensor *self, const ct_tensor *other);
+/* div's rounding_mode: None (true division), 'trunc' (toward zero), 'floor' (toward -inf). */
+typedef enum ct_rounding_mode {
+    CT_ROUNDING_NONE = 0,
+    CT_ROUNDING_TRUNC,
+    CT_ROUNDING_FLOOR
+} ct_rounding_mode;
+/* input / other rounded as rounding_mode says: CT_ROUNDING_NONE is ct_div (float; gradients
+   as ct_div); 'trunc' and 'floor' keep the promoted dtype, integers included (floor division
+   as Python's //; float floor division as PyTorch's div_floor_floating), with zero
+   gradients. Errors: CT_ERR_VALUE "ZeroDivisionError" when an integer divisor has a zero;
+   CT_ERR_DTYPE "\"div\" not implemented for 'Bool'" for two bool operands and a rounding
+   mode; CT_ERR_VALUE for a mode outside ct_rounding_mode ("div expected rounding_mode to be
+   one of None, 'trunc', or 'floor' but found 7"). Mirrors: torch.div(input, other,
+   rounding_mode=...). */
+CTORCH_API ct_tensor *ct_div_mode(const ct_tensor *input, const ct_tensor *other,
+                                  ct_rounding_mode rounding_mode);
 /* input ** exponent. Mirrors: torch.pow. */
 CTORCH_API ct_tensor *ct_pow(const ct_tensor *input, const ct_tensor *exponent);
 CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
@@ -79,11 +95,71 @@ CTORCH_API ct_tensor *ct_tanh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_relu(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_square(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_reciprocal(const ct_tensor *input);
-/* In-place ReLU. Mirrors: torch.relu_. */
+/* Gauss error function (float; integer inputs give the default float dtype). Gradient:
+   grad * 2/sqrt(pi) * exp(-input^2). Mirrors: torch.erf. */
+CTORCH_API ct_tensor *ct_erf(const ct_tensor *input);
+/* Bool masks of NaN, +-infinity and finite elements, for every dtype (integers and bool:
+   false, false, true). Not differentiable. Mirrors: torch.isnan, torch.isinf,
+   torch.isfinite. */
+CTORCH_API ct_tensor *ct_isnan(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isinf(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isfinite(const ct_tensor *input);
+/* In-place unary ops: self's values replaced by the op's, self returned. The gradient is the
+   out-of-place op's (the old self is kept for those that read it). self must hold the
+   result: ct_exp_ on an int64 tensor fails with CT_ERR_DTYPE "result type Float can't be cast
+   to the desired output type Long"; a leaf that requires grad fails with CT_ERR_AUTOGRAD.
+   Mirrors: Tensor.relu_, neg_, abs_, exp_, log_, sqrt_, sigmoid_, tanh_. */
 CTORCH_API ct_tensor *ct_relu_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_neg_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_abs_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sqrt_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sigmoid_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tanh_(ct_tensor *self);
+/* self ** exponent in place: integer self keeps integer arithmetic for an integral exponent
+   (errors: CT_ERR_VALUE "Integers to negative integer powers are not allowed."), a
+   fractional exponent needs a float self (else CT_ERR_DTYPE, as ct_exp_). Gradient as
+   ct_pow_scalar. Mirrors: Tensor.pow_(exponent) with a Scalar exponent. */
+CTORCH_API ct_tensor *ct_pow_(ct_tensor *self, double exponent);
 /* Clamps into [min, max]; pass -INFINITY / INFINITY to leave a side open. NaN stays NaN;
-   the gradient flows where min <= x <= max. Mirrors: torch.clamp. */
+   the gradient flows where min <= x <= max. Errors: CT_ERR_VALUE when min > max or a bound
+   of an integer tensor leaves nothing representable. ct_clamp_ clamps self in place (an
+   integer self takes integral bounds only). Mirrors: torch.clamp, Tensor.clamp_. */
 CTORCH_API ct_tensor *ct_clamp(const ct_tensor *input, double min, double max);
+CTORCH_API ct_tensor *ct_clamp_(ct_tensor *self, double min, double max);
+
+/* input + value * tensor1 * tensor2 (addcmul) and input + value * tensor1 / tensor2
+   (addcdiv), the three broadcast and promoted together; value is PyTorch's keyword (its
+   default is 1), truncated toward zero for an integral result. Gradients: grad,
+   grad * value * tensor2, grad * value * tensor1 (addcmul); grad, grad * value / tensor2,
+   -grad * value * tensor1 / tensor2^2 (addcdiv). The _ forms write into self (its shape,
+   a dtype the result casts to). Errors: CT_ERR_DTYPE for addcdiv of two integral tensors
+   ("Integer division with addcdiv is no longer supported, ..."), "\"addcmul\" not
+   implemented for 'Bool'"; CT_ERR_VALUE when value does not fit an integral result.
+   Mirrors: torch.addcmul, torch.addcdiv, Tensor.addcmul_, Tensor.addcdiv_. */
+CTORCH_API ct_tensor *ct_addcmul(const ct_tensor *input, const ct_tensor *tensor1,
+                                 const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcmul_(ct_tensor *self, const ct_tensor *tensor1,
+                                  const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcdiv(const ct_tensor *input, const ct_tensor *tensor1,
+                                 const ct_tensor *tensor2, double value);
+CTORCH_API ct_tensor *ct_addcdiv_(ct_tensor *self, const ct_tensor *tensor1,
+                                  const ct_tensor *tensor2, double value);
+
+/* input + weight * (end - input), computed as PyTorch's vectorized kernel does (from the
+   nearer end: fma(weight, end - input, input) for |weight| < 0.5, else fma(weight - 1,
+   end - input, end)); weight a tensor (ct_lerp, ct_lerp_) or a scalar (ct_lerp_scalar,
+   ct_lerp_scalar_). Float only; input, end and weight broadcast and must share a dtype
+   (PyTorch does not promote). Gradients: grad * (1 - weight), grad * weight, grad * (end -
+   input). The _ forms write into self. Errors: CT_ERR_DTYPE "expected dtype float for `end`
+   but got dtype double", "\"lerp\" not implemented for 'Long'"; CT_ERR_SHAPE as other
+   broadcasting ops. Mirrors: torch.lerp (lerp.Tensor, lerp.Scalar), Tensor.lerp_. */
+CTORCH_API ct_tensor *ct_lerp(const ct_tensor *input, const ct_tensor *end,
+                              const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar(const ct_tensor *input, const ct_tensor *end, double weight);
+CTORCH_API ct_tensor *ct_lerp_(ct_tensor *self, const ct_tensor *end, const ct_tensor *weight);
+CTORCH_API ct_tensor *ct_lerp_scalar_(ct_tensor *self, const ct_tensor *end, double weight);
 
 /* Fills self with value. Errors: CT_ERR_VALUE when value does not fit self's dtype, as
    ct_full. Mirrors: Tensor.fill_. */
