@@ -266,6 +266,65 @@ static void test_index_gradcheck(void)
     ct_scope_end();
 }
 
+/* Double backward: the gradients (create_graph) of sum(f(x...) * w) with respect to the nx
+   inputs x..., flattened and concatenated; the last input is w. */
+typedef struct gg_case {
+    ct_gradcheck_fn f;
+    const ct_tensor *user;
+    int nx;
+} gg_case;
+
+static ct_tensor *gc_gradgrad(ct_tensor *const *in, int n, void *user)
+{
+    const gg_case *c = (const gg_case *)user;
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true); /* gradcheck evaluates under no_grad */
+    ct_tensor *y = c->f(in, c->nx, (void *)(uintptr_t)c->user);
+    const ct_tensor *go[1] = {in[n - 1]};
+    ct_tensor *g[2] = {NULL, NULL}, *out = NULL;
+    if (y && ct_autograd_grad(&y, 1, in, c->nx, go, false, true, false, g) == CT_OK) {
+        const ct_tensor *parts[2] = {ct_flatten(g[0], 0, -1),
+                                     c->nx > 1 ? ct_flatten(g[1], 0, -1) : NULL};
+        out = ct_cat(parts, c->nx, 0);
+    }
+    ct_set_grad_enabled(prev);
+    return out;
+}
+
+static void test_index_gradgradcheck(void)
+{
+    ct_scope_begin();
+    const int64_t s34[2] = {3, 4}, s32[2] = {3, 2}, s4[1] = {4}, s44[2] = {4, 4};
+    const int64_t ig[6] = {0, 3, 2, 2, 1, 0}, iu[6] = {3, 0, 1, 2, 0, 1}, iv[4] = {2, 0, 2, 1};
+    const bool m[4] = {true, false, false, true};
+    ct_tensor *gather_ix = i64(ig, s32, 2), *uniq = i64(iu, s32, 2), *vec = i64(iv, s4, 1);
+    gg_case cases[6] = {{gc_gather, gather_ix, 1}, {gc_index_select, vec, 1},
+                        {gc_scatter, uniq, 2},     {gc_scatter_add, gather_ix, 2},
+                        {gc_index_add, vec, 2},    {gc_masked_fill, NULL, 1}};
+    cases[5].user = ct_tensor_from_data(m, CT_BOOL, s4, 1);
+    for (int k = 0; k < 6; k++) {
+        gg_case *c = &cases[k];
+        ct_tensor *in[3] = {ct_requires_grad_(ct_randn(s34, 2, CT_FLOAT64, NULL), true), NULL};
+        if (c->nx > 1) {
+            const int64_t *s = c->f == gc_index_add ? s44 : s32;
+            in[1] = ct_requires_grad_(ct_randn(s, 2, CT_FLOAT64, NULL), true);
+        }
+        ct_no_grad_begin();
+        ct_tensor *y = c->f(in, c->nx, (void *)(uintptr_t)c->user);
+        ct_no_grad_end();
+        CHECK(y != NULL);
+        if (!y) {
+            ct_error_clear();
+            continue;
+        }
+        in[c->nx] = ct_requires_grad_(ct_randn(ct_sizes(y), ct_dim(y), CT_FLOAT64, NULL), true);
+        CHECK_MSG(ct_gradcheck(gc_gradgrad, in, c->nx + 1, c, NULL), "gradgradcheck %d: %s", k,
+                  ct_error() ? ct_error() : "?");
+        ct_error_clear();
+    }
+    ct_scope_end();
+}
+
 /* ---- errors ------------------------------------------------------------------------------- */
 static void test_index_errors(void)
 {
@@ -400,6 +459,7 @@ void test_index(void)
 {
     RUN(test_index_golden);
     RUN(test_index_gradcheck);
+    RUN(test_index_gradgradcheck);
     RUN(test_index_errors);
     RUN(test_index_accumulation_order);
     RUN(test_index_node_names);
