@@ -296,35 +296,72 @@ static bool ct__masked_fill_meta(ct_op_call *c)
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
-/* dst += alpha * src for one element of each dtype (bool: logical or; integers wrap). */
-typedef void (*ct__ix_add_fn)(char *dst, const char *src, double alpha);
-static void ct__ix_add_b8(char *d, const char *s, double alpha)
-{
-    *(bool *)d = *(bool *)d || (*(const bool *)s && alpha != 0.0);
-}
-#define CT__IX_ADD_INT(E, T, S)                                                                    \
-    static void ct__ix_add_##S(char *d, const char *s, double alpha)                               \
+/* One walk of the family (see the legend), a row of L's last dim at a time. */
+typedef struct ct__ix_walk ct__ix_walk;
+typedef void (*ct__ix_row_fn)(const ct__ix_walk *w, char *a, char *b, const char *ix, int64_t n);
+struct ct__ix_walk {
+    int nd, dim;
+    int64_t sizes[CT_MAX_DIMS]; /* the loop shape L */
+    char *a, *b, *ix;
+    int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS], si[CT_MAX_DIMS]; /* element strides over L */
+    int64_t sk; /* A's stride along dim (sa[dim] is 0: the index gives that coordinate) */
+    size_t esz, isz;
+    double alpha;
+    ct__ix_row_fn row;
+};
+
+/* A row of n elements: pa = A at the index, pb = B; PRE runs once, BODY per element. */
+#define CT__IX_ROW(NAME, T, IX, PRE, BODY)                                                         \
+    static void NAME(const ct__ix_walk *w, char *a0, char *b0, const char *i0, int64_t n)          \
     {                                                                                              \
-        uint64_t sum = (uint64_t)(int64_t) * (T *)d +                                              \
-                       (uint64_t)(int64_t)alpha * (uint64_t)(int64_t) * (const T *)s;              \
-        *(T *)d = (T)sum;                                                                          \
+        T *a = (T *)(void *)a0, *b = (T *)(void *)b0;                                              \
+        const IX *ix = (const IX *)(const void *)i0;                                               \
+        int64_t sa = w->sa[w->nd - 1], sb = w->sb[w->nd - 1], si = w->si[w->nd - 1];               \
+        int64_t sk = w->sk;                                                                        \
+        PRE;                                                                                       \
+        for (int64_t j = 0; j < n; j++) {                                                          \
+            T *pa = a + j * sa + (int64_t)ix[j * si] * sk, *pb = b + j * sb;                       \
+            BODY;                                                                                  \
+        }                                                                                          \
     }
-CT__IX_ADD_INT(CT_UINT8, uint8_t, u8)
-CT__IX_ADD_INT(CT_INT8, int8_t, i8)
-CT__IX_ADD_INT(CT_INT16, int16_t, i16)
-CT__IX_ADD_INT(CT_INT32, int32_t, i32)
-CT__IX_ADD_INT(CT_INT64, int64_t, i64)
-static void ct__ix_add_f32(char *d, const char *s, double alpha)
-{
-    *(float *)d = fmaf((float)alpha, *(const float *)s, *(float *)d);
-}
-static void ct__ix_add_f64(char *d, const char *s, double alpha)
-{
-    *(double *)d = fma(alpha, *(const double *)s, *(double *)d);
-}
-static const ct__ix_add_fn ct__ix_add_fns[CT_DTYPE_COUNT] = {
-    NULL,           ct__ix_add_b8,  ct__ix_add_u8,  ct__ix_add_i8, ct__ix_add_i16,
-    ct__ix_add_i32, ct__ix_add_i64, ct__ix_add_f32, ct__ix_add_f64};
+/* Copies by element size (gather/index_select read A, scatter writes it). */
+#define CT__IX_COPY_ROWS(T, S)                                                                     \
+    CT__IX_ROW(ct__ix_get_##S##_i32, T, int32_t, (void)0, *pb = *pa)                               \
+    CT__IX_ROW(ct__ix_get_##S##_i64, T, int64_t, (void)0, *pb = *pa)                               \
+    CT__IX_ROW(ct__ix_put_##S##_i32, T, int32_t, (void)0, *pa = *pb)                               \
+    CT__IX_ROW(ct__ix_put_##S##_i64, T, int64_t, (void)0, *pa = *pb)
+CT__IX_COPY_ROWS(uint8_t, 1)
+CT__IX_COPY_ROWS(uint16_t, 2)
+CT__IX_COPY_ROWS(uint32_t, 4)
+CT__IX_COPY_ROWS(uint64_t, 8)
+/* A += alpha * B per dtype (bool: logical or; integers wrap; floats: one fma). */
+#define CT__IX_ADD_ROWS(T, S, PRE, BODY)                                                           \
+    CT__IX_ROW(ct__ix_add_##S##_i32, T, int32_t, PRE, BODY)                                        \
+    CT__IX_ROW(ct__ix_add_##S##_i64, T, int64_t, PRE, BODY)
+#define CT__IX_ADD_INT(T, S)                                                                       \
+    CT__IX_ADD_ROWS(T, S, uint64_t al = (uint64_t)(int64_t)w->alpha,                               \
+                    *pa = (T)((uint64_t)(int64_t)*pa + al * (uint64_t)(int64_t)*pb))
+CT__IX_ADD_ROWS(bool, b8, bool al = w->alpha != 0.0, *pa = *pa || (*pb && al))
+CT__IX_ADD_INT(uint8_t, u8)
+CT__IX_ADD_INT(int8_t, i8)
+CT__IX_ADD_INT(int16_t, i16)
+CT__IX_ADD_INT(int32_t, i32)
+CT__IX_ADD_INT(int64_t, i64)
+CT__IX_ADD_ROWS(float, f32, float al = (float)w->alpha, *pa = fmaf(al, *pb, *pa))
+CT__IX_ADD_ROWS(double, f64, double al = w->alpha, *pa = fma(al, *pb, *pa))
+
+/* Row functions by [int64 index][log2 element size] and [int64 index][dtype]. */
+static const ct__ix_row_fn ct__ix_gets[2][4] = {
+    {ct__ix_get_1_i32, ct__ix_get_2_i32, ct__ix_get_4_i32, ct__ix_get_8_i32},
+    {ct__ix_get_1_i64, ct__ix_get_2_i64, ct__ix_get_4_i64, ct__ix_get_8_i64}};
+static const ct__ix_row_fn ct__ix_puts[2][4] = {
+    {ct__ix_put_1_i32, ct__ix_put_2_i32, ct__ix_put_4_i32, ct__ix_put_8_i32},
+    {ct__ix_put_1_i64, ct__ix_put_2_i64, ct__ix_put_4_i64, ct__ix_put_8_i64}};
+static const ct__ix_row_fn ct__ix_adds[2][CT_DTYPE_COUNT] = {
+    {NULL, ct__ix_add_b8_i32, ct__ix_add_u8_i32, ct__ix_add_i8_i32, ct__ix_add_i16_i32,
+     ct__ix_add_i32_i32, ct__ix_add_i64_i32, ct__ix_add_f32_i32, ct__ix_add_f64_i32},
+    {NULL, ct__ix_add_b8_i64, ct__ix_add_u8_i64, ct__ix_add_i8_i64, ct__ix_add_i16_i64,
+     ct__ix_add_i32_i64, ct__ix_add_i64_i64, ct__ix_add_f32_i64, ct__ix_add_f64_i64}};
 
 /* Advances the row-major position pos over sizes; false after the last one. */
 static bool ct__ix_step(int64_t *pos, const int64_t *sizes, int nd)
@@ -336,11 +373,6 @@ static bool ct__ix_step(int64_t *pos, const int64_t *sizes, int nd)
         pos[d] = 0;
     }
     return false;
-}
-
-static int64_t ct__ix_load(const char *p, ct_dtype d)
-{
-    return d == CT_INT64 ? *(const int64_t *)p : *(const int32_t *)p;
 }
 
 /* Sizes and element strides of t over nd >= 1 dims (a 0-dim tensor as [1]). */
@@ -358,18 +390,22 @@ static ct_status ct__ix_check_bounds(const ct_op_call *c, const ct_tensor *index
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], pos[CT_MAX_DIMS] = {0};
     int nd = ct__ix_ndim(index);
-    size_t esz = ct_dtype_size(index->dtype);
     if (ct_numel(index) == 0) {
         return CT_OK;
     }
     ct__ix_geom(index, sizes, strides);
     do {
         int64_t off = 0;
-        for (int d = 0; d < nd; d++) {
+        for (int d = 0; d < nd - 1; d++) {
             off += pos[d] * strides[d];
         }
-        int64_t k = ct__ix_load(ct__data(index) + off * (int64_t)esz, index->dtype);
-        if (k < 0 || k >= bound) {
+        for (int64_t j = 0; j < sizes[nd - 1]; j++) {
+            int64_t o = off + j * strides[nd - 1];
+            int64_t k = index->dtype == CT_INT64 ? ((const int64_t *)(void *)ct__data(index))[o]
+                                                 : ((const int32_t *)(void *)ct__data(index))[o];
+            if (k >= 0 && k < bound) {
+                continue;
+            }
             if ((c->op->variant & 7) == CT__IX_SELECT) {
                 return ct__fail(CT_ERR_INDEX, c->fn, "index out of range in self");
             }
@@ -377,47 +413,41 @@ static ct_status ct__ix_check_bounds(const ct_op_call *c, const ct_tensor *index
                             "index %lld is out of bounds for dimension %d with size %lld",
                             (long long)k, dim, (long long)bound);
         }
-    } while (ct__ix_step(pos, sizes, nd));
+    } while (ct__ix_step(pos, sizes, nd - 1));
     return CT_OK;
 }
 
-/* One walk of the family (see the legend). */
-typedef struct ct__ix_walk {
-    int nd, dim;
-    int64_t sizes[CT_MAX_DIMS]; /* the loop shape L */
-    char *a, *b, *ix;
-    int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS], si[CT_MAX_DIMS]; /* element strides over L */
-    ct_dtype ixt;
-    size_t esz;
-} ct__ix_walk;
-
-/* Runs the walk: B[p] = A[p, k] when add is NULL and a_reads, A[p, k] = B[p] when add is NULL
-   otherwise, add(A[p, k], B[p], alpha) when set. */
-static void ct__ix_run(const ct__ix_walk *w, bool a_reads, ct__ix_add_fn add, double alpha)
+/* Rows [begin, end) of the walk (a row: one position of L's dims but the last). */
+static void ct__ix_rows(int64_t begin, int64_t end, void *ctx)
 {
-    int64_t pos[CT_MAX_DIMS] = {0};
-    size_t ie = ct_dtype_size(w->ixt);
-    do {
+    const ct__ix_walk *w = (const ct__ix_walk *)ctx;
+    int64_t pos[CT_MAX_DIMS], r = begin;
+    for (int d = w->nd - 2; d >= 0; d--) {
+        pos[d] = r % w->sizes[d];
+        r /= w->sizes[d];
+    }
+    for (int64_t row = begin; row < end; row++) {
         int64_t oa = 0, ob = 0, oi = 0;
-        for (int d = 0; d < w->nd; d++) {
-            oa += d == w->dim ? 0 : pos[d] * w->sa[d];
+        for (int d = 0; d < w->nd - 1; d++) {
+            oa += pos[d] * w->sa[d];
             ob += pos[d] * w->sb[d];
             oi += pos[d] * w->si[d];
         }
-        oa += ct__ix_load(w->ix + oi * (int64_t)ie, w->ixt) * w->sa[w->dim];
-        char *pa = w->a + oa * (int64_t)w->esz, *pb = w->b + ob * (int64_t)w->esz;
-        if (add) {
-            add(pa, pb, alpha);
-        } else if (a_reads) {
-            memcpy(pb, pa, w->esz);
-        } else {
-            memcpy(pa, pb, w->esz);
-        }
-    } while (ct__ix_step(pos, w->sizes, w->nd));
+        w->row(w, w->a + oa * (int64_t)w->esz, w->b + ob * (int64_t)w->esz,
+               w->ix + oi * (int64_t)w->isz, w->sizes[w->nd - 1]);
+        ct__ix_step(pos, w->sizes, w->nd - 1);
+    }
+}
+
+/* log2 of an element size of 1, 2, 4 or 8 bytes. */
+static int ct__ix_log2(size_t esz)
+{
+    return esz == 1 ? 0 : esz == 2 ? 1 : esz == 4 ? 2 : 3;
 }
 
 /* The index family on the CPU: bounds first, then self copied into a new output, then the
-   walk. */
+   walk; in parallel over rows where no two rows write the same element (gather and
+   index_select, or the writing ops along L's last dim), else serially. */
 static ct_status ct__ix_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[0], *index = c->inputs[1];
@@ -433,21 +463,21 @@ static ct_status ct__ix_kernel(ct_op_call *c)
     if (!a_reads && out != self) {
         ct__copy_kernel(out, self);
     }
-    const ct_tensor *loop =
-        mode == CT__IX_GATHER || mode == CT__IX_SCATTER || mode == CT__IX_SCATTER_ADD ? index
-        : mode == CT__IX_SELECT                                                       ? out
-                                                                                      : src;
+    const ct_tensor *loop = mode == CT__IX_SELECT ? out : mode == CT__IX_INDEX_ADD ? src : index;
     if (ct_numel(loop) == 0) {
         return CT_OK;
     }
     ct__ix_walk w;
     w.nd = ct__ix_ndim(self);
     w.dim = dim;
-    w.ixt = index->dtype;
     w.esz = ct_dtype_size(self->dtype);
+    w.isz = ct_dtype_size(index->dtype);
+    w.alpha = mode == CT__IX_INDEX_ADD ? c->attrs[1].f : 1.0;
     ct__ix_geom(loop, w.sizes, dummy);
     ct__ix_geom(a_reads ? self : out, dummy, w.sa);
     ct__ix_geom(a_reads ? out : src, dummy, w.sb);
+    w.sk = w.sa[dim];
+    w.sa[dim] = 0;
     w.a = ct__data(a_reads ? self : out);
     w.b = ct__data(a_reads ? out : src);
     w.ix = ct__data(index);
@@ -457,9 +487,16 @@ static ct_status ct__ix_kernel(ct_op_call *c)
         memset(w.si, 0, sizeof w.si);
         w.si[dim] = index->ndim > 0 ? index->strides[0] : 0;
     }
-    bool adds = mode == CT__IX_SCATTER_ADD || mode == CT__IX_INDEX_ADD;
-    ct__ix_run(&w, a_reads, adds ? ct__ix_add_fns[self->dtype] : NULL,
-               mode == CT__IX_INDEX_ADD ? c->attrs[1].f : 1.0);
+    int i64 = index->dtype == CT_INT64;
+    w.row = mode == CT__IX_SCATTER_ADD || mode == CT__IX_INDEX_ADD ? ct__ix_adds[i64][self->dtype]
+            : a_reads ? ct__ix_gets[i64][ct__ix_log2(w.esz)]
+                      : ct__ix_puts[i64][ct__ix_log2(w.esz)];
+    int64_t n = w.sizes[w.nd - 1], rows = ct_numel(loop) / n;
+    if (a_reads || dim == w.nd - 1) {
+        ct__parallel_for(rows, n >= CT__GRAIN ? 1 : CT__GRAIN / n, ct__ix_rows, &w);
+    } else {
+        ct__ix_rows(0, rows, &w);
+    }
     return CT_OK;
 }
 
