@@ -433,6 +433,58 @@ static void test_index_accumulation_order(void)
     ct_scope_end();
 }
 
+/* Large walks split into parallel row chunks give the bits of one thread (scatter_add along
+   the last dim is parallel, along dim 0 serial; gather is parallel). */
+static void test_index_thread_count(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(3);
+    const int64_t s[2] = {64, 4096};
+    ct_tensor *x = ct_randn(s, 2, CT_FLOAT32, NULL), *z = ct_zeros(s, 2, CT_FLOAT32);
+    ct_tensor *i1 = ct_randint(0, 4096, s, 2, CT_INT64, NULL);
+    ct_tensor *i0 = ct_randint(0, 64, s, 2, CT_INT64, NULL);
+    ct_tensor *want[3] = {NULL, NULL, NULL};
+    int old = ct_get_num_threads();
+    for (int threads = 1; threads <= 4; threads *= 2) {
+        CHECK(ct_set_num_threads(threads) == CT_OK);
+        ct_tensor *got[3] = {ct_scatter_add(z, 1, i1, x), ct_scatter_add(z, 0, i0, x),
+                             ct_gather(x, 1, i1)};
+        for (int k = 0; k < 3; k++) {
+            if (!want[k]) {
+                want[k] = got[k];
+            } else {
+                CHECK(ct_item(ct_sum(ct_ne(got[k], want[k]))) == 0);
+            }
+        }
+    }
+    CHECK(ct_set_num_threads(old) == CT_OK);
+    ct_scope_end();
+}
+
+/* Strided index and src tensors give what their contiguous copies give. */
+static void test_index_strided_operands(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(4);
+    const int64_t s34[2] = {3, 4}, s43[2] = {4, 3}, s8[1] = {8};
+    ct_tensor *x = ct_randn(s34, 2, CT_FLOAT64, NULL);
+    ct_tensor *it = ct_t(ct_randint(0, 3, s43, 2, CT_INT64, NULL)); /* (3, 4), strided */
+    ct_tensor *st = ct_t(ct_randn(s43, 2, CT_FLOAT64, NULL));
+    ct_tensor *iv = ct_narrow(ct_randint(0, 3, s8, 1, CT_INT32, NULL), 0, 1, 6);
+    const int64_t s62[2] = {3, 2};
+    ct_tensor *step = ct_select(ct_reshape(iv, s62, 2), 1, 0); /* stride 2 */
+    ct_tensor *pairs[4][2] = {
+        {ct_gather(x, 0, it), ct_gather(x, 0, ct_contiguous(it))},
+        {ct_scatter_add(x, 0, it, st), ct_scatter_add(x, 0, ct_contiguous(it), ct_contiguous(st))},
+        {ct_index_select(x, 0, step), ct_index_select(x, 0, ct_contiguous(step))},
+        {ct_index_add(x, 0, step, ct_narrow(st, 0, 0, 3), 2),
+         ct_index_add(x, 0, ct_contiguous(step), ct_contiguous(ct_narrow(st, 0, 0, 3)), 2)}};
+    for (int k = 0; k < 4; k++) {
+        CHECK(pairs[k][0] && pairs[k][1] && ct_item(ct_sum(ct_ne(pairs[k][0], pairs[k][1]))) == 0);
+    }
+    ct_scope_end();
+}
+
 /* The grad_fn names PyTorch gives. */
 static void test_index_node_names(void)
 {
@@ -462,5 +514,7 @@ void test_index(void)
     RUN(test_index_gradgradcheck);
     RUN(test_index_errors);
     RUN(test_index_accumulation_order);
+    RUN(test_index_thread_count);
+    RUN(test_index_strided_operands);
     RUN(test_index_node_names);
 }
