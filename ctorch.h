@@ -987,8 +987,9 @@ CTORCH_API ct_tensor *ct_stack(const ct_tensor *const *tensors, int n, int64_t d
  * is written. A 0-dim tensor counts as one element of a 1-dim tensor, as in PyTorch. The
  * out-of-place forms return a new tensor owned by the current scope; the in-place forms
  * (trailing _) write self and return it. Gradients flow to self and src/source (never to
- * the index or mask). Determinism: the accumulating ops (scatter_add, index_add) add in
- * index order, serially, so results are the same for any thread count.
+ * the index or mask). Determinism: duplicates accumulate (scatter_add, index_add) or
+ * overwrite (scatter) in index order, and work is split between threads only where no two
+ * threads write the same element, so results are the same for any thread count.
  */
 
 /* out[i][j] = input[index[i][j]][j] for dim 0 (and likewise for any dim): index has input's
@@ -9921,8 +9922,11 @@ ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
  * p of L the index tensor gives k; tensor A (read by gather/index_select, written by the
  * others) is addressed at p with p[dim] replaced by k, tensor B (the output, or src/source)
  * at p. Every index is checked before anything is written, so an in-place op that fails
- * leaves self unchanged. The walk is serial, in row-major order of L: duplicates accumulate
- * (and the last write wins) in index order whatever the thread count.
+ * leaves self unchanged. The walk goes a row of L's last dim at a time (typed loops by element
+ * size, or by dtype for the adds) in row-major order of L, so duplicates accumulate (and the
+ * last write wins) in index order. Rows run in parallel only where no two rows write the same
+ * element (gather and index_select; the writing ops when dim is L's last dim), so results are
+ * the same for any thread count.
  */
 
 typedef enum ct__ix_mode {

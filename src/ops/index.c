@@ -6,8 +6,11 @@
  * p of L the index tensor gives k; tensor A (read by gather/index_select, written by the
  * others) is addressed at p with p[dim] replaced by k, tensor B (the output, or src/source)
  * at p. Every index is checked before anything is written, so an in-place op that fails
- * leaves self unchanged. The walk is serial, in row-major order of L: duplicates accumulate
- * (and the last write wins) in index order whatever the thread count.
+ * leaves self unchanged. The walk goes a row of L's last dim at a time (typed loops by element
+ * size, or by dtype for the adds) in row-major order of L, so duplicates accumulate (and the
+ * last write wins) in index order. Rows run in parallel only where no two rows write the same
+ * element (gather and index_select; the writing ops when dim is L's last dim), so results are
+ * the same for any thread count.
  */
 #include "../core/internal.h"
 #include "index.h"

@@ -5,8 +5,9 @@
  * is written. A 0-dim tensor counts as one element of a 1-dim tensor, as in PyTorch. The
  * out-of-place forms return a new tensor owned by the current scope; the in-place forms
  * (trailing _) write self and return it. Gradients flow to self and src/source (never to
- * the index or mask). Determinism: the accumulating ops (scatter_add, index_add) add in
- * index order, serially, so results are the same for any thread count.
+ * the index or mask). Determinism: duplicates accumulate (scatter_add, index_add) or
+ * overwrite (scatter) in index order, and work is split between threads only where no two
+ * threads write the same element, so results are the same for any thread count.
  */
 
 /* out[i][j] = input[index[i][j]][j] for dim 0 (and likewise for any dim): index has input's
