@@ -9924,9 +9924,10 @@ ct_tensor *ct_stack(const ct_tensor *const *ts, int n, int64_t dim)
  * at p. Every index is checked before anything is written, so an in-place op that fails
  * leaves self unchanged. The walk goes a row of L's last dim at a time (typed loops by element
  * size, or by dtype for the adds) in row-major order of L, so duplicates accumulate (and the
- * last write wins) in index order. Rows run in parallel only where no two rows write the same
- * element (gather and index_select; the writing ops when dim is L's last dim), so results are
- * the same for any thread count.
+ * last write wins) in index order. Threads split rows where no two rows write the same element
+ * (gather and index_select; the writing ops when dim is L's last dim), else columns of L's
+ * last dim (each walked through every row in order), so results are the same for any thread
+ * count.
  */
 
 typedef enum ct__ix_mode {
@@ -10354,6 +10355,19 @@ static void ct__ix_rows(int64_t begin, int64_t end, void *ctx)
     }
 }
 
+/* Columns [begin, end) of L's last dim, through every row in order (for a writing op along
+   another dim: a column's elements are written only by that column, in index order). */
+static void ct__ix_cols(int64_t begin, int64_t end, void *ctx)
+{
+    ct__ix_walk w = *(const ct__ix_walk *)ctx;
+    int last = w.nd - 1;
+    w.a += begin * w.sa[last] * (int64_t)w.esz;
+    w.b += begin * w.sb[last] * (int64_t)w.esz;
+    w.ix += begin * w.si[last] * (int64_t)w.isz;
+    w.sizes[last] = end - begin;
+    ct__ix_rows(0, ct__numel(w.sizes, last), &w);
+}
+
 /* log2 of an element size of 1, 2, 4 or 8 bytes. */
 static int ct__ix_log2(size_t esz)
 {
@@ -10361,8 +10375,8 @@ static int ct__ix_log2(size_t esz)
 }
 
 /* The index family on the CPU: bounds first, then self copied into a new output, then the
-   walk; in parallel over rows where no two rows write the same element (gather and
-   index_select, or the writing ops along L's last dim), else serially. */
+   walk: in parallel over rows where no two rows write the same element (gather and
+   index_select, or the writing ops along L's last dim), else over columns of the last dim. */
 static ct_status ct__ix_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[0], *index = c->inputs[1];
@@ -10410,7 +10424,7 @@ static ct_status ct__ix_kernel(ct_op_call *c)
     if (a_reads || dim == w.nd - 1) {
         ct__parallel_for(rows, n >= CT__GRAIN ? 1 : CT__GRAIN / n, ct__ix_rows, &w);
     } else {
-        ct__ix_rows(0, rows, &w);
+        ct__parallel_for(n, rows >= CT__GRAIN ? 1 : CT__GRAIN / rows, ct__ix_cols, &w);
     }
     return CT_OK;
 }
