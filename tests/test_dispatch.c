@@ -765,6 +765,22 @@ static void row_chunk(void)
 }
 static void row_tril(void) { ct_tril(wx(), 0); }
 static void row_triu(void) { ct_triu(wx(), 1); }
+/* indexing */
+static ct_tensor *wi(void) /* (2, 3) int64 indices into dim 1 of wx() */
+{
+    const int64_t v[6] = {2, 0, 1, 1, 1, 0}, s[2] = {2, 3};
+    return ct_tensor_from_data(v, CT_INT64, s, 2);
+}
+static void row_gather(void) { ct_gather(wx(), 1, wi()); }
+static void row_index_select(void) { ct_index_select(wx(), 1, ct_select(wi(), 0, 0)); }
+static void row_scatter(void) { ct_scatter(wx(), 1, wi(), wx()); }
+static void row_scatter_(void) { ct_scatter_(wx(), 1, wi(), wx()); }
+static void row_scatter_add(void) { ct_scatter_add(wx(), 1, wi(), wx()); }
+static void row_scatter_add_(void) { ct_scatter_add_(wx(), 1, wi(), wx()); }
+static void row_index_add(void) { ct_index_add(wx(), 1, ct_select(wi(), 0, 0), wx(), 2); }
+static void row_index_add_(void) { ct_index_add_(wx(), 1, ct_select(wi(), 0, 0), wx(), 1); }
+static void row_masked_fill(void) { ct_masked_fill(wx(), wb(), -1); }
+static void row_masked_fill_(void) { ct_masked_fill_(wx(), wb(), -1); }
 /* reductions, softmax */
 static void row_sum(void) { ct_sum(wx()); }
 static void row_sum_dim(void) { ct_sum_dim(wx(), 1, false); }
@@ -913,6 +929,9 @@ static const api_row api_rows[] = {
     ROW(view_as), ROW(reshape_as), ROW(expand_as), ROW(unflatten), ROW(mt), ROW(broadcast_to),
     ROW(broadcast_tensors), ROW(slice), ROW(split), ROW(split_with_sizes), ROW(chunk), ROW(tril),
     ROW(triu),
+    /* indexing */
+    ROW(gather), ROW(index_select), ROW(scatter), ROW(scatter_), ROW(scatter_add),
+    ROW(scatter_add_), ROW(index_add), ROW(index_add_), ROW(masked_fill), ROW(masked_fill_),
     /* reductions, softmax */
     ROW(sum), ROW(sum_dim), ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max),
     ROW(min), ROW(max_dim), ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim),

@@ -2775,6 +2775,232 @@ static void test_null_ct_triu(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_gather(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gather(NULL, 0, fx.labels)";
+        ct_tensor *r = ct_gather(NULL, 0, fx.labels);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_gather(fx.t, 0, NULL)";
+        ct_tensor *r = ct_gather(fx.t, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_select(NULL, 0, fx.labels1d)";
+        ct_tensor *r = ct_index_select(NULL, 0, fx.labels1d);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_select(fx.t, 0, NULL)";
+        ct_tensor *r = ct_index_select(fx.t, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_scatter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter(NULL, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter(NULL, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.t, 0, NULL, fx.t)";
+        ct_tensor *r = ct_scatter(fx.t, 0, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.t, 0, fx.t, NULL)";
+        ct_tensor *r = ct_scatter(fx.t, 0, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_scatter_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_(NULL, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter_(NULL, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.t, 0, NULL, fx.t)";
+        ct_tensor *r = ct_scatter_(fx.t, 0, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.t, 0, fx.t, NULL)";
+        ct_tensor *r = ct_scatter_(fx.t, 0, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_scatter_add(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_add(NULL, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter_add(NULL, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.t, 0, NULL, fx.t)";
+        ct_tensor *r = ct_scatter_add(fx.t, 0, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.t, 0, fx.t, NULL)";
+        ct_tensor *r = ct_scatter_add(fx.t, 0, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_scatter_add_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_add_(NULL, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter_add_(NULL, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.t, 0, NULL, fx.t)";
+        ct_tensor *r = ct_scatter_add_(fx.t, 0, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.t, 0, fx.t, NULL)";
+        ct_tensor *r = ct_scatter_add_(fx.t, 0, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_add(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_add(NULL, 0, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add(NULL, 0, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.t, 0, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add(fx.t, 0, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.t, 0, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_index_add(fx.t, 0, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_add_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_add_(NULL, 0, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add_(NULL, 0, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.t, 0, NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add_(fx.t, 0, NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.t, 0, fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_index_add_(fx.t, 0, fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_masked_fill(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_fill(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_masked_fill(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_fill(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_masked_fill(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_masked_fill_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_fill_(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_masked_fill_(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_fill_(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_masked_fill_(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sum(void)
 {
     null_fixture fx;
@@ -7822,6 +8048,362 @@ static void test_freed_ct_triu(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_gather(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gather(fx.freed, 0, fx.labels)";
+        ct_tensor *r = ct_gather(fx.freed, 0, fx.labels);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gather(fx.foreign, 0, fx.labels)";
+        (void)ct_gather(fx.foreign, 0, fx.labels);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_gather(fx.t, 0, fx.freed)";
+        ct_tensor *r = ct_gather(fx.t, 0, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gather(fx.t, 0, fx.foreign)";
+        (void)ct_gather(fx.t, 0, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_select(fx.freed, 0, fx.labels1d)";
+        ct_tensor *r = ct_index_select(fx.freed, 0, fx.labels1d);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_select(fx.foreign, 0, fx.labels1d)";
+        (void)ct_index_select(fx.foreign, 0, fx.labels1d);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_select(fx.t, 0, fx.freed)";
+        ct_tensor *r = ct_index_select(fx.t, 0, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_select(fx.t, 0, fx.foreign)";
+        (void)ct_index_select(fx.t, 0, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_scatter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter(fx.freed, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter(fx.freed, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.foreign, 0, fx.t, fx.t)";
+        (void)ct_scatter(fx.foreign, 0, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.t, 0, fx.freed, fx.t)";
+        ct_tensor *r = ct_scatter(fx.t, 0, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.t, 0, fx.foreign, fx.t)";
+        (void)ct_scatter(fx.t, 0, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.t, 0, fx.t, fx.freed)";
+        ct_tensor *r = ct_scatter(fx.t, 0, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter(fx.t, 0, fx.t, fx.foreign)";
+        (void)ct_scatter(fx.t, 0, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_scatter_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_(fx.freed, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter_(fx.freed, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.foreign, 0, fx.t, fx.t)";
+        (void)ct_scatter_(fx.foreign, 0, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.t, 0, fx.freed, fx.t)";
+        ct_tensor *r = ct_scatter_(fx.t, 0, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.t, 0, fx.foreign, fx.t)";
+        (void)ct_scatter_(fx.t, 0, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.t, 0, fx.t, fx.freed)";
+        ct_tensor *r = ct_scatter_(fx.t, 0, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_(fx.t, 0, fx.t, fx.foreign)";
+        (void)ct_scatter_(fx.t, 0, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_scatter_add(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_add(fx.freed, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter_add(fx.freed, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.foreign, 0, fx.t, fx.t)";
+        (void)ct_scatter_add(fx.foreign, 0, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.t, 0, fx.freed, fx.t)";
+        ct_tensor *r = ct_scatter_add(fx.t, 0, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.t, 0, fx.foreign, fx.t)";
+        (void)ct_scatter_add(fx.t, 0, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.t, 0, fx.t, fx.freed)";
+        ct_tensor *r = ct_scatter_add(fx.t, 0, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_add(fx.t, 0, fx.t, fx.foreign)";
+        (void)ct_scatter_add(fx.t, 0, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_scatter_add_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_add_(fx.freed, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_scatter_add_(fx.freed, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.foreign, 0, fx.t, fx.t)";
+        (void)ct_scatter_add_(fx.foreign, 0, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.t, 0, fx.freed, fx.t)";
+        ct_tensor *r = ct_scatter_add_(fx.t, 0, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.t, 0, fx.foreign, fx.t)";
+        (void)ct_scatter_add_(fx.t, 0, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.t, 0, fx.t, fx.freed)";
+        ct_tensor *r = ct_scatter_add_(fx.t, 0, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_add_(fx.t, 0, fx.t, fx.foreign)";
+        (void)ct_scatter_add_(fx.t, 0, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_add(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_add(fx.freed, 0, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add(fx.freed, 0, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.foreign, 0, fx.t, fx.t, 1.0)";
+        (void)ct_index_add(fx.foreign, 0, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.t, 0, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add(fx.t, 0, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.t, 0, fx.foreign, fx.t, 1.0)";
+        (void)ct_index_add(fx.t, 0, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.t, 0, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_index_add(fx.t, 0, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_add(fx.t, 0, fx.t, fx.foreign, 1.0)";
+        (void)ct_index_add(fx.t, 0, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_add_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_add_(fx.freed, 0, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add_(fx.freed, 0, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.foreign, 0, fx.t, fx.t, 1.0)";
+        (void)ct_index_add_(fx.foreign, 0, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.t, 0, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_index_add_(fx.t, 0, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.t, 0, fx.foreign, fx.t, 1.0)";
+        (void)ct_index_add_(fx.t, 0, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.t, 0, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_index_add_(fx.t, 0, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_add_(fx.t, 0, fx.t, fx.foreign, 1.0)";
+        (void)ct_index_add_(fx.t, 0, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_masked_fill(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_fill(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_masked_fill(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_fill(fx.foreign, fx.t, 1.0)";
+        (void)ct_masked_fill(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_fill(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_masked_fill(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_fill(fx.t, fx.foreign, 1.0)";
+        (void)ct_masked_fill(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_masked_fill_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_fill_(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_masked_fill_(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_fill_(fx.foreign, fx.t, 1.0)";
+        (void)ct_masked_fill_(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_fill_(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_masked_fill_(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_fill_(fx.t, fx.foreign, 1.0)";
+        (void)ct_masked_fill_(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_sum(void)
 {
     null_fixture fx;
@@ -9066,6 +9648,16 @@ void test_null(void)
     RUN(test_null_ct_chunk);
     RUN(test_null_ct_tril);
     RUN(test_null_ct_triu);
+    RUN(test_null_ct_gather);
+    RUN(test_null_ct_index_select);
+    RUN(test_null_ct_scatter);
+    RUN(test_null_ct_scatter_);
+    RUN(test_null_ct_scatter_add);
+    RUN(test_null_ct_scatter_add_);
+    RUN(test_null_ct_index_add);
+    RUN(test_null_ct_index_add_);
+    RUN(test_null_ct_masked_fill);
+    RUN(test_null_ct_masked_fill_);
     RUN(test_null_ct_sum);
     RUN(test_null_ct_sum_dim);
     RUN(test_null_ct_sum_dims);
@@ -9340,6 +9932,16 @@ void test_null(void)
     RUN(test_freed_ct_chunk);
     RUN(test_freed_ct_tril);
     RUN(test_freed_ct_triu);
+    RUN(test_freed_ct_gather);
+    RUN(test_freed_ct_index_select);
+    RUN(test_freed_ct_scatter);
+    RUN(test_freed_ct_scatter_);
+    RUN(test_freed_ct_scatter_add);
+    RUN(test_freed_ct_scatter_add_);
+    RUN(test_freed_ct_index_add);
+    RUN(test_freed_ct_index_add_);
+    RUN(test_freed_ct_masked_fill);
+    RUN(test_freed_ct_masked_fill_);
     RUN(test_freed_ct_sum);
     RUN(test_freed_ct_sum_dim);
     RUN(test_freed_ct_sum_dims);

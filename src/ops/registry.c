@@ -132,6 +132,17 @@ static const ct_op *const ct__registry[] = {
     &ct__op_broadcast_to,
     &ct__op_tril,
     &ct__op_triu,
+    /* ops/index.c */
+    &ct__op_gather,
+    &ct__op_index_select,
+    &ct__op_scatter,
+    &ct__op_scatter_,
+    &ct__op_scatter_add,
+    &ct__op_scatter_add_,
+    &ct__op_index_add,
+    &ct__op_index_add_,
+    &ct__op_masked_fill,
+    &ct__op_masked_fill_,
     /* ops/reduce.c */
     &ct__op_sum,
     &ct__op_sum_dim,
