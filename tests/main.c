@@ -140,7 +140,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(debug)                                                                                \
     X(hostile)                                                                              \
     X(rng)                                                                                  \
-    X(dispatch)
+    X(dispatch)                                                                             \
+    X(reduce7)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)
