@@ -802,6 +802,14 @@ static ct_status ct__all_composite(ct_op_call *c)
     return ct__composite_end(c, t->dtype == CT_UINT8 ? ct_to_dtype(r, CT_UINT8) : r);
 }
 
+/* s^(1/ord) (sqrt for 2) with a 0 gradient where s is 0 (PyTorch's norm_backward) */
+static ct_tensor *ct__norm_root(ct_tensor *s, double ord)
+{
+    ct_tensor *zero = ct_eq_scalar(s, 0.0), *z = ct_zeros_like(s);
+    ct_tensor *safe = ct_where(zero, ct_add_scalar(z, 1.0), s);
+    return ct_where(zero, z, ord == 2 ? ct_sqrt(safe) : ct_pow_scalar(safe, 1.0 / ord));
+}
+
 /* vector norm of order attrs[0] over dims attrs[1], keepdim attrs[2] */
 static ct_status ct__vector_norm_composite(ct_op_call *c)
 {
@@ -819,10 +827,10 @@ static ct_status ct__vector_norm_composite(ct_op_call *c)
                         keepdim);
     } else if (ord == 1) {
         r = ct_sum_dims(a, dims, n, keepdim);
-    } else if (ord == 2) {
-        r = ct_sqrt(ct_sum_dims(ct_mul(t, t), dims, n, keepdim));
     } else {
-        r = ct_pow_scalar(ct_sum_dims(ct_pow_scalar(a, ord), dims, n, keepdim), 1.0 / ord);
+        r = ct__norm_root(ord == 2 ? ct_sum_dims(ct_mul(t, t), dims, n, keepdim)
+                                   : ct_sum_dims(ct_pow_scalar(a, ord), dims, n, keepdim),
+                          ord);
     }
     return ct__composite_end(c, r);
 }

@@ -338,56 +338,76 @@ static const double r7_d110[3] = {
     5.257159598693157, 5.257159598693157, 5.257159598693157};
 static const double r7_d111[4] = {
     3.0, 2.0, 3.0, 3.0};
-static const double r7_d112[24] = {
+static const double r7_d112[6] = {
+    -0.0, -0.0, -0.0, 0.4008918628686366, -0.8017837257372732, 1.2026755886059097};
+static const double r7_d113[6] = {
+    0.0, 0.0, 0.0, 1.0, -2.0, 3.0};
+static const double r7_d114[2] = {
+    0.0, 3.7416573867739413};
+static const double r7_d115[6] = {
+    0.0, 0.0, 0.0, 0.13758030203727614, -0.5503212081491046, 1.2382227183354853};
+static const double r7_d116[2] = {
+    0.0, 3.3019272488946263};
+static const double r7_d117[24] = {
     -0.157038629, -0.192718163, -0.441720963, -0.419167995, -0.0726404637, -0.0898630545,
     -0.14052543, -0.0479136892, 0.0268463138, 0.0652270988, 0.331495583, -0.335543782, 0.145809159,
     0.0879435688, -0.0292511024, -0.0416954644, 0.320270032, -0.0916292071, -0.176000327,
     0.244785845, -0.190166146, -0.0116641568, -0.167069569, -0.082855314};
-static const double r7_d113[1] = {
+static const double r7_d118[1] = {
     3.82854199};
-static const double r7_d114[24] = {
+static const double r7_d119[24] = {
     -1, -1, -1, -1, -1, -1, -1, -1, 1, 1, 1, -1, 1, 1, -1, -1, 1, -1, -1, 1, -1, -1, -1, -1};
-static const double r7_d115[1] = {
+static const double r7_d120[1] = {
     14.9689903};
-static const double r7_d116[24] = {
+static const double r7_d121[24] = {
     -0, -0, -1, -0, -0, -0, -0, -0, 0, 0, 0, -0, 0, 0, -0, -0, 0, -0, -0, 0, -0, -0, -0, -0};
-static const double r7_d117[1] = {
+static const double r7_d122[1] = {
     1.69114721};
-static const double r7_d118[24] = {
+static const double r7_d123[24] = {
     -0, -0, -0, -0, -0, -0, -0, -0, 0, 0, 0, -0, 0, 0, -0, -0, 0, -0, -0, 0, -0, -1, -0, -0};
-static const double r7_d119[1] = {
+static const double r7_d124[1] = {
     0.0446567126};
-static const double r7_d120[24] = {
+static const double r7_d125[24] = {
     -0.0528123975, -0.0795368031, -0.417848498, -0.376269549, -0.0113000432, -0.0172935911,
     -0.0422895141, -0.00491634151, 0.00154344866, 0.00911127124, 0.235330582, -0.24111332,
     0.0455294512, 0.0165626947, -0.00183234538, -0.00372306374, 0.219662279, -0.0179800428,
     -0.0663360879, 0.128320321, -0.0774442628, -0.000291359727, -0.0597747229, -0.0147015657};
-static const double r7_d121[1] = {
+static const double r7_d126[1] = {
     2.61620641};
-static const double r7_d122[24] = {
+static const double r7_d127[24] = {
     -22.6148815, -20.4143829, -13.4841499, -13.8421488, -33.2512703, -29.8955803, -23.9067268,
     -40.9418793, 54.6959572, 35.0900154, 15.5653419, -15.4711637, 23.4695702, 30.2200737,
     -52.3994179, -43.8887444, 15.8357792, -29.6060581, -21.3619461, 18.1135845, -20.5509071,
     -82.9795151, -21.9254684, -31.1341763};
-static const double r7_d123[1] = {
+static const double r7_d128[1] = {
     307.488251};
-static const double r7_d124[24] = {
+static const double r7_d129[24] = {
     -0.505145967, -0.294454217, 0, 0.491500795, 0.146561295, 0.365612745, -0.452027977,
     -0.0732073635, -0, -0.0764828697, -0.66883409, 1.36517811, 0.469024122, 0.134369045, 0,
     0.0488905497, -0.64618516, 0.372798413, -0.566140056, 0.374008477, 0, 0.0136769554, 0.337083906,
     0.33710137};
-static const double r7_d125[6] = {
+static const double r7_d130[6] = {
     1.19020844, 1.25287652, 1.84747255, 1.6325531, 1.89754796, 1.4115119};
-static const double r7_d126[24] = {
+static const double r7_d131[24] = {
     -0, 0, 0.25, 0, 0, 0, -0, 0, -0, 0, -1.5, 0, 0, 0, 0, 0, -0, 0, -1, 0, 0, 0, 0, 0};
-static const double r7_d127[3] = {
+static const double r7_d132[3] = {
     0.673824668, 1.69114721, 1.26914477};
-static const double r7_d128[3] = {
+static const double r7_d133[3] = {
     5.25715971, 5.25715971, 5.25715971};
-static const double r7_d129[12] = {
+static const double r7_d134[12] = {
     5, 0, 4, 5, -4, -4, -3, -4, -3, 4, 4, -3};
-static const double r7_d130[4] = {
+static const double r7_d135[4] = {
     3, 2, 3, 3};
+static const double r7_d136[6] = {
+    -0, -0, -0, 0.40089184, -0.801783681, 1.20267558};
+static const double r7_d137[6] = {
+    0, 0, 0, 1, -2, 3};
+static const double r7_d138[2] = {
+    0, 3.7416575};
+static const double r7_d139[6] = {
+    0, 0, 0, 0.13758029, -0.550321162, 1.2382226};
+static const double r7_d140[2] = {
+    0, 3.30192733};
 static const r7_case r7_cases[] = {
     {R7_AMAX, CT_FLOAT64, 0, 2, {3, 4, 0}, r7_d1, 1, {1, 0, 0}, 0, 0.0, CT_FLOAT64, 1, r7_d2, r7_d0, true},
     {R7_AMAX, CT_FLOAT32, 0, 2, {3, 4, 0}, r7_d4, 2, {0, 1, 0}, 1, 0.0, CT_FLOAT32, 2, r7_d5, r7_d3, true},
@@ -479,16 +499,20 @@ static const r7_case r7_cases[] = {
     {R7_VECTOR_NORM, CT_FLOAT64, 2, 2, {4, 6, 0}, r7_d37, 1, {0, 0, 0}, 0, INFINITY, CT_FLOAT64, 1, r7_d108, r7_d107, true},
     {R7_VECTOR_NORM, CT_FLOAT64, 3, 2, {1, 6, 0}, r7_d42, 1, {1, 0, 0}, 0, 1.0, CT_FLOAT64, 1, r7_d110, r7_d109, true},
     {R7_VECTOR_NORM, CT_FLOAT64, 0, 2, {3, 4, 0}, r7_d85, 1, {0, 0, 0}, 0, 0.0, CT_FLOAT64, 1, r7_d111, NULL, false},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 2.0, CT_FLOAT32, 0, r7_d113, r7_d112, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 1.0, CT_FLOAT32, 0, r7_d115, r7_d114, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, INFINITY, CT_FLOAT32, 0, r7_d117, r7_d116, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, -INFINITY, CT_FLOAT32, 0, r7_d119, r7_d118, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 3.0, CT_FLOAT32, 0, r7_d121, r7_d120, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 0.5, CT_FLOAT32, 0, r7_d123, r7_d122, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 1, 2, {4, 6, 0}, r7_d45, 1, {1, 0, 0}, 1, 2.0, CT_FLOAT32, 2, r7_d125, r7_d124, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 2, 2, {4, 6, 0}, r7_d45, 1, {0, 0, 0}, 0, INFINITY, CT_FLOAT32, 1, r7_d127, r7_d126, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 3, 2, {1, 6, 0}, r7_d50, 1, {1, 0, 0}, 0, 1.0, CT_FLOAT32, 1, r7_d128, r7_d109, true},
-    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {3, 4, 0}, r7_d129, 1, {0, 0, 0}, 0, 0.0, CT_FLOAT32, 1, r7_d130, NULL, false},
+    {R7_VECTOR_NORM, CT_FLOAT64, 0, 2, {2, 3, 0}, r7_d113, 1, {1, 0, 0}, 0, 2.0, CT_FLOAT64, 1, r7_d114, r7_d112, true},
+    {R7_VECTOR_NORM, CT_FLOAT64, 0, 2, {2, 3, 0}, r7_d113, 1, {1, 0, 0}, 1, 3.0, CT_FLOAT64, 2, r7_d116, r7_d115, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 2.0, CT_FLOAT32, 0, r7_d118, r7_d117, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 1.0, CT_FLOAT32, 0, r7_d120, r7_d119, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, INFINITY, CT_FLOAT32, 0, r7_d122, r7_d121, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, -INFINITY, CT_FLOAT32, 0, r7_d124, r7_d123, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 3.0, CT_FLOAT32, 0, r7_d126, r7_d125, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {4, 6, 0}, r7_d45, 0, {0, 0, 0}, 0, 0.5, CT_FLOAT32, 0, r7_d128, r7_d127, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 1, 2, {4, 6, 0}, r7_d45, 1, {1, 0, 0}, 1, 2.0, CT_FLOAT32, 2, r7_d130, r7_d129, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 2, 2, {4, 6, 0}, r7_d45, 1, {0, 0, 0}, 0, INFINITY, CT_FLOAT32, 1, r7_d132, r7_d131, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 3, 2, {1, 6, 0}, r7_d50, 1, {1, 0, 0}, 0, 1.0, CT_FLOAT32, 1, r7_d133, r7_d109, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {3, 4, 0}, r7_d134, 1, {0, 0, 0}, 0, 0.0, CT_FLOAT32, 1, r7_d135, NULL, false},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {2, 3, 0}, r7_d137, 1, {1, 0, 0}, 0, 2.0, CT_FLOAT32, 1, r7_d138, r7_d136, true},
+    {R7_VECTOR_NORM, CT_FLOAT32, 0, 2, {2, 3, 0}, r7_d137, 1, {1, 0, 0}, 1, 3.0, CT_FLOAT32, 2, r7_d140, r7_d139, true},
 };
 /* a, b (n values), rtol, atol, equal_nan; allclose's and equal's answers */
 typedef struct r7_pair {
