@@ -8,6 +8,7 @@ python3 tools/gen_golden_reduce7.py
 """
 import math
 import os
+import warnings
 
 import torch
 
@@ -123,11 +124,12 @@ def pairs():
 
 
 def main():
+    warnings.filterwarnings("ignore", "var\\(\\): degrees of freedom")  # var of one element
     torch.manual_seed(7)
     c = Cases()
     ties = torch.randint(-2, 3, (3, 4)).double()
     ties32 = ties.float()
-    nrm = torch.randn(4, 6, dtype=torch.float64)
+    nrm = (torch.randn(3, 4, dtype=torch.float64) * 16).round() / 16  # short exact literals
     nrm32 = nrm.float()
     ints = torch.randint(-5, 6, (3, 4))
     for op in ("amax", "amin"):
