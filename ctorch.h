@@ -10026,6 +10026,14 @@ typedef struct ct__red_job {
 CT__RED_KERNELS(float, f32, double, float)
 CT__RED_KERNELS(double, f64, double, double)
 CT__RED_KERNELS(int64_t, i64, uint64_t, uint64_t)
+CT__RED_KERNELS(uint8_t, u8, uint64_t, uint64_t)
+
+/* Whether dtypes a and b hold the same bytes for max/min: equal, or bool and uint8. */
+static bool ct__red_same_bytes(ct_dtype a, ct_dtype b)
+{
+    bool ba = a == CT_BOOL || a == CT_UINT8, bb = b == CT_BOOL || b == CT_UINT8;
+    return a == b || (ba && bb);
+}
 
 /* Runs a reduction of contiguous x as (outer, R, inner) into v / ix. */
 static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int64_t R,
@@ -10040,11 +10048,14 @@ static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int6
     j.R = R;
     j.inner = inner;
     j.chunk = 256;
+    bool u8 = ct__red_same_bytes(x->dtype, CT_UINT8);
     void (*rows)(int64_t, int64_t, void *) = x->dtype == CT_FLOAT32   ? ct__red_rows_f32
                                              : x->dtype == CT_FLOAT64 ? ct__red_rows_f64
+                                             : u8                     ? ct__red_rows_u8
                                                                       : ct__red_rows_i64;
     void (*cols)(int64_t, int64_t, void *) = x->dtype == CT_FLOAT32   ? ct__red_cols_f32
                                              : x->dtype == CT_FLOAT64 ? ct__red_cols_f64
+                                             : u8                     ? ct__red_cols_u8
                                                                       : ct__red_cols_i64;
     if (inner == 1) {
         int64_t grain = R > 0 ? CT__GRAIN / R + 1 : CT__GRAIN;
@@ -10060,6 +10071,14 @@ static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int6
 static ct_dtype ct__red_compute_dtype(ct_dtype d)
 {
     return ct_dtype_is_floating_point(d) ? d : CT_INT64;
+}
+
+/* The dtype reduction rop computes in: max/min of bool/uint8 in uint8 (a byte per element,
+   exact), else ct__red_compute_dtype. */
+static ct_dtype ct__red_op_dtype(ct__redop rop, ct_dtype d)
+{
+    return rop != CT__RSUM && ct__red_same_bytes(d, CT_UINT8) ? CT_UINT8
+                                                              : ct__red_compute_dtype(d);
 }
 
 /* Sizes around dim d of t: outer (before), R (d itself; 1 for a 0-dim t), inner (after). */
@@ -10085,8 +10104,9 @@ static void ct__red_geometry(const ct_tensor *t, int d, int64_t *outer, int64_t 
 static bool ct__reduce_into(const char *fn, ct__redop rop, const ct_tensor *t, int64_t outer,
                             int64_t R, int64_t inner, ct_tensor *v, ct_tensor *ix)
 {
-    ct_dtype cd = ct__red_compute_dtype(t->dtype);
-    bool reuse = t->dtype == cd && ct_is_contiguous(t), cast = v && v->dtype != cd;
+    ct_dtype cd = ct__red_op_dtype(rop, t->dtype);
+    bool reuse = ct__red_same_bytes(t->dtype, cd) && ct_is_contiguous(t);
+    bool cast = v && !ct__red_same_bytes(v->dtype, cd);
     ct_tensor *x = reuse ? NULL : ct__tensor_new(fn, t->sizes, t->ndim, cd);
     ct_tensor *vc = cast ? ct__tensor_new(fn, v->sizes, v->ndim, cd) : v;
     bool ok = (reuse || x) && (!cast || vc);
@@ -10673,18 +10693,27 @@ static void ct__std_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_where(ct_eq_scalar(y, 0.0), ct_zeros_like(v), v);
 }
 
-/* all: no zero among the reduced elements; any (CT__RC_ANY): fewer zeros than elements.
-   Attributes: dims (none: all), keepdim. Bool, uint8 for a uint8 input (as PyTorch). */
+/* all: the amin of the input as bool (true for an empty reduction); any (CT__RC_ANY): the
+   amax (false when empty). Attributes: dims (none: all), keepdim. Bool, uint8 for a uint8
+   input (as PyTorch). */
 static ct_status ct__all_composite(ct_op_call *c)
 {
     const ct__sum_state *s = (const ct__sum_state *)c->state;
     const ct_tensor *t = c->inputs[0];
+    bool any = (c->op->variant & CT__RC_ANY) != 0;
     int n;
     const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = n > 0 && c->attrs[1].i;
     ct_scope_begin();
-    ct_tensor *zeros = ct_sum_dims(ct_logical_not(t), dims, n, n > 0 && c->attrs[1].i);
-    ct_tensor *r = (c->op->variant & CT__RC_ANY) ? ct_lt_scalar(zeros, (double)s->count)
-                                  : ct_eq_scalar(zeros, 0.0);
+    ct_tensor *r;
+    if (s->count == 0) {
+        int64_t shape[CT_MAX_DIMS];
+        int nd = ct__reduced_shape(t, s->mask, keepdim, shape);
+        r = ct_full(shape, nd, any ? 0.0 : 1.0, CT_BOOL);
+    } else {
+        ct_tensor *b = ct_to_dtype(t, CT_BOOL);
+        r = any ? ct_amax(b, dims, n, keepdim) : ct_amin(b, dims, n, keepdim);
+    }
     return ct__composite_end(c, t->dtype == CT_UINT8 ? ct_to_dtype(r, CT_UINT8) : r);
 }
 
