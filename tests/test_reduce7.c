@@ -248,6 +248,30 @@ static void test_reduce7_errors(void)
     ct_scope_end();
 }
 
+/* Long rows (the 16-lane path): the max / min, and NaN wherever it sits. */
+static void test_reduce7_long_rows(void)
+{
+    ct_scope_begin();
+    double v[37];
+    for (int i = 0; i < 37; i++) {
+        v[i] = (double)((i * 17) % 37) - 18.0;
+    }
+    const int64_t n = 37, d0 = 0;
+    ct_tensor *x = ct_tensor_from_data(v, F64, &n, 1);
+    CHECK(ct_item(ct_amax(x, &d0, 1, false)) == 18.0);
+    CHECK(ct_item(ct_amin(x, NULL, 0, false)) == -18.0);
+    for (int at = 0; at < 37; at += 12) {
+        double w[37];
+        memcpy(w, v, sizeof w);
+        w[at] = NAN;
+        ct_tensor *y = ct_tensor_from_data(w, F64, &n, 1);
+        CHECK_MSG(isnan(ct_item(ct_amax(y, &d0, 1, false))), "NaN at %d", at);
+        CHECK_MSG(isnan(ct_item(ct_amin(ct_to_dtype(y, CT_FLOAT32), &d0, 1, false))),
+                  "NaN at %d", at);
+    }
+    ct_scope_end();
+}
+
 /* The same bits with 1 and 4 threads (fixed-order accumulation). */
 static void test_reduce7_thread_count_invariant(void)
 {
@@ -281,5 +305,6 @@ void test_reduce7(void)
     RUN(test_reduce7_allclose_equal);
     RUN(test_reduce7_gradcheck);
     RUN(test_reduce7_errors);
+    RUN(test_reduce7_long_rows);
     RUN(test_reduce7_thread_count_invariant);
 }

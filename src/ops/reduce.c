@@ -57,8 +57,43 @@ typedef struct ct__red_job {
 #define CT__BETTER(v, best, sign)                                                          \
     ((best) == (best) && ((v) != (v) || ((sign) > 0 ? (v) > (best) : (v) < (best))))
 
+/* lane[k] = the better of lane[k] and q[k] for 16 lanes (OP: > for max, < for min) */
+#define CT__BEST_LANES(lane, q, OP)                                                        \
+    for (int k = 0; k < 16; k++) {                                                          \
+        bool take = lane[k] == lane[k] && (q[k] != q[k] || q[k] OP lane[k]);                \
+        lane[k] = take ? q[k] : lane[k];                                                    \
+    }
+
+/* The max (sign +1) / min (sign -1) of n > 0 contiguous values in 16 lanes, the lanes then
+   the tail combined in order; NaN wins (the value only: no index is tracked). */
+#define CT__BEST_FN(T, S)                                                                  \
+    static T ct__best_##S(const T *p, int64_t n, int sign)                                  \
+    {                                                                                       \
+        T lane[16];                                                                         \
+        for (int k = 0; k < 16; k++) {                                                      \
+            lane[k] = p[k < n ? k : 0];                                                     \
+        }                                                                                   \
+        int64_t i = n < 16 ? n : 16;                                                        \
+        for (; i + 16 <= n; i += 16) {                                                      \
+            if (sign > 0) {                                                                 \
+                CT__BEST_LANES(lane, (p + i), >)                                            \
+            } else {                                                                        \
+                CT__BEST_LANES(lane, (p + i), <)                                            \
+            }                                                                               \
+        }                                                                                   \
+        T best = lane[0];                                                                   \
+        for (int k = 1; k < 16; k++) {                                                      \
+            best = CT__BETTER(lane[k], best, sign) ? lane[k] : best;                        \
+        }                                                                                   \
+        for (; i < n; i++) {                                                                \
+            best = CT__BETTER(p[i], best, sign) ? p[i] : best;                              \
+        }                                                                                   \
+        return best;                                                                        \
+    }
+
 #define CT__RED_KERNELS(T, S, ACC, LANE)                                                   \
     CT__SUM_FN(T, S, ACC, LANE)                                                             \
+    CT__BEST_FN(T, S)                                                                       \
     /* items: rows o of (outer, R), inner == 1 */                                           \
     static void ct__red_rows_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                       \
@@ -70,6 +105,10 @@ typedef struct ct__red_job {
                 continue;                                                                   \
             }                                                                               \
             int sign = j->op == CT__RMAX ? 1 : -1;                                          \
+            if (!j->ix) {                                                                   \
+                ((T *)j->v)[o] = ct__best_##S(p, j->R, sign);                               \
+                continue;                                                                   \
+            }                                                                               \
             T best = p[0];                                                                  \
             int64_t bi = 0;                                                                 \
             for (int64_t r = 1; r < j->R; r++) {                                            \
@@ -1284,6 +1323,8 @@ bool ct_equal(const ct_tensor *input, const ct_tensor *other)
 #undef CT__RED_BLOCK
 #undef CT__SUM_FN
 #undef CT__BETTER
+#undef CT__BEST_LANES
+#undef CT__BEST_FN
 #undef CT__RED_KERNELS
 #undef CT__MM_MIN
 #undef CT__MM_ARG
