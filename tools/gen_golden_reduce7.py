@@ -89,7 +89,8 @@ class Cases:
             gname = self.arr(b.grad)
         shape = list(base.shape) + [0] * (3 - base.dim())
         dl = list(dims) + [0] * (3 - len(dims))
-        self.rows.append("    {%s, %s, %d, %d, {%s}, %s, %d, {%s}, %d, %s, %s, %d, %s, %s, %s},\n" % (
+        row = "    {%s, %s, %d, %d, {%s}, %s, %d, {%s}, %d, %s, %s, %d, %s, %s, %s},\n"
+        self.rows.append(row % (
             "R7_" + op.upper(), DTYPES[base.dtype], lay, base.dim(),
             ", ".join(str(s) for s in shape), self.arr(base),
             len(dims), ", ".join(str(v) for v in dl), int(keepdim), num(p), DTYPES[out.dtype],

@@ -11,7 +11,8 @@
  * reduction dim 0 to have non-zero size.") or over all elements of an empty input
  * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
- * results are bit-exact across thread counts.
+ * results are bit-exact across thread counts; logsumexp, var/std, all/any and vector_norm are
+ * built from these sums and max/min, so they are too.
  */
 
 /* Sum of all elements (0-dim). Mirrors: torch.sum(input). */
