@@ -201,6 +201,62 @@ static void test_reduce7_gradcheck(void)
     ct_free(x);
 }
 
+/* Double backward: the gradient of f (user: a gradcheck function of one input) at in[0]
+   against the output weights in[1], as a function of both (create_graph). */
+static ct_tensor *gg_grad(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    ct_gradcheck_fn f = *(ct_gradcheck_fn *)user;
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true);
+    ct_tensor *y = f(in, 1, NULL);
+    const ct_tensor *go[1] = {in[1]};
+    ct_tensor *g = NULL;
+    if (y && ct_autograd_grad(&y, 1, in, 1, go, false, true, false, &g) != CT_OK) {
+        g = NULL;
+    }
+    ct_set_grad_enabled(prev);
+    return g;
+}
+
+static ct_tensor *gg_amax(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    (void)user;
+    const int64_t d[1] = {1};
+    return ct_amax(in[0], d, 1, false);
+}
+
+static ct_tensor *gg_norm2(ct_tensor *const *in, int n, void *user)
+{
+    (void)user;
+    const double two = 2.0;
+    return gc_norm(in, n, (void *)&two);
+}
+
+static void test_reduce7_gradgradcheck(void)
+{
+    ct_scope_begin();
+    const int64_t s[3] = {2, 3, 4}, s2[2] = {2, 4}, s3[3] = {1, 3, 1}, s4[2] = {2, 3};
+    ct_gradcheck_opts o = ct_gradcheck_defaults();
+    ct_tensor *x = ct_requires_grad_(ct_randn(s, 3, F64, NULL), true);
+    struct {
+        const char *name;
+        ct_gradcheck_fn f;
+        const int64_t *out;
+        int nd;
+    } cases[4] = {{"amax", gg_amax, s2, 2}, {"logsumexp", gc_logsumexp, s3, 3},
+                  {"var/std", gc_var_std, s2, 2}, {"vector_norm 2", gg_norm2, s4, 2}};
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *in[2] = {x, ct_requires_grad_(ct_randn(cases[k].out, cases[k].nd, F64, NULL),
+                                                 true)};
+        CHECK_MSG(ct_gradcheck(gg_grad, in, 2, (void *)&cases[k].f, &o), "%s: %s",
+                  cases[k].name, ct_error());
+        ct_error_clear();
+    }
+    ct_scope_end();
+}
+
 static void test_reduce7_errors(void)
 {
     ct_scope_begin();
@@ -304,6 +360,7 @@ void test_reduce7(void)
     RUN(test_reduce7_golden);
     RUN(test_reduce7_allclose_equal);
     RUN(test_reduce7_gradcheck);
+    RUN(test_reduce7_gradgradcheck);
     RUN(test_reduce7_errors);
     RUN(test_reduce7_long_rows);
     RUN(test_reduce7_thread_count_invariant);
