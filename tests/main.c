@@ -143,7 +143,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(dispatch)                                                                             \
     X(view7)                                                                                \
     X(pointwise7)                                                                           \
-    X(index)
+    X(index)                                                                                \
+    X(reduce7)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -804,6 +804,20 @@ static void row_argmax(void) { ct_argmax(wx()); }
 static void row_argmin(void) { ct_argmin(wx()); }
 static void row_argmax_dim(void) { ct_argmax_dim(wx(), 1, false); }
 static void row_argmin_dim(void) { ct_argmin_dim(wx(), 1, false); }
+static void row_amax(void) { ct_amax(wx(), d10, 1, false); }
+static void row_amin(void) { ct_amin(wx(), d10, 2, true); }
+static void row_logsumexp(void) { ct_logsumexp(wx(), d10, 1, false); }
+static void row_var(void) { ct_var(wx(), 1.0); }
+static void row_std(void) { ct_std(wx(), 1.0); }
+static void row_var_dim(void) { ct_var_dim(wx(), d10, 1, 0.0, true); }
+static void row_std_dim(void) { ct_std_dim(wx(), d10, 1, 1.0, false); }
+static void row_all(void) { ct_all(wx()); }
+static void row_any(void) { ct_any(wx()); }
+static void row_all_dim(void) { ct_all_dim(wx(), 1, false); }
+static void row_any_dim(void) { ct_any_dim(wx(), 0, true); }
+static void row_linalg_vector_norm(void) { ct_linalg_vector_norm(wx(), 2.0, NULL, 0, false); }
+static void row_allclose(void) { ct_allclose(wx(), wx(), 1e-5, 1e-8, false); }
+static void row_equal(void) { ct_equal(wx(), wx()); }
 static void row_softmax(void) { ct_softmax(wx(), 1); }
 static void row_log_softmax(void) { ct_log_softmax(wx(), 1); }
 /* linear algebra */
@@ -936,6 +950,9 @@ static const api_row api_rows[] = {
     ROW(sum), ROW(sum_dim), ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max),
     ROW(min), ROW(max_dim), ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim),
     ROW(argmin_dim), ROW(softmax), ROW(log_softmax),
+    ROW(amax), ROW(amin), ROW(logsumexp), ROW(var), ROW(std), ROW(var_dim), ROW(std_dim),
+    ROW(all), ROW(any), ROW(all_dim), ROW(any_dim), ROW(linalg_vector_norm), ROW(allclose),
+    ROW(equal),
     /* linear algebra, modules, losses */
     ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),

@@ -3213,6 +3213,232 @@ static void test_null_ct_argmin_dim(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_amax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_amax(NULL, fx.sizes, 1, false)";
+        ct_tensor *r = ct_amax(NULL, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_amax(fx.t, NULL, 1, false)";
+        ct_tensor *r = ct_amax(fx.t, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_amin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_amin(NULL, fx.sizes, 1, false)";
+        ct_tensor *r = ct_amin(NULL, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_amin(fx.t, NULL, 1, false)";
+        ct_tensor *r = ct_amin(fx.t, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logsumexp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logsumexp(NULL, fx.sizes, 1, false)";
+        ct_tensor *r = ct_logsumexp(NULL, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_logsumexp(fx.t, NULL, 1, false)";
+        ct_tensor *r = ct_logsumexp(fx.t, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_var(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_var(NULL, 1.0)";
+        ct_tensor *r = ct_var(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_std(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_std(NULL, 1.0)";
+        ct_tensor *r = ct_std(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_var_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_var_dim(NULL, fx.sizes, 1, 1.0, false)";
+        ct_tensor *r = ct_var_dim(NULL, fx.sizes, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_var_dim(fx.t, NULL, 1, 1.0, false)";
+        ct_tensor *r = ct_var_dim(fx.t, NULL, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_std_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_std_dim(NULL, fx.sizes, 1, 1.0, false)";
+        ct_tensor *r = ct_std_dim(NULL, fx.sizes, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_std_dim(fx.t, NULL, 1, 1.0, false)";
+        ct_tensor *r = ct_std_dim(fx.t, NULL, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_all(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_all(NULL)";
+        ct_tensor *r = ct_all(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_any(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_any(NULL)";
+        ct_tensor *r = ct_any(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_all_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_all_dim(NULL, 0, false)";
+        ct_tensor *r = ct_all_dim(NULL, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_any_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_any_dim(NULL, 0, false)";
+        ct_tensor *r = ct_any_dim(NULL, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_vector_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_vector_norm(NULL, 1.0, fx.sizes, 1, false)";
+        ct_tensor *r = ct_linalg_vector_norm(NULL, 1.0, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_vector_norm(fx.t, 1.0, NULL, 1, false)";
+        ct_tensor *r = ct_linalg_vector_norm(fx.t, 1.0, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_allclose(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_allclose(NULL, fx.t, 1.0, 1.0, false)";
+        (void)ct_allclose(NULL, fx.t, 1.0, 1.0, false);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_allclose(fx.t, NULL, 1.0, 1.0, false)";
+        (void)ct_allclose(fx.t, NULL, 1.0, 1.0, false);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_equal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_equal(NULL, fx.t)";
+        (void)ct_equal(NULL, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_equal(fx.t, NULL)";
+        (void)ct_equal(fx.t, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_matmul(void)
 {
     null_fixture fx;
@@ -8654,6 +8880,276 @@ static void test_freed_ct_argmin_dim(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_amax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_amax(fx.freed, fx.sizes, 1, false)";
+        ct_tensor *r = ct_amax(fx.freed, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_amax(fx.foreign, fx.sizes, 1, false)";
+        (void)ct_amax(fx.foreign, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_amin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_amin(fx.freed, fx.sizes, 1, false)";
+        ct_tensor *r = ct_amin(fx.freed, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_amin(fx.foreign, fx.sizes, 1, false)";
+        (void)ct_amin(fx.foreign, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logsumexp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logsumexp(fx.freed, fx.sizes, 1, false)";
+        ct_tensor *r = ct_logsumexp(fx.freed, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logsumexp(fx.foreign, fx.sizes, 1, false)";
+        (void)ct_logsumexp(fx.foreign, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_var(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_var(fx.freed, 1.0)";
+        ct_tensor *r = ct_var(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_var(fx.foreign, 1.0)";
+        (void)ct_var(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_std(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_std(fx.freed, 1.0)";
+        ct_tensor *r = ct_std(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_std(fx.foreign, 1.0)";
+        (void)ct_std(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_var_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_var_dim(fx.freed, fx.sizes, 1, 1.0, false)";
+        ct_tensor *r = ct_var_dim(fx.freed, fx.sizes, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_var_dim(fx.foreign, fx.sizes, 1, 1.0, false)";
+        (void)ct_var_dim(fx.foreign, fx.sizes, 1, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_std_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_std_dim(fx.freed, fx.sizes, 1, 1.0, false)";
+        ct_tensor *r = ct_std_dim(fx.freed, fx.sizes, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_std_dim(fx.foreign, fx.sizes, 1, 1.0, false)";
+        (void)ct_std_dim(fx.foreign, fx.sizes, 1, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_all(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_all(fx.freed)";
+        ct_tensor *r = ct_all(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_all(fx.foreign)";
+        (void)ct_all(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_any(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_any(fx.freed)";
+        ct_tensor *r = ct_any(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_any(fx.foreign)";
+        (void)ct_any(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_all_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_all_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_all_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_all_dim(fx.foreign, 0, false)";
+        (void)ct_all_dim(fx.foreign, 0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_any_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_any_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_any_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_any_dim(fx.foreign, 0, false)";
+        (void)ct_any_dim(fx.foreign, 0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_vector_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_vector_norm(fx.freed, 1.0, fx.sizes, 1, false)";
+        ct_tensor *r = ct_linalg_vector_norm(fx.freed, 1.0, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_vector_norm(fx.foreign, 1.0, fx.sizes, 1, false)";
+        (void)ct_linalg_vector_norm(fx.foreign, 1.0, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_allclose(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_allclose(fx.freed, fx.t, 1.0, 1.0, false)";
+        (void)ct_allclose(fx.freed, fx.t, 1.0, 1.0, false);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_allclose(fx.foreign, fx.t, 1.0, 1.0, false)";
+        (void)ct_allclose(fx.foreign, fx.t, 1.0, 1.0, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_allclose(fx.t, fx.freed, 1.0, 1.0, false)";
+        (void)ct_allclose(fx.t, fx.freed, 1.0, 1.0, false);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_allclose(fx.t, fx.foreign, 1.0, 1.0, false)";
+        (void)ct_allclose(fx.t, fx.foreign, 1.0, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_equal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_equal(fx.freed, fx.t)";
+        (void)ct_equal(fx.freed, fx.t);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_equal(fx.foreign, fx.t)";
+        (void)ct_equal(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_equal(fx.t, fx.freed)";
+        (void)ct_equal(fx.t, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_equal(fx.t, fx.foreign)";
+        (void)ct_equal(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_matmul(void)
 {
     null_fixture fx;
@@ -9672,6 +10168,20 @@ void test_null(void)
     RUN(test_null_ct_argmin);
     RUN(test_null_ct_argmax_dim);
     RUN(test_null_ct_argmin_dim);
+    RUN(test_null_ct_amax);
+    RUN(test_null_ct_amin);
+    RUN(test_null_ct_logsumexp);
+    RUN(test_null_ct_var);
+    RUN(test_null_ct_std);
+    RUN(test_null_ct_var_dim);
+    RUN(test_null_ct_std_dim);
+    RUN(test_null_ct_all);
+    RUN(test_null_ct_any);
+    RUN(test_null_ct_all_dim);
+    RUN(test_null_ct_any_dim);
+    RUN(test_null_ct_linalg_vector_norm);
+    RUN(test_null_ct_allclose);
+    RUN(test_null_ct_equal);
     RUN(test_null_ct_matmul);
     RUN(test_null_ct_mm);
     RUN(test_null_ct_bmm);
@@ -9956,6 +10466,20 @@ void test_null(void)
     RUN(test_freed_ct_argmin);
     RUN(test_freed_ct_argmax_dim);
     RUN(test_freed_ct_argmin_dim);
+    RUN(test_freed_ct_amax);
+    RUN(test_freed_ct_amin);
+    RUN(test_freed_ct_logsumexp);
+    RUN(test_freed_ct_var);
+    RUN(test_freed_ct_std);
+    RUN(test_freed_ct_var_dim);
+    RUN(test_freed_ct_std_dim);
+    RUN(test_freed_ct_all);
+    RUN(test_freed_ct_any);
+    RUN(test_freed_ct_all_dim);
+    RUN(test_freed_ct_any_dim);
+    RUN(test_freed_ct_linalg_vector_norm);
+    RUN(test_freed_ct_allclose);
+    RUN(test_freed_ct_equal);
     RUN(test_freed_ct_matmul);
     RUN(test_freed_ct_mm);
     RUN(test_freed_ct_bmm);

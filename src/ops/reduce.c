@@ -1,4 +1,5 @@
-/* ops/reduce.c - sum, mean, max, min, argmax, argmin.
+/* ops/reduce.c - sum, mean, max, min, argmax, argmin, amax, amin, logsumexp, var, std, all,
+ * any, linalg.vector_norm, allclose, equal.
  *
  * Legend: the input (made contiguous) is viewed as (outer, R, inner) around the reduced
  * dim; the result is (outer, inner). Kernels exist for float32, float64 and int64; other
@@ -56,8 +57,43 @@ typedef struct ct__red_job {
 #define CT__BETTER(v, best, sign)                                                          \
     ((best) == (best) && ((v) != (v) || ((sign) > 0 ? (v) > (best) : (v) < (best))))
 
+/* lane[k] = the better of lane[k] and q[k] for 16 lanes (OP: > for max, < for min) */
+#define CT__BEST_LANES(lane, q, OP)                                                        \
+    for (int k = 0; k < 16; k++) {                                                          \
+        bool take = lane[k] == lane[k] && (q[k] != q[k] || q[k] OP lane[k]);                \
+        lane[k] = take ? q[k] : lane[k];                                                    \
+    }
+
+/* The max (sign +1) / min (sign -1) of n > 0 contiguous values in 16 lanes, the lanes then
+   the tail combined in order; NaN wins (the value only: no index is tracked). */
+#define CT__BEST_FN(T, S)                                                                  \
+    static T ct__best_##S(const T *p, int64_t n, int sign)                                  \
+    {                                                                                       \
+        T lane[16];                                                                         \
+        for (int k = 0; k < 16; k++) {                                                      \
+            lane[k] = p[k < n ? k : 0];                                                     \
+        }                                                                                   \
+        int64_t i = n < 16 ? n : 16;                                                        \
+        for (; i + 16 <= n; i += 16) {                                                      \
+            if (sign > 0) {                                                                 \
+                CT__BEST_LANES(lane, (p + i), >)                                            \
+            } else {                                                                        \
+                CT__BEST_LANES(lane, (p + i), <)                                            \
+            }                                                                               \
+        }                                                                                   \
+        T best = lane[0];                                                                   \
+        for (int k = 1; k < 16; k++) {                                                      \
+            best = CT__BETTER(lane[k], best, sign) ? lane[k] : best;                        \
+        }                                                                                   \
+        for (; i < n; i++) {                                                                \
+            best = CT__BETTER(p[i], best, sign) ? p[i] : best;                              \
+        }                                                                                   \
+        return best;                                                                        \
+    }
+
 #define CT__RED_KERNELS(T, S, ACC, LANE)                                                   \
     CT__SUM_FN(T, S, ACC, LANE)                                                             \
+    CT__BEST_FN(T, S)                                                                       \
     /* items: rows o of (outer, R), inner == 1 */                                           \
     static void ct__red_rows_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                       \
@@ -69,6 +105,10 @@ typedef struct ct__red_job {
                 continue;                                                                   \
             }                                                                               \
             int sign = j->op == CT__RMAX ? 1 : -1;                                          \
+            if (!j->ix) {                                                                   \
+                ((T *)j->v)[o] = ct__best_##S(p, j->R, sign);                               \
+                continue;                                                                   \
+            }                                                                               \
             T best = p[0];                                                                  \
             int64_t bi = 0;                                                                 \
             for (int64_t r = 1; r < j->R; r++) {                                            \
@@ -139,6 +179,14 @@ typedef struct ct__red_job {
 CT__RED_KERNELS(float, f32, double, float)
 CT__RED_KERNELS(double, f64, double, double)
 CT__RED_KERNELS(int64_t, i64, uint64_t, uint64_t)
+CT__RED_KERNELS(uint8_t, u8, uint64_t, uint64_t)
+
+/* Whether dtypes a and b hold the same bytes for max/min: equal, or bool and uint8. */
+static bool ct__red_same_bytes(ct_dtype a, ct_dtype b)
+{
+    bool ba = a == CT_BOOL || a == CT_UINT8, bb = b == CT_BOOL || b == CT_UINT8;
+    return a == b || (ba && bb);
+}
 
 /* Runs a reduction of contiguous x as (outer, R, inner) into v / ix. */
 static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int64_t R,
@@ -153,11 +201,14 @@ static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int6
     j.R = R;
     j.inner = inner;
     j.chunk = 256;
+    bool u8 = ct__red_same_bytes(x->dtype, CT_UINT8);
     void (*rows)(int64_t, int64_t, void *) = x->dtype == CT_FLOAT32   ? ct__red_rows_f32
                                              : x->dtype == CT_FLOAT64 ? ct__red_rows_f64
+                                             : u8                     ? ct__red_rows_u8
                                                                       : ct__red_rows_i64;
     void (*cols)(int64_t, int64_t, void *) = x->dtype == CT_FLOAT32   ? ct__red_cols_f32
                                              : x->dtype == CT_FLOAT64 ? ct__red_cols_f64
+                                             : u8                     ? ct__red_cols_u8
                                                                       : ct__red_cols_i64;
     if (inner == 1) {
         int64_t grain = R > 0 ? CT__GRAIN / R + 1 : CT__GRAIN;
@@ -173,6 +224,14 @@ static void ct__reduce_run(ct__redop op, const ct_tensor *x, int64_t outer, int6
 static ct_dtype ct__red_compute_dtype(ct_dtype d)
 {
     return ct_dtype_is_floating_point(d) ? d : CT_INT64;
+}
+
+/* The dtype reduction rop computes in: max/min of bool/uint8 in uint8 (a byte per element,
+   exact), else ct__red_compute_dtype. */
+static ct_dtype ct__red_op_dtype(ct__redop rop, ct_dtype d)
+{
+    return rop != CT__RSUM && ct__red_same_bytes(d, CT_UINT8) ? CT_UINT8
+                                                              : ct__red_compute_dtype(d);
 }
 
 /* Sizes around dim d of t: outer (before), R (d itself; 1 for a 0-dim t), inner (after). */
@@ -198,8 +257,9 @@ static void ct__red_geometry(const ct_tensor *t, int d, int64_t *outer, int64_t 
 static bool ct__reduce_into(const char *fn, ct__redop rop, const ct_tensor *t, int64_t outer,
                             int64_t R, int64_t inner, ct_tensor *v, ct_tensor *ix)
 {
-    ct_dtype cd = ct__red_compute_dtype(t->dtype);
-    bool reuse = t->dtype == cd && ct_is_contiguous(t), cast = v && v->dtype != cd;
+    ct_dtype cd = ct__red_op_dtype(rop, t->dtype);
+    bool reuse = ct__red_same_bytes(t->dtype, cd) && ct_is_contiguous(t);
+    bool cast = v && !ct__red_same_bytes(v->dtype, cd);
     ct_tensor *x = reuse ? NULL : ct__tensor_new(fn, t->sizes, t->ndim, cd);
     ct_tensor *vc = cast ? ct__tensor_new(fn, v->sizes, v->ndim, cd) : v;
     bool ok = (reuse || x) && (!cast || vc);
@@ -262,6 +322,16 @@ static int ct__reduced_shape(const ct_tensor *t, unsigned mask, bool keepdim, in
     return nd;
 }
 
+/* The number of elements of t reduced into each output over the masked dims. */
+static int64_t ct__red_count(const ct_tensor *t, unsigned mask)
+{
+    int64_t count = 1;
+    for (int d = 0; d < t->ndim; d++) {
+        count *= (mask & (1u << d)) ? t->sizes[d] : 1;
+    }
+    return count;
+}
+
 /* ---- sum / mean ------------------------------------------------------------------------ */
 /* What meta computes for the kernel and the node of a sum or mean (c->state). */
 typedef struct ct__sum_state {
@@ -315,19 +385,18 @@ static bool ct__sum_meta(ct_op_call *c)
                  ct__dtype_title(t->dtype));
         return false;
     }
-    s->count = 1;
-    for (int d = 0; d < t->ndim; d++) {
-        s->count *= (s->mask & (1u << d)) ? t->sizes[d] : 1;
-    }
+    s->count = ct__red_count(t, s->mask);
     int64_t shape[CT_MAX_DIMS];
     int nd = ct__reduced_shape(t, s->mask, keepdim, shape);
     c->dtype = t->dtype;
     return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
 }
 
-/* Sums the masked dims of a non-empty t into out, innermost first: each step reduces one dim
-   (kept as 1) into a temporary, the last one into out (contiguous, the same elements). */
-static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask, ct_tensor *out)
+/* Reduces (rop) the masked dims of a non-empty t into out, innermost first: each step reduces
+   one dim (kept as 1) into a temporary, the last one into out (contiguous, the same
+   elements). */
+static bool ct__reduce_dims_into(const char *fn, ct__redop rop, const ct_tensor *t,
+                                 unsigned mask, ct_tensor *out)
 {
     if (mask == 0) { /* nothing reduced (a 0-dim input): a conversion */
         ct__copy_kernel(out, t);
@@ -348,7 +417,7 @@ static bool ct__sum_dims_into(const char *fn, const ct_tensor *t, unsigned mask,
         sizes[d] = 1;
         ct_tensor *next = d == first ? ct_retain(out) : ct__tensor_new(fn, sizes, cur->ndim,
                                                                        out->dtype);
-        if (next && !ct__reduce_into(fn, CT__RSUM, cur, outer, R, inner, next, NULL)) {
+        if (next && !ct__reduce_into(fn, rop, cur, outer, R, inner, next, NULL)) {
             ct__release(next);
             next = NULL;
         }
@@ -370,7 +439,7 @@ static ct_status ct__sum_kernel(ct_op_call *c)
         ct__fill_contig(out, mean ? NAN : 0.0); /* an empty input: O(output) */
         return CT_OK;
     }
-    if (!ct__sum_dims_into(c->fn, t, s->mask, out)) {
+    if (!ct__reduce_dims_into(c->fn, CT__RSUM, t, s->mask, out)) {
         return ct_error_code();
     }
     if (mean) {
@@ -546,6 +615,334 @@ static ct_status ct__minmax_kernel(ct_op_call *c)
                : ct_error_code();
 }
 
+/* ---- amax / amin --------------------------------------------------------------------- */
+/* amax / amin save the reduced dims (i[0]), the input and the result. */
+static void ct__amax_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = ((const ct__sum_state *)c->state)->mask;
+    ct__save(n, c->inputs[0]);
+    ct__save_output(n, c->outputs[0]);
+}
+
+/* The dims of a mask over ndim dims as a list; returns how many. */
+static int ct__mask_dims(unsigned mask, int ndim, int64_t *dims)
+{
+    int nd = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (mask & (1u << d)) {
+            dims[nd++] = d;
+        }
+    }
+    return nd;
+}
+
+/* The reduced dims of a node's input (mask i[0]) as a list; returns how many. */
+static int ct__node_dims(const ct_node *n, int64_t *dims)
+{
+    return ct__mask_dims((unsigned)n->i[0], n->next[0].ndim, dims);
+}
+
+/* t minus its mean over the masked dims (count elements each), the mean taken as x0 +
+   mean(t - x0) with x0 the first element of each reduced slice: exact for constant data, so
+   that var / std of equal elements is 0 (as PyTorch's Welford). */
+static ct_tensor *ct__centered(const ct_tensor *t, unsigned mask, int64_t count)
+{
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__mask_dims(mask, t->ndim, dims);
+    const ct_tensor *x0 = t;
+    for (int k = 0; k < nd && count > 0; k++) {
+        x0 = ct_narrow(x0, dims[k], 0, 1);
+    }
+    ct_tensor *shift = ct_div_scalar(ct_sum_dims(ct_sub(t, x0), dims, nd, true), (double)count);
+    return ct_sub(t, ct_add(x0, shift));
+}
+
+/* The gradient split evenly among the elements equal to the result along the reduced dims. */
+static void ct__amax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__node_dims(n, dims);
+    ct_tensor *hit = ct_to_dtype(ct_eq(x, ct__unreduce(n, y)), g->dtype);
+    gi[0] = ct_mul(hit, ct_div(ct__unreduce(n, g), ct_sum_dims(hit, dims, nd, true)));
+}
+
+/* Attributes: dims (int[]; empty: all) and keepdim; variant 1 for amin. The output has the
+   input's dtype and the reduced shape. */
+static bool ct__amax_meta(ct_op_call *c)
+{
+    ct__sum_state *s = (ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    const char *name = c->op->variant ? "amin" : "amax";
+    int n = (int)c->attrs[0].i;
+    if (!ct__dims_mask(c->fn, t, c->attrs[0].ints, n, &s->mask)) {
+        return false;
+    }
+    if (n == 0 && ct_numel(t) == 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s(): Expected reduction dim to be specified for "
+                 "input.numel() == 0. Specify the reduction dim with the 'dim' argument.", name);
+        return false;
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        if ((s->mask & (1u << d)) && t->sizes[d] == 0) {
+            ct__fail(CT_ERR_INDEX, c->fn, "%s(): Expected reduction dim %d to have non-zero "
+                     "size.", name, d);
+            return false;
+        }
+    }
+    int64_t shape[CT_MAX_DIMS];
+    int nd = ct__reduced_shape(t, s->mask, c->attrs[1].i != 0, shape);
+    c->dtype = t->dtype;
+    return ct__op_output(c, shape, nd, t->dtype) != NULL;
+}
+
+static ct_status ct__amax_kernel(ct_op_call *c)
+{
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    ct__redop rop = c->op->variant ? CT__RMIN : CT__RMAX;
+    return ct__reduce_dims_into(c->fn, rop, c->inputs[0], s->mask, c->outputs[0])
+               ? CT_OK
+               : ct_error_code();
+}
+
+/* ---- composite reductions ------------------------------------------------------------ */
+/* What the composites' input must be (their variant). */
+#define CT__RC_VAR 1  /* floating point, worded as var/std */
+#define CT__RC_STD 2  /* std (with CT__RC_VAR) */
+#define CT__RC_NORM 4 /* floating point, worded as linalg.vector_norm; attrs: ord, dims */
+#define CT__RC_ANY 8  /* any (else all) */
+
+/* A norm of negative or infinite order (attrs[0]) has no identity: it cannot reduce an empty
+   dim (dims in attrs[1]; none: all elements). */
+static bool ct__norm_identity_check(ct_op_call *c, unsigned mask)
+{
+    const ct_tensor *t = c->inputs[0];
+    double ord = c->attrs[0].f;
+    if (!(ord < 0 || isinf(ord))) {
+        return true;
+    }
+    if (c->attrs[1].i == 0 && ct_numel(t) == 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "linalg.vector_norm cannot compute the %g norm on an empty "
+                 "tensor because the operation does not have an identity", ord);
+        return false;
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        if ((mask & (1u << d)) && t->sizes[d] == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "linalg.vector_norm cannot compute the %g norm on the "
+                     "dimension %dbecause this dimension is empty and the operation does not "
+                     "have an identity", ord, d);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Meta of the composite reductions: checks the dims (attrs[0], or attrs[1] after a norm's
+   ord; none or empty: all) and the dtype, and counts the reduced elements (c->state). */
+static bool ct__red_composite_meta(ct_op_call *c)
+{
+    ct__sum_state *s = (ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    int var = c->op->variant, ia = var & CT__RC_NORM ? 1 : 0;
+    bool has = c->n_attrs > ia;
+    if (!ct__dims_mask(c->fn, t, has ? c->attrs[ia].ints : NULL, has ? (int)c->attrs[ia].i : 0,
+                       &s->mask)) {
+        return false;
+    }
+    s->count = ct__red_count(t, s->mask);
+    c->dtype = t->dtype;
+    if ((var & (CT__RC_VAR | CT__RC_NORM)) && !ct_dtype_is_floating_point(t->dtype)) {
+        if (var & CT__RC_NORM) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "linalg.vector_norm: Expected a floating point or "
+                     "complex tensor as input. Got %s", ct__dtype_title(t->dtype));
+        } else {
+            ct__fail(CT_ERR_DTYPE, c->fn, "std and var only support floating point and "
+                     "complex dtypes");
+        }
+        return false;
+    }
+    return !(var & CT__RC_NORM) || ct__norm_identity_check(c, s->mask);
+}
+
+/* The dims (attrs[k]; none: all) of a composite reduction. */
+static const int64_t *ct__attr_dims(const ct_op_call *c, int k, int *n)
+{
+    *n = c->n_attrs > k ? (int)c->attrs[k].i : 0;
+    return c->n_attrs > k ? c->attrs[k].ints : NULL;
+}
+
+/* log(sum(exp(x - m))) + m with m the detached amax (0 where infinite); float for integers */
+static ct_status ct__logsumexp_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = c->attrs[1].i != 0;
+    ct_scope_begin();
+    const ct_tensor *x = ct_dtype_is_floating_point(t->dtype)
+                             ? t
+                             : ct_to_dtype(t, ct_get_default_dtype());
+    ct_tensor *r;
+    if (ct_numel(t) == 0) {
+        r = ct_log(ct_sum_dims(ct_exp(x), dims, n, keepdim));
+    } else {
+        ct_tensor *m = ct_detach(ct_amax(x, dims, n, true));
+        m = ct_where(ct_eq_scalar(ct_abs(m), INFINITY), ct_zeros_like(m), m);
+        r = ct_add(ct_log(ct_sum_dims(ct_exp(ct_sub(x, m)), dims, n, keepdim)),
+                   ct_sum_dims(m, dims, n, keepdim));
+    }
+    return ct__composite_end(c, r);
+}
+
+/* The divisor of var / std: max(0, N - correction). */
+static double ct__var_divisor(const ct_op_call *c)
+{
+    double den = (double)((const ct__sum_state *)c->state)->count - c->attrs[1].f;
+    return den > 0 ? den : 0.0;
+}
+
+/* sum((x - mean)^2) / max(0, N - correction), its square root for std. Attributes: dims,
+   correction, keepdim. var's autograd comes from its ops; std has its own node (its
+   gradient is 0 where the result is 0, as PyTorch's), so it computes without grad. */
+static ct_status ct__var_composite(ct_op_call *c)
+{
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    bool std = (c->op->variant & CT__RC_STD) != 0;
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    if (std) {
+        ct_no_grad_begin();
+    }
+    ct_scope_begin();
+    ct_tensor *d = ct__centered(t, s->mask, s->count);
+    ct_tensor *r = ct_div_scalar(ct_sum_dims(ct_mul(d, d), dims, n, c->attrs[2].i != 0),
+                                 ct__var_divisor(c));
+    ct_status st = ct__composite_end(c, std ? ct_sqrt(r) : r);
+    if (std) {
+        ct_no_grad_end();
+    }
+    return st;
+}
+
+/* std saves the reduced dims (i[0]), N (f[0]), the divisor (f[1]), the input and result. */
+static void ct__std_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    n->i[0] = s->mask;
+    n->f[0] = (double)s->count;
+    n->f[1] = ct__var_divisor(c);
+    ct__save(n, c->inputs[0]);
+    ct__save_output(n, c->outputs[0]);
+}
+
+/* g * (x - mean) / (divisor * std), 0 where std is 0 */
+static void ct__std_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    ct_tensor *y = ct__unreduce(n, ct__saved(n, 1));
+    ct_tensor *d = x ? ct__centered(x, (unsigned)n->i[0], (int64_t)n->f[0]) : NULL;
+    ct_tensor *v = ct_div(ct_mul(ct__unreduce(n, g), d), ct_mul_scalar(y, n->f[1]));
+    gi[0] = ct_where(ct_eq_scalar(y, 0.0), ct_zeros_like(v), v);
+}
+
+/* all: the amin of the input as bool (true for an empty reduction); any (CT__RC_ANY): the
+   amax (false when empty). Attributes: dims (none: all), keepdim. Bool, uint8 for a uint8
+   input (as PyTorch). */
+static ct_status ct__all_composite(ct_op_call *c)
+{
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    bool any = (c->op->variant & CT__RC_ANY) != 0;
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = n > 0 && c->attrs[1].i;
+    ct_scope_begin();
+    ct_tensor *r;
+    if (s->count == 0) {
+        int64_t shape[CT_MAX_DIMS];
+        int nd = ct__reduced_shape(t, s->mask, keepdim, shape);
+        r = ct_full(shape, nd, any ? 0.0 : 1.0, CT_BOOL);
+    } else {
+        ct_tensor *b = ct_to_dtype(t, CT_BOOL);
+        r = any ? ct_amax(b, dims, n, keepdim) : ct_amin(b, dims, n, keepdim);
+    }
+    return ct__composite_end(c, t->dtype == CT_UINT8 ? ct_to_dtype(r, CT_UINT8) : r);
+}
+
+/* s^(1/ord) (sqrt for 2) with a 0 gradient where s is 0 (PyTorch's norm_backward) */
+static ct_tensor *ct__norm_root(ct_tensor *s, double ord)
+{
+    ct_tensor *zero = ct_eq_scalar(s, 0.0), *z = ct_zeros_like(s);
+    ct_tensor *safe = ct_where(zero, ct_add_scalar(z, 1.0), s);
+    return ct_where(zero, z, ord == 2 ? ct_sqrt(safe) : ct_pow_scalar(safe, 1.0 / ord));
+}
+
+/* vector norm of order attrs[0] over dims attrs[1], keepdim attrs[2] */
+static ct_status ct__vector_norm_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    double ord = c->attrs[0].f;
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 1, &n);
+    bool keepdim = c->attrs[2].i != 0;
+    ct_scope_begin();
+    ct_tensor *a = ct_abs(t), *r;
+    if (isinf(ord)) {
+        r = ord > 0 ? ct_amax(a, dims, n, keepdim) : ct_amin(a, dims, n, keepdim);
+    } else if (ord == 0) {
+        r = ct_sum_dims(ct_to_dtype(ct_logical_not(ct_logical_not(t)), t->dtype), dims, n,
+                        keepdim);
+    } else if (ord == 1) {
+        r = ct_sum_dims(a, dims, n, keepdim);
+    } else {
+        r = ct__norm_root(ord == 2 ? ct_sum_dims(ct_mul(t, t), dims, n, keepdim)
+                                   : ct_sum_dims(ct_pow_scalar(a, ord), dims, n, keepdim),
+                          ord);
+    }
+    return ct__composite_end(c, r);
+}
+
+/* isclose over the broadcast inputs, then all (0-dim bool). Attributes: rtol, atol,
+   equal_nan. Error: CT_ERR_DTYPE when the dtypes differ ("Float did not match Double"). */
+static bool ct__allclose_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    c->dtype = a->dtype;
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "%s did not match %s", ct__dtype_title(a->dtype),
+                 ct__dtype_title(b->dtype));
+        return false;
+    }
+    return true;
+}
+
+static ct_status ct__allclose_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    double rtol = c->attrs[0].f, atol = c->attrs[1].f;
+    ct_scope_begin();
+    ct_tensor *err = ct_abs(ct_sub(a, b));
+    ct_tensor *near = ct_logical_and(ct_lt_scalar(err, INFINITY),
+                                     ct_le(err, ct_add_scalar(ct_mul_scalar(ct_abs(b), rtol),
+                                                              atol)));
+    ct_tensor *close = ct_logical_or(ct_eq(a, b), near);
+    if (c->attrs[2].i) {
+        close = ct_logical_or(close, ct_logical_and(ct_ne(a, a), ct_ne(b, b)));
+    }
+    return ct__composite_end(c, ct_all(close));
+}
+
+/* same sizes and equal elements (0-dim bool) */
+static ct_status ct__equal_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    bool same = a->ndim == b->ndim &&
+                !memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim);
+    ct_scope_begin();
+    return ct__composite_end(c, same ? ct_all(ct_eq(a, b)) : ct_zeros(NULL, 0, CT_BOOL));
+}
+
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
@@ -585,7 +982,49 @@ CT__REDUCTION(argmax, "aten::argmax", "argmax(Tensor self, int? dim=None, bool k
 CT__REDUCTION(argmin, "aten::argmin", "argmin(Tensor self, int? dim=None, bool keepdim=False) "
               "-> Tensor", "ct_argmin ct_argmin_dim", CT__MM_ARG | CT__MM_MIN, ct__minmax_meta,
               CT__K_ALL(ct__minmax_kernel), NULL, NULL, 0u, NULL)
+CT__REDUCTION(amax, "aten::amax", "amax(Tensor self, int[1] dim=[], bool keepdim=False) -> "
+              "Tensor", "ct_amax", 0, ct__amax_meta, CT__K_ALL(ct__amax_kernel), "AmaxBackward0",
+              ct__amax_backward, 0u, ct__amax_record)
+CT__REDUCTION(amin, "aten::amin", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> "
+              "Tensor", "ct_amin", 1, ct__amax_meta, CT__K_ALL(ct__amax_kernel), "AminBackward0",
+              ct__amax_backward, 0u, ct__amax_record)
 #undef CT__REDUCTION
+/* composites: autograd comes from the ops they are built from */
+#define CT__RED_COMPOSITE(SYM, NAME, SCHEMA, API, VAR, META, COMPOSITE)                        \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
+                                       VAR, 0u, NULL, META, CT__K_NONE, COMPOSITE, NULL, NULL,  \
+                                       0u, NULL, NULL};
+CT__RED_COMPOSITE(logsumexp, "aten::logsumexp", "logsumexp(Tensor self, int[1] dim, bool "
+                  "keepdim=False) -> Tensor", "ct_logsumexp", 0, ct__red_composite_meta,
+                  ct__logsumexp_composite)
+CT__RED_COMPOSITE(var, "aten::var", "var.correction(Tensor self, int[1]? dim=None, *, Scalar? "
+                  "correction=None, bool keepdim=False) -> Tensor", "ct_var ct_var_dim",
+                  CT__RC_VAR, ct__red_composite_meta, ct__var_composite)
+static const ct_op ct__op_std = {"aten::std", "std.correction(Tensor self, int[1]? dim=None, *, "
+                                 "Scalar? correction=None, bool keepdim=False) -> Tensor",
+                                 "ct_std ct_std_dim", CT_OP_REDUCTION, CT_AUTOCAST_NONE,
+                                 CT__RC_VAR | CT__RC_STD, 0u, NULL, ct__red_composite_meta,
+                                 CT__K_NONE, ct__var_composite, "StdBackward0",
+                                 ct__std_backward, 0u, ct__std_record, NULL};
+CT__RED_COMPOSITE(all, "aten::all", "all(Tensor self) -> Tensor", "ct_all", 0,
+                  ct__red_composite_meta, ct__all_composite)
+CT__RED_COMPOSITE(all_dim, "aten::all", "all.dim(Tensor self, int dim, bool keepdim=False) -> "
+                  "Tensor", "ct_all_dim", 0, ct__red_composite_meta, ct__all_composite)
+CT__RED_COMPOSITE(any, "aten::any", "any(Tensor self) -> Tensor", "ct_any", CT__RC_ANY,
+                  ct__red_composite_meta, ct__all_composite)
+CT__RED_COMPOSITE(any_dim, "aten::any", "any.dim(Tensor self, int dim, bool keepdim=False) -> "
+                  "Tensor", "ct_any_dim", CT__RC_ANY, ct__red_composite_meta,
+                  ct__all_composite)
+CT__RED_COMPOSITE(linalg_vector_norm, "aten::linalg_vector_norm", "linalg_vector_norm(Tensor "
+                  "self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? "
+                  "dtype=None) -> Tensor", "ct_linalg_vector_norm", CT__RC_NORM,
+                  ct__red_composite_meta, ct__vector_norm_composite)
+CT__RED_COMPOSITE(allclose, "aten::allclose", "allclose(Tensor self, Tensor other, float "
+                  "rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool", "ct_allclose",
+                  0, ct__allclose_meta, ct__allclose_composite)
+CT__RED_COMPOSITE(equal, "aten::equal", "equal(Tensor self, Tensor other) -> bool", "ct_equal",
+                  0, NULL, ct__equal_composite)
+#undef CT__RED_COMPOSITE
 static const ct_op ct__op_sum_to_size = {"aten::sum_to_size", "sum_to_size(Tensor self, SymInt[] "
                                          "size) -> Tensor", "ct_sum_to_size", CT_OP_REDUCTION,
                                          CT_AUTOCAST_NONE, 0, 0u, NULL, ct__sum_to_size_meta,
@@ -749,11 +1188,149 @@ ct_tensor *ct_min(const ct_tensor *t)
     return ct__minmax(&ct__op_min, "ct_min", t, false, 0, false);
 }
 
+/* A reduction over n dims (dims checked first) with keepdim; state: a ct__sum_state. */
+static ct_tensor *ct__call_dims(const ct_op *op, const char *fn, const ct_tensor *t,
+                                const int64_t *dims, int n, bool keepdim)
+{
+    if (n > 0 && ct__null(fn, dims)) {
+        return NULL;
+    }
+    return ct__call_sum(op, fn, t, true, dims, n, keepdim);
+}
+
+ct_tensor *ct_amax(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_amax, "ct_amax", t, dims, n, keepdim);
+}
+
+ct_tensor *ct_amin(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_amin, "ct_amin", t, dims, n, keepdim);
+}
+
+ct_tensor *ct_logsumexp(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_logsumexp, "ct_logsumexp", t, dims, n, keepdim);
+}
+
+ct_tensor *ct_all(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_all, "ct_all", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_any(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_any, "ct_any", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_all_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_all_dim, "ct_all", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_any_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_any_dim, "ct_any", t, true, &dim, 1, keepdim);
+}
+
+/* var / std over n dims (attributes in schema order: dims, correction, keepdim) */
+static ct_tensor *ct__call_var(const ct_op *op, const char *fn, const ct_tensor *t,
+                               const int64_t *dims, int n, double correction, bool keepdim)
+{
+    if (n > 0 && ct__null(fn, dims)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, dims, n);
+    ct__call_f(&c, correction);
+    ct__call_i(&c, keepdim);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_var(const ct_tensor *t, double correction)
+{
+    return ct__call_var(&ct__op_var, "ct_var", t, NULL, 0, correction, false);
+}
+
+ct_tensor *ct_std(const ct_tensor *t, double correction)
+{
+    return ct__call_var(&ct__op_std, "ct_std", t, NULL, 0, correction, false);
+}
+
+ct_tensor *ct_var_dim(const ct_tensor *t, const int64_t *dims, int n, double correction,
+                      bool keepdim)
+{
+    return ct__call_var(&ct__op_var, "ct_var", t, dims, n, correction, keepdim);
+}
+
+ct_tensor *ct_std_dim(const ct_tensor *t, const int64_t *dims, int n, double correction,
+                      bool keepdim)
+{
+    return ct__call_var(&ct__op_std, "ct_std", t, dims, n, correction, keepdim);
+}
+
+ct_tensor *ct_linalg_vector_norm(const ct_tensor *t, double ord, const int64_t *dims, int n,
+                                 bool keepdim)
+{
+    const char *fn = "ct_linalg_vector_norm";
+    if (n > 0 && ct__null(fn, dims)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_linalg_vector_norm, fn, in, 1);
+    ct__call_f(&c, ord);
+    ct__call_ints(&c, dims, n);
+    ct__call_i(&c, keepdim);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+/* allclose / equal: the op's 0-dim bool read back; false after an error */
+static bool ct__call_bool(ct_op_call *c)
+{
+    ct_tensor *r = ct__dispatch(c);
+    bool v = r && ct_item(r) != 0.0;
+    ct_free(r);
+    return v;
+}
+
+bool ct_allclose(const ct_tensor *input, const ct_tensor *other, double rtol, double atol,
+                 bool equal_nan)
+{
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_allclose, "ct_allclose", in, 2);
+    ct__call_f(&c, rtol);
+    ct__call_f(&c, atol);
+    ct__call_i(&c, equal_nan);
+    return ct__call_bool(&c);
+}
+
+bool ct_equal(const ct_tensor *input, const ct_tensor *other)
+{
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_equal, "ct_equal", in, 2);
+    return ct__call_bool(&c);
+}
+
 #undef CT__RED_BLOCK
 #undef CT__SUM_FN
 #undef CT__BETTER
+#undef CT__BEST_LANES
+#undef CT__BEST_FN
 #undef CT__RED_KERNELS
 #undef CT__MM_MIN
 #undef CT__MM_ARG
+#undef CT__RC_VAR
+#undef CT__RC_STD
+#undef CT__RC_NORM
+#undef CT__RC_ANY
 
 CT__VECTORIZE_END

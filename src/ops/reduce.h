@@ -11,7 +11,8 @@
  * reduction dim 0 to have non-zero size.") or over all elements of an empty input
  * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
- * results are bit-exact across thread counts.
+ * results are bit-exact across thread counts; logsumexp, var/std, all/any and vector_norm are
+ * built from these sums and max/min, so they are too.
  */
 
 /* Sum of all elements (0-dim). Mirrors: torch.sum(input). */
@@ -45,3 +46,55 @@ CTORCH_API ct_tensor *ct_argmin(const ct_tensor *input);
 /* Indices along dim (int64). Mirrors: torch.argmax(input, dim, keepdim). */
 CTORCH_API ct_tensor *ct_argmax_dim(const ct_tensor *input, int64_t dim, bool keepdim);
 CTORCH_API ct_tensor *ct_argmin_dim(const ct_tensor *input, int64_t dim, bool keepdim);
+/* Largest / smallest element over n dims (n == 0: all), kept as 1 when keepdim; the input's
+   dtype. The gradient is split evenly among ties. Errors: CT_ERR_INDEX for an invalid dim or
+   a reduced dim of size 0 ("amax(): Expected reduction dim 1 to have non-zero size.");
+   CT_ERR_VALUE over all elements of an empty input, or for a repeated dim.
+   Mirrors: torch.amax(input, dim, keepdim) / torch.amin(input, dim, keepdim). */
+CTORCH_API ct_tensor *ct_amax(const ct_tensor *input, const int64_t *dims, int n, bool keepdim);
+CTORCH_API ct_tensor *ct_amin(const ct_tensor *input, const int64_t *dims, int n, bool keepdim);
+/* log(sum(exp(input))) over n dims (n == 0: all), computed as log(sum(exp(x - m))) + m with m
+   the amax (0 where infinite). Float input keeps its dtype, integers give the default dtype;
+   -inf over an empty dim. Errors: CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.logsumexp(input, dim, keepdim). */
+CTORCH_API ct_tensor *ct_logsumexp(const ct_tensor *input, const int64_t *dims, int n,
+                                   bool keepdim);
+/* Variance / standard deviation of all elements: sum((x - mean)^2) / max(0, N - correction)
+   (PyTorch's default correction is 1; NaN or inf when N <= correction). Float input only.
+   Error: CT_ERR_DTYPE for other dtypes ("std and var only support floating point and complex
+   dtypes"). Mirrors: torch.var(input, correction=c) / torch.std(input, correction=c). */
+CTORCH_API ct_tensor *ct_var(const ct_tensor *input, double correction);
+CTORCH_API ct_tensor *ct_std(const ct_tensor *input, double correction);
+/* The same over n dims (n == 0: all), kept as 1 when keepdim. Errors: as ct_var, and
+   CT_ERR_INDEX for an invalid dim. Mirrors: torch.var(input, dim, correction=c, keepdim). */
+CTORCH_API ct_tensor *ct_var_dim(const ct_tensor *input, const int64_t *dims, int n,
+                                 double correction, bool keepdim);
+CTORCH_API ct_tensor *ct_std_dim(const ct_tensor *input, const int64_t *dims, int n,
+                                 double correction, bool keepdim);
+/* Whether all / any element is nonzero (NaN counts as nonzero), 0-dim; any dtype. The result
+   is bool (uint8 for a uint8 input, as PyTorch). all of an empty input is true, any false.
+   Mirrors: torch.all(input) / torch.any(input). */
+CTORCH_API ct_tensor *ct_all(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_any(const ct_tensor *input);
+/* The same along dim, kept as 1 when keepdim. Error: CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.all(input, dim, keepdim) / torch.any(input, dim, keepdim). */
+CTORCH_API ct_tensor *ct_all_dim(const ct_tensor *input, int64_t dim, bool keepdim);
+CTORCH_API ct_tensor *ct_any_dim(const ct_tensor *input, int64_t dim, bool keepdim);
+/* Vector ord-norm over n dims (n == 0: all elements): sum(|x|^ord)^(1/ord); ord INFINITY
+   max |x|, -INFINITY min |x|, 0 the count of nonzeros (PyTorch's default ord is 2). Float
+   input only. Errors: CT_ERR_DTYPE for other dtypes ("linalg.vector_norm: Expected a floating
+   point or complex tensor as input. Got Long"); CT_ERR_VALUE for an inf or negative ord over
+   an empty reduction; CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.linalg.vector_norm(input, ord, dim, keepdim). */
+CTORCH_API ct_tensor *ct_linalg_vector_norm(const ct_tensor *input, double ord,
+                                            const int64_t *dims, int n, bool keepdim);
+/* Whether |input - other| <= atol + rtol * |other| everywhere (inputs broadcast; infinities
+   must be equal; NaNs equal only when equal_nan). PyTorch's defaults: rtol 1e-05, atol
+   1e-08, equal_nan false. Returns false after an error: CT_ERR_DTYPE for different dtypes
+   ("Float did not match Double"), CT_ERR_SHAPE when the shapes do not broadcast.
+   Mirrors: torch.allclose(input, other, rtol, atol, equal_nan). */
+CTORCH_API bool ct_allclose(const ct_tensor *input, const ct_tensor *other, double rtol,
+                            double atol, bool equal_nan);
+/* Whether input and other have the same sizes and equal elements (after promotion; NaN is
+   never equal). Mirrors: torch.equal(input, other). */
+CTORCH_API bool ct_equal(const ct_tensor *input, const ct_tensor *other);
