@@ -62,6 +62,30 @@ void ct_test_install_silent_handler(void);
         ct_error_clear();                                                                   \
     } while (0)
 
+/* The number of elements of a shape. */
+static inline int64_t ct_test_numel(const int64_t *s, int nd)
+{
+    int64_t n = 1;
+    for (int d = 0; d < nd; d++) {
+        n *= s[d];
+    }
+    return n;
+}
+
+/* Whether t (non-NULL) has exactly the shape s. */
+static inline bool ct_test_has_shape(const ct_tensor *t, const int64_t *s, int nd)
+{
+    if (!t || ct_dim(t) != nd) {
+        return false;
+    }
+    for (int d = 0; d < nd; d++) {
+        if (ct_size(t, d) != s[d]) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* A dispatch hook logging each op call it sees, as passed (before meta): the descriptor, the
    attributes, the generator and the first input. Begin pushes it, end pops it. */
 #define CT_TEST_OP_LOG_MAX 32

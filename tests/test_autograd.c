@@ -120,19 +120,6 @@ static void shape_str(const int64_t *s, int nd, char *buf, size_t n)
     }
 }
 
-static bool same_shape(const ct_tensor *t, const int64_t *s, int nd)
-{
-    if (!t || ct_dim(t) != nd) {
-        return false;
-    }
-    for (int d = 0; d < nd; d++) {
-        if (ct_size(t, d) != s[d]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 /* ---- gradcheck itself ----------------------------------------------------------------- */
 static ct_tensor *gc_detached_square(ct_tensor *const *in, int n, void *user)
 {
@@ -1216,7 +1203,7 @@ static void test_backward_grad_output(void)
         want[i] = 2 * xv[i] * gv[i];
     }
     CHECK_TENSOR(ct_grad(x), want, 6, 0, 1e-15);
-    CHECK(same_shape(ct_grad(x), s23, 2) && ct_tensor_dtype(ct_grad(x)) == F64);
+    CHECK(ct_test_has_shape(ct_grad(x), s23, 2) && ct_tensor_dtype(ct_grad(x)) == F64);
     /* implicit grad_output needs a one-element output */
     ct_tensor *y2 = ct_mul_scalar(x, 2.0);
     CHECK(ct_backward(y2, NULL, false) == CT_ERR_AUTOGRAD);
@@ -1394,7 +1381,7 @@ static void test_detach(void)
     ct_tensor *d = ct_detach(y);
     CHECK(d && d != y && ct_data_ptr(d) == ct_data_ptr(y));
     CHECK(!ct_requires_grad(d) && ct_grad_fn(d) == NULL && ct_is_leaf(d));
-    CHECK(same_shape(d, s3, 1));
+    CHECK(ct_test_has_shape(d, s3, 1));
     /* writes through the detached tensor show in the original (shared version counter) */
     uint32_t v = ct_version(y);
     ct_fill_(ct_select(d, 0, 0), 7.0);
@@ -1980,12 +1967,12 @@ static void test_broadcast_grad_shapes(void)
     ct_tensor *y = ct_add(ct_sub(ct_mul(a, b), ct_div_scalar(c, 2.0)), ct_mul(d, e));
     y = ct_add(y, f); /* (1, 2, 3) */
     CHECK_OK(ct_backward(ct_sum(y), NULL, false));
-    CHECK(same_shape(ct_grad(a), s23, 2));
-    CHECK(same_shape(ct_grad(b), s3, 1));
-    CHECK(same_shape(ct_grad(c), s13, 2));
-    CHECK(same_shape(ct_grad(d), NULL, 0));
-    CHECK(same_shape(ct_grad(e), s21, 2));
-    CHECK(same_shape(ct_grad(f), s123, 3));
+    CHECK(ct_test_has_shape(ct_grad(a), s23, 2));
+    CHECK(ct_test_has_shape(ct_grad(b), s3, 1));
+    CHECK(ct_test_has_shape(ct_grad(c), s13, 2));
+    CHECK(ct_test_has_shape(ct_grad(d), NULL, 0));
+    CHECK(ct_test_has_shape(ct_grad(e), s21, 2));
+    CHECK(ct_test_has_shape(ct_grad(f), s123, 3));
     double cg[3] = {-1, -1, -1}; /* each of c's elements is used by both rows, times -1/2 */
     CHECK_TENSOR(ct_grad(c), cg, 3, 0, 0);
     /* d's gradient sums over everything: sum(e) * 3 */
@@ -1997,7 +1984,7 @@ static void test_broadcast_grad_shapes(void)
     int64_t big[3] = {4, 2, 3};
     CHECK_OK(ct_backward(ct_sum(ct_expand(g, big, 3)), NULL, false));
     double twelve[2] = {12, 12};
-    CHECK(same_shape(ct_grad(g), s21, 2));
+    CHECK(ct_test_has_shape(ct_grad(g), s21, 2));
     CHECK_TENSOR(ct_grad(g), twelve, 2, 0, 0);
     ct_scope_end();
 }

@@ -31,15 +31,6 @@ typedef struct index_golden {
 
 #define N_CASES ((int)(sizeof index_golden_cases / sizeof index_golden_cases[0]))
 
-static int64_t numel(const int64_t *s, int nd)
-{
-    int64_t n = 1;
-    for (int d = 0; d < nd; d++) {
-        n *= s[d];
-    }
-    return n;
-}
-
 /* The case's self: its base in the case's dtype, then transposed or stepped. */
 static ct_tensor *case_self(const index_golden *g)
 {
@@ -111,7 +102,7 @@ static void check_values(const index_golden *g, const ct_tensor *t, const int64_
         CHECK_MSG(ct_size(t, d) == shape[d], "%s %s: size %d", g->op, what, d);
     }
     double rtol = g->dtype == CT_FLOAT32 ? 1e-6 : g->dtype == CT_FLOAT64 ? 1e-12 : 0;
-    CHECK_TENSOR(ct_to_dtype(t, CT_FLOAT64), want, numel(shape, nd), rtol, 0);
+    CHECK_TENSOR(ct_to_dtype(t, CT_FLOAT64), want, ct_test_numel(shape, nd), rtol, 0);
 }
 
 /* out and, for float cases, the gradients of sum(out * w), w[k] = k % 7 - 3. */
@@ -133,7 +124,7 @@ static void check_case(const index_golden *g)
     }
     double wv[48];
     int64_t self_shape[4];
-    for (int64_t k = 0; k < numel(g->out_shape, g->ond); k++) {
+    for (int64_t k = 0; k < ct_test_numel(g->out_shape, g->ond); k++) {
         wv[k] = (double)(k % 7 - 3);
     }
     for (int d = 0; d < ct_dim(self); d++) {

@@ -8,15 +8,6 @@
 
 #define F64 CT_FLOAT64
 
-static int64_t numel_of(const int64_t *sizes, int ndim)
-{
-    int64_t n = 1;
-    for (int d = 0; d < ndim; d++) {
-        n *= sizes[d];
-    }
-    return n;
-}
-
 /* The case's base tensor (a leaf that requires grad when floating point). */
 static ct_tensor *case_base(const r7_case *k)
 {
@@ -117,7 +108,7 @@ static void test_reduce7_golden(void)
             ct_tensor *g = ct_reshape(ct_linspace(-1, 1.5, m, ct_tensor_dtype(out)),
                                       ct_sizes(out), ct_dim(out));
             CHECK(ct_backward(ct_sum(ct_mul(out, g)), NULL, false) == CT_OK);
-            check_values(__LINE__ + 0, ct_grad(b), k->grad, numel_of(k->sizes, k->ndim), tol);
+            check_values(__LINE__ + 0, ct_grad(b), k->grad, ct_test_numel(k->sizes, k->ndim), tol);
         }
         if (ct_test_failed_checks != failed) {
             fprintf(stderr, "  (case %d)\n", i);

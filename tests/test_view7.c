@@ -19,19 +19,6 @@ static ct_tensor *from(const double *v, ct_dtype dt, const int64_t *s, int nd)
     return dt == F64 ? t : ct_to_dtype(t, dt);
 }
 
-static bool has_shape(const ct_tensor *t, const int64_t *s, int nd)
-{
-    if (!t || ct_dim(t) != nd) {
-        return false;
-    }
-    for (int d = 0; d < nd; d++) {
-        if (ct_size(t, d) != s[d]) {
-            return false;
-        }
-    }
-    return true;
-}
-
 #define CHECK_NODE(t, want)                                                                 \
     do {                                                                                    \
         const char *nm_ = ct_node_name(ct_grad_fn(t));                                      \
@@ -110,7 +97,7 @@ static void test_view7_tri_int_bool(void)
     CHECK(ct_item(ct_sum(ct_tril(ct_ones(s, 2, F64), INT64_MIN))) == 0);
     CHECK(ct_item(ct_sum(ct_triu(ct_ones(s, 2, F64), INT64_MAX))) == 0);
     const int64_t e[3] = {2, 0, 3};
-    CHECK(has_shape(ct_tril(ct_ones(e, 3, F64), 0), e, 3));
+    CHECK(ct_test_has_shape(ct_tril(ct_ones(e, 3, F64), 0), e, 3));
     ct_scope_end();
 }
 
@@ -129,7 +116,7 @@ static void test_view7_slice_golden(void)
             ct_scope_begin();
             ct_tensor *x = ct_requires_grad_(ct_reshape(ct_arange(0, 24, 1, dts[dt]), s, 2), true);
             ct_tensor *out = ct_slice(x, r[0], r[1], r[2], r[3]);
-            CHECK_MSG(has_shape(out, r + 4, 2), "slice %d: shape", k);
+            CHECK_MSG(ct_test_has_shape(out, r + 4, 2), "slice %d: shape", k);
             CHECK_NODE(out, "SliceBackward0");
             CHECK_TENSOR(out, want[k][0], r[4] * r[5], 0, 0);
             ct_tensor *g = ct_reshape(ct_arange(0, (double)(r[4] * r[5]), 1, dts[dt]), r + 4, 2);
@@ -185,30 +172,30 @@ static void test_view7_shapes(void)
     const int64_t s212[2] = {2, 12}, us[3] = {3, -1, 2}, want_u[4] = {2, 3, 2, 2};
     ct_tensor *x = ct_requires_grad_(ct_reshape(ct_arange(0, 24, 1, F64), s212, 2), true);
     ct_tensor *u = ct_unflatten(x, -1, us, 3);
-    CHECK(has_shape(u, want_u, 4) && ct_data_ptr(u) == ct_data_ptr(x));
+    CHECK(ct_test_has_shape(u, want_u, 4) && ct_data_ptr(u) == ct_data_ptr(x));
     CHECK_TENSOR(u, v7_unflatten, 24, 0, 0);
     CHECK_NODE(u, "ViewBackward0");
 
     const int64_t s234[3] = {2, 3, 4}, s243[3] = {2, 4, 3};
     ct_tensor *y = ct_reshape(ct_arange(0, 24, 1, CT_FLOAT32), s234, 3);
     ct_tensor *m = ct_mt(y);
-    CHECK(has_shape(m, s243, 3) && ct_data_ptr(m) == ct_data_ptr(y));
+    CHECK(ct_test_has_shape(m, s243, 3) && ct_data_ptr(m) == ct_data_ptr(y));
     CHECK_TENSOR(m, v7_mt, 24, 0, 0);
     CHECK_TENSOR(ct_mt(ct_transpose(y, 0, 2)), v7_mt_t, 24, 0, 0);
     CHECK_NODE(ct_mt(ct_reshape(x, s234, 3)), "TransposeBackward0");
 
     ct_tensor *o = ct_zeros(s243, 3, CT_INT64);
-    CHECK(has_shape(ct_view_as(y, o), s243, 3));
+    CHECK(ct_test_has_shape(ct_view_as(y, o), s243, 3));
     CHECK_NODE(ct_view_as(x, o), "ViewBackward0");
     ct_tensor *r = ct_reshape_as(ct_transpose(x, 0, 1), o); /* not viewable: a copy */
-    CHECK(has_shape(r, s243, 3) && ct_item(ct_select(ct_flatten(r, 0, -1), 0, 1)) == 12);
+    CHECK(ct_test_has_shape(r, s243, 3) && ct_item(ct_select(ct_flatten(r, 0, -1), 0, 1)) == 12);
     const int64_t s14[2] = {1, 4}, s34[2] = {3, 4}, s234b[3] = {2, 3, -1};
     ct_tensor *row = ct_reshape(ct_arange(0, 4, 1, F64), s14, 2);
     ct_tensor *e = ct_expand_as(row, ct_zeros(s34, 2, F64));
-    CHECK(has_shape(e, s34, 2) && ct_stride(e, 0) == 0);
+    CHECK(ct_test_has_shape(e, s34, 2) && ct_stride(e, 0) == 0);
     ct_tensor *b = ct_broadcast_to(ct_requires_grad_(ct_clone(row), true), s234b, 3);
     const int64_t s234w[3] = {2, 3, 4};
-    CHECK(has_shape(b, s234w, 3) && ct_stride(b, 0) == 0 && ct_stride(b, 1) == 0);
+    CHECK(ct_test_has_shape(b, s234w, 3) && ct_stride(b, 0) == 0 && ct_stride(b, 1) == 0);
     CHECK_NODE(b, "ExpandBackward0");
     ct_scope_end();
 }
@@ -224,7 +211,7 @@ static void test_view7_broadcast(void)
     CHECK(ct_broadcast_tensors(in, 3, out) == CT_OK);
     const double *want[3] = {v7_bt0, v7_bt1, v7_bt2};
     for (int k = 0; k < 3; k++) {
-        CHECK(has_shape(out[k], s34, 2));
+        CHECK(ct_test_has_shape(out[k], s34, 2));
         CHECK_TENSOR(out[k], want[k], 12, 0, 0);
     }
     /* a tensor that has the shape already is returned itself (as PyTorch) */
