@@ -788,7 +788,8 @@ static void test_gradcheck_linear_relu_fused(void)
     ct_module *seq = ct_sequential_new(), *lin = ct_linear_new(4, 5, true);
     ct_sequential_append(seq, lin);
     ct_sequential_append(seq, ct_relu_new());
-    ct_tensor *w = ct_module_get_parameter(lin, "weight"), *b = ct_module_get_parameter(lin, "bias");
+    ct_tensor *w = ct_module_get_parameter(lin, "weight");
+    ct_tensor *b = ct_module_get_parameter(lin, "bias");
     int64_t xs[2] = {3, 4};
     ct_tensor *x = leaf(ct_randn(xs, 2, CT_FLOAT32, NULL));
     ct_gradcheck_opts o = ct_gradcheck_defaults();
