@@ -2649,10 +2649,9 @@ struct ct_tensor {
     ct_tensor *grad;
     ct_node *grad_fn;
     ct__hook *hooks;       /* leaves: run before accumulation */
-    int view_of;           /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
-    uint32_t view_version; /* the storage version when the view's history was recorded */
+    ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
+    uint32_t view_version; /* views: the storage version when their history was recorded */
 };
-enum { CT__VIEW_OF_NONE = 0, CT__VIEW_OF_LEAF = 1, CT__VIEW_OF_GRAPH = 2 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
 CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
@@ -2904,6 +2903,14 @@ CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
    mode is off. The caller saves what the backward needs and calls ct__set_history. */
 CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn,
                                    const ct_tensor *const *inputs, int n);
+/* A node named name with n empty edges (ct__node_new fills them from its inputs), or NULL +
+   CT_ERR_OOM, after which the op fails (ct__set_history). */
+CT__INTERNAL ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n);
+/* Points e at t's history: its grad_fn, or t itself when it is a leaf that requires grad
+   (both retained), and records t's shape and dtype. */
+CT__INTERNAL void ct__edge_to(ct__edge *e, const ct_tensor *t);
+/* g made to fit edge e: summed to its shape (broadcast gradients), cast to its dtype. */
+CT__INTERNAL ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
@@ -2923,11 +2930,18 @@ static inline bool ct__needs_grad(const ct_node *n, int k)
 }
 CT__INTERNAL void ct__node_release(ct_node *n);
 CT__INTERNAL const char *ct__node_name(const ct_node *n);
-/* Checks an in-place op on t is allowed by autograd: fails (CT_ERR_AUTOGRAD) for a leaf that
-   requires grad while grad mode is on. */
+/* ---- views and in-place ops (autograd/views.c) ------------------------------------------ */
+/* Checks an in-place op on t is allowed by autograd while grad mode is on: fails
+   (CT_ERR_AUTOGRAD) for a leaf that requires grad and for a view of one. */
 CT__INTERNAL bool ct__check_inplace(const char *op, const ct_tensor *t);
-/* After an in-place op wrote t from inputs, records n as t's new history (rebase). */
+/* After an in-place op wrote t, records n (the op's node, whose input 0 is t's old history)
+   as t's new history. On a view, the base's history becomes CopySlices(n) and the view's an
+   AsStridedBackward0 of it, as PyTorch's rebase_history. */
 CT__INTERNAL void ct__rebase_history(ct_tensor *t, ct_node *n);
+/* A view whose storage was written by an in-place op since its history was recorded gets a
+   new history from its base's (AsStridedBackward0), as PyTorch regenerates a view's grad_fn;
+   nothing for other tensors. Called before a tensor's history is read. */
+CT__INTERNAL void ct__view_refresh(const ct_tensor *t);
 /* An alias of t sharing storage and version counter, with no history (ct_detach). */
 CT__INTERNAL ct_tensor *ct__alias(const ct_tensor *t);
 
@@ -3995,6 +4009,7 @@ void ct__release(ct_tensor *t)
         t->grad_fn->retain_target = NULL; /* the weak reference of ct_retain_grad */
     }
     ct__storage_release(t->storage);
+    ct__release(t->base);
     ct__release(t->grad);
     ct__node_release(t->grad_fn);
     for (ct__hook *h = t->hooks; h;) {
@@ -10504,8 +10519,9 @@ static bool ct__tril_meta(ct_op_call *c)
 
 /* ---- kernels --------------------------------------------------------------------------- */
 /* Every view op's composite: a tensor struct over the input's storage with the geometry meta
-   computed. It remembers what an in-place op on it would bypass (view_of) and the storage
-   version its history was recorded at (view_version). */
+   computed. It keeps its base (the input's base when the input is a view itself) and the
+   storage version its history was recorded at, for in-place ops on views
+   (autograd/views.c). */
 static ct_status ct__view_kernel(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
@@ -10515,11 +10531,8 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    v->view_of = t->view_of         ? t->view_of
-                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF
-                                    : CT__VIEW_OF_NONE;
-    v->view_version = t->view_of ? t->view_version : t->storage->version;
+    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+    v->view_version = t->storage->version;
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
@@ -15779,7 +15792,11 @@ void ct_no_grad_end(void)
 /* ---- tensor autograd attributes ------------------------------------------------------ */
 bool ct_requires_grad(const ct_tensor *t)
 {
-    return !ct__null_tensor("ct_requires_grad", t) && (t->requires_grad || t->grad_fn);
+    if (ct__null_tensor("ct_requires_grad", t)) {
+        return false;
+    }
+    ct__view_refresh(t);
+    return t->requires_grad || t->grad_fn;
 }
 
 bool ct_is_leaf(const ct_tensor *t)
@@ -15789,7 +15806,11 @@ bool ct_is_leaf(const ct_tensor *t)
 
 const ct_node *ct_grad_fn(const ct_tensor *t)
 {
-    return ct__null_tensor("ct_grad_fn", t) ? NULL : t->grad_fn;
+    if (ct__null_tensor("ct_grad_fn", t)) {
+        return NULL;
+    }
+    ct__view_refresh(t);
+    return t->grad_fn;
 }
 
 const char *ct_node_name(const ct_node *n)
@@ -15984,29 +16005,27 @@ bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
     return false;
 }
 
-ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n)
+void ct__edge_to(ct__edge *e, const ct_tensor *t)
 {
-    ct__node_failed = false;
-    if (!ct__any_requires_grad(inputs, n)) {
-        return NULL;
+    e->ndim = t->ndim;
+    e->dtype = t->dtype;
+    memcpy(e->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    if (t->grad_fn) {
+        e->node = t->grad_fn;
+        CT__ATOMIC_ADD(&e->node->refcount, 1);
+    } else if (t->requires_grad) {
+        e->leaf = ct_retain((ct_tensor *)(uintptr_t)t);
     }
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = inputs[k];
-        if (t && t->view_of == CT__VIEW_OF_GRAPH && t->grad_fn &&
-            t->view_version != t->storage->version) {
-            ct__node_failed = true;
-            ct__fail(CT_ERR_UNSUPPORTED, name,
-                     "the base of a view was modified by an in-place "
-                     "operation after the view was taken, so the view's history is stale "
-                     "(ctorch does not regenerate it): take the view again");
-            return NULL;
-        }
-    }
+}
+
+ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n)
+{
     ct_node *node = (ct_node *)ct__calloc(sizeof(ct_node));
     ct__edge *next = (ct__edge *)ct__calloc(sizeof(ct__edge) * (size_t)(n ? n : 1));
     if (!node || !next) {
         ct__free(node);
         ct__free(next);
+        ct__node_failed = true;
         ct__fail(CT_ERR_OOM, name, "out of memory recording the graph");
         return NULL;
     }
@@ -16016,20 +16035,20 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
     node->backward = fn;
     node->n_next = n;
     node->next = next;
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = inputs[k];
-        if (!t) {
-            continue;
-        }
-        ct__edge *e = &next[k];
-        e->ndim = t->ndim;
-        e->dtype = t->dtype;
-        memcpy(e->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-        if (t->grad_fn) {
-            e->node = t->grad_fn;
-            CT__ATOMIC_ADD(&e->node->refcount, 1);
-        } else if (t->requires_grad) {
-            e->leaf = ct_retain((ct_tensor *)(uintptr_t)t);
+    return node;
+}
+
+ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n)
+{
+    ct__node_failed = false;
+    if (!ct__any_requires_grad(inputs, n)) {
+        return NULL;
+    }
+    ct_node *node = ct__node_alloc(name, fn, n);
+    for (int k = 0; node && k < n; k++) {
+        if (inputs[k]) {
+            ct__view_refresh(inputs[k]);
+            ct__edge_to(&node->next[k], inputs[k]);
         }
     }
     return node;
@@ -16177,46 +16196,6 @@ void ct__node_release(ct_node *n)
     ct__dead_cap = 0;
 }
 
-bool ct__check_inplace(const char *op, const ct_tensor *t)
-{
-    if (ct__grad_off) {
-        return true;
-    }
-    if (t->requires_grad && !t->grad_fn) {
-        ct__fail(CT_ERR_AUTOGRAD, op,
-                 "a leaf Variable that requires grad is being used in an "
-                 "in-place operation.");
-        return false;
-    }
-    if (t->view_of == CT__VIEW_OF_LEAF) {
-        ct__fail(CT_ERR_AUTOGRAD, op,
-                 "a view of a leaf Variable that requires grad is being "
-                 "used in an in-place operation.");
-        return false;
-    }
-    if (t->view_of == CT__VIEW_OF_GRAPH) {
-        ct__fail(CT_ERR_UNSUPPORTED, op,
-                 "in-place operation on a view of a tensor that requires "
-                 "grad: ctorch does not rebase the base's history (PyTorch's CopySlices); use the "
-                 "out-of-place op, or modify the base");
-        return false;
-    }
-    return true;
-}
-
-void ct__rebase_history(ct_tensor *t, ct_node *n)
-{
-    if (!n) {
-        return;
-    }
-    if (t->grad_fn && t->grad_fn->retain_target == t) { /* retain_grad moves to the new node */
-        t->grad_fn->retain_target = NULL;
-        n->retain_target = t;
-    }
-    ct__node_release(t->grad_fn);
-    t->grad_fn = n;
-}
-
 /* ---- engine ------------------------------------------------------------------------- */
 typedef struct ct__engine {
     ct_node **nodes; /* every node reachable from the roots */
@@ -16258,7 +16237,7 @@ static ct_tensor *ct__run_hooks(ct__hook *h, ct_tensor *g)
 }
 
 /* Sums g to the edge's shape and casts it to the edge's dtype. */
-static ct_tensor *ct__engine_fit(const ct__edge *e, ct_tensor *g)
+ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g)
 {
     if (g->ndim != e->ndim || memcmp(g->sizes, e->sizes, sizeof(int64_t) * (size_t)e->ndim)) {
         g = ct_sum_to_size(g, e->sizes, e->ndim);
@@ -16360,7 +16339,7 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
     }
     for (int k = 0; ok && k < n->n_next; k++) {
         ct__edge *edge = &n->next[k];
-        ct_tensor *gk = gin[k] ? ct__engine_fit(edge, gin[k]) : NULL;
+        ct_tensor *gk = gin[k] ? ct__grad_fit(edge, gin[k]) : NULL;
         if (gin[k] && !gk) {
             ok = false;
             break;
@@ -16602,6 +16581,238 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
         }
     }
     return CT_OK;
+}
+
+// >>part autograd/views.c
+/* autograd/views.c - in-place ops on views: PyTorch's CopySlices and view history.
+ *
+ * A view keeps its base (ct_tensor.base). An in-place op on a view that records a node fn
+ * (input 0: the view's old values) rebases the base's history to CopySlices(fn): its backward
+ * takes the base's gradient, runs fn's backward on the view's part and puts the result back
+ * in that part. The view's own history becomes AsStridedBackward0 of the base's. Other views
+ * of the same base see their storage's version change and regenerate their history the same
+ * way (ct__view_refresh) before it is next read.
+ */
+
+/* A tensor's geometry over its storage, in elements. */
+typedef struct ct__geometry {
+    int64_t sizes[CT_MAX_DIMS];
+    int64_t strides[CT_MAX_DIMS];
+    int64_t offset;
+    int ndim;
+} ct__geometry;
+
+/* What CopySlices and AsStridedBackward0 keep: the base's and the view's geometry over their
+   storage (numel elements of dtype on device) and, for CopySlices, the in-place op's node. */
+typedef struct ct__view_ctx {
+    ct_node *fn;
+    ct__geometry base, view;
+    int64_t numel;
+    ct_dtype dtype;
+    ct_device device;
+} ct__view_ctx;
+
+static void ct__view_ctx_free(void *ctx)
+{
+    ct__node_release(((ct__view_ctx *)ctx)->fn);
+    ct__free(ctx);
+}
+
+static void ct__geometry_of(ct__geometry *g, const ct_tensor *t)
+{
+    memcpy(g->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    memcpy(g->strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    g->offset = t->offset;
+    g->ndim = t->ndim;
+}
+
+/* The context of a node for view v (fn: the in-place op's node, owned from here on), or
+   NULL + CT_ERR_OOM. */
+static ct__view_ctx *ct__view_ctx_new(const ct_tensor *v, ct_node *fn)
+{
+    ct__view_ctx *x = (ct__view_ctx *)ct__calloc(sizeof(ct__view_ctx));
+    if (!x) {
+        ct__fail(CT_ERR_OOM, "CopySlices", "out of memory recording the graph");
+        return NULL;
+    }
+    x->fn = fn;
+    ct__geometry_of(&x->base, v->base);
+    ct__geometry_of(&x->view, v);
+    x->dtype = v->dtype;
+    x->device = v->storage->device;
+    x->numel = (int64_t)(v->storage->nbytes / ct_dtype_size(v->dtype));
+    return x;
+}
+
+/* A fresh storage like the one the view and its base share (zero-filled when zero), as a
+   one-dimensional tensor in the current scope. */
+static ct_tensor *ct__storage_like(const ct__view_ctx *x, bool zero)
+{
+    ct_tensor *flat =
+        ct__scoped(ct__tensor_new_on("CopySlices", &x->numel, 1, x->dtype, x->device));
+    return zero ? ct_zero_(flat) : flat;
+}
+
+/* The tensor of geometry g over flat's storage, a view of flat (so in-place writes into it
+   are recorded when the backward itself is differentiated), in the current scope. */
+static ct_tensor *ct__over(ct_tensor *flat, const ct__geometry *g)
+{
+    if (!flat) {
+        return NULL;
+    }
+    ct_tensor *t = ct__tensor_over(flat->storage, flat->dtype, g->sizes, g->strides, g->ndim,
+                                   g->offset);
+    if (t) {
+        t->base = ct_retain(flat);
+        t->view_version = flat->storage->version;
+    }
+    return ct__scoped(t);
+}
+
+/* AsStridedBackward0: the view's gradient placed in a zero gradient of its base. */
+static void ct__as_strided_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct__view_ctx *x = (const ct__view_ctx *)n->ctx;
+    ct_tensor *flat = ct__storage_like(x, true);
+    ct_copy_(ct__over(flat, &x->view), g);
+    gi[0] = ct__over(flat, &x->base);
+}
+
+/* CopySlices: the base's gradient, with the view's part replaced by the in-place op's
+   gradient for its input 0; the op's other inputs get theirs. */
+static void ct__copy_slices_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct__view_ctx *x = (const ct__view_ctx *)n->ctx;
+    ct_node *fn = x->fn;
+    ct_tensor *flat = ct__storage_like(x, false);
+    ct_tensor *result = ct_copy_(ct__over(flat, &x->base), g);
+    ct_tensor *part = ct__over(flat, &x->view);
+    ct_tensor **gfn = (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)fn->n_next);
+    if (!result || !part || !gfn) {
+        ct__free(gfn);
+        if (!ct_error()) {
+            ct__fail(CT_ERR_OOM, "CopySlices", "out of memory");
+        }
+        return;
+    }
+    fn->backward(fn, ct_clone(part), gfn);
+    if (gfn[0] && ct__needs_grad(fn, 0)) {
+        ct_copy_(part, ct__grad_fit(&fn->next[0], gfn[0]));
+    } else {
+        ct_zero_(part);
+    }
+    gi[0] = result;
+    for (int k = 1; k < fn->n_next; k++) {
+        gi[k] = gfn[k];
+    }
+    ct__free(gfn);
+}
+
+/* Makes n t's history (taking over the reference), moving retain_grad to it. */
+static void ct__set_grad_fn(ct_tensor *t, ct_node *n)
+{
+    if (t->grad_fn && t->grad_fn->retain_target == t) {
+        t->grad_fn->retain_target = NULL;
+        n->retain_target = t;
+    }
+    ct__node_release(t->grad_fn);
+    t->grad_fn = n;
+}
+
+/* AsStridedBackward0 of view v's base, or NULL after an error. */
+static ct_node *ct__as_strided_node(const ct_tensor *v)
+{
+    ct__view_ctx *x = ct__view_ctx_new(v, NULL);
+    ct_node *a = x ? ct__node_alloc("AsStridedBackward0", ct__as_strided_backward, 1) : NULL;
+    if (!a) {
+        ct__free(x);
+        return NULL;
+    }
+    a->ctx = x;
+    a->ctx_free = ct__view_ctx_free;
+    ct__edge_to(&a->next[0], v->base);
+    return a;
+}
+
+/* Rebases view v's base onto CopySlices(fn) (taking over fn); false after an error. */
+static bool ct__copy_slices(const ct_tensor *v, ct_node *fn)
+{
+    ct__view_ctx *x = ct__view_ctx_new(v, fn);
+    ct_node *c = x ? ct__node_alloc("CopySlices", ct__copy_slices_backward, fn->n_next) : NULL;
+    if (!c) {
+        if (x) {
+            ct__view_ctx_free(x);
+        } else {
+            ct__node_release(fn);
+        }
+        return false;
+    }
+    c->ctx = x;
+    c->ctx_free = ct__view_ctx_free;
+    ct__edge_to(&c->next[0], v->base);
+    for (int k = 1; k < fn->n_next; k++) { /* the op's other inputs: its own edges */
+        c->next[k] = fn->next[k];
+        if (c->next[k].node) {
+            CT__ATOMIC_ADD(&c->next[k].node->refcount, 1);
+        }
+        ct_retain(c->next[k].leaf);
+    }
+    ct__set_grad_fn(v->base, c);
+    return true;
+}
+
+bool ct__check_inplace(const char *op, const ct_tensor *t)
+{
+    if (!ct_is_grad_enabled()) {
+        return true;
+    }
+    if (t->requires_grad && !t->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "a leaf Variable that requires grad is being used in an "
+                 "in-place operation.");
+        return false;
+    }
+    if (t->base && t->base->requires_grad && !t->base->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, op,
+                 "a view of a leaf Variable that requires grad is being "
+                 "used in an in-place operation.");
+        return false;
+    }
+    return true;
+}
+
+void ct__rebase_history(ct_tensor *t, ct_node *n)
+{
+    if (!n) {
+        return;
+    }
+    if (t->base) {
+        if (!ct__copy_slices(t, n)) {
+            return;
+        }
+        n = ct__as_strided_node(t);
+        t->view_version = t->storage->version;
+        if (!n) {
+            return;
+        }
+    }
+    ct__set_grad_fn(t, n);
+}
+
+void ct__view_refresh(const ct_tensor *view)
+{
+    ct_tensor *t = (ct_tensor *)(uintptr_t)view; /* the history is regenerated lazily */
+    if (!t->base || t->view_version == t->storage->version) {
+        return;
+    }
+    t->view_version = t->storage->version;
+    if (!t->base->grad_fn) { /* the base's history did not change: the view's stands */
+        return;
+    }
+    ct_node *a = ct__as_strided_node(t);
+    if (a) {
+        ct__set_grad_fn(t, a);
+    }
 }
 
 // >>part autograd/gradcheck.c

@@ -43,7 +43,11 @@ void ct_no_grad_end(void)
 /* ---- tensor autograd attributes ------------------------------------------------------ */
 bool ct_requires_grad(const ct_tensor *t)
 {
-    return !ct__null_tensor("ct_requires_grad", t) && (t->requires_grad || t->grad_fn);
+    if (ct__null_tensor("ct_requires_grad", t)) {
+        return false;
+    }
+    ct__view_refresh(t);
+    return t->requires_grad || t->grad_fn;
 }
 
 bool ct_is_leaf(const ct_tensor *t)
@@ -53,7 +57,11 @@ bool ct_is_leaf(const ct_tensor *t)
 
 const ct_node *ct_grad_fn(const ct_tensor *t)
 {
-    return ct__null_tensor("ct_grad_fn", t) ? NULL : t->grad_fn;
+    if (ct__null_tensor("ct_grad_fn", t)) {
+        return NULL;
+    }
+    ct__view_refresh(t);
+    return t->grad_fn;
 }
 
 const char *ct_node_name(const ct_node *n)
@@ -248,29 +256,27 @@ bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
     return false;
 }
 
-ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n)
+void ct__edge_to(ct__edge *e, const ct_tensor *t)
 {
-    ct__node_failed = false;
-    if (!ct__any_requires_grad(inputs, n)) {
-        return NULL;
+    e->ndim = t->ndim;
+    e->dtype = t->dtype;
+    memcpy(e->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    if (t->grad_fn) {
+        e->node = t->grad_fn;
+        CT__ATOMIC_ADD(&e->node->refcount, 1);
+    } else if (t->requires_grad) {
+        e->leaf = ct_retain((ct_tensor *)(uintptr_t)t);
     }
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = inputs[k];
-        if (t && t->view_of == CT__VIEW_OF_GRAPH && t->grad_fn &&
-            t->view_version != t->storage->version) {
-            ct__node_failed = true;
-            ct__fail(CT_ERR_UNSUPPORTED, name,
-                     "the base of a view was modified by an in-place "
-                     "operation after the view was taken, so the view's history is stale "
-                     "(ctorch does not regenerate it): take the view again");
-            return NULL;
-        }
-    }
+}
+
+ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n)
+{
     ct_node *node = (ct_node *)ct__calloc(sizeof(ct_node));
     ct__edge *next = (ct__edge *)ct__calloc(sizeof(ct__edge) * (size_t)(n ? n : 1));
     if (!node || !next) {
         ct__free(node);
         ct__free(next);
+        ct__node_failed = true;
         ct__fail(CT_ERR_OOM, name, "out of memory recording the graph");
         return NULL;
     }
@@ -280,20 +286,20 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
     node->backward = fn;
     node->n_next = n;
     node->next = next;
-    for (int k = 0; k < n; k++) {
-        const ct_tensor *t = inputs[k];
-        if (!t) {
-            continue;
-        }
-        ct__edge *e = &next[k];
-        e->ndim = t->ndim;
-        e->dtype = t->dtype;
-        memcpy(e->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
-        if (t->grad_fn) {
-            e->node = t->grad_fn;
-            CT__ATOMIC_ADD(&e->node->refcount, 1);
-        } else if (t->requires_grad) {
-            e->leaf = ct_retain((ct_tensor *)(uintptr_t)t);
+    return node;
+}
+
+ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *const *inputs, int n)
+{
+    ct__node_failed = false;
+    if (!ct__any_requires_grad(inputs, n)) {
+        return NULL;
+    }
+    ct_node *node = ct__node_alloc(name, fn, n);
+    for (int k = 0; node && k < n; k++) {
+        if (inputs[k]) {
+            ct__view_refresh(inputs[k]);
+            ct__edge_to(&node->next[k], inputs[k]);
         }
     }
     return node;
@@ -441,46 +447,6 @@ void ct__node_release(ct_node *n)
     ct__dead_cap = 0;
 }
 
-bool ct__check_inplace(const char *op, const ct_tensor *t)
-{
-    if (ct__grad_off) {
-        return true;
-    }
-    if (t->requires_grad && !t->grad_fn) {
-        ct__fail(CT_ERR_AUTOGRAD, op,
-                 "a leaf Variable that requires grad is being used in an "
-                 "in-place operation.");
-        return false;
-    }
-    if (t->view_of == CT__VIEW_OF_LEAF) {
-        ct__fail(CT_ERR_AUTOGRAD, op,
-                 "a view of a leaf Variable that requires grad is being "
-                 "used in an in-place operation.");
-        return false;
-    }
-    if (t->view_of == CT__VIEW_OF_GRAPH) {
-        ct__fail(CT_ERR_UNSUPPORTED, op,
-                 "in-place operation on a view of a tensor that requires "
-                 "grad: ctorch does not rebase the base's history (PyTorch's CopySlices); use the "
-                 "out-of-place op, or modify the base");
-        return false;
-    }
-    return true;
-}
-
-void ct__rebase_history(ct_tensor *t, ct_node *n)
-{
-    if (!n) {
-        return;
-    }
-    if (t->grad_fn && t->grad_fn->retain_target == t) { /* retain_grad moves to the new node */
-        t->grad_fn->retain_target = NULL;
-        n->retain_target = t;
-    }
-    ct__node_release(t->grad_fn);
-    t->grad_fn = n;
-}
-
 /* ---- engine ------------------------------------------------------------------------- */
 typedef struct ct__engine {
     ct_node **nodes; /* every node reachable from the roots */
@@ -522,7 +488,7 @@ static ct_tensor *ct__run_hooks(ct__hook *h, ct_tensor *g)
 }
 
 /* Sums g to the edge's shape and casts it to the edge's dtype. */
-static ct_tensor *ct__engine_fit(const ct__edge *e, ct_tensor *g)
+ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g)
 {
     if (g->ndim != e->ndim || memcmp(g->sizes, e->sizes, sizeof(int64_t) * (size_t)e->ndim)) {
         g = ct_sum_to_size(g, e->sizes, e->ndim);
@@ -624,7 +590,7 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
     }
     for (int k = 0; ok && k < n->n_next; k++) {
         ct__edge *edge = &n->next[k];
-        ct_tensor *gk = gin[k] ? ct__engine_fit(edge, gin[k]) : NULL;
+        ct_tensor *gk = gin[k] ? ct__grad_fit(edge, gin[k]) : NULL;
         if (gin[k] && !gk) {
             ok = false;
             break;

@@ -189,10 +189,9 @@ struct ct_tensor {
     ct_tensor *grad;
     ct_node *grad_fn;
     ct__hook *hooks;       /* leaves: run before accumulation */
-    int view_of;           /* CT__VIEW_OF_*: what in-place ops on this view would bypass */
-    uint32_t view_version; /* the storage version when the view's history was recorded */
+    ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
+    uint32_t view_version; /* views: the storage version when their history was recorded */
 };
-enum { CT__VIEW_OF_NONE = 0, CT__VIEW_OF_LEAF = 1, CT__VIEW_OF_GRAPH = 2 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
 CT__INTERNAL ct_tensor *ct__tensor_over(ct_storage *storage, ct_dtype dtype, const int64_t *sizes,
@@ -444,6 +443,14 @@ CT__INTERNAL bool ct__any_requires_grad(const ct_tensor *const *inputs, int n);
    mode is off. The caller saves what the backward needs and calls ct__set_history. */
 CT__INTERNAL ct_node *ct__node_new(const char *name, ct__backward_fn fn,
                                    const ct_tensor *const *inputs, int n);
+/* A node named name with n empty edges (ct__node_new fills them from its inputs), or NULL +
+   CT_ERR_OOM, after which the op fails (ct__set_history). */
+CT__INTERNAL ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n);
+/* Points e at t's history: its grad_fn, or t itself when it is a leaf that requires grad
+   (both retained), and records t's shape and dtype. */
+CT__INTERNAL void ct__edge_to(ct__edge *e, const ct_tensor *t);
+/* g made to fit edge e: summed to its shape (broadcast gradients), cast to its dtype. */
+CT__INTERNAL ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
@@ -463,11 +470,18 @@ static inline bool ct__needs_grad(const ct_node *n, int k)
 }
 CT__INTERNAL void ct__node_release(ct_node *n);
 CT__INTERNAL const char *ct__node_name(const ct_node *n);
-/* Checks an in-place op on t is allowed by autograd: fails (CT_ERR_AUTOGRAD) for a leaf that
-   requires grad while grad mode is on. */
+/* ---- views and in-place ops (autograd/views.c) ------------------------------------------ */
+/* Checks an in-place op on t is allowed by autograd while grad mode is on: fails
+   (CT_ERR_AUTOGRAD) for a leaf that requires grad and for a view of one. */
 CT__INTERNAL bool ct__check_inplace(const char *op, const ct_tensor *t);
-/* After an in-place op wrote t from inputs, records n as t's new history (rebase). */
+/* After an in-place op wrote t, records n (the op's node, whose input 0 is t's old history)
+   as t's new history. On a view, the base's history becomes CopySlices(n) and the view's an
+   AsStridedBackward0 of it, as PyTorch's rebase_history. */
 CT__INTERNAL void ct__rebase_history(ct_tensor *t, ct_node *n);
+/* A view whose storage was written by an in-place op since its history was recorded gets a
+   new history from its base's (AsStridedBackward0), as PyTorch regenerates a view's grad_fn;
+   nothing for other tensors. Called before a tensor's history is read. */
+CT__INTERNAL void ct__view_refresh(const ct_tensor *t);
 /* An alias of t sharing storage and version counter, with no history (ct_detach). */
 CT__INTERNAL ct_tensor *ct__alias(const ct_tensor *t);
 

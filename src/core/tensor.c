@@ -162,6 +162,7 @@ void ct__release(ct_tensor *t)
         t->grad_fn->retain_target = NULL; /* the weak reference of ct_retain_grad */
     }
     ct__storage_release(t->storage);
+    ct__release(t->base);
     ct__release(t->grad);
     ct__node_release(t->grad_fn);
     for (ct__hook *h = t->hooks; h;) {

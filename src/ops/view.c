@@ -727,8 +727,9 @@ static bool ct__tril_meta(ct_op_call *c)
 
 /* ---- kernels --------------------------------------------------------------------------- */
 /* Every view op's composite: a tensor struct over the input's storage with the geometry meta
-   computed. It remembers what an in-place op on it would bypass (view_of) and the storage
-   version its history was recorded at (view_version). */
+   computed. It keeps its base (the input's base when the input is a view itself) and the
+   storage version its history was recorded at, for in-place ops on views
+   (autograd/views.c). */
 static ct_status ct__view_kernel(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
@@ -738,11 +739,8 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    v->view_of = t->view_of         ? t->view_of
-                 : t->grad_fn       ? CT__VIEW_OF_GRAPH
-                 : t->requires_grad ? CT__VIEW_OF_LEAF
-                                    : CT__VIEW_OF_NONE;
-    v->view_version = t->view_of ? t->view_version : t->storage->version;
+    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+    v->view_version = t->storage->version;
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
