@@ -872,6 +872,12 @@ static void row_uniform_(void) { ct_uniform_(wx(), 0, 1, NULL); }
 static void row_normal_(void) { ct_normal_(wx(), 0, 1, NULL); }
 static void row_bernoulli_(void) { ct_bernoulli_(wx(), 0.5, NULL); }
 static void row_random_(void) { ct_random_(ct_to_dtype(wx(), CT_INT64), NULL); }
+static void row_randint_like(void) { ct_randint_like(wx(), 0, 5, NULL); }
+static void row_exponential_(void) { ct_exponential_(wx(), 1, NULL); }
+static void row_cauchy_(void) { ct_cauchy_(wx(), 0, 1, NULL); }
+static void row_log_normal_(void) { ct_log_normal_(wx(), 1, 2, NULL); }
+static void row_geometric_(void) { ct_geometric_(wx(), 0.5, NULL); }
+static void row_normal(void) { ct_normal(wx(), ct_ones(s23, 2, CT_FLOAT32), NULL); }
 /* optimizers: one step of each */
 static void row_step(int which)
 {
@@ -961,6 +967,8 @@ static const api_row api_rows[] = {
     ROW(zeros_like), ROW(ones_like), ROW(full_like), ROW(tensor_from_data), ROW(arange),
     ROW(linspace), ROW(eye), ROW(rand), ROW(randn), ROW(randint), ROW(randperm), ROW(rand_like),
     ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
+    ROW(randint_like), ROW(exponential_), ROW(cauchy_), ROW(log_normal_), ROW(geometric_),
+    ROW(normal),
     /* optimizers */
     {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
     {"ct_optimizer_step", row_step_adamw},

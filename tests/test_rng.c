@@ -5,6 +5,8 @@
  * and -ffp-contract=fast, since the results must not depend on compiler flags.
  */
 #include "test.h"
+
+#include <stdlib.h>
 #include "golden/rng_golden.h"
 
 /* CRC-32 of n bytes, as zlib's crc32. */
@@ -81,6 +83,23 @@ static ct_tensor *rng_fill_transposed(const rng_golden *c)
     return r ? base : NULL;
 }
 
+/* RNG_OP_NORMAL_TT: ct_normal with mean[i] = i % 7 - 3 and std[i] = 0.5 + (i % 3) / 4. */
+static ct_tensor *rng_normal_tt(const rng_golden *c)
+{
+    double *v = (double *)malloc(sizeof(double) * (size_t)(2 * c->n + 1));
+    if (!v) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < c->n; i++) {
+        v[i] = (double)(i % 7) - 3;
+        v[c->n + i] = 0.5 + (double)(i % 3) / 4;
+    }
+    ct_tensor *mean = ct_tensor_from_data(v, CT_FLOAT64, &c->n, 1);
+    ct_tensor *std = ct_tensor_from_data(v + c->n, CT_FLOAT64, &c->n, 1);
+    free(v);
+    return ct_normal(ct_to_dtype(mean, c->dtype), ct_to_dtype(std, c->dtype), NULL);
+}
+
 /* The call of case c (the generator already seeded); its result, owned by the scope. */
 static ct_tensor *rng_run(const rng_golden *c)
 {
@@ -96,6 +115,15 @@ static ct_tensor *rng_run(const rng_golden *c)
     case RNG_OP_RANDPERM: return ct_randperm(n, NULL);
     case RNG_OP_BERNOULLI: return ct_bernoulli_(ct_empty(&n, 1, c->dtype), c->a, NULL);
     case RNG_OP_RANDOM: return ct_random_(ct_empty(&n, 1, c->dtype), NULL);
+    case RNG_OP_EXPONENTIAL: return ct_exponential_(ct_empty(&n, 1, c->dtype), c->a, NULL);
+    case RNG_OP_CAUCHY: return ct_cauchy_(ct_empty(&n, 1, c->dtype), c->a, c->b, NULL);
+    case RNG_OP_LOG_NORMAL: return ct_log_normal_(ct_empty(&n, 1, c->dtype), c->a, c->b, NULL);
+    case RNG_OP_GEOMETRIC: return ct_geometric_(ct_empty(&n, 1, c->dtype), c->a, NULL);
+    case RNG_OP_NORMAL_TT: return rng_normal_tt(c);
+    case RNG_OP_RANDINT_LIKE: return ct_randint_like(ct_empty(&n, 1, c->dtype), c->lo, c->hi, NULL);
+    case RNG_OP_STATE:
+        ct_randn(&n, 1, CT_FLOAT64, NULL);
+        return ct_get_rng_state();
     case RNG_OP_SEQ: return rng_sequence();
     default: return NULL;
     }

@@ -72,6 +72,22 @@ def run(op, dtype, n, a, b, lo, hi):
         return torch.empty(n, dtype=dtype).bernoulli_(a)
     if op == "RANDOM":
         return torch.empty(n, dtype=dtype).random_()
+    if op == "EXPONENTIAL":
+        return torch.empty(n, dtype=dtype).exponential_(a)
+    if op == "CAUCHY":
+        return torch.empty(n, dtype=dtype).cauchy_(a, b)
+    if op == "LOG_NORMAL":
+        return torch.empty(n, dtype=dtype).log_normal_(a, b)
+    if op == "GEOMETRIC":
+        return torch.empty(n, dtype=dtype).geometric_(a)
+    if op == "NORMAL_TT":  # mean[i] = i % 7 - 3, std[i] = 0.5 + (i % 3) / 4
+        i = torch.arange(n, dtype=torch.float64)
+        return torch.normal((i % 7 - 3).to(dtype), (0.5 + (i % 3) / 4).to(dtype))
+    if op == "RANDINT_LIKE":
+        return torch.randint_like(torch.empty(n, dtype=dtype), lo, hi)
+    if op == "STATE":  # the default generator's state after randn(n) in float64
+        torch.randn(n, dtype=torch.float64)
+        return torch.get_rng_state()
     if op == "SEQ":  # calls that share the cached normal sample; bytes concatenated
         parts = [torch.randn(1, dtype=torch.float64), torch.randn(3, dtype=torch.float64),
                  torch.rand(2, dtype=torch.float64), torch.randn(15),
@@ -97,6 +113,15 @@ def cases():
                 add("UNIFORM", dt, seed, n, *FROM_TO)
             add("RANDINT", torch.int64, seed, n, lo=WIDE[0], hi=WIDE[1], tag="_wide")
             add("RANDPERM", torch.int64, seed, n)
+            for dt in (torch.float32, torch.float64):
+                add("BERNOULLI", dt, seed, n, a=0.3)
+                add("EXPONENTIAL", dt, seed, n, a=1.5)
+                add("CAUCHY", dt, seed, n, a=0.5, b=2.0)
+                add("LOG_NORMAL", dt, seed, n, a=0.2, b=0.7)
+                add("GEOMETRIC", dt, seed, n, a=0.3)
+                add("NORMAL_TT", dt, seed, n)
+            add("GEOMETRIC", torch.int64, seed, n, a=0.05)
+            add("RANDINT_LIKE", torch.int32, seed, n, lo=-5, hi=1000)
         for n in (15, 1000):
             for dt in (torch.float32, torch.float64):
                 add("UNIFORM_T", dt, seed, n, *FROM_TO)
@@ -113,11 +138,12 @@ def cases():
         add("RANDINT", torch.float32, seed, 17, lo=0, hi=100, tag="_small")
         add("RANDINT", torch.float32, seed, 1000, lo=-(2**30) - 97, hi=2**30, tag="_2p30")
         add("RANDINT", torch.float64, seed, 1000, lo=-(2**60) - 5, hi=2**60 + 1000, tag="_2p60")
-        add("BERNOULLI", torch.float32, seed, 1000, a=0.3)
         add("BERNOULLI", torch.int64, seed, 17, a=0.3)
         for dt in DTYPES:
             add("RANDOM", dt, seed, 17)
         add("SEQ", torch.float64, seed, 0)
+        for n in (0, 1, 2, 623, 624, 625, 1000):
+            add("STATE", torch.uint8, seed, n)
     add("RANDPERM", torch.int64, 0, 2**24)
     return out
 
@@ -205,6 +231,13 @@ typedef enum rng_op {{
     RNG_OP_RANDPERM,  /* ct_randperm(n) */
     RNG_OP_BERNOULLI, /* ct_bernoulli_(empty(n), a) */
     RNG_OP_RANDOM,    /* ct_random_(empty(n)) */
+    RNG_OP_EXPONENTIAL,  /* ct_exponential_(empty(n), a) */
+    RNG_OP_CAUCHY,       /* ct_cauchy_(empty(n), a, b) */
+    RNG_OP_LOG_NORMAL,   /* ct_log_normal_(empty(n), a, b) */
+    RNG_OP_GEOMETRIC,    /* ct_geometric_(empty(n), a) */
+    RNG_OP_NORMAL_TT,    /* ct_normal(mean, std): mean[i] = i % 7 - 3, std[i] = 0.5 + (i % 3) / 4 */
+    RNG_OP_RANDINT_LIKE, /* ct_randint_like(empty(n), lo, hi) */
+    RNG_OP_STATE,        /* ct_get_rng_state() after ct_randn(n) in float64 */
     RNG_OP_SEQ,       /* tests/test_rng.c's call sequence, float64 results concatenated */
     RNG_OP_PARAM      /* a parameter of Linear(lo, hi), the quickstart's layers in order */
 }} rng_op;

@@ -25,7 +25,8 @@
 struct ct_generator {
     ct__mutex lock; /* held during every draw (PyTorch's CPUGeneratorImpl::mutex_) */
     uint32_t state[CT__MT_N];
-    int index;
+    int index;     /* the next word of state; CT__MT_N: twist first */
+    bool twisted;  /* state has been twisted since the seed (mt19937's next_ is then index) */
     uint64_t seed;
     bool has_next_normal; /* cached second Box-Muller sample of normal_distribution<double> */
     double next_normal;
@@ -44,6 +45,7 @@ static void ct__rng_seed(ct_generator *g, uint64_t seed)
         g->state[j] = 1812433253u * (g->state[j - 1] ^ (g->state[j - 1] >> 30)) + (uint32_t)j;
     }
     g->index = CT__MT_N;
+    g->twisted = false;
     g->has_next_normal = false;
 }
 
@@ -68,6 +70,7 @@ static uint32_t ct__rng_u32(ct_generator *g)
         }
         s[k] = ct__rng_twist(s[k], s[0], s[CT__MT_M - 1]);
         g->index = 0;
+        g->twisted = true;
     }
     uint32_t y = g->state[g->index++];
     y ^= y >> 11;
@@ -172,6 +175,178 @@ uint64_t ct_generator_initial_seed(const ct_generator *g)
     uint64_t seed = locked->seed;
     ct__rng_unlock(locked);
     return seed;
+}
+
+uint64_t ct_initial_seed(void)
+{
+    return ct_generator_initial_seed(NULL);
+}
+
+/* 64 bits from the operating system's entropy (/dev/urandom), else from the clock and an
+   address (PyTorch's getNonDeterministicRandom). */
+static uint64_t ct__rng_entropy(void)
+{
+    uint64_t v = (uint64_t)(uintptr_t)&v;
+#if !defined(CTORCH_NO_STDIO)
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (f) {
+        size_t got = fread(&v, sizeof v, 1, f);
+        fclose(f);
+        if (got == 1) {
+            return v;
+        }
+    }
+    v ^= ((uint64_t)time(NULL) << 20) ^ (uint64_t)clock();
+#endif
+    return v * 0x9e3779b97f4a7c15ull;
+}
+
+uint64_t ct_seed(void)
+{
+    uint64_t seed = ct__rng_entropy();
+    ct_manual_seed(seed);
+    return seed;
+}
+
+/* PyTorch's CPUGeneratorImplState, the bytes of torch.get_rng_state() (native byte order, the
+   layout of a 64-bit machine): the legacy THGeneratorState - initial seed (offset 0),
+   mt19937's left (8), seeded (12) and next (16), the 624 state words widened to 64 bits (24),
+   normal_x/normal_y/normal_rho (5016, the cached normal sample in normal_y) and
+   normal_is_valid (5040), 5048 bytes - then the cached float normal sample (5048) and its flag
+   (5052). */
+#define CT__RNG_LEGACY_SIZE 5048
+enum { CT__RS_LEFT = 8, CT__RS_SEEDED = 12, CT__RS_NEXT = 16, CT__RS_STATE = 24,
+       CT__RS_NORMAL_Y = 5024, CT__RS_NORMAL_VALID = 5040 };
+
+ct_tensor *ct_get_rng_state(void)
+{
+    int64_t n = CT_RNG_STATE_SIZE;
+    ct_tensor *t = ct_zeros(&n, 1, CT_UINT8);
+    if (!t) {
+        return NULL;
+    }
+    unsigned char *b = (unsigned char *)ct__data(t);
+    ct_generator *g = ct__rng_lock(NULL);
+    int32_t left = CT__MT_N + 1 - g->index, seeded = 1, valid = g->has_next_normal;
+    uint64_t next = g->twisted ? (uint64_t)g->index : 0;
+    double normal = g->has_next_normal ? g->next_normal : 0.0;
+    memcpy(b, &g->seed, 8);
+    memcpy(b + CT__RS_LEFT, &left, 4);
+    memcpy(b + CT__RS_SEEDED, &seeded, 4);
+    memcpy(b + CT__RS_NEXT, &next, 8);
+    for (int k = 0; k < CT__MT_N; k++) {
+        uint64_t w = g->state[k];
+        memcpy(b + CT__RS_STATE + 8 * k, &w, 8);
+    }
+    memcpy(b + CT__RS_NORMAL_Y, &normal, 8);
+    memcpy(b + CT__RS_NORMAL_VALID, &valid, 4);
+    ct__rng_unlock(g);
+    return t;
+}
+
+ct_status ct_set_rng_state(const ct_tensor *state)
+{
+    const char *op = "ct_set_rng_state";
+    if (ct__null(op, state) || !ct__check_cpu(op, state)) {
+        return ct_error_code();
+    }
+    int64_t n = ct_numel(state);
+    if (state->dtype != CT_UINT8 || !ct_is_contiguous(state)) {
+        return ct__fail(CT_ERR_DTYPE, op, "expected a contiguous torch.ByteTensor, but got %s",
+                        ct_dtype_name(state->dtype));
+    }
+    if (n != CT__RNG_LEGACY_SIZE && n != CT_RNG_STATE_SIZE) {
+        return ct__fail(CT_ERR_VALUE, op, "Expected either a CPUGeneratorImplStateLegacy of size "
+                        "%d or a CPUGeneratorImplState of size %d but found the input RNG state "
+                        "size to be %lld", CT__RNG_LEGACY_SIZE, CT_RNG_STATE_SIZE, (long long)n);
+    }
+    const unsigned char *b = (const unsigned char *)ct__data(state);
+    int32_t left, valid;
+    uint64_t next;
+    memcpy(&left, b + CT__RS_LEFT, 4);
+    memcpy(&next, b + CT__RS_NEXT, 8);
+    memcpy(&valid, b + CT__RS_NORMAL_VALID, 4);
+    if (left < 1 || left > CT__MT_N + 1 || next > CT__MT_N) {
+        return ct__fail(CT_ERR_VALUE, op, "corrupted RNG state: left %d, next %llu", left,
+                        (unsigned long long)next);
+    }
+    ct_generator *g = ct__rng_lock(NULL);
+    memcpy(&g->seed, b, 8);
+    for (int k = 0; k < CT__MT_N; k++) {
+        uint64_t w;
+        memcpy(&w, b + CT__RS_STATE + 8 * k, 8);
+        g->state[k] = (uint32_t)w;
+    }
+    g->index = CT__MT_N + 1 - left;
+    g->twisted = next != 0 || left != 1;
+    g->has_next_normal = valid != 0;
+    memcpy(&g->next_normal, b + CT__RS_NORMAL_Y, 8);
+    ct__rng_unlock(g);
+    return CT_OK;
+}
+
+/* fork_rng: the default generator's streams saved by ct_fork_rng_begin, innermost last. */
+#define CT__FORK_DEPTH 16
+static ct_generator ct__fork_saved[CT__FORK_DEPTH];
+static int ct__fork_depth = 0;
+
+/* Copies the stream (state, position, seed, cached normal sample) of src into dst, not the
+   lock. */
+static void ct__rng_copy_stream(ct_generator *dst, const ct_generator *src)
+{
+    memcpy(dst->state, src->state, sizeof dst->state);
+    dst->index = src->index;
+    dst->twisted = src->twisted;
+    dst->seed = src->seed;
+    dst->has_next_normal = src->has_next_normal;
+    dst->next_normal = src->next_normal;
+}
+
+ct_status ct_fork_rng_begin(void)
+{
+    ct_generator *g = ct__rng_lock(NULL);
+    ct_status st = CT_OK;
+    if (ct__fork_depth == CT__FORK_DEPTH) {
+        st = ct__fail(CT_ERR_STATE, "ct_fork_rng_begin", "fork_rng nests at most %d deep",
+                      CT__FORK_DEPTH);
+    } else {
+        ct__rng_copy_stream(&ct__fork_saved[ct__fork_depth++], g);
+    }
+    ct__rng_unlock(g);
+    return st;
+}
+
+ct_status ct_fork_rng_end(void)
+{
+    ct_generator *g = ct__rng_lock(NULL);
+    ct_status st = CT_OK;
+    if (ct__fork_depth == 0) {
+        st = ct__fail(CT_ERR_STATE, "ct_fork_rng_end", "ct_fork_rng_end without "
+                      "ct_fork_rng_begin");
+    } else {
+        ct__rng_copy_stream(g, &ct__fork_saved[--ct__fork_depth]);
+    }
+    ct__rng_unlock(g);
+    return st;
+}
+
+/* ---- reproducibility --------------------------------------------------------------------- */
+static bool ct__deterministic = false, ct__deterministic_warn_only = false;
+
+void ct_use_deterministic_algorithms(bool mode, bool warn_only)
+{
+    ct__deterministic = mode;
+    ct__deterministic_warn_only = mode && warn_only;
+}
+
+bool ct_are_deterministic_algorithms_enabled(void)
+{
+    return ct__deterministic;
+}
+
+bool ct_is_deterministic_algorithms_warn_only_enabled(void)
+{
+    return ct__deterministic_warn_only;
 }
 
 /* ---- element order and stores -------------------------------------------------------- */
@@ -595,6 +770,129 @@ static ct_status ct__normal_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* ---- exponential_, cauchy_, log_normal_, geometric_ ------------------------------------- */
+/* Each draws one double per element as PyTorch's distribution<double> does (one
+   uniform_real_distribution<double> draw, or normal_distribution<double> for log_normal),
+   then static_cast<scalar_t>s it. */
+typedef double (*ct__rng_sample_fn)(ct_generator *g, double a, double b);
+
+typedef struct ct__rng_sampler {
+    ct__rng_sample_fn sample;
+    double a, b;
+} ct__rng_sampler;
+
+/* transformation::exponential on the CPU: -1 / lambda * log1p(-u). */
+static double ct__rng_exponential(ct_generator *g, double lambda, double unused)
+{
+    (void)unused;
+    return -1.0 / lambda * log1p(-ct__rng_uniform_f64(g, 0, 1));
+}
+
+/* transformation::cauchy<double>: median + sigma * tan(pi * (u - 0.5)), the multiply-add
+   fused as PyTorch's compiled kernel fuses it. */
+static double ct__rng_cauchy(ct_generator *g, double median, double sigma)
+{
+    double u = ct__rng_uniform_f64(g, 0, 1);
+    return fma(sigma, tan(3.14159265358979323846 * (u - 0.5)), median);
+}
+
+/* transformation::log_normal: exp of a normal_distribution<double> draw. */
+static double ct__rng_log_normal(ct_generator *g, double mean, double std)
+{
+    return exp(ct__rng_normal_f64(g, mean, std));
+}
+
+/* transformation::geometric: ceil(log(u) / log1p(-p)). */
+static double ct__rng_geometric(ct_generator *g, double p, double unused)
+{
+    (void)unused;
+    return ceil(log(ct__rng_uniform_f64(g, 0, 1)) / log1p(-p));
+}
+
+static void ct__rng_draw_sample(ct_generator *g, char *dst, ct_dtype dt, const void *params)
+{
+    const ct__rng_sampler *s = (const ct__rng_sampler *)params;
+    double v = s->sample(g, s->a, s->b);
+    if (ct_dtype_is_floating_point(dt)) {
+        ct__rng_store_f64(dst, dt, v);
+    } else {
+        ct__rng_store_i64(dst, dt, (int64_t)v);
+    }
+}
+
+/* The sampler of each op, by variant: exponential_ (lambd), cauchy_ (median, sigma),
+   log_normal_ (mean, std), geometric_ (p). */
+static const ct__rng_sample_fn ct__rng_samplers[4] = {ct__rng_exponential, ct__rng_cauchy,
+                                                      ct__rng_log_normal, ct__rng_geometric};
+
+/* The C++ name of an integer dtype's type, as PyTorch's cauchy_ message prints it. */
+static const char *ct__rng_cpp_type(ct_dtype dt)
+{
+    switch (dt) {
+    case CT_BOOL: return "bool";
+    case CT_UINT8: return "unsigned char";
+    case CT_INT8: return "signed char";
+    case CT_INT16: return "short int";
+    case CT_INT32: return "int";
+    default: return "long int";
+    }
+}
+
+/* The dtype each op takes, in PyTorch's words; true when dt is accepted. */
+static bool ct__sample_check_dtype(const ct_op_call *c, ct_dtype dt)
+{
+    bool fp = ct_dtype_is_floating_point(dt);
+    switch (c->op->variant) {
+    case 0:
+        return fp || ct__fail(CT_ERR_DTYPE, c->fn, "Exponential distribution is a continuous "
+                              "probability distribution. dtype must be a floating point but "
+                              "you specified %s", ct__dtype_title(dt)) == CT_OK;
+    case 1:
+        return fp || ct__fail(CT_ERR_DTYPE, c->fn, "Cauchy distribution is a continuous "
+                              "probability distribution. dtype must be a floating point but "
+                              "you specified %s", ct__rng_cpp_type(dt)) == CT_OK;
+    case 2:
+        return fp || ct__fail(CT_ERR_DTYPE, c->fn, "\"log_normal_cpu\" not implemented for '%s'",
+                              ct__dtype_title(dt)) == CT_OK;
+    default:
+        return dt != CT_BOOL || ct__fail(CT_ERR_DTYPE, c->fn, "\"geometric_cpu\" not "
+                                         "implemented for 'Bool'") == CT_OK;
+    }
+}
+
+/* The four ops' checks in PyTorch's words. Attributes: the sampler's parameters. */
+static bool ct__sample_meta(ct_op_call *c)
+{
+    double a = c->attrs[0].f, b = c->n_attrs > 1 ? c->attrs[1].f : 0;
+    int v = c->op->variant;
+    if (!ct__sample_check_dtype(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    if (v == 0 && !(a > 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "exponential_ expects lambda > 0.0, but found lambda=%g",
+                 a);
+    } else if (v == 1 && !(b > 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cauchy_ expects sigma > 0.0, but found sigma=%g", b);
+    } else if (v == 2 && !(b > 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "log_normal_ expects std > 0.0, but found std=%g", b);
+    } else if (v == 3 && !(a > 0 && a < 1)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "geometric_ expects p to be in (0, 1), but got p=%g", a);
+    } else {
+        return ct__rng_self_meta(c);
+    }
+    return false;
+}
+
+static ct_status ct__sample_kernel(ct_op_call *c)
+{
+    ct__rng_sampler s = {ct__rng_samplers[c->op->variant], c->attrs[0].f,
+                         c->n_attrs > 1 ? c->attrs[1].f : 0};
+    ct_generator *g = ct__rng_lock(c->generator);
+    ct__rng_fill(c->outputs[0], g, ct__rng_draw_sample, &s);
+    ct__rng_unlock(g);
+    return CT_OK;
+}
+
 /* ---- integers ------------------------------------------------------------------------ */
 
 typedef struct ct__rng_int_range {
@@ -906,6 +1204,42 @@ ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g)
     return ct__dispatch(&c);
 }
 
+/* ---- normal(mean, std) ----------------------------------------------------------------- */
+/* normal.Tensor_Tensor as PyTorch's normal_out_impl: standard normal draws of the broadcast
+   shape in mean's dtype (normal_(0, 1)), then mul_(std), then add_(mean): two roundings. */
+static ct_status ct__normal_tt_composite(ct_op_call *c)
+{
+    const ct_tensor *mean = c->inputs[0], *std = c->inputs[1];
+    const int64_t *shapes[2] = {mean->sizes, std->sizes};
+    int ndims[2] = {mean->ndim, std->ndim}, ndim = 0;
+    int64_t sizes[CT_MAX_DIMS];
+    if (ct_broadcast_shapes(shapes, ndims, 2, sizes, &ndim) != CT_OK ||
+        !ct__rng_check_float(c, mean->dtype)) {
+        return ct_error_code();
+    }
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    ct_no_grad_begin();
+    ct_tensor *r = NULL;
+    if (ct_numel(std) > 0 && ct_item(ct_amin(std, NULL, 0, false)) < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "normal expects all elements of std >= 0.0");
+    } else {
+        r = ct_normal_(ct_empty(sizes, ndim, mean->dtype), 0.0, 1.0, c->generator);
+        r = ct_add_(ct_mul_(r, std), mean, 1.0);
+    }
+    ct_no_grad_end();
+    return ct__composite_end(c, r);
+}
+
+/* NormalBackward3: PyTorch's derivative of torch.normal(mean, std) is zero for both. */
+static void ct__normal_tt_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    (void)n;
+    gi[0] = ct_zeros_like(g);
+    gi[1] = ct_zeros_like(g);
+}
+
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
@@ -948,6 +1282,29 @@ CT__RANDOM(randperm, "randperm", "randperm.generator(SymInt n, *, Generator? gen
            "ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? "
            "pin_memory=None) -> Tensor", "ct_randperm", CT_OP_RANDOM, ct__randperm_meta,
            CT__K_INT64(ct__randperm_kernel))
+CT__RANDOM(randint_like, "randint_like", "randint_like.low_dtype(Tensor self, SymInt low, "
+           "SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+           "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+           "ct_randint_like", CT_OP_RANDOM, ct__randint_meta, CT__K_ALL(ct__randint_kernel))
+/* exponential_, cauchy_, log_normal_, geometric_: variant k samples with ct__rng_samplers[k]. */
+#define CT__SAMPLER(SYM, SCHEMA, VARIANT, KERNELS)                                             \
+    static const ct_op ct__op_##SYM = {"aten::" #SYM, #SYM SCHEMA, "ct_" #SYM, CT_OP_INPLACE,  \
+                                       CT_AUTOCAST_NONE, VARIANT, 0u, NULL, ct__sample_meta,  \
+                                       KERNELS, NULL, NULL, NULL, 0u, NULL, NULL};
+CT__SAMPLER(exponential_, "(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> "
+            "Tensor(a!)", 0, CT__K_FLOAT(ct__sample_kernel))
+CT__SAMPLER(cauchy_, "(Tensor(a!) self, float median=0., float sigma=1., *, Generator? "
+            "generator=None) -> Tensor(a!)", 1, CT__K_FLOAT(ct__sample_kernel))
+CT__SAMPLER(log_normal_, "(Tensor(a!) self, float mean=1., float std=2., *, Generator? "
+            "generator=None) -> Tensor(a!)", 2, CT__K_FLOAT(ct__sample_kernel))
+CT__SAMPLER(geometric_, "(Tensor(a!) self, float p, *, Generator? generator=None) -> "
+            "Tensor(a!)", 3, CT__K_NUMERIC(ct__sample_kernel))
+#undef CT__SAMPLER
+static const ct_op ct__op_normal = {
+    "aten::normal", "normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? "
+    "generator=None) -> Tensor", "ct_normal", CT_OP_RANDOM, CT_AUTOCAST_NONE, 0, 0u, NULL, NULL,
+    CT__K_NONE, ct__normal_tt_composite, "NormalBackward3", ct__normal_tt_backward, 0u, NULL,
+    NULL};
 #undef CT__RANDOM
 #undef CT__RANDOM_OPTS
 #undef CT__K_INT64
@@ -987,6 +1344,35 @@ ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g)
 ct_tensor *ct_random_(ct_tensor *self, ct_generator *g)
 {
     return ct__rng_inplace_call(&ct__op_random_, "ct_random_", self, 0, 0, 0, g);
+}
+
+ct_tensor *ct_exponential_(ct_tensor *self, double lambd, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_exponential_, "ct_exponential_", self, 1, lambd, 0, g);
+}
+
+ct_tensor *ct_cauchy_(ct_tensor *self, double median, double sigma, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_cauchy_, "ct_cauchy_", self, 2, median, sigma, g);
+}
+
+ct_tensor *ct_log_normal_(ct_tensor *self, double mean, double std, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_log_normal_, "ct_log_normal_", self, 2, mean, std, g);
+}
+
+ct_tensor *ct_geometric_(ct_tensor *self, double p, ct_generator *g)
+{
+    return ct__rng_inplace_call(&ct__op_geometric_, "ct_geometric_", self, 1, p, 0, g);
+}
+
+ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g)
+{
+    const ct_tensor *in[2] = {mean, std};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_normal, "ct_normal", in, 2);
+    c.generator = g;
+    return ct__dispatch(&c);
 }
 
 /* A call of rand or randn over sizes. */
@@ -1045,6 +1431,22 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
     return ct__dispatch(&c);
 }
 
+ct_tensor *ct_randint_like(const ct_tensor *t, int64_t low, int64_t high, ct_generator *g)
+{
+    if (ct__null("ct_randint_like", t)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_randint_like, "ct_randint_like", in, 1);
+    ct__call_i(&c, low);
+    ct__call_i(&c, high);
+    ct__call_ints(&c, t->sizes, t->ndim);
+    ct__call_i(&c, t->dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
 ct_tensor *ct_randperm(int64_t n, ct_generator *g)
 {
     ct_op_call c;
@@ -1058,3 +1460,4 @@ ct_tensor *ct_randperm(int64_t n, ct_generator *g)
 #undef CT__MT_N
 #undef CT__MT_M
 #undef CT__DEFAULT_SEED
+

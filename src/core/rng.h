@@ -69,3 +69,62 @@ CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g);
    Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.
    Mirrors: Tensor.random_() without from/to. */
 CTORCH_API ct_tensor *ct_random_(ct_tensor *self, ct_generator *g);
+/* Fill self in place, one double per element in memory order cast to self's dtype, as
+   PyTorch's CPU kernels (bit-identical): exponential_ -log1p(-u) / lambd (lambd > 0),
+   cauchy_ median + sigma * tan(pi * (u - 0.5)) (sigma > 0), log_normal_ exp(N(mean, std^2))
+   (std > 0), geometric_ ceil(log(u) / log1p(-p)) (0 < p < 1; any dtype but bool), u uniform
+   on [0, 1) from 53 random bits. Returns self. Errors: CT_ERR_VALUE "exponential_ expects
+   lambda > 0.0, but found lambda=0" (and the same for sigma, std, "geometric_ expects p to be
+   in (0, 1), but got p=1"); CT_ERR_DTYPE "Exponential distribution is a continuous
+   probability distribution. dtype must be a floating point but you specified Long" for
+   integer self; CT_ERR_AUTOGRAD for a leaf that requires grad. Mirrors: Tensor.exponential_,
+   Tensor.cauchy_, Tensor.log_normal_, Tensor.geometric_. */
+CTORCH_API ct_tensor *ct_exponential_(ct_tensor *self, double lambd, ct_generator *g);
+CTORCH_API ct_tensor *ct_cauchy_(ct_tensor *self, double median, double sigma, ct_generator *g);
+CTORCH_API ct_tensor *ct_log_normal_(ct_tensor *self, double mean, double std, ct_generator *g);
+CTORCH_API ct_tensor *ct_geometric_(ct_tensor *self, double p, ct_generator *g);
+/* Normal draws with per-element mean and std (broadcast together), in mean's dtype (floating
+   point), as PyTorch computes them: standard normal draws (normal_(0, 1)) multiplied by std,
+   then mean added. A 0-dim mean or std gives torch.normal(tensor, float)'s shape. Gradient:
+   zeros for both (PyTorch's NormalBackward3). Errors: CT_ERR_VALUE "normal expects all
+   elements of std >= 0.0"; CT_ERR_SHAPE when mean and std do not broadcast; CT_ERR_DTYPE for
+   an integer mean. Mirrors: torch.normal(mean, std, generator=g). */
+CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g);
+/* Integers uniform in [low, high) of t's shape, dtype and device, drawn as ct_randint.
+   Errors: as ct_randint. Mirrors: torch.randint_like(t, low, high). */
+CTORCH_API ct_tensor *ct_randint_like(const ct_tensor *t, int64_t low, int64_t high,
+                                      ct_generator *g);
+
+/* The default generator's seed. Mirrors: torch.initial_seed. */
+CTORCH_API uint64_t ct_initial_seed(void);
+/* Seeds the default generator with 64 bits of operating-system entropy (/dev/urandom; the
+   clock without it) and returns the seed. Mirrors: torch.seed. */
+CTORCH_API uint64_t ct_seed(void);
+/* Bytes of torch.get_rng_state(): PyTorch's CPUGeneratorImplState layout of a 64-bit machine. */
+#define CT_RNG_STATE_SIZE 5056
+/* The default generator's state as a new uint8 tensor of CT_RNG_STATE_SIZE bytes, laid out as
+   PyTorch's, so states move between ctorch and PyTorch (torch.get_rng_state().numpy()).
+   Mirrors: torch.get_rng_state. */
+CTORCH_API ct_tensor *ct_get_rng_state(void);
+/* Restores the default generator from a state of ct_get_rng_state or PyTorch (5056 bytes, or
+   the legacy 5048). Errors: CT_ERR_DTYPE for a tensor that is not contiguous uint8;
+   CT_ERR_VALUE "Expected either a CPUGeneratorImplStateLegacy of size 5048 or a
+   CPUGeneratorImplState of size 5056 but found the input RNG state size to be 7", or a
+   corrupted position. Mirrors: torch.set_rng_state. */
+CTORCH_API ct_status ct_set_rng_state(const ct_tensor *state);
+/* Saves the default generator's stream; ct_fork_rng_end restores it, so draws in between
+   leave no trace. Nests up to 16 deep (process-wide: pair them on one thread). Errors:
+   CT_ERR_STATE past 16, or for an end without a begin. Mirrors: torch.random.fork_rng()
+   (CPU only: ctorch_cuda.h forks the CUDA generators). */
+CTORCH_API ct_status ct_fork_rng_begin(void);
+CTORCH_API ct_status ct_fork_rng_end(void);
+/* Deterministic mode. Every ctorch kernel is deterministic (results identical for any
+   thread count), so no op raises PyTorch's "does not have a deterministic implementation"
+   error; the mode makes ct_empty and the other uninitialized factories fill their memory
+   (NaN for floating point, the largest value for integers), as PyTorch's
+   fill_uninitialized_memory does. Mirrors: torch.use_deterministic_algorithms(mode,
+   warn_only), torch.are_deterministic_algorithms_enabled,
+   torch.is_deterministic_algorithms_warn_only_enabled. */
+CTORCH_API void ct_use_deterministic_algorithms(bool mode, bool warn_only);
+CTORCH_API bool ct_are_deterministic_algorithms_enabled(void);
+CTORCH_API bool ct_is_deterministic_algorithms_warn_only_enabled(void);

@@ -505,9 +505,42 @@ void ct__fill_contig(ct_tensor *t, double value)
     }
 }
 
+/* Deterministic mode's fill of "uninitialized" memory, as PyTorch's
+   fill_empty_deterministic_: NaN for floating point, the largest value for integers, true for
+   bool. */
+static void ct__fill_uninitialized(ct_tensor *t)
+{
+    int64_t n = ct_numel(t);
+    char *p = ct__data(t);
+    switch (t->dtype) {
+    case CT_BOOL: memset(p, 1, (size_t)n); break;
+    case CT_UINT8: memset(p, 0xff, (size_t)n); break;
+    case CT_INT8: memset(p, 0x7f, (size_t)n); break;
+    case CT_INT16:
+        for (int64_t i = 0; i < n; i++) {
+            ((int16_t *)p)[i] = INT16_MAX;
+        }
+        break;
+    case CT_INT32:
+        for (int64_t i = 0; i < n; i++) {
+            ((int32_t *)p)[i] = INT32_MAX;
+        }
+        break;
+    case CT_INT64:
+        for (int64_t i = 0; i < n; i++) {
+            ((int64_t *)p)[i] = INT64_MAX;
+        }
+        break;
+    default: ct__fill_contig(t, NAN); break;
+    }
+}
+
+/* empty leaves the memory meta allocated uninitialized, unless deterministic mode is on. */
 static ct_status ct__empty_kernel(ct_op_call *c)
 {
-    (void)c; /* meta allocated the output; empty leaves it uninitialized */
+    if (ct_are_deterministic_algorithms_enabled()) {
+        ct__fill_uninitialized(c->outputs[0]);
+    }
     return CT_OK;
 }
 

@@ -29,6 +29,12 @@ static const ct_op *const ct__registry[] = {
     &ct__op_randn_like,
     &ct__op_randint,
     &ct__op_randperm,
+    &ct__op_randint_like,
+    &ct__op_exponential_,
+    &ct__op_cauchy_,
+    &ct__op_log_normal_,
+    &ct__op_geometric_,
+    &ct__op_normal,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
