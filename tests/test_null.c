@@ -988,6 +988,132 @@ static void test_null_ct_random_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_exponential_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exponential_(NULL, 1.0, fx.gen)";
+        ct_tensor *r = ct_exponential_(NULL, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_exponential_(fx.t, 1.0, NULL)";
+        (void)ct_exponential_(fx.t, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cauchy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cauchy_(NULL, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_cauchy_(NULL, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cauchy_(fx.t, 1.0, 1.0, NULL)";
+        (void)ct_cauchy_(fx.t, 1.0, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_normal_(NULL, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_log_normal_(NULL, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_log_normal_(fx.t, 1.0, 1.0, NULL)";
+        (void)ct_log_normal_(fx.t, 1.0, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_geometric_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_geometric_(NULL, 1.0, fx.gen)";
+        ct_tensor *r = ct_geometric_(NULL, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_geometric_(fx.t, 1.0, NULL)";
+        (void)ct_geometric_(fx.t, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_normal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_normal(NULL, fx.t, fx.gen)";
+        ct_tensor *r = ct_normal(NULL, fx.t, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_normal(fx.t, NULL, fx.gen)";
+        ct_tensor *r = ct_normal(fx.t, NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_normal(fx.t, fx.t, NULL)";
+        (void)ct_normal(fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_randint_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_randint_like(NULL, 0, 10, fx.gen)";
+        ct_tensor *r = ct_randint_like(NULL, 0, 10, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_randint_like(fx.t, 0, 10, NULL)";
+        (void)ct_randint_like(fx.t, 0, 10, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_rng_state(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_rng_state(NULL)";
+        (void)ct_set_rng_state(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_op_registry(void)
 {
     null_fixture fx;
@@ -5981,6 +6107,142 @@ static void test_freed_ct_random_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_exponential_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exponential_(fx.freed, 1.0, fx.gen)";
+        ct_tensor *r = ct_exponential_(fx.freed, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_exponential_(fx.foreign, 1.0, fx.gen)";
+        (void)ct_exponential_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cauchy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cauchy_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_cauchy_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cauchy_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_cauchy_(fx.foreign, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log_normal_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_log_normal_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log_normal_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_log_normal_(fx.foreign, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_geometric_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_geometric_(fx.freed, 1.0, fx.gen)";
+        ct_tensor *r = ct_geometric_(fx.freed, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_geometric_(fx.foreign, 1.0, fx.gen)";
+        (void)ct_geometric_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_normal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_normal(fx.freed, fx.t, fx.gen)";
+        ct_tensor *r = ct_normal(fx.freed, fx.t, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_normal(fx.foreign, fx.t, fx.gen)";
+        (void)ct_normal(fx.foreign, fx.t, fx.gen);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_normal(fx.t, fx.freed, fx.gen)";
+        ct_tensor *r = ct_normal(fx.t, fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_normal(fx.t, fx.foreign, fx.gen)";
+        (void)ct_normal(fx.t, fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_randint_like(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_randint_like(fx.freed, 0, 10, fx.gen)";
+        ct_tensor *r = ct_randint_like(fx.freed, 0, 10, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_randint_like(fx.foreign, 0, 10, fx.gen)";
+        (void)ct_randint_like(fx.foreign, 0, 10, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_set_rng_state(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_rng_state(fx.freed)";
+        (void)ct_set_rng_state(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_set_rng_state(fx.foreign)";
+        (void)ct_set_rng_state(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_add(void)
 {
     null_fixture fx;
@@ -10032,6 +10294,13 @@ void test_null(void)
     RUN(test_null_ct_bernoulli_);
     RUN(test_null_ct_bernoulli);
     RUN(test_null_ct_random_);
+    RUN(test_null_ct_exponential_);
+    RUN(test_null_ct_cauchy_);
+    RUN(test_null_ct_log_normal_);
+    RUN(test_null_ct_geometric_);
+    RUN(test_null_ct_normal);
+    RUN(test_null_ct_randint_like);
+    RUN(test_null_ct_set_rng_state);
     RUN(test_null_ct_op_registry);
     RUN(test_null_ct_op_find);
     RUN(test_null_ct_dispatch_hook_push);
@@ -10340,6 +10609,13 @@ void test_null(void)
     RUN(test_freed_ct_bernoulli_);
     RUN(test_freed_ct_bernoulli);
     RUN(test_freed_ct_random_);
+    RUN(test_freed_ct_exponential_);
+    RUN(test_freed_ct_cauchy_);
+    RUN(test_freed_ct_log_normal_);
+    RUN(test_freed_ct_geometric_);
+    RUN(test_freed_ct_normal);
+    RUN(test_freed_ct_randint_like);
+    RUN(test_freed_ct_set_rng_state);
     RUN(test_freed_ct_add);
     RUN(test_freed_ct_add_alpha);
     RUN(test_freed_ct_add_scalar);

@@ -194,6 +194,108 @@ static void test_rng_errors(void)
     ct_scope_end();
 }
 
+/* The samplers' errors in PyTorch's words, and ct_normal's zero gradient. */
+static void test_rng_sampler_errors(void)
+{
+    ct_scope_begin();
+    int64_t n = 4;
+    CHECK(ct_exponential_(ct_empty(&n, 1, CT_FLOAT32), 0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "exponential_ expects lambda > 0.0, but found lambda=0");
+    CHECK(ct_exponential_(ct_empty(&n, 1, CT_INT64), 1, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "Exponential distribution is a continuous probability "
+                              "distribution. dtype must be a floating point but you specified "
+                              "Long");
+    CHECK(ct_cauchy_(ct_empty(&n, 1, CT_FLOAT64), 0, 0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "cauchy_ expects sigma > 0.0, but found sigma=0");
+    CHECK(ct_cauchy_(ct_empty(&n, 1, CT_INT64), 0, 1, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "but you specified long int");
+    CHECK(ct_log_normal_(ct_empty(&n, 1, CT_FLOAT32), 1, 0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "log_normal_ expects std > 0.0, but found std=0");
+    CHECK(ct_log_normal_(ct_empty(&n, 1, CT_INT64), 1, 2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"log_normal_cpu\" not implemented for 'Long'");
+    CHECK(ct_geometric_(ct_empty(&n, 1, CT_FLOAT32), 1, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "geometric_ expects p to be in (0, 1), but got p=1");
+    CHECK(ct_geometric_(ct_empty(&n, 1, CT_BOOL), 0.5, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"geometric_cpu\" not implemented for 'Bool'");
+    ct_tensor *mean = ct_requires_grad_(ct_zeros(&n, 1, CT_FLOAT64), true);
+    ct_tensor *std = ct_requires_grad_(ct_ones(&n, 1, CT_FLOAT64), true);
+    CHECK(ct_normal(mean, ct_full(&n, 1, -1, CT_FLOAT64), NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "normal expects all elements of std >= 0.0");
+    ct_tensor *r = ct_normal(mean, std, NULL);
+    CHECK(r && strcmp(ct_node_name(ct_grad_fn(r)), "NormalBackward3") == 0);
+    CHECK(ct_backward(ct_sum(r), NULL, false) == CT_OK);
+    double zeros[4] = {0, 0, 0, 0};
+    CHECK_TENSOR(ct_grad(mean), zeros, 4, 0, 0);
+    CHECK_TENSOR(ct_grad(std), zeros, 4, 0, 0);
+    int64_t s3[1] = {3};
+    CHECK(ct_normal(mean, ct_ones(s3, 1, CT_FLOAT64), NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "broadcast");
+    ct_scope_end();
+}
+
+/* get/set_rng_state round trips (also PyTorch's 5048-byte legacy state), fork_rng,
+   initial_seed and seed. The state bytes match PyTorch's: RNG_OP_STATE cases. */
+static void test_rng_state(void)
+{
+    ct_scope_begin();
+    int64_t n = 700, k = 5;
+    ct_manual_seed(42);
+    ct_randn(&n, 1, CT_FLOAT64, NULL);
+    ct_randn(&k, 1, CT_FLOAT64, NULL); /* leaves a cached normal sample */
+    ct_tensor *st = ct_get_rng_state();
+    CHECK(st && ct_numel(st) == CT_RNG_STATE_SIZE);
+    ct_tensor *a = ct_randn(&k, 1, CT_FLOAT64, NULL);
+    CHECK(ct_set_rng_state(st) == CT_OK);
+    ct_tensor *b = ct_randn(&k, 1, CT_FLOAT64, NULL);
+    CHECK(a && b && memcmp(ct_data_ptr(a), ct_data_ptr(b), 5 * sizeof(double)) == 0);
+    int64_t legacy = 5048;
+    CHECK(ct_set_rng_state(ct_narrow(st, 0, 0, legacy)) == CT_OK);
+    ct_tensor *c = ct_randn(&k, 1, CT_FLOAT64, NULL);
+    CHECK(c && memcmp(ct_data_ptr(a), ct_data_ptr(c), 5 * sizeof(double)) == 0);
+    CHECK(ct_set_rng_state(ct_narrow(st, 0, 0, 7)) != CT_OK);
+    CHECK_ERROR(CT_ERR_VALUE, "Expected either a CPUGeneratorImplStateLegacy of size 5048 or a "
+                              "CPUGeneratorImplState of size 5056 but found the input RNG state "
+                              "size to be 7");
+    CHECK(ct_set_rng_state(ct_to_dtype(st, CT_INT32)) != CT_OK);
+    CHECK_ERROR(CT_ERR_DTYPE, "ByteTensor");
+    ct_manual_seed(7);
+    CHECK(ct_initial_seed() == 7);
+    CHECK(ct_fork_rng_begin() == CT_OK);
+    ct_randn(&n, 1, CT_FLOAT32, NULL);
+    CHECK(ct_fork_rng_end() == CT_OK);
+    CHECK(ct_initial_seed() == 7);
+    ct_tensor *forked = ct_rand(&k, 1, CT_FLOAT64, NULL);
+    ct_manual_seed(7);
+    ct_tensor *plain = ct_rand(&k, 1, CT_FLOAT64, NULL);
+    CHECK(memcmp(ct_data_ptr(forked), ct_data_ptr(plain), 5 * sizeof(double)) == 0);
+    CHECK(ct_fork_rng_end() != CT_OK);
+    CHECK_ERROR(CT_ERR_STATE, "without ct_fork_rng_begin");
+    uint64_t s1 = ct_seed(), s2 = ct_seed();
+    CHECK(ct_initial_seed() == s2 && s1 != s2);
+    ct_scope_end();
+}
+
+/* Deterministic mode fills ct_empty's memory as PyTorch's fill_uninitialized_memory. */
+static void test_rng_deterministic_mode(void)
+{
+    ct_scope_begin();
+    CHECK(!ct_are_deterministic_algorithms_enabled());
+    ct_use_deterministic_algorithms(true, true);
+    CHECK(ct_are_deterministic_algorithms_enabled());
+    CHECK(ct_is_deterministic_algorithms_warn_only_enabled());
+    int64_t n = 5;
+    ct_tensor *f = ct_empty(&n, 1, CT_FLOAT32), *i = ct_empty(&n, 1, CT_INT64);
+    ct_tensor *b = ct_empty_like(ct_zeros(&n, 1, CT_BOOL));
+    for (int64_t k = 0; k < n; k++) {
+        CHECK(isnan(((const float *)ct_data_ptr(f))[k]));
+        CHECK(((const int64_t *)ct_data_ptr(i))[k] == INT64_MAX);
+        CHECK(((const bool *)ct_data_ptr(b))[k]);
+    }
+    ct_use_deterministic_algorithms(false, false);
+    CHECK(!ct_are_deterministic_algorithms_enabled());
+    ct_scope_end();
+}
+
 enum { RNG_TASKS = 8, RNG_LAYERS = 20, RNG_IN = 32, RNG_OUT = 16 };
 
 /* Builds Linear layers from the default generator: the draws of modules built in threads. */
@@ -280,6 +382,9 @@ void test_rng(void)
     RUN(test_rng_matches_pytorch);
     RUN(test_rng_explicit_generator);
     RUN(test_rng_errors);
+    RUN(test_rng_sampler_errors);
+    RUN(test_rng_state);
+    RUN(test_rng_deterministic_mode);
     RUN(test_rng_ops_dispatch);
     RUN(test_rng_default_generator_threads);
 }
