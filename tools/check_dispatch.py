@@ -53,7 +53,11 @@ ALLOWLIST = {
         ct_parallel_info_string ct_parallel_shutdown ct_fork ct_wait ct_set_flush_denormal""",
     # generators: objects and seeding (sampling is an op)
     "generators": """ct_manual_seed ct_default_generator ct_generator_new ct_generator_free
-        ct_generator_manual_seed ct_generator_initial_seed""",
+        ct_generator_manual_seed ct_generator_initial_seed ct_initial_seed ct_seed
+        ct_set_rng_state ct_fork_rng_begin ct_fork_rng_end""",
+    # process-wide settings
+    "settings": """ct_use_deterministic_algorithms ct_are_deterministic_algorithms_enabled
+        ct_is_deterministic_algorithms_warn_only_enabled""",
     # modules: construction, registration, traversal, modes; ct_module_forward calls the
     # module's forward through its pointer (the ops it runs dispatch)
     "modules": """ct_module_new ct_module_free ct_module_name ct_module_user ct_module_forward
