@@ -655,6 +655,23 @@ static void test_null_ct_from_blob(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_set_printoptions(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_printoptions(NULL, NULL)";
+        (void)ct_set_printoptions(NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_set_printoptions(\"default\", NULL)";
+        (void)ct_set_printoptions("default", NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_print(void)
 {
     null_fixture fx;
@@ -10011,6 +10028,7 @@ void test_null(void)
     RUN(test_null_ct_full_like);
     RUN(test_null_ct_tensor_from_data);
     RUN(test_null_ct_from_blob);
+    RUN(test_null_ct_set_printoptions);
     RUN(test_null_ct_print);
     RUN(test_null_ct_to_string);
     RUN(test_null_ct_keep);

@@ -91,6 +91,8 @@ VALID_BY_CALL = {
     ("ct_broadcast_shapes", "out_ndim"): "(int *)fx.zeros",
     ("ct_split", "split_size"): "1",
     ("ct_chunk", "chunks"): "1",
+    ("ct_set_printoptions", "profile"): '"default"',
+    ("ct_set_printoptions", "opts"): "NULL",
 }
 
 # Scalar arguments: by name, else by type.
@@ -144,6 +146,8 @@ OUTCOME = {
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",
+    ("ct_set_printoptions", "profile"): "accepted",
+    ("ct_set_printoptions", "opts"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

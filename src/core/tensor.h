@@ -123,15 +123,3 @@ CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype 
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
 CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
-
-/* ---- printing ----------------------------------------------------------------------- */
-#ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
-   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
-CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
-#endif
-/* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
-   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
-CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
