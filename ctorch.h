@@ -369,6 +369,30 @@ CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
 
+/* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
+   NULL. Mirrors: Tensor.untyped_storage. */
+CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
+/* The storage's size in bytes; 0 for NULL. Mirrors: UntypedStorage.nbytes. */
+CTORCH_API size_t ct_storage_nbytes(const ct_storage *s);
+/* The storage's first byte (device memory for a storage on another device); NULL for NULL.
+   Mirrors: UntypedStorage.data_ptr. */
+CTORCH_API void *ct_storage_data_ptr(const ct_storage *s);
+/* Makes self view source (retained) from storage_offset (elements of self's dtype) with the
+   given sizes and strides, keeping its dtype; other tensors over self's old storage keep it.
+   t.set_(other) is ct_set_(t, ct_untyped_storage(other), ct_storage_offset(other),
+   ct_sizes(other), ct_strides(other), ct_dim(other)). Returns self, or NULL after an error.
+   Errors: CT_ERR_VALUE "Tensor: invalid storage offset -1", "setStorage: sizes [2, 3],
+   strides [1, 2], storage offset 1, and itemsize 4 requiring a storage size of 28 are out of
+   bounds for storage of size 24" (PyTorch grows resizable storages instead), negative
+   strides; CT_ERR_SHAPE for sizes; CT_ERR_DEVICE for a storage on another device;
+   CT_ERR_AUTOGRAD for a leaf requiring grad ("a leaf Variable that requires grad is being used
+   in an in-place operation."). Mirrors: Tensor.set_(source, storage_offset, size, stride). */
+CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                              const int64_t *sizes, const int64_t *strides, int ndim);
+/* Whether t and other view the same storage with the same offset, sizes and strides.
+   Mirrors: Tensor.is_set_to. */
+CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
  * tensor with a zero size allocates nothing, however large its other sizes.
@@ -421,6 +445,37 @@ CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype 
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
 CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
+/* steps values base^x for x from start to end inclusive, computed as PyTorch's CPU kernel
+   (start and end in dtype, the exponent in double, the power cast to dtype: integer dtypes
+   truncate). PyTorch's default base is 10. Errors: as ct_linspace.
+   Mirrors: torch.logspace. */
+CTORCH_API ct_tensor *ct_logspace(double start, double end, int64_t steps, double base,
+                                  ct_dtype dtype);
+/* Uninitialized memory with the given strides (elements; 0 repeats an element): the storage
+   holds 1 + sum((sizes[i] - 1) * strides[i]) elements (none when a size is 0).
+   Errors: as ct_empty; CT_ERR_VALUE "Storage size calculation overflowed with sizes=[2, 3]
+   and strides=[-1, 1]" for negative strides or a storage beyond int64.
+   Mirrors: torch.empty_strided. */
+CTORCH_API ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                                       ct_dtype dtype);
+/* Tensors of the given sizes on self's device, of dtype (CT_DTYPE_DEFAULT: self's dtype, not
+   the default float dtype); self's values and autograd state play no part. Errors: as
+   ct_empty and ct_full. Mirrors: Tensor.new_empty / new_zeros / new_ones / new_full. */
+CTORCH_API ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  double value, ct_dtype dtype);
+/* The (2, N) row and column indices of the N elements of the lower (tril: column - row <=
+   offset) or upper (triu: column - row >= offset) triangle of a row x col matrix, in row-major
+   order. dtype: CT_DTYPE_DEFAULT (int64) or int32/int64. Errors: CT_ERR_VALUE "row must be
+   non-negative, got-1" (PyTorch's spacing), same for col; CT_ERR_DTYPE "\"tril_indices\" not
+   implemented for 'Float'". Mirrors: torch.tril_indices / torch.triu_indices. */
+CTORCH_API ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
 
 // >>part core/print.h
 /* core/print.h - tensors as text, in PyTorch's repr format (torch/_tensor_str.py).
@@ -1269,6 +1324,85 @@ CTORCH_API ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *ma
    "output with shape [..] doesn't match the broadcast shape [..]").
    Mirrors: Tensor.masked_fill_(mask, value). */
 CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value);
+
+// >>part ops/creation.h
+/* ops/creation.h - creation built from other ops (meshgrid) and zero-copy exchange with other
+ * libraries through DLPack.
+ */
+
+/* Coordinate grids: out[i] (owned by the current scope) is tensors[i] (0-D or 1-D, all of one
+   dtype and device) viewed along dimension i and expanded to the grid of sizes (numel of
+   tensors[0], ..., numel of tensors[n-1]): a view sharing tensors[i]'s storage, as PyTorch
+   (grad_fn ExpandBackward0). indexing "ij" (matrix; NULL means "ij", PyTorch's default) or
+   "xy" (Cartesian: the grid's first two dimensions swap). Returns CT_OK;
+   errors (out untouched): CT_ERR_VALUE "meshgrid expects a non-empty TensorList" (n < 1),
+   "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: foo";
+   CT_ERR_SHAPE "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a 2-D
+   tensor"; CT_ERR_DTYPE "meshgrid expects all tensors to have the same dtype"; CT_ERR_DEVICE
+   "meshgrid expects all tensors to have the same device". Mirrors: torch.meshgrid. */
+CTORCH_API ct_status ct_meshgrid(const ct_tensor *const *tensors, int n, const char *indexing,
+                                 ct_tensor **out);
+
+/* ---- DLPack (v0.8 ABI) ------------------------------------------------------------------
+ * The four types below have exactly the layout of dlpack.h's DLDevice, DLDataType, DLTensor
+ * and DLManagedTensor (DLPack 0.8; ctorch does not include dlpack.h, so its names cannot
+ * clash): cast a DLManagedTensor * to ct_dlpack_managed_tensor * and back. On LP64
+ * systems: device 8 bytes, dtype 4, tensor 48 (data 0, device 8, ndim 16, dtype 20, shape 24,
+ * strides 32, byte_offset 40), managed tensor 64 (manager_ctx 48, deleter 56). */
+enum {
+    CT_DLPACK_CPU = 1,      /* kDLCPU */
+    CT_DLPACK_CUDA = 2,     /* kDLCUDA */
+    CT_DLPACK_CUDA_HOST = 3 /* kDLCUDAHost: pinned host memory, read as CPU memory */
+};
+enum {
+    CT_DLPACK_INT = 0,    /* kDLInt */
+    CT_DLPACK_UINT = 1,   /* kDLUInt */
+    CT_DLPACK_FLOAT = 2,  /* kDLFloat */
+    CT_DLPACK_BFLOAT = 4, /* kDLBfloat */
+    CT_DLPACK_BOOL = 6    /* kDLBool */
+};
+typedef struct ct_dlpack_device {
+    int32_t device_type; /* CT_DLPACK_CPU ... (DLDeviceType, an int-sized enum) */
+    int32_t device_id;   /* ordinal; 0 for the CPU */
+} ct_dlpack_device;
+typedef struct ct_dlpack_dtype {
+    uint8_t code;   /* CT_DLPACK_INT ... */
+    uint8_t bits;   /* bits per lane: 8, 16, 32, 64 */
+    uint16_t lanes; /* 1: no vector types */
+} ct_dlpack_dtype;
+typedef struct ct_dlpack_tensor {
+    void *data; /* element 0 is at (char *)data + byte_offset */
+    ct_dlpack_device device;
+    int32_t ndim;
+    ct_dlpack_dtype dtype;
+    int64_t *shape;       /* ndim sizes */
+    int64_t *strides;     /* ndim strides in elements; NULL means row-major */
+    uint64_t byte_offset; /* bytes from data to element 0 */
+} ct_dlpack_tensor;
+typedef struct ct_dlpack_managed_tensor {
+    ct_dlpack_tensor dl_tensor;
+    void *manager_ctx; /* the producer's */
+    /* Called once by the consumer when it no longer needs the memory; may be NULL. */
+    void (*deleter)(struct ct_dlpack_managed_tensor *self);
+} ct_dlpack_managed_tensor;
+
+/* A tensor over m's memory, without copying (zero-copy: writes show on both sides). Takes
+   ownership of m on success: m->deleter(m) runs once, when the last tensor or view over the
+   memory is freed. On error m stays the caller's (nothing is called). CPU memory
+   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float32 or float64 with
+   lanes 1 and non-negative strides. Returns: new tensor, owned by the current scope.
+   Errors: CT_ERR_DEVICE "Unsupported device_type: 2"; CT_ERR_DTYPE "Unsupported kUInt bits
+   16", "Unsupported code 5", "ATen does not support lanes != 1"; CT_ERR_SHAPE for ndim or
+   sizes out of range and negative strides. Mirrors: torch.from_dlpack /
+   torch.utils.dlpack.from_dlpack. */
+CTORCH_API ct_tensor *ct_from_dlpack(ct_dlpack_managed_tensor *m);
+/* A DLPack view of t (a CPU tensor; zero-copy: data is t's element 0, byte_offset 0, shape and
+   strides t's, owned by the result). The result keeps t's storage alive until the consumer
+   calls its deleter (exactly once); t may be freed before that. Returns: a new managed
+   tensor, or NULL after an error. Errors: CT_ERR_AUTOGRAD "Can't export tensors that require
+   gradient, use tensor.detach()"; CT_ERR_DEVICE for a tensor not on the CPU; CT_ERR_OOM.
+   Mirrors: torch.utils.dlpack.to_dlpack / Tensor.__dlpack__. */
+CTORCH_API ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t);
 
 // >>part ops/reduce.h
 /* ops/reduce.h - reductions over all elements or along dims.
@@ -4233,6 +4367,95 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+ct_storage *ct_untyped_storage(const ct_tensor *t)
+{
+    return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
+}
+
+size_t ct_storage_nbytes(const ct_storage *s)
+{
+    return ct__null("ct_storage_nbytes", s) ? 0 : s->nbytes;
+}
+
+void *ct_storage_data_ptr(const ct_storage *s)
+{
+    return ct__null("ct_storage_data_ptr", s) ? NULL : s->data;
+}
+
+/* Checks set_'s geometry against its storage, in PyTorch's words. */
+static bool ct__check_set(const char *op, const ct_tensor *self, const ct_storage *source,
+                          int64_t offset, const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    if (!ct__check_shape(op, sizes, ndim) || (ndim > 0 && ct__null(op, strides))) {
+        return false;
+    }
+    if (offset < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Tensor: invalid storage offset %lld", (long long)offset);
+        return false;
+    }
+    if (source->device.type != self->storage->device.type ||
+        source->device.index != self->storage->device.index) {
+        ct__fail(CT_ERR_DEVICE, op, "Attempted to set the storage of a tensor on device to a "
+                 "storage on a different device");
+        return false;
+    }
+    double need = (double)offset + 1; /* elements, in double: no wrap */
+    bool negative = false;
+    for (int i = 0; i < ndim; i++) {
+        negative = negative || strides[i] < 0;
+        need += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    char a[200], b[200];
+    if (negative) {
+        ct__fail(CT_ERR_VALUE, op, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    size_t es = ct_dtype_size(self->dtype);
+    need = ct__numel(sizes, ndim) == 0 ? 0 : need * (double)es;
+    if (need > (double)source->nbytes) {
+        ct__fail(CT_ERR_VALUE, op, "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                 "itemsize %zu requiring a storage size of %.0f are out of bounds for storage of "
+                 "size %zu", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b), (long long)offset, es, need,
+                 source->nbytes);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                   const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    const char *op = "ct_set_";
+    if (ct__null(op, self) || ct__null(op, source) || !ct__check_inplace(op, self) ||
+        !ct__check_set(op, self, source, storage_offset, sizes, strides, ndim)) {
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&source->refcount, 1);
+    ct__storage_release(self->storage);
+    self->storage = source;
+    self->offset = storage_offset;
+    self->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        self->sizes[i] = sizes[i];
+        self->strides[i] = strides[i];
+    }
+    return self;
+}
+
+bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other)
+{
+    if (ct__null("ct_is_set_to", t) || ct__null("ct_is_set_to", other)) {
+        return false;
+    }
+    size_t n = sizeof(int64_t) * (size_t)t->ndim;
+    return t->storage == other->storage && t->offset == other->offset &&
+           t->ndim == other->ndim && !memcmp(t->sizes, other->sizes, n) &&
+           !memcmp(t->strides, other->strides, n);
+}
+
 double ct__load_f64(const void *p, ct_dtype d)
 {
     switch (d) {
@@ -4499,12 +4722,13 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
+   Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
 {
     double start = c->attrs[0].f, end = c->attrs[1].f;
     int64_t steps = c->attrs[2].i;
-    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
     if (!ct__check_dtype_arg(c->fn, dtype)) {
         return false;
     }
@@ -4513,7 +4737,7 @@ static bool ct__linspace_meta(ct_op_call *c)
         return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_cpu\" not implemented for 'Bool'", c->op->name + 6);
         return false;
     }
     if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
@@ -4561,6 +4785,140 @@ static ct_status ct__eye_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* x * y rounded by itself: an fma with a zero addend, so -ffp-contract cannot fuse the
+   product into a following addition (PyTorch's kernels round it). */
+static double ct__mul_rounded(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* PyTorch's logspace_cpu: start and end in the dtype, step = (end - start) / (steps - 1)
+   in double, base^(start + step * i) for the first half and base^(end - step * (steps - 1 -
+   i)) for the second, each cast to the dtype; one step gives base^start. */
+static ct_status ct__logspace_kernel(ct_op_call *c)
+{
+    double base = c->attrs[3].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
+    size_t es = ct_dtype_size(t->dtype);
+    double first = c->attrs[0].f, last = c->attrs[1].f, span;
+    if (t->dtype == CT_FLOAT32) {
+        float s = (float)first, e = (float)last;
+        first = s, last = e, span = (double)(e - s);
+    } else if (t->dtype != CT_FLOAT64) {
+        first = (double)(int64_t)first, last = (double)(int64_t)last, span = last - first;
+    } else {
+        span = last - first;
+    }
+    double step = steps > 1 ? span / (double)(steps - 1) : 0;
+    for (int64_t i = 0; i < steps; i++) {
+        double x = steps == 1           ? c->attrs[0].f
+                   : i < steps / 2      ? first + ct__mul_rounded(step, (double)i)
+                                        : last - ct__mul_rounded(step, (double)(steps - i - 1));
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, pow(base, x));
+    }
+    return CT_OK;
+}
+
+/* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
+   (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
+static bool ct__empty_strided_meta(ct_op_call *c)
+{
+    const int64_t *sizes = c->attrs[0].ints, *strides = c->attrs[1].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (!ct__check_shape(c->fn, sizes, ndim) || (ndim > 0 && ct__null(c->fn, strides))) {
+        return false;
+    }
+    double span = 1; /* in double: a product that overflows int64 cannot wrap */
+    bool overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        overflow = overflow || strides[i] < 0;
+        span += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    if (overflow || span > (double)(INT64_MAX / 16)) {
+        char a[200], b[200];
+        ct__fail(CT_ERR_VALUE, c->fn, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    int64_t n = ct__numel(sizes, ndim) == 0 ? 0 : (int64_t)span;
+    ct_tensor *t = ct__op_output(c, &n, 1, (ct_dtype)c->attrs[2].i);
+    if (!t) {
+        return false;
+    }
+    t->ndim = ndim; /* a fresh tensor: its storage's geometry becomes the strided one */
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+    }
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* new_empty, new_zeros, new_ones, new_full: (Tensor self, int[] size, [Scalar fill_value,]
+   ScalarType dtype); dtype DEFAULT is self's, the device is self's. */
+static bool ct__factory_new_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
+}
+
+/* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
+   or triu_indices' (row, col, offset): [begin, end). */
+static void ct__tri_span(const ct_op_call *c, int64_t r, int64_t *begin, int64_t *end)
+{
+    int variant = c->op->variant;
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i, offset = c->attrs[2].i;
+    offset = offset < -row ? -row : offset > col ? col : offset; /* no overflow below */
+    int64_t edge = r + offset + (variant == 0 ? 1 : 0);
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *begin = variant == 0 ? 0 : edge;
+    *end = variant == 0 ? edge : col;
+}
+
+/* tril_indices, triu_indices: (int row, int col, int offset, ScalarType dtype); a (2, N)
+   output of the N positions in row-major order. */
+static bool ct__tri_indices_meta(ct_op_call *c)
+{
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (row < 0 || col < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s must be non-negative, got%lld", row < 0 ? "row" : "col",
+                 (long long)(row < 0 ? row : col));
+        return false;
+    }
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
+    }
+    int64_t sizes[2] = {2, 0};
+    for (int64_t r = 0, begin, end; r < row; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        sizes[1] += end - begin;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, 2, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+static ct_status ct__tri_indices_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    int64_t n = t->sizes[1], k = 0;
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t r = 0, begin, end; k < n; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        for (int64_t j = begin; j < end; j++, k++) {
+            ct__store_f64(ct__data(t) + (size_t)k * es, t->dtype, (double)r);
+            ct__store_f64(ct__data(t) + (size_t)(n + k) * es, t->dtype, (double)j);
+        }
+    }
+    return CT_OK;
+}
+
 /* A factory op: name, schema, public functions, fill variant, meta, kernels. */
 #define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
@@ -4603,6 +4961,35 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
             "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
+            "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
+            ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
+CT__FACTORY(empty_strided, "empty_strided", "empty_strided(SymInt[] size, SymInt[] stride, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_empty_strided", CT__FILL_EMPTY,
+            ct__empty_strided_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_empty, "new_empty", "new_empty(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_empty", CT__FILL_EMPTY, ct__factory_new_meta,
+            CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_zeros, "new_zeros", "new_zeros(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_zeros", CT__FILL_ZERO, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_ones, "new_ones", "new_ones(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_ones", CT__FILL_ONE, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar fill_value, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+/* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+CT__FACTORY(triu_indices, "triu_indices", "triu_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_triu_indices", 1, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+#undef CT__K_INDEX
 #undef CT__FACTORY
 #undef CT__FACTORY_OPTS
 #undef CT__LIKE_OPTS
@@ -4723,6 +5110,88 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     ct__call_i(&c, m < 0 ? n : m);
     ct__call_i(&c, dtype);
     return ct__dispatch(&c);
+}
+
+ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_logspace, "ct_logspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_f(&c, base);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                            ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_empty_strided, "ct_empty_strided", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_ints(&c, strides, ndim);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a new_ op of self over sizes, with its fill value when it takes one. */
+static ct_tensor *ct__new_call(const ct_op *op, const char *fn, const ct_tensor *self,
+                               const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_empty, "ct_new_empty", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_zeros, "ct_new_zeros", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_ones, "ct_new_ones", self, sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim, double value,
+                       ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_full, "ct_new_full", self, sizes, ndim, value, dtype);
+}
+
+/* A call of tril_indices or triu_indices. */
+static ct_tensor *ct__tri_indices_call(const ct_op *op, const char *fn, int64_t row, int64_t col,
+                                       int64_t offset, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_i(&c, row);
+    ct__call_i(&c, col);
+    ct__call_i(&c, offset);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_tril_indices, "ct_tril_indices", row, col, offset, dtype);
+}
+
+ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_triu_indices, "ct_triu_indices", row, col, offset, dtype);
 }
 
 ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
@@ -12242,6 +12711,262 @@ ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *mask, double 
 ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value)
 {
     return ct__masked_fill_call(&ct__op_masked_fill_, "ct_masked_fill_", self, mask, value);
+}
+
+// >>part ops/creation.c
+/* ops/creation.c - meshgrid (views of its inputs, as PyTorch's) and DLPack exchange.
+ *
+ * DLPack: ct_from_dlpack wraps the producer's memory in a borrowed storage whose deleter calls
+ * the managed tensor's; ct_to_dlpack hands out a managed tensor holding its own reference to
+ * the storage (a tensor struct of ctorch's, released by the consumer's call of the deleter).
+ */
+
+/* ---- meshgrid ---------------------------------------------------------------------- */
+/* Checks the list: non-empty, 0-D or 1-D tensors of one dtype and device. */
+static bool ct__meshgrid_check(const char *fn, const ct_tensor *const *ts, int n)
+{
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, fn, "meshgrid expects a non-empty TensorList");
+        return false;
+    }
+    if (n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, fn, "a grid of %d tensors has more than %d dimensions", n,
+                 CT_MAX_DIMS);
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        if (ct__null(fn, ts[k])) {
+            return false;
+        }
+        if (ts[k]->ndim > 1) {
+            ct__fail(CT_ERR_SHAPE, fn, "torch.meshgrid: Expected 0D or 1D tensor in the tensor "
+                     "list but got a %d-D tensor", ts[k]->ndim);
+            return false;
+        }
+        if (ts[k]->dtype != ts[0]->dtype) {
+            ct__fail(CT_ERR_DTYPE, fn, "meshgrid expects all tensors to have the same dtype");
+            return false;
+        }
+        if (ts[k]->storage->device.type != ts[0]->storage->device.type ||
+            ts[k]->storage->device.index != ts[0]->storage->device.index) {
+            ct__fail(CT_ERR_DEVICE, fn, "meshgrid expects all tensors to have the same device");
+            return false;
+        }
+    }
+    return true;
+}
+
+ct_status ct_meshgrid(const ct_tensor *const *ts, int n, const char *indexing, ct_tensor **out)
+{
+    const char *fn = "ct_meshgrid";
+    if (ct__null(fn, out) || (n > 0 && ct__null(fn, ts))) {
+        return CT_ERR_NULL_ARG;
+    }
+    indexing = indexing ? indexing : "ij";
+    bool xy = strcmp(indexing, "xy") == 0;
+    if (!xy && strcmp(indexing, "ij") != 0) {
+        return ct__fail(CT_ERR_VALUE, fn, "torch.meshgrid: indexing must be one of \"xy\" or "
+                        "\"ij\", but received: %s", indexing);
+    }
+    if (!ct__meshgrid_check(fn, ts, n)) {
+        return ct_error_code();
+    }
+    /* PyTorch: "xy" swaps the first two inputs, builds the "ij" grid and swaps the first two
+       outputs back */
+    int perm[CT_MAX_DIMS];
+    int64_t grid[CT_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        perm[i] = xy && n >= 2 && i < 2 ? 1 - i : i;
+        grid[i] = ct__numel(ts[perm[i]]->sizes, ts[perm[i]]->ndim);
+    }
+    ct_tensor *res[CT_MAX_DIMS];
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        int64_t shape[CT_MAX_DIMS];
+        for (int k = 0; k < n; k++) {
+            shape[k] = k == i ? grid[i] : 1;
+        }
+        res[perm[i]] = ct_expand(ct_view(ts[perm[i]], shape, n), grid, n);
+        ok = ok && res[perm[i]];
+    }
+    if (!ok) {
+        return ct_error_code();
+    }
+    memcpy(out, res, sizeof(ct_tensor *) * (size_t)n);
+    return CT_OK;
+}
+
+/* ---- DLPack ------------------------------------------------------------------------ */
+/* The DLPack type code of a dtype (bits: its size * 8), or -1 where DLPack has none here. */
+static int ct__dlpack_code(ct_dtype d)
+{
+    switch (d) {
+    case CT_BOOL: return CT_DLPACK_BOOL;
+    case CT_UINT8: return CT_DLPACK_UINT;
+    case CT_INT8:
+    case CT_INT16:
+    case CT_INT32:
+    case CT_INT64: return CT_DLPACK_INT;
+    case CT_FLOAT32:
+    case CT_FLOAT64: return CT_DLPACK_FLOAT;
+    default: return -1;
+    }
+}
+
+/* The dtype of a DLPack type, or CT_DTYPE_DEFAULT + CT_ERR_DTYPE in PyTorch's words. */
+static ct_dtype ct__dlpack_dtype(const char *fn, ct_dlpack_dtype t)
+{
+    static const char *const names[7] = {"kInt", "kUInt", "kFloat", NULL, "kBfloat", NULL,
+                                         "kDLBool"};
+    if (t.lanes != 1) {
+        ct__fail(CT_ERR_DTYPE, fn, "ATen does not support lanes != 1");
+        return CT_DTYPE_DEFAULT;
+    }
+    for (int d = CT_DTYPE_DEFAULT + 1; d < CT_DTYPE_COUNT; d++) {
+        if (ct__dlpack_code((ct_dtype)d) == t.code && ct_dtype_size((ct_dtype)d) * 8 == t.bits) {
+            return (ct_dtype)d;
+        }
+    }
+    if (t.code < 7 && names[t.code]) {
+        ct__fail(CT_ERR_DTYPE, fn, "Unsupported %s bits %u", names[t.code], (unsigned)t.bits);
+    } else {
+        ct__fail(CT_ERR_DTYPE, fn, "Unsupported code %u", (unsigned)t.code);
+    }
+    return CT_DTYPE_DEFAULT;
+}
+
+/* The borrowed storage's deleter: hands the memory back to its producer. */
+static void ct__dlpack_release(void *data, void *ctx)
+{
+    ct_dlpack_managed_tensor *m = (ct_dlpack_managed_tensor *)ctx;
+    (void)data;
+    if (m->deleter) {
+        m->deleter(m);
+    }
+}
+
+/* Checks the geometry of d: ndim, sizes and strides; writes its strides (row-major when d has
+   none) and the elements its memory spans. */
+static bool ct__dlpack_geometry(const char *fn, const ct_dlpack_tensor *d, int64_t *strides,
+                                int64_t *span)
+{
+    if (d->ndim < 0 || d->ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, fn, "number of dimensions %d is out of range [0, %d]",
+                 (int)d->ndim, CT_MAX_DIMS);
+        return false;
+    }
+    if (d->ndim > 0 && ct__null(fn, d->shape)) {
+        return false;
+    }
+    ct__contiguous_strides(d->shape, d->ndim, strides);
+    double extent = 1;
+    for (int i = 0; i < d->ndim; i++) {
+        strides[i] = d->strides ? d->strides[i] : strides[i];
+        if (d->shape[i] < 0 || strides[i] < 0) {
+            ct__fail(CT_ERR_SHAPE, fn, "dimension %d has size %lld and stride %lld: negative "
+                     "sizes and strides are not supported", i, (long long)d->shape[i],
+                     (long long)strides[i]);
+            return false;
+        }
+        extent += d->shape[i] > 0 ? (double)(d->shape[i] - 1) * (double)strides[i] : 0;
+    }
+    *span = ct__numel(d->shape, d->ndim) == 0 ? 0 : (int64_t)extent;
+    if (extent > (double)(INT64_MAX / 16) || (*span > 0 && !d->data)) {
+        ct__fail(CT_ERR_SHAPE, fn, "the DLPack tensor spans %.0f elements at %p", extent,
+                 d->data);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_from_dlpack(ct_dlpack_managed_tensor *m)
+{
+    const char *fn = "ct_from_dlpack";
+    if (ct__null(fn, m)) {
+        return NULL;
+    }
+    const ct_dlpack_tensor *d = &m->dl_tensor;
+    if (d->device.device_type != CT_DLPACK_CPU && d->device.device_type != CT_DLPACK_CUDA_HOST) {
+        ct__fail(CT_ERR_DEVICE, fn, "Unsupported device_type: %d", (int)d->device.device_type);
+        return NULL;
+    }
+    ct_dtype dtype = ct__dlpack_dtype(fn, d->dtype);
+    int64_t strides[CT_MAX_DIMS], span;
+    if (dtype == CT_DTYPE_DEFAULT || !ct__dlpack_geometry(fn, d, strides, &span)) {
+        return NULL;
+    }
+    /* a 1-D tensor over the memory, then given the DLPack geometry (nobody else sees it yet);
+       an empty tensor reads nothing, so any non-NULL address serves */
+    char *data = d->data ? (char *)d->data + d->byte_offset : (char *)m;
+    ct_tensor *t = ct_from_blob(data, dtype, &span, 1, ct__dlpack_release, m);
+    if (t) {
+        t->ndim = d->ndim;
+        for (int i = 0; i < d->ndim; i++) {
+            t->sizes[i] = d->shape[i];
+            t->strides[i] = strides[i];
+        }
+    }
+    return t;
+}
+
+/* What ct_to_dlpack hands out: the managed tensor first, then what it points into. */
+typedef struct ct__dlpack_export {
+    ct_dlpack_managed_tensor m;
+    ct_tensor *ref; /* ctorch's reference to the storage, with the exported geometry */
+    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+} ct__dlpack_export;
+
+static void ct__dlpack_export_free(ct_dlpack_managed_tensor *m)
+{
+    ct__dlpack_export *e = (ct__dlpack_export *)m->manager_ctx;
+    ct__release(e->ref);
+    ct__free(e);
+}
+
+ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
+{
+    const char *fn = "ct_to_dlpack";
+    if (ct__null(fn, t) || !ct__check_cpu(fn, t)) {
+        return NULL;
+    }
+    if (t->requires_grad || t->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, fn, "Can't export tensors that require gradient, use "
+                 "tensor.detach()");
+        return NULL;
+    }
+    if (ct__dlpack_code(t->dtype) < 0) {
+        ct__fail(CT_ERR_DTYPE, fn, "DLPack exchange of %s tensors is not supported",
+                 ct_dtype_name(t->dtype));
+        return NULL;
+    }
+    ct__dlpack_export *e = (ct__dlpack_export *)ct__calloc(sizeof *e);
+    ct_tensor *ref = e ? ct__tensor_over(t->storage, t->dtype, t->sizes, t->strides, t->ndim,
+                                         t->offset)
+                       : NULL;
+    if (!ref) {
+        ct__free(e);
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    e->ref = ref;
+    for (int i = 0; i < t->ndim; i++) {
+        e->shape[i] = t->sizes[i];
+        e->strides[i] = t->strides[i];
+    }
+    ct_dlpack_tensor *d = &e->m.dl_tensor;
+    d->data = ct__data(t);
+    d->device.device_type = CT_DLPACK_CPU;
+    d->device.device_id = 0;
+    d->ndim = t->ndim;
+    d->dtype.code = (uint8_t)ct__dlpack_code(t->dtype);
+    d->dtype.bits = (uint8_t)(ct_dtype_size(t->dtype) * 8);
+    d->dtype.lanes = 1;
+    d->shape = e->shape;
+    d->strides = e->strides;
+    d->byte_offset = 0;
+    e->m.manager_ctx = e;
+    e->m.deleter = ct__dlpack_export_free;
+    return &e->m;
 }
 
 // >>part ops/reduce.c
@@ -23382,6 +24107,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_arange,
     &ct__op_linspace,
     &ct__op_eye,
+    /* core/tensor.c (issue 7: creation T2) */
+    &ct__op_logspace,
+    &ct__op_empty_strided,
+    &ct__op_new_empty,
+    &ct__op_new_zeros,
+    &ct__op_new_ones,
+    &ct__op_new_full,
+    &ct__op_tril_indices,
+    &ct__op_triu_indices,
     /* core/rng.c */
     &ct__op_uniform_,
     &ct__op_normal_,

@@ -862,6 +862,15 @@ static void row_tensor_from_data(void) { wx(); }
 static void row_arange(void) { ct_arange(0, 5, 1, CT_FLOAT32); }
 static void row_linspace(void) { ct_linspace(0, 1, 5, CT_FLOAT32); }
 static void row_eye(void) { ct_eye(3, -1, CT_FLOAT32); }
+/* creation T2 (issue 7) */
+static void row_logspace(void) { ct_logspace(0, 1, 5, 10, CT_FLOAT32); }
+static void row_empty_strided(void) { ct_empty_strided(s23, s23, 2, CT_FLOAT32); }
+static void row_new_empty(void) { ct_new_empty(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_zeros(void) { ct_new_zeros(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_ones(void) { ct_new_ones(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_full(void) { ct_new_full(wx(), s23, 2, 2, CT_DTYPE_DEFAULT); }
+static void row_tril_indices(void) { ct_tril_indices(3, 3, 0, CT_DTYPE_DEFAULT); }
+static void row_triu_indices(void) { ct_triu_indices(3, 3, 0, CT_DTYPE_DEFAULT); }
 /* random */
 static void row_rand(void) { ct_rand(s23, 2, CT_FLOAT32, NULL); }
 static void row_randn(void) { ct_randn(s23, 2, CT_FLOAT32, NULL); }
@@ -962,6 +971,9 @@ static const api_row api_rows[] = {
     ROW(zeros_like), ROW(ones_like), ROW(full_like), ROW(tensor_from_data), ROW(arange),
     ROW(linspace), ROW(eye), ROW(rand), ROW(randn), ROW(randint), ROW(randperm), ROW(rand_like),
     ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
+    /* creation T2 (issue 7) */
+    ROW(logspace), ROW(empty_strided), ROW(new_empty), ROW(new_zeros), ROW(new_ones),
+    ROW(new_full), ROW(tril_indices), ROW(triu_indices),
     /* optimizers */
     {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
     {"ct_optimizer_step", row_step_adamw},

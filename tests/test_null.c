@@ -503,6 +503,90 @@ static void test_null_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_untyped_storage(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_untyped_storage(NULL)";
+        (void)ct_untyped_storage(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_storage_nbytes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_nbytes(NULL)";
+        (void)ct_storage_nbytes(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_storage_data_ptr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_data_ptr(NULL)";
+        (void)ct_storage_data_ptr(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_(NULL, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(NULL, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, NULL, 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.t, NULL, 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, ct_untyped_storage(fx.t), 0, NULL, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.t, ct_untyped_storage(fx.t), 0, NULL, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, ct_untyped_storage(fx.t), 0, fx.sizes, NULL, 2)";
+        ct_tensor *r = ct_set_(fx.t, ct_untyped_storage(fx.t), 0, fx.sizes, NULL, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_is_set_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_set_to(NULL, fx.t)";
+        (void)ct_is_set_to(NULL, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, NULL)";
+        (void)ct_is_set_to(fx.t, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_empty(void)
 {
     null_fixture fx;
@@ -651,6 +735,101 @@ static void test_null_ct_from_blob(void)
         const char *call = "ct_from_blob(fx.bytes, CT_FLOAT32, fx.sizes, 2, NULL, NULL)";
         (void)ct_from_blob(fx.bytes, CT_FLOAT32, fx.sizes, 2, NULL, NULL);
         expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_empty_strided(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_empty_strided(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_empty_strided(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_empty_strided(fx.sizes, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_empty_strided(fx.sizes, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_empty(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_empty(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_empty(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_zeros(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_zeros(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_zeros(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_ones(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_ones(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_ones(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_full(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_full(NULL, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(NULL, fx.sizes, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_full(fx.t, NULL, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(fx.t, NULL, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
@@ -3013,6 +3192,53 @@ static void test_null_ct_masked_fill_(void)
         const char *call = "ct_masked_fill_(fx.t, NULL, 1.0)";
         ct_tensor *r = ct_masked_fill_(fx.t, NULL, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_meshgrid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_meshgrid(NULL, 1, fx.text, fx.out)";
+        (void)ct_meshgrid(NULL, 1, fx.text, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_meshgrid(fx.ctl, 1, NULL, fx.out)";
+        (void)ct_meshgrid(fx.ctl, 1, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_meshgrid(fx.ctl, 1, fx.text, NULL)";
+        (void)ct_meshgrid(fx.ctl, 1, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_from_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_from_dlpack(NULL)";
+        ct_tensor *r = ct_from_dlpack(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_to_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dlpack(NULL)";
+        (void)ct_to_dlpack(NULL);
         expect_null_arg(call);
     }
     fixture_close(&fx);
@@ -5748,6 +5974,69 @@ static void test_freed_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_untyped_storage(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_untyped_storage(fx.freed)";
+        (void)ct_untyped_storage(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_untyped_storage(fx.foreign)";
+        (void)ct_untyped_storage(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_set_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_(fx.freed, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.freed, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_set_(fx.foreign, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        (void)ct_set_(fx.foreign, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_set_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_set_to(fx.freed, fx.t)";
+        (void)ct_is_set_to(fx.freed, fx.t);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.foreign, fx.t)";
+        (void)ct_is_set_to(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, fx.freed)";
+        (void)ct_is_set_to(fx.t, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, fx.foreign)";
+        (void)ct_is_set_to(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_empty_like(void)
 {
     null_fixture fx;
@@ -5815,6 +6104,78 @@ static void test_freed_ct_full_like(void)
     {
         const char *call = "ct_full_like(fx.foreign, 1.0)";
         (void)ct_full_like(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_empty(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_empty(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_empty(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_empty(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_zeros(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_zeros(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_zeros(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_zeros(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_ones(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_ones(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_ones(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_ones(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_full(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_full(fx.freed, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(fx.freed, fx.sizes, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_full(fx.foreign, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        (void)ct_new_full(fx.foreign, fx.sizes, 2, 1.0, CT_FLOAT32);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -8647,6 +9008,23 @@ static void test_freed_ct_masked_fill_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_to_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dlpack(fx.freed)";
+        (void)ct_to_dlpack(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_to_dlpack(fx.foreign)";
+        (void)ct_to_dlpack(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_sum(void)
 {
     null_fixture fx;
@@ -10018,6 +10396,11 @@ void test_null(void)
     RUN(test_null_ct_version);
     RUN(test_null_ct_item);
     RUN(test_null_ct_item_int64);
+    RUN(test_null_ct_untyped_storage);
+    RUN(test_null_ct_storage_nbytes);
+    RUN(test_null_ct_storage_data_ptr);
+    RUN(test_null_ct_set_);
+    RUN(test_null_ct_is_set_to);
     RUN(test_null_ct_empty);
     RUN(test_null_ct_zeros);
     RUN(test_null_ct_ones);
@@ -10028,6 +10411,11 @@ void test_null(void)
     RUN(test_null_ct_full_like);
     RUN(test_null_ct_tensor_from_data);
     RUN(test_null_ct_from_blob);
+    RUN(test_null_ct_empty_strided);
+    RUN(test_null_ct_new_empty);
+    RUN(test_null_ct_new_zeros);
+    RUN(test_null_ct_new_ones);
+    RUN(test_null_ct_new_full);
     RUN(test_null_ct_set_printoptions);
     RUN(test_null_ct_print);
     RUN(test_null_ct_to_string);
@@ -10172,6 +10560,9 @@ void test_null(void)
     RUN(test_null_ct_index_add_);
     RUN(test_null_ct_masked_fill);
     RUN(test_null_ct_masked_fill_);
+    RUN(test_null_ct_meshgrid);
+    RUN(test_null_ct_from_dlpack);
+    RUN(test_null_ct_to_dlpack);
     RUN(test_null_ct_sum);
     RUN(test_null_ct_sum_dim);
     RUN(test_null_ct_sum_dims);
@@ -10344,10 +10735,17 @@ void test_null(void)
     RUN(test_freed_ct_version);
     RUN(test_freed_ct_item);
     RUN(test_freed_ct_item_int64);
+    RUN(test_freed_ct_untyped_storage);
+    RUN(test_freed_ct_set_);
+    RUN(test_freed_ct_is_set_to);
     RUN(test_freed_ct_empty_like);
     RUN(test_freed_ct_zeros_like);
     RUN(test_freed_ct_ones_like);
     RUN(test_freed_ct_full_like);
+    RUN(test_freed_ct_new_empty);
+    RUN(test_freed_ct_new_zeros);
+    RUN(test_freed_ct_new_ones);
+    RUN(test_freed_ct_new_full);
     RUN(test_freed_ct_print);
     RUN(test_freed_ct_to_string);
     RUN(test_freed_ct_keep);
@@ -10470,6 +10868,7 @@ void test_null(void)
     RUN(test_freed_ct_index_add_);
     RUN(test_freed_ct_masked_fill);
     RUN(test_freed_ct_masked_fill_);
+    RUN(test_freed_ct_to_dlpack);
     RUN(test_freed_ct_sum);
     RUN(test_freed_ct_sum_dim);
     RUN(test_freed_ct_sum_dims);

@@ -53,6 +53,7 @@ VALID = {
     "ct_error_handler": "null_test_silent",
     "ct_kernel_fn": "null_test_kernel",
     "ct_op *": "ct_op_registry(NULL)[0]",
+    "ct_storage *": "ct_untyped_storage(fx.t)",
     "void*(*)(void*)": "null_test_task",
     "void(*)(void*,void*)": "NULL",
     "void(*)(void*)": "NULL",
@@ -148,6 +149,7 @@ OUTCOME = {
     ("ct_chunk", "out"): "size",
     ("ct_set_printoptions", "profile"): "accepted",
     ("ct_set_printoptions", "opts"): "accepted",
+    ("ct_meshgrid", "indexing"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

@@ -350,6 +350,95 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+ct_storage *ct_untyped_storage(const ct_tensor *t)
+{
+    return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
+}
+
+size_t ct_storage_nbytes(const ct_storage *s)
+{
+    return ct__null("ct_storage_nbytes", s) ? 0 : s->nbytes;
+}
+
+void *ct_storage_data_ptr(const ct_storage *s)
+{
+    return ct__null("ct_storage_data_ptr", s) ? NULL : s->data;
+}
+
+/* Checks set_'s geometry against its storage, in PyTorch's words. */
+static bool ct__check_set(const char *op, const ct_tensor *self, const ct_storage *source,
+                          int64_t offset, const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    if (!ct__check_shape(op, sizes, ndim) || (ndim > 0 && ct__null(op, strides))) {
+        return false;
+    }
+    if (offset < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Tensor: invalid storage offset %lld", (long long)offset);
+        return false;
+    }
+    if (source->device.type != self->storage->device.type ||
+        source->device.index != self->storage->device.index) {
+        ct__fail(CT_ERR_DEVICE, op, "Attempted to set the storage of a tensor on device to a "
+                 "storage on a different device");
+        return false;
+    }
+    double need = (double)offset + 1; /* elements, in double: no wrap */
+    bool negative = false;
+    for (int i = 0; i < ndim; i++) {
+        negative = negative || strides[i] < 0;
+        need += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    char a[200], b[200];
+    if (negative) {
+        ct__fail(CT_ERR_VALUE, op, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    size_t es = ct_dtype_size(self->dtype);
+    need = ct__numel(sizes, ndim) == 0 ? 0 : need * (double)es;
+    if (need > (double)source->nbytes) {
+        ct__fail(CT_ERR_VALUE, op, "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                 "itemsize %zu requiring a storage size of %.0f are out of bounds for storage of "
+                 "size %zu", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b), (long long)offset, es, need,
+                 source->nbytes);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                   const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    const char *op = "ct_set_";
+    if (ct__null(op, self) || ct__null(op, source) || !ct__check_inplace(op, self) ||
+        !ct__check_set(op, self, source, storage_offset, sizes, strides, ndim)) {
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&source->refcount, 1);
+    ct__storage_release(self->storage);
+    self->storage = source;
+    self->offset = storage_offset;
+    self->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        self->sizes[i] = sizes[i];
+        self->strides[i] = strides[i];
+    }
+    return self;
+}
+
+bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other)
+{
+    if (ct__null("ct_is_set_to", t) || ct__null("ct_is_set_to", other)) {
+        return false;
+    }
+    size_t n = sizeof(int64_t) * (size_t)t->ndim;
+    return t->storage == other->storage && t->offset == other->offset &&
+           t->ndim == other->ndim && !memcmp(t->sizes, other->sizes, n) &&
+           !memcmp(t->strides, other->strides, n);
+}
+
 double ct__load_f64(const void *p, ct_dtype d)
 {
     switch (d) {
@@ -616,12 +705,13 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
+   Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
 {
     double start = c->attrs[0].f, end = c->attrs[1].f;
     int64_t steps = c->attrs[2].i;
-    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
     if (!ct__check_dtype_arg(c->fn, dtype)) {
         return false;
     }
@@ -630,7 +720,7 @@ static bool ct__linspace_meta(ct_op_call *c)
         return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_cpu\" not implemented for 'Bool'", c->op->name + 6);
         return false;
     }
     if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
@@ -678,6 +768,140 @@ static ct_status ct__eye_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* x * y rounded by itself: an fma with a zero addend, so -ffp-contract cannot fuse the
+   product into a following addition (PyTorch's kernels round it). */
+static double ct__mul_rounded(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* PyTorch's logspace_cpu: start and end in the dtype, step = (end - start) / (steps - 1)
+   in double, base^(start + step * i) for the first half and base^(end - step * (steps - 1 -
+   i)) for the second, each cast to the dtype; one step gives base^start. */
+static ct_status ct__logspace_kernel(ct_op_call *c)
+{
+    double base = c->attrs[3].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
+    size_t es = ct_dtype_size(t->dtype);
+    double first = c->attrs[0].f, last = c->attrs[1].f, span;
+    if (t->dtype == CT_FLOAT32) {
+        float s = (float)first, e = (float)last;
+        first = s, last = e, span = (double)(e - s);
+    } else if (t->dtype != CT_FLOAT64) {
+        first = (double)(int64_t)first, last = (double)(int64_t)last, span = last - first;
+    } else {
+        span = last - first;
+    }
+    double step = steps > 1 ? span / (double)(steps - 1) : 0;
+    for (int64_t i = 0; i < steps; i++) {
+        double x = steps == 1           ? c->attrs[0].f
+                   : i < steps / 2      ? first + ct__mul_rounded(step, (double)i)
+                                        : last - ct__mul_rounded(step, (double)(steps - i - 1));
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, pow(base, x));
+    }
+    return CT_OK;
+}
+
+/* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
+   (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
+static bool ct__empty_strided_meta(ct_op_call *c)
+{
+    const int64_t *sizes = c->attrs[0].ints, *strides = c->attrs[1].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (!ct__check_shape(c->fn, sizes, ndim) || (ndim > 0 && ct__null(c->fn, strides))) {
+        return false;
+    }
+    double span = 1; /* in double: a product that overflows int64 cannot wrap */
+    bool overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        overflow = overflow || strides[i] < 0;
+        span += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    if (overflow || span > (double)(INT64_MAX / 16)) {
+        char a[200], b[200];
+        ct__fail(CT_ERR_VALUE, c->fn, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    int64_t n = ct__numel(sizes, ndim) == 0 ? 0 : (int64_t)span;
+    ct_tensor *t = ct__op_output(c, &n, 1, (ct_dtype)c->attrs[2].i);
+    if (!t) {
+        return false;
+    }
+    t->ndim = ndim; /* a fresh tensor: its storage's geometry becomes the strided one */
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+    }
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* new_empty, new_zeros, new_ones, new_full: (Tensor self, int[] size, [Scalar fill_value,]
+   ScalarType dtype); dtype DEFAULT is self's, the device is self's. */
+static bool ct__factory_new_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
+}
+
+/* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
+   or triu_indices' (row, col, offset): [begin, end). */
+static void ct__tri_span(const ct_op_call *c, int64_t r, int64_t *begin, int64_t *end)
+{
+    int variant = c->op->variant;
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i, offset = c->attrs[2].i;
+    offset = offset < -row ? -row : offset > col ? col : offset; /* no overflow below */
+    int64_t edge = r + offset + (variant == 0 ? 1 : 0);
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *begin = variant == 0 ? 0 : edge;
+    *end = variant == 0 ? edge : col;
+}
+
+/* tril_indices, triu_indices: (int row, int col, int offset, ScalarType dtype); a (2, N)
+   output of the N positions in row-major order. */
+static bool ct__tri_indices_meta(ct_op_call *c)
+{
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (row < 0 || col < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s must be non-negative, got%lld", row < 0 ? "row" : "col",
+                 (long long)(row < 0 ? row : col));
+        return false;
+    }
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
+    }
+    int64_t sizes[2] = {2, 0};
+    for (int64_t r = 0, begin, end; r < row; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        sizes[1] += end - begin;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, 2, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+static ct_status ct__tri_indices_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    int64_t n = t->sizes[1], k = 0;
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t r = 0, begin, end; k < n; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        for (int64_t j = begin; j < end; j++, k++) {
+            ct__store_f64(ct__data(t) + (size_t)k * es, t->dtype, (double)r);
+            ct__store_f64(ct__data(t) + (size_t)(n + k) * es, t->dtype, (double)j);
+        }
+    }
+    return CT_OK;
+}
+
 /* A factory op: name, schema, public functions, fill variant, meta, kernels. */
 #define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
@@ -720,6 +944,35 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
             "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
+            "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
+            ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
+CT__FACTORY(empty_strided, "empty_strided", "empty_strided(SymInt[] size, SymInt[] stride, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_empty_strided", CT__FILL_EMPTY,
+            ct__empty_strided_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_empty, "new_empty", "new_empty(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_empty", CT__FILL_EMPTY, ct__factory_new_meta,
+            CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_zeros, "new_zeros", "new_zeros(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_zeros", CT__FILL_ZERO, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_ones, "new_ones", "new_ones(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_ones", CT__FILL_ONE, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar fill_value, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+/* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+CT__FACTORY(triu_indices, "triu_indices", "triu_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_triu_indices", 1, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+#undef CT__K_INDEX
 #undef CT__FACTORY
 #undef CT__FACTORY_OPTS
 #undef CT__LIKE_OPTS
@@ -840,6 +1093,88 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     ct__call_i(&c, m < 0 ? n : m);
     ct__call_i(&c, dtype);
     return ct__dispatch(&c);
+}
+
+ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_logspace, "ct_logspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_f(&c, base);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                            ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_empty_strided, "ct_empty_strided", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_ints(&c, strides, ndim);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a new_ op of self over sizes, with its fill value when it takes one. */
+static ct_tensor *ct__new_call(const ct_op *op, const char *fn, const ct_tensor *self,
+                               const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_empty, "ct_new_empty", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_zeros, "ct_new_zeros", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_ones, "ct_new_ones", self, sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim, double value,
+                       ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_full, "ct_new_full", self, sizes, ndim, value, dtype);
+}
+
+/* A call of tril_indices or triu_indices. */
+static ct_tensor *ct__tri_indices_call(const ct_op *op, const char *fn, int64_t row, int64_t col,
+                                       int64_t offset, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_i(&c, row);
+    ct__call_i(&c, col);
+    ct__call_i(&c, offset);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_tril_indices, "ct_tril_indices", row, col, offset, dtype);
+}
+
+ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_triu_indices, "ct_triu_indices", row, col, offset, dtype);
 }
 
 ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,

@@ -71,6 +71,30 @@ CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
 
+/* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
+   NULL. Mirrors: Tensor.untyped_storage. */
+CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
+/* The storage's size in bytes; 0 for NULL. Mirrors: UntypedStorage.nbytes. */
+CTORCH_API size_t ct_storage_nbytes(const ct_storage *s);
+/* The storage's first byte (device memory for a storage on another device); NULL for NULL.
+   Mirrors: UntypedStorage.data_ptr. */
+CTORCH_API void *ct_storage_data_ptr(const ct_storage *s);
+/* Makes self view source (retained) from storage_offset (elements of self's dtype) with the
+   given sizes and strides, keeping its dtype; other tensors over self's old storage keep it.
+   t.set_(other) is ct_set_(t, ct_untyped_storage(other), ct_storage_offset(other),
+   ct_sizes(other), ct_strides(other), ct_dim(other)). Returns self, or NULL after an error.
+   Errors: CT_ERR_VALUE "Tensor: invalid storage offset -1", "setStorage: sizes [2, 3],
+   strides [1, 2], storage offset 1, and itemsize 4 requiring a storage size of 28 are out of
+   bounds for storage of size 24" (PyTorch grows resizable storages instead), negative
+   strides; CT_ERR_SHAPE for sizes; CT_ERR_DEVICE for a storage on another device;
+   CT_ERR_AUTOGRAD for a leaf requiring grad ("a leaf Variable that requires grad is being used
+   in an in-place operation."). Mirrors: Tensor.set_(source, storage_offset, size, stride). */
+CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                              const int64_t *sizes, const int64_t *strides, int ndim);
+/* Whether t and other view the same storage with the same offset, sizes and strides.
+   Mirrors: Tensor.is_set_to. */
+CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
  * tensor with a zero size allocates nothing, however large its other sizes.
@@ -123,3 +147,34 @@ CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype 
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
 CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
+/* steps values base^x for x from start to end inclusive, computed as PyTorch's CPU kernel
+   (start and end in dtype, the exponent in double, the power cast to dtype: integer dtypes
+   truncate). PyTorch's default base is 10. Errors: as ct_linspace.
+   Mirrors: torch.logspace. */
+CTORCH_API ct_tensor *ct_logspace(double start, double end, int64_t steps, double base,
+                                  ct_dtype dtype);
+/* Uninitialized memory with the given strides (elements; 0 repeats an element): the storage
+   holds 1 + sum((sizes[i] - 1) * strides[i]) elements (none when a size is 0).
+   Errors: as ct_empty; CT_ERR_VALUE "Storage size calculation overflowed with sizes=[2, 3]
+   and strides=[-1, 1]" for negative strides or a storage beyond int64.
+   Mirrors: torch.empty_strided. */
+CTORCH_API ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                                       ct_dtype dtype);
+/* Tensors of the given sizes on self's device, of dtype (CT_DTYPE_DEFAULT: self's dtype, not
+   the default float dtype); self's values and autograd state play no part. Errors: as
+   ct_empty and ct_full. Mirrors: Tensor.new_empty / new_zeros / new_ones / new_full. */
+CTORCH_API ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  double value, ct_dtype dtype);
+/* The (2, N) row and column indices of the N elements of the lower (tril: column - row <=
+   offset) or upper (triu: column - row >= offset) triangle of a row x col matrix, in row-major
+   order. dtype: CT_DTYPE_DEFAULT (int64) or int32/int64. Errors: CT_ERR_VALUE "row must be
+   non-negative, got-1" (PyTorch's spacing), same for col; CT_ERR_DTYPE "\"tril_indices\" not
+   implemented for 'Float'". Mirrors: torch.tril_indices / torch.triu_indices. */
+CTORCH_API ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
