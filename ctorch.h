@@ -165,6 +165,9 @@ CTORCH_API const char *ct_status_str(ct_status code);
 /* The first error message recorded on this thread since the last ct_error_clear(), or NULL.
    Messages read "ct_<op>: <facts>". Thread safety: per thread. */
 CTORCH_API const char *ct_error(void);
+/* Aliases of ct_error and ct_error_clear under ../shared/API.md's names. */
+#define ct_last_error ct_error
+#define ct_clear_error ct_error_clear
 /* The status code of the first recorded error on this thread (CT_OK if none). */
 CTORCH_API ct_status ct_error_code(void);
 /* Forgets this thread's recorded error. */
@@ -321,6 +324,11 @@ CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
    the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
+/* Aliases of ct_free and ct_retain under ../shared/API.md's names (ct_free and ct_retain
+   are the main names). */
+#define ct_tensor_free ct_free
+#define ct_tensor_retain ct_retain
+
 /* ---- attributes ---------------------------------------------------------------------
  * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
  * and records CT_ERR_NULL_ARG unless an error is pending. */
@@ -369,6 +377,19 @@ CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
 
+/* Memory formats: the order of a tensor's strides. Mirrors: torch.memory_format. */
+typedef enum ct_memory_format {
+    CT_CONTIGUOUS_FORMAT = 0, /* row-major: torch.contiguous_format */
+    CT_CHANNELS_LAST,         /* 4-D (N, C, H, W) with strides ordered N > H > W > C == 1 */
+    CT_CHANNELS_LAST_3D,      /* 5-D (N, C, D, H, W) with strides ordered N > D > H > W > C */
+    CT_PRESERVE_FORMAT        /* keep the input's layout (contiguity checks read it as row-major) */
+} ct_memory_format;
+/* Whether t's strides are those of format for its sizes (size-1 dims ignored); false for
+   channels_last on a tensor that is not 4-D (5-D for channels_last_3d). PRESERVE checks
+   row-major, as PyTorch. Errors: CT_ERR_VALUE for a value outside ct_memory_format.
+   Mirrors: Tensor.is_contiguous(memory_format=...). */
+CTORCH_API bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
 /* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
    NULL. Mirrors: Tensor.untyped_storage. */
 CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
@@ -392,6 +413,32 @@ CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t stora
 /* Whether t and other view the same storage with the same offset, sizes and strides.
    Mirrors: Tensor.is_set_to. */
 CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
+/* Whether a one-element tensor is nonzero (NaN is). Errors (return false): CT_ERR_VALUE
+   "Boolean value of Tensor with no values is ambiguous", "Boolean value of Tensor with more
+   than one value is ambiguous". Mirrors: torch.is_nonzero. */
+CTORCH_API bool ct_is_nonzero(const ct_tensor *t);
+/* Element callbacks (CPU tensors, any strides; slow, as PyTorch's: one call per element, in
+   row-major order, on the calling thread). Each element is read as a double and the result
+   written back in t's dtype (as ct_full converts: integers truncate; int64 beyond 2^53 rounds).
+   ct_apply_: t[i] = fn(t[i], user). ct_map_: t[i] = fn(t[i], other[i], user) with other (of
+   t's dtype) broadcast to t's shape. Returns t (the version counter counts the write), NULL
+   after an error. Errors: CT_ERR_AUTOGRAD "Can't call apply_() on Variable that requires grad.
+   Use var.detach().apply_() instead." (map_: when either requires grad); CT_ERR_DEVICE
+   "apply_ is only implemented on CPU tensors"; CT_ERR_DTYPE "map_: expected torch.FloatTensor
+   for 'other' (got torch.DoubleTensor)"; CT_ERR_SHAPE from broadcasting (as ct_expand).
+   Mirrors: Tensor.apply_ / Tensor.map_. */
+CTORCH_API ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user);
+CTORCH_API ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                              double (*fn)(double x, double y, void *user), void *user);
+
+/* The device that creation functions without tensor inputs (ct_zeros, ct_arange, ct_rand...)
+   put their results on; CPU until set. Per thread, as PyTorch's. Errors: CT_ERR_VALUE for a
+   type outside ct_device_type or a negative index; CT_ERR_DEVICE "no backend is registered
+   for device privateuseone:0" (nothing changed). Mirrors: torch.set_default_device. */
+CTORCH_API ct_status ct_set_default_device(ct_device device);
+/* Mirrors: torch.get_default_device. */
+CTORCH_API ct_device ct_get_default_device(void);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
@@ -1326,8 +1373,8 @@ CTORCH_API ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *ma
 CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value);
 
 // >>part ops/creation.h
-/* ops/creation.h - creation built from other ops (meshgrid) and zero-copy exchange with other
- * libraries through DLPack.
+/* ops/creation.h - creation built from other ops (meshgrid, contiguous in a memory format)
+ * and zero-copy exchange with other libraries through DLPack.
  */
 
 /* Coordinate grids: out[i] (owned by the current scope) is tensors[i] (0-D or 1-D, all of one
@@ -1342,6 +1389,16 @@ CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, do
    "meshgrid expects all tensors to have the same device". Mirrors: torch.meshgrid. */
 CTORCH_API ct_status ct_meshgrid(const ct_tensor *const *tensors, int n, const char *indexing,
                                  ct_tensor **out);
+
+/* t itself (one more reference, owned by the current scope) when its strides already follow
+   format, else a copy laid out in format: CT_CONTIGUOUS_FORMAT row-major, CT_CHANNELS_LAST
+   strides ordered N > H > W > C (4-D), CT_CHANNELS_LAST_3D N > D > H > W > C (5-D).
+   Gradient flows back (PyTorch names the node CloneBackward0; here it is the permutes' and
+   the copy's). Errors: CT_ERR_SHAPE "required rank 4 tensor to use channels_last format"
+   (rank 5 for channels_last_3d); CT_ERR_VALUE "preserve memory format is unsupported by the
+   contiguous operator" (for a tensor that is not row-major) and values outside
+   ct_memory_format. Mirrors: Tensor.contiguous(memory_format=...). */
+CTORCH_API ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
 
 /* ---- DLPack (v0.8 ABI) ------------------------------------------------------------------
  * The four types below have exactly the layout of dlpack.h's DLDevice, DLDataType, DLTensor
@@ -4367,6 +4424,39 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+/* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
+   (C, W, H, D, N) step fastest to slowest; size-1 dims take any stride. */
+static bool ct__is_channels_last(const ct_tensor *t, int ndim)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    if (t->ndim != ndim) {
+        return false;
+    }
+    int64_t expected = 1;
+    for (int k = 0; k < ndim; k++) {
+        int d = ndim == 4 ? order4[k] : order5[k];
+        if (t->sizes[d] != 1) {
+            if (t->strides[d] != expected) {
+                return false;
+            }
+            expected *= t->sizes[d];
+        }
+    }
+    return true;
+}
+
+bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *op = "ct_is_contiguous_memory_format";
+    if (ct__null(op, t) || !ct__check_enum(op, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return false;
+    }
+    return format == CT_CHANNELS_LAST      ? ct__is_channels_last(t, 4)
+           : format == CT_CHANNELS_LAST_3D ? ct__is_channels_last(t, 5)
+                                           : ct_is_contiguous(t);
+}
+
 ct_storage *ct_untyped_storage(const ct_tensor *t)
 {
     return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
@@ -4534,6 +4624,120 @@ int64_t ct_item_int64(const ct_tensor *t)
     const void *p = ct__item_ptr("ct_item_int64", t, &buf);
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
+
+bool ct_is_nonzero(const ct_tensor *t)
+{
+    const char *op = "ct_is_nonzero";
+    if (ct__null(op, t)) {
+        return false;
+    }
+    int64_t n = ct__numel(t->sizes, t->ndim);
+    if (n != 1) {
+        ct__fail(CT_ERR_VALUE, op, "Boolean value of Tensor with %s is ambiguous",
+                 n == 0 ? "no values" : "more than one value");
+        return false;
+    }
+    return ct_item(t) != 0;
+}
+
+/* The element callbacks' walk: each element of t in row-major order, with other's element
+   (strides ostrides; NULL: none). */
+static void ct__map_each(ct_tensor *t, const ct_tensor *other, double (*fn1)(double, void *),
+                         double (*fn2)(double, double, void *), void *user)
+{
+    int64_t n = ct__numel(t->sizes, t->ndim), idx[CT_MAX_DIMS] = {0};
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, ooff = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            off += idx[d] * t->strides[d];
+            ooff += other ? idx[d] * other->strides[d] : 0;
+        }
+        char *p = ct__data(t) + (ptrdiff_t)off * (ptrdiff_t)es;
+        double x = ct__load_f64(p, t->dtype);
+        double y = other ? fn2(x, ct__load_f64(ct__data(other) + (ptrdiff_t)ooff * (ptrdiff_t)es,
+                                               other->dtype), user)
+                         : fn1(x, user);
+        ct__store_f64(p, t->dtype, y);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
+            idx[d] = 0;
+        }
+    }
+    ct__bump_version(t);
+}
+
+/* The checks of apply_ and map_ (name: "apply_" or "map_") on t (and other). */
+static bool ct__check_callback(const char *op, const char *name, const ct_tensor *t,
+                               const ct_tensor *other)
+{
+    if (ct_requires_grad(t) || (other && ct_requires_grad(other))) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Can't call %s() on Variable that requires grad. Use "
+                 "var.detach().%s() instead.", name, name);
+        return false;
+    }
+    if (t->storage->device.type != CT_CPU ||
+        (other && other->storage->device.type != CT_CPU)) {
+        ct__fail(CT_ERR_DEVICE, op, "%s is only implemented on CPU tensors", name);
+        return false;
+    }
+    if (other && other->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "%s: expected torch.%sTensor for 'other' (got torch.%sTensor)",
+                 name, ct__dtype_title(t->dtype), ct__dtype_title(other->dtype));
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user)
+{
+    const char *op = "ct_apply_";
+    if (ct__null(op, t) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "apply_", t, NULL)) {
+        return NULL;
+    }
+    ct__map_each(t, NULL, fn, NULL, user);
+    return t;
+}
+
+ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                   double (*fn)(double x, double y, void *user), void *user)
+{
+    const char *op = "ct_map_";
+    if (ct__null(op, t) || ct__null(op, other) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "map_", t, other)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *o = ct_expand(other, t->sizes, t->ndim);
+    if (o) {
+        ct__map_each(t, o, NULL, fn, user);
+    }
+    ct_scope_end();
+    return o ? t : NULL;
+}
+
+static CT__THREAD_LOCAL ct_device ct__default_device = {CT_CPU, 0};
+
+ct_status ct_set_default_device(ct_device device)
+{
+    const char *op = "ct_set_default_device";
+    if (!ct__check_enum(op, "device type", (int)device.type, CT_DEVICE_TYPE_COUNT)) {
+        return CT_ERR_VALUE;
+    }
+    if (device.index < 0) {
+        return ct__fail(CT_ERR_VALUE, op, "Device index must be -1 or non-negative, got %d",
+                        device.index);
+    }
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        return ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                        ct__device_str(device, d, sizeof d));
+    }
+    ct__default_device = ct_make_device(device.type, device.index);
+    return CT_OK;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device; }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -5533,8 +5737,8 @@ static void ct__suffix_dtype(ct__suffixes *s, ct_dtype d)
    in c (t, or its copy on the CPU). */
 static void ct__print_suffixes(const ct__printer *p, const ct_tensor *t, ct__suffixes *s)
 {
-    ct_device dev = t->storage->device;
-    if (dev.type != CT_CPU) {
+    ct_device dev = t->storage->device, dflt_dev = ct_get_default_device();
+    if (dev.type != dflt_dev.type || dev.index != dflt_dev.index) {
         char name[32];
         snprintf(ct__suffix_new(s), sizeof s->text[0], "device='%s'",
                  ct__device_str(dev, name, sizeof name));
@@ -7967,6 +8171,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
                      ct__device_str(t->storage->device, b, 32));
             return false;
         }
+    }
+    if (!first) { /* no tensor input: a factory, made on the default device */
+        c->device = ct_get_default_device();
     }
     return true;
 }
@@ -12794,6 +13001,38 @@ ct_status ct_meshgrid(const ct_tensor *const *ts, int n, const char *indexing, c
     }
     memcpy(out, res, sizeof(ct_tensor *) * (size_t)n);
     return CT_OK;
+}
+
+/* ---- contiguous(memory_format) ----------------------------------------------------- */
+ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *fn = "ct_contiguous_memory_format";
+    if (ct__null(fn, t) || !ct__check_enum(fn, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return NULL;
+    }
+    if (ct_is_contiguous_memory_format(t, format)) {
+        return ct__scoped(ct_retain((ct_tensor *)t));
+    }
+    if (format == CT_PRESERVE_FORMAT) {
+        ct__fail(CT_ERR_VALUE, fn, "preserve memory format is unsupported by the contiguous "
+                 "operator");
+        return NULL;
+    }
+    if (format == CT_CONTIGUOUS_FORMAT) {
+        return ct_contiguous(t);
+    }
+    int nd = format == CT_CHANNELS_LAST ? 4 : 5;
+    if (t->ndim != nd) {
+        ct__fail(CT_ERR_SHAPE, fn, "required rank %d tensor to use %s format", nd,
+                 nd == 4 ? "channels_last" : "channels_last_3d");
+        return NULL;
+    }
+    /* (N, C, spatial...) -> (N, spatial..., C) row-major, viewed back as (N, C, spatial...) */
+    static const int64_t last4[4] = {0, 2, 3, 1}, back4[4] = {0, 3, 1, 2};
+    static const int64_t last5[5] = {0, 2, 3, 4, 1}, back5[5] = {0, 4, 1, 2, 3};
+    return ct_permute(ct_contiguous(ct_permute(t, nd == 4 ? last4 : last5, nd)),
+                      nd == 4 ? back4 : back5, nd);
 }
 
 /* ---- DLPack ------------------------------------------------------------------------ */

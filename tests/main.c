@@ -146,7 +146,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(index)                                                                                \
     X(reduce7)                                                                              \
     X(print)                                                                                \
-    X(creation2)
+    X(creation2)                                                                            \
+    X(tensor2)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -200,6 +200,29 @@ static void test_fake_device_not_implemented(void)
     fake_unregister();
 }
 
+/* ct_set_default_device: factories go to the default device (zeros has no Fake kernel, so the
+   not-implemented error names it), and the repr marks tensors elsewhere, as PyTorch's. */
+static void test_fake_device_default(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {1, 2};
+    const int64_t s2[1] = {2};
+    ct_tensor *x = host(v, 2);
+    CHECK(ct_set_default_device(fake_device()) == CT_OK);
+    CHECK(ct_get_default_device().type == CT_PRIVATEUSE1);
+    CHECK(ct_zeros(s2, 1, CT_FLOAT32) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "ct_zeros: \"zeros\" not implemented for 'Fake'");
+    char text[64];
+    CHECK(ct_to_string(x, text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.], device='cpu')") == 0);
+    CHECK(ct_to_string(ct_to_device(x, fake_device()), text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.])") == 0);
+    CHECK(ct_set_default_device(ct_device_cpu()) == CT_OK);
+    ct_scope_end();
+    fake_unregister();
+}
+
 static void test_fake_device_different_devices(void)
 {
     fake_register();
@@ -1071,6 +1094,7 @@ void test_dispatch(void)
 {
     RUN(test_fake_device_lookup);
     RUN(test_fake_device_not_implemented);
+    RUN(test_fake_device_default);
     RUN(test_fake_device_different_devices);
     RUN(test_fake_device_copies);
     RUN(test_fake_device_autograd);

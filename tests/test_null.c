@@ -49,6 +49,8 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
 {
@@ -503,6 +505,18 @@ static void test_null_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_is_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous_memory_format(NULL, 0)";
+        (void)ct_is_contiguous_memory_format(NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_untyped_storage(void)
 {
     null_fixture fx;
@@ -583,6 +597,72 @@ static void test_null_ct_is_set_to(void)
         const char *call = "ct_is_set_to(fx.t, NULL)";
         (void)ct_is_set_to(fx.t, NULL);
         expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_is_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_nonzero(NULL)";
+        (void)ct_is_nonzero(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_apply_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_apply_(NULL, null_test_apply, fx.bytes)";
+        ct_tensor *r = ct_apply_(NULL, null_test_apply, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.t, NULL, fx.bytes)";
+        ct_tensor *r = ct_apply_(fx.t, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.t, null_test_apply, NULL)";
+        (void)ct_apply_(fx.t, null_test_apply, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_map_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_map_(NULL, fx.t, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(NULL, fx.t, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, NULL, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, NULL, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.t, NULL, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, fx.t, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.t, null_test_map, NULL)";
+        (void)ct_map_(fx.t, fx.t, null_test_map, NULL);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -3214,6 +3294,19 @@ static void test_null_ct_meshgrid(void)
     {
         const char *call = "ct_meshgrid(fx.ctl, 1, fx.text, NULL)";
         (void)ct_meshgrid(fx.ctl, 1, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous_memory_format(NULL, 0)";
+        ct_tensor *r = ct_contiguous_memory_format(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
     fixture_close(&fx);
@@ -5974,6 +6067,23 @@ static void test_freed_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_is_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous_memory_format(fx.freed, 0)";
+        (void)ct_is_contiguous_memory_format(fx.freed, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_contiguous_memory_format(fx.foreign, 0)";
+        (void)ct_is_contiguous_memory_format(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_untyped_storage(void)
 {
     null_fixture fx;
@@ -6032,6 +6142,70 @@ static void test_freed_ct_is_set_to(void)
     {
         const char *call = "ct_is_set_to(fx.t, fx.foreign)";
         (void)ct_is_set_to(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_nonzero(fx.freed)";
+        (void)ct_is_nonzero(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_nonzero(fx.foreign)";
+        (void)ct_is_nonzero(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_apply_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_apply_(fx.freed, null_test_apply, fx.bytes)";
+        ct_tensor *r = ct_apply_(fx.freed, null_test_apply, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.foreign, null_test_apply, fx.bytes)";
+        (void)ct_apply_(fx.foreign, null_test_apply, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_map_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_map_(fx.freed, fx.t, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.freed, fx.t, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_map_(fx.foreign, fx.t, null_test_map, fx.bytes)";
+        (void)ct_map_(fx.foreign, fx.t, null_test_map, fx.bytes);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.freed, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, fx.freed, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.foreign, null_test_map, fx.bytes)";
+        (void)ct_map_(fx.t, fx.foreign, null_test_map, fx.bytes);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -9008,6 +9182,24 @@ static void test_freed_ct_masked_fill_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous_memory_format(fx.freed, 0)";
+        ct_tensor *r = ct_contiguous_memory_format(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_contiguous_memory_format(fx.foreign, 0)";
+        (void)ct_contiguous_memory_format(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_to_dlpack(void)
 {
     null_fixture fx;
@@ -10396,11 +10588,15 @@ void test_null(void)
     RUN(test_null_ct_version);
     RUN(test_null_ct_item);
     RUN(test_null_ct_item_int64);
+    RUN(test_null_ct_is_contiguous_memory_format);
     RUN(test_null_ct_untyped_storage);
     RUN(test_null_ct_storage_nbytes);
     RUN(test_null_ct_storage_data_ptr);
     RUN(test_null_ct_set_);
     RUN(test_null_ct_is_set_to);
+    RUN(test_null_ct_is_nonzero);
+    RUN(test_null_ct_apply_);
+    RUN(test_null_ct_map_);
     RUN(test_null_ct_empty);
     RUN(test_null_ct_zeros);
     RUN(test_null_ct_ones);
@@ -10561,6 +10757,7 @@ void test_null(void)
     RUN(test_null_ct_masked_fill);
     RUN(test_null_ct_masked_fill_);
     RUN(test_null_ct_meshgrid);
+    RUN(test_null_ct_contiguous_memory_format);
     RUN(test_null_ct_from_dlpack);
     RUN(test_null_ct_to_dlpack);
     RUN(test_null_ct_sum);
@@ -10735,9 +10932,13 @@ void test_null(void)
     RUN(test_freed_ct_version);
     RUN(test_freed_ct_item);
     RUN(test_freed_ct_item_int64);
+    RUN(test_freed_ct_is_contiguous_memory_format);
     RUN(test_freed_ct_untyped_storage);
     RUN(test_freed_ct_set_);
     RUN(test_freed_ct_is_set_to);
+    RUN(test_freed_ct_is_nonzero);
+    RUN(test_freed_ct_apply_);
+    RUN(test_freed_ct_map_);
     RUN(test_freed_ct_empty_like);
     RUN(test_freed_ct_zeros_like);
     RUN(test_freed_ct_ones_like);
@@ -10868,6 +11069,7 @@ void test_null(void)
     RUN(test_freed_ct_index_add_);
     RUN(test_freed_ct_masked_fill);
     RUN(test_freed_ct_masked_fill_);
+    RUN(test_freed_ct_contiguous_memory_format);
     RUN(test_freed_ct_to_dlpack);
     RUN(test_freed_ct_sum);
     RUN(test_freed_ct_sum_dim);

@@ -32,11 +32,15 @@ ALLOWLIST = {
         ct_tensor_dtype ct_tensor_device ct_element_size ct_nbytes ct_data_ptr ct_is_contiguous
         ct_is_floating_point ct_is_signed ct_version ct_item ct_item_int64 ct_requires_grad
         ct_is_leaf ct_grad ct_grad_fn ct_node_name ct_result_type ct_untyped_storage
-        ct_storage_nbytes ct_storage_data_ptr ct_is_set_to""",
+        ct_storage_nbytes ct_storage_data_ptr ct_is_set_to ct_is_contiguous_memory_format
+        ct_is_nonzero""",
+    # element callbacks: the caller's function per element on the CPU (Tensor.apply_ and map_
+    # are no operators in PyTorch either)
+    "callbacks": """ct_apply_ ct_map_""",
     # dtypes and devices (values, no tensor)
     "dtype": """ct_dtype_size ct_dtype_name ct_dtype_is_floating_point ct_dtype_is_signed
         ct_promote_types ct_can_cast ct_get_default_dtype ct_set_default_dtype ct_device_cpu
-        ct_make_device ct_broadcast_shapes""",
+        ct_make_device ct_broadcast_shapes ct_set_default_device ct_get_default_device""",
     # references, scopes, autograd flags, wrapping memory without a kernel
     "lifetime": """ct_free ct_retain ct_release ct_keep ct_scope_begin ct_scope_end ct_scope_depth
         ct_from_blob ct_set_grad ct_requires_grad_ ct_retain_grad ct_detach_ ct_register_hook

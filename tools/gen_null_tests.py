@@ -55,6 +55,8 @@ VALID = {
     "ct_op *": "ct_op_registry(NULL)[0]",
     "ct_storage *": "ct_untyped_storage(fx.t)",
     "void*(*)(void*)": "null_test_task",
+    "double(*)(double,void*)": "null_test_apply",
+    "double(*)(double,double,void*)": "null_test_map",
     "void(*)(void*,void*)": "NULL",
     "void(*)(void*)": "NULL",
 }
@@ -371,6 +373,8 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
 {

@@ -7,6 +7,10 @@
  * Values are read through ct__load_f64 / ct__load_i64, so every dtype prints.
  */
 #include "internal.h"
+#include "scope.h"
+#include "print.h"
+#include "../ops/pointwise.h"
+#include "../autograd/autograd.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -311,8 +315,8 @@ static void ct__suffix_dtype(ct__suffixes *s, ct_dtype d)
    in c (t, or its copy on the CPU). */
 static void ct__print_suffixes(const ct__printer *p, const ct_tensor *t, ct__suffixes *s)
 {
-    ct_device dev = t->storage->device;
-    if (dev.type != CT_CPU) {
+    ct_device dev = t->storage->device, dflt_dev = ct_get_default_device();
+    if (dev.type != dflt_dev.type || dev.index != dflt_dev.index) {
         char name[32];
         snprintf(ct__suffix_new(s), sizeof s->text[0], "device='%s'",
                  ct__device_str(dev, name, sizeof name));

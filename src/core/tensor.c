@@ -350,6 +350,39 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+/* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
+   (C, W, H, D, N) step fastest to slowest; size-1 dims take any stride. */
+static bool ct__is_channels_last(const ct_tensor *t, int ndim)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    if (t->ndim != ndim) {
+        return false;
+    }
+    int64_t expected = 1;
+    for (int k = 0; k < ndim; k++) {
+        int d = ndim == 4 ? order4[k] : order5[k];
+        if (t->sizes[d] != 1) {
+            if (t->strides[d] != expected) {
+                return false;
+            }
+            expected *= t->sizes[d];
+        }
+    }
+    return true;
+}
+
+bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *op = "ct_is_contiguous_memory_format";
+    if (ct__null(op, t) || !ct__check_enum(op, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return false;
+    }
+    return format == CT_CHANNELS_LAST      ? ct__is_channels_last(t, 4)
+           : format == CT_CHANNELS_LAST_3D ? ct__is_channels_last(t, 5)
+                                           : ct_is_contiguous(t);
+}
+
 ct_storage *ct_untyped_storage(const ct_tensor *t)
 {
     return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
@@ -517,6 +550,120 @@ int64_t ct_item_int64(const ct_tensor *t)
     const void *p = ct__item_ptr("ct_item_int64", t, &buf);
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
+
+bool ct_is_nonzero(const ct_tensor *t)
+{
+    const char *op = "ct_is_nonzero";
+    if (ct__null(op, t)) {
+        return false;
+    }
+    int64_t n = ct__numel(t->sizes, t->ndim);
+    if (n != 1) {
+        ct__fail(CT_ERR_VALUE, op, "Boolean value of Tensor with %s is ambiguous",
+                 n == 0 ? "no values" : "more than one value");
+        return false;
+    }
+    return ct_item(t) != 0;
+}
+
+/* The element callbacks' walk: each element of t in row-major order, with other's element
+   (strides ostrides; NULL: none). */
+static void ct__map_each(ct_tensor *t, const ct_tensor *other, double (*fn1)(double, void *),
+                         double (*fn2)(double, double, void *), void *user)
+{
+    int64_t n = ct__numel(t->sizes, t->ndim), idx[CT_MAX_DIMS] = {0};
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, ooff = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            off += idx[d] * t->strides[d];
+            ooff += other ? idx[d] * other->strides[d] : 0;
+        }
+        char *p = ct__data(t) + (ptrdiff_t)off * (ptrdiff_t)es;
+        double x = ct__load_f64(p, t->dtype);
+        double y = other ? fn2(x, ct__load_f64(ct__data(other) + (ptrdiff_t)ooff * (ptrdiff_t)es,
+                                               other->dtype), user)
+                         : fn1(x, user);
+        ct__store_f64(p, t->dtype, y);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
+            idx[d] = 0;
+        }
+    }
+    ct__bump_version(t);
+}
+
+/* The checks of apply_ and map_ (name: "apply_" or "map_") on t (and other). */
+static bool ct__check_callback(const char *op, const char *name, const ct_tensor *t,
+                               const ct_tensor *other)
+{
+    if (ct_requires_grad(t) || (other && ct_requires_grad(other))) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Can't call %s() on Variable that requires grad. Use "
+                 "var.detach().%s() instead.", name, name);
+        return false;
+    }
+    if (t->storage->device.type != CT_CPU ||
+        (other && other->storage->device.type != CT_CPU)) {
+        ct__fail(CT_ERR_DEVICE, op, "%s is only implemented on CPU tensors", name);
+        return false;
+    }
+    if (other && other->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "%s: expected torch.%sTensor for 'other' (got torch.%sTensor)",
+                 name, ct__dtype_title(t->dtype), ct__dtype_title(other->dtype));
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user)
+{
+    const char *op = "ct_apply_";
+    if (ct__null(op, t) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "apply_", t, NULL)) {
+        return NULL;
+    }
+    ct__map_each(t, NULL, fn, NULL, user);
+    return t;
+}
+
+ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                   double (*fn)(double x, double y, void *user), void *user)
+{
+    const char *op = "ct_map_";
+    if (ct__null(op, t) || ct__null(op, other) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "map_", t, other)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *o = ct_expand(other, t->sizes, t->ndim);
+    if (o) {
+        ct__map_each(t, o, NULL, fn, user);
+    }
+    ct_scope_end();
+    return o ? t : NULL;
+}
+
+static CT__THREAD_LOCAL ct_device ct__default_device = {CT_CPU, 0};
+
+ct_status ct_set_default_device(ct_device device)
+{
+    const char *op = "ct_set_default_device";
+    if (!ct__check_enum(op, "device type", (int)device.type, CT_DEVICE_TYPE_COUNT)) {
+        return CT_ERR_VALUE;
+    }
+    if (device.index < 0) {
+        return ct__fail(CT_ERR_VALUE, op, "Device index must be -1 or non-negative, got %d",
+                        device.index);
+    }
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        return ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                        ct__device_str(device, d, sizeof d));
+    }
+    ct__default_device = ct_make_device(device.type, device.index);
+    return CT_OK;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device; }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like

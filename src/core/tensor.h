@@ -23,6 +23,11 @@ CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
    the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
+/* Aliases of ct_free and ct_retain under ../shared/API.md's names (ct_free and ct_retain
+   are the main names). */
+#define ct_tensor_free ct_free
+#define ct_tensor_retain ct_retain
+
 /* ---- attributes ---------------------------------------------------------------------
  * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
  * and records CT_ERR_NULL_ARG unless an error is pending. */
@@ -71,6 +76,19 @@ CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
 
+/* Memory formats: the order of a tensor's strides. Mirrors: torch.memory_format. */
+typedef enum ct_memory_format {
+    CT_CONTIGUOUS_FORMAT = 0, /* row-major: torch.contiguous_format */
+    CT_CHANNELS_LAST,         /* 4-D (N, C, H, W) with strides ordered N > H > W > C == 1 */
+    CT_CHANNELS_LAST_3D,      /* 5-D (N, C, D, H, W) with strides ordered N > D > H > W > C */
+    CT_PRESERVE_FORMAT        /* keep the input's layout (contiguity checks read it as row-major) */
+} ct_memory_format;
+/* Whether t's strides are those of format for its sizes (size-1 dims ignored); false for
+   channels_last on a tensor that is not 4-D (5-D for channels_last_3d). PRESERVE checks
+   row-major, as PyTorch. Errors: CT_ERR_VALUE for a value outside ct_memory_format.
+   Mirrors: Tensor.is_contiguous(memory_format=...). */
+CTORCH_API bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
 /* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
    NULL. Mirrors: Tensor.untyped_storage. */
 CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
@@ -94,6 +112,32 @@ CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t stora
 /* Whether t and other view the same storage with the same offset, sizes and strides.
    Mirrors: Tensor.is_set_to. */
 CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
+/* Whether a one-element tensor is nonzero (NaN is). Errors (return false): CT_ERR_VALUE
+   "Boolean value of Tensor with no values is ambiguous", "Boolean value of Tensor with more
+   than one value is ambiguous". Mirrors: torch.is_nonzero. */
+CTORCH_API bool ct_is_nonzero(const ct_tensor *t);
+/* Element callbacks (CPU tensors, any strides; slow, as PyTorch's: one call per element, in
+   row-major order, on the calling thread). Each element is read as a double and the result
+   written back in t's dtype (as ct_full converts: integers truncate; int64 beyond 2^53 rounds).
+   ct_apply_: t[i] = fn(t[i], user). ct_map_: t[i] = fn(t[i], other[i], user) with other (of
+   t's dtype) broadcast to t's shape. Returns t (the version counter counts the write), NULL
+   after an error. Errors: CT_ERR_AUTOGRAD "Can't call apply_() on Variable that requires grad.
+   Use var.detach().apply_() instead." (map_: when either requires grad); CT_ERR_DEVICE
+   "apply_ is only implemented on CPU tensors"; CT_ERR_DTYPE "map_: expected torch.FloatTensor
+   for 'other' (got torch.DoubleTensor)"; CT_ERR_SHAPE from broadcasting (as ct_expand).
+   Mirrors: Tensor.apply_ / Tensor.map_. */
+CTORCH_API ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user);
+CTORCH_API ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                              double (*fn)(double x, double y, void *user), void *user);
+
+/* The device that creation functions without tensor inputs (ct_zeros, ct_arange, ct_rand...)
+   put their results on; CPU until set. Per thread, as PyTorch's. Errors: CT_ERR_VALUE for a
+   type outside ct_device_type or a negative index; CT_ERR_DEVICE "no backend is registered
+   for device privateuseone:0" (nothing changed). Mirrors: torch.set_default_device. */
+CTORCH_API ct_status ct_set_default_device(ct_device device);
+/* Mirrors: torch.get_default_device. */
+CTORCH_API ct_device ct_get_default_device(void);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A

@@ -83,6 +83,38 @@ ct_status ct_meshgrid(const ct_tensor *const *ts, int n, const char *indexing, c
     return CT_OK;
 }
 
+/* ---- contiguous(memory_format) ----------------------------------------------------- */
+ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *fn = "ct_contiguous_memory_format";
+    if (ct__null(fn, t) || !ct__check_enum(fn, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return NULL;
+    }
+    if (ct_is_contiguous_memory_format(t, format)) {
+        return ct__scoped(ct_retain((ct_tensor *)t));
+    }
+    if (format == CT_PRESERVE_FORMAT) {
+        ct__fail(CT_ERR_VALUE, fn, "preserve memory format is unsupported by the contiguous "
+                 "operator");
+        return NULL;
+    }
+    if (format == CT_CONTIGUOUS_FORMAT) {
+        return ct_contiguous(t);
+    }
+    int nd = format == CT_CHANNELS_LAST ? 4 : 5;
+    if (t->ndim != nd) {
+        ct__fail(CT_ERR_SHAPE, fn, "required rank %d tensor to use %s format", nd,
+                 nd == 4 ? "channels_last" : "channels_last_3d");
+        return NULL;
+    }
+    /* (N, C, spatial...) -> (N, spatial..., C) row-major, viewed back as (N, C, spatial...) */
+    static const int64_t last4[4] = {0, 2, 3, 1}, back4[4] = {0, 3, 1, 2};
+    static const int64_t last5[5] = {0, 2, 3, 4, 1}, back5[5] = {0, 4, 1, 2, 3};
+    return ct_permute(ct_contiguous(ct_permute(t, nd == 4 ? last4 : last5, nd)),
+                      nd == 4 ? back4 : back5, nd);
+}
+
 /* ---- DLPack ------------------------------------------------------------------------ */
 /* The DLPack type code of a dtype (bits: its size * 8), or -1 where DLPack has none here. */
 static int ct__dlpack_code(ct_dtype d)

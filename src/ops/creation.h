@@ -1,5 +1,5 @@
-/* ops/creation.h - creation built from other ops (meshgrid) and zero-copy exchange with other
- * libraries through DLPack.
+/* ops/creation.h - creation built from other ops (meshgrid, contiguous in a memory format)
+ * and zero-copy exchange with other libraries through DLPack.
  */
 
 /* Coordinate grids: out[i] (owned by the current scope) is tensors[i] (0-D or 1-D, all of one
@@ -14,6 +14,16 @@
    "meshgrid expects all tensors to have the same device". Mirrors: torch.meshgrid. */
 CTORCH_API ct_status ct_meshgrid(const ct_tensor *const *tensors, int n, const char *indexing,
                                  ct_tensor **out);
+
+/* t itself (one more reference, owned by the current scope) when its strides already follow
+   format, else a copy laid out in format: CT_CONTIGUOUS_FORMAT row-major, CT_CHANNELS_LAST
+   strides ordered N > H > W > C (4-D), CT_CHANNELS_LAST_3D N > D > H > W > C (5-D).
+   Gradient flows back (PyTorch names the node CloneBackward0; here it is the permutes' and
+   the copy's). Errors: CT_ERR_SHAPE "required rank 4 tensor to use channels_last format"
+   (rank 5 for channels_last_3d); CT_ERR_VALUE "preserve memory format is unsupported by the
+   contiguous operator" (for a tensor that is not row-major) and values outside
+   ct_memory_format. Mirrors: Tensor.contiguous(memory_format=...). */
+CTORCH_API ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
 
 /* ---- DLPack (v0.8 ABI) ------------------------------------------------------------------
  * The four types below have exactly the layout of dlpack.h's DLDevice, DLDataType, DLTensor
