@@ -5429,10 +5429,10 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
 // >>part core/print.c
 /* core/print.c - PyTorch's repr of a tensor (torch/_tensor_str.py), step for step.
  *
- * Two passes over the elements that will be shown (all of them, or with summarization the
- * edgeitems at each end of every dimension): the first finds the format as PyTorch's
- * _Formatter does (int_mode, sci_mode, the column width), the second writes the text as
- * _tensor_str_with_formatter / _vector_str do, then _add_suffixes appends the suffixes.
+ * Passes over the elements that will be shown (all of them, or with summarization the
+ * edgeitems at each end of every dimension) find the format as PyTorch's _Formatter does
+ * (int_mode and sci_mode from the range of the values, then the column width); a last pass
+ * writes the text as _tensor_str_with_formatter / _vector_str do, and _add_suffixes ends it.
  * Values are read through ct__load_f64 / ct__load_i64, so every dtype prints.
  */
 

@@ -1,5 +1,8 @@
 /* core/tensor.c - tensor and storage objects, attributes, creation. */
 #include "internal.h"
+#include "scope.h"
+#include "../ops/view.h"
+#include "../autograd/autograd.h"
 
 #include <stdio.h>
 
