@@ -165,6 +165,9 @@ CTORCH_API const char *ct_status_str(ct_status code);
 /* The first error message recorded on this thread since the last ct_error_clear(), or NULL.
    Messages read "ct_<op>: <facts>". Thread safety: per thread. */
 CTORCH_API const char *ct_error(void);
+/* Aliases of ct_error and ct_error_clear under ../shared/API.md's names. */
+#define ct_last_error ct_error
+#define ct_clear_error ct_error_clear
 /* The status code of the first recorded error on this thread (CT_OK if none). */
 CTORCH_API ct_status ct_error_code(void);
 /* Forgets this thread's recorded error. */
@@ -321,6 +324,11 @@ CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
    the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
+/* Aliases of ct_free and ct_retain under ../shared/API.md's names (ct_free and ct_retain
+   are the main names). */
+#define ct_tensor_free ct_free
+#define ct_tensor_retain ct_retain
+
 /* ---- attributes ---------------------------------------------------------------------
  * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
  * and records CT_ERR_NULL_ARG unless an error is pending. */
@@ -368,6 +376,69 @@ CTORCH_API uint32_t ct_version(const ct_tensor *t);
 CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
+
+/* Memory formats: the order of a tensor's strides. Mirrors: torch.memory_format. */
+typedef enum ct_memory_format {
+    CT_CONTIGUOUS_FORMAT = 0, /* row-major: torch.contiguous_format */
+    CT_CHANNELS_LAST,         /* 4-D (N, C, H, W) with strides ordered N > H > W > C == 1 */
+    CT_CHANNELS_LAST_3D,      /* 5-D (N, C, D, H, W) with strides ordered N > D > H > W > C */
+    CT_PRESERVE_FORMAT        /* keep the input's layout (contiguity checks read it as row-major) */
+} ct_memory_format;
+/* Whether t's strides are those of format for its sizes (size-1 dims ignored); false for
+   channels_last on a tensor that is not 4-D (5-D for channels_last_3d). PRESERVE checks
+   row-major, as PyTorch. Errors: CT_ERR_VALUE for a value outside ct_memory_format.
+   Mirrors: Tensor.is_contiguous(memory_format=...). */
+CTORCH_API bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
+/* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
+   NULL. Mirrors: Tensor.untyped_storage. */
+CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
+/* The storage's size in bytes; 0 for NULL. Mirrors: UntypedStorage.nbytes. */
+CTORCH_API size_t ct_storage_nbytes(const ct_storage *s);
+/* The storage's first byte (device memory for a storage on another device); NULL for NULL.
+   Mirrors: UntypedStorage.data_ptr. */
+CTORCH_API void *ct_storage_data_ptr(const ct_storage *s);
+/* Makes self view source (retained) from storage_offset (elements of self's dtype) with the
+   given sizes and strides, keeping its dtype; other tensors over self's old storage keep it.
+   t.set_(other) is ct_set_(t, ct_untyped_storage(other), ct_storage_offset(other),
+   ct_sizes(other), ct_strides(other), ct_dim(other)). Returns self, or NULL after an error.
+   Errors: CT_ERR_VALUE "Tensor: invalid storage offset -1", "setStorage: sizes [2, 3],
+   strides [1, 2], storage offset 1, and itemsize 4 requiring a storage size of 28 are out of
+   bounds for storage of size 24" (PyTorch grows resizable storages instead), negative
+   strides; CT_ERR_SHAPE for sizes; CT_ERR_DEVICE for a storage on another device;
+   CT_ERR_AUTOGRAD for a leaf requiring grad ("a leaf Variable that requires grad is being used
+   in an in-place operation."). Mirrors: Tensor.set_(source, storage_offset, size, stride). */
+CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                              const int64_t *sizes, const int64_t *strides, int ndim);
+/* Whether t and other view the same storage with the same offset, sizes and strides.
+   Mirrors: Tensor.is_set_to. */
+CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
+/* Whether a one-element tensor is nonzero (NaN is). Errors (return false): CT_ERR_VALUE
+   "Boolean value of Tensor with no values is ambiguous", "Boolean value of Tensor with more
+   than one value is ambiguous". Mirrors: torch.is_nonzero. */
+CTORCH_API bool ct_is_nonzero(const ct_tensor *t);
+/* Element callbacks (CPU tensors, any strides; slow, as PyTorch's: one call per element, in
+   row-major order, on the calling thread). Each element is read as a double and the result
+   written back in t's dtype (as ct_full converts: integers truncate; int64 beyond 2^53 rounds).
+   ct_apply_: t[i] = fn(t[i], user). ct_map_: t[i] = fn(t[i], other[i], user) with other (of
+   t's dtype) broadcast to t's shape. Returns t (the version counter counts the write), NULL
+   after an error. Errors: CT_ERR_AUTOGRAD "Can't call apply_() on Variable that requires grad.
+   Use var.detach().apply_() instead." (map_: when either requires grad); CT_ERR_DEVICE
+   "apply_ is only implemented on CPU tensors"; CT_ERR_DTYPE "map_: expected torch.FloatTensor
+   for 'other' (got torch.DoubleTensor)"; CT_ERR_SHAPE from broadcasting (as ct_expand).
+   Mirrors: Tensor.apply_ / Tensor.map_. */
+CTORCH_API ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user);
+CTORCH_API ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                              double (*fn)(double x, double y, void *user), void *user);
+
+/* The device that creation functions without tensor inputs (ct_zeros, ct_arange, ct_rand...)
+   put their results on; CPU until set. Per thread, as PyTorch's. Errors: CT_ERR_VALUE for a
+   type outside ct_device_type or a negative index; CT_ERR_DEVICE "no backend is registered
+   for device privateuseone:0" (nothing changed). Mirrors: torch.set_default_device. */
+CTORCH_API ct_status ct_set_default_device(ct_device device);
+/* Mirrors: torch.get_default_device. */
+CTORCH_API ct_device ct_get_default_device(void);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
@@ -421,17 +492,97 @@ CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype 
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
 CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
+/* steps values base^x for x from start to end inclusive, computed as PyTorch's CPU kernel
+   (start and end in dtype, the exponent in double, the power cast to dtype: integer dtypes
+   truncate). PyTorch's default base is 10. Errors: as ct_linspace.
+   Mirrors: torch.logspace. */
+CTORCH_API ct_tensor *ct_logspace(double start, double end, int64_t steps, double base,
+                                  ct_dtype dtype);
+/* Uninitialized memory with the given strides (elements; 0 repeats an element): the storage
+   holds 1 + sum((sizes[i] - 1) * strides[i]) elements (none when a size is 0).
+   Errors: as ct_empty; CT_ERR_VALUE "Storage size calculation overflowed with sizes=[2, 3]
+   and strides=[-1, 1]" for negative strides or a storage beyond int64.
+   Mirrors: torch.empty_strided. */
+CTORCH_API ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                                       ct_dtype dtype);
+/* Tensors of the given sizes on self's device, of dtype (CT_DTYPE_DEFAULT: self's dtype, not
+   the default float dtype); self's values and autograd state play no part. Errors: as
+   ct_empty and ct_full. Mirrors: Tensor.new_empty / new_zeros / new_ones / new_full. */
+CTORCH_API ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  double value, ct_dtype dtype);
+/* The (2, N) row and column indices of the N elements of the lower (tril: column - row <=
+   offset) or upper (triu: column - row >= offset) triangle of a row x col matrix, in row-major
+   order. dtype: CT_DTYPE_DEFAULT (int64) or int32/int64. Errors: CT_ERR_VALUE "row must be
+   non-negative, got-1" (PyTorch's spacing), same for col; CT_ERR_DTYPE "\"tril_indices\" not
+   implemented for 'Float'". Mirrors: torch.tril_indices / torch.triu_indices. */
+CTORCH_API ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
 
-/* ---- printing ----------------------------------------------------------------------- */
+// >>part core/print.h
+/* core/print.h - tensors as text, in PyTorch's repr format (torch/_tensor_str.py).
+ *
+ * "tensor([[ 0.1000, -2.0000],\n        [ 3.0000,  4.0000]])": floats with `precision`
+ * decimals, or "3." when every shown value is integral, or scientific notation ("1.0000e-05")
+ * when the shown nonzero finite values span more than 1000x, exceed 1e8 or go below 1e-4
+ * (PyTorch's _Formatter); columns aligned to the widest value; rows wrapped at `linewidth`;
+ * past `threshold` elements only `edgeitems` items at each end of every dimension, with
+ * "..."; suffixes ", dtype=torch.float64" (dtypes other than the default float dtype, int64
+ * and bool), ", device='privateuseone:0'" (devices other than the default), ",
+ * size=(0, 3)" (empty tensors that are not 1-D), ", grad_fn=<MulBackward0>" or ",
+ * requires_grad=True".
+ */
+
+/* sci_mode of ct_printoptions. */
+typedef enum ct_sci_mode {
+    CT_SCI_MODE_AUTO = 0, /* PyTorch's None: chosen per tensor from its values */
+    CT_SCI_MODE_OFF,      /* False: fixed-point always */
+    CT_SCI_MODE_ON        /* True: scientific notation always */
+} ct_sci_mode;
+
+/* The print options (global, as PyTorch's). Read them with ct_get_printoptions, change
+   fields, write them back with ct_set_printoptions.
+   | field     | default | meaning                                                       |
+   | precision | 4       | digits after the decimal point (0..64)                        |
+   | threshold | 1000    | more elements than this are summarized (INFINITY: never)      |
+   | edgeitems | 3       | items kept at each end of a summarized dimension (>= 0)       |
+   | linewidth | 80      | characters per line before wrapping (>= 0)                    |
+   | sci_mode  | AUTO    | scientific notation: chosen per tensor, off or on             | */
+typedef struct ct_printoptions {
+    int precision;
+    double threshold;
+    int edgeitems;
+    int linewidth;
+    ct_sci_mode sci_mode;
+} ct_printoptions;
+
+/* Sets the print options: first the profile, if not NULL ("default": precision 4,
+   threshold 1000, edgeitems 3, linewidth 80; "short": precision 2, edgeitems 2; "full":
+   threshold INFINITY), then every field of opts, if not NULL. As in PyTorch, sci_mode goes
+   back to AUTO when opts is NULL. Returns CT_OK. Errors (nothing changed): CT_ERR_VALUE for
+   an unknown profile (PyTorch ignores it), a field out of the ranges above or a NaN
+   threshold. Thread safety: set options before printing from other threads.
+   Mirrors: torch.set_printoptions. */
+CTORCH_API ct_status ct_set_printoptions(const char *profile, const ct_printoptions *opts);
+/* The current print options. Mirrors: torch._tensor_str.get_printoptions. */
+CTORCH_API ct_printoptions ct_get_printoptions(void);
+
 #ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
-   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
+/* Writes t's repr and a newline to f (print(t) in Python). A tensor on another device is
+   copied to the CPU first. Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed);
+   CT_ERR_OOM. Mirrors: print(tensor). */
 CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
-/* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
-   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
+/* Writes t's repr into buf (at most n bytes, NUL-terminated, as snprintf) and returns its
+   full length (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL:
+   n is ignored, nothing written). A tensor on another device is copied to the CPU first.
+   Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf ""); the copy's errors.
+   Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 
 // >>part core/scope.h
@@ -1279,6 +1430,95 @@ CTORCH_API ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *ma
    "output with shape [..] doesn't match the broadcast shape [..]").
    Mirrors: Tensor.masked_fill_(mask, value). */
 CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value);
+
+// >>part ops/creation.h
+/* ops/creation.h - creation built from other ops (meshgrid, contiguous in a memory format)
+ * and zero-copy exchange with other libraries through DLPack.
+ */
+
+/* Coordinate grids: out[i] (owned by the current scope) is tensors[i] (0-D or 1-D, all of one
+   dtype and device) viewed along dimension i and expanded to the grid of sizes (numel of
+   tensors[0], ..., numel of tensors[n-1]): a view sharing tensors[i]'s storage, as PyTorch
+   (grad_fn ExpandBackward0). indexing "ij" (matrix; NULL means "ij", PyTorch's default) or
+   "xy" (Cartesian: the grid's first two dimensions swap). Returns CT_OK;
+   errors (out untouched): CT_ERR_VALUE "meshgrid expects a non-empty TensorList" (n < 1),
+   "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: foo";
+   CT_ERR_SHAPE "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a 2-D
+   tensor"; CT_ERR_DTYPE "meshgrid expects all tensors to have the same dtype"; CT_ERR_DEVICE
+   "meshgrid expects all tensors to have the same device". Mirrors: torch.meshgrid. */
+CTORCH_API ct_status ct_meshgrid(const ct_tensor *const *tensors, int n, const char *indexing,
+                                 ct_tensor **out);
+
+/* t itself (one more reference, owned by the current scope) when its strides already follow
+   format, else a copy laid out in format: CT_CONTIGUOUS_FORMAT row-major, CT_CHANNELS_LAST
+   strides ordered N > H > W > C (4-D), CT_CHANNELS_LAST_3D N > D > H > W > C (5-D).
+   Gradient flows back (PyTorch names the node CloneBackward0; here it is the permutes' and
+   the copy's). Errors: CT_ERR_SHAPE "required rank 4 tensor to use channels_last format"
+   (rank 5 for channels_last_3d); CT_ERR_VALUE "preserve memory format is unsupported by the
+   contiguous operator" (for a tensor that is not row-major) and values outside
+   ct_memory_format. Mirrors: Tensor.contiguous(memory_format=...). */
+CTORCH_API ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
+/* ---- DLPack (v0.8 ABI) ------------------------------------------------------------------
+ * The four types below have exactly the layout of dlpack.h's DLDevice, DLDataType, DLTensor
+ * and DLManagedTensor (DLPack 0.8; ctorch does not include dlpack.h, so its names cannot
+ * clash): cast a DLManagedTensor * to ct_dlpack_managed_tensor * and back. On LP64
+ * systems: device 8 bytes, dtype 4, tensor 48 (data 0, device 8, ndim 16, dtype 20, shape 24,
+ * strides 32, byte_offset 40), managed tensor 64 (manager_ctx 48, deleter 56). */
+enum {
+    CT_DLPACK_CPU = 1,      /* kDLCPU */
+    CT_DLPACK_CUDA = 2,     /* kDLCUDA */
+    CT_DLPACK_CUDA_HOST = 3 /* kDLCUDAHost: pinned host memory, read as CPU memory */
+};
+enum {
+    CT_DLPACK_INT = 0,    /* kDLInt */
+    CT_DLPACK_UINT = 1,   /* kDLUInt */
+    CT_DLPACK_FLOAT = 2,  /* kDLFloat */
+    CT_DLPACK_BFLOAT = 4, /* kDLBfloat */
+    CT_DLPACK_BOOL = 6    /* kDLBool */
+};
+typedef struct ct_dlpack_device {
+    int32_t device_type; /* CT_DLPACK_CPU ... (DLDeviceType, an int-sized enum) */
+    int32_t device_id;   /* ordinal; 0 for the CPU */
+} ct_dlpack_device;
+typedef struct ct_dlpack_dtype {
+    uint8_t code;   /* CT_DLPACK_INT ... */
+    uint8_t bits;   /* bits per lane: 8, 16, 32, 64 */
+    uint16_t lanes; /* 1: no vector types */
+} ct_dlpack_dtype;
+typedef struct ct_dlpack_tensor {
+    void *data; /* element 0 is at (char *)data + byte_offset */
+    ct_dlpack_device device;
+    int32_t ndim;
+    ct_dlpack_dtype dtype;
+    int64_t *shape;       /* ndim sizes */
+    int64_t *strides;     /* ndim strides in elements; NULL means row-major */
+    uint64_t byte_offset; /* bytes from data to element 0 */
+} ct_dlpack_tensor;
+typedef struct ct_dlpack_managed_tensor {
+    ct_dlpack_tensor dl_tensor;
+    void *manager_ctx; /* the producer's */
+    /* Called once by the consumer when it no longer needs the memory; may be NULL. */
+    void (*deleter)(struct ct_dlpack_managed_tensor *self);
+} ct_dlpack_managed_tensor;
+
+/* A tensor over m's memory, without copying (zero-copy: writes show on both sides). Takes
+   ownership of m on success: m->deleter(m) runs once, when the last tensor or view over the
+   memory is freed. On error m stays the caller's (nothing is called). CPU memory
+   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float32 or float64 with
+   lanes 1 and non-negative strides. Returns: new tensor, owned by the current scope.
+   Errors: CT_ERR_DEVICE "Unsupported device_type: 2"; CT_ERR_DTYPE "Unsupported kUInt bits
+   16", "Unsupported code 5", "ATen does not support lanes != 1"; CT_ERR_SHAPE for ndim or
+   sizes out of range and negative strides. Mirrors: torch.from_dlpack /
+   torch.utils.dlpack.from_dlpack. */
+CTORCH_API ct_tensor *ct_from_dlpack(ct_dlpack_managed_tensor *m);
+/* A DLPack view of t (a CPU tensor; zero-copy: data is t's element 0, byte_offset 0, shape and
+   strides t's, owned by the result). The result keeps t's storage alive until the consumer
+   calls its deleter (exactly once); t may be freed before that. Returns: a new managed
+   tensor, or NULL after an error. Errors: CT_ERR_AUTOGRAD "Can't export tensors that require
+   gradient, use tensor.detach()"; CT_ERR_DEVICE for a tensor not on the CPU; CT_ERR_OOM.
+   Mirrors: torch.utils.dlpack.to_dlpack / Tensor.__dlpack__. */
+CTORCH_API ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t);
 
 // >>part ops/reduce.h
 /* ops/reduce.h - reductions over all elements or along dims.
@@ -3907,7 +4147,7 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
 }
 
 // >>part core/tensor.c
-/* core/tensor.c - tensor and storage objects, attributes, creation, printing. */
+/* core/tensor.c - tensor and storage objects, attributes, creation. */
 
 
 /* ---- storage ------------------------------------------------------------------------ */
@@ -4258,6 +4498,128 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+/* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
+   (C, W, H, D, N) step fastest to slowest; size-1 dims take any stride. */
+static bool ct__is_channels_last(const ct_tensor *t, int ndim)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    if (t->ndim != ndim) {
+        return false;
+    }
+    int64_t expected = 1;
+    for (int k = 0; k < ndim; k++) {
+        int d = ndim == 4 ? order4[k] : order5[k];
+        if (t->sizes[d] != 1) {
+            if (t->strides[d] != expected) {
+                return false;
+            }
+            expected *= t->sizes[d];
+        }
+    }
+    return true;
+}
+
+bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *op = "ct_is_contiguous_memory_format";
+    if (ct__null(op, t) || !ct__check_enum(op, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return false;
+    }
+    return format == CT_CHANNELS_LAST      ? ct__is_channels_last(t, 4)
+           : format == CT_CHANNELS_LAST_3D ? ct__is_channels_last(t, 5)
+                                           : ct_is_contiguous(t);
+}
+
+ct_storage *ct_untyped_storage(const ct_tensor *t)
+{
+    return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
+}
+
+size_t ct_storage_nbytes(const ct_storage *s)
+{
+    return ct__null("ct_storage_nbytes", s) ? 0 : s->nbytes;
+}
+
+void *ct_storage_data_ptr(const ct_storage *s)
+{
+    return ct__null("ct_storage_data_ptr", s) ? NULL : s->data;
+}
+
+/* Checks set_'s geometry against its storage, in PyTorch's words. */
+static bool ct__check_set(const char *op, const ct_tensor *self, const ct_storage *source,
+                          int64_t offset, const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    if (!ct__check_shape(op, sizes, ndim) || (ndim > 0 && ct__null(op, strides))) {
+        return false;
+    }
+    if (offset < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Tensor: invalid storage offset %lld", (long long)offset);
+        return false;
+    }
+    if (source->device.type != self->storage->device.type ||
+        source->device.index != self->storage->device.index) {
+        ct__fail(CT_ERR_DEVICE, op, "Attempted to set the storage of a tensor on device to a "
+                 "storage on a different device");
+        return false;
+    }
+    double need = (double)offset + 1; /* elements, in double: no wrap */
+    bool negative = false;
+    for (int i = 0; i < ndim; i++) {
+        negative = negative || strides[i] < 0;
+        need += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    char a[200], b[200];
+    if (negative) {
+        ct__fail(CT_ERR_VALUE, op, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    size_t es = ct_dtype_size(self->dtype);
+    need = ct__numel(sizes, ndim) == 0 ? 0 : need * (double)es;
+    if (need > (double)source->nbytes) {
+        ct__fail(CT_ERR_VALUE, op, "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                 "itemsize %zu requiring a storage size of %.0f are out of bounds for storage of "
+                 "size %zu", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b), (long long)offset, es, need,
+                 source->nbytes);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                   const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    const char *op = "ct_set_";
+    if (ct__null(op, self) || ct__null(op, source) || !ct__check_inplace(op, self) ||
+        !ct__check_set(op, self, source, storage_offset, sizes, strides, ndim)) {
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&source->refcount, 1);
+    ct__storage_release(self->storage);
+    self->storage = source;
+    self->offset = storage_offset;
+    self->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        self->sizes[i] = sizes[i];
+        self->strides[i] = strides[i];
+    }
+    return self;
+}
+
+bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other)
+{
+    if (ct__null("ct_is_set_to", t) || ct__null("ct_is_set_to", other)) {
+        return false;
+    }
+    size_t n = sizeof(int64_t) * (size_t)t->ndim;
+    return t->storage == other->storage && t->offset == other->offset &&
+           t->ndim == other->ndim && !memcmp(t->sizes, other->sizes, n) &&
+           !memcmp(t->strides, other->strides, n);
+}
+
 double ct__load_f64(const void *p, ct_dtype d)
 {
     switch (d) {
@@ -4336,6 +4698,120 @@ int64_t ct_item_int64(const ct_tensor *t)
     const void *p = ct__item_ptr("ct_item_int64", t, &buf);
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
+
+bool ct_is_nonzero(const ct_tensor *t)
+{
+    const char *op = "ct_is_nonzero";
+    if (ct__null(op, t)) {
+        return false;
+    }
+    int64_t n = ct__numel(t->sizes, t->ndim);
+    if (n != 1) {
+        ct__fail(CT_ERR_VALUE, op, "Boolean value of Tensor with %s is ambiguous",
+                 n == 0 ? "no values" : "more than one value");
+        return false;
+    }
+    return ct_item(t) != 0;
+}
+
+/* The element callbacks' walk: each element of t in row-major order, with other's element
+   (strides ostrides; NULL: none). */
+static void ct__map_each(ct_tensor *t, const ct_tensor *other, double (*fn1)(double, void *),
+                         double (*fn2)(double, double, void *), void *user)
+{
+    int64_t n = ct__numel(t->sizes, t->ndim), idx[CT_MAX_DIMS] = {0};
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, ooff = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            off += idx[d] * t->strides[d];
+            ooff += other ? idx[d] * other->strides[d] : 0;
+        }
+        char *p = ct__data(t) + (ptrdiff_t)off * (ptrdiff_t)es;
+        double x = ct__load_f64(p, t->dtype);
+        double y = other ? fn2(x, ct__load_f64(ct__data(other) + (ptrdiff_t)ooff * (ptrdiff_t)es,
+                                               other->dtype), user)
+                         : fn1(x, user);
+        ct__store_f64(p, t->dtype, y);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
+            idx[d] = 0;
+        }
+    }
+    ct__bump_version(t);
+}
+
+/* The checks of apply_ and map_ (name: "apply_" or "map_") on t (and other). */
+static bool ct__check_callback(const char *op, const char *name, const ct_tensor *t,
+                               const ct_tensor *other)
+{
+    if (ct_requires_grad(t) || (other && ct_requires_grad(other))) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Can't call %s() on Variable that requires grad. Use "
+                 "var.detach().%s() instead.", name, name);
+        return false;
+    }
+    if (t->storage->device.type != CT_CPU ||
+        (other && other->storage->device.type != CT_CPU)) {
+        ct__fail(CT_ERR_DEVICE, op, "%s is only implemented on CPU tensors", name);
+        return false;
+    }
+    if (other && other->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "%s: expected torch.%sTensor for 'other' (got torch.%sTensor)",
+                 name, ct__dtype_title(t->dtype), ct__dtype_title(other->dtype));
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user)
+{
+    const char *op = "ct_apply_";
+    if (ct__null(op, t) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "apply_", t, NULL)) {
+        return NULL;
+    }
+    ct__map_each(t, NULL, fn, NULL, user);
+    return t;
+}
+
+ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                   double (*fn)(double x, double y, void *user), void *user)
+{
+    const char *op = "ct_map_";
+    if (ct__null(op, t) || ct__null(op, other) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "map_", t, other)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *o = ct_expand(other, t->sizes, t->ndim);
+    if (o) {
+        ct__map_each(t, o, NULL, fn, user);
+    }
+    ct_scope_end();
+    return o ? t : NULL;
+}
+
+static CT__THREAD_LOCAL ct_device ct__default_device = {CT_CPU, 0};
+
+ct_status ct_set_default_device(ct_device device)
+{
+    const char *op = "ct_set_default_device";
+    if (!ct__check_enum(op, "device type", (int)device.type, CT_DEVICE_TYPE_COUNT)) {
+        return CT_ERR_VALUE;
+    }
+    if (device.index < 0) {
+        return ct__fail(CT_ERR_VALUE, op, "Device index must be -1 or non-negative, got %d",
+                        device.index);
+    }
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        return ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                        ct__device_str(device, d, sizeof d));
+    }
+    ct__default_device = ct_make_device(device.type, device.index);
+    return CT_OK;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device; }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -4557,12 +5033,13 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
+   Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
 {
     double start = c->attrs[0].f, end = c->attrs[1].f;
     int64_t steps = c->attrs[2].i;
-    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
     if (!ct__check_dtype_arg(c->fn, dtype)) {
         return false;
     }
@@ -4571,7 +5048,7 @@ static bool ct__linspace_meta(ct_op_call *c)
         return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_cpu\" not implemented for 'Bool'", c->op->name + 6);
         return false;
     }
     if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
@@ -4619,6 +5096,140 @@ static ct_status ct__eye_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* x * y rounded by itself: an fma with a zero addend, so -ffp-contract cannot fuse the
+   product into a following addition (PyTorch's kernels round it). */
+static double ct__mul_rounded(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* PyTorch's logspace_cpu: start and end in the dtype, step = (end - start) / (steps - 1)
+   in double, base^(start + step * i) for the first half and base^(end - step * (steps - 1 -
+   i)) for the second, each cast to the dtype; one step gives base^start. */
+static ct_status ct__logspace_kernel(ct_op_call *c)
+{
+    double base = c->attrs[3].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
+    size_t es = ct_dtype_size(t->dtype);
+    double first = c->attrs[0].f, last = c->attrs[1].f, span;
+    if (t->dtype == CT_FLOAT32) {
+        float s = (float)first, e = (float)last;
+        first = s, last = e, span = (double)(e - s);
+    } else if (t->dtype != CT_FLOAT64) {
+        first = (double)(int64_t)first, last = (double)(int64_t)last, span = last - first;
+    } else {
+        span = last - first;
+    }
+    double step = steps > 1 ? span / (double)(steps - 1) : 0;
+    for (int64_t i = 0; i < steps; i++) {
+        double x = steps == 1           ? c->attrs[0].f
+                   : i < steps / 2      ? first + ct__mul_rounded(step, (double)i)
+                                        : last - ct__mul_rounded(step, (double)(steps - i - 1));
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, pow(base, x));
+    }
+    return CT_OK;
+}
+
+/* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
+   (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
+static bool ct__empty_strided_meta(ct_op_call *c)
+{
+    const int64_t *sizes = c->attrs[0].ints, *strides = c->attrs[1].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (!ct__check_shape(c->fn, sizes, ndim) || (ndim > 0 && ct__null(c->fn, strides))) {
+        return false;
+    }
+    double span = 1; /* in double: a product that overflows int64 cannot wrap */
+    bool overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        overflow = overflow || strides[i] < 0;
+        span += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    if (overflow || span > (double)(INT64_MAX / 16)) {
+        char a[200], b[200];
+        ct__fail(CT_ERR_VALUE, c->fn, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    int64_t n = ct__numel(sizes, ndim) == 0 ? 0 : (int64_t)span;
+    ct_tensor *t = ct__op_output(c, &n, 1, (ct_dtype)c->attrs[2].i);
+    if (!t) {
+        return false;
+    }
+    t->ndim = ndim; /* a fresh tensor: its storage's geometry becomes the strided one */
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+    }
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* new_empty, new_zeros, new_ones, new_full: (Tensor self, int[] size, [Scalar fill_value,]
+   ScalarType dtype); dtype DEFAULT is self's, the device is self's. */
+static bool ct__factory_new_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
+}
+
+/* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
+   or triu_indices' (row, col, offset): [begin, end). */
+static void ct__tri_span(const ct_op_call *c, int64_t r, int64_t *begin, int64_t *end)
+{
+    int variant = c->op->variant;
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i, offset = c->attrs[2].i;
+    offset = offset < -row ? -row : offset > col ? col : offset; /* no overflow below */
+    int64_t edge = r + offset + (variant == 0 ? 1 : 0);
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *begin = variant == 0 ? 0 : edge;
+    *end = variant == 0 ? edge : col;
+}
+
+/* tril_indices, triu_indices: (int row, int col, int offset, ScalarType dtype); a (2, N)
+   output of the N positions in row-major order. */
+static bool ct__tri_indices_meta(ct_op_call *c)
+{
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (row < 0 || col < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s must be non-negative, got%lld", row < 0 ? "row" : "col",
+                 (long long)(row < 0 ? row : col));
+        return false;
+    }
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
+    }
+    int64_t sizes[2] = {2, 0};
+    for (int64_t r = 0, begin, end; r < row; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        sizes[1] += end - begin;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, 2, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+static ct_status ct__tri_indices_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    int64_t n = t->sizes[1], k = 0;
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t r = 0, begin, end; k < n; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        for (int64_t j = begin; j < end; j++, k++) {
+            ct__store_f64(ct__data(t) + (size_t)k * es, t->dtype, (double)r);
+            ct__store_f64(ct__data(t) + (size_t)(n + k) * es, t->dtype, (double)j);
+        }
+    }
+    return CT_OK;
+}
+
 /* A factory op: name, schema, public functions, fill variant, meta, kernels. */
 #define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
@@ -4661,6 +5272,35 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
             "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
+            "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
+            ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
+CT__FACTORY(empty_strided, "empty_strided", "empty_strided(SymInt[] size, SymInt[] stride, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_empty_strided", CT__FILL_EMPTY,
+            ct__empty_strided_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_empty, "new_empty", "new_empty(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_empty", CT__FILL_EMPTY, ct__factory_new_meta,
+            CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_zeros, "new_zeros", "new_zeros(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_zeros", CT__FILL_ZERO, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_ones, "new_ones", "new_ones(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_ones", CT__FILL_ONE, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar fill_value, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+/* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+CT__FACTORY(triu_indices, "triu_indices", "triu_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_triu_indices", 1, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+#undef CT__K_INDEX
 #undef CT__FACTORY
 #undef CT__FACTORY_OPTS
 #undef CT__LIKE_OPTS
@@ -4783,6 +5423,88 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     return ct__dispatch(&c);
 }
 
+ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_logspace, "ct_logspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_f(&c, base);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                            ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_empty_strided, "ct_empty_strided", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_ints(&c, strides, ndim);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a new_ op of self over sizes, with its fill value when it takes one. */
+static ct_tensor *ct__new_call(const ct_op *op, const char *fn, const ct_tensor *self,
+                               const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_empty, "ct_new_empty", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_zeros, "ct_new_zeros", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_ones, "ct_new_ones", self, sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim, double value,
+                       ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_full, "ct_new_full", self, sizes, ndim, value, dtype);
+}
+
+/* A call of tril_indices or triu_indices. */
+static ct_tensor *ct__tri_indices_call(const ct_op *op, const char *fn, int64_t row, int64_t col,
+                                       int64_t offset, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_i(&c, row);
+    ct__call_i(&c, col);
+    ct__call_i(&c, offset);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_tril_indices, "ct_tril_indices", row, col, offset, dtype);
+}
+
+ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_triu_indices, "ct_triu_indices", row, col, offset, dtype);
+}
+
 ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
@@ -4811,122 +5533,414 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     return ct__scoped(t);
 }
 
-/* ---- printing ----------------------------------------------------------------------- */
+// >>part core/print.c
+/* core/print.c - PyTorch's repr of a tensor (torch/_tensor_str.py), step for step.
+ *
+ * Passes over the elements that will be shown (all of them, or with summarization the
+ * edgeitems at each end of every dimension) find the format as PyTorch's _Formatter does
+ * (int_mode and sci_mode from the range of the values, then the column width); a last pass
+ * writes the text as _tensor_str_with_formatter / _vector_str do, and _add_suffixes ends it.
+ * Values are read through ct__load_f64 / ct__load_i64, so every dtype prints.
+ */
+
+
+#define CT__PRINT_MAX_PRECISION 64
+#define CT__PRINT_ELEM_BYTES 400 /* "%.64f" of DBL_MAX: 309 digits, the point and 64 decimals */
+
+static ct_printoptions ct__print_opts = {4, 1000, 3, 80, CT_SCI_MODE_AUTO};
+
+ct_printoptions ct_get_printoptions(void) { return ct__print_opts; }
+
+ct_status ct_set_printoptions(const char *profile, const ct_printoptions *opts)
+{
+    const char *op = "ct_set_printoptions";
+    ct_printoptions o = ct__print_opts;
+    if (profile && strcmp(profile, "default") == 0) {
+        o.precision = 4, o.threshold = 1000, o.edgeitems = 3, o.linewidth = 80;
+    } else if (profile && strcmp(profile, "short") == 0) {
+        o.precision = 2, o.threshold = 1000, o.edgeitems = 2, o.linewidth = 80;
+    } else if (profile && strcmp(profile, "full") == 0) {
+        o.precision = 4, o.threshold = INFINITY, o.edgeitems = 3, o.linewidth = 80;
+    } else if (profile) {
+        return ct__fail(CT_ERR_VALUE, op,
+                        "profile must be \"default\", \"short\" or \"full\" but got \"%s\"",
+                        profile);
+    }
+    o.sci_mode = CT_SCI_MODE_AUTO;
+    if (opts) {
+        o = *opts;
+    }
+    if (o.precision < 0 || o.precision > CT__PRINT_MAX_PRECISION) {
+        return ct__fail(CT_ERR_VALUE, op, "precision must be in [0, %d] but got %d",
+                        CT__PRINT_MAX_PRECISION, o.precision);
+    }
+    if (isnan(o.threshold) || o.edgeitems < 0 || o.linewidth < 0) {
+        return ct__fail(CT_ERR_VALUE, op,
+                        "expected a threshold that is not NaN and non-negative edgeitems and "
+                        "linewidth, but got threshold=%g, edgeitems=%d, linewidth=%d",
+                        o.threshold, o.edgeitems, o.linewidth);
+    }
+    if (o.sci_mode < CT_SCI_MODE_AUTO || o.sci_mode > CT_SCI_MODE_ON) {
+        return ct__fail(CT_ERR_VALUE, op, "%d is not a valid value for sci_mode",
+                        (int)o.sci_mode);
+    }
+    ct__print_opts = o;
+    return CT_OK;
+}
+
+/* ---- the output buffer: snprintf semantics, counting what did not fit -------------- */
 typedef struct ct__sbuf {
     char *buf;
     size_t cap, len;
+    size_t line_start; /* where the last line begins: after the last newline, or 0 */
 } ct__sbuf;
 
+/* Appends printf's text (at most CT__PRINT_ELEM_BYTES + 127 characters at once). */
 static void ct__sbuf_put(ct__sbuf *b, const char *fmt, ...)
 {
+    char s[CT__PRINT_ELEM_BYTES + 128];
     va_list ap;
     va_start(ap, fmt);
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    int n = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
+    int n = vsnprintf(s, sizeof s, fmt, ap);
     va_end(ap);
-    b->len += n > 0 ? (size_t)n : 0;
-}
-
-/* Formats one element: floats with 4 decimals (PyTorch's default precision), or with a
-   trailing "." when every value of the tensor is integral. */
-static void ct__print_elem(ct__sbuf *b, const ct_tensor *t, const char *p, bool ints, int width)
-{
-    if (t->dtype == CT_BOOL) {
-        ct__sbuf_put(b, "%*s", width, *(const bool *)p ? "True" : "False");
-    } else if (!ct_dtype_is_floating_point(t->dtype)) {
-        ct__sbuf_put(b, "%*lld", width, (long long)ct__load_i64(p, t->dtype));
-    } else if (ints) {
-        ct__sbuf_put(b, "%*.0f.", width - 1, ct__load_f64(p, t->dtype));
-    } else {
-        ct__sbuf_put(b, "%*.4f", width, ct__load_f64(p, t->dtype));
+    for (int i = 0; i < n && s[i]; i++) {
+        if (b->len + 1 < b->cap) {
+            b->buf[b->len] = s[i];
+            b->buf[b->len + 1] = '\0';
+        }
+        b->len++;
+        b->line_start = s[i] == '\n' ? b->len : b->line_start;
     }
 }
 
-static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, const char *p, bool ints,
-                          int width)
+static void ct__sbuf_spaces(ct__sbuf *b, int64_t n)
 {
+    for (int64_t i = 0; i < n; i++) {
+        ct__sbuf_put(b, " ");
+    }
+}
+
+/* ---- the printer: options, the tensor and its formatter (PyTorch's _Formatter) ----- */
+typedef struct ct__printer {
+    ct__sbuf out;
+    ct_printoptions o;
+    const ct_tensor *t;
+    bool summarize;
+    bool floating, int_mode, sci;
+    int width;
+    double min_abs, max_abs; /* of the shown nonzero finite values */
+    int64_t n_finite;        /* how many shown values are nonzero and finite */
+} ct__printer;
+
+typedef void (*ct__print_visit_fn)(ct__printer *p, const char *elem);
+
+/* Calls fn for each element shown, in order, from dimension dim of the block at ptr. With
+   summarization a dimension longer than 2 * edgeitems shows its first and last edgeitems
+   entries, and nothing when edgeitems is 0 (PyTorch's get_summarized_data). */
+static void ct__print_visit(ct__printer *p, int dim, const char *ptr, ct__print_visit_fn fn)
+{
+    const ct_tensor *t = p->t;
     if (dim == t->ndim) {
-        ct__print_elem(b, t, p, ints, width);
+        fn(p, ptr);
         return;
     }
-    size_t es = ct_dtype_size(t->dtype);
-    ct__sbuf_put(b, "[");
-    for (int64_t i = 0; i < t->sizes[dim]; i++) {
-        if (i > 0) {
-            ct__sbuf_put(b, dim == t->ndim - 1 ? ", " : ",\n");
-            if (dim < t->ndim - 1) {
-                ct__sbuf_put(b, "%*s", 8 + dim, "");
-            }
-        }
-        ct__print_rec(b, t, dim + 1, p + (size_t)(i * t->strides[dim]) * es, ints, width);
+    int64_t size = t->sizes[dim], edge = p->o.edgeitems;
+    size_t step = (size_t)t->strides[dim] * ct_dtype_size(t->dtype);
+    bool cut = p->summarize && size > 2 * edge;
+    if (p->summarize && edge == 0) {
+        return;
     }
-    ct__sbuf_put(b, "]");
+    for (int64_t i = 0; i < size; i++) {
+        if (cut && i == edge) {
+            i = size - edge;
+        }
+        ct__print_visit(p, dim + 1, ptr + (ptrdiff_t)i * (ptrdiff_t)step, fn);
+    }
 }
 
-static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
+static double ct__print_value(const ct__printer *p, const char *elem)
 {
-    int64_t n = ct_numel(t);
-    int64_t idx[CT_MAX_DIMS] = {0};
-    size_t es = ct_dtype_size(t->dtype);
-    *ints = true;
-    *width = t->dtype == CT_BOOL ? 5 : 1;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = 0;
-        for (int d = 0; d < t->ndim; d++) {
-            off += idx[d] * t->strides[d];
-        }
-        double v = ct__load_f64(ct__data(t) + (size_t)off * es, t->dtype);
-        if (v != floor(v) || isinf(v)) {
-            *ints = false;
-        }
-        char tmp[64];
-        int w =
-            snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
-        *width = w > *width ? w : *width;
-        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
-            idx[d] = 0;
+    return ct__load_f64(elem, p->t->dtype);
+}
+
+/* The text of a value without padding, as _Formatter.format writes it. */
+static int ct__print_format(const ct__printer *p, const char *elem, char *s)
+{
+    ct_dtype d = p->t->dtype;
+    if (d == CT_BOOL) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%s", *elem ? "True" : "False");
+    }
+    if (!p->floating) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%lld", (long long)ct__load_i64(elem, d));
+    }
+    double v = ct__print_value(p, elem);
+    if (isnan(v) || isinf(v)) { /* Python: "nan", "inf", "-inf" whatever the format */
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+    }
+    if (p->sci) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%.*e", p->o.precision, v);
+    }
+    if (p->int_mode) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%.0f.", v);
+    }
+    return snprintf(s, CT__PRINT_ELEM_BYTES, "%.*f", p->o.precision, v);
+}
+
+/* First pass over floats: the range of the nonzero finite values and whether all are
+   integral. */
+static void ct__print_scan(ct__printer *p, const char *elem)
+{
+    double v = ct__print_value(p, elem);
+    if (v == 0 || isnan(v) || isinf(v)) {
+        return;
+    }
+    double a = fabs(v);
+    p->min_abs = p->n_finite == 0 || a < p->min_abs ? a : p->min_abs;
+    p->max_abs = p->n_finite == 0 || a > p->max_abs ? a : p->max_abs;
+    p->int_mode = p->int_mode && v == ceil(v);
+    p->n_finite++;
+}
+
+/* Second pass: the widest text (floats: of the nonzero finite values only). */
+static void ct__print_measure(ct__printer *p, const char *elem)
+{
+    if (p->floating) {
+        double v = ct__print_value(p, elem);
+        if (v == 0 || isnan(v) || isinf(v)) {
+            return;
         }
     }
-    if (*ints && ct_dtype_is_floating_point(t->dtype)) {
-        *width -= 4; /* "%.4f" counted ".0000"; integral floats print as "3." */
+    char s[CT__PRINT_ELEM_BYTES];
+    int w = ct__print_format(p, elem, s);
+    p->width = w > p->width ? w : p->width;
+}
+
+/* PyTorch's _Formatter.__init__. */
+static void ct__print_formatter(ct__printer *p)
+{
+    p->floating = ct_dtype_is_floating_point(p->t->dtype);
+    p->int_mode = true;
+    p->sci = false;
+    p->width = 1;
+    if (p->floating) {
+        p->n_finite = 0;
+        ct__print_visit(p, 0, ct__data(p->t), ct__print_scan);
+        if (p->n_finite == 0) {
+            return;
+        }
+        p->sci = p->o.sci_mode == CT_SCI_MODE_AUTO
+                     ? p->max_abs / p->min_abs > 1000.0 || p->max_abs > 1.0e8 ||
+                           p->min_abs < 1.0e-4
+                     : p->o.sci_mode == CT_SCI_MODE_ON;
     }
+    ct__print_visit(p, 0, ct__data(p->t), ct__print_measure);
+}
+
+/* Emits one value right-aligned to the column width. */
+static void ct__print_elem(ct__printer *p, const char *elem)
+{
+    char s[CT__PRINT_ELEM_BYTES];
+    int w = ct__print_format(p, elem, s);
+    ct__sbuf_spaces(&p->out, p->width - w);
+    ct__sbuf_put(&p->out, "%s", s);
+}
+
+/* PyTorch's _vector_str: items of width + 2 characters, as many per line as fit in
+   linewidth - indent (at least one), lines joined by ",\n" and indent + 1 spaces. */
+static void ct__print_vector(ct__printer *p, const char *ptr, int64_t indent)
+{
+    const ct_tensor *t = p->t;
+    int64_t size = t->sizes[t->ndim - 1], edge = p->o.edgeitems;
+    size_t step = (size_t)t->strides[t->ndim - 1] * ct_dtype_size(t->dtype);
+    int64_t per_line = (p->o.linewidth - indent) / (p->width + 2);
+    per_line = per_line > 1 ? per_line : 1;
+    ct__sbuf_put(&p->out, "[");
+    if (p->summarize && edge == 0) {
+        ct__sbuf_put(&p->out, "...]");
+        return;
+    }
+    bool cut = p->summarize && size > 2 * edge;
+    int64_t n_items = cut ? 2 * edge + 1 : size;
+    for (int64_t k = 0; k < n_items; k++) {
+        if (k > 0 && k % per_line == 0) {
+            ct__sbuf_put(&p->out, ",\n");
+            ct__sbuf_spaces(&p->out, indent + 1);
+        } else if (k > 0) {
+            ct__sbuf_put(&p->out, ", ");
+        }
+        if (cut && k == edge) {
+            ct__sbuf_put(&p->out, " ...");
+            continue;
+        }
+        int64_t i = cut && k > edge ? size - (n_items - k) : k;
+        ct__print_elem(p, ptr + (ptrdiff_t)i * (ptrdiff_t)step);
+    }
+    ct__sbuf_put(&p->out, "]");
+}
+
+/* PyTorch's _tensor_str_with_formatter from dimension dim: slices joined by ",", one
+   newline per remaining dimension beyond the first and indent + 1 spaces. */
+static void ct__print_block(ct__printer *p, int dim, const char *ptr, int64_t indent)
+{
+    const ct_tensor *t = p->t;
+    if (dim == t->ndim) {
+        ct__print_elem(p, ptr);
+        return;
+    }
+    if (dim == t->ndim - 1) {
+        ct__print_vector(p, ptr, indent);
+        return;
+    }
+    int64_t size = t->sizes[dim], edge = p->o.edgeitems;
+    size_t step = (size_t)t->strides[dim] * ct_dtype_size(t->dtype);
+    bool cut = p->summarize && size > 2 * edge;
+    ct__sbuf_put(&p->out, "[");
+    for (int64_t i = 0; i < size; i++) {
+        if (i > 0) {
+            ct__sbuf_put(&p->out, ",");
+            for (int k = dim; k < t->ndim - 1; k++) {
+                ct__sbuf_put(&p->out, "\n");
+            }
+            ct__sbuf_spaces(&p->out, indent + 1);
+        }
+        if (cut && i == edge) {
+            ct__sbuf_put(&p->out, "...");
+            i = size - edge - 1;
+            continue;
+        }
+        ct__print_block(p, dim + 1, ptr + (ptrdiff_t)i * (ptrdiff_t)step, indent + 1);
+    }
+    ct__sbuf_put(&p->out, "]");
+}
+
+/* ---- suffixes (PyTorch's _add_suffixes) -------------------------------------------- */
+typedef struct ct__suffixes {
+    char text[4][96];
+    int n;
+} ct__suffixes;
+
+static char *ct__suffix_new(ct__suffixes *s) { return s->text[s->n++]; }
+
+/* "size=(2, 0)", "size=(5,)" or "size=()", as str(tuple(shape)). */
+static void ct__suffix_size(ct__suffixes *s, const ct_tensor *t)
+{
+    char *d = ct__suffix_new(s);
+    size_t used = (size_t)snprintf(d, sizeof s->text[0], "size=(");
+    for (int i = 0; i < t->ndim && used < sizeof s->text[0]; i++) {
+        used += (size_t)snprintf(d + used, sizeof s->text[0] - used, i ? ", %lld" : "%lld",
+                                 (long long)t->sizes[i]);
+    }
+    if (used < sizeof s->text[0]) {
+        snprintf(d + used, sizeof s->text[0] - used, t->ndim == 1 ? ",)" : ")");
+    }
+}
+
+static void ct__suffix_dtype(ct__suffixes *s, ct_dtype d)
+{
+    snprintf(ct__suffix_new(s), sizeof s->text[0], "dtype=torch.%s", ct_dtype_name(d));
+}
+
+/* The suffixes of t (the original tensor: its device and autograd state) whose values are
+   in c (t, or its copy on the CPU). */
+static void ct__print_suffixes(const ct__printer *p, const ct_tensor *t, ct__suffixes *s)
+{
+    ct_device dev = t->storage->device, dflt_dev = ct_get_default_device();
+    if (dev.type != dflt_dev.type || dev.index != dflt_dev.index) {
+        char name[32];
+        snprintf(ct__suffix_new(s), sizeof s->text[0], "device='%s'",
+                 ct__device_str(dev, name, sizeof name));
+    }
+    ct_dtype dflt = ct_get_default_dtype();
+    if (ct__numel(t->sizes, t->ndim) == 0) {
+        if (t->ndim != 1) {
+            ct__suffix_size(s, t);
+        }
+        if (t->dtype != dflt) {
+            ct__suffix_dtype(s, t->dtype);
+        }
+    } else {
+        if (p->o.edgeitems == 0) {
+            ct__suffix_size(s, t);
+        }
+        if (t->dtype != dflt && t->dtype != CT_INT64 && t->dtype != CT_BOOL) {
+            ct__suffix_dtype(s, t->dtype);
+        }
+    }
+    if (t->grad_fn) {
+        snprintf(ct__suffix_new(s), sizeof s->text[0], "grad_fn=<%s>",
+                 ct__node_name(t->grad_fn));
+    } else if (t->requires_grad) {
+        snprintf(ct__suffix_new(s), sizeof s->text[0], "requires_grad=True");
+    }
+}
+
+/* Appends the suffixes: ", suffix" while the last line (counted as its length + 2, as
+   PyTorch does) stays within linewidth, else ",\n" and 7 spaces (len("tensor(")). */
+static void ct__print_add_suffixes(ct__printer *p, const ct__suffixes *s)
+{
+    int64_t line = (int64_t)(p->out.len - p->out.line_start) + 2;
+    for (int k = 0; k < s->n; k++) {
+        int64_t n = (int64_t)strlen(s->text[k]);
+        if (line + n + 2 > p->o.linewidth) {
+            ct__sbuf_put(&p->out, ",\n       %s", s->text[k]);
+            line = 7 + n;
+        } else {
+            ct__sbuf_put(&p->out, ", %s", s->text[k]);
+            line += n + 2;
+        }
+    }
+    ct__sbuf_put(&p->out, ")");
+}
+
+/* ---- entry points ------------------------------------------------------------------ */
+/* PyTorch's _tensor_str: the values of c (a CPU tensor) at indent len("tensor("). */
+static void ct__print_values(ct__printer *p, const ct_tensor *c)
+{
+    p->t = c;
+    if (ct__numel(c->sizes, c->ndim) == 0) {
+        ct__sbuf_put(&p->out, "[]");
+        return;
+    }
+    p->summarize = (double)ct__numel(c->sizes, c->ndim) > p->o.threshold;
+    ct__print_formatter(p);
+    ct__print_block(p, 0, ct__data(c), 7);
 }
 
 size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 {
-    ct__sbuf b = {buf, buf ? n : 0, 0};
+    const char *op = "ct_to_string";
     if (buf && n > 0) {
         buf[0] = '\0';
     }
-    if (ct__null_tensor("ct_to_string", t) || !ct__check_cpu("ct_to_string", t)) {
+    if (ct__null(op, t)) {
         return 0;
     }
-    bool ints = true;
-    int width = 1;
-    ct__print_width(t, &ints, &width);
-    ct__sbuf_put(&b, "tensor(");
-    if (ct_numel(t) == 0) {
-        ct__sbuf_put(&b, "[]");
-    } else {
-        ct__print_rec(&b, t, 0, ct__data(t), ints, t->ndim ? width : 0);
+    ct__printer p;
+    memset(&p, 0, sizeof p);
+    p.out.buf = buf;
+    p.out.cap = buf ? n : 0;
+    p.o = ct__print_opts;
+    ct_scope_begin();
+    ct_no_grad_begin();
+    const ct_tensor *c = t->storage->device.type == CT_CPU ? t : ct_cpu(t);
+    ct_no_grad_end();
+    if (c) {
+        ct__sbuf_put(&p.out, "tensor(");
+        ct__print_values(&p, c);
+        ct__suffixes s;
+        s.n = 0;
+        ct__print_suffixes(&p, t, &s);
+        ct__print_add_suffixes(&p, &s);
     }
-    if (t->dtype != ct_get_default_dtype() && t->dtype != CT_INT64 && t->dtype != CT_BOOL) {
-        ct__sbuf_put(&b, ", dtype=torch.%s", ct_dtype_name(t->dtype));
-    }
-    if (t->grad_fn) {
-        ct__sbuf_put(&b, ", grad_fn=<%s>", ct__node_name(t->grad_fn));
-    } else if (t->requires_grad) {
-        ct__sbuf_put(&b, ", requires_grad=True");
-    }
-    ct__sbuf_put(&b, ")");
-    return b.len;
+    ct_scope_end();
+    return p.out.len;
 }
 
 #ifndef CTORCH_NO_STDIO
 void ct_print(const ct_tensor *t, FILE *f)
 {
     const char *op = "ct_print";
-    if (ct__null_tensor(op, t) || ct__null(op, f) || !ct__check_cpu(op, t)) {
+    if (ct__null(op, t) || ct__null(op, f)) {
         return;
     }
     size_t n = ct_to_string(t, NULL, 0) + 1;
@@ -4941,6 +5955,9 @@ void ct_print(const ct_tensor *t, FILE *f)
     ct__free(s);
 }
 #endif
+
+#undef CT__PRINT_MAX_PRECISION
+#undef CT__PRINT_ELEM_BYTES
 
 // >>part core/scope.c
 /* core/scope.c - per-thread stack of scopes, each an array of owned tensors. */
@@ -7664,6 +8681,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
                      ct__device_str(t->storage->device, b, 32));
             return false;
         }
+    }
+    if (!first) { /* no tensor input: a factory, made on the default device */
+        c->device = ct_get_default_device();
     }
     return true;
 }
@@ -12406,6 +13426,294 @@ ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *mask, double 
 ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value)
 {
     return ct__masked_fill_call(&ct__op_masked_fill_, "ct_masked_fill_", self, mask, value);
+}
+
+// >>part ops/creation.c
+/* ops/creation.c - meshgrid (views of its inputs, as PyTorch's) and DLPack exchange.
+ *
+ * DLPack: ct_from_dlpack wraps the producer's memory in a borrowed storage whose deleter calls
+ * the managed tensor's; ct_to_dlpack hands out a managed tensor holding its own reference to
+ * the storage (a tensor struct of ctorch's, released by the consumer's call of the deleter).
+ */
+
+/* ---- meshgrid ---------------------------------------------------------------------- */
+/* Checks the list: non-empty, 0-D or 1-D tensors of one dtype and device. */
+static bool ct__meshgrid_check(const char *fn, const ct_tensor *const *ts, int n)
+{
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, fn, "meshgrid expects a non-empty TensorList");
+        return false;
+    }
+    if (n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, fn, "a grid of %d tensors has more than %d dimensions", n,
+                 CT_MAX_DIMS);
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        if (ct__null(fn, ts[k])) {
+            return false;
+        }
+        if (ts[k]->ndim > 1) {
+            ct__fail(CT_ERR_SHAPE, fn, "torch.meshgrid: Expected 0D or 1D tensor in the tensor "
+                     "list but got a %d-D tensor", ts[k]->ndim);
+            return false;
+        }
+        if (ts[k]->dtype != ts[0]->dtype) {
+            ct__fail(CT_ERR_DTYPE, fn, "meshgrid expects all tensors to have the same dtype");
+            return false;
+        }
+        if (ts[k]->storage->device.type != ts[0]->storage->device.type ||
+            ts[k]->storage->device.index != ts[0]->storage->device.index) {
+            ct__fail(CT_ERR_DEVICE, fn, "meshgrid expects all tensors to have the same device");
+            return false;
+        }
+    }
+    return true;
+}
+
+ct_status ct_meshgrid(const ct_tensor *const *ts, int n, const char *indexing, ct_tensor **out)
+{
+    const char *fn = "ct_meshgrid";
+    if (ct__null(fn, out) || (n > 0 && ct__null(fn, ts))) {
+        return CT_ERR_NULL_ARG;
+    }
+    indexing = indexing ? indexing : "ij";
+    bool xy = strcmp(indexing, "xy") == 0;
+    if (!xy && strcmp(indexing, "ij") != 0) {
+        return ct__fail(CT_ERR_VALUE, fn, "torch.meshgrid: indexing must be one of \"xy\" or "
+                        "\"ij\", but received: %s", indexing);
+    }
+    if (!ct__meshgrid_check(fn, ts, n)) {
+        return ct_error_code();
+    }
+    /* PyTorch: "xy" swaps the first two inputs, builds the "ij" grid and swaps the first two
+       outputs back */
+    int perm[CT_MAX_DIMS];
+    int64_t grid[CT_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        perm[i] = xy && n >= 2 && i < 2 ? 1 - i : i;
+        grid[i] = ct__numel(ts[perm[i]]->sizes, ts[perm[i]]->ndim);
+    }
+    ct_tensor *res[CT_MAX_DIMS];
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        int64_t shape[CT_MAX_DIMS];
+        for (int k = 0; k < n; k++) {
+            shape[k] = k == i ? grid[i] : 1;
+        }
+        res[perm[i]] = ct_expand(ct_view(ts[perm[i]], shape, n), grid, n);
+        ok = ok && res[perm[i]];
+    }
+    if (!ok) {
+        return ct_error_code();
+    }
+    memcpy(out, res, sizeof(ct_tensor *) * (size_t)n);
+    return CT_OK;
+}
+
+/* ---- contiguous(memory_format) ----------------------------------------------------- */
+ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *fn = "ct_contiguous_memory_format";
+    if (ct__null(fn, t) || !ct__check_enum(fn, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return NULL;
+    }
+    if (ct_is_contiguous_memory_format(t, format)) {
+        return ct__scoped(ct_retain((ct_tensor *)t));
+    }
+    if (format == CT_PRESERVE_FORMAT) {
+        ct__fail(CT_ERR_VALUE, fn, "preserve memory format is unsupported by the contiguous "
+                 "operator");
+        return NULL;
+    }
+    if (format == CT_CONTIGUOUS_FORMAT) {
+        return ct_contiguous(t);
+    }
+    int nd = format == CT_CHANNELS_LAST ? 4 : 5;
+    if (t->ndim != nd) {
+        ct__fail(CT_ERR_SHAPE, fn, "required rank %d tensor to use %s format", nd,
+                 nd == 4 ? "channels_last" : "channels_last_3d");
+        return NULL;
+    }
+    /* (N, C, spatial...) -> (N, spatial..., C) row-major, viewed back as (N, C, spatial...) */
+    static const int64_t last4[4] = {0, 2, 3, 1}, back4[4] = {0, 3, 1, 2};
+    static const int64_t last5[5] = {0, 2, 3, 4, 1}, back5[5] = {0, 4, 1, 2, 3};
+    return ct_permute(ct_contiguous(ct_permute(t, nd == 4 ? last4 : last5, nd)),
+                      nd == 4 ? back4 : back5, nd);
+}
+
+/* ---- DLPack ------------------------------------------------------------------------ */
+/* The DLPack type code of a dtype (bits: its size * 8), or -1 where DLPack has none here. */
+static int ct__dlpack_code(ct_dtype d)
+{
+    switch (d) {
+    case CT_BOOL: return CT_DLPACK_BOOL;
+    case CT_UINT8: return CT_DLPACK_UINT;
+    case CT_INT8:
+    case CT_INT16:
+    case CT_INT32:
+    case CT_INT64: return CT_DLPACK_INT;
+    case CT_FLOAT32:
+    case CT_FLOAT64: return CT_DLPACK_FLOAT;
+    default: return -1;
+    }
+}
+
+/* The dtype of a DLPack type, or CT_DTYPE_DEFAULT + CT_ERR_DTYPE in PyTorch's words. */
+static ct_dtype ct__dlpack_dtype(const char *fn, ct_dlpack_dtype t)
+{
+    static const char *const names[7] = {"kInt", "kUInt", "kFloat", NULL, "kBfloat", NULL,
+                                         "kDLBool"};
+    if (t.lanes != 1) {
+        ct__fail(CT_ERR_DTYPE, fn, "ATen does not support lanes != 1");
+        return CT_DTYPE_DEFAULT;
+    }
+    for (int d = CT_DTYPE_DEFAULT + 1; d < CT_DTYPE_COUNT; d++) {
+        if (ct__dlpack_code((ct_dtype)d) == t.code && ct_dtype_size((ct_dtype)d) * 8 == t.bits) {
+            return (ct_dtype)d;
+        }
+    }
+    if (t.code < 7 && names[t.code]) {
+        ct__fail(CT_ERR_DTYPE, fn, "Unsupported %s bits %u", names[t.code], (unsigned)t.bits);
+    } else {
+        ct__fail(CT_ERR_DTYPE, fn, "Unsupported code %u", (unsigned)t.code);
+    }
+    return CT_DTYPE_DEFAULT;
+}
+
+/* The borrowed storage's deleter: hands the memory back to its producer. */
+static void ct__dlpack_release(void *data, void *ctx)
+{
+    ct_dlpack_managed_tensor *m = (ct_dlpack_managed_tensor *)ctx;
+    (void)data;
+    if (m->deleter) {
+        m->deleter(m);
+    }
+}
+
+/* Checks the geometry of d: ndim, sizes and strides; writes its strides (row-major when d has
+   none) and the elements its memory spans. */
+static bool ct__dlpack_geometry(const char *fn, const ct_dlpack_tensor *d, int64_t *strides,
+                                int64_t *span)
+{
+    if (d->ndim < 0 || d->ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, fn, "number of dimensions %d is out of range [0, %d]",
+                 (int)d->ndim, CT_MAX_DIMS);
+        return false;
+    }
+    if (d->ndim > 0 && ct__null(fn, d->shape)) {
+        return false;
+    }
+    ct__contiguous_strides(d->shape, d->ndim, strides);
+    double extent = 1;
+    for (int i = 0; i < d->ndim; i++) {
+        strides[i] = d->strides ? d->strides[i] : strides[i];
+        if (d->shape[i] < 0 || strides[i] < 0) {
+            ct__fail(CT_ERR_SHAPE, fn, "dimension %d has size %lld and stride %lld: negative "
+                     "sizes and strides are not supported", i, (long long)d->shape[i],
+                     (long long)strides[i]);
+            return false;
+        }
+        extent += d->shape[i] > 0 ? (double)(d->shape[i] - 1) * (double)strides[i] : 0;
+    }
+    *span = ct__numel(d->shape, d->ndim) == 0 ? 0 : (int64_t)extent;
+    if (extent > (double)(INT64_MAX / 16) || (*span > 0 && !d->data)) {
+        ct__fail(CT_ERR_SHAPE, fn, "the DLPack tensor spans %.0f elements at %p", extent,
+                 d->data);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_from_dlpack(ct_dlpack_managed_tensor *m)
+{
+    const char *fn = "ct_from_dlpack";
+    if (ct__null(fn, m)) {
+        return NULL;
+    }
+    const ct_dlpack_tensor *d = &m->dl_tensor;
+    if (d->device.device_type != CT_DLPACK_CPU && d->device.device_type != CT_DLPACK_CUDA_HOST) {
+        ct__fail(CT_ERR_DEVICE, fn, "Unsupported device_type: %d", (int)d->device.device_type);
+        return NULL;
+    }
+    ct_dtype dtype = ct__dlpack_dtype(fn, d->dtype);
+    int64_t strides[CT_MAX_DIMS], span;
+    if (dtype == CT_DTYPE_DEFAULT || !ct__dlpack_geometry(fn, d, strides, &span)) {
+        return NULL;
+    }
+    /* a 1-D tensor over the memory, then given the DLPack geometry (nobody else sees it yet);
+       an empty tensor reads nothing, so any non-NULL address serves */
+    char *data = d->data ? (char *)d->data + d->byte_offset : (char *)m;
+    ct_tensor *t = ct_from_blob(data, dtype, &span, 1, ct__dlpack_release, m);
+    if (t) {
+        t->ndim = d->ndim;
+        for (int i = 0; i < d->ndim; i++) {
+            t->sizes[i] = d->shape[i];
+            t->strides[i] = strides[i];
+        }
+    }
+    return t;
+}
+
+/* What ct_to_dlpack hands out: the managed tensor first, then what it points into. */
+typedef struct ct__dlpack_export {
+    ct_dlpack_managed_tensor m;
+    ct_tensor *ref; /* ctorch's reference to the storage, with the exported geometry */
+    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+} ct__dlpack_export;
+
+static void ct__dlpack_export_free(ct_dlpack_managed_tensor *m)
+{
+    ct__dlpack_export *e = (ct__dlpack_export *)m->manager_ctx;
+    ct__release(e->ref);
+    ct__free(e);
+}
+
+ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
+{
+    const char *fn = "ct_to_dlpack";
+    if (ct__null(fn, t) || !ct__check_cpu(fn, t)) {
+        return NULL;
+    }
+    if (t->requires_grad || t->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, fn, "Can't export tensors that require gradient, use "
+                 "tensor.detach()");
+        return NULL;
+    }
+    if (ct__dlpack_code(t->dtype) < 0) {
+        ct__fail(CT_ERR_DTYPE, fn, "DLPack exchange of %s tensors is not supported",
+                 ct_dtype_name(t->dtype));
+        return NULL;
+    }
+    ct__dlpack_export *e = (ct__dlpack_export *)ct__calloc(sizeof *e);
+    ct_tensor *ref = e ? ct__tensor_over(t->storage, t->dtype, t->sizes, t->strides, t->ndim,
+                                         t->offset)
+                       : NULL;
+    if (!ref) {
+        ct__free(e);
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    e->ref = ref;
+    for (int i = 0; i < t->ndim; i++) {
+        e->shape[i] = t->sizes[i];
+        e->strides[i] = t->strides[i];
+    }
+    ct_dlpack_tensor *d = &e->m.dl_tensor;
+    d->data = ct__data(t);
+    d->device.device_type = CT_DLPACK_CPU;
+    d->device.device_id = 0;
+    d->ndim = t->ndim;
+    d->dtype.code = (uint8_t)ct__dlpack_code(t->dtype);
+    d->dtype.bits = (uint8_t)(ct_dtype_size(t->dtype) * 8);
+    d->dtype.lanes = 1;
+    d->shape = e->shape;
+    d->strides = e->strides;
+    d->byte_offset = 0;
+    e->m.manager_ctx = e;
+    e->m.deleter = ct__dlpack_export_free;
+    return &e->m;
 }
 
 // >>part ops/reduce.c
@@ -23744,6 +25052,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_arange,
     &ct__op_linspace,
     &ct__op_eye,
+    /* core/tensor.c (issue 7: creation T2) */
+    &ct__op_logspace,
+    &ct__op_empty_strided,
+    &ct__op_new_empty,
+    &ct__op_new_zeros,
+    &ct__op_new_ones,
+    &ct__op_new_full,
+    &ct__op_tril_indices,
+    &ct__op_triu_indices,
     /* core/rng.c */
     &ct__op_uniform_,
     &ct__op_normal_,

@@ -193,8 +193,32 @@ static void test_fake_device_not_implemented(void)
     CHECK_ERROR(CT_ERR_DEVICE, "no backend is registered for device cuda:0");
     CHECK(ct_to_device(host(v, 2), ct_make_device((ct_device_type)99, 0)) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "invalid device type 99");
-    ct_print(x, stdout);
-    CHECK_ERROR(CT_ERR_DEVICE, "expected a CPU tensor");
+    char text[64]; /* printed through a copy to the CPU, with PyTorch's device suffix */
+    CHECK(ct_to_string(x, text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.], device='privateuseone:0')") == 0);
+    ct_scope_end();
+    fake_unregister();
+}
+
+/* ct_set_default_device: factories go to the default device (zeros has no Fake kernel, so the
+   not-implemented error names it), and the repr marks tensors elsewhere, as PyTorch's. */
+static void test_fake_device_default(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {1, 2};
+    const int64_t s2[1] = {2};
+    ct_tensor *x = host(v, 2);
+    CHECK(ct_set_default_device(fake_device()) == CT_OK);
+    CHECK(ct_get_default_device().type == CT_PRIVATEUSE1);
+    CHECK(ct_zeros(s2, 1, CT_FLOAT32) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "ct_zeros: \"zeros\" not implemented for 'Fake'");
+    char text[64];
+    CHECK(ct_to_string(x, text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.], device='cpu')") == 0);
+    CHECK(ct_to_string(ct_to_device(x, fake_device()), text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.])") == 0);
+    CHECK(ct_set_default_device(ct_device_cpu()) == CT_OK);
     ct_scope_end();
     fake_unregister();
 }
@@ -861,6 +885,15 @@ static void row_tensor_from_data(void) { wx(); }
 static void row_arange(void) { ct_arange(0, 5, 1, CT_FLOAT32); }
 static void row_linspace(void) { ct_linspace(0, 1, 5, CT_FLOAT32); }
 static void row_eye(void) { ct_eye(3, -1, CT_FLOAT32); }
+/* creation T2 (issue 7) */
+static void row_logspace(void) { ct_logspace(0, 1, 5, 10, CT_FLOAT32); }
+static void row_empty_strided(void) { ct_empty_strided(s23, s23, 2, CT_FLOAT32); }
+static void row_new_empty(void) { ct_new_empty(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_zeros(void) { ct_new_zeros(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_ones(void) { ct_new_ones(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_full(void) { ct_new_full(wx(), s23, 2, 2, CT_DTYPE_DEFAULT); }
+static void row_tril_indices(void) { ct_tril_indices(3, 3, 0, CT_DTYPE_DEFAULT); }
+static void row_triu_indices(void) { ct_triu_indices(3, 3, 0, CT_DTYPE_DEFAULT); }
 /* random */
 static void row_rand(void) { ct_rand(s23, 2, CT_FLOAT32, NULL); }
 static void row_randn(void) { ct_randn(s23, 2, CT_FLOAT32, NULL); }
@@ -969,6 +1002,9 @@ static const api_row api_rows[] = {
     ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
     ROW(randint_like), ROW(exponential_), ROW(cauchy_), ROW(log_normal_), ROW(geometric_),
     ROW(normal),
+    /* creation T2 (issue 7) */
+    ROW(logspace), ROW(empty_strided), ROW(new_empty), ROW(new_zeros), ROW(new_ones),
+    ROW(new_full), ROW(tril_indices), ROW(triu_indices),
     /* optimizers */
     {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
     {"ct_optimizer_step", row_step_adamw},
@@ -1066,6 +1102,7 @@ void test_dispatch(void)
 {
     RUN(test_fake_device_lookup);
     RUN(test_fake_device_not_implemented);
+    RUN(test_fake_device_default);
     RUN(test_fake_device_different_devices);
     RUN(test_fake_device_copies);
     RUN(test_fake_device_autograd);

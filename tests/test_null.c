@@ -49,6 +49,8 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
 {
@@ -503,6 +505,168 @@ static void test_null_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_is_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous_memory_format(NULL, 0)";
+        (void)ct_is_contiguous_memory_format(NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_untyped_storage(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_untyped_storage(NULL)";
+        (void)ct_untyped_storage(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_storage_nbytes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_nbytes(NULL)";
+        (void)ct_storage_nbytes(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_storage_data_ptr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_data_ptr(NULL)";
+        (void)ct_storage_data_ptr(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_(NULL, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(NULL, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, NULL, 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.t, NULL, 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, ct_untyped_storage(fx.t), 0, NULL, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.t, ct_untyped_storage(fx.t), 0, NULL, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, ct_untyped_storage(fx.t), 0, fx.sizes, NULL, 2)";
+        ct_tensor *r = ct_set_(fx.t, ct_untyped_storage(fx.t), 0, fx.sizes, NULL, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_is_set_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_set_to(NULL, fx.t)";
+        (void)ct_is_set_to(NULL, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, NULL)";
+        (void)ct_is_set_to(fx.t, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_is_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_nonzero(NULL)";
+        (void)ct_is_nonzero(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_apply_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_apply_(NULL, null_test_apply, fx.bytes)";
+        ct_tensor *r = ct_apply_(NULL, null_test_apply, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.t, NULL, fx.bytes)";
+        ct_tensor *r = ct_apply_(fx.t, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.t, null_test_apply, NULL)";
+        (void)ct_apply_(fx.t, null_test_apply, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_map_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_map_(NULL, fx.t, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(NULL, fx.t, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, NULL, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, NULL, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.t, NULL, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, fx.t, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.t, null_test_map, NULL)";
+        (void)ct_map_(fx.t, fx.t, null_test_map, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_empty(void)
 {
     null_fixture fx;
@@ -650,6 +814,118 @@ static void test_null_ct_from_blob(void)
     {
         const char *call = "ct_from_blob(fx.bytes, CT_FLOAT32, fx.sizes, 2, NULL, NULL)";
         (void)ct_from_blob(fx.bytes, CT_FLOAT32, fx.sizes, 2, NULL, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_empty_strided(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_empty_strided(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_empty_strided(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_empty_strided(fx.sizes, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_empty_strided(fx.sizes, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_empty(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_empty(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_empty(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_zeros(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_zeros(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_zeros(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_ones(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_ones(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_ones(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_full(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_full(NULL, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(NULL, fx.sizes, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_full(fx.t, NULL, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(fx.t, NULL, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_printoptions(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_printoptions(NULL, NULL)";
+        (void)ct_set_printoptions(NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_set_printoptions(\"default\", NULL)";
+        (void)ct_set_printoptions("default", NULL);
         expect_accepted(call);
     }
     fixture_close(&fx);
@@ -3122,6 +3398,66 @@ static void test_null_ct_masked_fill_(void)
         const char *call = "ct_masked_fill_(fx.t, NULL, 1.0)";
         ct_tensor *r = ct_masked_fill_(fx.t, NULL, 1.0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_meshgrid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_meshgrid(NULL, 1, fx.text, fx.out)";
+        (void)ct_meshgrid(NULL, 1, fx.text, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_meshgrid(fx.ctl, 1, NULL, fx.out)";
+        (void)ct_meshgrid(fx.ctl, 1, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_meshgrid(fx.ctl, 1, fx.text, NULL)";
+        (void)ct_meshgrid(fx.ctl, 1, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous_memory_format(NULL, 0)";
+        ct_tensor *r = ct_contiguous_memory_format(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_from_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_from_dlpack(NULL)";
+        ct_tensor *r = ct_from_dlpack(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_to_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dlpack(NULL)";
+        (void)ct_to_dlpack(NULL);
         expect_null_arg(call);
     }
     fixture_close(&fx);
@@ -5857,6 +6193,150 @@ static void test_freed_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_is_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous_memory_format(fx.freed, 0)";
+        (void)ct_is_contiguous_memory_format(fx.freed, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_contiguous_memory_format(fx.foreign, 0)";
+        (void)ct_is_contiguous_memory_format(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_untyped_storage(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_untyped_storage(fx.freed)";
+        (void)ct_untyped_storage(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_untyped_storage(fx.foreign)";
+        (void)ct_untyped_storage(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_set_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_(fx.freed, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.freed, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_set_(fx.foreign, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        (void)ct_set_(fx.foreign, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_set_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_set_to(fx.freed, fx.t)";
+        (void)ct_is_set_to(fx.freed, fx.t);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.foreign, fx.t)";
+        (void)ct_is_set_to(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, fx.freed)";
+        (void)ct_is_set_to(fx.t, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, fx.foreign)";
+        (void)ct_is_set_to(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_nonzero(fx.freed)";
+        (void)ct_is_nonzero(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_nonzero(fx.foreign)";
+        (void)ct_is_nonzero(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_apply_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_apply_(fx.freed, null_test_apply, fx.bytes)";
+        ct_tensor *r = ct_apply_(fx.freed, null_test_apply, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.foreign, null_test_apply, fx.bytes)";
+        (void)ct_apply_(fx.foreign, null_test_apply, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_map_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_map_(fx.freed, fx.t, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.freed, fx.t, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_map_(fx.foreign, fx.t, null_test_map, fx.bytes)";
+        (void)ct_map_(fx.foreign, fx.t, null_test_map, fx.bytes);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.freed, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, fx.freed, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.foreign, null_test_map, fx.bytes)";
+        (void)ct_map_(fx.t, fx.foreign, null_test_map, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_empty_like(void)
 {
     null_fixture fx;
@@ -5924,6 +6404,78 @@ static void test_freed_ct_full_like(void)
     {
         const char *call = "ct_full_like(fx.foreign, 1.0)";
         (void)ct_full_like(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_empty(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_empty(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_empty(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_empty(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_zeros(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_zeros(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_zeros(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_zeros(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_ones(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_ones(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_ones(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_ones(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_full(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_full(fx.freed, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(fx.freed, fx.sizes, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_full(fx.foreign, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        (void)ct_new_full(fx.foreign, fx.sizes, 2, 1.0, CT_FLOAT32);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -8892,6 +9444,41 @@ static void test_freed_ct_masked_fill_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous_memory_format(fx.freed, 0)";
+        ct_tensor *r = ct_contiguous_memory_format(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_contiguous_memory_format(fx.foreign, 0)";
+        (void)ct_contiguous_memory_format(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_to_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dlpack(fx.freed)";
+        (void)ct_to_dlpack(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_to_dlpack(fx.foreign)";
+        (void)ct_to_dlpack(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_sum(void)
 {
     null_fixture fx;
@@ -10263,6 +10850,15 @@ void test_null(void)
     RUN(test_null_ct_version);
     RUN(test_null_ct_item);
     RUN(test_null_ct_item_int64);
+    RUN(test_null_ct_is_contiguous_memory_format);
+    RUN(test_null_ct_untyped_storage);
+    RUN(test_null_ct_storage_nbytes);
+    RUN(test_null_ct_storage_data_ptr);
+    RUN(test_null_ct_set_);
+    RUN(test_null_ct_is_set_to);
+    RUN(test_null_ct_is_nonzero);
+    RUN(test_null_ct_apply_);
+    RUN(test_null_ct_map_);
     RUN(test_null_ct_empty);
     RUN(test_null_ct_zeros);
     RUN(test_null_ct_ones);
@@ -10273,6 +10869,12 @@ void test_null(void)
     RUN(test_null_ct_full_like);
     RUN(test_null_ct_tensor_from_data);
     RUN(test_null_ct_from_blob);
+    RUN(test_null_ct_empty_strided);
+    RUN(test_null_ct_new_empty);
+    RUN(test_null_ct_new_zeros);
+    RUN(test_null_ct_new_ones);
+    RUN(test_null_ct_new_full);
+    RUN(test_null_ct_set_printoptions);
     RUN(test_null_ct_print);
     RUN(test_null_ct_to_string);
     RUN(test_null_ct_keep);
@@ -10423,6 +11025,10 @@ void test_null(void)
     RUN(test_null_ct_index_add_);
     RUN(test_null_ct_masked_fill);
     RUN(test_null_ct_masked_fill_);
+    RUN(test_null_ct_meshgrid);
+    RUN(test_null_ct_contiguous_memory_format);
+    RUN(test_null_ct_from_dlpack);
+    RUN(test_null_ct_to_dlpack);
     RUN(test_null_ct_sum);
     RUN(test_null_ct_sum_dim);
     RUN(test_null_ct_sum_dims);
@@ -10595,10 +11201,21 @@ void test_null(void)
     RUN(test_freed_ct_version);
     RUN(test_freed_ct_item);
     RUN(test_freed_ct_item_int64);
+    RUN(test_freed_ct_is_contiguous_memory_format);
+    RUN(test_freed_ct_untyped_storage);
+    RUN(test_freed_ct_set_);
+    RUN(test_freed_ct_is_set_to);
+    RUN(test_freed_ct_is_nonzero);
+    RUN(test_freed_ct_apply_);
+    RUN(test_freed_ct_map_);
     RUN(test_freed_ct_empty_like);
     RUN(test_freed_ct_zeros_like);
     RUN(test_freed_ct_ones_like);
     RUN(test_freed_ct_full_like);
+    RUN(test_freed_ct_new_empty);
+    RUN(test_freed_ct_new_zeros);
+    RUN(test_freed_ct_new_ones);
+    RUN(test_freed_ct_new_full);
     RUN(test_freed_ct_print);
     RUN(test_freed_ct_to_string);
     RUN(test_freed_ct_keep);
@@ -10728,6 +11345,8 @@ void test_null(void)
     RUN(test_freed_ct_index_add_);
     RUN(test_freed_ct_masked_fill);
     RUN(test_freed_ct_masked_fill_);
+    RUN(test_freed_ct_contiguous_memory_format);
+    RUN(test_freed_ct_to_dlpack);
     RUN(test_freed_ct_sum);
     RUN(test_freed_ct_sum_dim);
     RUN(test_freed_ct_sum_dims);

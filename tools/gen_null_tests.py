@@ -53,7 +53,10 @@ VALID = {
     "ct_error_handler": "null_test_silent",
     "ct_kernel_fn": "null_test_kernel",
     "ct_op *": "ct_op_registry(NULL)[0]",
+    "ct_storage *": "ct_untyped_storage(fx.t)",
     "void*(*)(void*)": "null_test_task",
+    "double(*)(double,void*)": "null_test_apply",
+    "double(*)(double,double,void*)": "null_test_map",
     "void(*)(void*,void*)": "NULL",
     "void(*)(void*)": "NULL",
 }
@@ -91,6 +94,8 @@ VALID_BY_CALL = {
     ("ct_broadcast_shapes", "out_ndim"): "(int *)fx.zeros",
     ("ct_split", "split_size"): "1",
     ("ct_chunk", "chunks"): "1",
+    ("ct_set_printoptions", "profile"): '"default"',
+    ("ct_set_printoptions", "opts"): "NULL",
 }
 
 # Scalar arguments: by name, else by type.
@@ -144,6 +149,9 @@ OUTCOME = {
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",
+    ("ct_set_printoptions", "profile"): "accepted",
+    ("ct_set_printoptions", "opts"): "accepted",
+    ("ct_meshgrid", "indexing"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
@@ -365,6 +373,8 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
 {

@@ -18,6 +18,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_arange,
     &ct__op_linspace,
     &ct__op_eye,
+    /* core/tensor.c (issue 7: creation T2) */
+    &ct__op_logspace,
+    &ct__op_empty_strided,
+    &ct__op_new_empty,
+    &ct__op_new_zeros,
+    &ct__op_new_ones,
+    &ct__op_new_full,
+    &ct__op_tril_indices,
+    &ct__op_triu_indices,
     /* core/rng.c */
     &ct__op_uniform_,
     &ct__op_normal_,
