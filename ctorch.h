@@ -16165,8 +16165,9 @@ static ct_status ct__linalg_matrix_power_composite(ct_op_call *c)
     int64_t n = c->attrs[0].i, m = a->sizes[a->ndim - 1];
     ct_scope_begin();
     ct_tensor *r = NULL;
-    if (n <= 1) {
-        r = ct_contiguous(ct_clone(a));
+    if (n <= 1) { /* a contiguous copy (a fresh tensor: copy_ writes into it) */
+        r = ct_clone(a);
+        r = r && !ct_is_contiguous(r) ? ct_contiguous(r) : r;
         r = n == 0 ? ct_copy_(r, ct_eye(m, m, a->dtype)) : r;
     } else if (n <= 3) {
         r = ct_matmul(a, a);
