@@ -1431,8 +1431,9 @@ CTORCH_API ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other);
    previously seen size 4", ...; CT_ERR_DTYPE "expected scalar type Float but found Double".
    Mirrors: torch.einsum. */
 CTORCH_API ct_tensor *ct_einsum(const char *equation, const ct_tensor *const *operands, int n);
-/* Contracts dims_a of a with dims_b of b (n pairs; a size-1 dimension broadcasts):
-   output (free dims of a, free dims of b). torch.tensordot(a, b, dims=k) is dims_a = the last
+/* Contracts dims_a of a with dims_b of b (na == nb pairs; a size-1 dimension broadcasts):
+   output (free dims of a, free dims of b); the lists are never NULL (CT_ERR_NULL_ARG), also
+   when empty (the outer product). torch.tensordot(a, b, dims=k) is dims_a = the last
    k dims of a, dims_b = the first k of b. Errors: CT_ERR_VALUE "both dimension lists should
    have same length"; CT_ERR_SHAPE "contracted dimensions need to match, but first has size 3
    in dim 0 and second has size 4 in dim 0", "dim 1 appears multiple times in the list of
@@ -16266,7 +16267,8 @@ static ct_tensor *ct__mexp_poly(const ct_tensor *a, int deg)
         const double x1 = x3 * ((1. + sqrt_177) / 88.), x2 = x3 * ((1. + sqrt_177) / 352.);
         const double k4[4] = {(-271. + 29. * sqrt_177) / (315. * x3),
                               (-11. + 11. * sqrt_177) / (1260. * x3),
-                              (-99. + 11. * sqrt_177) / (5040. * x3), (89. - sqrt_177) / (5040. * x3)};
+                              (-99. + 11. * sqrt_177) / (5040. * x3),
+                              (89. - sqrt_177) / (5040. * x3)};
         const double y2 = (857. - 58. * sqrt_177) / 630., k12[2] = {x1, x2}, k34[2] = {x3, 1.0};
         const ct_tensor *all[5] = {pw[0], pw[1], pw[2], NULL, NULL};
         all[3] = ct_matmul(pw[2], ct__lincomb(pw + 1, k12, 2));  /* A4 */
@@ -17068,7 +17070,7 @@ ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, const int64_t *d
                         const int64_t *dims_b, int nb)
 {
     const char *fn = "ct_tensordot";
-    if ((na > 0 && ct__null(fn, dims_a)) || (nb > 0 && ct__null(fn, dims_b))) {
+    if (ct__null(fn, dims_a) || ct__null(fn, dims_b)) {
         return NULL;
     }
     const ct_tensor *in[2] = {a, b};

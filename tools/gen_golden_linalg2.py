@@ -142,7 +142,8 @@ def case(idx, op, dt, inputs, **p):
         ints = [p["dim"]]
     if "n" in p:
         ints = [p["n"]]
-    entry = "    {\"%s\", %s, %s, %s, %s, %s, %d, {%s}, %d,\n     {%s},\n     %d, {%s}, %s, %s_out},\n" % (
+    entry = ("    {\"%s\", %s, %s, %s, %s, %s, %d, {%s}, %d,\n     {%s},\n"
+             "     %d, {%s}, %s, %s_out},\n") % (
         op, '"%s"' % p["eq"] if "eq" in p else "NULL", ctype, num(p.get("beta", 1.0)),
         num(p.get("alpha", 1.0)), "1" if grad else "0", len(ints),
         ", ".join(map(str, ints)) or "0", len(inputs), ",\n      ".join(fields_in),
@@ -195,7 +196,8 @@ CASES = [
     ("tensordot", "f64", [([3, 1], C), ([4, 5], C)], dict(da=[-1], db=[0])),
     ("tensordot", "f64", [([2, 3], C), ([4], C)], dict(da=[], db=[])),
     ("kron", "f32", [([2, 3], C), ([3, 2], C)], dict()),
-    ("kron", "f64", [([2, 3, 2], C), ([2, 8], S)], dict()),  # a transposed operand: PyTorch fails (view)
+    # (PyTorch's kron fails on a transposed operand: it views)
+    ("kron", "f64", [([2, 3, 2], C), ([2, 8], S)], dict()),
     ("kron", "i32", [([2, 2], C), ([3], C)], dict()),
     ("trace", "f32", [([4, 3], T)], dict()),
     ("trace", "f64", [([3, 8], S)], dict()),

@@ -1586,7 +1586,8 @@ static ct_tensor *ct__mexp_poly(const ct_tensor *a, int deg)
         const double x1 = x3 * ((1. + sqrt_177) / 88.), x2 = x3 * ((1. + sqrt_177) / 352.);
         const double k4[4] = {(-271. + 29. * sqrt_177) / (315. * x3),
                               (-11. + 11. * sqrt_177) / (1260. * x3),
-                              (-99. + 11. * sqrt_177) / (5040. * x3), (89. - sqrt_177) / (5040. * x3)};
+                              (-99. + 11. * sqrt_177) / (5040. * x3),
+                              (89. - sqrt_177) / (5040. * x3)};
         const double y2 = (857. - 58. * sqrt_177) / 630., k12[2] = {x1, x2}, k34[2] = {x3, 1.0};
         const ct_tensor *all[5] = {pw[0], pw[1], pw[2], NULL, NULL};
         all[3] = ct_matmul(pw[2], ct__lincomb(pw + 1, k12, 2));  /* A4 */
@@ -2388,7 +2389,7 @@ ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, const int64_t *d
                         const int64_t *dims_b, int nb)
 {
     const char *fn = "ct_tensordot";
-    if ((na > 0 && ct__null(fn, dims_a)) || (nb > 0 && ct__null(fn, dims_b))) {
+    if (ct__null(fn, dims_a) || ct__null(fn, dims_b)) {
         return NULL;
     }
     const ct_tensor *in[2] = {a, b};

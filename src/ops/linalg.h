@@ -105,8 +105,9 @@ CTORCH_API ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other);
    previously seen size 4", ...; CT_ERR_DTYPE "expected scalar type Float but found Double".
    Mirrors: torch.einsum. */
 CTORCH_API ct_tensor *ct_einsum(const char *equation, const ct_tensor *const *operands, int n);
-/* Contracts dims_a of a with dims_b of b (n pairs; a size-1 dimension broadcasts):
-   output (free dims of a, free dims of b). torch.tensordot(a, b, dims=k) is dims_a = the last
+/* Contracts dims_a of a with dims_b of b (na == nb pairs; a size-1 dimension broadcasts):
+   output (free dims of a, free dims of b); the lists are never NULL (CT_ERR_NULL_ARG), also
+   when empty (the outer product). torch.tensordot(a, b, dims=k) is dims_a = the last
    k dims of a, dims_b = the first k of b. Errors: CT_ERR_VALUE "both dimension lists should
    have same length"; CT_ERR_SHAPE "contracted dimensions need to match, but first has size 3
    in dim 0 and second has size 4 in dim 0", "dim 1 appears multiple times in the list of
