@@ -1358,10 +1358,11 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
                                 const ct_tensor *bias);
 
 /* ---- issue 7, linalg T2: products with accumulation, contractions, matrix functions ----
- * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum, tensordot,
- * multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and float64 only (PyTorch's
- * CPU also takes integers there; ctorch has no integer GEMM); outer, addr, kron, trace and
- * cross are pointwise or reductions and take every numeric dtype PyTorch takes. Results are
+ * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum of two or more
+ * operands, tensordot, multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and
+ * float64 only (PyTorch's CPU also takes integers there; ctorch has no integer GEMM):
+ * CT_ERR_DTYPE "\"einsum\" not implemented for 'Int'"; outer, addr, kron, trace and cross are
+ * pointwise or reductions and take every numeric dtype PyTorch takes. Results are
  * new tensors owned by the current scope. Determinism: as the GEMM (bit-exact for any thread
  * count). */
 
@@ -1394,7 +1395,7 @@ CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, con
 /* beta * input + alpha * outer(vec1, vec2). Shapes: vec1 (n), vec2 (m), input broadcastable
    to (n, m); output (n, m). Dtypes: any numeric and bool, promoted over the three (bool:
    (beta && input) || (alpha && vec1 && vec2)); beta == 0 ignores input's values. Gradient:
-   through the ops it is built from. Errors: CT_ERR_SHAPE "addr: Expected 1-D argument vec1,
+   through the ops it is built from (beta == 0: none for input; PyTorch's is zeros). Errors: CT_ERR_SHAPE "addr: Expected 1-D argument vec1,
    but got 2-D", the expand error; CT_ERR_VALUE "For integral input tensors, argument beta
    must not be a floating point number." (a non-integral beta or alpha with an integer result).
    Mirrors: torch.addr. */
@@ -15401,6 +15402,18 @@ static const char *ct__title(const ct_tensor *t)
     return ct__dtype_title(t->dtype);
 }
 
+/* The GEMM-backed composites take float32 and float64 only (ctorch has no integer GEMM;
+   PyTorch's CPU has one): "einsum" not implemented for 'Int', in the dispatcher's words. */
+static bool ct__check_gemm_dtype(const ct_op_call *c, ct_dtype d)
+{
+    if (!ct_dtype_is_floating_point(d)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->op->name + 6,
+                 ct__dtype_title(d));
+        return false;
+    }
+    return true;
+}
+
 /* input broadcasts to shape (nd dims), or PyTorch's expand error. */
 static bool ct__check_expand(const char *op, const ct_tensor *t, const int64_t *shape, int nd)
 {
@@ -15721,7 +15734,7 @@ static bool ct__inner_meta(ct_op_call *c)
                  ct__shape_str(b->sizes, b->ndim, y, sizeof y));
         return false;
     }
-    return ct__same_dtype(c->fn, a, b);
+    return ct__same_dtype(c->fn, a, b) && ct__check_gemm_dtype(c, a->dtype);
 }
 
 static ct_status ct__inner_composite(ct_op_call *c)
@@ -15747,7 +15760,7 @@ static bool ct__vdot_meta(ct_op_call *c)
                  "found %s and %s", ct__title(a), ct__title(b));
         return false;
     }
-    return true; /* ct_dot checks the sizes in the same words */
+    return ct__check_gemm_dtype(c, a->dtype); /* ct_dot checks the sizes in the same words */
 }
 
 static ct_status ct__vdot_composite(ct_op_call *c)
@@ -15812,7 +15825,7 @@ static bool ct__tensordot_meta(ct_op_call *c)
         ct__fail(CT_ERR_VALUE, c->fn, "both dimension lists should have same length");
         return false;
     }
-    if (!ct__same_dtype(c->fn, a, b) ||
+    if (!ct__same_dtype(c->fn, a, b) || !ct__check_gemm_dtype(c, a->dtype) ||
         !ct__wrap_dims(c->fn, c->attrs[0].ints, n, a->ndim, s->wa) ||
         !ct__wrap_dims(c->fn, c->attrs[1].ints, n, b->ndim, s->wb)) {
         return false;
@@ -16028,6 +16041,9 @@ static bool ct__multi_dot_meta(ct_op_call *c)
                      ct__blas_dtype_name(t[k]->dtype));
             return false;
         }
+        if (!ct__check_gemm_dtype(c, t[k]->dtype)) {
+            return false;
+        }
         const ct_tensor *p = t[k - 1];
         if (p->sizes[p->ndim - 1] != t[k]->sizes[0]) {
             char x[160], y[160];
@@ -16152,6 +16168,9 @@ static bool ct__matrix_power_meta(ct_op_call *c)
                                 ops/decomp.c lands (PyTorch: linalg.inv, then the powers) */
         ct__fail(CT_ERR_UNSUPPORTED, c->fn, "linalg.matrix_power: negative exponents need "
                  "linalg.inv, which ctorch does not have yet");
+        return false;
+    }
+    if (c->attrs[0].i >= 2 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
         return false;
     }
     c->dtype = c->inputs[0]->dtype;
@@ -16700,6 +16719,9 @@ static bool ct__einsum_meta(ct_op_call *c)
                      ct__title(c->inputs[0]), ct__title(c->inputs[k]));
             return false;
         }
+    }
+    if (c->n_inputs > 1 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
+        return false;
     }
     c->dtype = c->inputs[0]->dtype;
     return ct__ein_check_sizes(c, s) && ct__ein_layout(c, s);

@@ -566,6 +566,9 @@ static void test_linalg2_errors_einsum(void)
         CHECK_MSG(ct_einsum(cases[k].eq, cases[k].ops, cases[k].n) == NULL, "%s", cases[k].eq);
         CHECK_ERROR(cases[k].code, cases[k].msg);
     }
+    const ct_tensor *ints[2] = {ct_to_dtype(a, CT_INT32), ct_to_dtype(b, CT_INT32)};
+    CHECK(ct_einsum("ij,jk", ints, 2) == NULL); /* PyTorch's CPU has an integer GEMM */
+    CHECK_ERROR(CT_ERR_DTYPE, "\"einsum\" not implemented for 'Int'");
     CHECK(ct_einsum("i", ab, 0) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "einsum(): must provide at least one operand");
     (void)s3;
@@ -643,6 +646,10 @@ static void test_linalg2_errors_others(void)
                 "linalg.matrix_power: The input tensor A must have at least 2 dimensions.");
     CHECK(ct_linalg_matrix_power(randn(s33, 2), -1) == NULL); /* TODO(lead): linalg.inv */
     CHECK_ERROR(CT_ERR_UNSUPPORTED, "linalg.matrix_power: negative exponents need linalg.inv");
+    CHECK(ct_linalg_matrix_power(ct_to_dtype(randn(s33, 2), CT_INT64), 2) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"linalg_matrix_power\" not implemented for 'Long'");
+    CHECK(ct_tensordot(ct_to_dtype(a, CT_INT32), ct_to_dtype(b, CT_INT32), d1, 1, d0, 1) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"tensordot\" not implemented for 'Int'");
     CHECK(ct_linalg_matrix_exp(a) == NULL);
     CHECK_ERROR(CT_ERR_SHAPE, "linalg.matrix_exp: A must be batches of square matrices, but they "
                               "are 3 by 4 matrices");

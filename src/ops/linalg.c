@@ -720,6 +720,18 @@ static const char *ct__title(const ct_tensor *t)
     return ct__dtype_title(t->dtype);
 }
 
+/* The GEMM-backed composites take float32 and float64 only (ctorch has no integer GEMM;
+   PyTorch's CPU has one): "einsum" not implemented for 'Int', in the dispatcher's words. */
+static bool ct__check_gemm_dtype(const ct_op_call *c, ct_dtype d)
+{
+    if (!ct_dtype_is_floating_point(d)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->op->name + 6,
+                 ct__dtype_title(d));
+        return false;
+    }
+    return true;
+}
+
 /* input broadcasts to shape (nd dims), or PyTorch's expand error. */
 static bool ct__check_expand(const char *op, const ct_tensor *t, const int64_t *shape, int nd)
 {
@@ -1040,7 +1052,7 @@ static bool ct__inner_meta(ct_op_call *c)
                  ct__shape_str(b->sizes, b->ndim, y, sizeof y));
         return false;
     }
-    return ct__same_dtype(c->fn, a, b);
+    return ct__same_dtype(c->fn, a, b) && ct__check_gemm_dtype(c, a->dtype);
 }
 
 static ct_status ct__inner_composite(ct_op_call *c)
@@ -1066,7 +1078,7 @@ static bool ct__vdot_meta(ct_op_call *c)
                  "found %s and %s", ct__title(a), ct__title(b));
         return false;
     }
-    return true; /* ct_dot checks the sizes in the same words */
+    return ct__check_gemm_dtype(c, a->dtype); /* ct_dot checks the sizes in the same words */
 }
 
 static ct_status ct__vdot_composite(ct_op_call *c)
@@ -1131,7 +1143,7 @@ static bool ct__tensordot_meta(ct_op_call *c)
         ct__fail(CT_ERR_VALUE, c->fn, "both dimension lists should have same length");
         return false;
     }
-    if (!ct__same_dtype(c->fn, a, b) ||
+    if (!ct__same_dtype(c->fn, a, b) || !ct__check_gemm_dtype(c, a->dtype) ||
         !ct__wrap_dims(c->fn, c->attrs[0].ints, n, a->ndim, s->wa) ||
         !ct__wrap_dims(c->fn, c->attrs[1].ints, n, b->ndim, s->wb)) {
         return false;
@@ -1347,6 +1359,9 @@ static bool ct__multi_dot_meta(ct_op_call *c)
                      ct__blas_dtype_name(t[k]->dtype));
             return false;
         }
+        if (!ct__check_gemm_dtype(c, t[k]->dtype)) {
+            return false;
+        }
         const ct_tensor *p = t[k - 1];
         if (p->sizes[p->ndim - 1] != t[k]->sizes[0]) {
             char x[160], y[160];
@@ -1471,6 +1486,9 @@ static bool ct__matrix_power_meta(ct_op_call *c)
                                 ops/decomp.c lands (PyTorch: linalg.inv, then the powers) */
         ct__fail(CT_ERR_UNSUPPORTED, c->fn, "linalg.matrix_power: negative exponents need "
                  "linalg.inv, which ctorch does not have yet");
+        return false;
+    }
+    if (c->attrs[0].i >= 2 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
         return false;
     }
     c->dtype = c->inputs[0]->dtype;
@@ -2019,6 +2037,9 @@ static bool ct__einsum_meta(ct_op_call *c)
                      ct__title(c->inputs[0]), ct__title(c->inputs[k]));
             return false;
         }
+    }
+    if (c->n_inputs > 1 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
+        return false;
     }
     c->dtype = c->inputs[0]->dtype;
     return ct__ein_check_sizes(c, s) && ct__ein_layout(c, s);

@@ -32,10 +32,11 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
                                 const ct_tensor *bias);
 
 /* ---- issue 7, linalg T2: products with accumulation, contractions, matrix functions ----
- * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum, tensordot,
- * multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and float64 only (PyTorch's
- * CPU also takes integers there; ctorch has no integer GEMM); outer, addr, kron, trace and
- * cross are pointwise or reductions and take every numeric dtype PyTorch takes. Results are
+ * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum of two or more
+ * operands, tensordot, multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and
+ * float64 only (PyTorch's CPU also takes integers there; ctorch has no integer GEMM):
+ * CT_ERR_DTYPE "\"einsum\" not implemented for 'Int'"; outer, addr, kron, trace and cross are
+ * pointwise or reductions and take every numeric dtype PyTorch takes. Results are
  * new tensors owned by the current scope. Determinism: as the GEMM (bit-exact for any thread
  * count). */
 
@@ -68,7 +69,7 @@ CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, con
 /* beta * input + alpha * outer(vec1, vec2). Shapes: vec1 (n), vec2 (m), input broadcastable
    to (n, m); output (n, m). Dtypes: any numeric and bool, promoted over the three (bool:
    (beta && input) || (alpha && vec1 && vec2)); beta == 0 ignores input's values. Gradient:
-   through the ops it is built from. Errors: CT_ERR_SHAPE "addr: Expected 1-D argument vec1,
+   through the ops it is built from (beta == 0: none for input; PyTorch's is zeros). Errors: CT_ERR_SHAPE "addr: Expected 1-D argument vec1,
    but got 2-D", the expand error; CT_ERR_VALUE "For integral input tensors, argument beta
    must not be a floating point number." (a non-integral beta or alpha with an integer result).
    Mirrors: torch.addr. */
