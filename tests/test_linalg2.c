@@ -569,6 +569,11 @@ static void test_linalg2_errors_einsum(void)
     const ct_tensor *ints[2] = {ct_to_dtype(a, CT_INT32), ct_to_dtype(b, CT_INT32)};
     CHECK(ct_einsum("ij,jk", ints, 2) == NULL); /* PyTorch's CPU has an integer GEMM */
     CHECK_ERROR(CT_ERR_DTYPE, "\"einsum\" not implemented for 'Int'");
+    const int64_t s11111[5] = {1, 1, 1, 1, 1};
+    const ct_tensor *wide[2] = {randn(s11111, 5), randn(s11111, 5)};
+    CHECK(ct_einsum("abcde,fghij->", wide, 2) == NULL); /* 10 summed dimensions */
+    CHECK_ERROR(CT_ERR_SHAPE, "einsum(): ctorch takes at most 8 output and summed dimensions, the "
+                              "equation has 10");
     CHECK(ct_einsum("i", ab, 0) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "einsum(): must provide at least one operand");
     (void)s3;
