@@ -69,8 +69,8 @@ CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, con
 /* beta * input + alpha * outer(vec1, vec2). Shapes: vec1 (n), vec2 (m), input broadcastable
    to (n, m); output (n, m). Dtypes: any numeric and bool, promoted over the three (bool:
    (beta && input) || (alpha && vec1 && vec2)); beta == 0 ignores input's values. Gradient:
-   through the ops it is built from (beta == 0: none for input; PyTorch's is zeros). Errors: CT_ERR_SHAPE "addr: Expected 1-D argument vec1,
-   but got 2-D", the expand error; CT_ERR_VALUE "For integral input tensors, argument beta
+   through the ops it is built from (beta == 0: none for input; PyTorch's is zeros). Errors:
+   CT_ERR_SHAPE "addr: Expected 1-D argument vec1, but got 2-D", the expand error; CT_ERR_VALUE "For integral input tensors, argument beta
    must not be a floating point number." (a non-integral beta or alpha with an integer result).
    Mirrors: torch.addr. */
 CTORCH_API ct_tensor *ct_addr(const ct_tensor *input, const ct_tensor *vec1,
