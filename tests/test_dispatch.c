@@ -852,6 +852,46 @@ static void row_dot(void) { ct_dot(wv(), wv()); }
 static void row_matmul(void) { ct_matmul(wx(), ws()); }
 static void row_addmm(void) { ct_addmm(wv(), wx(), ws(), 1, 1); }
 static void row_linear(void) { ct_linear(wx(), ws(), wv()); }
+/* linear algebra, issue 7 (linalg T2) */
+static void row_baddbmm(void)
+{
+    ct_baddbmm(wv(), ct_unsqueeze(ws(), 0), ct_unsqueeze(ws(), 0), 1, 1);
+}
+static void row_addbmm(void)
+{
+    ct_addbmm(wv(), ct_unsqueeze(ws(), 0), ct_unsqueeze(ws(), 0), 1, 1);
+}
+static void row_addmv(void) { ct_addmv(wv(), ws(), wv(), 0.5, 2); }
+static void row_addr(void) { ct_addr(ws(), wv(), wv(), 1, 1); }
+static void row_outer(void) { ct_outer(wv(), wv()); }
+static void row_inner(void) { ct_inner(wx(), ws()); }
+static void row_vdot(void) { ct_vdot(wv(), wv()); }
+static void row_einsum(void)
+{
+    const ct_tensor *ops[2] = {wx(), ws()};
+    ct_einsum("ij,jk->ik", ops, 2);
+}
+static void row_tensordot(void)
+{
+    const int64_t da = 1, db = 0;
+    ct_tensordot(wx(), ws(), &da, 1, &db, 1);
+}
+static void row_kron(void) { ct_kron(wx(), wv()); }
+static void row_trace(void) { ct_trace(ws()); }
+/* torch.cross (its default dim) and torch.linalg.cross (dim -1) */
+static void row_cross(void)
+{
+    const int64_t dim = -1;
+    ct_cross(wx(), wx(), NULL);
+    ct_cross(ws(), ws(), &dim);
+}
+static void row_linalg_multi_dot(void)
+{
+    const ct_tensor *ts[3] = {wx(), ws(), ws()};
+    ct_linalg_multi_dot(ts, 3);
+}
+static void row_linalg_matrix_power(void) { ct_linalg_matrix_power(ws(), 5); }
+static void row_linalg_matrix_exp(void) { ct_linalg_matrix_exp(ws()); }
 /* modules: Linear then ReLU in a Sequential run fused */
 static void row_module_forward(void)
 {
@@ -994,6 +1034,9 @@ static const api_row api_rows[] = {
     ROW(equal),
     /* linear algebra, modules, losses */
     ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
+    ROW(baddbmm), ROW(addbmm), ROW(addmv), ROW(addr), ROW(outer), ROW(inner), ROW(vdot),
+    ROW(einsum), ROW(tensordot), ROW(kron), ROW(trace), ROW(cross), ROW(linalg_multi_dot),
+    ROW(linalg_matrix_power), ROW(linalg_matrix_exp),
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
     /* factories, random */
     ROW(empty), ROW(zeros), ROW(ones), ROW(full), ROW(scalar_tensor), ROW(empty_like),

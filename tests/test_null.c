@@ -4045,6 +4045,320 @@ static void test_null_ct_linear(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_baddbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_baddbmm(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addbmm(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addmv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addmv(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addr(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_outer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_outer(NULL, fx.t)";
+        ct_tensor *r = ct_outer(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_outer(fx.t, NULL)";
+        ct_tensor *r = ct_outer(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_inner(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_inner(NULL, fx.t)";
+        ct_tensor *r = ct_inner(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_inner(fx.t, NULL)";
+        ct_tensor *r = ct_inner(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_vdot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vdot(NULL, fx.t)";
+        ct_tensor *r = ct_vdot(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.t, NULL)";
+        ct_tensor *r = ct_vdot(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_einsum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_einsum(NULL, fx.ctl, 1)";
+        ct_tensor *r = ct_einsum(NULL, fx.ctl, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_einsum(fx.text, NULL, 1)";
+        ct_tensor *r = ct_einsum(fx.text, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tensordot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensordot(NULL, fx.t, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(NULL, fx.t, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, NULL, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, NULL, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.t, NULL, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, fx.t, NULL, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.t, fx.sizes, 0, NULL, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, fx.t, fx.sizes, 0, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kron(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kron(NULL, fx.t)";
+        ct_tensor *r = ct_kron(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kron(fx.t, NULL)";
+        ct_tensor *r = ct_kron(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_trace(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trace(NULL)";
+        ct_tensor *r = ct_trace(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cross(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross(NULL, fx.t, fx.sizes)";
+        ct_tensor *r = ct_cross(NULL, fx.t, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, NULL, fx.sizes)";
+        ct_tensor *r = ct_cross(fx.t, NULL, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, fx.t, NULL)";
+        (void)ct_cross(fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_multi_dot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_multi_dot(NULL, 1)";
+        ct_tensor *r = ct_linalg_multi_dot(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_float32_matmul_precision(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_float32_matmul_precision(NULL)";
+        (void)ct_set_float32_matmul_precision(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_matrix_power(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_power(NULL, 1)";
+        ct_tensor *r = ct_linalg_matrix_power(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_matrix_exp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_exp(NULL)";
+        ct_tensor *r = ct_linalg_matrix_exp(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_softmax(void)
 {
     null_fixture fx;
@@ -10224,6 +10538,394 @@ static void test_freed_ct_linear(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_baddbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_baddbmm(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_baddbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_baddbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_baddbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addbmm(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_addbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_addbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addmv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addmv(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_addmv(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_addmv(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addmv(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addr(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addr(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_addr(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_addr(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addr(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_outer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_outer(fx.freed, fx.t)";
+        ct_tensor *r = ct_outer(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_outer(fx.foreign, fx.t)";
+        (void)ct_outer(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_outer(fx.t, fx.freed)";
+        ct_tensor *r = ct_outer(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_outer(fx.t, fx.foreign)";
+        (void)ct_outer(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_inner(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_inner(fx.freed, fx.t)";
+        ct_tensor *r = ct_inner(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_inner(fx.foreign, fx.t)";
+        (void)ct_inner(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_inner(fx.t, fx.freed)";
+        ct_tensor *r = ct_inner(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_inner(fx.t, fx.foreign)";
+        (void)ct_inner(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_vdot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vdot(fx.freed, fx.t)";
+        ct_tensor *r = ct_vdot(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.foreign, fx.t)";
+        (void)ct_vdot(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.t, fx.freed)";
+        ct_tensor *r = ct_vdot(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.t, fx.foreign)";
+        (void)ct_vdot(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tensordot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensordot(fx.freed, fx.t, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.freed, fx.t, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.foreign, fx.t, fx.sizes, 0, fx.sizes, 0)";
+        (void)ct_tensordot(fx.foreign, fx.t, fx.sizes, 0, fx.sizes, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.freed, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, fx.freed, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.foreign, fx.sizes, 0, fx.sizes, 0)";
+        (void)ct_tensordot(fx.t, fx.foreign, fx.sizes, 0, fx.sizes, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_kron(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kron(fx.freed, fx.t)";
+        ct_tensor *r = ct_kron(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kron(fx.foreign, fx.t)";
+        (void)ct_kron(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_kron(fx.t, fx.freed)";
+        ct_tensor *r = ct_kron(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kron(fx.t, fx.foreign)";
+        (void)ct_kron(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_trace(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trace(fx.freed)";
+        ct_tensor *r = ct_trace(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_trace(fx.foreign)";
+        (void)ct_trace(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cross(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross(fx.freed, fx.t, fx.sizes)";
+        ct_tensor *r = ct_cross(fx.freed, fx.t, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross(fx.foreign, fx.t, fx.sizes)";
+        (void)ct_cross(fx.foreign, fx.t, fx.sizes);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, fx.freed, fx.sizes)";
+        ct_tensor *r = ct_cross(fx.t, fx.freed, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, fx.foreign, fx.sizes)";
+        (void)ct_cross(fx.t, fx.foreign, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_matrix_power(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_power(fx.freed, 1)";
+        ct_tensor *r = ct_linalg_matrix_power(fx.freed, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_power(fx.foreign, 1)";
+        (void)ct_linalg_matrix_power(fx.foreign, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_matrix_exp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_exp(fx.freed)";
+        ct_tensor *r = ct_linalg_matrix_exp(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_exp(fx.foreign)";
+        (void)ct_linalg_matrix_exp(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_softmax(void)
 {
     null_fixture fx;
@@ -11064,6 +11766,22 @@ void test_null(void)
     RUN(test_null_ct_mv);
     RUN(test_null_ct_dot);
     RUN(test_null_ct_linear);
+    RUN(test_null_ct_baddbmm);
+    RUN(test_null_ct_addbmm);
+    RUN(test_null_ct_addmv);
+    RUN(test_null_ct_addr);
+    RUN(test_null_ct_outer);
+    RUN(test_null_ct_inner);
+    RUN(test_null_ct_vdot);
+    RUN(test_null_ct_einsum);
+    RUN(test_null_ct_tensordot);
+    RUN(test_null_ct_kron);
+    RUN(test_null_ct_trace);
+    RUN(test_null_ct_cross);
+    RUN(test_null_ct_linalg_multi_dot);
+    RUN(test_null_ct_set_float32_matmul_precision);
+    RUN(test_null_ct_linalg_matrix_power);
+    RUN(test_null_ct_linalg_matrix_exp);
     RUN(test_null_ct_softmax);
     RUN(test_null_ct_log_softmax);
     RUN(test_null_ct_requires_grad);
@@ -11382,6 +12100,19 @@ void test_null(void)
     RUN(test_freed_ct_mv);
     RUN(test_freed_ct_dot);
     RUN(test_freed_ct_linear);
+    RUN(test_freed_ct_baddbmm);
+    RUN(test_freed_ct_addbmm);
+    RUN(test_freed_ct_addmv);
+    RUN(test_freed_ct_addr);
+    RUN(test_freed_ct_outer);
+    RUN(test_freed_ct_inner);
+    RUN(test_freed_ct_vdot);
+    RUN(test_freed_ct_tensordot);
+    RUN(test_freed_ct_kron);
+    RUN(test_freed_ct_trace);
+    RUN(test_freed_ct_cross);
+    RUN(test_freed_ct_linalg_matrix_power);
+    RUN(test_freed_ct_linalg_matrix_exp);
     RUN(test_freed_ct_softmax);
     RUN(test_freed_ct_log_softmax);
     RUN(test_freed_ct_requires_grad);

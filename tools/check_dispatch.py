@@ -79,7 +79,8 @@ ALLOWLIST = {
         ct_optimizer_params ct_optimizer_step_count ct_optimizer_step""",
     # options of ops and pure arithmetic on shapes
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_init_calculate_gain
-        ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions""",
+        ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions
+        ct_set_float32_matmul_precision ct_get_float32_matmul_precision""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets
     # and loaders hold tensors; ct_dataset_get calls the dataset's get through its pointer
     # (a tensor dataset's get selects rows with ops, which dispatch)

@@ -116,6 +116,7 @@ OUTCOME = {
     ("ct_from_blob", "deleter"): "accepted",
     ("ct_module_new", "user_free"): "accepted",
     ("ct_linear", "bias"): "accepted",
+    ("ct_cross", "dim"): "accepted",
     ("ct_backward", "grad_output"): "accepted",
     ("ct_set_grad", "grad"): "accepted",
     ("ct_measurement_new", "spec"): "accepted",
