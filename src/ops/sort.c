@@ -17,26 +17,25 @@
 #include "view.h"
 
 /* ---- keys ---------------------------------------------------------------------------------- */
+CT__VECTORIZE_BEGIN
+/* Branch-free (random signs would mispredict): + 0.0 turns -0.0 into 0.0; a set sign bit flips
+   every bit, else only the sign bit; any NaN becomes the largest key. */
 static uint64_t ct__srt_key_f32(float v)
 {
     uint32_t u;
-    if (v != v) {
-        return 0xFFFFFFFFu;
-    }
-    v = v == 0.0f ? 0.0f : v;
+    v += 0.0f;
     memcpy(&u, &v, sizeof u);
-    return (u & 0x80000000u) ? (uint32_t)~u : (u | 0x80000000u);
+    uint32_t k = u ^ ((0u - (u >> 31)) | 0x80000000u);
+    return v != v ? 0xFFFFFFFFu : k;
 }
 
 static uint64_t ct__srt_key_f64(double v)
 {
     uint64_t u;
-    if (v != v) {
-        return UINT64_MAX;
-    }
-    v = v == 0.0 ? 0.0 : v;
+    v += 0.0;
     memcpy(&u, &v, sizeof u);
-    return (u & 0x8000000000000000u) ? ~u : (u | 0x8000000000000000u);
+    uint64_t k = u ^ ((0u - (u >> 63)) | 0x8000000000000000u);
+    return v != v ? UINT64_MAX : k;
 }
 
 /* The key of a NaN in dtype dt (no integer key is ever equal to it: only floats have one). */
@@ -50,12 +49,20 @@ static bool ct__srt_has_nan(ct_dtype dt)
     return dt == CT_FLOAT32 || dt == CT_FLOAT64;
 }
 
+/* (a contiguous line gets its own loop, which the compiler vectorizes) */
 #define CT__SRT_KEYS(T, EXPR)                                                                      \
     {                                                                                              \
         const T *q = (const T *)(const void *)p;                                                   \
-        for (int64_t j = 0; j < n; j++) {                                                          \
-            T v = q[j * stride];                                                                   \
-            key[j] = (uint64_t)(EXPR) ^ flip;                                                      \
+        if (stride == 1) {                                                                         \
+            for (int64_t j = 0; j < n; j++) {                                                      \
+                T v = q[j];                                                                        \
+                key[j] = (uint64_t)(EXPR) ^ flip;                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t j = 0; j < n; j++) {                                                      \
+                T v = q[j * stride];                                                               \
+                key[j] = (uint64_t)(EXPR) ^ flip;                                                  \
+            }                                                                                      \
         }                                                                                          \
     }                                                                                              \
     break;
@@ -146,25 +153,30 @@ static void ct__srt_select_small(const uint64_t *key, int64_t n, int64_t k, uint
                                  int64_t *bi)
 {
     int64_t m = 0;
-    for (int64_t j = 0; j < n; j++) {
-        uint64_t kk = key[j];
-        int64_t pos;
-        if (m == k) {
-            if (kk >= bk[k - 1]) {
+    uint64_t worst = UINT64_MAX; /* a key must beat it (once k are kept) to get in */
+    for (int64_t j0 = 0; j0 < n; j0 += 16) {
+        int64_t j1 = n - j0 < 16 ? n : j0 + 16;
+        int any = m < k;
+        for (int64_t j = j0; j < j1; j++) { /* most blocks hold no candidate */
+            any |= key[j] < worst;
+        }
+        for (int64_t j = j0; any && j < j1; j++) {
+            uint64_t kk = key[j];
+            if (m == k && kk >= worst) {
                 continue;
             }
-            pos = k - 1;
-        } else {
-            pos = m++;
+            int64_t pos = m == k ? k - 1 : m++;
+            for (; pos > 0 && bk[pos - 1] > kk; pos--) {
+                bk[pos] = bk[pos - 1];
+                bi[pos] = bi[pos - 1];
+            }
+            bk[pos] = kk;
+            bi[pos] = j;
+            worst = m == k ? bk[k - 1] : UINT64_MAX;
         }
-        for (; pos > 0 && bk[pos - 1] > kk; pos--) {
-            bk[pos] = bk[pos - 1];
-            bi[pos] = bi[pos - 1];
-        }
-        bk[pos] = kk;
-        bi[pos] = j;
     }
 }
+CT__VECTORIZE_END
 
 /* PyTorch's quickselect (kthvalue's quick_select_template, Sedgewick's partition with a median
    of three) on (key, idx), so that the k-th pair and its index are PyTorch's. */
@@ -272,29 +284,30 @@ typedef struct ct__srt_job {
 
 /* Writes the m pairs idx[0..m) of a line: values (x's elements) at v + ov + j * lv, indices at
    ix + ov + j * lv (values and indices share the layout). */
+#define CT__SRT_PUT(T)                                                                             \
+    for (int64_t j = 0; j < m; j++) {                                                              \
+        ((T *)(void *)v)[j * lv] = ((const T *)(const void *)x)[idx[j] * lx];                      \
+        ix[j * lv] = idx[j];                                                                       \
+    }                                                                                              \
+    break;
 static void ct__srt_put(const ct__srt_job *jb, int64_t ox, int64_t ov, const int64_t *idx,
                         int64_t m)
 {
-    for (int64_t j = 0; j < m; j++) {
-        const char *src = jb->x + (size_t)(ox + idx[j] * jb->lx) * jb->esz;
-        char *dst = jb->v + (size_t)(ov + j * jb->lv) * jb->esz;
-        switch (jb->esz) {
-        case 1:
-            *dst = *src;
-            break;
-        case 2:
-            memcpy(dst, src, 2);
-            break;
-        case 4:
-            memcpy(dst, src, 4);
-            break;
-        default:
-            memcpy(dst, src, 8);
-            break;
-        }
-        jb->ix[ov + j * jb->lv] = idx[j];
+    const char *x = jb->x + (size_t)ox * jb->esz;
+    char *v = jb->v + (size_t)ov * jb->esz;
+    int64_t *ix = jb->ix + ov, lx = jb->lx, lv = jb->lv;
+    switch (jb->esz) {
+    case 1:
+        CT__SRT_PUT(uint8_t)
+    case 2:
+        CT__SRT_PUT(uint16_t)
+    case 4:
+        CT__SRT_PUT(uint32_t)
+    default:
+        CT__SRT_PUT(uint64_t)
     }
 }
+#undef CT__SRT_PUT
 
 /* The first index in line order whose key is NaN's, or -1. */
 static int64_t ct__srt_first_nan(const uint64_t *key, int64_t n, uint64_t nan_key)
@@ -418,17 +431,17 @@ static void ct__srt_line(const ct__srt_job *jb, int64_t row, uint64_t *key, int6
     uint64_t nan_key = ct__srt_nan_key(jb->dt);
     bool has_nan = ct__srt_has_nan(jb->dt);
     ct__srt_keys(jb->x + (size_t)ox * jb->esz, jb->lx, n, jb->dt, jb->desc, key);
+    if (jb->mode == CT__SRT_TOPK && jb->k <= 32) {
+        ct__srt_select_small(key, n, jb->k, k2, i2);
+        ct__srt_put(jb, ox, ov, i2, jb->k);
+        return;
+    }
     for (int64_t j = 0; j < n; j++) {
         idx[j] = j;
     }
     int64_t pick;
     switch (jb->mode) {
     case CT__SRT_TOPK:
-        if (jb->k <= 32) {
-            ct__srt_select_small(key, n, jb->k, k2, i2);
-            ct__srt_put(jb, ox, ov, i2, jb->k);
-            return;
-        }
         ct__srt_sort(key, idx, k2, i2, n, width);
         ct__srt_put(jb, ox, ov, idx, jb->k);
         return;
