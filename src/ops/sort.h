@@ -44,7 +44,7 @@ CTORCH_API ct_status ct_kthvalue(const ct_tensor *input, int64_t k, int64_t dim,
                                  ct_tensor **values, ct_tensor **indices);
 /* The median of all elements (the lower of the two middle values for an even count), 0-dim;
    NaN when any element is NaN or input is empty. Integers and floats (bool: CT_ERR_DTYPE
-   "\"median_cpu\" not implemented for 'Bool'"). Mirrors: torch.median(input). */
+   "\"median\" not implemented for 'Bool'"). Mirrors: torch.median(input). */
 CTORCH_API ct_tensor *ct_median(const ct_tensor *input);
 /* The median along dim and its index. Errors: as ct_kthvalue ("median(): Expected reduction
    dim ..."). Mirrors: torch.median(input, dim, keepdim). */
@@ -103,9 +103,9 @@ CTORCH_API ct_tensor *ct_unique(const ct_tensor *input, bool sorted, ct_tensor *
 CTORCH_API ct_tensor *ct_unique_consecutive(const ct_tensor *input, ct_tensor **inverse,
                                             ct_tensor **counts);
 /* Whether each element of elements occurs in test_elements (compared after type promotion;
-   NaN never matches), negated when invert; bool, elements' shape. assume_unique only states
-   what the caller knows. Errors: CT_ERR_DTYPE for bool with non-bool. Mirrors:
-   torch.isin(elements, test_elements, assume_unique=assume_unique, invert=invert). */
+   NaN never matches), negated when invert; bool, elements' shape; any dtypes. assume_unique
+   only states what the caller knows. Mirrors: torch.isin(elements, test_elements,
+   assume_unique=assume_unique, invert=invert). */
 CTORCH_API ct_tensor *ct_isin(const ct_tensor *elements, const ct_tensor *test_elements,
                               bool assume_unique, bool invert);
 /* For each value of input, the index where it would be inserted into the innermost dim of
@@ -114,8 +114,9 @@ CTORCH_API ct_tensor *ct_isin(const ct_tensor *elements, const ct_tensor *test_e
    holds int64 indices that sort it. The result has input's shape, int64 (int32 when
    out_int32). NaN sorts last. Errors: CT_ERR_SHAPE "torch.searchsorted(): boundaries tensor
    should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value
-   tensor must match, ..."; CT_ERR_INDEX "torch.searchsorted(): sorter index out of range";
-   CT_ERR_DTYPE for a bool or mismatched sorter. Mirrors: torch.searchsorted(sorted_sequence,
+   tensor must match, ...", "... boundary and sorter must have the same size, ...";
+   CT_ERR_INDEX "torch.searchsorted(): sorter index out of range"; CT_ERR_DTYPE "... sorter
+   must be a tensor of long dtype but got Int". Mirrors: torch.searchsorted(sorted_sequence,
    input, out_int32=out_int32, right=right, sorter=sorter). */
 CTORCH_API ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *input,
                                       bool out_int32, bool right, const ct_tensor *sorter);
@@ -129,7 +130,8 @@ CTORCH_API ct_tensor *ct_bucketize(const ct_tensor *input, const ct_tensor *boun
    minlength bins); with weights (1-D, input's length; may be NULL) the sums of the weights
    (float64 unless weights are float32), else int64 counts. Errors: CT_ERR_VALUE "bincount
    only supports 1-d non-negative integral inputs.", "minlength should be >= 0"; CT_ERR_SHAPE
-   "weights should be 1-d and have the same length as input"; CT_ERR_DTYPE for a float input.
+   "weights should be 1-d and have the same length as input"; CT_ERR_DTYPE for a float or
+   bool input ("\"bincount_cpu\" not implemented for 'Float'").
    Mirrors: torch.bincount(input, weights, minlength). */
 CTORCH_API ct_tensor *ct_bincount(const ct_tensor *input, const ct_tensor *weights,
                                   int64_t minlength);
@@ -137,6 +139,7 @@ CTORCH_API ct_tensor *ct_bincount(const ct_tensor *input, const ct_tensor *weigh
    and max; elements outside are ignored, max falls in the last bin); input's float dtype.
    PyTorch's defaults: bins 100, min 0, max 0. Errors: CT_ERR_VALUE "torch.histogram(): bins
    must be > 0, ...", "torch.histc: max must be larger than min", "torch.histc: range of
-   [nan, nan] is not finite"; CT_ERR_DTYPE for integer input.
+   [nan, nan] is not finite"; CT_ERR_DTYPE for integer input ("\"histc\" not implemented for
+   'Long'").
    Mirrors: torch.histc(input, bins, min, max). */
 CTORCH_API ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max);
