@@ -135,8 +135,8 @@ static void check_values(const sort_golden *g, const ct_tensor *t, const int64_t
     ct_tensor *d = ct_contiguous(ct_to_dtype(t, CT_FLOAT64));
     const double *p = (const double *)ct_data_ptr(d);
     for (int64_t k = 0; p && k < n && k < ct_numel(d); k++) {
-        bool same = (isnan(p[k]) && isnan(want[k])) ||
-                    fabs(p[k] - want[k]) <= 1e-6 * fabs(want[k]) + 1e-12;
+        bool same =
+            (isnan(p[k]) && isnan(want[k])) || fabs(p[k] - want[k]) <= 1e-6 * fabs(want[k]) + 1e-12;
         CHECK_MSG(same, "case %d %s %s [%lld]: %.17g, want %.17g", g_case, g->op, what,
                   (long long)k, p[k], want[k]);
         if (!same) {
@@ -218,8 +218,7 @@ static void test_sort_bincount_golden(void)
         const int64_t len = g->n, nout = g->nout;
         ct_tensor *x = ct_tensor_from_data(g->x, CT_INT64, &len, 1);
         ct_tensor *w = g->has_w ? ct_tensor_from_data(g->w, CT_FLOAT64, &len, 1) : NULL;
-        ct_tensor *out = ct_bincount(ct_to_dtype(x, k == 2 ? CT_UINT8 : CT_INT64), w,
-                                     g->minlength);
+        ct_tensor *out = ct_bincount(ct_to_dtype(x, k == 2 ? CT_UINT8 : CT_INT64), w, g->minlength);
         CHECK_MSG(out && ct_test_has_shape(out, &nout, 1) && ct_tensor_dtype(out) == g->dtype,
                   "bincount %d: %s", k, ct_error() ? ct_error() : "shape or dtype");
         if (out) {
@@ -374,8 +373,8 @@ static void test_sort_errors(void)
                               "the first N-1 dimensions of boundaries tensor and input value "
                               "tensor must match, but we got boundaries tensor [1, 3] and input "
                               "value tensor [2, 3]");
-    CHECK(ct_searchsorted(seq, l, false, false, ct_tensor_from_data(bad_sorter, CT_INT64, s3, 1))
-          == NULL);
+    CHECK(ct_searchsorted(seq, l, false, false, ct_tensor_from_data(bad_sorter, CT_INT64, s3, 1)) ==
+          NULL);
     CHECK_ERROR(CT_ERR_INDEX, "torch.searchsorted(): sorter index out of range");
     CHECK(ct_searchsorted(seq, l, false, false, ct_zeros(s3, 1, CT_INT32)) == NULL);
     CHECK_ERROR(CT_ERR_DTYPE, "torch.searchsorted(): sorter must be a tensor of long dtype");
@@ -407,7 +406,7 @@ static void test_sort_errors(void)
     ct_scope_end();
 }
 
-/* ---- every dtype through both sorts ----------------------------------------------------------- */
+/* ---- every dtype through both sorts ------------------------------------------------------- */
 /* Checks that v is x's lines along dim 1 sorted by idx: v[r][j] = x[r][idx[r][j]], ordered
    (NaN last; first when descending), and ties in index order. */
 static void check_sorted(const ct_tensor *x, const ct_tensor *v, const ct_tensor *idx, bool desc)
@@ -420,7 +419,8 @@ static void check_sorted(const ct_tensor *x, const ct_tensor *v, const ct_tensor
     for (int64_t r = 0; r < rows; r++) {
         for (int64_t j = 0; j < n; j++) {
             double a = pv[r * n + j];
-            bad += !(px[r * n + pi[r * n + j]] == a || (isnan(a) && isnan(px[r * n + pi[r * n + j]])));
+            bad +=
+                !(px[r * n + pi[r * n + j]] == a || (isnan(a) && isnan(px[r * n + pi[r * n + j]])));
             if (j == 0) {
                 continue;
             }
@@ -447,9 +447,8 @@ static void test_sort_dtypes(void)
             /* values spread over the dtype's range, with ties; floats also with NaNs */
             const double range[8] = {2, 256, 128, 30000, 2e9, 1e15, 1000, 1000};
             double lo = dts[d] == CT_BOOL || dts[d] == CT_UINT8 ? 0 : -range[d];
-            ct_tensor *x = ct_to_dtype(ct_randint((int64_t)lo, (int64_t)range[d], s, 2, CT_INT64,
-                                                  NULL),
-                                       dts[d]);
+            ct_tensor *x = ct_to_dtype(
+                ct_randint((int64_t)lo, (int64_t)range[d], s, 2, CT_INT64, NULL), dts[d]);
             if (dts[d] == CT_FLOAT32 || dts[d] == CT_FLOAT64) {
                 ct_tensor *nan = ct_lt_scalar(ct_rand(s, 2, CT_FLOAT64, NULL), 0.1);
                 x = ct_masked_fill(ct_mul_scalar(x, 0.25), nan, NAN);
@@ -510,8 +509,8 @@ static void test_sort_node_names(void)
     v[5] = ct_median(x);
     v[6] = ct_quantile(x, ct_scalar_tensor(0.5, CT_FLOAT64), &dim, false, CT_QUANTILE_LINEAR);
     v[7] = ct_nanmedian(x);
-    const char *want[8] = {"SortBackward0",   "TopkBackward0",   "KthvalueBackward0",
-                           "MedianBackward1", "ModeBackward0",   "MedianBackward0",
+    const char *want[8] = {"SortBackward0",     "TopkBackward0",     "KthvalueBackward0",
+                           "MedianBackward1",   "ModeBackward0",     "MedianBackward0",
                            "QuantileBackward0", "NanmedianBackward0"};
     for (int k = 0; k < 8; k++) {
         const char *nm = v[k] ? ct_node_name(ct_grad_fn(v[k])) : NULL;

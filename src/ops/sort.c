@@ -51,7 +51,7 @@ static bool ct__srt_has_nan(ct_dtype dt)
 
 /* (a contiguous line gets its own loop, which the compiler vectorizes) */
 #define CT__SRT_KEYS(T, EXPR)                                                                      \
-    {                                                                                              \
+    do {                                                                                           \
         const T *q = (const T *)(const void *)p;                                                   \
         if (stride == 1) {                                                                         \
             for (int64_t j = 0; j < n; j++) {                                                      \
@@ -64,8 +64,7 @@ static bool ct__srt_has_nan(ct_dtype dt)
                 key[j] = (uint64_t)(EXPR) ^ flip;                                                  \
             }                                                                                      \
         }                                                                                          \
-    }                                                                                              \
-    break;
+    } while (0)
 
 /* keys of the n elements at p (stride in elements) of dtype dt, complemented when desc. */
 static void ct__srt_keys(const char *p, int64_t stride, int64_t n, ct_dtype dt, bool desc,
@@ -74,22 +73,14 @@ static void ct__srt_keys(const char *p, int64_t stride, int64_t n, ct_dtype dt, 
     size_t bytes = ct_dtype_size(dt);
     uint64_t flip = !desc ? 0 : bytes == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * bytes)) - 1;
     switch (dt) {
-    case CT_BOOL:
-        CT__SRT_KEYS(bool, v ? 1u : 0u)
-    case CT_UINT8:
-        CT__SRT_KEYS(uint8_t, v)
-    case CT_INT8:
-        CT__SRT_KEYS(int8_t, (uint8_t)((uint8_t)v ^ 0x80u))
-    case CT_INT16:
-        CT__SRT_KEYS(int16_t, (uint16_t)((uint16_t)v ^ 0x8000u))
-    case CT_INT32:
-        CT__SRT_KEYS(int32_t, (uint32_t)v ^ 0x80000000u)
-    case CT_INT64:
-        CT__SRT_KEYS(int64_t, (uint64_t)v ^ 0x8000000000000000u)
-    case CT_FLOAT32:
-        CT__SRT_KEYS(float, ct__srt_key_f32(v))
-    default:
-        CT__SRT_KEYS(double, ct__srt_key_f64(v))
+    case CT_BOOL: CT__SRT_KEYS(bool, v ? 1u : 0u); break;
+    case CT_UINT8: CT__SRT_KEYS(uint8_t, v); break;
+    case CT_INT8: CT__SRT_KEYS(int8_t, (uint8_t)((uint8_t)v ^ 0x80u)); break;
+    case CT_INT16: CT__SRT_KEYS(int16_t, (uint16_t)((uint16_t)v ^ 0x8000u)); break;
+    case CT_INT32: CT__SRT_KEYS(int32_t, (uint32_t)v ^ 0x80000000u); break;
+    case CT_INT64: CT__SRT_KEYS(int64_t, (uint64_t)v ^ 0x8000000000000000u); break;
+    case CT_FLOAT32: CT__SRT_KEYS(float, ct__srt_key_f32(v)); break;
+    default: CT__SRT_KEYS(double, ct__srt_key_f64(v)); break;
     }
 }
 #undef CT__SRT_KEYS
@@ -251,14 +242,14 @@ typedef enum ct__srt_mode {
 
 /* What meta computes (c->state, in the public function's frame). */
 typedef struct ct__srt_state {
-    bool all;       /* over all elements as one line (median(), quantile with dim None) */
-    int dim;        /* the dim argument, wrapped by meta (-1 there when all) */
-    int64_t k;      /* topk's k, kthvalue's k */
-    bool flag;      /* sort: descending; topk: largest */
-    bool keepdim;   /* reductions */
-    bool squeezed;  /* the reduced dim was removed (backward unsqueezes) */
-    int64_t nq;     /* quantile: the number of q values */
-    int interp;     /* quantile: the interpolation */
+    bool all;      /* over all elements as one line (median(), quantile with dim None) */
+    int dim;       /* the dim argument, wrapped by meta (-1 there when all) */
+    int64_t k;     /* topk's k, kthvalue's k */
+    bool flag;     /* sort: descending; topk: largest */
+    bool keepdim;  /* reductions */
+    bool squeezed; /* the reduced dim was removed (backward unsqueezes) */
+    int64_t nq;    /* quantile: the number of q values */
+    int interp;    /* quantile: the interpolation */
 } ct__srt_state;
 
 /* One call's lines. x is read at ox + j * lx (line j) for the line at grid offset ox; outputs
@@ -285,11 +276,12 @@ typedef struct ct__srt_job {
 /* Writes the m pairs idx[0..m) of a line: values (x's elements) at v + ov + j * lv, indices at
    ix + ov + j * lv (values and indices share the layout). */
 #define CT__SRT_PUT(T)                                                                             \
-    for (int64_t j = 0; j < m; j++) {                                                              \
-        ((T *)(void *)v)[j * lv] = ((const T *)(const void *)x)[idx[j] * lx];                      \
-        ix[j * lv] = idx[j];                                                                       \
-    }                                                                                              \
-    break;
+    do {                                                                                           \
+        for (int64_t j = 0; j < m; j++) {                                                          \
+            ((T *)(void *)v)[j * lv] = ((const T *)(const void *)x)[idx[j] * lx];                  \
+            ix[j * lv] = idx[j];                                                                   \
+        }                                                                                          \
+    } while (0)
 static void ct__srt_put(const ct__srt_job *jb, int64_t ox, int64_t ov, const int64_t *idx,
                         int64_t m)
 {
@@ -297,14 +289,10 @@ static void ct__srt_put(const ct__srt_job *jb, int64_t ox, int64_t ov, const int
     char *v = jb->v + (size_t)ov * jb->esz;
     int64_t *ix = jb->ix + ov, lx = jb->lx, lv = jb->lv;
     switch (jb->esz) {
-    case 1:
-        CT__SRT_PUT(uint8_t)
-    case 2:
-        CT__SRT_PUT(uint16_t)
-    case 4:
-        CT__SRT_PUT(uint32_t)
-    default:
-        CT__SRT_PUT(uint64_t)
+    case 1: CT__SRT_PUT(uint8_t); break;
+    case 2: CT__SRT_PUT(uint16_t); break;
+    case 4: CT__SRT_PUT(uint32_t); break;
+    default: CT__SRT_PUT(uint64_t); break;
     }
 }
 #undef CT__SRT_PUT
@@ -380,17 +368,10 @@ static void ct__srt_quantile_line(const ct__srt_job *jb, int64_t row, int64_t ox
         }
         rank = f32 ? (double)(float)rank : rank;
         switch (jb->interp) {
-        case CT_QUANTILE_LOWER:
-            rank = floor(rank);
-            break;
-        case CT_QUANTILE_HIGHER:
-            rank = ceil(rank);
-            break;
-        case CT_QUANTILE_NEAREST:
-            rank = nearbyint(rank);
-            break;
-        default:
-            break;
+        case CT_QUANTILE_LOWER: rank = floor(rank); break;
+        case CT_QUANTILE_HIGHER: rank = ceil(rank); break;
+        case CT_QUANTILE_NEAREST: rank = nearbyint(rank); break;
+        default: break;
         }
         int64_t below = (int64_t)rank, above = (int64_t)ceil(rank);
         double w = jb->interp == CT_QUANTILE_MIDPOINT ? 0.5 : rank - (double)below;
@@ -612,10 +593,10 @@ static void ct__srt_quantile_backward(ct_node *n, const ct_tensor *g, ct_tensor 
     }
     int64_t numel = ct__numel(e->sizes, e->ndim);
     ct_tensor *gw = ct_mul(gq, w), *gl = ct_mul(gq, ct_add_scalar(ct_neg(w), 1.0));
-    ct_tensor *zeros = dim < 0 ? ct_zeros(&numel, 1, g->dtype) : ct_zeros(e->sizes, e->ndim,
-                                                                         g->dtype);
-    ct_tensor *r = ct_scatter_add(ct_scatter_add(zeros, dim < 0 ? 0 : dim, lo, gl),
-                                  dim < 0 ? 0 : dim, hi, gw);
+    ct_tensor *zeros =
+        dim < 0 ? ct_zeros(&numel, 1, g->dtype) : ct_zeros(e->sizes, e->ndim, g->dtype);
+    ct_tensor *r =
+        ct_scatter_add(ct_scatter_add(zeros, dim < 0 ? 0 : dim, lo, gl), dim < 0 ? 0 : dim, hi, gw);
     gi[0] = dim < 0 ? ct_reshape(r, e->sizes, e->ndim) : r;
 }
 
@@ -720,8 +701,9 @@ static bool ct__quantile_meta(ct_op_call *c)
                           ? "quantile() q tensor must be same dtype as the input tensor"
                           : NULL;
     if (bad) {
-        ct_status code = ct_numel(x) == 0 ? CT_ERR_VALUE : q->ndim > 1 ? CT_ERR_SHAPE
-                                                                        : CT_ERR_DTYPE;
+        ct_status code = ct_numel(x) == 0 ? CT_ERR_VALUE
+                         : q->ndim > 1    ? CT_ERR_SHAPE
+                                          : CT_ERR_DTYPE;
         return !ct__fail(code, c->fn, "%s", bad);
     }
     s->nq = ct_numel(q);
@@ -885,8 +867,7 @@ static ct_status ct__unique_kernel(ct_op_call *c)
         int64_t *pi = (int64_t *)(void *)ct__data(inv), *pc = (int64_t *)(void *)ct__data(cnt);
         for (int64_t j = 0, g = -1; j < n; j++) {
             if (ct__srt_new_group(key, j, nan_key, has_nan)) {
-                memcpy(ct__data(out) + (size_t)++g * esz, ct__data(x) + (size_t)idx[j] * esz,
-                       esz);
+                memcpy(ct__data(out) + (size_t)++g * esz, ct__data(x) + (size_t)idx[j] * esz, esz);
                 pc[g] = 0;
             }
             pi[idx[j]] = g;
@@ -1013,8 +994,7 @@ static ct_status ct__search_kernel(ct_op_call *c)
     for (int64_t j = 0; st == CT_OK && j < nv; j++) {
         int64_t row = seq->ndim > 1 ? j / inner : 0;
         int64_t r = ct__search_line(&s, row, m, ct__data(v) + (size_t)j * s.esz);
-        ct__store_f64(ct__data(out) + (size_t)j * ct_dtype_size(out->dtype), out->dtype,
-                      (double)r);
+        ct__store_f64(ct__data(out) + (size_t)j * ct_dtype_size(out->dtype), out->dtype, (double)r);
     }
     ct_release(so);
     ct_release(v);
@@ -1051,9 +1031,8 @@ static ct_status ct__bincount_kernel(ct_op_call *c)
             ((int64_t *)(void *)ct__data(out))[v]++;
             continue;
         }
-        double wv = ct__load_f64(ct__data(w) + (size_t)(j * w->strides[0]) *
-                                                   ct_dtype_size(w->dtype),
-                                 w->dtype);
+        double wv = ct__load_f64(
+            ct__data(w) + (size_t)(j * w->strides[0]) * ct_dtype_size(w->dtype), w->dtype);
         if (od == CT_FLOAT32) {
             ((float *)(void *)ct__data(out))[v] += (float)wv;
         } else {
@@ -1095,8 +1074,7 @@ static ct_status ct__histc_kernel(ct_op_call *c)
     }
     ct_status st = CT_OK;
     if (isinf(lo) || isinf(hi) || isnan(lo) || isnan(hi)) {
-        st = ct__fail(CT_ERR_VALUE, c->fn, "torch.histc: range of [%g, %g] is not finite", lo,
-                      hi);
+        st = ct__fail(CT_ERR_VALUE, c->fn, "torch.histc: range of [%g, %g] is not finite", lo, hi);
     } else if (!(lo < hi)) {
         st = ct__fail(CT_ERR_VALUE, c->fn, "torch.histc: max must be larger than min");
     }
@@ -1152,8 +1130,8 @@ static bool ct__search_meta(ct_op_call *c)
     const ct_tensor *sorter = bucketize ? NULL : c->inputs[2];
     char a[96], b[96];
     if (bucketize && seq->ndim != 1) {
-        return !ct__fail(CT_ERR_SHAPE, c->fn, "boundaries tensor must be 1 dimension, but got dim(%d)",
-                         seq->ndim);
+        return !ct__fail(CT_ERR_SHAPE, c->fn,
+                         "boundaries tensor must be 1 dimension, but got dim(%d)", seq->ndim);
     }
     if (sorter && sorter->dtype != CT_INT64) {
         return !ct__fail(CT_ERR_DTYPE, c->fn,
@@ -1226,10 +1204,9 @@ static bool ct__histc_meta(ct_op_call *c)
 /* TABLE: a CT__K_* macro, applied to KERNEL. */
 #define CT__SRT_OP(SYM, NAME, SCHEMA, API, KIND, VAR, OPT, META, TABLE, KERNEL, NODE, BW, SAVE,    \
                    RECORD)                                                                         \
-    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE,        \
-                                       VAR,           OPT,    NULL, META, TABLE(KERNEL),           \
-                                       NULL,          NODE,   BW,   SAVE, RECORD,                  \
-                                       NULL};
+    static const ct_op ct__op_##SYM = {                                                            \
+        "aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, OPT, NULL, META, TABLE(KERNEL),   \
+        NULL,          NODE,   BW,  SAVE, RECORD,           NULL};
 #define CT__SRT_SELECT(SYM, NAME, SCHEMA, API, VAR, TABLE, NODE)                                   \
     CT__SRT_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, 0u, ct__srt_meta, TABLE, ct__srt_kernel,  \
                NODE, ct__srt_select_backward, 0u, ct__srt_select_record)
@@ -1237,8 +1214,7 @@ static bool ct__histc_meta(ct_op_call *c)
 CT__SRT_SELECT(sort, "sort",
                "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
                "(Tensor values, Tensor indices)",
-               "ct_sort ct_argsort ct_msort", CT__SRT_SORT, CT__K_ALL,
-               "SortBackward0")
+               "ct_sort ct_argsort ct_msort", CT__SRT_SORT, CT__K_ALL, "SortBackward0")
 CT__SRT_SELECT(topk, "topk",
                "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
                "(Tensor values, Tensor indices)",
@@ -1254,8 +1230,7 @@ CT__SRT_SELECT(median_dim, "median",
 CT__SRT_SELECT(nanmedian_dim, "nanmedian",
                "nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
                "indices)",
-               "ct_nanmedian_dim", CT__SRT_NANMEDIAN, CT__K_NUMERIC,
-               "NanmedianBackward1")
+               "ct_nanmedian_dim", CT__SRT_NANMEDIAN, CT__K_NUMERIC, "NanmedianBackward1")
 CT__SRT_SELECT(mode, "mode",
                "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor "
                "indices)",
@@ -1269,15 +1244,15 @@ CT__SRT_OP(nanmedian, "nanmedian", "nanmedian(Tensor self) -> Tensor", "ct_nanme
 CT__SRT_OP(quantile, "quantile",
            "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
            "interpolation='linear') -> Tensor",
-           "ct_quantile", CT_OP_REDUCTION, CT__SRT_QUANTILE, 0u, ct__quantile_meta,
-           CT__K_FLOAT, ct__quantile_kernel, "QuantileBackward0", ct__srt_quantile_backward, 0u,
+           "ct_quantile", CT_OP_REDUCTION, CT__SRT_QUANTILE, 0u, ct__quantile_meta, CT__K_FLOAT,
+           ct__quantile_kernel, "QuantileBackward0", ct__srt_quantile_backward, 0u,
            ct__srt_quantile_record)
 CT__SRT_OP(nanquantile, "nanquantile",
            "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
            "interpolation='linear') -> Tensor",
            "ct_nanquantile", CT_OP_REDUCTION, CT__SRT_NANQUANTILE, 0u, ct__quantile_meta,
-           CT__K_FLOAT, ct__quantile_kernel, "NanquantileBackward0", ct__srt_quantile_backward,
-           0u, ct__srt_quantile_record)
+           CT__K_FLOAT, ct__quantile_kernel, "NanquantileBackward0", ct__srt_quantile_backward, 0u,
+           ct__srt_quantile_record)
 CT__SRT_OP(unique, "_unique2",
            "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool "
            "return_counts=False) -> (Tensor, Tensor, Tensor)",
@@ -1286,31 +1261,30 @@ CT__SRT_OP(unique, "_unique2",
 CT__SRT_OP(unique_consecutive, "unique_consecutive",
            "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
            "int? dim=None) -> (Tensor, Tensor, Tensor)",
-           "ct_unique_consecutive", CT_OP_OTHER, 1, 0u, ct__unique_meta,
-           CT__K_ALL, ct__unique_kernel, NULL, NULL, 0u, NULL)
+           "ct_unique_consecutive", CT_OP_OTHER, 1, 0u, ct__unique_meta, CT__K_ALL,
+           ct__unique_kernel, NULL, NULL, 0u, NULL)
 CT__SRT_OP(isin, "isin",
            "isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool "
            "assume_unique=False, bool invert=False) -> Tensor",
-           "ct_isin", CT_OP_OTHER, 0, 0u, ct__isin_meta, CT__K_ALL, ct__isin_kernel, NULL, NULL,
-           0u, NULL)
+           "ct_isin", CT_OP_OTHER, 0, 0u, ct__isin_meta, CT__K_ALL, ct__isin_kernel, NULL, NULL, 0u,
+           NULL)
 CT__SRT_OP(searchsorted, "searchsorted",
            "searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
            "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
-           "ct_searchsorted", CT_OP_OTHER, 0, 1u << 2, ct__search_meta,
-           CT__K_ALL, ct__search_kernel, NULL, NULL, 0u, NULL)
+           "ct_searchsorted", CT_OP_OTHER, 0, 1u << 2, ct__search_meta, CT__K_ALL,
+           ct__search_kernel, NULL, NULL, 0u, NULL)
 CT__SRT_OP(bucketize, "bucketize",
            "bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool "
            "right=False) -> Tensor",
-           "ct_bucketize", CT_OP_OTHER, 1, 0u, ct__search_meta, CT__K_ALL, ct__search_kernel,
-           NULL, NULL, 0u, NULL)
+           "ct_bucketize", CT_OP_OTHER, 1, 0u, ct__search_meta, CT__K_ALL, ct__search_kernel, NULL,
+           NULL, 0u, NULL)
 CT__SRT_OP(bincount, "bincount",
            "bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
-           "ct_bincount", CT_OP_OTHER, 0, 1u << 1, ct__bincount_meta,
-           CT__K_NUMERIC, ct__bincount_kernel, NULL, NULL, 0u, NULL)
-CT__SRT_OP(histc, "histc",
-           "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor", "ct_histc",
-           CT_OP_OTHER, 0, 0u, ct__histc_meta, CT__K_FLOAT, ct__histc_kernel, NULL, NULL, 0u,
-           NULL)
+           "ct_bincount", CT_OP_OTHER, 0, 1u << 1, ct__bincount_meta, CT__K_NUMERIC,
+           ct__bincount_kernel, NULL, NULL, 0u, NULL)
+CT__SRT_OP(histc, "histc", "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+           "ct_histc", CT_OP_OTHER, 0, 0u, ct__histc_meta, CT__K_FLOAT, ct__histc_kernel, NULL,
+           NULL, 0u, NULL)
 #undef CT__SRT_SELECT
 #undef CT__SRT_OP
 
@@ -1337,9 +1311,9 @@ static ct_status ct__srt_outputs(ct_op_call *c, ct_tensor *v, ct_tensor **values
 }
 
 /* A call of the line family: attributes in schema order (up to four), the state for meta. */
-static ct_status ct__srt_call(const ct_op *op, const char *fn, const ct_tensor *x,
-                              ct__srt_state *s, const int64_t *attrs, int n_attrs,
-                              ct_tensor **values, ct_tensor **indices)
+static ct_status ct__srt_call(const ct_op *op, const char *fn, const ct_tensor *x, ct__srt_state *s,
+                              const int64_t *attrs, int n_attrs, ct_tensor **values,
+                              ct_tensor **indices)
 {
     const ct_tensor *in[1] = {x};
     ct_op_call c;
@@ -1479,8 +1453,8 @@ static ct_tensor *ct__quantile_call(const ct_op *op, const char *fn, const ct_te
     return r;
 }
 
-ct_tensor *ct_quantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim,
-                       bool keepdim, ct_quantile_interpolation interpolation)
+ct_tensor *ct_quantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim, bool keepdim,
+                       ct_quantile_interpolation interpolation)
 {
     return ct__quantile_call(&ct__op_quantile, "ct_quantile", input, q, dim, keepdim,
                              interpolation);
@@ -1549,8 +1523,8 @@ ct_tensor *ct_isin(const ct_tensor *elements, const ct_tensor *test_elements, bo
     return ct__dispatch(&c);
 }
 
-ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *input,
-                           bool out_int32, bool right, const ct_tensor *sorter)
+ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *input, bool out_int32,
+                           bool right, const ct_tensor *sorter)
 {
     const ct_tensor *in[3] = {sorted_sequence, input, sorter};
     ct_op_call c;

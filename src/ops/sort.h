@@ -24,8 +24,7 @@ CTORCH_API ct_status ct_sort(const ct_tensor *input, int64_t dim, bool descendin
                              ct_tensor **values, ct_tensor **indices);
 /* The int64 indices that sort input along dim (ct_sort's indices). Not differentiable.
    Mirrors: torch.argsort(input, dim, descending, stable=stable). */
-CTORCH_API ct_tensor *ct_argsort(const ct_tensor *input, int64_t dim, bool descending,
-                                 bool stable);
+CTORCH_API ct_tensor *ct_argsort(const ct_tensor *input, int64_t dim, bool descending, bool stable);
 /* input sorted along dim 0 (values only). Mirrors: torch.msort(input). */
 CTORCH_API ct_tensor *ct_msort(const ct_tensor *input);
 /* The k largest (or smallest) elements along dim (PyTorch's defaults: dim -1, largest true,
@@ -59,8 +58,8 @@ CTORCH_API ct_status ct_nanmedian_dim(const ct_tensor *input, int64_t dim, bool 
 /* The most frequent value along dim (the smallest among equally frequent ones; NaNs count
    apart) and its last index (PyTorch's default dim -1); any dtype. Errors: CT_ERR_INDEX for
    an invalid or empty dim. Mirrors: torch.mode(input, dim, keepdim). */
-CTORCH_API ct_status ct_mode(const ct_tensor *input, int64_t dim, bool keepdim,
-                             ct_tensor **values, ct_tensor **indices);
+CTORCH_API ct_status ct_mode(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                             ct_tensor **indices);
 
 /* How ct_quantile picks between the two sorted values around a quantile's position i + f. */
 typedef enum ct_quantile_interpolation {
@@ -86,9 +85,8 @@ CTORCH_API ct_tensor *ct_quantile(const ct_tensor *input, const ct_tensor *q, co
                                   bool keepdim, ct_quantile_interpolation interpolation);
 /* As ct_quantile, ignoring NaN (NaN only for a line of NaNs).
    Mirrors: torch.nanquantile(input, q, dim, keepdim, interpolation=...). */
-CTORCH_API ct_tensor *ct_nanquantile(const ct_tensor *input, const ct_tensor *q,
-                                     const int64_t *dim, bool keepdim,
-                                     ct_quantile_interpolation interpolation);
+CTORCH_API ct_tensor *ct_nanquantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim,
+                                     bool keepdim, ct_quantile_interpolation interpolation);
 
 /* The unique elements of the flattened input, ascending (also when sorted is false: PyTorch's
    CPU kernel sorts either way); NaNs are all kept. inverse (may be NULL) receives each
