@@ -313,6 +313,60 @@ static void test_sort_gradcheck(void)
     ct_scope_end();
 }
 
+/* Double backward: with x fixed, d/dw of sum(f(x) * w) is f's vector-Jacobian product at w,
+   whose own gradient (through the backward formula, recorded with create_graph) gradcheck
+   tests against finite differences in w. */
+typedef struct gg_args {
+    gc_args f;
+    ct_tensor *x;
+} gg_args;
+
+static ct_tensor *gg_fn(ct_tensor *const *in, int n, void *user)
+{
+    const gg_args *a = (const gg_args *)user;
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true); /* gradcheck evaluates under no_grad */
+    ct_tensor *xs[1] = {a->x}, *y = gc_fn(xs, 1, (void *)(uintptr_t)&a->f), *g = NULL;
+    ct_tensor *s = y ? ct_sum(ct_mul(y, in[0])) : NULL;
+    (void)n;
+    if (s && ct_autograd_grad(&s, 1, xs, 1, NULL, false, true, false, &g) != CT_OK) {
+        g = NULL;
+    }
+    ct_set_grad_enabled(prev);
+    return g;
+}
+
+static void test_sort_gradgradcheck(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(12);
+    const int64_t s45[2] = {4, 5};
+    gg_args cases[4] = {{{"sort", -1, 0, true, false, NULL}, NULL},
+                        {{"topk", 0, 2, true, false, NULL}, NULL},
+                        {{"median_dim", 1, 0, false, true, NULL}, NULL},
+                        {{"quantile", 1, 0, false, false, NULL}, NULL}};
+    cases[3].f.q = ct_scalar_tensor(0.4, CT_FLOAT64);
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *perm = ct_reshape(ct_to_dtype(ct_randperm(20, NULL), CT_FLOAT64), s45, 2);
+        cases[k].x = ct_requires_grad_(perm, true);
+        ct_tensor *xs[1] = {cases[k].x};
+        ct_no_grad_begin();
+        ct_tensor *y = gc_fn(xs, 1, &cases[k].f);
+        ct_no_grad_end();
+        CHECK(y != NULL);
+        if (!y) {
+            ct_error_clear();
+            continue;
+        }
+        ct_tensor *in[1] = {
+            ct_requires_grad_(ct_randn(ct_sizes(y), ct_dim(y), CT_FLOAT64, NULL), true)};
+        CHECK_MSG(ct_gradcheck(gg_fn, in, 1, &cases[k], NULL), "gradgradcheck %s: %s",
+                  cases[k].f.op, ct_error() ? ct_error() : "?");
+        ct_error_clear();
+    }
+    ct_scope_end();
+}
+
 /* ---- errors --------------------------------------------------------------------------------- */
 static void test_sort_errors(void)
 {
@@ -525,6 +579,7 @@ void test_sort(void)
     RUN(test_sort_golden);
     RUN(test_sort_bincount_golden);
     RUN(test_sort_gradcheck);
+    RUN(test_sort_gradgradcheck);
     RUN(test_sort_errors);
     RUN(test_sort_dtypes);
     RUN(test_sort_thread_count);
