@@ -1404,8 +1404,9 @@ typedef enum ct_quantile_interpolation {
    the interpolation. Errors: CT_ERR_DTYPE "quantile() input tensor must be either float or
    double dtype", "quantile() q tensor must be same dtype as the input tensor"; CT_ERR_SHAPE
    "quantile() q must be a scalar or 1D tensor"; CT_ERR_VALUE "quantile() input tensor must be
-   non-empty", "quantile() q values must be in the range [0, 1]", an interpolation out of
-   range; CT_ERR_INDEX for an invalid dim.
+   non-empty", "quantile() q values must be in the range [0, 1]", "quantile() input tensor is
+   too large" (over 2^24 elements to reduce), an interpolation out of range; CT_ERR_INDEX for
+   an invalid dim.
    Mirrors: torch.quantile(input, q, dim, keepdim, interpolation=...). */
 CTORCH_API ct_tensor *ct_quantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim,
                                   bool keepdim, ct_quantile_interpolation interpolation);
@@ -14083,6 +14084,10 @@ static bool ct__quantile_meta(ct_op_call *c)
     }
     s->nq = ct_numel(q);
     s->dim = s->all || x->ndim == 0 ? -1 : dim;
+    if ((s->dim < 0 ? ct_numel(x) : x->sizes[s->dim]) > ((int64_t)1 << 24)) {
+        /* PyTorch's limit: ranks are exact in float32 */
+        return !ct__fail(CT_ERR_VALUE, c->fn, "quantile() input tensor is too large");
+    }
     int64_t out[CT_MAX_DIMS + 1], aux[CT_MAX_DIMS];
     int no = 0, na = 1;
     if (q->ndim > 0) {

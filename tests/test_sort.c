@@ -416,6 +416,10 @@ static void test_sort_errors(void)
     CHECK(ct_quantile(x, q, NULL, false, (ct_quantile_interpolation)7) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "quantile() interpolation must be one of linear, lower, higher, "
                               "midpoint or nearest, but got 7");
+    const int64_t one = 1, big = ((int64_t)1 << 24) + 1; /* an expanded view: no memory */
+    CHECK(ct_quantile(ct_expand(ct_zeros(&one, 1, CT_FLOAT32), &big, 1), q, NULL, false, 0) ==
+          NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "quantile() input tensor is too large");
     CHECK(ct_quantile(x, q, &bad_dim, false, 0) == NULL);
     CHECK_ERROR(CT_ERR_INDEX, "Dimension out of range");
 

@@ -708,6 +708,10 @@ static bool ct__quantile_meta(ct_op_call *c)
     }
     s->nq = ct_numel(q);
     s->dim = s->all || x->ndim == 0 ? -1 : dim;
+    if ((s->dim < 0 ? ct_numel(x) : x->sizes[s->dim]) > ((int64_t)1 << 24)) {
+        /* PyTorch's limit: ranks are exact in float32 */
+        return !ct__fail(CT_ERR_VALUE, c->fn, "quantile() input tensor is too large");
+    }
     int64_t out[CT_MAX_DIMS + 1], aux[CT_MAX_DIMS];
     int no = 0, na = 1;
     if (q->ndim > 0) {
