@@ -842,6 +842,66 @@ static void row_any_dim(void) { ct_any_dim(wx(), 0, true); }
 static void row_linalg_vector_norm(void) { ct_linalg_vector_norm(wx(), 2.0, NULL, 0, false); }
 static void row_allclose(void) { ct_allclose(wx(), wx(), 1e-5, 1e-8, false); }
 static void row_equal(void) { ct_equal(wx(), wx()); }
+/* sort, selection, uniques and binning (ops/sort.c) */
+static ct_tensor *wl(void) /* (6) int64, non-negative */
+{
+    const int64_t v[6] = {2, 0, 1, 1, 3, 0}, n = 6;
+    return ct_tensor_from_data(v, CT_INT64, &n, 1);
+}
+static void row_sort(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_sort(wx(), 1, true, false, &v, &i);
+}
+static void row_argsort(void) { ct_argsort(wx(), 0, false, true); }
+static void row_msort(void) { ct_msort(wx()); }
+static void row_topk(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_topk(wx(), 2, -1, true, true, &v, &i);
+}
+static void row_kthvalue(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_kthvalue(wx(), 2, 1, false, &v, &i);
+}
+static void row_median(void) { ct_median(wx()); }
+static void row_median_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_median_dim(wx(), 1, true, &v, &i);
+}
+static void row_nanmedian(void) { ct_nanmedian(wx()); }
+static void row_nanmedian_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_nanmedian_dim(wx(), 0, false, &v, &i);
+}
+static void row_mode(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_mode(wx(), -1, false, &v, &i);
+}
+static void row_quantile(void)
+{
+    const int64_t dim = 1;
+    ct_quantile(wx(), ct_scalar_tensor(0.5, CT_FLOAT32), &dim, false, CT_QUANTILE_LINEAR);
+}
+static void row_nanquantile(void)
+{
+    ct_nanquantile(wx(), ct_scalar_tensor(0.25, CT_FLOAT32), NULL, true, CT_QUANTILE_NEAREST);
+}
+static void row_unique(void)
+{
+    ct_tensor *inv = NULL, *cnt = NULL;
+    ct_unique(wl(), true, &inv, &cnt);
+}
+static void row_unique_consecutive(void) { ct_unique_consecutive(wl(), NULL, NULL); }
+static void row_isin(void) { ct_isin(wl(), wv(), false, false); }
+static void row_searchsorted(void) { ct_searchsorted(wv(), wx(), false, true, NULL); }
+static void row_bucketize(void) { ct_bucketize(wx(), wv(), true, false); }
+static void row_bincount(void) { ct_bincount(wl(), NULL, 0); }
+static void row_histc(void) { ct_histc(wx(), 4, 0, 0); }
 static void row_softmax(void) { ct_softmax(wx(), 1); }
 static void row_log_softmax(void) { ct_log_softmax(wx(), 1); }
 /* linear algebra */
@@ -1032,6 +1092,10 @@ static const api_row api_rows[] = {
     ROW(amax), ROW(amin), ROW(logsumexp), ROW(var), ROW(std), ROW(var_dim), ROW(std_dim),
     ROW(all), ROW(any), ROW(all_dim), ROW(any_dim), ROW(linalg_vector_norm), ROW(allclose),
     ROW(equal),
+    ROW(sort), ROW(argsort), ROW(msort), ROW(topk), ROW(kthvalue), ROW(median), ROW(median_dim),
+    ROW(nanmedian), ROW(nanmedian_dim), ROW(mode), ROW(quantile), ROW(nanquantile), ROW(unique),
+    ROW(unique_consecutive), ROW(isin), ROW(searchsorted), ROW(bucketize), ROW(bincount),
+    ROW(histc),
     /* linear algebra, modules, losses */
     ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
     ROW(baddbmm), ROW(addbmm), ROW(addmv), ROW(addr), ROW(outer), ROW(inner), ROW(vdot),

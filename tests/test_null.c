@@ -3901,6 +3901,377 @@ static void test_null_ct_equal(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_sort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sort(NULL, 0, false, false, fx.out, fx.out)";
+        (void)ct_sort(NULL, 0, false, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_sort(fx.t, 0, false, false, NULL, fx.out)";
+        (void)ct_sort(fx.t, 0, false, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_sort(fx.t, 0, false, false, fx.out, NULL)";
+        (void)ct_sort(fx.t, 0, false, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_argsort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argsort(NULL, 0, false, false)";
+        ct_tensor *r = ct_argsort(NULL, 0, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_msort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_msort(NULL)";
+        ct_tensor *r = ct_msort(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_topk(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_topk(NULL, 0, 0, false, false, fx.out, fx.out)";
+        (void)ct_topk(NULL, 0, 0, false, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_topk(fx.t, 0, 0, false, false, NULL, fx.out)";
+        (void)ct_topk(fx.t, 0, 0, false, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_topk(fx.t, 0, 0, false, false, fx.out, NULL)";
+        (void)ct_topk(fx.t, 0, 0, false, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kthvalue(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kthvalue(NULL, 0, 0, false, fx.out, fx.out)";
+        (void)ct_kthvalue(NULL, 0, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kthvalue(fx.t, 0, 0, false, NULL, fx.out)";
+        (void)ct_kthvalue(fx.t, 0, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_kthvalue(fx.t, 0, 0, false, fx.out, NULL)";
+        (void)ct_kthvalue(fx.t, 0, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_median(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median(NULL)";
+        ct_tensor *r = ct_median(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_median_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median_dim(NULL, 0, false, fx.out, fx.out)";
+        (void)ct_median_dim(NULL, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_median_dim(fx.t, 0, false, NULL, fx.out)";
+        (void)ct_median_dim(fx.t, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_median_dim(fx.t, 0, false, fx.out, NULL)";
+        (void)ct_median_dim(fx.t, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanmedian(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian(NULL)";
+        ct_tensor *r = ct_nanmedian(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanmedian_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian_dim(NULL, 0, false, fx.out, fx.out)";
+        (void)ct_nanmedian_dim(NULL, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanmedian_dim(fx.t, 0, false, NULL, fx.out)";
+        (void)ct_nanmedian_dim(fx.t, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_nanmedian_dim(fx.t, 0, false, fx.out, NULL)";
+        (void)ct_nanmedian_dim(fx.t, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mode(NULL, 0, false, fx.out, fx.out)";
+        (void)ct_mode(NULL, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_mode(fx.t, 0, false, NULL, fx.out)";
+        (void)ct_mode(fx.t, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_mode(fx.t, 0, false, fx.out, NULL)";
+        (void)ct_mode(fx.t, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_quantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_quantile(NULL, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(NULL, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, NULL, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(fx.t, NULL, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, fx.t, NULL, false, 0)";
+        (void)ct_quantile(fx.t, fx.t, NULL, false, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanquantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanquantile(NULL, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(NULL, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, NULL, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(fx.t, NULL, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, fx.t, NULL, false, 0)";
+        (void)ct_nanquantile(fx.t, fx.t, NULL, false, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unique(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique(NULL, false, fx.out, fx.out)";
+        ct_tensor *r = ct_unique(NULL, false, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unique(fx.t, false, NULL, fx.out)";
+        (void)ct_unique(fx.t, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_unique(fx.t, false, fx.out, NULL)";
+        (void)ct_unique(fx.t, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unique_consecutive(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique_consecutive(NULL, fx.out, fx.out)";
+        ct_tensor *r = ct_unique_consecutive(NULL, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unique_consecutive(fx.t, NULL, fx.out)";
+        (void)ct_unique_consecutive(fx.t, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_unique_consecutive(fx.t, fx.out, NULL)";
+        (void)ct_unique_consecutive(fx.t, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isin(NULL, fx.t, false, false)";
+        ct_tensor *r = ct_isin(NULL, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_isin(fx.t, NULL, false, false)";
+        ct_tensor *r = ct_isin(fx.t, NULL, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_searchsorted(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_searchsorted(NULL, fx.t, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(NULL, fx.t, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, NULL, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(fx.t, NULL, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.t, false, false, NULL)";
+        (void)ct_searchsorted(fx.t, fx.t, false, false, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bucketize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bucketize(NULL, fx.t, false, false)";
+        ct_tensor *r = ct_bucketize(NULL, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.t, NULL, false, false)";
+        ct_tensor *r = ct_bucketize(fx.t, NULL, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bincount(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bincount(NULL, fx.t, 0)";
+        ct_tensor *r = ct_bincount(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.t, NULL, 0)";
+        (void)ct_bincount(fx.t, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_histc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_histc(NULL, 0, 1.0, 1.0)";
+        ct_tensor *r = ct_histc(NULL, 0, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_matmul(void)
 {
     null_fixture fx;
@@ -10313,6 +10684,419 @@ static void test_freed_ct_equal(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_sort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sort(fx.freed, 0, false, false, fx.out, fx.out)";
+        (void)ct_sort(fx.freed, 0, false, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sort(fx.foreign, 0, false, false, fx.out, fx.out)";
+        (void)ct_sort(fx.foreign, 0, false, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argsort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argsort(fx.freed, 0, false, false)";
+        ct_tensor *r = ct_argsort(fx.freed, 0, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_argsort(fx.foreign, 0, false, false)";
+        (void)ct_argsort(fx.foreign, 0, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_msort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_msort(fx.freed)";
+        ct_tensor *r = ct_msort(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_msort(fx.foreign)";
+        (void)ct_msort(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_topk(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_topk(fx.freed, 0, 0, false, false, fx.out, fx.out)";
+        (void)ct_topk(fx.freed, 0, 0, false, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_topk(fx.foreign, 0, 0, false, false, fx.out, fx.out)";
+        (void)ct_topk(fx.foreign, 0, 0, false, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_kthvalue(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kthvalue(fx.freed, 0, 0, false, fx.out, fx.out)";
+        (void)ct_kthvalue(fx.freed, 0, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kthvalue(fx.foreign, 0, 0, false, fx.out, fx.out)";
+        (void)ct_kthvalue(fx.foreign, 0, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_median(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median(fx.freed)";
+        ct_tensor *r = ct_median(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_median(fx.foreign)";
+        (void)ct_median(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_median_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median_dim(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_median_dim(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_median_dim(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_median_dim(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanmedian(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian(fx.freed)";
+        ct_tensor *r = ct_nanmedian(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanmedian(fx.foreign)";
+        (void)ct_nanmedian(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanmedian_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian_dim(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_nanmedian_dim(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanmedian_dim(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_nanmedian_dim(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mode(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_mode(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mode(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_mode(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_quantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_quantile(fx.freed, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(fx.freed, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.foreign, fx.t, fx.sizes, false, 0)";
+        (void)ct_quantile(fx.foreign, fx.t, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, fx.freed, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(fx.t, fx.freed, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, fx.foreign, fx.sizes, false, 0)";
+        (void)ct_quantile(fx.t, fx.foreign, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanquantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanquantile(fx.freed, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(fx.freed, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.foreign, fx.t, fx.sizes, false, 0)";
+        (void)ct_nanquantile(fx.foreign, fx.t, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, fx.freed, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(fx.t, fx.freed, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, fx.foreign, fx.sizes, false, 0)";
+        (void)ct_nanquantile(fx.t, fx.foreign, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unique(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique(fx.freed, false, fx.out, fx.out)";
+        ct_tensor *r = ct_unique(fx.freed, false, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unique(fx.foreign, false, fx.out, fx.out)";
+        (void)ct_unique(fx.foreign, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unique_consecutive(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique_consecutive(fx.freed, fx.out, fx.out)";
+        ct_tensor *r = ct_unique_consecutive(fx.freed, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unique_consecutive(fx.foreign, fx.out, fx.out)";
+        (void)ct_unique_consecutive(fx.foreign, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isin(fx.freed, fx.t, false, false)";
+        ct_tensor *r = ct_isin(fx.freed, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isin(fx.foreign, fx.t, false, false)";
+        (void)ct_isin(fx.foreign, fx.t, false, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_isin(fx.t, fx.freed, false, false)";
+        ct_tensor *r = ct_isin(fx.t, fx.freed, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isin(fx.t, fx.foreign, false, false)";
+        (void)ct_isin(fx.t, fx.foreign, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_searchsorted(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_searchsorted(fx.freed, fx.t, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(fx.freed, fx.t, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.foreign, fx.t, false, false, fx.t)";
+        (void)ct_searchsorted(fx.foreign, fx.t, false, false, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.freed, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(fx.t, fx.freed, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.foreign, false, false, fx.t)";
+        (void)ct_searchsorted(fx.t, fx.foreign, false, false, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.t, false, false, fx.freed)";
+        ct_tensor *r = ct_searchsorted(fx.t, fx.t, false, false, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.t, false, false, fx.foreign)";
+        (void)ct_searchsorted(fx.t, fx.t, false, false, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bucketize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bucketize(fx.freed, fx.t, false, false)";
+        ct_tensor *r = ct_bucketize(fx.freed, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.foreign, fx.t, false, false)";
+        (void)ct_bucketize(fx.foreign, fx.t, false, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.t, fx.freed, false, false)";
+        ct_tensor *r = ct_bucketize(fx.t, fx.freed, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.t, fx.foreign, false, false)";
+        (void)ct_bucketize(fx.t, fx.foreign, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bincount(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bincount(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_bincount(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.foreign, fx.t, 0)";
+        (void)ct_bincount(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_bincount(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.t, fx.foreign, 0)";
+        (void)ct_bincount(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_histc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_histc(fx.freed, 0, 1.0, 1.0)";
+        ct_tensor *r = ct_histc(fx.freed, 0, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_histc(fx.foreign, 0, 1.0, 1.0)";
+        (void)ct_histc(fx.foreign, 0, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_matmul(void)
 {
     null_fixture fx;
@@ -11759,6 +12543,25 @@ void test_null(void)
     RUN(test_null_ct_linalg_vector_norm);
     RUN(test_null_ct_allclose);
     RUN(test_null_ct_equal);
+    RUN(test_null_ct_sort);
+    RUN(test_null_ct_argsort);
+    RUN(test_null_ct_msort);
+    RUN(test_null_ct_topk);
+    RUN(test_null_ct_kthvalue);
+    RUN(test_null_ct_median);
+    RUN(test_null_ct_median_dim);
+    RUN(test_null_ct_nanmedian);
+    RUN(test_null_ct_nanmedian_dim);
+    RUN(test_null_ct_mode);
+    RUN(test_null_ct_quantile);
+    RUN(test_null_ct_nanquantile);
+    RUN(test_null_ct_unique);
+    RUN(test_null_ct_unique_consecutive);
+    RUN(test_null_ct_isin);
+    RUN(test_null_ct_searchsorted);
+    RUN(test_null_ct_bucketize);
+    RUN(test_null_ct_bincount);
+    RUN(test_null_ct_histc);
     RUN(test_null_ct_matmul);
     RUN(test_null_ct_mm);
     RUN(test_null_ct_bmm);
@@ -12093,6 +12896,25 @@ void test_null(void)
     RUN(test_freed_ct_linalg_vector_norm);
     RUN(test_freed_ct_allclose);
     RUN(test_freed_ct_equal);
+    RUN(test_freed_ct_sort);
+    RUN(test_freed_ct_argsort);
+    RUN(test_freed_ct_msort);
+    RUN(test_freed_ct_topk);
+    RUN(test_freed_ct_kthvalue);
+    RUN(test_freed_ct_median);
+    RUN(test_freed_ct_median_dim);
+    RUN(test_freed_ct_nanmedian);
+    RUN(test_freed_ct_nanmedian_dim);
+    RUN(test_freed_ct_mode);
+    RUN(test_freed_ct_quantile);
+    RUN(test_freed_ct_nanquantile);
+    RUN(test_freed_ct_unique);
+    RUN(test_freed_ct_unique_consecutive);
+    RUN(test_freed_ct_isin);
+    RUN(test_freed_ct_searchsorted);
+    RUN(test_freed_ct_bucketize);
+    RUN(test_freed_ct_bincount);
+    RUN(test_freed_ct_histc);
     RUN(test_freed_ct_matmul);
     RUN(test_freed_ct_mm);
     RUN(test_freed_ct_bmm);
