@@ -10,7 +10,7 @@
 #include "internal.h"
 
 #include <stdio.h>
-#if !defined(CTORCH_NO_SIMD) && (defined(__F16C__) || defined(CT__HAS_AVX512))
+#if !defined(CTORCH_NO_SIMD) && (defined(__F16C__) || defined(CT__HAS_AVX2))
 #include <immintrin.h>
 #endif
 
@@ -314,9 +314,20 @@ static void ct__half_store(const float *src, uint16_t *dst, int64_t n)
 
 static void ct__bf16_load(const uint16_t *src, float *dst, int64_t n)
 {
-    uint32_t *d = (uint32_t *)(void *)dst; /* the bits only: vectorizes on every target */
-    for (int64_t i = 0; i < n; i++) {
-        d[i] = (uint32_t)src[i] << 16;
+    int64_t i = 0;
+#if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
+    for (; i + 16 <= n; i += 16) {
+        __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(src + i)));
+        _mm512_storeu_si512((void *)(dst + i), _mm512_slli_epi32(w, 16));
+    }
+#elif !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX2)
+    for (; i + 8 <= n; i += 8) {
+        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + i)));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_slli_epi32(w, 16));
+    }
+#endif
+    for (; i < n; i++) {
+        dst[i] = ct_bfloat16_to_float(src[i]);
     }
 }
 
