@@ -286,8 +286,9 @@ CTORCH_API bool ct_dtype_is_floating_point(ct_dtype dtype);
 /* True for signed types (int8..int64, floats). Mirrors: dtype.is_signed. */
 CTORCH_API bool ct_dtype_is_signed(ct_dtype dtype);
 /* The dtype with the smallest size and kind not smaller nor of lower kind than either
-   (bool < integers < floats; uint8 + int8 -> int16; float16 + bfloat16 -> float32). Errors: CT_ERR_VALUE (returns
-   CT_DTYPE_DEFAULT) for a value outside ct_dtype. Mirrors: torch.promote_types. */
+   (bool < integers < floats; uint8 + int8 -> int16; float16 + bfloat16 -> float32). Errors:
+   CT_ERR_VALUE (returns CT_DTYPE_DEFAULT) for a value outside ct_dtype.
+   Mirrors: torch.promote_types. */
 CTORCH_API ct_dtype ct_promote_types(ct_dtype a, ct_dtype b);
 /* Whether a result of dtype `from` may be written into an output of dtype `to` (no float
    into integer, no non-bool into bool). Errors: CT_ERR_VALUE (returns false) for a value

@@ -256,7 +256,10 @@ static ct_tensor *gather(const ct_tensor *a)
     int64_t idx[6] = {1, 0, 2, 2, 0, 1}, s[2] = {3, 2};
     return ct_gather(a, 1, ct_tensor_from_data(idx, CT_INT64, s, 2));
 }
-static ct_tensor *masked_fill(const ct_tensor *a) { return ct_masked_fill(a, ct_gt_scalar(a, 0), 5); }
+static ct_tensor *masked_fill(const ct_tensor *a)
+{
+    return ct_masked_fill(a, ct_gt_scalar(a, 0), 5);
+}
 static ct_tensor *add_alpha2_(const ct_tensor *a, const ct_tensor *b)
 {
     return ct_add_((ct_tensor *)(uintptr_t)a, b, 2.0);
@@ -362,7 +365,44 @@ static void test_half_ops_golden(void)
     }
 }
 
-/* The gradient of sum(x * w + exp(x)) in the tensor's dtype, as PyTorch computes it. */
+/* Every dtype pair: float64 values -> source -> destination, as PyTorch converts. */
+static void test_half_convert_pairs(void)
+{
+    int64_t n = 8;
+    for (int s = 1; s < CT_DTYPE_COUNT; s++) {
+        for (int d = 1; d < CT_DTYPE_COUNT; d++) {
+            ct_scope_begin();
+            ct_tensor *src = ct_to_dtype(ct_tensor_from_data(half_convert_values, CT_FLOAT64,
+                                                             &n, 1), (ct_dtype)s);
+            ct_tensor *dst = ct_to_dtype(src, (ct_dtype)d);
+            const int64_t *want = half_convert[(s - 1) * (CT_DTYPE_COUNT - 1) + d - 1];
+            for (int64_t i = 0; dst && i < n; i++) {
+                int64_t got = d == CT_FLOAT64 ? ((const int64_t *)ct_data_ptr(dst))[i]
+                                              : raw_at(dst, i);
+                CHECK_MSG(got == want[i], "%s -> %s [%lld]: %llx, want %llx",
+                          ct_dtype_name((ct_dtype)s), ct_dtype_name((ct_dtype)d), (long long)i,
+                          (long long)got, (long long)want[i]);
+            }
+            ct_scope_end();
+        }
+    }
+}
+
+static void check_grad(const ct_tensor *x, ct_dtype dt, const int64_t *want, const char *what)
+{
+    const ct_tensor *g = ct_grad(x);
+    CHECK_MSG(g && ct_tensor_dtype(g) == dt, "%s %s: no grad in the dtype", what,
+              ct_dtype_name(dt));
+    for (int64_t i = 0; g && i < 24; i++) {
+        int64_t got = raw_at(g, i);
+        CHECK_MSG(llabs(ordered(dt, got) - ordered(dt, want[i])) <= 1,
+                  "%s %s grad[%lld] = %llx, want %llx", what, ct_dtype_name(dt), (long long)i,
+                  (long long)got, (long long)want[i]);
+    }
+}
+
+/* The gradients of sum(x * w + exp(x)) and of sum(x @ w^T) in the tensor's dtype, as PyTorch
+   computes them. */
 static void test_half_gradient(void)
 {
     static const int xs[4] = {3, 8, CONTIG, 1}, ws[4] = {3, 8, CONTIG, 2};
@@ -374,14 +414,11 @@ static void test_half_gradient(void)
         ct_tensor *y = ct_sum(ct_add(ct_mul(x, w), ct_exp(x)));
         CHECK(ct_tensor_dtype(y) == dts[k]);
         CHECK(ct_backward(y, NULL, false) == CT_OK);
-        const ct_tensor *g = ct_grad(x);
-        CHECK(g && ct_tensor_dtype(g) == dts[k]);
-        for (int64_t i = 0; g && i < 24; i++) {
-            int64_t got = raw_at(g, i);
-            CHECK_MSG(llabs(ordered(dts[k], got) - ordered(dts[k], half_grad[k][i])) <= 1,
-                      "%s grad[%lld] = %llx, want %llx", ct_dtype_name(dts[k]), (long long)i,
-                      (long long)got, (long long)half_grad[k][i]);
-        }
+        check_grad(x, dts[k], half_grad[2 * k], "x * w + exp(x)");
+        ct_set_grad(x, NULL);
+        y = ct_sum(ct_matmul(x, ct_transpose(w, 0, 1)));
+        CHECK(ct_backward(y, NULL, false) == CT_OK);
+        check_grad(x, dts[k], half_grad[2 * k + 1], "x @ w^T");
         ct_scope_end();
     }
 }
@@ -454,6 +491,28 @@ static void test_half_type_info(void)
     }
 }
 
+/* float16 as the default dtype (torch.set_default_dtype accepts it), float16 in NPY files
+   ('<f2'; numpy has no bfloat16). */
+static void test_half_default_dtype_npy(void)
+{
+    ct_scope_begin();
+    int64_t two = 2;
+    CHECK(ct_set_default_dtype(CT_FLOAT16) == CT_OK);
+    CHECK(ct_tensor_dtype(ct_zeros(&two, 1, CT_DTYPE_DEFAULT)) == CT_FLOAT16);
+    CHECK(ct_tensor_dtype(ct_add_scalar(ct_zeros(&two, 1, CT_INT32), 2.5)) == CT_FLOAT16);
+    CHECK(ct_set_default_dtype(CT_FLOAT32) == CT_OK);
+    ct_tensor *h = ct_full(&two, 1, 0.1, CT_FLOAT16);
+    char buf[256];
+    size_t nb = ct_npy_save_buffer(h, buf, sizeof buf);
+    CHECK(nb > 0 && nb <= sizeof buf && memcmp(buf + 10, "{'descr': '<f2'", 15) == 0);
+    ct_tensor *r = ct_npy_load_buffer(buf, nb);
+    CHECK(r && ct_tensor_dtype(r) == CT_FLOAT16 &&
+          ((const uint16_t *)ct_data_ptr(r))[1] == ct_float_to_half(0.1f));
+    CHECK(ct_npy_save_buffer(ct_zeros(&two, 1, CT_BFLOAT16), buf, sizeof buf) == 0);
+    CHECK_ERROR(CT_ERR_DTYPE, "numpy has no dtype for bfloat16");
+    ct_scope_end();
+}
+
 /* int8 / int16 factories and item access (the ops are in the golden cases). */
 static void test_half_small_ints(void)
 {
@@ -480,10 +539,12 @@ void test_half(void)
     RUN(test_half_all_patterns);
     RUN(test_half_cross_conversions);
     RUN(test_half_promotion);
+    RUN(test_half_convert_pairs);
     RUN(test_half_ops_golden);
     RUN(test_half_gradient);
     RUN(test_half_fallback_inplace);
     RUN(test_half_errors);
     RUN(test_half_type_info);
+    RUN(test_half_default_dtype_npy);
     RUN(test_half_small_ints);
 }
