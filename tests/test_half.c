@@ -447,6 +447,32 @@ static void test_half_fallback_inplace(void)
     ct_scope_end();
 }
 
+/* Results in float16/bfloat16 do not depend on the thread count (native add, the float32
+   path of sum and softmax, conversions). */
+static void test_half_threads(void)
+{
+    int saved = ct_get_num_threads();
+    int64_t s[2] = {300, 1000};
+    const ct_dtype dts[2] = {CT_FLOAT16, CT_BFLOAT16};
+    for (int k = 0; k < 2; k++) {
+        ct_scope_begin();
+        ct_manual_seed(3);
+        ct_tensor *x = ct_to_dtype(ct_randn(s, 2, CT_FLOAT32, NULL), dts[k]);
+        ct_tensor *r[2][3];
+        for (int t = 0; t < 2; t++) {
+            ct_set_num_threads(t ? 4 : 1);
+            r[t][0] = ct_add(x, ct_transpose(ct_transpose(x, 0, 1), 0, 1));
+            r[t][1] = ct_sum(x);
+            r[t][2] = ct_softmax(x, 0);
+        }
+        for (int j = 0; j < 3; j++) {
+            CHECK(memcmp(ct_data_ptr(r[0][j]), ct_data_ptr(r[1][j]), ct_nbytes(r[0][j])) == 0);
+        }
+        ct_scope_end();
+    }
+    ct_set_num_threads(saved);
+}
+
 static void test_half_errors(void)
 {
     ct_scope_begin();
@@ -543,6 +569,7 @@ void test_half(void)
     RUN(test_half_ops_golden);
     RUN(test_half_gradient);
     RUN(test_half_fallback_inplace);
+    RUN(test_half_threads);
     RUN(test_half_errors);
     RUN(test_half_type_info);
     RUN(test_half_default_dtype_npy);
