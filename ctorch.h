@@ -239,10 +239,13 @@ CTORCH_API int64_t ct_debug_report(FILE *f);
 #endif
 
 // >>part core/dtype.h
-/* core/dtype.h - element types, devices and PyTorch's type promotion. */
+/* core/dtype.h - element types, devices, PyTorch's type promotion, float16/bfloat16 storage
+ * conversions and torch.finfo/iinfo. */
 
 /* Element types (torch.dtype). CT_DTYPE_DEFAULT (0) means "the default dtype" wherever a
-   dtype argument is accepted: float32 unless ct_set_default_dtype changed it. */
+   dtype argument is accepted: float32 unless ct_set_default_dtype changed it. float16 and
+   bfloat16 are storage types (uint16_t bit patterns, converted with ct_float_to_half ...):
+   CPU kernels compute them in float32 and round once per output element, as PyTorch's. */
 typedef enum ct_dtype {
     CT_DTYPE_DEFAULT = 0,
     CT_BOOL,    /* torch.bool, 1 byte, 0 or 1 */
@@ -253,6 +256,8 @@ typedef enum ct_dtype {
     CT_INT64,   /* torch.int64 (long) */
     CT_FLOAT32, /* torch.float32 (float) */
     CT_FLOAT64, /* torch.float64 (double) */
+    CT_FLOAT16, /* torch.float16 (half): IEEE binary16, 1 sign, 5 exponent, 10 mantissa bits */
+    CT_BFLOAT16, /* torch.bfloat16: the upper 16 bits of a float32 (8 exponent bits) */
     CT_DTYPE_COUNT
 } ct_dtype;
 
@@ -275,28 +280,73 @@ CTORCH_API ct_device ct_device_cpu(void);
 /* The device of a type and ordinal (index < 0 means 0). Mirrors: torch.device(type, index). */
 CTORCH_API ct_device ct_make_device(ct_device_type type, int index);
 
-/* PyTorch's name of a dtype, e.g. "float32"; "invalid" for other values. */
+/* PyTorch's name of a dtype, e.g. "float32", "bfloat16"; "invalid" for other values. */
 CTORCH_API const char *ct_dtype_name(ct_dtype dtype);
 /* Bytes per element (1, 2, 4 or 8); 0 for an invalid dtype. Mirrors: dtype.itemsize. */
 CTORCH_API size_t ct_dtype_size(ct_dtype dtype);
-/* True for float32 and float64. Mirrors: dtype.is_floating_point. */
+/* True for float16, bfloat16, float32 and float64. Mirrors: dtype.is_floating_point. */
 CTORCH_API bool ct_dtype_is_floating_point(ct_dtype dtype);
 /* True for signed types (int8..int64, floats). Mirrors: dtype.is_signed. */
 CTORCH_API bool ct_dtype_is_signed(ct_dtype dtype);
 /* The dtype with the smallest size and kind not smaller nor of lower kind than either
-   (bool < integers < floats; uint8 + int8 -> int16). Errors: CT_ERR_VALUE (returns
-   CT_DTYPE_DEFAULT) for a value outside ct_dtype. Mirrors: torch.promote_types. */
+   (bool < integers < floats; uint8 + int8 -> int16; float16 + bfloat16 -> float32). Errors:
+   CT_ERR_VALUE (returns CT_DTYPE_DEFAULT) for a value outside ct_dtype.
+   Mirrors: torch.promote_types. */
 CTORCH_API ct_dtype ct_promote_types(ct_dtype a, ct_dtype b);
 /* Whether a result of dtype `from` may be written into an output of dtype `to` (no float
    into integer, no non-bool into bool). Errors: CT_ERR_VALUE (returns false) for a value
    outside ct_dtype. Mirrors: torch.can_cast. */
 CTORCH_API bool ct_can_cast(ct_dtype from, ct_dtype to);
-/* Sets the dtype that float creation functions and float scalars use; float32 or float64.
+/* Sets the dtype that float creation functions and float scalars use (a floating dtype).
    Returns CT_ERR_DTYPE for other dtypes, CT_ERR_VALUE for values outside ct_dtype.
    Mirrors: torch.set_default_dtype. */
 CTORCH_API ct_status ct_set_default_dtype(ct_dtype dtype);
 /* Mirrors: torch.get_default_dtype. */
 CTORCH_API ct_dtype ct_get_default_dtype(void);
+
+/* float32 -> float16 bits, rounding to nearest even: overflow gives +-inf, values below the
+   smallest subnormal (2^-24) round to +-0 or it, NaN gives a quiet NaN of the same sign
+   (0x7e00 | sign: the payload is not kept). Independent of the flush-to-zero mode.
+   Mirrors: c10::Half(float), torch.tensor(x).half(). */
+CTORCH_API uint16_t ct_float_to_half(float value);
+/* float16 bits -> float32, exact (subnormals included; a NaN stays NaN, quieted, with its
+   payload shifted into the upper mantissa bits). Mirrors: float(c10::Half). */
+CTORCH_API float ct_half_to_float(uint16_t bits);
+/* float32 -> bfloat16 bits, rounding to nearest even (float32 subnormals are kept, as
+   PyTorch's; overflow gives +-inf; NaN gives 0x7fc0). Mirrors: c10::BFloat16(float). */
+CTORCH_API uint16_t ct_float_to_bfloat16(float value);
+/* bfloat16 bits -> float32, exact (the bits are the upper half of the float32).
+   Mirrors: float(c10::BFloat16). */
+CTORCH_API float ct_bfloat16_to_float(uint16_t bits);
+
+/* The numerical properties of a floating dtype (torch.finfo). */
+typedef struct ct_float_info {
+    ct_dtype dtype;
+    int bits;          /* storage bits: 16, 32 or 64 */
+    double eps;        /* the difference between 1.0 and the next representable number */
+    double max;        /* the largest finite value */
+    double min;        /* the most negative finite value (-max) */
+    double tiny;       /* the smallest positive normal number (= smallest_normal) */
+    double smallest_normal;
+    double resolution; /* 10^-digits, digits = the decimal digits of precision */
+} ct_float_info;
+/* torch.finfo(dtype) for float16, bfloat16, float32 or float64 (CT_DTYPE_DEFAULT: the
+   default dtype). Errors: CT_ERR_DTYPE for another dtype ("torch.finfo() requires a floating
+   point input type. Use torch.iinfo to handle 'torch.finfo'"), CT_ERR_VALUE for a value
+   outside ct_dtype; both return a zeroed struct (bits 0). Mirrors: torch.finfo. */
+CTORCH_API ct_float_info ct_finfo(ct_dtype dtype);
+/* The range of an integer dtype (torch.iinfo). */
+typedef struct ct_int_info {
+    ct_dtype dtype;
+    int bits;    /* 8, 16, 32 or 64 */
+    int64_t min; /* the smallest value */
+    int64_t max; /* the largest value */
+} ct_int_info;
+/* torch.iinfo(dtype) for uint8, int8, int16, int32 or int64. Errors: CT_ERR_DTYPE for bool
+   ("torch.bool is not supported by torch.iinfo") and floating dtypes ("torch.iinfo() requires
+   an integer input type. Use torch.finfo to handle 'torch.iinfo'"), CT_ERR_VALUE for a value
+   outside ct_dtype; both return a zeroed struct (bits 0). Mirrors: torch.iinfo. */
+CTORCH_API ct_int_info ct_iinfo(ct_dtype dtype);
 
 // >>part core/tensor.h
 /* core/tensor.h - the tensor object: a strided view of a refcounted storage.
@@ -3146,6 +3196,18 @@ CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
 CT__INTERNAL int ct__dtype_category(ct_dtype d);
 /* PyTorch's scalar type name used in messages: "Float", "Long", "Bool" ... */
 CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
+/* float16 and bfloat16: 2-byte storage types computed in float32. */
+static inline bool ct__is_half(ct_dtype d) { return d == CT_FLOAT16 || d == CT_BFLOAT16; }
+/* n float16 (d == CT_FLOAT16) or bfloat16 values, `stride` bytes apart (2: contiguous, the
+   vectorized case), -> contiguous float32, and back with rounding to nearest even: the bits
+   of ct_half_to_float / ct_float_to_half (bfloat16 alike) on every path (F16C, AVX-512,
+   AVX512-BF16 or portable). */
+CT__INTERNAL void ct__half_to_float_n(ct_dtype d, const char *src, int64_t stride, float *dst,
+                                      int64_t n);
+CT__INTERNAL void ct__float_to_half_n(ct_dtype d, const float *src, char *dst, int64_t stride,
+                                      int64_t n);
+/* Elements per float32 block of the loops that compute float16/bfloat16 in float32. */
+#define CT__HALF_BLOCK 256
 
 /* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
 #ifdef CTORCH_DEBUG
@@ -3322,6 +3384,11 @@ static inline int64_t ct__f32_to_i64(float v)
 {
     return (int64_t)(fabsf(v) < 9223372036854775808.0f ? v : -9223372036854775808.0f);
 }
+/* double -> float with out-of-range magnitudes as +-inf (a C cast would be undefined). */
+static inline float ct__f64_to_f32(double v)
+{
+    return fabs(v) > 3.4028234663852886e38 ? (v < 0 ? -INFINITY : INFINITY) : (float)v;
+}
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
 /* Stores v converted to d as ct_to_dtype converts float64 (defined for every v). */
 CT__INTERNAL void ct__store_f64(void *p, ct_dtype d, double v);
@@ -3388,7 +3455,8 @@ CT__INTERNAL void ct__exp_row_f64(const double *x, double *y, int64_t R, double 
                                   double scale, bool prefetch, bool scalar);
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
-/* X(dtype enum, C type, suffix) for every dtype. */
+/* X(dtype enum, C type, suffix) for every dtype with a C arithmetic type (float16 and
+   bfloat16 are not: their loops convert blocks to float32). */
 #define CT__FOR_ALL_DTYPES(X) X(CT_BOOL, bool, b8) CT__FOR_NUMERIC_DTYPES(X)
 #define CT__FOR_NUMERIC_DTYPES(X)                                                                  \
     X(CT_UINT8, uint8_t, u8)                                                                       \
@@ -3582,12 +3650,16 @@ CT__INTERNAL void ct__dispatch_slow_add(int delta);
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
 CT__INTERNAL const char *ct__device_key(ct_device_type type);
-/* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set. */
-#define CT__K_FLOAT(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K}
-#define CT__K_NUMERIC(K) {NULL, NULL, K, K, K, K, K, K, K}
-#define CT__K_ALL(K) {NULL, K, K, K, K, K, K, K, K}
-#define CT__K_BOOL(K) {NULL, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
-#define CT__K_NONE {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+/* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set.
+   The float16/bfloat16 columns (the last two) stay NULL: the entry computes those dtypes
+   through the float32 kernel (dispatch.c); CT__K_ANY fills them too, for kernels that move
+   elements without arithmetic (copies, fills, factories). */
+#define CT__K_FLOAT(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+#define CT__K_NUMERIC(K) {NULL, NULL, K, K, K, K, K, K, K, NULL, NULL}
+#define CT__K_ALL(K) {NULL, K, K, K, K, K, K, K, K, NULL, NULL}
+#define CT__K_ANY(K) {NULL, K, K, K, K, K, K, K, K, K, K}
+#define CT__K_BOOL(K) {NULL, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define CT__K_NONE {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* ---- profiler (bench/profiler.c), called by the dispatcher and the engine --------------- */
 /* Opens the event of an op call when the profiler runs (returns its handle, else -1). */
@@ -4256,8 +4328,19 @@ int64_t ct_debug_report(FILE *f)
 #endif
 
 // >>part core/dtype.c
-/* core/dtype.c - dtype tables and the promotion lattice. */
+/* core/dtype.c - dtype tables, the promotion lattice, float16/bfloat16 conversions (scalar
+ * and bulk) and torch.finfo/iinfo.
+ *
+ * The scalar conversions use integer operations only, so they do not depend on the
+ * flush-to-zero mode; the bulk ones use F16C / AVX-512 / AVX512-BF16 where the compiler
+ * targets them and give the same bits as the scalar ones on every path (lanes the
+ * instructions treat differently, NaN and, for bfloat16, float32 subnormals, are redone by
+ * the scalar functions).
+ */
 
+#if !defined(CTORCH_NO_SIMD) && (defined(__F16C__) || defined(CT__HAS_AVX2))
+#include <immintrin.h>
+#endif
 
 static ct_dtype ct__dtype_default = CT_FLOAT32;
 
@@ -4295,17 +4378,21 @@ const char *ct_dtype_name(ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "default", "bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64",
+        "float16", "bfloat16",
     };
     return (d >= 0 && d < CT_DTYPE_COUNT) ? names[d] : "invalid";
 }
 
 size_t ct_dtype_size(ct_dtype d)
 {
-    static const size_t sizes[CT_DTYPE_COUNT] = {0, 1, 1, 1, 2, 4, 8, 4, 8};
+    static const size_t sizes[CT_DTYPE_COUNT] = {0, 1, 1, 1, 2, 4, 8, 4, 8, 2, 2};
     return ct__dtype_valid(d) ? sizes[d] : 0;
 }
 
-bool ct_dtype_is_floating_point(ct_dtype d) { return d == CT_FLOAT32 || d == CT_FLOAT64; }
+bool ct_dtype_is_floating_point(ct_dtype d)
+{
+    return d == CT_FLOAT32 || d == CT_FLOAT64 || d == CT_FLOAT16 || d == CT_BFLOAT16;
+}
 
 bool ct_dtype_is_signed(ct_dtype d) { return ct__dtype_valid(d) && d != CT_BOOL && d != CT_UINT8; }
 
@@ -4339,7 +4426,11 @@ ct_dtype ct_promote_types(ct_dtype a, ct_dtype b)
     if ((a == CT_UINT8 && b == CT_INT8) || (a == CT_INT8 && b == CT_UINT8)) {
         return CT_INT16;
     }
-    return a > b ? a : b; /* enum order is size order within a category */
+    if (ca == 2) { /* float16 + bfloat16 -> float32, else the wider */
+        size_t sa = ct_dtype_size(a), sb = ct_dtype_size(b);
+        return sa == sb ? CT_FLOAT32 : sa > sb ? a : b;
+    }
+    return a > b ? a : b; /* enum order is size order among the integers */
 }
 
 bool ct_can_cast(ct_dtype from, ct_dtype to)
@@ -4374,6 +4465,7 @@ const char *ct__dtype_title(ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "Undefined", "Bool", "Byte", "Char", "Short", "Int", "Long", "Float", "Double",
+        "Half", "BFloat16",
     };
     return ct__dtype_valid(d) ? names[d] : "Undefined";
 }
@@ -4396,14 +4488,16 @@ bool ct__scalar_fits(double v, ct_dtype d)
 {
     /* [lowest, max + 1) of each integer type; max + 1 is a power of two, exact in double */
     static const double lo[CT_DTYPE_COUNT] = {0, 0, 0, -128.0, -32768.0, -2147483648.0,
-                                              -9223372036854775808.0, 0, 0};
+                                              -9223372036854775808.0, 0, 0, 0, 0};
     static const double hi[CT_DTYPE_COUNT] = {0, 0, 256.0, 128.0, 32768.0, 2147483648.0,
-                                              9223372036854775808.0, 0, 0};
+                                              9223372036854775808.0, 0, 0, 0, 0};
     d = ct__dtype_resolve(d);
     switch (d) {
     case CT_BOOL:
     case CT_FLOAT64: return true;
-    case CT_FLOAT32: return !(fabs(v) > 3.4028234663852886e38) || isinf(v);
+    case CT_FLOAT32:
+    case CT_FLOAT16:
+    case CT_BFLOAT16: return !(fabs(v) > ct_finfo(d).max) || isinf(v);
     case CT_UINT8:
     case CT_INT8:
     case CT_INT16:
@@ -4417,6 +4511,7 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "", "bool", "uint8_t", "int8_t", "int16_t", "int", "int64_t", "float", "double",
+        "c10::Half", "c10::BFloat16",
     };
     if (ct__scalar_fits(v, d)) {
         return true;
@@ -4425,6 +4520,255 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
     ct__fail(CT_ERR_VALUE, op, "value cannot be converted to type %s without overflow",
              ct__dtype_valid(d) ? names[d] : "invalid");
     return false;
+}
+
+/* ---- float16 / bfloat16 ------------------------------------------------------------------ */
+static uint32_t ct__dtype_bits(float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return u;
+}
+
+static float ct__dtype_from_bits(uint32_t u)
+{
+    float v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+uint16_t ct_float_to_half(float value)
+{
+    uint32_t u = ct__dtype_bits(value), a = u & 0x7fffffffu;
+    uint16_t sign = (uint16_t)(u >> 16 & 0x8000u);
+    if (a > 0x7f800000u) {
+        return (uint16_t)(sign | 0x7e00u); /* NaN */
+    }
+    if (a >= 0x477ff000u) {
+        return (uint16_t)(sign | 0x7c00u); /* >= 65520 (max + half an ulp): inf */
+    }
+    if (a >= 0x38800000u) { /* normal: round 13 mantissa bits away, rebias 127 -> 15 */
+        uint32_t r = a + 0xfffu + (a >> 13 & 1u);
+        return (uint16_t)(sign | (r - 0x38000000u) >> 13);
+    }
+    if (a <= 0x33000000u) {
+        return sign; /* <= 2^-25, half the smallest subnormal: +-0 */
+    }
+    /* subnormal result: mantissa * 2^(e - 150) in units of 2^-24, rounded to nearest even */
+    uint32_t e = a >> 23, m = (a & 0x7fffffu) | 0x800000u, shift = 126u - e;
+    uint32_t r = m >> shift, rem = m & ((1u << shift) - 1u), half = 1u << (shift - 1u);
+    r += rem > half || (rem == half && (r & 1u));
+    return (uint16_t)(sign | r);
+}
+
+float ct_half_to_float(uint16_t bits)
+{
+    uint32_t sign = (uint32_t)(bits & 0x8000u) << 16, e = bits >> 10 & 0x1fu, m = bits & 0x3ffu;
+    if (e == 0x1fu) { /* inf, or NaN quieted as the hardware conversion does */
+        return ct__dtype_from_bits(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));
+    }
+    if (e) {
+        return ct__dtype_from_bits(sign | (e + 112u) << 23 | m << 13);
+    }
+    if (!m) {
+        return ct__dtype_from_bits(sign);
+    }
+    for (e = 113u; !(m & 0x400u); e--) { /* subnormal: normalize m * 2^-24 */
+        m <<= 1;
+    }
+    return ct__dtype_from_bits(sign | e << 23 | (m & 0x3ffu) << 13);
+}
+
+uint16_t ct_float_to_bfloat16(float value)
+{
+    uint32_t u = ct__dtype_bits(value);
+    if ((u & 0x7fffffffu) > 0x7f800000u) {
+        return 0x7fc0u;
+    }
+    return (uint16_t)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
+}
+
+float ct_bfloat16_to_float(uint16_t bits) { return ct__dtype_from_bits((uint32_t)bits << 16); }
+
+/* The bulk conversions: a vector body where the target has one, the scalar functions for the
+   tail and for the lanes the instructions convert differently. */
+static void ct__half_load(const uint16_t *src, float *dst, int64_t n)
+{
+    int64_t i = 0;
+#if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
+    for (; i + 16 <= n; i += 16) {
+        _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(src + i))));
+    }
+#elif !defined(CTORCH_NO_SIMD) && defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(src + i))));
+    }
+#endif
+    for (; i < n; i++) {
+        dst[i] = ct_half_to_float(src[i]);
+    }
+}
+
+static void ct__half_store(const float *src, uint16_t *dst, int64_t n)
+{
+    int64_t i = 0;
+#if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_loadu_ps(src + i);
+        if (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q)) { /* NaN: without the payload */
+            for (int k = 0; k < 16; k++) {
+                dst[i + k] = ct_float_to_half(src[i + k]);
+            }
+            continue;
+        }
+        _mm256_storeu_si256((__m256i *)(dst + i), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+    }
+#elif !defined(CTORCH_NO_SIMD) && defined(__F16C__)
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(src + i);
+        if (_mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q))) {
+            for (int k = 0; k < 8; k++) {
+                dst[i + k] = ct_float_to_half(src[i + k]);
+            }
+            continue;
+        }
+        _mm_storeu_si128((__m128i *)(dst + i), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+    }
+#endif
+    for (; i < n; i++) {
+        dst[i] = ct_float_to_half(src[i]);
+    }
+}
+
+static void ct__bf16_load(const uint16_t *src, float *dst, int64_t n)
+{
+    int64_t i = 0;
+#if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
+    for (; i + 16 <= n; i += 16) {
+        __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(src + i)));
+        _mm512_storeu_si512((void *)(dst + i), _mm512_slli_epi32(w, 16));
+    }
+#elif !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX2)
+    for (; i + 8 <= n; i += 8) {
+        __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(src + i)));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), _mm256_slli_epi32(w, 16));
+    }
+#endif
+    for (; i < n; i++) {
+        dst[i] = ct_bfloat16_to_float(src[i]);
+    }
+}
+
+static void ct__bf16_store(const float *src, uint16_t *dst, int64_t n)
+{
+    int64_t i = 0;
+#if !defined(CTORCH_NO_SIMD) && defined(__AVX512BF16__) && defined(CT__HAS_AVX512)
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff), sub_max = _mm512_set1_epi32(0x7fffff);
+    const __m512i inf = _mm512_set1_epi32(0x7f800000), one = _mm512_set1_epi32(1);
+    for (; i + 16 <= n; i += 16) {
+        __m512 x = _mm512_loadu_ps(src + i);
+        __m512i a = _mm512_and_si512(_mm512_castps_si512(x), abs_mask);
+        /* the instruction flushes subnormals and keeps NaN payloads: those lanes go scalar */
+        if (_mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, one), sub_max) |
+            _mm512_cmpgt_epu32_mask(a, inf)) {
+            for (int k = 0; k < 16; k++) {
+                dst[i + k] = ct_float_to_bfloat16(src[i + k]);
+            }
+            continue;
+        }
+        __m256bh r = _mm512_cvtneps_pbh(x);
+        memcpy(dst + i, &r, sizeof r);
+    }
+#endif
+    for (; i < n; i++) {
+        dst[i] = ct_float_to_bfloat16(src[i]);
+    }
+}
+
+void ct__half_to_float_n(ct_dtype d, const char *src, int64_t stride, float *dst, int64_t n)
+{
+    if (stride != 2) {
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t b;
+            memcpy(&b, src + i * stride, sizeof b);
+            dst[i] = d == CT_FLOAT16 ? ct_half_to_float(b) : ct_bfloat16_to_float(b);
+        }
+    } else if (d == CT_FLOAT16) {
+        ct__half_load((const uint16_t *)(const void *)src, dst, n);
+    } else {
+        ct__bf16_load((const uint16_t *)(const void *)src, dst, n);
+    }
+}
+
+void ct__float_to_half_n(ct_dtype d, const float *src, char *dst, int64_t stride, int64_t n)
+{
+    if (stride != 2) {
+        for (int64_t i = 0; i < n; i++) {
+            uint16_t b = d == CT_FLOAT16 ? ct_float_to_half(src[i]) : ct_float_to_bfloat16(src[i]);
+            memcpy(dst + i * stride, &b, sizeof b);
+        }
+    } else if (d == CT_FLOAT16) {
+        ct__half_store(src, (uint16_t *)(void *)dst, n);
+    } else {
+        ct__bf16_store(src, (uint16_t *)(void *)dst, n);
+    }
+}
+
+/* ---- finfo / iinfo ------------------------------------------------------------------------ */
+ct_float_info ct_finfo(ct_dtype dtype)
+{
+    /* bits, eps, max, smallest normal, resolution */
+    static const double t[4][5] = {
+        {16, 0.0009765625, 65504.0, 6.103515625e-05, 1e-3},
+        {16, 0.0078125, 3.3895313892515355e38, 1.1754943508222875e-38, 1e-2},
+        {32, 1.1920928955078125e-07, 3.4028234663852886e38, 1.1754943508222875e-38, 1e-6},
+        {64, 2.220446049250313e-16, 1.7976931348623157e308, 2.2250738585072014e-308, 1e-15},
+    };
+    ct_float_info r;
+    memset(&r, 0, sizeof r);
+    if (!ct__check_dtype_arg("ct_finfo", dtype)) {
+        return r;
+    }
+    dtype = ct__dtype_resolve(dtype);
+    if (!ct_dtype_is_floating_point(dtype)) {
+        ct__fail(CT_ERR_DTYPE, "ct_finfo", "torch.finfo() requires a floating point input type. "
+                 "Use torch.iinfo to handle 'torch.finfo'");
+        return r;
+    }
+    const double *row = t[dtype == CT_FLOAT16 ? 0 : dtype == CT_BFLOAT16 ? 1
+                          : dtype == CT_FLOAT32 ? 2 : 3];
+    r.dtype = dtype;
+    r.bits = (int)row[0];
+    r.eps = row[1];
+    r.max = row[2];
+    r.min = -row[2];
+    r.tiny = r.smallest_normal = row[3];
+    r.resolution = row[4];
+    return r;
+}
+
+ct_int_info ct_iinfo(ct_dtype dtype)
+{
+    ct_int_info r;
+    memset(&r, 0, sizeof r);
+    if (!ct__check_dtype_arg("ct_iinfo", dtype)) {
+        return r;
+    }
+    dtype = ct__dtype_resolve(dtype);
+    if (dtype == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, "ct_iinfo", "torch.bool is not supported by torch.iinfo");
+        return r;
+    }
+    if (ct_dtype_is_floating_point(dtype)) {
+        ct__fail(CT_ERR_DTYPE, "ct_iinfo", "torch.iinfo() requires an integer input type. Use "
+                 "torch.finfo to handle 'torch.iinfo'");
+        return r;
+    }
+    r.dtype = dtype;
+    r.bits = 8 * (int)ct_dtype_size(dtype);
+    r.max = dtype == CT_UINT8 ? 255 : (int64_t)(UINT64_MAX >> (65 - r.bits));
+    r.min = dtype == CT_UINT8 ? 0 : -r.max - 1;
+    return r;
 }
 
 // >>part core/tensor.c
@@ -4912,6 +5256,8 @@ double ct__load_f64(const void *p, ct_dtype d)
     case CT_INT64: return (double)*(const int64_t *)p;
     case CT_FLOAT32: return *(const float *)p;
     case CT_FLOAT64: return *(const double *)p;
+    case CT_FLOAT16: return ct_half_to_float(*(const uint16_t *)p);
+    case CT_BFLOAT16: return ct_bfloat16_to_float(*(const uint16_t *)p);
     default: return 0;
     }
 }
@@ -4922,6 +5268,8 @@ int64_t ct__load_i64(const void *p, ct_dtype d)
     case CT_INT64: return *(const int64_t *)p;
     case CT_FLOAT32: return ct__f32_to_i64(*(const float *)p);
     case CT_FLOAT64: return ct__f64_to_i64(*(const double *)p);
+    case CT_FLOAT16:
+    case CT_BFLOAT16: return ct__f32_to_i64((float)ct__load_f64(p, d)); /* via float, as c10 */
     default: return (int64_t)ct__load_f64(p, d);
     }
 }
@@ -4937,6 +5285,10 @@ void ct__store_f64(void *p, ct_dtype d, double v)
     case CT_INT64: *(int64_t *)p = ct__f64_to_i64(v); break;
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = v; break;
+    case CT_FLOAT16: /* through float32, as PyTorch's conversion of a double */
+        *(uint16_t *)p = ct_float_to_half(ct__f64_to_f32(v));
+        break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct_float_to_bfloat16(ct__f64_to_f32(v)); break;
     default: break;
     }
 }
@@ -5522,29 +5874,29 @@ static ct_status ct__tri_indices_kernel(ct_op_call *c)
 
 CT__FACTORY(empty, "empty", "empty.memory_format(SymInt[] size, *, " CT__FACTORY_OPTS
             ", MemoryFormat? memory_format=None) -> Tensor", "ct_empty", CT__FILL_EMPTY,
-            ct__factory_sizes_meta, CT__K_ALL(ct__empty_kernel))
+            ct__factory_sizes_meta, CT__K_ANY(ct__empty_kernel))
 CT__FACTORY(zeros, "zeros", "zeros(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor",
-            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(ones, "ones", "ones(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor", "ct_ones",
-            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(full, "full", "full(SymInt[] size, Scalar fill_value, *, " CT__FACTORY_OPTS
-            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(scalar_tensor, "scalar_tensor", "scalar_tensor(Scalar s, *, " CT__FACTORY_OPTS
             ") -> Tensor", "ct_scalar_tensor", 0, ct__scalar_tensor_meta,
-            CT__K_ALL(ct__fill_new_kernel))
+            CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(empty_like, "empty_like", "empty_like(Tensor self, *, " CT__LIKE_OPTS,
-            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ALL(ct__empty_kernel))
+            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ANY(ct__empty_kernel))
 CT__FACTORY(zeros_like, "zeros_like", "zeros_like(Tensor self, *, " CT__LIKE_OPTS,
             "ct_zeros_like", CT__FILL_ZERO, ct__factory_like_meta,
-            CT__K_ALL(ct__fill_new_kernel))
+            CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(ones_like, "ones_like", "ones_like(Tensor self, *, " CT__LIKE_OPTS, "ct_ones_like",
-            CT__FILL_ONE, ct__factory_like_meta, CT__K_ALL(ct__fill_new_kernel))
+            CT__FILL_ONE, ct__factory_like_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(full_like, "full_like", "full_like(Tensor self, Scalar fill_value, *, "
             CT__LIKE_OPTS, "ct_full_like", 0, ct__factory_like_meta,
-            CT__K_ALL(ct__fill_new_kernel))
+            CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(tensor, "tensor", "tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
             "bool requires_grad=False) -> Tensor", "ct_tensor_from_data", CT__FILL_EMPTY,
-            ct__from_data_meta, CT__K_ALL(ct__from_data_kernel))
+            ct__from_data_meta, CT__K_ANY(ct__from_data_kernel))
 CT__FACTORY(arange, "arange", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "
             CT__FACTORY_OPTS ") -> Tensor", "ct_arange", CT__FILL_EMPTY, ct__arange_meta,
             CT__K_NUMERIC(ct__arange_kernel))
@@ -5552,7 +5904,7 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__FACTORY_OPTS ") -> Tensor", "ct_linspace", CT__FILL_EMPTY, ct__linspace_meta,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
-            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ANY(ct__eye_kernel))
 CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
             "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
             ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
@@ -5572,7 +5924,7 @@ CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar f
             CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
             CT__K_ALL(ct__fill_new_kernel))
 /* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
-#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL, NULL, NULL}
 CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
             "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
             "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,
@@ -9021,6 +9373,83 @@ static void ct__dispatch_record(ct_node *n, const ct_op_call *c)
     }
 }
 
+/* ---- float16 / bfloat16 through the float32 kernel --------------------------------------- */
+/* A float32 copy of a half input (contiguous, unscoped), or the input itself. */
+static const ct_tensor *ct__half_widen(const ct_op_call *c, const ct_tensor *t)
+{
+    if (!t || !ct__is_half(t->dtype)) {
+        return t;
+    }
+    ct_tensor *w = ct__tensor_new(c->fn, t->sizes, t->ndim, CT_FLOAT32);
+    if (w) {
+        ct__copy_kernel(w, t);
+        w->wrapped_number = t->wrapped_number;
+    }
+    return w;
+}
+
+/* Runs the float32 CPU kernel for a call whose kernel dtype is float16 or bfloat16 and has no
+   kernel of its own, as PyTorch's CPU kernels compute those dtypes: the half inputs are
+   converted to float32, the kernel writes float32 outputs in place of the half ones, which
+   are then rounded once per element into the half outputs (an in-place op's self: input 0,
+   widened, is its output, copied back after the kernel). Other inputs and outputs (an
+   integer index, a bool mask) pass unchanged. The caller's inputs, outputs and dtype are
+   restored, so autograd saves the half tensors. */
+static ct_status ct__dispatch_half(ct_op_call *c, ct_kernel_fn kernel)
+{
+    const ct_tensor *local[16], **in = local, *const *orig_in = c->inputs;
+    ct_tensor *orig_out[CT_OP_MAX_OUTPUTS];
+    ct_dtype dtype = c->dtype;
+    int n = c->n_inputs;
+    bool inplace = c->op->kind == CT_OP_INPLACE;
+    if (n > 16 && !(in = (const ct_tensor **)ct__malloc(sizeof(*in) * (size_t)n))) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+        in[k] = ok ? ct__half_widen(c, orig_in[k]) : orig_in[k];
+        ok = ok && (in[k] || !orig_in[k]);
+    }
+    memcpy(orig_out, c->outputs, sizeof orig_out);
+    for (int k = 0; k < c->n_outputs && ok; k++) {
+        const ct_tensor *o = orig_out[k];
+        if (ct__is_half(o->dtype)) {
+            c->outputs[k] = inplace && k == 0 ? (ct_tensor *)(uintptr_t)in[0]
+                                              : ct__tensor_new(c->fn, o->sizes, o->ndim,
+                                                               CT_FLOAT32);
+            ok = c->outputs[k] != NULL;
+        }
+    }
+    ct_status st = ok ? CT_OK : ct_error_code();
+    if (ok) {
+        c->inputs = in;
+        c->dtype = CT_FLOAT32;
+        st = kernel(c);
+    }
+    for (int k = 0; k < c->n_outputs; k++) {
+        if (c->outputs[k] && c->outputs[k] != orig_out[k]) {
+            if (st == CT_OK) {
+                ct__copy_kernel(orig_out[k], c->outputs[k]);
+            }
+            if (!(inplace && k == 0)) {
+                ct__release(c->outputs[k]);
+            }
+        }
+    }
+    memcpy(c->outputs, orig_out, sizeof orig_out);
+    for (int k = 0; k < n; k++) {
+        if (in[k] != orig_in[k]) {
+            ct__release((ct_tensor *)(uintptr_t)in[k]);
+        }
+    }
+    if (in != local) {
+        ct__free((void *)in);
+    }
+    c->inputs = orig_in;
+    c->dtype = dtype;
+    return st;
+}
+
 /* Meta, kernel, autograd. False (outputs released) after an error. */
 static bool ct__dispatch_run(ct_op_call *c)
 {
@@ -9034,6 +9463,11 @@ static bool ct__dispatch_run(ct_op_call *c)
                           : c->device.type == CT_CPU ? op->cpu[c->dtype]
                                                      : ct_dispatch_kernel(op, c->device.type,
                                                                           c->dtype);
+    bool widen = !kernel && c->device.type == CT_CPU && ct__is_half(c->dtype) &&
+                 op->cpu[CT_FLOAT32];
+    if (widen) {
+        kernel = op->cpu[CT_FLOAT32];
+    }
     if (!kernel) {
         const char *name = strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
         bool cpu = c->device.type == CT_CPU; /* on a backend: name the device */
@@ -9047,7 +9481,7 @@ static bool ct__dispatch_run(ct_op_call *c)
         return false;
     }
     ct_node *n = ct__dispatch_node(c);
-    if (kernel(c) != CT_OK) {
+    if ((widen ? ct__dispatch_half(c, kernel) : kernel(c)) != CT_OK) {
         ct__node_release(n);
         ct__release_outputs(c);
         return false;
@@ -9557,11 +9991,55 @@ static ct__loop_fn ct__copy_loop(ct_dtype dst, ct_dtype src)
 #undef CT__COPY_CASES_f64
 }
 
+/* float16/bfloat16 copies go through float32 in blocks: the source into float32 (the bulk
+   half conversion, or the float32 copy loop of the source dtype), then float32 into the
+   destination; contiguous float32 ends are converted in place, without the block. As in
+   PyTorch, float64 and integers reach a half dtype through float32. */
+typedef struct ct__half_copy {
+    ct_dtype dst, src;
+    ct__loop_fn to_f32, from_f32; /* src -> float32, float32 -> dst (non-half ends) */
+} ct__half_copy;
+
+static void ct__copy_half(char **d, const int64_t *s, int64_t n, const void *params)
+{
+    const ct__half_copy *h = (const ct__half_copy *)params;
+    float block[CT__HALF_BLOCK];
+    for (int64_t i = 0; i < n; i += CT__HALF_BLOCK) {
+        int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
+        char *dst = d[0] + i * s[0], *src = d[1] + i * s[1];
+        bool direct_in = h->src == CT_FLOAT32 && s[1] == 4, direct_out = h->dst == CT_FLOAT32 &&
+                                                                          s[0] == 4;
+        float *f = direct_in ? (float *)(void *)src : direct_out ? (float *)(void *)dst : block;
+        if (ct__is_half(h->src)) {
+            ct__half_to_float_n(h->src, src, s[1], f, m);
+        } else if (!direct_in) {
+            char *p[2] = {(char *)f, src};
+            int64_t st[2] = {4, s[1]};
+            h->to_f32(p, st, m, NULL);
+        }
+        if (ct__is_half(h->dst)) {
+            ct__float_to_half_n(h->dst, f, dst, s[0], m);
+        } else if (!direct_out) {
+            char *p[2] = {dst, (char *)f};
+            int64_t st[2] = {s[0], 4};
+            h->from_f32(p, st, m, NULL);
+        }
+    }
+}
+
 void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src)
 {
     ct__iter it;
     ct__iter_build(&it, dst, &src, 1);
-    ct__iter_run(&it, ct__copy_loop(dst->dtype, src->dtype), NULL);
+    ct_dtype dt = dst->dtype, st = src->dtype;
+    if (dt == st && ct__is_half(dt)) {
+        ct__iter_run(&it, ct__copy_i16_i16, NULL); /* the same bits */
+    } else if (ct__is_half(dt) || ct__is_half(st)) {
+        ct__half_copy h = {dt, st, ct__copy_loop(CT_FLOAT32, st), ct__copy_loop(dt, CT_FLOAT32)};
+        ct__iter_run(&it, ct__copy_half, &h);
+    } else {
+        ct__iter_run(&it, ct__copy_loop(dt, st), NULL);
+    }
 }
 
 #undef CT__COPY_LOOP
@@ -10239,6 +10717,61 @@ static ct_status ct__div_mode_kernel(ct_op_call *c)
     return ct__pointwise_kernel(c);
 }
 
+/* float16/bfloat16 add, sub, mul, div (the hottest ops; the others take the dispatcher's
+   float32 path, with the same bits): blocks of the operands in float32 (half inputs
+   converted, float32 ones read in place: other dtypes are cast to float32 first, as PyTorch's
+   CPU kernels read a wrapped scalar), the op's float32 loop, the result rounded once per
+   element into the half output. */
+typedef struct ct__half_job {
+    ct_dtype out, in[2]; /* the output's half dtype; each input's (that half dtype or float32) */
+    ct_loop_fn f32;
+    const double *params;
+} ct__half_job;
+
+static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
+{
+    const ct__half_job *h = (const ct__half_job *)p;
+    float buf[3][CT__HALF_BLOCK];
+    for (int64_t i = 0; i < n; i += CT__HALF_BLOCK) {
+        int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
+        char *ptr[3] = {(char *)buf[0], NULL, NULL};
+        int64_t st[3] = {4, 0, 0};
+        for (int k = 1; k < 3; k++) {
+            ptr[k] = d[k] + i * s[k];
+            st[k] = s[k];
+            if (ct__is_half(h->in[k - 1])) { /* a broadcast operand (stride 0): one value */
+                ct__half_to_float_n(h->in[k - 1], ptr[k], s[k], buf[k], s[k] ? m : 1);
+                ptr[k] = (char *)buf[k];
+                st[k] = s[k] ? 4 : 0;
+            }
+        }
+        h->f32(ptr, st, m, h->params);
+        ct__float_to_half_n(h->out, buf[0], d[0] + i * s[0], s[0], m);
+    }
+}
+
+static ct_status ct__half_binary_kernel(ct_op_call *c)
+{
+    double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, 0};
+    ct_tensor *cast[2] = {NULL, NULL};
+    bool ok = true;
+    for (int k = 0; k < 2; k++) {
+        const ct_tensor *t = c->inputs[k];
+        cast[k] = ok ? ct__cast(t, t->dtype == c->dtype ? t->dtype : CT_FLOAT32) : NULL;
+        ok = ok && cast[k];
+    }
+    if (ok) {
+        ct__half_job job = {c->dtype, {cast[0]->dtype, cast[1]->dtype},
+                            c->op->loops[CT_FLOAT32], params};
+        ct__iter it;
+        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, 2);
+        ct__iter_run(&it, ct__loop_half, &job);
+    }
+    ct__release(cast[0]);
+    ct__release(cast[1]);
+    return ok ? CT_OK : CT_ERR_OOM;
+}
+
 /* In-place unary ops whose derivative reads the input save the old self (the copy meta
    made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
 static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
@@ -10624,7 +11157,7 @@ static const char *ct__type_name(ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "default", "bool", "unsigned char", "signed char", "short int", "int", "long int",
-        "float", "double"};
+        "float", "double", "c10::Half", "c10::BFloat16"};
     return names[d];
 }
 
@@ -10931,17 +11464,22 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = CT__L_ALL(where);
                   ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,    \
                   NULL)
 
+/* add, sub, mul, div (and in place) have float16/bfloat16 kernels of their own */
+#define CT__K_NUMERIC_H(K) {NULL, NULL, K, K, K, K, K, K, K, ct__half_binary_kernel,           \
+                            ct__half_binary_kernel}
+#define CT__K_FLOAT_H(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K,                     \
+                          ct__half_binary_kernel, ct__half_binary_kernel}
 CT__POINTWISE(add, "aten::add", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_add ct_add_alpha ct_add_scalar", CT_OP_POINTWISE, CT__ADD,
-              ct__loops_add, ct__binary_meta, CT__K_NUMERIC(ct__pointwise_kernel), "AddBackward0",
-              ct__add_backward, 0u, NULL)
+              ct__loops_add, ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel),
+              "AddBackward0", ct__add_backward, 0u, NULL)
 CT__POINTWISE(sub, "aten::sub", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_sub ct_sub_scalar", CT_OP_POINTWISE, CT__SUB, ct__loops_sub,
-              ct__binary_meta, CT__K_NUMERIC(ct__pointwise_kernel), "SubBackward0",
+              ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel), "SubBackward0",
               ct__sub_backward, 0u, NULL)
-CT__BINARY(mul, "mul", "ct_mul ct_mul_scalar", CT__MUL, mul, CT__K_NUMERIC, "MulBackward0",
+CT__BINARY(mul, "mul", "ct_mul ct_mul_scalar", CT__MUL, mul, CT__K_NUMERIC_H, "MulBackward0",
            ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-CT__BINARY(div, "div", "ct_div ct_div_scalar", CT__DIV, div, CT__K_FLOAT, "DivBackward0",
+CT__BINARY(div, "div", "ct_div ct_div_scalar", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
            ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__POINTWISE(pow, "aten::pow", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
               "ct_pow ct_pow_scalar", CT_OP_POINTWISE, CT__POW, ct__loops_pow, ct__binary_meta,
@@ -10989,14 +11527,16 @@ CT__POINTWISE(tanh_backward, "aten::tanh_backward", "tanh_backward(Tensor grad_o
                   "alpha=1) -> Tensor(a!)", API, CT_OP_INPLACE, VAR, ct__loops_##LOOPS,         \
                   ct__binary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,                     \
                   ct__binary_inplace_record)
-CT__BINARY_INPLACE(add_, "add_", "ct_add_", CT__ADD, add, CT__K_NUMERIC, "AddBackward0",
+CT__BINARY_INPLACE(add_, "add_", "ct_add_", CT__ADD, add, CT__K_NUMERIC_H, "AddBackward0",
                    ct__add_backward, 0u)
-CT__BINARY_INPLACE(sub_, "sub_", "ct_sub_", CT__SUB, sub, CT__K_NUMERIC, "SubBackward0",
+CT__BINARY_INPLACE(sub_, "sub_", "ct_sub_", CT__SUB, sub, CT__K_NUMERIC_H, "SubBackward0",
                    ct__sub_backward, 0u)
-CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC, "MulBackward0",
+CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC_H, "MulBackward0",
                    ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT, "DivBackward0",
+CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
                    ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+#undef CT__K_NUMERIC_H
+#undef CT__K_FLOAT_H
 
 CT__UNARY(neg, "neg", "ct_neg", CT__NEG, neg, CT__K_NUMERIC, "NegBackward0", ct__neg_backward, 0u)
 CT__UNARY(abs, "abs", "ct_abs", CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0", ct__abs_backward,
@@ -11118,20 +11658,20 @@ CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, T
               NULL)
 CT__POINTWISE(fill_, "aten::fill_", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
               "ct_fill_ ct_zero_", CT_OP_INPLACE, 0, NULL, ct__fill_meta,
-              CT__K_ALL(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
+              CT__K_ANY(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
 /* src may be on another device: meta brings it over through _to_copy (recorded by autograd). */
 static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool "
                                    "non_blocking=False) -> Tensor(a!)", "ct_copy_",
                                    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
-                                   ct__copy_meta, CT__K_ALL(ct__copy_cpu_kernel), NULL,
+                                   ct__copy_meta, CT__K_ANY(ct__copy_cpu_kernel), NULL,
                                    "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
-              CT__K_ALL(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
+              CT__K_ANY(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
               NULL)
 CT__POINTWISE(to_dtype, "aten::_to_copy", "_to_copy(Tensor self, *, ScalarType? dtype=None) -> "
               "Tensor", "ct_to_dtype", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
-              CT__K_ALL(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
+              CT__K_ANY(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
               NULL)
 /* The same operator to another device: one kernel for every pair of devices (the composite),
    built on the backends' copy. Attributes: the device's type and index. */
@@ -13279,7 +13819,7 @@ static const char *ct__ix_ctype(ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "",    "bool",     "unsigned char", "signed char", "short int",
-        "int", "long int", "float",         "double"};
+        "int", "long int", "float",         "double",      "c10::Half", "c10::BFloat16"};
     return names[d];
 }
 
@@ -24450,7 +24990,7 @@ static const char ct__npy_magic[CT__NPY_MAGIC_LEN] = {'\x93', 'N', 'U', 'M', 'P'
 
 /* numpy descr of each ctorch dtype, in enum order (index 0 unused). */
 static const char *const ct__npy_descr[CT_DTYPE_COUNT] = {
-    NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8",
+    NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8", "<f2", NULL, /* bfloat16: none */
 };
 
 static CT__UNUSED bool ct__npy_little_endian(void)
@@ -24680,6 +25220,9 @@ static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr)
 {
     for (int d = 1; d < CT_DTYPE_COUNT; d++) {
         const char *want = ct__npy_descr[d];
+        if (!want) {
+            continue;
+        }
         if (strcmp(descr, want) == 0) {
             return (ct_dtype)d;
         }
@@ -24745,8 +25288,8 @@ static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, siz
     }
     ct_dtype dtype = ct__npy_dtype_of(h.descr);
     if (dtype == CT_DTYPE_DEFAULT) {
-        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <i8 <i4 "
-                 "<i2 |i1 |u1 |b1)", h.descr);
+        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <f2 <i8 "
+                 "<i4 <i2 |i1 |u1 |b1)", h.descr);
         return NULL;
     }
     if (h.fortran_order) {
@@ -24872,7 +25415,14 @@ static CT__UNUSED void ct__npy_gather(const ct_tensor *t, int64_t begin, int64_t
 
 static CT__UNUSED bool ct__npy_check_saveable(const char *op, const ct_tensor *t)
 {
-    return !ct__null(op, t) && ct__check_cpu(op, t);
+    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
+        return false;
+    }
+    if (!ct__npy_descr[t->dtype]) {
+        ct__fail(CT_ERR_DTYPE, op, "numpy has no dtype for %s", ct_dtype_name(t->dtype));
+        return false;
+    }
+    return true;
 }
 
 size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n)
@@ -24941,11 +25491,8 @@ ct_tensor *ct_npy_load(const char *path)
 ct_status ct_npy_save(const char *path, const ct_tensor *t)
 {
     const char *op = "ct_npy_save";
-    if (ct__null(op, path) || ct__null(op, t)) {
-        return CT_ERR_NULL_ARG;
-    }
-    if (!ct__check_cpu(op, t)) {
-        return CT_ERR_DEVICE;
+    if (ct__null(op, path) || !ct__npy_check_saveable(op, t)) {
+        return ct_error_code();
     }
     FILE *f = fopen(path, "wb");
     if (!f) {

@@ -21,6 +21,8 @@
  *   blas_<name>           the same products through cblas_sgemm (same transposes, -DBENCH_OPENBLAS)
  *   add_16M mul_16M relu_16M   ct_add / ct_mul / ct_relu on 16M elements
  *   triad_16M             plain C a[i] = b[i] + s * c[i] (OpenMP for at 2+ threads): bandwidth
+ *   bf16_add_16M          ct_add on 16M bfloat16 elements (computed in float32, rounded once)
+ *   f16_to_f32_16M        ct_to_dtype of 16M float16 elements to float32
  *   softmax_RxC           ct_softmax over the last dim
  *   log_softmax_RxC       ct_log_softmax over the last dim
  *   xent_fb_NxC           ct_cross_entropy then ct_backward, logits requiring grad (.grad cleared
@@ -55,6 +57,7 @@ typedef enum kind {
     K_ADD,
     K_MUL,
     K_RELU,
+    K_TO_F32, /* ct_to_dtype(a, CT_FLOAT32) */
     K_TRIAD,
     K_SOFTMAX,
     K_LOG_SOFTMAX,
@@ -111,6 +114,7 @@ static void stmt(void *user)
     case K_ADD: ct_add(w->a, w->b); break;
     case K_MUL: ct_mul(w->a, w->b); break;
     case K_RELU: ct_relu(w->a); break;
+    case K_TO_F32: ct_to_dtype(w->a, CT_FLOAT32); break;
     case K_SOFTMAX: ct_softmax(w->a, -1); break;
     case K_LOG_SOFTMAX: ct_log_softmax(w->a, -1); break;
     case K_XENT:
@@ -287,6 +291,23 @@ static void run_all(int threads)
         measure("mul_16M", pw, "c = a * b", "ctorch", &w, threads);
         w.k = K_RELU;
         measure("relu_16M", pw, "c = relu(a)", "ctorch", &w, threads);
+        /* float16 / bfloat16 (issue 7): bandwidth-bound, compared with the same triad */
+        ct_tensor *a32 = w.a, *b32 = w.b;
+        w.a = ct_to_dtype(a32, CT_BFLOAT16);
+        w.b = ct_to_dtype(b32, CT_BFLOAT16);
+        w.k = K_ADD;
+        measure("bf16_add_16M", "pointwise, 16M float16/bfloat16", "c = a + b (bfloat16)",
+                "ctorch", &w, threads);
+        ct_free(w.a);
+        ct_free(w.b);
+        w.a = ct_to_dtype(a32, CT_FLOAT16);
+        w.b = NULL;
+        w.k = K_TO_F32;
+        measure("f16_to_f32_16M", "pointwise, 16M float16/bfloat16", "a.float() (float16)",
+                "ctorch", &w, threads);
+        ct_free(w.a);
+        w.a = a32;
+        w.b = b32;
         ct_free(w.a);
         ct_free(w.b);
         double tri2 = measure_("triad_16M", pw, tsub, "ctorch", &t, threads, false);

@@ -150,7 +150,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(creation2)                                                                            \
     X(tensor2)                                                                              \
     X(linalg2)                                                                              \
-    X(sort)
+    X(sort)                                                                                 \
+    X(half)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

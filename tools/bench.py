@@ -173,6 +173,8 @@ def op_work(name):
     m = re.match(r"(add|mul|triad|relu)_16M$", name)
     if m:
         return "GB/s", (8.0 if m.group(1) == "relu" else 12.0) * 16 * 1024 * 1024
+    if name in ("bf16_add_16M", "f16_to_f32_16M"):  # 2 + 2 + 2 and 2 + 4 bytes per element
+        return "GB/s", 6.0 * 16 * 1024 * 1024
     return None, None
 
 
@@ -236,7 +238,8 @@ def ops_part(a):
           "GEMM rows (GFLOP/s): ref = OpenBLAS cblas_sgemm, same shapes and transposes, "
           "openblas_set_num_threads(thr);\n"
           "  ct/ref, torch/ref = time / OpenBLAS time.\n"
-          "Pointwise rows (GB/s; add, mul, triad move 12 bytes/element, relu 8): ref = the STREAM "
+          "Pointwise rows (GB/s; add, mul, triad move 12 bytes/element, relu 8, bf16_add and "
+          "f16_to_f32 6): ref = the STREAM "
           "triad (plain C,\n  preallocated) of the same bench_ops run; ct/ref, torch/ref = GB/s as "
           "a fraction of the triad's.")
 

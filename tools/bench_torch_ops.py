@@ -46,6 +46,11 @@ def workloads():
                             ("mul_16M", "c = a * b", "c = a * b"),
                             ("relu_16M", "c = relu(a)", "c = torch.relu(a)")):
         out.append((name, "pointwise, 16M float32", sub, stmt, {"a": a, "b": b}))
+    half = "pointwise, 16M float16/bfloat16"
+    out.append(("bf16_add_16M", half, "c = a + b (bfloat16)", "c = a + b",
+                {"a": a.bfloat16(), "b": b.bfloat16()}))
+    out.append(("f16_to_f32_16M", half, "a.float() (float16)", "c = a.float()",
+                {"a": a.half()}))
     for op in ("softmax", "log_softmax"):
         for r, c in ((4096, 1024), (64, 10)):
             out.append(("%s_%dx%d" % (op, r, c), "softmax / cross-entropy",

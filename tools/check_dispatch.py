@@ -40,7 +40,8 @@ ALLOWLIST = {
     # dtypes and devices (values, no tensor)
     "dtype": """ct_dtype_size ct_dtype_name ct_dtype_is_floating_point ct_dtype_is_signed
         ct_promote_types ct_can_cast ct_get_default_dtype ct_set_default_dtype ct_device_cpu
-        ct_make_device ct_broadcast_shapes ct_set_default_device ct_get_default_device""",
+        ct_make_device ct_broadcast_shapes ct_set_default_device ct_get_default_device ct_finfo
+        ct_iinfo ct_float_to_half ct_half_to_float ct_float_to_bfloat16 ct_bfloat16_to_float""",
     # references, scopes, autograd flags, wrapping memory without a kernel
     "lifetime": """ct_free ct_retain ct_release ct_keep ct_scope_begin ct_scope_end ct_scope_depth
         ct_from_blob ct_set_grad ct_requires_grad_ ct_retain_grad ct_detach_ ct_register_hook

@@ -301,6 +301,83 @@ static void ct__dispatch_record(ct_node *n, const ct_op_call *c)
     }
 }
 
+/* ---- float16 / bfloat16 through the float32 kernel --------------------------------------- */
+/* A float32 copy of a half input (contiguous, unscoped), or the input itself. */
+static const ct_tensor *ct__half_widen(const ct_op_call *c, const ct_tensor *t)
+{
+    if (!t || !ct__is_half(t->dtype)) {
+        return t;
+    }
+    ct_tensor *w = ct__tensor_new(c->fn, t->sizes, t->ndim, CT_FLOAT32);
+    if (w) {
+        ct__copy_kernel(w, t);
+        w->wrapped_number = t->wrapped_number;
+    }
+    return w;
+}
+
+/* Runs the float32 CPU kernel for a call whose kernel dtype is float16 or bfloat16 and has no
+   kernel of its own, as PyTorch's CPU kernels compute those dtypes: the half inputs are
+   converted to float32, the kernel writes float32 outputs in place of the half ones, which
+   are then rounded once per element into the half outputs (an in-place op's self: input 0,
+   widened, is its output, copied back after the kernel). Other inputs and outputs (an
+   integer index, a bool mask) pass unchanged. The caller's inputs, outputs and dtype are
+   restored, so autograd saves the half tensors. */
+static ct_status ct__dispatch_half(ct_op_call *c, ct_kernel_fn kernel)
+{
+    const ct_tensor *local[16], **in = local, *const *orig_in = c->inputs;
+    ct_tensor *orig_out[CT_OP_MAX_OUTPUTS];
+    ct_dtype dtype = c->dtype;
+    int n = c->n_inputs;
+    bool inplace = c->op->kind == CT_OP_INPLACE;
+    if (n > 16 && !(in = (const ct_tensor **)ct__malloc(sizeof(*in) * (size_t)n))) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+        in[k] = ok ? ct__half_widen(c, orig_in[k]) : orig_in[k];
+        ok = ok && (in[k] || !orig_in[k]);
+    }
+    memcpy(orig_out, c->outputs, sizeof orig_out);
+    for (int k = 0; k < c->n_outputs && ok; k++) {
+        const ct_tensor *o = orig_out[k];
+        if (ct__is_half(o->dtype)) {
+            c->outputs[k] = inplace && k == 0 ? (ct_tensor *)(uintptr_t)in[0]
+                                              : ct__tensor_new(c->fn, o->sizes, o->ndim,
+                                                               CT_FLOAT32);
+            ok = c->outputs[k] != NULL;
+        }
+    }
+    ct_status st = ok ? CT_OK : ct_error_code();
+    if (ok) {
+        c->inputs = in;
+        c->dtype = CT_FLOAT32;
+        st = kernel(c);
+    }
+    for (int k = 0; k < c->n_outputs; k++) {
+        if (c->outputs[k] && c->outputs[k] != orig_out[k]) {
+            if (st == CT_OK) {
+                ct__copy_kernel(orig_out[k], c->outputs[k]);
+            }
+            if (!(inplace && k == 0)) {
+                ct__release(c->outputs[k]);
+            }
+        }
+    }
+    memcpy(c->outputs, orig_out, sizeof orig_out);
+    for (int k = 0; k < n; k++) {
+        if (in[k] != orig_in[k]) {
+            ct__release((ct_tensor *)(uintptr_t)in[k]);
+        }
+    }
+    if (in != local) {
+        ct__free((void *)in);
+    }
+    c->inputs = orig_in;
+    c->dtype = dtype;
+    return st;
+}
+
 /* Meta, kernel, autograd. False (outputs released) after an error. */
 static bool ct__dispatch_run(ct_op_call *c)
 {
@@ -314,6 +391,11 @@ static bool ct__dispatch_run(ct_op_call *c)
                           : c->device.type == CT_CPU ? op->cpu[c->dtype]
                                                      : ct_dispatch_kernel(op, c->device.type,
                                                                           c->dtype);
+    bool widen = !kernel && c->device.type == CT_CPU && ct__is_half(c->dtype) &&
+                 op->cpu[CT_FLOAT32];
+    if (widen) {
+        kernel = op->cpu[CT_FLOAT32];
+    }
     if (!kernel) {
         const char *name = strncmp(op->name, "aten::", 6) == 0 ? op->name + 6 : op->name;
         bool cpu = c->device.type == CT_CPU; /* on a backend: name the device */
@@ -327,7 +409,7 @@ static bool ct__dispatch_run(ct_op_call *c)
         return false;
     }
     ct_node *n = ct__dispatch_node(c);
-    if (kernel(c) != CT_OK) {
+    if ((widen ? ct__dispatch_half(c, kernel) : kernel(c)) != CT_OK) {
         ct__node_release(n);
         ct__release_outputs(c);
         return false;

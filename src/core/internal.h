@@ -106,6 +106,18 @@ CT__INTERNAL ct_dtype ct__dtype_resolve(ct_dtype d);
 CT__INTERNAL int ct__dtype_category(ct_dtype d);
 /* PyTorch's scalar type name used in messages: "Float", "Long", "Bool" ... */
 CT__INTERNAL const char *ct__dtype_title(ct_dtype d);
+/* float16 and bfloat16: 2-byte storage types computed in float32. */
+static inline bool ct__is_half(ct_dtype d) { return d == CT_FLOAT16 || d == CT_BFLOAT16; }
+/* n float16 (d == CT_FLOAT16) or bfloat16 values, `stride` bytes apart (2: contiguous, the
+   vectorized case), -> contiguous float32, and back with rounding to nearest even: the bits
+   of ct_half_to_float / ct_float_to_half (bfloat16 alike) on every path (F16C, AVX-512,
+   AVX512-BF16 or portable). */
+CT__INTERNAL void ct__half_to_float_n(ct_dtype d, const char *src, int64_t stride, float *dst,
+                                      int64_t n);
+CT__INTERNAL void ct__float_to_half_n(ct_dtype d, const float *src, char *dst, int64_t stride,
+                                      int64_t n);
+/* Elements per float32 block of the loops that compute float16/bfloat16 in float32. */
+#define CT__HALF_BLOCK 256
 
 /* ---- CTORCH_DEBUG: the registry of tensor handles (core/debug.c) ---------------------- */
 #ifdef CTORCH_DEBUG
@@ -282,6 +294,11 @@ static inline int64_t ct__f32_to_i64(float v)
 {
     return (int64_t)(fabsf(v) < 9223372036854775808.0f ? v : -9223372036854775808.0f);
 }
+/* double -> float with out-of-range magnitudes as +-inf (a C cast would be undefined). */
+static inline float ct__f64_to_f32(double v)
+{
+    return fabs(v) > 3.4028234663852886e38 ? (v < 0 ? -INFINITY : INFINITY) : (float)v;
+}
 CT__INTERNAL double ct__load_f64(const void *p, ct_dtype d);
 /* Stores v converted to d as ct_to_dtype converts float64 (defined for every v). */
 CT__INTERNAL void ct__store_f64(void *p, ct_dtype d, double v);
@@ -348,7 +365,8 @@ CT__INTERNAL void ct__exp_row_f64(const double *x, double *y, int64_t R, double 
                                   double scale, bool prefetch, bool scalar);
 
 /* ---- strided iteration (ops/iter.c) ------------------------------------------------- */
-/* X(dtype enum, C type, suffix) for every dtype. */
+/* X(dtype enum, C type, suffix) for every dtype with a C arithmetic type (float16 and
+   bfloat16 are not: their loops convert blocks to float32). */
 #define CT__FOR_ALL_DTYPES(X) X(CT_BOOL, bool, b8) CT__FOR_NUMERIC_DTYPES(X)
 #define CT__FOR_NUMERIC_DTYPES(X)                                                                  \
     X(CT_UINT8, uint8_t, u8)                                                                       \
@@ -542,12 +560,16 @@ CT__INTERNAL void ct__dispatch_slow_add(int delta);
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
 CT__INTERNAL const char *ct__device_key(ct_device_type type);
-/* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set. */
-#define CT__K_FLOAT(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K}
-#define CT__K_NUMERIC(K) {NULL, NULL, K, K, K, K, K, K, K}
-#define CT__K_ALL(K) {NULL, K, K, K, K, K, K, K, K}
-#define CT__K_BOOL(K) {NULL, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
-#define CT__K_NONE {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+/* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set.
+   The float16/bfloat16 columns (the last two) stay NULL: the entry computes those dtypes
+   through the float32 kernel (dispatch.c); CT__K_ANY fills them too, for kernels that move
+   elements without arithmetic (copies, fills, factories). */
+#define CT__K_FLOAT(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+#define CT__K_NUMERIC(K) {NULL, NULL, K, K, K, K, K, K, K, NULL, NULL}
+#define CT__K_ALL(K) {NULL, K, K, K, K, K, K, K, K, NULL, NULL}
+#define CT__K_ANY(K) {NULL, K, K, K, K, K, K, K, K, K, K}
+#define CT__K_BOOL(K) {NULL, K, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define CT__K_NONE {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* ---- profiler (bench/profiler.c), called by the dispatcher and the engine --------------- */
 /* Opens the event of an op call when the profiler runs (returns its handle, else -1). */

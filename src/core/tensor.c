@@ -487,6 +487,8 @@ double ct__load_f64(const void *p, ct_dtype d)
     case CT_INT64: return (double)*(const int64_t *)p;
     case CT_FLOAT32: return *(const float *)p;
     case CT_FLOAT64: return *(const double *)p;
+    case CT_FLOAT16: return ct_half_to_float(*(const uint16_t *)p);
+    case CT_BFLOAT16: return ct_bfloat16_to_float(*(const uint16_t *)p);
     default: return 0;
     }
 }
@@ -497,6 +499,8 @@ int64_t ct__load_i64(const void *p, ct_dtype d)
     case CT_INT64: return *(const int64_t *)p;
     case CT_FLOAT32: return ct__f32_to_i64(*(const float *)p);
     case CT_FLOAT64: return ct__f64_to_i64(*(const double *)p);
+    case CT_FLOAT16:
+    case CT_BFLOAT16: return ct__f32_to_i64((float)ct__load_f64(p, d)); /* via float, as c10 */
     default: return (int64_t)ct__load_f64(p, d);
     }
 }
@@ -512,6 +516,10 @@ void ct__store_f64(void *p, ct_dtype d, double v)
     case CT_INT64: *(int64_t *)p = ct__f64_to_i64(v); break;
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = v; break;
+    case CT_FLOAT16: /* through float32, as PyTorch's conversion of a double */
+        *(uint16_t *)p = ct_float_to_half(ct__f64_to_f32(v));
+        break;
+    case CT_BFLOAT16: *(uint16_t *)p = ct_float_to_bfloat16(ct__f64_to_f32(v)); break;
     default: break;
     }
 }
@@ -1097,29 +1105,29 @@ static ct_status ct__tri_indices_kernel(ct_op_call *c)
 
 CT__FACTORY(empty, "empty", "empty.memory_format(SymInt[] size, *, " CT__FACTORY_OPTS
             ", MemoryFormat? memory_format=None) -> Tensor", "ct_empty", CT__FILL_EMPTY,
-            ct__factory_sizes_meta, CT__K_ALL(ct__empty_kernel))
+            ct__factory_sizes_meta, CT__K_ANY(ct__empty_kernel))
 CT__FACTORY(zeros, "zeros", "zeros(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor",
-            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+            "ct_zeros", CT__FILL_ZERO, ct__factory_sizes_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(ones, "ones", "ones(SymInt[] size, *, " CT__FACTORY_OPTS ") -> Tensor", "ct_ones",
-            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+            CT__FILL_ONE, ct__factory_sizes_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(full, "full", "full(SymInt[] size, Scalar fill_value, *, " CT__FACTORY_OPTS
-            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ALL(ct__fill_new_kernel))
+            ") -> Tensor", "ct_full", 1, ct__factory_sizes_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(scalar_tensor, "scalar_tensor", "scalar_tensor(Scalar s, *, " CT__FACTORY_OPTS
             ") -> Tensor", "ct_scalar_tensor", 0, ct__scalar_tensor_meta,
-            CT__K_ALL(ct__fill_new_kernel))
+            CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(empty_like, "empty_like", "empty_like(Tensor self, *, " CT__LIKE_OPTS,
-            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ALL(ct__empty_kernel))
+            "ct_empty_like", CT__FILL_EMPTY, ct__factory_like_meta, CT__K_ANY(ct__empty_kernel))
 CT__FACTORY(zeros_like, "zeros_like", "zeros_like(Tensor self, *, " CT__LIKE_OPTS,
             "ct_zeros_like", CT__FILL_ZERO, ct__factory_like_meta,
-            CT__K_ALL(ct__fill_new_kernel))
+            CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(ones_like, "ones_like", "ones_like(Tensor self, *, " CT__LIKE_OPTS, "ct_ones_like",
-            CT__FILL_ONE, ct__factory_like_meta, CT__K_ALL(ct__fill_new_kernel))
+            CT__FILL_ONE, ct__factory_like_meta, CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(full_like, "full_like", "full_like(Tensor self, Scalar fill_value, *, "
             CT__LIKE_OPTS, "ct_full_like", 0, ct__factory_like_meta,
-            CT__K_ALL(ct__fill_new_kernel))
+            CT__K_ANY(ct__fill_new_kernel))
 CT__FACTORY(tensor, "tensor", "tensor(t[] data, *, ScalarType? dtype=None, Device? device=None, "
             "bool requires_grad=False) -> Tensor", "ct_tensor_from_data", CT__FILL_EMPTY,
-            ct__from_data_meta, CT__K_ALL(ct__from_data_kernel))
+            ct__from_data_meta, CT__K_ANY(ct__from_data_kernel))
 CT__FACTORY(arange, "arange", "arange.start_step(Scalar start, Scalar end, Scalar step=1, *, "
             CT__FACTORY_OPTS ") -> Tensor", "ct_arange", CT__FILL_EMPTY, ct__arange_meta,
             CT__K_NUMERIC(ct__arange_kernel))
@@ -1127,7 +1135,7 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__FACTORY_OPTS ") -> Tensor", "ct_linspace", CT__FILL_EMPTY, ct__linspace_meta,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
-            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+            "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ANY(ct__eye_kernel))
 CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
             "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
             ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
@@ -1147,7 +1155,7 @@ CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar f
             CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
             CT__K_ALL(ct__fill_new_kernel))
 /* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
-#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL, NULL, NULL}
 CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
             "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
             "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,

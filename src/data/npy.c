@@ -22,7 +22,7 @@ static const char ct__npy_magic[CT__NPY_MAGIC_LEN] = {'\x93', 'N', 'U', 'M', 'P'
 
 /* numpy descr of each ctorch dtype, in enum order (index 0 unused). */
 static const char *const ct__npy_descr[CT_DTYPE_COUNT] = {
-    NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8",
+    NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8", "<f2", NULL, /* bfloat16: none */
 };
 
 static CT__UNUSED bool ct__npy_little_endian(void)
@@ -252,6 +252,9 @@ static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr)
 {
     for (int d = 1; d < CT_DTYPE_COUNT; d++) {
         const char *want = ct__npy_descr[d];
+        if (!want) {
+            continue;
+        }
         if (strcmp(descr, want) == 0) {
             return (ct_dtype)d;
         }
@@ -317,8 +320,8 @@ static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, siz
     }
     ct_dtype dtype = ct__npy_dtype_of(h.descr);
     if (dtype == CT_DTYPE_DEFAULT) {
-        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <i8 <i4 "
-                 "<i2 |i1 |u1 |b1)", h.descr);
+        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <f2 <i8 "
+                 "<i4 <i2 |i1 |u1 |b1)", h.descr);
         return NULL;
     }
     if (h.fortran_order) {
@@ -444,7 +447,14 @@ static CT__UNUSED void ct__npy_gather(const ct_tensor *t, int64_t begin, int64_t
 
 static CT__UNUSED bool ct__npy_check_saveable(const char *op, const ct_tensor *t)
 {
-    return !ct__null(op, t) && ct__check_cpu(op, t);
+    if (ct__null(op, t) || !ct__check_cpu(op, t)) {
+        return false;
+    }
+    if (!ct__npy_descr[t->dtype]) {
+        ct__fail(CT_ERR_DTYPE, op, "numpy has no dtype for %s", ct_dtype_name(t->dtype));
+        return false;
+    }
+    return true;
 }
 
 size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n)
@@ -513,11 +523,8 @@ ct_tensor *ct_npy_load(const char *path)
 ct_status ct_npy_save(const char *path, const ct_tensor *t)
 {
     const char *op = "ct_npy_save";
-    if (ct__null(op, path) || ct__null(op, t)) {
-        return CT_ERR_NULL_ARG;
-    }
-    if (!ct__check_cpu(op, t)) {
-        return CT_ERR_DEVICE;
+    if (ct__null(op, path) || !ct__npy_check_saveable(op, t)) {
+        return ct_error_code();
     }
     FILE *f = fopen(path, "wb");
     if (!f) {

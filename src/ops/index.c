@@ -264,7 +264,7 @@ static const char *ct__ix_ctype(ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "",    "bool",     "unsigned char", "signed char", "short int",
-        "int", "long int", "float",         "double"};
+        "int", "long int", "float",         "double",      "c10::Half", "c10::BFloat16"};
     return names[d];
 }
 

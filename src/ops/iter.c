@@ -248,11 +248,55 @@ static ct__loop_fn ct__copy_loop(ct_dtype dst, ct_dtype src)
 #undef CT__COPY_CASES_f64
 }
 
+/* float16/bfloat16 copies go through float32 in blocks: the source into float32 (the bulk
+   half conversion, or the float32 copy loop of the source dtype), then float32 into the
+   destination; contiguous float32 ends are converted in place, without the block. As in
+   PyTorch, float64 and integers reach a half dtype through float32. */
+typedef struct ct__half_copy {
+    ct_dtype dst, src;
+    ct__loop_fn to_f32, from_f32; /* src -> float32, float32 -> dst (non-half ends) */
+} ct__half_copy;
+
+static void ct__copy_half(char **d, const int64_t *s, int64_t n, const void *params)
+{
+    const ct__half_copy *h = (const ct__half_copy *)params;
+    float block[CT__HALF_BLOCK];
+    for (int64_t i = 0; i < n; i += CT__HALF_BLOCK) {
+        int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
+        char *dst = d[0] + i * s[0], *src = d[1] + i * s[1];
+        bool direct_in = h->src == CT_FLOAT32 && s[1] == 4, direct_out = h->dst == CT_FLOAT32 &&
+                                                                          s[0] == 4;
+        float *f = direct_in ? (float *)(void *)src : direct_out ? (float *)(void *)dst : block;
+        if (ct__is_half(h->src)) {
+            ct__half_to_float_n(h->src, src, s[1], f, m);
+        } else if (!direct_in) {
+            char *p[2] = {(char *)f, src};
+            int64_t st[2] = {4, s[1]};
+            h->to_f32(p, st, m, NULL);
+        }
+        if (ct__is_half(h->dst)) {
+            ct__float_to_half_n(h->dst, f, dst, s[0], m);
+        } else if (!direct_out) {
+            char *p[2] = {dst, (char *)f};
+            int64_t st[2] = {s[0], 4};
+            h->from_f32(p, st, m, NULL);
+        }
+    }
+}
+
 void ct__copy_kernel(ct_tensor *dst, const ct_tensor *src)
 {
     ct__iter it;
     ct__iter_build(&it, dst, &src, 1);
-    ct__iter_run(&it, ct__copy_loop(dst->dtype, src->dtype), NULL);
+    ct_dtype dt = dst->dtype, st = src->dtype;
+    if (dt == st && ct__is_half(dt)) {
+        ct__iter_run(&it, ct__copy_i16_i16, NULL); /* the same bits */
+    } else if (ct__is_half(dt) || ct__is_half(st)) {
+        ct__half_copy h = {dt, st, ct__copy_loop(CT_FLOAT32, st), ct__copy_loop(dt, CT_FLOAT32)};
+        ct__iter_run(&it, ct__copy_half, &h);
+    } else {
+        ct__iter_run(&it, ct__copy_loop(dt, st), NULL);
+    }
 }
 
 #undef CT__COPY_LOOP

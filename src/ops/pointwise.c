@@ -669,6 +669,61 @@ static ct_status ct__div_mode_kernel(ct_op_call *c)
     return ct__pointwise_kernel(c);
 }
 
+/* float16/bfloat16 add, sub, mul, div (the hottest ops; the others take the dispatcher's
+   float32 path, with the same bits): blocks of the operands in float32 (half inputs
+   converted, float32 ones read in place: other dtypes are cast to float32 first, as PyTorch's
+   CPU kernels read a wrapped scalar), the op's float32 loop, the result rounded once per
+   element into the half output. */
+typedef struct ct__half_job {
+    ct_dtype out, in[2]; /* the output's half dtype; each input's (that half dtype or float32) */
+    ct_loop_fn f32;
+    const double *params;
+} ct__half_job;
+
+static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
+{
+    const ct__half_job *h = (const ct__half_job *)p;
+    float buf[3][CT__HALF_BLOCK];
+    for (int64_t i = 0; i < n; i += CT__HALF_BLOCK) {
+        int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
+        char *ptr[3] = {(char *)buf[0], NULL, NULL};
+        int64_t st[3] = {4, 0, 0};
+        for (int k = 1; k < 3; k++) {
+            ptr[k] = d[k] + i * s[k];
+            st[k] = s[k];
+            if (ct__is_half(h->in[k - 1])) { /* a broadcast operand (stride 0): one value */
+                ct__half_to_float_n(h->in[k - 1], ptr[k], s[k], buf[k], s[k] ? m : 1);
+                ptr[k] = (char *)buf[k];
+                st[k] = s[k] ? 4 : 0;
+            }
+        }
+        h->f32(ptr, st, m, h->params);
+        ct__float_to_half_n(h->out, buf[0], d[0] + i * s[0], s[0], m);
+    }
+}
+
+static ct_status ct__half_binary_kernel(ct_op_call *c)
+{
+    double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, 0};
+    ct_tensor *cast[2] = {NULL, NULL};
+    bool ok = true;
+    for (int k = 0; k < 2; k++) {
+        const ct_tensor *t = c->inputs[k];
+        cast[k] = ok ? ct__cast(t, t->dtype == c->dtype ? t->dtype : CT_FLOAT32) : NULL;
+        ok = ok && cast[k];
+    }
+    if (ok) {
+        ct__half_job job = {c->dtype, {cast[0]->dtype, cast[1]->dtype},
+                            c->op->loops[CT_FLOAT32], params};
+        ct__iter it;
+        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, 2);
+        ct__iter_run(&it, ct__loop_half, &job);
+    }
+    ct__release(cast[0]);
+    ct__release(cast[1]);
+    return ok ? CT_OK : CT_ERR_OOM;
+}
+
 /* In-place unary ops whose derivative reads the input save the old self (the copy meta
    made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
 static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
@@ -1054,7 +1109,7 @@ static const char *ct__type_name(ct_dtype d)
 {
     static const char *const names[CT_DTYPE_COUNT] = {
         "default", "bool", "unsigned char", "signed char", "short int", "int", "long int",
-        "float", "double"};
+        "float", "double", "c10::Half", "c10::BFloat16"};
     return names[d];
 }
 
@@ -1361,17 +1416,22 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = CT__L_ALL(where);
                   ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,    \
                   NULL)
 
+/* add, sub, mul, div (and in place) have float16/bfloat16 kernels of their own */
+#define CT__K_NUMERIC_H(K) {NULL, NULL, K, K, K, K, K, K, K, ct__half_binary_kernel,           \
+                            ct__half_binary_kernel}
+#define CT__K_FLOAT_H(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K,                     \
+                          ct__half_binary_kernel, ct__half_binary_kernel}
 CT__POINTWISE(add, "aten::add", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_add ct_add_alpha ct_add_scalar", CT_OP_POINTWISE, CT__ADD,
-              ct__loops_add, ct__binary_meta, CT__K_NUMERIC(ct__pointwise_kernel), "AddBackward0",
-              ct__add_backward, 0u, NULL)
+              ct__loops_add, ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel),
+              "AddBackward0", ct__add_backward, 0u, NULL)
 CT__POINTWISE(sub, "aten::sub", "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_sub ct_sub_scalar", CT_OP_POINTWISE, CT__SUB, ct__loops_sub,
-              ct__binary_meta, CT__K_NUMERIC(ct__pointwise_kernel), "SubBackward0",
+              ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel), "SubBackward0",
               ct__sub_backward, 0u, NULL)
-CT__BINARY(mul, "mul", "ct_mul ct_mul_scalar", CT__MUL, mul, CT__K_NUMERIC, "MulBackward0",
+CT__BINARY(mul, "mul", "ct_mul ct_mul_scalar", CT__MUL, mul, CT__K_NUMERIC_H, "MulBackward0",
            ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-CT__BINARY(div, "div", "ct_div ct_div_scalar", CT__DIV, div, CT__K_FLOAT, "DivBackward0",
+CT__BINARY(div, "div", "ct_div ct_div_scalar", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
            ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__POINTWISE(pow, "aten::pow", "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
               "ct_pow ct_pow_scalar", CT_OP_POINTWISE, CT__POW, ct__loops_pow, ct__binary_meta,
@@ -1419,14 +1479,16 @@ CT__POINTWISE(tanh_backward, "aten::tanh_backward", "tanh_backward(Tensor grad_o
                   "alpha=1) -> Tensor(a!)", API, CT_OP_INPLACE, VAR, ct__loops_##LOOPS,         \
                   ct__binary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,                     \
                   ct__binary_inplace_record)
-CT__BINARY_INPLACE(add_, "add_", "ct_add_", CT__ADD, add, CT__K_NUMERIC, "AddBackward0",
+CT__BINARY_INPLACE(add_, "add_", "ct_add_", CT__ADD, add, CT__K_NUMERIC_H, "AddBackward0",
                    ct__add_backward, 0u)
-CT__BINARY_INPLACE(sub_, "sub_", "ct_sub_", CT__SUB, sub, CT__K_NUMERIC, "SubBackward0",
+CT__BINARY_INPLACE(sub_, "sub_", "ct_sub_", CT__SUB, sub, CT__K_NUMERIC_H, "SubBackward0",
                    ct__sub_backward, 0u)
-CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC, "MulBackward0",
+CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC_H, "MulBackward0",
                    ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT, "DivBackward0",
+CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
                    ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
+#undef CT__K_NUMERIC_H
+#undef CT__K_FLOAT_H
 
 CT__UNARY(neg, "neg", "ct_neg", CT__NEG, neg, CT__K_NUMERIC, "NegBackward0", ct__neg_backward, 0u)
 CT__UNARY(abs, "abs", "ct_abs", CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0", ct__abs_backward,
@@ -1548,20 +1610,20 @@ CT__POINTWISE(where, "aten::where", "where.self(Tensor condition, Tensor self, T
               NULL)
 CT__POINTWISE(fill_, "aten::fill_", "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
               "ct_fill_ ct_zero_", CT_OP_INPLACE, 0, NULL, ct__fill_meta,
-              CT__K_ALL(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
+              CT__K_ANY(ct__fill_kernel), "FillBackward0", ct__fill_backward, 0u, NULL)
 /* src may be on another device: meta brings it over through _to_copy (recorded by autograd). */
 static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor src, bool "
                                    "non_blocking=False) -> Tensor(a!)", "ct_copy_",
                                    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
-                                   ct__copy_meta, CT__K_ALL(ct__copy_cpu_kernel), NULL,
+                                   ct__copy_meta, CT__K_ANY(ct__copy_cpu_kernel), NULL,
                                    "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
-              CT__K_ALL(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
+              CT__K_ANY(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
               NULL)
 CT__POINTWISE(to_dtype, "aten::_to_copy", "_to_copy(Tensor self, *, ScalarType? dtype=None) -> "
               "Tensor", "ct_to_dtype", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
-              CT__K_ALL(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
+              CT__K_ANY(ct__copy_to_output_kernel), "ToCopyBackward0", ct__identity_backward, 0u,
               NULL)
 /* The same operator to another device: one kernel for every pair of devices (the composite),
    built on the backends' copy. Attributes: the device's type and index. */
