@@ -100,6 +100,25 @@ static ct_tensor *rng_normal_tt(const rng_golden *c)
     return ct_normal(ct_to_dtype(mean, c->dtype), ct_to_dtype(std, c->dtype), NULL);
 }
 
+/* RNG_OP_MULTINOMIAL: c->n rows (0: 1-D) of c->lo categories weighted (j % 5 + 1) * (row + 1). */
+static ct_tensor *rng_multinomial(const rng_golden *c)
+{
+    int64_t rows = c->n ? c->n : 1, sizes[2] = {rows, c->lo};
+    double *v = (double *)malloc(sizeof(double) * (size_t)(rows * c->lo));
+    if (!v) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        for (int64_t j = 0; j < c->lo; j++) {
+            v[i * c->lo + j] = (double)(j % 5 + 1) * (double)(i + 1);
+        }
+    }
+    ct_tensor *p = ct_tensor_from_data(v, CT_FLOAT64, c->n ? sizes : sizes + 1, c->n ? 2 : 1);
+    free(v);
+    return ct_multinomial(ct_to_dtype(p, c->b == 32 ? CT_FLOAT32 : CT_FLOAT64), c->hi, c->a != 0,
+                          NULL);
+}
+
 /* The call of case c (the generator already seeded); its result, owned by the scope. */
 static ct_tensor *rng_run(const rng_golden *c)
 {
@@ -121,6 +140,7 @@ static ct_tensor *rng_run(const rng_golden *c)
     case RNG_OP_GEOMETRIC: return ct_geometric_(ct_empty(&n, 1, c->dtype), c->a, NULL);
     case RNG_OP_NORMAL_TT: return rng_normal_tt(c);
     case RNG_OP_RANDINT_LIKE: return ct_randint_like(ct_empty(&n, 1, c->dtype), c->lo, c->hi, NULL);
+    case RNG_OP_MULTINOMIAL: return rng_multinomial(c);
     case RNG_OP_STATE:
         ct_randn(&n, 1, CT_FLOAT64, NULL);
         return ct_get_rng_state();
