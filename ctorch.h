@@ -165,6 +165,9 @@ CTORCH_API const char *ct_status_str(ct_status code);
 /* The first error message recorded on this thread since the last ct_error_clear(), or NULL.
    Messages read "ct_<op>: <facts>". Thread safety: per thread. */
 CTORCH_API const char *ct_error(void);
+/* Aliases of ct_error and ct_error_clear under ../shared/API.md's names. */
+#define ct_last_error ct_error
+#define ct_clear_error ct_error_clear
 /* The status code of the first recorded error on this thread (CT_OK if none). */
 CTORCH_API ct_status ct_error_code(void);
 /* Forgets this thread's recorded error. */
@@ -321,6 +324,11 @@ CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
    the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
+/* Aliases of ct_free and ct_retain under ../shared/API.md's names (ct_free and ct_retain
+   are the main names). */
+#define ct_tensor_free ct_free
+#define ct_tensor_retain ct_retain
+
 /* ---- attributes ---------------------------------------------------------------------
  * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
  * and records CT_ERR_NULL_ARG unless an error is pending. */
@@ -368,6 +376,69 @@ CTORCH_API uint32_t ct_version(const ct_tensor *t);
 CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
+
+/* Memory formats: the order of a tensor's strides. Mirrors: torch.memory_format. */
+typedef enum ct_memory_format {
+    CT_CONTIGUOUS_FORMAT = 0, /* row-major: torch.contiguous_format */
+    CT_CHANNELS_LAST,         /* 4-D (N, C, H, W) with strides ordered N > H > W > C == 1 */
+    CT_CHANNELS_LAST_3D,      /* 5-D (N, C, D, H, W) with strides ordered N > D > H > W > C */
+    CT_PRESERVE_FORMAT        /* keep the input's layout (contiguity checks read it as row-major) */
+} ct_memory_format;
+/* Whether t's strides are those of format for its sizes (size-1 dims ignored); false for
+   channels_last on a tensor that is not 4-D (5-D for channels_last_3d). PRESERVE checks
+   row-major, as PyTorch. Errors: CT_ERR_VALUE for a value outside ct_memory_format.
+   Mirrors: Tensor.is_contiguous(memory_format=...). */
+CTORCH_API bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
+/* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
+   NULL. Mirrors: Tensor.untyped_storage. */
+CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
+/* The storage's size in bytes; 0 for NULL. Mirrors: UntypedStorage.nbytes. */
+CTORCH_API size_t ct_storage_nbytes(const ct_storage *s);
+/* The storage's first byte (device memory for a storage on another device); NULL for NULL.
+   Mirrors: UntypedStorage.data_ptr. */
+CTORCH_API void *ct_storage_data_ptr(const ct_storage *s);
+/* Makes self view source (retained) from storage_offset (elements of self's dtype) with the
+   given sizes and strides, keeping its dtype; other tensors over self's old storage keep it.
+   t.set_(other) is ct_set_(t, ct_untyped_storage(other), ct_storage_offset(other),
+   ct_sizes(other), ct_strides(other), ct_dim(other)). Returns self, or NULL after an error.
+   Errors: CT_ERR_VALUE "Tensor: invalid storage offset -1", "setStorage: sizes [2, 3],
+   strides [1, 2], storage offset 1, and itemsize 4 requiring a storage size of 28 are out of
+   bounds for storage of size 24" (PyTorch grows resizable storages instead), negative
+   strides; CT_ERR_SHAPE for sizes; CT_ERR_DEVICE for a storage on another device;
+   CT_ERR_AUTOGRAD for a leaf requiring grad ("a leaf Variable that requires grad is being used
+   in an in-place operation."). Mirrors: Tensor.set_(source, storage_offset, size, stride). */
+CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                              const int64_t *sizes, const int64_t *strides, int ndim);
+/* Whether t and other view the same storage with the same offset, sizes and strides.
+   Mirrors: Tensor.is_set_to. */
+CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
+/* Whether a one-element tensor is nonzero (NaN is). Errors (return false): CT_ERR_VALUE
+   "Boolean value of Tensor with no values is ambiguous", "Boolean value of Tensor with more
+   than one value is ambiguous". Mirrors: torch.is_nonzero. */
+CTORCH_API bool ct_is_nonzero(const ct_tensor *t);
+/* Element callbacks (CPU tensors, any strides; slow, as PyTorch's: one call per element, in
+   row-major order, on the calling thread). Each element is read as a double and the result
+   written back in t's dtype (as ct_full converts: integers truncate; int64 beyond 2^53 rounds).
+   ct_apply_: t[i] = fn(t[i], user). ct_map_: t[i] = fn(t[i], other[i], user) with other (of
+   t's dtype) broadcast to t's shape. Returns t (the version counter counts the write), NULL
+   after an error. Errors: CT_ERR_AUTOGRAD "Can't call apply_() on Variable that requires grad.
+   Use var.detach().apply_() instead." (map_: when either requires grad); CT_ERR_DEVICE
+   "apply_ is only implemented on CPU tensors"; CT_ERR_DTYPE "map_: expected torch.FloatTensor
+   for 'other' (got torch.DoubleTensor)"; CT_ERR_SHAPE from broadcasting (as ct_expand).
+   Mirrors: Tensor.apply_ / Tensor.map_. */
+CTORCH_API ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user);
+CTORCH_API ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                              double (*fn)(double x, double y, void *user), void *user);
+
+/* The device that creation functions without tensor inputs (ct_zeros, ct_arange, ct_rand...)
+   put their results on; CPU until set. Per thread, as PyTorch's. Errors: CT_ERR_VALUE for a
+   type outside ct_device_type or a negative index; CT_ERR_DEVICE "no backend is registered
+   for device privateuseone:0" (nothing changed). Mirrors: torch.set_default_device. */
+CTORCH_API ct_status ct_set_default_device(ct_device device);
+/* Mirrors: torch.get_default_device. */
+CTORCH_API ct_device ct_get_default_device(void);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
@@ -421,17 +492,97 @@ CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype 
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
 CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
+/* steps values base^x for x from start to end inclusive, computed as PyTorch's CPU kernel
+   (start and end in dtype, the exponent in double, the power cast to dtype: integer dtypes
+   truncate). PyTorch's default base is 10. Errors: as ct_linspace.
+   Mirrors: torch.logspace. */
+CTORCH_API ct_tensor *ct_logspace(double start, double end, int64_t steps, double base,
+                                  ct_dtype dtype);
+/* Uninitialized memory with the given strides (elements; 0 repeats an element): the storage
+   holds 1 + sum((sizes[i] - 1) * strides[i]) elements (none when a size is 0).
+   Errors: as ct_empty; CT_ERR_VALUE "Storage size calculation overflowed with sizes=[2, 3]
+   and strides=[-1, 1]" for negative strides or a storage beyond int64.
+   Mirrors: torch.empty_strided. */
+CTORCH_API ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                                       ct_dtype dtype);
+/* Tensors of the given sizes on self's device, of dtype (CT_DTYPE_DEFAULT: self's dtype, not
+   the default float dtype); self's values and autograd state play no part. Errors: as
+   ct_empty and ct_full. Mirrors: Tensor.new_empty / new_zeros / new_ones / new_full. */
+CTORCH_API ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  double value, ct_dtype dtype);
+/* The (2, N) row and column indices of the N elements of the lower (tril: column - row <=
+   offset) or upper (triu: column - row >= offset) triangle of a row x col matrix, in row-major
+   order. dtype: CT_DTYPE_DEFAULT (int64) or int32/int64. Errors: CT_ERR_VALUE "row must be
+   non-negative, got-1" (PyTorch's spacing), same for col; CT_ERR_DTYPE "\"tril_indices\" not
+   implemented for 'Float'". Mirrors: torch.tril_indices / torch.triu_indices. */
+CTORCH_API ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
 
-/* ---- printing ----------------------------------------------------------------------- */
+// >>part core/print.h
+/* core/print.h - tensors as text, in PyTorch's repr format (torch/_tensor_str.py).
+ *
+ * "tensor([[ 0.1000, -2.0000],\n        [ 3.0000,  4.0000]])": floats with `precision`
+ * decimals, or "3." when every shown value is integral, or scientific notation ("1.0000e-05")
+ * when the shown nonzero finite values span more than 1000x, exceed 1e8 or go below 1e-4
+ * (PyTorch's _Formatter); columns aligned to the widest value; rows wrapped at `linewidth`;
+ * past `threshold` elements only `edgeitems` items at each end of every dimension, with
+ * "..."; suffixes ", dtype=torch.float64" (dtypes other than the default float dtype, int64
+ * and bool), ", device='privateuseone:0'" (devices other than the default), ",
+ * size=(0, 3)" (empty tensors that are not 1-D), ", grad_fn=<MulBackward0>" or ",
+ * requires_grad=True".
+ */
+
+/* sci_mode of ct_printoptions. */
+typedef enum ct_sci_mode {
+    CT_SCI_MODE_AUTO = 0, /* PyTorch's None: chosen per tensor from its values */
+    CT_SCI_MODE_OFF,      /* False: fixed-point always */
+    CT_SCI_MODE_ON        /* True: scientific notation always */
+} ct_sci_mode;
+
+/* The print options (global, as PyTorch's). Read them with ct_get_printoptions, change
+   fields, write them back with ct_set_printoptions.
+   | field     | default | meaning                                                       |
+   | precision | 4       | digits after the decimal point (0..64)                        |
+   | threshold | 1000    | more elements than this are summarized (INFINITY: never)      |
+   | edgeitems | 3       | items kept at each end of a summarized dimension (>= 0)       |
+   | linewidth | 80      | characters per line before wrapping (>= 0)                    |
+   | sci_mode  | AUTO    | scientific notation: chosen per tensor, off or on             | */
+typedef struct ct_printoptions {
+    int precision;
+    double threshold;
+    int edgeitems;
+    int linewidth;
+    ct_sci_mode sci_mode;
+} ct_printoptions;
+
+/* Sets the print options: first the profile, if not NULL ("default": precision 4,
+   threshold 1000, edgeitems 3, linewidth 80; "short": precision 2, edgeitems 2; "full":
+   threshold INFINITY), then every field of opts, if not NULL. As in PyTorch, sci_mode goes
+   back to AUTO when opts is NULL. Returns CT_OK. Errors (nothing changed): CT_ERR_VALUE for
+   an unknown profile (PyTorch ignores it), a field out of the ranges above or a NaN
+   threshold. Thread safety: set options before printing from other threads.
+   Mirrors: torch.set_printoptions. */
+CTORCH_API ct_status ct_set_printoptions(const char *profile, const ct_printoptions *opts);
+/* The current print options. Mirrors: torch._tensor_str.get_printoptions. */
+CTORCH_API ct_printoptions ct_get_printoptions(void);
+
 #ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
-   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
+/* Writes t's repr and a newline to f (print(t) in Python). A tensor on another device is
+   copied to the CPU first. Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed);
+   CT_ERR_OOM. Mirrors: print(tensor). */
 CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
 #endif
-/* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
-   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
+/* Writes t's repr into buf (at most n bytes, NUL-terminated, as snprintf) and returns its
+   full length (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL:
+   n is ignored, nothing written). A tensor on another device is copied to the CPU first.
+   Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf ""); the copy's errors.
+   Mirrors: repr(tensor). */
 CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
 
 // >>part core/scope.h
@@ -673,6 +824,19 @@ CTORCH_API ct_tensor *ct_geometric_(ct_tensor *self, double p, ct_generator *g);
    elements of std >= 0.0"; CT_ERR_SHAPE when mean and std do not broadcast; CT_ERR_DTYPE for
    an integer mean. Mirrors: torch.normal(mean, std, generator=g). */
 CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g);
+/* num_samples category indices per row of input (1-D (C,) or 2-D (R, C) of non-negative
+   weights, floating point, not necessarily summing to 1): int64 (num_samples,) or
+   (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
+   one sample) each draw is one uniform double searched in the row's normalized cumulative
+   weights; without replacement (or one sample) the indices of the num_samples largest of
+   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
+   CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+   "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
+   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
+   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
+CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
+                                     bool replacement, ct_generator *g);
 /* Integers uniform in [low, high) of t's shape, dtype and device, drawn as ct_randint.
    Errors: as ct_randint. Mirrors: torch.randint_like(t, low, high). */
 CTORCH_API ct_tensor *ct_randint_like(const ct_tensor *t, int64_t low, int64_t high,
@@ -1280,6 +1444,95 @@ CTORCH_API ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *ma
    Mirrors: Tensor.masked_fill_(mask, value). */
 CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value);
 
+// >>part ops/creation.h
+/* ops/creation.h - creation built from other ops (meshgrid, contiguous in a memory format)
+ * and zero-copy exchange with other libraries through DLPack.
+ */
+
+/* Coordinate grids: out[i] (owned by the current scope) is tensors[i] (0-D or 1-D, all of one
+   dtype and device) viewed along dimension i and expanded to the grid of sizes (numel of
+   tensors[0], ..., numel of tensors[n-1]): a view sharing tensors[i]'s storage, as PyTorch
+   (grad_fn ExpandBackward0). indexing "ij" (matrix; NULL means "ij", PyTorch's default) or
+   "xy" (Cartesian: the grid's first two dimensions swap). Returns CT_OK;
+   errors (out untouched): CT_ERR_VALUE "meshgrid expects a non-empty TensorList" (n < 1),
+   "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: foo";
+   CT_ERR_SHAPE "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a 2-D
+   tensor"; CT_ERR_DTYPE "meshgrid expects all tensors to have the same dtype"; CT_ERR_DEVICE
+   "meshgrid expects all tensors to have the same device". Mirrors: torch.meshgrid. */
+CTORCH_API ct_status ct_meshgrid(const ct_tensor *const *tensors, int n, const char *indexing,
+                                 ct_tensor **out);
+
+/* t itself (one more reference, owned by the current scope) when its strides already follow
+   format, else a copy laid out in format: CT_CONTIGUOUS_FORMAT row-major, CT_CHANNELS_LAST
+   strides ordered N > H > W > C (4-D), CT_CHANNELS_LAST_3D N > D > H > W > C (5-D).
+   Gradient flows back (PyTorch names the node CloneBackward0; here it is the permutes' and
+   the copy's). Errors: CT_ERR_SHAPE "required rank 4 tensor to use channels_last format"
+   (rank 5 for channels_last_3d); CT_ERR_VALUE "preserve memory format is unsupported by the
+   contiguous operator" (for a tensor that is not row-major) and values outside
+   ct_memory_format. Mirrors: Tensor.contiguous(memory_format=...). */
+CTORCH_API ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
+/* ---- DLPack (v0.8 ABI) ------------------------------------------------------------------
+ * The four types below have exactly the layout of dlpack.h's DLDevice, DLDataType, DLTensor
+ * and DLManagedTensor (DLPack 0.8; ctorch does not include dlpack.h, so its names cannot
+ * clash): cast a DLManagedTensor * to ct_dlpack_managed_tensor * and back. On LP64
+ * systems: device 8 bytes, dtype 4, tensor 48 (data 0, device 8, ndim 16, dtype 20, shape 24,
+ * strides 32, byte_offset 40), managed tensor 64 (manager_ctx 48, deleter 56). */
+enum {
+    CT_DLPACK_CPU = 1,      /* kDLCPU */
+    CT_DLPACK_CUDA = 2,     /* kDLCUDA */
+    CT_DLPACK_CUDA_HOST = 3 /* kDLCUDAHost: pinned host memory, read as CPU memory */
+};
+enum {
+    CT_DLPACK_INT = 0,    /* kDLInt */
+    CT_DLPACK_UINT = 1,   /* kDLUInt */
+    CT_DLPACK_FLOAT = 2,  /* kDLFloat */
+    CT_DLPACK_BFLOAT = 4, /* kDLBfloat */
+    CT_DLPACK_BOOL = 6    /* kDLBool */
+};
+typedef struct ct_dlpack_device {
+    int32_t device_type; /* CT_DLPACK_CPU ... (DLDeviceType, an int-sized enum) */
+    int32_t device_id;   /* ordinal; 0 for the CPU */
+} ct_dlpack_device;
+typedef struct ct_dlpack_dtype {
+    uint8_t code;   /* CT_DLPACK_INT ... */
+    uint8_t bits;   /* bits per lane: 8, 16, 32, 64 */
+    uint16_t lanes; /* 1: no vector types */
+} ct_dlpack_dtype;
+typedef struct ct_dlpack_tensor {
+    void *data; /* element 0 is at (char *)data + byte_offset */
+    ct_dlpack_device device;
+    int32_t ndim;
+    ct_dlpack_dtype dtype;
+    int64_t *shape;       /* ndim sizes */
+    int64_t *strides;     /* ndim strides in elements; NULL means row-major */
+    uint64_t byte_offset; /* bytes from data to element 0 */
+} ct_dlpack_tensor;
+typedef struct ct_dlpack_managed_tensor {
+    ct_dlpack_tensor dl_tensor;
+    void *manager_ctx; /* the producer's */
+    /* Called once by the consumer when it no longer needs the memory; may be NULL. */
+    void (*deleter)(struct ct_dlpack_managed_tensor *self);
+} ct_dlpack_managed_tensor;
+
+/* A tensor over m's memory, without copying (zero-copy: writes show on both sides). Takes
+   ownership of m on success: m->deleter(m) runs once, when the last tensor or view over the
+   memory is freed. On error m stays the caller's (nothing is called). CPU memory
+   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float32 or float64 with
+   lanes 1 and non-negative strides. Returns: new tensor, owned by the current scope.
+   Errors: CT_ERR_DEVICE "Unsupported device_type: 2"; CT_ERR_DTYPE "Unsupported kUInt bits
+   16", "Unsupported code 5", "ATen does not support lanes != 1"; CT_ERR_SHAPE for ndim or
+   sizes out of range and negative strides. Mirrors: torch.from_dlpack /
+   torch.utils.dlpack.from_dlpack. */
+CTORCH_API ct_tensor *ct_from_dlpack(ct_dlpack_managed_tensor *m);
+/* A DLPack view of t (a CPU tensor; zero-copy: data is t's element 0, byte_offset 0, shape and
+   strides t's, owned by the result). The result keeps t's storage alive until the consumer
+   calls its deleter (exactly once); t may be freed before that. Returns: a new managed
+   tensor, or NULL after an error. Errors: CT_ERR_AUTOGRAD "Can't export tensors that require
+   gradient, use tensor.detach()"; CT_ERR_DEVICE for a tensor not on the CPU; CT_ERR_OOM.
+   Mirrors: torch.utils.dlpack.to_dlpack / Tensor.__dlpack__. */
+CTORCH_API ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t);
+
 // >>part ops/reduce.h
 /* ops/reduce.h - reductions over all elements or along dims.
  *
@@ -1382,6 +1635,152 @@ CTORCH_API bool ct_allclose(const ct_tensor *input, const ct_tensor *other, doub
    never equal). Mirrors: torch.equal(input, other). */
 CTORCH_API bool ct_equal(const ct_tensor *input, const ct_tensor *other);
 
+// >>part ops/sort.h
+/* ops/sort.h - sorting and selection along a dim, order statistics, uniques and binning.
+ *
+ * Shapes: an op along dim of input (d0, ..., dn) works on each line of input along dim (a
+ * 0-dim input is one line of one element); a reduction removes dim, or keeps it with size 1
+ * when keepdim. Order: NaN sorts as the largest value (after +inf; first when descending),
+ * -0.0 equals 0.0, as in PyTorch. Ties: sort, argsort, msort and topk return equal values in
+ * index order (a stable sort: PyTorch's stable=True; its unstable CPU sort may order ties
+ * otherwise); kthvalue returns the index PyTorch's quickselect finds; median and nanmedian
+ * the index of the lower middle value in stable order (the first NaN when median sees one);
+ * mode the smallest of the most frequent values and its last index. Indices are int64.
+ * Returns: new tensors owned by the current scope; the functions with out pointers return
+ * CT_OK or the error code, and an out pointer may be NULL when that output is not wanted.
+ * Gradients: values pass the gradient back to the selected positions (median over all
+ * elements splits it evenly among the elements equal to the result, as PyTorch).
+ * Determinism: each line is sorted or searched by one thread in a fixed order, so results are
+ * the same for any thread count.
+ */
+
+/* Sorts input along dim (PyTorch's default dim is -1), ascending unless descending. The
+   order is always stable (stable only documents the intent, as PyTorch's flag). Shapes:
+   values and indices have input's shape; any dtype. Errors: CT_ERR_INDEX for an invalid
+   dim. Mirrors: torch.sort(input, dim, descending, stable=stable). */
+CTORCH_API ct_status ct_sort(const ct_tensor *input, int64_t dim, bool descending, bool stable,
+                             ct_tensor **values, ct_tensor **indices);
+/* The int64 indices that sort input along dim (ct_sort's indices). Not differentiable.
+   Mirrors: torch.argsort(input, dim, descending, stable=stable). */
+CTORCH_API ct_tensor *ct_argsort(const ct_tensor *input, int64_t dim, bool descending, bool stable);
+/* input sorted along dim 0 (values only). Mirrors: torch.msort(input). */
+CTORCH_API ct_tensor *ct_msort(const ct_tensor *input);
+/* The k largest (or smallest) elements along dim (PyTorch's defaults: dim -1, largest true,
+   sorted true), best first; the result is sorted whatever sorted says (PyTorch leaves the
+   order unspecified then). Shapes: input's with size k at dim; any dtype but bool. Errors:
+   CT_ERR_VALUE "selected index k out of range" for k < 0 or k > size; CT_ERR_INDEX for an
+   invalid dim; CT_ERR_DTYPE "topk does not support bool dtypes on CPU".
+   Mirrors: torch.topk(input, k, dim, largest, sorted). */
+CTORCH_API ct_status ct_topk(const ct_tensor *input, int64_t k, int64_t dim, bool largest,
+                             bool sorted, ct_tensor **values, ct_tensor **indices);
+/* The k-th smallest element (k from 1) along dim and its index (PyTorch's default dim -1);
+   integers and floats. Errors: CT_ERR_VALUE "kthvalue(): selected number k out of range for
+   dimension d"; CT_ERR_INDEX for an invalid dim or an empty one ("kthvalue(): Expected
+   reduction dim 1 to have non-zero size."). Mirrors: torch.kthvalue(input, k, dim, keepdim). */
+CTORCH_API ct_status ct_kthvalue(const ct_tensor *input, int64_t k, int64_t dim, bool keepdim,
+                                 ct_tensor **values, ct_tensor **indices);
+/* The median of all elements (the lower of the two middle values for an even count), 0-dim;
+   NaN when any element is NaN or input is empty. Integers and floats (bool: CT_ERR_DTYPE
+   "\"median\" not implemented for 'Bool'"). Mirrors: torch.median(input). */
+CTORCH_API ct_tensor *ct_median(const ct_tensor *input);
+/* The median along dim and its index. Errors: as ct_kthvalue ("median(): Expected reduction
+   dim ..."). Mirrors: torch.median(input, dim, keepdim). */
+CTORCH_API ct_status ct_median_dim(const ct_tensor *input, int64_t dim, bool keepdim,
+                                   ct_tensor **values, ct_tensor **indices);
+/* As ct_median, ignoring NaN (NaN only when every element is NaN).
+   Mirrors: torch.nanmedian(input). */
+CTORCH_API ct_tensor *ct_nanmedian(const ct_tensor *input);
+/* As ct_median_dim, ignoring NaN. Mirrors: torch.nanmedian(input, dim, keepdim). */
+CTORCH_API ct_status ct_nanmedian_dim(const ct_tensor *input, int64_t dim, bool keepdim,
+                                      ct_tensor **values, ct_tensor **indices);
+/* The most frequent value along dim (the smallest among equally frequent ones; NaNs count
+   apart) and its last index (PyTorch's default dim -1); any dtype. Errors: CT_ERR_INDEX for
+   an invalid or empty dim. Mirrors: torch.mode(input, dim, keepdim). */
+CTORCH_API ct_status ct_mode(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                             ct_tensor **indices);
+
+/* How ct_quantile picks between the two sorted values around a quantile's position i + f. */
+typedef enum ct_quantile_interpolation {
+    CT_QUANTILE_LINEAR = 0, /* v[i] + f * (v[i+1] - v[i]) (PyTorch's default) */
+    CT_QUANTILE_LOWER,      /* v[i] */
+    CT_QUANTILE_HIGHER,     /* v[i+1] (v[i] when f is 0) */
+    CT_QUANTILE_MIDPOINT,   /* (v[i] + v[i+1]) / 2 */
+    CT_QUANTILE_NEAREST,    /* the nearer one, halves to the even position */
+    CT_QUANTILE_INTERPOLATION_COUNT
+} ct_quantile_interpolation;
+/* The q-quantiles of input along *dim, or of all elements when dim is NULL. q is a 0-dim or
+   1-D tensor of values in [0, 1] with input's dtype (float32 or float64). Shapes: the result
+   is (q.numel(), reduced...) for a 1-D q, (reduced...) for a 0-dim one, where reduced is
+   input's shape without dim (kept as 1 when keepdim; all ones with dim NULL). NaN where a
+   line holds a NaN. Gradient: to the two sorted values around each position, weighted as
+   the interpolation. Errors: CT_ERR_DTYPE "quantile() input tensor must be either float or
+   double dtype", "quantile() q tensor must be same dtype as the input tensor"; CT_ERR_SHAPE
+   "quantile() q must be a scalar or 1D tensor"; CT_ERR_VALUE "quantile() input tensor must be
+   non-empty", "quantile() q values must be in the range [0, 1]", "quantile() input tensor is
+   too large" (over 2^24 elements to reduce), an interpolation out of range; CT_ERR_INDEX for
+   an invalid dim.
+   Mirrors: torch.quantile(input, q, dim, keepdim, interpolation=...). */
+CTORCH_API ct_tensor *ct_quantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim,
+                                  bool keepdim, ct_quantile_interpolation interpolation);
+/* As ct_quantile, ignoring NaN (NaN only for a line of NaNs).
+   Mirrors: torch.nanquantile(input, q, dim, keepdim, interpolation=...). */
+CTORCH_API ct_tensor *ct_nanquantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim,
+                                     bool keepdim, ct_quantile_interpolation interpolation);
+
+/* The unique elements of the flattened input, ascending (also when sorted is false: PyTorch's
+   CPU kernel sorts either way); NaNs are all kept. inverse (may be NULL) receives each
+   element's position in the result (int64, input's shape), counts (may be NULL) how often
+   each unique element occurs (int64). Any dtype. Not differentiable.
+   Mirrors: torch.unique(input, sorted, return_inverse, return_counts, dim=None). */
+CTORCH_API ct_tensor *ct_unique(const ct_tensor *input, bool sorted, ct_tensor **inverse,
+                                ct_tensor **counts);
+/* The flattened input with each run of equal consecutive elements kept once; inverse and
+   counts as ct_unique. Mirrors: torch.unique_consecutive(input, return_inverse,
+   return_counts, dim=None). */
+CTORCH_API ct_tensor *ct_unique_consecutive(const ct_tensor *input, ct_tensor **inverse,
+                                            ct_tensor **counts);
+/* Whether each element of elements occurs in test_elements (compared after type promotion;
+   NaN never matches), negated when invert; bool, elements' shape; any dtypes. assume_unique
+   only states what the caller knows. Mirrors: torch.isin(elements, test_elements,
+   assume_unique=assume_unique, invert=invert). */
+CTORCH_API ct_tensor *ct_isin(const ct_tensor *elements, const ct_tensor *test_elements,
+                              bool assume_unique, bool invert);
+/* For each value of input, the index where it would be inserted into the innermost dim of
+   sorted_sequence to keep it sorted: the first such index, or the last when right (PyTorch's
+   side="right"). sorted_sequence is 1-D, or has input's leading dims; sorter (may be NULL)
+   holds int64 indices that sort it. The result has input's shape, int64 (int32 when
+   out_int32). NaN sorts last. Errors: CT_ERR_SHAPE "torch.searchsorted(): boundaries tensor
+   should be 1 dimension or the first N-1 dimensions of boundaries tensor and input value
+   tensor must match, ...", "... boundary and sorter must have the same size, ...";
+   CT_ERR_INDEX "torch.searchsorted(): sorter index out of range"; CT_ERR_DTYPE "... sorter
+   must be a tensor of long dtype but got Int". Mirrors: torch.searchsorted(sorted_sequence,
+   input, out_int32=out_int32, right=right, sorter=sorter). */
+CTORCH_API ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *input,
+                                      bool out_int32, bool right, const ct_tensor *sorter);
+/* The index of the bucket of each input value in the 1-D ascending boundaries: i with
+   boundaries[i-1] < x <= boundaries[i] (<= and < swapped when right). Errors: CT_ERR_SHAPE
+   "boundaries tensor must be 1 dimension, but got dim(2)".
+   Mirrors: torch.bucketize(input, boundaries, out_int32=out_int32, right=right). */
+CTORCH_API ct_tensor *ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries,
+                                   bool out_int32, bool right);
+/* How often each value 0..max occurs in the 1-D non-negative integer input (at least
+   minlength bins); with weights (1-D, input's length; may be NULL) the sums of the weights
+   (float64 unless weights are float32), else int64 counts. Errors: CT_ERR_VALUE "bincount
+   only supports 1-d non-negative integral inputs.", "minlength should be >= 0"; CT_ERR_SHAPE
+   "weights should be 1-d and have the same length as input"; CT_ERR_DTYPE for a float or
+   bool input ("\"bincount_cpu\" not implemented for 'Float'").
+   Mirrors: torch.bincount(input, weights, minlength). */
+CTORCH_API ct_tensor *ct_bincount(const ct_tensor *input, const ct_tensor *weights,
+                                  int64_t minlength);
+/* A histogram of input with bins equal-width bins over [min, max] (both 0: the data's min
+   and max; elements outside are ignored, max falls in the last bin); input's float dtype.
+   PyTorch's defaults: bins 100, min 0, max 0. Errors: CT_ERR_VALUE "torch.histogram(): bins
+   must be > 0, ...", "torch.histc: max must be larger than min", "torch.histc: range of
+   [nan, nan] is not finite"; CT_ERR_DTYPE for integer input ("\"histc\" not implemented for
+   'Long'").
+   Mirrors: torch.histc(input, bins, min, max). */
+CTORCH_API ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max);
+
 // >>part ops/linalg.h
 /* ops/linalg.h - matrix products on the packed GEMM (ops/gemm.c) or cblas.
  *
@@ -1415,6 +1814,141 @@ CTORCH_API ct_tensor *ct_dot(const ct_tensor *input, const ct_tensor *other);
    Mirrors: torch.nn.functional.linear. */
 CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
                                 const ct_tensor *bias);
+
+/* ---- issue 7, linalg T2: products with accumulation, contractions, matrix functions ----
+ * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum of two or more
+ * operands, tensordot, multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and
+ * float64 only (PyTorch's CPU also takes integers there; ctorch has no integer GEMM):
+ * CT_ERR_DTYPE "\"einsum\" not implemented for 'Int'"; outer, addr, kron, trace and cross are
+ * pointwise or reductions and take every numeric dtype PyTorch takes. Results are
+ * new tensors owned by the current scope. Determinism: as the GEMM (bit-exact for any thread
+ * count). */
+
+/* beta * input + alpha * (batch1 @ batch2), per batch. Shapes: batch1 (b, n, m), batch2
+   (b, m, p), input broadcastable to (b, n, p); output (b, n, p). beta == 0 ignores input's
+   values (NaN and inf included), as PyTorch. Gradient: BaddbmmBackward0. PyTorch's defaults
+   are beta = alpha = 1. Errors: CT_ERR_SHAPE "batch1 must be a 3D tensor", "Expected size for
+   first two dimensions of batch2 tensor to be: [2, 4] but got: [2, 5].", "The expanded size
+   of the tensor (5) must match the existing size (6) at non-singleton dimension 2.  Target
+   sizes: [2, 3, 5].  Tensor sizes: [2, 3, 6]"; CT_ERR_DTYPE "Input dtypes must be the same,
+   got: input double, batch1: float, batch2: float", "expected scalar type Float but found
+   Double", "\"baddbmm\" not implemented for 'Int'". Mirrors: torch.baddbmm. */
+CTORCH_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1,
+                                 const ct_tensor *batch2, double beta, double alpha);
+/* beta * input + alpha * sum_b batch1[b] @ batch2[b]. Shapes: batch1 (b, n, m), batch2
+   (b, m, p), input broadcastable to (n, p); output (n, p) (b == 0: beta * input). beta == 0
+   ignores input's values. Gradient: AddbmmBackward0. Errors: CT_ERR_SHAPE "batch1 and batch2
+   must have same number of batches, got 2 and 3", "Incompatible matrix sizes for bmm (3x4 and
+   5x5)", the expand error of ct_baddbmm; CT_ERR_DTYPE "self and mat2 must have the same dtype,
+   but got Double and Float". Mirrors: torch.addbmm. */
+CTORCH_API ct_tensor *ct_addbmm(const ct_tensor *input, const ct_tensor *batch1,
+                                const ct_tensor *batch2, double beta, double alpha);
+/* beta * input + alpha * (mat @ vec). Shapes: mat (n, m), vec (m), input (n), (1) or 0-D;
+   output (n). beta == 0 ignores input's values. Gradient: AddmvBackward0. Errors:
+   CT_ERR_SHAPE "vector + matrix @ vector expected, got 1, 1, 1", "size mismatch, got input
+   (3), mat (3x4), vec (5)"; CT_ERR_DTYPE "addmv input tensors must have the same dtype, but
+   got Float, Float, and Double". Mirrors: torch.addmv. */
+CTORCH_API ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
+                               double beta, double alpha);
+/* beta * input + alpha * outer(vec1, vec2). Shapes: vec1 (n), vec2 (m), input broadcastable
+   to (n, m); output (n, m). Dtypes: any numeric and bool, promoted over the three (bool:
+   (beta && input) || (alpha && vec1 && vec2)); beta == 0 ignores input's values. Gradient:
+   through the ops it is built from (beta == 0: none for input; PyTorch's is zeros). Errors:
+   CT_ERR_SHAPE "addr: Expected 1-D argument vec1, but got 2-D", the expand error; CT_ERR_VALUE "For integral input tensors, argument beta
+   must not be a floating point number." (a non-integral beta or alpha with an integer result).
+   Mirrors: torch.addr. */
+CTORCH_API ct_tensor *ct_addr(const ct_tensor *input, const ct_tensor *vec1,
+                              const ct_tensor *vec2, double beta, double alpha);
+/* Outer product: out[i][j] = input[i] * vec2[j]. Shapes: input (n), vec2 (m); output (n, m).
+   Dtypes: any, promoted. Errors: CT_ERR_SHAPE "outer: Expected 1-D argument self, but got
+   2-D". Mirrors: torch.outer (torch.ger). */
+CTORCH_API ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2);
+/* Sum over the last dimension of input * other: input (*a, k), other (*b, k) -> (*a, *b); a
+   0-D operand multiplies. Errors: CT_ERR_SHAPE "inner() the last dimension must match on both
+   input tensors but got shapes [3, 4] and [2, 5]"; CT_ERR_DTYPE "both inputs should have same
+   dtype". Mirrors: torch.inner. */
+CTORCH_API ct_tensor *ct_inner(const ct_tensor *input, const ct_tensor *other);
+/* Dot product of two 1-D tensors of one dtype, the first conjugated (real dtypes: ct_dot);
+   0-D result. Errors: CT_ERR_SHAPE "1D tensors expected, but got 2D and 1D tensors",
+   "inconsistent tensor size, expected tensor [3] and src [5] to have the same number of
+   elements, but got 3 and 5 elements respectively"; CT_ERR_DTYPE "dot : expected both vectors
+   to have same dtype, but found Float and Double". Mirrors: torch.vdot. */
+CTORCH_API ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other);
+/* Einstein summation: equation "ij,jk->ik" over n operands of one dtype. Subscripts a-z and
+   A-Z, spaces ignored, "..." for broadcast dimensions; a subscript repeated in an operand
+   takes its diagonal; without "->" the output is the ellipsis dimensions then the subscripts
+   seen once, in alphabetical order (A-Z before a-z); subscripts not in the output are summed;
+   labelled dimensions of size 1 broadcast. Operands are contracted left to right, each pair
+   with one ct_bmm (PyTorch's sumproduct_pair; PyTorch without opt_einsum). At most 8
+   (CT_MAX_DIMS) distinct output and summed dimensions. Errors (CT_ERR_VALUE for the equation,
+   CT_ERR_SHAPE for sizes), in PyTorch's words: "einsum(): fewer operands were provided than
+   specified in the equation", "einsum(): invalid subscript given at index 1 in the equation
+   string, subscripts must be in [a-zA-Z]", "einsum(): the number of subscripts in the
+   equation (3) does not match the number of dimensions (2) for operand 0 and no ellipsis was
+   given", "einsum(): output subscript l does not appear in the equation for any input
+   operand", "einsum(): subscript j has size 3 for operand 1 which does not broadcast with
+   previously seen size 4", ...; CT_ERR_DTYPE "expected scalar type Float but found Double".
+   Mirrors: torch.einsum. */
+CTORCH_API ct_tensor *ct_einsum(const char *equation, const ct_tensor *const *operands, int n);
+/* Contracts dims_a of a with dims_b of b (na == nb pairs; a size-1 dimension broadcasts):
+   output (free dims of a, free dims of b); the lists are never NULL (CT_ERR_NULL_ARG), also
+   when empty (the outer product). torch.tensordot(a, b, dims=k) is dims_a = the last
+   k dims of a, dims_b = the first k of b. Errors: CT_ERR_VALUE "both dimension lists should
+   have same length"; CT_ERR_SHAPE "contracted dimensions need to match, but first has size 3
+   in dim 0 and second has size 4 in dim 0", "dim 1 appears multiple times in the list of
+   dims"; CT_ERR_DTYPE "both inputs should have same dtype"; CT_ERR_INDEX for a dim out of
+   range. Mirrors: torch.tensordot (aten::tensordot). */
+CTORCH_API ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, const int64_t *dims_a,
+                                   int na, const int64_t *dims_b, int nb);
+/* Kronecker product: input (a0, a1, ...) and other (b0, b1, ...), the shorter padded with
+   leading 1s, give (a0*b0, a1*b1, ...). Any dtype, promoted. Operands of at most 4 dims
+   (CT_MAX_DIMS / 2; CT_ERR_SHAPE beyond). Mirrors: torch.kron. */
+CTORCH_API ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other);
+/* Sum of the main diagonal of a 2-D input (0-D; integer inputs give int64). Errors:
+   CT_ERR_SHAPE "trace: expected a matrix, but got tensor with dim 3"; CT_ERR_DTYPE "\"trace\"
+   not implemented for 'Bool'". Mirrors: torch.trace. */
+CTORCH_API ct_tensor *ct_trace(const ct_tensor *input);
+/* Cross product of 3-vectors along *dim (inputs of one dtype and the same number of dims,
+   broadcast). dim NULL: torch.cross's default, the first dimension of input of size 3; pass
+   -1 for torch.linalg.cross. Errors: CT_ERR_SHAPE "linalg.cross: inputs must have the same
+   number of dimensions.", "linalg.cross: inputs dimension 1 must have length 3. Got 4 and 4",
+   "no dimension of size 3 in input"; CT_ERR_DTYPE "expected scalar type Float but found
+   Double"; CT_ERR_INDEX for dim. Mirrors: torch.cross, torch.linalg.cross. */
+CTORCH_API ct_tensor *ct_cross(const ct_tensor *input, const ct_tensor *other, const int64_t *dim);
+/* Product of n >= 2 matrices in the cheapest order (PyTorch's: cost p*q*r per product,
+   dynamic programming for n >= 4). The first may be 1-D (a row), the last 1-D (a column),
+   the others 2-D; the output drops the 1-D ends' dims. Errors: CT_ERR_VALUE "multi_dot():
+   expected at least 2 tensors but got 1"; CT_ERR_SHAPE "multi_dot(): the first tensor must be
+   1D or 2D but got 3D", "multi_dot(): tensor 1 must be 2D but got 1D", "multi_dot(): tensors 0
+   and 1 with shapes [3, 4] and [5, 5] cannot be multiplied"; CT_ERR_DTYPE "multi_dot(): all
+   tensors must have be the same dtype but tensor 0 is float and tensor 1 double".
+   Mirrors: torch.linalg.multi_dot. */
+CTORCH_API ct_tensor *ct_linalg_multi_dot(const ct_tensor *const *tensors, int n);
+/* The precision of float32 matrix products: "highest" (the default), "high" or "medium".
+   On the CPU it changes nothing (float32 GEMMs always accumulate in float32), as PyTorch's
+   CPU; CUDA backends read it. Process-wide, not synchronized (set it before starting
+   threads). Errors: CT_ERR_VALUE "low is not one of 'highest', 'high', or 'medium'; the
+   current setFloat32MatmulPrecision call has no effect" (PyTorch warns instead).
+   Mirrors: torch.set_float32_matmul_precision. */
+CTORCH_API ct_status ct_set_float32_matmul_precision(const char *precision);
+/* The current float32 matmul precision ("highest", "high" or "medium"; a static string).
+   Mirrors: torch.get_float32_matmul_precision. */
+CTORCH_API const char *ct_get_float32_matmul_precision(void);
+/* A^n for square matrices A (*, m, m): n == 0 the identity (any dtype), 1 a copy, 2 and 3 by
+   ct_matmul, larger n by binary powering (PyTorch's order of products). n < 0 needs
+   linalg.inv, which ctorch does not have yet: CT_ERR_UNSUPPORTED. Errors: CT_ERR_SHAPE
+   "linalg.matrix_power: The input tensor A must have at least 2 dimensions.",
+   "linalg.matrix_power: A must be batches of square matrices, but they are 3 by 4 matrices".
+   Mirrors: torch.linalg.matrix_power. */
+CTORCH_API ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n);
+/* Matrix exponential of square float matrices A (*, m, m), PyTorch's algorithm (Bader,
+   Blanes, Casas 2019: Taylor polynomials of degree 1, 2, 4, 8, 12 or 18 by the 1-norm for a
+   single matrix, degree 18 with scaling and squaring for batches and large norms), so the
+   numbers match. Gradient: LinalgMatrixExpBackward0, exp([[A^T, G], [0, A^T]]) top right
+   block (differentiable again). Errors: CT_ERR_SHAPE as ct_linalg_matrix_power's with
+   "linalg.matrix_exp"; CT_ERR_DTYPE "linalg.matrix_exp: Expected a floating point or complex
+   tensor as input. Got Int". Mirrors: torch.linalg.matrix_exp. */
+CTORCH_API ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A);
 
 // >>part ops/softmax.h
 /* ops/softmax.h - softmax and log_softmax along a dim.
@@ -3907,7 +4441,7 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
 }
 
 // >>part core/tensor.c
-/* core/tensor.c - tensor and storage objects, attributes, creation, printing. */
+/* core/tensor.c - tensor and storage objects, attributes, creation. */
 
 
 /* ---- storage ------------------------------------------------------------------------ */
@@ -4258,6 +4792,128 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+/* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
+   (C, W, H, D, N) step fastest to slowest; size-1 dims take any stride. */
+static bool ct__is_channels_last(const ct_tensor *t, int ndim)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    if (t->ndim != ndim) {
+        return false;
+    }
+    int64_t expected = 1;
+    for (int k = 0; k < ndim; k++) {
+        int d = ndim == 4 ? order4[k] : order5[k];
+        if (t->sizes[d] != 1) {
+            if (t->strides[d] != expected) {
+                return false;
+            }
+            expected *= t->sizes[d];
+        }
+    }
+    return true;
+}
+
+bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *op = "ct_is_contiguous_memory_format";
+    if (ct__null(op, t) || !ct__check_enum(op, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return false;
+    }
+    return format == CT_CHANNELS_LAST      ? ct__is_channels_last(t, 4)
+           : format == CT_CHANNELS_LAST_3D ? ct__is_channels_last(t, 5)
+                                           : ct_is_contiguous(t);
+}
+
+ct_storage *ct_untyped_storage(const ct_tensor *t)
+{
+    return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
+}
+
+size_t ct_storage_nbytes(const ct_storage *s)
+{
+    return ct__null("ct_storage_nbytes", s) ? 0 : s->nbytes;
+}
+
+void *ct_storage_data_ptr(const ct_storage *s)
+{
+    return ct__null("ct_storage_data_ptr", s) ? NULL : s->data;
+}
+
+/* Checks set_'s geometry against its storage, in PyTorch's words. */
+static bool ct__check_set(const char *op, const ct_tensor *self, const ct_storage *source,
+                          int64_t offset, const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    if (!ct__check_shape(op, sizes, ndim) || (ndim > 0 && ct__null(op, strides))) {
+        return false;
+    }
+    if (offset < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Tensor: invalid storage offset %lld", (long long)offset);
+        return false;
+    }
+    if (source->device.type != self->storage->device.type ||
+        source->device.index != self->storage->device.index) {
+        ct__fail(CT_ERR_DEVICE, op, "Attempted to set the storage of a tensor on device to a "
+                 "storage on a different device");
+        return false;
+    }
+    double need = (double)offset + 1; /* elements, in double: no wrap */
+    bool negative = false;
+    for (int i = 0; i < ndim; i++) {
+        negative = negative || strides[i] < 0;
+        need += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    char a[200], b[200];
+    if (negative) {
+        ct__fail(CT_ERR_VALUE, op, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    size_t es = ct_dtype_size(self->dtype);
+    need = ct__numel(sizes, ndim) == 0 ? 0 : need * (double)es;
+    if (need > (double)source->nbytes) {
+        ct__fail(CT_ERR_VALUE, op, "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                 "itemsize %zu requiring a storage size of %.0f are out of bounds for storage of "
+                 "size %zu", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b), (long long)offset, es, need,
+                 source->nbytes);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                   const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    const char *op = "ct_set_";
+    if (ct__null(op, self) || ct__null(op, source) || !ct__check_inplace(op, self) ||
+        !ct__check_set(op, self, source, storage_offset, sizes, strides, ndim)) {
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&source->refcount, 1);
+    ct__storage_release(self->storage);
+    self->storage = source;
+    self->offset = storage_offset;
+    self->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        self->sizes[i] = sizes[i];
+        self->strides[i] = strides[i];
+    }
+    return self;
+}
+
+bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other)
+{
+    if (ct__null("ct_is_set_to", t) || ct__null("ct_is_set_to", other)) {
+        return false;
+    }
+    size_t n = sizeof(int64_t) * (size_t)t->ndim;
+    return t->storage == other->storage && t->offset == other->offset &&
+           t->ndim == other->ndim && !memcmp(t->sizes, other->sizes, n) &&
+           !memcmp(t->strides, other->strides, n);
+}
+
 double ct__load_f64(const void *p, ct_dtype d)
 {
     switch (d) {
@@ -4336,6 +4992,120 @@ int64_t ct_item_int64(const ct_tensor *t)
     const void *p = ct__item_ptr("ct_item_int64", t, &buf);
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
+
+bool ct_is_nonzero(const ct_tensor *t)
+{
+    const char *op = "ct_is_nonzero";
+    if (ct__null(op, t)) {
+        return false;
+    }
+    int64_t n = ct__numel(t->sizes, t->ndim);
+    if (n != 1) {
+        ct__fail(CT_ERR_VALUE, op, "Boolean value of Tensor with %s is ambiguous",
+                 n == 0 ? "no values" : "more than one value");
+        return false;
+    }
+    return ct_item(t) != 0;
+}
+
+/* The element callbacks' walk: each element of t in row-major order, with other's element
+   (strides ostrides; NULL: none). */
+static void ct__map_each(ct_tensor *t, const ct_tensor *other, double (*fn1)(double, void *),
+                         double (*fn2)(double, double, void *), void *user)
+{
+    int64_t n = ct__numel(t->sizes, t->ndim), idx[CT_MAX_DIMS] = {0};
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, ooff = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            off += idx[d] * t->strides[d];
+            ooff += other ? idx[d] * other->strides[d] : 0;
+        }
+        char *p = ct__data(t) + (ptrdiff_t)off * (ptrdiff_t)es;
+        double x = ct__load_f64(p, t->dtype);
+        double y = other ? fn2(x, ct__load_f64(ct__data(other) + (ptrdiff_t)ooff * (ptrdiff_t)es,
+                                               other->dtype), user)
+                         : fn1(x, user);
+        ct__store_f64(p, t->dtype, y);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
+            idx[d] = 0;
+        }
+    }
+    ct__bump_version(t);
+}
+
+/* The checks of apply_ and map_ (name: "apply_" or "map_") on t (and other). */
+static bool ct__check_callback(const char *op, const char *name, const ct_tensor *t,
+                               const ct_tensor *other)
+{
+    if (ct_requires_grad(t) || (other && ct_requires_grad(other))) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Can't call %s() on Variable that requires grad. Use "
+                 "var.detach().%s() instead.", name, name);
+        return false;
+    }
+    if (t->storage->device.type != CT_CPU ||
+        (other && other->storage->device.type != CT_CPU)) {
+        ct__fail(CT_ERR_DEVICE, op, "%s is only implemented on CPU tensors", name);
+        return false;
+    }
+    if (other && other->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "%s: expected torch.%sTensor for 'other' (got torch.%sTensor)",
+                 name, ct__dtype_title(t->dtype), ct__dtype_title(other->dtype));
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user)
+{
+    const char *op = "ct_apply_";
+    if (ct__null(op, t) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "apply_", t, NULL)) {
+        return NULL;
+    }
+    ct__map_each(t, NULL, fn, NULL, user);
+    return t;
+}
+
+ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                   double (*fn)(double x, double y, void *user), void *user)
+{
+    const char *op = "ct_map_";
+    if (ct__null(op, t) || ct__null(op, other) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "map_", t, other)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *o = ct_expand(other, t->sizes, t->ndim);
+    if (o) {
+        ct__map_each(t, o, NULL, fn, user);
+    }
+    ct_scope_end();
+    return o ? t : NULL;
+}
+
+static CT__THREAD_LOCAL ct_device ct__default_device = {CT_CPU, 0};
+
+ct_status ct_set_default_device(ct_device device)
+{
+    const char *op = "ct_set_default_device";
+    if (!ct__check_enum(op, "device type", (int)device.type, CT_DEVICE_TYPE_COUNT)) {
+        return CT_ERR_VALUE;
+    }
+    if (device.index < 0) {
+        return ct__fail(CT_ERR_VALUE, op, "Device index must be -1 or non-negative, got %d",
+                        device.index);
+    }
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        return ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                        ct__device_str(device, d, sizeof d));
+    }
+    ct__default_device = ct_make_device(device.type, device.index);
+    return CT_OK;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device; }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -4557,12 +5327,13 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
+   Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
 {
     double start = c->attrs[0].f, end = c->attrs[1].f;
     int64_t steps = c->attrs[2].i;
-    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
     if (!ct__check_dtype_arg(c->fn, dtype)) {
         return false;
     }
@@ -4571,7 +5342,7 @@ static bool ct__linspace_meta(ct_op_call *c)
         return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_cpu\" not implemented for 'Bool'", c->op->name + 6);
         return false;
     }
     if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
@@ -4619,6 +5390,140 @@ static ct_status ct__eye_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* x * y rounded by itself: an fma with a zero addend, so -ffp-contract cannot fuse the
+   product into a following addition (PyTorch's kernels round it). */
+static double ct__mul_rounded(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* PyTorch's logspace_cpu: start and end in the dtype, step = (end - start) / (steps - 1)
+   in double, base^(start + step * i) for the first half and base^(end - step * (steps - 1 -
+   i)) for the second, each cast to the dtype; one step gives base^start. */
+static ct_status ct__logspace_kernel(ct_op_call *c)
+{
+    double base = c->attrs[3].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
+    size_t es = ct_dtype_size(t->dtype);
+    double first = c->attrs[0].f, last = c->attrs[1].f, span;
+    if (t->dtype == CT_FLOAT32) {
+        float s = (float)first, e = (float)last;
+        first = s, last = e, span = (double)(e - s);
+    } else if (t->dtype != CT_FLOAT64) {
+        first = (double)(int64_t)first, last = (double)(int64_t)last, span = last - first;
+    } else {
+        span = last - first;
+    }
+    double step = steps > 1 ? span / (double)(steps - 1) : 0;
+    for (int64_t i = 0; i < steps; i++) {
+        double x = steps == 1           ? c->attrs[0].f
+                   : i < steps / 2      ? first + ct__mul_rounded(step, (double)i)
+                                        : last - ct__mul_rounded(step, (double)(steps - i - 1));
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, pow(base, x));
+    }
+    return CT_OK;
+}
+
+/* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
+   (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
+static bool ct__empty_strided_meta(ct_op_call *c)
+{
+    const int64_t *sizes = c->attrs[0].ints, *strides = c->attrs[1].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (!ct__check_shape(c->fn, sizes, ndim) || (ndim > 0 && ct__null(c->fn, strides))) {
+        return false;
+    }
+    double span = 1; /* in double: a product that overflows int64 cannot wrap */
+    bool overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        overflow = overflow || strides[i] < 0;
+        span += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    if (overflow || span > (double)(INT64_MAX / 16)) {
+        char a[200], b[200];
+        ct__fail(CT_ERR_VALUE, c->fn, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    int64_t n = ct__numel(sizes, ndim) == 0 ? 0 : (int64_t)span;
+    ct_tensor *t = ct__op_output(c, &n, 1, (ct_dtype)c->attrs[2].i);
+    if (!t) {
+        return false;
+    }
+    t->ndim = ndim; /* a fresh tensor: its storage's geometry becomes the strided one */
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+    }
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* new_empty, new_zeros, new_ones, new_full: (Tensor self, int[] size, [Scalar fill_value,]
+   ScalarType dtype); dtype DEFAULT is self's, the device is self's. */
+static bool ct__factory_new_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
+}
+
+/* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
+   or triu_indices' (row, col, offset): [begin, end). */
+static void ct__tri_span(const ct_op_call *c, int64_t r, int64_t *begin, int64_t *end)
+{
+    int variant = c->op->variant;
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i, offset = c->attrs[2].i;
+    offset = offset < -row ? -row : offset > col ? col : offset; /* no overflow below */
+    int64_t edge = r + offset + (variant == 0 ? 1 : 0);
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *begin = variant == 0 ? 0 : edge;
+    *end = variant == 0 ? edge : col;
+}
+
+/* tril_indices, triu_indices: (int row, int col, int offset, ScalarType dtype); a (2, N)
+   output of the N positions in row-major order. */
+static bool ct__tri_indices_meta(ct_op_call *c)
+{
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (row < 0 || col < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s must be non-negative, got%lld", row < 0 ? "row" : "col",
+                 (long long)(row < 0 ? row : col));
+        return false;
+    }
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
+    }
+    int64_t sizes[2] = {2, 0};
+    for (int64_t r = 0, begin, end; r < row; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        sizes[1] += end - begin;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, 2, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+static ct_status ct__tri_indices_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    int64_t n = t->sizes[1], k = 0;
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t r = 0, begin, end; k < n; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        for (int64_t j = begin; j < end; j++, k++) {
+            ct__store_f64(ct__data(t) + (size_t)k * es, t->dtype, (double)r);
+            ct__store_f64(ct__data(t) + (size_t)(n + k) * es, t->dtype, (double)j);
+        }
+    }
+    return CT_OK;
+}
+
 /* A factory op: name, schema, public functions, fill variant, meta, kernels. */
 #define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
@@ -4661,6 +5566,35 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
             "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
+            "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
+            ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
+CT__FACTORY(empty_strided, "empty_strided", "empty_strided(SymInt[] size, SymInt[] stride, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_empty_strided", CT__FILL_EMPTY,
+            ct__empty_strided_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_empty, "new_empty", "new_empty(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_empty", CT__FILL_EMPTY, ct__factory_new_meta,
+            CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_zeros, "new_zeros", "new_zeros(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_zeros", CT__FILL_ZERO, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_ones, "new_ones", "new_ones(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_ones", CT__FILL_ONE, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar fill_value, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+/* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+CT__FACTORY(triu_indices, "triu_indices", "triu_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_triu_indices", 1, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+#undef CT__K_INDEX
 #undef CT__FACTORY
 #undef CT__FACTORY_OPTS
 #undef CT__LIKE_OPTS
@@ -4783,6 +5717,88 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     return ct__dispatch(&c);
 }
 
+ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_logspace, "ct_logspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_f(&c, base);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                            ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_empty_strided, "ct_empty_strided", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_ints(&c, strides, ndim);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a new_ op of self over sizes, with its fill value when it takes one. */
+static ct_tensor *ct__new_call(const ct_op *op, const char *fn, const ct_tensor *self,
+                               const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_empty, "ct_new_empty", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_zeros, "ct_new_zeros", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_ones, "ct_new_ones", self, sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim, double value,
+                       ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_full, "ct_new_full", self, sizes, ndim, value, dtype);
+}
+
+/* A call of tril_indices or triu_indices. */
+static ct_tensor *ct__tri_indices_call(const ct_op *op, const char *fn, int64_t row, int64_t col,
+                                       int64_t offset, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_i(&c, row);
+    ct__call_i(&c, col);
+    ct__call_i(&c, offset);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_tril_indices, "ct_tril_indices", row, col, offset, dtype);
+}
+
+ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_triu_indices, "ct_triu_indices", row, col, offset, dtype);
+}
+
 ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
@@ -4811,122 +5827,414 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     return ct__scoped(t);
 }
 
-/* ---- printing ----------------------------------------------------------------------- */
+// >>part core/print.c
+/* core/print.c - PyTorch's repr of a tensor (torch/_tensor_str.py), step for step.
+ *
+ * Passes over the elements that will be shown (all of them, or with summarization the
+ * edgeitems at each end of every dimension) find the format as PyTorch's _Formatter does
+ * (int_mode and sci_mode from the range of the values, then the column width); a last pass
+ * writes the text as _tensor_str_with_formatter / _vector_str do, and _add_suffixes ends it.
+ * Values are read through ct__load_f64 / ct__load_i64, so every dtype prints.
+ */
+
+
+#define CT__PRINT_MAX_PRECISION 64
+#define CT__PRINT_ELEM_BYTES 400 /* "%.64f" of DBL_MAX: 309 digits, the point and 64 decimals */
+
+static ct_printoptions ct__print_opts = {4, 1000, 3, 80, CT_SCI_MODE_AUTO};
+
+ct_printoptions ct_get_printoptions(void) { return ct__print_opts; }
+
+ct_status ct_set_printoptions(const char *profile, const ct_printoptions *opts)
+{
+    const char *op = "ct_set_printoptions";
+    ct_printoptions o = ct__print_opts;
+    if (profile && strcmp(profile, "default") == 0) {
+        o.precision = 4, o.threshold = 1000, o.edgeitems = 3, o.linewidth = 80;
+    } else if (profile && strcmp(profile, "short") == 0) {
+        o.precision = 2, o.threshold = 1000, o.edgeitems = 2, o.linewidth = 80;
+    } else if (profile && strcmp(profile, "full") == 0) {
+        o.precision = 4, o.threshold = INFINITY, o.edgeitems = 3, o.linewidth = 80;
+    } else if (profile) {
+        return ct__fail(CT_ERR_VALUE, op,
+                        "profile must be \"default\", \"short\" or \"full\" but got \"%s\"",
+                        profile);
+    }
+    o.sci_mode = CT_SCI_MODE_AUTO;
+    if (opts) {
+        o = *opts;
+    }
+    if (o.precision < 0 || o.precision > CT__PRINT_MAX_PRECISION) {
+        return ct__fail(CT_ERR_VALUE, op, "precision must be in [0, %d] but got %d",
+                        CT__PRINT_MAX_PRECISION, o.precision);
+    }
+    if (isnan(o.threshold) || o.edgeitems < 0 || o.linewidth < 0) {
+        return ct__fail(CT_ERR_VALUE, op,
+                        "expected a threshold that is not NaN and non-negative edgeitems and "
+                        "linewidth, but got threshold=%g, edgeitems=%d, linewidth=%d",
+                        o.threshold, o.edgeitems, o.linewidth);
+    }
+    if (o.sci_mode < CT_SCI_MODE_AUTO || o.sci_mode > CT_SCI_MODE_ON) {
+        return ct__fail(CT_ERR_VALUE, op, "%d is not a valid value for sci_mode",
+                        (int)o.sci_mode);
+    }
+    ct__print_opts = o;
+    return CT_OK;
+}
+
+/* ---- the output buffer: snprintf semantics, counting what did not fit -------------- */
 typedef struct ct__sbuf {
     char *buf;
     size_t cap, len;
+    size_t line_start; /* where the last line begins: after the last newline, or 0 */
 } ct__sbuf;
 
+/* Appends printf's text (at most CT__PRINT_ELEM_BYTES + 127 characters at once). */
 static void ct__sbuf_put(ct__sbuf *b, const char *fmt, ...)
 {
+    char s[CT__PRINT_ELEM_BYTES + 128];
     va_list ap;
     va_start(ap, fmt);
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    int n = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
+    int n = vsnprintf(s, sizeof s, fmt, ap);
     va_end(ap);
-    b->len += n > 0 ? (size_t)n : 0;
-}
-
-/* Formats one element: floats with 4 decimals (PyTorch's default precision), or with a
-   trailing "." when every value of the tensor is integral. */
-static void ct__print_elem(ct__sbuf *b, const ct_tensor *t, const char *p, bool ints, int width)
-{
-    if (t->dtype == CT_BOOL) {
-        ct__sbuf_put(b, "%*s", width, *(const bool *)p ? "True" : "False");
-    } else if (!ct_dtype_is_floating_point(t->dtype)) {
-        ct__sbuf_put(b, "%*lld", width, (long long)ct__load_i64(p, t->dtype));
-    } else if (ints) {
-        ct__sbuf_put(b, "%*.0f.", width - 1, ct__load_f64(p, t->dtype));
-    } else {
-        ct__sbuf_put(b, "%*.4f", width, ct__load_f64(p, t->dtype));
+    for (int i = 0; i < n && s[i]; i++) {
+        if (b->len + 1 < b->cap) {
+            b->buf[b->len] = s[i];
+            b->buf[b->len + 1] = '\0';
+        }
+        b->len++;
+        b->line_start = s[i] == '\n' ? b->len : b->line_start;
     }
 }
 
-static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, const char *p, bool ints,
-                          int width)
+static void ct__sbuf_spaces(ct__sbuf *b, int64_t n)
 {
+    for (int64_t i = 0; i < n; i++) {
+        ct__sbuf_put(b, " ");
+    }
+}
+
+/* ---- the printer: options, the tensor and its formatter (PyTorch's _Formatter) ----- */
+typedef struct ct__printer {
+    ct__sbuf out;
+    ct_printoptions o;
+    const ct_tensor *t;
+    bool summarize;
+    bool floating, int_mode, sci;
+    int width;
+    double min_abs, max_abs; /* of the shown nonzero finite values */
+    int64_t n_finite;        /* how many shown values are nonzero and finite */
+} ct__printer;
+
+typedef void (*ct__print_visit_fn)(ct__printer *p, const char *elem);
+
+/* Calls fn for each element shown, in order, from dimension dim of the block at ptr. With
+   summarization a dimension longer than 2 * edgeitems shows its first and last edgeitems
+   entries, and nothing when edgeitems is 0 (PyTorch's get_summarized_data). */
+static void ct__print_visit(ct__printer *p, int dim, const char *ptr, ct__print_visit_fn fn)
+{
+    const ct_tensor *t = p->t;
     if (dim == t->ndim) {
-        ct__print_elem(b, t, p, ints, width);
+        fn(p, ptr);
         return;
     }
-    size_t es = ct_dtype_size(t->dtype);
-    ct__sbuf_put(b, "[");
-    for (int64_t i = 0; i < t->sizes[dim]; i++) {
-        if (i > 0) {
-            ct__sbuf_put(b, dim == t->ndim - 1 ? ", " : ",\n");
-            if (dim < t->ndim - 1) {
-                ct__sbuf_put(b, "%*s", 8 + dim, "");
-            }
-        }
-        ct__print_rec(b, t, dim + 1, p + (size_t)(i * t->strides[dim]) * es, ints, width);
+    int64_t size = t->sizes[dim], edge = p->o.edgeitems;
+    size_t step = (size_t)t->strides[dim] * ct_dtype_size(t->dtype);
+    bool cut = p->summarize && size > 2 * edge;
+    if (p->summarize && edge == 0) {
+        return;
     }
-    ct__sbuf_put(b, "]");
+    for (int64_t i = 0; i < size; i++) {
+        if (cut && i == edge) {
+            i = size - edge;
+        }
+        ct__print_visit(p, dim + 1, ptr + (ptrdiff_t)i * (ptrdiff_t)step, fn);
+    }
 }
 
-static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
+static double ct__print_value(const ct__printer *p, const char *elem)
 {
-    int64_t n = ct_numel(t);
-    int64_t idx[CT_MAX_DIMS] = {0};
-    size_t es = ct_dtype_size(t->dtype);
-    *ints = true;
-    *width = t->dtype == CT_BOOL ? 5 : 1;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = 0;
-        for (int d = 0; d < t->ndim; d++) {
-            off += idx[d] * t->strides[d];
-        }
-        double v = ct__load_f64(ct__data(t) + (size_t)off * es, t->dtype);
-        if (v != floor(v) || isinf(v)) {
-            *ints = false;
-        }
-        char tmp[64];
-        int w =
-            snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
-        *width = w > *width ? w : *width;
-        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
-            idx[d] = 0;
+    return ct__load_f64(elem, p->t->dtype);
+}
+
+/* The text of a value without padding, as _Formatter.format writes it. */
+static int ct__print_format(const ct__printer *p, const char *elem, char *s)
+{
+    ct_dtype d = p->t->dtype;
+    if (d == CT_BOOL) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%s", *elem ? "True" : "False");
+    }
+    if (!p->floating) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%lld", (long long)ct__load_i64(elem, d));
+    }
+    double v = ct__print_value(p, elem);
+    if (isnan(v) || isinf(v)) { /* Python: "nan", "inf", "-inf" whatever the format */
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%s", isnan(v) ? "nan" : v < 0 ? "-inf" : "inf");
+    }
+    if (p->sci) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%.*e", p->o.precision, v);
+    }
+    if (p->int_mode) {
+        return snprintf(s, CT__PRINT_ELEM_BYTES, "%.0f.", v);
+    }
+    return snprintf(s, CT__PRINT_ELEM_BYTES, "%.*f", p->o.precision, v);
+}
+
+/* First pass over floats: the range of the nonzero finite values and whether all are
+   integral. */
+static void ct__print_scan(ct__printer *p, const char *elem)
+{
+    double v = ct__print_value(p, elem);
+    if (v == 0 || isnan(v) || isinf(v)) {
+        return;
+    }
+    double a = fabs(v);
+    p->min_abs = p->n_finite == 0 || a < p->min_abs ? a : p->min_abs;
+    p->max_abs = p->n_finite == 0 || a > p->max_abs ? a : p->max_abs;
+    p->int_mode = p->int_mode && v == ceil(v);
+    p->n_finite++;
+}
+
+/* Second pass: the widest text (floats: of the nonzero finite values only). */
+static void ct__print_measure(ct__printer *p, const char *elem)
+{
+    if (p->floating) {
+        double v = ct__print_value(p, elem);
+        if (v == 0 || isnan(v) || isinf(v)) {
+            return;
         }
     }
-    if (*ints && ct_dtype_is_floating_point(t->dtype)) {
-        *width -= 4; /* "%.4f" counted ".0000"; integral floats print as "3." */
+    char s[CT__PRINT_ELEM_BYTES];
+    int w = ct__print_format(p, elem, s);
+    p->width = w > p->width ? w : p->width;
+}
+
+/* PyTorch's _Formatter.__init__. */
+static void ct__print_formatter(ct__printer *p)
+{
+    p->floating = ct_dtype_is_floating_point(p->t->dtype);
+    p->int_mode = true;
+    p->sci = false;
+    p->width = 1;
+    if (p->floating) {
+        p->n_finite = 0;
+        ct__print_visit(p, 0, ct__data(p->t), ct__print_scan);
+        if (p->n_finite == 0) {
+            return;
+        }
+        p->sci = p->o.sci_mode == CT_SCI_MODE_AUTO
+                     ? p->max_abs / p->min_abs > 1000.0 || p->max_abs > 1.0e8 ||
+                           p->min_abs < 1.0e-4
+                     : p->o.sci_mode == CT_SCI_MODE_ON;
     }
+    ct__print_visit(p, 0, ct__data(p->t), ct__print_measure);
+}
+
+/* Emits one value right-aligned to the column width. */
+static void ct__print_elem(ct__printer *p, const char *elem)
+{
+    char s[CT__PRINT_ELEM_BYTES];
+    int w = ct__print_format(p, elem, s);
+    ct__sbuf_spaces(&p->out, p->width - w);
+    ct__sbuf_put(&p->out, "%s", s);
+}
+
+/* PyTorch's _vector_str: items of width + 2 characters, as many per line as fit in
+   linewidth - indent (at least one), lines joined by ",\n" and indent + 1 spaces. */
+static void ct__print_vector(ct__printer *p, const char *ptr, int64_t indent)
+{
+    const ct_tensor *t = p->t;
+    int64_t size = t->sizes[t->ndim - 1], edge = p->o.edgeitems;
+    size_t step = (size_t)t->strides[t->ndim - 1] * ct_dtype_size(t->dtype);
+    int64_t per_line = (p->o.linewidth - indent) / (p->width + 2);
+    per_line = per_line > 1 ? per_line : 1;
+    ct__sbuf_put(&p->out, "[");
+    if (p->summarize && edge == 0) {
+        ct__sbuf_put(&p->out, "...]");
+        return;
+    }
+    bool cut = p->summarize && size > 2 * edge;
+    int64_t n_items = cut ? 2 * edge + 1 : size;
+    for (int64_t k = 0; k < n_items; k++) {
+        if (k > 0 && k % per_line == 0) {
+            ct__sbuf_put(&p->out, ",\n");
+            ct__sbuf_spaces(&p->out, indent + 1);
+        } else if (k > 0) {
+            ct__sbuf_put(&p->out, ", ");
+        }
+        if (cut && k == edge) {
+            ct__sbuf_put(&p->out, " ...");
+            continue;
+        }
+        int64_t i = cut && k > edge ? size - (n_items - k) : k;
+        ct__print_elem(p, ptr + (ptrdiff_t)i * (ptrdiff_t)step);
+    }
+    ct__sbuf_put(&p->out, "]");
+}
+
+/* PyTorch's _tensor_str_with_formatter from dimension dim: slices joined by ",", one
+   newline per remaining dimension beyond the first and indent + 1 spaces. */
+static void ct__print_block(ct__printer *p, int dim, const char *ptr, int64_t indent)
+{
+    const ct_tensor *t = p->t;
+    if (dim == t->ndim) {
+        ct__print_elem(p, ptr);
+        return;
+    }
+    if (dim == t->ndim - 1) {
+        ct__print_vector(p, ptr, indent);
+        return;
+    }
+    int64_t size = t->sizes[dim], edge = p->o.edgeitems;
+    size_t step = (size_t)t->strides[dim] * ct_dtype_size(t->dtype);
+    bool cut = p->summarize && size > 2 * edge;
+    ct__sbuf_put(&p->out, "[");
+    for (int64_t i = 0; i < size; i++) {
+        if (i > 0) {
+            ct__sbuf_put(&p->out, ",");
+            for (int k = dim; k < t->ndim - 1; k++) {
+                ct__sbuf_put(&p->out, "\n");
+            }
+            ct__sbuf_spaces(&p->out, indent + 1);
+        }
+        if (cut && i == edge) {
+            ct__sbuf_put(&p->out, "...");
+            i = size - edge - 1;
+            continue;
+        }
+        ct__print_block(p, dim + 1, ptr + (ptrdiff_t)i * (ptrdiff_t)step, indent + 1);
+    }
+    ct__sbuf_put(&p->out, "]");
+}
+
+/* ---- suffixes (PyTorch's _add_suffixes) -------------------------------------------- */
+typedef struct ct__suffixes {
+    char text[4][96];
+    int n;
+} ct__suffixes;
+
+static char *ct__suffix_new(ct__suffixes *s) { return s->text[s->n++]; }
+
+/* "size=(2, 0)", "size=(5,)" or "size=()", as str(tuple(shape)). */
+static void ct__suffix_size(ct__suffixes *s, const ct_tensor *t)
+{
+    char *d = ct__suffix_new(s);
+    size_t used = (size_t)snprintf(d, sizeof s->text[0], "size=(");
+    for (int i = 0; i < t->ndim && used < sizeof s->text[0]; i++) {
+        used += (size_t)snprintf(d + used, sizeof s->text[0] - used, i ? ", %lld" : "%lld",
+                                 (long long)t->sizes[i]);
+    }
+    if (used < sizeof s->text[0]) {
+        snprintf(d + used, sizeof s->text[0] - used, t->ndim == 1 ? ",)" : ")");
+    }
+}
+
+static void ct__suffix_dtype(ct__suffixes *s, ct_dtype d)
+{
+    snprintf(ct__suffix_new(s), sizeof s->text[0], "dtype=torch.%s", ct_dtype_name(d));
+}
+
+/* The suffixes of t (the original tensor: its device and autograd state) whose values are
+   in c (t, or its copy on the CPU). */
+static void ct__print_suffixes(const ct__printer *p, const ct_tensor *t, ct__suffixes *s)
+{
+    ct_device dev = t->storage->device, dflt_dev = ct_get_default_device();
+    if (dev.type != dflt_dev.type || dev.index != dflt_dev.index) {
+        char name[32];
+        snprintf(ct__suffix_new(s), sizeof s->text[0], "device='%s'",
+                 ct__device_str(dev, name, sizeof name));
+    }
+    ct_dtype dflt = ct_get_default_dtype();
+    if (ct__numel(t->sizes, t->ndim) == 0) {
+        if (t->ndim != 1) {
+            ct__suffix_size(s, t);
+        }
+        if (t->dtype != dflt) {
+            ct__suffix_dtype(s, t->dtype);
+        }
+    } else {
+        if (p->o.edgeitems == 0) {
+            ct__suffix_size(s, t);
+        }
+        if (t->dtype != dflt && t->dtype != CT_INT64 && t->dtype != CT_BOOL) {
+            ct__suffix_dtype(s, t->dtype);
+        }
+    }
+    if (t->grad_fn) {
+        snprintf(ct__suffix_new(s), sizeof s->text[0], "grad_fn=<%s>",
+                 ct__node_name(t->grad_fn));
+    } else if (t->requires_grad) {
+        snprintf(ct__suffix_new(s), sizeof s->text[0], "requires_grad=True");
+    }
+}
+
+/* Appends the suffixes: ", suffix" while the last line (counted as its length + 2, as
+   PyTorch does) stays within linewidth, else ",\n" and 7 spaces (len("tensor(")). */
+static void ct__print_add_suffixes(ct__printer *p, const ct__suffixes *s)
+{
+    int64_t line = (int64_t)(p->out.len - p->out.line_start) + 2;
+    for (int k = 0; k < s->n; k++) {
+        int64_t n = (int64_t)strlen(s->text[k]);
+        if (line + n + 2 > p->o.linewidth) {
+            ct__sbuf_put(&p->out, ",\n       %s", s->text[k]);
+            line = 7 + n;
+        } else {
+            ct__sbuf_put(&p->out, ", %s", s->text[k]);
+            line += n + 2;
+        }
+    }
+    ct__sbuf_put(&p->out, ")");
+}
+
+/* ---- entry points ------------------------------------------------------------------ */
+/* PyTorch's _tensor_str: the values of c (a CPU tensor) at indent len("tensor("). */
+static void ct__print_values(ct__printer *p, const ct_tensor *c)
+{
+    p->t = c;
+    if (ct__numel(c->sizes, c->ndim) == 0) {
+        ct__sbuf_put(&p->out, "[]");
+        return;
+    }
+    p->summarize = (double)ct__numel(c->sizes, c->ndim) > p->o.threshold;
+    ct__print_formatter(p);
+    ct__print_block(p, 0, ct__data(c), 7);
 }
 
 size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
 {
-    ct__sbuf b = {buf, buf ? n : 0, 0};
+    const char *op = "ct_to_string";
     if (buf && n > 0) {
         buf[0] = '\0';
     }
-    if (ct__null_tensor("ct_to_string", t) || !ct__check_cpu("ct_to_string", t)) {
+    if (ct__null(op, t)) {
         return 0;
     }
-    bool ints = true;
-    int width = 1;
-    ct__print_width(t, &ints, &width);
-    ct__sbuf_put(&b, "tensor(");
-    if (ct_numel(t) == 0) {
-        ct__sbuf_put(&b, "[]");
-    } else {
-        ct__print_rec(&b, t, 0, ct__data(t), ints, t->ndim ? width : 0);
+    ct__printer p;
+    memset(&p, 0, sizeof p);
+    p.out.buf = buf;
+    p.out.cap = buf ? n : 0;
+    p.o = ct__print_opts;
+    ct_scope_begin();
+    ct_no_grad_begin();
+    const ct_tensor *c = t->storage->device.type == CT_CPU ? t : ct_cpu(t);
+    ct_no_grad_end();
+    if (c) {
+        ct__sbuf_put(&p.out, "tensor(");
+        ct__print_values(&p, c);
+        ct__suffixes s;
+        s.n = 0;
+        ct__print_suffixes(&p, t, &s);
+        ct__print_add_suffixes(&p, &s);
     }
-    if (t->dtype != ct_get_default_dtype() && t->dtype != CT_INT64 && t->dtype != CT_BOOL) {
-        ct__sbuf_put(&b, ", dtype=torch.%s", ct_dtype_name(t->dtype));
-    }
-    if (t->grad_fn) {
-        ct__sbuf_put(&b, ", grad_fn=<%s>", ct__node_name(t->grad_fn));
-    } else if (t->requires_grad) {
-        ct__sbuf_put(&b, ", requires_grad=True");
-    }
-    ct__sbuf_put(&b, ")");
-    return b.len;
+    ct_scope_end();
+    return p.out.len;
 }
 
 #ifndef CTORCH_NO_STDIO
 void ct_print(const ct_tensor *t, FILE *f)
 {
     const char *op = "ct_print";
-    if (ct__null_tensor(op, t) || ct__null(op, f) || !ct__check_cpu(op, t)) {
+    if (ct__null(op, t) || ct__null(op, f)) {
         return;
     }
     size_t n = ct_to_string(t, NULL, 0) + 1;
@@ -4941,6 +6249,9 @@ void ct_print(const ct_tensor *t, FILE *f)
     ct__free(s);
 }
 #endif
+
+#undef CT__PRINT_MAX_PRECISION
+#undef CT__PRINT_ELEM_BYTES
 
 // >>part core/scope.c
 /* core/scope.c - per-thread stack of scopes, each an array of owned tensors. */
@@ -7198,6 +8509,151 @@ static void ct__normal_tt_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
     gi[1] = ct_zeros_like(g);
 }
 
+/* ---- multinomial ------------------------------------------------------------------------ */
+/* multinomial_with_replacement_apply: per row, the cumulative distribution in the input's
+   dtype (float32 for reduced precision) normalized by its sum, its last entry set to 1, then
+   for each sample one uniform_real_distribution<double> draw and a binary search for the
+   first entry not below it. */
+#define CT__MULTINOMIAL_ROWS(T)                                                                \
+    static bool ct__multinomial_rows_##T(const ct_tensor *p, ct_generator *g, int64_t n,       \
+                                         int64_t *out, const char *fn)                          \
+    {                                                                                          \
+        int64_t rows = p->ndim > 1 ? p->sizes[0] : 1, cats = p->sizes[p->ndim - 1];            \
+        int64_t rs = p->ndim > 1 ? p->strides[0] : 0, cs = p->strides[p->ndim - 1];           \
+        const T *data = (const T *)ct__data(p);                                                \
+        T *cum = (T *)ct__malloc(sizeof(T) * (size_t)cats);                                    \
+        if (!cum) {                                                                            \
+            ct__fail(CT_ERR_OOM, fn, "out of memory");                                         \
+            return false;                                                                      \
+        }                                                                                      \
+        for (int64_t i = 0; i < rows; i++) {                                                   \
+            T sum = 0;                                                                         \
+            for (int64_t j = 0; j < cats; j++) {                                               \
+                T v = data[i * rs + j * cs];                                                   \
+                if (!(v >= 0) || !isfinite(v)) {                                               \
+                    ct__free(cum);                                                             \
+                    ct__fail(CT_ERR_VALUE, fn, "invalid multinomial distribution "             \
+                             "(encountering probability entry %s)",                            \
+                             !(v >= 0) ? "< 0" : "= infinity or NaN");                             \
+                    return false;                                                              \
+                }                                                                              \
+                sum += v;                                                                      \
+                cum[j] = sum;                                                                  \
+            }                                                                                  \
+            if (!(sum > 0)) {                                                                  \
+                ct__free(cum);                                                                 \
+                ct__fail(CT_ERR_VALUE, fn, "invalid multinomial distribution (sum of "         \
+                         "probabilities <= 0)");                                               \
+                return false;                                                                  \
+            }                                                                                  \
+            for (int64_t j = 0; j < cats; j++) {                                               \
+                cum[j] /= sum;                                                                 \
+            }                                                                                  \
+            cum[cats - 1] = 1;                                                                 \
+            for (int64_t k = 0; k < n; k++) {                                                  \
+                double u = ct__rng_uniform_f64(g, 0, 1);                                       \
+                int64_t lo = 0, hi = cats;                                                     \
+                while (hi - lo > 0) {                                                          \
+                    int64_t mid = lo + (hi - lo) / 2;                                          \
+                    if (cum[mid] < u) {                                                        \
+                        lo = mid + 1;                                                          \
+                    } else {                                                                   \
+                        hi = mid;                                                              \
+                    }                                                                          \
+                }                                                                              \
+                out[i * n + k] = lo;                                                           \
+            }                                                                                  \
+        }                                                                                      \
+        ct__free(cum);                                                                         \
+        return true;                                                                           \
+    }
+CT__MULTINOMIAL_ROWS(float)
+CT__MULTINOMIAL_ROWS(double)
+#undef CT__MULTINOMIAL_ROWS
+
+/* multinomial: (self, int num_samples, bool replacement). The checks of PyTorch's
+   multinomial_out. */
+static bool ct__multinomial_check(const ct_op_call *c)
+{
+    const ct_tensor *p = c->inputs[0];
+    int64_t n = c->attrs[0].i;
+    if (p->ndim < 1 || p->ndim > 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "prob_dist must be 1 or 2 dim");
+    } else if (!ct_dtype_is_floating_point(p->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "multinomial only supports floating-point dtypes for "
+                 "input, got: %s", ct__dtype_title(p->dtype));
+    } else if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cannot sample n_sample <= 0 samples");
+    } else if (!c->attrs[1].i && n > p->sizes[p->ndim - 1]) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cannot sample n_sample > prob_dist.size(-1) samples "
+                 "without replacement");
+    } else if (p->sizes[p->ndim - 1] > (1 << 24)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "number of categories cannot exceed 2^24");
+    } else {
+        return ct__check_cpu(c->fn, p);
+    }
+    return false;
+}
+
+/* Without replacement, or one sample: PyTorch's fast path, the top num_samples of
+   p / q for q ~ Exponential(1) drawn in p's shape (the Gumbel-max trick), after its checks. */
+static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
+{
+    const ct_tensor *p = c->inputs[0];
+    int64_t n = c->attrs[0].i;
+    ct_tensor *lo = ct_amin(p, NULL, 0, false), *hi = ct_amax(p, NULL, 0, false);
+    if (!lo || !hi) {
+        return NULL;
+    }
+    if (!(ct_item(lo) >= 0) || !(ct_item(hi) < INFINITY)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "probability tensor contains either `inf`, `nan` or "
+                 "element < 0");
+        return NULL;
+    }
+    if (ct_item(ct_amin(ct_sum_dim(p, -1, false), NULL, 0, false)) == 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "invalid multinomial distribution (sum of probabilities "
+                 "<= 0)");
+        return NULL;
+    }
+    ct_tensor *q = ct_div(p, ct_exponential_(ct_empty_like(p), 1.0, c->generator));
+    if (n == 1) {
+        return ct_argmax_dim(q, -1, true);
+    }
+    ct_tensor *values = NULL, *indices = NULL;
+    return ct_topk(q, n, -1, true, true, &values, &indices) == CT_OK ? indices : NULL;
+}
+
+static ct_status ct__multinomial_composite(ct_op_call *c)
+{
+    if (!ct__multinomial_check(c)) {
+        return ct_error_code();
+    }
+    const ct_tensor *p = c->inputs[0];
+    int64_t n = c->attrs[0].i;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    ct_no_grad_begin();
+    ct_tensor *r = NULL;
+    if (!c->attrs[1].i || n == 1) {
+        r = ct__multinomial_topk(c);
+    } else {
+        int64_t sizes[2] = {p->sizes[0], n};
+        const ct_tensor *pf = p->dtype == CT_FLOAT64 ? p : ct_to_dtype(p, CT_FLOAT32);
+        r = ct_empty(p->ndim > 1 ? sizes : sizes + 1, p->ndim, CT_INT64);
+        if (pf && r) {
+            ct_generator *g = ct__rng_lock(c->generator);
+            bool ok = pf->dtype == CT_FLOAT64
+                          ? ct__multinomial_rows_double(pf, g, n, (int64_t *)ct__data(r), c->fn)
+                          : ct__multinomial_rows_float(pf, g, n, (int64_t *)ct__data(r), c->fn);
+            ct__rng_unlock(g);
+            r = ok ? r : NULL;
+        }
+    }
+    ct_no_grad_end();
+    return ct__composite_end(c, r);
+}
+
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
@@ -7263,6 +8719,11 @@ static const ct_op ct__op_normal = {
     "generator=None) -> Tensor", "ct_normal", CT_OP_RANDOM, CT_AUTOCAST_NONE, 0, 0u, NULL, NULL,
     CT__K_NONE, ct__normal_tt_composite, "NormalBackward3", ct__normal_tt_backward, 0u, NULL,
     NULL};
+static const ct_op ct__op_multinomial = {
+    "aten::multinomial", "multinomial(Tensor self, SymInt num_samples, bool replacement=False, "
+    "*, Generator? generator=None) -> Tensor", "ct_multinomial", CT_OP_RANDOM,
+    CT_AUTOCAST_NONE, 0, 0u, NULL, NULL, CT__K_NONE, ct__multinomial_composite, NULL, NULL, 0u,
+    NULL, NULL};
 #undef CT__RANDOM
 #undef CT__RANDOM_OPTS
 #undef CT__K_INT64
@@ -7385,6 +8846,18 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
     ct__call_i(&c, high);
     ct__call_ints(&c, sizes, ndim);
     ct__call_i(&c, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples, bool replacement,
+                          ct_generator *g)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_multinomial, "ct_multinomial", in, 1);
+    ct__call_i(&c, num_samples);
+    ct__call_i(&c, replacement);
     c.generator = g;
     return ct__dispatch(&c);
 }
@@ -7664,6 +9137,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
                      ct__device_str(t->storage->device, b, 32));
             return false;
         }
+    }
+    if (!first) { /* no tensor input: a factory, made on the default device */
+        c->device = ct_get_default_device();
     }
     return true;
 }
@@ -12408,6 +13884,294 @@ ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value)
     return ct__masked_fill_call(&ct__op_masked_fill_, "ct_masked_fill_", self, mask, value);
 }
 
+// >>part ops/creation.c
+/* ops/creation.c - meshgrid (views of its inputs, as PyTorch's) and DLPack exchange.
+ *
+ * DLPack: ct_from_dlpack wraps the producer's memory in a borrowed storage whose deleter calls
+ * the managed tensor's; ct_to_dlpack hands out a managed tensor holding its own reference to
+ * the storage (a tensor struct of ctorch's, released by the consumer's call of the deleter).
+ */
+
+/* ---- meshgrid ---------------------------------------------------------------------- */
+/* Checks the list: non-empty, 0-D or 1-D tensors of one dtype and device. */
+static bool ct__meshgrid_check(const char *fn, const ct_tensor *const *ts, int n)
+{
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, fn, "meshgrid expects a non-empty TensorList");
+        return false;
+    }
+    if (n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, fn, "a grid of %d tensors has more than %d dimensions", n,
+                 CT_MAX_DIMS);
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        if (ct__null(fn, ts[k])) {
+            return false;
+        }
+        if (ts[k]->ndim > 1) {
+            ct__fail(CT_ERR_SHAPE, fn, "torch.meshgrid: Expected 0D or 1D tensor in the tensor "
+                     "list but got a %d-D tensor", ts[k]->ndim);
+            return false;
+        }
+        if (ts[k]->dtype != ts[0]->dtype) {
+            ct__fail(CT_ERR_DTYPE, fn, "meshgrid expects all tensors to have the same dtype");
+            return false;
+        }
+        if (ts[k]->storage->device.type != ts[0]->storage->device.type ||
+            ts[k]->storage->device.index != ts[0]->storage->device.index) {
+            ct__fail(CT_ERR_DEVICE, fn, "meshgrid expects all tensors to have the same device");
+            return false;
+        }
+    }
+    return true;
+}
+
+ct_status ct_meshgrid(const ct_tensor *const *ts, int n, const char *indexing, ct_tensor **out)
+{
+    const char *fn = "ct_meshgrid";
+    if (ct__null(fn, out) || (n > 0 && ct__null(fn, ts))) {
+        return CT_ERR_NULL_ARG;
+    }
+    indexing = indexing ? indexing : "ij";
+    bool xy = strcmp(indexing, "xy") == 0;
+    if (!xy && strcmp(indexing, "ij") != 0) {
+        return ct__fail(CT_ERR_VALUE, fn, "torch.meshgrid: indexing must be one of \"xy\" or "
+                        "\"ij\", but received: %s", indexing);
+    }
+    if (!ct__meshgrid_check(fn, ts, n)) {
+        return ct_error_code();
+    }
+    /* PyTorch: "xy" swaps the first two inputs, builds the "ij" grid and swaps the first two
+       outputs back */
+    int perm[CT_MAX_DIMS];
+    int64_t grid[CT_MAX_DIMS];
+    for (int i = 0; i < n; i++) {
+        perm[i] = xy && n >= 2 && i < 2 ? 1 - i : i;
+        grid[i] = ct__numel(ts[perm[i]]->sizes, ts[perm[i]]->ndim);
+    }
+    ct_tensor *res[CT_MAX_DIMS];
+    bool ok = true;
+    for (int i = 0; i < n; i++) {
+        int64_t shape[CT_MAX_DIMS];
+        for (int k = 0; k < n; k++) {
+            shape[k] = k == i ? grid[i] : 1;
+        }
+        res[perm[i]] = ct_expand(ct_view(ts[perm[i]], shape, n), grid, n);
+        ok = ok && res[perm[i]];
+    }
+    if (!ok) {
+        return ct_error_code();
+    }
+    memcpy(out, res, sizeof(ct_tensor *) * (size_t)n);
+    return CT_OK;
+}
+
+/* ---- contiguous(memory_format) ----------------------------------------------------- */
+ct_tensor *ct_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *fn = "ct_contiguous_memory_format";
+    if (ct__null(fn, t) || !ct__check_enum(fn, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return NULL;
+    }
+    if (ct_is_contiguous_memory_format(t, format)) {
+        return ct__scoped(ct_retain((ct_tensor *)t));
+    }
+    if (format == CT_PRESERVE_FORMAT) {
+        ct__fail(CT_ERR_VALUE, fn, "preserve memory format is unsupported by the contiguous "
+                 "operator");
+        return NULL;
+    }
+    if (format == CT_CONTIGUOUS_FORMAT) {
+        return ct_contiguous(t);
+    }
+    int nd = format == CT_CHANNELS_LAST ? 4 : 5;
+    if (t->ndim != nd) {
+        ct__fail(CT_ERR_SHAPE, fn, "required rank %d tensor to use %s format", nd,
+                 nd == 4 ? "channels_last" : "channels_last_3d");
+        return NULL;
+    }
+    /* (N, C, spatial...) -> (N, spatial..., C) row-major, viewed back as (N, C, spatial...) */
+    static const int64_t last4[4] = {0, 2, 3, 1}, back4[4] = {0, 3, 1, 2};
+    static const int64_t last5[5] = {0, 2, 3, 4, 1}, back5[5] = {0, 4, 1, 2, 3};
+    return ct_permute(ct_contiguous(ct_permute(t, nd == 4 ? last4 : last5, nd)),
+                      nd == 4 ? back4 : back5, nd);
+}
+
+/* ---- DLPack ------------------------------------------------------------------------ */
+/* The DLPack type code of a dtype (bits: its size * 8), or -1 where DLPack has none here. */
+static int ct__dlpack_code(ct_dtype d)
+{
+    switch (d) {
+    case CT_BOOL: return CT_DLPACK_BOOL;
+    case CT_UINT8: return CT_DLPACK_UINT;
+    case CT_INT8:
+    case CT_INT16:
+    case CT_INT32:
+    case CT_INT64: return CT_DLPACK_INT;
+    case CT_FLOAT32:
+    case CT_FLOAT64: return CT_DLPACK_FLOAT;
+    default: return -1;
+    }
+}
+
+/* The dtype of a DLPack type, or CT_DTYPE_DEFAULT + CT_ERR_DTYPE in PyTorch's words. */
+static ct_dtype ct__dlpack_dtype(const char *fn, ct_dlpack_dtype t)
+{
+    static const char *const names[7] = {"kInt", "kUInt", "kFloat", NULL, "kBfloat", NULL,
+                                         "kDLBool"};
+    if (t.lanes != 1) {
+        ct__fail(CT_ERR_DTYPE, fn, "ATen does not support lanes != 1");
+        return CT_DTYPE_DEFAULT;
+    }
+    for (int d = CT_DTYPE_DEFAULT + 1; d < CT_DTYPE_COUNT; d++) {
+        if (ct__dlpack_code((ct_dtype)d) == t.code && ct_dtype_size((ct_dtype)d) * 8 == t.bits) {
+            return (ct_dtype)d;
+        }
+    }
+    if (t.code < 7 && names[t.code]) {
+        ct__fail(CT_ERR_DTYPE, fn, "Unsupported %s bits %u", names[t.code], (unsigned)t.bits);
+    } else {
+        ct__fail(CT_ERR_DTYPE, fn, "Unsupported code %u", (unsigned)t.code);
+    }
+    return CT_DTYPE_DEFAULT;
+}
+
+/* The borrowed storage's deleter: hands the memory back to its producer. */
+static void ct__dlpack_release(void *data, void *ctx)
+{
+    ct_dlpack_managed_tensor *m = (ct_dlpack_managed_tensor *)ctx;
+    (void)data;
+    if (m->deleter) {
+        m->deleter(m);
+    }
+}
+
+/* Checks the geometry of d: ndim, sizes and strides; writes its strides (row-major when d has
+   none) and the elements its memory spans. */
+static bool ct__dlpack_geometry(const char *fn, const ct_dlpack_tensor *d, int64_t *strides,
+                                int64_t *span)
+{
+    if (d->ndim < 0 || d->ndim > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, fn, "number of dimensions %d is out of range [0, %d]",
+                 (int)d->ndim, CT_MAX_DIMS);
+        return false;
+    }
+    if (d->ndim > 0 && ct__null(fn, d->shape)) {
+        return false;
+    }
+    ct__contiguous_strides(d->shape, d->ndim, strides);
+    double extent = 1;
+    for (int i = 0; i < d->ndim; i++) {
+        strides[i] = d->strides ? d->strides[i] : strides[i];
+        if (d->shape[i] < 0 || strides[i] < 0) {
+            ct__fail(CT_ERR_SHAPE, fn, "dimension %d has size %lld and stride %lld: negative "
+                     "sizes and strides are not supported", i, (long long)d->shape[i],
+                     (long long)strides[i]);
+            return false;
+        }
+        extent += d->shape[i] > 0 ? (double)(d->shape[i] - 1) * (double)strides[i] : 0;
+    }
+    *span = ct__numel(d->shape, d->ndim) == 0 ? 0 : (int64_t)extent;
+    if (extent > (double)(INT64_MAX / 16) || (*span > 0 && !d->data)) {
+        ct__fail(CT_ERR_SHAPE, fn, "the DLPack tensor spans %.0f elements at %p", extent,
+                 d->data);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_from_dlpack(ct_dlpack_managed_tensor *m)
+{
+    const char *fn = "ct_from_dlpack";
+    if (ct__null(fn, m)) {
+        return NULL;
+    }
+    const ct_dlpack_tensor *d = &m->dl_tensor;
+    if (d->device.device_type != CT_DLPACK_CPU && d->device.device_type != CT_DLPACK_CUDA_HOST) {
+        ct__fail(CT_ERR_DEVICE, fn, "Unsupported device_type: %d", (int)d->device.device_type);
+        return NULL;
+    }
+    ct_dtype dtype = ct__dlpack_dtype(fn, d->dtype);
+    int64_t strides[CT_MAX_DIMS], span;
+    if (dtype == CT_DTYPE_DEFAULT || !ct__dlpack_geometry(fn, d, strides, &span)) {
+        return NULL;
+    }
+    /* a 1-D tensor over the memory, then given the DLPack geometry (nobody else sees it yet);
+       an empty tensor reads nothing, so any non-NULL address serves */
+    char *data = d->data ? (char *)d->data + d->byte_offset : (char *)m;
+    ct_tensor *t = ct_from_blob(data, dtype, &span, 1, ct__dlpack_release, m);
+    if (t) {
+        t->ndim = d->ndim;
+        for (int i = 0; i < d->ndim; i++) {
+            t->sizes[i] = d->shape[i];
+            t->strides[i] = strides[i];
+        }
+    }
+    return t;
+}
+
+/* What ct_to_dlpack hands out: the managed tensor first, then what it points into. */
+typedef struct ct__dlpack_export {
+    ct_dlpack_managed_tensor m;
+    ct_tensor *ref; /* ctorch's reference to the storage, with the exported geometry */
+    int64_t shape[CT_MAX_DIMS], strides[CT_MAX_DIMS];
+} ct__dlpack_export;
+
+static void ct__dlpack_export_free(ct_dlpack_managed_tensor *m)
+{
+    ct__dlpack_export *e = (ct__dlpack_export *)m->manager_ctx;
+    ct__release(e->ref);
+    ct__free(e);
+}
+
+ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
+{
+    const char *fn = "ct_to_dlpack";
+    if (ct__null(fn, t) || !ct__check_cpu(fn, t)) {
+        return NULL;
+    }
+    if (t->requires_grad || t->grad_fn) {
+        ct__fail(CT_ERR_AUTOGRAD, fn, "Can't export tensors that require gradient, use "
+                 "tensor.detach()");
+        return NULL;
+    }
+    if (ct__dlpack_code(t->dtype) < 0) {
+        ct__fail(CT_ERR_DTYPE, fn, "DLPack exchange of %s tensors is not supported",
+                 ct_dtype_name(t->dtype));
+        return NULL;
+    }
+    ct__dlpack_export *e = (ct__dlpack_export *)ct__calloc(sizeof *e);
+    ct_tensor *ref = e ? ct__tensor_over(t->storage, t->dtype, t->sizes, t->strides, t->ndim,
+                                         t->offset)
+                       : NULL;
+    if (!ref) {
+        ct__free(e);
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    e->ref = ref;
+    for (int i = 0; i < t->ndim; i++) {
+        e->shape[i] = t->sizes[i];
+        e->strides[i] = t->strides[i];
+    }
+    ct_dlpack_tensor *d = &e->m.dl_tensor;
+    d->data = ct__data(t);
+    d->device.device_type = CT_DLPACK_CPU;
+    d->device.device_id = 0;
+    d->ndim = t->ndim;
+    d->dtype.code = (uint8_t)ct__dlpack_code(t->dtype);
+    d->dtype.bits = (uint8_t)(ct_dtype_size(t->dtype) * 8);
+    d->dtype.lanes = 1;
+    d->shape = e->shape;
+    d->strides = e->strides;
+    d->byte_offset = 0;
+    e->m.manager_ctx = e;
+    e->m.deleter = ct__dlpack_export_free;
+    return &e->m;
+}
+
 // >>part ops/reduce.c
 /* ops/reduce.c - sum, mean, max, min, argmax, argmin, amax, amin, logsumexp, var, std, all,
  * any, linalg.vector_norm, allclose, equal.
@@ -13740,6 +15504,1572 @@ bool ct_equal(const ct_tensor *input, const ct_tensor *other)
 #undef CT__RC_ANY
 
 CT__VECTORIZE_END
+
+// >>part ops/sort.c
+/* ops/sort.c - sort, argsort, msort, topk, kthvalue, median, nanmedian, mode, quantile,
+ * nanquantile, unique, unique_consecutive, isin, searchsorted, bucketize, bincount, histc.
+ *
+ * Legend: n is the length of a line (input's size at dim), the grid is input's other dims
+ * (row-major, rows = numel / n lines). Each element becomes an unsigned key whose ascending
+ * order is the requested order (NaN above +inf, -0.0 equal to 0.0, complemented for
+ * descending), so one stable LSD radix sort of (key, index) pairs over the key's bytes (a byte
+ * every key shares is skipped) serves every dtype; short lines use an insertion sort. Lines
+ * are split between threads (each with its own scratch), never one line, so results are the
+ * same for any thread count.
+ */
+
+/* ---- keys ---------------------------------------------------------------------------------- */
+CT__VECTORIZE_BEGIN
+/* Branch-free (random signs would mispredict): + 0.0 turns -0.0 into 0.0; a set sign bit flips
+   every bit, else only the sign bit; any NaN becomes the largest key. */
+static uint64_t ct__srt_key_f32(float v)
+{
+    uint32_t u;
+    v += 0.0f;
+    memcpy(&u, &v, sizeof u);
+    uint32_t k = u ^ ((0u - (u >> 31)) | 0x80000000u);
+    return v != v ? 0xFFFFFFFFu : k;
+}
+
+static uint64_t ct__srt_key_f64(double v)
+{
+    uint64_t u;
+    v += 0.0;
+    memcpy(&u, &v, sizeof u);
+    uint64_t k = u ^ ((0u - (u >> 63)) | 0x8000000000000000u);
+    return v != v ? UINT64_MAX : k;
+}
+
+/* The key of a NaN in dtype dt (no integer key is ever equal to it: only floats have one). */
+static uint64_t ct__srt_nan_key(ct_dtype dt)
+{
+    return dt == CT_FLOAT32 ? 0xFFFFFFFFu : UINT64_MAX;
+}
+
+static bool ct__srt_has_nan(ct_dtype dt)
+{
+    return dt == CT_FLOAT32 || dt == CT_FLOAT64;
+}
+
+/* (a contiguous line gets its own loop, which the compiler vectorizes) */
+#define CT__SRT_KEYS(T, EXPR)                                                                      \
+    do {                                                                                           \
+        const T *q = (const T *)(const void *)p;                                                   \
+        if (stride == 1) {                                                                         \
+            for (int64_t j = 0; j < n; j++) {                                                      \
+                T v = q[j];                                                                        \
+                key[j] = (uint64_t)(EXPR) ^ flip;                                                  \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t j = 0; j < n; j++) {                                                      \
+                T v = q[j * stride];                                                               \
+                key[j] = (uint64_t)(EXPR) ^ flip;                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+/* keys of the n elements at p (stride in elements) of dtype dt, complemented when desc. */
+static void ct__srt_keys(const char *p, int64_t stride, int64_t n, ct_dtype dt, bool desc,
+                         uint64_t *key)
+{
+    size_t bytes = ct_dtype_size(dt);
+    uint64_t flip = !desc ? 0 : bytes == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * bytes)) - 1;
+    switch (dt) {
+    case CT_BOOL: CT__SRT_KEYS(bool, v ? 1u : 0u); break;
+    case CT_UINT8: CT__SRT_KEYS(uint8_t, v); break;
+    case CT_INT8: CT__SRT_KEYS(int8_t, (uint8_t)((uint8_t)v ^ 0x80u)); break;
+    case CT_INT16: CT__SRT_KEYS(int16_t, (uint16_t)((uint16_t)v ^ 0x8000u)); break;
+    case CT_INT32: CT__SRT_KEYS(int32_t, (uint32_t)v ^ 0x80000000u); break;
+    case CT_INT64: CT__SRT_KEYS(int64_t, (uint64_t)v ^ 0x8000000000000000u); break;
+    case CT_FLOAT32: CT__SRT_KEYS(float, ct__srt_key_f32(v)); break;
+    default: CT__SRT_KEYS(double, ct__srt_key_f64(v)); break;
+    }
+}
+#undef CT__SRT_KEYS
+
+/* ---- the stable sort of (key, index) pairs --------------------------------------------------- */
+/* Sorts key[0..n) with idx (0..n-1 on entry) stably, using k2/i2 (n each) as scratch; width is
+   the key's size in bytes. */
+static void ct__srt_sort(uint64_t *key, int64_t *idx, uint64_t *k2, int64_t *i2, int64_t n,
+                         int width)
+{
+    if (n <= 32) {
+        for (int64_t j = 1; j < n; j++) {
+            uint64_t kk = key[j];
+            int64_t ii = idx[j], m = j;
+            for (; m > 0 && key[m - 1] > kk; m--) {
+                key[m] = key[m - 1];
+                idx[m] = idx[m - 1];
+            }
+            key[m] = kk;
+            idx[m] = ii;
+        }
+        return;
+    }
+    int64_t count[8][256];
+    memset(count, 0, sizeof(int64_t) * 256 * (size_t)width);
+    for (int64_t j = 0; j < n; j++) {
+        for (int b = 0; b < width; b++) {
+            count[b][(key[j] >> (8 * b)) & 0xFF]++;
+        }
+    }
+    uint64_t *ks = key, *kd = k2;
+    int64_t *is = idx, *id = i2;
+    for (int b = 0; b < width; b++) {
+        int shift = 8 * b;
+        if (count[b][(key[0] >> shift) & 0xFF] == n) {
+            continue;
+        }
+        int64_t pos[256], sum = 0;
+        for (int v = 0; v < 256; v++) {
+            pos[v] = sum;
+            sum += count[b][v];
+        }
+        for (int64_t j = 0; j < n; j++) {
+            int64_t at = pos[(ks[j] >> shift) & 0xFF]++;
+            kd[at] = ks[j];
+            id[at] = is[j];
+        }
+        uint64_t *kt = ks;
+        int64_t *it = is;
+        ks = kd, kd = kt, is = id, id = it;
+    }
+    if (ks != key) {
+        memcpy(key, ks, sizeof(uint64_t) * (size_t)n);
+        memcpy(idx, is, sizeof(int64_t) * (size_t)n);
+    }
+}
+
+/* The first k pairs of the stable order of key[0..n) into bk/bi (k each), for small k: one
+   pass keeping the best k seen, in order. */
+static void ct__srt_select_small(const uint64_t *key, int64_t n, int64_t k, uint64_t *bk,
+                                 int64_t *bi)
+{
+    int64_t m = 0;
+    uint64_t worst = UINT64_MAX; /* a key must beat it (once k are kept) to get in */
+    for (int64_t j0 = 0; j0 < n; j0 += 16) {
+        int64_t j1 = n - j0 < 16 ? n : j0 + 16;
+        int any = m < k;
+        for (int64_t j = j0; j < j1; j++) { /* most blocks hold no candidate */
+            any |= key[j] < worst;
+        }
+        for (int64_t j = j0; any && j < j1; j++) {
+            uint64_t kk = key[j];
+            if (m == k && kk >= worst) {
+                continue;
+            }
+            int64_t pos = m == k ? k - 1 : m++;
+            for (; pos > 0 && bk[pos - 1] > kk; pos--) {
+                bk[pos] = bk[pos - 1];
+                bi[pos] = bi[pos - 1];
+            }
+            bk[pos] = kk;
+            bi[pos] = j;
+            worst = m == k ? bk[k - 1] : UINT64_MAX;
+        }
+    }
+}
+CT__VECTORIZE_END
+
+/* PyTorch's quickselect (kthvalue's quick_select_template, Sedgewick's partition with a median
+   of three) on (key, idx), so that the k-th pair and its index are PyTorch's. */
+static void ct__srt_swap(uint64_t *key, int64_t *idx, int64_t a, int64_t b)
+{
+    uint64_t kt = key[a];
+    int64_t it = idx[a];
+    key[a] = key[b];
+    idx[a] = idx[b];
+    key[b] = kt;
+    idx[b] = it;
+}
+
+static void ct__srt_quickselect(uint64_t *key, int64_t *idx, int64_t n, int64_t k)
+{
+    int64_t L = 0, R = n - 1;
+    for (;;) {
+        if (R <= L) {
+            return;
+        }
+        if (R == L + 1) {
+            if (key[L] > key[R]) {
+                ct__srt_swap(key, idx, L, R);
+            }
+            return;
+        }
+        ct__srt_swap(key, idx, (L + R) >> 1, L + 1);
+        if (key[L + 1] > key[R]) {
+            ct__srt_swap(key, idx, L + 1, R);
+        }
+        if (key[L] > key[R]) {
+            ct__srt_swap(key, idx, L, R);
+        }
+        if (key[L + 1] > key[L]) {
+            ct__srt_swap(key, idx, L + 1, L);
+        }
+        int64_t i = L + 1, j = R;
+        uint64_t piv = key[L];
+        for (;;) {
+            do {
+                i++;
+            } while (piv > key[i]);
+            do {
+                j--;
+            } while (key[j] > piv);
+            if (j < i) {
+                break;
+            }
+            ct__srt_swap(key, idx, i, j);
+        }
+        ct__srt_swap(key, idx, L, j);
+        if (j <= k) {
+            L = i;
+        }
+        if (j >= k) {
+            R = j - 1;
+        }
+    }
+}
+
+/* ---- the line kernel ------------------------------------------------------------------------- */
+typedef enum ct__srt_mode {
+    CT__SRT_SORT,
+    CT__SRT_TOPK,
+    CT__SRT_KTH,
+    CT__SRT_MEDIAN,
+    CT__SRT_NANMEDIAN,
+    CT__SRT_MODE,
+    CT__SRT_QUANTILE,
+    CT__SRT_NANQUANTILE
+} ct__srt_mode;
+
+/* What meta computes (c->state, in the public function's frame). */
+typedef struct ct__srt_state {
+    bool all;      /* over all elements as one line (median(), quantile with dim None) */
+    int dim;       /* the dim argument, wrapped by meta (-1 there when all) */
+    int64_t k;     /* topk's k, kthvalue's k */
+    bool flag;     /* sort: descending; topk: largest */
+    bool keepdim;  /* reductions */
+    bool squeezed; /* the reduced dim was removed (backward unsqueezes) */
+    int64_t nq;    /* quantile: the number of q values */
+    int interp;    /* quantile: the interpolation */
+} ct__srt_state;
+
+/* One call's lines. x is read at ox + j * lx (line j) for the line at grid offset ox; outputs
+   likewise. Quantile: v (nq, rows) at qi * lv + row; lo/hi/w (input's shape with nq at dim)
+   at oq + qi * lq. */
+typedef struct ct__srt_job {
+    int mode;
+    ct_dtype dt;
+    size_t esz;
+    bool desc;
+    int64_t n, k, rows, per_task;
+    int nd;
+    int64_t gsz[CT_MAX_DIMS], gx[CT_MAX_DIMS], gv[CT_MAX_DIMS], gq[CT_MAX_DIMS];
+    int64_t lx, lv, lq;
+    const char *x;
+    char *v, *w;
+    int64_t *ix, *lo, *hi;
+    const double *q;
+    int64_t nq;
+    int interp;
+    char *scratch; /* per slot: 2 n keys and 2 n indices */
+} ct__srt_job;
+
+/* Writes the m pairs idx[0..m) of a line: values (x's elements) at v + ov + j * lv, indices at
+   ix + ov + j * lv (values and indices share the layout). */
+#define CT__SRT_PUT(T)                                                                             \
+    do {                                                                                           \
+        for (int64_t j = 0; j < m; j++) {                                                          \
+            ((T *)(void *)v)[j * lv] = ((const T *)(const void *)x)[idx[j] * lx];                  \
+            ix[j * lv] = idx[j];                                                                   \
+        }                                                                                          \
+    } while (0)
+static void ct__srt_put(const ct__srt_job *jb, int64_t ox, int64_t ov, const int64_t *idx,
+                        int64_t m)
+{
+    const char *x = jb->x + (size_t)ox * jb->esz;
+    char *v = jb->v + (size_t)ov * jb->esz;
+    int64_t *ix = jb->ix + ov, lx = jb->lx, lv = jb->lv;
+    switch (jb->esz) {
+    case 1: CT__SRT_PUT(uint8_t); break;
+    case 2: CT__SRT_PUT(uint16_t); break;
+    case 4: CT__SRT_PUT(uint32_t); break;
+    default: CT__SRT_PUT(uint64_t); break;
+    }
+}
+#undef CT__SRT_PUT
+
+/* The first index in line order whose key is NaN's, or -1. */
+static int64_t ct__srt_first_nan(const uint64_t *key, int64_t n, uint64_t nan_key)
+{
+    for (int64_t j = 0; j < n; j++) {
+        if (key[j] == nan_key) {
+            return j;
+        }
+    }
+    return -1;
+}
+
+/* mode: over the stably sorted pairs, the smallest of the most frequent keys (NaNs count
+   apart) and the last index of its run. */
+static int64_t ct__srt_mode_pick(const uint64_t *key, const int64_t *idx, int64_t n,
+                                 uint64_t nan_key, bool has_nan)
+{
+    int64_t best = 0, best_at = 0, run = 0;
+    for (int64_t j = 0; j < n; j++) {
+        run++;
+        bool same = j + 1 < n && key[j + 1] == key[j] && !(has_nan && key[j] == nan_key);
+        if (!same) {
+            if (run > best) {
+                best = run;
+                best_at = j;
+            }
+            run = 0;
+        }
+    }
+    return idx[best_at];
+}
+
+/* PyTorch's lerp (its vectorized form: from the nearer end, one fused multiply-add), in the
+   line's dtype. */
+static double ct__srt_lerp(ct_dtype dt, double a, double b, double w)
+{
+    if (dt == CT_FLOAT32) {
+        float fa = (float)a, fb = (float)b, fw = (float)w;
+        return fabsf(fw) < 0.5f ? fmaf(fw, fb - fa, fa) : fmaf(fw - 1.0f, fb - fa, fb);
+    }
+    return fabs(w) < 0.5 ? fma(w, b - a, a) : fma(w - 1.0, b - a, b);
+}
+
+/* A value of x's line at index i, as a double (quantile's float dtypes). */
+static double ct__srt_at(const ct__srt_job *jb, int64_t ox, int64_t i)
+{
+    const char *p = jb->x + (size_t)(ox + i * jb->lx) * jb->esz;
+    return jb->dt == CT_FLOAT32 ? (double)*(const float *)(const void *)p
+                                : *(const double *)(const void *)p;
+}
+
+/* quantile over a stably sorted line (idx): PyTorch's ranks in the input's dtype, then the
+   value and what backward needs (the two indices and the weight). */
+static void ct__srt_quantile_line(const ct__srt_job *jb, int64_t row, int64_t ox, int64_t oq,
+                                  const uint64_t *key, const int64_t *idx)
+{
+    int64_t n = jb->n, nnan = 0;
+    uint64_t nan_key = ct__srt_nan_key(jb->dt);
+    for (int64_t j = n - 1; j >= 0 && key[j] == nan_key; j--) {
+        nnan++;
+    }
+    bool f32 = jb->dt == CT_FLOAT32;
+    for (int64_t qi = 0; qi < jb->nq; qi++) {
+        double rank;
+        if (jb->mode == CT__SRT_NANQUANTILE) {
+            rank = jb->q[qi] * (double)(n - nnan - 1);
+            rank = rank < 0 ? 0 : rank;
+        } else {
+            rank = nnan ? (double)(n - 1) : jb->q[qi] * (double)(n - 1);
+        }
+        rank = f32 ? (double)(float)rank : rank;
+        switch (jb->interp) {
+        case CT_QUANTILE_LOWER: rank = floor(rank); break;
+        case CT_QUANTILE_HIGHER: rank = ceil(rank); break;
+        case CT_QUANTILE_NEAREST: rank = nearbyint(rank); break;
+        default: break;
+        }
+        int64_t below = (int64_t)rank, above = (int64_t)ceil(rank);
+        double w = jb->interp == CT_QUANTILE_MIDPOINT ? 0.5 : rank - (double)below;
+        double a = ct__srt_at(jb, ox, idx[below]), b = ct__srt_at(jb, ox, idx[above]);
+        double out = (jb->interp == CT_QUANTILE_LINEAR || jb->interp == CT_QUANTILE_MIDPOINT)
+                         ? ct__srt_lerp(jb->dt, a, b, w)
+                         : a;
+        if (!(jb->interp == CT_QUANTILE_LINEAR || jb->interp == CT_QUANTILE_MIDPOINT)) {
+            w = 0;
+            above = below;
+        }
+        int64_t at = oq + qi * jb->lq;
+        jb->lo[at] = idx[below];
+        jb->hi[at] = idx[above];
+        if (f32) {
+            ((float *)(void *)jb->v)[qi * jb->lv + row] = (float)out;
+            ((float *)(void *)jb->w)[at] = (float)w;
+        } else {
+            ((double *)(void *)jb->v)[qi * jb->lv + row] = out;
+            ((double *)(void *)jb->w)[at] = w;
+        }
+    }
+}
+
+/* One line: keys, then the mode's selection and its outputs. */
+static void ct__srt_line(const ct__srt_job *jb, int64_t row, uint64_t *key, int64_t *idx,
+                         uint64_t *k2, int64_t *i2)
+{
+    int64_t ox = 0, ov = 0, oq = 0, r = row, n = jb->n;
+    for (int d = jb->nd - 1; d >= 0; d--) {
+        int64_t p = r % jb->gsz[d];
+        r /= jb->gsz[d];
+        ox += p * jb->gx[d];
+        ov += p * jb->gv[d];
+        oq += p * jb->gq[d];
+    }
+    int width = (int)ct_dtype_size(jb->dt);
+    uint64_t nan_key = ct__srt_nan_key(jb->dt);
+    bool has_nan = ct__srt_has_nan(jb->dt);
+    ct__srt_keys(jb->x + (size_t)ox * jb->esz, jb->lx, n, jb->dt, jb->desc, key);
+    if (jb->mode == CT__SRT_TOPK && jb->k <= 32) {
+        ct__srt_select_small(key, n, jb->k, k2, i2);
+        ct__srt_put(jb, ox, ov, i2, jb->k);
+        return;
+    }
+    for (int64_t j = 0; j < n; j++) {
+        idx[j] = j;
+    }
+    int64_t pick;
+    switch (jb->mode) {
+    case CT__SRT_TOPK:
+        ct__srt_sort(key, idx, k2, i2, n, width);
+        ct__srt_put(jb, ox, ov, idx, jb->k);
+        return;
+    case CT__SRT_KTH:
+        ct__srt_quickselect(key, idx, n, jb->k - 1);
+        ct__srt_put(jb, ox, ov, idx + jb->k - 1, 1);
+        return;
+    case CT__SRT_MEDIAN:
+    case CT__SRT_NANMEDIAN: {
+        int64_t first = has_nan ? ct__srt_first_nan(key, n, nan_key) : -1, nnan = 0;
+        for (int64_t j = 0; first >= 0 && j < n; j++) {
+            nnan += key[j] == nan_key;
+        }
+        if (first >= 0 && (jb->mode == CT__SRT_MEDIAN || nnan == n)) {
+            pick = first;
+        } else {
+            ct__srt_sort(key, idx, k2, i2, n, width);
+            pick = idx[(n - nnan - 1) / 2];
+        }
+        ct__srt_put(jb, ox, ov, &pick, 1);
+        return;
+    }
+    case CT__SRT_MODE:
+        ct__srt_sort(key, idx, k2, i2, n, width);
+        pick = ct__srt_mode_pick(key, idx, n, nan_key, has_nan);
+        ct__srt_put(jb, ox, ov, &pick, 1);
+        return;
+    case CT__SRT_QUANTILE:
+    case CT__SRT_NANQUANTILE:
+        ct__srt_sort(key, idx, k2, i2, n, width);
+        ct__srt_quantile_line(jb, row, ox, oq, key, idx);
+        return;
+    default:
+        ct__srt_sort(key, idx, k2, i2, n, width);
+        ct__srt_put(jb, ox, ov, idx, n);
+        return;
+    }
+}
+
+static void ct__srt_task(int64_t task, int slot, void *ctx)
+{
+    const ct__srt_job *jb = (const ct__srt_job *)ctx;
+    size_t n = (size_t)jb->n;
+    uint64_t *key = (uint64_t *)(void *)(jb->scratch + (size_t)slot * 32 * n);
+    int64_t *idx = (int64_t *)(void *)(key + n);
+    uint64_t *k2 = (uint64_t *)(void *)(idx + n);
+    int64_t *i2 = (int64_t *)(void *)(k2 + n);
+    int64_t end = (task + 1) * jb->per_task < jb->rows ? (task + 1) * jb->per_task : jb->rows;
+    for (int64_t row = task * jb->per_task; row < end; row++) {
+        ct__srt_line(jb, row, key, idx, k2, i2);
+    }
+}
+
+/* Runs every line of the job, in parallel over groups of lines. */
+static ct_status ct__srt_run(const char *fn, ct__srt_job *jb)
+{
+    if (jb->rows == 0 || jb->n == 0) {
+        return CT_OK;
+    }
+    jb->per_task = jb->n >= CT__GRAIN ? 1 : CT__GRAIN / jb->n;
+    int64_t ntasks = (jb->rows + jb->per_task - 1) / jb->per_task;
+    int nt = ntasks < 2 ? 1 : ct__parallel_threads();
+    nt = ntasks < nt ? (int)ntasks : nt;
+    jb->scratch = (char *)ct__malloc((size_t)jb->n * 32 * (size_t)nt);
+    if (!jb->scratch) {
+        return ct__fail(CT_ERR_OOM, fn, "out of memory for the scratch of %lld lines",
+                        (long long)nt);
+    }
+    ct__parallel_tasks(ntasks, nt, ct__srt_task, jb);
+    ct__free(jb->scratch);
+    return CT_OK;
+}
+
+/* Fills the job's grid from x (its dims but dim; all of x's elements as one line when x is
+   contiguous and dim is -1) and the strides of the outputs laid out as the shape `osizes`
+   (x's with size m at dim), contiguous. */
+static void ct__srt_grid(ct__srt_job *jb, const ct_tensor *x, int dim, int64_t m)
+{
+    int64_t os[CT_MAX_DIMS], ostr[CT_MAX_DIMS];
+    jb->x = ct__data(x);
+    jb->dt = x->dtype;
+    jb->esz = ct_dtype_size(x->dtype);
+    jb->nd = 0;
+    if (dim < 0 || x->ndim == 0) {
+        jb->n = ct_numel(x);
+        jb->lx = 1;
+        jb->lv = 1;
+        jb->lq = 1;
+        jb->rows = 1;
+        return;
+    }
+    memcpy(os, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    os[dim] = m;
+    ct__contiguous_strides(os, x->ndim, ostr);
+    for (int d = 0; d < x->ndim; d++) {
+        if (d == dim) {
+            continue;
+        }
+        jb->gsz[jb->nd] = x->sizes[d];
+        jb->gx[jb->nd] = x->strides[d];
+        jb->gv[jb->nd] = ostr[d];
+        jb->gq[jb->nd] = ostr[d];
+        jb->nd++;
+    }
+    jb->n = x->sizes[dim];
+    jb->lx = x->strides[dim];
+    jb->lv = ostr[dim];
+    jb->lq = ostr[dim];
+    jb->rows = jb->n ? ct_numel(x) / jb->n : ct__numel(jb->gsz, jb->nd);
+}
+
+/* ---- derivative formulas --------------------------------------------------------------------- */
+/* sort, topk, kthvalue, median/nanmedian/mode over a dim: zeros of input's shape with the
+   gradient scattered to the saved indices (PyTorch's value_selecting_reduction_backward). */
+static void ct__srt_select_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *ix = ct__saved(n, 0);
+    const ct__edge *e = &n->next[0];
+    int dim = (int)n->i[0];
+    if (n->i[1]) {
+        g = ct_unsqueeze(g, dim);
+        ix = ct_unsqueeze(ix, dim);
+    }
+    gi[0] = ct_scatter(ct_zeros(e->sizes, e->ndim, g->dtype), dim, ix, g);
+}
+
+/* The node keeps the indices (output 1), the dim and whether it was squeezed. */
+static void ct__srt_select_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__srt_state *s = (const ct__srt_state *)c->state;
+    n->i[0] = s->dim < 0 ? 0 : s->dim;
+    n->i[1] = s->squeezed;
+    ct__save(n, c->outputs[1]);
+}
+
+/* median()/nanmedian() over all elements: the gradient split evenly among the elements equal
+   to the result (NaN counting as equal to a NaN result), as PyTorch's
+   evenly_distribute_backward. */
+static void ct__srt_median_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    ct_tensor *mask = ct_logical_or(ct_eq(x, y), ct_logical_and(ct_isnan(x), ct_isnan(y)));
+    ct_tensor *m = ct_to_dtype(mask, g->dtype);
+    gi[0] = ct_mul(m, ct_div(g, ct_sum(m)));
+}
+
+/* quantile: each value is lerp(sorted[lo], sorted[hi], w), so the gradient adds g * (1 - w) at
+   lo and g * w at hi (saved in input's shape with nq at dim, or (nq) over all elements). */
+static void ct__srt_quantile_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *lo = ct__saved(n, 0), *hi = ct__saved(n, 1), *w = ct__saved(n, 2);
+    const ct__edge *e = &n->next[0];
+    int dim = (int)n->i[0];
+    int64_t sizes[CT_MAX_DIMS], perm[CT_MAX_DIMS];
+    int nd = 1;
+    sizes[0] = lo->sizes[dim < 0 ? 0 : dim];
+    for (int d = 0; dim >= 0 && d < e->ndim; d++) {
+        if (d != dim) {
+            sizes[nd++] = e->sizes[d];
+        }
+    }
+    const ct_tensor *gq = ct_reshape(g, sizes, nd);
+    if (dim > 0) {
+        for (int d = 0; d < e->ndim; d++) {
+            perm[d] = d < dim ? d + 1 : d == dim ? 0 : d;
+        }
+        gq = ct_permute(gq, perm, e->ndim);
+    }
+    int64_t numel = ct__numel(e->sizes, e->ndim);
+    ct_tensor *gw = ct_mul(gq, w), *gl = ct_mul(gq, ct_add_scalar(ct_neg(w), 1.0));
+    ct_tensor *zeros =
+        dim < 0 ? ct_zeros(&numel, 1, g->dtype) : ct_zeros(e->sizes, e->ndim, g->dtype);
+    ct_tensor *r =
+        ct_scatter_add(ct_scatter_add(zeros, dim < 0 ? 0 : dim, lo, gl), dim < 0 ? 0 : dim, hi, gw);
+    gi[0] = dim < 0 ? ct_reshape(r, e->sizes, e->ndim) : r;
+}
+
+static void ct__srt_quantile_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__srt_state *s = (const ct__srt_state *)c->state;
+    n->i[0] = s->dim;
+    ct__save(n, c->outputs[1]);
+    ct__save(n, c->outputs[2]);
+    ct__save(n, c->outputs[3]);
+}
+
+/* ---- meta ------------------------------------------------------------------------------------ */
+static bool ct__srt_is_reduction(int mode)
+{
+    return mode == CT__SRT_KTH || mode == CT__SRT_MEDIAN || mode == CT__SRT_NANMEDIAN ||
+           mode == CT__SRT_MODE;
+}
+
+/* PyTorch's name of a reduction in its messages. */
+static const char *ct__srt_name(int mode)
+{
+    return mode == CT__SRT_KTH ? "kthvalue" : mode == CT__SRT_MODE ? "mode" : "median";
+}
+
+/* The argument checks of the line family over a dim (PyTorch's order). */
+static bool ct__srt_check(const ct_op_call *c, const ct_tensor *x, int mode, int dim, int64_t k)
+{
+    int64_t n = x->ndim ? x->sizes[dim] : 1;
+    if (mode == CT__SRT_TOPK && x->dtype == CT_BOOL) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn, "topk does not support bool dtypes on CPU");
+    }
+    if (mode == CT__SRT_TOPK && (k < 0 || k > n)) {
+        return !ct__fail(CT_ERR_VALUE, c->fn, "selected index k out of range");
+    }
+    if (ct__srt_is_reduction(mode) && n == 0) {
+        return !ct__fail(CT_ERR_INDEX, c->fn,
+                         "%s(): Expected reduction dim %d to have non-zero size.",
+                         ct__srt_name(mode), dim);
+    }
+    if (mode == CT__SRT_KTH && (k < 1 || k > n)) {
+        return !ct__fail(CT_ERR_VALUE, c->fn,
+                         "kthvalue(): selected number k out of range for dimension %d", dim);
+    }
+    return true;
+}
+
+/* sort, topk, kthvalue, median, nanmedian, mode (input self; c->state a ct__srt_state): values
+   in input's dtype and int64 indices (none over all elements). */
+static bool ct__srt_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    ct__srt_state *s = (ct__srt_state *)c->state;
+    int mode = c->op->variant;
+    c->dtype = x->dtype;
+    s->squeezed = false;
+    if (s->all) {
+        s->dim = -1;
+        return ct__op_output(c, NULL, 0, x->dtype) != NULL;
+    }
+    int dim = ct__wrap_dim(c->fn, s->dim, x->ndim);
+    if (dim < 0 || !ct__srt_check(c, x, mode, dim, s->k)) {
+        return false;
+    }
+    s->dim = dim;
+    int64_t sizes[CT_MAX_DIMS];
+    int nd = x->ndim;
+    memcpy(sizes, x->sizes, sizeof(int64_t) * (size_t)nd);
+    if (nd > 0 && mode != CT__SRT_SORT) {
+        sizes[dim] = mode == CT__SRT_TOPK ? s->k : 1;
+    }
+    if (nd > 0 && ct__srt_is_reduction(mode) && !s->keepdim) {
+        memmove(sizes + dim, sizes + dim + 1, sizeof(int64_t) * (size_t)(nd - dim - 1));
+        nd--;
+        s->squeezed = true;
+    }
+    return ct__op_output(c, sizes, nd, x->dtype) && ct__op_output(c, sizes, nd, CT_INT64);
+}
+
+/* quantile and nanquantile (inputs self, q; c->state): the values, then what backward needs:
+   the lower and upper int64 indices and the weights, in input's shape with nq at dim (or
+   (nq) over all elements). */
+static bool ct__quantile_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *q = c->inputs[1];
+    ct__srt_state *s = (ct__srt_state *)c->state;
+    int dim = -1;
+    if (s->interp < 0 || s->interp >= CT_QUANTILE_INTERPOLATION_COUNT) {
+        return !ct__fail(CT_ERR_VALUE, c->fn,
+                         "quantile() interpolation must be one of linear, lower, higher, midpoint "
+                         "or nearest, but got %d",
+                         s->interp);
+    }
+    if (!s->all && (dim = ct__wrap_dim(c->fn, s->dim, x->ndim)) < 0) {
+        return false;
+    }
+    const char *bad = ct_numel(x) == 0 ? "quantile() input tensor must be non-empty"
+                      : q->ndim > 1    ? "quantile() q must be a scalar or 1D tensor"
+                      : !(x->dtype == CT_FLOAT32 || x->dtype == CT_FLOAT64)
+                          ? "quantile() input tensor must be either float or double dtype"
+                      : q->dtype != x->dtype
+                          ? "quantile() q tensor must be same dtype as the input tensor"
+                          : NULL;
+    if (bad) {
+        ct_status code = ct_numel(x) == 0 ? CT_ERR_VALUE
+                         : q->ndim > 1    ? CT_ERR_SHAPE
+                                          : CT_ERR_DTYPE;
+        return !ct__fail(code, c->fn, "%s", bad);
+    }
+    s->nq = ct_numel(q);
+    s->dim = s->all || x->ndim == 0 ? -1 : dim;
+    if ((s->dim < 0 ? ct_numel(x) : x->sizes[s->dim]) > ((int64_t)1 << 24)) {
+        /* PyTorch's limit: ranks are exact in float32 */
+        return !ct__fail(CT_ERR_VALUE, c->fn, "quantile() input tensor is too large");
+    }
+    int64_t out[CT_MAX_DIMS + 1], aux[CT_MAX_DIMS];
+    int no = 0, na = 1;
+    if (q->ndim > 0) {
+        out[no++] = s->nq;
+    }
+    for (int d = 0; d < x->ndim; d++) {
+        if (s->dim < 0 || d != s->dim) {
+            out[no] = s->dim < 0 ? 1 : x->sizes[d];
+            no += s->keepdim || s->dim >= 0;
+        } else if (s->keepdim) {
+            out[no++] = 1;
+        }
+    }
+    aux[0] = s->nq;
+    if (s->dim >= 0) {
+        memcpy(aux, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+        aux[s->dim] = s->nq;
+        na = x->ndim;
+    }
+    c->dtype = x->dtype;
+    return ct__op_output(c, out, no, x->dtype) && ct__op_output(c, aux, na, CT_INT64) &&
+           ct__op_output(c, aux, na, CT_INT64) && ct__op_output(c, aux, na, x->dtype);
+}
+
+/* ---- kernels --------------------------------------------------------------------------------- */
+/* x itself (a new reference) when contiguous with dtype dt, else a contiguous copy in dt;
+   NULL after an error. Dropped with ct__release. */
+static ct_tensor *ct__srt_contig(const char *fn, const ct_tensor *x, ct_dtype dt)
+{
+    if (x->dtype == dt && ct_is_contiguous(x)) {
+        return ct_retain((ct_tensor *)(uintptr_t)x);
+    }
+    ct_tensor *t = ct__tensor_new(fn, x->sizes, x->ndim, dt);
+    if (t) {
+        ct__copy_kernel(t, x);
+    }
+    return t;
+}
+
+/* The line family on the CPU. */
+static ct_status ct__srt_kernel(ct_op_call *c)
+{
+    const ct__srt_state *s = (const ct__srt_state *)c->state;
+    int mode = c->op->variant;
+    ct__srt_job jb;
+    int64_t pick = 0;
+    memset(&jb, 0, sizeof jb);
+    jb.mode = mode;
+    jb.desc = s->flag;
+    jb.k = s->k;
+    ct_tensor *x = s->all ? ct__srt_contig(c->fn, c->inputs[0], c->inputs[0]->dtype)
+                          : ct_retain((ct_tensor *)(uintptr_t)c->inputs[0]);
+    if (!x) {
+        return ct_error_code();
+    }
+    int64_t n = x->ndim && s->dim >= 0 ? x->sizes[s->dim] : 1;
+    ct__srt_grid(&jb, x, s->dim, mode == CT__SRT_SORT ? n : mode == CT__SRT_TOPK ? s->k : 1);
+    jb.v = ct__data(c->outputs[0]);
+    jb.ix = s->all ? &pick : (int64_t *)(void *)ct__data(c->outputs[1]);
+    if (s->all && jb.n == 0) {
+        ct__fill_contig(c->outputs[0], NAN);
+    }
+    ct_status st = ct_numel(c->outputs[0]) ? ct__srt_run(c->fn, &jb) : CT_OK;
+    ct_release(x);
+    return st;
+}
+
+/* quantile and nanquantile on the CPU: q checked, then the lines. */
+static ct_status ct__quantile_kernel(ct_op_call *c)
+{
+    const ct__srt_state *s = (const ct__srt_state *)c->state;
+    const ct_tensor *q = c->inputs[1];
+    double *qv = (double *)ct__malloc(sizeof(double) * (size_t)(s->nq + 1));
+    if (!qv) {
+        return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+    }
+    for (int64_t k = 0; k < s->nq; k++) {
+        qv[k] = ct__load_f64(ct__data(q) + (size_t)(k * (q->ndim ? q->strides[0] : 0)) *
+                                               ct_dtype_size(q->dtype),
+                             q->dtype);
+        if (!(qv[k] >= 0 && qv[k] <= 1)) {
+            ct__free(qv);
+            return ct__fail(CT_ERR_VALUE, c->fn, "quantile() q values must be in the range [0, 1]");
+        }
+    }
+    ct_tensor *x = s->dim < 0 ? ct__srt_contig(c->fn, c->inputs[0], c->inputs[0]->dtype)
+                              : ct_retain((ct_tensor *)(uintptr_t)c->inputs[0]);
+    ct_status st = x ? CT_OK : ct_error_code();
+    if (x) {
+        ct__srt_job jb;
+        memset(&jb, 0, sizeof jb);
+        jb.mode = c->op->variant;
+        jb.q = qv;
+        jb.nq = s->nq;
+        jb.interp = s->interp;
+        ct__srt_grid(&jb, x, s->dim, s->nq);
+        jb.lv = jb.rows;
+        jb.v = ct__data(c->outputs[0]);
+        jb.lo = (int64_t *)(void *)ct__data(c->outputs[1]);
+        jb.hi = (int64_t *)(void *)ct__data(c->outputs[2]);
+        jb.w = ct__data(c->outputs[3]);
+        st = ct__srt_run(c->fn, &jb);
+        ct_release(x);
+    }
+    ct__free(qv);
+    return st;
+}
+
+/* Scratch of n keys and n indices, twice; NULL after an error. */
+static uint64_t *ct__srt_scratch(const char *fn, int64_t n)
+{
+    uint64_t *p = (uint64_t *)ct__malloc(32 * (size_t)(n + 1));
+    if (!p) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+    }
+    return p;
+}
+
+/* Whether sorted pair j starts a new group of unique: a new key, or a NaN (NaNs stay apart). */
+static bool ct__srt_new_group(const uint64_t *key, int64_t j, uint64_t nan_key, bool has_nan)
+{
+    return j == 0 || key[j] != key[j - 1] || (has_nan && key[j] == nan_key);
+}
+
+/* unique (variant 0: sorted) and unique_consecutive (variant 1) on the CPU: the flattened
+   input's keys (sorted for unique), then the groups; outputs made here (their size depends on
+   the data): the values, the inverse (input's shape) and the counts. */
+static ct_status ct__unique_kernel(ct_op_call *c)
+{
+    const ct_tensor *in = c->inputs[0];
+    int64_t n = ct_numel(in), ng = 0;
+    ct_tensor *x = ct__srt_contig(c->fn, in, in->dtype);
+    uint64_t *key = x ? ct__srt_scratch(c->fn, n) : NULL;
+    if (!key) {
+        ct_release(x);
+        return ct_error_code();
+    }
+    int64_t *idx = (int64_t *)(void *)(key + n + 1);
+    size_t esz = ct_dtype_size(in->dtype);
+    uint64_t nan_key = ct__srt_nan_key(in->dtype);
+    bool has_nan = ct__srt_has_nan(in->dtype);
+    ct__srt_keys(ct__data(x), 1, n, in->dtype, false, key);
+    for (int64_t j = 0; j < n; j++) {
+        idx[j] = j;
+    }
+    if (c->op->variant == 0) {
+        ct__srt_sort(key, idx, (uint64_t *)(idx + n + 1), idx + 2 * (n + 1), n,
+                     (int)ct_dtype_size(in->dtype));
+    }
+    for (int64_t j = 0; j < n; j++) {
+        ng += ct__srt_new_group(key, j, nan_key, has_nan);
+    }
+    ct_tensor *out = ct__op_output(c, &ng, 1, in->dtype);
+    ct_tensor *inv = out ? ct__op_output(c, in->sizes, in->ndim, CT_INT64) : NULL;
+    ct_tensor *cnt = inv ? ct__op_output(c, &ng, 1, CT_INT64) : NULL;
+    if (cnt) {
+        int64_t *pi = (int64_t *)(void *)ct__data(inv), *pc = (int64_t *)(void *)ct__data(cnt);
+        for (int64_t j = 0, g = -1; j < n; j++) {
+            if (ct__srt_new_group(key, j, nan_key, has_nan)) {
+                memcpy(ct__data(out) + (size_t)++g * esz, ct__data(x) + (size_t)idx[j] * esz, esz);
+                pc[g] = 0;
+            }
+            pi[idx[j]] = g;
+            pc[g]++;
+        }
+    }
+    ct__free(key);
+    ct_release(x);
+    return cnt ? CT_OK : ct_error_code();
+}
+
+/* Whether key k is among the n sorted keys. */
+static bool ct__srt_contains(const uint64_t *keys, int64_t n, uint64_t k)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + ((hi - lo) >> 1);
+        if (keys[mid] < k) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < n && keys[lo] == k;
+}
+
+/* isin on the CPU (inputs elements, test_elements; attributes assume_unique, invert): both
+   in the promoted dtype (c->dtype), test_elements' keys sorted, a binary search per element;
+   NaN never matches. */
+static ct_status ct__isin_kernel(ct_op_call *c)
+{
+    ct_dtype dt = c->dtype;
+    ct_tensor *e = ct__srt_contig(c->fn, c->inputs[0], dt);
+    ct_tensor *t = e ? ct__srt_contig(c->fn, c->inputs[1], dt) : NULL;
+    int64_t ne = e ? ct_numel(e) : 0, nt = t ? ct_numel(t) : 0;
+    uint64_t *key = t ? ct__srt_scratch(c->fn, nt > ne ? nt : ne) : NULL;
+    if (key) {
+        int64_t m = nt > ne ? nt : ne;
+        int64_t *idx = (int64_t *)(void *)(key + m + 1);
+        bool invert = c->attrs[1].i != 0, has_nan = ct__srt_has_nan(dt);
+        uint64_t nan_key = ct__srt_nan_key(dt);
+        bool *out = (bool *)(void *)ct__data(c->outputs[0]);
+        ct__srt_keys(ct__data(t), 1, nt, dt, false, key);
+        for (int64_t j = 0; j < nt; j++) {
+            idx[j] = j;
+        }
+        ct__srt_sort(key, idx, (uint64_t *)(idx + m + 1), idx + 2 * (m + 1), nt,
+                     (int)ct_dtype_size(dt));
+        uint64_t *ek = (uint64_t *)(idx + m + 1);
+        ct__srt_keys(ct__data(e), 1, ne, dt, false, ek);
+        for (int64_t j = 0; j < ne; j++) {
+            bool found = !(has_nan && ek[j] == nan_key) && ct__srt_contains(key, nt, ek[j]);
+            out[j] = found != invert;
+        }
+    }
+    ct_status st = key ? CT_OK : ct_error_code();
+    ct__free(key);
+    ct_release(t);
+    ct_release(e);
+    return st;
+}
+
+/* searchsorted and bucketize (variant 1; inputs swapped) on the CPU: PyTorch's lower/upper
+   bound loops with its comparisons (!(b >= v) / !(b > v), so NaNs go last), in float64 for
+   float dtypes and int64 otherwise, through sorter when given. */
+typedef struct ct__search {
+    const char *b;
+    const int64_t *sorter;
+    ct_dtype dt;
+    size_t esz;
+    bool right, is_float;
+} ct__search;
+
+static bool ct__search_before(const ct__search *s, int64_t at, const char *v)
+{
+    const char *b = s->b + (size_t)at * s->esz;
+    if (s->is_float) {
+        double bv = ct__load_f64(b, s->dt), vv = ct__load_f64(v, s->dt);
+        return s->right ? !(bv > vv) : !(bv >= vv);
+    }
+    int64_t bv = ct__load_i64(b, s->dt), vv = ct__load_i64(v, s->dt);
+    return s->right ? !(bv > vv) : !(bv >= vv);
+}
+
+static int64_t ct__search_line(const ct__search *s, int64_t row, int64_t m, const char *v)
+{
+    int64_t lo = 0, hi = m;
+    while (lo < hi) {
+        int64_t mid = lo + ((hi - lo) >> 1);
+        int64_t at = row * m + (s->sorter ? s->sorter[row * m + mid] : mid);
+        if (ct__search_before(s, at, v)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+static ct_status ct__search_kernel(ct_op_call *c)
+{
+    bool bucketize = c->op->variant == 1;
+    const ct_tensor *seq = c->inputs[bucketize ? 1 : 0], *val = c->inputs[bucketize ? 0 : 1];
+    const ct_tensor *sorter = bucketize ? NULL : c->inputs[2];
+    ct__search s;
+    ct_tensor *b = ct__srt_contig(c->fn, seq, c->dtype);
+    ct_tensor *v = b ? ct__srt_contig(c->fn, val, c->dtype) : NULL;
+    ct_tensor *so = v && sorter ? ct__srt_contig(c->fn, sorter, CT_INT64) : NULL;
+    ct_status st = v && (!sorter || so) ? CT_OK : ct_error_code();
+    int64_t m = seq->ndim ? seq->sizes[seq->ndim - 1] : 1, nv = v ? ct_numel(v) : 0;
+    int64_t inner = val->ndim ? val->sizes[val->ndim - 1] : 1;
+    s.b = b ? ct__data(b) : NULL;
+    s.sorter = so ? (const int64_t *)(const void *)ct__data(so) : NULL;
+    s.dt = c->dtype;
+    s.esz = ct_dtype_size(c->dtype);
+    s.right = c->attrs[1].i != 0;
+    s.is_float = ct_dtype_is_floating_point(c->dtype);
+    for (int64_t k = 0; st == CT_OK && s.sorter && k < ct_numel(so); k++) {
+        if (s.sorter[k] < 0 || s.sorter[k] >= m) {
+            st = ct__fail(CT_ERR_INDEX, c->fn, "torch.searchsorted(): sorter index out of range");
+        }
+    }
+    ct_tensor *out = c->outputs[0];
+    for (int64_t j = 0; st == CT_OK && j < nv; j++) {
+        int64_t row = seq->ndim > 1 ? j / inner : 0;
+        int64_t r = ct__search_line(&s, row, m, ct__data(v) + (size_t)j * s.esz);
+        ct__store_f64(ct__data(out) + (size_t)j * ct_dtype_size(out->dtype), out->dtype, (double)r);
+    }
+    ct_release(so);
+    ct_release(v);
+    ct_release(b);
+    return st;
+}
+
+/* bincount on the CPU (inputs self, weights or NULL; attribute minlength): the output made
+   here (its size depends on the data), weights summed in input order. */
+static ct_status ct__bincount_kernel(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    int64_t n = ct_numel(x), nb = c->attrs[0].i, lo = 0;
+    size_t esz = ct_dtype_size(x->dtype);
+    const char *p = ct__data(x);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t v = ct__load_i64(p + (size_t)(j * x->strides[0]) * esz, x->dtype);
+        nb = v + 1 > nb ? v + 1 : nb;
+        lo = v < lo ? v : lo;
+    }
+    if (lo < 0) {
+        return ct__fail(CT_ERR_VALUE, c->fn,
+                        "bincount only supports 1-d non-negative integral inputs.");
+    }
+    ct_dtype od = !w ? CT_INT64 : w->dtype == CT_FLOAT32 ? CT_FLOAT32 : CT_FLOAT64;
+    ct_tensor *out = ct__op_output(c, &nb, 1, od);
+    if (!out) {
+        return ct_error_code();
+    }
+    ct__fill_contig(out, 0.0);
+    for (int64_t j = 0; j < n; j++) {
+        int64_t v = ct__load_i64(p + (size_t)(j * x->strides[0]) * esz, x->dtype);
+        if (!w) {
+            ((int64_t *)(void *)ct__data(out))[v]++;
+            continue;
+        }
+        double wv = ct__load_f64(
+            ct__data(w) + (size_t)(j * w->strides[0]) * ct_dtype_size(w->dtype), w->dtype);
+        if (od == CT_FLOAT32) {
+            ((float *)(void *)ct__data(out))[v] += (float)wv;
+        } else {
+            ((double *)(void *)ct__data(out))[v] += wv;
+        }
+    }
+    return CT_OK;
+}
+
+/* histc on the CPU (attributes bins, min, max): the range (the data's when min == max, widened
+   by 1 each way when still empty), then PyTorch's bin of each element in the input's dtype:
+   (x - min) * bins / (max - min), the last edge in the last bin, elements outside skipped. */
+static ct_status ct__histc_kernel(ct_op_call *c)
+{
+    int64_t bins = c->attrs[0].i;
+    double lo = c->attrs[1].f, hi = c->attrs[2].f;
+    bool f32 = c->dtype == CT_FLOAT32;
+    ct_tensor *x = ct__srt_contig(c->fn, c->inputs[0], c->dtype);
+    if (!x) {
+        return ct_error_code();
+    }
+    int64_t n = ct_numel(x);
+    const float *xf = (const float *)(const void *)ct__data(x);
+    const double *xd = (const double *)(const void *)ct__data(x);
+    if (lo == hi && n > 0) {
+        lo = hi = f32 ? xf[0] : xd[0];
+        for (int64_t j = 0; j < n; j++) {
+            double v = f32 ? xf[j] : xd[j];
+            lo = v < lo || v != v ? v : lo;
+            hi = v > hi || v != v ? v : hi;
+            if (v != v) {
+                break;
+            }
+        }
+    }
+    if (lo == hi) {
+        lo -= 1;
+        hi += 1;
+    }
+    ct_status st = CT_OK;
+    if (isinf(lo) || isinf(hi) || isnan(lo) || isnan(hi)) {
+        st = ct__fail(CT_ERR_VALUE, c->fn, "torch.histc: range of [%g, %g] is not finite", lo, hi);
+    } else if (!(lo < hi)) {
+        st = ct__fail(CT_ERR_VALUE, c->fn, "torch.histc: max must be larger than min");
+    }
+    ct_tensor *out = c->outputs[0];
+    ct__fill_contig(out, 0.0);
+    float lf = (float)lo, hf = (float)hi;
+    for (int64_t j = 0; st == CT_OK && j < n; j++) {
+        int64_t pos;
+        if (f32) {
+            float v = xf[j];
+            if (!(v >= lf && v <= hf)) {
+                continue;
+            }
+            pos = (int64_t)((v - lf) * (float)bins / (hf - lf));
+        } else {
+            double v = xd[j];
+            if (!(v >= lo && v <= hi)) {
+                continue;
+            }
+            pos = (int64_t)((v - lo) * (double)bins / (hi - lo));
+        }
+        pos = pos == bins ? bins - 1 : pos;
+        if (f32) {
+            ((float *)(void *)ct__data(out))[pos] += 1.0f;
+        } else {
+            ((double *)(void *)ct__data(out))[pos] += 1.0;
+        }
+    }
+    ct_release(x);
+    return st;
+}
+
+/* unique family meta: nothing to check; the kernel makes the outputs. */
+static bool ct__unique_meta(ct_op_call *c)
+{
+    c->dtype = c->inputs[0]->dtype;
+    return true;
+}
+
+/* isin meta: a bool output of elements' shape; the kernel's dtype is the promoted one. */
+static bool ct__isin_meta(ct_op_call *c)
+{
+    const ct_tensor *e = c->inputs[0];
+    c->dtype = ct_promote_types(e->dtype, c->inputs[1]->dtype);
+    return ct__op_output(c, e->sizes, e->ndim, CT_BOOL) != NULL;
+}
+
+/* searchsorted / bucketize meta (PyTorch's searchsorted_pre_check). */
+static bool ct__search_meta(ct_op_call *c)
+{
+    bool bucketize = c->op->variant == 1;
+    const ct_tensor *seq = c->inputs[bucketize ? 1 : 0], *val = c->inputs[bucketize ? 0 : 1];
+    const ct_tensor *sorter = bucketize ? NULL : c->inputs[2];
+    char a[96], b[96];
+    if (bucketize && seq->ndim != 1) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn,
+                         "boundaries tensor must be 1 dimension, but got dim(%d)", seq->ndim);
+    }
+    if (sorter && sorter->dtype != CT_INT64) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn,
+                         "torch.searchsorted(): sorter must be a tensor of long dtype but got %s",
+                         ct__dtype_title(sorter->dtype));
+    }
+    if (sorter && (sorter->ndim != seq->ndim ||
+                   memcmp(sorter->sizes, seq->sizes, sizeof(int64_t) * (size_t)seq->ndim))) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn,
+                         "torch.searchsorted(): boundary and sorter must have the same size, but "
+                         "got boundary tensor %s and got sorter tensor %s",
+                         ct__shape_str(seq->sizes, seq->ndim, a, sizeof a),
+                         ct__shape_str(sorter->sizes, sorter->ndim, b, sizeof b));
+    }
+    bool lead = seq->ndim == val->ndim && seq->ndim > 0 &&
+                !memcmp(seq->sizes, val->sizes, sizeof(int64_t) * (size_t)(seq->ndim - 1));
+    if (seq->ndim != 1 && !lead) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn,
+                         "torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                         "first N-1 dimensions of boundaries tensor and input value tensor must "
+                         "match, but we got boundaries tensor %s and input value tensor %s",
+                         ct__shape_str(seq->sizes, seq->ndim, a, sizeof a),
+                         ct__shape_str(val->sizes, val->ndim, b, sizeof b));
+    }
+    c->dtype = ct_promote_types(seq->dtype, val->dtype);
+    return ct__op_output(c, val->sizes, val->ndim, c->attrs[0].i ? CT_INT32 : CT_INT64) != NULL;
+}
+
+/* bincount meta (PyTorch's checks but the data's). */
+static bool ct__bincount_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    c->dtype = x->dtype;
+    if (ct_dtype_is_floating_point(x->dtype)) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn, "\"bincount_cpu\" not implemented for '%s'",
+                         ct__dtype_title(x->dtype));
+    }
+    if (c->attrs[0].i < 0) {
+        return !ct__fail(CT_ERR_VALUE, c->fn, "minlength should be >= 0");
+    }
+    if (x->ndim != 1) {
+        return !ct__fail(CT_ERR_VALUE, c->fn,
+                         "bincount only supports 1-d non-negative integral inputs.");
+    }
+    if (w && (w->ndim != 1 || w->sizes[0] != x->sizes[0])) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn,
+                         "weights should be 1-d and have the same length as input");
+    }
+    return true;
+}
+
+/* histc meta: bins checked (the range needs the data: the kernel checks it). */
+static bool ct__histc_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    int64_t bins = c->attrs[0].i;
+    c->dtype = x->dtype;
+    if (bins <= 0) {
+        return !ct__fail(CT_ERR_VALUE, c->fn,
+                         "torch.histogram(): bins must be > 0, but got %lld for dimension 0",
+                         (long long)bins);
+    }
+    if (c->attrs[1].f > c->attrs[2].f) {
+        return !ct__fail(CT_ERR_VALUE, c->fn, "torch.histc: max must be larger than min");
+    }
+    return ct__op_output(c, &bins, 1, x->dtype) != NULL;
+}
+
+/* ---- descriptors ----------------------------------------------------------------------------- */
+/* TABLE: a CT__K_* macro, applied to KERNEL. */
+#define CT__SRT_OP(SYM, NAME, SCHEMA, API, KIND, VAR, OPT, META, TABLE, KERNEL, NODE, BW, SAVE,    \
+                   RECORD)                                                                         \
+    static const ct_op ct__op_##SYM = {                                                            \
+        "aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, OPT, NULL, META, TABLE(KERNEL),   \
+        NULL,          NODE,   BW,  SAVE, RECORD,           NULL};
+#define CT__SRT_SELECT(SYM, NAME, SCHEMA, API, VAR, TABLE, NODE)                                   \
+    CT__SRT_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, 0u, ct__srt_meta, TABLE, ct__srt_kernel,  \
+               NODE, ct__srt_select_backward, 0u, ct__srt_select_record)
+
+CT__SRT_SELECT(sort, "sort",
+               "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> "
+               "(Tensor values, Tensor indices)",
+               "ct_sort ct_argsort ct_msort", CT__SRT_SORT, CT__K_ALL, "SortBackward0")
+CT__SRT_SELECT(topk, "topk",
+               "topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> "
+               "(Tensor values, Tensor indices)",
+               "ct_topk", CT__SRT_TOPK, CT__K_ALL, "TopkBackward0")
+CT__SRT_SELECT(kthvalue, "kthvalue",
+               "kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, "
+               "Tensor indices)",
+               "ct_kthvalue", CT__SRT_KTH, CT__K_NUMERIC, "KthvalueBackward0")
+CT__SRT_SELECT(median_dim, "median",
+               "median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+               "indices)",
+               "ct_median_dim", CT__SRT_MEDIAN, CT__K_NUMERIC, "MedianBackward1")
+CT__SRT_SELECT(nanmedian_dim, "nanmedian",
+               "nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor "
+               "indices)",
+               "ct_nanmedian_dim", CT__SRT_NANMEDIAN, CT__K_NUMERIC, "NanmedianBackward1")
+CT__SRT_SELECT(mode, "mode",
+               "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor "
+               "indices)",
+               "ct_mode", CT__SRT_MODE, CT__K_ALL, "ModeBackward0")
+CT__SRT_OP(median, "median", "median(Tensor self) -> Tensor", "ct_median", CT_OP_REDUCTION,
+           CT__SRT_MEDIAN, 0u, ct__srt_meta, CT__K_NUMERIC, ct__srt_kernel, "MedianBackward0",
+           ct__srt_median_all_backward, (1u << 0) | (1u << 8), NULL)
+CT__SRT_OP(nanmedian, "nanmedian", "nanmedian(Tensor self) -> Tensor", "ct_nanmedian",
+           CT_OP_REDUCTION, CT__SRT_NANMEDIAN, 0u, ct__srt_meta, CT__K_NUMERIC, ct__srt_kernel,
+           "NanmedianBackward0", ct__srt_median_all_backward, (1u << 0) | (1u << 8), NULL)
+CT__SRT_OP(quantile, "quantile",
+           "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+           "interpolation='linear') -> Tensor",
+           "ct_quantile", CT_OP_REDUCTION, CT__SRT_QUANTILE, 0u, ct__quantile_meta, CT__K_FLOAT,
+           ct__quantile_kernel, "QuantileBackward0", ct__srt_quantile_backward, 0u,
+           ct__srt_quantile_record)
+CT__SRT_OP(nanquantile, "nanquantile",
+           "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str "
+           "interpolation='linear') -> Tensor",
+           "ct_nanquantile", CT_OP_REDUCTION, CT__SRT_NANQUANTILE, 0u, ct__quantile_meta,
+           CT__K_FLOAT, ct__quantile_kernel, "NanquantileBackward0", ct__srt_quantile_backward, 0u,
+           ct__srt_quantile_record)
+CT__SRT_OP(unique, "_unique2",
+           "_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool "
+           "return_counts=False) -> (Tensor, Tensor, Tensor)",
+           "ct_unique", CT_OP_OTHER, 0, 0u, ct__unique_meta, CT__K_ALL, ct__unique_kernel, NULL,
+           NULL, 0u, NULL)
+CT__SRT_OP(unique_consecutive, "unique_consecutive",
+           "unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, "
+           "int? dim=None) -> (Tensor, Tensor, Tensor)",
+           "ct_unique_consecutive", CT_OP_OTHER, 1, 0u, ct__unique_meta, CT__K_ALL,
+           ct__unique_kernel, NULL, NULL, 0u, NULL)
+CT__SRT_OP(isin, "isin",
+           "isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool "
+           "assume_unique=False, bool invert=False) -> Tensor",
+           "ct_isin", CT_OP_OTHER, 0, 0u, ct__isin_meta, CT__K_ALL, ct__isin_kernel, NULL, NULL, 0u,
+           NULL)
+CT__SRT_OP(searchsorted, "searchsorted",
+           "searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, "
+           "bool right=False, str? side=None, Tensor? sorter=None) -> Tensor",
+           "ct_searchsorted", CT_OP_OTHER, 0, 1u << 2, ct__search_meta, CT__K_ALL,
+           ct__search_kernel, NULL, NULL, 0u, NULL)
+CT__SRT_OP(bucketize, "bucketize",
+           "bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool "
+           "right=False) -> Tensor",
+           "ct_bucketize", CT_OP_OTHER, 1, 0u, ct__search_meta, CT__K_ALL, ct__search_kernel, NULL,
+           NULL, 0u, NULL)
+CT__SRT_OP(bincount, "bincount",
+           "bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor",
+           "ct_bincount", CT_OP_OTHER, 0, 1u << 1, ct__bincount_meta, CT__K_NUMERIC,
+           ct__bincount_kernel, NULL, NULL, 0u, NULL)
+CT__SRT_OP(histc, "histc", "histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor",
+           "ct_histc", CT_OP_OTHER, 0, 0u, ct__histc_meta, CT__K_FLOAT, ct__histc_kernel, NULL,
+           NULL, 0u, NULL)
+#undef CT__SRT_SELECT
+#undef CT__SRT_OP
+
+/* ---- public functions ------------------------------------------------------------------------ */
+/* Hands out a call's values and indices (both scoped) to the caller's out pointers, freeing
+   one not wanted; returns CT_OK or the error code. */
+static ct_status ct__srt_outputs(ct_op_call *c, ct_tensor *v, ct_tensor **values,
+                                 ct_tensor **indices)
+{
+    if (!v) {
+        return ct_error_code();
+    }
+    if (values) {
+        *values = v;
+    } else {
+        ct_free(v);
+    }
+    if (indices) {
+        *indices = c->outputs[1];
+    } else {
+        ct_free(c->outputs[1]);
+    }
+    return CT_OK;
+}
+
+/* A call of the line family: attributes in schema order (up to four), the state for meta. */
+static ct_status ct__srt_call(const ct_op *op, const char *fn, const ct_tensor *x, ct__srt_state *s,
+                              const int64_t *attrs, int n_attrs, ct_tensor **values,
+                              ct_tensor **indices)
+{
+    const ct_tensor *in[1] = {x};
+    ct_op_call c;
+    if (values) {
+        *values = NULL;
+    }
+    if (indices) {
+        *indices = NULL;
+    }
+    ct__call_init(&c, op, fn, in, 1);
+    for (int k = 0; k < n_attrs; k++) {
+        ct__call_i(&c, attrs[k]);
+    }
+    c.state = s;
+    return ct__srt_outputs(&c, ct__dispatch(&c), values, indices);
+}
+
+static ct__srt_state ct__srt_state_of(bool all, int64_t dim, int64_t k, bool flag, bool keepdim)
+{
+    ct__srt_state s;
+    memset(&s, 0, sizeof s);
+    s.all = all;
+    s.dim = (int)(dim < INT32_MIN ? INT32_MIN : dim > INT32_MAX ? INT32_MAX : dim);
+    s.k = k;
+    s.flag = flag;
+    s.keepdim = keepdim;
+    return s;
+}
+
+ct_status ct_sort(const ct_tensor *input, int64_t dim, bool descending, bool stable,
+                  ct_tensor **values, ct_tensor **indices)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, 0, descending, false);
+    int64_t a[3] = {stable, dim, descending};
+    return ct__srt_call(&ct__op_sort, "ct_sort", input, &s, a, 3, values, indices);
+}
+
+ct_tensor *ct_argsort(const ct_tensor *input, int64_t dim, bool descending, bool stable)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, 0, descending, false);
+    int64_t a[3] = {stable, dim, descending};
+    ct_tensor *ix = NULL;
+    ct__srt_call(&ct__op_sort, "ct_argsort", input, &s, a, 3, NULL, &ix);
+    return ix;
+}
+
+ct_tensor *ct_msort(const ct_tensor *input)
+{
+    ct__srt_state s = ct__srt_state_of(false, 0, 0, false, false);
+    int64_t a[3] = {0, 0, 0};
+    ct_tensor *v = NULL;
+    ct__srt_call(&ct__op_sort, "ct_msort", input, &s, a, 3, &v, NULL);
+    return v;
+}
+
+ct_status ct_topk(const ct_tensor *input, int64_t k, int64_t dim, bool largest, bool sorted,
+                  ct_tensor **values, ct_tensor **indices)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, k, largest, false);
+    int64_t a[4] = {k, dim, largest, sorted};
+    return ct__srt_call(&ct__op_topk, "ct_topk", input, &s, a, 4, values, indices);
+}
+
+ct_status ct_kthvalue(const ct_tensor *input, int64_t k, int64_t dim, bool keepdim,
+                      ct_tensor **values, ct_tensor **indices)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, k, false, keepdim);
+    int64_t a[3] = {k, dim, keepdim};
+    return ct__srt_call(&ct__op_kthvalue, "ct_kthvalue", input, &s, a, 3, values, indices);
+}
+
+/* median()/nanmedian() over all elements. */
+static ct_tensor *ct__median_all(const ct_op *op, const char *fn, const ct_tensor *input)
+{
+    const ct_tensor *in[1] = {input};
+    ct__srt_state s = ct__srt_state_of(true, 0, 0, false, false);
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_median(const ct_tensor *input)
+{
+    return ct__median_all(&ct__op_median, "ct_median", input);
+}
+
+ct_tensor *ct_nanmedian(const ct_tensor *input)
+{
+    return ct__median_all(&ct__op_nanmedian, "ct_nanmedian", input);
+}
+
+ct_status ct_median_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                        ct_tensor **indices)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, 0, false, keepdim);
+    int64_t a[2] = {dim, keepdim};
+    return ct__srt_call(&ct__op_median_dim, "ct_median_dim", input, &s, a, 2, values, indices);
+}
+
+ct_status ct_nanmedian_dim(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                           ct_tensor **indices)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, 0, false, keepdim);
+    int64_t a[2] = {dim, keepdim};
+    return ct__srt_call(&ct__op_nanmedian_dim, "ct_nanmedian_dim", input, &s, a, 2, values,
+                        indices);
+}
+
+ct_status ct_mode(const ct_tensor *input, int64_t dim, bool keepdim, ct_tensor **values,
+                  ct_tensor **indices)
+{
+    ct__srt_state s = ct__srt_state_of(false, dim, 0, false, keepdim);
+    int64_t a[2] = {dim, keepdim};
+    return ct__srt_call(&ct__op_mode, "ct_mode", input, &s, a, 2, values, indices);
+}
+
+/* quantile / nanquantile: the values (returned) and the tensors backward keeps (outputs
+   1..3, handed to the node, released here). */
+static ct_tensor *ct__quantile_call(const ct_op *op, const char *fn, const ct_tensor *input,
+                                    const ct_tensor *q, const int64_t *dim, bool keepdim,
+                                    ct_quantile_interpolation interpolation)
+{
+    const ct_tensor *in[2] = {input, q};
+    ct__srt_state s = ct__srt_state_of(dim == NULL, dim ? *dim : 0, 0, false, keepdim);
+    ct_op_call c;
+    s.interp = (int)interpolation;
+    ct__call_init(&c, op, fn, in, 2);
+    ct__call_i(&c, dim ? *dim : INT64_MIN);
+    ct__call_i(&c, keepdim);
+    ct__call_i(&c, (int64_t)interpolation);
+    c.state = &s;
+    ct_tensor *r = ct__dispatch(&c);
+    for (int k = 1; r && k < c.n_outputs; k++) {
+        ct_free(c.outputs[k]);
+    }
+    return r;
+}
+
+ct_tensor *ct_quantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim, bool keepdim,
+                       ct_quantile_interpolation interpolation)
+{
+    return ct__quantile_call(&ct__op_quantile, "ct_quantile", input, q, dim, keepdim,
+                             interpolation);
+}
+
+ct_tensor *ct_nanquantile(const ct_tensor *input, const ct_tensor *q, const int64_t *dim,
+                          bool keepdim, ct_quantile_interpolation interpolation)
+{
+    return ct__quantile_call(&ct__op_nanquantile, "ct_nanquantile", input, q, dim, keepdim,
+                             interpolation);
+}
+
+/* unique / unique_consecutive: the values, and inverse and counts when wanted. */
+static ct_tensor *ct__unique_call(const ct_op *op, const char *fn, const ct_tensor *input,
+                                  const int64_t *attrs, int n_attrs, ct_tensor **inverse,
+                                  ct_tensor **counts)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    if (inverse) {
+        *inverse = NULL;
+    }
+    if (counts) {
+        *counts = NULL;
+    }
+    ct__call_init(&c, op, fn, in, 1);
+    for (int k = 0; k < n_attrs; k++) {
+        ct__call_i(&c, attrs[k]);
+    }
+    ct_tensor *r = ct__dispatch(&c);
+    if (!r) {
+        return NULL;
+    }
+    ct_tensor **want[3] = {NULL, inverse, counts};
+    for (int k = 1; k < 3; k++) {
+        if (want[k]) {
+            *want[k] = c.outputs[k];
+        } else {
+            ct_free(c.outputs[k]);
+        }
+    }
+    return r;
+}
+
+ct_tensor *ct_unique(const ct_tensor *input, bool sorted, ct_tensor **inverse, ct_tensor **counts)
+{
+    int64_t a[3] = {sorted, inverse != NULL, counts != NULL};
+    return ct__unique_call(&ct__op_unique, "ct_unique", input, a, 3, inverse, counts);
+}
+
+ct_tensor *ct_unique_consecutive(const ct_tensor *input, ct_tensor **inverse, ct_tensor **counts)
+{
+    int64_t a[2] = {inverse != NULL, counts != NULL};
+    return ct__unique_call(&ct__op_unique_consecutive, "ct_unique_consecutive", input, a, 2,
+                           inverse, counts);
+}
+
+ct_tensor *ct_isin(const ct_tensor *elements, const ct_tensor *test_elements, bool assume_unique,
+                   bool invert)
+{
+    const ct_tensor *in[2] = {elements, test_elements};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_isin, "ct_isin", in, 2);
+    ct__call_i(&c, assume_unique);
+    ct__call_i(&c, invert);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_searchsorted(const ct_tensor *sorted_sequence, const ct_tensor *input, bool out_int32,
+                           bool right, const ct_tensor *sorter)
+{
+    const ct_tensor *in[3] = {sorted_sequence, input, sorter};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_searchsorted, "ct_searchsorted", in, 3);
+    ct__call_i(&c, out_int32);
+    ct__call_i(&c, right);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_bucketize(const ct_tensor *input, const ct_tensor *boundaries, bool out_int32,
+                        bool right)
+{
+    const ct_tensor *in[2] = {input, boundaries};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_bucketize, "ct_bucketize", in, 2);
+    ct__call_i(&c, out_int32);
+    ct__call_i(&c, right);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_bincount(const ct_tensor *input, const ct_tensor *weights, int64_t minlength)
+{
+    const ct_tensor *in[2] = {input, weights};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_bincount, "ct_bincount", in, 2);
+    ct__call_i(&c, minlength);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_histc, "ct_histc", in, 1);
+    ct__call_i(&c, bins);
+    ct__call_f(&c, min);
+    ct__call_f(&c, max);
+    return ct__dispatch(&c);
+}
 
 // >>part ops/gemm.c
 /* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64.
@@ -15762,6 +19092,1779 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
 {
     const ct_tensor *in[2] = {a, b};
     return ct__call_gemm(&ct__op_matmul, "ct_matmul", in, 2);
+}
+
+/* ==== issue 7, linalg T2 ====================================================================
+ * Kernels for the products with accumulation (baddbmm, addbmm, addmv: the GEMM with beta and
+ * alpha), composites for the rest (as PyTorch's CompositeImplicitAutograd ops, built on mm,
+ * bmm, matmul and pointwise ops), matrix_exp with its own derivative. */
+
+/* PyTorch's name of a dtype in messages of its type checks: "Float", "Double". */
+static const char *ct__title(const ct_tensor *t)
+{
+    return ct__dtype_title(t->dtype);
+}
+
+/* The GEMM-backed composites take float32 and float64 only (ctorch has no integer GEMM;
+   PyTorch's CPU has one): "einsum" not implemented for 'Int', in the dispatcher's words. */
+static bool ct__check_gemm_dtype(const ct_op_call *c, ct_dtype d)
+{
+    if (!ct_dtype_is_floating_point(d)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->op->name + 6,
+                 ct__dtype_title(d));
+        return false;
+    }
+    return true;
+}
+
+/* input broadcasts to shape (nd dims), or PyTorch's expand error. */
+static bool ct__check_expand(const char *op, const ct_tensor *t, const int64_t *shape, int nd)
+{
+    char x[160], y[160];
+    if (t->ndim > nd) {
+        ct__fail(CT_ERR_SHAPE, op, "expand: the number of sizes provided (%d) must be greater "
+                 "or equal to the number of dimensions in the tensor (%d)", nd, t->ndim);
+        return false;
+    }
+    for (int d = nd - 1, k = t->ndim - 1; k >= 0; d--, k--) {
+        if (t->sizes[k] != 1 && t->sizes[k] != shape[d]) {
+            ct__fail(CT_ERR_SHAPE, op, "The expanded size of the tensor (%lld) must match the "
+                     "existing size (%lld) at non-singleton dimension %d.  Target sizes: %s.  "
+                     "Tensor sizes: %s", (long long)shape[d], (long long)t->sizes[k], d,
+                     ct__shape_str(shape, nd, x, sizeof x),
+                     ct__shape_str(t->sizes, t->ndim, y, sizeof y));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- baddbmm, addbmm, addmv: GEMM with beta * input ----------------------------------- */
+enum { CT__ADD_BADDBMM, CT__ADD_ADDBMM, CT__ADD_ADDMV };
+
+/* d * s, or d itself for s == 1 */
+static ct_tensor *ct__scaled(const ct_tensor *d, double s)
+{
+    return s == 1.0 ? (ct_tensor *)(uintptr_t)d : ct_mul_scalar(d, s);
+}
+
+/* Inputs input, m1, m2 (saved: m1 in slot 0 where dm2 is needed, m2 in slot 1 where dm1 is);
+   f[0] beta, f[1] alpha, i[0] the variant. PyTorch: self: grad * beta; baddbmm: grad @ m2^T
+   and m1^T @ grad times alpha; addbmm: the same with grad expanded over the batch; addmv:
+   outer(grad, vec) and mat^T @ grad. */
+static void ct__addgemm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    double beta = n->f[0], alpha = n->f[1];
+    const ct_tensor *m1 = ct__saved(n, 0), *m2 = ct__saved(n, 1);
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct__scaled(g, beta);
+    }
+    const ct_tensor *gb = g;
+    if (n->i[0] == CT__ADD_ADDBMM && (ct__needs_grad(n, 1) || ct__needs_grad(n, 2))) {
+        const ct_tensor *any = m1 ? m1 : m2;
+        int64_t s[3] = {any->sizes[0], g->sizes[0], g->sizes[1]};
+        gb = ct_expand(ct_unsqueeze(g, 0), s, 3);
+    }
+    if (ct__needs_grad(n, 1)) {
+        ct_tensor *d = n->i[0] == CT__ADD_ADDMV ? ct_outer(g, m2) : ct_bmm(gb, ct_mt(m2));
+        gi[1] = ct__scaled(d, alpha);
+    }
+    if (ct__needs_grad(n, 2)) {
+        ct_tensor *d = n->i[0] == CT__ADD_ADDMV ? ct_mv(ct_t(m1), g) : ct_bmm(ct_mt(m1), gb);
+        gi[2] = ct__scaled(d, alpha);
+    }
+}
+
+static void ct__addgemm_record(ct_node *n, const ct_op_call *c)
+{
+    n->f[0] = c->attrs[0].f;
+    n->f[1] = c->attrs[1].f;
+    n->i[0] = c->op->variant;
+    ct__save_operands(n, c, 1);
+}
+
+/* Meta of baddbmm: input, batch1 (b, n, m), batch2 (b, m, p) -> (b, n, p). */
+static bool ct__baddbmm_meta(ct_op_call *c)
+{
+    const ct_tensor *in = c->inputs[0], *b1 = c->inputs[1], *b2 = c->inputs[2];
+    if (b1->ndim != 3 || b2->ndim != 3) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "batch%d must be a 3D tensor", b1->ndim != 3 ? 1 : 2);
+        return false;
+    }
+    if (in->dtype != b1->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "Input dtypes must be the same, got: input %s, batch1: %s, "
+                 "batch2: %s", ct__blas_dtype_name(in->dtype), ct__blas_dtype_name(b1->dtype),
+                 ct__blas_dtype_name(b2->dtype));
+        return false;
+    }
+    if (b1->dtype != b2->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s", ct__title(b1),
+                 ct__title(b2));
+        return false;
+    }
+    if (b2->sizes[0] != b1->sizes[0] || b2->sizes[1] != b1->sizes[2]) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Expected size for first two dimensions of batch2 tensor "
+                 "to be: [%lld, %lld] but got: [%lld, %lld].", (long long)b1->sizes[0],
+                 (long long)b1->sizes[2], (long long)b2->sizes[0], (long long)b2->sizes[1]);
+        return false;
+    }
+    int64_t shape[3] = {b1->sizes[0], b1->sizes[1], b2->sizes[2]};
+    if (!ct__check_expand(c->fn, in, shape, 3)) {
+        return false;
+    }
+    c->dtype = b1->dtype;
+    return ct__op_output(c, shape, 3, b1->dtype) != NULL;
+}
+
+/* Meta of addbmm: input, batch1 (b, n, m), batch2 (b, m, p) -> (n, p). */
+static bool ct__addbmm_meta(ct_op_call *c)
+{
+    const ct_tensor *in = c->inputs[0], *b1 = c->inputs[1], *b2 = c->inputs[2];
+    if (b1->ndim != 3 || b2->ndim != 3) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "batch%d must be a 3D tensor", b1->ndim != 3 ? 1 : 2);
+        return false;
+    }
+    int64_t shape[2] = {b1->sizes[1], b2->sizes[2]};
+    if (!ct__check_expand(c->fn, in, shape, 2)) {
+        return false;
+    }
+    if (b1->sizes[0] != b2->sizes[0]) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "batch1 and batch2 must have same number of batches, got "
+                 "%lld and %lld", (long long)b1->sizes[0], (long long)b2->sizes[0]);
+        return false;
+    }
+    if (b1->sizes[2] != b2->sizes[1]) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Incompatible matrix sizes for bmm (%lldx%lld and "
+                 "%lldx%lld)", (long long)b1->sizes[1], (long long)b1->sizes[2],
+                 (long long)b2->sizes[1], (long long)b2->sizes[2]);
+        return false;
+    }
+    if (in->dtype != b2->dtype || b1->dtype != b2->dtype) {
+        bool self = in->dtype != b2->dtype;
+        ct__fail(CT_ERR_DTYPE, c->fn, "%s and mat2 must have the same dtype, but got %s and %s",
+                 self ? "self" : "mat1", ct__title(self ? in : b1), ct__title(b2));
+        return false;
+    }
+    c->dtype = b1->dtype;
+    return ct__op_output(c, shape, 2, b1->dtype) != NULL;
+}
+
+/* Meta of addmv: input (n), (1) or 0-D, mat (n, m), vec (m) -> (n). */
+static bool ct__addmv_meta(ct_op_call *c)
+{
+    const ct_tensor *in = c->inputs[0], *m = c->inputs[1], *v = c->inputs[2];
+    if (m->ndim != 2 || v->ndim != 1 || in->ndim > 1) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "vector + matrix @ vector expected, got %d, %d, %d",
+                 in->ndim, m->ndim, v->ndim);
+        return false;
+    }
+    int64_t numel = in->ndim ? in->sizes[0] : 1;
+    if (m->sizes[1] != v->sizes[0] || (m->sizes[0] != numel && numel != 1)) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "size mismatch, got input (%lld), mat (%lldx%lld), vec "
+                 "(%lld)", (long long)numel, (long long)m->sizes[0], (long long)m->sizes[1],
+                 (long long)v->sizes[0]);
+        return false;
+    }
+    if (in->dtype != m->dtype || m->dtype != v->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "addmv input tensors must have the same dtype, but got "
+                 "%s, %s, and %s", ct__title(in), ct__title(m), ct__title(v));
+        return false;
+    }
+    c->dtype = m->dtype;
+    return ct__op_output(c, m->sizes, 1, m->dtype) != NULL;
+}
+
+/* A 2-D (rows, cols) view of t's data with strides (rs, cs) (unscoped, no autograd). */
+static ct_tensor *ct__mat_view(const ct_tensor *t, int64_t rows, int64_t cols, int64_t rs,
+                               int64_t cs)
+{
+    int64_t s[2] = {rows, cols}, st[2] = {rs, cs};
+    return ct__tensor_over(t->storage, t->dtype, s, st, 2, t->offset);
+}
+
+/* out (b, n, p) or (n, p) = beta * input (broadcast) + alpha * products, by variant:
+   baddbmm out[b] = .. + A[b] @ B[b]; addbmm out = .. + sum_b A[b] @ B[b] (one GEMM per batch,
+   beta only on the first; b == 0 scales); addmv out (n) as (n, 1) = .. + mat @ vec (m, 1). */
+static ct_status ct__addgemm_kernel(ct_op_call *c)
+{
+    double beta = c->attrs[0].f, alpha = c->attrs[1].f;
+    const ct_tensor *a = c->inputs[1], *b = c->inputs[2];
+    ct_tensor *out = c->outputs[0];
+    if (beta != 0) {
+        ct__copy_kernel(out, c->inputs[0]);
+    }
+    if (c->op->variant == CT__ADD_ADDMV) {
+        ct_tensor *v = ct__mat_view(b, b->sizes[0], 1, b->strides[0], 1);
+        ct_tensor *o = ct__mat_view(out, out->sizes[0], 1, 1, 1);
+        if (v && o) {
+            ct__gemm(a, v, o, alpha, beta);
+        }
+        ct__release(v);
+        ct__release(o);
+        return v && o ? CT_OK : ct_error_code();
+    }
+    int64_t nb = a->sizes[0];
+    bool sum = c->op->variant == CT__ADD_ADDBMM;
+    if (sum && nb == 0) { /* no product: beta * input */
+        ct_tensor *e = ct__mat_view(a, out->sizes[0], 0, 0, 1);
+        ct_tensor *f = ct__mat_view(b, 0, out->sizes[1], 1, 1);
+        if (e && f) {
+            ct__gemm(e, f, out, alpha, beta);
+        }
+        ct__release(e);
+        ct__release(f);
+        return e && f ? CT_OK : ct_error_code();
+    }
+    for (int64_t i = 0; i < nb; i++) {
+        ct_tensor *ai = ct__mat_at(a, i), *bi = ct__mat_at(b, i);
+        ct_tensor *ci = sum ? out : ct__mat_at(out, i);
+        if (ai && bi && ci) {
+            ct__gemm(ai, bi, ci, alpha, sum && i > 0 ? 1.0 : beta);
+        }
+        ct__release(ai);
+        ct__release(bi);
+        if (!sum) {
+            ct__release(ci);
+        }
+    }
+    return CT_OK;
+}
+
+/* ---- addr, outer, inner, vdot ------------------------------------------------------------ */
+static bool ct__check_1d(const char *op, const char *fn, const ct_tensor *t, const char *arg)
+{
+    if (t->ndim != 1) {
+        ct__fail(CT_ERR_SHAPE, op, "%s: Expected 1-D argument %s, but got %d-D", fn, arg,
+                 t->ndim);
+        return false;
+    }
+    return true;
+}
+
+static bool ct__outer_meta(ct_op_call *c)
+{
+    return ct__check_1d(c->fn, "outer", c->inputs[0], "self") &&
+           ct__check_1d(c->fn, "outer", c->inputs[1], "vec2");
+}
+
+/* input (n) as a column times vec2 (m): (n, m), in the current scope */
+static ct_tensor *ct__outer(const ct_tensor *a, const ct_tensor *b)
+{
+    int64_t col[2] = {a->sizes[0], 1};
+    return ct_mul(ct_reshape(a, col, 2), b);
+}
+
+static ct_status ct__outer_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct__outer(c->inputs[0], c->inputs[1]));
+}
+
+/* Inputs input, vec1, vec2; attributes beta, alpha. The dtype promotes over the three (input
+   expanded to 2-D counts as a dimensioned operand, as in PyTorch's iterator). */
+static bool ct__addr_meta(ct_op_call *c)
+{
+    const ct_tensor *in = c->inputs[0], *v1 = c->inputs[1], *v2 = c->inputs[2];
+    if (!ct__check_1d(c->fn, "addr", v1, "vec1") || !ct__check_1d(c->fn, "addr", v2, "vec2")) {
+        return false;
+    }
+    int64_t shape[2] = {v1->sizes[0], v2->sizes[0]};
+    if (!ct__check_expand(c->fn, in, shape, 2)) {
+        return false;
+    }
+    ct_dtype d = ct_promote_types(ct_promote_types(in->dtype, v1->dtype), v2->dtype);
+    const char *names[2] = {"beta", "alpha"};
+    for (int k = 0; k < 2 && !ct_dtype_is_floating_point(d); k++) {
+        double s = c->attrs[k].f;
+        if (s != floor(s)) {
+            ct__fail(CT_ERR_VALUE, c->fn, "For integral input tensors, argument %s must not be "
+                     "a floating point number.", names[k]);
+            return false;
+        }
+    }
+    c->dtype = d;
+    return true;
+}
+
+/* t * s keeping t's dtype category: an integer s multiplies an integer t as a 0-D int64
+   tensor (a double would promote it to float). */
+static ct_tensor *ct__times(const ct_tensor *t, double s)
+{
+    if (ct_dtype_is_floating_point(t->dtype)) {
+        return ct__scaled(t, s);
+    }
+    return s == 1.0 ? (ct_tensor *)(uintptr_t)t : ct_mul(t, ct_scalar_tensor(s, CT_INT64));
+}
+
+/* beta * input + alpha * outer(vec1, vec2); bool: (beta && input) || (alpha && outer). */
+static ct_status ct__addr_composite(ct_op_call *c)
+{
+    double beta = c->attrs[0].f, alpha = c->attrs[1].f;
+    const ct_tensor *v1 = c->inputs[1], *v2 = c->inputs[2];
+    int64_t shape[2] = {v1->sizes[0], v2->sizes[0]};
+    ct_scope_begin();
+    ct_tensor *self = ct_expand(c->inputs[0], shape, 2), *prod = ct__outer(v1, v2), *r;
+    if (c->dtype == CT_BOOL) {
+        ct_tensor *p = alpha != 0 ? prod : ct_zeros(shape, 2, CT_BOOL);
+        r = beta != 0 ? ct_logical_or(self, p) : ct_to_dtype(p, CT_BOOL);
+    } else if (beta == 0) { /* input's values ignored, its dtype kept */
+        r = ct_to_dtype(ct__times(prod, alpha), c->dtype);
+    } else {
+        r = ct_add(ct__times(self, beta), ct__times(prod, alpha));
+    }
+    return ct__composite_end(c, r);
+}
+
+static bool ct__same_dtype(const char *op, const ct_tensor *a, const ct_tensor *b)
+{
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "both inputs should have same dtype");
+        return false;
+    }
+    return true;
+}
+
+static bool ct__inner_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (a->ndim == 0 || b->ndim == 0) {
+        return true;
+    }
+    if (a->sizes[a->ndim - 1] != b->sizes[b->ndim - 1]) {
+        char x[160], y[160];
+        ct__fail(CT_ERR_SHAPE, c->fn, "inner() the last dimension must match on both input "
+                 "tensors but got shapes %s and %s", ct__shape_str(a->sizes, a->ndim, x, sizeof x),
+                 ct__shape_str(b->sizes, b->ndim, y, sizeof y));
+        return false;
+    }
+    return ct__same_dtype(c->fn, a, b) && ct__check_gemm_dtype(c, a->dtype);
+}
+
+static ct_status ct__inner_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    const int64_t last = -1;
+    ct_scope_begin();
+    ct_tensor *r = a->ndim == 0 || b->ndim == 0 ? ct_mul(a, b)
+                                                : ct_tensordot(a, b, &last, 1, &last, 1);
+    return ct__composite_end(c, r);
+}
+
+static bool ct__vdot_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (a->ndim != 1 || b->ndim != 1) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "1D tensors expected, but got %dD and %dD tensors",
+                 a->ndim, b->ndim);
+        return false;
+    }
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "dot : expected both vectors to have same dtype, but "
+                 "found %s and %s", ct__title(a), ct__title(b));
+        return false;
+    }
+    return ct__check_gemm_dtype(c, a->dtype); /* ct_dot checks the sizes in the same words */
+}
+
+static ct_status ct__vdot_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct_dot(c->inputs[0], c->inputs[1]));
+}
+
+/* ---- tensordot, kron, trace, cross ---------------------------------------------------------- */
+/* torch.diagonal(t, 0, d1, d2): the dims d1 != d2 dropped, their diagonal appended last; a
+   slice of the two dims flattened (a view where reshape allows), in the current scope. */
+static ct_tensor *ct__diagonal(const ct_tensor *t, int d1, int d2)
+{
+    int64_t perm[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (d != d1 && d != d2) {
+            shape[k] = t->sizes[d];
+            perm[k++] = d;
+        }
+    }
+    int64_t n1 = t->sizes[d1], n2 = t->sizes[d2], len = n1 < n2 ? n1 : n2;
+    perm[k] = d1;
+    perm[k + 1] = d2;
+    shape[k] = n1 * n2;
+    ct_tensor *flat = ct_reshape(ct_permute(t, perm, t->ndim), shape, k + 1);
+    return ct_slice(flat, k, 0, len * (n2 + 1), n2 + 1);
+}
+
+/* Wraps n dims of t into w and checks each appears once. */
+static bool ct__wrap_dims(const char *op, const int64_t *dims, int n, int ndim, int *w)
+{
+    for (int k = 0; k < n; k++) {
+        w[k] = ct__wrap_dim(op, dims[k], ndim);
+        if (w[k] < 0) {
+            return false;
+        }
+        for (int j = 0; j < k; j++) {
+            if (w[j] == w[k]) {
+                ct__fail(CT_ERR_SHAPE, op, "dim %d appears multiple times in the list of dims",
+                         w[k]);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* The call's state: the contracted dims of both operands, wrapped by meta (a list longer
+   than the operand's dims repeats one by the time it has ndim + 1 entries). */
+typedef struct ct__tensordot_state {
+    int wa[CT_MAX_DIMS + 1], wb[CT_MAX_DIMS + 1];
+} ct__tensordot_state;
+
+/* Inputs a, b; attributes dims_a, dims_b (int[]). */
+static bool ct__tensordot_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    ct__tensordot_state *s = (ct__tensordot_state *)c->state;
+    int n = (int)c->attrs[0].i;
+    if (c->attrs[0].i != c->attrs[1].i) {
+        ct__fail(CT_ERR_VALUE, c->fn, "both dimension lists should have same length");
+        return false;
+    }
+    if (!ct__same_dtype(c->fn, a, b) || !ct__check_gemm_dtype(c, a->dtype) ||
+        !ct__wrap_dims(c->fn, c->attrs[0].ints, n, a->ndim, s->wa) ||
+        !ct__wrap_dims(c->fn, c->attrs[1].ints, n, b->ndim, s->wb)) {
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        int64_t sa = a->sizes[s->wa[k]], sb = b->sizes[s->wb[k]];
+        if (sa != sb && sa != 1 && sb != 1) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "contracted dimensions need to match, but first has "
+                     "size %lld in dim %d and second has size %lld in dim %d", (long long)sa,
+                     s->wa[k], (long long)sb, s->wb[k]);
+            return false;
+        }
+    }
+    c->dtype = a->dtype;
+    return true;
+}
+
+/* a permuted to (free, contracted) as (P, S) @ b permuted to (contracted, free) as (S, Q);
+   a contracted dim of size 1 facing a larger one sums the other operand over it first. */
+static ct_status ct__tensordot_composite(ct_op_call *c)
+{
+    const ct__tensordot_state *s = (const ct__tensordot_state *)c->state;
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    int n = (int)c->attrs[0].i;
+    int64_t pa[CT_MAX_DIMS], pb[CT_MAX_DIMS], out[CT_MAX_DIMS], rows[2] = {1, 1}, cols[2];
+    bool in_a[CT_MAX_DIMS] = {false}, in_b[CT_MAX_DIMS] = {false};
+    int no = 0, fa = 0;
+    ct_scope_begin();
+    for (int k = 0; k < n; k++) {
+        int64_t da = s->wa[k], db = s->wb[k];
+        if (a->sizes[da] == 1 && b->sizes[db] != 1) {
+            b = ct_sum_dims(b, &db, 1, true);
+        } else if (b->sizes[db] == 1 && a->sizes[da] != 1) {
+            a = ct_sum_dims(a, &da, 1, true);
+        }
+        if (!a || !b) {
+            return ct__composite_end(c, NULL);
+        }
+        in_a[da] = in_b[db] = true;
+        rows[1] *= a->sizes[da];
+    }
+    for (int d = 0; d < a->ndim; d++) {
+        if (!in_a[d]) {
+            pa[fa++] = d;
+            rows[0] *= a->sizes[d];
+            out[no++] = a->sizes[d];
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        pa[fa + k] = s->wa[k];
+        pb[k] = s->wb[k];
+    }
+    cols[0] = rows[1];
+    cols[1] = 1;
+    for (int d = 0, fb = n; d < b->ndim; d++) {
+        if (!in_b[d]) {
+            pb[fb++] = d;
+            cols[1] *= b->sizes[d];
+            out[no++] = b->sizes[d];
+        }
+    }
+    ct_tensor *ma = ct_reshape(ct_permute(a, pa, a->ndim), rows, 2);
+    ct_tensor *mb = ct_reshape(ct_permute(b, pb, b->ndim), cols, 2);
+    return ct__composite_end(c, ct_reshape(ct_mm(ma, mb), out, no));
+}
+
+static bool ct__kron_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (2 * (a->ndim > b->ndim ? a->ndim : b->ndim) > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "kron: ctorch takes operands of at most %d dimensions, "
+                 "got %d and %d", CT_MAX_DIMS / 2, a->ndim, b->ndim);
+        return false;
+    }
+    return true;
+}
+
+/* a as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...), read as (a0*b0, a1*b1, ...); the
+   shorter operand padded with leading 1s. */
+static ct_status ct__kron_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    int nd = a->ndim > b->ndim ? a->ndim : b->ndim;
+    int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS], out[CT_MAX_DIMS];
+    for (int d = 0; d < nd; d++) {
+        int ka = d - (nd - a->ndim), kb = d - (nd - b->ndim);
+        int64_t x = ka >= 0 ? a->sizes[ka] : 1, y = kb >= 0 ? b->sizes[kb] : 1;
+        sa[2 * d] = x;
+        sa[2 * d + 1] = 1;
+        sb[2 * d] = 1;
+        sb[2 * d + 1] = y;
+        out[d] = x * y;
+    }
+    ct_scope_begin();
+    ct_tensor *p = ct_mul(ct_reshape(a, sa, 2 * nd), ct_reshape(b, sb, 2 * nd));
+    return ct__composite_end(c, ct_reshape(p, out, nd));
+}
+
+static bool ct__trace_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    if (t->ndim != 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "trace: expected a matrix, but got tensor with dim %d",
+                 t->ndim);
+        return false;
+    }
+    if (t->dtype == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"trace\" not implemented for 'Bool'");
+        return false;
+    }
+    return true;
+}
+
+static ct_status ct__trace_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct_sum(ct__diagonal(c->inputs[0], 0, 1)));
+}
+
+/* cross (torch.cross, dim optional: attribute 0 set with i = 1 in attribute 1) checks the
+   operands, picks the default dim and calls linalg_cross (attribute 0: dim). */
+static bool ct__cross_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    if (a->ndim != b->ndim) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "linalg.cross: inputs must have the same number of "
+                 "dimensions.");
+        return false;
+    }
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s", ct__title(a),
+                 ct__title(b));
+        return false;
+    }
+    if (c->op->variant == 1 || c->attrs[1].i) { /* linalg_cross, or cross with a dim */
+        int64_t dim = c->attrs[0].i;
+        int d = ct__wrap_dim(c->fn, dim, a->ndim);
+        if (d < 0) {
+            return false;
+        }
+        if (a->sizes[d] != 3 || b->sizes[d] != 3) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "linalg.cross: inputs dimension %lld must have length "
+                     "3. Got %lld and %lld", (long long)dim, (long long)a->sizes[d],
+                     (long long)b->sizes[d]);
+            return false;
+        }
+        int64_t shape[CT_MAX_DIMS];
+        int n = 0;
+        return ct__broadcast_shapes(c->fn, a->sizes, a->ndim, b->sizes, b->ndim, shape, &n);
+    }
+    for (int d = 0; d < a->ndim; d++) {
+        if (a->sizes[d] == 3) {
+            c->attrs[0].i = d;
+            c->attrs[1].i = 1;
+            return true;
+        }
+    }
+    ct__fail(CT_ERR_SHAPE, c->fn, "no dimension of size 3 in input");
+    return false;
+}
+
+static ct_tensor *ct__linalg_cross(const char *fn, const ct_tensor *a, const ct_tensor *b,
+                                   int64_t dim);
+
+static ct_status ct__cross_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct__linalg_cross(c->fn, c->inputs[0], c->inputs[1],
+                                                 c->attrs[0].i));
+}
+
+/* (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0) stacked along dim (broadcast operands). */
+static ct_status ct__linalg_cross_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    int64_t dim = ct__wrap_dim(c->fn, c->attrs[0].i, a->ndim);
+    ct_scope_begin();
+    const ct_tensor *part[3];
+    for (int k = 0; k < 3; k++) {
+        int i = (k + 1) % 3, j = (k + 2) % 3;
+        part[k] = ct_sub(ct_mul(ct_select(a, dim, i), ct_select(b, dim, j)),
+                         ct_mul(ct_select(a, dim, j), ct_select(b, dim, i)));
+    }
+    return ct__composite_end(c, ct_stack(part, 3, dim));
+}
+
+/* ---- multi_dot ------------------------------------------------------------------------------ */
+static bool ct__multi_dot_meta(ct_op_call *c)
+{
+    const ct_tensor *const *t = c->inputs;
+    int n = c->n_inputs;
+    if (n < 2) {
+        ct__fail(CT_ERR_VALUE, c->fn, "multi_dot(): expected at least 2 tensors but got %d", n);
+        return false;
+    }
+    for (int k = 0; k < n; k++) {
+        bool end = k == 0 || k == n - 1;
+        if (t[k]->ndim != 2 && !(end && t[k]->ndim == 1)) {
+            if (end) {
+                ct__fail(CT_ERR_SHAPE, c->fn, "multi_dot(): the %s tensor must be 1D or 2D but "
+                         "got %dD", k ? "last" : "first", t[k]->ndim);
+            } else {
+                ct__fail(CT_ERR_SHAPE, c->fn, "multi_dot(): tensor %d must be 2D but got %dD", k,
+                         t[k]->ndim);
+            }
+            return false;
+        }
+    }
+    for (int k = 1; k < n; k++) {
+        if (t[k]->dtype != t[0]->dtype) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "multi_dot(): all tensors must have be the same dtype "
+                     "but tensor 0 is %s and tensor %d %s", ct__blas_dtype_name(t[0]->dtype), k,
+                     ct__blas_dtype_name(t[k]->dtype));
+            return false;
+        }
+        if (!ct__check_gemm_dtype(c, t[k]->dtype)) {
+            return false;
+        }
+        const ct_tensor *p = t[k - 1];
+        if (p->sizes[p->ndim - 1] != t[k]->sizes[0]) {
+            char x[160], y[160];
+            ct__fail(CT_ERR_SHAPE, c->fn, "multi_dot(): tensors %d and %d with shapes %s and %s "
+                     "cannot be multiplied", k - 1, k, ct__shape_str(p->sizes, p->ndim, x, 160),
+                     ct__shape_str(t[k]->sizes, t[k]->ndim, y, 160));
+            return false;
+        }
+    }
+    c->dtype = t[0]->dtype;
+    return true;
+}
+
+/* The product of m[i..j] in the order split[] gives (split[i * n + j]: the last matrix of the
+   left part), in the current scope. */
+static ct_tensor *ct__chain(const ct_tensor *const *m, const int64_t *split, int64_t n, int64_t i,
+                            int64_t j)
+{
+    if (i == j) {
+        return (ct_tensor *)(uintptr_t)m[i];
+    }
+    int64_t k = split[i * n + j];
+    return ct_mm(ct__chain(m, split, n, i, k), ct__chain(m, split, n, k + 1, j));
+}
+
+/* PyTorch's matrix_chain_order (CLRS 15.2): cost[i][j] the fewest scalar products for
+   m[i..j], split[i][j] where to split; ties keep the first split. */
+static ct_tensor *ct__chain_optimal(const ct_tensor *const *m, int64_t n)
+{
+    int64_t *cost = (int64_t *)ct__calloc(sizeof(int64_t) * (size_t)(2 * n * n + n + 1));
+    if (!cost) {
+        ct__fail(CT_ERR_OOM, "ct_linalg_multi_dot", "out of memory");
+        return NULL;
+    }
+    int64_t *split = cost + n * n, *p = split + n * n;
+    for (int64_t i = 0; i < n; i++) {
+        p[i] = m[i]->sizes[0];
+    }
+    p[n] = m[n - 1]->sizes[1];
+    for (int64_t l = 1; l < n; l++) {
+        for (int64_t i = 0; i + l < n; i++) {
+            int64_t j = i + l;
+            cost[i * n + j] = INT64_MAX;
+            for (int64_t k = i; k < j; k++) {
+                int64_t q = cost[i * n + k] + cost[(k + 1) * n + j] + p[i] * p[k + 1] * p[j + 1];
+                if (q < cost[i * n + j]) {
+                    cost[i * n + j] = q;
+                    split[i * n + j] = k;
+                }
+            }
+        }
+    }
+    ct_tensor *r = ct__chain(m, split, n, 0, n - 1);
+    ct__free(cost);
+    return r;
+}
+
+/* 1-D ends as a row (1, k) and a column (k, 1); two matrices: mm; three: the cheaper of
+   (AB)C and A(BC) (cost_1 = a c (b + d) against cost_2 = b d (a + c)); more: the optimal
+   chain. The output drops the dims of 1-D ends. */
+static ct_status ct__linalg_multi_dot_composite(ct_op_call *c)
+{
+    int n = c->n_inputs;
+    const ct_tensor *first = c->inputs[0], *last = c->inputs[n - 1];
+    int64_t out[2];
+    int no = 0;
+    ct_scope_begin();
+    const ct_tensor **m = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
+    if (!m) {
+        ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+        return ct__composite_end(c, NULL);
+    }
+    memcpy(m, c->inputs, sizeof(ct_tensor *) * (size_t)n);
+    if (first->ndim == 1) {
+        m[0] = ct_unsqueeze(first, 0);
+    } else {
+        out[no++] = first->sizes[0];
+    }
+    if (last->ndim == 1) {
+        m[n - 1] = ct_unsqueeze(last, 1);
+    } else {
+        out[no++] = last->sizes[1];
+    }
+    ct_tensor *r;
+    if (n == 2) {
+        r = ct_mm(m[0], m[1]);
+    } else if (n == 3) {
+        int64_t a = m[0]->sizes[0], b = m[1]->sizes[0], cc = m[2]->sizes[0], d = m[2]->sizes[1];
+        r = a * cc * (b + d) > b * d * (a + cc) ? ct_mm(m[0], ct_mm(m[1], m[2]))
+                                               : ct_mm(ct_mm(m[0], m[1]), m[2]);
+    } else {
+        r = ct__chain_optimal(m, n);
+    }
+    ct__free((void *)m);
+    return ct__composite_end(c, ct_reshape(r, out, no));
+}
+
+/* ---- matrix_power, matrix_exp ------------------------------------------------------------- */
+/* PyTorch's squareCheckInputs for op ("linalg.matrix_power"). */
+static bool ct__check_square(const char *fn, const char *op, const ct_tensor *a)
+{
+    if (a->ndim < 2) {
+        ct__fail(CT_ERR_SHAPE, fn, "%s: The input tensor A must have at least 2 dimensions.", op);
+        return false;
+    }
+    int64_t r = a->sizes[a->ndim - 2], k = a->sizes[a->ndim - 1];
+    if (r != k) {
+        ct__fail(CT_ERR_SHAPE, fn, "%s: A must be batches of square matrices, but they are %lld "
+                 "by %lld matrices", op, (long long)r, (long long)k);
+        return false;
+    }
+    return true;
+}
+
+/* Attribute 0: n. */
+static bool ct__matrix_power_meta(ct_op_call *c)
+{
+    if (!ct__check_square(c->fn, "linalg.matrix_power", c->inputs[0])) {
+        return false;
+    }
+    if (c->attrs[0].i < 0) { /* TODO(lead): ct_linalg_matrix_power(ct_linalg_inv(A), -n) once
+                                ops/decomp.c lands (PyTorch: linalg.inv, then the powers) */
+        ct__fail(CT_ERR_UNSUPPORTED, c->fn, "linalg.matrix_power: negative exponents need "
+                 "linalg.inv, which ctorch does not have yet");
+        return false;
+    }
+    if (c->attrs[0].i >= 2 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    c->dtype = c->inputs[0]->dtype;
+    return true;
+}
+
+/* PyTorch's linalg_matrix_power_impl: 0 the identity (copied into a clone, so the result is in
+   the graph), 1 a clone, 2 and 3 products, then binary powers from the lowest bit. */
+static ct_status ct__linalg_matrix_power_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    int64_t n = c->attrs[0].i, m = a->sizes[a->ndim - 1];
+    ct_scope_begin();
+    ct_tensor *r = NULL;
+    if (n <= 1) { /* a contiguous copy (a fresh tensor: copy_ writes into it) */
+        r = ct_clone(a);
+        r = r && !ct_is_contiguous(r) ? ct_contiguous(r) : r;
+        r = n == 0 ? ct_copy_(r, ct_eye(m, m, a->dtype)) : r;
+    } else if (n <= 3) {
+        r = ct_matmul(a, a);
+        r = n == 3 ? ct_matmul(r, a) : r;
+    } else {
+        const ct_tensor *z = NULL;
+        while (n > 0) {
+            int64_t bit = n % 2;
+            n /= 2;
+            z = z ? ct_matmul(z, z) : a;
+            if (bit) {
+                r = r ? ct_matmul(r, z) : (ct_tensor *)(uintptr_t)z;
+            }
+        }
+    }
+    return ct__composite_end(c, r);
+}
+
+static bool ct__matrix_exp_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    if (!ct__check_square(c->fn, "linalg.matrix_exp", a)) {
+        return false;
+    }
+    if (!ct_dtype_is_floating_point(a->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "linalg.matrix_exp: Expected a floating point or complex "
+                 "tensor as input. Got %s", ct__title(a));
+        return false;
+    }
+    c->dtype = a->dtype;
+    return true;
+}
+
+/* sum_j k[j] * x[j] over n terms, accumulated in order (PyTorch's
+   _compute_linear_combination); x[j] broadcast (the identity is (m, m)). */
+static ct_tensor *ct__lincomb(const ct_tensor *const *x, const double *k, int n)
+{
+    ct_tensor *r = ct_mul_scalar(x[0], k[0]);
+    for (int j = 1; j < n; j++) {
+        r = ct_add(r, ct_mul_scalar(x[j], k[j]));
+    }
+    return r;
+}
+
+/* pw = {I, A, A^2, A^3, A^6}, the first n (PyTorch's _fill_matrix_powers). */
+static void ct__matrix_powers(const ct_tensor *a, const ct_tensor **pw, int n)
+{
+    pw[0] = ct_eye(a->sizes[1], a->sizes[1], a->dtype);
+    pw[1] = a;
+    pw[2] = n > 2 ? ct_matmul(a, a) : NULL;
+    if (n > 3) {
+        pw[3] = ct_matmul(pw[1], pw[2]);
+    }
+    if (n > 4) {
+        pw[4] = ct_matmul(pw[3], pw[3]);
+    }
+}
+
+/* The Taylor-type polynomials T_deg(A) of PyTorch's mexp (Bader, Blanes, Casas 2019) for a
+   (b, m, m), deg 1, 2, 4, 8, 12 or 18 (index 0..5). */
+static ct_tensor *ct__mexp_poly(const ct_tensor *a, int deg)
+{
+    static const double t12[4][4] = {
+        {9.0198e-16, 0.46932117595418237389, -0.20099424927047284052, -0.04623946134063071740},
+        {5.31597895759871264183, 1.19926790417132231573, 0.01179296240992997031,
+         0.01108844528519167989},
+        {0.18188869982170434744, 0.05502798439925399070, 0.09351590770535414968,
+         0.00610700528898058230},
+        {-2.0861320e-13, -0.13181061013830184015, -0.02027855540589259079,
+         -0.00675951846863086359}};
+    static const double t18[5][5] = {
+        {0., -1.00365581030144618291e-01, -8.02924648241156932449e-03,
+         -8.92138498045729985177e-04, 0.},
+        {0., 3.97849749499645077844e-01, 1.36783778460411720168e+00, 4.98289622525382669416e-01,
+         -6.37898194594723280150e-04},
+        {-1.09676396052962061844e+01, 1.68015813878906206114e+00, 5.71779846478865511061e-02,
+         -6.98210122488052056106e-03, 3.34975017086070470649e-05},
+        {-9.04316832390810593223e-02, -6.76404519071381882256e-02, 6.75961301770459654925e-02,
+         2.95552570429315521194e-02, -1.39180257516060693404e-05},
+        {0., 0., -9.23364619367118555360e-02, -1.69364939002081722752e-02,
+         -1.40086798182036094347e-05}};
+    const ct_tensor *pw[5];
+    static const int npw[6] = {2, 3, 3, 3, 4, 5};
+    ct__matrix_powers(a, pw, npw[deg]);
+    if (deg <= 1) { /* I + A (+ A^2 / 2) */
+        ct_tensor *r = ct_add(pw[0], a);
+        return deg ? ct_add(r, ct_div_scalar(pw[2], 2.0)) : r;
+    }
+    if (deg == 2) { /* I + A + A^2 (I / 2 + A / 6 + A^2 / 24) */
+        const double k[3] = {1 / 2.0, 1 / 6.0, 1 / 24.0}, one[4] = {1.0, 1.0, 0.0, 1.0};
+        const ct_tensor *all[4] = {pw[0], pw[1], pw[2], ct_matmul(pw[2], ct__lincomb(pw, k, 3))};
+        return ct__lincomb(all, one, 4);
+    }
+    if (deg == 3) {
+        const double sqrt_177 = 0.1330413469565007072504e+2, x3 = 2. / 3.;
+        const double x1 = x3 * ((1. + sqrt_177) / 88.), x2 = x3 * ((1. + sqrt_177) / 352.);
+        const double k4[4] = {(-271. + 29. * sqrt_177) / (315. * x3),
+                              (-11. + 11. * sqrt_177) / (1260. * x3),
+                              (-99. + 11. * sqrt_177) / (5040. * x3),
+                              (89. - sqrt_177) / (5040. * x3)};
+        const double y2 = (857. - 58. * sqrt_177) / 630., k12[2] = {x1, x2}, k34[2] = {x3, 1.0};
+        const ct_tensor *all[5] = {pw[0], pw[1], pw[2], NULL, NULL};
+        all[3] = ct_matmul(pw[2], ct__lincomb(pw + 1, k12, 2));  /* A4 */
+        all[4] = ct_matmul(ct__lincomb(all + 2, k34, 2), ct__lincomb(all, k4, 4)); /* A8 */
+        const double k[5] = {1.0, 1.0, y2, 0.0, 1.0};
+        return ct__lincomb(all, k, 5);
+    }
+    int n = deg == 4 ? 4 : 5;
+    ct_tensor *bs[5];
+    for (int i = 0; i < n; i++) {
+        bs[i] = ct__lincomb(pw, deg == 4 ? t12[i] : t18[i], n);
+    }
+    if (deg == 4) { /* B2 += B3 B3; B0 + (B1 + B2) B2 */
+        bs[2] = ct_add(bs[2], ct_matmul(bs[3], bs[3]));
+        return ct_add(bs[0], ct_matmul(ct_add(bs[1], bs[2]), bs[2]));
+    }
+    bs[3] = ct_add(bs[3], ct_matmul(bs[0], bs[4])); /* B3 += B0 B4; B1 + (B2 + B3) B3 */
+    return ct_add(bs[1], ct_matmul(ct_add(bs[2], bs[3]), bs[3]));
+}
+
+/* The 1-norms (max column sum) of the b matrices of a, read on the host. */
+static bool ct__mexp_norms(const ct_tensor *a, double *norm)
+{
+    const int64_t rows = -2, cols = -1;
+    ct_tensor *n = ct_amax(ct_sum_dims(ct_abs(a), &rows, 1, false), &cols, 1, false);
+    ct_tensor *h = ct_contiguous(ct_to_dtype(ct_cpu(n), CT_FLOAT64));
+    if (!h) {
+        return false;
+    }
+    memcpy(norm, ct_data_ptr(h), sizeof(double) * (size_t)a->sizes[0]);
+    return true;
+}
+
+/* T18 of each matrix scaled by 2^-s, s = max(0, ceil(log2(norm / theta))), squared s times. */
+static ct_tensor *ct__mexp_scale_square(const ct_tensor *a, const double *norm, double theta)
+{
+    int64_t b = a->sizes[0];
+    double *s = (double *)ct__malloc(sizeof(double) * (size_t)(2 * b + 1));
+    const ct_tensor **piece = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)b);
+    if (!s || !piece) {
+        ct__free(s);
+        ct__free((void *)piece);
+        ct__fail(CT_ERR_OOM, "ct_linalg_matrix_exp", "out of memory");
+        return NULL;
+    }
+    for (int64_t i = 0; i < b; i++) {
+        double q = a->dtype == CT_FLOAT32 ? (double)ceilf(log2f((float)norm[i] / (float)theta))
+                                          : ceil(log2(norm[i] / theta));
+        s[i] = q > 0 ? q : 0;
+        s[b + i] = ldexp(1.0, -(int)s[i]);
+    }
+    int64_t shape[3] = {b, 1, 1};
+    ct_tensor *scale = ct_to_dtype(ct_tensor_from_data(s + b, CT_FLOAT64, shape, 3), a->dtype);
+    ct_tensor *t = ct__mexp_poly(ct_mul(a, ct_to_device(scale, ct_tensor_device(a))), 5);
+    for (int64_t i = 0; i < b; i++) {
+        ct_tensor *x = t ? ct_select(t, 0, i) : NULL;
+        for (int64_t k = 0; k < (int64_t)s[i]; k++) {
+            x = ct_mm(x, x);
+        }
+        piece[i] = x;
+    }
+    ct_tensor *r = ct_stack(piece, (int)b, 0);
+    ct__free(s);
+    ct__free((void *)piece);
+    return r;
+}
+
+/* PyTorch's mexp on a (b, m, m): one matrix takes the lowest degree its 1-norm allows (NaN
+   norm: NaN result); batches and norms from theta[4] on take T18 with scaling and squaring. */
+static ct_tensor *ct__mexp(const ct_tensor *a)
+{
+    static const double th64[6] = {2.220446049250313e-16, 2.580956802971767e-08,
+                                   3.397168839976962e-04, 4.991228871115323e-02,
+                                   2.996158913811580e-01, 1.090863719290036e+00};
+    static const float th32[6] = {1.192092800768788e-07f, 5.978858893805233e-04f,
+                                  5.116619363445086e-02f, 5.800524627688768e-01f,
+                                  1.461661507209034e+00f, 3.010066362817634e+00f};
+    double th[6], norm1 = 0;
+    for (int k = 0; k < 6; k++) {
+        th[k] = a->dtype == CT_FLOAT32 ? (double)th32[k] : th64[k];
+    }
+    int64_t b = a->sizes[0];
+    if (b == 0) {
+        return ct_clone(a);
+    }
+    double *norm = b == 1 ? &norm1 : (double *)ct__malloc(sizeof(double) * (size_t)b);
+    if (!norm || !ct__mexp_norms(a, norm)) {
+        if (norm && norm != &norm1) {
+            ct__free(norm);
+        }
+        return NULL;
+    }
+    ct_tensor *r = NULL;
+    if (b > 1 || norm1 >= th[4]) {
+        r = ct__mexp_scale_square(a, norm, th[5]);
+    } else if (isnan(norm1)) {
+        r = ct_full_like(a, NAN);
+    } else {
+        int deg = 0;
+        while (norm1 > th[deg]) {
+            deg++;
+        }
+        r = ct__mexp_poly(a, deg);
+    }
+    if (norm != &norm1) {
+        ct__free(norm);
+    }
+    return r;
+}
+
+/* Under no grad (the node is LinalgMatrixExpBackward0): (*, 0, 0) a clone, (*, 1, 1) exp,
+   else mexp on the matrices as (b, m, m). */
+static ct_status ct__matrix_exp_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    int64_t m = a->sizes[a->ndim - 1], flat[3] = {-1, m, m};
+    ct_no_grad_begin();
+    ct_scope_begin();
+    ct_tensor *r = m == 0 ? ct_clone(a)
+                   : m == 1 ? ct_exp(a)
+                            : ct_reshape(ct__mexp(ct_reshape(a, flat, 3)), a->sizes, a->ndim);
+    ct_status st = ct__composite_end(c, r);
+    ct_no_grad_end();
+    return st;
+}
+
+/* PyTorch's linalg_matrix_exp_differential (adjoint): the top right block of
+   exp([[A^T, G], [0, A^T]]). */
+static void ct__matrix_exp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *a = ct__saved(n, 0);
+    if (!a || !ct__needs_grad(n, 0)) {
+        return;
+    }
+    int64_t m = a->sizes[a->ndim - 1];
+    const ct_tensor *at = ct_mt(a);
+    const ct_tensor *top[2] = {at, g}, *bottom[2] = {ct_zeros_like(at), at};
+    const ct_tensor *rows[2] = {ct_cat(top, 2, -1), ct_cat(bottom, 2, -1)};
+    ct_tensor *e = ct_linalg_matrix_exp(ct_cat(rows, 2, -2));
+    gi[0] = ct_narrow(ct_narrow(e, -2, 0, m), -1, m, m);
+}
+
+/* ---- einsum ---------------------------------------------------------------------------------
+ * Labels: 'A'..'Z' are 0..25, 'a'..'z' 26..51 (PyTorch's order); CT__EIN_ELL marks the
+ * ellipsis in a label list. The aligned layout every operand is permuted and viewed into has
+ * the output dims first (in output order, the ellipsis dims where "..." stands), then the
+ * summed labels in label order, then the ellipsis dims when the output has none. */
+#define CT__EIN_LABELS 52
+#define CT__EIN_ELL 64
+
+typedef struct ct__ein_op {
+    int lab[CT_MAX_DIMS + 1]; /* labels in order, CT__EIN_ELL where "..." is */
+    int n, n_labels;          /* entries of lab, labels among them (any number: checked) */
+    bool ell;
+} ct__ein_op;
+
+typedef struct ct__einsum_state {
+    const char *eq;
+    ct__ein_op *ops; /* one per operand (the public function's) */
+    int out[CT_MAX_DIMS + 1], n_out;
+    bool out_ell, any_ell;
+    int count[CT__EIN_LABELS]; /* occurrences over the operands */
+    int64_t size[CT__EIN_LABELS], ell_size[CT_MAX_DIMS];
+    int ell_ndim;
+    /* the aligned layout (meta): position of each label, first ellipsis position, number of
+       output dims and of all dims */
+    int pos[CT__EIN_LABELS], ell_base, n_out_dims, total;
+} ct__einsum_state;
+
+static int ct__ein_label(char ch)
+{
+    return ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26 : -1;
+}
+
+static char ct__ein_char(int label)
+{
+    return (char)(label < 26 ? 'A' + label : 'a' + label - 26);
+}
+
+/* Appends an entry to a label list of capacity CT_MAX_DIMS + 1 (more entries are only
+   counted: the dimension check rejects them). */
+static void ct__ein_push(int *lab, int *n, int v)
+{
+    if (*n < CT_MAX_DIMS + 1) {
+        lab[*n] = v;
+    }
+    (*n)++;
+}
+
+/* "..." at eq[i] for operand k (-1: the output); else PyTorch's error. */
+static bool ct__ein_ellipsis(const char *fn, const char *eq, size_t i, bool seen, int k)
+{
+    if (seen && k >= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "einsum(): found '.' for operand %d for which an ellipsis was "
+                 "already found", k);
+        return false;
+    }
+    if (seen) {
+        ct__fail(CT_ERR_VALUE, fn, "einsum(): found '.' for output but an ellipsis (...) was "
+                 "already found");
+        return false;
+    }
+    if (eq[i + 1] != '.' || eq[i + 2] != '.') {
+        if (k >= 0) {
+            ct__fail(CT_ERR_VALUE, fn, "einsum(): found '.' for operand %d that is not part of "
+                     "any ellipsis", k);
+        } else {
+            ct__fail(CT_ERR_VALUE, fn, "einsum(): found '.' for output that is not part of any "
+                     "ellipsis (...)");
+        }
+        return false;
+    }
+    return true;
+}
+
+static bool ct__ein_invalid(const char *fn, size_t i)
+{
+    ct__fail(CT_ERR_VALUE, fn, "einsum(): invalid subscript given at index %zu in the equation "
+             "string, subscripts must be in [a-zA-Z]", i);
+    return false;
+}
+
+/* The operands' side of the equation; *end: where "->" starts (or the end). */
+static bool ct__ein_parse_inputs(ct_op_call *c, ct__einsum_state *s, size_t *end)
+{
+    const char *eq = s->eq;
+    int k = 0;
+    size_t i = 0;
+    for (; eq[i] && !(eq[i] == '-' && eq[i + 1] == '>'); i++) {
+        ct__ein_op *o = &s->ops[k];
+        int label = ct__ein_label(eq[i]);
+        if (eq[i] == ' ') {
+            continue;
+        } else if (eq[i] == '.') {
+            if (!ct__ein_ellipsis(c->fn, eq, i, o->ell, k)) {
+                return false;
+            }
+            ct__ein_push(o->lab, &o->n, CT__EIN_ELL);
+            o->ell = s->any_ell = true;
+            i += 2;
+        } else if (eq[i] == ',') {
+            if (++k >= c->n_inputs) {
+                ct__fail(CT_ERR_VALUE, c->fn, "einsum(): fewer operands were provided than "
+                         "specified in the equation");
+                return false;
+            }
+        } else if (label < 0) {
+            return ct__ein_invalid(c->fn, i);
+        } else {
+            ct__ein_push(o->lab, &o->n, label);
+            o->n_labels++;
+            s->count[label]++;
+        }
+    }
+    if (k != c->n_inputs - 1) {
+        ct__fail(CT_ERR_VALUE, c->fn, "einsum(): more operands were provided than specified in "
+                 "the equation");
+        return false;
+    }
+    *end = i;
+    return true;
+}
+
+/* Each operand has one dim per label (plus any number under its ellipsis). */
+static bool ct__ein_check_dims(ct_op_call *c, ct__einsum_state *s)
+{
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct__ein_op *o = &s->ops[k];
+        int nd = c->inputs[k]->ndim;
+        if (o->ell ? o->n_labels > nd : o->n_labels != nd) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "einsum(): the number of subscripts in the equation (%d) "
+                     "%s the number of dimensions (%d) for operand %d%s", o->n_labels,
+                     o->ell ? "is more than" : "does not match", nd, k,
+                     o->ell ? "" : " and no ellipsis was given");
+            return false;
+        }
+        if (o->ell && nd - o->n_labels > s->ell_ndim) {
+            s->ell_ndim = nd - o->n_labels;
+        }
+    }
+    return true;
+}
+
+/* The explicit output after "->" at eq[i], or the implicit one: the ellipsis, then the labels
+   seen once in label order. */
+static bool ct__ein_parse_output(ct_op_call *c, ct__einsum_state *s, size_t i)
+{
+    const char *eq = s->eq;
+    bool in_out[CT__EIN_LABELS] = {false};
+    if (!eq[i]) {
+        if (s->any_ell) {
+            ct__ein_push(s->out, &s->n_out, CT__EIN_ELL);
+            s->out_ell = true;
+        }
+        for (int l = 0; l < CT__EIN_LABELS; l++) {
+            if (s->count[l] == 1) {
+                ct__ein_push(s->out, &s->n_out, l);
+            }
+        }
+        return true;
+    }
+    for (i += 2; eq[i]; i++) {
+        int label = ct__ein_label(eq[i]);
+        if (eq[i] == ' ') {
+            continue;
+        } else if (eq[i] == '.') {
+            if (!ct__ein_ellipsis(c->fn, eq, i, s->out_ell, -1)) {
+                return false;
+            }
+            ct__ein_push(s->out, &s->n_out, CT__EIN_ELL);
+            s->out_ell = true;
+            i += 2;
+        } else if (label < 0) {
+            return ct__ein_invalid(c->fn, i);
+        } else if (in_out[label] || !s->count[label]) {
+            ct__fail(CT_ERR_VALUE, c->fn, "einsum(): output subscript %c %s", eq[i],
+                     in_out[label] ? "appears more than once in the output"
+                                   : "does not appear in the equation for any input operand");
+            return false;
+        } else {
+            in_out[label] = true;
+            ct__ein_push(s->out, &s->n_out, label);
+        }
+    }
+    return true;
+}
+
+/* Sizes: a label repeated in an operand must match there; across operands sizes broadcast
+   (1 against n), as the ellipsis dims (right-aligned) do. */
+static bool ct__ein_check_sizes(ct_op_call *c, ct__einsum_state *s)
+{
+    for (int l = 0; l < CT__EIN_LABELS; l++) {
+        s->size[l] = -1;
+    }
+    for (int d = 0; d < s->ell_ndim; d++) {
+        s->ell_size[d] = 1;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        const ct__ein_op *o = &s->ops[k];
+        const ct_tensor *t = c->inputs[k];
+        int64_t local[CT__EIN_LABELS];
+        bool seen[CT__EIN_LABELS] = {false};
+        int d = 0, ne = t->ndim - o->n_labels;
+        for (int e = 0; e < o->n; e++) {
+            if (o->lab[e] == CT__EIN_ELL) {
+                for (int j = 0; j < ne; j++, d++) {
+                    int64_t *cur = &s->ell_size[s->ell_ndim - ne + j], sz = t->sizes[d];
+                    if (sz != 1 && *cur != 1 && sz != *cur) {
+                        ct__fail(CT_ERR_SHAPE, c->fn, "einsum(): dimension %d covered by ellipsis "
+                                 "in operand %dhas size %lld which does not broadcast with "
+                                 "previously seen ellipsis with size %lld for the respective "
+                                 "dimension", j, k, (long long)sz, (long long)*cur);
+                        return false;
+                    }
+                    *cur = sz != 1 ? sz : *cur;
+                }
+                continue;
+            }
+            int l = o->lab[e];
+            int64_t sz = t->sizes[d++];
+            if (seen[l]) {
+                if (sz != local[l]) {
+                    ct__fail(CT_ERR_SHAPE, c->fn, "einsum(): subscript %c is repeated for operand "
+                             "%d but the sizes don't match, %lld != %lld", ct__ein_char(l), k,
+                             (long long)sz, (long long)local[l]);
+                    return false;
+                }
+                continue;
+            }
+            seen[l] = true;
+            local[l] = sz;
+            if (s->size[l] != -1 && s->size[l] != 1 && sz != 1 && sz != s->size[l]) {
+                ct__fail(CT_ERR_SHAPE, c->fn, "einsum(): subscript %c has size %lld for operand %d "
+                         "which does not broadcast with previously seen size %lld",
+                         ct__ein_char(l), (long long)sz, k, (long long)s->size[l]);
+                return false;
+            }
+            s->size[l] = s->size[l] == -1 || s->size[l] == 1 ? sz : s->size[l];
+        }
+    }
+    return true;
+}
+
+/* The aligned layout (see the part's comment); false when it has more than CT_MAX_DIMS dims. */
+static bool ct__ein_layout(ct_op_call *c, ct__einsum_state *s)
+{
+    bool in_out[CT__EIN_LABELS] = {false};
+    int p = 0;
+    s->ell_base = 0;
+    for (int e = 0; e < s->n_out; e++) {
+        if (s->out[e] == CT__EIN_ELL) {
+            s->ell_base = p;
+            p += s->ell_ndim;
+        } else {
+            in_out[s->out[e]] = true;
+            s->pos[s->out[e]] = p++;
+        }
+    }
+    s->n_out_dims = p;
+    for (int l = 0; l < CT__EIN_LABELS; l++) {
+        if (s->count[l] && !in_out[l]) {
+            s->pos[l] = p++;
+        }
+    }
+    if (!s->out_ell) {
+        s->ell_base = p;
+        p += s->ell_ndim;
+    }
+    s->total = p;
+    if (p > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "einsum(): ctorch takes at most %d output and summed "
+                 "dimensions, the equation has %d", CT_MAX_DIMS, p);
+        return false;
+    }
+    return true;
+}
+
+static bool ct__einsum_meta(ct_op_call *c)
+{
+    ct__einsum_state *s = (ct__einsum_state *)c->state;
+    size_t arrow = 0;
+    if (!ct__ein_parse_inputs(c, s, &arrow) || !ct__ein_check_dims(c, s) ||
+        !ct__ein_parse_output(c, s, arrow)) {
+        return false;
+    }
+    for (int k = 1; k < c->n_inputs; k++) {
+        if (c->inputs[k]->dtype != c->inputs[0]->dtype) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s",
+                     ct__title(c->inputs[0]), ct__title(c->inputs[k]));
+            return false;
+        }
+    }
+    if (c->n_inputs > 1 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
+        return false;
+    }
+    c->dtype = c->inputs[0]->dtype;
+    return ct__ein_check_sizes(c, s) && ct__ein_layout(c, s);
+}
+
+/* The aligned position of each dim of operand k (labels and ellipsis dims) into code[]. */
+static int ct__ein_codes(const ct__einsum_state *s, int k, int ndim, int *code)
+{
+    const ct__ein_op *o = &s->ops[k];
+    int d = 0, ne = ndim - o->n_labels;
+    for (int e = 0; e < o->n; e++) {
+        if (o->lab[e] == CT__EIN_ELL) {
+            for (int j = 0; j < ne; j++) {
+                code[d++] = CT__EIN_LABELS + s->ell_base + s->ell_ndim - ne + j;
+            }
+        } else {
+            code[d++] = o->lab[e];
+        }
+    }
+    return d;
+}
+
+static int ct__ein_position(const ct__einsum_state *s, int code)
+{
+    return code < CT__EIN_LABELS ? s->pos[code] : code - CT__EIN_LABELS;
+}
+
+/* Operand k in the aligned layout (total dims, size 1 where it has none): diagonals of repeated
+   labels, a permutation, a view adding the size-1 dims; in the current scope. */
+static ct_tensor *ct__ein_align(const ct__einsum_state *s, int k, const ct_tensor *t)
+{
+    int code[CT_MAX_DIMS], nd = ct__ein_codes(s, k, t->ndim, code);
+    for (int e = 0; e < nd && t; e++) {
+        for (int d = e + 1; d < nd && t; d++) {
+            if (code[d] != code[e]) {
+                continue;
+            }
+            int moved = code[e], w = 0;
+            t = ct__diagonal(t, e, d); /* the diagonal goes last */
+            for (int j = 0; j < nd; j++) {
+                if (j != e && j != d) {
+                    code[w++] = code[j];
+                }
+            }
+            code[w] = moved;
+            nd = w + 1;
+            e = -1; /* rescan */
+            break;
+        }
+    }
+    if (!t) {
+        return NULL;
+    }
+    int64_t perm[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    bool used[CT_MAX_DIMS] = {false};
+    for (int i = 0; i < nd; i++) { /* dims by aligned position */
+        int best = -1;
+        for (int j = 0; j < nd; j++) {
+            if (!used[j] && (best < 0 || ct__ein_position(s, code[j]) <
+                                             ct__ein_position(s, code[best]))) {
+                best = j;
+            }
+        }
+        used[best] = true;
+        perm[i] = best;
+    }
+    for (int p = 0; p < s->total; p++) {
+        shape[p] = 1;
+    }
+    for (int i = 0; i < nd; i++) {
+        shape[ct__ein_position(s, code[perm[i]])] = t->sizes[perm[i]];
+    }
+    return ct_reshape(ct_permute(t, perm, nd), shape, s->total);
+}
+
+/* a dims listed in order (dims of size 1 elsewhere) reshaped to (rows, ...): the permutation
+   puts the listed groups first; in the current scope. */
+static ct_tensor *ct__ein_group(const ct_tensor *t, const int64_t *order, int n, const int64_t *m3)
+{
+    int64_t perm[CT_MAX_DIMS];
+    bool listed[CT_MAX_DIMS] = {false};
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        perm[k++] = order[i];
+        listed[order[i]] = true;
+    }
+    for (int d = 0; d < t->ndim; d++) {
+        if (!listed[d]) {
+            perm[k++] = d;
+        }
+    }
+    return ct_reshape(ct_permute(t, perm, t->ndim), m3, 3);
+}
+
+/* PyTorch's sumproduct_pair on aligned operands: dims in both (batch), only in l, only in r,
+   and summed ones (sum[d]) become one bmm (B, LO, S) @ (B, S, RO); the result back in the
+   aligned layout with size 1 on the summed dims. */
+static ct_tensor *ct__ein_pair(const ct_tensor *l, const ct_tensor *r, const bool *sum,
+                               int total)
+{
+    int64_t lo[CT_MAX_DIMS], ro[CT_MAX_DIMS], bo[CT_MAX_DIMS], so[CT_MAX_DIMS];
+    int nl = 0, nr = 0, nb = 0, ns = 0;
+    int64_t B = 1, LO = 1, RO = 1, S = 1;
+    for (int d = 0; d < total; d++) {
+        int64_t sl = l->sizes[d], sr = r->sizes[d];
+        if (sum[d]) {
+            so[ns++] = d;
+            S *= sl;
+        } else if (sl != 1 && sr != 1) {
+            bo[nb++] = d;
+            B *= sl;
+        } else if (sl != 1) {
+            lo[nl++] = d;
+            LO *= sl;
+        } else if (sr != 1) {
+            ro[nr++] = d;
+            RO *= sr;
+        }
+    }
+    int64_t order[2 * CT_MAX_DIMS], ml[3] = {B, LO, S}, mr[3] = {B, S, RO};
+    memcpy(order, bo, sizeof(int64_t) * (size_t)nb);
+    memcpy(order + nb, lo, sizeof(int64_t) * (size_t)nl);
+    memcpy(order + nb + nl, so, sizeof(int64_t) * (size_t)ns);
+    ct_tensor *a = ct__ein_group(l, order, nb + nl + ns, ml);
+    memcpy(order + nb, so, sizeof(int64_t) * (size_t)ns);
+    memcpy(order + nb + ns, ro, sizeof(int64_t) * (size_t)nr);
+    ct_tensor *b = ct__ein_group(r, order, nb + ns + nr, mr);
+    ct_tensor *p = ct_bmm(a, b);
+    /* (B, LO, RO) -> (batch dims, l dims, r dims) -> the aligned order -> the aligned shape */
+    int64_t kept[CT_MAX_DIMS], ks[CT_MAX_DIMS], perm[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int nk = 0;
+    for (int g = 0; g < 3; g++) {
+        const int64_t *dims = g == 0 ? bo : g == 1 ? lo : ro;
+        const ct_tensor *src = g == 2 ? r : l;
+        for (int i = 0; i < (g == 0 ? nb : g == 1 ? nl : nr); i++) {
+            kept[nk] = dims[i];
+            ks[nk++] = src->sizes[dims[i]];
+        }
+    }
+    for (int d = 0, i = 0; d < total; d++) {
+        shape[d] = 1;
+        for (int j = 0; j < nk; j++) {
+            if (kept[j] == d) {
+                perm[i++] = j;
+                shape[d] = ks[j];
+            }
+        }
+    }
+    return ct_reshape(ct_permute(ct_reshape(p, ks, nk), perm, nk), shape, total);
+}
+
+/* Sums t over dims (keepdim) where it is larger than 1; in the current scope. */
+static ct_tensor *ct__ein_sum(const ct_tensor *t, const int64_t *dims, int n)
+{
+    int64_t keep[CT_MAX_DIMS];
+    int k = 0;
+    for (int i = 0; t && i < n; i++) {
+        if (t->sizes[dims[i]] != 1) {
+            keep[k++] = dims[i];
+        }
+    }
+    return k && t ? ct_sum_dims(t, keep, k, true) : (ct_tensor *)(uintptr_t)t;
+}
+
+/* Left to right: before operand k joins, summed dims used by no later operand leave (from the
+   side that has them alone), the rest of them are contracted in the pair. */
+static ct_status ct__einsum_composite(ct_op_call *c)
+{
+    const ct__einsum_state *s = (const ct__einsum_state *)c->state;
+    int last[CT_MAX_DIMS], code[CT_MAX_DIMS];
+    for (int d = 0; d < s->total; d++) {
+        last[d] = -1;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        int nd = ct__ein_codes(s, k, c->inputs[k]->ndim, code);
+        for (int i = 0; i < nd; i++) {
+            last[ct__ein_position(s, code[i])] = k;
+        }
+    }
+    ct_scope_begin();
+    ct_tensor *r = ct__ein_align(s, 0, c->inputs[0]);
+    for (int k = 1; k < c->n_inputs && r; k++) {
+        ct_tensor *t = ct__ein_align(s, k, c->inputs[k]);
+        int64_t done[CT_MAX_DIMS], only_r[CT_MAX_DIMS], only_t[CT_MAX_DIMS];
+        int nd = 0, nr = 0, nt = 0;
+        bool sum[CT_MAX_DIMS] = {false};
+        for (int d = s->n_out_dims; d < s->total && t; d++) {
+            if (last[d] < k) {
+                done[nd++] = d;
+            } else if (last[d] == k) {
+                if (r->sizes[d] == 1) {
+                    only_t[nt++] = d;
+                } else if (t->sizes[d] == 1) {
+                    only_r[nr++] = d;
+                } else {
+                    sum[d] = true;
+                }
+            }
+        }
+        memcpy(done + nd, only_r, sizeof(int64_t) * (size_t)nr);
+        r = ct__ein_pair(ct__ein_sum(r, done, nd + nr), ct__ein_sum(t, only_t, nt), sum, s->total);
+    }
+    if (r && c->n_inputs > 1) { /* the summed dims have size 1 by now */
+        r = ct_reshape(r, r->sizes, s->n_out_dims);
+    } else if (r && s->total > s->n_out_dims) {
+        int64_t rest[CT_MAX_DIMS];
+        for (int d = s->n_out_dims; d < s->total; d++) {
+            rest[d - s->n_out_dims] = d;
+        }
+        r = ct_sum_dims(r, rest, s->total - s->n_out_dims, false);
+    }
+    return ct__composite_end(c, r);
+}
+#undef CT__EIN_LABELS
+#undef CT__EIN_ELL
+
+/* ---- float32 matmul precision -------------------------------------------------------------- */
+static const char *const ct__precisions[3] = {"highest", "high", "medium"};
+static int ct__precision = 0; /* index into ct__precisions; the CPU GEMM does not read it */
+
+ct_status ct_set_float32_matmul_precision(const char *precision)
+{
+    if (ct__null("ct_set_float32_matmul_precision", precision)) {
+        return ct_error_code();
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!strcmp(precision, ct__precisions[k])) {
+            ct__precision = k;
+            return CT_OK;
+        }
+    }
+    return ct__fail(CT_ERR_VALUE, "ct_set_float32_matmul_precision", "%s is not one of "
+                    "'highest', 'high', or 'medium'; the current setFloat32MatmulPrecision call "
+                    "has no effect", precision);
+}
+
+const char *ct_get_float32_matmul_precision(void) { return ct__precisions[ct__precision]; }
+
+/* ---- descriptors (issue 7, linalg T2) ------------------------------------------------------ */
+#define CT__LA_OP(SYM, NAME, SCHEMA, API, VAR, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS)       \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
+                                       0u, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+#define CT__LA_COMPOSITE(SYM, SCHEMA, API, VAR, META)                                             \
+    CT__LA_OP(SYM, "aten::" #SYM, SCHEMA, API, VAR, META, CT__K_NONE, ct__##SYM##_composite,      \
+              NULL, NULL, 0u, NULL, NULL)
+CT__LA_OP(baddbmm, "aten::baddbmm", "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar "
+          "beta=1, Scalar alpha=1) -> Tensor", "ct_baddbmm", CT__ADD_BADDBMM, ct__baddbmm_meta,
+          CT__K_FLOAT(ct__addgemm_kernel), NULL, "BaddbmmBackward0", ct__addgemm_backward, 0u,
+          ct__addgemm_record, ct__flops_12)
+CT__LA_OP(addbmm, "aten::addbmm", "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar "
+          "beta=1, Scalar alpha=1) -> Tensor", "ct_addbmm", CT__ADD_ADDBMM, ct__addbmm_meta,
+          CT__K_FLOAT(ct__addgemm_kernel), NULL, "AddbmmBackward0", ct__addgemm_backward, 0u,
+          ct__addgemm_record, ct__flops_12)
+CT__LA_OP(addmv, "aten::addmv", "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, "
+          "Scalar alpha=1) -> Tensor", "ct_addmv", CT__ADD_ADDMV, ct__addmv_meta,
+          CT__K_FLOAT(ct__addgemm_kernel), NULL, "AddmvBackward0", ct__addgemm_backward, 0u,
+          ct__addgemm_record, ct__flops_12)
+CT__LA_COMPOSITE(addr, "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar "
+                 "alpha=1) -> Tensor", "ct_addr", 0, ct__addr_meta)
+CT__LA_COMPOSITE(outer, "outer(Tensor self, Tensor vec2) -> Tensor", "ct_outer", 0,
+                 ct__outer_meta)
+CT__LA_COMPOSITE(inner, "inner(Tensor self, Tensor other) -> Tensor", "ct_inner", 0,
+                 ct__inner_meta)
+CT__LA_COMPOSITE(vdot, "vdot(Tensor self, Tensor other) -> Tensor", "ct_vdot", 0, ct__vdot_meta)
+CT__LA_COMPOSITE(einsum, "einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor",
+                 "ct_einsum", 0, ct__einsum_meta)
+CT__LA_COMPOSITE(tensordot, "tensordot(Tensor self, Tensor other, int[] dims_self, int[] "
+                 "dims_other) -> Tensor", "ct_tensordot ct_inner", 0, ct__tensordot_meta)
+CT__LA_COMPOSITE(kron, "kron(Tensor self, Tensor other) -> Tensor", "ct_kron", 0, ct__kron_meta)
+CT__LA_COMPOSITE(trace, "trace(Tensor self) -> Tensor", "ct_trace", 0, ct__trace_meta)
+CT__LA_COMPOSITE(cross, "cross(Tensor self, Tensor other, int? dim=None) -> Tensor", "ct_cross", 0,
+                 ct__cross_meta)
+CT__LA_COMPOSITE(linalg_cross, "linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor",
+                 "ct_cross", 1, ct__cross_meta)
+CT__LA_COMPOSITE(linalg_multi_dot, "linalg_multi_dot(Tensor[] tensors) -> Tensor",
+                 "ct_linalg_multi_dot", 0, ct__multi_dot_meta)
+CT__LA_COMPOSITE(linalg_matrix_power, "linalg_matrix_power(Tensor self, int n) -> Tensor",
+                 "ct_linalg_matrix_power", 0, ct__matrix_power_meta)
+CT__LA_OP(linalg_matrix_exp, "aten::linalg_matrix_exp", "linalg_matrix_exp(Tensor self) -> Tensor",
+          "ct_linalg_matrix_exp", 0, ct__matrix_exp_meta, CT__K_NONE, ct__matrix_exp_composite,
+          "LinalgMatrixExpBackward0", ct__matrix_exp_backward, 1u, NULL, NULL)
+#undef CT__LA_COMPOSITE
+#undef CT__LA_OP
+
+/* ---- public functions (issue 7, linalg T2) ------------------------------------------------- */
+/* A call of op over the inputs a, b, m with the attributes beta and alpha. */
+static ct_tensor *ct__call_beta_alpha(const ct_op *op, const char *fn, const ct_tensor *a,
+                                      const ct_tensor *b, const ct_tensor *m, double beta,
+                                      double alpha)
+{
+    const ct_tensor *in[3] = {a, b, m};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 3);
+    ct__call_f(&c, beta);
+    ct__call_f(&c, alpha);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2,
+                      double beta, double alpha)
+{
+    return ct__call_beta_alpha(&ct__op_baddbmm, "ct_baddbmm", input, batch1, batch2, beta, alpha);
+}
+
+ct_tensor *ct_addbmm(const ct_tensor *input, const ct_tensor *batch1, const ct_tensor *batch2,
+                     double beta, double alpha)
+{
+    return ct__call_beta_alpha(&ct__op_addbmm, "ct_addbmm", input, batch1, batch2, beta, alpha);
+}
+
+ct_tensor *ct_addmv(const ct_tensor *input, const ct_tensor *mat, const ct_tensor *vec,
+                    double beta, double alpha)
+{
+    return ct__call_beta_alpha(&ct__op_addmv, "ct_addmv", input, mat, vec, beta, alpha);
+}
+
+ct_tensor *ct_addr(const ct_tensor *input, const ct_tensor *vec1, const ct_tensor *vec2,
+                   double beta, double alpha)
+{
+    return ct__call_beta_alpha(&ct__op_addr, "ct_addr", input, vec1, vec2, beta, alpha);
+}
+
+ct_tensor *ct_outer(const ct_tensor *input, const ct_tensor *vec2)
+{
+    const ct_tensor *in[2] = {input, vec2};
+    return ct__call_gemm(&ct__op_outer, "ct_outer", in, 2);
+}
+
+ct_tensor *ct_inner(const ct_tensor *input, const ct_tensor *other)
+{
+    const ct_tensor *in[2] = {input, other};
+    return ct__call_gemm(&ct__op_inner, "ct_inner", in, 2);
+}
+
+ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other)
+{
+    const ct_tensor *in[2] = {input, other};
+    return ct__call_gemm(&ct__op_vdot, "ct_vdot", in, 2);
+}
+
+ct_tensor *ct_einsum(const char *equation, const ct_tensor *const *operands, int n)
+{
+    const char *fn = "ct_einsum";
+    if (ct__null(fn, equation) || ct__null(fn, operands)) {
+        return NULL;
+    }
+    if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "einsum(): must provide at least one operand");
+        return NULL;
+    }
+    ct__einsum_state s;
+    memset(&s, 0, sizeof s);
+    s.eq = equation;
+    s.ops = (ct__ein_op *)ct__calloc(sizeof(ct__ein_op) * (size_t)n);
+    if (!s.ops) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_einsum, fn, operands, n);
+    c.state = &s;
+    ct_tensor *r = ct__dispatch(&c);
+    ct__free(s.ops);
+    return r;
+}
+
+ct_tensor *ct_tensordot(const ct_tensor *a, const ct_tensor *b, const int64_t *dims_a, int na,
+                        const int64_t *dims_b, int nb)
+{
+    const char *fn = "ct_tensordot";
+    if (ct__null(fn, dims_a) || ct__null(fn, dims_b)) {
+        return NULL;
+    }
+    const ct_tensor *in[2] = {a, b};
+    ct__tensordot_state s;
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_tensordot, fn, in, 2);
+    ct__call_ints(&c, dims_a, na > 0 ? na : 0);
+    ct__call_ints(&c, dims_b, nb > 0 ? nb : 0);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_kron(const ct_tensor *input, const ct_tensor *other)
+{
+    const ct_tensor *in[2] = {input, other};
+    return ct__call_gemm(&ct__op_kron, "ct_kron", in, 2);
+}
+
+ct_tensor *ct_trace(const ct_tensor *input)
+{
+    return ct__call_gemm(&ct__op_trace, "ct_trace", &input, 1);
+}
+
+/* linalg_cross over a and b along dim, reported as fn's. */
+static ct_tensor *ct__linalg_cross(const char *fn, const ct_tensor *a, const ct_tensor *b,
+                                   int64_t dim)
+{
+    const ct_tensor *in[2] = {a, b};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_linalg_cross, fn, in, 2);
+    ct__call_i(&c, dim);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_cross(const ct_tensor *input, const ct_tensor *other, const int64_t *dim)
+{
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_cross, "ct_cross", in, 2);
+    ct__call_i(&c, dim ? *dim : 0);
+    ct__call_i(&c, dim != NULL);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_linalg_multi_dot(const ct_tensor *const *tensors, int n)
+{
+    const char *fn = "ct_linalg_multi_dot";
+    if (ct__null(fn, tensors)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, fn, "multi_dot(): expected at least 2 tensors but got %d",
+                 n > 0 ? n : 0);
+        return NULL;
+    }
+    return ct__call_gemm(&ct__op_linalg_multi_dot, fn, tensors, n);
+}
+
+ct_tensor *ct_linalg_matrix_power(const ct_tensor *A, int64_t n)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_linalg_matrix_power, "ct_linalg_matrix_power", &A, 1);
+    ct__call_i(&c, n);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
+{
+    return ct__call_gemm(&ct__op_linalg_matrix_exp, "ct_linalg_matrix_exp", &A, 1);
 }
 
 // >>part ops/softmax.c
@@ -23744,6 +28847,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_arange,
     &ct__op_linspace,
     &ct__op_eye,
+    /* core/tensor.c (issue 7: creation T2) */
+    &ct__op_logspace,
+    &ct__op_empty_strided,
+    &ct__op_new_empty,
+    &ct__op_new_zeros,
+    &ct__op_new_ones,
+    &ct__op_new_full,
+    &ct__op_tril_indices,
+    &ct__op_triu_indices,
     /* core/rng.c */
     &ct__op_uniform_,
     &ct__op_normal_,
@@ -23761,6 +28873,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_log_normal_,
     &ct__op_geometric_,
     &ct__op_normal,
+    &ct__op_multinomial,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
@@ -23900,6 +29013,24 @@ static const ct_op *const ct__registry[] = {
     &ct__op_linalg_vector_norm,
     &ct__op_allclose,
     &ct__op_equal,
+    /* ops/sort.c */
+    &ct__op_sort,
+    &ct__op_topk,
+    &ct__op_kthvalue,
+    &ct__op_median,
+    &ct__op_median_dim,
+    &ct__op_nanmedian,
+    &ct__op_nanmedian_dim,
+    &ct__op_mode,
+    &ct__op_quantile,
+    &ct__op_nanquantile,
+    &ct__op_unique,
+    &ct__op_unique_consecutive,
+    &ct__op_isin,
+    &ct__op_searchsorted,
+    &ct__op_bucketize,
+    &ct__op_bincount,
+    &ct__op_histc,
     /* ops/linalg.c */
     &ct__op_mm,
     &ct__op_addmm,
@@ -23909,6 +29040,23 @@ static const ct_op *const ct__registry[] = {
     &ct__op_dot,
     &ct__op_mv,
     &ct__op_matmul,
+    /* ops/linalg.c: linalg T2 (issue 7) */
+    &ct__op_baddbmm,
+    &ct__op_addbmm,
+    &ct__op_addmv,
+    &ct__op_addr,
+    &ct__op_outer,
+    &ct__op_inner,
+    &ct__op_vdot,
+    &ct__op_einsum,
+    &ct__op_tensordot,
+    &ct__op_kron,
+    &ct__op_trace,
+    &ct__op_cross,
+    &ct__op_linalg_cross,
+    &ct__op_linalg_multi_dot,
+    &ct__op_linalg_matrix_power,
+    &ct__op_linalg_matrix_exp,
     /* ops/softmax.c */
     &ct__op_softmax,
     &ct__op_log_softmax,

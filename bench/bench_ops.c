@@ -58,7 +58,9 @@ typedef enum kind {
     K_TRIAD,
     K_SOFTMAX,
     K_LOG_SOFTMAX,
-    K_XENT
+    K_XENT,
+    K_SORT, /* ct_sort(a, -1) */
+    K_TOPK  /* ct_topk(a, 16, -1) */
 } kind;
 
 typedef struct work {
@@ -115,6 +117,16 @@ static void stmt(void *user)
         ct_set_grad(w->a, NULL);
         ct_backward(ct_cross_entropy(w->a, w->b, NULL), NULL, false);
         break;
+    case K_SORT: {
+        ct_tensor *v, *i;
+        ct_sort(w->a, -1, false, false, &v, &i);
+        break;
+    }
+    case K_TOPK: {
+        ct_tensor *v, *i;
+        ct_topk(w->a, 16, -1, true, true, &v, &i);
+        break;
+    }
     default: break;
     }
     ct_scope_end();
@@ -310,6 +322,16 @@ static void run_all(int threads)
         measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
         ct_free(w.a);
         ct_free(w.b);
+    }
+    /* sort and topk along the last dim (ops/sort.c) */
+    for (int j = 0; j < 2; j++) {
+        work w = {0};
+        w.k = j == 0 ? K_SORT : K_TOPK;
+        w.a = randn2(4096, 1024);
+        measure(j == 0 ? "sort_4096x1024" : "topk_4096x1024_k16", "sort / topk",
+                j == 0 ? "sort (4096,1024) dim -1" : "topk k=16 (4096,1024) dim -1", "ctorch", &w,
+                threads);
+        ct_free(w.a);
     }
 }
 

@@ -145,7 +145,12 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(pointwise7)                                                                           \
     X(index)                                                                                \
     X(reduce7)                                                                              \
-    X(views)
+    X(views)                                                                                \
+    X(print)                                                                                \
+    X(creation2)                                                                            \
+    X(tensor2)                                                                              \
+    X(linalg2)                                                                              \
+    X(sort)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -193,8 +193,32 @@ static void test_fake_device_not_implemented(void)
     CHECK_ERROR(CT_ERR_DEVICE, "no backend is registered for device cuda:0");
     CHECK(ct_to_device(host(v, 2), ct_make_device((ct_device_type)99, 0)) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "invalid device type 99");
-    ct_print(x, stdout);
-    CHECK_ERROR(CT_ERR_DEVICE, "expected a CPU tensor");
+    char text[64]; /* printed through a copy to the CPU, with PyTorch's device suffix */
+    CHECK(ct_to_string(x, text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.], device='privateuseone:0')") == 0);
+    ct_scope_end();
+    fake_unregister();
+}
+
+/* ct_set_default_device: factories go to the default device (zeros has no Fake kernel, so the
+   not-implemented error names it), and the repr marks tensors elsewhere, as PyTorch's. */
+static void test_fake_device_default(void)
+{
+    fake_register();
+    ct_scope_begin();
+    const float v[2] = {1, 2};
+    const int64_t s2[1] = {2};
+    ct_tensor *x = host(v, 2);
+    CHECK(ct_set_default_device(fake_device()) == CT_OK);
+    CHECK(ct_get_default_device().type == CT_PRIVATEUSE1);
+    CHECK(ct_zeros(s2, 1, CT_FLOAT32) == NULL);
+    CHECK_ERROR(CT_ERR_DEVICE, "ct_zeros: \"zeros\" not implemented for 'Fake'");
+    char text[64];
+    CHECK(ct_to_string(x, text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.], device='cpu')") == 0);
+    CHECK(ct_to_string(ct_to_device(x, fake_device()), text, sizeof text) == strlen(text));
+    CHECK(strcmp(text, "tensor([1., 2.])") == 0);
+    CHECK(ct_set_default_device(ct_device_cpu()) == CT_OK);
     ct_scope_end();
     fake_unregister();
 }
@@ -818,6 +842,66 @@ static void row_any_dim(void) { ct_any_dim(wx(), 0, true); }
 static void row_linalg_vector_norm(void) { ct_linalg_vector_norm(wx(), 2.0, NULL, 0, false); }
 static void row_allclose(void) { ct_allclose(wx(), wx(), 1e-5, 1e-8, false); }
 static void row_equal(void) { ct_equal(wx(), wx()); }
+/* sort, selection, uniques and binning (ops/sort.c) */
+static ct_tensor *wl(void) /* (6) int64, non-negative */
+{
+    const int64_t v[6] = {2, 0, 1, 1, 3, 0}, n = 6;
+    return ct_tensor_from_data(v, CT_INT64, &n, 1);
+}
+static void row_sort(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_sort(wx(), 1, true, false, &v, &i);
+}
+static void row_argsort(void) { ct_argsort(wx(), 0, false, true); }
+static void row_msort(void) { ct_msort(wx()); }
+static void row_topk(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_topk(wx(), 2, -1, true, true, &v, &i);
+}
+static void row_kthvalue(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_kthvalue(wx(), 2, 1, false, &v, &i);
+}
+static void row_median(void) { ct_median(wx()); }
+static void row_median_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_median_dim(wx(), 1, true, &v, &i);
+}
+static void row_nanmedian(void) { ct_nanmedian(wx()); }
+static void row_nanmedian_dim(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_nanmedian_dim(wx(), 0, false, &v, &i);
+}
+static void row_mode(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_mode(wx(), -1, false, &v, &i);
+}
+static void row_quantile(void)
+{
+    const int64_t dim = 1;
+    ct_quantile(wx(), ct_scalar_tensor(0.5, CT_FLOAT32), &dim, false, CT_QUANTILE_LINEAR);
+}
+static void row_nanquantile(void)
+{
+    ct_nanquantile(wx(), ct_scalar_tensor(0.25, CT_FLOAT32), NULL, true, CT_QUANTILE_NEAREST);
+}
+static void row_unique(void)
+{
+    ct_tensor *inv = NULL, *cnt = NULL;
+    ct_unique(wl(), true, &inv, &cnt);
+}
+static void row_unique_consecutive(void) { ct_unique_consecutive(wl(), NULL, NULL); }
+static void row_isin(void) { ct_isin(wl(), wv(), false, false); }
+static void row_searchsorted(void) { ct_searchsorted(wv(), wx(), false, true, NULL); }
+static void row_bucketize(void) { ct_bucketize(wx(), wv(), true, false); }
+static void row_bincount(void) { ct_bincount(wl(), NULL, 0); }
+static void row_histc(void) { ct_histc(wx(), 4, 0, 0); }
 static void row_softmax(void) { ct_softmax(wx(), 1); }
 static void row_log_softmax(void) { ct_log_softmax(wx(), 1); }
 /* linear algebra */
@@ -828,6 +912,46 @@ static void row_dot(void) { ct_dot(wv(), wv()); }
 static void row_matmul(void) { ct_matmul(wx(), ws()); }
 static void row_addmm(void) { ct_addmm(wv(), wx(), ws(), 1, 1); }
 static void row_linear(void) { ct_linear(wx(), ws(), wv()); }
+/* linear algebra, issue 7 (linalg T2) */
+static void row_baddbmm(void)
+{
+    ct_baddbmm(wv(), ct_unsqueeze(ws(), 0), ct_unsqueeze(ws(), 0), 1, 1);
+}
+static void row_addbmm(void)
+{
+    ct_addbmm(wv(), ct_unsqueeze(ws(), 0), ct_unsqueeze(ws(), 0), 1, 1);
+}
+static void row_addmv(void) { ct_addmv(wv(), ws(), wv(), 0.5, 2); }
+static void row_addr(void) { ct_addr(ws(), wv(), wv(), 1, 1); }
+static void row_outer(void) { ct_outer(wv(), wv()); }
+static void row_inner(void) { ct_inner(wx(), ws()); }
+static void row_vdot(void) { ct_vdot(wv(), wv()); }
+static void row_einsum(void)
+{
+    const ct_tensor *ops[2] = {wx(), ws()};
+    ct_einsum("ij,jk->ik", ops, 2);
+}
+static void row_tensordot(void)
+{
+    const int64_t da = 1, db = 0;
+    ct_tensordot(wx(), ws(), &da, 1, &db, 1);
+}
+static void row_kron(void) { ct_kron(wx(), wv()); }
+static void row_trace(void) { ct_trace(ws()); }
+/* torch.cross (its default dim) and torch.linalg.cross (dim -1) */
+static void row_cross(void)
+{
+    const int64_t dim = -1;
+    ct_cross(wx(), wx(), NULL);
+    ct_cross(ws(), ws(), &dim);
+}
+static void row_linalg_multi_dot(void)
+{
+    const ct_tensor *ts[3] = {wx(), ws(), ws()};
+    ct_linalg_multi_dot(ts, 3);
+}
+static void row_linalg_matrix_power(void) { ct_linalg_matrix_power(ws(), 5); }
+static void row_linalg_matrix_exp(void) { ct_linalg_matrix_exp(ws()); }
 /* modules: Linear then ReLU in a Sequential run fused */
 static void row_module_forward(void)
 {
@@ -861,6 +985,15 @@ static void row_tensor_from_data(void) { wx(); }
 static void row_arange(void) { ct_arange(0, 5, 1, CT_FLOAT32); }
 static void row_linspace(void) { ct_linspace(0, 1, 5, CT_FLOAT32); }
 static void row_eye(void) { ct_eye(3, -1, CT_FLOAT32); }
+/* creation T2 (issue 7) */
+static void row_logspace(void) { ct_logspace(0, 1, 5, 10, CT_FLOAT32); }
+static void row_empty_strided(void) { ct_empty_strided(s23, s23, 2, CT_FLOAT32); }
+static void row_new_empty(void) { ct_new_empty(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_zeros(void) { ct_new_zeros(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_ones(void) { ct_new_ones(wx(), s23, 2, CT_DTYPE_DEFAULT); }
+static void row_new_full(void) { ct_new_full(wx(), s23, 2, 2, CT_DTYPE_DEFAULT); }
+static void row_tril_indices(void) { ct_tril_indices(3, 3, 0, CT_DTYPE_DEFAULT); }
+static void row_triu_indices(void) { ct_triu_indices(3, 3, 0, CT_DTYPE_DEFAULT); }
 /* random */
 static void row_rand(void) { ct_rand(s23, 2, CT_FLOAT32, NULL); }
 static void row_randn(void) { ct_randn(s23, 2, CT_FLOAT32, NULL); }
@@ -960,8 +1093,15 @@ static const api_row api_rows[] = {
     ROW(amax), ROW(amin), ROW(logsumexp), ROW(var), ROW(std), ROW(var_dim), ROW(std_dim),
     ROW(all), ROW(any), ROW(all_dim), ROW(any_dim), ROW(linalg_vector_norm), ROW(allclose),
     ROW(equal),
+    ROW(sort), ROW(argsort), ROW(msort), ROW(topk), ROW(kthvalue), ROW(median), ROW(median_dim),
+    ROW(nanmedian), ROW(nanmedian_dim), ROW(mode), ROW(quantile), ROW(nanquantile), ROW(unique),
+    ROW(unique_consecutive), ROW(isin), ROW(searchsorted), ROW(bucketize), ROW(bincount),
+    ROW(histc),
     /* linear algebra, modules, losses */
     ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
+    ROW(baddbmm), ROW(addbmm), ROW(addmv), ROW(addr), ROW(outer), ROW(inner), ROW(vdot),
+    ROW(einsum), ROW(tensordot), ROW(kron), ROW(trace), ROW(cross), ROW(linalg_multi_dot),
+    ROW(linalg_matrix_power), ROW(linalg_matrix_exp),
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
     /* factories, random */
     ROW(empty), ROW(zeros), ROW(ones), ROW(full), ROW(scalar_tensor), ROW(empty_like),
@@ -970,6 +1110,10 @@ static const api_row api_rows[] = {
     ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
     ROW(randint_like), ROW(exponential_), ROW(cauchy_), ROW(log_normal_), ROW(geometric_),
     ROW(normal), ROW(multinomial),
+    ROW(normal),
+    /* creation T2 (issue 7) */
+    ROW(logspace), ROW(empty_strided), ROW(new_empty), ROW(new_zeros), ROW(new_ones),
+    ROW(new_full), ROW(tril_indices), ROW(triu_indices),
     /* optimizers */
     {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
     {"ct_optimizer_step", row_step_adamw},
@@ -1067,6 +1211,7 @@ void test_dispatch(void)
 {
     RUN(test_fake_device_lookup);
     RUN(test_fake_device_not_implemented);
+    RUN(test_fake_device_default);
     RUN(test_fake_device_different_devices);
     RUN(test_fake_device_copies);
     RUN(test_fake_device_autograd);

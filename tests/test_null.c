@@ -49,6 +49,8 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
 {
@@ -503,6 +505,168 @@ static void test_null_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_is_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous_memory_format(NULL, 0)";
+        (void)ct_is_contiguous_memory_format(NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_untyped_storage(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_untyped_storage(NULL)";
+        (void)ct_untyped_storage(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_storage_nbytes(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_nbytes(NULL)";
+        (void)ct_storage_nbytes(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_storage_data_ptr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_storage_data_ptr(NULL)";
+        (void)ct_storage_data_ptr(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_(NULL, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(NULL, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, NULL, 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.t, NULL, 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, ct_untyped_storage(fx.t), 0, NULL, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.t, ct_untyped_storage(fx.t), 0, NULL, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_set_(fx.t, ct_untyped_storage(fx.t), 0, fx.sizes, NULL, 2)";
+        ct_tensor *r = ct_set_(fx.t, ct_untyped_storage(fx.t), 0, fx.sizes, NULL, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_is_set_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_set_to(NULL, fx.t)";
+        (void)ct_is_set_to(NULL, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, NULL)";
+        (void)ct_is_set_to(fx.t, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_is_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_nonzero(NULL)";
+        (void)ct_is_nonzero(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_apply_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_apply_(NULL, null_test_apply, fx.bytes)";
+        ct_tensor *r = ct_apply_(NULL, null_test_apply, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.t, NULL, fx.bytes)";
+        ct_tensor *r = ct_apply_(fx.t, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.t, null_test_apply, NULL)";
+        (void)ct_apply_(fx.t, null_test_apply, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_map_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_map_(NULL, fx.t, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(NULL, fx.t, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, NULL, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, NULL, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.t, NULL, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, fx.t, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.t, null_test_map, NULL)";
+        (void)ct_map_(fx.t, fx.t, null_test_map, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_empty(void)
 {
     null_fixture fx;
@@ -650,6 +814,118 @@ static void test_null_ct_from_blob(void)
     {
         const char *call = "ct_from_blob(fx.bytes, CT_FLOAT32, fx.sizes, 2, NULL, NULL)";
         (void)ct_from_blob(fx.bytes, CT_FLOAT32, fx.sizes, 2, NULL, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_empty_strided(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_empty_strided(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_empty_strided(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_empty_strided(fx.sizes, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_empty_strided(fx.sizes, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_empty(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_empty(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_empty(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_zeros(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_zeros(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_zeros(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_ones(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_ones(NULL, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(NULL, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_ones(fx.t, NULL, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(fx.t, NULL, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_new_full(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_full(NULL, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(NULL, fx.sizes, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_new_full(fx.t, NULL, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(fx.t, NULL, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_printoptions(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_printoptions(NULL, NULL)";
+        (void)ct_set_printoptions(NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_set_printoptions(\"default\", NULL)";
+        (void)ct_set_printoptions("default", NULL);
         expect_accepted(call);
     }
     fixture_close(&fx);
@@ -1079,6 +1355,24 @@ static void test_null_ct_normal(void)
     {
         const char *call = "ct_normal(fx.t, fx.t, NULL)";
         (void)ct_normal(fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_multinomial(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multinomial(NULL, 0, false, fx.gen)";
+        ct_tensor *r = ct_multinomial(NULL, 0, false, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_multinomial(fx.t, 0, false, NULL)";
+        (void)ct_multinomial(fx.t, 0, false, NULL);
         expect_accepted(call);
     }
     fixture_close(&fx);
@@ -3127,6 +3421,66 @@ static void test_null_ct_masked_fill_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_meshgrid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_meshgrid(NULL, 1, fx.text, fx.out)";
+        (void)ct_meshgrid(NULL, 1, fx.text, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_meshgrid(fx.ctl, 1, NULL, fx.out)";
+        (void)ct_meshgrid(fx.ctl, 1, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_meshgrid(fx.ctl, 1, fx.text, NULL)";
+        (void)ct_meshgrid(fx.ctl, 1, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous_memory_format(NULL, 0)";
+        ct_tensor *r = ct_contiguous_memory_format(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_from_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_from_dlpack(NULL)";
+        ct_tensor *r = ct_from_dlpack(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_to_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dlpack(NULL)";
+        (void)ct_to_dlpack(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sum(void)
 {
     null_fixture fx;
@@ -3565,6 +3919,377 @@ static void test_null_ct_equal(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_sort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sort(NULL, 0, false, false, fx.out, fx.out)";
+        (void)ct_sort(NULL, 0, false, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_sort(fx.t, 0, false, false, NULL, fx.out)";
+        (void)ct_sort(fx.t, 0, false, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_sort(fx.t, 0, false, false, fx.out, NULL)";
+        (void)ct_sort(fx.t, 0, false, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_argsort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argsort(NULL, 0, false, false)";
+        ct_tensor *r = ct_argsort(NULL, 0, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_msort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_msort(NULL)";
+        ct_tensor *r = ct_msort(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_topk(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_topk(NULL, 0, 0, false, false, fx.out, fx.out)";
+        (void)ct_topk(NULL, 0, 0, false, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_topk(fx.t, 0, 0, false, false, NULL, fx.out)";
+        (void)ct_topk(fx.t, 0, 0, false, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_topk(fx.t, 0, 0, false, false, fx.out, NULL)";
+        (void)ct_topk(fx.t, 0, 0, false, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kthvalue(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kthvalue(NULL, 0, 0, false, fx.out, fx.out)";
+        (void)ct_kthvalue(NULL, 0, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kthvalue(fx.t, 0, 0, false, NULL, fx.out)";
+        (void)ct_kthvalue(fx.t, 0, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_kthvalue(fx.t, 0, 0, false, fx.out, NULL)";
+        (void)ct_kthvalue(fx.t, 0, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_median(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median(NULL)";
+        ct_tensor *r = ct_median(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_median_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median_dim(NULL, 0, false, fx.out, fx.out)";
+        (void)ct_median_dim(NULL, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_median_dim(fx.t, 0, false, NULL, fx.out)";
+        (void)ct_median_dim(fx.t, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_median_dim(fx.t, 0, false, fx.out, NULL)";
+        (void)ct_median_dim(fx.t, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanmedian(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian(NULL)";
+        ct_tensor *r = ct_nanmedian(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanmedian_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian_dim(NULL, 0, false, fx.out, fx.out)";
+        (void)ct_nanmedian_dim(NULL, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanmedian_dim(fx.t, 0, false, NULL, fx.out)";
+        (void)ct_nanmedian_dim(fx.t, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_nanmedian_dim(fx.t, 0, false, fx.out, NULL)";
+        (void)ct_nanmedian_dim(fx.t, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mode(NULL, 0, false, fx.out, fx.out)";
+        (void)ct_mode(NULL, 0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_mode(fx.t, 0, false, NULL, fx.out)";
+        (void)ct_mode(fx.t, 0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_mode(fx.t, 0, false, fx.out, NULL)";
+        (void)ct_mode(fx.t, 0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_quantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_quantile(NULL, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(NULL, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, NULL, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(fx.t, NULL, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, fx.t, NULL, false, 0)";
+        (void)ct_quantile(fx.t, fx.t, NULL, false, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanquantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanquantile(NULL, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(NULL, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, NULL, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(fx.t, NULL, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, fx.t, NULL, false, 0)";
+        (void)ct_nanquantile(fx.t, fx.t, NULL, false, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unique(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique(NULL, false, fx.out, fx.out)";
+        ct_tensor *r = ct_unique(NULL, false, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unique(fx.t, false, NULL, fx.out)";
+        (void)ct_unique(fx.t, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_unique(fx.t, false, fx.out, NULL)";
+        (void)ct_unique(fx.t, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unique_consecutive(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique_consecutive(NULL, fx.out, fx.out)";
+        ct_tensor *r = ct_unique_consecutive(NULL, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unique_consecutive(fx.t, NULL, fx.out)";
+        (void)ct_unique_consecutive(fx.t, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_unique_consecutive(fx.t, fx.out, NULL)";
+        (void)ct_unique_consecutive(fx.t, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isin(NULL, fx.t, false, false)";
+        ct_tensor *r = ct_isin(NULL, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_isin(fx.t, NULL, false, false)";
+        ct_tensor *r = ct_isin(fx.t, NULL, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_searchsorted(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_searchsorted(NULL, fx.t, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(NULL, fx.t, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, NULL, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(fx.t, NULL, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.t, false, false, NULL)";
+        (void)ct_searchsorted(fx.t, fx.t, false, false, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bucketize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bucketize(NULL, fx.t, false, false)";
+        ct_tensor *r = ct_bucketize(NULL, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.t, NULL, false, false)";
+        ct_tensor *r = ct_bucketize(fx.t, NULL, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bincount(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bincount(NULL, fx.t, 0)";
+        ct_tensor *r = ct_bincount(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.t, NULL, 0)";
+        (void)ct_bincount(fx.t, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_histc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_histc(NULL, 0, 1.0, 1.0)";
+        ct_tensor *r = ct_histc(NULL, 0, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_matmul(void)
 {
     null_fixture fx;
@@ -3705,6 +4430,320 @@ static void test_null_ct_linear(void)
         const char *call = "ct_linear(fx.t, fx.t, NULL)";
         (void)ct_linear(fx.t, fx.t, NULL);
         expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_baddbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_baddbmm(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addbmm(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addmv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addmv(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_addr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addr(NULL, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(NULL, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, NULL, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, NULL, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.t, NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, fx.t, NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_outer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_outer(NULL, fx.t)";
+        ct_tensor *r = ct_outer(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_outer(fx.t, NULL)";
+        ct_tensor *r = ct_outer(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_inner(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_inner(NULL, fx.t)";
+        ct_tensor *r = ct_inner(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_inner(fx.t, NULL)";
+        ct_tensor *r = ct_inner(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_vdot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vdot(NULL, fx.t)";
+        ct_tensor *r = ct_vdot(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.t, NULL)";
+        ct_tensor *r = ct_vdot(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_einsum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_einsum(NULL, fx.ctl, 1)";
+        ct_tensor *r = ct_einsum(NULL, fx.ctl, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_einsum(fx.text, NULL, 1)";
+        ct_tensor *r = ct_einsum(fx.text, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tensordot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensordot(NULL, fx.t, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(NULL, fx.t, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, NULL, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, NULL, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.t, NULL, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, fx.t, NULL, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.t, fx.sizes, 0, NULL, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, fx.t, fx.sizes, 0, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kron(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kron(NULL, fx.t)";
+        ct_tensor *r = ct_kron(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kron(fx.t, NULL)";
+        ct_tensor *r = ct_kron(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_trace(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trace(NULL)";
+        ct_tensor *r = ct_trace(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cross(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross(NULL, fx.t, fx.sizes)";
+        ct_tensor *r = ct_cross(NULL, fx.t, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, NULL, fx.sizes)";
+        ct_tensor *r = ct_cross(fx.t, NULL, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, fx.t, NULL)";
+        (void)ct_cross(fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_multi_dot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_multi_dot(NULL, 1)";
+        ct_tensor *r = ct_linalg_multi_dot(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_set_float32_matmul_precision(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_float32_matmul_precision(NULL)";
+        (void)ct_set_float32_matmul_precision(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_matrix_power(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_power(NULL, 1)";
+        ct_tensor *r = ct_linalg_matrix_power(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_matrix_exp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_exp(NULL)";
+        ct_tensor *r = ct_linalg_matrix_exp(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
@@ -5857,6 +6896,150 @@ static void test_freed_ct_item_int64(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_is_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_contiguous_memory_format(fx.freed, 0)";
+        (void)ct_is_contiguous_memory_format(fx.freed, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_contiguous_memory_format(fx.foreign, 0)";
+        (void)ct_is_contiguous_memory_format(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_untyped_storage(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_untyped_storage(fx.freed)";
+        (void)ct_untyped_storage(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_untyped_storage(fx.foreign)";
+        (void)ct_untyped_storage(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_set_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_set_(fx.freed, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        ct_tensor *r = ct_set_(fx.freed, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_set_(fx.foreign, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2)";
+        (void)ct_set_(fx.foreign, ct_untyped_storage(fx.t), 0, fx.sizes, fx.sizes, 2);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_set_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_set_to(fx.freed, fx.t)";
+        (void)ct_is_set_to(fx.freed, fx.t);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.foreign, fx.t)";
+        (void)ct_is_set_to(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, fx.freed)";
+        (void)ct_is_set_to(fx.t, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_set_to(fx.t, fx.foreign)";
+        (void)ct_is_set_to(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_nonzero(fx.freed)";
+        (void)ct_is_nonzero(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_nonzero(fx.foreign)";
+        (void)ct_is_nonzero(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_apply_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_apply_(fx.freed, null_test_apply, fx.bytes)";
+        ct_tensor *r = ct_apply_(fx.freed, null_test_apply, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_apply_(fx.foreign, null_test_apply, fx.bytes)";
+        (void)ct_apply_(fx.foreign, null_test_apply, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_map_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_map_(fx.freed, fx.t, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.freed, fx.t, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_map_(fx.foreign, fx.t, null_test_map, fx.bytes)";
+        (void)ct_map_(fx.foreign, fx.t, null_test_map, fx.bytes);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.freed, null_test_map, fx.bytes)";
+        ct_tensor *r = ct_map_(fx.t, fx.freed, null_test_map, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_map_(fx.t, fx.foreign, null_test_map, fx.bytes)";
+        (void)ct_map_(fx.t, fx.foreign, null_test_map, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_empty_like(void)
 {
     null_fixture fx;
@@ -5924,6 +7107,78 @@ static void test_freed_ct_full_like(void)
     {
         const char *call = "ct_full_like(fx.foreign, 1.0)";
         (void)ct_full_like(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_empty(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_empty(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_empty(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_empty(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_empty(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_zeros(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_zeros(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_zeros(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_zeros(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_zeros(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_ones(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_ones(fx.freed, fx.sizes, 2, CT_FLOAT32)";
+        ct_tensor *r = ct_new_ones(fx.freed, fx.sizes, 2, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_ones(fx.foreign, fx.sizes, 2, CT_FLOAT32)";
+        (void)ct_new_ones(fx.foreign, fx.sizes, 2, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_new_full(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_new_full(fx.freed, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        ct_tensor *r = ct_new_full(fx.freed, fx.sizes, 2, 1.0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_new_full(fx.foreign, fx.sizes, 2, 1.0, CT_FLOAT32)";
+        (void)ct_new_full(fx.foreign, fx.sizes, 2, 1.0, CT_FLOAT32);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -6203,6 +7458,24 @@ static void test_freed_ct_normal(void)
     {
         const char *call = "ct_normal(fx.t, fx.foreign, fx.gen)";
         (void)ct_normal(fx.t, fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_multinomial(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multinomial(fx.freed, 0, false, fx.gen)";
+        ct_tensor *r = ct_multinomial(fx.freed, 0, false, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multinomial(fx.foreign, 0, false, fx.gen)";
+        (void)ct_multinomial(fx.foreign, 0, false, fx.gen);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -8892,6 +10165,41 @@ static void test_freed_ct_masked_fill_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_contiguous_memory_format(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_contiguous_memory_format(fx.freed, 0)";
+        ct_tensor *r = ct_contiguous_memory_format(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_contiguous_memory_format(fx.foreign, 0)";
+        (void)ct_contiguous_memory_format(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_to_dlpack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_to_dlpack(fx.freed)";
+        (void)ct_to_dlpack(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_to_dlpack(fx.foreign)";
+        (void)ct_to_dlpack(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_sum(void)
 {
     null_fixture fx;
@@ -9412,6 +10720,419 @@ static void test_freed_ct_equal(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_sort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sort(fx.freed, 0, false, false, fx.out, fx.out)";
+        (void)ct_sort(fx.freed, 0, false, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sort(fx.foreign, 0, false, false, fx.out, fx.out)";
+        (void)ct_sort(fx.foreign, 0, false, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argsort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argsort(fx.freed, 0, false, false)";
+        ct_tensor *r = ct_argsort(fx.freed, 0, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_argsort(fx.foreign, 0, false, false)";
+        (void)ct_argsort(fx.foreign, 0, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_msort(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_msort(fx.freed)";
+        ct_tensor *r = ct_msort(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_msort(fx.foreign)";
+        (void)ct_msort(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_topk(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_topk(fx.freed, 0, 0, false, false, fx.out, fx.out)";
+        (void)ct_topk(fx.freed, 0, 0, false, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_topk(fx.foreign, 0, 0, false, false, fx.out, fx.out)";
+        (void)ct_topk(fx.foreign, 0, 0, false, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_kthvalue(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kthvalue(fx.freed, 0, 0, false, fx.out, fx.out)";
+        (void)ct_kthvalue(fx.freed, 0, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kthvalue(fx.foreign, 0, 0, false, fx.out, fx.out)";
+        (void)ct_kthvalue(fx.foreign, 0, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_median(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median(fx.freed)";
+        ct_tensor *r = ct_median(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_median(fx.foreign)";
+        (void)ct_median(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_median_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_median_dim(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_median_dim(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_median_dim(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_median_dim(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanmedian(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian(fx.freed)";
+        ct_tensor *r = ct_nanmedian(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanmedian(fx.foreign)";
+        (void)ct_nanmedian(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanmedian_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmedian_dim(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_nanmedian_dim(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanmedian_dim(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_nanmedian_dim(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mode(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mode(fx.freed, 0, false, fx.out, fx.out)";
+        (void)ct_mode(fx.freed, 0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mode(fx.foreign, 0, false, fx.out, fx.out)";
+        (void)ct_mode(fx.foreign, 0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_quantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_quantile(fx.freed, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(fx.freed, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.foreign, fx.t, fx.sizes, false, 0)";
+        (void)ct_quantile(fx.foreign, fx.t, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, fx.freed, fx.sizes, false, 0)";
+        ct_tensor *r = ct_quantile(fx.t, fx.freed, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_quantile(fx.t, fx.foreign, fx.sizes, false, 0)";
+        (void)ct_quantile(fx.t, fx.foreign, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanquantile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanquantile(fx.freed, fx.t, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(fx.freed, fx.t, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.foreign, fx.t, fx.sizes, false, 0)";
+        (void)ct_nanquantile(fx.foreign, fx.t, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, fx.freed, fx.sizes, false, 0)";
+        ct_tensor *r = ct_nanquantile(fx.t, fx.freed, fx.sizes, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanquantile(fx.t, fx.foreign, fx.sizes, false, 0)";
+        (void)ct_nanquantile(fx.t, fx.foreign, fx.sizes, false, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unique(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique(fx.freed, false, fx.out, fx.out)";
+        ct_tensor *r = ct_unique(fx.freed, false, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unique(fx.foreign, false, fx.out, fx.out)";
+        (void)ct_unique(fx.foreign, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unique_consecutive(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unique_consecutive(fx.freed, fx.out, fx.out)";
+        ct_tensor *r = ct_unique_consecutive(fx.freed, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unique_consecutive(fx.foreign, fx.out, fx.out)";
+        (void)ct_unique_consecutive(fx.foreign, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isin(fx.freed, fx.t, false, false)";
+        ct_tensor *r = ct_isin(fx.freed, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isin(fx.foreign, fx.t, false, false)";
+        (void)ct_isin(fx.foreign, fx.t, false, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_isin(fx.t, fx.freed, false, false)";
+        ct_tensor *r = ct_isin(fx.t, fx.freed, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isin(fx.t, fx.foreign, false, false)";
+        (void)ct_isin(fx.t, fx.foreign, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_searchsorted(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_searchsorted(fx.freed, fx.t, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(fx.freed, fx.t, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.foreign, fx.t, false, false, fx.t)";
+        (void)ct_searchsorted(fx.foreign, fx.t, false, false, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.freed, false, false, fx.t)";
+        ct_tensor *r = ct_searchsorted(fx.t, fx.freed, false, false, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.foreign, false, false, fx.t)";
+        (void)ct_searchsorted(fx.t, fx.foreign, false, false, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.t, false, false, fx.freed)";
+        ct_tensor *r = ct_searchsorted(fx.t, fx.t, false, false, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_searchsorted(fx.t, fx.t, false, false, fx.foreign)";
+        (void)ct_searchsorted(fx.t, fx.t, false, false, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bucketize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bucketize(fx.freed, fx.t, false, false)";
+        ct_tensor *r = ct_bucketize(fx.freed, fx.t, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.foreign, fx.t, false, false)";
+        (void)ct_bucketize(fx.foreign, fx.t, false, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.t, fx.freed, false, false)";
+        ct_tensor *r = ct_bucketize(fx.t, fx.freed, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bucketize(fx.t, fx.foreign, false, false)";
+        (void)ct_bucketize(fx.t, fx.foreign, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bincount(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bincount(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_bincount(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.foreign, fx.t, 0)";
+        (void)ct_bincount(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_bincount(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bincount(fx.t, fx.foreign, 0)";
+        (void)ct_bincount(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_histc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_histc(fx.freed, 0, 1.0, 1.0)";
+        ct_tensor *r = ct_histc(fx.freed, 0, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_histc(fx.foreign, 0, 1.0, 1.0)";
+        (void)ct_histc(fx.foreign, 0, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_matmul(void)
 {
     null_fixture fx;
@@ -9632,6 +11353,394 @@ static void test_freed_ct_linear(void)
     {
         const char *call = "ct_linear(fx.t, fx.t, fx.foreign)";
         (void)ct_linear(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_baddbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_baddbmm(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_baddbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_baddbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_baddbmm(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_baddbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_baddbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addbmm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addbmm(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_addbmm(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_addbmm(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addbmm(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addbmm(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addmv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addmv(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_addmv(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_addmv(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addmv(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addmv(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addmv(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_addr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_addr(fx.freed, fx.t, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.freed, fx.t, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addr(fx.foreign, fx.t, fx.t, 1.0, 1.0)";
+        (void)ct_addr(fx.foreign, fx.t, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.freed, fx.t, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, fx.freed, fx.t, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.foreign, fx.t, 1.0, 1.0)";
+        (void)ct_addr(fx.t, fx.foreign, fx.t, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.t, fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_addr(fx.t, fx.t, fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_addr(fx.t, fx.t, fx.foreign, 1.0, 1.0)";
+        (void)ct_addr(fx.t, fx.t, fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_outer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_outer(fx.freed, fx.t)";
+        ct_tensor *r = ct_outer(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_outer(fx.foreign, fx.t)";
+        (void)ct_outer(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_outer(fx.t, fx.freed)";
+        ct_tensor *r = ct_outer(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_outer(fx.t, fx.foreign)";
+        (void)ct_outer(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_inner(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_inner(fx.freed, fx.t)";
+        ct_tensor *r = ct_inner(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_inner(fx.foreign, fx.t)";
+        (void)ct_inner(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_inner(fx.t, fx.freed)";
+        ct_tensor *r = ct_inner(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_inner(fx.t, fx.foreign)";
+        (void)ct_inner(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_vdot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vdot(fx.freed, fx.t)";
+        ct_tensor *r = ct_vdot(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.foreign, fx.t)";
+        (void)ct_vdot(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.t, fx.freed)";
+        ct_tensor *r = ct_vdot(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vdot(fx.t, fx.foreign)";
+        (void)ct_vdot(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tensordot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensordot(fx.freed, fx.t, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.freed, fx.t, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.foreign, fx.t, fx.sizes, 0, fx.sizes, 0)";
+        (void)ct_tensordot(fx.foreign, fx.t, fx.sizes, 0, fx.sizes, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.freed, fx.sizes, 0, fx.sizes, 0)";
+        ct_tensor *r = ct_tensordot(fx.t, fx.freed, fx.sizes, 0, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensordot(fx.t, fx.foreign, fx.sizes, 0, fx.sizes, 0)";
+        (void)ct_tensordot(fx.t, fx.foreign, fx.sizes, 0, fx.sizes, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_kron(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kron(fx.freed, fx.t)";
+        ct_tensor *r = ct_kron(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kron(fx.foreign, fx.t)";
+        (void)ct_kron(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_kron(fx.t, fx.freed)";
+        ct_tensor *r = ct_kron(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kron(fx.t, fx.foreign)";
+        (void)ct_kron(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_trace(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trace(fx.freed)";
+        ct_tensor *r = ct_trace(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_trace(fx.foreign)";
+        (void)ct_trace(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cross(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross(fx.freed, fx.t, fx.sizes)";
+        ct_tensor *r = ct_cross(fx.freed, fx.t, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross(fx.foreign, fx.t, fx.sizes)";
+        (void)ct_cross(fx.foreign, fx.t, fx.sizes);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, fx.freed, fx.sizes)";
+        ct_tensor *r = ct_cross(fx.t, fx.freed, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross(fx.t, fx.foreign, fx.sizes)";
+        (void)ct_cross(fx.t, fx.foreign, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_matrix_power(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_power(fx.freed, 1)";
+        ct_tensor *r = ct_linalg_matrix_power(fx.freed, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_power(fx.foreign, 1)";
+        (void)ct_linalg_matrix_power(fx.foreign, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_matrix_exp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_exp(fx.freed)";
+        ct_tensor *r = ct_linalg_matrix_exp(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_exp(fx.foreign)";
+        (void)ct_linalg_matrix_exp(fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -10263,6 +12372,15 @@ void test_null(void)
     RUN(test_null_ct_version);
     RUN(test_null_ct_item);
     RUN(test_null_ct_item_int64);
+    RUN(test_null_ct_is_contiguous_memory_format);
+    RUN(test_null_ct_untyped_storage);
+    RUN(test_null_ct_storage_nbytes);
+    RUN(test_null_ct_storage_data_ptr);
+    RUN(test_null_ct_set_);
+    RUN(test_null_ct_is_set_to);
+    RUN(test_null_ct_is_nonzero);
+    RUN(test_null_ct_apply_);
+    RUN(test_null_ct_map_);
     RUN(test_null_ct_empty);
     RUN(test_null_ct_zeros);
     RUN(test_null_ct_ones);
@@ -10273,6 +12391,12 @@ void test_null(void)
     RUN(test_null_ct_full_like);
     RUN(test_null_ct_tensor_from_data);
     RUN(test_null_ct_from_blob);
+    RUN(test_null_ct_empty_strided);
+    RUN(test_null_ct_new_empty);
+    RUN(test_null_ct_new_zeros);
+    RUN(test_null_ct_new_ones);
+    RUN(test_null_ct_new_full);
+    RUN(test_null_ct_set_printoptions);
     RUN(test_null_ct_print);
     RUN(test_null_ct_to_string);
     RUN(test_null_ct_keep);
@@ -10299,6 +12423,7 @@ void test_null(void)
     RUN(test_null_ct_log_normal_);
     RUN(test_null_ct_geometric_);
     RUN(test_null_ct_normal);
+    RUN(test_null_ct_multinomial);
     RUN(test_null_ct_randint_like);
     RUN(test_null_ct_set_rng_state);
     RUN(test_null_ct_op_registry);
@@ -10423,6 +12548,10 @@ void test_null(void)
     RUN(test_null_ct_index_add_);
     RUN(test_null_ct_masked_fill);
     RUN(test_null_ct_masked_fill_);
+    RUN(test_null_ct_meshgrid);
+    RUN(test_null_ct_contiguous_memory_format);
+    RUN(test_null_ct_from_dlpack);
+    RUN(test_null_ct_to_dlpack);
     RUN(test_null_ct_sum);
     RUN(test_null_ct_sum_dim);
     RUN(test_null_ct_sum_dims);
@@ -10451,6 +12580,25 @@ void test_null(void)
     RUN(test_null_ct_linalg_vector_norm);
     RUN(test_null_ct_allclose);
     RUN(test_null_ct_equal);
+    RUN(test_null_ct_sort);
+    RUN(test_null_ct_argsort);
+    RUN(test_null_ct_msort);
+    RUN(test_null_ct_topk);
+    RUN(test_null_ct_kthvalue);
+    RUN(test_null_ct_median);
+    RUN(test_null_ct_median_dim);
+    RUN(test_null_ct_nanmedian);
+    RUN(test_null_ct_nanmedian_dim);
+    RUN(test_null_ct_mode);
+    RUN(test_null_ct_quantile);
+    RUN(test_null_ct_nanquantile);
+    RUN(test_null_ct_unique);
+    RUN(test_null_ct_unique_consecutive);
+    RUN(test_null_ct_isin);
+    RUN(test_null_ct_searchsorted);
+    RUN(test_null_ct_bucketize);
+    RUN(test_null_ct_bincount);
+    RUN(test_null_ct_histc);
     RUN(test_null_ct_matmul);
     RUN(test_null_ct_mm);
     RUN(test_null_ct_bmm);
@@ -10458,6 +12606,22 @@ void test_null(void)
     RUN(test_null_ct_mv);
     RUN(test_null_ct_dot);
     RUN(test_null_ct_linear);
+    RUN(test_null_ct_baddbmm);
+    RUN(test_null_ct_addbmm);
+    RUN(test_null_ct_addmv);
+    RUN(test_null_ct_addr);
+    RUN(test_null_ct_outer);
+    RUN(test_null_ct_inner);
+    RUN(test_null_ct_vdot);
+    RUN(test_null_ct_einsum);
+    RUN(test_null_ct_tensordot);
+    RUN(test_null_ct_kron);
+    RUN(test_null_ct_trace);
+    RUN(test_null_ct_cross);
+    RUN(test_null_ct_linalg_multi_dot);
+    RUN(test_null_ct_set_float32_matmul_precision);
+    RUN(test_null_ct_linalg_matrix_power);
+    RUN(test_null_ct_linalg_matrix_exp);
     RUN(test_null_ct_softmax);
     RUN(test_null_ct_log_softmax);
     RUN(test_null_ct_requires_grad);
@@ -10595,10 +12759,21 @@ void test_null(void)
     RUN(test_freed_ct_version);
     RUN(test_freed_ct_item);
     RUN(test_freed_ct_item_int64);
+    RUN(test_freed_ct_is_contiguous_memory_format);
+    RUN(test_freed_ct_untyped_storage);
+    RUN(test_freed_ct_set_);
+    RUN(test_freed_ct_is_set_to);
+    RUN(test_freed_ct_is_nonzero);
+    RUN(test_freed_ct_apply_);
+    RUN(test_freed_ct_map_);
     RUN(test_freed_ct_empty_like);
     RUN(test_freed_ct_zeros_like);
     RUN(test_freed_ct_ones_like);
     RUN(test_freed_ct_full_like);
+    RUN(test_freed_ct_new_empty);
+    RUN(test_freed_ct_new_zeros);
+    RUN(test_freed_ct_new_ones);
+    RUN(test_freed_ct_new_full);
     RUN(test_freed_ct_print);
     RUN(test_freed_ct_to_string);
     RUN(test_freed_ct_keep);
@@ -10614,6 +12789,7 @@ void test_null(void)
     RUN(test_freed_ct_log_normal_);
     RUN(test_freed_ct_geometric_);
     RUN(test_freed_ct_normal);
+    RUN(test_freed_ct_multinomial);
     RUN(test_freed_ct_randint_like);
     RUN(test_freed_ct_set_rng_state);
     RUN(test_freed_ct_add);
@@ -10728,6 +12904,8 @@ void test_null(void)
     RUN(test_freed_ct_index_add_);
     RUN(test_freed_ct_masked_fill);
     RUN(test_freed_ct_masked_fill_);
+    RUN(test_freed_ct_contiguous_memory_format);
+    RUN(test_freed_ct_to_dlpack);
     RUN(test_freed_ct_sum);
     RUN(test_freed_ct_sum_dim);
     RUN(test_freed_ct_sum_dims);
@@ -10756,6 +12934,25 @@ void test_null(void)
     RUN(test_freed_ct_linalg_vector_norm);
     RUN(test_freed_ct_allclose);
     RUN(test_freed_ct_equal);
+    RUN(test_freed_ct_sort);
+    RUN(test_freed_ct_argsort);
+    RUN(test_freed_ct_msort);
+    RUN(test_freed_ct_topk);
+    RUN(test_freed_ct_kthvalue);
+    RUN(test_freed_ct_median);
+    RUN(test_freed_ct_median_dim);
+    RUN(test_freed_ct_nanmedian);
+    RUN(test_freed_ct_nanmedian_dim);
+    RUN(test_freed_ct_mode);
+    RUN(test_freed_ct_quantile);
+    RUN(test_freed_ct_nanquantile);
+    RUN(test_freed_ct_unique);
+    RUN(test_freed_ct_unique_consecutive);
+    RUN(test_freed_ct_isin);
+    RUN(test_freed_ct_searchsorted);
+    RUN(test_freed_ct_bucketize);
+    RUN(test_freed_ct_bincount);
+    RUN(test_freed_ct_histc);
     RUN(test_freed_ct_matmul);
     RUN(test_freed_ct_mm);
     RUN(test_freed_ct_bmm);
@@ -10763,6 +12960,19 @@ void test_null(void)
     RUN(test_freed_ct_mv);
     RUN(test_freed_ct_dot);
     RUN(test_freed_ct_linear);
+    RUN(test_freed_ct_baddbmm);
+    RUN(test_freed_ct_addbmm);
+    RUN(test_freed_ct_addmv);
+    RUN(test_freed_ct_addr);
+    RUN(test_freed_ct_outer);
+    RUN(test_freed_ct_inner);
+    RUN(test_freed_ct_vdot);
+    RUN(test_freed_ct_tensordot);
+    RUN(test_freed_ct_kron);
+    RUN(test_freed_ct_trace);
+    RUN(test_freed_ct_cross);
+    RUN(test_freed_ct_linalg_matrix_power);
+    RUN(test_freed_ct_linalg_matrix_exp);
     RUN(test_freed_ct_softmax);
     RUN(test_freed_ct_log_softmax);
     RUN(test_freed_ct_requires_grad);

@@ -247,6 +247,24 @@ static void test_rng_sampler_errors(void)
     double zeros[4] = {0, 0, 0, 0};
     CHECK_TENSOR(ct_grad(mean), zeros, 4, 0, 0);
     CHECK_TENSOR(ct_grad(std), zeros, 4, 0, 0);
+    ct_tensor *w = ct_ones(&n, 1, CT_FLOAT32);
+    CHECK(ct_multinomial(w, 5, false, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot sample n_sample > prob_dist.size(-1) samples without "
+                              "replacement");
+    CHECK(ct_multinomial(w, 0, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot sample n_sample <= 0 samples");
+    CHECK(ct_multinomial(ct_scalar_tensor(1, CT_FLOAT32), 1, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "prob_dist must be 1 or 2 dim");
+    CHECK(ct_multinomial(ct_ones(&n, 1, CT_INT64), 1, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "multinomial only supports floating-point dtypes for input, got: "
+                              "Long");
+    CHECK(ct_multinomial(ct_full(&n, 1, -1, CT_FLOAT32), 2, false, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "probability tensor contains either `inf`, `nan` or element < 0");
+    CHECK(ct_multinomial(ct_zeros(&n, 1, CT_FLOAT32), 2, false, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid multinomial distribution (sum of probabilities <= 0)");
+    CHECK(ct_multinomial(ct_full(&n, 1, NAN, CT_FLOAT64), 2, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid multinomial distribution (encountering probability "
+                              "entry < 0)");
     int64_t s3[1] = {3};
     CHECK(ct_normal(mean, ct_ones(s3, 1, CT_FLOAT64), NULL) == NULL);
     CHECK_ERROR(CT_ERR_SHAPE, "broadcast");

@@ -58,6 +58,11 @@ def workloads():
                     "cross_entropy fwd+bwd (%d,%d)" % (r, c),
                     "x.grad = None; F.cross_entropy(x, y).backward()",
                     {"x": x, "y": y, "F": F}))
+    x = torch.randn(4096, 1024)
+    out.append(("sort_4096x1024", "sort / topk", "sort (4096,1024) dim -1", "torch.sort(x, -1)",
+                {"x": x, "torch": torch}))
+    out.append(("topk_4096x1024_k16", "sort / topk", "topk k=16 (4096,1024) dim -1",
+                "torch.topk(x, 16, -1)", {"x": x, "torch": torch}))
     return out
 
 

@@ -31,15 +31,21 @@ ALLOWLIST = {
     "accessor": """ct_dim ct_size ct_sizes ct_stride ct_strides ct_storage_offset ct_numel
         ct_tensor_dtype ct_tensor_device ct_element_size ct_nbytes ct_data_ptr ct_is_contiguous
         ct_is_floating_point ct_is_signed ct_version ct_item ct_item_int64 ct_requires_grad
-        ct_is_leaf ct_grad ct_grad_fn ct_node_name ct_result_type""",
+        ct_is_leaf ct_grad ct_grad_fn ct_node_name ct_result_type ct_untyped_storage
+        ct_storage_nbytes ct_storage_data_ptr ct_is_set_to ct_is_contiguous_memory_format
+        ct_is_nonzero""",
+    # element callbacks: the caller's function per element on the CPU (Tensor.apply_ and map_
+    # are no operators in PyTorch either)
+    "callbacks": """ct_apply_ ct_map_""",
     # dtypes and devices (values, no tensor)
     "dtype": """ct_dtype_size ct_dtype_name ct_dtype_is_floating_point ct_dtype_is_signed
         ct_promote_types ct_can_cast ct_get_default_dtype ct_set_default_dtype ct_device_cpu
-        ct_make_device ct_broadcast_shapes""",
+        ct_make_device ct_broadcast_shapes ct_set_default_device ct_get_default_device""",
     # references, scopes, autograd flags, wrapping memory without a kernel
     "lifetime": """ct_free ct_retain ct_release ct_keep ct_scope_begin ct_scope_end ct_scope_depth
         ct_from_blob ct_set_grad ct_requires_grad_ ct_retain_grad ct_detach_ ct_register_hook
-        ct_no_grad_begin ct_no_grad_end ct_set_grad_enabled ct_is_grad_enabled""",
+        ct_no_grad_begin ct_no_grad_end ct_set_grad_enabled ct_is_grad_enabled ct_set_
+        ct_from_dlpack ct_to_dlpack""",
     # errors, debugging, allocator statistics and settings
     "errors": """ct_error ct_error_code ct_error_clear ct_status_str ct_set_error_handler
         ct_debug_report ct_empty_cache ct_memory_allocated ct_memory_cached
@@ -73,7 +79,8 @@ ALLOWLIST = {
         ct_optimizer_params ct_optimizer_step_count ct_optimizer_step""",
     # options of ops and pure arithmetic on shapes
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_init_calculate_gain
-        ct_init_calculate_fan_in_and_fan_out""",
+        ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions
+        ct_set_float32_matmul_precision ct_get_float32_matmul_precision""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets
     # and loaders hold tensors; ct_dataset_get calls the dataset's get through its pointer
     # (a tensor dataset's get selects rows with ops, which dispatch)

@@ -53,7 +53,10 @@ VALID = {
     "ct_error_handler": "null_test_silent",
     "ct_kernel_fn": "null_test_kernel",
     "ct_op *": "ct_op_registry(NULL)[0]",
+    "ct_storage *": "ct_untyped_storage(fx.t)",
     "void*(*)(void*)": "null_test_task",
+    "double(*)(double,void*)": "null_test_apply",
+    "double(*)(double,double,void*)": "null_test_map",
     "void(*)(void*,void*)": "NULL",
     "void(*)(void*)": "NULL",
 }
@@ -91,6 +94,8 @@ VALID_BY_CALL = {
     ("ct_broadcast_shapes", "out_ndim"): "(int *)fx.zeros",
     ("ct_split", "split_size"): "1",
     ("ct_chunk", "chunks"): "1",
+    ("ct_set_printoptions", "profile"): '"default"',
+    ("ct_set_printoptions", "opts"): "NULL",
 }
 
 # Scalar arguments: by name, else by type.
@@ -111,6 +116,7 @@ OUTCOME = {
     ("ct_from_blob", "deleter"): "accepted",
     ("ct_module_new", "user_free"): "accepted",
     ("ct_linear", "bias"): "accepted",
+    ("ct_cross", "dim"): "accepted",
     ("ct_backward", "grad_output"): "accepted",
     ("ct_set_grad", "grad"): "accepted",
     ("ct_measurement_new", "spec"): "accepted",
@@ -134,6 +140,26 @@ OUTCOME = {
     ("ct_max_dim", "indices"): "accepted",
     ("ct_min_dim", "values"): "accepted",
     ("ct_min_dim", "indices"): "accepted",
+    ("ct_sort", "values"): "accepted",
+    ("ct_sort", "indices"): "accepted",
+    ("ct_topk", "values"): "accepted",
+    ("ct_topk", "indices"): "accepted",
+    ("ct_kthvalue", "values"): "accepted",
+    ("ct_kthvalue", "indices"): "accepted",
+    ("ct_median_dim", "values"): "accepted",
+    ("ct_median_dim", "indices"): "accepted",
+    ("ct_nanmedian_dim", "values"): "accepted",
+    ("ct_nanmedian_dim", "indices"): "accepted",
+    ("ct_mode", "values"): "accepted",
+    ("ct_mode", "indices"): "accepted",
+    ("ct_unique", "inverse"): "accepted",
+    ("ct_unique", "counts"): "accepted",
+    ("ct_unique_consecutive", "inverse"): "accepted",
+    ("ct_unique_consecutive", "counts"): "accepted",
+    ("ct_quantile", "dim"): "accepted",
+    ("ct_nanquantile", "dim"): "accepted",
+    ("ct_searchsorted", "sorter"): "accepted",
+    ("ct_bincount", "weights"): "accepted",
     ("ct_generator_initial_seed", "g"): "accepted",
     ("ct_node_name", "n"): "accepted",
     ("ct_set_alloc_context", "ctx"): "noop",
@@ -144,6 +170,9 @@ OUTCOME = {
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",
+    ("ct_set_printoptions", "profile"): "accepted",
+    ("ct_set_printoptions", "opts"): "accepted",
+    ("ct_meshgrid", "indexing"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
@@ -365,6 +394,8 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
 {

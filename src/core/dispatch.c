@@ -243,6 +243,9 @@ static bool ct__dispatch_inputs(ct_op_call *c)
             return false;
         }
     }
+    if (!first) { /* no tensor input: a factory, made on the default device */
+        c->device = ct_get_default_device();
+    }
     return true;
 }
 

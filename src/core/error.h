@@ -36,6 +36,9 @@ CTORCH_API const char *ct_status_str(ct_status code);
 /* The first error message recorded on this thread since the last ct_error_clear(), or NULL.
    Messages read "ct_<op>: <facts>". Thread safety: per thread. */
 CTORCH_API const char *ct_error(void);
+/* Aliases of ct_error and ct_error_clear under ../shared/API.md's names. */
+#define ct_last_error ct_error
+#define ct_clear_error ct_error_clear
 /* The status code of the first recorded error on this thread (CT_OK if none). */
 CTORCH_API ct_status ct_error_code(void);
 /* Forgets this thread's recorded error. */

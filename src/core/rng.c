@@ -1341,8 +1341,7 @@ static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
                  "element < 0");
         return NULL;
     }
-    int64_t last = -1;
-    if (ct_item(ct_amin(ct_sum_dim(p, &last, 1, false, CT_DTYPE_DEFAULT), NULL, 0, false)) == 0) {
+    if (ct_item(ct_amin(ct_sum_dim(p, -1, false), NULL, 0, false)) == 0) {
         ct__fail(CT_ERR_VALUE, c->fn, "invalid multinomial distribution (sum of probabilities "
                  "<= 0)");
         return NULL;

@@ -1,7 +1,9 @@
-/* core/tensor.c - tensor and storage objects, attributes, creation, printing. */
+/* core/tensor.c - tensor and storage objects, attributes, creation. */
 #include "internal.h"
+#include "scope.h"
+#include "../ops/view.h"
+#include "../autograd/autograd.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 /* ---- storage ------------------------------------------------------------------------ */
@@ -352,6 +354,128 @@ uint32_t ct_version(const ct_tensor *t)
     return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
+/* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
+   (C, W, H, D, N) step fastest to slowest; size-1 dims take any stride. */
+static bool ct__is_channels_last(const ct_tensor *t, int ndim)
+{
+    static const int order4[4] = {1, 3, 2, 0}, order5[5] = {1, 4, 3, 2, 0};
+    if (t->ndim != ndim) {
+        return false;
+    }
+    int64_t expected = 1;
+    for (int k = 0; k < ndim; k++) {
+        int d = ndim == 4 ? order4[k] : order5[k];
+        if (t->sizes[d] != 1) {
+            if (t->strides[d] != expected) {
+                return false;
+            }
+            expected *= t->sizes[d];
+        }
+    }
+    return true;
+}
+
+bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format)
+{
+    const char *op = "ct_is_contiguous_memory_format";
+    if (ct__null(op, t) || !ct__check_enum(op, "memory_format", (int)format,
+                                            (int)CT_PRESERVE_FORMAT + 1)) {
+        return false;
+    }
+    return format == CT_CHANNELS_LAST      ? ct__is_channels_last(t, 4)
+           : format == CT_CHANNELS_LAST_3D ? ct__is_channels_last(t, 5)
+                                           : ct_is_contiguous(t);
+}
+
+ct_storage *ct_untyped_storage(const ct_tensor *t)
+{
+    return ct__null_tensor("ct_untyped_storage", t) ? NULL : t->storage;
+}
+
+size_t ct_storage_nbytes(const ct_storage *s)
+{
+    return ct__null("ct_storage_nbytes", s) ? 0 : s->nbytes;
+}
+
+void *ct_storage_data_ptr(const ct_storage *s)
+{
+    return ct__null("ct_storage_data_ptr", s) ? NULL : s->data;
+}
+
+/* Checks set_'s geometry against its storage, in PyTorch's words. */
+static bool ct__check_set(const char *op, const ct_tensor *self, const ct_storage *source,
+                          int64_t offset, const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    if (!ct__check_shape(op, sizes, ndim) || (ndim > 0 && ct__null(op, strides))) {
+        return false;
+    }
+    if (offset < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Tensor: invalid storage offset %lld", (long long)offset);
+        return false;
+    }
+    if (source->device.type != self->storage->device.type ||
+        source->device.index != self->storage->device.index) {
+        ct__fail(CT_ERR_DEVICE, op, "Attempted to set the storage of a tensor on device to a "
+                 "storage on a different device");
+        return false;
+    }
+    double need = (double)offset + 1; /* elements, in double: no wrap */
+    bool negative = false;
+    for (int i = 0; i < ndim; i++) {
+        negative = negative || strides[i] < 0;
+        need += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    char a[200], b[200];
+    if (negative) {
+        ct__fail(CT_ERR_VALUE, op, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    size_t es = ct_dtype_size(self->dtype);
+    need = ct__numel(sizes, ndim) == 0 ? 0 : need * (double)es;
+    if (need > (double)source->nbytes) {
+        ct__fail(CT_ERR_VALUE, op, "setStorage: sizes %s, strides %s, storage offset %lld, and "
+                 "itemsize %zu requiring a storage size of %.0f are out of bounds for storage of "
+                 "size %zu", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b), (long long)offset, es, need,
+                 source->nbytes);
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                   const int64_t *sizes, const int64_t *strides, int ndim)
+{
+    const char *op = "ct_set_";
+    if (ct__null(op, self) || ct__null(op, source) || !ct__check_inplace(op, self) ||
+        !ct__check_set(op, self, source, storage_offset, sizes, strides, ndim)) {
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&source->refcount, 1);
+    ct__storage_release(self->storage);
+    self->storage = source;
+    self->offset = storage_offset;
+    self->ndim = ndim;
+    for (int i = 0; i < ndim; i++) {
+        self->sizes[i] = sizes[i];
+        self->strides[i] = strides[i];
+    }
+    return self;
+}
+
+bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other)
+{
+    if (ct__null("ct_is_set_to", t) || ct__null("ct_is_set_to", other)) {
+        return false;
+    }
+    size_t n = sizeof(int64_t) * (size_t)t->ndim;
+    return t->storage == other->storage && t->offset == other->offset &&
+           t->ndim == other->ndim && !memcmp(t->sizes, other->sizes, n) &&
+           !memcmp(t->strides, other->strides, n);
+}
+
 double ct__load_f64(const void *p, ct_dtype d)
 {
     switch (d) {
@@ -430,6 +554,120 @@ int64_t ct_item_int64(const ct_tensor *t)
     const void *p = ct__item_ptr("ct_item_int64", t, &buf);
     return p ? ct__load_i64(p, t->dtype) : 0;
 }
+
+bool ct_is_nonzero(const ct_tensor *t)
+{
+    const char *op = "ct_is_nonzero";
+    if (ct__null(op, t)) {
+        return false;
+    }
+    int64_t n = ct__numel(t->sizes, t->ndim);
+    if (n != 1) {
+        ct__fail(CT_ERR_VALUE, op, "Boolean value of Tensor with %s is ambiguous",
+                 n == 0 ? "no values" : "more than one value");
+        return false;
+    }
+    return ct_item(t) != 0;
+}
+
+/* The element callbacks' walk: each element of t in row-major order, with other's element
+   (strides ostrides; NULL: none). */
+static void ct__map_each(ct_tensor *t, const ct_tensor *other, double (*fn1)(double, void *),
+                         double (*fn2)(double, double, void *), void *user)
+{
+    int64_t n = ct__numel(t->sizes, t->ndim), idx[CT_MAX_DIMS] = {0};
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t k = 0; k < n; k++) {
+        int64_t off = 0, ooff = 0;
+        for (int d = 0; d < t->ndim; d++) {
+            off += idx[d] * t->strides[d];
+            ooff += other ? idx[d] * other->strides[d] : 0;
+        }
+        char *p = ct__data(t) + (ptrdiff_t)off * (ptrdiff_t)es;
+        double x = ct__load_f64(p, t->dtype);
+        double y = other ? fn2(x, ct__load_f64(ct__data(other) + (ptrdiff_t)ooff * (ptrdiff_t)es,
+                                               other->dtype), user)
+                         : fn1(x, user);
+        ct__store_f64(p, t->dtype, y);
+        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
+            idx[d] = 0;
+        }
+    }
+    ct__bump_version(t);
+}
+
+/* The checks of apply_ and map_ (name: "apply_" or "map_") on t (and other). */
+static bool ct__check_callback(const char *op, const char *name, const ct_tensor *t,
+                               const ct_tensor *other)
+{
+    if (ct_requires_grad(t) || (other && ct_requires_grad(other))) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Can't call %s() on Variable that requires grad. Use "
+                 "var.detach().%s() instead.", name, name);
+        return false;
+    }
+    if (t->storage->device.type != CT_CPU ||
+        (other && other->storage->device.type != CT_CPU)) {
+        ct__fail(CT_ERR_DEVICE, op, "%s is only implemented on CPU tensors", name);
+        return false;
+    }
+    if (other && other->dtype != t->dtype) {
+        ct__fail(CT_ERR_DTYPE, op, "%s: expected torch.%sTensor for 'other' (got torch.%sTensor)",
+                 name, ct__dtype_title(t->dtype), ct__dtype_title(other->dtype));
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user)
+{
+    const char *op = "ct_apply_";
+    if (ct__null(op, t) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "apply_", t, NULL)) {
+        return NULL;
+    }
+    ct__map_each(t, NULL, fn, NULL, user);
+    return t;
+}
+
+ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                   double (*fn)(double x, double y, void *user), void *user)
+{
+    const char *op = "ct_map_";
+    if (ct__null(op, t) || ct__null(op, other) || (!fn && ct__null_any(op, NULL)) ||
+        !ct__check_callback(op, "map_", t, other)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *o = ct_expand(other, t->sizes, t->ndim);
+    if (o) {
+        ct__map_each(t, o, NULL, fn, user);
+    }
+    ct_scope_end();
+    return o ? t : NULL;
+}
+
+static CT__THREAD_LOCAL ct_device ct__default_device = {CT_CPU, 0};
+
+ct_status ct_set_default_device(ct_device device)
+{
+    const char *op = "ct_set_default_device";
+    if (!ct__check_enum(op, "device type", (int)device.type, CT_DEVICE_TYPE_COUNT)) {
+        return CT_ERR_VALUE;
+    }
+    if (device.index < 0) {
+        return ct__fail(CT_ERR_VALUE, op, "Device index must be -1 or non-negative, got %d",
+                        device.index);
+    }
+    if (device.type != CT_CPU && !ct__backend(device.type)) {
+        char d[32];
+        return ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
+                        ct__device_str(device, d, sizeof d));
+    }
+    ct__default_device = ct_make_device(device.type, device.index);
+    return CT_OK;
+}
+
+ct_device ct_get_default_device(void) { return ct__default_device; }
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -651,12 +889,13 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype). */
+/* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
+   Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
 {
     double start = c->attrs[0].f, end = c->attrs[1].f;
     int64_t steps = c->attrs[2].i;
-    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
     if (!ct__check_dtype_arg(c->fn, dtype)) {
         return false;
     }
@@ -665,7 +904,7 @@ static bool ct__linspace_meta(ct_op_call *c)
         return false;
     }
     if (ct__dtype_resolve(dtype) == CT_BOOL) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"linspace_cpu\" not implemented for 'Bool'");
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s_cpu\" not implemented for 'Bool'", c->op->name + 6);
         return false;
     }
     if (!ct__check_scalar(c->fn, start, dtype) || !ct__check_scalar(c->fn, end, dtype)) {
@@ -713,6 +952,140 @@ static ct_status ct__eye_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* x * y rounded by itself: an fma with a zero addend, so -ffp-contract cannot fuse the
+   product into a following addition (PyTorch's kernels round it). */
+static double ct__mul_rounded(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* PyTorch's logspace_cpu: start and end in the dtype, step = (end - start) / (steps - 1)
+   in double, base^(start + step * i) for the first half and base^(end - step * (steps - 1 -
+   i)) for the second, each cast to the dtype; one step gives base^start. */
+static ct_status ct__logspace_kernel(ct_op_call *c)
+{
+    double base = c->attrs[3].f;
+    int64_t steps = c->attrs[2].i;
+    ct_tensor *t = c->outputs[0];
+    size_t es = ct_dtype_size(t->dtype);
+    double first = c->attrs[0].f, last = c->attrs[1].f, span;
+    if (t->dtype == CT_FLOAT32) {
+        float s = (float)first, e = (float)last;
+        first = s, last = e, span = (double)(e - s);
+    } else if (t->dtype != CT_FLOAT64) {
+        first = (double)(int64_t)first, last = (double)(int64_t)last, span = last - first;
+    } else {
+        span = last - first;
+    }
+    double step = steps > 1 ? span / (double)(steps - 1) : 0;
+    for (int64_t i = 0; i < steps; i++) {
+        double x = steps == 1           ? c->attrs[0].f
+                   : i < steps / 2      ? first + ct__mul_rounded(step, (double)i)
+                                        : last - ct__mul_rounded(step, (double)(steps - i - 1));
+        ct__store_f64(ct__data(t) + (size_t)i * es, t->dtype, pow(base, x));
+    }
+    return CT_OK;
+}
+
+/* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
+   (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
+static bool ct__empty_strided_meta(ct_op_call *c)
+{
+    const int64_t *sizes = c->attrs[0].ints, *strides = c->attrs[1].ints;
+    int ndim = (int)c->attrs[0].i;
+    if (!ct__check_shape(c->fn, sizes, ndim) || (ndim > 0 && ct__null(c->fn, strides))) {
+        return false;
+    }
+    double span = 1; /* in double: a product that overflows int64 cannot wrap */
+    bool overflow = false;
+    for (int i = 0; i < ndim; i++) {
+        overflow = overflow || strides[i] < 0;
+        span += sizes[i] > 0 ? (double)(sizes[i] - 1) * (double)strides[i] : 0;
+    }
+    if (overflow || span > (double)(INT64_MAX / 16)) {
+        char a[200], b[200];
+        ct__fail(CT_ERR_VALUE, c->fn, "Storage size calculation overflowed with sizes=%s and "
+                 "strides=%s", ct__shape_str(sizes, ndim, a, sizeof a),
+                 ct__shape_str(strides, ndim, b, sizeof b));
+        return false;
+    }
+    int64_t n = ct__numel(sizes, ndim) == 0 ? 0 : (int64_t)span;
+    ct_tensor *t = ct__op_output(c, &n, 1, (ct_dtype)c->attrs[2].i);
+    if (!t) {
+        return false;
+    }
+    t->ndim = ndim; /* a fresh tensor: its storage's geometry becomes the strided one */
+    for (int i = 0; i < ndim; i++) {
+        t->sizes[i] = sizes[i];
+        t->strides[i] = strides[i];
+    }
+    c->dtype = t->dtype;
+    return true;
+}
+
+/* new_empty, new_zeros, new_ones, new_full: (Tensor self, int[] size, [Scalar fill_value,]
+   ScalarType dtype); dtype DEFAULT is self's, the device is self's. */
+static bool ct__factory_new_meta(ct_op_call *c)
+{
+    ct_dtype dtype = (ct_dtype)c->attrs[c->n_attrs - 1].i;
+    return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
+                              dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
+}
+
+/* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
+   or triu_indices' (row, col, offset): [begin, end). */
+static void ct__tri_span(const ct_op_call *c, int64_t r, int64_t *begin, int64_t *end)
+{
+    int variant = c->op->variant;
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i, offset = c->attrs[2].i;
+    offset = offset < -row ? -row : offset > col ? col : offset; /* no overflow below */
+    int64_t edge = r + offset + (variant == 0 ? 1 : 0);
+    edge = edge < 0 ? 0 : edge > col ? col : edge;
+    *begin = variant == 0 ? 0 : edge;
+    *end = variant == 0 ? edge : col;
+}
+
+/* tril_indices, triu_indices: (int row, int col, int offset, ScalarType dtype); a (2, N)
+   output of the N positions in row-major order. */
+static bool ct__tri_indices_meta(ct_op_call *c)
+{
+    int64_t row = c->attrs[0].i, col = c->attrs[1].i;
+    ct_dtype dtype = (ct_dtype)c->attrs[3].i;
+    if (row < 0 || col < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s must be non-negative, got%lld", row < 0 ? "row" : "col",
+                 (long long)(row < 0 ? row : col));
+        return false;
+    }
+    if (!ct__check_dtype_arg(c->fn, dtype)) {
+        return false;
+    }
+    int64_t sizes[2] = {2, 0};
+    for (int64_t r = 0, begin, end; r < row; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        sizes[1] += end - begin;
+    }
+    ct_tensor *t = ct__op_output(c, sizes, 2, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    if (t) {
+        c->dtype = t->dtype;
+    }
+    return t != NULL;
+}
+
+static ct_status ct__tri_indices_kernel(ct_op_call *c)
+{
+    ct_tensor *t = c->outputs[0];
+    int64_t n = t->sizes[1], k = 0;
+    size_t es = ct_dtype_size(t->dtype);
+    for (int64_t r = 0, begin, end; k < n; r++) {
+        ct__tri_span(c, r, &begin, &end);
+        for (int64_t j = begin; j < end; j++, k++) {
+            ct__store_f64(ct__data(t) + (size_t)k * es, t->dtype, (double)r);
+            ct__store_f64(ct__data(t) + (size_t)(n + k) * es, t->dtype, (double)j);
+        }
+    }
+    return CT_OK;
+}
+
 /* A factory op: name, schema, public functions, fill variant, meta, kernels. */
 #define CT__FACTORY(SYM, NAME, SCHEMA, API, VAR, META, KERNELS)                                \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, CT_OP_FACTORY,             \
@@ -755,6 +1128,35 @@ CT__FACTORY(linspace, "linspace", "linspace(Scalar start, Scalar end, int steps,
             CT__K_NUMERIC(ct__linspace_kernel))
 CT__FACTORY(eye, "eye", "eye.m(SymInt n, SymInt m, *, " CT__FACTORY_OPTS ") -> Tensor",
             "ct_eye", CT__FILL_EMPTY, ct__eye_meta, CT__K_ALL(ct__eye_kernel))
+CT__FACTORY(logspace, "logspace", "logspace(Scalar start, Scalar end, int steps, float base=10.0, "
+            "*, " CT__FACTORY_OPTS ") -> Tensor", "ct_logspace", CT__FILL_EMPTY,
+            ct__linspace_meta, CT__K_NUMERIC(ct__logspace_kernel))
+CT__FACTORY(empty_strided, "empty_strided", "empty_strided(SymInt[] size, SymInt[] stride, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_empty_strided", CT__FILL_EMPTY,
+            ct__empty_strided_meta, CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_empty, "new_empty", "new_empty(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_empty", CT__FILL_EMPTY, ct__factory_new_meta,
+            CT__K_ALL(ct__empty_kernel))
+CT__FACTORY(new_zeros, "new_zeros", "new_zeros(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_zeros", CT__FILL_ZERO, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_ones, "new_ones", "new_ones(Tensor self, SymInt[] size, *, " CT__FACTORY_OPTS
+            ") -> Tensor", "ct_new_ones", CT__FILL_ONE, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+CT__FACTORY(new_full, "new_full", "new_full(Tensor self, SymInt[] size, Scalar fill_value, *, "
+            CT__FACTORY_OPTS ") -> Tensor", "ct_new_full", 1, ct__factory_new_meta,
+            CT__K_ALL(ct__fill_new_kernel))
+/* int32 and int64 only, as PyTorch's CPU kernels (AT_DISPATCH_INDEX_TYPES) */
+#define CT__K_INDEX(K) {NULL, NULL, NULL, NULL, NULL, K, K, NULL, NULL}
+CT__FACTORY(tril_indices, "tril_indices", "tril_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_tril_indices", 0, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+CT__FACTORY(triu_indices, "triu_indices", "triu_indices(int row, int col, int offset=0, *, "
+            "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? "
+            "pin_memory=None) -> Tensor", "ct_triu_indices", 1, ct__tri_indices_meta,
+            CT__K_INDEX(ct__tri_indices_kernel))
+#undef CT__K_INDEX
 #undef CT__FACTORY
 #undef CT__FACTORY_OPTS
 #undef CT__LIKE_OPTS
@@ -877,6 +1279,88 @@ ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype)
     return ct__dispatch(&c);
 }
 
+ct_tensor *ct_logspace(double start, double end, int64_t steps, double base, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_logspace, "ct_logspace", NULL, 0);
+    ct__call_f(&c, start);
+    ct__call_f(&c, end);
+    ct__call_i(&c, steps);
+    ct__call_f(&c, base);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                            ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_empty_strided, "ct_empty_strided", NULL, 0);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_ints(&c, strides, ndim);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+/* A call of a new_ op of self over sizes, with its fill value when it takes one. */
+static ct_tensor *ct__new_call(const ct_op *op, const char *fn, const ct_tensor *self,
+                               const int64_t *sizes, int ndim, double value, ct_dtype dtype)
+{
+    const ct_tensor *in[1] = {self};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    if (op->variant >= 0) {
+        ct__call_f(&c, value);
+    }
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_empty, "ct_new_empty", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_zeros, "ct_new_zeros", self, sizes, ndim, 0.0, dtype);
+}
+
+ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim, ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_ones, "ct_new_ones", self, sizes, ndim, 1.0, dtype);
+}
+
+ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim, double value,
+                       ct_dtype dtype)
+{
+    return ct__new_call(&ct__op_new_full, "ct_new_full", self, sizes, ndim, value, dtype);
+}
+
+/* A call of tril_indices or triu_indices. */
+static ct_tensor *ct__tri_indices_call(const ct_op *op, const char *fn, int64_t row, int64_t col,
+                                       int64_t offset, ct_dtype dtype)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, NULL, 0);
+    ct__call_i(&c, row);
+    ct__call_i(&c, col);
+    ct__call_i(&c, offset);
+    ct__call_i(&c, dtype);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_tril_indices, "ct_tril_indices", row, col, offset, dtype);
+}
+
+ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype)
+{
+    return ct__tri_indices_call(&ct__op_triu_indices, "ct_triu_indices", row, col, offset, dtype);
+}
+
 ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int ndim,
                         void (*deleter)(void *data, void *ctx), void *ctx)
 {
@@ -904,134 +1388,3 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     ct__storage_release(s);
     return ct__scoped(t);
 }
-
-/* ---- printing ----------------------------------------------------------------------- */
-typedef struct ct__sbuf {
-    char *buf;
-    size_t cap, len;
-} ct__sbuf;
-
-static void ct__sbuf_put(ct__sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    size_t room = b->len < b->cap ? b->cap - b->len : 0;
-    int n = vsnprintf(room ? b->buf + b->len : NULL, room, fmt, ap);
-    va_end(ap);
-    b->len += n > 0 ? (size_t)n : 0;
-}
-
-/* Formats one element: floats with 4 decimals (PyTorch's default precision), or with a
-   trailing "." when every value of the tensor is integral. */
-static void ct__print_elem(ct__sbuf *b, const ct_tensor *t, const char *p, bool ints, int width)
-{
-    if (t->dtype == CT_BOOL) {
-        ct__sbuf_put(b, "%*s", width, *(const bool *)p ? "True" : "False");
-    } else if (!ct_dtype_is_floating_point(t->dtype)) {
-        ct__sbuf_put(b, "%*lld", width, (long long)ct__load_i64(p, t->dtype));
-    } else if (ints) {
-        ct__sbuf_put(b, "%*.0f.", width - 1, ct__load_f64(p, t->dtype));
-    } else {
-        ct__sbuf_put(b, "%*.4f", width, ct__load_f64(p, t->dtype));
-    }
-}
-
-static void ct__print_rec(ct__sbuf *b, const ct_tensor *t, int dim, const char *p, bool ints,
-                          int width)
-{
-    if (dim == t->ndim) {
-        ct__print_elem(b, t, p, ints, width);
-        return;
-    }
-    size_t es = ct_dtype_size(t->dtype);
-    ct__sbuf_put(b, "[");
-    for (int64_t i = 0; i < t->sizes[dim]; i++) {
-        if (i > 0) {
-            ct__sbuf_put(b, dim == t->ndim - 1 ? ", " : ",\n");
-            if (dim < t->ndim - 1) {
-                ct__sbuf_put(b, "%*s", 8 + dim, "");
-            }
-        }
-        ct__print_rec(b, t, dim + 1, p + (size_t)(i * t->strides[dim]) * es, ints, width);
-    }
-    ct__sbuf_put(b, "]");
-}
-
-static void ct__print_width(const ct_tensor *t, bool *ints, int *width)
-{
-    int64_t n = ct_numel(t);
-    int64_t idx[CT_MAX_DIMS] = {0};
-    size_t es = ct_dtype_size(t->dtype);
-    *ints = true;
-    *width = t->dtype == CT_BOOL ? 5 : 1;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t off = 0;
-        for (int d = 0; d < t->ndim; d++) {
-            off += idx[d] * t->strides[d];
-        }
-        double v = ct__load_f64(ct__data(t) + (size_t)off * es, t->dtype);
-        if (v != floor(v) || isinf(v)) {
-            *ints = false;
-        }
-        char tmp[64];
-        int w =
-            snprintf(tmp, sizeof tmp, ct_dtype_is_floating_point(t->dtype) ? "%.4f" : "%.0f", v);
-        *width = w > *width ? w : *width;
-        for (int d = t->ndim - 1; d >= 0 && ++idx[d] == t->sizes[d]; d--) {
-            idx[d] = 0;
-        }
-    }
-    if (*ints && ct_dtype_is_floating_point(t->dtype)) {
-        *width -= 4; /* "%.4f" counted ".0000"; integral floats print as "3." */
-    }
-}
-
-size_t ct_to_string(const ct_tensor *t, char *buf, size_t n)
-{
-    ct__sbuf b = {buf, buf ? n : 0, 0};
-    if (buf && n > 0) {
-        buf[0] = '\0';
-    }
-    if (ct__null_tensor("ct_to_string", t) || !ct__check_cpu("ct_to_string", t)) {
-        return 0;
-    }
-    bool ints = true;
-    int width = 1;
-    ct__print_width(t, &ints, &width);
-    ct__sbuf_put(&b, "tensor(");
-    if (ct_numel(t) == 0) {
-        ct__sbuf_put(&b, "[]");
-    } else {
-        ct__print_rec(&b, t, 0, ct__data(t), ints, t->ndim ? width : 0);
-    }
-    if (t->dtype != ct_get_default_dtype() && t->dtype != CT_INT64 && t->dtype != CT_BOOL) {
-        ct__sbuf_put(&b, ", dtype=torch.%s", ct_dtype_name(t->dtype));
-    }
-    if (t->grad_fn) {
-        ct__sbuf_put(&b, ", grad_fn=<%s>", ct__node_name(t->grad_fn));
-    } else if (t->requires_grad) {
-        ct__sbuf_put(&b, ", requires_grad=True");
-    }
-    ct__sbuf_put(&b, ")");
-    return b.len;
-}
-
-#ifndef CTORCH_NO_STDIO
-void ct_print(const ct_tensor *t, FILE *f)
-{
-    const char *op = "ct_print";
-    if (ct__null_tensor(op, t) || ct__null(op, f) || !ct__check_cpu(op, t)) {
-        return;
-    }
-    size_t n = ct_to_string(t, NULL, 0) + 1;
-    char *s = (char *)ct__malloc(n);
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory formatting a tensor of %lld elements",
-                 (long long)ct__numel(t->sizes, t->ndim));
-        return;
-    }
-    ct_to_string(t, s, n);
-    fprintf(f, "%s\n", s);
-    ct__free(s);
-}
-#endif

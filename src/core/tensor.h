@@ -23,6 +23,11 @@ CTORCH_API ct_tensor *ct_retain(ct_tensor *t);
    the last (invalidating t and pointers borrowed from it). NULL is a no-op. */
 CTORCH_API void ct_release(ct_tensor *t);
 
+/* Aliases of ct_free and ct_retain under ../shared/API.md's names (ct_free and ct_retain
+   are the main names). */
+#define ct_tensor_free ct_free
+#define ct_tensor_retain ct_retain
+
 /* ---- attributes ---------------------------------------------------------------------
  * Given NULL, each returns its "for NULL" value (-1, 0, NULL, false, CT_DTYPE_DEFAULT)
  * and records CT_ERR_NULL_ARG unless an error is pending. */
@@ -70,6 +75,69 @@ CTORCH_API uint32_t ct_version(const ct_tensor *t);
 CTORCH_API double ct_item(const ct_tensor *t);
 /* ct_item for integer tensors, exact. Returns 0 on error. */
 CTORCH_API int64_t ct_item_int64(const ct_tensor *t);
+
+/* Memory formats: the order of a tensor's strides. Mirrors: torch.memory_format. */
+typedef enum ct_memory_format {
+    CT_CONTIGUOUS_FORMAT = 0, /* row-major: torch.contiguous_format */
+    CT_CHANNELS_LAST,         /* 4-D (N, C, H, W) with strides ordered N > H > W > C == 1 */
+    CT_CHANNELS_LAST_3D,      /* 5-D (N, C, D, H, W) with strides ordered N > D > H > W > C */
+    CT_PRESERVE_FORMAT        /* keep the input's layout (contiguity checks read it as row-major) */
+} ct_memory_format;
+/* Whether t's strides are those of format for its sizes (size-1 dims ignored); false for
+   channels_last on a tensor that is not 4-D (5-D for channels_last_3d). PRESERVE checks
+   row-major, as PyTorch. Errors: CT_ERR_VALUE for a value outside ct_memory_format.
+   Mirrors: Tensor.is_contiguous(memory_format=...). */
+CTORCH_API bool ct_is_contiguous_memory_format(const ct_tensor *t, ct_memory_format format);
+
+/* The storage t views (borrowed: valid while t or another tensor over it lives); NULL for
+   NULL. Mirrors: Tensor.untyped_storage. */
+CTORCH_API ct_storage *ct_untyped_storage(const ct_tensor *t);
+/* The storage's size in bytes; 0 for NULL. Mirrors: UntypedStorage.nbytes. */
+CTORCH_API size_t ct_storage_nbytes(const ct_storage *s);
+/* The storage's first byte (device memory for a storage on another device); NULL for NULL.
+   Mirrors: UntypedStorage.data_ptr. */
+CTORCH_API void *ct_storage_data_ptr(const ct_storage *s);
+/* Makes self view source (retained) from storage_offset (elements of self's dtype) with the
+   given sizes and strides, keeping its dtype; other tensors over self's old storage keep it.
+   t.set_(other) is ct_set_(t, ct_untyped_storage(other), ct_storage_offset(other),
+   ct_sizes(other), ct_strides(other), ct_dim(other)). Returns self, or NULL after an error.
+   Errors: CT_ERR_VALUE "Tensor: invalid storage offset -1", "setStorage: sizes [2, 3],
+   strides [1, 2], storage offset 1, and itemsize 4 requiring a storage size of 28 are out of
+   bounds for storage of size 24" (PyTorch grows resizable storages instead), negative
+   strides; CT_ERR_SHAPE for sizes; CT_ERR_DEVICE for a storage on another device;
+   CT_ERR_AUTOGRAD for a leaf requiring grad ("a leaf Variable that requires grad is being used
+   in an in-place operation."). Mirrors: Tensor.set_(source, storage_offset, size, stride). */
+CTORCH_API ct_tensor *ct_set_(ct_tensor *self, ct_storage *source, int64_t storage_offset,
+                              const int64_t *sizes, const int64_t *strides, int ndim);
+/* Whether t and other view the same storage with the same offset, sizes and strides.
+   Mirrors: Tensor.is_set_to. */
+CTORCH_API bool ct_is_set_to(const ct_tensor *t, const ct_tensor *other);
+
+/* Whether a one-element tensor is nonzero (NaN is). Errors (return false): CT_ERR_VALUE
+   "Boolean value of Tensor with no values is ambiguous", "Boolean value of Tensor with more
+   than one value is ambiguous". Mirrors: torch.is_nonzero. */
+CTORCH_API bool ct_is_nonzero(const ct_tensor *t);
+/* Element callbacks (CPU tensors, any strides; slow, as PyTorch's: one call per element, in
+   row-major order, on the calling thread). Each element is read as a double and the result
+   written back in t's dtype (as ct_full converts: integers truncate; int64 beyond 2^53 rounds).
+   ct_apply_: t[i] = fn(t[i], user). ct_map_: t[i] = fn(t[i], other[i], user) with other (of
+   t's dtype) broadcast to t's shape. Returns t (the version counter counts the write), NULL
+   after an error. Errors: CT_ERR_AUTOGRAD "Can't call apply_() on Variable that requires grad.
+   Use var.detach().apply_() instead." (map_: when either requires grad); CT_ERR_DEVICE
+   "apply_ is only implemented on CPU tensors"; CT_ERR_DTYPE "map_: expected torch.FloatTensor
+   for 'other' (got torch.DoubleTensor)"; CT_ERR_SHAPE from broadcasting (as ct_expand).
+   Mirrors: Tensor.apply_ / Tensor.map_. */
+CTORCH_API ct_tensor *ct_apply_(ct_tensor *t, double (*fn)(double x, void *user), void *user);
+CTORCH_API ct_tensor *ct_map_(ct_tensor *t, const ct_tensor *other,
+                              double (*fn)(double x, double y, void *user), void *user);
+
+/* The device that creation functions without tensor inputs (ct_zeros, ct_arange, ct_rand...)
+   put their results on; CPU until set. Per thread, as PyTorch's. Errors: CT_ERR_VALUE for a
+   type outside ct_device_type or a negative index; CT_ERR_DEVICE "no backend is registered
+   for device privateuseone:0" (nothing changed). Mirrors: torch.set_default_device. */
+CTORCH_API ct_status ct_set_default_device(ct_device device);
+/* Mirrors: torch.get_default_device. */
+CTORCH_API ct_device ct_get_default_device(void);
 
 /* ---- creation (new tensor, owned by the current scope) -------------------------------
  * sizes: ndim (0..CT_MAX_DIMS) non-negative sizes; sizes may be NULL when ndim is 0. A
@@ -123,15 +191,34 @@ CTORCH_API ct_tensor *ct_arange(double start, double end, double step, ct_dtype 
 CTORCH_API ct_tensor *ct_linspace(double start, double end, int64_t steps, ct_dtype dtype);
 /* (n, m) with ones on the diagonal; m < 0 means m = n. Mirrors: torch.eye. */
 CTORCH_API ct_tensor *ct_eye(int64_t n, int64_t m, ct_dtype dtype);
-
-/* ---- printing ----------------------------------------------------------------------- */
-#ifndef CTORCH_NO_STDIO
-/* Prints t like PyTorch's repr: "tensor([[1.0000, 2.0000]], dtype=torch.float64)".
-   Errors: CT_ERR_NULL_ARG for a NULL t or f (nothing printed); CT_ERR_OOM. */
-CTORCH_API void ct_print(const ct_tensor *t, FILE *f);
-#endif
-/* Writes the repr into buf (at most n bytes, NUL-terminated); returns the length needed
-   (excluding the NUL), so ct_to_string(t, NULL, 0) sizes the buffer (buf NULL: n is
-   ignored, nothing written). Errors: CT_ERR_NULL_ARG for a NULL t (returns 0, buf "");
-   CT_ERR_DEVICE for a tensor not on the CPU (print ct_cpu(t)). Mirrors: repr(tensor). */
-CTORCH_API size_t ct_to_string(const ct_tensor *t, char *buf, size_t n);
+/* steps values base^x for x from start to end inclusive, computed as PyTorch's CPU kernel
+   (start and end in dtype, the exponent in double, the power cast to dtype: integer dtypes
+   truncate). PyTorch's default base is 10. Errors: as ct_linspace.
+   Mirrors: torch.logspace. */
+CTORCH_API ct_tensor *ct_logspace(double start, double end, int64_t steps, double base,
+                                  ct_dtype dtype);
+/* Uninitialized memory with the given strides (elements; 0 repeats an element): the storage
+   holds 1 + sum((sizes[i] - 1) * strides[i]) elements (none when a size is 0).
+   Errors: as ct_empty; CT_ERR_VALUE "Storage size calculation overflowed with sizes=[2, 3]
+   and strides=[-1, 1]" for negative strides or a storage beyond int64.
+   Mirrors: torch.empty_strided. */
+CTORCH_API ct_tensor *ct_empty_strided(const int64_t *sizes, const int64_t *strides, int ndim,
+                                       ct_dtype dtype);
+/* Tensors of the given sizes on self's device, of dtype (CT_DTYPE_DEFAULT: self's dtype, not
+   the default float dtype); self's values and autograd state play no part. Errors: as
+   ct_empty and ct_full. Mirrors: Tensor.new_empty / new_zeros / new_ones / new_full. */
+CTORCH_API ct_tensor *ct_new_empty(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_zeros(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_ones(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  ct_dtype dtype);
+CTORCH_API ct_tensor *ct_new_full(const ct_tensor *self, const int64_t *sizes, int ndim,
+                                  double value, ct_dtype dtype);
+/* The (2, N) row and column indices of the N elements of the lower (tril: column - row <=
+   offset) or upper (triu: column - row >= offset) triangle of a row x col matrix, in row-major
+   order. dtype: CT_DTYPE_DEFAULT (int64) or int32/int64. Errors: CT_ERR_VALUE "row must be
+   non-negative, got-1" (PyTorch's spacing), same for col; CT_ERR_DTYPE "\"tril_indices\" not
+   implemented for 'Float'". Mirrors: torch.tril_indices / torch.triu_indices. */
+CTORCH_API ct_tensor *ct_tril_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
+CTORCH_API ct_tensor *ct_triu_indices(int64_t row, int64_t col, int64_t offset, ct_dtype dtype);
