@@ -874,6 +874,19 @@ CTORCH_API ct_tensor *ct_geometric_(ct_tensor *self, double p, ct_generator *g);
    elements of std >= 0.0"; CT_ERR_SHAPE when mean and std do not broadcast; CT_ERR_DTYPE for
    an integer mean. Mirrors: torch.normal(mean, std, generator=g). */
 CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g);
+/* num_samples category indices per row of input (1-D (C,) or 2-D (R, C) of non-negative
+   weights, floating point, not necessarily summing to 1): int64 (num_samples,) or
+   (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
+   one sample) each draw is one uniform double searched in the row's normalized cumulative
+   weights; without replacement (or one sample) the indices of the num_samples largest of
+   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
+   CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+   "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
+   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
+   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
+CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
+                                     bool replacement, ct_generator *g);
 /* Integers uniform in [low, high) of t's shape, dtype and device, drawn as ct_randint.
    Errors: as ct_randint. Mirrors: torch.randint_like(t, low, high). */
 CTORCH_API ct_tensor *ct_randint_like(const ct_tensor *t, int64_t low, int64_t high,
@@ -8848,6 +8861,151 @@ static void ct__normal_tt_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
     gi[1] = ct_zeros_like(g);
 }
 
+/* ---- multinomial ------------------------------------------------------------------------ */
+/* multinomial_with_replacement_apply: per row, the cumulative distribution in the input's
+   dtype (float32 for reduced precision) normalized by its sum, its last entry set to 1, then
+   for each sample one uniform_real_distribution<double> draw and a binary search for the
+   first entry not below it. */
+#define CT__MULTINOMIAL_ROWS(T)                                                                \
+    static bool ct__multinomial_rows_##T(const ct_tensor *p, ct_generator *g, int64_t n,       \
+                                         int64_t *out, const char *fn)                          \
+    {                                                                                          \
+        int64_t rows = p->ndim > 1 ? p->sizes[0] : 1, cats = p->sizes[p->ndim - 1];            \
+        int64_t rs = p->ndim > 1 ? p->strides[0] : 0, cs = p->strides[p->ndim - 1];           \
+        const T *data = (const T *)ct__data(p);                                                \
+        T *cum = (T *)ct__malloc(sizeof(T) * (size_t)cats);                                    \
+        if (!cum) {                                                                            \
+            ct__fail(CT_ERR_OOM, fn, "out of memory");                                         \
+            return false;                                                                      \
+        }                                                                                      \
+        for (int64_t i = 0; i < rows; i++) {                                                   \
+            T sum = 0;                                                                         \
+            for (int64_t j = 0; j < cats; j++) {                                               \
+                T v = data[i * rs + j * cs];                                                   \
+                if (!(v >= 0) || !isfinite(v)) {                                               \
+                    ct__free(cum);                                                             \
+                    ct__fail(CT_ERR_VALUE, fn, "invalid multinomial distribution "             \
+                             "(encountering probability entry %s)",                            \
+                             !(v >= 0) ? "< 0" : "= infinity or NaN");                             \
+                    return false;                                                              \
+                }                                                                              \
+                sum += v;                                                                      \
+                cum[j] = sum;                                                                  \
+            }                                                                                  \
+            if (!(sum > 0)) {                                                                  \
+                ct__free(cum);                                                                 \
+                ct__fail(CT_ERR_VALUE, fn, "invalid multinomial distribution (sum of "         \
+                         "probabilities <= 0)");                                               \
+                return false;                                                                  \
+            }                                                                                  \
+            for (int64_t j = 0; j < cats; j++) {                                               \
+                cum[j] /= sum;                                                                 \
+            }                                                                                  \
+            cum[cats - 1] = 1;                                                                 \
+            for (int64_t k = 0; k < n; k++) {                                                  \
+                double u = ct__rng_uniform_f64(g, 0, 1);                                       \
+                int64_t lo = 0, hi = cats;                                                     \
+                while (hi - lo > 0) {                                                          \
+                    int64_t mid = lo + (hi - lo) / 2;                                          \
+                    if (cum[mid] < u) {                                                        \
+                        lo = mid + 1;                                                          \
+                    } else {                                                                   \
+                        hi = mid;                                                              \
+                    }                                                                          \
+                }                                                                              \
+                out[i * n + k] = lo;                                                           \
+            }                                                                                  \
+        }                                                                                      \
+        ct__free(cum);                                                                         \
+        return true;                                                                           \
+    }
+CT__MULTINOMIAL_ROWS(float)
+CT__MULTINOMIAL_ROWS(double)
+#undef CT__MULTINOMIAL_ROWS
+
+/* multinomial: (self, int num_samples, bool replacement). The checks of PyTorch's
+   multinomial_out. */
+static bool ct__multinomial_check(const ct_op_call *c)
+{
+    const ct_tensor *p = c->inputs[0];
+    int64_t n = c->attrs[0].i;
+    if (p->ndim < 1 || p->ndim > 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "prob_dist must be 1 or 2 dim");
+    } else if (!ct_dtype_is_floating_point(p->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "multinomial only supports floating-point dtypes for "
+                 "input, got: %s", ct__dtype_title(p->dtype));
+    } else if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cannot sample n_sample <= 0 samples");
+    } else if (!c->attrs[1].i && n > p->sizes[p->ndim - 1]) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cannot sample n_sample > prob_dist.size(-1) samples "
+                 "without replacement");
+    } else if (p->sizes[p->ndim - 1] > (1 << 24)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "number of categories cannot exceed 2^24");
+    } else {
+        return ct__check_cpu(c->fn, p);
+    }
+    return false;
+}
+
+/* Without replacement, or one sample: PyTorch's fast path, the top num_samples of
+   p / q for q ~ Exponential(1) drawn in p's shape (the Gumbel-max trick), after its checks. */
+static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
+{
+    const ct_tensor *p = c->inputs[0];
+    int64_t n = c->attrs[0].i;
+    ct_tensor *lo = ct_amin(p, NULL, 0, false), *hi = ct_amax(p, NULL, 0, false);
+    if (!lo || !hi) {
+        return NULL;
+    }
+    if (!(ct_item(lo) >= 0) || !(ct_item(hi) < INFINITY)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "probability tensor contains either `inf`, `nan` or "
+                 "element < 0");
+        return NULL;
+    }
+    if (ct_item(ct_amin(ct_sum_dim(p, -1, false), NULL, 0, false)) == 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "invalid multinomial distribution (sum of probabilities "
+                 "<= 0)");
+        return NULL;
+    }
+    ct_tensor *q = ct_div(p, ct_exponential_(ct_empty_like(p), 1.0, c->generator));
+    if (n == 1) {
+        return ct_argmax_dim(q, -1, true);
+    }
+    ct_tensor *values = NULL, *indices = NULL;
+    return ct_topk(q, n, -1, true, true, &values, &indices) == CT_OK ? indices : NULL;
+}
+
+static ct_status ct__multinomial_composite(ct_op_call *c)
+{
+    if (!ct__multinomial_check(c)) {
+        return ct_error_code();
+    }
+    const ct_tensor *p = c->inputs[0];
+    int64_t n = c->attrs[0].i;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    ct_no_grad_begin();
+    ct_tensor *r = NULL;
+    if (!c->attrs[1].i || n == 1) {
+        r = ct__multinomial_topk(c);
+    } else {
+        int64_t sizes[2] = {p->sizes[0], n};
+        const ct_tensor *pf = p->dtype == CT_FLOAT64 ? p : ct_to_dtype(p, CT_FLOAT32);
+        r = ct_empty(p->ndim > 1 ? sizes : sizes + 1, p->ndim, CT_INT64);
+        if (pf && r) {
+            ct_generator *g = ct__rng_lock(c->generator);
+            bool ok = pf->dtype == CT_FLOAT64
+                          ? ct__multinomial_rows_double(pf, g, n, (int64_t *)ct__data(r), c->fn)
+                          : ct__multinomial_rows_float(pf, g, n, (int64_t *)ct__data(r), c->fn);
+            ct__rng_unlock(g);
+            r = ok ? r : NULL;
+        }
+    }
+    ct_no_grad_end();
+    return ct__composite_end(c, r);
+}
+
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
@@ -8913,6 +9071,11 @@ static const ct_op ct__op_normal = {
     "generator=None) -> Tensor", "ct_normal", CT_OP_RANDOM, CT_AUTOCAST_NONE, 0, 0u, NULL, NULL,
     CT__K_NONE, ct__normal_tt_composite, "NormalBackward3", ct__normal_tt_backward, 0u, NULL,
     NULL};
+static const ct_op ct__op_multinomial = {
+    "aten::multinomial", "multinomial(Tensor self, SymInt num_samples, bool replacement=False, "
+    "*, Generator? generator=None) -> Tensor", "ct_multinomial", CT_OP_RANDOM,
+    CT_AUTOCAST_NONE, 0, 0u, NULL, NULL, CT__K_NONE, ct__multinomial_composite, NULL, NULL, 0u,
+    NULL, NULL};
 #undef CT__RANDOM
 #undef CT__RANDOM_OPTS
 #undef CT__K_INT64
@@ -9035,6 +9198,18 @@ ct_tensor *ct_randint(int64_t low, int64_t high, const int64_t *sizes, int ndim,
     ct__call_i(&c, high);
     ct__call_ints(&c, sizes, ndim);
     ct__call_i(&c, dtype == CT_DTYPE_DEFAULT ? CT_INT64 : dtype);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples, bool replacement,
+                          ct_generator *g)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_multinomial, "ct_multinomial", in, 1);
+    ct__call_i(&c, num_samples);
+    ct__call_i(&c, replacement);
     c.generator = g;
     return ct__dispatch(&c);
 }
@@ -29245,6 +29420,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_log_normal_,
     &ct__op_geometric_,
     &ct__op_normal,
+    &ct__op_multinomial,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,

@@ -1011,6 +1011,7 @@ static void row_cauchy_(void) { ct_cauchy_(wx(), 0, 1, NULL); }
 static void row_log_normal_(void) { ct_log_normal_(wx(), 1, 2, NULL); }
 static void row_geometric_(void) { ct_geometric_(wx(), 0.5, NULL); }
 static void row_normal(void) { ct_normal(wx(), ct_ones(s23, 2, CT_FLOAT32), NULL); }
+static void row_multinomial(void) { ct_multinomial(wx(), 2, true, NULL); }
 /* optimizers: one step of each */
 static void row_step(int which)
 {
@@ -1108,6 +1109,7 @@ static const api_row api_rows[] = {
     ROW(linspace), ROW(eye), ROW(rand), ROW(randn), ROW(randint), ROW(randperm), ROW(rand_like),
     ROW(randn_like), ROW(uniform_), ROW(normal_), ROW(bernoulli_), ROW(random_),
     ROW(randint_like), ROW(exponential_), ROW(cauchy_), ROW(log_normal_), ROW(geometric_),
+    ROW(normal), ROW(multinomial),
     ROW(normal),
     /* creation T2 (issue 7) */
     ROW(logspace), ROW(empty_strided), ROW(new_empty), ROW(new_zeros), ROW(new_ones),

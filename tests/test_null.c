@@ -1360,6 +1360,24 @@ static void test_null_ct_normal(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_multinomial(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multinomial(NULL, 0, false, fx.gen)";
+        ct_tensor *r = ct_multinomial(NULL, 0, false, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_multinomial(fx.t, 0, false, NULL)";
+        (void)ct_multinomial(fx.t, 0, false, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_randint_like(void)
 {
     null_fixture fx;
@@ -7445,6 +7463,24 @@ static void test_freed_ct_normal(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_multinomial(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multinomial(fx.freed, 0, false, fx.gen)";
+        ct_tensor *r = ct_multinomial(fx.freed, 0, false, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multinomial(fx.foreign, 0, false, fx.gen)";
+        (void)ct_multinomial(fx.foreign, 0, false, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_randint_like(void)
 {
     null_fixture fx;
@@ -12387,6 +12423,7 @@ void test_null(void)
     RUN(test_null_ct_log_normal_);
     RUN(test_null_ct_geometric_);
     RUN(test_null_ct_normal);
+    RUN(test_null_ct_multinomial);
     RUN(test_null_ct_randint_like);
     RUN(test_null_ct_set_rng_state);
     RUN(test_null_ct_op_registry);
@@ -12752,6 +12789,7 @@ void test_null(void)
     RUN(test_freed_ct_log_normal_);
     RUN(test_freed_ct_geometric_);
     RUN(test_freed_ct_normal);
+    RUN(test_freed_ct_multinomial);
     RUN(test_freed_ct_randint_like);
     RUN(test_freed_ct_set_rng_state);
     RUN(test_freed_ct_add);

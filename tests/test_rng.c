@@ -100,6 +100,25 @@ static ct_tensor *rng_normal_tt(const rng_golden *c)
     return ct_normal(ct_to_dtype(mean, c->dtype), ct_to_dtype(std, c->dtype), NULL);
 }
 
+/* RNG_OP_MULTINOMIAL: c->n rows (0: 1-D) of c->lo categories weighted (j % 5 + 1) * (row + 1). */
+static ct_tensor *rng_multinomial(const rng_golden *c)
+{
+    int64_t rows = c->n ? c->n : 1, sizes[2] = {rows, c->lo};
+    double *v = (double *)malloc(sizeof(double) * (size_t)(rows * c->lo));
+    if (!v) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        for (int64_t j = 0; j < c->lo; j++) {
+            v[i * c->lo + j] = (double)(j % 5 + 1) * (double)(i + 1);
+        }
+    }
+    ct_tensor *p = ct_tensor_from_data(v, CT_FLOAT64, c->n ? sizes : sizes + 1, c->n ? 2 : 1);
+    free(v);
+    return ct_multinomial(ct_to_dtype(p, c->b == 32 ? CT_FLOAT32 : CT_FLOAT64), c->hi, c->a != 0,
+                          NULL);
+}
+
 /* The call of case c (the generator already seeded); its result, owned by the scope. */
 static ct_tensor *rng_run(const rng_golden *c)
 {
@@ -121,6 +140,7 @@ static ct_tensor *rng_run(const rng_golden *c)
     case RNG_OP_GEOMETRIC: return ct_geometric_(ct_empty(&n, 1, c->dtype), c->a, NULL);
     case RNG_OP_NORMAL_TT: return rng_normal_tt(c);
     case RNG_OP_RANDINT_LIKE: return ct_randint_like(ct_empty(&n, 1, c->dtype), c->lo, c->hi, NULL);
+    case RNG_OP_MULTINOMIAL: return rng_multinomial(c);
     case RNG_OP_STATE:
         ct_randn(&n, 1, CT_FLOAT64, NULL);
         return ct_get_rng_state();
@@ -227,6 +247,24 @@ static void test_rng_sampler_errors(void)
     double zeros[4] = {0, 0, 0, 0};
     CHECK_TENSOR(ct_grad(mean), zeros, 4, 0, 0);
     CHECK_TENSOR(ct_grad(std), zeros, 4, 0, 0);
+    ct_tensor *w = ct_ones(&n, 1, CT_FLOAT32);
+    CHECK(ct_multinomial(w, 5, false, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot sample n_sample > prob_dist.size(-1) samples without "
+                              "replacement");
+    CHECK(ct_multinomial(w, 0, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "cannot sample n_sample <= 0 samples");
+    CHECK(ct_multinomial(ct_scalar_tensor(1, CT_FLOAT32), 1, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "prob_dist must be 1 or 2 dim");
+    CHECK(ct_multinomial(ct_ones(&n, 1, CT_INT64), 1, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "multinomial only supports floating-point dtypes for input, got: "
+                              "Long");
+    CHECK(ct_multinomial(ct_full(&n, 1, -1, CT_FLOAT32), 2, false, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "probability tensor contains either `inf`, `nan` or element < 0");
+    CHECK(ct_multinomial(ct_zeros(&n, 1, CT_FLOAT32), 2, false, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid multinomial distribution (sum of probabilities <= 0)");
+    CHECK(ct_multinomial(ct_full(&n, 1, NAN, CT_FLOAT64), 2, true, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid multinomial distribution (encountering probability "
+                              "entry < 0)");
     int64_t s3[1] = {3};
     CHECK(ct_normal(mean, ct_ones(s3, 1, CT_FLOAT64), NULL) == NULL);
     CHECK_ERROR(CT_ERR_SHAPE, "broadcast");

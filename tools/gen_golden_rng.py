@@ -85,6 +85,10 @@ def run(op, dtype, n, a, b, lo, hi):
         return torch.normal((i % 7 - 3).to(dtype), (0.5 + (i % 3) / 4).to(dtype))
     if op == "RANDINT_LIKE":
         return torch.randint_like(torch.empty(n, dtype=dtype), lo, hi)
+    if op == "MULTINOMIAL":  # n rows (0: 1-D) of lo categories, hi samples, replacement a
+        j = torch.arange(lo, dtype=torch.float64) % 5 + 1
+        p = j if n == 0 else torch.stack([j * (i + 1) for i in range(n)])
+        return torch.multinomial(p.to(torch.float32 if b == 32 else torch.float64), hi, bool(a))
     if op == "STATE":  # the default generator's state after randn(n) in float64
         torch.randn(n, dtype=torch.float64)
         return torch.get_rng_state()
@@ -122,6 +126,9 @@ def cases():
                 add("NORMAL_TT", dt, seed, n)
             add("GEOMETRIC", torch.int64, seed, n, a=0.05)
             add("RANDINT_LIKE", torch.int32, seed, n, lo=-5, hi=1000)
+            add("MULTINOMIAL", torch.int64, seed, 0, a=1, b=32, lo=10, hi=n, tag=f"_repl{n}")
+            add("MULTINOMIAL", torch.int64, seed, 0, a=0, b=64, lo=n, hi=min(n, 16),
+                tag=f"_norepl{n}")
         for n in (15, 1000):
             for dt in (torch.float32, torch.float64):
                 add("UNIFORM_T", dt, seed, n, *FROM_TO)
@@ -142,6 +149,11 @@ def cases():
         for dt in DTYPES:
             add("RANDOM", dt, seed, 17)
         add("SEQ", torch.float64, seed, 0)
+        for rows, cats, samples, repl, bits in ((3, 1000, 17, 1, 32), (4, 10, 7, 0, 32),
+                                                (2, 100, 100, 0, 64), (5, 16, 1, 1, 32),
+                                                (2, 7, 1000, 1, 64)):
+            add("MULTINOMIAL", torch.int64, seed, rows, a=repl, b=bits, lo=cats, hi=samples,
+                tag=f"_{rows}x{cats}_{samples}_{repl}")
         for n in (0, 1, 2, 623, 624, 625, 1000):
             add("STATE", torch.uint8, seed, n)
     add("RANDPERM", torch.int64, 0, 2**24)
@@ -237,6 +249,9 @@ typedef enum rng_op {{
     RNG_OP_GEOMETRIC,    /* ct_geometric_(empty(n), a) */
     RNG_OP_NORMAL_TT,    /* ct_normal(mean, std): mean[i] = i % 7 - 3, std[i] = 0.5 + (i % 3) / 4 */
     RNG_OP_RANDINT_LIKE, /* ct_randint_like(empty(n), lo, hi) */
+    RNG_OP_MULTINOMIAL,  /* ct_multinomial of n rows (0: 1-D) of lo categories weighted
+                            j % 5 + 1 times the row number + 1, float32 (b == 32) or float64,
+                            hi samples, replacement when a != 0 */
     RNG_OP_STATE,        /* ct_get_rng_state() after ct_randn(n) in float64 */
     RNG_OP_SEQ,       /* tests/test_rng.c's call sequence, float64 results concatenated */
     RNG_OP_PARAM      /* a parameter of Linear(lo, hi), the quickstart's layers in order */

@@ -90,6 +90,19 @@ CTORCH_API ct_tensor *ct_geometric_(ct_tensor *self, double p, ct_generator *g);
    elements of std >= 0.0"; CT_ERR_SHAPE when mean and std do not broadcast; CT_ERR_DTYPE for
    an integer mean. Mirrors: torch.normal(mean, std, generator=g). */
 CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_generator *g);
+/* num_samples category indices per row of input (1-D (C,) or 2-D (R, C) of non-negative
+   weights, floating point, not necessarily summing to 1): int64 (num_samples,) or
+   (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
+   one sample) each draw is one uniform double searched in the row's normalized cumulative
+   weights; without replacement (or one sample) the indices of the num_samples largest of
+   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
+   CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+   "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
+   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
+   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
+CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
+                                     bool replacement, ct_generator *g);
 /* Integers uniform in [low, high) of t's shape, dtype and device, drawn as ct_randint.
    Errors: as ct_randint. Mirrors: torch.randint_like(t, low, high). */
 CTORCH_API ct_tensor *ct_randint_like(const ct_tensor *t, int64_t low, int64_t high,

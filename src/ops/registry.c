@@ -44,6 +44,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_log_normal_,
     &ct__op_geometric_,
     &ct__op_normal,
+    &ct__op_multinomial,
     /* ops/pointwise.c */
     &ct__op_add,
     &ct__op_sub,
