@@ -911,6 +911,13 @@ static ct_tensor *ct__norm_root(ct_tensor *s, double ord)
     return ct_where(zero, z, ord == 2 ? ct_sqrt(safe) : ct_pow_scalar(safe, 1.0 / ord));
 }
 
+/* |x|^ord for an ord below 1, with a 0 gradient where x is 0 (PyTorch's norm_backward) */
+static ct_tensor *ct__abs_pow(ct_tensor *a, double ord)
+{
+    ct_tensor *zero = ct_eq_scalar(a, 0.0), *z = ct_zeros_like(a);
+    return ct_where(zero, z, ct_pow_scalar(ct_where(zero, ct_add_scalar(z, 1.0), a), ord));
+}
+
 /* vector norm of order attrs[0] over dims attrs[1], keepdim attrs[2] */
 static ct_status ct__vector_norm_composite(ct_op_call *c)
 {
@@ -930,7 +937,9 @@ static ct_status ct__vector_norm_composite(ct_op_call *c)
         r = ct_sum_dims(a, dims, n, keepdim);
     } else {
         r = ct__norm_root(ord == 2 ? ct_sum_dims(ct_mul(t, t), dims, n, keepdim)
-                                   : ct_sum_dims(ct_pow_scalar(a, ord), dims, n, keepdim),
+                                   : ct_sum_dims(ord < 1 ? ct__abs_pow(a, ord)
+                                                         : ct_pow_scalar(a, ord),
+                                                 dims, n, keepdim),
                           ord);
     }
     return ct__composite_end(c, r);
@@ -1035,21 +1044,47 @@ static void ct__prod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-/* nansum: the sum with NaN read as 0 (attributes: dims, keepdim) */
+/* nansum: the sum with NaN read as 0 (attributes: dims, keepdim), computed without grad: its
+   node's gradient is g * !isnan(x), NaN where g is (PyTorch's nansum_backward) */
 static ct_status ct__nansum_composite(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
     int n;
     const int64_t *dims = ct__attr_dims(c, 0, &n);
+    ct_no_grad_begin();
     ct_scope_begin();
     const ct_tensor *x = ct_dtype_is_floating_point(t->dtype)
                              ? ct_where(ct_isnan(t), ct_zeros_like(t), t)
                              : t;
-    ct_tensor *r = ct_sum_dims(x, dims, n, c->attrs[1].i != 0);
-    if (c->op->variant & CT__RC_NANMEAN) {
-        r = ct_div(r, ct_sum_dims(ct_logical_not(ct_isnan(t)), dims, n, c->attrs[1].i != 0));
-    }
-    return ct__composite_end(c, r);
+    ct_status st = ct__composite_end(c, ct_sum_dims(x, dims, n, c->attrs[1].i != 0));
+    ct_no_grad_end();
+    return st;
+}
+
+/* nansum saves the reduced dims (i[0]) and the input */
+static void ct__nansum_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = ((const ct__sum_state *)c->state)->mask;
+    ct__save(n, c->inputs[0]);
+}
+
+static void ct__nansum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    ct_tensor *keep = x ? ct_logical_not(ct_isnan(x)) : NULL;
+    gi[0] = ct_mul(ct__unreduce(n, g), ct_to_dtype(keep, ct_tensor_dtype(g)));
+}
+
+/* nanmean: nansum over the count of non-NaN elements (autograd from those ops) */
+static ct_status ct__nanmean_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = c->attrs[1].i != 0;
+    ct_scope_begin();
+    ct_tensor *count = ct_sum_dims(ct_logical_not(ct_isnan(t)), dims, n, keepdim);
+    return ct__composite_end(c, ct_div(ct_nansum(t, dims, n, keepdim), count));
 }
 
 /* The second output r1 of a composite: an unscoped reference appended after output 0. */
@@ -1307,12 +1342,9 @@ CT__RED_COMPOSITE(allclose, "aten::allclose", "allclose(Tensor self, Tensor othe
                   0, ct__allclose_meta, ct__allclose_composite)
 CT__RED_COMPOSITE(equal, "aten::equal", "equal(Tensor self, Tensor other) -> bool", "ct_equal",
                   0, NULL, ct__equal_composite)
-CT__RED_COMPOSITE(nansum, "aten::nansum", "nansum(Tensor self, int[1]? dim=None, bool "
-                  "keepdim=False, *, ScalarType? dtype=None) -> Tensor", "ct_nansum", 0,
-                  ct__red_composite_meta, ct__nansum_composite)
 CT__RED_COMPOSITE(nanmean, "aten::nanmean", "nanmean(Tensor self, int[1]? dim=None, bool "
                   "keepdim=False, *, ScalarType? dtype=None) -> Tensor", "ct_nanmean",
-                  CT__RC_NANMEAN, ct__red_composite_meta, ct__nansum_composite)
+                  CT__RC_NANMEAN, ct__red_composite_meta, ct__nanmean_composite)
 CT__RED_COMPOSITE(var_mean, "aten::var_mean", "var_mean.correction(Tensor self, int[1]? "
                   "dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
                   "ct_var_mean", CT__RC_VAR | CT__RC_MEAN, ct__red_composite_meta,
@@ -1333,6 +1365,12 @@ CT__RED_COMPOSITE(cdist, "aten::cdist", "cdist(Tensor x1, Tensor x2, float p=2, 
                   "compute_mode=None) -> Tensor", "ct_cdist", 0, ct__cdist_meta,
                   ct__cdist_composite)
 #undef CT__RED_COMPOSITE
+static const ct_op ct__op_nansum = {"aten::nansum", "nansum(Tensor self, int[1]? dim=None, bool "
+                                    "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                                    "ct_nansum", CT_OP_REDUCTION, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                    ct__red_composite_meta, CT__K_NONE, ct__nansum_composite,
+                                    "NansumBackward0", ct__nansum_backward, 0u,
+                                    ct__nansum_record, NULL};
 static const ct_op ct__op_sum_to_size = {"aten::sum_to_size", "sum_to_size(Tensor self, SymInt[] "
                                          "size) -> Tensor", "ct_sum_to_size", CT_OP_REDUCTION,
                                          CT_AUTOCAST_NONE, 0, 0u, NULL, ct__sum_to_size_meta,
