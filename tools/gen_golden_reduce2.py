@@ -116,7 +116,8 @@ class Cases:
             ", ".join(str(s) for s in shape), self.arr(base),
             other.dim() if other is not None else 0, ", ".join(str(s) for s in oshape),
             self.arr(other), len(dims), ", ".join(str(v) for v in dl), int(keepdim), num(p),
-            DTYPES[arg] if isinstance(arg, torch.dtype) else str(arg), DTYPES[outs[0].dtype], outs[0].dim(), self.arr(outs[0].detach()),
+            DTYPES[arg] if isinstance(arg, torch.dtype) else str(arg), DTYPES[outs[0].dtype],
+            outs[0].dim(), self.arr(outs[0].detach()),
             DTYPES[out2.dtype] if out2 is not None else "CT_DTYPE_DEFAULT",
             self.arr(out2.detach() if out2 is not None else None), self.arr(gx), self.arr(gy)))
 
