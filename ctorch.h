@@ -13788,8 +13788,8 @@ CT__VECTORIZE_END
  * Legend: the input (made contiguous in the compute dtype: float32, float64 or int64) is
  * viewed as (outer, R, inner) around dim; each of its outer * inner lines (R elements at
  * stride inner) is scanned in order, as PyTorch's cpu_cum_base_kernel. Sums and products run
- * eight lines at once (independent accumulators, so the adds overlap), each line still in
- * order, so the numbers are PyTorch's bit for bit.
+ * two rows, or a chunk of columns, at once (independent accumulators, so the adds overlap),
+ * each line still in order, so the numbers are PyTorch's bit for bit.
  */
 
 CT__VECTORIZE_BEGIN
@@ -13807,10 +13807,15 @@ typedef struct ct__scan_job {
     const char *x; /* (outer, R, inner) contiguous, compute dtype */
     char *y;       /* the same shape and dtype */
     int64_t *ix;   /* cummax / cummin indices, or NULL */
-    int64_t lines, R, inner;
+    int64_t outer, R, inner;
 } ct__scan_job;
 
-#define CT__SCAN_GROUP 8
+/* Sums and products of rows (inner == 1) run two rows at once, the second CT__SCAN_LAG
+   elements behind the first: rows a multiple of 4 KiB apart would otherwise load and store
+   at addresses the CPU takes for aliases of each other. Columns (inner > 1) run in chunks of
+   CT__SCAN_CHUNK. */
+#define CT__SCAN_LAG 16
+#define CT__SCAN_CHUNK 256
 
 /* PyTorch's _log_add_exp_helper: log(exp(x) + exp(acc)); NaN in acc propagates, equal
    infinities stay as they are. */
@@ -13824,69 +13829,116 @@ static double ct__log_add_exp(double x, double acc)
     return x;
 }
 
-/* Element offsets of the lines of group g (the last group repeats its last line, which
-   computes and writes the same values again). */
-static void ct__scan_offsets(const ct__scan_job *j, int64_t g, int64_t *off)
-{
-    for (int k = 0; k < CT__SCAN_GROUP; k++) {
-        int64_t l = g * CT__SCAN_GROUP + k < j->lines ? g * CT__SCAN_GROUP + k : j->lines - 1;
-        off[k] = (l / j->inner) * j->R * j->inner + l % j->inner;
+/* Sum (OP +) or product (OP *) scans of T accumulating in ACC (double for floats, uint64 for
+   int64 so that overflow wraps): NAME_rows scans row `row` and, when pair, the next one
+   lagging behind; NAME_cols scans w columns of (R, inner) rows from p into q. */
+#define CT__SCAN_ACC(T, ACC, NAME, OP, INIT)                                               \
+    static void NAME##_rows(const T *p0, T *q0, int64_t R, bool pair)                       \
+    {                                                                                       \
+        const T *p1 = p0 + R;                                                               \
+        T *q1 = q0 + R;                                                                     \
+        int64_t lag = pair ? (R < CT__SCAN_LAG ? R : CT__SCAN_LAG) : R, i = 0;              \
+        ACC a0 = INIT, a1 = INIT;                                                           \
+        for (; i < lag; i++) {                                                              \
+            a0 = a0 OP(ACC) p0[i];                                                          \
+            q0[i] = (T)a0;                                                                  \
+        }                                                                                   \
+        for (; i < R; i++) {                                                                \
+            a0 = a0 OP(ACC) p0[i];                                                          \
+            q0[i] = (T)a0;                                                                  \
+            a1 = a1 OP(ACC) p1[i - lag];                                                    \
+            q1[i - lag] = (T)a1;                                                            \
+        }                                                                                   \
+        for (i = pair ? R - lag : R; i < R; i++) {                                          \
+            a1 = a1 OP(ACC) p1[i];                                                          \
+            q1[i] = (T)a1;                                                                  \
+        }                                                                                   \
+    }                                                                                       \
+    static void NAME##_cols(const T *p, T *q, int64_t R, int64_t inner, int64_t w)          \
+    {                                                                                       \
+        ACC acc[CT__SCAN_CHUNK];                                                            \
+        for (int64_t c = 0; c < w; c++) {                                                   \
+            acc[c] = INIT;                                                                  \
+        }                                                                                   \
+        for (int64_t r = 0; r < R; r++) {                                                   \
+            for (int64_t c = 0; c < w; c++) {                                               \
+                acc[c] = acc[c] OP(ACC) p[r * inner + c];                                   \
+                q[r * inner + c] = (T)acc[c];                                               \
+            }                                                                               \
+        }                                                                                   \
     }
-}
 
-/* Per compute dtype: items are groups of CT__SCAN_GROUP lines. Sums and products accumulate
-   in ACC (double for floats, uint64 for int64 so that overflow wraps); cummax / cummin keep
-   the later of equal values and the latest NaN. */
+/* Per compute dtype: the sum and product scans, one line of logcumsumexp / cummax / cummin
+   (cummax / cummin keep the later of equal values and the latest NaN), and the parallel
+   body over items: pairs of rows or (outer, column chunk) pairs for sums and products, lines
+   for the others. */
 #define CT__SCAN_KERNELS(T, S, ACC)                                                        \
+    CT__SCAN_ACC(T, ACC, ct__scan_sum_##S, +, 0)                                            \
+    CT__SCAN_ACC(T, ACC, ct__scan_prod_##S, *, 1)                                           \
+    static void ct__scan_line_##S(const ct__scan_job *j, int64_t line)                      \
+    {                                                                                       \
+        int64_t st = j->inner, off = (line / st) * j->R * st + line % st, bi = 0;           \
+        const T *p = (const T *)j->x + off;                                                 \
+        T *q = (T *)j->y + off, best = p[0];                                                \
+        double lse = -INFINITY;                                                             \
+        for (int64_t r = 0; r < j->R; r++) {                                                \
+            T v = p[r * st];                                                                \
+            if (j->op == CT__SC_LSE) {                                                      \
+                lse = ct__log_add_exp((double)v, lse);                                      \
+                q[r * st] = (T)lse;                                                         \
+                continue;                                                                   \
+            }                                                                               \
+            bool take = j->op == CT__SC_MAX ? v >= best : v <= best;                        \
+            if (v != v || (best == best && take)) {                                         \
+                best = v;                                                                   \
+                bi = r;                                                                     \
+            }                                                                               \
+            q[r * st] = best;                                                               \
+            j->ix[off + r * st] = bi;                                                       \
+        }                                                                                   \
+    }                                                                                       \
     static void ct__scan_##S(int64_t b, int64_t e, void *ctx)                               \
     {                                                                                       \
         const ct__scan_job *j = (const ct__scan_job *)ctx;                                  \
         const T *x = (const T *)j->x;                                                       \
         T *y = (T *)j->y;                                                                   \
-        int64_t st = j->inner, off[CT__SCAN_GROUP];                                         \
-        for (int64_t g = b; g < e; g++) {                                                   \
-            ct__scan_offsets(j, g, off);                                                    \
-            if (j->op == CT__SC_SUM || j->op == CT__SC_PROD) {                              \
-                bool sum = j->op == CT__SC_SUM;                                             \
-                ACC acc[CT__SCAN_GROUP];                                                    \
-                for (int k = 0; k < CT__SCAN_GROUP; k++) {                                  \
-                    acc[k] = sum ? 0 : 1;                                                   \
-                }                                                                           \
-                for (int64_t r = 0; r < j->R; r++) {                                        \
-                    for (int k = 0; k < CT__SCAN_GROUP; k++) {                              \
-                        ACC v = (ACC)x[off[k] + r * st];                                    \
-                        acc[k] = sum ? acc[k] + v : acc[k] * v;                             \
-                        y[off[k] + r * st] = (T)acc[k];                                     \
-                    }                                                                       \
-                }                                                                           \
-                continue;                                                                   \
-            }                                                                               \
-            for (int k = 0; k < CT__SCAN_GROUP; k++) {                                      \
-                const T *p = x + off[k];                                                    \
-                T *q = y + off[k], best = p[0];                                             \
-                double lse = -INFINITY;                                                     \
-                int64_t bi = 0;                                                             \
-                for (int64_t r = 0; r < j->R; r++) {                                        \
-                    T v = p[r * st];                                                        \
-                    if (j->op == CT__SC_LSE) {                                              \
-                        lse = ct__log_add_exp((double)v, lse);                              \
-                        q[r * st] = (T)lse;                                                 \
-                        continue;                                                           \
-                    }                                                                       \
-                    bool take = j->op == CT__SC_MAX ? v >= best : v <= best;                \
-                    if (v != v || (best == best && take)) {                                 \
-                        best = v;                                                           \
-                        bi = r;                                                             \
-                    }                                                                       \
-                    q[r * st] = best;                                                       \
-                    j->ix[off[k] + r * st] = bi;                                            \
-                }                                                                           \
+        bool sum = j->op == CT__SC_SUM;                                                     \
+        int64_t chunks = (j->inner + CT__SCAN_CHUNK - 1) / CT__SCAN_CHUNK;                  \
+        for (int64_t it = b; it < e; it++) {                                                \
+            if (j->op != CT__SC_SUM && j->op != CT__SC_PROD) {                              \
+                ct__scan_line_##S(j, it);                                                   \
+            } else if (j->inner == 1) {                                                     \
+                int64_t row = 2 * it;                                                       \
+                bool pair = row + 1 < j->outer;                                             \
+                (sum ? ct__scan_sum_##S##_rows : ct__scan_prod_##S##_rows)(                 \
+                    x + row * j->R, y + row * j->R, j->R, pair);                            \
+            } else {                                                                        \
+                int64_t o = it / chunks, c0 = (it % chunks) * CT__SCAN_CHUNK;               \
+                int64_t w = j->inner - c0 < CT__SCAN_CHUNK ? j->inner - c0 : CT__SCAN_CHUNK; \
+                int64_t at = o * j->R * j->inner + c0;                                      \
+                (sum ? ct__scan_sum_##S##_cols : ct__scan_prod_##S##_cols)(                 \
+                    x + at, y + at, j->R, j->inner, w);                                     \
             }                                                                               \
         }                                                                                   \
     }
 CT__SCAN_KERNELS(float, f32, double)
 CT__SCAN_KERNELS(double, f64, double)
 CT__SCAN_KERNELS(int64_t, i64, uint64_t)
+
+/* The number of parallel items of a job (see ct__scan_##S) and the elements each covers. */
+static int64_t ct__scan_items(const ct__scan_job *j, int64_t *per_item)
+{
+    if (j->op != CT__SC_SUM && j->op != CT__SC_PROD) {
+        *per_item = j->R;
+        return j->outer * j->inner;
+    }
+    if (j->inner == 1) {
+        *per_item = 2 * j->R;
+        return (j->outer + 1) / 2;
+    }
+    *per_item = j->R * (j->inner < CT__SCAN_CHUNK ? j->inner : CT__SCAN_CHUNK);
+    return j->outer * ((j->inner + CT__SCAN_CHUNK - 1) / CT__SCAN_CHUNK);
+}
 
 /* The dtype an op computes in, from the input's (in) and the output's (out) dtype. */
 static ct_dtype ct__scan_compute_dtype(ct__scanop op, ct_dtype in, ct_dtype out)
@@ -13952,14 +14004,14 @@ static ct_status ct__scan_kernel(ct_op_call *c)
         j.x = ct__data(reuse ? t : x);
         j.y = ct__data(yc);
         j.ix = c->n_outputs > 1 ? (int64_t *)ct__data(c->outputs[1]) : NULL;
-        j.lines = s->outer * s->inner;
+        j.outer = s->outer;
         j.R = s->R;
         j.inner = s->inner;
         void (*fn)(int64_t, int64_t, void *) = cd == CT_FLOAT32   ? ct__scan_f32
                                                : cd == CT_FLOAT64 ? ct__scan_f64
                                                                   : ct__scan_i64;
-        int64_t groups = (j.lines + CT__SCAN_GROUP - 1) / CT__SCAN_GROUP;
-        ct__parallel_for(groups, CT__GRAIN / (CT__SCAN_GROUP * s->R) + 1, fn, &j);
+        int64_t per_item, items = ct__scan_items(&j, &per_item);
+        ct__parallel_for(items, CT__GRAIN / per_item + 1, fn, &j);
         if (cast) {
             ct__copy_kernel(y, yc);
         }
@@ -14150,7 +14202,9 @@ ct_status ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tens
     return ct__cummaxmin(&ct__op_cummin, "ct_cummin", t, dim, values, indices);
 }
 
-#undef CT__SCAN_GROUP
+#undef CT__SCAN_LAG
+#undef CT__SCAN_CHUNK
+#undef CT__SCAN_ACC
 #undef CT__SCAN_KERNELS
 
 CT__VECTORIZE_END

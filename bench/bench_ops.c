@@ -58,7 +58,8 @@ typedef enum kind {
     K_TRIAD,
     K_SOFTMAX,
     K_LOG_SOFTMAX,
-    K_XENT
+    K_XENT,
+    K_CUMSUM /* ct_cumsum(a, -1) */
 } kind;
 
 typedef struct work {
@@ -111,6 +112,7 @@ static void stmt(void *user)
     case K_RELU: ct_relu(w->a); break;
     case K_SOFTMAX: ct_softmax(w->a, -1); break;
     case K_LOG_SOFTMAX: ct_log_softmax(w->a, -1); break;
+    case K_CUMSUM: ct_cumsum(w->a, -1, CT_DTYPE_DEFAULT); break;
     case K_XENT:
         ct_set_grad(w->a, NULL);
         ct_backward(ct_cross_entropy(w->a, w->b, NULL), NULL, false);
@@ -310,6 +312,14 @@ static void run_all(int threads)
         measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
         ct_free(w.a);
         ct_free(w.b);
+    }
+    /* scans: cumsum over the last dim */
+    {
+        work w = {0};
+        w.k = K_CUMSUM;
+        w.a = randn2(4096, 1024);
+        measure("cumsum_4096x1024", "scans", "cumsum (4096,1024) dim -1", "ctorch", &w, threads);
+        ct_free(w.a);
     }
 }
 

@@ -58,6 +58,8 @@ def workloads():
                     "cross_entropy fwd+bwd (%d,%d)" % (r, c),
                     "x.grad = None; F.cross_entropy(x, y).backward()",
                     {"x": x, "y": y, "F": F}))
+    out.append(("cumsum_4096x1024", "scans", "cumsum (4096,1024) dim -1", "torch.cumsum(x, -1)",
+                {"x": torch.randn(4096, 1024)}))
     return out
 
 
