@@ -3520,12 +3520,12 @@ static void test_null_ct_var_mean(void)
     {
         const char *call = "ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out)";
         (void)ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL)";
         (void)ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -3547,12 +3547,12 @@ static void test_null_ct_std_mean(void)
     {
         const char *call = "ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out)";
         (void)ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL)";
         (void)ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -3569,17 +3569,17 @@ static void test_null_ct_aminmax(void)
     {
         const char *call = "ct_aminmax(fx.t, NULL, false, fx.out, fx.out)";
         (void)ct_aminmax(fx.t, NULL, false, fx.out, fx.out);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_aminmax(fx.t, fx.sizes, false, NULL, fx.out)";
         (void)ct_aminmax(fx.t, fx.sizes, false, NULL, fx.out);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_aminmax(fx.t, fx.sizes, false, fx.out, NULL)";
         (void)ct_aminmax(fx.t, fx.sizes, false, fx.out, NULL);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -3679,12 +3679,12 @@ static void test_null_ct_cummax(void)
     {
         const char *call = "ct_cummax(fx.t, 0, NULL, fx.out)";
         (void)ct_cummax(fx.t, 0, NULL, fx.out);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_cummax(fx.t, 0, fx.out, NULL)";
         (void)ct_cummax(fx.t, 0, fx.out, NULL);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -3701,12 +3701,12 @@ static void test_null_ct_cummin(void)
     {
         const char *call = "ct_cummin(fx.t, 0, NULL, fx.out)";
         (void)ct_cummin(fx.t, 0, NULL, fx.out);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_cummin(fx.t, 0, fx.out, NULL)";
         (void)ct_cummin(fx.t, 0, fx.out, NULL);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }

@@ -346,6 +346,13 @@ static ct_tensor *gg_cumprod1(ct_tensor *const *in, int n, void *user)
     return gc_cumprod(in, n, (void *)&d);
 }
 
+static ct_tensor *gg_cumprod0(ct_tensor *const *in, int n, void *user)
+{
+    (void)user;
+    const int64_t d = 0;
+    return gc_cumprod(in, n, (void *)&d);
+}
+
 static ct_tensor *gg_logcumsumexp0(ct_tensor *const *in, int n, void *user)
 {
     (void)user;
@@ -387,6 +394,16 @@ static void test_reduce2_gradgradcheck(void)
         ct_tensor *in[2] = {x, ct_requires_grad_(ct_randn(cases[k].out, cases[k].nd, F64, NULL),
                                                  true)};
         CHECK_MSG(ct_gradcheck(gg_grad, in, 2, (void *)f, &o), "%s: %s", cases[k].name,
+                  ct_error());
+        ct_error_clear();
+    }
+    /* cumprod with zeros (two in the first column, one in the second) along both dims */
+    const double zv[12] = {0.0, 0.5, 1.5, -1.0, 0.0, 1.25, 0.0, 2.0, 0.75, 1.5, 0.5, 0.0};
+    ct_tensor *z = ct_requires_grad_(ct_tensor_from_data(zv, F64, s, 2), true);
+    ct_gradcheck_fn fz[2] = {gg_cumprod1, gg_cumprod0};
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *in[2] = {z, ct_requires_grad_(ct_randn(s, 2, F64, NULL), true)};
+        CHECK_MSG(ct_gradcheck(gg_grad, in, 2, (void *)&fz[k], &o), "cumprod zeros %d: %s", k,
                   ct_error());
         ct_error_clear();
     }

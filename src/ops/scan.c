@@ -277,10 +277,32 @@ static ct_tensor *ct__keep(const ct_tensor *mask, const ct_tensor *a)
     return ct_where(mask, a, ct_zeros_like(a));
 }
 
-/* PyTorch's cumprod_backward: without zeros, reversed_cumsum(out * g) / x. With zeros, per
-   line: before the first zero the same over that part; at the first zero, the product
-   before it times sum(g_j * prod(x over (zero, j])) over j up to the second zero; after it
-   0. */
+/* The gradient of cumprod at x (with zeros) as a function PyTorch can differentiate again
+   (its path under create_graph): for each k along d, sum over j >= k of g_j times the product
+   of x_0..x_j without x_k. O(n^2). */
+static ct_tensor *ct__cumprod_backward_graph(const ct_tensor *g, const ct_tensor *x, int d)
+{
+    int64_t n = x->sizes[d];
+    ct_tensor *out = NULL;
+    for (int64_t k = 0; k < n; k++) {
+        ct_tensor *omitted = k ? ct_prod_dim(ct_narrow(x, d, 0, k), d, true) : NULL;
+        if (k + 1 < n) {
+            ct_tensor *after = ct_cumprod(ct_narrow(x, d, k + 1, n - k - 1), d, CT_DTYPE_DEFAULT);
+            const ct_tensor *parts[2] = {k ? omitted : ct_ones_like(ct_narrow(x, d, 0, 1)),
+                                         k ? ct_mul(omitted, after) : after};
+            omitted = ct_cat(parts, 2, d);
+        }
+        ct_tensor *slice = ct_sum_dim(ct_mul(ct_narrow(g, d, k, n - k), omitted), d, true);
+        const ct_tensor *both[2] = {out, slice};
+        out = k ? ct_cat(both, 2, d) : slice;
+    }
+    return out;
+}
+
+/* PyTorch's cumprod_backward: without zeros, reversed_cumsum(out * g) / x. With zeros, under
+   create_graph ct__cumprod_backward_graph; else per line: before the first zero the same
+   over that part; at the first zero, the product before it times sum(g_j * prod(x over
+   (zero, j])) over j up to the second zero; after it 0. */
 static void ct__cumprod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
@@ -291,6 +313,10 @@ static void ct__cumprod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     ct_tensor *w = ct_mul(y, g), *is_zero = ct_eq_scalar(x, 0.0);
     if (!ct_item(ct_any(is_zero))) {
         gi[0] = ct_div(ct__reversed_cumsum(w, d), x);
+        return;
+    }
+    if (ct_is_grad_enabled() && x->ndim > 0) {
+        gi[0] = ct__cumprod_backward_graph(g, x, d);
         return;
     }
     ct_tensor *z = ct_cumsum(is_zero, d, CT_DTYPE_DEFAULT), *one = ct_ones_like(x);
