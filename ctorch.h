@@ -1236,7 +1236,8 @@ CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, do
  * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
  * results are bit-exact across thread counts; logsumexp, var/std, all/any and vector_norm are
- * built from these sums and max/min, so they are too.
+ * built from these sums and max/min, so they are too, as are prod (each output's product in
+ * order, float32 in double) and the ops built from these (nansum ... cdist).
  */
 
 /* Sum of all elements (0-dim). Mirrors: torch.sum(input). */
