@@ -13230,21 +13230,44 @@ static ct_tensor *ct__euclidean_dist(const ct_tensor *x1, const ct_tensor *x2)
     return ct_sqrt(ct_clamp(r, 1e-30, INFINITY));
 }
 
+/* The direct cdist: the p-norms over M of the broadcast differences (B.., P, R, M), in at most
+   CT__CDIST_PIECES pieces of x1's rows of about CT__CDIST_BLOCK differences each (without
+   grad, the memory stays bounded). */
+#define CT__CDIST_BLOCK ((int64_t)1 << 22)
+#define CT__CDIST_PIECES 64
+static ct_tensor *ct__cdist_direct(const ct_tensor *x1, const ct_tensor *x2, double p)
+{
+    const int64_t last = -1;
+    int64_t rows = x1->sizes[x1->ndim - 2], batch1 = 1;
+    for (int k = 0; k < x1->ndim - 2; k++) {
+        batch1 *= x1->sizes[k];
+    }
+    int64_t total = rows * batch1 * ct_numel(x2);
+    int64_t pieces = (total + CT__CDIST_BLOCK - 1) / CT__CDIST_BLOCK;
+    pieces = pieces < 1 ? 1 : pieces > CT__CDIST_PIECES ? CT__CDIST_PIECES : pieces;
+    pieces = pieces > rows ? (rows ? rows : 1) : pieces;
+    int64_t step = (rows + pieces - 1) / pieces;
+    const ct_tensor *part[CT__CDIST_PIECES];
+    int n = 0;
+    for (int64_t at = 0; at < rows || n == 0; at += step) {
+        int64_t len = rows - at < step ? rows - at : step;
+        const ct_tensor *a = pieces == 1 ? x1 : ct_narrow(x1, -2, at, len);
+        part[n++] = ct_linalg_vector_norm(ct_sub(ct_unsqueeze(a, -2), ct_unsqueeze(x2, -3)), p,
+                                          &last, 1, false);
+    }
+    return n == 1 ? (ct_tensor *)(uintptr_t)part[0] : ct_cat(part, n, -2);
+}
+
 /* the p-norm of every pair of rows: through the matmul form for p == 2 when the mode asks
-   (1) or by default (0) when either has more than 25 rows, else as the norm of the broadcast
-   differences (B.., P, R, M) over M */
+   (1) or by default (0) when either has more than 25 rows, else directly */
 static ct_status ct__cdist_composite(ct_op_call *c)
 {
     const ct_tensor *x1 = c->inputs[0], *x2 = c->inputs[1];
     double p = c->attrs[0].f;
     int64_t mode = c->attrs[1].i, r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
     bool mm = p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
-    const int64_t last = -1;
     ct_scope_begin();
-    ct_tensor *r = mm ? ct__euclidean_dist(x1, x2)
-                      : ct_linalg_vector_norm(ct_sub(ct_unsqueeze(x1, -2), ct_unsqueeze(x2, -3)),
-                                              p, &last, 1, false);
-    return ct__composite_end(c, r);
+    return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
@@ -13780,6 +13803,8 @@ ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
 #undef CT__SV_SUM
 #undef CT__SV_MEAN
 #undef CT__SV_PROD
+#undef CT__CDIST_BLOCK
+#undef CT__CDIST_PIECES
 
 CT__VECTORIZE_END
 

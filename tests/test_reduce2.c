@@ -502,6 +502,29 @@ static void test_reduce2_empty(void)
     ct_scope_end();
 }
 
+/* A direct cdist large enough to run in pieces of x1's rows: the same values as over a few
+   rows alone, across a piece boundary. */
+static void test_reduce2_cdist_pieces(void)
+{
+    ct_scope_begin();
+    const int64_t s1[2] = {300, 8}, s2[2] = {2000, 8}, s3[2] = {300, 2000};
+    ct_tensor *a = ct_randn(s1, 2, CT_FLOAT32, NULL), *b = ct_randn(s2, 2, CT_FLOAT32, NULL);
+    ct_test_op_log log;
+    ct_test_op_log_begin(&log);
+    ct_tensor *all = ct_cdist(a, b, 1.0, CT_CDIST_USE_MM_IF_NECESSARY);
+    ct_test_op_log_end();
+    int pieces = 0; /* calls of narrow on x1: one per piece */
+    for (int k = 0; k < log.n; k++) {
+        pieces += !strcmp(log.call[k].op->name, "aten::narrow") && log.input0[k] == a;
+    }
+    CHECK_MSG(pieces == 2, "%d pieces", pieces);
+    ct_tensor *few = ct_cdist(ct_narrow(a, 0, 140, 20), b, 1.0, CT_CDIST_USE_MM_IF_NECESSARY);
+    ct_tensor *same = ct_contiguous(ct_narrow(all, 0, 140, 20));
+    CHECK(ct_test_has_shape(all, s3, 2) && few && same);
+    CHECK(same && few && !memcmp(ct_data_ptr(same), ct_data_ptr(few), ct_nbytes(few)));
+    ct_scope_end();
+}
+
 /* The same bits with 1 and 4 threads (each line scanned in order). */
 static void test_reduce2_thread_count_invariant(void)
 {
@@ -539,5 +562,6 @@ void test_reduce2(void)
     RUN(test_reduce2_grad_fn_names);
     RUN(test_reduce2_errors);
     RUN(test_reduce2_empty);
+    RUN(test_reduce2_cdist_pieces);
     RUN(test_reduce2_thread_count_invariant);
 }
