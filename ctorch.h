@@ -1598,7 +1598,8 @@ CTORCH_API ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t);
  * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
  * results are bit-exact across thread counts; logsumexp, var/std, all/any and vector_norm are
- * built from these sums and max/min, so they are too.
+ * built from these sums and max/min, so they are too, as are prod (each output's product in
+ * order, float32 in double) and the ops built from these (nansum ... cdist).
  */
 
 /* Sum of all elements (0-dim). Mirrors: torch.sum(input). */
@@ -1684,6 +1685,69 @@ CTORCH_API bool ct_allclose(const ct_tensor *input, const ct_tensor *other, doub
 /* Whether input and other have the same sizes and equal elements (after promotion; NaN is
    never equal). Mirrors: torch.equal(input, other). */
 CTORCH_API bool ct_equal(const ct_tensor *input, const ct_tensor *other);
+/* Product of all elements (0-dim) / along dim (kept as 1 when keepdim). Bool and integers give
+   int64 (wrapping on overflow), floats keep their dtype; 1 for an empty input. The gradient is
+   exact with zeros in the input (PyTorch's prod_backward). Error: CT_ERR_INDEX for an invalid
+   dim. Mirrors: torch.prod(input) / torch.prod(input, dim, keepdim). */
+CTORCH_API ct_tensor *ct_prod(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_prod_dim(const ct_tensor *input, int64_t dim, bool keepdim);
+/* Sum over n dims (n == 0: all) with NaN counted as 0; dtypes as ct_sum; the gradient is 0 at
+   NaNs. Error: CT_ERR_INDEX for an invalid dim. Mirrors: torch.nansum(input, dims, keepdim). */
+CTORCH_API ct_tensor *ct_nansum(const ct_tensor *input, const int64_t *dims, int n,
+                                bool keepdim);
+/* Mean of the non-NaN elements over n dims (n == 0: all); NaN where all are NaN. Float input
+   only. Errors: CT_ERR_DTYPE for other dtypes ("nanmean(): expected input to have floating
+   point or complex dtype but got Long"); CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.nanmean(input, dims, keepdim). */
+CTORCH_API ct_tensor *ct_nanmean(const ct_tensor *input, const int64_t *dims, int n,
+                                 bool keepdim);
+/* The variance (standard deviation) and the mean over n dims (n == 0: all), each as ct_var_dim
+   / ct_mean, through the out pointers (either may be NULL). Returns CT_OK or the error code:
+   CT_ERR_DTYPE for a non-float input ("var_mean only support floating point and complex
+   dtypes"), CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.var_mean(input, dims, correction=c, keepdim) / torch.std_mean. */
+CTORCH_API ct_status ct_var_mean(const ct_tensor *input, const int64_t *dims, int n,
+                                 double correction, bool keepdim, ct_tensor **var,
+                                 ct_tensor **mean);
+CTORCH_API ct_status ct_std_mean(const ct_tensor *input, const int64_t *dims, int n,
+                                 double correction, bool keepdim, ct_tensor **std,
+                                 ct_tensor **mean);
+/* The smallest and largest element over *dim (dim NULL: all elements; keepdim then keeps
+   every dim as 1), in the input's dtype, through the out pointers (either may be NULL); the
+   gradients are split evenly among ties, as ct_amin / ct_amax. Returns CT_OK or the error
+   code: CT_ERR_VALUE over all elements of an empty input ("aminmax(): cannot compute aminmax
+   over an empty dimension as the operation has no identity."), CT_ERR_INDEX for an invalid
+   or empty dim. Mirrors: torch.aminmax(input, dim=dim, keepdim=keepdim). */
+CTORCH_API ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                                ct_tensor **min, ct_tensor **max);
+/* The number of nonzero elements (NaN counts) over n dims (n == 0: all), int64, the dims
+   removed. Errors: CT_ERR_INDEX for an invalid dim, CT_ERR_VALUE for a repeated one.
+   Mirrors: torch.count_nonzero(input, dims). */
+CTORCH_API ct_tensor *ct_count_nonzero(const ct_tensor *input, const int64_t *dims, int n);
+/* The p-norm of input - other (broadcast) over all elements, 0-dim, as ct_linalg_vector_norm
+   (p 0: nonzero count; INFINITY: max |d|; PyTorch's default p is 2). Errors: CT_ERR_DTYPE for
+   non-float inputs ("norm(): input dtype should be either floating point or complex. Got Long
+   instead."); CT_ERR_SHAPE when the shapes do not broadcast.
+   Mirrors: torch.dist(input, other, p). */
+CTORCH_API ct_tensor *ct_dist(const ct_tensor *input, const ct_tensor *other, double p);
+/* When cdist computes Euclidean distances (p == 2) as |a|^2 - 2 a.b + |b|^2 through one matrix
+   product (faster, less exact): PyTorch's compute_mode strings. */
+typedef enum ct_cdist_compute_mode {
+    CT_CDIST_USE_MM_IF_NECESSARY = 0, /* "use_mm_for_euclid_dist_if_necessary" (the default):
+                                         when either input has more than 25 rows */
+    CT_CDIST_USE_MM = 1,              /* "use_mm_for_euclid_dist" */
+    CT_CDIST_DONOT_USE_MM = 2         /* "donot_use_mm_for_euclid_dist" */
+} ct_cdist_compute_mode;
+/* The p-norm distance (p >= 0, INFINITY allowed; PyTorch's default 2) between every row of x1
+   (B.., P, M) and every row of x2 (B.., R, M): (B.., P, R), batch dims broadcast. Both of one
+   float dtype. Errors: CT_ERR_SHAPE for inputs under 2-D ("cdist only supports at least 2D
+   tensors, X1 got: 1D") or a column mismatch ("X1 and X2 must have the same number of
+   columns. X1: 3 X2: 4"); CT_ERR_DTYPE for integer inputs ("cdist only supports
+   floating-point dtypes, X1 got: Long") or two dtypes ("expected scalar type Float but found
+   Double"); CT_ERR_VALUE for p < 0 ("cdist only supports non-negative p values") or another
+   mode. Mirrors: torch.cdist(x1, x2, p, compute_mode). */
+CTORCH_API ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
+                               ct_cdist_compute_mode compute_mode);
 
 // >>part ops/sort.h
 /* ops/sort.h - sorting and selection along a dim, order statistics, uniques and binning.
@@ -1830,6 +1894,40 @@ CTORCH_API ct_tensor *ct_bincount(const ct_tensor *input, const ct_tensor *weigh
    'Long'").
    Mirrors: torch.histc(input, bins, min, max). */
 CTORCH_API ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max);
+
+// >>part ops/scan.h
+/* ops/scan.h - cumulative (scan) ops along one dim.
+ *
+ * Shapes: the result has the input's shape; element i along dim combines elements 0..i. A
+ * 0-dim input is scanned as one element (dim -1 or 0). Dtypes: cumsum / cumprod of bool and
+ * integers give int64 unless a dtype is asked for (CT_DTYPE_DEFAULT stands for PyTorch's
+ * dtype=None); logcumsumexp needs a float input; cummax / cummin keep the input's dtype and
+ * give int64 indices. Each line is scanned in order as PyTorch's CPU kernels do: float32 sums,
+ * products and log-add-exps accumulate in double, int64 ones wrap on overflow; cummax /
+ * cummin take the later element on ties and NaN propagates (its index is the latest NaN's).
+ * Returns: new tensors owned by the current scope. Errors: CT_ERR_INDEX for a dim out of
+ * range; CT_ERR_DTYPE for a dtype outside ct_dtype or a non-float logcumsumexp input.
+ * Determinism: lines are independent, so results are the same for any thread count.
+ */
+
+/* Cumulative sum along dim, in dtype (CT_DTYPE_DEFAULT: the input's, int64 for bool and
+   integers; the input is converted first). Gradient: the reversed cumulative sum of the
+   gradient. Mirrors: torch.cumsum(input, dim, dtype=dtype). */
+CTORCH_API ct_tensor *ct_cumsum(const ct_tensor *input, int64_t dim, ct_dtype dtype);
+/* Cumulative product along dim, dtype as ct_cumsum. The gradient is exact with zeros in the
+   input (PyTorch's cumprod_backward). Mirrors: torch.cumprod(input, dim, dtype=dtype). */
+CTORCH_API ct_tensor *ct_cumprod(const ct_tensor *input, int64_t dim, ct_dtype dtype);
+/* Running maximum / minimum along dim: values (the input's dtype) and the int64 index where
+   each was found (either out pointer may be NULL). The gradient goes to those indices.
+   Returns CT_OK or the error code. Mirrors: torch.cummax(input, dim) / torch.cummin. */
+CTORCH_API ct_status ct_cummax(const ct_tensor *input, int64_t dim, ct_tensor **values,
+                               ct_tensor **indices);
+CTORCH_API ct_status ct_cummin(const ct_tensor *input, int64_t dim, ct_tensor **values,
+                               ct_tensor **indices);
+/* log(cumsum(exp(input))) along dim without overflow (float input). Error: CT_ERR_DTYPE for
+   other dtypes ("\"logcumsumexp\" not implemented for 'Long'").
+   Mirrors: torch.logcumsumexp(input, dim). */
+CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int64_t dim);
 
 // >>part ops/linalg.h
 /* ops/linalg.h - matrix products on the packed GEMM (ops/gemm.c) or cblas.
@@ -14714,7 +14812,8 @@ ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
 
 // >>part ops/reduce.c
 /* ops/reduce.c - sum, mean, max, min, argmax, argmin, amax, amin, logsumexp, var, std, all,
- * any, linalg.vector_norm, allclose, equal.
+ * any, linalg.vector_norm, allclose, equal; prod, nansum, nanmean, var_mean, std_mean,
+ * aminmax, count_nonzero, dist, cdist.
  *
  * Legend: the input (made contiguous) is viewed as (outer, R, inner) around the reduced
  * dim; the result is (outer, inner). Kernels exist for float32, float64 and int64; other
@@ -14723,7 +14822,7 @@ ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
 
 CT__VECTORIZE_BEGIN
 
-typedef enum ct__redop { CT__RSUM, CT__RMAX, CT__RMIN } ct__redop;
+typedef enum ct__redop { CT__RSUM, CT__RPROD, CT__RMAX, CT__RMIN } ct__redop;
 
 typedef struct ct__red_job {
     ct__redop op;
@@ -14814,6 +14913,14 @@ typedef struct ct__red_job {
                 ((T *)j->v)[o] = (T)ct__sum_##S(p, j->R);                                   \
                 continue;                                                                   \
             }                                                                               \
+            if (j->op == CT__RPROD) {                                                       \
+                ACC acc = 1;                                                                \
+                for (int64_t r = 0; r < j->R; r++) {                                        \
+                    acc *= (ACC)p[r];                                                       \
+                }                                                                           \
+                ((T *)j->v)[o] = (T)acc;                                                    \
+                continue;                                                                   \
+            }                                                                               \
             int sign = j->op == CT__RMAX ? 1 : -1;                                          \
             if (!j->ix) {                                                                   \
                 ((T *)j->v)[o] = ct__best_##S(p, j->R, sign);                               \
@@ -14848,14 +14955,21 @@ typedef struct ct__red_job {
             int64_t w = j->inner - c0 < j->chunk ? j->inner - c0 : j->chunk;                \
             const T *p = (const T *)j->x + o * j->R * j->inner + c0;                        \
             T *v = j->v ? (T *)j->v + o * j->inner + c0 : NULL;                             \
-            if (j->op == CT__RSUM) {                                                        \
+            if (j->op == CT__RSUM || j->op == CT__RPROD) {                                  \
+                bool prod = j->op == CT__RPROD;                                             \
                 for (int64_t c = 0; c < w; c++) {                                           \
-                    acc[c] = 0;                                                             \
+                    acc[c] = prod ? 1 : 0;                                                  \
                 }                                                                           \
                 for (int64_t r = 0; r < j->R; r++) {                                        \
                     const T *row = p + r * j->inner;                                        \
-                    for (int64_t c = 0; c < w; c++) {                                       \
-                        acc[c] += (ACC)row[c];                                              \
+                    if (prod) {                                                             \
+                        for (int64_t c = 0; c < w; c++) {                                   \
+                            acc[c] *= (ACC)row[c];                                          \
+                        }                                                                   \
+                    } else {                                                                \
+                        for (int64_t c = 0; c < w; c++) {                                   \
+                            acc[c] += (ACC)row[c];                                          \
+                        }                                                                   \
                     }                                                                       \
                 }                                                                           \
                 for (int64_t c = 0; c < w; c++) {                                           \
@@ -14940,8 +15054,8 @@ static ct_dtype ct__red_compute_dtype(ct_dtype d)
    exact), else ct__red_compute_dtype. */
 static ct_dtype ct__red_op_dtype(ct__redop rop, ct_dtype d)
 {
-    return rop != CT__RSUM && ct__red_same_bytes(d, CT_UINT8) ? CT_UINT8
-                                                              : ct__red_compute_dtype(d);
+    bool minmax = rop == CT__RMAX || rop == CT__RMIN;
+    return minmax && ct__red_same_bytes(d, CT_UINT8) ? CT_UINT8 : ct__red_compute_dtype(d);
 }
 
 /* Sizes around dim d of t: outer (before), R (d itself; 1 for a 0-dim t), inner (after). */
@@ -15042,7 +15156,12 @@ static int64_t ct__red_count(const ct_tensor *t, unsigned mask)
     return count;
 }
 
-/* ---- sum / mean ------------------------------------------------------------------------ */
+/* ---- sum / mean / prod ----------------------------------------------------------------- */
+/* The sum family's variants. */
+#define CT__SV_SUM 0
+#define CT__SV_MEAN 1
+#define CT__SV_PROD 2
+
 /* What meta computes for the kernel and the node of a sum or mean (c->state). */
 typedef struct ct__sum_state {
     unsigned mask; /* the reduced dims */
@@ -15079,7 +15198,7 @@ static void ct__sum_record(ct_node *n, const ct_op_call *c)
 }
 
 /* Attributes: dims (int[]; none or empty: all) and keepdim. Mean needs a float input. The
-   output is in the compute dtype, with the reduced shape. */
+   output is in the compute dtype, with the reduced shape. (prod: a dim or none.) */
 static bool ct__sum_meta(ct_op_call *c)
 {
     ct__sum_state *s = (ct__sum_state *)c->state;
@@ -15089,7 +15208,7 @@ static bool ct__sum_meta(ct_op_call *c)
                        c->n_attrs ? (int)c->attrs[0].i : 0, &s->mask)) {
         return false;
     }
-    if (c->op->variant && !ct_dtype_is_floating_point(t->dtype)) {
+    if (c->op->variant == CT__SV_MEAN && !ct_dtype_is_floating_point(t->dtype)) {
         ct__fail(CT_ERR_DTYPE, c->fn, "mean(): could not infer output dtype. Input dtype must "
                  "be either a floating point or complex dtype. Got: %s",
                  ct__dtype_title(t->dtype));
@@ -15144,12 +15263,12 @@ static ct_status ct__sum_kernel(ct_op_call *c)
     const ct__sum_state *s = (const ct__sum_state *)c->state;
     const ct_tensor *t = c->inputs[0];
     ct_tensor *out = c->outputs[0];
-    bool mean = c->op->variant != 0;
-    if (ct_numel(t) == 0) {
-        ct__fill_contig(out, mean ? NAN : 0.0); /* an empty input: O(output) */
+    bool mean = c->op->variant == CT__SV_MEAN, prod = c->op->variant == CT__SV_PROD;
+    if (ct_numel(t) == 0) { /* an empty input: O(output) */
+        ct__fill_contig(out, mean ? NAN : prod ? 1.0 : 0.0);
         return CT_OK;
     }
-    if (!ct__reduce_dims_into(c->fn, CT__RSUM, t, s->mask, out)) {
+    if (!ct__reduce_dims_into(c->fn, prod ? CT__RPROD : CT__RSUM, t, s->mask, out)) {
         return ct_error_code();
     }
     if (mean) {
@@ -15421,6 +15540,8 @@ static ct_status ct__amax_kernel(ct_op_call *c)
 #define CT__RC_STD 2  /* std (with CT__RC_VAR) */
 #define CT__RC_NORM 4 /* floating point, worded as linalg.vector_norm; attrs: ord, dims */
 #define CT__RC_ANY 8  /* any (else all) */
+#define CT__RC_NANMEAN 16 /* floating point, worded as nanmean; nansum divided by the count */
+#define CT__RC_MEAN 32 /* worded as var_mean / std_mean (with CT__RC_VAR) */
 
 /* A norm of negative or infinite order (attrs[0]) has no identity: it cannot reduce an empty
    dim (dims in attrs[1]; none: all elements). */
@@ -15461,10 +15582,17 @@ static bool ct__red_composite_meta(ct_op_call *c)
     }
     s->count = ct__red_count(t, s->mask);
     c->dtype = t->dtype;
-    if ((var & (CT__RC_VAR | CT__RC_NORM)) && !ct_dtype_is_floating_point(t->dtype)) {
+    if ((var & (CT__RC_VAR | CT__RC_NORM | CT__RC_NANMEAN)) &&
+        !ct_dtype_is_floating_point(t->dtype)) {
         if (var & CT__RC_NORM) {
             ct__fail(CT_ERR_DTYPE, c->fn, "linalg.vector_norm: Expected a floating point or "
                      "complex tensor as input. Got %s", ct__dtype_title(t->dtype));
+        } else if (var & CT__RC_NANMEAN) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "nanmean(): expected input to have floating point or "
+                     "complex dtype but got %s", ct__dtype_title(t->dtype));
+        } else if (var & CT__RC_MEAN) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "%s_mean only support floating point and complex "
+                     "dtypes", (var & CT__RC_STD) ? "std" : "var");
         } else {
             ct__fail(CT_ERR_DTYPE, c->fn, "std and var only support floating point and "
                      "complex dtypes");
@@ -15588,6 +15716,13 @@ static ct_tensor *ct__norm_root(ct_tensor *s, double ord)
     return ct_where(zero, z, ord == 2 ? ct_sqrt(safe) : ct_pow_scalar(safe, 1.0 / ord));
 }
 
+/* |x|^ord for an ord below 1, with a 0 gradient where x is 0 (PyTorch's norm_backward) */
+static ct_tensor *ct__abs_pow(ct_tensor *a, double ord)
+{
+    ct_tensor *zero = ct_eq_scalar(a, 0.0), *z = ct_zeros_like(a);
+    return ct_where(zero, z, ct_pow_scalar(ct_where(zero, ct_add_scalar(z, 1.0), a), ord));
+}
+
 /* vector norm of order attrs[0] over dims attrs[1], keepdim attrs[2] */
 static ct_status ct__vector_norm_composite(ct_op_call *c)
 {
@@ -15607,7 +15742,9 @@ static ct_status ct__vector_norm_composite(ct_op_call *c)
         r = ct_sum_dims(a, dims, n, keepdim);
     } else {
         r = ct__norm_root(ord == 2 ? ct_sum_dims(ct_mul(t, t), dims, n, keepdim)
-                                   : ct_sum_dims(ct_pow_scalar(a, ord), dims, n, keepdim),
+                                   : ct_sum_dims(ord < 1 ? ct__abs_pow(a, ord)
+                                                         : ct_pow_scalar(a, ord),
+                                                 dims, n, keepdim),
                           ord);
     }
     return ct__composite_end(c, r);
@@ -15653,6 +15790,298 @@ static ct_status ct__equal_composite(ct_op_call *c)
     return ct__composite_end(c, same ? ct_all(ct_eq(a, b)) : ct_zeros(NULL, 0, CT_BOOL));
 }
 
+/* ---- prod, nansum / nanmean, var_mean / std_mean, aminmax, count_nonzero, dist, cdist --- */
+/* t reversed along dim d. Mirrors: torch.flip(t, [d]). */
+static ct_tensor *ct__flip(const ct_tensor *t, int d)
+{
+    if (ct_dim(t) == 0) {
+        return ct_alias(t);
+    }
+    double n = (double)ct_size(t, d);
+    return ct_index_select(t, d, ct_arange(n - 1.0, -1.0, -1.0, CT_INT64));
+}
+
+/* PyTorch's prod_safe_zeros_backward: g times the product of the other elements along d,
+   as an exclusive cumprod from the start times one from the end (exact with zeros). */
+static ct_tensor *ct__prod_safe_zeros(const ct_tensor *g, const ct_tensor *x, int d)
+{
+    int64_t n = x->sizes[d], ones_size[CT_MAX_DIMS];
+    if (n == 0) {
+        return ct_expand_as(g, x);
+    }
+    memcpy(ones_size, x->sizes, sizeof ones_size);
+    ones_size[d] = 1;
+    ct_tensor *ones = ct_ones(ones_size, x->ndim, x->dtype);
+    const ct_tensor *fwd[2] = {ones, ct_narrow(x, d, 0, n - 1)};
+    const ct_tensor *rev[2] = {ones, ct__flip(ct_narrow(x, d, 1, n - 1), d)};
+    ct_tensor *before = ct_cumprod(ct_cat(fwd, 2, d), d, CT_DTYPE_DEFAULT);
+    ct_tensor *after = ct__flip(ct_cumprod(ct_cat(rev, 2, d), d, CT_DTYPE_DEFAULT), d);
+    return ct_mul(g, ct_mul(before, after));
+}
+
+/* PyTorch's prod_backward: g * result / input without zeros, else the zero-safe form (over
+   the flattened input for a product of all elements). Saved: the input and the result. */
+static void ct__prod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    const ct__edge *e = &n->next[0];
+    if (!x || !y) {
+        return;
+    }
+    if (e->ndim == 0) {
+        gi[0] = ct_alias(g);
+        return;
+    }
+    ct_tensor *gu = ct__unreduce(n, g);
+    if (!ct_item(ct_any(ct_eq_scalar(x, 0.0)))) {
+        gi[0] = ct_mul(gu, ct_div(ct__unreduce(n, y), x));
+    } else if ((unsigned)n->i[0] == (1u << e->ndim) - 1u && e->ndim > 1) {
+        int64_t numel = ct_numel(x);
+        ct_tensor *flat = ct_reshape(ct_contiguous(x), &numel, 1);
+        gi[0] = ct_reshape(ct__prod_safe_zeros(ct_reshape(ct_contiguous(gu), &numel, 1), flat,
+                                               0), e->sizes, e->ndim);
+    } else {
+        int d = 0;
+        while (!((unsigned)n->i[0] & (1u << d))) {
+            d++;
+        }
+        gi[0] = ct__prod_safe_zeros(gu, x, d);
+    }
+}
+
+/* nansum: the sum with NaN read as 0 (attributes: dims, keepdim), computed without grad: its
+   node's gradient is g * !isnan(x), NaN where g is (PyTorch's nansum_backward) */
+static ct_status ct__nansum_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    ct_no_grad_begin();
+    ct_scope_begin();
+    const ct_tensor *x = ct_dtype_is_floating_point(t->dtype)
+                             ? ct_where(ct_isnan(t), ct_zeros_like(t), t)
+                             : t;
+    ct_status st = ct__composite_end(c, ct_sum_dims(x, dims, n, c->attrs[1].i != 0));
+    ct_no_grad_end();
+    return st;
+}
+
+/* nansum saves the reduced dims (i[0]) and the input */
+static void ct__nansum_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = ((const ct__sum_state *)c->state)->mask;
+    ct__save(n, c->inputs[0]);
+}
+
+static void ct__nansum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    ct_tensor *keep = x ? ct_logical_not(ct_isnan(x)) : NULL;
+    gi[0] = ct_mul(ct__unreduce(n, g), ct_to_dtype(keep, ct_tensor_dtype(g)));
+}
+
+/* nanmean: nansum over the count of non-NaN elements (autograd from those ops) */
+static ct_status ct__nanmean_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = c->attrs[1].i != 0;
+    ct_scope_begin();
+    ct_tensor *count = ct_sum_dims(ct_logical_not(ct_isnan(t)), dims, n, keepdim);
+    return ct__composite_end(c, ct_div(ct_nansum(t, dims, n, keepdim), count));
+}
+
+/* The second output r1 of a composite: an unscoped reference appended after output 0. */
+static ct_status ct__composite_end2(ct_op_call *c, ct_tensor *r0, ct_tensor *r1)
+{
+    ct_retain(r1);
+    ct_status st = ct__composite_end(c, r1 ? r0 : NULL);
+    if (st == CT_OK) {
+        c->outputs[c->n_outputs++] = r1;
+    } else {
+        ct_release(r1);
+    }
+    return st;
+}
+
+/* var_mean / std_mean (CT__RC_STD): (var or std, mean) over dims; attributes as var's */
+static ct_status ct__var_mean_composite(ct_op_call *c)
+{
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = c->attrs[2].i != 0;
+    ct_scope_begin();
+    ct_tensor *v = (c->op->variant & CT__RC_STD) ? ct_std_dim(t, dims, n, c->attrs[1].f, keepdim)
+                                                 : ct_var_dim(t, dims, n, c->attrs[1].f, keepdim);
+    ct_tensor *m = ct_div_scalar(ct_sum_dims(t, dims, n, keepdim), (double)s->count);
+    return ct__composite_end2(c, v, m);
+}
+
+/* aminmax: attributes dim (int[] of 0 or 1: none or one dim) and keepdim. */
+static bool ct__aminmax_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    c->dtype = t->dtype;
+    if (c->attrs[0].i == 0) {
+        if (ct_numel(t) == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "aminmax(): cannot compute aminmax over an empty "
+                     "dimension as the operation has no identity.");
+            return false;
+        }
+        return true;
+    }
+    int d = ct__wrap_dim(c->fn, c->attrs[0].ints[0], t->ndim);
+    if (d >= 0 && t->ndim && t->sizes[d] == 0) {
+        ct__fail(CT_ERR_INDEX, c->fn, "aminmax: Expected reduction dim %d to have non-zero size.",
+                 d);
+        return false;
+    }
+    return d >= 0;
+}
+
+/* (amin, amax) over the dim or all elements; without a dim, keepdim keeps every dim as 1 */
+static ct_status ct__aminmax_composite(ct_op_call *c)
+{
+    int n = (int)c->attrs[0].i;
+    bool keepdim = c->attrs[1].i != 0;
+    ct_scope_begin();
+    ct_tensor *lo = ct_amin(c->inputs[0], c->attrs[0].ints, n, keepdim);
+    ct_tensor *hi = ct_amax(c->inputs[0], c->attrs[0].ints, n, keepdim);
+    return ct__composite_end2(c, lo, hi);
+}
+
+/* count_nonzero over dims (attrs[0]; empty: all): the int64 sum of the nonzero mask */
+static ct_status ct__count_nonzero_composite(ct_op_call *c)
+{
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    ct_scope_begin();
+    ct_tensor *nz = ct_logical_not(ct_logical_not(c->inputs[0]));
+    return ct__composite_end(c, ct_sum_dims(nz, dims, n, false));
+}
+
+/* dist: the inputs' promoted dtype must be floating point (PyTorch's norm() wording). */
+static bool ct__dist_meta(ct_op_call *c)
+{
+    ct_dtype d = ct_promote_types(c->inputs[0]->dtype, c->inputs[1]->dtype);
+    c->dtype = d;
+    if (!ct_dtype_is_floating_point(d)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "norm(): input dtype should be either floating point or "
+                 "complex. Got %s instead.", ct__dtype_title(d));
+        return false;
+    }
+    return true;
+}
+
+/* the p-norm (attrs[0]) of input - other over all elements */
+static ct_status ct__dist_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    ct_tensor *r = ct_linalg_vector_norm(ct_sub(c->inputs[0], c->inputs[1]), c->attrs[0].f, NULL,
+                                         0, false);
+    return ct__composite_end(c, r);
+}
+
+/* cdist: x1 (B.., P, M) and x2 (B.., R, M) of one float dtype; p (attrs[0]) >= 0; compute
+   mode (attrs[1]) 0, 1 or 2. */
+static bool ct__cdist_meta(ct_op_call *c)
+{
+    const ct_tensor *x[2] = {c->inputs[0], c->inputs[1]};
+    double p = c->attrs[0].f;
+    int64_t mode = c->attrs[1].i;
+    c->dtype = x[0]->dtype;
+    for (int k = 0; k < 2; k++) {
+        if (x[k]->ndim < 2) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "cdist only supports at least 2D tensors, X%d got: %dD",
+                     k + 1, x[k]->ndim);
+            return false;
+        }
+    }
+    int64_t m1 = x[0]->sizes[x[0]->ndim - 1], m2 = x[1]->sizes[x[1]->ndim - 1];
+    if (m1 != m2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "X1 and X2 must have the same number of columns. X1: %lld "
+                 "X2: %lld", (long long)m1, (long long)m2);
+        return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!ct_dtype_is_floating_point(x[k]->dtype)) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "cdist only supports floating-point dtypes, X%d got: "
+                     "%s", k + 1, ct__dtype_title(x[k]->dtype));
+            return false;
+        }
+    }
+    if (x[0]->dtype != x[1]->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s",
+                 ct__dtype_title(x[0]->dtype), ct__dtype_title(x[1]->dtype));
+        return false;
+    }
+    if (!(p >= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cdist only supports non-negative p values");
+        return false;
+    }
+    if (mode < 0 || mode > 2) {
+        ct__fail(CT_ERR_VALUE, c->fn, "possible modes: 0, 1, 2, but was: %lld", (long long)mode);
+        return false;
+    }
+    return true;
+}
+
+/* PyTorch's _euclidean_dist: |a|^2 - 2 a.b + |b|^2 as one matmul of padded operands, clamped
+   at 1e-30 before the square root */
+static ct_tensor *ct__euclidean_dist(const ct_tensor *x1, const ct_tensor *x2)
+{
+    const int64_t last = -1;
+    ct_tensor *n1 = ct_sum_dims(ct_mul(x1, x1), &last, 1, true);
+    ct_tensor *n2 = ct_sum_dims(ct_mul(x2, x2), &last, 1, true);
+    const ct_tensor *a[3] = {ct_mul_scalar(x1, -2.0), n1, ct_ones_like(n1)};
+    const ct_tensor *b[3] = {x2, ct_ones_like(n2), n2};
+    ct_tensor *r = ct_matmul(ct_cat(a, 3, -1), ct_mt(ct_cat(b, 3, -1)));
+    return ct_sqrt(ct_clamp(r, 1e-30, INFINITY));
+}
+
+/* The direct cdist: the p-norms over M of the broadcast differences (B.., P, R, M), in at most
+   CT__CDIST_PIECES pieces of x1's rows of about CT__CDIST_BLOCK differences each (without
+   grad, the memory stays bounded). */
+#define CT__CDIST_BLOCK ((int64_t)1 << 22)
+#define CT__CDIST_PIECES 64
+static ct_tensor *ct__cdist_direct(const ct_tensor *x1, const ct_tensor *x2, double p)
+{
+    const int64_t last = -1;
+    int64_t rows = x1->sizes[x1->ndim - 2], batch1 = 1;
+    for (int k = 0; k < x1->ndim - 2; k++) {
+        batch1 *= x1->sizes[k];
+    }
+    int64_t total = rows * batch1 * ct_numel(x2);
+    int64_t pieces = (total + CT__CDIST_BLOCK - 1) / CT__CDIST_BLOCK;
+    pieces = pieces < 1 ? 1 : pieces > CT__CDIST_PIECES ? CT__CDIST_PIECES : pieces;
+    pieces = pieces > rows ? (rows ? rows : 1) : pieces;
+    int64_t step = (rows + pieces - 1) / pieces;
+    const ct_tensor *part[CT__CDIST_PIECES];
+    int n = 0;
+    for (int64_t at = 0; at < rows || n == 0; at += step) {
+        int64_t len = rows - at < step ? rows - at : step;
+        const ct_tensor *a = pieces == 1 ? x1 : ct_narrow(x1, -2, at, len);
+        part[n++] = ct_linalg_vector_norm(ct_sub(ct_unsqueeze(a, -2), ct_unsqueeze(x2, -3)), p,
+                                          &last, 1, false);
+    }
+    return n == 1 ? (ct_tensor *)(uintptr_t)part[0] : ct_cat(part, n, -2);
+}
+
+/* the p-norm of every pair of rows: through the matmul form for p == 2 when the mode asks
+   (1) or by default (0) when either has more than 25 rows, else directly */
+static ct_status ct__cdist_composite(ct_op_call *c)
+{
+    const ct_tensor *x1 = c->inputs[0], *x2 = c->inputs[1];
+    double p = c->attrs[0].f;
+    int64_t mode = c->attrs[1].i, r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
+    bool mm = p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
+    ct_scope_begin();
+    return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
+}
+
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
@@ -15666,10 +16095,10 @@ CT__REDUCTION(sum_dim, "aten::sum", "sum.dim_IntList(Tensor self, int[1]? dim, b
               0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward1", ct__sum_backward, 0u,
               ct__sum_record)
 CT__REDUCTION(mean, "aten::mean", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
-              "ct_mean", 1, ct__sum_meta, CT__K_FLOAT(ct__sum_kernel), "MeanBackward0",
+              "ct_mean", CT__SV_MEAN, ct__sum_meta, CT__K_FLOAT(ct__sum_kernel), "MeanBackward0",
               ct__mean_backward, 0u, ct__sum_record)
 CT__REDUCTION(mean_dim, "aten::mean", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, "
-              "*, ScalarType? dtype=None) -> Tensor", "ct_mean_dim", 1, ct__sum_meta,
+              "*, ScalarType? dtype=None) -> Tensor", "ct_mean_dim", CT__SV_MEAN, ct__sum_meta,
               CT__K_FLOAT(ct__sum_kernel), "MeanBackward1", ct__mean_backward, 0u,
               ct__sum_record)
 CT__REDUCTION(max, "aten::max", "max(Tensor self) -> Tensor", "ct_max", 0, ct__minmax_meta,
@@ -15698,6 +16127,13 @@ CT__REDUCTION(amax, "aten::amax", "amax(Tensor self, int[1] dim=[], bool keepdim
 CT__REDUCTION(amin, "aten::amin", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> "
               "Tensor", "ct_amin", 1, ct__amax_meta, CT__K_ALL(ct__amax_kernel), "AminBackward0",
               ct__amax_backward, 0u, ct__amax_record)
+CT__REDUCTION(prod, "aten::prod", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+              "ct_prod", CT__SV_PROD, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "ProdBackward0",
+              ct__prod_backward, 0u, ct__amax_record)
+CT__REDUCTION(prod_dim, "aten::prod", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+              "ScalarType? dtype=None) -> Tensor", "ct_prod_dim", CT__SV_PROD, ct__sum_meta,
+              CT__K_ALL(ct__sum_kernel), "ProdBackward1", ct__prod_backward, 0u,
+              ct__amax_record)
 #undef CT__REDUCTION
 /* composites: autograd comes from the ops they are built from */
 #define CT__RED_COMPOSITE(SYM, NAME, SCHEMA, API, VAR, META, COMPOSITE)                        \
@@ -15734,7 +16170,35 @@ CT__RED_COMPOSITE(allclose, "aten::allclose", "allclose(Tensor self, Tensor othe
                   0, ct__allclose_meta, ct__allclose_composite)
 CT__RED_COMPOSITE(equal, "aten::equal", "equal(Tensor self, Tensor other) -> bool", "ct_equal",
                   0, NULL, ct__equal_composite)
+CT__RED_COMPOSITE(nanmean, "aten::nanmean", "nanmean(Tensor self, int[1]? dim=None, bool "
+                  "keepdim=False, *, ScalarType? dtype=None) -> Tensor", "ct_nanmean",
+                  CT__RC_NANMEAN, ct__red_composite_meta, ct__nanmean_composite)
+CT__RED_COMPOSITE(var_mean, "aten::var_mean", "var_mean.correction(Tensor self, int[1]? "
+                  "dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+                  "ct_var_mean", CT__RC_VAR | CT__RC_MEAN, ct__red_composite_meta,
+                  ct__var_mean_composite)
+CT__RED_COMPOSITE(std_mean, "aten::std_mean", "std_mean.correction(Tensor self, int[1]? "
+                  "dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+                  "ct_std_mean", CT__RC_VAR | CT__RC_STD | CT__RC_MEAN, ct__red_composite_meta,
+                  ct__var_mean_composite)
+CT__RED_COMPOSITE(aminmax, "aten::aminmax", "aminmax(Tensor self, *, int? dim=None, bool "
+                  "keepdim=False) -> (Tensor min, Tensor max)", "ct_aminmax", 0,
+                  ct__aminmax_meta, ct__aminmax_composite)
+CT__RED_COMPOSITE(count_nonzero, "aten::count_nonzero", "count_nonzero.dim_IntList(Tensor self, "
+                  "int[] dim) -> Tensor", "ct_count_nonzero", 0, ct__red_composite_meta,
+                  ct__count_nonzero_composite)
+CT__RED_COMPOSITE(dist, "aten::dist", "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
+                  "ct_dist", 0, ct__dist_meta, ct__dist_composite)
+CT__RED_COMPOSITE(cdist, "aten::cdist", "cdist(Tensor x1, Tensor x2, float p=2, int? "
+                  "compute_mode=None) -> Tensor", "ct_cdist", 0, ct__cdist_meta,
+                  ct__cdist_composite)
 #undef CT__RED_COMPOSITE
+static const ct_op ct__op_nansum = {"aten::nansum", "nansum(Tensor self, int[1]? dim=None, bool "
+                                    "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                                    "ct_nansum", CT_OP_REDUCTION, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                    ct__red_composite_meta, CT__K_NONE, ct__nansum_composite,
+                                    "NansumBackward0", ct__nansum_backward, 0u,
+                                    ct__nansum_record, NULL};
 static const ct_op ct__op_sum_to_size = {"aten::sum_to_size", "sum_to_size(Tensor self, SymInt[] "
                                          "size) -> Tensor", "ct_sum_to_size", CT_OP_REDUCTION,
                                          CT_AUTOCAST_NONE, 0, 0u, NULL, ct__sum_to_size_meta,
@@ -15824,36 +16288,44 @@ static ct_tensor *ct__minmax(const ct_op *op, const char *fn, const ct_tensor *t
     return ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, dim_form, dim, keepdim));
 }
 
-/* max.dim / min.dim: values (returned by the entry) and indices (outputs[1]), both scoped;
-   an output the caller does not want is freed. */
+/* The two outputs of a dispatched call of two-output op (r: what the entry returned, output
+   0; the other in outputs[1]), both scoped, through the out pointers; an output the caller
+   does not want (NULL pointer) is freed. Returns CT_OK or the error code. */
+static ct_status ct__pair_outputs(const ct_op_call *c, ct_tensor *r, ct_tensor **first,
+                                  ct_tensor **second)
+{
+    if (first) {
+        *first = NULL;
+    }
+    if (second) {
+        *second = NULL;
+    }
+    if (!r) {
+        return ct_error_code();
+    }
+    if (first) {
+        *first = r;
+    } else {
+        ct_free(r);
+    }
+    if (second) {
+        *second = c->outputs[1];
+    } else {
+        ct_free(c->outputs[1]);
+    }
+    return CT_OK;
+}
+
+/* max.dim / min.dim: values and indices */
 static ct_status ct__minmax_dim(const ct_op *op, const char *fn, const ct_tensor *t,
                                 int64_t dim, bool keepdim, ct_tensor **values,
                                 ct_tensor **indices)
 {
-    if (values) {
-        *values = NULL;
-    }
-    if (indices) {
-        *indices = NULL;
-    }
     const ct_tensor *in[1] = {t};
     ct__minmax_state s;
     ct_op_call c;
     ct_tensor *v = ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, true, dim, keepdim));
-    if (!v) {
-        return ct_error_code();
-    }
-    if (values) {
-        *values = v;
-    } else {
-        ct_free(v);
-    }
-    if (indices) {
-        *indices = c.outputs[1];
-    } else {
-        ct_free(c.outputs[1]);
-    }
-    return CT_OK;
+    return ct__pair_outputs(&c, v, values, indices);
 }
 
 ct_status ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
@@ -16030,6 +16502,102 @@ bool ct_equal(const ct_tensor *input, const ct_tensor *other)
     return ct__call_bool(&c);
 }
 
+ct_tensor *ct_prod(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_prod, "ct_prod", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_prod_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_prod_dim, "ct_prod", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_nansum(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_nansum, "ct_nansum", t, dims, n, keepdim);
+}
+
+ct_tensor *ct_nanmean(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_nanmean, "ct_nanmean", t, dims, n, keepdim);
+}
+
+/* var_mean / std_mean: the two results through the out pointers */
+static ct_status ct__var_mean(const ct_op *op, const char *fn, const ct_tensor *t,
+                              const int64_t *dims, int n, double correction, bool keepdim,
+                              ct_tensor **first, ct_tensor **mean)
+{
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, dims, n);
+    ct__call_f(&c, correction);
+    ct__call_i(&c, keepdim);
+    c.state = &s;
+    return ct__pair_outputs(&c, ct__dispatch(&c), first, mean);
+}
+
+ct_status ct_var_mean(const ct_tensor *t, const int64_t *dims, int n, double correction,
+                      bool keepdim, ct_tensor **var, ct_tensor **mean)
+{
+    return ct__var_mean(&ct__op_var_mean, "ct_var_mean", t, dims, n, correction, keepdim, var,
+                        mean);
+}
+
+ct_status ct_std_mean(const ct_tensor *t, const int64_t *dims, int n, double correction,
+                      bool keepdim, ct_tensor **std, ct_tensor **mean)
+{
+    return ct__var_mean(&ct__op_std_mean, "ct_std_mean", t, dims, n, correction, keepdim, std,
+                        mean);
+}
+
+ct_status ct_aminmax(const ct_tensor *t, const int64_t *dim, bool keepdim, ct_tensor **min,
+                     ct_tensor **max)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_aminmax, "ct_aminmax", in, 1);
+    ct__call_ints(&c, dim, dim ? 1 : 0);
+    ct__call_i(&c, keepdim);
+    return ct__pair_outputs(&c, ct__dispatch(&c), min, max);
+}
+
+ct_tensor *ct_count_nonzero(const ct_tensor *t, const int64_t *dims, int n)
+{
+    const char *fn = "ct_count_nonzero";
+    if (n > 0 && ct__null(fn, dims)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_count_nonzero, fn, in, 1);
+    ct__call_ints(&c, dims, n);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_dist(const ct_tensor *input, const ct_tensor *other, double p)
+{
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_dist, "ct_dist", in, 2);
+    ct__call_f(&c, p);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
+                    ct_cdist_compute_mode compute_mode)
+{
+    const ct_tensor *in[2] = {x1, x2};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_cdist, "ct_cdist", in, 2);
+    ct__call_f(&c, p);
+    ct__call_i(&c, (int64_t)compute_mode);
+    return ct__dispatch(&c);
+}
+
 #undef CT__RED_BLOCK
 #undef CT__SUM_FN
 #undef CT__BETTER
@@ -16042,6 +16610,13 @@ bool ct_equal(const ct_tensor *input, const ct_tensor *other)
 #undef CT__RC_STD
 #undef CT__RC_NORM
 #undef CT__RC_ANY
+#undef CT__RC_NANMEAN
+#undef CT__RC_MEAN
+#undef CT__SV_SUM
+#undef CT__SV_MEAN
+#undef CT__SV_PROD
+#undef CT__CDIST_BLOCK
+#undef CT__CDIST_PIECES
 
 CT__VECTORIZE_END
 
@@ -17610,6 +18185,459 @@ ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max
     ct__call_f(&c, max);
     return ct__dispatch(&c);
 }
+
+// >>part ops/scan.c
+/* ops/scan.c - cumsum, cumprod, cummax, cummin, logcumsumexp.
+ *
+ * Legend: the input (made contiguous in the compute dtype: float32, float64 or int64) is
+ * viewed as (outer, R, inner) around dim; each of its outer * inner lines (R elements at
+ * stride inner) is scanned in order, as PyTorch's cpu_cum_base_kernel. Sums and products run
+ * two rows, or a chunk of columns, at once (independent accumulators, so the adds overlap),
+ * each line still in order, so the numbers are PyTorch's bit for bit.
+ */
+
+CT__VECTORIZE_BEGIN
+
+typedef enum ct__scanop { CT__SC_SUM, CT__SC_PROD, CT__SC_LSE, CT__SC_MAX, CT__SC_MIN } ct__scanop;
+
+/* What meta computes for the kernel and the node (c->state). */
+typedef struct ct__scan_state {
+    int d;                   /* the wrapped dim (0 for a 0-dim input) */
+    int64_t outer, R, inner; /* the input around it */
+} ct__scan_state;
+
+typedef struct ct__scan_job {
+    ct__scanop op;
+    const char *x; /* (outer, R, inner) contiguous, compute dtype */
+    char *y;       /* the same shape and dtype */
+    int64_t *ix;   /* cummax / cummin indices, or NULL */
+    int64_t outer, R, inner;
+} ct__scan_job;
+
+/* Sums and products of rows (inner == 1) run two rows at once, the second CT__SCAN_LAG
+   elements behind the first: rows a multiple of 4 KiB apart would otherwise load and store
+   at addresses the CPU takes for aliases of each other. Columns (inner > 1) run in chunks of
+   CT__SCAN_CHUNK. */
+#define CT__SCAN_LAG 16
+#define CT__SCAN_CHUNK 256
+
+/* PyTorch's _log_add_exp_helper: log(exp(x) + exp(acc)); NaN in acc propagates, equal
+   infinities stay as they are. */
+static double ct__log_add_exp(double x, double acc)
+{
+    double lo = isnan(acc) ? acc : (acc < x ? acc : x);
+    double hi = isnan(acc) ? acc : (x < acc ? acc : x);
+    if (lo != hi || isfinite(lo)) {
+        return log1p(exp(lo - hi)) + hi;
+    }
+    return x;
+}
+
+/* Sum (OP +) or product (OP *) scans of T accumulating in ACC (double for floats, uint64 for
+   int64 so that overflow wraps): NAME_rows scans row `row` and, when pair, the next one
+   lagging behind; NAME_cols scans w columns of (R, inner) rows from p into q. */
+#define CT__SCAN_ACC(T, ACC, NAME, OP, INIT)                                               \
+    static void NAME##_rows(const T *p0, T *q0, int64_t R, bool pair)                       \
+    {                                                                                       \
+        const T *p1 = p0 + R;                                                               \
+        T *q1 = q0 + R;                                                                     \
+        int64_t lag = pair ? (R < CT__SCAN_LAG ? R : CT__SCAN_LAG) : R, i = 0;              \
+        ACC a0 = INIT, a1 = INIT;                                                           \
+        for (; i < lag; i++) {                                                              \
+            a0 = a0 OP(ACC) p0[i];                                                          \
+            q0[i] = (T)a0;                                                                  \
+        }                                                                                   \
+        for (; i < R; i++) {                                                                \
+            a0 = a0 OP(ACC) p0[i];                                                          \
+            q0[i] = (T)a0;                                                                  \
+            a1 = a1 OP(ACC) p1[i - lag];                                                    \
+            q1[i - lag] = (T)a1;                                                            \
+        }                                                                                   \
+        for (i = pair ? R - lag : R; i < R; i++) {                                          \
+            a1 = a1 OP(ACC) p1[i];                                                          \
+            q1[i] = (T)a1;                                                                  \
+        }                                                                                   \
+    }                                                                                       \
+    static void NAME##_cols(const T *p, T *q, int64_t R, int64_t inner, int64_t w)          \
+    {                                                                                       \
+        ACC acc[CT__SCAN_CHUNK];                                                            \
+        for (int64_t c = 0; c < w; c++) {                                                   \
+            acc[c] = INIT;                                                                  \
+        }                                                                                   \
+        for (int64_t r = 0; r < R; r++) {                                                   \
+            for (int64_t c = 0; c < w; c++) {                                               \
+                acc[c] = acc[c] OP(ACC) p[r * inner + c];                                   \
+                q[r * inner + c] = (T)acc[c];                                               \
+            }                                                                               \
+        }                                                                                   \
+    }
+
+/* Per compute dtype: the sum and product scans, one line of logcumsumexp / cummax / cummin
+   (cummax / cummin keep the later of equal values and the latest NaN), and the parallel
+   body over items: pairs of rows or (outer, column chunk) pairs for sums and products, lines
+   for the others. */
+#define CT__SCAN_KERNELS(T, S, ACC)                                                        \
+    CT__SCAN_ACC(T, ACC, ct__scan_sum_##S, +, 0)                                            \
+    CT__SCAN_ACC(T, ACC, ct__scan_prod_##S, *, 1)                                           \
+    static void ct__scan_line_##S(const ct__scan_job *j, int64_t line)                      \
+    {                                                                                       \
+        int64_t st = j->inner, off = (line / st) * j->R * st + line % st, bi = 0;           \
+        const T *p = (const T *)j->x + off;                                                 \
+        T *q = (T *)j->y + off, best = p[0];                                                \
+        double lse = -INFINITY;                                                             \
+        for (int64_t r = 0; r < j->R; r++) {                                                \
+            T v = p[r * st];                                                                \
+            if (j->op == CT__SC_LSE) {                                                      \
+                lse = ct__log_add_exp((double)v, lse);                                      \
+                q[r * st] = (T)lse;                                                         \
+                continue;                                                                   \
+            }                                                                               \
+            bool take = j->op == CT__SC_MAX ? v >= best : v <= best;                        \
+            if (v != v || (best == best && take)) {                                         \
+                best = v;                                                                   \
+                bi = r;                                                                     \
+            }                                                                               \
+            q[r * st] = best;                                                               \
+            j->ix[off + r * st] = bi;                                                       \
+        }                                                                                   \
+    }                                                                                       \
+    static void ct__scan_##S(int64_t b, int64_t e, void *ctx)                               \
+    {                                                                                       \
+        const ct__scan_job *j = (const ct__scan_job *)ctx;                                  \
+        const T *x = (const T *)j->x;                                                       \
+        T *y = (T *)j->y;                                                                   \
+        bool sum = j->op == CT__SC_SUM;                                                     \
+        int64_t chunks = (j->inner + CT__SCAN_CHUNK - 1) / CT__SCAN_CHUNK;                  \
+        for (int64_t it = b; it < e; it++) {                                                \
+            if (j->op != CT__SC_SUM && j->op != CT__SC_PROD) {                              \
+                ct__scan_line_##S(j, it);                                                   \
+            } else if (j->inner == 1) {                                                     \
+                int64_t row = 2 * it;                                                       \
+                bool pair = row + 1 < j->outer;                                             \
+                (sum ? ct__scan_sum_##S##_rows : ct__scan_prod_##S##_rows)(                 \
+                    x + row * j->R, y + row * j->R, j->R, pair);                            \
+            } else {                                                                        \
+                int64_t o = it / chunks, c0 = (it % chunks) * CT__SCAN_CHUNK;               \
+                int64_t w = j->inner - c0 < CT__SCAN_CHUNK ? j->inner - c0 : CT__SCAN_CHUNK; \
+                int64_t at = o * j->R * j->inner + c0;                                      \
+                (sum ? ct__scan_sum_##S##_cols : ct__scan_prod_##S##_cols)(                 \
+                    x + at, y + at, j->R, j->inner, w);                                     \
+            }                                                                               \
+        }                                                                                   \
+    }
+CT__SCAN_KERNELS(float, f32, double)
+CT__SCAN_KERNELS(double, f64, double)
+CT__SCAN_KERNELS(int64_t, i64, uint64_t)
+
+/* The number of parallel items of a job (see ct__scan_##S) and the elements each covers. */
+static int64_t ct__scan_items(const ct__scan_job *j, int64_t *per_item)
+{
+    if (j->op != CT__SC_SUM && j->op != CT__SC_PROD) {
+        *per_item = j->R;
+        return j->outer * j->inner;
+    }
+    if (j->inner == 1) {
+        *per_item = 2 * j->R;
+        return (j->outer + 1) / 2;
+    }
+    *per_item = j->R * (j->inner < CT__SCAN_CHUNK ? j->inner : CT__SCAN_CHUNK);
+    return j->outer * ((j->inner + CT__SCAN_CHUNK - 1) / CT__SCAN_CHUNK);
+}
+
+/* The dtype an op computes in, from the input's (in) and the output's (out) dtype. */
+static ct_dtype ct__scan_compute_dtype(ct__scanop op, ct_dtype in, ct_dtype out)
+{
+    ct_dtype d = op == CT__SC_SUM || op == CT__SC_PROD ? out : in;
+    return ct_dtype_is_floating_point(d) ? d : CT_INT64;
+}
+
+/* dim (attrs[0]) and, for cumsum / cumprod, dtype (attrs[1]; CT_DTYPE_DEFAULT: None).
+   Outputs: the values (the input's shape) and for cummax / cummin the int64 indices. */
+static bool ct__scan_meta(ct_op_call *c)
+{
+    ct__scan_state *s = (ct__scan_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    ct__scanop op = (ct__scanop)c->op->variant;
+    s->d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    if (s->d < 0) {
+        return false;
+    }
+    s->outer = s->inner = 1;
+    s->R = t->ndim ? t->sizes[s->d] : 1;
+    for (int k = 0; k < t->ndim; k++) {
+        s->outer *= k < s->d ? t->sizes[k] : 1;
+        s->inner *= k > s->d ? t->sizes[k] : 1;
+    }
+    ct_dtype out = t->dtype;
+    if (op == CT__SC_SUM || op == CT__SC_PROD) {
+        int64_t want = c->attrs[1].i;
+        if (want < 0 || want >= CT_DTYPE_COUNT) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "invalid dtype %lld", (long long)want);
+            return false;
+        }
+        out = want ? (ct_dtype)want : ct_dtype_is_floating_point(out) ? out : CT_INT64;
+    }
+    c->dtype = out;
+    if (!ct__op_output(c, t->sizes, t->ndim, out)) {
+        return false;
+    }
+    return (op != CT__SC_MAX && op != CT__SC_MIN) ||
+           ct__op_output(c, t->sizes, t->ndim, CT_INT64) != NULL;
+}
+
+static ct_status ct__scan_kernel(ct_op_call *c)
+{
+    const ct__scan_state *s = (const ct__scan_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    ct_tensor *y = c->outputs[0];
+    ct__scanop op = (ct__scanop)c->op->variant;
+    if (ct_numel(t) == 0) {
+        return CT_OK;
+    }
+    ct_dtype cd = ct__scan_compute_dtype(op, t->dtype, y->dtype);
+    bool reuse = t->dtype == cd && ct_is_contiguous(t), cast = y->dtype != cd;
+    ct_tensor *x = reuse ? NULL : ct__tensor_new(c->fn, t->sizes, t->ndim, cd);
+    ct_tensor *yc = cast ? ct__tensor_new(c->fn, y->sizes, y->ndim, cd) : y;
+    bool ok = (reuse || x) && yc;
+    if (ok) {
+        if (!reuse) {
+            ct__copy_kernel(x, t);
+        }
+        ct__scan_job j;
+        j.op = op;
+        j.x = ct__data(reuse ? t : x);
+        j.y = ct__data(yc);
+        j.ix = c->n_outputs > 1 ? (int64_t *)ct__data(c->outputs[1]) : NULL;
+        j.outer = s->outer;
+        j.R = s->R;
+        j.inner = s->inner;
+        void (*fn)(int64_t, int64_t, void *) = cd == CT_FLOAT32   ? ct__scan_f32
+                                               : cd == CT_FLOAT64 ? ct__scan_f64
+                                                                  : ct__scan_i64;
+        int64_t per_item, items = ct__scan_items(&j, &per_item);
+        ct__parallel_for(items, CT__GRAIN / per_item + 1, fn, &j);
+        if (cast) {
+            ct__copy_kernel(y, yc);
+        }
+    }
+    ct__release(x);
+    if (cast) {
+        ct__release(yc);
+    }
+    return ok ? CT_OK : ct_error_code();
+}
+
+/* ---- derivatives ------------------------------------------------------------------------ */
+/* The nodes keep the dim (i[0]); cumprod and logcumsumexp save the input and the result,
+   cummax / cummin the indices. */
+static void ct__scan_record(ct_node *n, const ct_op_call *c)
+{
+    ct__scanop op = (ct__scanop)c->op->variant;
+    n->i[0] = ((const ct__scan_state *)c->state)->d;
+    if (op == CT__SC_PROD || op == CT__SC_LSE) {
+        ct__save(n, c->inputs[0]);
+        ct__save_output(n, c->outputs[0]);
+    } else if (op != CT__SC_SUM) {
+        ct__save(n, c->outputs[1]);
+    }
+}
+
+/* Cumulative sum of g along d from the end: flip(cumsum(flip(g))). */
+static ct_tensor *ct__reversed_cumsum(const ct_tensor *g, int d)
+{
+    return ct__flip(ct_cumsum(ct__flip(g, d), d, CT_DTYPE_DEFAULT), d);
+}
+
+static void ct__cumsum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct__reversed_cumsum(g, (int)n->i[0]);
+}
+
+/* where(mask, a, 0) */
+static ct_tensor *ct__keep(const ct_tensor *mask, const ct_tensor *a)
+{
+    return ct_where(mask, a, ct_zeros_like(a));
+}
+
+/* The gradient of cumprod at x (with zeros) as a function PyTorch can differentiate again
+   (its path under create_graph): for each k along d, sum over j >= k of g_j times the product
+   of x_0..x_j without x_k. O(n^2). */
+static ct_tensor *ct__cumprod_backward_graph(const ct_tensor *g, const ct_tensor *x, int d)
+{
+    int64_t n = x->sizes[d];
+    ct_tensor *out = NULL;
+    for (int64_t k = 0; k < n; k++) {
+        ct_tensor *omitted = k ? ct_prod_dim(ct_narrow(x, d, 0, k), d, true) : NULL;
+        if (k + 1 < n) {
+            ct_tensor *after = ct_cumprod(ct_narrow(x, d, k + 1, n - k - 1), d, CT_DTYPE_DEFAULT);
+            const ct_tensor *parts[2] = {k ? omitted : ct_ones_like(ct_narrow(x, d, 0, 1)),
+                                         k ? ct_mul(omitted, after) : after};
+            omitted = ct_cat(parts, 2, d);
+        }
+        ct_tensor *slice = ct_sum_dim(ct_mul(ct_narrow(g, d, k, n - k), omitted), d, true);
+        const ct_tensor *both[2] = {out, slice};
+        out = k ? ct_cat(both, 2, d) : slice;
+    }
+    return out;
+}
+
+/* PyTorch's cumprod_backward: without zeros, reversed_cumsum(out * g) / x. With zeros, under
+   create_graph ct__cumprod_backward_graph; else per line: before the first zero the same
+   over that part; at the first zero, the product before it times sum(g_j * prod(x over
+   (zero, j])) over j up to the second zero; after it 0. */
+static void ct__cumprod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    int d = (int)n->i[0];
+    if (!x || !y) {
+        return;
+    }
+    ct_tensor *w = ct_mul(y, g), *is_zero = ct_eq_scalar(x, 0.0);
+    if (!ct_item(ct_any(is_zero))) {
+        gi[0] = ct_div(ct__reversed_cumsum(w, d), x);
+        return;
+    }
+    if (ct_is_grad_enabled() && x->ndim > 0) {
+        gi[0] = ct__cumprod_backward_graph(g, x, d);
+        return;
+    }
+    ct_tensor *z = ct_cumsum(is_zero, d, CT_DTYPE_DEFAULT), *one = ct_ones_like(x);
+    ct_tensor *before = ct_eq_scalar(z, 0.0), *seg = ct_eq_scalar(z, 1.0);
+    ct_tensor *first = ct_logical_and(is_zero, seg);
+    ct_tensor *head = ct__keep(before, ct_div(ct__reversed_cumsum(ct__keep(before, w), d),
+                                              ct_where(before, x, one)));
+    ct_tensor *lead = ct_prod_dim(ct_where(before, x, one), d, true);
+    ct_tensor *tail = ct_cumprod(ct_where(ct_logical_and(seg, ct_logical_not(first)), x, one),
+                                 d, CT_DTYPE_DEFAULT);
+    ct_tensor *at_zero = ct_mul(lead, ct_sum_dim(ct_mul(ct__keep(seg, g), tail), d, true));
+    gi[0] = ct_add(head, ct__keep(first, at_zero));
+}
+
+/* PyTorch's logcumsumexp_backward: the positive and negative parts of g in log space,
+   reverse-scanned against the result. */
+static void ct__logcumsumexp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    int d = (int)n->i[0];
+    if (!x || !y) {
+        return;
+    }
+    double lowest_value = ct_tensor_dtype(g) == CT_FLOAT32 ? -3.4028234663852886e38 /* FLT_MAX */
+                                                           : -1.7976931348623157e308;
+    ct_tensor *lowest = ct_full_like(g, lowest_value);
+    ct_tensor *log_abs = ct_log(ct_abs(g)), *part[2];
+    for (int k = 0; k < 2; k++) {
+        ct_tensor *lg = ct_where(k ? ct_lt_scalar(g, 0.0) : ct_gt_scalar(g, 0.0), log_abs,
+                                 lowest);
+        ct_tensor *r = ct__flip(ct_logcumsumexp(ct__flip(ct_sub(lg, y), d), d), d);
+        part[k] = ct_exp(ct_add(r, x));
+    }
+    gi[0] = ct_sub(part[0], part[1]);
+}
+
+/* cummax / cummin: g added at the saved indices of a zero tensor of the input's shape */
+static void ct__cummaxmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *ix = ct__saved(n, 0);
+    const ct__edge *e = &n->next[0];
+    if (ix) {
+        gi[0] = e->ndim == 0 ? ct_alias(g)
+                             : ct_scatter_add(ct_zeros(e->sizes, e->ndim, ct_tensor_dtype(g)),
+                                              (int)n->i[0], ix, g);
+    }
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+#define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
+                                       0u, NULL, ct__scan_meta, K, NULL, NODE, BW, 0u,         \
+                                       ct__scan_record, NULL};
+CT__SCAN(cumsum, "aten::cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> "
+         "Tensor", "ct_cumsum", CT__SC_SUM, CT__K_ALL(ct__scan_kernel), "CumsumBackward0",
+         ct__cumsum_backward)
+CT__SCAN(cumprod, "aten::cumprod", "cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> "
+         "Tensor", "ct_cumprod", CT__SC_PROD, CT__K_ALL(ct__scan_kernel), "CumprodBackward0",
+         ct__cumprod_backward)
+CT__SCAN(logcumsumexp, "aten::logcumsumexp", "logcumsumexp(Tensor self, int dim) -> Tensor",
+         "ct_logcumsumexp", CT__SC_LSE, CT__K_FLOAT(ct__scan_kernel), "LogcumsumexpBackward0",
+         ct__logcumsumexp_backward)
+CT__SCAN(cummax, "aten::cummax", "cummax(Tensor self, int dim) -> (Tensor values, Tensor "
+         "indices)", "ct_cummax", CT__SC_MAX, CT__K_ALL(ct__scan_kernel), "CummaxBackward0",
+         ct__cummaxmin_backward)
+CT__SCAN(cummin, "aten::cummin", "cummin(Tensor self, int dim) -> (Tensor values, Tensor "
+         "indices)", "ct_cummin", CT__SC_MIN, CT__K_ALL(ct__scan_kernel), "CumminBackward0",
+         ct__cummaxmin_backward)
+#undef CT__SCAN
+
+/* ---- public functions ---------------------------------------------------------------------- */
+/* A scan over dim; dtype only for cumsum / cumprod. The call stays in c (outputs). */
+static ct_tensor *ct__call_scan(ct_op_call *c, ct__scan_state *s, const ct_tensor **in,
+                                const ct_op *op, const char *fn, int64_t dim, int64_t dtype)
+{
+    ct__call_init(c, op, fn, in, 1);
+    ct__call_i(c, dim);
+    if (dtype >= 0) {
+        ct__call_i(c, dtype);
+    }
+    c->state = s;
+    return ct__dispatch(c);
+}
+
+/* cumsum / cumprod */
+static ct_tensor *ct__cum(const ct_op *op, const char *fn, const ct_tensor *t, int64_t dim,
+                          ct_dtype dtype)
+{
+    const ct_tensor *in[1] = {t};
+    ct__scan_state s;
+    ct_op_call c;
+    return ct__call_scan(&c, &s, in, op, fn, dim, (int64_t)dtype);
+}
+
+ct_tensor *ct_cumsum(const ct_tensor *t, int64_t dim, ct_dtype dtype)
+{
+    return ct__cum(&ct__op_cumsum, "ct_cumsum", t, dim, dtype);
+}
+
+ct_tensor *ct_cumprod(const ct_tensor *t, int64_t dim, ct_dtype dtype)
+{
+    return ct__cum(&ct__op_cumprod, "ct_cumprod", t, dim, dtype);
+}
+
+ct_tensor *ct_logcumsumexp(const ct_tensor *t, int64_t dim)
+{
+    const ct_tensor *in[1] = {t};
+    ct__scan_state s;
+    ct_op_call c;
+    return ct__call_scan(&c, &s, in, &ct__op_logcumsumexp, "ct_logcumsumexp", dim, -1);
+}
+
+/* cummax / cummin: values and indices through the out pointers */
+static ct_status ct__cummaxmin(const ct_op *op, const char *fn, const ct_tensor *t, int64_t dim,
+                               ct_tensor **values, ct_tensor **indices)
+{
+    const ct_tensor *in[1] = {t};
+    ct__scan_state s;
+    ct_op_call c;
+    ct_tensor *r = ct__call_scan(&c, &s, in, op, fn, dim, -1);
+    return ct__pair_outputs(&c, r, values, indices);
+}
+
+ct_status ct_cummax(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indices)
+{
+    return ct__cummaxmin(&ct__op_cummax, "ct_cummax", t, dim, values, indices);
+}
+
+ct_status ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tensor **indices)
+{
+    return ct__cummaxmin(&ct__op_cummin, "ct_cummin", t, dim, values, indices);
+}
+
+#undef CT__SCAN_LAG
+#undef CT__SCAN_CHUNK
+#undef CT__SCAN_ACC
+#undef CT__SCAN_KERNELS
+
+CT__VECTORIZE_END
 
 // >>part ops/gemm.c
 /* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64.
@@ -29578,6 +30606,22 @@ static const ct_op *const ct__registry[] = {
     &ct__op_bucketize,
     &ct__op_bincount,
     &ct__op_histc,
+    /* ops/reduce.c, ops/scan.c: reduce2 */
+    &ct__op_prod,
+    &ct__op_prod_dim,
+    &ct__op_nansum,
+    &ct__op_nanmean,
+    &ct__op_var_mean,
+    &ct__op_std_mean,
+    &ct__op_aminmax,
+    &ct__op_count_nonzero,
+    &ct__op_dist,
+    &ct__op_cdist,
+    &ct__op_cumsum,
+    &ct__op_cumprod,
+    &ct__op_logcumsumexp,
+    &ct__op_cummax,
+    &ct__op_cummin,
     /* ops/linalg.c */
     &ct__op_mm,
     &ct__op_addmm,

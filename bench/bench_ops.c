@@ -62,8 +62,9 @@ typedef enum kind {
     K_SOFTMAX,
     K_LOG_SOFTMAX,
     K_XENT,
-    K_SORT, /* ct_sort(a, -1) */
-    K_TOPK  /* ct_topk(a, 16, -1) */
+    K_SORT,   /* ct_sort(a, -1) */
+    K_TOPK,   /* ct_topk(a, 16, -1) */
+    K_CUMSUM, /* ct_cumsum(a, -1) */
 } kind;
 
 typedef struct work {
@@ -117,6 +118,7 @@ static void stmt(void *user)
     case K_TO_F32: ct_to_dtype(w->a, CT_FLOAT32); break;
     case K_SOFTMAX: ct_softmax(w->a, -1); break;
     case K_LOG_SOFTMAX: ct_log_softmax(w->a, -1); break;
+    case K_CUMSUM: ct_cumsum(w->a, -1, CT_DTYPE_DEFAULT); break;
     case K_XENT:
         ct_set_grad(w->a, NULL);
         ct_backward(ct_cross_entropy(w->a, w->b, NULL), NULL, false);
@@ -352,6 +354,14 @@ static void run_all(int threads)
         measure(j == 0 ? "sort_4096x1024" : "topk_4096x1024_k16", "sort / topk",
                 j == 0 ? "sort (4096,1024) dim -1" : "topk k=16 (4096,1024) dim -1", "ctorch", &w,
                 threads);
+        ct_free(w.a);
+    }
+    /* scans: cumsum over the last dim */
+    {
+        work w = {0};
+        w.k = K_CUMSUM;
+        w.a = randn2(4096, 1024);
+        measure("cumsum_4096x1024", "scans", "cumsum (4096,1024) dim -1", "ctorch", &w, threads);
         ct_free(w.a);
     }
 }

@@ -902,6 +902,42 @@ static void row_searchsorted(void) { ct_searchsorted(wv(), wx(), false, true, NU
 static void row_bucketize(void) { ct_bucketize(wx(), wv(), true, false); }
 static void row_bincount(void) { ct_bincount(wl(), NULL, 0); }
 static void row_histc(void) { ct_histc(wx(), 4, 0, 0); }
+/* reductions: issue 7, second slice (reduce2) */
+static void row_prod(void) { ct_prod(wx()); }
+static void row_prod_dim(void) { ct_prod_dim(wx(), 1, true); }
+static void row_cumsum(void) { ct_cumsum(wx(), 1, CT_DTYPE_DEFAULT); }
+static void row_cumprod(void) { ct_cumprod(wx(), 0, CT_FLOAT64); }
+static void row_cummax(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_cummax(wx(), 1, &v, &i);
+}
+static void row_cummin(void)
+{
+    ct_tensor *v = NULL, *i = NULL;
+    ct_cummin(wx(), 0, &v, &i);
+}
+static void row_logcumsumexp(void) { ct_logcumsumexp(wx(), 1); }
+static void row_nansum(void) { ct_nansum(wx(), d10, 1, false); }
+static void row_nanmean(void) { ct_nanmean(wx(), NULL, 0, false); }
+static void row_var_mean(void)
+{
+    ct_tensor *v = NULL, *m = NULL;
+    ct_var_mean(wx(), d10, 1, 1.0, false, &v, &m);
+}
+static void row_std_mean(void)
+{
+    ct_tensor *v = NULL, *m = NULL;
+    ct_std_mean(wx(), NULL, 0, 0.0, true, &v, &m);
+}
+static void row_aminmax(void)
+{
+    ct_tensor *lo = NULL, *hi = NULL;
+    ct_aminmax(wx(), d10, false, &lo, &hi);
+}
+static void row_count_nonzero(void) { ct_count_nonzero(wx(), d10, 2); }
+static void row_dist(void) { ct_dist(wx(), wx(), 3.0); }
+static void row_cdist(void) { ct_cdist(wx(), wx(), 2.0, CT_CDIST_USE_MM); }
 static void row_softmax(void) { ct_softmax(wx(), 1); }
 static void row_log_softmax(void) { ct_log_softmax(wx(), 1); }
 /* linear algebra */
@@ -1097,6 +1133,9 @@ static const api_row api_rows[] = {
     ROW(nanmedian), ROW(nanmedian_dim), ROW(mode), ROW(quantile), ROW(nanquantile), ROW(unique),
     ROW(unique_consecutive), ROW(isin), ROW(searchsorted), ROW(bucketize), ROW(bincount),
     ROW(histc),
+    ROW(prod), ROW(prod_dim), ROW(cumsum), ROW(cumprod), ROW(cummax), ROW(cummin),
+    ROW(logcumsumexp), ROW(nansum), ROW(nanmean), ROW(var_mean), ROW(std_mean), ROW(aminmax),
+    ROW(count_nonzero), ROW(dist), ROW(cdist),
     /* linear algebra, modules, losses */
     ROW(mm), ROW(bmm), ROW(mv), ROW(dot), ROW(matmul), ROW(addmm), ROW(linear), ROW(module_forward),
     ROW(baddbmm), ROW(addbmm), ROW(addmv), ROW(addr), ROW(outer), ROW(inner), ROW(vdot),

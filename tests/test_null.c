@@ -3919,6 +3919,208 @@ static void test_null_ct_equal(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_prod(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_prod(NULL)";
+        ct_tensor *r = ct_prod(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_prod_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_prod_dim(NULL, 0, false)";
+        ct_tensor *r = ct_prod_dim(NULL, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nansum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nansum(NULL, fx.sizes, 1, false)";
+        ct_tensor *r = ct_nansum(NULL, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nansum(fx.t, NULL, 1, false)";
+        ct_tensor *r = ct_nansum(fx.t, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nanmean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmean(NULL, fx.sizes, 1, false)";
+        ct_tensor *r = ct_nanmean(NULL, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nanmean(fx.t, NULL, 1, false)";
+        ct_tensor *r = ct_nanmean(fx.t, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_var_mean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_var_mean(NULL, fx.sizes, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_var_mean(NULL, fx.sizes, 1, 1.0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_var_mean(fx.t, NULL, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_var_mean(fx.t, NULL, 1, 1.0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out)";
+        (void)ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL)";
+        (void)ct_var_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_std_mean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_std_mean(NULL, fx.sizes, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_std_mean(NULL, fx.sizes, 1, 1.0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_std_mean(fx.t, NULL, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_std_mean(fx.t, NULL, 1, 1.0, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out)";
+        (void)ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL)";
+        (void)ct_std_mean(fx.t, fx.sizes, 1, 1.0, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_aminmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_aminmax(NULL, fx.sizes, false, fx.out, fx.out)";
+        (void)ct_aminmax(NULL, fx.sizes, false, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_aminmax(fx.t, NULL, false, fx.out, fx.out)";
+        (void)ct_aminmax(fx.t, NULL, false, fx.out, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_aminmax(fx.t, fx.sizes, false, NULL, fx.out)";
+        (void)ct_aminmax(fx.t, fx.sizes, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_aminmax(fx.t, fx.sizes, false, fx.out, NULL)";
+        (void)ct_aminmax(fx.t, fx.sizes, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_count_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_count_nonzero(NULL, fx.sizes, 1)";
+        ct_tensor *r = ct_count_nonzero(NULL, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_count_nonzero(fx.t, NULL, 1)";
+        ct_tensor *r = ct_count_nonzero(fx.t, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dist(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dist(NULL, fx.t, 1.0)";
+        ct_tensor *r = ct_dist(NULL, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_dist(fx.t, NULL, 1.0)";
+        ct_tensor *r = ct_dist(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cdist(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cdist(NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cdist(NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cdist(fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_cdist(fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sort(void)
 {
     null_fixture fx;
@@ -4284,6 +4486,89 @@ static void test_null_ct_histc(void)
     {
         const char *call = "ct_histc(NULL, 0, 1.0, 1.0)";
         ct_tensor *r = ct_histc(NULL, 0, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cumsum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cumsum(NULL, 0, CT_FLOAT32)";
+        ct_tensor *r = ct_cumsum(NULL, 0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cumprod(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cumprod(NULL, 0, CT_FLOAT32)";
+        ct_tensor *r = ct_cumprod(NULL, 0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cummax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cummax(NULL, 0, fx.out, fx.out)";
+        (void)ct_cummax(NULL, 0, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cummax(fx.t, 0, NULL, fx.out)";
+        (void)ct_cummax(fx.t, 0, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_cummax(fx.t, 0, fx.out, NULL)";
+        (void)ct_cummax(fx.t, 0, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cummin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cummin(NULL, 0, fx.out, fx.out)";
+        (void)ct_cummin(NULL, 0, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cummin(fx.t, 0, NULL, fx.out)";
+        (void)ct_cummin(fx.t, 0, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_cummin(fx.t, 0, fx.out, NULL)";
+        (void)ct_cummin(fx.t, 0, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logcumsumexp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logcumsumexp(NULL, 0)";
+        ct_tensor *r = ct_logcumsumexp(NULL, 0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -10720,6 +11005,205 @@ static void test_freed_ct_equal(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_prod(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_prod(fx.freed)";
+        ct_tensor *r = ct_prod(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_prod(fx.foreign)";
+        (void)ct_prod(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_prod_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_prod_dim(fx.freed, 0, false)";
+        ct_tensor *r = ct_prod_dim(fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_prod_dim(fx.foreign, 0, false)";
+        (void)ct_prod_dim(fx.foreign, 0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nansum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nansum(fx.freed, fx.sizes, 1, false)";
+        ct_tensor *r = ct_nansum(fx.freed, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nansum(fx.foreign, fx.sizes, 1, false)";
+        (void)ct_nansum(fx.foreign, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nanmean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nanmean(fx.freed, fx.sizes, 1, false)";
+        ct_tensor *r = ct_nanmean(fx.freed, fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nanmean(fx.foreign, fx.sizes, 1, false)";
+        (void)ct_nanmean(fx.foreign, fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_var_mean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_var_mean(fx.freed, fx.sizes, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_var_mean(fx.freed, fx.sizes, 1, 1.0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_var_mean(fx.foreign, fx.sizes, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_var_mean(fx.foreign, fx.sizes, 1, 1.0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_std_mean(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_std_mean(fx.freed, fx.sizes, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_std_mean(fx.freed, fx.sizes, 1, 1.0, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_std_mean(fx.foreign, fx.sizes, 1, 1.0, false, fx.out, fx.out)";
+        (void)ct_std_mean(fx.foreign, fx.sizes, 1, 1.0, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_aminmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_aminmax(fx.freed, fx.sizes, false, fx.out, fx.out)";
+        (void)ct_aminmax(fx.freed, fx.sizes, false, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_aminmax(fx.foreign, fx.sizes, false, fx.out, fx.out)";
+        (void)ct_aminmax(fx.foreign, fx.sizes, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_count_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_count_nonzero(fx.freed, fx.sizes, 1)";
+        ct_tensor *r = ct_count_nonzero(fx.freed, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_count_nonzero(fx.foreign, fx.sizes, 1)";
+        (void)ct_count_nonzero(fx.foreign, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dist(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dist(fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_dist(fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dist(fx.foreign, fx.t, 1.0)";
+        (void)ct_dist(fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_dist(fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_dist(fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dist(fx.t, fx.foreign, 1.0)";
+        (void)ct_dist(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cdist(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cdist(fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cdist(fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cdist(fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_cdist(fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cdist(fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_cdist(fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cdist(fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_cdist(fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_sort(void)
 {
     null_fixture fx;
@@ -11128,6 +11612,94 @@ static void test_freed_ct_histc(void)
     {
         const char *call = "ct_histc(fx.foreign, 0, 1.0, 1.0)";
         (void)ct_histc(fx.foreign, 0, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cumsum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cumsum(fx.freed, 0, CT_FLOAT32)";
+        ct_tensor *r = ct_cumsum(fx.freed, 0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cumsum(fx.foreign, 0, CT_FLOAT32)";
+        (void)ct_cumsum(fx.foreign, 0, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cumprod(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cumprod(fx.freed, 0, CT_FLOAT32)";
+        ct_tensor *r = ct_cumprod(fx.freed, 0, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cumprod(fx.foreign, 0, CT_FLOAT32)";
+        (void)ct_cumprod(fx.foreign, 0, CT_FLOAT32);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cummax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cummax(fx.freed, 0, fx.out, fx.out)";
+        (void)ct_cummax(fx.freed, 0, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cummax(fx.foreign, 0, fx.out, fx.out)";
+        (void)ct_cummax(fx.foreign, 0, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cummin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cummin(fx.freed, 0, fx.out, fx.out)";
+        (void)ct_cummin(fx.freed, 0, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cummin(fx.foreign, 0, fx.out, fx.out)";
+        (void)ct_cummin(fx.foreign, 0, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logcumsumexp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logcumsumexp(fx.freed, 0)";
+        ct_tensor *r = ct_logcumsumexp(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logcumsumexp(fx.foreign, 0)";
+        (void)ct_logcumsumexp(fx.foreign, 0);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -12580,6 +13152,16 @@ void test_null(void)
     RUN(test_null_ct_linalg_vector_norm);
     RUN(test_null_ct_allclose);
     RUN(test_null_ct_equal);
+    RUN(test_null_ct_prod);
+    RUN(test_null_ct_prod_dim);
+    RUN(test_null_ct_nansum);
+    RUN(test_null_ct_nanmean);
+    RUN(test_null_ct_var_mean);
+    RUN(test_null_ct_std_mean);
+    RUN(test_null_ct_aminmax);
+    RUN(test_null_ct_count_nonzero);
+    RUN(test_null_ct_dist);
+    RUN(test_null_ct_cdist);
     RUN(test_null_ct_sort);
     RUN(test_null_ct_argsort);
     RUN(test_null_ct_msort);
@@ -12599,6 +13181,11 @@ void test_null(void)
     RUN(test_null_ct_bucketize);
     RUN(test_null_ct_bincount);
     RUN(test_null_ct_histc);
+    RUN(test_null_ct_cumsum);
+    RUN(test_null_ct_cumprod);
+    RUN(test_null_ct_cummax);
+    RUN(test_null_ct_cummin);
+    RUN(test_null_ct_logcumsumexp);
     RUN(test_null_ct_matmul);
     RUN(test_null_ct_mm);
     RUN(test_null_ct_bmm);
@@ -12934,6 +13521,16 @@ void test_null(void)
     RUN(test_freed_ct_linalg_vector_norm);
     RUN(test_freed_ct_allclose);
     RUN(test_freed_ct_equal);
+    RUN(test_freed_ct_prod);
+    RUN(test_freed_ct_prod_dim);
+    RUN(test_freed_ct_nansum);
+    RUN(test_freed_ct_nanmean);
+    RUN(test_freed_ct_var_mean);
+    RUN(test_freed_ct_std_mean);
+    RUN(test_freed_ct_aminmax);
+    RUN(test_freed_ct_count_nonzero);
+    RUN(test_freed_ct_dist);
+    RUN(test_freed_ct_cdist);
     RUN(test_freed_ct_sort);
     RUN(test_freed_ct_argsort);
     RUN(test_freed_ct_msort);
@@ -12953,6 +13550,11 @@ void test_null(void)
     RUN(test_freed_ct_bucketize);
     RUN(test_freed_ct_bincount);
     RUN(test_freed_ct_histc);
+    RUN(test_freed_ct_cumsum);
+    RUN(test_freed_ct_cumprod);
+    RUN(test_freed_ct_cummax);
+    RUN(test_freed_ct_cummin);
+    RUN(test_freed_ct_logcumsumexp);
     RUN(test_freed_ct_matmul);
     RUN(test_freed_ct_mm);
     RUN(test_freed_ct_bmm);

@@ -68,6 +68,8 @@ def workloads():
                 {"x": x, "torch": torch}))
     out.append(("topk_4096x1024_k16", "sort / topk", "topk k=16 (4096,1024) dim -1",
                 "torch.topk(x, 16, -1)", {"x": x, "torch": torch}))
+    out.append(("cumsum_4096x1024", "scans", "cumsum (4096,1024) dim -1", "torch.cumsum(x, -1)",
+                {"x": torch.randn(4096, 1024)}))
     return out
 
 

@@ -1,5 +1,6 @@
 /* ops/reduce.c - sum, mean, max, min, argmax, argmin, amax, amin, logsumexp, var, std, all,
- * any, linalg.vector_norm, allclose, equal.
+ * any, linalg.vector_norm, allclose, equal; prod, nansum, nanmean, var_mean, std_mean,
+ * aminmax, count_nonzero, dist, cdist.
  *
  * Legend: the input (made contiguous) is viewed as (outer, R, inner) around the reduced
  * dim; the result is (outer, inner). Kernels exist for float32, float64 and int64; other
@@ -9,11 +10,14 @@
 #include "reduce.h"
 #include "pointwise.h"
 #include "view.h"
+#include "index.h"
+#include "scan.h"
+#include "linalg.h"
 #include "../autograd/autograd.h"
 
 CT__VECTORIZE_BEGIN
 
-typedef enum ct__redop { CT__RSUM, CT__RMAX, CT__RMIN } ct__redop;
+typedef enum ct__redop { CT__RSUM, CT__RPROD, CT__RMAX, CT__RMIN } ct__redop;
 
 typedef struct ct__red_job {
     ct__redop op;
@@ -104,6 +108,14 @@ typedef struct ct__red_job {
                 ((T *)j->v)[o] = (T)ct__sum_##S(p, j->R);                                   \
                 continue;                                                                   \
             }                                                                               \
+            if (j->op == CT__RPROD) {                                                       \
+                ACC acc = 1;                                                                \
+                for (int64_t r = 0; r < j->R; r++) {                                        \
+                    acc *= (ACC)p[r];                                                       \
+                }                                                                           \
+                ((T *)j->v)[o] = (T)acc;                                                    \
+                continue;                                                                   \
+            }                                                                               \
             int sign = j->op == CT__RMAX ? 1 : -1;                                          \
             if (!j->ix) {                                                                   \
                 ((T *)j->v)[o] = ct__best_##S(p, j->R, sign);                               \
@@ -138,14 +150,21 @@ typedef struct ct__red_job {
             int64_t w = j->inner - c0 < j->chunk ? j->inner - c0 : j->chunk;                \
             const T *p = (const T *)j->x + o * j->R * j->inner + c0;                        \
             T *v = j->v ? (T *)j->v + o * j->inner + c0 : NULL;                             \
-            if (j->op == CT__RSUM) {                                                        \
+            if (j->op == CT__RSUM || j->op == CT__RPROD) {                                  \
+                bool prod = j->op == CT__RPROD;                                             \
                 for (int64_t c = 0; c < w; c++) {                                           \
-                    acc[c] = 0;                                                             \
+                    acc[c] = prod ? 1 : 0;                                                  \
                 }                                                                           \
                 for (int64_t r = 0; r < j->R; r++) {                                        \
                     const T *row = p + r * j->inner;                                        \
-                    for (int64_t c = 0; c < w; c++) {                                       \
-                        acc[c] += (ACC)row[c];                                              \
+                    if (prod) {                                                             \
+                        for (int64_t c = 0; c < w; c++) {                                   \
+                            acc[c] *= (ACC)row[c];                                          \
+                        }                                                                   \
+                    } else {                                                                \
+                        for (int64_t c = 0; c < w; c++) {                                   \
+                            acc[c] += (ACC)row[c];                                          \
+                        }                                                                   \
                     }                                                                       \
                 }                                                                           \
                 for (int64_t c = 0; c < w; c++) {                                           \
@@ -230,8 +249,8 @@ static ct_dtype ct__red_compute_dtype(ct_dtype d)
    exact), else ct__red_compute_dtype. */
 static ct_dtype ct__red_op_dtype(ct__redop rop, ct_dtype d)
 {
-    return rop != CT__RSUM && ct__red_same_bytes(d, CT_UINT8) ? CT_UINT8
-                                                              : ct__red_compute_dtype(d);
+    bool minmax = rop == CT__RMAX || rop == CT__RMIN;
+    return minmax && ct__red_same_bytes(d, CT_UINT8) ? CT_UINT8 : ct__red_compute_dtype(d);
 }
 
 /* Sizes around dim d of t: outer (before), R (d itself; 1 for a 0-dim t), inner (after). */
@@ -332,7 +351,12 @@ static int64_t ct__red_count(const ct_tensor *t, unsigned mask)
     return count;
 }
 
-/* ---- sum / mean ------------------------------------------------------------------------ */
+/* ---- sum / mean / prod ----------------------------------------------------------------- */
+/* The sum family's variants. */
+#define CT__SV_SUM 0
+#define CT__SV_MEAN 1
+#define CT__SV_PROD 2
+
 /* What meta computes for the kernel and the node of a sum or mean (c->state). */
 typedef struct ct__sum_state {
     unsigned mask; /* the reduced dims */
@@ -369,7 +393,7 @@ static void ct__sum_record(ct_node *n, const ct_op_call *c)
 }
 
 /* Attributes: dims (int[]; none or empty: all) and keepdim. Mean needs a float input. The
-   output is in the compute dtype, with the reduced shape. */
+   output is in the compute dtype, with the reduced shape. (prod: a dim or none.) */
 static bool ct__sum_meta(ct_op_call *c)
 {
     ct__sum_state *s = (ct__sum_state *)c->state;
@@ -379,7 +403,7 @@ static bool ct__sum_meta(ct_op_call *c)
                        c->n_attrs ? (int)c->attrs[0].i : 0, &s->mask)) {
         return false;
     }
-    if (c->op->variant && !ct_dtype_is_floating_point(t->dtype)) {
+    if (c->op->variant == CT__SV_MEAN && !ct_dtype_is_floating_point(t->dtype)) {
         ct__fail(CT_ERR_DTYPE, c->fn, "mean(): could not infer output dtype. Input dtype must "
                  "be either a floating point or complex dtype. Got: %s",
                  ct__dtype_title(t->dtype));
@@ -434,12 +458,12 @@ static ct_status ct__sum_kernel(ct_op_call *c)
     const ct__sum_state *s = (const ct__sum_state *)c->state;
     const ct_tensor *t = c->inputs[0];
     ct_tensor *out = c->outputs[0];
-    bool mean = c->op->variant != 0;
-    if (ct_numel(t) == 0) {
-        ct__fill_contig(out, mean ? NAN : 0.0); /* an empty input: O(output) */
+    bool mean = c->op->variant == CT__SV_MEAN, prod = c->op->variant == CT__SV_PROD;
+    if (ct_numel(t) == 0) { /* an empty input: O(output) */
+        ct__fill_contig(out, mean ? NAN : prod ? 1.0 : 0.0);
         return CT_OK;
     }
-    if (!ct__reduce_dims_into(c->fn, CT__RSUM, t, s->mask, out)) {
+    if (!ct__reduce_dims_into(c->fn, prod ? CT__RPROD : CT__RSUM, t, s->mask, out)) {
         return ct_error_code();
     }
     if (mean) {
@@ -711,6 +735,8 @@ static ct_status ct__amax_kernel(ct_op_call *c)
 #define CT__RC_STD 2  /* std (with CT__RC_VAR) */
 #define CT__RC_NORM 4 /* floating point, worded as linalg.vector_norm; attrs: ord, dims */
 #define CT__RC_ANY 8  /* any (else all) */
+#define CT__RC_NANMEAN 16 /* floating point, worded as nanmean; nansum divided by the count */
+#define CT__RC_MEAN 32 /* worded as var_mean / std_mean (with CT__RC_VAR) */
 
 /* A norm of negative or infinite order (attrs[0]) has no identity: it cannot reduce an empty
    dim (dims in attrs[1]; none: all elements). */
@@ -751,10 +777,17 @@ static bool ct__red_composite_meta(ct_op_call *c)
     }
     s->count = ct__red_count(t, s->mask);
     c->dtype = t->dtype;
-    if ((var & (CT__RC_VAR | CT__RC_NORM)) && !ct_dtype_is_floating_point(t->dtype)) {
+    if ((var & (CT__RC_VAR | CT__RC_NORM | CT__RC_NANMEAN)) &&
+        !ct_dtype_is_floating_point(t->dtype)) {
         if (var & CT__RC_NORM) {
             ct__fail(CT_ERR_DTYPE, c->fn, "linalg.vector_norm: Expected a floating point or "
                      "complex tensor as input. Got %s", ct__dtype_title(t->dtype));
+        } else if (var & CT__RC_NANMEAN) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "nanmean(): expected input to have floating point or "
+                     "complex dtype but got %s", ct__dtype_title(t->dtype));
+        } else if (var & CT__RC_MEAN) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "%s_mean only support floating point and complex "
+                     "dtypes", (var & CT__RC_STD) ? "std" : "var");
         } else {
             ct__fail(CT_ERR_DTYPE, c->fn, "std and var only support floating point and "
                      "complex dtypes");
@@ -878,6 +911,13 @@ static ct_tensor *ct__norm_root(ct_tensor *s, double ord)
     return ct_where(zero, z, ord == 2 ? ct_sqrt(safe) : ct_pow_scalar(safe, 1.0 / ord));
 }
 
+/* |x|^ord for an ord below 1, with a 0 gradient where x is 0 (PyTorch's norm_backward) */
+static ct_tensor *ct__abs_pow(ct_tensor *a, double ord)
+{
+    ct_tensor *zero = ct_eq_scalar(a, 0.0), *z = ct_zeros_like(a);
+    return ct_where(zero, z, ct_pow_scalar(ct_where(zero, ct_add_scalar(z, 1.0), a), ord));
+}
+
 /* vector norm of order attrs[0] over dims attrs[1], keepdim attrs[2] */
 static ct_status ct__vector_norm_composite(ct_op_call *c)
 {
@@ -897,7 +937,9 @@ static ct_status ct__vector_norm_composite(ct_op_call *c)
         r = ct_sum_dims(a, dims, n, keepdim);
     } else {
         r = ct__norm_root(ord == 2 ? ct_sum_dims(ct_mul(t, t), dims, n, keepdim)
-                                   : ct_sum_dims(ct_pow_scalar(a, ord), dims, n, keepdim),
+                                   : ct_sum_dims(ord < 1 ? ct__abs_pow(a, ord)
+                                                         : ct_pow_scalar(a, ord),
+                                                 dims, n, keepdim),
                           ord);
     }
     return ct__composite_end(c, r);
@@ -943,6 +985,298 @@ static ct_status ct__equal_composite(ct_op_call *c)
     return ct__composite_end(c, same ? ct_all(ct_eq(a, b)) : ct_zeros(NULL, 0, CT_BOOL));
 }
 
+/* ---- prod, nansum / nanmean, var_mean / std_mean, aminmax, count_nonzero, dist, cdist --- */
+/* t reversed along dim d. Mirrors: torch.flip(t, [d]). */
+static ct_tensor *ct__flip(const ct_tensor *t, int d)
+{
+    if (ct_dim(t) == 0) {
+        return ct_alias(t);
+    }
+    double n = (double)ct_size(t, d);
+    return ct_index_select(t, d, ct_arange(n - 1.0, -1.0, -1.0, CT_INT64));
+}
+
+/* PyTorch's prod_safe_zeros_backward: g times the product of the other elements along d,
+   as an exclusive cumprod from the start times one from the end (exact with zeros). */
+static ct_tensor *ct__prod_safe_zeros(const ct_tensor *g, const ct_tensor *x, int d)
+{
+    int64_t n = x->sizes[d], ones_size[CT_MAX_DIMS];
+    if (n == 0) {
+        return ct_expand_as(g, x);
+    }
+    memcpy(ones_size, x->sizes, sizeof ones_size);
+    ones_size[d] = 1;
+    ct_tensor *ones = ct_ones(ones_size, x->ndim, x->dtype);
+    const ct_tensor *fwd[2] = {ones, ct_narrow(x, d, 0, n - 1)};
+    const ct_tensor *rev[2] = {ones, ct__flip(ct_narrow(x, d, 1, n - 1), d)};
+    ct_tensor *before = ct_cumprod(ct_cat(fwd, 2, d), d, CT_DTYPE_DEFAULT);
+    ct_tensor *after = ct__flip(ct_cumprod(ct_cat(rev, 2, d), d, CT_DTYPE_DEFAULT), d);
+    return ct_mul(g, ct_mul(before, after));
+}
+
+/* PyTorch's prod_backward: g * result / input without zeros, else the zero-safe form (over
+   the flattened input for a product of all elements). Saved: the input and the result. */
+static void ct__prod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    const ct__edge *e = &n->next[0];
+    if (!x || !y) {
+        return;
+    }
+    if (e->ndim == 0) {
+        gi[0] = ct_alias(g);
+        return;
+    }
+    ct_tensor *gu = ct__unreduce(n, g);
+    if (!ct_item(ct_any(ct_eq_scalar(x, 0.0)))) {
+        gi[0] = ct_mul(gu, ct_div(ct__unreduce(n, y), x));
+    } else if ((unsigned)n->i[0] == (1u << e->ndim) - 1u && e->ndim > 1) {
+        int64_t numel = ct_numel(x);
+        ct_tensor *flat = ct_reshape(ct_contiguous(x), &numel, 1);
+        gi[0] = ct_reshape(ct__prod_safe_zeros(ct_reshape(ct_contiguous(gu), &numel, 1), flat,
+                                               0), e->sizes, e->ndim);
+    } else {
+        int d = 0;
+        while (!((unsigned)n->i[0] & (1u << d))) {
+            d++;
+        }
+        gi[0] = ct__prod_safe_zeros(gu, x, d);
+    }
+}
+
+/* nansum: the sum with NaN read as 0 (attributes: dims, keepdim), computed without grad: its
+   node's gradient is g * !isnan(x), NaN where g is (PyTorch's nansum_backward) */
+static ct_status ct__nansum_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    ct_no_grad_begin();
+    ct_scope_begin();
+    const ct_tensor *x = ct_dtype_is_floating_point(t->dtype)
+                             ? ct_where(ct_isnan(t), ct_zeros_like(t), t)
+                             : t;
+    ct_status st = ct__composite_end(c, ct_sum_dims(x, dims, n, c->attrs[1].i != 0));
+    ct_no_grad_end();
+    return st;
+}
+
+/* nansum saves the reduced dims (i[0]) and the input */
+static void ct__nansum_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = ((const ct__sum_state *)c->state)->mask;
+    ct__save(n, c->inputs[0]);
+}
+
+static void ct__nansum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    ct_tensor *keep = x ? ct_logical_not(ct_isnan(x)) : NULL;
+    gi[0] = ct_mul(ct__unreduce(n, g), ct_to_dtype(keep, ct_tensor_dtype(g)));
+}
+
+/* nanmean: nansum over the count of non-NaN elements (autograd from those ops) */
+static ct_status ct__nanmean_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = c->attrs[1].i != 0;
+    ct_scope_begin();
+    ct_tensor *count = ct_sum_dims(ct_logical_not(ct_isnan(t)), dims, n, keepdim);
+    return ct__composite_end(c, ct_div(ct_nansum(t, dims, n, keepdim), count));
+}
+
+/* The second output r1 of a composite: an unscoped reference appended after output 0. */
+static ct_status ct__composite_end2(ct_op_call *c, ct_tensor *r0, ct_tensor *r1)
+{
+    ct_retain(r1);
+    ct_status st = ct__composite_end(c, r1 ? r0 : NULL);
+    if (st == CT_OK) {
+        c->outputs[c->n_outputs++] = r1;
+    } else {
+        ct_release(r1);
+    }
+    return st;
+}
+
+/* var_mean / std_mean (CT__RC_STD): (var or std, mean) over dims; attributes as var's */
+static ct_status ct__var_mean_composite(ct_op_call *c)
+{
+    const ct__sum_state *s = (const ct__sum_state *)c->state;
+    const ct_tensor *t = c->inputs[0];
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    bool keepdim = c->attrs[2].i != 0;
+    ct_scope_begin();
+    ct_tensor *v = (c->op->variant & CT__RC_STD) ? ct_std_dim(t, dims, n, c->attrs[1].f, keepdim)
+                                                 : ct_var_dim(t, dims, n, c->attrs[1].f, keepdim);
+    ct_tensor *m = ct_div_scalar(ct_sum_dims(t, dims, n, keepdim), (double)s->count);
+    return ct__composite_end2(c, v, m);
+}
+
+/* aminmax: attributes dim (int[] of 0 or 1: none or one dim) and keepdim. */
+static bool ct__aminmax_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    c->dtype = t->dtype;
+    if (c->attrs[0].i == 0) {
+        if (ct_numel(t) == 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "aminmax(): cannot compute aminmax over an empty "
+                     "dimension as the operation has no identity.");
+            return false;
+        }
+        return true;
+    }
+    int d = ct__wrap_dim(c->fn, c->attrs[0].ints[0], t->ndim);
+    if (d >= 0 && t->ndim && t->sizes[d] == 0) {
+        ct__fail(CT_ERR_INDEX, c->fn, "aminmax: Expected reduction dim %d to have non-zero size.",
+                 d);
+        return false;
+    }
+    return d >= 0;
+}
+
+/* (amin, amax) over the dim or all elements; without a dim, keepdim keeps every dim as 1 */
+static ct_status ct__aminmax_composite(ct_op_call *c)
+{
+    int n = (int)c->attrs[0].i;
+    bool keepdim = c->attrs[1].i != 0;
+    ct_scope_begin();
+    ct_tensor *lo = ct_amin(c->inputs[0], c->attrs[0].ints, n, keepdim);
+    ct_tensor *hi = ct_amax(c->inputs[0], c->attrs[0].ints, n, keepdim);
+    return ct__composite_end2(c, lo, hi);
+}
+
+/* count_nonzero over dims (attrs[0]; empty: all): the int64 sum of the nonzero mask */
+static ct_status ct__count_nonzero_composite(ct_op_call *c)
+{
+    int n;
+    const int64_t *dims = ct__attr_dims(c, 0, &n);
+    ct_scope_begin();
+    ct_tensor *nz = ct_logical_not(ct_logical_not(c->inputs[0]));
+    return ct__composite_end(c, ct_sum_dims(nz, dims, n, false));
+}
+
+/* dist: the inputs' promoted dtype must be floating point (PyTorch's norm() wording). */
+static bool ct__dist_meta(ct_op_call *c)
+{
+    ct_dtype d = ct_promote_types(c->inputs[0]->dtype, c->inputs[1]->dtype);
+    c->dtype = d;
+    if (!ct_dtype_is_floating_point(d)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "norm(): input dtype should be either floating point or "
+                 "complex. Got %s instead.", ct__dtype_title(d));
+        return false;
+    }
+    return true;
+}
+
+/* the p-norm (attrs[0]) of input - other over all elements */
+static ct_status ct__dist_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    ct_tensor *r = ct_linalg_vector_norm(ct_sub(c->inputs[0], c->inputs[1]), c->attrs[0].f, NULL,
+                                         0, false);
+    return ct__composite_end(c, r);
+}
+
+/* cdist: x1 (B.., P, M) and x2 (B.., R, M) of one float dtype; p (attrs[0]) >= 0; compute
+   mode (attrs[1]) 0, 1 or 2. */
+static bool ct__cdist_meta(ct_op_call *c)
+{
+    const ct_tensor *x[2] = {c->inputs[0], c->inputs[1]};
+    double p = c->attrs[0].f;
+    int64_t mode = c->attrs[1].i;
+    c->dtype = x[0]->dtype;
+    for (int k = 0; k < 2; k++) {
+        if (x[k]->ndim < 2) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "cdist only supports at least 2D tensors, X%d got: %dD",
+                     k + 1, x[k]->ndim);
+            return false;
+        }
+    }
+    int64_t m1 = x[0]->sizes[x[0]->ndim - 1], m2 = x[1]->sizes[x[1]->ndim - 1];
+    if (m1 != m2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "X1 and X2 must have the same number of columns. X1: %lld "
+                 "X2: %lld", (long long)m1, (long long)m2);
+        return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!ct_dtype_is_floating_point(x[k]->dtype)) {
+            ct__fail(CT_ERR_DTYPE, c->fn, "cdist only supports floating-point dtypes, X%d got: "
+                     "%s", k + 1, ct__dtype_title(x[k]->dtype));
+            return false;
+        }
+    }
+    if (x[0]->dtype != x[1]->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s",
+                 ct__dtype_title(x[0]->dtype), ct__dtype_title(x[1]->dtype));
+        return false;
+    }
+    if (!(p >= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "cdist only supports non-negative p values");
+        return false;
+    }
+    if (mode < 0 || mode > 2) {
+        ct__fail(CT_ERR_VALUE, c->fn, "possible modes: 0, 1, 2, but was: %lld", (long long)mode);
+        return false;
+    }
+    return true;
+}
+
+/* PyTorch's _euclidean_dist: |a|^2 - 2 a.b + |b|^2 as one matmul of padded operands, clamped
+   at 1e-30 before the square root */
+static ct_tensor *ct__euclidean_dist(const ct_tensor *x1, const ct_tensor *x2)
+{
+    const int64_t last = -1;
+    ct_tensor *n1 = ct_sum_dims(ct_mul(x1, x1), &last, 1, true);
+    ct_tensor *n2 = ct_sum_dims(ct_mul(x2, x2), &last, 1, true);
+    const ct_tensor *a[3] = {ct_mul_scalar(x1, -2.0), n1, ct_ones_like(n1)};
+    const ct_tensor *b[3] = {x2, ct_ones_like(n2), n2};
+    ct_tensor *r = ct_matmul(ct_cat(a, 3, -1), ct_mt(ct_cat(b, 3, -1)));
+    return ct_sqrt(ct_clamp(r, 1e-30, INFINITY));
+}
+
+/* The direct cdist: the p-norms over M of the broadcast differences (B.., P, R, M), in at most
+   CT__CDIST_PIECES pieces of x1's rows of about CT__CDIST_BLOCK differences each (without
+   grad, the memory stays bounded). */
+#define CT__CDIST_BLOCK ((int64_t)1 << 22)
+#define CT__CDIST_PIECES 64
+static ct_tensor *ct__cdist_direct(const ct_tensor *x1, const ct_tensor *x2, double p)
+{
+    const int64_t last = -1;
+    int64_t rows = x1->sizes[x1->ndim - 2], batch1 = 1;
+    for (int k = 0; k < x1->ndim - 2; k++) {
+        batch1 *= x1->sizes[k];
+    }
+    int64_t total = rows * batch1 * ct_numel(x2);
+    int64_t pieces = (total + CT__CDIST_BLOCK - 1) / CT__CDIST_BLOCK;
+    pieces = pieces < 1 ? 1 : pieces > CT__CDIST_PIECES ? CT__CDIST_PIECES : pieces;
+    pieces = pieces > rows ? (rows ? rows : 1) : pieces;
+    int64_t step = (rows + pieces - 1) / pieces;
+    const ct_tensor *part[CT__CDIST_PIECES];
+    int n = 0;
+    for (int64_t at = 0; at < rows || n == 0; at += step) {
+        int64_t len = rows - at < step ? rows - at : step;
+        const ct_tensor *a = pieces == 1 ? x1 : ct_narrow(x1, -2, at, len);
+        part[n++] = ct_linalg_vector_norm(ct_sub(ct_unsqueeze(a, -2), ct_unsqueeze(x2, -3)), p,
+                                          &last, 1, false);
+    }
+    return n == 1 ? (ct_tensor *)(uintptr_t)part[0] : ct_cat(part, n, -2);
+}
+
+/* the p-norm of every pair of rows: through the matmul form for p == 2 when the mode asks
+   (1) or by default (0) when either has more than 25 rows, else directly */
+static ct_status ct__cdist_composite(ct_op_call *c)
+{
+    const ct_tensor *x1 = c->inputs[0], *x2 = c->inputs[1];
+    double p = c->attrs[0].f;
+    int64_t mode = c->attrs[1].i, r1 = x1->sizes[x1->ndim - 2], r2 = x2->sizes[x2->ndim - 2];
+    bool mm = p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
+    ct_scope_begin();
+    return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
+}
+
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
@@ -956,10 +1290,10 @@ CT__REDUCTION(sum_dim, "aten::sum", "sum.dim_IntList(Tensor self, int[1]? dim, b
               0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward1", ct__sum_backward, 0u,
               ct__sum_record)
 CT__REDUCTION(mean, "aten::mean", "mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
-              "ct_mean", 1, ct__sum_meta, CT__K_FLOAT(ct__sum_kernel), "MeanBackward0",
+              "ct_mean", CT__SV_MEAN, ct__sum_meta, CT__K_FLOAT(ct__sum_kernel), "MeanBackward0",
               ct__mean_backward, 0u, ct__sum_record)
 CT__REDUCTION(mean_dim, "aten::mean", "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, "
-              "*, ScalarType? dtype=None) -> Tensor", "ct_mean_dim", 1, ct__sum_meta,
+              "*, ScalarType? dtype=None) -> Tensor", "ct_mean_dim", CT__SV_MEAN, ct__sum_meta,
               CT__K_FLOAT(ct__sum_kernel), "MeanBackward1", ct__mean_backward, 0u,
               ct__sum_record)
 CT__REDUCTION(max, "aten::max", "max(Tensor self) -> Tensor", "ct_max", 0, ct__minmax_meta,
@@ -988,6 +1322,13 @@ CT__REDUCTION(amax, "aten::amax", "amax(Tensor self, int[1] dim=[], bool keepdim
 CT__REDUCTION(amin, "aten::amin", "amin(Tensor self, int[1] dim=[], bool keepdim=False) -> "
               "Tensor", "ct_amin", 1, ct__amax_meta, CT__K_ALL(ct__amax_kernel), "AminBackward0",
               ct__amax_backward, 0u, ct__amax_record)
+CT__REDUCTION(prod, "aten::prod", "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
+              "ct_prod", CT__SV_PROD, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "ProdBackward0",
+              ct__prod_backward, 0u, ct__amax_record)
+CT__REDUCTION(prod_dim, "aten::prod", "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, "
+              "ScalarType? dtype=None) -> Tensor", "ct_prod_dim", CT__SV_PROD, ct__sum_meta,
+              CT__K_ALL(ct__sum_kernel), "ProdBackward1", ct__prod_backward, 0u,
+              ct__amax_record)
 #undef CT__REDUCTION
 /* composites: autograd comes from the ops they are built from */
 #define CT__RED_COMPOSITE(SYM, NAME, SCHEMA, API, VAR, META, COMPOSITE)                        \
@@ -1024,7 +1365,35 @@ CT__RED_COMPOSITE(allclose, "aten::allclose", "allclose(Tensor self, Tensor othe
                   0, ct__allclose_meta, ct__allclose_composite)
 CT__RED_COMPOSITE(equal, "aten::equal", "equal(Tensor self, Tensor other) -> bool", "ct_equal",
                   0, NULL, ct__equal_composite)
+CT__RED_COMPOSITE(nanmean, "aten::nanmean", "nanmean(Tensor self, int[1]? dim=None, bool "
+                  "keepdim=False, *, ScalarType? dtype=None) -> Tensor", "ct_nanmean",
+                  CT__RC_NANMEAN, ct__red_composite_meta, ct__nanmean_composite)
+CT__RED_COMPOSITE(var_mean, "aten::var_mean", "var_mean.correction(Tensor self, int[1]? "
+                  "dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+                  "ct_var_mean", CT__RC_VAR | CT__RC_MEAN, ct__red_composite_meta,
+                  ct__var_mean_composite)
+CT__RED_COMPOSITE(std_mean, "aten::std_mean", "std_mean.correction(Tensor self, int[1]? "
+                  "dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)",
+                  "ct_std_mean", CT__RC_VAR | CT__RC_STD | CT__RC_MEAN, ct__red_composite_meta,
+                  ct__var_mean_composite)
+CT__RED_COMPOSITE(aminmax, "aten::aminmax", "aminmax(Tensor self, *, int? dim=None, bool "
+                  "keepdim=False) -> (Tensor min, Tensor max)", "ct_aminmax", 0,
+                  ct__aminmax_meta, ct__aminmax_composite)
+CT__RED_COMPOSITE(count_nonzero, "aten::count_nonzero", "count_nonzero.dim_IntList(Tensor self, "
+                  "int[] dim) -> Tensor", "ct_count_nonzero", 0, ct__red_composite_meta,
+                  ct__count_nonzero_composite)
+CT__RED_COMPOSITE(dist, "aten::dist", "dist(Tensor self, Tensor other, Scalar p=2) -> Tensor",
+                  "ct_dist", 0, ct__dist_meta, ct__dist_composite)
+CT__RED_COMPOSITE(cdist, "aten::cdist", "cdist(Tensor x1, Tensor x2, float p=2, int? "
+                  "compute_mode=None) -> Tensor", "ct_cdist", 0, ct__cdist_meta,
+                  ct__cdist_composite)
 #undef CT__RED_COMPOSITE
+static const ct_op ct__op_nansum = {"aten::nansum", "nansum(Tensor self, int[1]? dim=None, bool "
+                                    "keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                                    "ct_nansum", CT_OP_REDUCTION, CT_AUTOCAST_NONE, 0, 0u, NULL,
+                                    ct__red_composite_meta, CT__K_NONE, ct__nansum_composite,
+                                    "NansumBackward0", ct__nansum_backward, 0u,
+                                    ct__nansum_record, NULL};
 static const ct_op ct__op_sum_to_size = {"aten::sum_to_size", "sum_to_size(Tensor self, SymInt[] "
                                          "size) -> Tensor", "ct_sum_to_size", CT_OP_REDUCTION,
                                          CT_AUTOCAST_NONE, 0, 0u, NULL, ct__sum_to_size_meta,
@@ -1114,36 +1483,44 @@ static ct_tensor *ct__minmax(const ct_op *op, const char *fn, const ct_tensor *t
     return ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, dim_form, dim, keepdim));
 }
 
-/* max.dim / min.dim: values (returned by the entry) and indices (outputs[1]), both scoped;
-   an output the caller does not want is freed. */
+/* The two outputs of a dispatched call of two-output op (r: what the entry returned, output
+   0; the other in outputs[1]), both scoped, through the out pointers; an output the caller
+   does not want (NULL pointer) is freed. Returns CT_OK or the error code. */
+static ct_status ct__pair_outputs(const ct_op_call *c, ct_tensor *r, ct_tensor **first,
+                                  ct_tensor **second)
+{
+    if (first) {
+        *first = NULL;
+    }
+    if (second) {
+        *second = NULL;
+    }
+    if (!r) {
+        return ct_error_code();
+    }
+    if (first) {
+        *first = r;
+    } else {
+        ct_free(r);
+    }
+    if (second) {
+        *second = c->outputs[1];
+    } else {
+        ct_free(c->outputs[1]);
+    }
+    return CT_OK;
+}
+
+/* max.dim / min.dim: values and indices */
 static ct_status ct__minmax_dim(const ct_op *op, const char *fn, const ct_tensor *t,
                                 int64_t dim, bool keepdim, ct_tensor **values,
                                 ct_tensor **indices)
 {
-    if (values) {
-        *values = NULL;
-    }
-    if (indices) {
-        *indices = NULL;
-    }
     const ct_tensor *in[1] = {t};
     ct__minmax_state s;
     ct_op_call c;
     ct_tensor *v = ct__dispatch(ct__call_minmax(&c, &s, in, op, fn, true, dim, keepdim));
-    if (!v) {
-        return ct_error_code();
-    }
-    if (values) {
-        *values = v;
-    } else {
-        ct_free(v);
-    }
-    if (indices) {
-        *indices = c.outputs[1];
-    } else {
-        ct_free(c.outputs[1]);
-    }
-    return CT_OK;
+    return ct__pair_outputs(&c, v, values, indices);
 }
 
 ct_status ct_max_dim(const ct_tensor *t, int64_t dim, bool keepdim, ct_tensor **values,
@@ -1320,6 +1697,102 @@ bool ct_equal(const ct_tensor *input, const ct_tensor *other)
     return ct__call_bool(&c);
 }
 
+ct_tensor *ct_prod(const ct_tensor *t)
+{
+    return ct__call_sum(&ct__op_prod, "ct_prod", t, false, NULL, 0, false);
+}
+
+ct_tensor *ct_prod_dim(const ct_tensor *t, int64_t dim, bool keepdim)
+{
+    return ct__call_sum(&ct__op_prod_dim, "ct_prod", t, true, &dim, 1, keepdim);
+}
+
+ct_tensor *ct_nansum(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_nansum, "ct_nansum", t, dims, n, keepdim);
+}
+
+ct_tensor *ct_nanmean(const ct_tensor *t, const int64_t *dims, int n, bool keepdim)
+{
+    return ct__call_dims(&ct__op_nanmean, "ct_nanmean", t, dims, n, keepdim);
+}
+
+/* var_mean / std_mean: the two results through the out pointers */
+static ct_status ct__var_mean(const ct_op *op, const char *fn, const ct_tensor *t,
+                              const int64_t *dims, int n, double correction, bool keepdim,
+                              ct_tensor **first, ct_tensor **mean)
+{
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, dims, n);
+    ct__call_f(&c, correction);
+    ct__call_i(&c, keepdim);
+    c.state = &s;
+    return ct__pair_outputs(&c, ct__dispatch(&c), first, mean);
+}
+
+ct_status ct_var_mean(const ct_tensor *t, const int64_t *dims, int n, double correction,
+                      bool keepdim, ct_tensor **var, ct_tensor **mean)
+{
+    return ct__var_mean(&ct__op_var_mean, "ct_var_mean", t, dims, n, correction, keepdim, var,
+                        mean);
+}
+
+ct_status ct_std_mean(const ct_tensor *t, const int64_t *dims, int n, double correction,
+                      bool keepdim, ct_tensor **std, ct_tensor **mean)
+{
+    return ct__var_mean(&ct__op_std_mean, "ct_std_mean", t, dims, n, correction, keepdim, std,
+                        mean);
+}
+
+ct_status ct_aminmax(const ct_tensor *t, const int64_t *dim, bool keepdim, ct_tensor **min,
+                     ct_tensor **max)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_aminmax, "ct_aminmax", in, 1);
+    ct__call_ints(&c, dim, dim ? 1 : 0);
+    ct__call_i(&c, keepdim);
+    return ct__pair_outputs(&c, ct__dispatch(&c), min, max);
+}
+
+ct_tensor *ct_count_nonzero(const ct_tensor *t, const int64_t *dims, int n)
+{
+    const char *fn = "ct_count_nonzero";
+    if (n > 0 && ct__null(fn, dims)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {t};
+    ct__sum_state s;
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_count_nonzero, fn, in, 1);
+    ct__call_ints(&c, dims, n);
+    c.state = &s;
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_dist(const ct_tensor *input, const ct_tensor *other, double p)
+{
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_dist, "ct_dist", in, 2);
+    ct__call_f(&c, p);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
+                    ct_cdist_compute_mode compute_mode)
+{
+    const ct_tensor *in[2] = {x1, x2};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_cdist, "ct_cdist", in, 2);
+    ct__call_f(&c, p);
+    ct__call_i(&c, (int64_t)compute_mode);
+    return ct__dispatch(&c);
+}
+
 #undef CT__RED_BLOCK
 #undef CT__SUM_FN
 #undef CT__BETTER
@@ -1332,5 +1805,12 @@ bool ct_equal(const ct_tensor *input, const ct_tensor *other)
 #undef CT__RC_STD
 #undef CT__RC_NORM
 #undef CT__RC_ANY
+#undef CT__RC_NANMEAN
+#undef CT__RC_MEAN
+#undef CT__SV_SUM
+#undef CT__SV_MEAN
+#undef CT__SV_PROD
+#undef CT__CDIST_BLOCK
+#undef CT__CDIST_PIECES
 
 CT__VECTORIZE_END

@@ -12,7 +12,8 @@
  * ("argmax(): Expected reduction dim to be specified for input.numel() == 0.").
  * Determinism: float sums add fixed blocks of elements and then the block sums in order, so
  * results are bit-exact across thread counts; logsumexp, var/std, all/any and vector_norm are
- * built from these sums and max/min, so they are too.
+ * built from these sums and max/min, so they are too, as are prod (each output's product in
+ * order, float32 in double) and the ops built from these (nansum ... cdist).
  */
 
 /* Sum of all elements (0-dim). Mirrors: torch.sum(input). */
@@ -98,3 +99,66 @@ CTORCH_API bool ct_allclose(const ct_tensor *input, const ct_tensor *other, doub
 /* Whether input and other have the same sizes and equal elements (after promotion; NaN is
    never equal). Mirrors: torch.equal(input, other). */
 CTORCH_API bool ct_equal(const ct_tensor *input, const ct_tensor *other);
+/* Product of all elements (0-dim) / along dim (kept as 1 when keepdim). Bool and integers give
+   int64 (wrapping on overflow), floats keep their dtype; 1 for an empty input. The gradient is
+   exact with zeros in the input (PyTorch's prod_backward). Error: CT_ERR_INDEX for an invalid
+   dim. Mirrors: torch.prod(input) / torch.prod(input, dim, keepdim). */
+CTORCH_API ct_tensor *ct_prod(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_prod_dim(const ct_tensor *input, int64_t dim, bool keepdim);
+/* Sum over n dims (n == 0: all) with NaN counted as 0; dtypes as ct_sum; the gradient is 0 at
+   NaNs. Error: CT_ERR_INDEX for an invalid dim. Mirrors: torch.nansum(input, dims, keepdim). */
+CTORCH_API ct_tensor *ct_nansum(const ct_tensor *input, const int64_t *dims, int n,
+                                bool keepdim);
+/* Mean of the non-NaN elements over n dims (n == 0: all); NaN where all are NaN. Float input
+   only. Errors: CT_ERR_DTYPE for other dtypes ("nanmean(): expected input to have floating
+   point or complex dtype but got Long"); CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.nanmean(input, dims, keepdim). */
+CTORCH_API ct_tensor *ct_nanmean(const ct_tensor *input, const int64_t *dims, int n,
+                                 bool keepdim);
+/* The variance (standard deviation) and the mean over n dims (n == 0: all), each as ct_var_dim
+   / ct_mean, through the out pointers (either may be NULL). Returns CT_OK or the error code:
+   CT_ERR_DTYPE for a non-float input ("var_mean only support floating point and complex
+   dtypes"), CT_ERR_INDEX for an invalid dim.
+   Mirrors: torch.var_mean(input, dims, correction=c, keepdim) / torch.std_mean. */
+CTORCH_API ct_status ct_var_mean(const ct_tensor *input, const int64_t *dims, int n,
+                                 double correction, bool keepdim, ct_tensor **var,
+                                 ct_tensor **mean);
+CTORCH_API ct_status ct_std_mean(const ct_tensor *input, const int64_t *dims, int n,
+                                 double correction, bool keepdim, ct_tensor **std,
+                                 ct_tensor **mean);
+/* The smallest and largest element over *dim (dim NULL: all elements; keepdim then keeps
+   every dim as 1), in the input's dtype, through the out pointers (either may be NULL); the
+   gradients are split evenly among ties, as ct_amin / ct_amax. Returns CT_OK or the error
+   code: CT_ERR_VALUE over all elements of an empty input ("aminmax(): cannot compute aminmax
+   over an empty dimension as the operation has no identity."), CT_ERR_INDEX for an invalid
+   or empty dim. Mirrors: torch.aminmax(input, dim=dim, keepdim=keepdim). */
+CTORCH_API ct_status ct_aminmax(const ct_tensor *input, const int64_t *dim, bool keepdim,
+                                ct_tensor **min, ct_tensor **max);
+/* The number of nonzero elements (NaN counts) over n dims (n == 0: all), int64, the dims
+   removed. Errors: CT_ERR_INDEX for an invalid dim, CT_ERR_VALUE for a repeated one.
+   Mirrors: torch.count_nonzero(input, dims). */
+CTORCH_API ct_tensor *ct_count_nonzero(const ct_tensor *input, const int64_t *dims, int n);
+/* The p-norm of input - other (broadcast) over all elements, 0-dim, as ct_linalg_vector_norm
+   (p 0: nonzero count; INFINITY: max |d|; PyTorch's default p is 2). Errors: CT_ERR_DTYPE for
+   non-float inputs ("norm(): input dtype should be either floating point or complex. Got Long
+   instead."); CT_ERR_SHAPE when the shapes do not broadcast.
+   Mirrors: torch.dist(input, other, p). */
+CTORCH_API ct_tensor *ct_dist(const ct_tensor *input, const ct_tensor *other, double p);
+/* When cdist computes Euclidean distances (p == 2) as |a|^2 - 2 a.b + |b|^2 through one matrix
+   product (faster, less exact): PyTorch's compute_mode strings. */
+typedef enum ct_cdist_compute_mode {
+    CT_CDIST_USE_MM_IF_NECESSARY = 0, /* "use_mm_for_euclid_dist_if_necessary" (the default):
+                                         when either input has more than 25 rows */
+    CT_CDIST_USE_MM = 1,              /* "use_mm_for_euclid_dist" */
+    CT_CDIST_DONOT_USE_MM = 2         /* "donot_use_mm_for_euclid_dist" */
+} ct_cdist_compute_mode;
+/* The p-norm distance (p >= 0, INFINITY allowed; PyTorch's default 2) between every row of x1
+   (B.., P, M) and every row of x2 (B.., R, M): (B.., P, R), batch dims broadcast. Both of one
+   float dtype. Errors: CT_ERR_SHAPE for inputs under 2-D ("cdist only supports at least 2D
+   tensors, X1 got: 1D") or a column mismatch ("X1 and X2 must have the same number of
+   columns. X1: 3 X2: 4"); CT_ERR_DTYPE for integer inputs ("cdist only supports
+   floating-point dtypes, X1 got: Long") or two dtypes ("expected scalar type Float but found
+   Double"); CT_ERR_VALUE for p < 0 ("cdist only supports non-negative p values") or another
+   mode. Mirrors: torch.cdist(x1, x2, p, compute_mode). */
+CTORCH_API ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
+                               ct_cdist_compute_mode compute_mode);
