@@ -10057,6 +10057,11 @@ CT__MOD_INPLACE(remainder, CT__REMAINDER, "RemainderBackward1", ct__remainder_ba
 static bool ct__isclose_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    if (!ct__broadcast_shapes(c->fn, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd)) {
+        return false;
+    }
     if (a->dtype != b->dtype) {
         ct__fail(CT_ERR_DTYPE, c->fn, "%s did not match %s", ct__dtype_title(a->dtype),
                  ct__dtype_title(b->dtype));
