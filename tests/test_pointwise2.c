@@ -224,7 +224,391 @@ static void test_pw2_golden(void)
     CHECK(with_grad > 60);
 }
 
+/* ---- gradcheck ------------------------------------------------------------------------ */
+typedef struct pw2_gc {
+    const char *name;
+    double lo, hi, lo_b, hi_b; /* a uniform in [lo, hi), b in [lo_b, hi_b) (binary ops) */
+} pw2_gc;
+
+static ct_tensor *pw2_gc_fn(ct_tensor *const *in, int n, void *user)
+{
+    return pw2_apply(((const pw2_gc *)user)->name, in[0], n > 1 ? in[1] : NULL);
+}
+
+static ct_tensor *pw2_uniform(const int64_t *shape, int nd, double lo, double hi)
+{
+    return ct_add_scalar(ct_mul_scalar(ct_rand(shape, nd, F64, NULL), hi - lo), lo);
+}
+
+/* Unary ops away from their non-smooth points (the rounding ops: between the jumps, where the
+   gradient is PyTorch's zero). */
+static const pw2_gc pw2_gc_unary[] = {
+    {"expm1", -2, 2, 0, 0},     {"exp2", -2, 2, 0, 0},         {"log2", 0.2, 3, 0, 0},
+    {"log10", 0.2, 3, 0, 0},    {"tan", -1.2, 1.2, 0, 0},      {"asin", -0.9, 0.9, 0, 0},
+    {"acos", -0.9, 0.9, 0, 0},  {"atan", -2, 2, 0, 0},         {"sinh", -2, 2, 0, 0},
+    {"cosh", -2, 2, 0, 0},      {"asinh", -2, 2, 0, 0},        {"acosh", 1.2, 3, 0, 0},
+    {"atanh", -0.9, 0.9, 0, 0}, {"erfc", -2, 2, 0, 0},         {"erfinv", -0.9, 0.9, 0, 0},
+    {"floor", 0.1, 0.9, 0, 0},  {"ceil", 1.1, 1.9, 0, 0},      {"round", 0.1, 0.4, 0, 0},
+    {"trunc", -0.9, -0.1, 0, 0}, {"frac", 1.1, 1.9, 0, 0},     {"sign", 0.1, 2, 0, 0},
+    {"sgn", -2, -0.1, 0, 0},    {"floor_", 0.1, 0.9, 0, 0},    {"round_", 1.6, 2.4, 0, 0},
+    {"frac_", -1.9, -1.1, 0, 0}, {"nan_to_num", -2, 2, 0, 0},  {"nan_to_num_", -2, 2, 0, 0},
+    {"logit", 0.1, 0.9, 0, 0},  {"logit_eps", 0.25, 0.75, 0, 0}, {"logit_eps", 0.02, 0.18, 0, 0},
+};
+
+/* Binary ops, b broadcast; fmod and remainder with quotients away from the integers. */
+static const pw2_gc pw2_gc_binary[] = {
+    {"atan2", 0.5, 2, -2, -0.5},      {"hypot", 0.5, 2, -2, -0.5},
+    {"logaddexp", -2, 2, -2, 2},      {"logaddexp2", -2, 2, -2, 2},
+    {"xlogy", -1, 1, 0.5, 2},         {"fmod", 2.2, 2.8, 1.0, 1.05},
+    {"remainder", 2.2, 2.8, -1.05, -1}, {"fmod_", -2.8, -2.2, 1.0, 1.05},
+    {"remainder_", -2.8, -2.2, 1.0, 1.05}, {"fmax", -2, 2, -2, 2},
+    {"fmin", -2, 2, -2, 2},
+};
+
+static void pw2_gradcheck(const pw2_gc *f, int n)
+{
+    static const int64_t s23[2] = {2, 3}, s32[2] = {3, 2}, s3[1] = {3}, s21[2] = {2, 1};
+    for (int pass = 0; pass < 2; pass++) { /* contiguous with b (3,), transposed with b (2, 1) */
+        ct_scope_begin();
+        ct_tensor *a = pass ? ct_t(pw2_uniform(s32, 2, f->lo, f->hi))
+                            : pw2_uniform(s23, 2, f->lo, f->hi);
+        ct_tensor *in[2] = {ct_requires_grad_(ct_detach(a), true), NULL};
+        if (n > 1) {
+            in[1] = ct_requires_grad_(pw2_uniform(pass ? s21 : s3, pass ? 2 : 1, f->lo_b,
+                                                  f->hi_b), true);
+        }
+        CHECK_MSG(ct_gradcheck(pw2_gc_fn, in, n, (void *)(uintptr_t)f, NULL), "%s (%d): %s",
+                  f->name, pass, ct_error() ? ct_error() : "?");
+        ct_error_clear();
+        ct_scope_end();
+    }
+}
+
+static void test_pw2_gradcheck(void)
+{
+    ct_manual_seed(21);
+    for (size_t i = 0; i < sizeof pw2_gc_unary / sizeof pw2_gc_unary[0]; i++) {
+        pw2_gradcheck(&pw2_gc_unary[i], 1);
+    }
+    for (size_t i = 0; i < sizeof pw2_gc_binary / sizeof pw2_gc_binary[0]; i++) {
+        pw2_gradcheck(&pw2_gc_binary[i], 2);
+    }
+}
+
+/* Double backward: the gradients (create_graph) of sum(f(a[, b]) * w) with respect to a and
+   b, concatenated; the last input is w. */
+static ct_tensor *pw2_gradgrad(ct_tensor *const *in, int n, void *user)
+{
+    int nx = n - 1;
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true); /* gradcheck evaluates under no_grad */
+    ct_tensor *y = pw2_gc_fn(in, nx, user);
+    const ct_tensor *go[1] = {in[nx]};
+    ct_tensor *g[2] = {NULL, NULL}, *out = NULL;
+    if (y && ct_autograd_grad(&y, 1, in, nx, go, false, true, false, g) == CT_OK) {
+        const ct_tensor *parts[2] = {ct_flatten(g[0], 0, -1),
+                                     nx > 1 ? ct_flatten(g[1], 0, -1) : NULL};
+        out = ct_cat(parts, nx, 0);
+    }
+    ct_set_grad_enabled(prev);
+    return out;
+}
+
+static void test_pw2_gradgradcheck(void)
+{
+    static const pw2_gc fns[] = {
+        {"tan", -1, 1, 0, 0},          {"asin", -0.8, 0.8, 0, 0},    {"atanh", -0.8, 0.8, 0, 0},
+        {"erfc", -2, 2, 0, 0},         {"erfinv", -0.8, 0.8, 0, 0},  {"logit", 0.2, 0.8, 0, 0},
+        {"expm1", -2, 2, 0, 0},        {"log2", 0.3, 3, 0, 0},       {"atan2", 0.5, 2, 0.5, 2},
+        {"logaddexp", -2, 2, -2, 2},   {"xlogy", 0.3, 1, 0.5, 2},    {"hypot", 0.5, 2, -2, -0.5},
+        {"fmod", 2.2, 2.8, 1.0, 1.05},
+    };
+    static const int64_t s23[2] = {2, 3};
+    ct_manual_seed(22);
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        const pw2_gc *f = &fns[i];
+        int nx = f->lo_b != f->hi_b ? 2 : 1;
+        ct_scope_begin();
+        ct_tensor *in[3] = {ct_requires_grad_(pw2_uniform(s23, 2, f->lo, f->hi), true), NULL,
+                            NULL};
+        if (nx > 1) {
+            in[1] = ct_requires_grad_(pw2_uniform(s23, 2, f->lo_b, f->hi_b), true);
+        }
+        in[nx] = ct_requires_grad_(ct_randn(s23, 2, F64, NULL), true);
+        CHECK_MSG(ct_gradcheck(pw2_gradgrad, in, nx + 1, (void *)(uintptr_t)f, NULL),
+                  "gradgradcheck %s: %s", f->name, ct_error() ? ct_error() : "?");
+        ct_error_clear();
+        ct_scope_end();
+    }
+}
+
+/* The autograd node names PyTorch gives these ops. */
+static void test_pw2_grad_fn_names(void)
+{
+    static const struct {
+        const char *op, *node;
+    } names[] = {
+        {"expm1", "Expm1Backward0"}, {"erfinv", "ErfinvBackward0"}, {"floor", "FloorBackward0"},
+        {"frac", "FracBackward0"},   {"sign", "SignBackward0"},     {"sgn", "SgnBackward0"},
+        {"logit", "LogitBackward0"}, {"nan_to_num", "NanToNumBackward0"},
+        {"atan2", "Atan2Backward0"}, {"hypot", "HypotBackward0"},   {"xlogy", "XlogyBackward0"},
+        {"fmod", "FmodBackward1"},   {"remainder", "RemainderBackward1"},
+        {"fmax", "FmaxBackward0"},   {"logaddexp2", "Logaddexp2Backward0"},
+    };
+    static const double v[3] = {0.25, 0.5, 0.75};
+    static const int64_t s3[1] = {3};
+    ct_scope_begin();
+    ct_tensor *x = ct_requires_grad_(ct_tensor_from_data(v, F64, s3, 1), true);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *got = ct_node_name(ct_grad_fn(pw2_apply(names[i].op, x, x)));
+        CHECK_MSG(got && !strcmp(got, names[i].node), "%s: %s", names[i].op, got ? got : "-");
+    }
+    ct_scope_end();
+}
+
+/* ---- PyTorch's values at the edges ------------------------------------------------------ */
+static ct_tensor *pw2_vec(const double *v, int64_t n, ct_dtype dtype)
+{
+    return ct_to_dtype(ct_tensor_from_data(v, F64, &n, 1), dtype);
+}
+
+static void test_pw2_edges(void)
+{
+    ct_scope_begin();
+    static const double inf2[2] = {-INFINITY, INFINITY}, ok2[2] = {-INFINITY, INFINITY};
+    ct_tensor *ii = pw2_vec(inf2, 2, F64);
+    PW2_CLOSE(ct_logaddexp(ii, ii), ok2, 2, 0, 0); /* equal infinities give themselves */
+    PW2_CLOSE(ct_logaddexp2(ii, ii), ok2, 2, 0, 0);
+    static const double xa[3] = {0, 0, NAN}, xb[3] = {0, NAN, 0}, xw[3] = {0, NAN, NAN};
+    CHECK_TENSOR(ct_xlogy(pw2_vec(xa, 3, F64), pw2_vec(xb, 3, F64)), xw, 3, 0, 0);
+    static const double sa[2] = {5, -5}, sb[2] = {-1, 9}, sl[2] = {0, 0}, sr[2] = {0, -1};
+    ct_tensor *a8 = pw2_vec(sa, 2, CT_INT8), *b8 = pw2_vec(sb, 2, CT_INT8);
+    CHECK_TENSOR(ct_bitwise_left_shift(a8, b8), sl, 2, 0, 0);
+    CHECK_TENSOR(ct_bitwise_right_shift(a8, b8), sr, 2, 0, 0);
+    static const double ua[2] = {200, 7}, ub[2] = {9, 1}, ur[2] = {0, 3};
+    CHECK_TENSOR(ct_bitwise_right_shift(pw2_vec(ua, 2, CT_UINT8), pw2_vec(ub, 2, CT_UINT8)), ur,
+                 2, 0, 0);
+    static const double m1[2] = {-128, 7}, d1[2] = {-1, -1}, z2[2] = {0, 0};
+    CHECK_TENSOR(ct_fmod(pw2_vec(m1, 2, CT_INT8), pw2_vec(d1, 2, CT_INT8)), z2, 2, 0, 0);
+    static const int64_t lo[2] = {INT64_MIN, -7}, lod[2] = {-1, 3}, s2 = 2;
+    static const double lor[2] = {0, 2}; /* INT64_MIN % -1 does not trap */
+    CHECK_TENSOR(ct_remainder(ct_tensor_from_data(lo, CT_INT64, &s2, 1),
+                              ct_tensor_from_data(lod, CT_INT64, &s2, 1)), lor, 2, 0, 0);
+    static const double ra[3] = {-3, 3, -0.0}, rb[3] = {2, -2, 2}, rr[3] = {1, -1, 0};
+    ct_tensor *r = ct_remainder(pw2_vec(ra, 3, F64), pw2_vec(rb, 3, F64));
+    CHECK_TENSOR(r, rr, 3, 0, 0);
+    CHECK(r && signbit(((const double *)ct_data_ptr(r))[2])); /* -0.0, as PyTorch */
+    static const double fz[2] = {1, -2}, zz[2] = {0, 0};
+    const double *q = (const double *)ct_data_ptr(ct_fmod(pw2_vec(fz, 2, F64),
+                                                          pw2_vec(zz, 2, F64)));
+    CHECK(q && isnan(q[0]) && isnan(q[1])); /* float fmod by zero: NaN */
+    static const double sp[3] = {NAN, INFINITY, -INFINITY};
+    static const double n32[3] = {0, 3.4028234663852886e38, -3.4028234663852886e38};
+    static const double n64[3] = {0, 1.7976931348623157e308, -1.7976931348623157e308};
+    CHECK_TENSOR(ct_nan_to_num(pw2_vec(sp, 3, CT_FLOAT32), 0, NULL, NULL), n32, 3, 0, 0);
+    CHECK_TENSOR(ct_nan_to_num(pw2_vec(sp, 3, F64), 0, NULL, NULL), n64, 3, 0, 0);
+    static const double ev[4] = {1, -1, 1.5, 0}, ew[4] = {INFINITY, -INFINITY, NAN, 0};
+    const double *e = (const double *)ct_data_ptr(ct_erfinv(pw2_vec(ev, 4, F64)));
+    CHECK(e && e[0] == INFINITY && e[1] == -INFINITY && isnan(e[2]) && e[3] == ew[3]);
+    static const double half[6] = {0.5, 1.5, 2.5, -0.5, -2.5, 3.5}, even[6] = {0, 2, 2, 0, -2, 4};
+    CHECK_TENSOR(ct_round(pw2_vec(half, 6, CT_FLOAT32)), even, 6, 0, 0); /* ties to even */
+    static const double sg[3] = {NAN, -0.0, -2}, sgw[3] = {0, 0, -1}, sbw[3] = {0, 1, 1};
+    CHECK_TENSOR(ct_sign(pw2_vec(sg, 3, F64)), sgw, 3, 0, 0);
+    CHECK_TENSOR(ct_signbit(pw2_vec(sg, 3, F64)), sbw, 3, 0, 0);
+    static const double bl[2] = {1, 0};
+    ct_tensor *sb_ = ct_sign(pw2_vec(bl, 2, CT_BOOL)); /* bool keeps bool */
+    CHECK(sb_ && ct_tensor_dtype(sb_) == CT_BOOL);
+    CHECK_TENSOR(sb_, bl, 2, 0, 0);
+    static const double fl[3] = {-1.5, 2.5, 7}, fl_w[3] = {-2, 2, 7};
+    ct_tensor *fi = ct_floor_(pw2_vec(fl, 3, CT_INT32)); /* integers stay integers */
+    CHECK(fi && ct_tensor_dtype(fi) == CT_INT32);
+    ct_tensor *ff = ct_floor_(pw2_vec(fl, 3, F64));
+    CHECK_TENSOR(ff, fl_w, 3, 0, 0);
+    ct_scope_end();
+}
+
+/* ---- errors ------------------------------------------------------------------------------ */
+static void test_pw2_errors(void)
+{
+    static const int64_t s3[1] = {3}, s2[1] = {2};
+    ct_scope_begin();
+    ct_tensor *l = ct_arange(1, 4, 1, CT_INT64), *f = ct_zeros(s3, 1, CT_FLOAT32);
+    ct_tensor *b = ct_gt_scalar(l, 1.5), *z = ct_zeros(s3, 1, CT_INT64);
+    CHECK(ct_frac(l) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "ct_frac: \"frac\" not implemented for 'Long'");
+    CHECK(ct_floor(b) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"floor\" not implemented for 'Bool'");
+    CHECK(ct_hypot(l, l) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "ct_hypot: \"hypot\" not implemented for 'Long'");
+    CHECK(ct_logaddexp(b, b) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"logaddexp\" not implemented for 'Bool'");
+    CHECK(ct_logaddexp2(l, l) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"logaddexp2\" not implemented for 'Long'");
+    CHECK(ct_fmod(l, z) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_fmod: ZeroDivisionError");
+    CHECK(ct_remainder(l, z) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_remainder: ZeroDivisionError");
+    CHECK(ct_floor_divide(l, z) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_floor_divide: ZeroDivisionError");
+    CHECK(ct_fmod(b, b) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"fmod\" not implemented for 'Bool'");
+    CHECK(ct_floor_divide(b, b) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"floor_divide\" not implemented for 'Bool'");
+    CHECK(ct_fmod_(ct_clone(l), f) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "result type Float can't be cast to the desired output type Long");
+    CHECK(ct_bitwise_and(f, f) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "ct_bitwise_and: \"bitwise_and\" not implemented for 'Float'");
+    CHECK(ct_bitwise_or(l, f) == NULL); /* promotes to float first, as PyTorch */
+    CHECK_ERROR(CT_ERR_DTYPE, "\"bitwise_or\" not implemented for 'Float'");
+    CHECK(ct_bitwise_not(f) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"bitwise_not\" not implemented for 'Float'");
+    CHECK(ct_bitwise_left_shift(b, b) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"bitwise_left_shift\" not implemented for 'Bool'");
+    CHECK(ct_bitwise_right_shift(f, l) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"bitwise_right_shift\" not implemented for 'Float'");
+    CHECK(ct_isclose(f, ct_zeros(s3, 1, F64), 1e-5, 1e-8, false) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "ct_isclose: Float did not match Double");
+    CHECK(ct_isclose(f, f, -1, 1e-8, false) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "rtol must be greater than or equal to zero, but got -1");
+    CHECK(ct_isclose(f, f, 1e-5, -2, false) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "atol must be greater than or equal to zero, but got -2");
+    CHECK(ct_isclose(f, ct_zeros(s2, 1, CT_FLOAT32), 1e-5, 1e-8, false) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "ct_isclose: The size of tensor a (3) must match the size of "
+                "tensor b (2) at non-singleton dimension 0");
+    CHECK(ct_atan2(f, ct_zeros(s2, 1, CT_FLOAT32)) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "The size of tensor a (3) must match the size of tensor b (2)");
+    ct_tensor *ln = ct_log2(l); /* integers compute in the default float dtype */
+    CHECK(ln && ct_tensor_dtype(ln) == CT_FLOAT32);
+    ct_tensor *lx = ct_logical_xor(l, f);
+    CHECK(lx && ct_tensor_dtype(lx) == CT_BOOL);
+    ct_tensor *fm = ct_fmax(l, ct_zeros(s3, 1, CT_INT32)); /* integer promotion */
+    CHECK(fm && ct_tensor_dtype(fm) == CT_INT64);
+    ct_tensor *leaf = ct_requires_grad_(ct_ones(s3, 1, F64), true);
+    CHECK(ct_floor_(leaf) == NULL);
+    CHECK_ERROR(CT_ERR_AUTOGRAD, "a leaf Variable that requires grad is being used in an "
+                "in-place operation.");
+    ct_scope_end();
+}
+
+/* ---- _foreach_ ------------------------------------------------------------------------ */
+#define PW2_N 3
+
+/* Three tensors of different shapes and dtypes (the k-th of set `which`). */
+static void pw2_list(ct_tensor **t, int which)
+{
+    static const int64_t s23[2] = {2, 3}, s4[1] = {4}, s1[1] = {1};
+    t[0] = ct_add_scalar(ct_rand(s23, 2, CT_FLOAT32, NULL), 0.5 + which);
+    t[1] = ct_add_scalar(ct_rand(s4, 1, F64, NULL), 0.25 + which);
+    t[2] = ct_add_scalar(ct_rand(s1, 1, CT_FLOAT32, NULL), 1 + which);
+}
+
+/* Each self[k] equals want[k] exactly. */
+static void pw2_same(ct_tensor *const *self, ct_tensor *const *want, const char *what)
+{
+    for (int k = 0; k < PW2_N; k++) {
+        ct_tensor *eq = ct_eq(self[k], want[k]);
+        CHECK_MSG(eq && ct_item(ct_all(eq)) == 1, "%s: tensor %d differs", what, k);
+    }
+}
+
+static void test_pw2_foreach(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(23);
+    ct_tensor *s[PW2_N], *o[PW2_N], *want[PW2_N], *out[PW2_N];
+    pw2_list(s, 0);
+    pw2_list(o, 1);
+    const ct_tensor *const *oc = (const ct_tensor *const *)o;
+    for (int k = 0; k < PW2_N; k++) {
+        want[k] = ct_add_alpha(s[k], o[k], 2.5);
+    }
+    CHECK(ct_foreach_add_(s, PW2_N, oc, PW2_N, 2.5) == CT_OK);
+    pw2_same(s, want, "foreach_add_");
+    for (int k = 0; k < PW2_N; k++) {
+        want[k] = ct_mul(s[k], o[k]);
+    }
+    CHECK(ct_foreach_mul_(s, PW2_N, oc, PW2_N) == CT_OK);
+    pw2_same(s, want, "foreach_mul_");
+    for (int k = 0; k < PW2_N; k++) {
+        want[k] = ct_lerp_scalar(s[k], o[k], 0.25);
+    }
+    CHECK(ct_foreach_lerp_(s, PW2_N, oc, PW2_N, 0.25) == CT_OK);
+    pw2_same(s, want, "foreach_lerp_");
+    for (int k = 0; k < PW2_N; k++) {
+        want[k] = ct_sqrt(s[k]);
+    }
+    CHECK(ct_foreach_sqrt((const ct_tensor *const *)s, PW2_N, out, PW2_N) == PW2_N);
+    pw2_same(out, want, "foreach_sqrt");
+    CHECK(out[0] != s[0] && out[2] != s[2]);
+    for (int k = 0; k < PW2_N; k++) {
+        want[k] = ct_zeros_like(s[k]);
+    }
+    CHECK(ct_foreach_zero_(s, PW2_N) == CT_OK);
+    pw2_same(s, want, "foreach_zero_");
+    ct_scope_end();
+}
+
+static void test_pw2_foreach_autograd_errors(void)
+{
+    ct_scope_begin();
+    static const double v[3] = {1, 2, 3}, ov[3] = {0.5, -1, 4};
+    static const int64_t s3[1] = {3};
+    ct_tensor *x = ct_requires_grad_(ct_tensor_from_data(v, F64, s3, 1), true);
+    ct_tensor *s[1] = {ct_mul_scalar(x, 1.0)};
+    const ct_tensor *o[2] = {ct_tensor_from_data(ov, F64, s3, 1), NULL};
+    CHECK(ct_foreach_mul_(s, 1, o, 1) == CT_OK);
+    const char *nm = ct_node_name(ct_grad_fn(s[0])); /* the per-tensor op's autograd */
+    CHECK(nm && !strcmp(nm, "MulBackward0"));
+    CHECK(ct_backward(ct_sum(s[0]), NULL, false) == CT_OK);
+    CHECK_TENSOR(ct_grad(x), ov, 3, 0, 0);
+    ct_tensor *l[1] = {x}; /* a leaf that requires grad: the per-tensor op's error */
+    CHECK(ct_foreach_zero_(l, 1) == CT_ERR_AUTOGRAD);
+    CHECK_ERROR(CT_ERR_AUTOGRAD, "a leaf Variable that requires grad");
+    CHECK(ct_foreach_add_(s, 0, o, 0, 1.0) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_foreach_add_: Tensor list must have at least one tensor.");
+    ct_tensor *s2[2] = {s[0], s[0]};
+    CHECK(ct_foreach_add_(s2, 2, o, 1, 1.0) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "Tensor lists must have the same number of tensors, got 2 and 1");
+    CHECK(ct_foreach_lerp_(s2, 2, o, 1, 0.5) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "Tensor lists must have the same number of tensors, got 2 and 1");
+    CHECK(ct_foreach_mul_(s, 1, o + 1, 1) == CT_ERR_NULL_ARG); /* a NULL tensor in a list */
+    ct_error_clear();
+    ct_tensor *out[1];
+    CHECK(ct_foreach_sqrt((const ct_tensor *const *)s2, 2, out, 1) == -1);
+    CHECK_ERROR(CT_ERR_VALUE, "the output array holds 1 tensors but the list has 2");
+    ct_scope_end();
+}
+
+/* The foreach op is one dispatched call over both lists (hooks and the profiler see it),
+   with the per-tensor ops nested in it. */
+static void test_pw2_foreach_dispatch(void)
+{
+    ct_scope_begin();
+    static const int64_t s3[1] = {3};
+    ct_tensor *s[2] = {ct_ones(s3, 1, F64), ct_ones(s3, 1, F64)};
+    const ct_tensor *o[2] = {ct_ones(s3, 1, F64), ct_ones(s3, 1, F64)};
+    ct_test_op_log log;
+    ct_test_op_log_begin(&log);
+    ct_status st = ct_foreach_add_(s, 2, o, 2, 3.0);
+    ct_test_op_log_end();
+    CHECK(st == CT_OK);
+    CHECK(log.n == 3 && !strcmp(log.call[0].op->name, "aten::_foreach_add_"));
+    CHECK(log.call[0].n_inputs == 4 && log.call[0].n_attrs == 1 && log.call[0].attrs[0].f == 3);
+    CHECK(log.n == 3 && !strcmp(log.call[1].op->name, "aten::add_"));
+    static const double four[3] = {4, 4, 4};
+    CHECK_TENSOR(s[1], four, 3, 0, 0);
+    ct_scope_end();
+}
+
 void test_pointwise2(void)
 {
     RUN(test_pw2_golden);
+    RUN(test_pw2_gradcheck);
+    RUN(test_pw2_gradgradcheck);
+    RUN(test_pw2_grad_fn_names);
+    RUN(test_pw2_edges);
+    RUN(test_pw2_errors);
+    RUN(test_pw2_foreach);
+    RUN(test_pw2_foreach_autograd_errors);
+    RUN(test_pw2_foreach_dispatch);
 }

@@ -2067,14 +2067,14 @@ CT__UNARY_F(erfc, CT__ERFC, "ErfcBackward0", CT__SAVE_IN(0))
 CT__UNARY_F(erfinv, CT__ERFINV, "ErfinvBackward0", CT__SAVE_OUT(0))
 #undef CT__UNARY_F
 /* floor, ceil, round, trunc keep integer dtypes (a copy); frac is float only (no promotion) */
-#define CT__ROUNDING(SYM, VAR, NODE, BW)                                                       \
-    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, CT__K_NUMERIC, NODE, BW, 0u)                    \
-    CT__UNARY_INPLACE(SYM, CT__INPLACE_SCHEMA(#SYM), VAR, SYM, CT__K_NUMERIC, NODE, BW, 0u, NULL)
-CT__ROUNDING(floor, CT__FLOOR, "FloorBackward0", ct__zeros_backward)
-CT__ROUNDING(ceil, CT__CEIL, "CeilBackward0", ct__zeros_backward)
-CT__ROUNDING(round, CT__ROUND, "RoundBackward0", ct__zeros_backward)
-CT__ROUNDING(trunc, CT__TRUNC, "TruncBackward0", ct__zeros_backward)
-CT__ROUNDING(frac, CT__FRAC, "FracBackward0", ct__identity_backward)
+#define CT__ROUNDING(SYM, VAR, K, NODE, BW)                                                    \
+    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, K, NODE, BW, 0u)                                \
+    CT__UNARY_INPLACE(SYM, CT__INPLACE_SCHEMA(#SYM), VAR, SYM, K, NODE, BW, 0u, NULL)
+CT__ROUNDING(floor, CT__FLOOR, CT__K_NUMERIC, "FloorBackward0", ct__zeros_backward)
+CT__ROUNDING(ceil, CT__CEIL, CT__K_NUMERIC, "CeilBackward0", ct__zeros_backward)
+CT__ROUNDING(round, CT__ROUND, CT__K_NUMERIC, "RoundBackward0", ct__zeros_backward)
+CT__ROUNDING(trunc, CT__TRUNC, CT__K_NUMERIC, "TruncBackward0", ct__zeros_backward)
+CT__ROUNDING(frac, CT__FRAC, CT__K_FLOAT, "FracBackward0", ct__identity_backward)
 #undef CT__ROUNDING
 CT__UNARY(sgn, "sgn", "ct_sgn", CT__SGN, sign, CT__K_ALL, "SgnBackward0", ct__zeros_backward, 0u)
 CT__TEST(signbit, CT__SIGNBIT)
