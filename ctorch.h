@@ -873,6 +873,11 @@ CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
 /* Elementwise max/min, propagating NaN. Mirrors: torch.maximum / torch.minimum. */
 CTORCH_API ct_tensor *ct_maximum(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_minimum(const ct_tensor *input, const ct_tensor *other);
+/* sqrt(input^2 + other^2) without undue overflow or underflow (float; integer inputs are
+   rejected as PyTorch does). Gradient: grad * input / out and grad * other / out (NaN at
+   input == other == 0, as PyTorch). Errors: CT_ERR_DTYPE "\"hypot\" not implemented for
+   'Long'". Mirrors: torch.hypot. */
+CTORCH_API ct_tensor *ct_hypot(const ct_tensor *input, const ct_tensor *other);
 
 /* Comparisons (bool result). Mirrors: torch.eq, ne, lt, le, gt, ge. */
 CTORCH_API ct_tensor *ct_eq(const ct_tensor *input, const ct_tensor *other);
@@ -1034,6 +1039,25 @@ CTORCH_API ct_tensor *ct_acosh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_atanh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_erfc(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_erfinv(const ct_tensor *input);
+/* The same ops in place: self's values replaced, self returned (self must be floating point:
+   CT_ERR_DTYPE "result type Float can't be cast to the desired output type Long"). Mirrors:
+   Tensor.expm1_, exp2_, log2_, log10_, tan_, asin_, acos_, atan_, sinh_, cosh_, asinh_,
+   acosh_, atanh_, erfc_, erfinv_. */
+CTORCH_API ct_tensor *ct_expm1_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp2_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log2_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log10_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tan_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_asin_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_acos_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_atan_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sinh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_cosh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_asinh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_acosh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_atanh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_erfc_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_erfinv_(ct_tensor *self);
 /* Rounding: floor, ceil, round (half to even), trunc keep every numeric dtype (integers are
    copied); frac = input - trunc(input) is float only. Gradients: zeros (frac: grad). The _
    forms write into self. Errors: CT_ERR_DTYPE "\"floor\" not implemented for 'Bool'",
@@ -1077,21 +1101,16 @@ CTORCH_API ct_tensor *ct_logit(const ct_tensor *input, double eps);
 /* Float binary ops. atan2(input, other) is the angle of (other, input) in (-pi, pi]; xlogy
    is input * log(other), 0 where input == 0 unless other is NaN; both take integer inputs
    (default float dtype). logaddexp = log(e^input + e^other), logaddexp2 = log2(2^input +
-   2^other) and hypot = sqrt(input^2 + other^2) take float inputs only. Gradients (PyTorch):
+   2^other) take float inputs only (as ct_hypot). Gradients (PyTorch):
    atan2 grad * other / r, -grad * input / r with r = input^2 + other^2; xlogy xlogy(grad,
    other) (0 where input == 0 and other <= 0), grad * input / other; logaddexp grad / (1 +
-   e^(other - input)) and symmetric; logaddexp2 with 2^; hypot grad * input / out, grad *
-   other / out. Errors: CT_ERR_DTYPE "\"hypot\" not implemented for 'Long'" (also logaddexp,
-   logaddexp2). Mirrors: torch.atan2 (arctan2), xlogy, logaddexp, logaddexp2, hypot. */
+   e^(other - input)) and symmetric; logaddexp2 with 2^. Errors: CT_ERR_DTYPE
+   "\"logaddexp\" not implemented for 'Long'" (also logaddexp2). Mirrors: torch.atan2
+   (arctan2), xlogy, logaddexp, logaddexp2. */
 CTORCH_API ct_tensor *ct_atan2(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_xlogy(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp2(const ct_tensor *input, const ct_tensor *other);
-/* sqrt(input^2 + other^2) without undue overflow or underflow (float; integer inputs are
-   rejected as PyTorch does). Gradient: grad * input / out and grad * other / out (NaN at
-   input == other == 0, as PyTorch). Errors: CT_ERR_DTYPE "\"hypot\" not implemented for
-   'Long'". Mirrors: torch.hypot. */
-CTORCH_API ct_tensor *ct_hypot(const ct_tensor *input, const ct_tensor *other);
 /* Remainders and floor division, integer or float (bool: CT_ERR_DTYPE "\"fmod\" not
    implemented for 'Bool'"): fmod has the sign of input (C's fmod and %), remainder the sign of
    other (Python's %), floor_divide is div(rounding_mode='floor'). Gradients: grad and
@@ -7478,7 +7497,7 @@ ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype
 }
 
 // >>part ops/vmath.h
-/* ops/vmath.h - branch-free float32 exp, log, tanh and sigmoid that compilers vectorize
+/* ops/vmath.h - branch-free float32 exp, log, tanh, sigmoid and erf that compilers vectorize
  * (libm calls block vectorization), and exp on AVX-512 vectors. Private: static inline,
  * included by the kernels.
  *
@@ -7493,7 +7512,10 @@ ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype
  * Accuracy against libm in double, over one float32 block of 16 in 7 (a one-off sweep): exp
  * 0.89 ulp on [-87.3, 88.7], log 0.82 ulp on normal inputs, tanh 1.37 ulp, sigmoid 2.40 ulp;
  * tests/test_core.c (test_vmath_ulp) asserts exp, log <= 2 ulp and tanh, sigmoid <= 3 ulp on
- * 4M normal floats spread over the range. Special values: exp(-inf) = 0,
+ * 4M normal floats spread over the range. erf: 1.27 ulp over every float in [0, 5] in steps of
+ * 7 ulp (glibc's erff: 0.90), asserted <= 2 ulp by tests/test_pointwise2.c (test_pw2_erff_ulp);
+ * it is forced inline (gcc's -O2 inliner leaves it a call, which blocks vectorization).
+ * Special values: exp(-inf) = 0,
  * exp(+inf) = inf, exp(x > 88.72) = inf, log(0) = -inf, log(x < 0) = NaN, NaN -> NaN.
  * exp's subnormal results (x < -87.34) are correctly rounded, or 0 under flush-to-zero.
  */
@@ -7634,6 +7656,51 @@ static inline float ct__tanhf(float x)
 
 /* 1 / (1 + e^-x) */
 static inline float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
+
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__VMATH_INLINE __attribute__((always_inline)) static inline
+#else
+#define CT__VMATH_INLINE static inline
+#endif
+
+/* erf x: x + x Q(x^2) for |x| < 1 (Q = erf(x)/x - 1, degree 6, 1.2e-9 relative); for
+   1 <= |x| < 3.92, 1 - e^(-x^2) R(1/|x|) with R = erfc(x) e^(x^2) (degree 10, 2.1e-9
+   relative) and e^(-x^2) from x^2 = hi + lo split exactly by an fmaf; +-1 beyond (erf rounds
+   to 1 there). Both branches are computed and one selected (no branch: it vectorizes). */
+CT__VMATH_INLINE float ct__erff(float x)
+{
+    float a = x < 0 ? -x : x;
+    float z = x * x;
+    float q = 7.847259258e-05f;
+    q = fmaf(q, z, -8.008189034e-04f);
+    q = fmaf(q, z, 5.188099109e-03f);
+    q = fmaf(q, z, -2.685369179e-02f);
+    q = fmaf(q, z, 1.128358245e-01f);
+    q = fmaf(q, z, -3.761262596e-01f);
+    q = fmaf(q, z, 0.1283791671f);
+    float small = fmaf(x, q, x);
+    float ac = a < 1.0f ? 1.0f : (a > 3.92f ? 3.92f : a); /* NaN: 3.92, replaced below */
+    float t = 1.0f / ac;
+    float r = -3.538664058e-02f;
+    r = fmaf(r, t, 2.470666170e-01f);
+    r = fmaf(r, t, -7.623633742e-01f);
+    r = fmaf(r, t, 1.347271681e+00f);
+    r = fmaf(r, t, -1.445720792e+00f);
+    r = fmaf(r, t, 8.459172845e-01f);
+    r = fmaf(r, t, -4.444015026e-02f);
+    r = fmaf(r, t, -2.928811610e-01f);
+    r = fmaf(r, t, 4.540627822e-03f);
+    r = fmaf(r, t, 5.635447502e-01f);
+    r = fmaf(r, t, 3.471292803e-05f);
+    float hi = ac * ac, lo = fmaf(ac, ac, -hi);
+    float e = ct__expf(-hi);
+    e = fmaf(e, -lo, e); /* e^(-hi - lo) = e^-hi (1 - lo) to within lo^2 */
+    float big = a >= 3.92f ? 1.0f : fmaf(-e, r, 1.0f);
+    big = x < 0 ? -big : big;
+    float y = a < 1.0f ? small : big;
+    return x != x ? x : y;
+}
+#undef CT__VMATH_INLINE
 
 // >>part ops/iter.c
 /* ops/iter.c - the shared strided iterator (PyTorch's TensorIterator idea) and the
@@ -8025,7 +8092,7 @@ typedef double ct__w_f64;
         T lo = p[0] == -INFINITY ? x : (T)p[0], hi = p[1] == INFINITY ? x : (T)p[1];        \
         return x < lo ? lo : (x > hi ? hi : x);                                             \
     }
-#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                 \
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID, ERF)                                 \
     static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
     static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
     static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
@@ -8053,7 +8120,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
-    static inline T ct__erf_##S(T x, const double *p) { (void)p; return erf##F(x); }        \
+    static inline T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }           \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
@@ -8241,8 +8308,8 @@ CT__ERFINV(double, )
 #undef CT__ERFINV
 /* float64 sigmoid through libm */
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
-CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
-CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm)
+CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf, ct__erff)
+CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm, erf)
 CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 /* the identity: rounding ops and nan_to_num of integers, sign and sgn of bool */
 #define CT__IDENT_MATH(E, T, S)                                                            \
@@ -9946,24 +10013,34 @@ CT__LOOPS(logaddexp2, CT__L_FLT(logaddexp2))
 CT__LOOPS(xlogy, CT__L_FLT(xlogy))
 #undef CT__LOOPS
 
-#define CT__UNARY_F(SYM, VAR, NODE, SAVE)                                                      \
-    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, CT__K_FLOAT, NODE, ct__##SYM##_backward, SAVE)
-CT__UNARY_F(expm1, CT__EXPM1, "Expm1Backward0", CT__SAVE_OUT(0))
-CT__UNARY_F(exp2, CT__EXP2, "Exp2Backward0", CT__SAVE_OUT(0))
-CT__UNARY_F(log2, CT__LOG2, "Log2Backward0", CT__SAVE_IN(0))
-CT__UNARY_F(log10, CT__LOG10, "Log10Backward0", CT__SAVE_IN(0))
-CT__UNARY_F(tan, CT__TAN, "TanBackward0", CT__SAVE_OUT(0))
-CT__UNARY_F(asin, CT__ASIN, "AsinBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(acos, CT__ACOS, "AcosBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(atan, CT__ATAN, "AtanBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(sinh, CT__SINH, "SinhBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(cosh, CT__COSH, "CoshBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(asinh, CT__ASINH, "AsinhBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(acosh, CT__ACOSH, "AcoshBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(atanh, CT__ATANH, "AtanhBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(erfc, CT__ERFC, "ErfcBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(erfinv, CT__ERFINV, "ErfinvBackward0", CT__SAVE_OUT(0))
+/* Float unary ops and their in-place forms (those whose derivative reads the input save a copy
+   of the old self). */
+#define CT__UNARY_F(SYM, VAR, NODE, SAVE_RECORD) CT__UNARY_F2(SYM, VAR, NODE, SAVE_RECORD)
+#define CT__UNARY_F2(SYM, VAR, NODE, SAVE, RECORD)                                             \
+    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, CT__K_FLOAT, NODE, ct__##SYM##_backward, SAVE)  \
+    CT__UNARY_INPLACE(SYM, CT__INPLACE_SCHEMA(#SYM), VAR, SYM, CT__K_FLOAT, NODE,              \
+                      ct__##SYM##_backward, SAVE, RECORD)
+#define CT__IN CT__SAVE_IN(0), ct__unary_inplace_record
+#define CT__OUT CT__SAVE_OUT(0), NULL
+CT__UNARY_F(expm1, CT__EXPM1, "Expm1Backward0", CT__OUT)
+CT__UNARY_F(exp2, CT__EXP2, "Exp2Backward0", CT__OUT)
+CT__UNARY_F(log2, CT__LOG2, "Log2Backward0", CT__IN)
+CT__UNARY_F(log10, CT__LOG10, "Log10Backward0", CT__IN)
+CT__UNARY_F(tan, CT__TAN, "TanBackward0", CT__OUT)
+CT__UNARY_F(asin, CT__ASIN, "AsinBackward0", CT__IN)
+CT__UNARY_F(acos, CT__ACOS, "AcosBackward0", CT__IN)
+CT__UNARY_F(atan, CT__ATAN, "AtanBackward0", CT__IN)
+CT__UNARY_F(sinh, CT__SINH, "SinhBackward0", CT__IN)
+CT__UNARY_F(cosh, CT__COSH, "CoshBackward0", CT__IN)
+CT__UNARY_F(asinh, CT__ASINH, "AsinhBackward0", CT__IN)
+CT__UNARY_F(acosh, CT__ACOSH, "AcoshBackward0", CT__IN)
+CT__UNARY_F(atanh, CT__ATANH, "AtanhBackward0", CT__IN)
+CT__UNARY_F(erfc, CT__ERFC, "ErfcBackward0", CT__IN)
+CT__UNARY_F(erfinv, CT__ERFINV, "ErfinvBackward0", CT__OUT)
 #undef CT__UNARY_F
+#undef CT__UNARY_F2
+#undef CT__IN
+#undef CT__OUT
 /* floor, ceil, round, trunc keep integer dtypes (a copy); frac is float only (no promotion) */
 #define CT__ROUNDING(SYM, VAR, K, NODE, BW)                                                    \
     CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, K, NODE, BW, 0u)                                \
@@ -10658,6 +10735,21 @@ CT__UNARY_OP(bitwise_not)
     {                                                                                          \
         return ct__call1(&ct__op_##NAME##_, "ct_" #NAME "_", self, 0, 0, 0);                   \
     }
+CT__INPLACE_OP(expm1)
+CT__INPLACE_OP(exp2)
+CT__INPLACE_OP(log2)
+CT__INPLACE_OP(log10)
+CT__INPLACE_OP(tan)
+CT__INPLACE_OP(asin)
+CT__INPLACE_OP(acos)
+CT__INPLACE_OP(atan)
+CT__INPLACE_OP(sinh)
+CT__INPLACE_OP(cosh)
+CT__INPLACE_OP(asinh)
+CT__INPLACE_OP(acosh)
+CT__INPLACE_OP(atanh)
+CT__INPLACE_OP(erfc)
+CT__INPLACE_OP(erfinv)
 CT__INPLACE_OP(floor)
 CT__INPLACE_OP(ceil)
 CT__INPLACE_OP(round)
@@ -24183,20 +24275,35 @@ static const ct_op *const ct__registry[] = {
     &ct__op_bernoulli, /* core/rng.c */
     /* ops/pointwise.c (issue 7, second slice: pointwise2) */
     &ct__op_expm1,
+    &ct__op_expm1_,
     &ct__op_exp2,
+    &ct__op_exp2_,
     &ct__op_log2,
+    &ct__op_log2_,
     &ct__op_log10,
+    &ct__op_log10_,
     &ct__op_tan,
+    &ct__op_tan_,
     &ct__op_asin,
+    &ct__op_asin_,
     &ct__op_acos,
+    &ct__op_acos_,
     &ct__op_atan,
+    &ct__op_atan_,
     &ct__op_sinh,
+    &ct__op_sinh_,
     &ct__op_cosh,
+    &ct__op_cosh_,
     &ct__op_asinh,
+    &ct__op_asinh_,
     &ct__op_acosh,
+    &ct__op_acosh_,
     &ct__op_atanh,
+    &ct__op_atanh_,
     &ct__op_erfc,
+    &ct__op_erfc_,
     &ct__op_erfinv,
+    &ct__op_erfinv_,
     &ct__op_floor,
     &ct__op_floor_,
     &ct__op_ceil,

@@ -946,6 +946,21 @@ ROW_UNARY(isposinf)
 ROW_UNARY(isneginf)
 ROW_UNARY(isreal)
 ROW_UNARY(floor_)
+ROW_UNARY(expm1_)
+ROW_UNARY(exp2_)
+ROW_UNARY(log2_)
+ROW_UNARY(log10_)
+ROW_UNARY(tan_)
+ROW_UNARY(asin_)
+ROW_UNARY(acos_)
+ROW_UNARY(atan_)
+ROW_UNARY(sinh_)
+ROW_UNARY(cosh_)
+ROW_UNARY(asinh_)
+ROW_UNARY(acosh_)
+ROW_UNARY(atanh_)
+ROW_UNARY(erfc_)
+ROW_UNARY(erfinv_)
 ROW_UNARY(ceil_)
 ROW_UNARY(round_)
 ROW_UNARY(trunc_)
@@ -1028,6 +1043,8 @@ static const api_row api_rows[] = {
     ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
     ROW(div_mode), ROW(bernoulli),
     /* pointwise, issue 7's second slice */
+    ROW(expm1_), ROW(exp2_), ROW(log2_), ROW(log10_), ROW(tan_), ROW(asin_), ROW(acos_), ROW(atan_),
+    ROW(sinh_), ROW(cosh_), ROW(asinh_), ROW(acosh_), ROW(atanh_), ROW(erfc_), ROW(erfinv_),
     ROW(sign), ROW(sgn), ROW(expm1), ROW(exp2), ROW(log2), ROW(log10), ROW(tan), ROW(asin),
     ROW(acos), ROW(atan), ROW(sinh), ROW(cosh), ROW(asinh), ROW(acosh), ROW(atanh), ROW(erfc),
     ROW(erfinv), ROW(floor), ROW(ceil), ROW(round), ROW(trunc), ROW(frac), ROW(signbit),

@@ -48,8 +48,11 @@ static const struct {
     const char *name;
     pw2_un_ fn;
 } pw2_unary_[] = {
-    {"floor_", ct_floor_}, {"ceil_", ct_ceil_}, {"round_", ct_round_},
-    {"trunc_", ct_trunc_}, {"frac_", ct_frac_},
+    {"floor_", ct_floor_}, {"ceil_", ct_ceil_},   {"round_", ct_round_}, {"trunc_", ct_trunc_},
+    {"frac_", ct_frac_},   {"expm1_", ct_expm1_}, {"exp2_", ct_exp2_},   {"log2_", ct_log2_},
+    {"log10_", ct_log10_}, {"tan_", ct_tan_},     {"asin_", ct_asin_},   {"acos_", ct_acos_},
+    {"atan_", ct_atan_},   {"sinh_", ct_sinh_},   {"cosh_", ct_cosh_},   {"asinh_", ct_asinh_},
+    {"acosh_", ct_acosh_}, {"atanh_", ct_atanh_}, {"erfc_", ct_erfc_},   {"erfinv_", ct_erfinv_},
 };
 
 static const struct {
@@ -295,6 +298,47 @@ static void test_pw2_gradcheck(void)
     }
 }
 
+/* The float unary ops in place (on a transposed clone, float32 and float64) give the bits of
+   their out-of-place forms, and their gradients pass gradcheck; an integer self is refused. */
+static void test_pw2_inplace_unary(void)
+{
+    static const int64_t s43[2] = {4, 3}, s3[1] = {3};
+    ct_manual_seed(24);
+    for (size_t i = 5; i < sizeof pw2_unary_ / sizeof pw2_unary_[0]; i++) { /* after frac_ */
+        const char *name = pw2_unary_[i].name;
+        size_t len = strlen(name) - 1;
+        pw2_un out_of_place = NULL;
+        const pw2_gc *range = NULL;
+        for (size_t j = 0; j < sizeof pw2_unary / sizeof pw2_unary[0]; j++) {
+            out_of_place = strncmp(pw2_unary[j].name, name, len) || pw2_unary[j].name[len]
+                               ? out_of_place : pw2_unary[j].fn;
+        }
+        for (size_t j = 0; j < sizeof pw2_gc_unary / sizeof pw2_gc_unary[0]; j++) {
+            bool same = !strncmp(pw2_gc_unary[j].name, name, len) && !pw2_gc_unary[j].name[len];
+            range = same ? &pw2_gc_unary[j] : range;
+        }
+        CHECK_MSG(out_of_place && range, "%s: no out-of-place form or range", name);
+        if (!out_of_place || !range) {
+            continue;
+        }
+        ct_scope_begin();
+        for (int d = 0; d < 2; d++) {
+            ct_dtype dt = d ? F64 : CT_FLOAT32;
+            ct_tensor *x = ct_to_dtype(ct_t(pw2_uniform(s43, 2, range->lo, range->hi)), dt);
+            ct_tensor *y = ct_t(ct_clone(ct_t(x))); /* transposed like x */
+            ct_tensor *r = pw2_unary_[i].fn(y);
+            ct_tensor *eq = ct_eq(r, out_of_place(x));
+            CHECK_MSG(r == y && eq && ct_item(ct_all(eq)) == 1, "%s %s", name, ct_dtype_name(dt));
+        }
+        pw2_gc g = *range;
+        g.name = name;
+        pw2_gradcheck(&g, 1);
+        CHECK(pw2_unary_[i].fn(ct_ones(s3, 1, CT_INT64)) == NULL);
+        CHECK_ERROR(CT_ERR_DTYPE, "can't be cast to the desired output type Long");
+        ct_scope_end();
+    }
+}
+
 /* Double backward: the gradients (create_graph) of sum(f(a[, b]) * w) with respect to a and
    b, concatenated; the last input is w. */
 static ct_tensor *pw2_gradgrad(ct_tensor *const *in, int n, void *user)
@@ -424,6 +468,61 @@ static void test_pw2_edges(void)
     CHECK(fi && ct_tensor_dtype(fi) == CT_INT32);
     ct_tensor *ff = ct_floor_(pw2_vec(fl, 3, F64));
     CHECK_TENSOR(ff, fl_w, 3, 0, 0);
+    ct_scope_end();
+}
+
+/* docs/ARCHITECTURE.md section 7's worked example, as it states its results. */
+static void test_pw2_hypot_doc_example(void)
+{
+    static const double av[3] = {3, 5, -8}, bv[3] = {4, 12, 15}, want[3] = {5, 13, 17};
+    static const double ga[3] = {0.6, 0.3846, -0.4706}, gb[3] = {0.8, 0.9231, 0.8824};
+    ct_scope_begin();
+    ct_tensor *a = ct_requires_grad_(pw2_vec(av, 3, F64), true);
+    ct_tensor *b = ct_requires_grad_(pw2_vec(bv, 3, F64), true);
+    ct_tensor *out = ct_hypot(a, b);
+    CHECK_TENSOR(out, want, 3, 0, 0);
+    const char *nm = ct_node_name(ct_grad_fn(out));
+    CHECK(nm && !strcmp(nm, "HypotBackward0"));
+    CHECK(ct_backward(ct_sum(out), NULL, false) == CT_OK);
+    CHECK_TENSOR(ct_grad(a), ga, 3, 0, 5e-5);
+    CHECK_TENSOR(ct_grad(b), gb, 3, 0, 5e-5);
+    CHECK(ct_hypot(ct_to_dtype(a, CT_INT64), ct_to_dtype(b, CT_INT64)) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "ct_hypot: \"hypot\" not implemented for 'Long'");
+    ct_scope_end();
+}
+
+/* float32 erf (vmath.h's ct__erff) within 2 ulp of erf in double over [-5, 5], its special
+   values, and the vectorized contiguous loop bit-identical to the strided scalar one. */
+static void test_pw2_erff_ulp(void)
+{
+    enum { N = 1 << 20 };
+    static float x[N];
+    for (int i = 0; i < N; i++) { /* 2^20 floats, denser near 0 */
+        double u = (double)i / N;
+        x[i] = (float)((i % 2 ? -5.0 : 5.0) * u * u);
+    }
+    const int64_t n = N, s2[2] = {N / 2, 2};
+    ct_scope_begin();
+    ct_tensor *t = ct_tensor_from_data(x, CT_FLOAT32, &n, 1);
+    ct_tensor *y = ct_erf(t);
+    const float *yd = y ? (const float *)ct_data_ptr(y) : NULL;
+    double worst = 0;
+    for (int i = 0; yd && i < N; i++) {
+        double want = erf((double)x[i]);
+        float w = (float)want;
+        double ulp = (double)nextafterf(fabsf(w), INFINITY) - fabs((double)w);
+        double e = fabs((double)yd[i] - want) / ulp;
+        worst = e > worst ? e : worst;
+    }
+    CHECK_MSG(yd && worst <= 2.0, "erf float32: %.3f ulp", worst);
+    /* the strided (scalar) loop over the transposed view gives the same bits */
+    ct_tensor *st = ct_erf(ct_t(ct_view(t, s2, 2)));
+    ct_tensor *same = ct_eq(ct_contiguous(ct_t(st)), ct_view(y, s2, 2));
+    CHECK(same && ct_item(ct_all(same)) == 1);
+    static const double sp[5] = {0.0, -0.0, INFINITY, -INFINITY, NAN};
+    const float *e = (const float *)ct_data_ptr(ct_erf(pw2_vec(sp, 5, CT_FLOAT32)));
+    CHECK(e && e[0] == 0 && !signbit(e[0]) && e[1] == 0 && signbit(e[1]) && e[2] == 1 &&
+          e[3] == -1 && isnan(e[4]));
     ct_scope_end();
 }
 
@@ -605,8 +704,11 @@ void test_pointwise2(void)
     RUN(test_pw2_golden);
     RUN(test_pw2_gradcheck);
     RUN(test_pw2_gradgradcheck);
+    RUN(test_pw2_inplace_unary);
     RUN(test_pw2_grad_fn_names);
     RUN(test_pw2_edges);
+    RUN(test_pw2_hypot_doc_example);
+    RUN(test_pw2_erff_ulp);
     RUN(test_pw2_errors);
     RUN(test_pw2_foreach);
     RUN(test_pw2_foreach_autograd_errors);

@@ -127,7 +127,7 @@ typedef double ct__w_f64;
         T lo = p[0] == -INFINITY ? x : (T)p[0], hi = p[1] == INFINITY ? x : (T)p[1];        \
         return x < lo ? lo : (x > hi ? hi : x);                                             \
     }
-#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                 \
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID, ERF)                                 \
     static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
     static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
     static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
@@ -155,7 +155,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
-    static inline T ct__erf_##S(T x, const double *p) { (void)p; return erf##F(x); }        \
+    static inline T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }           \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
@@ -343,8 +343,8 @@ CT__ERFINV(double, )
 #undef CT__ERFINV
 /* float64 sigmoid through libm */
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
-CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
-CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm)
+CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf, ct__erff)
+CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm, erf)
 CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
 /* the identity: rounding ops and nan_to_num of integers, sign and sgn of bool */
 #define CT__IDENT_MATH(E, T, S)                                                            \
@@ -2048,24 +2048,34 @@ CT__LOOPS(logaddexp2, CT__L_FLT(logaddexp2))
 CT__LOOPS(xlogy, CT__L_FLT(xlogy))
 #undef CT__LOOPS
 
-#define CT__UNARY_F(SYM, VAR, NODE, SAVE)                                                      \
-    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, CT__K_FLOAT, NODE, ct__##SYM##_backward, SAVE)
-CT__UNARY_F(expm1, CT__EXPM1, "Expm1Backward0", CT__SAVE_OUT(0))
-CT__UNARY_F(exp2, CT__EXP2, "Exp2Backward0", CT__SAVE_OUT(0))
-CT__UNARY_F(log2, CT__LOG2, "Log2Backward0", CT__SAVE_IN(0))
-CT__UNARY_F(log10, CT__LOG10, "Log10Backward0", CT__SAVE_IN(0))
-CT__UNARY_F(tan, CT__TAN, "TanBackward0", CT__SAVE_OUT(0))
-CT__UNARY_F(asin, CT__ASIN, "AsinBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(acos, CT__ACOS, "AcosBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(atan, CT__ATAN, "AtanBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(sinh, CT__SINH, "SinhBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(cosh, CT__COSH, "CoshBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(asinh, CT__ASINH, "AsinhBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(acosh, CT__ACOSH, "AcoshBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(atanh, CT__ATANH, "AtanhBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(erfc, CT__ERFC, "ErfcBackward0", CT__SAVE_IN(0))
-CT__UNARY_F(erfinv, CT__ERFINV, "ErfinvBackward0", CT__SAVE_OUT(0))
+/* Float unary ops and their in-place forms (those whose derivative reads the input save a copy
+   of the old self). */
+#define CT__UNARY_F(SYM, VAR, NODE, SAVE_RECORD) CT__UNARY_F2(SYM, VAR, NODE, SAVE_RECORD)
+#define CT__UNARY_F2(SYM, VAR, NODE, SAVE, RECORD)                                             \
+    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, CT__K_FLOAT, NODE, ct__##SYM##_backward, SAVE)  \
+    CT__UNARY_INPLACE(SYM, CT__INPLACE_SCHEMA(#SYM), VAR, SYM, CT__K_FLOAT, NODE,              \
+                      ct__##SYM##_backward, SAVE, RECORD)
+#define CT__IN CT__SAVE_IN(0), ct__unary_inplace_record
+#define CT__OUT CT__SAVE_OUT(0), NULL
+CT__UNARY_F(expm1, CT__EXPM1, "Expm1Backward0", CT__OUT)
+CT__UNARY_F(exp2, CT__EXP2, "Exp2Backward0", CT__OUT)
+CT__UNARY_F(log2, CT__LOG2, "Log2Backward0", CT__IN)
+CT__UNARY_F(log10, CT__LOG10, "Log10Backward0", CT__IN)
+CT__UNARY_F(tan, CT__TAN, "TanBackward0", CT__OUT)
+CT__UNARY_F(asin, CT__ASIN, "AsinBackward0", CT__IN)
+CT__UNARY_F(acos, CT__ACOS, "AcosBackward0", CT__IN)
+CT__UNARY_F(atan, CT__ATAN, "AtanBackward0", CT__IN)
+CT__UNARY_F(sinh, CT__SINH, "SinhBackward0", CT__IN)
+CT__UNARY_F(cosh, CT__COSH, "CoshBackward0", CT__IN)
+CT__UNARY_F(asinh, CT__ASINH, "AsinhBackward0", CT__IN)
+CT__UNARY_F(acosh, CT__ACOSH, "AcoshBackward0", CT__IN)
+CT__UNARY_F(atanh, CT__ATANH, "AtanhBackward0", CT__IN)
+CT__UNARY_F(erfc, CT__ERFC, "ErfcBackward0", CT__IN)
+CT__UNARY_F(erfinv, CT__ERFINV, "ErfinvBackward0", CT__OUT)
 #undef CT__UNARY_F
+#undef CT__UNARY_F2
+#undef CT__IN
+#undef CT__OUT
 /* floor, ceil, round, trunc keep integer dtypes (a copy); frac is float only (no promotion) */
 #define CT__ROUNDING(SYM, VAR, K, NODE, BW)                                                    \
     CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, K, NODE, BW, 0u)                                \
@@ -2760,6 +2770,21 @@ CT__UNARY_OP(bitwise_not)
     {                                                                                          \
         return ct__call1(&ct__op_##NAME##_, "ct_" #NAME "_", self, 0, 0, 0);                   \
     }
+CT__INPLACE_OP(expm1)
+CT__INPLACE_OP(exp2)
+CT__INPLACE_OP(log2)
+CT__INPLACE_OP(log10)
+CT__INPLACE_OP(tan)
+CT__INPLACE_OP(asin)
+CT__INPLACE_OP(acos)
+CT__INPLACE_OP(atan)
+CT__INPLACE_OP(sinh)
+CT__INPLACE_OP(cosh)
+CT__INPLACE_OP(asinh)
+CT__INPLACE_OP(acosh)
+CT__INPLACE_OP(atanh)
+CT__INPLACE_OP(erfc)
+CT__INPLACE_OP(erfinv)
 CT__INPLACE_OP(floor)
 CT__INPLACE_OP(ceil)
 CT__INPLACE_OP(round)

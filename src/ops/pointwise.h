@@ -57,6 +57,11 @@ CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
 /* Elementwise max/min, propagating NaN. Mirrors: torch.maximum / torch.minimum. */
 CTORCH_API ct_tensor *ct_maximum(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_minimum(const ct_tensor *input, const ct_tensor *other);
+/* sqrt(input^2 + other^2) without undue overflow or underflow (float; integer inputs are
+   rejected as PyTorch does). Gradient: grad * input / out and grad * other / out (NaN at
+   input == other == 0, as PyTorch). Errors: CT_ERR_DTYPE "\"hypot\" not implemented for
+   'Long'". Mirrors: torch.hypot. */
+CTORCH_API ct_tensor *ct_hypot(const ct_tensor *input, const ct_tensor *other);
 
 /* Comparisons (bool result). Mirrors: torch.eq, ne, lt, le, gt, ge. */
 CTORCH_API ct_tensor *ct_eq(const ct_tensor *input, const ct_tensor *other);
@@ -218,6 +223,25 @@ CTORCH_API ct_tensor *ct_acosh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_atanh(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_erfc(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_erfinv(const ct_tensor *input);
+/* The same ops in place: self's values replaced, self returned (self must be floating point:
+   CT_ERR_DTYPE "result type Float can't be cast to the desired output type Long"). Mirrors:
+   Tensor.expm1_, exp2_, log2_, log10_, tan_, asin_, acos_, atan_, sinh_, cosh_, asinh_,
+   acosh_, atanh_, erfc_, erfinv_. */
+CTORCH_API ct_tensor *ct_expm1_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp2_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log2_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log10_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tan_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_asin_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_acos_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_atan_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sinh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_cosh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_asinh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_acosh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_atanh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_erfc_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_erfinv_(ct_tensor *self);
 /* Rounding: floor, ceil, round (half to even), trunc keep every numeric dtype (integers are
    copied); frac = input - trunc(input) is float only. Gradients: zeros (frac: grad). The _
    forms write into self. Errors: CT_ERR_DTYPE "\"floor\" not implemented for 'Bool'",
@@ -261,21 +285,16 @@ CTORCH_API ct_tensor *ct_logit(const ct_tensor *input, double eps);
 /* Float binary ops. atan2(input, other) is the angle of (other, input) in (-pi, pi]; xlogy
    is input * log(other), 0 where input == 0 unless other is NaN; both take integer inputs
    (default float dtype). logaddexp = log(e^input + e^other), logaddexp2 = log2(2^input +
-   2^other) and hypot = sqrt(input^2 + other^2) take float inputs only. Gradients (PyTorch):
+   2^other) take float inputs only (as ct_hypot). Gradients (PyTorch):
    atan2 grad * other / r, -grad * input / r with r = input^2 + other^2; xlogy xlogy(grad,
    other) (0 where input == 0 and other <= 0), grad * input / other; logaddexp grad / (1 +
-   e^(other - input)) and symmetric; logaddexp2 with 2^; hypot grad * input / out, grad *
-   other / out. Errors: CT_ERR_DTYPE "\"hypot\" not implemented for 'Long'" (also logaddexp,
-   logaddexp2). Mirrors: torch.atan2 (arctan2), xlogy, logaddexp, logaddexp2, hypot. */
+   e^(other - input)) and symmetric; logaddexp2 with 2^. Errors: CT_ERR_DTYPE
+   "\"logaddexp\" not implemented for 'Long'" (also logaddexp2). Mirrors: torch.atan2
+   (arctan2), xlogy, logaddexp, logaddexp2. */
 CTORCH_API ct_tensor *ct_atan2(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_xlogy(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp2(const ct_tensor *input, const ct_tensor *other);
-/* sqrt(input^2 + other^2) without undue overflow or underflow (float; integer inputs are
-   rejected as PyTorch does). Gradient: grad * input / out and grad * other / out (NaN at
-   input == other == 0, as PyTorch). Errors: CT_ERR_DTYPE "\"hypot\" not implemented for
-   'Long'". Mirrors: torch.hypot. */
-CTORCH_API ct_tensor *ct_hypot(const ct_tensor *input, const ct_tensor *other);
 /* Remainders and floor division, integer or float (bool: CT_ERR_DTYPE "\"fmod\" not
    implemented for 'Bool'"): fmod has the sign of input (C's fmod and %), remainder the sign of
    other (Python's %), floor_divide is div(rounding_mode='floor'). Gradients: grad and
