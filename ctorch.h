@@ -7514,7 +7514,7 @@ ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype
  * tests/test_core.c (test_vmath_ulp) asserts exp, log <= 2 ulp and tanh, sigmoid <= 3 ulp on
  * 4M normal floats spread over the range. erf: 1.27 ulp over every float in [0, 5] in steps of
  * 7 ulp (glibc's erff: 0.90), asserted <= 2 ulp by tests/test_pointwise2.c (test_pw2_erff_ulp);
- * it is forced inline (gcc's -O2 inliner leaves it a call, which blocks vectorization).
+ * it is forced inline (CT__FORCE_INLINE).
  * Special values: exp(-inf) = 0,
  * exp(+inf) = inf, exp(x > 88.72) = inf, log(0) = -inf, log(x < 0) = NaN, NaN -> NaN.
  * exp's subnormal results (x < -87.34) are correctly rounded, or 0 under flush-to-zero.
@@ -7657,17 +7657,19 @@ static inline float ct__tanhf(float x)
 /* 1 / (1 + e^-x) */
 static inline float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
 
+/* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
+   calls, which block vectorization); also for the kernels' wrappers of ct__erff. */
 #if defined(__GNUC__) || defined(__clang__)
-#define CT__VMATH_INLINE __attribute__((always_inline)) static inline
+#define CT__FORCE_INLINE __attribute__((always_inline)) static inline
 #else
-#define CT__VMATH_INLINE static inline
+#define CT__FORCE_INLINE static inline
 #endif
 
 /* erf x: x + x Q(x^2) for |x| < 1 (Q = erf(x)/x - 1, degree 6, 1.2e-9 relative); for
    1 <= |x| < 3.92, 1 - e^(-x^2) R(1/|x|) with R = erfc(x) e^(x^2) (degree 10, 2.1e-9
    relative) and e^(-x^2) from x^2 = hi + lo split exactly by an fmaf; +-1 beyond (erf rounds
    to 1 there). Both branches are computed and one selected (no branch: it vectorizes). */
-CT__VMATH_INLINE float ct__erff(float x)
+CT__FORCE_INLINE float ct__erff(float x)
 {
     float a = x < 0 ? -x : x;
     float z = x * x;
@@ -7700,7 +7702,6 @@ CT__VMATH_INLINE float ct__erff(float x)
     float y = a < 1.0f ? small : big;
     return x != x ? x : y;
 }
-#undef CT__VMATH_INLINE
 
 // >>part ops/iter.c
 /* ops/iter.c - the shared strided iterator (PyTorch's TensorIterator idea) and the
@@ -8120,7 +8121,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
-    static inline T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }           \
+    CT__FORCE_INLINE T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }        \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \

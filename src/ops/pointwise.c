@@ -155,7 +155,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
-    static inline T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }           \
+    CT__FORCE_INLINE T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }        \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \

@@ -15,7 +15,7 @@
  * tests/test_core.c (test_vmath_ulp) asserts exp, log <= 2 ulp and tanh, sigmoid <= 3 ulp on
  * 4M normal floats spread over the range. erf: 1.27 ulp over every float in [0, 5] in steps of
  * 7 ulp (glibc's erff: 0.90), asserted <= 2 ulp by tests/test_pointwise2.c (test_pw2_erff_ulp);
- * it is forced inline (gcc's -O2 inliner leaves it a call, which blocks vectorization).
+ * it is forced inline (CT__FORCE_INLINE).
  * Special values: exp(-inf) = 0,
  * exp(+inf) = inf, exp(x > 88.72) = inf, log(0) = -inf, log(x < 0) = NaN, NaN -> NaN.
  * exp's subnormal results (x < -87.34) are correctly rounded, or 0 under flush-to-zero.
@@ -158,17 +158,19 @@ static inline float ct__tanhf(float x)
 /* 1 / (1 + e^-x) */
 static inline float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
 
+/* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
+   calls, which block vectorization); also for the kernels' wrappers of ct__erff. */
 #if defined(__GNUC__) || defined(__clang__)
-#define CT__VMATH_INLINE __attribute__((always_inline)) static inline
+#define CT__FORCE_INLINE __attribute__((always_inline)) static inline
 #else
-#define CT__VMATH_INLINE static inline
+#define CT__FORCE_INLINE static inline
 #endif
 
 /* erf x: x + x Q(x^2) for |x| < 1 (Q = erf(x)/x - 1, degree 6, 1.2e-9 relative); for
    1 <= |x| < 3.92, 1 - e^(-x^2) R(1/|x|) with R = erfc(x) e^(x^2) (degree 10, 2.1e-9
    relative) and e^(-x^2) from x^2 = hi + lo split exactly by an fmaf; +-1 beyond (erf rounds
    to 1 there). Both branches are computed and one selected (no branch: it vectorizes). */
-CT__VMATH_INLINE float ct__erff(float x)
+CT__FORCE_INLINE float ct__erff(float x)
 {
     float a = x < 0 ? -x : x;
     float z = x * x;
@@ -201,4 +203,3 @@ CT__VMATH_INLINE float ct__erff(float x)
     float y = a < 1.0f ? small : big;
     return x != x ? x : y;
 }
-#undef CT__VMATH_INLINE
