@@ -1079,6 +1079,9 @@ CTORCH_API ct_tensor *ct_frac_(ct_tensor *self);
 CTORCH_API ct_tensor *ct_sign(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_sgn(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_signbit(const ct_tensor *input);
+/* sign and sgn in place. Mirrors: Tensor.sign_, Tensor.sgn_. */
+CTORCH_API ct_tensor *ct_sign_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sgn_(ct_tensor *self);
 /* Bool masks of +inf, of -inf, and of real values (every element: no complex dtypes), for
    every dtype. Mirrors: torch.isposinf, torch.isneginf, torch.isreal. */
 CTORCH_API ct_tensor *ct_isposinf(const ct_tensor *input);
@@ -1098,6 +1101,8 @@ CTORCH_API ct_tensor *ct_nan_to_num_(ct_tensor *self, double nan, const double *
    default float dtype). Gradient: grad / (x (1 - x)), 0 outside [eps, 1 - eps] (NaN outside
    [0, 1] without eps). Mirrors: torch.logit(input, eps=None). */
 CTORCH_API ct_tensor *ct_logit(const ct_tensor *input, double eps);
+/* ct_logit in place (float self). Mirrors: Tensor.logit_(eps=None). */
+CTORCH_API ct_tensor *ct_logit_(ct_tensor *self, double eps);
 /* Float binary ops. atan2(input, other) is the angle of (other, input) in (-pi, pi]; xlogy
    is input * log(other), 0 where input == 0 unless other is NaN; both take integer inputs
    (default float dtype). logaddexp = log(e^input + e^other), logaddexp2 = log2(2^input +
@@ -1111,18 +1116,22 @@ CTORCH_API ct_tensor *ct_atan2(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_xlogy(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp2(const ct_tensor *input, const ct_tensor *other);
+/* atan2 and xlogy in place (float self). Mirrors: Tensor.atan2_, Tensor.xlogy_. */
+CTORCH_API ct_tensor *ct_atan2_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_xlogy_(ct_tensor *self, const ct_tensor *other);
 /* Remainders and floor division, integer or float (bool: CT_ERR_DTYPE "\"fmod\" not
    implemented for 'Bool'"): fmod has the sign of input (C's fmod and %), remainder the sign of
    other (Python's %), floor_divide is div(rounding_mode='floor'). Gradients: grad and
    -grad * trunc(input / other) (fmod), -grad * floor(input / other) (remainder);
    floor_divide is not differentiable. The _ forms write into self. Errors: CT_ERR_VALUE
    "ZeroDivisionError" when an integer divisor has a zero. Mirrors: torch.fmod, remainder,
-   floor_divide, Tensor.fmod_, remainder_. */
+   floor_divide, Tensor.fmod_, remainder_, floor_divide_. */
 CTORCH_API ct_tensor *ct_fmod(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_remainder(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_floor_divide(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_fmod_(ct_tensor *self, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_remainder_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_floor_divide_(ct_tensor *self, const ct_tensor *other);
 /* Elementwise max/min ignoring NaN (NaN only where both are), every dtype. Gradient: to input
    where it was chosen (input >= other for fmax, <= for fmin, or other NaN), else to other.
    Mirrors: torch.fmax, torch.fmin. */
@@ -1140,8 +1149,19 @@ CTORCH_API ct_tensor *ct_bitwise_xor(const ct_tensor *input, const ct_tensor *ot
 CTORCH_API ct_tensor *ct_bitwise_not(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_bitwise_left_shift(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_bitwise_right_shift(const ct_tensor *input, const ct_tensor *other);
+/* The bitwise ops in place (self's integer or bool dtype must hold the result). Mirrors:
+   Tensor.bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_not_, bitwise_left_shift_,
+   bitwise_right_shift_. */
+CTORCH_API ct_tensor *ct_bitwise_and_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_or_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_xor_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_not_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_bitwise_left_shift_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_right_shift_(ct_tensor *self, const ct_tensor *other);
 /* Exclusive or of truthiness (bool result, any dtypes). Mirrors: torch.logical_xor. */
 CTORCH_API ct_tensor *ct_logical_xor(const ct_tensor *input, const ct_tensor *other);
+/* ct_logical_xor written into self (0/1 in self's dtype). Mirrors: Tensor.logical_xor_. */
+CTORCH_API ct_tensor *ct_logical_xor_(ct_tensor *self, const ct_tensor *other);
 /* |input - other| <= atol + rtol * |other| (or input == other; NaN == NaN when equal_nan),
    broadcast, bool result. PyTorch's defaults: rtol 1e-05, atol 1e-08, equal_nan false.
    Errors: CT_ERR_DTYPE "Float did not match Double" (dtypes must match); CT_ERR_VALUE "rtol
@@ -10053,6 +10073,10 @@ CT__ROUNDING(trunc, CT__TRUNC, CT__K_NUMERIC, "TruncBackward0", ct__zeros_backwa
 CT__ROUNDING(frac, CT__FRAC, CT__K_FLOAT, "FracBackward0", ct__identity_backward)
 #undef CT__ROUNDING
 CT__UNARY(sgn, "sgn", "ct_sgn", CT__SGN, sign, CT__K_ALL, "SgnBackward0", ct__zeros_backward, 0u)
+CT__UNARY_INPLACE(sign, CT__INPLACE_SCHEMA("sign"), CT__SIGN, sign, CT__K_ALL, "SignBackward0",
+                  ct__zeros_backward, 0u, NULL)
+CT__UNARY_INPLACE(sgn, CT__INPLACE_SCHEMA("sgn"), CT__SGN, sign, CT__K_ALL, "SgnBackward0",
+                  ct__zeros_backward, 0u, NULL)
 CT__TEST(signbit, CT__SIGNBIT)
 CT__TEST(isposinf, CT__ISPOSINF)
 CT__TEST(isneginf, CT__ISNEGINF)
@@ -10073,6 +10097,12 @@ CT__POINTWISE(logit, "aten::logit", "logit(Tensor self, float? eps=None) -> Tens
               CT__SAVE_IN(0), NULL)
 CT__UNARY(bitwise_not, "bitwise_not", "ct_bitwise_not", CT__BITNOT, bitnot, CT__K_INT_BOOL, NULL,
           NULL, 0u)
+CT__UNARY_INPLACE(bitwise_not, CT__INPLACE_SCHEMA("bitwise_not"), CT__BITNOT, bitnot,
+                  CT__K_INT_BOOL, NULL, NULL, 0u, NULL)
+CT__POINTWISE(logit_, "aten::logit_", "logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)",
+              "ct_logit_", CT_OP_INPLACE, CT__LOGIT, ct__loops_logit, ct__unary_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LogitBackward0", ct__logit_backward,
+              CT__SAVE_IN(0), ct__unary_inplace_record)
 
 /* binary ops: the schema is PyTorch's (ops without an overload name have no ".Tensor") */
 #define CT__BINARY2(SYM, SCHEMA, API, VAR, LOOPS, K, KERNEL, NODE, BW, SAVE)                    \
@@ -10118,14 +10148,35 @@ CT__BINARY2(bitwise_right_shift, CT__SCHEMA2("bitwise_right_shift.Tensor"),
             NULL, 0u)
 CT__BINARY2(logical_xor, CT__SCHEMA2("logical_xor"), "ct_logical_xor", CT__XOR, xor, CT__K_BOOL,
             ct__pointwise_kernel, NULL, NULL, 0u)
-#define CT__MOD_INPLACE(SYM, VAR, NODE, BW)                                                    \
-    CT__POINTWISE(SYM##_, "aten::" #SYM "_", #SYM "_.Tensor(Tensor(a!) self, Tensor other) -> " \
-                  "Tensor(a!)", "ct_" #SYM "_", CT_OP_INPLACE, VAR, ct__loops_##SYM,            \
-                  ct__binary_meta, CT__K_NUMERIC(ct__int_div_kernel), NODE, BW, CT__SAVE_AB,    \
-                  ct__binary_inplace_record)
-CT__MOD_INPLACE(fmod, CT__FMOD, "FmodBackward1", ct__fmod_backward)
-CT__MOD_INPLACE(remainder, CT__REMAINDER, "RemainderBackward1", ct__remainder_backward)
-#undef CT__MOD_INPLACE
+/* In-place binary ops: the out-of-place loops written into self (the old self is saved for a
+   backward that reads it). */
+#define CT__BINARY_INPLACE2(SYM, SCHEMA, VAR, LOOPS, K, KERNEL, NODE, BW, SAVE)                 \
+    CT__POINTWISE(SYM##_, "aten::" #SYM "_", SCHEMA "(Tensor(a!) self, Tensor other) -> "        \
+                  "Tensor(a!)", "ct_" #SYM "_", CT_OP_INPLACE, VAR, ct__loops_##LOOPS,          \
+                  ct__binary_meta, K(KERNEL), NODE, BW, SAVE, ct__binary_inplace_record)
+CT__BINARY_INPLACE2(fmod, "fmod_.Tensor", CT__FMOD, fmod, CT__K_NUMERIC, ct__int_div_kernel,
+                    "FmodBackward1", ct__fmod_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(remainder, "remainder_.Tensor", CT__REMAINDER, remainder, CT__K_NUMERIC,
+                    ct__int_div_kernel, "RemainderBackward1", ct__remainder_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(floor_divide, "floor_divide_.Tensor", CT__DIV_FLOOR, div_floor,
+                    CT__K_NUMERIC, ct__int_div_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(atan2, "atan2_", CT__ATAN2, atan2, CT__K_FLOAT, ct__pointwise_kernel,
+                    "Atan2Backward0", ct__atan2_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_FLOAT, ct__pointwise_kernel,
+                    "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(bitwise_and, "bitwise_and_.Tensor", CT__BITAND, bitand, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_or, "bitwise_or_.Tensor", CT__BITOR, bitor, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_xor, "bitwise_xor_.Tensor", CT__BITXOR, bitxor, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_left_shift, "bitwise_left_shift_.Tensor", CT__LSHIFT, lshift,
+                    CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_right_shift, "bitwise_right_shift_.Tensor", CT__RSHIFT, rshift,
+                    CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(logical_xor, "logical_xor_", CT__XOR, xor, CT__K_BOOL, ct__pointwise_kernel,
+                    NULL, NULL, 0u)
+#undef CT__BINARY_INPLACE2
 #undef CT__BINARY2
 #undef CT__SCHEMA2
 #undef CT__SAVE_AB
@@ -10756,6 +10807,9 @@ CT__INPLACE_OP(ceil)
 CT__INPLACE_OP(round)
 CT__INPLACE_OP(trunc)
 CT__INPLACE_OP(frac)
+CT__INPLACE_OP(sign)
+CT__INPLACE_OP(sgn)
+CT__INPLACE_OP(bitwise_not)
 #undef CT__INPLACE_OP
 #define CT__BINARY_OP(NAME)                                                                    \
     ct_tensor *ct_##NAME(const ct_tensor *a, const ct_tensor *b)                               \
@@ -10780,14 +10834,27 @@ CT__BINARY_OP(bitwise_right_shift)
 CT__BINARY_OP(logical_xor)
 #undef CT__BINARY_OP
 
-ct_tensor *ct_fmod_(ct_tensor *self, const ct_tensor *other)
-{
-    return ct__call2(&ct__op_fmod_, "ct_fmod_", self, other, 1.0);
-}
+#define CT__BINARY_INPLACE_OP(NAME)                                                            \
+    ct_tensor *ct_##NAME##_(ct_tensor *self, const ct_tensor *other)                           \
+    {                                                                                          \
+        return ct__call2(&ct__op_##NAME##_, "ct_" #NAME "_", self, other, 1.0);                \
+    }
+CT__BINARY_INPLACE_OP(fmod)
+CT__BINARY_INPLACE_OP(remainder)
+CT__BINARY_INPLACE_OP(floor_divide)
+CT__BINARY_INPLACE_OP(atan2)
+CT__BINARY_INPLACE_OP(xlogy)
+CT__BINARY_INPLACE_OP(bitwise_and)
+CT__BINARY_INPLACE_OP(bitwise_or)
+CT__BINARY_INPLACE_OP(bitwise_xor)
+CT__BINARY_INPLACE_OP(bitwise_left_shift)
+CT__BINARY_INPLACE_OP(bitwise_right_shift)
+CT__BINARY_INPLACE_OP(logical_xor)
+#undef CT__BINARY_INPLACE_OP
 
-ct_tensor *ct_remainder_(ct_tensor *self, const ct_tensor *other)
+ct_tensor *ct_logit_(ct_tensor *self, double eps)
 {
-    return ct__call2(&ct__op_remainder_, "ct_remainder_", self, other, 1.0);
+    return ct__call1(&ct__op_logit_, "ct_logit_", self, 1, eps, 0);
 }
 
 /* nan_to_num and nan_to_num_: a NULL posinf/neginf is PyTorch's None, the dtype's largest
@@ -24343,6 +24410,19 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fmod_,
     &ct__op_remainder_,
     &ct__op_isclose,
+    &ct__op_sign_,
+    &ct__op_sgn_,
+    &ct__op_bitwise_not_,
+    &ct__op_logit_,
+    &ct__op_floor_divide_,
+    &ct__op_atan2_,
+    &ct__op_xlogy_,
+    &ct__op_bitwise_and_,
+    &ct__op_bitwise_or_,
+    &ct__op_bitwise_xor_,
+    &ct__op_bitwise_left_shift_,
+    &ct__op_bitwise_right_shift_,
+    &ct__op_logical_xor_,
     &ct__op_foreach_add_,
     &ct__op_foreach_mul_,
     &ct__op_foreach_lerp_,

@@ -986,6 +986,19 @@ ROW_INT(bitwise_right_shift)
 #undef ROW_BINARY
 #undef ROW_INT
 static void row_bitwise_not(void) { ct_bitwise_not(wi()); }
+static void row_sign_(void) { ct_sign_(wx()); }
+static void row_sgn_(void) { ct_sgn_(wx()); }
+static void row_bitwise_not_(void) { ct_bitwise_not_(wi()); }
+static void row_logit_(void) { ct_logit_(ct_mul_scalar(wx(), 0.25), -1); }
+static void row_floor_divide_(void) { ct_floor_divide_(wx(), wx()); }
+static void row_atan2_(void) { ct_atan2_(wx(), wx()); }
+static void row_xlogy_(void) { ct_xlogy_(wx(), wx()); }
+static void row_bitwise_and_(void) { ct_bitwise_and_(wi(), wi()); }
+static void row_bitwise_or_(void) { ct_bitwise_or_(wi(), wi()); }
+static void row_bitwise_xor_(void) { ct_bitwise_xor_(wi(), wi()); }
+static void row_bitwise_left_shift_(void) { ct_bitwise_left_shift_(wi(), wi()); }
+static void row_bitwise_right_shift_(void) { ct_bitwise_right_shift_(wi(), wi()); }
+static void row_logical_xor_(void) { ct_logical_xor_(wb(), wb()); }
 static void row_logical_xor(void) { ct_logical_xor(wb(), wb()); }
 static void row_nan_to_num(void) { ct_nan_to_num(wx(), 0, NULL, NULL); }
 static void row_nan_to_num_(void) { ct_nan_to_num_(wx(), 0, NULL, NULL); }
@@ -1043,6 +1056,9 @@ static const api_row api_rows[] = {
     ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
     ROW(div_mode), ROW(bernoulli),
     /* pointwise, issue 7's second slice */
+    ROW(sign_), ROW(sgn_), ROW(bitwise_not_), ROW(logit_), ROW(floor_divide_), ROW(atan2_),
+    ROW(xlogy_), ROW(bitwise_and_), ROW(bitwise_or_), ROW(bitwise_xor_), ROW(bitwise_left_shift_),
+    ROW(bitwise_right_shift_), ROW(logical_xor_),
     ROW(expm1_), ROW(exp2_), ROW(log2_), ROW(log10_), ROW(tan_), ROW(asin_), ROW(acos_), ROW(atan_),
     ROW(sinh_), ROW(cosh_), ROW(asinh_), ROW(acosh_), ROW(atanh_), ROW(erfc_), ROW(erfinv_),
     ROW(sign), ROW(sgn), ROW(expm1), ROW(exp2), ROW(log2), ROW(log10), ROW(tan), ROW(asin),

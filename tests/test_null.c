@@ -2864,6 +2864,32 @@ static void test_null_ct_signbit(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_sign_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sign_(NULL)";
+        ct_tensor *r = ct_sign_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sgn_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sgn_(NULL)";
+        ct_tensor *r = ct_sgn_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_isposinf(void)
 {
     null_fixture fx;
@@ -2962,6 +2988,19 @@ static void test_null_ct_logit(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_logit_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logit_(NULL, 1.0)";
+        ct_tensor *r = ct_logit_(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_atan2(void)
 {
     null_fixture fx;
@@ -3032,6 +3071,44 @@ static void test_null_ct_logaddexp2(void)
     {
         const char *call = "ct_logaddexp2(fx.t, NULL)";
         ct_tensor *r = ct_logaddexp2(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atan2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan2_(NULL, fx.t)";
+        ct_tensor *r = ct_atan2_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.t, NULL)";
+        ct_tensor *r = ct_atan2_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_xlogy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_xlogy_(NULL, fx.t)";
+        ct_tensor *r = ct_xlogy_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.t, NULL)";
+        ct_tensor *r = ct_xlogy_(fx.t, NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -3127,6 +3204,25 @@ static void test_null_ct_remainder_(void)
     {
         const char *call = "ct_remainder_(fx.t, NULL)";
         ct_tensor *r = ct_remainder_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_floor_divide_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_divide_(NULL, fx.t)";
+        ct_tensor *r = ct_floor_divide_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.t, NULL)";
+        ct_tensor *r = ct_floor_divide_(fx.t, NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -3279,6 +3375,114 @@ static void test_null_ct_bitwise_right_shift(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_bitwise_and_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_and_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_and_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_and_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_or_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_or_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_or_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_or_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_xor_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_xor_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_xor_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_not_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_not_(NULL)";
+        ct_tensor *r = ct_bitwise_not_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_left_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_left_shift_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_left_shift_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_left_shift_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_right_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_right_shift_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_right_shift_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_right_shift_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_logical_xor(void)
 {
     null_fixture fx;
@@ -3292,6 +3496,25 @@ static void test_null_ct_logical_xor(void)
     {
         const char *call = "ct_logical_xor(fx.t, NULL)";
         ct_tensor *r = ct_logical_xor(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logical_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_xor_(NULL, fx.t)";
+        ct_tensor *r = ct_logical_xor_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.t, NULL)";
+        ct_tensor *r = ct_logical_xor_(fx.t, NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -9690,6 +9913,42 @@ static void test_freed_ct_signbit(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_sign_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sign_(fx.freed)";
+        ct_tensor *r = ct_sign_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sign_(fx.foreign)";
+        (void)ct_sign_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sgn_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sgn_(fx.freed)";
+        ct_tensor *r = ct_sgn_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sgn_(fx.foreign)";
+        (void)ct_sgn_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_isposinf(void)
 {
     null_fixture fx;
@@ -9793,6 +10052,24 @@ static void test_freed_ct_logit(void)
     {
         const char *call = "ct_logit(fx.foreign, 1.0)";
         (void)ct_logit(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logit_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logit_(fx.freed, 1.0)";
+        ct_tensor *r = ct_logit_(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logit_(fx.foreign, 1.0)";
+        (void)ct_logit_(fx.foreign, 1.0);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -9909,6 +10186,64 @@ static void test_freed_ct_logaddexp2(void)
     {
         const char *call = "ct_logaddexp2(fx.t, fx.foreign)";
         (void)ct_logaddexp2(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atan2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan2_(fx.freed, fx.t)";
+        ct_tensor *r = ct_atan2_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.foreign, fx.t)";
+        (void)ct_atan2_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.t, fx.freed)";
+        ct_tensor *r = ct_atan2_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.t, fx.foreign)";
+        (void)ct_atan2_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_xlogy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_xlogy_(fx.freed, fx.t)";
+        ct_tensor *r = ct_xlogy_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.foreign, fx.t)";
+        (void)ct_xlogy_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.t, fx.freed)";
+        ct_tensor *r = ct_xlogy_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.t, fx.foreign)";
+        (void)ct_xlogy_(fx.t, fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -10054,6 +10389,35 @@ static void test_freed_ct_remainder_(void)
     {
         const char *call = "ct_remainder_(fx.t, fx.foreign)";
         (void)ct_remainder_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_floor_divide_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_divide_(fx.freed, fx.t)";
+        ct_tensor *r = ct_floor_divide_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.foreign, fx.t)";
+        (void)ct_floor_divide_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.t, fx.freed)";
+        ct_tensor *r = ct_floor_divide_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.t, fx.foreign)";
+        (void)ct_floor_divide_(fx.t, fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -10280,6 +10644,169 @@ static void test_freed_ct_bitwise_right_shift(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_bitwise_and_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_and_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_and_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.foreign, fx.t)";
+        (void)ct_bitwise_and_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_and_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.t, fx.foreign)";
+        (void)ct_bitwise_and_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_or_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_or_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_or_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.foreign, fx.t)";
+        (void)ct_bitwise_or_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_or_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.t, fx.foreign)";
+        (void)ct_bitwise_or_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_xor_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_xor_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.foreign, fx.t)";
+        (void)ct_bitwise_xor_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_xor_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.t, fx.foreign)";
+        (void)ct_bitwise_xor_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_not_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_not_(fx.freed)";
+        ct_tensor *r = ct_bitwise_not_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_not_(fx.foreign)";
+        (void)ct_bitwise_not_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_left_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_left_shift_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.foreign, fx.t)";
+        (void)ct_bitwise_left_shift_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_left_shift_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.t, fx.foreign)";
+        (void)ct_bitwise_left_shift_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_right_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_right_shift_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.foreign, fx.t)";
+        (void)ct_bitwise_right_shift_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_right_shift_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.t, fx.foreign)";
+        (void)ct_bitwise_right_shift_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_logical_xor(void)
 {
     null_fixture fx;
@@ -10304,6 +10831,35 @@ static void test_freed_ct_logical_xor(void)
     {
         const char *call = "ct_logical_xor(fx.t, fx.foreign)";
         (void)ct_logical_xor(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logical_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_xor_(fx.freed, fx.t)";
+        ct_tensor *r = ct_logical_xor_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.foreign, fx.t)";
+        (void)ct_logical_xor_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.t, fx.freed)";
+        ct_tensor *r = ct_logical_xor_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.t, fx.foreign)";
+        (void)ct_logical_xor_(fx.t, fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -12720,21 +13276,27 @@ void test_null(void)
     RUN(test_null_ct_sign);
     RUN(test_null_ct_sgn);
     RUN(test_null_ct_signbit);
+    RUN(test_null_ct_sign_);
+    RUN(test_null_ct_sgn_);
     RUN(test_null_ct_isposinf);
     RUN(test_null_ct_isneginf);
     RUN(test_null_ct_isreal);
     RUN(test_null_ct_nan_to_num);
     RUN(test_null_ct_nan_to_num_);
     RUN(test_null_ct_logit);
+    RUN(test_null_ct_logit_);
     RUN(test_null_ct_atan2);
     RUN(test_null_ct_xlogy);
     RUN(test_null_ct_logaddexp);
     RUN(test_null_ct_logaddexp2);
+    RUN(test_null_ct_atan2_);
+    RUN(test_null_ct_xlogy_);
     RUN(test_null_ct_fmod);
     RUN(test_null_ct_remainder);
     RUN(test_null_ct_floor_divide);
     RUN(test_null_ct_fmod_);
     RUN(test_null_ct_remainder_);
+    RUN(test_null_ct_floor_divide_);
     RUN(test_null_ct_fmax);
     RUN(test_null_ct_fmin);
     RUN(test_null_ct_bitwise_and);
@@ -12743,7 +13305,14 @@ void test_null(void)
     RUN(test_null_ct_bitwise_not);
     RUN(test_null_ct_bitwise_left_shift);
     RUN(test_null_ct_bitwise_right_shift);
+    RUN(test_null_ct_bitwise_and_);
+    RUN(test_null_ct_bitwise_or_);
+    RUN(test_null_ct_bitwise_xor_);
+    RUN(test_null_ct_bitwise_not_);
+    RUN(test_null_ct_bitwise_left_shift_);
+    RUN(test_null_ct_bitwise_right_shift_);
     RUN(test_null_ct_logical_xor);
+    RUN(test_null_ct_logical_xor_);
     RUN(test_null_ct_isclose);
     RUN(test_null_ct_foreach_add_);
     RUN(test_null_ct_foreach_mul_);
@@ -13096,21 +13665,27 @@ void test_null(void)
     RUN(test_freed_ct_sign);
     RUN(test_freed_ct_sgn);
     RUN(test_freed_ct_signbit);
+    RUN(test_freed_ct_sign_);
+    RUN(test_freed_ct_sgn_);
     RUN(test_freed_ct_isposinf);
     RUN(test_freed_ct_isneginf);
     RUN(test_freed_ct_isreal);
     RUN(test_freed_ct_nan_to_num);
     RUN(test_freed_ct_nan_to_num_);
     RUN(test_freed_ct_logit);
+    RUN(test_freed_ct_logit_);
     RUN(test_freed_ct_atan2);
     RUN(test_freed_ct_xlogy);
     RUN(test_freed_ct_logaddexp);
     RUN(test_freed_ct_logaddexp2);
+    RUN(test_freed_ct_atan2_);
+    RUN(test_freed_ct_xlogy_);
     RUN(test_freed_ct_fmod);
     RUN(test_freed_ct_remainder);
     RUN(test_freed_ct_floor_divide);
     RUN(test_freed_ct_fmod_);
     RUN(test_freed_ct_remainder_);
+    RUN(test_freed_ct_floor_divide_);
     RUN(test_freed_ct_fmax);
     RUN(test_freed_ct_fmin);
     RUN(test_freed_ct_bitwise_and);
@@ -13119,7 +13694,14 @@ void test_null(void)
     RUN(test_freed_ct_bitwise_not);
     RUN(test_freed_ct_bitwise_left_shift);
     RUN(test_freed_ct_bitwise_right_shift);
+    RUN(test_freed_ct_bitwise_and_);
+    RUN(test_freed_ct_bitwise_or_);
+    RUN(test_freed_ct_bitwise_xor_);
+    RUN(test_freed_ct_bitwise_not_);
+    RUN(test_freed_ct_bitwise_left_shift_);
+    RUN(test_freed_ct_bitwise_right_shift_);
     RUN(test_freed_ct_logical_xor);
+    RUN(test_freed_ct_logical_xor_);
     RUN(test_freed_ct_isclose);
     RUN(test_freed_ct_view);
     RUN(test_freed_ct_reshape);

@@ -53,6 +53,24 @@ static const struct {
     {"log10_", ct_log10_}, {"tan_", ct_tan_},     {"asin_", ct_asin_},   {"acos_", ct_acos_},
     {"atan_", ct_atan_},   {"sinh_", ct_sinh_},   {"cosh_", ct_cosh_},   {"asinh_", ct_asinh_},
     {"acosh_", ct_acosh_}, {"atanh_", ct_atanh_}, {"erfc_", ct_erfc_},   {"erfinv_", ct_erfinv_},
+    {"sign_", ct_sign_},   {"sgn_", ct_sgn_},     {"bitwise_not_", ct_bitwise_not_},
+};
+
+static const struct {
+    const char *name;
+    pw2_bin_ fn;
+} pw2_binary_[] = {
+    {"fmod_", ct_fmod_},
+    {"remainder_", ct_remainder_},
+    {"floor_divide_", ct_floor_divide_},
+    {"atan2_", ct_atan2_},
+    {"xlogy_", ct_xlogy_},
+    {"bitwise_and_", ct_bitwise_and_},
+    {"bitwise_or_", ct_bitwise_or_},
+    {"bitwise_xor_", ct_bitwise_xor_},
+    {"bitwise_left_shift_", ct_bitwise_left_shift_},
+    {"bitwise_right_shift_", ct_bitwise_right_shift_},
+    {"logical_xor_", ct_logical_xor_},
 };
 
 static const struct {
@@ -108,9 +126,13 @@ static ct_tensor *pw2_apply(const char *op, const ct_tensor *a, const ct_tensor 
     if (!strncmp(op, "logit", 5)) {
         return ct_logit(a, op[5] ? 0.2 : -1.0);
     }
-    if (!strcmp(op, "fmod_") || !strcmp(op, "remainder_")) {
-        pw2_bin_ f = op[0] == 'f' ? ct_fmod_ : ct_remainder_;
-        return f(ct_clone(a), b);
+    for (size_t i = 0; i < sizeof pw2_binary_ / sizeof pw2_binary_[0]; i++) {
+        if (!strcmp(op, pw2_binary_[i].name)) {
+            return pw2_binary_[i].fn(ct_clone(a), b);
+        }
+    }
+    if (!strcmp(op, "logit_")) {
+        return ct_logit_(ct_clone(a), 0.2);
     }
     if (!strcmp(op, "isclose")) {
         return ct_isclose(a, b, 1e-5, 1e-8, false);
@@ -304,7 +326,8 @@ static void test_pw2_inplace_unary(void)
 {
     static const int64_t s43[2] = {4, 3}, s3[1] = {3};
     ct_manual_seed(24);
-    for (size_t i = 5; i < sizeof pw2_unary_ / sizeof pw2_unary_[0]; i++) { /* after frac_ */
+    CHECK(!strcmp(pw2_unary_[19].name, "erfinv_"));
+    for (size_t i = 5; i < 20; i++) { /* expm1_ ... erfinv_ */
         const char *name = pw2_unary_[i].name;
         size_t len = strlen(name) - 1;
         pw2_un out_of_place = NULL;
@@ -337,6 +360,56 @@ static void test_pw2_inplace_unary(void)
         CHECK_ERROR(CT_ERR_DTYPE, "can't be cast to the desired output type Long");
         ct_scope_end();
     }
+}
+
+/* The other in-place forms on a clone give the bits of their out-of-place forms (integer and
+   bool dtypes where the op takes them); gradcheck through atan2_, xlogy_ and logit_. */
+static void test_pw2_inplace_more(void)
+{
+    static const struct {
+        const char *name, *base;
+        ct_dtype dtype;
+        double lo, hi;
+    } cases[] = {
+        {"atan2_", "atan2", F64, -2, 2},
+        {"xlogy_", "xlogy", CT_FLOAT32, 0.1, 2},
+        {"floor_divide_", "floor_divide", CT_INT64, 1, 9},
+        {"floor_divide_", "floor_divide", F64, -3, 3},
+        {"bitwise_and_", "bitwise_and", CT_INT32, 0, 60},
+        {"bitwise_or_", "bitwise_or", CT_BOOL, 0, 2},
+        {"bitwise_xor_", "bitwise_xor", CT_UINT8, 0, 200},
+        {"bitwise_left_shift_", "bitwise_left_shift", CT_INT64, 0, 9},
+        {"bitwise_right_shift_", "bitwise_right_shift", CT_INT8, 0, 9},
+        {"logical_xor_", "logical_xor", CT_FLOAT32, 0, 2},
+        {"sign_", "sign", F64, -2, 2},
+        {"sgn_", "sgn", CT_INT64, -3, 3},
+        {"bitwise_not_", "bitwise_not", CT_INT16, -100, 100},
+        {"logit_", "logit_eps", F64, 0, 1},
+    };
+    static const int64_t s34[2] = {3, 4}, s4[1] = {4};
+    ct_manual_seed(25);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        ct_scope_begin();
+        ct_dtype dt = cases[i].dtype;
+        bool integral = !ct_dtype_is_floating_point(dt);
+        ct_tensor *a = pw2_uniform(s34, 2, cases[i].lo, cases[i].hi);
+        ct_tensor *b = pw2_uniform(s4, 1, cases[i].lo, cases[i].hi); /* broadcast */
+        a = ct_to_dtype(integral ? ct_floor(a) : a, dt);
+        b = ct_to_dtype(integral ? ct_floor(b) : b, dt);
+        ct_tensor *want = pw2_apply(cases[i].base, a, b);
+        ct_tensor *got = pw2_apply(cases[i].name, a, b); /* on a clone of a */
+        ct_tensor *eq = want && got ? ct_eq(got, want) : NULL;
+        CHECK_MSG(got && ct_tensor_dtype(got) == dt && eq && ct_item(ct_all(eq)) == 1, "%s: %s",
+                  cases[i].name, ct_error() ? ct_error() : "differs");
+        ct_error_clear();
+        ct_scope_end();
+    }
+    static const pw2_gc gcs[] = {{"atan2_", 0.5, 2, -2, -0.5}, {"xlogy_", -1, 1, 0.5, 2}};
+    for (int k = 0; k < 2; k++) {
+        pw2_gradcheck(&gcs[k], 2);
+    }
+    static const pw2_gc lg = {"logit_", 0.25, 0.75, 0, 0};
+    pw2_gradcheck(&lg, 1);
 }
 
 /* Double backward: the gradients (create_graph) of sum(f(a[, b]) * w) with respect to a and
@@ -705,6 +778,7 @@ void test_pointwise2(void)
     RUN(test_pw2_gradcheck);
     RUN(test_pw2_gradgradcheck);
     RUN(test_pw2_inplace_unary);
+    RUN(test_pw2_inplace_more);
     RUN(test_pw2_grad_fn_names);
     RUN(test_pw2_edges);
     RUN(test_pw2_hypot_doc_example);

@@ -2087,6 +2087,10 @@ CT__ROUNDING(trunc, CT__TRUNC, CT__K_NUMERIC, "TruncBackward0", ct__zeros_backwa
 CT__ROUNDING(frac, CT__FRAC, CT__K_FLOAT, "FracBackward0", ct__identity_backward)
 #undef CT__ROUNDING
 CT__UNARY(sgn, "sgn", "ct_sgn", CT__SGN, sign, CT__K_ALL, "SgnBackward0", ct__zeros_backward, 0u)
+CT__UNARY_INPLACE(sign, CT__INPLACE_SCHEMA("sign"), CT__SIGN, sign, CT__K_ALL, "SignBackward0",
+                  ct__zeros_backward, 0u, NULL)
+CT__UNARY_INPLACE(sgn, CT__INPLACE_SCHEMA("sgn"), CT__SGN, sign, CT__K_ALL, "SgnBackward0",
+                  ct__zeros_backward, 0u, NULL)
 CT__TEST(signbit, CT__SIGNBIT)
 CT__TEST(isposinf, CT__ISPOSINF)
 CT__TEST(isneginf, CT__ISNEGINF)
@@ -2107,6 +2111,12 @@ CT__POINTWISE(logit, "aten::logit", "logit(Tensor self, float? eps=None) -> Tens
               CT__SAVE_IN(0), NULL)
 CT__UNARY(bitwise_not, "bitwise_not", "ct_bitwise_not", CT__BITNOT, bitnot, CT__K_INT_BOOL, NULL,
           NULL, 0u)
+CT__UNARY_INPLACE(bitwise_not, CT__INPLACE_SCHEMA("bitwise_not"), CT__BITNOT, bitnot,
+                  CT__K_INT_BOOL, NULL, NULL, 0u, NULL)
+CT__POINTWISE(logit_, "aten::logit_", "logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)",
+              "ct_logit_", CT_OP_INPLACE, CT__LOGIT, ct__loops_logit, ct__unary_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LogitBackward0", ct__logit_backward,
+              CT__SAVE_IN(0), ct__unary_inplace_record)
 
 /* binary ops: the schema is PyTorch's (ops without an overload name have no ".Tensor") */
 #define CT__BINARY2(SYM, SCHEMA, API, VAR, LOOPS, K, KERNEL, NODE, BW, SAVE)                    \
@@ -2152,14 +2162,35 @@ CT__BINARY2(bitwise_right_shift, CT__SCHEMA2("bitwise_right_shift.Tensor"),
             NULL, 0u)
 CT__BINARY2(logical_xor, CT__SCHEMA2("logical_xor"), "ct_logical_xor", CT__XOR, xor, CT__K_BOOL,
             ct__pointwise_kernel, NULL, NULL, 0u)
-#define CT__MOD_INPLACE(SYM, VAR, NODE, BW)                                                    \
-    CT__POINTWISE(SYM##_, "aten::" #SYM "_", #SYM "_.Tensor(Tensor(a!) self, Tensor other) -> " \
-                  "Tensor(a!)", "ct_" #SYM "_", CT_OP_INPLACE, VAR, ct__loops_##SYM,            \
-                  ct__binary_meta, CT__K_NUMERIC(ct__int_div_kernel), NODE, BW, CT__SAVE_AB,    \
-                  ct__binary_inplace_record)
-CT__MOD_INPLACE(fmod, CT__FMOD, "FmodBackward1", ct__fmod_backward)
-CT__MOD_INPLACE(remainder, CT__REMAINDER, "RemainderBackward1", ct__remainder_backward)
-#undef CT__MOD_INPLACE
+/* In-place binary ops: the out-of-place loops written into self (the old self is saved for a
+   backward that reads it). */
+#define CT__BINARY_INPLACE2(SYM, SCHEMA, VAR, LOOPS, K, KERNEL, NODE, BW, SAVE)                 \
+    CT__POINTWISE(SYM##_, "aten::" #SYM "_", SCHEMA "(Tensor(a!) self, Tensor other) -> "        \
+                  "Tensor(a!)", "ct_" #SYM "_", CT_OP_INPLACE, VAR, ct__loops_##LOOPS,          \
+                  ct__binary_meta, K(KERNEL), NODE, BW, SAVE, ct__binary_inplace_record)
+CT__BINARY_INPLACE2(fmod, "fmod_.Tensor", CT__FMOD, fmod, CT__K_NUMERIC, ct__int_div_kernel,
+                    "FmodBackward1", ct__fmod_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(remainder, "remainder_.Tensor", CT__REMAINDER, remainder, CT__K_NUMERIC,
+                    ct__int_div_kernel, "RemainderBackward1", ct__remainder_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(floor_divide, "floor_divide_.Tensor", CT__DIV_FLOOR, div_floor,
+                    CT__K_NUMERIC, ct__int_div_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(atan2, "atan2_", CT__ATAN2, atan2, CT__K_FLOAT, ct__pointwise_kernel,
+                    "Atan2Backward0", ct__atan2_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_FLOAT, ct__pointwise_kernel,
+                    "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(bitwise_and, "bitwise_and_.Tensor", CT__BITAND, bitand, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_or, "bitwise_or_.Tensor", CT__BITOR, bitor, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_xor, "bitwise_xor_.Tensor", CT__BITXOR, bitxor, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_left_shift, "bitwise_left_shift_.Tensor", CT__LSHIFT, lshift,
+                    CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_right_shift, "bitwise_right_shift_.Tensor", CT__RSHIFT, rshift,
+                    CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(logical_xor, "logical_xor_", CT__XOR, xor, CT__K_BOOL, ct__pointwise_kernel,
+                    NULL, NULL, 0u)
+#undef CT__BINARY_INPLACE2
 #undef CT__BINARY2
 #undef CT__SCHEMA2
 #undef CT__SAVE_AB
@@ -2790,6 +2821,9 @@ CT__INPLACE_OP(ceil)
 CT__INPLACE_OP(round)
 CT__INPLACE_OP(trunc)
 CT__INPLACE_OP(frac)
+CT__INPLACE_OP(sign)
+CT__INPLACE_OP(sgn)
+CT__INPLACE_OP(bitwise_not)
 #undef CT__INPLACE_OP
 #define CT__BINARY_OP(NAME)                                                                    \
     ct_tensor *ct_##NAME(const ct_tensor *a, const ct_tensor *b)                               \
@@ -2814,14 +2848,27 @@ CT__BINARY_OP(bitwise_right_shift)
 CT__BINARY_OP(logical_xor)
 #undef CT__BINARY_OP
 
-ct_tensor *ct_fmod_(ct_tensor *self, const ct_tensor *other)
-{
-    return ct__call2(&ct__op_fmod_, "ct_fmod_", self, other, 1.0);
-}
+#define CT__BINARY_INPLACE_OP(NAME)                                                            \
+    ct_tensor *ct_##NAME##_(ct_tensor *self, const ct_tensor *other)                           \
+    {                                                                                          \
+        return ct__call2(&ct__op_##NAME##_, "ct_" #NAME "_", self, other, 1.0);                \
+    }
+CT__BINARY_INPLACE_OP(fmod)
+CT__BINARY_INPLACE_OP(remainder)
+CT__BINARY_INPLACE_OP(floor_divide)
+CT__BINARY_INPLACE_OP(atan2)
+CT__BINARY_INPLACE_OP(xlogy)
+CT__BINARY_INPLACE_OP(bitwise_and)
+CT__BINARY_INPLACE_OP(bitwise_or)
+CT__BINARY_INPLACE_OP(bitwise_xor)
+CT__BINARY_INPLACE_OP(bitwise_left_shift)
+CT__BINARY_INPLACE_OP(bitwise_right_shift)
+CT__BINARY_INPLACE_OP(logical_xor)
+#undef CT__BINARY_INPLACE_OP
 
-ct_tensor *ct_remainder_(ct_tensor *self, const ct_tensor *other)
+ct_tensor *ct_logit_(ct_tensor *self, double eps)
 {
-    return ct__call2(&ct__op_remainder_, "ct_remainder_", self, other, 1.0);
+    return ct__call1(&ct__op_logit_, "ct_logit_", self, 1, eps, 0);
 }
 
 /* nan_to_num and nan_to_num_: a NULL posinf/neginf is PyTorch's None, the dtype's largest

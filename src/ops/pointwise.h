@@ -263,6 +263,9 @@ CTORCH_API ct_tensor *ct_frac_(ct_tensor *self);
 CTORCH_API ct_tensor *ct_sign(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_sgn(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_signbit(const ct_tensor *input);
+/* sign and sgn in place. Mirrors: Tensor.sign_, Tensor.sgn_. */
+CTORCH_API ct_tensor *ct_sign_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sgn_(ct_tensor *self);
 /* Bool masks of +inf, of -inf, and of real values (every element: no complex dtypes), for
    every dtype. Mirrors: torch.isposinf, torch.isneginf, torch.isreal. */
 CTORCH_API ct_tensor *ct_isposinf(const ct_tensor *input);
@@ -282,6 +285,8 @@ CTORCH_API ct_tensor *ct_nan_to_num_(ct_tensor *self, double nan, const double *
    default float dtype). Gradient: grad / (x (1 - x)), 0 outside [eps, 1 - eps] (NaN outside
    [0, 1] without eps). Mirrors: torch.logit(input, eps=None). */
 CTORCH_API ct_tensor *ct_logit(const ct_tensor *input, double eps);
+/* ct_logit in place (float self). Mirrors: Tensor.logit_(eps=None). */
+CTORCH_API ct_tensor *ct_logit_(ct_tensor *self, double eps);
 /* Float binary ops. atan2(input, other) is the angle of (other, input) in (-pi, pi]; xlogy
    is input * log(other), 0 where input == 0 unless other is NaN; both take integer inputs
    (default float dtype). logaddexp = log(e^input + e^other), logaddexp2 = log2(2^input +
@@ -295,18 +300,22 @@ CTORCH_API ct_tensor *ct_atan2(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_xlogy(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_logaddexp2(const ct_tensor *input, const ct_tensor *other);
+/* atan2 and xlogy in place (float self). Mirrors: Tensor.atan2_, Tensor.xlogy_. */
+CTORCH_API ct_tensor *ct_atan2_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_xlogy_(ct_tensor *self, const ct_tensor *other);
 /* Remainders and floor division, integer or float (bool: CT_ERR_DTYPE "\"fmod\" not
    implemented for 'Bool'"): fmod has the sign of input (C's fmod and %), remainder the sign of
    other (Python's %), floor_divide is div(rounding_mode='floor'). Gradients: grad and
    -grad * trunc(input / other) (fmod), -grad * floor(input / other) (remainder);
    floor_divide is not differentiable. The _ forms write into self. Errors: CT_ERR_VALUE
    "ZeroDivisionError" when an integer divisor has a zero. Mirrors: torch.fmod, remainder,
-   floor_divide, Tensor.fmod_, remainder_. */
+   floor_divide, Tensor.fmod_, remainder_, floor_divide_. */
 CTORCH_API ct_tensor *ct_fmod(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_remainder(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_floor_divide(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_fmod_(ct_tensor *self, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_remainder_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_floor_divide_(ct_tensor *self, const ct_tensor *other);
 /* Elementwise max/min ignoring NaN (NaN only where both are), every dtype. Gradient: to input
    where it was chosen (input >= other for fmax, <= for fmin, or other NaN), else to other.
    Mirrors: torch.fmax, torch.fmin. */
@@ -324,8 +333,19 @@ CTORCH_API ct_tensor *ct_bitwise_xor(const ct_tensor *input, const ct_tensor *ot
 CTORCH_API ct_tensor *ct_bitwise_not(const ct_tensor *input);
 CTORCH_API ct_tensor *ct_bitwise_left_shift(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_bitwise_right_shift(const ct_tensor *input, const ct_tensor *other);
+/* The bitwise ops in place (self's integer or bool dtype must hold the result). Mirrors:
+   Tensor.bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_not_, bitwise_left_shift_,
+   bitwise_right_shift_. */
+CTORCH_API ct_tensor *ct_bitwise_and_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_or_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_xor_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_not_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_bitwise_left_shift_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_right_shift_(ct_tensor *self, const ct_tensor *other);
 /* Exclusive or of truthiness (bool result, any dtypes). Mirrors: torch.logical_xor. */
 CTORCH_API ct_tensor *ct_logical_xor(const ct_tensor *input, const ct_tensor *other);
+/* ct_logical_xor written into self (0/1 in self's dtype). Mirrors: Tensor.logical_xor_. */
+CTORCH_API ct_tensor *ct_logical_xor_(ct_tensor *self, const ct_tensor *other);
 /* |input - other| <= atol + rtol * |other| (or input == other; NaN == NaN when equal_nan),
    broadcast, bool result. PyTorch's defaults: rtol 1e-05, atol 1e-08, equal_nan false.
    Errors: CT_ERR_DTYPE "Float did not match Double" (dtypes must match); CT_ERR_VALUE "rtol
