@@ -143,6 +143,7 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(dispatch)                                                                             \
     X(view7)                                                                                \
     X(pointwise7)                                                                           \
+    X(pointwise2)                                                                           \
     X(index)                                                                                \
     X(reduce7)                                                                              \
     X(views)                                                                                \

@@ -1091,6 +1091,125 @@ static void row_copy_across(void)
     ct_copy_(ct_to_device(wx(), fake_device()), wx());
 }
 
+/* pointwise ops of issue 7's second slice */
+#define ROW_UNARY(F) static void row_##F(void) { ct_##F(wx()); }
+#define ROW_BINARY(F) static void row_##F(void) { ct_##F(wx(), wx()); }
+#define ROW_INT(F) static void row_##F(void) { ct_##F(wi(), wi()); }
+ROW_UNARY(sign)
+ROW_UNARY(sgn)
+ROW_UNARY(expm1)
+ROW_UNARY(exp2)
+ROW_UNARY(log2)
+ROW_UNARY(log10)
+ROW_UNARY(tan)
+ROW_UNARY(asin)
+ROW_UNARY(acos)
+ROW_UNARY(atan)
+ROW_UNARY(sinh)
+ROW_UNARY(cosh)
+ROW_UNARY(asinh)
+ROW_UNARY(acosh)
+ROW_UNARY(atanh)
+ROW_UNARY(erfc)
+ROW_UNARY(erfinv)
+ROW_UNARY(floor)
+ROW_UNARY(ceil)
+ROW_UNARY(round)
+ROW_UNARY(trunc)
+ROW_UNARY(frac)
+ROW_UNARY(signbit)
+ROW_UNARY(isposinf)
+ROW_UNARY(isneginf)
+ROW_UNARY(isreal)
+ROW_UNARY(floor_)
+ROW_UNARY(expm1_)
+ROW_UNARY(exp2_)
+ROW_UNARY(log2_)
+ROW_UNARY(log10_)
+ROW_UNARY(tan_)
+ROW_UNARY(asin_)
+ROW_UNARY(acos_)
+ROW_UNARY(atan_)
+ROW_UNARY(sinh_)
+ROW_UNARY(cosh_)
+ROW_UNARY(asinh_)
+ROW_UNARY(acosh_)
+ROW_UNARY(atanh_)
+ROW_UNARY(erfc_)
+ROW_UNARY(erfinv_)
+ROW_UNARY(ceil_)
+ROW_UNARY(round_)
+ROW_UNARY(trunc_)
+ROW_UNARY(frac_)
+ROW_BINARY(hypot)
+ROW_BINARY(atan2)
+ROW_BINARY(logaddexp)
+ROW_BINARY(logaddexp2)
+ROW_BINARY(xlogy)
+ROW_BINARY(fmax)
+ROW_BINARY(fmin)
+ROW_BINARY(fmod)
+ROW_BINARY(remainder)
+ROW_BINARY(floor_divide)
+ROW_BINARY(fmod_)
+ROW_BINARY(remainder_)
+ROW_INT(bitwise_and)
+ROW_INT(bitwise_or)
+ROW_INT(bitwise_xor)
+ROW_INT(bitwise_left_shift)
+ROW_INT(bitwise_right_shift)
+#undef ROW_UNARY
+#undef ROW_BINARY
+#undef ROW_INT
+static void row_bitwise_not(void) { ct_bitwise_not(wi()); }
+static void row_sign_(void) { ct_sign_(wx()); }
+static void row_sgn_(void) { ct_sgn_(wx()); }
+static void row_bitwise_not_(void) { ct_bitwise_not_(wi()); }
+static void row_logit_(void) { ct_logit_(ct_mul_scalar(wx(), 0.25), -1); }
+static void row_floor_divide_(void) { ct_floor_divide_(wx(), wx()); }
+static void row_atan2_(void) { ct_atan2_(wx(), wx()); }
+static void row_xlogy_(void) { ct_xlogy_(wx(), wx()); }
+static void row_bitwise_and_(void) { ct_bitwise_and_(wi(), wi()); }
+static void row_bitwise_or_(void) { ct_bitwise_or_(wi(), wi()); }
+static void row_bitwise_xor_(void) { ct_bitwise_xor_(wi(), wi()); }
+static void row_bitwise_left_shift_(void) { ct_bitwise_left_shift_(wi(), wi()); }
+static void row_bitwise_right_shift_(void) { ct_bitwise_right_shift_(wi(), wi()); }
+static void row_logical_xor_(void) { ct_logical_xor_(wb(), wb()); }
+static void row_logical_xor(void) { ct_logical_xor(wb(), wb()); }
+static void row_nan_to_num(void) { ct_nan_to_num(wx(), 0, NULL, NULL); }
+static void row_nan_to_num_(void) { ct_nan_to_num_(wx(), 0, NULL, NULL); }
+static void row_logit(void) { ct_logit(wx(), 0.25); }
+static void row_isclose(void) { ct_isclose(wx(), wx(), 1e-5, 1e-8, false); }
+static void row_foreach_add_(void)
+{
+    ct_tensor *s[2] = {wx(), wx()};
+    const ct_tensor *o[2] = {wx(), wx()};
+    ct_foreach_add_(s, 2, o, 2, 1.0);
+}
+static void row_foreach_mul_(void)
+{
+    ct_tensor *s[2] = {wx(), wx()};
+    const ct_tensor *o[2] = {wx(), wx()};
+    ct_foreach_mul_(s, 2, o, 2);
+}
+static void row_foreach_lerp_(void)
+{
+    ct_tensor *s[2] = {wx(), wx()};
+    const ct_tensor *o[2] = {wx(), wx()};
+    ct_foreach_lerp_(s, 2, o, 2, 0.5);
+}
+static void row_foreach_zero_(void)
+{
+    ct_tensor *s[2] = {wx(), wx()};
+    ct_foreach_zero_(s, 2);
+}
+static void row_foreach_sqrt(void)
+{
+    const ct_tensor *s[2] = {wx(), wx()};
+    ct_tensor *out[2];
+    ct_foreach_sqrt(s, 2, out, 2);
+}
+
 typedef struct api_row {
     const char *fn;
     void (*call)(void);
@@ -1112,6 +1231,22 @@ static const api_row api_rows[] = {
     ROW(addcmul), ROW(addcmul_), ROW(addcdiv), ROW(addcdiv_),
     ROW(lerp), ROW(lerp_), ROW(lerp_scalar), ROW(lerp_scalar_),
     ROW(div_mode), ROW(bernoulli),
+    /* pointwise, issue 7's second slice */
+    ROW(sign_), ROW(sgn_), ROW(bitwise_not_), ROW(logit_), ROW(floor_divide_), ROW(atan2_),
+    ROW(xlogy_), ROW(bitwise_and_), ROW(bitwise_or_), ROW(bitwise_xor_), ROW(bitwise_left_shift_),
+    ROW(bitwise_right_shift_), ROW(logical_xor_),
+    ROW(expm1_), ROW(exp2_), ROW(log2_), ROW(log10_), ROW(tan_), ROW(asin_), ROW(acos_), ROW(atan_),
+    ROW(sinh_), ROW(cosh_), ROW(asinh_), ROW(acosh_), ROW(atanh_), ROW(erfc_), ROW(erfinv_),
+    ROW(sign), ROW(sgn), ROW(expm1), ROW(exp2), ROW(log2), ROW(log10), ROW(tan), ROW(asin),
+    ROW(acos), ROW(atan), ROW(sinh), ROW(cosh), ROW(asinh), ROW(acosh), ROW(atanh), ROW(erfc),
+    ROW(erfinv), ROW(floor), ROW(ceil), ROW(round), ROW(trunc), ROW(frac), ROW(signbit),
+    ROW(isposinf), ROW(isneginf), ROW(isreal), ROW(floor_), ROW(ceil_), ROW(round_), ROW(trunc_),
+    ROW(frac_), ROW(hypot), ROW(atan2), ROW(logaddexp), ROW(logaddexp2), ROW(xlogy), ROW(fmax),
+    ROW(fmin), ROW(fmod), ROW(remainder), ROW(floor_divide), ROW(fmod_), ROW(remainder_),
+    ROW(bitwise_and), ROW(bitwise_or), ROW(bitwise_xor), ROW(bitwise_left_shift),
+    ROW(bitwise_right_shift), ROW(bitwise_not), ROW(logical_xor), ROW(nan_to_num),
+    ROW(nan_to_num_), ROW(logit), ROW(isclose), ROW(foreach_add_), ROW(foreach_mul_),
+    ROW(foreach_lerp_), ROW(foreach_zero_), ROW(foreach_sqrt),
     /* views */
     ROW(alias), ROW(detach), ROW(contiguous), ROW(view), ROW(reshape), ROW(flatten), ROW(expand),
     ROW(permute), ROW(transpose), ROW(t), ROW(narrow), ROW(select), ROW(squeeze), ROW(squeeze_dim),

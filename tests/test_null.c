@@ -1798,6 +1798,25 @@ static void test_null_ct_minimum(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_hypot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hypot(NULL, fx.t)";
+        ct_tensor *r = ct_hypot(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_hypot(fx.t, NULL)";
+        ct_tensor *r = ct_hypot(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_eq(void)
 {
     null_fixture fx;
@@ -2701,6 +2720,1321 @@ static void test_null_ct_result_type(void)
     {
         const char *call = "ct_result_type(fx.t, NULL)";
         (void)ct_result_type(fx.t, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_expm1(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expm1(NULL)";
+        ct_tensor *r = ct_expm1(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_exp2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp2(NULL)";
+        ct_tensor *r = ct_exp2(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log2(NULL)";
+        ct_tensor *r = ct_log2(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log10(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log10(NULL)";
+        ct_tensor *r = ct_log10(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tan(NULL)";
+        ct_tensor *r = ct_tan(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_asin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asin(NULL)";
+        ct_tensor *r = ct_asin(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_acos(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acos(NULL)";
+        ct_tensor *r = ct_acos(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan(NULL)";
+        ct_tensor *r = ct_atan(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sinh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sinh(NULL)";
+        ct_tensor *r = ct_sinh(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosh(NULL)";
+        ct_tensor *r = ct_cosh(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_asinh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asinh(NULL)";
+        ct_tensor *r = ct_asinh(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_acosh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acosh(NULL)";
+        ct_tensor *r = ct_acosh(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atanh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atanh(NULL)";
+        ct_tensor *r = ct_atanh(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_erfc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfc(NULL)";
+        ct_tensor *r = ct_erfc(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_erfinv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfinv(NULL)";
+        ct_tensor *r = ct_erfinv(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_expm1_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expm1_(NULL)";
+        ct_tensor *r = ct_expm1_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_exp2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp2_(NULL)";
+        ct_tensor *r = ct_exp2_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log2_(NULL)";
+        ct_tensor *r = ct_log2_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_log10_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log10_(NULL)";
+        ct_tensor *r = ct_log10_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tan_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tan_(NULL)";
+        ct_tensor *r = ct_tan_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_asin_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asin_(NULL)";
+        ct_tensor *r = ct_asin_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_acos_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acos_(NULL)";
+        ct_tensor *r = ct_acos_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atan_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan_(NULL)";
+        ct_tensor *r = ct_atan_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sinh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sinh_(NULL)";
+        ct_tensor *r = ct_sinh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosh_(NULL)";
+        ct_tensor *r = ct_cosh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_asinh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asinh_(NULL)";
+        ct_tensor *r = ct_asinh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_acosh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acosh_(NULL)";
+        ct_tensor *r = ct_acosh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atanh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atanh_(NULL)";
+        ct_tensor *r = ct_atanh_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_erfc_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfc_(NULL)";
+        ct_tensor *r = ct_erfc_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_erfinv_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfinv_(NULL)";
+        ct_tensor *r = ct_erfinv_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_floor(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor(NULL)";
+        ct_tensor *r = ct_floor(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_ceil(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ceil(NULL)";
+        ct_tensor *r = ct_ceil(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_round(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_round(NULL)";
+        ct_tensor *r = ct_round(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_trunc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trunc(NULL)";
+        ct_tensor *r = ct_trunc(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_frac(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_frac(NULL)";
+        ct_tensor *r = ct_frac(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_floor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_(NULL)";
+        ct_tensor *r = ct_floor_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_ceil_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ceil_(NULL)";
+        ct_tensor *r = ct_ceil_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_round_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_round_(NULL)";
+        ct_tensor *r = ct_round_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_trunc_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trunc_(NULL)";
+        ct_tensor *r = ct_trunc_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_frac_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_frac_(NULL)";
+        ct_tensor *r = ct_frac_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sign(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sign(NULL)";
+        ct_tensor *r = ct_sign(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sgn(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sgn(NULL)";
+        ct_tensor *r = ct_sgn(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_signbit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_signbit(NULL)";
+        ct_tensor *r = ct_signbit(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sign_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sign_(NULL)";
+        ct_tensor *r = ct_sign_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sgn_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sgn_(NULL)";
+        ct_tensor *r = ct_sgn_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isposinf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isposinf(NULL)";
+        ct_tensor *r = ct_isposinf(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isneginf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isneginf(NULL)";
+        ct_tensor *r = ct_isneginf(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isreal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isreal(NULL)";
+        ct_tensor *r = ct_isreal(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nan_to_num(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nan_to_num(NULL, 1.0, fx.times, fx.times)";
+        ct_tensor *r = ct_nan_to_num(NULL, 1.0, fx.times, fx.times);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nan_to_num(fx.t, 1.0, NULL, fx.times)";
+        (void)ct_nan_to_num(fx.t, 1.0, NULL, fx.times);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_nan_to_num(fx.t, 1.0, fx.times, NULL)";
+        (void)ct_nan_to_num(fx.t, 1.0, fx.times, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nan_to_num_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nan_to_num_(NULL, 1.0, fx.times, fx.times)";
+        ct_tensor *r = ct_nan_to_num_(NULL, 1.0, fx.times, fx.times);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nan_to_num_(fx.t, 1.0, NULL, fx.times)";
+        (void)ct_nan_to_num_(fx.t, 1.0, NULL, fx.times);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_nan_to_num_(fx.t, 1.0, fx.times, NULL)";
+        (void)ct_nan_to_num_(fx.t, 1.0, fx.times, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logit(NULL, 1.0)";
+        ct_tensor *r = ct_logit(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logit_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logit_(NULL, 1.0)";
+        ct_tensor *r = ct_logit_(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atan2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan2(NULL, fx.t)";
+        ct_tensor *r = ct_atan2(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_atan2(fx.t, NULL)";
+        ct_tensor *r = ct_atan2(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_xlogy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_xlogy(NULL, fx.t)";
+        ct_tensor *r = ct_xlogy(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_xlogy(fx.t, NULL)";
+        ct_tensor *r = ct_xlogy(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logaddexp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logaddexp(NULL, fx.t)";
+        ct_tensor *r = ct_logaddexp(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_logaddexp(fx.t, NULL)";
+        ct_tensor *r = ct_logaddexp(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logaddexp2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logaddexp2(NULL, fx.t)";
+        ct_tensor *r = ct_logaddexp2(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_logaddexp2(fx.t, NULL)";
+        ct_tensor *r = ct_logaddexp2(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_atan2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan2_(NULL, fx.t)";
+        ct_tensor *r = ct_atan2_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.t, NULL)";
+        ct_tensor *r = ct_atan2_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_xlogy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_xlogy_(NULL, fx.t)";
+        ct_tensor *r = ct_xlogy_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.t, NULL)";
+        ct_tensor *r = ct_xlogy_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_fmod(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmod(NULL, fx.t)";
+        ct_tensor *r = ct_fmod(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fmod(fx.t, NULL)";
+        ct_tensor *r = ct_fmod(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_remainder(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_remainder(NULL, fx.t)";
+        ct_tensor *r = ct_remainder(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_remainder(fx.t, NULL)";
+        ct_tensor *r = ct_remainder(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_floor_divide(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_divide(NULL, fx.t)";
+        ct_tensor *r = ct_floor_divide(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_floor_divide(fx.t, NULL)";
+        ct_tensor *r = ct_floor_divide(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_fmod_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmod_(NULL, fx.t)";
+        ct_tensor *r = ct_fmod_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fmod_(fx.t, NULL)";
+        ct_tensor *r = ct_fmod_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_remainder_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_remainder_(NULL, fx.t)";
+        ct_tensor *r = ct_remainder_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_remainder_(fx.t, NULL)";
+        ct_tensor *r = ct_remainder_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_floor_divide_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_divide_(NULL, fx.t)";
+        ct_tensor *r = ct_floor_divide_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.t, NULL)";
+        ct_tensor *r = ct_floor_divide_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_fmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmax(NULL, fx.t)";
+        ct_tensor *r = ct_fmax(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fmax(fx.t, NULL)";
+        ct_tensor *r = ct_fmax(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_fmin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmin(NULL, fx.t)";
+        ct_tensor *r = ct_fmin(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fmin(fx.t, NULL)";
+        ct_tensor *r = ct_fmin(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_and(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_and(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_and(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_and(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_and(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_or(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_or(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_or(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_or(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_or(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_xor(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_xor(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_xor(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_xor(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_not(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_not(NULL)";
+        ct_tensor *r = ct_bitwise_not(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_left_shift(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_left_shift(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_left_shift(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_left_shift(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_right_shift(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_right_shift(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_right_shift(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_right_shift(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_and_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_and_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_and_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_and_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_or_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_or_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_or_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_or_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_xor_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_xor_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_xor_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_not_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_not_(NULL)";
+        ct_tensor *r = ct_bitwise_not_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_left_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_left_shift_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_left_shift_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_left_shift_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bitwise_right_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_right_shift_(NULL, fx.t)";
+        ct_tensor *r = ct_bitwise_right_shift_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.t, NULL)";
+        ct_tensor *r = ct_bitwise_right_shift_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logical_xor(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_xor(NULL, fx.t)";
+        ct_tensor *r = ct_logical_xor(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_logical_xor(fx.t, NULL)";
+        ct_tensor *r = ct_logical_xor(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logical_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_xor_(NULL, fx.t)";
+        ct_tensor *r = ct_logical_xor_(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.t, NULL)";
+        ct_tensor *r = ct_logical_xor_(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_isclose(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isclose(NULL, fx.t, 1.0, 1.0, false)";
+        ct_tensor *r = ct_isclose(NULL, fx.t, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_isclose(fx.t, NULL, 1.0, 1.0, false)";
+        ct_tensor *r = ct_isclose(fx.t, NULL, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_foreach_add_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_foreach_add_(NULL, 1, fx.ctl, 0, 1.0)";
+        (void)ct_foreach_add_(NULL, 1, fx.ctl, 0, 1.0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_foreach_add_(fx.tl, 1, NULL, 0, 1.0)";
+        (void)ct_foreach_add_(fx.tl, 1, NULL, 0, 1.0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_foreach_mul_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_foreach_mul_(NULL, 1, fx.ctl, 0)";
+        (void)ct_foreach_mul_(NULL, 1, fx.ctl, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_foreach_mul_(fx.tl, 1, NULL, 0)";
+        (void)ct_foreach_mul_(fx.tl, 1, NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_foreach_lerp_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_foreach_lerp_(NULL, 1, fx.ctl, 0, 1.0)";
+        (void)ct_foreach_lerp_(NULL, 1, fx.ctl, 0, 1.0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_foreach_lerp_(fx.tl, 1, NULL, 0, 1.0)";
+        (void)ct_foreach_lerp_(fx.tl, 1, NULL, 0, 1.0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_foreach_zero_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_foreach_zero_(NULL, 1)";
+        (void)ct_foreach_zero_(NULL, 1);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_foreach_sqrt(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_foreach_sqrt(NULL, 1, fx.out, 0)";
+        (void)ct_foreach_sqrt(NULL, 1, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_foreach_sqrt(fx.ctl, 1, NULL, 0)";
+        (void)ct_foreach_sqrt(fx.ctl, 1, NULL, 0);
         expect_null_arg(call);
     }
     fixture_close(&fx);
@@ -8268,6 +9602,35 @@ static void test_freed_ct_minimum(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_hypot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hypot(fx.freed, fx.t)";
+        ct_tensor *r = ct_hypot(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hypot(fx.foreign, fx.t)";
+        (void)ct_hypot(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_hypot(fx.t, fx.freed)";
+        ct_tensor *r = ct_hypot(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hypot(fx.t, fx.foreign)";
+        (void)ct_hypot(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_eq(void)
 {
     null_fixture fx;
@@ -9591,6 +10954,1761 @@ static void test_freed_ct_result_type(void)
     {
         const char *call = "ct_result_type(fx.t, fx.foreign)";
         (void)ct_result_type(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_expm1(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expm1(fx.freed)";
+        ct_tensor *r = ct_expm1(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_expm1(fx.foreign)";
+        (void)ct_expm1(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_exp2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp2(fx.freed)";
+        ct_tensor *r = ct_exp2(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_exp2(fx.foreign)";
+        (void)ct_exp2(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log2(fx.freed)";
+        ct_tensor *r = ct_log2(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log2(fx.foreign)";
+        (void)ct_log2(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log10(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log10(fx.freed)";
+        ct_tensor *r = ct_log10(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log10(fx.foreign)";
+        (void)ct_log10(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tan(fx.freed)";
+        ct_tensor *r = ct_tan(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tan(fx.foreign)";
+        (void)ct_tan(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_asin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asin(fx.freed)";
+        ct_tensor *r = ct_asin(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_asin(fx.foreign)";
+        (void)ct_asin(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_acos(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acos(fx.freed)";
+        ct_tensor *r = ct_acos(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_acos(fx.foreign)";
+        (void)ct_acos(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan(fx.freed)";
+        ct_tensor *r = ct_atan(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan(fx.foreign)";
+        (void)ct_atan(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sinh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sinh(fx.freed)";
+        ct_tensor *r = ct_sinh(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sinh(fx.foreign)";
+        (void)ct_sinh(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cosh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosh(fx.freed)";
+        ct_tensor *r = ct_cosh(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosh(fx.foreign)";
+        (void)ct_cosh(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_asinh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asinh(fx.freed)";
+        ct_tensor *r = ct_asinh(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_asinh(fx.foreign)";
+        (void)ct_asinh(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_acosh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acosh(fx.freed)";
+        ct_tensor *r = ct_acosh(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_acosh(fx.foreign)";
+        (void)ct_acosh(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atanh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atanh(fx.freed)";
+        ct_tensor *r = ct_atanh(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atanh(fx.foreign)";
+        (void)ct_atanh(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_erfc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfc(fx.freed)";
+        ct_tensor *r = ct_erfc(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_erfc(fx.foreign)";
+        (void)ct_erfc(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_erfinv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfinv(fx.freed)";
+        ct_tensor *r = ct_erfinv(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_erfinv(fx.foreign)";
+        (void)ct_erfinv(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_expm1_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_expm1_(fx.freed)";
+        ct_tensor *r = ct_expm1_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_expm1_(fx.foreign)";
+        (void)ct_expm1_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_exp2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exp2_(fx.freed)";
+        ct_tensor *r = ct_exp2_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_exp2_(fx.foreign)";
+        (void)ct_exp2_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log2_(fx.freed)";
+        ct_tensor *r = ct_log2_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log2_(fx.foreign)";
+        (void)ct_log2_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_log10_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_log10_(fx.freed)";
+        ct_tensor *r = ct_log10_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_log10_(fx.foreign)";
+        (void)ct_log10_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tan_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tan_(fx.freed)";
+        ct_tensor *r = ct_tan_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tan_(fx.foreign)";
+        (void)ct_tan_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_asin_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asin_(fx.freed)";
+        ct_tensor *r = ct_asin_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_asin_(fx.foreign)";
+        (void)ct_asin_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_acos_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acos_(fx.freed)";
+        ct_tensor *r = ct_acos_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_acos_(fx.foreign)";
+        (void)ct_acos_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atan_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan_(fx.freed)";
+        ct_tensor *r = ct_atan_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan_(fx.foreign)";
+        (void)ct_atan_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sinh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sinh_(fx.freed)";
+        ct_tensor *r = ct_sinh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sinh_(fx.foreign)";
+        (void)ct_sinh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cosh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosh_(fx.freed)";
+        ct_tensor *r = ct_cosh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosh_(fx.foreign)";
+        (void)ct_cosh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_asinh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_asinh_(fx.freed)";
+        ct_tensor *r = ct_asinh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_asinh_(fx.foreign)";
+        (void)ct_asinh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_acosh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_acosh_(fx.freed)";
+        ct_tensor *r = ct_acosh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_acosh_(fx.foreign)";
+        (void)ct_acosh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atanh_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atanh_(fx.freed)";
+        ct_tensor *r = ct_atanh_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atanh_(fx.foreign)";
+        (void)ct_atanh_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_erfc_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfc_(fx.freed)";
+        ct_tensor *r = ct_erfc_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_erfc_(fx.foreign)";
+        (void)ct_erfc_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_erfinv_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_erfinv_(fx.freed)";
+        ct_tensor *r = ct_erfinv_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_erfinv_(fx.foreign)";
+        (void)ct_erfinv_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_floor(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor(fx.freed)";
+        ct_tensor *r = ct_floor(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor(fx.foreign)";
+        (void)ct_floor(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_ceil(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ceil(fx.freed)";
+        ct_tensor *r = ct_ceil(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_ceil(fx.foreign)";
+        (void)ct_ceil(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_round(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_round(fx.freed)";
+        ct_tensor *r = ct_round(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_round(fx.foreign)";
+        (void)ct_round(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_trunc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trunc(fx.freed)";
+        ct_tensor *r = ct_trunc(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_trunc(fx.foreign)";
+        (void)ct_trunc(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_frac(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_frac(fx.freed)";
+        ct_tensor *r = ct_frac(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_frac(fx.foreign)";
+        (void)ct_frac(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_floor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_(fx.freed)";
+        ct_tensor *r = ct_floor_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_(fx.foreign)";
+        (void)ct_floor_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_ceil_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_ceil_(fx.freed)";
+        ct_tensor *r = ct_ceil_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_ceil_(fx.foreign)";
+        (void)ct_ceil_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_round_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_round_(fx.freed)";
+        ct_tensor *r = ct_round_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_round_(fx.foreign)";
+        (void)ct_round_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_trunc_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_trunc_(fx.freed)";
+        ct_tensor *r = ct_trunc_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_trunc_(fx.foreign)";
+        (void)ct_trunc_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_frac_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_frac_(fx.freed)";
+        ct_tensor *r = ct_frac_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_frac_(fx.foreign)";
+        (void)ct_frac_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sign(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sign(fx.freed)";
+        ct_tensor *r = ct_sign(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sign(fx.foreign)";
+        (void)ct_sign(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sgn(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sgn(fx.freed)";
+        ct_tensor *r = ct_sgn(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sgn(fx.foreign)";
+        (void)ct_sgn(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_signbit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_signbit(fx.freed)";
+        ct_tensor *r = ct_signbit(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_signbit(fx.foreign)";
+        (void)ct_signbit(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sign_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sign_(fx.freed)";
+        ct_tensor *r = ct_sign_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sign_(fx.foreign)";
+        (void)ct_sign_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_sgn_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sgn_(fx.freed)";
+        ct_tensor *r = ct_sgn_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_sgn_(fx.foreign)";
+        (void)ct_sgn_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isposinf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isposinf(fx.freed)";
+        ct_tensor *r = ct_isposinf(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isposinf(fx.foreign)";
+        (void)ct_isposinf(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isneginf(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isneginf(fx.freed)";
+        ct_tensor *r = ct_isneginf(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isneginf(fx.foreign)";
+        (void)ct_isneginf(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isreal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isreal(fx.freed)";
+        ct_tensor *r = ct_isreal(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isreal(fx.foreign)";
+        (void)ct_isreal(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nan_to_num(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nan_to_num(fx.freed, 1.0, fx.times, fx.times)";
+        ct_tensor *r = ct_nan_to_num(fx.freed, 1.0, fx.times, fx.times);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nan_to_num(fx.foreign, 1.0, fx.times, fx.times)";
+        (void)ct_nan_to_num(fx.foreign, 1.0, fx.times, fx.times);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nan_to_num_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nan_to_num_(fx.freed, 1.0, fx.times, fx.times)";
+        ct_tensor *r = ct_nan_to_num_(fx.freed, 1.0, fx.times, fx.times);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nan_to_num_(fx.foreign, 1.0, fx.times, fx.times)";
+        (void)ct_nan_to_num_(fx.foreign, 1.0, fx.times, fx.times);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logit(fx.freed, 1.0)";
+        ct_tensor *r = ct_logit(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logit(fx.foreign, 1.0)";
+        (void)ct_logit(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logit_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logit_(fx.freed, 1.0)";
+        ct_tensor *r = ct_logit_(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logit_(fx.foreign, 1.0)";
+        (void)ct_logit_(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atan2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan2(fx.freed, fx.t)";
+        ct_tensor *r = ct_atan2(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan2(fx.foreign, fx.t)";
+        (void)ct_atan2(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_atan2(fx.t, fx.freed)";
+        ct_tensor *r = ct_atan2(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan2(fx.t, fx.foreign)";
+        (void)ct_atan2(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_xlogy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_xlogy(fx.freed, fx.t)";
+        ct_tensor *r = ct_xlogy(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_xlogy(fx.foreign, fx.t)";
+        (void)ct_xlogy(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_xlogy(fx.t, fx.freed)";
+        ct_tensor *r = ct_xlogy(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_xlogy(fx.t, fx.foreign)";
+        (void)ct_xlogy(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logaddexp(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logaddexp(fx.freed, fx.t)";
+        ct_tensor *r = ct_logaddexp(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logaddexp(fx.foreign, fx.t)";
+        (void)ct_logaddexp(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_logaddexp(fx.t, fx.freed)";
+        ct_tensor *r = ct_logaddexp(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logaddexp(fx.t, fx.foreign)";
+        (void)ct_logaddexp(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logaddexp2(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logaddexp2(fx.freed, fx.t)";
+        ct_tensor *r = ct_logaddexp2(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logaddexp2(fx.foreign, fx.t)";
+        (void)ct_logaddexp2(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_logaddexp2(fx.t, fx.freed)";
+        ct_tensor *r = ct_logaddexp2(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logaddexp2(fx.t, fx.foreign)";
+        (void)ct_logaddexp2(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_atan2_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_atan2_(fx.freed, fx.t)";
+        ct_tensor *r = ct_atan2_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.foreign, fx.t)";
+        (void)ct_atan2_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.t, fx.freed)";
+        ct_tensor *r = ct_atan2_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_atan2_(fx.t, fx.foreign)";
+        (void)ct_atan2_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_xlogy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_xlogy_(fx.freed, fx.t)";
+        ct_tensor *r = ct_xlogy_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.foreign, fx.t)";
+        (void)ct_xlogy_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.t, fx.freed)";
+        ct_tensor *r = ct_xlogy_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_xlogy_(fx.t, fx.foreign)";
+        (void)ct_xlogy_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fmod(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmod(fx.freed, fx.t)";
+        ct_tensor *r = ct_fmod(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmod(fx.foreign, fx.t)";
+        (void)ct_fmod(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_fmod(fx.t, fx.freed)";
+        ct_tensor *r = ct_fmod(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmod(fx.t, fx.foreign)";
+        (void)ct_fmod(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_remainder(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_remainder(fx.freed, fx.t)";
+        ct_tensor *r = ct_remainder(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_remainder(fx.foreign, fx.t)";
+        (void)ct_remainder(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_remainder(fx.t, fx.freed)";
+        ct_tensor *r = ct_remainder(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_remainder(fx.t, fx.foreign)";
+        (void)ct_remainder(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_floor_divide(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_divide(fx.freed, fx.t)";
+        ct_tensor *r = ct_floor_divide(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_divide(fx.foreign, fx.t)";
+        (void)ct_floor_divide(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_floor_divide(fx.t, fx.freed)";
+        ct_tensor *r = ct_floor_divide(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_divide(fx.t, fx.foreign)";
+        (void)ct_floor_divide(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fmod_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmod_(fx.freed, fx.t)";
+        ct_tensor *r = ct_fmod_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmod_(fx.foreign, fx.t)";
+        (void)ct_fmod_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_fmod_(fx.t, fx.freed)";
+        ct_tensor *r = ct_fmod_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmod_(fx.t, fx.foreign)";
+        (void)ct_fmod_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_remainder_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_remainder_(fx.freed, fx.t)";
+        ct_tensor *r = ct_remainder_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_remainder_(fx.foreign, fx.t)";
+        (void)ct_remainder_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_remainder_(fx.t, fx.freed)";
+        ct_tensor *r = ct_remainder_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_remainder_(fx.t, fx.foreign)";
+        (void)ct_remainder_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_floor_divide_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_floor_divide_(fx.freed, fx.t)";
+        ct_tensor *r = ct_floor_divide_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.foreign, fx.t)";
+        (void)ct_floor_divide_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.t, fx.freed)";
+        ct_tensor *r = ct_floor_divide_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_floor_divide_(fx.t, fx.foreign)";
+        (void)ct_floor_divide_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fmax(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmax(fx.freed, fx.t)";
+        ct_tensor *r = ct_fmax(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmax(fx.foreign, fx.t)";
+        (void)ct_fmax(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_fmax(fx.t, fx.freed)";
+        ct_tensor *r = ct_fmax(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmax(fx.t, fx.foreign)";
+        (void)ct_fmax(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fmin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fmin(fx.freed, fx.t)";
+        ct_tensor *r = ct_fmin(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmin(fx.foreign, fx.t)";
+        (void)ct_fmin(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_fmin(fx.t, fx.freed)";
+        ct_tensor *r = ct_fmin(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fmin(fx.t, fx.foreign)";
+        (void)ct_fmin(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_and(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_and(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_and(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_and(fx.foreign, fx.t)";
+        (void)ct_bitwise_and(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_and(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_and(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_and(fx.t, fx.foreign)";
+        (void)ct_bitwise_and(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_or(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_or(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_or(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_or(fx.foreign, fx.t)";
+        (void)ct_bitwise_or(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_or(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_or(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_or(fx.t, fx.foreign)";
+        (void)ct_bitwise_or(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_xor(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_xor(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_xor(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor(fx.foreign, fx.t)";
+        (void)ct_bitwise_xor(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_xor(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor(fx.t, fx.foreign)";
+        (void)ct_bitwise_xor(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_not(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_not(fx.freed)";
+        ct_tensor *r = ct_bitwise_not(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_not(fx.foreign)";
+        (void)ct_bitwise_not(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_left_shift(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_left_shift(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_left_shift(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift(fx.foreign, fx.t)";
+        (void)ct_bitwise_left_shift(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_left_shift(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift(fx.t, fx.foreign)";
+        (void)ct_bitwise_left_shift(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_right_shift(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_right_shift(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_right_shift(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift(fx.foreign, fx.t)";
+        (void)ct_bitwise_right_shift(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_right_shift(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift(fx.t, fx.foreign)";
+        (void)ct_bitwise_right_shift(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_and_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_and_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_and_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.foreign, fx.t)";
+        (void)ct_bitwise_and_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_and_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_and_(fx.t, fx.foreign)";
+        (void)ct_bitwise_and_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_or_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_or_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_or_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.foreign, fx.t)";
+        (void)ct_bitwise_or_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_or_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_or_(fx.t, fx.foreign)";
+        (void)ct_bitwise_or_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_xor_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_xor_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.foreign, fx.t)";
+        (void)ct_bitwise_xor_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_xor_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_xor_(fx.t, fx.foreign)";
+        (void)ct_bitwise_xor_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_not_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_not_(fx.freed)";
+        ct_tensor *r = ct_bitwise_not_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_not_(fx.foreign)";
+        (void)ct_bitwise_not_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_left_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_left_shift_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.foreign, fx.t)";
+        (void)ct_bitwise_left_shift_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_left_shift_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_left_shift_(fx.t, fx.foreign)";
+        (void)ct_bitwise_left_shift_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bitwise_right_shift_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.freed, fx.t)";
+        ct_tensor *r = ct_bitwise_right_shift_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.foreign, fx.t)";
+        (void)ct_bitwise_right_shift_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.t, fx.freed)";
+        ct_tensor *r = ct_bitwise_right_shift_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bitwise_right_shift_(fx.t, fx.foreign)";
+        (void)ct_bitwise_right_shift_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logical_xor(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_xor(fx.freed, fx.t)";
+        ct_tensor *r = ct_logical_xor(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_xor(fx.foreign, fx.t)";
+        (void)ct_logical_xor(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_logical_xor(fx.t, fx.freed)";
+        ct_tensor *r = ct_logical_xor(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_xor(fx.t, fx.foreign)";
+        (void)ct_logical_xor(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logical_xor_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logical_xor_(fx.freed, fx.t)";
+        ct_tensor *r = ct_logical_xor_(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.foreign, fx.t)";
+        (void)ct_logical_xor_(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.t, fx.freed)";
+        ct_tensor *r = ct_logical_xor_(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logical_xor_(fx.t, fx.foreign)";
+        (void)ct_logical_xor_(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_isclose(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_isclose(fx.freed, fx.t, 1.0, 1.0, false)";
+        ct_tensor *r = ct_isclose(fx.freed, fx.t, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isclose(fx.foreign, fx.t, 1.0, 1.0, false)";
+        (void)ct_isclose(fx.foreign, fx.t, 1.0, 1.0, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_isclose(fx.t, fx.freed, 1.0, 1.0, false)";
+        ct_tensor *r = ct_isclose(fx.t, fx.freed, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_isclose(fx.t, fx.foreign, 1.0, 1.0, false)";
+        (void)ct_isclose(fx.t, fx.foreign, 1.0, 1.0, false);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -13022,6 +16140,7 @@ void test_null(void)
     RUN(test_null_ct_pow_scalar);
     RUN(test_null_ct_maximum);
     RUN(test_null_ct_minimum);
+    RUN(test_null_ct_hypot);
     RUN(test_null_ct_eq);
     RUN(test_null_ct_ne);
     RUN(test_null_ct_lt);
@@ -13080,6 +16199,92 @@ void test_null(void)
     RUN(test_null_ct_to_device);
     RUN(test_null_ct_cpu);
     RUN(test_null_ct_result_type);
+    RUN(test_null_ct_expm1);
+    RUN(test_null_ct_exp2);
+    RUN(test_null_ct_log2);
+    RUN(test_null_ct_log10);
+    RUN(test_null_ct_tan);
+    RUN(test_null_ct_asin);
+    RUN(test_null_ct_acos);
+    RUN(test_null_ct_atan);
+    RUN(test_null_ct_sinh);
+    RUN(test_null_ct_cosh);
+    RUN(test_null_ct_asinh);
+    RUN(test_null_ct_acosh);
+    RUN(test_null_ct_atanh);
+    RUN(test_null_ct_erfc);
+    RUN(test_null_ct_erfinv);
+    RUN(test_null_ct_expm1_);
+    RUN(test_null_ct_exp2_);
+    RUN(test_null_ct_log2_);
+    RUN(test_null_ct_log10_);
+    RUN(test_null_ct_tan_);
+    RUN(test_null_ct_asin_);
+    RUN(test_null_ct_acos_);
+    RUN(test_null_ct_atan_);
+    RUN(test_null_ct_sinh_);
+    RUN(test_null_ct_cosh_);
+    RUN(test_null_ct_asinh_);
+    RUN(test_null_ct_acosh_);
+    RUN(test_null_ct_atanh_);
+    RUN(test_null_ct_erfc_);
+    RUN(test_null_ct_erfinv_);
+    RUN(test_null_ct_floor);
+    RUN(test_null_ct_ceil);
+    RUN(test_null_ct_round);
+    RUN(test_null_ct_trunc);
+    RUN(test_null_ct_frac);
+    RUN(test_null_ct_floor_);
+    RUN(test_null_ct_ceil_);
+    RUN(test_null_ct_round_);
+    RUN(test_null_ct_trunc_);
+    RUN(test_null_ct_frac_);
+    RUN(test_null_ct_sign);
+    RUN(test_null_ct_sgn);
+    RUN(test_null_ct_signbit);
+    RUN(test_null_ct_sign_);
+    RUN(test_null_ct_sgn_);
+    RUN(test_null_ct_isposinf);
+    RUN(test_null_ct_isneginf);
+    RUN(test_null_ct_isreal);
+    RUN(test_null_ct_nan_to_num);
+    RUN(test_null_ct_nan_to_num_);
+    RUN(test_null_ct_logit);
+    RUN(test_null_ct_logit_);
+    RUN(test_null_ct_atan2);
+    RUN(test_null_ct_xlogy);
+    RUN(test_null_ct_logaddexp);
+    RUN(test_null_ct_logaddexp2);
+    RUN(test_null_ct_atan2_);
+    RUN(test_null_ct_xlogy_);
+    RUN(test_null_ct_fmod);
+    RUN(test_null_ct_remainder);
+    RUN(test_null_ct_floor_divide);
+    RUN(test_null_ct_fmod_);
+    RUN(test_null_ct_remainder_);
+    RUN(test_null_ct_floor_divide_);
+    RUN(test_null_ct_fmax);
+    RUN(test_null_ct_fmin);
+    RUN(test_null_ct_bitwise_and);
+    RUN(test_null_ct_bitwise_or);
+    RUN(test_null_ct_bitwise_xor);
+    RUN(test_null_ct_bitwise_not);
+    RUN(test_null_ct_bitwise_left_shift);
+    RUN(test_null_ct_bitwise_right_shift);
+    RUN(test_null_ct_bitwise_and_);
+    RUN(test_null_ct_bitwise_or_);
+    RUN(test_null_ct_bitwise_xor_);
+    RUN(test_null_ct_bitwise_not_);
+    RUN(test_null_ct_bitwise_left_shift_);
+    RUN(test_null_ct_bitwise_right_shift_);
+    RUN(test_null_ct_logical_xor);
+    RUN(test_null_ct_logical_xor_);
+    RUN(test_null_ct_isclose);
+    RUN(test_null_ct_foreach_add_);
+    RUN(test_null_ct_foreach_mul_);
+    RUN(test_null_ct_foreach_lerp_);
+    RUN(test_null_ct_foreach_zero_);
+    RUN(test_null_ct_foreach_sqrt);
     RUN(test_null_ct_view);
     RUN(test_null_ct_reshape);
     RUN(test_null_ct_flatten);
@@ -13397,6 +16602,7 @@ void test_null(void)
     RUN(test_freed_ct_pow_scalar);
     RUN(test_freed_ct_maximum);
     RUN(test_freed_ct_minimum);
+    RUN(test_freed_ct_hypot);
     RUN(test_freed_ct_eq);
     RUN(test_freed_ct_ne);
     RUN(test_freed_ct_lt);
@@ -13455,6 +16661,87 @@ void test_null(void)
     RUN(test_freed_ct_to_device);
     RUN(test_freed_ct_cpu);
     RUN(test_freed_ct_result_type);
+    RUN(test_freed_ct_expm1);
+    RUN(test_freed_ct_exp2);
+    RUN(test_freed_ct_log2);
+    RUN(test_freed_ct_log10);
+    RUN(test_freed_ct_tan);
+    RUN(test_freed_ct_asin);
+    RUN(test_freed_ct_acos);
+    RUN(test_freed_ct_atan);
+    RUN(test_freed_ct_sinh);
+    RUN(test_freed_ct_cosh);
+    RUN(test_freed_ct_asinh);
+    RUN(test_freed_ct_acosh);
+    RUN(test_freed_ct_atanh);
+    RUN(test_freed_ct_erfc);
+    RUN(test_freed_ct_erfinv);
+    RUN(test_freed_ct_expm1_);
+    RUN(test_freed_ct_exp2_);
+    RUN(test_freed_ct_log2_);
+    RUN(test_freed_ct_log10_);
+    RUN(test_freed_ct_tan_);
+    RUN(test_freed_ct_asin_);
+    RUN(test_freed_ct_acos_);
+    RUN(test_freed_ct_atan_);
+    RUN(test_freed_ct_sinh_);
+    RUN(test_freed_ct_cosh_);
+    RUN(test_freed_ct_asinh_);
+    RUN(test_freed_ct_acosh_);
+    RUN(test_freed_ct_atanh_);
+    RUN(test_freed_ct_erfc_);
+    RUN(test_freed_ct_erfinv_);
+    RUN(test_freed_ct_floor);
+    RUN(test_freed_ct_ceil);
+    RUN(test_freed_ct_round);
+    RUN(test_freed_ct_trunc);
+    RUN(test_freed_ct_frac);
+    RUN(test_freed_ct_floor_);
+    RUN(test_freed_ct_ceil_);
+    RUN(test_freed_ct_round_);
+    RUN(test_freed_ct_trunc_);
+    RUN(test_freed_ct_frac_);
+    RUN(test_freed_ct_sign);
+    RUN(test_freed_ct_sgn);
+    RUN(test_freed_ct_signbit);
+    RUN(test_freed_ct_sign_);
+    RUN(test_freed_ct_sgn_);
+    RUN(test_freed_ct_isposinf);
+    RUN(test_freed_ct_isneginf);
+    RUN(test_freed_ct_isreal);
+    RUN(test_freed_ct_nan_to_num);
+    RUN(test_freed_ct_nan_to_num_);
+    RUN(test_freed_ct_logit);
+    RUN(test_freed_ct_logit_);
+    RUN(test_freed_ct_atan2);
+    RUN(test_freed_ct_xlogy);
+    RUN(test_freed_ct_logaddexp);
+    RUN(test_freed_ct_logaddexp2);
+    RUN(test_freed_ct_atan2_);
+    RUN(test_freed_ct_xlogy_);
+    RUN(test_freed_ct_fmod);
+    RUN(test_freed_ct_remainder);
+    RUN(test_freed_ct_floor_divide);
+    RUN(test_freed_ct_fmod_);
+    RUN(test_freed_ct_remainder_);
+    RUN(test_freed_ct_floor_divide_);
+    RUN(test_freed_ct_fmax);
+    RUN(test_freed_ct_fmin);
+    RUN(test_freed_ct_bitwise_and);
+    RUN(test_freed_ct_bitwise_or);
+    RUN(test_freed_ct_bitwise_xor);
+    RUN(test_freed_ct_bitwise_not);
+    RUN(test_freed_ct_bitwise_left_shift);
+    RUN(test_freed_ct_bitwise_right_shift);
+    RUN(test_freed_ct_bitwise_and_);
+    RUN(test_freed_ct_bitwise_or_);
+    RUN(test_freed_ct_bitwise_xor_);
+    RUN(test_freed_ct_bitwise_not_);
+    RUN(test_freed_ct_bitwise_left_shift_);
+    RUN(test_freed_ct_bitwise_right_shift_);
+    RUN(test_freed_ct_logical_xor);
+    RUN(test_freed_ct_logical_xor_);
+    RUN(test_freed_ct_isclose);
     RUN(test_freed_ct_view);
     RUN(test_freed_ct_reshape);
     RUN(test_freed_ct_flatten);

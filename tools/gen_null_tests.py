@@ -178,6 +178,10 @@ OUTCOME = {
     ("ct_profiler_table", "sort_by"): "accepted",
     ("ct_profiler_print_table", "sort_by"): "accepted",
     ("ct_profiler_chrome_trace", "buf"): "accepted",
+    ("ct_nan_to_num", "posinf"): "accepted",  # NULL: PyTorch's None
+    ("ct_nan_to_num", "neginf"): "accepted",
+    ("ct_nan_to_num_", "posinf"): "accepted",
+    ("ct_nan_to_num_", "neginf"): "accepted",
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",

@@ -11,13 +11,20 @@
 #include "vmath.h"
 #include "../autograd/autograd.h"
 
+#include <float.h>
+
 CT__VECTORIZE_BEGIN
 
+/* Binary ops. Bool operands of ids up to CT__MINIMUM and from CT__FMAX to CT__BITXOR compute in
+   uint8; those between (rounding divisions, hypot, logaddexp, fmod, remainder) and the shifts
+   have no bool kernel; comparisons and logical ops give bool; ids from CT__RELU_BW on compute
+   integers in the default float dtype. */
 typedef enum ct__binop {
     CT__ADD, CT__SUB, CT__MUL, CT__DIV, CT__POW, CT__MAXIMUM, CT__MINIMUM, CT__DIV_TRUNC,
-    CT__DIV_FLOOR,
-    CT__EQ, CT__NE, CT__LT, CT__LE, CT__GT, CT__GE, CT__AND, CT__OR,
-    CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__BINOP_COUNT
+    CT__DIV_FLOOR, CT__HYPOT, CT__LOGADDEXP, CT__LOGADDEXP2, CT__FMOD, CT__REMAINDER, CT__FMAX,
+    CT__FMIN, CT__BITAND, CT__BITOR, CT__BITXOR, CT__LSHIFT, CT__RSHIFT,
+    CT__EQ, CT__NE, CT__LT, CT__LE, CT__GT, CT__GE, CT__AND, CT__OR, CT__XOR,
+    CT__RELU_BW, CT__SIGMOID_BW, CT__TANH_BW, CT__ATAN2, CT__XLOGY, CT__BINOP_COUNT
 } ct__binop;
 
 typedef enum ct__terop { CT__ADDCMUL, CT__ADDCDIV, CT__LERP } ct__terop;
@@ -26,7 +33,10 @@ typedef enum ct__unop {
     CT__NEG, CT__ABS, CT__RELU, CT__SQUARE, CT__SIGN, /* every numeric dtype */
     CT__EXP, CT__LOG, CT__LOG1P, CT__SQRT, CT__RSQRT, CT__SIN, CT__COS, CT__SIGMOID,
     CT__TANH, CT__RECIPROCAL, CT__CLAMP, CT__POWS, CT__NOT, CT__ERF, CT__ISNAN, CT__ISINF,
-    CT__ISFINITE, CT__UNOP_COUNT
+    CT__ISFINITE, CT__EXPM1, CT__EXP2, CT__LOG2, CT__LOG10, CT__TAN, CT__ASIN, CT__ACOS, CT__ATAN,
+    CT__SINH, CT__COSH, CT__ASINH, CT__ACOSH, CT__ATANH, CT__ERFC, CT__ERFINV, CT__FLOOR, CT__CEIL,
+    CT__ROUND, CT__TRUNC, CT__FRAC, CT__SGN, CT__SIGNBIT, CT__ISPOSINF, CT__ISNEGINF, CT__ISREAL,
+    CT__NAN_TO_NUM, CT__LOGIT, CT__BITNOT, CT__UNOP_COUNT
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
@@ -76,6 +86,40 @@ typedef double ct__w_f64;
         T q = ct__div_trunc_##S(x, y, alpha);                                               \
         T r = (T)(x - (T)((ct__w_##S)q * (ct__w_##S)y));                                    \
         return (r != 0 && ct__is_neg(r) != ct__is_neg(y)) ? (T)(q - 1) : q;                \
+    }                                                                                       \
+    /* C's %, the sign of x (fmod) or of y (remainder, Python's %); y == 0 was rejected, x % -1 \
+       is 0 instead of trapping */                                                          \
+    static inline T ct__fmod_##S(T x, T y, T alpha)                                         \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return (y == 0 || (ct__is_neg(y) && y == (T)-1)) ? (T)0 : (T)(x % y);               \
+    }                                                                                       \
+    static inline T ct__remainder_##S(T x, T y, T alpha)                                    \
+    {                                                                                       \
+        T r = ct__fmod_##S(x, y, alpha);                                                    \
+        return (r != 0 && ct__is_neg(r) != ct__is_neg(y)) ? (T)(r + y) : r;                \
+    }                                                                                       \
+    static inline T ct__fmax_##S(T x, T y, T alpha) { return ct__maximum_##S(x, y, alpha); } \
+    static inline T ct__fmin_##S(T x, T y, T alpha) { return ct__minimum_##S(x, y, alpha); } \
+    static inline T ct__bitand_##S(T x, T y, T alpha) { (void)alpha; return (T)(x & y); }   \
+    static inline T ct__bitor_##S(T x, T y, T alpha) { (void)alpha; return (T)(x | y); }    \
+    static inline T ct__bitxor_##S(T x, T y, T alpha) { (void)alpha; return (T)(x ^ y); }   \
+    static inline T ct__bitnot_##S(T x, const double *p) { (void)p; return (T)~x; }        \
+    /* PyTorch's shifts: a shift by a negative count or by the width or more gives 0 (left), \
+       the sign bits (right, signed) or 0 (right, unsigned) */                              \
+    static inline T ct__lshift_##S(T x, T y, T alpha)                                       \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        if (ct__is_neg(y) || (int64_t)y >= (int64_t)(8 * sizeof(T))) {                     \
+            return (T)0;                                                                    \
+        }                                                                                   \
+        return (T)((ct__w_##S)x << y);                                                      \
+    }                                                                                       \
+    static inline T ct__rshift_##S(T x, T y, T alpha)                                       \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        const int64_t max_shift = (int64_t)(8 * sizeof(T)) - (ct__is_neg((T)-1) ? 1 : 0);    \
+        return (T)(x >> (ct__is_neg(y) || (int64_t)y >= max_shift ? max_shift : (int64_t)y)); \
     }
 #define CT__INT_CLAMP(E, T, S)                                                              \
     static inline T ct__clamp_##S(T x, const double *p)                                     \
@@ -83,7 +127,7 @@ typedef double ct__w_f64;
         T lo = p[0] == -INFINITY ? x : (T)p[0], hi = p[1] == INFINITY ? x : (T)p[1];        \
         return x < lo ? lo : (x > hi ? hi : x);                                             \
     }
-#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID)                                 \
+#define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID, ERF)                                 \
     static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
     static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
     static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
@@ -111,7 +155,7 @@ typedef double ct__w_f64;
     static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
     static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
     static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
-    static inline T ct__erf_##S(T x, const double *p) { (void)p; return erf##F(x); }        \
+    CT__FORCE_INLINE T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }        \
     static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
     static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
     static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
@@ -148,7 +192,78 @@ typedef double ct__w_f64;
         return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                          \
     }                                                                                       \
     static inline T ct__lerp_##S(T x, T e, T w, T v) { (void)v; return ct__lerp_w_##S(x, e, w); } \
-    static inline T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }
+    static inline T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }         \
+    static inline T ct__hypot_##S(T x, T y, T alpha) { (void)alpha; return hypot##F(x, y); } \
+    static inline T ct__atan2_##S(T x, T y, T alpha) { (void)alpha; return atan2##F(x, y); } \
+    static inline T ct__fmod_##S(T x, T y, T alpha) { (void)alpha; return fmod##F(x, y); }   \
+    static inline T ct__remainder_##S(T x, T y, T alpha)                                    \
+    { /* Python's %: the sign of the divisor */                                              \
+        (void)alpha;                                                                        \
+        T m = fmod##F(x, y);                                                                \
+        return (m != 0 && (y < 0) != (m < 0)) ? m + y : m;                                  \
+    }                                                                                       \
+    static inline T ct__fmax_##S(T x, T y, T alpha)                                         \
+    { /* NaN only when both are */                                                          \
+        (void)alpha;                                                                        \
+        return (y != y || x > y) ? x : y;                                                   \
+    }                                                                                       \
+    static inline T ct__fmin_##S(T x, T y, T alpha)                                         \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return (y != y || x < y) ? x : y;                                                   \
+    }                                                                                       \
+    static inline T ct__logaddexp_##S(T x, T y, T alpha)                                    \
+    { /* max + log1p(e^-|x - y|); equal infinities give themselves */                       \
+        (void)alpha;                                                                        \
+        if (isinf(x) && x == y) {                                                           \
+            return x;                                                                       \
+        }                                                                                   \
+        return (x < y ? y : x) + log1p##F(EXP(-fabs##F(x - y)));                            \
+    }                                                                                       \
+    static inline T ct__logaddexp2_##S(T x, T y, T alpha)                                   \
+    { /* max + log1p(2^-|x - y|) / ln 2 */                                                  \
+        (void)alpha;                                                                        \
+        if (isinf(x) && x == y) {                                                           \
+            return x;                                                                       \
+        }                                                                                   \
+        return fma##F(log1p##F(exp2##F(-fabs##F(x - y))), (T)1.4426950408889634, x < y ? y : x); \
+    }                                                                                       \
+    static inline T ct__xlogy_##S(T x, T y, T alpha)                                        \
+    { /* 0 where x == 0 unless y is NaN */                                                  \
+        (void)alpha;                                                                        \
+        return y != y ? y : (x == 0 ? (T)0 : x * LOG(y));                                   \
+    }                                                                                       \
+    static inline T ct__expm1_##S(T x, const double *p) { (void)p; return expm1##F(x); }    \
+    static inline T ct__exp2_##S(T x, const double *p) { (void)p; return exp2##F(x); }      \
+    static inline T ct__log2_##S(T x, const double *p) { (void)p; return log2##F(x); }      \
+    static inline T ct__log10_##S(T x, const double *p) { (void)p; return log10##F(x); }    \
+    static inline T ct__tan_##S(T x, const double *p) { (void)p; return tan##F(x); }        \
+    static inline T ct__asin_##S(T x, const double *p) { (void)p; return asin##F(x); }      \
+    static inline T ct__acos_##S(T x, const double *p) { (void)p; return acos##F(x); }      \
+    static inline T ct__atan_##S(T x, const double *p) { (void)p; return atan##F(x); }      \
+    static inline T ct__sinh_##S(T x, const double *p) { (void)p; return sinh##F(x); }      \
+    static inline T ct__cosh_##S(T x, const double *p) { (void)p; return cosh##F(x); }      \
+    static inline T ct__asinh_##S(T x, const double *p) { (void)p; return asinh##F(x); }    \
+    static inline T ct__acosh_##S(T x, const double *p) { (void)p; return acosh##F(x); }    \
+    static inline T ct__atanh_##S(T x, const double *p) { (void)p; return atanh##F(x); }    \
+    static inline T ct__erfc_##S(T x, const double *p) { (void)p; return erfc##F(x); }      \
+    static inline T ct__erfinv_##S(T x, const double *p) { (void)p; return ct__erfinv##F(x); } \
+    static inline T ct__floor_##S(T x, const double *p) { (void)p; return floor##F(x); }    \
+    static inline T ct__ceil_##S(T x, const double *p) { (void)p; return ceil##F(x); }      \
+    static inline T ct__round_##S(T x, const double *p) { (void)p; return nearbyint##F(x); } \
+    static inline T ct__trunc_##S(T x, const double *p) { (void)p; return trunc##F(x); }    \
+    static inline T ct__frac_##S(T x, const double *p) { (void)p; return x - trunc##F(x); } \
+    static inline T ct__nan_to_num_##S(T x, const double *p)                                \
+    { /* p: the replacements of NaN, +inf and -inf */                                       \
+        T r = x == (T)INFINITY ? (T)p[1] : (x == (T)-INFINITY ? (T)p[2] : x);               \
+        return x != x ? (T)p[0] : r;                                                        \
+    }                                                                                       \
+    static inline T ct__logit_##S(T x, const double *p)                                     \
+    { /* log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps = p[0] >= 0 */           \
+        T lo = (T)p[0], hi = (T)1 - lo;                                                     \
+        T z = p[0] < 0 ? x : (x < lo ? lo : (x > hi ? hi : x));                             \
+        return LOG(z / ((T)1 - z));                                                         \
+    }
 /* ops defined for every numeric dtype */
 #define CT__ANY_MATH(E, T, S)                                                              \
     static inline T ct__add_##S(T x, T y, T alpha)                                          \
@@ -195,11 +310,46 @@ CT__INT_CLAMP(CT_INT8, int8_t, i8)
 CT__INT_CLAMP(CT_INT16, int16_t, i16)
 CT__INT_CLAMP(CT_INT32, int32_t, i32)
 CT__INT_CLAMP(CT_INT64, int64_t, i64)
+/* erf^-1(y), PyTorch's calc_erfinv: a rational first guess (central range |y| <= 0.7, else a
+   rational function of sqrt(-log((1 - |y|) / 2))), then two Newton steps on erf(x) - y. */
+#define CT__ERFINV(T, F)                                                                    \
+    static inline T ct__erfinv##F(T y)                                                      \
+    {                                                                                       \
+        T a = fabs##F(y), x;                                                                \
+        if (!(a < 1)) {                                                                     \
+            return a == 1 ? copysign##F((T)INFINITY, y) : (T)NAN;                           \
+        }                                                                                   \
+        if (a <= (T)0.7) {                                                                  \
+            T z = y * y;                                                                    \
+            T num = fma##F(fma##F(fma##F((T)-0.140543331, z, (T)0.914624893), z,            \
+                                  (T)-1.645349621), z, (T)0.886226899);                     \
+            T dem = fma##F(fma##F(fma##F(fma##F((T)0.012229801, z, (T)-0.329097515), z,     \
+                                         (T)1.442710462), z, (T)-2.118377725), z, (T)1);    \
+            x = y * num / dem;                                                              \
+        } else {                                                                            \
+            T z = sqrt##F(-log##F(((T)1 - a) / (T)2));                                      \
+            T num = fma##F(fma##F(fma##F((T)1.641345311, z, (T)3.429567803), z,             \
+                                  (T)-1.624906493), z, (T)-1.970840454);                    \
+            T dem = fma##F(fma##F((T)1.637067800, z, (T)3.543889200), z, (T)1);             \
+            x = copysign##F(num, y) / dem;                                                  \
+        }                                                                                   \
+        for (int k = 0; k < 2; k++) { /* 2 / sqrt(pi) = 1.1283791670955126 */               \
+            x = x - (erf##F(x) - y) / ((T)1.1283791670955126 * exp##F(-x * x));             \
+        }                                                                                   \
+        return x;                                                                           \
+    }
+CT__ERFINV(float, f)
+CT__ERFINV(double, )
+#undef CT__ERFINV
 /* float64 sigmoid through libm */
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
-CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf)
-CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm)
+CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf, ct__erff)
+CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm, erf)
 CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
+/* the identity: rounding ops and nan_to_num of integers, sign and sgn of bool */
+#define CT__IDENT_MATH(E, T, S)                                                            \
+    static inline T ct__ident_##S(T x, const double *p) { (void)p; return x; }
+CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
 
 /* ---- loops --------------------------------------------------------------------------- */
 /* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b, scalar-a and strided variants. */
@@ -302,7 +452,20 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(pows, T, S)                                                                 \
     CT__TER_LOOP(addcmul, T, S)                                                             \
     CT__BIN_LOOP(div_trunc, T, S)                                                           \
-    CT__BIN_LOOP(div_floor, T, S)
+    CT__BIN_LOOP(div_floor, T, S)                                                           \
+    CT__BIN_LOOP(fmod, T, S)                                                                \
+    CT__BIN_LOOP(remainder, T, S)                                                           \
+    CT__BIN_LOOP(fmax, T, S)                                                                \
+    CT__BIN_LOOP(fmin, T, S)
+/* integer dtypes only: bitwise ops, the identity (also for bool) */
+#define CT__BIT_LOOPS(E, T, S)                                                             \
+    CT__BIN_LOOP(bitand, T, S)                                                              \
+    CT__BIN_LOOP(bitor, T, S)                                                               \
+    CT__BIN_LOOP(bitxor, T, S)                                                              \
+    CT__BIN_LOOP(lshift, T, S)                                                              \
+    CT__BIN_LOOP(rshift, T, S)                                                              \
+    CT__UN_LOOP(bitnot, T, S)                                                               \
+    CT__UN_LOOP(ident, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
     CT__BIN_LOOP(div, T, S)                                                                 \
     CT__BIN_LOOP(relu_bw, T, S)                                                             \
@@ -321,7 +484,34 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__UN_LOOP(erf, T, S)                                                                  \
     CT__TER_LOOP(addcdiv, T, S)                                                             \
     CT__TER_LOOP(lerp, T, S)                                                                \
-    CT__BIN_LOOP(lerps, T, S)
+    CT__BIN_LOOP(lerps, T, S)                                                               \
+    CT__BIN_LOOP(hypot, T, S)                                                               \
+    CT__BIN_LOOP(atan2, T, S)                                                               \
+    CT__BIN_LOOP(logaddexp, T, S)                                                           \
+    CT__BIN_LOOP(logaddexp2, T, S)                                                          \
+    CT__BIN_LOOP(xlogy, T, S)                                                               \
+    CT__UN_LOOP(expm1, T, S)                                                                \
+    CT__UN_LOOP(exp2, T, S)                                                                 \
+    CT__UN_LOOP(log2, T, S)                                                                 \
+    CT__UN_LOOP(log10, T, S)                                                                \
+    CT__UN_LOOP(tan, T, S)                                                                  \
+    CT__UN_LOOP(asin, T, S)                                                                 \
+    CT__UN_LOOP(acos, T, S)                                                                 \
+    CT__UN_LOOP(atan, T, S)                                                                 \
+    CT__UN_LOOP(sinh, T, S)                                                                 \
+    CT__UN_LOOP(cosh, T, S)                                                                 \
+    CT__UN_LOOP(asinh, T, S)                                                                \
+    CT__UN_LOOP(acosh, T, S)                                                                \
+    CT__UN_LOOP(atanh, T, S)                                                                \
+    CT__UN_LOOP(erfc, T, S)                                                                 \
+    CT__UN_LOOP(erfinv, T, S)                                                               \
+    CT__UN_LOOP(floor, T, S)                                                                \
+    CT__UN_LOOP(ceil, T, S)                                                                 \
+    CT__UN_LOOP(round, T, S)                                                                \
+    CT__UN_LOOP(trunc, T, S)                                                                \
+    CT__UN_LOOP(frac, T, S)                                                                 \
+    CT__UN_LOOP(nan_to_num, T, S)                                                           \
+    CT__UN_LOOP(logit, T, S)
 /* out[i] = TEST(a[i]) as bool, TEST a classification macro of math.h (isnan ...) on the value
    as a double: exact for every dtype, and integers are never NaN nor infinite. */
 #define CT__TEST_LOOP(NAME, TEST, T, S)                                                    \
@@ -344,8 +534,15 @@ CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
     CT__TEST_LOOP(isnan, isnan, T, S)                                                       \
     CT__TEST_LOOP(isinf, isinf, T, S)                                                       \
     CT__TEST_LOOP(isfinite, isfinite, T, S)                                                 \
-    CT__TEST_LOOP(iszero, CT__ISZERO, T, S)
+    CT__TEST_LOOP(iszero, CT__ISZERO, T, S)                                                 \
+    CT__TEST_LOOP(signbit, signbit, T, S)                                                   \
+    CT__TEST_LOOP(isposinf, CT__ISPOSINF, T, S)                                             \
+    CT__TEST_LOOP(isneginf, CT__ISNEGINF, T, S)                                             \
+    CT__TEST_LOOP(isreal, CT__ISREAL, T, S)
 #define CT__ISZERO(v) ((v) == 0)
+#define CT__ISPOSINF(v) ((v) == INFINITY)
+#define CT__ISNEGINF(v) ((v) == -INFINITY)
+#define CT__ISREAL(v) ((void)(v), true) /* no complex dtypes */
 #define CT__CMP_LOOPS(E, T, S)                                                             \
     CT__CMP_LOOP(eq, ==, T, S)                                                              \
     CT__CMP_LOOP(ne, !=, T, S)                                                              \
@@ -357,6 +554,12 @@ CT__FOR_NUMERIC_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
 CT__FOR_ALL_DTYPES(CT__CMP_LOOPS)
 CT__FOR_ALL_DTYPES(CT__TEST_LOOPS)
+CT__UN_LOOP(ident, bool, b8)
+CT__BIT_LOOPS(CT_UINT8, uint8_t, u8)
+CT__BIT_LOOPS(CT_INT8, int8_t, i8)
+CT__BIT_LOOPS(CT_INT16, int16_t, i16)
+CT__BIT_LOOPS(CT_INT32, int32_t, i32)
+CT__BIT_LOOPS(CT_INT64, int64_t, i64)
 
 static void ct__loop_and(char **d, const int64_t *s, int64_t n, const void *pp)
 {
@@ -373,6 +576,15 @@ static void ct__loop_or(char **d, const int64_t *s, int64_t n, const void *pp)
     for (int64_t i = 0; i < n; i++) {
         *(bool *)(d[0] + i * s[0]) =
             *(const bool *)(d[1] + i * s[1]) || *(const bool *)(d[2] + i * s[2]);
+    }
+}
+
+static void ct__loop_xor(char **d, const int64_t *s, int64_t n, const void *pp)
+{
+    (void)pp;
+    for (int64_t i = 0; i < n; i++) {
+        *(bool *)(d[0] + i * s[0]) =
+            *(const bool *)(d[1] + i * s[1]) != *(const bool *)(d[2] + i * s[2]);
     }
 }
 
@@ -405,6 +617,18 @@ CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
     {NULL, ct__loop_##FN##_b8, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,   \
      ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
 #define CT__L_BOOL(F) {NULL, F, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+/* integer dtypes (bool: B) */
+#define CT__L_INT(FN, B)                                                                       \
+    {NULL, B, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16, ct__loop_##FN##_i32, \
+     ct__loop_##FN##_i64, NULL, NULL}
+/* the identity on integer dtypes (bool: B), FN on floats */
+#define CT__L_IDENT(FN, B)                                                                     \
+    {NULL, B, ct__loop_ident_u8, ct__loop_ident_i8, ct__loop_ident_i16, ct__loop_ident_i32,    \
+     ct__loop_ident_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+/* Kernel tables of integer dtypes, laid out as the CT__K_* macros of internal.h: without bool
+   (shifts) and with it (bitwise and/or/xor/not). */
+#define CT__K_INT(K) {NULL, NULL, K, K, K, K, K, NULL, NULL}
+#define CT__K_INT_BOOL(K) {NULL, K, K, K, K, K, K, NULL, NULL}
 static const ct_loop_fn ct__loops_iszero[CT_DTYPE_COUNT] = CT__L_ALL(iszero);
 
 /* ---- meta: type promotion ------------------------------------------------------------ */
@@ -503,14 +727,15 @@ static bool ct__binary_dtypes(const char *op, ct__binop bop, const ct_tensor *a,
     if ((bop == CT__DIV || bop >= CT__RELU_BW) && !ct_dtype_is_floating_point(rt)) {
         rt = ct_get_default_dtype(); /* true division of integers */
     }
-    if (bop == CT__AND || bop == CT__OR) {
+    if (bop == CT__AND || bop == CT__OR || bop == CT__XOR) {
         *compute = CT_BOOL;
         *result = CT_BOOL;
     } else if (ct__is_cmp(bop)) {
         *compute = rt;
         *result = CT_BOOL;
-    } else { /* bool arithmetic runs in uint8; rounding divisions have no bool kernel */
-        *compute = rt == CT_BOOL && bop != CT__DIV_TRUNC && bop != CT__DIV_FLOOR ? CT_UINT8 : rt;
+    } else { /* bool arithmetic runs in uint8 (see ct__binop) */
+        bool u8 = bop <= CT__MINIMUM || (bop >= CT__FMAX && bop <= CT__BITXOR);
+        *compute = rt == CT_BOOL && u8 ? CT_UINT8 : rt;
         *result = rt;
     }
     return true;
@@ -599,7 +824,10 @@ static bool ct__binary_meta(ct_op_call *c)
 /* Runs c's loop over the inputs (cast to the compute dtype c->dtype) into out. */
 static bool ct__run_loop(const ct_op_call *c, ct_tensor *out)
 {
-    double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, c->n_attrs > 1 ? c->attrs[1].f : 0};
+    double params[3] = {0, 0, 0};
+    for (int k = 0; k < c->n_attrs && k < 3; k++) {
+        params[k] = c->attrs[k].f;
+    }
     ct_tensor *cast[CT__ITER_MAX_OPS];
     bool ok = true;
     for (int k = 0; k < c->n_inputs; k++) {
@@ -642,9 +870,10 @@ static ct_status ct__bool_out_kernel(ct_op_call *c)
     return ct__run_loop(c, c->outputs[0]) ? CT_OK : CT_ERR_OOM;
 }
 
-/* The CPU kernel of div with a rounding mode: integer division by zero is PyTorch's error
-   (checked on the divisor in the compute dtype, as a wrapped scalar converts). */
-static ct_status ct__div_mode_kernel(ct_op_call *c)
+/* The CPU kernel of integer divisions (div with a rounding mode, floor_divide, fmod,
+   remainder): an integer division by zero is PyTorch's error (checked on the divisor in the
+   compute dtype, as a wrapped scalar converts). */
+static ct_status ct__int_div_kernel(ct_op_call *c)
 {
     if (!ct_dtype_is_floating_point(c->dtype)) {
         ct_tensor *b = ct__cast(c->inputs[1], c->dtype);
@@ -747,7 +976,6 @@ static void ct__binary_inplace_record(ct_node *n, const ct_op_call *c)
 static ct_tensor *ct__threshold_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y);
 static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y);
-static ct_tensor *ct__sign(const ct_tensor *x);
 static ct_tensor *ct__transfer(const ct_tensor *src, ct_device device);
 static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v);
 static ct_tensor *ct__le_scalar(const ct_tensor *x, double v);
@@ -821,9 +1049,9 @@ static void ct__minmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi, 
     }
 }
 
-static void ct__div_mode_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
-{ /* rounded quotients are piecewise constant: PyTorch's zero gradients */
-    for (int k = 0; k < 2; k++) {
+static void ct__zeros_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* piecewise constant (rounded quotients, floor, sign ...): PyTorch's zero gradients */
+    for (int k = 0; k < n->n_next; k++) {
         if (ct__needs_grad(n, k)) {
             gi[k] = ct_zeros_like(g);
         }
@@ -877,7 +1105,7 @@ static void ct__neg_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 static void ct__abs_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    gi[0] = ct_mul(g, ct__sign(ct__saved(n, 0)));
+    gi[0] = ct_mul(g, ct_sign(ct__saved(n, 0)));
 }
 
 static void ct__exp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -962,6 +1190,205 @@ static void ct__pows_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = p == 0 ? ct_zeros_like(g) : ct_mul(g, ct_mul_scalar(ct_pow_scalar(x, p - 1), p));
 }
 
+/* ---- derivative formulas of issue 7's second slice (PyTorch's derivatives.yaml) ------------ */
+static void ct__expm1_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * (out + 1) */
+    gi[0] = ct_mul(g, ct_add_scalar(ct__saved(n, 1), 1.0));
+}
+
+static void ct__exp2_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * out * ln 2 */
+    gi[0] = ct_mul(g, ct_mul_scalar(ct__saved(n, 1), 0.6931471805599453));
+}
+
+static void ct__log2_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / (x ln 2) */
+    gi[0] = ct_div(g, ct_mul_scalar(ct__saved(n, 0), 0.6931471805599453));
+}
+
+static void ct__log10_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / (x ln 10) */
+    gi[0] = ct_div(g, ct_mul_scalar(ct__saved(n, 0), 2.302585092994046));
+}
+
+static void ct__tan_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * (1 + out^2) */
+    gi[0] = ct_mul(g, ct_add_scalar(ct_square(ct__saved(n, 1)), 1.0));
+}
+
+/* 1 - x^2 */
+static ct_tensor *ct__one_minus_sq(const ct_tensor *x)
+{
+    return ct_add_scalar(ct_neg(ct_square(x)), 1.0);
+}
+
+static void ct__asin_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / sqrt(1 - x^2) */
+    gi[0] = ct_mul(g, ct_rsqrt(ct__one_minus_sq(ct__saved(n, 0))));
+}
+
+static void ct__acos_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* -g / sqrt(1 - x^2) */
+    gi[0] = ct_neg(ct_mul(g, ct_rsqrt(ct__one_minus_sq(ct__saved(n, 0)))));
+}
+
+static void ct__atan_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / (1 + x^2) */
+    gi[0] = ct_div(g, ct_add_scalar(ct_square(ct__saved(n, 0)), 1.0));
+}
+
+static void ct__sinh_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_mul(g, ct_cosh(ct__saved(n, 0)));
+}
+
+static void ct__cosh_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_mul(g, ct_sinh(ct__saved(n, 0)));
+}
+
+static void ct__asinh_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / sqrt(x^2 + 1) */
+    gi[0] = ct_mul(g, ct_rsqrt(ct_add_scalar(ct_square(ct__saved(n, 0)), 1.0)));
+}
+
+static void ct__acosh_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / sqrt(x^2 - 1) */
+    gi[0] = ct_mul(g, ct_rsqrt(ct_add_scalar(ct_square(ct__saved(n, 0)), -1.0)));
+}
+
+static void ct__atanh_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / (1 - x^2) */
+    gi[0] = ct_div(g, ct__one_minus_sq(ct__saved(n, 0)));
+}
+
+static void ct__erfc_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* -g * 2/sqrt(pi) * exp(-x^2) */
+    const ct_tensor *x = ct__saved(n, 0);
+    gi[0] = ct_mul(g, ct_mul_scalar(ct_exp(ct_neg(ct_square(x))), -1.1283791670955126));
+}
+
+static void ct__erfinv_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * sqrt(pi)/2 * exp(out^2) */
+    gi[0] = ct_mul(g, ct_mul_scalar(ct_exp(ct_square(ct__saved(n, 1))), 0.88622692545275801));
+}
+
+static void ct__nan_to_num_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g where x is finite, else 0 */
+    gi[0] = ct_mul(g, ct_isfinite(ct__saved(n, 0)));
+}
+
+static void ct__logit_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g / (x (1 - x)); outside [eps, 1 - eps] 0, or without eps (f[0] < 0) NaN outside [0, 1] */
+    const ct_tensor *x = ct__saved(n, 0);
+    double eps = n->f[0], lo = eps < 0 ? 0 : eps;
+    ct_tensor *d = ct_div(g, ct_mul(x, ct_add_scalar(ct_neg(x), 1.0)));
+    ct_tensor *outside = ct_logical_or(ct_lt_scalar(x, lo), ct_gt_scalar(x, 1.0 - lo));
+    gi[0] = ct_where(outside, ct_full_like(d, eps < 0 ? (double)NAN : 0.0), d);
+}
+
+static void ct__hypot_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* d/da hypot(a, b) = a / out, d/db = b / out (PyTorch: grad * self / result) */
+    const ct_tensor *a = ct__saved(n, 0), *b = ct__saved(n, 1), *out = ct__saved(n, 2);
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_div(ct_mul(g, a), out);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_div(ct_mul(g, b), out);
+    }
+}
+
+static void ct__atan2_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* g * b / (a^2 + b^2), -g * a / (a^2 + b^2) */
+    const ct_tensor *a = ct__saved(n, 0), *b = ct__saved(n, 1);
+    ct_tensor *r = ct_reciprocal(ct_add(ct_square(a), ct_square(b)));
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_mul(ct_mul(g, b), r);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_mul(ct_mul(g, ct_neg(a)), r);
+    }
+}
+
+/* logaddexp (base e) and logaddexp2: g / (1 + base^(b - a)), g / (1 + base^(a - b)) */
+static void ct__logaddexp_backward_base(ct_node *n, const ct_tensor *g, ct_tensor **gi, bool two)
+{
+    const ct_tensor *a = ct__saved(n, 0), *b = ct__saved(n, 1);
+    for (int k = 0; k < 2; k++) {
+        if (ct__needs_grad(n, k)) {
+            ct_tensor *d = k == 0 ? ct_sub(b, a) : ct_sub(a, b);
+            gi[k] = ct_div(g, ct_add_scalar(two ? ct_exp2(d) : ct_exp(d), 1.0));
+        }
+    }
+}
+
+static void ct__logaddexp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__logaddexp_backward_base(n, g, gi, false);
+}
+
+static void ct__logaddexp2_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__logaddexp_backward_base(n, g, gi, true);
+}
+
+static void ct__xlogy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{ /* xlogy(g, b), 0 where a == 0 and b <= 0; g * a / b */
+    const ct_tensor *a = ct__saved(n, 0), *b = ct__saved(n, 1);
+    if (ct__needs_grad(n, 0)) {
+        ct_tensor *d = ct_xlogy(g, b);
+        ct_tensor *zero = ct_logical_and(ct_eq_scalar(a, 0.0), ct_le(b, ct_zeros_like(b)));
+        gi[0] = ct_where(zero, ct_zeros_like(d), d);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_div(ct_mul(g, a), b);
+    }
+}
+
+/* fmod and remainder: g, and -g * (a / b rounded toward zero (fmod) or -inf (remainder)) */
+static void ct__mod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi, ct_rounding_mode m)
+{
+    gi[0] = ct__needs_grad(n, 0) ? (ct_tensor *)(uintptr_t)g : NULL;
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_neg(ct_mul(g, ct_div_mode(ct__saved(n, 0), ct__saved(n, 1), m)));
+    }
+}
+
+static void ct__fmod_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__mod_backward(n, g, gi, CT_ROUNDING_TRUNC);
+}
+
+static void ct__remainder_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__mod_backward(n, g, gi, CT_ROUNDING_FLOOR);
+}
+
+/* fmax/fmin: the gradient goes to a where it was chosen (a >= b (fmax) or a <= b (fmin), or b
+   is NaN), else to b; no split on ties, as PyTorch */
+static void ct__fminmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi, bool is_max)
+{
+    const ct_tensor *a = ct__saved(n, 0), *b = ct__saved(n, 1);
+    ct_tensor *a_wins = ct_logical_or(is_max ? ct_ge(a, b) : ct_le(a, b), ct_isnan(b));
+    ct_tensor *zero = ct_zeros_like(g);
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_where(a_wins, g, zero);
+    }
+    if (ct__needs_grad(n, 1)) {
+        gi[1] = ct_where(a_wins, zero, g);
+    }
+}
+
+static void ct__fmax_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__fminmax_backward(n, g, gi, true);
+}
+
+static void ct__fmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__fminmax_backward(n, g, gi, false);
+}
+
 /* ---- unary meta ---------------------------------------------------------------------------- */
 /* The compute dtype of a unary op over dt. Ops whose loops are float-only compute integer
    (and bool) inputs in the default float dtype; the others keep the input's dtype (bool: no
@@ -974,7 +1401,7 @@ static ct_dtype ct__unary_dtype(ct_op_call *c, ct_dtype dt)
     if (op == CT__NOT) {
         return CT_BOOL;
     }
-    if (ct_dtype_is_floating_point(dt)) {
+    if (ct_dtype_is_floating_point(dt) || op == CT__FRAC) { /* frac: no integer kernel */
         return dt;
     }
     if (op == CT__CLAMP && dt != CT_BOOL && c->state) {
@@ -1375,7 +1802,9 @@ static const ct_loop_fn ct__loops_neg[CT_DTYPE_COUNT] = CT__L_NUM(neg);
 static const ct_loop_fn ct__loops_abs[CT_DTYPE_COUNT] = CT__L_NUM(abs);
 static const ct_loop_fn ct__loops_relu[CT_DTYPE_COUNT] = CT__L_NUM(relu);
 static const ct_loop_fn ct__loops_square[CT_DTYPE_COUNT] = CT__L_NUM(square);
-static const ct_loop_fn ct__loops_sign[CT_DTYPE_COUNT] = CT__L_NUM(sign);
+static const ct_loop_fn ct__loops_sign[CT_DTYPE_COUNT] = {
+    NULL, ct__loop_ident_b8, ct__loop_sign_u8, ct__loop_sign_i8, ct__loop_sign_i16,
+    ct__loop_sign_i32, ct__loop_sign_i64, ct__loop_sign_f32, ct__loop_sign_f64}; /* bool: x */
 static const ct_loop_fn ct__loops_exp[CT_DTYPE_COUNT] = CT__L_FLT(exp);
 static const ct_loop_fn ct__loops_log[CT_DTYPE_COUNT] = CT__L_FLT(log);
 static const ct_loop_fn ct__loops_log1p[CT_DTYPE_COUNT] = CT__L_FLT(log1p);
@@ -1443,10 +1872,10 @@ CT__POINTWISE(pow, "aten::pow", "pow.Tensor_Tensor(Tensor self, Tensor exponent)
                   ct__loops_##LOOPS, ct__binary_meta, K(KERNEL), "DivBackward2", BW, SAVE, NULL)
 CT__DIV_MODE(div_true, CT__DIV, div, CT__K_FLOAT, ct__pointwise_kernel, ct__div_backward,
              CT__SAVE_IN(0) | CT__SAVE_IN(1))
-CT__DIV_MODE(div_trunc, CT__DIV_TRUNC, div_trunc, CT__K_NUMERIC, ct__div_mode_kernel,
-             ct__div_mode_backward, 0u)
-CT__DIV_MODE(div_floor, CT__DIV_FLOOR, div_floor, CT__K_NUMERIC, ct__div_mode_kernel,
-             ct__div_mode_backward, 0u)
+CT__DIV_MODE(div_trunc, CT__DIV_TRUNC, div_trunc, CT__K_NUMERIC, ct__int_div_kernel,
+             ct__zeros_backward, 0u)
+CT__DIV_MODE(div_floor, CT__DIV_FLOOR, div_floor, CT__K_NUMERIC, ct__int_div_kernel,
+             ct__zeros_backward, 0u)
 CT__BINARY(maximum, "maximum", "ct_maximum", CT__MAXIMUM, maximum, CT__K_NUMERIC,
            "MaximumBackward0", ct__maximum_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__BINARY(minimum, "minimum", "ct_minimum", CT__MINIMUM, minimum, CT__K_NUMERIC,
@@ -1497,7 +1926,8 @@ CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC, "ReluBackward0
           ct__relu_backward, CT__SAVE_OUT(0))
 CT__UNARY(square, "square", "ct_square", CT__SQUARE, square, CT__K_NUMERIC, "PowBackward0",
           ct__square_backward, CT__SAVE_IN(0))
-CT__UNARY(sign, "sign", "ct_abs (backward)", CT__SIGN, sign, CT__K_NUMERIC, NULL, NULL, 0u)
+CT__UNARY(sign, "sign", "ct_sign ct_abs (backward)", CT__SIGN, sign, CT__K_ALL, "SignBackward0",
+          ct__zeros_backward, 0u)
 CT__UNARY(exp, "exp", "ct_exp", CT__EXP, exp, CT__K_FLOAT, "ExpBackward0", ct__exp_backward,
           CT__SAVE_OUT(0))
 CT__UNARY(log, "log", "ct_log", CT__LOG, log, CT__K_FLOAT, "LogBackward0", ct__log_backward,
@@ -1634,6 +2064,325 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        "ToCopyBackward0", ct__to_device_backward, 0u,
                                        ct__to_device_record, NULL};
 
+/* ---- descriptors of issue 7's second slice -------------------------------------------------- */
+#define CT__LOOPS(SYM, TABLE) static const ct_loop_fn ct__loops_##SYM[CT_DTYPE_COUNT] = TABLE;
+CT__LOOPS(expm1, CT__L_FLT(expm1))
+CT__LOOPS(exp2, CT__L_FLT(exp2))
+CT__LOOPS(log2, CT__L_FLT(log2))
+CT__LOOPS(log10, CT__L_FLT(log10))
+CT__LOOPS(tan, CT__L_FLT(tan))
+CT__LOOPS(asin, CT__L_FLT(asin))
+CT__LOOPS(acos, CT__L_FLT(acos))
+CT__LOOPS(atan, CT__L_FLT(atan))
+CT__LOOPS(sinh, CT__L_FLT(sinh))
+CT__LOOPS(cosh, CT__L_FLT(cosh))
+CT__LOOPS(asinh, CT__L_FLT(asinh))
+CT__LOOPS(acosh, CT__L_FLT(acosh))
+CT__LOOPS(atanh, CT__L_FLT(atanh))
+CT__LOOPS(erfc, CT__L_FLT(erfc))
+CT__LOOPS(erfinv, CT__L_FLT(erfinv))
+CT__LOOPS(frac, CT__L_FLT(frac))
+CT__LOOPS(logit, CT__L_FLT(logit))
+CT__LOOPS(floor, CT__L_IDENT(floor, NULL))
+CT__LOOPS(ceil, CT__L_IDENT(ceil, NULL))
+CT__LOOPS(round, CT__L_IDENT(round, NULL))
+CT__LOOPS(trunc, CT__L_IDENT(trunc, NULL))
+CT__LOOPS(nan_to_num, CT__L_IDENT(nan_to_num, ct__loop_ident_b8))
+CT__LOOPS(signbit, CT__L_ALL(signbit))
+CT__LOOPS(isposinf, CT__L_ALL(isposinf))
+CT__LOOPS(isneginf, CT__L_ALL(isneginf))
+CT__LOOPS(isreal, CT__L_ALL(isreal))
+CT__LOOPS(bitnot, CT__L_INT(bitnot, ct__loop_not))
+CT__LOOPS(bitand, CT__L_INT(bitand, NULL))
+CT__LOOPS(bitor, CT__L_INT(bitor, NULL))
+CT__LOOPS(bitxor, CT__L_INT(bitxor, NULL))
+CT__LOOPS(lshift, CT__L_INT(lshift, NULL))
+CT__LOOPS(rshift, CT__L_INT(rshift, NULL))
+CT__LOOPS(xor, CT__L_BOOL(ct__loop_xor))
+CT__LOOPS(fmod, CT__L_NUM(fmod))
+CT__LOOPS(remainder, CT__L_NUM(remainder))
+CT__LOOPS(fmax, CT__L_NUM(fmax))
+CT__LOOPS(fmin, CT__L_NUM(fmin))
+CT__LOOPS(hypot, CT__L_FLT(hypot))
+CT__LOOPS(atan2, CT__L_FLT(atan2))
+CT__LOOPS(logaddexp, CT__L_FLT(logaddexp))
+CT__LOOPS(logaddexp2, CT__L_FLT(logaddexp2))
+CT__LOOPS(xlogy, CT__L_FLT(xlogy))
+#undef CT__LOOPS
+
+/* Float unary ops and their in-place forms (those whose derivative reads the input save a copy
+   of the old self). */
+#define CT__UNARY_F(SYM, VAR, NODE, SAVE_RECORD) CT__UNARY_F2(SYM, VAR, NODE, SAVE_RECORD)
+#define CT__UNARY_F2(SYM, VAR, NODE, SAVE, RECORD)                                             \
+    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, CT__K_FLOAT, NODE, ct__##SYM##_backward, SAVE)  \
+    CT__UNARY_INPLACE(SYM, CT__INPLACE_SCHEMA(#SYM), VAR, SYM, CT__K_FLOAT, NODE,              \
+                      ct__##SYM##_backward, SAVE, RECORD)
+#define CT__IN CT__SAVE_IN(0), ct__unary_inplace_record
+#define CT__OUT CT__SAVE_OUT(0), NULL
+CT__UNARY_F(expm1, CT__EXPM1, "Expm1Backward0", CT__OUT)
+CT__UNARY_F(exp2, CT__EXP2, "Exp2Backward0", CT__OUT)
+CT__UNARY_F(log2, CT__LOG2, "Log2Backward0", CT__IN)
+CT__UNARY_F(log10, CT__LOG10, "Log10Backward0", CT__IN)
+CT__UNARY_F(tan, CT__TAN, "TanBackward0", CT__OUT)
+CT__UNARY_F(asin, CT__ASIN, "AsinBackward0", CT__IN)
+CT__UNARY_F(acos, CT__ACOS, "AcosBackward0", CT__IN)
+CT__UNARY_F(atan, CT__ATAN, "AtanBackward0", CT__IN)
+CT__UNARY_F(sinh, CT__SINH, "SinhBackward0", CT__IN)
+CT__UNARY_F(cosh, CT__COSH, "CoshBackward0", CT__IN)
+CT__UNARY_F(asinh, CT__ASINH, "AsinhBackward0", CT__IN)
+CT__UNARY_F(acosh, CT__ACOSH, "AcoshBackward0", CT__IN)
+CT__UNARY_F(atanh, CT__ATANH, "AtanhBackward0", CT__IN)
+CT__UNARY_F(erfc, CT__ERFC, "ErfcBackward0", CT__IN)
+CT__UNARY_F(erfinv, CT__ERFINV, "ErfinvBackward0", CT__OUT)
+#undef CT__UNARY_F
+#undef CT__UNARY_F2
+#undef CT__IN
+#undef CT__OUT
+/* floor, ceil, round, trunc keep integer dtypes (a copy); frac is float only (no promotion) */
+#define CT__ROUNDING(SYM, VAR, K, NODE, BW)                                                    \
+    CT__UNARY(SYM, #SYM, "ct_" #SYM, VAR, SYM, K, NODE, BW, 0u)                                \
+    CT__UNARY_INPLACE(SYM, CT__INPLACE_SCHEMA(#SYM), VAR, SYM, K, NODE, BW, 0u, NULL)
+CT__ROUNDING(floor, CT__FLOOR, CT__K_NUMERIC, "FloorBackward0", ct__zeros_backward)
+CT__ROUNDING(ceil, CT__CEIL, CT__K_NUMERIC, "CeilBackward0", ct__zeros_backward)
+CT__ROUNDING(round, CT__ROUND, CT__K_NUMERIC, "RoundBackward0", ct__zeros_backward)
+CT__ROUNDING(trunc, CT__TRUNC, CT__K_NUMERIC, "TruncBackward0", ct__zeros_backward)
+CT__ROUNDING(frac, CT__FRAC, CT__K_FLOAT, "FracBackward0", ct__identity_backward)
+#undef CT__ROUNDING
+CT__UNARY(sgn, "sgn", "ct_sgn", CT__SGN, sign, CT__K_ALL, "SgnBackward0", ct__zeros_backward, 0u)
+CT__UNARY_INPLACE(sign, CT__INPLACE_SCHEMA("sign"), CT__SIGN, sign, CT__K_ALL, "SignBackward0",
+                  ct__zeros_backward, 0u, NULL)
+CT__UNARY_INPLACE(sgn, CT__INPLACE_SCHEMA("sgn"), CT__SGN, sign, CT__K_ALL, "SgnBackward0",
+                  ct__zeros_backward, 0u, NULL)
+CT__TEST(signbit, CT__SIGNBIT)
+CT__TEST(isposinf, CT__ISPOSINF)
+CT__TEST(isneginf, CT__ISNEGINF)
+CT__TEST(isreal, CT__ISREAL)
+#define CT__NAN_TO_NUM_SCHEMA(N, SELF, RET)                                                    \
+    N "(Tensor" SELF " self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor" RET
+CT__POINTWISE(nan_to_num, "aten::nan_to_num", CT__NAN_TO_NUM_SCHEMA("nan_to_num", "", ""),
+              "ct_nan_to_num", CT_OP_POINTWISE, CT__NAN_TO_NUM, ct__loops_nan_to_num,
+              ct__unary_meta, CT__K_ALL(ct__pointwise_kernel), "NanToNumBackward0",
+              ct__nan_to_num_backward, CT__SAVE_IN(0), NULL)
+CT__POINTWISE(nan_to_num_, "aten::nan_to_num_", CT__NAN_TO_NUM_SCHEMA("nan_to_num_", "(a!)",
+              "(a!)"), "ct_nan_to_num_", CT_OP_INPLACE, CT__NAN_TO_NUM, ct__loops_nan_to_num,
+              ct__unary_meta, CT__K_ALL(ct__pointwise_kernel), "NanToNumBackward0",
+              ct__nan_to_num_backward, CT__SAVE_IN(0), ct__unary_inplace_record)
+CT__POINTWISE(logit, "aten::logit", "logit(Tensor self, float? eps=None) -> Tensor", "ct_logit",
+              CT_OP_POINTWISE, CT__LOGIT, ct__loops_logit, ct__unary_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LogitBackward0", ct__logit_backward,
+              CT__SAVE_IN(0), NULL)
+CT__UNARY(bitwise_not, "bitwise_not", "ct_bitwise_not", CT__BITNOT, bitnot, CT__K_INT_BOOL, NULL,
+          NULL, 0u)
+CT__UNARY_INPLACE(bitwise_not, CT__INPLACE_SCHEMA("bitwise_not"), CT__BITNOT, bitnot,
+                  CT__K_INT_BOOL, NULL, NULL, 0u, NULL)
+CT__POINTWISE(logit_, "aten::logit_", "logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)",
+              "ct_logit_", CT_OP_INPLACE, CT__LOGIT, ct__loops_logit, ct__unary_meta,
+              CT__K_FLOAT(ct__pointwise_kernel), "LogitBackward0", ct__logit_backward,
+              CT__SAVE_IN(0), ct__unary_inplace_record)
+
+/* binary ops: the schema is PyTorch's (ops without an overload name have no ".Tensor") */
+#define CT__BINARY2(SYM, SCHEMA, API, VAR, LOOPS, K, KERNEL, NODE, BW, SAVE)                    \
+    CT__POINTWISE(SYM, "aten::" #SYM, SCHEMA, API, CT_OP_POINTWISE, VAR, ct__loops_##LOOPS,     \
+                  ct__binary_meta, K(KERNEL), NODE, BW, SAVE, NULL)
+#define CT__SCHEMA2(N) N "(Tensor self, Tensor other) -> Tensor"
+#define CT__SAVE_AB (CT__SAVE_IN(0) | CT__SAVE_IN(1))
+CT__BINARY2(hypot, CT__SCHEMA2("hypot"), "ct_hypot", CT__HYPOT, hypot, CT__K_FLOAT,
+            ct__pointwise_kernel, "HypotBackward0", ct__hypot_backward,
+            CT__SAVE_AB | CT__SAVE_OUT(0))
+CT__BINARY2(atan2, CT__SCHEMA2("atan2"), "ct_atan2", CT__ATAN2, atan2, CT__K_FLOAT,
+            ct__pointwise_kernel, "Atan2Backward0", ct__atan2_backward, CT__SAVE_AB)
+CT__BINARY2(logaddexp, CT__SCHEMA2("logaddexp"), "ct_logaddexp", CT__LOGADDEXP, logaddexp,
+            CT__K_FLOAT, ct__pointwise_kernel, "LogaddexpBackward0", ct__logaddexp_backward,
+            CT__SAVE_AB)
+CT__BINARY2(logaddexp2, CT__SCHEMA2("logaddexp2"), "ct_logaddexp2", CT__LOGADDEXP2, logaddexp2,
+            CT__K_FLOAT, ct__pointwise_kernel, "Logaddexp2Backward0", ct__logaddexp2_backward,
+            CT__SAVE_AB)
+CT__BINARY2(xlogy, CT__SCHEMA2("xlogy.Tensor"), "ct_xlogy", CT__XLOGY, xlogy, CT__K_FLOAT,
+            ct__pointwise_kernel, "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
+CT__BINARY2(fmax, CT__SCHEMA2("fmax"), "ct_fmax", CT__FMAX, fmax, CT__K_NUMERIC,
+            ct__pointwise_kernel, "FmaxBackward0", ct__fmax_backward, CT__SAVE_AB)
+CT__BINARY2(fmin, CT__SCHEMA2("fmin"), "ct_fmin", CT__FMIN, fmin, CT__K_NUMERIC,
+            ct__pointwise_kernel, "FminBackward0", ct__fmin_backward, CT__SAVE_AB)
+CT__BINARY2(fmod, CT__SCHEMA2("fmod.Tensor"), "ct_fmod", CT__FMOD, fmod, CT__K_NUMERIC,
+            ct__int_div_kernel, "FmodBackward1", ct__fmod_backward, CT__SAVE_AB)
+CT__BINARY2(remainder, CT__SCHEMA2("remainder.Tensor"), "ct_remainder", CT__REMAINDER,
+            remainder, CT__K_NUMERIC, ct__int_div_kernel, "RemainderBackward1",
+            ct__remainder_backward, CT__SAVE_AB)
+CT__BINARY2(floor_divide, CT__SCHEMA2("floor_divide"), "ct_floor_divide", CT__DIV_FLOOR,
+            div_floor, CT__K_NUMERIC, ct__int_div_kernel, NULL, NULL, 0u)
+CT__BINARY2(bitwise_and, CT__SCHEMA2("bitwise_and.Tensor"), "ct_bitwise_and", CT__BITAND, bitand,
+            CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY2(bitwise_or, CT__SCHEMA2("bitwise_or.Tensor"), "ct_bitwise_or", CT__BITOR, bitor,
+            CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY2(bitwise_xor, CT__SCHEMA2("bitwise_xor.Tensor"), "ct_bitwise_xor", CT__BITXOR, bitxor,
+            CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY2(bitwise_left_shift, CT__SCHEMA2("bitwise_left_shift.Tensor"),
+            "ct_bitwise_left_shift", CT__LSHIFT, lshift, CT__K_INT, ct__pointwise_kernel, NULL,
+            NULL, 0u)
+CT__BINARY2(bitwise_right_shift, CT__SCHEMA2("bitwise_right_shift.Tensor"),
+            "ct_bitwise_right_shift", CT__RSHIFT, rshift, CT__K_INT, ct__pointwise_kernel, NULL,
+            NULL, 0u)
+CT__BINARY2(logical_xor, CT__SCHEMA2("logical_xor"), "ct_logical_xor", CT__XOR, xor, CT__K_BOOL,
+            ct__pointwise_kernel, NULL, NULL, 0u)
+/* In-place binary ops: the out-of-place loops written into self (the old self is saved for a
+   backward that reads it). */
+#define CT__BINARY_INPLACE2(SYM, SCHEMA, VAR, LOOPS, K, KERNEL, NODE, BW, SAVE)                 \
+    CT__POINTWISE(SYM##_, "aten::" #SYM "_", SCHEMA "(Tensor(a!) self, Tensor other) -> "        \
+                  "Tensor(a!)", "ct_" #SYM "_", CT_OP_INPLACE, VAR, ct__loops_##LOOPS,          \
+                  ct__binary_meta, K(KERNEL), NODE, BW, SAVE, ct__binary_inplace_record)
+CT__BINARY_INPLACE2(fmod, "fmod_.Tensor", CT__FMOD, fmod, CT__K_NUMERIC, ct__int_div_kernel,
+                    "FmodBackward1", ct__fmod_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(remainder, "remainder_.Tensor", CT__REMAINDER, remainder, CT__K_NUMERIC,
+                    ct__int_div_kernel, "RemainderBackward1", ct__remainder_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(floor_divide, "floor_divide_.Tensor", CT__DIV_FLOOR, div_floor,
+                    CT__K_NUMERIC, ct__int_div_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(atan2, "atan2_", CT__ATAN2, atan2, CT__K_FLOAT, ct__pointwise_kernel,
+                    "Atan2Backward0", ct__atan2_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_FLOAT, ct__pointwise_kernel,
+                    "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
+CT__BINARY_INPLACE2(bitwise_and, "bitwise_and_.Tensor", CT__BITAND, bitand, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_or, "bitwise_or_.Tensor", CT__BITOR, bitor, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_xor, "bitwise_xor_.Tensor", CT__BITXOR, bitxor, CT__K_INT,
+                    ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_left_shift, "bitwise_left_shift_.Tensor", CT__LSHIFT, lshift,
+                    CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(bitwise_right_shift, "bitwise_right_shift_.Tensor", CT__RSHIFT, rshift,
+                    CT__K_INT, ct__pointwise_kernel, NULL, NULL, 0u)
+CT__BINARY_INPLACE2(logical_xor, "logical_xor_", CT__XOR, xor, CT__K_BOOL, ct__pointwise_kernel,
+                    NULL, NULL, 0u)
+#undef CT__BINARY_INPLACE2
+#undef CT__BINARY2
+#undef CT__SCHEMA2
+#undef CT__SAVE_AB
+
+/* isclose: PyTorch's composite (|a - b| <= atol + rtol |b|, or a == b; NaN == NaN when
+   equal_nan), after meta's checks. Attributes: rtol, atol, equal_nan. */
+static bool ct__isclose_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    if (!ct__broadcast_shapes(c->fn, a->sizes, a->ndim, b->sizes, b->ndim, shape, &nd)) {
+        return false;
+    }
+    if (a->dtype != b->dtype) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "%s did not match %s", ct__dtype_title(a->dtype),
+                 ct__dtype_title(b->dtype));
+        return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (c->attrs[k].f < 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "%s must be greater than or equal to zero, but got %g",
+                     k ? "atol" : "rtol", c->attrs[k].f);
+            return false;
+        }
+    }
+    return true;
+}
+
+static ct_status ct__isclose_kernel(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    double rtol = c->attrs[0].f, atol = c->attrs[1].f;
+    ct_scope_begin();
+    ct_tensor *close = ct_eq(a, b);
+    if (c->attrs[2].i && ct_dtype_is_floating_point(a->dtype)) {
+        close = ct_logical_or(close, ct_logical_and(ct_isnan(a), ct_isnan(b)));
+    }
+    if (rtol != 0 || atol != 0) { /* bool operands compute in the default float dtype */
+        const ct_tensor *x = a->dtype == CT_BOOL ? ct_to_dtype(a, ct_get_default_dtype()) : a;
+        const ct_tensor *y = b->dtype == CT_BOOL ? ct_to_dtype(b, ct_get_default_dtype()) : b;
+        ct_tensor *allowed = ct_add_scalar(ct_abs(ct_mul_scalar(y, rtol)), atol);
+        ct_tensor *actual = ct_abs(ct_sub(x, y));
+        close = ct_logical_or(close,
+                              ct_logical_and(ct_isfinite(actual), ct_le(actual, allowed)));
+    }
+    return ct__composite_end(c, close);
+}
+
+static const ct_op ct__op_isclose = {"aten::isclose", "isclose(Tensor self, Tensor other, float "
+                                     "rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> "
+                                     "Tensor", "ct_isclose", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u,
+                                     NULL, ct__isclose_meta, CT__K_NONE, ct__isclose_kernel,
+                                     NULL, NULL, 0u, NULL, NULL};
+
+/* torch._foreach_*: lists of tensors. The call's inputs are self's tensors, then the second
+   list's; the composite applies the per-tensor op to each (autograd records those).
+   c->state: the list length and, for out-of-place ops, the caller's output array. */
+typedef enum ct__foreach_op {
+    CT__FOREACH_ADD, CT__FOREACH_MUL, CT__FOREACH_LERP, CT__FOREACH_ZERO, CT__FOREACH_SQRT
+} ct__foreach_op;
+
+typedef struct ct__foreach_state {
+    int n;
+    ct_tensor **out;
+} ct__foreach_state;
+
+/* The per-tensor op k of a foreach call: self k (and other k); a new reference for sqrt. */
+static ct_tensor *ct__foreach_one(const ct_op_call *c, int n, int k)
+{
+    ct_tensor *self = (ct_tensor *)(uintptr_t)c->inputs[k];
+    const ct_tensor *other = c->n_inputs > n ? c->inputs[n + k] : NULL;
+    switch ((ct__foreach_op)c->op->variant) {
+    case CT__FOREACH_ADD:
+        return ct_add_(self, other, c->attrs[0].f);
+    case CT__FOREACH_MUL:
+        return ct_mul_(self, other);
+    case CT__FOREACH_LERP:
+        return ct_lerp_scalar_(self, other, c->attrs[0].f);
+    case CT__FOREACH_ZERO:
+        return ct_zero_(self);
+    default:
+        return ct_retain(ct_sqrt(self));
+    }
+}
+
+/* Output 0: an unscoped reference to self 0 (in-place ops) or to result 0, the other results
+   in the state's array, unscoped (the public function scopes them). */
+static ct_status ct__foreach_kernel(ct_op_call *c)
+{
+    ct__foreach_state *st = (ct__foreach_state *)c->state;
+    bool inplace = c->op->variant != CT__FOREACH_SQRT;
+    ct_scope_begin();
+    int k = 0;
+    for (; k < st->n; k++) {
+        ct_tensor *r = ct__foreach_one(c, st->n, k);
+        if (!r) {
+            break;
+        }
+        if (!inplace) {
+            st->out[k] = r;
+        }
+    }
+    ct_scope_end();
+    if (k < st->n) {
+        for (int j = 0; j < k && !inplace; j++) {
+            ct__release(st->out[j]);
+        }
+        return ct_error_code();
+    }
+    c->outputs[c->n_outputs++] = inplace ? ct_retain((ct_tensor *)(uintptr_t)c->inputs[0])
+                                         : st->out[0];
+    return CT_OK;
+}
+
+#define CT__FOREACH(SYM, SCHEMA, VAR)                                                          \
+    static const ct_op ct__op_foreach_##SYM = {"aten::_foreach_" #SYM, SCHEMA,                  \
+                                               "ct_foreach_" #SYM, CT_OP_OTHER,                 \
+                                               CT_AUTOCAST_NONE, VAR, 0u, NULL, NULL,           \
+                                               CT__K_NONE, ct__foreach_kernel, NULL, NULL, 0u,  \
+                                               NULL, NULL};
+CT__FOREACH(add_, "_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()",
+            CT__FOREACH_ADD)
+CT__FOREACH(mul_, "_foreach_mul_.List(Tensor(a!)[] self, Tensor[] other) -> ()", CT__FOREACH_MUL)
+CT__FOREACH(lerp_, "_foreach_lerp_.Scalar(Tensor(a!)[] self, Tensor[] tensors1, Scalar weight) "
+            "-> ()", CT__FOREACH_LERP)
+CT__FOREACH(zero_, "_foreach_zero_(Tensor(a!)[] self) -> ()", CT__FOREACH_ZERO)
+CT__FOREACH(sqrt, "_foreach_sqrt(Tensor[] self) -> Tensor[]", CT__FOREACH_SQRT)
+#undef CT__FOREACH
+
 /* ---- public functions ---------------------------------------------------------------------- */
 static ct_tensor *ct__call1(const ct_op *op, const char *fn, const ct_tensor *a, int n_attrs,
                             double p0, double p1)
@@ -1697,11 +2446,6 @@ static ct_tensor *ct__sigmoid_bw(const ct_tensor *g, const ct_tensor *y)
 static ct_tensor *ct__tanh_bw(const ct_tensor *g, const ct_tensor *y)
 {
     return ct__call2(&ct__op_tanh_backward, "ct_tanh_backward", g, y, 1.0);
-}
-
-static ct_tensor *ct__sign(const ct_tensor *x)
-{
-    return ct__call1(&ct__op_sign, "ct_sign", x, 0, 0, 0);
 }
 
 static ct_tensor *ct__ge_scalar(const ct_tensor *x, double v)
@@ -2078,6 +2822,254 @@ ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
 ct_tensor *ct_cpu(const ct_tensor *input)
 {
     return ct__to_device("ct_cpu", input, ct_device_cpu());
+}
+
+/* ---- public functions of issue 7's second slice --------------------------------------------- */
+#define CT__UNARY_OP(NAME)                                                                     \
+    ct_tensor *ct_##NAME(const ct_tensor *a)                                                   \
+    {                                                                                          \
+        return ct__call1(&ct__op_##NAME, "ct_" #NAME, a, 0, 0, 0);                             \
+    }
+CT__UNARY_OP(sign)
+CT__UNARY_OP(sgn)
+CT__UNARY_OP(expm1)
+CT__UNARY_OP(exp2)
+CT__UNARY_OP(log2)
+CT__UNARY_OP(log10)
+CT__UNARY_OP(tan)
+CT__UNARY_OP(asin)
+CT__UNARY_OP(acos)
+CT__UNARY_OP(atan)
+CT__UNARY_OP(sinh)
+CT__UNARY_OP(cosh)
+CT__UNARY_OP(asinh)
+CT__UNARY_OP(acosh)
+CT__UNARY_OP(atanh)
+CT__UNARY_OP(erfc)
+CT__UNARY_OP(erfinv)
+CT__UNARY_OP(floor)
+CT__UNARY_OP(ceil)
+CT__UNARY_OP(round)
+CT__UNARY_OP(trunc)
+CT__UNARY_OP(frac)
+CT__UNARY_OP(signbit)
+CT__UNARY_OP(isposinf)
+CT__UNARY_OP(isneginf)
+CT__UNARY_OP(isreal)
+CT__UNARY_OP(bitwise_not)
+#undef CT__UNARY_OP
+#define CT__INPLACE_OP(NAME)                                                                   \
+    ct_tensor *ct_##NAME##_(ct_tensor *self)                                                   \
+    {                                                                                          \
+        return ct__call1(&ct__op_##NAME##_, "ct_" #NAME "_", self, 0, 0, 0);                   \
+    }
+CT__INPLACE_OP(expm1)
+CT__INPLACE_OP(exp2)
+CT__INPLACE_OP(log2)
+CT__INPLACE_OP(log10)
+CT__INPLACE_OP(tan)
+CT__INPLACE_OP(asin)
+CT__INPLACE_OP(acos)
+CT__INPLACE_OP(atan)
+CT__INPLACE_OP(sinh)
+CT__INPLACE_OP(cosh)
+CT__INPLACE_OP(asinh)
+CT__INPLACE_OP(acosh)
+CT__INPLACE_OP(atanh)
+CT__INPLACE_OP(erfc)
+CT__INPLACE_OP(erfinv)
+CT__INPLACE_OP(floor)
+CT__INPLACE_OP(ceil)
+CT__INPLACE_OP(round)
+CT__INPLACE_OP(trunc)
+CT__INPLACE_OP(frac)
+CT__INPLACE_OP(sign)
+CT__INPLACE_OP(sgn)
+CT__INPLACE_OP(bitwise_not)
+#undef CT__INPLACE_OP
+#define CT__BINARY_OP(NAME)                                                                    \
+    ct_tensor *ct_##NAME(const ct_tensor *a, const ct_tensor *b)                               \
+    {                                                                                          \
+        return ct__call2(&ct__op_##NAME, "ct_" #NAME, a, b, 1.0);                              \
+    }
+CT__BINARY_OP(hypot)
+CT__BINARY_OP(atan2)
+CT__BINARY_OP(logaddexp)
+CT__BINARY_OP(logaddexp2)
+CT__BINARY_OP(xlogy)
+CT__BINARY_OP(fmax)
+CT__BINARY_OP(fmin)
+CT__BINARY_OP(fmod)
+CT__BINARY_OP(remainder)
+CT__BINARY_OP(floor_divide)
+CT__BINARY_OP(bitwise_and)
+CT__BINARY_OP(bitwise_or)
+CT__BINARY_OP(bitwise_xor)
+CT__BINARY_OP(bitwise_left_shift)
+CT__BINARY_OP(bitwise_right_shift)
+CT__BINARY_OP(logical_xor)
+#undef CT__BINARY_OP
+
+#define CT__BINARY_INPLACE_OP(NAME)                                                            \
+    ct_tensor *ct_##NAME##_(ct_tensor *self, const ct_tensor *other)                           \
+    {                                                                                          \
+        return ct__call2(&ct__op_##NAME##_, "ct_" #NAME "_", self, other, 1.0);                \
+    }
+CT__BINARY_INPLACE_OP(fmod)
+CT__BINARY_INPLACE_OP(remainder)
+CT__BINARY_INPLACE_OP(floor_divide)
+CT__BINARY_INPLACE_OP(atan2)
+CT__BINARY_INPLACE_OP(xlogy)
+CT__BINARY_INPLACE_OP(bitwise_and)
+CT__BINARY_INPLACE_OP(bitwise_or)
+CT__BINARY_INPLACE_OP(bitwise_xor)
+CT__BINARY_INPLACE_OP(bitwise_left_shift)
+CT__BINARY_INPLACE_OP(bitwise_right_shift)
+CT__BINARY_INPLACE_OP(logical_xor)
+#undef CT__BINARY_INPLACE_OP
+
+ct_tensor *ct_logit_(ct_tensor *self, double eps)
+{
+    return ct__call1(&ct__op_logit_, "ct_logit_", self, 1, eps, 0);
+}
+
+/* nan_to_num and nan_to_num_: a NULL posinf/neginf is PyTorch's None, the dtype's largest
+   and lowest finite value (float dtypes; integers and bool are copied). */
+static ct_tensor *ct__nan_to_num(const ct_op *op, const char *fn, const ct_tensor *input,
+                                 double nan, const double *posinf, const double *neginf)
+{
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    double big = input->dtype == CT_FLOAT32 ? (double)FLT_MAX : DBL_MAX;
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_f(&c, nan);
+    ct__call_f(&c, posinf ? *posinf : big);
+    ct__call_f(&c, neginf ? *neginf : -big);
+    ct_tensor *out = ct__dispatch(&c);
+    if (c.state) { /* an in-place op's saved old self */
+        ct__release((ct_tensor *)c.state);
+    }
+    return out;
+}
+
+ct_tensor *ct_nan_to_num(const ct_tensor *input, double nan, const double *posinf,
+                         const double *neginf)
+{
+    return ct__nan_to_num(&ct__op_nan_to_num, "ct_nan_to_num", input, nan, posinf, neginf);
+}
+
+ct_tensor *ct_nan_to_num_(ct_tensor *self, double nan, const double *posinf, const double *neginf)
+{
+    return ct__nan_to_num(&ct__op_nan_to_num_, "ct_nan_to_num_", self, nan, posinf, neginf);
+}
+
+ct_tensor *ct_logit(const ct_tensor *input, double eps)
+{
+    return ct__call1(&ct__op_logit, "ct_logit", input, 1, eps, 0);
+}
+
+ct_tensor *ct_isclose(const ct_tensor *input, const ct_tensor *other, double rtol, double atol,
+                      bool equal_nan)
+{
+    const ct_tensor *in[2] = {input, other};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_isclose, "ct_isclose", in, 2);
+    ct__call_f(&c, rtol);
+    ct__call_f(&c, atol);
+    ct__call_i(&c, equal_nan);
+    return ct__dispatch(&c);
+}
+
+/* A foreach call over self[0..n-1] and other[0..n_other-1] (other NULL: none), with the scalar
+   *scalar when not NULL; out receives the results of out-of-place ops. PyTorch's list checks. */
+static ct_tensor *ct__foreach(const ct_op *op, const char *fn, const ct_tensor *const *self,
+                              int n, const ct_tensor *const *other, int n_other,
+                              const double *scalar, ct_tensor **out)
+{
+    if (ct__null(fn, self) || (other && ct__null(fn, other))) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, fn, "Tensor list must have at least one tensor.");
+        return NULL;
+    }
+    if (other && n_other != n) {
+        ct__fail(CT_ERR_VALUE, fn, "Tensor lists must have the same number of tensors, got %d "
+                 "and %d", n, n_other);
+        return NULL;
+    }
+    int n_in = other ? 2 * n : n;
+    const ct_tensor **in = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n_in);
+    if (!in) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    memcpy(in, self, sizeof(ct_tensor *) * (size_t)n);
+    if (other) {
+        memcpy(in + n, other, sizeof(ct_tensor *) * (size_t)n);
+    }
+    ct__foreach_state st = {n, out};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, n_in);
+    if (scalar) {
+        ct__call_f(&c, *scalar);
+    }
+    c.state = &st;
+    ct_tensor *r = ct__dispatch(&c);
+    ct__free(in);
+    return r;
+}
+
+ct_status ct_foreach_add_(ct_tensor *const *self, int n, const ct_tensor *const *other,
+                          int n_other, double alpha)
+{
+    return ct__foreach(&ct__op_foreach_add_, "ct_foreach_add_", (const ct_tensor *const *)self, n,
+                       other, n_other, &alpha, NULL) ? CT_OK : ct_error_code();
+}
+
+ct_status ct_foreach_mul_(ct_tensor *const *self, int n, const ct_tensor *const *other,
+                          int n_other)
+{
+    return ct__foreach(&ct__op_foreach_mul_, "ct_foreach_mul_", (const ct_tensor *const *)self, n,
+                       other, n_other, NULL, NULL) ? CT_OK : ct_error_code();
+}
+
+ct_status ct_foreach_lerp_(ct_tensor *const *self, int n, const ct_tensor *const *tensors1,
+                           int n_tensors1, double weight)
+{
+    return ct__foreach(&ct__op_foreach_lerp_, "ct_foreach_lerp_", (const ct_tensor *const *)self,
+                       n, tensors1, n_tensors1, &weight, NULL) ? CT_OK : ct_error_code();
+}
+
+ct_status ct_foreach_zero_(ct_tensor *const *self, int n)
+{
+    return ct__foreach(&ct__op_foreach_zero_, "ct_foreach_zero_", (const ct_tensor *const *)self,
+                       n, NULL, 0, NULL, NULL) ? CT_OK : ct_error_code();
+}
+
+int ct_foreach_sqrt(const ct_tensor *const *self, int n, ct_tensor **out, int capacity)
+{
+    const char *fn = "ct_foreach_sqrt";
+    if (ct__null(fn, self) || ct__null(fn, out)) {
+        return -1;
+    }
+    if (capacity < n) {
+        ct__fail(CT_ERR_VALUE, fn, "the output array holds %d tensors but the list has %d",
+                 capacity, n);
+        return -1;
+    }
+    ct_tensor *r = ct__foreach(&ct__op_foreach_sqrt, fn, self, n, NULL, 0, NULL, out);
+    if (!r) {
+        return -1;
+    }
+    out[0] = r; /* scoped by the entry; the others come back unscoped */
+    for (int k = 1; k < n; k++) {
+        ct__scoped(out[k]);
+    }
+    return n;
 }
 
 CT__VECTORIZE_END

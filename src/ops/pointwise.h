@@ -57,6 +57,11 @@ CTORCH_API ct_tensor *ct_pow_scalar(const ct_tensor *input, double exponent);
 /* Elementwise max/min, propagating NaN. Mirrors: torch.maximum / torch.minimum. */
 CTORCH_API ct_tensor *ct_maximum(const ct_tensor *input, const ct_tensor *other);
 CTORCH_API ct_tensor *ct_minimum(const ct_tensor *input, const ct_tensor *other);
+/* sqrt(input^2 + other^2) without undue overflow or underflow (float; integer inputs are
+   rejected as PyTorch does). Gradient: grad * input / out and grad * other / out (NaN at
+   input == other == 0, as PyTorch). Errors: CT_ERR_DTYPE "\"hypot\" not implemented for
+   'Long'". Mirrors: torch.hypot. */
+CTORCH_API ct_tensor *ct_hypot(const ct_tensor *input, const ct_tensor *other);
 
 /* Comparisons (bool result). Mirrors: torch.eq, ne, lt, le, gt, ge. */
 CTORCH_API ct_tensor *ct_eq(const ct_tensor *input, const ct_tensor *other);
@@ -192,3 +197,176 @@ CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
 CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
+
+/* ---- issue 7, second slice ------------------------------------------------------------- */
+/* Float unary ops (integer and bool inputs give the default float dtype), with PyTorch's
+   gradients: expm1 grad * (out + 1); exp2 grad * out * ln 2; log2 grad / (x ln 2); log10
+   grad / (x ln 10); tan grad * (1 + out^2); asin grad / sqrt(1 - x^2); acos -grad /
+   sqrt(1 - x^2); atan grad / (1 + x^2); sinh grad * cosh(x); cosh grad * sinh(x); asinh
+   grad / sqrt(x^2 + 1); acosh grad / sqrt(x^2 - 1); atanh grad / (1 - x^2); erfc
+   -grad * 2/sqrt(pi) * exp(-x^2); erfinv grad * sqrt(pi)/2 * exp(out^2) (erfinv: PyTorch's
+   rational guess and two Newton steps; +-inf at +-1, NaN beyond). Mirrors: torch.expm1,
+   exp2, log2, log10, tan, asin (arcsin), acos (arccos), atan (arctan), sinh, cosh, asinh
+   (arcsinh), acosh (arccosh), atanh (arctanh), erfc, erfinv. */
+CTORCH_API ct_tensor *ct_expm1(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_exp2(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_log2(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_log10(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_tan(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_asin(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_acos(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_atan(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_sinh(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_cosh(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_asinh(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_acosh(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_atanh(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_erfc(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_erfinv(const ct_tensor *input);
+/* The same ops in place: self's values replaced, self returned (self must be floating point:
+   CT_ERR_DTYPE "result type Float can't be cast to the desired output type Long"). Mirrors:
+   Tensor.expm1_, exp2_, log2_, log10_, tan_, asin_, acos_, atan_, sinh_, cosh_, asinh_,
+   acosh_, atanh_, erfc_, erfinv_. */
+CTORCH_API ct_tensor *ct_expm1_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_exp2_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log2_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_log10_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_tan_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_asin_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_acos_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_atan_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sinh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_cosh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_asinh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_acosh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_atanh_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_erfc_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_erfinv_(ct_tensor *self);
+/* Rounding: floor, ceil, round (half to even), trunc keep every numeric dtype (integers are
+   copied); frac = input - trunc(input) is float only. Gradients: zeros (frac: grad). The _
+   forms write into self. Errors: CT_ERR_DTYPE "\"floor\" not implemented for 'Bool'",
+   "\"frac\" not implemented for 'Long'". Mirrors: torch.floor, ceil, round (decimals=0),
+   trunc (fix), frac, Tensor.floor_, ceil_, round_, trunc_, frac_. */
+CTORCH_API ct_tensor *ct_floor(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_ceil(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_round(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_trunc(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_frac(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_floor_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_ceil_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_round_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_trunc_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_frac_(ct_tensor *self);
+/* -1, 0 or 1 by the sign of input (NaN: 0), in input's dtype (bool: input); sgn is sign for
+   real dtypes. Gradient: zeros. signbit: whether the sign bit is set (bool; true for -0.0
+   and negative integers). Mirrors: torch.sign, torch.sgn, torch.signbit. */
+CTORCH_API ct_tensor *ct_sign(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_sgn(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_signbit(const ct_tensor *input);
+/* sign and sgn in place. Mirrors: Tensor.sign_, Tensor.sgn_. */
+CTORCH_API ct_tensor *ct_sign_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_sgn_(ct_tensor *self);
+/* Bool masks of +inf, of -inf, and of real values (every element: no complex dtypes), for
+   every dtype. Mirrors: torch.isposinf, torch.isneginf, torch.isreal. */
+CTORCH_API ct_tensor *ct_isposinf(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isneginf(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_isreal(const ct_tensor *input);
+/* input with NaN, +inf and -inf replaced by nan, *posinf and *neginf; a NULL posinf or
+   neginf is PyTorch's None: the largest / lowest finite value of input's dtype (pass nan = 0
+   for PyTorch's default). Integer and bool inputs are copied. Gradient: grad where input is
+   finite, else 0. ct_nan_to_num_ writes into self. Mirrors: torch.nan_to_num(input, nan=0.0,
+   posinf=None, neginf=None), Tensor.nan_to_num_. */
+CTORCH_API ct_tensor *ct_nan_to_num(const ct_tensor *input, double nan, const double *posinf,
+                                    const double *neginf);
+CTORCH_API ct_tensor *ct_nan_to_num_(ct_tensor *self, double nan, const double *posinf,
+                                     const double *neginf);
+/* log(z / (1 - z)) with z = input clamped to [eps, 1 - eps]; eps < 0 (pass -1) is PyTorch's
+   eps=None: no clamping (PyTorch treats a negative eps so too). Float (integer inputs give the
+   default float dtype). Gradient: grad / (x (1 - x)), 0 outside [eps, 1 - eps] (NaN outside
+   [0, 1] without eps). Mirrors: torch.logit(input, eps=None). */
+CTORCH_API ct_tensor *ct_logit(const ct_tensor *input, double eps);
+/* ct_logit in place (float self). Mirrors: Tensor.logit_(eps=None). */
+CTORCH_API ct_tensor *ct_logit_(ct_tensor *self, double eps);
+/* Float binary ops. atan2(input, other) is the angle of (other, input) in (-pi, pi]; xlogy
+   is input * log(other), 0 where input == 0 unless other is NaN; both take integer inputs
+   (default float dtype). logaddexp = log(e^input + e^other), logaddexp2 = log2(2^input +
+   2^other) take float inputs only (as ct_hypot). Gradients (PyTorch):
+   atan2 grad * other / r, -grad * input / r with r = input^2 + other^2; xlogy xlogy(grad,
+   other) (0 where input == 0 and other <= 0), grad * input / other; logaddexp grad / (1 +
+   e^(other - input)) and symmetric; logaddexp2 with 2^. Errors: CT_ERR_DTYPE
+   "\"logaddexp\" not implemented for 'Long'" (also logaddexp2). Mirrors: torch.atan2
+   (arctan2), xlogy, logaddexp, logaddexp2. */
+CTORCH_API ct_tensor *ct_atan2(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_xlogy(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_logaddexp(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_logaddexp2(const ct_tensor *input, const ct_tensor *other);
+/* atan2 and xlogy in place (float self). Mirrors: Tensor.atan2_, Tensor.xlogy_. */
+CTORCH_API ct_tensor *ct_atan2_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_xlogy_(ct_tensor *self, const ct_tensor *other);
+/* Remainders and floor division, integer or float (bool: CT_ERR_DTYPE "\"fmod\" not
+   implemented for 'Bool'"): fmod has the sign of input (C's fmod and %), remainder the sign of
+   other (Python's %), floor_divide is div(rounding_mode='floor'). Gradients: grad and
+   -grad * trunc(input / other) (fmod), -grad * floor(input / other) (remainder);
+   floor_divide is not differentiable. The _ forms write into self. Errors: CT_ERR_VALUE
+   "ZeroDivisionError" when an integer divisor has a zero. Mirrors: torch.fmod, remainder,
+   floor_divide, Tensor.fmod_, remainder_, floor_divide_. */
+CTORCH_API ct_tensor *ct_fmod(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_remainder(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_floor_divide(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_fmod_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_remainder_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_floor_divide_(ct_tensor *self, const ct_tensor *other);
+/* Elementwise max/min ignoring NaN (NaN only where both are), every dtype. Gradient: to input
+   where it was chosen (input >= other for fmax, <= for fmin, or other NaN), else to other.
+   Mirrors: torch.fmax, torch.fmin. */
+CTORCH_API ct_tensor *ct_fmax(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_fmin(const ct_tensor *input, const ct_tensor *other);
+/* Bitwise ops on integer and bool tensors (shifts: integers only), not differentiable. Shifts
+   as PyTorch: a count that is negative or at least the width gives 0 (left; right of an
+   unsigned value) or the sign (right, signed). Errors: CT_ERR_DTYPE "\"bitwise_and\" not
+   implemented for 'Float'", "\"bitwise_left_shift\" not implemented for 'Bool'".
+   Mirrors: torch.bitwise_and, bitwise_or, bitwise_xor, bitwise_not, bitwise_left_shift
+   (<<), bitwise_right_shift (>>). */
+CTORCH_API ct_tensor *ct_bitwise_and(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_or(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_xor(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_not(const ct_tensor *input);
+CTORCH_API ct_tensor *ct_bitwise_left_shift(const ct_tensor *input, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_right_shift(const ct_tensor *input, const ct_tensor *other);
+/* The bitwise ops in place (self's integer or bool dtype must hold the result). Mirrors:
+   Tensor.bitwise_and_, bitwise_or_, bitwise_xor_, bitwise_not_, bitwise_left_shift_,
+   bitwise_right_shift_. */
+CTORCH_API ct_tensor *ct_bitwise_and_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_or_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_xor_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_not_(ct_tensor *self);
+CTORCH_API ct_tensor *ct_bitwise_left_shift_(ct_tensor *self, const ct_tensor *other);
+CTORCH_API ct_tensor *ct_bitwise_right_shift_(ct_tensor *self, const ct_tensor *other);
+/* Exclusive or of truthiness (bool result, any dtypes). Mirrors: torch.logical_xor. */
+CTORCH_API ct_tensor *ct_logical_xor(const ct_tensor *input, const ct_tensor *other);
+/* ct_logical_xor written into self (0/1 in self's dtype). Mirrors: Tensor.logical_xor_. */
+CTORCH_API ct_tensor *ct_logical_xor_(ct_tensor *self, const ct_tensor *other);
+/* |input - other| <= atol + rtol * |other| (or input == other; NaN == NaN when equal_nan),
+   broadcast, bool result. PyTorch's defaults: rtol 1e-05, atol 1e-08, equal_nan false.
+   Errors: CT_ERR_DTYPE "Float did not match Double" (dtypes must match); CT_ERR_VALUE "rtol
+   must be greater than or equal to zero, but got -1" (also atol). Mirrors: torch.isclose. */
+CTORCH_API ct_tensor *ct_isclose(const ct_tensor *input, const ct_tensor *other, double rtol,
+                                 double atol, bool equal_nan);
+/* torch._foreach_*: one op over lists of n tensors. self[k] is updated in place by the
+   per-tensor op (ct_add_, ct_mul_, ct_lerp_scalar_, ct_zero_), whose autograd applies;
+   ct_foreach_sqrt writes ct_sqrt(self[k]) to out[k] (owned by the current scope) and returns
+   n. Returns: CT_OK (ct_foreach_sqrt: n), else the error (-1). Errors: CT_ERR_VALUE "Tensor
+   list must have at least one tensor.", "Tensor lists must have the same number of tensors,
+   got 2 and 1", capacity < n; the per-tensor op's errors (tensors before the failing one are
+   updated). Mirrors: torch._foreach_add_(self, other, alpha=1), _foreach_mul_(self, other),
+   _foreach_lerp_(self, tensors1, weight), _foreach_zero_(self), _foreach_sqrt(self). */
+CTORCH_API ct_status ct_foreach_add_(ct_tensor *const *self, int n, const ct_tensor *const *other,
+                                     int n_other, double alpha);
+CTORCH_API ct_status ct_foreach_mul_(ct_tensor *const *self, int n, const ct_tensor *const *other,
+                                     int n_other);
+CTORCH_API ct_status ct_foreach_lerp_(ct_tensor *const *self, int n,
+                                      const ct_tensor *const *tensors1, int n_tensors1,
+                                      double weight);
+CTORCH_API ct_status ct_foreach_zero_(ct_tensor *const *self, int n);
+CTORCH_API int ct_foreach_sqrt(const ct_tensor *const *self, int n, ct_tensor **out,
+                               int capacity);
