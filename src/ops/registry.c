@@ -164,6 +164,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_index_add_,
     &ct__op_masked_fill,
     &ct__op_masked_fill_,
+    /* ops/index.c (issue 7, second slice: idx2) */
+    &ct__op_nonzero,
+    &ct__op_argwhere,
+    &ct__op_index,
+    &ct__op_index_put,
+    &ct__op_index_put_,
+    &ct__op_masked_scatter,
+    &ct__op_masked_scatter_,
+    &ct__op_scatter_reduce,
     /* ops/reduce.c */
     &ct__op_sum,
     &ct__op_sum_dim,
