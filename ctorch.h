@@ -13741,6 +13741,37 @@ static ct_tensor *ct__adv_call(bool put, const char *fn, const ct_tensor *self,
                             put ? values : NULL, accumulate);
 }
 
+/* Whether the k index tensors broadcast together (else PyTorch's error). */
+static bool ct__adv_broadcastable(const char *fn, const ct_tensor *const *list, int k)
+{
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    for (int j = 0; j < k; j++) {
+        const ct_tensor *t = list[j];
+        for (int d = 1; d <= t->ndim; d++) {
+            int64_t *have = &shape[CT_MAX_DIMS - d], want = t->sizes[t->ndim - d];
+            if (d > nd) {
+                *have = want;
+            } else if (*have == 1) {
+                *have = want;
+            } else if (want != 1 && want != *have) {
+                char buf[400], one[96];
+                size_t len = 0;
+                buf[0] = '\0';
+                for (int i = 0; i < k && len + 100 < sizeof buf; i++) {
+                    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "",
+                                            ct__shape_str(list[i]->sizes, list[i]->ndim, one,
+                                                          sizeof one));
+                }
+                return !ct__fail(CT_ERR_SHAPE, fn, "shape mismatch: indexing tensors could not be "
+                                 "broadcast together with shapes %s", buf);
+            }
+        }
+        nd = t->ndim > nd ? t->ndim : nd;
+    }
+    return true;
+}
+
 /* The index tensors of indices[0..n-1] for t (a mask: the columns of its nonzero positions;
    int32: as int64) broadcast together and stacked into a (k, B...) int64 tensor (k == 0:
    shape (0)), the dims they index in dims[0..k-1]. NULL after an error. */
@@ -13797,7 +13828,7 @@ static ct_tensor *ct__adv_stack(const char *fn, const ct_tensor *t,
         int64_t zero = 0;
         return ct_zeros(&zero, 1, CT_INT64);
     }
-    if (ct_broadcast_tensors(list, *k, bc) != CT_OK) {
+    if (!ct__adv_broadcastable(fn, list, *k) || ct_broadcast_tensors(list, *k, bc) != CT_OK) {
         return NULL;
     }
     return ct_stack((const ct_tensor *const *)bc, *k, 0);
