@@ -11932,7 +11932,7 @@ static ct_tensor *ct__roll_build(ct_op_call *c)
     if ((ns > 0 && ct__null(c->fn, shifts)) || (nd > 0 && ct__null(c->fn, dims))) {
         return NULL;
     }
-    if (ns != nd && !(nd == 0 && ns == 1)) {
+    if (nd == 0 ? ns != 1 : ns != nd) {
         ct__fail(CT_ERR_VALUE, c->fn, "shifts and dimensions must align. shifts: %d, dims:%d", ns,
                  nd);
         return NULL;
@@ -12358,7 +12358,8 @@ int ct_tensor_split_indices(const ct_tensor *t, const int64_t *indices, int n, i
     return n + 1;
 }
 
-/* hsplit, vsplit, dsplit: torch.<what> of an input with at least min_nd dims along dim d. */
+/* hsplit, vsplit, dsplit: torch.<what> of an input with at least min_nd dims along dim d
+   (-1: hsplit's, 0 for a 1-D input, else 1). */
 static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, const ct_tensor *t,
                         int64_t sections, ct_tensor **out, int capacity)
 {
@@ -12370,6 +12371,7 @@ static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, con
                  "a tensor with %d dimensions!", what, min_nd, t->ndim);
         return -1;
     }
+    d = d >= 0 ? d : t->ndim == 1 ? 0 : 1;
     if (sections == 0 || t->sizes[d] % sections != 0) {
         ct__fail(CT_ERR_SHAPE, fn, "torch.%s attempted to split along dimension %d, but the size "
                  "of the dimension %lld is not divisible by the split_size %lld!", what, d,
@@ -12381,8 +12383,7 @@ static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, con
 
 int ct_hsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
 {
-    int d = t && t->ndim == 1 ? 0 : 1;
-    return ct__hvdsplit("ct_hsplit", "hsplit", 1, d, t, sections, out, capacity);
+    return ct__hvdsplit("ct_hsplit", "hsplit", 1, -1, t, sections, out, capacity);
 }
 
 int ct_vsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
@@ -12960,8 +12961,8 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool "
           "sparse_grad=False) -> Tensor",
-          "ct_gather", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel, "GatherBackward0",
-          ct__gather_backward)
+          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel,
+          "GatherBackward0", ct__gather_backward)
 CT__IX_OP(index_select, "index_select",
           "index_select(Tensor self, int dim, Tensor index) -> "
           "Tensor",
@@ -13994,8 +13995,11 @@ ct_tensor *ct_index_copy_(ct_tensor *self, int64_t dim, const ct_tensor *index,
                           const ct_tensor *source)
 {
     const char *fn = "ct_index_copy_";
+    if (ct__null(fn, source)) {
+        return NULL;
+    }
     int d = ct__index_dim_check(fn, "index_copy_", self, dim, index);
-    if (d < 0 || ct__null(fn, source)) {
+    if (d < 0) {
         return NULL;
     }
     if (source->dtype != self->dtype) {
@@ -14113,7 +14117,11 @@ static ct_tensor *ct__scatter_reduce(const char *fn, const ct_tensor *input, int
 ct_tensor *ct_scatter_reduce(const ct_tensor *input, int64_t dim, const ct_tensor *index,
                              const ct_tensor *src, const char *reduce, bool include_self)
 {
-    int op = ct__sr_parse("ct_scatter_reduce", reduce);
+    const char *fn = "ct_scatter_reduce";
+    if (ct__null(fn, input) || ct__null(fn, index) || ct__null(fn, src)) {
+        return NULL;
+    }
+    int op = ct__sr_parse(fn, reduce);
     return op < 0 ? NULL
                   : ct__scatter_reduce("ct_scatter_reduce", input, dim, index, src, op,
                                        include_self);
@@ -14124,8 +14132,11 @@ ct_tensor *ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *ind
                               const ct_tensor *src, const char *reduce, bool include_self)
 {
     const char *fn = "ct_scatter_reduce_";
+    if (ct__null(fn, self) || ct__null(fn, index) || ct__null(fn, src)) {
+        return NULL;
+    }
     int op = ct__sr_parse(fn, reduce);
-    if (op < 0 || ct__null(fn, self) || ct_scope_begin() != CT_OK) {
+    if (op < 0 || ct_scope_begin() != CT_OK) {
         return NULL;
     }
     ct_tensor *r = ct__scatter_reduce(fn, ct_clone(self), dim, index, src, op, include_self);

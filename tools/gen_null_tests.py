@@ -91,6 +91,13 @@ VALID_BY_CALL = {
     ("ct_broadcast_shapes", "out_ndim"): "(int *)fx.zeros",
     ("ct_split", "split_size"): "1",
     ("ct_chunk", "chunks"): "1",
+    ("ct_tensor_split", "sections"): "1",
+    ("ct_hsplit", "sections"): "1",
+    ("ct_vsplit", "sections"): "1",
+    ("ct_roll", "n_shifts"): "1",
+    ("ct_roll", "n_dims"): "1",
+    ("ct_scatter_reduce", "reduce"): '"sum"',
+    ("ct_scatter_reduce_", "reduce"): '"sum"',
 }
 
 # Scalar arguments: by name, else by type.
@@ -144,6 +151,12 @@ OUTCOME = {
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",
+    ("ct_unbind", "out"): "size",
+    ("ct_tensor_split", "out"): "size",
+    ("ct_tensor_split_indices", "out"): "size",
+    ("ct_hsplit", "out"): "size",
+    ("ct_vsplit", "out"): "size",
+    ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

@@ -563,8 +563,8 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool "
           "sparse_grad=False) -> Tensor",
-          "ct_gather", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel, "GatherBackward0",
-          ct__gather_backward)
+          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel,
+          "GatherBackward0", ct__gather_backward)
 CT__IX_OP(index_select, "index_select",
           "index_select(Tensor self, int dim, Tensor index) -> "
           "Tensor",
@@ -1597,8 +1597,11 @@ ct_tensor *ct_index_copy_(ct_tensor *self, int64_t dim, const ct_tensor *index,
                           const ct_tensor *source)
 {
     const char *fn = "ct_index_copy_";
+    if (ct__null(fn, source)) {
+        return NULL;
+    }
     int d = ct__index_dim_check(fn, "index_copy_", self, dim, index);
-    if (d < 0 || ct__null(fn, source)) {
+    if (d < 0) {
         return NULL;
     }
     if (source->dtype != self->dtype) {
@@ -1716,7 +1719,11 @@ static ct_tensor *ct__scatter_reduce(const char *fn, const ct_tensor *input, int
 ct_tensor *ct_scatter_reduce(const ct_tensor *input, int64_t dim, const ct_tensor *index,
                              const ct_tensor *src, const char *reduce, bool include_self)
 {
-    int op = ct__sr_parse("ct_scatter_reduce", reduce);
+    const char *fn = "ct_scatter_reduce";
+    if (ct__null(fn, input) || ct__null(fn, index) || ct__null(fn, src)) {
+        return NULL;
+    }
+    int op = ct__sr_parse(fn, reduce);
     return op < 0 ? NULL
                   : ct__scatter_reduce("ct_scatter_reduce", input, dim, index, src, op,
                                        include_self);
@@ -1727,8 +1734,11 @@ ct_tensor *ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *ind
                               const ct_tensor *src, const char *reduce, bool include_self)
 {
     const char *fn = "ct_scatter_reduce_";
+    if (ct__null(fn, self) || ct__null(fn, index) || ct__null(fn, src)) {
+        return NULL;
+    }
     int op = ct__sr_parse(fn, reduce);
-    if (op < 0 || ct__null(fn, self) || ct_scope_begin() != CT_OK) {
+    if (op < 0 || ct_scope_begin() != CT_OK) {
         return NULL;
     }
     ct_tensor *r = ct__scatter_reduce(fn, ct_clone(self), dim, index, src, op, include_self);

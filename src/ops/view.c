@@ -1941,7 +1941,7 @@ static ct_tensor *ct__roll_build(ct_op_call *c)
     if ((ns > 0 && ct__null(c->fn, shifts)) || (nd > 0 && ct__null(c->fn, dims))) {
         return NULL;
     }
-    if (ns != nd && !(nd == 0 && ns == 1)) {
+    if (nd == 0 ? ns != 1 : ns != nd) {
         ct__fail(CT_ERR_VALUE, c->fn, "shifts and dimensions must align. shifts: %d, dims:%d", ns,
                  nd);
         return NULL;
@@ -2367,7 +2367,8 @@ int ct_tensor_split_indices(const ct_tensor *t, const int64_t *indices, int n, i
     return n + 1;
 }
 
-/* hsplit, vsplit, dsplit: torch.<what> of an input with at least min_nd dims along dim d. */
+/* hsplit, vsplit, dsplit: torch.<what> of an input with at least min_nd dims along dim d
+   (-1: hsplit's, 0 for a 1-D input, else 1). */
 static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, const ct_tensor *t,
                         int64_t sections, ct_tensor **out, int capacity)
 {
@@ -2379,6 +2380,7 @@ static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, con
                  "a tensor with %d dimensions!", what, min_nd, t->ndim);
         return -1;
     }
+    d = d >= 0 ? d : t->ndim == 1 ? 0 : 1;
     if (sections == 0 || t->sizes[d] % sections != 0) {
         ct__fail(CT_ERR_SHAPE, fn, "torch.%s attempted to split along dimension %d, but the size "
                  "of the dimension %lld is not divisible by the split_size %lld!", what, d,
@@ -2390,8 +2392,7 @@ static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, con
 
 int ct_hsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
 {
-    int d = t && t->ndim == 1 ? 0 : 1;
-    return ct__hvdsplit("ct_hsplit", "hsplit", 1, d, t, sections, out, capacity);
+    return ct__hvdsplit("ct_hsplit", "hsplit", 1, -1, t, sections, out, capacity);
 }
 
 int ct_vsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
