@@ -302,31 +302,47 @@ static bool ct__masked_fill_meta(ct_op_call *c)
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* One walk of the family (see the legend), a row of L's last dim at a time. */
 typedef struct ct__ix_walk ct__ix_walk;
-typedef void (*ct__ix_row_fn)(const ct__ix_walk *w, char *a, char *b, const char *ix, int64_t n);
+typedef bool (*ct__ix_row_fn)(const ct__ix_walk *w, char *a, char *b, const char *ix, int64_t n);
 struct ct__ix_walk {
     int nd, dim;
     int64_t sizes[CT_MAX_DIMS]; /* the loop shape L */
     char *a, *b, *ix;
     int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS], si[CT_MAX_DIMS]; /* element strides over L */
     int64_t sk; /* A's stride along dim (sa[dim] is 0: the index gives that coordinate) */
+    int64_t bound; /* A's size along dim: an index outside [0, bound) stops its row */
+    int *bad;      /* counts the rows that met one (then the kernel reports the first) */
     size_t esz, isz;
     double alpha;
     ct__ix_row_fn row;
 };
 
-/* A row of n elements: pa = A at the index, pb = B; PRE runs once, BODY per element. */
+/* The elements of a row with the strides given (constants in the unit-stride case). */
+#define CT__IX_LOOP(T, SA, SB, SI, SK, BODY)                                                       \
+    for (int64_t j = 0; j < n; j++) {                                                              \
+        int64_t k = (int64_t)ix[j * (SI)];                                                         \
+        if ((uint64_t)k >= (uint64_t)bound) {                                                      \
+            return false;                                                                          \
+        }                                                                                          \
+        T *pa = a + j * (SA) + k * (SK), *pb = b + j * (SB);                                       \
+        BODY;                                                                                      \
+    }
+/* A row of n elements: pa = A at the index, pb = B; PRE runs once, BODY per element; false at
+   an index out of bounds. Along a contiguous last dim (the common gather/scatter_add) the
+   strides are constants the compiler sees. */
 #define CT__IX_ROW(NAME, T, IX, PRE, BODY)                                                         \
-    static void NAME(const ct__ix_walk *w, char *a0, char *b0, const char *i0, int64_t n)          \
+    static bool NAME(const ct__ix_walk *w, char *a0, char *b0, const char *i0, int64_t n)          \
     {                                                                                              \
         T *a = (T *)(void *)a0, *b = (T *)(void *)b0;                                              \
         const IX *ix = (const IX *)(const void *)i0;                                               \
         int64_t sa = w->sa[w->nd - 1], sb = w->sb[w->nd - 1], si = w->si[w->nd - 1];               \
-        int64_t sk = w->sk;                                                                        \
+        int64_t sk = w->sk, bound = w->bound;                                                      \
         PRE;                                                                                       \
-        for (int64_t j = 0; j < n; j++) {                                                          \
-            T *pa = a + j * sa + (int64_t)ix[j * si] * sk, *pb = b + j * sb;                       \
-            BODY;                                                                                  \
+        if (sa == 0 && sb == 1 && si == 1 && sk == 1) {                                           \
+            CT__IX_LOOP(T, 0, 1, 1, 1, BODY)                                                       \
+        } else {                                                                                   \
+            CT__IX_LOOP(T, sa, sb, si, sk, BODY)                                                   \
         }                                                                                          \
+        return true;                                                                               \
     }
 /* Copies by element size (gather/index_select read A, scatter writes it). */
 #define CT__IX_COPY_ROWS(T, S)                                                                     \
@@ -437,8 +453,11 @@ static void ct__ix_rows(int64_t begin, int64_t end, void *ctx)
             ob += pos[d] * w->sb[d];
             oi += pos[d] * w->si[d];
         }
-        w->row(w, w->a + oa * (int64_t)w->esz, w->b + ob * (int64_t)w->esz,
-               w->ix + oi * (int64_t)w->isz, w->sizes[w->nd - 1]);
+        if (!w->row(w, w->a + oa * (int64_t)w->esz, w->b + ob * (int64_t)w->esz,
+                    w->ix + oi * (int64_t)w->isz, w->sizes[w->nd - 1])) {
+            CT__ATOMIC_ADD(w->bad, 1);
+            return;
+        }
         ct__ix_step(pos, w->sizes, w->nd - 1);
     }
 }
@@ -462,17 +481,19 @@ static int ct__ix_log2(size_t esz)
     return esz == 1 ? 0 : esz == 2 ? 1 : esz == 4 ? 2 : 3;
 }
 
-/* The index family on the CPU: bounds first, then self copied into a new output, then the
-   walk: in parallel over rows where no two rows write the same element (gather and
-   index_select, or the writing ops along L's last dim), else over columns of the last dim. */
+/* The index family on the CPU: the in-place forms check every index first (self stays as it
+   was on error); self copied into a new output; then the walk, in parallel over rows where no
+   two rows write the same element (gather and index_select, or the writing ops along L's last
+   dim), else over columns of the last dim. The rows check their indices as they go; when one
+   is out of bounds, the first in index order is reported (the new output is dropped). */
 static ct_status ct__ix_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[0], *index = c->inputs[1];
     const ct_tensor *src = c->n_inputs > 2 ? c->inputs[2] : NULL;
     ct_tensor *out = c->outputs[0];
-    int mode = c->op->variant & 7, dim = (int)c->attrs[0].i;
+    int mode = c->op->variant & 7, dim = (int)c->attrs[0].i, bad = 0;
     int64_t dummy[CT_MAX_DIMS];
-    ct_status st = ct__ix_check_bounds(c, index, dim, ct__ix_size(self, dim));
+    ct_status st = out == self ? ct__ix_check_bounds(c, index, dim, ct__ix_size(self, dim)) : CT_OK;
     if (st != CT_OK) {
         return st;
     }
@@ -490,6 +511,8 @@ static ct_status ct__ix_kernel(ct_op_call *c)
     w.esz = ct_dtype_size(self->dtype);
     w.isz = ct_dtype_size(index->dtype);
     w.alpha = mode == CT__IX_INDEX_ADD ? c->attrs[1].f : 1.0;
+    w.bound = ct__ix_size(self, dim);
+    w.bad = &bad;
     ct__ix_geom(loop, w.sizes, dummy);
     ct__ix_geom(a_reads ? self : out, dummy, w.sa);
     ct__ix_geom(a_reads ? out : src, dummy, w.sb);
@@ -514,7 +537,7 @@ static ct_status ct__ix_kernel(ct_op_call *c)
     } else {
         ct__parallel_for(n, rows >= CT__GRAIN ? 1 : CT__GRAIN / rows, ct__ix_cols, &w);
     }
-    return CT_OK;
+    return bad ? ct__ix_check_bounds(c, index, dim, w.bound) : CT_OK;
 }
 
 /* masked_fill's inner loop: data[0] the output, data[1] the mask; params the value's bytes
