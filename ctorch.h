@@ -10004,6 +10004,11 @@ CT__VECTORIZE_END
  * (aten::slice per piece) and broadcast_tensors (aten::expand per tensor) are public functions
  * over ops, as their outputs are lists; cat, tril/triu and the slice/select backward ops copy
  * data with CPU kernels. A view's backward maps its gradient back to the input's shape.
+ * The second part (issue 7's second slice) adds the views diagonal, as_strided, unfold and
+ * movedim (over permute), the copies flip and diag_embed (CPU kernels), composites over those
+ * ops (repeat, tile, repeat_interleave, fliplr/flipud, roll, rot90, diag, diagflat, the
+ * stacks) and the list functions unbind and tensor_split/hsplit/vsplit/dsplit (select and
+ * slice views).
  */
 
 #include <limits.h>
@@ -12400,15 +12405,17 @@ int ct_dsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacit
 #undef CT__VIEW
 
 // >>part ops/index.c
-/* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, as
- * op descriptors.
+/* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, then
+ * (second part) nonzero, advanced indexing, masked_select/masked_scatter, take,
+ * take_along_dim, index_fill_/index_copy_ and scatter_reduce, as op descriptors.
  *
  * Legend: the five index ops are one family walking a loop shape L (index's shape for
  * gather/scatter, the output's for index_select, source's for index_add). At each position
  * p of L the index tensor gives k; tensor A (read by gather/index_select, written by the
  * others) is addressed at p with p[dim] replaced by k, tensor B (the output, or src/source)
- * at p. Every index is checked before anything is written, so an in-place op that fails
- * leaves self unchanged. The walk goes a row of L's last dim at a time (typed loops by element
+ * at p. The in-place forms check every index before anything is written, so one that fails
+ * leaves self unchanged; the others check as they go and report the first bad index in index
+ * order (their new output is dropped). The walk goes a row of L's last dim at a time (typed loops by element
  * size, or by dtype for the adds) in row-major order of L, so duplicates accumulate (and the
  * last write wins) in index order. Threads split rows where no two rows write the same element
  * (gather and index_select; the writing ops when dim is L's last dim), else columns of L's

@@ -1,12 +1,14 @@
-/* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, as
- * op descriptors.
+/* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, then
+ * (second part) nonzero, advanced indexing, masked_select/masked_scatter, take,
+ * take_along_dim, index_fill_/index_copy_ and scatter_reduce, as op descriptors.
  *
  * Legend: the five index ops are one family walking a loop shape L (index's shape for
  * gather/scatter, the output's for index_select, source's for index_add). At each position
  * p of L the index tensor gives k; tensor A (read by gather/index_select, written by the
  * others) is addressed at p with p[dim] replaced by k, tensor B (the output, or src/source)
- * at p. Every index is checked before anything is written, so an in-place op that fails
- * leaves self unchanged. The walk goes a row of L's last dim at a time (typed loops by element
+ * at p. The in-place forms check every index before anything is written, so one that fails
+ * leaves self unchanged; the others check as they go and report the first bad index in index
+ * order (their new output is dropped). The walk goes a row of L's last dim at a time (typed loops by element
  * size, or by dtype for the adds) in row-major order of L, so duplicates accumulate (and the
  * last write wins) in index order. Threads split rows where no two rows write the same element
  * (gather and index_select; the writing ops when dim is L's last dim), else columns of L's

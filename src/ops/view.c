@@ -8,6 +8,11 @@
  * (aten::slice per piece) and broadcast_tensors (aten::expand per tensor) are public functions
  * over ops, as their outputs are lists; cat, tril/triu and the slice/select backward ops copy
  * data with CPU kernels. A view's backward maps its gradient back to the input's shape.
+ * The second part (issue 7's second slice) adds the views diagonal, as_strided, unfold and
+ * movedim (over permute), the copies flip and diag_embed (CPU kernels), composites over those
+ * ops (repeat, tile, repeat_interleave, fliplr/flipud, roll, rot90, diag, diagflat, the
+ * stacks) and the list functions unbind and tensor_split/hsplit/vsplit/dsplit (select and
+ * slice views).
  */
 #include "../core/internal.h"
 #include "view.h"
