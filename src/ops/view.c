@@ -1828,7 +1828,7 @@ static ct_tensor *ct__repeat_build(ct_op_call *c)
     const ct_tensor *t = c->inputs[0];
     const int64_t *r = c->attrs[0].ints;
     int n = (int)c->attrs[0].i;
-    int64_t sizes[CT_MAX_DIMS], target[CT_MAX_DIMS];
+    int64_t sizes[CT_MAX_DIMS] = {0}, target[CT_MAX_DIMS] = {0};
     char buf[160];
     if (n > 0 && ct__null(c->fn, r)) {
         return NULL;
