@@ -630,6 +630,32 @@ static void test_index2_threads(void)
     ct_scope_end();
 }
 
+/* The gather family checks indices in its parallel rows (out of place) or in a parallel scan
+   first (in place): the error names the first bad index in index order, and a failed in-place
+   op leaves self unchanged. */
+static void test_index2_bounds_order(void)
+{
+    ct_scope_begin();
+    const int64_t s[2] = {64, 1024};
+    ct_tensor *x = ct_randn(s, 2, CT_FLOAT32, NULL), *z = ct_zeros(s, 2, CT_FLOAT32);
+    ct_tensor *i = ct_contiguous(ct_randint(0, 1024, s, 2, CT_INT64, NULL));
+    int64_t *iv = (int64_t *)ct_data_ptr(i);
+    iv[40 * 1024 + 7] = 5000;
+    iv[10 * 1024 + 3] = -1;
+    CHECK(ct_gather(x, 1, i) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "index -1 is out of bounds for dimension 1 with size 1024");
+    ct_error_clear();
+    CHECK(ct_scatter_add_(z, 1, i, x) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "index -1 is out of bounds for dimension 1 with size 1024");
+    ct_error_clear();
+    CHECK(ct_item(ct_sum(ct_abs(z))) == 0.0);
+    iv[10 * 1024 + 3] = 1;
+    CHECK(ct_scatter_add(z, 1, i, x) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "index 5000 is out of bounds for dimension 1 with size 1024");
+    ct_error_clear();
+    ct_scope_end();
+}
+
 void test_index2(void)
 {
     RUN(test_index2_golden);
@@ -639,4 +665,5 @@ void test_index2(void)
     RUN(test_index2_errors_views);
     RUN(test_index2_errors_indexing);
     RUN(test_index2_threads);
+    RUN(test_index2_bounds_order);
 }
