@@ -1595,6 +1595,121 @@ CTORCH_API ct_tensor *ct_tril(const ct_tensor *input, int64_t diagonal);
    dimensions". Mirrors: torch.triu. */
 CTORCH_API ct_tensor *ct_triu(const ct_tensor *input, int64_t diagonal);
 
+/* ---- issue 7, second slice: more views, shape ops and copies -------------------------------- */
+/* input (s0, .., s(k-1)) tiled repeats[0..n-1] times per dim (n >= ndim; leading dims of size 1
+   are added when n > ndim): shape (repeats[0] * s0', ...), a new tensor of input's dtype.
+   Gradient: the gradient summed over the copies (through expand/reshape). Errors: CT_ERR_SHAPE
+   "Number of dimensions of repeat dims can not be smaller than number of dimensions of
+   tensor", CT_ERR_VALUE "Trying to create tensor with negative dimension -1: [-1, 3]".
+   Mirrors: Tensor.repeat(*repeats). */
+CTORCH_API ct_tensor *ct_repeat(const ct_tensor *input, const int64_t *repeats, int n);
+/* ct_repeat with dims padded by leading 1s when n < ndim. Errors: as ct_repeat.
+   Mirrors: torch.tile(input, dims). */
+CTORCH_API ct_tensor *ct_tile(const ct_tensor *input, const int64_t *dims, int n);
+/* Each slice of dim repeated repeats times in place ([a, b] -> [a, a, b, b]); a 0-dim input
+   counts as 1-D. PyTorch's dim=None (flattened) is ct_repeat_interleave(ct_flatten(input, 0,
+   -1), repeats, 0). Errors: CT_ERR_VALUE "repeats can not be negative"; CT_ERR_INDEX bad dim.
+   Mirrors: torch.repeat_interleave(input, repeats, dim). */
+CTORCH_API ct_tensor *ct_repeat_interleave(const ct_tensor *input, int64_t repeats, int64_t dim);
+/* A copy of input with the order of dims[0..n-1] reversed. Gradient: flip(grad, dims)
+   (FlipBackward0). Errors: CT_ERR_VALUE "dim 0 appears multiple times in the list of dims";
+   CT_ERR_INDEX bad dim. Mirrors: torch.flip(input, dims). */
+CTORCH_API ct_tensor *ct_flip(const ct_tensor *input, const int64_t *dims, int n);
+/* flip along dim 1. Errors: CT_ERR_SHAPE "Input must be >= 2-d.". Mirrors: torch.fliplr. */
+CTORCH_API ct_tensor *ct_fliplr(const ct_tensor *input);
+/* flip along dim 0. Errors: CT_ERR_SHAPE "Input must be >= 1-d.". Mirrors: torch.flipud. */
+CTORCH_API ct_tensor *ct_flipud(const ct_tensor *input);
+/* input rolled by shifts[k] along dims[k] (elements leaving the end come back at the start);
+   n_dims == 0 rolls the flattened tensor by shifts[0] and restores the shape. A new tensor.
+   Errors: CT_ERR_VALUE "shifts and dimensions must align. shifts: 2, dims:1"; CT_ERR_INDEX bad
+   dim. Mirrors: torch.roll(input, shifts, dims). */
+CTORCH_API ct_tensor *ct_roll(const ct_tensor *input, const int64_t *shifts, int n_shifts,
+                              const int64_t *dims, int n_dims);
+/* input rotated k times by 90 degrees in the plane of dims[0], dims[1] (n == 2), from the
+   first towards the second. A new tensor. Errors: CT_ERR_VALUE "expected total rotation dims ==
+   2, but got dims = 3", "expected total dims >= 2, but got total dims = 1", "expected rotation
+   dims to be different, but got dim0 = 1 and dim1 = 1". Mirrors: torch.rot90(input, k, dims). */
+CTORCH_API ct_tensor *ct_rot90(const ct_tensor *input, int64_t k, const int64_t *dims, int n);
+/* The dims source[0..n-1] of input moved to positions destination[0..n-1], the others kept in
+   order: a view (aten::permute). Errors: CT_ERR_INDEX bad dim; CT_ERR_VALUE "movedim: repeated
+   dim in `source` ([0, 0])" (or `destination`). Mirrors: torch.movedim / torch.moveaxis. */
+CTORCH_API ct_tensor *ct_movedim(const ct_tensor *input, const int64_t *source,
+                                 const int64_t *destination, int n);
+/* The slices input.select(dim, k) for k < input.size(dim), views, written to out[0..count-1]
+   (owned by the current scope); returns count, or -1 on error; out == NULL only returns count.
+   Errors: CT_ERR_INDEX "Dimension specified as 0 but tensor has no dimensions", bad dim;
+   CT_ERR_VALUE when capacity < count. Mirrors: torch.unbind(input, dim). */
+CTORCH_API int ct_unbind(const ct_tensor *input, int64_t dim, ct_tensor **out, int capacity);
+/* sections pieces of dim (slice views; the first size % sections one element longer), as
+   ct_split's out/capacity/return. Errors: CT_ERR_SHAPE "tensor_split expected at least a
+   1-dimensional tensor, but got a tensor with 0 dims"; CT_ERR_VALUE "number of sections must be
+   larger than 0, got 0"; CT_ERR_INDEX bad dim. Mirrors: torch.tensor_split(input, sections,
+   dim). */
+CTORCH_API int ct_tensor_split(const ct_tensor *input, int64_t sections, int64_t dim,
+                               ct_tensor **out, int capacity);
+/* n + 1 pieces of dim cut before indices[0..n-1] (Python slices input[i_(k-1):i_k], negative
+   indices count from the end). Errors: as ct_tensor_split. Mirrors: torch.tensor_split(input,
+   indices, dim). */
+CTORCH_API int ct_tensor_split_indices(const ct_tensor *input, const int64_t *indices, int n,
+                                       int64_t dim, ct_tensor **out, int capacity);
+/* ct_tensor_split into sections equal pieces along dim 1 (dim 0 for a 1-D input). Errors:
+   CT_ERR_SHAPE "torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with
+   0 dimensions!", "torch.hsplit attempted to split along dimension 1, but the size of the
+   dimension 5 is not divisible by the split_size 2!". Mirrors: torch.hsplit(input, sections). */
+CTORCH_API int ct_hsplit(const ct_tensor *input, int64_t sections, ct_tensor **out, int capacity);
+/* As ct_hsplit along dim 0 of an input with at least 2 dims. Mirrors: torch.vsplit. */
+CTORCH_API int ct_vsplit(const ct_tensor *input, int64_t sections, ct_tensor **out, int capacity);
+/* As ct_hsplit along dim 2 of an input with at least 3 dims. Mirrors: torch.dsplit. */
+CTORCH_API int ct_dsplit(const ct_tensor *input, int64_t sections, ct_tensor **out, int capacity);
+/* The n tensors (0-dim ones as 1-D) concatenated along dim 1, or dim 0 when the first is 1-D.
+   Errors: CT_ERR_VALUE "hstack expects a non-empty TensorList"; as ct_cat.
+   Mirrors: torch.hstack. */
+CTORCH_API ct_tensor *ct_hstack(const ct_tensor *const *tensors, int n);
+/* The n tensors made at least 2-D ((n) -> (1, n)) concatenated along dim 0.
+   Mirrors: torch.vstack / torch.row_stack. */
+CTORCH_API ct_tensor *ct_vstack(const ct_tensor *const *tensors, int n);
+/* The n tensors made at least 3-D ((n) -> (1, n, 1), (m, n) -> (m, n, 1)) concatenated along
+   dim 2. Mirrors: torch.dstack. */
+CTORCH_API ct_tensor *ct_dstack(const ct_tensor *const *tensors, int n);
+/* The n tensors as columns ((n) and 0-dim -> (n, 1)) concatenated along dim 1.
+   Mirrors: torch.column_stack. */
+CTORCH_API ct_tensor *ct_column_stack(const ct_tensor *const *tensors, int n);
+/* The diagonal offset of the planes (dim1, dim2) (offset > 0 above the main diagonal): a view
+   with dim1 and dim2 removed and the diagonal appended last. Gradient: zeros with the gradient
+   on the diagonal (DiagonalBackward0). Errors: CT_ERR_VALUE "diagonal dimensions cannot be
+   identical 1, 1"; CT_ERR_INDEX bad dim. Mirrors: torch.diagonal(input, offset, dim1, dim2). */
+CTORCH_API ct_tensor *ct_diagonal(const ct_tensor *input, int64_t offset, int64_t dim1,
+                                  int64_t dim2);
+/* 1-D input (n): the (n + |diagonal|) square matrix with input on that diagonal; 2-D input: a
+   copy of its diagonal. Errors: CT_ERR_SHAPE "diag(): Supports 1D or 2D tensors. Got 3D".
+   Mirrors: torch.diag(input, diagonal). */
+CTORCH_API ct_tensor *ct_diag(const ct_tensor *input, int64_t diagonal);
+/* input (..., n) placed on the offset diagonal of new dims dim1, dim2 (of size n + |offset|,
+   counted in the output's ndim + 1 ... ndim), zeros elsewhere. Gradient: the gradient's
+   diagonal (DiagEmbedBackward0). Errors: as ct_diagonal. Mirrors: torch.diag_embed(input,
+   offset, dim1, dim2). */
+CTORCH_API ct_tensor *ct_diag_embed(const ct_tensor *input, int64_t offset, int64_t dim1,
+                                    int64_t dim2);
+/* The flattened input on the offset diagonal of a square matrix. Mirrors: torch.diagflat. */
+CTORCH_API ct_tensor *ct_diagflat(const ct_tensor *input, int64_t offset);
+/* A view of input's storage with sizes, strides (elements, >= 0) and storage_offset (elements
+   from the storage's start), ndim each. Gradient: the gradient summed into each storage
+   element the view reads, then read back with input's geometry (AsStridedBackward0; input
+   must not overlap itself). Errors: CT_ERR_VALUE "as_strided: Negative strides are not
+   supported at the moment, got strides: [-1]", "Trying to create tensor with negative
+   dimension -1: [-1]"; CT_ERR_SHAPE "setStorage: sizes [4], strides [2], storage offset 0, and
+   itemsize 4 requiring a storage size of 28 are out of bounds for storage of size 24".
+   Mirrors: torch.as_strided(input, size, stride, storage_offset). */
+CTORCH_API ct_tensor *ct_as_strided(const ct_tensor *input, const int64_t *sizes,
+                                    const int64_t *strides, int ndim, int64_t storage_offset);
+/* All windows of size elements, step apart, along dimension: a view (..., (s - size) / step +
+   1, ..., size) with the window dim appended. Gradient: the windows' gradients summed back
+   (UnfoldBackward0). Errors: CT_ERR_SHAPE "maximum size for tensor at dimension 1 is 4 but size
+   is 5"; CT_ERR_VALUE "step is 0 but must be > 0"; CT_ERR_INDEX bad dim.
+   Mirrors: Tensor.unfold(dimension, size, step). */
+CTORCH_API ct_tensor *ct_unfold_view(const ct_tensor *input, int64_t dimension, int64_t size,
+                                     int64_t step);
+
 // >>part ops/index.h
 /* ops/index.h - indexing along a dim with index tensors, and masked fill.
  *
@@ -1671,6 +1786,105 @@ CTORCH_API ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *ma
    "output with shape [..] doesn't match the broadcast shape [..]").
    Mirrors: Tensor.masked_fill_(mask, value). */
 CTORCH_API ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value);
+
+/* ---- issue 7, second slice: advanced indexing, masks, take, scatter_reduce ------------------ */
+/* The indices (n rows, input.ndim columns, int64) of input's nonzero elements in row-major
+   order (NaN counts as nonzero). Mirrors: torch.nonzero(input). */
+CTORCH_API ct_tensor *ct_nonzero(const ct_tensor *input);
+/* As ct_nonzero. Mirrors: torch.argwhere(input). */
+CTORCH_API ct_tensor *ct_argwhere(const ct_tensor *input);
+/* input[indices[0], .., indices[n-1]]: PyTorch's advanced indexing. indices[k] NULL is a full
+   slice ':'; an int64/int32 tensor indexes one dim (negative entries count from the end); a
+   bool/uint8 mask indexes as many dims as it has (its sizes must equal theirs: its nonzero
+   positions). The index tensors broadcast together to a shape B; when the indexed dims are
+   adjacent the result is input's dims before them, B, then the dims after; otherwise B comes
+   first, then the unindexed dims in order. A new tensor of input's dtype. Gradient: zeros with
+   the gradient index_put-accumulated (IndexBackward0). Errors: CT_ERR_DTYPE "tensors used as
+   indices must be long, int, byte or bool tensors"; CT_ERR_INDEX "too many indices for tensor
+   of dimension 2", "index 5 is out of bounds for dimension 0 with size 3", "The shape of the
+   mask [2] at index 0 does not match the shape of the indexed tensor [3, 4] at index 0";
+   CT_ERR_SHAPE when the index tensors do not broadcast. Mirrors: Tensor.__getitem__ with
+   tensors (aten::index). */
+CTORCH_API ct_tensor *ct_index(const ct_tensor *input, const ct_tensor *const *indices, int n);
+/* A copy of input with values (broadcast to the indexing result's shape, input's dtype)
+   written at input[indices] (ct_index's rules); accumulate adds them instead (duplicates
+   accumulate in index order), else the last duplicate wins. Gradient: input's is the gradient
+   with the written positions zeroed (all of it when accumulating); values' the gradient at
+   the positions, summed to values' shape. Errors: as ct_index; CT_ERR_DTYPE "Index put
+   requires the source and destination dtypes match, got Float for the destination and Double
+   for the source."; CT_ERR_SHAPE "shape mismatch: value tensor of shape [2] cannot be
+   broadcast to indexing result of shape [3]". Mirrors: torch.index_put(input, indices,
+   values, accumulate). */
+CTORCH_API ct_tensor *ct_index_put(const ct_tensor *input, const ct_tensor *const *indices, int n,
+                                   const ct_tensor *values, bool accumulate);
+/* ct_index_put into self in place (self[indices] = values, or += with accumulate).
+   Mirrors: Tensor.index_put_(indices, values, accumulate). */
+CTORCH_API ct_tensor *ct_index_put_(ct_tensor *self, const ct_tensor *const *indices, int n,
+                                    const ct_tensor *values, bool accumulate);
+/* The elements of input where the bool mask is true (input and mask broadcast together), in
+   row-major order: a new 1-D tensor. Gradient: zeros with the gradient at the mask's
+   positions. Errors: CT_ERR_DTYPE "masked_select: expected BoolTensor for mask"; CT_ERR_SHAPE
+   when the shapes do not broadcast. Mirrors: torch.masked_select(input, mask). */
+CTORCH_API ct_tensor *ct_masked_select(const ct_tensor *input, const ct_tensor *mask);
+/* Writes source's elements (row-major order, source has self's dtype) one by one into the
+   positions of self where the bool mask (broadcast to self's shape) is true; returns self.
+   Gradient: self's is the gradient with the mask's positions zeroed; source's the gradient at
+   those positions, in order, then zeros (MaskedScatterBackward0). Errors: CT_ERR_DTYPE
+   "masked_scatter_ only supports boolean masks, but got mask with dtype long int",
+   "masked_scatter_: expected self and source to have same dtypes but got Float and Double";
+   CT_ERR_SHAPE "Number of elements of source < number of ones in mask", a mask that does not
+   broadcast to self. Mirrors: Tensor.masked_scatter_(mask, source). */
+CTORCH_API ct_tensor *ct_masked_scatter_(ct_tensor *self, const ct_tensor *mask,
+                                         const ct_tensor *source);
+/* ct_masked_scatter_ on a copy of input (input and mask broadcast together).
+   Mirrors: torch.masked_scatter(input, mask, source). */
+CTORCH_API ct_tensor *ct_masked_scatter(const ct_tensor *input, const ct_tensor *mask,
+                                        const ct_tensor *source);
+/* Fills self[.., index[k], ..] along dim with value (converted to self's dtype) in place;
+   index is 1-D or 0-dim int64. Returns self. Gradient: self's is the gradient with the filled
+   slices zeroed. Errors: CT_ERR_DTYPE "index_fill_(): Expected dtype int64 for index.";
+   CT_ERR_INDEX "Index has to be a vector/scalar", bad dim, out-of-bounds index.
+   Mirrors: Tensor.index_fill_(dim, index, value). */
+CTORCH_API ct_tensor *ct_index_fill_(ct_tensor *self, int64_t dim, const ct_tensor *index,
+                                     double value);
+/* Copies source's slices k along dim to self's slices index[k] in place (index 1-D or 0-dim
+   int64 with source.size(dim) entries; source has self's shape elsewhere and self's dtype).
+   Returns self. Gradient: self's is the gradient with the copied slices zeroed; source's the
+   gradient's slices at index. Errors: CT_ERR_DTYPE "index_copy_(): Expected a long tensor for
+   index, but got Int", "index_copy_(): self and source expected to have the same dtype, but
+   got (self) Float and (source) Double"; CT_ERR_INDEX "index_copy_(): Index should have
+   dimension 1 or 0 (got 2)", bad dim, out-of-bounds index; CT_ERR_SHAPE "index_copy_(): Number
+   of indices (3) should be equal to source.size(dim) (2)". Mirrors: Tensor.index_copy_(dim,
+   index, source). */
+CTORCH_API ct_tensor *ct_index_copy_(ct_tensor *self, int64_t dim, const ct_tensor *index,
+                                     const ct_tensor *source);
+/* input treated as 1-D (row-major) read at the int64 positions of index (negative entries
+   count from the end): a new tensor of index's shape. Gradient: through ct_index. Errors: as
+   ct_index. Mirrors: torch.take(input, index). */
+CTORCH_API ct_tensor *ct_take(const ct_tensor *input, const ct_tensor *index);
+/* gather along dim after broadcasting input and indices (int64, same ndim) except at dim.
+   PyTorch's dim=None is ct_take_along_dim(ct_flatten(input, 0, -1), ct_flatten(indices, 0,
+   -1), 0). Errors: CT_ERR_DTYPE "torch.take_along_dim(): dtype of indices should be Long but
+   got Int"; CT_ERR_SHAPE "torch.take_along_dim(): input and indices should have the same
+   number of dimensions, but got 2 dimensions for input, and 1 dimensions for indices"; as
+   ct_gather. Mirrors: torch.take_along_dim(input, indices, dim). */
+CTORCH_API ct_tensor *ct_take_along_dim(const ct_tensor *input, const ct_tensor *indices,
+                                        int64_t dim);
+/* A copy of input with src reduced into it at index along dim (scatter's addressing): reduce
+   "sum", "prod", "mean", "amax" or "amin"; include_self false leaves input's values out of the
+   reduction at the scattered positions. Duplicates combine in index order (mean of integers
+   rounds down). Gradient: PyTorch's scatter_reduce_backward (amax/amin share the gradient
+   among ties). Errors: as ct_scatter; CT_ERR_VALUE "reduce argument must be either sum, prod,
+   mean, amax or amin, got max". Mirrors: torch.scatter_reduce(input, dim, index, src, reduce,
+   include_self=include_self). */
+CTORCH_API ct_tensor *ct_scatter_reduce(const ct_tensor *input, int64_t dim,
+                                        const ct_tensor *index, const ct_tensor *src,
+                                        const char *reduce, bool include_self);
+/* ct_scatter_reduce into self in place. Mirrors: Tensor.scatter_reduce_(dim, index, src,
+   reduce, include_self=include_self). */
+CTORCH_API ct_tensor *ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *index,
+                                         const ct_tensor *src, const char *reduce,
+                                         bool include_self);
 
 // >>part ops/creation.h
 /* ops/creation.h - creation built from other ops (meshgrid, contiguous in a memory format)
@@ -13633,6 +13847,11 @@ CT__VECTORIZE_END
  * (aten::slice per piece) and broadcast_tensors (aten::expand per tensor) are public functions
  * over ops, as their outputs are lists; cat, tril/triu and the slice/select backward ops copy
  * data with CPU kernels. A view's backward maps its gradient back to the input's shape.
+ * The second part (issue 7's second slice) adds the views diagonal, as_strided, unfold and
+ * movedim (over permute), the copies flip and diag_embed (CPU kernels), composites over those
+ * ops (repeat, tile, repeat_interleave, fliplr/flipud, roll, rot90, diag, diagflat, the
+ * stacks) and the list functions unbind and tensor_split/hsplit/vsplit/dsplit (select and
+ * slice views).
  */
 
 #include <limits.h>
@@ -14583,11 +14802,11 @@ CT__VIEW(narrow, "narrow", "narrow(Tensor(a) self, int dim, SymInt start, SymInt
          "Tensor(a)", "ct_narrow", ct__narrow_meta, ct__narrow_composite, NULL, NULL, NULL)
 CT__VIEW(slice, "slice", "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? "
          "end=None, SymInt step=1) -> Tensor(a)", "ct_slice ct_narrow ct_split ct_split_with_sizes "
-         "ct_chunk", ct__slice_meta, ct__view_kernel, "SliceBackward0", ct__slice_backward,
-         ct__view_record)
+         "ct_chunk ct_tensor_split ct_tensor_split_indices ct_hsplit ct_vsplit ct_dsplit",
+         ct__slice_meta, ct__view_kernel, "SliceBackward0", ct__slice_backward, ct__view_record)
 CT__VIEW(select, "select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
-         "ct_select", ct__select_meta, ct__view_kernel, "SelectBackward0", ct__slice_backward,
-         ct__view_record)
+         "ct_select ct_unbind", ct__select_meta, ct__view_kernel, "SelectBackward0",
+         ct__slice_backward, ct__view_record)
 CT__VIEW(contiguous, "contiguous", "contiguous(Tensor(a) self, *, MemoryFormat "
          "memory_format=contiguous_format) -> Tensor(a)", "ct_contiguous", ct__alias_meta,
          ct__contiguous_composite, NULL, NULL, NULL)
@@ -14938,18 +15157,25 @@ ct_status ct_broadcast_tensors(const ct_tensor *const *ts, int n, ct_tensor **ou
     return CT_OK;
 }
 
+/* Whether count pieces fit an int and the caller's array out (NULL: only counting). */
+static bool ct__pieces_fit(const char *fn, int64_t count, ct_tensor **out, int capacity)
+{
+    if (count > INT_MAX) {
+        return !ct__fail(CT_ERR_VALUE, fn, "%lld pieces exceed INT_MAX", (long long)count);
+    }
+    if (out && capacity < count) {
+        return !ct__fail(CT_ERR_VALUE, fn, "the output array holds %d tensors but the split "
+                         "makes %lld", capacity, (long long)count);
+    }
+    return true;
+}
+
 /* The count pieces of t along dim d (validated): sizes[k], or size (the last one clipped to
    the dim) when sizes is NULL; written to out unless it is NULL. Returns count or -1. */
 static int ct__pieces(const char *fn, const ct_tensor *t, int d, int64_t count, int64_t size,
                       const int64_t *sizes, ct_tensor **out, int capacity)
 {
-    if (count > INT_MAX) {
-        ct__fail(CT_ERR_VALUE, fn, "%lld pieces exceed INT_MAX", (long long)count);
-        return -1;
-    }
-    if (out && capacity < count) {
-        ct__fail(CT_ERR_VALUE, fn, "the output array holds %d tensors but the split makes %lld",
-                 capacity, (long long)count);
+    if (!ct__pieces_fit(fn, count, out, capacity)) {
         return -1;
     }
     for (int64_t k = 0, start = 0; out && k < count; k++) {
@@ -15045,19 +15271,992 @@ int ct_chunk(const ct_tensor *t, int64_t chunks, int64_t dim, ct_tensor **out, i
     return ct__pieces(fn, t, d, count, split_size, NULL, out, capacity);
 }
 
+/* ==== issue 7, second slice: repeat/tile, flip/roll/rot90, movedim, diagonal family,
+   as_strided, unfold, the stacks and the list splits ===================================== */
+static ct_tensor *ct__diag_scatter(const ct_tensor *g, const int64_t *sizes, int ndim,
+                                   const int64_t *ints);
+
+/* A composite whose result ct__<SYM>_build(c) makes with public ops in a scope of its own. */
+#define CT__BUILT(SYM)                                                                         \
+    static ct_status ct__##SYM##_composite(ct_op_call *c)                                      \
+    {                                                                                          \
+        if (ct_scope_begin() != CT_OK) {                                                       \
+            return CT_ERR_STATE;                                                               \
+        }                                                                                      \
+        return ct__composite_end(c, ct__##SYM##_build(c));                                     \
+    }
+
+/* ---- derivative formulas ------------------------------------------------------------------ */
+static void ct__flip_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    int64_t dims[CT_MAX_DIMS];
+    int k = 0;
+    for (int d = 0; d < g->ndim; d++) {
+        if (n->i[0] >> d & 1) {
+            dims[k++] = d;
+        }
+    }
+    gi[0] = ct_flip(g, dims, k);
+}
+
+/* diagonal: zeros of the input's shape with g on the diagonal (diagonal_backward). */
+static void ct__diagonal_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct__diag_scatter(g, n->next[0].sizes, n->next[0].ndim, n->i);
+}
+
+/* diag_embed and diagonal_backward (linear in their input): the gradient's diagonal. */
+static void ct__diag_embed_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    gi[0] = ct_diagonal(g, n->i[0], n->i[1], n->i[2]);
+}
+
+/* zeros(L) with g's entries added at the flat positions idx (idx has g's shape). */
+static ct_tensor *ct__add_at(int64_t L, const ct_tensor *idx, const ct_tensor *g)
+{
+    int64_t flat = -1;
+    return ct_index_add(ct_zeros(&L, 1, g->dtype), 0, ct_reshape(idx, &flat, 1),
+                        ct_reshape(g, &flat, 1), 1.0);
+}
+
+/* unfold: each window's gradient added back at the input positions it read (the windows of
+   an arange of the input's shape give those positions). */
+static void ct__unfold_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct__edge *in = &n->next[0];
+    int64_t numel = ct__numel(in->sizes, in->ndim);
+    ct_tensor *pos = ct_reshape(ct_arange(0, (double)numel, 1, CT_INT64), in->sizes, in->ndim);
+    ct_tensor *win = ct_unfold_view(pos, n->i[0], n->i[1], n->i[2]);
+    gi[0] = ct_reshape(ct__add_at(numel, win, g), in->sizes, in->ndim);
+}
+
+/* as_strided's geometry, kept by its node: the storage length, the view's and the input's. */
+typedef struct ct__strided_ctx {
+    int64_t storage_len, out_offset, in_offset;
+    int out_ndim, in_ndim;
+    int64_t out_sizes[CT_MAX_DIMS], out_strides[CT_MAX_DIMS], in_sizes[CT_MAX_DIMS],
+        in_strides[CT_MAX_DIMS];
+} ct__strided_ctx;
+
+/* as_strided: the gradient added into the storage positions the view reads, then read back at
+   the input's positions (PyTorch's as_strided_backward for a non-overlapping input). */
+static void ct__as_strided_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct__strided_ctx *x = (const ct__strided_ctx *)n->ctx;
+    if (!x) {
+        ct__fail(CT_ERR_OOM, "ct_backward", "out of memory (as_strided's node)");
+        return;
+    }
+    ct_tensor *pos = ct_arange(0, (double)x->storage_len, 1, CT_INT64);
+    ct_tensor *read = ct_as_strided(pos, x->out_sizes, x->out_strides, x->out_ndim, x->out_offset);
+    ct_tensor *acc = ct__add_at(x->storage_len, read, g);
+    gi[0] = ct_as_strided(acc, x->in_sizes, x->in_strides, x->in_ndim, x->in_offset);
+}
+
+/* ---- meta -------------------------------------------------------------------------------- */
+/* movedim (attributes source, destination; n each): the permutation, kept in ints for the
+   composite. */
+static bool ct__movedim_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *src = c->attrs[0].ints, *dst = c->attrs[1].ints;
+    int n = (int)c->attrs[0].i, nd = t->ndim;
+    bool used_src[CT_MAX_DIMS + 1] = {false}, used_dst[CT_MAX_DIMS + 1] = {false};
+    char buf[160];
+    if (n > 0 && (ct__null(c->fn, src) || ct__null(c->fn, dst))) {
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    for (int k = 0; k < n; k++) {
+        int s = ct__wrap_dim(c->fn, src[k], nd), d = s < 0 ? -1 : ct__wrap_dim(c->fn, dst[k], nd);
+        if (d < 0) {
+            return false;
+        }
+        if (used_src[s] || used_dst[d]) {
+            return !ct__fail(CT_ERR_VALUE, c->fn, "movedim: repeated dim in `%s` (%s)",
+                             used_src[s] ? "source" : "destination",
+                             ct__shape_str(used_src[s] ? src : dst, n, buf, sizeof buf));
+        }
+        used_src[s] = used_dst[d] = true;
+        g->ints[d] = s;
+    }
+    for (int d = 0, s = 0; d < nd; d++) {
+        while (!used_dst[d] && used_src[s]) {
+            s++;
+        }
+        if (!used_dst[d]) {
+            g->ints[d] = s++;
+        }
+    }
+    g->n_ints = nd;
+    return true;
+}
+
+/* The diagonal offset of dims d1, d2 of a tensor (sizes, strides, offset, nd) into g. */
+static void ct__diag_geom(const int64_t *sizes, const int64_t *strides, int nd, int64_t offset,
+                          const int64_t *ints, ct__view_geom *g)
+{
+    int64_t off = ints[0];
+    int d1 = (int)ints[1], d2 = (int)ints[2];
+    int64_t a = off >= 0 ? sizes[d1] : sizes[d1] + off, b = off >= 0 ? sizes[d2] - off : sizes[d2];
+    int64_t len = a < b ? a : b;
+    len = len < 0 ? 0 : len;
+    g->offset = offset + (len == 0 ? 0 : off >= 0 ? off * strides[d2] : -off * strides[d1]);
+    g->ndim = 0;
+    for (int d = 0; d < nd; d++) {
+        if (d != d1 && d != d2) {
+            g->sizes[g->ndim] = sizes[d];
+            g->strides[g->ndim++] = strides[d];
+        }
+    }
+    g->sizes[g->ndim] = len;
+    g->strides[g->ndim++] = strides[d1] + strides[d2];
+}
+
+/* Wraps dims attrs[first], attrs[first + 1] of the diagonal family against nd into ints
+   {offset, d1, d2} (offset: attrs[first - 1]). */
+static bool ct__diag_dims(ct_op_call *c, int first, int nd, int64_t *ints)
+{
+    int d1 = ct__wrap_dim(c->fn, c->attrs[first].i, nd);
+    int d2 = d1 < 0 ? -1 : ct__wrap_dim(c->fn, c->attrs[first + 1].i, nd);
+    if (d2 < 0) {
+        return false;
+    }
+    if (d1 == d2) {
+        return !ct__fail(CT_ERR_VALUE, c->fn, "diagonal dimensions cannot be identical %lld, %lld",
+                         (long long)c->attrs[first].i, (long long)c->attrs[first + 1].i);
+    }
+    ints[0] = c->attrs[first - 1].i;
+    ints[1] = d1;
+    ints[2] = d2;
+    return true;
+}
+
+/* diagonal (attributes offset, dim1, dim2); ints {offset, d1, d2}. */
+static bool ct__diagonal_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    if (!ct__diag_dims(c, 1, t->ndim, g->ints)) {
+        return false;
+    }
+    g->n_ints = 3;
+    ct__diag_geom(t->sizes, t->strides, t->ndim, t->offset, g->ints, g);
+    return true;
+}
+
+/* diag_embed (attributes offset, dim1, dim2 in the output's ndim + 1 dims): zeros of
+   input's sizes but the last, with n + |offset| inserted at d1 and d2. diagonal_backward
+   (attributes input_sizes, offset, dim1, dim2): zeros of input_sizes. ints {offset, d1, d2}. */
+static bool ct__diag_embed_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    ct__view_geom *g = ct__geom(c);
+    bool embed = c->op->variant == 0;
+    int nd = embed ? t->ndim + 1 : (int)c->attrs[0].i;
+    if (embed && (t->ndim == 0 || nd > CT_MAX_DIMS)) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "diag_embed: the input must have 1 to %d dims",
+                         CT_MAX_DIMS - 1);
+    }
+    if (!ct__diag_dims(c, 2 - embed, nd, g->ints)) {
+        return false;
+    }
+    g->n_ints = 3;
+    int64_t sizes[CT_MAX_DIMS], off = g->ints[0];
+    int64_t n = t->ndim > 0 ? t->sizes[t->ndim - 1] + (off < 0 ? -off : off) : 0;
+    for (int d = 0, j = 0; embed && d < nd; d++) {
+        sizes[d] = d == g->ints[1] || d == g->ints[2] ? n : t->sizes[j++];
+    }
+    return ct__op_output(c, embed ? sizes : c->attrs[0].ints, nd, t->dtype) != NULL;
+}
+
+/* flip (attribute dims): the flipped dims (ints {bit mask}) and the output. */
+static bool ct__flip_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *dims = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i;
+    bool seen[CT_MAX_DIMS + 1] = {false};
+    if (n > 0 && ct__null(c->fn, dims)) {
+        return false;
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->ints[0] = 0;
+    for (int k = 0; k < n; k++) {
+        int d = ct__wrap_dim(c->fn, dims[k], t->ndim);
+        if (d < 0) {
+            return false;
+        }
+        if (seen[d]) {
+            return !ct__fail(CT_ERR_VALUE, c->fn, "dim %d appears multiple times in the list of "
+                             "dims", d);
+        }
+        seen[d] = true;
+        g->ints[0] |= (int64_t)1 << d;
+    }
+    g->n_ints = 1;
+    return ct__op_output(c, t->sizes, t->ndim, t->dtype) != NULL;
+}
+
+/* as_strided (attributes size, stride, storage_offset): PyTorch's checks against the input's
+   storage; the view's geometry. */
+static bool ct__as_strided_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *sizes = c->attrs[0].ints, *strides = c->attrs[1].ints;
+    int nd = (int)c->attrs[0].i;
+    int64_t off = c->attrs[2].i, need = off + 1, esz = (int64_t)ct_dtype_size(t->dtype);
+    char a[160], b[160];
+    if (nd > 0 && (ct__null(c->fn, sizes) || ct__null(c->fn, strides))) {
+        return false;
+    }
+    if (nd < 0 || nd > CT_MAX_DIMS) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "invalid number of dimensions %d", nd);
+    }
+    for (int d = 0; d < nd; d++) {
+        if (strides[d] < 0) {
+            return !ct__fail(CT_ERR_VALUE, c->fn, "as_strided: Negative strides are not supported "
+                             "at the moment, got strides: %s",
+                             ct__shape_str(strides, nd, a, sizeof a));
+        }
+        if (sizes[d] < 0) {
+            return !ct__fail(CT_ERR_VALUE, c->fn, "Trying to create tensor with negative "
+                             "dimension %lld: %s", (long long)sizes[d],
+                             ct__shape_str(sizes, nd, a, sizeof a));
+        }
+        need += (sizes[d] - 1) * strides[d];
+    }
+    int64_t have = (int64_t)t->storage->nbytes / esz;
+    if (off < 0 || (ct__numel(sizes, nd) > 0 && need > have)) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "setStorage: sizes %s, strides %s, storage offset "
+                         "%lld, and itemsize %lld requiring a storage size of %lld are out of "
+                         "bounds for storage of size %lld", ct__shape_str(sizes, nd, a, sizeof a),
+                         ct__shape_str(strides, nd, b, sizeof b), (long long)off, (long long)esz,
+                         (long long)(need * esz), (long long)(have * esz));
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->ndim = nd;
+    g->offset = off;
+    memcpy(g->sizes, sizes, sizeof(int64_t) * (size_t)nd);
+    memcpy(g->strides, strides, sizeof(int64_t) * (size_t)nd);
+    return true;
+}
+
+/* unfold (attributes dimension, size, step): PyTorch's checks and geometry (a 0-dim input
+   counts as one element); ints {dimension, size, step}. */
+static bool ct__unfold_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t size = c->attrs[1].i, step = c->attrs[2].i;
+    int d = ct__wrap_dim(c->fn, c->attrs[0].i, t->ndim);
+    if (d < 0) {
+        return false;
+    }
+    if (t->ndim == CT_MAX_DIMS) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "tensors have at most %d dimensions", CT_MAX_DIMS);
+    }
+    int64_t max = t->ndim == 0 ? 1 : t->sizes[d];
+    if (size > max || size < 0) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "maximum size for tensor at dimension %d is %lld but "
+                         "size is %lld", d, (long long)max, (long long)size);
+    }
+    if (step <= 0) {
+        return !ct__fail(CT_ERR_VALUE, c->fn, "step is %lld but must be > 0", (long long)step);
+    }
+    ct__view_geom *g = ct__geom(c);
+    g->sizes[t->ndim] = size;
+    g->strides[t->ndim] = t->ndim == 0 ? 1 : t->strides[d];
+    if (t->ndim > 0) {
+        g->sizes[d] = (t->sizes[d] - size) / step + 1;
+        g->strides[d] *= step;
+    }
+    g->ndim = t->ndim + 1;
+    int64_t ints[3] = {d, size, step};
+    memcpy(g->ints, ints, sizeof ints);
+    g->n_ints = 3;
+    return true;
+}
+
+/* ---- kernels and composites ------------------------------------------------------------ */
+/* flip on the CPU: the input seen with negative strides along the flipped dims, copied. */
+static ct_status ct__flip_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    int64_t strides[CT_MAX_DIMS], offset = t->offset;
+    if (ct_numel(t) == 0) {
+        return CT_OK;
+    }
+    memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
+    for (int d = 0; d < t->ndim; d++) {
+        if (!(g->ints[0] >> d & 1)) {
+            continue;
+        }
+        offset += (t->sizes[d] - 1) * t->strides[d];
+        strides[d] = -strides[d];
+    }
+    ct_tensor *v = ct__tensor_over(t->storage, t->dtype, t->sizes, strides, t->ndim, offset);
+    if (!v) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(c->outputs[0], v);
+    ct__release(v);
+    return CT_OK;
+}
+
+/* diag_embed and diagonal_backward on the CPU: zeros, then the input copied onto the
+   diagonal. */
+static ct_status ct__diag_embed_kernel(ct_op_call *c)
+{
+    ct_tensor *z = c->outputs[0];
+    ct__view_geom g;
+    memset(ct__data(z), 0, ct_nbytes(z));
+    ct__diag_geom(z->sizes, z->strides, z->ndim, 0, ((const ct__view_geom *)c->state)->ints, &g);
+    ct_tensor *slot = ct__tensor_over(z->storage, z->dtype, g.sizes, g.strides, g.ndim, g.offset);
+    if (!slot) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(slot, c->inputs[0]);
+    ct__release(slot);
+    return CT_OK;
+}
+
+/* as_strided's node keeps both geometries and the storage length (the view's output is
+   unknown here: its geometry comes from the call's state). */
+static void ct__as_strided_record(ct_node *n, const ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    ct__strided_ctx *x = (ct__strided_ctx *)ct__malloc(sizeof *x);
+    if (!x) {
+        return;
+    }
+    x->storage_len = (int64_t)(t->storage->nbytes / ct_dtype_size(t->dtype));
+    x->out_offset = g->offset;
+    x->out_ndim = g->ndim;
+    memcpy(x->out_sizes, g->sizes, sizeof x->out_sizes);
+    memcpy(x->out_strides, g->strides, sizeof x->out_strides);
+    x->in_offset = t->offset;
+    x->in_ndim = t->ndim;
+    memcpy(x->in_sizes, t->sizes, sizeof x->in_sizes);
+    memcpy(x->in_strides, t->strides, sizeof x->in_strides);
+    n->ctx = x;
+    n->ctx_free = ct__free;
+}
+
+static ct_status ct__movedim_composite(ct_op_call *c)
+{
+    const ct__view_geom *g = (const ct__view_geom *)c->state;
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_permute(c->inputs[0], g->ints, g->n_ints));
+}
+
+/* repeat (attribute repeats): input padded with leading 1s, then per repeated dim d:
+   unsqueeze at d, expand that new dim to the repeat count, merge it into d. */
+static ct_tensor *ct__repeat_build(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *r = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i;
+    int64_t sizes[CT_MAX_DIMS] = {0}, target[CT_MAX_DIMS] = {0};
+    char buf[160];
+    if (n > 0 && ct__null(c->fn, r)) {
+        return NULL;
+    }
+    if (n < t->ndim || n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Number of dimensions of repeat dims can not be smaller "
+                 "than number of dimensions of tensor");
+        return NULL;
+    }
+    for (int d = 0; d < n; d++) {
+        sizes[d] = d < n - t->ndim ? 1 : t->sizes[d - (n - t->ndim)];
+        target[d] = sizes[d] * r[d];
+    }
+    for (int d = 0; d < n; d++) {
+        if (r[d] < 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "Trying to create tensor with negative dimension %lld: "
+                     "%s", (long long)target[d], ct__shape_str(target, n, buf, sizeof buf));
+            return NULL;
+        }
+    }
+    ct_tensor *x = ct_reshape(t, sizes, n);
+    for (int d = 0; d < n && x; d++) {
+        if (r[d] != 1) {
+            int64_t e[CT_MAX_DIMS];
+            memcpy(e, sizes, sizeof e);
+            memmove(e + d + 1, e + d, sizeof(int64_t) * (size_t)(n - d));
+            e[d] = r[d];
+            x = ct_flatten(ct_expand(ct_unsqueeze(x, d), e, n + 1), d, d + 1);
+        }
+        sizes[d] = target[d];
+    }
+    return x && x->storage == t->storage ? ct_clone(x) : x;
+}
+CT__BUILT(repeat)
+
+/* tile (attribute dims): repeat with dims padded by leading 1s to input's ndim. */
+static ct_tensor *ct__tile_build(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *dims = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i;
+    int64_t r[CT_MAX_DIMS];
+    if (n > 0 && ct__null(c->fn, dims)) {
+        return NULL;
+    }
+    int pad = n < t->ndim ? t->ndim - n : 0;
+    if (n > CT_MAX_DIMS) {
+        return ct_repeat(t, dims, n);
+    }
+    for (int d = 0; d < pad + n; d++) {
+        r[d] = d < pad ? 1 : dims[d - pad];
+    }
+    return ct_repeat(t, r, pad + n);
+}
+CT__BUILT(tile)
+
+/* repeat_interleave (attributes repeats, dim): a new dim after dim expanded to repeats, merged
+   into dim. */
+static ct_tensor *ct__repeat_interleave_build(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t one = 1, repeats = c->attrs[0].i;
+    if (repeats < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "repeats can not be negative");
+        return NULL;
+    }
+    const ct_tensor *x = t->ndim == 0 ? ct_reshape(t, &one, 1) : t;
+    int d = x ? ct__wrap_dim(c->fn, c->attrs[1].i, x->ndim) : -1;
+    if (d < 0) {
+        return NULL;
+    }
+    int64_t e[CT_MAX_DIMS];
+    memcpy(e, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+    memmove(e + d + 2, e + d + 1, sizeof(int64_t) * (size_t)(x->ndim - d - 1));
+    e[d + 1] = repeats;
+    ct_tensor *r = ct_flatten(ct_expand(ct_unsqueeze(x, d + 1), e, x->ndim + 1), d, d + 1);
+    return r && r->storage == t->storage ? ct_clone(r) : r;
+}
+CT__BUILT(repeat_interleave)
+
+/* fliplr, flipud (variants 1, 0). */
+static ct_tensor *ct__flip_lr_ud_build(ct_op_call *c)
+{
+    int lr = c->op->variant;
+    int64_t d = lr;
+    if (c->inputs[0]->ndim < 1 + lr) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Input must be >= %d-d.", 1 + lr);
+        return NULL;
+    }
+    return ct_flip(c->inputs[0], &d, 1);
+}
+CT__BUILT(flip_lr_ud)
+
+/* x rolled by shift along dim d (a narrow of each part, concatenated); x when nothing moves. */
+static ct_tensor *ct__roll1(ct_tensor *x, int d, int64_t shift)
+{
+    if (!x) {
+        return NULL;
+    }
+    int64_t size = x->sizes[d];
+    if (size == 0 || shift % size == 0) {
+        return x;
+    }
+    int64_t s = (shift % size + size) % size;
+    const ct_tensor *parts[2] = {ct_narrow(x, d, size - s, s), ct_narrow(x, d, 0, size - s)};
+    return ct_cat(parts, 2, d);
+}
+
+/* roll (attributes shifts, dims). */
+static ct_tensor *ct__roll_build(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *shifts = c->attrs[0].ints, *dims = c->attrs[1].ints;
+    int ns = (int)c->attrs[0].i, nd = (int)c->attrs[1].i;
+    if ((ns > 0 && ct__null(c->fn, shifts)) || (nd > 0 && ct__null(c->fn, dims))) {
+        return NULL;
+    }
+    if (nd == 0 ? ns != 1 : ns != nd) {
+        ct__fail(CT_ERR_VALUE, c->fn, "shifts and dimensions must align. shifts: %d, dims:%d", ns,
+                 nd);
+        return NULL;
+    }
+    ct_tensor *x = (ct_tensor *)(uintptr_t)t;
+    if (nd == 0) {
+        x = ct__roll1(ct_flatten(t, 0, -1), 0, shifts[0]);
+        return ct_clone(ct_view(x, t->sizes, t->ndim));
+    }
+    for (int k = 0; k < nd && x; k++) {
+        int d = ct__wrap_dim(c->fn, dims[k], t->ndim);
+        x = d < 0 ? NULL : ct__roll1(x, d, shifts[k]);
+    }
+    return x && x->storage == t->storage ? ct_clone(x) : x;
+}
+CT__BUILT(roll)
+
+/* rot90 (attributes k, dims): PyTorch's checks, then flips and a transpose. */
+static ct_tensor *ct__rot90_build(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *dims = c->attrs[1].ints;
+    int n = (int)c->attrs[1].i;
+    if (n > 0 && ct__null(c->fn, dims)) {
+        return NULL;
+    }
+    if (n != 2) {
+        ct__fail(CT_ERR_VALUE, c->fn, "expected total rotation dims == 2, but got dims = %d", n);
+        return NULL;
+    }
+    if (t->ndim < 2) {
+        ct__fail(CT_ERR_VALUE, c->fn, "expected total dims >= 2, but got total dims = %d",
+                 t->ndim);
+        return NULL;
+    }
+    if (dims[0] == dims[1] || dims[0] - dims[1] == t->ndim || dims[1] - dims[0] == t->ndim) {
+        ct__fail(CT_ERR_VALUE, c->fn, "expected rotation dims to be different, but got dim0 = "
+                 "%lld and dim1 = %lld", (long long)dims[0], (long long)dims[1]);
+        return NULL;
+    }
+    int64_t k = (c->attrs[0].i % 4 + 4) % 4;
+    switch (k) {
+    case 1:
+        return ct_transpose(ct_flip(t, dims + 1, 1), dims[0], dims[1]);
+    case 2:
+        return ct_flip(t, dims, 2);
+    case 3:
+        return ct_transpose(ct_flip(t, dims, 1), dims[0], dims[1]);
+    default:
+        return ct_clone(t);
+    }
+}
+CT__BUILT(rot90)
+
+/* diag (attribute diagonal): 1-D: diag_embed; 2-D: a copy of the diagonal. */
+static ct_tensor *ct__diag_build(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t k = c->attrs[0].i;
+    if (t->ndim == 1) {
+        return ct_diag_embed(t, k, 0, 1);
+    }
+    if (t->ndim != 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "diag(): Supports 1D or 2D tensors. Got %dD", t->ndim);
+        return NULL;
+    }
+    return ct_clone(ct_diagonal(t, k, 0, 1));
+}
+CT__BUILT(diag)
+
+static ct_tensor *ct__diagflat_build(ct_op_call *c)
+{
+    return ct_diag_embed(ct_flatten(c->inputs[0], 0, -1), c->attrs[0].i, 0, 1);
+}
+CT__BUILT(diagflat)
+
+/* t with at least nd dims (1: (1); 2: (1, n); 3: (1, 1, 1), (1, n, 1), (m, n, 1)), or as a
+   column (nd 0: 0-dim and 1-D to (n, 1)): a view. */
+static const ct_tensor *ct__atleast(const ct_tensor *t, int nd)
+{
+    int64_t s[3] = {1, 1, 1}, numel = ct_numel(t);
+    if (nd == 0) {
+        s[0] = numel;
+        return t->ndim > 1 ? t : ct_reshape(t, s, 2);
+    }
+    if (t->ndim >= nd) {
+        return t;
+    }
+    if (t->ndim == 1) {
+        s[1] = numel;
+    } else if (t->ndim == 2) {
+        s[0] = t->sizes[0];
+        s[1] = t->sizes[1];
+    }
+    return ct_reshape(t, s, nd);
+}
+
+/* hstack, vstack, dstack, column_stack (variants 0-3): each input made at least 1-, 2-, 3-D
+   or a column, concatenated along dim 0 or 1 (hstack), 0, 2, 1. */
+static ct_tensor *ct__hstack_build(ct_op_call *c)
+{
+    static const int nds[4] = {1, 2, 3, 0}, dims[4] = {1, 0, 2, 1};
+    int v = c->op->variant;
+    const ct_tensor **ts =
+        (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)c->n_inputs);
+    if (!ts) {
+        ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+        return NULL;
+    }
+    for (int k = 0; k < c->n_inputs; k++) {
+        ts[k] = ct__atleast(c->inputs[k], nds[v]);
+    }
+    int dim = v == 0 && ts[0] && ts[0]->ndim == 1 ? 0 : dims[v];
+    ct_tensor *r = ct_cat(ts, c->n_inputs, dim);
+    ct__free(ts);
+    return r;
+}
+CT__BUILT(hstack)
+#undef CT__BUILT
+
+/* ---- descriptors --------------------------------------------------------------------------- */
+/* A composite over other ops (its autograd theirs): name, schema, api, variant, meta. */
+#define CT__BUILT_OP(SYM, NAME, SCHEMA, API, VAR, META, COMPOSITE)                             \
+    CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, META, CT__K_NONE, COMPOSITE, NULL,  \
+                 NULL, NULL)
+CT__BUILT_OP(repeat, "repeat", "repeat(Tensor self, SymInt[] repeats) -> Tensor", "ct_repeat", 0,
+             ct__alias_meta, ct__repeat_composite)
+CT__BUILT_OP(tile, "tile", "tile(Tensor self, SymInt[] dims) -> Tensor", "ct_tile", 0,
+             ct__alias_meta, ct__tile_composite)
+CT__BUILT_OP(repeat_interleave, "repeat_interleave", "repeat_interleave.self_int(Tensor self, "
+             "SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor",
+             "ct_repeat_interleave", 0, ct__alias_meta, ct__repeat_interleave_composite)
+CT__SHAPE_OP(flip, "flip", "flip(Tensor self, int[] dims) -> Tensor", "ct_flip", CT_OP_OTHER, 0,
+             ct__flip_meta, CT__K_ALL(ct__flip_kernel), NULL, "FlipBackward0",
+             ct__flip_backward, ct__view_record)
+CT__BUILT_OP(fliplr, "fliplr", "fliplr(Tensor self) -> Tensor", "ct_fliplr", 1, ct__alias_meta,
+             ct__flip_lr_ud_composite)
+CT__BUILT_OP(flipud, "flipud", "flipud(Tensor self) -> Tensor", "ct_flipud", 0, ct__alias_meta,
+             ct__flip_lr_ud_composite)
+CT__BUILT_OP(roll, "roll", "roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor",
+             "ct_roll", 0, ct__alias_meta, ct__roll_composite)
+CT__BUILT_OP(rot90, "rot90", "rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor",
+             "ct_rot90", 0, ct__alias_meta, ct__rot90_composite)
+CT__VIEW(movedim, "movedim", "movedim.intlist(Tensor(a) self, int[] source, int[] destination) "
+         "-> Tensor(a)", "ct_movedim", ct__movedim_meta, ct__movedim_composite, NULL, NULL, NULL)
+CT__VIEW(diagonal, "diagonal", "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) "
+         "-> Tensor(a)", "ct_diagonal", ct__diagonal_meta, ct__view_kernel, "DiagonalBackward0",
+         ct__diagonal_backward, ct__view_record)
+CT__SHAPE_OP(diag_embed, "diag_embed", "diag_embed(Tensor self, int offset=0, int dim1=-2, int "
+             "dim2=-1) -> Tensor", "ct_diag_embed", CT_OP_OTHER, 0, ct__diag_embed_meta,
+             CT__K_ALL(ct__diag_embed_kernel), NULL, "DiagEmbedBackward0",
+             ct__diag_embed_backward, ct__view_record)
+CT__SHAPE_OP(diagonal_backward, "diagonal_backward", "diagonal_backward(Tensor grad_output, "
+             "SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor",
+             "ct_backward (diagonal)", CT_OP_OTHER, 1, ct__diag_embed_meta,
+             CT__K_ALL(ct__diag_embed_kernel), NULL, "DiagonalBackwardBackward0",
+             ct__diag_embed_backward, ct__view_record)
+CT__BUILT_OP(diag, "diag", "diag(Tensor self, int diagonal=0) -> Tensor", "ct_diag", 0,
+             ct__alias_meta, ct__diag_composite)
+CT__BUILT_OP(diagflat, "diagflat", "diagflat(Tensor self, int offset=0) -> Tensor",
+             "ct_diagflat", 0, ct__alias_meta, ct__diagflat_composite)
+CT__VIEW(as_strided, "as_strided", "as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, "
+         "SymInt? storage_offset=None) -> Tensor(a)", "ct_as_strided", ct__as_strided_meta,
+         ct__view_kernel, "AsStridedBackward0", ct__as_strided_backward, ct__as_strided_record)
+CT__VIEW(unfold, "unfold", "unfold(Tensor(a) self, int dimension, int size, int step) -> "
+         "Tensor(a)", "ct_unfold_view", ct__unfold_meta, ct__view_kernel, "UnfoldBackward0",
+         ct__unfold_backward, ct__view_record)
+CT__BUILT_OP(hstack, "hstack", "hstack(Tensor[] tensors) -> Tensor", "ct_hstack", 0,
+             ct__alias_meta, ct__hstack_composite)
+CT__BUILT_OP(vstack, "vstack", "vstack(Tensor[] tensors) -> Tensor", "ct_vstack", 1,
+             ct__alias_meta, ct__hstack_composite)
+CT__BUILT_OP(dstack, "dstack", "dstack(Tensor[] tensors) -> Tensor", "ct_dstack", 2,
+             ct__alias_meta, ct__hstack_composite)
+CT__BUILT_OP(column_stack, "column_stack", "column_stack(Tensor[] tensors) -> Tensor",
+             "ct_column_stack", 3, ct__alias_meta, ct__hstack_composite)
+#undef CT__BUILT_OP
+
+/* ---- public functions -------------------------------------------------------------------- */
+/* diagonal_backward of g into zeros of sizes (ints {offset, d1, d2}). */
+static ct_tensor *ct__diag_scatter(const ct_tensor *g, const int64_t *sizes, int ndim,
+                                   const int64_t *ints)
+{
+    const ct_tensor *in[1] = {g};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_diagonal_backward, "ct_diagonal_backward", in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    for (int k = 0; k < 3; k++) {
+        ct__call_i(&c, ints[k]);
+    }
+    return ct__view_dispatch(&c);
+}
+
+/* A call of op over t with two int[] attributes. */
+static ct_tensor *ct__view_op_ints2(const ct_op *op, const char *fn, const ct_tensor *t,
+                                    const int64_t *a, int na, const int64_t *b, int nb)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_ints(&c, a, na);
+    ct__call_ints(&c, b, nb);
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_repeat(const ct_tensor *t, const int64_t *repeats, int n)
+{
+    return ct__view_op_ints(&ct__op_repeat, "ct_repeat", t, repeats, n);
+}
+
+ct_tensor *ct_tile(const ct_tensor *t, const int64_t *dims, int n)
+{
+    return ct__view_op_ints(&ct__op_tile, "ct_tile", t, dims, n);
+}
+
+ct_tensor *ct_repeat_interleave(const ct_tensor *t, int64_t repeats, int64_t dim)
+{
+    int64_t v[2] = {repeats, dim};
+    return ct__view_op(&ct__op_repeat_interleave, "ct_repeat_interleave", t, 2, v);
+}
+
+ct_tensor *ct_flip(const ct_tensor *t, const int64_t *dims, int n)
+{
+    return ct__view_op_ints(&ct__op_flip, "ct_flip", t, dims, n);
+}
+
+ct_tensor *ct_fliplr(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_fliplr, "ct_fliplr", t, 0, NULL);
+}
+
+ct_tensor *ct_flipud(const ct_tensor *t)
+{
+    return ct__view_op(&ct__op_flipud, "ct_flipud", t, 0, NULL);
+}
+
+ct_tensor *ct_roll(const ct_tensor *t, const int64_t *shifts, int n_shifts, const int64_t *dims,
+                   int n_dims)
+{
+    return ct__view_op_ints2(&ct__op_roll, "ct_roll", t, shifts, n_shifts, dims, n_dims);
+}
+
+ct_tensor *ct_rot90(const ct_tensor *t, int64_t k, const int64_t *dims, int n)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_rot90, "ct_rot90", in, 1);
+    ct__call_i(&c, k);
+    ct__call_ints(&c, dims, n);
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_movedim(const ct_tensor *t, const int64_t *source, const int64_t *destination,
+                      int n)
+{
+    return ct__view_op_ints2(&ct__op_movedim, "ct_movedim", t, source, n, destination, n);
+}
+
+ct_tensor *ct_diagonal(const ct_tensor *t, int64_t offset, int64_t dim1, int64_t dim2)
+{
+    int64_t v[3] = {offset, dim1, dim2};
+    return ct__view_op(&ct__op_diagonal, "ct_diagonal", t, 3, v);
+}
+
+ct_tensor *ct_diag(const ct_tensor *t, int64_t diagonal)
+{
+    return ct__view_op(&ct__op_diag, "ct_diag", t, 1, &diagonal);
+}
+
+ct_tensor *ct_diag_embed(const ct_tensor *t, int64_t offset, int64_t dim1, int64_t dim2)
+{
+    int64_t v[3] = {offset, dim1, dim2};
+    return ct__view_op(&ct__op_diag_embed, "ct_diag_embed", t, 3, v);
+}
+
+ct_tensor *ct_diagflat(const ct_tensor *t, int64_t offset)
+{
+    return ct__view_op(&ct__op_diagflat, "ct_diagflat", t, 1, &offset);
+}
+
+ct_tensor *ct_as_strided(const ct_tensor *t, const int64_t *sizes, const int64_t *strides,
+                         int ndim, int64_t storage_offset)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_as_strided, "ct_as_strided", in, 1);
+    ct__call_ints(&c, sizes, ndim);
+    ct__call_ints(&c, strides, ndim);
+    ct__call_i(&c, storage_offset);
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_unfold_view(const ct_tensor *t, int64_t dimension, int64_t size, int64_t step)
+{
+    int64_t v[3] = {dimension, size, step};
+    return ct__view_op(&ct__op_unfold, "ct_unfold_view", t, 3, v);
+}
+
+/* A call of the stack op over the list ts[n] (empty: "<what> expects a non-empty
+   TensorList"). */
+static ct_tensor *ct__stack_like(const ct_op *op, const char *fn, const char *what,
+                                 const ct_tensor *const *ts, int n)
+{
+    if (ct__null(fn, ts)) {
+        return NULL;
+    }
+    if (n <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "%s expects a non-empty TensorList", what);
+        return NULL;
+    }
+    ct_op_call c;
+    ct__call_init(&c, op, fn, ts, n);
+    return ct__view_dispatch(&c);
+}
+
+ct_tensor *ct_hstack(const ct_tensor *const *ts, int n)
+{
+    return ct__stack_like(&ct__op_hstack, "ct_hstack", "hstack", ts, n);
+}
+
+ct_tensor *ct_vstack(const ct_tensor *const *ts, int n)
+{
+    return ct__stack_like(&ct__op_vstack, "ct_vstack", "vstack", ts, n);
+}
+
+ct_tensor *ct_dstack(const ct_tensor *const *ts, int n)
+{
+    return ct__stack_like(&ct__op_dstack, "ct_dstack", "dstack", ts, n);
+}
+
+ct_tensor *ct_column_stack(const ct_tensor *const *ts, int n)
+{
+    return ct__stack_like(&ct__op_column_stack, "ct_column_stack", "column_stack", ts, n);
+}
+
+int ct_unbind(const ct_tensor *t, int64_t dim, ct_tensor **out, int capacity)
+{
+    const char *fn = "ct_unbind";
+    if (ct__null(fn, t)) {
+        return -1;
+    }
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_INDEX, fn, "Dimension specified as %lld but tensor has no dimensions",
+                 (long long)dim);
+        return -1;
+    }
+    int d = ct__wrap_dim(fn, dim, t->ndim);
+    if (d < 0 || !ct__pieces_fit(fn, t->sizes[d], out, capacity)) {
+        return -1;
+    }
+    for (int64_t k = 0; out && k < t->sizes[d]; k++) {
+        int64_t v[2] = {d, k};
+        out[k] = ct__view_op(&ct__op_select, fn, t, 2, v);
+        if (!out[k]) {
+            return -1;
+        }
+    }
+    return (int)t->sizes[d];
+}
+
+/* The wrapped dim of tensor_split's input t (at least 1-D), or -1. */
+static int ct__tensor_split_dim(const char *fn, const ct_tensor *t, int64_t dim)
+{
+    if (ct__null(fn, t)) {
+        return -1;
+    }
+    if (t->ndim == 0) {
+        ct__fail(CT_ERR_SHAPE, fn, "tensor_split expected at least a 1-dimensional tensor, but "
+                 "got a tensor with 0 dims");
+        return -1;
+    }
+    return ct__wrap_dim(fn, dim, t->ndim);
+}
+
+/* tensor_split into sections pieces along the wrapped dim d, errors reported as fn's. */
+static int ct__tensor_split(const char *fn, const ct_tensor *t, int64_t sections, int d,
+                            ct_tensor **out, int capacity)
+{
+    if (sections <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "number of sections must be larger than 0, got %lld",
+                 (long long)sections);
+        return -1;
+    }
+    if (!ct__pieces_fit(fn, sections, out, capacity)) {
+        return -1;
+    }
+    int64_t size = t->sizes[d], q = size / sections, r = size % sections;
+    for (int64_t k = 0, start = 0; out && k < sections; k++) {
+        int64_t len = q + (k < r);
+        out[k] = ct__slice(fn, t, d, start, start + len, 1);
+        if (!out[k]) {
+            return -1;
+        }
+        start += len;
+    }
+    return (int)sections;
+}
+
+int ct_tensor_split(const ct_tensor *t, int64_t sections, int64_t dim, ct_tensor **out,
+                    int capacity)
+{
+    int d = ct__tensor_split_dim("ct_tensor_split", t, dim);
+    return d < 0 ? -1 : ct__tensor_split("ct_tensor_split", t, sections, d, out, capacity);
+}
+
+int ct_tensor_split_indices(const ct_tensor *t, const int64_t *indices, int n, int64_t dim,
+                            ct_tensor **out, int capacity)
+{
+    const char *fn = "ct_tensor_split_indices";
+    int d = ct__tensor_split_dim(fn, t, dim);
+    if (d < 0 || (n > 0 && ct__null(fn, indices))) {
+        return -1;
+    }
+    if (n < 0 || !ct__pieces_fit(fn, (int64_t)n + 1, out, capacity)) {
+        return -1;
+    }
+    for (int k = 0; out && k <= n; k++) {
+        out[k] = ct__slice(fn, t, d, k == 0 ? 0 : indices[k - 1], k == n ? INT64_MAX : indices[k],
+                           1);
+        if (!out[k]) {
+            return -1;
+        }
+    }
+    return n + 1;
+}
+
+/* hsplit, vsplit, dsplit: torch.<what> of an input with at least min_nd dims along dim d
+   (-1: hsplit's, 0 for a 1-D input, else 1). */
+static int ct__hvdsplit(const char *fn, const char *what, int min_nd, int d, const ct_tensor *t,
+                        int64_t sections, ct_tensor **out, int capacity)
+{
+    if (ct__null(fn, t)) {
+        return -1;
+    }
+    if (t->ndim < min_nd) {
+        ct__fail(CT_ERR_SHAPE, fn, "torch.%s requires a tensor with at least %d dimension, but got "
+                 "a tensor with %d dimensions!", what, min_nd, t->ndim);
+        return -1;
+    }
+    d = d >= 0 ? d : t->ndim == 1 ? 0 : 1;
+    if (sections == 0 || t->sizes[d] % sections != 0) {
+        ct__fail(CT_ERR_SHAPE, fn, "torch.%s attempted to split along dimension %d, but the size "
+                 "of the dimension %lld is not divisible by the split_size %lld!", what, d,
+                 (long long)t->sizes[d], (long long)sections);
+        return -1;
+    }
+    return ct__tensor_split(fn, t, sections, d, out, capacity);
+}
+
+int ct_hsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
+{
+    return ct__hvdsplit("ct_hsplit", "hsplit", 1, -1, t, sections, out, capacity);
+}
+
+int ct_vsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
+{
+    return ct__hvdsplit("ct_vsplit", "vsplit", 2, 0, t, sections, out, capacity);
+}
+
+int ct_dsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacity)
+{
+    return ct__hvdsplit("ct_dsplit", "dsplit", 3, 2, t, sections, out, capacity);
+}
+
 #undef CT__SHAPE_OP
 #undef CT__VIEW
 
 // >>part ops/index.c
-/* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, as
- * op descriptors.
+/* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, then
+ * (second part) nonzero, advanced indexing, masked_select/masked_scatter, take,
+ * take_along_dim, index_fill_/index_copy_ and scatter_reduce, as op descriptors.
  *
  * Legend: the five index ops are one family walking a loop shape L (index's shape for
  * gather/scatter, the output's for index_select, source's for index_add). At each position
  * p of L the index tensor gives k; tensor A (read by gather/index_select, written by the
  * others) is addressed at p with p[dim] replaced by k, tensor B (the output, or src/source)
- * at p. Every index is checked before anything is written, so an in-place op that fails
- * leaves self unchanged. The walk goes a row of L's last dim at a time (typed loops by element
+ * at p. The in-place forms check every index before anything is written, so one that fails
+ * leaves self unchanged; the others check as they go and report the first bad index in index
+ * order (their new output is dropped). The walk goes a row of L's last dim at a time (typed loops by element
  * size, or by dtype for the adds) in row-major order of L, so duplicates accumulate (and the
  * last write wins) in index order. Threads split rows where no two rows write the same element
  * (gather and index_select; the writing ops when dim is L's last dim), else columns of L's
@@ -15349,31 +16548,47 @@ static bool ct__masked_fill_meta(ct_op_call *c)
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* One walk of the family (see the legend), a row of L's last dim at a time. */
 typedef struct ct__ix_walk ct__ix_walk;
-typedef void (*ct__ix_row_fn)(const ct__ix_walk *w, char *a, char *b, const char *ix, int64_t n);
+typedef bool (*ct__ix_row_fn)(const ct__ix_walk *w, char *a, char *b, const char *ix, int64_t n);
 struct ct__ix_walk {
     int nd, dim;
     int64_t sizes[CT_MAX_DIMS]; /* the loop shape L */
     char *a, *b, *ix;
     int64_t sa[CT_MAX_DIMS], sb[CT_MAX_DIMS], si[CT_MAX_DIMS]; /* element strides over L */
     int64_t sk; /* A's stride along dim (sa[dim] is 0: the index gives that coordinate) */
+    int64_t bound; /* A's size along dim: an index outside [0, bound) stops its row */
+    int *bad;      /* counts the rows that met one (then the kernel reports the first) */
     size_t esz, isz;
     double alpha;
     ct__ix_row_fn row;
 };
 
-/* A row of n elements: pa = A at the index, pb = B; PRE runs once, BODY per element. */
+/* The elements of a row with the strides given (constants in the unit-stride case). */
+#define CT__IX_LOOP(T, SA, SB, SI, SK, BODY)                                                       \
+    for (int64_t j = 0; j < n; j++) {                                                              \
+        int64_t k = (int64_t)ix[j * (SI)];                                                         \
+        if ((uint64_t)k >= (uint64_t)bound) {                                                      \
+            return false;                                                                          \
+        }                                                                                          \
+        T *pa = a + j * (SA) + k * (SK), *pb = b + j * (SB);                                       \
+        BODY;                                                                                      \
+    }
+/* A row of n elements: pa = A at the index, pb = B; PRE runs once, BODY per element; false at
+   an index out of bounds. Along a contiguous last dim (the common gather/scatter_add) the
+   strides are constants the compiler sees. */
 #define CT__IX_ROW(NAME, T, IX, PRE, BODY)                                                         \
-    static void NAME(const ct__ix_walk *w, char *a0, char *b0, const char *i0, int64_t n)          \
+    static bool NAME(const ct__ix_walk *w, char *a0, char *b0, const char *i0, int64_t n)          \
     {                                                                                              \
         T *a = (T *)(void *)a0, *b = (T *)(void *)b0;                                              \
         const IX *ix = (const IX *)(const void *)i0;                                               \
         int64_t sa = w->sa[w->nd - 1], sb = w->sb[w->nd - 1], si = w->si[w->nd - 1];               \
-        int64_t sk = w->sk;                                                                        \
+        int64_t sk = w->sk, bound = w->bound;                                                      \
         PRE;                                                                                       \
-        for (int64_t j = 0; j < n; j++) {                                                          \
-            T *pa = a + j * sa + (int64_t)ix[j * si] * sk, *pb = b + j * sb;                       \
-            BODY;                                                                                  \
+        if (sa == 0 && sb == 1 && si == 1 && sk == 1) {                                           \
+            CT__IX_LOOP(T, 0, 1, 1, 1, BODY)                                                       \
+        } else {                                                                                   \
+            CT__IX_LOOP(T, sa, sb, si, sk, BODY)                                                   \
         }                                                                                          \
+        return true;                                                                               \
     }
 /* Copies by element size (gather/index_select read A, scatter writes it). */
 #define CT__IX_COPY_ROWS(T, S)                                                                     \
@@ -15435,16 +16650,81 @@ static void ct__ix_geom(const ct_tensor *t, int64_t *sizes, int64_t *strides)
     memcpy(strides, t->strides, sizeof(int64_t) * (size_t)t->ndim);
 }
 
-/* Checks every entry of index lies in [0, bound), in index order. */
+/* A parallel scan of index for entries outside [0, bound): rows of its last dim. */
+typedef struct ct__ix_scan {
+    const ct_tensor *index;
+    int nd;
+    int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], bound;
+    int *bad;
+} ct__ix_scan;
+
+CT__VECTORIZE_BEGIN
+/* The smallest and largest entries of a row of n (branch-free: vectorized). */
+#define CT__IX_ROW_MAX(IX, P, ST, N, LO, HI)                                                       \
+    do {                                                                                           \
+        const IX *p_ = (const IX *)(const void *)(P);                                              \
+        for (int64_t j = 0; j < (N); j++) {                                                        \
+            int64_t v_ = (int64_t)p_[j * (ST)];                                                    \
+            (LO) = v_ < (LO) ? v_ : (LO);                                                          \
+            (HI) = v_ > (HI) ? v_ : (HI);                                                          \
+        }                                                                                          \
+    } while (0)
+
+static void ct__ix_scan_rows(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__ix_scan *s = (const ct__ix_scan *)ctx;
+    int64_t pos[CT_MAX_DIMS], r = begin, n = s->sizes[s->nd - 1], st = s->strides[s->nd - 1];
+    size_t isz = ct_dtype_size(s->index->dtype);
+    for (int d = s->nd - 2; d >= 0; d--) {
+        pos[d] = r % s->sizes[d];
+        r /= s->sizes[d];
+    }
+    for (int64_t row = begin; row < end; row++) {
+        int64_t off = 0, lo = 0, hi = 0;
+        for (int d = 0; d < s->nd - 1; d++) {
+            off += pos[d] * s->strides[d];
+        }
+        const char *p = ct__data(s->index) + off * (int64_t)isz;
+        if (s->index->dtype == CT_INT64 && st == 1) {
+            CT__IX_ROW_MAX(int64_t, p, 1, n, lo, hi);
+        } else if (s->index->dtype == CT_INT64) {
+            CT__IX_ROW_MAX(int64_t, p, st, n, lo, hi);
+        } else {
+            CT__IX_ROW_MAX(int32_t, p, st, n, lo, hi);
+        }
+        if (lo < 0 || hi >= s->bound) {
+            CT__ATOMIC_ADD(s->bad, 1);
+            return;
+        }
+        ct__ix_step(pos, s->sizes, s->nd - 1);
+    }
+}
+#undef CT__IX_ROW_MAX
+CT__VECTORIZE_END
+
+/* Checks every entry of index lies in [0, bound): a parallel scan, then, when one does not,
+   the first in index order named in the error. */
 static ct_status ct__ix_check_bounds(const ct_op_call *c, const ct_tensor *index, int dim,
                                      int64_t bound)
 {
     int64_t sizes[CT_MAX_DIMS], strides[CT_MAX_DIMS], pos[CT_MAX_DIMS] = {0};
-    int nd = ct__ix_ndim(index);
+    int nd = ct__ix_ndim(index), bad = 0;
     if (ct_numel(index) == 0) {
         return CT_OK;
     }
     ct__ix_geom(index, sizes, strides);
+    ct__ix_scan scan;
+    scan.index = index;
+    scan.nd = nd;
+    scan.bound = bound;
+    scan.bad = &bad;
+    memcpy(scan.sizes, sizes, sizeof sizes);
+    memcpy(scan.strides, strides, sizeof strides);
+    int64_t n = sizes[nd - 1], rows = ct_numel(index) / n;
+    ct__parallel_for(rows, n >= CT__GRAIN ? 1 : CT__GRAIN / n, ct__ix_scan_rows, &scan);
+    if (!bad) {
+        return CT_OK;
+    }
     do {
         int64_t off = 0;
         for (int d = 0; d < nd - 1; d++) {
@@ -15484,8 +16764,11 @@ static void ct__ix_rows(int64_t begin, int64_t end, void *ctx)
             ob += pos[d] * w->sb[d];
             oi += pos[d] * w->si[d];
         }
-        w->row(w, w->a + oa * (int64_t)w->esz, w->b + ob * (int64_t)w->esz,
-               w->ix + oi * (int64_t)w->isz, w->sizes[w->nd - 1]);
+        if (!w->row(w, w->a + oa * (int64_t)w->esz, w->b + ob * (int64_t)w->esz,
+                    w->ix + oi * (int64_t)w->isz, w->sizes[w->nd - 1])) {
+            CT__ATOMIC_ADD(w->bad, 1);
+            return;
+        }
         ct__ix_step(pos, w->sizes, w->nd - 1);
     }
 }
@@ -15509,17 +16792,19 @@ static int ct__ix_log2(size_t esz)
     return esz == 1 ? 0 : esz == 2 ? 1 : esz == 4 ? 2 : 3;
 }
 
-/* The index family on the CPU: bounds first, then self copied into a new output, then the
-   walk: in parallel over rows where no two rows write the same element (gather and
-   index_select, or the writing ops along L's last dim), else over columns of the last dim. */
+/* The index family on the CPU: the in-place forms check every index first (self stays as it
+   was on error); self copied into a new output; then the walk, in parallel over rows where no
+   two rows write the same element (gather and index_select, or the writing ops along L's last
+   dim), else over columns of the last dim. The rows check their indices as they go; when one
+   is out of bounds, the first in index order is reported (the new output is dropped). */
 static ct_status ct__ix_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[0], *index = c->inputs[1];
     const ct_tensor *src = c->n_inputs > 2 ? c->inputs[2] : NULL;
     ct_tensor *out = c->outputs[0];
-    int mode = c->op->variant & 7, dim = (int)c->attrs[0].i;
+    int mode = c->op->variant & 7, dim = (int)c->attrs[0].i, bad = 0;
     int64_t dummy[CT_MAX_DIMS];
-    ct_status st = ct__ix_check_bounds(c, index, dim, ct__ix_size(self, dim));
+    ct_status st = out == self ? ct__ix_check_bounds(c, index, dim, ct__ix_size(self, dim)) : CT_OK;
     if (st != CT_OK) {
         return st;
     }
@@ -15537,6 +16822,8 @@ static ct_status ct__ix_kernel(ct_op_call *c)
     w.esz = ct_dtype_size(self->dtype);
     w.isz = ct_dtype_size(index->dtype);
     w.alpha = mode == CT__IX_INDEX_ADD ? c->attrs[1].f : 1.0;
+    w.bound = ct__ix_size(self, dim);
+    w.bad = &bad;
     ct__ix_geom(loop, w.sizes, dummy);
     ct__ix_geom(a_reads ? self : out, dummy, w.sa);
     ct__ix_geom(a_reads ? out : src, dummy, w.sb);
@@ -15561,7 +16848,7 @@ static ct_status ct__ix_kernel(ct_op_call *c)
     } else {
         ct__parallel_for(n, rows >= CT__GRAIN ? 1 : CT__GRAIN / rows, ct__ix_cols, &w);
     }
-    return CT_OK;
+    return bad ? ct__ix_check_bounds(c, index, dim, w.bound) : CT_OK;
 }
 
 /* masked_fill's inner loop: data[0] the output, data[1] the mask; params the value's bytes
@@ -15610,8 +16897,8 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool "
           "sparse_grad=False) -> Tensor",
-          "ct_gather", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel, "GatherBackward0",
-          ct__gather_backward)
+          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel,
+          "GatherBackward0", ct__gather_backward)
 CT__IX_OP(index_select, "index_select",
           "index_select(Tensor self, int dim, Tensor index) -> "
           "Tensor",
@@ -15739,6 +17026,1059 @@ ct_tensor *ct_masked_fill(const ct_tensor *input, const ct_tensor *mask, double 
 ct_tensor *ct_masked_fill_(ct_tensor *self, const ct_tensor *mask, double value)
 {
     return ct__masked_fill_call(&ct__op_masked_fill_, "ct_masked_fill_", self, mask, value);
+}
+
+/* ==== issue 7, second slice: nonzero, advanced indexing (index, index_put), masked_select,
+   masked_scatter, take, take_along_dim, index_fill_, index_copy_, scatter_reduce ==============
+ *
+ * Advanced indexing runs on one int64 tensor of shape (k, B...): the k index tensors, masks
+ * turned into their nonzero positions' columns, broadcast to B and stacked by the public
+ * functions (PyTorch's expandTensors + broadcast); attribute dims names the self dim each
+ * indexes. The result's dims follow PyTorch's placement rule: B replaces the indexed dims when
+ * they are adjacent, else B comes first. Reads run in parallel over the result; writes
+ * (index_put, accumulate or not) run in the result's row-major order, so duplicates
+ * accumulate, and the last write wins, in index order for any thread count.
+ */
+static ct_tensor *ct__adv_call(bool put, const char *fn, const ct_tensor *self,
+                               const ct_tensor *stacked, const int64_t *dims, int k,
+                               const ct_tensor *values, bool accumulate);
+
+/* ---- derivative formulas ------------------------------------------------------------------- */
+/* index: zeros of self's shape with the gradient index_put-accumulated (n->i: the dims). */
+static void ct__index_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *stacked = ct__saved(n, 1);
+    gi[0] = ct__adv_call(true, "ct_index_put", ct__ix_zeros_like_input(n, g), stacked, n->i,
+                         (int)stacked->sizes[0], g, true);
+}
+
+/* index_put: self's is the gradient, with the written positions zeroed unless accumulating
+   (n->i[CT_MAX_DIMS]); values' is the gradient at the positions. */
+static void ct__index_put_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *stacked = ct__saved(n, 1);
+    int k = (int)stacked->sizes[0];
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = n->i[CT_MAX_DIMS] ? (ct_tensor *)(uintptr_t)g
+                                  : ct__adv_call(true, "ct_index_put", g, stacked, n->i, k,
+                                                 ct_zeros(NULL, 0, g->dtype), false);
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = ct__adv_call(false, "ct_index", g, stacked, n->i, k, NULL, false);
+    }
+}
+
+/* masked_scatter: self's is the gradient with the mask's positions zeroed; source's the
+   gradient at those positions, then zeros up to source's numel, in source's shape. */
+static void ct__masked_scatter_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *mask = ct__saved(n, 1);
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_masked_fill(g, mask, 0.0);
+    }
+    if (ct__needs_grad(n, 2)) {
+        const ct__edge *src = &n->next[2];
+        ct_tensor *sel = ct_masked_select(g, mask);
+        int64_t rest = ct__numel(src->sizes, src->ndim) - (sel ? ct_numel(sel) : 0);
+        const ct_tensor *parts[2] = {sel, ct_zeros(&rest, 1, g->dtype)};
+        gi[2] = ct_reshape(ct_cat(parts, 2, 0), src->sizes, src->ndim);
+    }
+}
+
+typedef enum ct__sr_op { CT__SR_SUM, CT__SR_PROD, CT__SR_MEAN, CT__SR_AMAX, CT__SR_AMIN } ct__sr_op;
+
+/* scatter_reduce (PyTorch's scatter_reduce_backward): saved self, index, src, result; f[] =
+   {dim, reduce, include_self}. */
+static void ct__scatter_reduce_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *self = ct__saved(n, 0), *index = ct__saved(n, 1), *src = ct__saved(n, 2);
+    const ct_tensor *result = ct__saved(n, 3);
+    int64_t dim = (int64_t)n->f[0];
+    int op = (int)n->f[1];
+    bool incl = n->f[2] != 0.0;
+    ct_dtype dt = g->dtype;
+    ct_tensor *gs = NULL, *gsrc = NULL;
+    if (op == CT__SR_SUM) {
+        gs = (ct_tensor *)(uintptr_t)g;
+        gsrc = ct_gather(g, dim, index);
+    } else if (op == CT__SR_MEAN) {
+        ct_tensor *cnt = ct_scatter_add(incl ? ct_ones_like(g) : ct_zeros_like(g), dim, index,
+                                        ct_ones_like(src));
+        cnt = ct_masked_fill(cnt, ct_eq_scalar(cnt, 0.0), 1.0);
+        gs = ct_div(g, cnt);
+        gsrc = ct_div(ct_gather(g, dim, index), ct_gather(cnt, dim, index));
+    } else if (op == CT__SR_PROD) {
+        ct_tensor *masked_self = ct_masked_fill(self, ct_eq_scalar(self, 0.0), 1.0);
+        ct_tensor *msr = ct_scatter_reduce(masked_self, dim, index, src, "prod", incl);
+        gs = ct_div(ct_mul(g, msr), masked_self);
+        ct_tensor *src_zero = ct_eq_scalar(src, 0.0);
+        ct_tensor *nz = ct_gather(ct_scatter_add(ct_zeros_like(self), dim, index,
+                                                 ct_to_dtype(src_zero, dt)), dim, index);
+        ct_tensor *single = ct_logical_and(src_zero, ct_eq_scalar(nz, 1.0));
+        ct_tensor *masked_src = ct_masked_fill(src, single, 1.0);
+        ct_tensor *msrc_res = ct_scatter_reduce(self, dim, index, masked_src, "prod", incl);
+        gsrc = ct_where(single, ct_gather(ct_mul(g, msrc_res), dim, index),
+                        ct_div(ct_gather(ct_mul(g, result), dim, index),
+                               ct_masked_fill(src, src_zero, 1.0)));
+    } else {
+        ct_tensor *value = ct_gather(result, dim, index);
+        ct_tensor *self_is = ct_to_dtype(ct_eq(self, result), dt);
+        ct_tensor *src_is = ct_to_dtype(ct_eq(src, value), dt);
+        ct_tensor *share = ct_div(g, ct_scatter_add(self_is, dim, index, src_is));
+        gs = ct_mul(self_is, share);
+        gsrc = ct_mul(src_is, ct_gather(share, dim, index));
+    }
+    if (!incl && gs) {
+        gs = ct_scatter(gs, dim, index, ct_zeros(index->sizes, index->ndim, dt));
+    }
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = gs;
+    }
+    if (ct__needs_grad(n, 2)) {
+        gi[2] = gsrc;
+    }
+}
+
+/* ---- meta -------------------------------------------------------------------------------- */
+/* What advanced indexing's meta computes (c->state): the result's shape and, per result dim,
+   the self dim it walks (>= 0) or the dim of B (-1 - b). */
+typedef struct ct__adv {
+    int k, rnd;
+    int dims[CT_MAX_DIMS];
+    int64_t rsizes[CT_MAX_DIMS];
+    int src[CT_MAX_DIMS];
+} ct__adv;
+
+/* index and index_put (inputs self, stacked (k, B...) contiguous int64[, values]; attributes
+   dims[, accumulate]): the result's geometry; index's output, or index_put's (self for the
+   in-place form) after the values checks. */
+static bool ct__adv_meta(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *st = c->inputs[1];
+    const ct_tensor *values = c->n_inputs > 2 ? c->inputs[2] : NULL;
+    ct__adv *a = (ct__adv *)c->state;
+    char s1[160], s2[160];
+    a->k = (int)c->attrs[0].i;
+    int bnd = st->ndim - 1, r = 0;
+    bool adjacent = true;
+    for (int j = 0; j < a->k; j++) {
+        a->dims[j] = (int)c->attrs[0].ints[j];
+        adjacent = adjacent && (j == 0 || a->dims[j] == a->dims[j - 1] + 1);
+    }
+    a->rnd = self->ndim - a->k + bnd;
+    if (a->rnd > CT_MAX_DIMS) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "the indexing result has %d dims (at most %d)",
+                         a->rnd, CT_MAX_DIMS);
+    }
+    int first = a->k == 0 ? 0 : adjacent ? a->dims[0] : 0;
+    for (int d = 0; d < first; d++) {
+        a->src[r++] = d;
+    }
+    for (int b = 0; b < bnd; b++) {
+        a->src[r++] = -1 - b;
+    }
+    for (int d = first, j = 0; d < self->ndim; d++) {
+        if (j < a->k && a->dims[j] == d) {
+            j++;
+        } else {
+            a->src[r++] = d;
+        }
+    }
+    for (int d = 0; d < a->rnd; d++) {
+        a->rsizes[d] = a->src[d] >= 0 ? self->sizes[a->src[d]] : st->sizes[-a->src[d]];
+    }
+    c->dtype = self->dtype;
+    if (!values) {
+        return ct__op_output(c, a->rsizes, a->rnd, self->dtype) != NULL;
+    }
+    if (values->dtype != self->dtype) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn, "Index put requires the source and destination "
+                         "dtypes match, got %s for the destination and %s for the source.",
+                         ct__dtype_title(self->dtype), ct__dtype_title(values->dtype));
+    }
+    bool fits = values->ndim <= a->rnd;
+    for (int d = 1; fits && d <= values->ndim; d++) {
+        int64_t v = values->sizes[values->ndim - d];
+        fits = v == 1 || v == a->rsizes[a->rnd - d];
+    }
+    if (!fits) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn, "shape mismatch: value tensor of shape %s cannot be "
+                         "broadcast to indexing result of shape %s",
+                         ct__shape_str(values->sizes, values->ndim, s1, sizeof s1),
+                         ct__shape_str(a->rsizes, a->rnd, s2, sizeof s2));
+    }
+    if (c->op->kind == CT_OP_INPLACE) {
+        c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)self;
+        return true;
+    }
+    return ct__op_output(c, self->sizes, self->ndim, self->dtype) != NULL;
+}
+
+/* masked_scatter (inputs self, mask, source): a bool mask, source of self's dtype; the output
+   has the broadcast shape (self's for the in-place form). */
+static bool ct__masked_scatter_meta(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *mask = c->inputs[1], *src = c->inputs[2];
+    int64_t sizes[CT_MAX_DIMS];
+    int nd;
+    char a[96], b[96];
+    if (mask->dtype != CT_BOOL) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn, "masked_scatter_ only supports boolean masks, but "
+                         "got mask with dtype %s", ct__ix_ctype(mask->dtype));
+    }
+    if (src->dtype != self->dtype) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn, "masked_scatter_: expected self and source to have "
+                         "same dtypes but got %s and %s", ct__dtype_title(self->dtype),
+                         ct__dtype_title(src->dtype));
+    }
+    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, mask->sizes, mask->ndim, sizes,
+                              &nd)) {
+        return false;
+    }
+    c->dtype = self->dtype;
+    if (c->op->kind != CT_OP_INPLACE) {
+        return ct__op_output(c, sizes, nd, self->dtype) != NULL;
+    }
+    if (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
+        return !ct__fail(CT_ERR_SHAPE, c->fn,
+                         "output with shape %s doesn't match the broadcast shape %s",
+                         ct__shape_str(self->sizes, self->ndim, a, sizeof a),
+                         ct__shape_str(sizes, nd, b, sizeof b));
+    }
+    c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)self;
+    return true;
+}
+
+static bool ct__nonzero_meta(ct_op_call *c)
+{
+    c->dtype = c->inputs[0]->dtype;
+    return true;
+}
+
+/* ---- kernels ----------------------------------------------------------------------------- */
+/* Element offset of t at position pos of a shape of nd dims that t broadcasts to (trailing
+   dims aligned; t's size-1 dims contribute nothing). */
+static int64_t ct__bc_offset(const ct_tensor *t, const int64_t *pos, int nd)
+{
+    int64_t o = t->offset;
+    for (int d = 1; d <= t->ndim; d++) {
+        if (t->sizes[t->ndim - d] != 1) {
+            o += pos[nd - d] * t->strides[t->ndim - d];
+        }
+    }
+    return o;
+}
+
+/* Copies one element of esz bytes. */
+static void ct__copy_elem(char *d, const char *s, size_t esz)
+{
+    switch (esz) {
+    case 1:
+        memcpy(d, s, 1);
+        break;
+    case 2:
+        memcpy(d, s, 2);
+        break;
+    case 4:
+        memcpy(d, s, 4);
+        break;
+    default:
+        memcpy(d, s, 8);
+    }
+}
+
+/* Adds the element at s to the one at d (dtype dt; bool: or; integers wrap). */
+static void ct__add_elem(ct_dtype dt, char *d, const char *s)
+{
+    double x = ct__load_f64(d, dt), y = ct__load_f64(s, dt);
+    switch (dt) {
+    case CT_FLOAT32:
+        *(float *)(void *)d += *(const float *)(const void *)s;
+        break;
+    case CT_FLOAT64:
+        *(double *)(void *)d = x + y;
+        break;
+    case CT_INT64:
+        *(int64_t *)(void *)d = (int64_t)((uint64_t) * (int64_t *)(void *)d +
+                                          (uint64_t) * (const int64_t *)(const void *)s);
+        break;
+    case CT_BOOL:
+        *(bool *)(void *)d = x != 0.0 || y != 0.0;
+        break;
+    default: /* the narrower integers: exact in double, wrapped by the store */
+        ct__store_f64(d, dt, x + y);
+    }
+}
+
+/* The advanced-indexing walk over the result's positions: t the indexed tensor. */
+typedef struct ct__adv_walk {
+    const ct__adv *a;
+    const ct_tensor *t, *st, *src; /* src: index's output, or index_put's values */
+    char *out;                     /* index: the output's data */
+    size_t esz;
+    int64_t bnumel;
+    bool put, accumulate;
+} ct__adv_walk;
+
+/* Element offset of w->t at result position pos. */
+static int64_t ct__adv_offset(const ct__adv_walk *w, const int64_t *pos)
+{
+    const ct__adv *a = w->a;
+    const ct_tensor *t = w->t, *st = w->st;
+    int64_t o = t->offset, b = 0;
+    for (int d = 0; d < a->rnd; d++) {
+        if (a->src[d] >= 0) {
+            o += pos[d] * t->strides[a->src[d]];
+        } else {
+            b += pos[d] * st->strides[-a->src[d]];
+        }
+    }
+    const int64_t *ix = (const int64_t *)(const void *)ct__data(st) + b;
+    for (int j = 0; j < a->k; j++) {
+        int64_t v = ix[j * st->strides[0]];
+        o += (v < 0 ? v + t->sizes[a->dims[j]] : v) * t->strides[a->dims[j]];
+    }
+    return o;
+}
+
+/* Result positions [begin, end): index copies into its contiguous output; index_put writes
+   (or adds) values into t. */
+static void ct__adv_chunk(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__adv_walk *w = (const ct__adv_walk *)ctx;
+    int64_t pos[CT_MAX_DIMS], r = begin;
+    char *base = (char *)w->t->storage->data;
+    for (int d = w->a->rnd - 1; d >= 0; d--) {
+        pos[d] = r % w->a->rsizes[d];
+        r /= w->a->rsizes[d];
+    }
+    for (int64_t e = begin; e < end; e++) {
+        char *p = base + ct__adv_offset(w, pos) * (int64_t)w->esz;
+        if (!w->put) {
+            ct__copy_elem(w->out + e * (int64_t)w->esz, p, w->esz);
+        } else {
+            const char *v = (const char *)w->src->storage->data +
+                            ct__bc_offset(w->src, pos, w->a->rnd) * (int64_t)w->esz;
+            if (w->accumulate) {
+                ct__add_elem(w->t->dtype, p, v);
+            } else {
+                ct__copy_elem(p, v, w->esz);
+            }
+        }
+        ct__ix_step(pos, w->a->rsizes, w->a->rnd);
+    }
+}
+
+/* Checks every index of the stacked tensor against the size of the dim it indexes. */
+static ct_status ct__adv_bounds(const ct_op_call *c, const ct__adv *a, const ct_tensor *self,
+                                const ct_tensor *st)
+{
+    const int64_t *ix = (const int64_t *)(const void *)ct__data(st);
+    int64_t bn = a->k ? ct_numel(st) / a->k : 0;
+    for (int j = 0; j < a->k; j++) {
+        int64_t size = self->sizes[a->dims[j]];
+        for (int64_t b = 0; b < bn; b++) {
+            int64_t v = ix[j * bn + b];
+            if (v < -size || v >= size) {
+                return ct__fail(CT_ERR_INDEX, c->fn, "index %lld is out of bounds for dimension "
+                                "%d with size %lld", (long long)v, a->dims[j], (long long)size);
+            }
+        }
+    }
+    return CT_OK;
+}
+
+/* index and index_put on the CPU (any dtype): bounds, then the walk (index in parallel,
+   index_put in order). */
+static ct_status ct__adv_kernel(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0];
+    const ct__adv *a = (const ct__adv *)c->state;
+    ct_tensor *out = c->outputs[0];
+    ct__adv_walk w;
+    ct_status s = ct__adv_bounds(c, a, self, c->inputs[1]);
+    if (s != CT_OK) {
+        return s;
+    }
+    w.a = a;
+    w.st = c->inputs[1];
+    w.esz = ct_dtype_size(self->dtype);
+    w.put = c->n_inputs > 2;
+    w.accumulate = w.put && c->attrs[1].i != 0;
+    w.src = w.put ? c->inputs[2] : NULL;
+    w.out = ct__data(out);
+    w.t = w.put ? out : self;
+    if (w.put && out != self) {
+        ct__copy_kernel(out, self);
+    }
+    int64_t n = ct__numel(a->rsizes, a->rnd);
+    if (w.put) {
+        ct__adv_chunk(0, n, &w);
+    } else {
+        ct__parallel_for(n, CT__GRAIN, ct__adv_chunk, &w);
+    }
+    return CT_OK;
+}
+
+/* Keeps the stacked indices and the dims (and accumulate at i[CT_MAX_DIMS]). */
+static void ct__adv_record(ct_node *n, const ct_op_call *c)
+{
+    const ct__adv *a = (const ct__adv *)c->state;
+    ct__save(n, NULL);
+    ct__save(n, c->inputs[1]);
+    for (int j = 0; j < a->k; j++) {
+        n->i[j] = a->dims[j];
+    }
+    n->i[CT_MAX_DIMS] = c->n_attrs > 1 ? c->attrs[1].i : 0;
+}
+
+/* masked_scatter on the CPU: self copied (broadcast) into a new output, the mask's ones
+   counted against source, then source's elements written in order. */
+static ct_status ct__masked_scatter_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    const ct_tensor *mask = c->inputs[1], *src = c->inputs[2];
+    int64_t pos[CT_MAX_DIMS] = {0}, spos[CT_MAX_DIMS] = {0}, n = ct_numel(out), ones = 0;
+    size_t esz = ct_dtype_size(out->dtype);
+    const char *md = (const char *)mask->storage->data;
+    if (out != c->inputs[0]) {
+        ct__copy_kernel(out, c->inputs[0]);
+    }
+    for (int64_t e = 0; e < n; e++, ct__ix_step(pos, out->sizes, out->ndim)) {
+        ones += md[ct__bc_offset(mask, pos, out->ndim)] != 0;
+    }
+    if (ones > ct_numel(src)) {
+        return ct__fail(CT_ERR_SHAPE, c->fn, "Number of elements of source < number of ones in "
+                        "mask");
+    }
+    memset(pos, 0, sizeof pos);
+    for (int64_t e = 0; e < n; e++, ct__ix_step(pos, out->sizes, out->ndim)) {
+        if (md[ct__bc_offset(mask, pos, out->ndim)]) {
+            ct__copy_elem((char *)out->storage->data + ct__bc_offset(out, pos, out->ndim) *
+                              (int64_t)esz,
+                          (const char *)src->storage->data + ct__bc_offset(src, spos, src->ndim) *
+                              (int64_t)esz, esz);
+            ct__ix_step(spos, src->sizes, src->ndim);
+        }
+    }
+    return CT_OK;
+}
+
+/* nonzero on the CPU: a counting pass, then the (count, ndim) int64 output filled. */
+static ct_status ct__nonzero_kernel(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t pos[CT_MAX_DIMS] = {0}, n = ct_numel(t), count = 0;
+    size_t esz = ct_dtype_size(t->dtype);
+    const char *base = (const char *)t->storage->data;
+    for (int64_t e = 0; e < n; e++, ct__ix_step(pos, t->sizes, t->ndim)) {
+        count += ct__load_f64(base + ct__bc_offset(t, pos, t->ndim) * (int64_t)esz, t->dtype) != 0;
+    }
+    int64_t sizes[2] = {count, t->ndim};
+    ct_tensor *out = ct__op_output(c, sizes, 2, CT_INT64);
+    if (!out) {
+        return ct_error_code();
+    }
+    int64_t *o = (int64_t *)(void *)ct__data(out);
+    memset(pos, 0, sizeof pos);
+    for (int64_t e = 0; e < n; e++, ct__ix_step(pos, t->sizes, t->ndim)) {
+        if (ct__load_f64(base + ct__bc_offset(t, pos, t->ndim) * (int64_t)esz, t->dtype) != 0) {
+            memcpy(o, pos, sizeof(int64_t) * (size_t)t->ndim);
+            o += t->ndim;
+        }
+    }
+    return CT_OK;
+}
+
+static ct_status ct__argwhere_composite(ct_op_call *c)
+{
+    if (ct_scope_begin() != CT_OK) {
+        return CT_ERR_STATE;
+    }
+    return ct__composite_end(c, ct_nonzero(c->inputs[0]));
+}
+
+/* scatter_reduce's combining step per dtype (d = d op s; integers wrap) and mean's division
+   (integers round down). */
+#define CT__SR_FLT(E, T, S)                                                                    \
+    static void ct__sr_##S(char *pd, const char *ps, int op)                                  \
+    {                                                                                          \
+        T *d = (T *)(void *)pd, s = *(const T *)(const void *)ps;                              \
+        *d = op == CT__SR_PROD   ? *d * s                                                      \
+             : op == CT__SR_AMAX ? (s != s || s > *d ? s : *d)                                 \
+             : op == CT__SR_AMIN ? (s != s || s < *d ? s : *d)                                 \
+                                 : *d + s;                                                     \
+    }                                                                                          \
+    static void ct__sr_mean_##S(char *pd, int64_t n)                                           \
+    {                                                                                          \
+        *(T *)(void *)pd /= (T)n;                                                              \
+    }
+#define CT__SR_INT(E, T, S)                                                                    \
+    static void ct__sr_##S(char *pd, const char *ps, int op)                                  \
+    {                                                                                          \
+        T *d = (T *)(void *)pd, s = *(const T *)(const void *)ps;                              \
+        uint64_t x = (uint64_t)(int64_t)*d, y = (uint64_t)(int64_t)s;                          \
+        *d = op == CT__SR_PROD   ? (T)(x * y)                                                  \
+             : op == CT__SR_AMAX ? (s > *d ? s : *d)                                           \
+             : op == CT__SR_AMIN ? (s < *d ? s : *d)                                           \
+                                 : (T)(x + y);                                                 \
+    }                                                                                          \
+    static void ct__sr_mean_##S(char *pd, int64_t n)                                           \
+    {                                                                                          \
+        T *d = (T *)(void *)pd;                                                                \
+        *d = (T)floor((double)*d / (double)n);                                                 \
+    }
+CT__SR_INT(CT_UINT8, uint8_t, u8)
+CT__SR_INT(CT_INT8, int8_t, i8)
+CT__SR_INT(CT_INT16, int16_t, i16)
+CT__SR_INT(CT_INT32, int32_t, i32)
+CT__SR_INT(CT_INT64, int64_t, i64)
+CT__SR_FLT(CT_FLOAT32, float, f32)
+CT__SR_FLT(CT_FLOAT64, double, f64)
+#undef CT__SR_FLT
+#undef CT__SR_INT
+typedef void (*ct__sr_fn)(char *pd, const char *ps, int op);
+typedef void (*ct__sr_mean_fn)(char *pd, int64_t n);
+static const ct__sr_fn ct__sr_fns[CT_DTYPE_COUNT] = {
+    NULL, NULL, ct__sr_u8, ct__sr_i8, ct__sr_i16, ct__sr_i32, ct__sr_i64, ct__sr_f32, ct__sr_f64};
+static const ct__sr_mean_fn ct__sr_means[CT_DTYPE_COUNT] = {
+    NULL,           NULL,           ct__sr_mean_u8,  ct__sr_mean_i8, ct__sr_mean_i16,
+    ct__sr_mean_i32, ct__sr_mean_i64, ct__sr_mean_f32, ct__sr_mean_f64};
+
+/* scatter_reduce on the CPU: bounds, self copied into the output, then src combined in at
+   index in index order (a count per output element tells the first value written when
+   include_self is false, and divides for mean). */
+static ct_status ct__scatter_reduce_kernel(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *index = c->inputs[1], *src = c->inputs[2];
+    ct_tensor *out = c->outputs[0];
+    int dim = (int)c->attrs[0].i, op = (int)c->attrs[1].i, nd = ct__ix_ndim(self);
+    bool incl = c->attrs[2].i != 0;
+    ct_status st = ct__ix_check_bounds(c, index, dim, ct__ix_size(self, dim));
+    if (st != CT_OK) {
+        return st;
+    }
+    ct__copy_kernel(out, self);
+    int64_t n = ct_numel(out), *count = NULL;
+    if (ct_numel(index) == 0) {
+        return CT_OK;
+    }
+    if (!incl || op == CT__SR_MEAN) {
+        count = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
+        if (!count) {
+            return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+        }
+        for (int64_t e = 0; e < n; e++) {
+            count[e] = incl;
+        }
+    }
+    int64_t isz[CT_MAX_DIMS], ist[CT_MAX_DIMS], ost[CT_MAX_DIMS], sst[CT_MAX_DIMS];
+    int64_t dummy[CT_MAX_DIMS];
+    int64_t pos[CT_MAX_DIMS] = {0};
+    ct__ix_geom(index, isz, ist);
+    ct__ix_geom(out, dummy, ost);
+    ct__ix_geom(src, dummy, sst);
+    size_t esz = ct_dtype_size(out->dtype);
+    ct__sr_fn fn = ct__sr_fns[out->dtype];
+    char *od = ct__data(out);
+    const char *sd = ct__data(src), *id = ct__data(index);
+    do {
+        int64_t io = 0, oo = 0, so = 0;
+        for (int d = 0; d < nd; d++) {
+            io += pos[d] * ist[d];
+            so += pos[d] * sst[d];
+            oo += d == dim ? 0 : pos[d] * ost[d];
+        }
+        int64_t k = index->dtype == CT_INT64 ? ((const int64_t *)(const void *)id)[io]
+                                             : ((const int32_t *)(const void *)id)[io];
+        oo += k * ost[dim];
+        if (count && count[oo] == 0) {
+            ct__copy_elem(od + oo * (int64_t)esz, sd + so * (int64_t)esz, esz);
+        } else {
+            fn(od + oo * (int64_t)esz, sd + so * (int64_t)esz, op);
+        }
+        if (count) {
+            count[oo]++;
+        }
+    } while (ct__ix_step(pos, isz, nd));
+    for (int64_t e = 0; op == CT__SR_MEAN && e < n; e++) {
+        if (count[e] > 1) {
+            ct__sr_means[out->dtype](od + e * (int64_t)esz, count[e]);
+        }
+    }
+    ct__free(count);
+    return CT_OK;
+}
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+static const ct_op ct__op_nonzero = {
+    "aten::nonzero", "nonzero(Tensor self) -> Tensor", "ct_nonzero", CT_OP_OTHER,
+    CT_AUTOCAST_NONE, 0, 0u, NULL, ct__nonzero_meta, CT__K_ALL(ct__nonzero_kernel), NULL, NULL,
+    NULL, 0u, NULL, NULL};
+static const ct_op ct__op_argwhere = {
+    "aten::argwhere", "argwhere(Tensor self) -> Tensor", "ct_argwhere", CT_OP_OTHER,
+    CT_AUTOCAST_NONE, 0, 0u, NULL, ct__nonzero_meta, CT__K_NONE, ct__argwhere_composite, NULL,
+    NULL, 0u, NULL, NULL};
+static const ct_op ct__op_index = {
+    "aten::index", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
+    "ct_index ct_masked_select ct_take", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+    ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL, "IndexBackward0", ct__index_backward, 0u,
+    ct__adv_record, NULL};
+static const ct_op ct__op_index_put = {
+    "aten::index_put", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool "
+    "accumulate=False) -> Tensor", "ct_index_put", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+    ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL, "IndexPutBackward0", ct__index_put_backward,
+    0u, ct__adv_record, NULL};
+static const ct_op ct__op_index_put_ = {
+    "aten::index_put_", "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool "
+    "accumulate=False) -> Tensor(a!)", "ct_index_put_ ct_index_fill_ ct_index_copy_",
+    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL,
+    "IndexPutBackward0", ct__index_put_backward, 0u, ct__adv_record, NULL};
+static const ct_op ct__op_masked_scatter = {
+    "aten::masked_scatter", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
+    "ct_masked_scatter", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__masked_scatter_meta,
+    CT__K_ALL(ct__masked_scatter_kernel), NULL, "MaskedScatterBackward0",
+    ct__masked_scatter_backward, CT__SAVE_IN(1), NULL, NULL};
+static const ct_op ct__op_masked_scatter_ = {
+    "aten::masked_scatter_", "masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> "
+    "Tensor(a!)", "ct_masked_scatter_", CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, 0u, NULL,
+    ct__masked_scatter_meta, CT__K_ALL(ct__masked_scatter_kernel), NULL,
+    "MaskedScatterBackward0", ct__masked_scatter_backward, CT__SAVE_IN(1), NULL, NULL};
+static const ct_op ct__op_scatter_reduce = {
+    "aten::scatter_reduce", "scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, "
+    "str reduce, *, bool include_self=True) -> Tensor", "ct_scatter_reduce ct_scatter_reduce_",
+    CT_OP_OTHER, CT_AUTOCAST_NONE, CT__IX_SCATTER, 0u, NULL, ct__ix_meta,
+    CT__K_NUMERIC(ct__scatter_reduce_kernel), NULL, "ScatterReduceBackward0",
+    ct__scatter_reduce_backward,
+    CT__SAVE_IN(0) | CT__SAVE_IN(1) | CT__SAVE_IN(2) | CT__SAVE_OUT(0), NULL, NULL};
+
+/* ---- public functions -------------------------------------------------------------------- */
+/* A call of op (index, index_put, index_put_) over self and the stacked indices. */
+static ct_tensor *ct__adv_dispatch(const ct_op *op, const char *fn, const ct_tensor *self,
+                                   const ct_tensor *stacked, const int64_t *dims, int k,
+                                   const ct_tensor *values, bool accumulate)
+{
+    const ct_tensor *in[3] = {self, stacked, values};
+    ct__adv a;
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, values ? 3 : 2);
+    ct__call_ints(&c, dims, k);
+    if (values) {
+        ct__call_i(&c, accumulate);
+    }
+    c.state = &a;
+    return ct__dispatch(&c);
+}
+
+static ct_tensor *ct__adv_call(bool put, const char *fn, const ct_tensor *self,
+                               const ct_tensor *stacked, const int64_t *dims, int k,
+                               const ct_tensor *values, bool accumulate)
+{
+    return ct__adv_dispatch(put ? &ct__op_index_put : &ct__op_index, fn, self, stacked, dims, k,
+                            put ? values : NULL, accumulate);
+}
+
+/* Whether the k index tensors broadcast together (else PyTorch's error). */
+static bool ct__adv_broadcastable(const char *fn, const ct_tensor *const *list, int k)
+{
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    for (int j = 0; j < k; j++) {
+        const ct_tensor *t = list[j];
+        for (int d = 1; d <= t->ndim; d++) {
+            int64_t *have = &shape[CT_MAX_DIMS - d], want = t->sizes[t->ndim - d];
+            if (d > nd) {
+                *have = want;
+            } else if (*have == 1) {
+                *have = want;
+            } else if (want != 1 && want != *have) {
+                char buf[400], one[96];
+                size_t len = 0;
+                buf[0] = '\0';
+                for (int i = 0; i < k && len + 100 < sizeof buf; i++) {
+                    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "",
+                                            ct__shape_str(list[i]->sizes, list[i]->ndim, one,
+                                                          sizeof one));
+                }
+                return !ct__fail(CT_ERR_SHAPE, fn, "shape mismatch: indexing tensors could not be "
+                                 "broadcast together with shapes %s", buf);
+            }
+        }
+        nd = t->ndim > nd ? t->ndim : nd;
+    }
+    return true;
+}
+
+/* The index tensors of indices[0..n-1] for t (a mask: the columns of its nonzero positions;
+   int32: as int64) broadcast together and stacked into a (k, B...) int64 tensor (k == 0:
+   shape (0)), the dims they index in dims[0..k-1]. NULL after an error. */
+static ct_tensor *ct__adv_stack(const char *fn, const ct_tensor *t,
+                                const ct_tensor *const *indices, int n, int64_t *dims, int *k)
+{
+    const ct_tensor *list[CT_MAX_DIMS];
+    ct_tensor *bc[CT_MAX_DIMS];
+    char a[96], b[96];
+    int pos = 0;
+    *k = 0;
+    if (ct__null(fn, t) || (n > 0 && ct__null(fn, indices))) {
+        return NULL;
+    }
+    for (int j = 0; j < n; j++) {
+        const ct_tensor *ix = indices[j];
+        bool mask = ix && (ix->dtype == CT_BOOL || ix->dtype == CT_UINT8);
+        if (ix && !mask && ix->dtype != CT_INT64 && ix->dtype != CT_INT32) {
+            ct__fail(CT_ERR_DTYPE, fn, "tensors used as indices must be long, int, byte or bool "
+                     "tensors");
+            return NULL;
+        }
+        int used = mask ? ix->ndim : 1;
+        if (mask && ix->ndim == 0) {
+            ct__fail(CT_ERR_INDEX, fn, "0-dim bool masks are not supported as indices");
+            return NULL;
+        }
+        if (pos + used > t->ndim) {
+            ct__fail(CT_ERR_INDEX, fn, "too many indices for tensor of dimension %d", t->ndim);
+            return NULL;
+        }
+        for (int d = 0; mask && d < ix->ndim; d++) {
+            if (ix->sizes[d] != t->sizes[pos + d]) {
+                ct__fail(CT_ERR_INDEX, fn, "The shape of the mask %s at index %d does not match "
+                         "the shape of the indexed tensor %s at index %d",
+                         ct__shape_str(ix->sizes, ix->ndim, a, sizeof a), d,
+                         ct__shape_str(t->sizes, t->ndim, b, sizeof b), pos + d);
+                return NULL;
+            }
+        }
+        if (mask) {
+            ct_tensor *nz = ct_nonzero(ix);
+            for (int d = 0; d < ix->ndim; d++) {
+                dims[*k] = pos + d;
+                list[(*k)++] = ct_select(nz, 1, d);
+            }
+        } else if (ix) {
+            dims[*k] = pos;
+            list[(*k)++] = ix->dtype == CT_INT32 ? ct_to_dtype(ix, CT_INT64) : ix;
+        }
+        pos += ix ? used : 1;
+    }
+    if (*k == 0) {
+        int64_t zero = 0;
+        return ct_zeros(&zero, 1, CT_INT64);
+    }
+    if (!ct__adv_broadcastable(fn, list, *k) || ct_broadcast_tensors(list, *k, bc) != CT_OK) {
+        return NULL;
+    }
+    return ct_stack((const ct_tensor *const *)bc, *k, 0);
+}
+
+/* index (values NULL) or index_put(_) of t through the list indices[0..n-1], the
+   intermediate tensors dropped with a scope of their own. */
+static ct_tensor *ct__adv_run(const ct_op *op, const char *fn, const ct_tensor *t,
+                              const ct_tensor *const *indices, int n, const ct_tensor *values,
+                              bool accumulate)
+{
+    int64_t dims[CT_MAX_DIMS];
+    int k;
+    if (ct_scope_begin() != CT_OK) {
+        return NULL;
+    }
+    ct_tensor *st = ct__adv_stack(fn, t, indices, n, dims, &k);
+    ct_tensor *r = st ? ct__adv_dispatch(op, fn, t, st, dims, k, values, accumulate) : NULL;
+    bool inplace = op->kind == CT_OP_INPLACE;
+    if (r && !inplace) {
+        ct_retain(r);
+    }
+    ct_scope_end();
+    return r && !inplace ? ct__scoped(r) : r;
+}
+
+ct_tensor *ct_index(const ct_tensor *input, const ct_tensor *const *indices, int n)
+{
+    return ct__adv_run(&ct__op_index, "ct_index", input, indices, n, NULL, false);
+}
+
+ct_tensor *ct_index_put(const ct_tensor *input, const ct_tensor *const *indices, int n,
+                        const ct_tensor *values, bool accumulate)
+{
+    if (ct__null("ct_index_put", values)) {
+        return NULL;
+    }
+    return ct__adv_run(&ct__op_index_put, "ct_index_put", input, indices, n, values, accumulate);
+}
+
+ct_tensor *ct_index_put_(ct_tensor *self, const ct_tensor *const *indices, int n,
+                         const ct_tensor *values, bool accumulate)
+{
+    if (ct__null("ct_index_put_", values)) {
+        return NULL;
+    }
+    return ct__adv_run(&ct__op_index_put_, "ct_index_put_", self, indices, n, values, accumulate);
+}
+
+ct_tensor *ct_nonzero(const ct_tensor *input)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_nonzero, "ct_nonzero", in, 1);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_argwhere(const ct_tensor *input)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_argwhere, "ct_argwhere", in, 1);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_masked_select(const ct_tensor *input, const ct_tensor *mask)
+{
+    const char *fn = "ct_masked_select";
+    if (ct__null(fn, input) || ct__null(fn, mask)) {
+        return NULL;
+    }
+    if (mask->dtype != CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, fn, "masked_select: expected BoolTensor for mask");
+        return NULL;
+    }
+    const ct_tensor *pair[2] = {input, mask};
+    ct_tensor *bc[2];
+    if (ct_scope_begin() != CT_OK) {
+        return NULL;
+    }
+    ct_tensor *r = ct_broadcast_tensors(pair, 2, bc) == CT_OK
+                       ? ct__adv_run(&ct__op_index, fn, bc[0], (const ct_tensor *const *)&bc[1], 1,
+                                     NULL, false)
+                       : NULL;
+    ct_retain(r);
+    ct_scope_end();
+    return r ? ct__scoped(r) : NULL;
+}
+
+/* A call of masked_scatter (op: out-of-place or in-place). */
+static ct_tensor *ct__masked_scatter_call(const ct_op *op, const char *fn, const ct_tensor *self,
+                                          const ct_tensor *mask, const ct_tensor *source)
+{
+    const ct_tensor *in[3] = {self, mask, source};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 3);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_masked_scatter_(ct_tensor *self, const ct_tensor *mask, const ct_tensor *source)
+{
+    return ct__masked_scatter_call(&ct__op_masked_scatter_, "ct_masked_scatter_", self, mask,
+                                   source);
+}
+
+ct_tensor *ct_masked_scatter(const ct_tensor *input, const ct_tensor *mask,
+                             const ct_tensor *source)
+{
+    return ct__masked_scatter_call(&ct__op_masked_scatter, "ct_masked_scatter", input, mask,
+                                   source);
+}
+
+/* index_fill_ and index_copy_: the checks of a 1-D/0-dim int64 index along dim of self; the
+   wrapped dim, or -1. */
+static int ct__index_dim_check(const char *fn, const char *what, const ct_tensor *self,
+                               int64_t dim, const ct_tensor *index)
+{
+    if (ct__null(fn, self) || ct__null(fn, index)) {
+        return -1;
+    }
+    int d = ct__wrap_dim(fn, dim, self->ndim);
+    if (d < 0) {
+        return -1;
+    }
+    if (index->ndim > 1) {
+        ct__fail(CT_ERR_INDEX, fn, "%s", what[6] == 'f' ? "Index has to be a vector/scalar"
+                 : "index_copy_(): Index should have dimension 1 or 0 (got 2)");
+        return -1;
+    }
+    if (index->dtype != CT_INT64) {
+        if (what[6] == 'f') {
+            ct__fail(CT_ERR_DTYPE, fn, "index_fill_(): Expected dtype int64 for index.");
+        } else {
+            ct__fail(CT_ERR_DTYPE, fn, "index_copy_(): Expected a long tensor for index, but got "
+                     "%s", ct__dtype_title(index->dtype));
+        }
+        return -1;
+    }
+    return self->ndim == 0 ? 0 : d;
+}
+
+/* self[:, .., :, index] (index at dim d) = values through index_put_. */
+static ct_tensor *ct__index_along(const char *fn, ct_tensor *self, int d, const ct_tensor *index,
+                                  const ct_tensor *values)
+{
+    const ct_tensor *list[CT_MAX_DIMS] = {NULL};
+    int64_t one = 1;
+    list[d] = self->ndim == 0 ? ct_reshape(index, &one, 0) : index;
+    return ct__adv_run(&ct__op_index_put_, fn, self, list, d + 1, values, false);
+}
+
+ct_tensor *ct_index_fill_(ct_tensor *self, int64_t dim, const ct_tensor *index, double value)
+{
+    const char *fn = "ct_index_fill_";
+    int d = ct__index_dim_check(fn, "index_fill_", self, dim, index);
+    if (d < 0) {
+        return NULL;
+    }
+    return ct__index_along(fn, self, d, index, ct_full(NULL, 0, value, self->dtype));
+}
+
+ct_tensor *ct_index_copy_(ct_tensor *self, int64_t dim, const ct_tensor *index,
+                          const ct_tensor *source)
+{
+    const char *fn = "ct_index_copy_";
+    if (ct__null(fn, source)) {
+        return NULL;
+    }
+    int d = ct__index_dim_check(fn, "index_copy_", self, dim, index);
+    if (d < 0) {
+        return NULL;
+    }
+    if (source->dtype != self->dtype) {
+        ct__fail(CT_ERR_DTYPE, fn, "index_copy_(): self and source expected to have the same "
+                 "dtype, but got (self) %s and (source) %s", ct__dtype_title(self->dtype),
+                 ct__dtype_title(source->dtype));
+        return NULL;
+    }
+    int64_t want = source->ndim == 0 ? 1 : source->ndim > d ? source->sizes[d] : -1;
+    if (ct_numel(index) != want) {
+        ct__fail(CT_ERR_SHAPE, fn, "index_copy_(): Number of indices (%lld) should be equal to "
+                 "source.size(dim) (%lld)", (long long)ct_numel(index), (long long)want);
+        return NULL;
+    }
+    return ct__index_along(fn, self, d, index, source);
+}
+
+ct_tensor *ct_take(const ct_tensor *input, const ct_tensor *index)
+{
+    const char *fn = "ct_take";
+    int64_t flat = -1;
+    if (ct__null(fn, input) || ct__null(fn, index)) {
+        return NULL;
+    }
+    if (index->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, fn, "take(): Expected a long tensor for index, but got %s",
+                 ct__dtype_title(index->dtype));
+        return NULL;
+    }
+    if (ct_scope_begin() != CT_OK) {
+        return NULL;
+    }
+    const ct_tensor *list[1] = {index};
+    ct_tensor *r =
+        ct__adv_run(&ct__op_index, fn, ct_reshape(input, &flat, 1), list, 1, NULL, false);
+    ct_retain(r);
+    ct_scope_end();
+    return r ? ct__scoped(r) : NULL;
+}
+
+ct_tensor *ct_take_along_dim(const ct_tensor *input, const ct_tensor *indices, int64_t dim)
+{
+    const char *fn = "ct_take_along_dim";
+    if (ct__null(fn, input) || ct__null(fn, indices)) {
+        return NULL;
+    }
+    if (indices->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, fn, "torch.take_along_dim(): dtype of indices should be Long but "
+                 "got %s", ct__dtype_title(indices->dtype));
+        return NULL;
+    }
+    if (input->ndim != indices->ndim) {
+        ct__fail(CT_ERR_SHAPE, fn, "torch.take_along_dim(): input and indices should have the "
+                 "same number of dimensions, but got %d dimensions for input, and %d dimensions "
+                 "for indices", input->ndim, indices->ndim);
+        return NULL;
+    }
+    int d = ct__wrap_dim(fn, dim, input->ndim);
+    if (d < 0) {
+        return NULL;
+    }
+    int64_t a[CT_MAX_DIMS], b[CT_MAX_DIMS], shape[CT_MAX_DIMS];
+    int nd;
+    memcpy(a, input->sizes, sizeof(int64_t) * (size_t)input->ndim);
+    memcpy(b, indices->sizes, sizeof(int64_t) * (size_t)indices->ndim);
+    if (input->ndim > 0) {
+        a[d] = indices->sizes[d];
+        b[d] = input->sizes[d];
+    }
+    if (ct_scope_begin() != CT_OK) {
+        return NULL;
+    }
+    ct_tensor *r = NULL;
+    if (ct__broadcast_shapes(fn, a, input->ndim, indices->sizes, indices->ndim, shape, &nd)) {
+        ct_tensor *ib = ct_broadcast_to(indices, shape, nd);
+        r = ct__broadcast_shapes(fn, b, input->ndim, input->sizes, input->ndim, shape, &nd)
+                ? ct_gather(ct_broadcast_to(input, shape, nd), d, ib)
+                : NULL;
+    }
+    ct_retain(r);
+    ct_scope_end();
+    return r ? ct__scoped(r) : NULL;
+}
+
+/* The reduction named reduce, or -1 after the error. */
+static int ct__sr_parse(const char *fn, const char *reduce)
+{
+    static const char *const names[5] = {"sum", "prod", "mean", "amax", "amin"};
+    if (ct__null(fn, reduce)) {
+        return -1;
+    }
+    for (int k = 0; k < 5; k++) {
+        if (!strcmp(reduce, names[k])) {
+            return k;
+        }
+    }
+    ct__fail(CT_ERR_VALUE, fn, "reduce argument must be either sum, prod, mean, amax or amin, "
+             "got %s", reduce);
+    return -1;
+}
+
+static ct_tensor *ct__scatter_reduce(const char *fn, const ct_tensor *input, int64_t dim,
+                                     const ct_tensor *index, const ct_tensor *src, int op,
+                                     bool include_self)
+{
+    const ct_tensor *in[3] = {input, index, src};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_scatter_reduce, fn, in, 3);
+    ct__call_i(&c, dim);
+    ct__call_i(&c, op);
+    ct__call_i(&c, include_self);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_scatter_reduce(const ct_tensor *input, int64_t dim, const ct_tensor *index,
+                             const ct_tensor *src, const char *reduce, bool include_self)
+{
+    const char *fn = "ct_scatter_reduce";
+    if (ct__null(fn, input) || ct__null(fn, index) || ct__null(fn, src)) {
+        return NULL;
+    }
+    int op = ct__sr_parse(fn, reduce);
+    return op < 0 ? NULL
+                  : ct__scatter_reduce("ct_scatter_reduce", input, dim, index, src, op,
+                                       include_self);
+}
+
+/* In place: the out-of-place result on a copy of self (which the node keeps), copied back. */
+ct_tensor *ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *index,
+                              const ct_tensor *src, const char *reduce, bool include_self)
+{
+    const char *fn = "ct_scatter_reduce_";
+    if (ct__null(fn, self) || ct__null(fn, index) || ct__null(fn, src)) {
+        return NULL;
+    }
+    int op = ct__sr_parse(fn, reduce);
+    if (op < 0 || ct_scope_begin() != CT_OK) {
+        return NULL;
+    }
+    ct_tensor *r = ct__scatter_reduce(fn, ct_clone(self), dim, index, src, op, include_self);
+    r = r ? ct_copy_(self, r) : NULL;
+    ct_scope_end();
+    return r;
 }
 
 // >>part ops/creation.c
@@ -25055,7 +27395,7 @@ static ct_tensor *ct__over(ct_tensor *flat, const ct__geometry *g)
 }
 
 /* AsStridedBackward0: the view's gradient placed in a zero gradient of its base. */
-static void ct__as_strided_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+static void ct__base_view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct__view_ctx *x = (const ct__view_ctx *)n->ctx;
     ct_tensor *flat = ct__storage_like(x, true);
@@ -25108,7 +27448,7 @@ static void ct__set_grad_fn(ct_tensor *t, ct_node *n)
 static ct_node *ct__as_strided_node(const ct_tensor *v)
 {
     ct__view_ctx *x = ct__view_ctx_new(v, NULL);
-    ct_node *a = x ? ct__node_alloc("AsStridedBackward0", ct__as_strided_backward, 1) : NULL;
+    ct_node *a = x ? ct__node_alloc("AsStridedBackward0", ct__base_view_backward, 1) : NULL;
     if (!a) {
         ct__free(x);
         return NULL;
@@ -31857,6 +34197,27 @@ static const ct_op *const ct__registry[] = {
     &ct__op_broadcast_to,
     &ct__op_tril,
     &ct__op_triu,
+    /* ops/view.c (issue 7, second slice: idx2) */
+    &ct__op_repeat,
+    &ct__op_tile,
+    &ct__op_repeat_interleave,
+    &ct__op_flip,
+    &ct__op_fliplr,
+    &ct__op_flipud,
+    &ct__op_roll,
+    &ct__op_rot90,
+    &ct__op_movedim,
+    &ct__op_diagonal,
+    &ct__op_diag_embed,
+    &ct__op_diagonal_backward,
+    &ct__op_diag,
+    &ct__op_diagflat,
+    &ct__op_as_strided,
+    &ct__op_unfold,
+    &ct__op_hstack,
+    &ct__op_vstack,
+    &ct__op_dstack,
+    &ct__op_column_stack,
     /* ops/index.c */
     &ct__op_gather,
     &ct__op_index_select,
@@ -31868,6 +34229,15 @@ static const ct_op *const ct__registry[] = {
     &ct__op_index_add_,
     &ct__op_masked_fill,
     &ct__op_masked_fill_,
+    /* ops/index.c (issue 7, second slice: idx2) */
+    &ct__op_nonzero,
+    &ct__op_argwhere,
+    &ct__op_index,
+    &ct__op_index_put,
+    &ct__op_index_put_,
+    &ct__op_masked_scatter,
+    &ct__op_masked_scatter_,
+    &ct__op_scatter_reduce,
     /* ops/reduce.c */
     &ct__op_sum,
     &ct__op_sum_dim,

@@ -27,6 +27,11 @@
  *   log_softmax_RxC       ct_log_softmax over the last dim
  *   xent_fb_NxC           ct_cross_entropy then ct_backward, logits requiring grad (.grad cleared
  *                         each call, as `x.grad = None` in the PyTorch version)
+ *   gather_16M            ct_gather(x, 1, idx): x (4096, 4096), idx (4096, 4096) int64 uniform in
+ *                         [0, 4096) - picking per row along the last dim, as
+ *                         torch.gather(x, 1, idx) (top-k / label lookups), 16M elements
+ *   scatter_add_16M       ct_scatter_add(z, 1, idx, src): z, src (4096, 4096), idx as above (the
+ *                         out-of-place torch.scatter_add(z, 1, idx, src), per-row histograms)
  */
 #define CTORCH_IMPLEMENTATION
 #include "../ctorch.h"
@@ -65,11 +70,13 @@ typedef enum kind {
     K_SORT,   /* ct_sort(a, -1) */
     K_TOPK,   /* ct_topk(a, 16, -1) */
     K_CUMSUM, /* ct_cumsum(a, -1) */
+    K_GATHER,     /* ct_gather(a, 1, idx) */
+    K_SCATTER_ADD, /* ct_scatter_add(b, 1, idx, a) */
 } kind;
 
 typedef struct work {
     kind k;
-    ct_tensor *a, *b;
+    ct_tensor *a, *b, *idx;
     /* K_BLAS */
     int ta, tb, M, N, K, lda, ldb;
     float *c;
@@ -133,6 +140,8 @@ static void stmt(void *user)
         ct_topk(w->a, 16, -1, true, true, &v, &i);
         break;
     }
+    case K_GATHER: ct_gather(w->a, 1, w->idx); break;
+    case K_SCATTER_ADD: ct_scatter_add(w->b, 1, w->idx, w->a); break;
     default: break;
     }
     ct_scope_end();
@@ -363,6 +372,22 @@ static void run_all(int threads)
         w.a = randn2(4096, 1024);
         measure("cumsum_4096x1024", "scans", "cumsum (4096,1024) dim -1", "ctorch", &w, threads);
         ct_free(w.a);
+    }
+    /* gather / scatter_add along the last dim of (4096, 4096), random int64 indices */
+    {
+        work w = {0};
+        int64_t s[2] = {4096, 4096};
+        w.a = ct_randn(s, 2, CT_FLOAT32, NULL);
+        w.b = ct_zeros(s, 2, CT_FLOAT32);
+        w.idx = ct_randint(0, 4096, s, 2, CT_INT64, NULL);
+        const char *lab = "gather / scatter_add, 16M float32";
+        w.k = K_GATHER;
+        measure("gather_16M", lab, "gather(x (4096,4096), 1, idx int64)", "ctorch", &w, threads);
+        w.k = K_SCATTER_ADD;
+        measure("scatter_add_16M", lab, "scatter_add(z, 1, idx, src)", "ctorch", &w, threads);
+        ct_free(w.a);
+        ct_free(w.b);
+        ct_free(w.idx);
     }
 }
 

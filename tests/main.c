@@ -153,7 +153,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(linalg2)                                                                              \
     X(sort)                                                                                 \
     X(half)                                                                                 \
-    X(reduce2)
+    X(reduce2)                                                                              \
+    X(index2)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -805,6 +805,102 @@ static void row_index_add(void) { ct_index_add(wx(), 1, ct_select(wi(), 0, 0), w
 static void row_index_add_(void) { ct_index_add_(wx(), 1, ct_select(wi(), 0, 0), wx(), 1); }
 static void row_masked_fill(void) { ct_masked_fill(wx(), wb(), -1); }
 static void row_masked_fill_(void) { ct_masked_fill_(wx(), wb(), -1); }
+/* views, copies and indexing of issue 7's second slice */
+static const int64_t d01[2] = {0, 1}, s32[2] = {3, 2}, s11[2] = {1, 1};
+static void row_repeat(void) { ct_repeat(wx(), s32, 2); }
+static void row_tile(void) { ct_tile(wx(), s32, 1); }
+static void row_repeat_interleave(void) { ct_repeat_interleave(wx(), 2, 1); }
+static void row_flip(void) { ct_flip(wx(), d01, 2); }
+static void row_fliplr(void) { ct_fliplr(wx()); }
+static void row_flipud(void) { ct_flipud(wx()); }
+static void row_roll(void) { ct_roll(wx(), s11, 1, d01 + 1, 1); }
+static void row_rot90(void) { ct_rot90(wx(), 1, d01, 2); }
+static void row_movedim(void) { ct_movedim(wx(), d01, d10, 1); }
+static void row_diagonal(void) { ct_diagonal(wx(), 0, 0, 1); }
+static void row_diag(void) { ct_diag(wv(), 1); }
+static void row_diag_embed(void) { ct_diag_embed(wx(), 0, -2, -1); }
+static void row_diagflat(void) { ct_diagflat(wx(), 0); }
+static void row_as_strided(void) { ct_as_strided(wx(), s32 + 1, s11, 1, 1); }
+static void row_unfold_view(void) { ct_unfold_view(wx(), 1, 2, 1); }
+static void row_hstack(void)
+{
+    const ct_tensor *ts[2] = {wx(), wx()};
+    ct_hstack(ts, 2);
+}
+static void row_vstack(void)
+{
+    const ct_tensor *ts[2] = {wx(), wv()};
+    ct_vstack(ts, 2);
+}
+static void row_dstack(void)
+{
+    const ct_tensor *ts[2] = {wx(), wx()};
+    ct_dstack(ts, 2);
+}
+static void row_column_stack(void)
+{
+    const ct_tensor *ts[2] = {ct_t(wx()), wv()};
+    ct_column_stack(ts, 2);
+}
+static void row_unbind(void)
+{
+    ct_tensor *out[2];
+    ct_unbind(wx(), 0, out, 2);
+}
+static void row_tensor_split(void)
+{
+    ct_tensor *out[2];
+    ct_tensor_split(wx(), 2, 1, out, 2);
+}
+static void row_tensor_split_indices(void)
+{
+    ct_tensor *out[2];
+    ct_tensor_split_indices(wx(), s11, 1, 1, out, 2);
+}
+static void row_hsplit(void)
+{
+    ct_tensor *out[3];
+    ct_hsplit(wx(), 3, out, 3);
+}
+static void row_vsplit(void)
+{
+    ct_tensor *out[2];
+    ct_vsplit(wx(), 2, out, 2);
+}
+static void row_dsplit(void)
+{
+    ct_tensor *out[3];
+    ct_dsplit(ct_unsqueeze(wx(), 0), 3, out, 3);
+}
+static void row_nonzero(void) { ct_nonzero(wb()); }
+static void row_argwhere(void) { ct_argwhere(wx()); }
+static void row_index(void)
+{
+    const ct_tensor *ix[2] = {NULL, wi()};
+    ct_index(wx(), ix, 2);
+}
+static void row_index_put(void)
+{
+    const ct_tensor *ix[1] = {wb()};
+    ct_index_put(wx(), ix, 1, ct_sum(wx()), true);
+}
+static void row_index_put_(void)
+{
+    const ct_tensor *ix[2] = {NULL, wi()};
+    ct_index_put_(wx(), ix, 2, ct_sum(wx()), false);
+}
+static void row_masked_select(void) { ct_masked_select(wx(), wb()); }
+static void row_masked_scatter(void) { ct_masked_scatter(wx(), wb(), wx()); }
+static void row_masked_scatter_(void) { ct_masked_scatter_(wx(), wb(), wx()); }
+static void row_index_fill_(void) { ct_index_fill_(wx(), 1, ct_select(wi(), 0, 0), -1); }
+static void row_index_copy_(void)
+{
+    ct_index_copy_(wx(), 1, ct_narrow(ct_select(wi(), 0, 0), 0, 0, 2), ct_narrow(wx(), 1, 0, 2));
+}
+static void row_take(void) { ct_take(wx(), wi()); }
+static void row_take_along_dim(void) { ct_take_along_dim(wx(), wi(), 1); }
+static void row_scatter_reduce(void) { ct_scatter_reduce(wx(), 1, wi(), wx(), "amax", false); }
+static void row_scatter_reduce_(void) { ct_scatter_reduce_(wx(), 1, wi(), wx(), "mean", true); }
 /* reductions, softmax */
 static void row_sum(void) { ct_sum(wx()); }
 static void row_sum_dim(void) { ct_sum_dim(wx(), 1, false); }
@@ -1084,6 +1180,8 @@ static void row_backward(void)
     ct_backward(ct_select(ct_requires_grad_(wx(), true), 0, 1), wv(), false);
     ct_backward(ct_narrow(ct_requires_grad_(wx(), true), 0, 1, 1), ct_narrow(wx(), 0, 0, 1), false);
     ct_backward(ct_cross_entropy(ct_requires_grad_(wx(), true), wt(), NULL), NULL, false);
+    ct_backward(ct_diagonal(ct_requires_grad_(wx(), true), 0, 0, 1), ct_narrow(wv(), 0, 0, 2),
+                false);
 }
 /* copy_ on one device, and across two */
 static void row_copy_across(void)
@@ -1257,6 +1355,14 @@ static const api_row api_rows[] = {
     /* indexing */
     ROW(gather), ROW(index_select), ROW(scatter), ROW(scatter_), ROW(scatter_add),
     ROW(scatter_add_), ROW(index_add), ROW(index_add_), ROW(masked_fill), ROW(masked_fill_),
+    /* issue 7, second slice */
+    ROW(repeat), ROW(tile), ROW(repeat_interleave), ROW(flip), ROW(fliplr), ROW(flipud), ROW(roll),
+    ROW(rot90), ROW(movedim), ROW(diagonal), ROW(diag), ROW(diag_embed), ROW(diagflat),
+    ROW(as_strided), ROW(unfold_view), ROW(hstack), ROW(vstack), ROW(dstack), ROW(column_stack),
+    ROW(unbind), ROW(tensor_split), ROW(tensor_split_indices), ROW(hsplit), ROW(vsplit),
+    ROW(dsplit), ROW(nonzero), ROW(argwhere), ROW(index), ROW(index_put), ROW(index_put_),
+    ROW(masked_select), ROW(masked_scatter), ROW(masked_scatter_), ROW(index_fill_),
+    ROW(index_copy_), ROW(take), ROW(take_along_dim), ROW(scatter_reduce), ROW(scatter_reduce_),
     /* reductions, softmax */
     ROW(sum), ROW(sum_dim), ROW(sum_dims), ROW(sum_to_size), ROW(mean), ROW(mean_dim), ROW(max),
     ROW(min), ROW(max_dim), ROW(min_dim), ROW(argmax), ROW(argmin), ROW(argmax_dim),

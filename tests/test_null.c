@@ -4529,6 +4529,420 @@ static void test_null_ct_triu(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_repeat(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_repeat(NULL, fx.sizes, 1)";
+        ct_tensor *r = ct_repeat(NULL, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_repeat(fx.t, NULL, 1)";
+        ct_tensor *r = ct_repeat(fx.t, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tile(NULL, fx.sizes, 1)";
+        ct_tensor *r = ct_tile(NULL, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tile(fx.t, NULL, 1)";
+        ct_tensor *r = ct_tile(fx.t, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_repeat_interleave(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_repeat_interleave(NULL, 0, 0)";
+        ct_tensor *r = ct_repeat_interleave(NULL, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_flip(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_flip(NULL, fx.sizes, 1)";
+        ct_tensor *r = ct_flip(NULL, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_flip(fx.t, NULL, 1)";
+        ct_tensor *r = ct_flip(fx.t, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_fliplr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fliplr(NULL)";
+        ct_tensor *r = ct_fliplr(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_flipud(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_flipud(NULL)";
+        ct_tensor *r = ct_flipud(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_roll(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_roll(NULL, fx.sizes, 1, fx.sizes, 1)";
+        ct_tensor *r = ct_roll(NULL, fx.sizes, 1, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_roll(fx.t, NULL, 1, fx.sizes, 1)";
+        ct_tensor *r = ct_roll(fx.t, NULL, 1, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_roll(fx.t, fx.sizes, 1, NULL, 1)";
+        ct_tensor *r = ct_roll(fx.t, fx.sizes, 1, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_rot90(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rot90(NULL, 0, fx.sizes, 1)";
+        ct_tensor *r = ct_rot90(NULL, 0, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_rot90(fx.t, 0, NULL, 1)";
+        ct_tensor *r = ct_rot90(fx.t, 0, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_movedim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_movedim(NULL, fx.sizes, fx.sizes, 1)";
+        ct_tensor *r = ct_movedim(NULL, fx.sizes, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_movedim(fx.t, NULL, fx.sizes, 1)";
+        ct_tensor *r = ct_movedim(fx.t, NULL, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_movedim(fx.t, fx.sizes, NULL, 1)";
+        ct_tensor *r = ct_movedim(fx.t, fx.sizes, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unbind(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unbind(NULL, 0, fx.out, 0)";
+        (void)ct_unbind(NULL, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unbind(fx.t, 0, NULL, 0)";
+        int r = ct_unbind(fx.t, 0, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tensor_split(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensor_split(NULL, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split(NULL, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensor_split(fx.t, 1, 0, NULL, 0)";
+        int r = ct_tensor_split(fx.t, 1, 0, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tensor_split_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensor_split_indices(NULL, fx.sizes, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split_indices(NULL, fx.sizes, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensor_split_indices(fx.t, NULL, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split_indices(fx.t, NULL, 1, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_tensor_split_indices(fx.t, fx.sizes, 1, 0, NULL, 0)";
+        int r = ct_tensor_split_indices(fx.t, fx.sizes, 1, 0, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hsplit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hsplit(NULL, 1, fx.out, 0)";
+        (void)ct_hsplit(NULL, 1, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_hsplit(fx.t, 1, NULL, 0)";
+        int r = ct_hsplit(fx.t, 1, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_vsplit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vsplit(NULL, 1, fx.out, 0)";
+        (void)ct_vsplit(NULL, 1, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_vsplit(fx.t, 1, NULL, 0)";
+        int r = ct_vsplit(fx.t, 1, NULL, 0);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dsplit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dsplit(NULL, 0, fx.out, 0)";
+        (void)ct_dsplit(NULL, 0, fx.out, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_dsplit(fx.t, 0, NULL, 0)";
+        (void)ct_dsplit(fx.t, 0, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hstack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hstack(NULL, 1)";
+        ct_tensor *r = ct_hstack(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_vstack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vstack(NULL, 1)";
+        ct_tensor *r = ct_vstack(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dstack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dstack(NULL, 1)";
+        ct_tensor *r = ct_dstack(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_column_stack(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_column_stack(NULL, 1)";
+        ct_tensor *r = ct_column_stack(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_diagonal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diagonal(NULL, 0, 0, 0)";
+        ct_tensor *r = ct_diagonal(NULL, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_diag(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diag(NULL, 0)";
+        ct_tensor *r = ct_diag(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_diag_embed(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diag_embed(NULL, 0, 0, 0)";
+        ct_tensor *r = ct_diag_embed(NULL, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_diagflat(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diagflat(NULL, 0)";
+        ct_tensor *r = ct_diagflat(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_as_strided(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_as_strided(NULL, fx.sizes, fx.sizes, 2, 0)";
+        ct_tensor *r = ct_as_strided(NULL, fx.sizes, fx.sizes, 2, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_as_strided(fx.t, NULL, fx.sizes, 2, 0)";
+        ct_tensor *r = ct_as_strided(fx.t, NULL, fx.sizes, 2, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_as_strided(fx.t, fx.sizes, NULL, 2, 0)";
+        ct_tensor *r = ct_as_strided(fx.t, fx.sizes, NULL, 2, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unfold_view(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unfold_view(NULL, 0, 0, 0)";
+        ct_tensor *r = ct_unfold_view(NULL, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_gather(void)
 {
     null_fixture fx;
@@ -4749,6 +5163,314 @@ static void test_null_ct_masked_fill_(void)
     {
         const char *call = "ct_masked_fill_(fx.t, NULL, 1.0)";
         ct_tensor *r = ct_masked_fill_(fx.t, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nonzero(NULL)";
+        ct_tensor *r = ct_nonzero(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_argwhere(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argwhere(NULL)";
+        ct_tensor *r = ct_argwhere(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index(NULL, fx.ctl, 1)";
+        ct_tensor *r = ct_index(NULL, fx.ctl, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index(fx.t, NULL, 1)";
+        ct_tensor *r = ct_index(fx.t, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_put(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_put(NULL, fx.ctl, 1, fx.t, false)";
+        ct_tensor *r = ct_index_put(NULL, fx.ctl, 1, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_put(fx.t, NULL, 1, fx.t, false)";
+        ct_tensor *r = ct_index_put(fx.t, NULL, 1, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_put(fx.t, fx.ctl, 1, NULL, false)";
+        ct_tensor *r = ct_index_put(fx.t, fx.ctl, 1, NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_put_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_put_(NULL, fx.ctl, 1, fx.t, false)";
+        ct_tensor *r = ct_index_put_(NULL, fx.ctl, 1, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_put_(fx.t, NULL, 1, fx.t, false)";
+        ct_tensor *r = ct_index_put_(fx.t, NULL, 1, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_put_(fx.t, fx.ctl, 1, NULL, false)";
+        ct_tensor *r = ct_index_put_(fx.t, fx.ctl, 1, NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_masked_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_select(NULL, fx.t)";
+        ct_tensor *r = ct_masked_select(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_select(fx.t, NULL)";
+        ct_tensor *r = ct_masked_select(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_masked_scatter_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_scatter_(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_masked_scatter_(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_masked_scatter_(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_masked_scatter_(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_masked_scatter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_scatter(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_masked_scatter(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_masked_scatter(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_masked_scatter(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_fill_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_fill_(NULL, 0, fx.t, 1.0)";
+        ct_tensor *r = ct_index_fill_(NULL, 0, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_fill_(fx.t, 0, NULL, 1.0)";
+        ct_tensor *r = ct_index_fill_(fx.t, 0, NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_index_copy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_copy_(NULL, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_index_copy_(NULL, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.t, 0, NULL, fx.t)";
+        ct_tensor *r = ct_index_copy_(fx.t, 0, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.t, 0, fx.t, NULL)";
+        ct_tensor *r = ct_index_copy_(fx.t, 0, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_take(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_take(NULL, fx.t)";
+        ct_tensor *r = ct_take(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_take(fx.t, NULL)";
+        ct_tensor *r = ct_take(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_take_along_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_take_along_dim(NULL, fx.t, 0)";
+        ct_tensor *r = ct_take_along_dim(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_take_along_dim(fx.t, NULL, 0)";
+        ct_tensor *r = ct_take_along_dim(fx.t, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_scatter_reduce(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_reduce(NULL, 0, fx.t, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce(NULL, 0, fx.t, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, NULL, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce(fx.t, 0, NULL, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, fx.t, NULL, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce(fx.t, 0, fx.t, NULL, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, fx.t, fx.t, NULL, false)";
+        ct_tensor *r = ct_scatter_reduce(fx.t, 0, fx.t, fx.t, NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_scatter_reduce_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_reduce_(NULL, 0, fx.t, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce_(NULL, 0, fx.t, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, NULL, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce_(fx.t, 0, NULL, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, fx.t, NULL, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce_(fx.t, 0, fx.t, NULL, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, fx.t, fx.t, NULL, false)";
+        ct_tensor *r = ct_scatter_reduce_(fx.t, 0, fx.t, fx.t, NULL, false);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -13212,6 +13934,378 @@ static void test_freed_ct_triu(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_repeat(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_repeat(fx.freed, fx.sizes, 1)";
+        ct_tensor *r = ct_repeat(fx.freed, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_repeat(fx.foreign, fx.sizes, 1)";
+        (void)ct_repeat(fx.foreign, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tile(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tile(fx.freed, fx.sizes, 1)";
+        ct_tensor *r = ct_tile(fx.freed, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tile(fx.foreign, fx.sizes, 1)";
+        (void)ct_tile(fx.foreign, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_repeat_interleave(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_repeat_interleave(fx.freed, 0, 0)";
+        ct_tensor *r = ct_repeat_interleave(fx.freed, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_repeat_interleave(fx.foreign, 0, 0)";
+        (void)ct_repeat_interleave(fx.foreign, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_flip(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_flip(fx.freed, fx.sizes, 1)";
+        ct_tensor *r = ct_flip(fx.freed, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_flip(fx.foreign, fx.sizes, 1)";
+        (void)ct_flip(fx.foreign, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fliplr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fliplr(fx.freed)";
+        ct_tensor *r = ct_fliplr(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fliplr(fx.foreign)";
+        (void)ct_fliplr(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_flipud(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_flipud(fx.freed)";
+        ct_tensor *r = ct_flipud(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_flipud(fx.foreign)";
+        (void)ct_flipud(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_roll(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_roll(fx.freed, fx.sizes, 1, fx.sizes, 1)";
+        ct_tensor *r = ct_roll(fx.freed, fx.sizes, 1, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_roll(fx.foreign, fx.sizes, 1, fx.sizes, 1)";
+        (void)ct_roll(fx.foreign, fx.sizes, 1, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_rot90(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rot90(fx.freed, 0, fx.sizes, 1)";
+        ct_tensor *r = ct_rot90(fx.freed, 0, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_rot90(fx.foreign, 0, fx.sizes, 1)";
+        (void)ct_rot90(fx.foreign, 0, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_movedim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_movedim(fx.freed, fx.sizes, fx.sizes, 1)";
+        ct_tensor *r = ct_movedim(fx.freed, fx.sizes, fx.sizes, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_movedim(fx.foreign, fx.sizes, fx.sizes, 1)";
+        (void)ct_movedim(fx.foreign, fx.sizes, fx.sizes, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unbind(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unbind(fx.freed, 0, fx.out, 0)";
+        (void)ct_unbind(fx.freed, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unbind(fx.foreign, 0, fx.out, 0)";
+        (void)ct_unbind(fx.foreign, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tensor_split(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensor_split(fx.freed, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split(fx.freed, 1, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensor_split(fx.foreign, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split(fx.foreign, 1, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tensor_split_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tensor_split_indices(fx.freed, fx.sizes, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split_indices(fx.freed, fx.sizes, 1, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tensor_split_indices(fx.foreign, fx.sizes, 1, 0, fx.out, 0)";
+        (void)ct_tensor_split_indices(fx.foreign, fx.sizes, 1, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hsplit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hsplit(fx.freed, 1, fx.out, 0)";
+        (void)ct_hsplit(fx.freed, 1, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hsplit(fx.foreign, 1, fx.out, 0)";
+        (void)ct_hsplit(fx.foreign, 1, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_vsplit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vsplit(fx.freed, 1, fx.out, 0)";
+        (void)ct_vsplit(fx.freed, 1, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vsplit(fx.foreign, 1, fx.out, 0)";
+        (void)ct_vsplit(fx.foreign, 1, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dsplit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dsplit(fx.freed, 0, fx.out, 0)";
+        (void)ct_dsplit(fx.freed, 0, fx.out, 0);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dsplit(fx.foreign, 0, fx.out, 0)";
+        (void)ct_dsplit(fx.foreign, 0, fx.out, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_diagonal(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diagonal(fx.freed, 0, 0, 0)";
+        ct_tensor *r = ct_diagonal(fx.freed, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_diagonal(fx.foreign, 0, 0, 0)";
+        (void)ct_diagonal(fx.foreign, 0, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_diag(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diag(fx.freed, 0)";
+        ct_tensor *r = ct_diag(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_diag(fx.foreign, 0)";
+        (void)ct_diag(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_diag_embed(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diag_embed(fx.freed, 0, 0, 0)";
+        ct_tensor *r = ct_diag_embed(fx.freed, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_diag_embed(fx.foreign, 0, 0, 0)";
+        (void)ct_diag_embed(fx.foreign, 0, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_diagflat(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_diagflat(fx.freed, 0)";
+        ct_tensor *r = ct_diagflat(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_diagflat(fx.foreign, 0)";
+        (void)ct_diagflat(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_as_strided(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_as_strided(fx.freed, fx.sizes, fx.sizes, 2, 0)";
+        ct_tensor *r = ct_as_strided(fx.freed, fx.sizes, fx.sizes, 2, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_as_strided(fx.foreign, fx.sizes, fx.sizes, 2, 0)";
+        (void)ct_as_strided(fx.foreign, fx.sizes, fx.sizes, 2, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unfold_view(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unfold_view(fx.freed, 0, 0, 0)";
+        ct_tensor *r = ct_unfold_view(fx.freed, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unfold_view(fx.foreign, 0, 0, 0)";
+        (void)ct_unfold_view(fx.foreign, 0, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_gather(void)
 {
     null_fixture fx;
@@ -13563,6 +14657,434 @@ static void test_freed_ct_masked_fill_(void)
     {
         const char *call = "ct_masked_fill_(fx.t, fx.foreign, 1.0)";
         (void)ct_masked_fill_(fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nonzero(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nonzero(fx.freed)";
+        ct_tensor *r = ct_nonzero(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nonzero(fx.foreign)";
+        (void)ct_nonzero(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_argwhere(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_argwhere(fx.freed)";
+        ct_tensor *r = ct_argwhere(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_argwhere(fx.foreign)";
+        (void)ct_argwhere(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index(fx.freed, fx.ctl, 1)";
+        ct_tensor *r = ct_index(fx.freed, fx.ctl, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index(fx.foreign, fx.ctl, 1)";
+        (void)ct_index(fx.foreign, fx.ctl, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_put(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_put(fx.freed, fx.ctl, 1, fx.t, false)";
+        ct_tensor *r = ct_index_put(fx.freed, fx.ctl, 1, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_put(fx.foreign, fx.ctl, 1, fx.t, false)";
+        (void)ct_index_put(fx.foreign, fx.ctl, 1, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_put(fx.t, fx.ctl, 1, fx.freed, false)";
+        ct_tensor *r = ct_index_put(fx.t, fx.ctl, 1, fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_put(fx.t, fx.ctl, 1, fx.foreign, false)";
+        (void)ct_index_put(fx.t, fx.ctl, 1, fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_put_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_put_(fx.freed, fx.ctl, 1, fx.t, false)";
+        ct_tensor *r = ct_index_put_(fx.freed, fx.ctl, 1, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_put_(fx.foreign, fx.ctl, 1, fx.t, false)";
+        (void)ct_index_put_(fx.foreign, fx.ctl, 1, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_put_(fx.t, fx.ctl, 1, fx.freed, false)";
+        ct_tensor *r = ct_index_put_(fx.t, fx.ctl, 1, fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_put_(fx.t, fx.ctl, 1, fx.foreign, false)";
+        (void)ct_index_put_(fx.t, fx.ctl, 1, fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_masked_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_select(fx.freed, fx.t)";
+        ct_tensor *r = ct_masked_select(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_select(fx.foreign, fx.t)";
+        (void)ct_masked_select(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_select(fx.t, fx.freed)";
+        ct_tensor *r = ct_masked_select(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_select(fx.t, fx.foreign)";
+        (void)ct_masked_select(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_masked_scatter_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_scatter_(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_masked_scatter_(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.foreign, fx.t, fx.t)";
+        (void)ct_masked_scatter_(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_masked_scatter_(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.t, fx.foreign, fx.t)";
+        (void)ct_masked_scatter_(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_masked_scatter_(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_scatter_(fx.t, fx.t, fx.foreign)";
+        (void)ct_masked_scatter_(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_masked_scatter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_masked_scatter(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_masked_scatter(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.foreign, fx.t, fx.t)";
+        (void)ct_masked_scatter(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_masked_scatter(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.t, fx.foreign, fx.t)";
+        (void)ct_masked_scatter(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_masked_scatter(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_masked_scatter(fx.t, fx.t, fx.foreign)";
+        (void)ct_masked_scatter(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_fill_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_fill_(fx.freed, 0, fx.t, 1.0)";
+        ct_tensor *r = ct_index_fill_(fx.freed, 0, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_fill_(fx.foreign, 0, fx.t, 1.0)";
+        (void)ct_index_fill_(fx.foreign, 0, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_fill_(fx.t, 0, fx.freed, 1.0)";
+        ct_tensor *r = ct_index_fill_(fx.t, 0, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_fill_(fx.t, 0, fx.foreign, 1.0)";
+        (void)ct_index_fill_(fx.t, 0, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_index_copy_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_index_copy_(fx.freed, 0, fx.t, fx.t)";
+        ct_tensor *r = ct_index_copy_(fx.freed, 0, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.foreign, 0, fx.t, fx.t)";
+        (void)ct_index_copy_(fx.foreign, 0, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.t, 0, fx.freed, fx.t)";
+        ct_tensor *r = ct_index_copy_(fx.t, 0, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.t, 0, fx.foreign, fx.t)";
+        (void)ct_index_copy_(fx.t, 0, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.t, 0, fx.t, fx.freed)";
+        ct_tensor *r = ct_index_copy_(fx.t, 0, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_index_copy_(fx.t, 0, fx.t, fx.foreign)";
+        (void)ct_index_copy_(fx.t, 0, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_take(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_take(fx.freed, fx.t)";
+        ct_tensor *r = ct_take(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_take(fx.foreign, fx.t)";
+        (void)ct_take(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_take(fx.t, fx.freed)";
+        ct_tensor *r = ct_take(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_take(fx.t, fx.foreign)";
+        (void)ct_take(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_take_along_dim(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_take_along_dim(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_take_along_dim(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_take_along_dim(fx.foreign, fx.t, 0)";
+        (void)ct_take_along_dim(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_take_along_dim(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_take_along_dim(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_take_along_dim(fx.t, fx.foreign, 0)";
+        (void)ct_take_along_dim(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_scatter_reduce(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_reduce(fx.freed, 0, fx.t, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce(fx.freed, 0, fx.t, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.foreign, 0, fx.t, fx.t, \"sum\", false)";
+        (void)ct_scatter_reduce(fx.foreign, 0, fx.t, fx.t, "sum", false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, fx.freed, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce(fx.t, 0, fx.freed, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, fx.foreign, fx.t, \"sum\", false)";
+        (void)ct_scatter_reduce(fx.t, 0, fx.foreign, fx.t, "sum", false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, fx.t, fx.freed, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce(fx.t, 0, fx.t, fx.freed, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce(fx.t, 0, fx.t, fx.foreign, \"sum\", false)";
+        (void)ct_scatter_reduce(fx.t, 0, fx.t, fx.foreign, "sum", false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_scatter_reduce_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scatter_reduce_(fx.freed, 0, fx.t, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce_(fx.freed, 0, fx.t, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.foreign, 0, fx.t, fx.t, \"sum\", false)";
+        (void)ct_scatter_reduce_(fx.foreign, 0, fx.t, fx.t, "sum", false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, fx.freed, fx.t, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce_(fx.t, 0, fx.freed, fx.t, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, fx.foreign, fx.t, \"sum\", false)";
+        (void)ct_scatter_reduce_(fx.t, 0, fx.foreign, fx.t, "sum", false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, fx.t, fx.freed, \"sum\", false)";
+        ct_tensor *r = ct_scatter_reduce_(fx.t, 0, fx.t, fx.freed, "sum", false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scatter_reduce_(fx.t, 0, fx.t, fx.foreign, \"sum\", false)";
+        (void)ct_scatter_reduce_(fx.t, 0, fx.t, fx.foreign, "sum", false);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -16315,6 +17837,31 @@ void test_null(void)
     RUN(test_null_ct_chunk);
     RUN(test_null_ct_tril);
     RUN(test_null_ct_triu);
+    RUN(test_null_ct_repeat);
+    RUN(test_null_ct_tile);
+    RUN(test_null_ct_repeat_interleave);
+    RUN(test_null_ct_flip);
+    RUN(test_null_ct_fliplr);
+    RUN(test_null_ct_flipud);
+    RUN(test_null_ct_roll);
+    RUN(test_null_ct_rot90);
+    RUN(test_null_ct_movedim);
+    RUN(test_null_ct_unbind);
+    RUN(test_null_ct_tensor_split);
+    RUN(test_null_ct_tensor_split_indices);
+    RUN(test_null_ct_hsplit);
+    RUN(test_null_ct_vsplit);
+    RUN(test_null_ct_dsplit);
+    RUN(test_null_ct_hstack);
+    RUN(test_null_ct_vstack);
+    RUN(test_null_ct_dstack);
+    RUN(test_null_ct_column_stack);
+    RUN(test_null_ct_diagonal);
+    RUN(test_null_ct_diag);
+    RUN(test_null_ct_diag_embed);
+    RUN(test_null_ct_diagflat);
+    RUN(test_null_ct_as_strided);
+    RUN(test_null_ct_unfold_view);
     RUN(test_null_ct_gather);
     RUN(test_null_ct_index_select);
     RUN(test_null_ct_scatter);
@@ -16325,6 +17872,20 @@ void test_null(void)
     RUN(test_null_ct_index_add_);
     RUN(test_null_ct_masked_fill);
     RUN(test_null_ct_masked_fill_);
+    RUN(test_null_ct_nonzero);
+    RUN(test_null_ct_argwhere);
+    RUN(test_null_ct_index);
+    RUN(test_null_ct_index_put);
+    RUN(test_null_ct_index_put_);
+    RUN(test_null_ct_masked_select);
+    RUN(test_null_ct_masked_scatter_);
+    RUN(test_null_ct_masked_scatter);
+    RUN(test_null_ct_index_fill_);
+    RUN(test_null_ct_index_copy_);
+    RUN(test_null_ct_take);
+    RUN(test_null_ct_take_along_dim);
+    RUN(test_null_ct_scatter_reduce);
+    RUN(test_null_ct_scatter_reduce_);
     RUN(test_null_ct_meshgrid);
     RUN(test_null_ct_contiguous_memory_format);
     RUN(test_null_ct_from_dlpack);
@@ -16768,6 +18329,27 @@ void test_null(void)
     RUN(test_freed_ct_chunk);
     RUN(test_freed_ct_tril);
     RUN(test_freed_ct_triu);
+    RUN(test_freed_ct_repeat);
+    RUN(test_freed_ct_tile);
+    RUN(test_freed_ct_repeat_interleave);
+    RUN(test_freed_ct_flip);
+    RUN(test_freed_ct_fliplr);
+    RUN(test_freed_ct_flipud);
+    RUN(test_freed_ct_roll);
+    RUN(test_freed_ct_rot90);
+    RUN(test_freed_ct_movedim);
+    RUN(test_freed_ct_unbind);
+    RUN(test_freed_ct_tensor_split);
+    RUN(test_freed_ct_tensor_split_indices);
+    RUN(test_freed_ct_hsplit);
+    RUN(test_freed_ct_vsplit);
+    RUN(test_freed_ct_dsplit);
+    RUN(test_freed_ct_diagonal);
+    RUN(test_freed_ct_diag);
+    RUN(test_freed_ct_diag_embed);
+    RUN(test_freed_ct_diagflat);
+    RUN(test_freed_ct_as_strided);
+    RUN(test_freed_ct_unfold_view);
     RUN(test_freed_ct_gather);
     RUN(test_freed_ct_index_select);
     RUN(test_freed_ct_scatter);
@@ -16778,6 +18360,20 @@ void test_null(void)
     RUN(test_freed_ct_index_add_);
     RUN(test_freed_ct_masked_fill);
     RUN(test_freed_ct_masked_fill_);
+    RUN(test_freed_ct_nonzero);
+    RUN(test_freed_ct_argwhere);
+    RUN(test_freed_ct_index);
+    RUN(test_freed_ct_index_put);
+    RUN(test_freed_ct_index_put_);
+    RUN(test_freed_ct_masked_select);
+    RUN(test_freed_ct_masked_scatter_);
+    RUN(test_freed_ct_masked_scatter);
+    RUN(test_freed_ct_index_fill_);
+    RUN(test_freed_ct_index_copy_);
+    RUN(test_freed_ct_take);
+    RUN(test_freed_ct_take_along_dim);
+    RUN(test_freed_ct_scatter_reduce);
+    RUN(test_freed_ct_scatter_reduce_);
     RUN(test_freed_ct_contiguous_memory_format);
     RUN(test_freed_ct_to_dlpack);
     RUN(test_freed_ct_sum);

@@ -70,6 +70,14 @@ def workloads():
                 "torch.topk(x, 16, -1)", {"x": x, "torch": torch}))
     out.append(("cumsum_4096x1024", "scans", "cumsum (4096,1024) dim -1", "torch.cumsum(x, -1)",
                 {"x": torch.randn(4096, 1024)}))
+    x, z = torch.randn(4096, 4096), torch.zeros(4096, 4096)
+    idx = torch.randint(0, 4096, (4096, 4096))
+    lab = "gather / scatter_add, 16M float32"
+    out.append(("gather_16M", lab, "gather(x (4096,4096), 1, idx int64)",
+                "torch.gather(x, 1, idx)", {"x": x, "idx": idx, "torch": torch}))
+    out.append(("scatter_add_16M", lab, "scatter_add(z, 1, idx, src)",
+                "torch.scatter_add(z, 1, idx, x)", {"x": x, "z": z, "idx": idx,
+                                                      "torch": torch}))
     return out
 
 

@@ -96,6 +96,13 @@ VALID_BY_CALL = {
     ("ct_chunk", "chunks"): "1",
     ("ct_set_printoptions", "profile"): '"default"',
     ("ct_set_printoptions", "opts"): "NULL",
+    ("ct_tensor_split", "sections"): "1",
+    ("ct_hsplit", "sections"): "1",
+    ("ct_vsplit", "sections"): "1",
+    ("ct_roll", "n_shifts"): "1",
+    ("ct_roll", "n_dims"): "1",
+    ("ct_scatter_reduce", "reduce"): '"sum"',
+    ("ct_scatter_reduce_", "reduce"): '"sum"',
 }
 
 # Scalar arguments: by name, else by type.
@@ -188,6 +195,12 @@ OUTCOME = {
     ("ct_set_printoptions", "profile"): "accepted",
     ("ct_set_printoptions", "opts"): "accepted",
     ("ct_meshgrid", "indexing"): "accepted",
+    ("ct_unbind", "out"): "size",
+    ("ct_tensor_split", "out"): "size",
+    ("ct_tensor_split_indices", "out"): "size",
+    ("ct_hsplit", "out"): "size",
+    ("ct_vsplit", "out"): "size",
+    ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

@@ -87,7 +87,7 @@ static ct_tensor *ct__over(ct_tensor *flat, const ct__geometry *g)
 }
 
 /* AsStridedBackward0: the view's gradient placed in a zero gradient of its base. */
-static void ct__as_strided_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+static void ct__base_view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct__view_ctx *x = (const ct__view_ctx *)n->ctx;
     ct_tensor *flat = ct__storage_like(x, true);
@@ -140,7 +140,7 @@ static void ct__set_grad_fn(ct_tensor *t, ct_node *n)
 static ct_node *ct__as_strided_node(const ct_tensor *v)
 {
     ct__view_ctx *x = ct__view_ctx_new(v, NULL);
-    ct_node *a = x ? ct__node_alloc("AsStridedBackward0", ct__as_strided_backward, 1) : NULL;
+    ct_node *a = x ? ct__node_alloc("AsStridedBackward0", ct__base_view_backward, 1) : NULL;
     if (!a) {
         ct__free(x);
         return NULL;
