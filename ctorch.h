@@ -17331,10 +17331,11 @@ static ct_status ct__matrix_power_composite(ct_op_call *c)
     const ct_tensor *A = c->inputs[0];
     int64_t n = c->attrs[0].i;
     ct_scope_begin();
-    if (n == 0) {
-        int64_t k = A->sizes[A->ndim - 1];
-        return ct__composite_end(c, ct_clone(ct_expand(ct_eye(k, k, A->dtype), A->sizes,
-                                                       A->ndim)));
+    if (n == 0) { /* where(false, A, I): the identity, and a zero gradient for A (PyTorch's
+                     A.clone().copy_(I) gives A a zero gradient too) */
+        int64_t k = A->sizes[A->ndim - 1], s[2] = {k, k};
+        return ct__composite_end(c, ct_where(ct_zeros(s, 2, CT_BOOL), A,
+                                             ct_eye(k, k, A->dtype)));
     }
     const ct_tensor *a = n < 0 ? ct_linalg_inv(A) : A;
     uint64_t e = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;

@@ -144,7 +144,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(view7)                                                                                \
     X(pointwise7)                                                                           \
     X(index)                                                                                \
-    X(reduce7)
+    X(reduce7)                                                                              \
+    X(decomp)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

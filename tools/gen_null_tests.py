@@ -91,6 +91,8 @@ VALID_BY_CALL = {
     ("ct_broadcast_shapes", "out_ndim"): "(int *)fx.zeros",
     ("ct_split", "split_size"): "1",
     ("ct_chunk", "chunks"): "1",
+    ("ct_linalg_matrix_norm", "ord"): '"fro"',
+    ("ct_linalg_norm", "ord"): '"fro"',
 }
 
 # Scalar arguments: by name, else by type.
@@ -141,6 +143,15 @@ OUTCOME = {
     ("ct_profiler_table", "sort_by"): "accepted",
     ("ct_profiler_print_table", "sort_by"): "accepted",
     ("ct_profiler_chrome_trace", "buf"): "accepted",
+    ("ct_linalg_slogdet", "logabsdet"): "accepted",
+    ("ct_linalg_qr", "R"): "accepted",
+    ("ct_linalg_eigh", "eigenvectors"): "accepted",
+    ("ct_linalg_svd", "S"): "accepted",
+    ("ct_linalg_svd", "Vh"): "accepted",
+    ("ct_linalg_matrix_norm", "ord"): "accepted",
+    ("ct_linalg_matrix_norm", "dim"): "accepted",
+    ("ct_linalg_norm", "ord"): "accepted",
+    ("ct_linalg_norm", "dims"): "accepted",
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",
