@@ -15722,8 +15722,8 @@ static void ct__dc_apply_q_c(int64_t m, int64_t nc, int64_t k, const double *a, 
 }
 
 /* q (m x nc, ldq) = the first nc columns of Q from geqrf's a and tau (k reflectors). */
-static void ct__dc_orgqr_c(int64_t m, int64_t nc, int64_t k, const double *a, int64_t lda,
-                           const double *tau, double *q, int64_t ldq)
+static CT__UNUSED void ct__dc_orgqr_c(int64_t m, int64_t nc, int64_t k, const double *a,
+                                      int64_t lda, const double *tau, double *q, int64_t ldq)
 {
     for (int64_t j = 0; j < nc; j++) {
         for (int64_t i = 0; i < m; i++) {
