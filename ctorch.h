@@ -26,6 +26,9 @@
  *                                          report double frees and leaks (slow)
  *   CTORCH_ZLIB             undefined    read .gz files through zlib (link -lz)      impl
  *   CTORCH_OPENBLAS         undefined    GEMM through cblas (link -lopenblas)        impl
+ *                                          and CTORCH_LAPACK
+ *   CTORCH_LAPACK           undefined    linalg decompositions through OpenBLAS's    impl
+ *                                          LAPACK (link -lopenblas); GEMM stays ctorch's
  *   -pthread                off          intra-op and inter-op threads (see THREADS) impl
  *
  * DEFINITIONS
@@ -1369,11 +1372,11 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
  * several results returns the first and writes the others to out-pointers (each may be NULL:
  * that result is dropped). Gradients as PyTorch's derivatives.yaml, written with ctorch ops.
  * Backends: OpenBLAS's LAPACK (getrf, getrs, potrf, geqrf, orgqr, syevd, gesdd) when built with
- * CTORCH_OPENBLAS (link -lopenblas), else portable C that computes in float64 (blocked LU with
- * the GEMM, Cholesky, Householder QR, Householder tridiagonalization + implicit QL, QR +
- * one-sided Jacobi SVD). Determinism: bit-exact across thread counts for a given build; the
- * two backends differ in rounding and in the signs of eigenvectors and singular vectors
- * (which are defined up to sign, as in PyTorch).
+ * CTORCH_OPENBLAS or CTORCH_LAPACK (link -lopenblas), else portable C that computes in float64
+ * (blocked LU with the GEMM, Cholesky, Householder QR, Householder tridiagonalization +
+ * implicit QL, QR + one-sided Jacobi SVD). Determinism: bit-exact across thread counts for a
+ * given build; the two backends differ in rounding and in the signs of eigenvectors and
+ * singular vectors (which are defined up to sign, as in PyTorch).
  */
 
 /* Determinant. Shapes: A (*, n, n) -> (*). Gradient: det * A^-T (A must be invertible there).
@@ -15379,17 +15382,18 @@ ct_tensor *ct_matmul(const ct_tensor *a, const ct_tensor *b)
  * copied into work memory in LAPACK's layout, column-major: w[i + j * ld] is row i, column j
  * (a transposed operand is copied transposed, so the factorizations never see strides). The
  * work dtype is float64 on the portable path (float32 inputs are computed in float64 and
- * rounded once) and the input's dtype on the LAPACK path (CTORCH_OPENBLAS). One matrix is one
- * task of ct__parallel_for over the batch, with its own work memory; a matrix that cannot be
- * factored reports LAPACK's info, the first such matrix (in batch order) is the error.
+ * rounded once) and the input's dtype on the LAPACK path (CTORCH_OPENBLAS or CTORCH_LAPACK).
+ * One matrix is one task of ct__parallel_for over the batch, with its own work memory; a
+ * matrix that cannot be factored reports LAPACK's info, the first such matrix (in batch
+ * order) is the error.
  * Every multiply-add of the portable kernels is an explicit fma, so no compiler flag changes
  * their bits.
  */
 
 #include <float.h>
 
-/* ---- LAPACK (OpenBLAS's) -------------------------------------------------------------- */
-#ifdef CTORCH_OPENBLAS
+/* ---- LAPACK (OpenBLAS's): CTORCH_OPENBLAS, or CTORCH_LAPACK alone (GEMM stays ctorch's) -- */
+#if defined(CTORCH_OPENBLAS) || defined(CTORCH_LAPACK)
 #ifdef __cplusplus
 extern "C" {
 #endif

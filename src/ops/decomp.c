@@ -4,9 +4,10 @@
  * copied into work memory in LAPACK's layout, column-major: w[i + j * ld] is row i, column j
  * (a transposed operand is copied transposed, so the factorizations never see strides). The
  * work dtype is float64 on the portable path (float32 inputs are computed in float64 and
- * rounded once) and the input's dtype on the LAPACK path (CTORCH_OPENBLAS). One matrix is one
- * task of ct__parallel_for over the batch, with its own work memory; a matrix that cannot be
- * factored reports LAPACK's info, the first such matrix (in batch order) is the error.
+ * rounded once) and the input's dtype on the LAPACK path (CTORCH_OPENBLAS or CTORCH_LAPACK).
+ * One matrix is one task of ct__parallel_for over the batch, with its own work memory; a
+ * matrix that cannot be factored reports LAPACK's info, the first such matrix (in batch
+ * order) is the error.
  * Every multiply-add of the portable kernels is an explicit fma, so no compiler flag changes
  * their bits.
  */
@@ -23,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- LAPACK (OpenBLAS's) -------------------------------------------------------------- */
-#ifdef CTORCH_OPENBLAS
+/* ---- LAPACK (OpenBLAS's): CTORCH_OPENBLAS, or CTORCH_LAPACK alone (GEMM stays ctorch's) -- */
+#if defined(CTORCH_OPENBLAS) || defined(CTORCH_LAPACK)
 #ifdef __cplusplus
 extern "C" {
 #endif

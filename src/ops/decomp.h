@@ -9,11 +9,11 @@
  * several results returns the first and writes the others to out-pointers (each may be NULL:
  * that result is dropped). Gradients as PyTorch's derivatives.yaml, written with ctorch ops.
  * Backends: OpenBLAS's LAPACK (getrf, getrs, potrf, geqrf, orgqr, syevd, gesdd) when built with
- * CTORCH_OPENBLAS (link -lopenblas), else portable C that computes in float64 (blocked LU with
- * the GEMM, Cholesky, Householder QR, Householder tridiagonalization + implicit QL, QR +
- * one-sided Jacobi SVD). Determinism: bit-exact across thread counts for a given build; the
- * two backends differ in rounding and in the signs of eigenvectors and singular vectors
- * (which are defined up to sign, as in PyTorch).
+ * CTORCH_OPENBLAS or CTORCH_LAPACK (link -lopenblas), else portable C that computes in float64
+ * (blocked LU with the GEMM, Cholesky, Householder QR, Householder tridiagonalization +
+ * implicit QL, QR + one-sided Jacobi SVD). Determinism: bit-exact across thread counts for a
+ * given build; the two backends differ in rounding and in the signs of eigenvectors and
+ * singular vectors (which are defined up to sign, as in PyTorch).
  */
 
 /* Determinant. Shapes: A (*, n, n) -> (*). Gradient: det * A^-T (A must be invertible there).
