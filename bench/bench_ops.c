@@ -25,7 +25,14 @@
  *   log_softmax_RxC       ct_log_softmax over the last dim
  *   xent_fb_NxC           ct_cross_entropy then ct_backward, logits requiring grad (.grad cleared
  *                         each call, as `x.grad = None` in the PyTorch version)
+ *   solve_256             ct_linalg_solve(A (256, 256), B (256, 256)), as torch.linalg.solve
+ *   svd_256               ct_linalg_svd(A (256, 256)), full_matrices (PyTorch's default)
+ * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
+ * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
+#ifdef BENCH_OPENBLAS
+#define CTORCH_LAPACK
+#endif
 #define CTORCH_IMPLEMENTATION
 #include "../ctorch.h"
 
@@ -58,7 +65,9 @@ typedef enum kind {
     K_TRIAD,
     K_SOFTMAX,
     K_LOG_SOFTMAX,
-    K_XENT
+    K_XENT,
+    K_SOLVE, /* ct_linalg_solve(a, b, true) */
+    K_SVD    /* ct_linalg_svd(a, true, &S, &Vh) */
 } kind;
 
 typedef struct work {
@@ -115,6 +124,12 @@ static void stmt(void *user)
         ct_set_grad(w->a, NULL);
         ct_backward(ct_cross_entropy(w->a, w->b, NULL), NULL, false);
         break;
+    case K_SOLVE: ct_linalg_solve(w->a, w->b, true); break;
+    case K_SVD: {
+        ct_tensor *s = NULL, *vh = NULL;
+        ct_linalg_svd(w->a, true, &s, &vh);
+        break;
+    }
     default: break;
     }
     ct_scope_end();
@@ -308,6 +323,20 @@ static void run_all(int threads)
         snprintf(name, sizeof name, "xent_fb_%dx%d", xe[j].n, xe[j].c);
         snprintf(sub, sizeof sub, "cross_entropy fwd+bwd (%d,%d)", xe[j].n, xe[j].c);
         measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
+        ct_free(w.a);
+        ct_free(w.b);
+    }
+    /* linalg decompositions: solve with a (256, 256) right-hand side, full SVD */
+    {
+        work w = {0};
+        w.a = randn2(256, 256);
+        w.b = randn2(256, 256);
+        w.k = K_SOLVE;
+        measure("solve_256", "linalg decompositions", "solve A(256,256) X = B(256,256)", "ctorch",
+                &w, threads);
+        w.k = K_SVD;
+        measure("svd_256", "linalg decompositions", "svd A(256,256) full_matrices", "ctorch", &w,
+                threads);
         ct_free(w.a);
         ct_free(w.b);
     }

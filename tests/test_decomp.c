@@ -469,19 +469,19 @@ static void test_decomp_errors(void)
 {
     ct_scope_begin();
     const int64_t s23[2] = {2, 3}, s33[2] = {3, 3}, s233[3] = {2, 3, 3}, s42[2] = {4, 2};
-    const double sing[9] = {1, 2, 3, 2, 4, 6, 1, 1, 1};
+    const double sing[9] = {1, 0, 0, 0, 0, 0, 0, 0, 1};
     const double notpd[9] = {1, 2, 0, 2, 1, 0, 0, 0, 1};
     ct_tensor *S = ct_tensor_from_data(sing, CT_FLOAT64, s33, 2);
     CHECK(ct_linalg_inv(S) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: The diagonal element 3 is zero, the inversion could "
+    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: The diagonal element 2 is zero, the inversion could "
                               "not be completed because the input matrix is singular.");
     const ct_tensor *pair[2] = {ct_eye(3, 3, CT_FLOAT64), S};
     ct_tensor *S2 = ct_stack(pair, 2, 0);
     CHECK(ct_linalg_inv(S2) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: (Batch element 1): The diagonal element 3 is zero");
+    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: (Batch element 1): The diagonal element 2 is zero");
     CHECK(ct_linalg_solve(S, ct_ones(s33, 2, CT_FLOAT64), true) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "linalg.solve: The solver failed because the input matrix is "
-                              "singular.");
+    CHECK_ERROR(CT_ERR_VALUE, "torch.linalg.solve: The solver failed because the input matrix "
+                              "is singular.");
     CHECK(ct_linalg_cholesky(ct_tensor_from_data(notpd, CT_FLOAT64, s33, 2), false) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "linalg.cholesky: The factorization could not be completed because "
                               "the input is not positive-definite (the leading minor of order 2 "
@@ -525,7 +525,7 @@ static void test_decomp_errors(void)
     CHECK_ERROR(CT_ERR_SHAPE, "linalg.matrix_power: A must be batches of square matrices, but "
                               "they are 2 by 3 matrices");
     CHECK(ct_linalg_matrix_power(S, -1) == NULL);
-    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: The diagonal element 3 is zero");
+    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: The diagonal element 2 is zero");
     /* backward errors of qr (PyTorch raises them in the backward too) */
     ct_tensor *x = ct_requires_grad_(ct_randn(s42, 2, CT_FLOAT64, NULL), true), *R = NULL;
     ct_linalg_qr(x, CT_QR_R, &R);

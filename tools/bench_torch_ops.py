@@ -58,6 +58,11 @@ def workloads():
                     "cross_entropy fwd+bwd (%d,%d)" % (r, c),
                     "x.grad = None; F.cross_entropy(x, y).backward()",
                     {"x": x, "y": y, "F": F}))
+    a, b = torch.randn(256, 256), torch.randn(256, 256)
+    out.append(("solve_256", "linalg decompositions", "solve A(256,256) X = B(256,256)",
+                "torch.linalg.solve(a, b)", {"a": a, "b": b, "torch": torch}))
+    out.append(("svd_256", "linalg decompositions", "svd A(256,256) full_matrices",
+                "torch.linalg.svd(a)", {"a": a, "torch": torch}))
     return out
 
 

@@ -33,10 +33,6 @@ extern "C" {
    a hidden length per character argument at the end (gfortran's ABI). */
 void sgetrf_(const int *m, const int *n, float *a, const int *lda, int *ipiv, int *info);
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void sgetrs_(const char *trans, const int *n, const int *nrhs, const float *a, const int *lda,
-             const int *ipiv, float *b, const int *ldb, int *info, size_t);
-void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
-             const int *ipiv, double *b, const int *ldb, int *info, size_t);
 void spotrf_(const char *uplo, const int *n, float *a, const int *lda, int *info, size_t);
 void dpotrf_(const char *uplo, const int *n, double *a, const int *lda, int *info, size_t);
 void strsm_(const char *side, const char *uplo, const char *transa, const char *diag,
@@ -131,7 +127,12 @@ static void ct__dc_get(void *w, ct_dtype wd, int64_t ld, const ct_tensor *t,
         rs = cs;
         cs = x;
     }
+    size_t es = ct_dtype_size(wd);
     for (int64_t j = 0; j < c; j++) {
+        if (rs == 1 && t->dtype == wd) { /* a column of t is contiguous: a plain copy */
+            memcpy((char *)w + (size_t)(j * ld) * es, p + (size_t)(j * cs) * es, (size_t)r * es);
+            continue;
+        }
         for (int64_t i = 0; i < r; i++) {
             ct__dc_st(w, wd, i + j * ld, ct__dc_ld(p, t->dtype, i * rs + j * cs));
         }
@@ -144,7 +145,13 @@ static void ct__dc_put(ct_tensor *t, int64_t b, bool trans, const void *w, ct_dt
 {
     int64_t r = t->sizes[t->ndim - 2], c = t->sizes[t->ndim - 1];
     char *p = ct__data(t) + b * r * c * (int64_t)ct_dtype_size(t->dtype);
+    size_t es = ct_dtype_size(wd);
     for (int64_t i = 0; i < r; i++) {
+        if (trans && t->dtype == wd) { /* a row of t is a column of w: a plain copy */
+            memcpy(p + (size_t)(i * c) * es, (const char *)w + (size_t)(i * ld) * es,
+                   (size_t)c * es);
+            continue;
+        }
         for (int64_t j = 0; j < c; j++) {
             ct__dc_st(p, t->dtype, i * c + j, ct__dc_ld(w, wd, trans ? j + i * ld : i + j * ld));
         }
@@ -238,8 +245,8 @@ static CT__UNUSED int ct__dc_getrf_c(int64_t n, double *a, int64_t lda, int *piv
 
 /* Solves T X = B in place of b (n x k, ldb), T the upper or lower triangle of a (lda); unit:
    ones on T's diagonal (not read). Column by column, each an axpy sweep down a's columns. */
-static void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k, const double *a,
-                          int64_t lda, double *b, int64_t ldb)
+static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k,
+                                     const double *a, int64_t lda, double *b, int64_t ldb)
 {
     for (int64_t j = 0; j < k; j++) {
         double *x = b + j * ldb;
@@ -257,20 +264,25 @@ static void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k, const dou
     }
 }
 
-/* Solves A X = B in place of b (n x k) from getrf's a and piv. */
-static CT__UNUSED void ct__dc_getrs_c(int64_t n, int64_t k, const double *a, int64_t lda,
-                                      const int *piv, double *b, int64_t ldb)
+/* y (k x n, ldy) := y T^-1, T the upper or lower (unit: ones on its diagonal, not read)
+   triangle of a (n x n, lda): column j of the solution from the columns solved before it, each
+   update an axpy down a contiguous column of y. */
+static CT__UNUSED void ct__dc_trsm_right_c(bool upper, bool unit, int64_t n, int64_t k,
+                                           const double *a, int64_t lda, double *y, int64_t ldy)
 {
-    for (int64_t i = 0; i < n; i++) {
-        int64_t p = piv[i] - 1;
-        for (int64_t j = 0; p != i && j < k; j++) {
-            double t = b[i + j * ldb];
-            b[i + j * ldb] = b[p + j * ldb];
-            b[p + j * ldb] = t;
+    for (int64_t s = 0; s < n; s++) {
+        int64_t j = upper ? s : n - 1 - s, lo = upper ? 0 : j + 1, hi = upper ? j : n;
+        double *yj = y + j * ldy;
+        for (int64_t i = lo; i < hi; i++) {
+            double t = a[i + j * lda];
+            for (int64_t r = 0; t != 0 && r < k; r++) {
+                yj[r] = fma(-t, y[r + i * ldy], yj[r]);
+            }
+        }
+        for (int64_t r = 0; !unit && r < k; r++) {
+            yj[r] /= a[j + j * lda];
         }
     }
-    ct__dc_trsm_c(false, true, n, k, a, lda, b, ldb);
-    ct__dc_trsm_c(true, false, n, k, a, lda, b, ldb);
 }
 
 /* Cholesky A = L L^T of the lower triangle of a (n x n, lda), right-looking by columns; the
@@ -712,24 +724,54 @@ static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
 #endif
 }
 
-/* b (n x k, ld n) = A^-1 b from getrf's a and piv. */
-static void ct__dc_getrs(ct_dtype wd, int64_t n, int64_t k, const void *a, const int *piv,
-                         void *b)
+/* y (k x n, ld k) := y T^-1, T the upper or lower (unit) triangle of a (n x n). */
+static void ct__dc_trsm_right(ct_dtype wd, bool upper, bool unit, int64_t n, int64_t k,
+                              const void *a, void *y)
 {
 #if CT__LAPACK
-    int nn = (int)n, kk = (int)k, ld = n > 1 ? (int)n : 1, info = 0;
+    int nn = (int)n, kk = (int)k, lda = n > 1 ? (int)n : 1, ldy = k > 1 ? (int)k : 1;
+    const char *ul = upper ? "U" : "L", *dg = unit ? "U" : "N";
     if (n == 0 || k == 0) {
         return;
     }
     if (wd == CT_FLOAT32) {
-        sgetrs_("N", &nn, &kk, (const float *)a, &ld, piv, (float *)b, &ld, &info, 1);
+        float one = 1;
+        strsm_("R", ul, "N", dg, &kk, &nn, &one, (const float *)a, &lda, (float *)y, &ldy, 1, 1,
+               1, 1);
     } else {
-        dgetrs_("N", &nn, &kk, (const double *)a, &ld, piv, (double *)b, &ld, &info, 1);
+        double one = 1;
+        dtrsm_("R", ul, "N", dg, &kk, &nn, &one, (const double *)a, &lda, (double *)y, &ldy, 1,
+               1, 1, 1);
     }
 #else
     (void)wd;
-    ct__dc_getrs_c(n, k, (const double *)a, n, piv, (double *)b, n);
+    ct__dc_trsm_right_c(upper, unit, n, k, (const double *)a, n, (double *)y, k);
 #endif
+}
+
+/* Solves M Z = R through the LU of w = M^T (n x n, overwritten): y (k x n, ld k) holds R^T and
+   becomes Z^T = R^T U^-1 L^-1 P^T (M^T = P L U). In this form a row-major M, R and Z are plain
+   copies of column-major buffers. Returns getrf's info (y not solved then). */
+static int ct__dc_gesv_t(ct_dtype wd, int64_t n, int64_t k, void *w, int *piv, void *y)
+{
+    int info = ct__dc_getrf(wd, n, w, piv);
+    if (info != 0) {
+        return info;
+    }
+    ct__dc_trsm_right(wd, true, false, n, k, w, y);
+    ct__dc_trsm_right(wd, false, true, n, k, w, y);
+    size_t es = ct_dtype_size(wd), col = (size_t)k * es;
+    char *yc = (char *)y, tmp[64];
+    for (int64_t i = n - 1; i >= 0; i--) { /* y P^T: swap columns i and piv[i] */
+        int64_t p = piv[i] - 1;
+        for (size_t off = 0; p != i && off < col; off += sizeof tmp) {
+            size_t len = col - off < sizeof tmp ? col - off : sizeof tmp;
+            memcpy(tmp, yc + (size_t)i * col + off, len);
+            memcpy(yc + (size_t)i * col + off, yc + (size_t)p * col + off, len);
+            memcpy(yc + (size_t)p * col + off, tmp, len);
+        }
+    }
+    return 0;
 }
 
 /* b (n x k, ld n) = T^-1 b, T the upper or lower (unit) triangle of a (n x n). */
@@ -1065,8 +1107,8 @@ static ct_status ct__dc_run(ct_op_call *c, int64_t batch, ct__dc_one_fn fn)
                         "inversion could not be completed because the input matrix is singular.",
                         name, where, code);
     case CT__DC_SOLVE:
-        return ct__fail(CT_ERR_VALUE, c->fn, "%s: %sThe solver failed because the input matrix "
-                        "is singular.", name, where);
+        return ct__fail(CT_ERR_VALUE, c->fn, "torch.%s: %sThe solver failed because the input "
+                        "matrix is singular.", name, where);
     case CT__DC_CHOLESKY:
         return ct__fail(CT_ERR_VALUE, c->fn, "%s: %sThe factorization could not be completed "
                         "because the input is not positive-definite (the leading minor of order "
@@ -1104,7 +1146,7 @@ static int ct__det_one(ct_op_call *c, int64_t b)
         ct__free(piv);
         return -1;
     }
-    ct__dc_get(a, wd, n, A, A->sizes, A->ndim - 2, b, false);
+    ct__dc_get(a, wd, n, A, A->sizes, A->ndim - 2, b, true); /* det(A^T) = det(A) */
     ct__dc_getrf(wd, n, a, piv);
     double sign = 1, prod = 1, logabs = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -1149,16 +1191,15 @@ static int ct__inv_one(ct_op_call *c, int64_t b)
     void *a = ct__dc_alloc(wd, n * n), *x = ct__dc_alloc(wd, n * n);
     int *piv = (int *)ct__malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int info = -1;
-    if (a && x && piv) {
-        ct__dc_get(a, wd, n, A, A->sizes, A->ndim - 2, b, false);
-        info = ct__dc_getrf(wd, n, a, piv);
-    }
-    if (info == 0) {
+    if (a && x && piv) { /* X^T = I A^-T */
+        ct__dc_get(a, wd, n, A, A->sizes, A->ndim - 2, b, true);
         for (int64_t k = 0; k < n * n; k++) {
             ct__dc_st(x, wd, k, k % (n + 1) == 0 ? 1.0 : 0.0);
         }
-        ct__dc_getrs(wd, n, n, a, piv, x);
-        ct__dc_put(c->outputs[0], b, false, x, wd, n);
+        info = ct__dc_gesv_t(wd, n, n, a, piv, x);
+    }
+    if (info == 0) {
+        ct__dc_put(c->outputs[0], b, true, x, wd, n);
     }
     ct__free(a);
     ct__free(x);
@@ -1241,7 +1282,9 @@ static bool ct__solve_meta(ct_op_call *c)
     return ct__op_output(c, out, s->nb + (s->vector ? 1 : 2), A->dtype) != NULL;
 }
 
-/* One system: left A X = B; right X A = B as A^T X^T = B^T (operands loaded transposed). */
+/* One system. solve: left A X = B as X^T = B^T A^-T (A^T and B^T loaded, X^T stored: plain
+   copies for row-major operands), right X A = B as X = B A^-1. solve_triangular: T X = B, or
+   T^T X^T = B^T for the right side (T^T is lower for an upper T). */
 static int ct__solve_one(ct_op_call *c, int64_t b)
 {
     const ct_tensor *A = c->inputs[0];
@@ -1249,26 +1292,24 @@ static int ct__solve_one(ct_op_call *c, int64_t b)
     bool tri = c->op->variant == CT__DC_SOLVE_TRI, left = tri ? c->attrs[1].i : c->attrs[0].i;
     int64_t n = A->sizes[A->ndim - 1];
     int64_t k = s->xm->sizes[s->xm->ndim - (left ? 1 : 2)];
+    bool trans = tri ? !left : left;
     ct_dtype wd = ct__dc_wd(A->dtype);
     void *a = ct__dc_alloc(wd, n * n), *x = ct__dc_alloc(wd, n * k);
     int *piv = (int *)ct__malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     int info = -1;
     if (a && x && piv) {
-        ct__dc_get(a, wd, n, A, s->batch, s->nb, b, !left);
-        ct__dc_get(x, wd, n, s->bm, s->batch, s->nb, b, !left);
-        if (tri) { /* T^T is lower for an upper T */
+        ct__dc_get(a, wd, n, A, s->batch, s->nb, b, trans);
+        ct__dc_get(x, wd, tri ? n : k, s->bm, s->batch, s->nb, b, trans);
+        if (tri) {
             bool upper = c->attrs[0].i;
             ct__dc_trsm(wd, left ? upper : !upper, c->attrs[2].i != 0, n, k, a, x);
             info = 0;
         } else {
-            info = ct__dc_getrf(wd, n, a, piv);
-            if (info == 0) {
-                ct__dc_getrs(wd, n, k, a, piv, x);
-            }
+            info = ct__dc_gesv_t(wd, n, k, a, piv, x);
         }
     }
     if (info == 0) {
-        ct__dc_put(s->xm, b, !left, x, wd, n);
+        ct__dc_put(s->xm, b, trans, x, wd, tri ? n : k);
     }
     ct__free(a);
     ct__free(x);

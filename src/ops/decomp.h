@@ -36,7 +36,7 @@ CTORCH_API ct_tensor *ct_linalg_inv(const ct_tensor *A);
 /* X with A X = B (left) or X A = B (!left). Shapes: A (*, n, n); B (*, n, k) -> X (*, n, k)
    (left; !left: B (*, k, n)), batch dims broadcast; B (n) or B (*, n) with A's batch shape is a
    vector (left only) -> X (*, n). Gradient: gB = solve(A^T, g), gA = -gB X^T (left). Errors:
-   CT_ERR_VALUE "linalg.solve: The solver failed because the input matrix is singular.";
+   CT_ERR_VALUE "torch.linalg.solve: The solver failed because the input matrix is singular.";
    CT_ERR_SHAPE "linalg.solve: Incompatible shapes of A and B for the equation AX = B (3x3 and
    4x2)"; CT_ERR_DTYPE "linalg.solve: Expected A and B to have the same dtype, but found A of
    type Float and B of type Double instead". Mirrors: torch.linalg.solve(A, B, left=left). */
