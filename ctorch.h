@@ -15409,6 +15409,22 @@ void strsm_(const char *side, const char *uplo, const char *transa, const char *
 void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
             const int *m, const int *n, const double *alpha, const double *a, const int *lda,
             double *b, const int *ldb, size_t, size_t, size_t, size_t);
+void strmm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const int *m, const int *n, const float *alpha, const float *a, const int *lda,
+            float *b, const int *ldb, size_t, size_t, size_t, size_t);
+void dtrmm_(const char *side, const char *uplo, const char *transa, const char *diag,
+            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
+            double *b, const int *ldb, size_t, size_t, size_t, size_t);
+void strtri_(const char *uplo, const char *diag, const int *n, float *a, const int *lda,
+             int *info, size_t, size_t);
+void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
+             int *info, size_t, size_t);
+void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
+            const float *beta, float *c, const int *ldc, size_t, size_t);
+void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *a, const int *lda, const double *b,
+            const int *ldb, const double *beta, double *c, const int *ldc, size_t, size_t);
 void sgeqrf_(const int *m, const int *n, float *a, const int *lda, float *tau, float *work,
              const int *lwork, int *info);
 void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
@@ -16092,25 +16108,61 @@ static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
 #endif
 }
 
+#if CT__LAPACK
+#define CT__DC_RNB 8 /* the right-side solve's column blocks */
+/* y (k x n, ld k) := y T^-1 in column blocks: the columns solved before a block update it
+   (GEMM), then it is multiplied by the inverse of its diagonal block (trtri, trmm); about
+   twice as fast as OpenBLAS's trsm on many right-hand sides. */
+static void ct__dc_trsm_right_blas(ct_dtype wd, bool upper, bool unit, int n, int k,
+                                   const void *a, void *y)
+{
+    const char *ul = upper ? "U" : "L", *dg = unit ? "U" : "N";
+    size_t es = ct_dtype_size(wd);
+    double tinv[CT__DC_RNB * CT__DC_RNB]; /* float32 blocks use the first half */
+    for (int s = 0; s < n; s += CT__DC_RNB) {
+        int jb = n - s < CT__DC_RNB ? n - s : CT__DC_RNB, j0 = upper ? s : n - s - jb;
+        int lo = upper ? 0 : j0 + jb, cnt = upper ? j0 : n - j0 - jb, info = 0;
+        const char *ab = (const char *)a + ((size_t)lo + (size_t)j0 * (size_t)n) * es;
+        const char *yl = (const char *)y + (size_t)lo * (size_t)k * es;
+        char *yj = (char *)y + (size_t)j0 * (size_t)k * es;
+        for (int j = 0; j < jb; j++) {
+            for (int i = 0; i < jb; i++) {
+                bool in = upper ? i <= j : i >= j;
+                ct__dc_st(tinv, wd, i + j * jb, in ? ct__dc_ld(a, wd, j0 + i + (j0 + j) * n) : 0);
+            }
+        }
+        if (wd == CT_FLOAT32) {
+            float one = 1, mone = -1;
+            if (cnt > 0) {
+                sgemm_("N", "N", &k, &jb, &cnt, &mone, (const float *)yl, &k, (const float *)ab,
+                       &n, &one, (float *)yj, &k, 1, 1);
+            }
+            strtri_(ul, dg, &jb, (float *)tinv, &jb, &info, 1, 1);
+            strmm_("R", ul, "N", dg, &k, &jb, &one, (const float *)tinv, &jb, (float *)yj, &k, 1,
+                   1, 1, 1);
+        } else {
+            double one = 1, mone = -1;
+            if (cnt > 0) {
+                dgemm_("N", "N", &k, &jb, &cnt, &mone, (const double *)yl, &k,
+                       (const double *)ab, &n, &one, (double *)yj, &k, 1, 1);
+            }
+            dtrtri_(ul, dg, &jb, tinv, &jb, &info, 1, 1);
+            dtrmm_("R", ul, "N", dg, &k, &jb, &one, tinv, &jb, (double *)yj, &k, 1, 1, 1, 1);
+        }
+    }
+}
+#undef CT__DC_RNB
+#endif
+
 /* y (k x n, ld k) := y T^-1, T the upper or lower (unit) triangle of a (n x n). */
 static void ct__dc_trsm_right(ct_dtype wd, bool upper, bool unit, int64_t n, int64_t k,
                               const void *a, void *y)
 {
-#if CT__LAPACK
-    int nn = (int)n, kk = (int)k, lda = n > 1 ? (int)n : 1, ldy = k > 1 ? (int)k : 1;
-    const char *ul = upper ? "U" : "L", *dg = unit ? "U" : "N";
     if (n == 0 || k == 0) {
         return;
     }
-    if (wd == CT_FLOAT32) {
-        float one = 1;
-        strsm_("R", ul, "N", dg, &kk, &nn, &one, (const float *)a, &lda, (float *)y, &ldy, 1, 1,
-               1, 1);
-    } else {
-        double one = 1;
-        dtrsm_("R", ul, "N", dg, &kk, &nn, &one, (const double *)a, &lda, (double *)y, &ldy, 1,
-               1, 1, 1);
-    }
+#if CT__LAPACK
+    ct__dc_trsm_right_blas(wd, upper, unit, (int)n, (int)k, a, y);
 #else
     (void)wd;
     ct__dc_trsm_right_c(upper, unit, n, k, (const double *)a, n, (double *)y, k);
