@@ -16535,8 +16535,9 @@ static ct_status ct__dc_run(ct_op_call *c, int64_t batch, ct__dc_one_fn fn)
                         "%d is not positive-definite).", name, where, code);
     default:
         return ct__fail(CT_ERR_VALUE, c->fn, "%s: %sThe algorithm failed to converge because "
-                        "the input matrix is ill-conditioned or has too many repeated singular "
-                        "values (error code: %d).", name, where, code);
+                        "the input matrix is ill-conditioned or has too many repeated %s (error "
+                        "code: %d).", name, where,
+                        c->op->variant == CT__DC_EIGH ? "eigenvalues" : "singular values", code);
     }
 }
 
@@ -16978,7 +16979,8 @@ static void ct__dc_save(ct_node *n, const ct_op_call *c, int which)
     }
 }
 
-/* Output 0's node from the dispatcher, a node of its own for each other output. */
+/* Output 0's node from the dispatcher, a node of its own for each other output (set here as
+   the dispatcher sets output 0's: the call's outputs are this op's to finish). */
 static void ct__dc_record(ct_node *n, const ct_op_call *c)
 {
     ct_op_call *mc = (ct_op_call *)(uintptr_t)c;

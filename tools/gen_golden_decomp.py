@@ -172,7 +172,7 @@ def case(k, op, arg, flags, dt, how, a, b=None, grad=True):
     def shape(t):
         return "%d, {%s}" % (t.dim(), ", ".join(map(str, t.shape)) or "0")
 
-    row = '    {"%s", "%s", %d, %s, %d, %s, %s, %d, %s%sa, %sb, %sout, %sga, %sgb},\n' % (
+    row = '    {"%s", "%s", %d, %s, %d, %s, %s,\n     %d, %s%sa, %sb, %sout, %sga, %sgb},\n' % (
         op, arg, flags, ctype, how, shape(layouts[0]),
         shape(layouts[1]) if b is not None else "0, {0}", flat.numel(), "1, " if grad else "0, ",
         pre, pre, pre, pre, pre)
