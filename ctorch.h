@@ -16470,7 +16470,9 @@ static bool ct__dc_output(ct_op_call *c, const ct_tensor *A, const int64_t *tail
     int64_t s[CT_MAX_DIMS + 2];
     int nb = A->ndim - 2;
     memcpy(s, A->sizes, sizeof(int64_t) * (size_t)nb);
-    memcpy(s + nb, tail, sizeof(int64_t) * (size_t)n_tail);
+    if (n_tail > 0) {
+        memcpy(s + nb, tail, sizeof(int64_t) * (size_t)n_tail);
+    }
     return ct__op_output(c, s, nb + n_tail, A->dtype) != NULL;
 }
 
