@@ -1000,6 +1000,12 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 static int ct__dc_gesvd(ct_dtype wd, int64_t m, int64_t n, void *a, void *s, void *u,
                         int64_t uc, void *vt)
 {
+    if (n == 0) { /* no singular values; a full U is the identity (gesdd returns at once) */
+        for (int64_t k = 0; k < m * uc; k++) {
+            ct__dc_st(u, wd, k, k % (m + 1) == 0 ? 1.0 : 0.0);
+        }
+        return 0;
+    }
 #if CT__LAPACK
     int mm = (int)m, nn = (int)n, lda = m > 1 ? (int)m : 1, ldv = n > 1 ? (int)n : 1;
     int info = 0, query = -1, lwork;
