@@ -1620,7 +1620,8 @@ static ct_status ct__svd_kernel(ct_op_call *c)
 /* The backward of an op with several differentiable outputs runs once per output, each with
    only that output's gradient (n->i[0] says which): the formulas are linear in the outputs'
    gradients, so the engine's sum of the parts is the whole. n->i[1..] hold the op's int
-   attributes; the saved slots are the op's save mask, inputs then outputs, in order. */
+   attributes (solve: then whether B was a vector, in n->i[2]); the saved slots are the op's
+   save mask, inputs then outputs, in order. */
 static void ct__dc_save(ct_node *n, const ct_op_call *c, int which)
 {
     n->i[0] = which;
