@@ -15445,6 +15445,8 @@ void sgesdd_(const char *jobz, const int *m, const int *n, float *a, const int *
 void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
              double *s, double *u, const int *ldu, double *vt, const int *ldvt, double *work,
              const int *lwork, int *iwork, int *info, size_t);
+int openblas_get_num_threads(void);
+void openblas_set_num_threads(int num_threads);
 #ifdef __cplusplus
 }
 #endif
@@ -16386,23 +16388,28 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 #endif
 }
 
-/* SVD of a (m x n, m >= n, ld m; destroyed): s (n) descending, u (m x uc, ld m), vt (n x n).
+/* SVD of a (m x n, ld m; destroyed; m >= n on the portable path): s (k = min(m, n))
+   descending, u (m x uc, ld m), vt (vr x n, ld vr), uc = m and vr = n when full, else k.
    Returns 0, LAPACK's info, or -1 when out of memory. */
-static int ct__dc_gesvd(ct_dtype wd, int64_t m, int64_t n, void *a, void *s, void *u,
-                        int64_t uc, void *vt)
+static int ct__dc_gesvd(ct_dtype wd, int64_t m, int64_t n, void *a, void *s, void *u, void *vt,
+                        bool full)
 {
-    if (n == 0) { /* no singular values; a full U is the identity (gesdd returns at once) */
-        for (int64_t k = 0; k < m * uc; k++) {
-            ct__dc_st(u, wd, k, k % (m + 1) == 0 ? 1.0 : 0.0);
+    int64_t k = m < n ? m : n, uc = full ? m : k, vr = full ? n : k;
+    if (k == 0) { /* no singular values; full U and Vh are identities (gesdd returns at once) */
+        for (int64_t i = 0; i < m * uc; i++) {
+            ct__dc_st(u, wd, i, i % (m + 1) == 0 ? 1.0 : 0.0);
+        }
+        for (int64_t i = 0; i < vr * n; i++) {
+            ct__dc_st(vt, wd, i, i % (vr + 1) == 0 ? 1.0 : 0.0);
         }
         return 0;
     }
 #if CT__LAPACK
-    int mm = (int)m, nn = (int)n, lda = m > 1 ? (int)m : 1, ldv = n > 1 ? (int)n : 1;
+    int mm = (int)m, nn = (int)n, lda = m > 1 ? (int)m : 1, ldv = vr > 1 ? (int)vr : 1;
     int info = 0, query = -1, lwork;
-    const char *job = uc == m ? "A" : "S";
+    const char *job = full ? "A" : "S";
     double wq[2];
-    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(8 * (n > 0 ? n : 1)));
+    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(8 * k));
     if (!iwork) {
         return -1;
     }
@@ -16428,6 +16435,7 @@ static int ct__dc_gesvd(ct_dtype wd, int64_t m, int64_t n, void *a, void *s, voi
     return info;
 #else
     (void)wd;
+    (void)vr;
     double *scratch = (double *)ct__dc_alloc(CT_FLOAT64, n + 2 * n * n + n);
     if (!scratch) {
         return -1;
@@ -16532,7 +16540,25 @@ static ct_status ct__dc_run(ct_op_call *c, int64_t batch, ct__dc_one_fn fn)
         return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
     }
     ct__dc_batch_ctx x = {c, fn, info};
+#if CT__LAPACK
+    /* OpenBLAS on one thread while ctorch's pool runs a batch, and for matrices up to 512:
+       its threaded getrf, gesdd and syevd are slower there than one thread (measured at 256
+       and 512 on 2 cores); its setting is restored after. */
+    const ct_tensor *A = c->inputs[0];
+    int64_t big = A->sizes[A->ndim - 1] > A->sizes[A->ndim - 2] ? A->sizes[A->ndim - 1]
+                                                                 : A->sizes[A->ndim - 2];
+    int blas_threads = openblas_get_num_threads();
+    bool single = blas_threads > 1 && (batch > 1 || big <= 512);
+    if (single) {
+        openblas_set_num_threads(1);
+    }
     ct__parallel_for(batch, 1, ct__dc_chunk, &x);
+    if (single) {
+        openblas_set_num_threads(blas_threads);
+    }
+#else
+    ct__parallel_for(batch, 1, ct__dc_chunk, &x);
+#endif
     int64_t bad = 0;
     while (bad < batch && info[bad] == 0) {
         bad++;
@@ -16948,29 +16974,32 @@ static bool ct__svd_meta(ct_op_call *c)
            ct__dc_output(c, A, vs, 2);
 }
 
-/* W = A (m >= n) or A^T, so W is tall: W = U_w S V_w^T; A^T = W gives U = V_w, Vh = U_w^T. */
+/* W = A or A^T: A^T on the LAPACK path (for a row-major A a plain copy, and so are U and Vh
+   from its factors) and for a wide A on the portable one (which wants W tall). W = U_w S V_w^T;
+   A = W^T gives U = V_w, Vh = U_w^T. */
 static int ct__svd_one(ct_op_call *c, int64_t b)
 {
     const ct_tensor *A = c->inputs[0];
     bool full = c->attrs[0].i != 0;
     int64_t m = A->sizes[A->ndim - 2], n = A->sizes[A->ndim - 1];
-    bool tr = m < n;
-    int64_t M = tr ? n : m, N = tr ? m : n, uc = full ? M : N;
+    bool tr = CT__LAPACK || m < n;
+    int64_t M = tr ? n : m, N = tr ? m : n, k = M < N ? M : N;
+    int64_t uc = full ? M : k, vr = full ? N : k;
     ct_dtype wd = ct__dc_wd(A->dtype);
-    void *w = ct__dc_alloc(wd, M * N), *s = ct__dc_alloc(wd, N);
-    void *u = ct__dc_alloc(wd, M * uc), *vt = ct__dc_alloc(wd, N * N);
+    void *w = ct__dc_alloc(wd, M * N), *s = ct__dc_alloc(wd, k);
+    void *u = ct__dc_alloc(wd, M * uc), *vt = ct__dc_alloc(wd, vr * N);
     int info = -1;
     if (w && s && u && vt) {
         ct__dc_get(w, wd, M, A, A->sizes, A->ndim - 2, b, tr);
-        info = ct__dc_gesvd(wd, M, N, w, s, u, uc, vt);
+        info = ct__dc_gesvd(wd, M, N, w, s, u, vt, full);
     }
     if (info == 0) {
         char *ps = ct__data(c->outputs[1]);
-        for (int64_t i = 0; i < N; i++) {
-            ct__dc_st(ps, A->dtype, b * N + i, ct__dc_ld(s, wd, i));
+        for (int64_t i = 0; i < k; i++) {
+            ct__dc_st(ps, A->dtype, b * k + i, ct__dc_ld(s, wd, i));
         }
-        ct__dc_put(c->outputs[0], b, tr, tr ? vt : u, wd, tr ? N : M);
-        ct__dc_put(c->outputs[2], b, tr, tr ? u : vt, wd, tr ? M : N);
+        ct__dc_put(c->outputs[0], b, tr, tr ? vt : u, wd, tr ? vr : M);
+        ct__dc_put(c->outputs[2], b, tr, tr ? u : vt, wd, tr ? M : vr);
     }
     ct__free(w);
     ct__free(s);
