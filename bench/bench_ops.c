@@ -32,7 +32,14 @@
  *                         torch.gather(x, 1, idx) (top-k / label lookups), 16M elements
  *   scatter_add_16M       ct_scatter_add(z, 1, idx, src): z, src (4096, 4096), idx as above (the
  *                         out-of-place torch.scatter_add(z, 1, idx, src), per-row histograms)
+ *   solve_256             ct_linalg_solve(A (256, 256), B (256, 256)), as torch.linalg.solve
+ *   svd_256               ct_linalg_svd(A (256, 256)), full_matrices (PyTorch's default)
+ * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
+ * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
+#ifdef BENCH_OPENBLAS
+#define CTORCH_LAPACK
+#endif
 #define CTORCH_IMPLEMENTATION
 #include "../ctorch.h"
 
@@ -72,6 +79,8 @@ typedef enum kind {
     K_CUMSUM, /* ct_cumsum(a, -1) */
     K_GATHER,     /* ct_gather(a, 1, idx) */
     K_SCATTER_ADD, /* ct_scatter_add(b, 1, idx, a) */
+    K_SOLVE, /* ct_linalg_solve(a, b, true) */
+    K_SVD,   /* ct_linalg_svd(a, true, &S, &Vh) */
 } kind;
 
 typedef struct work {
@@ -142,6 +151,12 @@ static void stmt(void *user)
     }
     case K_GATHER: ct_gather(w->a, 1, w->idx); break;
     case K_SCATTER_ADD: ct_scatter_add(w->b, 1, w->idx, w->a); break;
+    case K_SOLVE: ct_linalg_solve(w->a, w->b, true); break;
+    case K_SVD: {
+        ct_tensor *s = NULL, *vh = NULL;
+        ct_linalg_svd(w->a, true, &s, &vh);
+        break;
+    }
     default: break;
     }
     ct_scope_end();
@@ -388,6 +403,20 @@ static void run_all(int threads)
         ct_free(w.a);
         ct_free(w.b);
         ct_free(w.idx);
+    }
+    /* linalg decompositions: solve with a (256, 256) right-hand side, full SVD */
+    {
+        work w = {0};
+        w.a = randn2(256, 256);
+        w.b = randn2(256, 256);
+        w.k = K_SOLVE;
+        measure("solve_256", "linalg decompositions", "solve A(256,256) X = B(256,256)", "ctorch",
+                &w, threads);
+        w.k = K_SVD;
+        measure("svd_256", "linalg decompositions", "svd A(256,256) full_matrices", "ctorch", &w,
+                threads);
+        ct_free(w.a);
+        ct_free(w.b);
     }
 }
 

@@ -154,7 +154,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(sort)                                                                                 \
     X(half)                                                                                 \
     X(reduce2)                                                                              \
-    X(index2)
+    X(index2)                                                                               \
+    X(decomp)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

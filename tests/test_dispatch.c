@@ -1084,6 +1084,40 @@ static void row_linalg_multi_dot(void)
 }
 static void row_linalg_matrix_power(void) { ct_linalg_matrix_power(ws(), 5); }
 static void row_linalg_matrix_exp(void) { ct_linalg_matrix_exp(ws()); }
+/* linalg decompositions (ops/decomp.c) */
+static void row_linalg_det(void) { ct_linalg_det(ws()); }
+static void row_linalg_slogdet(void)
+{
+    ct_tensor *logabsdet = NULL;
+    ct_linalg_slogdet(ws(), &logabsdet);
+}
+static void row_logdet(void) { ct_logdet(ct_mm(ws(), ct_t(ws()))); }
+static void row_linalg_inv(void) { ct_linalg_inv(ws()); }
+static void row_linalg_solve(void) { ct_linalg_solve(ws(), wv(), true); }
+static void row_linalg_solve_triangular(void)
+{
+    ct_linalg_solve_triangular(ws(), ct_t(wx()), true, true, false);
+}
+static void row_linalg_cholesky(void) { ct_linalg_cholesky(ct_mm(ws(), ct_t(ws())), false); }
+static void row_linalg_qr(void)
+{
+    ct_tensor *r = NULL;
+    ct_linalg_qr(wx(), CT_QR_REDUCED, &r);
+}
+static void row_linalg_eigh(void)
+{
+    ct_tensor *v = NULL;
+    ct_linalg_eigh(ws(), 'L', &v);
+}
+static void row_linalg_eigvalsh(void) { ct_linalg_eigvalsh(ws(), 'U'); }
+static void row_linalg_svd(void)
+{
+    ct_tensor *s = NULL, *vh = NULL;
+    ct_linalg_svd(wx(), true, &s, &vh);
+}
+static void row_linalg_svdvals(void) { ct_linalg_svdvals(wx()); }
+static void row_linalg_matrix_norm(void) { ct_linalg_matrix_norm(wx(), "nuc", NULL, false); }
+static void row_linalg_norm(void) { ct_linalg_norm(wx(), NULL, NULL, 0, false); }
 /* modules: Linear then ReLU in a Sequential run fused */
 static void row_module_forward(void)
 {
@@ -1383,6 +1417,11 @@ static const api_row api_rows[] = {
     ROW(einsum), ROW(tensordot), ROW(kron), ROW(trace), ROW(cross), ROW(linalg_multi_dot),
     ROW(linalg_matrix_power), ROW(linalg_matrix_exp),
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    /* linalg decompositions */
+    ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
+    ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),
+    ROW(linalg_eigvalsh), ROW(linalg_svd), ROW(linalg_svdvals), ROW(linalg_matrix_norm),
+    ROW(linalg_norm),
     /* factories, random */
     ROW(empty), ROW(zeros), ROW(ones), ROW(full), ROW(scalar_tensor), ROW(empty_like),
     ROW(zeros_like), ROW(ones_like), ROW(full_like), ROW(tensor_from_data), ROW(arange),

@@ -7089,6 +7089,245 @@ static void test_null_ct_linalg_matrix_exp(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_linalg_det(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_det(NULL)";
+        ct_tensor *r = ct_linalg_det(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_slogdet(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_slogdet(NULL, fx.out)";
+        ct_tensor *r = ct_linalg_slogdet(NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_slogdet(fx.t, NULL)";
+        (void)ct_linalg_slogdet(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logdet(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logdet(NULL)";
+        ct_tensor *r = ct_logdet(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_inv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_inv(NULL)";
+        ct_tensor *r = ct_linalg_inv(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_solve(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_solve(NULL, fx.t, false)";
+        ct_tensor *r = ct_linalg_solve(NULL, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_solve(fx.t, NULL, false)";
+        ct_tensor *r = ct_linalg_solve(fx.t, NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_solve_triangular(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_solve_triangular(NULL, fx.t, false, false, false)";
+        ct_tensor *r = ct_linalg_solve_triangular(NULL, fx.t, false, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_solve_triangular(fx.t, NULL, false, false, false)";
+        ct_tensor *r = ct_linalg_solve_triangular(fx.t, NULL, false, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_cholesky(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_cholesky(NULL, false)";
+        ct_tensor *r = ct_linalg_cholesky(NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_qr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_qr(NULL, 0, fx.out)";
+        ct_tensor *r = ct_linalg_qr(NULL, 0, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_qr(fx.t, 0, NULL)";
+        (void)ct_linalg_qr(fx.t, 0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_eigh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_eigh(NULL, 0, fx.out)";
+        ct_tensor *r = ct_linalg_eigh(NULL, 0, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_eigh(fx.t, 0, NULL)";
+        (void)ct_linalg_eigh(fx.t, 0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_eigvalsh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_eigvalsh(NULL, 0)";
+        ct_tensor *r = ct_linalg_eigvalsh(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_svd(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_svd(NULL, false, fx.out, fx.out)";
+        ct_tensor *r = ct_linalg_svd(NULL, false, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_svd(fx.t, false, NULL, fx.out)";
+        (void)ct_linalg_svd(fx.t, false, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_linalg_svd(fx.t, false, fx.out, NULL)";
+        (void)ct_linalg_svd(fx.t, false, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_svdvals(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_svdvals(NULL)";
+        ct_tensor *r = ct_linalg_svdvals(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_matrix_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_norm(NULL, \"fro\", fx.sizes, false)";
+        ct_tensor *r = ct_linalg_matrix_norm(NULL, "fro", fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_norm(fx.t, NULL, fx.sizes, false)";
+        (void)ct_linalg_matrix_norm(fx.t, NULL, fx.sizes, false);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_norm(fx.t, \"fro\", NULL, false)";
+        (void)ct_linalg_matrix_norm(fx.t, "fro", NULL, false);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linalg_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_norm(NULL, \"fro\", fx.sizes, 1, false)";
+        ct_tensor *r = ct_linalg_norm(NULL, "fro", fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linalg_norm(fx.t, NULL, fx.sizes, 1, false)";
+        (void)ct_linalg_norm(fx.t, NULL, fx.sizes, 1, false);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_linalg_norm(fx.t, \"fro\", NULL, 1, false)";
+        (void)ct_linalg_norm(fx.t, "fro", NULL, 1, false);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_softmax(void)
 {
     null_fixture fx;
@@ -16958,6 +17197,280 @@ static void test_freed_ct_linalg_matrix_exp(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_linalg_det(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_det(fx.freed)";
+        ct_tensor *r = ct_linalg_det(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_det(fx.foreign)";
+        (void)ct_linalg_det(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_slogdet(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_slogdet(fx.freed, fx.out)";
+        ct_tensor *r = ct_linalg_slogdet(fx.freed, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_slogdet(fx.foreign, fx.out)";
+        (void)ct_linalg_slogdet(fx.foreign, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logdet(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logdet(fx.freed)";
+        ct_tensor *r = ct_logdet(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logdet(fx.foreign)";
+        (void)ct_logdet(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_inv(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_inv(fx.freed)";
+        ct_tensor *r = ct_linalg_inv(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_inv(fx.foreign)";
+        (void)ct_linalg_inv(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_solve(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_solve(fx.freed, fx.t, false)";
+        ct_tensor *r = ct_linalg_solve(fx.freed, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_solve(fx.foreign, fx.t, false)";
+        (void)ct_linalg_solve(fx.foreign, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_linalg_solve(fx.t, fx.freed, false)";
+        ct_tensor *r = ct_linalg_solve(fx.t, fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_solve(fx.t, fx.foreign, false)";
+        (void)ct_linalg_solve(fx.t, fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_solve_triangular(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_solve_triangular(fx.freed, fx.t, false, false, false)";
+        ct_tensor *r = ct_linalg_solve_triangular(fx.freed, fx.t, false, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_solve_triangular(fx.foreign, fx.t, false, false, false)";
+        (void)ct_linalg_solve_triangular(fx.foreign, fx.t, false, false, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_linalg_solve_triangular(fx.t, fx.freed, false, false, false)";
+        ct_tensor *r = ct_linalg_solve_triangular(fx.t, fx.freed, false, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_solve_triangular(fx.t, fx.foreign, false, false, false)";
+        (void)ct_linalg_solve_triangular(fx.t, fx.foreign, false, false, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_cholesky(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_cholesky(fx.freed, false)";
+        ct_tensor *r = ct_linalg_cholesky(fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_cholesky(fx.foreign, false)";
+        (void)ct_linalg_cholesky(fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_qr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_qr(fx.freed, 0, fx.out)";
+        ct_tensor *r = ct_linalg_qr(fx.freed, 0, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_qr(fx.foreign, 0, fx.out)";
+        (void)ct_linalg_qr(fx.foreign, 0, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_eigh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_eigh(fx.freed, 0, fx.out)";
+        ct_tensor *r = ct_linalg_eigh(fx.freed, 0, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_eigh(fx.foreign, 0, fx.out)";
+        (void)ct_linalg_eigh(fx.foreign, 0, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_eigvalsh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_eigvalsh(fx.freed, 0)";
+        ct_tensor *r = ct_linalg_eigvalsh(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_eigvalsh(fx.foreign, 0)";
+        (void)ct_linalg_eigvalsh(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_svd(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_svd(fx.freed, false, fx.out, fx.out)";
+        ct_tensor *r = ct_linalg_svd(fx.freed, false, fx.out, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_svd(fx.foreign, false, fx.out, fx.out)";
+        (void)ct_linalg_svd(fx.foreign, false, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_svdvals(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_svdvals(fx.freed)";
+        ct_tensor *r = ct_linalg_svdvals(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_svdvals(fx.foreign)";
+        (void)ct_linalg_svdvals(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_matrix_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_matrix_norm(fx.freed, \"fro\", fx.sizes, false)";
+        ct_tensor *r = ct_linalg_matrix_norm(fx.freed, "fro", fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_matrix_norm(fx.foreign, \"fro\", fx.sizes, false)";
+        (void)ct_linalg_matrix_norm(fx.foreign, "fro", fx.sizes, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linalg_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linalg_norm(fx.freed, \"fro\", fx.sizes, 1, false)";
+        ct_tensor *r = ct_linalg_norm(fx.freed, "fro", fx.sizes, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linalg_norm(fx.foreign, \"fro\", fx.sizes, 1, false)";
+        (void)ct_linalg_norm(fx.foreign, "fro", fx.sizes, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_softmax(void)
 {
     null_fixture fx;
@@ -17975,6 +18488,20 @@ void test_null(void)
     RUN(test_null_ct_set_float32_matmul_precision);
     RUN(test_null_ct_linalg_matrix_power);
     RUN(test_null_ct_linalg_matrix_exp);
+    RUN(test_null_ct_linalg_det);
+    RUN(test_null_ct_linalg_slogdet);
+    RUN(test_null_ct_logdet);
+    RUN(test_null_ct_linalg_inv);
+    RUN(test_null_ct_linalg_solve);
+    RUN(test_null_ct_linalg_solve_triangular);
+    RUN(test_null_ct_linalg_cholesky);
+    RUN(test_null_ct_linalg_qr);
+    RUN(test_null_ct_linalg_eigh);
+    RUN(test_null_ct_linalg_eigvalsh);
+    RUN(test_null_ct_linalg_svd);
+    RUN(test_null_ct_linalg_svdvals);
+    RUN(test_null_ct_linalg_matrix_norm);
+    RUN(test_null_ct_linalg_norm);
     RUN(test_null_ct_softmax);
     RUN(test_null_ct_log_softmax);
     RUN(test_null_ct_requires_grad);
@@ -18458,6 +18985,20 @@ void test_null(void)
     RUN(test_freed_ct_cross);
     RUN(test_freed_ct_linalg_matrix_power);
     RUN(test_freed_ct_linalg_matrix_exp);
+    RUN(test_freed_ct_linalg_det);
+    RUN(test_freed_ct_linalg_slogdet);
+    RUN(test_freed_ct_logdet);
+    RUN(test_freed_ct_linalg_inv);
+    RUN(test_freed_ct_linalg_solve);
+    RUN(test_freed_ct_linalg_solve_triangular);
+    RUN(test_freed_ct_linalg_cholesky);
+    RUN(test_freed_ct_linalg_qr);
+    RUN(test_freed_ct_linalg_eigh);
+    RUN(test_freed_ct_linalg_eigvalsh);
+    RUN(test_freed_ct_linalg_svd);
+    RUN(test_freed_ct_linalg_svdvals);
+    RUN(test_freed_ct_linalg_matrix_norm);
+    RUN(test_freed_ct_linalg_norm);
     RUN(test_freed_ct_softmax);
     RUN(test_freed_ct_log_softmax);
     RUN(test_freed_ct_requires_grad);

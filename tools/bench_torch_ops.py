@@ -78,6 +78,11 @@ def workloads():
     out.append(("scatter_add_16M", lab, "scatter_add(z, 1, idx, src)",
                 "torch.scatter_add(z, 1, idx, x)", {"x": x, "z": z, "idx": idx,
                                                       "torch": torch}))
+    a, b = torch.randn(256, 256), torch.randn(256, 256)
+    out.append(("solve_256", "linalg decompositions", "solve A(256,256) X = B(256,256)",
+                "torch.linalg.solve(a, b)", {"a": a, "b": b, "torch": torch}))
+    out.append(("svd_256", "linalg decompositions", "svd A(256,256) full_matrices",
+                "torch.linalg.svd(a)", {"a": a, "torch": torch}))
     return out
 
 

@@ -103,6 +103,8 @@ VALID_BY_CALL = {
     ("ct_roll", "n_dims"): "1",
     ("ct_scatter_reduce", "reduce"): '"sum"',
     ("ct_scatter_reduce_", "reduce"): '"sum"',
+    ("ct_linalg_matrix_norm", "ord"): '"fro"',
+    ("ct_linalg_norm", "ord"): '"fro"',
 }
 
 # Scalar arguments: by name, else by type.
@@ -189,6 +191,15 @@ OUTCOME = {
     ("ct_nan_to_num", "neginf"): "accepted",
     ("ct_nan_to_num_", "posinf"): "accepted",
     ("ct_nan_to_num_", "neginf"): "accepted",
+    ("ct_linalg_slogdet", "logabsdet"): "accepted",
+    ("ct_linalg_qr", "R"): "accepted",
+    ("ct_linalg_eigh", "eigenvectors"): "accepted",
+    ("ct_linalg_svd", "S"): "accepted",
+    ("ct_linalg_svd", "Vh"): "accepted",
+    ("ct_linalg_matrix_norm", "ord"): "accepted",
+    ("ct_linalg_matrix_norm", "dim"): "accepted",
+    ("ct_linalg_norm", "ord"): "accepted",
+    ("ct_linalg_norm", "dims"): "accepted",
     ("ct_split", "out"): "size",
     ("ct_split_with_sizes", "out"): "size",
     ("ct_chunk", "out"): "size",

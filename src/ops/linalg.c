@@ -1482,27 +1482,30 @@ static bool ct__matrix_power_meta(ct_op_call *c)
     if (!ct__check_square(c->fn, "linalg.matrix_power", c->inputs[0])) {
         return false;
     }
-    if (c->attrs[0].i < 0) { /* TODO(lead): ct_linalg_matrix_power(ct_linalg_inv(A), -n) once
-                                ops/decomp.c lands (PyTorch: linalg.inv, then the powers) */
-        ct__fail(CT_ERR_UNSUPPORTED, c->fn, "linalg.matrix_power: negative exponents need "
-                 "linalg.inv, which ctorch does not have yet");
-        return false;
-    }
-    if (c->attrs[0].i >= 2 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
+    int64_t n = c->attrs[0].i;
+    if ((n >= 2 || n <= -2) && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
         return false;
     }
     c->dtype = c->inputs[0]->dtype;
     return true;
 }
 
-/* PyTorch's linalg_matrix_power_impl: 0 the identity (copied into a clone, so the result is in
-   the graph), 1 a clone, 2 and 3 products, then binary powers from the lowest bit. */
+/* PyTorch's linalg_matrix_power_impl: a negative n the same on linalg.inv(A) with -n; 0 the
+   identity (copied into a clone, so the result is in the graph), 1 a clone, 2 and 3 products,
+   then binary powers from the lowest bit. */
 static ct_status ct__linalg_matrix_power_composite(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0];
     int64_t n = c->attrs[0].i, m = a->sizes[a->ndim - 1];
     ct_scope_begin();
     ct_tensor *r = NULL;
+    if (n < 0) {
+        a = ct_linalg_inv(a);
+        n = -n;
+        if (!a) {
+            return ct__composite_end(c, NULL);
+        }
+    }
     if (n <= 1) { /* a contiguous copy (a fresh tensor: copy_ writes into it) */
         r = ct_clone(a);
         r = r && !ct_is_contiguous(r) ? ct_contiguous(r) : r;

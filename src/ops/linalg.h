@@ -151,8 +151,8 @@ CTORCH_API ct_status ct_set_float32_matmul_precision(const char *precision);
    Mirrors: torch.get_float32_matmul_precision. */
 CTORCH_API const char *ct_get_float32_matmul_precision(void);
 /* A^n for square matrices A (*, m, m): n == 0 the identity (any dtype), 1 a copy, 2 and 3 by
-   ct_matmul, larger n by binary powering (PyTorch's order of products). n < 0 needs
-   linalg.inv, which ctorch does not have yet: CT_ERR_UNSUPPORTED. Errors: CT_ERR_SHAPE
+   ct_matmul, larger n by binary powering (PyTorch's order of products); n < 0 the power -n
+   of ct_linalg_inv(A) (float only). Errors: those of ct_linalg_inv for n < 0; CT_ERR_SHAPE
    "linalg.matrix_power: The input tensor A must have at least 2 dimensions.",
    "linalg.matrix_power: A must be batches of square matrices, but they are 3 by 4 matrices".
    Mirrors: torch.linalg.matrix_power. */

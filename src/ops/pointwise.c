@@ -1692,8 +1692,13 @@ static ct_status ct__copy_cpu_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+/* copy_: self's old values get a zero gradient (PyTorch: zeros_like(grad)), src the
+   gradient. */
 static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct_zeros_like(g);
+    }
     if (ct__needs_grad(n, 1)) {
         gi[1] = (ct_tensor *)(uintptr_t)g; /* the engine sums to src's shape and casts */
     }
