@@ -150,6 +150,7 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(creation2)                                                                            \
     X(tensor2)                                                                              \
     X(linalg2)                                                                              \
+    X(imm)                                                                                  \
     X(sort)                                                                                 \
     X(half)
 

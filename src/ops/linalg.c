@@ -74,9 +74,13 @@ static bool ct__gemm(const char *op, const ct_tensor *a, const ct_tensor *b, ct_
     return true;
 }
 
+/* The C++ name of a dtype's element type, as PyTorch's "same dtype" messages print it. */
 static const char *ct__blas_dtype_name(ct_dtype d)
 {
-    return d == CT_FLOAT32 ? "float" : d == CT_FLOAT64 ? "double" : ct_dtype_name(d);
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "", "bool", "unsigned char", "signed char", "short int", "int", "long int", "float",
+        "double", "c10::Half", "c10::BFloat16"};
+    return names[d];
 }
 
 /* d is not bool (PyTorch's CPU products take every other dtype): "\"kernel\" not implemented
