@@ -278,6 +278,10 @@ static void test_imm_errors(void)
     imm_check_bool(ct_linalg_multi_dot(bs, 3), "addmm_impl_cpu_");
     imm_check_bool(ct_linalg_matrix_power(b, 2), "addmm_impl_cpu_");
     imm_check_bool(ct_linear(b, b, NULL), "addmm_impl_cpu_");
+    const ct_tensor *vv[2] = {v, ct_logical_not(v)};
+    ct_tensor *e2 = ct_einsum("i,j->ij", vv, 2), *e1 = ct_einsum("ij->j", bs, 1);
+    CHECK(e2 && ct_tensor_dtype(e2) == CT_BOOL && ct_equal(e2, ct_zeros(s22, 2, CT_BOOL)));
+    CHECK(e1 && ct_tensor_dtype(e1) == CT_INT64 && ct_equal(e1, ct_full(s22 + 1, 1, 2, CT_INT64)));
     ct_tensor *p1 = ct_linalg_matrix_power(b, 1), *p0 = ct_linalg_matrix_power(b, 0);
     CHECK(p1 && ct_tensor_dtype(p1) == CT_BOOL && ct_equal(p1, b));
     CHECK(p0 && ct_tensor_dtype(p0) == CT_BOOL && ct_equal(p0, ct_eye(2, 2, CT_BOOL)));

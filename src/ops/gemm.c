@@ -1,4 +1,5 @@
-/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64.
+/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64,
+ * and a blocked integer GEMM (wrapping, as PyTorch's; see its section at the end).
  *
  * C = alpha * (A @ B) + beta * C, each operand given by a pointer and its row and column
  * strides in elements, so transposed and strided views cost nothing extra: packing copies

@@ -2077,9 +2077,6 @@ static bool ct__einsum_meta(ct_op_call *c)
             return false;
         }
     }
-    if (c->n_inputs > 1 && !ct__check_not_bool(c->fn, c->inputs[0]->dtype, "bmm")) {
-        return false;
-    }
     c->dtype = c->inputs[0]->dtype;
     return ct__ein_check_sizes(c, s) && ct__ein_layout(c, s);
 }
@@ -2175,7 +2172,7 @@ static ct_tensor *ct__ein_group(const ct_tensor *t, const int64_t *order, int n,
 
 /* PyTorch's sumproduct_pair on aligned operands: dims in both (batch), only in l, only in r,
    and summed ones (sum[d]) become one bmm (B, LO, S) @ (B, S, RO); the result back in the
-   aligned layout with size 1 on the summed dims. */
+   aligned layout with size 1 on the summed dims. No summed dim: the broadcast product. */
 static ct_tensor *ct__ein_pair(const ct_tensor *l, const ct_tensor *r, const bool *sum,
                                int total)
 {
@@ -2197,6 +2194,9 @@ static ct_tensor *ct__ein_pair(const ct_tensor *l, const ct_tensor *r, const boo
             ro[nr++] = d;
             RO *= sr;
         }
+    }
+    if (ns == 0) { /* nothing to contract: PyTorch's sumproduct_pair multiplies (bool too) */
+        return ct_mul(l, r);
     }
     int64_t order[2 * CT_MAX_DIMS], ml[3] = {B, LO, S}, mr[3] = {B, S, RO};
     memcpy(order, bo, sizeof(int64_t) * (size_t)nb);
