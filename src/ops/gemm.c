@@ -1350,21 +1350,36 @@ typedef struct ct__igemm_job {
                 int64_t kc = CT__GEMM_MIN((int64_t)CT__IGEMM_KC, j->K - pc);               \
                 for (int64_t i = i0; i < i1; i++) {                                        \
                     U *c = C + i * j->rsc + jc;                                            \
-                    for (int64_t p = pc; p < pc + kc; p++) {                               \
-                        W a = alpha * (W)A[i * j->rsa + p * j->csa];                       \
-                        const U *b = B + p * j->ldb + jc;                                  \
+                    const U *a = A + i * j->rsa;                                           \
+                    int64_t p = pc;                                                        \
+                    for (; p + 4 <= pc + kc; p += 4) { /* four rows of B per pass over c */ \
+                        W a0 = alpha * (W)a[p * j->csa], a1 = alpha * (W)a[(p + 1) * j->csa]; \
+                        W a2 = alpha * (W)a[(p + 2) * j->csa];                             \
+                        W a3 = alpha * (W)a[(p + 3) * j->csa];                             \
+                        const U *b0 = B + p * j->ldb + jc, *b1 = b0 + j->ldb;              \
+                        const U *b2 = b1 + j->ldb, *b3 = b2 + j->ldb;                      \
                         for (int64_t n = 0; n < nc; n++) {                                 \
-                            c[n] = (U)(c[n] + a * (W)b[n]);                                \
+                            c[n] = (U)(c[n] + a0 * (W)b0[n] + a1 * (W)b1[n] + a2 * (W)b2[n] + \
+                                       a3 * (W)b3[n]);                                     \
+                        }                                                                  \
+                    }                                                                      \
+                    for (; p < pc + kc; p++) {                                             \
+                        W a0 = alpha * (W)a[p * j->csa];                                   \
+                        const U *b0 = B + p * j->ldb + jc;                                 \
+                        for (int64_t n = 0; n < nc; n++) {                                 \
+                            c[n] = (U)(c[n] + a0 * (W)b0[n]);                              \
                         }                                                                  \
                     }                                                                      \
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
     }
+CT__VECTORIZE_BEGIN
 CT__IGEMM_DEFINE(uint8_t, uint32_t, 8)
 CT__IGEMM_DEFINE(uint16_t, uint32_t, 16)
 CT__IGEMM_DEFINE(uint32_t, uint32_t, 32)
 CT__IGEMM_DEFINE(uint64_t, uint64_t, 64)
+CT__VECTORIZE_END
 #undef CT__IGEMM_DEFINE
 
 /* B (K, N) at (rsb, csb) copied row-major into a new buffer (NULL: out of memory). */
