@@ -116,9 +116,9 @@ static void test_imm_golden(void)
             x[k] = imm_operand_of(g, k);
         }
         ct_tensor *r = imm_run(g, x);
-        bool ok = r && ct_tensor_dtype(r) == g->dtype && ct_test_has_shape(r, g->out_shape, g->ond) &&
-                  imm_equal(r, imm_golden_values + g->out,
-                            ct_test_numel(g->out_shape, g->ond));
+        bool ok = r && ct_tensor_dtype(r) == g->dtype &&
+                  ct_test_has_shape(r, g->out_shape, g->ond) &&
+                  imm_equal(r, imm_golden_values + g->out, ct_test_numel(g->out_shape, g->ond));
         CHECK_MSG(ok, "case %d: %s %s %s", i, g->op, ct_dtype_name(g->dtype),
                   r ? "" : ct_error());
         ct_scope_end();

@@ -858,8 +858,8 @@ static bool ct__baddbmm_meta(ct_op_call *c)
         return false;
     }
     int64_t shape[3] = {b1->sizes[0], b1->sizes[1], b2->sizes[2]};
-    if (!ct__check_expand(c->fn, in, shape, 3) || !ct__check_not_bool(c->fn, in->dtype, "baddbmm") ||
-        !ct__check_int_scalars(c, in->dtype)) {
+    if (!ct__check_expand(c->fn, in, shape, 3) ||
+        !ct__check_not_bool(c->fn, in->dtype, "baddbmm") || !ct__check_int_scalars(c, in->dtype)) {
         return false;
     }
     c->dtype = b1->dtype;
@@ -1116,7 +1116,8 @@ static bool ct__vdot_meta(ct_op_call *c)
                  "found %s and %s", ct__title(a), ct__title(b));
         return false;
     }
-    return ct__check_not_bool(c->fn, a->dtype, "dot"); /* ct_dot checks the sizes in the same words */
+    /* ct_dot checks the sizes in the same words */
+    return ct__check_not_bool(c->fn, a->dtype, "dot");
 }
 
 static ct_status ct__vdot_composite(ct_op_call *c)
