@@ -2327,9 +2327,15 @@ CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int64_t dim);
 // >>part ops/linalg.h
 /* ops/linalg.h - matrix products on the packed GEMM (ops/gemm.c) or cblas.
  *
- * Dtypes: float32 and float64 (both operands the same dtype). Results are new tensors owned
- * by the current scope. Determinism: bit-exact across runs and thread counts for a given
- * build (each output tile is computed by one thread in a fixed order of K blocks).
+ * Dtypes: float32, float64, float16/bfloat16 (computed in float32) and the integer dtypes
+ * uint8, int8, int16, int32, int64 (both operands the same dtype; the result has it). Integer
+ * products are PyTorch's CPU integer GEMM: sums and products wrap modulo 2^bits (C++ integer
+ * arithmetic as PyTorch's, without its undefined behaviour), no autograd. bool is rejected
+ * as PyTorch's kernels do: CT_ERR_DTYPE "\"addmm_impl_cpu_\" not implemented for 'Bool'"
+ * ("bmm" for ct_bmm, "addmv_impl_cpu" for ct_mv, "dot" for ct_dot and 1-D ct_matmul).
+ * Results are new tensors owned by the current scope. Determinism: bit-exact across runs and
+ * thread counts for a given build (each output tile is computed by one thread in a fixed
+ * order of K blocks; integer results are exact modulo 2^bits).
  */
 
 /* Product with PyTorch's rules: 1-D @ 1-D -> dot (0-D); 2-D @ 2-D -> mm; 1-D @ 2-D and
@@ -2338,14 +2344,18 @@ CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int64_t dim);
    "size mismatch, got input (2), mat (2x3), vec (4)", "inconsistent tensor size, expected
    tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements
    respectively"; CT_ERR_DTYPE "expected m1 and m2 to have the same dtype, but got: float
-   != double". Mirrors: torch.matmul. */
+   != double" (integer dtypes by their C++ names: "long int != float"). Mirrors:
+   torch.matmul. */
 CTORCH_API ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other);
 /* (n, m) @ (m, p) -> (n, p), no broadcasting. Mirrors: torch.mm. */
 CTORCH_API ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2);
 /* (b, n, m) @ (b, m, p) -> (b, n, p). Error: "Expected size for first two dimensions of batch2
    tensor to be: [b, m] but got: [b2, m2]." Mirrors: torch.bmm. */
 CTORCH_API ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2);
-/* beta * input + alpha * (mat1 @ mat2); input broadcasts to (n, p). Mirrors: torch.addmm. */
+/* beta * input + alpha * (mat1 @ mat2); input broadcasts to (n, p). Integer dtypes take beta
+   and alpha as PyTorch's Scalar::to<T>: truncated toward zero and in T's range (an integral
+   value down to -255 for uint8), else CT_ERR_VALUE "value cannot be converted to type int8_t
+   without overflow" (also for ct_baddbmm, ct_addbmm, ct_addmv). Mirrors: torch.addmm. */
 CTORCH_API ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2,
                                double beta, double alpha);
 /* (n, m) @ (m) -> (n). Mirrors: torch.mv. */
@@ -2360,10 +2370,12 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
 
 /* ---- issue 7, linalg T2: products with accumulation, contractions, matrix functions ----
  * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum of two or more
- * operands, tensordot, multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and
- * float64 only (PyTorch's CPU also takes integers there; ctorch has no integer GEMM):
- * CT_ERR_DTYPE "\"einsum\" not implemented for 'Int'"; outer, addr, kron, trace and cross are
- * pointwise or reductions and take every numeric dtype PyTorch takes. Results are
+ * operands, tensordot, multi_dot, matrix_power with n >= 2) take the dtypes of ct_mm, integers
+ * included (wrapping, as PyTorch's CPU), and reject bool with PyTorch's kernel's words:
+ * CT_ERR_DTYPE "\"bmm\" not implemented for 'Bool'" (einsum), "\"baddbmm\" ...", "\"dot\" ..."
+ * (vdot), "\"addmv_impl_cpu\" ..." (addmv), "\"addmm_impl_cpu_\" ..." (the others); matrix_exp
+ * takes floats only; outer, addr, kron, trace and cross are pointwise or reductions and take
+ * every numeric dtype PyTorch takes. Results are
  * new tensors owned by the current scope. Determinism: as the GEMM (bit-exact for any thread
  * count). */
 
@@ -2375,7 +2387,7 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
    of the tensor (5) must match the existing size (6) at non-singleton dimension 2.  Target
    sizes: [2, 3, 5].  Tensor sizes: [2, 3, 6]"; CT_ERR_DTYPE "Input dtypes must be the same,
    got: input double, batch1: float, batch2: float", "expected scalar type Float but found
-   Double", "\"baddbmm\" not implemented for 'Int'". Mirrors: torch.baddbmm. */
+   Double", "\"baddbmm\" not implemented for 'Bool'". Mirrors: torch.baddbmm. */
 CTORCH_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1,
                                  const ct_tensor *batch2, double beta, double alpha);
 /* beta * input + alpha * sum_b batch1[b] @ batch2[b]. Shapes: batch1 (b, n, m), batch2
@@ -2422,7 +2434,8 @@ CTORCH_API ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other);
    takes its diagonal; without "->" the output is the ellipsis dimensions then the subscripts
    seen once, in alphabetical order (A-Z before a-z); subscripts not in the output are summed;
    labelled dimensions of size 1 broadcast. Operands are contracted left to right, each pair
-   with one ct_bmm (PyTorch's sumproduct_pair; PyTorch without opt_einsum). At most 8
+   with one ct_bmm, or ct_mul when it sums nothing (PyTorch's sumproduct_pair; PyTorch without
+   opt_einsum), so bool operands work where nothing is summed. At most 8
    (CT_MAX_DIMS) distinct output and summed dimensions. Errors (CT_ERR_VALUE for the equation,
    CT_ERR_SHAPE for sizes), in PyTorch's words: "einsum(): fewer operands were provided than
    specified in the equation", "einsum(): invalid subscript given at index 1 in the equation
@@ -4053,6 +4066,14 @@ CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, con
 CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
                                int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
                                double beta, double *C, int64_t rsc, int64_t csc);
+/* The same for an integer dtype (uint8 ... int64) with C's columns contiguous (element
+   (i, j) at C + i * rsc + j): PyTorch's integer gemm, wrapping modulo 2^bits; alpha and beta
+   are taken modulo 2^bits too. Threads over rows (the same result for any thread count).
+   false: CT_ERR_OOM recorded for op (copying a B whose rows are not contiguous). */
+CT__INTERNAL bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t K,
+                               int64_t alpha, const void *A, int64_t rsa, int64_t csa,
+                               const void *B, int64_t rsb, int64_t csb, int64_t beta, void *C,
+                               int64_t rsc);
 
 /* ---- softmax rows (ops/softmax.c), shared with cross-entropy (nn/loss.c) ------------- */
 /* One contiguous row x[0..R): CT__SOFTMAX_EXP writes its softmax into y, CT__SOFTMAX_LOG its
@@ -22328,7 +22349,8 @@ ct_status ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tens
 CT__VECTORIZE_END
 
 // >>part ops/gemm.c
-/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64.
+/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64,
+ * and a blocked integer GEMM (wrapping, as PyTorch's; see its section at the end).
  *
  * C = alpha * (A @ B) + beta * C, each operand given by a pointer and its row and column
  * strides in elements, so transposed and strided views cost nothing extra: packing copies
@@ -23623,6 +23645,138 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
 CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
 
+/* ---------------------------------------------------------------------------------------
+ * Integer GEMM (uint8, int8, int16, int32, int64), as PyTorch's CPU gemm for integer types,
+ * which accumulates in the element type: products and sums wrap modulo 2^bits. They are
+ * computed in unsigned arithmetic (defined on overflow; uint32_t for the narrow widths, whose
+ * products would otherwise promote to int), and the low bits of a sum of products depend only
+ * on the low bits of the operands, so one loop per element width serves signed and unsigned
+ * types, and the result does not depend on the order of the sums (nor on the thread count).
+ *
+ * Loop nest of a block of rows: jc over NC columns, pc over KC rows of B (a (KC, NC) block
+ * of B stays in L2 while every row of the block uses it), rows i, p in the block, then the
+ * contiguous columns: C[i, jc..] += (alpha * A[i, p]) * B[p, jc..]. B is copied row-major
+ * first when its rows are not contiguous. N == 1 (mv, dot) runs one dot product per row.
+ * ------------------------------------------------------------------------------------- */
+#define CT__IGEMM_KC 128
+#define CT__IGEMM_NC 512
+
+typedef struct ct__igemm_job {
+    int64_t N, K, rsa, csa, ldb, rsc;
+    int64_t alpha, beta;
+    const void *A, *B;
+    void *C;
+} ct__igemm_job;
+
+/* U the element's unsigned type, W the arithmetic type (at least unsigned int). */
+#define CT__IGEMM_DEFINE(U, W, S)                                                          \
+    static void ct__igemm_rows_##S(int64_t i0, int64_t i1, void *ctx)                      \
+    {                                                                                      \
+        const ct__igemm_job *j = (const ct__igemm_job *)ctx;                               \
+        const U *A = (const U *)j->A, *B = (const U *)j->B;                                \
+        U *C = (U *)j->C;                                                                  \
+        W alpha = (W)(uint64_t)j->alpha, beta = (W)(uint64_t)j->beta;                      \
+        if (j->N == 1) { /* C[i] = beta * C[i] + alpha * (A[i, :] . B[:, 0]) */            \
+            for (int64_t i = i0; i < i1; i++) {                                            \
+                W acc = 0;                                                                 \
+                for (int64_t p = 0; p < j->K; p++) {                                       \
+                    acc += (W)A[i * j->rsa + p * j->csa] * (W)B[p * j->ldb];               \
+                }                                                                          \
+                U *c = C + i * j->rsc;                                                     \
+                *c = (U)(alpha * acc + (beta == 0 ? 0 : beta * (W)*c));                    \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        for (int64_t i = i0; i < i1; i++) { /* C = beta * C; beta == 0 does not read C */  \
+            U *c = C + i * j->rsc;                                                         \
+            for (int64_t n = 0; n < j->N; n++) {                                           \
+                c[n] = beta == 0 ? (U)0 : (U)(beta * (W)c[n]);                             \
+            }                                                                              \
+        }                                                                                  \
+        for (int64_t jc = 0; jc < j->N; jc += CT__IGEMM_NC) {                              \
+            int64_t nc = CT__GEMM_MIN((int64_t)CT__IGEMM_NC, j->N - jc);                   \
+            for (int64_t pc = 0; pc < j->K; pc += CT__IGEMM_KC) {                          \
+                int64_t kc = CT__GEMM_MIN((int64_t)CT__IGEMM_KC, j->K - pc);               \
+                for (int64_t i = i0; i < i1; i++) {                                        \
+                    U *c = C + i * j->rsc + jc;                                            \
+                    const U *a = A + i * j->rsa;                                           \
+                    int64_t p = pc;                                                        \
+                    for (; p + 4 <= pc + kc; p += 4) { /* four rows of B per pass over c */ \
+                        W a0 = alpha * (W)a[p * j->csa], a1 = alpha * (W)a[(p + 1) * j->csa]; \
+                        W a2 = alpha * (W)a[(p + 2) * j->csa];                             \
+                        W a3 = alpha * (W)a[(p + 3) * j->csa];                             \
+                        const U *b0 = B + p * j->ldb + jc, *b1 = b0 + j->ldb;              \
+                        const U *b2 = b1 + j->ldb, *b3 = b2 + j->ldb;                      \
+                        for (int64_t n = 0; n < nc; n++) {                                 \
+                            c[n] = (U)(c[n] + a0 * (W)b0[n] + a1 * (W)b1[n] + a2 * (W)b2[n] + \
+                                       a3 * (W)b3[n]);                                     \
+                        }                                                                  \
+                    }                                                                      \
+                    for (; p < pc + kc; p++) {                                             \
+                        W a0 = alpha * (W)a[p * j->csa];                                   \
+                        const U *b0 = B + p * j->ldb + jc;                                 \
+                        for (int64_t n = 0; n < nc; n++) {                                 \
+                            c[n] = (U)(c[n] + a0 * (W)b0[n]);                              \
+                        }                                                                  \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+    }
+CT__VECTORIZE_BEGIN
+CT__IGEMM_DEFINE(uint8_t, uint32_t, 8)
+CT__IGEMM_DEFINE(uint16_t, uint32_t, 16)
+CT__IGEMM_DEFINE(uint32_t, uint32_t, 32)
+CT__IGEMM_DEFINE(uint64_t, uint64_t, 64)
+CT__VECTORIZE_END
+#undef CT__IGEMM_DEFINE
+
+/* B (K, N) at (rsb, csb) copied row-major into a new buffer (NULL: out of memory). */
+static void *ct__igemm_pack_b(size_t es, int64_t K, int64_t N, const void *B, int64_t rsb,
+                              int64_t csb)
+{
+    char *bp = (char *)ct__malloc(es * (size_t)(K * N));
+    const char *b = (const char *)B;
+    for (int64_t p = 0; bp && p < K; p++) {
+        for (int64_t n = 0; n < N; n++) {
+            memcpy(bp + es * (size_t)(p * N + n), b + (int64_t)es * (p * rsb + n * csb), es);
+        }
+    }
+    return bp;
+}
+
+bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t K,
+                  int64_t alpha, const void *A, int64_t rsa, int64_t csa, const void *B,
+                  int64_t rsb, int64_t csb, int64_t beta, void *C, int64_t rsc)
+{
+    size_t es = ct_dtype_size(dtype);
+    void (*rows)(int64_t, int64_t, void *) = es == 1   ? ct__igemm_rows_8
+                                             : es == 2 ? ct__igemm_rows_16
+                                             : es == 4 ? ct__igemm_rows_32
+                                                       : ct__igemm_rows_64;
+    if (M <= 0 || N <= 0) {
+        return true;
+    }
+    void *packed = NULL;
+    if (csb != 1 && N > 1) { /* rows of B not contiguous: a row-major copy */
+        packed = ct__igemm_pack_b(es, K, N, B, rsb, csb);
+        if (!packed) {
+            ct__fail(CT_ERR_OOM, op, "out of memory");
+            return false;
+        }
+        B = packed;
+        rsb = N;
+    }
+    ct__igemm_job j = {N, K, rsa, csa, rsb, rsc, alpha, beta, A, B, C};
+    /* about 2^18 multiply-adds per chunk of rows */
+    int64_t work = N * (K > 0 ? K : 1);
+    ct__parallel_for(M, work >= ((int64_t)1 << 18) ? 1 : ((int64_t)1 << 18) / work, rows, &j);
+    ct__free(packed);
+    return true;
+}
+#undef CT__IGEMM_KC
+#undef CT__IGEMM_NC
+
 #undef CT__GEMM_DEFINE
 #undef CT__GEMM_THIN_f32
 #undef CT__GEMM_THIN_f64
@@ -23671,11 +23825,18 @@ static bool ct__blas_ld(const ct_tensor *t, bool trans, int64_t *ld)
 }
 #endif
 
-/* C (M, N) = alpha * A @ B + beta * C for 2-D strided views of one float dtype. */
-static void ct__gemm(const ct_tensor *a, const ct_tensor *b, ct_tensor *c, double alpha,
-                     double beta)
+/* C (M, N) = alpha * A @ B + beta * C for 2-D strided views of one dtype (C's columns
+   contiguous for an integer dtype, whose alpha and beta meta checked and truncates here, as
+   PyTorch's Scalar::to). false: the error recorded for op. */
+static bool ct__gemm(const char *op, const ct_tensor *a, const ct_tensor *b, ct_tensor *c,
+                     double alpha, double beta)
 {
     int64_t M = c->sizes[0], N = c->sizes[1], K = a->sizes[1];
+    if (!ct_dtype_is_floating_point(c->dtype)) {
+        return ct__gemm_int(op, c->dtype, M, N, K, (int64_t)alpha, ct__data(a), a->strides[0],
+                            a->strides[1], ct__data(b), b->strides[0], b->strides[1],
+                            (int64_t)beta, ct__data(c), c->strides[0]);
+    }
 #ifdef CTORCH_OPENBLAS
     /* cblas (row-major) needs a unit stride in one dim of each operand */
     int64_t lda, ldb;
@@ -23693,7 +23854,7 @@ static void ct__gemm(const ct_tensor *a, const ct_tensor *b, ct_tensor *c, doubl
                         (const double *)ct__data(a), (int)lda, (const double *)ct__data(b),
                         (int)ldb, beta, (double *)ct__data(c), (int)c->strides[0]);
         }
-        return;
+        return true;
     }
 #endif
     if (c->dtype == CT_FLOAT32) {
@@ -23705,25 +23866,62 @@ static void ct__gemm(const ct_tensor *a, const ct_tensor *b, ct_tensor *c, doubl
                      (const double *)ct__data(b), b->strides[0], b->strides[1], beta,
                      (double *)ct__data(c), c->strides[0], c->strides[1]);
     }
+    return true;
 }
 
+/* The C++ name of a dtype's element type, as PyTorch's "same dtype" messages print it. */
 static const char *ct__blas_dtype_name(ct_dtype d)
 {
-    return d == CT_FLOAT32 ? "float" : d == CT_FLOAT64 ? "double" : ct_dtype_name(d);
+    static const char *const names[CT_DTYPE_COUNT] = {
+        "", "bool", "unsigned char", "signed char", "short int", "int", "long int", "float",
+        "double", "c10::Half", "c10::BFloat16"};
+    return names[d];
 }
 
-/* Both operands of one float dtype. */
-static bool ct__check_mat(const char *op, const ct_tensor *a, const ct_tensor *b)
+/* d is not bool (PyTorch's CPU products take every other dtype): "\"kernel\" not implemented
+   for 'Bool'", kernel the name of PyTorch's kernel that rejects it ("addmm_impl_cpu_"). */
+static bool ct__check_not_bool(const char *op, ct_dtype d, const char *kernel)
+{
+    if (d == CT_BOOL) {
+        ct__fail(CT_ERR_DTYPE, op, "\"%s\" not implemented for 'Bool'", kernel);
+        return false;
+    }
+    return true;
+}
+
+/* Both operands of one dtype other than bool (kernel: as ct__check_not_bool). */
+static bool ct__check_mat(const char *op, const ct_tensor *a, const ct_tensor *b,
+                          const char *kernel)
 {
     if (a->dtype != b->dtype) {
         ct__fail(CT_ERR_DTYPE, op, "expected m1 and m2 to have the same dtype, but got: %s != %s",
                  ct__blas_dtype_name(a->dtype), ct__blas_dtype_name(b->dtype));
         return false;
     }
-    if (!ct_dtype_is_floating_point(a->dtype)) {
-        ct__fail(CT_ERR_DTYPE, op, "\"addmm_impl_cpu_\" not implemented for '%s'",
-                 ct_dtype_name(a->dtype));
-        return false;
+    return ct__check_not_bool(op, a->dtype, kernel);
+}
+
+/* PyTorch's Scalar::to<T> of beta and alpha (attributes 0 and 1) for an integer result dtype
+   d: truncated toward zero (the kernel does), in T's range, except that an integral value (a
+   Python int) may be negative for uint8 (-255 .. 255, wrapping). "value cannot be converted
+   to type int8_t without overflow". */
+static bool ct__check_int_scalars(const ct_op_call *c, ct_dtype d)
+{
+    static const char *const names[5] = {"uint8_t", "int8_t", "int16_t", "int", "int64_t"};
+    static const double lo[5] = {0.0, -128.0, -32768.0, -2147483648.0, -9223372036854775808.0};
+    static const double hi[5] = {256.0, 128.0, 32768.0, 2147483648.0, 9223372036854775808.0};
+    if (d < CT_UINT8 || d > CT_INT64) {
+        return true;
+    }
+    int k = (int)d - (int)CT_UINT8;
+    for (int s = 0; s < 2; s++) {
+        double v = c->attrs[s].f;
+        double low = d == CT_UINT8 && v == floor(v) ? -255.0 : lo[k];
+        if (!(v >= low && v < hi[k])) { /* NaN fails too */
+            ct__fail(CT_ERR_VALUE, c->fn, "value cannot be converted to type %s without "
+                     "overflow", names[k]);
+            return false;
+        }
     }
     return true;
 }
@@ -23822,7 +24020,7 @@ static bool ct__check_mm_shapes(const char *op, const ct_tensor *a, const ct_ten
 static bool ct__mm_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
-    if (!ct__check_mat(c->fn, a, b) || !ct__check_mm_shapes(c->fn, a, b)) {
+    if (!ct__check_mat(c->fn, a, b, "addmm_impl_cpu_") || !ct__check_mm_shapes(c->fn, a, b)) {
         return false;
     }
     int64_t shape[2] = {a->sizes[0], b->sizes[1]};
@@ -23832,8 +24030,8 @@ static bool ct__mm_meta(ct_op_call *c)
 
 static ct_status ct__mm_kernel(ct_op_call *c)
 {
-    ct__gemm(c->inputs[0], c->inputs[1], c->outputs[0], 1.0, 0.0);
-    return CT_OK;
+    return ct__gemm(c->fn, c->inputs[0], c->inputs[1], c->outputs[0], 1.0, 0.0) ? CT_OK
+                                                                                : ct_error_code();
 }
 
 /* ---- addmm and linear ----------------------------------------------------------------- */
@@ -23865,8 +24063,8 @@ static void ct__addmm_record(ct_node *n, const ct_op_call *c)
 static bool ct__addmm_meta(ct_op_call *c)
 {
     const ct_tensor *input = c->inputs[0], *a = c->inputs[1], *b = c->inputs[2];
-    if (!ct__check_mat(c->fn, a, b) || !ct__check_mm_shapes(c->fn, a, b) ||
-        !ct__check_mat(c->fn, input, a)) {
+    if (!ct__check_mat(c->fn, a, b, "addmm_impl_cpu_") || !ct__check_mm_shapes(c->fn, a, b) ||
+        !ct__check_mat(c->fn, input, a, "addmm_impl_cpu_") || !ct__check_int_scalars(c, a->dtype)) {
         return false;
     }
     int64_t shape[2] = {a->sizes[0], b->sizes[1]}, bs[CT_MAX_DIMS];
@@ -23893,8 +24091,8 @@ static ct_status ct__addmm_kernel(ct_op_call *c)
     if (beta != 0) { /* C = input (broadcast), then C = alpha*A@B + beta*C */
         ct__copy_kernel(out, c->inputs[0]);
     }
-    ct__gemm(c->inputs[1], c->inputs[2], out, alpha, beta);
-    return CT_OK;
+    return ct__gemm(c->fn, c->inputs[1], c->inputs[2], out, alpha, beta) ? CT_OK
+                                                                         : ct_error_code();
 }
 
 /* Linear on x (*, in) seen as x2 (N, in), g as g2 (N, out): dX = g2 @ W, dW = g2^T @ x2
@@ -23942,7 +24140,8 @@ static bool ct__linear_meta(ct_op_call *c)
 {
     const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
     const ct_tensor *bias = c->n_inputs > 2 ? c->inputs[2] : NULL;
-    if (!ct__check_mat(c->fn, x, w) || (bias && !ct__check_mat(c->fn, x, bias))) {
+    if (!ct__check_mat(c->fn, x, w, "addmm_impl_cpu_") ||
+        (bias && !ct__check_mat(c->fn, x, bias, "addmm_impl_cpu_"))) {
         return false;
     }
     if (w->ndim != 2) {
@@ -23978,8 +24177,8 @@ static bool ct__linear_meta(ct_op_call *c)
 
 /* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides; the
    fused ReLU runs while the output is still in cache. */
-static bool ct__linear_2d(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias,
-                          ct_tensor *y, bool relu)
+static bool ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w,
+                          const ct_tensor *bias, ct_tensor *y, bool relu)
 {
     ct_tensor *wt = ct__tensor_over(w->storage, w->dtype, w->sizes, w->strides, 2, w->offset);
     if (!wt) {
@@ -23992,12 +24191,12 @@ static bool ct__linear_2d(const ct_tensor *x, const ct_tensor *w, const ct_tenso
     if (bias) {
         ct__copy_kernel(y, bias);
     }
-    ct__gemm(x, wt, y, 1.0, bias ? 1.0 : 0.0);
+    bool ok = ct__gemm(op, x, wt, y, 1.0, bias ? 1.0 : 0.0);
     ct__release(wt);
-    if (relu) {
+    if (ok && relu) {
         ct__relu_inplace_kernel(y);
     }
-    return true;
+    return ok;
 }
 
 /* x (*, in) runs as rows (N, in): a reshape of x (a view where its strides allow, as
@@ -24009,7 +24208,7 @@ static ct_status ct__linear_kernel(ct_op_call *c)
     ct_tensor *y = c->outputs[0];
     bool relu = c->op->variant != 0;
     if (x->ndim == 2) {
-        return ct__linear_2d(x, w, bias, y, relu) ? CT_OK : ct_error_code();
+        return ct__linear_2d(c->fn, x, w, bias, y, relu) ? CT_OK : ct_error_code();
     }
     int64_t rows[2] = {ct__numel(x->sizes, x->ndim - 1), x->sizes[x->ndim - 1]};
     int64_t ys[2] = {rows[0], w->sizes[0]}, yst[2] = {w->sizes[0], 1};
@@ -24018,7 +24217,7 @@ static ct_status ct__linear_kernel(ct_op_call *c)
     ct_tensor *x2 = ct_reshape(x, rows, 2);
     ct_no_grad_end();
     ct_tensor *y2 = x2 ? ct__tensor_over(y->storage, y->dtype, ys, yst, 2, y->offset) : NULL;
-    bool ok = y2 && ct__linear_2d(x2, w, bias, y2, relu);
+    bool ok = y2 && ct__linear_2d(c->fn, x2, w, bias, y2, relu);
     ct__release(y2);
     ct_scope_end();
     return ok ? CT_OK : ct_error_code();
@@ -24039,7 +24238,7 @@ static void ct__bmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 static bool ct__bmm_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
-    if (!ct__check_mat(c->fn, a, b)) {
+    if (!ct__check_mat(c->fn, a, b, "bmm")) {
         return false;
     }
     if (a->ndim != 3 || b->ndim != 3) {
@@ -24063,23 +24262,22 @@ static ct_status ct__bmm_kernel(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
     ct_tensor *out = c->outputs[0];
-    for (int64_t i = 0; i < out->sizes[0]; i++) {
+    bool ok = true;
+    for (int64_t i = 0; ok && i < out->sizes[0]; i++) {
         ct_tensor *ai = ct__mat_at(a, i), *bi = ct__mat_at(b, i), *ci = ct__mat_at(out, i);
-        if (ai && bi && ci) {
-            ct__gemm(ai, bi, ci, 1.0, 0.0);
-        }
+        ok = ai && bi && ci && ct__gemm(c->fn, ai, bi, ci, 1.0, 0.0);
         ct__release(ai);
         ct__release(bi);
         ct__release(ci);
     }
-    return CT_OK;
+    return ok ? CT_OK : ct_error_code();
 }
 
 /* ---- dot, mv, matmul (composite: built on mm and bmm) ----------------------------------- */
 static bool ct__dot_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
-    if (!ct__check_mat(c->fn, a, b)) {
+    if (!ct__check_mat(c->fn, a, b, "dot")) {
         return false;
     }
     if (a->ndim != 1 || b->ndim != 1) {
@@ -24111,7 +24309,7 @@ static ct_status ct__dot_composite(ct_op_call *c)
 static bool ct__mv_meta(ct_op_call *c)
 {
     const ct_tensor *m = c->inputs[0], *v = c->inputs[1];
-    if (!ct__check_mat(c->fn, m, v)) {
+    if (!ct__check_mat(c->fn, m, v, "addmv_impl_cpu")) {
         return false;
     }
     if (m->ndim != 2 || v->ndim != 1 || m->sizes[1] != v->sizes[0]) {
@@ -24177,7 +24375,7 @@ static ct_tensor *ct__matmul_batched(const char *op, const ct_tensor *a, const c
 static bool ct__matmul_meta(ct_op_call *c)
 {
     const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
-    if (!ct__check_mat(c->fn, a, b)) {
+    if (!ct__check_mat(c->fn, a, b, a->ndim == 1 && b->ndim == 1 ? "dot" : "addmm_impl_cpu_")) {
         return false;
     }
     if (a->ndim == 0 || b->ndim == 0) {
@@ -24254,14 +24452,14 @@ static ct_status ct__matmul_composite(ct_op_call *c)
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
                                        OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
 CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
-            ct__mm_meta, CT__K_FLOAT(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
+            ct__mm_meta, CT__K_NUMERIC(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
             ct__mm_record, ct__flops_01)
 CT__GEMM_OP(addmm, "aten::addmm", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar "
             "beta=1, Scalar alpha=1) -> Tensor", "ct_addmm", 0, 0u, ct__addmm_meta,
-            CT__K_FLOAT(ct__addmm_kernel), NULL, "AddmmBackward0", ct__addmm_backward, 0u,
+            CT__K_NUMERIC(ct__addmm_kernel), NULL, "AddmmBackward0", ct__addmm_backward, 0u,
             ct__addmm_record, ct__flops_12)
 CT__GEMM_OP(linear, "aten::linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> "
-            "Tensor", "ct_linear", 0, 1u << 2, ct__linear_meta, CT__K_FLOAT(ct__linear_kernel),
+            "Tensor", "ct_linear", 0, 1u << 2, ct__linear_meta, CT__K_NUMERIC(ct__linear_kernel),
             NULL, "AddmmBackward0", ct__linear_backward, 0u, ct__linear_record,
             ct__linear_flops)
 CT__GEMM_OP(linear_relu, "ctorch::linear_relu", "linear_relu(Tensor input, Tensor weight, Tensor? "
@@ -24269,7 +24467,7 @@ CT__GEMM_OP(linear_relu, "ctorch::linear_relu", "linear_relu(Tensor input, Tenso
             ct__linear_meta, CT__K_FLOAT(ct__linear_kernel), NULL, "LinearReluBackward",
             ct__linear_backward, 0u, ct__linear_record, ct__linear_flops)
 CT__GEMM_OP(bmm, "aten::bmm", "bmm(Tensor self, Tensor mat2) -> Tensor", "ct_bmm", 0, 0u,
-            ct__bmm_meta, CT__K_FLOAT(ct__bmm_kernel), NULL, "BmmBackward0", ct__bmm_backward,
+            ct__bmm_meta, CT__K_NUMERIC(ct__bmm_kernel), NULL, "BmmBackward0", ct__bmm_backward,
             (1u << 0) | (1u << 1), NULL, ct__flops_01)
 CT__GEMM_OP(dot, "aten::dot", "dot(Tensor self, Tensor tensor) -> Tensor", "ct_dot", 0, 0u,
             ct__dot_meta, CT__K_NONE, ct__dot_composite, NULL, NULL, 0u, NULL, ct__flops_01)
@@ -24315,8 +24513,9 @@ ct_tensor *ct_linear(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bi
 ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias)
 {
     const char *op = "ct_linear";
-    if (!x || !w || x->ndim != 2 || w->ndim != 2 || !ct__check_mat(op, x, w) ||
-        (bias && !ct__check_mat(op, x, bias))) {
+    if (!x || !w || x->ndim != 2 || w->ndim != 2 || !ct_dtype_is_floating_point(x->dtype) ||
+        !ct__check_mat(op, x, w, "addmm_impl_cpu_") ||
+        (bias && !ct__check_mat(op, x, bias, "addmm_impl_cpu_"))) {
         ct_scope_begin(); /* the general path (and its errors) */
         ct_tensor *r = ct_keep(ct_relu(ct_linear(x, w, bias)));
         ct_scope_end();
@@ -24361,17 +24560,6 @@ static const char *ct__title(const ct_tensor *t)
     return ct__dtype_title(t->dtype);
 }
 
-/* The GEMM-backed composites take float32 and float64 only (ctorch has no integer GEMM;
-   PyTorch's CPU has one): "einsum" not implemented for 'Int', in the dispatcher's words. */
-static bool ct__check_gemm_dtype(const ct_op_call *c, ct_dtype d)
-{
-    if (!ct_dtype_is_floating_point(d)) {
-        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", c->op->name + 6,
-                 ct__dtype_title(d));
-        return false;
-    }
-    return true;
-}
 
 /* input broadcasts to shape (nd dims), or PyTorch's expand error. */
 static bool ct__check_expand(const char *op, const ct_tensor *t, const int64_t *shape, int nd)
@@ -24465,7 +24653,8 @@ static bool ct__baddbmm_meta(ct_op_call *c)
         return false;
     }
     int64_t shape[3] = {b1->sizes[0], b1->sizes[1], b2->sizes[2]};
-    if (!ct__check_expand(c->fn, in, shape, 3)) {
+    if (!ct__check_expand(c->fn, in, shape, 3) ||
+        !ct__check_not_bool(c->fn, in->dtype, "baddbmm") || !ct__check_int_scalars(c, in->dtype)) {
         return false;
     }
     c->dtype = b1->dtype;
@@ -24501,6 +24690,10 @@ static bool ct__addbmm_meta(ct_op_call *c)
                  self ? "self" : "mat1", ct__title(self ? in : b1), ct__title(b2));
         return false;
     }
+    if (!ct__check_not_bool(c->fn, in->dtype, "addmm_impl_cpu_") ||
+        !ct__check_int_scalars(c, in->dtype)) {
+        return false;
+    }
     c->dtype = b1->dtype;
     return ct__op_output(c, shape, 2, b1->dtype) != NULL;
 }
@@ -24524,6 +24717,10 @@ static bool ct__addmv_meta(ct_op_call *c)
     if (in->dtype != m->dtype || m->dtype != v->dtype) {
         ct__fail(CT_ERR_DTYPE, c->fn, "addmv input tensors must have the same dtype, but got "
                  "%s, %s, and %s", ct__title(in), ct__title(m), ct__title(v));
+        return false;
+    }
+    if (!ct__check_not_bool(c->fn, in->dtype, "addmv_impl_cpu") ||
+        !ct__check_int_scalars(c, in->dtype)) {
         return false;
     }
     c->dtype = m->dtype;
@@ -24552,38 +24749,33 @@ static ct_status ct__addgemm_kernel(ct_op_call *c)
     if (c->op->variant == CT__ADD_ADDMV) {
         ct_tensor *v = ct__mat_view(b, b->sizes[0], 1, b->strides[0], 1);
         ct_tensor *o = ct__mat_view(out, out->sizes[0], 1, 1, 1);
-        if (v && o) {
-            ct__gemm(a, v, o, alpha, beta);
-        }
+        bool ok = v && o && ct__gemm(c->fn, a, v, o, alpha, beta);
         ct__release(v);
         ct__release(o);
-        return v && o ? CT_OK : ct_error_code();
+        return ok ? CT_OK : ct_error_code();
     }
     int64_t nb = a->sizes[0];
     bool sum = c->op->variant == CT__ADD_ADDBMM;
     if (sum && nb == 0) { /* no product: beta * input */
         ct_tensor *e = ct__mat_view(a, out->sizes[0], 0, 0, 1);
         ct_tensor *f = ct__mat_view(b, 0, out->sizes[1], 1, 1);
-        if (e && f) {
-            ct__gemm(e, f, out, alpha, beta);
-        }
+        bool ok = e && f && ct__gemm(c->fn, e, f, out, alpha, beta);
         ct__release(e);
         ct__release(f);
-        return e && f ? CT_OK : ct_error_code();
+        return ok ? CT_OK : ct_error_code();
     }
-    for (int64_t i = 0; i < nb; i++) {
+    bool ok = true;
+    for (int64_t i = 0; ok && i < nb; i++) {
         ct_tensor *ai = ct__mat_at(a, i), *bi = ct__mat_at(b, i);
         ct_tensor *ci = sum ? out : ct__mat_at(out, i);
-        if (ai && bi && ci) {
-            ct__gemm(ai, bi, ci, alpha, sum && i > 0 ? 1.0 : beta);
-        }
+        ok = ai && bi && ci && ct__gemm(c->fn, ai, bi, ci, alpha, sum && i > 0 ? 1.0 : beta);
         ct__release(ai);
         ct__release(bi);
         if (!sum) {
             ct__release(ci);
         }
     }
-    return CT_OK;
+    return ok ? CT_OK : ct_error_code();
 }
 
 /* ---- addr, outer, inner, vdot ------------------------------------------------------------ */
@@ -24693,7 +24885,7 @@ static bool ct__inner_meta(ct_op_call *c)
                  ct__shape_str(b->sizes, b->ndim, y, sizeof y));
         return false;
     }
-    return ct__same_dtype(c->fn, a, b) && ct__check_gemm_dtype(c, a->dtype);
+    return ct__same_dtype(c->fn, a, b) && ct__check_not_bool(c->fn, a->dtype, "addmm_impl_cpu_");
 }
 
 static ct_status ct__inner_composite(ct_op_call *c)
@@ -24719,7 +24911,8 @@ static bool ct__vdot_meta(ct_op_call *c)
                  "found %s and %s", ct__title(a), ct__title(b));
         return false;
     }
-    return ct__check_gemm_dtype(c, a->dtype); /* ct_dot checks the sizes in the same words */
+    /* ct_dot checks the sizes in the same words */
+    return ct__check_not_bool(c->fn, a->dtype, "dot");
 }
 
 static ct_status ct__vdot_composite(ct_op_call *c)
@@ -24784,7 +24977,7 @@ static bool ct__tensordot_meta(ct_op_call *c)
         ct__fail(CT_ERR_VALUE, c->fn, "both dimension lists should have same length");
         return false;
     }
-    if (!ct__same_dtype(c->fn, a, b) || !ct__check_gemm_dtype(c, a->dtype) ||
+    if (!ct__same_dtype(c->fn, a, b) || !ct__check_not_bool(c->fn, a->dtype, "addmm_impl_cpu_") ||
         !ct__wrap_dims(c->fn, c->attrs[0].ints, n, a->ndim, s->wa) ||
         !ct__wrap_dims(c->fn, c->attrs[1].ints, n, b->ndim, s->wb)) {
         return false;
@@ -25000,7 +25193,7 @@ static bool ct__multi_dot_meta(ct_op_call *c)
                      ct__blas_dtype_name(t[k]->dtype));
             return false;
         }
-        if (!ct__check_gemm_dtype(c, t[k]->dtype)) {
+        if (!ct__check_not_bool(c->fn, t[k]->dtype, "addmm_impl_cpu_")) {
             return false;
         }
         const ct_tensor *p = t[k - 1];
@@ -25123,8 +25316,8 @@ static bool ct__matrix_power_meta(ct_op_call *c)
     if (!ct__check_square(c->fn, "linalg.matrix_power", c->inputs[0])) {
         return false;
     }
-    int64_t n = c->attrs[0].i;
-    if ((n >= 2 || n <= -2) && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
+    if (c->attrs[0].i >= 2 &&
+        !ct__check_not_bool(c->fn, c->inputs[0]->dtype, "addmm_impl_cpu_")) {
         return false;
     }
     c->dtype = c->inputs[0]->dtype;
@@ -25682,9 +25875,6 @@ static bool ct__einsum_meta(ct_op_call *c)
             return false;
         }
     }
-    if (c->n_inputs > 1 && !ct__check_gemm_dtype(c, c->inputs[0]->dtype)) {
-        return false;
-    }
     c->dtype = c->inputs[0]->dtype;
     return ct__ein_check_sizes(c, s) && ct__ein_layout(c, s);
 }
@@ -25780,7 +25970,7 @@ static ct_tensor *ct__ein_group(const ct_tensor *t, const int64_t *order, int n,
 
 /* PyTorch's sumproduct_pair on aligned operands: dims in both (batch), only in l, only in r,
    and summed ones (sum[d]) become one bmm (B, LO, S) @ (B, S, RO); the result back in the
-   aligned layout with size 1 on the summed dims. */
+   aligned layout with size 1 on the summed dims. No summed dim: the broadcast product. */
 static ct_tensor *ct__ein_pair(const ct_tensor *l, const ct_tensor *r, const bool *sum,
                                int total)
 {
@@ -25802,6 +25992,9 @@ static ct_tensor *ct__ein_pair(const ct_tensor *l, const ct_tensor *r, const boo
             ro[nr++] = d;
             RO *= sr;
         }
+    }
+    if (ns == 0) { /* nothing to contract: PyTorch's sumproduct_pair multiplies (bool too) */
+        return ct_mul(l, r);
     }
     int64_t order[2 * CT_MAX_DIMS], ml[3] = {B, LO, S}, mr[3] = {B, S, RO};
     memcpy(order, bo, sizeof(int64_t) * (size_t)nb);
@@ -25931,15 +26124,15 @@ const char *ct_get_float32_matmul_precision(void) { return ct__precisions[ct__pr
               NULL, NULL, 0u, NULL, NULL)
 CT__LA_OP(baddbmm, "aten::baddbmm", "baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar "
           "beta=1, Scalar alpha=1) -> Tensor", "ct_baddbmm", CT__ADD_BADDBMM, ct__baddbmm_meta,
-          CT__K_FLOAT(ct__addgemm_kernel), NULL, "BaddbmmBackward0", ct__addgemm_backward, 0u,
+          CT__K_NUMERIC(ct__addgemm_kernel), NULL, "BaddbmmBackward0", ct__addgemm_backward, 0u,
           ct__addgemm_record, ct__flops_12)
 CT__LA_OP(addbmm, "aten::addbmm", "addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar "
           "beta=1, Scalar alpha=1) -> Tensor", "ct_addbmm", CT__ADD_ADDBMM, ct__addbmm_meta,
-          CT__K_FLOAT(ct__addgemm_kernel), NULL, "AddbmmBackward0", ct__addgemm_backward, 0u,
+          CT__K_NUMERIC(ct__addgemm_kernel), NULL, "AddbmmBackward0", ct__addgemm_backward, 0u,
           ct__addgemm_record, ct__flops_12)
 CT__LA_OP(addmv, "aten::addmv", "addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, "
           "Scalar alpha=1) -> Tensor", "ct_addmv", CT__ADD_ADDMV, ct__addmv_meta,
-          CT__K_FLOAT(ct__addgemm_kernel), NULL, "AddmvBackward0", ct__addgemm_backward, 0u,
+          CT__K_NUMERIC(ct__addgemm_kernel), NULL, "AddmvBackward0", ct__addgemm_backward, 0u,
           ct__addgemm_record, ct__flops_12)
 CT__LA_COMPOSITE(addr, "addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar "
                  "alpha=1) -> Tensor", "ct_addr", 0, ct__addr_meta)

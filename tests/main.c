@@ -151,6 +151,7 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(creation2)                                                                            \
     X(tensor2)                                                                              \
     X(linalg2)                                                                              \
+    X(imm)                                                                                  \
     X(sort)                                                                                 \
     X(half)                                                                                 \
     X(reduce2)                                                                              \

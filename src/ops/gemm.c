@@ -1,4 +1,5 @@
-/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64.
+/* ops/gemm.c - packed, cache-blocked GEMM (the BLIS/GotoBLAS scheme) for float32 and float64,
+ * and a blocked integer GEMM (wrapping, as PyTorch's; see its section at the end).
  *
  * C = alpha * (A @ B) + beta * C, each operand given by a pointer and its row and column
  * strides in elements, so transposed and strided views cost nothing extra: packing copies
@@ -1294,6 +1295,138 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
 
 CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
+
+/* ---------------------------------------------------------------------------------------
+ * Integer GEMM (uint8, int8, int16, int32, int64), as PyTorch's CPU gemm for integer types,
+ * which accumulates in the element type: products and sums wrap modulo 2^bits. They are
+ * computed in unsigned arithmetic (defined on overflow; uint32_t for the narrow widths, whose
+ * products would otherwise promote to int), and the low bits of a sum of products depend only
+ * on the low bits of the operands, so one loop per element width serves signed and unsigned
+ * types, and the result does not depend on the order of the sums (nor on the thread count).
+ *
+ * Loop nest of a block of rows: jc over NC columns, pc over KC rows of B (a (KC, NC) block
+ * of B stays in L2 while every row of the block uses it), rows i, p in the block, then the
+ * contiguous columns: C[i, jc..] += (alpha * A[i, p]) * B[p, jc..]. B is copied row-major
+ * first when its rows are not contiguous. N == 1 (mv, dot) runs one dot product per row.
+ * ------------------------------------------------------------------------------------- */
+#define CT__IGEMM_KC 128
+#define CT__IGEMM_NC 512
+
+typedef struct ct__igemm_job {
+    int64_t N, K, rsa, csa, ldb, rsc;
+    int64_t alpha, beta;
+    const void *A, *B;
+    void *C;
+} ct__igemm_job;
+
+/* U the element's unsigned type, W the arithmetic type (at least unsigned int). */
+#define CT__IGEMM_DEFINE(U, W, S)                                                          \
+    static void ct__igemm_rows_##S(int64_t i0, int64_t i1, void *ctx)                      \
+    {                                                                                      \
+        const ct__igemm_job *j = (const ct__igemm_job *)ctx;                               \
+        const U *A = (const U *)j->A, *B = (const U *)j->B;                                \
+        U *C = (U *)j->C;                                                                  \
+        W alpha = (W)(uint64_t)j->alpha, beta = (W)(uint64_t)j->beta;                      \
+        if (j->N == 1) { /* C[i] = beta * C[i] + alpha * (A[i, :] . B[:, 0]) */            \
+            for (int64_t i = i0; i < i1; i++) {                                            \
+                W acc = 0;                                                                 \
+                for (int64_t p = 0; p < j->K; p++) {                                       \
+                    acc += (W)A[i * j->rsa + p * j->csa] * (W)B[p * j->ldb];               \
+                }                                                                          \
+                U *c = C + i * j->rsc;                                                     \
+                *c = (U)(alpha * acc + (beta == 0 ? 0 : beta * (W)*c));                    \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        for (int64_t i = i0; i < i1; i++) { /* C = beta * C; beta == 0 does not read C */  \
+            U *c = C + i * j->rsc;                                                         \
+            for (int64_t n = 0; n < j->N; n++) {                                           \
+                c[n] = beta == 0 ? (U)0 : (U)(beta * (W)c[n]);                             \
+            }                                                                              \
+        }                                                                                  \
+        for (int64_t jc = 0; jc < j->N; jc += CT__IGEMM_NC) {                              \
+            int64_t nc = CT__GEMM_MIN((int64_t)CT__IGEMM_NC, j->N - jc);                   \
+            for (int64_t pc = 0; pc < j->K; pc += CT__IGEMM_KC) {                          \
+                int64_t kc = CT__GEMM_MIN((int64_t)CT__IGEMM_KC, j->K - pc);               \
+                for (int64_t i = i0; i < i1; i++) {                                        \
+                    U *c = C + i * j->rsc + jc;                                            \
+                    const U *a = A + i * j->rsa;                                           \
+                    int64_t p = pc;                                                        \
+                    for (; p + 4 <= pc + kc; p += 4) { /* four rows of B per pass over c */ \
+                        W a0 = alpha * (W)a[p * j->csa], a1 = alpha * (W)a[(p + 1) * j->csa]; \
+                        W a2 = alpha * (W)a[(p + 2) * j->csa];                             \
+                        W a3 = alpha * (W)a[(p + 3) * j->csa];                             \
+                        const U *b0 = B + p * j->ldb + jc, *b1 = b0 + j->ldb;              \
+                        const U *b2 = b1 + j->ldb, *b3 = b2 + j->ldb;                      \
+                        for (int64_t n = 0; n < nc; n++) {                                 \
+                            c[n] = (U)(c[n] + a0 * (W)b0[n] + a1 * (W)b1[n] + a2 * (W)b2[n] + \
+                                       a3 * (W)b3[n]);                                     \
+                        }                                                                  \
+                    }                                                                      \
+                    for (; p < pc + kc; p++) {                                             \
+                        W a0 = alpha * (W)a[p * j->csa];                                   \
+                        const U *b0 = B + p * j->ldb + jc;                                 \
+                        for (int64_t n = 0; n < nc; n++) {                                 \
+                            c[n] = (U)(c[n] + a0 * (W)b0[n]);                              \
+                        }                                                                  \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+    }
+CT__VECTORIZE_BEGIN
+CT__IGEMM_DEFINE(uint8_t, uint32_t, 8)
+CT__IGEMM_DEFINE(uint16_t, uint32_t, 16)
+CT__IGEMM_DEFINE(uint32_t, uint32_t, 32)
+CT__IGEMM_DEFINE(uint64_t, uint64_t, 64)
+CT__VECTORIZE_END
+#undef CT__IGEMM_DEFINE
+
+/* B (K, N) at (rsb, csb) copied row-major into a new buffer (NULL: out of memory). */
+static void *ct__igemm_pack_b(size_t es, int64_t K, int64_t N, const void *B, int64_t rsb,
+                              int64_t csb)
+{
+    char *bp = (char *)ct__malloc(es * (size_t)(K * N));
+    const char *b = (const char *)B;
+    for (int64_t p = 0; bp && p < K; p++) {
+        for (int64_t n = 0; n < N; n++) {
+            memcpy(bp + es * (size_t)(p * N + n), b + (int64_t)es * (p * rsb + n * csb), es);
+        }
+    }
+    return bp;
+}
+
+bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t K,
+                  int64_t alpha, const void *A, int64_t rsa, int64_t csa, const void *B,
+                  int64_t rsb, int64_t csb, int64_t beta, void *C, int64_t rsc)
+{
+    size_t es = ct_dtype_size(dtype);
+    void (*rows)(int64_t, int64_t, void *) = es == 1   ? ct__igemm_rows_8
+                                             : es == 2 ? ct__igemm_rows_16
+                                             : es == 4 ? ct__igemm_rows_32
+                                                       : ct__igemm_rows_64;
+    if (M <= 0 || N <= 0) {
+        return true;
+    }
+    void *packed = NULL;
+    if (csb != 1 && N > 1) { /* rows of B not contiguous: a row-major copy */
+        packed = ct__igemm_pack_b(es, K, N, B, rsb, csb);
+        if (!packed) {
+            ct__fail(CT_ERR_OOM, op, "out of memory");
+            return false;
+        }
+        B = packed;
+        rsb = N;
+    }
+    ct__igemm_job j = {N, K, rsa, csa, rsb, rsc, alpha, beta, A, B, C};
+    /* about 2^18 multiply-adds per chunk of rows */
+    int64_t work = N * (K > 0 ? K : 1);
+    ct__parallel_for(M, work >= ((int64_t)1 << 18) ? 1 : ((int64_t)1 << 18) / work, rows, &j);
+    ct__free(packed);
+    return true;
+}
+#undef CT__IGEMM_KC
+#undef CT__IGEMM_NC
 
 #undef CT__GEMM_DEFINE
 #undef CT__GEMM_THIN_f32

@@ -1,8 +1,14 @@
 /* ops/linalg.h - matrix products on the packed GEMM (ops/gemm.c) or cblas.
  *
- * Dtypes: float32 and float64 (both operands the same dtype). Results are new tensors owned
- * by the current scope. Determinism: bit-exact across runs and thread counts for a given
- * build (each output tile is computed by one thread in a fixed order of K blocks).
+ * Dtypes: float32, float64, float16/bfloat16 (computed in float32) and the integer dtypes
+ * uint8, int8, int16, int32, int64 (both operands the same dtype; the result has it). Integer
+ * products are PyTorch's CPU integer GEMM: sums and products wrap modulo 2^bits (C++ integer
+ * arithmetic as PyTorch's, without its undefined behaviour), no autograd. bool is rejected
+ * as PyTorch's kernels do: CT_ERR_DTYPE "\"addmm_impl_cpu_\" not implemented for 'Bool'"
+ * ("bmm" for ct_bmm, "addmv_impl_cpu" for ct_mv, "dot" for ct_dot and 1-D ct_matmul).
+ * Results are new tensors owned by the current scope. Determinism: bit-exact across runs and
+ * thread counts for a given build (each output tile is computed by one thread in a fixed
+ * order of K blocks; integer results are exact modulo 2^bits).
  */
 
 /* Product with PyTorch's rules: 1-D @ 1-D -> dot (0-D); 2-D @ 2-D -> mm; 1-D @ 2-D and
@@ -11,14 +17,18 @@
    "size mismatch, got input (2), mat (2x3), vec (4)", "inconsistent tensor size, expected
    tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements
    respectively"; CT_ERR_DTYPE "expected m1 and m2 to have the same dtype, but got: float
-   != double". Mirrors: torch.matmul. */
+   != double" (integer dtypes by their C++ names: "long int != float"). Mirrors:
+   torch.matmul. */
 CTORCH_API ct_tensor *ct_matmul(const ct_tensor *input, const ct_tensor *other);
 /* (n, m) @ (m, p) -> (n, p), no broadcasting. Mirrors: torch.mm. */
 CTORCH_API ct_tensor *ct_mm(const ct_tensor *input, const ct_tensor *mat2);
 /* (b, n, m) @ (b, m, p) -> (b, n, p). Error: "Expected size for first two dimensions of batch2
    tensor to be: [b, m] but got: [b2, m2]." Mirrors: torch.bmm. */
 CTORCH_API ct_tensor *ct_bmm(const ct_tensor *input, const ct_tensor *mat2);
-/* beta * input + alpha * (mat1 @ mat2); input broadcasts to (n, p). Mirrors: torch.addmm. */
+/* beta * input + alpha * (mat1 @ mat2); input broadcasts to (n, p). Integer dtypes take beta
+   and alpha as PyTorch's Scalar::to<T>: truncated toward zero and in T's range (an integral
+   value down to -255 for uint8), else CT_ERR_VALUE "value cannot be converted to type int8_t
+   without overflow" (also for ct_baddbmm, ct_addbmm, ct_addmv). Mirrors: torch.addmm. */
 CTORCH_API ct_tensor *ct_addmm(const ct_tensor *input, const ct_tensor *mat1, const ct_tensor *mat2,
                                double beta, double alpha);
 /* (n, m) @ (m) -> (n). Mirrors: torch.mv. */
@@ -33,10 +43,12 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
 
 /* ---- issue 7, linalg T2: products with accumulation, contractions, matrix functions ----
  * Dtypes: the GEMM-backed ops (baddbmm, addbmm, addmv, inner, vdot, einsum of two or more
- * operands, tensordot, multi_dot, matrix_power with n >= 2, matrix_exp) take float32 and
- * float64 only (PyTorch's CPU also takes integers there; ctorch has no integer GEMM):
- * CT_ERR_DTYPE "\"einsum\" not implemented for 'Int'"; outer, addr, kron, trace and cross are
- * pointwise or reductions and take every numeric dtype PyTorch takes. Results are
+ * operands, tensordot, multi_dot, matrix_power with n >= 2) take the dtypes of ct_mm, integers
+ * included (wrapping, as PyTorch's CPU), and reject bool with PyTorch's kernel's words:
+ * CT_ERR_DTYPE "\"bmm\" not implemented for 'Bool'" (einsum), "\"baddbmm\" ...", "\"dot\" ..."
+ * (vdot), "\"addmv_impl_cpu\" ..." (addmv), "\"addmm_impl_cpu_\" ..." (the others); matrix_exp
+ * takes floats only; outer, addr, kron, trace and cross are pointwise or reductions and take
+ * every numeric dtype PyTorch takes. Results are
  * new tensors owned by the current scope. Determinism: as the GEMM (bit-exact for any thread
  * count). */
 
@@ -48,7 +60,7 @@ CTORCH_API ct_tensor *ct_linear(const ct_tensor *input, const ct_tensor *weight,
    of the tensor (5) must match the existing size (6) at non-singleton dimension 2.  Target
    sizes: [2, 3, 5].  Tensor sizes: [2, 3, 6]"; CT_ERR_DTYPE "Input dtypes must be the same,
    got: input double, batch1: float, batch2: float", "expected scalar type Float but found
-   Double", "\"baddbmm\" not implemented for 'Int'". Mirrors: torch.baddbmm. */
+   Double", "\"baddbmm\" not implemented for 'Bool'". Mirrors: torch.baddbmm. */
 CTORCH_API ct_tensor *ct_baddbmm(const ct_tensor *input, const ct_tensor *batch1,
                                  const ct_tensor *batch2, double beta, double alpha);
 /* beta * input + alpha * sum_b batch1[b] @ batch2[b]. Shapes: batch1 (b, n, m), batch2
@@ -95,7 +107,8 @@ CTORCH_API ct_tensor *ct_vdot(const ct_tensor *input, const ct_tensor *other);
    takes its diagonal; without "->" the output is the ellipsis dimensions then the subscripts
    seen once, in alphabetical order (A-Z before a-z); subscripts not in the output are summed;
    labelled dimensions of size 1 broadcast. Operands are contracted left to right, each pair
-   with one ct_bmm (PyTorch's sumproduct_pair; PyTorch without opt_einsum). At most 8
+   with one ct_bmm, or ct_mul when it sums nothing (PyTorch's sumproduct_pair; PyTorch without
+   opt_einsum), so bool operands work where nothing is summed. At most 8
    (CT_MAX_DIMS) distinct output and summed dimensions. Errors (CT_ERR_VALUE for the equation,
    CT_ERR_SHAPE for sizes), in PyTorch's words: "einsum(): fewer operands were provided than
    specified in the equation", "einsum(): invalid subscript given at index 1 in the equation
