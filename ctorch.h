@@ -1568,8 +1568,9 @@ typedef struct ct_dlpack_managed_tensor {
 /* A tensor over m's memory, without copying (zero-copy: writes show on both sides). Takes
    ownership of m on success: m->deleter(m) runs once, when the last tensor or view over the
    memory is freed. On error m stays the caller's (nothing is called). CPU memory
-   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float32 or float64 with
-   lanes 1 and non-negative strides. Returns: new tensor, owned by the current scope.
+   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float16 (kDLFloat, 16
+   bits), bfloat16 (kDLBfloat, 16 bits), float32 or float64 with lanes 1 and non-negative
+   strides. Returns: new tensor, owned by the current scope.
    Errors: CT_ERR_DEVICE "Unsupported device_type: 2"; CT_ERR_DTYPE "Unsupported kUInt bits
    16", "Unsupported code 5", "ATen does not support lanes != 1"; CT_ERR_SHAPE for ndim or
    sizes out of range and negative strides. Mirrors: torch.from_dlpack /
@@ -2311,7 +2312,7 @@ CTORCH_API ct_module *ct_tanh_new(void);
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam and AdamW.
  *
  * An optimizer holds ordered parameter groups. Each group is a list of parameters (leaf
- * tensors that require grad, float32 or float64, on the CPU) with its own hyperparameters;
+ * tensors that require grad, of a floating dtype, on the CPU) with its own hyperparameters;
  * the first group is built by the constructor, more come from ct_optimizer_add_param_group.
  * ct_optimizer_step updates every parameter whose .grad is set, in place, with
  * torch.optim's single-tensor math (the CPU default), and skips those whose .grad is NULL.
@@ -2320,7 +2321,9 @@ CTORCH_API ct_module *ct_tanh_new(void);
  *
  * Dtypes: the update runs in the parameter's dtype (float32 math for float32 parameters,
  * hyperparameters rounded to it as PyTorch's scalar arguments are); a gradient of another
- * dtype or layout is converted to a contiguous copy first.
+ * dtype or layout is converted to a contiguous copy first. float16 and bfloat16 parameters
+ * take torch.optim's single-tensor ops one by one (aten::lerp_, aten::addcdiv_ ...), each
+ * computing in float32 and rounding to the parameter's dtype, as PyTorch on the CPU.
  * Determinism: bit-exact across thread counts (every element is updated independently).
  * Subnormals: computed as IEEE prescribes, like PyTorch with torch.set_flush_denormal(False)
  * (its default). A gradient that stays zero for hundreds of steps decays exp_avg into the
@@ -2380,7 +2383,7 @@ CTORCH_API ct_adam_opts ct_adam_defaults(void);
 CTORCH_API ct_adam_opts ct_adamw_defaults(void);
 
 /* ---- constructors -----------------------------------------------------------------------
- * params: n (>= 1) distinct leaf tensors that require grad, float32 or float64, CPU; the
+ * params: n (>= 1) distinct leaf tensors that require grad, floating point, CPU; the
  * optimizer retains each (ct_retain) until ct_optimizer_free, so the caller may free its
  * own references. opts: NULL for the defaults; copied.
  * Returns: a new optimizer owned by the caller (free with ct_optimizer_free), or NULL.
@@ -14635,8 +14638,10 @@ static int ct__dlpack_code(ct_dtype d)
     case CT_INT16:
     case CT_INT32:
     case CT_INT64: return CT_DLPACK_INT;
+    case CT_FLOAT16:
     case CT_FLOAT32:
     case CT_FLOAT64: return CT_DLPACK_FLOAT;
+    case CT_BFLOAT16: return CT_DLPACK_BFLOAT;
     default: return -1;
     }
 }
@@ -24460,9 +24465,9 @@ static bool ct__optim_check_param(const char *op, const ct_optimizer *opt,
                  "(parameter %lld does not)", (long long)i);
         return false;
     }
-    if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64) {
-        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize float32 and float64 Tensors, "
-                 "got %s", ct_dtype_name(p->dtype));
+    if (!ct_dtype_is_floating_point(p->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize floating point Tensors, got %s",
+                 ct_dtype_name(p->dtype));
         return false;
     }
     if (!ct__check_cpu(op, p)) {
@@ -25111,10 +25116,88 @@ static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
     return true;
 }
 
-/* One parameter's update through its fused op; false after an error. */
+/* add's alpha as PyTorch's CPU kernel takes it for a float16/bfloat16 tensor:
+   alpha_scalar.to<scalar_t>(), rounded to the dtype (its other scalars stay float). */
+static double ct__optim_alpha(const ct_tensor *p, double alpha)
+{
+    return p->dtype == CT_FLOAT16 ? ct_half_to_float(ct_float_to_half((float)alpha))
+                                  : ct_bfloat16_to_float(ct_float_to_bfloat16((float)alpha));
+}
+
+/* SGD's update of a float16/bfloat16 parameter: torch.optim's _single_tensor_sgd op by op. */
+static void ct__optim_sgd_half(const ct__optim_group *g, ct__optim_param *q, const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *buf = q->state[0];
+    if (g->weight_decay != 0.0) {
+        grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
+    }
+    if (g->momentum != 0.0) {
+        if (q->has_state) {
+            ct_add_(ct_copy_(buf, ct_mul_scalar(buf, g->momentum)), grad,
+                    ct__optim_alpha(p, 1.0 - g->dampening));
+        } else {
+            ct_copy_(buf, grad);
+        }
+        grad = g->nesterov ? ct_add_alpha(grad, buf, ct__optim_alpha(p, g->momentum)) : buf;
+    }
+    ct_add_(p, grad, ct__optim_alpha(p, -g->lr));
+}
+
+/* Adam's and AdamW's update of a float16/bfloat16 parameter: torch.optim's _single_tensor_adam
+   op by op (the bias corrections in double, as Python floats). */
+static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *g,
+                                ct__optim_param *q, const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1], *vmax = q->state[2];
+    double t = (double)(q->step + 1);
+    if (g->weight_decay != 0.0 && opt->kind == CT__OPTIM_ADAMW) {
+        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+    } else if (g->weight_decay != 0.0) {
+        grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
+    }
+    ct_lerp_scalar_(m, grad, 1.0 - g->beta1);
+    ct_addcmul_(ct_copy_(v, ct_mul_scalar(v, g->beta2)), grad, grad, 1.0 - g->beta2);
+    if (g->amsgrad) {
+        v = ct_copy_(vmax, ct_maximum(vmax, v));
+    }
+    double step_size = g->lr / (1.0 - pow(g->beta1, t));
+    double bc2_sqrt = sqrt(1.0 - pow(g->beta2, t));
+    ct_tensor *denom = ct_add_scalar(ct_div_scalar(ct_sqrt(v), bc2_sqrt), g->eps);
+    ct_addcdiv_(p, m, denom, -step_size);
+}
+
+/* The update of a float16/bfloat16 parameter. PyTorch's optimizers on the CPU run their
+   single-tensor path (no fused or foreach kernel), every op in the parameter's dtype computing
+   in float32 and rounding once: the same ctorch ops here, in a scope of their own. */
+static bool ct__optim_update_half(const ct_optimizer *opt, const ct__optim_group *g,
+                                  ct__optim_param *q)
+{
+    if (ct_scope_begin() != CT_OK) {
+        return false;
+    }
+    const ct_tensor *grad = g->maximize ? ct_neg(q->p->grad) : q->p->grad;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__optim_sgd_half(g, q, grad);
+    } else {
+        ct__optim_adam_half(opt, g, q, grad);
+    }
+    ct_scope_end();
+    return ct_error_code() == CT_OK;
+}
+
+/* One parameter's update through its fused op (float32, float64) or op by op (float16,
+   bfloat16); false after an error. */
 static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
                              ct__optim_param *q)
 {
+    if (ct__is_half(q->p->dtype)) {
+        if (!ct__optim_update_half(opt, g, q)) {
+            return false;
+        }
+        q->step++;
+        q->has_state = true;
+        return true;
+    }
     const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
     ct_op_call c;
     if (opt->kind == CT__OPTIM_SGD) {

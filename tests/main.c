@@ -151,7 +151,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(tensor2)                                                                              \
     X(linalg2)                                                                              \
     X(sort)                                                                                 \
-    X(half)
+    X(half)                                                                                 \
+    X(half2)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)
