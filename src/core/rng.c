@@ -7,6 +7,9 @@
  * one call's draws are consecutive in the stream. Elements are visited in the order of
  * PyTorch's TensorIterator for a nullary op: linearly when contiguous, else the smallest
  * stride innermost.
+ * float16 and bfloat16 have kernels of their own (not the dispatcher's float32 fallback):
+ * PyTorch draws them in float (uniform_, normal_'s blocks of 16) or double (the samplers)
+ * and casts each value to c10::Half / c10::BFloat16, which convert from float only.
  * Floating point: each multiply-add that PyTorch's compiled kernels fuse is an explicit
  * fma/fmaf, and no other product feeds an addition, so no compiler flag (-ffp-contract,
  * -std=c11 or gnu11, -O level) changes a bit.
