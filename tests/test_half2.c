@@ -2,7 +2,8 @@
  * (tools/gen_golden_half2.py -> tests/golden/half2_golden.h): pointwise, sort/selection and
  * reductions, linalg products, views/indexing, creation and softmax on contiguous, transposed
  * and broadcast inputs; SGD, Adam and AdamW steps on half parameters; DLPack codes of the half
- * dtypes; the random ops' bounds checks in half. (The random streams themselves are in
+ * dtypes; the random ops' bounds checks in half and multinomial, bernoulli(p) and normal(mean,
+ * std) over half tensors. (The random streams themselves are in
  * tests/test_rng.c, the printing in tests/test_print.c.)
  */
 #include "test.h"
@@ -74,6 +75,11 @@ static ct_tensor *half2_run(const half2_case *c, ct_tensor **in)
     case HALF2_TRIL: return ct_tril(in[0], c->i);
     case HALF2_LOGSPACE: return ct_logspace(c->a, c->b, c->i, 10.0, c->dtype);
     case HALF2_LINSPACE: return ct_linspace(c->a, c->b, c->i, c->dtype);
+    case HALF2_MULTINOMIAL:
+        ct_manual_seed(0);
+        return ct_multinomial(in[0], c->i, c->a != 0, NULL);
+    case HALF2_BERNOULLI_P: ct_manual_seed(0); return ct_bernoulli(in[0], NULL);
+    case HALF2_NORMAL_TT: ct_manual_seed(0); return ct_normal(in[0], in[1], NULL);
     case HALF2_MESHGRID: {
         ct_tensor *grids[2] = {NULL, NULL};
         return ct_meshgrid((const ct_tensor *const *)in, 2, "ij", grids) == CT_OK ? grids[1]
