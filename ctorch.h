@@ -8037,10 +8037,16 @@ static void ct__rng_fill(ct_tensor *t, ct_generator *g, ct__rng_draw_fn draw, co
     }
 }
 
+/* The bits of c10::Half(v) / c10::BFloat16(v) for dt float16 / bfloat16. */
+static uint16_t ct__rng_half_bits(ct_dtype dt, float v)
+{
+    return dt == CT_FLOAT16 ? ct_float_to_half(v) : ct_float_to_bfloat16(v);
+}
+
 /* static_cast<c10::Half>(v) / static_cast<c10::BFloat16>(v) of a float. */
 static void ct__rng_store_half(char *p, ct_dtype dt, float v)
 {
-    uint16_t bits = dt == CT_FLOAT16 ? ct_float_to_half(v) : ct_float_to_bfloat16(v);
+    uint16_t bits = ct__rng_half_bits(dt, v);
     memcpy(p, &bits, sizeof bits);
 }
 
@@ -8107,6 +8113,7 @@ static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
 
 typedef struct ct__rng_range {
     double from, to;
+    uint16_t from_bits, to_bits; /* from and to in a float16/bfloat16 output's dtype */
 } ct__rng_range;
 
 /* uniform_kernel: a draw of uniform_real_distribution<opmath_t> (float for float32, float16
@@ -8121,18 +8128,45 @@ static void ct__rng_draw_uniform(ct_generator *g, char *dst, ct_dtype dt, const 
     } else if (dt == CT_FLOAT32) {
         float v = ct__rng_uniform_f32(g, (float)r->from, (float)r->to);
         *(float *)dst = v == (float)r->to ? (float)r->from : v;
-    } else {
-        float v = ct__rng_round_half(dt, ct__rng_uniform_f32(g, (float)r->from, (float)r->to));
-        ct__rng_store_half(dst, dt, v == ct__rng_round_half(dt, (float)r->to) ? (float)r->from : v);
+    } else { /* (ct__rng_uniform_half for contiguous outputs) */
+        uint16_t b = ct__rng_half_bits(dt, ct__rng_uniform_f32(g, (float)r->from, (float)r->to));
+        bool at_to = b == r->to_bits || ((b | r->to_bits) & 0x7fffu) == 0; /* -0 == +0 */
+        b = at_to ? r->from_bits : b;
+        memcpy(dst, &b, sizeof b);
+    }
+}
+
+/* ct__rng_draw_uniform over n contiguous float16/bfloat16 values at d, a block of float draws
+   at a time converted in bulk (the same bits as one at a time). */
+static void ct__rng_uniform_half(ct_generator *g, uint16_t *d, ct_dtype dt, int64_t n,
+                                 const ct__rng_range *r)
+{
+    float buf[CT__HALF_BLOCK];
+    for (int64_t i = 0; i < n; i += CT__HALF_BLOCK) {
+        int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
+        for (int64_t j = 0; j < m; j++) {
+            buf[j] = ct__rng_uniform_f32(g, (float)r->from, (float)r->to);
+        }
+        ct__float_to_half_n(dt, buf, (char *)(d + i), 2, m);
+        for (int64_t j = i; j < i + m; j++) {
+            bool at_to = d[j] == r->to_bits || ((d[j] | r->to_bits) & 0x7fffu) == 0;
+            d[j] = at_to ? r->from_bits : d[j];
+        }
     }
 }
 
 /* Fills t with U(from, to) from g (NULL: the default generator). */
 static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double to)
 {
-    ct__rng_range r = {from, to};
+    ct_dtype half = ct__is_half(t->dtype) ? t->dtype : CT_FLOAT16;
+    ct__rng_range r = {from, to, ct__rng_half_bits(half, (float)from),
+                       ct__rng_half_bits(half, (float)to)};
     g = ct__rng_lock(g);
-    ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
+    if (ct__is_half(t->dtype) && ct_is_contiguous(t)) {
+        ct__rng_uniform_half(g, (uint16_t *)ct__data(t), t->dtype, ct_numel(t), &r);
+    } else {
+        ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
+    }
     ct__rng_unlock(g);
 }
 
