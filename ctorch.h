@@ -1963,8 +1963,9 @@ typedef struct ct_dlpack_managed_tensor {
 /* A tensor over m's memory, without copying (zero-copy: writes show on both sides). Takes
    ownership of m on success: m->deleter(m) runs once, when the last tensor or view over the
    memory is freed. On error m stays the caller's (nothing is called). CPU memory
-   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float32 or float64 with
-   lanes 1 and non-negative strides. Returns: new tensor, owned by the current scope.
+   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float16 (kDLFloat, 16
+   bits), bfloat16 (kDLBfloat, 16 bits), float32 or float64 with lanes 1 and non-negative
+   strides. Returns: new tensor, owned by the current scope.
    Errors: CT_ERR_DEVICE "Unsupported device_type: 2"; CT_ERR_DTYPE "Unsupported kUInt bits
    16", "Unsupported code 5", "ATen does not support lanes != 1"; CT_ERR_SHAPE for ndim or
    sizes out of range and negative strides. Mirrors: torch.from_dlpack /
@@ -2928,7 +2929,7 @@ CTORCH_API ct_module *ct_tanh_new(void);
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam and AdamW.
  *
  * An optimizer holds ordered parameter groups. Each group is a list of parameters (leaf
- * tensors that require grad, float32 or float64, on the CPU) with its own hyperparameters;
+ * tensors that require grad, of a floating dtype, on the CPU) with its own hyperparameters;
  * the first group is built by the constructor, more come from ct_optimizer_add_param_group.
  * ct_optimizer_step updates every parameter whose .grad is set, in place, with
  * torch.optim's single-tensor math (the CPU default), and skips those whose .grad is NULL.
@@ -2937,7 +2938,9 @@ CTORCH_API ct_module *ct_tanh_new(void);
  *
  * Dtypes: the update runs in the parameter's dtype (float32 math for float32 parameters,
  * hyperparameters rounded to it as PyTorch's scalar arguments are); a gradient of another
- * dtype or layout is converted to a contiguous copy first.
+ * dtype or layout is converted to a contiguous copy first. float16 and bfloat16 parameters
+ * take torch.optim's single-tensor ops one by one (aten::lerp_, aten::addcdiv_ ...), each
+ * computing in float32 and rounding to the parameter's dtype, as PyTorch on the CPU.
  * Determinism: bit-exact across thread counts (every element is updated independently).
  * Subnormals: computed as IEEE prescribes, like PyTorch with torch.set_flush_denormal(False)
  * (its default). A gradient that stays zero for hundreds of steps decays exp_avg into the
@@ -2997,7 +3000,7 @@ CTORCH_API ct_adam_opts ct_adam_defaults(void);
 CTORCH_API ct_adam_opts ct_adamw_defaults(void);
 
 /* ---- constructors -----------------------------------------------------------------------
- * params: n (>= 1) distinct leaf tensors that require grad, float32 or float64, CPU; the
+ * params: n (>= 1) distinct leaf tensors that require grad, floating point, CPU; the
  * optimizer retains each (ct_retain) until ct_optimizer_free, so the caller may free its
  * own references. opts: NULL for the defaults; copied.
  * Returns: a new optimizer owned by the caller (free with ct_optimizer_free), or NULL.
@@ -8265,10 +8268,15 @@ void ct__mutex_unlock(ct__mutex *m)
  * one call's draws are consecutive in the stream. Elements are visited in the order of
  * PyTorch's TensorIterator for a nullary op: linearly when contiguous, else the smallest
  * stride innermost.
+ * float16 and bfloat16 have kernels of their own (not the dispatcher's float32 fallback):
+ * PyTorch draws them in float (uniform_, normal_'s blocks of 16) or double (the samplers)
+ * and casts each value to c10::Half / c10::BFloat16, which convert from float only.
  * Floating point: each multiply-add that PyTorch's compiled kernels fuse is an explicit
  * fma/fmaf, and no other product feeds an addition, so no compiler flag (-ffp-contract,
  * -std=c11 or gnu11, -O level) changes a bit.
  */
+
+#include <float.h>
 
 #if defined(CT__HAS_AVX2)
 #include <immintrin.h>
@@ -8664,7 +8672,28 @@ static void ct__rng_fill(ct_tensor *t, ct_generator *g, ct__rng_draw_fn draw, co
     }
 }
 
-/* static_cast<scalar_t>(v) of an int64 into any dtype (int64 -> float rounds once). */
+/* The bits of c10::Half(v) / c10::BFloat16(v) for dt float16 / bfloat16. */
+static uint16_t ct__rng_half_bits(ct_dtype dt, float v)
+{
+    return dt == CT_FLOAT16 ? ct_float_to_half(v) : ct_float_to_bfloat16(v);
+}
+
+/* static_cast<c10::Half>(v) / static_cast<c10::BFloat16>(v) of a float. */
+static void ct__rng_store_half(char *p, ct_dtype dt, float v)
+{
+    uint16_t bits = ct__rng_half_bits(dt, v);
+    memcpy(p, &bits, sizeof bits);
+}
+
+/* v rounded to float16 or bfloat16, as a float. */
+static float ct__rng_round_half(ct_dtype dt, float v)
+{
+    return dt == CT_FLOAT16 ? ct_half_to_float(ct_float_to_half(v))
+                            : ct_bfloat16_to_float(ct_float_to_bfloat16(v));
+}
+
+/* static_cast<scalar_t>(v) of an int64 into any dtype (int64 -> float rounds once; c10::Half
+   and c10::BFloat16 convert through float, rounding twice). */
 static void ct__rng_store_i64(char *p, ct_dtype dt, int64_t v)
 {
     switch (dt) {
@@ -8676,17 +8705,22 @@ static void ct__rng_store_i64(char *p, ct_dtype dt, int64_t v)
     case CT_INT64: *(int64_t *)p = v; break;
     case CT_FLOAT32: *(float *)p = (float)v; break;
     case CT_FLOAT64: *(double *)p = (double)v; break;
+    case CT_FLOAT16:
+    case CT_BFLOAT16: ct__rng_store_half(p, dt, (float)v); break;
     default: break;
     }
 }
 
-/* static_cast<scalar_t>(v) of a double into a float dtype. */
+/* static_cast<scalar_t>(v) of a double into a float dtype (through float for the half types,
+   as c10::Half and c10::BFloat16 construct only from float). */
 static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
 {
-    if (dt == CT_FLOAT32) {
+    if (dt == CT_FLOAT64) {
+        *(double *)p = v;
+    } else if (dt == CT_FLOAT32) {
         *(float *)p = (float)v;
     } else {
-        *(double *)p = v;
+        ct__rng_store_half(p, dt, (float)v);
     }
 }
 
@@ -8714,32 +8748,90 @@ static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
 
 typedef struct ct__rng_range {
     double from, to;
+    uint16_t from_bits, to_bits; /* from and to in a float16/bfloat16 output's dtype */
 } ct__rng_range;
 
+/* uniform_kernel: a draw of uniform_real_distribution<opmath_t> (float for float32, float16
+   and bfloat16) cast to the dtype; a value equal to `to` cast to the dtype becomes `from` cast
+   to the dtype. */
 static void ct__rng_draw_uniform(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
     const ct__rng_range *r = (const ct__rng_range *)params;
-    if (dt == CT_FLOAT32) {
-        *(float *)dst = ct__rng_uniform_f32(g, (float)r->from, (float)r->to);
-    } else {
-        *(double *)dst = ct__rng_uniform_f64(g, r->from, r->to);
+    if (dt == CT_FLOAT64) {
+        double v = ct__rng_uniform_f64(g, r->from, r->to);
+        *(double *)dst = v == r->to ? r->from : v;
+    } else if (dt == CT_FLOAT32) {
+        float v = ct__rng_uniform_f32(g, (float)r->from, (float)r->to);
+        *(float *)dst = v == (float)r->to ? (float)r->from : v;
+    } else { /* (ct__rng_uniform_half for contiguous outputs) */
+        uint16_t b = ct__rng_half_bits(dt, ct__rng_uniform_f32(g, (float)r->from, (float)r->to));
+        bool at_to = b == r->to_bits || ((b | r->to_bits) & 0x7fffu) == 0; /* -0 == +0 */
+        b = at_to ? r->from_bits : b;
+        memcpy(dst, &b, sizeof b);
+    }
+}
+
+/* ct__rng_draw_uniform over n contiguous float16/bfloat16 values at d, a block of float draws
+   at a time converted in bulk (the same bits as one at a time). */
+static void ct__rng_uniform_half(ct_generator *g, uint16_t *d, ct_dtype dt, int64_t n,
+                                 const ct__rng_range *r)
+{
+    float buf[CT__HALF_BLOCK];
+    for (int64_t i = 0; i < n; i += CT__HALF_BLOCK) {
+        int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
+        for (int64_t j = 0; j < m; j++) {
+            buf[j] = ct__rng_uniform_f32(g, (float)r->from, (float)r->to);
+        }
+        ct__float_to_half_n(dt, buf, (char *)(d + i), 2, m);
+        for (int64_t j = i; j < i + m; j++) {
+            bool at_to = d[j] == r->to_bits || ((d[j] | r->to_bits) & 0x7fffu) == 0;
+            d[j] = at_to ? r->from_bits : d[j];
+        }
     }
 }
 
 /* Fills t with U(from, to) from g (NULL: the default generator). */
 static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double to)
 {
-    ct__rng_range r = {from, to};
+    ct_dtype half = ct__is_half(t->dtype) ? t->dtype : CT_FLOAT16;
+    ct__rng_range r = {from, to, ct__rng_half_bits(half, (float)from),
+                       ct__rng_half_bits(half, (float)to)};
     g = ct__rng_lock(g);
-    ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
+    if (ct__is_half(t->dtype) && ct_is_contiguous(t)) {
+        ct__rng_uniform_half(g, (uint16_t *)ct__data(t), t->dtype, ct_numel(t), &r);
+    } else {
+        ct__rng_fill(t, g, ct__rng_draw_uniform, &r);
+    }
     ct__rng_unlock(g);
 }
 
-/* uniform_: (self, float from, float to). */
+/* uniform_: (self, float from, float to); the bounds within the dtype's range
+   (uniform_impl_'s checks). */
 static bool ct__uniform_meta(ct_op_call *c)
 {
     double from = c->attrs[0].f, to = c->attrs[1].f;
-    if (!ct__rng_check_float(c, c->inputs[0]->dtype)) {
+    ct_dtype dt = c->inputs[0]->dtype;
+    if (!ct__rng_check_float(c, dt)) {
+        return false;
+    }
+    double max = dt == CT_FLOAT64 ? DBL_MAX
+                 : dt == CT_FLOAT32 ? FLT_MAX
+                 : dt == CT_FLOAT16 ? 65504.0
+                                    : (double)ct_bfloat16_to_float(0x7f7f);
+    const char *type = dt == CT_FLOAT64 ? "double"
+                       : dt == CT_FLOAT32 ? "float"
+                       : dt == CT_FLOAT16 ? "c10::Half"
+                                          : "c10::BFloat16";
+    const char *bad = !(from >= -max && from <= max) ? "from" : !(to >= -max && to <= max) ? "to"
+                                                                                         : NULL;
+    if (bad) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s is out of bounds for %s", bad, type);
+        return false;
+    }
+    if (from <= to && !(to - from <= max)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "uniform_ expects to-from <= std::numeric_limits<%s>::max(), "
+                 "but found to=%g and from=%g which result in to-from to exceed the limit",
+                 ct__dtype_title(dt), to, from);
         return false;
     }
     if (!(from <= to)) {
@@ -8980,6 +9072,22 @@ CT__RNG_NORMAL_FILL(float, f32)
 CT__RNG_NORMAL_FILL(double, f64)
 #undef CT__RNG_NORMAL_FILL
 
+/* normal_fill for float16 and bfloat16 over n >= 16 contiguous values: each block of 16 float
+   uniforms transformed in a float buffer and rounded into place, and when n % 16 != 0, 16 more
+   for the last 16 values. */
+static void ct__rng_normal_fill_half(ct_generator *g, char *d, ct_dtype dt, int64_t n, float mean,
+                                     float std)
+{
+    float buf[16];
+    for (int64_t i = 0; i < n; i += 16) {
+        for (int j = 0; j < 16; j++) {
+            buf[j] = ct__rng_uniform_f32(g, 0, 1);
+        }
+        ct__rng_box_muller16_f32(buf, mean, std);
+        ct__float_to_half_n(dt, buf, d + 2 * (i + 16 <= n ? i : n - 16), 2, 16);
+    }
+}
+
 typedef struct ct__rng_moments {
     double mean, std;
 } ct__rng_moments;
@@ -8997,6 +9105,8 @@ static void ct__rng_normal(ct_tensor *t, ct_generator *g, double mean, double st
     g = ct__rng_lock(g);
     if (n >= 16 && ct_is_contiguous(t) && t->dtype == CT_FLOAT32) {
         ct__rng_normal_fill_f32(g, (float *)ct__data(t), n, (float)mean, (float)std);
+    } else if (n >= 16 && ct_is_contiguous(t) && ct__is_half(t->dtype)) {
+        ct__rng_normal_fill_half(g, ct__data(t), t->dtype, n, (float)mean, (float)std);
     } else if (n >= 16 && ct_is_contiguous(t)) {
         ct__rng_normal_fill_f64(g, (double *)ct__data(t), n, mean, std);
     } else {
@@ -9166,8 +9276,8 @@ static void ct__rng_draw_int(ct_generator *g, char *dst, ct_dtype dt, const void
 }
 
 /* uniform_int_distribution: random() % (max + 1) for narrow integers, random64() % 2^63 for
-   int64, random() & 1 for bool, random() % (2^24 + 1) for float32 and random64() %
-   (2^53 + 1) for float64. */
+   int64, random() & 1 for bool, random() % (2^digits + 1) for float32 (24 digits), float16
+   (11) and bfloat16 (8), random64() % (2^53 + 1) for float64. */
 static void ct__rng_draw_full(ct_generator *g, char *dst, ct_dtype dt, const void *params)
 {
     (void)params;
@@ -9179,6 +9289,8 @@ static void ct__rng_draw_full(ct_generator *g, char *dst, ct_dtype dt, const voi
     case CT_INT32: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % 2147483648u); break;
     case CT_INT64: ct__rng_store_i64(dst, dt, (int64_t)(ct__rng_u64(g) & INT64_MAX)); break;
     case CT_FLOAT32: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % ((1u << 24) + 1)); break;
+    case CT_FLOAT16: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % ((1u << 11) + 1)); break;
+    case CT_BFLOAT16: ct__rng_store_i64(dst, dt, ct__rng_u32(g) % ((1u << 8) + 1)); break;
     default: ct__rng_store_i64(dst, dt, (int64_t)(ct__rng_u64(g) % ((1ull << 53) + 1))); break;
     }
 }
@@ -9191,8 +9303,8 @@ static ct_status ct__random_kernel(ct_op_call *c)
     return CT_OK;
 }
 
-/* check_from_to_in_range: an integer dtype must hold `from` and `to - 1` (floats hold every
-   int64, rounded). The message names the type as PyTorch's does. */
+/* check_from_to_in_range: an integer dtype or float16 must hold `from` and `to - 1` (the other
+   float dtypes hold every int64, rounded). The message names the type as PyTorch's does. */
 static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc, ct_dtype dt)
 {
     static const struct {
@@ -9203,7 +9315,8 @@ static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc
                {CT_UINT8, 0, 255, "unsigned char"},
                {CT_INT8, -128, 127, "signed char"},
                {CT_INT16, -32768, 32767, "short int"},
-               {CT_INT32, INT32_MIN, INT32_MAX, "int"}};
+               {CT_INT32, INT32_MIN, INT32_MAX, "int"},
+               {CT_FLOAT16, -65504, 65504, "c10::Half"}};
     for (size_t k = 0; k < sizeof lim / sizeof lim[0]; k++) {
         if (lim[k].dtype != dt) {
             continue;
@@ -9219,11 +9332,15 @@ static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc
     return true;
 }
 
-/* v rounded to float dt and back to int64 (saturated at INT64_MAX, where C would overflow). */
+/* v rounded to float dt and back to int64 (the half types through float; saturated where C
+   would overflow). */
 static int64_t ct__rng_round_int(int64_t v, ct_dtype dt)
 {
-    double r = dt == CT_FLOAT32 ? (double)(float)v : (double)v;
-    return r >= 9223372036854775808.0 ? INT64_MAX : (int64_t)r;
+    double r = dt == CT_FLOAT64 ? (double)v
+               : dt == CT_FLOAT32 ? (double)(float)v
+                                  : (double)ct__rng_round_half(dt, (float)v);
+    return r >= 9223372036854775808.0 ? INT64_MAX : r < -9223372036854775808.0 ? INT64_MIN
+                                                                               : (int64_t)r;
 }
 
 /* floor(log2(|v|)) for v != 0. */
@@ -9241,7 +9358,7 @@ static int ct__rng_log2(int64_t v)
    moves inward by one step of the dtype's spacing there. */
 static void ct__rng_float_bounds(int64_t *from, int64_t *to, ct_dtype dt)
 {
-    int digits = dt == CT_FLOAT32 ? 24 : 53;
+    int digits = dt == CT_FLOAT64 ? 53 : dt == CT_FLOAT32 ? 24 : dt == CT_FLOAT16 ? 11 : 8;
     int64_t from1 = ct__rng_round_int(*from + 1, dt), to1 = ct__rng_round_int(*to - 1, dt);
     if (from1 < *from) {
         *from = from1 + ((int64_t)1 << (ct__rng_log2(*from + 1) - digits + 1));
@@ -9257,7 +9374,7 @@ static void ct__randint_bounds(const ct_op_call *c, ct_dtype dtype, int64_t *low
 {
     *low = c->attrs[0].i;
     *high = c->attrs[1].i;
-    if (dtype == CT_FLOAT32 || dtype == CT_FLOAT64) {
+    if (ct_dtype_is_floating_point(dtype)) {
         ct__rng_float_bounds(low, high, dtype);
     }
 }
@@ -9650,35 +9767,40 @@ static ct_status ct__multinomial_composite(ct_op_call *c)
 #define CT__RANDOM_OPTS "ScalarType? dtype=None, Layout? layout=None, Device? device=None, " \
                         "bool? pin_memory=None"
 #define CT__K_INT64(K) {NULL, NULL, NULL, NULL, NULL, NULL, K, NULL, NULL}
+/* The random kernels draw float16 and bfloat16 themselves (PyTorch's streams for them are not
+   a float32 draw rounded): CT__K_FLOAT, CT__K_NUMERIC and CT__K_ALL with the half columns. */
+#define CT__K_FLOAT_H(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, K, K}
+#define CT__K_NUMERIC_H(K) {NULL, NULL, K, K, K, K, K, K, K, K, K}
+#define CT__K_ALL_H(K) {NULL, K, K, K, K, K, K, K, K, K, K}
 
 CT__RANDOM(uniform_, "uniform_", "uniform_(Tensor(a!) self, float from=0., float to=1., *, "
            "Generator? generator=None) -> Tensor(a!)", "ct_uniform_", CT_OP_INPLACE,
-           ct__uniform_meta, CT__K_FLOAT(ct__uniform_kernel))
+           ct__uniform_meta, CT__K_FLOAT_H(ct__uniform_kernel))
 CT__RANDOM(normal_, "normal_", "normal_(Tensor(a!) self, float mean=0., float std=1., *, "
            "Generator? generator=None) -> Tensor(a!)", "ct_normal_", CT_OP_INPLACE,
-           ct__normal_meta, CT__K_FLOAT(ct__normal_kernel))
+           ct__normal_meta, CT__K_FLOAT_H(ct__normal_kernel))
 CT__RANDOM(bernoulli_, "bernoulli_", "bernoulli_.float(Tensor(a!) self, float p=0.5, *, "
            "Generator? generator=None) -> Tensor(a!)", "ct_bernoulli_", CT_OP_INPLACE,
-           ct__bernoulli_meta, CT__K_ALL(ct__bernoulli_kernel))
+           ct__bernoulli_meta, CT__K_ALL_H(ct__bernoulli_kernel))
 CT__RANDOM(random_, "random_", "random_(Tensor(a!) self, *, Generator? generator=None) -> "
            "Tensor(a!)", "ct_random_", CT_OP_INPLACE, ct__rng_self_meta,
-           CT__K_ALL(ct__random_kernel))
+           CT__K_ALL_H(ct__random_kernel))
 CT__RANDOM(rand, "rand", "rand.generator(SymInt[] size, *, Generator? generator, "
            CT__RANDOM_OPTS ") -> Tensor", "ct_rand", CT_OP_RANDOM, ct__rng_new_meta,
-           CT__K_FLOAT(ct__rand_kernel))
+           CT__K_FLOAT_H(ct__rand_kernel))
 CT__RANDOM(randn, "randn", "randn.generator(SymInt[] size, *, Generator? generator, "
            CT__RANDOM_OPTS ") -> Tensor", "ct_randn", CT_OP_RANDOM, ct__rng_new_meta,
-           CT__K_FLOAT(ct__randn_kernel))
+           CT__K_FLOAT_H(ct__randn_kernel))
 CT__RANDOM(rand_like, "rand_like", "rand_like.generator(Tensor self, *, Generator? generator, "
            CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor", "ct_rand_like",
-           CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__rand_kernel))
+           CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT_H(ct__rand_kernel))
 CT__RANDOM(randn_like, "randn_like", "randn_like.generator(Tensor self, *, Generator? "
            "generator, " CT__RANDOM_OPTS ", MemoryFormat? memory_format=None) -> Tensor",
-           "ct_randn_like", CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT(ct__randn_kernel))
+           "ct_randn_like", CT_OP_RANDOM, ct__rng_like_meta, CT__K_FLOAT_H(ct__randn_kernel))
 CT__RANDOM(randint, "randint", "randint.low_generator(SymInt low, SymInt high, SymInt[] size, "
            "*, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? "
            "device=None, bool? pin_memory=None) -> Tensor", "ct_randint", CT_OP_RANDOM,
-           ct__randint_meta, CT__K_ALL(ct__randint_kernel))
+           ct__randint_meta, CT__K_ALL_H(ct__randint_kernel))
 CT__RANDOM(randperm, "randperm", "randperm.generator(SymInt n, *, Generator? generator, "
            "ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? "
            "pin_memory=None) -> Tensor", "ct_randperm", CT_OP_RANDOM, ct__randperm_meta,
@@ -9686,20 +9808,20 @@ CT__RANDOM(randperm, "randperm", "randperm.generator(SymInt n, *, Generator? gen
 CT__RANDOM(randint_like, "randint_like", "randint_like.low_dtype(Tensor self, SymInt low, "
            "SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
            "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
-           "ct_randint_like", CT_OP_RANDOM, ct__randint_meta, CT__K_ALL(ct__randint_kernel))
+           "ct_randint_like", CT_OP_RANDOM, ct__randint_meta, CT__K_ALL_H(ct__randint_kernel))
 /* exponential_, cauchy_, log_normal_, geometric_: variant k samples with ct__rng_samplers[k]. */
 #define CT__SAMPLER(SYM, SCHEMA, VARIANT, KERNELS)                                             \
     static const ct_op ct__op_##SYM = {"aten::" #SYM, #SYM SCHEMA, "ct_" #SYM, CT_OP_INPLACE,  \
                                        CT_AUTOCAST_NONE, VARIANT, 0u, NULL, ct__sample_meta,  \
                                        KERNELS, NULL, NULL, NULL, 0u, NULL, NULL};
 CT__SAMPLER(exponential_, "(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> "
-            "Tensor(a!)", 0, CT__K_FLOAT(ct__sample_kernel))
+            "Tensor(a!)", 0, CT__K_FLOAT_H(ct__sample_kernel))
 CT__SAMPLER(cauchy_, "(Tensor(a!) self, float median=0., float sigma=1., *, Generator? "
-            "generator=None) -> Tensor(a!)", 1, CT__K_FLOAT(ct__sample_kernel))
+            "generator=None) -> Tensor(a!)", 1, CT__K_FLOAT_H(ct__sample_kernel))
 CT__SAMPLER(log_normal_, "(Tensor(a!) self, float mean=1., float std=2., *, Generator? "
-            "generator=None) -> Tensor(a!)", 2, CT__K_FLOAT(ct__sample_kernel))
+            "generator=None) -> Tensor(a!)", 2, CT__K_FLOAT_H(ct__sample_kernel))
 CT__SAMPLER(geometric_, "(Tensor(a!) self, float p, *, Generator? generator=None) -> "
-            "Tensor(a!)", 3, CT__K_NUMERIC(ct__sample_kernel))
+            "Tensor(a!)", 3, CT__K_NUMERIC_H(ct__sample_kernel))
 #undef CT__SAMPLER
 static const ct_op ct__op_normal = {
     "aten::normal", "normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? "
@@ -9714,6 +9836,9 @@ static const ct_op ct__op_multinomial = {
 #undef CT__RANDOM
 #undef CT__RANDOM_OPTS
 #undef CT__K_INT64
+#undef CT__K_FLOAT_H
+#undef CT__K_NUMERIC_H
+#undef CT__K_ALL_H
 
 /* A call of an in-place random op on self with n float attributes a0, a1. */
 static ct_tensor *ct__rng_inplace_call(const ct_op *op, const char *fn, ct_tensor *self, int n,
@@ -10918,7 +11043,6 @@ CT__VECTORIZE_END
  * The per-element math is in small inline functions, one per op and dtype.
  */
 
-#include <float.h>
 
 CT__VECTORIZE_BEGIN
 
@@ -18357,8 +18481,10 @@ static int ct__dlpack_code(ct_dtype d)
     case CT_INT16:
     case CT_INT32:
     case CT_INT64: return CT_DLPACK_INT;
+    case CT_FLOAT16:
     case CT_FLOAT32:
     case CT_FLOAT64: return CT_DLPACK_FLOAT;
+    case CT_BFLOAT16: return CT_DLPACK_BFLOAT;
     default: return -1;
     }
 }
@@ -31620,9 +31746,9 @@ static bool ct__optim_check_param(const char *op, const ct_optimizer *opt,
                  "(parameter %lld does not)", (long long)i);
         return false;
     }
-    if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64) {
-        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize float32 and float64 Tensors, "
-                 "got %s", ct_dtype_name(p->dtype));
+    if (!ct_dtype_is_floating_point(p->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize floating point Tensors, got %s",
+                 ct_dtype_name(p->dtype));
         return false;
     }
     if (!ct__check_cpu(op, p)) {
@@ -32271,10 +32397,88 @@ static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
     return true;
 }
 
-/* One parameter's update through its fused op; false after an error. */
+/* add's alpha as PyTorch's CPU kernel takes it for a float16/bfloat16 tensor:
+   alpha_scalar.to<scalar_t>(), rounded to the dtype (its other scalars stay float). */
+static double ct__optim_alpha(const ct_tensor *p, double alpha)
+{
+    return p->dtype == CT_FLOAT16 ? ct_half_to_float(ct_float_to_half((float)alpha))
+                                  : ct_bfloat16_to_float(ct_float_to_bfloat16((float)alpha));
+}
+
+/* SGD's update of a float16/bfloat16 parameter: torch.optim's _single_tensor_sgd op by op. */
+static void ct__optim_sgd_half(const ct__optim_group *g, ct__optim_param *q, const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *buf = q->state[0];
+    if (g->weight_decay != 0.0) {
+        grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
+    }
+    if (g->momentum != 0.0) {
+        if (q->has_state) {
+            ct_add_(ct_copy_(buf, ct_mul_scalar(buf, g->momentum)), grad,
+                    ct__optim_alpha(p, 1.0 - g->dampening));
+        } else {
+            ct_copy_(buf, grad);
+        }
+        grad = g->nesterov ? ct_add_alpha(grad, buf, ct__optim_alpha(p, g->momentum)) : buf;
+    }
+    ct_add_(p, grad, ct__optim_alpha(p, -g->lr));
+}
+
+/* Adam's and AdamW's update of a float16/bfloat16 parameter: torch.optim's _single_tensor_adam
+   op by op (the bias corrections in double, as Python floats). */
+static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *g,
+                                ct__optim_param *q, const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1], *vmax = q->state[2];
+    double t = (double)(q->step + 1);
+    if (g->weight_decay != 0.0 && opt->kind == CT__OPTIM_ADAMW) {
+        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+    } else if (g->weight_decay != 0.0) {
+        grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
+    }
+    ct_lerp_scalar_(m, grad, 1.0 - g->beta1);
+    ct_addcmul_(ct_copy_(v, ct_mul_scalar(v, g->beta2)), grad, grad, 1.0 - g->beta2);
+    if (g->amsgrad) {
+        v = ct_copy_(vmax, ct_maximum(vmax, v));
+    }
+    double step_size = g->lr / (1.0 - pow(g->beta1, t));
+    double bc2_sqrt = sqrt(1.0 - pow(g->beta2, t));
+    ct_tensor *denom = ct_add_scalar(ct_div_scalar(ct_sqrt(v), bc2_sqrt), g->eps);
+    ct_addcdiv_(p, m, denom, -step_size);
+}
+
+/* The update of a float16/bfloat16 parameter. PyTorch's optimizers on the CPU run their
+   single-tensor path (no fused or foreach kernel), every op in the parameter's dtype computing
+   in float32 and rounding once: the same ctorch ops here, in a scope of their own. */
+static bool ct__optim_update_half(const ct_optimizer *opt, const ct__optim_group *g,
+                                  ct__optim_param *q)
+{
+    if (ct_scope_begin() != CT_OK) {
+        return false;
+    }
+    const ct_tensor *grad = g->maximize ? ct_neg(q->p->grad) : q->p->grad;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__optim_sgd_half(g, q, grad);
+    } else {
+        ct__optim_adam_half(opt, g, q, grad);
+    }
+    ct_scope_end();
+    return ct_error_code() == CT_OK;
+}
+
+/* One parameter's update through its fused op (float32, float64) or op by op (float16,
+   bfloat16); false after an error. */
 static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
                              ct__optim_param *q)
 {
+    if (ct__is_half(q->p->dtype)) {
+        if (!ct__optim_update_half(opt, g, q)) {
+            return false;
+        }
+        q->step++;
+        q->has_state = true;
+        return true;
+    }
     const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
     ct_op_call c;
     if (opt->kind == CT__OPTIM_SGD) {

@@ -156,7 +156,8 @@ void ct_test_run(const char *name, void (*fn)(void))
     X(half)                                                                                 \
     X(reduce2)                                                                              \
     X(index2)                                                                               \
-    X(decomp)
+    X(decomp)                                                                               \
+    X(half2)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

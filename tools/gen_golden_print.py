@@ -19,7 +19,8 @@ OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "print_go
 DTYPES = {"f32": (torch.float32, "CT_FLOAT32"), "f64": (torch.float64, "CT_FLOAT64"),
           "i64": (torch.int64, "CT_INT64"), "i32": (torch.int32, "CT_INT32"),
           "i16": (torch.int16, "CT_INT16"), "i8": (torch.int8, "CT_INT8"),
-          "u8": (torch.uint8, "CT_UINT8"), "b8": (torch.bool, "CT_BOOL")}
+          "u8": (torch.uint8, "CT_UINT8"), "b8": (torch.bool, "CT_BOOL"),
+          "f16": (torch.float16, "CT_FLOAT16"), "bf16": (torch.bfloat16, "CT_BFLOAT16")}
 CONTIG, TRANSPOSED, STEP = 0, 1, 2          # STEP: the base's last dim holds every 2nd column
 PLAIN, LEAF, SQUARE = 0, 1, 2               # SQUARE: x * x of a leaf requiring grad
 SCI = {None: "CT_SCI_MODE_AUTO", False: "CT_SCI_MODE_OFF", True: "CT_SCI_MODE_ON"}
@@ -191,6 +192,25 @@ def cases():
     add("default_f64_float32", "f32", (2,), values=[0.5, 1], default_f64=True)
     add("default_f64_float64", "f64", (2,), values=[0.5, 1], default_f64=True)
     add("default_f64_empty_f32", "f32", (0,), values=[], default_f64=True)
+    for dt in ("f16", "bf16"):  # values the half dtypes hold (as doubles)
+        add(f"basic_{dt}", dt, (2, 2), values=[0.099975586 if dt == "f16" else 0.10009766, -2,
+                                               3, 4])
+        add(f"ints_{dt}", dt, (3,), values=[1, 2, 3])
+        add(f"rounding_{dt}", dt, (4,), values=[0.123046875, 2.0, -0.000150203704833984375,
+                                                9.9921875])
+        add(f"sci_{dt}", dt, (3,), values=[0.0001, 1.0, 60000] if dt == "f16"
+            else [1e-5, 1.0, 1e30])
+        add(f"nonfinite_{dt}", dt, (4,), values=[nan, inf, -inf, 1.5])
+        add(f"neg_zero_{dt}", dt, (3,), values=[0.5, -0.0, 0.25])
+        add(f"scalar_{dt}", dt, (), values=[0.333251953125])
+        add(f"empty_{dt}", dt, (0, 2), values=[])
+        add(f"transposed_{dt}", dt, (3, 4), pattern=(5, 17, 8, 0.5), layout=TRANSPOSED)
+        add(f"step_{dt}", dt, (3, 8), pattern=(3, 10, 4, 0.75), layout=STEP)
+        add(f"sum_{dt}", dt, (1200,), pattern=(7919, 1000, 500, 0.125))
+        add(f"leaf_grad_{dt}", dt, (2,), values=[1.5, 2], grad=LEAF)
+        add(f"mul_grad_{dt}", dt, (2, 2), values=[1.5, 2, -1, 0.5], grad=SQUARE)
+        add(f"precision2_{dt}", dt, (3,), values=[0.12345, 1.5, -2.25], opts=dict(precision=2))
+        add(f"default_f64_{dt}", dt, (2,), values=[0.5, 1], default_f64=True)
     return C
 
 

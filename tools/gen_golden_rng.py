@@ -20,9 +20,12 @@ SEEDS = (0, 1, 42)
 SIZES = (1, 15, 16, 17, 1000, 10**6)
 DTYPES = {torch.float32: "CT_FLOAT32", torch.float64: "CT_FLOAT64", torch.int64: "CT_INT64",
           torch.int32: "CT_INT32", torch.int16: "CT_INT16", torch.int8: "CT_INT8",
-          torch.uint8: "CT_UINT8", torch.bool: "CT_BOOL"}
+          torch.uint8: "CT_UINT8", torch.bool: "CT_BOOL", torch.float16: "CT_FLOAT16",
+          torch.bfloat16: "CT_BFLOAT16"}
 SHORT = {torch.float32: "f32", torch.float64: "f64", torch.int64: "i64", torch.int32: "i32",
-         torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8", torch.bool: "b8"}
+         torch.int16: "i16", torch.int8: "i8", torch.uint8: "u8", torch.bool: "b8",
+         torch.float16: "f16", torch.bfloat16: "bf16"}
+HALVES = (torch.float16, torch.bfloat16)
 WIDE = (-(2**62), 2**62)  # a range of 2^63
 MEAN_STD = (-1.5, 0.3)
 FROM_TO = (-0.7, 1.3)
@@ -34,16 +37,23 @@ def sample_positions(n):
     return list(range(n)) if n <= 17 else list(range(8)) + list(range(n - 8, n))
 
 
+def raw_bytes(t):
+    """The contiguous tensor's bytes (the half types through their int16 view: numpy has no
+    bfloat16)."""
+    t = t.contiguous()
+    return (t.view(torch.int16) if t.dtype in HALVES else t).numpy().tobytes()
+
+
 def bits(t):
     """Each element's bytes as an unsigned little-endian integer."""
-    raw = t.contiguous().numpy().tobytes()
+    raw = raw_bytes(t)
     size = t.element_size()
     return [int.from_bytes(raw[k:k + size], "little") for k in range(0, len(raw), size)]
 
 
 def summary(t):
     """(numel, CRC-32 of the raw bytes, sampled bit patterns) of a tensor."""
-    raw = t.contiguous().numpy().tobytes()
+    raw = raw_bytes(t)
     flat = t.contiguous().reshape(-1)
     pos = sample_positions(flat.numel())
     return flat.numel(), zlib.crc32(raw), bits(flat[pos]) if pos else []
@@ -156,6 +166,26 @@ def cases():
                 tag=f"_{rows}x{cats}_{samples}_{repl}")
         for n in (0, 1, 2, 623, 624, 625, 1000):
             add("STATE", torch.uint8, seed, n)
+    for seed in SEEDS:  # float16 and bfloat16: PyTorch's own streams for the half types
+        for n in SIZES:
+            for dt in HALVES:
+                add("RAND", dt, seed, n)
+                add("RANDN", dt, seed, n)
+                add("UNIFORM", dt, seed, n, *FROM_TO)
+                add("NORMAL", dt, seed, n, *MEAN_STD)
+                add("BERNOULLI", dt, seed, n, a=0.3)
+                add("RANDOM", dt, seed, n)
+                add("RANDINT", dt, seed, n, lo=-200, hi=200, tag="_small")
+                add("EXPONENTIAL", dt, seed, n, a=1.5)
+                add("CAUCHY", dt, seed, n, a=0.5, b=2.0)
+                add("LOG_NORMAL", dt, seed, n, a=0.2, b=0.7)
+                add("GEOMETRIC", dt, seed, n, a=0.3)
+        for dt in HALVES:
+            add("UNIFORM_T", dt, seed, 1000, *FROM_TO)
+            add("NORMAL_T", dt, seed, 1000, *MEAN_STD)
+            add("NORMAL_TT", dt, seed, 17)
+        add("RANDINT", torch.float16, seed, 1000, lo=-65504, hi=65505, tag="_max")
+        add("RANDINT", torch.bfloat16, seed, 1000, lo=-(2**40) - 3, hi=2**40 + 7, tag="_2p40")
     add("RANDPERM", torch.int64, 0, 2**24)
     return out
 

@@ -126,8 +126,10 @@ static int ct__dlpack_code(ct_dtype d)
     case CT_INT16:
     case CT_INT32:
     case CT_INT64: return CT_DLPACK_INT;
+    case CT_FLOAT16:
     case CT_FLOAT32:
     case CT_FLOAT64: return CT_DLPACK_FLOAT;
+    case CT_BFLOAT16: return CT_DLPACK_BFLOAT;
     default: return -1;
     }
 }

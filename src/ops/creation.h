@@ -71,8 +71,9 @@ typedef struct ct_dlpack_managed_tensor {
 /* A tensor over m's memory, without copying (zero-copy: writes show on both sides). Takes
    ownership of m on success: m->deleter(m) runs once, when the last tensor or view over the
    memory is freed. On error m stays the caller's (nothing is called). CPU memory
-   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float32 or float64 with
-   lanes 1 and non-negative strides. Returns: new tensor, owned by the current scope.
+   (CT_DLPACK_CPU, CT_DLPACK_CUDA_HOST) of bool, uint8, int8..int64, float16 (kDLFloat, 16
+   bits), bfloat16 (kDLBfloat, 16 bits), float32 or float64 with lanes 1 and non-negative
+   strides. Returns: new tensor, owned by the current scope.
    Errors: CT_ERR_DEVICE "Unsupported device_type: 2"; CT_ERR_DTYPE "Unsupported kUInt bits
    16", "Unsupported code 5", "ATen does not support lanes != 1"; CT_ERR_SHAPE for ndim or
    sizes out of range and negative strides. Mirrors: torch.from_dlpack /

@@ -245,9 +245,9 @@ static bool ct__optim_check_param(const char *op, const ct_optimizer *opt,
                  "(parameter %lld does not)", (long long)i);
         return false;
     }
-    if (p->dtype != CT_FLOAT32 && p->dtype != CT_FLOAT64) {
-        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize float32 and float64 Tensors, "
-                 "got %s", ct_dtype_name(p->dtype));
+    if (!ct_dtype_is_floating_point(p->dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "optimizer can only optimize floating point Tensors, got %s",
+                 ct_dtype_name(p->dtype));
         return false;
     }
     if (!ct__check_cpu(op, p)) {
@@ -896,10 +896,88 @@ static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
     return true;
 }
 
-/* One parameter's update through its fused op; false after an error. */
+/* add's alpha as PyTorch's CPU kernel takes it for a float16/bfloat16 tensor:
+   alpha_scalar.to<scalar_t>(), rounded to the dtype (its other scalars stay float). */
+static double ct__optim_alpha(const ct_tensor *p, double alpha)
+{
+    return p->dtype == CT_FLOAT16 ? ct_half_to_float(ct_float_to_half((float)alpha))
+                                  : ct_bfloat16_to_float(ct_float_to_bfloat16((float)alpha));
+}
+
+/* SGD's update of a float16/bfloat16 parameter: torch.optim's _single_tensor_sgd op by op. */
+static void ct__optim_sgd_half(const ct__optim_group *g, ct__optim_param *q, const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *buf = q->state[0];
+    if (g->weight_decay != 0.0) {
+        grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
+    }
+    if (g->momentum != 0.0) {
+        if (q->has_state) {
+            ct_add_(ct_copy_(buf, ct_mul_scalar(buf, g->momentum)), grad,
+                    ct__optim_alpha(p, 1.0 - g->dampening));
+        } else {
+            ct_copy_(buf, grad);
+        }
+        grad = g->nesterov ? ct_add_alpha(grad, buf, ct__optim_alpha(p, g->momentum)) : buf;
+    }
+    ct_add_(p, grad, ct__optim_alpha(p, -g->lr));
+}
+
+/* Adam's and AdamW's update of a float16/bfloat16 parameter: torch.optim's _single_tensor_adam
+   op by op (the bias corrections in double, as Python floats). */
+static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *g,
+                                ct__optim_param *q, const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1], *vmax = q->state[2];
+    double t = (double)(q->step + 1);
+    if (g->weight_decay != 0.0 && opt->kind == CT__OPTIM_ADAMW) {
+        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+    } else if (g->weight_decay != 0.0) {
+        grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
+    }
+    ct_lerp_scalar_(m, grad, 1.0 - g->beta1);
+    ct_addcmul_(ct_copy_(v, ct_mul_scalar(v, g->beta2)), grad, grad, 1.0 - g->beta2);
+    if (g->amsgrad) {
+        v = ct_copy_(vmax, ct_maximum(vmax, v));
+    }
+    double step_size = g->lr / (1.0 - pow(g->beta1, t));
+    double bc2_sqrt = sqrt(1.0 - pow(g->beta2, t));
+    ct_tensor *denom = ct_add_scalar(ct_div_scalar(ct_sqrt(v), bc2_sqrt), g->eps);
+    ct_addcdiv_(p, m, denom, -step_size);
+}
+
+/* The update of a float16/bfloat16 parameter. PyTorch's optimizers on the CPU run their
+   single-tensor path (no fused or foreach kernel), every op in the parameter's dtype computing
+   in float32 and rounding once: the same ctorch ops here, in a scope of their own. */
+static bool ct__optim_update_half(const ct_optimizer *opt, const ct__optim_group *g,
+                                  ct__optim_param *q)
+{
+    if (ct_scope_begin() != CT_OK) {
+        return false;
+    }
+    const ct_tensor *grad = g->maximize ? ct_neg(q->p->grad) : q->p->grad;
+    if (opt->kind == CT__OPTIM_SGD) {
+        ct__optim_sgd_half(g, q, grad);
+    } else {
+        ct__optim_adam_half(opt, g, q, grad);
+    }
+    ct_scope_end();
+    return ct_error_code() == CT_OK;
+}
+
+/* One parameter's update through its fused op (float32, float64) or op by op (float16,
+   bfloat16); false after an error. */
 static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
                              ct__optim_param *q)
 {
+    if (ct__is_half(q->p->dtype)) {
+        if (!ct__optim_update_half(opt, g, q)) {
+            return false;
+        }
+        q->step++;
+        q->has_state = true;
+        return true;
+    }
     const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
     ct_op_call c;
     if (opt->kind == CT__OPTIM_SGD) {

@@ -1,7 +1,7 @@
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam and AdamW.
  *
  * An optimizer holds ordered parameter groups. Each group is a list of parameters (leaf
- * tensors that require grad, float32 or float64, on the CPU) with its own hyperparameters;
+ * tensors that require grad, of a floating dtype, on the CPU) with its own hyperparameters;
  * the first group is built by the constructor, more come from ct_optimizer_add_param_group.
  * ct_optimizer_step updates every parameter whose .grad is set, in place, with
  * torch.optim's single-tensor math (the CPU default), and skips those whose .grad is NULL.
@@ -10,7 +10,9 @@
  *
  * Dtypes: the update runs in the parameter's dtype (float32 math for float32 parameters,
  * hyperparameters rounded to it as PyTorch's scalar arguments are); a gradient of another
- * dtype or layout is converted to a contiguous copy first.
+ * dtype or layout is converted to a contiguous copy first. float16 and bfloat16 parameters
+ * take torch.optim's single-tensor ops one by one (aten::lerp_, aten::addcdiv_ ...), each
+ * computing in float32 and rounding to the parameter's dtype, as PyTorch on the CPU.
  * Determinism: bit-exact across thread counts (every element is updated independently).
  * Subnormals: computed as IEEE prescribes, like PyTorch with torch.set_flush_denormal(False)
  * (its default). A gradient that stays zero for hundreds of steps decays exp_avg into the
@@ -70,7 +72,7 @@ CTORCH_API ct_adam_opts ct_adam_defaults(void);
 CTORCH_API ct_adam_opts ct_adamw_defaults(void);
 
 /* ---- constructors -----------------------------------------------------------------------
- * params: n (>= 1) distinct leaf tensors that require grad, float32 or float64, CPU; the
+ * params: n (>= 1) distinct leaf tensors that require grad, floating point, CPU; the
  * optimizer retains each (ct_retain) until ct_optimizer_free, so the caller may free its
  * own references. opts: NULL for the defaults; copied.
  * Returns: a new optimizer owned by the caller (free with ct_optimizer_free), or NULL.

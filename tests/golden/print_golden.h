@@ -154,6 +154,72 @@ static const double ct_print_v_default_f64_float32[] = {
 static const double ct_print_v_default_f64_float64[] = {
     0.5, 1
 };
+static const double ct_print_v_basic_f16[] = {
+    0.099975586000000005, -2, 3, 4
+};
+static const double ct_print_v_ints_f16[] = {
+    1, 2, 3
+};
+static const double ct_print_v_rounding_f16[] = {
+    0.123046875, 2, -0.00015020370483398438, 9.9921875
+};
+static const double ct_print_v_sci_f16[] = {
+    0.0001, 1, 60000
+};
+static const double ct_print_v_nonfinite_f16[] = {
+    NAN, INFINITY, -INFINITY, 1.5
+};
+static const double ct_print_v_neg_zero_f16[] = {
+    0.5, -0.0, 0.25
+};
+static const double ct_print_v_scalar_f16[] = {
+    0.333251953125
+};
+static const double ct_print_v_leaf_grad_f16[] = {
+    1.5, 2
+};
+static const double ct_print_v_mul_grad_f16[] = {
+    1.5, 2, -1, 0.5
+};
+static const double ct_print_v_precision2_f16[] = {
+    0.12345, 1.5, -2.25
+};
+static const double ct_print_v_default_f64_f16[] = {
+    0.5, 1
+};
+static const double ct_print_v_basic_bf16[] = {
+    0.10009766, -2, 3, 4
+};
+static const double ct_print_v_ints_bf16[] = {
+    1, 2, 3
+};
+static const double ct_print_v_rounding_bf16[] = {
+    0.123046875, 2, -0.00015020370483398438, 9.9921875
+};
+static const double ct_print_v_sci_bf16[] = {
+    1.0000000000000001e-05, 1, 1e+30
+};
+static const double ct_print_v_nonfinite_bf16[] = {
+    NAN, INFINITY, -INFINITY, 1.5
+};
+static const double ct_print_v_neg_zero_bf16[] = {
+    0.5, -0.0, 0.25
+};
+static const double ct_print_v_scalar_bf16[] = {
+    0.333251953125
+};
+static const double ct_print_v_leaf_grad_bf16[] = {
+    1.5, 2
+};
+static const double ct_print_v_mul_grad_bf16[] = {
+    1.5, 2, -1, 0.5
+};
+static const double ct_print_v_precision2_bf16[] = {
+    0.12345, 1.5, -2.25
+};
+static const double ct_print_v_default_f64_bf16[] = {
+    0.5, 1
+};
 
 static const ct_print_case ct_print_cases[] = {
     {"basic_f32", CT_FLOAT32, 2, {2, 2}, 4, ct_print_v_basic_f32,
@@ -559,6 +625,114 @@ static const ct_print_case ct_print_cases[] = {
     {"default_f64_empty_f32", CT_FLOAT32, 1, {0}, 0, NULL,
      {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, true,
      "tensor([], dtype=torch.float32)"},
+    {"basic_f16", CT_FLOAT16, 2, {2, 2}, 4, ct_print_v_basic_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[ 0.1000, -2.0000],\n"
+         "        [ 3.0000,  4.0000]], dtype=torch.float16)"},
+    {"ints_f16", CT_FLOAT16, 1, {3}, 3, ct_print_v_ints_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([1., 2., 3.], dtype=torch.float16)"},
+    {"rounding_f16", CT_FLOAT16, 1, {4}, 4, ct_print_v_rounding_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([ 1.2305e-01,  2.0000e+00, -1.5020e-04,  9.9922e+00],\n"
+         "       dtype=torch.float16)"},
+    {"sci_f16", CT_FLOAT16, 1, {3}, 3, ct_print_v_sci_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([1.0002e-04, 1.0000e+00, 6.0000e+04], dtype=torch.float16)"},
+    {"nonfinite_f16", CT_FLOAT16, 1, {4}, 4, ct_print_v_nonfinite_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([   nan,    inf,   -inf, 1.5000], dtype=torch.float16)"},
+    {"neg_zero_f16", CT_FLOAT16, 1, {3}, 3, ct_print_v_neg_zero_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([0.5000, -0.0000, 0.2500], dtype=torch.float16)"},
+    {"scalar_f16", CT_FLOAT16, 0, {0}, 1, ct_print_v_scalar_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor(0.3333, dtype=torch.float16)"},
+    {"empty_f16", CT_FLOAT16, 2, {0, 2}, 0, NULL,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([], size=(0, 2), dtype=torch.float16)"},
+    {"transposed_f16", CT_FLOAT16, 2, {3, 4}, 0, NULL,
+     {5, 17, 8, 0.5}, 1, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[-4.0000, -2.5000, -1.0000],\n"
+         "        [-1.5000,  0.0000,  1.5000],\n"
+         "        [ 1.0000,  2.5000,  4.0000],\n"
+         "        [ 3.5000, -3.5000, -2.0000]], dtype=torch.float16)"},
+    {"step_f16", CT_FLOAT16, 2, {3, 8}, 0, NULL,
+     {3, 10, 4, 0.75}, 2, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[-3.0000,  1.5000, -1.5000,  3.0000],\n"
+         "        [ 0.0000, -3.0000,  1.5000, -1.5000],\n"
+         "        [ 3.0000,  0.0000, -3.0000,  1.5000]], dtype=torch.float16)"},
+    {"sum_f16", CT_FLOAT16, 1, {1200}, 0, NULL,
+     {7919, 1000, 500, 0.125}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([-62.5000,  52.3750,  42.2500,  ..., -57.1250,  57.7500,  47.6250],\n"
+         "       dtype=torch.float16)"},
+    {"leaf_grad_f16", CT_FLOAT16, 1, {2}, 2, ct_print_v_leaf_grad_f16,
+     {0, 1, 0, 1}, 0, 1, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([1.5000, 2.0000], dtype=torch.float16, requires_grad=True)"},
+    {"mul_grad_f16", CT_FLOAT16, 2, {2, 2}, 4, ct_print_v_mul_grad_f16,
+     {0, 1, 0, 1}, 0, 2, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[2.2500, 4.0000],\n"
+         "        [1.0000, 0.2500]], dtype=torch.float16, grad_fn=<MulBackward0>)"},
+    {"precision2_f16", CT_FLOAT16, 1, {3}, 3, ct_print_v_precision2_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {2, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([ 0.12,  1.50, -2.25], dtype=torch.float16)"},
+    {"default_f64_f16", CT_FLOAT16, 1, {2}, 2, ct_print_v_default_f64_f16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, true,
+     "tensor([0.5000, 1.0000], dtype=torch.float16)"},
+    {"basic_bf16", CT_BFLOAT16, 2, {2, 2}, 4, ct_print_v_basic_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[ 0.1001, -2.0000],\n"
+         "        [ 3.0000,  4.0000]], dtype=torch.bfloat16)"},
+    {"ints_bf16", CT_BFLOAT16, 1, {3}, 3, ct_print_v_ints_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([1., 2., 3.], dtype=torch.bfloat16)"},
+    {"rounding_bf16", CT_BFLOAT16, 1, {4}, 4, ct_print_v_rounding_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([ 1.2305e-01,  2.0000e+00, -1.5068e-04,  1.0000e+01],\n"
+         "       dtype=torch.bfloat16)"},
+    {"sci_bf16", CT_BFLOAT16, 1, {3}, 3, ct_print_v_sci_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([1.0014e-05, 1.0000e+00, 1.0003e+30], dtype=torch.bfloat16)"},
+    {"nonfinite_bf16", CT_BFLOAT16, 1, {4}, 4, ct_print_v_nonfinite_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([   nan,    inf,   -inf, 1.5000], dtype=torch.bfloat16)"},
+    {"neg_zero_bf16", CT_BFLOAT16, 1, {3}, 3, ct_print_v_neg_zero_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([0.5000, -0.0000, 0.2500], dtype=torch.bfloat16)"},
+    {"scalar_bf16", CT_BFLOAT16, 0, {0}, 1, ct_print_v_scalar_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor(0.3340, dtype=torch.bfloat16)"},
+    {"empty_bf16", CT_BFLOAT16, 2, {0, 2}, 0, NULL,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([], size=(0, 2), dtype=torch.bfloat16)"},
+    {"transposed_bf16", CT_BFLOAT16, 2, {3, 4}, 0, NULL,
+     {5, 17, 8, 0.5}, 1, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[-4.0000, -2.5000, -1.0000],\n"
+         "        [-1.5000,  0.0000,  1.5000],\n"
+         "        [ 1.0000,  2.5000,  4.0000],\n"
+         "        [ 3.5000, -3.5000, -2.0000]], dtype=torch.bfloat16)"},
+    {"step_bf16", CT_BFLOAT16, 2, {3, 8}, 0, NULL,
+     {3, 10, 4, 0.75}, 2, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[-3.0000,  1.5000, -1.5000,  3.0000],\n"
+         "        [ 0.0000, -3.0000,  1.5000, -1.5000],\n"
+         "        [ 3.0000,  0.0000, -3.0000,  1.5000]], dtype=torch.bfloat16)"},
+    {"sum_bf16", CT_BFLOAT16, 1, {1200}, 0, NULL,
+     {7919, 1000, 500, 0.125}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([-62.5000,  52.5000,  42.2500,  ..., -57.0000,  57.7500,  47.5000],\n"
+         "       dtype=torch.bfloat16)"},
+    {"leaf_grad_bf16", CT_BFLOAT16, 1, {2}, 2, ct_print_v_leaf_grad_bf16,
+     {0, 1, 0, 1}, 0, 1, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([1.5000, 2.0000], dtype=torch.bfloat16, requires_grad=True)"},
+    {"mul_grad_bf16", CT_BFLOAT16, 2, {2, 2}, 4, ct_print_v_mul_grad_bf16,
+     {0, 1, 0, 1}, 0, 2, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([[2.2500, 4.0000],\n"
+         "        [1.0000, 0.2500]], dtype=torch.bfloat16, grad_fn=<MulBackward0>)"},
+    {"precision2_bf16", CT_BFLOAT16, 1, {3}, 3, ct_print_v_precision2_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {2, 1000, 3, 80, CT_SCI_MODE_AUTO}, false,
+     "tensor([ 0.12,  1.50, -2.25], dtype=torch.bfloat16)"},
+    {"default_f64_bf16", CT_BFLOAT16, 1, {2}, 2, ct_print_v_default_f64_bf16,
+     {0, 1, 0, 1}, 0, 0, NULL, {4, 1000, 3, 80, CT_SCI_MODE_AUTO}, true,
+     "tensor([0.5000, 1.0000], dtype=torch.bfloat16)"},
 };
 
 #endif
