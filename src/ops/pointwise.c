@@ -14,6 +14,13 @@
 #include <float.h>
 
 CT__VECTORIZE_BEGIN
+/* gcc's default -ftrapping-math keeps a select between two computed floats (vmath.h's special
+   cases) as a branch, which blocks vectorization; no-trapping-math (clang's default) lets it
+   if-convert them. It changes no result: it only allows evaluating operations whose traps
+   (floating-point exceptions, which ctorch never reads) are not observed. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=cheap", "no-trapping-math")
+#endif
 
 /* Binary ops. Bool operands of ids up to CT__MINIMUM and from CT__FMAX to CT__BITXOR compute in
    uint8; those between (rounding divisions, hypot, logaddexp, fmod, remainder) and the shifts
@@ -128,48 +135,52 @@ typedef double ct__w_f64;
         return x < lo ? lo : (x > hi ? hi : x);                                             \
     }
 #define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID, ERF)                                 \
-    static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
-    static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
-    static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
+    CT__FORCE_INLINE T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
+    CT__FORCE_INLINE T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
+    CT__FORCE_INLINE T ct__maximum_##S(T x, T y, T alpha)                                      \
     {                                                                                       \
         (void)alpha;                                                                        \
         return (x != x || x > y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__minimum_##S(T x, T y, T alpha)                                      \
+    CT__FORCE_INLINE T ct__minimum_##S(T x, T y, T alpha)                                      \
     {                                                                                       \
         (void)alpha;                                                                        \
         return (x != x || x < y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__relu_bw_##S(T g, T x, T alpha) { (void)alpha; return x > 0 ? g : 0; } \
-    static inline T ct__sigmoid_bw_##S(T g, T y, T alpha)                                   \
+    CT__FORCE_INLINE T ct__relu_bw_##S(T g, T x, T alpha) { (void)alpha; return x > 0 ? g : 0; } \
+    CT__FORCE_INLINE T ct__sigmoid_bw_##S(T g, T y, T alpha)                                   \
     {                                                                                       \
         (void)alpha;                                                                        \
         return g * y * ((T)1 - y);                                                          \
     }                                                                                       \
-    static inline T ct__tanh_bw_##S(T g, T y, T alpha)                                      \
+    CT__FORCE_INLINE T ct__tanh_bw_##S(T g, T y, T alpha)                                      \
     {                                                                                       \
         (void)alpha;                                                                        \
         return g * ((T)1 - y * y);                                                          \
     }                                                                                       \
-    static inline T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
-    static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
-    static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
-    static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
+    CT__FORCE_INLINE T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
+    CT__FORCE_INLINE T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
+    CT__FORCE_INLINE T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
+    CT__FORCE_INLINE T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
     CT__FORCE_INLINE T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }        \
-    static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
-    static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
-    static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
-    static inline T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
-    static inline T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
-    static inline T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
-    static inline T ct__clamp_##S(T x, const double *p)                                     \
+    CT__FORCE_INLINE T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
+    CT__FORCE_INLINE T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
+    CT__FORCE_INLINE T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
+    CT__FORCE_INLINE T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
+    CT__FORCE_INLINE T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
+    CT__FORCE_INLINE T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
+    CT__FORCE_INLINE T ct__clamp_##S(T x, const double *p)                                     \
     {                                                                                       \
         T lo = (T)p[0], hi = (T)p[1];                                                       \
         return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
     }                                                                                       \
-    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
-    static inline T ct__div_trunc_##S(T x, T y, T alpha) { (void)alpha; return trunc##F(x / y); } \
-    static inline T ct__div_floor_##S(T x, T y, T alpha)                                    \
+    CT__FORCE_INLINE T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
+    CT__FORCE_INLINE T ct__div_trunc_##S(T x, T y, T alpha)                                 \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return trunc##F(x / y);                                                             \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__div_floor_##S(T x, T y, T alpha)                                    \
     { /* PyTorch's div_floor_floating */                                                    \
         (void)alpha;                                                                        \
         if (y == 0) {                                                                       \
@@ -185,34 +196,38 @@ typedef double ct__w_f64;
         T fl = floor##F(div);                                                               \
         return div - fl > (T)0.5 ? fl + (T)1 : fl;                                          \
     }                                                                                       \
-    static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
-    static inline T ct__lerp_w_##S(T x, T e, T w)                                           \
+    CT__FORCE_INLINE T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
+    CT__FORCE_INLINE T ct__lerp_w_##S(T x, T e, T w)                                           \
     { /* PyTorch's vectorized lerp: from the nearer end, one fused multiply-add */           \
         bool small = w < (T)0.5 && w > (T)-0.5;                                             \
         return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                          \
     }                                                                                       \
-    static inline T ct__lerp_##S(T x, T e, T w, T v) { (void)v; return ct__lerp_w_##S(x, e, w); } \
-    static inline T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }         \
-    static inline T ct__hypot_##S(T x, T y, T alpha) { (void)alpha; return hypot##F(x, y); } \
-    static inline T ct__atan2_##S(T x, T y, T alpha) { (void)alpha; return atan2##F(x, y); } \
-    static inline T ct__fmod_##S(T x, T y, T alpha) { (void)alpha; return fmod##F(x, y); }   \
-    static inline T ct__remainder_##S(T x, T y, T alpha)                                    \
+    CT__FORCE_INLINE T ct__lerp_##S(T x, T e, T w, T v)                                    \
+    {                                                                                       \
+        (void)v;                                                                            \
+        return ct__lerp_w_##S(x, e, w);                                                     \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }         \
+    CT__FORCE_INLINE T ct__hypot_##S(T x, T y, T alpha) { (void)alpha; return hypot##F(x, y); } \
+    CT__FORCE_INLINE T ct__atan2_##S(T x, T y, T alpha) { (void)alpha; return atan2##F(x, y); } \
+    CT__FORCE_INLINE T ct__fmod_##S(T x, T y, T alpha) { (void)alpha; return fmod##F(x, y); }   \
+    CT__FORCE_INLINE T ct__remainder_##S(T x, T y, T alpha)                                    \
     { /* Python's %: the sign of the divisor */                                              \
         (void)alpha;                                                                        \
         T m = fmod##F(x, y);                                                                \
         return (m != 0 && (y < 0) != (m < 0)) ? m + y : m;                                  \
     }                                                                                       \
-    static inline T ct__fmax_##S(T x, T y, T alpha)                                         \
+    CT__FORCE_INLINE T ct__fmax_##S(T x, T y, T alpha)                                         \
     { /* NaN only when both are */                                                          \
         (void)alpha;                                                                        \
         return (y != y || x > y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__fmin_##S(T x, T y, T alpha)                                         \
+    CT__FORCE_INLINE T ct__fmin_##S(T x, T y, T alpha)                                         \
     {                                                                                       \
         (void)alpha;                                                                        \
         return (y != y || x < y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__logaddexp_##S(T x, T y, T alpha)                                    \
+    CT__FORCE_INLINE T ct__logaddexp_##S(T x, T y, T alpha)                                    \
     { /* max + log1p(e^-|x - y|); equal infinities give themselves */                       \
         (void)alpha;                                                                        \
         if (isinf(x) && x == y) {                                                           \
@@ -220,7 +235,7 @@ typedef double ct__w_f64;
         }                                                                                   \
         return (x < y ? y : x) + log1p##F(EXP(-fabs##F(x - y)));                            \
     }                                                                                       \
-    static inline T ct__logaddexp2_##S(T x, T y, T alpha)                                   \
+    CT__FORCE_INLINE T ct__logaddexp2_##S(T x, T y, T alpha)                                   \
     { /* max + log1p(2^-|x - y|) / ln 2 */                                                  \
         (void)alpha;                                                                        \
         if (isinf(x) && x == y) {                                                           \
@@ -228,37 +243,37 @@ typedef double ct__w_f64;
         }                                                                                   \
         return fma##F(log1p##F(exp2##F(-fabs##F(x - y))), (T)1.4426950408889634, x < y ? y : x); \
     }                                                                                       \
-    static inline T ct__xlogy_##S(T x, T y, T alpha)                                        \
+    CT__FORCE_INLINE T ct__xlogy_##S(T x, T y, T alpha)                                        \
     { /* 0 where x == 0 unless y is NaN */                                                  \
         (void)alpha;                                                                        \
         return y != y ? y : (x == 0 ? (T)0 : x * LOG(y));                                   \
     }                                                                                       \
-    static inline T ct__expm1_##S(T x, const double *p) { (void)p; return expm1##F(x); }    \
-    static inline T ct__exp2_##S(T x, const double *p) { (void)p; return exp2##F(x); }      \
-    static inline T ct__log2_##S(T x, const double *p) { (void)p; return log2##F(x); }      \
-    static inline T ct__log10_##S(T x, const double *p) { (void)p; return log10##F(x); }    \
-    static inline T ct__tan_##S(T x, const double *p) { (void)p; return tan##F(x); }        \
-    static inline T ct__asin_##S(T x, const double *p) { (void)p; return asin##F(x); }      \
-    static inline T ct__acos_##S(T x, const double *p) { (void)p; return acos##F(x); }      \
-    static inline T ct__atan_##S(T x, const double *p) { (void)p; return atan##F(x); }      \
-    static inline T ct__sinh_##S(T x, const double *p) { (void)p; return sinh##F(x); }      \
-    static inline T ct__cosh_##S(T x, const double *p) { (void)p; return cosh##F(x); }      \
-    static inline T ct__asinh_##S(T x, const double *p) { (void)p; return asinh##F(x); }    \
-    static inline T ct__acosh_##S(T x, const double *p) { (void)p; return acosh##F(x); }    \
-    static inline T ct__atanh_##S(T x, const double *p) { (void)p; return atanh##F(x); }    \
-    static inline T ct__erfc_##S(T x, const double *p) { (void)p; return erfc##F(x); }      \
-    static inline T ct__erfinv_##S(T x, const double *p) { (void)p; return ct__erfinv##F(x); } \
-    static inline T ct__floor_##S(T x, const double *p) { (void)p; return floor##F(x); }    \
-    static inline T ct__ceil_##S(T x, const double *p) { (void)p; return ceil##F(x); }      \
-    static inline T ct__round_##S(T x, const double *p) { (void)p; return nearbyint##F(x); } \
-    static inline T ct__trunc_##S(T x, const double *p) { (void)p; return trunc##F(x); }    \
-    static inline T ct__frac_##S(T x, const double *p) { (void)p; return x - trunc##F(x); } \
-    static inline T ct__nan_to_num_##S(T x, const double *p)                                \
+    CT__FORCE_INLINE T ct__expm1_##S(T x, const double *p) { (void)p; return expm1##F(x); }    \
+    CT__FORCE_INLINE T ct__exp2_##S(T x, const double *p) { (void)p; return exp2##F(x); }      \
+    CT__FORCE_INLINE T ct__log2_##S(T x, const double *p) { (void)p; return log2##F(x); }      \
+    CT__FORCE_INLINE T ct__log10_##S(T x, const double *p) { (void)p; return log10##F(x); }    \
+    CT__FORCE_INLINE T ct__tan_##S(T x, const double *p) { (void)p; return tan##F(x); }        \
+    CT__FORCE_INLINE T ct__asin_##S(T x, const double *p) { (void)p; return asin##F(x); }      \
+    CT__FORCE_INLINE T ct__acos_##S(T x, const double *p) { (void)p; return acos##F(x); }      \
+    CT__FORCE_INLINE T ct__atan_##S(T x, const double *p) { (void)p; return atan##F(x); }      \
+    CT__FORCE_INLINE T ct__sinh_##S(T x, const double *p) { (void)p; return sinh##F(x); }      \
+    CT__FORCE_INLINE T ct__cosh_##S(T x, const double *p) { (void)p; return cosh##F(x); }      \
+    CT__FORCE_INLINE T ct__asinh_##S(T x, const double *p) { (void)p; return asinh##F(x); }    \
+    CT__FORCE_INLINE T ct__acosh_##S(T x, const double *p) { (void)p; return acosh##F(x); }    \
+    CT__FORCE_INLINE T ct__atanh_##S(T x, const double *p) { (void)p; return atanh##F(x); }    \
+    CT__FORCE_INLINE T ct__erfc_##S(T x, const double *p) { (void)p; return erfc##F(x); }      \
+    CT__FORCE_INLINE T ct__erfinv_##S(T x, const double *p) { (void)p; return ct__erfinv##F(x); } \
+    CT__FORCE_INLINE T ct__floor_##S(T x, const double *p) { (void)p; return floor##F(x); }    \
+    CT__FORCE_INLINE T ct__ceil_##S(T x, const double *p) { (void)p; return ceil##F(x); }      \
+    CT__FORCE_INLINE T ct__round_##S(T x, const double *p) { (void)p; return nearbyint##F(x); } \
+    CT__FORCE_INLINE T ct__trunc_##S(T x, const double *p) { (void)p; return trunc##F(x); }    \
+    CT__FORCE_INLINE T ct__frac_##S(T x, const double *p) { (void)p; return x - trunc##F(x); } \
+    CT__FORCE_INLINE T ct__nan_to_num_##S(T x, const double *p)                                \
     { /* p: the replacements of NaN, +inf and -inf */                                       \
         T r = x == (T)INFINITY ? (T)p[1] : (x == (T)-INFINITY ? (T)p[2] : x);               \
         return x != x ? (T)p[0] : r;                                                        \
     }                                                                                       \
-    static inline T ct__logit_##S(T x, const double *p)                                     \
+    CT__FORCE_INLINE T ct__logit_##S(T x, const double *p)                                     \
     { /* log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps = p[0] >= 0 */           \
         T lo = (T)p[0], hi = (T)1 - lo;                                                     \
         T z = p[0] < 0 ? x : (x < lo ? lo : (x > hi ? hi : x));                             \

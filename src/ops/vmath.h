@@ -25,14 +25,23 @@
 #include <immintrin.h>
 #endif
 
-static inline float ct__f32_from_bits(uint32_t u)
+/* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
+   calls, which block vectorization): every function here, and the kernels' per-element
+   wrappers. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__FORCE_INLINE __attribute__((always_inline)) static inline
+#else
+#define CT__FORCE_INLINE static inline
+#endif
+
+CT__FORCE_INLINE float ct__f32_from_bits(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
 }
 
-static inline uint32_t ct__f32_bits(float f)
+CT__FORCE_INLINE uint32_t ct__f32_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
@@ -42,7 +51,7 @@ static inline uint32_t ct__f32_bits(float f)
 /* e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite), e^r by a degree-7 polynomial in
    Horner form (Cephes expf coefficients), times 2^n as 2^(n/2) 2^(n - n/2), both normal; x
    is clamped to [-104, 89] first, where e^x rounds to 0 below and to inf above. */
-static inline float ct__expf(float x)
+CT__FORCE_INLINE float ct__expf(float x)
 {
     float xc = x < -104.0f ? -104.0f : x; /* NaN passes */
     xc = xc > 89.0f ? 89.0f : xc;
@@ -107,7 +116,7 @@ static inline __m512 ct__expf_v16(__m512 x)
 #endif
 
 /* ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m by the Cephes logf polynomial. */
-static inline float ct__logf(float x)
+CT__FORCE_INLINE float ct__logf(float x)
 {
     bool tiny = x < 1.17549435e-38f; /* subnormal inputs: scale up by 2^25 first */
     float xs = tiny ? x * 33554432.0f : x;
@@ -139,7 +148,7 @@ static inline float ct__logf(float x)
 }
 
 /* tanh x: Cephes odd polynomial for |x| < 0.625, else 1 - 2/(e^(2|x|) + 1), sign restored. */
-static inline float ct__tanhf(float x)
+CT__FORCE_INLINE float ct__tanhf(float x)
 {
     float a = x < 0 ? -x : x;
     float z = x * x;
@@ -156,15 +165,7 @@ static inline float ct__tanhf(float x)
 }
 
 /* 1 / (1 + e^-x) */
-static inline float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
-
-/* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
-   calls, which block vectorization); also for the kernels' wrappers of ct__erff. */
-#if defined(__GNUC__) || defined(__clang__)
-#define CT__FORCE_INLINE __attribute__((always_inline)) static inline
-#else
-#define CT__FORCE_INLINE static inline
-#endif
+CT__FORCE_INLINE float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
 
 /* erf x: x + x Q(x^2) for |x| < 1 (Q = erf(x)/x - 1, degree 6, 1.2e-9 relative); for
    1 <= |x| < 3.92, 1 - e^(-x^2) R(1/|x|) with R = erfc(x) e^(x^2) (degree 10, 2.1e-9
