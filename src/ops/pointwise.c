@@ -16,10 +16,11 @@
 CT__VECTORIZE_BEGIN
 /* gcc's default -ftrapping-math keeps a select between two computed floats (vmath.h's special
    cases) as a branch, which blocks vectorization; no-trapping-math (clang's default) lets it
-   if-convert them. It changes no result: it only allows evaluating operations whose traps
-   (floating-point exceptions, which ctorch never reads) are not observed. */
+   if-convert them; no-math-errno lets sqrtf be one instruction. Neither changes a result: they
+   only allow operations whose floating-point exceptions and errno (which ctorch never reads)
+   are not observed. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=cheap", "no-trapping-math")
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=cheap", "no-trapping-math", "no-math-errno")
 #endif
 
 /* Binary ops. Bool operands of ids up to CT__MINIMUM and from CT__FMAX to CT__BITXOR compute in
@@ -47,6 +48,10 @@ typedef enum ct__unop {
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
+/* CT__VM_<S>(fn): the function computing fn for dtype S: vmath.h's vectorizable ct__<fn>f for
+   float32, libm's for float64 */
+#define CT__VM_f32(fn) ct__##fn##f
+#define CT__VM_f64(fn) fn
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
 static inline bool ct__is_neg(double v) { return v < 0; }
 
@@ -160,7 +165,11 @@ typedef double ct__w_f64;
     }                                                                                       \
     CT__FORCE_INLINE T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
     CT__FORCE_INLINE T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
-    CT__FORCE_INLINE T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
+    CT__FORCE_INLINE T ct__log1p_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(log1p)(x);                                                        \
+    }                                                                                       \
     CT__FORCE_INLINE T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
     CT__FORCE_INLINE T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }        \
     CT__FORCE_INLINE T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
@@ -209,7 +218,11 @@ typedef double ct__w_f64;
     }                                                                                       \
     CT__FORCE_INLINE T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }         \
     CT__FORCE_INLINE T ct__hypot_##S(T x, T y, T alpha) { (void)alpha; return hypot##F(x, y); } \
-    CT__FORCE_INLINE T ct__atan2_##S(T x, T y, T alpha) { (void)alpha; return atan2##F(x, y); } \
+    CT__FORCE_INLINE T ct__atan2_##S(T x, T y, T alpha)                                     \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return CT__VM_##S(atan2)(x, y);                                                     \
+    }                                                                                       \
     CT__FORCE_INLINE T ct__fmod_##S(T x, T y, T alpha) { (void)alpha; return fmod##F(x, y); }   \
     CT__FORCE_INLINE T ct__remainder_##S(T x, T y, T alpha)                                    \
     { /* Python's %: the sign of the divisor */                                              \
@@ -233,7 +246,7 @@ typedef double ct__w_f64;
         if (isinf(x) && x == y) {                                                           \
             return x;                                                                       \
         }                                                                                   \
-        return (x < y ? y : x) + log1p##F(EXP(-fabs##F(x - y)));                            \
+        return (x < y ? y : x) + CT__VM_##S(log1p)(EXP(-fabs##F(x - y))); \
     }                                                                                       \
     CT__FORCE_INLINE T ct__logaddexp2_##S(T x, T y, T alpha)                                   \
     { /* max + log1p(2^-|x - y|) / ln 2 */                                                  \
@@ -241,26 +254,39 @@ typedef double ct__w_f64;
         if (isinf(x) && x == y) {                                                           \
             return x;                                                                       \
         }                                                                                   \
-        return fma##F(log1p##F(exp2##F(-fabs##F(x - y))), (T)1.4426950408889634, x < y ? y : x); \
+        T l = CT__VM_##S(log1p)(CT__VM_##S(exp2)(-fabs##F(x - y)));                           \
+        return fma##F(l, (T)1.4426950408889634, x < y ? y : x);                             \
     }                                                                                       \
     CT__FORCE_INLINE T ct__xlogy_##S(T x, T y, T alpha)                                        \
     { /* 0 where x == 0 unless y is NaN */                                                  \
         (void)alpha;                                                                        \
         return y != y ? y : (x == 0 ? (T)0 : x * LOG(y));                                   \
     }                                                                                       \
-    CT__FORCE_INLINE T ct__expm1_##S(T x, const double *p) { (void)p; return expm1##F(x); }    \
-    CT__FORCE_INLINE T ct__exp2_##S(T x, const double *p) { (void)p; return exp2##F(x); }      \
-    CT__FORCE_INLINE T ct__log2_##S(T x, const double *p) { (void)p; return log2##F(x); }      \
-    CT__FORCE_INLINE T ct__log10_##S(T x, const double *p) { (void)p; return log10##F(x); }    \
+    CT__FORCE_INLINE T ct__expm1_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(expm1)(x);                                                        \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__exp2_##S(T x, const double *p) { (void)p; return CT__VM_##S(exp2)(x); } \
+    CT__FORCE_INLINE T ct__log2_##S(T x, const double *p) { (void)p; return CT__VM_##S(log2)(x); } \
+    CT__FORCE_INLINE T ct__log10_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(log10)(x);                                                        \
+    }                                                                                       \
     CT__FORCE_INLINE T ct__tan_##S(T x, const double *p) { (void)p; return tan##F(x); }        \
-    CT__FORCE_INLINE T ct__asin_##S(T x, const double *p) { (void)p; return asin##F(x); }      \
-    CT__FORCE_INLINE T ct__acos_##S(T x, const double *p) { (void)p; return acos##F(x); }      \
-    CT__FORCE_INLINE T ct__atan_##S(T x, const double *p) { (void)p; return atan##F(x); }      \
+    CT__FORCE_INLINE T ct__asin_##S(T x, const double *p) { (void)p; return CT__VM_##S(asin)(x); } \
+    CT__FORCE_INLINE T ct__acos_##S(T x, const double *p) { (void)p; return CT__VM_##S(acos)(x); } \
+    CT__FORCE_INLINE T ct__atan_##S(T x, const double *p) { (void)p; return CT__VM_##S(atan)(x); } \
     CT__FORCE_INLINE T ct__sinh_##S(T x, const double *p) { (void)p; return sinh##F(x); }      \
     CT__FORCE_INLINE T ct__cosh_##S(T x, const double *p) { (void)p; return cosh##F(x); }      \
     CT__FORCE_INLINE T ct__asinh_##S(T x, const double *p) { (void)p; return asinh##F(x); }    \
     CT__FORCE_INLINE T ct__acosh_##S(T x, const double *p) { (void)p; return acosh##F(x); }    \
-    CT__FORCE_INLINE T ct__atanh_##S(T x, const double *p) { (void)p; return atanh##F(x); }    \
+    CT__FORCE_INLINE T ct__atanh_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(atanh)(x);                                                        \
+    }                                                                                       \
     CT__FORCE_INLINE T ct__erfc_##S(T x, const double *p) { (void)p; return erfc##F(x); }      \
     CT__FORCE_INLINE T ct__erfinv_##S(T x, const double *p) { (void)p; return ct__erfinv##F(x); } \
     CT__FORCE_INLINE T ct__floor_##S(T x, const double *p) { (void)p; return floor##F(x); }    \
@@ -326,36 +352,33 @@ CT__INT_CLAMP(CT_INT16, int16_t, i16)
 CT__INT_CLAMP(CT_INT32, int32_t, i32)
 CT__INT_CLAMP(CT_INT64, int64_t, i64)
 /* erf^-1(y), PyTorch's calc_erfinv: a rational first guess (central range |y| <= 0.7, else a
-   rational function of sqrt(-log((1 - |y|) / 2))), then two Newton steps on erf(x) - y. */
-#define CT__ERFINV(T, F)                                                                    \
-    static inline T ct__erfinv##F(T y)                                                      \
-    {                                                                                       \
-        T a = fabs##F(y), x;                                                                \
-        if (!(a < 1)) {                                                                     \
-            return a == 1 ? copysign##F((T)INFINITY, y) : (T)NAN;                           \
-        }                                                                                   \
-        if (a <= (T)0.7) {                                                                  \
-            T z = y * y;                                                                    \
-            T num = fma##F(fma##F(fma##F((T)-0.140543331, z, (T)0.914624893), z,            \
-                                  (T)-1.645349621), z, (T)0.886226899);                     \
-            T dem = fma##F(fma##F(fma##F(fma##F((T)0.012229801, z, (T)-0.329097515), z,     \
-                                         (T)1.442710462), z, (T)-2.118377725), z, (T)1);    \
-            x = y * num / dem;                                                              \
-        } else {                                                                            \
-            T z = sqrt##F(-log##F(((T)1 - a) / (T)2));                                      \
-            T num = fma##F(fma##F(fma##F((T)1.641345311, z, (T)3.429567803), z,             \
-                                  (T)-1.624906493), z, (T)-1.970840454);                    \
-            T dem = fma##F(fma##F((T)1.637067800, z, (T)3.543889200), z, (T)1);             \
-            x = copysign##F(num, y) / dem;                                                  \
-        }                                                                                   \
-        for (int k = 0; k < 2; k++) { /* 2 / sqrt(pi) = 1.1283791670955126 */               \
-            x = x - (erf##F(x) - y) / ((T)1.1283791670955126 * exp##F(-x * x));             \
-        }                                                                                   \
-        return x;                                                                           \
+   rational function of sqrt(-log((1 - |y|) / 2))), then two Newton steps on erf(x) - y.
+   Float64; float32's is vmath.h's ct__erfinvf. */
+static inline double ct__erfinv(double y)
+{
+    double a = fabs(y), x;
+    if (!(a < 1)) {
+        return a == 1 ? copysign((double)INFINITY, y) : (double)NAN;
     }
-CT__ERFINV(float, f)
-CT__ERFINV(double, )
-#undef CT__ERFINV
+    if (a <= (double)0.7) {
+        double z = y * y;
+        double num = fma(fma(fma((double)-0.140543331, z, (double)0.914624893), z,
+                              (double)-1.645349621), z, (double)0.886226899);
+        double dem = fma(fma(fma(fma((double)0.012229801, z, (double)-0.329097515), z,
+                                     (double)1.442710462), z, (double)-2.118377725), z, (double)1);
+        x = y * num / dem;
+    } else {
+        double z = sqrt(-log(((double)1 - a) / (double)2));
+        double num = fma(fma(fma((double)1.641345311, z, (double)3.429567803), z,
+                              (double)-1.624906493), z, (double)-1.970840454);
+        double dem = fma(fma((double)1.637067800, z, (double)3.543889200), z, (double)1);
+        x = copysign(num, y) / dem;
+    }
+    for (int k = 0; k < 2; k++) { /* 2 / sqrt(pi) = 1.1283791670955126 */
+        x = x - (erf(x) - y) / ((double)1.1283791670955126 * exp(-x * x));
+    }
+    return x;
+}
 /* float64 sigmoid through libm */
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf, ct__erff)
