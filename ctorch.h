@@ -10062,6 +10062,21 @@ ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype
 #include <immintrin.h>
 #endif
 
+/* gcc's default -ftrapping-math keeps a select between two computed floats (the special cases
+   below) as a branch, which blocks vectorization; no-trapping-math (clang's default) lets it
+   if-convert them. It changes no result: it only allows evaluating operations whose
+   floating-point exceptions (which ctorch never reads) are not observed. CT__FP_SPECULATE
+   turns it on (with the vectorizer) until the enclosing CT__VECTORIZE_END or the end of this
+   file; it must be the same in a function and the functions inlined into it. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CT__FP_SPECULATE                                                                    \
+    _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\", \"no-trapping-math\")")
+#pragma GCC push_options
+CT__FP_SPECULATE
+#else
+#define CT__FP_SPECULATE
+#endif
+
 /* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
    calls, which block vectorization): every function here, and the kernels' per-element
    wrappers. */
@@ -10085,6 +10100,17 @@ CT__FORCE_INLINE uint32_t ct__f32_bits(float f)
     return u;
 }
 
+/* 2^n p for the n whose 1.5 2^23 + n is t, n read from t's low bits (no float-to-int
+   conversion, undefined for NaN; no branch), by two scalings so that n in [-151, 129] stays
+   normal at each: the first is exact, the second (a multiply the compiler cannot contract
+   with the caller's sum) rounds once. */
+CT__FORCE_INLINE float ct__scale_by_t(float p, float t)
+{
+    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
+    p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
+    return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f);
+}
+
 /* e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite), e^r by a degree-7 polynomial in
    Horner form (Cephes expf coefficients), times 2^n as 2^(n/2) 2^(n - n/2), both normal; x
    is clamped to [-104, 89] first, where e^x rounds to 0 below and to inf above. */
@@ -10104,10 +10130,7 @@ CT__FORCE_INLINE float ct__expf(float x)
     p = fmaf(p, r, 5.0000001201e-1f);
     p = fmaf(p, r, 1.0f);
     p = fmaf(p, r, 1.0f);
-    /* n from t's low bits: no float-to-int conversion (undefined for NaN), no branch */
-    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
-    p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
-    return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f); /* rounds once */
+    return ct__scale_by_t(p, t);
 }
 
 #if defined(CT__HAS_AVX512)
@@ -10246,23 +10269,16 @@ CT__FORCE_INLINE float ct__erff(float x)
    and one selected). Accuracy against the correctly rounded result, asserted <= 2 ulp by
    tests/test_pointwise2.c (test_pw2_vmath_ulp) over their whole float ranges. ---- */
 
-/* 2^n p for the n whose 1.5 2^23 + n is t (ct__expf's tail, split in two scalings so that
-   n in [-151, 128] stays normal at each step; one rounding) */
-CT__FORCE_INLINE float ct__scale_by_t(float p, float t)
-{
-    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
-    p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
-    return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f);
-}
-
 /* e^x - 1: x = n ln2 + r (n = 0 for |x| < ln2, else |r| <= ln2/2), e^r - 1 = r + r^2 q(r)
    (Taylor to r^10 / 10!), then 2^n (e^r - 1) + (2^n - 1) in one fmaf (no cancellation: n
-   and r have one sign near 0); e^x beyond 88, -1 below -17.5 (where it rounds to -1). */
+   and r have one sign near 0; n <= 127, so |r| up to 0.72 above 88.03, where 2^n (e^r - 1) +
+   2^n overflows as e^x does); -1 below -17.5 (where it rounds to -1). */
 CT__FORCE_INLINE float ct__expm1f(float x)
 {
     float xc = x < -17.5f ? -17.5f : x; /* NaN passes */
-    xc = xc > 88.0f ? 88.0f : xc;
-    float t = fmaf(xc, 1.44269504088896341f, 12582912.0f);
+    xc = xc > 89.0f ? 89.0f : xc;
+    float xn = xc > 88.0f ? 88.0f : xc; /* n <= 127, r up to 0.72 where it matters */
+    float t = fmaf(xn, 1.44269504088896341f, 12582912.0f);
     t = (x < 0 ? -x : x) < 0.693f ? 12582912.0f : t; /* n = 0 */
     float n = t - 12582912.0f;
     float r = fmaf(n, -0.693359375f, xc);
@@ -10280,7 +10296,6 @@ CT__FORCE_INLINE float ct__expm1f(float x)
     int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000;
     float s = ct__f32_from_bits((uint32_t)(ni + 127) << 23); /* 2^n, n in [-26, 127] */
     float y = fmaf(s, em1, s - 1.0f);
-    y = x > 88.0f ? ct__expf(x) : y;
     return x == 0.0f ? x : y; /* -0 */
 }
 
@@ -10404,15 +10419,29 @@ CT__FORCE_INLINE float ct__atan2f(float y, float x)
     return (x != x || y != y) ? x + y : r;
 }
 
+/* sqrt z for z >= 0 normal or 0, to within an ulp or so (1/sqrt by the bit-pattern guess and
+   three Newton steps, then one Newton step of sqrt): gcc keeps sqrtf a call (errno) that blocks
+   vectorization; the callers correct its error or need no correct rounding. */
+CT__FORCE_INLINE float ct__sqrt_approxf(float z)
+{
+    float y = ct__f32_from_bits(0x5f375a86u - (ct__f32_bits(z) >> 1));
+    float h = 0.5f * z;
+    y = y * fmaf(-h * y, y, 1.5f);
+    y = y * fmaf(-h * y, y, 1.5f);
+    y = y * fmaf(-h * y, y, 1.5f);
+    float s = z * y;
+    return fmaf(fmaf(-s, s, z), 0.5f * y, s);
+}
+
 /* asin |a| (Cephes asinf) as k pi/2 + m + l: |a| <= 1/2: m = a + a z P(z), z = a^2, l = 0;
-   else pi/2 - 2 asin(s) with s = sqrt(z) rounded, z = (1 - a)/2: m = -2 s (so that pi/2 + m
+   else pi/2 - 2 asin(s) with s ~ sqrt(z), z = (1 - a)/2: m = -2 s (so that pi/2 + m
    is exact where the result is small) and l = -2 (s_lo + s z P(z)), s_lo = (z - s^2) / 2s
-   the rounding error of the square root. */
+   the error of s. */
 CT__FORCE_INLINE float ct__asinf_parts(float a, float *k, float *l)
 {
     bool big = a > 0.5f;
     float z = big ? 0.5f * (1.0f - a) : a * a;
-    float s = big ? sqrtf(z) : a;
+    float s = big ? ct__sqrt_approxf(z) : a;
     float p = 4.2163199048e-2f;
     p = fmaf(p, z, 2.4181311049e-2f);
     p = fmaf(p, z, 4.5470025998e-2f);
@@ -10458,8 +10487,15 @@ CT__FORCE_INLINE float ct__atanhf(float x)
     return x < 0 ? -r : (x == 0.0f ? x : r);
 }
 
+/* x - (erf x - y) / erf'(x), erf'(x) = 2 / sqrt(pi) e^(-x^2) */
+CT__FORCE_INLINE float ct__erfinv_newtonf(float x, float y)
+{
+    return x - (ct__erff(x) - y) / (1.1283791670955126f * ct__expf(-x * x));
+}
+
 /* erf^-1 y, PyTorch's calc_erfinv (pointwise.c's float64 ct__erfinv) with both first guesses
-   computed and one selected, and ct__erff / ct__expf in the two Newton steps. */
+   computed and one selected, and ct__erff / ct__expf in the two Newton steps (written out:
+   gcc vectorizes no loop nest). */
 CT__FORCE_INLINE float ct__erfinvf(float y)
 {
     float a = y < 0 ? -y : y;
@@ -10469,17 +10505,20 @@ CT__FORCE_INLINE float ct__erfinvf(float y)
     float dem = fmaf(fmaf(fmaf(fmaf(0.012229801f, z, -0.329097515f), z, 1.442710462f), z,
                           -2.118377725f), z, 1.0f);
     float central = y * num / dem;
-    float w = sqrtf(-ct__logf((1.0f - (a > 0.7f ? a : 0.7f)) / 2.0f));
+    float w = ct__sqrt_approxf(-ct__logf((1.0f - (a > 0.7f ? a : 0.7f)) / 2.0f));
     num = fmaf(fmaf(fmaf(1.641345311f, w, 3.429567803f), w, -1.624906493f), w, -1.970840454f);
     dem = fmaf(fmaf(1.637067800f, w, 3.543889200f), w, 1.0f);
     float tail = (y < 0 ? -num : num) / dem;
     float x = a <= 0.7f ? central : tail;
-    for (int k = 0; k < 2; k++) { /* 2 / sqrt(pi) = 1.1283791670955126 */
-        x = x - (ct__erff(x) - y) / (1.1283791670955126f * ct__expf(-x * x));
-    }
+    x = ct__erfinv_newtonf(x, y);
+    x = ct__erfinv_newtonf(x, y);
     x = a == 1.0f ? (y < 0 ? -(float)INFINITY : (float)INFINITY) : x;
     return a > 1.0f || y != y ? (float)NAN : x;
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 
 // >>part ops/iter.c
 /* ops/iter.c - the shared strided iterator (PyTorch's TensorIterator idea) and the
@@ -10802,14 +10841,7 @@ CT__VECTORIZE_END
 #include <float.h>
 
 CT__VECTORIZE_BEGIN
-/* gcc's default -ftrapping-math keeps a select between two computed floats (vmath.h's special
-   cases) as a branch, which blocks vectorization; no-trapping-math (clang's default) lets it
-   if-convert them; no-math-errno lets sqrtf be one instruction. Neither changes a result: they
-   only allow operations whose floating-point exceptions and errno (which ctorch never reads)
-   are not observed. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=cheap", "no-trapping-math", "no-math-errno")
-#endif
+CT__FP_SPECULATE /* vmath.h: gcc if-converts and vectorizes the kernels' selects */
 
 /* Binary ops. Bool operands of ids up to CT__MINIMUM and from CT__FMAX to CT__BITXOR compute in
    uint8; those between (rounding divisions, hypot, logaddexp, fmod, remainder) and the shifts

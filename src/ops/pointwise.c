@@ -14,14 +14,7 @@
 #include <float.h>
 
 CT__VECTORIZE_BEGIN
-/* gcc's default -ftrapping-math keeps a select between two computed floats (vmath.h's special
-   cases) as a branch, which blocks vectorization; no-trapping-math (clang's default) lets it
-   if-convert them; no-math-errno lets sqrtf be one instruction. Neither changes a result: they
-   only allow operations whose floating-point exceptions and errno (which ctorch never reads)
-   are not observed. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("tree-vectorize", "vect-cost-model=cheap", "no-trapping-math", "no-math-errno")
-#endif
+CT__FP_SPECULATE /* vmath.h: gcc if-converts and vectorizes the kernels' selects */
 
 /* Binary ops. Bool operands of ids up to CT__MINIMUM and from CT__FMAX to CT__BITXOR compute in
    uint8; those between (rounding divisions, hypot, logaddexp, fmod, remainder) and the shifts
