@@ -239,8 +239,7 @@ CT__FORCE_INLINE float ct__erff(float x)
 CT__FORCE_INLINE float ct__expm1f(float x)
 {
     float xc = x < -17.5f ? -17.5f : x; /* NaN passes */
-    xc = xc > 89.0f ? 89.0f : xc;
-    float xn = xc > 88.0f ? 88.0f : xc; /* n <= 127, r up to 0.72 where it matters */
+    float xn = xc > 88.0f ? 88.0f : xc; /* n <= 127: r grows beyond, the result overflows */
     float t = fmaf(xn, 1.44269504088896341f, 12582912.0f);
     t = (x < 0 ? -x : x) < 0.693f ? 12582912.0f : t; /* n = 0 */
     float n = t - 12582912.0f;
