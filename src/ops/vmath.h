@@ -1,6 +1,7 @@
 /* ops/vmath.h - branch-free float32 exp, log, tanh, sigmoid and erf that compilers vectorize
- * (libm calls block vectorization), and exp on AVX-512 vectors. Private: static inline,
- * included by the kernels.
+ * (libm calls block vectorization), exp on AVX-512 vectors, and the float32 functions behind
+ * expm1, log1p, exp2, log2, log10, atan, atan2, asin, acos, atanh and erfinv (the end of the
+ * file). Private: static inline, included by the kernels.
  *
  * Every multiply-add is an explicit fmaf, no other product feeds an addition, and exp ends
  * in an fmaf with a zero addend (a multiply the compiler cannot contract with the caller's
