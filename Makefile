@@ -24,7 +24,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch profile-check coverage
+        compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage
 
 all: $(BUILD)/test_runner examples
 
@@ -41,6 +41,7 @@ help:
 	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
 	@echo "make coverage           API.md items existing in ctorch.h and tested, per tier and area"
 	@echo "make bench-dispatch      the dispatcher's cost: before/after builds run interleaved"
+	@echo "make bench-pointwise     float32 pointwise ops vs PyTorch, 2^20 elements, 1 and 2 threads"
 	@echo "make amalgamate          regenerate ctorch.h from src/"
 
 amalgamate:
@@ -125,6 +126,13 @@ coverage:
 # The dispatcher's cost: the commit before it vs the working tree, run interleaved.
 bench-dispatch:
 	$(PYTHON) tools/bench_dispatch.py --build $(BUILD)/bench_dispatch
+
+# Every float32 unary and binary pointwise op at 2^20 elements, 1 and 2 threads, beside PyTorch.
+$(BUILD)/bench_pointwise: bench/bench_pointwise.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
+bench-pointwise: $(BUILD)/bench_pointwise
+	$(PYTHON) tools/bench_pointwise.py --build $(BUILD)
 
 bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)

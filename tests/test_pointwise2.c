@@ -9,6 +9,8 @@
  */
 #include "test.h"
 
+#include <float.h>
+
 typedef struct pw2_case {
     const char *op;
     ct_dtype da, db, out_dtype;
@@ -599,6 +601,100 @@ static void test_pw2_erff_ulp(void)
     ct_scope_end();
 }
 
+/* Worst error in ulp of ys (float32) against the double reference want (the correctly rounded
+   float's ulp; NaN must give NaN, an infinite or overflowing result the same infinity). */
+static double pw2_ulp_err(float y, double want)
+{
+    if (isnan(want) || isnan(y)) {
+        return isnan(want) && isnan(y) ? 0 : INFINITY;
+    }
+    float w = (float)want;
+    if (isinf(w) || isinf(y)) {
+        return w == y ? 0 : (fabs(want) > FLT_MAX && fabsf(y) == FLT_MAX ? 1 : INFINITY);
+    }
+    double ulp = (double)nextafterf(fabsf(w), INFINITY) - fabs((double)w);
+    return fabs((double)y - want) / ulp;
+}
+
+/* 2^20 float32 inputs spread over every finite float of both signs, plus the special values */
+static ct_tensor *pw2_all_floats(float *x, int n)
+{
+    for (int i = 0; i < n - 6; i++) {
+        uint32_t u = (uint32_t)(((uint64_t)(i / 2) * 0x7f7fffffu) / (uint64_t)(n / 2));
+        u |= (uint32_t)(i % 2) << 31;
+        memcpy(&x[i], &u, sizeof u);
+    }
+    const float sp[6] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1.0f};
+    memcpy(x + n - 6, sp, sizeof sp);
+    const int64_t len = n;
+    return ct_tensor_from_data(x, CT_FLOAT32, &len, 1);
+}
+
+/* vmath.h's float32 functions behind expm1 ... atan2 are within 2 ulp of the correctly
+   rounded result everywhere (double libm as reference), and erfinv within 2 ulp plus the
+   error that the rounding of erf(x) to float itself implies (its condition number). */
+static void test_pw2_vmath_ulp(void)
+{
+    enum { N = 1 << 20 };
+    static float x[N];
+    static const struct {
+        const char *name;
+        ct_tensor *(*fn)(const ct_tensor *);
+        double (*ref)(double);
+    } cases[] = {
+        {"expm1", ct_expm1, expm1}, {"log1p", ct_log1p, log1p}, {"exp2", ct_exp2, exp2},
+        {"log2", ct_log2, log2},    {"log10", ct_log10, log10}, {"atan", ct_atan, atan},
+        {"asin", ct_asin, asin},    {"acos", ct_acos, acos},    {"atanh", ct_atanh, atanh},
+    };
+    ct_set_flush_denormal(false); /* subnormal inputs and results too */
+    ct_scope_begin();
+    ct_tensor *t = pw2_all_floats(x, N);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ct_tensor *y = cases[c].fn(t);
+        const float *yd = y ? (const float *)ct_data_ptr(y) : NULL;
+        double worst = 0, at = 0;
+        for (int i = 0; yd && i < N; i++) {
+            double e = pw2_ulp_err(yd[i], cases[c].ref((double)x[i]));
+            at = e > worst ? x[i] : at;
+            worst = e > worst ? e : worst;
+        }
+        CHECK_MSG(yd && worst <= 2.0, "%s float32: %.3f ulp at %a", cases[c].name, worst, at);
+    }
+    /* atan2 over pairs: x against x reversed */
+    static float xr[N];
+    for (int i = 0; i < N; i++) {
+        xr[i] = x[N - 1 - i];
+    }
+    const int64_t n = N;
+    ct_tensor *y = ct_atan2(t, ct_tensor_from_data(xr, CT_FLOAT32, &n, 1));
+    const float *yd = y ? (const float *)ct_data_ptr(y) : NULL;
+    double worst = 0;
+    int at2 = 0;
+    for (int i = 0; yd && i < N; i++) {
+        double e = pw2_ulp_err(yd[i], atan2((double)x[i], (double)xr[i]));
+        at2 = e > worst ? i : at2;
+        worst = e > worst ? e : worst;
+    }
+    CHECK_MSG(yd && worst <= 2.0, "atan2 float32: %.3f ulp at (%a, %a)", worst, x[at2], xr[at2]);
+    /* erfinv on (-1, 1) against float64 erfinv */
+    ct_tensor *e32 = ct_erfinv(t), *e64 = ct_erfinv(ct_to_dtype(t, CT_FLOAT64));
+    const float *a = e32 ? (const float *)ct_data_ptr(e32) : NULL;
+    const double *b = e64 ? (const double *)ct_data_ptr(e64) : NULL;
+    worst = 0;
+    for (int i = 0; a && b && i < N; i++) {
+        double xi = fabs((double)x[i]), cond = 0;
+        if (xi < 1) { /* d erfinv / dy = sqrt(pi)/2 e^(x^2): a y error of 1 ulp(1) moves x */
+            cond = 0.886226925 * exp(b[i] * b[i]) * 5.96e-8;
+        }
+        double ulp = (double)nextafterf(fabsf((float)b[i]), INFINITY) - fabs(b[i]);
+        double e = xi < 1 ? fabs(a[i] - b[i]) / (2 * ulp + cond) : pw2_ulp_err(a[i], b[i]) / 2;
+        worst = e > worst ? e : worst;
+    }
+    CHECK_MSG(a && b && worst <= 1.0, "erfinv float32: %.3f of the bound", worst);
+    ct_scope_end();
+    ct_set_flush_denormal(true);
+}
+
 /* ---- errors ------------------------------------------------------------------------------ */
 static void test_pw2_errors(void)
 {
@@ -783,6 +879,7 @@ void test_pointwise2(void)
     RUN(test_pw2_edges);
     RUN(test_pw2_hypot_doc_example);
     RUN(test_pw2_erff_ulp);
+    RUN(test_pw2_vmath_ulp);
     RUN(test_pw2_errors);
     RUN(test_pw2_foreach);
     RUN(test_pw2_foreach_autograd_errors);

@@ -14,6 +14,7 @@
 #include <float.h>
 
 CT__VECTORIZE_BEGIN
+CT__FP_SPECULATE /* vmath.h: gcc if-converts and vectorizes the kernels' selects */
 
 /* Binary ops. Bool operands of ids up to CT__MINIMUM and from CT__FMAX to CT__BITXOR compute in
    uint8; those between (rounding divisions, hypot, logaddexp, fmod, remainder) and the shifts
@@ -40,6 +41,10 @@ typedef enum ct__unop {
 } ct__unop;
 
 /* ---- per-element math ---------------------------------------------------------------- */
+/* CT__VM_<S>(fn): the function computing fn for dtype S: vmath.h's vectorizable ct__<fn>f for
+   float32, libm's for float64 */
+#define CT__VM_f32(fn) ct__##fn##f
+#define CT__VM_f64(fn) fn
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
 static inline bool ct__is_neg(double v) { return v < 0; }
 
@@ -128,48 +133,56 @@ typedef double ct__w_f64;
         return x < lo ? lo : (x > hi ? hi : x);                                             \
     }
 #define CT__FLOAT_MATH(E, T, S, F, EXP, LOG, TANH, SIGMOID, ERF)                                 \
-    static inline T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
-    static inline T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
-    static inline T ct__maximum_##S(T x, T y, T alpha)                                      \
+    CT__FORCE_INLINE T ct__div_##S(T x, T y, T alpha) { (void)alpha; return x / y; }           \
+    CT__FORCE_INLINE T ct__pow_##S(T x, T y, T alpha) { (void)alpha; return pow##F(x, y); }    \
+    CT__FORCE_INLINE T ct__maximum_##S(T x, T y, T alpha)                                      \
     {                                                                                       \
         (void)alpha;                                                                        \
         return (x != x || x > y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__minimum_##S(T x, T y, T alpha)                                      \
+    CT__FORCE_INLINE T ct__minimum_##S(T x, T y, T alpha)                                      \
     {                                                                                       \
         (void)alpha;                                                                        \
         return (x != x || x < y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__relu_bw_##S(T g, T x, T alpha) { (void)alpha; return x > 0 ? g : 0; } \
-    static inline T ct__sigmoid_bw_##S(T g, T y, T alpha)                                   \
+    CT__FORCE_INLINE T ct__relu_bw_##S(T g, T x, T alpha) { (void)alpha; return x > 0 ? g : 0; } \
+    CT__FORCE_INLINE T ct__sigmoid_bw_##S(T g, T y, T alpha)                                   \
     {                                                                                       \
         (void)alpha;                                                                        \
         return g * y * ((T)1 - y);                                                          \
     }                                                                                       \
-    static inline T ct__tanh_bw_##S(T g, T y, T alpha)                                      \
+    CT__FORCE_INLINE T ct__tanh_bw_##S(T g, T y, T alpha)                                      \
     {                                                                                       \
         (void)alpha;                                                                        \
         return g * ((T)1 - y * y);                                                          \
     }                                                                                       \
-    static inline T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
-    static inline T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
-    static inline T ct__log1p_##S(T x, const double *p) { (void)p; return log1p##F(x); }    \
-    static inline T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
+    CT__FORCE_INLINE T ct__exp_##S(T x, const double *p) { (void)p; return EXP(x); }        \
+    CT__FORCE_INLINE T ct__log_##S(T x, const double *p) { (void)p; return LOG(x); }        \
+    CT__FORCE_INLINE T ct__log1p_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(log1p)(x);                                                        \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__sqrt_##S(T x, const double *p) { (void)p; return sqrt##F(x); }      \
     CT__FORCE_INLINE T ct__erf_##S(T x, const double *p) { (void)p; return ERF(x); }        \
-    static inline T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
-    static inline T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
-    static inline T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
-    static inline T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
-    static inline T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
-    static inline T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
-    static inline T ct__clamp_##S(T x, const double *p)                                     \
+    CT__FORCE_INLINE T ct__rsqrt_##S(T x, const double *p) { (void)p; return (T)1 / sqrt##F(x); } \
+    CT__FORCE_INLINE T ct__sin_##S(T x, const double *p) { (void)p; return sin##F(x); }        \
+    CT__FORCE_INLINE T ct__cos_##S(T x, const double *p) { (void)p; return cos##F(x); }        \
+    CT__FORCE_INLINE T ct__sigmoid_##S(T x, const double *p) { (void)p; return SIGMOID(x); }   \
+    CT__FORCE_INLINE T ct__tanh_##S(T x, const double *p) { (void)p; return TANH(x); }      \
+    CT__FORCE_INLINE T ct__reciprocal_##S(T x, const double *p) { (void)p; return (T)1 / x; }  \
+    CT__FORCE_INLINE T ct__clamp_##S(T x, const double *p)                                     \
     {                                                                                       \
         T lo = (T)p[0], hi = (T)p[1];                                                       \
         return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));                              \
     }                                                                                       \
-    static inline T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
-    static inline T ct__div_trunc_##S(T x, T y, T alpha) { (void)alpha; return trunc##F(x / y); } \
-    static inline T ct__div_floor_##S(T x, T y, T alpha)                                    \
+    CT__FORCE_INLINE T ct__pows_##S(T x, const double *p) { return pow##F(x, (T)p[0]); }     \
+    CT__FORCE_INLINE T ct__div_trunc_##S(T x, T y, T alpha)                                 \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return trunc##F(x / y);                                                             \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__div_floor_##S(T x, T y, T alpha)                                    \
     { /* PyTorch's div_floor_floating */                                                    \
         (void)alpha;                                                                        \
         if (y == 0) {                                                                       \
@@ -185,80 +198,101 @@ typedef double ct__w_f64;
         T fl = floor##F(div);                                                               \
         return div - fl > (T)0.5 ? fl + (T)1 : fl;                                          \
     }                                                                                       \
-    static inline T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
-    static inline T ct__lerp_w_##S(T x, T e, T w)                                           \
+    CT__FORCE_INLINE T ct__addcdiv_##S(T x, T a, T b, T v) { return x + v * a / b; }         \
+    CT__FORCE_INLINE T ct__lerp_w_##S(T x, T e, T w)                                           \
     { /* PyTorch's vectorized lerp: from the nearer end, one fused multiply-add */           \
         bool small = w < (T)0.5 && w > (T)-0.5;                                             \
         return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                          \
     }                                                                                       \
-    static inline T ct__lerp_##S(T x, T e, T w, T v) { (void)v; return ct__lerp_w_##S(x, e, w); } \
-    static inline T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }         \
-    static inline T ct__hypot_##S(T x, T y, T alpha) { (void)alpha; return hypot##F(x, y); } \
-    static inline T ct__atan2_##S(T x, T y, T alpha) { (void)alpha; return atan2##F(x, y); } \
-    static inline T ct__fmod_##S(T x, T y, T alpha) { (void)alpha; return fmod##F(x, y); }   \
-    static inline T ct__remainder_##S(T x, T y, T alpha)                                    \
+    CT__FORCE_INLINE T ct__lerp_##S(T x, T e, T w, T v)                                    \
+    {                                                                                       \
+        (void)v;                                                                            \
+        return ct__lerp_w_##S(x, e, w);                                                     \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__lerps_##S(T x, T e, T w) { return ct__lerp_w_##S(x, e, w); }         \
+    CT__FORCE_INLINE T ct__hypot_##S(T x, T y, T alpha) { (void)alpha; return hypot##F(x, y); } \
+    CT__FORCE_INLINE T ct__atan2_##S(T x, T y, T alpha)                                     \
+    {                                                                                       \
+        (void)alpha;                                                                        \
+        return CT__VM_##S(atan2)(x, y);                                                     \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__fmod_##S(T x, T y, T alpha) { (void)alpha; return fmod##F(x, y); }   \
+    CT__FORCE_INLINE T ct__remainder_##S(T x, T y, T alpha)                                    \
     { /* Python's %: the sign of the divisor */                                              \
         (void)alpha;                                                                        \
         T m = fmod##F(x, y);                                                                \
         return (m != 0 && (y < 0) != (m < 0)) ? m + y : m;                                  \
     }                                                                                       \
-    static inline T ct__fmax_##S(T x, T y, T alpha)                                         \
+    CT__FORCE_INLINE T ct__fmax_##S(T x, T y, T alpha)                                         \
     { /* NaN only when both are */                                                          \
         (void)alpha;                                                                        \
         return (y != y || x > y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__fmin_##S(T x, T y, T alpha)                                         \
+    CT__FORCE_INLINE T ct__fmin_##S(T x, T y, T alpha)                                         \
     {                                                                                       \
         (void)alpha;                                                                        \
         return (y != y || x < y) ? x : y;                                                   \
     }                                                                                       \
-    static inline T ct__logaddexp_##S(T x, T y, T alpha)                                    \
+    CT__FORCE_INLINE T ct__logaddexp_##S(T x, T y, T alpha)                                    \
     { /* max + log1p(e^-|x - y|); equal infinities give themselves */                       \
         (void)alpha;                                                                        \
         if (isinf(x) && x == y) {                                                           \
             return x;                                                                       \
         }                                                                                   \
-        return (x < y ? y : x) + log1p##F(EXP(-fabs##F(x - y)));                            \
+        return (x < y ? y : x) + CT__VM_##S(log1p)(EXP(-fabs##F(x - y))); \
     }                                                                                       \
-    static inline T ct__logaddexp2_##S(T x, T y, T alpha)                                   \
+    CT__FORCE_INLINE T ct__logaddexp2_##S(T x, T y, T alpha)                                   \
     { /* max + log1p(2^-|x - y|) / ln 2 */                                                  \
         (void)alpha;                                                                        \
         if (isinf(x) && x == y) {                                                           \
             return x;                                                                       \
         }                                                                                   \
-        return fma##F(log1p##F(exp2##F(-fabs##F(x - y))), (T)1.4426950408889634, x < y ? y : x); \
+        T l = CT__VM_##S(log1p)(CT__VM_##S(exp2)(-fabs##F(x - y)));                           \
+        return fma##F(l, (T)1.4426950408889634, x < y ? y : x);                             \
     }                                                                                       \
-    static inline T ct__xlogy_##S(T x, T y, T alpha)                                        \
+    CT__FORCE_INLINE T ct__xlogy_##S(T x, T y, T alpha)                                        \
     { /* 0 where x == 0 unless y is NaN */                                                  \
         (void)alpha;                                                                        \
         return y != y ? y : (x == 0 ? (T)0 : x * LOG(y));                                   \
     }                                                                                       \
-    static inline T ct__expm1_##S(T x, const double *p) { (void)p; return expm1##F(x); }    \
-    static inline T ct__exp2_##S(T x, const double *p) { (void)p; return exp2##F(x); }      \
-    static inline T ct__log2_##S(T x, const double *p) { (void)p; return log2##F(x); }      \
-    static inline T ct__log10_##S(T x, const double *p) { (void)p; return log10##F(x); }    \
-    static inline T ct__tan_##S(T x, const double *p) { (void)p; return tan##F(x); }        \
-    static inline T ct__asin_##S(T x, const double *p) { (void)p; return asin##F(x); }      \
-    static inline T ct__acos_##S(T x, const double *p) { (void)p; return acos##F(x); }      \
-    static inline T ct__atan_##S(T x, const double *p) { (void)p; return atan##F(x); }      \
-    static inline T ct__sinh_##S(T x, const double *p) { (void)p; return sinh##F(x); }      \
-    static inline T ct__cosh_##S(T x, const double *p) { (void)p; return cosh##F(x); }      \
-    static inline T ct__asinh_##S(T x, const double *p) { (void)p; return asinh##F(x); }    \
-    static inline T ct__acosh_##S(T x, const double *p) { (void)p; return acosh##F(x); }    \
-    static inline T ct__atanh_##S(T x, const double *p) { (void)p; return atanh##F(x); }    \
-    static inline T ct__erfc_##S(T x, const double *p) { (void)p; return erfc##F(x); }      \
-    static inline T ct__erfinv_##S(T x, const double *p) { (void)p; return ct__erfinv##F(x); } \
-    static inline T ct__floor_##S(T x, const double *p) { (void)p; return floor##F(x); }    \
-    static inline T ct__ceil_##S(T x, const double *p) { (void)p; return ceil##F(x); }      \
-    static inline T ct__round_##S(T x, const double *p) { (void)p; return nearbyint##F(x); } \
-    static inline T ct__trunc_##S(T x, const double *p) { (void)p; return trunc##F(x); }    \
-    static inline T ct__frac_##S(T x, const double *p) { (void)p; return x - trunc##F(x); } \
-    static inline T ct__nan_to_num_##S(T x, const double *p)                                \
+    CT__FORCE_INLINE T ct__expm1_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(expm1)(x);                                                        \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__exp2_##S(T x, const double *p) { (void)p; return CT__VM_##S(exp2)(x); } \
+    CT__FORCE_INLINE T ct__log2_##S(T x, const double *p) { (void)p; return CT__VM_##S(log2)(x); } \
+    CT__FORCE_INLINE T ct__log10_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(log10)(x);                                                        \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__tan_##S(T x, const double *p) { (void)p; return tan##F(x); }        \
+    CT__FORCE_INLINE T ct__asin_##S(T x, const double *p) { (void)p; return CT__VM_##S(asin)(x); } \
+    CT__FORCE_INLINE T ct__acos_##S(T x, const double *p) { (void)p; return CT__VM_##S(acos)(x); } \
+    CT__FORCE_INLINE T ct__atan_##S(T x, const double *p) { (void)p; return CT__VM_##S(atan)(x); } \
+    CT__FORCE_INLINE T ct__sinh_##S(T x, const double *p) { (void)p; return sinh##F(x); }      \
+    CT__FORCE_INLINE T ct__cosh_##S(T x, const double *p) { (void)p; return cosh##F(x); }      \
+    CT__FORCE_INLINE T ct__asinh_##S(T x, const double *p) { (void)p; return asinh##F(x); }    \
+    CT__FORCE_INLINE T ct__acosh_##S(T x, const double *p) { (void)p; return acosh##F(x); }    \
+    CT__FORCE_INLINE T ct__atanh_##S(T x, const double *p)                                  \
+    {                                                                                       \
+        (void)p;                                                                            \
+        return CT__VM_##S(atanh)(x);                                                        \
+    }                                                                                       \
+    CT__FORCE_INLINE T ct__erfc_##S(T x, const double *p) { (void)p; return erfc##F(x); }      \
+    CT__FORCE_INLINE T ct__erfinv_##S(T x, const double *p) { (void)p; return ct__erfinv##F(x); } \
+    CT__FORCE_INLINE T ct__floor_##S(T x, const double *p) { (void)p; return floor##F(x); }    \
+    CT__FORCE_INLINE T ct__ceil_##S(T x, const double *p) { (void)p; return ceil##F(x); }      \
+    CT__FORCE_INLINE T ct__round_##S(T x, const double *p) { (void)p; return nearbyint##F(x); } \
+    CT__FORCE_INLINE T ct__trunc_##S(T x, const double *p) { (void)p; return trunc##F(x); }    \
+    CT__FORCE_INLINE T ct__frac_##S(T x, const double *p) { (void)p; return x - trunc##F(x); } \
+    CT__FORCE_INLINE T ct__nan_to_num_##S(T x, const double *p)                                \
     { /* p: the replacements of NaN, +inf and -inf */                                       \
         T r = x == (T)INFINITY ? (T)p[1] : (x == (T)-INFINITY ? (T)p[2] : x);               \
         return x != x ? (T)p[0] : r;                                                        \
     }                                                                                       \
-    static inline T ct__logit_##S(T x, const double *p)                                     \
+    CT__FORCE_INLINE T ct__logit_##S(T x, const double *p)                                     \
     { /* log(z / (1 - z)), z = x clamped to [eps, 1 - eps] when eps = p[0] >= 0 */           \
         T lo = (T)p[0], hi = (T)1 - lo;                                                     \
         T z = p[0] < 0 ? x : (x < lo ? lo : (x > hi ? hi : x));                             \
@@ -311,36 +345,33 @@ CT__INT_CLAMP(CT_INT16, int16_t, i16)
 CT__INT_CLAMP(CT_INT32, int32_t, i32)
 CT__INT_CLAMP(CT_INT64, int64_t, i64)
 /* erf^-1(y), PyTorch's calc_erfinv: a rational first guess (central range |y| <= 0.7, else a
-   rational function of sqrt(-log((1 - |y|) / 2))), then two Newton steps on erf(x) - y. */
-#define CT__ERFINV(T, F)                                                                    \
-    static inline T ct__erfinv##F(T y)                                                      \
-    {                                                                                       \
-        T a = fabs##F(y), x;                                                                \
-        if (!(a < 1)) {                                                                     \
-            return a == 1 ? copysign##F((T)INFINITY, y) : (T)NAN;                           \
-        }                                                                                   \
-        if (a <= (T)0.7) {                                                                  \
-            T z = y * y;                                                                    \
-            T num = fma##F(fma##F(fma##F((T)-0.140543331, z, (T)0.914624893), z,            \
-                                  (T)-1.645349621), z, (T)0.886226899);                     \
-            T dem = fma##F(fma##F(fma##F(fma##F((T)0.012229801, z, (T)-0.329097515), z,     \
-                                         (T)1.442710462), z, (T)-2.118377725), z, (T)1);    \
-            x = y * num / dem;                                                              \
-        } else {                                                                            \
-            T z = sqrt##F(-log##F(((T)1 - a) / (T)2));                                      \
-            T num = fma##F(fma##F(fma##F((T)1.641345311, z, (T)3.429567803), z,             \
-                                  (T)-1.624906493), z, (T)-1.970840454);                    \
-            T dem = fma##F(fma##F((T)1.637067800, z, (T)3.543889200), z, (T)1);             \
-            x = copysign##F(num, y) / dem;                                                  \
-        }                                                                                   \
-        for (int k = 0; k < 2; k++) { /* 2 / sqrt(pi) = 1.1283791670955126 */               \
-            x = x - (erf##F(x) - y) / ((T)1.1283791670955126 * exp##F(-x * x));             \
-        }                                                                                   \
-        return x;                                                                           \
+   rational function of sqrt(-log((1 - |y|) / 2))), then two Newton steps on erf(x) - y.
+   Float64; float32's is vmath.h's ct__erfinvf. */
+static inline double ct__erfinv(double y)
+{
+    double a = fabs(y), x;
+    if (!(a < 1)) {
+        return a == 1 ? copysign((double)INFINITY, y) : (double)NAN;
     }
-CT__ERFINV(float, f)
-CT__ERFINV(double, )
-#undef CT__ERFINV
+    if (a <= (double)0.7) {
+        double z = y * y;
+        double num = fma(fma(fma((double)-0.140543331, z, (double)0.914624893), z,
+                              (double)-1.645349621), z, (double)0.886226899);
+        double dem = fma(fma(fma(fma((double)0.012229801, z, (double)-0.329097515), z,
+                                     (double)1.442710462), z, (double)-2.118377725), z, (double)1);
+        x = y * num / dem;
+    } else {
+        double z = sqrt(-log(((double)1 - a) / (double)2));
+        double num = fma(fma(fma((double)1.641345311, z, (double)3.429567803), z,
+                              (double)-1.624906493), z, (double)-1.970840454);
+        double dem = fma(fma((double)1.637067800, z, (double)3.543889200), z, (double)1);
+        x = copysign(num, y) / dem;
+    }
+    for (int k = 0; k < 2; k++) { /* 2 / sqrt(pi) = 1.1283791670955126 */
+        x = x - (erf(x) - y) / ((double)1.1283791670955126 * exp(-x * x));
+    }
+    return x;
+}
 /* float64 sigmoid through libm */
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf, ct__erff)

@@ -1,6 +1,7 @@
 /* ops/vmath.h - branch-free float32 exp, log, tanh, sigmoid and erf that compilers vectorize
- * (libm calls block vectorization), and exp on AVX-512 vectors. Private: static inline,
- * included by the kernels.
+ * (libm calls block vectorization), exp on AVX-512 vectors, and the float32 functions behind
+ * expm1, log1p, exp2, log2, log10, atan, atan2, asin, acos, atanh and erfinv (the end of the
+ * file). Private: static inline, included by the kernels.
  *
  * Every multiply-add is an explicit fmaf, no other product feeds an addition, and exp ends
  * in an fmaf with a zero addend (a multiply the compiler cannot contract with the caller's
@@ -25,24 +26,59 @@
 #include <immintrin.h>
 #endif
 
-static inline float ct__f32_from_bits(uint32_t u)
+/* gcc's default -ftrapping-math keeps a select between two computed floats (the special cases
+   below) as a branch, which blocks vectorization; no-trapping-math (clang's default) lets it
+   if-convert them. It changes no result: it only allows evaluating operations whose
+   floating-point exceptions (which ctorch never reads) are not observed. CT__FP_SPECULATE
+   turns it on (with the vectorizer) until the enclosing CT__VECTORIZE_END or the end of this
+   file; it must be the same in a function and the functions inlined into it. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CT__FP_SPECULATE                                                                    \
+    _Pragma("GCC optimize(\"tree-vectorize\", \"vect-cost-model=cheap\", \"no-trapping-math\")")
+#pragma GCC push_options
+CT__FP_SPECULATE
+#else
+#define CT__FP_SPECULATE
+#endif
+
+/* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
+   calls, which block vectorization): every function here, and the kernels' per-element
+   wrappers. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__FORCE_INLINE __attribute__((always_inline)) static inline
+#else
+#define CT__FORCE_INLINE static inline
+#endif
+
+CT__FORCE_INLINE float ct__f32_from_bits(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
 }
 
-static inline uint32_t ct__f32_bits(float f)
+CT__FORCE_INLINE uint32_t ct__f32_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
 }
 
+/* 2^n p for the n whose 1.5 2^23 + n is t, n read from t's low bits (no float-to-int
+   conversion, undefined for NaN; no branch), by two scalings so that n in [-151, 129] stays
+   normal at each: the first is exact, the second (a multiply the compiler cannot contract
+   with the caller's sum) rounds once. */
+CT__FORCE_INLINE float ct__scale_by_t(float p, float t)
+{
+    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
+    p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
+    return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f);
+}
+
 /* e^x: x = n ln2 + r with |r| <= ln2/2 (Cody-Waite), e^r by a degree-7 polynomial in
    Horner form (Cephes expf coefficients), times 2^n as 2^(n/2) 2^(n - n/2), both normal; x
    is clamped to [-104, 89] first, where e^x rounds to 0 below and to inf above. */
-static inline float ct__expf(float x)
+CT__FORCE_INLINE float ct__expf(float x)
 {
     float xc = x < -104.0f ? -104.0f : x; /* NaN passes */
     xc = xc > 89.0f ? 89.0f : xc;
@@ -58,10 +94,7 @@ static inline float ct__expf(float x)
     p = fmaf(p, r, 5.0000001201e-1f);
     p = fmaf(p, r, 1.0f);
     p = fmaf(p, r, 1.0f);
-    /* n from t's low bits: no float-to-int conversion (undefined for NaN), no branch */
-    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000, na = ni / 2, nb = ni - na;
-    p = p * ct__f32_from_bits((uint32_t)(na + 127) << 23); /* exact */
-    return fmaf(p, ct__f32_from_bits((uint32_t)(nb + 127) << 23), 0.0f); /* rounds once */
+    return ct__scale_by_t(p, t);
 }
 
 #if defined(CT__HAS_AVX512)
@@ -107,7 +140,7 @@ static inline __m512 ct__expf_v16(__m512 x)
 #endif
 
 /* ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m by the Cephes logf polynomial. */
-static inline float ct__logf(float x)
+CT__FORCE_INLINE float ct__logf(float x)
 {
     bool tiny = x < 1.17549435e-38f; /* subnormal inputs: scale up by 2^25 first */
     float xs = tiny ? x * 33554432.0f : x;
@@ -139,7 +172,7 @@ static inline float ct__logf(float x)
 }
 
 /* tanh x: Cephes odd polynomial for |x| < 0.625, else 1 - 2/(e^(2|x|) + 1), sign restored. */
-static inline float ct__tanhf(float x)
+CT__FORCE_INLINE float ct__tanhf(float x)
 {
     float a = x < 0 ? -x : x;
     float z = x * x;
@@ -156,15 +189,7 @@ static inline float ct__tanhf(float x)
 }
 
 /* 1 / (1 + e^-x) */
-static inline float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
-
-/* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
-   calls, which block vectorization); also for the kernels' wrappers of ct__erff. */
-#if defined(__GNUC__) || defined(__clang__)
-#define CT__FORCE_INLINE __attribute__((always_inline)) static inline
-#else
-#define CT__FORCE_INLINE static inline
-#endif
+CT__FORCE_INLINE float ct__sigmoidf(float x) { return 1.0f / (1.0f + ct__expf(-x)); }
 
 /* erf x: x + x Q(x^2) for |x| < 1 (Q = erf(x)/x - 1, degree 6, 1.2e-9 relative); for
    1 <= |x| < 3.92, 1 - e^(-x^2) R(1/|x|) with R = erfc(x) e^(x^2) (degree 10, 2.1e-9
@@ -203,3 +228,257 @@ CT__FORCE_INLINE float ct__erff(float x)
     float y = a < 1.0f ? small : big;
     return x != x ? x : y;
 }
+
+/* ---- more float32 functions for the pointwise ops (vectorizable: every branch is computed
+   and one selected). Accuracy against the correctly rounded result, asserted <= 2 ulp by
+   tests/test_pointwise2.c (test_pw2_vmath_ulp) over their whole float ranges. ---- */
+
+/* e^x - 1: x = n ln2 + r (n = 0 for |x| < ln2, else |r| <= ln2/2), e^r - 1 = r + r^2 q(r)
+   (Taylor to r^10 / 10!), then 2^n (e^r - 1) + (2^n - 1) in one fmaf (no cancellation: n
+   and r have one sign near 0; n <= 127, so |r| up to 0.72 above 88.03, where 2^n (e^r - 1) +
+   2^n overflows as e^x does); -1 below -17.5 (where it rounds to -1). */
+CT__FORCE_INLINE float ct__expm1f(float x)
+{
+    float xc = x < -17.5f ? -17.5f : x; /* NaN passes */
+    float xn = xc > 88.0f ? 88.0f : xc; /* n <= 127: r grows beyond, the result overflows */
+    float t = fmaf(xn, 1.44269504088896341f, 12582912.0f);
+    t = (x < 0 ? -x : x) < 0.693f ? 12582912.0f : t; /* n = 0 */
+    float n = t - 12582912.0f;
+    float r = fmaf(n, -0.693359375f, xc);
+    r = fmaf(n, 2.12194440e-4f, r);
+    float q = 2.7557319224e-7f; /* 1/10! */
+    q = fmaf(q, r, 2.7557319224e-6f);
+    q = fmaf(q, r, 2.4801587302e-5f);
+    q = fmaf(q, r, 1.9841269841e-4f);
+    q = fmaf(q, r, 1.3888888889e-3f);
+    q = fmaf(q, r, 8.3333333333e-3f);
+    q = fmaf(q, r, 4.1666666667e-2f);
+    q = fmaf(q, r, 1.6666666667e-1f);
+    q = fmaf(q, r, 0.5f);
+    float em1 = fmaf(r * r, q, r);
+    int32_t ni = (int32_t)(ct__f32_bits(t) & 0x7fffffffu) - 0x4b400000;
+    float s = ct__f32_from_bits((uint32_t)(ni + 127) << 23); /* 2^n, n in [-26, 127] */
+    float y = fmaf(s, em1, s - 1.0f);
+    return x == 0.0f ? x : y; /* -0 */
+}
+
+/* 2^x: x = n + f, |f| <= 1/2, 2^f by its Taylor series in f (to f^9), times 2^n. */
+CT__FORCE_INLINE float ct__exp2f(float x)
+{
+    float xc = x < -151.0f ? -151.0f : x; /* NaN passes */
+    xc = xc > 129.0f ? 129.0f : xc;
+    float t = xc + 12582912.0f; /* 1.5 2^23 + n, rounded */
+    float f = xc - (t - 12582912.0f);
+    float p = 1.0178086e-7f; /* ln2^8 / 8! */
+    p = fmaf(p, f, 1.3215487e-6f);
+    p = fmaf(p, f, 1.5252734e-5f);
+    p = fmaf(p, f, 1.5403530e-4f);
+    p = fmaf(p, f, 1.3333558e-3f);
+    p = fmaf(p, f, 9.6181291e-3f);
+    p = fmaf(p, f, 5.5504109e-2f);
+    p = fmaf(p, f, 2.4022651e-1f);
+    p = fmaf(p, f, 6.9314718e-1f);
+    p = fmaf(p, f, 1.0f);
+    return ct__scale_by_t(p, t);
+}
+
+/* log_b x = e log_b 2 + ln(m) log_b e for x = m' 2^e, m = m' - 1 (ct__logf's reduction and
+   polynomial), ln(m + 1) = m + y with the products by the constants split hi + lo so the
+   only large rounding is the last one. Special values as ct__logf. */
+CT__FORCE_INLINE float ct__logbf(float x, float c_hi, float c_lo, float e_hi, float e_lo)
+{
+    bool tiny = x < 1.17549435e-38f;
+    float xs = x * (tiny ? 33554432.0f : 1.0f);
+    uint32_t u = ct__f32_bits(xs);
+    int32_t e = (int32_t)((u >> 23) & 0xff) - 126;
+    float m = ct__f32_from_bits((u & 0x007fffffu) | 0x3f000000u);
+    bool small = m < 0.707106781186547524f;
+    e -= small ? 1 : 0;
+    m = fmaf(m, small ? 2.0f : 1.0f, -1.0f);
+    float z = m * m;
+    float p = 7.0376836292e-2f;
+    p = fmaf(p, m, -1.1514610310e-1f);
+    p = fmaf(p, m, 1.1676998740e-1f);
+    p = fmaf(p, m, -1.2420140846e-1f);
+    p = fmaf(p, m, 1.4249322787e-1f);
+    p = fmaf(p, m, -1.6668057665e-1f);
+    p = fmaf(p, m, 2.0000714765e-1f);
+    p = fmaf(p, m, -2.4999993993e-1f);
+    p = fmaf(p, m, 3.3333331174e-1f);
+    float y = fmaf(-0.5f, z, p * m * z);
+    float fe = (float)(e - (tiny ? 25 : 0));
+    float l = fmaf(y, c_hi, fmaf(m, c_lo, fe * e_lo));
+    l = fmaf(m, c_hi, l);
+    float r = fmaf(fe, e_hi, l);
+    r = x == 0.0f ? -(float)INFINITY : r;
+    r = x < 0.0f ? (float)NAN : r;
+    r = x == (float)INFINITY ? x : r;
+    return x != x ? x : r;
+}
+
+CT__FORCE_INLINE float ct__log2f(float x)
+{ /* log2 e = 1.44269504 = hi + lo */
+    return ct__logbf(x, 1.44269502162933349609375f, 1.925963033500011079e-8f, 1.0f, 0.0f);
+}
+
+CT__FORCE_INLINE float ct__log10f(float x)
+{ /* log10 e = 0.434294482 = hi + lo, log10 2 = 0.301029996 = hi + lo */
+    return ct__logbf(x, 0.4342944920063018798828125f, -1.010305e-8f,
+                     0.3010300099849700927734375f, -1.4320989e-8f);
+}
+
+/* ln(1 + x) = ln u + (x - (u - 1)) / u with u = 1 + x rounded (the correction restores what
+   the rounding of u lost); x itself near 0 (u == 1), inf at inf. */
+CT__FORCE_INLINE float ct__log1pf(float x)
+{
+    float u = 1.0f + x;
+    float c = x - (u - 1.0f);
+    float y = ct__logf(u) + c / u;
+    y = x == (float)INFINITY ? x : y;
+    y = x == -1.0f ? -(float)INFINITY : y;
+    return u == 1.0f ? x : y;
+}
+
+/* atan(num / den) for num, den >= 0 (not both 0 nor both inf; NaN passes): Cephes atanf's
+   reduction on t = num / den without forming t (t > tan 3pi/8: pi/2 + atan(-den / num),
+   t > tan pi/8: pi/4 + atan((num - den) / (num + den)): one division, one rounding), its
+   polynomial, the multiples of pi/4 as hi + lo. */
+CT__FORCE_INLINE float ct__atanf_pos(float num, float den)
+{
+    bool big = num > 2.414213562373095f * den, mid = num > 0.4142135623730950f * den;
+    float n2 = big ? -den : (mid ? num - den : num);
+    float d2 = big ? num : (mid ? num + den : den);
+    float w = n2 / d2;
+    float k = big ? 2.0f : (mid ? 1.0f : 0.0f); /* y0 = k pi/4 */
+    float z = w * w;
+    float p = 8.05374449538e-2f;
+    p = fmaf(p, z, -1.38776856032e-1f);
+    p = fmaf(p, z, 1.99777106478e-1f);
+    p = fmaf(p, z, -3.33329491539e-1f);
+    float r = fmaf(w * z, p, fmaf(k, -2.1855695e-8f, w)); /* pi/4 = 0.785398185 - 2.19e-8 */
+    return fmaf(k, 0.785398185253143310546875f, r);
+}
+
+CT__FORCE_INLINE float ct__atanf(float x)
+{
+    float r = ct__atanf_pos(x < 0 ? -x : x, 1.0f);
+    return x < 0 ? -r : (x == 0.0f ? x : r);
+}
+
+/* atan2(y, x): atan(min/max) of |y|, |x| by quadrant (both 0: ratio 0, both infinite: 1),
+   pi and pi/2 as hi + lo; the sign of y. */
+CT__FORCE_INLINE float ct__atan2f(float y, float x)
+{
+    float ay = y < 0 ? -y : y, ax = x < 0 ? -x : x;
+    bool swap = ay > ax, same = ay == ax;
+    float num = swap ? ax : ay, den = swap ? ay : ax;
+    num = same ? (ax == 0.0f ? 0.0f : 1.0f) : num; /* otherwise den > num >= 0 */
+    den = same ? 1.0f : den;
+    float r = ct__atanf_pos(num, den);
+    r = swap ? fmaf(2.0f, 0.785398185253143310546875f, fmaf(2.0f, -2.1855695e-8f, -r)) : r;
+    bool neg_x = ct__f32_bits(x) >> 31;
+    r = neg_x ? fmaf(4.0f, 0.785398185253143310546875f, fmaf(4.0f, -2.1855695e-8f, -r)) : r;
+    r = ct__f32_bits(y) >> 31 ? -r : r;
+    return (x != x || y != y) ? x + y : r;
+}
+
+/* sqrt z for z >= 0 normal or 0, to within an ulp or so (1/sqrt by the bit-pattern guess and
+   three Newton steps, then one Newton step of sqrt): gcc keeps sqrtf a call (errno) that blocks
+   vectorization; the callers correct its error or need no correct rounding. */
+CT__FORCE_INLINE float ct__sqrt_approxf(float z)
+{
+    float y = ct__f32_from_bits(0x5f375a86u - (ct__f32_bits(z) >> 1));
+    float h = 0.5f * z;
+    y = y * fmaf(-h * y, y, 1.5f);
+    y = y * fmaf(-h * y, y, 1.5f);
+    y = y * fmaf(-h * y, y, 1.5f);
+    float s = z * y;
+    return fmaf(fmaf(-s, s, z), 0.5f * y, s);
+}
+
+/* asin |a| (Cephes asinf) as k pi/2 + m + l: |a| <= 1/2: m = a + a z P(z), z = a^2, l = 0;
+   else pi/2 - 2 asin(s) with s ~ sqrt(z), z = (1 - a)/2: m = -2 s (so that pi/2 + m
+   is exact where the result is small) and l = -2 (s_lo + s z P(z)), s_lo = (z - s^2) / 2s
+   the error of s. */
+CT__FORCE_INLINE float ct__asinf_parts(float a, float *k, float *l)
+{
+    bool big = a > 0.5f;
+    float z = big ? 0.5f * (1.0f - a) : a * a;
+    float s = big ? ct__sqrt_approxf(z) : a;
+    float p = 4.2163199048e-2f;
+    p = fmaf(p, z, 2.4181311049e-2f);
+    p = fmaf(p, z, 4.5470025998e-2f);
+    p = fmaf(p, z, 7.4953002686e-2f);
+    p = fmaf(p, z, 1.6666752422e-1f);
+    float s_lo = s > 0 ? fmaf(-s, s, z) / (s + s) : 0.0f;
+    float t = fmaf(s * z, p, s_lo);
+    *k = big ? 1.0f : 0.0f;
+    *l = big ? -2.0f * t : 0.0f;
+    return big ? -2.0f * s : fmaf(s * z, p, s);
+}
+
+/* K pi/2 + m + l, pi/2 = 1.57079637 - 4.37e-8 */
+CT__FORCE_INLINE float ct__add_half_pis(float k, float m, float l)
+{
+    return fmaf(k, 1.57079637050628662109375f, m) + fmaf(k, -4.3711390e-8f, l);
+}
+
+CT__FORCE_INLINE float ct__asinf(float x)
+{
+    float a = x < 0 ? -x : x, k, l;
+    float m = ct__asinf_parts(a, &k, &l);
+    float r = ct__add_half_pis(k, m, l);
+    r = a > 1.0f ? (float)NAN : r;
+    return x < 0 ? -r : (x == 0.0f ? x : r);
+}
+
+/* acos x = pi/2 - asin x = (1 - sk) pi/2 - s (m + l), s the sign of x. */
+CT__FORCE_INLINE float ct__acosf(float x)
+{
+    float a = x < 0 ? -x : x, k, l;
+    float m = ct__asinf_parts(a, &k, &l);
+    bool neg = x < 0;
+    float r = ct__add_half_pis(neg ? 1.0f + k : 1.0f - k, neg ? m : -m, neg ? l : -l);
+    return a > 1.0f ? (float)NAN : r;
+}
+
+/* atanh x = (log1p |x| - log1p(-|x|)) / 2, the sign of x. */
+CT__FORCE_INLINE float ct__atanhf(float x)
+{
+    float a = x < 0 ? -x : x;
+    float r = 0.5f * (ct__log1pf(a) - ct__log1pf(-a));
+    return x < 0 ? -r : (x == 0.0f ? x : r);
+}
+
+/* x - (erf x - y) / erf'(x), erf'(x) = 2 / sqrt(pi) e^(-x^2) */
+CT__FORCE_INLINE float ct__erfinv_newtonf(float x, float y)
+{
+    return x - (ct__erff(x) - y) / (1.1283791670955126f * ct__expf(-x * x));
+}
+
+/* erf^-1 y, PyTorch's calc_erfinv (pointwise.c's float64 ct__erfinv) with both first guesses
+   computed and one selected, and ct__erff / ct__expf in the two Newton steps (written out:
+   gcc vectorizes no loop nest). */
+CT__FORCE_INLINE float ct__erfinvf(float y)
+{
+    float a = y < 0 ? -y : y;
+    float z = y * y;
+    float num = fmaf(fmaf(fmaf(-0.140543331f, z, 0.914624893f), z, -1.645349621f), z,
+                     0.886226899f);
+    float dem = fmaf(fmaf(fmaf(fmaf(0.012229801f, z, -0.329097515f), z, 1.442710462f), z,
+                          -2.118377725f), z, 1.0f);
+    float central = y * num / dem;
+    float w = ct__sqrt_approxf(-ct__logf((1.0f - (a > 0.7f ? a : 0.7f)) / 2.0f));
+    num = fmaf(fmaf(fmaf(1.641345311f, w, 3.429567803f), w, -1.624906493f), w, -1.970840454f);
+    dem = fmaf(fmaf(1.637067800f, w, 3.543889200f), w, 1.0f);
+    float tail = (y < 0 ? -num : num) / dem;
+    float x = a <= 0.7f ? central : tail;
+    x = ct__erfinv_newtonf(x, y);
+    x = ct__erfinv_newtonf(x, y);
+    x = a == 1.0f ? (y < 0 ? -(float)INFINITY : (float)INFINITY) : x;
+    return a > 1.0f || y != y ? (float)NAN : x;
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
