@@ -3753,6 +3753,21 @@ CTORCH_API ct_status ct_profiler_export_chrome_trace(const char *path);
 #define CT__ATOMIC_ADD(p, v) (*(p) += (v))
 #endif
 
+/* A float32's bits and back (memcpy: no aliasing rules broken, one move once inlined). */
+static inline uint32_t ct__f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float ct__f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 /* Linkage of the private functions shared between parts: static under CTORCH_STATIC. */
 #ifdef CTORCH_STATIC
 #define CT__INTERNAL static CT__UNUSED
@@ -5164,23 +5179,10 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
 }
 
 /* ---- float16 / bfloat16 ------------------------------------------------------------------ */
-static uint32_t ct__dtype_bits(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-static float ct__dtype_from_bits(uint32_t u)
-{
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
 
 uint16_t ct_float_to_half(float value)
 {
-    uint32_t u = ct__dtype_bits(value), a = u & 0x7fffffffu;
+    uint32_t u = ct__f32_bits(value), a = u & 0x7fffffffu;
     uint16_t sign = (uint16_t)(u >> 16 & 0x8000u);
     if (a > 0x7f800000u) {
         return (uint16_t)(sign | 0x7e00u); /* NaN */
@@ -5206,30 +5208,30 @@ float ct_half_to_float(uint16_t bits)
 {
     uint32_t sign = (uint32_t)(bits & 0x8000u) << 16, e = bits >> 10 & 0x1fu, m = bits & 0x3ffu;
     if (e == 0x1fu) { /* inf, or NaN quieted as the hardware conversion does */
-        return ct__dtype_from_bits(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));
+        return ct__f32_from_bits(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));
     }
     if (e) {
-        return ct__dtype_from_bits(sign | (e + 112u) << 23 | m << 13);
+        return ct__f32_from_bits(sign | (e + 112u) << 23 | m << 13);
     }
     if (!m) {
-        return ct__dtype_from_bits(sign);
+        return ct__f32_from_bits(sign);
     }
     for (e = 113u; !(m & 0x400u); e--) { /* subnormal: normalize m * 2^-24 */
         m <<= 1;
     }
-    return ct__dtype_from_bits(sign | e << 23 | (m & 0x3ffu) << 13);
+    return ct__f32_from_bits(sign | e << 23 | (m & 0x3ffu) << 13);
 }
 
 uint16_t ct_float_to_bfloat16(float value)
 {
-    uint32_t u = ct__dtype_bits(value);
+    uint32_t u = ct__f32_bits(value);
     if ((u & 0x7fffffffu) > 0x7f800000u) {
         return 0x7fc0u;
     }
     return (uint16_t)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
 }
 
-float ct_bfloat16_to_float(uint16_t bits) { return ct__dtype_from_bits((uint32_t)bits << 16); }
+float ct_bfloat16_to_float(uint16_t bits) { return ct__f32_from_bits((uint32_t)bits << 16); }
 
 /* g++ 12 at -O2 warns "may be used uninitialized" inside its own AVX-512 headers (the
    _mm512_undefined_* source of the unmasked intrinsics, GCC bug 105593) once they are inlined
@@ -10571,20 +10573,6 @@ CT__FP_SPECULATE
 #define CT__FORCE_INLINE static inline
 #endif
 
-CT__FORCE_INLINE float ct__f32_from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-CT__FORCE_INLINE uint32_t ct__f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* 2^n p for the n whose 1.5 2^23 + n is t, n read from t's low bits (no float-to-int
    conversion, undefined for NaN; no branch), by two scalings so that n in [-151, 129] stays
    normal at each: the first is exact, the second (a multiply the compiler cannot contract
@@ -10660,6 +10648,21 @@ static inline __m512 ct__expf_v16(__m512 x)
 }
 #endif
 
+/* The Cephes logf polynomial P(m), ln(1 + m) = m - m^2 / 2 + m^3 P(m) for m in
+   [sqrt(1/2) - 1, sqrt(2) - 1), by Horner's rule with fused multiply-adds. */
+CT__FORCE_INLINE float ct__logf_poly(float m)
+{
+    float p = 7.0376836292e-2f;
+    p = fmaf(p, m, -1.1514610310e-1f);
+    p = fmaf(p, m, 1.1676998740e-1f);
+    p = fmaf(p, m, -1.2420140846e-1f);
+    p = fmaf(p, m, 1.4249322787e-1f);
+    p = fmaf(p, m, -1.6668057665e-1f);
+    p = fmaf(p, m, 2.0000714765e-1f);
+    p = fmaf(p, m, -2.4999993993e-1f);
+    return fmaf(p, m, 3.3333331174e-1f);
+}
+
 /* ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m by the Cephes logf polynomial. */
 CT__FORCE_INLINE float ct__logf(float x)
 {
@@ -10672,15 +10675,7 @@ CT__FORCE_INLINE float ct__logf(float x)
     e = small ? e - 1 : e;
     m = small ? m + m - 1.0f : m - 1.0f;
     float z = m * m;
-    float p = 7.0376836292e-2f;
-    p = fmaf(p, m, -1.1514610310e-1f);
-    p = fmaf(p, m, 1.1676998740e-1f);
-    p = fmaf(p, m, -1.2420140846e-1f);
-    p = fmaf(p, m, 1.4249322787e-1f);
-    p = fmaf(p, m, -1.6668057665e-1f);
-    p = fmaf(p, m, 2.0000714765e-1f);
-    p = fmaf(p, m, -2.4999993993e-1f);
-    p = fmaf(p, m, 3.3333331174e-1f);
+    float p = ct__logf_poly(m);
     float fe = (float)(tiny ? e - 25 : e);
     float y = p * m * z;
     y = fmaf(fe, -2.12194440e-4f, y);
@@ -10817,15 +10812,7 @@ CT__FORCE_INLINE float ct__logbf(float x, float c_hi, float c_lo, float e_hi, fl
     e -= small ? 1 : 0;
     m = fmaf(m, small ? 2.0f : 1.0f, -1.0f);
     float z = m * m;
-    float p = 7.0376836292e-2f;
-    p = fmaf(p, m, -1.1514610310e-1f);
-    p = fmaf(p, m, 1.1676998740e-1f);
-    p = fmaf(p, m, -1.2420140846e-1f);
-    p = fmaf(p, m, 1.4249322787e-1f);
-    p = fmaf(p, m, -1.6668057665e-1f);
-    p = fmaf(p, m, 2.0000714765e-1f);
-    p = fmaf(p, m, -2.4999993993e-1f);
-    p = fmaf(p, m, 3.3333331174e-1f);
+    float p = ct__logf_poly(m);
     float y = fmaf(-0.5f, z, p * m * z);
     float fe = (float)(e - (tiny ? 25 : 0));
     float l = fmaf(y, c_hi, fmaf(m, c_lo, fe * e_lo));
@@ -17098,25 +17085,15 @@ static const char *ct__ix_ctype(ct_dtype d)
     return names[d];
 }
 
-/* masked_fill (inputs self, mask; attribute value): a bool mask broadcast with self (to
-   self's shape for the in-place form). */
-static bool ct__masked_fill_meta(ct_op_call *c)
+/* The output of an op whose operands broadcast to sizes (nd dims): a new tensor of self's
+   dtype, or for the in-place form self itself, which must have that shape ("output with shape
+   [3] doesn't match the broadcast shape [2, 3]"). */
+static bool ct__ix_broadcast_output(ct_op_call *c, const ct_tensor *self, const int64_t *sizes,
+                                    int nd, bool inplace)
 {
-    const ct_tensor *self = c->inputs[0], *mask = c->inputs[1];
-    int64_t sizes[CT_MAX_DIMS];
-    int nd;
     char a[96], b[96];
-    if (mask->dtype != CT_BOOL) {
-        return !ct__fail(CT_ERR_DTYPE, c->fn,
-                         "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                         ct__ix_ctype(mask->dtype));
-    }
-    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, mask->sizes, mask->ndim, sizes,
-                              &nd)) {
-        return false;
-    }
     c->dtype = self->dtype;
-    if (!(c->op->variant & CT__IX_INPLACE)) {
+    if (!inplace) {
         return ct__op_output(c, sizes, nd, self->dtype) != NULL;
     }
     if (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
@@ -17127,6 +17104,25 @@ static bool ct__masked_fill_meta(ct_op_call *c)
     }
     c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)self;
     return true;
+}
+
+/* masked_fill (inputs self, mask; attribute value): a bool mask broadcast with self (to
+   self's shape for the in-place form). */
+static bool ct__masked_fill_meta(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *mask = c->inputs[1];
+    int64_t sizes[CT_MAX_DIMS];
+    int nd;
+    if (mask->dtype != CT_BOOL) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn,
+                         "masked_fill_ only supports boolean masks, but got mask with dtype %s",
+                         ct__ix_ctype(mask->dtype));
+    }
+    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, mask->sizes, mask->ndim, sizes,
+                              &nd)) {
+        return false;
+    }
+    return ct__ix_broadcast_output(c, self, sizes, nd, c->op->variant & CT__IX_INPLACE);
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -17805,7 +17801,6 @@ static bool ct__masked_scatter_meta(ct_op_call *c)
     const ct_tensor *self = c->inputs[0], *mask = c->inputs[1], *src = c->inputs[2];
     int64_t sizes[CT_MAX_DIMS];
     int nd;
-    char a[96], b[96];
     if (mask->dtype != CT_BOOL) {
         return !ct__fail(CT_ERR_DTYPE, c->fn, "masked_scatter_ only supports boolean masks, but "
                          "got mask with dtype %s", ct__ix_ctype(mask->dtype));
@@ -17819,18 +17814,7 @@ static bool ct__masked_scatter_meta(ct_op_call *c)
                               &nd)) {
         return false;
     }
-    c->dtype = self->dtype;
-    if (c->op->kind != CT_OP_INPLACE) {
-        return ct__op_output(c, sizes, nd, self->dtype) != NULL;
-    }
-    if (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
-        return !ct__fail(CT_ERR_SHAPE, c->fn,
-                         "output with shape %s doesn't match the broadcast shape %s",
-                         ct__shape_str(self->sizes, self->ndim, a, sizeof a),
-                         ct__shape_str(sizes, nd, b, sizeof b));
-    }
-    c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)self;
-    return true;
+    return ct__ix_broadcast_output(c, self, sizes, nd, c->op->kind == CT_OP_INPLACE);
 }
 
 static bool ct__nonzero_meta(ct_op_call *c)

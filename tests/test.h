@@ -72,6 +72,14 @@ static inline int64_t ct_test_numel(const int64_t *s, int nd)
     return n;
 }
 
+/* Whether a and b are both non-NULL and hold the same bytes (results that must not depend on
+   the thread count). */
+static inline bool ct_test_same_bytes(const ct_tensor *a, const ct_tensor *b)
+{
+    return a && b && ct_nbytes(a) == ct_nbytes(b) &&
+           !memcmp(ct_data_ptr(a), ct_data_ptr(b), ct_nbytes(a));
+}
+
 /* Whether t (non-NULL) has exactly the shape s. */
 static inline bool ct_test_has_shape(const ct_tensor *t, const int64_t *s, int nd)
 {

@@ -338,9 +338,8 @@ static void test_reduce7_thread_count_invariant(void)
     }
     ct_reset_num_threads();
     for (int j = 0; j < 5; j++) {
-        CHECK_MSG(r[0][j] && r[1][j] && ct_nbytes(r[0][j]) == ct_nbytes(r[1][j]) &&
-                      !memcmp(ct_data_ptr(r[0][j]), ct_data_ptr(r[1][j]), ct_nbytes(r[0][j])),
-                  "result %d differs between 1 and 4 threads", j);
+        CHECK_MSG(ct_test_same_bytes(r[0][j], r[1][j]), "result %d differs between 1 and 4 threads",
+                  j);
         ct_free(r[0][j]);
         ct_free(r[1][j]);
     }

@@ -195,23 +195,10 @@ bool ct__check_scalar(const char *op, double v, ct_dtype d)
 }
 
 /* ---- float16 / bfloat16 ------------------------------------------------------------------ */
-static uint32_t ct__dtype_bits(float v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    return u;
-}
-
-static float ct__dtype_from_bits(uint32_t u)
-{
-    float v;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
 
 uint16_t ct_float_to_half(float value)
 {
-    uint32_t u = ct__dtype_bits(value), a = u & 0x7fffffffu;
+    uint32_t u = ct__f32_bits(value), a = u & 0x7fffffffu;
     uint16_t sign = (uint16_t)(u >> 16 & 0x8000u);
     if (a > 0x7f800000u) {
         return (uint16_t)(sign | 0x7e00u); /* NaN */
@@ -237,30 +224,30 @@ float ct_half_to_float(uint16_t bits)
 {
     uint32_t sign = (uint32_t)(bits & 0x8000u) << 16, e = bits >> 10 & 0x1fu, m = bits & 0x3ffu;
     if (e == 0x1fu) { /* inf, or NaN quieted as the hardware conversion does */
-        return ct__dtype_from_bits(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));
+        return ct__f32_from_bits(sign | 0x7f800000u | m << 13 | (m ? 0x400000u : 0u));
     }
     if (e) {
-        return ct__dtype_from_bits(sign | (e + 112u) << 23 | m << 13);
+        return ct__f32_from_bits(sign | (e + 112u) << 23 | m << 13);
     }
     if (!m) {
-        return ct__dtype_from_bits(sign);
+        return ct__f32_from_bits(sign);
     }
     for (e = 113u; !(m & 0x400u); e--) { /* subnormal: normalize m * 2^-24 */
         m <<= 1;
     }
-    return ct__dtype_from_bits(sign | e << 23 | (m & 0x3ffu) << 13);
+    return ct__f32_from_bits(sign | e << 23 | (m & 0x3ffu) << 13);
 }
 
 uint16_t ct_float_to_bfloat16(float value)
 {
-    uint32_t u = ct__dtype_bits(value);
+    uint32_t u = ct__f32_bits(value);
     if ((u & 0x7fffffffu) > 0x7f800000u) {
         return 0x7fc0u;
     }
     return (uint16_t)((u + 0x7fffu + (u >> 16 & 1u)) >> 16);
 }
 
-float ct_bfloat16_to_float(uint16_t bits) { return ct__dtype_from_bits((uint32_t)bits << 16); }
+float ct_bfloat16_to_float(uint16_t bits) { return ct__f32_from_bits((uint32_t)bits << 16); }
 
 /* g++ 12 at -O2 warns "may be used uninitialized" inside its own AVX-512 headers (the
    _mm512_undefined_* source of the unmasked intrinsics, GCC bug 105593) once they are inlined

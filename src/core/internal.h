@@ -30,6 +30,21 @@
 #define CT__ATOMIC_ADD(p, v) (*(p) += (v))
 #endif
 
+/* A float32's bits and back (memcpy: no aliasing rules broken, one move once inlined). */
+static inline uint32_t ct__f32_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float ct__f32_from_bits(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
 /* Linkage of the private functions shared between parts: static under CTORCH_STATIC. */
 #ifdef CTORCH_STATIC
 #define CT__INTERNAL static CT__UNUSED

@@ -270,25 +270,15 @@ static const char *ct__ix_ctype(ct_dtype d)
     return names[d];
 }
 
-/* masked_fill (inputs self, mask; attribute value): a bool mask broadcast with self (to
-   self's shape for the in-place form). */
-static bool ct__masked_fill_meta(ct_op_call *c)
+/* The output of an op whose operands broadcast to sizes (nd dims): a new tensor of self's
+   dtype, or for the in-place form self itself, which must have that shape ("output with shape
+   [3] doesn't match the broadcast shape [2, 3]"). */
+static bool ct__ix_broadcast_output(ct_op_call *c, const ct_tensor *self, const int64_t *sizes,
+                                    int nd, bool inplace)
 {
-    const ct_tensor *self = c->inputs[0], *mask = c->inputs[1];
-    int64_t sizes[CT_MAX_DIMS];
-    int nd;
     char a[96], b[96];
-    if (mask->dtype != CT_BOOL) {
-        return !ct__fail(CT_ERR_DTYPE, c->fn,
-                         "masked_fill_ only supports boolean masks, but got mask with dtype %s",
-                         ct__ix_ctype(mask->dtype));
-    }
-    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, mask->sizes, mask->ndim, sizes,
-                              &nd)) {
-        return false;
-    }
     c->dtype = self->dtype;
-    if (!(c->op->variant & CT__IX_INPLACE)) {
+    if (!inplace) {
         return ct__op_output(c, sizes, nd, self->dtype) != NULL;
     }
     if (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
@@ -299,6 +289,25 @@ static bool ct__masked_fill_meta(ct_op_call *c)
     }
     c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)self;
     return true;
+}
+
+/* masked_fill (inputs self, mask; attribute value): a bool mask broadcast with self (to
+   self's shape for the in-place form). */
+static bool ct__masked_fill_meta(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0], *mask = c->inputs[1];
+    int64_t sizes[CT_MAX_DIMS];
+    int nd;
+    if (mask->dtype != CT_BOOL) {
+        return !ct__fail(CT_ERR_DTYPE, c->fn,
+                         "masked_fill_ only supports boolean masks, but got mask with dtype %s",
+                         ct__ix_ctype(mask->dtype));
+    }
+    if (!ct__broadcast_shapes(c->fn, self->sizes, self->ndim, mask->sizes, mask->ndim, sizes,
+                              &nd)) {
+        return false;
+    }
+    return ct__ix_broadcast_output(c, self, sizes, nd, c->op->variant & CT__IX_INPLACE);
 }
 
 /* ---- kernels ----------------------------------------------------------------------------- */
@@ -977,7 +986,6 @@ static bool ct__masked_scatter_meta(ct_op_call *c)
     const ct_tensor *self = c->inputs[0], *mask = c->inputs[1], *src = c->inputs[2];
     int64_t sizes[CT_MAX_DIMS];
     int nd;
-    char a[96], b[96];
     if (mask->dtype != CT_BOOL) {
         return !ct__fail(CT_ERR_DTYPE, c->fn, "masked_scatter_ only supports boolean masks, but "
                          "got mask with dtype %s", ct__ix_ctype(mask->dtype));
@@ -991,18 +999,7 @@ static bool ct__masked_scatter_meta(ct_op_call *c)
                               &nd)) {
         return false;
     }
-    c->dtype = self->dtype;
-    if (c->op->kind != CT_OP_INPLACE) {
-        return ct__op_output(c, sizes, nd, self->dtype) != NULL;
-    }
-    if (nd != self->ndim || memcmp(sizes, self->sizes, sizeof(int64_t) * (size_t)nd) != 0) {
-        return !ct__fail(CT_ERR_SHAPE, c->fn,
-                         "output with shape %s doesn't match the broadcast shape %s",
-                         ct__shape_str(self->sizes, self->ndim, a, sizeof a),
-                         ct__shape_str(sizes, nd, b, sizeof b));
-    }
-    c->outputs[c->n_outputs++] = (ct_tensor *)(uintptr_t)self;
-    return true;
+    return ct__ix_broadcast_output(c, self, sizes, nd, c->op->kind == CT_OP_INPLACE);
 }
 
 static bool ct__nonzero_meta(ct_op_call *c)

@@ -50,20 +50,6 @@ CT__FP_SPECULATE
 #define CT__FORCE_INLINE static inline
 #endif
 
-CT__FORCE_INLINE float ct__f32_from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-CT__FORCE_INLINE uint32_t ct__f32_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
 /* 2^n p for the n whose 1.5 2^23 + n is t, n read from t's low bits (no float-to-int
    conversion, undefined for NaN; no branch), by two scalings so that n in [-151, 129] stays
    normal at each: the first is exact, the second (a multiply the compiler cannot contract
@@ -139,6 +125,21 @@ static inline __m512 ct__expf_v16(__m512 x)
 }
 #endif
 
+/* The Cephes logf polynomial P(m), ln(1 + m) = m - m^2 / 2 + m^3 P(m) for m in
+   [sqrt(1/2) - 1, sqrt(2) - 1), by Horner's rule with fused multiply-adds. */
+CT__FORCE_INLINE float ct__logf_poly(float m)
+{
+    float p = 7.0376836292e-2f;
+    p = fmaf(p, m, -1.1514610310e-1f);
+    p = fmaf(p, m, 1.1676998740e-1f);
+    p = fmaf(p, m, -1.2420140846e-1f);
+    p = fmaf(p, m, 1.4249322787e-1f);
+    p = fmaf(p, m, -1.6668057665e-1f);
+    p = fmaf(p, m, 2.0000714765e-1f);
+    p = fmaf(p, m, -2.4999993993e-1f);
+    return fmaf(p, m, 3.3333331174e-1f);
+}
+
 /* ln x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m by the Cephes logf polynomial. */
 CT__FORCE_INLINE float ct__logf(float x)
 {
@@ -151,15 +152,7 @@ CT__FORCE_INLINE float ct__logf(float x)
     e = small ? e - 1 : e;
     m = small ? m + m - 1.0f : m - 1.0f;
     float z = m * m;
-    float p = 7.0376836292e-2f;
-    p = fmaf(p, m, -1.1514610310e-1f);
-    p = fmaf(p, m, 1.1676998740e-1f);
-    p = fmaf(p, m, -1.2420140846e-1f);
-    p = fmaf(p, m, 1.4249322787e-1f);
-    p = fmaf(p, m, -1.6668057665e-1f);
-    p = fmaf(p, m, 2.0000714765e-1f);
-    p = fmaf(p, m, -2.4999993993e-1f);
-    p = fmaf(p, m, 3.3333331174e-1f);
+    float p = ct__logf_poly(m);
     float fe = (float)(tiny ? e - 25 : e);
     float y = p * m * z;
     y = fmaf(fe, -2.12194440e-4f, y);
@@ -296,15 +289,7 @@ CT__FORCE_INLINE float ct__logbf(float x, float c_hi, float c_lo, float e_hi, fl
     e -= small ? 1 : 0;
     m = fmaf(m, small ? 2.0f : 1.0f, -1.0f);
     float z = m * m;
-    float p = 7.0376836292e-2f;
-    p = fmaf(p, m, -1.1514610310e-1f);
-    p = fmaf(p, m, 1.1676998740e-1f);
-    p = fmaf(p, m, -1.2420140846e-1f);
-    p = fmaf(p, m, 1.4249322787e-1f);
-    p = fmaf(p, m, -1.6668057665e-1f);
-    p = fmaf(p, m, 2.0000714765e-1f);
-    p = fmaf(p, m, -2.4999993993e-1f);
-    p = fmaf(p, m, 3.3333331174e-1f);
+    float p = ct__logf_poly(m);
     float y = fmaf(-0.5f, z, p * m * z);
     float fe = (float)(e - (tiny ? 25 : 0));
     float l = fmaf(y, c_hi, fmaf(m, c_lo, fe * e_lo));
