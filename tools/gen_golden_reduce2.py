@@ -12,7 +12,7 @@ import os
 
 import torch
 
-from golden_c import c_wrap
+from golden_c import c_wrap, layout, num
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "reduce2_golden.h")
 
@@ -22,27 +22,7 @@ OPS = ["prod", "prod_dim", "cumsum", "cumprod", "cummax", "cummin", "logcumsumex
        "nanmean", "var_mean", "std_mean", "aminmax", "count_nonzero", "dist", "cdist"]
 MODES = ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
          "donot_use_mm_for_euclid_dist"]
-# layouts: 0 contiguous, 1 transpose(0, 1), 2 every second column (base (A, 2B) -> (A, B)),
-# 3 broadcast (base (1, B) expanded to (3, B))
-
-
-def num(v, digits=17):
-    """A C literal of v: float32 values need 9 digits, float64 values the shortest repr."""
-    if math.isnan(v):
-        return "NAN"
-    if math.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
-    return repr(v) if digits == 17 else "%.9g" % v
-
-
-def layout(base, lay):
-    if lay == 1:
-        return base.transpose(0, 1)
-    if lay == 2:
-        return base.reshape(base.shape[0], -1, 2)[..., 0]
-    if lay == 3:
-        return base.expand(3, base.shape[1])
-    return base
+# layouts: golden_c.layout's
 
 
 def run(op, x, y, dims, keepdim, p, arg):
