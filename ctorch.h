@@ -10567,10 +10567,14 @@ CT__FP_SPECULATE
 /* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
    calls, which block vectorization): every function here, and the kernels' per-element
    wrappers. */
+/* CT__NOINLINE: kept out of line (a strided loop calls the per-element math rather than
+   compiling another inlined copy of it). */
 #if defined(__GNUC__) || defined(__clang__)
 #define CT__FORCE_INLINE __attribute__((always_inline)) static inline
+#define CT__NOINLINE __attribute__((noinline))
 #else
 #define CT__FORCE_INLINE static inline
+#define CT__NOINLINE
 #endif
 
 /* 2^n p for the n whose 1.5 2^23 + n is t, n read from t's low bits (no float-to-int
@@ -11728,6 +11732,10 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
         }                                                                                   \
     }
 #define CT__UN_LOOP(FN, T, S)                                                              \
+    static CT__NOINLINE T ct__##FN##_##S##_one(T x, const double *p)                        \
+    {                                                                                       \
+        return ct__##FN##_##S(x, p);                                                        \
+    }                                                                                       \
     static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
     {                                                                                       \
         const double *p = (const double *)pp;                                               \
@@ -11741,7 +11749,32 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
             return;                                                                         \
         }                                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]), p);     \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S##_one(*(const T *)(d[1] + i * s[1]), p); \
+        }                                                                                   \
+    }
+/* A binary loop for costly math: the contiguous loop inlines it (and vectorizes), broadcast
+   and strided operands call one out-of-line copy (the header does not compile it four times). */
+#define CT__BIN_LOOP_CALL(FN, T, S)                                                        \
+    static CT__NOINLINE T ct__##FN##_##S##_one(T x, T y, T alpha)                           \
+    {                                                                                       \
+        return ct__##FN##_##S(x, y, alpha);                                                 \
+    }                                                                                       \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+    {                                                                                       \
+        const T alpha = (T)((const double *)pp)[0];                                         \
+        const int64_t e = (int64_t)sizeof(T);                                               \
+        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
+            T *o = (T *)d[0];                                                               \
+            const T *a = (const T *)d[1], *b = (const T *)d[2];                             \
+            for (int64_t i = 0; i < n; i++) {                                               \
+                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
+            }                                                                               \
+            return;                                                                         \
+        }                                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                   \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S##_one(*(const T *)(d[1] + i * s[1]),   \
+                                                           *(const T *)(d[2] + i * s[2]),   \
+                                                           alpha);                          \
         }                                                                                   \
     }
 /* out[i] = FN(x[i], a[i], b[i], value): the contiguous and the strided loop. */
@@ -11813,11 +11846,11 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
     CT__TER_LOOP(addcdiv, T, S)                                                             \
     CT__TER_LOOP(lerp, T, S)                                                                \
     CT__BIN_LOOP(lerps, T, S)                                                               \
-    CT__BIN_LOOP(hypot, T, S)                                                               \
-    CT__BIN_LOOP(atan2, T, S)                                                               \
-    CT__BIN_LOOP(logaddexp, T, S)                                                           \
-    CT__BIN_LOOP(logaddexp2, T, S)                                                          \
-    CT__BIN_LOOP(xlogy, T, S)                                                               \
+    CT__BIN_LOOP_CALL(hypot, T, S)                                                          \
+    CT__BIN_LOOP_CALL(atan2, T, S)                                                          \
+    CT__BIN_LOOP_CALL(logaddexp, T, S)                                                      \
+    CT__BIN_LOOP_CALL(logaddexp2, T, S)                                                     \
+    CT__BIN_LOOP_CALL(xlogy, T, S)                                                          \
     CT__UN_LOOP(expm1, T, S)                                                                \
     CT__UN_LOOP(exp2, T, S)                                                                 \
     CT__UN_LOOP(log2, T, S)                                                                 \

@@ -44,10 +44,14 @@ CT__FP_SPECULATE
 /* A static inline function the compiler must inline (gcc's -O2 inliner leaves larger ones as
    calls, which block vectorization): every function here, and the kernels' per-element
    wrappers. */
+/* CT__NOINLINE: kept out of line (a strided loop calls the per-element math rather than
+   compiling another inlined copy of it). */
 #if defined(__GNUC__) || defined(__clang__)
 #define CT__FORCE_INLINE __attribute__((always_inline)) static inline
+#define CT__NOINLINE __attribute__((noinline))
 #else
 #define CT__FORCE_INLINE static inline
+#define CT__NOINLINE
 #endif
 
 /* 2^n p for the n whose 1.5 2^23 + n is t, n read from t's low bits (no float-to-int
