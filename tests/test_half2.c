@@ -48,6 +48,14 @@ static ct_tensor *half2_run(const half2_case *c, ct_tensor **in)
     switch (c->op) {
     case HALF2_ERF: return ct_erf(in[0]);
     case HALF2_LOG1P: return ct_log1p(in[0]);
+    case HALF2_EXPM1: return ct_expm1(in[0]);
+    case HALF2_ERFC: return ct_erfc(in[0]);
+    case HALF2_FLOOR: return ct_floor(in[0]);
+    case HALF2_ROUND: return ct_round(in[0]);
+    case HALF2_ATAN2: return ct_atan2(in[0], in[1]);
+    case HALF2_FMOD: return ct_fmod(in[0], in[1]);
+    case HALF2_REMAINDER: return ct_remainder(in[0], in[1]);
+    case HALF2_LOGADDEXP: return ct_logaddexp(in[0], in[1]);
     case HALF2_SIGMOID: return ct_sigmoid(in[0]);
     case HALF2_CLAMP: return ct_clamp(in[0], c->a, c->b);
     case HALF2_WHERE: return ct_where(in[0], in[1], in[2]);
@@ -56,6 +64,8 @@ static ct_tensor *half2_run(const half2_case *c, ct_tensor **in)
     case HALF2_TOPK:
     case HALF2_KTHVALUE: return half2_select(c, in[0]);
     case HALF2_MEDIAN: return ct_median(in[0]);
+    case HALF2_CUMSUM: return ct_cumsum(in[0], dim, CT_DTYPE_DEFAULT);
+    case HALF2_PROD_DIM: return ct_prod_dim(in[0], dim, false);
     case HALF2_AMAX: return ct_amax(in[0], &dim, 1, false);
     case HALF2_SUM_DIM: return ct_sum_dim(in[0], dim, false);
     case HALF2_MEAN_DIM: return ct_mean_dim(in[0], dim, false);
