@@ -124,6 +124,26 @@ void ct_test_run(const char *name, void (*fn)(void))
     }
 }
 
+void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_tensor **out),
+                              int n)
+{
+    ct_tensor *r[2][16] = {{NULL}};
+    for (int k = 0; k < 2 && n <= 16; k++) {
+        ct_set_num_threads(k ? 4 : 1);
+        ct_scope_begin();
+        compute(r[k]);
+        ct_scope_end();
+    }
+    ct_reset_num_threads();
+    for (int j = 0; j < n && j < 16; j++) {
+        if (!ct_test_same_bytes(r[0][j], r[1][j])) {
+            ct_test_fail(file, line, "result %d differs between 1 and 4 threads", j);
+        }
+        ct_free(r[0][j]);
+        ct_free(r[1][j]);
+    }
+}
+
 #define CT_TEST_AREAS(X)                                                                   \
     X(core)                                                                                 \
     X(gemm)                                                                                 \

@@ -23,6 +23,12 @@ int ct_test_close(const char *file, int line, const double *a, const double *b, 
 int ct_test_tensor_close(const char *file, int line, const ct_tensor *t, const double *want,
                          int64_t n, double rtol, double atol);
 
+/* Runs compute (which fills out[0..n-1] with kept tensors, ct_keep) once with 1 thread and
+   once with 4, and fails unless each result has the same bytes both times; frees them. */
+void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_tensor **out),
+                              int n);
+#define CHECK_THREAD_INVARIANT(compute, n) ct_test_thread_invariant(__FILE__, __LINE__, compute, n)
+
 /* Installs the runner's silent error handler (tests that change the handler restore it). */
 void ct_test_install_silent_handler(void);
 
