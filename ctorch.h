@@ -11797,13 +11797,24 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
                 *(const T *)(d[3] + i * s[3]), v);                                          \
         }                                                                                   \
     }
+/* The cheap binary ops of the dtypes that carry real work (float32/64, int32/64) specialize
+   every loop variant; the narrow integers, and the ops a division or a shift dominates, call one
+   out-of-line copy off the contiguous path (each variant costs the header's compile time). */
+#define CT__BIN_LOOP_f64 CT__BIN_LOOP
+#define CT__BIN_LOOP_f32 CT__BIN_LOOP
+#define CT__BIN_LOOP_i64 CT__BIN_LOOP
+#define CT__BIN_LOOP_i32 CT__BIN_LOOP
+#define CT__BIN_LOOP_i16 CT__BIN_LOOP_CALL
+#define CT__BIN_LOOP_i8 CT__BIN_LOOP_CALL
+#define CT__BIN_LOOP_u8 CT__BIN_LOOP_CALL
+#define CT__BIN_LOOP_b8 CT__BIN_LOOP_CALL
 #define CT__ARITH_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(add, T, S)                                                                 \
-    CT__BIN_LOOP(sub, T, S)                                                                 \
-    CT__BIN_LOOP(mul, T, S)                                                                 \
-    CT__BIN_LOOP(pow, T, S)                                                                 \
-    CT__BIN_LOOP(maximum, T, S)                                                             \
-    CT__BIN_LOOP(minimum, T, S)                                                             \
+    CT__BIN_LOOP_##S(add, T, S)                                                             \
+    CT__BIN_LOOP_##S(sub, T, S)                                                             \
+    CT__BIN_LOOP_##S(mul, T, S)                                                             \
+    CT__BIN_LOOP_CALL(pow, T, S)                                                            \
+    CT__BIN_LOOP_##S(maximum, T, S)                                                         \
+    CT__BIN_LOOP_##S(minimum, T, S)                                                         \
     CT__UN_LOOP(neg, T, S)                                                                  \
     CT__UN_LOOP(abs, T, S)                                                                  \
     CT__UN_LOOP(relu, T, S)                                                                 \
@@ -11812,19 +11823,19 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
     CT__UN_LOOP(clamp, T, S)                                                                \
     CT__UN_LOOP(pows, T, S)                                                                 \
     CT__TER_LOOP(addcmul, T, S)                                                             \
-    CT__BIN_LOOP(div_trunc, T, S)                                                           \
-    CT__BIN_LOOP(div_floor, T, S)                                                           \
-    CT__BIN_LOOP(fmod, T, S)                                                                \
-    CT__BIN_LOOP(remainder, T, S)                                                           \
-    CT__BIN_LOOP(fmax, T, S)                                                                \
-    CT__BIN_LOOP(fmin, T, S)
+    CT__BIN_LOOP_CALL(div_trunc, T, S)                                                      \
+    CT__BIN_LOOP_CALL(div_floor, T, S)                                                      \
+    CT__BIN_LOOP_CALL(fmod, T, S)                                                           \
+    CT__BIN_LOOP_CALL(remainder, T, S)                                                      \
+    CT__BIN_LOOP_##S(fmax, T, S)                                                            \
+    CT__BIN_LOOP_##S(fmin, T, S)
 /* integer dtypes only: bitwise ops, the identity (also for bool) */
 #define CT__BIT_LOOPS(E, T, S)                                                             \
-    CT__BIN_LOOP(bitand, T, S)                                                              \
-    CT__BIN_LOOP(bitor, T, S)                                                               \
-    CT__BIN_LOOP(bitxor, T, S)                                                              \
-    CT__BIN_LOOP(lshift, T, S)                                                              \
-    CT__BIN_LOOP(rshift, T, S)                                                              \
+    CT__BIN_LOOP_##S(bitand, T, S)                                                          \
+    CT__BIN_LOOP_##S(bitor, T, S)                                                           \
+    CT__BIN_LOOP_##S(bitxor, T, S)                                                          \
+    CT__BIN_LOOP_CALL(lshift, T, S)                                                         \
+    CT__BIN_LOOP_CALL(rshift, T, S)                                                         \
     CT__UN_LOOP(bitnot, T, S)                                                               \
     CT__UN_LOOP(ident, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
@@ -11968,6 +11979,7 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
         }                                                                                   \
     }
 CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
+CT__VECTORIZE_END
 
 /* ---- loop tables: the per-element math of each op by dtype ------------------------------ */
 #define CT__L_NUM(FN)                                                                          \
@@ -14438,7 +14450,6 @@ int ct_foreach_sqrt(const ct_tensor *const *self, int n, ct_tensor **out, int ca
     return n;
 }
 
-CT__VECTORIZE_END
 
 // >>part ops/view.c
 /* ops/view.c - views over shared storage and shape ops (cat, stack), as op descriptors.
