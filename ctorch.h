@@ -11979,7 +11979,6 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
         }                                                                                   \
     }
 CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
-CT__VECTORIZE_END
 
 /* ---- loop tables: the per-element math of each op by dtype ------------------------------ */
 #define CT__L_NUM(FN)                                                                          \
@@ -13575,7 +13574,27 @@ CT__BINARY2(logaddexp, CT__SCHEMA2("logaddexp"), "ct_logaddexp", CT__LOGADDEXP, 
 CT__BINARY2(logaddexp2, CT__SCHEMA2("logaddexp2"), "ct_logaddexp2", CT__LOGADDEXP2, logaddexp2,
             CT__K_FLOAT, ct__pointwise_kernel, "Logaddexp2Backward0", ct__logaddexp2_backward,
             CT__SAVE_AB)
-CT__BINARY2(xlogy, CT__SCHEMA2("xlogy.Tensor"), "ct_xlogy", CT__XLOGY, xlogy, CT__K_FLOAT,
+/* xlogy in float16/bfloat16 as PyTorch's CPU kernel, whose scalar code takes the log in the
+   reduced dtype: log(y) rounded to it, then x * log(y) rounded; 0 where x is 0, NaN where y
+   is (the other dtypes: the loops). */
+static ct_status ct__xlogy_half_kernel(ct_op_call *c)
+{
+    ct_no_grad_begin();
+    ct_scope_begin();
+    ct_tensor *x = ct_to_dtype(c->inputs[0], c->dtype), *y = ct_to_dtype(c->inputs[1], c->dtype);
+    ct_tensor *r = ct_mul(x, ct_log(y));
+    r = ct_where(ct_isnan(y), y, ct_where(ct_eq_scalar(x, 0.0), ct_zeros_like(r), r));
+    ct_status st = r ? CT_OK : ct_error_code();
+    if (r) {
+        ct__copy_kernel(c->outputs[0], r);
+    }
+    ct_scope_end();
+    ct_no_grad_end();
+    return st;
+}
+#define CT__K_XLOGY(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, ct__xlogy_half_kernel,  \
+                        ct__xlogy_half_kernel}
+CT__BINARY2(xlogy, CT__SCHEMA2("xlogy.Tensor"), "ct_xlogy", CT__XLOGY, xlogy, CT__K_XLOGY,
             ct__pointwise_kernel, "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
 CT__BINARY2(fmax, CT__SCHEMA2("fmax"), "ct_fmax", CT__FMAX, fmax, CT__K_NUMERIC,
             ct__pointwise_kernel, "FmaxBackward0", ct__fmax_backward, CT__SAVE_AB)
@@ -13616,8 +13635,9 @@ CT__BINARY_INPLACE2(floor_divide, "floor_divide_.Tensor", CT__DIV_FLOOR, div_flo
                     CT__K_NUMERIC, ct__int_div_kernel, NULL, NULL, 0u)
 CT__BINARY_INPLACE2(atan2, "atan2_", CT__ATAN2, atan2, CT__K_FLOAT, ct__pointwise_kernel,
                     "Atan2Backward0", ct__atan2_backward, CT__SAVE_AB)
-CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_FLOAT, ct__pointwise_kernel,
+CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_XLOGY, ct__pointwise_kernel,
                     "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
+#undef CT__K_XLOGY
 CT__BINARY_INPLACE2(bitwise_and, "bitwise_and_.Tensor", CT__BITAND, bitand, CT__K_INT,
                     ct__pointwise_kernel, NULL, NULL, 0u)
 CT__BINARY_INPLACE2(bitwise_or, "bitwise_or_.Tensor", CT__BITOR, bitor, CT__K_INT,
@@ -14449,7 +14469,7 @@ int ct_foreach_sqrt(const ct_tensor *const *self, int n, ct_tensor **out, int ca
     }
     return n;
 }
-
+CT__VECTORIZE_END
 
 // >>part ops/view.c
 /* ops/view.c - views over shared storage and shape ops (cat, stack), as op descriptors.
@@ -17239,6 +17259,13 @@ CT__IX_ADD_INT(int32_t, i32)
 CT__IX_ADD_INT(int64_t, i64)
 CT__IX_ADD_ROWS(float, f32, float al = (float)w->alpha, *pa = fmaf(al, *pb, *pa))
 CT__IX_ADD_ROWS(double, f64, double al = w->alpha, *pa = fma(al, *pb, *pa))
+/* float16/bfloat16: each accumulation computed in float32 and rounded to the element, as
+   PyTorch's CPU kernels add into half storage (duplicates round once per addition). */
+CT__IX_ADD_ROWS(uint16_t, f16, float al = (float)w->alpha,
+                *pa = ct_float_to_half(fmaf(al, ct_half_to_float(*pb), ct_half_to_float(*pa))))
+CT__IX_ADD_ROWS(uint16_t, bf16, float al = (float)w->alpha,
+                *pa = ct_float_to_bfloat16(fmaf(al, ct_bfloat16_to_float(*pb),
+                                                ct_bfloat16_to_float(*pa))))
 
 /* Row functions by [int64 index][log2 element size] and [int64 index][dtype]. */
 static const ct__ix_row_fn ct__ix_gets[2][4] = {
@@ -17249,9 +17276,11 @@ static const ct__ix_row_fn ct__ix_puts[2][4] = {
     {ct__ix_put_1_i64, ct__ix_put_2_i64, ct__ix_put_4_i64, ct__ix_put_8_i64}};
 static const ct__ix_row_fn ct__ix_adds[2][CT_DTYPE_COUNT] = {
     {NULL, ct__ix_add_b8_i32, ct__ix_add_u8_i32, ct__ix_add_i8_i32, ct__ix_add_i16_i32,
-     ct__ix_add_i32_i32, ct__ix_add_i64_i32, ct__ix_add_f32_i32, ct__ix_add_f64_i32},
+     ct__ix_add_i32_i32, ct__ix_add_i64_i32, ct__ix_add_f32_i32, ct__ix_add_f64_i32,
+     ct__ix_add_f16_i32, ct__ix_add_bf16_i32},
     {NULL, ct__ix_add_b8_i64, ct__ix_add_u8_i64, ct__ix_add_i8_i64, ct__ix_add_i16_i64,
-     ct__ix_add_i32_i64, ct__ix_add_i64_i64, ct__ix_add_f32_i64, ct__ix_add_f64_i64}};
+     ct__ix_add_i32_i64, ct__ix_add_i64_i64, ct__ix_add_f32_i64, ct__ix_add_f64_i64,
+     ct__ix_add_f16_i64, ct__ix_add_bf16_i64}};
 
 /* Advances the row-major position pos over sizes; false after the last one. */
 static bool ct__ix_step(int64_t *pos, const int64_t *sizes, int nd)
@@ -17513,60 +17542,54 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
-#define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNEL, NODE, BW)                       \
+/* K: CT__K_ANY runs float16/bfloat16 natively (copies; index_add rounds each addition, as
+   PyTorch); CT__K_ALL through float32 (scatter_add accumulates in float32, as PyTorch). */
+#define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, K, KERNEL, NODE, BW)                    \
     static const ct_op ct__op_##SYM = {                                                            \
-        "aten::" NAME,     SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,            \
-        CT__K_ALL(KERNEL), NULL,   NODE, BW,   1u << 1,          NULL, NULL};
+        "aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,                \
+        K(KERNEL),     NULL,   NODE, BW,   1u << 1,          NULL, NULL};
 
 CT__IX_OP(gather, "gather",
-          "gather(Tensor self, int dim, Tensor index, *, bool "
-          "sparse_grad=False) -> Tensor",
-          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel,
-          "GatherBackward0", ct__gather_backward)
+          "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, CT__K_ANY,
+          ct__ix_kernel, "GatherBackward0", ct__gather_backward)
 CT__IX_OP(index_select, "index_select",
-          "index_select(Tensor self, int dim, Tensor index) -> "
-          "Tensor",
-          "ct_index_select", CT_OP_OTHER, CT__IX_SELECT, ct__ix_meta, ct__ix_kernel,
+          "index_select(Tensor self, int dim, Tensor index) -> Tensor", "ct_index_select",
+          CT_OP_OTHER, CT__IX_SELECT, ct__ix_meta, CT__K_ANY, ct__ix_kernel,
           "IndexSelectBackward0", ct__index_select_backward)
 CT__IX_OP(scatter, "scatter",
-          "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> "
-          "Tensor",
-          "ct_scatter", CT_OP_OTHER, CT__IX_SCATTER, ct__ix_meta, ct__ix_kernel, "ScatterBackward0",
+          "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", "ct_scatter",
+          CT_OP_OTHER, CT__IX_SCATTER, ct__ix_meta, CT__K_ANY, ct__ix_kernel, "ScatterBackward0",
           ct__scatter_backward)
 CT__IX_OP(scatter_, "scatter_",
-          "scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor "
-          "src) -> Tensor(a!)",
-          "ct_scatter_", CT_OP_INPLACE, CT__IX_SCATTER | CT__IX_INPLACE, ct__ix_meta, ct__ix_kernel,
-          "ScatterBackward0", ct__scatter_backward)
+          "scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+          "ct_scatter_", CT_OP_INPLACE, CT__IX_SCATTER | CT__IX_INPLACE, ct__ix_meta, CT__K_ANY,
+          ct__ix_kernel, "ScatterBackward0", ct__scatter_backward)
 CT__IX_OP(scatter_add, "scatter_add",
-          "scatter_add(Tensor self, int dim, Tensor index, Tensor "
-          "src) -> Tensor",
-          "ct_scatter_add", CT_OP_OTHER, CT__IX_SCATTER_ADD, ct__ix_meta, ct__ix_kernel,
-          "ScatterAddBackward0", ct__scatter_add_backward)
-CT__IX_OP(scatter_add_, "scatter_add_",
-          "scatter_add_(Tensor(a!) self, int dim, Tensor index, "
-          "Tensor src) -> Tensor(a!)",
-          "ct_scatter_add_", CT_OP_INPLACE, CT__IX_SCATTER_ADD | CT__IX_INPLACE, ct__ix_meta,
+          "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+          "ct_scatter_add", CT_OP_OTHER, CT__IX_SCATTER_ADD, ct__ix_meta, CT__K_ALL,
           ct__ix_kernel, "ScatterAddBackward0", ct__scatter_add_backward)
+CT__IX_OP(scatter_add_, "scatter_add_",
+          "scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+          "ct_scatter_add_", CT_OP_INPLACE, CT__IX_SCATTER_ADD | CT__IX_INPLACE, ct__ix_meta,
+          CT__K_ALL, ct__ix_kernel, "ScatterAddBackward0", ct__scatter_add_backward)
 CT__IX_OP(index_add, "index_add",
-          "index_add(Tensor self, int dim, Tensor index, Tensor source, "
-          "*, Scalar alpha=1) -> Tensor",
-          "ct_index_add", CT_OP_OTHER, CT__IX_INDEX_ADD, ct__ix_meta, ct__ix_kernel,
+          "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
+          "Tensor",
+          "ct_index_add", CT_OP_OTHER, CT__IX_INDEX_ADD, ct__ix_meta, CT__K_ANY, ct__ix_kernel,
           "IndexAddBackward0", ct__index_add_backward)
 CT__IX_OP(index_add_, "index_add_",
-          "index_add_(Tensor(a!) self, int dim, Tensor index, Tensor "
-          "source, *, Scalar alpha=1) -> Tensor(a!)",
+          "index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar "
+          "alpha=1) -> Tensor(a!)",
           "ct_index_add_", CT_OP_INPLACE, CT__IX_INDEX_ADD | CT__IX_INPLACE, ct__ix_meta,
-          ct__ix_kernel, "IndexAddBackward0", ct__index_add_backward)
+          CT__K_ANY, ct__ix_kernel, "IndexAddBackward0", ct__index_add_backward)
 CT__IX_OP(masked_fill, "masked_fill",
-          "masked_fill.Scalar(Tensor self, Tensor mask, Scalar "
-          "value) -> Tensor",
-          "ct_masked_fill", CT_OP_OTHER, 0, ct__masked_fill_meta, ct__masked_fill_kernel,
-          "MaskedFillBackward0", ct__masked_fill_backward)
+          "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+          "ct_masked_fill", CT_OP_OTHER, 0, ct__masked_fill_meta, CT__K_ANY,
+          ct__masked_fill_kernel, "MaskedFillBackward0", ct__masked_fill_backward)
 CT__IX_OP(masked_fill_, "masked_fill_",
-          "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, "
-          "Scalar value) -> Tensor(a!)",
-          "ct_masked_fill_", CT_OP_INPLACE, CT__IX_INPLACE, ct__masked_fill_meta,
+          "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+          "ct_masked_fill_", CT_OP_INPLACE, CT__IX_INPLACE, ct__masked_fill_meta, CT__K_ANY,
           ct__masked_fill_kernel, "MaskedFillBackward0", ct__masked_fill_backward)
 
 /* ---- public functions -------------------------------------------------------------------- */
@@ -17917,6 +17940,10 @@ static void ct__add_elem(ct_dtype dt, char *d, const char *s)
     case CT_BOOL:
         *(bool *)(void *)d = x != 0.0 || y != 0.0;
         break;
+    case CT_FLOAT16:
+    case CT_BFLOAT16: /* computed in float32, rounded to the element, as PyTorch's += */
+        ct__store_f64(d, dt, (double)((float)x + (float)y));
+        break;
     default: /* the narrower integers: exact in double, wrapped by the store */
         ct__store_f64(d, dt, x + y);
     }
@@ -18234,17 +18261,17 @@ static const ct_op ct__op_argwhere = {
 static const ct_op ct__op_index = {
     "aten::index", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
     "ct_index ct_masked_select ct_take", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
-    ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL, "IndexBackward0", ct__index_backward, 0u,
+    ct__adv_meta, CT__K_ANY(ct__adv_kernel), NULL, "IndexBackward0", ct__index_backward, 0u,
     ct__adv_record, NULL};
 static const ct_op ct__op_index_put = {
     "aten::index_put", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool "
     "accumulate=False) -> Tensor", "ct_index_put", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
-    ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL, "IndexPutBackward0", ct__index_put_backward,
+    ct__adv_meta, CT__K_ANY(ct__adv_kernel), NULL, "IndexPutBackward0", ct__index_put_backward,
     0u, ct__adv_record, NULL};
 static const ct_op ct__op_index_put_ = {
     "aten::index_put_", "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool "
     "accumulate=False) -> Tensor(a!)", "ct_index_put_ ct_index_fill_ ct_index_copy_",
-    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL,
+    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__adv_meta, CT__K_ANY(ct__adv_kernel), NULL,
     "IndexPutBackward0", ct__index_put_backward, 0u, ct__adv_record, NULL};
 static const ct_op ct__op_masked_scatter = {
     "aten::masked_scatter", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",
@@ -19782,13 +19809,15 @@ static const int64_t *ct__attr_dims(const ct_op_call *c, int k, int *n)
     return c->n_attrs > k ? c->attrs[k].ints : NULL;
 }
 
-/* log(sum(exp(x - m))) + m with m the detached amax (0 where infinite); float for integers */
+/* log(sum(exp(x - m))) + m with m the amax (0 where infinite); float for integers. Computed
+   without grad: its node takes PyTorch's formula. */
 static ct_status ct__logsumexp_composite(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
     int n;
     const int64_t *dims = ct__attr_dims(c, 0, &n);
     bool keepdim = c->attrs[1].i != 0;
+    ct_no_grad_begin();
     ct_scope_begin();
     const ct_tensor *x = ct_dtype_is_floating_point(t->dtype)
                              ? t
@@ -19797,12 +19826,29 @@ static ct_status ct__logsumexp_composite(ct_op_call *c)
     if (ct_numel(t) == 0) {
         r = ct_log(ct_sum_dims(ct_exp(x), dims, n, keepdim));
     } else {
-        ct_tensor *m = ct_detach(ct_amax(x, dims, n, true));
+        ct_tensor *m = ct_amax(x, dims, n, true);
         m = ct_where(ct_eq_scalar(ct_abs(m), INFINITY), ct_zeros_like(m), m);
         r = ct_add(ct_log(ct_sum_dims(ct_exp(ct_sub(x, m)), dims, n, keepdim)),
                    ct_sum_dims(m, dims, n, keepdim));
     }
-    return ct__composite_end(c, r);
+    ct_status st = ct__composite_end(c, r);
+    ct_no_grad_end();
+    return st;
+}
+
+/* logsumexp saves the reduced dims (i[0]), the input and the result. */
+static void ct__logsumexp_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = ((const ct__sum_state *)c->state)->mask;
+    ct__save(n, c->inputs[0]);
+    ct__save_output(n, c->outputs[0]);
+}
+
+/* PyTorch's logsumexp_backward: g * exp(x - result), g and result brought back to x's shape */
+static void ct__logsumexp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    gi[0] = ct_mul(ct__unreduce(n, g), ct_exp(ct_sub(x, ct__unreduce(n, ct__saved(n, 1)))));
 }
 
 /* The divisor of var / std: max(0, N - correction). */
@@ -19812,8 +19858,8 @@ static double ct__var_divisor(const ct_op_call *c)
     return den > 0 ? den : 0.0;
 }
 
-/* sum((x - mean)^2) / max(0, N - correction), its square root for std. Attributes: dims,
-   correction, keepdim. var's autograd comes from its ops; std has its own node (its
+/* sum((x - mean)^2) / max(0, N - correction), its square root for std (float16/bfloat16 in
+   float32, rounded once). Attributes: dims, correction, keepdim. var's autograd comes from its ops; std has its own node (its
    gradient is 0 where the result is 0, as PyTorch's), so it computes without grad. */
 static ct_status ct__var_composite(ct_op_call *c)
 {
@@ -19826,35 +19872,49 @@ static ct_status ct__var_composite(ct_op_call *c)
         ct_no_grad_begin();
     }
     ct_scope_begin();
-    ct_tensor *d = ct__centered(t, s->mask, s->count);
+    ct_dtype dt = t->dtype; /* float16/bfloat16: in float32, rounded once (PyTorch's CPU) */
+    ct_tensor *d = ct__centered(ct__is_half(dt) ? ct_to_dtype(t, CT_FLOAT32) : t, s->mask,
+                                s->count);
     ct_tensor *r = ct_div_scalar(ct_sum_dims(ct_mul(d, d), dims, n, c->attrs[2].i != 0),
                                  ct__var_divisor(c));
-    ct_status st = ct__composite_end(c, std ? ct_sqrt(r) : r);
+    ct_status st = ct__composite_end(c, ct_to_dtype(std ? ct_sqrt(r) : r, dt));
     if (std) {
         ct_no_grad_end();
     }
     return st;
 }
 
-/* std saves the reduced dims (i[0]), N (f[0]), the divisor (f[1]), the input and result. */
+/* std saves the reduced dims (i[0]), N - correction (f[0]), whether dims were given (f[1]),
+   the input and the result. */
 static void ct__std_record(ct_node *n, const ct_op_call *c)
 {
     const ct__sum_state *s = (const ct__sum_state *)c->state;
+    int nd;
     n->i[0] = s->mask;
-    n->f[0] = (double)s->count;
-    n->f[1] = ct__var_divisor(c);
+    n->f[0] = (double)s->count - c->attrs[1].f;
+    n->f[1] = ct__attr_dims(c, 0, &nd) != NULL && nd > 0;
     ct__save(n, c->inputs[0]);
     ct__save_output(n, c->outputs[0]);
 }
 
-/* g * (x - mean) / (divisor * std), 0 where std is 0 */
+static ct_tensor *ct__mean_keepdim(const ct_tensor *x, const int64_t *dims, int n);
+
+/* PyTorch's std_backward: var_backward of g / (2 std), 0 where std is 0, with var_backward
+   = (2 / (N - correction)) * g * (x - mean(x)) (g brought back to x's shape; without dims
+   and N - correction <= 0: g * NaN), each op in x's dtype as PyTorch's formula. */
 static void ct__std_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    const ct_tensor *x = ct__saved(n, 0);
-    ct_tensor *y = ct__unreduce(n, ct__saved(n, 1));
-    ct_tensor *d = x ? ct__centered(x, (unsigned)n->i[0], (int64_t)n->f[0]) : NULL;
-    ct_tensor *v = ct_div(ct_mul(ct__unreduce(n, g), d), ct_mul_scalar(y, n->f[1]));
-    gi[0] = ct_where(ct_eq_scalar(y, 0.0), ct_zeros_like(v), v);
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    ct_tensor *gv = ct_div(g, ct_mul_scalar(y, 2.0));
+    gv = ct__unreduce(n, ct_where(ct_eq_scalar(y, 0.0), ct_zeros_like(gv), gv));
+    double dof = n->f[0];
+    if (dof <= 0 && n->f[1] == 0) {
+        gi[0] = ct_mul_scalar(gv, NAN);
+        return;
+    }
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__mask_dims((unsigned)n->i[0], x->ndim, dims);
+    gi[0] = ct_mul(ct_mul_scalar(gv, 2.0 / dof), ct_sub(x, ct__mean_keepdim(x, dims, nd)));
 }
 
 /* all: the amin of the input as bool (true for an empty reduction); any (CT__RC_ANY): the
@@ -20185,6 +20245,11 @@ static bool ct__cdist_meta(ct_op_call *c)
                      "%s", k + 1, ct__dtype_title(x[k]->dtype));
             return false;
         }
+        if (x[k]->dtype == CT_FLOAT16 || x[k]->dtype == CT_BFLOAT16) { /* as PyTorch's CPU */
+            ct__fail(CT_ERR_DTYPE, c->fn, "\"cdist\" not implemented for '%s'",
+                     ct__dtype_title(x[k]->dtype));
+            return false;
+        }
     }
     if (x[0]->dtype != x[1]->dtype) {
         ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s",
@@ -20313,9 +20378,11 @@ CT__REDUCTION(prod_dim, "aten::prod", "prod.dim_int(Tensor self, int dim, bool k
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
                                        VAR, 0u, NULL, META, CT__K_NONE, COMPOSITE, NULL, NULL,  \
                                        0u, NULL, NULL};
-CT__RED_COMPOSITE(logsumexp, "aten::logsumexp", "logsumexp(Tensor self, int[1] dim, bool "
-                  "keepdim=False) -> Tensor", "ct_logsumexp", 0, ct__red_composite_meta,
-                  ct__logsumexp_composite)
+static const ct_op ct__op_logsumexp = {
+    "aten::logsumexp", "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+    "ct_logsumexp", CT_OP_REDUCTION, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__red_composite_meta,
+    CT__K_NONE, ct__logsumexp_composite, "LogsumexpBackward0", ct__logsumexp_backward, 0u,
+    ct__logsumexp_record, NULL};
 CT__RED_COMPOSITE(var, "aten::var", "var.correction(Tensor self, int[1]? dim=None, *, Scalar? "
                   "correction=None, bool keepdim=False) -> Tensor", "ct_var ct_var_dim",
                   CT__RC_VAR, ct__red_composite_meta, ct__var_composite)
@@ -20411,6 +20478,12 @@ ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keep
         return NULL;
     }
     return ct__call_sum(&ct__op_sum_dim, "ct_sum", t, true, dims, n, keepdim);
+}
+
+/* The mean over n dims (n >= 1), kept as size 1. */
+static ct_tensor *ct__mean_keepdim(const ct_tensor *x, const int64_t *dims, int n)
+{
+    return ct__call_sum(&ct__op_mean_dim, "ct_mean", x, true, dims, n, true);
 }
 
 ct_tensor *ct_mean(const ct_tensor *t)
@@ -27883,6 +27956,30 @@ static const char *ct__dc_name(const ct_op_call *c)
     return ct__dc_names[c->op->variant];
 }
 
+/* PyTorch's refusal of float16/bfloat16 input, by ct__dc_id: its CPU kernel's name ("lu_cpu")
+   or, with a leading '.', the op's own low-precision check; NULL: the op takes them. */
+static const char *const ct__dc_half_refusal[] = {
+    "lu_cpu",         ".linalg.slogdet", ".logdet", ".linalg.inv", "lu_cpu",
+    "triangular_solve_cpu", "cholesky_cpu", "geqrf_cpu", "linalg_eigh_cpu", "linalg_eigh_cpu",
+    "linalg_svd_cpu", "linalg_svd_cpu", ".linalg.matrix_norm", NULL};
+
+/* false + PyTorch's error when A is float16/bfloat16 and the op refuses them. */
+static bool ct__dc_check_half(const ct_op_call *c, const ct_tensor *A)
+{
+    const char *r = ct__dc_half_refusal[c->op->variant];
+    if (!r || (A->dtype != CT_FLOAT16 && A->dtype != CT_BFLOAT16)) {
+        return true;
+    }
+    if (r[0] == '.') {
+        ct__fail(CT_ERR_DTYPE, c->fn, "%s: Low precision dtypes not supported. Got %s", r + 1,
+                 ct__dtype_title(A->dtype));
+    } else {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", r,
+                 ct__dtype_title(A->dtype));
+    }
+    return false;
+}
+
 /* A is a float tensor with at least 2 dims (square ones when square). */
 static bool ct__dc_check(const ct_op_call *c, const ct_tensor *A, bool square)
 {
@@ -27895,6 +27992,9 @@ static bool ct__dc_check(const ct_op_call *c, const ct_tensor *A, bool square)
     if (!ct_dtype_is_floating_point(A->dtype)) {
         ct__fail(CT_ERR_DTYPE, c->fn, "%s: Expected a floating point or complex tensor as "
                  "input. Got %s", name, ct__dtype_title(A->dtype));
+        return false;
+    }
+    if (c->op->variant != CT__DC_MATRIX_NORM && !ct__dc_check_half(c, A)) {
         return false;
     }
     if (square && A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
@@ -28774,6 +28874,10 @@ static bool ct__matrix_norm_meta(ct_op_call *c)
         ct__fail(CT_ERR_VALUE, c->fn, "%s: Order %s not supported.", ct__dc_name(c), s->ord);
         return false;
     }
+    if ((s->kind == CT__ORD_NUC || (s->kind == CT__ORD_NUM && p == 2)) &&
+        !ct__dc_check_half(c, A)) { /* the orders computed from singular values */
+        return false;
+    }
     for (int k = 0; k < 2; k++) {
         int d = ct__wrap_dim(c->fn, c->attrs[0].ints[k], A->ndim);
         if (d < 0) {
@@ -29508,12 +29612,18 @@ static ct_status ct__softmax_kernel(ct_op_call *c)
 
 /* The backward ops (composite: built on ops, so they run on any device and differentiate
    again). An empty input's gradient is empty: skip the sums, whose outputs (every line of
-   dim) can be far larger than the input. Attributes: dim, the input's dtype. */
+   dim) can be far larger than the input. float16/bfloat16 compute in float32 and round once,
+   as PyTorch's CPU kernels. Attributes: dim, the input's dtype. */
 static ct_status ct__softmax_bw_composite(ct_op_call *c)
 {
-    const ct_tensor *g = c->inputs[0], *y = c->inputs[1];
     int64_t dim = c->attrs[0].i;
+    ct_dtype dt = c->inputs[0]->dtype;
     ct_scope_begin();
+    const ct_tensor *g = c->inputs[0], *y = c->inputs[1];
+    if (ct__is_half(dt)) {
+        g = ct_to_dtype(g, CT_FLOAT32);
+        y = ct_to_dtype(y, CT_FLOAT32);
+    }
     ct_tensor *r = NULL;
     if (ct_numel(g) == 0) {
         r = ct_zeros_like(g);
@@ -29522,7 +29632,7 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
     } else { /* y * (g - sum(g * y)) */
         r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    return ct__composite_end(c, r);
+    return ct__composite_end(c, ct_to_dtype(r, dt));
 }
 
 static const ct_op ct__op_softmax = {

@@ -19,7 +19,7 @@ from golden_c import c_wrap
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "half2_golden.h")
 HALVES = {torch.float16: ("f16", "CT_FLOAT16"), torch.bfloat16: ("bf16", "CT_BFLOAT16")}
 CONTIG, TRANSPOSED = 0, 1
-EXACT, ULP1 = 0, 1
+EXACT, ULP1, GRAD = 0, 1, 2
 
 
 def values(shape, dtype, scale=3.0, shift=0.0):
@@ -50,6 +50,7 @@ def cases_for(dtype):
 
     def add(op, inputs, fn, a=0.0, b=0.0, i=0, mode=EXACT, tag=""):
         res = fn(*[arg(t, how) for t, how in inputs])
+        tag += "_grad" if mode == GRAD else ""
         out.append(Case(f"{op.lower()}{tag}_{short}", op, dtype, inputs, res, a, b, i, mode))
 
     x = values((4, 6), dtype)
@@ -130,7 +131,89 @@ def cases_for(dtype):
             a=repl, i=k, tag=f"_{'repl' if repl else 'norepl'}")
     add("BERNOULLI_P", [(values((4, 6), dtype, 0.5, 0.5), CONTIG)], seeded(torch.bernoulli))
     add("NORMAL_TT", [(x, CONTIG), (pos, CONTIG)], seeded(torch.normal))
+    more_cases(add, dtype, x, xt, pos, small)
+    grad_cases(add, dtype, x, pos)
     return out
+
+
+def more_cases(add, dtype, x, xt, pos, small):
+    """The rest of issue 7's T2 families: scatter/index updates, scans, reductions, searches,
+    norms and distances, ternary pointwise ops."""
+    gidx = torch.tensor([[0, 2, 1], [3, 3, 0], [1, 0, 2], [2, 1, 1]], dtype=torch.int64)
+    src = values((4, 3), dtype, 2.0, 0.5)
+    add("SCATTER_ADD", [(x, CONTIG), (gidx, CONTIG), (src, CONTIG)],
+        lambda t, k, v: torch.scatter_add(t, 1, k, v), i=1)
+    add("SCATTER_AMAX", [(x, CONTIG), (gidx, CONTIG), (src, CONTIG)],
+        lambda t, k, v: torch.scatter_reduce(t, 1, k, v, "amax"), i=1)
+    idx = torch.tensor([3, 0, 3, 1], dtype=torch.int64)
+    add("INDEX_ADD", [(xt, TRANSPOSED), (idx, CONTIG), (values((4, 4), dtype, 1.5), CONTIG)],
+        lambda t, k, v: torch.index_add(t, 1, k, v, alpha=0.5), a=0.5, i=1, tag="_t")
+    add("INDEX_PUT_ACC", [(x, CONTIG), (idx, CONTIG), (values((4, 6), dtype, 1.5), CONTIG)],
+        lambda t, k, v: torch.index_put(t, (k,), v, accumulate=True))
+    add("TAKE_ALONG_DIM", [(xt, TRANSPOSED), (gidx, CONTIG)],
+        lambda t, k: torch.take_along_dim(t, k, 1), i=1, tag="_t")
+    add("MASKED_SELECT", [(x, CONTIG), ((values((6,), dtype) > 0), CONTIG)],
+        torch.masked_select, tag="_bcast")
+    add("FLIP", [(xt, TRANSPOSED)], lambda t: torch.flip(t, (0, 1)), tag="_t")
+    add("ROLL", [(x, CONTIG)], lambda t: torch.roll(t, 2, 1), a=2, i=1)
+    add("CUMPROD", [(small, CONTIG)], lambda t: torch.cumprod(t, 1), i=1, mode=ULP1)
+    add("CUMMAX", [(xt, TRANSPOSED)], lambda t: torch.cummax(t, 0).values, i=0, tag="_t")
+    add("LOGCUMSUMEXP", [(x, CONTIG)], lambda t: torch.logcumsumexp(t, 1), i=1, mode=ULP1)
+    add("LOGSUMEXP", [(xt, TRANSPOSED)], lambda t: torch.logsumexp(t, 1), i=1, mode=ULP1,
+        tag="_t")
+    add("VAR_DIM", [(x, CONTIG)], lambda t: torch.var(t, 0, correction=0), i=0, mode=ULP1)
+    add("NANSUM", [(x, CONTIG)], lambda t: torch.nansum(t, 1), i=1, mode=ULP1)
+    sorted_seq = torch.sort(values((8,), dtype, 3.0), 0).values
+    add("SEARCHSORTED", [(sorted_seq, CONTIG), (x, CONTIG)],
+        lambda q, v: torch.searchsorted(q, v, right=True), i=1)
+    add("BUCKETIZE", [(xt, TRANSPOSED), (sorted_seq, CONTIG)],
+        lambda t, q: torch.bucketize(t, q), tag="_t")
+    add("VECTOR_NORM", [(x, CONTIG)], lambda t: torch.linalg.vector_norm(t, 3.0, dim=1),
+        a=3.0, i=1, mode=ULP1)
+    add("ADDCMUL", [(x, CONTIG), (xt, TRANSPOSED), (pos, CONTIG)],
+        lambda t, p, q: torch.addcmul(t, p, q, value=0.75), a=0.75, tag="_t")
+    add("LERP", [(x, CONTIG), (pos, CONTIG), (values((6,), dtype, 0.5, 0.5), CONTIG)],
+        torch.lerp, tag="_bcast")
+    add("HYPOT", [(x, CONTIG), (xt, TRANSPOSED)], torch.hypot, tag="_t")
+    add("XLOGY", [(x, CONTIG), (pos, CONTIG)], torch.xlogy)
+    add("DOT", [(values((7,), dtype), CONTIG), (values((7,), dtype, 2.0), CONTIG)], torch.dot,
+        mode=ULP1)
+    add("MV", [(xt, TRANSPOSED), (values((6,), dtype, 2.0), CONTIG)], torch.mv, mode=ULP1,
+        tag="_t")
+
+
+def grad_cases(add, dtype, x, pos):
+    """Backward in the half dtype: the gradient of (op(x) * g).sum() with respect to x (the
+    first input, a contiguous leaf; g the last input), as PyTorch computes it in that dtype."""
+    def grad(fn):
+        def run(t, *rest):
+            t = t.clone().requires_grad_()
+            y = fn(t, *rest[:-1])
+            y.backward(rest[-1])
+            return t.grad
+        return run
+
+    def g(shape):
+        return values(shape, dtype, 1.5, 0.25)
+
+    gidx = torch.tensor([[0, 2, 1], [3, 3, 0], [1, 0, 2], [2, 1, 1]], dtype=torch.int64)
+    add("GATHER", [(x, CONTIG), (gidx, CONTIG), (g((4, 3)), CONTIG)],
+        grad(lambda t, k: torch.gather(t, 1, k)), i=1, mode=GRAD)
+    add("SORT", [(x, CONTIG), (g((4, 6)), CONTIG)],
+        grad(lambda t: torch.sort(t, dim=1, descending=True).values), i=1, mode=GRAD)
+    add("CUMSUM", [(x, CONTIG), (g((4, 6)), CONTIG)], grad(lambda t: torch.cumsum(t, 1)), i=1,
+        mode=GRAD)
+    add("SOFTMAX", [(x, CONTIG), (g((4, 6)), CONTIG)], grad(lambda t: torch.softmax(t, 1)),
+        i=1, mode=GRAD)
+    add("LOGSUMEXP", [(x, CONTIG), (g((4,)), CONTIG)], grad(lambda t: torch.logsumexp(t, 1)),
+        i=1, mode=GRAD)
+    add("ERF", [(x, CONTIG), (g((4, 6)), CONTIG)], grad(torch.erf), mode=GRAD)
+    add("MATMUL", [(x, CONTIG), (values((6, 3), dtype), CONTIG), (g((4, 3)), CONTIG)],
+        grad(torch.matmul), mode=GRAD)
+    add("STD_DIM", [(x, CONTIG), (g((4,)), CONTIG)], grad(lambda t: torch.std(t, dim=1)), i=1,
+        mode=GRAD)
+    add("ATAN2", [(x, CONTIG), (pos, CONTIG), (g((4, 6)), CONTIG)], grad(torch.atan2),
+        mode=GRAD)
 
 
 def seeded(fn):
@@ -206,7 +289,9 @@ HEADER = """/* tests/golden/half2_golden.h - GENERATED by tools/gen_golden_half2
  *
  * Values are doubles the case's half dtype holds exactly. A TRANSPOSED input is stored as the
  * base whose transpose (ct_t) the op takes. mode EXACT: bit-identical to PyTorch; ULP1: within
- * one unit in the last place of the half dtype (ops that accumulate in another order).
+ * one unit in the last place of the half dtype (ops that accumulate in another order); GRAD:
+ * out is the gradient of (op(inputs[0], ...) * inputs[last]).sum() with respect to inputs[0]
+ * (a contiguous leaf), within one unit in the last place.
  * MULTINOMIAL, BERNOULLI_P and NORMAL_TT run after ct_manual_seed(0).
  */
 #ifndef HALF2_GOLDEN_H
@@ -215,7 +300,7 @@ HEADER = """/* tests/golden/half2_golden.h - GENERATED by tools/gen_golden_half2
 #include <stdint.h>
 
 enum {{ HALF2_CONTIG, HALF2_TRANSPOSED }};
-enum {{ HALF2_EXACT, HALF2_ULP1 }};
+enum {{ HALF2_EXACT, HALF2_ULP1, HALF2_GRAD }};
 
 typedef enum half2_op {{
 {ops}
@@ -238,7 +323,7 @@ typedef struct half2_case {{
     int64_t i;   /* dim, k or steps */
     int mode;
     int n_inputs;
-    half2_tensor inputs[3];
+    half2_tensor inputs[4];
     half2_tensor out;
 }} half2_case;
 

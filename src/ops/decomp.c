@@ -1108,6 +1108,30 @@ static const char *ct__dc_name(const ct_op_call *c)
     return ct__dc_names[c->op->variant];
 }
 
+/* PyTorch's refusal of float16/bfloat16 input, by ct__dc_id: its CPU kernel's name ("lu_cpu")
+   or, with a leading '.', the op's own low-precision check; NULL: the op takes them. */
+static const char *const ct__dc_half_refusal[] = {
+    "lu_cpu",         ".linalg.slogdet", ".logdet", ".linalg.inv", "lu_cpu",
+    "triangular_solve_cpu", "cholesky_cpu", "geqrf_cpu", "linalg_eigh_cpu", "linalg_eigh_cpu",
+    "linalg_svd_cpu", "linalg_svd_cpu", ".linalg.matrix_norm", NULL};
+
+/* false + PyTorch's error when A is float16/bfloat16 and the op refuses them. */
+static bool ct__dc_check_half(const ct_op_call *c, const ct_tensor *A)
+{
+    const char *r = ct__dc_half_refusal[c->op->variant];
+    if (!r || (A->dtype != CT_FLOAT16 && A->dtype != CT_BFLOAT16)) {
+        return true;
+    }
+    if (r[0] == '.') {
+        ct__fail(CT_ERR_DTYPE, c->fn, "%s: Low precision dtypes not supported. Got %s", r + 1,
+                 ct__dtype_title(A->dtype));
+    } else {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", r,
+                 ct__dtype_title(A->dtype));
+    }
+    return false;
+}
+
 /* A is a float tensor with at least 2 dims (square ones when square). */
 static bool ct__dc_check(const ct_op_call *c, const ct_tensor *A, bool square)
 {
@@ -1120,6 +1144,9 @@ static bool ct__dc_check(const ct_op_call *c, const ct_tensor *A, bool square)
     if (!ct_dtype_is_floating_point(A->dtype)) {
         ct__fail(CT_ERR_DTYPE, c->fn, "%s: Expected a floating point or complex tensor as "
                  "input. Got %s", name, ct__dtype_title(A->dtype));
+        return false;
+    }
+    if (c->op->variant != CT__DC_MATRIX_NORM && !ct__dc_check_half(c, A)) {
         return false;
     }
     if (square && A->sizes[A->ndim - 1] != A->sizes[A->ndim - 2]) {
@@ -1997,6 +2024,10 @@ static bool ct__matrix_norm_meta(ct_op_call *c)
         s->kind = CT__ORD_FRO;
     } else if (s->kind == CT__ORD_NUM && p != 1 && p != 2 && !isinf(p)) {
         ct__fail(CT_ERR_VALUE, c->fn, "%s: Order %s not supported.", ct__dc_name(c), s->ord);
+        return false;
+    }
+    if ((s->kind == CT__ORD_NUC || (s->kind == CT__ORD_NUM && p == 2)) &&
+        !ct__dc_check_half(c, A)) { /* the orders computed from singular values */
         return false;
     }
     for (int k = 0; k < 2; k++) {

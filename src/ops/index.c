@@ -380,6 +380,13 @@ CT__IX_ADD_INT(int32_t, i32)
 CT__IX_ADD_INT(int64_t, i64)
 CT__IX_ADD_ROWS(float, f32, float al = (float)w->alpha, *pa = fmaf(al, *pb, *pa))
 CT__IX_ADD_ROWS(double, f64, double al = w->alpha, *pa = fma(al, *pb, *pa))
+/* float16/bfloat16: each accumulation computed in float32 and rounded to the element, as
+   PyTorch's CPU kernels add into half storage (duplicates round once per addition). */
+CT__IX_ADD_ROWS(uint16_t, f16, float al = (float)w->alpha,
+                *pa = ct_float_to_half(fmaf(al, ct_half_to_float(*pb), ct_half_to_float(*pa))))
+CT__IX_ADD_ROWS(uint16_t, bf16, float al = (float)w->alpha,
+                *pa = ct_float_to_bfloat16(fmaf(al, ct_bfloat16_to_float(*pb),
+                                                ct_bfloat16_to_float(*pa))))
 
 /* Row functions by [int64 index][log2 element size] and [int64 index][dtype]. */
 static const ct__ix_row_fn ct__ix_gets[2][4] = {
@@ -390,9 +397,11 @@ static const ct__ix_row_fn ct__ix_puts[2][4] = {
     {ct__ix_put_1_i64, ct__ix_put_2_i64, ct__ix_put_4_i64, ct__ix_put_8_i64}};
 static const ct__ix_row_fn ct__ix_adds[2][CT_DTYPE_COUNT] = {
     {NULL, ct__ix_add_b8_i32, ct__ix_add_u8_i32, ct__ix_add_i8_i32, ct__ix_add_i16_i32,
-     ct__ix_add_i32_i32, ct__ix_add_i64_i32, ct__ix_add_f32_i32, ct__ix_add_f64_i32},
+     ct__ix_add_i32_i32, ct__ix_add_i64_i32, ct__ix_add_f32_i32, ct__ix_add_f64_i32,
+     ct__ix_add_f16_i32, ct__ix_add_bf16_i32},
     {NULL, ct__ix_add_b8_i64, ct__ix_add_u8_i64, ct__ix_add_i8_i64, ct__ix_add_i16_i64,
-     ct__ix_add_i32_i64, ct__ix_add_i64_i64, ct__ix_add_f32_i64, ct__ix_add_f64_i64}};
+     ct__ix_add_i32_i64, ct__ix_add_i64_i64, ct__ix_add_f32_i64, ct__ix_add_f64_i64,
+     ct__ix_add_f16_i64, ct__ix_add_bf16_i64}};
 
 /* Advances the row-major position pos over sizes; false after the last one. */
 static bool ct__ix_step(int64_t *pos, const int64_t *sizes, int nd)
@@ -654,60 +663,54 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
 }
 
 /* ---- descriptors ------------------------------------------------------------------------ */
-#define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNEL, NODE, BW)                       \
+/* K: CT__K_ANY runs float16/bfloat16 natively (copies; index_add rounds each addition, as
+   PyTorch); CT__K_ALL through float32 (scatter_add accumulates in float32, as PyTorch). */
+#define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, K, KERNEL, NODE, BW)                    \
     static const ct_op ct__op_##SYM = {                                                            \
-        "aten::" NAME,     SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,            \
-        CT__K_ALL(KERNEL), NULL,   NODE, BW,   1u << 1,          NULL, NULL};
+        "aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,                \
+        K(KERNEL),     NULL,   NODE, BW,   1u << 1,          NULL, NULL};
 
 CT__IX_OP(gather, "gather",
-          "gather(Tensor self, int dim, Tensor index, *, bool "
-          "sparse_grad=False) -> Tensor",
-          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, ct__ix_kernel,
-          "GatherBackward0", ct__gather_backward)
+          "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
+          "ct_gather ct_take_along_dim", CT_OP_OTHER, CT__IX_GATHER, ct__ix_meta, CT__K_ANY,
+          ct__ix_kernel, "GatherBackward0", ct__gather_backward)
 CT__IX_OP(index_select, "index_select",
-          "index_select(Tensor self, int dim, Tensor index) -> "
-          "Tensor",
-          "ct_index_select", CT_OP_OTHER, CT__IX_SELECT, ct__ix_meta, ct__ix_kernel,
+          "index_select(Tensor self, int dim, Tensor index) -> Tensor", "ct_index_select",
+          CT_OP_OTHER, CT__IX_SELECT, ct__ix_meta, CT__K_ANY, ct__ix_kernel,
           "IndexSelectBackward0", ct__index_select_backward)
 CT__IX_OP(scatter, "scatter",
-          "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> "
-          "Tensor",
-          "ct_scatter", CT_OP_OTHER, CT__IX_SCATTER, ct__ix_meta, ct__ix_kernel, "ScatterBackward0",
+          "scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", "ct_scatter",
+          CT_OP_OTHER, CT__IX_SCATTER, ct__ix_meta, CT__K_ANY, ct__ix_kernel, "ScatterBackward0",
           ct__scatter_backward)
 CT__IX_OP(scatter_, "scatter_",
-          "scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor "
-          "src) -> Tensor(a!)",
-          "ct_scatter_", CT_OP_INPLACE, CT__IX_SCATTER | CT__IX_INPLACE, ct__ix_meta, ct__ix_kernel,
-          "ScatterBackward0", ct__scatter_backward)
+          "scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+          "ct_scatter_", CT_OP_INPLACE, CT__IX_SCATTER | CT__IX_INPLACE, ct__ix_meta, CT__K_ANY,
+          ct__ix_kernel, "ScatterBackward0", ct__scatter_backward)
 CT__IX_OP(scatter_add, "scatter_add",
-          "scatter_add(Tensor self, int dim, Tensor index, Tensor "
-          "src) -> Tensor",
-          "ct_scatter_add", CT_OP_OTHER, CT__IX_SCATTER_ADD, ct__ix_meta, ct__ix_kernel,
-          "ScatterAddBackward0", ct__scatter_add_backward)
-CT__IX_OP(scatter_add_, "scatter_add_",
-          "scatter_add_(Tensor(a!) self, int dim, Tensor index, "
-          "Tensor src) -> Tensor(a!)",
-          "ct_scatter_add_", CT_OP_INPLACE, CT__IX_SCATTER_ADD | CT__IX_INPLACE, ct__ix_meta,
+          "scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor",
+          "ct_scatter_add", CT_OP_OTHER, CT__IX_SCATTER_ADD, ct__ix_meta, CT__K_ALL,
           ct__ix_kernel, "ScatterAddBackward0", ct__scatter_add_backward)
+CT__IX_OP(scatter_add_, "scatter_add_",
+          "scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)",
+          "ct_scatter_add_", CT_OP_INPLACE, CT__IX_SCATTER_ADD | CT__IX_INPLACE, ct__ix_meta,
+          CT__K_ALL, ct__ix_kernel, "ScatterAddBackward0", ct__scatter_add_backward)
 CT__IX_OP(index_add, "index_add",
-          "index_add(Tensor self, int dim, Tensor index, Tensor source, "
-          "*, Scalar alpha=1) -> Tensor",
-          "ct_index_add", CT_OP_OTHER, CT__IX_INDEX_ADD, ct__ix_meta, ct__ix_kernel,
+          "index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> "
+          "Tensor",
+          "ct_index_add", CT_OP_OTHER, CT__IX_INDEX_ADD, ct__ix_meta, CT__K_ANY, ct__ix_kernel,
           "IndexAddBackward0", ct__index_add_backward)
 CT__IX_OP(index_add_, "index_add_",
-          "index_add_(Tensor(a!) self, int dim, Tensor index, Tensor "
-          "source, *, Scalar alpha=1) -> Tensor(a!)",
+          "index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar "
+          "alpha=1) -> Tensor(a!)",
           "ct_index_add_", CT_OP_INPLACE, CT__IX_INDEX_ADD | CT__IX_INPLACE, ct__ix_meta,
-          ct__ix_kernel, "IndexAddBackward0", ct__index_add_backward)
+          CT__K_ANY, ct__ix_kernel, "IndexAddBackward0", ct__index_add_backward)
 CT__IX_OP(masked_fill, "masked_fill",
-          "masked_fill.Scalar(Tensor self, Tensor mask, Scalar "
-          "value) -> Tensor",
-          "ct_masked_fill", CT_OP_OTHER, 0, ct__masked_fill_meta, ct__masked_fill_kernel,
-          "MaskedFillBackward0", ct__masked_fill_backward)
+          "masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor",
+          "ct_masked_fill", CT_OP_OTHER, 0, ct__masked_fill_meta, CT__K_ANY,
+          ct__masked_fill_kernel, "MaskedFillBackward0", ct__masked_fill_backward)
 CT__IX_OP(masked_fill_, "masked_fill_",
-          "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, "
-          "Scalar value) -> Tensor(a!)",
-          "ct_masked_fill_", CT_OP_INPLACE, CT__IX_INPLACE, ct__masked_fill_meta,
+          "masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)",
+          "ct_masked_fill_", CT_OP_INPLACE, CT__IX_INPLACE, ct__masked_fill_meta, CT__K_ANY,
           ct__masked_fill_kernel, "MaskedFillBackward0", ct__masked_fill_backward)
 
 /* ---- public functions -------------------------------------------------------------------- */
@@ -1058,6 +1061,10 @@ static void ct__add_elem(ct_dtype dt, char *d, const char *s)
     case CT_BOOL:
         *(bool *)(void *)d = x != 0.0 || y != 0.0;
         break;
+    case CT_FLOAT16:
+    case CT_BFLOAT16: /* computed in float32, rounded to the element, as PyTorch's += */
+        ct__store_f64(d, dt, (double)((float)x + (float)y));
+        break;
     default: /* the narrower integers: exact in double, wrapped by the store */
         ct__store_f64(d, dt, x + y);
     }
@@ -1375,17 +1382,17 @@ static const ct_op ct__op_argwhere = {
 static const ct_op ct__op_index = {
     "aten::index", "index.Tensor(Tensor self, Tensor?[] indices) -> Tensor",
     "ct_index ct_masked_select ct_take", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
-    ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL, "IndexBackward0", ct__index_backward, 0u,
+    ct__adv_meta, CT__K_ANY(ct__adv_kernel), NULL, "IndexBackward0", ct__index_backward, 0u,
     ct__adv_record, NULL};
 static const ct_op ct__op_index_put = {
     "aten::index_put", "index_put(Tensor self, Tensor?[] indices, Tensor values, bool "
     "accumulate=False) -> Tensor", "ct_index_put", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
-    ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL, "IndexPutBackward0", ct__index_put_backward,
+    ct__adv_meta, CT__K_ANY(ct__adv_kernel), NULL, "IndexPutBackward0", ct__index_put_backward,
     0u, ct__adv_record, NULL};
 static const ct_op ct__op_index_put_ = {
     "aten::index_put_", "index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool "
     "accumulate=False) -> Tensor(a!)", "ct_index_put_ ct_index_fill_ ct_index_copy_",
-    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__adv_meta, CT__K_ALL(ct__adv_kernel), NULL,
+    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__adv_meta, CT__K_ANY(ct__adv_kernel), NULL,
     "IndexPutBackward0", ct__index_put_backward, 0u, ct__adv_record, NULL};
 static const ct_op ct__op_masked_scatter = {
     "aten::masked_scatter", "masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor",

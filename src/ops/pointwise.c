@@ -2273,7 +2273,27 @@ CT__BINARY2(logaddexp, CT__SCHEMA2("logaddexp"), "ct_logaddexp", CT__LOGADDEXP, 
 CT__BINARY2(logaddexp2, CT__SCHEMA2("logaddexp2"), "ct_logaddexp2", CT__LOGADDEXP2, logaddexp2,
             CT__K_FLOAT, ct__pointwise_kernel, "Logaddexp2Backward0", ct__logaddexp2_backward,
             CT__SAVE_AB)
-CT__BINARY2(xlogy, CT__SCHEMA2("xlogy.Tensor"), "ct_xlogy", CT__XLOGY, xlogy, CT__K_FLOAT,
+/* xlogy in float16/bfloat16 as PyTorch's CPU kernel, whose scalar code takes the log in the
+   reduced dtype: log(y) rounded to it, then x * log(y) rounded; 0 where x is 0, NaN where y
+   is (the other dtypes: the loops). */
+static ct_status ct__xlogy_half_kernel(ct_op_call *c)
+{
+    ct_no_grad_begin();
+    ct_scope_begin();
+    ct_tensor *x = ct_to_dtype(c->inputs[0], c->dtype), *y = ct_to_dtype(c->inputs[1], c->dtype);
+    ct_tensor *r = ct_mul(x, ct_log(y));
+    r = ct_where(ct_isnan(y), y, ct_where(ct_eq_scalar(x, 0.0), ct_zeros_like(r), r));
+    ct_status st = r ? CT_OK : ct_error_code();
+    if (r) {
+        ct__copy_kernel(c->outputs[0], r);
+    }
+    ct_scope_end();
+    ct_no_grad_end();
+    return st;
+}
+#define CT__K_XLOGY(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, ct__xlogy_half_kernel,  \
+                        ct__xlogy_half_kernel}
+CT__BINARY2(xlogy, CT__SCHEMA2("xlogy.Tensor"), "ct_xlogy", CT__XLOGY, xlogy, CT__K_XLOGY,
             ct__pointwise_kernel, "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
 CT__BINARY2(fmax, CT__SCHEMA2("fmax"), "ct_fmax", CT__FMAX, fmax, CT__K_NUMERIC,
             ct__pointwise_kernel, "FmaxBackward0", ct__fmax_backward, CT__SAVE_AB)
@@ -2314,8 +2334,9 @@ CT__BINARY_INPLACE2(floor_divide, "floor_divide_.Tensor", CT__DIV_FLOOR, div_flo
                     CT__K_NUMERIC, ct__int_div_kernel, NULL, NULL, 0u)
 CT__BINARY_INPLACE2(atan2, "atan2_", CT__ATAN2, atan2, CT__K_FLOAT, ct__pointwise_kernel,
                     "Atan2Backward0", ct__atan2_backward, CT__SAVE_AB)
-CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_FLOAT, ct__pointwise_kernel,
+CT__BINARY_INPLACE2(xlogy, "xlogy_.Tensor", CT__XLOGY, xlogy, CT__K_XLOGY, ct__pointwise_kernel,
                     "XlogyBackward0", ct__xlogy_backward, CT__SAVE_AB)
+#undef CT__K_XLOGY
 CT__BINARY_INPLACE2(bitwise_and, "bitwise_and_.Tensor", CT__BITAND, bitand, CT__K_INT,
                     ct__pointwise_kernel, NULL, NULL, 0u)
 CT__BINARY_INPLACE2(bitwise_or, "bitwise_or_.Tensor", CT__BITOR, bitor, CT__K_INT,

@@ -804,13 +804,15 @@ static const int64_t *ct__attr_dims(const ct_op_call *c, int k, int *n)
     return c->n_attrs > k ? c->attrs[k].ints : NULL;
 }
 
-/* log(sum(exp(x - m))) + m with m the detached amax (0 where infinite); float for integers */
+/* log(sum(exp(x - m))) + m with m the amax (0 where infinite); float for integers. Computed
+   without grad: its node takes PyTorch's formula. */
 static ct_status ct__logsumexp_composite(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
     int n;
     const int64_t *dims = ct__attr_dims(c, 0, &n);
     bool keepdim = c->attrs[1].i != 0;
+    ct_no_grad_begin();
     ct_scope_begin();
     const ct_tensor *x = ct_dtype_is_floating_point(t->dtype)
                              ? t
@@ -819,12 +821,29 @@ static ct_status ct__logsumexp_composite(ct_op_call *c)
     if (ct_numel(t) == 0) {
         r = ct_log(ct_sum_dims(ct_exp(x), dims, n, keepdim));
     } else {
-        ct_tensor *m = ct_detach(ct_amax(x, dims, n, true));
+        ct_tensor *m = ct_amax(x, dims, n, true);
         m = ct_where(ct_eq_scalar(ct_abs(m), INFINITY), ct_zeros_like(m), m);
         r = ct_add(ct_log(ct_sum_dims(ct_exp(ct_sub(x, m)), dims, n, keepdim)),
                    ct_sum_dims(m, dims, n, keepdim));
     }
-    return ct__composite_end(c, r);
+    ct_status st = ct__composite_end(c, r);
+    ct_no_grad_end();
+    return st;
+}
+
+/* logsumexp saves the reduced dims (i[0]), the input and the result. */
+static void ct__logsumexp_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = ((const ct__sum_state *)c->state)->mask;
+    ct__save(n, c->inputs[0]);
+    ct__save_output(n, c->outputs[0]);
+}
+
+/* PyTorch's logsumexp_backward: g * exp(x - result), g and result brought back to x's shape */
+static void ct__logsumexp_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    gi[0] = ct_mul(ct__unreduce(n, g), ct_exp(ct_sub(x, ct__unreduce(n, ct__saved(n, 1)))));
 }
 
 /* The divisor of var / std: max(0, N - correction). */
@@ -834,8 +853,8 @@ static double ct__var_divisor(const ct_op_call *c)
     return den > 0 ? den : 0.0;
 }
 
-/* sum((x - mean)^2) / max(0, N - correction), its square root for std. Attributes: dims,
-   correction, keepdim. var's autograd comes from its ops; std has its own node (its
+/* sum((x - mean)^2) / max(0, N - correction), its square root for std (float16/bfloat16 in
+   float32, rounded once). Attributes: dims, correction, keepdim. var's autograd comes from its ops; std has its own node (its
    gradient is 0 where the result is 0, as PyTorch's), so it computes without grad. */
 static ct_status ct__var_composite(ct_op_call *c)
 {
@@ -848,35 +867,49 @@ static ct_status ct__var_composite(ct_op_call *c)
         ct_no_grad_begin();
     }
     ct_scope_begin();
-    ct_tensor *d = ct__centered(t, s->mask, s->count);
+    ct_dtype dt = t->dtype; /* float16/bfloat16: in float32, rounded once (PyTorch's CPU) */
+    ct_tensor *d = ct__centered(ct__is_half(dt) ? ct_to_dtype(t, CT_FLOAT32) : t, s->mask,
+                                s->count);
     ct_tensor *r = ct_div_scalar(ct_sum_dims(ct_mul(d, d), dims, n, c->attrs[2].i != 0),
                                  ct__var_divisor(c));
-    ct_status st = ct__composite_end(c, std ? ct_sqrt(r) : r);
+    ct_status st = ct__composite_end(c, ct_to_dtype(std ? ct_sqrt(r) : r, dt));
     if (std) {
         ct_no_grad_end();
     }
     return st;
 }
 
-/* std saves the reduced dims (i[0]), N (f[0]), the divisor (f[1]), the input and result. */
+/* std saves the reduced dims (i[0]), N - correction (f[0]), whether dims were given (f[1]),
+   the input and the result. */
 static void ct__std_record(ct_node *n, const ct_op_call *c)
 {
     const ct__sum_state *s = (const ct__sum_state *)c->state;
+    int nd;
     n->i[0] = s->mask;
-    n->f[0] = (double)s->count;
-    n->f[1] = ct__var_divisor(c);
+    n->f[0] = (double)s->count - c->attrs[1].f;
+    n->f[1] = ct__attr_dims(c, 0, &nd) != NULL && nd > 0;
     ct__save(n, c->inputs[0]);
     ct__save_output(n, c->outputs[0]);
 }
 
-/* g * (x - mean) / (divisor * std), 0 where std is 0 */
+static ct_tensor *ct__mean_keepdim(const ct_tensor *x, const int64_t *dims, int n);
+
+/* PyTorch's std_backward: var_backward of g / (2 std), 0 where std is 0, with var_backward
+   = (2 / (N - correction)) * g * (x - mean(x)) (g brought back to x's shape; without dims
+   and N - correction <= 0: g * NaN), each op in x's dtype as PyTorch's formula. */
 static void ct__std_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    const ct_tensor *x = ct__saved(n, 0);
-    ct_tensor *y = ct__unreduce(n, ct__saved(n, 1));
-    ct_tensor *d = x ? ct__centered(x, (unsigned)n->i[0], (int64_t)n->f[0]) : NULL;
-    ct_tensor *v = ct_div(ct_mul(ct__unreduce(n, g), d), ct_mul_scalar(y, n->f[1]));
-    gi[0] = ct_where(ct_eq_scalar(y, 0.0), ct_zeros_like(v), v);
+    const ct_tensor *x = ct__saved(n, 0), *y = ct__saved(n, 1);
+    ct_tensor *gv = ct_div(g, ct_mul_scalar(y, 2.0));
+    gv = ct__unreduce(n, ct_where(ct_eq_scalar(y, 0.0), ct_zeros_like(gv), gv));
+    double dof = n->f[0];
+    if (dof <= 0 && n->f[1] == 0) {
+        gi[0] = ct_mul_scalar(gv, NAN);
+        return;
+    }
+    int64_t dims[CT_MAX_DIMS];
+    int nd = ct__mask_dims((unsigned)n->i[0], x->ndim, dims);
+    gi[0] = ct_mul(ct_mul_scalar(gv, 2.0 / dof), ct_sub(x, ct__mean_keepdim(x, dims, nd)));
 }
 
 /* all: the amin of the input as bool (true for an empty reduction); any (CT__RC_ANY): the
@@ -1207,6 +1240,11 @@ static bool ct__cdist_meta(ct_op_call *c)
                      "%s", k + 1, ct__dtype_title(x[k]->dtype));
             return false;
         }
+        if (x[k]->dtype == CT_FLOAT16 || x[k]->dtype == CT_BFLOAT16) { /* as PyTorch's CPU */
+            ct__fail(CT_ERR_DTYPE, c->fn, "\"cdist\" not implemented for '%s'",
+                     ct__dtype_title(x[k]->dtype));
+            return false;
+        }
     }
     if (x[0]->dtype != x[1]->dtype) {
         ct__fail(CT_ERR_DTYPE, c->fn, "expected scalar type %s but found %s",
@@ -1335,9 +1373,11 @@ CT__REDUCTION(prod_dim, "aten::prod", "prod.dim_int(Tensor self, int dim, bool k
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
                                        VAR, 0u, NULL, META, CT__K_NONE, COMPOSITE, NULL, NULL,  \
                                        0u, NULL, NULL};
-CT__RED_COMPOSITE(logsumexp, "aten::logsumexp", "logsumexp(Tensor self, int[1] dim, bool "
-                  "keepdim=False) -> Tensor", "ct_logsumexp", 0, ct__red_composite_meta,
-                  ct__logsumexp_composite)
+static const ct_op ct__op_logsumexp = {
+    "aten::logsumexp", "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+    "ct_logsumexp", CT_OP_REDUCTION, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__red_composite_meta,
+    CT__K_NONE, ct__logsumexp_composite, "LogsumexpBackward0", ct__logsumexp_backward, 0u,
+    ct__logsumexp_record, NULL};
 CT__RED_COMPOSITE(var, "aten::var", "var.correction(Tensor self, int[1]? dim=None, *, Scalar? "
                   "correction=None, bool keepdim=False) -> Tensor", "ct_var ct_var_dim",
                   CT__RC_VAR, ct__red_composite_meta, ct__var_composite)
@@ -1433,6 +1473,12 @@ ct_tensor *ct_sum_dims(const ct_tensor *t, const int64_t *dims, int n, bool keep
         return NULL;
     }
     return ct__call_sum(&ct__op_sum_dim, "ct_sum", t, true, dims, n, keepdim);
+}
+
+/* The mean over n dims (n >= 1), kept as size 1. */
+static ct_tensor *ct__mean_keepdim(const ct_tensor *x, const int64_t *dims, int n)
+{
+    return ct__call_sum(&ct__op_mean_dim, "ct_mean", x, true, dims, n, true);
 }
 
 ct_tensor *ct_mean(const ct_tensor *t)

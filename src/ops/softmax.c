@@ -396,12 +396,18 @@ static ct_status ct__softmax_kernel(ct_op_call *c)
 
 /* The backward ops (composite: built on ops, so they run on any device and differentiate
    again). An empty input's gradient is empty: skip the sums, whose outputs (every line of
-   dim) can be far larger than the input. Attributes: dim, the input's dtype. */
+   dim) can be far larger than the input. float16/bfloat16 compute in float32 and round once,
+   as PyTorch's CPU kernels. Attributes: dim, the input's dtype. */
 static ct_status ct__softmax_bw_composite(ct_op_call *c)
 {
-    const ct_tensor *g = c->inputs[0], *y = c->inputs[1];
     int64_t dim = c->attrs[0].i;
+    ct_dtype dt = c->inputs[0]->dtype;
     ct_scope_begin();
+    const ct_tensor *g = c->inputs[0], *y = c->inputs[1];
+    if (ct__is_half(dt)) {
+        g = ct_to_dtype(g, CT_FLOAT32);
+        y = ct_to_dtype(y, CT_FLOAT32);
+    }
     ct_tensor *r = NULL;
     if (ct_numel(g) == 0) {
         r = ct_zeros_like(g);
@@ -410,7 +416,7 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
     } else { /* y * (g - sum(g * y)) */
         r = ct_mul(y, ct_sub(g, ct_sum_dim(ct_mul(g, y), dim, true)));
     }
-    return ct__composite_end(c, r);
+    return ct__composite_end(c, ct_to_dtype(r, dt));
 }
 
 static const ct_op ct__op_softmax = {
