@@ -75,10 +75,27 @@ check-dispatch: $(HEADERS)
 compile-tests: | $(BUILD)
 	@sh tests/compile.sh "$(CC)" "$(CXX)"
 
-test: check-null-tests check-dispatch compile-tests test-rng-flags $(BUILD)/test_runner $(BUILD)/test_runner_debug
+test: check-null-tests check-dispatch compile-tests test-rng-flags test-lapack $(BUILD)/test_runner $(BUILD)/test_runner_debug
 	@cd tests && ../$(BUILD)/test_runner
 	@echo "the suite again, built with -DCTORCH_DEBUG:"
 	@cd tests && ../$(BUILD)/test_runner_debug
+
+# The decompositions on OpenBLAS's LAPACK (-DCTORCH_LAPACK): their tests again, where
+# libopenblas is installed (CI installs it).
+HAVE_OPENBLAS = $(shell printf 'int main(void){return 0;}\n' | $(CC) -x c - -lopenblas -o /dev/null \
+                  2>/dev/null && echo yes)
+test-lapack: $(HEADERS) | $(BUILD)
+ifeq ($(HAVE_OPENBLAS),yes)
+	@$(CC) $(CFLAGS) -DCTORCH_LAPACK -Werror -o $(BUILD)/test_lapack tests/main.c tests/impl.c \
+	    $(TESTS) $(LDLIBS) -lopenblas
+	@for t in decomp linalg; do \
+	    (cd tests && ../$(BUILD)/test_lapack $$t > ../$(BUILD)/test_lapack.log 2>&1); st=$$?; \
+	    printf '%s tests on LAPACK: ' $$t; tail -1 $(BUILD)/test_lapack.log; \
+	    [ $$st = 0 ] || { cat $(BUILD)/test_lapack.log; exit 1; }; \
+	done
+else
+	@echo "test-lapack: no libopenblas, skipped"
+endif
 
 # The tests named *rng* (random streams, the quickstart's Linear init, DataLoader orders) compare
 # with PyTorch bit for bit: their results must not depend on -std, -O or -ffp-contract.

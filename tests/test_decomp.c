@@ -586,13 +586,16 @@ static void test_decomp_nodes_and_outputs(void)
     ct_scope_end();
 }
 
-/* The same bits at one and two threads (each matrix of a batch is one task). */
+/* The same bits at one and two threads (each matrix of a batch is one task; one matrix's
+   right-hand sides go in blocks of rows). */
 static void test_decomp_threads(void)
 {
     ct_scope_begin();
     ct_manual_seed(11);
     ct_tensor *A = randn3(6, 20, 20, CT_FLOAT64);
-    ct_tensor *r1[3], *r2[3];
+    const int64_t ms[2] = {30, 30}, bs[2] = {30, 200};
+    ct_tensor *M = ct_randn(ms, 2, CT_FLOAT32, NULL), *B = ct_randn(bs, 2, CT_FLOAT32, NULL);
+    ct_tensor *r1[4], *r2[4];
     int prev = ct_get_num_threads();
     for (int t = 0; t < 2; t++) {
         ct_tensor **r = t ? r2 : r1;
@@ -600,9 +603,10 @@ static void test_decomp_threads(void)
         r[0] = ct_linalg_inv(A);
         r[1] = ct_linalg_svdvals(A);
         r[2] = ct_linalg_eigvalsh(A, 'L');
+        r[3] = ct_linalg_solve(M, B, true);
     }
     ct_set_num_threads(prev);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         CHECK(ct_equal(r1[k], r2[k]));
     }
     ct_scope_end();

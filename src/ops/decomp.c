@@ -771,7 +771,7 @@ static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
    (GEMM), then it is multiplied by the inverse of its diagonal block (trtri, trmm); about
    twice as fast as OpenBLAS's trsm on many right-hand sides. */
 static void ct__dc_trsm_right_blas(ct_dtype wd, bool upper, bool unit, int n, int k,
-                                   const void *a, void *y)
+                                   const void *a, void *y, int ldy)
 {
     const char *ul = upper ? "U" : "L", *dg = unit ? "U" : "N";
     size_t es = ct_dtype_size(wd);
@@ -780,8 +780,8 @@ static void ct__dc_trsm_right_blas(ct_dtype wd, bool upper, bool unit, int n, in
         int jb = n - s < CT__DC_RNB ? n - s : CT__DC_RNB, j0 = upper ? s : n - s - jb;
         int lo = upper ? 0 : j0 + jb, cnt = upper ? j0 : n - j0 - jb, info = 0;
         const char *ab = (const char *)a + ((size_t)lo + (size_t)j0 * (size_t)n) * es;
-        const char *yl = (const char *)y + (size_t)lo * (size_t)k * es;
-        char *yj = (char *)y + (size_t)j0 * (size_t)k * es;
+        const char *yl = (const char *)y + (size_t)lo * (size_t)ldy * es;
+        char *yj = (char *)y + (size_t)j0 * (size_t)ldy * es;
         for (int j = 0; j < jb; j++) {
             for (int i = 0; i < jb; i++) {
                 bool in = upper ? i <= j : i >= j;
@@ -791,39 +791,61 @@ static void ct__dc_trsm_right_blas(ct_dtype wd, bool upper, bool unit, int n, in
         if (wd == CT_FLOAT32) {
             float one = 1, mone = -1;
             if (cnt > 0) {
-                sgemm_("N", "N", &k, &jb, &cnt, &mone, (const float *)yl, &k, (const float *)ab,
-                       &n, &one, (float *)yj, &k, 1, 1);
+                sgemm_("N", "N", &k, &jb, &cnt, &mone, (const float *)yl, &ldy,
+                       (const float *)ab, &n, &one, (float *)yj, &ldy, 1, 1);
             }
             strtri_(ul, dg, &jb, (float *)tinv, &jb, &info, 1, 1);
-            strmm_("R", ul, "N", dg, &k, &jb, &one, (const float *)tinv, &jb, (float *)yj, &k, 1,
-                   1, 1, 1);
+            strmm_("R", ul, "N", dg, &k, &jb, &one, (const float *)tinv, &jb, (float *)yj, &ldy,
+                   1, 1, 1, 1);
         } else {
             double one = 1, mone = -1;
             if (cnt > 0) {
-                dgemm_("N", "N", &k, &jb, &cnt, &mone, (const double *)yl, &k,
-                       (const double *)ab, &n, &one, (double *)yj, &k, 1, 1);
+                dgemm_("N", "N", &k, &jb, &cnt, &mone, (const double *)yl, &ldy,
+                       (const double *)ab, &n, &one, (double *)yj, &ldy, 1, 1);
             }
             dtrtri_(ul, dg, &jb, tinv, &jb, &info, 1, 1);
-            dtrmm_("R", ul, "N", dg, &k, &jb, &one, tinv, &jb, (double *)yj, &k, 1, 1, 1, 1);
+            dtrmm_("R", ul, "N", dg, &k, &jb, &one, tinv, &jb, (double *)yj, &ldy, 1, 1, 1, 1);
         }
     }
 }
 #undef CT__DC_RNB
 #endif
 
-/* y (k x n, ld k) := y T^-1, T the upper or lower (unit) triangle of a (n x n). */
+/* y (k x n, ld ldy) := y T^-1, T the upper or lower (unit) triangle of a (n x n). */
 static void ct__dc_trsm_right(ct_dtype wd, bool upper, bool unit, int64_t n, int64_t k,
-                              const void *a, void *y)
+                              const void *a, void *y, int64_t ldy)
 {
     if (n == 0 || k == 0) {
         return;
     }
 #if CT__LAPACK
-    ct__dc_trsm_right_blas(wd, upper, unit, (int)n, (int)k, a, y);
+    ct__dc_trsm_right_blas(wd, upper, unit, (int)n, (int)k, a, y, (int)ldy);
 #else
     (void)wd;
-    ct__dc_trsm_right_c(upper, unit, n, k, (const double *)a, n, (double *)y, k);
+    ct__dc_trsm_right_c(upper, unit, n, k, (const double *)a, n, (double *)y, ldy);
 #endif
+}
+
+/* The rows of y (k x n, ld k) are independent right-hand sides: blocks of CT__DC_YB rows
+   (fixed, so results do not depend on the thread count) solved in parallel. */
+#define CT__DC_YB 64
+typedef struct ct__dc_lu_solve {
+    ct_dtype wd;
+    int64_t n, k;
+    const void *lu;
+    void *y;
+} ct__dc_lu_solve;
+
+static void ct__dc_lu_solve_rows(int64_t b0, int64_t b1, void *ctx)
+{
+    const ct__dc_lu_solve *j = (const ct__dc_lu_solve *)ctx;
+    size_t es = ct_dtype_size(j->wd);
+    for (int64_t b = b0; b < b1; b++) {
+        int64_t r0 = b * CT__DC_YB, kb = j->k - r0 < CT__DC_YB ? j->k - r0 : CT__DC_YB;
+        char *yb = (char *)j->y + (size_t)r0 * es;
+        ct__dc_trsm_right(j->wd, true, false, j->n, kb, j->lu, yb, j->k);
+        ct__dc_trsm_right(j->wd, false, true, j->n, kb, j->lu, yb, j->k);
+    }
 }
 
 /* Solves M Z = R through the LU of w = M^T (n x n, overwritten): y (k x n, ld k) holds R^T and
@@ -835,8 +857,12 @@ static int ct__dc_gesv_t(ct_dtype wd, int64_t n, int64_t k, void *w, int *piv, v
     if (info != 0) {
         return info;
     }
-    ct__dc_trsm_right(wd, true, false, n, k, w, y);
-    ct__dc_trsm_right(wd, false, true, n, k, w, y);
+    ct__dc_lu_solve job = {wd, n, k, w, y};
+    int64_t blocks = (k + CT__DC_YB - 1) / CT__DC_YB, grain = 1;
+#if CT__LAPACK
+    grain = openblas_get_num_threads() > 1 ? blocks : 1; /* its own threads run the blocks */
+#endif
+    ct__parallel_for(blocks, grain, ct__dc_lu_solve_rows, &job);
     size_t es = ct_dtype_size(wd), col = (size_t)k * es;
     char *yc = (char *)y, tmp[64];
     for (int64_t i = n - 1; i >= 0; i--) { /* y P^T: swap columns i and piv[i] */
@@ -2370,4 +2396,5 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
 }
 
 #undef CT__DC_NB
+#undef CT__DC_YB
 #undef CT__LAPACK
