@@ -387,6 +387,63 @@ static void test_module_forward_hooks(void)
     ct_module_free(relu);
 }
 
+typedef struct test_bw_log {
+    int calls;
+    bool had_input;
+    ct_tensor *grad_input, *grad_output; /* retained copies */
+    double scale;                        /* replacement: grad_input * scale (0: keep) */
+} test_bw_log;
+
+static ct_tensor *test_bw_hook(ct_module *m, const ct_tensor *gi, const ct_tensor *go, void *user)
+{
+    test_bw_log *log = (test_bw_log *)user;
+    (void)m;
+    log->calls++;
+    log->had_input = gi != NULL;
+    ct_release(log->grad_input);
+    ct_release(log->grad_output);
+    log->grad_input = gi ? ct_retain(ct_clone(gi)) : NULL;
+    log->grad_output = ct_retain(ct_clone(go));
+    return gi && log->scale != 0 ? ct_mul_scalar(gi, log->scale) : NULL;
+}
+
+/* Module.register_full_backward_hook: grad_output is d loss / d y, grad_input d loss / d x
+   (= grad_output @ W for a Linear); a returned tensor replaces grad_input. */
+static void test_module_full_backward_hook(void)
+{
+    const int64_t xs[2] = {4, 3}, gs[2] = {4, 2};
+    test_bw_log log;
+    memset(&log, 0, sizeof log);
+    ct_manual_seed(0);
+    ct_module *lin = ct_linear_new(3, 2, true);
+    ct_hook_handle h = ct_module_register_full_backward_hook(lin, test_bw_hook, &log);
+    ct_scope_begin();
+    ct_tensor *gy = ct_reshape(ct_arange(0, 8, 1, CT_FLOAT32), gs, 2);
+    ct_tensor *w = ct_module_get_parameter(lin, "weight");
+    for (int pass = 0; pass < 3; pass++) {
+        log.scale = pass == 1 ? 2.0 : 0.0;
+        ct_tensor *x = ct_requires_grad_(ct_ones(xs, 2, CT_FLOAT32), pass < 2);
+        ct_tensor *y = ct_module_forward(lin, x);
+        CHECK(ct_backward(ct_sum(ct_mul(y, gy)), NULL, false) == CT_OK);
+        CHECK(log.calls == pass + 1 && log.had_input == (pass < 2));
+        CHECK(log.grad_output && ct_item(ct_all(ct_eq(log.grad_output, gy))) == 1.0);
+        ct_tensor *want = ct_matmul(gy, w);
+        if (pass < 2) {
+            CHECK(log.grad_input && ct_item(ct_all(ct_eq(log.grad_input, want))) == 1.0);
+            ct_tensor *xg = ct_grad(x);
+            CHECK(xg && ct_item(ct_all(ct_eq(xg, ct_mul_scalar(want, pass ? 2.0 : 1.0)))) == 1.0);
+        }
+    }
+    ct_hook_handle_remove(&h);
+    ct_tensor *x = ct_requires_grad_(ct_ones(xs, 2, CT_FLOAT32), true);
+    ct_backward(ct_sum(ct_module_forward(lin, x)), NULL, false);
+    CHECK(log.calls == 3);
+    ct_release(log.grad_input);
+    ct_release(log.grad_output);
+    ct_scope_end();
+    ct_module_free(lin);
+}
+
 /* ---- containers --------------------------------------------------------------------- */
 static void test_module_containers(void)
 {
@@ -528,6 +585,7 @@ void test_module(void)
     RUN(test_module_apply_order);
     RUN(test_module_to_dtype);
     RUN(test_module_forward_hooks);
+    RUN(test_module_full_backward_hook);
     RUN(test_module_containers);
     RUN(test_module_multi_input_user_module);
     RUN(test_state_dict_container);

@@ -38,6 +38,7 @@ VALID = {
     "ct_hook_handle *": "&fx.handle",
     "ct_forward_pre_hook": "null_test_pre_hook",
     "ct_forward_hook": "null_test_fwd_hook",
+    "ct_full_backward_hook": "null_test_bw_hook",
     "void(*)(ct_module*,void*)": "null_test_visit",
     "ct_optimizer *": "fx.opt",
     "ct_generator *": "fx.gen",
@@ -146,10 +147,10 @@ OUTCOME = {
     ("ct_module_named_parameters", "params"): "size",
     ("ct_autograd_grad", "grad_outputs"): "accepted",
     ("ct_module_parameters", "params"): "size",
-    ("ct_module_buffers", "buffers"): "size",
-    ("ct_module_named_buffers", "names"): "size",
-    ("ct_module_named_buffers", "buffers"): "size",
-    ("ct_module_children", "children"): "size",
+    ("ct_module_buffers", "buffers"): "accepted",  # Linear has no buffers, no children
+    ("ct_module_named_buffers", "names"): "accepted",
+    ("ct_module_named_buffers", "buffers"): "accepted",
+    ("ct_module_children", "children"): "accepted",
     ("ct_module_named_modules", "names"): "size",
     ("ct_module_named_modules", "modules"): "size",
     ("ct_module_load_state_dict", "keys"): "accepted",
@@ -254,6 +255,10 @@ FREE_BY_RETURN = {
     "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
     "ct_future *": "ct_wait", "ct_state_dict *": "ct_state_dict_free",
 }
+# Functions returning one of their arguments or a borrowed object: nothing to free.
+RETURNS_BORROWED = {"ct_module_apply", "ct_module_requires_grad_", "ct_module_to",
+                    "ct_module_list_append", "ct_sequential_append", "ct_module_get_submodule",
+                    "ct_module_dict_get", "ct_module_child"}
 POINTER_RESULTS = ("ct_tensor *",) + tuple(FREE_BY_RETURN)
 
 
@@ -378,7 +383,8 @@ def call_case(fn, ret, params, k, bad="NULL"):
         lines.append(ind + "const char *call =")
         lines += c_string("%s(%s)" % (fn, ", ".join(args)), ind + "    ")
     check_null = kind in ("null_arg", "freed") and ret in POINTER_RESULTS
-    if check_null or ret in FREE_BY_RETURN or kind == "size":
+    owned = ret in FREE_BY_RETURN and fn not in RETURNS_BORROWED
+    if check_null or owned or kind == "size":
         lines += wrap("%s%sr = %s(" % (ret, "" if ret.endswith("*") else " ", fn), args, ");", ind)
     else:
         lines += wrap("%s%s(" % ("" if ret == "void" else "(void)", fn), args, ");", ind)
@@ -388,7 +394,7 @@ def call_case(fn, ret, params, k, bad="NULL"):
         lines.append(ind + "expect_size(call, (int64_t)r);")
     else:
         lines.append(ind + "expect_%s(call);" % kind)
-    if ret in FREE_BY_RETURN:
+    if owned:
         lines.append(ind + "%s(r);" % FREE_BY_RETURN[ret])
     if "child" in args and (fn, "child") not in CONSUMED:
         lines.append(ind + "if (!registered(fx.module, child)) { /* not taken: still ours */")
@@ -497,6 +503,16 @@ static ct_tensor *null_test_fwd_hook(ct_module *m, const ct_tensor *input,
     (void)m;
     (void)input;
     (void)output;
+    (void)user;
+    return NULL;
+}
+
+static ct_tensor *null_test_bw_hook(ct_module *m, const ct_tensor *grad_input,
+                                    const ct_tensor *grad_output, void *user)
+{
+    (void)m;
+    (void)grad_input;
+    (void)grad_output;
     (void)user;
     return NULL;
 }

@@ -28,8 +28,9 @@ typedef struct ct__named_list {
 
 typedef struct ct__fwd_hook {
     int64_t id;
-    ct_forward_pre_hook pre; /* one of pre and post is set */
+    ct_forward_pre_hook pre; /* one of pre, post and back is set */
     ct_forward_hook post;
+    ct_full_backward_hook back;
     void *user;
 } ct__fwd_hook;
 
@@ -43,6 +44,7 @@ struct ct_module {
     int64_t cfg[2]; /* layer settings (Flatten's dims) */
     ct__fwd_hook *hooks;
     int64_t n_hooks, hooks_cap, next_hook_id;
+    ct_tensor *grad_output; /* full backward hooks: the pending call's output gradient */
 };
 
 ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *user,
@@ -86,13 +88,67 @@ void ct_module_free(ct_module *m)
         m->user_free(m->user);
     }
     ct__free(m->hooks);
+    ct__release(m->grad_output);
     ct__free(m);
+}
+
+/* ---- full backward hooks: the output's gradient arrives first (kept in m), then the
+   input's, and the hooks run with both; without an input requiring grad they run at once
+   with grad_input NULL (PyTorch's BackwardHook). */
+static ct_tensor *ct__run_backward_hooks(ct_module *m, const ct_tensor *grad_input)
+{
+    ct_tensor *g = (ct_tensor *)(uintptr_t)grad_input;
+    for (int64_t i = 0; i < m->n_hooks; i++) {
+        ct__fwd_hook h = m->hooks[i];
+        ct_tensor *r = h.back ? h.back(m, g, m->grad_output, h.user) : NULL;
+        g = r && g ? r : g;
+    }
+    ct__release(m->grad_output);
+    m->grad_output = NULL;
+    return g == grad_input ? NULL : g;
+}
+
+static ct_tensor *ct__grad_output_hook(const ct_tensor *grad, void *user)
+{
+    ct_module *m = (ct_module *)user;
+    ct__release(m->grad_output);
+    m->grad_output = ct_retain((ct_tensor *)(uintptr_t)grad);
+    return NULL;
+}
+
+static ct_tensor *ct__grad_output_only_hook(const ct_tensor *grad, void *user)
+{
+    ct__grad_output_hook(grad, user);
+    return ct__run_backward_hooks((ct_module *)user, NULL);
+}
+
+static ct_tensor *ct__grad_input_hook(const ct_tensor *grad, void *user)
+{
+    return ct__run_backward_hooks((ct_module *)user, grad);
+}
+
+static bool ct__has_backward_hooks(const ct_module *m)
+{
+    for (int64_t i = 0; i < m->n_hooks; i++) {
+        if (m->hooks[i].back) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An alias of t whose gradient runs fn(grad, m); NULL after an error. */
+static ct_tensor *ct__hooked_alias(const ct_tensor *t, ct_tensor_hook fn, ct_module *m)
+{
+    ct_tensor *a = ct_alias(t);
+    return a && ct_register_hook(a, fn, m) == CT_OK ? a : NULL;
 }
 
 /* Module.__call__ with hooks: pre-hooks, forward, hooks; a hook's error stops the call. */
 static ct_tensor *ct__forward_hooked(ct_module *m, const ct_tensor *x)
 {
     bool clean = ct_error_code() == CT_OK;
+    bool back = ct_is_grad_enabled() && ct__has_backward_hooks(m);
     ct_scope_begin();
     const ct_tensor *in = x;
     for (int64_t i = 0; i < m->n_hooks && in; i++) {
@@ -100,11 +156,19 @@ static ct_tensor *ct__forward_hooked(ct_module *m, const ct_tensor *x)
         ct_tensor *r = h.pre ? h.pre(m, in, h.user) : NULL;
         in = clean && ct_error_code() != CT_OK ? NULL : r ? r : in;
     }
+    bool input_grad = in && ct_requires_grad(in);
+    if (back && input_grad) {
+        in = ct__hooked_alias(in, ct__grad_input_hook, m);
+    }
     ct_tensor *out = in ? m->forward(m, in) : NULL;
     for (int64_t i = 0; i < m->n_hooks && out; i++) {
         ct__fwd_hook h = m->hooks[i];
         ct_tensor *r = h.post ? h.post(m, in, out, h.user) : NULL;
         out = clean && ct_error_code() != CT_OK ? NULL : r ? r : out;
+    }
+    if (back && out && ct_requires_grad(out)) {
+        out = ct__hooked_alias(out, input_grad ? ct__grad_output_hook : ct__grad_output_only_hook,
+                               m);
     }
     out = ct_keep(out);
     ct_scope_end();
@@ -540,10 +604,10 @@ ct_module *ct_module_to(ct_module *m, ct_dtype dtype)
 
 /* ---- hooks -------------------------------------------------------------------------- */
 static ct_hook_handle ct__hook_add(const char *op, ct_module *m, ct_forward_pre_hook pre,
-                                   ct_forward_hook post, void *user)
+                                   ct_forward_hook post, ct_full_backward_hook back, void *user)
 {
     ct_hook_handle h = {NULL, 0};
-    if (ct__null(op, m) || (!pre && !post && ct__null(op, NULL))) {
+    if (ct__null(op, m) || (!pre && !post && !back && ct__null(op, NULL))) {
         return h;
     }
     if (m->n_hooks == m->hooks_cap) {
@@ -561,6 +625,7 @@ static ct_hook_handle ct__hook_add(const char *op, ct_module *m, ct_forward_pre_
     e->id = ++m->next_hook_id;
     e->pre = pre;
     e->post = post;
+    e->back = back;
     e->user = user;
     h.module = m;
     h.id = e->id;
@@ -569,12 +634,18 @@ static ct_hook_handle ct__hook_add(const char *op, ct_module *m, ct_forward_pre_
 
 ct_hook_handle ct_module_register_forward_pre_hook(ct_module *m, ct_forward_pre_hook fn, void *user)
 {
-    return ct__hook_add("ct_module_register_forward_pre_hook", m, fn, NULL, user);
+    return ct__hook_add("ct_module_register_forward_pre_hook", m, fn, NULL, NULL, user);
 }
 
 ct_hook_handle ct_module_register_forward_hook(ct_module *m, ct_forward_hook fn, void *user)
 {
-    return ct__hook_add("ct_module_register_forward_hook", m, NULL, fn, user);
+    return ct__hook_add("ct_module_register_forward_hook", m, NULL, fn, NULL, user);
+}
+
+ct_hook_handle ct_module_register_full_backward_hook(ct_module *m, ct_full_backward_hook fn,
+                                                     void *user)
+{
+    return ct__hook_add("ct_module_register_full_backward_hook", m, NULL, NULL, fn, user);
 }
 
 void ct_hook_handle_remove(ct_hook_handle *handle)

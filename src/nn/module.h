@@ -162,6 +162,19 @@ CTORCH_API ct_hook_handle ct_module_register_forward_pre_hook(ct_module *m, ct_f
    Mirrors: Module.register_forward_hook. */
 CTORCH_API ct_hook_handle ct_module_register_forward_hook(ct_module *m, ct_forward_hook fn,
                                                           void *user);
+/* A full backward hook: runs when the gradients of the module's input (grad_input; NULL when
+   the input does not require grad) and output (grad_output) of a ct_module_forward call have
+   been computed; returns a new tensor that replaces grad_input, or NULL to keep it. */
+typedef ct_tensor *(*ct_full_backward_hook)(ct_module *m, const ct_tensor *grad_input,
+                                            const ct_tensor *grad_output, void *user);
+/* Registers a full backward hook, run in registration order for every later
+   ct_module_forward(m, ...) made with grad mode on (the input and output are wrapped in
+   aliases carrying gradient hooks, as PyTorch's BackwardHook). m must outlive the backward
+   passes of the graphs those calls recorded. Returns and Errors as
+   ct_module_register_forward_pre_hook. Mirrors: Module.register_full_backward_hook. */
+CTORCH_API ct_hook_handle ct_module_register_full_backward_hook(ct_module *m,
+                                                                ct_full_backward_hook fn,
+                                                                void *user);
 /* Removes the hook; removing twice is a no-op. Mirrors: RemovableHandle.remove. */
 CTORCH_API void ct_hook_handle_remove(ct_hook_handle *handle);
 
