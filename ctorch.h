@@ -2905,6 +2905,16 @@ CTORCH_API int64_t ct_state_dict_len(const ct_state_dict *sd);
 CTORCH_API const char *ct_state_dict_key(const ct_state_dict *sd, int64_t i);
 /* The kind of sd[key]; CT_STATE_NONE when absent. */
 CTORCH_API ct_state_kind ct_state_dict_kind(const ct_state_dict *sd, const char *key);
+/* Sets sd[prefix + key] for every entry of other, in its order (tensors shared, as
+   ct_state_dict_set; strings copied); prefix may be NULL. Returns: CT_OK or the error code.
+   Mirrors: sd.update({prefix + k: v for k, v in other.items()}). */
+CTORCH_API ct_status ct_state_dict_update(ct_state_dict *sd, const ct_state_dict *other,
+                                          const char *prefix);
+/* The entries of sd whose keys start with prefix, the prefix removed, in order (tensors
+   shared): a checkpoint's model part for ct_module_load_state_dict. Returns: a new
+   ct_state_dict, or NULL. Mirrors: {k[len(prefix):]: v for k, v in sd.items() if
+   k.startswith(prefix)}. */
+CTORCH_API ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix);
 
 // >>part nn/module.h
 /* nn/module.h - modules (torch.nn.Module): parameters, buffers, submodules, train/eval,
@@ -3233,6 +3243,23 @@ CTORCH_API ct_state_dict *ct_load(const char *path);
    when mapping fails) it reads as ct_load does. Returns and Errors: as ct_load.
    Mirrors: torch.load(path, mmap=True) / safetensors.safe_open. */
 CTORCH_API ct_state_dict *ct_load_mmap(const char *path);
+/* A training checkpoint: one ct_state_dict holding the model's, optimizer's and scheduler's
+   state and counters under prefixed keys, e.g.
+       ct_checkpoint_dict *ck = ct_state_dict_new();
+       ct_state_dict_update(ck, model_sd, "model.");      // tensors, shared
+       ct_state_dict_update(ck, optim_sd, "optim.");      // tensors and numbers
+       ct_state_dict_set_int(ck, "epoch", epoch);
+       ct_checkpoint_dict_save(ck, "ckpt.safetensors");
+   and back: ck = ct_checkpoint_dict_load(path); sd = ct_state_dict_select(ck, "model.");
+   ct_module_load_state_dict(model, sd, true, NULL); ct_state_dict_get_int(ck, "epoch", &e).
+   Mirrors: torch.save({"model": ..., "optimizer": ..., "epoch": ...}, path). */
+typedef ct_state_dict ct_checkpoint_dict;
+/* Writes ckpt to path (ct_save: tensors as tensors, numbers and strings as metadata).
+   Returns and Errors: as ct_save. */
+CTORCH_API ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path);
+/* Reads a checkpoint (ct_load: numbers come back as strings that ct_state_dict_get_int and
+   ct_state_dict_get_double read). Returns and Errors: as ct_load. */
+CTORCH_API ct_checkpoint_dict *ct_checkpoint_dict_load(const char *path);
 /* Saves m's state_dict to path (ct_module_state_dict + ct_save). Returns: CT_OK or the
    error code. Mirrors: save_file(model.state_dict(), path). */
 CTORCH_API ct_status ct_module_save(const ct_module *m, const char *path);
@@ -32010,6 +32037,61 @@ const char *ct_state_dict_key(const ct_state_dict *sd, int64_t i)
     return i >= 0 && i < sd->len ? sd->items[i].key : NULL;
 }
 
+/* Sets sd[prefix + key] to a copy of e's value. */
+static CT__UNUSED ct_status ct__state_copy(ct_state_dict *sd, const char *prefix, const char *key,
+                                           const ct__state_entry *e)
+{
+    size_t np = strlen(prefix), nk = strlen(key);
+    char *full = (char *)ct__malloc(np + nk + 1);
+    if (!full) {
+        return ct__fail(CT_ERR_OOM, "ct_state_dict_update", "out of memory");
+    }
+    memcpy(full, prefix, np);
+    memcpy(full + np, key, nk + 1);
+    ct_status st = e->kind == CT_STATE_TENSOR ? ct_state_dict_set(sd, full, e->tensor)
+                 : e->kind == CT_STATE_INT    ? ct_state_dict_set_int(sd, full, e->i)
+                 : e->kind == CT_STATE_DOUBLE ? ct_state_dict_set_double(sd, full, e->d)
+                                              : ct_state_dict_set_string(sd, full, e->s);
+    ct__free(full);
+    return st;
+}
+
+ct_status ct_state_dict_update(ct_state_dict *sd, const ct_state_dict *other, const char *prefix)
+{
+    const char *op = "ct_state_dict_update";
+    if (ct__null(op, sd) || ct__null(op, other)) {
+        return ct_error_code();
+    }
+    int64_t n = other->len; /* other may be sd itself: only its entries so far */
+    for (int64_t i = 0; i < n; i++) {
+        ct__state_entry e = other->items[i]; /* a copy: sd's array may move */
+        ct_status st = ct__state_copy(sd, prefix ? prefix : "", e.key, &e);
+        if (st != CT_OK) {
+            return st;
+        }
+    }
+    return CT_OK;
+}
+
+ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix)
+{
+    const char *op = "ct_state_dict_select";
+    if (ct__null(op, sd) || ct__null(op, prefix)) {
+        return NULL;
+    }
+    ct_state_dict *out = ct_state_dict_new();
+    size_t np = strlen(prefix);
+    for (int64_t i = 0; out && i < sd->len; i++) {
+        const ct__state_entry *e = &sd->items[i];
+        if (strncmp(e->key, prefix, np) == 0 && e->key[np] &&
+            ct__state_copy(out, "", e->key + np, e) != CT_OK) {
+            ct_state_dict_free(out);
+            out = NULL;
+        }
+    }
+    return out;
+}
+
 // >>part nn/module.c
 /* nn/module.c - the module object, its traversals, hooks, containers, state_dicts and the
  * built-in layers. */
@@ -34382,6 +34464,16 @@ ct_state_dict *ct_load_mmap(const char *path)
     return ct__st_load_file("ct_load_mmap", path);
 }
 #endif
+
+ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path)
+{
+    return ct_save(ckpt, path);
+}
+
+ct_checkpoint_dict *ct_checkpoint_dict_load(const char *path)
+{
+    return ct__st_load_file("ct_checkpoint_dict_load", path);
+}
 
 ct_status ct_module_save(const ct_module *m, const char *path)
 {

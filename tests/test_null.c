@@ -8103,6 +8103,49 @@ static void test_null_ct_state_dict_kind(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_state_dict_update(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_update(NULL, fx.sd, fx.text)";
+        (void)ct_state_dict_update(NULL, fx.sd, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_update(fx.sd, NULL, fx.text)";
+        (void)ct_state_dict_update(fx.sd, NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_update(fx.sd, fx.sd, NULL)";
+        (void)ct_state_dict_update(fx.sd, fx.sd, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_select(NULL, fx.text)";
+        ct_state_dict *r = ct_state_dict_select(NULL, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    {
+        const char *call = "ct_state_dict_select(fx.sd, NULL)";
+        ct_state_dict *r = ct_state_dict_select(fx.sd, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_module_new(void)
 {
     null_fixture fx;
@@ -8896,6 +8939,37 @@ static void test_null_ct_load_mmap(void)
     {
         const char *call = "ct_load_mmap(NULL)";
         ct_state_dict *r = ct_load_mmap(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_checkpoint_dict_save(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_checkpoint_dict_save(NULL, \"/nonexistent-ctorch-dir/x\")";
+        (void)ct_checkpoint_dict_save(NULL, "/nonexistent-ctorch-dir/x");
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_checkpoint_dict_save(fx.sd, NULL)";
+        (void)ct_checkpoint_dict_save(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_checkpoint_dict_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_checkpoint_dict_load(NULL)";
+        ct_checkpoint_dict *r = ct_checkpoint_dict_load(NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
         ct_state_dict_free(r);
@@ -19442,6 +19516,8 @@ void test_null(void)
     RUN(test_null_ct_state_dict_len);
     RUN(test_null_ct_state_dict_key);
     RUN(test_null_ct_state_dict_kind);
+    RUN(test_null_ct_state_dict_update);
+    RUN(test_null_ct_state_dict_select);
     RUN(test_null_ct_module_new);
     RUN(test_null_ct_module_free);
     RUN(test_null_ct_module_forward);
@@ -19487,6 +19563,8 @@ void test_null(void)
     RUN(test_null_ct_save);
     RUN(test_null_ct_load);
     RUN(test_null_ct_load_mmap);
+    RUN(test_null_ct_checkpoint_dict_save);
+    RUN(test_null_ct_checkpoint_dict_load);
     RUN(test_null_ct_module_save);
     RUN(test_null_ct_module_load);
     RUN(test_null_ct_sgd_new);

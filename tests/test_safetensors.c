@@ -266,6 +266,47 @@ static void test_safetensors_mmap_lifetime(void)
     remove(ST_TMP);
 }
 
+/* A checkpoint of a model's state, an optimizer-like entry and counters: saved, loaded, and
+   the model part restored into another model. */
+static void test_safetensors_checkpoint(void)
+{
+    ct_module *a = test_net_new(1), *b = test_net_new(2);
+    ct_checkpoint_dict *ck = ct_state_dict_new();
+    ct_state_dict *model = ct_module_state_dict(a);
+    CHECK(ct_state_dict_update(ck, model, "model.") == CT_OK);
+    ct_scope_begin();
+    ct_state_dict_set(ck, "optim.state.0.exp_avg", ct_zeros_like(ct_state_dict_get(model, "w")));
+    ct_scope_end();
+    ct_state_dict_set_int(ck, "optim.state.0.step", 12);
+    ct_state_dict_set_double(ck, "optim.param_groups.0.lr", 3e-4);
+    ct_state_dict_set_int(ck, "epoch", 4);
+    CHECK(ct_state_dict_len(ck) == 16);
+    CHECK(ct_checkpoint_dict_save(ck, ST_TMP) == CT_OK);
+    ct_checkpoint_dict *back = ct_checkpoint_dict_load(ST_TMP);
+    remove(ST_TMP);
+    ct_state_dict *sel = ct_state_dict_select(back, "model.");
+    CHECK(sel && ct_state_dict_len(sel) == 12 && strcmp(ct_state_dict_key(sel, 0), "blocks.0.count") == 0);
+    CHECK(ct_module_load_state_dict(b, sel, true, NULL) == CT_OK);
+    ct_state_dict *got = ct_module_state_dict(b);
+    st_check_equal(model, got);
+    int64_t epoch = 0, step = 0;
+    double lr = 0;
+    CHECK(ct_state_dict_get_int(back, "epoch", &epoch) && epoch == 4);
+    CHECK(ct_state_dict_get_int(back, "optim.state.0.step", &step) && step == 12);
+    CHECK(ct_state_dict_get_double(back, "optim.param_groups.0.lr", &lr) && lr == 3e-4);
+    CHECK(ct_state_dict_get(back, "optim.state.0.exp_avg") != NULL);
+    /* update of a dict with itself: every entry again, under the prefix */
+    CHECK(ct_state_dict_update(got, got, "copy.") == CT_OK && ct_state_dict_len(got) == 24);
+    CHECK(ct_state_dict_get(got, "copy.w") == ct_state_dict_get(got, "w"));
+    ct_state_dict_free(got);
+    ct_state_dict_free(sel);
+    ct_state_dict_free(back);
+    ct_state_dict_free(model);
+    ct_state_dict_free(ck);
+    ct_module_free(a);
+    ct_module_free(b);
+}
+
 static void test_safetensors_save_errors(void)
 {
     const int64_t two = 2;
@@ -478,6 +519,7 @@ void test_safetensors(void)
     RUN(test_safetensors_dtypes_file);
     RUN(test_safetensors_round_trip);
     RUN(test_safetensors_mmap_lifetime);
+    RUN(test_safetensors_checkpoint);
     RUN(test_safetensors_save_errors);
     RUN(test_safetensors_hostile_files);
     RUN(test_safetensors_mutations);

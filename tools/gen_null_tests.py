@@ -34,6 +34,7 @@ VALID = {
     "ct_module *": "fx.module",
     "ct_module **": "fx.modules",
     "ct_state_dict *": "fx.sd",
+    "ct_checkpoint_dict *": "fx.sd",
     "ct_incompatible_keys *": "&fx.keys",
     "ct_hook_handle *": "&fx.handle",
     "ct_forward_pre_hook": "null_test_pre_hook",
@@ -155,6 +156,7 @@ OUTCOME = {
     ("ct_module_named_modules", "modules"): "size",
     ("ct_module_load_state_dict", "keys"): "accepted",
     ("ct_module_load", "keys"): "accepted",
+    ("ct_state_dict_update", "prefix"): "accepted",
     ("ct_save_buffer", "buf"): "size",
     ("ct_optimizer_params", "params"): "size",
     ("ct_optimizer_add_param_group", "opts"): "accepted",
@@ -254,6 +256,7 @@ FREE_BY_RETURN = {
     "ct_dataloader *": "ct_dataloader_free", "ct_timer *": "ct_timer_free",
     "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
     "ct_future *": "ct_wait", "ct_state_dict *": "ct_state_dict_free",
+    "ct_checkpoint_dict *": "ct_state_dict_free",
 }
 # Functions returning one of their arguments or a borrowed object: nothing to free.
 RETURNS_BORROWED = {"ct_module_apply", "ct_module_requires_grad_", "ct_module_to",

@@ -1219,6 +1219,16 @@ ct_state_dict *ct_load_mmap(const char *path)
 }
 #endif
 
+ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path)
+{
+    return ct_save(ckpt, path);
+}
+
+ct_checkpoint_dict *ct_checkpoint_dict_load(const char *path)
+{
+    return ct__st_load_file("ct_checkpoint_dict_load", path);
+}
+
 ct_status ct_module_save(const ct_module *m, const char *path)
 {
     const char *op = "ct_module_save";

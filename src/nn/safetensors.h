@@ -57,6 +57,23 @@ CTORCH_API ct_state_dict *ct_load(const char *path);
    when mapping fails) it reads as ct_load does. Returns and Errors: as ct_load.
    Mirrors: torch.load(path, mmap=True) / safetensors.safe_open. */
 CTORCH_API ct_state_dict *ct_load_mmap(const char *path);
+/* A training checkpoint: one ct_state_dict holding the model's, optimizer's and scheduler's
+   state and counters under prefixed keys, e.g.
+       ct_checkpoint_dict *ck = ct_state_dict_new();
+       ct_state_dict_update(ck, model_sd, "model.");      // tensors, shared
+       ct_state_dict_update(ck, optim_sd, "optim.");      // tensors and numbers
+       ct_state_dict_set_int(ck, "epoch", epoch);
+       ct_checkpoint_dict_save(ck, "ckpt.safetensors");
+   and back: ck = ct_checkpoint_dict_load(path); sd = ct_state_dict_select(ck, "model.");
+   ct_module_load_state_dict(model, sd, true, NULL); ct_state_dict_get_int(ck, "epoch", &e).
+   Mirrors: torch.save({"model": ..., "optimizer": ..., "epoch": ...}, path). */
+typedef ct_state_dict ct_checkpoint_dict;
+/* Writes ckpt to path (ct_save: tensors as tensors, numbers and strings as metadata).
+   Returns and Errors: as ct_save. */
+CTORCH_API ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path);
+/* Reads a checkpoint (ct_load: numbers come back as strings that ct_state_dict_get_int and
+   ct_state_dict_get_double read). Returns and Errors: as ct_load. */
+CTORCH_API ct_checkpoint_dict *ct_checkpoint_dict_load(const char *path);
 /* Saves m's state_dict to path (ct_module_state_dict + ct_save). Returns: CT_OK or the
    error code. Mirrors: save_file(model.state_dict(), path). */
 CTORCH_API ct_status ct_module_save(const ct_module *m, const char *path);

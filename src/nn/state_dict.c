@@ -275,3 +275,58 @@ const char *ct_state_dict_key(const ct_state_dict *sd, int64_t i)
     }
     return i >= 0 && i < sd->len ? sd->items[i].key : NULL;
 }
+
+/* Sets sd[prefix + key] to a copy of e's value. */
+static CT__UNUSED ct_status ct__state_copy(ct_state_dict *sd, const char *prefix, const char *key,
+                                           const ct__state_entry *e)
+{
+    size_t np = strlen(prefix), nk = strlen(key);
+    char *full = (char *)ct__malloc(np + nk + 1);
+    if (!full) {
+        return ct__fail(CT_ERR_OOM, "ct_state_dict_update", "out of memory");
+    }
+    memcpy(full, prefix, np);
+    memcpy(full + np, key, nk + 1);
+    ct_status st = e->kind == CT_STATE_TENSOR ? ct_state_dict_set(sd, full, e->tensor)
+                 : e->kind == CT_STATE_INT    ? ct_state_dict_set_int(sd, full, e->i)
+                 : e->kind == CT_STATE_DOUBLE ? ct_state_dict_set_double(sd, full, e->d)
+                                              : ct_state_dict_set_string(sd, full, e->s);
+    ct__free(full);
+    return st;
+}
+
+ct_status ct_state_dict_update(ct_state_dict *sd, const ct_state_dict *other, const char *prefix)
+{
+    const char *op = "ct_state_dict_update";
+    if (ct__null(op, sd) || ct__null(op, other)) {
+        return ct_error_code();
+    }
+    int64_t n = other->len; /* other may be sd itself: only its entries so far */
+    for (int64_t i = 0; i < n; i++) {
+        ct__state_entry e = other->items[i]; /* a copy: sd's array may move */
+        ct_status st = ct__state_copy(sd, prefix ? prefix : "", e.key, &e);
+        if (st != CT_OK) {
+            return st;
+        }
+    }
+    return CT_OK;
+}
+
+ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix)
+{
+    const char *op = "ct_state_dict_select";
+    if (ct__null(op, sd) || ct__null(op, prefix)) {
+        return NULL;
+    }
+    ct_state_dict *out = ct_state_dict_new();
+    size_t np = strlen(prefix);
+    for (int64_t i = 0; out && i < sd->len; i++) {
+        const ct__state_entry *e = &sd->items[i];
+        if (strncmp(e->key, prefix, np) == 0 && e->key[np] &&
+            ct__state_copy(out, "", e->key + np, e) != CT_OK) {
+            ct_state_dict_free(out);
+            out = NULL;
+        }
+    }
+    return out;
+}

@@ -68,3 +68,13 @@ CTORCH_API int64_t ct_state_dict_len(const ct_state_dict *sd);
 CTORCH_API const char *ct_state_dict_key(const ct_state_dict *sd, int64_t i);
 /* The kind of sd[key]; CT_STATE_NONE when absent. */
 CTORCH_API ct_state_kind ct_state_dict_kind(const ct_state_dict *sd, const char *key);
+/* Sets sd[prefix + key] for every entry of other, in its order (tensors shared, as
+   ct_state_dict_set; strings copied); prefix may be NULL. Returns: CT_OK or the error code.
+   Mirrors: sd.update({prefix + k: v for k, v in other.items()}). */
+CTORCH_API ct_status ct_state_dict_update(ct_state_dict *sd, const ct_state_dict *other,
+                                          const char *prefix);
+/* The entries of sd whose keys start with prefix, the prefix removed, in order (tensors
+   shared): a checkpoint's model part for ct_module_load_state_dict. Returns: a new
+   ct_state_dict, or NULL. Mirrors: {k[len(prefix):]: v for k, v in sd.items() if
+   k.startswith(prefix)}. */
+CTORCH_API ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix);
