@@ -10,9 +10,10 @@
  * under dotted keys, e.g. "model.0.weight", "optim.state.0.exp_avg" (tensors),
  * "optim.state.0.step", "optim.param_groups.0.lr", "sched.last_epoch", "epoch" (numbers).
  * ct_save writes tensors as safetensors tensors and numbers and strings into the file's
- * "__metadata__" (numbers as decimal text, doubles with 17 significant digits so they come
- * back exactly); ct_load returns them as string entries, which ct_state_dict_get_int and
- * ct_state_dict_get_double parse.
+ * "__metadata__" (numbers as decimal text, doubles in the shortest form that reads back
+ * exactly); ct_load returns them as string entries, which ct_state_dict_get_int and
+ * ct_state_dict_get_double parse. ct_state_dict_update and ct_state_dict_select put several
+ * state_dicts into one checkpoint under prefixes and take them out again.
  */
 typedef struct ct_state_dict ct_state_dict;
 
