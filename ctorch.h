@@ -32742,7 +32742,8 @@ void ct_hook_handle_remove(ct_hook_handle *handle)
     ct_module *m = handle->module;
     for (int64_t i = 0; i < m->n_hooks; i++) {
         if (m->hooks[i].id == handle->id) {
-            memmove(&m->hooks[i], &m->hooks[i + 1], sizeof(ct__fwd_hook) * (size_t)(m->n_hooks - i - 1));
+            size_t after = (size_t)(m->n_hooks - i - 1);
+            memmove(&m->hooks[i], &m->hooks[i + 1], sizeof(ct__fwd_hook) * after);
             m->n_hooks--;
             break;
         }

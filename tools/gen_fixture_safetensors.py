@@ -10,7 +10,8 @@ usage: tools/gen_fixture_safetensors.py            write the fixtures (needs tor
                                                     difference
 Writes into tests/golden/safetensors/ (each file what safetensors.torch.save_file writes):
   mlp.safetensors     Sequential(Linear(4, 3), ReLU(), Linear(3, 2)) after torch.manual_seed(0)
-  nested.safetensors  Net (below) after torch.manual_seed(1), metadata {"format": "pt"}: parameters, persistent float and int64 buffers, nesting
+  nested.safetensors  Net (below) after torch.manual_seed(1), metadata {"format": "pt"}:
+                      parameters, persistent float and int64 buffers, nesting
   dtypes.safetensors  one (2, 3) tensor of each of the ten dtypes, a 0-dim and an empty tensor,
                       metadata with characters JSON escapes
 and tests/golden/module_golden.h: Net's state_dict keys, named_parameters, named_buffers and
