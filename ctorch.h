@@ -2834,15 +2834,129 @@ CTORCH_API ct_tensor *ct_init_xavier_uniform_(ct_tensor *t, double gain, ct_gene
 /* N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)). Mirrors: xavier_normal_. */
 CTORCH_API ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g);
 
+// >>part nn/state_dict.h
+/* nn/state_dict.h - ct_state_dict: an ordered map from names to tensors and numbers, the unit
+ * of saving (PyTorch's state_dict OrderedDict).
+ *
+ * Entries keep their insertion order; setting an existing key replaces its value in place
+ * (its position is kept, as an OrderedDict's). A value is a tensor (the dict holds a
+ * reference: a module's state_dict shares the parameters' storage, as PyTorch's detached
+ * tensors do), an integer, a double or a string.
+ *
+ * Nested state (an optimizer's state_dict, a scheduler's, a training checkpoint) is written
+ * under dotted keys, e.g. "model.0.weight", "optim.state.0.exp_avg" (tensors),
+ * "optim.state.0.step", "optim.param_groups.0.lr", "sched.last_epoch", "epoch" (numbers).
+ * ct_save writes tensors as safetensors tensors and numbers and strings into the file's
+ * "__metadata__" (numbers as decimal text, doubles in the shortest form that reads back
+ * exactly); ct_load returns them as string entries, which ct_state_dict_get_int and
+ * ct_state_dict_get_double parse. ct_state_dict_update and ct_state_dict_select put several
+ * state_dicts into one checkpoint under prefixes and take them out again.
+ */
+typedef struct ct_state_dict ct_state_dict;
+
+/* The kind of a state_dict value. */
+typedef enum ct_state_kind {
+    CT_STATE_NONE = 0, /* no such entry */
+    CT_STATE_TENSOR,
+    CT_STATE_INT,
+    CT_STATE_DOUBLE,
+    CT_STATE_STRING
+} ct_state_kind;
+
+/* A new empty state_dict. Returns: a new ct_state_dict, freed with ct_state_dict_free; NULL
+   on CT_ERR_OOM. Mirrors: collections.OrderedDict(). */
+CTORCH_API ct_state_dict *ct_state_dict_new(void);
+/* Frees sd and drops its references to its tensors. NULL is a no-op. */
+CTORCH_API void ct_state_dict_free(ct_state_dict *sd);
+/* Sets sd[key] = tensor (sd takes a reference; the tensor is not copied). Returns: CT_OK or
+   the error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for an empty key; CT_ERR_OOM.
+   Mirrors: state_dict[key] = tensor. */
+CTORCH_API ct_status ct_state_dict_set(ct_state_dict *sd, const char *key, ct_tensor *tensor);
+/* Sets sd[key] to an integer, a double or a copy of a string (as ct_state_dict_set). */
+CTORCH_API ct_status ct_state_dict_set_int(ct_state_dict *sd, const char *key, int64_t value);
+CTORCH_API ct_status ct_state_dict_set_double(ct_state_dict *sd, const char *key, double value);
+CTORCH_API ct_status ct_state_dict_set_string(ct_state_dict *sd, const char *key,
+                                              const char *value);
+/* The tensor sd[key] (borrowed: valid until the entry is replaced or removed or sd freed),
+   or NULL (no error recorded) when key is absent or holds no tensor. Errors:
+   CT_ERR_NULL_ARG. Mirrors: state_dict.get(key). */
+CTORCH_API ct_tensor *ct_state_dict_get(const ct_state_dict *sd, const char *key);
+/* Reads sd[key] as an integer into *value: an int entry, or a string entry holding a decimal
+   integer (from ct_load). Returns: whether it was found and converted (no error recorded
+   otherwise). Errors: CT_ERR_NULL_ARG. */
+CTORCH_API bool ct_state_dict_get_int(const ct_state_dict *sd, const char *key, int64_t *value);
+/* Reads sd[key] as a double into *value: a double or int entry, or a string entry holding a
+   number (from ct_load). Returns: whether it was found and converted. Errors:
+   CT_ERR_NULL_ARG. */
+CTORCH_API bool ct_state_dict_get_double(const ct_state_dict *sd, const char *key,
+                                         double *value);
+/* The string sd[key] (borrowed, as ct_state_dict_get), or NULL when key is absent or holds
+   no string. Errors: CT_ERR_NULL_ARG. */
+CTORCH_API const char *ct_state_dict_get_string(const ct_state_dict *sd, const char *key);
+/* Whether sd has key. Mirrors: key in state_dict. */
+CTORCH_API bool ct_state_dict_contains(const ct_state_dict *sd, const char *key);
+/* Removes sd[key] (dropping its tensor reference). Returns: CT_OK; CT_ERR_INDEX when key is
+   absent ("ct_state_dict_remove: KeyError: 'x'"). Mirrors: state_dict.pop(key). */
+CTORCH_API ct_status ct_state_dict_remove(ct_state_dict *sd, const char *key);
+/* The number of entries. Mirrors: len(state_dict). */
+CTORCH_API int64_t ct_state_dict_len(const ct_state_dict *sd);
+/* The key of the i-th entry in order (borrowed), or NULL when i is out of range. Iterate
+   with ct_state_dict_len, then ct_state_dict_kind / ct_state_dict_get... on the key.
+   Mirrors: list(state_dict.keys())[i]. */
+CTORCH_API const char *ct_state_dict_key(const ct_state_dict *sd, int64_t i);
+/* The kind of sd[key]; CT_STATE_NONE when absent. */
+CTORCH_API ct_state_kind ct_state_dict_kind(const ct_state_dict *sd, const char *key);
+/* Sets sd[prefix + key] for every entry of other, in its order (tensors shared, as
+   ct_state_dict_set; strings copied); prefix may be NULL. Returns: CT_OK or the error code.
+   Mirrors: sd.update({prefix + k: v for k, v in other.items()}). */
+CTORCH_API ct_status ct_state_dict_update(ct_state_dict *sd, const ct_state_dict *other,
+                                          const char *prefix);
+/* The entries of sd whose keys start with prefix, the prefix removed, in order (tensors
+   shared): a checkpoint's model part for ct_module_load_state_dict. Returns: a new
+   ct_state_dict, or NULL. Mirrors: {k[len(prefix):]: v for k, v in sd.items() if
+   k.startswith(prefix)}. */
+CTORCH_API ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix);
+
 // >>part nn/module.h
-/* nn/module.h - modules (torch.nn.Module): parameters, buffers, submodules, train/eval.
+/* nn/module.h - modules (torch.nn.Module): parameters, buffers, submodules, train/eval,
+ * hooks, containers and state_dicts.
  *
  * All modules share the ct_module type. A module owns its parameters (leaf tensors that
  * require grad), its buffers and its submodules; ct_module_free releases them all.
  * Parameters are created as float32 on the CPU with PyTorch's default initialization,
  * drawn from the default generator (so ct_manual_seed(s) followed by the same constructors
  * gives PyTorch's initial weights for torch.manual_seed(s)).
- * Names are dotted paths in registration order ("0.weight", "2.bias").
+ * Names are dotted paths in registration order ("0.weight", "2.bias"); every listing
+ * (parameters, buffers, named_modules, state_dict) walks the modules in PyTorch's order: a
+ * module's own entries, then each child's, recursively (pre-order).
+ *
+ * Writing a module (Mirrors: subclassing torch.nn.Module). Register the parameters, buffers
+ * and submodules on a ct_module_new module; a single-input forward goes into ct_module_new
+ * and runs through ct_module_forward (Module.__call__, with hooks). A module with several
+ * inputs or outputs gets a typed forward, as ctorch's own layers (ct_linear_forward), which
+ * looks its parts up by name and calls submodules:
+ *
+ *     // out = fc(a) + b; *out2 = relu(out) (several inputs, two outputs)
+ *     ct_tensor *my_block_forward(ct_module *m, const ct_tensor *a, const ct_tensor *b,
+ *                                 ct_tensor **out2)
+ *     {
+ *         ct_tensor *h = ct_module_forward(ct_module_get_submodule(m, "fc"), a);
+ *         ct_tensor *out = ct_add(h, b);
+ *         *out2 = ct_relu(out);
+ *         return out;
+ *     }
+ *     ct_module *my_block_new(int64_t n)
+ *     {
+ *         ct_module *m = ct_module_new("MyBlock", my_block_single, NULL, NULL);
+ *         ct_module_register_module(m, "fc", ct_linear_new(n, n, true));
+ *         ct_module_register_buffer(m, "scale", ct_ones(&n, 1, CT_FLOAT32));
+ *         return m;
+ *     }
+ *
+ * where my_block_single(m, x) is the ct_module_forward_fn used when the module is called
+ * with one input (inside a Sequential, say), e.g. my_block_forward(m, x, x, &unused).
+ * Typed forwards are Module.forward: they do not run the module's hooks; ct_module_forward
+ * does. tests/test_module.c builds such a module, saves and reloads it.
  */
 typedef struct ct_module ct_module;
 
@@ -2859,8 +2973,9 @@ CTORCH_API ct_module *ct_module_new(const char *name, ct_module_forward_fn forwa
    Invalidates: pointers from ct_module_get_parameter / ct_module_parameters / ct_module_child
    and the parameters' .grad, unless retained. NULL is a no-op. */
 CTORCH_API void ct_module_free(ct_module *m);
-/* Runs the module's forward on input. Errors: as the module's ops; CT_ERR_NULL_ARG.
-   Mirrors: Module.__call__. */
+/* Runs the module's forward pre-hooks, its forward on input, then its forward hooks.
+   Returns: a new tensor owned by the current scope. Errors: as the module's ops and hooks;
+   CT_ERR_NULL_ARG. Mirrors: Module.__call__. */
 CTORCH_API ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input);
 /* The module's type name ("Linear", "Sequential", ...). */
 CTORCH_API const char *ct_module_name(const ct_module *m);
@@ -2870,9 +2985,14 @@ CTORCH_API void *ct_module_user(const ct_module *m);
 /* Registers a parameter (the module takes a reference; it is marked requires_grad). Names
    must be unique within m and contain no '.'. Mirrors: Module.register_parameter. */
 CTORCH_API ct_status ct_module_register_parameter(ct_module *m, const char *name, ct_tensor *param);
-/* Registers a buffer (state that is not a parameter, e.g. running_mean). Mirrors:
-   Module.register_buffer. */
+/* Registers a persistent buffer (state that is not a parameter, e.g. running_mean; saved in
+   the state_dict); the module takes a reference. Mirrors: Module.register_buffer(name, t). */
 CTORCH_API ct_status ct_module_register_buffer(ct_module *m, const char *name, ct_tensor *buffer);
+/* Registers a buffer that is persistent (in the state_dict) or not (moved by ct_module_to and
+   listed by ct_module_buffers, but not saved). Mirrors: Module.register_buffer(name, t,
+   persistent). */
+CTORCH_API ct_status ct_module_register_buffer_persistent(ct_module *m, const char *name,
+                                                          ct_tensor *buffer, bool persistent);
 /* Registers child as a submodule named name; m takes ownership of child. Mirrors:
    Module.add_module. */
 CTORCH_API ct_status ct_module_register_module(ct_module *m, const char *name, ct_module *child);
@@ -2885,6 +3005,25 @@ CTORCH_API int64_t ct_module_parameters(const ct_module *m, ct_tensor **params, 
    name_cap bytes each; either array may be NULL). Mirrors: Module.named_parameters. */
 CTORCH_API int64_t ct_module_named_parameters(const ct_module *m, char **names, size_t name_cap,
                                               ct_tensor **params, int64_t cap);
+/* The buffers (persistent and not) of m and its submodules, recursively, as
+   ct_module_parameters. Mirrors: Module.buffers. */
+CTORCH_API int64_t ct_module_buffers(const ct_module *m, ct_tensor **buffers, int64_t cap);
+/* As ct_module_buffers, also writing dotted names, as ct_module_named_parameters.
+   Mirrors: Module.named_buffers. */
+CTORCH_API int64_t ct_module_named_buffers(const ct_module *m, char **names, size_t name_cap,
+                                           ct_tensor **buffers, int64_t cap);
+/* The direct submodules in registration order: writes up to cap pointers (borrowed) into
+   children (which may be NULL) and returns the count. Mirrors: Module.children. */
+CTORCH_API int64_t ct_module_children(const ct_module *m, ct_module **children, int64_t cap);
+/* m and all its submodules, pre-order, with dotted names ("" for m itself, "0", "0.fc" ...):
+   writes up to cap names (into caller buffers names[i] of name_cap bytes) and module pointers
+   (borrowed); either array may be NULL. Returns: the total count. Mirrors:
+   Module.named_modules / Module.modules. */
+CTORCH_API int64_t ct_module_named_modules(const ct_module *m, char **names, size_t name_cap,
+                                           ct_module **modules, int64_t cap);
+/* The submodule at a dotted path ("" is m itself), borrowed. Errors: CT_ERR_VALUE
+   "Linear has no attribute `x`". Mirrors: Module.get_submodule. */
+CTORCH_API ct_module *ct_module_get_submodule(const ct_module *m, const char *target);
 /* The parameter or buffer with the dotted name, or NULL (borrowed). Mirrors:
    Module.get_parameter. */
 CTORCH_API ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name);
@@ -2903,12 +3042,132 @@ CTORCH_API bool ct_module_is_training(const ct_module *m);
    Mirrors: Module.zero_grad(set_to_none). */
 CTORCH_API void ct_module_zero_grad(ct_module *m, bool set_to_none);
 
+/* Sets requires_grad on every parameter of m (recursively): false freezes them. Returns: m.
+   Mirrors: Module.requires_grad_(requires_grad). */
+CTORCH_API ct_module *ct_module_requires_grad_(ct_module *m, bool requires_grad);
+/* Calls fn(module, user) on every submodule and then on m (children first, as PyTorch), e.g.
+   for a custom initialization. Returns: m. Mirrors: Module.apply(fn). */
+CTORCH_API ct_module *ct_module_apply(ct_module *m, void (*fn)(ct_module *module, void *user),
+                                      void *user);
+/* Converts the floating-point parameters and buffers of m (recursively), and their .grad, to
+   dtype in place: each keeps its tensor object (optimizers holding them stay valid), with new
+   storage; integer and bool buffers (num_batches_tracked) are untouched. Returns: m, or NULL.
+   Errors: CT_ERR_DTYPE "nn.Module.to only accepts floating point or complex dtypes, but got
+   desired dtype=torch.int64". Invalidates: data pointers of the converted tensors.
+   Mirrors: Module.to(dtype). */
+CTORCH_API ct_module *ct_module_to(ct_module *m, ct_dtype dtype);
+
+/* ---- hooks -------------------------------------------------------------------------- */
+/* A forward pre-hook: runs before forward with its input; returns a new tensor (owned by the
+   current scope) that replaces the input, or NULL to keep it. */
+typedef ct_tensor *(*ct_forward_pre_hook)(ct_module *m, const ct_tensor *input, void *user);
+/* A forward hook: runs after forward with the input forward got and its output; returns a
+   new tensor that replaces the output, or NULL to keep it. */
+typedef ct_tensor *(*ct_forward_hook)(ct_module *m, const ct_tensor *input,
+                                      const ct_tensor *output, void *user);
+/* What a hook registration returns; ct_hook_handle_remove takes the hook off again. Valid
+   while its module lives. Mirrors: torch.utils.hooks.RemovableHandle. */
+typedef struct ct_hook_handle {
+    ct_module *module; /* NULL after an error */
+    int64_t id;        /* > 0; 0 once removed */
+} ct_hook_handle;
+/* Registers a pre-hook run by ct_module_forward(m, ...) before m's forward, in registration
+   order, each seeing the previous one's replacement. An error recorded by a hook stops the
+   call (NULL). Returns: the handle; {NULL, 0} on error. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM.
+   Mirrors: Module.register_forward_pre_hook. */
+CTORCH_API ct_hook_handle ct_module_register_forward_pre_hook(ct_module *m, ct_forward_pre_hook fn,
+                                                              void *user);
+/* Registers a hook run by ct_module_forward(m, ...) after m's forward, in registration
+   order. Returns and Errors as ct_module_register_forward_pre_hook.
+   Mirrors: Module.register_forward_hook. */
+CTORCH_API ct_hook_handle ct_module_register_forward_hook(ct_module *m, ct_forward_hook fn,
+                                                          void *user);
+/* A full backward hook: runs when the gradients of the module's input (grad_input; NULL when
+   the input does not require grad) and output (grad_output) of a ct_module_forward call have
+   been computed; returns a new tensor that replaces grad_input, or NULL to keep it. */
+typedef ct_tensor *(*ct_full_backward_hook)(ct_module *m, const ct_tensor *grad_input,
+                                            const ct_tensor *grad_output, void *user);
+/* Registers a full backward hook, run in registration order for every later
+   ct_module_forward(m, ...) made with grad mode on (the input and output are wrapped in
+   aliases carrying gradient hooks, as PyTorch's BackwardHook). m must outlive the backward
+   passes of the graphs those calls recorded. Returns and Errors as
+   ct_module_register_forward_pre_hook. Mirrors: Module.register_full_backward_hook. */
+CTORCH_API ct_hook_handle ct_module_register_full_backward_hook(ct_module *m,
+                                                                ct_full_backward_hook fn,
+                                                                void *user);
+/* Removes the hook; removing twice is a no-op. Mirrors: RemovableHandle.remove. */
+CTORCH_API void ct_hook_handle_remove(ct_hook_handle *handle);
+
+/* ---- containers --------------------------------------------------------------------- */
+/* A new nn.Parameter: a leaf tensor sharing data's storage (no history), requiring grad when
+   requires_grad. Returns: a new tensor owned by the current scope. Errors: CT_ERR_DTYPE
+   when requires_grad and data is not floating point ("only Tensors of floating point dtype
+   can require gradients"). Mirrors: torch.nn.Parameter(data,
+   requires_grad). */
+CTORCH_API ct_tensor *ct_parameter(const ct_tensor *data, bool requires_grad);
+/* A list of submodules named "0", "1", ... (no forward of its own: ct_module_forward fails
+   with CT_ERR_UNSUPPORTED "Module [ModuleList] is missing the required \"forward\" function").
+   Mirrors: torch.nn.ModuleList. */
+CTORCH_API ct_module *ct_module_list_new(void);
+/* Appends child (ownership moves to list; freed on error). Returns: list, or NULL.
+   Mirrors: ModuleList.append. */
+CTORCH_API ct_module *ct_module_list_append(ct_module *list, ct_module *child);
+/* A dict of submodules by name, in insertion order (no forward of its own).
+   Mirrors: torch.nn.ModuleDict. */
+CTORCH_API ct_module *ct_module_dict_new(void);
+/* Sets dict[key] = child (ownership moves to dict; an existing child of that key is freed and
+   replaced in place). Returns: CT_OK or the error code (child freed). Errors: CT_ERR_VALUE for
+   keys with '.', empty or longer than 31 characters. Mirrors: ModuleDict.__setitem__. */
+CTORCH_API ct_status ct_module_dict_set(ct_module *dict, const char *key, ct_module *child);
+/* dict[key] (borrowed), or NULL when absent (no error). Mirrors: ModuleDict.get(key). */
+CTORCH_API ct_module *ct_module_dict_get(const ct_module *dict, const char *key);
+/* A list of parameters named "0", "1", ... Mirrors: torch.nn.ParameterList. */
+CTORCH_API ct_module *ct_parameter_list_new(void);
+/* Appends param (the list takes a reference and marks it requires_grad). Returns: CT_OK or
+   the error code. Mirrors: ParameterList.append. */
+CTORCH_API ct_status ct_parameter_list_append(ct_module *list, ct_tensor *param);
+
+/* ---- state_dict --------------------------------------------------------------------- */
+/* The parameters and persistent buffers of m and its submodules under PyTorch's dotted
+   names and order (per module: parameters, then buffers, then each child's entries). The
+   tensors share storage with the module's (detached aliases, as PyTorch's state_dict()):
+   writing them writes the model; ct_save them to checkpoint.
+   Returns: a new ct_state_dict (ct_state_dict_free), or NULL. Mirrors: Module.state_dict(). */
+CTORCH_API ct_state_dict *ct_module_state_dict(const ct_module *m);
+/* The keys ct_module_load_state_dict did not match (lists of names, in PyTorch's order). */
+typedef struct ct_incompatible_keys {
+    char **missing_keys; /* in the model, not in the state_dict */
+    int64_t n_missing;
+    char **unexpected_keys; /* in the state_dict, not in the model */
+    int64_t n_unexpected;
+} ct_incompatible_keys;
+/* Frees the lists of keys (and zeroes it); NULL is a no-op. */
+CTORCH_API void ct_incompatible_keys_free(ct_incompatible_keys *keys);
+/* Copies sd's tensors into m's parameters and persistent buffers of the same dotted names, in
+   place, without autograd; values are converted to the parameter's dtype (as copy_). A
+   0-dim parameter accepts a [1] tensor. Entries that match are copied even when others fail.
+   keys (may be NULL) receives the missing and unexpected keys, also when not strict (free
+   with ct_incompatible_keys_free).
+   Returns: CT_OK, or CT_ERR_VALUE with PyTorch's message (truncated to ct_error's 511 bytes):
+   "Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in state_dict: \"0.bias\".
+   \n\tUnexpected key(s) in state_dict: \"x\". \n\tsize mismatch for 0.weight: copying a param
+   with shape torch.Size([3, 4]) from checkpoint, the shape in current model is
+   torch.Size([4, 4])." -- missing and unexpected keys are errors only when strict; size
+   mismatches and non-tensor values ("While copying the parameter named \"w\", expected
+   torch.Tensor or Tensor-like object from checkpoint but received <class 'int'>") always.
+   Mirrors: Module.load_state_dict(state_dict, strict). */
+CTORCH_API ct_status ct_module_load_state_dict(ct_module *m, const ct_state_dict *sd, bool strict,
+                                               ct_incompatible_keys *keys);
+
 /* ---- layers ------------------------------------------------------------------------- */
 /* y = x @ weight^T + bias. weight (out_features, in_features) and bias (out_features) from
    U(-1/sqrt(in_features), 1/sqrt(in_features)) (kaiming_uniform_ with a = sqrt(5)).
    Shapes: input (*, in_features) -> (*, out_features). Errors: CT_ERR_VALUE for sizes < 0.
    Mirrors: torch.nn.Linear(in_features, out_features, bias). */
 CTORCH_API ct_module *ct_linear_new(int64_t in_features, int64_t out_features, bool bias);
+/* The typed forward of a ct_linear_new module (no hooks). Errors: CT_ERR_VALUE when m is not
+   a Linear; as ct_linear. Mirrors: torch.nn.Linear.forward. */
+CTORCH_API ct_tensor *ct_linear_forward(ct_module *m, const ct_tensor *input);
 /* Chains its children's forwards in order. Mirrors: torch.nn.Sequential. */
 CTORCH_API ct_module *ct_sequential_new(void);
 /* Appends child (ownership moves to seq); named "0", "1", ... Returns seq. Mirrors:
@@ -2924,6 +3183,92 @@ CTORCH_API ct_module *ct_identity_new(void);
 /* Mirrors: torch.nn.Sigmoid / torch.nn.Tanh. */
 CTORCH_API ct_module *ct_sigmoid_new(void);
 CTORCH_API ct_module *ct_tanh_new(void);
+
+// >>part nn/safetensors.h
+/* nn/safetensors.h - checkpoints in the safetensors format (ct_save / ct_load).
+ *
+ * File layout: an 8-byte little-endian header length N; N bytes of JSON
+ *     {"__metadata__":{"k":"v",...},"name":{"dtype":"F32","shape":[2,3],"data_offsets":[b,e]},...}
+ * padded with spaces to a multiple of 8; then the data section, where each tensor's bytes are
+ * [b, e) (little-endian, C order). Dtypes: F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL (ctorch's
+ * ten dtypes). ct_save writes what safetensors.torch.save_file writes for the same tensors and
+ * metadata, byte for byte: tensors ordered by dtype (I64 F64 F32 I32 BF16 F16 I16 I8 U8 BOOL)
+ * then by name, compact JSON, "__metadata__" first with sorted keys.
+ *
+ * Loaders check everything before use, as the safetensors library does: the header length
+ * (at most 100,000,000 bytes, within the file), UTF-8, the JSON (strings, escapes, nesting),
+ * keys (no duplicates, each tensor's "dtype", "shape" and "data_offsets" exactly once), the
+ * dtype, the shape (at most CT_MAX_DIMS dims, no overflow), and the offsets: sorted by begin
+ * they must tile the data section exactly (no hole, no overlap, end >= begin, each tensor's
+ * bytes = numel * itemsize). Every failure is an error naming the problem, never a crash.
+ * Loaded state_dicts hold the tensors in the order of their data, then the metadata as
+ * string entries (ct_state_dict_get_int / _double parse them). Big-endian hosts:
+ * CT_ERR_UNSUPPORTED.
+ */
+
+/* Writes sd as a safetensors file into buf: tensor entries as tensors (any strides, CPU),
+   int, double and string entries into "__metadata__" (ints in decimal, doubles in the
+   shortest form that reads back exactly). buf may be NULL: the size needed is returned and
+   nothing is written. Returns: the file size in bytes (also when n is too small, in which
+   case nothing is written); 0 on error. Errors: CT_ERR_NULL_ARG; CT_ERR_DEVICE for a non-CPU
+   tensor; CT_ERR_VALUE for a key or string that is not valid UTF-8 or the key
+   "__metadata__"; CT_ERR_UNSUPPORTED on a big-endian host.
+   Mirrors: safetensors.torch.save(tensors, metadata). */
+CTORCH_API size_t ct_save_buffer(const ct_state_dict *sd, void *buf, size_t n);
+/* Parses a safetensors file held in memory; the tensors are copied (data may be unaligned
+   and freed afterwards). Returns: a new ct_state_dict (ct_state_dict_free), tensors
+   contiguous leaves; NULL on error. Errors: CT_ERR_NULL_ARG; CT_ERR_FORMAT for the checks
+   above ("ct_load_buffer: header length 4096 exceeds the 120 bytes left in the file",
+   "ct_load_buffer: invalid JSON header: unterminated string at header byte 37",
+   "ct_load_buffer: tensor 'b': data_offsets [8, 20] leave a hole or overlap: expected it
+   to begin at 16"); CT_ERR_DTYPE for a dtype ctorch lacks ("U16") or does not know;
+   CT_ERR_UNSUPPORTED for more than CT_MAX_DIMS dims and big-endian hosts; CT_ERR_OOM.
+   Mirrors: safetensors.torch.load(data). */
+CTORCH_API ct_state_dict *ct_load_buffer(const void *data, size_t nbytes);
+
+#ifndef CTORCH_NO_STDIO
+/* Writes sd to path as ct_save_buffer (the file is replaced). Returns: CT_OK or the error
+   code. Errors: as ct_save_buffer; CT_ERR_IO when the file cannot be written.
+   Mirrors: safetensors.torch.save_file(tensors, path, metadata) / torch.save. */
+CTORCH_API ct_status ct_save(const ct_state_dict *sd, const char *path);
+/* Reads the safetensors file at path: the header, then each tensor's bytes straight into its
+   own (aligned) storage. Returns: a new ct_state_dict, or NULL. Errors: as ct_load_buffer;
+   CT_ERR_IO when the file cannot be opened or read ("ct_load: No such file or directory:
+   'x.safetensors'"). Mirrors: safetensors.torch.load_file(path) / torch.load. */
+CTORCH_API ct_state_dict *ct_load(const char *path);
+/* As ct_load, but the tensors borrow a private (copy-on-write) memory mapping of the file
+   where the OS has mmap (POSIX): nothing is read until used, and writing a tensor never
+   writes the file. The mapping lives until the last tensor over it is freed (it outlives
+   the state_dict as long as a tensor is retained); the file may be deleted meanwhile.
+   Tensors whose bytes are not aligned to their element size are copied. Without mmap (or
+   when mapping fails) it reads as ct_load does. Returns and Errors: as ct_load.
+   Mirrors: torch.load(path, mmap=True) / safetensors.safe_open. */
+CTORCH_API ct_state_dict *ct_load_mmap(const char *path);
+/* A training checkpoint: one ct_state_dict holding the model's, optimizer's and scheduler's
+   state and counters under prefixed keys, e.g.
+       ct_checkpoint_dict *ck = ct_state_dict_new();
+       ct_state_dict_update(ck, model_sd, "model.");      // tensors, shared
+       ct_state_dict_update(ck, optim_sd, "optim.");      // tensors and numbers
+       ct_state_dict_set_int(ck, "epoch", epoch);
+       ct_checkpoint_dict_save(ck, "ckpt.safetensors");
+   and back: ck = ct_checkpoint_dict_load(path); sd = ct_state_dict_select(ck, "model.");
+   ct_module_load_state_dict(model, sd, true, NULL); ct_state_dict_get_int(ck, "epoch", &e).
+   Mirrors: torch.save({"model": ..., "optimizer": ..., "epoch": ...}, path). */
+typedef ct_state_dict ct_checkpoint_dict;
+/* Writes ckpt to path (ct_save: tensors as tensors, numbers and strings as metadata).
+   Returns and Errors: as ct_save. */
+CTORCH_API ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path);
+/* Reads a checkpoint (ct_load: numbers come back as strings that ct_state_dict_get_int and
+   ct_state_dict_get_double read). Returns and Errors: as ct_load. */
+CTORCH_API ct_checkpoint_dict *ct_checkpoint_dict_load(const char *path);
+/* Saves m's state_dict to path (ct_module_state_dict + ct_save). Returns: CT_OK or the
+   error code. Mirrors: save_file(model.state_dict(), path). */
+CTORCH_API ct_status ct_module_save(const ct_module *m, const char *path);
+/* Loads path into m (ct_load + ct_module_load_state_dict(m, sd, strict, keys)). Returns and
+   Errors: as those two. Mirrors: model.load_state_dict(load_file(path), strict). */
+CTORCH_API ct_status ct_module_load(ct_module *m, const char *path, bool strict,
+                                    ct_incompatible_keys *keys);
+#endif
 
 // >>part optim/optim.h
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam and AdamW.
@@ -31565,20 +31910,363 @@ ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g)
     return isnan(std) ? NULL : ct__init_fill(t, 0.0, std, true, g);
 }
 
-// >>part nn/module.c
-/* nn/module.c - the module object and the built-in layers. */
+// >>part nn/state_dict.c
+/* nn/state_dict.c - the ordered name -> value map of state_dicts and checkpoints. */
 
+#include <errno.h>
+
+typedef struct ct__state_entry {
+    char *key;
+    ct_state_kind kind;
+    ct_tensor *tensor; /* CT_STATE_TENSOR: a reference */
+    int64_t i;         /* CT_STATE_INT */
+    double d;          /* CT_STATE_DOUBLE */
+    char *s;           /* CT_STATE_STRING: owned */
+} ct__state_entry;
+
+struct ct_state_dict {
+    ct__state_entry *items;
+    int64_t len, cap;
+};
+
+/* A heap copy of s, or NULL + CT_ERR_OOM. */
+static CT__UNUSED char *ct__state_strdup(const char *op, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = (char *)ct__malloc(n);
+    if (!p) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(p, s, n);
+    return p;
+}
+
+ct_state_dict *ct_state_dict_new(void)
+{
+    ct_state_dict *sd = (ct_state_dict *)ct__calloc(sizeof(ct_state_dict));
+    if (!sd) {
+        ct__fail(CT_ERR_OOM, "ct_state_dict_new", "out of memory");
+    }
+    return sd;
+}
+
+static CT__UNUSED void ct__state_clear_value(ct__state_entry *e)
+{
+    ct__release(e->tensor);
+    ct__free(e->s);
+    e->tensor = NULL;
+    e->s = NULL;
+}
+
+void ct_state_dict_free(ct_state_dict *sd)
+{
+    if (!sd) {
+        return;
+    }
+    for (int64_t i = 0; i < sd->len; i++) {
+        ct__state_clear_value(&sd->items[i]);
+        ct__free(sd->items[i].key);
+    }
+    ct__free(sd->items);
+    ct__free(sd);
+}
+
+static CT__UNUSED int64_t ct__state_find(const ct_state_dict *sd, const char *key)
+{
+    for (int64_t i = 0; i < sd->len; i++) {
+        if (strcmp(sd->items[i].key, key) == 0) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The entry for key (existing, its old value released, or appended); NULL on error. */
+static CT__UNUSED ct__state_entry *ct__state_slot(const char *op, ct_state_dict *sd,
+                                                  const char *key)
+{
+    if (ct__null(op, sd) || ct__null(op, key)) {
+        return NULL;
+    }
+    if (!key[0]) {
+        ct__fail(CT_ERR_VALUE, op, "keys must not be empty");
+        return NULL;
+    }
+    int64_t k = ct__state_find(sd, key);
+    if (k >= 0) {
+        ct__state_clear_value(&sd->items[k]);
+        return &sd->items[k];
+    }
+    if (sd->len == sd->cap) {
+        int64_t cap = sd->cap ? sd->cap * 2 : 16;
+        ct__state_entry *items =
+            (ct__state_entry *)ct__realloc(sd->items, sizeof(ct__state_entry) * (size_t)cap);
+        if (!items) {
+            ct__fail(CT_ERR_OOM, op, "out of memory");
+            return NULL;
+        }
+        sd->items = items;
+        sd->cap = cap;
+    }
+    char *copy = ct__state_strdup(op, key);
+    if (!copy) {
+        return NULL;
+    }
+    ct__state_entry *e = &sd->items[sd->len++];
+    memset(e, 0, sizeof *e);
+    e->key = copy;
+    return e;
+}
+
+ct_status ct_state_dict_set(ct_state_dict *sd, const char *key, ct_tensor *tensor)
+{
+    const char *op = "ct_state_dict_set";
+    if (ct__null(op, tensor)) {
+        return ct_error_code();
+    }
+    ct_tensor *ref = ct_retain(tensor); /* first: tensor may be the value it replaces */
+    ct__state_entry *e = ct__state_slot(op, sd, key);
+    if (!e) {
+        ct__release(ref);
+        return ct_error_code();
+    }
+    e->kind = CT_STATE_TENSOR;
+    e->tensor = ref;
+    return CT_OK;
+}
+
+ct_status ct_state_dict_set_int(ct_state_dict *sd, const char *key, int64_t value)
+{
+    ct__state_entry *e = ct__state_slot("ct_state_dict_set_int", sd, key);
+    if (!e) {
+        return ct_error_code();
+    }
+    e->kind = CT_STATE_INT;
+    e->i = value;
+    return CT_OK;
+}
+
+ct_status ct_state_dict_set_double(ct_state_dict *sd, const char *key, double value)
+{
+    ct__state_entry *e = ct__state_slot("ct_state_dict_set_double", sd, key);
+    if (!e) {
+        return ct_error_code();
+    }
+    e->kind = CT_STATE_DOUBLE;
+    e->d = value;
+    return CT_OK;
+}
+
+ct_status ct_state_dict_set_string(ct_state_dict *sd, const char *key, const char *value)
+{
+    const char *op = "ct_state_dict_set_string";
+    if (ct__null(op, value)) {
+        return ct_error_code();
+    }
+    char *copy = ct__state_strdup(op, value);
+    ct__state_entry *e = copy ? ct__state_slot(op, sd, key) : NULL;
+    if (!e) {
+        ct__free(copy);
+        return ct_error_code();
+    }
+    e->kind = CT_STATE_STRING;
+    e->s = copy;
+    return CT_OK;
+}
+
+/* The entry for key, or NULL (no error) when absent; NULL + error for NULL arguments. */
+static CT__UNUSED const ct__state_entry *ct__state_lookup(const char *op, const ct_state_dict *sd,
+                                                          const char *key)
+{
+    if (ct__null(op, sd) || ct__null(op, key)) {
+        return NULL;
+    }
+    int64_t k = ct__state_find(sd, key);
+    return k >= 0 ? &sd->items[k] : NULL;
+}
+
+ct_tensor *ct_state_dict_get(const ct_state_dict *sd, const char *key)
+{
+    const ct__state_entry *e = ct__state_lookup("ct_state_dict_get", sd, key);
+    return e ? e->tensor : NULL;
+}
+
+bool ct_state_dict_get_int(const ct_state_dict *sd, const char *key, int64_t *value)
+{
+    const char *op = "ct_state_dict_get_int";
+    if (ct__null(op, value)) {
+        return false;
+    }
+    const ct__state_entry *e = ct__state_lookup(op, sd, key);
+    if (e && e->kind == CT_STATE_INT) {
+        *value = e->i;
+        return true;
+    }
+    if (!e || e->kind != CT_STATE_STRING || !e->s[0]) {
+        return false;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(e->s, &end, 10);
+    if (*end || errno) {
+        return false;
+    }
+    *value = (int64_t)v;
+    return true;
+}
+
+bool ct_state_dict_get_double(const ct_state_dict *sd, const char *key, double *value)
+{
+    const char *op = "ct_state_dict_get_double";
+    if (ct__null(op, value)) {
+        return false;
+    }
+    const ct__state_entry *e = ct__state_lookup(op, sd, key);
+    if (e && (e->kind == CT_STATE_DOUBLE || e->kind == CT_STATE_INT)) {
+        *value = e->kind == CT_STATE_DOUBLE ? e->d : (double)e->i;
+        return true;
+    }
+    if (!e || e->kind != CT_STATE_STRING || !e->s[0]) {
+        return false;
+    }
+    char *end;
+    double v = strtod(e->s, &end);
+    if (*end) {
+        return false;
+    }
+    *value = v;
+    return true;
+}
+
+const char *ct_state_dict_get_string(const ct_state_dict *sd, const char *key)
+{
+    const ct__state_entry *e = ct__state_lookup("ct_state_dict_get_string", sd, key);
+    return e ? e->s : NULL;
+}
+
+bool ct_state_dict_contains(const ct_state_dict *sd, const char *key)
+{
+    return ct__state_lookup("ct_state_dict_contains", sd, key) != NULL;
+}
+
+ct_state_kind ct_state_dict_kind(const ct_state_dict *sd, const char *key)
+{
+    const ct__state_entry *e = ct__state_lookup("ct_state_dict_kind", sd, key);
+    return e ? e->kind : CT_STATE_NONE;
+}
+
+ct_status ct_state_dict_remove(ct_state_dict *sd, const char *key)
+{
+    const char *op = "ct_state_dict_remove";
+    if (ct__null(op, sd) || ct__null(op, key)) {
+        return ct_error_code();
+    }
+    int64_t k = ct__state_find(sd, key);
+    if (k < 0) {
+        return ct__fail(CT_ERR_INDEX, op, "KeyError: '%s'", key);
+    }
+    ct__state_clear_value(&sd->items[k]);
+    ct__free(sd->items[k].key);
+    memmove(&sd->items[k], &sd->items[k + 1], sizeof(ct__state_entry) * (size_t)(sd->len - k - 1));
+    sd->len--;
+    return CT_OK;
+}
+
+int64_t ct_state_dict_len(const ct_state_dict *sd)
+{
+    return ct__null("ct_state_dict_len", sd) ? 0 : sd->len;
+}
+
+const char *ct_state_dict_key(const ct_state_dict *sd, int64_t i)
+{
+    if (ct__null("ct_state_dict_key", sd)) {
+        return NULL;
+    }
+    return i >= 0 && i < sd->len ? sd->items[i].key : NULL;
+}
+
+/* Sets sd[prefix + key] to a copy of e's value. */
+static CT__UNUSED ct_status ct__state_copy(ct_state_dict *sd, const char *prefix, const char *key,
+                                           const ct__state_entry *e)
+{
+    size_t np = strlen(prefix), nk = strlen(key);
+    char *full = (char *)ct__malloc(np + nk + 1);
+    if (!full) {
+        return ct__fail(CT_ERR_OOM, "ct_state_dict_update", "out of memory");
+    }
+    memcpy(full, prefix, np);
+    memcpy(full + np, key, nk + 1);
+    ct_status st = e->kind == CT_STATE_TENSOR ? ct_state_dict_set(sd, full, e->tensor)
+                 : e->kind == CT_STATE_INT    ? ct_state_dict_set_int(sd, full, e->i)
+                 : e->kind == CT_STATE_DOUBLE ? ct_state_dict_set_double(sd, full, e->d)
+                                              : ct_state_dict_set_string(sd, full, e->s);
+    ct__free(full);
+    return st;
+}
+
+ct_status ct_state_dict_update(ct_state_dict *sd, const ct_state_dict *other, const char *prefix)
+{
+    const char *op = "ct_state_dict_update";
+    if (ct__null(op, sd) || ct__null(op, other)) {
+        return ct_error_code();
+    }
+    int64_t n = other->len; /* other may be sd itself: only its entries so far */
+    for (int64_t i = 0; i < n; i++) {
+        ct__state_entry e = other->items[i]; /* a copy: sd's array may move */
+        ct_status st = ct__state_copy(sd, prefix ? prefix : "", e.key, &e);
+        if (st != CT_OK) {
+            return st;
+        }
+    }
+    return CT_OK;
+}
+
+ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix)
+{
+    const char *op = "ct_state_dict_select";
+    if (ct__null(op, sd) || ct__null(op, prefix)) {
+        return NULL;
+    }
+    ct_state_dict *out = ct_state_dict_new();
+    size_t np = strlen(prefix);
+    for (int64_t i = 0; out && i < sd->len; i++) {
+        const ct__state_entry *e = &sd->items[i];
+        if (strncmp(e->key, prefix, np) == 0 && e->key[np] &&
+            ct__state_copy(out, "", e->key + np, e) != CT_OK) {
+            ct_state_dict_free(out);
+            out = NULL;
+        }
+    }
+    return out;
+}
+
+// >>part nn/module.c
+/* nn/module.c - the module object, its traversals, hooks, containers, state_dicts and the
+ * built-in layers. */
+
+
+#define CT__MODULE_PATH_MAX 1024 /* dotted names of nested modules */
 
 typedef struct ct__named {
     char name[32];
     ct_tensor *tensor; /* parameters and buffers */
     ct_module *module; /* submodules */
+    bool persistent;   /* buffers: in the state_dict */
 } ct__named;
 
 typedef struct ct__named_list {
     ct__named *items;
     int64_t len, cap;
 } ct__named_list;
+
+typedef struct ct__fwd_hook {
+    int64_t id;
+    ct_forward_pre_hook pre; /* one of pre, post and back is set */
+    ct_forward_hook post;
+    ct_full_backward_hook back;
+    void *user;
+} ct__fwd_hook;
 
 struct ct_module {
     char name[32];
@@ -31588,6 +32276,9 @@ struct ct_module {
     bool training;
     ct__named_list params, buffers, children;
     int64_t cfg[2]; /* layer settings (Flatten's dims) */
+    ct__fwd_hook *hooks;
+    int64_t n_hooks, hooks_cap, next_hook_id;
+    ct_tensor *grad_output; /* full backward hooks: the pending call's output gradient */
 };
 
 ct_module *ct_module_new(const char *name, ct_module_forward_fn forward, void *user,
@@ -31630,7 +32321,92 @@ void ct_module_free(ct_module *m)
     if (m->user_free) {
         m->user_free(m->user);
     }
+    ct__free(m->hooks);
+    ct__release(m->grad_output);
     ct__free(m);
+}
+
+/* ---- full backward hooks: the output's gradient arrives first (kept in m), then the
+   input's, and the hooks run with both; without an input requiring grad they run at once
+   with grad_input NULL (PyTorch's BackwardHook). */
+static ct_tensor *ct__run_backward_hooks(ct_module *m, const ct_tensor *grad_input)
+{
+    ct_tensor *g = (ct_tensor *)(uintptr_t)grad_input;
+    for (int64_t i = 0; i < m->n_hooks; i++) {
+        ct__fwd_hook h = m->hooks[i];
+        ct_tensor *r = h.back ? h.back(m, g, m->grad_output, h.user) : NULL;
+        g = r && g ? r : g;
+    }
+    ct__release(m->grad_output);
+    m->grad_output = NULL;
+    return g == grad_input ? NULL : g;
+}
+
+static ct_tensor *ct__grad_output_hook(const ct_tensor *grad, void *user)
+{
+    ct_module *m = (ct_module *)user;
+    ct__release(m->grad_output);
+    m->grad_output = ct_retain((ct_tensor *)(uintptr_t)grad);
+    return NULL;
+}
+
+static ct_tensor *ct__grad_output_only_hook(const ct_tensor *grad, void *user)
+{
+    ct__grad_output_hook(grad, user);
+    return ct__run_backward_hooks((ct_module *)user, NULL);
+}
+
+static ct_tensor *ct__grad_input_hook(const ct_tensor *grad, void *user)
+{
+    return ct__run_backward_hooks((ct_module *)user, grad);
+}
+
+static bool ct__has_backward_hooks(const ct_module *m)
+{
+    for (int64_t i = 0; i < m->n_hooks; i++) {
+        if (m->hooks[i].back) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An alias of t whose gradient runs fn(grad, m); NULL after an error. */
+static ct_tensor *ct__hooked_alias(const ct_tensor *t, ct_tensor_hook fn, ct_module *m)
+{
+    ct_tensor *a = ct_alias(t);
+    return a && ct_register_hook(a, fn, m) == CT_OK ? a : NULL;
+}
+
+/* Module.__call__ with hooks: pre-hooks, forward, hooks; a hook's error stops the call. */
+static ct_tensor *ct__forward_hooked(ct_module *m, const ct_tensor *x)
+{
+    bool clean = ct_error_code() == CT_OK;
+    bool back = ct_is_grad_enabled() && ct__has_backward_hooks(m);
+    ct_scope_begin();
+    const ct_tensor *in = x;
+    for (int64_t i = 0; i < m->n_hooks && in; i++) {
+        ct__fwd_hook h = m->hooks[i];
+        ct_tensor *r = h.pre ? h.pre(m, in, h.user) : NULL;
+        in = clean && ct_error_code() != CT_OK ? NULL : r ? r : in;
+    }
+    bool input_grad = in && ct_requires_grad(in);
+    if (back && input_grad) {
+        in = ct__hooked_alias(in, ct__grad_input_hook, m);
+    }
+    ct_tensor *out = in ? m->forward(m, in) : NULL;
+    for (int64_t i = 0; i < m->n_hooks && out; i++) {
+        ct__fwd_hook h = m->hooks[i];
+        ct_tensor *r = h.post ? h.post(m, in, out, h.user) : NULL;
+        out = clean && ct_error_code() != CT_OK ? NULL : r ? r : out;
+    }
+    if (back && out && ct_requires_grad(out)) {
+        out = ct__hooked_alias(out, input_grad ? ct__grad_output_hook : ct__grad_output_only_hook,
+                               m);
+    }
+    out = ct_keep(out);
+    ct_scope_end();
+    return out;
 }
 
 ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
@@ -31638,7 +32414,7 @@ ct_tensor *ct_module_forward(ct_module *m, const ct_tensor *input)
     if (ct__null("ct_module_forward", m) || ct__null("ct_module_forward", input)) {
         return NULL;
     }
-    return m->forward(m, input);
+    return m->n_hooks ? ct__forward_hooked(m, input) : m->forward(m, input);
 }
 
 const char *ct_module_name(const ct_module *m)
@@ -31651,17 +32427,14 @@ void *ct_module_user(const ct_module *m)
     return ct__null("ct_module_user", m) ? NULL : m->user;
 }
 
-static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
-                          ct_tensor *t, ct_module *child)
+/* Whether name is a valid attribute name of m: 1 to 31 characters, no '.', not yet used. */
+static bool ct__name_ok(const char *op, const ct_module *m, const char *name)
 {
-    if (ct__null(op, m) || ct__null(op, name) || (!t && !child && ct__null(op, NULL))) {
-        return false;
-    }
-    if (strlen(name) >= sizeof l->items[0].name || strchr(name, '.') || !name[0]) {
+    if (strlen(name) >= sizeof m->params.items[0].name || strchr(name, '.') || !name[0]) {
         ct__fail(CT_ERR_VALUE, op, "name \"%s\" must be 1 to 31 characters without \".\"", name);
         return false;
     }
-    ct__named_list *all[3] = {&m->params, &m->buffers, &m->children};
+    const ct__named_list *all[3] = {&m->params, &m->buffers, &m->children};
     for (int k = 0; k < 3; k++) {
         for (int64_t i = 0; i < all[k]->len; i++) {
             if (strcmp(all[k]->items[i].name, name) == 0) {
@@ -31669,6 +32442,16 @@ static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const
                 return false;
             }
         }
+    }
+    return true;
+}
+
+static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const char *name,
+                          ct_tensor *t, ct_module *child)
+{
+    if (ct__null(op, m) || ct__null(op, name) || (!t && !child && ct__null(op, NULL)) ||
+        !ct__name_ok(op, m, name)) {
+        return false;
     }
     if (l->len == l->cap) {
         int64_t cap = l->cap ? l->cap * 2 : 4;
@@ -31684,6 +32467,7 @@ static bool ct__named_add(const char *op, ct_module *m, ct__named_list *l, const
     snprintf(e->name, sizeof e->name, "%s", name);
     e->tensor = t ? ct_retain(t) : NULL;
     e->module = child;
+    e->persistent = true;
     return true;
 }
 
@@ -31696,13 +32480,25 @@ ct_status ct_module_register_parameter(ct_module *m, const char *name, ct_tensor
     return ct__named_add(op, m, m ? &m->params : NULL, name, p, NULL) ? CT_OK : ct_error_code();
 }
 
-ct_status ct_module_register_buffer(ct_module *m, const char *name, ct_tensor *b)
+static ct_status ct__register_buffer(const char *op, ct_module *m, const char *name,
+                                     ct_tensor *b, bool persistent)
 {
-    const char *op = "ct_module_register_buffer";
-    if (ct__null(op, b)) {
+    if (ct__null(op, b) || !ct__named_add(op, m, m ? &m->buffers : NULL, name, b, NULL)) {
         return ct_error_code();
     }
-    return ct__named_add(op, m, m ? &m->buffers : NULL, name, b, NULL) ? CT_OK : ct_error_code();
+    m->buffers.items[m->buffers.len - 1].persistent = persistent;
+    return CT_OK;
+}
+
+ct_status ct_module_register_buffer(ct_module *m, const char *name, ct_tensor *b)
+{
+    return ct__register_buffer("ct_module_register_buffer", m, name, b, true);
+}
+
+ct_status ct_module_register_buffer_persistent(ct_module *m, const char *name, ct_tensor *b,
+                                               bool persistent)
+{
+    return ct__register_buffer("ct_module_register_buffer_persistent", m, name, b, persistent);
 }
 
 ct_status ct_module_register_module(ct_module *m, const char *name, ct_module *child)
@@ -31715,37 +32511,171 @@ ct_status ct_module_register_module(ct_module *m, const char *name, ct_module *c
                                                                             : ct_error_code();
 }
 
-/* Visits the parameters of m recursively with their dotted names. */
-static int64_t ct__collect(const ct_module *m, const char *prefix, char **names, size_t name_cap,
-                           ct_tensor **params, int64_t cap, int64_t count)
+/* ---- traversals --------------------------------------------------------------------- */
+/* Calls fn(module, path) on m and its submodules in pre-order; path is the dotted prefix of
+   the module's entries ("" for the root, "0.fc." ...), built in path[0..len). Stops at the
+   first false. */
+typedef bool (*ct__visit_fn)(const ct_module *m, const char *path, void *ctx);
+
+static bool ct__visit(const ct_module *m, char *path, size_t len, ct__visit_fn fn, void *ctx)
 {
-    for (int64_t i = 0; i < m->params.len; i++, count++) {
-        if (count < cap && params) {
-            params[count] = m->params.items[i].tensor;
-        }
-        if (count < cap && names && name_cap) {
-            snprintf(names[count], name_cap, "%s%s", prefix, m->params.items[i].name);
-        }
+    if (!fn(m, path, ctx)) {
+        return false;
     }
     for (int64_t i = 0; i < m->children.len; i++) {
-        char sub[256];
-        snprintf(sub, sizeof sub, "%s%s.", prefix, m->children.items[i].name);
-        count = ct__collect(m->children.items[i].module, sub, names, name_cap, params, cap, count);
+        const ct__named *c = &m->children.items[i];
+        size_t n = strlen(c->name);
+        if (len + n + 2 > CT__MODULE_PATH_MAX) {
+            ct__fail(CT_ERR_VALUE, "ct_module", "module paths longer than %d bytes",
+                     CT__MODULE_PATH_MAX - 1);
+            return false;
+        }
+        memcpy(path + len, c->name, n);
+        path[len + n] = '.';
+        path[len + n + 1] = '\0';
+        if (!ct__visit(c->module, path, len + n + 1, fn, ctx)) {
+            return false;
+        }
+        path[len] = '\0';
     }
-    return count;
+    return true;
+}
+
+static bool ct__walk(const ct_module *m, ct__visit_fn fn, void *ctx)
+{
+    char path[CT__MODULE_PATH_MAX];
+    path[0] = '\0';
+    return ct__visit(m, path, 0, fn, ctx);
+}
+
+/* Collects names and tensors (or modules) into caller arrays. */
+typedef struct ct__collect_ctx {
+    int which; /* 0 parameters, 1 buffers, 2 modules */
+    char **names;
+    size_t name_cap;
+    ct_tensor **tensors;
+    ct_module **modules;
+    int64_t cap, count;
+} ct__collect_ctx;
+
+static void ct__collect_one(ct__collect_ctx *c, const char *path, const char *name,
+                            ct_tensor *t, ct_module *mod)
+{
+    if (c->count < c->cap) {
+        if (c->tensors) {
+            c->tensors[c->count] = t;
+        }
+        if (c->modules) {
+            c->modules[c->count] = mod;
+        }
+        if (c->names && c->name_cap) {
+            snprintf(c->names[c->count], c->name_cap, "%s%s", path, name);
+        }
+    }
+    c->count++;
+}
+
+static bool ct__collect_visit(const ct_module *m, const char *path, void *ctx)
+{
+    ct__collect_ctx *c = (ct__collect_ctx *)ctx;
+    if (c->which == 2) {
+        char name[CT__MODULE_PATH_MAX];
+        snprintf(name, sizeof name, "%s", path);
+        size_t n = strlen(name);
+        if (n) {
+            name[n - 1] = '\0'; /* the trailing '.' */
+        }
+        ct__collect_one(c, "", name, NULL, (ct_module *)(uintptr_t)m);
+        return true;
+    }
+    const ct__named_list *l = c->which == 0 ? &m->params : &m->buffers;
+    for (int64_t i = 0; i < l->len; i++) {
+        ct__collect_one(c, path, l->items[i].name, l->items[i].tensor, NULL);
+    }
+    return true;
+}
+
+static int64_t ct__collect(const char *op, const ct_module *m, int which, char **names,
+                           size_t name_cap, ct_tensor **tensors, ct_module **modules,
+                           int64_t cap)
+{
+    if (ct__null(op, m)) {
+        return 0;
+    }
+    ct__collect_ctx c = {which, names, name_cap, tensors, modules, cap, 0};
+    return ct__walk(m, ct__collect_visit, &c) ? c.count : 0;
 }
 
 int64_t ct_module_parameters(const ct_module *m, ct_tensor **params, int64_t cap)
 {
-    return ct__null("ct_module_parameters", m) ? 0 : ct__collect(m, "", NULL, 0, params, cap, 0);
+    return ct__collect("ct_module_parameters", m, 0, NULL, 0, params, NULL, cap);
 }
 
 int64_t ct_module_named_parameters(const ct_module *m, char **names, size_t name_cap,
                                    ct_tensor **params, int64_t cap)
 {
-    return ct__null("ct_module_named_parameters", m)
-               ? 0
-               : ct__collect(m, "", names, name_cap, params, cap, 0);
+    return ct__collect("ct_module_named_parameters", m, 0, names, name_cap, params, NULL, cap);
+}
+
+int64_t ct_module_buffers(const ct_module *m, ct_tensor **buffers, int64_t cap)
+{
+    return ct__collect("ct_module_buffers", m, 1, NULL, 0, buffers, NULL, cap);
+}
+
+int64_t ct_module_named_buffers(const ct_module *m, char **names, size_t name_cap,
+                                ct_tensor **buffers, int64_t cap)
+{
+    return ct__collect("ct_module_named_buffers", m, 1, names, name_cap, buffers, NULL, cap);
+}
+
+int64_t ct_module_named_modules(const ct_module *m, char **names, size_t name_cap,
+                                ct_module **modules, int64_t cap)
+{
+    return ct__collect("ct_module_named_modules", m, 2, names, name_cap, NULL, modules, cap);
+}
+
+int64_t ct_module_children(const ct_module *m, ct_module **children, int64_t cap)
+{
+    if (ct__null("ct_module_children", m)) {
+        return 0;
+    }
+    for (int64_t i = 0; i < m->children.len && i < cap && children; i++) {
+        children[i] = m->children.items[i].module;
+    }
+    return m->children.len;
+}
+
+/* The entry of list l named by the first n bytes of name, or NULL. */
+static ct__named *ct__named_find(const ct__named_list *l, const char *name, size_t n)
+{
+    for (int64_t i = 0; i < l->len; i++) {
+        if (strlen(l->items[i].name) == n && strncmp(l->items[i].name, name, n) == 0) {
+            return &l->items[i];
+        }
+    }
+    return NULL;
+}
+
+ct_module *ct_module_get_submodule(const ct_module *m, const char *target)
+{
+    const char *op = "ct_module_get_submodule";
+    if (ct__null(op, m) || ct__null(op, target)) {
+        return NULL;
+    }
+    const ct_module *cur = m;
+    const char *p = target;
+    while (*p) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        const ct__named *c = ct__named_find(&cur->children, p, n);
+        if (!c) {
+            ct__fail(CT_ERR_VALUE, op, "%s has no attribute `%.*s`", cur->name, (int)n, p);
+            return NULL;
+        }
+        cur = c->module;
+        p = dot ? dot + 1 : p + n;
+    }
+    return (ct_module *)(uintptr_t)cur;
 }
 
 ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
@@ -31755,24 +32685,12 @@ ct_tensor *ct_module_get_parameter(const ct_module *m, const char *name)
     }
     const char *dot = strchr(name, '.');
     if (dot) {
-        for (int64_t i = 0; i < m->children.len; i++) {
-            const ct__named *c = &m->children.items[i];
-            if (strlen(c->name) == (size_t)(dot - name) &&
-                strncmp(c->name, name, (size_t)(dot - name)) == 0) {
-                return ct_module_get_parameter(c->module, dot + 1);
-            }
-        }
-        return NULL;
+        const ct__named *c = ct__named_find(&m->children, name, (size_t)(dot - name));
+        return c ? ct_module_get_parameter(c->module, dot + 1) : NULL;
     }
-    const ct__named_list *lists[2] = {&m->params, &m->buffers};
-    for (int k = 0; k < 2; k++) {
-        for (int64_t i = 0; i < lists[k]->len; i++) {
-            if (strcmp(lists[k]->items[i].name, name) == 0) {
-                return lists[k]->items[i].tensor;
-            }
-        }
-    }
-    return NULL;
+    const ct__named *e = ct__named_find(&m->params, name, strlen(name));
+    e = e ? e : ct__named_find(&m->buffers, name, strlen(name));
+    return e ? e->tensor : NULL;
 }
 
 ct_module *ct_module_child(const ct_module *m, int64_t i)
@@ -31829,10 +32747,521 @@ void ct_module_zero_grad(ct_module *m, bool set_to_none)
     }
 }
 
+ct_module *ct_module_requires_grad_(ct_module *m, bool requires_grad)
+{
+    if (ct__null("ct_module_requires_grad_", m)) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < m->params.len; i++) {
+        if (!ct_requires_grad_(m->params.items[i].tensor, requires_grad)) {
+            return NULL;
+        }
+    }
+    for (int64_t i = 0; i < m->children.len; i++) {
+        if (!ct_module_requires_grad_(m->children.items[i].module, requires_grad)) {
+            return NULL;
+        }
+    }
+    return m;
+}
+
+ct_module *ct_module_apply(ct_module *m, void (*fn)(ct_module *module, void *user), void *user)
+{
+    if (ct__null("ct_module_apply", m) || (!fn && ct__null("ct_module_apply", NULL))) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < m->children.len; i++) {
+        ct_module_apply(m->children.items[i].module, fn, user);
+    }
+    fn(m, user);
+    return m;
+}
+
+/* Gives t (a floating tensor) dtype in place: new contiguous storage holding its values
+   converted, the same tensor object (as PyTorch's param.data = param.to(dtype)). */
+static bool ct__convert_in_place(ct_tensor *t, ct_dtype dtype)
+{
+    if (!t || !ct_dtype_is_floating_point(t->dtype) || t->dtype == dtype) {
+        return true;
+    }
+    ct_scope_begin();
+    ct_no_grad_begin();
+    ct_tensor *c = ct_contiguous(ct_to_dtype(t, dtype));
+    ct_no_grad_end();
+    bool ok = c != NULL;
+    if (ok) {
+        ct_storage *old = t->storage;
+        t->storage = c->storage;
+        CT__ATOMIC_ADD(&t->storage->refcount, 1);
+        ct__storage_release(old);
+        t->dtype = dtype;
+        t->offset = c->offset;
+        memcpy(t->strides, c->strides, sizeof t->strides);
+    }
+    ct_scope_end();
+    return ok;
+}
+
+static bool ct__to_list(ct__named_list *l, ct_dtype dtype)
+{
+    for (int64_t i = 0; i < l->len; i++) {
+        ct_tensor *t = l->items[i].tensor;
+        if (!ct__convert_in_place(t, dtype) || !ct__convert_in_place(t->grad, dtype)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+ct_module *ct_module_to(ct_module *m, ct_dtype dtype)
+{
+    const char *op = "ct_module_to";
+    if (ct__null(op, m)) {
+        return NULL;
+    }
+    if (!ct__dtype_valid(dtype) || !ct_dtype_is_floating_point(ct__dtype_resolve(dtype))) {
+        ct__fail(CT_ERR_DTYPE, op, "nn.Module.to only accepts floating point or complex dtypes, "
+                 "but got desired dtype=torch.%s", ct_dtype_name(dtype));
+        return NULL;
+    }
+    dtype = ct__dtype_resolve(dtype);
+    if (!ct__to_list(&m->params, dtype) || !ct__to_list(&m->buffers, dtype)) {
+        return NULL;
+    }
+    for (int64_t i = 0; i < m->children.len; i++) {
+        if (!ct_module_to(m->children.items[i].module, dtype)) {
+            return NULL;
+        }
+    }
+    return m;
+}
+
+/* ---- hooks -------------------------------------------------------------------------- */
+static ct_hook_handle ct__hook_add(const char *op, ct_module *m, ct_forward_pre_hook pre,
+                                   ct_forward_hook post, ct_full_backward_hook back, void *user)
+{
+    ct_hook_handle h = {NULL, 0};
+    if (ct__null(op, m) || (!pre && !post && !back && ct__null(op, NULL))) {
+        return h;
+    }
+    if (m->n_hooks == m->hooks_cap) {
+        int64_t cap = m->hooks_cap ? m->hooks_cap * 2 : 4;
+        ct__fwd_hook *hooks =
+            (ct__fwd_hook *)ct__realloc(m->hooks, sizeof(ct__fwd_hook) * (size_t)cap);
+        if (!hooks) {
+            ct__fail(CT_ERR_OOM, op, "out of memory");
+            return h;
+        }
+        m->hooks = hooks;
+        m->hooks_cap = cap;
+    }
+    ct__fwd_hook *e = &m->hooks[m->n_hooks++];
+    e->id = ++m->next_hook_id;
+    e->pre = pre;
+    e->post = post;
+    e->back = back;
+    e->user = user;
+    h.module = m;
+    h.id = e->id;
+    return h;
+}
+
+ct_hook_handle ct_module_register_forward_pre_hook(ct_module *m, ct_forward_pre_hook fn, void *user)
+{
+    return ct__hook_add("ct_module_register_forward_pre_hook", m, fn, NULL, NULL, user);
+}
+
+ct_hook_handle ct_module_register_forward_hook(ct_module *m, ct_forward_hook fn, void *user)
+{
+    return ct__hook_add("ct_module_register_forward_hook", m, NULL, fn, NULL, user);
+}
+
+ct_hook_handle ct_module_register_full_backward_hook(ct_module *m, ct_full_backward_hook fn,
+                                                     void *user)
+{
+    return ct__hook_add("ct_module_register_full_backward_hook", m, NULL, NULL, fn, user);
+}
+
+void ct_hook_handle_remove(ct_hook_handle *handle)
+{
+    if (ct__null("ct_hook_handle_remove", handle) || !handle->module) {
+        return;
+    }
+    ct_module *m = handle->module;
+    for (int64_t i = 0; i < m->n_hooks; i++) {
+        if (m->hooks[i].id == handle->id) {
+            size_t after = (size_t)(m->n_hooks - i - 1);
+            memmove(&m->hooks[i], &m->hooks[i + 1], sizeof(ct__fwd_hook) * after);
+            m->n_hooks--;
+            break;
+        }
+    }
+    handle->id = 0;
+}
+
+/* ---- containers --------------------------------------------------------------------- */
+ct_tensor *ct_parameter(const ct_tensor *data, bool requires_grad)
+{
+    if (ct__null("ct_parameter", data)) {
+        return NULL;
+    }
+    ct_tensor *p = ct__alias(data);
+    if (!p) {
+        ct__fail(CT_ERR_OOM, "ct_parameter", "out of memory");
+        return NULL;
+    }
+    if (!ct_requires_grad_(p, requires_grad)) {
+        ct__release(p);
+        return NULL;
+    }
+    return ct__scoped(p);
+}
+
+static ct_tensor *ct__no_forward(ct_module *m, const ct_tensor *x)
+{
+    (void)x;
+    ct__fail(CT_ERR_UNSUPPORTED, "ct_module_forward",
+             "Module [%s] is missing the required \"forward\" function", m->name);
+    return NULL;
+}
+
+/* Appends child to m under the name of its position ("0", "1", ...); frees it on error. */
+static ct_module *ct__append_child(const char *op, ct_module *m, ct_module *child)
+{
+    if (ct__null(op, m) || ct__null(op, child)) {
+        ct_module_free(child);
+        return NULL;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%lld", (long long)m->children.len);
+    if (ct_module_register_module(m, name, child) != CT_OK) {
+        ct_module_free(child);
+        return NULL;
+    }
+    return m;
+}
+
+ct_module *ct_module_list_new(void)
+{
+    return ct_module_new("ModuleList", ct__no_forward, NULL, NULL);
+}
+
+ct_module *ct_module_list_append(ct_module *list, ct_module *child)
+{
+    return ct__append_child("ct_module_list_append", list, child);
+}
+
+ct_module *ct_module_dict_new(void)
+{
+    return ct_module_new("ModuleDict", ct__no_forward, NULL, NULL);
+}
+
+ct_status ct_module_dict_set(ct_module *dict, const char *key, ct_module *child)
+{
+    const char *op = "ct_module_dict_set";
+    if (ct__null(op, dict) || ct__null(op, key) || ct__null(op, child)) {
+        ct_module_free(child);
+        return ct_error_code();
+    }
+    ct__named *e = ct__named_find(&dict->children, key, strlen(key));
+    if (e) {
+        ct_module_free(e->module);
+        e->module = child;
+        return CT_OK;
+    }
+    if (ct_module_register_module(dict, key, child) != CT_OK) {
+        ct_module_free(child);
+        return ct_error_code();
+    }
+    return CT_OK;
+}
+
+ct_module *ct_module_dict_get(const ct_module *dict, const char *key)
+{
+    if (ct__null("ct_module_dict_get", dict) || ct__null("ct_module_dict_get", key)) {
+        return NULL;
+    }
+    const ct__named *e = ct__named_find(&dict->children, key, strlen(key));
+    return e ? e->module : NULL;
+}
+
+ct_module *ct_parameter_list_new(void)
+{
+    return ct_module_new("ParameterList", ct__no_forward, NULL, NULL);
+}
+
+ct_status ct_parameter_list_append(ct_module *list, ct_tensor *param)
+{
+    if (ct__null("ct_parameter_list_append", list)) {
+        return ct_error_code();
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%lld", (long long)list->params.len);
+    return ct_module_register_parameter(list, name, param);
+}
+
+/* ---- state_dict --------------------------------------------------------------------- */
+static bool ct__state_visit(const ct_module *m, const char *path, void *ctx)
+{
+    ct_state_dict *sd = (ct_state_dict *)ctx;
+    const ct__named_list *lists[2] = {&m->params, &m->buffers};
+    for (int k = 0; k < 2; k++) {
+        for (int64_t i = 0; i < lists[k]->len; i++) {
+            const ct__named *e = &lists[k]->items[i];
+            if (!e->persistent) {
+                continue;
+            }
+            char key[CT__MODULE_PATH_MAX + 32];
+            snprintf(key, sizeof key, "%s%s", path, e->name);
+            ct_tensor *alias = ct__alias(e->tensor);
+            ct_status st = alias ? ct_state_dict_set(sd, key, alias)
+                                 : ct__fail(CT_ERR_OOM, "ct_module_state_dict", "out of memory");
+            ct__release(alias);
+            if (st != CT_OK) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+ct_state_dict *ct_module_state_dict(const ct_module *m)
+{
+    if (ct__null("ct_module_state_dict", m)) {
+        return NULL;
+    }
+    ct_state_dict *sd = ct_state_dict_new();
+    if (sd && !ct__walk(m, ct__state_visit, sd)) {
+        ct_state_dict_free(sd);
+        return NULL;
+    }
+    return sd;
+}
+
+/* A growable list of strings. */
+typedef struct ct__strs {
+    char **items;
+    int64_t len, cap;
+    bool oom;
+} ct__strs;
+
+static void ct__strs_add(ct__strs *l, const char *s)
+{
+    if (l->oom) {
+        return;
+    }
+    if (l->len == l->cap) {
+        int64_t cap = l->cap ? l->cap * 2 : 8;
+        char **items = (char **)ct__realloc(l->items, sizeof(char *) * (size_t)cap);
+        if (!items) {
+            l->oom = true;
+            return;
+        }
+        l->items = items;
+        l->cap = cap;
+    }
+    size_t n = strlen(s) + 1;
+    char *copy = (char *)ct__malloc(n);
+    if (!copy) {
+        l->oom = true;
+        return;
+    }
+    memcpy(copy, s, n);
+    l->items[l->len++] = copy;
+}
+
+static void ct__strs_free(ct__strs *l)
+{
+    for (int64_t i = 0; i < l->len; i++) {
+        ct__free(l->items[i]);
+    }
+    ct__free(l->items);
+}
+
+typedef struct ct__load_ctx {
+    const ct_state_dict *sd;
+    ct__strs missing, unexpected, errors;
+} ct__load_ctx;
+
+/* "torch.Size([3, 4])" */
+static const char *ct__torch_size(const ct_tensor *t, char *buf, size_t n)
+{
+    char shape[200];
+    snprintf(buf, n, "torch.Size(%s)", ct__shape_str(t->sizes, t->ndim, shape, sizeof shape));
+    return buf;
+}
+
+/* param.copy_(value) without autograd, as _load_from_state_dict; an error message otherwise. */
+static void ct__load_one(ct__load_ctx *c, const char *key, ct_tensor *param)
+{
+    char msg[2 * CT__MODULE_PATH_MAX + 1024], a[240], b[240];
+    ct_state_kind kind = ct_state_dict_kind(c->sd, key);
+    if (kind != CT_STATE_TENSOR) {
+        const char *type = kind == CT_STATE_INT ? "int" : kind == CT_STATE_DOUBLE ? "float" : "str";
+        snprintf(msg, sizeof msg, "While copying the parameter named \"%s\", expected "
+                 "torch.Tensor or Tensor-like object from checkpoint but received <class '%s'>",
+                 key, type);
+        ct__strs_add(&c->errors, msg);
+        return;
+    }
+    const ct_tensor *v = ct_state_dict_get(c->sd, key);
+    bool legacy = param->ndim == 0 && v->ndim == 1 && v->sizes[0] == 1; /* 0.3 checkpoints */
+    if (!legacy && (v->ndim != param->ndim ||
+                    memcmp(v->sizes, param->sizes, sizeof(int64_t) * (size_t)v->ndim) != 0)) {
+        snprintf(msg, sizeof msg, "size mismatch for %s: copying a param with shape %s from "
+                 "checkpoint, the shape in current model is %s.", key,
+                 ct__torch_size(v, a, sizeof a), ct__torch_size(param, b, sizeof b));
+        ct__strs_add(&c->errors, msg);
+        return;
+    }
+    bool clean = ct_error_code() == CT_OK;
+    ct_scope_begin();
+    ct_no_grad_begin();
+    ct_tensor *src = legacy ? ct_reshape(v, NULL, 0) : (ct_tensor *)(uintptr_t)v;
+    ct_copy_(param, src);
+    ct_no_grad_end();
+    ct_scope_end();
+    if (clean && ct_error_code() != CT_OK) {
+        snprintf(msg, sizeof msg, "While copying the parameter named \"%s\", whose dimensions "
+                 "in the model are %s and whose dimensions in the checkpoint are %s, an "
+                 "exception occurred : ('%s',).", key, ct__torch_size(param, a, sizeof a),
+                 ct__torch_size(v, b, sizeof b), ct_error());
+        ct_error_clear();
+        ct__strs_add(&c->errors, msg);
+    }
+}
+
+/* Whether a state_dict key's rest (after m's prefix) belongs to m: "a.b" when a is a child,
+   "a" when it is a parameter or persistent buffer of m (_load_from_state_dict's rule). */
+static bool ct__load_known(const ct_module *m, const char *rest)
+{
+    const char *dot = strchr(rest, '.');
+    if (dot) {
+        return ct__named_find(&m->children, rest, (size_t)(dot - rest)) != NULL;
+    }
+    if (ct__named_find(&m->params, rest, strlen(rest))) {
+        return true;
+    }
+    const ct__named *b = ct__named_find(&m->buffers, rest, strlen(rest));
+    return b && b->persistent;
+}
+
+static bool ct__load_visit(const ct_module *m, const char *path, void *ctx)
+{
+    ct__load_ctx *c = (ct__load_ctx *)ctx;
+    const ct__named_list *lists[2] = {&m->params, &m->buffers};
+    char key[CT__MODULE_PATH_MAX + 32];
+    for (int k = 0; k < 2; k++) {
+        for (int64_t i = 0; i < lists[k]->len; i++) {
+            const ct__named *e = &lists[k]->items[i];
+            if (!e->persistent) {
+                continue;
+            }
+            snprintf(key, sizeof key, "%s%s", path, e->name);
+            if (ct_state_dict_contains(c->sd, key)) {
+                ct__load_one(c, key, e->tensor);
+            } else {
+                ct__strs_add(&c->missing, key);
+            }
+        }
+    }
+    size_t plen = strlen(path);
+    for (int64_t i = 0; i < ct_state_dict_len(c->sd); i++) {
+        const char *k = ct_state_dict_key(c->sd, i);
+        if (strncmp(k, path, plen) == 0 && !ct__load_known(m, k + plen)) {
+            ct__strs_add(&c->unexpected, k);
+        }
+    }
+    return true;
+}
+
+/* Appends "label: "a", "b". " to the message. */
+static void ct__load_list_msg(char *msg, size_t cap, const char *label, const ct__strs *l)
+{
+    size_t n = strlen(msg);
+    snprintf(msg + n, cap - n, "\n\t%s: ", label);
+    for (int64_t i = 0; i < l->len; i++) {
+        n = strlen(msg);
+        snprintf(msg + n, cap - n, "%s\"%s\"", i ? ", " : "", l->items[i]);
+    }
+    n = strlen(msg);
+    snprintf(msg + n, cap - n, ". ");
+}
+
+void ct_incompatible_keys_free(ct_incompatible_keys *keys)
+{
+    if (!keys) {
+        return;
+    }
+    ct__strs a = {keys->missing_keys, keys->n_missing, keys->n_missing, false};
+    ct__strs b = {keys->unexpected_keys, keys->n_unexpected, keys->n_unexpected, false};
+    ct__strs_free(&a);
+    ct__strs_free(&b);
+    memset(keys, 0, sizeof *keys);
+}
+
+ct_status ct_module_load_state_dict(ct_module *m, const ct_state_dict *sd, bool strict,
+                                    ct_incompatible_keys *keys)
+{
+    const char *op = "ct_module_load_state_dict";
+    if (ct__null(op, m) || ct__null(op, sd)) {
+        return ct_error_code();
+    }
+    ct__load_ctx c;
+    memset(&c, 0, sizeof c);
+    c.sd = sd;
+    bool walked = ct__walk(m, ct__load_visit, &c);
+    ct_status st = walked ? CT_OK : ct_error_code();
+    if (walked && (c.missing.oom || c.unexpected.oom || c.errors.oom)) {
+        st = ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    bool listed = strict && (c.missing.len || c.unexpected.len);
+    if (st == CT_OK && (listed || c.errors.len)) {
+        char msg[4096];
+        snprintf(msg, sizeof msg, "Error(s) in loading state_dict for %s:", m->name);
+        if (strict && c.missing.len) {
+            ct__load_list_msg(msg, sizeof msg, "Missing key(s) in state_dict", &c.missing);
+        }
+        if (strict && c.unexpected.len) {
+            ct__load_list_msg(msg, sizeof msg, "Unexpected key(s) in state_dict", &c.unexpected);
+        }
+        for (int64_t i = 0; i < c.errors.len; i++) {
+            size_t n = strlen(msg);
+            snprintf(msg + n, sizeof msg - n, "\n\t%s", c.errors.items[i]);
+        }
+        /* "...:\n\t" + the messages joined by "\n\t", as PyTorch's */
+        st = ct__fail(CT_ERR_VALUE, op, "%s", msg);
+    }
+    ct__strs_free(&c.errors);
+    if (keys) {
+        keys->missing_keys = c.missing.items;
+        keys->n_missing = c.missing.len;
+        keys->unexpected_keys = c.unexpected.items;
+        keys->n_unexpected = c.unexpected.len;
+    } else {
+        ct__strs_free(&c.missing);
+        ct__strs_free(&c.unexpected);
+    }
+    return st;
+}
+
 /* ---- layers ------------------------------------------------------------------------- */
 static ct_tensor *ct__linear_forward(ct_module *m, const ct_tensor *x)
 {
     return ct_linear(x, ct_module_get_parameter(m, "weight"), ct_module_get_parameter(m, "bias"));
+}
+
+ct_tensor *ct_linear_forward(ct_module *m, const ct_tensor *input)
+{
+    const char *op = "ct_linear_forward";
+    if (ct__null(op, m) || ct__null(op, input)) {
+        return NULL;
+    }
+    if (m->forward != ct__linear_forward) {
+        ct__fail(CT_ERR_VALUE, op, "expected a Linear module, got %s", m->name);
+        return NULL;
+    }
+    return ct__linear_forward(m, input);
 }
 
 /* A new float32 parameter registered on m; false on error. */
@@ -31885,7 +33314,8 @@ static ct_tensor *ct__sequential_forward(ct_module *m, const ct_tensor *x)
     for (int64_t i = 0; i < m->children.len && h; i++) {
         ct_module *c = m->children.items[i].module;
         ct_module *next = i + 1 < m->children.len ? m->children.items[i + 1].module : NULL;
-        if (next && c->forward == ct__linear_forward && next->forward == ct__relu_forward) {
+        if (next && c->forward == ct__linear_forward && next->forward == ct__relu_forward &&
+            !c->n_hooks && !next->n_hooks) {
             /* Linear then ReLU: one fused op, the same numbers */
             h = ct__linear_relu(h, ct_module_get_parameter(c, "weight"),
                                 ct_module_get_parameter(c, "bias"));
@@ -31906,17 +33336,7 @@ ct_module *ct_sequential_new(void)
 
 ct_module *ct_sequential_append(ct_module *seq, ct_module *child)
 {
-    if (ct__null("ct_sequential_append", seq) || ct__null("ct_sequential_append", child)) {
-        ct_module_free(child);
-        return NULL;
-    }
-    char name[32];
-    snprintf(name, sizeof name, "%lld", (long long)seq->children.len);
-    if (ct_module_register_module(seq, name, child) != CT_OK) {
-        ct_module_free(child);
-        return NULL;
-    }
-    return seq;
+    return ct__append_child("ct_sequential_append", seq, child);
 }
 
 static ct_tensor *ct__flatten_forward(ct_module *m, const ct_tensor *x)
@@ -31977,6 +33397,1264 @@ ct_module *ct_tanh_new(void)
 {
     return ct_module_new("Tanh", ct__tanh_forward, NULL, NULL);
 }
+
+#undef CT__MODULE_PATH_MAX
+
+// >>part nn/safetensors.c
+/* nn/safetensors.c - the safetensors reader and writer (ct_save / ct_load).
+ *
+ * Reading: the 8-byte header length, then the header through a bounded JSON cursor that
+ * never reads past its end and accepts exactly the safetensors schema; then the offsets are
+ * validated as the safetensors library does (sorted by begin, they tile the data section)
+ * before any tensor is made. Writing: save_file's order and compact JSON, padded to 8.
+ */
+
+#ifndef CTORCH_NO_STDIO
+#include <errno.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define CT__ST_MMAP 1
+#endif
+#endif
+
+#define CT__ST_HEADER_MAX 100000000u /* the safetensors library's MAX_HEADER_SIZE */
+#define CT__ST_ALIGN 8               /* the header is padded with spaces to a multiple of 8 */
+
+/* safetensors' dtype names in ctorch's enum order (index 0 unused), and each dtype's place in
+   safetensors' Dtype enum (BOOL < U8 < I8 < I16 < F16 < BF16 < I32 < F32 < F64 < I64), by
+   which save_file orders tensors (descending). */
+static const char *const ct__st_dtype_names[CT_DTYPE_COUNT] = {
+    NULL, "BOOL", "U8", "I8", "I16", "I32", "I64", "F32", "F64", "F16", "BF16",
+};
+static const int ct__st_dtype_rank[CT_DTYPE_COUNT] = {0, 0, 1, 2, 3, 6, 9, 7, 8, 4, 5};
+
+static CT__UNUSED bool ct__st_little_endian(const char *op)
+{
+    uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    if (first != 1) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "safetensors files on big-endian hosts");
+    }
+    return first == 1;
+}
+
+/* The offset of the first byte of s[0..n) that is not valid UTF-8 (RFC 3629: no overlong
+   forms, no surrogates, at most U+10FFFF), or n. */
+static CT__UNUSED size_t ct__st_utf8_bad(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+                   : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+        if (len == 0 || n - i < len) {
+            return i;
+        }
+        unsigned lo = 0x80, hi = 0xbf; /* the allowed range of the second byte */
+        if (c == 0xe0) {
+            lo = 0xa0;
+        } else if (c == 0xed) {
+            hi = 0x9f;
+        } else if (c == 0xf0) {
+            lo = 0x90;
+        } else if (c == 0xf4) {
+            hi = 0x8f;
+        }
+        for (size_t k = 1; k < len; k++) {
+            unsigned b = s[i + k];
+            if (k == 1 ? b < lo || b > hi : (b & 0xc0) != 0x80) {
+                return i;
+            }
+        }
+        i += len;
+    }
+    return n;
+}
+
+/* ---- the parsed header -------------------------------------------------------------- */
+typedef struct ct__st_entry {
+    char *name;
+    ct_dtype dtype;
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    uint64_t begin, end;
+} ct__st_entry;
+
+typedef struct ct__st_header {
+    ct__st_entry *tensors;
+    int64_t n, cap;
+    char **meta; /* key, value, key, value ... */
+    int64_t n_meta, meta_cap;
+    bool has_meta;
+} ct__st_header;
+
+static CT__UNUSED void ct__st_header_free(ct__st_header *h)
+{
+    for (int64_t i = 0; i < h->n; i++) {
+        ct__free(h->tensors[i].name);
+    }
+    for (int64_t i = 0; i < 2 * h->n_meta; i++) {
+        ct__free(h->meta[i]);
+    }
+    ct__free(h->tensors);
+    ct__free(h->meta);
+}
+
+/* Grows *items (of elem bytes each) to hold one more; false + CT_ERR_OOM. */
+static CT__UNUSED bool ct__st_grow(const char *op, void **items, int64_t len, int64_t *cap,
+                                   size_t elem)
+{
+    if (len < *cap) {
+        return true;
+    }
+    int64_t c = *cap ? *cap * 2 : 16;
+    void *p = ct__realloc(*items, elem * (size_t)c);
+    if (!p) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return false;
+    }
+    *items = p;
+    *cap = c;
+    return true;
+}
+
+/* ---- JSON --------------------------------------------------------------------------- */
+typedef struct ct__st_json {
+    const char *p, *begin, *end;
+    const char *op;
+} ct__st_json;
+
+static CT__UNUSED bool ct__st_bad(ct__st_json *c, const char *what)
+{
+    ct__fail(CT_ERR_FORMAT, c->op, "invalid JSON header: %s at header byte %ld", what,
+             (long)(c->p - c->begin));
+    return false;
+}
+
+/* Skips whitespace; true when the next character is ch (not consumed). */
+static CT__UNUSED bool ct__st_peek(ct__st_json *c, char ch)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r')) {
+        c->p++;
+    }
+    return c->p < c->end && *c->p == ch;
+}
+
+static CT__UNUSED bool ct__st_expect(ct__st_json *c, char ch, const char *what)
+{
+    if (!ct__st_peek(c, ch)) {
+        return ct__st_bad(c, what);
+    }
+    c->p++;
+    return true;
+}
+
+/* After a member or element: ',' (true, *more) or the closing character (true, !*more). */
+static CT__UNUSED bool ct__st_next(ct__st_json *c, char close, bool *more, const char *what)
+{
+    if (ct__st_peek(c, ',')) {
+        c->p++;
+        *more = true;
+        return true;
+    }
+    if (ct__st_peek(c, close)) {
+        c->p++;
+        *more = false;
+        return true;
+    }
+    return ct__st_bad(c, what);
+}
+
+static CT__UNUSED int ct__st_hex4(const char *p)
+{
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char h = p[i];
+        int d = h >= '0' && h <= '9' ? h - '0' : h >= 'a' && h <= 'f' ? h - 'a' + 10
+              : h >= 'A' && h <= 'F' ? h - 'A' + 10 : -1;
+        if (d < 0) {
+            return -1;
+        }
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+static CT__UNUSED size_t ct__st_put_utf8(char *out, uint32_t cp)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xc0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xe0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+        out[2] = (char)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    out[0] = (char)(0xf0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+    out[3] = (char)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+/* Decodes the escape at c->p (after the backslash, before close) into out; its length, or 0
+   after an error. */
+static CT__UNUSED size_t ct__st_escape(ct__st_json *c, const char *close, char *out)
+{
+    static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+    const char *hit = c->p < close && *c->p ? strchr(from, *c->p) : NULL;
+    if (hit) {
+        c->p++;
+        *out = to[hit - from];
+        return 1;
+    }
+    if (c->p >= close || *c->p != 'u' || close - c->p < 5) {
+        ct__st_bad(c, "invalid escape in a string");
+        return 0;
+    }
+    int cp = ct__st_hex4(c->p + 1);
+    if (cp < 0) {
+        ct__st_bad(c, "invalid \\u escape");
+        return 0;
+    }
+    c->p += 5;
+    uint32_t code = (uint32_t)cp;
+    if (cp >= 0xd800 && cp <= 0xdbff) {
+        int lo = close - c->p >= 6 && c->p[0] == '\\' && c->p[1] == 'u' ? ct__st_hex4(c->p + 2)
+                                                                         : -1;
+        if (lo < 0xdc00 || lo > 0xdfff) {
+            ct__st_bad(c, "lone leading surrogate in a \\u escape");
+        return 0;
+        }
+        c->p += 6;
+        code = 0x10000 + (((uint32_t)cp - 0xd800) << 10) + ((uint32_t)lo - 0xdc00);
+    } else if (cp >= 0xdc00 && cp <= 0xdfff) {
+        ct__st_bad(c, "lone trailing surrogate in a \\u escape");
+        return 0;
+    } else if (cp == 0) {
+        ct__st_bad(c, "\\u0000 in a string");
+        return 0;
+    }
+    return ct__st_put_utf8(out, code);
+}
+
+/* A JSON string, decoded into a new NUL-terminated buffer (ct__free), or NULL. */
+static CT__UNUSED char *ct__st_string(ct__st_json *c, const char *what)
+{
+    if (!ct__st_expect(c, '"', what)) {
+        return NULL;
+    }
+    const char *close = c->p;
+    while (close < c->end && *close != '"') {
+        close += *close == '\\' && close + 1 < c->end ? 2 : 1;
+    }
+    if (close >= c->end) {
+        ct__st_bad(c, "unterminated string");
+        return NULL;
+    }
+    /* escapes only shrink: the raw length bounds the decoded one */
+    char *out = (char *)ct__malloc((size_t)(close - c->p) + 1);
+    if (!out) {
+        ct__fail(CT_ERR_OOM, c->op, "out of memory");
+        return NULL;
+    }
+    size_t n = 0;
+    while (c->p < close) {
+        unsigned char ch = (unsigned char)*c->p;
+        size_t k = 1;
+        if (ch < 0x20) {
+            ct__st_bad(c, "control character in a string");
+            k = 0;
+        } else if (ch == '\\') {
+            c->p++;
+            k = ct__st_escape(c, close, out + n);
+        } else {
+            out[n] = (char)ch;
+            c->p++;
+        }
+        if (k == 0) {
+            ct__free(out);
+            return NULL;
+        }
+        n += k;
+    }
+    c->p++; /* the closing quote */
+    out[n] = '\0';
+    return out;
+}
+
+/* A non-negative integer <= max (JSON: no sign, fraction, exponent or leading zeros). */
+static CT__UNUSED bool ct__st_uint(ct__st_json *c, uint64_t max, uint64_t *out)
+{
+    ct__st_peek(c, '0'); /* skips whitespace */
+    if (c->p >= c->end || *c->p < '0' || *c->p > '9') {
+        return ct__st_bad(c, "expected a non-negative integer");
+    }
+    if (*c->p == '0' && c->p + 1 < c->end && c->p[1] >= '0' && c->p[1] <= '9') {
+        return ct__st_bad(c, "integer with a leading zero");
+    }
+    uint64_t v = 0;
+    while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+        uint64_t d = (uint64_t)(*c->p - '0');
+        if (v > (max - d) / 10) {
+            return ct__st_bad(c, "integer out of range");
+        }
+        v = v * 10 + d;
+        c->p++;
+    }
+    if (c->p < c->end && (*c->p == '.' || *c->p == 'e' || *c->p == 'E')) {
+        return ct__st_bad(c, "expected a non-negative integer");
+    }
+    *out = v;
+    return true;
+}
+
+/* "[a, b, ...]" of at most cap integers <= max into out; *n their count. */
+static CT__UNUSED bool ct__st_uint_array(ct__st_json *c, uint64_t max, uint64_t *out, int cap,
+                                         int *n, const char *name)
+{
+    if (!ct__st_expect(c, '[', "expected '['")) {
+        return false;
+    }
+    *n = 0;
+    if (ct__st_peek(c, ']')) {
+        c->p++;
+        return true;
+    }
+    for (bool more = true; more;) {
+        if (*n == cap) {
+            if (cap == CT_MAX_DIMS) {
+                ct__fail(CT_ERR_UNSUPPORTED, c->op, "tensor '%s' has more than %d dimensions",
+                         name, CT_MAX_DIMS);
+                return false;
+            }
+            return ct__st_bad(c, "data_offsets must hold 2 integers");
+        }
+        if (!ct__st_uint(c, max, &out[(*n)++]) ||
+            !ct__st_next(c, ']', &more, "expected ',' or ']'")) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static CT__UNUSED ct_dtype ct__st_dtype_of(const char *name)
+{
+    for (int d = 1; d < CT_DTYPE_COUNT; d++) {
+        if (strcmp(name, ct__st_dtype_names[d]) == 0) {
+            return (ct_dtype)d;
+        }
+    }
+    return CT_DTYPE_DEFAULT;
+}
+
+/* The value of one field of a tensor's info: k 0 "dtype", 1 "shape", 2 "data_offsets". */
+static CT__UNUSED bool ct__st_field(ct__st_json *c, int k, ct__st_entry *e)
+{
+    uint64_t v[CT_MAX_DIMS];
+    int n;
+    if (k == 0) {
+        char *s = ct__st_string(c, "expected a string for 'dtype'");
+        if (!s) {
+            return false;
+        }
+        e->dtype = ct__st_dtype_of(s);
+        if (e->dtype == CT_DTYPE_DEFAULT) {
+            ct__fail(CT_ERR_DTYPE, c->op, "tensor '%s' has dtype '%.40s', which ctorch does not "
+                     "support (F64 F32 F16 BF16 I64 I32 I16 I8 U8 BOOL)", e->name, s);
+        }
+        ct__free(s);
+        return e->dtype != CT_DTYPE_DEFAULT;
+    }
+    if (k == 1) {
+        if (!ct__st_uint_array(c, (uint64_t)INT64_MAX, v, CT_MAX_DIMS, &n, e->name)) {
+            return false;
+        }
+        e->ndim = n;
+        for (int i = 0; i < n; i++) {
+            e->sizes[i] = (int64_t)v[i];
+        }
+        return true;
+    }
+    if (!ct__st_uint_array(c, UINT64_MAX, v, 2, &n, e->name)) {
+        return false;
+    }
+    if (n != 2) {
+        return ct__st_bad(c, "data_offsets must hold 2 integers");
+    }
+    e->begin = v[0];
+    e->end = v[1];
+    return true;
+}
+
+/* {"dtype": "F32", "shape": [..], "data_offsets": [b, e]}, each field exactly once. */
+static CT__UNUSED bool ct__st_tensor_info(ct__st_json *c, ct__st_entry *e)
+{
+    static const char *const fields[3] = {"dtype", "shape", "data_offsets"};
+    bool seen[3] = {false, false, false};
+    if (!ct__st_expect(c, '{', "expected '{' to open a tensor's info")) {
+        return false;
+    }
+    bool more = !ct__st_peek(c, '}');
+    if (!more) {
+        c->p++;
+    }
+    while (more) {
+        char *key = ct__st_string(c, "expected a field name");
+        if (!key) {
+            return false;
+        }
+        int k = 0;
+        while (k < 3 && strcmp(key, fields[k]) != 0) {
+            k++;
+        }
+        if (k == 3 || seen[k]) {
+            ct__fail(CT_ERR_FORMAT, c->op, "tensor '%s': %s field '%.40s'", e->name,
+                     k == 3 ? "unknown" : "duplicate", key);
+        }
+        ct__free(key);
+        if (k == 3 || seen[k]) {
+            return false;
+        }
+        seen[k] = true;
+        if (!ct__st_expect(c, ':', "expected ':'") || !ct__st_field(c, k, e) ||
+            !ct__st_next(c, '}', &more, "expected ',' or '}'")) {
+            return false;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!seen[k]) {
+            ct__fail(CT_ERR_FORMAT, c->op, "tensor '%s': missing field '%s'", e->name,
+                     fields[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "__metadata__": null or {"key": "value", ...} with unique keys. */
+static CT__UNUSED bool ct__st_metadata(ct__st_json *c, ct__st_header *h)
+{
+    if (h->has_meta) {
+        ct__fail(CT_ERR_FORMAT, c->op, "duplicate key '__metadata__'");
+        return false;
+    }
+    h->has_meta = true;
+    if (ct__st_peek(c, 'n')) {
+        if (c->end - c->p < 4 || memcmp(c->p, "null", 4) != 0) {
+            return ct__st_bad(c, "expected an object or null for '__metadata__'");
+        }
+        c->p += 4;
+        return true;
+    }
+    if (!ct__st_expect(c, '{', "expected an object or null for '__metadata__'")) {
+        return false;
+    }
+    bool more = !ct__st_peek(c, '}');
+    if (!more) {
+        c->p++;
+    }
+    while (more) {
+        if (!ct__st_grow(c->op, (void **)&h->meta, 2 * h->n_meta + 2, &h->meta_cap,
+                         sizeof(char *))) {
+            return false;
+        }
+        char *key = ct__st_string(c, "expected a metadata key");
+        char *value = key && ct__st_expect(c, ':', "expected ':'")
+                          ? ct__st_string(c, "metadata values must be strings") : NULL;
+        if (!value) {
+            ct__free(key);
+            return false;
+        }
+        h->meta[2 * h->n_meta] = key;
+        h->meta[2 * h->n_meta + 1] = value;
+        h->n_meta++;
+        for (int64_t i = 0; i + 1 < h->n_meta; i++) {
+            if (strcmp(h->meta[2 * i], key) == 0) {
+                ct__fail(CT_ERR_FORMAT, c->op, "duplicate metadata key '%.80s'", key);
+                return false;
+            }
+        }
+        if (!ct__st_next(c, '}', &more, "expected ',' or '}'")) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The whole header: {"__metadata__": ..., "name": {...}, ...} then only whitespace. */
+static CT__UNUSED bool ct__st_parse_json(ct__st_json *c, ct__st_header *h)
+{
+    if (!ct__st_expect(c, '{', "expected '{'")) {
+        return false;
+    }
+    bool more = !ct__st_peek(c, '}');
+    if (!more) {
+        c->p++;
+    }
+    while (more) {
+        char *key = ct__st_string(c, "expected a tensor name");
+        if (!key) {
+            return false;
+        }
+        if (!ct__st_expect(c, ':', "expected ':'")) {
+            ct__free(key);
+            return false;
+        }
+        bool ok;
+        if (strcmp(key, "__metadata__") == 0) {
+            ct__free(key);
+            ok = ct__st_metadata(c, h);
+        } else if (!ct__st_grow(c->op, (void **)&h->tensors, h->n, &h->cap,
+                                sizeof(ct__st_entry))) {
+            ct__free(key);
+            return false;
+        } else {
+            ct__st_entry *e = &h->tensors[h->n++];
+            memset(e, 0, sizeof *e);
+            e->name = key;
+            ok = ct__st_tensor_info(c, e);
+        }
+        if (!ok || !ct__st_next(c, '}', &more, "expected ',' or '}'")) {
+            return false;
+        }
+    }
+    if (ct__st_peek(c, '\0') || c->p != c->end) {
+        return ct__st_bad(c, "unexpected characters after the JSON object");
+    }
+    return true;
+}
+
+/* ---- validation --------------------------------------------------------------------- */
+static int ct__st_by_name(const void *a, const void *b)
+{
+    return strcmp(((const ct__st_entry *)a)->name, ((const ct__st_entry *)b)->name);
+}
+
+static int ct__st_by_offsets(const void *a, const void *b)
+{
+    const ct__st_entry *x = (const ct__st_entry *)a, *y = (const ct__st_entry *)b;
+    if (x->begin != y->begin) {
+        return x->begin < y->begin ? -1 : 1;
+    }
+    return x->end < y->end ? -1 : x->end > y->end ? 1 : 0;
+}
+
+/* The byte count of e's shape, or false when it overflows. */
+static CT__UNUSED bool ct__st_nbytes(const ct__st_entry *e, uint64_t *out)
+{
+    uint64_t es = ct_dtype_size(e->dtype), n = es;
+    for (int i = 0; i < e->ndim; i++) {
+        uint64_t s = (uint64_t)e->sizes[i];
+        if (s == 0) {
+            *out = 0;
+            return true;
+        }
+        if (n > (uint64_t)INT64_MAX / s) {
+            return false;
+        }
+        n *= s;
+    }
+    *out = n;
+    return true;
+}
+
+/* Names unique; offsets, in begin order, tile [0, data_len) exactly; sizes match shapes.
+   Leaves the tensors in offset order. */
+static CT__UNUSED bool ct__st_validate(const char *op, ct__st_header *h, uint64_t data_len)
+{
+    if (h->n > 1) {
+        qsort(h->tensors, (size_t)h->n, sizeof(ct__st_entry), ct__st_by_name);
+    }
+    for (int64_t i = 0; i + 1 < h->n; i++) {
+        if (strcmp(h->tensors[i].name, h->tensors[i + 1].name) == 0) {
+            ct__fail(CT_ERR_FORMAT, op, "duplicate tensor name '%.80s'", h->tensors[i].name);
+            return false;
+        }
+    }
+    if (h->n > 1) {
+        qsort(h->tensors, (size_t)h->n, sizeof(ct__st_entry), ct__st_by_offsets);
+    }
+    uint64_t pos = 0;
+    for (int64_t i = 0; i < h->n; i++) {
+        const ct__st_entry *e = &h->tensors[i];
+        unsigned long long b = e->begin, en = e->end;
+        uint64_t need = 0;
+        char shape[200];
+        if (en < b || en > data_len) {
+            ct__fail(CT_ERR_FORMAT, op, "tensor '%.80s': data_offsets [%llu, %llu] %s", e->name,
+                     b, en, en < b ? "end before they begin" : "are past the end of the data");
+            return false;
+        }
+        if (b != pos) {
+            ct__fail(CT_ERR_FORMAT, op, "tensor '%.80s': data_offsets [%llu, %llu] leave a hole "
+                     "or overlap: expected it to begin at %llu", e->name, b, en,
+                     (unsigned long long)pos);
+            return false;
+        }
+        ct__shape_str(e->sizes, e->ndim, shape, sizeof shape);
+        if (!ct__st_nbytes(e, &need)) {
+            ct__fail(CT_ERR_FORMAT, op, "tensor '%.80s': shape %s of %s overflows", e->name,
+                     shape, ct__st_dtype_names[e->dtype]);
+            return false;
+        }
+        if (need != en - b) {
+            ct__fail(CT_ERR_FORMAT, op, "tensor '%.80s': shape %s of %s needs %llu bytes but "
+                     "data_offsets [%llu, %llu] hold %llu", e->name, shape,
+                     ct__st_dtype_names[e->dtype], (unsigned long long)need, b, en, en - b);
+            return false;
+        }
+        pos = e->end;
+    }
+    if (pos != data_len) {
+        ct__fail(CT_ERR_FORMAT, op, "the tensors' data ends at byte %llu of the %llu-byte data "
+                 "section", (unsigned long long)pos, (unsigned long long)data_len);
+        return false;
+    }
+    return true;
+}
+
+/* Reads the 8-byte header length from b and checks it against the file size. */
+static CT__UNUSED bool ct__st_preamble(const char *op, const unsigned char *b, uint64_t file_len,
+                                       uint64_t *hlen)
+{
+    if (file_len < 8) {
+        ct__fail(CT_ERR_FORMAT, op, "file of %llu bytes is shorter than the 8-byte header "
+                 "length (truncated or not a safetensors file)", (unsigned long long)file_len);
+        return false;
+    }
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; i--) {
+        n = (n << 8) | b[i];
+    }
+    if (n > CT__ST_HEADER_MAX) {
+        ct__fail(CT_ERR_FORMAT, op, "header length %llu is larger than the limit of %u bytes",
+                 (unsigned long long)n, CT__ST_HEADER_MAX);
+        return false;
+    }
+    if (n > file_len - 8) {
+        ct__fail(CT_ERR_FORMAT, op, "header length %llu exceeds the %llu bytes left in the file "
+                 "(truncated or corrupt)", (unsigned long long)n,
+                 (unsigned long long)(file_len - 8));
+        return false;
+    }
+    *hlen = n;
+    return true;
+}
+
+/* Parses and validates header bytes hdr[0..hlen) for a data section of data_len bytes. */
+static CT__UNUSED bool ct__st_parse(const char *op, const char *hdr, size_t hlen,
+                                    uint64_t data_len, ct__st_header *h)
+{
+    memset(h, 0, sizeof *h);
+    if (!ct__st_little_endian(op)) {
+        return false;
+    }
+    size_t bad = ct__st_utf8_bad((const unsigned char *)hdr, hlen);
+    if (bad < hlen) {
+        ct__fail(CT_ERR_FORMAT, op, "header is not valid UTF-8 (at header byte %zu)", bad);
+        return false;
+    }
+    ct__st_json c = {hdr, hdr, hdr + hlen, op};
+    if (ct__st_parse_json(&c, h) && ct__st_validate(op, h, data_len)) {
+        return true;
+    }
+    ct__st_header_free(h);
+    return false;
+}
+
+/* ---- building the state_dict -------------------------------------------------------- */
+/* Makes the tensor of e (a new reference, not in a scope), or NULL after an error. */
+typedef ct_tensor *(*ct__st_make_fn)(const char *op, const ct__st_entry *e, void *ctx);
+
+static CT__UNUSED void ct__st_fix_bool(const ct_tensor *t)
+{
+    if (t->dtype != CT_BOOL) {
+        return;
+    }
+    char *p = ct__data(t);
+    int64_t n = ct__numel(t->sizes, t->ndim);
+    for (int64_t i = 0; i < n; i++) {
+        if (p[i] != 0 && p[i] != 1) {
+            p[i] = 1; /* only 0 and 1 are valid bool bytes */
+        }
+    }
+}
+
+/* The tensors (data order), then the metadata as strings; frees h. */
+static CT__UNUSED ct_state_dict *ct__st_build(const char *op, ct__st_header *h,
+                                              ct__st_make_fn make, void *ctx)
+{
+    ct_state_dict *sd = ct_state_dict_new();
+    bool ok = sd != NULL;
+    for (int64_t i = 0; ok && i < h->n; i++) {
+        ct_tensor *t = make(op, &h->tensors[i], ctx);
+        ok = t && ct_state_dict_set(sd, h->tensors[i].name, t) == CT_OK;
+        ct__release(t);
+    }
+    for (int64_t i = 0; ok && i < h->n_meta; i++) {
+        ok = ct_state_dict_set_string(sd, h->meta[2 * i], h->meta[2 * i + 1]) == CT_OK;
+    }
+    ct__st_header_free(h);
+    if (!ok) {
+        ct_state_dict_free(sd);
+        return NULL;
+    }
+    return sd;
+}
+
+/* make: a copy of the bytes at data + begin (ctx: the data section). */
+static CT__UNUSED ct_tensor *ct__st_make_copy(const char *op, const ct__st_entry *e, void *ctx)
+{
+    ct_tensor *t = ct__tensor_new(op, e->sizes, e->ndim, e->dtype);
+    if (t && e->end > e->begin) {
+        memcpy(ct__data(t), (const char *)ctx + e->begin, (size_t)(e->end - e->begin));
+        ct__st_fix_bool(t);
+    }
+    return t;
+}
+
+ct_state_dict *ct_load_buffer(const void *data, size_t nbytes)
+{
+    const char *op = "ct_load_buffer";
+    if (ct__null(op, data)) {
+        return NULL;
+    }
+    const char *b = (const char *)data;
+    uint64_t hlen;
+    ct__st_header h;
+    if (!ct__st_preamble(op, (const unsigned char *)b, nbytes, &hlen) ||
+        !ct__st_parse(op, b + 8, (size_t)hlen, nbytes - 8 - hlen, &h)) {
+        return NULL;
+    }
+    return ct__st_build(op, &h, ct__st_make_copy, (void *)(uintptr_t)(b + 8 + hlen));
+}
+
+/* ---- writing ------------------------------------------------------------------------ */
+typedef struct ct__st_buf {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} ct__st_buf;
+
+static CT__UNUSED void ct__st_put(ct__st_buf *b, const char *s, size_t n)
+{
+    if (b->oom) {
+        return;
+    }
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n) {
+            cap *= 2;
+        }
+        char *p = (char *)ct__realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+static CT__UNUSED void ct__st_puts(ct__st_buf *b, const char *s)
+{
+    ct__st_put(b, s, strlen(s));
+}
+
+/* s as a JSON string, escaped as serde_json does. */
+static CT__UNUSED void ct__st_put_string(ct__st_buf *b, const char *s)
+{
+    ct__st_put(b, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        const char *named = *p == '"' ? "\\\"" : *p == '\\' ? "\\\\" : *p == '\b' ? "\\b"
+                          : *p == '\f' ? "\\f" : *p == '\n' ? "\\n" : *p == '\r' ? "\\r"
+                          : *p == '\t' ? "\\t" : NULL;
+        if (named) {
+            ct__st_puts(b, named);
+        } else if (*p < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            ct__st_puts(b, esc);
+        } else {
+            ct__st_put(b, (const char *)p, 1);
+        }
+    }
+    ct__st_put(b, "\"", 1);
+}
+
+/* One entry of the state_dict being saved. */
+typedef struct ct__st_item {
+    const char *key;
+    ct_tensor *tensor; /* NULL for metadata */
+    char text[32];     /* metadata: an int or double as text */
+    const char *value; /* metadata: a string entry's (NULL: text) */
+} ct__st_item;
+
+static int ct__st_save_order(const void *a, const void *b)
+{
+    const ct__st_item *x = (const ct__st_item *)a, *y = (const ct__st_item *)b;
+    if (!x->tensor != !y->tensor) {
+        return x->tensor ? 1 : -1; /* metadata first */
+    }
+    if (x->tensor) {
+        int rx = ct__st_dtype_rank[x->tensor->dtype], ry = ct__st_dtype_rank[y->tensor->dtype];
+        if (rx != ry) {
+            return ry - rx;
+        }
+    }
+    return strcmp(x->key, y->key);
+}
+
+/* The shortest %g form of v that reads back as v. */
+static CT__UNUSED void ct__st_double_text(double v, char *out, size_t n)
+{
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(out, n, "%.*g", prec, v);
+        if (strtod(out, NULL) == v || v != v) {
+            return;
+        }
+    }
+}
+
+static CT__UNUSED bool ct__st_check_text(const char *op, const char *what, const char *s)
+{
+    size_t n = strlen(s);
+    if (ct__st_utf8_bad((const unsigned char *)s, n) < n) {
+        ct__fail(CT_ERR_VALUE, op, "%s '%.80s' is not valid UTF-8", what, s);
+        return false;
+    }
+    return true;
+}
+
+/* The entries of sd in file order (metadata first), checked; NULL after an error. */
+static CT__UNUSED ct__st_item *ct__st_items(const char *op, const ct_state_dict *sd, int64_t *n)
+{
+    *n = ct_state_dict_len(sd);
+    ct__st_item *items = (ct__st_item *)ct__calloc(sizeof(ct__st_item) * (size_t)(*n + 1));
+    if (!items) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    for (int64_t i = 0; i < *n; i++) {
+        ct__st_item *it = &items[i];
+        it->key = ct_state_dict_key(sd, i);
+        ct_state_kind kind = ct_state_dict_kind(sd, it->key);
+        it->tensor = kind == CT_STATE_TENSOR ? ct_state_dict_get(sd, it->key) : NULL;
+        it->value = kind == CT_STATE_STRING ? ct_state_dict_get_string(sd, it->key) : NULL;
+        int64_t iv;
+        double dv;
+        if (kind == CT_STATE_INT && ct_state_dict_get_int(sd, it->key, &iv)) {
+            snprintf(it->text, sizeof it->text, "%lld", (long long)iv);
+        } else if (kind == CT_STATE_DOUBLE && ct_state_dict_get_double(sd, it->key, &dv)) {
+            ct__st_double_text(dv, it->text, sizeof it->text);
+        }
+        bool reserved = strcmp(it->key, "__metadata__") == 0;
+        if (reserved) {
+            ct__fail(CT_ERR_VALUE, op, "the key '__metadata__' is reserved by the format");
+        }
+        if (reserved || !ct__st_check_text(op, "key", it->key) ||
+            (it->value && !ct__st_check_text(op, "metadata value", it->value)) ||
+            (it->tensor && !ct__check_cpu(op, it->tensor))) {
+            ct__free(items);
+            return NULL;
+        }
+    }
+    qsort(items, (size_t)*n, sizeof(ct__st_item), ct__st_save_order);
+    return items;
+}
+
+/* The padded header of items into b; *data_len the data section's size. */
+static CT__UNUSED void ct__st_header_json(const ct__st_item *items, int64_t n, ct__st_buf *b,
+                                          uint64_t *data_len)
+{
+    char num[64];
+    uint64_t pos = 0;
+    int64_t i = 0;
+    ct__st_put(b, "{", 1);
+    if (n > 0 && !items[0].tensor) {
+        ct__st_puts(b, "\"__metadata__\":{");
+        for (; i < n && !items[i].tensor; i++) {
+            ct__st_puts(b, i ? "," : "");
+            ct__st_put_string(b, items[i].key);
+            ct__st_put(b, ":", 1);
+            ct__st_put_string(b, items[i].value ? items[i].value : items[i].text);
+        }
+        ct__st_puts(b, i < n ? "}," : "}");
+    }
+    for (int64_t k = i; k < n; k++) {
+        const ct_tensor *t = items[k].tensor;
+        uint64_t bytes = (uint64_t)ct__numel(t->sizes, t->ndim) * ct_dtype_size(t->dtype);
+        ct__st_puts(b, k > i ? "," : "");
+        ct__st_put_string(b, items[k].key);
+        ct__st_puts(b, ":{\"dtype\":");
+        ct__st_put_string(b, ct__st_dtype_names[t->dtype]);
+        ct__st_puts(b, ",\"shape\":[");
+        for (int d = 0; d < t->ndim; d++) {
+            snprintf(num, sizeof num, d ? ",%lld" : "%lld", (long long)t->sizes[d]);
+            ct__st_puts(b, num);
+        }
+        snprintf(num, sizeof num, "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)pos,
+                 (unsigned long long)(pos + bytes));
+        ct__st_puts(b, num);
+        pos += bytes;
+    }
+    ct__st_put(b, "}", 1);
+    while (b->len % CT__ST_ALIGN) {
+        ct__st_put(b, " ", 1);
+    }
+    *data_len = pos;
+}
+
+/* Everything a save needs: the ordered items and the padded header; false after an error. */
+typedef struct ct__st_plan {
+    ct__st_item *items;
+    int64_t n;
+    ct__st_buf header;
+    uint64_t data_len;
+} ct__st_plan;
+
+static CT__UNUSED bool ct__st_plan_make(const char *op, const ct_state_dict *sd, ct__st_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    if (ct__null(op, sd) || !ct__st_little_endian(op)) {
+        return false;
+    }
+    p->items = ct__st_items(op, sd, &p->n);
+    if (!p->items) {
+        return false;
+    }
+    ct__st_header_json(p->items, p->n, &p->header, &p->data_len);
+    if (p->header.oom) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        ct__free(p->items);
+        ct__free(p->header.p);
+        return false;
+    }
+    return true;
+}
+
+static CT__UNUSED void ct__st_plan_free(ct__st_plan *p)
+{
+    ct__free(p->items);
+    ct__free(p->header.p);
+}
+
+/* Calls write(ctx, bytes, n) for the 8-byte length, the header and each tensor's bytes (C
+   order); false when a write fails or an op fails. */
+static CT__UNUSED bool ct__st_emit(const ct__st_plan *p,
+                                   bool (*write)(void *ctx, const void *bytes, size_t n),
+                                   void *ctx)
+{
+    unsigned char len8[8];
+    uint64_t hl = p->header.len;
+    for (int i = 0; i < 8; i++) {
+        len8[i] = (unsigned char)(hl >> (8 * i));
+    }
+    bool ok = write(ctx, len8, 8) && write(ctx, p->header.p, p->header.len);
+    for (int64_t i = 0; ok && i < p->n; i++) {
+        const ct_tensor *t = p->items[i].tensor;
+        if (!t || ct__numel(t->sizes, t->ndim) == 0) {
+            continue;
+        }
+        ct_scope_begin();
+        ct_tensor *c = ct_contiguous(t);
+        ok = c && write(ctx, ct__data(c), (size_t)ct__numel(c->sizes, c->ndim) *
+                                              ct_dtype_size(c->dtype));
+        ct_scope_end();
+    }
+    return ok;
+}
+
+static CT__UNUSED bool ct__st_write_mem(void *ctx, const void *bytes, size_t n)
+{
+    char **out = (char **)ctx;
+    memcpy(*out, bytes, n);
+    *out += n;
+    return true;
+}
+
+size_t ct_save_buffer(const ct_state_dict *sd, void *buf, size_t n)
+{
+    const char *op = "ct_save_buffer";
+    ct__st_plan p;
+    if (!ct__st_plan_make(op, sd, &p)) {
+        return 0;
+    }
+    size_t total = 8 + p.header.len + (size_t)p.data_len;
+    char *out = (char *)buf;
+    bool ok = !buf || n < total || ct__st_emit(&p, ct__st_write_mem, &out);
+    ct__st_plan_free(&p);
+    return ok ? total : 0;
+}
+
+#ifndef CTORCH_NO_STDIO
+static CT__UNUSED bool ct__st_write_file(void *ctx, const void *bytes, size_t n)
+{
+    return fwrite(bytes, 1, n, (FILE *)ctx) == n;
+}
+
+ct_status ct_save(const ct_state_dict *sd, const char *path)
+{
+    const char *op = "ct_save";
+    ct__st_plan p;
+    if (ct__null(op, path) || !ct__st_plan_make(op, sd, &p)) {
+        return ct_error_code();
+    }
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        ct__st_plan_free(&p);
+        return ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+    }
+    bool clean = ct_error_code() == CT_OK;
+    bool ok = ct__st_emit(&p, ct__st_write_file, f);
+    ok = fclose(f) == 0 && ok;
+    ct__st_plan_free(&p);
+    if (!ok && clean && ct_error_code() != CT_OK) {
+        return ct_error_code();
+    }
+    return ok ? CT_OK : ct__fail(CT_ERR_IO, op, "could not write '%s'", path);
+}
+
+/* The file's header, parsed and validated; f is left at the data section. */
+static CT__UNUSED bool ct__st_read_header(const char *op, FILE *f, const char *path,
+                                          ct__st_header *h)
+{
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    unsigned char len8[8];
+    if (size < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        ct__fail(CT_ERR_IO, op, "could not read '%s': %s", path, strerror(errno));
+        return false;
+    }
+    size_t got = fread(len8, 1, 8, f);
+    uint64_t hlen;
+    if (!ct__st_preamble(op, len8, got < 8 ? got : (uint64_t)size, &hlen)) {
+        return false;
+    }
+    char *hdr = (char *)ct__malloc((size_t)hlen + 1);
+    if (!hdr) {
+        ct__fail(CT_ERR_OOM, op, "not enough memory for the %llu-byte header of '%s'",
+                 (unsigned long long)hlen, path);
+        return false;
+    }
+    bool ok = fread(hdr, 1, (size_t)hlen, f) == (size_t)hlen;
+    if (!ok) {
+        ct__fail(CT_ERR_IO, op, "could not read '%s': unexpected end of file", path);
+    }
+    ok = ok && ct__st_parse(op, hdr, (size_t)hlen, (uint64_t)size - 8 - hlen, h);
+    ct__free(hdr);
+    return ok;
+}
+
+typedef struct ct__st_reader {
+    FILE *f;
+    const char *path;
+} ct__st_reader;
+
+/* make: the next tensor's bytes read from the file (the data is in offset order). */
+static CT__UNUSED ct_tensor *ct__st_make_read(const char *op, const ct__st_entry *e, void *ctx)
+{
+    ct__st_reader *r = (ct__st_reader *)ctx;
+    ct_tensor *t = ct__tensor_new(op, e->sizes, e->ndim, e->dtype);
+    size_t n = (size_t)(e->end - e->begin);
+    if (t && n && fread(ct__data(t), 1, n, r->f) != n) {
+        ct__fail(CT_ERR_IO, op, "could not read '%s': unexpected end of file", r->path);
+        ct__release(t);
+        return NULL;
+    }
+    if (t) {
+        ct__st_fix_bool(t);
+    }
+    return t;
+}
+
+static CT__UNUSED ct_state_dict *ct__st_load_file(const char *op, const char *path)
+{
+    if (ct__null(op, path)) {
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return NULL;
+    }
+    ct__st_header h;
+    ct_state_dict *sd = NULL;
+    if (ct__st_read_header(op, f, path, &h)) {
+        ct__st_reader r = {f, path};
+        sd = ct__st_build(op, &h, ct__st_make_read, &r);
+    }
+    fclose(f);
+    return sd;
+}
+
+ct_state_dict *ct_load(const char *path)
+{
+    return ct__st_load_file("ct_load", path);
+}
+
+#ifdef CT__ST_MMAP
+/* A file mapping shared by the tensors over it; unmapped with the last reference. */
+typedef struct ct__st_map {
+    char *addr;
+    size_t len;
+    int refs;
+    size_t data; /* offset of the data section */
+} ct__st_map;
+
+static void ct__st_map_release(void *data, void *ctx)
+{
+    ct__st_map *m = (ct__st_map *)ctx;
+    (void)data;
+    if (CT__ATOMIC_ADD(&m->refs, -1) == 0) {
+        munmap(m->addr, m->len);
+        ct__free(m);
+    }
+}
+
+/* make: a tensor over the mapping (copied when its bytes are misaligned). */
+static ct_tensor *ct__st_make_mapped(const char *op, const ct__st_entry *e, void *ctx)
+{
+    ct__st_map *m = (ct__st_map *)ctx;
+    char *p = m->addr + m->data + e->begin;
+    if ((uintptr_t)p % ct_dtype_size(e->dtype) != 0) {
+        return ct__st_make_copy(op, e, m->addr + m->data);
+    }
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&m->refs, 1);
+    s->data = p;
+    s->nbytes = (size_t)(e->end - e->begin);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__st_map_release;
+    s->deleter_ctx = m;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(e->sizes, e->ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, e->dtype, e->sizes, strides, e->ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    ct__st_fix_bool(t);
+    return t;
+}
+
+/* The mapping of path, or NULL (no error) when it cannot be mapped. */
+static ct__st_map *ct__st_map_file(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        return NULL;
+    }
+    struct stat st;
+    void *addr = MAP_FAILED;
+    size_t len = 0;
+    if (fstat(fd, &st) == 0 && st.st_size >= 8 && (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
+        len = (size_t)st.st_size;
+        addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    }
+    close(fd);
+    if (addr == MAP_FAILED) {
+        return NULL;
+    }
+    ct__st_map *m = (ct__st_map *)ct__calloc(sizeof(ct__st_map));
+    if (!m) {
+        munmap(addr, len);
+        return NULL;
+    }
+    m->addr = (char *)addr;
+    m->len = len;
+    m->refs = 1;
+    return m;
+}
+
+ct_state_dict *ct_load_mmap(const char *path)
+{
+    const char *op = "ct_load_mmap";
+    if (ct__null(op, path)) {
+        return NULL;
+    }
+    ct__st_map *m = ct__st_map_file(path);
+    if (!m) {
+        return ct__st_load_file(op, path);
+    }
+    uint64_t hlen;
+    ct__st_header h;
+    ct_state_dict *sd = NULL;
+    if (ct__st_preamble(op, (const unsigned char *)m->addr, m->len, &hlen) &&
+        ct__st_parse(op, m->addr + 8, (size_t)hlen, m->len - 8 - hlen, &h)) {
+        m->data = 8 + (size_t)hlen;
+        sd = ct__st_build(op, &h, ct__st_make_mapped, m);
+    }
+    ct__st_map_release(NULL, m); /* the loader's reference */
+    return sd;
+}
+#else
+ct_state_dict *ct_load_mmap(const char *path)
+{
+    return ct__st_load_file("ct_load_mmap", path);
+}
+#endif
+
+ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path)
+{
+    return ct_save(ckpt, path);
+}
+
+ct_checkpoint_dict *ct_checkpoint_dict_load(const char *path)
+{
+    return ct__st_load_file("ct_checkpoint_dict_load", path);
+}
+
+ct_status ct_module_save(const ct_module *m, const char *path)
+{
+    const char *op = "ct_module_save";
+    if (ct__null(op, m) || ct__null(op, path)) {
+        return ct_error_code();
+    }
+    ct_state_dict *sd = ct_module_state_dict(m);
+    ct_status st = sd ? ct_save(sd, path) : ct_error_code();
+    ct_state_dict_free(sd);
+    return st;
+}
+
+ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompatible_keys *keys)
+{
+    const char *op = "ct_module_load";
+    if (ct__null(op, m) || ct__null(op, path)) {
+        return ct_error_code();
+    }
+    ct_state_dict *sd = ct_load(path);
+    ct_status st = sd ? ct_module_load_state_dict(m, sd, strict, keys) : ct_error_code();
+    ct_state_dict_free(sd);
+    return st;
+}
+#endif
+
+#undef CT__ST_HEADER_MAX
+#undef CT__ST_ALIGN
+#ifdef CT__ST_MMAP
+#undef CT__ST_MMAP
+#endif
 
 // >>part optim/optim.c
 /* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update

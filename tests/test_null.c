@@ -23,7 +23,10 @@ typedef struct null_fixture {
     char text[4096], name_store[8][32], *names[8];
     unsigned char bytes[4096];
     FILE *file;
-    ct_module *module;
+    ct_module *module, *modules[8];
+    ct_state_dict *sd;
+    ct_incompatible_keys keys;
+    ct_hook_handle handle;
     ct_optimizer *opt;
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
@@ -78,6 +81,40 @@ static ct_tensor *null_test_forward(ct_module *m, const ct_tensor *input)
     return ct_clone(input);
 }
 
+static ct_tensor *null_test_pre_hook(ct_module *m, const ct_tensor *input, void *user)
+{
+    (void)m;
+    (void)input;
+    (void)user;
+    return NULL;
+}
+
+static ct_tensor *null_test_fwd_hook(ct_module *m, const ct_tensor *input,
+                                     const ct_tensor *output, void *user)
+{
+    (void)m;
+    (void)input;
+    (void)output;
+    (void)user;
+    return NULL;
+}
+
+static ct_tensor *null_test_bw_hook(ct_module *m, const ct_tensor *grad_input,
+                                    const ct_tensor *grad_output, void *user)
+{
+    (void)m;
+    (void)grad_input;
+    (void)grad_output;
+    (void)user;
+    return NULL;
+}
+
+static void null_test_visit(ct_module *m, void *user)
+{
+    (void)m;
+    (void)user;
+}
+
 /* Opens a scope (closed by fixture_close) and makes one valid value of every kind. */
 static void fixture_open(null_fixture *fx)
 {
@@ -109,6 +146,7 @@ static void fixture_open(null_fixture *fx)
     fx->file = tmpfile();
     fx->module = ct_linear_new(3, 2, true);
     ct_module_parameters(fx->module, fx->params, 2);
+    fx->sd = ct_module_state_dict(fx->module);
     ct_tensor *p = ct_requires_grad_(ct_ones(s2, 1, CT_FLOAT64), true);
     fx->extra_params[0] = p;
     fx->grad_inputs[0] = ct_requires_grad_(ct_ones(s2, 1, CT_FLOAT64), true);
@@ -142,6 +180,8 @@ static void fixture_close(null_fixture *fx)
     ct_generator_free(fx->gen);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
+    ct_state_dict_free(fx->sd);
+    ct_incompatible_keys_free(&fx->keys);
     if (fx->file) {
         fclose(fx->file);
     }
@@ -7818,6 +7858,294 @@ static void test_null_ct_init_xavier_normal_(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_state_dict_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_free(NULL)";
+        ct_state_dict_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_set(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_set(NULL, fx.text, fx.t)";
+        (void)ct_state_dict_set(NULL, fx.text, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_set(fx.sd, NULL, fx.t)";
+        (void)ct_state_dict_set(fx.sd, NULL, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_set(fx.sd, fx.text, NULL)";
+        (void)ct_state_dict_set(fx.sd, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_set_int(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_set_int(NULL, fx.text, 0)";
+        (void)ct_state_dict_set_int(NULL, fx.text, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_set_int(fx.sd, NULL, 0)";
+        (void)ct_state_dict_set_int(fx.sd, NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_set_double(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_set_double(NULL, fx.text, 1.0)";
+        (void)ct_state_dict_set_double(NULL, fx.text, 1.0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_set_double(fx.sd, NULL, 1.0)";
+        (void)ct_state_dict_set_double(fx.sd, NULL, 1.0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_set_string(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_set_string(NULL, fx.text, fx.text)";
+        (void)ct_state_dict_set_string(NULL, fx.text, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_set_string(fx.sd, NULL, fx.text)";
+        (void)ct_state_dict_set_string(fx.sd, NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_set_string(fx.sd, fx.text, NULL)";
+        (void)ct_state_dict_set_string(fx.sd, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_get(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_get(NULL, fx.text)";
+        ct_tensor *r = ct_state_dict_get(NULL, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_get(fx.sd, NULL)";
+        ct_tensor *r = ct_state_dict_get(fx.sd, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_get_int(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_get_int(NULL, fx.text, fx.sizes)";
+        (void)ct_state_dict_get_int(NULL, fx.text, fx.sizes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_get_int(fx.sd, NULL, fx.sizes)";
+        (void)ct_state_dict_get_int(fx.sd, NULL, fx.sizes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_get_int(fx.sd, fx.text, NULL)";
+        (void)ct_state_dict_get_int(fx.sd, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_get_double(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_get_double(NULL, fx.text, fx.times)";
+        (void)ct_state_dict_get_double(NULL, fx.text, fx.times);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_get_double(fx.sd, NULL, fx.times)";
+        (void)ct_state_dict_get_double(fx.sd, NULL, fx.times);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_get_double(fx.sd, fx.text, NULL)";
+        (void)ct_state_dict_get_double(fx.sd, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_get_string(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_get_string(NULL, fx.text)";
+        (void)ct_state_dict_get_string(NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_get_string(fx.sd, NULL)";
+        (void)ct_state_dict_get_string(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_contains(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_contains(NULL, fx.text)";
+        (void)ct_state_dict_contains(NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_contains(fx.sd, NULL)";
+        (void)ct_state_dict_contains(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_remove(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_remove(NULL, fx.text)";
+        (void)ct_state_dict_remove(NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_remove(fx.sd, NULL)";
+        (void)ct_state_dict_remove(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_len(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_len(NULL)";
+        (void)ct_state_dict_len(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_key(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_key(NULL, 0)";
+        (void)ct_state_dict_key(NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_kind(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_kind(NULL, fx.text)";
+        (void)ct_state_dict_kind(NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_kind(fx.sd, NULL)";
+        (void)ct_state_dict_kind(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_update(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_update(NULL, fx.sd, fx.text)";
+        (void)ct_state_dict_update(NULL, fx.sd, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_update(fx.sd, NULL, fx.text)";
+        (void)ct_state_dict_update(fx.sd, NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_state_dict_update(fx.sd, fx.sd, NULL)";
+        (void)ct_state_dict_update(fx.sd, fx.sd, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_state_dict_select(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_select(NULL, fx.text)";
+        ct_state_dict *r = ct_state_dict_select(NULL, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    {
+        const char *call = "ct_state_dict_select(fx.sd, NULL)";
+        ct_state_dict *r = ct_state_dict_select(fx.sd, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_module_new(void)
 {
     null_fixture fx;
@@ -7950,6 +8278,28 @@ static void test_null_ct_module_register_buffer(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_module_register_buffer_persistent(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_register_buffer_persistent(NULL, \"w\", fx.extra, false)";
+        (void)ct_module_register_buffer_persistent(NULL, "w", fx.extra, false);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_register_buffer_persistent(fx.module, NULL, fx.extra, false)";
+        (void)ct_module_register_buffer_persistent(fx.module, NULL, fx.extra, false);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_register_buffer_persistent(fx.module, \"w\", NULL, false)";
+        (void)ct_module_register_buffer_persistent(fx.module, "w", NULL, false);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_module_register_module(void)
 {
     null_fixture fx;
@@ -8019,6 +8369,103 @@ static void test_null_ct_module_named_parameters(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_module_buffers(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_buffers(NULL, fx.out, 2)";
+        (void)ct_module_buffers(NULL, fx.out, 2);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_buffers(fx.module, NULL, 2)";
+        (void)ct_module_buffers(fx.module, NULL, 2);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_named_buffers(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_named_buffers(NULL, fx.names, 32, fx.out, 2)";
+        (void)ct_module_named_buffers(NULL, fx.names, 32, fx.out, 2);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_named_buffers(fx.module, NULL, 32, fx.out, 2)";
+        (void)ct_module_named_buffers(fx.module, NULL, 32, fx.out, 2);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_module_named_buffers(fx.module, fx.names, 32, NULL, 2)";
+        (void)ct_module_named_buffers(fx.module, fx.names, 32, NULL, 2);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_children(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_children(NULL, fx.modules, 2)";
+        (void)ct_module_children(NULL, fx.modules, 2);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_children(fx.module, NULL, 2)";
+        (void)ct_module_children(fx.module, NULL, 2);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_named_modules(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_named_modules(NULL, fx.names, 32, fx.modules, 2)";
+        (void)ct_module_named_modules(NULL, fx.names, 32, fx.modules, 2);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_named_modules(fx.module, NULL, 32, fx.modules, 2)";
+        int64_t r = ct_module_named_modules(fx.module, NULL, 32, fx.modules, 2);
+        expect_size(call, (int64_t)r);
+    }
+    {
+        const char *call = "ct_module_named_modules(fx.module, fx.names, 32, NULL, 2)";
+        int64_t r = ct_module_named_modules(fx.module, fx.names, 32, NULL, 2);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_get_submodule(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_get_submodule(NULL, fx.text)";
+        ct_module *r = ct_module_get_submodule(NULL, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_get_submodule(fx.module, NULL)";
+        ct_module *r = ct_module_get_submodule(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_module_get_parameter(void)
 {
     null_fixture fx;
@@ -8047,7 +8494,6 @@ static void test_null_ct_module_child(void)
         ct_module *r = ct_module_child(NULL, 0);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
-        ct_module_free(r);
     }
     fixture_close(&fx);
 }
@@ -8112,6 +8558,298 @@ static void test_null_ct_module_zero_grad(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_module_requires_grad_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_requires_grad_(NULL, false)";
+        ct_module *r = ct_module_requires_grad_(NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_apply(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_apply(NULL, null_test_visit, fx.bytes)";
+        ct_module *r = ct_module_apply(NULL, null_test_visit, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_apply(fx.module, NULL, fx.bytes)";
+        ct_module *r = ct_module_apply(fx.module, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_apply(fx.module, null_test_visit, NULL)";
+        (void)ct_module_apply(fx.module, null_test_visit, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_to(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_to(NULL, CT_FLOAT32)";
+        ct_module *r = ct_module_to(NULL, CT_FLOAT32);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_register_forward_pre_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_module_register_forward_pre_hook(NULL, null_test_pre_hook, fx.bytes)";
+        (void)ct_module_register_forward_pre_hook(NULL, null_test_pre_hook, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_register_forward_pre_hook(fx.module, NULL, fx.bytes)";
+        (void)ct_module_register_forward_pre_hook(fx.module, NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_module_register_forward_pre_hook(fx.module, null_test_pre_hook, NULL)";
+        (void)ct_module_register_forward_pre_hook(fx.module, null_test_pre_hook, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_register_forward_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_register_forward_hook(NULL, null_test_fwd_hook, fx.bytes)";
+        (void)ct_module_register_forward_hook(NULL, null_test_fwd_hook, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_register_forward_hook(fx.module, NULL, fx.bytes)";
+        (void)ct_module_register_forward_hook(fx.module, NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_register_forward_hook(fx.module, null_test_fwd_hook, NULL)";
+        (void)ct_module_register_forward_hook(fx.module, null_test_fwd_hook, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_register_full_backward_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_module_register_full_backward_hook(NULL, null_test_bw_hook, fx.bytes)";
+        (void)ct_module_register_full_backward_hook(NULL, null_test_bw_hook, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_register_full_backward_hook(fx.module, NULL, fx.bytes)";
+        (void)ct_module_register_full_backward_hook(fx.module, NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_module_register_full_backward_hook(fx.module, null_test_bw_hook, NULL)";
+        (void)ct_module_register_full_backward_hook(fx.module, null_test_bw_hook, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hook_handle_remove(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hook_handle_remove(NULL)";
+        ct_hook_handle_remove(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_parameter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_parameter(NULL, false)";
+        ct_tensor *r = ct_parameter(NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_list_append(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_module_list_append(NULL, child)";
+        ct_module *r = ct_module_list_append(NULL, child);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_list_append(fx.module, NULL)";
+        ct_module *r = ct_module_list_append(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_dict_set(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_module_dict_set(NULL, fx.text, child)";
+        (void)ct_module_dict_set(NULL, fx.text, child);
+        expect_null_arg(call);
+    }
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_module_dict_set(fx.module, NULL, child)";
+        (void)ct_module_dict_set(fx.module, NULL, child);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_dict_set(fx.module, fx.text, NULL)";
+        (void)ct_module_dict_set(fx.module, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_dict_get(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_dict_get(NULL, fx.text)";
+        ct_module *r = ct_module_dict_get(NULL, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_dict_get(fx.module, NULL)";
+        ct_module *r = ct_module_dict_get(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_parameter_list_append(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_parameter_list_append(NULL, fx.t)";
+        (void)ct_parameter_list_append(NULL, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_parameter_list_append(fx.module, NULL)";
+        (void)ct_parameter_list_append(fx.module, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_state_dict(NULL)";
+        ct_state_dict *r = ct_module_state_dict(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_incompatible_keys_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_incompatible_keys_free(NULL)";
+        ct_incompatible_keys_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_load_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_load_state_dict(NULL, fx.sd, false, &fx.keys)";
+        (void)ct_module_load_state_dict(NULL, fx.sd, false, &fx.keys);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_load_state_dict(fx.module, NULL, false, &fx.keys)";
+        (void)ct_module_load_state_dict(fx.module, NULL, false, &fx.keys);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_load_state_dict(fx.module, fx.sd, false, NULL)";
+        (void)ct_module_load_state_dict(fx.module, fx.sd, false, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linear_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linear_forward(NULL, fx.t)";
+        ct_tensor *r = ct_linear_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_linear_forward(fx.module, NULL)";
+        ct_tensor *r = ct_linear_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sequential_append(void)
 {
     null_fixture fx;
@@ -8122,14 +8860,158 @@ static void test_null_ct_sequential_append(void)
         ct_module *r = ct_sequential_append(NULL, child);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
-        ct_module_free(r);
     }
     {
         const char *call = "ct_sequential_append(fx.module, NULL)";
         ct_module *r = ct_sequential_append(fx.module, NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
-        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_save_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_save_buffer(NULL, fx.bytes, 1)";
+        (void)ct_save_buffer(NULL, fx.bytes, 1);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_save_buffer(fx.sd, NULL, 1)";
+        size_t r = ct_save_buffer(fx.sd, NULL, 1);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_load_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_load_buffer(NULL, sizeof fx.bytes)";
+        ct_state_dict *r = ct_load_buffer(NULL, sizeof fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_save(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_save(NULL, \"/nonexistent-ctorch-dir/x\")";
+        (void)ct_save(NULL, "/nonexistent-ctorch-dir/x");
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_save(fx.sd, NULL)";
+        (void)ct_save(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_load(NULL)";
+        ct_state_dict *r = ct_load(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_load_mmap(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_load_mmap(NULL)";
+        ct_state_dict *r = ct_load_mmap(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_checkpoint_dict_save(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_checkpoint_dict_save(NULL, \"/nonexistent-ctorch-dir/x\")";
+        (void)ct_checkpoint_dict_save(NULL, "/nonexistent-ctorch-dir/x");
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_checkpoint_dict_save(fx.sd, NULL)";
+        (void)ct_checkpoint_dict_save(fx.sd, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_checkpoint_dict_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_checkpoint_dict_load(NULL)";
+        ct_checkpoint_dict *r = ct_checkpoint_dict_load(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_save(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_save(NULL, \"/nonexistent-ctorch-dir/x\")";
+        (void)ct_module_save(NULL, "/nonexistent-ctorch-dir/x");
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_save(fx.module, NULL)";
+        (void)ct_module_save(fx.module, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_module_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_module_load(NULL, \"/nonexistent-ctorch-dir/x\", false, &fx.keys)";
+        (void)ct_module_load(NULL, "/nonexistent-ctorch-dir/x", false, &fx.keys);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_load(fx.module, NULL, false, &fx.keys)";
+        (void)ct_module_load(fx.module, NULL, false, &fx.keys);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_module_load(fx.module, \"/nonexistent-ctorch-dir/x\", false, NULL)";
+        (void)ct_module_load(fx.module, "/nonexistent-ctorch-dir/x", false, NULL);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -17984,6 +18866,23 @@ static void test_freed_ct_init_xavier_normal_(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_state_dict_set(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_state_dict_set(fx.sd, fx.text, fx.freed)";
+        (void)ct_state_dict_set(fx.sd, fx.text, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_state_dict_set(fx.sd, fx.text, fx.foreign)";
+        (void)ct_state_dict_set(fx.sd, fx.text, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_module_forward(void)
 {
     null_fixture fx;
@@ -18031,6 +18930,78 @@ static void test_freed_ct_module_register_buffer(void)
     {
         const char *call = "ct_module_register_buffer(fx.module, \"w\", fx.foreign)";
         (void)ct_module_register_buffer(fx.module, "w", fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_module_register_buffer_persistent(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_module_register_buffer_persistent(fx.module, \"w\", fx.freed, false)";
+        (void)ct_module_register_buffer_persistent(fx.module, "w", fx.freed, false);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_module_register_buffer_persistent(fx.module, \"w\", fx.foreign, false)";
+        (void)ct_module_register_buffer_persistent(fx.module, "w", fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_parameter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_parameter(fx.freed, false)";
+        ct_tensor *r = ct_parameter(fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_parameter(fx.foreign, false)";
+        (void)ct_parameter(fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_parameter_list_append(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_parameter_list_append(fx.module, fx.freed)";
+        (void)ct_parameter_list_append(fx.module, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_parameter_list_append(fx.module, fx.foreign)";
+        (void)ct_parameter_list_append(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_linear_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linear_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_linear_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_linear_forward(fx.module, fx.foreign)";
+        (void)ct_linear_forward(fx.module, fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -18531,6 +19502,22 @@ void test_null(void)
     RUN(test_null_ct_init_kaiming_normal_);
     RUN(test_null_ct_init_xavier_uniform_);
     RUN(test_null_ct_init_xavier_normal_);
+    RUN(test_null_ct_state_dict_free);
+    RUN(test_null_ct_state_dict_set);
+    RUN(test_null_ct_state_dict_set_int);
+    RUN(test_null_ct_state_dict_set_double);
+    RUN(test_null_ct_state_dict_set_string);
+    RUN(test_null_ct_state_dict_get);
+    RUN(test_null_ct_state_dict_get_int);
+    RUN(test_null_ct_state_dict_get_double);
+    RUN(test_null_ct_state_dict_get_string);
+    RUN(test_null_ct_state_dict_contains);
+    RUN(test_null_ct_state_dict_remove);
+    RUN(test_null_ct_state_dict_len);
+    RUN(test_null_ct_state_dict_key);
+    RUN(test_null_ct_state_dict_kind);
+    RUN(test_null_ct_state_dict_update);
+    RUN(test_null_ct_state_dict_select);
     RUN(test_null_ct_module_new);
     RUN(test_null_ct_module_free);
     RUN(test_null_ct_module_forward);
@@ -18538,9 +19525,15 @@ void test_null(void)
     RUN(test_null_ct_module_user);
     RUN(test_null_ct_module_register_parameter);
     RUN(test_null_ct_module_register_buffer);
+    RUN(test_null_ct_module_register_buffer_persistent);
     RUN(test_null_ct_module_register_module);
     RUN(test_null_ct_module_parameters);
     RUN(test_null_ct_module_named_parameters);
+    RUN(test_null_ct_module_buffers);
+    RUN(test_null_ct_module_named_buffers);
+    RUN(test_null_ct_module_children);
+    RUN(test_null_ct_module_named_modules);
+    RUN(test_null_ct_module_get_submodule);
     RUN(test_null_ct_module_get_parameter);
     RUN(test_null_ct_module_child);
     RUN(test_null_ct_module_num_children);
@@ -18548,7 +19541,32 @@ void test_null(void)
     RUN(test_null_ct_module_eval);
     RUN(test_null_ct_module_is_training);
     RUN(test_null_ct_module_zero_grad);
+    RUN(test_null_ct_module_requires_grad_);
+    RUN(test_null_ct_module_apply);
+    RUN(test_null_ct_module_to);
+    RUN(test_null_ct_module_register_forward_pre_hook);
+    RUN(test_null_ct_module_register_forward_hook);
+    RUN(test_null_ct_module_register_full_backward_hook);
+    RUN(test_null_ct_hook_handle_remove);
+    RUN(test_null_ct_parameter);
+    RUN(test_null_ct_module_list_append);
+    RUN(test_null_ct_module_dict_set);
+    RUN(test_null_ct_module_dict_get);
+    RUN(test_null_ct_parameter_list_append);
+    RUN(test_null_ct_module_state_dict);
+    RUN(test_null_ct_incompatible_keys_free);
+    RUN(test_null_ct_module_load_state_dict);
+    RUN(test_null_ct_linear_forward);
     RUN(test_null_ct_sequential_append);
+    RUN(test_null_ct_save_buffer);
+    RUN(test_null_ct_load_buffer);
+    RUN(test_null_ct_save);
+    RUN(test_null_ct_load);
+    RUN(test_null_ct_load_mmap);
+    RUN(test_null_ct_checkpoint_dict_save);
+    RUN(test_null_ct_checkpoint_dict_load);
+    RUN(test_null_ct_module_save);
+    RUN(test_null_ct_module_load);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -19025,9 +20043,14 @@ void test_null(void)
     RUN(test_freed_ct_init_kaiming_normal_);
     RUN(test_freed_ct_init_xavier_uniform_);
     RUN(test_freed_ct_init_xavier_normal_);
+    RUN(test_freed_ct_state_dict_set);
     RUN(test_freed_ct_module_forward);
     RUN(test_freed_ct_module_register_parameter);
     RUN(test_freed_ct_module_register_buffer);
+    RUN(test_freed_ct_module_register_buffer_persistent);
+    RUN(test_freed_ct_parameter);
+    RUN(test_freed_ct_parameter_list_append);
+    RUN(test_freed_ct_linear_forward);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

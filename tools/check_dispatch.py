@@ -71,7 +71,22 @@ ALLOWLIST = {
         ct_module_register_parameter ct_module_register_buffer ct_module_register_module
         ct_module_parameters ct_module_named_parameters ct_module_get_parameter
         ct_module_child ct_module_num_children ct_module_train ct_module_eval
-        ct_module_is_training ct_sequential_append ct_identity_new""",
+        ct_module_is_training ct_sequential_append ct_identity_new ct_module_buffers
+        ct_module_named_buffers ct_module_children ct_module_named_modules
+        ct_module_get_submodule ct_module_register_buffer_persistent ct_module_requires_grad_
+        ct_module_apply ct_module_register_forward_pre_hook ct_module_register_forward_hook
+        ct_module_register_full_backward_hook ct_hook_handle_remove ct_module_list_new
+        ct_module_list_append ct_module_dict_new ct_module_dict_set ct_module_dict_get
+        ct_parameter_list_new ct_parameter_list_append ct_parameter ct_module_state_dict
+        ct_incompatible_keys_free""",
+    # state_dicts: an ordered map holding tensor references (no kernel); the safetensors
+    # readers move file bytes into tensors (as the npy reader)
+    "state_dict": """ct_state_dict_new ct_state_dict_free ct_state_dict_set ct_state_dict_set_int
+        ct_state_dict_set_double ct_state_dict_set_string ct_state_dict_get
+        ct_state_dict_get_int ct_state_dict_get_double ct_state_dict_get_string
+        ct_state_dict_contains ct_state_dict_remove ct_state_dict_len ct_state_dict_key
+        ct_state_dict_kind ct_state_dict_update ct_state_dict_select ct_load ct_load_buffer
+        ct_load_mmap ct_checkpoint_dict_load""",
     # optimizers: options, construction, parameter groups, counters; ct_optimizer_step calls
     # the optimizer's step through its pointer (the ops it runs dispatch)
     "optim": """ct_sgd_defaults ct_adam_defaults ct_adamw_defaults ct_sgd_new ct_adam_new

@@ -32,6 +32,15 @@ VALID = {
     "void *": "fx.bytes",
     "FILE *": "fx.file",
     "ct_module *": "fx.module",
+    "ct_module **": "fx.modules",
+    "ct_state_dict *": "fx.sd",
+    "ct_checkpoint_dict *": "fx.sd",
+    "ct_incompatible_keys *": "&fx.keys",
+    "ct_hook_handle *": "&fx.handle",
+    "ct_forward_pre_hook": "null_test_pre_hook",
+    "ct_forward_hook": "null_test_fwd_hook",
+    "ct_full_backward_hook": "null_test_bw_hook",
+    "void(*)(ct_module*,void*)": "null_test_visit",
     "ct_optimizer *": "fx.opt",
     "ct_generator *": "fx.gen",
     "ct_dataset *": "fx.ds",
@@ -82,6 +91,7 @@ VALID_BY_CALL = {
     ("ct_optimizer_add_param_group", "opts"): "&fx.sgd_opts",
     ("ct_module_register_parameter", "param"): "fx.extra",
     ("ct_module_register_buffer", "buffer"): "fx.extra",
+    ("ct_module_register_buffer_persistent", "buffer"): "fx.extra",
     ("ct_sgd_new", "params"): "fx.params",
     ("ct_adam_new", "params"): "fx.params",
     ("ct_adamw_new", "params"): "fx.params",
@@ -138,6 +148,16 @@ OUTCOME = {
     ("ct_module_named_parameters", "params"): "size",
     ("ct_autograd_grad", "grad_outputs"): "accepted",
     ("ct_module_parameters", "params"): "size",
+    ("ct_module_buffers", "buffers"): "accepted",  # Linear has no buffers, no children
+    ("ct_module_named_buffers", "names"): "accepted",
+    ("ct_module_named_buffers", "buffers"): "accepted",
+    ("ct_module_children", "children"): "accepted",
+    ("ct_module_named_modules", "names"): "size",
+    ("ct_module_named_modules", "modules"): "size",
+    ("ct_module_load_state_dict", "keys"): "accepted",
+    ("ct_module_load", "keys"): "accepted",
+    ("ct_state_dict_update", "prefix"): "accepted",
+    ("ct_save_buffer", "buf"): "size",
     ("ct_optimizer_params", "params"): "size",
     ("ct_optimizer_add_param_group", "opts"): "accepted",
     ("ct_to_string", "buf"): "size",
@@ -218,7 +238,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
-CONSUMED = {("ct_sequential_append", "child")}
+CONSUMED = {("ct_sequential_append", "child"), ("ct_module_list_append", "child"),
+            ("ct_module_dict_set", "child")}
 
 # Statements restoring global state after a call: the runner's silent handler; the inter-op
 # pool a fork started (its threads' memory would read as a leak).
@@ -234,8 +255,13 @@ FREE_BY_RETURN = {
     "ct_generator *": "ct_generator_free", "ct_dataset *": "ct_dataset_free",
     "ct_dataloader *": "ct_dataloader_free", "ct_timer *": "ct_timer_free",
     "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
-    "ct_future *": "ct_wait",
+    "ct_future *": "ct_wait", "ct_state_dict *": "ct_state_dict_free",
+    "ct_checkpoint_dict *": "ct_state_dict_free",
 }
+# Functions returning one of their arguments or a borrowed object: nothing to free.
+RETURNS_BORROWED = {"ct_module_apply", "ct_module_requires_grad_", "ct_module_to",
+                    "ct_module_list_append", "ct_sequential_append", "ct_module_get_submodule",
+                    "ct_module_dict_get", "ct_module_child"}
 POINTER_RESULTS = ("ct_tensor *",) + tuple(FREE_BY_RETURN)
 
 
@@ -360,7 +386,8 @@ def call_case(fn, ret, params, k, bad="NULL"):
         lines.append(ind + "const char *call =")
         lines += c_string("%s(%s)" % (fn, ", ".join(args)), ind + "    ")
     check_null = kind in ("null_arg", "freed") and ret in POINTER_RESULTS
-    if check_null or ret in FREE_BY_RETURN or kind == "size":
+    owned = ret in FREE_BY_RETURN and fn not in RETURNS_BORROWED
+    if check_null or owned or kind == "size":
         lines += wrap("%s%sr = %s(" % (ret, "" if ret.endswith("*") else " ", fn), args, ");", ind)
     else:
         lines += wrap("%s%s(" % ("" if ret == "void" else "(void)", fn), args, ");", ind)
@@ -370,7 +397,7 @@ def call_case(fn, ret, params, k, bad="NULL"):
         lines.append(ind + "expect_size(call, (int64_t)r);")
     else:
         lines.append(ind + "expect_%s(call);" % kind)
-    if ret in FREE_BY_RETURN:
+    if owned:
         lines.append(ind + "%s(r);" % FREE_BY_RETURN[ret])
     if "child" in args and (fn, "child") not in CONSUMED:
         lines.append(ind + "if (!registered(fx.module, child)) { /* not taken: still ours */")
@@ -407,7 +434,10 @@ typedef struct null_fixture {
     char text[4096], name_store[8][32], *names[8];
     unsigned char bytes[4096];
     FILE *file;
-    ct_module *module;
+    ct_module *module, *modules[8];
+    ct_state_dict *sd;
+    ct_incompatible_keys keys;
+    ct_hook_handle handle;
     ct_optimizer *opt;
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
@@ -462,6 +492,40 @@ static ct_tensor *null_test_forward(ct_module *m, const ct_tensor *input)
     return ct_clone(input);
 }
 
+static ct_tensor *null_test_pre_hook(ct_module *m, const ct_tensor *input, void *user)
+{
+    (void)m;
+    (void)input;
+    (void)user;
+    return NULL;
+}
+
+static ct_tensor *null_test_fwd_hook(ct_module *m, const ct_tensor *input,
+                                     const ct_tensor *output, void *user)
+{
+    (void)m;
+    (void)input;
+    (void)output;
+    (void)user;
+    return NULL;
+}
+
+static ct_tensor *null_test_bw_hook(ct_module *m, const ct_tensor *grad_input,
+                                    const ct_tensor *grad_output, void *user)
+{
+    (void)m;
+    (void)grad_input;
+    (void)grad_output;
+    (void)user;
+    return NULL;
+}
+
+static void null_test_visit(ct_module *m, void *user)
+{
+    (void)m;
+    (void)user;
+}
+
 /* Opens a scope (closed by fixture_close) and makes one valid value of every kind. */
 static void fixture_open(null_fixture *fx)
 {
@@ -493,6 +557,7 @@ static void fixture_open(null_fixture *fx)
     fx->file = tmpfile();
     fx->module = ct_linear_new(3, 2, true);
     ct_module_parameters(fx->module, fx->params, 2);
+    fx->sd = ct_module_state_dict(fx->module);
     ct_tensor *p = ct_requires_grad_(ct_ones(s2, 1, CT_FLOAT64), true);
     fx->extra_params[0] = p;
     fx->grad_inputs[0] = ct_requires_grad_(ct_ones(s2, 1, CT_FLOAT64), true);
@@ -526,6 +591,8 @@ static void fixture_close(null_fixture *fx)
     ct_generator_free(fx->gen);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
+    ct_state_dict_free(fx->sd);
+    ct_incompatible_keys_free(&fx->keys);
     if (fx->file) {
         fclose(fx->file);
     }
