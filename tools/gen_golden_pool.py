@@ -36,11 +36,10 @@ def base_shape(shape, how):
 
 
 def base_values(shape, ties):
-    """Deterministic values; ties: rounded to halves so max windows hold equal values."""
+    """Deterministic values in 1/64 steps; ties: in halves, so max windows hold equal values."""
     n = math.prod(shape)
     v = torch.sin(torch.arange(n, dtype=torch.float64) * 1.7 + 0.3) * 4
-    if ties:
-        v = torch.round(v * 2) / 2
+    v = torch.round(v * 2) / 2 if ties else torch.round(v * 64) / 64  # short exact literals
     return v.reshape(shape)
 
 
@@ -142,6 +141,34 @@ CASES = [
     ("avg_pool1d", F32, [3, 7], TRANSPOSED, [2, 1, 1, 0, 1], {}),
     ("adaptive_avg_pool1d", F64, [2, 2, 10], CONTIG, [4], {}),
     ("adaptive_avg_pool1d", F32, [3, 6], STEP, [1], {}),
+    # pad: mode, n, pads...; f[0] the constant
+    ("pad", F32, [2, 3, 4], CONTIG, [0, 4, 1, 2, -1, 1], dict(f=(1.5, 0.0))),
+    ("pad", F64, [2, 4, 3], TRANSPOSED, [0, 6, -1, -1, 2, 0, 1, 1], dict(f=(-2.0, 0.0))),
+    ("pad", F64, [1, 2, 4, 5], CONTIG, [1, 4, 3, 2, 1, 3], {}),
+    ("pad", F32, [2, 5], STEP, [1, 2, 4, -1], {}),
+    ("pad", F64, [2, 3, 4], TRANSPOSED, [2, 4, 2, 3, 1, 0], {}),
+    ("pad", F32, [1, 2, 3, 4], CONTIG, [2, 4, -1, 5, 0, 2], {}),
+    ("pad", F64, [2, 3, 4], STEP, [3, 4, 2, -1, 3, 1], {}),
+    ("pad", F32, [1, 2, 3, 3], CONTIG, [3, 4, 3, 3, 1, 2], {}),
+    ("pad", "bf16", [1, 2, 3, 3], CONTIG, [1, 4, 2, 1, 1, 2], {}),
+    # interpolate: mode, size (0: scale_factor f), align_corners
+    ("interpolate", F32, [1, 2, 3, 4], CONTIG, [0, 0, 0, 0], dict(f=(2.0, 1.5))),
+    ("interpolate", F64, [1, 2, 5, 3], TRANSPOSED, [0, 3, 7, 0], {}),
+    ("interpolate", F32, [1, 2, 6], STEP, [0, 4, 0, 0], {}),
+    ("interpolate", F64, [1, 2, 4, 5], CONTIG, [1, 7, 3, 0], {}),
+    ("interpolate", F32, [2, 1, 5], CONTIG, [1, 0, 0, 0], dict(f=(1.7, 0.0))),
+    ("interpolate", F32, [1, 2, 3, 4], CONTIG, [3, 0, 0, 0], dict(f=(2.0, 2.0))),
+    ("interpolate", F64, [1, 2, 4, 3], TRANSPOSED, [3, 7, 5, 1], {}),
+    ("interpolate", F64, [1, 2, 5, 4], STEP, [3, 3, 2, 0], {}),
+    ("interpolate", F32, [1, 1, 3, 3], CONTIG, [3, 3, 5, 1], {}),
+    ("interpolate", F64, [2, 2, 5], CONTIG, [2, 8, 0, 0], {}),
+    ("interpolate", F32, [2, 2, 6], TRANSPOSED, [2, 0, 0, 1], dict(f=(0.6, 0.0))),
+    ("interpolate", "f16", [1, 1, 3, 3], CONTIG, [3, 0, 0, 0], dict(f=(1.5, 1.5))),
+    # pixel_shuffle / pixel_unshuffle: factor
+    ("pixel_shuffle", F32, [1, 8, 2, 3], CONTIG, [2], {}),
+    ("pixel_shuffle", F64, [9, 2, 2], TRANSPOSED, [3], {}),
+    ("pixel_unshuffle", F64, [2, 1, 4, 6], CONTIG, [2], {}),
+    ("pixel_unshuffle", F32, [1, 2, 4, 2], STEP, [2], {}),
 ]
 
 

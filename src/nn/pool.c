@@ -8,8 +8,9 @@
  * an average's divisor. Each plane is computed by one thread in a fixed order.
  */
 #include "../core/internal.h"
-#include "pool.h"
+#include "../core/scope.h"
 #include "module.h"
+#include "pool.h"
 #include "../ops/index.h"
 #include "../ops/reduce.h"
 #include "../ops/view.h"
