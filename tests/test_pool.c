@@ -600,6 +600,33 @@ static void test_interpolate_errors(void)
     ct_scope_end();
 }
 
+/* ---- threads ---------------------------------------------------------------------------- */
+/* Outputs and gradients of the pooling kernels on (8, 64, 16, 16), enough planes to run in
+   parallel chunks (in the runner's scope; the results kept out of it). */
+static void pool_threads_compute(ct_tensor **out)
+{
+    const int64_t s[4] = {8, 64, 16, 16}, k2[2] = {2, 2}, k3[2] = {3, 3}, o5[2] = {5, 7};
+    ct_manual_seed(7);
+    ct_tensor *x = ct_requires_grad_(ct_randn(s, 4, CT_FLOAT32, NULL), true);
+    ct_avg_pool2d_opts ao = ct_avg_pool2d_defaults();
+    ao.padding[0] = ao.padding[1] = 1;
+    ct_tensor *y[4] = {ct_max_pool2d(x, k2, NULL), ct_avg_pool2d(x, k3, &ao),
+                       ct_adaptive_avg_pool2d(x, o5), ct_adaptive_max_pool2d(x, o5, NULL)};
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *g = NULL;
+        ct_tensor *xs[1] = {x};
+        const ct_tensor *go[1] = {ct_mul_scalar(ct_ones_like(y[k]), 0.5)};
+        ct_autograd_grad(&y[k], 1, xs, 1, go, false, false, false, &g);
+        out[2 * k] = ct_keep(y[k]);
+        out[2 * k + 1] = ct_keep(g);
+    }
+}
+
+static void test_pool_threads(void)
+{
+    CHECK_THREAD_INVARIANT(pool_threads_compute, 8);
+}
+
 /* ---- modules --------------------------------------------------------------------------- */
 /* Each module's forward is its function with the module's settings; names as PyTorch's. */
 static void test_pool_modules(void)
@@ -656,4 +683,5 @@ void test_pool(void)
     RUN(test_pad_errors);
     RUN(test_interpolate_errors);
     RUN(test_pool_modules);
+    RUN(test_pool_threads);
 }
