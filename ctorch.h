@@ -32057,7 +32057,6 @@ ct_module *ct_tanh_new(void)
  */
 
 
-CT__VECTORIZE_BEGIN
 
 /* The pooling kinds (a descriptor's variant). */
 enum { CT__POOL_MAX, CT__POOL_AVG, CT__POOL_ADAPTIVE_AVG, CT__POOL_ADAPTIVE_MAX };
@@ -32078,6 +32077,7 @@ typedef struct ct__pool_job {
 } ct__pool_job;
 
 /* ---- kernels ------------------------------------------------------------------------- */
+CT__VECTORIZE_BEGIN
 #define CT__POOL_KERNELS(T, S)                                                                  \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
@@ -32206,6 +32206,7 @@ typedef struct ct__pool_job {
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
 #undef CT__POOL_KERNELS
+CT__VECTORIZE_END
 
 /* The windows of axis a (input size n) into st, en, cnt for each output position. */
 static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t *st,
@@ -33105,8 +33106,6 @@ ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size)
                                output_size, 2, NULL, NULL);
 }
 
-CT__VECTORIZE_END
-
 // >>part nn/pad.c
 /* nn/pad.c - pad, interpolate and pixel shuffle, as composites of index_select, cat, full and
  * views (their gradients come from those ops), and the padding / Upsample / PixelShuffle
@@ -33381,11 +33380,11 @@ static double ct__upsample_ratio(bool f64, int64_t n, int64_t o, bool align, dou
    else ratio * (i + 0.5) - 0.5 clamped at 0), in the op math type. */
 static double ct__upsample_src(bool f64, double ratio, int64_t i, bool align)
 {
-    if (f64) {
-        double s = align ? ratio * (double)i : ratio * ((double)i + 0.5) - 0.5;
+    if (f64) { /* fma(x, y, 0): the rounded product, never contracted with the - 0.5 */
+        double s = align ? ratio * (double)i : fma(ratio, (double)i + 0.5, 0.0) - 0.5;
         return s < 0 ? 0 : s;
     }
-    float r = (float)ratio, s = align ? r * (float)i : r * ((float)i + 0.5f) - 0.5f;
+    float r = (float)ratio, s = align ? r * (float)i : fmaf(r, (float)i + 0.5f, 0.0f) - 0.5f;
     return s < 0 ? 0 : (double)s;
 }
 

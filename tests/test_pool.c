@@ -150,6 +150,31 @@ static void test_pool_golden(void)
     CHECK(N_CASES >= 40 && half >= 4);
 }
 
+/* The 2x2 fast path keeps PyTorch's rules: the last NaN wins, ties and all -inf keep the
+   first (PyTorch: (nan, -inf) at (4, 2); (nan, 5) at (1, 3)); float32 and float64. */
+static void test_pool_max_2x2_rules(void)
+{
+    ct_scope_begin();
+    const double v[2][8] = {{1, NAN, -INFINITY, -INFINITY, NAN, 0, -INFINITY, -INFINITY},
+                            {3, NAN, 2, 5, 1, 3, 5, 1}};
+    const double want[2][2] = {{NAN, -INFINITY}, {NAN, 5}}, want_ix[2][2] = {{4, 2}, {1, 3}};
+    const int64_t s[4] = {1, 1, 2, 4}, k2[2] = {2, 2};
+    for (int d = 0; d < 2; d++) {
+        for (int k = 0; k < 2; k++) {
+            ct_tensor *x = ct_to_dtype(ct_tensor_from_data(v[k], CT_FLOAT64, s, 4),
+                                       d ? CT_FLOAT64 : CT_FLOAT32);
+            ct_tensor *y = NULL, *ix = NULL;
+            CHECK(ct_max_pool2d_with_indices(x, k2, NULL, &y, &ix) == CT_OK);
+            const double *got = (const double *)ct_data_ptr(ct_to_dtype(y, CT_FLOAT64));
+            for (int o = 0; o < 2; o++) { /* NaN and -inf compared as themselves */
+                CHECK(isnan(want[k][o]) ? isnan(got[o]) : got[o] == want[k][o]);
+            }
+            CHECK(CHECK_TENSOR(ix, want_ix[k], 2, 0, 0));
+        }
+    }
+    ct_scope_end();
+}
+
 /* ---- gradcheck ---------------------------------------------------------------------------- */
 /* The function under test: op k of the table below on in[0]. */
 typedef ct_tensor *(*pool_fn)(const ct_tensor *x);
@@ -676,6 +701,7 @@ static void test_pool_modules(void)
 void test_pool(void)
 {
     RUN(test_pool_golden);
+    RUN(test_pool_max_2x2_rules);
     RUN(test_pool_gradcheck);
     RUN(test_pool_gradgradcheck);
     RUN(test_pool_grad_fn_names);

@@ -280,11 +280,11 @@ static double ct__upsample_ratio(bool f64, int64_t n, int64_t o, bool align, dou
    else ratio * (i + 0.5) - 0.5 clamped at 0), in the op math type. */
 static double ct__upsample_src(bool f64, double ratio, int64_t i, bool align)
 {
-    if (f64) {
-        double s = align ? ratio * (double)i : ratio * ((double)i + 0.5) - 0.5;
+    if (f64) { /* fma(x, y, 0): the rounded product, never contracted with the - 0.5 */
+        double s = align ? ratio * (double)i : fma(ratio, (double)i + 0.5, 0.0) - 0.5;
         return s < 0 ? 0 : s;
     }
-    float r = (float)ratio, s = align ? r * (float)i : r * ((float)i + 0.5f) - 0.5f;
+    float r = (float)ratio, s = align ? r * (float)i : fmaf(r, (float)i + 0.5f, 0.0f) - 0.5f;
     return s < 0 ? 0 : (double)s;
 }
 

@@ -19,7 +19,6 @@
 #include <math.h>
 #include <string.h>
 
-CT__VECTORIZE_BEGIN
 
 /* The pooling kinds (a descriptor's variant). */
 enum { CT__POOL_MAX, CT__POOL_AVG, CT__POOL_ADAPTIVE_AVG, CT__POOL_ADAPTIVE_MAX };
@@ -40,6 +39,7 @@ typedef struct ct__pool_job {
 } ct__pool_job;
 
 /* ---- kernels ------------------------------------------------------------------------- */
+CT__VECTORIZE_BEGIN
 #define CT__POOL_KERNELS(T, S)                                                                  \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
@@ -168,6 +168,7 @@ typedef struct ct__pool_job {
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
 #undef CT__POOL_KERNELS
+CT__VECTORIZE_END
 
 /* The windows of axis a (input size n) into st, en, cnt for each output position. */
 static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t *st,
@@ -1066,5 +1067,3 @@ ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size)
     return ct__pool_module_new("AdaptiveMaxPool2d", ct__adaptive_max_pool2d_forward,
                                output_size, 2, NULL, NULL);
 }
-
-CT__VECTORIZE_END
