@@ -652,6 +652,27 @@ static void test_pool_threads(void)
     CHECK_THREAD_INVARIANT(pool_threads_compute, 8);
 }
 
+/* The defaults are PyTorch's: nn.MaxPool2d(k) has stride None (here 0: the kernel),
+   padding 0, dilation 1, ceil_mode False; nn.AvgPool2d(k) padding 0, ceil_mode False,
+   count_include_pad True, divisor_override None (0). */
+static void test_pool_defaults(void)
+{
+    ct_max_pool2d_opts m = ct_max_pool2d_defaults();
+    ct_avg_pool2d_opts a = ct_avg_pool2d_defaults();
+    CHECK(m.stride[0] == 0 && m.stride[1] == 0 && m.padding[0] == 0 && m.padding[1] == 0);
+    CHECK(m.dilation[0] == 1 && m.dilation[1] == 1 && !m.ceil_mode);
+    CHECK(a.stride[0] == 0 && a.stride[1] == 0 && a.padding[0] == 0 && a.padding[1] == 0);
+    CHECK(!a.ceil_mode && a.count_include_pad && a.divisor_override == 0);
+    ct_scope_begin(); /* NULL options are the defaults; stride 0 is the kernel */
+    ct_tensor *x = ct_detach(gc_input());
+    const int64_t k[2] = {2, 3};
+    m.stride[0] = 2;
+    m.stride[1] = 3;
+    CHECK(ct_test_same_bytes(ct_max_pool2d(x, k, NULL), ct_max_pool2d(x, k, &m)));
+    CHECK(ct_test_same_bytes(ct_avg_pool2d(x, k, NULL), ct_avg_pool2d(x, k, &a)));
+    ct_scope_end();
+}
+
 /* ---- modules --------------------------------------------------------------------------- */
 /* Each module's forward is its function with the module's settings; names as PyTorch's. */
 static void test_pool_modules(void)
@@ -708,6 +729,7 @@ void test_pool(void)
     RUN(test_pool_errors);
     RUN(test_pad_errors);
     RUN(test_interpolate_errors);
+    RUN(test_pool_defaults);
     RUN(test_pool_modules);
     RUN(test_pool_threads);
 }

@@ -71,8 +71,9 @@ CTORCH_API ct_tensor *ct_max_pool1d(const ct_tensor *input, int64_t kernel_size,
                                     const ct_max_pool2d_opts *opts);
 /* 2-D average pooling: the window's sum over its divisor (the window's size in the padded
    input, or its elements inside the input without count_include_pad, or divisor_override).
-   A window entirely in the padding gives 0. Shapes and errors as ct_max_pool2d (and
-   CT_ERR_VALUE "divisor must be not zero"). Mirrors: torch.nn.functional.avg_pool2d. */
+   A window entirely in the padding gives 0. Shapes and errors as ct_max_pool2d, except that
+   input with fewer than 3 dims gives CT_ERR_INDEX "Dimension out of range (expected to be in
+   range of [-2, 1], but got -3)". Mirrors: torch.nn.functional.avg_pool2d. */
 CTORCH_API ct_tensor *ct_avg_pool2d(const ct_tensor *input, const int64_t *kernel_size,
                                     const ct_avg_pool2d_opts *opts);
 /* 1-D average pooling (element 0 of each opts pair). Shapes: (N, C, L) or (C, L).
