@@ -3270,6 +3270,222 @@ CTORCH_API ct_status ct_module_load(ct_module *m, const char *path, bool strict,
                                     ct_incompatible_keys *keys);
 #endif
 
+// >>part nn/pool.h
+/* nn/pool.h - max, average and adaptive pooling (torch.nn.functional) and their modules.
+ *
+ * Shapes: input (N, C, H, W) or unbatched (C, H, W) for the 2-D functions, (N, C, L) or
+ * (C, L) for the 1-D ones; the output keeps the leading dims. float32 / float64 (float16 /
+ * bfloat16 computed in float32, rounded once); integer inputs: CT_ERR_DTYPE. Results are new
+ * tensors owned by the current scope. Errors use PyTorch's wording, e.g. "ct_max_pool2d:
+ * Given input size: (2x3x4). Calculated output size: (2x0x0). Output size is too small".
+ * Output sizes: floor((H + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1 (ceil
+ * instead of floor with ceil_mode, dropping a last window that would start in the padding).
+ * Determinism: each (n, c) plane is computed by one thread in a fixed order, so results are
+ * bit-identical for any thread count.
+ */
+
+/* Options of the max pooling functions and modules (NULL: these defaults).
+   field      default  meaning
+   stride     {0, 0}   step between windows (H, W); {0, 0}: kernel_size (PyTorch's None)
+   padding    {0, 0}   implicit -inf padding on both sides, at most half the kernel
+   dilation   {1, 1}   spacing between kernel elements
+   ceil_mode  false    ceil instead of floor in the output size
+   The 1-D functions read element 0 of each pair. */
+typedef struct ct_max_pool2d_opts {
+    int64_t stride[2];
+    int64_t padding[2];
+    int64_t dilation[2];
+    bool ceil_mode;
+} ct_max_pool2d_opts;
+
+/* Options of the average pooling functions and modules (NULL: these defaults).
+   field              default  meaning
+   stride             {0, 0}   as ct_max_pool2d_opts
+   padding            {0, 0}   implicit zero padding on both sides, at most half the kernel
+   ceil_mode          false    ceil instead of floor in the output size
+   count_include_pad  true     the zero padding counts in the divisor
+   divisor_override   0        nonzero: the divisor of every window (PyTorch's None: 0)
+   The 1-D functions read element 0 of each pair and ignore divisor_override. */
+typedef struct ct_avg_pool2d_opts {
+    int64_t stride[2];
+    int64_t padding[2];
+    bool ceil_mode;
+    bool count_include_pad;
+    int64_t divisor_override;
+} ct_avg_pool2d_opts;
+
+/* PyTorch's defaults of nn.MaxPool2d / nn.AvgPool2d. */
+CTORCH_API ct_max_pool2d_opts ct_max_pool2d_defaults(void);
+CTORCH_API ct_avg_pool2d_opts ct_avg_pool2d_defaults(void);
+
+/* 2-D max pooling over kernel_size[0] x kernel_size[1] windows (NaN wins, as PyTorch).
+   Shapes: input (N, C, H, W) or (C, H, W) -> (N, C, OH, OW). Gradient: to each window's
+   maximum (the first of equal values). opts NULL: defaults.
+   Errors: CT_ERR_SHAPE "non-empty 3D or 4D (batch mode) tensor expected for input", "Given
+   input size: (CxHxW). Calculated output size: (CxOHxOW). Output size is too small";
+   CT_ERR_VALUE "stride should not be zero", "pad should be at most half of effective kernel
+   size, but got pad=2, kernel_size=2 and dilation=1", "kernel size should be greater than
+   zero, but got kH: 0 kW: 0", "dilation should be greater than zero, ...".
+   Mirrors: torch.nn.functional.max_pool2d. */
+CTORCH_API ct_tensor *ct_max_pool2d(const ct_tensor *input, const int64_t *kernel_size,
+                                    const ct_max_pool2d_opts *opts);
+/* ct_max_pool2d that also returns the int64 index of each maximum in its input plane
+   (h * W + w), through the out pointers (either may be NULL). Returns CT_OK or the error.
+   Mirrors: torch.nn.functional.max_pool2d(..., return_indices=True). */
+CTORCH_API ct_status ct_max_pool2d_with_indices(const ct_tensor *input, const int64_t *kernel_size,
+                                                const ct_max_pool2d_opts *opts,
+                                                ct_tensor **output, ct_tensor **indices);
+/* 1-D max pooling (element 0 of each opts pair). Shapes: (N, C, L) or (C, L) -> (N, C, OL).
+   Errors: CT_ERR_SHAPE "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0
+   dim batch size for input, but got:[3]"; CT_ERR_VALUE "max_pool1d() kernel_size must be
+   greater than zero, but got 0", "max_pool1d() Invalid computed output size: 0", ...
+   Mirrors: torch.nn.functional.max_pool1d. */
+CTORCH_API ct_tensor *ct_max_pool1d(const ct_tensor *input, int64_t kernel_size,
+                                    const ct_max_pool2d_opts *opts);
+/* 2-D average pooling: the window's sum over its divisor (the window's size in the padded
+   input, or its elements inside the input without count_include_pad, or divisor_override).
+   A window entirely in the padding gives 0. Shapes and errors as ct_max_pool2d, except that
+   input with fewer than 3 dims gives CT_ERR_INDEX "Dimension out of range (expected to be in
+   range of [-2, 1], but got -3)". Mirrors: torch.nn.functional.avg_pool2d. */
+CTORCH_API ct_tensor *ct_avg_pool2d(const ct_tensor *input, const int64_t *kernel_size,
+                                    const ct_avg_pool2d_opts *opts);
+/* 1-D average pooling (element 0 of each opts pair). Shapes: (N, C, L) or (C, L).
+   Errors: CT_ERR_SHAPE "Expected 2 to 3 dimensions, but got 4-dimensional tensor for
+   argument #1 'self' (while checking arguments for avg_pool1d)"; then as ct_avg_pool2d on
+   the input with a unit height. Mirrors: torch.nn.functional.avg_pool1d. */
+CTORCH_API ct_tensor *ct_avg_pool1d(const ct_tensor *input, int64_t kernel_size,
+                                    const ct_avg_pool2d_opts *opts);
+/* Average over output_size[0] x output_size[1] bins: bin i of an axis spans
+   [floor(i * In / Out), ceil((i + 1) * In / Out)). Output (1, 1) is the mean over H and W
+   (PyTorch's shortcut, any number of leading dims). Shapes: (N, C, H, W) or (C, H, W) ->
+   (N, C, OH, OW). Errors: CT_ERR_VALUE "adaptive_avg_pool2d: elements of output_size must
+   be greater than or equal to 0 but received {2, -1}"; CT_ERR_SHAPE "adaptive_avg_pool2d():
+   Expected 3D or 4D tensor, but got [3, 4]", "... Expected input to have non-zero size for
+   non-batch dimensions, ...". Mirrors: torch.nn.functional.adaptive_avg_pool2d. */
+CTORCH_API ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size);
+/* 1-D adaptive average pooling: (N, C, L) or (C, L) -> (N, C, output_size).
+   Mirrors: torch.nn.functional.adaptive_avg_pool1d. */
+CTORCH_API ct_tensor *ct_adaptive_avg_pool1d(const ct_tensor *input, int64_t output_size);
+/* Maximum over adaptive bins (as ct_adaptive_avg_pool2d); *indices (if indices is not NULL)
+   receives the int64 index h * W + w of each maximum. Gradient: to the maximum.
+   Errors: CT_ERR_SHAPE "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [3, 4]";
+   CT_ERR_VALUE "Trying to create tensor with negative dimension -1: [2, 3, 2, -1]".
+   Mirrors: torch.nn.functional.adaptive_max_pool2d (return_indices through indices). */
+CTORCH_API ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, const int64_t *output_size,
+                                             ct_tensor **indices);
+
+/* ---- modules (forward: the functions above; no parameters) ---------------------------- */
+/* Mirrors: torch.nn.MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode). */
+CTORCH_API ct_module *ct_max_pool2d_new(const int64_t *kernel_size, const ct_max_pool2d_opts *opts);
+/* Mirrors: torch.nn.AvgPool2d(kernel_size, stride, padding, ceil_mode, count_include_pad,
+   divisor_override). */
+CTORCH_API ct_module *ct_avg_pool2d_new(const int64_t *kernel_size, const ct_avg_pool2d_opts *opts);
+/* Mirrors: torch.nn.AdaptiveAvgPool2d(output_size). */
+CTORCH_API ct_module *ct_adaptive_avg_pool2d_new(const int64_t *output_size);
+/* Mirrors: torch.nn.MaxPool1d (element 0 of each opts pair). */
+CTORCH_API ct_module *ct_max_pool1d_new(int64_t kernel_size, const ct_max_pool2d_opts *opts);
+/* Mirrors: torch.nn.AvgPool1d (element 0 of each opts pair). */
+CTORCH_API ct_module *ct_avg_pool1d_new(int64_t kernel_size, const ct_avg_pool2d_opts *opts);
+/* Mirrors: torch.nn.AdaptiveMaxPool2d(output_size) (return_indices=False). */
+CTORCH_API ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size);
+
+// >>part nn/pad.h
+/* nn/pad.h - padding, interpolation (upsampling) and pixel shuffle (torch.nn.functional),
+ * and their modules.
+ *
+ * All are built from index_select, cat, full and views, so they run in every dtype the
+ * underlying ops take (interpolation: floating point) and their gradients (and double
+ * backward) come from those ops. Results are new tensors owned by the current scope;
+ * bit-identical for any thread count.
+ */
+
+/* F.pad's modes. */
+typedef enum ct_pad_mode {
+    CT_PAD_CONSTANT = 0, /* 'constant' (default): the value; negative pads crop */
+    CT_PAD_REFLECT,      /* 'reflect': mirrored without repeating the edge */
+    CT_PAD_REPLICATE,    /* 'replicate': the edge repeated */
+    CT_PAD_CIRCULAR      /* 'circular': wrapped around */
+} ct_pad_mode;
+
+/* Pads input by pad[0..n_pad): (left, right) of the last dim, then of the one before, ...
+   Negative pads crop (constant mode: any dim; the other modes as PyTorch). Shapes: constant:
+   any input with n_pad <= 2 * ndim; reflect / replicate / circular pad the last n_pad / 2
+   (1 to 3) dims of an input with n_pad / 2 + 1 or n_pad / 2 + 2 dims. value: the constant
+   mode's fill (must be 0 for the other modes, PyTorch's None).
+   Errors: CT_ERR_VALUE "Padding length must be divisible by 2", "Padding length should be
+   less than or equal to two times the input dimension but got padding length 8 and input of
+   dimension 3", "Padding size 6 is not supported for 3D input tensor.", "Argument #4: Padding
+   size should be less than the corresponding input dimension, but got: padding (4, 4) at
+   dimension 2 of input [1, 3, 3]" (reflect), "Padding value causes wrapping around more than
+   once." (circular), "input (W: 3) is too small. Calculated output W: 0"; CT_ERR_SHAPE
+   "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and other non-zero
+   dimensions for input, but got: [2, 0, 3]". Mirrors: torch.nn.functional.pad. */
+CTORCH_API ct_tensor *ct_pad(const ct_tensor *input, const int64_t *pad, int n_pad,
+                             ct_pad_mode mode, double value);
+
+/* F.interpolate's modes (bicubic, trilinear, area and antialias are not provided). */
+typedef enum ct_interpolate_mode {
+    CT_INTERPOLATE_NEAREST = 0,   /* 'nearest' (default): source floor(dst * scale) */
+    CT_INTERPOLATE_NEAREST_EXACT, /* 'nearest-exact': source floor((dst + 0.5) * scale) */
+    CT_INTERPOLATE_LINEAR,        /* 'linear': 3-D input */
+    CT_INTERPOLATE_BILINEAR       /* 'bilinear': 4-D input */
+} ct_interpolate_mode;
+
+/* Options of ct_interpolate and ct_upsample_new (zero means default; set size or
+   scale_factor).
+   field                   default  meaning
+   size                    {0, 0}   output spatial size (L) or (H, W); size[1] 0 with 2 spatial
+                                    dims: size[0] for both (PyTorch's single int)
+   scale_factor            {0, 0}   multiplier of the spatial size, the same way
+   mode                    nearest  ct_interpolate_mode
+   align_corners           false    (bi)linear: corner pixels' centers align
+   recompute_scale_factor  false    compute the scale from the output size floor(in * scale) */
+typedef struct ct_interpolate_opts {
+    int64_t size[2];
+    double scale_factor[2];
+    ct_interpolate_mode mode;
+    bool align_corners;
+    bool recompute_scale_factor;
+} ct_interpolate_opts;
+
+/* Resizes the spatial dims of input (N, C, L) or (N, C, H, W) (float dtypes).
+   Errors: CT_ERR_VALUE "either size or scale_factor should be defined", "only one of size or
+   scale_factor should be defined", "align_corners option can only be set with the
+   interpolating modes: linear | bilinear | bicubic | trilinear", "Input and output sizes
+   should be greater than 0, but got input (H: 4, W: 4) output (H: 0, W: 0)"; CT_ERR_SHAPE
+   "Got 3D input, but bilinear mode needs 4D input", "Input Error: Only 3D, 4D and 5D input
+   Tensors supported (got 2D) ...". Mirrors: torch.nn.functional.interpolate. */
+CTORCH_API ct_tensor *ct_interpolate(const ct_tensor *input, const ct_interpolate_opts *opts);
+
+/* (*, C * r^2, H, W) -> (*, C, H * r, W * r), r = upscale_factor.
+   Errors: CT_ERR_SHAPE "pixel_shuffle expects input to have at least 3 dimensions, but got
+   input with 2 dimension(s)", "pixel_shuffle expects its input's 'channel' dimension to be
+   divisible by the square of upscale_factor, but input.size(-3)=3 is not divisible by 4";
+   CT_ERR_VALUE "pixel_shuffle expects a positive upscale_factor, but got 0".
+   Mirrors: torch.nn.functional.pixel_shuffle. */
+CTORCH_API ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor);
+/* (*, C, H * r, W * r) -> (*, C * r^2, H, W), r = downscale_factor; errors as
+   ct_pixel_shuffle ("pixel_unshuffle expects height to be divisible by downscale_factor,
+   but input.size(-2)=3 is not divisible by 2"). Mirrors: torch.nn.functional.pixel_unshuffle. */
+CTORCH_API ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor);
+
+/* ---- modules (no parameters) ------------------------------------------------------------ */
+/* padding (left, right, top, bottom) of the last two dims.
+   Mirrors: torch.nn.ZeroPad2d / ConstantPad2d(padding, value) / ReflectionPad2d /
+   ReplicationPad2d / CircularPad2d (which also checks for 3-D or 4-D input: "expected 3D or
+   4D input (got 2D input)"). */
+CTORCH_API ct_module *ct_zero_pad2d_new(const int64_t *padding);
+CTORCH_API ct_module *ct_constant_pad2d_new(const int64_t *padding, double value);
+CTORCH_API ct_module *ct_reflection_pad2d_new(const int64_t *padding);
+CTORCH_API ct_module *ct_replication_pad2d_new(const int64_t *padding);
+CTORCH_API ct_module *ct_circular_pad2d_new(const int64_t *padding);
+/* opts NULL: CT_ERR_VALUE at forward (PyTorch: "either size or scale_factor should be
+   defined"). Mirrors: torch.nn.Upsample(size, scale_factor, mode, align_corners,
+   recompute_scale_factor). */
+CTORCH_API ct_module *ct_upsample_new(const ct_interpolate_opts *opts);
+/* Mirrors: torch.nn.PixelShuffle(upscale_factor). */
+CTORCH_API ct_module *ct_pixel_shuffle_new(int64_t upscale_factor);
+
 // >>part optim/optim.h
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam and AdamW.
  *
@@ -34656,6 +34872,1743 @@ ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompa
 #undef CT__ST_MMAP
 #endif
 
+// >>part nn/pool.c
+/* nn/pool.c - max, average and adaptive pooling: kernels, descriptors, public functions and
+ * modules.
+ *
+ * Legend: P = N * C planes of the contiguous input, each (H, W); output planes (OH, OW);
+ * x / y the input / output plane, g / gx the output's / input's gradient. Output position
+ * (oh, ow) reads the window rows hs[oh], hs[oh] + dh, ... below he[oh] and the columns
+ * ws[ow] .. we[ow] step dw (tables per axis, ct__pool_axis); hc / wc are the axes' factors of
+ * an average's divisor. Each plane is computed by one thread in a fixed order.
+ */
+
+
+
+/* The pooling kinds (a descriptor's variant). */
+enum { CT__POOL_MAX, CT__POOL_AVG, CT__POOL_ADAPTIVE_AVG, CT__POOL_ADAPTIVE_MAX };
+
+/* The geometry of a call as ints, the layout of the node's i[] too: kernel (2), stride (2),
+   padding (2), dilation (2), ceil_mode, count_include_pad, divisor_override, output (2). */
+enum { CT__PG_K = 0, CT__PG_S = 2, CT__PG_P = 4, CT__PG_D = 6, CT__PG_CEIL = 8, CT__PG_CIP = 9,
+       CT__PG_DIV = 10, CT__PG_OUT = 11, CT__PG_N = 13 };
+
+typedef struct ct__pool_job {
+    const char *x, *g;
+    char *y, *gx;
+    int64_t *idx;
+    int64_t H, W, OH, OW, dh, dw, divisor;
+    const int64_t *hs, *he, *hc, *ws, *we, *wc;
+    bool seq_div; /* adaptive average: sum / kh / kw, as PyTorch */
+    bool fast2x2; /* max, 2x2 windows at stride 2, no padding or dilation, all inside */
+} ct__pool_job;
+
+/* ---- kernels ------------------------------------------------------------------------- */
+CT__VECTORIZE_BEGIN
+#define CT__POOL_KERNELS(T, S)                                                                  \
+    /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
+    static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
+                                    int64_t base)                                              \
+    {                                                                                          \
+        const T *r1 = r0 + W;                                                                  \
+        for (int64_t ow = 0; ow < OW; ow++) {                                                  \
+            T m = r0[2 * ow], v = r0[2 * ow + 1];                                              \
+            int64_t k = 0;                                                                     \
+            if (v > m || v != v) {                                                             \
+                m = v;                                                                         \
+                k = 1;                                                                         \
+            }                                                                                  \
+            v = r1[2 * ow];                                                                    \
+            if (v > m || v != v) {                                                             \
+                m = v;                                                                         \
+                k = W;                                                                         \
+            }                                                                                  \
+            v = r1[2 * ow + 1];                                                                \
+            if (v > m || v != v) {                                                             \
+                m = v;                                                                         \
+                k = W + 1;                                                                     \
+            }                                                                                  \
+            y[ow] = m;                                                                         \
+            ix[ow] = base + 2 * ow + k;                                                        \
+        }                                                                                      \
+    }                                                                                          \
+    /* planes [b, e): y = the window's maximum (NaN wins), idx its h * W + w */              \
+    static void ct__pool_max_##S(int64_t b, int64_t e, void *ctx)                              \
+    {                                                                                          \
+        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
+        int64_t W = j->W, OH = j->OH, OW = j->OW;                                              \
+        for (int64_t p = b; p < e; p++) {                                                      \
+            const T *x = (const T *)j->x + p * j->H * W;                                       \
+            T *y = (T *)j->y + p * OH * OW;                                                    \
+            int64_t *ix = j->idx + p * OH * OW;                                                \
+            for (int64_t oh = 0; oh < OH; oh++, y += OW, ix += OW) {                           \
+                if (j->fast2x2) {                                                              \
+                    ct__pool_max2x2_##S(x + 2 * oh * W, W, y, ix, OW, 2 * oh * W);             \
+                    continue;                                                                  \
+                }                                                                              \
+                for (int64_t ow = 0; ow < OW; ow++) {                                          \
+                    int64_t mi = j->hs[oh] * W + j->ws[ow];                                    \
+                    T mv = -(T)INFINITY;                                                       \
+                    for (int64_t h = j->hs[oh]; h < j->he[oh]; h += j->dh) {                   \
+                        for (int64_t w = j->ws[ow]; w < j->we[ow]; w += j->dw) {               \
+                            T v = x[h * W + w];                                                \
+                            if (v > mv || v != v) {                                            \
+                                mv = v;                                                        \
+                                mi = h * W + w;                                                \
+                            }                                                                  \
+                        }                                                                      \
+                    }                                                                          \
+                    y[ow] = mv;                                                                \
+                    ix[ow] = mi;                                                               \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    /* v over the divisor of output (oh, ow) */                                              \
+    static inline T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t oh, int64_t ow)       \
+    {                                                                                          \
+        if (j->seq_div) {                                                                      \
+            return v / (T)j->hc[oh] / (T)j->wc[ow];                                            \
+        }                                                                                      \
+        return v / (T)(j->divisor ? j->divisor : j->hc[oh] * j->wc[ow]);                       \
+    }                                                                                          \
+    /* planes [b, e): y = the window's sum over its divisor (0 for an empty window) */        \
+    static void ct__pool_avg_##S(int64_t b, int64_t e, void *ctx)                              \
+    {                                                                                          \
+        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
+        int64_t W = j->W, OH = j->OH, OW = j->OW;                                              \
+        for (int64_t p = b; p < e; p++) {                                                      \
+            const T *x = (const T *)j->x + p * j->H * W;                                       \
+            T *y = (T *)j->y + p * OH * OW;                                                    \
+            for (int64_t oh = 0; oh < OH; oh++) {                                              \
+                for (int64_t ow = 0; ow < OW; ow++) {                                          \
+                    T sum = 0;                                                                 \
+                    for (int64_t h = j->hs[oh]; h < j->he[oh]; h++) {                          \
+                        for (int64_t w = j->ws[ow]; w < j->we[ow]; w++) {                      \
+                            sum += x[h * W + w];                                               \
+                        }                                                                      \
+                    }                                                                          \
+                    bool empty = j->he[oh] <= j->hs[oh] || j->we[ow] <= j->ws[ow];             \
+                    y[oh * OW + ow] = empty ? (T)0 : ct__pool_div_##S(j, sum, oh, ow);         \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    /* planes [b, e): gx = each output's gradient over its divisor, spread over its window */ \
+    static void ct__pool_avg_bw_##S(int64_t b, int64_t e, void *ctx)                           \
+    {                                                                                          \
+        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
+        int64_t W = j->W, OH = j->OH, OW = j->OW;                                              \
+        for (int64_t p = b; p < e; p++) {                                                      \
+            const T *g = (const T *)j->g + p * OH * OW;                                        \
+            T *gx = (T *)j->gx + p * j->H * W;                                                 \
+            memset(gx, 0, sizeof(T) * (size_t)(j->H * W));                                    \
+            for (int64_t oh = 0; oh < OH; oh++) {                                              \
+                for (int64_t ow = 0; ow < OW; ow++) {                                          \
+                    T delta = ct__pool_div_##S(j, g[oh * OW + ow], oh, ow);                    \
+                    for (int64_t h = j->hs[oh]; h < j->he[oh]; h++) {                          \
+                        for (int64_t w = j->ws[ow]; w < j->we[ow]; w++) {                      \
+                            gx[h * W + w] += delta;                                            \
+                        }                                                                      \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    /* planes [b, e): gx[idx] += g, in output order */                                        \
+    static void ct__pool_max_bw_##S(int64_t b, int64_t e, void *ctx)                           \
+    {                                                                                          \
+        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
+        int64_t HW = j->H * j->W, O = j->OH * j->OW;                                           \
+        for (int64_t p = b; p < e; p++) {                                                      \
+            const T *g = (const T *)j->g + p * O;                                              \
+            const int64_t *ix = j->idx + p * O;                                                \
+            T *gx = (T *)j->gx + p * HW;                                                       \
+            memset(gx, 0, sizeof(T) * (size_t)HW);                                             \
+            for (int64_t o = 0; o < O; o++) {                                                  \
+                gx[ix[o]] += g[o];                                                             \
+            }                                                                                  \
+        }                                                                                      \
+    }
+CT__POOL_KERNELS(float, f32)
+CT__POOL_KERNELS(double, f64)
+#undef CT__POOL_KERNELS
+CT__VECTORIZE_END
+
+/* The windows of axis a (input size n) into st, en, cnt for each output position. */
+static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t *st,
+                          int64_t *en, int64_t *cnt)
+{
+    int64_t out = gi[CT__PG_OUT + a], k = gi[CT__PG_K + a], s = gi[CT__PG_S + a];
+    int64_t p = gi[CT__PG_P + a], d = gi[CT__PG_D + a];
+    for (int64_t o = 0; o < out; o++) {
+        if (kind == CT__POOL_ADAPTIVE_AVG || kind == CT__POOL_ADAPTIVE_MAX) {
+            st[o] = o * n / out; /* [floor(o * n / out), ceil((o + 1) * n / out)) */
+            en[o] = ((o + 1) * n + out - 1) / out;
+            cnt[o] = en[o] - st[o];
+        } else if (kind == CT__POOL_MAX) {
+            int64_t s0 = o * s - p;
+            en[o] = s0 + (k - 1) * d + 1 < n ? s0 + (k - 1) * d + 1 : n;
+            while (s0 < 0) {
+                s0 += d;
+            }
+            st[o] = s0;
+            cnt[o] = 1;
+        } else {
+            int64_t s0 = o * s - p, e0 = s0 + k < n + p ? s0 + k : n + p;
+            st[o] = s0 > 0 ? s0 : 0;
+            en[o] = e0 < n ? e0 : n;
+            cnt[o] = gi[CT__PG_CIP] ? e0 - s0 : en[o] - st[o];
+        }
+    }
+}
+
+/* The job over self's planes for the geometry gi (c->state); *tables must be freed. */
+static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job *j,
+                              int64_t **tables)
+{
+    const int64_t *gi = (const int64_t *)c->state;
+    int kind = c->op->variant, nd = self->ndim;
+    memset(j, 0, sizeof *j);
+    j->H = self->sizes[nd - 2];
+    j->W = self->sizes[nd - 1];
+    j->OH = gi[CT__PG_OUT];
+    j->OW = gi[CT__PG_OUT + 1];
+    int64_t *t = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(3 * (j->OH + j->OW) + 1));
+    if (!t) {
+        ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+        return false;
+    }
+    ct__pool_axis(kind, gi, 0, j->H, t, t + j->OH, t + 2 * j->OH);
+    int64_t *tw = t + 3 * j->OH;
+    ct__pool_axis(kind, gi, 1, j->W, tw, tw + j->OW, tw + 2 * j->OW);
+    j->hs = t;
+    j->he = t + j->OH;
+    j->hc = t + 2 * j->OH;
+    j->ws = tw;
+    j->we = tw + j->OW;
+    j->wc = tw + 2 * j->OW;
+    bool max = kind == CT__POOL_MAX;
+    j->dh = max ? gi[CT__PG_D] : 1;
+    j->dw = max ? gi[CT__PG_D + 1] : 1;
+    j->divisor = kind == CT__POOL_AVG ? gi[CT__PG_DIV] : 0;
+    j->seq_div = kind == CT__POOL_ADAPTIVE_AVG;
+    j->fast2x2 = max && gi[CT__PG_K] == 2 && gi[CT__PG_K + 1] == 2 && gi[CT__PG_S] == 2 &&
+                 gi[CT__PG_S + 1] == 2 && !gi[CT__PG_P] && !gi[CT__PG_P + 1] &&
+                 j->dh == 1 && j->dw == 1 && 2 * j->OH <= j->H && 2 * j->OW <= j->W;
+    *tables = t;
+    return true;
+}
+
+/* t itself when contiguous, else a contiguous copy (a reference either way). */
+static ct_tensor *ct__pool_contig(const char *fn, const ct_tensor *t)
+{
+    if (ct_is_contiguous(t)) {
+        return ct_retain((ct_tensor *)(uintptr_t)t);
+    }
+    ct_tensor *x = ct__tensor_new(fn, t->sizes, t->ndim, t->dtype);
+    if (x) {
+        ct__copy_kernel(x, t);
+    }
+    return x;
+}
+
+/* Runs fn over the planes of self (P = numel / (H * W)) in chunks of about CT__GRAIN. */
+static void ct__pool_planes(const ct_tensor *self, ct__pool_job *j,
+                            void (*fn)(int64_t, int64_t, void *))
+{
+    int64_t per = j->H * j->W + j->OH * j->OW + 1;
+    int64_t hw = j->H * j->W, planes = hw > 0 ? ct_numel(self) / hw : 0;
+    ct__parallel_for(planes, CT__GRAIN / per + 1, fn, j);
+}
+
+/* Forward: input self -> outputs (values, and indices for max). */
+static ct_status ct__pool_kernel(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[0];
+    ct__pool_job j;
+    int64_t *tables;
+    if (!ct__pool_job_init(c, self, &j, &tables)) {
+        return ct_error_code();
+    }
+    ct_tensor *x = ct__pool_contig(c->fn, self);
+    if (!x) {
+        ct__free(tables);
+        return ct_error_code();
+    }
+    bool f32 = c->dtype == CT_FLOAT32, max = c->n_outputs > 1;
+    j.x = ct__data(x);
+    j.y = ct__data(c->outputs[0]);
+    j.idx = max ? (int64_t *)(void *)ct__data(c->outputs[1]) : NULL;
+    ct__pool_planes(self, &j, max ? (f32 ? ct__pool_max_f32 : ct__pool_max_f64)
+                                  : (f32 ? ct__pool_avg_f32 : ct__pool_avg_f64));
+    ct__release(x);
+    ct__free(tables);
+    return CT_OK;
+}
+
+/* Backward: inputs grad_output, self (and indices for max) -> the gradient of self. */
+static ct_status ct__pool_bw_kernel(ct_op_call *c)
+{
+    const ct_tensor *self = c->inputs[1];
+    ct__pool_job j;
+    int64_t *tables;
+    if (!ct__pool_job_init(c, self, &j, &tables)) {
+        return ct_error_code();
+    }
+    bool f32 = c->dtype == CT_FLOAT32, max = c->n_inputs > 2;
+    ct_tensor *g = ct__pool_contig(c->fn, c->inputs[0]);
+    ct_tensor *ix = max && g ? ct__pool_contig(c->fn, c->inputs[2]) : NULL;
+    if (g && (ix || !max)) {
+        j.g = ct__data(g);
+        j.gx = ct__data(c->outputs[0]);
+        j.idx = ix ? (int64_t *)(void *)ct__data(ix) : NULL;
+        ct__pool_planes(self, &j, max ? (f32 ? ct__pool_max_bw_f32 : ct__pool_max_bw_f64)
+                                      : (f32 ? ct__pool_avg_bw_f32 : ct__pool_avg_bw_f64));
+    }
+    ct__release(g);
+    ct__release(ix);
+    ct__free(tables);
+    return g && (ix || !max) ? CT_OK : ct_error_code();
+}
+
+/* ---- meta ------------------------------------------------------------------------------ */
+/* Reads the schema's attributes into the geometry ints gi (c->state). */
+static void ct__pool_read_attrs(const ct_op_call *c, int64_t *gi)
+{
+    int kind = c->op->variant;
+    memset(gi, 0, sizeof(int64_t) * CT__PG_N);
+    gi[CT__PG_D] = gi[CT__PG_D + 1] = 1;
+    if (kind == CT__POOL_MAX || kind == CT__POOL_AVG) {
+        for (int a = 0; a < 2; a++) {
+            gi[CT__PG_K + a] = c->attrs[0].ints[a];
+            gi[CT__PG_S + a] = c->attrs[1].ints[a];
+            gi[CT__PG_P + a] = c->attrs[2].ints[a];
+        }
+    }
+    if (kind == CT__POOL_MAX) {
+        gi[CT__PG_D] = c->attrs[3].ints[0];
+        gi[CT__PG_D + 1] = c->attrs[3].ints[1];
+        gi[CT__PG_CEIL] = c->attrs[4].i;
+    } else if (kind == CT__POOL_AVG) {
+        gi[CT__PG_CEIL] = c->attrs[3].i;
+        gi[CT__PG_CIP] = c->attrs[4].i;
+        gi[CT__PG_DIV] = c->attrs[5].i;
+    } else if (c->n_attrs) {
+        gi[CT__PG_OUT] = c->attrs[0].ints[0];
+        gi[CT__PG_OUT + 1] = c->attrs[0].ints[1];
+    }
+}
+
+/* PyTorch's pooling_output_shape with its checks: the output size of one axis. */
+static bool ct__pool_out_size(const char *fn, int64_t n, const int64_t *gi, int a, int64_t *out)
+{
+    int64_t k = gi[CT__PG_K + a], s = gi[CT__PG_S + a], p = gi[CT__PG_P + a];
+    int64_t d = gi[CT__PG_D + a];
+    if (s == 0) {
+        ct__fail(CT_ERR_VALUE, fn, "stride should not be zero");
+        return false;
+    }
+    if (p < 0) {
+        ct__fail(CT_ERR_VALUE, fn, "pad must be non-negative, but got pad: %lld", (long long)p);
+        return false;
+    }
+    if (p > ((k - 1) * d + 1) / 2) {
+        ct__fail(CT_ERR_VALUE, fn, "pad should be at most half of effective kernel size, but got "
+                 "pad=%lld, kernel_size=%lld and dilation=%lld", (long long)p, (long long)k,
+                 (long long)d);
+        return false;
+    }
+    int64_t num = n + 2 * p - d * (k - 1) - 1 + (gi[CT__PG_CEIL] ? s - 1 : 0);
+    int64_t q = num / s - ((num % s != 0) && ((num < 0) != (s < 0)));
+    *out = q + 1;
+    if (gi[CT__PG_CEIL] && q * s >= n + p) {
+        --*out;
+    }
+    return true;
+}
+
+/* PyTorch's pool2d_shape_check of input t (3-D or 4-D... or more for avg_pool2d). */
+static bool ct__pool_shape_check(const char *fn, const ct_tensor *t, const int64_t *gi)
+{
+    const int64_t *k = gi + CT__PG_K, *s = gi + CT__PG_S, *p = gi + CT__PG_P, *d = gi + CT__PG_D;
+    const int64_t *o = gi + CT__PG_OUT, *sz = t->sizes;
+    int nd = t->ndim;
+    char buf[128];
+    if (k[0] <= 0 || k[1] <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "kernel size should be greater than zero, but got kH: %lld "
+                 "kW: %lld", (long long)k[0], (long long)k[1]);
+        return false;
+    }
+    if (s[0] <= 0 || s[1] <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "stride should be greater than zero, but got dH: %lld dW: "
+                 "%lld", (long long)s[0], (long long)s[1]);
+        return false;
+    }
+    if (d[0] <= 0 || d[1] <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "dilation should be greater than zero, but got dilationH: "
+                 "%lld dilationW: %lld", (long long)d[0], (long long)d[1]);
+        return false;
+    }
+    bool valid = sz[1] != 0 && sz[2] != 0;
+    if (!((nd == 3 && sz[0] != 0 && valid) || (nd == 4 && valid && sz[3] != 0))) {
+        ct__fail(CT_ERR_SHAPE, fn, "Expected 3D or 4D (batch mode) tensor with optional 0 dim "
+                 "batch size for input, but got:%s", ct__shape_str(sz, nd, buf, sizeof buf));
+        return false;
+    }
+    if (k[1] / 2 < p[1] || k[0] / 2 < p[0]) {
+        ct__fail(CT_ERR_VALUE, fn, "pad should be smaller than or equal to half of kernel size, "
+                 "but got padW = %lld, padH = %lld, kW = %lld, kH = %lld", (long long)p[1],
+                 (long long)p[0], (long long)k[1], (long long)k[0]);
+        return false;
+    }
+    if (o[0] < 1 || o[1] < 1) {
+        ct__fail(CT_ERR_SHAPE, fn, "Given input size: (%lldx%lldx%lld). Calculated output size: "
+                 "(%lldx%lldx%lld). Output size is too small", (long long)sz[nd - 3],
+                 (long long)sz[nd - 2], (long long)sz[nd - 1], (long long)sz[nd - 3],
+                 (long long)o[0], (long long)o[1]);
+        return false;
+    }
+    return true;
+}
+
+/* The outputs: t's leading dims, then the output size; values in t's dtype, and the int64
+   indices when indices. */
+static bool ct__pool_outputs(ct_op_call *c, const ct_tensor *t, const int64_t *gi, bool indices)
+{
+    int64_t s[CT_MAX_DIMS];
+    memcpy(s, t->sizes, sizeof s);
+    s[t->ndim - 2] = gi[CT__PG_OUT];
+    s[t->ndim - 1] = gi[CT__PG_OUT + 1];
+    c->dtype = t->dtype;
+    return ct__op_output(c, s, t->ndim, t->dtype) &&
+           (!indices || ct__op_output(c, s, t->ndim, CT_INT64));
+}
+
+/* max_pool2d_with_indices and avg_pool2d (PyTorch's meta: output sizes, then the checks). */
+static bool ct__pool_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t *gi = (int64_t *)c->state;
+    bool max = c->op->variant == CT__POOL_MAX;
+    ct__pool_read_attrs(c, gi);
+    if (max && t->ndim != 3 && t->ndim != 4) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "non-empty 3D or 4D (batch mode) tensor expected for input");
+        return false;
+    }
+    if (t->ndim < 3) {
+        return ct__wrap_dim(c->fn, -3, t->ndim) >= 0;
+    }
+    return ct__pool_out_size(c->fn, t->sizes[t->ndim - 2], gi, 0, &gi[CT__PG_OUT]) &&
+           ct__pool_out_size(c->fn, t->sizes[t->ndim - 1], gi, 1, &gi[CT__PG_OUT + 1]) &&
+           ct__pool_shape_check(c->fn, t, gi) && ct__pool_outputs(c, t, gi, max);
+}
+
+/* _adaptive_avg_pool2d and adaptive_max_pool2d. */
+static bool ct__adaptive_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t *gi = (int64_t *)c->state;
+    bool max = c->op->variant == CT__POOL_ADAPTIVE_MAX;
+    const char *name = max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d";
+    char buf[128];
+    ct__pool_read_attrs(c, gi);
+    if (t->ndim != 3 && t->ndim != 4) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "%s(): Expected 3D or 4D tensor, but got%s %s", name,
+                 max ? ":" : "", ct__shape_str(t->sizes, t->ndim, buf, sizeof buf));
+        return false;
+    }
+    for (int d = max ? 1 : t->ndim - 2; d < t->ndim; d++) {
+        if (t->sizes[d] == 0) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "%s(): Expected input to have non-zero size for "
+                     "non-batch dimensions, but input has sizes %s with dimension %d being empty",
+                     name, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+            return false;
+        }
+    }
+    if (gi[CT__PG_OUT] < 0 || gi[CT__PG_OUT + 1] < 0) {
+        int64_t s[CT_MAX_DIMS];
+        memcpy(s, t->sizes, sizeof s);
+        s[t->ndim - 2] = gi[CT__PG_OUT];
+        s[t->ndim - 1] = gi[CT__PG_OUT + 1];
+        ct__fail(CT_ERR_VALUE, c->fn, "Trying to create tensor with negative dimension %lld: %s",
+                 (long long)(s[t->ndim - 2] < 0 ? s[t->ndim - 2] : s[t->ndim - 1]),
+                 ct__shape_str(s, t->ndim, buf, sizeof buf));
+        return false;
+    }
+    return ct__pool_outputs(c, t, gi, max);
+}
+
+/* The backward ops: grad_output (the forward's output shape), self -> self's shape. */
+static bool ct__pool_bw_meta(ct_op_call *c)
+{
+    const ct_tensor *go = c->inputs[0], *self = c->inputs[1];
+    int64_t *gi = (int64_t *)c->state;
+    int kind = c->op->variant, nd = self->ndim;
+    ct__pool_read_attrs(c, gi);
+    bool ok = go->ndim == nd && nd >= 2;
+    if (ok && (kind == CT__POOL_MAX || kind == CT__POOL_AVG)) {
+        ok = ct__pool_out_size(c->fn, self->sizes[nd - 2], gi, 0, &gi[CT__PG_OUT]) &&
+             ct__pool_out_size(c->fn, self->sizes[nd - 1], gi, 1, &gi[CT__PG_OUT + 1]);
+    } else if (ok) {
+        gi[CT__PG_OUT] = go->sizes[nd - 2];
+        gi[CT__PG_OUT + 1] = go->sizes[nd - 1];
+    }
+    for (int d = 0; ok && d < nd; d++) {
+        ok = go->sizes[d] == (d < nd - 2 ? self->sizes[d] : gi[CT__PG_OUT + d - (nd - 2)]);
+    }
+    if (!ok) {
+        char b1[128], b2[128];
+        ct__fail(CT_ERR_SHAPE, c->fn, "grad_output of shape %s does not match the pooling of "
+                 "input %s", ct__shape_str(go->sizes, go->ndim, b1, sizeof b1),
+                 ct__shape_str(self->sizes, nd, b2, sizeof b2));
+        return false;
+    }
+    c->dtype = go->dtype;
+    return ct__op_output(c, self->sizes, nd, go->dtype) != NULL;
+}
+
+/* ---- autograd ---------------------------------------------------------------------------- */
+static ct_tensor *ct__pool_call(int kind, const char *fn, const ct_tensor *x, const int64_t *gi,
+                                ct_tensor **indices);
+static ct_tensor *ct__pool_bw_call(int kind, const ct_tensor *g, const ct_tensor *self,
+                                   const ct_tensor *indices, const int64_t *gi);
+
+/* Saves self, the indices (max) and the geometry ints. */
+static void ct__pool_record(ct_node *n, const ct_op_call *c)
+{
+    memcpy(n->i, c->state, sizeof(int64_t) * CT__PG_N);
+    ct__save(n, c->inputs[0]);
+    ct__save(n, c->n_outputs > 1 ? c->outputs[1] : NULL); /* no history */
+}
+
+/* The backward ops' own derivative: linear in grad_output (PyTorch's formulas): the forward
+   pooling of the gradient's gradient for averages, its values at the indices for maxima. */
+static void ct__pool_bw_record(ct_node *n, const ct_op_call *c)
+{
+    memcpy(n->i, c->state, sizeof(int64_t) * CT__PG_N);
+    ct__save(n, c->n_inputs > 2 ? c->inputs[2] : NULL);
+}
+
+static void ct__max_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
+{
+    const ct_tensor *ix = ct__saved(n, 0);
+    if (ct__needs_grad(n, 0) && ix) {
+        ct_tensor *v = ct_gather(ct_flatten(gg, -2, -1), -1, ct_flatten(ix, -2, -1));
+        gi[0] = ct_view_as(v, ix);
+    }
+}
+
+static void ct__avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
+{
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct__pool_call(CT__POOL_AVG, "ct_avg_pool2d_backward", gg, n->i, NULL);
+    }
+}
+
+static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
+{
+    if (ct__needs_grad(n, 0)) {
+        gi[0] = ct__pool_call(CT__POOL_ADAPTIVE_AVG, "ct_adaptive_avg_pool2d_backward", gg,
+                              n->i, NULL);
+    }
+}
+
+#define CT__POOL_OP(NAME, OP, SCHEMA, API, VARIANT, META, KERNEL, NODE, BW, RECORD)            \
+    static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
+                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, BW, 0u, RECORD,    \
+                               NULL};
+CT__POOL_OP(ct__op_max_pool2d_bw, "aten::max_pool2d_with_indices_backward",
+            "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] "
+            "kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor "
+            "indices) -> Tensor", "ct_backward (max_pool2d)", CT__POOL_MAX,
+            ct__pool_bw_meta, ct__pool_bw_kernel, "MaxPool2DWithIndicesBackwardBackward0",
+            ct__max_bw_backward, ct__pool_bw_record)
+CT__POOL_OP(ct__op_avg_pool2d_bw, "aten::avg_pool2d_backward", "avg_pool2d_backward(Tensor "
+            "grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool "
+            "ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", "ct_backward (avg_pool2d)", CT__POOL_AVG,
+            ct__pool_bw_meta, ct__pool_bw_kernel, "AvgPool2DBackwardBackward0",
+            ct__avg_bw_backward, ct__pool_bw_record)
+CT__POOL_OP(ct__op_adaptive_avg_pool2d_bw, "aten::_adaptive_avg_pool2d_backward",
+            "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", "ct_backward (adaptive_avg_pool2d)",
+            CT__POOL_ADAPTIVE_AVG, ct__pool_bw_meta, ct__pool_bw_kernel,
+            "AdaptiveAvgPool2DBackwardBackward0", ct__adaptive_avg_bw_backward,
+            ct__pool_bw_record)
+CT__POOL_OP(ct__op_adaptive_max_pool2d_bw, "aten::adaptive_max_pool2d_backward",
+            "adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> "
+            "Tensor", "ct_backward (adaptive_max_pool2d)",
+            CT__POOL_ADAPTIVE_MAX, ct__pool_bw_meta, ct__pool_bw_kernel,
+            "AdaptiveMaxPool2DBackwardBackward0", ct__max_bw_backward, ct__pool_bw_record)
+
+#define CT__POOL_BACKWARD(FN, KIND)                                                             \
+    static void FN(ct_node *n, const ct_tensor *g, ct_tensor **gi)                             \
+    {                                                                                          \
+        gi[0] = ct__pool_bw_call(KIND, g, ct__saved(n, 0), ct__saved(n, 1), n->i);             \
+    }
+CT__POOL_BACKWARD(ct__max_pool2d_backward, CT__POOL_MAX)
+CT__POOL_BACKWARD(ct__avg_pool2d_backward, CT__POOL_AVG)
+CT__POOL_BACKWARD(ct__adaptive_avg_pool2d_backward, CT__POOL_ADAPTIVE_AVG)
+CT__POOL_BACKWARD(ct__adaptive_max_pool2d_backward, CT__POOL_ADAPTIVE_MAX)
+#undef CT__POOL_BACKWARD
+
+CT__POOL_OP(ct__op_max_pool2d, "aten::max_pool2d_with_indices", "max_pool2d_with_indices("
+            "Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] "
+            "dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", "ct_max_pool2d ct_max_pool2d_with_indices "
+            "ct_max_pool1d", CT__POOL_MAX, ct__pool_meta, ct__pool_kernel,
+            "MaxPool2DWithIndicesBackward0", ct__max_pool2d_backward, ct__pool_record)
+CT__POOL_OP(ct__op_avg_pool2d, "aten::avg_pool2d", "avg_pool2d(Tensor self, int[2] "
+            "kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool "
+            "count_include_pad=True, int? divisor_override=None) -> Tensor", "ct_avg_pool2d ct_avg_pool1d", CT__POOL_AVG,
+            ct__pool_meta, ct__pool_kernel, "AvgPool2DBackward0", ct__avg_pool2d_backward,
+            ct__pool_record)
+CT__POOL_OP(ct__op_adaptive_avg_pool2d_impl, "aten::_adaptive_avg_pool2d",
+            "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", "ct_adaptive_avg_pool2d "
+            "ct_adaptive_avg_pool1d", CT__POOL_ADAPTIVE_AVG, ct__adaptive_meta, ct__pool_kernel,
+            "AdaptiveAvgPool2DBackward0", ct__adaptive_avg_pool2d_backward, ct__pool_record)
+CT__POOL_OP(ct__op_adaptive_max_pool2d, "aten::adaptive_max_pool2d",
+            "adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", "ct_adaptive_max_pool2d",
+            CT__POOL_ADAPTIVE_MAX, ct__adaptive_meta, ct__pool_kernel,
+            "AdaptiveMaxPool2DBackward0", ct__adaptive_max_pool2d_backward, ct__pool_record)
+#undef CT__POOL_OP
+
+static const ct_op *const ct__pool_fwd_ops[4] = {&ct__op_max_pool2d, &ct__op_avg_pool2d,
+                                                  &ct__op_adaptive_avg_pool2d_impl,
+                                                  &ct__op_adaptive_max_pool2d};
+static const ct_op *const ct__pool_bw_ops[4] = {&ct__op_max_pool2d_bw, &ct__op_avg_pool2d_bw,
+                                                 &ct__op_adaptive_avg_pool2d_bw,
+                                                 &ct__op_adaptive_max_pool2d_bw};
+
+/* Appends the schema's attributes of a kind from the geometry ints gi. */
+static void ct__pool_attrs(ct_op_call *c, int kind, const int64_t *gi, bool backward)
+{
+    if (kind == CT__POOL_MAX || kind == CT__POOL_AVG) {
+        ct__call_ints(c, gi + CT__PG_K, 2);
+        ct__call_ints(c, gi + CT__PG_S, 2);
+        ct__call_ints(c, gi + CT__PG_P, 2);
+        if (kind == CT__POOL_MAX) {
+            ct__call_ints(c, gi + CT__PG_D, 2);
+            ct__call_i(c, gi[CT__PG_CEIL]);
+        } else {
+            ct__call_i(c, gi[CT__PG_CEIL]);
+            ct__call_i(c, gi[CT__PG_CIP]);
+            ct__call_i(c, gi[CT__PG_DIV]);
+        }
+    } else if (!backward) {
+        ct__call_ints(c, gi + CT__PG_OUT, 2);
+    }
+}
+
+/* The forward op of kind on x; *indices (if indices) receives max's indices. */
+static ct_tensor *ct__pool_call(int kind, const char *fn, const ct_tensor *x, const int64_t *gi,
+                                ct_tensor **indices)
+{
+    const ct_tensor *in[1] = {x};
+    int64_t geom[CT__PG_N];
+    ct_op_call c;
+    ct__call_init(&c, ct__pool_fwd_ops[kind], fn, in, 1);
+    c.state = geom;
+    ct__pool_attrs(&c, kind, gi, false);
+    ct_tensor *y = ct__dispatch(&c);
+    if (indices) {
+        *indices = y ? c.outputs[1] : NULL;
+    } else if (y && c.n_outputs > 1) {
+        ct_free(c.outputs[1]);
+    }
+    return y;
+}
+
+/* The backward op of kind: the gradient of self from the output's gradient g. */
+static ct_tensor *ct__pool_bw_call(int kind, const ct_tensor *g, const ct_tensor *self,
+                                   const ct_tensor *indices, const int64_t *gi)
+{
+    bool max = kind == CT__POOL_MAX || kind == CT__POOL_ADAPTIVE_MAX;
+    if (!self || (max && !indices)) {
+        return NULL; /* ct__saved recorded the error */
+    }
+    const ct_tensor *in[3] = {g, self, indices};
+    int64_t geom[CT__PG_N];
+    ct_op_call c;
+    ct__call_init(&c, ct__pool_bw_ops[kind], "ct_backward", in, max ? 3 : 2);
+    c.state = geom;
+    ct__pool_attrs(&c, kind, gi, true);
+    return ct__dispatch(&c);
+}
+
+/* ---- the 1-D ops and adaptive_avg_pool2d: composites ------------------------------------ */
+/* max_pool1d's checks (PyTorch's check_max_pool1d); attributes as its schema. */
+static bool ct__max_pool1d_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const char *fn = c->fn;
+    int64_t k = c->attrs[0].ints[0], s = c->attrs[1].ints[0], p = c->attrs[2].ints[0];
+    int64_t d = c->attrs[3].ints[0];
+    char buf[128];
+    if (!((t->ndim == 2 && t->sizes[0] && t->sizes[1]) ||
+          (t->ndim == 3 && t->sizes[1] && t->sizes[2]))) {
+        ct__fail(CT_ERR_SHAPE, fn, "max_pool1d: Expected 2D or 3D (batch mode) tensor with "
+                 "optional 0 dim batch size for input, but got:%s",
+                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf));
+        return false;
+    }
+    const char *what = k <= 0 ? "kernel_size must be greater than zero"
+                       : s <= 0 ? "stride must be greater than zero"
+                       : p < 0 ? "padding must be non-negative" : NULL;
+    if (what) {
+        ct__fail(CT_ERR_VALUE, fn, "max_pool1d() %s, but got %lld", what,
+                 (long long)(k <= 0 ? k : s <= 0 ? s : p));
+        return false;
+    }
+    if (p > k / 2) {
+        ct__fail(CT_ERR_VALUE, fn, "max_pool1d() padding should be at most half of kernel size, "
+                 "but got padding=%lld and kernel_size=%lld", (long long)p, (long long)k);
+        return false;
+    }
+    if (d <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "max_pool1d() dilation must be greater than zero, but got %lld",
+                 (long long)d);
+        return false;
+    }
+    int64_t gi[CT__PG_N] = {0};
+    gi[CT__PG_K] = k;
+    gi[CT__PG_S] = s;
+    gi[CT__PG_P] = p;
+    gi[CT__PG_D] = d;
+    gi[CT__PG_CEIL] = c->attrs[4].i;
+    int64_t ow = 0;
+    if (!ct__pool_out_size(fn, t->sizes[t->ndim - 1], gi, 0, &ow)) {
+        return false;
+    }
+    if (ow <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "max_pool1d() Invalid computed output size: %lld",
+                 (long long)ow);
+        return false;
+    }
+    return true;
+}
+
+/* avg_pool1d / adaptive_avg_pool1d: PyTorch's checkDimRange(2, 4). */
+static bool ct__pool1d_meta(ct_op_call *c)
+{
+    if (c->inputs[0]->ndim < 2 || c->inputs[0]->ndim > 3) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Expected 2 to 3 dimensions, but got %d-dimensional tensor "
+                 "for argument #1 'self' (while checking arguments for %s)", c->inputs[0]->ndim,
+                 c->op->variant == CT__POOL_AVG ? "avg_pool1d" : "adaptive_avg_pool1d");
+        return false;
+    }
+    return true;
+}
+
+/* adaptive_avg_pool2d: PyTorch's output-size check. */
+static bool ct__adaptive_avg_meta(ct_op_call *c)
+{
+    const int64_t *o = c->attrs[0].ints;
+    if (o[0] < 0 || o[1] < 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "adaptive_avg_pool2d: elements of output_size must be "
+                 "greater than or equal to 0 but received {%lld, %lld}", (long long)o[0],
+                 (long long)o[1]);
+        return false;
+    }
+    return true;
+}
+
+/* Output (1, 1): the mean over H and W, as PyTorch; else _adaptive_avg_pool2d. */
+static ct_tensor *ct__adaptive_avg(const char *fn, const ct_tensor *x, const int64_t *out)
+{
+    if (out[0] == 1 && out[1] == 1) {
+        return ct_unsqueeze(ct_mean_dim(ct_flatten(x, -2, -1), -1, true), -1);
+    }
+    int64_t gi[CT__PG_N] = {0};
+    gi[CT__PG_OUT] = out[0];
+    gi[CT__PG_OUT + 1] = out[1];
+    return ct__pool_call(CT__POOL_ADAPTIVE_AVG, fn, x, gi, NULL);
+}
+
+static ct_status ct__adaptive_avg_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct__adaptive_avg(c->fn, c->inputs[0], c->attrs[0].ints));
+}
+
+#define CT__POOL_COMPOSITE(NAME, OP, SCHEMA, API, VARIANT, META, FN)                            \
+    static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
+                               NULL, META, CT__K_NONE, FN, NULL, NULL, 0u, NULL, NULL};
+CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool2d, "aten::adaptive_avg_pool2d",
+                   "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
+                   "ct_adaptive_avg_pool2d ct_adaptive_avg_pool1d", CT__POOL_ADAPTIVE_AVG,
+                   ct__adaptive_avg_meta, ct__adaptive_avg_composite)
+
+/* adaptive_avg_pool2d of x to out (the public function, and the 1-D one's). */
+static ct_tensor *ct__adaptive_avg_call(const char *fn, const ct_tensor *x, const int64_t *out)
+{
+    const ct_tensor *in[1] = {x};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_adaptive_avg_pool2d, fn, in, 1);
+    ct__call_ints(&c, out, 2);
+    return ct__dispatch(&c);
+}
+
+/* The 1-D ops on input unsqueezed at -2, as 2-D ops with a unit height. */
+static ct_status ct__pool1d_composite(ct_op_call *c)
+{
+    int kind = c->op->variant;
+    ct_scope_begin();
+    ct_tensor *x = ct_unsqueeze(c->inputs[0], -2), *y;
+    if (kind == CT__POOL_ADAPTIVE_AVG) {
+        int64_t out[2] = {1, c->attrs[0].ints[0]};
+        y = ct__adaptive_avg_call(c->fn, x, out);
+    } else {
+        int64_t gi[CT__PG_N] = {0};
+        gi[CT__PG_K] = gi[CT__PG_S] = gi[CT__PG_D] = gi[CT__PG_D + 1] = 1;
+        gi[CT__PG_K + 1] = c->attrs[0].ints[0];
+        gi[CT__PG_S + 1] = c->attrs[1].ints[0];
+        gi[CT__PG_P + 1] = c->attrs[2].ints[0];
+        if (kind == CT__POOL_MAX) {
+            gi[CT__PG_D + 1] = c->attrs[3].ints[0];
+            gi[CT__PG_CEIL] = c->attrs[4].i;
+        } else {
+            gi[CT__PG_CEIL] = c->attrs[3].i;
+            gi[CT__PG_CIP] = c->attrs[4].i;
+        }
+        y = ct__pool_call(kind, c->fn, x, gi, NULL);
+    }
+    return ct__composite_end(c, ct_squeeze_dim(y, -2));
+}
+
+CT__POOL_COMPOSITE(ct__op_max_pool1d, "aten::max_pool1d", "max_pool1d(Tensor self, int[1] "
+                   "kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool "
+                   "ceil_mode=False) -> Tensor", "ct_max_pool1d", CT__POOL_MAX,
+                   ct__max_pool1d_meta, ct__pool1d_composite)
+CT__POOL_COMPOSITE(ct__op_avg_pool1d, "aten::avg_pool1d", "avg_pool1d(Tensor self, int[1] "
+                   "kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool "
+                   "count_include_pad=True) -> Tensor", "ct_avg_pool1d", CT__POOL_AVG,
+                   ct__pool1d_meta, ct__pool1d_composite)
+CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d",
+                   "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
+                   "ct_adaptive_avg_pool1d", CT__POOL_ADAPTIVE_AVG, ct__pool1d_meta,
+                   ct__pool1d_composite)
+#undef CT__POOL_COMPOSITE
+
+/* ---- public functions --------------------------------------------------------------------- */
+ct_max_pool2d_opts ct_max_pool2d_defaults(void)
+{
+    ct_max_pool2d_opts o;
+    memset(&o, 0, sizeof o);
+    o.dilation[0] = o.dilation[1] = 1;
+    return o;
+}
+
+ct_avg_pool2d_opts ct_avg_pool2d_defaults(void)
+{
+    ct_avg_pool2d_opts o;
+    memset(&o, 0, sizeof o);
+    o.count_include_pad = true;
+    return o;
+}
+
+/* The geometry ints of a 2-D max (mo) or average (ao) pooling; stride {0, 0}: the kernel. */
+static void ct__pool_geom(const int64_t *k, const ct_max_pool2d_opts *mo,
+                          const ct_avg_pool2d_opts *ao, int64_t *gi)
+{
+    const int64_t *s = mo ? mo->stride : ao->stride, *p = mo ? mo->padding : ao->padding;
+    bool none = s[0] == 0 && s[1] == 0;
+    memset(gi, 0, sizeof(int64_t) * CT__PG_N);
+    for (int a = 0; a < 2; a++) {
+        gi[CT__PG_K + a] = k[a];
+        gi[CT__PG_S + a] = none ? k[a] : s[a];
+        gi[CT__PG_P + a] = p[a];
+        gi[CT__PG_D + a] = mo ? mo->dilation[a] : 1;
+    }
+    gi[CT__PG_CEIL] = mo ? mo->ceil_mode : ao->ceil_mode;
+    gi[CT__PG_CIP] = ao && ao->count_include_pad;
+    gi[CT__PG_DIV] = ao ? ao->divisor_override : 0;
+}
+
+ct_status ct_max_pool2d_with_indices(const ct_tensor *input, const int64_t *kernel_size,
+                                     const ct_max_pool2d_opts *opts, ct_tensor **output,
+                                     ct_tensor **indices)
+{
+    const char *fn = "ct_max_pool2d_with_indices";
+    ct_tensor *ix = NULL, *y = NULL;
+    if (!ct__null(fn, kernel_size)) {
+        ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
+        int64_t gi[CT__PG_N];
+        ct__pool_geom(kernel_size, &o, NULL, gi);
+        y = ct__pool_call(CT__POOL_MAX, fn, input, gi, &ix);
+    }
+    if (output) {
+        *output = y;
+    } else {
+        ct_free(y);
+    }
+    if (indices) {
+        *indices = ix;
+    } else {
+        ct_free(ix);
+    }
+    return y ? CT_OK : ct_error_code();
+}
+
+ct_tensor *ct_max_pool2d(const ct_tensor *input, const int64_t *kernel_size,
+                         const ct_max_pool2d_opts *opts)
+{
+    if (ct__null("ct_max_pool2d", kernel_size)) {
+        return NULL;
+    }
+    ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
+    int64_t gi[CT__PG_N];
+    ct__pool_geom(kernel_size, &o, NULL, gi);
+    return ct__pool_call(CT__POOL_MAX, "ct_max_pool2d", input, gi, NULL);
+}
+
+ct_tensor *ct_avg_pool2d(const ct_tensor *input, const int64_t *kernel_size,
+                         const ct_avg_pool2d_opts *opts)
+{
+    if (ct__null("ct_avg_pool2d", kernel_size)) {
+        return NULL;
+    }
+    ct_avg_pool2d_opts o = opts ? *opts : ct_avg_pool2d_defaults();
+    int64_t gi[CT__PG_N];
+    ct__pool_geom(kernel_size, NULL, &o, gi);
+    return ct__pool_call(CT__POOL_AVG, "ct_avg_pool2d", input, gi, NULL);
+}
+
+ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
+{
+    const char *fn = "ct_adaptive_avg_pool2d";
+    return ct__null(fn, output_size) ? NULL : ct__adaptive_avg_call(fn, input, output_size);
+}
+
+ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, const int64_t *output_size,
+                                  ct_tensor **indices)
+{
+    const char *fn = "ct_adaptive_max_pool2d";
+    if (indices) {
+        *indices = NULL;
+    }
+    if (ct__null(fn, output_size)) {
+        return NULL;
+    }
+    int64_t gi[CT__PG_N] = {0};
+    gi[CT__PG_OUT] = output_size[0];
+    gi[CT__PG_OUT + 1] = output_size[1];
+    return ct__pool_call(CT__POOL_ADAPTIVE_MAX, fn, input, gi, indices);
+}
+
+/* A 1-D op's call: kernel (or output size), then stride, padding, dilation, flags as its
+   schema (stride 0: the kernel). */
+static ct_tensor *ct__pool1d_call(const ct_op *op, const char *fn, const ct_tensor *input,
+                                  const int64_t *v, int n_ints, const int64_t *flags, int n_flags)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    for (int k = 0; k < n_ints; k++) {
+        ct__call_ints(&c, v + k, 1);
+    }
+    for (int k = 0; k < n_flags; k++) {
+        ct__call_i(&c, flags[k]);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_max_pool1d(const ct_tensor *input, int64_t kernel_size,
+                         const ct_max_pool2d_opts *opts)
+{
+    ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
+    int64_t v[4] = {kernel_size, o.stride[0] ? o.stride[0] : kernel_size, o.padding[0],
+                    o.dilation[0]};
+    int64_t flags[1] = {o.ceil_mode};
+    return ct__pool1d_call(&ct__op_max_pool1d, "ct_max_pool1d", input, v, 4, flags, 1);
+}
+
+ct_tensor *ct_avg_pool1d(const ct_tensor *input, int64_t kernel_size,
+                         const ct_avg_pool2d_opts *opts)
+{
+    ct_avg_pool2d_opts o = opts ? *opts : ct_avg_pool2d_defaults();
+    int64_t v[3] = {kernel_size, o.stride[0] ? o.stride[0] : kernel_size, o.padding[0]};
+    int64_t flags[2] = {o.ceil_mode, o.count_include_pad};
+    return ct__pool1d_call(&ct__op_avg_pool1d, "ct_avg_pool1d", input, v, 3, flags, 2);
+}
+
+ct_tensor *ct_adaptive_avg_pool1d(const ct_tensor *input, int64_t output_size)
+{
+    return ct__pool1d_call(&ct__op_adaptive_avg_pool1d, "ct_adaptive_avg_pool1d", input,
+                           &output_size, 1, NULL, 0);
+}
+
+/* ---- modules ------------------------------------------------------------------------------ */
+typedef struct ct__pool_module {
+    int64_t size[2]; /* kernel_size, or the adaptive output size */
+    ct_max_pool2d_opts max;
+    ct_avg_pool2d_opts avg;
+} ct__pool_module;
+
+static ct_tensor *ct__max_pool2d_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__pool_module *p = (const ct__pool_module *)ct_module_user(m);
+    return ct_max_pool2d(x, p->size, &p->max);
+}
+
+static ct_tensor *ct__avg_pool2d_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__pool_module *p = (const ct__pool_module *)ct_module_user(m);
+    return ct_avg_pool2d(x, p->size, &p->avg);
+}
+
+static ct_tensor *ct__adaptive_avg_pool2d_forward(ct_module *m, const ct_tensor *x)
+{
+    return ct_adaptive_avg_pool2d(x, ((const ct__pool_module *)ct_module_user(m))->size);
+}
+
+static ct_tensor *ct__max_pool1d_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__pool_module *p = (const ct__pool_module *)ct_module_user(m);
+    return ct_max_pool1d(x, p->size[0], &p->max);
+}
+
+static ct_tensor *ct__avg_pool1d_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__pool_module *p = (const ct__pool_module *)ct_module_user(m);
+    return ct_avg_pool1d(x, p->size[0], &p->avg);
+}
+
+static ct_tensor *ct__adaptive_max_pool2d_forward(ct_module *m, const ct_tensor *x)
+{
+    return ct_adaptive_max_pool2d(x, ((const ct__pool_module *)ct_module_user(m))->size, NULL);
+}
+
+/* A pooling module named name: sizes (n of them; NULL: CT_ERR_NULL_ARG) and options. */
+static ct_module *ct__pool_module_new(const char *name, ct_module_forward_fn forward,
+                                      const int64_t *size, int n, const ct_max_pool2d_opts *mo,
+                                      const ct_avg_pool2d_opts *ao)
+{
+    if (ct__null(name, size)) {
+        return NULL;
+    }
+    ct__pool_module *p = (ct__pool_module *)ct__calloc(sizeof *p);
+    if (!p) {
+        ct__fail(CT_ERR_OOM, name, "out of memory");
+        return NULL;
+    }
+    p->size[0] = size[0];
+    p->size[1] = size[n - 1];
+    p->max = mo ? *mo : ct_max_pool2d_defaults();
+    p->avg = ao ? *ao : ct_avg_pool2d_defaults();
+    ct_module *m = ct_module_new(name, forward, p, ct__free);
+    if (!m) {
+        ct__free(p);
+    }
+    return m;
+}
+
+ct_module *ct_max_pool2d_new(const int64_t *kernel_size, const ct_max_pool2d_opts *opts)
+{
+    return ct__pool_module_new("MaxPool2d", ct__max_pool2d_forward, kernel_size, 2, opts, NULL);
+}
+
+ct_module *ct_avg_pool2d_new(const int64_t *kernel_size, const ct_avg_pool2d_opts *opts)
+{
+    return ct__pool_module_new("AvgPool2d", ct__avg_pool2d_forward, kernel_size, 2, NULL, opts);
+}
+
+ct_module *ct_adaptive_avg_pool2d_new(const int64_t *output_size)
+{
+    return ct__pool_module_new("AdaptiveAvgPool2d", ct__adaptive_avg_pool2d_forward,
+                               output_size, 2, NULL, NULL);
+}
+
+ct_module *ct_max_pool1d_new(int64_t kernel_size, const ct_max_pool2d_opts *opts)
+{
+    return ct__pool_module_new("MaxPool1d", ct__max_pool1d_forward, &kernel_size, 1, opts, NULL);
+}
+
+ct_module *ct_avg_pool1d_new(int64_t kernel_size, const ct_avg_pool2d_opts *opts)
+{
+    return ct__pool_module_new("AvgPool1d", ct__avg_pool1d_forward, &kernel_size, 1, NULL, opts);
+}
+
+ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size)
+{
+    return ct__pool_module_new("AdaptiveMaxPool2d", ct__adaptive_max_pool2d_forward,
+                               output_size, 2, NULL, NULL);
+}
+
+// >>part nn/pad.c
+/* nn/pad.c - pad, interpolate and pixel shuffle, as composites of index_select, cat, full and
+ * views (their gradients come from those ops), and the padding / Upsample / PixelShuffle
+ * modules.
+ *
+ * Legend: a padded or resized axis has input size n and output size o; output position i of
+ * the axis reads input position src[i] (reflect / replicate / circular / nearest), or
+ * i0[i] * l0[i] + i1[i] * l1[i] (linear).
+ */
+
+
+/* An int64 tensor of v[0..n) (copied). */
+static ct_tensor *ct__pad_index(const int64_t *v, int64_t n)
+{
+    return ct_tensor_from_data(v, CT_INT64, &n, 1);
+}
+
+/* ---- pad ------------------------------------------------------------------------------ */
+static const char *const ct__pad_names[4] = {"constant", "reflect", "replicate", "circular"};
+
+/* reflect / replicate: PyTorch's checks of the k padded dims (k = n_pad / 2). */
+static bool ct__pad_check_mode(const char *fn, const ct_tensor *t, const int64_t *pad, int k,
+                               int mode)
+{
+    static const char dims[3] = {'W', 'H', 'D'};
+    char buf[128];
+    int nd = t->ndim;
+    for (int d = nd == k + 2; d < nd; d++) {
+        if (t->sizes[d] == 0) {
+            ct__fail(CT_ERR_SHAPE, fn, "Expected %dD or %dD (batch mode) tensor with possibly 0 "
+                     "batch size and other non-zero dimensions for input, but got: %s", k + 1,
+                     k + 2, ct__shape_str(t->sizes, nd, buf, sizeof buf));
+            return false;
+        }
+    }
+    for (int a = 0; a < k && mode == CT_PAD_REFLECT; a++) {
+        int64_t n = t->sizes[nd - 1 - a], l = pad[2 * a], r = pad[2 * a + 1];
+        if (l >= n || r >= n) {
+            ct__fail(CT_ERR_VALUE, fn, "Argument #%d: Padding size should be less than the "
+                     "corresponding input dimension, but got: padding (%lld, %lld) at dimension "
+                     "%d of input %s", 4 + 2 * a, (long long)l, (long long)r, nd - 1 - a,
+                     ct__shape_str(t->sizes, nd, buf, sizeof buf));
+            return false;
+        }
+    }
+    int64_t in[3], out[3];
+    bool small = false;
+    for (int a = 0; a < k; a++) { /* in[0] the outermost padded dim */
+        in[k - 1 - a] = t->sizes[nd - 1 - a];
+        out[k - 1 - a] = in[k - 1 - a] + pad[2 * a] + pad[2 * a + 1];
+        small = small || out[k - 1 - a] < 1;
+    }
+    if (!small) {
+        return true;
+    }
+    if (k == 1) {
+        ct__fail(CT_ERR_VALUE, fn, "input (W: %lld) is too small. Calculated output W: %lld",
+                 (long long)in[0], (long long)out[0]);
+        return false;
+    }
+    char o[96], i[96];
+    int po = 0, pi = 0;
+    for (int a = 0; a < k; a++) {
+        po += snprintf(o + po, sizeof o - (size_t)po, "%s%c: %lld", a ? " " : "",
+                       dims[k - 1 - a], (long long)out[a]);
+        pi += snprintf(i + pi, sizeof i - (size_t)pi, "%s%c: %lld", a ? ", " : "",
+                       dims[k - 1 - a], (long long)in[a]);
+    }
+    ct__fail(CT_ERR_VALUE, fn, "Calculated output %s must be >= 1 in every dimension (input %s)",
+             o, i);
+    return false;
+}
+
+/* circular: no wrapping around more than once, no negative size. */
+static bool ct__pad_check_circular(const char *fn, const ct_tensor *t, const int64_t *pad, int k)
+{
+    for (int a = 0; a < k; a++) {
+        int64_t n = t->sizes[t->ndim - 1 - a], l = pad[2 * a], r = pad[2 * a + 1];
+        if (l > n || r > n) {
+            ct__fail(CT_ERR_VALUE, fn, "Padding value causes wrapping around more than once.");
+            return false;
+        }
+        if (n + l + r < 0) {
+            ct__fail(CT_ERR_VALUE, fn, "Negative padding value is resulting in an empty "
+                     "dimension");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Attributes: pad (int[]), mode, value. PyTorch's _pad_enum checks, then the mode's. */
+static bool ct__pad_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *pad = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i, mode = (int)c->attrs[1].i, nd = t->ndim, k = n / 2;
+    if (n % 2) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Padding length must be divisible by 2");
+        return false;
+    }
+    if (n > 2 * nd) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Padding length should be less than or equal to two times "
+                 "the input dimension but got padding length %d and input of dimension %d", n, nd);
+        return false;
+    }
+    if (!ct__check_enum(c->fn, "mode", mode, CT_PAD_CIRCULAR + 1)) {
+        return false;
+    }
+    if (mode == CT_PAD_CONSTANT) {
+        for (int a = 0; a < k; a++) {
+            int64_t s = t->sizes[nd - 1 - a];
+            if ((pad[2 * a] < 0 && s + pad[2 * a] < 0) || s + pad[2 * a] + pad[2 * a + 1] < 0) {
+                ct__fail(CT_ERR_INDEX, c->fn, "narrow(): length must be non-negative.");
+                return false;
+            }
+        }
+        return true;
+    }
+    if (c->attrs[2].f != 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Padding mode \"%s\" doesn't take in value argument",
+                 ct__pad_names[mode]);
+        return false;
+    }
+    if (k < 1 || k > 3 || (nd != k + 1 && nd != k + 2)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Padding size %d is not supported for %dD input tensor.", n,
+                 nd);
+        return false;
+    }
+    return mode == CT_PAD_CIRCULAR ? ct__pad_check_circular(c->fn, t, pad, k)
+                                   : ct__pad_check_mode(c->fn, t, pad, k, mode);
+}
+
+/* Constant mode along dim: cropped by negative pads, then value blocks cat on each side. */
+static ct_tensor *ct__pad_constant_dim(ct_tensor *x, int dim, int64_t l, int64_t r, double value)
+{
+    if (l < 0) {
+        x = ct_narrow(x, dim, -l, ct_size(x, dim) + l);
+    }
+    if (r < 0) {
+        x = ct_narrow(x, dim, 0, ct_size(x, dim) + r);
+    }
+    if (!x || (l <= 0 && r <= 0)) {
+        return x;
+    }
+    const ct_tensor *parts[3];
+    int np = 0;
+    int64_t s[CT_MAX_DIMS];
+    memcpy(s, ct_sizes(x), sizeof(int64_t) * (size_t)ct_dim(x));
+    if (l > 0) {
+        s[dim] = l;
+        parts[np++] = ct_full(s, ct_dim(x), value, ct_tensor_dtype(x));
+    }
+    parts[np++] = x;
+    if (r > 0) {
+        s[dim] = r;
+        parts[np++] = ct_full(s, ct_dim(x), value, ct_tensor_dtype(x));
+    }
+    return ct_cat(parts, np, dim);
+}
+
+/* The source position of output i along an axis of size n with left pad l. */
+static int64_t ct__pad_source(int mode, int64_t i, int64_t n, int64_t l, int64_t r)
+{
+    int64_t s = i - l;
+    if (mode == CT_PAD_REFLECT) {
+        s = s < 0 ? -s : s;
+        return s >= n ? 2 * (n - 1) - s : s;
+    }
+    if (mode == CT_PAD_REPLICATE) {
+        return s < 0 ? 0 : s >= n ? n - 1 : s;
+    }
+    /* circular: PyTorch crops by the negative pads first, then wraps within what is left */
+    int64_t crop = l < 0 ? -l : 0, m = n - crop - (r < 0 ? -r : 0);
+    s = i - (l > 0 ? l : 0);
+    return crop + (s < 0 ? s + m : s >= m ? s - m : s);
+}
+
+/* reflect / replicate / circular along dim: index_select of the source positions. */
+static ct_tensor *ct__pad_index_dim(ct_tensor *x, int mode, int dim, int64_t l, int64_t r)
+{
+    int64_t n = ct_size(x, dim), o = n + l + r;
+    int64_t *src = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(o + 1));
+    if (!src) {
+        ct__fail(CT_ERR_OOM, "ct_pad", "out of memory");
+        return NULL;
+    }
+    for (int64_t i = 0; i < o; i++) {
+        src[i] = ct__pad_source(mode, i, n, l, r);
+    }
+    ct_tensor *y = ct_index_select(x, dim, ct__pad_index(src, o));
+    ct__free(src);
+    return y;
+}
+
+static ct_status ct__pad_composite(ct_op_call *c)
+{
+    const int64_t *pad = c->attrs[0].ints;
+    int k = (int)c->attrs[0].i / 2, mode = (int)c->attrs[1].i, nd = c->inputs[0]->ndim;
+    ct_scope_begin();
+    ct_tensor *x = ct_alias(c->inputs[0]);
+    bool fresh = false; /* x is a new tensor, not a view of the input */
+    for (int a = 0; a < k && x; a++) {
+        int64_t l = pad[2 * a], r = pad[2 * a + 1];
+        if (mode == CT_PAD_CONSTANT) {
+            x = ct__pad_constant_dim(x, nd - 1 - a, l, r, c->attrs[2].f);
+            fresh = fresh || l > 0 || r > 0;
+        } else {
+            x = ct__pad_index_dim(x, mode, nd - 1 - a, l, r);
+            fresh = true;
+        }
+    }
+    return ct__composite_end(c, fresh ? x : ct_clone(x));
+}
+
+static const ct_op ct__op_pad = {
+    "aten::pad", "pad(Tensor self, SymInt[] pad, str mode=\"constant\", float? value=None) -> "
+    "Tensor", "ct_pad", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__pad_meta, CT__K_NONE,
+    ct__pad_composite, NULL, NULL, 0u, NULL, NULL};
+
+ct_tensor *ct_pad(const ct_tensor *input, const int64_t *pad, int n_pad, ct_pad_mode mode,
+                  double value)
+{
+    if (ct__null("ct_pad", pad)) {
+        return NULL;
+    }
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_pad, "ct_pad", in, 1);
+    ct__call_ints(&c, pad, n_pad);
+    ct__call_i(&c, mode);
+    ct__call_f(&c, value);
+    return ct__dispatch(&c);
+}
+
+/* ---- interpolate ---------------------------------------------------------------------- */
+/* Attributes: output_size (int[dims]), align_corners, scale per dim (0: none). The sizes must
+   be positive (PyTorch's upsample_*_common_check). */
+static bool ct__upsample_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const int64_t *o = c->attrs[0].ints, *s = t->sizes + 2;
+    if (c->attrs[0].i == 1 && (s[0] <= 0 || o[0] <= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Input and output sizes should be greater than 0, but got "
+                 "input (W: %lld) and output (W: %lld)", (long long)s[0], (long long)o[0]);
+        return false;
+    }
+    if (c->attrs[0].i == 2 && (s[0] <= 0 || s[1] <= 0 || o[0] <= 0 || o[1] <= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Input and output sizes should be greater than 0, but got "
+                 "input (H: %lld, W: %lld) output (H: %lld, W: %lld)", (long long)s[0],
+                 (long long)s[1], (long long)o[0], (long long)o[1]);
+        return false;
+    }
+    return true;
+}
+
+/* PyTorch's area_pixel_compute_scale in the op math type (float, or double for float64). */
+static double ct__upsample_ratio(bool f64, int64_t n, int64_t o, bool align, double scale)
+{
+    if (align) {
+        return o > 1 ? (f64 ? (double)(n - 1) / (double)(o - 1)
+                            : (double)((float)(n - 1) / (float)(o - 1)))
+                     : 0.0;
+    }
+    if (scale > 0) {
+        return f64 ? 1.0 / scale : (double)(float)(1.0 / scale);
+    }
+    return f64 ? (double)n / (double)o : (double)((float)n / (float)o);
+}
+
+/* The source of output i, as PyTorch's area_pixel_compute_source_index (align: ratio * i,
+   else ratio * (i + 0.5) - 0.5 clamped at 0), in the op math type. */
+static double ct__upsample_src(bool f64, double ratio, int64_t i, bool align)
+{
+    if (f64) { /* fma(x, y, 0): the rounded product, never contracted with the - 0.5 */
+        double s = align ? ratio * (double)i : fma(ratio, (double)i + 0.5, 0.0) - 0.5;
+        return s < 0 ? 0 : s;
+    }
+    float r = (float)ratio, s = align ? r * (float)i : fmaf(r, (float)i + 0.5f, 0.0f) - 0.5f;
+    return s < 0 ? 0 : (double)s;
+}
+
+/* One axis (dim, input size n, output size o) of the resize of x. */
+static ct_tensor *ct__upsample_axis(ct_tensor *x, int variant, int dim, int64_t o, bool align,
+                                    double scale)
+{
+    bool f64 = ct_tensor_dtype(x) == CT_FLOAT64, linear = variant >= 2;
+    int64_t n = ct_size(x, dim);
+    double ratio = ct__upsample_ratio(f64, n, o, linear && align, scale);
+    int64_t *ix = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(2 * o + 1));
+    double *w = (double *)ct__malloc(sizeof(double) * (size_t)(2 * o + 1));
+    if (!ix || !w) {
+        ct__free(ix);
+        ct__free(w);
+        ct__fail(CT_ERR_OOM, "ct_interpolate", "out of memory");
+        return NULL;
+    }
+    for (int64_t i = 0; i < o; i++) {
+        int64_t s;
+        if (variant == CT_INTERPOLATE_NEAREST) { /* floorf(ratio * i) */
+            s = (int64_t)floorf((float)ct__upsample_src(f64, ratio, i, true));
+        } else if (variant == CT_INTERPOLATE_NEAREST_EXACT) { /* floorf(src + 0.5) */
+            s = (int64_t)floorf((float)(ct__upsample_src(f64, ratio, i, false) + 0.5));
+        } else if (o == n) {
+            s = i;
+        } else {
+            double src = ct__upsample_src(f64, ratio, i, align);
+            s = (int64_t)floorf((float)src);
+            s = s < n - 1 ? s : n - 1;
+            double l1 = src - (double)s;
+            l1 = f64 ? l1 : (double)(float)l1;
+            w[o + i] = l1 < 0 ? 0 : l1 > 1 ? 1 : l1;
+        }
+        ix[i] = s < n - 1 ? s : n - 1;
+        if (linear) { /* o == n: a copy (i1 = i0, l1 = 0), as PyTorch */
+            w[o + i] = o == n ? 0 : w[o + i];
+            ix[o + i] = ix[i] + (o != n && ix[i] < n - 1);
+            w[i] = 1 - w[o + i];
+        }
+    }
+    ct_tensor *y;
+    if (!linear) {
+        y = ct_index_select(x, dim, ct__pad_index(ix, o));
+    } else {
+        int64_t ws[CT_MAX_DIMS];
+        for (int d = 0; d < ct_dim(x); d++) {
+            ws[d] = d == dim ? o : 1;
+        }
+        ct_dtype dt = ct_tensor_dtype(x);
+        ct_tensor *w0 = ct_to_dtype(ct_tensor_from_data(w, CT_FLOAT64, ws, ct_dim(x)), dt);
+        ct_tensor *w1 = ct_to_dtype(ct_tensor_from_data(w + o, CT_FLOAT64, ws, ct_dim(x)), dt);
+        y = ct_add(ct_mul(ct_index_select(x, dim, ct__pad_index(ix, o)), w0),
+                   ct_mul(ct_index_select(x, dim, ct__pad_index(ix + o, o)), w1));
+    }
+    ct__free(ix);
+    ct__free(w);
+    return y;
+}
+
+/* The last axis first (PyTorch's order of the linear arithmetic); float16 / bfloat16 in
+   float32, rounded once at the end, as PyTorch's kernels. */
+static ct_status ct__upsample_composite(ct_op_call *c)
+{
+    int dims = (int)c->attrs[0].i, nd = c->inputs[0]->ndim;
+    ct_dtype dt = c->inputs[0]->dtype;
+    bool half = ct__is_half(dt) && c->op->variant >= CT_INTERPOLATE_LINEAR;
+    ct_scope_begin();
+    ct_tensor *x = half ? ct_to_dtype(c->inputs[0], CT_FLOAT32) : ct_alias(c->inputs[0]);
+    for (int a = dims - 1; a >= 0 && x; a--) {
+        x = ct__upsample_axis(x, c->op->variant, nd - dims + a, c->attrs[0].ints[a],
+                              c->attrs[1].i != 0, c->attrs[2 + a].f);
+    }
+    return ct__composite_end(c, half ? ct_to_dtype(x, dt) : x);
+}
+
+#define CT__UPSAMPLE_OP(NAME, OP, SCHEMA, VARIANT)                                              \
+    static const ct_op NAME = {OP, SCHEMA, "ct_interpolate", CT_OP_OTHER, CT_AUTOCAST_NONE,   \
+                               VARIANT, 0u, NULL, ct__upsample_meta, CT__K_NONE,              \
+                               ct__upsample_composite, NULL, NULL, 0u, NULL, NULL};
+#define CT__UPSAMPLE_SCHEMA(OP) OP ".vec(Tensor input, SymInt[]? output_size, float[]? " \
+    "scale_factors) -> Tensor"
+CT__UPSAMPLE_OP(ct__op_upsample_nearest1d, "aten::upsample_nearest1d",
+                CT__UPSAMPLE_SCHEMA("upsample_nearest1d"), CT_INTERPOLATE_NEAREST)
+CT__UPSAMPLE_OP(ct__op_upsample_nearest2d, "aten::upsample_nearest2d",
+                CT__UPSAMPLE_SCHEMA("upsample_nearest2d"), CT_INTERPOLATE_NEAREST)
+CT__UPSAMPLE_OP(ct__op_upsample_nearest_exact1d, "aten::_upsample_nearest_exact1d",
+                CT__UPSAMPLE_SCHEMA("_upsample_nearest_exact1d"), CT_INTERPOLATE_NEAREST_EXACT)
+CT__UPSAMPLE_OP(ct__op_upsample_nearest_exact2d, "aten::_upsample_nearest_exact2d",
+                CT__UPSAMPLE_SCHEMA("_upsample_nearest_exact2d"), CT_INTERPOLATE_NEAREST_EXACT)
+CT__UPSAMPLE_OP(ct__op_upsample_linear1d, "aten::upsample_linear1d", "upsample_linear1d.vec("
+                "Tensor input, SymInt[]? output_size, bool align_corners, float[]? "
+                "scale_factors) -> Tensor", CT_INTERPOLATE_LINEAR)
+CT__UPSAMPLE_OP(ct__op_upsample_bilinear2d, "aten::upsample_bilinear2d", "upsample_bilinear2d"
+                ".vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? "
+                "scale_factors) -> Tensor", CT_INTERPOLATE_BILINEAR)
+#undef CT__UPSAMPLE_OP
+#undef CT__UPSAMPLE_SCHEMA
+
+static const ct_op *const ct__upsample_ops[2][4] = {
+    {&ct__op_upsample_nearest1d, &ct__op_upsample_nearest_exact1d, &ct__op_upsample_linear1d,
+     NULL},
+    {&ct__op_upsample_nearest2d, &ct__op_upsample_nearest_exact2d, NULL,
+     &ct__op_upsample_bilinear2d}};
+
+/* F.interpolate's own checks (Python in PyTorch): false + error. */
+static bool ct__interpolate_check(const char *fn, const ct_tensor *t, const ct_interpolate_opts *o)
+{
+    static const char *const names[4] = {"nearest", "nearest-exact", "linear", "bilinear"};
+    int dims = t->ndim - 2;
+    bool has_size = o->size[0] || o->size[1], has_scale = o->scale_factor[0] || o->scale_factor[1];
+    char buf[64];
+    if (!ct__check_enum(fn, "mode", (int)o->mode, CT_INTERPOLATE_BILINEAR + 1)) {
+        return false;
+    }
+    const char *err = o->align_corners && o->mode <= CT_INTERPOLATE_NEAREST_EXACT
+                          ? "align_corners option can only be set with the interpolating modes: "
+                            "linear | bilinear | bicubic | trilinear"
+                      : has_size && has_scale ? "only one of size or scale_factor should be defined"
+                      : !has_size && !has_scale ? "either size or scale_factor should be defined"
+                      : NULL;
+    if (err) {
+        ct__fail(CT_ERR_VALUE, fn, "%s", err);
+        return false;
+    }
+    if (dims == 1 && has_size && o->size[1]) {
+        ct__fail(CT_ERR_VALUE, fn, "Input and output must have the same number of spatial "
+                 "dimensions, but got input with spatial dimensions of %s and output size of "
+                 "(%lld, %lld). Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                 "output size in (o1, o2, ...,oK) format.", ct__shape_str(t->sizes + 2, 1, buf,
+                 sizeof buf), (long long)o->size[0], (long long)o->size[1]);
+        return false;
+    }
+    if (dims == 1 && has_scale && o->scale_factor[1]) {
+        ct__fail(CT_ERR_VALUE, fn, "Input and scale_factor must have the same number of spatial "
+                 "dimensions, but got input with spatial dimensions of %s and scale_factor of "
+                 "shape (%g, %g). Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+                 "and scale_factor in (s1, s2, ...,sK) format.", ct__shape_str(t->sizes + 2, 1,
+                 buf, sizeof buf), o->scale_factor[0], o->scale_factor[1]);
+        return false;
+    }
+    if (o->recompute_scale_factor && has_size) {
+        ct__fail(CT_ERR_VALUE, fn, "recompute_scale_factor is not meaningful with an explicit "
+                 "size.");
+        return false;
+    }
+    if (t->ndim == 3 && o->mode == CT_INTERPOLATE_BILINEAR) {
+        ct__fail(CT_ERR_SHAPE, fn, "Got 3D input, but bilinear mode needs 4D input");
+        return false;
+    }
+    if (t->ndim == 4 && o->mode == CT_INTERPOLATE_LINEAR) {
+        ct__fail(CT_ERR_SHAPE, fn, "Got 4D input, but linear mode needs 3D input");
+        return false;
+    }
+    if (t->ndim != 3 && t->ndim != 4) {
+        ct__fail(t->ndim == 5 ? CT_ERR_UNSUPPORTED : CT_ERR_SHAPE, fn, "Input Error: Only 3D, 4D "
+                 "and 5D input Tensors supported (got %dD) for the modes: nearest | linear | "
+                 "bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got %s)%s",
+                 t->ndim, names[o->mode], t->ndim == 5 ? "; ctorch has no 3-D resizing" : "");
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_interpolate(const ct_tensor *input, const ct_interpolate_opts *opts)
+{
+    const char *fn = "ct_interpolate";
+    ct_interpolate_opts o;
+    memset(&o, 0, sizeof o);
+    if (opts) {
+        o = *opts;
+    }
+    if (ct__null(fn, input) || !ct__interpolate_check(fn, input, &o)) {
+        return NULL;
+    }
+    int dims = input->ndim - 2;
+    int64_t out[2];
+    double scale[2] = {0, 0};
+    for (int a = 0; a < dims; a++) {
+        int64_t n = input->sizes[2 + a];
+        int64_t sz = a && !o.size[1] ? o.size[0] : o.size[a];
+        double sf = a && !o.scale_factor[1] ? o.scale_factor[0] : o.scale_factor[a];
+        out[a] = sz ? sz : o.recompute_scale_factor ? (int64_t)floor((double)n * sf)
+                                                    : (int64_t)((double)n * sf);
+        scale[a] = sz || o.recompute_scale_factor ? 0 : sf;
+    }
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, ct__upsample_ops[dims - 1][o.mode], fn, in, 1);
+    ct__call_ints(&c, out, dims);
+    ct__call_i(&c, o.align_corners);
+    ct__call_f(&c, scale[0]);
+    ct__call_f(&c, scale[1]);
+    return ct__dispatch(&c);
+}
+
+/* ---- pixel shuffle -------------------------------------------------------------------- */
+/* Attribute: the factor r. variant 0: pixel_shuffle, 1: pixel_unshuffle. */
+static bool ct__pixel_shuffle_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    const char *name = c->op->variant ? "pixel_unshuffle" : "pixel_shuffle";
+    const char *factor = c->op->variant ? "downscale_factor" : "upscale_factor";
+    int64_t r = c->attrs[0].i;
+    if (t->ndim < 3) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "%s expects input to have at least 3 dimensions, but got "
+                 "input with %d dimension(s)", name, t->ndim);
+        return false;
+    }
+    if (r <= 0) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s expects a positive %s, but got %lld", name, factor,
+                 (long long)r);
+        return false;
+    }
+    const int64_t *s = t->sizes + t->ndim - 3;
+    if (!c->op->variant && s[0] % (r * r)) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "pixel_shuffle expects its input's 'channel' dimension to "
+                 "be divisible by the square of upscale_factor, but input.size(-3)=%lld is not "
+                 "divisible by %lld", (long long)s[0], (long long)(r * r));
+        return false;
+    }
+    for (int a = 1; c->op->variant && a < 3; a++) {
+        if (s[a] % r) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "pixel_unshuffle expects %s to be divisible by "
+                     "downscale_factor, but input.size(%d)=%lld is not divisible by %lld",
+                     a == 1 ? "height" : "width", a - 3, (long long)s[a], (long long)r);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* shuffle: (*, C r r, H, W) -> (*, C, r, r, H, W) -> (*, C, H, r, W, r) -> (*, C, H r, W r);
+   unshuffle: (*, C, H r, W r) -> (*, C, H, r, W, r) -> (*, C, r, r, H, W) -> (*, C r r, H, W). */
+static ct_status ct__pixel_shuffle_composite(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t r = c->attrs[0].i, s[CT_MAX_DIMS + 3], perm[CT_MAX_DIMS + 3];
+    int lead = t->ndim - 3;
+    bool un = c->op->variant != 0;
+    const int64_t *in = t->sizes + lead;
+    memcpy(s, t->sizes, sizeof(int64_t) * (size_t)lead);
+    for (int d = 0; d < lead + 6; d++) {
+        perm[d] = d;
+    }
+    int64_t cc = un ? in[0] : in[0] / (r * r), h = un ? in[1] / r : in[1];
+    int64_t w = un ? in[2] / r : in[2];
+    int64_t split[6] = {cc, r, r, h, w, 0}, split_un[6] = {cc, h, r, w, r, 0};
+    memcpy(s + lead, un ? split_un : split, sizeof(int64_t) * 5);
+    static const int64_t p_sh[5] = {0, 3, 1, 4, 2}, p_un[5] = {0, 2, 4, 1, 3};
+    for (int d = 0; d < 5; d++) {
+        perm[lead + d] = lead + (un ? p_un : p_sh)[d];
+    }
+    int64_t fin[CT_MAX_DIMS];
+    memcpy(fin, t->sizes, sizeof(int64_t) * (size_t)lead);
+    fin[lead] = un ? cc * r * r : cc;
+    fin[lead + 1] = un ? h : h * r;
+    fin[lead + 2] = un ? w : w * r;
+    ct_scope_begin();
+    ct_tensor *y = ct_permute(ct_reshape(t, s, lead + 5), perm, lead + 5);
+    return ct__composite_end(c, ct_reshape(y, fin, lead + 3));
+}
+
+static const ct_op ct__op_pixel_shuffle = {
+    "aten::pixel_shuffle", "pixel_shuffle(Tensor self, int upscale_factor) -> Tensor",
+    "ct_pixel_shuffle", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__pixel_shuffle_meta,
+    CT__K_NONE, ct__pixel_shuffle_composite, NULL, NULL, 0u, NULL, NULL};
+static const ct_op ct__op_pixel_unshuffle = {
+    "aten::pixel_unshuffle", "pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor",
+    "ct_pixel_unshuffle", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__pixel_shuffle_meta,
+    CT__K_NONE, ct__pixel_shuffle_composite, NULL, NULL, 0u, NULL, NULL};
+
+static ct_tensor *ct__pixel_call(const ct_op *op, const char *fn, const ct_tensor *t, int64_t r)
+{
+    const ct_tensor *in[1] = {t};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_i(&c, r);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_pixel_shuffle(const ct_tensor *input, int64_t upscale_factor)
+{
+    return ct__pixel_call(&ct__op_pixel_shuffle, "ct_pixel_shuffle", input, upscale_factor);
+}
+
+ct_tensor *ct_pixel_unshuffle(const ct_tensor *input, int64_t downscale_factor)
+{
+    return ct__pixel_call(&ct__op_pixel_unshuffle, "ct_pixel_unshuffle", input,
+                          downscale_factor);
+}
+
+/* ---- modules ------------------------------------------------------------------------------ */
+typedef struct ct__pad_module {
+    int64_t padding[4];
+    ct_pad_mode mode;
+    double value;
+    ct_interpolate_opts up;
+    int64_t factor;
+} ct__pad_module;
+
+static ct_tensor *ct__pad_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__pad_module *p = (const ct__pad_module *)ct_module_user(m);
+    if (p->mode == CT_PAD_CIRCULAR && !ct__null("CircularPad2d", x) && x->ndim != 3 &&
+        x->ndim != 4) {
+        ct__fail(CT_ERR_SHAPE, "CircularPad2d", "expected 3D or 4D input (got %dD input)",
+                 x->ndim);
+        return NULL;
+    }
+    return ct_pad(x, p->padding, 4, p->mode, p->value);
+}
+
+static ct_tensor *ct__upsample_forward(ct_module *m, const ct_tensor *x)
+{
+    return ct_interpolate(x, &((const ct__pad_module *)ct_module_user(m))->up);
+}
+
+static ct_tensor *ct__pixel_shuffle_forward(ct_module *m, const ct_tensor *x)
+{
+    return ct_pixel_shuffle(x, ((const ct__pad_module *)ct_module_user(m))->factor);
+}
+
+/* A module named name with the settings in *p (copied). */
+static ct_module *ct__pad_module_new(const char *name, ct_module_forward_fn forward,
+                                     const ct__pad_module *p)
+{
+    ct__pad_module *u = (ct__pad_module *)ct__malloc(sizeof *u);
+    if (!u) {
+        ct__fail(CT_ERR_OOM, name, "out of memory");
+        return NULL;
+    }
+    *u = *p;
+    ct_module *m = ct_module_new(name, forward, u, ct__free);
+    if (!m) {
+        ct__free(u);
+    }
+    return m;
+}
+
+static ct_module *ct__padding_new(const char *name, const int64_t *padding, ct_pad_mode mode,
+                                  double value)
+{
+    if (ct__null(name, padding)) {
+        return NULL;
+    }
+    ct__pad_module p;
+    memset(&p, 0, sizeof p);
+    memcpy(p.padding, padding, sizeof p.padding);
+    p.mode = mode;
+    p.value = value;
+    return ct__pad_module_new(name, ct__pad_forward, &p);
+}
+
+ct_module *ct_zero_pad2d_new(const int64_t *padding)
+{
+    return ct__padding_new("ZeroPad2d", padding, CT_PAD_CONSTANT, 0.0);
+}
+
+ct_module *ct_constant_pad2d_new(const int64_t *padding, double value)
+{
+    return ct__padding_new("ConstantPad2d", padding, CT_PAD_CONSTANT, value);
+}
+
+ct_module *ct_reflection_pad2d_new(const int64_t *padding)
+{
+    return ct__padding_new("ReflectionPad2d", padding, CT_PAD_REFLECT, 0.0);
+}
+
+ct_module *ct_replication_pad2d_new(const int64_t *padding)
+{
+    return ct__padding_new("ReplicationPad2d", padding, CT_PAD_REPLICATE, 0.0);
+}
+
+ct_module *ct_circular_pad2d_new(const int64_t *padding)
+{
+    return ct__padding_new("CircularPad2d", padding, CT_PAD_CIRCULAR, 0.0);
+}
+
+ct_module *ct_upsample_new(const ct_interpolate_opts *opts)
+{
+    ct__pad_module p;
+    memset(&p, 0, sizeof p);
+    if (opts) {
+        p.up = *opts;
+    }
+    return ct__pad_module_new("Upsample", ct__upsample_forward, &p);
+}
+
+ct_module *ct_pixel_shuffle_new(int64_t upscale_factor)
+{
+    ct__pad_module p;
+    memset(&p, 0, sizeof p);
+    p.factor = upscale_factor;
+    return ct__pad_module_new("PixelShuffle", ct__pixel_shuffle_forward, &p);
+}
+
 // >>part optim/optim.c
 /* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update
  * one call of the in-place op PyTorch's fused optimizers call (aten::_fused_sgd_,
@@ -40369,6 +42322,29 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fused_adamw_,
     /* autograd/autograd.c */
     &ct__op_detach,
+    /* nn/pool.c */
+    &ct__op_max_pool2d,
+    &ct__op_max_pool2d_bw,
+    &ct__op_max_pool1d,
+    &ct__op_avg_pool2d,
+    &ct__op_avg_pool2d_bw,
+    &ct__op_avg_pool1d,
+    &ct__op_adaptive_avg_pool2d,
+    &ct__op_adaptive_avg_pool2d_impl,
+    &ct__op_adaptive_avg_pool2d_bw,
+    &ct__op_adaptive_avg_pool1d,
+    &ct__op_adaptive_max_pool2d,
+    &ct__op_adaptive_max_pool2d_bw,
+    /* nn/pad.c */
+    &ct__op_pad,
+    &ct__op_upsample_nearest1d,
+    &ct__op_upsample_nearest2d,
+    &ct__op_upsample_nearest_exact1d,
+    &ct__op_upsample_nearest_exact2d,
+    &ct__op_upsample_linear1d,
+    &ct__op_upsample_bilinear2d,
+    &ct__op_pixel_shuffle,
+    &ct__op_pixel_unshuffle,
 };
 
 const ct_op *const *ct_op_registry(int *n)

@@ -34,6 +34,9 @@
  *                         out-of-place torch.scatter_add(z, 1, idx, src), per-row histograms)
  *   solve_256             ct_linalg_solve(A (256, 256), B (256, 256)), as torch.linalg.solve
  *   svd_256               ct_linalg_svd(A (256, 256)), full_matrices (PyTorch's default)
+ *   max_pool2d_2x2_fb_64x32x28x28   ct_max_pool2d(x, 2x2) then ct_backward, x (64, 32, 28, 28)
+ *                         requiring grad (.grad cleared each call)
+ *   adaptive_avg_pool2d_7x7_fb_64x32x28x28   the same with ct_adaptive_avg_pool2d(x, (7, 7))
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -81,6 +84,8 @@ typedef enum kind {
     K_SCATTER_ADD, /* ct_scatter_add(b, 1, idx, a) */
     K_SOLVE, /* ct_linalg_solve(a, b, true) */
     K_SVD,   /* ct_linalg_svd(a, true, &S, &Vh) */
+    K_MAXPOOL_FB, /* ct_max_pool2d(a, 2x2) + backward */
+    K_AAVGPOOL_FB, /* ct_adaptive_avg_pool2d(a, (7, 7)) + backward */
 } kind;
 
 typedef struct work {
@@ -155,6 +160,15 @@ static void stmt(void *user)
     case K_SVD: {
         ct_tensor *s = NULL, *vh = NULL;
         ct_linalg_svd(w->a, true, &s, &vh);
+        break;
+    }
+    case K_MAXPOOL_FB:
+    case K_AAVGPOOL_FB: {
+        const int64_t k2[2] = {2, 2}, o7[2] = {7, 7};
+        ct_set_grad(w->a, NULL);
+        ct_tensor *y = w->k == K_MAXPOOL_FB ? ct_max_pool2d(w->a, k2, NULL)
+                                            : ct_adaptive_avg_pool2d(w->a, o7);
+        ct_backward(y, w->b, false);
         break;
     }
     default: break;
@@ -415,6 +429,19 @@ static void run_all(int threads)
         w.k = K_SVD;
         measure("svd_256", "linalg decompositions", "svd A(256,256) full_matrices", "ctorch", &w,
                 threads);
+        ct_free(w.a);
+        ct_free(w.b);
+    }
+    /* pooling forward + backward on a CNN-sized batch; w.b: the output's gradient */
+    for (int j = 0; j < 2; j++) {
+        work w = {0};
+        int64_t s[4] = {64, 32, 28, 28}, so[4] = {64, 32, j ? 7 : 14, j ? 7 : 14};
+        w.k = j ? K_AAVGPOOL_FB : K_MAXPOOL_FB;
+        w.a = ct_requires_grad_(ct_randn(s, 4, CT_FLOAT32, NULL), true);
+        w.b = ct_randn(so, 4, CT_FLOAT32, NULL);
+        measure(j ? "adaptive_avg_pool2d_7x7_fb_64x32x28x28" : "max_pool2d_2x2_fb_64x32x28x28",
+                "pooling fwd+bwd (64,32,28,28)", j ? "adaptive_avg_pool2d (7,7)" : "max_pool2d 2x2",
+                "ctorch", &w, threads);
         ct_free(w.a);
         ct_free(w.b);
     }

@@ -179,7 +179,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(decomp)                                                                               \
     X(half2)                                                                                \
     X(module)                                                                               \
-    X(safetensors)
+    X(safetensors)                                                                          \
+    X(pool)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

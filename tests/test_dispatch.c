@@ -1342,6 +1342,59 @@ static void row_foreach_sqrt(void)
     ct_foreach_sqrt(s, 2, out, 2);
 }
 
+/* pooling, padding, upsampling (issue 8): wp() is (1, 2, 3) */
+static ct_tensor *wp(void) { return ct_unsqueeze(wx(), 0); }
+static const int64_t w12[2] = {1, 2};
+static void row_max_pool2d(void) { ct_max_pool2d(wp(), w12, NULL); }
+static void row_max_pool2d_with_indices(void)
+{
+    ct_max_pool2d_with_indices(wp(), w12, NULL, NULL, NULL);
+}
+static void row_max_pool1d(void) { ct_max_pool1d(wx(), 2, NULL); }
+static void row_avg_pool2d(void) { ct_avg_pool2d(wp(), w12, NULL); }
+static void row_avg_pool1d(void) { ct_avg_pool1d(wx(), 2, NULL); }
+static void row_adaptive_avg_pool2d(void) { ct_adaptive_avg_pool2d(wp(), w12); }
+static void row_adaptive_avg_pool1d(void) { ct_adaptive_avg_pool1d(wx(), 2); }
+static void row_adaptive_max_pool2d(void) { ct_adaptive_max_pool2d(wp(), w12, NULL); }
+static void row_pad(void) { ct_pad(wx(), w12, 2, CT_PAD_REFLECT, 0); }
+/* mode m on (1, 2, 3) or (1, 1, 2, 3) */
+static void row_interp(ct_interpolate_mode m, bool four)
+{
+    ct_interpolate_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = m;
+    o.scale_factor[0] = 2;
+    ct_interpolate(four ? ct_unsqueeze(wp(), 0) : wp(), &o);
+}
+static void row_interp_nearest1d(void) { row_interp(CT_INTERPOLATE_NEAREST, false); }
+static void row_interp_nearest2d(void) { row_interp(CT_INTERPOLATE_NEAREST, true); }
+static void row_interp_exact1d(void) { row_interp(CT_INTERPOLATE_NEAREST_EXACT, false); }
+static void row_interp_exact2d(void) { row_interp(CT_INTERPOLATE_NEAREST_EXACT, true); }
+static void row_interp_linear(void) { row_interp(CT_INTERPOLATE_LINEAR, false); }
+static void row_interp_bilinear(void) { row_interp(CT_INTERPOLATE_BILINEAR, true); }
+static void row_pixel_shuffle(void)
+{
+    const int64_t s[4] = {1, 4, 1, 1};
+    ct_pixel_shuffle(ct_ones(s, 4, CT_FLOAT32), 2);
+}
+static void row_pixel_unshuffle(void)
+{
+    const int64_t s[4] = {1, 1, 2, 2};
+    ct_pixel_unshuffle(ct_ones(s, 4, CT_FLOAT32), 2);
+}
+/* the pooling backward ops */
+static void row_backward_pool(void)
+{
+    ct_tensor *x[4];
+    for (int k = 0; k < 4; k++) {
+        x[k] = ct_requires_grad_(wp(), true);
+    }
+    ct_backward(ct_sum(ct_max_pool2d(x[0], w12, NULL)), NULL, false);
+    ct_backward(ct_sum(ct_avg_pool2d(x[1], w12, NULL)), NULL, false);
+    ct_backward(ct_sum(ct_adaptive_avg_pool2d(x[2], w12)), NULL, false);
+    ct_backward(ct_sum(ct_adaptive_max_pool2d(x[3], w12, NULL)), NULL, false);
+}
+
 typedef struct api_row {
     const char *fn;
     void (*call)(void);
@@ -1436,6 +1489,13 @@ static const api_row api_rows[] = {
     /* optimizers */
     {"ct_optimizer_step", row_step_sgd}, {"ct_optimizer_step", row_step_adam},
     {"ct_optimizer_step", row_step_adamw},
+    /* pooling, padding, upsampling (issue 8) */
+    ROW(max_pool2d), ROW(max_pool2d_with_indices), ROW(max_pool1d), ROW(avg_pool2d),
+    ROW(avg_pool1d), ROW(adaptive_avg_pool2d), ROW(adaptive_avg_pool1d), ROW(adaptive_max_pool2d),
+    ROW(pad), ROW(pixel_shuffle), ROW(pixel_unshuffle), {"ct_backward", row_backward_pool},
+    {"ct_interpolate", row_interp_nearest1d}, {"ct_interpolate", row_interp_nearest2d},
+    {"ct_interpolate", row_interp_exact1d}, {"ct_interpolate", row_interp_exact2d},
+    {"ct_interpolate", row_interp_linear}, {"ct_interpolate", row_interp_bilinear},
 };
 #undef ROW
 #define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))

@@ -9016,6 +9016,418 @@ static void test_null_ct_module_load(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_max_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool2d(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_max_pool2d(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool2d(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_max_pool2d(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool2d(fx.t, fx.sizes, NULL)";
+        (void)ct_max_pool2d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_pool2d_with_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool2d_with_indices(NULL, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool2d_with_indices(NULL, fx.sizes, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool2d_with_indices(fx.t, NULL, NULL, fx.out, fx.out)";
+        (void)ct_max_pool2d_with_indices(fx.t, NULL, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool2d_with_indices(fx.t, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool2d_with_indices(fx.t, fx.sizes, NULL, fx.out, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_pool2d_with_indices(fx.t, fx.sizes, NULL, NULL, fx.out)";
+        (void)ct_max_pool2d_with_indices(fx.t, fx.sizes, NULL, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_pool2d_with_indices(fx.t, fx.sizes, NULL, fx.out, NULL)";
+        (void)ct_max_pool2d_with_indices(fx.t, fx.sizes, NULL, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool1d(NULL, 0, NULL)";
+        ct_tensor *r = ct_max_pool1d(NULL, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool1d(fx.t, 0, NULL)";
+        (void)ct_max_pool1d(fx.t, 0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_avg_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool2d(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_avg_pool2d(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool2d(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_avg_pool2d(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool2d(fx.t, fx.sizes, NULL)";
+        (void)ct_avg_pool2d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_avg_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool1d(NULL, 0, NULL)";
+        ct_tensor *r = ct_avg_pool1d(NULL, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool1d(fx.t, 0, NULL)";
+        (void)ct_avg_pool1d(fx.t, 0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_avg_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool2d(NULL, fx.sizes)";
+        ct_tensor *r = ct_adaptive_avg_pool2d(NULL, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool2d(fx.t, NULL)";
+        ct_tensor *r = ct_adaptive_avg_pool2d(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_avg_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool1d(NULL, 0)";
+        ct_tensor *r = ct_adaptive_avg_pool1d(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_max_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool2d(NULL, fx.sizes, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool2d(NULL, fx.sizes, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool2d(fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool2d(fx.t, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool2d(fx.t, fx.sizes, NULL)";
+        (void)ct_adaptive_max_pool2d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_pool2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool2d_new(NULL, NULL)";
+        ct_module *r = ct_max_pool2d_new(NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_max_pool2d_new(fx.sizes, NULL)";
+        ct_module *r = ct_max_pool2d_new(fx.sizes, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_avg_pool2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool2d_new(NULL, NULL)";
+        ct_module *r = ct_avg_pool2d_new(NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_avg_pool2d_new(fx.sizes, NULL)";
+        ct_module *r = ct_avg_pool2d_new(fx.sizes, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_avg_pool2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool2d_new(NULL)";
+        ct_module *r = ct_adaptive_avg_pool2d_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_pool1d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool1d_new(0, NULL)";
+        ct_module *r = ct_max_pool1d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_avg_pool1d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool1d_new(0, NULL)";
+        ct_module *r = ct_avg_pool1d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_max_pool2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool2d_new(NULL)";
+        ct_module *r = ct_adaptive_max_pool2d_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pad(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pad(NULL, fx.sizes, 0, 0, 1.0)";
+        ct_tensor *r = ct_pad(NULL, fx.sizes, 0, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_pad(fx.t, NULL, 0, 0, 1.0)";
+        ct_tensor *r = ct_pad(fx.t, NULL, 0, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_interpolate(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_interpolate(NULL, NULL)";
+        ct_tensor *r = ct_interpolate(NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_interpolate(fx.t, NULL)";
+        (void)ct_interpolate(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pixel_shuffle(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pixel_shuffle(NULL, 0)";
+        ct_tensor *r = ct_pixel_shuffle(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pixel_unshuffle(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pixel_unshuffle(NULL, 0)";
+        ct_tensor *r = ct_pixel_unshuffle(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_zero_pad2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_zero_pad2d_new(NULL)";
+        ct_module *r = ct_zero_pad2d_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_constant_pad2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_constant_pad2d_new(NULL, 1.0)";
+        ct_module *r = ct_constant_pad2d_new(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_reflection_pad2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reflection_pad2d_new(NULL)";
+        ct_module *r = ct_reflection_pad2d_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_replication_pad2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_replication_pad2d_new(NULL)";
+        ct_module *r = ct_replication_pad2d_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_circular_pad2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_circular_pad2d_new(NULL)";
+        ct_module *r = ct_circular_pad2d_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_upsample_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_upsample_new(NULL)";
+        ct_module *r = ct_upsample_new(NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -19007,6 +19419,221 @@ static void test_freed_ct_linear_forward(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_max_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool2d(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_max_pool2d(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool2d(fx.foreign, fx.sizes, NULL)";
+        (void)ct_max_pool2d(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_pool2d_with_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool2d_with_indices(fx.freed, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool2d_with_indices(fx.freed, fx.sizes, NULL, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool2d_with_indices(fx.foreign, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool2d_with_indices(fx.foreign, fx.sizes, NULL, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool1d(fx.freed, 0, NULL)";
+        ct_tensor *r = ct_max_pool1d(fx.freed, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool1d(fx.foreign, 0, NULL)";
+        (void)ct_max_pool1d(fx.foreign, 0, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_avg_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool2d(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_avg_pool2d(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_avg_pool2d(fx.foreign, fx.sizes, NULL)";
+        (void)ct_avg_pool2d(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_avg_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool1d(fx.freed, 0, NULL)";
+        ct_tensor *r = ct_avg_pool1d(fx.freed, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_avg_pool1d(fx.foreign, 0, NULL)";
+        (void)ct_avg_pool1d(fx.foreign, 0, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_avg_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool2d(fx.freed, fx.sizes)";
+        ct_tensor *r = ct_adaptive_avg_pool2d(fx.freed, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool2d(fx.foreign, fx.sizes)";
+        (void)ct_adaptive_avg_pool2d(fx.foreign, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_avg_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool1d(fx.freed, 0)";
+        ct_tensor *r = ct_adaptive_avg_pool1d(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool1d(fx.foreign, 0)";
+        (void)ct_adaptive_avg_pool1d(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_max_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool2d(fx.freed, fx.sizes, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool2d(fx.freed, fx.sizes, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool2d(fx.foreign, fx.sizes, fx.out)";
+        (void)ct_adaptive_max_pool2d(fx.foreign, fx.sizes, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pad(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pad(fx.freed, fx.sizes, 0, 0, 1.0)";
+        ct_tensor *r = ct_pad(fx.freed, fx.sizes, 0, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pad(fx.foreign, fx.sizes, 0, 0, 1.0)";
+        (void)ct_pad(fx.foreign, fx.sizes, 0, 0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_interpolate(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_interpolate(fx.freed, NULL)";
+        ct_tensor *r = ct_interpolate(fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_interpolate(fx.foreign, NULL)";
+        (void)ct_interpolate(fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pixel_shuffle(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pixel_shuffle(fx.freed, 0)";
+        ct_tensor *r = ct_pixel_shuffle(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pixel_shuffle(fx.foreign, 0)";
+        (void)ct_pixel_shuffle(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pixel_unshuffle(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pixel_unshuffle(fx.freed, 0)";
+        ct_tensor *r = ct_pixel_unshuffle(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pixel_unshuffle(fx.foreign, 0)";
+        (void)ct_pixel_unshuffle(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -19567,6 +20194,30 @@ void test_null(void)
     RUN(test_null_ct_checkpoint_dict_load);
     RUN(test_null_ct_module_save);
     RUN(test_null_ct_module_load);
+    RUN(test_null_ct_max_pool2d);
+    RUN(test_null_ct_max_pool2d_with_indices);
+    RUN(test_null_ct_max_pool1d);
+    RUN(test_null_ct_avg_pool2d);
+    RUN(test_null_ct_avg_pool1d);
+    RUN(test_null_ct_adaptive_avg_pool2d);
+    RUN(test_null_ct_adaptive_avg_pool1d);
+    RUN(test_null_ct_adaptive_max_pool2d);
+    RUN(test_null_ct_max_pool2d_new);
+    RUN(test_null_ct_avg_pool2d_new);
+    RUN(test_null_ct_adaptive_avg_pool2d_new);
+    RUN(test_null_ct_max_pool1d_new);
+    RUN(test_null_ct_avg_pool1d_new);
+    RUN(test_null_ct_adaptive_max_pool2d_new);
+    RUN(test_null_ct_pad);
+    RUN(test_null_ct_interpolate);
+    RUN(test_null_ct_pixel_shuffle);
+    RUN(test_null_ct_pixel_unshuffle);
+    RUN(test_null_ct_zero_pad2d_new);
+    RUN(test_null_ct_constant_pad2d_new);
+    RUN(test_null_ct_reflection_pad2d_new);
+    RUN(test_null_ct_replication_pad2d_new);
+    RUN(test_null_ct_circular_pad2d_new);
+    RUN(test_null_ct_upsample_new);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -20051,6 +20702,18 @@ void test_null(void)
     RUN(test_freed_ct_parameter);
     RUN(test_freed_ct_parameter_list_append);
     RUN(test_freed_ct_linear_forward);
+    RUN(test_freed_ct_max_pool2d);
+    RUN(test_freed_ct_max_pool2d_with_indices);
+    RUN(test_freed_ct_max_pool1d);
+    RUN(test_freed_ct_avg_pool2d);
+    RUN(test_freed_ct_avg_pool1d);
+    RUN(test_freed_ct_adaptive_avg_pool2d);
+    RUN(test_freed_ct_adaptive_avg_pool1d);
+    RUN(test_freed_ct_adaptive_max_pool2d);
+    RUN(test_freed_ct_pad);
+    RUN(test_freed_ct_interpolate);
+    RUN(test_freed_ct_pixel_shuffle);
+    RUN(test_freed_ct_pixel_unshuffle);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

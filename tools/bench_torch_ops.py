@@ -83,6 +83,14 @@ def workloads():
                 "torch.linalg.solve(a, b)", {"a": a, "b": b, "torch": torch}))
     out.append(("svd_256", "linalg decompositions", "svd A(256,256) full_matrices",
                 "torch.linalg.svd(a)", {"a": a, "torch": torch}))
+    x = torch.randn(64, 32, 28, 28, requires_grad=True)
+    for name, sub, stmt, go in (
+            ("max_pool2d_2x2_fb_64x32x28x28", "max_pool2d 2x2", "F.max_pool2d(x, 2)", 14),
+            ("adaptive_avg_pool2d_7x7_fb_64x32x28x28", "adaptive_avg_pool2d (7,7)",
+             "F.adaptive_avg_pool2d(x, 7)", 7)):
+        out.append((name, "pooling fwd+bwd (64,32,28,28)", sub,
+                    "x.grad = None; %s.backward(g)" % stmt,
+                    {"x": x, "g": torch.randn(64, 32, go, go), "F": F}))
     return out
 
 

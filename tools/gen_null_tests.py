@@ -56,6 +56,9 @@ VALID = {
     "ct_dataloader_opts *": "&fx.dl_opts",
     "ct_gradcheck_opts *": "&fx.gc_opts",
     "ct_timer_opts *": "&fx.timer_opts",
+    "ct_max_pool2d_opts *": "NULL",
+    "ct_avg_pool2d_opts *": "NULL",
+    "ct_interpolate_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -232,9 +235,13 @@ OUTCOME = {
     ("ct_hsplit", "out"): "size",
     ("ct_vsplit", "out"): "size",
     ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
+    ("ct_max_pool2d_with_indices", "output"): "accepted",
+    ("ct_max_pool2d_with_indices", "indices"): "accepted",
+    ("ct_adaptive_max_pool2d", "indices"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
-                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
+                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
+                  "ct_max_pool2d_opts *", "ct_avg_pool2d_opts *", "ct_interpolate_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

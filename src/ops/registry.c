@@ -392,6 +392,29 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fused_adamw_,
     /* autograd/autograd.c */
     &ct__op_detach,
+    /* nn/pool.c */
+    &ct__op_max_pool2d,
+    &ct__op_max_pool2d_bw,
+    &ct__op_max_pool1d,
+    &ct__op_avg_pool2d,
+    &ct__op_avg_pool2d_bw,
+    &ct__op_avg_pool1d,
+    &ct__op_adaptive_avg_pool2d,
+    &ct__op_adaptive_avg_pool2d_impl,
+    &ct__op_adaptive_avg_pool2d_bw,
+    &ct__op_adaptive_avg_pool1d,
+    &ct__op_adaptive_max_pool2d,
+    &ct__op_adaptive_max_pool2d_bw,
+    /* nn/pad.c */
+    &ct__op_pad,
+    &ct__op_upsample_nearest1d,
+    &ct__op_upsample_nearest2d,
+    &ct__op_upsample_nearest_exact1d,
+    &ct__op_upsample_nearest_exact2d,
+    &ct__op_upsample_linear1d,
+    &ct__op_upsample_bilinear2d,
+    &ct__op_pixel_shuffle,
+    &ct__op_pixel_unshuffle,
 };
 
 const ct_op *const *ct_op_registry(int *n)

@@ -1,0 +1,735 @@
+/* tests/test_pool.c - pooling, padding, interpolation and pixel shuffle: PyTorch's outputs,
+ * indices and gradients (tools/gen_golden_pool.py, tests/golden/pool_golden.h) on contiguous,
+ * transposed and step-sliced inputs in every dtype, gradcheck and gradgradcheck, PyTorch's
+ * errors, the modules, and results independent of the thread count.
+ */
+#include "test.h"
+
+#include <stdlib.h>
+
+typedef struct pool_golden {
+    const char *op;
+    ct_dtype dtype;
+    int how; /* 0 contiguous, 1 the base's last two dims transposed, 2 every other element */
+    int64_t p[12];
+    double f[2];
+    int bnd;
+    int64_t base_shape[5];
+    int ond;
+    int64_t out_shape[5];
+    const double *x, *out, *grad, *idx;
+} pool_golden;
+#include "golden/pool_golden.h"
+
+#define N_CASES ((int)(sizeof pool_golden_cases / sizeof pool_golden_cases[0]))
+
+/* The case's input: its base in the case's dtype, then transposed or stepped. */
+static ct_tensor *case_input(const pool_golden *g)
+{
+    ct_tensor *b = ct_to_dtype(ct_tensor_from_data(g->x, CT_FLOAT64, g->base_shape, g->bnd),
+                               g->dtype);
+    if (g->how == 1) {
+        return ct_transpose(b, -1, -2);
+    }
+    if (g->how == 2) {
+        int64_t s[6];
+        memcpy(s, g->base_shape, sizeof(int64_t) * (size_t)g->bnd);
+        s[g->bnd - 1] /= 2;
+        s[g->bnd] = 2;
+        return ct_select(ct_reshape(b, s, g->bnd + 1), -1, 0);
+    }
+    return b;
+}
+
+/* Runs the case's op; *indices receives max's indices where the op has them. */
+static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **indices)
+{
+    const int64_t *p = g->p;
+    const char *op = g->op;
+    *indices = NULL;
+    if (!strcmp(op, "max_pool2d") || !strcmp(op, "max_pool1d")) {
+        ct_max_pool2d_opts o = ct_max_pool2d_defaults();
+        bool two = op[8] == '2';
+        int n = two ? 2 : 1;
+        for (int a = 0; a < n; a++) {
+            o.stride[a] = p[n + a];
+            o.padding[a] = p[2 * n + a];
+            o.dilation[a] = p[3 * n + a];
+        }
+        o.ceil_mode = p[4 * n] != 0;
+        if (!two) {
+            return ct_max_pool1d(x, p[0], &o);
+        }
+        ct_tensor *y = NULL;
+        ct_max_pool2d_with_indices(x, p, &o, &y, indices);
+        return y;
+    }
+    if (!strcmp(op, "avg_pool2d") || !strcmp(op, "avg_pool1d")) {
+        ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
+        int n = op[8] == '2' ? 2 : 1;
+        for (int a = 0; a < n; a++) {
+            o.stride[a] = p[n + a];
+            o.padding[a] = p[2 * n + a];
+        }
+        o.ceil_mode = p[3 * n] != 0;
+        o.count_include_pad = p[3 * n + 1] != 0;
+        o.divisor_override = n == 2 ? p[8] : 0;
+        return n == 2 ? ct_avg_pool2d(x, p, &o) : ct_avg_pool1d(x, p[0], &o);
+    }
+    if (!strcmp(op, "adaptive_avg_pool2d")) {
+        return ct_adaptive_avg_pool2d(x, p);
+    }
+    if (!strcmp(op, "adaptive_max_pool2d")) {
+        return ct_adaptive_max_pool2d(x, p, indices);
+    }
+    if (!strcmp(op, "adaptive_avg_pool1d")) {
+        return ct_adaptive_avg_pool1d(x, p[0]);
+    }
+    if (!strcmp(op, "pad")) {
+        return ct_pad(x, p + 2, (int)p[1], (ct_pad_mode)p[0], g->f[0]);
+    }
+    if (!strcmp(op, "interpolate")) {
+        ct_interpolate_opts o;
+        memset(&o, 0, sizeof o);
+        o.mode = (ct_interpolate_mode)p[0];
+        o.size[0] = p[1];
+        o.size[1] = p[2];
+        o.scale_factor[0] = p[1] ? 0 : g->f[0];
+        o.scale_factor[1] = p[1] ? 0 : g->f[1];
+        o.align_corners = p[3] != 0;
+        return ct_interpolate(x, &o);
+    }
+    return !strcmp(op, "pixel_shuffle") ? ct_pixel_shuffle(x, p[0]) : ct_pixel_unshuffle(x, p[0]);
+}
+
+static double case_rtol(ct_dtype d)
+{
+    return d == CT_FLOAT64 ? 1e-12 : d == CT_FLOAT32 ? 2e-6 : d == CT_FLOAT16 ? 1e-3 : 8e-3;
+}
+
+/* out, indices and the gradient of sum(out * w), w[k] = k % 7 - 3. */
+static void check_case(int k, const pool_golden *g)
+{
+    ct_tensor *x = case_input(g), *ix = NULL;
+    ct_requires_grad_(x, true);
+    ct_tensor *y = run_op(g, x, &ix);
+    CHECK_MSG(ct_test_has_shape(y, g->out_shape, g->ond), "case %d %s: shape (%s)", k, g->op,
+              ct_error() ? ct_error() : "");
+    if (!ct_test_has_shape(y, g->out_shape, g->ond)) {
+        ct_error_clear();
+        return;
+    }
+    CHECK(ct_tensor_dtype(y) == g->dtype);
+    int64_t n = ct_test_numel(g->out_shape, g->ond);
+    double rtol = case_rtol(g->dtype), atol = g->dtype == CT_FLOAT64 ? 1e-13 : 1e-6;
+    CHECK_MSG(CHECK_TENSOR(y, g->out, n, rtol, atol), "case %d %s: output", k, g->op);
+    if (g->idx) {
+        CHECK_MSG(ix && ct_tensor_dtype(ix) == CT_INT64 && CHECK_TENSOR(ix, g->idx, n, 0, 0),
+                  "case %d %s: indices", k, g->op);
+    }
+    double *wv = (double *)malloc(sizeof(double) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        wv[i] = (double)(i % 7 - 3);
+    }
+    ct_tensor *w = ct_to_dtype(ct_tensor_from_data(wv, CT_FLOAT64, g->out_shape, g->ond), g->dtype);
+    free(wv);
+    CHECK(ct_backward(ct_sum(ct_mul(y, w)), NULL, false) == CT_OK);
+    CHECK_MSG(CHECK_TENSOR(ct_grad(x), g->grad, ct_numel(x), rtol, atol), "case %d %s: grad", k,
+              g->op);
+}
+
+static void test_pool_golden(void)
+{
+    int half = 0;
+    for (int k = 0; k < N_CASES; k++) {
+        ct_scope_begin();
+        check_case(k, &pool_golden_cases[k]);
+        half += ct_dtype_size(pool_golden_cases[k].dtype) == 2;
+        ct_scope_end();
+    }
+    CHECK(N_CASES >= 40 && half >= 4);
+}
+
+/* The 2x2 fast path keeps PyTorch's rules: the last NaN wins, ties and all -inf keep the
+   first (PyTorch: (nan, -inf) at (4, 2); (nan, 5) at (1, 3)); float32 and float64. */
+static void test_pool_max_2x2_rules(void)
+{
+    ct_scope_begin();
+    const double v[2][8] = {{1, NAN, -INFINITY, -INFINITY, NAN, 0, -INFINITY, -INFINITY},
+                            {3, NAN, 2, 5, 1, 3, 5, 1}};
+    const double want[2][2] = {{NAN, -INFINITY}, {NAN, 5}}, want_ix[2][2] = {{4, 2}, {1, 3}};
+    const int64_t s[4] = {1, 1, 2, 4}, k2[2] = {2, 2};
+    for (int d = 0; d < 2; d++) {
+        for (int k = 0; k < 2; k++) {
+            ct_tensor *x = ct_to_dtype(ct_tensor_from_data(v[k], CT_FLOAT64, s, 4),
+                                       d ? CT_FLOAT64 : CT_FLOAT32);
+            ct_tensor *y = NULL, *ix = NULL;
+            CHECK(ct_max_pool2d_with_indices(x, k2, NULL, &y, &ix) == CT_OK);
+            const double *got = (const double *)ct_data_ptr(ct_to_dtype(y, CT_FLOAT64));
+            for (int o = 0; o < 2; o++) { /* NaN and -inf compared as themselves */
+                CHECK(isnan(want[k][o]) ? isnan(got[o]) : got[o] == want[k][o]);
+            }
+            CHECK(CHECK_TENSOR(ix, want_ix[k], 2, 0, 0));
+        }
+    }
+    ct_scope_end();
+}
+
+/* ---- gradcheck ---------------------------------------------------------------------------- */
+/* The function under test: op k of the table below on in[0]. */
+typedef ct_tensor *(*pool_fn)(const ct_tensor *x);
+
+static ct_tensor *gc_max_pool2d(const ct_tensor *x)
+{
+    ct_max_pool2d_opts o = ct_max_pool2d_defaults();
+    const int64_t k[2] = {2, 3};
+    o.stride[0] = 1;
+    o.stride[1] = 2;
+    o.padding[1] = 1;
+    o.ceil_mode = true;
+    return ct_max_pool2d(x, k, &o);
+}
+static ct_tensor *gc_max_pool2d_dilated(const ct_tensor *x)
+{
+    ct_max_pool2d_opts o = ct_max_pool2d_defaults();
+    const int64_t k[2] = {2, 2};
+    o.dilation[0] = 2;
+    o.padding[1] = 1;
+    return ct_max_pool2d(x, k, &o);
+}
+static ct_tensor *gc_max_pool1d(const ct_tensor *x)
+{
+    return ct_max_pool1d(ct_flatten(x, -2, -1), 3, NULL);
+}
+static ct_tensor *gc_avg_pool2d(const ct_tensor *x)
+{
+    ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
+    const int64_t k[2] = {3, 2};
+    o.padding[0] = 1;
+    o.ceil_mode = true;
+    o.count_include_pad = false;
+    return ct_avg_pool2d(x, k, &o);
+}
+static ct_tensor *gc_avg_pool2d_divisor(const ct_tensor *x)
+{
+    ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
+    const int64_t k[2] = {2, 2};
+    o.stride[0] = o.stride[1] = 1;
+    o.divisor_override = 3;
+    return ct_avg_pool2d(x, k, &o);
+}
+static ct_tensor *gc_avg_pool1d(const ct_tensor *x)
+{
+    ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
+    o.padding[0] = 1;
+    return ct_avg_pool1d(ct_flatten(x, -2, -1), 3, &o);
+}
+static ct_tensor *gc_adaptive_avg(const ct_tensor *x)
+{
+    const int64_t o[2] = {3, 2};
+    return ct_adaptive_avg_pool2d(x, o);
+}
+static ct_tensor *gc_adaptive_avg_global(const ct_tensor *x)
+{
+    const int64_t o[2] = {1, 1};
+    return ct_adaptive_avg_pool2d(x, o);
+}
+static ct_tensor *gc_adaptive_avg1d(const ct_tensor *x)
+{
+    return ct_adaptive_avg_pool1d(ct_flatten(x, -2, -1), 4);
+}
+static ct_tensor *gc_adaptive_max(const ct_tensor *x)
+{
+    const int64_t o[2] = {2, 3};
+    return ct_adaptive_max_pool2d(x, o, NULL);
+}
+static ct_tensor *gc_pad_constant(const ct_tensor *x)
+{
+    const int64_t p[4] = {2, -1, 1, 1};
+    return ct_pad(x, p, 4, CT_PAD_CONSTANT, 0.5);
+}
+static ct_tensor *gc_pad_reflect(const ct_tensor *x)
+{
+    const int64_t p[4] = {2, 1, 1, 2};
+    return ct_pad(x, p, 4, CT_PAD_REFLECT, 0);
+}
+static ct_tensor *gc_pad_replicate(const ct_tensor *x)
+{
+    const int64_t p[2] = {3, -1};
+    return ct_pad(ct_flatten(x, -2, -1), p, 2, CT_PAD_REPLICATE, 0);
+}
+static ct_tensor *gc_pad_circular(const ct_tensor *x)
+{
+    const int64_t p[4] = {1, 2, 2, -1};
+    return ct_pad(x, p, 4, CT_PAD_CIRCULAR, 0);
+}
+static ct_tensor *gc_interp(const ct_tensor *x, ct_interpolate_mode m, bool align)
+{
+    ct_interpolate_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = m;
+    o.align_corners = align;
+    o.size[0] = 5;
+    o.size[1] = 3;
+    if (m == CT_INTERPOLATE_LINEAR) {
+        o.size[1] = 0;
+        return ct_interpolate(ct_flatten(x, -2, -1), &o);
+    }
+    return ct_interpolate(x, &o);
+}
+static ct_tensor *gc_nearest(const ct_tensor *x)
+{
+    return gc_interp(x, CT_INTERPOLATE_NEAREST, false);
+}
+static ct_tensor *gc_nearest_exact(const ct_tensor *x)
+{
+    return gc_interp(x, CT_INTERPOLATE_NEAREST_EXACT, false);
+}
+static ct_tensor *gc_linear(const ct_tensor *x)
+{
+    return gc_interp(x, CT_INTERPOLATE_LINEAR, true);
+}
+static ct_tensor *gc_bilinear(const ct_tensor *x)
+{
+    return gc_interp(x, CT_INTERPOLATE_BILINEAR, false);
+}
+static ct_tensor *gc_bilinear_align(const ct_tensor *x)
+{
+    return gc_interp(x, CT_INTERPOLATE_BILINEAR, true);
+}
+static ct_tensor *gc_pixel(const ct_tensor *x)
+{
+    return ct_pixel_unshuffle(ct_pixel_shuffle(ct_narrow(x, -3, 0, 4), 2), 1);
+}
+static ct_tensor *gc_pixel_unshuffle(const ct_tensor *x)
+{
+    return ct_pixel_unshuffle(ct_narrow(x, -2, 0, 4), 2);
+}
+
+typedef struct gc_case {
+    const char *name;
+    pool_fn f;
+} gc_case;
+
+static const gc_case gc_cases[] = {
+    {"max_pool2d", gc_max_pool2d}, {"max_pool2d dilated", gc_max_pool2d_dilated},
+    {"max_pool1d", gc_max_pool1d}, {"avg_pool2d", gc_avg_pool2d},
+    {"avg_pool2d divisor", gc_avg_pool2d_divisor}, {"avg_pool1d", gc_avg_pool1d},
+    {"adaptive_avg_pool2d", gc_adaptive_avg}, {"adaptive_avg_pool2d (1, 1)", gc_adaptive_avg_global},
+    {"adaptive_avg_pool1d", gc_adaptive_avg1d}, {"adaptive_max_pool2d", gc_adaptive_max},
+    {"pad constant", gc_pad_constant}, {"pad reflect", gc_pad_reflect},
+    {"pad replicate", gc_pad_replicate}, {"pad circular", gc_pad_circular},
+    {"nearest", gc_nearest}, {"nearest-exact", gc_nearest_exact}, {"linear", gc_linear},
+    {"bilinear", gc_bilinear}, {"bilinear align_corners", gc_bilinear_align},
+    {"pixel_shuffle", gc_pixel}, {"pixel_unshuffle", gc_pixel_unshuffle},
+};
+#define N_GC ((int)(sizeof gc_cases / sizeof gc_cases[0]))
+
+static ct_tensor *gc_call(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    return ((const gc_case *)user)->f(in[0]);
+}
+
+/* Double backward: the gradient (create_graph) of sum(f(x) * w) as a function of x and w. */
+static ct_tensor *gc_gradgrad(ct_tensor *const *in, int n, void *user)
+{
+    (void)n;
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true); /* gradcheck evaluates under no_grad */
+    ct_tensor *y = ((const gc_case *)user)->f(in[0]), *g = NULL;
+    const ct_tensor *go[1] = {in[1]};
+    if (y) {
+        ct_autograd_grad(&y, 1, in, 1, go, false, true, false, &g);
+    }
+    ct_set_grad_enabled(prev);
+    return g;
+}
+
+/* (2, 4, 5, 4) float64 values in distinct steps, so no window holds two equal values and
+   finite differences of 1e-6 cannot move a maximum. */
+static ct_tensor *gc_input(void)
+{
+    const int64_t s[4] = {2, 4, 5, 4};
+    ct_tensor *x = ct_randperm(160, NULL);
+    return ct_requires_grad_(ct_div_scalar(ct_reshape(ct_to_dtype(x, CT_FLOAT64), s, 4), 7), true);
+}
+
+static void test_pool_gradcheck(void)
+{
+    for (int k = 0; k < N_GC; k++) {
+        ct_scope_begin();
+        ct_tensor *in[1] = {gc_input()};
+        CHECK_MSG(ct_gradcheck(gc_call, in, 1, (void *)(uintptr_t)&gc_cases[k], NULL),
+                  "gradcheck %s: %s", gc_cases[k].name, ct_error() ? ct_error() : "?");
+        ct_error_clear();
+        ct_scope_end();
+    }
+}
+
+/* The backward ops' own derivatives (max: the gradient's gradient at the indices; averages:
+   the forward op again). */
+static void test_pool_gradgradcheck(void)
+{
+    const int ops[6] = {0, 3, 4, 6, 9, 17};
+    for (int k = 0; k < 6; k++) {
+        ct_scope_begin();
+        const gc_case *c = &gc_cases[ops[k]];
+        ct_tensor *in[2] = {gc_input(), NULL};
+        ct_no_grad_begin();
+        ct_tensor *y = c->f(in[0]);
+        ct_no_grad_end();
+        in[1] = ct_requires_grad_(ct_randn(ct_sizes(y), ct_dim(y), CT_FLOAT64, NULL), true);
+        CHECK_MSG(ct_gradcheck(gc_gradgrad, in, 2, (void *)(uintptr_t)c, NULL),
+                  "gradgradcheck %s: %s", c->name, ct_error() ? ct_error() : "?");
+        ct_error_clear();
+        ct_scope_end();
+    }
+}
+
+/* PyTorch's node names (type(y.grad_fn).__name__), the backward ops' too. */
+static void test_pool_grad_fn_names(void)
+{
+    static const char *const names[4][2] = {
+        {"MaxPool2DWithIndicesBackward0", "MaxPool2DWithIndicesBackwardBackward0"},
+        {"AvgPool2DBackward0", "AvgPool2DBackwardBackward0"},
+        {"AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0"},
+        {"AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"}};
+    static const pool_fn fns[4] = {gc_max_pool2d, gc_avg_pool2d, gc_adaptive_avg,
+                                   gc_adaptive_max};
+    ct_scope_begin();
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *x = gc_input(), *y = fns[k](x), *g = NULL;
+        const ct_tensor *xs[1] = {x}, *go[1] = {ct_ones_like(y)};
+        CHECK(ct_autograd_grad(&y, 1, (ct_tensor *const *)xs, 1, go, false, true, false, &g) ==
+              CT_OK);
+        CHECK(!strcmp(ct_node_name(ct_grad_fn(y)), names[k][0]));
+        CHECK(!strcmp(ct_node_name(ct_grad_fn(g)), names[k][1]));
+    }
+    ct_scope_end();
+}
+
+/* ---- errors ------------------------------------------------------------------------------- */
+static void test_pool_errors(void)
+{
+    ct_scope_begin();
+    const int64_t s234[3] = {2, 3, 4}, s34[2] = {3, 4}, s5[5] = {2, 2, 3, 4, 5};
+    const int64_t s2034[4] = {2, 0, 3, 4}, k2[2] = {2, 2}, k5[2] = {5, 5}, k0[2] = {0, 0};
+    ct_tensor *x = ct_randn(s234, 3, CT_FLOAT32, NULL), *x2 = ct_randn(s34, 2, CT_FLOAT32, NULL);
+    ct_tensor *x5 = ct_randn(s5, 5, CT_FLOAT32, NULL);
+    ct_max_pool2d_opts mo = ct_max_pool2d_defaults();
+    ct_avg_pool2d_opts ao = ct_avg_pool2d_defaults();
+
+    CHECK(ct_max_pool2d(x, k5, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "ct_max_pool2d: Given input size: (2x3x4). Calculated output size: "
+                              "(2x0x0). Output size is too small");
+    mo.padding[0] = mo.padding[1] = 2;
+    CHECK(ct_max_pool2d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be at most half of effective kernel size, but got "
+                              "pad=2, kernel_size=2 and dilation=1");
+    mo = ct_max_pool2d_defaults();
+    CHECK(ct_max_pool2d(x, k0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "stride should not be zero");
+    mo.stride[0] = mo.stride[1] = 1;
+    CHECK(ct_max_pool2d(x, k0, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "kernel size should be greater than zero, but got kH: 0 kW: 0");
+    mo.stride[0] = mo.stride[1] = -1;
+    CHECK(ct_max_pool2d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "stride should be greater than zero, but got dH: -1 dW: -1");
+    mo = ct_max_pool2d_defaults();
+    mo.padding[1] = -1;
+    CHECK(ct_max_pool2d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad must be non-negative, but got pad: -1");
+    mo = ct_max_pool2d_defaults();
+    mo.dilation[0] = mo.dilation[1] = 0;
+    CHECK(ct_max_pool2d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "dilation should be greater than zero, but got dilationH: 0 "
+                              "dilationW: 0");
+    mo = ct_max_pool2d_defaults();
+    mo.padding[0] = mo.padding[1] = 2;
+    mo.dilation[0] = mo.dilation[1] = 3;
+    CHECK(ct_max_pool2d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be smaller than or equal to half of kernel size, but "
+                              "got padW = 2, padH = 2, kW = 2, kH = 2");
+    CHECK(ct_max_pool2d(x5, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    CHECK(ct_max_pool2d(ct_zeros(s2034, 4, CT_FLOAT32), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                              "size for input, but got:[2, 0, 3, 4]");
+    CHECK(ct_max_pool2d(ct_ones(s234, 3, CT_INT64), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"max_pool2d_with_indices\" not implemented for 'Long'");
+
+    CHECK(ct_avg_pool2d(x2, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "Dimension out of range (expected to be in range of [-2, 1], but "
+                              "got -3)");
+    CHECK(ct_avg_pool2d(x5, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch "
+                              "size for input, but got:[2, 2, 3, 4, 5]");
+    ao.padding[0] = ao.padding[1] = 2;
+    CHECK(ct_avg_pool2d(x, k2, &ao) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be at most half of effective kernel size");
+
+    CHECK(ct_max_pool1d(x, 5, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_max_pool1d: max_pool1d() Invalid computed output size: 0");
+    CHECK(ct_max_pool1d(x, 0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "max_pool1d() kernel_size must be greater than zero, but got 0");
+    mo = ct_max_pool2d_defaults();
+    mo.padding[0] = 2;
+    CHECK(ct_max_pool1d(x, 2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "max_pool1d() padding should be at most half of kernel size, but "
+                              "got padding=2 and kernel_size=2");
+    mo.padding[0] = 0;
+    mo.dilation[0] = 0;
+    CHECK(ct_max_pool1d(x, 2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "max_pool1d() dilation must be greater than zero, but got 0");
+    CHECK(ct_max_pool1d(ct_select(x2, 0, 0), 1, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 "
+                              "dim batch size for input, but got:[4]");
+    CHECK(ct_avg_pool1d(x5, 2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected 2 to 3 dimensions, but got 5-dimensional tensor for "
+                              "argument #1 'self' (while checking arguments for avg_pool1d)");
+    CHECK(ct_avg_pool1d(x, 5, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Given input size: (3x1x4). Calculated output size: (3x1x0). "
+                              "Output size is too small");
+
+    const int64_t neg[2] = {2, -1};
+    CHECK(ct_adaptive_avg_pool2d(x, neg) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "adaptive_avg_pool2d: elements of output_size must be greater than "
+                              "or equal to 0 but received {2, -1}");
+    CHECK(ct_adaptive_avg_pool2d(x5, k2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                              "[2, 2, 3, 4, 5]");
+    CHECK(ct_adaptive_avg_pool2d(ct_zeros(s2034, 3, CT_FLOAT32), k2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                              "non-batch dimensions, but input has sizes [2, 0, 3] with "
+                              "dimension 1 being empty");
+    CHECK(ct_adaptive_avg_pool1d(x, -1) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "received {1, -1}");
+    CHECK(ct_adaptive_avg_pool1d(x5, 1) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "while checking arguments for adaptive_avg_pool1d");
+    CHECK(ct_adaptive_max_pool2d(x5, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                              "[2, 2, 3, 4, 5]");
+    CHECK(ct_adaptive_max_pool2d(ct_zeros(s2034, 4, CT_FLOAT32), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "with dimension 1 being empty");
+    CHECK(ct_adaptive_max_pool2d(ct_unsqueeze(x, 0), neg, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Trying to create tensor with negative dimension -1: [1, 2, 2, -1]");
+    ct_scope_end();
+}
+
+static void test_pad_errors(void)
+{
+    ct_scope_begin();
+    const int64_t s133[3] = {1, 3, 3}, s203[3] = {2, 0, 3}, p44[2] = {4, 4};
+    const int64_t p6[6] = {1, 1, 1, 1, 1, 1}, p8[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+    const int64_t pneg[2] = {-2, -1}, p3222[4] = {2, 2, 3, 2}, pcirc[2] = {4, 0};
+    const int64_t pm2[4] = {-2, -2, 0, 0}, pcrop[2] = {-4, 0};
+    ct_tensor *x = ct_randn(s133, 3, CT_FLOAT32, NULL);
+    CHECK(ct_pad(x, p44, 2, CT_PAD_REFLECT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_pad: Argument #4: Padding size should be less than the "
+                              "corresponding input dimension, but got: padding (4, 4) at "
+                              "dimension 2 of input [1, 3, 3]");
+    CHECK(ct_pad(x, p3222, 4, CT_PAD_REFLECT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Argument #6: Padding size should be less than the corresponding "
+                              "input dimension, but got: padding (3, 2) at dimension 1 of input "
+                              "[1, 3, 3]");
+    CHECK(ct_pad(x, p44, 1, CT_PAD_CONSTANT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Padding length must be divisible by 2");
+    CHECK(ct_pad(x, p8, 8, CT_PAD_CONSTANT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Padding length should be less than or equal to two times the input "
+                              "dimension but got padding length 8 and input of dimension 3");
+    CHECK(ct_pad(x, p6, 6, CT_PAD_REFLECT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Padding size 6 is not supported for 3D input tensor.");
+    CHECK(ct_pad(x, p44, 2, CT_PAD_REPLICATE, 1.0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Padding mode \"replicate\" doesn't take in value argument");
+    CHECK(ct_pad(x, pneg, 2, CT_PAD_REFLECT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "input (W: 3) is too small. Calculated output W: 0");
+    CHECK(ct_pad(ct_unsqueeze(x, 0), pm2, 4, CT_PAD_REPLICATE, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Calculated output H: 3 W: -1 must be >= 1 in every dimension "
+                              "(input H: 3, W: 3)");
+    CHECK(ct_pad(x, pcirc, 2, CT_PAD_CIRCULAR, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Padding value causes wrapping around more than once.");
+    CHECK(ct_pad(ct_zeros(s203, 3, CT_FLOAT32), p44, 2, CT_PAD_REPLICATE, 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size "
+                              "and other non-zero dimensions for input, but got: [2, 0, 3]");
+    CHECK(ct_pad(x, pcrop, 2, CT_PAD_CONSTANT, 0) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "narrow(): length must be non-negative.");
+    CHECK(ct_pad(x, p44, 2, (ct_pad_mode)9, 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "9 is not a valid value for mode");
+    ct_scope_end();
+}
+
+static void test_interpolate_errors(void)
+{
+    ct_scope_begin();
+    const int64_t s4[4] = {1, 2, 4, 4};
+    ct_tensor *x = ct_randn(s4, 4, CT_FLOAT32, NULL);
+    ct_interpolate_opts o;
+    memset(&o, 0, sizeof o);
+    CHECK(ct_interpolate(x, &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_interpolate: either size or scale_factor should be defined");
+    CHECK(ct_interpolate(x, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "either size or scale_factor should be defined");
+    o.size[0] = 3;
+    o.scale_factor[0] = 2;
+    CHECK(ct_interpolate(x, &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "only one of size or scale_factor should be defined");
+    o.scale_factor[0] = 0;
+    o.align_corners = true;
+    CHECK(ct_interpolate(x, &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "align_corners option can only be set with the interpolating "
+                              "modes: linear | bilinear | bicubic | trilinear");
+    o.align_corners = false;
+    o.recompute_scale_factor = true;
+    CHECK(ct_interpolate(x, &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "recompute_scale_factor is not meaningful with an explicit size.");
+    o.recompute_scale_factor = false;
+    o.mode = CT_INTERPOLATE_BILINEAR;
+    CHECK(ct_interpolate(ct_select(x, 0, 0), &o) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Got 3D input, but bilinear mode needs 4D input");
+    o.mode = CT_INTERPOLATE_LINEAR;
+    CHECK(ct_interpolate(x, &o) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Got 4D input, but linear mode needs 3D input");
+    o.mode = CT_INTERPOLATE_NEAREST;
+    CHECK(ct_interpolate(ct_select(ct_select(x, 0, 0), 0, 0), &o) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D) "
+                              "for the modes: nearest | linear | bilinear | bicubic | trilinear | "
+                              "lanczos | area | nearest-exact (got nearest)");
+    o.size[0] = 0;
+    o.scale_factor[0] = 0.1;
+    CHECK(ct_interpolate(x, &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Input and output sizes should be greater than 0, but got input "
+                              "(H: 4, W: 4) output (H: 0, W: 0)");
+    CHECK(ct_interpolate(ct_select(x, 0, 0), &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Input and output sizes should be greater than 0, but got input "
+                              "(W: 4) and output (W: 0)");
+    o.scale_factor[1] = 2;
+    CHECK(ct_interpolate(ct_select(x, 0, 0), &o) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Input and scale_factor must have the same number of spatial "
+                              "dimensions, but got input with spatial dimensions of [4]");
+    const int64_t s3[4] = {1, 3, 3, 3}, s233[3] = {2, 3, 3};
+    CHECK(ct_pixel_shuffle(ct_zeros(s3, 4, CT_FLOAT32), 2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "pixel_shuffle expects its input's 'channel' dimension to be "
+                              "divisible by the square of upscale_factor, but input.size(-3)=3 "
+                              "is not divisible by 4");
+    CHECK(ct_pixel_shuffle(ct_zeros(s3, 2, CT_FLOAT32), 2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "pixel_shuffle expects input to have at least 3 dimensions, but "
+                              "got input with 2 dimension(s)");
+    CHECK(ct_pixel_shuffle(ct_zeros(s3, 4, CT_FLOAT32), 0) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pixel_shuffle expects a positive upscale_factor, but got 0");
+    CHECK(ct_pixel_unshuffle(ct_zeros(s233, 3, CT_FLOAT32), -1) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pixel_unshuffle expects a positive downscale_factor, but got -1");
+    CHECK(ct_pixel_unshuffle(ct_zeros(s233, 3, CT_FLOAT32), 2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "pixel_unshuffle expects height to be divisible by "
+                              "downscale_factor, but input.size(-2)=3 is not divisible by 2");
+    ct_scope_end();
+}
+
+/* ---- threads ---------------------------------------------------------------------------- */
+/* Outputs and gradients of the pooling kernels on (8, 64, 16, 16), enough planes to run in
+   parallel chunks (in the runner's scope; the results kept out of it). */
+static void pool_threads_compute(ct_tensor **out)
+{
+    const int64_t s[4] = {8, 64, 16, 16}, k2[2] = {2, 2}, k3[2] = {3, 3}, o5[2] = {5, 7};
+    ct_manual_seed(7);
+    ct_tensor *x = ct_requires_grad_(ct_randn(s, 4, CT_FLOAT32, NULL), true);
+    ct_avg_pool2d_opts ao = ct_avg_pool2d_defaults();
+    ao.padding[0] = ao.padding[1] = 1;
+    ct_tensor *y[4] = {ct_max_pool2d(x, k2, NULL), ct_avg_pool2d(x, k3, &ao),
+                       ct_adaptive_avg_pool2d(x, o5), ct_adaptive_max_pool2d(x, o5, NULL)};
+    for (int k = 0; k < 4; k++) {
+        ct_tensor *g = NULL;
+        ct_tensor *xs[1] = {x};
+        const ct_tensor *go[1] = {ct_mul_scalar(ct_ones_like(y[k]), 0.5)};
+        ct_autograd_grad(&y[k], 1, xs, 1, go, false, false, false, &g);
+        out[2 * k] = ct_keep(y[k]);
+        out[2 * k + 1] = ct_keep(g);
+    }
+}
+
+static void test_pool_threads(void)
+{
+    CHECK_THREAD_INVARIANT(pool_threads_compute, 8);
+}
+
+/* The defaults are PyTorch's: nn.MaxPool2d(k) has stride None (here 0: the kernel),
+   padding 0, dilation 1, ceil_mode False; nn.AvgPool2d(k) padding 0, ceil_mode False,
+   count_include_pad True, divisor_override None (0). */
+static void test_pool_defaults(void)
+{
+    ct_max_pool2d_opts m = ct_max_pool2d_defaults();
+    ct_avg_pool2d_opts a = ct_avg_pool2d_defaults();
+    CHECK(m.stride[0] == 0 && m.stride[1] == 0 && m.padding[0] == 0 && m.padding[1] == 0);
+    CHECK(m.dilation[0] == 1 && m.dilation[1] == 1 && !m.ceil_mode);
+    CHECK(a.stride[0] == 0 && a.stride[1] == 0 && a.padding[0] == 0 && a.padding[1] == 0);
+    CHECK(!a.ceil_mode && a.count_include_pad && a.divisor_override == 0);
+    ct_scope_begin(); /* NULL options are the defaults; stride 0 is the kernel */
+    ct_tensor *x = ct_detach(gc_input());
+    const int64_t k[2] = {2, 3};
+    m.stride[0] = 2;
+    m.stride[1] = 3;
+    CHECK(ct_test_same_bytes(ct_max_pool2d(x, k, NULL), ct_max_pool2d(x, k, &m)));
+    CHECK(ct_test_same_bytes(ct_avg_pool2d(x, k, NULL), ct_avg_pool2d(x, k, &a)));
+    ct_scope_end();
+}
+
+/* ---- modules --------------------------------------------------------------------------- */
+/* Each module's forward is its function with the module's settings; names as PyTorch's. */
+static void test_pool_modules(void)
+{
+    ct_scope_begin();
+    ct_tensor *x = ct_detach(gc_input());
+    const int64_t k23[2] = {2, 3}, o32[2] = {3, 2}, pad[4] = {1, 2, 2, 0};
+    ct_max_pool2d_opts mo = ct_max_pool2d_defaults();
+    ct_avg_pool2d_opts ao = ct_avg_pool2d_defaults();
+    mo.padding[1] = 1;
+    ao.ceil_mode = true;
+    ct_interpolate_opts io;
+    memset(&io, 0, sizeof io);
+    io.scale_factor[0] = 2;
+    io.mode = CT_INTERPOLATE_BILINEAR;
+    ct_module *m[13] = {
+        ct_max_pool2d_new(k23, &mo), ct_avg_pool2d_new(k23, &ao), ct_adaptive_avg_pool2d_new(o32),
+        ct_max_pool1d_new(3, &mo), ct_avg_pool1d_new(3, &ao), ct_adaptive_max_pool2d_new(o32),
+        ct_zero_pad2d_new(pad), ct_constant_pad2d_new(pad, 2.5), ct_reflection_pad2d_new(pad),
+        ct_replication_pad2d_new(pad), ct_circular_pad2d_new(pad), ct_upsample_new(&io),
+        ct_pixel_shuffle_new(2)};
+    static const char *const names[13] = {
+        "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "MaxPool1d", "AvgPool1d",
+        "AdaptiveMaxPool2d", "ZeroPad2d", "ConstantPad2d", "ReflectionPad2d", "ReplicationPad2d",
+        "CircularPad2d", "Upsample", "PixelShuffle"};
+    ct_tensor *x1 = ct_flatten(x, -2, -1);
+    ct_tensor *want[13] = {
+        ct_max_pool2d(x, k23, &mo), ct_avg_pool2d(x, k23, &ao), ct_adaptive_avg_pool2d(x, o32),
+        ct_max_pool1d(x1, 3, &mo), ct_avg_pool1d(x1, 3, &ao), ct_adaptive_max_pool2d(x, o32, NULL),
+        ct_pad(x, pad, 4, CT_PAD_CONSTANT, 0), ct_pad(x, pad, 4, CT_PAD_CONSTANT, 2.5),
+        ct_pad(x, pad, 4, CT_PAD_REFLECT, 0), ct_pad(x, pad, 4, CT_PAD_REPLICATE, 0),
+        ct_pad(x, pad, 4, CT_PAD_CIRCULAR, 0), ct_interpolate(x, &io), ct_pixel_shuffle(x, 2)};
+    for (int k = 0; k < 13; k++) {
+        CHECK_MSG(m[k] && !strcmp(ct_module_name(m[k]), names[k]), "module %d", k);
+        CHECK(ct_module_parameters(m[k], NULL, 0) == 0);
+        ct_tensor *y = ct_module_forward(m[k], k == 3 || k == 4 ? x1 : x);
+        CHECK_MSG(ct_test_same_bytes(y, want[k]), "module %s", names[k]);
+        ct_module_free(m[k]);
+    }
+    ct_module *c = ct_circular_pad2d_new(pad);
+    CHECK(ct_module_forward(c, ct_select(x1, 0, 0)) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "expected 3D or 4D input (got 2D input)");
+    ct_module_free(c);
+    ct_scope_end();
+}
+
+void test_pool(void)
+{
+    RUN(test_pool_golden);
+    RUN(test_pool_max_2x2_rules);
+    RUN(test_pool_gradcheck);
+    RUN(test_pool_gradgradcheck);
+    RUN(test_pool_grad_fn_names);
+    RUN(test_pool_errors);
+    RUN(test_pad_errors);
+    RUN(test_interpolate_errors);
+    RUN(test_pool_defaults);
+    RUN(test_pool_modules);
+    RUN(test_pool_threads);
+}

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Writes tests/golden/pool_golden.h: PyTorch's numbers for tests/test_pool.c.
+
+Pooling (max/avg/adaptive, 1-D and 2-D, every option), padding (constant with cropping,
+reflect, replicate, circular), interpolate (nearest, nearest-exact, linear, bilinear with and
+without align_corners, size or scale_factor) and pixel_shuffle / pixel_unshuffle, on
+contiguous, transposed (the base's last two dims swapped) and step-sliced (every other element
+of the base's last dim) inputs in float32 / float64 and one float16 / bfloat16 case each: the
+output, max's indices and the gradient of sum(out * w) for w[k] = k % 7 - 3 (w in out's
+contiguous order). Run with PyTorch installed: python3 tools/gen_golden_pool.py
+"""
+import math
+import os
+
+import torch
+import torch.nn.functional as F
+
+from golden_c import c_wrap, num
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "pool_golden.h")
+DTYPES = {"f32": (torch.float32, "CT_FLOAT32"), "f64": (torch.float64, "CT_FLOAT64"),
+          "f16": (torch.float16, "CT_FLOAT16"), "bf16": (torch.bfloat16, "CT_BFLOAT16")}
+CONTIG, TRANSPOSED, STEP = 0, 1, 2
+F32, F64 = "f32", "f64"
+PAD_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
+INTERP_MODES = {"nearest": 0, "nearest-exact": 1, "linear": 2, "bilinear": 3}
+
+
+def base_shape(shape, how):
+    s = list(shape)
+    if how == TRANSPOSED:
+        s[-1], s[-2] = s[-2], s[-1]
+    elif how == STEP:
+        s[-1] *= 2
+    return s
+
+
+def base_values(shape, ties):
+    """Deterministic values in 1/64 steps; ties: in halves, so max windows hold equal values."""
+    n = math.prod(shape)
+    v = torch.sin(torch.arange(n, dtype=torch.float64) * 1.7 + 0.3) * 4
+    v = torch.round(v * 2) / 2 if ties else torch.round(v * 64) / 64  # short exact literals
+    return v.reshape(shape)
+
+
+def layout(b, how):
+    if how == TRANSPOSED:
+        return b.transpose(-1, -2)
+    if how == STEP:
+        return b[..., ::2]
+    return b
+
+
+def run(op, x, p, f):
+    """The op with parameter ints p and floats f; returns (out, indices or None)."""
+    if op == "max_pool2d":
+        return F.max_pool2d(x, p[0:2], p[2:4], p[4:6], p[6:8], bool(p[8]), return_indices=True)
+    if op == "avg_pool2d":
+        return F.avg_pool2d(x, p[0:2], p[2:4], p[4:6], bool(p[6]), bool(p[7]),
+                            p[8] if p[8] else None), None
+    if op == "adaptive_avg_pool2d":
+        return F.adaptive_avg_pool2d(x, p[0:2]), None
+    if op == "adaptive_max_pool2d":
+        return F.adaptive_max_pool2d(x, p[0:2], return_indices=True)
+    if op == "max_pool1d":
+        return F.max_pool1d(x, p[0], p[1], p[2], p[3], bool(p[4])), None
+    if op == "avg_pool1d":
+        return F.avg_pool1d(x, p[0], p[1], p[2], bool(p[3]), bool(p[4])), None
+    if op == "adaptive_avg_pool1d":
+        return F.adaptive_avg_pool1d(x, p[0]), None
+    if op == "pad":
+        mode = [k for k, v in PAD_MODES.items() if v == p[0]][0]
+        return F.pad(x, p[2:2 + p[1]], mode=mode, value=f[0] if mode == "constant" else None), None
+    if op == "interpolate":
+        mode = [k for k, v in INTERP_MODES.items() if v == p[0]][0]
+        dims = x.dim() - 2
+        size = [s for s in p[1:1 + dims]] if p[1] else None
+        scale = [s for s in f[:dims]] if not p[1] else None
+        ac = bool(p[3]) if mode in ("linear", "bilinear") else None
+        return F.interpolate(x, size=size, scale_factor=scale, mode=mode, align_corners=ac), None
+    if op == "pixel_shuffle":
+        return F.pixel_shuffle(x, p[0]), None
+    return F.pixel_unshuffle(x, p[0]), None
+
+
+def arr(name, values, digits):
+    return "static const double %s[] = {\n%s\n};\n" % (
+        name, c_wrap([num(v, digits) for v in values], "    ", ""))
+
+
+def case(k, op, dt, shape, how, p, f=(0.0, 0.0), ties=False, nan=False):
+    dtype, ctype = DTYPES[dt]
+    bs = base_shape(shape, how)
+    b = base_values(bs, ties)
+    if nan:
+        b.view(-1)[[1, 5]] = float("nan")
+    x = layout(b.to(dtype), how).detach().requires_grad_(True)
+    out, ind = run(op, x, list(p), list(f))
+    w = (torch.arange(out.numel()) % 7 - 3).to(dtype).reshape(out.shape)
+    (out * w).sum().backward()
+    pre = "pg%d" % k
+    dg = 17 if dt == F64 else 9
+    text = arr(pre + "_x", b.to(dtype).double().flatten().tolist(), dg)
+    text += arr(pre + "_out", out.detach().double().flatten().tolist(), dg)
+    text += arr(pre + "_grad", x.grad.double().flatten().tolist(), dg)
+    if ind is not None:
+        text += arr(pre + "_idx", ind.double().flatten().tolist(), 9)
+    pp = list(p) + [0] * (12 - len(p))
+    row = ('    {"%s", %s, %d, {%s},\n     {%s, %s}, %d, {%s}, %d, {%s}, %s_x, %s_out, %s_grad, %s},\n'
+           % (op, ctype, how, ", ".join(map(str, pp)), num(f[0]), num(f[1]), len(bs),
+              ", ".join(map(str, bs)), out.dim(), ", ".join(map(str, out.shape)), pre, pre, pre,
+              pre + "_idx" if ind is not None else "NULL"))
+    return text, row
+
+
+CASES = [
+    # max_pool2d: k, s, p, d, ceil
+    ("max_pool2d", F32, [2, 2, 6, 6], CONTIG, [2, 2, 2, 2, 0, 0, 1, 1, 0], dict(ties=True)),
+    ("max_pool2d", F64, [1, 2, 7, 9], CONTIG, [3, 2, 2, 1, 1, 1, 1, 1, 1], dict(ties=True)),
+    ("max_pool2d", F64, [2, 6, 7], TRANSPOSED, [2, 3, 1, 2, 1, 1, 2, 1, 0], {}),
+    ("max_pool2d", F32, [1, 2, 5, 6], STEP, [3, 3, 2, 2, 1, 0, 1, 2, 1], dict(nan=True)),
+    ("max_pool2d", "f16", [1, 2, 4, 4], CONTIG, [2, 2, 2, 2, 0, 0, 1, 1, 0], dict(ties=True)),
+    # avg_pool2d: k, s, p, ceil, count_include_pad, divisor_override
+    ("avg_pool2d", F32, [1, 2, 6, 7], CONTIG, [2, 2, 2, 2, 0, 0, 0, 1, 0], {}),
+    ("avg_pool2d", F64, [1, 2, 7, 6], TRANSPOSED, [3, 3, 2, 2, 1, 1, 1, 0, 0], {}),
+    ("avg_pool2d", F64, [2, 5, 6], STEP, [3, 2, 2, 1, 1, 1, 0, 1, 0], {}),
+    ("avg_pool2d", F32, [1, 2, 5, 5], CONTIG, [2, 3, 1, 2, 1, 1, 1, 1, 5], {}),
+    ("avg_pool2d", "bf16", [1, 1, 5, 5], CONTIG, [3, 3, 2, 2, 1, 1, 0, 1, 0], {}),
+    # adaptive: output size
+    ("adaptive_avg_pool2d", F32, [1, 2, 7, 9], CONTIG, [3, 4], {}),
+    ("adaptive_avg_pool2d", F64, [2, 8, 5], TRANSPOSED, [5, 3], {}),
+    ("adaptive_avg_pool2d", F64, [2, 2, 3, 4], STEP, [1, 1], {}),
+    ("adaptive_avg_pool2d", F32, [1, 1, 4, 4], CONTIG, [6, 7], {}),
+    ("adaptive_max_pool2d", F32, [1, 2, 7, 9], CONTIG, [3, 4], dict(ties=True)),
+    ("adaptive_max_pool2d", F64, [2, 5, 6], TRANSPOSED, [4, 5], {}),
+    ("adaptive_max_pool2d", F64, [1, 2, 4, 5], STEP, [2, 2], dict(nan=True)),
+    # 1-D: max k, s, p, d, ceil; avg k, s, p, ceil, count_include_pad; adaptive out
+    ("max_pool1d", F32, [2, 2, 11], CONTIG, [3, 2, 1, 2, 1], dict(ties=True)),
+    ("max_pool1d", F64, [3, 8], STEP, [2, 2, 0, 1, 0], {}),
+    ("avg_pool1d", F64, [2, 2, 9], CONTIG, [3, 2, 1, 1, 0], {}),
+    ("avg_pool1d", F32, [3, 7], TRANSPOSED, [2, 1, 1, 0, 1], {}),
+    ("adaptive_avg_pool1d", F64, [2, 2, 10], CONTIG, [4], {}),
+    ("adaptive_avg_pool1d", F32, [3, 6], STEP, [1], {}),
+    # pad: mode, n, pads...; f[0] the constant
+    ("pad", F32, [2, 3, 4], CONTIG, [0, 4, 1, 2, -1, 1], dict(f=(1.5, 0.0))),
+    ("pad", F64, [2, 4, 3], TRANSPOSED, [0, 6, -1, -1, 2, 0, 1, 1], dict(f=(-2.0, 0.0))),
+    ("pad", F64, [1, 2, 4, 5], CONTIG, [1, 4, 3, 2, 1, 3], {}),
+    ("pad", F32, [2, 5], STEP, [1, 2, 4, -1], {}),
+    ("pad", F64, [2, 3, 4], TRANSPOSED, [2, 4, 2, 3, 1, 0], {}),
+    ("pad", F32, [1, 2, 3, 4], CONTIG, [2, 4, -1, 5, 0, 2], {}),
+    ("pad", F64, [2, 3, 4], STEP, [3, 4, 2, -1, 3, 1], {}),
+    ("pad", F32, [1, 2, 3, 3], CONTIG, [3, 4, 3, 3, 1, 2], {}),
+    ("pad", "bf16", [1, 2, 3, 3], CONTIG, [1, 4, 2, 1, 1, 2], {}),
+    # interpolate: mode, size (0: scale_factor f), align_corners
+    ("interpolate", F32, [1, 2, 3, 4], CONTIG, [0, 0, 0, 0], dict(f=(2.0, 1.5))),
+    ("interpolate", F64, [1, 2, 5, 3], TRANSPOSED, [0, 3, 7, 0], {}),
+    ("interpolate", F32, [1, 2, 6], STEP, [0, 4, 0, 0], {}),
+    ("interpolate", F64, [1, 2, 4, 5], CONTIG, [1, 7, 3, 0], {}),
+    ("interpolate", F32, [2, 1, 5], CONTIG, [1, 0, 0, 0], dict(f=(1.7, 0.0))),
+    ("interpolate", F32, [1, 2, 3, 4], CONTIG, [3, 0, 0, 0], dict(f=(2.0, 2.0))),
+    ("interpolate", F64, [1, 2, 4, 3], TRANSPOSED, [3, 7, 5, 1], {}),
+    ("interpolate", F64, [1, 2, 5, 4], STEP, [3, 3, 2, 0], {}),
+    ("interpolate", F32, [1, 1, 3, 3], CONTIG, [3, 3, 5, 1], {}),
+    ("interpolate", F64, [2, 2, 5], CONTIG, [2, 8, 0, 0], {}),
+    ("interpolate", F32, [2, 2, 6], TRANSPOSED, [2, 0, 0, 1], dict(f=(0.6, 0.0))),
+    ("interpolate", "f16", [1, 1, 3, 3], CONTIG, [3, 0, 0, 0], dict(f=(1.5, 1.5))),
+    # pixel_shuffle / pixel_unshuffle: factor
+    ("pixel_shuffle", F32, [1, 8, 2, 3], CONTIG, [2], {}),
+    ("pixel_shuffle", F64, [9, 2, 2], TRANSPOSED, [3], {}),
+    ("pixel_unshuffle", F64, [2, 1, 4, 6], CONTIG, [2], {}),
+    ("pixel_unshuffle", F32, [1, 2, 4, 2], STEP, [2], {}),
+]
+
+
+def main():
+    decls, rows = [], []
+    for k, (op, dt, shape, how, p, kw) in enumerate(CASES):
+        text, row = case(k, op, dt, shape, how, p, **kw)
+        decls.append(text)
+        rows.append(row)
+    with open(OUT, "w") as f:
+        f.write("/* GENERATED by tools/gen_golden_pool.py with torch %s - do not edit. */\n"
+                % torch.__version__)
+        f.write("".join(decls))
+        f.write("static const pool_golden pool_golden_cases[] = {\n")
+        f.write("".join(rows))
+        f.write("};\n")
+
+
+if __name__ == "__main__":
+    main()
