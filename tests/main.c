@@ -180,7 +180,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(half2)                                                                                \
     X(module)                                                                               \
     X(safetensors)                                                                          \
-    X(pool)
+    X(pool)                                                                                 \
+    X(narrow)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

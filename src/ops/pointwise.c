@@ -6,6 +6,7 @@
  * The per-element math is in small inline functions, one per op and dtype.
  */
 #include "../core/internal.h"
+#include "../core/scope.h"
 #include "pointwise.h"
 #include "view.h"
 #include "vmath.h"
@@ -48,11 +49,16 @@ typedef enum ct__unop {
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
 static inline bool ct__is_neg(double v) { return v < 0; }
 
+/* The dtypes with arithmetic loops of their own. uint8, int8 and int16 compute in int32 and
+   narrow the result (ct__loop_dtype): their results wrap modulo 2^bits either way, as in
+   PyTorch, and the header does not compile every loop three more times. */
+#define CT__FOR_WIDE_DTYPES(X)                                                             \
+    X(CT_INT32, int32_t, i32)                                                               \
+    X(CT_INT64, int64_t, i64)                                                               \
+    CT__FOR_FLOAT_DTYPES(X)
+
 /* ct__w_<S>: the type integer arithmetic of dtype S runs in, unsigned so that overflow wraps
    modulo 2^bits as in PyTorch instead of being undefined; the float types themselves. */
-typedef uint32_t ct__w_u8;
-typedef uint32_t ct__w_i8;
-typedef uint32_t ct__w_i16;
 typedef uint32_t ct__w_i32;
 typedef uint64_t ct__w_i64;
 typedef float ct__w_f32;
@@ -334,14 +340,8 @@ typedef double ct__w_f64;
     {                                                                                       \
         return (T)((ct__w_##S)x + (ct__w_##S)v * (ct__w_##S)a * (ct__w_##S)b);              \
     }
-CT__INT_MATH(CT_UINT8, uint8_t, u8)
-CT__INT_MATH(CT_INT8, int8_t, i8)
-CT__INT_MATH(CT_INT16, int16_t, i16)
 CT__INT_MATH(CT_INT32, int32_t, i32)
 CT__INT_MATH(CT_INT64, int64_t, i64)
-CT__INT_CLAMP(CT_UINT8, uint8_t, u8)
-CT__INT_CLAMP(CT_INT8, int8_t, i8)
-CT__INT_CLAMP(CT_INT16, int16_t, i16)
 CT__INT_CLAMP(CT_INT32, int32_t, i32)
 CT__INT_CLAMP(CT_INT64, int64_t, i64)
 /* erf^-1(y), PyTorch's calc_erfinv: a rational first guess (central range |y| <= 0.7, else a
@@ -376,11 +376,13 @@ static inline double ct__erfinv(double y)
 static inline double ct__sigmoid_libm(double x) { return 1.0 / (1.0 + exp(-x)); }
 CT__FLOAT_MATH(CT_FLOAT32, float, f32, f, ct__expf, ct__logf, ct__tanhf, ct__sigmoidf, ct__erff)
 CT__FLOAT_MATH(CT_FLOAT64, double, f64, , exp, log, tanh, ct__sigmoid_libm, erf)
-CT__FOR_NUMERIC_DTYPES(CT__ANY_MATH)
+CT__FOR_WIDE_DTYPES(CT__ANY_MATH)
 /* the identity: rounding ops and nan_to_num of integers, sign and sgn of bool */
 #define CT__IDENT_MATH(E, T, S)                                                            \
     static inline T ct__ident_##S(T x, const double *p) { (void)p; return x; }
-CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
+CT__IDENT_MATH(CT_BOOL, bool, b8)
+CT__IDENT_MATH(CT_INT32, int32_t, i32)
+CT__IDENT_MATH(CT_INT64, int64_t, i64)
 
 /* ---- loops --------------------------------------------------------------------------- */
 /* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b, scalar-a and strided variants. */
@@ -496,24 +498,16 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
                 *(const T *)(d[3] + i * s[3]), v);                                          \
         }                                                                                   \
     }
-/* The cheap binary ops of the dtypes that carry real work (float32/64, int32/64) specialize
-   every loop variant; the narrow integers, and the ops a division or a shift dominates, call one
-   out-of-line copy off the contiguous path (each variant costs the header's compile time). */
-#define CT__BIN_LOOP_f64 CT__BIN_LOOP
-#define CT__BIN_LOOP_f32 CT__BIN_LOOP
-#define CT__BIN_LOOP_i64 CT__BIN_LOOP
-#define CT__BIN_LOOP_i32 CT__BIN_LOOP
-#define CT__BIN_LOOP_i16 CT__BIN_LOOP_CALL
-#define CT__BIN_LOOP_i8 CT__BIN_LOOP_CALL
-#define CT__BIN_LOOP_u8 CT__BIN_LOOP_CALL
-#define CT__BIN_LOOP_b8 CT__BIN_LOOP_CALL
+/* The cheap binary ops specialize every loop variant; the ops a division or a shift dominates
+   call one out-of-line copy off the contiguous path (each variant costs the header's compile
+   time). */
 #define CT__ARITH_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP_##S(add, T, S)                                                             \
-    CT__BIN_LOOP_##S(sub, T, S)                                                             \
-    CT__BIN_LOOP_##S(mul, T, S)                                                             \
+    CT__BIN_LOOP(add, T, S)                                                             \
+    CT__BIN_LOOP(sub, T, S)                                                             \
+    CT__BIN_LOOP(mul, T, S)                                                             \
     CT__BIN_LOOP_CALL(pow, T, S)                                                            \
-    CT__BIN_LOOP_##S(maximum, T, S)                                                         \
-    CT__BIN_LOOP_##S(minimum, T, S)                                                         \
+    CT__BIN_LOOP(maximum, T, S)                                                         \
+    CT__BIN_LOOP(minimum, T, S)                                                         \
     CT__UN_LOOP(neg, T, S)                                                                  \
     CT__UN_LOOP(abs, T, S)                                                                  \
     CT__UN_LOOP(relu, T, S)                                                                 \
@@ -526,13 +520,13 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
     CT__BIN_LOOP_CALL(div_floor, T, S)                                                      \
     CT__BIN_LOOP_CALL(fmod, T, S)                                                           \
     CT__BIN_LOOP_CALL(remainder, T, S)                                                      \
-    CT__BIN_LOOP_##S(fmax, T, S)                                                            \
-    CT__BIN_LOOP_##S(fmin, T, S)
+    CT__BIN_LOOP(fmax, T, S)                                                            \
+    CT__BIN_LOOP(fmin, T, S)
 /* integer dtypes only: bitwise ops, the identity (also for bool) */
 #define CT__BIT_LOOPS(E, T, S)                                                             \
-    CT__BIN_LOOP_##S(bitand, T, S)                                                          \
-    CT__BIN_LOOP_##S(bitor, T, S)                                                           \
-    CT__BIN_LOOP_##S(bitxor, T, S)                                                          \
+    CT__BIN_LOOP(bitand, T, S)                                                          \
+    CT__BIN_LOOP(bitor, T, S)                                                           \
+    CT__BIN_LOOP(bitxor, T, S)                                                          \
     CT__BIN_LOOP_CALL(lshift, T, S)                                                         \
     CT__BIN_LOOP_CALL(rshift, T, S)                                                         \
     CT__UN_LOOP(bitnot, T, S)                                                               \
@@ -621,14 +615,11 @@ CT__FOR_ALL_DTYPES(CT__IDENT_MATH)
     CT__CMP_LOOP(le, <=, T, S)                                                              \
     CT__CMP_LOOP(gt, >, T, S)                                                               \
     CT__CMP_LOOP(ge, >=, T, S)
-CT__FOR_NUMERIC_DTYPES(CT__ARITH_LOOPS)
+CT__FOR_WIDE_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
 CT__FOR_ALL_DTYPES(CT__CMP_LOOPS)
 CT__FOR_ALL_DTYPES(CT__TEST_LOOPS)
 CT__UN_LOOP(ident, bool, b8)
-CT__BIT_LOOPS(CT_UINT8, uint8_t, u8)
-CT__BIT_LOOPS(CT_INT8, int8_t, i8)
-CT__BIT_LOOPS(CT_INT16, int16_t, i16)
 CT__BIT_LOOPS(CT_INT32, int32_t, i32)
 CT__BIT_LOOPS(CT_INT64, int64_t, i64)
 
@@ -680,9 +671,10 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
 CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
 
 /* ---- loop tables: the per-element math of each op by dtype ------------------------------ */
+/* Loop tables by dtype; uint8, int8 and int16 have none where they compute in int32. */
 #define CT__L_NUM(FN)                                                                          \
-    {NULL, NULL, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,                 \
-     ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+    {NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, \
+     ct__loop_##FN##_f64}
 #define CT__L_FLT(FN) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
 #define CT__L_ALL(FN)                                                                          \
     {NULL, ct__loop_##FN##_b8, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,   \
@@ -690,12 +682,11 @@ CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
 #define CT__L_BOOL(F) {NULL, F, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 /* integer dtypes (bool: B) */
 #define CT__L_INT(FN, B)                                                                       \
-    {NULL, B, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16, ct__loop_##FN##_i32, \
-     ct__loop_##FN##_i64, NULL, NULL}
+    {NULL, B, NULL, NULL, NULL, ct__loop_##FN##_i32, ct__loop_##FN##_i64, NULL, NULL}
 /* the identity on integer dtypes (bool: B), FN on floats */
 #define CT__L_IDENT(FN, B)                                                                     \
-    {NULL, B, ct__loop_ident_u8, ct__loop_ident_i8, ct__loop_ident_i16, ct__loop_ident_i32,    \
-     ct__loop_ident_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+    {NULL, B, NULL, NULL, NULL, ct__loop_ident_i32, ct__loop_ident_i64, ct__loop_##FN##_f32,      \
+     ct__loop_##FN##_f64}
 /* Kernel tables of integer dtypes, laid out as the CT__K_* macros of internal.h: without bool
    (shifts) and with it (bitwise and/or/xor/not). */
 #define CT__K_INT(K) {NULL, NULL, K, K, K, K, K, NULL, NULL}
@@ -892,23 +883,32 @@ static bool ct__binary_meta(ct_op_call *c)
     return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
 
-/* Runs c's loop over the inputs (cast to the compute dtype c->dtype) into out. */
+/* The dtype c's loop runs in: the compute dtype c->dtype, or int32 for uint8, int8 and int16
+   where the op has no loop of their own (CT__FOR_WIDE_DTYPES). */
+static ct_dtype ct__loop_dtype(const ct_op_call *c)
+{
+    return c->op->loops[c->dtype] ? c->dtype : CT_INT32;
+}
+
+/* Runs c's loop over the inputs (cast to the loop's dtype) into out, which has that dtype (or
+   bool for comparisons). */
 static bool ct__run_loop(const ct_op_call *c, ct_tensor *out)
 {
     double params[3] = {0, 0, 0};
     for (int k = 0; k < c->n_attrs && k < 3; k++) {
         params[k] = c->attrs[k].f;
     }
+    ct_dtype ld = ct__loop_dtype(c);
     ct_tensor *cast[CT__ITER_MAX_OPS];
     bool ok = true;
     for (int k = 0; k < c->n_inputs; k++) {
-        cast[k] = ok ? ct__cast(c->inputs[k], c->dtype) : NULL;
+        cast[k] = ok ? ct__cast(c->inputs[k], ld) : NULL;
         ok = ok && cast[k];
     }
     if (ok) {
         ct__iter it;
         ct__iter_build(&it, out, (const ct_tensor *const *)cast, c->n_inputs);
-        ct__iter_run(&it, c->op->loops[c->dtype], params);
+        ct__iter_run(&it, c->op->loops[ld], params);
     }
     for (int k = 0; k < c->n_inputs; k++) {
         ct__release(cast[k]);
@@ -916,17 +916,18 @@ static bool ct__run_loop(const ct_op_call *c, ct_tensor *out)
     return ok;
 }
 
-/* The CPU kernel of unary and binary pointwise ops. The loop writes the compute dtype
-   (comparisons: bool) into the output, or into a temporary the output converts from (bool
-   arithmetic runs in uint8; an in-place op on a narrower self). */
+/* The CPU kernel of unary and binary pointwise ops. The loop writes its dtype (comparisons:
+   bool) into the output, or into a temporary the output converts from (bool arithmetic runs
+   in uint8, itself in int32; narrow integers in int32; an in-place op on a narrower self). */
 static ct_status ct__pointwise_kernel(ct_op_call *c)
 {
     ct_tensor *out = c->outputs[0];
     bool cmp = c->n_inputs == 2 && ct__is_cmp((ct__binop)c->op->variant);
-    if (out->dtype == c->dtype || cmp) {
+    ct_dtype ld = ct__loop_dtype(c);
+    if (out->dtype == ld || cmp) {
         return ct__run_loop(c, out) ? CT_OK : CT_ERR_OOM;
     }
-    ct_tensor *tmp = ct__tensor_new(c->fn, out->sizes, out->ndim, c->dtype);
+    ct_tensor *tmp = ct__tensor_new(c->fn, out->sizes, out->ndim, ld);
     bool ok = tmp && ct__run_loop(c, tmp);
     if (ok) {
         ct__copy_kernel(out, tmp);
@@ -1879,7 +1880,7 @@ static const ct_loop_fn ct__loops_abs[CT_DTYPE_COUNT] = CT__L_NUM(abs);
 static const ct_loop_fn ct__loops_relu[CT_DTYPE_COUNT] = CT__L_NUM(relu);
 static const ct_loop_fn ct__loops_square[CT_DTYPE_COUNT] = CT__L_NUM(square);
 static const ct_loop_fn ct__loops_sign[CT_DTYPE_COUNT] = {
-    NULL, ct__loop_ident_b8, ct__loop_sign_u8, ct__loop_sign_i8, ct__loop_sign_i16,
+    NULL, ct__loop_ident_b8, NULL, NULL, NULL,
     ct__loop_sign_i32, ct__loop_sign_i64, ct__loop_sign_f32, ct__loop_sign_f64}; /* bool: x */
 static const ct_loop_fn ct__loops_exp[CT_DTYPE_COUNT] = CT__L_FLT(exp);
 static const ct_loop_fn ct__loops_log[CT_DTYPE_COUNT] = CT__L_FLT(log);
