@@ -212,6 +212,12 @@ OUTCOME = {
     ("ct_hsplit", "out"): "size",
     ("ct_vsplit", "out"): "size",
     ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
+    ("ct_binary_cross_entropy", "weight"): "accepted",  # NULL: PyTorch's None
+    ("ct_binary_cross_entropy_with_logits", "weight"): "accepted",
+    ("ct_binary_cross_entropy_with_logits", "pos_weight"): "accepted",
+    ("ct_bce_loss_new", "weight"): "accepted",
+    ("ct_bce_with_logits_loss_new", "weight"): "accepted",
+    ("ct_bce_with_logits_loss_new", "pos_weight"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

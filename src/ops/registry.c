@@ -386,6 +386,12 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    &ct__op_l1_loss,
+    &ct__op_smooth_l1_loss,
+    &ct__op_huber_loss,
+    &ct__op_binary_cross_entropy,
+    &ct__op_binary_cross_entropy_with_logits,
+    &ct__op_kl_div,
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
