@@ -2786,10 +2786,11 @@ CTORCH_API ct_tensor *ct_init_kaiming_normal_(ct_tensor *t, double a, ct_fan_mod
 CTORCH_API ct_tensor *ct_init_xavier_uniform_(ct_tensor *t, double gain, ct_generator *g);
 /* N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)). Mirrors: xavier_normal_. */
 CTORCH_API ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g);
-/* N(mean, std^2) truncated to [a, b] (absolute bounds), drawn as PyTorch does: U(2 cdf(a') - 1,
-   2 cdf(b') - 1) (a' = (a - mean) / std), erfinv, times std sqrt(2), plus mean, clamped to
-   [a, b]; so bit-exact with PyTorch for the same generator state. PyTorch's defaults: mean 0,
-   std 1, a -2, b 2. Mirrors: torch.nn.init.trunc_normal_. */
+/* N(mean, std^2) truncated to [a, b] (absolute bounds), drawn as PyTorch 2.15 draws it (so
+   bit-exact for the same generator state): when [a, b] holds more than 0.3 of the mass, normal
+   draws with the ones outside [a, b] redrawn until none is; else U(a, b) candidates, each
+   accepted when log U(0, 1) <= -0.5 ((c - mean) / std)^2 - that at the mode, the rejected ones
+   redrawn. PyTorch's defaults: mean 0, std 1, a -2, b 2. Mirrors: torch.nn.init.trunc_normal_. */
 CTORCH_API ct_tensor *ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a,
                                             double b, ct_generator *g);
 /* The identity matrix (2-D t). Errors: CT_ERR_VALUE "Only tensors with 2 dimensions are
@@ -32171,17 +32172,69 @@ static void ct__init_begin(void)
     ct_no_grad_begin();
 }
 
+/* whether some element of the bool tensor m is true */
+static bool ct__init_any(const ct_tensor *m)
+{
+    return m && ct_item(ct_any(m)) != 0.0;
+}
+
+/* The most likely case (mass of [a, b] > 0.3): N(mean, std^2) draws, the ones outside [a, b]
+   (bounds rounded to t's dtype) redrawn for all elements together until none is left. */
+static ct_tensor *ct__trunc_normal_redraw(ct_tensor *t, double mean, double std, double a,
+                                          double b, ct_generator *g)
+{
+    double lo = ct_item(ct__init_scalar(t, a)), hi = ct_item(ct__init_scalar(t, b));
+    ct_tensor *r = ct_normal_(t, mean, std, g);
+    ct_tensor *m = r ? ct_logical_or(ct_lt_scalar(r, lo), ct_gt_scalar(r, hi)) : NULL;
+    while (ct__init_any(m)) {
+        r = ct_where(m, ct_normal_(ct_empty_like(r), mean, std, g), r);
+        m = r ? ct_logical_or(ct_lt_scalar(r, lo), ct_gt_scalar(r, hi)) : NULL;
+    }
+    return m && ct_copy_(t, r) ? t : NULL;
+}
+
+/* log of the unnormalized density at c relative to its peak: -0.5 ((c - mean) / std)^2 - lp */
+static ct_tensor *ct__trunc_log_pdf(const ct_tensor *c, double mean, double std, double lp)
+{
+    ct_tensor *z = ct_div_scalar(ct_sub_scalar(c, mean), std);
+    return ct_sub_scalar(ct_mul_scalar(ct_pow_scalar(z, 2.0), -0.5), lp);
+}
+
+/* whether log(U(0, 1)) > the candidates' log density, drawn into buf */
+static ct_tensor *ct__trunc_reject(ct_tensor *buf, const ct_tensor *logpdf, ct_generator *g)
+{
+    return ct_gt(ct_log_(ct_uniform_(buf, 0.0, 1.0, g)), logpdf);
+}
+
+/* A narrow [a, b]: U(a, b) candidates accepted with probability pdf / pdf(mode), the
+   rejected ones redrawn until none is pending. */
+static ct_tensor *ct__trunc_normal_reject(ct_tensor *t, double mean, double std, double a,
+                                          double b, ct_generator *g)
+{
+    double mode = fmax(a, fmin(mean, b)), zm = (mode - mean) / std;
+    double lp = -0.5 * (zm * zm);
+    ct_tensor *buf = ct_empty_like(t), *r = ct_uniform_(t, a, b, g);
+    ct_tensor *pending = r ? ct__trunc_reject(buf, ct__trunc_log_pdf(r, mean, std, lp), g) : NULL;
+    while (ct__init_any(pending)) {
+        ct_tensor *c = ct_uniform_(ct_empty_like(t), a, b, g);
+        r = ct_where(pending, c, r);
+        ct_tensor *again = c ? ct__trunc_reject(buf, ct__trunc_log_pdf(c, mean, std, lp), g)
+                             : NULL;
+        pending = ct_where(pending, again, pending);
+    }
+    return pending && ct_copy_(t, r) ? t : NULL;
+}
+
 ct_tensor *ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b,
                                  ct_generator *g)
 {
     if (ct__null("ct_init_trunc_normal_", t)) {
         return NULL;
     }
-    double l = ct__norm_cdf((a - mean) / std), u = ct__norm_cdf((b - mean) / std);
+    double p = ct__norm_cdf((b - mean) / std) - ct__norm_cdf((a - mean) / std);
     ct__init_begin();
-    ct_tensor *r = ct_erfinv_(ct_uniform_(t, 2.0 * l - 1.0, 2.0 * u - 1.0, g));
-    r = ct_mul_(r, ct__init_scalar(t, std * sqrt(2.0)));
-    r = ct_clamp_(ct_add_(r, ct__init_scalar(t, mean), 1.0), a, b);
+    ct_tensor *r = p > 0.3 ? ct__trunc_normal_redraw(t, mean, std, a, b, g)
+                           : ct__trunc_normal_reject(t, mean, std, a, b, g);
     return ct__init_end(t, r != NULL);
 }
 

@@ -178,7 +178,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(index2)                                                                               \
     X(decomp)                                                                               \
     X(half2)                                                                                \
-    X(loss)
+    X(loss)                                                                                 \
+    X(init)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

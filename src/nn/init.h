@@ -41,10 +41,11 @@ CTORCH_API ct_tensor *ct_init_kaiming_normal_(ct_tensor *t, double a, ct_fan_mod
 CTORCH_API ct_tensor *ct_init_xavier_uniform_(ct_tensor *t, double gain, ct_generator *g);
 /* N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)). Mirrors: xavier_normal_. */
 CTORCH_API ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g);
-/* N(mean, std^2) truncated to [a, b] (absolute bounds), drawn as PyTorch does: U(2 cdf(a') - 1,
-   2 cdf(b') - 1) (a' = (a - mean) / std), erfinv, times std sqrt(2), plus mean, clamped to
-   [a, b]; so bit-exact with PyTorch for the same generator state. PyTorch's defaults: mean 0,
-   std 1, a -2, b 2. Mirrors: torch.nn.init.trunc_normal_. */
+/* N(mean, std^2) truncated to [a, b] (absolute bounds), drawn as PyTorch 2.15 draws it (so
+   bit-exact for the same generator state): when [a, b] holds more than 0.3 of the mass, normal
+   draws with the ones outside [a, b] redrawn until none is; else U(a, b) candidates, each
+   accepted when log U(0, 1) <= -0.5 ((c - mean) / std)^2 - that at the mode, the rejected ones
+   redrawn. PyTorch's defaults: mean 0, std 1, a -2, b 2. Mirrors: torch.nn.init.trunc_normal_. */
 CTORCH_API ct_tensor *ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a,
                                             double b, ct_generator *g);
 /* The identity matrix (2-D t). Errors: CT_ERR_VALUE "Only tensors with 2 dimensions are
