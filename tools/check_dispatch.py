@@ -72,6 +72,10 @@ ALLOWLIST = {
         ct_module_parameters ct_module_named_parameters ct_module_get_parameter
         ct_module_child ct_module_num_children ct_module_train ct_module_eval
         ct_module_is_training ct_sequential_append ct_identity_new""",
+    # loss modules: options only (ct_loss_forward runs the loss functions, which dispatch)
+    "loss modules": """ct_cross_entropy_loss_new ct_nll_loss_new ct_mse_loss_new ct_l1_loss_new
+        ct_bce_loss_new ct_bce_with_logits_loss_new ct_huber_loss_new ct_smooth_l1_loss_new
+        ct_kl_div_loss_new""",
     # optimizers: options, construction, parameter groups, counters; ct_optimizer_step calls
     # the optimizer's step through its pointer (the ops it runs dispatch)
     "optim": """ct_sgd_defaults ct_adam_defaults ct_adamw_defaults ct_sgd_new ct_adam_new
