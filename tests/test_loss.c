@@ -10,8 +10,8 @@ typedef struct loss_golden {
     ct_dtype dtype;
     ct_reduction red;
     int how;   /* 1: input is the transpose of a contiguous (shape[1], shape[0]) base */
-    double p;  /* beta, delta, label_smoothing; kl_div: log_target */
-    int64_t ii; /* ignore_index */
+    double p;   /* beta, delta, label_smoothing, margin; kl_div, poisson_nll: log_input */
+    int64_t ii; /* ignore_index; triplet_margin, multi_margin: p; gaussian, poisson: full */
     int nd;
     int64_t shape[4];
     double x[48]; /* the base's values */
@@ -20,7 +20,7 @@ typedef struct loss_golden {
     int tint; /* int64 class indices */
     double t[48];
     int wn;
-    double w[8];
+    double w[8]; /* class weights; triplet_margin: swap when given */
     int pwn;
     double pw[8];
     int ond;
@@ -29,14 +29,19 @@ typedef struct loss_golden {
     double gx[48]; /* in the input's (logical, row-major) order */
     int has_gt;
     double gt[48];
+    int ynd; /* the second input of three-tensor losses (gaussian_nll: var) */
+    int64_t yshape[4];
+    double y[48];
+    double gy[48];
 } loss_golden;
 #include "golden/loss_golden.h"
 
 #define N_CASES ((int)(sizeof loss_golden_cases / sizeof loss_golden_cases[0]))
 
-/* The inputs of a case: x's base (requires grad when grad), x, target, weight, pos_weight. */
+/* The inputs of a case: x's base (requires grad when grad), x, target, weight, pos_weight,
+   the second input. */
 typedef struct loss_inputs {
-    ct_tensor *base, *x, *t, *w, *pw;
+    ct_tensor *base, *x, *t, *w, *pw, *y;
 } loss_inputs;
 
 static ct_tensor *vec(const double *v, int64_t n, ct_dtype dtype)
@@ -65,11 +70,45 @@ static loss_inputs case_inputs(const loss_golden *g, ct_dtype dtype, bool grad)
     }
     in.w = vec(g->w, g->wn, dtype);
     in.pw = vec(g->pw, g->pwn, dtype);
+    in.y = NULL;
+    if (g->ynd) {
+        in.y = ct_to_dtype(ct_tensor_from_data(g->y, CT_FLOAT64, g->yshape, g->ynd), dtype);
+        ct_requires_grad_(in.y, grad);
+    }
     return in;
 }
 
+/* the losses of nn/loss.c's second part: margins and likelihoods */
+static ct_tensor *run_loss3(const loss_golden *g, const ct_tensor *x, const ct_tensor *t,
+                            const ct_tensor *w, const ct_tensor *y)
+{
+    const char *op = g->op;
+    if (!strcmp(op, "margin_ranking")) {
+        return ct_margin_ranking_loss(x, y, t, g->p, g->red);
+    }
+    if (!strcmp(op, "cosine_embedding")) {
+        return ct_cosine_embedding_loss(x, y, t, g->p, g->red);
+    }
+    if (!strcmp(op, "triplet_margin")) {
+        return ct_triplet_margin_loss(x, y, t, g->p, (double)g->ii, 1e-6, g->wn > 0, g->red);
+    }
+    if (!strcmp(op, "gaussian_nll")) {
+        return ct_gaussian_nll_loss(x, t, y, g->ii != 0, 1e-6, g->red);
+    }
+    if (!strcmp(op, "hinge_embedding")) {
+        return ct_hinge_embedding_loss(x, t, g->p, g->red);
+    }
+    if (!strcmp(op, "soft_margin")) {
+        return ct_soft_margin_loss(x, t, g->red);
+    }
+    if (!strcmp(op, "poisson_nll")) {
+        return ct_poisson_nll_loss(x, t, g->p != 0, g->ii != 0, 1e-8, g->red);
+    }
+    return ct_multi_margin_loss(x, t, g->ii, g->p, w, g->red);
+}
+
 static ct_tensor *run_loss(const loss_golden *g, const ct_tensor *x, const ct_tensor *t,
-                           const ct_tensor *w, const ct_tensor *pw)
+                           const ct_tensor *w, const ct_tensor *pw, const ct_tensor *y)
 {
     const char *op = g->op;
     if (!strcmp(op, "l1")) {
@@ -92,6 +131,9 @@ static ct_tensor *run_loss(const loss_golden *g, const ct_tensor *x, const ct_te
     }
     if (!strcmp(op, "kl_div")) {
         return ct_kl_div(x, t, g->red, g->p != 0);
+    }
+    if (strcmp(op, "nll") && strcmp(op, "ce")) {
+        return run_loss3(g, x, t, w, y);
     }
     ct_nll_loss_opts o = {w, g->ii, g->red, g->p};
     return !strcmp(op, "nll") ? ct_nll_loss(x, t, &o) : ct_cross_entropy(x, t, &o);
@@ -121,11 +163,12 @@ static void test_loss_golden(void)
         const loss_golden *g = &loss_golden_cases[k];
         ct_scope_begin();
         loss_inputs in = case_inputs(g, g->dtype, true);
-        ct_tensor *out = run_loss(g, in.x, in.t, in.w, in.pw);
+        ct_tensor *out = run_loss(g, in.x, in.t, in.w, in.pw, in.y);
         double rtol, atol;
         tolerances(g->dtype, &rtol, &atol);
         bool shaped = out && ct_test_has_shape(out, g->oshape, g->ond);
-        CHECK_MSG(shaped && ct_tensor_dtype(out) == g->dtype, "case %d (%s): %s", k, g->op, ct_error() ? ct_error() : "shape/dtype");
+        CHECK_MSG(shaped && ct_tensor_dtype(out) == g->dtype, "case %d (%s): %s", k, g->op,
+                  ct_error() ? ct_error() : "shape/dtype");
         if (!out) {
             ct_error_clear();
             ct_scope_end();
@@ -140,8 +183,11 @@ static void test_loss_golden(void)
         if (!CHECK_TENSOR(gx, g->gx, nx, rtol, atol)) {
             fprintf(stderr, "  case %d (%s) grad input\n", k, g->op);
         }
-        if (g->has_gt && !CHECK_TENSOR(ct_grad(in.t), g->gt, nx, rtol, atol)) {
+        if (g->has_gt && !CHECK_TENSOR(ct_grad(in.t), g->gt, ct_numel(in.t), rtol, atol)) {
             fprintf(stderr, "  case %d (%s) grad target\n", k, g->op);
+        }
+        if (g->ynd && !CHECK_TENSOR(ct_grad(in.y), g->gy, ct_numel(in.y), rtol, atol)) {
+            fprintf(stderr, "  case %d (%s) grad of the second input\n", k, g->op);
         }
         ct_scope_end();
     }
@@ -151,13 +197,16 @@ static void test_loss_golden(void)
 typedef struct gc_user {
     const loss_golden *g;
     const ct_tensor *t, *w, *pw; /* the fixed target (class indices), the weights */
+    bool t_in;                   /* the target is input 1 */
     const ct_tensor *go;         /* gradgrad: the upstream gradient */
 } gc_user;
 
 static ct_tensor *gc_loss(ct_tensor *const *in, int n, void *user)
 {
     const gc_user *u = (const gc_user *)user;
-    return run_loss(u->g, in[0], n > 1 ? in[1] : u->t, u->w, u->pw);
+    const ct_tensor *t = u->t_in ? in[1] : u->t;
+    int k = u->t_in ? 2 : 1;
+    return run_loss(u->g, in[0], t, u->w, u->pw, k < n ? in[k] : NULL);
 }
 
 /* the gradients (create_graph) of sum(loss * go) w.r.t. the inputs, concatenated */
@@ -166,23 +215,27 @@ static ct_tensor *gc_loss_grad(ct_tensor *const *in, int n, void *user)
     const gc_user *u = (const gc_user *)user;
     bool prev = ct_is_grad_enabled();
     ct_set_grad_enabled(true);
-    ct_tensor *y = gc_loss(in, n, user), *g[2] = {NULL, NULL}, *out = NULL;
+    ct_tensor *y = gc_loss(in, n, user), *g[3] = {NULL, NULL, NULL}, *out = NULL;
     const ct_tensor *go[1] = {u->go};
     if (y && ct_autograd_grad(&y, 1, in, n, go, false, true, true, g) == CT_OK) {
-        const ct_tensor *parts[2] = {ct_flatten(g[0], 0, -1), n > 1 ? ct_flatten(g[1], 0, -1)
-                                                                    : NULL};
-        out = ct_cat(parts, n, 0);
+        const ct_tensor *parts[3];
+        int m = 0;
+        for (int k = 0; k < n; k++) {
+            if (g[k]) { /* NULL: not used by the gradient */
+                parts[m++] = ct_flatten(g[k], 0, -1);
+            }
+        }
+        out = ct_cat(parts, m, 0);
     }
     ct_set_grad_enabled(prev);
     return out;
 }
 
-/* kl_div's target gradient log(t) + 1 is infinite at the golden's t = 0; bce's finite
-   differences need inputs inside (0, 1). */
-static int gc_inputs(const loss_golden *g)
+/* Whether the target is checked: kl_div's target gradient log(t) + 1 is infinite at the
+   golden's t = 0; bce's finite differences need inputs inside (0, 1) (x[0] == 0: none). */
+static bool gc_target(const loss_golden *g)
 {
-    bool edge = !strcmp(g->op, "bce") && g->x[0] == 0.0;
-    return edge ? 0 : g->has_gt && !(!strcmp(g->op, "kl_div") && g->p == 0) ? 2 : 1;
+    return g->has_gt && !(!strcmp(g->op, "kl_div") && g->p == 0);
 }
 
 static void test_loss_gradcheck(void)
@@ -190,14 +243,20 @@ static void test_loss_gradcheck(void)
     int checked = 0;
     for (int k = 0; k < N_CASES; k++) {
         const loss_golden *g = &loss_golden_cases[k];
-        int n = gc_inputs(g);
-        if (g->dtype != CT_FLOAT64 || !n) {
+        if (g->dtype != CT_FLOAT64 || (!strcmp(g->op, "bce") && g->x[0] == 0.0)) {
             continue;
         }
         ct_scope_begin();
         loss_inputs li = case_inputs(g, CT_FLOAT64, true);
-        gc_user u = {g, li.t, li.w, li.pw, NULL};
-        ct_tensor *in[2] = {li.x, n > 1 ? ct_requires_grad_(li.t, true) : li.t};
+        gc_user u = {g, li.t, li.w, li.pw, gc_target(g), NULL};
+        ct_tensor *in[3] = {li.x, NULL, NULL};
+        int n = 1;
+        if (u.t_in) {
+            in[n++] = ct_requires_grad_(li.t, true);
+        }
+        if (li.y) {
+            in[n++] = li.y;
+        }
         CHECK_MSG(ct_gradcheck(gc_loss, in, n, &u, NULL), "gradcheck case %d (%s): %s", k, g->op,
                   ct_error() ? ct_error() : "?");
         ct_error_clear();
@@ -205,14 +264,16 @@ static void test_loss_gradcheck(void)
         ct_tensor *y = gc_loss(in, n, &u);
         ct_no_grad_end();
         u.go = y ? upstream(y) : NULL;
-        bool linear = !strcmp(g->op, "nll"); /* nll's gradient is constant in x */
+        /* piecewise linear: the gradient is constant in the inputs */
+        bool linear = !strcmp(g->op, "nll") || !strcmp(g->op, "hinge_embedding") ||
+                      (!strcmp(g->op, "multi_margin") && g->ii == 1);
         CHECK_MSG(linear || (y && ct_gradcheck(gc_loss_grad, in, n, &u, NULL)),
                   "gradgradcheck case %d (%s): %s", k, g->op, ct_error() ? ct_error() : "?");
         ct_error_clear();
         checked++;
         ct_scope_end();
     }
-    CHECK_MSG(checked >= 28, "%d cases checked", checked);
+    CHECK_MSG(checked >= 40, "%d cases checked", checked);
 }
 
 /* ---- errors with PyTorch's wording ------------------------------------------------------- */
@@ -291,6 +352,63 @@ static void test_loss_errors(void)
     CHECK_ERROR(CT_ERR_SHAPE, "Expected target size [2, 4], got [2, 5]");
     CHECK(!ct_cross_entropy(x3, i64(z, s3, 1), NULL));
     CHECK_ERROR(CT_ERR_SHAPE, "Expected input batch_size (2) to match target batch_size (3).");
+    ct_scope_end();
+}
+
+static void test_loss_errors3(void)
+{
+    ct_scope_begin();
+    const double v[12] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.25, 0.35, 0.45};
+    const int64_t s34[2] = {3, 4}, s31[2] = {3, 1}, s3[1] = {3}, s4[1] = {4}, s234[3] = {2, 3, 4};
+    const int64_t cls[4] = {0, 1, 7, 2}, c3[3] = {0, 1, 2}, s22[2] = {2, 2};
+    ct_tensor *a = f32(v, s34, 2), *b = f32(v, s34, 2), *v3 = f32(v, s3, 1);
+    CHECK(!ct_margin_ranking_loss(v3, v3, f32(v, s31, 2), 0.0, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "margin_ranking_loss : All input tensors should have same "
+                "dimension but got sizes: input1: torch.Size([3]), input2: torch.Size([3]), "
+                "target: torch.Size([3, 1]) ");
+    CHECK(!ct_cosine_embedding_loss(a, b, f32(v, s31, 2), 0.0, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "0D or 1D target tensor expected, multi-target not supported");
+    CHECK(!ct_cosine_embedding_loss(f32(v, s4, 1), f32(v, s4, 1), v3, 0.0, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "1D target tensor expects 2D input tensors, but found inputs with "
+                "sizes [4] and [4].");
+    CHECK(!ct_multi_margin_loss(a, i64(cls, s3, 1), 1, 1.0, NULL, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_INDEX, "target out of range");
+    CHECK(!ct_multi_margin_loss(a, i64(cls, s4, 1), 1, 1.0, NULL, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "multi_margin_loss: target tensor should be 1-D with size equal "
+                "to the number of input samples (batch size). Expected target size [3], but got "
+                "[4]. Input has shape [3, 4].");
+    ct_tensor *t3 = i64(c3, s3, 1);
+    CHECK(!ct_multi_margin_loss(a, t3, 3, 1.0, NULL, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "only p == 1 and p == 2 supported");
+    CHECK(!ct_multi_margin_loss(a, t3, 1, 1.0, v3, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "inconsistent weight size, expected 4 but got [3]");
+    CHECK(!ct_multi_margin_loss(a, t3, 1, 1.0, f32(v, s22, 2), CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "weight must be one-dimensional");
+    CHECK(!ct_multi_margin_loss(ct_zeros(s234, 3, CT_FLOAT32), t3, 1, 1.0, NULL,
+                                CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected non-empty vector or matrix with optional 0-dim batch "
+                "size, but got: [2, 3, 4]");
+    CHECK(!ct_multi_margin_loss(a, ct_to_dtype(t3, CT_FLOAT32), 1, 1.0, NULL,
+                                CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_DTYPE, "expected scalar type Long but found Float");
+    CHECK(!ct_triplet_margin_loss(a, b, f32(v, s4, 1), 1.0, 2.0, 1e-6, false,
+                                  CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "The anchor, positive, and negative tensors are expected to have "
+                "the same number of dimensions, but got: anchor 2D, positive 2D, and negative 1D "
+                "inputs");
+    CHECK(!ct_triplet_margin_loss(a, b, b, 0.0, 2.0, 1e-6, false, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "margin must be greater than 0, got 0.0");
+    CHECK(!ct_triplet_margin_loss(a, b, b, -0.5, 2.0, 1e-6, false, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "margin must be greater than 0, got -0.5");
+    CHECK(!ct_gaussian_nll_loss(a, b, ct_neg(b), false, 1e-6, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "var has negative entry/entries");
+    CHECK(!ct_gaussian_nll_loss(a, b, f32(v, s4, 1), false, 1e-6, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "var is of incorrect size");
+    CHECK(ct_gaussian_nll_loss(a, b, f32(v, s31, 2), false, 1e-6, CT_REDUCTION_MEAN) != NULL);
+    CHECK(!ct_soft_margin_loss(a, f32(v, s3, 1), CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_SHAPE, "The size of tensor a");
+    CHECK(!ct_poisson_nll_loss(a, b, true, false, 1e-8, CT_REDUCTION_BATCHMEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "batchmean is not a valid value for reduction");
     ct_scope_end();
 }
 
@@ -379,6 +497,7 @@ void test_loss(void)
     RUN(test_loss_golden);
     RUN(test_loss_gradcheck);
     RUN(test_loss_errors);
+    RUN(test_loss_errors3);
     RUN(test_loss_modules);
     RUN(test_loss_threads);
 }

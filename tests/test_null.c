@@ -8343,6 +8343,187 @@ static void test_null_ct_kl_div(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_margin_ranking_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_margin_ranking_loss(NULL, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(NULL, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hinge_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hinge_embedding_loss(NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_soft_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_soft_margin_loss(NULL, fx.t, 0)";
+        ct_tensor *r = ct_soft_margin_loss(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.t, NULL, 0)";
+        ct_tensor *r = ct_soft_margin_loss(fx.t, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosine_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_embedding_loss(NULL, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(NULL, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_multi_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multi_margin_loss(NULL, fx.t, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(NULL, fx.t, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, NULL, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.t, NULL, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, NULL, 0)";
+        (void)ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_triplet_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_triplet_margin_loss(NULL, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(NULL, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, NULL, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, NULL, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, fx.t, NULL, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, fx.t, NULL, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_poisson_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson_nll_loss(NULL, fx.t, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(NULL, fx.t, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.t, NULL, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(fx.t, NULL, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_gaussian_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gaussian_nll_loss(NULL, fx.t, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(NULL, fx.t, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, NULL, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, NULL, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.t, NULL, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, fx.t, NULL, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_cross_entropy_loss_new(void)
 {
     null_fixture fx;
@@ -18625,6 +18806,296 @@ static void test_freed_ct_kl_div(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_margin_ranking_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_margin_ranking_loss(fx.freed, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.freed, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.foreign, fx.t, fx.t, 1.0, 0)";
+        (void)ct_margin_ranking_loss(fx.foreign, fx.t, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_margin_ranking_loss(fx.t, fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_margin_ranking_loss(fx.t, fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hinge_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_hinge_embedding_loss(fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_hinge_embedding_loss(fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_soft_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_soft_margin_loss(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_soft_margin_loss(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.foreign, fx.t, 0)";
+        (void)ct_soft_margin_loss(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_soft_margin_loss(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.t, fx.foreign, 0)";
+        (void)ct_soft_margin_loss(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cosine_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.freed, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.freed, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.foreign, fx.t, fx.t, 1.0, 0)";
+        (void)ct_cosine_embedding_loss(fx.foreign, fx.t, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_cosine_embedding_loss(fx.t, fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_cosine_embedding_loss(fx.t, fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_multi_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multi_margin_loss(fx.freed, fx.t, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.freed, fx.t, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.foreign, fx.t, 0, 1.0, fx.t, 0)";
+        (void)ct_multi_margin_loss(fx.foreign, fx.t, 0, 1.0, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.freed, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.t, fx.freed, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.foreign, 0, 1.0, fx.t, 0)";
+        (void)ct_multi_margin_loss(fx.t, fx.foreign, 0, 1.0, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.freed, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.foreign, 0)";
+        (void)ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_triplet_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_triplet_margin_loss(fx.freed, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.freed, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_triplet_margin_loss(fx.foreign, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        (void)ct_triplet_margin_loss(fx.foreign, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, fx.freed, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, fx.freed, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_triplet_margin_loss(fx.t, fx.foreign, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        (void)ct_triplet_margin_loss(fx.t, fx.foreign, fx.t, 1.0, 1.0, 1.0, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, fx.t, fx.freed, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, fx.t, fx.freed, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_triplet_margin_loss(fx.t, fx.t, fx.foreign, 1.0, 1.0, 1.0, false, 0)";
+        (void)ct_triplet_margin_loss(fx.t, fx.t, fx.foreign, 1.0, 1.0, 1.0, false, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_poisson_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson_nll_loss(fx.freed, fx.t, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(fx.freed, fx.t, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.foreign, fx.t, false, false, 1.0, 0)";
+        (void)ct_poisson_nll_loss(fx.foreign, fx.t, false, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.t, fx.freed, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(fx.t, fx.freed, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.t, fx.foreign, false, false, 1.0, 0)";
+        (void)ct_poisson_nll_loss(fx.t, fx.foreign, false, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_gaussian_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.freed, fx.t, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.freed, fx.t, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.foreign, fx.t, fx.t, false, 1.0, 0)";
+        (void)ct_gaussian_nll_loss(fx.foreign, fx.t, fx.t, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.freed, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, fx.freed, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.foreign, fx.t, false, 1.0, 0)";
+        (void)ct_gaussian_nll_loss(fx.t, fx.foreign, fx.t, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.t, fx.freed, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, fx.t, fx.freed, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.t, fx.foreign, false, 1.0, 0)";
+        (void)ct_gaussian_nll_loss(fx.t, fx.t, fx.foreign, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_bce_loss_new(void)
 {
     null_fixture fx;
@@ -19231,6 +19702,14 @@ void test_null(void)
     RUN(test_null_ct_binary_cross_entropy);
     RUN(test_null_ct_binary_cross_entropy_with_logits);
     RUN(test_null_ct_kl_div);
+    RUN(test_null_ct_margin_ranking_loss);
+    RUN(test_null_ct_hinge_embedding_loss);
+    RUN(test_null_ct_soft_margin_loss);
+    RUN(test_null_ct_cosine_embedding_loss);
+    RUN(test_null_ct_multi_margin_loss);
+    RUN(test_null_ct_triplet_margin_loss);
+    RUN(test_null_ct_poisson_nll_loss);
+    RUN(test_null_ct_gaussian_nll_loss);
     RUN(test_null_ct_cross_entropy_loss_new);
     RUN(test_null_ct_nll_loss_new);
     RUN(test_null_ct_bce_loss_new);
@@ -19726,6 +20205,14 @@ void test_null(void)
     RUN(test_freed_ct_binary_cross_entropy);
     RUN(test_freed_ct_binary_cross_entropy_with_logits);
     RUN(test_freed_ct_kl_div);
+    RUN(test_freed_ct_margin_ranking_loss);
+    RUN(test_freed_ct_hinge_embedding_loss);
+    RUN(test_freed_ct_soft_margin_loss);
+    RUN(test_freed_ct_cosine_embedding_loss);
+    RUN(test_freed_ct_multi_margin_loss);
+    RUN(test_freed_ct_triplet_margin_loss);
+    RUN(test_freed_ct_poisson_nll_loss);
+    RUN(test_freed_ct_gaussian_nll_loss);
     RUN(test_freed_ct_bce_loss_new);
     RUN(test_freed_ct_bce_with_logits_loss_new);
     RUN(test_freed_ct_loss_forward);

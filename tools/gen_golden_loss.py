@@ -116,7 +116,8 @@ def case(op, dt, shape, red="mean", how=0, p=0.0, ii=-100, tkind="same", w=None,
     gt = grads[1] if tgrad and xvals is None else None
     assert n <= MAXN
     return ("    {\"%s\", %s, %s, %d, %s, %d,\n     %d, %s, %s,\n     %d, %s, %d, %s,\n"
-            "     %d, %s, %d, %s,\n     %d, %s, %s,\n     %s,\n     %d, %s}") % (
+            "     %d, %s, %d, %s,\n     %d, %s, %s,\n     %s,\n     %d, %s,\n"
+            "     0, {0}, {0.0}, {0.0}}") % (
         op, ctype, RED[red], how, num(p), ii,
         len(shape), shape_c(shape), arr(x64.reshape(-1).tolist()),
         t.dim(), shape_c(t.shape), tint, arr(tvals.tolist()),
@@ -125,6 +126,88 @@ def case(op, dt, shape, red="mean", how=0, p=0.0, ii=-100, tkind="same", w=None,
         arr(gx.double().reshape(-1).tolist()),
         1 if gt is not None else 0,
         arr(gt.double().reshape(-1).tolist() if gt is not None else []))
+
+
+def run3(op, x, y, t, w, red, p, q):
+    """The losses of three tensors (and multi_margin_loss): y is the second input."""
+    if op == "margin_ranking":
+        return F.margin_ranking_loss(x, y, t, margin=p, reduction=red)
+    if op == "cosine_embedding":
+        return F.cosine_embedding_loss(x, y, t, margin=p, reduction=red)
+    if op == "triplet_margin":
+        return F.triplet_margin_loss(x, y, t, margin=p, p=q, swap=bool(w), reduction=red)
+    if op == "gaussian_nll":
+        return F.gaussian_nll_loss(x, t, y, full=bool(q), reduction=red)
+    if op == "hinge_embedding":
+        return F.hinge_embedding_loss(x, t, margin=p, reduction=red)
+    if op == "soft_margin":
+        return F.soft_margin_loss(x, t, reduction=red)
+    if op == "poisson_nll":
+        return F.poisson_nll_loss(x, t, log_input=bool(p), full=bool(q), reduction=red)
+    return F.multi_margin_loss(x, t, p=int(q), margin=p, weight=w, reduction=red)
+
+
+def case3(op, dt, shape, red, x, t, y=None, p=0.0, q=0.0, w=None, tgrad=True):
+    """x, t, y: float64 values (t int64 for multi_margin); q: triplet's p, gaussian's and
+    poisson's full, multi_margin's p (written in the weight slot's count when no weight);
+    w: multi_margin's weight, triplet's swap (a non-empty list)."""
+    dtype, ctype = DTYPES[dt]
+    DIGITS[0] = 17 if dt == "f64" else 9
+    xt = x.to(dtype).requires_grad_(True)
+    tint = op == "multi_margin"
+    tt = t if tint else t.to(dtype).requires_grad_(tgrad)
+    yt = y.to(dtype).requires_grad_(True) if y is not None else None
+    wt = torch.tensor(w, dtype=dtype) if (w and op == "multi_margin") else w
+    out = run3(op, xt, yt, tt, wt, red, p, q)
+    g = upstream(out.numel()).reshape(out.shape).to(dtype)
+    wrt = [xt] + ([tt] if tgrad and not tint else []) + ([yt] if yt is not None else [])
+    grads = list(torch.autograd.grad((out * g).sum(), wrt))
+    gx = grads.pop(0)
+    gt = grads.pop(0) if tgrad and not tint else None
+    gy = grads.pop(0) if yt is not None else None
+    ww = list(w or [])
+    return ("    {\"%s\", %s, %s, 0, %s, %s,\n     %d, %s, %s,\n     %d, %s, %d, %s,\n"
+            "     %d, %s, 0, {0.0},\n     %d, %s, %s,\n     %s,\n     %d, %s,\n"
+            "     %d, %s, %s, %s}") % (
+        op, ctype, RED[red], num(p), int(q),
+        x.dim(), shape_c(x.shape), arr(x.reshape(-1).tolist()),
+        t.dim(), shape_c(t.shape), 1 if tint else 0, arr(t.double().reshape(-1).tolist()),
+        len(ww), arr(ww),
+        out.dim(), shape_c(out.shape), arr(out.detach().double().reshape(-1).tolist()),
+        arr(gx.double().reshape(-1).tolist()),
+        1 if gt is not None else 0, arr(gt.double().reshape(-1).tolist() if gt is not None
+                                        else []),
+        y.dim() if y is not None else 0, shape_c(y.shape if y is not None else []),
+        arr(y.reshape(-1).tolist() if y is not None else []),
+        arr(gy.double().reshape(-1).tolist() if gy is not None else []))
+
+
+def cases3():
+    out = []
+    x, y, z = (vals(6, k).reshape(2, 3) for k in (1, 2, 4))
+    sgn = torch.tensor([1.0, -1.0])
+    s12 = torch.where(vals(6, 3) > 0, 1.0, -1.0).reshape(2, 3)
+    cls = torch.tensor([0, 2])
+    for dt, reds in (("f32", ("mean", "none")), ("f64", ("sum",))):
+        for red in reds:
+            out.append(case3("margin_ranking", dt, 0, red, x, s12, y, p=0.3))
+            out.append(case3("hinge_embedding", dt, 0, red, x, s12, p=0.8, tgrad=False))
+            out.append(case3("soft_margin", dt, 0, red, x, s12, tgrad=False))
+            out.append(case3("cosine_embedding", dt, 0, red, x, sgn, y, p=0.2, tgrad=False))
+            out.append(case3("multi_margin", dt, 0, red, x, cls, p=0.9, q=1))
+            out.append(case3("multi_margin", dt, 0, red, x, cls, p=1.2, q=2,
+                             w=[0.5, 2.0, 1.5]))
+            out.append(case3("triplet_margin", dt, 0, red, x, y, z, p=1.0, q=2.0))
+            out.append(case3("triplet_margin", dt, 0, red, x, y, z, p=0.5, q=1.0, w=[1.0]))
+            out.append(case3("poisson_nll", dt, 0, red, x, vals(6, 5, 0, 3).reshape(2, 3), p=1.0))
+            out.append(case3("poisson_nll", dt, 0, red, vals(6, 6, 0.1, 2).reshape(2, 3),
+                             vals(6, 5, 0.5, 3).reshape(2, 3), p=0.0, q=1))
+            out.append(case3("gaussian_nll", dt, 0, red, x, y, vals(6, 7, 0, 2).reshape(2, 3)))
+            out.append(case3("gaussian_nll", dt, 0, red, x, y, vals(2, 7, 0.2, 2), q=1))
+        out.append(case3("cosine_embedding", dt, 0, "sum", x[0], torch.tensor(-1.0), y[0],
+                         tgrad=False))
+        out.append(case3("multi_margin", dt, 0, "none", x[0], torch.tensor(2), p=1.0, q=1))
+    return out
 
 
 def cases():
@@ -176,7 +259,7 @@ def cases():
 
 def main():
     warnings.simplefilter("ignore")  # kl_div's 'mean' warning
-    body = ",\n".join(cases())
+    body = ",\n".join(cases() + cases3())
     with open(OUT, "w") as f:
         f.write("/* tests/golden/loss_golden.h - generated by tools/gen_golden_loss.py with "
                 "PyTorch " + torch.__version__.split("+")[0] + ". Do not edit. */\n")

@@ -218,6 +218,7 @@ OUTCOME = {
     ("ct_bce_loss_new", "weight"): "accepted",
     ("ct_bce_with_logits_loss_new", "weight"): "accepted",
     ("ct_bce_with_logits_loss_new", "pos_weight"): "accepted",
+    ("ct_multi_margin_loss", "weight"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")

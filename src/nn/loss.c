@@ -15,8 +15,6 @@
 #include "../autograd/autograd.h"
 #include "module.h"
 
-CT__VECTORIZE_BEGIN
-
 ct_nll_loss_opts ct_nll_loss_defaults(void)
 {
     ct_nll_loss_opts o;
@@ -263,6 +261,7 @@ typedef struct ct__xent_job {
     double total;
 } ct__xent_job;
 
+CT__VECTORIZE_BEGIN /* the fused rows only: the rest is scalar or composite */
 /* lse of rows [b, e), prefetching each next row */
 #define CT__XENT_ROWS(T, S)                                                                \
     static void ct__xent_lse_##S(int64_t b, int64_t e, void *ctx)                          \
@@ -300,6 +299,7 @@ typedef struct ct__xent_job {
 CT__XENT_ROWS(float, f32)
 CT__XENT_ROWS(double, f64)
 #undef CT__XENT_ROWS
+CT__VECTORIZE_END
 
 /* A job over x (N, C) contiguous, target (N), weight w (or NULL) and the options. */
 static ct__xent_job ct__xent_job_of(const ct_tensor *x, const ct_tensor *target,
@@ -493,6 +493,130 @@ static ct_status ct__kl_div_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+/* ---- margin and likelihood losses (composites) -------------------------------------------- */
+static ct_tensor *ct__clamp_min0(const ct_tensor *l)
+{
+    return ct_clamp(l, 0.0, INFINITY);
+}
+
+/* inputs input1, input2, target; attributes margin, reduction */
+static ct_status ct__margin_ranking_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    ct_tensor *d = ct_mul(ct_neg(c->inputs[2]), ct_sub(c->inputs[0], c->inputs[1]));
+    ct_tensor *l = ct__clamp_min0(ct_add_scalar(d, c->attrs[0].f));
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[1].i));
+}
+
+/* inputs self, target; attributes margin, reduction */
+static ct_status ct__hinge_embedding_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *t = c->inputs[1];
+    ct_scope_begin();
+    ct_tensor *zeros = ct_zeros_like(x);
+    ct_tensor *m = ct__clamp_min0(ct_add_scalar(ct_neg(x), c->attrs[0].f));
+    ct_tensor *l = ct_add(ct_where(ct_logical_not(ct_eq_scalar(t, 1.0)), m, zeros),
+                          ct_where(ct_logical_not(ct_eq_scalar(t, -1.0)), x, zeros));
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[1].i));
+}
+
+/* inputs self, target; attribute reduction */
+static ct_status ct__soft_margin_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    ct_tensor *l = ct_log1p(ct_exp(ct_mul(ct_neg(c->inputs[0]), c->inputs[1])));
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[0].i));
+}
+
+/* inputs input1, input2, target; attributes margin, reduction */
+static ct_status ct__cosine_embedding_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1], *t = c->inputs[2];
+    int64_t d = t->ndim;
+    ct_scope_begin();
+    ct_tensor *ma = ct_add_scalar(ct_sum_dim(ct_mul(a, a), d, false), 1e-12);
+    ct_tensor *mb = ct_add_scalar(ct_sum_dim(ct_mul(b, b), d, false), 1e-12);
+    ct_tensor *cs = ct_div(ct_sum_dim(ct_mul(a, b), d, false), ct_sqrt(ct_mul(ma, mb)));
+    ct_tensor *zeros = ct_zeros_like(cs);
+    ct_tensor *pos = ct_where(ct_eq_scalar(t, 1.0), ct_add_scalar(ct_neg(cs), 1.0), zeros);
+    ct_tensor *neg = ct__clamp_min0(ct_sub_scalar(cs, c->attrs[0].f));
+    ct_tensor *l = ct_add(pos, ct_where(ct_eq_scalar(t, -1.0), neg, zeros));
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[1].i));
+}
+
+/* inputs self (N, C) or (C), target, weight; attributes p, margin, reduction. Per row the sum
+   over j != y of w[y] max(0, margin - x[y] + x[j])^p, over C. */
+static ct_status ct__multi_margin_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *t = c->inputs[1], *w = c->inputs[2];
+    int64_t C = x->sizes[x->ndim - 1], col[2] = {-1, 1};
+    ct_scope_begin();
+    ct_tensor *x2 = x->ndim == 1 ? ct_unsqueeze(x, 0) : (ct_tensor *)(uintptr_t)x;
+    ct_tensor *t2 = ct_reshape(t, col, 2);
+    ct_tensor *z = ct_add(ct_add_scalar(ct_neg(ct_gather(x2, 1, t2)), c->attrs[1].f), x2);
+    ct_tensor *h = ct__clamp_min0(z);
+    h = c->attrs[0].f == 2.0 ? ct_mul(h, h) : h;
+    h = w ? ct_mul(h, ct_reshape(ct_index_select(w, 0, ct_flatten(t2, 0, -1)), col, 2)) : h;
+    ct_tensor *own = ct_eq(ct_arange(0.0, (double)C, 1.0, CT_INT64), t2);
+    ct_tensor *l = ct_div_scalar(ct_sum_dim(ct_masked_fill(h, own, 0.0), 1, false), (double)C);
+    l = x->ndim == 1 ? ct_squeeze_dim(l, 0) : l;
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[2].i));
+}
+
+/* ||a - b + eps||_p over the last dim (PyTorch's pairwise_distance) */
+static ct_tensor *ct__pairwise_distance(const ct_tensor *a, const ct_tensor *b, double p,
+                                        double eps)
+{
+    int64_t last = -1;
+    return ct_linalg_vector_norm(ct_add_scalar(ct_sub(a, b), eps), p, &last, 1, false);
+}
+
+/* inputs anchor, positive, negative; attributes margin, p, eps, swap, reduction */
+static ct_status ct__triplet_margin_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *pos = c->inputs[1], *neg = c->inputs[2];
+    double p = c->attrs[1].f, eps = c->attrs[2].f;
+    ct_scope_begin();
+    ct_tensor *dp = ct__pairwise_distance(a, pos, p, eps);
+    ct_tensor *dn = ct__pairwise_distance(a, neg, p, eps);
+    dn = c->attrs[3].i ? ct_minimum(dn, ct__pairwise_distance(pos, neg, p, eps)) : dn;
+    ct_tensor *l = ct__clamp_min0(ct_sub(ct_add_scalar(dp, c->attrs[0].f), dn));
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[4].i));
+}
+
+#define CT__LOG_2PI 1.8378770664093454836 /* log(2 pi) */
+
+/* inputs input, target; attributes log_input, full, eps, reduction */
+static ct_status ct__poisson_nll_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *t = c->inputs[1];
+    ct_scope_begin();
+    ct_tensor *l = c->attrs[0].i ? ct_sub(ct_exp(x), ct_mul(t, x))
+                                 : ct_sub(x, ct_mul(t, ct_log(ct_add_scalar(x, c->attrs[2].f))));
+    if (c->attrs[1].i) { /* Stirling's term where target > 1 */
+        ct_tensor *s = ct_sub(ct_mul(t, ct_log(t)), t);
+        s = ct_add(s, ct_mul_scalar(ct_log(ct_mul_scalar(t, 2.0 * 3.14159265358979323846)), 0.5));
+        l = ct_add(l, ct_masked_fill(s, ct_logical_not(ct_gt_scalar(t, 1.0)), 0.0));
+    }
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[3].i));
+}
+
+/* inputs input, target, var (broadcastable); attributes full, eps, reduction. var is clamped
+   to eps in a clone without history, as PyTorch's no_grad clamp_. */
+static ct_status ct__gaussian_nll_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *t = c->inputs[1];
+    ct_scope_begin();
+    ct_tensor *v = ct_clone(c->inputs[2]);
+    ct_no_grad_begin();
+    ct_clamp_(v, c->attrs[1].f, INFINITY);
+    ct_no_grad_end();
+    ct_tensor *l = ct_add(ct_log(v), ct_div(ct_pow_scalar(ct_sub(x, t), 2.0), v));
+    l = ct_mul_scalar(l, 0.5);
+    l = c->attrs[0].i ? ct_add_scalar(l, 0.5 * CT__LOG_2PI) : l;
+    return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[2].i));
+}
+
 /* ---- binary_cross_entropy --------------------------------------------------------------
  * Forward (ops under no_grad, PyTorch's kernel): (t - 1) max(log1p(-x), -100) - t max(log(x),
  * -100), times weight, reduced. Its own node, as PyTorch's derivative: d/dx = w (x - t) /
@@ -626,6 +750,38 @@ CT__LOSS_OP(binary_cross_entropy_with_logits, "aten::binary_cross_entropy_with_l
 CT__LOSS_OP(kl_div, "aten::kl_div", "kl_div(Tensor self, Tensor target, int reduction=Mean, *, "
             "bool log_target=False) -> Tensor", "ct_kl_div", 0u, NULL, CT__K_NONE,
             ct__kl_div_composite, NULL, NULL, NULL)
+CT__LOSS_OP(margin_ranking_loss, "aten::margin_ranking_loss", "margin_ranking_loss(Tensor "
+            "input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> "
+            "Tensor", "ct_margin_ranking_loss", 0u, NULL, CT__K_NONE,
+            ct__margin_ranking_composite, NULL, NULL, NULL)
+CT__LOSS_OP(hinge_embedding_loss, "aten::hinge_embedding_loss", "hinge_embedding_loss(Tensor "
+            "self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor",
+            "ct_hinge_embedding_loss", 0u, NULL, CT__K_NONE, ct__hinge_embedding_composite,
+            NULL, NULL, NULL)
+CT__LOSS_OP(soft_margin_loss, "aten::soft_margin_loss", "soft_margin_loss(Tensor self, Tensor "
+            "target, int reduction=Mean) -> Tensor", "ct_soft_margin_loss", 0u, NULL,
+            CT__K_NONE, ct__soft_margin_composite, NULL, NULL, NULL)
+CT__LOSS_OP(cosine_embedding_loss, "aten::cosine_embedding_loss", "cosine_embedding_loss(Tensor "
+            "input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> "
+            "Tensor", "ct_cosine_embedding_loss", 0u, NULL, CT__K_NONE,
+            ct__cosine_embedding_composite, NULL, NULL, NULL)
+CT__LOSS_OP(multi_margin_loss, "aten::multi_margin_loss", "multi_margin_loss(Tensor self, "
+            "Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int "
+            "reduction=Mean) -> Tensor", "ct_multi_margin_loss", 1u << 2, NULL, CT__K_NONE,
+            ct__multi_margin_composite, NULL, NULL, NULL)
+CT__LOSS_OP(triplet_margin_loss, "aten::triplet_margin_loss", "triplet_margin_loss(Tensor "
+            "anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float "
+            "eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor",
+            "ct_triplet_margin_loss", 0u, NULL, CT__K_NONE, ct__triplet_margin_composite, NULL,
+            NULL, NULL)
+CT__LOSS_OP(poisson_nll_loss, "aten::poisson_nll_loss", "poisson_nll_loss(Tensor input, Tensor "
+            "target, bool log_input, bool full, float eps, int reduction) -> Tensor",
+            "ct_poisson_nll_loss", 0u, NULL, CT__K_NONE, ct__poisson_nll_composite, NULL, NULL,
+            NULL)
+CT__LOSS_OP(gaussian_nll_loss, "ctorch::gaussian_nll_loss", "gaussian_nll_loss(Tensor input, "
+            "Tensor target, Tensor var, bool full=False, float eps=1e-06, int reduction=Mean) -> "
+            "Tensor", "ct_gaussian_nll_loss", 0u, NULL, CT__K_NONE, ct__gaussian_nll_composite,
+            NULL, NULL, NULL)
 #undef CT__LOSS_OP
 
 /* ---- public functions ---------------------------------------------------------------------- */
@@ -962,6 +1118,228 @@ ct_tensor *ct_kl_div(const ct_tensor *x, const ct_tensor *target, ct_reduction r
     return ct__dispatch(&c);
 }
 
+/* ---- margin and likelihood losses ---------------------------------------------------------- */
+/* a loss op on n inputs with attributes f[0..nf-1] (floats, ints where is_int has bit k) and
+   the reduction last */
+static ct_tensor *ct__call_loss(const ct_op *op, const char *fn, const ct_tensor *const *in,
+                                int n, const double *f, int nf, unsigned is_int,
+                                ct_reduction reduction)
+{
+    if (!ct__check_reduction(fn, reduction)) {
+        return NULL;
+    }
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, n);
+    for (int k = 0; k < nf; k++) {
+        if (is_int >> k & 1u) {
+            ct__call_i(&c, (int64_t)f[k]);
+        } else {
+            ct__call_f(&c, f[k]);
+        }
+    }
+    ct__call_i(&c, ct__reduction(reduction));
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2,
+                                  const ct_tensor *target, double margin, ct_reduction reduction)
+{
+    const char *fn = "ct_margin_ranking_loss";
+    if (ct__null(fn, input1) || ct__null(fn, input2) || ct__null(fn, target)) {
+        return NULL;
+    }
+    if (input1->ndim != input2->ndim || input1->ndim != target->ndim) {
+        char a[256], b[256], t[256];
+        ct__fail(CT_ERR_SHAPE, fn, "margin_ranking_loss : All input tensors should have same "
+                 "dimension but got sizes: input1: torch.Size(%s), input2: torch.Size(%s), "
+                 "target: torch.Size(%s) ", ct__shape_str(input1->sizes, input1->ndim, a, 256),
+                 ct__shape_str(input2->sizes, input2->ndim, b, 256),
+                 ct__shape_str(target->sizes, target->ndim, t, 256));
+        return NULL;
+    }
+    const ct_tensor *in[3] = {input1, input2, target};
+    return ct__call_loss(&ct__op_margin_ranking_loss, fn, in, 3, &margin, 1, 0u, reduction);
+}
+
+ct_tensor *ct_hinge_embedding_loss(const ct_tensor *input, const ct_tensor *target,
+                                   double margin, ct_reduction reduction)
+{
+    const ct_tensor *in[2] = {input, target};
+    return ct__call_loss(&ct__op_hinge_embedding_loss, "ct_hinge_embedding_loss", in, 2, &margin,
+                         1, 0u, reduction);
+}
+
+ct_tensor *ct_soft_margin_loss(const ct_tensor *input, const ct_tensor *target,
+                               ct_reduction reduction)
+{
+    const ct_tensor *in[2] = {input, target};
+    return ct__call_loss(&ct__op_soft_margin_loss, "ct_soft_margin_loss", in, 2, NULL, 0, 0u,
+                         reduction);
+}
+
+ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2,
+                                    const ct_tensor *target, double margin,
+                                    ct_reduction reduction)
+{
+    const char *fn = "ct_cosine_embedding_loss";
+    if (ct__null(fn, input1) || ct__null(fn, input2) || ct__null(fn, target)) {
+        return NULL;
+    }
+    if (target->ndim > 1) {
+        ct__fail(CT_ERR_SHAPE, fn, "0D or 1D target tensor expected, multi-target not supported");
+        return NULL;
+    }
+    if (input1->ndim != target->ndim + 1 || input2->ndim != target->ndim + 1) {
+        char a[256], b[256];
+        ct__fail(CT_ERR_SHAPE, fn, "%dD target tensor expects %dD input tensors, but found "
+                 "inputs with sizes %s and %s.", target->ndim, target->ndim + 1,
+                 ct__shape_str(input1->sizes, input1->ndim, a, sizeof a),
+                 ct__shape_str(input2->sizes, input2->ndim, b, sizeof b));
+        return NULL;
+    }
+    const ct_tensor *in[3] = {input1, input2, target};
+    return ct__call_loss(&ct__op_cosine_embedding_loss, fn, in, 3, &margin, 1, 0u, reduction);
+}
+
+/* multi_margin_loss's shape and target checks (PyTorch's multi_margin_loss_shape_check) */
+static bool ct__multi_margin_check(const char *fn, const ct_tensor *x, const ct_tensor *t,
+                                   const ct_tensor *w)
+{
+    char sx[256], st[256];
+    int64_t C = x->ndim ? x->sizes[x->ndim - 1] : 0, N = x->ndim == 2 ? x->sizes[0] : 1;
+    if (!((x->ndim == 2 && C != 0) || (x->ndim == 1 && C != 0))) {
+        ct__fail(CT_ERR_SHAPE, fn, "Expected non-empty vector or matrix with optional 0-dim "
+                 "batch size, but got: %s", ct__shape_str(x->sizes, x->ndim, sx, sizeof sx));
+        return false;
+    }
+    if (t->ndim > 1 || ct_numel(t) != N) {
+        ct__fail(CT_ERR_SHAPE, fn, "multi_margin_loss: target tensor should be 1-D with size "
+                 "equal to the number of input samples (batch size). Expected target size [%lld], "
+                 "but got %s. Input has shape %s.", (long long)N,
+                 ct__shape_str(t->sizes, t->ndim, st, sizeof st),
+                 ct__shape_str(x->sizes, x->ndim, sx, sizeof sx));
+        return false;
+    }
+    if (w && (w->ndim != 1 || w->sizes[0] != C)) {
+        ct__fail(w->ndim != 1 ? CT_ERR_VALUE : CT_ERR_SHAPE, fn, w->ndim != 1 ?
+                 "weight must be one-dimensional" : "inconsistent weight size, expected %lld but "
+                 "got %s", (long long)C, ct__shape_str(w->sizes, w->ndim, sx, sizeof sx));
+        return false;
+    }
+    if (t->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, fn, "expected scalar type Long but found %s",
+                 ct__dtype_title(t->dtype));
+        return false;
+    }
+    if (N && (ct_item(ct_amin(t, NULL, 0, false)) < 0 ||
+              ct_item(ct_amax(t, NULL, 0, false)) >= (double)C)) {
+        ct__fail(CT_ERR_INDEX, fn, "target out of range");
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_multi_margin_loss(const ct_tensor *input, const ct_tensor *target, int64_t p,
+                                double margin, const ct_tensor *weight, ct_reduction reduction)
+{
+    const char *fn = "ct_multi_margin_loss";
+    if (ct__null(fn, input) || ct__null(fn, target)) {
+        return NULL;
+    }
+    if (p != 1 && p != 2) {
+        ct__fail(CT_ERR_VALUE, fn, "only p == 1 and p == 2 supported");
+        return NULL;
+    }
+    ct_scope_begin(); /* the target range check's temporaries */
+    bool ok = ct__multi_margin_check(fn, input, target, weight);
+    ct_scope_end();
+    const ct_tensor *in[3] = {input, target, weight};
+    const double f[2] = {(double)p, margin};
+    return ok ? ct__call_loss(&ct__op_multi_margin_loss, fn, in, 3, f, 2, 0u, reduction) : NULL;
+}
+
+/* Python's repr of a float that holds an integer ("0.0") or not ("0.5") */
+static const char *ct__float_repr(double v, char *buf, size_t n)
+{
+    snprintf(buf, n, v == floor(v) && fabs(v) < 1e16 ? "%.1f" : "%.17g", v);
+    return buf;
+}
+
+ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive,
+                                  const ct_tensor *negative, double margin, double p, double eps,
+                                  bool swap, ct_reduction reduction)
+{
+    const char *fn = "ct_triplet_margin_loss";
+    if (ct__null(fn, anchor) || ct__null(fn, positive) || ct__null(fn, negative)) {
+        return NULL;
+    }
+    char m[64];
+    if (!(margin > 0)) {
+        ct__fail(CT_ERR_VALUE, fn, "margin must be greater than 0, got %s",
+                 ct__float_repr(margin, m, sizeof m));
+        return NULL;
+    }
+    if (anchor->ndim != positive->ndim || positive->ndim != negative->ndim) {
+        ct__fail(CT_ERR_SHAPE, fn, "The anchor, positive, and negative tensors are expected to "
+                 "have the same number of dimensions, but got: anchor %dD, positive %dD, and "
+                 "negative %dD inputs", anchor->ndim, positive->ndim, negative->ndim);
+        return NULL;
+    }
+    const ct_tensor *in[3] = {anchor, positive, negative};
+    const double f[4] = {margin, p, eps, swap ? 1.0 : 0.0};
+    return ct__call_loss(&ct__op_triplet_margin_loss, fn, in, 3, f, 4, 1u << 3, reduction);
+}
+
+ct_tensor *ct_poisson_nll_loss(const ct_tensor *input, const ct_tensor *target, bool log_input,
+                               bool full, double eps, ct_reduction reduction)
+{
+    const ct_tensor *in[2] = {input, target};
+    const double f[3] = {log_input ? 1.0 : 0.0, full ? 1.0 : 0.0, eps};
+    return ct__call_loss(&ct__op_poisson_nll_loss, "ct_poisson_nll_loss", in, 2, f, 3, 3u,
+                         reduction);
+}
+
+/* var as gaussian_nll_loss broadcasts it (a new reference), or NULL (reported) */
+static ct_tensor *ct__gaussian_var(const char *fn, const ct_tensor *x, const ct_tensor *var)
+{
+    if (ct_item(ct_any(ct_lt_scalar(var, 0.0))) != 0.0) {
+        ct__fail(CT_ERR_VALUE, fn, "var has negative entry/entries");
+        return NULL;
+    }
+    int mismatched = 0;
+    for (int d = 0; var->ndim == x->ndim && d < x->ndim; d++) {
+        mismatched += var->sizes[d] != x->sizes[d] ? (int)var->sizes[d] : 0;
+    }
+    bool one_short = var->ndim == x->ndim - 1 &&
+                     !memcmp(var->sizes, x->sizes, (size_t)var->ndim * sizeof(int64_t));
+    if (one_short) {
+        return ct_unsqueeze(var, -1);
+    }
+    if (var->ndim == x->ndim && mismatched <= 1) {
+        return (ct_tensor *)(uintptr_t)var;
+    }
+    ct__fail(CT_ERR_VALUE, fn, "var is of incorrect size");
+    return NULL;
+}
+
+ct_tensor *ct_gaussian_nll_loss(const ct_tensor *input, const ct_tensor *target,
+                                const ct_tensor *var, bool full, double eps,
+                                ct_reduction reduction)
+{
+    const char *fn = "ct_gaussian_nll_loss";
+    if (ct__null(fn, input) || ct__null(fn, target) || ct__null(fn, var)) {
+        return NULL;
+    }
+    ct_scope_begin();
+    const ct_tensor *in[3] = {input, target, ct__gaussian_var(fn, input, var)};
+    const double f[2] = {full ? 1.0 : 0.0, eps};
+    ct_tensor *r = in[2] ? ct__call_loss(&ct__op_gaussian_nll_loss, fn, in, 3, f, 2, 1u, reduction)
+                         : NULL;
+    r = ct_keep(r);
+    ct_scope_end();
+    return r;
+}
+
 /* ---- loss modules ---------------------------------------------------------------------------
  * A ct_module named as PyTorch's class whose user data holds the options; weight and
  * pos_weight are its buffers (read at each forward, so ct_module_to converts them). */
@@ -1125,5 +1503,3 @@ ct_tensor *ct_loss_forward(ct_module *m, const ct_tensor *input, const ct_tensor
     default: return ct_kl_div(input, target, l->reduction, l->log_target);
     }
 }
-
-CT__VECTORIZE_END

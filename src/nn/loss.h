@@ -100,6 +100,66 @@ CTORCH_API ct_tensor *ct_binary_cross_entropy_with_logits(const ct_tensor *input
 CTORCH_API ct_tensor *ct_kl_div(const ct_tensor *input, const ct_tensor *target,
                                 ct_reduction reduction, bool log_target);
 
+/* ---- margin and likelihood losses (composites of ops) ------------------------------------ */
+/* max(0, -target (input1 - input2) + margin), the three broadcast together. PyTorch's default
+   margin is 0. Errors: CT_ERR_SHAPE "margin_ranking_loss : All input tensors should have same
+   dimension but got sizes: input1: torch.Size([3]), input2: torch.Size([3]), target:
+   torch.Size([3, 1]) ". Mirrors: torch.nn.functional.margin_ranking_loss. */
+CTORCH_API ct_tensor *ct_margin_ranking_loss(const ct_tensor *input1, const ct_tensor *input2,
+                                             const ct_tensor *target, double margin,
+                                             ct_reduction reduction);
+/* input where target != -1 plus max(0, margin - input) where target != 1 (targets are 1 or
+   -1). PyTorch's default margin is 1. Mirrors: torch.nn.functional.hinge_embedding_loss. */
+CTORCH_API ct_tensor *ct_hinge_embedding_loss(const ct_tensor *input, const ct_tensor *target,
+                                              double margin, ct_reduction reduction);
+/* log(1 + exp(-target input)). Mirrors: torch.nn.functional.soft_margin_loss. */
+CTORCH_API ct_tensor *ct_soft_margin_loss(const ct_tensor *input, const ct_tensor *target,
+                                          ct_reduction reduction);
+/* With cos the cosine similarity of input1 and input2 (N, D) (or (D) with a 0-dim target)
+   along D (squared norms + 1e-12): 1 - cos where target == 1, max(0, cos - margin) where
+   target == -1; one loss per row. PyTorch's default margin is 0. Errors: CT_ERR_SHAPE "0D or
+   1D target tensor expected, multi-target not supported", "1D target tensor expects 2D input
+   tensors, but found inputs with sizes [4] and [4].".
+   Mirrors: torch.nn.functional.cosine_embedding_loss. */
+CTORCH_API ct_tensor *ct_cosine_embedding_loss(const ct_tensor *input1, const ct_tensor *input2,
+                                               const ct_tensor *target, double margin,
+                                               ct_reduction reduction);
+/* Multi-class hinge loss of input (N, C) or (C) and int64 target (N) or (): per row
+   sum over j != y of w[y] max(0, margin - x[y] + x[j])^p / C. p 1 or 2 (PyTorch's defaults:
+   p 1, margin 1, weight NULL). Errors: CT_ERR_VALUE "only p == 1 and p == 2 supported",
+   "weight must be one-dimensional"; CT_ERR_SHAPE "inconsistent weight size, expected 4 but got
+   [3]", "multi_margin_loss: target tensor should be 1-D with size equal to the number of input
+   samples (batch size). Expected target size [3], but got [4]. Input has shape [3, 4].",
+   "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [2, 3, 4]";
+   CT_ERR_INDEX "target out of range". Mirrors: torch.nn.functional.multi_margin_loss. */
+CTORCH_API ct_tensor *ct_multi_margin_loss(const ct_tensor *input, const ct_tensor *target,
+                                           int64_t p, double margin, const ct_tensor *weight,
+                                           ct_reduction reduction);
+/* max(0, margin + d(anchor, positive) - d(anchor, negative)) with d the p-norm of a - b + eps
+   over the last dim (swap: d(anchor, negative) replaced by d(positive, negative) where that
+   is smaller). PyTorch's defaults: margin 1, p 2, eps 1e-6, swap false. Errors: CT_ERR_VALUE
+   "margin must be greater than 0, got 0.0"; CT_ERR_SHAPE "The anchor, positive, and negative
+   tensors are expected to have the same number of dimensions, but got: anchor 2D, positive 2D,
+   and negative 1D inputs". Mirrors: torch.nn.functional.triplet_margin_loss. */
+CTORCH_API ct_tensor *ct_triplet_margin_loss(const ct_tensor *anchor, const ct_tensor *positive,
+                                             const ct_tensor *negative, double margin, double p,
+                                             double eps, bool swap, ct_reduction reduction);
+/* Poisson negative log likelihood: exp(input) - target input when log_input, else input -
+   target log(input + eps); full adds Stirling's target log(target) - target + 0.5 log(2 pi
+   target) where target > 1. PyTorch's defaults: log_input true, full false, eps 1e-8.
+   Mirrors: torch.nn.functional.poisson_nll_loss. */
+CTORCH_API ct_tensor *ct_poisson_nll_loss(const ct_tensor *input, const ct_tensor *target,
+                                          bool log_input, bool full, double eps,
+                                          ct_reduction reduction);
+/* Gaussian negative log likelihood 0.5 (log(v) + (input - target)^2 / v) (+ 0.5 log(2 pi) when
+   full), v = var clamped to >= eps (the clamp passes the gradient through, as PyTorch's
+   no_grad clamp_). var has input's shape, or one dim fewer, or one mismatched dim of size 1.
+   PyTorch's defaults: full false, eps 1e-6. Errors: CT_ERR_VALUE "var has negative
+   entry/entries", "var is of incorrect size". Mirrors: torch.nn.functional.gaussian_nll_loss. */
+CTORCH_API ct_tensor *ct_gaussian_nll_loss(const ct_tensor *input, const ct_tensor *target,
+                                           const ct_tensor *var, bool full, double eps,
+                                           ct_reduction reduction);
+
 /* ---- loss modules ----------------------------------------------------------------------
  * Modules holding a loss's options (weight and pos_weight as buffers "weight" and
  * "pos_weight", as PyTorch registers them); run them with ct_loss_forward (ct_module_forward
