@@ -2910,7 +2910,8 @@ CTORCH_API ct_module *ct_tanh_new(void);
  *
  * Reductions: CT_REDUCTION_MEAN (the default, also for 0), CT_REDUCTION_SUM,
  * CT_REDUCTION_NONE (per-element losses), CT_REDUCTION_BATCHMEAN (ct_kl_div only); any other
- * value is CT_ERR_VALUE ("ct_mse_loss: 17 is not a valid value for reduction").
+ * value is CT_ERR_VALUE ("ct_mse_loss: 17 is not a valid value for reduction"; batchmean
+ * elsewhere: "4 is not ...", PyTorch's "batchmean is not ...").
  * Losses of two same-shaped tensors broadcast them as PyTorch does (CT_ERR_SHAPE "The size of
  * tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1"); they run on
  * float32 and float64 (float16/bfloat16 through float32) and are differentiable w.r.t. input
@@ -30969,10 +30970,6 @@ static ct_reduction ct__reduction(ct_reduction r)
    own check). */
 static bool ct__check_reduction(const char *op, ct_reduction r)
 {
-    if (r == CT_REDUCTION_BATCHMEAN) {
-        ct__fail(CT_ERR_VALUE, op, "batchmean is not a valid value for reduction");
-        return false;
-    }
     return ct__check_enum(op, "reduction", (int)r, (int)CT_REDUCTION_NONE + 1);
 }
 
@@ -32277,7 +32274,7 @@ ct_tensor *ct_gaussian_nll_loss(const ct_tensor *input, const ct_tensor *target,
 
 /* ---- loss modules ---------------------------------------------------------------------------
  * A ct_module named as PyTorch's class whose user data holds the options; weight and
- * pos_weight are its buffers (read at each forward, so ct_module_to converts them). */
+ * pos_weight are its buffers, read at each forward (as PyTorch's modules read theirs). */
 typedef enum ct__loss_kind {
     CT__LOSS_CROSS_ENTROPY, CT__LOSS_NLL, CT__LOSS_MSE, CT__LOSS_L1, CT__LOSS_BCE,
     CT__LOSS_BCE_LOGITS, CT__LOSS_HUBER, CT__LOSS_SMOOTH_L1, CT__LOSS_KL_DIV, CT__LOSS_COUNT
@@ -38883,6 +38880,14 @@ static const ct_op *const ct__registry[] = {
     &ct__op_binary_cross_entropy,
     &ct__op_binary_cross_entropy_with_logits,
     &ct__op_kl_div,
+    &ct__op_margin_ranking_loss,
+    &ct__op_hinge_embedding_loss,
+    &ct__op_soft_margin_loss,
+    &ct__op_cosine_embedding_loss,
+    &ct__op_multi_margin_loss,
+    &ct__op_triplet_margin_loss,
+    &ct__op_poisson_nll_loss,
+    &ct__op_gaussian_nll_loss,
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,

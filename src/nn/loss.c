@@ -34,10 +34,6 @@ static ct_reduction ct__reduction(ct_reduction r)
    own check). */
 static bool ct__check_reduction(const char *op, ct_reduction r)
 {
-    if (r == CT_REDUCTION_BATCHMEAN) {
-        ct__fail(CT_ERR_VALUE, op, "batchmean is not a valid value for reduction");
-        return false;
-    }
     return ct__check_enum(op, "reduction", (int)r, (int)CT_REDUCTION_NONE + 1);
 }
 
@@ -1342,7 +1338,7 @@ ct_tensor *ct_gaussian_nll_loss(const ct_tensor *input, const ct_tensor *target,
 
 /* ---- loss modules ---------------------------------------------------------------------------
  * A ct_module named as PyTorch's class whose user data holds the options; weight and
- * pos_weight are its buffers (read at each forward, so ct_module_to converts them). */
+ * pos_weight are its buffers, read at each forward (as PyTorch's modules read theirs). */
 typedef enum ct__loss_kind {
     CT__LOSS_CROSS_ENTROPY, CT__LOSS_NLL, CT__LOSS_MSE, CT__LOSS_L1, CT__LOSS_BCE,
     CT__LOSS_BCE_LOGITS, CT__LOSS_HUBER, CT__LOSS_SMOOTH_L1, CT__LOSS_KL_DIV, CT__LOSS_COUNT

@@ -2,7 +2,8 @@
  *
  * Reductions: CT_REDUCTION_MEAN (the default, also for 0), CT_REDUCTION_SUM,
  * CT_REDUCTION_NONE (per-element losses), CT_REDUCTION_BATCHMEAN (ct_kl_div only); any other
- * value is CT_ERR_VALUE ("ct_mse_loss: 17 is not a valid value for reduction").
+ * value is CT_ERR_VALUE ("ct_mse_loss: 17 is not a valid value for reduction"; batchmean
+ * elsewhere: "4 is not ...", PyTorch's "batchmean is not ...").
  * Losses of two same-shaped tensors broadcast them as PyTorch does (CT_ERR_SHAPE "The size of
  * tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1"); they run on
  * float32 and float64 (float16/bfloat16 through float32) and are differentiable w.r.t. input
