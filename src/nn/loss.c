@@ -975,7 +975,8 @@ ct_tensor *ct_cross_entropy(const ct_tensor *x, const ct_tensor *target,
 {
     const char *fn = "ct_cross_entropy";
     ct_nll_loss_opts o = opts ? *opts : ct_nll_loss_defaults();
-    if (ct__null(fn, x) || ct__null(fn, target) || !ct__check_reduction(fn, o.reduction)) {
+    if (ct__null(fn, x) || ct__null(fn, target) || (o.weight && ct__null(fn, o.weight)) ||
+        !ct__check_reduction(fn, o.reduction)) {
         return NULL;
     }
     if (o.label_smoothing > 1.0) {
@@ -1239,7 +1240,7 @@ ct_tensor *ct_multi_margin_loss(const ct_tensor *input, const ct_tensor *target,
                                 double margin, const ct_tensor *weight, ct_reduction reduction)
 {
     const char *fn = "ct_multi_margin_loss";
-    if (ct__null(fn, input) || ct__null(fn, target)) {
+    if (ct__null(fn, input) || ct__null(fn, target) || (weight && ct__null(fn, weight))) {
         return NULL;
     }
     if (p != 1 && p != 2) {
