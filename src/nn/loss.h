@@ -7,9 +7,8 @@
  * Losses of two same-shaped tensors broadcast them as PyTorch does (CT_ERR_SHAPE "The size of
  * tensor a (4) must match the size of tensor b (2) at non-singleton dimension 1"); they run on
  * float32 and float64 (float16/bfloat16 through float32) and are differentiable w.r.t. input
- * and target. Results are new tensors owned by the current
- * scope; reduced losses are 0-dim. An empty batch gives PyTorch's results: mean NaN (0 / 0),
- * sum 0, none an empty tensor.
+ * and target. Results are new tensors owned by the current scope; reduced losses are 0-dim.
+ * An empty batch gives PyTorch's results: mean NaN (0 / 0), sum 0, none an empty tensor.
  */
 typedef enum ct_reduction {
     CT_REDUCTION_DEFAULT = 0, /* = mean */
