@@ -181,7 +181,9 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(module)                                                                               \
     X(safetensors)                                                                          \
     X(pool)                                                                                 \
-    X(narrow)
+    X(narrow)                                                                               \
+    X(loss)                                                                                 \
+    X(init)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -1136,6 +1136,47 @@ static ct_tensor *wt(void) /* (2) int64 class indices */
 static void row_nll_loss(void) { ct_nll_loss(ct_log_softmax(wx(), 1), wt(), NULL); }
 static void row_cross_entropy(void) { ct_cross_entropy(wx(), wt(), NULL); }
 static void row_mse_loss(void) { ct_mse_loss(wx(), wx(), CT_REDUCTION_MEAN); }
+static void row_l1_loss(void) { ct_l1_loss(wx(), wx(), CT_REDUCTION_MEAN); }
+static void row_smooth_l1_loss(void) { ct_smooth_l1_loss(wx(), wx(), CT_REDUCTION_SUM, 1.0); }
+static void row_huber_loss(void) { ct_huber_loss(wx(), wx(), CT_REDUCTION_NONE, 1.0); }
+static void row_binary_cross_entropy(void)
+{
+    ct_binary_cross_entropy(ct_sigmoid(wx()), ct_sigmoid(wx()), NULL, CT_REDUCTION_MEAN);
+}
+static void row_binary_cross_entropy_with_logits(void)
+{
+    ct_binary_cross_entropy_with_logits(wx(), ct_sigmoid(wx()), NULL, NULL, CT_REDUCTION_MEAN);
+}
+static void row_kl_div(void) { ct_kl_div(wx(), wx(), CT_REDUCTION_BATCHMEAN, true); }
+static void row_margin_ranking_loss(void)
+{
+    ct_margin_ranking_loss(wx(), wx(), wx(), 0.0, CT_REDUCTION_MEAN);
+}
+static void row_hinge_embedding_loss(void)
+{
+    ct_hinge_embedding_loss(wx(), wx(), 1.0, CT_REDUCTION_MEAN);
+}
+static void row_soft_margin_loss(void) { ct_soft_margin_loss(wx(), wx(), CT_REDUCTION_MEAN); }
+static void row_cosine_embedding_loss(void)
+{
+    ct_cosine_embedding_loss(wx(), wx(), ct_ones(s23, 1, CT_FLOAT32), 0.0, CT_REDUCTION_MEAN);
+}
+static void row_multi_margin_loss(void)
+{
+    ct_multi_margin_loss(wx(), wt(), 1, 1.0, NULL, CT_REDUCTION_MEAN);
+}
+static void row_triplet_margin_loss(void)
+{
+    ct_triplet_margin_loss(wx(), wx(), wx(), 1.0, 2.0, 1e-6, false, CT_REDUCTION_MEAN);
+}
+static void row_poisson_nll_loss(void)
+{
+    ct_poisson_nll_loss(wx(), wx(), true, false, 1e-8, CT_REDUCTION_MEAN);
+}
+static void row_gaussian_nll_loss(void)
+{
+    ct_gaussian_nll_loss(wx(), wx(), wx(), false, 1e-6, CT_REDUCTION_MEAN);
+}
 
 /* factories */
 static void row_empty(void) { ct_empty(s23, 2, CT_FLOAT32); }
@@ -1469,7 +1510,11 @@ static const api_row api_rows[] = {
     ROW(baddbmm), ROW(addbmm), ROW(addmv), ROW(addr), ROW(outer), ROW(inner), ROW(vdot),
     ROW(einsum), ROW(tensordot), ROW(kron), ROW(trace), ROW(cross), ROW(linalg_multi_dot),
     ROW(linalg_matrix_power), ROW(linalg_matrix_exp),
-    ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss), ROW(l1_loss), ROW(smooth_l1_loss),
+    ROW(huber_loss), ROW(binary_cross_entropy), ROW(binary_cross_entropy_with_logits), ROW(kl_div),
+    ROW(margin_ranking_loss), ROW(hinge_embedding_loss), ROW(soft_margin_loss),
+    ROW(cosine_embedding_loss), ROW(multi_margin_loss), ROW(triplet_margin_loss),
+    ROW(poisson_nll_loss), ROW(gaussian_nll_loss),
     /* linalg decompositions */
     ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
     ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),

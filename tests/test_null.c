@@ -7622,73 +7622,6 @@ static void test_null_ct_gradcheck(void)
     fixture_close(&fx);
 }
 
-static void test_null_ct_nll_loss(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_nll_loss(NULL, fx.labels, &fx.nll_opts)";
-        ct_tensor *r = ct_nll_loss(NULL, fx.labels, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_nll_loss(fx.t, NULL, &fx.nll_opts)";
-        ct_tensor *r = ct_nll_loss(fx.t, NULL, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_nll_loss(fx.t, fx.labels, NULL)";
-        (void)ct_nll_loss(fx.t, fx.labels, NULL);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_cross_entropy(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_cross_entropy(NULL, fx.labels, &fx.nll_opts)";
-        ct_tensor *r = ct_cross_entropy(NULL, fx.labels, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_cross_entropy(fx.t, NULL, &fx.nll_opts)";
-        ct_tensor *r = ct_cross_entropy(fx.t, NULL, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_cross_entropy(fx.t, fx.labels, NULL)";
-        (void)ct_cross_entropy(fx.t, fx.labels, NULL);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_mse_loss(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_mse_loss(NULL, fx.t, 0)";
-        ct_tensor *r = ct_mse_loss(NULL, fx.t, 0);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_mse_loss(fx.t, NULL, 0)";
-        ct_tensor *r = ct_mse_loss(fx.t, NULL, 0);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    fixture_close(&fx);
-}
-
 static void test_null_ct_init_calculate_fan_in_and_fan_out(void)
 {
     null_fixture fx;
@@ -7853,6 +7786,86 @@ static void test_null_ct_init_xavier_normal_(void)
     {
         const char *call = "ct_init_xavier_normal_(fx.t, 1.0, NULL)";
         (void)ct_init_xavier_normal_(fx.t, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_init_trunc_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_trunc_normal_(NULL, 1.0, 1.0, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_trunc_normal_(NULL, 1.0, 1.0, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_init_trunc_normal_(fx.t, 1.0, 1.0, 1.0, 1.0, NULL)";
+        (void)ct_init_trunc_normal_(fx.t, 1.0, 1.0, 1.0, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_init_eye_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_eye_(NULL)";
+        ct_tensor *r = ct_init_eye_(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_init_dirac_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_dirac_(NULL, 0)";
+        ct_tensor *r = ct_init_dirac_(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_init_orthogonal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_orthogonal_(NULL, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_orthogonal_(NULL, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_init_orthogonal_(fx.t, 1.0, NULL)";
+        (void)ct_init_orthogonal_(fx.t, 1.0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_init_sparse_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_sparse_(NULL, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_sparse_(NULL, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_init_sparse_(fx.t, 1.0, 1.0, NULL)";
+        (void)ct_init_sparse_(fx.t, 1.0, 1.0, NULL);
         expect_accepted(call);
     }
     fixture_close(&fx);
@@ -9424,6 +9437,466 @@ static void test_null_ct_upsample_new(void)
         ct_module *r = ct_upsample_new(NULL);
         expect_accepted(call);
         ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nll_loss(NULL, fx.labels, &fx.nll_opts)";
+        ct_tensor *r = ct_nll_loss(NULL, fx.labels, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.t, NULL, &fx.nll_opts)";
+        ct_tensor *r = ct_nll_loss(fx.t, NULL, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.t, fx.labels, NULL)";
+        (void)ct_nll_loss(fx.t, fx.labels, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cross_entropy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross_entropy(NULL, fx.labels, &fx.nll_opts)";
+        ct_tensor *r = ct_cross_entropy(NULL, fx.labels, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.t, NULL, &fx.nll_opts)";
+        ct_tensor *r = ct_cross_entropy(fx.t, NULL, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.t, fx.labels, NULL)";
+        (void)ct_cross_entropy(fx.t, fx.labels, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_mse_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mse_loss(NULL, fx.t, 0)";
+        ct_tensor *r = ct_mse_loss(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_mse_loss(fx.t, NULL, 0)";
+        ct_tensor *r = ct_mse_loss(fx.t, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_l1_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_l1_loss(NULL, fx.t, 0)";
+        ct_tensor *r = ct_l1_loss(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_l1_loss(fx.t, NULL, 0)";
+        ct_tensor *r = ct_l1_loss(fx.t, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_smooth_l1_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_smooth_l1_loss(NULL, fx.t, 0, 1.0)";
+        ct_tensor *r = ct_smooth_l1_loss(NULL, fx.t, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_smooth_l1_loss(fx.t, NULL, 0, 1.0)";
+        ct_tensor *r = ct_smooth_l1_loss(fx.t, NULL, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_huber_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_huber_loss(NULL, fx.t, 0, 1.0)";
+        ct_tensor *r = ct_huber_loss(NULL, fx.t, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_huber_loss(fx.t, NULL, 0, 1.0)";
+        ct_tensor *r = ct_huber_loss(fx.t, NULL, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_binary_cross_entropy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_binary_cross_entropy(NULL, fx.t, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy(NULL, fx.t, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.t, NULL, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy(fx.t, NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.t, fx.t, NULL, 0)";
+        (void)ct_binary_cross_entropy(fx.t, fx.t, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_binary_cross_entropy_with_logits(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(NULL, fx.t, fx.t, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy_with_logits(NULL, fx.t, fx.t, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, NULL, fx.t, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy_with_logits(fx.t, NULL, fx.t, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.t, NULL, fx.t, 0)";
+        (void)ct_binary_cross_entropy_with_logits(fx.t, fx.t, NULL, fx.t, 0);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.t, NULL, 0)";
+        (void)ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.t, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kl_div(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kl_div(NULL, fx.t, 0, false)";
+        ct_tensor *r = ct_kl_div(NULL, fx.t, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kl_div(fx.t, NULL, 0, false)";
+        ct_tensor *r = ct_kl_div(fx.t, NULL, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_margin_ranking_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_margin_ranking_loss(NULL, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(NULL, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hinge_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hinge_embedding_loss(NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_soft_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_soft_margin_loss(NULL, fx.t, 0)";
+        ct_tensor *r = ct_soft_margin_loss(NULL, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.t, NULL, 0)";
+        ct_tensor *r = ct_soft_margin_loss(fx.t, NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosine_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_embedding_loss(NULL, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(NULL, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, NULL, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, NULL, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.t, NULL, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, fx.t, NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_multi_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multi_margin_loss(NULL, fx.t, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(NULL, fx.t, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, NULL, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.t, NULL, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, NULL, 0)";
+        (void)ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_triplet_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_triplet_margin_loss(NULL, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(NULL, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, NULL, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, NULL, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, fx.t, NULL, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, fx.t, NULL, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_poisson_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson_nll_loss(NULL, fx.t, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(NULL, fx.t, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.t, NULL, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(fx.t, NULL, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_gaussian_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gaussian_nll_loss(NULL, fx.t, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(NULL, fx.t, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, NULL, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, NULL, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.t, NULL, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, fx.t, NULL, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cross_entropy_loss_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross_entropy_loss_new(NULL)";
+        ct_module *r = ct_cross_entropy_loss_new(NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nll_loss_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nll_loss_new(NULL)";
+        ct_module *r = ct_nll_loss_new(NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bce_loss_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bce_loss_new(NULL, 0)";
+        ct_module *r = ct_bce_loss_new(NULL, 0);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bce_with_logits_loss_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bce_with_logits_loss_new(NULL, 0, fx.t)";
+        ct_module *r = ct_bce_with_logits_loss_new(NULL, 0, fx.t);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_bce_with_logits_loss_new(fx.t, 0, NULL)";
+        ct_module *r = ct_bce_with_logits_loss_new(fx.t, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_loss_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_loss_forward(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_loss_forward(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_loss_forward(fx.module, NULL, fx.t)";
+        ct_tensor *r = ct_loss_forward(fx.module, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_loss_forward(fx.module, fx.t, NULL)";
+        ct_tensor *r = ct_loss_forward(fx.module, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
@@ -19012,93 +19485,6 @@ static void test_freed_ct_register_hook(void)
     fixture_close(&fx);
 }
 
-static void test_freed_ct_nll_loss(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_nll_loss(fx.freed, fx.labels, &fx.nll_opts)";
-        ct_tensor *r = ct_nll_loss(fx.freed, fx.labels, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_nll_loss(fx.foreign, fx.labels, &fx.nll_opts)";
-        (void)ct_nll_loss(fx.foreign, fx.labels, &fx.nll_opts);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_nll_loss(fx.t, fx.freed, &fx.nll_opts)";
-        ct_tensor *r = ct_nll_loss(fx.t, fx.freed, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_nll_loss(fx.t, fx.foreign, &fx.nll_opts)";
-        (void)ct_nll_loss(fx.t, fx.foreign, &fx.nll_opts);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_cross_entropy(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_cross_entropy(fx.freed, fx.labels, &fx.nll_opts)";
-        ct_tensor *r = ct_cross_entropy(fx.freed, fx.labels, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_cross_entropy(fx.foreign, fx.labels, &fx.nll_opts)";
-        (void)ct_cross_entropy(fx.foreign, fx.labels, &fx.nll_opts);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts)";
-        ct_tensor *r = ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_cross_entropy(fx.t, fx.foreign, &fx.nll_opts)";
-        (void)ct_cross_entropy(fx.t, fx.foreign, &fx.nll_opts);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_mse_loss(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_mse_loss(fx.freed, fx.t, 0)";
-        ct_tensor *r = ct_mse_loss(fx.freed, fx.t, 0);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_mse_loss(fx.foreign, fx.t, 0)";
-        (void)ct_mse_loss(fx.foreign, fx.t, 0);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_mse_loss(fx.t, fx.freed, 0)";
-        ct_tensor *r = ct_mse_loss(fx.t, fx.freed, 0);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_mse_loss(fx.t, fx.foreign, 0)";
-        (void)ct_mse_loss(fx.t, fx.foreign, 0);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
 static void test_freed_ct_init_calculate_fan_in_and_fan_out(void)
 {
     null_fixture fx;
@@ -19273,6 +19659,96 @@ static void test_freed_ct_init_xavier_normal_(void)
     {
         const char *call = "ct_init_xavier_normal_(fx.foreign, 1.0, fx.gen)";
         (void)ct_init_xavier_normal_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_trunc_normal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_trunc_normal_(fx.freed, 1.0, 1.0, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_trunc_normal_(fx.freed, 1.0, 1.0, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_trunc_normal_(fx.foreign, 1.0, 1.0, 1.0, 1.0, fx.gen)";
+        (void)ct_init_trunc_normal_(fx.foreign, 1.0, 1.0, 1.0, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_eye_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_eye_(fx.freed)";
+        ct_tensor *r = ct_init_eye_(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_eye_(fx.foreign)";
+        (void)ct_init_eye_(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_dirac_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_dirac_(fx.freed, 0)";
+        ct_tensor *r = ct_init_dirac_(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_dirac_(fx.foreign, 0)";
+        (void)ct_init_dirac_(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_orthogonal_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_orthogonal_(fx.freed, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_orthogonal_(fx.freed, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_orthogonal_(fx.foreign, 1.0, fx.gen)";
+        (void)ct_init_orthogonal_(fx.foreign, 1.0, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_init_sparse_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_init_sparse_(fx.freed, 1.0, 1.0, fx.gen)";
+        ct_tensor *r = ct_init_sparse_(fx.freed, 1.0, 1.0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_init_sparse_(fx.foreign, 1.0, 1.0, fx.gen)";
+        (void)ct_init_sparse_(fx.foreign, 1.0, 1.0, fx.gen);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -19629,6 +20105,672 @@ static void test_freed_ct_pixel_unshuffle(void)
     {
         const char *call = "ct_pixel_unshuffle(fx.foreign, 0)";
         (void)ct_pixel_unshuffle(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nll_loss(fx.freed, fx.labels, &fx.nll_opts)";
+        ct_tensor *r = ct_nll_loss(fx.freed, fx.labels, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.foreign, fx.labels, &fx.nll_opts)";
+        (void)ct_nll_loss(fx.foreign, fx.labels, &fx.nll_opts);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.t, fx.freed, &fx.nll_opts)";
+        ct_tensor *r = ct_nll_loss(fx.t, fx.freed, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_nll_loss(fx.t, fx.foreign, &fx.nll_opts)";
+        (void)ct_nll_loss(fx.t, fx.foreign, &fx.nll_opts);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cross_entropy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cross_entropy(fx.freed, fx.labels, &fx.nll_opts)";
+        ct_tensor *r = ct_cross_entropy(fx.freed, fx.labels, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.foreign, fx.labels, &fx.nll_opts)";
+        (void)ct_cross_entropy(fx.foreign, fx.labels, &fx.nll_opts);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts)";
+        ct_tensor *r = ct_cross_entropy(fx.t, fx.freed, &fx.nll_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cross_entropy(fx.t, fx.foreign, &fx.nll_opts)";
+        (void)ct_cross_entropy(fx.t, fx.foreign, &fx.nll_opts);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mse_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mse_loss(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_mse_loss(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mse_loss(fx.foreign, fx.t, 0)";
+        (void)ct_mse_loss(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_mse_loss(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_mse_loss(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mse_loss(fx.t, fx.foreign, 0)";
+        (void)ct_mse_loss(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_l1_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_l1_loss(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_l1_loss(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_l1_loss(fx.foreign, fx.t, 0)";
+        (void)ct_l1_loss(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_l1_loss(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_l1_loss(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_l1_loss(fx.t, fx.foreign, 0)";
+        (void)ct_l1_loss(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_smooth_l1_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_smooth_l1_loss(fx.freed, fx.t, 0, 1.0)";
+        ct_tensor *r = ct_smooth_l1_loss(fx.freed, fx.t, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_smooth_l1_loss(fx.foreign, fx.t, 0, 1.0)";
+        (void)ct_smooth_l1_loss(fx.foreign, fx.t, 0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_smooth_l1_loss(fx.t, fx.freed, 0, 1.0)";
+        ct_tensor *r = ct_smooth_l1_loss(fx.t, fx.freed, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_smooth_l1_loss(fx.t, fx.foreign, 0, 1.0)";
+        (void)ct_smooth_l1_loss(fx.t, fx.foreign, 0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_huber_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_huber_loss(fx.freed, fx.t, 0, 1.0)";
+        ct_tensor *r = ct_huber_loss(fx.freed, fx.t, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_huber_loss(fx.foreign, fx.t, 0, 1.0)";
+        (void)ct_huber_loss(fx.foreign, fx.t, 0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_huber_loss(fx.t, fx.freed, 0, 1.0)";
+        ct_tensor *r = ct_huber_loss(fx.t, fx.freed, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_huber_loss(fx.t, fx.foreign, 0, 1.0)";
+        (void)ct_huber_loss(fx.t, fx.foreign, 0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_binary_cross_entropy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_binary_cross_entropy(fx.freed, fx.t, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy(fx.freed, fx.t, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.foreign, fx.t, fx.t, 0)";
+        (void)ct_binary_cross_entropy(fx.foreign, fx.t, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.t, fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy(fx.t, fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.t, fx.foreign, fx.t, 0)";
+        (void)ct_binary_cross_entropy(fx.t, fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.t, fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_binary_cross_entropy(fx.t, fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy(fx.t, fx.t, fx.foreign, 0)";
+        (void)ct_binary_cross_entropy(fx.t, fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_binary_cross_entropy_with_logits(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.freed, fx.t, fx.t, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy_with_logits(fx.freed, fx.t, fx.t, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.foreign, fx.t, fx.t, fx.t, 0)";
+        (void)ct_binary_cross_entropy_with_logits(fx.foreign, fx.t, fx.t, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.freed, fx.t, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy_with_logits(fx.t, fx.freed, fx.t, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.foreign, fx.t, fx.t, 0)";
+        (void)ct_binary_cross_entropy_with_logits(fx.t, fx.foreign, fx.t, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.foreign, fx.t, 0)";
+        (void)ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.t, fx.foreign, 0)";
+        (void)ct_binary_cross_entropy_with_logits(fx.t, fx.t, fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_kl_div(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kl_div(fx.freed, fx.t, 0, false)";
+        ct_tensor *r = ct_kl_div(fx.freed, fx.t, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kl_div(fx.foreign, fx.t, 0, false)";
+        (void)ct_kl_div(fx.foreign, fx.t, 0, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_kl_div(fx.t, fx.freed, 0, false)";
+        ct_tensor *r = ct_kl_div(fx.t, fx.freed, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kl_div(fx.t, fx.foreign, 0, false)";
+        (void)ct_kl_div(fx.t, fx.foreign, 0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_margin_ranking_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_margin_ranking_loss(fx.freed, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.freed, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.foreign, fx.t, fx.t, 1.0, 0)";
+        (void)ct_margin_ranking_loss(fx.foreign, fx.t, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_margin_ranking_loss(fx.t, fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_margin_ranking_loss(fx.t, fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_margin_ranking_loss(fx.t, fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_margin_ranking_loss(fx.t, fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hinge_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_hinge_embedding_loss(fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_hinge_embedding_loss(fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hinge_embedding_loss(fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_hinge_embedding_loss(fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_soft_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_soft_margin_loss(fx.freed, fx.t, 0)";
+        ct_tensor *r = ct_soft_margin_loss(fx.freed, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.foreign, fx.t, 0)";
+        (void)ct_soft_margin_loss(fx.foreign, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.t, fx.freed, 0)";
+        ct_tensor *r = ct_soft_margin_loss(fx.t, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_soft_margin_loss(fx.t, fx.foreign, 0)";
+        (void)ct_soft_margin_loss(fx.t, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cosine_embedding_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.freed, fx.t, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.freed, fx.t, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.foreign, fx.t, fx.t, 1.0, 0)";
+        (void)ct_cosine_embedding_loss(fx.foreign, fx.t, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.freed, fx.t, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, fx.freed, fx.t, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.foreign, fx.t, 1.0, 0)";
+        (void)ct_cosine_embedding_loss(fx.t, fx.foreign, fx.t, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.t, fx.freed, 1.0, 0)";
+        ct_tensor *r = ct_cosine_embedding_loss(fx.t, fx.t, fx.freed, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_embedding_loss(fx.t, fx.t, fx.foreign, 1.0, 0)";
+        (void)ct_cosine_embedding_loss(fx.t, fx.t, fx.foreign, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_multi_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multi_margin_loss(fx.freed, fx.t, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.freed, fx.t, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.foreign, fx.t, 0, 1.0, fx.t, 0)";
+        (void)ct_multi_margin_loss(fx.foreign, fx.t, 0, 1.0, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.freed, 0, 1.0, fx.t, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.t, fx.freed, 0, 1.0, fx.t, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.foreign, 0, 1.0, fx.t, 0)";
+        (void)ct_multi_margin_loss(fx.t, fx.foreign, 0, 1.0, fx.t, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.freed, 0)";
+        ct_tensor *r = ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.foreign, 0)";
+        (void)ct_multi_margin_loss(fx.t, fx.t, 0, 1.0, fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_triplet_margin_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_triplet_margin_loss(fx.freed, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.freed, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_triplet_margin_loss(fx.foreign, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        (void)ct_triplet_margin_loss(fx.foreign, fx.t, fx.t, 1.0, 1.0, 1.0, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, fx.freed, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, fx.freed, fx.t, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_triplet_margin_loss(fx.t, fx.foreign, fx.t, 1.0, 1.0, 1.0, false, 0)";
+        (void)ct_triplet_margin_loss(fx.t, fx.foreign, fx.t, 1.0, 1.0, 1.0, false, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_triplet_margin_loss(fx.t, fx.t, fx.freed, 1.0, 1.0, 1.0, false, 0)";
+        ct_tensor *r = ct_triplet_margin_loss(fx.t, fx.t, fx.freed, 1.0, 1.0, 1.0, false, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_triplet_margin_loss(fx.t, fx.t, fx.foreign, 1.0, 1.0, 1.0, false, 0)";
+        (void)ct_triplet_margin_loss(fx.t, fx.t, fx.foreign, 1.0, 1.0, 1.0, false, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_poisson_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson_nll_loss(fx.freed, fx.t, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(fx.freed, fx.t, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.foreign, fx.t, false, false, 1.0, 0)";
+        (void)ct_poisson_nll_loss(fx.foreign, fx.t, false, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.t, fx.freed, false, false, 1.0, 0)";
+        ct_tensor *r = ct_poisson_nll_loss(fx.t, fx.freed, false, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_poisson_nll_loss(fx.t, fx.foreign, false, false, 1.0, 0)";
+        (void)ct_poisson_nll_loss(fx.t, fx.foreign, false, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_gaussian_nll_loss(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.freed, fx.t, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.freed, fx.t, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.foreign, fx.t, fx.t, false, 1.0, 0)";
+        (void)ct_gaussian_nll_loss(fx.foreign, fx.t, fx.t, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.freed, fx.t, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, fx.freed, fx.t, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.foreign, fx.t, false, 1.0, 0)";
+        (void)ct_gaussian_nll_loss(fx.t, fx.foreign, fx.t, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.t, fx.freed, false, 1.0, 0)";
+        ct_tensor *r = ct_gaussian_nll_loss(fx.t, fx.t, fx.freed, false, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gaussian_nll_loss(fx.t, fx.t, fx.foreign, false, 1.0, 0)";
+        (void)ct_gaussian_nll_loss(fx.t, fx.t, fx.foreign, false, 1.0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bce_loss_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bce_loss_new(fx.freed, 0)";
+        ct_module *r = ct_bce_loss_new(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_bce_loss_new(fx.foreign, 0)";
+        ct_module *r = ct_bce_loss_new(fx.foreign, 0);
+        expect_foreign(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bce_with_logits_loss_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bce_with_logits_loss_new(fx.freed, 0, fx.t)";
+        ct_module *r = ct_bce_with_logits_loss_new(fx.freed, 0, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_bce_with_logits_loss_new(fx.foreign, 0, fx.t)";
+        ct_module *r = ct_bce_with_logits_loss_new(fx.foreign, 0, fx.t);
+        expect_foreign(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_bce_with_logits_loss_new(fx.t, 0, fx.freed)";
+        ct_module *r = ct_bce_with_logits_loss_new(fx.t, 0, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_bce_with_logits_loss_new(fx.t, 0, fx.foreign)";
+        ct_module *r = ct_bce_with_logits_loss_new(fx.t, 0, fx.foreign);
+        expect_foreign(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_loss_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_loss_forward(fx.module, fx.freed, fx.t)";
+        ct_tensor *r = ct_loss_forward(fx.module, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_loss_forward(fx.module, fx.foreign, fx.t)";
+        (void)ct_loss_forward(fx.module, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_loss_forward(fx.module, fx.t, fx.freed)";
+        ct_tensor *r = ct_loss_forward(fx.module, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_loss_forward(fx.module, fx.t, fx.foreign)";
+        (void)ct_loss_forward(fx.module, fx.t, fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -20116,9 +21258,6 @@ void test_null(void)
     RUN(test_null_ct_autograd_grad);
     RUN(test_null_ct_register_hook);
     RUN(test_null_ct_gradcheck);
-    RUN(test_null_ct_nll_loss);
-    RUN(test_null_ct_cross_entropy);
-    RUN(test_null_ct_mse_loss);
     RUN(test_null_ct_init_calculate_fan_in_and_fan_out);
     RUN(test_null_ct_init_uniform_);
     RUN(test_null_ct_init_normal_);
@@ -20129,6 +21268,11 @@ void test_null(void)
     RUN(test_null_ct_init_kaiming_normal_);
     RUN(test_null_ct_init_xavier_uniform_);
     RUN(test_null_ct_init_xavier_normal_);
+    RUN(test_null_ct_init_trunc_normal_);
+    RUN(test_null_ct_init_eye_);
+    RUN(test_null_ct_init_dirac_);
+    RUN(test_null_ct_init_orthogonal_);
+    RUN(test_null_ct_init_sparse_);
     RUN(test_null_ct_state_dict_free);
     RUN(test_null_ct_state_dict_set);
     RUN(test_null_ct_state_dict_set_int);
@@ -20218,6 +21362,28 @@ void test_null(void)
     RUN(test_null_ct_replication_pad2d_new);
     RUN(test_null_ct_circular_pad2d_new);
     RUN(test_null_ct_upsample_new);
+    RUN(test_null_ct_nll_loss);
+    RUN(test_null_ct_cross_entropy);
+    RUN(test_null_ct_mse_loss);
+    RUN(test_null_ct_l1_loss);
+    RUN(test_null_ct_smooth_l1_loss);
+    RUN(test_null_ct_huber_loss);
+    RUN(test_null_ct_binary_cross_entropy);
+    RUN(test_null_ct_binary_cross_entropy_with_logits);
+    RUN(test_null_ct_kl_div);
+    RUN(test_null_ct_margin_ranking_loss);
+    RUN(test_null_ct_hinge_embedding_loss);
+    RUN(test_null_ct_soft_margin_loss);
+    RUN(test_null_ct_cosine_embedding_loss);
+    RUN(test_null_ct_multi_margin_loss);
+    RUN(test_null_ct_triplet_margin_loss);
+    RUN(test_null_ct_poisson_nll_loss);
+    RUN(test_null_ct_gaussian_nll_loss);
+    RUN(test_null_ct_cross_entropy_loss_new);
+    RUN(test_null_ct_nll_loss_new);
+    RUN(test_null_ct_bce_loss_new);
+    RUN(test_null_ct_bce_with_logits_loss_new);
+    RUN(test_null_ct_loss_forward);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -20681,9 +21847,6 @@ void test_null(void)
     RUN(test_freed_ct_detach_);
     RUN(test_freed_ct_backward);
     RUN(test_freed_ct_register_hook);
-    RUN(test_freed_ct_nll_loss);
-    RUN(test_freed_ct_cross_entropy);
-    RUN(test_freed_ct_mse_loss);
     RUN(test_freed_ct_init_calculate_fan_in_and_fan_out);
     RUN(test_freed_ct_init_uniform_);
     RUN(test_freed_ct_init_normal_);
@@ -20694,6 +21857,11 @@ void test_null(void)
     RUN(test_freed_ct_init_kaiming_normal_);
     RUN(test_freed_ct_init_xavier_uniform_);
     RUN(test_freed_ct_init_xavier_normal_);
+    RUN(test_freed_ct_init_trunc_normal_);
+    RUN(test_freed_ct_init_eye_);
+    RUN(test_freed_ct_init_dirac_);
+    RUN(test_freed_ct_init_orthogonal_);
+    RUN(test_freed_ct_init_sparse_);
     RUN(test_freed_ct_state_dict_set);
     RUN(test_freed_ct_module_forward);
     RUN(test_freed_ct_module_register_parameter);
@@ -20714,6 +21882,26 @@ void test_null(void)
     RUN(test_freed_ct_interpolate);
     RUN(test_freed_ct_pixel_shuffle);
     RUN(test_freed_ct_pixel_unshuffle);
+    RUN(test_freed_ct_nll_loss);
+    RUN(test_freed_ct_cross_entropy);
+    RUN(test_freed_ct_mse_loss);
+    RUN(test_freed_ct_l1_loss);
+    RUN(test_freed_ct_smooth_l1_loss);
+    RUN(test_freed_ct_huber_loss);
+    RUN(test_freed_ct_binary_cross_entropy);
+    RUN(test_freed_ct_binary_cross_entropy_with_logits);
+    RUN(test_freed_ct_kl_div);
+    RUN(test_freed_ct_margin_ranking_loss);
+    RUN(test_freed_ct_hinge_embedding_loss);
+    RUN(test_freed_ct_soft_margin_loss);
+    RUN(test_freed_ct_cosine_embedding_loss);
+    RUN(test_freed_ct_multi_margin_loss);
+    RUN(test_freed_ct_triplet_margin_loss);
+    RUN(test_freed_ct_poisson_nll_loss);
+    RUN(test_freed_ct_gaussian_nll_loss);
+    RUN(test_freed_ct_bce_loss_new);
+    RUN(test_freed_ct_bce_with_logits_loss_new);
+    RUN(test_freed_ct_loss_forward);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

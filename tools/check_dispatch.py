@@ -87,6 +87,10 @@ ALLOWLIST = {
         ct_state_dict_contains ct_state_dict_remove ct_state_dict_len ct_state_dict_key
         ct_state_dict_kind ct_state_dict_update ct_state_dict_select ct_load ct_load_buffer
         ct_load_mmap ct_checkpoint_dict_load""",
+    # loss modules: options only (ct_loss_forward runs the loss functions, which dispatch)
+    "loss modules": """ct_cross_entropy_loss_new ct_nll_loss_new ct_mse_loss_new ct_l1_loss_new
+        ct_bce_loss_new ct_bce_with_logits_loss_new ct_huber_loss_new ct_smooth_l1_loss_new
+        ct_kl_div_loss_new""",
     # optimizers: options, construction, parameter groups, counters; ct_optimizer_step calls
     # the optimizer's step through its pointer (the ops it runs dispatch)
     "optim": """ct_sgd_defaults ct_adam_defaults ct_adamw_defaults ct_sgd_new ct_adam_new

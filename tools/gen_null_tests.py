@@ -238,6 +238,13 @@ OUTCOME = {
     ("ct_max_pool2d_with_indices", "output"): "accepted",
     ("ct_max_pool2d_with_indices", "indices"): "accepted",
     ("ct_adaptive_max_pool2d", "indices"): "accepted",
+    ("ct_binary_cross_entropy", "weight"): "accepted",  # NULL: PyTorch's None
+    ("ct_binary_cross_entropy_with_logits", "weight"): "accepted",
+    ("ct_binary_cross_entropy_with_logits", "pos_weight"): "accepted",
+    ("ct_bce_loss_new", "weight"): "accepted",
+    ("ct_bce_with_logits_loss_new", "weight"): "accepted",
+    ("ct_bce_with_logits_loss_new", "pos_weight"): "accepted",
+    ("ct_multi_margin_loss", "weight"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",

@@ -8,6 +8,10 @@
 #include "../core/internal.h"
 #include "../core/rng.h"
 #include "../ops/pointwise.h"
+#include "../ops/view.h"
+#include "../ops/creation.h"
+#include "../ops/decomp.h"
+#include "../ops/index.h"
 #include "../autograd/autograd.h"
 #include "init.h"
 
@@ -142,4 +146,180 @@ ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g)
 {
     double std = ct__xavier_std(t, gain);
     return isnan(std) ? NULL : ct__init_fill(t, 0.0, std, true, g);
+}
+
+/* ---- T2 initializers: public ops under no_grad, inside a scope --------------------------- */
+/* standard normal cumulative distribution, as torch/nn/init.py's norm_cdf */
+static double ct__norm_cdf(double x)
+{
+    return (1.0 + erf(x / sqrt(2.0))) / 2.0;
+}
+
+/* a 0-dim tensor of v in t's dtype (the Python scalar operand of PyTorch's in-place ops) */
+static ct_tensor *ct__init_scalar(const ct_tensor *t, double v)
+{
+    return ct_scalar_tensor(v, t->dtype);
+}
+
+/* ends an initializer's scope and no_grad region: t, or NULL when an op failed */
+static ct_tensor *ct__init_end(ct_tensor *t, bool ok)
+{
+    ct_no_grad_end();
+    ct_scope_end();
+    return ok ? t : NULL;
+}
+
+static void ct__init_begin(void)
+{
+    ct_scope_begin();
+    ct_no_grad_begin();
+}
+
+/* whether some element of the bool tensor m is true */
+static bool ct__init_any(const ct_tensor *m)
+{
+    return m && ct_item(ct_any(m)) != 0.0;
+}
+
+/* The most likely case (mass of [a, b] > 0.3): N(mean, std^2) draws, the ones outside [a, b]
+   (bounds rounded to t's dtype) redrawn for all elements together until none is left. */
+static ct_tensor *ct__trunc_normal_redraw(ct_tensor *t, double mean, double std, double a,
+                                          double b, ct_generator *g)
+{
+    double lo = ct_item(ct__init_scalar(t, a)), hi = ct_item(ct__init_scalar(t, b));
+    ct_tensor *r = ct_normal_(t, mean, std, g);
+    ct_tensor *m = r ? ct_logical_or(ct_lt_scalar(r, lo), ct_gt_scalar(r, hi)) : NULL;
+    while (ct__init_any(m)) {
+        r = ct_where(m, ct_normal_(ct_empty_like(r), mean, std, g), r);
+        m = r ? ct_logical_or(ct_lt_scalar(r, lo), ct_gt_scalar(r, hi)) : NULL;
+    }
+    return m && ct_copy_(t, r) ? t : NULL;
+}
+
+/* log of the unnormalized density at c relative to its peak: -0.5 ((c - mean) / std)^2 - lp */
+static ct_tensor *ct__trunc_log_pdf(const ct_tensor *c, double mean, double std, double lp)
+{
+    ct_tensor *z = ct_div_scalar(ct_sub_scalar(c, mean), std);
+    return ct_sub_scalar(ct_mul_scalar(ct_pow_scalar(z, 2.0), -0.5), lp);
+}
+
+/* whether log(U(0, 1)) > the candidates' log density, drawn into buf */
+static ct_tensor *ct__trunc_reject(ct_tensor *buf, const ct_tensor *logpdf, ct_generator *g)
+{
+    return ct_gt(ct_log_(ct_uniform_(buf, 0.0, 1.0, g)), logpdf);
+}
+
+/* A narrow [a, b]: U(a, b) candidates accepted with probability pdf / pdf(mode), the
+   rejected ones redrawn until none is pending. */
+static ct_tensor *ct__trunc_normal_reject(ct_tensor *t, double mean, double std, double a,
+                                          double b, ct_generator *g)
+{
+    double mode = fmax(a, fmin(mean, b)), zm = (mode - mean) / std;
+    double lp = -0.5 * (zm * zm);
+    ct_tensor *buf = ct_empty_like(t), *r = ct_uniform_(t, a, b, g);
+    ct_tensor *pending = r ? ct__trunc_reject(buf, ct__trunc_log_pdf(r, mean, std, lp), g) : NULL;
+    while (ct__init_any(pending)) {
+        ct_tensor *c = ct_uniform_(ct_empty_like(t), a, b, g);
+        r = ct_where(pending, c, r);
+        ct_tensor *again = c ? ct__trunc_reject(buf, ct__trunc_log_pdf(c, mean, std, lp), g)
+                             : NULL;
+        pending = ct_where(pending, again, pending);
+    }
+    return pending && ct_copy_(t, r) ? t : NULL;
+}
+
+ct_tensor *ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a, double b,
+                                 ct_generator *g)
+{
+    if (ct__null("ct_init_trunc_normal_", t)) {
+        return NULL;
+    }
+    double p = ct__norm_cdf((b - mean) / std) - ct__norm_cdf((a - mean) / std);
+    ct__init_begin();
+    ct_tensor *r = p > 0.3 ? ct__trunc_normal_redraw(t, mean, std, a, b, g)
+                           : ct__trunc_normal_reject(t, mean, std, a, b, g);
+    return ct__init_end(t, r != NULL);
+}
+
+/* CT_ERR_VALUE "Only tensors with <what> dimensions are supported" unless ok */
+static bool ct__init_dims(const char *op, const ct_tensor *t, bool ok, const char *what)
+{
+    if (ct__null(op, t)) {
+        return false;
+    }
+    if (!ok) {
+        ct__fail(CT_ERR_VALUE, op, "Only tensors with %s dimensions are supported", what);
+    }
+    return ok;
+}
+
+ct_tensor *ct_init_eye_(ct_tensor *t)
+{
+    const char *op = "ct_init_eye_";
+    if (!ct__init_dims(op, t, t && t->ndim == 2, "2")) {
+        return NULL;
+    }
+    ct__init_begin();
+    return ct__init_end(t, ct_copy_(t, ct_eye(t->sizes[0], t->sizes[1], t->dtype)) != NULL);
+}
+
+ct_tensor *ct_init_dirac_(ct_tensor *t, int64_t groups)
+{
+    const char *op = "ct_init_dirac_";
+    if (!ct__init_dims(op, t, t && t->ndim >= 3 && t->ndim <= 5, "3, 4, or 5")) {
+        return NULL;
+    }
+    if (groups <= 0 || t->sizes[0] % groups) {
+        ct__fail(CT_ERR_VALUE, op, "dim 0 must be divisible by groups");
+        return NULL;
+    }
+    int64_t per = t->sizes[0] / groups, n = per < t->sizes[1] ? per : t->sizes[1];
+    ct__init_begin();
+    bool ok = ct_zero_(t) != NULL;
+    for (int64_t gi = 0; ok && gi < groups; gi++) {
+        for (int64_t d = 0; ok && d < n; d++) {
+            ct_tensor *v = ct_select(ct_select(t, 0, gi * per + d), 0, d);
+            for (int k = 2; k < t->ndim; k++) {
+                v = ct_select(v, 0, t->sizes[k] / 2);
+            }
+            ok = ct_fill_(v, 1.0) != NULL;
+        }
+    }
+    return ct__init_end(t, ok);
+}
+
+ct_tensor *ct_init_orthogonal_(ct_tensor *t, double gain, ct_generator *g)
+{
+    const char *op = "ct_init_orthogonal_";
+    if (!ct__init_dims(op, t, t && t->ndim >= 2, "2 or more")) {
+        return NULL;
+    }
+    if (ct_numel(t) == 0) {
+        return t; /* PyTorch warns "Initializing zero-element tensors is a no-op" */
+    }
+    int64_t rows = t->sizes[0], cols = ct_numel(t) / rows, shape[2] = {rows, cols};
+    ct__init_begin();
+    ct_tensor *a = ct_normal_(ct_empty(shape, 2, t->dtype), 0.0, 1.0, g), *r = NULL;
+    a = rows < cols ? ct_t(a) : a;
+    ct_tensor *q = ct_linalg_qr(a, CT_QR_REDUCED, &r);
+    q = r ? ct_mul(q, ct_sign(ct_diagonal(r, 0, 0, 1))) : NULL;
+    q = rows < cols ? ct_t(q) : q;
+    bool ok = q && ct_copy_(ct_view(t, shape, 2), q) && ct_mul_(t, ct__init_scalar(t, gain));
+    return ct__init_end(t, ok);
+}
+
+ct_tensor *ct_init_sparse_(ct_tensor *t, double sparsity, double std, ct_generator *g)
+{
+    const char *op = "ct_init_sparse_";
+    if (!ct__init_dims(op, t, t && t->ndim == 2, "2")) {
+        return NULL;
+    }
+    int64_t rows = t->sizes[0], zeros = (int64_t)ceil(sparsity * (double)rows);
+    ct__init_begin();
+    bool ok = ct_normal_(t, 0.0, std, g) != NULL;
+    for (int64_t c = 0; ok && c < t->sizes[1]; c++) {
+        ct_tensor *idx = ct_narrow(ct_randperm(rows, NULL), 0, 0, zeros);
+        ok = ct_index_fill_(ct_select(t, 1, c), 0, idx, 0.0) != NULL;
+    }
+    return ct__init_end(t, ok);
 }

@@ -41,3 +41,30 @@ CTORCH_API ct_tensor *ct_init_kaiming_normal_(ct_tensor *t, double a, ct_fan_mod
 CTORCH_API ct_tensor *ct_init_xavier_uniform_(ct_tensor *t, double gain, ct_generator *g);
 /* N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)). Mirrors: xavier_normal_. */
 CTORCH_API ct_tensor *ct_init_xavier_normal_(ct_tensor *t, double gain, ct_generator *g);
+/* N(mean, std^2) truncated to [a, b] (absolute bounds), drawn as PyTorch 2.15 draws it (so
+   bit-exact for the same generator state): when [a, b] holds more than 0.3 of the mass, normal
+   draws with the ones outside [a, b] redrawn until none is; else U(a, b) candidates, each
+   accepted when log U(0, 1) <= -0.5 ((c - mean) / std)^2 - that at the mode, the rejected ones
+   redrawn. PyTorch's defaults: mean 0, std 1, a -2, b 2. Mirrors: torch.nn.init.trunc_normal_. */
+CTORCH_API ct_tensor *ct_init_trunc_normal_(ct_tensor *t, double mean, double std, double a,
+                                            double b, ct_generator *g);
+/* The identity matrix (2-D t). Errors: CT_ERR_VALUE "Only tensors with 2 dimensions are
+   supported". Mirrors: torch.nn.init.eye_. */
+CTORCH_API ct_tensor *ct_init_eye_(ct_tensor *t);
+/* The Dirac delta of a 3-, 4- or 5-D convolution weight (out, in, k...): zeros but
+   t[g * out/groups + d, d, k1/2, ...] = 1 for d < min(out/groups, in), so the convolution
+   keeps its input's channels (groups: PyTorch's default 1). Errors: CT_ERR_VALUE "Only tensors
+   with 3, 4, or 5 dimensions are supported", "dim 0 must be divisible by groups".
+   Mirrors: torch.nn.init.dirac_. */
+CTORCH_API ct_tensor *ct_init_dirac_(ct_tensor *t, int64_t groups);
+/* A (semi-)orthogonal matrix (t viewed as (size(0), numel / size(0))) times gain: Q of the QR
+   of a N(0, 1) matrix drawn as PyTorch draws it (transposed when rows < cols), its columns'
+   signs fixed by sign(diag(R)). gain: PyTorch's default 1. Errors: CT_ERR_VALUE "Only tensors
+   with 2 or more dimensions are supported". Mirrors: torch.nn.init.orthogonal_. */
+CTORCH_API ct_tensor *ct_init_orthogonal_(ct_tensor *t, double gain, ct_generator *g);
+/* N(0, std^2) (PyTorch's default std 0.01) with ceil(sparsity * rows) entries of each column
+   zeroed, their rows from randperm on the default generator (as PyTorch, whatever g is).
+   Errors: CT_ERR_VALUE "Only tensors with 2 dimensions are supported".
+   Mirrors: torch.nn.init.sparse_. */
+CTORCH_API ct_tensor *ct_init_sparse_(ct_tensor *t, double sparsity, double std,
+                                      ct_generator *g);
