@@ -1,0 +1,14 @@
+/* optim/optim_internal.h - private access to an optimizer's parameter groups for the LR
+ * schedulers (optim/lr_scheduler.c): PyTorch's schedulers read and write param_group keys
+ * that ctorch keeps private ('initial_lr', 'momentum', 'betas'). */
+
+/* param_group.setdefault('initial_lr', param_group['lr']): returns the group's initial_lr,
+   setting it to the current lr first when unset. group must be valid. */
+CT__INTERNAL double ct__optim_initial_lr(ct_optimizer *opt, int64_t group);
+/* How the optimizer exposes a momentum: 1 'momentum' (SGD, RMSprop), 2 'betas' (the Adam
+   family: betas[0]), 0 none (Adagrad, Adadelta). */
+CT__INTERNAL int ct__optim_momentum_kind(const ct_optimizer *opt);
+/* The group's momentum or betas[0] (as ct__optim_momentum_kind says); group must be valid. */
+CT__INTERNAL double ct__optim_get_momentum(const ct_optimizer *opt, int64_t group);
+/* Sets the group's momentum or betas[0]; group must be valid. */
+CT__INTERNAL void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum);
