@@ -32983,6 +32983,9 @@ typedef struct ct__optim_ctx {
 } ct__optim_ctx;
 
 #define CT__OPTIM_KERNELS(T, S, F)                                                         \
+    /* x*y rounded by itself (PyTorch's mul_ stores it): no -ffp-contract fusion with a    \
+       following addition */                                                              \
+    static inline T ct__optim_mul_##S(T x, T y) { return fma##F(x, y, (T)0); }             \
     static inline T ct__optim_lerp_##S(T x, T e, T w)                                     \
     {                                                                                      \
         bool small = w < (T)0.5 && w > (T)-0.5;                                            \
@@ -33009,7 +33012,7 @@ typedef struct ct__optim_ctx {
             }                                                                              \
             T avg = sqrt##F(v) + eps;                                                      \
             if (S1) {                                                                      \
-                T b = S1[i] * mom + g / avg;                                               \
+                T b = ct__optim_mul_##S(S1[i], mom) + g / avg;                             \
                 S1[i] = b;                                                                 \
                 P[i] = fma##F(nlr, b, p);                                                  \
             } else {                                                                       \
@@ -33094,9 +33097,10 @@ typedef struct ct__optim_ctx {
             S0[i] = m;                                                                     \
             T v = fma##F(w2 * g, g, S1[i] * b2);                                           \
             S1[i] = v;                                                                     \
-            T u = (m / bc1) * lr;                                                          \
+            T u = ct__optim_mul_##S(m / bc1, lr);                                          \
             if (c->flag) {                                                                 \
-                u = (u * (((T)1 / (sqrt##F(v) + eps)) * sbc2)) * rect;                     \
+                T a = ((T)1 / (sqrt##F(v) + eps)) * sbc2;                                  \
+                u = ct__optim_mul_##S(u * a, rect);                                        \
             }                                                                              \
             P[i] = p - u;                                                                  \
         }                                                                                  \
@@ -33110,8 +33114,8 @@ typedef struct ct__optim_ctx {
     const T sign = (T)c->sign, wd = (T)c->wd, decay = (T)c->decay;                         \
     (void)S1;                                                                              \
     (void)S2;
-#define CT__OPTIM_GRAD(T, F)                                                                \
-    T p = P[i] * decay;                                                                    \
+#define CT__OPTIM_GRAD(T, F)                                                               \
+    T p = fma##F(P[i], decay, (T)0);                                                       \
     T g = sign * G[i];                                                                     \
     if (c->use_wd) {                                                                       \
         g = fma##F(wd, p, g);                                                              \
@@ -33439,10 +33443,10 @@ CT__FUSED(fused_adamw_, "aten::_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_ada
 CT__FUSED_X(fused_rmsprop_, "Tensor(b!) square_avg, Tensor(c!)? momentum_buffer, Tensor(d!)? "
             "grad_avg, *, float lr, float alpha, float eps, float weight_decay, float momentum, "
             "bool centered, bool maximize)", CT__OPTIM_RMSPROP, 3u << 3, ct__fused_rmsprop_meta)
-CT__FUSED(fused_adagrad_, "aten::_fused_adagrad_", "_fused_adagrad_(Tensor(a!)[] self, Tensor(b!)[] "
-          "grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float lr, float "
-          "lr_decay, float weight_decay, float eps, bool maximize, Tensor? grad_scale=None, "
-          "Tensor? found_inf=None) -> ()", CT__OPTIM_ADAGRAD, 0u, ct__fused_meta,
+CT__FUSED(fused_adagrad_, "aten::_fused_adagrad_", "_fused_adagrad_(Tensor(a!)[] self, "
+          "Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float "
+          "lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? "
+          "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_ADAGRAD, 0u, ct__fused_meta,
           ct__fused_adagrad_kernel)
 CT__FUSED_X(fused_adadelta_, "Tensor(b!) square_avg, Tensor(c!) acc_delta, *, float lr, float "
             "rho, float eps, float weight_decay, bool maximize)", CT__OPTIM_ADADELTA, 0u,

@@ -8194,6 +8194,132 @@ static void test_null_ct_adamw_new(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_rmsprop_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rmsprop_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_rmsprop_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_rmsprop_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_rmsprop_new(fx.params, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adagrad_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adagrad_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_adagrad_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_adagrad_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_adagrad_new(fx.params, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adadelta_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adadelta_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_adadelta_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_adadelta_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_adadelta_new(fx.params, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adamax_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adamax_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_adamax_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_adamax_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_adamax_new(fx.params, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nadam_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nadam_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_nadam_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_nadam_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_nadam_new(fx.params, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_radam_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_radam_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_radam_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_radam_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_radam_new(fx.params, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_optimizer_free(void)
 {
     null_fixture fx;
@@ -18552,6 +18678,12 @@ void test_null(void)
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
+    RUN(test_null_ct_rmsprop_new);
+    RUN(test_null_ct_adagrad_new);
+    RUN(test_null_ct_adadelta_new);
+    RUN(test_null_ct_adamax_new);
+    RUN(test_null_ct_nadam_new);
+    RUN(test_null_ct_radam_new);
     RUN(test_null_ct_optimizer_free);
     RUN(test_null_ct_optimizer_step);
     RUN(test_null_ct_optimizer_zero_grad);
