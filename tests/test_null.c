@@ -8208,8 +8208,7 @@ static void test_null_ct_rmsprop_new(void)
     {
         const char *call = "ct_rmsprop_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_rmsprop_new(fx.params, 1, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        expect_accepted(call);
         ct_optimizer_free(r);
     }
     fixture_close(&fx);
@@ -8229,8 +8228,7 @@ static void test_null_ct_adagrad_new(void)
     {
         const char *call = "ct_adagrad_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_adagrad_new(fx.params, 1, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        expect_accepted(call);
         ct_optimizer_free(r);
     }
     fixture_close(&fx);
@@ -8250,8 +8248,7 @@ static void test_null_ct_adadelta_new(void)
     {
         const char *call = "ct_adadelta_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_adadelta_new(fx.params, 1, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        expect_accepted(call);
         ct_optimizer_free(r);
     }
     fixture_close(&fx);
@@ -8271,8 +8268,7 @@ static void test_null_ct_adamax_new(void)
     {
         const char *call = "ct_adamax_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_adamax_new(fx.params, 1, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        expect_accepted(call);
         ct_optimizer_free(r);
     }
     fixture_close(&fx);
@@ -8292,8 +8288,7 @@ static void test_null_ct_nadam_new(void)
     {
         const char *call = "ct_nadam_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_nadam_new(fx.params, 1, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        expect_accepted(call);
         ct_optimizer_free(r);
     }
     fixture_close(&fx);
@@ -8313,8 +8308,7 @@ static void test_null_ct_radam_new(void)
     {
         const char *call = "ct_radam_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_radam_new(fx.params, 1, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        expect_accepted(call);
         ct_optimizer_free(r);
     }
     fixture_close(&fx);

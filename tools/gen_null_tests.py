@@ -226,6 +226,8 @@ OUTCOME = {
     ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
+                  "ct_rmsprop_opts *", "ct_adagrad_opts *", "ct_adadelta_opts *",
+                  "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
