@@ -714,6 +714,16 @@ double ct__optim_initial_lr(ct_optimizer *opt, int64_t group)
     return g->initial_lr;
 }
 
+void ct__optim_put_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    opt->groups[group].lr = lr;
+}
+
+void ct__optim_set_initial_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    opt->groups[group].initial_lr = lr;
+}
+
 int ct__optim_momentum_kind(const ct_optimizer *opt)
 {
     switch (opt->kind) {
@@ -728,12 +738,6 @@ int ct__optim_momentum_kind(const ct_optimizer *opt)
     }
 }
 
-double ct__optim_get_momentum(const ct_optimizer *opt, int64_t group)
-{
-    const ct__optim_group *g = &opt->groups[group];
-    return ct__optim_momentum_kind(opt) == 1 ? g->momentum : g->beta1;
-}
-
 void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum)
 {
     ct__optim_group *g = &opt->groups[group];
@@ -741,6 +745,25 @@ void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum)
         g->momentum = momentum;
     } else {
         g->beta1 = momentum;
+    }
+}
+
+double ct_optimizer_get_momentum(const ct_optimizer *opt, int64_t group)
+{
+    const char *op = "ct_optimizer_get_momentum";
+    if (!ct__optim_group_ok(op, opt, group)) {
+        return NAN;
+    }
+    const ct__optim_group *g = &opt->groups[group];
+    switch (ct__optim_momentum_kind(opt)) {
+    case 1:
+        return g->momentum;
+    case 2:
+        return g->beta1;
+    default:
+        ct__fail(CT_ERR_VALUE, op, "%s has neither momentum nor betas",
+                 ct__optim_kinds[opt->kind].name);
+        return NAN;
     }
 }
 

@@ -272,6 +272,11 @@ CTORCH_API double ct_optimizer_get_lr(const ct_optimizer *opt, int64_t group);
    applies from the next step. Errors: CT_ERR_INDEX for a bad group; CT_ERR_VALUE
    "Invalid learning rate: ..." for lr < 0 or NaN. Mirrors: param_group['lr'] = lr. */
 CTORCH_API ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr);
+/* A group's momentum (SGD, RMSprop) or betas[0] (Adam, AdamW, Adamax, NAdam, RAdam), which
+   OneCycleLR and CyclicLR cycle. Errors (NAN): CT_ERR_INDEX for a bad group; CT_ERR_VALUE
+   for Adagrad and Adadelta ("Adagrad has neither momentum nor betas"). Mirrors:
+   param_group['momentum'] or param_group['betas'][0]. */
+CTORCH_API double ct_optimizer_get_momentum(const ct_optimizer *opt, int64_t group);
 /* Number of successful ct_optimizer_step calls; 0 for NULL. (Each parameter also counts
    its own updates, as state['step'] does, for Adam's bias correction.) */
 CTORCH_API int64_t ct_optimizer_step_count(const ct_optimizer *opt);
