@@ -3233,7 +3233,7 @@ typedef struct ct_lr_scheduler ct_lr_scheduler;
 
 /* A user function of the epoch (LambdaLR: the factor of base_lr; MultiplicativeLR: the
    factor of the current lr) for param group `group`. */
-typedef double (*ct_lr_lambda)(int64_t epoch, int64_t group, void *user);
+typedef double (*ct_lr_lambda_fn)(int64_t epoch, int64_t group, void *user);
 
 /* ---- options ---------------------------------------------------------------------------
  * ct_one_cycle_lr_opts  field             default  meaning
@@ -3346,10 +3346,10 @@ CTORCH_API ct_lr_scheduler *ct_polynomial_lr_new(ct_optimizer *opt, int64_t tota
                                                  double power);
 /* lr = base_lr * fn(epoch, group, user). Mirrors: lr_scheduler.LambdaLR(opt, lr_lambda)
    (a list of lambdas: switch on group). Errors: CT_ERR_NULL_ARG for a NULL fn. */
-CTORCH_API ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda fn, void *user);
+CTORCH_API ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user);
 /* lr *= fn(epoch, group, user) every epoch after the first. Mirrors:
    lr_scheduler.MultiplicativeLR(opt, lr_lambda). Errors: CT_ERR_NULL_ARG for a NULL fn. */
-CTORCH_API ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda fn,
+CTORCH_API ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn,
                                                      void *user);
 /* The 1cycle policy: lr rises from max_lr/div_factor to max_lr over pct_start of the cycle,
    then anneals to min_lr (cos or linear), stepping once per batch; with cycle_momentum the
@@ -34188,7 +34188,7 @@ struct ct_lr_scheduler {
     int64_t t_i, t_mult, t_cur; /* CosineAnnealingWarmRestarts */
     int64_t *milestones;        /* MultiStepLR, SequentialLR */
     int64_t n_milestones;
-    ct_lr_lambda fn; /* LambdaLR, MultiplicativeLR */
+    ct_lr_lambda_fn fn; /* LambdaLR, MultiplicativeLR */
     void *user;
     /* OneCycleLR and CyclicLR */
     ct__lrs_phase phases[3];
@@ -34611,6 +34611,9 @@ ct_status ct_lr_scheduler_step(ct_lr_scheduler *s)
 ct_lr_scheduler *ct_step_lr_new(ct_optimizer *opt, int64_t step_size, double gamma)
 {
     const char *op = "ct_step_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (step_size < 1) {
         ct__fail(CT_ERR_VALUE, op, "step_size must be a positive integer, got %lld",
                  (long long)step_size);
@@ -34673,6 +34676,9 @@ ct_lr_scheduler *ct_exponential_lr_new(ct_optimizer *opt, double gamma)
 ct_lr_scheduler *ct_cosine_annealing_lr_new(ct_optimizer *opt, int64_t T_max, double eta_min)
 {
     const char *op = "ct_cosine_annealing_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (T_max < 1) {
         ct__fail(CT_ERR_VALUE, op, "T_max must be a positive integer, got %lld",
                  (long long)T_max);
@@ -34691,6 +34697,9 @@ ct_lr_scheduler *ct_cosine_annealing_warm_restarts_new(ct_optimizer *opt, int64_
                                                        int64_t T_mult, double eta_min)
 {
     const char *op = "ct_cosine_annealing_warm_restarts_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (T_0 <= 0) {
         ct__fail(CT_ERR_VALUE, op, "Expected positive integer T_0, but got %lld",
                  (long long)T_0);
@@ -34717,6 +34726,9 @@ ct_lr_scheduler *ct_linear_lr_new(ct_optimizer *opt, double start_factor, double
                                   int64_t total_iters)
 {
     const char *op = "ct_linear_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (start_factor > 1.0 || start_factor <= 0) {
         ct__fail(CT_ERR_VALUE, op, "Starting multiplicative factor expected to be greater "
                  "than 0 and less or equal to 1.");
@@ -34740,6 +34752,9 @@ ct_lr_scheduler *ct_linear_lr_new(ct_optimizer *opt, double start_factor, double
 ct_lr_scheduler *ct_constant_lr_new(ct_optimizer *opt, double factor, int64_t total_iters)
 {
     const char *op = "ct_constant_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (factor > 1.0 || factor < 0) {
         ct__fail(CT_ERR_VALUE, op, "Constant multiplicative factor expected to be between 0 "
                  "and 1.");
@@ -34766,7 +34781,7 @@ ct_lr_scheduler *ct_polynomial_lr_new(ct_optimizer *opt, int64_t total_iters, do
 }
 
 static ct_lr_scheduler *ct__lrs_lambda_new(const char *op, int kind, ct_optimizer *opt,
-                                           ct_lr_lambda fn, void *user)
+                                           ct_lr_lambda_fn fn, void *user)
 {
     if (!fn) {
         ct__fail(CT_ERR_NULL_ARG, op, "lr_lambda is NULL");
@@ -34781,12 +34796,12 @@ static ct_lr_scheduler *ct__lrs_lambda_new(const char *op, int kind, ct_optimize
     return ct__lrs_start(op, s);
 }
 
-ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda fn, void *user)
+ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_lambda_lr_new", CT__LRS_LAMBDA, opt, fn, user);
 }
 
-ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda fn, void *user)
+ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_multiplicative_lr_new", CT__LRS_MULTIPLICATIVE, opt, fn, user);
 }
@@ -34967,6 +34982,9 @@ ct_lr_scheduler *ct_reduce_lr_on_plateau_new(ct_optimizer *opt,
 {
     const char *op = "ct_reduce_lr_on_plateau_new";
     ct_reduce_lr_on_plateau_opts o = opts ? *opts : ct_reduce_lr_on_plateau_defaults();
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     const char *mode = o.mode ? o.mode : "min", *tmode = o.threshold_mode ? o.threshold_mode
                                                                             : "rel";
     if (o.factor >= 1.0) {

@@ -33,6 +33,12 @@ VALID = {
     "FILE *": "fx.file",
     "ct_module *": "fx.module",
     "ct_optimizer *": "fx.opt",
+    "ct_lr_scheduler *": "fx.sched",
+    "ct_lr_scheduler *const *": "fx.scheds",
+    "ct_lr_lambda_fn": "null_test_lr_lambda",
+    "ct_one_cycle_lr_opts *": "&fx.one_cycle_opts",
+    "ct_cyclic_lr_opts *": "&fx.cyclic_opts",
+    "ct_reduce_lr_on_plateau_opts *": "&fx.plateau_opts",
     "ct_generator *": "fx.gen",
     "ct_dataset *": "fx.ds",
     "ct_dataset **": "fx.ds_out",
@@ -151,6 +157,8 @@ OUTCOME = {
     ("ct_autograd_grad", "grad_outputs"): "accepted",
     ("ct_module_parameters", "params"): "size",
     ("ct_optimizer_params", "params"): "size",
+    ("ct_lr_scheduler_get_last_lr", "lrs"): "size",
+    ("ct_sequential_lr_new", "milestones"): "accepted",  # no milestones for one scheduler
     ("ct_optimizer_add_param_group", "opts"): "accepted",
     ("ct_to_string", "buf"): "size",
     ("ct_parallel_info_string", "buf"): "size",
@@ -228,6 +236,8 @@ OUTCOME = {
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_rmsprop_opts *", "ct_adagrad_opts *", "ct_adadelta_opts *",
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
+                  "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
+                  "ct_one_cycle_lr_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
@@ -248,6 +258,7 @@ FREE_BY_RETURN = {
     "ct_generator *": "ct_generator_free", "ct_dataset *": "ct_dataset_free",
     "ct_dataloader *": "ct_dataloader_free", "ct_timer *": "ct_timer_free",
     "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
+    "ct_lr_scheduler *": "ct_lr_scheduler_free",
     "ct_future *": "ct_wait",
 }
 POINTER_RESULTS = ("ct_tensor *",) + tuple(FREE_BY_RETURN)
@@ -423,6 +434,10 @@ typedef struct null_fixture {
     FILE *file;
     ct_module *module;
     ct_optimizer *opt;
+    ct_lr_scheduler *sched, *scheds[1];
+    ct_one_cycle_lr_opts one_cycle_opts;
+    ct_cyclic_lr_opts cyclic_opts;
+    ct_reduce_lr_on_plateau_opts plateau_opts;
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
     ct_dataloader *dl;
@@ -448,6 +463,13 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 
 static void *null_test_task(void *arg) { return arg; }
 static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_lr_lambda(int64_t epoch, int64_t group, void *user)
+{
+    (void)epoch;
+    (void)group;
+    (void)user;
+    return 1.0;
+}
 static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
@@ -516,6 +538,12 @@ static void fixture_open(null_fixture *fx)
     fx->dl_opts = ct_dataloader_defaults();
     fx->gc_opts = ct_gradcheck_defaults();
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
+    fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
+    fx->scheds[0] = fx->sched;
+    fx->one_cycle_opts = ct_one_cycle_lr_defaults();
+    fx->one_cycle_opts.total_steps = 10;
+    fx->cyclic_opts = ct_cyclic_lr_defaults();
+    fx->plateau_opts = ct_reduce_lr_on_plateau_defaults();
     fx->gen = ct_generator_new();
     fx->ds = ct_tensor_dataset_new(fx->tl, 1);
     fx->dl = ct_dataloader_new(fx->ds, NULL);
@@ -538,6 +566,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataloader_free(fx->dl);
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
+    ct_lr_scheduler_free(fx->sched);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     if (fx->file) {

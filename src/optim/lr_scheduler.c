@@ -60,7 +60,7 @@ struct ct_lr_scheduler {
     int64_t t_i, t_mult, t_cur; /* CosineAnnealingWarmRestarts */
     int64_t *milestones;        /* MultiStepLR, SequentialLR */
     int64_t n_milestones;
-    ct_lr_lambda fn; /* LambdaLR, MultiplicativeLR */
+    ct_lr_lambda_fn fn; /* LambdaLR, MultiplicativeLR */
     void *user;
     /* OneCycleLR and CyclicLR */
     ct__lrs_phase phases[3];
@@ -483,6 +483,9 @@ ct_status ct_lr_scheduler_step(ct_lr_scheduler *s)
 ct_lr_scheduler *ct_step_lr_new(ct_optimizer *opt, int64_t step_size, double gamma)
 {
     const char *op = "ct_step_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (step_size < 1) {
         ct__fail(CT_ERR_VALUE, op, "step_size must be a positive integer, got %lld",
                  (long long)step_size);
@@ -545,6 +548,9 @@ ct_lr_scheduler *ct_exponential_lr_new(ct_optimizer *opt, double gamma)
 ct_lr_scheduler *ct_cosine_annealing_lr_new(ct_optimizer *opt, int64_t T_max, double eta_min)
 {
     const char *op = "ct_cosine_annealing_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (T_max < 1) {
         ct__fail(CT_ERR_VALUE, op, "T_max must be a positive integer, got %lld",
                  (long long)T_max);
@@ -563,6 +569,9 @@ ct_lr_scheduler *ct_cosine_annealing_warm_restarts_new(ct_optimizer *opt, int64_
                                                        int64_t T_mult, double eta_min)
 {
     const char *op = "ct_cosine_annealing_warm_restarts_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (T_0 <= 0) {
         ct__fail(CT_ERR_VALUE, op, "Expected positive integer T_0, but got %lld",
                  (long long)T_0);
@@ -589,6 +598,9 @@ ct_lr_scheduler *ct_linear_lr_new(ct_optimizer *opt, double start_factor, double
                                   int64_t total_iters)
 {
     const char *op = "ct_linear_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (start_factor > 1.0 || start_factor <= 0) {
         ct__fail(CT_ERR_VALUE, op, "Starting multiplicative factor expected to be greater "
                  "than 0 and less or equal to 1.");
@@ -612,6 +624,9 @@ ct_lr_scheduler *ct_linear_lr_new(ct_optimizer *opt, double start_factor, double
 ct_lr_scheduler *ct_constant_lr_new(ct_optimizer *opt, double factor, int64_t total_iters)
 {
     const char *op = "ct_constant_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     if (factor > 1.0 || factor < 0) {
         ct__fail(CT_ERR_VALUE, op, "Constant multiplicative factor expected to be between 0 "
                  "and 1.");
@@ -638,7 +653,7 @@ ct_lr_scheduler *ct_polynomial_lr_new(ct_optimizer *opt, int64_t total_iters, do
 }
 
 static ct_lr_scheduler *ct__lrs_lambda_new(const char *op, int kind, ct_optimizer *opt,
-                                           ct_lr_lambda fn, void *user)
+                                           ct_lr_lambda_fn fn, void *user)
 {
     if (!fn) {
         ct__fail(CT_ERR_NULL_ARG, op, "lr_lambda is NULL");
@@ -653,12 +668,12 @@ static ct_lr_scheduler *ct__lrs_lambda_new(const char *op, int kind, ct_optimize
     return ct__lrs_start(op, s);
 }
 
-ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda fn, void *user)
+ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_lambda_lr_new", CT__LRS_LAMBDA, opt, fn, user);
 }
 
-ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda fn, void *user)
+ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_multiplicative_lr_new", CT__LRS_MULTIPLICATIVE, opt, fn, user);
 }
@@ -839,6 +854,9 @@ ct_lr_scheduler *ct_reduce_lr_on_plateau_new(ct_optimizer *opt,
 {
     const char *op = "ct_reduce_lr_on_plateau_new";
     ct_reduce_lr_on_plateau_opts o = opts ? *opts : ct_reduce_lr_on_plateau_defaults();
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
     const char *mode = o.mode ? o.mode : "min", *tmode = o.threshold_mode ? o.threshold_mode
                                                                             : "rel";
     if (o.factor >= 1.0) {

@@ -18,7 +18,7 @@ typedef struct ct_lr_scheduler ct_lr_scheduler;
 
 /* A user function of the epoch (LambdaLR: the factor of base_lr; MultiplicativeLR: the
    factor of the current lr) for param group `group`. */
-typedef double (*ct_lr_lambda)(int64_t epoch, int64_t group, void *user);
+typedef double (*ct_lr_lambda_fn)(int64_t epoch, int64_t group, void *user);
 
 /* ---- options ---------------------------------------------------------------------------
  * ct_one_cycle_lr_opts  field             default  meaning
@@ -131,10 +131,10 @@ CTORCH_API ct_lr_scheduler *ct_polynomial_lr_new(ct_optimizer *opt, int64_t tota
                                                  double power);
 /* lr = base_lr * fn(epoch, group, user). Mirrors: lr_scheduler.LambdaLR(opt, lr_lambda)
    (a list of lambdas: switch on group). Errors: CT_ERR_NULL_ARG for a NULL fn. */
-CTORCH_API ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda fn, void *user);
+CTORCH_API ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user);
 /* lr *= fn(epoch, group, user) every epoch after the first. Mirrors:
    lr_scheduler.MultiplicativeLR(opt, lr_lambda). Errors: CT_ERR_NULL_ARG for a NULL fn. */
-CTORCH_API ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda fn,
+CTORCH_API ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn,
                                                      void *user);
 /* The 1cycle policy: lr rises from max_lr/div_factor to max_lr over pct_start of the cycle,
    then anneals to min_lr (cos or linear), stepping once per batch; with cycle_momentum the
