@@ -2925,6 +2925,59 @@ CTORCH_API ct_module *ct_identity_new(void);
 CTORCH_API ct_module *ct_sigmoid_new(void);
 CTORCH_API ct_module *ct_tanh_new(void);
 
+// >>part nn/clip_grad.h
+/* nn/clip_grad.h - gradient clipping and parameter/vector conversion (torch.nn.utils).
+ *
+ * Parameters come as an array of n tensors (n >= 0; NULL only when n is 0); parameters
+ * without a .grad are skipped, as in PyTorch. The clipping functions change the .grad
+ * tensors in place, without recording autograd history (PyTorch's torch.no_grad()).
+ */
+
+/* The norm of the per-tensor norms: vector_norm(stack([vector_norm(t, norm_type) for t in
+   tensors]), norm_type); norm_type may be INFINITY (the largest absolute value) or any other
+   p. Shapes: any. Dtypes: floating; the result has the dtype of the stacked norms (the
+   promotion of the tensors' dtypes). Returns: a new 0-dim tensor owned by the current scope
+   (0.0, float32, when n is 0), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE when
+   error_if_nonfinite and the norm is NaN or infinite ("The total norm of order 2.0 for
+   gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error
+   and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`").
+   Mirrors: torch.nn.utils.get_total_norm(tensors, norm_type, error_if_nonfinite). */
+CTORCH_API ct_tensor *ct_get_total_norm(const ct_tensor *const *tensors, int64_t n,
+                                        double norm_type, bool error_if_nonfinite);
+/* Scales every .grad of params in place by clamp(max_norm / (total_norm + 1e-6), max=1.0)
+   (computed as PyTorch does: reciprocal(total_norm + 1e-6) * max_norm, in total_norm's
+   dtype). total_norm: a 0-dim (or one-element) tensor, e.g. from ct_get_total_norm.
+   Returns: CT_OK or the error code. Errors: CT_ERR_NULL_ARG. Mirrors:
+   torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, total_norm). */
+CTORCH_API ct_status ct_clip_grads_with_norm_(ct_tensor *const *params, int64_t n,
+                                              double max_norm, const ct_tensor *total_norm);
+/* Clips the gradients of params so that their total norm (ct_get_total_norm of the .grads)
+   is at most max_norm: the .grads are scaled in place by clamp(max_norm / (total + 1e-6),
+   max=1.0). Returns: the total norm before clipping, a new 0-dim tensor owned by the current
+   scope, or NULL. Errors: as ct_get_total_norm (nothing is changed after an error).
+   Mirrors: torch.nn.utils.clip_grad_norm_(parameters, max_norm, norm_type=2.0,
+   error_if_nonfinite=False). */
+CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_norm,
+                                         double norm_type, bool error_if_nonfinite);
+/* Clamps every .grad of params in place to [-clip_value, clip_value]. Returns: CT_OK or the
+   error code. Errors: CT_ERR_NULL_ARG. Mirrors: torch.nn.utils.clip_grad_value_(parameters,
+   clip_value). */
+CTORCH_API ct_status ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
+/* The parameters flattened and concatenated in order. Shapes: (sum of numels). Dtypes: the
+   promotion of the parameters' (as torch.cat). Returns: a new tensor owned by the current
+   scope (differentiable, as torch.cat of views), or NULL. Errors: CT_ERR_NULL_ARG;
+   CT_ERR_VALUE for n < 1 (torch.cat of an empty list: "torch.cat(): expected a non-empty
+   list of Tensors"). Mirrors: torch.nn.utils.parameters_to_vector(parameters). */
+CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
+/* Copies consecutive slices of vec into the parameters (in order, each reshaped to its
+   parameter), in place and without autograd history. PyTorch instead rebinds each
+   param.data to a view of vec (sharing its memory); ctorch copies the values. Shapes: vec
+   (N) with N >= the parameters' total numel. Errors: CT_ERR_NULL_ARG; CT_ERR_SHAPE when vec
+   is not 1-D ("vector_to_parameters: expected a 1-D vec, got 2 dims") or is too short
+   ("vector_to_parameters: vec has 5 elements, the parameters need 7"). Mirrors: torch.nn.utils.vector_to_parameters(vec, parameters). */
+CTORCH_API ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params,
+                                             int64_t n);
+
 // >>part optim/optim.h
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
  * Adamax, NAdam and RAdam.
@@ -32172,6 +32225,9 @@ ct_module *ct_tanh_new(void)
  * schedulers (optim/lr_scheduler.c): PyTorch's schedulers read and write param_group keys
  * that ctorch keeps private ('initial_lr', 'momentum', 'betas'). */
 
+/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan", "inf") into buf
+   (n bytes); returns buf. For PyTorch's error messages. */
+CT__INTERNAL const char *ct__optim_repr(double v, char *buf, size_t n);
 /* param_group.setdefault('initial_lr', param_group['lr']): returns the group's initial_lr,
    setting it to the current lr first when unset. group must be valid. */
 CT__INTERNAL double ct__optim_initial_lr(ct_optimizer *opt, int64_t group);
@@ -32313,8 +32369,7 @@ ct_adam_opts ct_adamw_defaults(void)
     return o;
 }
 
-/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan") into buf. */
-static const char *ct__optim_repr(double v, char *buf, size_t n)
+const char *ct__optim_repr(double v, char *buf, size_t n)
 {
     if (isnan(v)) {
         snprintf(buf, n, "nan");
@@ -35216,6 +35271,214 @@ int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
 }
 
 #undef CT__LRS_PI
+
+// >>part nn/clip_grad.c
+/* nn/clip_grad.c - torch.nn.utils' clip_grad_norm_, clip_grad_value_, get_total_norm,
+ * clip_grads_with_norm_, parameters_to_vector and vector_to_parameters, as compositions of
+ * the dispatched ops in torch.nn.utils' own order (PyTorch's CPU path: one
+ * linalg.vector_norm per tensor, then the norm of their stack; grads scaled by mul_ with a
+ * 0-dim coefficient), so the results match PyTorch's and the profiler shows the same ops.
+ */
+
+/* Checks an array of n tensors: n >= 0, the array non-NULL when n > 0, no NULL element. */
+static bool ct__clip_check(const char *op, const ct_tensor *const *ts, int64_t n)
+{
+    if (n < 0 || n > INT32_MAX) {
+        ct__fail(CT_ERR_VALUE, op, "expected 0 <= n <= %d tensors, got %lld", INT32_MAX,
+                 (long long)n);
+        return false;
+    }
+    if (n > 0 && ct__null(op, (const void *)ts)) {
+        return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (ct__null(op, ts[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The total norm of the n tensors (see ct_get_total_norm), owned by the current scope. */
+static ct_tensor *ct__clip_total_norm(const char *op, const ct_tensor *const *ts, int64_t n,
+                                      double norm_type, bool error_if_nonfinite)
+{
+    if (n == 0) {
+        return ct_scalar_tensor(0.0, CT_FLOAT32);
+    }
+    const ct_tensor **norms = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
+    if (!norms) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    ct_scope_begin();
+    for (int64_t i = 0; i < n; i++) {
+        norms[i] = ct_linalg_vector_norm(ts[i], norm_type, NULL, 0, false);
+    }
+    ct_tensor *total = ct_keep(ct_linalg_vector_norm(ct_stack(norms, (int)n, 0), norm_type,
+                                                     NULL, 0, false));
+    ct_scope_end();
+    ct__free((void *)norms);
+    if (total && error_if_nonfinite && !isfinite(ct_item(total))) {
+        char num[64];
+        ct__fail(CT_ERR_VALUE, op, "The total norm of order %s for gradients from "
+                 "`parameters` is non-finite, so it cannot be clipped. To disable this error "
+                 "and scale the gradients by the non-finite norm anyway, set "
+                 "`error_if_nonfinite=False`", ct__optim_repr(norm_type, num, sizeof num));
+        return NULL;
+    }
+    return total;
+}
+
+ct_tensor *ct_get_total_norm(const ct_tensor *const *tensors, int64_t n, double norm_type,
+                             bool error_if_nonfinite)
+{
+    const char *op = "ct_get_total_norm";
+    if (!ct__clip_check(op, tensors, n)) {
+        return NULL;
+    }
+    return ct__clip_total_norm(op, tensors, n, norm_type, error_if_nonfinite);
+}
+
+/* grads[k] = the .grad of each parameter that has one; returns k, or -1 after an error
+   (*grads is then NULL; free it with ct__free). */
+static int64_t ct__clip_grads(const char *op, ct_tensor *const *params, int64_t n,
+                              ct_tensor ***grads)
+{
+    *grads = NULL;
+    if (!ct__clip_check(op, (const ct_tensor *const *)params, n)) {
+        return -1;
+    }
+    *grads = (ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)(n > 0 ? n : 1));
+    if (!*grads) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return -1;
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ct_tensor *g = ct_grad(params[i]);
+        if (g) {
+            (*grads)[k++] = g;
+        }
+    }
+    return k;
+}
+
+/* Multiplies each of the k grads in place by clamp(max_norm / (total + 1e-6), max=1.0). */
+static ct_status ct__clip_scale(ct_tensor *const *grads, int64_t k, double max_norm,
+                               const ct_tensor *total)
+{
+    ct_scope_begin();
+    ct_no_grad_begin();
+    ct_tensor *coef = ct_clamp(ct_mul_scalar(ct_reciprocal(ct_add_scalar(total, 1e-6)),
+                                             max_norm), -INFINITY, 1.0);
+    for (int64_t i = 0; coef && i < k; i++) {
+        ct_mul_(grads[i], coef);
+    }
+    ct_no_grad_end();
+    ct_scope_end();
+    return ct_error_code();
+}
+
+ct_status ct_clip_grads_with_norm_(ct_tensor *const *params, int64_t n, double max_norm,
+                                   const ct_tensor *total_norm)
+{
+    const char *op = "ct_clip_grads_with_norm_";
+    if (ct__null(op, total_norm)) {
+        return ct_error_code();
+    }
+    ct_tensor **grads = NULL;
+    int64_t k = ct__clip_grads(op, params, n, &grads);
+    ct_status st = k > 0 ? ct__clip_scale(grads, k, max_norm, total_norm) : ct_error_code();
+    ct__free(grads);
+    return st;
+}
+
+ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_norm,
+                              double norm_type, bool error_if_nonfinite)
+{
+    const char *op = "ct_clip_grad_norm_";
+    ct_tensor **grads = NULL;
+    int64_t k = ct__clip_grads(op, params, n, &grads);
+    ct_tensor *total = NULL;
+    if (k >= 0) {
+        total = ct__clip_total_norm(op, (const ct_tensor *const *)grads, k, norm_type,
+                                    error_if_nonfinite);
+    }
+    if (total && k > 0 && ct__clip_scale(grads, k, max_norm, total) != CT_OK) {
+        total = NULL;
+    }
+    ct__free(grads);
+    return total;
+}
+
+ct_status ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value)
+{
+    const char *op = "ct_clip_grad_value_";
+    ct_tensor **grads = NULL;
+    int64_t k = ct__clip_grads(op, params, n, &grads);
+    ct_no_grad_begin();
+    for (int64_t i = 0; i < k; i++) {
+        ct_clamp_(grads[i], -clip_value, clip_value);
+    }
+    ct_no_grad_end();
+    ct__free(grads);
+    return ct_error_code();
+}
+
+ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
+{
+    const char *op = "ct_parameters_to_vector";
+    if (!ct__clip_check(op, (const ct_tensor *const *)params, n)) {
+        return NULL;
+    }
+    const ct_tensor **flat = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) *
+                                                            (size_t)(n > 0 ? n : 1));
+    if (!flat) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    ct_scope_begin();
+    for (int64_t i = 0; i < n; i++) {
+        flat[i] = ct_flatten(params[i], 0, -1);
+    }
+    ct_tensor *r = ct_keep(ct_cat(flat, (int)n, 0));
+    ct_scope_end();
+    ct__free((void *)flat);
+    return r;
+}
+
+ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)
+{
+    const char *op = "ct_vector_to_parameters";
+    if (ct__null(op, vec) || !ct__clip_check(op, (const ct_tensor *const *)params, n)) {
+        return ct_error_code();
+    }
+    int64_t need = 0;
+    for (int64_t i = 0; i < n; i++) {
+        need += ct_numel(params[i]);
+    }
+    if (vec->ndim != 1) {
+        return ct__fail(CT_ERR_SHAPE, op, "vector_to_parameters: expected a 1-D vec, got %d "
+                        "dims", vec->ndim);
+    }
+    if (ct_numel(vec) < need) {
+        return ct__fail(CT_ERR_SHAPE, op, "vector_to_parameters: vec has %lld elements, the "
+                        "parameters need %lld", (long long)ct_numel(vec), (long long)need);
+    }
+    ct_scope_begin();
+    ct_no_grad_begin();
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ct_tensor *p = params[i];
+        int64_t m = ct_numel(p);
+        ct_copy_(p, ct_reshape(ct_narrow(vec, 0, off, m), p->sizes, p->ndim));
+        off += m;
+    }
+    ct_no_grad_end();
+    ct_scope_end();
+    return ct_error_code();
+}
 
 // >>part data/npy.c
 /* data/npy.c - the .npy reader and writer (numpy.lib.format).

@@ -130,8 +130,7 @@ ct_adam_opts ct_adamw_defaults(void)
     return o;
 }
 
-/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan") into buf. */
-static const char *ct__optim_repr(double v, char *buf, size_t n)
+const char *ct__optim_repr(double v, char *buf, size_t n)
 {
     if (isnan(v)) {
         snprintf(buf, n, "nan");

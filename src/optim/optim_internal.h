@@ -2,6 +2,9 @@
  * schedulers (optim/lr_scheduler.c): PyTorch's schedulers read and write param_group keys
  * that ctorch keeps private ('initial_lr', 'momentum', 'betas'). */
 
+/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan", "inf") into buf
+   (n bytes); returns buf. For PyTorch's error messages. */
+CT__INTERNAL const char *ct__optim_repr(double v, char *buf, size_t n);
 /* param_group.setdefault('initial_lr', param_group['lr']): returns the group's initial_lr,
    setting it to the current lr first when unset. group must be valid. */
 CT__INTERNAL double ct__optim_initial_lr(ct_optimizer *opt, int64_t group);
