@@ -8152,6 +8152,91 @@ static void test_null_ct_sequential_append(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_get_total_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_get_total_norm(NULL, 1, 1.0, false)";
+        ct_tensor *r = ct_get_total_norm(NULL, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clip_grads_with_norm_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grads_with_norm_(NULL, 1, 1.0, fx.t)";
+        (void)ct_clip_grads_with_norm_(NULL, 1, 1.0, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_clip_grads_with_norm_(fx.tl, 1, 1.0, NULL)";
+        (void)ct_clip_grads_with_norm_(fx.tl, 1, 1.0, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clip_grad_norm_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grad_norm_(NULL, 1, 1.0, 1.0, false)";
+        ct_tensor *r = ct_clip_grad_norm_(NULL, 1, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clip_grad_value_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grad_value_(NULL, 1, 1.0)";
+        (void)ct_clip_grad_value_(NULL, 1, 1.0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_parameters_to_vector(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_parameters_to_vector(NULL, 1)";
+        ct_tensor *r = ct_parameters_to_vector(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_vector_to_parameters(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vector_to_parameters(NULL, fx.tl, 1)";
+        (void)ct_vector_to_parameters(NULL, fx.tl, 1);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_vector_to_parameters(fx.t, NULL, 1)";
+        (void)ct_vector_to_parameters(fx.t, NULL, 1);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -18525,6 +18610,40 @@ static void test_freed_ct_module_register_buffer(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_clip_grads_with_norm_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.freed)";
+        (void)ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.foreign)";
+        (void)ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_vector_to_parameters(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vector_to_parameters(fx.freed, fx.tl, 1)";
+        (void)ct_vector_to_parameters(fx.freed, fx.tl, 1);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vector_to_parameters(fx.foreign, fx.tl, 1)";
+        (void)ct_vector_to_parameters(fx.foreign, fx.tl, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -19038,6 +19157,12 @@ void test_null(void)
     RUN(test_null_ct_module_is_training);
     RUN(test_null_ct_module_zero_grad);
     RUN(test_null_ct_sequential_append);
+    RUN(test_null_ct_get_total_norm);
+    RUN(test_null_ct_clip_grads_with_norm_);
+    RUN(test_null_ct_clip_grad_norm_);
+    RUN(test_null_ct_clip_grad_value_);
+    RUN(test_null_ct_parameters_to_vector);
+    RUN(test_null_ct_vector_to_parameters);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -19544,6 +19669,8 @@ void test_null(void)
     RUN(test_freed_ct_module_forward);
     RUN(test_freed_ct_module_register_parameter);
     RUN(test_freed_ct_module_register_buffer);
+    RUN(test_freed_ct_clip_grads_with_norm_);
+    RUN(test_freed_ct_vector_to_parameters);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

@@ -392,6 +392,153 @@ static void test_optim2_threads_and_layouts(void)
     ct_free(gb);
 }
 
+/* Parameters of the golden shapes (values init) of dtype whose grads are src (none for
+   parameter skip). */
+static void clip_params(ct_tensor **ps, const double *src, int skip, ct_dtype dtype)
+{
+    int64_t off = 0;
+    for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+        ps[k] = o2_param(ct_golden_optim2_init + off, ct_golden_optim2_sizes[k],
+                         ct_golden_optim2_ndim[k], dtype);
+        if (k != skip) {
+            o2_set_grad(ps[k], src + off);
+        }
+        off += ct_numel(ps[k]);
+    }
+}
+
+/* The grads (0 for a missing one) match want, in the tolerance of dtype. */
+static void clip_check_grads(ct_tensor *const *ps, const double *want, ct_dtype dtype,
+                             const char *name)
+{
+    double w[CT_GOLDEN_OPTIM2_NUMEL], rtol = 0, atol = 0;
+    o2_want(dtype, want, w);
+    o2_tol(dtype, &rtol, &atol);
+    int64_t off = 0;
+    for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+        int64_t n = ct_numel(ps[k]);
+        if (ct_grad(ps[k])) {
+            CHECK_MSG(CHECK_TENSOR(ct_grad(ps[k]), w + off, n, rtol, atol), "%s: grad %d", name,
+                      k);
+        }
+        off += n;
+    }
+}
+
+static void clip_free(ct_tensor **ps)
+{
+    for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+        ct_free(ps[k]);
+    }
+}
+
+static void test_optim2_clip_grad_norm(void)
+{
+    double g3[CT_GOLDEN_OPTIM2_NUMEL];
+    for (int i = 0; i < CT_GOLDEN_OPTIM2_NUMEL; i++) {
+        g3[i] = ct_golden_optim2_grads[0][i] * 3.0;
+    }
+    int n = (int)(sizeof ct_golden_clip_cases / sizeof ct_golden_clip_cases[0]);
+    for (int i = 0; i < n; i++) {
+        const ct_golden_clip_case *c = &ct_golden_clip_cases[i];
+        ct_tensor *ps[CT_GOLDEN_OPTIM2_NPARAMS];
+        clip_params(ps, g3, c->skip, c->dtype);
+        double rtol = 0, atol = 0;
+        o2_tol(c->dtype, &rtol, &atol);
+        ct_scope_begin();
+        ct_tensor *total = ct_clip_grad_norm_(ps, CT_GOLDEN_OPTIM2_NPARAMS, c->max_norm,
+                                              c->norm_type, false);
+        CHECK_MSG(total && ct_dim(total) == 0 && ct_tensor_dtype(total) == c->dtype, "%s: %s",
+                  c->name, ct_error() ? ct_error() : "?");
+        double want = c->dtype == CT_FLOAT64 ? c->total : (double)(float)c->total;
+        CHECK_MSG(total && fabs(ct_item(total) - want) <= atol + rtol * fabs(want),
+                  "%s: total %.17g, want %.17g", c->name, total ? ct_item(total) : NAN, want);
+        ct_scope_end();
+        clip_check_grads(ps, c->want, c->dtype, c->name);
+        clip_free(ps);
+    }
+}
+
+/* get_total_norm + clip_grads_with_norm_ is clip_grad_norm_ in two calls. */
+static void test_optim2_clip_in_two_calls(void)
+{
+    const ct_golden_clip_case *c = &ct_golden_clip_cases[0];
+    double g3[CT_GOLDEN_OPTIM2_NUMEL];
+    for (int i = 0; i < CT_GOLDEN_OPTIM2_NUMEL; i++) {
+        g3[i] = ct_golden_optim2_grads[0][i] * 3.0;
+    }
+    ct_tensor *ps[CT_GOLDEN_OPTIM2_NPARAMS];
+    clip_params(ps, g3, c->skip, c->dtype);
+    ct_scope_begin();
+    const ct_tensor *grads[CT_GOLDEN_OPTIM2_NPARAMS];
+    for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+        grads[k] = ct_grad(ps[k]);
+    }
+    ct_tensor *total = ct_get_total_norm(grads, CT_GOLDEN_OPTIM2_NPARAMS, c->norm_type, false);
+    CHECK(total && ct_item(total) == c->total);
+    CHECK(ct_clip_grads_with_norm_(ps, CT_GOLDEN_OPTIM2_NPARAMS, c->max_norm, total) == CT_OK);
+    ct_tensor *empty = ct_get_total_norm(NULL, 0, 2.0, false);
+    CHECK(empty && ct_item(empty) == 0.0 && ct_tensor_dtype(empty) == CT_FLOAT32);
+    ct_scope_end();
+    clip_check_grads(ps, c->want, c->dtype, c->name);
+    clip_free(ps);
+}
+
+static void test_optim2_clip_grad_value_and_errors(void)
+{
+    double g30[CT_GOLDEN_OPTIM2_NUMEL];
+    for (int i = 0; i < CT_GOLDEN_OPTIM2_NUMEL; i++) {
+        g30[i] = ct_golden_optim2_grads[1][i] * 30.0;
+    }
+    ct_tensor *ps[CT_GOLDEN_OPTIM2_NPARAMS];
+    clip_params(ps, g30, 2, CT_FLOAT64);
+    CHECK(ct_clip_grad_value_(ps, CT_GOLDEN_OPTIM2_NPARAMS, 0.3) == CT_OK);
+    clip_check_grads(ps, ct_golden_clip_value_want, CT_FLOAT64, "clip_grad_value_");
+    /* a non-finite norm: error_if_nonfinite names the order as Python prints it */
+    ct_scope_begin();
+    ct_fill_(ct_grad(ps[0]), INFINITY);
+    ct_tensor *before = ct_clone(ct_grad(ps[1]));
+    CHECK(ct_clip_grad_norm_(ps, CT_GOLDEN_OPTIM2_NPARAMS, 1.0, 2.0, true) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_clip_grad_norm_: The total norm of order 2.0 for gradients "
+                "from `parameters` is non-finite, so it cannot be clipped. To disable this "
+                "error and scale the gradients by the non-finite norm anyway, set "
+                "`error_if_nonfinite=False`");
+    CHECK(ct_equal(before, ct_grad(ps[1]))); /* nothing changed */
+    CHECK(ct_clip_grad_norm_(ps, CT_GOLDEN_OPTIM2_NPARAMS, 1.0, INFINITY, true) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "The total norm of order inf for gradients");
+    ct_tensor *t = ct_clip_grad_norm_(ps, CT_GOLDEN_OPTIM2_NPARAMS, 1.0, 2.0, false);
+    CHECK(t && isinf(ct_item(t))); /* scaled by 1/inf, as PyTorch */
+    ct_scope_end();
+    CHECK(ct_clip_grad_norm_(NULL, 1, 1.0, 2.0, false) == NULL);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "ct_clip_grad_norm_");
+    CHECK(ct_clip_grad_value_(ps, -1, 1.0) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "got -1");
+    clip_free(ps);
+}
+
+static void test_optim2_parameters_vector(void)
+{
+    ct_tensor *ps[CT_GOLDEN_OPTIM2_NPARAMS];
+    clip_params(ps, ct_golden_optim2_grads[0], -1, CT_FLOAT64);
+    ct_scope_begin();
+    ct_tensor *v = ct_parameters_to_vector(ps, CT_GOLDEN_OPTIM2_NPARAMS);
+    CHECK(v && ct_dim(v) == 1 && ct_requires_grad(v));
+    CHECK_TENSOR(v, ct_golden_optim2_init, CT_GOLDEN_OPTIM2_NUMEL, 0, 0);
+    ct_tensor *twice = ct_mul_scalar(ct_detach(v), 2.0);
+    CHECK(ct_vector_to_parameters(twice, ps, CT_GOLDEN_OPTIM2_NPARAMS) == CT_OK);
+    double want[CT_GOLDEN_OPTIM2_NUMEL];
+    for (int i = 0; i < CT_GOLDEN_OPTIM2_NUMEL; i++) {
+        want[i] = 2.0 * ct_golden_optim2_init[i];
+    }
+    CHECK_TENSOR(ct_parameters_to_vector(ps, CT_GOLDEN_OPTIM2_NPARAMS), want,
+                 CT_GOLDEN_OPTIM2_NUMEL, 0, 0);
+    CHECK(ct_is_leaf(ps[0]) && ct_requires_grad(ps[0]));
+    CHECK(ct_vector_to_parameters(ct_narrow(twice, 0, 0, 5), ps, 3) == CT_ERR_SHAPE);
+    CHECK_ERROR(CT_ERR_SHAPE, "vector_to_parameters: vec has 5 elements, the parameters need 13");
+    ct_scope_end();
+    clip_free(ps);
+}
+
 void test_optim2(void)
 {
     RUN(test_optim2_golden_float64);
@@ -403,4 +550,8 @@ void test_optim2(void)
     RUN(test_optim2_invalid_options);
     RUN(test_optim2_fused_ops_dispatch);
     RUN(test_optim2_threads_and_layouts);
+    RUN(test_optim2_clip_grad_norm);
+    RUN(test_optim2_clip_in_two_calls);
+    RUN(test_optim2_clip_grad_value_and_errors);
+    RUN(test_optim2_parameters_vector);
 }

@@ -369,6 +369,63 @@ def sched_header():
     return o
 
 
+# clip_grad_norm_: name, max_norm, norm_type, parameter without grad (-1: none), dtype
+CLIP = [
+    ("l2", 1.0, 2.0, -1, torch.float64),
+    ("l2_f32", 1.0, 2.0, -1, torch.float32),
+    ("inf", 0.5, math.inf, 1, torch.float64),
+    ("inf_f32", 0.5, math.inf, -1, torch.float32),
+    ("l1_no_clip", 100.0, 1.0, -1, torch.float64),
+    ("l3", 0.25, 3.0, 0, torch.float32),
+    ("l0_5", 2.0, 0.5, -1, torch.float64),
+]
+
+
+def clip_section(init, grads):
+    o = ["", "/* clip_grad_norm_ on parameters of the shapes above whose grads are grads[0] (the",
+         " * parameter `skip` has none): the total norm and the grads after (want, flattened,",
+         " * 0 where there is no grad); clip_grad_value_(0.3) likewise on grads[1]. */",
+         "typedef struct ct_golden_clip_case {",
+         "    const char *name;",
+         "    double max_norm, norm_type;",
+         "    int skip;",
+         "    ct_dtype dtype;",
+         "    double total;",
+         "    double want[CT_GOLDEN_OPTIM2_NUMEL];",
+         "} ct_golden_clip_case;",
+         "static const ct_golden_clip_case ct_golden_clip_cases[] = {"]
+
+    def params_with(dtype, gsrc, skip):
+        ps, off = [], 0
+        for k, sh in enumerate(SHAPES):
+            n = int(torch.Size(sh).numel())
+            p = init[off:off + n].reshape(sh).to(dtype).clone().requires_grad_(True)
+            if k != skip:
+                p.grad = gsrc[off:off + n].reshape(sh).to(dtype).clone()
+            ps.append(p)
+            off += n
+        return ps
+
+    def flat(ps):
+        return [v for p in ps for v in (p.grad.reshape(-1).double().tolist() if p.grad is not None
+                                        else [0.0] * p.numel())]
+    for name, max_norm, norm_type, skip, dtype in CLIP:
+        ps = params_with(dtype, grads[0] * 3.0, skip)
+        total = torch.nn.utils.clip_grad_norm_(ps, max_norm, norm_type)
+        digits = 17 if dtype == torch.float64 else 9
+        o.append("    {\"%s\", %s, %s, %d, %s, %s, {" % (name, num(max_norm), num(norm_type), skip,
+                                                     DTYPES[dtype], num(float(total), digits)))
+        o.append(c_wrap([num(v, digits) for v in flat(ps)], "        "))
+        o.append("    }},")
+    o.append("};")
+    ps = params_with(torch.float64, grads[1] * 30.0, 2)
+    torch.nn.utils.clip_grad_value_(ps, 0.3)
+    o.append("static const double ct_golden_clip_value_want[CT_GOLDEN_OPTIM2_NUMEL] = {")
+    o.append(c_wrap([num(v) for v in flat(ps)], "    "))
+    o.append("};")
+    return o
+
+
 def main():
     ap = argparse.ArgumentParser()
     here = os.path.dirname(os.path.abspath(__file__))
@@ -376,7 +433,7 @@ def main():
     args = ap.parse_args()
     torch.set_default_dtype(torch.float32)
     init, grads = fixed_data()
-    o = optim_header(init, grads)
+    o = optim_header(init, grads) + clip_section(init, grads)
     with open(os.path.join(args.outdir, "optim2_golden.h"), "w") as f:
         f.write("\n".join(o))
     with open(os.path.join(args.outdir, "lr_scheduler_golden.h"), "w") as f:
