@@ -32319,7 +32319,7 @@ typedef struct ct__optim_param {
     ct_tensor *p;     /* retained */
     int64_t step;     /* updates so far (state['step']) */
     double mu_product; /* NAdam's state['mu_product'], a float32 scalar as PyTorch's */
-    bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
+    bool has_state;   /* updated once (SGD: the momentum buffer holds a value) */
     ct_tensor *state[3]; /* slots named in ct__optim_kinds (contiguous, the parameter's shape
                             and dtype; NULL when unused) */
 } ct__optim_param;
@@ -33042,6 +33042,27 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
     ct__profiler_range_end();
 }
 
+/* ---- scalars ------------------------------------------------------------------------------
+ * torch.optim's Python arithmetic on hyperparameters, product by product: x*y is rounded by
+ * itself (an fma with a zero addend) where it feeds an addition, so no -ffp-contract setting
+ * fuses it. */
+static double ct__optim_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* The decoupled weight decay factor 1 - lr*wd (AdamW, NAdam, RAdam). */
+static double ct__optim_decay(double lr, double wd)
+{
+    return 1.0 - ct__optim_mul(lr, wd);
+}
+
+/* Adagrad's clr = lr / (1 + (t - 1)*lr_decay) at step t. */
+static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
+{
+    return lr / (1.0 + ct__optim_mul(t - 1.0, lr_decay));
+}
+
 /* ---- kernels ----------------------------------------------------------------------------
  * SGD, per element i of [begin, end) (P, G, B as in the legend):
  *   g = sign*G[i]; if wd: g = g + wd*P[i];
@@ -33548,7 +33569,7 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
     x.m = ct__data(c->inputs[2]);
     x.v = ct__data(c->inputs[3]);
     x.vmax = c->inputs[4] ? ct__data(c->inputs[4]) : NULL;
-    x.decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x.decay = decoupled && wd != 0.0 ? ct__optim_decay(lr, wd) : 1.0;
     x.sign = a[6].i ? -1.0 : 1.0;
     x.wd = wd;
     x.use_wd = !decoupled && wd != 0.0;
@@ -33574,7 +33595,7 @@ static void ct__optim_ctx_init(const ct_op_call *c, ct__optim_ctx *x, double lr,
     x->sign = maximize ? -1.0 : 1.0;
     x->wd = wd;
     x->use_wd = !decoupled && wd != 0.0;
-    x->decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x->decay = decoupled && wd != 0.0 ? ct__optim_decay(lr, wd) : 1.0;
 }
 
 /* The parameter's step count after this update (PyTorch's state['step'] += 1). */
@@ -33609,7 +33630,7 @@ static ct_status ct__fused_adagrad_kernel(ct_op_call *c)
     ct__optim_ctx x;
     ct__optim_ctx_init(c, &x, a[0].f, a[2].f, false, a[4].i);
     x.k[0] = a[3].f;
-    x.k[1] = -(a[0].f / (1.0 + (ct__optim_t(c) - 1.0) * a[1].f));
+    x.k[1] = -ct__optim_adagrad_clr(a[0].f, a[1].f, ct__optim_t(c));
     return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adagrad_f32, ct__optim_adagrad_f64);
 }
 
@@ -33654,7 +33675,7 @@ static void ct__optim_nadam_coefs(double lr, double b1, double b2, double eps,
     k[3] = 1.0 - pow(b2, t);
     k[4] = eps;
     k[5] = -lr * (1.0 - mu) / (1.0 - *mp);
-    k[6] = -lr * mu_next / (1.0 - *mp * mu_next);
+    k[6] = -lr * mu_next / (1.0 - ct__optim_mul(*mp, mu_next));
 }
 
 /* ctorch::_fused_nadam_: attributes lr, beta1, beta2, eps, weight_decay, momentum_decay,
@@ -33836,7 +33857,7 @@ static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *
     ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1], *vmax = q->state[2];
     double t = (double)(q->step + 1);
     if (g->weight_decay != 0.0 && opt->kind == CT__OPTIM_ADAMW) {
-        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+        ct_copy_(p, ct_mul_scalar(p, ct__optim_decay(g->lr, g->weight_decay)));
     } else if (g->weight_decay != 0.0) {
         grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
     }
@@ -33870,7 +33891,7 @@ static const ct_tensor *ct__optim_wd(const ct__optim_group *g, ct_tensor *p,
                                      const ct_tensor *grad)
 {
     if (g->decoupled && g->weight_decay != 0.0) {
-        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+        ct_copy_(p, ct_mul_scalar(p, ct__optim_decay(g->lr, g->weight_decay)));
         return grad;
     }
     return ct__optim_l2(grad, p, g->decoupled ? 0.0 : g->weight_decay);
@@ -33902,7 +33923,7 @@ static void ct__optim_adagrad_half(const ct__optim_group *g, ct__optim_param *q,
                                    const ct_tensor *grad)
 {
     ct_tensor *p = q->p, *sum = q->state[0];
-    double clr = g->lr / (1.0 + (double)q->step * g->lr_decay);
+    double clr = ct__optim_adagrad_clr(g->lr, g->lr_decay, (double)(q->step + 1));
     grad = ct__optim_l2(grad, p, g->weight_decay);
     ct_addcmul_(sum, grad, grad, 1.0);
     ct_addcdiv_(p, grad, ct_add_scalar(ct_sqrt(sum), g->eps), -clr);
@@ -34051,6 +34072,16 @@ static const ct_op *ct__optim_fused_op(ct_op_call *c, int kind, const ct__optim_
     }
 }
 
+/* After an update: step += 1; the state holds values (SGD's momentum buffer only once a
+   step ran with momentum: a momentum set later, e.g. by OneCycleLR, starts it from the grad,
+   as PyTorch's `if buf is None`). */
+static void ct__optim_updated(const ct_optimizer *opt, const ct__optim_group *g,
+                              ct__optim_param *q)
+{
+    q->step++;
+    q->has_state = q->has_state || opt->kind != CT__OPTIM_SGD || g->momentum != 0.0;
+}
+
 /* One parameter's update through its fused op (float32, float64) or op by op (float16,
    bfloat16); false after an error. */
 static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__optim_group *g,
@@ -34060,8 +34091,7 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         if (!ct__optim_update_half(opt, g, q)) {
             return false;
         }
-        q->step++;
-        q->has_state = true;
+        ct__optim_updated(opt, g, q);
         return true;
     }
     const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
@@ -34098,8 +34128,7 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
     if (!ct__dispatch(&c)) {
         return false;
     }
-    q->step++;
-    q->has_state = true;
+    ct__optim_updated(opt, g, q);
     return true;
 }
 
@@ -34915,16 +34944,16 @@ static bool ct__lrs_one_cycle_phases(const char *op, ct_lr_scheduler *s,
     double pct = o->pct_start, total = (double)s->total_steps;
     if (o->three_phase) {
         s->n_phases = 3;
-        ct__lrs_phase_set(&s->phases[0], pct * total - 1, CT__LRS_BASE, CT__LRS_MAX_LR,
-                          CT__LRS_MAX_M, CT__LRS_BASE_M);
-        ct__lrs_phase_set(&s->phases[1], 2 * pct * total - 2, CT__LRS_MAX_LR, CT__LRS_BASE,
-                          CT__LRS_BASE_M, CT__LRS_MAX_M);
+        ct__lrs_phase_set(&s->phases[0], ct__lrs_mul(pct, total) - 1, CT__LRS_BASE,
+                          CT__LRS_MAX_LR, CT__LRS_MAX_M, CT__LRS_BASE_M);
+        ct__lrs_phase_set(&s->phases[1], ct__lrs_mul(2 * pct, total) - 2, CT__LRS_MAX_LR,
+                          CT__LRS_BASE, CT__LRS_BASE_M, CT__LRS_MAX_M);
         ct__lrs_phase_set(&s->phases[2], total - 1, CT__LRS_BASE, CT__LRS_MIN_LR,
                           CT__LRS_MAX_M, CT__LRS_MAX_M);
     } else {
         s->n_phases = 2;
-        ct__lrs_phase_set(&s->phases[0], pct * total - 1, CT__LRS_BASE, CT__LRS_MAX_LR,
-                          CT__LRS_MAX_M, CT__LRS_BASE_M);
+        ct__lrs_phase_set(&s->phases[0], ct__lrs_mul(pct, total) - 1, CT__LRS_BASE,
+                          CT__LRS_MAX_LR, CT__LRS_MAX_M, CT__LRS_BASE_M);
         ct__lrs_phase_set(&s->phases[1], total - 1, CT__LRS_MAX_LR, CT__LRS_MIN_LR,
                           CT__LRS_BASE_M, CT__LRS_MAX_M);
     }
@@ -35090,7 +35119,7 @@ static void ct__lrs_reduce(ct_lr_scheduler *s)
     for (int64_t g = 0; g < s->n_groups; g++) {
         double old = ct_optimizer_get_lr(s->opt, g), min_lr = s->v[g * CT__LRS_NV +
                                                                      CT__LRS_MIN_LR];
-        double lr = old * s->factor;
+        double lr = ct__lrs_mul(old, s->factor);
         lr = min_lr > lr ? min_lr : lr; /* Python's max(lr, min_lr) */
         if (old - lr > s->eps) {
             ct__optim_put_lr(s->opt, g, lr);

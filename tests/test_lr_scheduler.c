@@ -256,6 +256,31 @@ static void test_lr_scheduler_drives_optimizer(void)
     ct_free(p);
 }
 
+/* SGD stepped without momentum, then given one by CyclicLR: the buffer starts from the grad
+   (PyTorch's `if buf is None: buf = clone(grad)`), not from stale memory. */
+static void test_lr_scheduler_momentum_set_later(void)
+{
+    const int64_t one = 1;
+    ct_tensor *p = ct_requires_grad_(ct_zeros(&one, 1, CT_FLOAT64), true);
+    ct_sgd_opts so = ct_sgd_defaults();
+    so.lr = 0.1;
+    ct_optimizer *o = ct_sgd_new(&p, 1, &so);
+    ct_scope_begin();
+    CHECK(ct_set_grad(p, ct_ones(&one, 1, CT_FLOAT64)) == CT_OK);
+    ct_scope_end();
+    CHECK(ct_optimizer_step(o) == CT_OK); /* p = -0.1 */
+    ct_cyclic_lr_opts cy = ct_cyclic_lr_defaults();
+    cy.step_size_up = 10;
+    ct_lr_scheduler *s = ct_cyclic_lr_new(o, 0.01, 0.1, &cy);
+    CHECK(ct_optimizer_get_momentum(o, 0) == 0.9 && ct_optimizer_get_lr(o, 0) == 0.01);
+    CHECK(ct_optimizer_step(o) == CT_OK); /* buf = grad: p = -0.1 - 0.01 */
+    CHECK(ct_optimizer_step(o) == CT_OK); /* buf = 0.9 + 1: p -= 0.01 * 1.9 */
+    CHECK_NEAR(((const double *)ct_data_ptr(p))[0], -0.1 - 0.01 - 0.019, 1e-15);
+    ct_lr_scheduler_free(s);
+    ct_optimizer_free(o);
+    ct_free(p);
+}
+
 static void test_lr_scheduler_errors(void)
 {
     const double lrs[2] = {0.1, 0.05};
@@ -393,6 +418,7 @@ void test_lr_scheduler(void)
     RUN(test_lr_scheduler_golden);
     RUN(test_lr_scheduler_plateau);
     RUN(test_lr_scheduler_drives_optimizer);
+    RUN(test_lr_scheduler_momentum_set_later);
     RUN(test_lr_scheduler_errors);
     RUN(test_lr_scheduler_defaults);
 }

@@ -5,6 +5,7 @@
  * 0-dim coefficient), so the results match PyTorch's and the profiler shows the same ops.
  */
 #include "../core/internal.h"
+#include "../core/scope.h"
 #include "../autograd/autograd.h"
 #include "../ops/pointwise.h"
 #include "../ops/reduce.h"

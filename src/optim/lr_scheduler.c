@@ -732,16 +732,16 @@ static bool ct__lrs_one_cycle_phases(const char *op, ct_lr_scheduler *s,
     double pct = o->pct_start, total = (double)s->total_steps;
     if (o->three_phase) {
         s->n_phases = 3;
-        ct__lrs_phase_set(&s->phases[0], pct * total - 1, CT__LRS_BASE, CT__LRS_MAX_LR,
-                          CT__LRS_MAX_M, CT__LRS_BASE_M);
-        ct__lrs_phase_set(&s->phases[1], 2 * pct * total - 2, CT__LRS_MAX_LR, CT__LRS_BASE,
-                          CT__LRS_BASE_M, CT__LRS_MAX_M);
+        ct__lrs_phase_set(&s->phases[0], ct__lrs_mul(pct, total) - 1, CT__LRS_BASE,
+                          CT__LRS_MAX_LR, CT__LRS_MAX_M, CT__LRS_BASE_M);
+        ct__lrs_phase_set(&s->phases[1], ct__lrs_mul(2 * pct, total) - 2, CT__LRS_MAX_LR,
+                          CT__LRS_BASE, CT__LRS_BASE_M, CT__LRS_MAX_M);
         ct__lrs_phase_set(&s->phases[2], total - 1, CT__LRS_BASE, CT__LRS_MIN_LR,
                           CT__LRS_MAX_M, CT__LRS_MAX_M);
     } else {
         s->n_phases = 2;
-        ct__lrs_phase_set(&s->phases[0], pct * total - 1, CT__LRS_BASE, CT__LRS_MAX_LR,
-                          CT__LRS_MAX_M, CT__LRS_BASE_M);
+        ct__lrs_phase_set(&s->phases[0], ct__lrs_mul(pct, total) - 1, CT__LRS_BASE,
+                          CT__LRS_MAX_LR, CT__LRS_MAX_M, CT__LRS_BASE_M);
         ct__lrs_phase_set(&s->phases[1], total - 1, CT__LRS_MAX_LR, CT__LRS_MIN_LR,
                           CT__LRS_BASE_M, CT__LRS_MAX_M);
     }
@@ -907,7 +907,7 @@ static void ct__lrs_reduce(ct_lr_scheduler *s)
     for (int64_t g = 0; g < s->n_groups; g++) {
         double old = ct_optimizer_get_lr(s->opt, g), min_lr = s->v[g * CT__LRS_NV +
                                                                      CT__LRS_MIN_LR];
-        double lr = old * s->factor;
+        double lr = ct__lrs_mul(old, s->factor);
         lr = min_lr > lr ? min_lr : lr; /* Python's max(lr, min_lr) */
         if (old - lr > s->eps) {
             ct__optim_put_lr(s->opt, g, lr);
