@@ -254,8 +254,20 @@ static void test_optim2_names(void)
     for (int kind = 4; kind <= 9; kind++) {
         ct_optimizer *o = o2_new(kind, &p, 1, NULL);
         CHECK(o && strcmp(ct_optimizer_name(o), names[kind - 4]) == 0);
+        /* the momentum schedulers cycle: RMSprop's momentum, the Adam family's betas[0] */
+        double m = ct_optimizer_get_momentum(o, 0);
+        if (kind == 5 || kind == 6) {
+            CHECK(isnan(m));
+            CHECK_ERROR(CT_ERR_VALUE, "has neither momentum nor betas");
+        } else {
+            CHECK(m == (kind == 4 ? 0.0 : 0.9));
+        }
         ct_optimizer_free(o);
     }
+    ct_optimizer *sgd = ct_sgd_new(&p, 1, NULL);
+    CHECK(isnan(ct_optimizer_get_momentum(sgd, 1)));
+    CHECK_ERROR(CT_ERR_INDEX, "param group 1 out of range");
+    ct_optimizer_free(sgd);
     ct_free(p);
 }
 
@@ -374,7 +386,7 @@ static void test_optim2_threads_and_layouts(void)
     ct_tensor *base = ct_randn(two, 2, CT_FLOAT32, NULL);
     ct_tensor *gb = ct_randn(two, 2, CT_FLOAT32, NULL);
     ct_scope_begin();
-    ct_tensor *tb = ct_retain(ct_contiguous(ct_t(base)));
+    ct_tensor *tb = ct_keep(ct_contiguous(ct_t(base)));
     ct_scope_end();
     ct_tensor *pt = ct_requires_grad_(ct_t(tb), true);
     ct_tensor *pc = ct_requires_grad_(ct_clone(base), true);
