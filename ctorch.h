@@ -33069,6 +33069,11 @@ static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
  *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
  *                g = nesterov ? g + momentum*b : b;
  *   P[i] = P[i] + (-lr)*g                                                           */
+
+/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
+   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
+static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
+static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
 typedef struct ct__optim_sgd_ctx {
     char *p, *buf;
     const char *g;
@@ -33088,21 +33093,21 @@ typedef struct ct__optim_sgd_ctx {
         const bool nesterov = c->nesterov;                                                 \
         if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
             for (int64_t i = begin; i < end; i++) {                                        \
-                P[i] = P[i] + nlr * (sign * G[i]);                                         \
+                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
             }                                                                              \
             return;                                                                        \
         }                                                                                  \
         for (int64_t i = begin; i < end; i++) {                                            \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
-                g = g + wd * P[i];                                                         \
+                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
             }                                                                              \
             if (use_mom) {                                                                 \
-                T b = first ? g : B[i] * mom + damp1 * g;                                  \
+                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
                 B[i] = b;                                                                  \
-                g = nesterov ? g + mom * b : b;                                            \
+                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
             }                                                                              \
-            P[i] = P[i] + nlr * g;                                                         \
+            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
         }                                                                                  \
     }
 CT__OPTIM_SGD_KERNEL(float, f32)
@@ -33139,8 +33144,10 @@ typedef __m512d ct__optim_vf64;
 #define CT__OPTIM_ADD_f64 _mm512_add_pd
 #define CT__OPTIM_SUB_f32 _mm512_sub_ps
 #define CT__OPTIM_SUB_f64 _mm512_sub_pd
-#define CT__OPTIM_MUL_f32 _mm512_mul_ps
-#define CT__OPTIM_MUL_f64 _mm512_mul_pd
+/* products rounded by themselves (fma with a zero addend), so no -ffp-contract setting fuses
+   them into the additions that follow, as in the scalar loop */
+#define CT__OPTIM_MUL_f32(a, b) _mm512_fmadd_ps((a), (b), _mm512_setzero_ps())
+#define CT__OPTIM_MUL_f64(a, b) _mm512_fmadd_pd((a), (b), _mm512_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm512_div_ps
 #define CT__OPTIM_DIV_f64 _mm512_div_pd
 /* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
@@ -33174,8 +33181,8 @@ typedef __m256d ct__optim_vf64;
 #define CT__OPTIM_ADD_f64 _mm256_add_pd
 #define CT__OPTIM_SUB_f32 _mm256_sub_ps
 #define CT__OPTIM_SUB_f64 _mm256_sub_pd
-#define CT__OPTIM_MUL_f32 _mm256_mul_ps
-#define CT__OPTIM_MUL_f64 _mm256_mul_pd
+#define CT__OPTIM_MUL_f32(a, b) _mm256_fmadd_ps((a), (b), _mm256_setzero_ps())
+#define CT__OPTIM_MUL_f64(a, b) _mm256_fmadd_pd((a), (b), _mm256_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm256_div_ps
 #define CT__OPTIM_DIV_f64 _mm256_div_pd
 #define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
@@ -33255,14 +33262,14 @@ CT__OPTIM_ADAM_VEC(double, f64)
         const T nstep = (T)c->nstep;                                                       \
         const bool use_wd = c->use_wd, amsgrad = c->amsgrad;                               \
         for (int64_t i = begin; i < end; i++) {                                            \
-            T p = P[i] * decay;                                                            \
+            T p = ct__optim_mul_##S(P[i], decay);                                          \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
-                g = g + wd * p;                                                            \
+                g = g + ct__optim_mul_##S(wd, p);                                          \
             }                                                                              \
             T m = M[i];                                                                    \
-            m = m + w1 * (g - m);                                                          \
-            T v = V[i] * b2 + c2 * g * g;                                                  \
+            m = m + ct__optim_mul_##S(w1, g - m);                                          \
+            T v = ct__optim_mul_##S(V[i], b2) + ct__optim_mul_##S(c2 * g, g);             \
             M[i] = m;                                                                      \
             V[i] = v;                                                                      \
             if (amsgrad) {                                                                 \
@@ -33271,7 +33278,7 @@ CT__OPTIM_ADAM_VEC(double, f64)
                 VM[i] = v;                                                                 \
             }                                                                              \
             T d = SQRT(v) / bc2 + eps;                                                     \
-            P[i] = p + nstep * (m / d);                                                    \
+            P[i] = p + ct__optim_mul_##S(nstep, m / d);                                    \
         }                                                                                  \
     }
 CT__OPTIM_ADAM_KERNEL(float, f32, sqrtf)
@@ -33293,9 +33300,6 @@ typedef struct ct__optim_ctx {
 } ct__optim_ctx;
 
 #define CT__OPTIM_KERNELS(T, S, F)                                                         \
-    /* x*y rounded by itself (PyTorch's mul_ stores it): no -ffp-contract fusion with a    \
-       following addition */                                                              \
-    static inline T ct__optim_mul_##S(T x, T y) { return fma##F(x, y, (T)0); }             \
     static inline T ct__optim_lerp_##S(T x, T e, T w)                                     \
     {                                                                                      \
         bool small = w < (T)0.5 && w > (T)-0.5;                                            \
