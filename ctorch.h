@@ -3651,16 +3651,72 @@ CTORCH_API ct_module *ct_kl_div_loss_new(ct_reduction reduction, bool log_target
 CTORCH_API ct_tensor *ct_loss_forward(ct_module *m, const ct_tensor *input,
                                       const ct_tensor *target);
 
+// >>part nn/clip_grad.h
+/* nn/clip_grad.h - gradient clipping and parameter/vector conversion (torch.nn.utils).
+ *
+ * Parameters come as an array of n tensors (n >= 0; NULL only when n is 0); parameters
+ * without a .grad are skipped, as in PyTorch. The clipping functions change the .grad
+ * tensors in place, without recording autograd history (PyTorch's torch.no_grad()).
+ */
+
+/* The norm of the per-tensor norms: vector_norm(stack([vector_norm(t, norm_type) for t in
+   tensors]), norm_type); norm_type may be INFINITY (the largest absolute value) or any other
+   p. Shapes: any. Dtypes: floating; the result has the dtype of the stacked norms (the
+   promotion of the tensors' dtypes). Returns: a new 0-dim tensor owned by the current scope
+   (0.0, float32, when n is 0), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE when
+   error_if_nonfinite and the norm is NaN or infinite ("The total norm of order 2.0 for
+   gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error
+   and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`").
+   Mirrors: torch.nn.utils.get_total_norm(tensors, norm_type, error_if_nonfinite). */
+CTORCH_API ct_tensor *ct_get_total_norm(const ct_tensor *const *tensors, int64_t n,
+                                        double norm_type, bool error_if_nonfinite);
+/* Scales every .grad of params in place by clamp(max_norm / (total_norm + 1e-6), max=1.0)
+   (computed as PyTorch does: reciprocal(total_norm + 1e-6) * max_norm, in total_norm's
+   dtype). total_norm: a 0-dim (or one-element) tensor, e.g. from ct_get_total_norm.
+   Returns: CT_OK or the error code. Errors: CT_ERR_NULL_ARG. Mirrors:
+   torch.nn.utils.clip_grads_with_norm_(parameters, max_norm, total_norm). */
+CTORCH_API ct_status ct_clip_grads_with_norm_(ct_tensor *const *params, int64_t n,
+                                              double max_norm, const ct_tensor *total_norm);
+/* Clips the gradients of params so that their total norm (ct_get_total_norm of the .grads)
+   is at most max_norm: the .grads are scaled in place by clamp(max_norm / (total + 1e-6),
+   max=1.0). Returns: the total norm before clipping, a new 0-dim tensor owned by the current
+   scope, or NULL. Errors: as ct_get_total_norm (nothing is changed after an error).
+   Mirrors: torch.nn.utils.clip_grad_norm_(parameters, max_norm, norm_type=2.0,
+   error_if_nonfinite=False). */
+CTORCH_API ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_norm,
+                                         double norm_type, bool error_if_nonfinite);
+/* Clamps every .grad of params in place to [-clip_value, clip_value]. Returns: CT_OK or the
+   error code. Errors: CT_ERR_NULL_ARG. Mirrors: torch.nn.utils.clip_grad_value_(parameters,
+   clip_value). */
+CTORCH_API ct_status ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value);
+/* The parameters flattened and concatenated in order. Shapes: (sum of numels). Dtypes: the
+   promotion of the parameters' (as torch.cat). Returns: a new tensor owned by the current
+   scope (differentiable, as torch.cat of views), or NULL. Errors: CT_ERR_NULL_ARG;
+   CT_ERR_VALUE for n < 1 (torch.cat of an empty list: "torch.cat(): expected a non-empty
+   list of Tensors"). Mirrors: torch.nn.utils.parameters_to_vector(parameters). */
+CTORCH_API ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n);
+/* Copies consecutive slices of vec into the parameters (in order, each reshaped to its
+   parameter), in place and without autograd history. PyTorch instead rebinds each
+   param.data to a view of vec (sharing its memory); ctorch copies the values. Shapes: vec
+   (N) with N >= the parameters' total numel. Errors: CT_ERR_NULL_ARG; CT_ERR_SHAPE when vec
+   is not 1-D ("vector_to_parameters: expected a 1-D vec, got 2 dims") or is too short
+   ("vector_to_parameters: vec has 5 elements, the parameters need 7"). Mirrors: torch.nn.utils.vector_to_parameters(vec, parameters). */
+CTORCH_API ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params,
+                                             int64_t n);
+
 // >>part optim/optim.h
-/* optim/optim.h - optimizers (torch.optim): SGD, Adam and AdamW.
+/* optim/optim.h - optimizers (torch.optim): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
+ * Adamax, NAdam and RAdam.
  *
  * An optimizer holds ordered parameter groups. Each group is a list of parameters (leaf
  * tensors that require grad, of a floating dtype, on the CPU) with its own hyperparameters;
  * the first group is built by the constructor, more come from ct_optimizer_add_param_group.
  * ct_optimizer_step updates every parameter whose .grad is set, in place, with
  * torch.optim's single-tensor math (the CPU default), and skips those whose .grad is NULL.
- * State (momentum_buffer; exp_avg, exp_avg_sq, max_exp_avg_sq and the per-parameter step)
- * is allocated on a parameter's first update and owned by the optimizer.
+ * State (PyTorch's per-parameter state tensors: momentum_buffer; exp_avg, exp_avg_sq,
+ * max_exp_avg_sq; square_avg, grad_avg; sum; acc_delta; exp_inf; with the per-parameter step
+ * and NAdam's mu_product) is allocated on a parameter's first update (Adagrad: at its first
+ * update too, filled with initial_accumulator_value) and owned by the optimizer.
  *
  * Dtypes: the update runs in the parameter's dtype (float32 math for float32 parameters,
  * hyperparameters rounded to it as PyTorch's scalar arguments are); a gradient of another
@@ -3699,6 +3755,19 @@ typedef struct ct_optimizer ct_optimizer;
  *                                                AdamW: p *= 1 - lr * wd (decoupled)
  *                amsgrad       false    false    use max(max_exp_avg_sq, exp_avg_sq)
  *                maximize      false    false    maximize the objective (g = -grad)
+ *
+ * ct_rmsprop_opts   lr 1e-2, alpha 0.99 (decay of square_avg), eps 1e-8, weight_decay 0 (L2),
+ *                   momentum 0, centered false (divide by the variance estimate
+ *                   square_avg - grad_avg^2 instead of square_avg), maximize false
+ * ct_adagrad_opts   lr 1e-2, lr_decay 0 (clr = lr / (1 + (t-1)*lr_decay)), weight_decay 0,
+ *                   initial_accumulator_value 0 (the start of `sum`), eps 1e-10, maximize false
+ * ct_adadelta_opts  lr 1.0, rho 0.9 (decay of square_avg and acc_delta), eps 1e-6,
+ *                   weight_decay 0, maximize false
+ * ct_adamax_opts    lr 2e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0, maximize false
+ * ct_nadam_opts     lr 2e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0, momentum_decay 4e-3,
+ *                   decoupled_weight_decay false (true: p *= 1 - lr*wd as AdamW), maximize false
+ * ct_radam_opts     lr 1e-3, betas (0.9, 0.999), eps 1e-8, weight_decay 0,
+ *                   decoupled_weight_decay false, maximize false
  */
 typedef struct ct_sgd_opts {
     double lr;
@@ -3718,12 +3787,78 @@ typedef struct ct_adam_opts {
     bool maximize;
 } ct_adam_opts;
 
+typedef struct ct_rmsprop_opts {
+    double lr;
+    double alpha;
+    double eps;
+    double weight_decay;
+    double momentum;
+    bool centered;
+    bool maximize;
+} ct_rmsprop_opts;
+
+typedef struct ct_adagrad_opts {
+    double lr;
+    double lr_decay;
+    double weight_decay;
+    double initial_accumulator_value;
+    double eps;
+    bool maximize;
+} ct_adagrad_opts;
+
+typedef struct ct_adadelta_opts {
+    double lr;
+    double rho;
+    double eps;
+    double weight_decay;
+    bool maximize;
+} ct_adadelta_opts;
+
+typedef struct ct_adamax_opts {
+    double lr;
+    double betas[2];
+    double eps;
+    double weight_decay;
+    bool maximize;
+} ct_adamax_opts;
+
+typedef struct ct_nadam_opts {
+    double lr;
+    double betas[2];
+    double eps;
+    double weight_decay;
+    double momentum_decay;
+    bool decoupled_weight_decay;
+    bool maximize;
+} ct_nadam_opts;
+
+typedef struct ct_radam_opts {
+    double lr;
+    double betas[2];
+    double eps;
+    double weight_decay;
+    bool decoupled_weight_decay;
+    bool maximize;
+} ct_radam_opts;
+
 /* PyTorch's SGD defaults (table above). Mirrors: torch.optim.SGD(params).defaults. */
 CTORCH_API ct_sgd_opts ct_sgd_defaults(void);
 /* PyTorch's Adam defaults (weight_decay 0). Mirrors: torch.optim.Adam(params).defaults. */
 CTORCH_API ct_adam_opts ct_adam_defaults(void);
 /* PyTorch's AdamW defaults (weight_decay 1e-2). Mirrors: torch.optim.AdamW(params).defaults. */
 CTORCH_API ct_adam_opts ct_adamw_defaults(void);
+/* PyTorch's RMSprop defaults (table above). Mirrors: torch.optim.RMSprop(params).defaults. */
+CTORCH_API ct_rmsprop_opts ct_rmsprop_defaults(void);
+/* PyTorch's Adagrad defaults (table above). Mirrors: torch.optim.Adagrad(params).defaults. */
+CTORCH_API ct_adagrad_opts ct_adagrad_defaults(void);
+/* PyTorch's Adadelta defaults (table above). Mirrors: torch.optim.Adadelta(params).defaults. */
+CTORCH_API ct_adadelta_opts ct_adadelta_defaults(void);
+/* PyTorch's Adamax defaults (table above). Mirrors: torch.optim.Adamax(params).defaults. */
+CTORCH_API ct_adamax_opts ct_adamax_defaults(void);
+/* PyTorch's NAdam defaults (table above). Mirrors: torch.optim.NAdam(params).defaults. */
+CTORCH_API ct_nadam_opts ct_nadam_defaults(void);
+/* PyTorch's RAdam defaults (table above). Mirrors: torch.optim.RAdam(params).defaults. */
+CTORCH_API ct_radam_opts ct_radam_defaults(void);
 
 /* ---- constructors -----------------------------------------------------------------------
  * params: n (>= 1) distinct leaf tensors that require grad, floating point, CPU; the
@@ -3761,6 +3896,51 @@ CTORCH_API ct_optimizer *ct_adam_new(ct_tensor *const *params, int64_t n,
 CTORCH_API ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n,
                                       const ct_adam_opts *opts);
 
+/* RMSprop: g = grad (negated when maximize) + wd*p; square_avg = alpha*square_avg +
+   (1-alpha)*g*g; centered: grad_avg = lerp(grad_avg, g, 1-alpha), avg = sqrt(square_avg -
+   grad_avg^2) + eps, else avg = sqrt(square_avg) + eps; momentum > 0: buf = momentum*buf +
+   g/avg, p -= lr*buf; else p -= lr*g/avg. Errors: "Invalid learning rate: ...", "Invalid
+   epsilon value: ...", "Invalid momentum value: ...", "Invalid weight_decay value: ...",
+   "Invalid alpha value: ..." (each for values < 0 and NaN).
+   Mirrors: torch.optim.RMSprop(params, **opts). */
+CTORCH_API ct_optimizer *ct_rmsprop_new(ct_tensor *const *params, int64_t n,
+                                        const ct_rmsprop_opts *opts);
+/* Adagrad: t += 1; g = grad (negated when maximize) + wd*p; sum += g*g; p -= clr * g /
+   (sqrt(sum) + eps) with clr = lr / (1 + (t-1)*lr_decay). `sum` starts at the constructor's
+   initial_accumulator_value (PyTorch's self.defaults, also for added groups). Errors:
+   "Invalid learning rate: ...", "Invalid lr_decay value: ...", "Invalid weight_decay value:
+   ...", "Invalid initial_accumulator_value value: ...", "Invalid epsilon value: ..." (values
+   < 0 and NaN). Mirrors: torch.optim.Adagrad(params, **opts). */
+CTORCH_API ct_optimizer *ct_adagrad_new(ct_tensor *const *params, int64_t n,
+                                        const ct_adagrad_opts *opts);
+/* Adadelta: g = grad (negated when maximize) + wd*p; square_avg = rho*square_avg +
+   (1-rho)*g*g; delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * g; acc_delta =
+   rho*acc_delta + (1-rho)*delta^2; p -= lr*delta. Errors: "Invalid learning rate: ...",
+   "Invalid rho value: ..." (outside [0, 1]), "Invalid epsilon value: ...", "Invalid
+   weight_decay value: ...". Mirrors: torch.optim.Adadelta(params, **opts). */
+CTORCH_API ct_optimizer *ct_adadelta_new(ct_tensor *const *params, int64_t n,
+                                         const ct_adadelta_opts *opts);
+/* Adamax (Adam with the infinity norm): t += 1; g = grad (negated when maximize) + wd*p;
+   exp_avg = lerp(exp_avg, g, 1-b1); exp_inf = maximum(b2*exp_inf, |g| + eps); p -= lr/(1-b1^t)
+   * exp_avg / exp_inf. Errors: as ct_adam_new. Mirrors: torch.optim.Adamax(params, **opts). */
+CTORCH_API ct_optimizer *ct_adamax_new(ct_tensor *const *params, int64_t n,
+                                       const ct_adamax_opts *opts);
+/* NAdam (Adam with Nesterov momentum): t += 1; weight decay coupled (g += wd*p) or decoupled
+   (p *= 1 - lr*wd); mu_t = b1*(1 - 0.5*0.96^(t*momentum_decay)); mu_product *= mu_t (a float32
+   scalar, as PyTorch's state tensor); exp_avg, exp_avg_sq as Adam; denom = sqrt(exp_avg_sq /
+   (1-b2^t)) + eps; p -= lr*(1-mu_t)/(1-mu_product) * g/denom + lr*mu_{t+1}/(1-mu_product*
+   mu_{t+1}) * exp_avg/denom. Errors: as ct_adam_new, and "Invalid momentum_decay value: ...".
+   Mirrors: torch.optim.NAdam(params, **opts). */
+CTORCH_API ct_optimizer *ct_nadam_new(ct_tensor *const *params, int64_t n,
+                                      const ct_nadam_opts *opts);
+/* RAdam (rectified Adam): t += 1; weight decay coupled or decoupled as NAdam; exp_avg,
+   exp_avg_sq as Adam; rho_inf = 2/(1-b2) - 1, rho_t = rho_inf - 2t*b2^t/(1-b2^t); when rho_t
+   > 5: p -= exp_avg/(1-b1^t) * lr * sqrt(1-b2^t)/(sqrt(exp_avg_sq) + eps) * rect(rho_t), else
+   p -= exp_avg/(1-b1^t) * lr. Errors: as ct_adam_new. Mirrors: torch.optim.RAdam(params,
+   **opts). */
+CTORCH_API ct_optimizer *ct_radam_new(ct_tensor *const *params, int64_t n,
+                                      const ct_radam_opts *opts);
+
 /* ---- use -------------------------------------------------------------------------------- */
 /* Frees the optimizer and its state and releases its references to the parameters.
    Invalidates: parameters no one else holds (their pointers from ct_optimizer_params).
@@ -3778,7 +3958,8 @@ CTORCH_API ct_status ct_optimizer_step(ct_optimizer *opt);
    pointer taken with ct_grad. Mirrors: Optimizer.zero_grad(set_to_none). */
 CTORCH_API void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none);
 /* Adds a parameter group with its own hyperparameters. opts points to the optimizer's own
-   options type (ct_sgd_opts for SGD; ct_adam_opts for Adam and AdamW), or is NULL for the
+   options type (ct_sgd_opts for SGD; ct_adam_opts for Adam and AdamW; ct_<name>_opts for the
+   others, e.g. ct_rmsprop_opts for RMSprop), or is NULL for the
    options the optimizer was constructed with. Errors: as the constructor; CT_ERR_VALUE
    "some parameters appear in more than one parameter group". Mirrors:
    Optimizer.add_param_group({'params': params, **opts}). */
@@ -3798,11 +3979,220 @@ CTORCH_API double ct_optimizer_get_lr(const ct_optimizer *opt, int64_t group);
    applies from the next step. Errors: CT_ERR_INDEX for a bad group; CT_ERR_VALUE
    "Invalid learning rate: ..." for lr < 0 or NaN. Mirrors: param_group['lr'] = lr. */
 CTORCH_API ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr);
+/* A group's momentum (SGD, RMSprop) or betas[0] (Adam, AdamW, Adamax, NAdam, RAdam), which
+   OneCycleLR and CyclicLR cycle. Errors (NAN): CT_ERR_INDEX for a bad group; CT_ERR_VALUE
+   for Adagrad and Adadelta ("Adagrad has neither momentum nor betas"). Mirrors:
+   param_group['momentum'] or param_group['betas'][0]. */
+CTORCH_API double ct_optimizer_get_momentum(const ct_optimizer *opt, int64_t group);
 /* Number of successful ct_optimizer_step calls; 0 for NULL. (Each parameter also counts
    its own updates, as state['step'] does, for Adam's bias correction.) */
 CTORCH_API int64_t ct_optimizer_step_count(const ct_optimizer *opt);
-/* The optimizer's PyTorch class name: "SGD", "Adam" or "AdamW". Mirrors: type(opt).__name__. */
+/* The optimizer's PyTorch class name: "SGD", "Adam", "AdamW", "RMSprop", "Adagrad",
+   "Adadelta", "Adamax", "NAdam" or "RAdam". Mirrors: type(opt).__name__. */
 CTORCH_API const char *ct_optimizer_name(const ct_optimizer *opt);
+
+// >>part optim/lr_scheduler.h
+/* optim/lr_scheduler.h - learning rate schedulers (torch.optim.lr_scheduler).
+ *
+ * A scheduler adjusts the lr of every parameter group of one optimizer. It borrows the
+ * optimizer (which must outlive it) and, as PyTorch's, works in its recursive ("chainable")
+ * form: each step derives a group's new lr from its current one, so schedulers compose
+ * (ChainedScheduler, or two schedulers stepped in turn). Construction performs PyTorch's
+ * initial step (last_epoch -1 -> 0): it records each group's initial_lr (only where unset,
+ * as param_group.setdefault('initial_lr', lr)) as the scheduler's base lr and sets epoch 0's
+ * lr. Call ct_lr_scheduler_step after ct_optimizer_step, once per epoch (or per batch for
+ * OneCycleLR and CyclicLR). All arithmetic is in double, operation for operation as PyTorch's
+ * Python (so lrs equal PyTorch's bit for bit), with no fused multiply-adds.
+ * Errors: CT_ERR_NULL_ARG for a NULL optimizer or scheduler; CT_ERR_VALUE with PyTorch's
+ * wording for invalid arguments; CT_ERR_VALUE when the optimizer's number of param groups
+ * changed since construction ("the optimizer has 3 param groups, the scheduler was built
+ * for 2"). Thread safety: as the optimizer's.
+ */
+typedef struct ct_lr_scheduler ct_lr_scheduler;
+
+/* A user function of the epoch (LambdaLR: the factor of base_lr; MultiplicativeLR: the
+   factor of the current lr) for param group `group`. */
+typedef double (*ct_lr_lambda_fn)(int64_t epoch, int64_t group, void *user);
+
+/* ---- options ---------------------------------------------------------------------------
+ * ct_one_cycle_lr_opts  field             default  meaning
+ *                       total_steps       0        steps in the cycle (0: epochs *
+ *                                                  steps_per_epoch)
+ *                       epochs            0        used when total_steps is 0
+ *                       steps_per_epoch   0        used when total_steps is 0
+ *                       pct_start         0.3      fraction of the cycle spent increasing lr
+ *                       anneal_strategy   "cos"    "cos" or "linear"
+ *                       cycle_momentum    true     cycle momentum (betas[0]) inversely to lr
+ *                       base_momentum     0.85     lowest momentum
+ *                       max_momentum      0.95     highest momentum
+ *                       div_factor        25       initial_lr = max_lr / div_factor
+ *                       final_div_factor  1e4      min_lr = initial_lr / final_div_factor
+ *                       three_phase       false    a third phase annealing to min_lr
+ * ct_cyclic_lr_opts     step_size_up 2000, step_size_down 0 (0: step_size_up), mode
+ *                       "triangular" ("triangular2", "exp_range"), gamma 1.0 (exp_range),
+ *                       scale_fn NULL (a custom scale function of the cycle or iteration,
+ *                       with scale_user; replaces mode), scale_mode "cycle" ("iterations";
+ *                       only with scale_fn), cycle_momentum true, base_momentum 0.8,
+ *                       max_momentum 0.9
+ * ct_reduce_lr_on_plateau_opts  mode "min" ("max"), factor 0.1, patience 10, threshold 1e-4,
+ *                       threshold_mode "rel" ("abs"), cooldown 0, min_lr 0, eps 1e-8
+ */
+typedef struct ct_one_cycle_lr_opts {
+    int64_t total_steps;
+    int64_t epochs;
+    int64_t steps_per_epoch;
+    double pct_start;
+    const char *anneal_strategy;
+    bool cycle_momentum;
+    double base_momentum;
+    double max_momentum;
+    double div_factor;
+    double final_div_factor;
+    bool three_phase;
+} ct_one_cycle_lr_opts;
+
+typedef struct ct_cyclic_lr_opts {
+    int64_t step_size_up;
+    int64_t step_size_down;
+    const char *mode;
+    double gamma;
+    double (*scale_fn)(double x, void *user);
+    void *scale_user;
+    const char *scale_mode;
+    bool cycle_momentum;
+    double base_momentum;
+    double max_momentum;
+} ct_cyclic_lr_opts;
+
+typedef struct ct_reduce_lr_on_plateau_opts {
+    const char *mode;
+    double factor;
+    int64_t patience;
+    double threshold;
+    const char *threshold_mode;
+    int64_t cooldown;
+    double min_lr;
+    double eps;
+} ct_reduce_lr_on_plateau_opts;
+
+/* PyTorch's defaults (tables above). Mirrors: the keyword defaults of
+   torch.optim.lr_scheduler.OneCycleLR / CyclicLR / ReduceLROnPlateau. */
+CTORCH_API ct_one_cycle_lr_opts ct_one_cycle_lr_defaults(void);
+CTORCH_API ct_cyclic_lr_opts ct_cyclic_lr_defaults(void);
+CTORCH_API ct_reduce_lr_on_plateau_opts ct_reduce_lr_on_plateau_defaults(void);
+
+/* ---- constructors -----------------------------------------------------------------------
+ * Each returns a new scheduler owned by the caller (ct_lr_scheduler_free) that borrows opt,
+ * or NULL. Every one has already made PyTorch's initial step (the optimizer's lrs are those
+ * of epoch 0). */
+
+/* lr *= gamma every step_size epochs. Errors: step_size < 1 ("step_size must be a positive
+   integer, got 0"). Mirrors: lr_scheduler.StepLR(opt, step_size, gamma=0.1). */
+CTORCH_API ct_lr_scheduler *ct_step_lr_new(ct_optimizer *opt, int64_t step_size, double gamma);
+/* lr *= gamma^k at an epoch listed k times in milestones (n of them; NULL when n is 0).
+   Mirrors: lr_scheduler.MultiStepLR(opt, milestones, gamma=0.1). */
+CTORCH_API ct_lr_scheduler *ct_multi_step_lr_new(ct_optimizer *opt, const int64_t *milestones,
+                                                 int64_t n, double gamma);
+/* lr *= gamma every epoch. Mirrors: lr_scheduler.ExponentialLR(opt, gamma). */
+CTORCH_API ct_lr_scheduler *ct_exponential_lr_new(ct_optimizer *opt, double gamma);
+/* Cosine annealing from base_lr to eta_min over T_max epochs (and back up, periodically),
+   in PyTorch's recursive form: lr_t = (1 + cos(pi t/T)) / (1 + cos(pi (t-1)/T)) *
+   (lr_{t-1} - eta_min) + eta_min. Errors: T_max < 1 ("T_max must be a positive integer, got
+   0"). Mirrors: lr_scheduler.CosineAnnealingLR(opt, T_max, eta_min=0.0). */
+CTORCH_API ct_lr_scheduler *ct_cosine_annealing_lr_new(ct_optimizer *opt, int64_t T_max,
+                                                       double eta_min);
+/* Cosine annealing with warm restarts: T_cur counts epochs since the last restart, which
+   comes after T_i epochs (T_i = T_0, then T_i *= T_mult). Errors: "Expected positive integer
+   T_0, but got 0", "Expected integer T_mult >= 1, but got 0". Mirrors:
+   lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0, T_mult=1, eta_min=0.0). */
+CTORCH_API ct_lr_scheduler *ct_cosine_annealing_warm_restarts_new(ct_optimizer *opt,
+                                                                  int64_t T_0, int64_t T_mult,
+                                                                  double eta_min);
+/* The factor of lr moves linearly from start_factor to end_factor over total_iters epochs
+   (defaults 1/3, 1.0, 5). Errors: "Starting multiplicative factor expected to be greater
+   than 0 and less or equal to 1.", "Ending multiplicative factor expected to be between 0
+   and 1.". Mirrors: lr_scheduler.LinearLR(opt, start_factor, end_factor, total_iters). */
+CTORCH_API ct_lr_scheduler *ct_linear_lr_new(ct_optimizer *opt, double start_factor,
+                                             double end_factor, int64_t total_iters);
+/* lr is multiplied by factor until epoch total_iters (defaults 1/3, 5). Errors: "Constant
+   multiplicative factor expected to be between 0 and 1.". Mirrors:
+   lr_scheduler.ConstantLR(opt, factor, total_iters). */
+CTORCH_API ct_lr_scheduler *ct_constant_lr_new(ct_optimizer *opt, double factor,
+                                               int64_t total_iters);
+/* Polynomial decay to 0 over total_iters epochs (defaults 5, 1.0). Mirrors:
+   lr_scheduler.PolynomialLR(opt, total_iters, power). */
+CTORCH_API ct_lr_scheduler *ct_polynomial_lr_new(ct_optimizer *opt, int64_t total_iters,
+                                                 double power);
+/* lr = base_lr * fn(epoch, group, user). Mirrors: lr_scheduler.LambdaLR(opt, lr_lambda)
+   (a list of lambdas: switch on group). Errors: CT_ERR_NULL_ARG for a NULL fn. */
+CTORCH_API ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user);
+/* lr *= fn(epoch, group, user) every epoch after the first. Mirrors:
+   lr_scheduler.MultiplicativeLR(opt, lr_lambda). Errors: CT_ERR_NULL_ARG for a NULL fn. */
+CTORCH_API ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn,
+                                                     void *user);
+/* The 1cycle policy: lr rises from max_lr/div_factor to max_lr over pct_start of the cycle,
+   then anneals to min_lr (cos or linear), stepping once per batch; with cycle_momentum the
+   momentum (SGD, RMSprop) or betas[0] (the Adam family) moves inversely between
+   max_momentum and base_momentum. Errors: "You must define either total_steps OR (epochs
+   AND steps_per_epoch)", "Expected positive integer total_steps, but got -1", "Expected
+   float between 0 and 1 pct_start, but got 1.5", "anneal_strategy must be one of 'cos' or
+   'linear', instead got x", "optimizer must support momentum or beta1 with `cycle_momentum`
+   option enabled"; a step past the cycle: "Tried to step 101 times. The specified number
+   of total steps is 100". Mirrors: lr_scheduler.OneCycleLR(opt, max_lr, **opts). */
+CTORCH_API ct_lr_scheduler *ct_one_cycle_lr_new(ct_optimizer *opt, double max_lr,
+                                                const ct_one_cycle_lr_opts *opts);
+/* Cyclical lr between base_lr and max_lr (sets the groups' lr to base_lr), with momentum
+   cycled inversely as OneCycleLR. Errors: "mode is invalid and scale_fn is None", "optimizer
+   must support momentum or beta1 with `cycle_momentum` option enabled". Mirrors:
+   lr_scheduler.CyclicLR(opt, base_lr, max_lr, **opts). */
+CTORCH_API ct_lr_scheduler *ct_cyclic_lr_new(ct_optimizer *opt, double base_lr, double max_lr,
+                                             const ct_cyclic_lr_opts *opts);
+/* Reduces lr by factor when a metric has stopped improving for patience epochs; step it
+   with ct_reduce_lr_on_plateau_step (ct_lr_scheduler_step is an error for it). Errors:
+   "Factor should be < 1.0.", "mode x is unknown!", "threshold mode x is unknown!".
+   Mirrors: lr_scheduler.ReduceLROnPlateau(opt, **opts). */
+CTORCH_API ct_lr_scheduler *ct_reduce_lr_on_plateau_new(ct_optimizer *opt,
+                                                        const ct_reduce_lr_on_plateau_opts *opts);
+/* Runs schedulers[i] (n of them, borrowed: free them after this one) from milestones[i-1]
+   (n - 1 increasing epochs) on; at a milestone the next one restarts at its epoch 0.
+   Construction resets the groups' lr to initial_lr and redoes the first scheduler's initial
+   step. Errors: "SequentialLR expects at least one scheduler, but got no scheduler.",
+   "Sequential Schedulers expects number of schedulers provided to be one more than the
+   number of milestone points, but got number of schedulers 2 and the number of milestones
+   to be equal to 2", a scheduler of another optimizer ("SequentialLR expects all schedulers
+   to belong to the same optimizer"), a ReduceLROnPlateau ("SequentialLR does not support
+   `ReduceLROnPlateau` scheduler"). Mirrors: lr_scheduler.SequentialLR(opt, schedulers,
+   milestones). */
+CTORCH_API ct_lr_scheduler *ct_sequential_lr_new(ct_optimizer *opt,
+                                                 ct_lr_scheduler *const *schedulers, int64_t n,
+                                                 const int64_t *milestones, int64_t n_milestones);
+/* Steps every one of schedulers (n >= 1, borrowed, of one optimizer) in turn. Errors as
+   SequentialLR's ("ChainedScheduler expects at least one scheduler to be chained, but got no
+   scheduler."). Mirrors: lr_scheduler.ChainedScheduler(schedulers). */
+CTORCH_API ct_lr_scheduler *ct_chained_scheduler_new(ct_lr_scheduler *const *schedulers,
+                                                     int64_t n);
+
+/* ---- use -------------------------------------------------------------------------------- */
+/* One epoch (or batch) step: updates the lr of every group (and momentum where cycled).
+   Returns: CT_OK or the error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for a
+   ReduceLROnPlateau ("ReduceLROnPlateau.step() needs the metric: use
+   ct_reduce_lr_on_plateau_step"), OneCycleLR past its cycle, a changed number of groups.
+   Mirrors: LRScheduler.step(). */
+CTORCH_API ct_status ct_lr_scheduler_step(ct_lr_scheduler *s);
+/* ReduceLROnPlateau's step with this epoch's metric. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE
+   for another scheduler. Mirrors: ReduceLROnPlateau.step(metrics). */
+CTORCH_API ct_status ct_reduce_lr_on_plateau_step(ct_lr_scheduler *s, double metric);
+/* The lrs the last step (or construction) set, one per group: writes up to cap of them into
+   lrs (may be NULL) and returns the number of groups; -1 on a NULL scheduler.
+   Mirrors: LRScheduler.get_last_lr(). */
+CTORCH_API int64_t ct_lr_scheduler_get_last_lr(const ct_lr_scheduler *s, double *lrs,
+                                                int64_t cap);
+/* The epoch counter (0 after construction, +1 per step); -1 for NULL.
+   Mirrors: LRScheduler.last_epoch. */
+CTORCH_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
+/* Frees the scheduler (not its optimizer nor the schedulers it sequences). NULL is a no-op.
+   Mirrors: del scheduler. */
+CTORCH_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
 
 // >>part data/npy.h
 /* data/npy.h - NumPy's .npy format: one array per file (numpy.load / numpy.save).
@@ -37946,23 +38336,49 @@ ct_module *ct_pixel_shuffle_new(int64_t upscale_factor)
     return ct__pad_module_new("PixelShuffle", ct__pixel_shuffle_forward, &p);
 }
 
+// >>part optim/optim_internal.h
+/* optim/optim_internal.h - private access to an optimizer's parameter groups for the LR
+ * schedulers (optim/lr_scheduler.c): PyTorch's schedulers read and write param_group keys
+ * that ctorch keeps private ('initial_lr', 'momentum', 'betas'). */
+
+/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan", "inf") into buf
+   (n bytes); returns buf. For PyTorch's error messages. */
+CT__INTERNAL const char *ct__optim_repr(double v, char *buf, size_t n);
+/* param_group.setdefault('initial_lr', param_group['lr']): returns the group's initial_lr,
+   setting it to the current lr first when unset. group must be valid. */
+CT__INTERNAL double ct__optim_initial_lr(ct_optimizer *opt, int64_t group);
+/* param_group['lr'] = lr as schedulers write it: unchecked (a schedule may go negative, as
+   OneCycleLR's linear three-phase one does at its end); group must be valid. */
+CT__INTERNAL void ct__optim_put_lr(ct_optimizer *opt, int64_t group, double lr);
+/* param_group['initial_lr'] = lr (OneCycleLR); group must be valid. */
+CT__INTERNAL void ct__optim_set_initial_lr(ct_optimizer *opt, int64_t group, double lr);
+/* How the optimizer exposes a momentum: 1 'momentum' (SGD, RMSprop), 2 'betas' (the Adam
+   family: betas[0]), 0 none (Adagrad, Adadelta). */
+CT__INTERNAL int ct__optim_momentum_kind(const ct_optimizer *opt);
+/* Sets the group's momentum or betas[0]; group must be valid. */
+CT__INTERNAL void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum);
+
 // >>part optim/optim.c
-/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update
- * one call of the in-place op PyTorch's fused optimizers call (aten::_fused_sgd_,
- * aten::_fused_adam_, aten::_fused_adamw_) through the one entry.
+/* optim/optim.c - the optimizers as fused per-parameter loops, each parameter's update one
+ * call of a fused in-place op through the one entry: PyTorch's own where it has one
+ * (aten::_fused_sgd_, aten::_fused_adam_, aten::_fused_adamw_, aten::_fused_adagrad_), else
+ * ctorch's (ctorch::_fused_rmsprop_, _fused_adadelta_, _fused_adamax_, _fused_nadam_,
+ * _fused_radam_), which do in one pass what torch.optim's foreach path does in several.
  *
  * Legend: n = numel of one parameter; P (n) the parameter's data, G (n) its gradient, both
- * contiguous in the parameter's dtype (a copy is made otherwise); SGD state B (n) =
- * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq
- * (state tensors owned by the optimizer).
+ * contiguous in the parameter's dtype (a copy is made otherwise); S0..S2 (n) its state
+ * tensors, named per optimizer in ct__optim_kinds (SGD: B = momentum_buffer; Adam: M =
+ * exp_avg, V = exp_avg_sq, VM = max_exp_avg_sq), owned by the optimizer.
  * Each step reads every array once and writes P and the state once, with no temporary
  * tensors; elements are independent, so a large parameter is split across the intra-op
  * threads in contiguous chunks (ct__parallel_for).
  * The arithmetic follows torch.optim's single-tensor path op by op (same operand order,
- * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are),
- * without fused multiply-adds. Adam has an AVX-512 / AVX2 path doing the same IEEE
- * operations lane by lane (sqrt and division are correctly rounded), so it matches the
- * scalar path bit for bit and results do not depend on the thread count.
+ * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are).
+ * SGD, Adam and AdamW use no fused multiply-adds; the later optimizers write the ones
+ * PyTorch's vectorized CPU kernels make (add with alpha, addcmul, lerp) as explicit fma, so
+ * they match PyTorch's AVX2/AVX-512 builds bit for bit. Adam has an AVX-512 / AVX2 path
+ * doing the same IEEE operations lane by lane (sqrt and division are correctly rounded), so
+ * it matches the scalar path bit for bit and results do not depend on the thread count.
  */
 
 CT__VECTORIZE_BEGIN
@@ -37972,21 +38388,56 @@ CT__VECTORIZE_BEGIN
 #include <immintrin.h>
 #endif
 
-enum { CT__OPTIM_SGD = 1, CT__OPTIM_ADAM = 2, CT__OPTIM_ADAMW = 3 };
+enum {
+    CT__OPTIM_SGD = 1,
+    CT__OPTIM_ADAM,
+    CT__OPTIM_ADAMW,
+    CT__OPTIM_RMSPROP,
+    CT__OPTIM_ADAGRAD,
+    CT__OPTIM_ADADELTA,
+    CT__OPTIM_ADAMAX,
+    CT__OPTIM_NADAM,
+    CT__OPTIM_RADAM
+};
 
-/* The hyperparameters of one parameter group (the union of SGD's and Adam's). */
+/* Per kind: PyTorch's class name and the names of its per-parameter state tensors (state
+   slots 0..2, NULL past the last), as torch.optim's state_dict keys them; besides them every
+   parameter has its "step" (ct__optim_param.step) and NAdam its "mu_product". */
+typedef struct ct__optim_kind {
+    const char *name;
+    const char *state[3];
+} ct__optim_kind;
+
+static const ct__optim_kind ct__optim_kinds[] = {
+    {"", {NULL, NULL, NULL}},
+    {"SGD", {"momentum_buffer", NULL, NULL}},
+    {"Adam", {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}},
+    {"AdamW", {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}},
+    {"RMSprop", {"square_avg", "momentum_buffer", "grad_avg"}},
+    {"Adagrad", {"sum", NULL, NULL}},
+    {"Adadelta", {"square_avg", "acc_delta", NULL}},
+    {"Adamax", {"exp_avg", "exp_inf", NULL}},
+    {"NAdam", {"exp_avg", "exp_avg_sq", NULL}},
+    {"RAdam", {"exp_avg", "exp_avg_sq", NULL}},
+};
+
+/* The hyperparameters of one parameter group (the union of every optimizer's; PyTorch's
+   param_group keys: beta1/beta2 are betas, alpha RMSprop's, rho Adadelta's). initial_lr is
+   NAN until an LR scheduler sets it (param_group.setdefault('initial_lr', lr)). */
 typedef struct ct__optim_group {
     double lr, momentum, dampening, weight_decay, beta1, beta2, eps;
-    bool nesterov, amsgrad, maximize;
+    double alpha, rho, lr_decay, initial_accumulator_value, momentum_decay, initial_lr;
+    bool nesterov, amsgrad, maximize, centered, decoupled;
     int64_t first, count; /* its parameters: params[first, first + count) */
 } ct__optim_group;
 
 typedef struct ct__optim_param {
     ct_tensor *p;     /* retained */
-    int64_t step;     /* updates so far (Adam's state['step']) */
-    bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
-    ct_tensor *state[3]; /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq
-                            (contiguous, the parameter's shape and dtype; NULL when unused) */
+    int64_t step;     /* updates so far (state['step']) */
+    double mu_product; /* NAdam's state['mu_product'], a float32 scalar as PyTorch's */
+    bool has_state;   /* updated once (SGD: the momentum buffer holds a value) */
+    ct_tensor *state[3]; /* slots named in ct__optim_kinds (contiguous, the parameter's shape
+                            and dtype; NULL when unused) */
 } ct__optim_param;
 
 struct ct_optimizer {
@@ -38034,8 +38485,7 @@ ct_adam_opts ct_adamw_defaults(void)
     return o;
 }
 
-/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan") into buf. */
-static const char *ct__optim_repr(double v, char *buf, size_t n)
+const char *ct__optim_repr(double v, char *buf, size_t n)
 {
     if (isnan(v)) {
         snprintf(buf, n, "nan");
@@ -38172,6 +38622,218 @@ static bool ct__optim_adam_group(const char *op, const ct_adam_opts *o, ct__opti
     return true;
 }
 
+ct_rmsprop_opts ct_rmsprop_defaults(void)
+{
+    ct_rmsprop_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-2;
+    o.alpha = 0.99;
+    o.eps = 1e-8;
+    return o;
+}
+
+ct_adagrad_opts ct_adagrad_defaults(void)
+{
+    ct_adagrad_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-2;
+    o.eps = 1e-10;
+    return o;
+}
+
+ct_adadelta_opts ct_adadelta_defaults(void)
+{
+    ct_adadelta_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1.0;
+    o.rho = 0.9;
+    o.eps = 1e-6;
+    return o;
+}
+
+ct_adamax_opts ct_adamax_defaults(void)
+{
+    ct_adamax_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 2e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    return o;
+}
+
+ct_nadam_opts ct_nadam_defaults(void)
+{
+    ct_nadam_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 2e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    o.momentum_decay = 4e-3;
+    return o;
+}
+
+ct_radam_opts ct_radam_defaults(void)
+{
+    ct_radam_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    return o;
+}
+
+/* PyTorch's `if not 0.0 <= v: raise ValueError(f"{what}: {v}")` (NaN fails too). */
+static bool ct__optim_nonneg(const char *op, const char *what, double v)
+{
+    return 0.0 <= v || ct__optim_bad(op, what, v);
+}
+
+/* The checks of lr, eps, betas and weight_decay shared by the Adam family, in PyTorch's
+   order; fills g's common fields. */
+static bool ct__optim_betas_group(const char *op, double lr, const double *betas, double eps,
+                                  double wd, bool maximize, ct__optim_group *g)
+{
+    ct_adam_opts o = ct_adam_defaults();
+    o.lr = lr;
+    o.betas[0] = betas[0];
+    o.betas[1] = betas[1];
+    o.eps = eps;
+    o.weight_decay = wd;
+    o.maximize = maximize;
+    return ct__optim_adam_group(op, &o, g);
+}
+
+static bool ct__optim_rmsprop_group(const char *op, const ct_rmsprop_opts *o,
+                                    ct__optim_group *g)
+{
+    if (!ct__optim_nonneg(op, "Invalid learning rate", o->lr) ||
+        !ct__optim_nonneg(op, "Invalid epsilon value", o->eps) ||
+        !ct__optim_nonneg(op, "Invalid momentum value", o->momentum) ||
+        !ct__optim_nonneg(op, "Invalid weight_decay value", o->weight_decay) ||
+        !ct__optim_nonneg(op, "Invalid alpha value", o->alpha)) {
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->alpha = o->alpha;
+    g->eps = o->eps;
+    g->weight_decay = o->weight_decay;
+    g->momentum = o->momentum;
+    g->centered = o->centered;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_adagrad_group(const char *op, const ct_adagrad_opts *o,
+                                    ct__optim_group *g)
+{
+    if (!ct__optim_nonneg(op, "Invalid learning rate", o->lr) ||
+        !ct__optim_nonneg(op, "Invalid lr_decay value", o->lr_decay) ||
+        !ct__optim_nonneg(op, "Invalid weight_decay value", o->weight_decay) ||
+        !ct__optim_nonneg(op, "Invalid initial_accumulator_value value",
+                          o->initial_accumulator_value) ||
+        !ct__optim_nonneg(op, "Invalid epsilon value", o->eps)) {
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->lr_decay = o->lr_decay;
+    g->weight_decay = o->weight_decay;
+    g->initial_accumulator_value = o->initial_accumulator_value;
+    g->eps = o->eps;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_adadelta_group(const char *op, const ct_adadelta_opts *o,
+                                     ct__optim_group *g)
+{
+    if (!ct__optim_nonneg(op, "Invalid learning rate", o->lr)) {
+        return false;
+    }
+    if (!(0.0 <= o->rho && o->rho <= 1.0)) {
+        return ct__optim_bad(op, "Invalid rho value", o->rho);
+    }
+    if (!ct__optim_nonneg(op, "Invalid epsilon value", o->eps) ||
+        !ct__optim_nonneg(op, "Invalid weight_decay value", o->weight_decay)) {
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->rho = o->rho;
+    g->eps = o->eps;
+    g->weight_decay = o->weight_decay;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_nadam_group(const char *op, const ct_nadam_opts *o, ct__optim_group *g)
+{
+    if (!ct__optim_betas_group(op, o->lr, o->betas, o->eps, o->weight_decay, o->maximize, g) ||
+        !ct__optim_nonneg(op, "Invalid momentum_decay value", o->momentum_decay)) {
+        return false;
+    }
+    g->momentum_decay = o->momentum_decay;
+    g->decoupled = o->decoupled_weight_decay;
+    return true;
+}
+
+/* The group of an optimizer of `kind` from its options type (NULL: its defaults). */
+static bool ct__optim_group_from(const char *op, int kind, const void *opts, ct__optim_group *g)
+{
+    bool ok = false;
+    switch (kind) {
+    case CT__OPTIM_SGD: {
+        ct_sgd_opts o = opts ? *(const ct_sgd_opts *)opts : ct_sgd_defaults();
+        ok = ct__optim_sgd_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADAM:
+    case CT__OPTIM_ADAMW: {
+        ct_adam_opts o = opts ? *(const ct_adam_opts *)opts
+                              : kind == CT__OPTIM_ADAM ? ct_adam_defaults() : ct_adamw_defaults();
+        ok = ct__optim_adam_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_RMSPROP: {
+        ct_rmsprop_opts o = opts ? *(const ct_rmsprop_opts *)opts : ct_rmsprop_defaults();
+        ok = ct__optim_rmsprop_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADAGRAD: {
+        ct_adagrad_opts o = opts ? *(const ct_adagrad_opts *)opts : ct_adagrad_defaults();
+        ok = ct__optim_adagrad_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADADELTA: {
+        ct_adadelta_opts o = opts ? *(const ct_adadelta_opts *)opts : ct_adadelta_defaults();
+        ok = ct__optim_adadelta_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADAMAX: {
+        ct_adamax_opts o = opts ? *(const ct_adamax_opts *)opts : ct_adamax_defaults();
+        ok = ct__optim_betas_group(op, o.lr, o.betas, o.eps, o.weight_decay, o.maximize, g);
+        break;
+    }
+    case CT__OPTIM_NADAM: {
+        ct_nadam_opts o = opts ? *(const ct_nadam_opts *)opts : ct_nadam_defaults();
+        ok = ct__optim_nadam_group(op, &o, g);
+        break;
+    }
+    default: {
+        ct_radam_opts o = opts ? *(const ct_radam_opts *)opts : ct_radam_defaults();
+        ok = ct__optim_betas_group(op, o.lr, o.betas, o.eps, o.weight_decay, o.maximize, g);
+        g->decoupled = o.decoupled_weight_decay;
+        break;
+    }
+    }
+    g->initial_lr = NAN;
+    return ok;
+}
+
 /* ---- construction --------------------------------------------------------------------- */
 static bool ct__optim_check_param(const char *op, const ct_optimizer *opt,
                                   ct_tensor *const *params, int64_t i)
@@ -38251,6 +38913,7 @@ static ct_status ct__optim_append(const char *op, ct_optimizer *opt, ct_tensor *
         ct__optim_param *q = &ps[opt->n_params + i];
         memset(q, 0, sizeof *q);
         q->p = ct_retain(params[i]);
+        q->mu_product = 1.0;
     }
     ct__free(opt->groups);
     ct__free(opt->params);
@@ -38278,38 +38941,32 @@ static ct_optimizer *ct__optim_new(const char *op, int kind, ct_tensor *const *p
     return opt;
 }
 
-ct_optimizer *ct_sgd_new(ct_tensor *const *params, int64_t n, const ct_sgd_opts *opts)
+/* The optimizer of `kind` built by op from its options type (NULL: the defaults). */
+static ct_optimizer *ct__optim_create(const char *op, int kind, ct_tensor *const *params,
+                                      int64_t n, const void *opts)
 {
-    const char *op = "ct_sgd_new";
-    ct_sgd_opts o = opts ? *opts : ct_sgd_defaults();
     ct__optim_group g;
-    if (!ct__optim_sgd_group(op, &o, &g)) {
+    if (!ct__optim_group_from(op, kind, opts, &g)) {
         return NULL;
     }
-    return ct__optim_new(op, CT__OPTIM_SGD, params, n, &g);
+    return ct__optim_new(op, kind, params, n, &g);
 }
 
-ct_optimizer *ct_adam_new(ct_tensor *const *params, int64_t n, const ct_adam_opts *opts)
-{
-    const char *op = "ct_adam_new";
-    ct_adam_opts o = opts ? *opts : ct_adam_defaults();
-    ct__optim_group g;
-    if (!ct__optim_adam_group(op, &o, &g)) {
-        return NULL;
+#define CT__OPTIM_NEW(NAME, OPTS, KIND)                                                        \
+    ct_optimizer *ct_##NAME##_new(ct_tensor *const *params, int64_t n, const OPTS *opts)       \
+    {                                                                                          \
+        return ct__optim_create("ct_" #NAME "_new", KIND, params, n, opts);                    \
     }
-    return ct__optim_new(op, CT__OPTIM_ADAM, params, n, &g);
-}
-
-ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n, const ct_adam_opts *opts)
-{
-    const char *op = "ct_adamw_new";
-    ct_adam_opts o = opts ? *opts : ct_adamw_defaults();
-    ct__optim_group g;
-    if (!ct__optim_adam_group(op, &o, &g)) {
-        return NULL;
-    }
-    return ct__optim_new(op, CT__OPTIM_ADAMW, params, n, &g);
-}
+CT__OPTIM_NEW(sgd, ct_sgd_opts, CT__OPTIM_SGD)
+CT__OPTIM_NEW(adam, ct_adam_opts, CT__OPTIM_ADAM)
+CT__OPTIM_NEW(adamw, ct_adam_opts, CT__OPTIM_ADAMW)
+CT__OPTIM_NEW(rmsprop, ct_rmsprop_opts, CT__OPTIM_RMSPROP)
+CT__OPTIM_NEW(adagrad, ct_adagrad_opts, CT__OPTIM_ADAGRAD)
+CT__OPTIM_NEW(adadelta, ct_adadelta_opts, CT__OPTIM_ADADELTA)
+CT__OPTIM_NEW(adamax, ct_adamax_opts, CT__OPTIM_ADAMAX)
+CT__OPTIM_NEW(nadam, ct_nadam_opts, CT__OPTIM_NADAM)
+CT__OPTIM_NEW(radam, ct_radam_opts, CT__OPTIM_RADAM)
+#undef CT__OPTIM_NEW
 
 ct_status ct_optimizer_add_param_group(ct_optimizer *opt, ct_tensor *const *params, int64_t n,
                                        const void *opts)
@@ -38319,12 +38976,7 @@ ct_status ct_optimizer_add_param_group(ct_optimizer *opt, ct_tensor *const *para
         return ct_error_code();
     }
     ct__optim_group g = opt->defaults;
-    if (opts && opt->kind == CT__OPTIM_SGD &&
-        !ct__optim_sgd_group(op, (const ct_sgd_opts *)opts, &g)) {
-        return ct_error_code();
-    }
-    if (opts && opt->kind != CT__OPTIM_SGD &&
-        !ct__optim_adam_group(op, (const ct_adam_opts *)opts, &g)) {
+    if (opts && !ct__optim_group_from(op, opt->kind, opts, &g)) {
         return ct_error_code();
     }
     return ct__optim_append(op, opt, params, n, &g);
@@ -38407,6 +39059,68 @@ ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr)
     return CT_OK;
 }
 
+double ct__optim_initial_lr(ct_optimizer *opt, int64_t group)
+{
+    ct__optim_group *g = &opt->groups[group];
+    if (isnan(g->initial_lr)) {
+        g->initial_lr = g->lr;
+    }
+    return g->initial_lr;
+}
+
+void ct__optim_put_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    opt->groups[group].lr = lr;
+}
+
+void ct__optim_set_initial_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    opt->groups[group].initial_lr = lr;
+}
+
+int ct__optim_momentum_kind(const ct_optimizer *opt)
+{
+    switch (opt->kind) {
+    case CT__OPTIM_SGD:
+    case CT__OPTIM_RMSPROP:
+        return 1;
+    case CT__OPTIM_ADAGRAD:
+    case CT__OPTIM_ADADELTA:
+        return 0;
+    default:
+        return 2;
+    }
+}
+
+void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum)
+{
+    ct__optim_group *g = &opt->groups[group];
+    if (ct__optim_momentum_kind(opt) == 1) {
+        g->momentum = momentum;
+    } else {
+        g->beta1 = momentum;
+    }
+}
+
+double ct_optimizer_get_momentum(const ct_optimizer *opt, int64_t group)
+{
+    const char *op = "ct_optimizer_get_momentum";
+    if (!ct__optim_group_ok(op, opt, group)) {
+        return NAN;
+    }
+    const ct__optim_group *g = &opt->groups[group];
+    switch (ct__optim_momentum_kind(opt)) {
+    case 1:
+        return g->momentum;
+    case 2:
+        return g->beta1;
+    default:
+        ct__fail(CT_ERR_VALUE, op, "%s has neither momentum nor betas",
+                 ct__optim_kinds[opt->kind].name);
+        return NAN;
+    }
+}
+
 int64_t ct_optimizer_step_count(const ct_optimizer *opt)
 {
     return ct__null("ct_optimizer_step_count", opt) ? 0 : opt->steps;
@@ -38417,7 +39131,7 @@ const char *ct_optimizer_name(const ct_optimizer *opt)
     if (ct__null("ct_optimizer_name", opt)) {
         return NULL;
     }
-    return opt->kind == CT__OPTIM_SGD ? "SGD" : opt->kind == CT__OPTIM_ADAM ? "Adam" : "AdamW";
+    return ct__optim_kinds[opt->kind].name;
 }
 
 void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
@@ -38444,12 +39158,38 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
     ct__profiler_range_end();
 }
 
+/* ---- scalars ------------------------------------------------------------------------------
+ * torch.optim's Python arithmetic on hyperparameters, product by product: x*y is rounded by
+ * itself (an fma with a zero addend) where it feeds an addition, so no -ffp-contract setting
+ * fuses it. */
+static double ct__optim_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* The decoupled weight decay factor 1 - lr*wd (AdamW, NAdam, RAdam). */
+static double ct__optim_decay(double lr, double wd)
+{
+    return 1.0 - ct__optim_mul(lr, wd);
+}
+
+/* Adagrad's clr = lr / (1 + (t - 1)*lr_decay) at step t. */
+static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
+{
+    return lr / (1.0 + ct__optim_mul(t - 1.0, lr_decay));
+}
+
 /* ---- kernels ----------------------------------------------------------------------------
  * SGD, per element i of [begin, end) (P, G, B as in the legend):
  *   g = sign*G[i]; if wd: g = g + wd*P[i];
  *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
  *                g = nesterov ? g + momentum*b : b;
  *   P[i] = P[i] + (-lr)*g                                                           */
+
+/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
+   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
+static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
+static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
 typedef struct ct__optim_sgd_ctx {
     char *p, *buf;
     const char *g;
@@ -38469,21 +39209,21 @@ typedef struct ct__optim_sgd_ctx {
         const bool nesterov = c->nesterov;                                                 \
         if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
             for (int64_t i = begin; i < end; i++) {                                        \
-                P[i] = P[i] + nlr * (sign * G[i]);                                         \
+                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
             }                                                                              \
             return;                                                                        \
         }                                                                                  \
         for (int64_t i = begin; i < end; i++) {                                            \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
-                g = g + wd * P[i];                                                         \
+                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
             }                                                                              \
             if (use_mom) {                                                                 \
-                T b = first ? g : B[i] * mom + damp1 * g;                                  \
+                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
                 B[i] = b;                                                                  \
-                g = nesterov ? g + mom * b : b;                                            \
+                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
             }                                                                              \
-            P[i] = P[i] + nlr * g;                                                         \
+            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
         }                                                                                  \
     }
 CT__OPTIM_SGD_KERNEL(float, f32)
@@ -38520,8 +39260,10 @@ typedef __m512d ct__optim_vf64;
 #define CT__OPTIM_ADD_f64 _mm512_add_pd
 #define CT__OPTIM_SUB_f32 _mm512_sub_ps
 #define CT__OPTIM_SUB_f64 _mm512_sub_pd
-#define CT__OPTIM_MUL_f32 _mm512_mul_ps
-#define CT__OPTIM_MUL_f64 _mm512_mul_pd
+/* products rounded by themselves (fma with a zero addend), so no -ffp-contract setting fuses
+   them into the additions that follow, as in the scalar loop */
+#define CT__OPTIM_MUL_f32(a, b) _mm512_fmadd_ps((a), (b), _mm512_setzero_ps())
+#define CT__OPTIM_MUL_f64(a, b) _mm512_fmadd_pd((a), (b), _mm512_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm512_div_ps
 #define CT__OPTIM_DIV_f64 _mm512_div_pd
 /* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
@@ -38555,8 +39297,8 @@ typedef __m256d ct__optim_vf64;
 #define CT__OPTIM_ADD_f64 _mm256_add_pd
 #define CT__OPTIM_SUB_f32 _mm256_sub_ps
 #define CT__OPTIM_SUB_f64 _mm256_sub_pd
-#define CT__OPTIM_MUL_f32 _mm256_mul_ps
-#define CT__OPTIM_MUL_f64 _mm256_mul_pd
+#define CT__OPTIM_MUL_f32(a, b) _mm256_fmadd_ps((a), (b), _mm256_setzero_ps())
+#define CT__OPTIM_MUL_f64(a, b) _mm256_fmadd_pd((a), (b), _mm256_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm256_div_ps
 #define CT__OPTIM_DIV_f64 _mm256_div_pd
 #define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
@@ -38636,14 +39378,14 @@ CT__OPTIM_ADAM_VEC(double, f64)
         const T nstep = (T)c->nstep;                                                       \
         const bool use_wd = c->use_wd, amsgrad = c->amsgrad;                               \
         for (int64_t i = begin; i < end; i++) {                                            \
-            T p = P[i] * decay;                                                            \
+            T p = ct__optim_mul_##S(P[i], decay);                                          \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
-                g = g + wd * p;                                                            \
+                g = g + ct__optim_mul_##S(wd, p);                                          \
             }                                                                              \
             T m = M[i];                                                                    \
-            m = m + w1 * (g - m);                                                          \
-            T v = V[i] * b2 + c2 * g * g;                                                  \
+            m = m + ct__optim_mul_##S(w1, g - m);                                          \
+            T v = ct__optim_mul_##S(V[i], b2) + ct__optim_mul_##S(c2 * g, g);             \
             M[i] = m;                                                                      \
             V[i] = v;                                                                      \
             if (amsgrad) {                                                                 \
@@ -38652,7 +39394,7 @@ CT__OPTIM_ADAM_VEC(double, f64)
                 VM[i] = v;                                                                 \
             }                                                                              \
             T d = SQRT(v) / bc2 + eps;                                                     \
-            P[i] = p + nstep * (m / d);                                                    \
+            P[i] = p + ct__optim_mul_##S(nstep, m / d);                                    \
         }                                                                                  \
     }
 CT__OPTIM_ADAM_KERNEL(float, f32, sqrtf)
@@ -38660,19 +39402,175 @@ CT__OPTIM_ADAM_KERNEL(double, f64, sqrt)
 #undef CT__OPTIM_ADAM_KERNEL
 #undef CT__OPTIM_ADAM_VEC_CALL
 
+/* RMSprop, Adagrad, Adadelta, Adamax, NAdam and RAdam share one context: P, G, the state
+ * arrays S0..S2 (ct__optim_kinds names them), sign = -1 under maximize, wd = the coupled L2
+ * coefficient (use_wd: wd != 0), decay = the decoupled factor 1 - lr*wd (1: none; p * 1 is
+ * exact) and k[] as each kernel's comment says. Per element i, every kernel starts with
+ *   p = P[i]*decay; g = sign*G[i]; if use_wd: g = fma(wd, p, g)      (grad.add(p, alpha=wd))
+ * and lerp(x, e, w) is PyTorch's: fma(w, e-x, x) for |w| < 0.5, else fma(w-1, e-x, e). */
+typedef struct ct__optim_ctx {
+    char *p, *s[3];
+    const char *g;
+    double sign, wd, decay, k[8];
+    bool use_wd, flag;
+} ct__optim_ctx;
+
+#define CT__OPTIM_KERNELS(T, S, F)                                                         \
+    static inline T ct__optim_lerp_##S(T x, T e, T w)                                     \
+    {                                                                                      \
+        bool small = w < (T)0.5 && w > (T)-0.5;                                            \
+        return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                         \
+    }                                                                                      \
+    /* RMSprop: k = alpha, 1-alpha, eps, momentum, -lr; flag = centered; S1 (momentum    \
+       buffer) when present:                                                               \
+         v = fma((1-alpha)*g, g, S0*alpha); centered: S2 = lerp(S2, g, 1-alpha),           \
+         avg = sqrt(fma(-S2, S2, v)), else avg = sqrt(v); avg = avg + eps;                 \
+         S1: b = S1*momentum + g/avg, P = fma(-lr, b, p); else P = p + (-lr*g)/avg */     \
+    static void ct__optim_rmsprop_##S(int64_t begin, int64_t end, void *vctx)              \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T alpha = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], mom = (T)c->k[3];    \
+        const T nlr = (T)c->k[4];                                                          \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T v = fma##F(w * g, g, S0[i] * alpha);                                         \
+            S0[i] = v;                                                                     \
+            if (c->flag) {                                                                 \
+                T ga = ct__optim_lerp_##S(S2[i], g, w);                                    \
+                S2[i] = ga;                                                                \
+                v = fma##F(-ga, ga, v);                                                    \
+            }                                                                              \
+            T avg = sqrt##F(v) + eps;                                                      \
+            if (S1) {                                                                      \
+                T b = ct__optim_mul_##S(S1[i], mom) + g / avg;                             \
+                S1[i] = b;                                                                 \
+                P[i] = fma##F(nlr, b, p);                                                  \
+            } else {                                                                       \
+                P[i] = p + (nlr * g) / avg;                                                \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+    /* Adagrad: k = eps, -clr: S0 = fma(g, g, S0); P = p + (-clr*g)/(sqrt(S0) + eps) */    \
+    static void ct__optim_adagrad_##S(int64_t begin, int64_t end, void *vctx)              \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T eps = (T)c->k[0], nclr = (T)c->k[1];                                       \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T sum = fma##F(g, g, S0[i]);                                                   \
+            S0[i] = sum;                                                                   \
+            P[i] = p + (nclr * g) / (sqrt##F(sum) + eps);                                  \
+        }                                                                                  \
+    }                                                                                      \
+    /* Adadelta: k = rho, 1-rho, eps, -lr: v = fma((1-rho)*g, g, S0*rho); S0 = v;          \
+       d = sqrt(S1 + eps) / sqrt(v + eps) * g; S1 = fma((1-rho)*d, d, S1*rho);             \
+       P = fma(-lr, d, p) */                                                               \
+    static void ct__optim_adadelta_##S(int64_t begin, int64_t end, void *vctx)             \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T rho = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], nlr = (T)c->k[3];      \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T v = fma##F(w * g, g, S0[i] * rho);                                           \
+            S0[i] = v;                                                                     \
+            T d = sqrt##F(S1[i] + eps) / sqrt##F(v + eps) * g;                             \
+            S1[i] = fma##F(w * d, d, S1[i] * rho);                                         \
+            P[i] = fma##F(nlr, d, p);                                                      \
+        }                                                                                  \
+    }                                                                                      \
+    /* Adamax: k = 1-b1, b2, eps, -lr/(1-b1^t): S0 = lerp(S0, g, 1-b1);                    \
+       S1 = maximum(S1*b2, |g| + eps) (NaN propagates); P = p + (-clr*S0)/S1 */            \
+    static void ct__optim_adamax_##S(int64_t begin, int64_t end, void *vctx)               \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T w = (T)c->k[0], b2 = (T)c->k[1], eps = (T)c->k[2], nclr = (T)c->k[3];      \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T m = ct__optim_lerp_##S(S0[i], g, w);                                         \
+            S0[i] = m;                                                                     \
+            T u = S1[i] * b2, n = fabs##F(g) + eps;                                        \
+            u = (u > n || u != u) ? u : n;                                                 \
+            S1[i] = u;                                                                     \
+            P[i] = p + (nclr * m) / u;                                                     \
+        }                                                                                  \
+    }                                                                                      \
+    /* NAdam: k = 1-b1, b2, 1-b2, 1-b2^t, eps, cg, cm: S0 = lerp(S0, g, 1-b1);             \
+       S1 = fma((1-b2)*g, g, S1*b2); d = sqrt(S1/(1-b2^t)) + eps;                          \
+       P = (p + (cg*g)/d) + (cm*S0)/d */                                                   \
+    static void ct__optim_nadam_##S(int64_t begin, int64_t end, void *vctx)                \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc2 = (T)c->k[3];        \
+        const T eps = (T)c->k[4], cg = (T)c->k[5], cm = (T)c->k[6];                        \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T m = ct__optim_lerp_##S(S0[i], g, w);                                         \
+            S0[i] = m;                                                                     \
+            T v = fma##F(w2 * g, g, S1[i] * b2);                                           \
+            S1[i] = v;                                                                     \
+            T d = sqrt##F(v / bc2) + eps;                                                  \
+            p = p + (cg * g) / d;                                                          \
+            P[i] = p + (cm * m) / d;                                                       \
+        }                                                                                  \
+    }                                                                                      \
+    /* RAdam: k = 1-b1, b2, 1-b2, 1-b1^t, lr, eps, sqrt(1-b2^t), rect; flag = rho_t > 5:     \
+       S0, S1 as NAdam; u = (S0/(1-b1^t))*lr; flag: u = (u * ((1/(sqrt(S1) + eps))           \
+       * sqrt(1-b2^t))) * rect; P = p - u */                                               \
+    static void ct__optim_radam_##S(int64_t begin, int64_t end, void *vctx)                \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc1 = (T)c->k[3];        \
+        const T lr = (T)c->k[4], eps = (T)c->k[5], sbc2 = (T)c->k[6], rect = (T)c->k[7];   \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T m = ct__optim_lerp_##S(S0[i], g, w);                                         \
+            S0[i] = m;                                                                     \
+            T v = fma##F(w2 * g, g, S1[i] * b2);                                           \
+            S1[i] = v;                                                                     \
+            T u = ct__optim_mul_##S(m / bc1, lr);                                          \
+            if (c->flag) {                                                                 \
+                T a = ((T)1 / (sqrt##F(v) + eps)) * sbc2;                                  \
+                u = ct__optim_mul_##S(u * a, rect);                                        \
+            }                                                                              \
+            P[i] = p - u;                                                                  \
+        }                                                                                  \
+    }
+/* The common start of the kernels above: the arrays and the weight-decay scalars. */
+#define CT__OPTIM_BEGIN(T)                                                                 \
+    const ct__optim_ctx *c = (const ct__optim_ctx *)vctx;                                  \
+    T *P = (T *)(void *)c->p, *S0 = (T *)(void *)c->s[0], *S1 = (T *)(void *)c->s[1];      \
+    T *S2 = (T *)(void *)c->s[2];                                                          \
+    const T *G = (const T *)(const void *)c->g;                                            \
+    const T sign = (T)c->sign, wd = (T)c->wd, decay = (T)c->decay;                         \
+    (void)S1;                                                                              \
+    (void)S2;
+#define CT__OPTIM_GRAD(T, F)                                                               \
+    T p = fma##F(P[i], decay, (T)0);                                                       \
+    T g = sign * G[i];                                                                     \
+    if (c->use_wd) {                                                                       \
+        g = fma##F(wd, p, g);                                                              \
+    }
+CT__OPTIM_KERNELS(float, f32, f)
+CT__OPTIM_KERNELS(double, f64, )
+#undef CT__OPTIM_KERNELS
+#undef CT__OPTIM_BEGIN
+#undef CT__OPTIM_GRAD
+
 /* ---- the fused ops ------------------------------------------------------------------------
  * One call updates one parameter: inputs self (the parameter), its grad and its state
  * tensors (PyTorch's lists, of one tensor each here), the hyperparameters as attributes.
  * The kernels need contiguous data of the parameter's dtype: a copy is made otherwise and
  * written back. */
 /* Inputs after self must have self's numel; state inputs (2 on) are contiguous of its dtype;
-   input `needed` (when >= 0) must be present. */
-static bool ct__fused_check(ct_op_call *c, int needed)
+   the optional inputs whose bits are set in `needed` must be present. */
+static bool ct__fused_check(ct_op_call *c, unsigned needed)
 {
     ct_tensor *p = (ct_tensor *)(uintptr_t)c->inputs[0];
-    if (needed >= 0 && !c->inputs[needed]) {
-        ct__null(c->fn, c->inputs[needed]);
-        return false;
+    for (int k = 1; k < c->n_inputs; k++) {
+        if ((needed >> k & 1u) && !c->inputs[k]) {
+            ct__null(c->fn, c->inputs[k]);
+            return false;
+        }
     }
     for (int k = 1; k < c->n_inputs; k++) {
         const ct_tensor *t = c->inputs[k];
@@ -38692,13 +39590,27 @@ static bool ct__fused_check(ct_op_call *c, int needed)
 /* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
 static bool ct__fused_sgd_meta(ct_op_call *c)
 {
-    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 2 : -1);
+    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 1u << 2 : 0u);
 }
 
 /* _fused_adam(w)_: max_exp_avg_sq (input 4) is needed under amsgrad (attribute 5). */
 static bool ct__fused_adam_meta(ct_op_call *c)
 {
-    return ct__fused_check(c, c->attrs[5].i ? 4 : -1);
+    return ct__fused_check(c, c->attrs[5].i ? 1u << 4 : 0u);
+}
+
+/* _fused_rmsprop_: momentum_buffer (input 3) when momentum (attribute 4) > 0, grad_avg
+   (input 4) when centered (attribute 5). */
+static bool ct__fused_rmsprop_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, (c->attrs[4].f > 0.0 ? 1u << 3 : 0u) |
+                                  (c->attrs[5].i ? 1u << 4 : 0u));
+}
+
+/* The other fused ops: every input is required (the entry checks them). */
+static bool ct__fused_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, 0u);
 }
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
@@ -38777,7 +39689,7 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
     x.m = ct__data(c->inputs[2]);
     x.v = ct__data(c->inputs[3]);
     x.vmax = c->inputs[4] ? ct__data(c->inputs[4]) : NULL;
-    x.decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x.decay = decoupled && wd != 0.0 ? ct__optim_decay(lr, wd) : 1.0;
     x.sign = a[6].i ? -1.0 : 1.0;
     x.wd = wd;
     x.use_wd = !decoupled && wd != 0.0;
@@ -38791,8 +39703,153 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
     return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adam_f32, ct__optim_adam_f64);
 }
 
+/* The common part of the later optimizers' contexts: the state inputs (2 on), maximize,
+   and weight decay wd, decoupled (p *= 1 - lr*wd) or coupled (g += wd*p). */
+static void ct__optim_ctx_init(const ct_op_call *c, ct__optim_ctx *x, double lr, double wd,
+                               bool decoupled, int64_t maximize)
+{
+    memset(x, 0, sizeof *x);
+    for (int k = 2; k < c->n_inputs; k++) {
+        x->s[k - 2] = c->inputs[k] ? ct__data(c->inputs[k]) : NULL;
+    }
+    x->sign = maximize ? -1.0 : 1.0;
+    x->wd = wd;
+    x->use_wd = !decoupled && wd != 0.0;
+    x->decay = decoupled && wd != 0.0 ? ct__optim_decay(lr, wd) : 1.0;
+}
+
+/* The parameter's step count after this update (PyTorch's state['step'] += 1). */
+static double ct__optim_t(const ct_op_call *c)
+{
+    return (double)(((const ct__optim_param *)c->state)->step + 1);
+}
+
+/* ctorch::_fused_rmsprop_: attributes lr, alpha, eps, weight_decay, momentum, centered,
+   maximize. */
+static ct_status ct__fused_rmsprop_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[3].f, false, a[6].i);
+    if (!(a[4].f > 0.0)) {
+        x.s[1] = NULL;
+    }
+    x.k[0] = a[1].f;
+    x.k[1] = 1.0 - a[1].f;
+    x.k[2] = a[2].f;
+    x.k[3] = a[4].f;
+    x.k[4] = -a[0].f;
+    x.flag = a[5].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_rmsprop_f32, ct__optim_rmsprop_f64);
+}
+
+/* aten::_fused_adagrad_: attributes lr, lr_decay, weight_decay, eps, maximize. */
+static ct_status ct__fused_adagrad_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[2].f, false, a[4].i);
+    x.k[0] = a[3].f;
+    x.k[1] = -ct__optim_adagrad_clr(a[0].f, a[1].f, ct__optim_t(c));
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adagrad_f32, ct__optim_adagrad_f64);
+}
+
+/* ctorch::_fused_adadelta_: attributes lr, rho, eps, weight_decay, maximize. */
+static ct_status ct__fused_adadelta_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[3].f, false, a[4].i);
+    x.k[0] = a[1].f;
+    x.k[1] = 1.0 - a[1].f;
+    x.k[2] = a[2].f;
+    x.k[3] = -a[0].f;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adadelta_f32, ct__optim_adadelta_f64);
+}
+
+/* ctorch::_fused_adamax_: attributes lr, beta1, beta2, eps, weight_decay, maximize. */
+static ct_status ct__fused_adamax_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[4].f, false, a[5].i);
+    x.k[0] = 1.0 - a[1].f;
+    x.k[1] = a[2].f;
+    x.k[2] = a[3].f;
+    x.k[3] = -(a[0].f / (1.0 - pow(a[1].f, ct__optim_t(c))));
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adamax_f32, ct__optim_adamax_f64);
+}
+
+/* NAdam's scalars at step t (as torch.optim computes them, in double): k[0..6] as the
+   kernel's legend; *mp = the new mu_product, mu_product*mu_t rounded to float32. */
+static void ct__optim_nadam_coefs(double lr, double b1, double b2, double eps,
+                                  double momentum_decay, double t, double mu_product, double *k,
+                                  double *mp)
+{
+    double mu = b1 * (1.0 - 0.5 * pow(0.96, t * momentum_decay));
+    double mu_next = b1 * (1.0 - 0.5 * pow(0.96, (t + 1.0) * momentum_decay));
+    *mp = (double)((float)mu_product * (float)mu);
+    k[0] = 1.0 - b1;
+    k[1] = b2;
+    k[2] = 1.0 - b2;
+    k[3] = 1.0 - pow(b2, t);
+    k[4] = eps;
+    k[5] = -lr * (1.0 - mu) / (1.0 - *mp);
+    k[6] = -lr * mu_next / (1.0 - ct__optim_mul(*mp, mu_next));
+}
+
+/* ctorch::_fused_nadam_: attributes lr, beta1, beta2, eps, weight_decay, momentum_decay,
+   decoupled_weight_decay, maximize; the parameter's mu_product is updated when the step
+   succeeds. */
+static ct_status ct__fused_nadam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_param *q = (ct__optim_param *)c->state;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[4].f, a[6].i != 0, a[7].i);
+    double mp = 0.0;
+    ct__optim_nadam_coefs(a[0].f, a[1].f, a[2].f, a[3].f, a[5].f, ct__optim_t(c), q->mu_product,
+                          x.k, &mp);
+    ct_status st = ct__fused_run(c, &x, &x.p, &x.g, ct__optim_nadam_f32, ct__optim_nadam_f64);
+    if (st == CT_OK) {
+        q->mu_product = mp;
+    }
+    return st;
+}
+
+/* RAdam's scalars at step t: k[0..7] as the kernel's legend; returns rho_t > 5 (whether
+   the variance is rectified). */
+static bool ct__optim_radam_coefs(double lr, double b1, double b2, double eps, double t,
+                                  double *k)
+{
+    double bc2 = 1.0 - pow(b2, t);
+    double rho_inf = 2.0 / (1.0 - b2) - 1.0;
+    double rho_t = rho_inf - 2.0 * t * pow(b2, t) / bc2;
+    k[0] = 1.0 - b1;
+    k[1] = b2;
+    k[2] = 1.0 - b2;
+    k[3] = 1.0 - pow(b1, t);
+    k[4] = lr;
+    k[5] = eps;
+    k[6] = pow(bc2, 0.5);
+    k[7] = pow((rho_t - 4.0) * (rho_t - 2.0) * rho_inf /
+                   ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t), 0.5);
+    return rho_t > 5.0;
+}
+
+/* ctorch::_fused_radam_: attributes lr, beta1, beta2, eps, weight_decay,
+   decoupled_weight_decay, maximize. */
+static ct_status ct__fused_radam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[4].f, a[5].i != 0, a[6].i);
+    x.flag = ct__optim_radam_coefs(a[0].f, a[1].f, a[2].f, a[3].f, ct__optim_t(c), x.k);
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_radam_f32, ct__optim_radam_f64);
+}
+
 #define CT__FUSED(SYM, NAME, SCHEMA, VAR, OPTIONAL, META, KERNEL)                              \
-    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, "ct_optimizer_step",             \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, "ct_optimizer_step",             \
                                        CT_OP_INPLACE, CT_AUTOCAST_NONE, VAR, OPTIONAL, NULL,   \
                                        META, CT__K_FLOAT(KERNEL), NULL, NULL, NULL, 0u, NULL,  \
                                        NULL};
@@ -38801,40 +39858,85 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
       "exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float "   \
       "beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, "       \
       "Tensor? grad_scale=None, Tensor? found_inf=None) -> ()"
-CT__FUSED(fused_sgd_, "_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
+CT__FUSED(fused_sgd_, "aten::_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
           "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, "
           "float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? "
           "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_SGD, 1u << 2,
           ct__fused_sgd_meta, ct__fused_sgd_kernel)
-CT__FUSED(fused_adam_, "_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
+CT__FUSED(fused_adam_, "aten::_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
           1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
-CT__FUSED(fused_adamw_, "_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
+CT__FUSED(fused_adamw_, "aten::_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
           CT__OPTIM_ADAMW, 1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+#define CT__FUSED_X(SYM, SCHEMA, VAR, OPTIONAL, META)                                         \
+    CT__FUSED(SYM, "ctorch::_" #SYM, "_" #SYM "(Tensor(a!) self, Tensor grad, " SCHEMA " -> ()",  \
+              VAR, OPTIONAL, META, ct__##SYM##kernel)
+CT__FUSED_X(fused_rmsprop_, "Tensor(b!) square_avg, Tensor(c!)? momentum_buffer, Tensor(d!)? "
+            "grad_avg, *, float lr, float alpha, float eps, float weight_decay, float momentum, "
+            "bool centered, bool maximize)", CT__OPTIM_RMSPROP, 3u << 3, ct__fused_rmsprop_meta)
+CT__FUSED(fused_adagrad_, "aten::_fused_adagrad_", "_fused_adagrad_(Tensor(a!)[] self, "
+          "Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float "
+          "lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? "
+          "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_ADAGRAD, 0u, ct__fused_meta,
+          ct__fused_adagrad_kernel)
+CT__FUSED_X(fused_adadelta_, "Tensor(b!) square_avg, Tensor(c!) acc_delta, *, float lr, float "
+            "rho, float eps, float weight_decay, bool maximize)", CT__OPTIM_ADADELTA, 0u,
+            ct__fused_meta)
+CT__FUSED_X(fused_adamax_, "Tensor(b!) exp_avg, Tensor(c!) exp_inf, *, float lr, float beta1, "
+            "float beta2, float eps, float weight_decay, bool maximize)", CT__OPTIM_ADAMAX, 0u,
+            ct__fused_meta)
+CT__FUSED_X(fused_nadam_, "Tensor(b!) exp_avg, Tensor(c!) exp_avg_sq, *, float lr, float beta1, "
+            "float beta2, float eps, float weight_decay, float momentum_decay, bool "
+            "decoupled_weight_decay, bool maximize)", CT__OPTIM_NADAM, 0u, ct__fused_meta)
+CT__FUSED_X(fused_radam_, "Tensor(b!) exp_avg, Tensor(c!) exp_avg_sq, *, float lr, float beta1, "
+            "float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool "
+            "maximize)", CT__OPTIM_RADAM, 0u, ct__fused_meta)
+#undef CT__FUSED_X
 #undef CT__FUSED
 #undef CT__FUSED_ADAM_SCHEMA
 
 /* ---- step ------------------------------------------------------------------------------- */
-/* Allocates a parameter's missing state tensors (SGD: B, uninitialized; Adam: M, V and VM,
-   zeroed); false after an error (tensors already allocated are kept for the next step). */
+/* Whether state slot k of a parameter is used under group g (its name in ct__optim_kinds
+   says whether the optimizer has the slot at all), as torch.optim's _init_group decides. */
+static bool ct__optim_slot_used(int kind, const ct__optim_group *g, int k)
+{
+    if (!ct__optim_kinds[kind].state[k]) {
+        return false;
+    }
+    switch (kind) {
+    case CT__OPTIM_SGD:
+        return g->momentum != 0.0;
+    case CT__OPTIM_ADAM:
+    case CT__OPTIM_ADAMW:
+        return k < 2 || g->amsgrad;
+    case CT__OPTIM_RMSPROP:
+        return k == 0 || (k == 1 && g->momentum > 0.0) || (k == 2 && g->centered);
+    default:
+        return true;
+    }
+}
+
+/* Allocates a parameter's missing state tensors (SGD's momentum buffer uninitialized, as its
+   first update copies the gradient; Adagrad's sum filled with the constructor's
+   initial_accumulator_value; the others zeroed); false after an error (tensors already
+   allocated are kept for the next step). */
 static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
                                   const ct__optim_group *g, ct__optim_param *q)
 {
-    int n = 0;
-    if (opt->kind == CT__OPTIM_SGD) {
-        n = g->momentum != 0.0 ? 1 : 0;
-    } else {
-        n = g->amsgrad ? 3 : 2;
-    }
-    for (int k = 0; k < n; k++) {
-        if (q->state[k]) {
+    for (int k = 0; k < 3; k++) {
+        if (q->state[k] || !ct__optim_slot_used(opt->kind, g, k)) {
             continue;
         }
-        q->state[k] = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
-        if (!q->state[k]) {
+        ct_tensor *t = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
+        if (!t) {
             return false;
         }
-        if (opt->kind != CT__OPTIM_SGD) {
-            memset(ct__data(q->state[k]), 0, ct_nbytes(q->state[k]));
+        q->state[k] = t;
+        double init = opt->kind == CT__OPTIM_ADAGRAD ? opt->defaults.initial_accumulator_value
+                                                      : 0.0;
+        if (opt->kind != CT__OPTIM_SGD && init == 0.0) {
+            memset(ct__data(t), 0, ct_nbytes(t));
+        } else if (opt->kind != CT__OPTIM_SGD && !ct_fill_(t, init)) {
+            return false;
         }
     }
     return true;
@@ -38875,7 +39977,7 @@ static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *
     ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1], *vmax = q->state[2];
     double t = (double)(q->step + 1);
     if (g->weight_decay != 0.0 && opt->kind == CT__OPTIM_ADAMW) {
-        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+        ct_copy_(p, ct_mul_scalar(p, ct__optim_decay(g->lr, g->weight_decay)));
     } else if (g->weight_decay != 0.0) {
         grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
     }
@@ -38890,6 +39992,119 @@ static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *
     ct_addcdiv_(p, m, denom, -step_size);
 }
 
+/* grad + wd*p (grad.add(param, alpha=wd)) when wd != 0, else grad. */
+static const ct_tensor *ct__optim_l2(const ct_tensor *grad, const ct_tensor *p, double wd)
+{
+    return wd != 0.0 ? ct_add_alpha(grad, p, ct__optim_alpha(p, wd)) : grad;
+}
+
+/* x.mul_(s).addcmul_(a, b, value=v). */
+static void ct__optim_ema(ct_tensor *x, double s, const ct_tensor *a, const ct_tensor *b,
+                          double v)
+{
+    ct_addcmul_(ct_copy_(x, ct_mul_scalar(x, s)), a, b, v);
+}
+
+/* Weight decay of NAdam and RAdam: decoupled (param.mul_(1 - lr*wd)) or coupled (returns
+   grad + wd*p). */
+static const ct_tensor *ct__optim_wd(const ct__optim_group *g, ct_tensor *p,
+                                     const ct_tensor *grad)
+{
+    if (g->decoupled && g->weight_decay != 0.0) {
+        ct_copy_(p, ct_mul_scalar(p, ct__optim_decay(g->lr, g->weight_decay)));
+        return grad;
+    }
+    return ct__optim_l2(grad, p, g->decoupled ? 0.0 : g->weight_decay);
+}
+
+/* The later optimizers' updates of a float16/bfloat16 parameter: torch.optim's
+   _single_tensor_<name> op by op, scalars as the fused kernels compute them. */
+static void ct__optim_rmsprop_half(const ct__optim_group *g, ct__optim_param *q,
+                                   const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *sq = q->state[0], *buf = q->state[1], *ga = q->state[2];
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct__optim_ema(sq, g->alpha, grad, grad, 1.0 - g->alpha);
+    const ct_tensor *v = sq;
+    if (g->centered) {
+        ct_lerp_scalar_(ga, grad, 1.0 - g->alpha);
+        v = ct_addcmul(sq, ga, ga, -1.0);
+    }
+    ct_tensor *avg = ct_add_scalar(ct_sqrt(v), g->eps);
+    if (g->momentum > 0.0) {
+        ct_addcdiv_(ct_copy_(buf, ct_mul_scalar(buf, g->momentum)), grad, avg, 1.0);
+        ct_add_(p, buf, ct__optim_alpha(p, -g->lr));
+    } else {
+        ct_addcdiv_(p, grad, avg, -g->lr);
+    }
+}
+
+static void ct__optim_adagrad_half(const ct__optim_group *g, ct__optim_param *q,
+                                   const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *sum = q->state[0];
+    double clr = ct__optim_adagrad_clr(g->lr, g->lr_decay, (double)(q->step + 1));
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct_addcmul_(sum, grad, grad, 1.0);
+    ct_addcdiv_(p, grad, ct_add_scalar(ct_sqrt(sum), g->eps), -clr);
+}
+
+static void ct__optim_adadelta_half(const ct__optim_group *g, ct__optim_param *q,
+                                    const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *sq = q->state[0], *acc = q->state[1];
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct__optim_ema(sq, g->rho, grad, grad, 1.0 - g->rho);
+    ct_tensor *std = ct_sqrt(ct_add_scalar(sq, g->eps));
+    ct_tensor *delta = ct_mul(ct_div(ct_sqrt(ct_add_scalar(acc, g->eps)), std), grad);
+    ct__optim_ema(acc, g->rho, delta, delta, 1.0 - g->rho);
+    ct_add_(p, delta, ct__optim_alpha(p, -g->lr));
+}
+
+static void ct__optim_adamax_half(const ct__optim_group *g, ct__optim_param *q,
+                                  const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *u = q->state[1];
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct_lerp_scalar_(m, grad, 1.0 - g->beta1);
+    ct_copy_(u, ct_maximum(ct_mul_scalar(u, g->beta2), ct_add_scalar(ct_abs(grad), g->eps)));
+    double clr = g->lr / (1.0 - pow(g->beta1, (double)(q->step + 1)));
+    ct_addcdiv_(p, m, u, -clr);
+}
+
+static void ct__optim_nadam_half(const ct__optim_group *g, ct__optim_param *q,
+                                 const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1];
+    double k[8], mp = 0.0;
+    ct__optim_nadam_coefs(g->lr, g->beta1, g->beta2, g->eps, g->momentum_decay,
+                          (double)(q->step + 1), q->mu_product, k, &mp);
+    grad = ct__optim_wd(g, p, grad);
+    ct_lerp_scalar_(m, grad, k[0]);
+    ct__optim_ema(v, k[1], grad, grad, k[2]);
+    ct_tensor *denom = ct_add_scalar(ct_sqrt(ct_div_scalar(v, k[3])), k[4]);
+    ct_addcdiv_(p, grad, denom, k[5]);
+    ct_addcdiv_(p, m, denom, k[6]);
+    q->mu_product = mp;
+}
+
+static void ct__optim_radam_half(const ct__optim_group *g, ct__optim_param *q,
+                                 const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1];
+    double k[8];
+    bool rect = ct__optim_radam_coefs(g->lr, g->beta1, g->beta2, g->eps, (double)(q->step + 1), k);
+    grad = ct__optim_wd(g, p, grad);
+    ct_lerp_scalar_(m, grad, k[0]);
+    ct__optim_ema(v, k[1], grad, grad, k[2]);
+    ct_tensor *u = ct_mul_scalar(ct_div_scalar(m, k[3]), k[4]);
+    if (rect) {
+        ct_tensor *adaptive = ct_mul_scalar(ct_reciprocal(ct_add_scalar(ct_sqrt(v), k[5])), k[6]);
+        u = ct_mul_scalar(ct_mul(u, adaptive), k[7]);
+    }
+    ct_add_(p, u, ct__optim_alpha(p, -1.0));
+}
+
 /* The update of a float16/bfloat16 parameter. PyTorch's optimizers on the CPU run their
    single-tensor path (no fused or foreach kernel), every op in the parameter's dtype computing
    in float32 and rounding once: the same ctorch ops here, in a scope of their own. */
@@ -38900,13 +40115,91 @@ static bool ct__optim_update_half(const ct_optimizer *opt, const ct__optim_group
         return false;
     }
     const ct_tensor *grad = g->maximize ? ct_neg(q->p->grad) : q->p->grad;
-    if (opt->kind == CT__OPTIM_SGD) {
+    switch (opt->kind) {
+    case CT__OPTIM_SGD:
         ct__optim_sgd_half(g, q, grad);
-    } else {
+        break;
+    case CT__OPTIM_ADAM:
+    case CT__OPTIM_ADAMW:
         ct__optim_adam_half(opt, g, q, grad);
+        break;
+    case CT__OPTIM_RMSPROP:
+        ct__optim_rmsprop_half(g, q, grad);
+        break;
+    case CT__OPTIM_ADAGRAD:
+        ct__optim_adagrad_half(g, q, grad);
+        break;
+    case CT__OPTIM_ADADELTA:
+        ct__optim_adadelta_half(g, q, grad);
+        break;
+    case CT__OPTIM_ADAMAX:
+        ct__optim_adamax_half(g, q, grad);
+        break;
+    case CT__OPTIM_NADAM:
+        ct__optim_nadam_half(g, q, grad);
+        break;
+    default:
+        ct__optim_radam_half(g, q, grad);
+        break;
     }
     ct_scope_end();
     return ct_error_code() == CT_OK;
+}
+
+/* The fused op of the later optimizers and its attributes (schema order) for group g. */
+static const ct_op *ct__optim_fused_op(ct_op_call *c, int kind, const ct__optim_group *g)
+{
+    switch (kind) {
+    case CT__OPTIM_RMSPROP: {
+        const double f[5] = {g->lr, g->alpha, g->eps, g->weight_decay, g->momentum};
+        for (int k = 0; k < 5; k++) {
+            ct__call_f(c, f[k]);
+        }
+        ct__call_i(c, g->centered);
+        ct__call_i(c, g->maximize);
+        return &ct__op_fused_rmsprop_;
+    }
+    case CT__OPTIM_ADAGRAD:
+        ct__call_f(c, g->lr);
+        ct__call_f(c, g->lr_decay);
+        ct__call_f(c, g->weight_decay);
+        ct__call_f(c, g->eps);
+        ct__call_i(c, g->maximize);
+        return &ct__op_fused_adagrad_;
+    case CT__OPTIM_ADADELTA:
+        ct__call_f(c, g->lr);
+        ct__call_f(c, g->rho);
+        ct__call_f(c, g->eps);
+        ct__call_f(c, g->weight_decay);
+        ct__call_i(c, g->maximize);
+        return &ct__op_fused_adadelta_;
+    default: /* the Adam family: lr, beta1, beta2, eps, weight_decay, ... */
+        ct__call_f(c, g->lr);
+        ct__call_f(c, g->beta1);
+        ct__call_f(c, g->beta2);
+        ct__call_f(c, g->eps);
+        ct__call_f(c, g->weight_decay);
+        if (kind == CT__OPTIM_NADAM) {
+            ct__call_f(c, g->momentum_decay);
+        }
+        if (kind != CT__OPTIM_ADAMAX) {
+            ct__call_i(c, g->decoupled);
+        }
+        ct__call_i(c, g->maximize);
+        return kind == CT__OPTIM_ADAMAX  ? &ct__op_fused_adamax_
+               : kind == CT__OPTIM_NADAM ? &ct__op_fused_nadam_
+                                         : &ct__op_fused_radam_;
+    }
+}
+
+/* After an update: step += 1; the state holds values (SGD's momentum buffer only once a
+   step ran with momentum: a momentum set later, e.g. by OneCycleLR, starts it from the grad,
+   as PyTorch's `if buf is None`). */
+static void ct__optim_updated(const ct_optimizer *opt, const ct__optim_group *g,
+                              ct__optim_param *q)
+{
+    q->step++;
+    q->has_state = q->has_state || opt->kind != CT__OPTIM_SGD || g->momentum != 0.0;
 }
 
 /* One parameter's update through its fused op (float32, float64) or op by op (float16,
@@ -38918,8 +40211,7 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         if (!ct__optim_update_half(opt, g, q)) {
             return false;
         }
-        q->step++;
-        q->has_state = true;
+        ct__optim_updated(opt, g, q);
         return true;
     }
     const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
@@ -38933,7 +40225,7 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         ct__call_i(&c, g->nesterov);
         ct__call_i(&c, g->maximize);
         ct__call_i(&c, !q->has_state);
-    } else {
+    } else if (opt->kind == CT__OPTIM_ADAM || opt->kind == CT__OPTIM_ADAMW) {
         ct__call_init(&c, opt->kind == CT__OPTIM_ADAM ? &ct__op_fused_adam_ : &ct__op_fused_adamw_,
                       op, in, 5);
         ct__call_f(&c, g->lr);
@@ -38944,12 +40236,19 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         ct__call_i(&c, g->amsgrad);
         ct__call_i(&c, g->maximize);
         ct__call_i(&c, q->step + 1);
+    } else {
+        int n_in = 2;
+        while (n_in < 5 && ct__optim_kinds[opt->kind].state[n_in - 2]) {
+            n_in++;
+        }
+        ct__call_init(&c, NULL, op, in, n_in); /* the op comes with its attributes */
+        c.op = ct__optim_fused_op(&c, opt->kind, g);
+        c.state = q;
     }
     if (!ct__dispatch(&c)) {
         return false;
     }
-    q->step++;
-    q->has_state = true;
+    ct__optim_updated(opt, g, q);
     return true;
 }
 
@@ -39033,6 +40332,1302 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
 #endif
 
 CT__VECTORIZE_END
+
+// >>part optim/lr_scheduler.c
+/* optim/lr_scheduler.c - torch.optim.lr_scheduler: one struct for every scheduler, stepped
+ * as PyTorch's LRScheduler.step: last_epoch += 1, each group's lr = get_lr(group), then
+ * last_lr = the groups' lrs. get_lr is each class's recursive form, written expression for
+ * expression as PyTorch's Python (same operand order, in double); a product that feeds an
+ * addition is rounded first (ct__lrs_mul), so no -ffp-contract setting fuses it.
+ *
+ * Per-group values (v, CT__LRS_NV per group): BASE = base_lrs (from the group's
+ * initial_lr); MAX_LR, MIN_LR (OneCycleLR; MIN_LR is ReduceLROnPlateau's min_lr too);
+ * MAX_M, BASE_M (OneCycleLR's and CyclicLR's max_momentum and base_momentum). These and the
+ * scalar fields below are what a scheduler's state_dict holds in PyTorch (last_epoch,
+ * _step_count, base_lrs, _last_lr, T_cur, best, num_bad_epochs, ...).
+ */
+
+enum {
+    CT__LRS_STEP = 1,
+    CT__LRS_MULTI_STEP,
+    CT__LRS_EXPONENTIAL,
+    CT__LRS_COSINE,
+    CT__LRS_WARM_RESTARTS,
+    CT__LRS_LINEAR,
+    CT__LRS_CONSTANT,
+    CT__LRS_POLYNOMIAL,
+    CT__LRS_LAMBDA,
+    CT__LRS_MULTIPLICATIVE,
+    CT__LRS_ONE_CYCLE,
+    CT__LRS_CYCLIC,
+    CT__LRS_PLATEAU,
+    CT__LRS_SEQUENTIAL,
+    CT__LRS_CHAINED
+};
+
+enum { CT__LRS_BASE, CT__LRS_MAX_LR, CT__LRS_MIN_LR, CT__LRS_MAX_M, CT__LRS_BASE_M, CT__LRS_NV };
+
+/* CyclicLR's scale functions (mode), CT__LRS_CUSTOM: the user's scale_fn. */
+enum { CT__LRS_TRIANGULAR, CT__LRS_TRIANGULAR2, CT__LRS_EXP_RANGE, CT__LRS_CUSTOM };
+
+/* A OneCycleLR phase: up to end_step, lr and momentum anneal between the per-group values
+   at the indices (CT__LRS_BASE ...). */
+typedef struct ct__lrs_phase {
+    double end_step;
+    int start_lr, end_lr, start_m, end_m;
+} ct__lrs_phase;
+
+struct ct_lr_scheduler {
+    int kind;
+    ct_optimizer *opt; /* borrowed */
+    int64_t n_groups;
+    double *v;       /* n_groups x CT__LRS_NV (see the legend) */
+    double *last_lr; /* n_groups */
+    int64_t last_epoch, step_count;
+    bool initial; /* inside the construction step (PyTorch's _is_initial) */
+    /* StepLR .. PolynomialLR: gamma, factor (ConstantLR; LinearLR's start_factor),
+       end_factor, power, eta_min; period = step_size, T_max, total_iters or T_0 */
+    double gamma, factor, end_factor, power, eta_min;
+    int64_t period;
+    int64_t t_i, t_mult, t_cur; /* CosineAnnealingWarmRestarts */
+    int64_t *milestones;        /* MultiStepLR, SequentialLR */
+    int64_t n_milestones;
+    ct_lr_lambda_fn fn; /* LambdaLR, MultiplicativeLR */
+    void *user;
+    /* OneCycleLR and CyclicLR */
+    ct__lrs_phase phases[3];
+    int n_phases;
+    bool cos_anneal, cycle_momentum;
+    int64_t total_steps;
+    double total_size, step_ratio;
+    int scale_mode; /* CT__LRS_TRIANGULAR ... */
+    bool scale_iterations;
+    double (*scale_fn)(double x, void *user);
+    /* ReduceLROnPlateau */
+    bool mode_max, threshold_abs;
+    double threshold, best, eps;
+    int64_t patience, cooldown, cooldown_counter, num_bad_epochs;
+    /* SequentialLR, ChainedScheduler (borrowed) */
+    ct_lr_scheduler **subs;
+    int64_t n_subs;
+};
+
+/* math.pi */
+#define CT__LRS_PI 3.141592653589793
+
+/* x*y rounded by itself (an fma with a zero addend): Python rounds every product. */
+static double ct__lrs_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* Python's a % b for b > 0 (the result has b's sign). */
+static int64_t ct__lrs_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
+}
+
+/* ---- defaults ---------------------------------------------------------------------------- */
+ct_one_cycle_lr_opts ct_one_cycle_lr_defaults(void)
+{
+    ct_one_cycle_lr_opts o;
+    memset(&o, 0, sizeof o);
+    o.pct_start = 0.3;
+    o.anneal_strategy = "cos";
+    o.cycle_momentum = true;
+    o.base_momentum = 0.85;
+    o.max_momentum = 0.95;
+    o.div_factor = 25.0;
+    o.final_div_factor = 1e4;
+    return o;
+}
+
+ct_cyclic_lr_opts ct_cyclic_lr_defaults(void)
+{
+    ct_cyclic_lr_opts o;
+    memset(&o, 0, sizeof o);
+    o.step_size_up = 2000;
+    o.mode = "triangular";
+    o.gamma = 1.0;
+    o.scale_mode = "cycle";
+    o.cycle_momentum = true;
+    o.base_momentum = 0.8;
+    o.max_momentum = 0.9;
+    return o;
+}
+
+ct_reduce_lr_on_plateau_opts ct_reduce_lr_on_plateau_defaults(void)
+{
+    ct_reduce_lr_on_plateau_opts o;
+    memset(&o, 0, sizeof o);
+    o.mode = "min";
+    o.factor = 0.1;
+    o.patience = 10;
+    o.threshold = 1e-4;
+    o.threshold_mode = "rel";
+    o.eps = 1e-8;
+    return o;
+}
+
+/* ---- construction ------------------------------------------------------------------------ */
+void ct_lr_scheduler_free(ct_lr_scheduler *s)
+{
+    if (!s) {
+        return;
+    }
+    ct__free(s->v);
+    ct__free(s->last_lr);
+    ct__free(s->milestones);
+    ct__free(s->subs);
+    ct__free(s);
+}
+
+/* A scheduler of kind for opt with its per-group arrays (zeroed), last_epoch -1; NULL after
+   an error. */
+static ct_lr_scheduler *ct__lrs_alloc(const char *op, ct_optimizer *opt, int kind)
+{
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    int64_t n = ct_optimizer_num_param_groups(opt);
+    ct_lr_scheduler *s = (ct_lr_scheduler *)ct__calloc(sizeof(ct_lr_scheduler));
+    if (s) {
+        s->v = (double *)ct__calloc(sizeof(double) * (size_t)(n * CT__LRS_NV));
+        s->last_lr = (double *)ct__calloc(sizeof(double) * (size_t)n);
+    }
+    if (!s || !s->v || !s->last_lr) {
+        ct_lr_scheduler_free(s);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->kind = kind;
+    s->opt = opt;
+    s->n_groups = n;
+    s->last_epoch = -1;
+    return s;
+}
+
+/* last_lr = the groups' current lrs. */
+static void ct__lrs_read_lrs(ct_lr_scheduler *s)
+{
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        s->last_lr[g] = ct_optimizer_get_lr(s->opt, g);
+    }
+}
+
+/* Fails unless the optimizer still has the groups the scheduler was built for. */
+static bool ct__lrs_groups_ok(const char *op, const ct_lr_scheduler *s)
+{
+    int64_t n = ct_optimizer_num_param_groups(s->opt);
+    if (n != s->n_groups) {
+        ct__fail(CT_ERR_VALUE, op, "the optimizer has %lld param groups, the scheduler was "
+                 "built for %lld", (long long)n, (long long)s->n_groups);
+        return false;
+    }
+    return true;
+}
+
+/* ---- get_lr -------------------------------------------------------------------------------- */
+static double ct__lrs_anneal(const ct_lr_scheduler *s, double start, double end, double pct)
+{
+    if (s->cos_anneal) {
+        double cos_out = cos(CT__LRS_PI * pct) + 1;
+        return end + ct__lrs_mul((start - end) / 2.0, cos_out);
+    }
+    return ct__lrs_mul(end - start, pct) + start;
+}
+
+/* OneCycleLR's lr of group g (and its momentum into *m). */
+static double ct__lrs_one_cycle(const ct_lr_scheduler *s, int64_t g, double *m)
+{
+    const double *v = s->v + g * CT__LRS_NV;
+    double step = (double)s->last_epoch, start = 0.0;
+    for (int i = 0; i < s->n_phases; i++) {
+        const ct__lrs_phase *ph = &s->phases[i];
+        if (step <= ph->end_step || i == s->n_phases - 1) {
+            double pct = (step - start) / (ph->end_step - start);
+            *m = ct__lrs_anneal(s, v[ph->start_m], v[ph->end_m], pct);
+            return ct__lrs_anneal(s, v[ph->start_lr], v[ph->end_lr], pct);
+        }
+        start = ph->end_step;
+    }
+    return NAN; /* unreachable: the last phase always matches */
+}
+
+/* CyclicLR's scale function at x. */
+static double ct__lrs_scale(const ct_lr_scheduler *s, double x)
+{
+    switch (s->scale_mode) {
+    case CT__LRS_TRIANGULAR:
+        return 1.0;
+    case CT__LRS_TRIANGULAR2:
+        return 1 / pow(2.0, x - 1);
+    case CT__LRS_EXP_RANGE:
+        return pow(s->gamma, x);
+    default:
+        return s->scale_fn(x, s->user);
+    }
+}
+
+/* CyclicLR's lr of group g (and its momentum into *m). */
+static double ct__lrs_cyclic(const ct_lr_scheduler *s, int64_t g, double *m)
+{
+    const double *v = s->v + g * CT__LRS_NV;
+    double e = (double)s->last_epoch;
+    double cycle = floor(1 + e / s->total_size);
+    double x = 1.0 + e / s->total_size - cycle;
+    double sf = x <= s->step_ratio ? x / s->step_ratio : (x - 1) / (s->step_ratio - 1);
+    double scale = ct__lrs_scale(s, s->scale_iterations ? e : cycle);
+    *m = v[CT__LRS_MAX_M] - ct__lrs_mul((v[CT__LRS_MAX_M] - v[CT__LRS_BASE_M]) * sf, scale);
+    return v[CT__LRS_BASE] + ct__lrs_mul((v[CT__LRS_MAX_LR] - v[CT__LRS_BASE]) * sf, scale);
+}
+
+/* CosineAnnealingLR's recursive step from lr. */
+static double ct__lrs_cosine(const ct_lr_scheduler *s, double lr, double base)
+{
+    int64_t e = s->last_epoch, T = s->period;
+    if (ct__lrs_mod(e - 1 - T, 2 * T) == 0) {
+        return lr + (base - s->eta_min) * (1 - cos(CT__LRS_PI / (double)T)) / 2;
+    }
+    double num = 1 + cos(CT__LRS_PI * (double)e / (double)T);
+    double r = num / (1 + cos(CT__LRS_PI * (double)(e - 1) / (double)T));
+    return ct__lrs_mul(r, lr - s->eta_min) + s->eta_min;
+}
+
+/* How many times epoch e appears in the milestones. */
+static int64_t ct__lrs_count(const ct_lr_scheduler *s, int64_t e)
+{
+    int64_t k = 0;
+    for (int64_t i = 0; i < s->n_milestones; i++) {
+        k += s->milestones[i] == e;
+    }
+    return k;
+}
+
+/* The recursive get_lr of a group whose current lr is lr (PyTorch's get_lr). */
+static double ct__lrs_get_lr(ct_lr_scheduler *s, int64_t g, double lr)
+{
+    int64_t e = s->last_epoch;
+    double base = s->v[g * CT__LRS_NV + CT__LRS_BASE], m = 0.0;
+    double te = (double)e, tn = (double)s->period;
+    switch (s->kind) {
+    case CT__LRS_STEP:
+        return e == 0 || e % s->period != 0 ? lr : lr * s->gamma;
+    case CT__LRS_MULTI_STEP:
+        return ct__lrs_count(s, e) == 0 ? lr : lr * pow(s->gamma, (double)ct__lrs_count(s, e));
+    case CT__LRS_EXPONENTIAL:
+        return s->initial ? lr : lr * s->gamma;
+    case CT__LRS_COSINE:
+        return s->initial ? lr : ct__lrs_cosine(s, lr, base);
+    case CT__LRS_WARM_RESTARTS:
+        return s->eta_min + (base - s->eta_min) *
+                                (1 + cos(CT__LRS_PI * (double)s->t_cur / (double)s->t_i)) / 2;
+    case CT__LRS_LINEAR:
+        if (e == 0) {
+            return lr * s->factor;
+        }
+        if (s->initial || e > s->period) {
+            return lr;
+        }
+        return lr * (1.0 + (s->end_factor - s->factor) /
+                               (ct__lrs_mul(tn, s->factor) +
+                                ct__lrs_mul(te - 1, s->end_factor - s->factor)));
+    case CT__LRS_CONSTANT:
+        return e == 0 ? lr * s->factor : e != s->period ? lr : lr * (1.0 / s->factor);
+    case CT__LRS_POLYNOMIAL:
+        if (s->initial || e > s->period) {
+            return lr;
+        }
+        return lr * pow((1.0 - te / tn) / (1.0 - (te - 1) / tn), s->power);
+    case CT__LRS_LAMBDA:
+        return base * s->fn(e, g, s->user);
+    case CT__LRS_MULTIPLICATIVE:
+        return s->initial ? lr : lr * s->fn(e, g, s->user);
+    case CT__LRS_ONE_CYCLE:
+        lr = ct__lrs_one_cycle(s, g, &m);
+        break;
+    default: /* CT__LRS_CYCLIC */
+        lr = ct__lrs_cyclic(s, g, &m);
+        break;
+    }
+    if (s->cycle_momentum) {
+        ct__optim_set_momentum(s->opt, g, m);
+    }
+    return lr;
+}
+
+/* The closed form at last_epoch of the schedulers that have one (PyTorch's
+   _get_closed_form_lr, which SequentialLR uses at a milestone); else get_lr. */
+static double ct__lrs_closed_form(ct_lr_scheduler *s, int64_t g, double lr)
+{
+    double base = s->v[g * CT__LRS_NV + CT__LRS_BASE], te = (double)s->last_epoch;
+    double tn = (double)s->period, f = s->factor, done = te < tn ? te : tn;
+    switch (s->kind) {
+    case CT__LRS_STEP:
+        return base * pow(s->gamma, (double)(s->last_epoch / s->period));
+    case CT__LRS_MULTI_STEP: {
+        int64_t k = 0; /* bisect_right(sorted milestones, last_epoch) */
+        for (int64_t i = 0; i < s->n_milestones; i++) {
+            k += s->milestones[i] <= s->last_epoch;
+        }
+        return base * pow(s->gamma, (double)k);
+    }
+    case CT__LRS_EXPONENTIAL:
+        return base * pow(s->gamma, te);
+    case CT__LRS_COSINE:
+        return s->eta_min + (base - s->eta_min) * (1 + cos(CT__LRS_PI * te / tn)) / 2;
+    case CT__LRS_LINEAR:
+        return base * (f + ct__lrs_mul(s->end_factor - f, done) / tn);
+    case CT__LRS_CONSTANT:
+        return base * (f + (double)(te >= tn) * (1 - f));
+    case CT__LRS_POLYNOMIAL:
+        return base * pow(1.0 - done / tn, s->power);
+    default:
+        return ct__lrs_get_lr(s, g, lr);
+    }
+}
+
+/* ---- stepping ------------------------------------------------------------------------------ */
+/* Sets every group's lr to get_lr (closed: the closed form) at the current last_epoch. */
+static ct_status ct__lrs_apply(const char *op, ct_lr_scheduler *s, bool closed)
+{
+    if (!ct__lrs_groups_ok(op, s)) {
+        return ct_error_code();
+    }
+    if (s->kind == CT__LRS_ONE_CYCLE && s->last_epoch > s->total_steps) {
+        return ct__fail(CT_ERR_VALUE, op, "Tried to step %lld times. The specified number of "
+                        "total steps is %lld", (long long)s->last_epoch,
+                        (long long)s->total_steps);
+    }
+    for (int64_t g = 0; g < s->n_groups; g++) { /* computed first, as PyTorch's list */
+        double lr = ct_optimizer_get_lr(s->opt, g);
+        s->last_lr[g] = closed ? ct__lrs_closed_form(s, g, lr) : ct__lrs_get_lr(s, g, lr);
+    }
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        ct__optim_put_lr(s->opt, g, s->last_lr[g]);
+    }
+    return CT_OK;
+}
+
+/* CosineAnnealingWarmRestarts.step(): epoch 0 on the first call, else T_cur += 1 with a
+   restart (T_i *= T_mult) when it reaches T_i. */
+static void ct__lrs_warm_restarts_advance(ct_lr_scheduler *s)
+{
+    if (s->last_epoch < 0) {
+        s->t_i = s->period;
+        s->t_cur = 0;
+        s->last_epoch = 0;
+        return;
+    }
+    s->last_epoch++;
+    s->t_cur++;
+    if (s->t_cur >= s->t_i) {
+        s->t_cur = s->t_cur % s->t_i;
+        s->t_i = s->t_i * s->t_mult;
+    }
+}
+
+static ct_status ct__lrs_step(const char *op, ct_lr_scheduler *s);
+
+/* SequentialLR.step(): the scheduler of the current milestone interval steps; at a milestone
+   it restarts at epoch 0 (its closed form, else get_lr). */
+static ct_status ct__lrs_sequential_step(const char *op, ct_lr_scheduler *s)
+{
+    s->last_epoch++;
+    int64_t idx = 0;
+    while (idx < s->n_milestones && s->milestones[idx] <= s->last_epoch) {
+        idx++;
+    }
+    ct_lr_scheduler *sub = s->subs[idx];
+    ct_status st = CT_OK;
+    if (idx > 0 && s->milestones[idx - 1] == s->last_epoch && !sub->subs) {
+        sub->last_epoch = 0;
+        st = ct__lrs_apply(op, sub, true);
+    } else {
+        st = ct__lrs_step(op, sub);
+    }
+    memcpy(s->last_lr, sub->last_lr, sizeof(double) * (size_t)s->n_groups);
+    return st;
+}
+
+/* One step of any scheduler but ReduceLROnPlateau. */
+static ct_status ct__lrs_step(const char *op, ct_lr_scheduler *s)
+{
+    switch (s->kind) {
+    case CT__LRS_PLATEAU:
+        return ct__fail(CT_ERR_VALUE, op, "ReduceLROnPlateau.step() needs the metric: use "
+                        "ct_reduce_lr_on_plateau_step");
+    case CT__LRS_SEQUENTIAL:
+        return ct__lrs_sequential_step(op, s);
+    case CT__LRS_CHAINED:
+        for (int64_t i = 0; i < s->n_subs; i++) {
+            if (ct__lrs_step(op, s->subs[i]) != CT_OK) {
+                return ct_error_code();
+            }
+        }
+        ct__lrs_read_lrs(s);
+        return CT_OK;
+    case CT__LRS_WARM_RESTARTS:
+        ct__lrs_warm_restarts_advance(s);
+        return ct__lrs_apply(op, s, false);
+    default:
+        s->step_count++;
+        s->last_epoch++;
+        return ct__lrs_apply(op, s, false);
+    }
+}
+
+/* PyTorch's _initial_step: a step in initial mode with the step count reset. */
+static ct_status ct__lrs_initial_step(const char *op, ct_lr_scheduler *s)
+{
+    s->step_count = 0;
+    s->initial = true;
+    ct_status st = ct__lrs_step(op, s);
+    s->initial = false;
+    return st;
+}
+
+/* LRScheduler.__init__ (last_epoch -1): base lrs from the groups' initial_lr (set to the
+   current lr where unset), then the initial step. Frees s and returns NULL after an error. */
+static ct_lr_scheduler *ct__lrs_start(const char *op, ct_lr_scheduler *s)
+{
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        s->v[g * CT__LRS_NV + CT__LRS_BASE] = ct__optim_initial_lr(s->opt, g);
+    }
+    if (ct__lrs_initial_step(op, s) != CT_OK) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+ct_status ct_lr_scheduler_step(ct_lr_scheduler *s)
+{
+    const char *op = "ct_lr_scheduler_step";
+    if (ct__null(op, s)) {
+        return ct_error_code();
+    }
+    return ct__lrs_step(op, s);
+}
+
+/* ---- the simple schedulers ----------------------------------------------------------------- */
+ct_lr_scheduler *ct_step_lr_new(ct_optimizer *opt, int64_t step_size, double gamma)
+{
+    const char *op = "ct_step_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    if (step_size < 1) {
+        ct__fail(CT_ERR_VALUE, op, "step_size must be a positive integer, got %lld",
+                 (long long)step_size);
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_STEP);
+    if (!s) {
+        return NULL;
+    }
+    s->period = step_size;
+    s->gamma = gamma;
+    return ct__lrs_start(op, s);
+}
+
+/* A copy of n int64 values into *dst (NULL for n 0); false after an error. */
+static bool ct__lrs_copy_ints(const char *op, int64_t **dst, const int64_t *src, int64_t n)
+{
+    if (n > 0 && ct__null(op, src)) {
+        return false;
+    }
+    if (n <= 0) {
+        return true;
+    }
+    *dst = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
+    if (!*dst) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return false;
+    }
+    memcpy(*dst, src, sizeof(int64_t) * (size_t)n);
+    return true;
+}
+
+ct_lr_scheduler *ct_multi_step_lr_new(ct_optimizer *opt, const int64_t *milestones, int64_t n,
+                                      double gamma)
+{
+    const char *op = "ct_multi_step_lr_new";
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_MULTI_STEP);
+    if (!s) {
+        return NULL;
+    }
+    if (!ct__lrs_copy_ints(op, &s->milestones, milestones, n)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    s->n_milestones = n > 0 ? n : 0;
+    s->gamma = gamma;
+    return ct__lrs_start(op, s);
+}
+
+ct_lr_scheduler *ct_exponential_lr_new(ct_optimizer *opt, double gamma)
+{
+    ct_lr_scheduler *s = ct__lrs_alloc("ct_exponential_lr_new", opt, CT__LRS_EXPONENTIAL);
+    if (!s) {
+        return NULL;
+    }
+    s->gamma = gamma;
+    return ct__lrs_start("ct_exponential_lr_new", s);
+}
+
+ct_lr_scheduler *ct_cosine_annealing_lr_new(ct_optimizer *opt, int64_t T_max, double eta_min)
+{
+    const char *op = "ct_cosine_annealing_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    if (T_max < 1) {
+        ct__fail(CT_ERR_VALUE, op, "T_max must be a positive integer, got %lld",
+                 (long long)T_max);
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_COSINE);
+    if (!s) {
+        return NULL;
+    }
+    s->period = T_max;
+    s->eta_min = eta_min;
+    return ct__lrs_start(op, s);
+}
+
+ct_lr_scheduler *ct_cosine_annealing_warm_restarts_new(ct_optimizer *opt, int64_t T_0,
+                                                       int64_t T_mult, double eta_min)
+{
+    const char *op = "ct_cosine_annealing_warm_restarts_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    if (T_0 <= 0) {
+        ct__fail(CT_ERR_VALUE, op, "Expected positive integer T_0, but got %lld",
+                 (long long)T_0);
+        return NULL;
+    }
+    if (T_mult < 1) {
+        ct__fail(CT_ERR_VALUE, op, "Expected integer T_mult >= 1, but got %lld",
+                 (long long)T_mult);
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_WARM_RESTARTS);
+    if (!s) {
+        return NULL;
+    }
+    s->period = T_0;
+    s->t_i = T_0;
+    s->t_mult = T_mult;
+    s->t_cur = -1;
+    s->eta_min = eta_min;
+    return ct__lrs_start(op, s);
+}
+
+ct_lr_scheduler *ct_linear_lr_new(ct_optimizer *opt, double start_factor, double end_factor,
+                                  int64_t total_iters)
+{
+    const char *op = "ct_linear_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    if (start_factor > 1.0 || start_factor <= 0) {
+        ct__fail(CT_ERR_VALUE, op, "Starting multiplicative factor expected to be greater "
+                 "than 0 and less or equal to 1.");
+        return NULL;
+    }
+    if (end_factor > 1.0 || end_factor < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Ending multiplicative factor expected to be between 0 "
+                 "and 1.");
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_LINEAR);
+    if (!s) {
+        return NULL;
+    }
+    s->factor = start_factor;
+    s->end_factor = end_factor;
+    s->period = total_iters;
+    return ct__lrs_start(op, s);
+}
+
+ct_lr_scheduler *ct_constant_lr_new(ct_optimizer *opt, double factor, int64_t total_iters)
+{
+    const char *op = "ct_constant_lr_new";
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    if (factor > 1.0 || factor < 0) {
+        ct__fail(CT_ERR_VALUE, op, "Constant multiplicative factor expected to be between 0 "
+                 "and 1.");
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_CONSTANT);
+    if (!s) {
+        return NULL;
+    }
+    s->factor = factor;
+    s->period = total_iters;
+    return ct__lrs_start(op, s);
+}
+
+ct_lr_scheduler *ct_polynomial_lr_new(ct_optimizer *opt, int64_t total_iters, double power)
+{
+    ct_lr_scheduler *s = ct__lrs_alloc("ct_polynomial_lr_new", opt, CT__LRS_POLYNOMIAL);
+    if (!s) {
+        return NULL;
+    }
+    s->period = total_iters;
+    s->power = power;
+    return ct__lrs_start("ct_polynomial_lr_new", s);
+}
+
+static ct_lr_scheduler *ct__lrs_lambda_new(const char *op, int kind, ct_optimizer *opt,
+                                           ct_lr_lambda_fn fn, void *user)
+{
+    if (!fn) {
+        ct__fail(CT_ERR_NULL_ARG, op, "lr_lambda is NULL");
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, kind);
+    if (!s) {
+        return NULL;
+    }
+    s->fn = fn;
+    s->user = user;
+    return ct__lrs_start(op, s);
+}
+
+ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
+{
+    return ct__lrs_lambda_new("ct_lambda_lr_new", CT__LRS_LAMBDA, opt, fn, user);
+}
+
+ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
+{
+    return ct__lrs_lambda_new("ct_multiplicative_lr_new", CT__LRS_MULTIPLICATIVE, opt, fn, user);
+}
+
+/* ---- OneCycleLR and CyclicLR -------------------------------------------------------------- */
+/* With cycle_momentum: checks that the optimizer has a momentum or betas and sets every
+   group's to max_momentum, recording max and base momentum per group. */
+static bool ct__lrs_momentum_init(const char *op, ct_lr_scheduler *s, bool cycle, double base_m,
+                                  double max_m)
+{
+    s->cycle_momentum = cycle;
+    if (!cycle) {
+        return true;
+    }
+    if (ct__optim_momentum_kind(s->opt) == 0) {
+        ct__fail(CT_ERR_VALUE, op, "optimizer must support momentum or beta1 with "
+                 "`cycle_momentum` option enabled");
+        return false;
+    }
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        ct__optim_set_momentum(s->opt, g, max_m);
+        s->v[g * CT__LRS_NV + CT__LRS_MAX_M] = max_m;
+        s->v[g * CT__LRS_NV + CT__LRS_BASE_M] = base_m;
+    }
+    return true;
+}
+
+static void ct__lrs_phase_set(ct__lrs_phase *ph, double end_step, int start_lr, int end_lr,
+                              int start_m, int end_m)
+{
+    ph->end_step = end_step;
+    ph->start_lr = start_lr;
+    ph->end_lr = end_lr;
+    ph->start_m = start_m;
+    ph->end_m = end_m;
+}
+
+/* OneCycleLR's checks of opts and its phases; false after an error. */
+static bool ct__lrs_one_cycle_phases(const char *op, ct_lr_scheduler *s,
+                                     const ct_one_cycle_lr_opts *o)
+{
+    if (o->total_steps != 0) {
+        if (o->total_steps < 0) {
+            ct__fail(CT_ERR_VALUE, op, "Expected positive integer total_steps, but got %lld",
+                     (long long)o->total_steps);
+            return false;
+        }
+        s->total_steps = o->total_steps;
+    } else if (o->epochs > 0 && o->steps_per_epoch > 0) {
+        s->total_steps = o->epochs * o->steps_per_epoch;
+    } else {
+        ct__fail(CT_ERR_VALUE, op, "You must define either total_steps OR (epochs AND "
+                 "steps_per_epoch)");
+        return false;
+    }
+    double pct = o->pct_start, total = (double)s->total_steps;
+    if (o->three_phase) {
+        s->n_phases = 3;
+        ct__lrs_phase_set(&s->phases[0], ct__lrs_mul(pct, total) - 1, CT__LRS_BASE,
+                          CT__LRS_MAX_LR, CT__LRS_MAX_M, CT__LRS_BASE_M);
+        ct__lrs_phase_set(&s->phases[1], ct__lrs_mul(2 * pct, total) - 2, CT__LRS_MAX_LR,
+                          CT__LRS_BASE, CT__LRS_BASE_M, CT__LRS_MAX_M);
+        ct__lrs_phase_set(&s->phases[2], total - 1, CT__LRS_BASE, CT__LRS_MIN_LR,
+                          CT__LRS_MAX_M, CT__LRS_MAX_M);
+    } else {
+        s->n_phases = 2;
+        ct__lrs_phase_set(&s->phases[0], ct__lrs_mul(pct, total) - 1, CT__LRS_BASE,
+                          CT__LRS_MAX_LR, CT__LRS_MAX_M, CT__LRS_BASE_M);
+        ct__lrs_phase_set(&s->phases[1], total - 1, CT__LRS_MAX_LR, CT__LRS_MIN_LR,
+                          CT__LRS_BASE_M, CT__LRS_MAX_M);
+    }
+    if (!(pct >= 0 && pct <= 1)) {
+        char num[32];
+        snprintf(num, sizeof num, "%g", pct);
+        ct__fail(CT_ERR_VALUE, op, "Expected float between 0 and 1 pct_start, but got %s", num);
+        return false;
+    }
+    const char *a = o->anneal_strategy ? o->anneal_strategy : "cos";
+    if (strcmp(a, "cos") != 0 && strcmp(a, "linear") != 0) {
+        ct__fail(CT_ERR_VALUE, op, "anneal_strategy must be one of 'cos' or 'linear', instead "
+                 "got %s", a);
+        return false;
+    }
+    s->cos_anneal = strcmp(a, "cos") == 0;
+    return true;
+}
+
+ct_lr_scheduler *ct_one_cycle_lr_new(ct_optimizer *opt, double max_lr,
+                                     const ct_one_cycle_lr_opts *opts)
+{
+    const char *op = "ct_one_cycle_lr_new";
+    ct_one_cycle_lr_opts o = opts ? *opts : ct_one_cycle_lr_defaults();
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_ONE_CYCLE);
+    if (!s) {
+        return NULL;
+    }
+    if (!ct__lrs_one_cycle_phases(op, s, &o)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        double *v = s->v + g * CT__LRS_NV;
+        double initial = max_lr / o.div_factor;
+        ct__optim_set_initial_lr(opt, g, initial);
+        v[CT__LRS_MAX_LR] = max_lr;
+        v[CT__LRS_MIN_LR] = initial / o.final_div_factor;
+    }
+    if (!ct__lrs_momentum_init(op, s, o.cycle_momentum, o.base_momentum, o.max_momentum)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    return ct__lrs_start(op, s);
+}
+
+/* CyclicLR's checks and scale function; false after an error. */
+static bool ct__lrs_cyclic_setup(const char *op, ct_lr_scheduler *s, const ct_cyclic_lr_opts *o)
+{
+    double up = (double)o->step_size_up;
+    double down = o->step_size_down > 0 ? (double)o->step_size_down : up;
+    if (!(up + down > 0)) {
+        ct__fail(CT_ERR_VALUE, op, "step_size_up + step_size_down must be positive, got %g",
+                 up + down);
+        return false;
+    }
+    s->total_size = up + down;
+    s->step_ratio = up / s->total_size;
+    const char *mode = o->mode ? o->mode : "triangular";
+    static const char *const modes[3] = {"triangular", "triangular2", "exp_range"};
+    s->scale_mode = -1;
+    for (int k = 0; k < 3; k++) {
+        s->scale_mode = strcmp(mode, modes[k]) == 0 ? k : s->scale_mode;
+    }
+    if (s->scale_mode < 0 && !o->scale_fn) {
+        ct__fail(CT_ERR_VALUE, op, "mode is invalid and scale_fn is None");
+        return false;
+    }
+    s->gamma = o->gamma;
+    s->scale_iterations = s->scale_mode == CT__LRS_EXP_RANGE;
+    if (o->scale_fn) {
+        s->scale_mode = CT__LRS_CUSTOM;
+        s->scale_fn = o->scale_fn;
+        s->user = o->scale_user;
+        s->scale_iterations = o->scale_mode && strcmp(o->scale_mode, "iterations") == 0;
+    }
+    return true;
+}
+
+ct_lr_scheduler *ct_cyclic_lr_new(ct_optimizer *opt, double base_lr, double max_lr,
+                                  const ct_cyclic_lr_opts *opts)
+{
+    const char *op = "ct_cyclic_lr_new";
+    ct_cyclic_lr_opts o = opts ? *opts : ct_cyclic_lr_defaults();
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_CYCLIC);
+    if (!s) {
+        return NULL;
+    }
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        s->v[g * CT__LRS_NV + CT__LRS_MAX_LR] = max_lr;
+    }
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        ct__optim_put_lr(opt, g, base_lr);
+    }
+    if (!ct__lrs_cyclic_setup(op, s, &o) ||
+        !ct__lrs_momentum_init(op, s, o.cycle_momentum, o.base_momentum, o.max_momentum)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    s = ct__lrs_start(op, s);
+    for (int64_t g = 0; s && g < s->n_groups; g++) { /* self.base_lrs = base_lrs, after */
+        s->v[g * CT__LRS_NV + CT__LRS_BASE] = base_lr;
+    }
+    return s;
+}
+
+/* ---- ReduceLROnPlateau ------------------------------------------------------------------- */
+ct_lr_scheduler *ct_reduce_lr_on_plateau_new(ct_optimizer *opt,
+                                             const ct_reduce_lr_on_plateau_opts *opts)
+{
+    const char *op = "ct_reduce_lr_on_plateau_new";
+    ct_reduce_lr_on_plateau_opts o = opts ? *opts : ct_reduce_lr_on_plateau_defaults();
+    if (ct__null(op, opt)) {
+        return NULL;
+    }
+    const char *mode = o.mode ? o.mode : "min", *tmode = o.threshold_mode ? o.threshold_mode
+                                                                            : "rel";
+    if (o.factor >= 1.0) {
+        ct__fail(CT_ERR_VALUE, op, "Factor should be < 1.0.");
+        return NULL;
+    }
+    if (strcmp(mode, "min") != 0 && strcmp(mode, "max") != 0) {
+        ct__fail(CT_ERR_VALUE, op, "mode %s is unknown!", mode);
+        return NULL;
+    }
+    if (strcmp(tmode, "rel") != 0 && strcmp(tmode, "abs") != 0) {
+        ct__fail(CT_ERR_VALUE, op, "threshold mode %s is unknown!", tmode);
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_PLATEAU);
+    if (!s) {
+        return NULL;
+    }
+    s->factor = o.factor;
+    s->patience = o.patience;
+    s->cooldown = o.cooldown;
+    s->eps = o.eps;
+    s->threshold = o.threshold;
+    s->mode_max = strcmp(mode, "max") == 0;
+    s->threshold_abs = strcmp(tmode, "abs") == 0;
+    s->best = s->mode_max ? -INFINITY : INFINITY;
+    s->last_epoch = 0;
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        s->v[g * CT__LRS_NV + CT__LRS_MIN_LR] = o.min_lr;
+    }
+    ct__lrs_read_lrs(s);
+    return s;
+}
+
+static bool ct__lrs_is_better(const ct_lr_scheduler *s, double a)
+{
+    if (!s->mode_max) {
+        return s->threshold_abs ? a < s->best - s->threshold
+                                : a < s->best * (1.0 - s->threshold);
+    }
+    return s->threshold_abs ? a > s->best + s->threshold : a > s->best * (s->threshold + 1.0);
+}
+
+/* ReduceLROnPlateau._reduce_lr: lr = max(lr * factor, min_lr) where that lowers it by more
+   than eps. */
+static void ct__lrs_reduce(ct_lr_scheduler *s)
+{
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        double old = ct_optimizer_get_lr(s->opt, g), min_lr = s->v[g * CT__LRS_NV +
+                                                                     CT__LRS_MIN_LR];
+        double lr = ct__lrs_mul(old, s->factor);
+        lr = min_lr > lr ? min_lr : lr; /* Python's max(lr, min_lr) */
+        if (old - lr > s->eps) {
+            ct__optim_put_lr(s->opt, g, lr);
+        }
+    }
+}
+
+ct_status ct_reduce_lr_on_plateau_step(ct_lr_scheduler *s, double metric)
+{
+    const char *op = "ct_reduce_lr_on_plateau_step";
+    if (ct__null(op, s)) {
+        return ct_error_code();
+    }
+    if (s->kind != CT__LRS_PLATEAU) {
+        return ct__fail(CT_ERR_VALUE, op, "the scheduler is not a ReduceLROnPlateau: use "
+                        "ct_lr_scheduler_step");
+    }
+    if (!ct__lrs_groups_ok(op, s)) {
+        return ct_error_code();
+    }
+    s->last_epoch++;
+    if (ct__lrs_is_better(s, metric)) {
+        s->best = metric;
+        s->num_bad_epochs = 0;
+    } else {
+        s->num_bad_epochs++;
+    }
+    if (s->cooldown_counter > 0) {
+        s->cooldown_counter--;
+        s->num_bad_epochs = 0;
+    }
+    if (s->num_bad_epochs > s->patience) {
+        ct__lrs_reduce(s);
+        s->cooldown_counter = s->cooldown;
+        s->num_bad_epochs = 0;
+    }
+    ct__lrs_read_lrs(s);
+    return CT_OK;
+}
+
+/* ---- SequentialLR and ChainedScheduler --------------------------------------------------- */
+/* Checks the n schedulers of a SequentialLR/ChainedScheduler (`name`) for opt (NULL: the
+   first one's) and stores them in s; false after an error. */
+static bool ct__lrs_subs(const char *op, const char *name, ct_lr_scheduler *s,
+                         ct_lr_scheduler *const *subs, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (ct__null(op, subs[i])) {
+            return false;
+        }
+        if (subs[i]->kind == CT__LRS_PLATEAU) {
+            ct__fail(CT_ERR_VALUE, op, "%s does not support `ReduceLROnPlateau` scheduler as "
+                     "it requires additional kwargs to be specified when calling `step`, but "
+                     "got one at index %lld in the given schedulers sequence.", name,
+                     (long long)i);
+            return false;
+        }
+        if (subs[i]->opt != s->opt) {
+            ct__fail(CT_ERR_VALUE, op, "%s expects all schedulers to belong to the same "
+                     "optimizer, but got scheduler at index %lld with another one", name,
+                     (long long)i);
+            return false;
+        }
+    }
+    s->subs = (ct_lr_scheduler **)ct__malloc(sizeof(ct_lr_scheduler *) * (size_t)n);
+    if (!s->subs) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return false;
+    }
+    memcpy(s->subs, subs, sizeof(ct_lr_scheduler *) * (size_t)n);
+    s->n_subs = n;
+    return true;
+}
+
+/* SequentialLR.recursive_undo: last_epoch -= 1 through nested sequences. */
+static void ct__lrs_undo(ct_lr_scheduler *s)
+{
+    if (s->subs) {
+        for (int64_t i = 0; i < s->n_subs; i++) {
+            ct__lrs_undo(s->subs[i]);
+        }
+    } else {
+        s->last_epoch--;
+    }
+}
+
+ct_lr_scheduler *ct_sequential_lr_new(ct_optimizer *opt, ct_lr_scheduler *const *schedulers,
+                                      int64_t n, const int64_t *milestones, int64_t n_milestones)
+{
+    const char *op = "ct_sequential_lr_new";
+    if (n > 0 && ct__null(op, schedulers)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "SequentialLR expects at least one scheduler, but got no "
+                 "scheduler.");
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_SEQUENTIAL);
+    if (!s) {
+        return NULL;
+    }
+    if (!ct__lrs_subs(op, "SequentialLR", s, schedulers, n)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    if (n_milestones != n - 1) {
+        ct__fail(CT_ERR_VALUE, op, "Sequential Schedulers expects number of schedulers "
+                 "provided to be one more than the number of milestone points, but got number "
+                 "of schedulers %lld and the number of milestones to be equal to %lld",
+                 (long long)n, (long long)n_milestones);
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    if (!ct__lrs_copy_ints(op, &s->milestones, milestones, n_milestones)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    s->n_milestones = n_milestones;
+    s->last_epoch = 0;
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        ct__optim_put_lr(opt, g, ct__optim_initial_lr(opt, g));
+    }
+    ct__lrs_undo(s); /* the children's last_epoch, not this one's */
+    int64_t idx = 0;
+    while (idx < n_milestones && s->milestones[idx] <= 0) {
+        idx++;
+    }
+    if (ct__lrs_initial_step(op, s->subs[idx]) != CT_OK) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    memcpy(s->last_lr, s->subs[idx]->last_lr, sizeof(double) * (size_t)s->n_groups);
+    return s;
+}
+
+ct_lr_scheduler *ct_chained_scheduler_new(ct_lr_scheduler *const *schedulers, int64_t n)
+{
+    const char *op = "ct_chained_scheduler_new";
+    if (ct__null(op, schedulers)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "ChainedScheduler expects at least one scheduler to be "
+                 "chained, but got no scheduler.");
+        return NULL;
+    }
+    if (ct__null(op, schedulers[0])) {
+        return NULL;
+    }
+    ct_lr_scheduler *s = ct__lrs_alloc(op, schedulers[0]->opt, CT__LRS_CHAINED);
+    if (!s) {
+        return NULL;
+    }
+    if (!ct__lrs_subs(op, "ChainedScheduler", s, schedulers, n)) {
+        ct_lr_scheduler_free(s);
+        return NULL;
+    }
+    ct__lrs_read_lrs(s);
+    return s;
+}
+
+/* ---- attributes -------------------------------------------------------------------------- */
+int64_t ct_lr_scheduler_get_last_lr(const ct_lr_scheduler *s, double *lrs, int64_t cap)
+{
+    if (ct__null("ct_lr_scheduler_get_last_lr", s)) {
+        return -1;
+    }
+    for (int64_t g = 0; lrs && g < s->n_groups && g < cap; g++) {
+        lrs[g] = s->last_lr[g];
+    }
+    return s->n_groups;
+}
+
+int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
+{
+    return ct__null("ct_lr_scheduler_last_epoch", s) ? -1 : s->last_epoch;
+}
+
+#undef CT__LRS_PI
+
+// >>part nn/clip_grad.c
+/* nn/clip_grad.c - torch.nn.utils' clip_grad_norm_, clip_grad_value_, get_total_norm,
+ * clip_grads_with_norm_, parameters_to_vector and vector_to_parameters, as compositions of
+ * the dispatched ops in torch.nn.utils' own order (PyTorch's CPU path: one
+ * linalg.vector_norm per tensor, then the norm of their stack; grads scaled by mul_ with a
+ * 0-dim coefficient), so the results match PyTorch's and the profiler shows the same ops.
+ */
+
+/* Checks an array of n tensors: n >= 0, the array non-NULL when n > 0, no NULL element. */
+static bool ct__clip_check(const char *op, const ct_tensor *const *ts, int64_t n)
+{
+    if (n < 0 || n > INT32_MAX) {
+        ct__fail(CT_ERR_VALUE, op, "expected 0 <= n <= %d tensors, got %lld", INT32_MAX,
+                 (long long)n);
+        return false;
+    }
+    if (n > 0 && ct__null(op, (const void *)ts)) {
+        return false;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        if (ct__null(op, ts[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The total norm of the n tensors (see ct_get_total_norm), owned by the current scope. */
+static ct_tensor *ct__clip_total_norm(const char *op, const ct_tensor *const *ts, int64_t n,
+                                      double norm_type, bool error_if_nonfinite)
+{
+    if (n == 0) {
+        return ct_scalar_tensor(0.0, CT_FLOAT32);
+    }
+    const ct_tensor **norms = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
+    if (!norms) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    ct_scope_begin();
+    for (int64_t i = 0; i < n; i++) {
+        norms[i] = ct_linalg_vector_norm(ts[i], norm_type, NULL, 0, false);
+    }
+    ct_tensor *total = ct_keep(ct_linalg_vector_norm(ct_stack(norms, (int)n, 0), norm_type,
+                                                     NULL, 0, false));
+    ct_scope_end();
+    ct__free((void *)norms);
+    if (total && error_if_nonfinite && !isfinite(ct_item(total))) {
+        char num[64];
+        ct__fail(CT_ERR_VALUE, op, "The total norm of order %s for gradients from "
+                 "`parameters` is non-finite, so it cannot be clipped. To disable this error "
+                 "and scale the gradients by the non-finite norm anyway, set "
+                 "`error_if_nonfinite=False`", ct__optim_repr(norm_type, num, sizeof num));
+        return NULL;
+    }
+    return total;
+}
+
+ct_tensor *ct_get_total_norm(const ct_tensor *const *tensors, int64_t n, double norm_type,
+                             bool error_if_nonfinite)
+{
+    const char *op = "ct_get_total_norm";
+    if (!ct__clip_check(op, tensors, n)) {
+        return NULL;
+    }
+    return ct__clip_total_norm(op, tensors, n, norm_type, error_if_nonfinite);
+}
+
+/* grads[k] = the .grad of each parameter that has one; returns k, or -1 after an error
+   (*grads is then NULL; free it with ct__free). */
+static int64_t ct__clip_grads(const char *op, ct_tensor *const *params, int64_t n,
+                              ct_tensor ***grads)
+{
+    *grads = NULL;
+    if (!ct__clip_check(op, (const ct_tensor *const *)params, n)) {
+        return -1;
+    }
+    *grads = (ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)(n > 0 ? n : 1));
+    if (!*grads) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return -1;
+    }
+    int64_t k = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ct_tensor *g = ct_grad(params[i]);
+        if (g) {
+            (*grads)[k++] = g;
+        }
+    }
+    return k;
+}
+
+/* Multiplies each of the k grads in place by clamp(max_norm / (total + 1e-6), max=1.0). */
+static ct_status ct__clip_scale(ct_tensor *const *grads, int64_t k, double max_norm,
+                               const ct_tensor *total)
+{
+    ct_scope_begin();
+    ct_no_grad_begin();
+    ct_tensor *coef = ct_clamp(ct_mul_scalar(ct_reciprocal(ct_add_scalar(total, 1e-6)),
+                                             max_norm), -INFINITY, 1.0);
+    for (int64_t i = 0; coef && i < k; i++) {
+        ct_mul_(grads[i], coef);
+    }
+    ct_no_grad_end();
+    ct_scope_end();
+    return ct_error_code();
+}
+
+ct_status ct_clip_grads_with_norm_(ct_tensor *const *params, int64_t n, double max_norm,
+                                   const ct_tensor *total_norm)
+{
+    const char *op = "ct_clip_grads_with_norm_";
+    if (ct__null(op, total_norm)) {
+        return ct_error_code();
+    }
+    ct_tensor **grads = NULL;
+    int64_t k = ct__clip_grads(op, params, n, &grads);
+    ct_status st = k > 0 ? ct__clip_scale(grads, k, max_norm, total_norm) : ct_error_code();
+    ct__free(grads);
+    return st;
+}
+
+ct_tensor *ct_clip_grad_norm_(ct_tensor *const *params, int64_t n, double max_norm,
+                              double norm_type, bool error_if_nonfinite)
+{
+    const char *op = "ct_clip_grad_norm_";
+    ct_tensor **grads = NULL;
+    int64_t k = ct__clip_grads(op, params, n, &grads);
+    ct_tensor *total = NULL;
+    if (k >= 0) {
+        total = ct__clip_total_norm(op, (const ct_tensor *const *)grads, k, norm_type,
+                                    error_if_nonfinite);
+    }
+    if (total && k > 0 && ct__clip_scale(grads, k, max_norm, total) != CT_OK) {
+        total = NULL;
+    }
+    ct__free(grads);
+    return total;
+}
+
+ct_status ct_clip_grad_value_(ct_tensor *const *params, int64_t n, double clip_value)
+{
+    const char *op = "ct_clip_grad_value_";
+    ct_tensor **grads = NULL;
+    int64_t k = ct__clip_grads(op, params, n, &grads);
+    ct_no_grad_begin();
+    for (int64_t i = 0; i < k; i++) {
+        ct_clamp_(grads[i], -clip_value, clip_value);
+    }
+    ct_no_grad_end();
+    ct__free(grads);
+    return ct_error_code();
+}
+
+ct_tensor *ct_parameters_to_vector(ct_tensor *const *params, int64_t n)
+{
+    const char *op = "ct_parameters_to_vector";
+    if (!ct__clip_check(op, (const ct_tensor *const *)params, n)) {
+        return NULL;
+    }
+    const ct_tensor **flat = (const ct_tensor **)ct__malloc(sizeof(ct_tensor *) *
+                                                            (size_t)(n > 0 ? n : 1));
+    if (!flat) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    ct_scope_begin();
+    for (int64_t i = 0; i < n; i++) {
+        flat[i] = ct_flatten(params[i], 0, -1);
+    }
+    ct_tensor *r = ct_keep(ct_cat(flat, (int)n, 0));
+    ct_scope_end();
+    ct__free((void *)flat);
+    return r;
+}
+
+ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params, int64_t n)
+{
+    const char *op = "ct_vector_to_parameters";
+    if (ct__null(op, vec) || !ct__clip_check(op, (const ct_tensor *const *)params, n)) {
+        return ct_error_code();
+    }
+    int64_t need = 0;
+    for (int64_t i = 0; i < n; i++) {
+        need += ct_numel(params[i]);
+    }
+    if (vec->ndim != 1) {
+        return ct__fail(CT_ERR_SHAPE, op, "vector_to_parameters: expected a 1-D vec, got %d "
+                        "dims", vec->ndim);
+    }
+    if (ct_numel(vec) < need) {
+        return ct__fail(CT_ERR_SHAPE, op, "vector_to_parameters: vec has %lld elements, the "
+                        "parameters need %lld", (long long)ct_numel(vec), (long long)need);
+    }
+    ct_scope_begin();
+    ct_no_grad_begin();
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; i++) {
+        ct_tensor *p = params[i];
+        int64_t m = ct_numel(p);
+        ct_copy_(p, ct_reshape(ct_narrow(vec, 0, off, m), p->sizes, p->ndim));
+        off += m;
+    }
+    ct_no_grad_end();
+    ct_scope_end();
+    return ct_error_code();
+}
 
 // >>part data/npy.c
 /* data/npy.c - the .npy reader and writer (numpy.lib.format).
@@ -43671,6 +46266,12 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
     &ct__op_fused_adamw_,
+    &ct__op_fused_rmsprop_,
+    &ct__op_fused_adagrad_,
+    &ct__op_fused_adadelta_,
+    &ct__op_fused_adamax_,
+    &ct__op_fused_nadam_,
+    &ct__op_fused_radam_,
     /* autograd/autograd.c */
     &ct__op_detach,
     /* nn/pool.c */

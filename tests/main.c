@@ -151,6 +151,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(autograd)                                                                             \
     X(nn)                                                                                   \
     X(optim)                                                                                \
+    X(optim2)                                                                               \
+    X(lr_scheduler)                                                                         \
     X(data)                                                                                 \
     X(bench)                                                                                \
     X(profiler)                                                                             \

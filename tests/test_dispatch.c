@@ -1229,8 +1229,15 @@ static void row_step(int which)
         ct_sgd_opts s = ct_sgd_defaults();
         s.lr = 0.1;
         o = ct_sgd_new(&p, 1, &s);
-    } else {
+    } else if (which < 3) {
         o = which == 1 ? ct_adam_new(&p, 1, NULL) : ct_adamw_new(&p, 1, NULL);
+    } else {
+        o = which == 3   ? ct_rmsprop_new(&p, 1, NULL)
+            : which == 4 ? ct_adagrad_new(&p, 1, NULL)
+            : which == 5 ? ct_adadelta_new(&p, 1, NULL)
+            : which == 6 ? ct_adamax_new(&p, 1, NULL)
+            : which == 7 ? ct_nadam_new(&p, 1, NULL)
+                         : ct_radam_new(&p, 1, NULL);
     }
     ct_optimizer_step(o);
     ct_optimizer_free(o);
@@ -1238,6 +1245,12 @@ static void row_step(int which)
 static void row_step_sgd(void) { row_step(0); }
 static void row_step_adam(void) { row_step(1); }
 static void row_step_adamw(void) { row_step(2); }
+static void row_step_optim2(void)
+{
+    for (int which = 3; which < 9; which++) {
+        row_step(which);
+    }
+}
 
 /* abs, and its backward (sign) */
 static void row_abs(void)
@@ -1541,6 +1554,7 @@ static const api_row api_rows[] = {
     {"ct_interpolate", row_interp_nearest1d}, {"ct_interpolate", row_interp_nearest2d},
     {"ct_interpolate", row_interp_exact1d}, {"ct_interpolate", row_interp_exact2d},
     {"ct_interpolate", row_interp_linear}, {"ct_interpolate", row_interp_bilinear},
+    {"ct_optimizer_step", row_step_optim2},
 };
 #undef ROW
 #define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))

@@ -28,6 +28,10 @@ typedef struct null_fixture {
     ct_incompatible_keys keys;
     ct_hook_handle handle;
     ct_optimizer *opt;
+    ct_lr_scheduler *sched, *scheds[1];
+    ct_one_cycle_lr_opts one_cycle_opts;
+    ct_cyclic_lr_opts cyclic_opts;
+    ct_reduce_lr_on_plateau_opts plateau_opts;
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
     ct_dataloader *dl;
@@ -53,6 +57,13 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 
 static void *null_test_task(void *arg) { return arg; }
 static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_lr_lambda(int64_t epoch, int64_t group, void *user)
+{
+    (void)epoch;
+    (void)group;
+    (void)user;
+    return 1.0;
+}
 static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
@@ -156,6 +167,12 @@ static void fixture_open(null_fixture *fx)
     fx->dl_opts = ct_dataloader_defaults();
     fx->gc_opts = ct_gradcheck_defaults();
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
+    fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
+    fx->scheds[0] = fx->sched;
+    fx->one_cycle_opts = ct_one_cycle_lr_defaults();
+    fx->one_cycle_opts.total_steps = 10;
+    fx->cyclic_opts = ct_cyclic_lr_defaults();
+    fx->plateau_opts = ct_reduce_lr_on_plateau_defaults();
     fx->gen = ct_generator_new();
     fx->ds = ct_tensor_dataset_new(fx->tl, 1);
     fx->dl = ct_dataloader_new(fx->ds, NULL);
@@ -178,6 +195,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataloader_free(fx->dl);
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
+    ct_lr_scheduler_free(fx->sched);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);
@@ -9901,6 +9919,91 @@ static void test_null_ct_loss_forward(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_get_total_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_get_total_norm(NULL, 1, 1.0, false)";
+        ct_tensor *r = ct_get_total_norm(NULL, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clip_grads_with_norm_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grads_with_norm_(NULL, 1, 1.0, fx.t)";
+        (void)ct_clip_grads_with_norm_(NULL, 1, 1.0, fx.t);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_clip_grads_with_norm_(fx.tl, 1, 1.0, NULL)";
+        (void)ct_clip_grads_with_norm_(fx.tl, 1, 1.0, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clip_grad_norm_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grad_norm_(NULL, 1, 1.0, 1.0, false)";
+        ct_tensor *r = ct_clip_grad_norm_(NULL, 1, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_clip_grad_value_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grad_value_(NULL, 1, 1.0)";
+        (void)ct_clip_grad_value_(NULL, 1, 1.0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_parameters_to_vector(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_parameters_to_vector(NULL, 1)";
+        ct_tensor *r = ct_parameters_to_vector(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_vector_to_parameters(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vector_to_parameters(NULL, fx.tl, 1)";
+        (void)ct_vector_to_parameters(NULL, fx.tl, 1);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_vector_to_parameters(fx.t, NULL, 1)";
+        (void)ct_vector_to_parameters(fx.t, NULL, 1);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -9955,6 +10058,126 @@ static void test_null_ct_adamw_new(void)
     {
         const char *call = "ct_adamw_new(fx.params, 1, NULL)";
         ct_optimizer *r = ct_adamw_new(fx.params, 1, NULL);
+        expect_accepted(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_rmsprop_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rmsprop_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_rmsprop_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_rmsprop_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_rmsprop_new(fx.params, 1, NULL);
+        expect_accepted(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adagrad_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adagrad_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_adagrad_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_adagrad_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_adagrad_new(fx.params, 1, NULL);
+        expect_accepted(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adadelta_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adadelta_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_adadelta_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_adadelta_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_adadelta_new(fx.params, 1, NULL);
+        expect_accepted(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adamax_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adamax_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_adamax_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_adamax_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_adamax_new(fx.params, 1, NULL);
+        expect_accepted(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_nadam_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_nadam_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_nadam_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_nadam_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_nadam_new(fx.params, 1, NULL);
+        expect_accepted(call);
+        ct_optimizer_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_radam_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_radam_new(NULL, 1, NULL)";
+        ct_optimizer *r = ct_radam_new(NULL, 1, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_optimizer_free(r);
+    }
+    {
+        const char *call = "ct_radam_new(fx.params, 1, NULL)";
+        ct_optimizer *r = ct_radam_new(fx.params, 1, NULL);
         expect_accepted(call);
         ct_optimizer_free(r);
     }
@@ -10072,6 +10295,18 @@ static void test_null_ct_optimizer_set_lr(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_optimizer_get_momentum(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_optimizer_get_momentum(NULL, 0)";
+        (void)ct_optimizer_get_momentum(NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_optimizer_step_count(void)
 {
     null_fixture fx;
@@ -10092,6 +10327,345 @@ static void test_null_ct_optimizer_name(void)
         const char *call = "ct_optimizer_name(NULL)";
         (void)ct_optimizer_name(NULL);
         expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_step_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_step_lr_new(NULL, 0, 1.0)";
+        ct_lr_scheduler *r = ct_step_lr_new(NULL, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_multi_step_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multi_step_lr_new(NULL, fx.sizes, 1, 1.0)";
+        ct_lr_scheduler *r = ct_multi_step_lr_new(NULL, fx.sizes, 1, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_multi_step_lr_new(fx.opt, NULL, 1, 1.0)";
+        ct_lr_scheduler *r = ct_multi_step_lr_new(fx.opt, NULL, 1, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_exponential_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_exponential_lr_new(NULL, 1.0)";
+        ct_lr_scheduler *r = ct_exponential_lr_new(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosine_annealing_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_annealing_lr_new(NULL, 0, 1.0)";
+        ct_lr_scheduler *r = ct_cosine_annealing_lr_new(NULL, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosine_annealing_warm_restarts_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_annealing_warm_restarts_new(NULL, 0, 0, 1.0)";
+        ct_lr_scheduler *r = ct_cosine_annealing_warm_restarts_new(NULL, 0, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_linear_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_linear_lr_new(NULL, 1.0, 1.0, 0)";
+        ct_lr_scheduler *r = ct_linear_lr_new(NULL, 1.0, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_constant_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_constant_lr_new(NULL, 1.0, 0)";
+        ct_lr_scheduler *r = ct_constant_lr_new(NULL, 1.0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_polynomial_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_polynomial_lr_new(NULL, 0, 1.0)";
+        ct_lr_scheduler *r = ct_polynomial_lr_new(NULL, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lambda_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lambda_lr_new(NULL, null_test_lr_lambda, fx.bytes)";
+        ct_lr_scheduler *r = ct_lambda_lr_new(NULL, null_test_lr_lambda, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_lambda_lr_new(fx.opt, NULL, fx.bytes)";
+        ct_lr_scheduler *r = ct_lambda_lr_new(fx.opt, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_lambda_lr_new(fx.opt, null_test_lr_lambda, NULL)";
+        ct_lr_scheduler *r = ct_lambda_lr_new(fx.opt, null_test_lr_lambda, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_multiplicative_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multiplicative_lr_new(NULL, null_test_lr_lambda, fx.bytes)";
+        ct_lr_scheduler *r = ct_multiplicative_lr_new(NULL, null_test_lr_lambda, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_multiplicative_lr_new(fx.opt, NULL, fx.bytes)";
+        ct_lr_scheduler *r = ct_multiplicative_lr_new(fx.opt, NULL, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_multiplicative_lr_new(fx.opt, null_test_lr_lambda, NULL)";
+        ct_lr_scheduler *r = ct_multiplicative_lr_new(fx.opt, null_test_lr_lambda, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_one_cycle_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_one_cycle_lr_new(NULL, 1.0, &fx.one_cycle_opts)";
+        ct_lr_scheduler *r = ct_one_cycle_lr_new(NULL, 1.0, &fx.one_cycle_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_one_cycle_lr_new(fx.opt, 1.0, NULL)";
+        ct_lr_scheduler *r = ct_one_cycle_lr_new(fx.opt, 1.0, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cyclic_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cyclic_lr_new(NULL, 1.0, 1.0, &fx.cyclic_opts)";
+        ct_lr_scheduler *r = ct_cyclic_lr_new(NULL, 1.0, 1.0, &fx.cyclic_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_cyclic_lr_new(fx.opt, 1.0, 1.0, NULL)";
+        ct_lr_scheduler *r = ct_cyclic_lr_new(fx.opt, 1.0, 1.0, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_reduce_lr_on_plateau_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reduce_lr_on_plateau_new(NULL, &fx.plateau_opts)";
+        ct_lr_scheduler *r = ct_reduce_lr_on_plateau_new(NULL, &fx.plateau_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_reduce_lr_on_plateau_new(fx.opt, NULL)";
+        ct_lr_scheduler *r = ct_reduce_lr_on_plateau_new(fx.opt, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sequential_lr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sequential_lr_new(NULL, fx.scheds, 1, fx.sizes, 0)";
+        ct_lr_scheduler *r = ct_sequential_lr_new(NULL, fx.scheds, 1, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_sequential_lr_new(fx.opt, NULL, 1, fx.sizes, 0)";
+        ct_lr_scheduler *r = ct_sequential_lr_new(fx.opt, NULL, 1, fx.sizes, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_sequential_lr_new(fx.opt, fx.scheds, 1, NULL, 0)";
+        ct_lr_scheduler *r = ct_sequential_lr_new(fx.opt, fx.scheds, 1, NULL, 0);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_chained_scheduler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_chained_scheduler_new(NULL, 1)";
+        ct_lr_scheduler *r = ct_chained_scheduler_new(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lr_scheduler_step(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lr_scheduler_step(NULL)";
+        (void)ct_lr_scheduler_step(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_reduce_lr_on_plateau_step(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_reduce_lr_on_plateau_step(NULL, 1.0)";
+        (void)ct_reduce_lr_on_plateau_step(NULL, 1.0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lr_scheduler_get_last_lr(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lr_scheduler_get_last_lr(NULL, fx.times, 2)";
+        (void)ct_lr_scheduler_get_last_lr(NULL, fx.times, 2);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lr_scheduler_get_last_lr(fx.sched, NULL, 2)";
+        int64_t r = ct_lr_scheduler_get_last_lr(fx.sched, NULL, 2);
+        expect_size(call, (int64_t)r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lr_scheduler_last_epoch(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lr_scheduler_last_epoch(NULL)";
+        (void)ct_lr_scheduler_last_epoch(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lr_scheduler_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lr_scheduler_free(NULL)";
+        ct_lr_scheduler_free(NULL);
+        expect_noop(call);
     }
     fixture_close(&fx);
 }
@@ -20776,6 +21350,40 @@ static void test_freed_ct_loss_forward(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_clip_grads_with_norm_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.freed)";
+        (void)ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.foreign)";
+        (void)ct_clip_grads_with_norm_(fx.tl, 1, 1.0, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_vector_to_parameters(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_vector_to_parameters(fx.freed, fx.tl, 1)";
+        (void)ct_vector_to_parameters(fx.freed, fx.tl, 1);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_vector_to_parameters(fx.foreign, fx.tl, 1)";
+        (void)ct_vector_to_parameters(fx.foreign, fx.tl, 1);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -21384,9 +21992,21 @@ void test_null(void)
     RUN(test_null_ct_bce_loss_new);
     RUN(test_null_ct_bce_with_logits_loss_new);
     RUN(test_null_ct_loss_forward);
+    RUN(test_null_ct_get_total_norm);
+    RUN(test_null_ct_clip_grads_with_norm_);
+    RUN(test_null_ct_clip_grad_norm_);
+    RUN(test_null_ct_clip_grad_value_);
+    RUN(test_null_ct_parameters_to_vector);
+    RUN(test_null_ct_vector_to_parameters);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
+    RUN(test_null_ct_rmsprop_new);
+    RUN(test_null_ct_adagrad_new);
+    RUN(test_null_ct_adadelta_new);
+    RUN(test_null_ct_adamax_new);
+    RUN(test_null_ct_nadam_new);
+    RUN(test_null_ct_radam_new);
     RUN(test_null_ct_optimizer_free);
     RUN(test_null_ct_optimizer_step);
     RUN(test_null_ct_optimizer_zero_grad);
@@ -21395,8 +22015,29 @@ void test_null(void)
     RUN(test_null_ct_optimizer_params);
     RUN(test_null_ct_optimizer_get_lr);
     RUN(test_null_ct_optimizer_set_lr);
+    RUN(test_null_ct_optimizer_get_momentum);
     RUN(test_null_ct_optimizer_step_count);
     RUN(test_null_ct_optimizer_name);
+    RUN(test_null_ct_step_lr_new);
+    RUN(test_null_ct_multi_step_lr_new);
+    RUN(test_null_ct_exponential_lr_new);
+    RUN(test_null_ct_cosine_annealing_lr_new);
+    RUN(test_null_ct_cosine_annealing_warm_restarts_new);
+    RUN(test_null_ct_linear_lr_new);
+    RUN(test_null_ct_constant_lr_new);
+    RUN(test_null_ct_polynomial_lr_new);
+    RUN(test_null_ct_lambda_lr_new);
+    RUN(test_null_ct_multiplicative_lr_new);
+    RUN(test_null_ct_one_cycle_lr_new);
+    RUN(test_null_ct_cyclic_lr_new);
+    RUN(test_null_ct_reduce_lr_on_plateau_new);
+    RUN(test_null_ct_sequential_lr_new);
+    RUN(test_null_ct_chained_scheduler_new);
+    RUN(test_null_ct_lr_scheduler_step);
+    RUN(test_null_ct_reduce_lr_on_plateau_step);
+    RUN(test_null_ct_lr_scheduler_get_last_lr);
+    RUN(test_null_ct_lr_scheduler_last_epoch);
+    RUN(test_null_ct_lr_scheduler_free);
     RUN(test_null_ct_npy_load_buffer);
     RUN(test_null_ct_npy_save_buffer);
     RUN(test_null_ct_npy_load);
@@ -21902,6 +22543,8 @@ void test_null(void)
     RUN(test_freed_ct_bce_loss_new);
     RUN(test_freed_ct_bce_with_logits_loss_new);
     RUN(test_freed_ct_loss_forward);
+    RUN(test_freed_ct_clip_grads_with_norm_);
+    RUN(test_freed_ct_vector_to_parameters);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

@@ -96,7 +96,18 @@ ALLOWLIST = {
     "optim": """ct_sgd_defaults ct_adam_defaults ct_adamw_defaults ct_sgd_new ct_adam_new
         ct_adamw_new ct_optimizer_free ct_optimizer_get_lr ct_optimizer_set_lr
         ct_optimizer_add_param_group ct_optimizer_name ct_optimizer_num_param_groups
-        ct_optimizer_params ct_optimizer_step_count ct_optimizer_step""",
+        ct_optimizer_params ct_optimizer_step_count ct_optimizer_step ct_rmsprop_defaults
+        ct_adagrad_defaults ct_adadelta_defaults ct_adamax_defaults ct_nadam_defaults
+        ct_radam_defaults ct_optimizer_get_momentum""",
+    # LR schedulers: arithmetic on the optimizer's per-group lrs (doubles, no tensor)
+    "lr_scheduler": """ct_step_lr_new ct_multi_step_lr_new ct_exponential_lr_new
+        ct_cosine_annealing_lr_new ct_cosine_annealing_warm_restarts_new ct_linear_lr_new
+        ct_constant_lr_new ct_polynomial_lr_new ct_lambda_lr_new ct_multiplicative_lr_new
+        ct_one_cycle_lr_defaults ct_one_cycle_lr_new ct_cyclic_lr_defaults ct_cyclic_lr_new
+        ct_reduce_lr_on_plateau_defaults ct_reduce_lr_on_plateau_new
+        ct_reduce_lr_on_plateau_step ct_sequential_lr_new ct_chained_scheduler_new
+        ct_lr_scheduler_step ct_lr_scheduler_get_last_lr ct_lr_scheduler_last_epoch
+        ct_lr_scheduler_free""",
     # options of ops and pure arithmetic on shapes
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions

@@ -42,6 +42,12 @@ VALID = {
     "ct_full_backward_hook": "null_test_bw_hook",
     "void(*)(ct_module*,void*)": "null_test_visit",
     "ct_optimizer *": "fx.opt",
+    "ct_lr_scheduler *": "fx.sched",
+    "ct_lr_scheduler *const *": "fx.scheds",
+    "ct_lr_lambda_fn": "null_test_lr_lambda",
+    "ct_one_cycle_lr_opts *": "&fx.one_cycle_opts",
+    "ct_cyclic_lr_opts *": "&fx.cyclic_opts",
+    "ct_reduce_lr_on_plateau_opts *": "&fx.plateau_opts",
     "ct_generator *": "fx.gen",
     "ct_dataset *": "fx.ds",
     "ct_dataset **": "fx.ds_out",
@@ -98,6 +104,18 @@ VALID_BY_CALL = {
     ("ct_sgd_new", "params"): "fx.params",
     ("ct_adam_new", "params"): "fx.params",
     ("ct_adamw_new", "params"): "fx.params",
+    ("ct_rmsprop_new", "params"): "fx.params",
+    ("ct_rmsprop_new", "opts"): "NULL",
+    ("ct_adagrad_new", "params"): "fx.params",
+    ("ct_adagrad_new", "opts"): "NULL",
+    ("ct_adadelta_new", "params"): "fx.params",
+    ("ct_adadelta_new", "opts"): "NULL",
+    ("ct_adamax_new", "params"): "fx.params",
+    ("ct_adamax_new", "opts"): "NULL",
+    ("ct_nadam_new", "params"): "fx.params",
+    ("ct_nadam_new", "opts"): "NULL",
+    ("ct_radam_new", "params"): "fx.params",
+    ("ct_radam_new", "opts"): "NULL",
     ("ct_gradcheck", "inputs"): "fx.grad_inputs",
     ("ct_tensor_from_data", "data"): "fx.bytes",
     ("ct_from_blob", "data"): "fx.bytes",
@@ -162,6 +180,8 @@ OUTCOME = {
     ("ct_state_dict_update", "prefix"): "accepted",
     ("ct_save_buffer", "buf"): "size",
     ("ct_optimizer_params", "params"): "size",
+    ("ct_lr_scheduler_get_last_lr", "lrs"): "size",
+    ("ct_sequential_lr_new", "milestones"): "accepted",  # no milestones for one scheduler
     ("ct_optimizer_add_param_group", "opts"): "accepted",
     ("ct_to_string", "buf"): "size",
     ("ct_parallel_info_string", "buf"): "size",
@@ -248,7 +268,11 @@ OUTCOME = {
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
-                  "ct_max_pool2d_opts *", "ct_avg_pool2d_opts *", "ct_interpolate_opts *")
+                  "ct_max_pool2d_opts *", "ct_avg_pool2d_opts *", "ct_interpolate_opts *",
+                  "ct_rmsprop_opts *", "ct_adagrad_opts *", "ct_adadelta_opts *",
+                  "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
+                  "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
+                  "ct_one_cycle_lr_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
@@ -271,6 +295,8 @@ FREE_BY_RETURN = {
     "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
     "ct_future *": "ct_wait", "ct_state_dict *": "ct_state_dict_free",
     "ct_checkpoint_dict *": "ct_state_dict_free",
+    "ct_lr_scheduler *": "ct_lr_scheduler_free",
+    "ct_future *": "ct_wait",
 }
 # Functions returning one of their arguments or a borrowed object: nothing to free.
 RETURNS_BORROWED = {"ct_module_apply", "ct_module_requires_grad_", "ct_module_to",
@@ -453,6 +479,10 @@ typedef struct null_fixture {
     ct_incompatible_keys keys;
     ct_hook_handle handle;
     ct_optimizer *opt;
+    ct_lr_scheduler *sched, *scheds[1];
+    ct_one_cycle_lr_opts one_cycle_opts;
+    ct_cyclic_lr_opts cyclic_opts;
+    ct_reduce_lr_on_plateau_opts plateau_opts;
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
     ct_dataloader *dl;
@@ -478,6 +508,13 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 
 static void *null_test_task(void *arg) { return arg; }
 static double null_test_apply(double x, void *user) { (void)user; return x; }
+static double null_test_lr_lambda(int64_t epoch, int64_t group, void *user)
+{
+    (void)epoch;
+    (void)group;
+    (void)user;
+    return 1.0;
+}
 static double null_test_map(double x, double y, void *user) { (void)user; return x + y; }
 
 static ct_status null_test_kernel(ct_op_call *call)
@@ -581,6 +618,12 @@ static void fixture_open(null_fixture *fx)
     fx->dl_opts = ct_dataloader_defaults();
     fx->gc_opts = ct_gradcheck_defaults();
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
+    fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
+    fx->scheds[0] = fx->sched;
+    fx->one_cycle_opts = ct_one_cycle_lr_defaults();
+    fx->one_cycle_opts.total_steps = 10;
+    fx->cyclic_opts = ct_cyclic_lr_defaults();
+    fx->plateau_opts = ct_reduce_lr_on_plateau_defaults();
     fx->gen = ct_generator_new();
     fx->ds = ct_tensor_dataset_new(fx->tl, 1);
     fx->dl = ct_dataloader_new(fx->ds, NULL);
@@ -603,6 +646,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataloader_free(fx->dl);
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
+    ct_lr_scheduler_free(fx->sched);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);

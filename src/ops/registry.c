@@ -404,6 +404,12 @@ static const ct_op *const ct__registry[] = {
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
     &ct__op_fused_adamw_,
+    &ct__op_fused_rmsprop_,
+    &ct__op_fused_adagrad_,
+    &ct__op_fused_adadelta_,
+    &ct__op_fused_adamax_,
+    &ct__op_fused_nadam_,
+    &ct__op_fused_radam_,
     /* autograd/autograd.c */
     &ct__op_detach,
     /* nn/pool.c */

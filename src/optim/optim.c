@@ -1,24 +1,30 @@
-/* optim/optim.c - SGD, Adam and AdamW as fused per-parameter loops, each parameter's update
- * one call of the in-place op PyTorch's fused optimizers call (aten::_fused_sgd_,
- * aten::_fused_adam_, aten::_fused_adamw_) through the one entry.
+/* optim/optim.c - the optimizers as fused per-parameter loops, each parameter's update one
+ * call of a fused in-place op through the one entry: PyTorch's own where it has one
+ * (aten::_fused_sgd_, aten::_fused_adam_, aten::_fused_adamw_, aten::_fused_adagrad_), else
+ * ctorch's (ctorch::_fused_rmsprop_, _fused_adadelta_, _fused_adamax_, _fused_nadam_,
+ * _fused_radam_), which do in one pass what torch.optim's foreach path does in several.
  *
  * Legend: n = numel of one parameter; P (n) the parameter's data, G (n) its gradient, both
- * contiguous in the parameter's dtype (a copy is made otherwise); SGD state B (n) =
- * momentum_buffer; Adam state M (n) = exp_avg, V (n) = exp_avg_sq, VM (n) = max_exp_avg_sq
- * (state tensors owned by the optimizer).
+ * contiguous in the parameter's dtype (a copy is made otherwise); S0..S2 (n) its state
+ * tensors, named per optimizer in ct__optim_kinds (SGD: B = momentum_buffer; Adam: M =
+ * exp_avg, V = exp_avg_sq, VM = max_exp_avg_sq), owned by the optimizer.
  * Each step reads every array once and writes P and the state once, with no temporary
  * tensors; elements are independent, so a large parameter is split across the intra-op
  * threads in contiguous chunks (ct__parallel_for).
  * The arithmetic follows torch.optim's single-tensor path op by op (same operand order,
- * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are),
- * without fused multiply-adds. Adam has an AVX-512 / AVX2 path doing the same IEEE
- * operations lane by lane (sqrt and division are correctly rounded), so it matches the
- * scalar path bit for bit and results do not depend on the thread count.
+ * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are).
+ * SGD, Adam and AdamW use no fused multiply-adds; the later optimizers write the ones
+ * PyTorch's vectorized CPU kernels make (add with alpha, addcmul, lerp) as explicit fma, so
+ * they match PyTorch's AVX2/AVX-512 builds bit for bit. Adam has an AVX-512 / AVX2 path
+ * doing the same IEEE operations lane by lane (sqrt and division are correctly rounded), so
+ * it matches the scalar path bit for bit and results do not depend on the thread count.
  */
 #include "../core/internal.h"
+#include "../core/scope.h"
 #include "../autograd/autograd.h"
 #include "../ops/pointwise.h"
 #include "optim.h"
+#include "optim_internal.h"
 
 CT__VECTORIZE_BEGIN
 
@@ -28,21 +34,56 @@ CT__VECTORIZE_BEGIN
 #include <immintrin.h>
 #endif
 
-enum { CT__OPTIM_SGD = 1, CT__OPTIM_ADAM = 2, CT__OPTIM_ADAMW = 3 };
+enum {
+    CT__OPTIM_SGD = 1,
+    CT__OPTIM_ADAM,
+    CT__OPTIM_ADAMW,
+    CT__OPTIM_RMSPROP,
+    CT__OPTIM_ADAGRAD,
+    CT__OPTIM_ADADELTA,
+    CT__OPTIM_ADAMAX,
+    CT__OPTIM_NADAM,
+    CT__OPTIM_RADAM
+};
 
-/* The hyperparameters of one parameter group (the union of SGD's and Adam's). */
+/* Per kind: PyTorch's class name and the names of its per-parameter state tensors (state
+   slots 0..2, NULL past the last), as torch.optim's state_dict keys them; besides them every
+   parameter has its "step" (ct__optim_param.step) and NAdam its "mu_product". */
+typedef struct ct__optim_kind {
+    const char *name;
+    const char *state[3];
+} ct__optim_kind;
+
+static const ct__optim_kind ct__optim_kinds[] = {
+    {"", {NULL, NULL, NULL}},
+    {"SGD", {"momentum_buffer", NULL, NULL}},
+    {"Adam", {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}},
+    {"AdamW", {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"}},
+    {"RMSprop", {"square_avg", "momentum_buffer", "grad_avg"}},
+    {"Adagrad", {"sum", NULL, NULL}},
+    {"Adadelta", {"square_avg", "acc_delta", NULL}},
+    {"Adamax", {"exp_avg", "exp_inf", NULL}},
+    {"NAdam", {"exp_avg", "exp_avg_sq", NULL}},
+    {"RAdam", {"exp_avg", "exp_avg_sq", NULL}},
+};
+
+/* The hyperparameters of one parameter group (the union of every optimizer's; PyTorch's
+   param_group keys: beta1/beta2 are betas, alpha RMSprop's, rho Adadelta's). initial_lr is
+   NAN until an LR scheduler sets it (param_group.setdefault('initial_lr', lr)). */
 typedef struct ct__optim_group {
     double lr, momentum, dampening, weight_decay, beta1, beta2, eps;
-    bool nesterov, amsgrad, maximize;
+    double alpha, rho, lr_decay, initial_accumulator_value, momentum_decay, initial_lr;
+    bool nesterov, amsgrad, maximize, centered, decoupled;
     int64_t first, count; /* its parameters: params[first, first + count) */
 } ct__optim_group;
 
 typedef struct ct__optim_param {
     ct_tensor *p;     /* retained */
-    int64_t step;     /* updates so far (Adam's state['step']) */
-    bool has_state;   /* state allocated (SGD: the momentum buffer holds a value) */
-    ct_tensor *state[3]; /* SGD: momentum_buffer; Adam: exp_avg, exp_avg_sq, max_exp_avg_sq
-                            (contiguous, the parameter's shape and dtype; NULL when unused) */
+    int64_t step;     /* updates so far (state['step']) */
+    double mu_product; /* NAdam's state['mu_product'], a float32 scalar as PyTorch's */
+    bool has_state;   /* updated once (SGD: the momentum buffer holds a value) */
+    ct_tensor *state[3]; /* slots named in ct__optim_kinds (contiguous, the parameter's shape
+                            and dtype; NULL when unused) */
 } ct__optim_param;
 
 struct ct_optimizer {
@@ -90,8 +131,7 @@ ct_adam_opts ct_adamw_defaults(void)
     return o;
 }
 
-/* Formats v as Python's repr(float) does ("-1.0", "1e-05", "0.001", "nan") into buf. */
-static const char *ct__optim_repr(double v, char *buf, size_t n)
+const char *ct__optim_repr(double v, char *buf, size_t n)
 {
     if (isnan(v)) {
         snprintf(buf, n, "nan");
@@ -228,6 +268,218 @@ static bool ct__optim_adam_group(const char *op, const ct_adam_opts *o, ct__opti
     return true;
 }
 
+ct_rmsprop_opts ct_rmsprop_defaults(void)
+{
+    ct_rmsprop_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-2;
+    o.alpha = 0.99;
+    o.eps = 1e-8;
+    return o;
+}
+
+ct_adagrad_opts ct_adagrad_defaults(void)
+{
+    ct_adagrad_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-2;
+    o.eps = 1e-10;
+    return o;
+}
+
+ct_adadelta_opts ct_adadelta_defaults(void)
+{
+    ct_adadelta_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1.0;
+    o.rho = 0.9;
+    o.eps = 1e-6;
+    return o;
+}
+
+ct_adamax_opts ct_adamax_defaults(void)
+{
+    ct_adamax_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 2e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    return o;
+}
+
+ct_nadam_opts ct_nadam_defaults(void)
+{
+    ct_nadam_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 2e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    o.momentum_decay = 4e-3;
+    return o;
+}
+
+ct_radam_opts ct_radam_defaults(void)
+{
+    ct_radam_opts o;
+    memset(&o, 0, sizeof o);
+    o.lr = 1e-3;
+    o.betas[0] = 0.9;
+    o.betas[1] = 0.999;
+    o.eps = 1e-8;
+    return o;
+}
+
+/* PyTorch's `if not 0.0 <= v: raise ValueError(f"{what}: {v}")` (NaN fails too). */
+static bool ct__optim_nonneg(const char *op, const char *what, double v)
+{
+    return 0.0 <= v || ct__optim_bad(op, what, v);
+}
+
+/* The checks of lr, eps, betas and weight_decay shared by the Adam family, in PyTorch's
+   order; fills g's common fields. */
+static bool ct__optim_betas_group(const char *op, double lr, const double *betas, double eps,
+                                  double wd, bool maximize, ct__optim_group *g)
+{
+    ct_adam_opts o = ct_adam_defaults();
+    o.lr = lr;
+    o.betas[0] = betas[0];
+    o.betas[1] = betas[1];
+    o.eps = eps;
+    o.weight_decay = wd;
+    o.maximize = maximize;
+    return ct__optim_adam_group(op, &o, g);
+}
+
+static bool ct__optim_rmsprop_group(const char *op, const ct_rmsprop_opts *o,
+                                    ct__optim_group *g)
+{
+    if (!ct__optim_nonneg(op, "Invalid learning rate", o->lr) ||
+        !ct__optim_nonneg(op, "Invalid epsilon value", o->eps) ||
+        !ct__optim_nonneg(op, "Invalid momentum value", o->momentum) ||
+        !ct__optim_nonneg(op, "Invalid weight_decay value", o->weight_decay) ||
+        !ct__optim_nonneg(op, "Invalid alpha value", o->alpha)) {
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->alpha = o->alpha;
+    g->eps = o->eps;
+    g->weight_decay = o->weight_decay;
+    g->momentum = o->momentum;
+    g->centered = o->centered;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_adagrad_group(const char *op, const ct_adagrad_opts *o,
+                                    ct__optim_group *g)
+{
+    if (!ct__optim_nonneg(op, "Invalid learning rate", o->lr) ||
+        !ct__optim_nonneg(op, "Invalid lr_decay value", o->lr_decay) ||
+        !ct__optim_nonneg(op, "Invalid weight_decay value", o->weight_decay) ||
+        !ct__optim_nonneg(op, "Invalid initial_accumulator_value value",
+                          o->initial_accumulator_value) ||
+        !ct__optim_nonneg(op, "Invalid epsilon value", o->eps)) {
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->lr_decay = o->lr_decay;
+    g->weight_decay = o->weight_decay;
+    g->initial_accumulator_value = o->initial_accumulator_value;
+    g->eps = o->eps;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_adadelta_group(const char *op, const ct_adadelta_opts *o,
+                                     ct__optim_group *g)
+{
+    if (!ct__optim_nonneg(op, "Invalid learning rate", o->lr)) {
+        return false;
+    }
+    if (!(0.0 <= o->rho && o->rho <= 1.0)) {
+        return ct__optim_bad(op, "Invalid rho value", o->rho);
+    }
+    if (!ct__optim_nonneg(op, "Invalid epsilon value", o->eps) ||
+        !ct__optim_nonneg(op, "Invalid weight_decay value", o->weight_decay)) {
+        return false;
+    }
+    memset(g, 0, sizeof *g);
+    g->lr = o->lr;
+    g->rho = o->rho;
+    g->eps = o->eps;
+    g->weight_decay = o->weight_decay;
+    g->maximize = o->maximize;
+    return true;
+}
+
+static bool ct__optim_nadam_group(const char *op, const ct_nadam_opts *o, ct__optim_group *g)
+{
+    if (!ct__optim_betas_group(op, o->lr, o->betas, o->eps, o->weight_decay, o->maximize, g) ||
+        !ct__optim_nonneg(op, "Invalid momentum_decay value", o->momentum_decay)) {
+        return false;
+    }
+    g->momentum_decay = o->momentum_decay;
+    g->decoupled = o->decoupled_weight_decay;
+    return true;
+}
+
+/* The group of an optimizer of `kind` from its options type (NULL: its defaults). */
+static bool ct__optim_group_from(const char *op, int kind, const void *opts, ct__optim_group *g)
+{
+    bool ok = false;
+    switch (kind) {
+    case CT__OPTIM_SGD: {
+        ct_sgd_opts o = opts ? *(const ct_sgd_opts *)opts : ct_sgd_defaults();
+        ok = ct__optim_sgd_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADAM:
+    case CT__OPTIM_ADAMW: {
+        ct_adam_opts o = opts ? *(const ct_adam_opts *)opts
+                              : kind == CT__OPTIM_ADAM ? ct_adam_defaults() : ct_adamw_defaults();
+        ok = ct__optim_adam_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_RMSPROP: {
+        ct_rmsprop_opts o = opts ? *(const ct_rmsprop_opts *)opts : ct_rmsprop_defaults();
+        ok = ct__optim_rmsprop_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADAGRAD: {
+        ct_adagrad_opts o = opts ? *(const ct_adagrad_opts *)opts : ct_adagrad_defaults();
+        ok = ct__optim_adagrad_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADADELTA: {
+        ct_adadelta_opts o = opts ? *(const ct_adadelta_opts *)opts : ct_adadelta_defaults();
+        ok = ct__optim_adadelta_group(op, &o, g);
+        break;
+    }
+    case CT__OPTIM_ADAMAX: {
+        ct_adamax_opts o = opts ? *(const ct_adamax_opts *)opts : ct_adamax_defaults();
+        ok = ct__optim_betas_group(op, o.lr, o.betas, o.eps, o.weight_decay, o.maximize, g);
+        break;
+    }
+    case CT__OPTIM_NADAM: {
+        ct_nadam_opts o = opts ? *(const ct_nadam_opts *)opts : ct_nadam_defaults();
+        ok = ct__optim_nadam_group(op, &o, g);
+        break;
+    }
+    default: {
+        ct_radam_opts o = opts ? *(const ct_radam_opts *)opts : ct_radam_defaults();
+        ok = ct__optim_betas_group(op, o.lr, o.betas, o.eps, o.weight_decay, o.maximize, g);
+        g->decoupled = o.decoupled_weight_decay;
+        break;
+    }
+    }
+    g->initial_lr = NAN;
+    return ok;
+}
+
 /* ---- construction --------------------------------------------------------------------- */
 static bool ct__optim_check_param(const char *op, const ct_optimizer *opt,
                                   ct_tensor *const *params, int64_t i)
@@ -307,6 +559,7 @@ static ct_status ct__optim_append(const char *op, ct_optimizer *opt, ct_tensor *
         ct__optim_param *q = &ps[opt->n_params + i];
         memset(q, 0, sizeof *q);
         q->p = ct_retain(params[i]);
+        q->mu_product = 1.0;
     }
     ct__free(opt->groups);
     ct__free(opt->params);
@@ -334,38 +587,32 @@ static ct_optimizer *ct__optim_new(const char *op, int kind, ct_tensor *const *p
     return opt;
 }
 
-ct_optimizer *ct_sgd_new(ct_tensor *const *params, int64_t n, const ct_sgd_opts *opts)
+/* The optimizer of `kind` built by op from its options type (NULL: the defaults). */
+static ct_optimizer *ct__optim_create(const char *op, int kind, ct_tensor *const *params,
+                                      int64_t n, const void *opts)
 {
-    const char *op = "ct_sgd_new";
-    ct_sgd_opts o = opts ? *opts : ct_sgd_defaults();
     ct__optim_group g;
-    if (!ct__optim_sgd_group(op, &o, &g)) {
+    if (!ct__optim_group_from(op, kind, opts, &g)) {
         return NULL;
     }
-    return ct__optim_new(op, CT__OPTIM_SGD, params, n, &g);
+    return ct__optim_new(op, kind, params, n, &g);
 }
 
-ct_optimizer *ct_adam_new(ct_tensor *const *params, int64_t n, const ct_adam_opts *opts)
-{
-    const char *op = "ct_adam_new";
-    ct_adam_opts o = opts ? *opts : ct_adam_defaults();
-    ct__optim_group g;
-    if (!ct__optim_adam_group(op, &o, &g)) {
-        return NULL;
+#define CT__OPTIM_NEW(NAME, OPTS, KIND)                                                        \
+    ct_optimizer *ct_##NAME##_new(ct_tensor *const *params, int64_t n, const OPTS *opts)       \
+    {                                                                                          \
+        return ct__optim_create("ct_" #NAME "_new", KIND, params, n, opts);                    \
     }
-    return ct__optim_new(op, CT__OPTIM_ADAM, params, n, &g);
-}
-
-ct_optimizer *ct_adamw_new(ct_tensor *const *params, int64_t n, const ct_adam_opts *opts)
-{
-    const char *op = "ct_adamw_new";
-    ct_adam_opts o = opts ? *opts : ct_adamw_defaults();
-    ct__optim_group g;
-    if (!ct__optim_adam_group(op, &o, &g)) {
-        return NULL;
-    }
-    return ct__optim_new(op, CT__OPTIM_ADAMW, params, n, &g);
-}
+CT__OPTIM_NEW(sgd, ct_sgd_opts, CT__OPTIM_SGD)
+CT__OPTIM_NEW(adam, ct_adam_opts, CT__OPTIM_ADAM)
+CT__OPTIM_NEW(adamw, ct_adam_opts, CT__OPTIM_ADAMW)
+CT__OPTIM_NEW(rmsprop, ct_rmsprop_opts, CT__OPTIM_RMSPROP)
+CT__OPTIM_NEW(adagrad, ct_adagrad_opts, CT__OPTIM_ADAGRAD)
+CT__OPTIM_NEW(adadelta, ct_adadelta_opts, CT__OPTIM_ADADELTA)
+CT__OPTIM_NEW(adamax, ct_adamax_opts, CT__OPTIM_ADAMAX)
+CT__OPTIM_NEW(nadam, ct_nadam_opts, CT__OPTIM_NADAM)
+CT__OPTIM_NEW(radam, ct_radam_opts, CT__OPTIM_RADAM)
+#undef CT__OPTIM_NEW
 
 ct_status ct_optimizer_add_param_group(ct_optimizer *opt, ct_tensor *const *params, int64_t n,
                                        const void *opts)
@@ -375,12 +622,7 @@ ct_status ct_optimizer_add_param_group(ct_optimizer *opt, ct_tensor *const *para
         return ct_error_code();
     }
     ct__optim_group g = opt->defaults;
-    if (opts && opt->kind == CT__OPTIM_SGD &&
-        !ct__optim_sgd_group(op, (const ct_sgd_opts *)opts, &g)) {
-        return ct_error_code();
-    }
-    if (opts && opt->kind != CT__OPTIM_SGD &&
-        !ct__optim_adam_group(op, (const ct_adam_opts *)opts, &g)) {
+    if (opts && !ct__optim_group_from(op, opt->kind, opts, &g)) {
         return ct_error_code();
     }
     return ct__optim_append(op, opt, params, n, &g);
@@ -463,6 +705,68 @@ ct_status ct_optimizer_set_lr(ct_optimizer *opt, int64_t group, double lr)
     return CT_OK;
 }
 
+double ct__optim_initial_lr(ct_optimizer *opt, int64_t group)
+{
+    ct__optim_group *g = &opt->groups[group];
+    if (isnan(g->initial_lr)) {
+        g->initial_lr = g->lr;
+    }
+    return g->initial_lr;
+}
+
+void ct__optim_put_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    opt->groups[group].lr = lr;
+}
+
+void ct__optim_set_initial_lr(ct_optimizer *opt, int64_t group, double lr)
+{
+    opt->groups[group].initial_lr = lr;
+}
+
+int ct__optim_momentum_kind(const ct_optimizer *opt)
+{
+    switch (opt->kind) {
+    case CT__OPTIM_SGD:
+    case CT__OPTIM_RMSPROP:
+        return 1;
+    case CT__OPTIM_ADAGRAD:
+    case CT__OPTIM_ADADELTA:
+        return 0;
+    default:
+        return 2;
+    }
+}
+
+void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum)
+{
+    ct__optim_group *g = &opt->groups[group];
+    if (ct__optim_momentum_kind(opt) == 1) {
+        g->momentum = momentum;
+    } else {
+        g->beta1 = momentum;
+    }
+}
+
+double ct_optimizer_get_momentum(const ct_optimizer *opt, int64_t group)
+{
+    const char *op = "ct_optimizer_get_momentum";
+    if (!ct__optim_group_ok(op, opt, group)) {
+        return NAN;
+    }
+    const ct__optim_group *g = &opt->groups[group];
+    switch (ct__optim_momentum_kind(opt)) {
+    case 1:
+        return g->momentum;
+    case 2:
+        return g->beta1;
+    default:
+        ct__fail(CT_ERR_VALUE, op, "%s has neither momentum nor betas",
+                 ct__optim_kinds[opt->kind].name);
+        return NAN;
+    }
+}
+
 int64_t ct_optimizer_step_count(const ct_optimizer *opt)
 {
     return ct__null("ct_optimizer_step_count", opt) ? 0 : opt->steps;
@@ -473,7 +777,7 @@ const char *ct_optimizer_name(const ct_optimizer *opt)
     if (ct__null("ct_optimizer_name", opt)) {
         return NULL;
     }
-    return opt->kind == CT__OPTIM_SGD ? "SGD" : opt->kind == CT__OPTIM_ADAM ? "Adam" : "AdamW";
+    return ct__optim_kinds[opt->kind].name;
 }
 
 void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
@@ -500,12 +804,38 @@ void ct_optimizer_zero_grad(ct_optimizer *opt, bool set_to_none)
     ct__profiler_range_end();
 }
 
+/* ---- scalars ------------------------------------------------------------------------------
+ * torch.optim's Python arithmetic on hyperparameters, product by product: x*y is rounded by
+ * itself (an fma with a zero addend) where it feeds an addition, so no -ffp-contract setting
+ * fuses it. */
+static double ct__optim_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* The decoupled weight decay factor 1 - lr*wd (AdamW, NAdam, RAdam). */
+static double ct__optim_decay(double lr, double wd)
+{
+    return 1.0 - ct__optim_mul(lr, wd);
+}
+
+/* Adagrad's clr = lr / (1 + (t - 1)*lr_decay) at step t. */
+static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
+{
+    return lr / (1.0 + ct__optim_mul(t - 1.0, lr_decay));
+}
+
 /* ---- kernels ----------------------------------------------------------------------------
  * SGD, per element i of [begin, end) (P, G, B as in the legend):
  *   g = sign*G[i]; if wd: g = g + wd*P[i];
  *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
  *                g = nesterov ? g + momentum*b : b;
  *   P[i] = P[i] + (-lr)*g                                                           */
+
+/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
+   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
+static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
+static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
 typedef struct ct__optim_sgd_ctx {
     char *p, *buf;
     const char *g;
@@ -525,21 +855,21 @@ typedef struct ct__optim_sgd_ctx {
         const bool nesterov = c->nesterov;                                                 \
         if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
             for (int64_t i = begin; i < end; i++) {                                        \
-                P[i] = P[i] + nlr * (sign * G[i]);                                         \
+                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
             }                                                                              \
             return;                                                                        \
         }                                                                                  \
         for (int64_t i = begin; i < end; i++) {                                            \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
-                g = g + wd * P[i];                                                         \
+                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
             }                                                                              \
             if (use_mom) {                                                                 \
-                T b = first ? g : B[i] * mom + damp1 * g;                                  \
+                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
                 B[i] = b;                                                                  \
-                g = nesterov ? g + mom * b : b;                                            \
+                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
             }                                                                              \
-            P[i] = P[i] + nlr * g;                                                         \
+            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
         }                                                                                  \
     }
 CT__OPTIM_SGD_KERNEL(float, f32)
@@ -576,8 +906,10 @@ typedef __m512d ct__optim_vf64;
 #define CT__OPTIM_ADD_f64 _mm512_add_pd
 #define CT__OPTIM_SUB_f32 _mm512_sub_ps
 #define CT__OPTIM_SUB_f64 _mm512_sub_pd
-#define CT__OPTIM_MUL_f32 _mm512_mul_ps
-#define CT__OPTIM_MUL_f64 _mm512_mul_pd
+/* products rounded by themselves (fma with a zero addend), so no -ffp-contract setting fuses
+   them into the additions that follow, as in the scalar loop */
+#define CT__OPTIM_MUL_f32(a, b) _mm512_fmadd_ps((a), (b), _mm512_setzero_ps())
+#define CT__OPTIM_MUL_f64(a, b) _mm512_fmadd_pd((a), (b), _mm512_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm512_div_ps
 #define CT__OPTIM_DIV_f64 _mm512_div_pd
 /* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
@@ -611,8 +943,8 @@ typedef __m256d ct__optim_vf64;
 #define CT__OPTIM_ADD_f64 _mm256_add_pd
 #define CT__OPTIM_SUB_f32 _mm256_sub_ps
 #define CT__OPTIM_SUB_f64 _mm256_sub_pd
-#define CT__OPTIM_MUL_f32 _mm256_mul_ps
-#define CT__OPTIM_MUL_f64 _mm256_mul_pd
+#define CT__OPTIM_MUL_f32(a, b) _mm256_fmadd_ps((a), (b), _mm256_setzero_ps())
+#define CT__OPTIM_MUL_f64(a, b) _mm256_fmadd_pd((a), (b), _mm256_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm256_div_ps
 #define CT__OPTIM_DIV_f64 _mm256_div_pd
 #define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
@@ -692,14 +1024,14 @@ CT__OPTIM_ADAM_VEC(double, f64)
         const T nstep = (T)c->nstep;                                                       \
         const bool use_wd = c->use_wd, amsgrad = c->amsgrad;                               \
         for (int64_t i = begin; i < end; i++) {                                            \
-            T p = P[i] * decay;                                                            \
+            T p = ct__optim_mul_##S(P[i], decay);                                          \
             T g = sign * G[i];                                                             \
             if (use_wd) {                                                                  \
-                g = g + wd * p;                                                            \
+                g = g + ct__optim_mul_##S(wd, p);                                          \
             }                                                                              \
             T m = M[i];                                                                    \
-            m = m + w1 * (g - m);                                                          \
-            T v = V[i] * b2 + c2 * g * g;                                                  \
+            m = m + ct__optim_mul_##S(w1, g - m);                                          \
+            T v = ct__optim_mul_##S(V[i], b2) + ct__optim_mul_##S(c2 * g, g);             \
             M[i] = m;                                                                      \
             V[i] = v;                                                                      \
             if (amsgrad) {                                                                 \
@@ -708,7 +1040,7 @@ CT__OPTIM_ADAM_VEC(double, f64)
                 VM[i] = v;                                                                 \
             }                                                                              \
             T d = SQRT(v) / bc2 + eps;                                                     \
-            P[i] = p + nstep * (m / d);                                                    \
+            P[i] = p + ct__optim_mul_##S(nstep, m / d);                                    \
         }                                                                                  \
     }
 CT__OPTIM_ADAM_KERNEL(float, f32, sqrtf)
@@ -716,19 +1048,175 @@ CT__OPTIM_ADAM_KERNEL(double, f64, sqrt)
 #undef CT__OPTIM_ADAM_KERNEL
 #undef CT__OPTIM_ADAM_VEC_CALL
 
+/* RMSprop, Adagrad, Adadelta, Adamax, NAdam and RAdam share one context: P, G, the state
+ * arrays S0..S2 (ct__optim_kinds names them), sign = -1 under maximize, wd = the coupled L2
+ * coefficient (use_wd: wd != 0), decay = the decoupled factor 1 - lr*wd (1: none; p * 1 is
+ * exact) and k[] as each kernel's comment says. Per element i, every kernel starts with
+ *   p = P[i]*decay; g = sign*G[i]; if use_wd: g = fma(wd, p, g)      (grad.add(p, alpha=wd))
+ * and lerp(x, e, w) is PyTorch's: fma(w, e-x, x) for |w| < 0.5, else fma(w-1, e-x, e). */
+typedef struct ct__optim_ctx {
+    char *p, *s[3];
+    const char *g;
+    double sign, wd, decay, k[8];
+    bool use_wd, flag;
+} ct__optim_ctx;
+
+#define CT__OPTIM_KERNELS(T, S, F)                                                         \
+    static inline T ct__optim_lerp_##S(T x, T e, T w)                                     \
+    {                                                                                      \
+        bool small = w < (T)0.5 && w > (T)-0.5;                                            \
+        return fma##F(small ? w : w - (T)1, e - x, small ? x : e);                         \
+    }                                                                                      \
+    /* RMSprop: k = alpha, 1-alpha, eps, momentum, -lr; flag = centered; S1 (momentum    \
+       buffer) when present:                                                               \
+         v = fma((1-alpha)*g, g, S0*alpha); centered: S2 = lerp(S2, g, 1-alpha),           \
+         avg = sqrt(fma(-S2, S2, v)), else avg = sqrt(v); avg = avg + eps;                 \
+         S1: b = S1*momentum + g/avg, P = fma(-lr, b, p); else P = p + (-lr*g)/avg */     \
+    static void ct__optim_rmsprop_##S(int64_t begin, int64_t end, void *vctx)              \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T alpha = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], mom = (T)c->k[3];    \
+        const T nlr = (T)c->k[4];                                                          \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T v = fma##F(w * g, g, S0[i] * alpha);                                         \
+            S0[i] = v;                                                                     \
+            if (c->flag) {                                                                 \
+                T ga = ct__optim_lerp_##S(S2[i], g, w);                                    \
+                S2[i] = ga;                                                                \
+                v = fma##F(-ga, ga, v);                                                    \
+            }                                                                              \
+            T avg = sqrt##F(v) + eps;                                                      \
+            if (S1) {                                                                      \
+                T b = ct__optim_mul_##S(S1[i], mom) + g / avg;                             \
+                S1[i] = b;                                                                 \
+                P[i] = fma##F(nlr, b, p);                                                  \
+            } else {                                                                       \
+                P[i] = p + (nlr * g) / avg;                                                \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+    /* Adagrad: k = eps, -clr: S0 = fma(g, g, S0); P = p + (-clr*g)/(sqrt(S0) + eps) */    \
+    static void ct__optim_adagrad_##S(int64_t begin, int64_t end, void *vctx)              \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T eps = (T)c->k[0], nclr = (T)c->k[1];                                       \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T sum = fma##F(g, g, S0[i]);                                                   \
+            S0[i] = sum;                                                                   \
+            P[i] = p + (nclr * g) / (sqrt##F(sum) + eps);                                  \
+        }                                                                                  \
+    }                                                                                      \
+    /* Adadelta: k = rho, 1-rho, eps, -lr: v = fma((1-rho)*g, g, S0*rho); S0 = v;          \
+       d = sqrt(S1 + eps) / sqrt(v + eps) * g; S1 = fma((1-rho)*d, d, S1*rho);             \
+       P = fma(-lr, d, p) */                                                               \
+    static void ct__optim_adadelta_##S(int64_t begin, int64_t end, void *vctx)             \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T rho = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], nlr = (T)c->k[3];      \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T v = fma##F(w * g, g, S0[i] * rho);                                           \
+            S0[i] = v;                                                                     \
+            T d = sqrt##F(S1[i] + eps) / sqrt##F(v + eps) * g;                             \
+            S1[i] = fma##F(w * d, d, S1[i] * rho);                                         \
+            P[i] = fma##F(nlr, d, p);                                                      \
+        }                                                                                  \
+    }                                                                                      \
+    /* Adamax: k = 1-b1, b2, eps, -lr/(1-b1^t): S0 = lerp(S0, g, 1-b1);                    \
+       S1 = maximum(S1*b2, |g| + eps) (NaN propagates); P = p + (-clr*S0)/S1 */            \
+    static void ct__optim_adamax_##S(int64_t begin, int64_t end, void *vctx)               \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T w = (T)c->k[0], b2 = (T)c->k[1], eps = (T)c->k[2], nclr = (T)c->k[3];      \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T m = ct__optim_lerp_##S(S0[i], g, w);                                         \
+            S0[i] = m;                                                                     \
+            T u = S1[i] * b2, n = fabs##F(g) + eps;                                        \
+            u = (u > n || u != u) ? u : n;                                                 \
+            S1[i] = u;                                                                     \
+            P[i] = p + (nclr * m) / u;                                                     \
+        }                                                                                  \
+    }                                                                                      \
+    /* NAdam: k = 1-b1, b2, 1-b2, 1-b2^t, eps, cg, cm: S0 = lerp(S0, g, 1-b1);             \
+       S1 = fma((1-b2)*g, g, S1*b2); d = sqrt(S1/(1-b2^t)) + eps;                          \
+       P = (p + (cg*g)/d) + (cm*S0)/d */                                                   \
+    static void ct__optim_nadam_##S(int64_t begin, int64_t end, void *vctx)                \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc2 = (T)c->k[3];        \
+        const T eps = (T)c->k[4], cg = (T)c->k[5], cm = (T)c->k[6];                        \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T m = ct__optim_lerp_##S(S0[i], g, w);                                         \
+            S0[i] = m;                                                                     \
+            T v = fma##F(w2 * g, g, S1[i] * b2);                                           \
+            S1[i] = v;                                                                     \
+            T d = sqrt##F(v / bc2) + eps;                                                  \
+            p = p + (cg * g) / d;                                                          \
+            P[i] = p + (cm * m) / d;                                                       \
+        }                                                                                  \
+    }                                                                                      \
+    /* RAdam: k = 1-b1, b2, 1-b2, 1-b1^t, lr, eps, sqrt(1-b2^t), rect; flag = rho_t > 5:     \
+       S0, S1 as NAdam; u = (S0/(1-b1^t))*lr; flag: u = (u * ((1/(sqrt(S1) + eps))           \
+       * sqrt(1-b2^t))) * rect; P = p - u */                                               \
+    static void ct__optim_radam_##S(int64_t begin, int64_t end, void *vctx)                \
+    {                                                                                      \
+        CT__OPTIM_BEGIN(T)                                                                 \
+        const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc1 = (T)c->k[3];        \
+        const T lr = (T)c->k[4], eps = (T)c->k[5], sbc2 = (T)c->k[6], rect = (T)c->k[7];   \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            CT__OPTIM_GRAD(T, F)                                                            \
+            T m = ct__optim_lerp_##S(S0[i], g, w);                                         \
+            S0[i] = m;                                                                     \
+            T v = fma##F(w2 * g, g, S1[i] * b2);                                           \
+            S1[i] = v;                                                                     \
+            T u = ct__optim_mul_##S(m / bc1, lr);                                          \
+            if (c->flag) {                                                                 \
+                T a = ((T)1 / (sqrt##F(v) + eps)) * sbc2;                                  \
+                u = ct__optim_mul_##S(u * a, rect);                                        \
+            }                                                                              \
+            P[i] = p - u;                                                                  \
+        }                                                                                  \
+    }
+/* The common start of the kernels above: the arrays and the weight-decay scalars. */
+#define CT__OPTIM_BEGIN(T)                                                                 \
+    const ct__optim_ctx *c = (const ct__optim_ctx *)vctx;                                  \
+    T *P = (T *)(void *)c->p, *S0 = (T *)(void *)c->s[0], *S1 = (T *)(void *)c->s[1];      \
+    T *S2 = (T *)(void *)c->s[2];                                                          \
+    const T *G = (const T *)(const void *)c->g;                                            \
+    const T sign = (T)c->sign, wd = (T)c->wd, decay = (T)c->decay;                         \
+    (void)S1;                                                                              \
+    (void)S2;
+#define CT__OPTIM_GRAD(T, F)                                                               \
+    T p = fma##F(P[i], decay, (T)0);                                                       \
+    T g = sign * G[i];                                                                     \
+    if (c->use_wd) {                                                                       \
+        g = fma##F(wd, p, g);                                                              \
+    }
+CT__OPTIM_KERNELS(float, f32, f)
+CT__OPTIM_KERNELS(double, f64, )
+#undef CT__OPTIM_KERNELS
+#undef CT__OPTIM_BEGIN
+#undef CT__OPTIM_GRAD
+
 /* ---- the fused ops ------------------------------------------------------------------------
  * One call updates one parameter: inputs self (the parameter), its grad and its state
  * tensors (PyTorch's lists, of one tensor each here), the hyperparameters as attributes.
  * The kernels need contiguous data of the parameter's dtype: a copy is made otherwise and
  * written back. */
 /* Inputs after self must have self's numel; state inputs (2 on) are contiguous of its dtype;
-   input `needed` (when >= 0) must be present. */
-static bool ct__fused_check(ct_op_call *c, int needed)
+   the optional inputs whose bits are set in `needed` must be present. */
+static bool ct__fused_check(ct_op_call *c, unsigned needed)
 {
     ct_tensor *p = (ct_tensor *)(uintptr_t)c->inputs[0];
-    if (needed >= 0 && !c->inputs[needed]) {
-        ct__null(c->fn, c->inputs[needed]);
-        return false;
+    for (int k = 1; k < c->n_inputs; k++) {
+        if ((needed >> k & 1u) && !c->inputs[k]) {
+            ct__null(c->fn, c->inputs[k]);
+            return false;
+        }
     }
     for (int k = 1; k < c->n_inputs; k++) {
         const ct_tensor *t = c->inputs[k];
@@ -748,13 +1236,27 @@ static bool ct__fused_check(ct_op_call *c, int needed)
 /* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
 static bool ct__fused_sgd_meta(ct_op_call *c)
 {
-    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 2 : -1);
+    return ct__fused_check(c, c->attrs[1].f != 0.0 ? 1u << 2 : 0u);
 }
 
 /* _fused_adam(w)_: max_exp_avg_sq (input 4) is needed under amsgrad (attribute 5). */
 static bool ct__fused_adam_meta(ct_op_call *c)
 {
-    return ct__fused_check(c, c->attrs[5].i ? 4 : -1);
+    return ct__fused_check(c, c->attrs[5].i ? 1u << 4 : 0u);
+}
+
+/* _fused_rmsprop_: momentum_buffer (input 3) when momentum (attribute 4) > 0, grad_avg
+   (input 4) when centered (attribute 5). */
+static bool ct__fused_rmsprop_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, (c->attrs[4].f > 0.0 ? 1u << 3 : 0u) |
+                                  (c->attrs[5].i ? 1u << 4 : 0u));
+}
+
+/* The other fused ops: every input is required (the entry checks them). */
+static bool ct__fused_meta(ct_op_call *c)
+{
+    return ct__fused_check(c, 0u);
 }
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
@@ -833,7 +1335,7 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
     x.m = ct__data(c->inputs[2]);
     x.v = ct__data(c->inputs[3]);
     x.vmax = c->inputs[4] ? ct__data(c->inputs[4]) : NULL;
-    x.decay = decoupled && wd != 0.0 ? 1.0 - lr * wd : 1.0;
+    x.decay = decoupled && wd != 0.0 ? ct__optim_decay(lr, wd) : 1.0;
     x.sign = a[6].i ? -1.0 : 1.0;
     x.wd = wd;
     x.use_wd = !decoupled && wd != 0.0;
@@ -847,8 +1349,153 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
     return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adam_f32, ct__optim_adam_f64);
 }
 
+/* The common part of the later optimizers' contexts: the state inputs (2 on), maximize,
+   and weight decay wd, decoupled (p *= 1 - lr*wd) or coupled (g += wd*p). */
+static void ct__optim_ctx_init(const ct_op_call *c, ct__optim_ctx *x, double lr, double wd,
+                               bool decoupled, int64_t maximize)
+{
+    memset(x, 0, sizeof *x);
+    for (int k = 2; k < c->n_inputs; k++) {
+        x->s[k - 2] = c->inputs[k] ? ct__data(c->inputs[k]) : NULL;
+    }
+    x->sign = maximize ? -1.0 : 1.0;
+    x->wd = wd;
+    x->use_wd = !decoupled && wd != 0.0;
+    x->decay = decoupled && wd != 0.0 ? ct__optim_decay(lr, wd) : 1.0;
+}
+
+/* The parameter's step count after this update (PyTorch's state['step'] += 1). */
+static double ct__optim_t(const ct_op_call *c)
+{
+    return (double)(((const ct__optim_param *)c->state)->step + 1);
+}
+
+/* ctorch::_fused_rmsprop_: attributes lr, alpha, eps, weight_decay, momentum, centered,
+   maximize. */
+static ct_status ct__fused_rmsprop_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[3].f, false, a[6].i);
+    if (!(a[4].f > 0.0)) {
+        x.s[1] = NULL;
+    }
+    x.k[0] = a[1].f;
+    x.k[1] = 1.0 - a[1].f;
+    x.k[2] = a[2].f;
+    x.k[3] = a[4].f;
+    x.k[4] = -a[0].f;
+    x.flag = a[5].i != 0;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_rmsprop_f32, ct__optim_rmsprop_f64);
+}
+
+/* aten::_fused_adagrad_: attributes lr, lr_decay, weight_decay, eps, maximize. */
+static ct_status ct__fused_adagrad_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[2].f, false, a[4].i);
+    x.k[0] = a[3].f;
+    x.k[1] = -ct__optim_adagrad_clr(a[0].f, a[1].f, ct__optim_t(c));
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adagrad_f32, ct__optim_adagrad_f64);
+}
+
+/* ctorch::_fused_adadelta_: attributes lr, rho, eps, weight_decay, maximize. */
+static ct_status ct__fused_adadelta_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[3].f, false, a[4].i);
+    x.k[0] = a[1].f;
+    x.k[1] = 1.0 - a[1].f;
+    x.k[2] = a[2].f;
+    x.k[3] = -a[0].f;
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adadelta_f32, ct__optim_adadelta_f64);
+}
+
+/* ctorch::_fused_adamax_: attributes lr, beta1, beta2, eps, weight_decay, maximize. */
+static ct_status ct__fused_adamax_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[4].f, false, a[5].i);
+    x.k[0] = 1.0 - a[1].f;
+    x.k[1] = a[2].f;
+    x.k[2] = a[3].f;
+    x.k[3] = -(a[0].f / (1.0 - pow(a[1].f, ct__optim_t(c))));
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_adamax_f32, ct__optim_adamax_f64);
+}
+
+/* NAdam's scalars at step t (as torch.optim computes them, in double): k[0..6] as the
+   kernel's legend; *mp = the new mu_product, mu_product*mu_t rounded to float32. */
+static void ct__optim_nadam_coefs(double lr, double b1, double b2, double eps,
+                                  double momentum_decay, double t, double mu_product, double *k,
+                                  double *mp)
+{
+    double mu = b1 * (1.0 - 0.5 * pow(0.96, t * momentum_decay));
+    double mu_next = b1 * (1.0 - 0.5 * pow(0.96, (t + 1.0) * momentum_decay));
+    *mp = (double)((float)mu_product * (float)mu);
+    k[0] = 1.0 - b1;
+    k[1] = b2;
+    k[2] = 1.0 - b2;
+    k[3] = 1.0 - pow(b2, t);
+    k[4] = eps;
+    k[5] = -lr * (1.0 - mu) / (1.0 - *mp);
+    k[6] = -lr * mu_next / (1.0 - ct__optim_mul(*mp, mu_next));
+}
+
+/* ctorch::_fused_nadam_: attributes lr, beta1, beta2, eps, weight_decay, momentum_decay,
+   decoupled_weight_decay, maximize; the parameter's mu_product is updated when the step
+   succeeds. */
+static ct_status ct__fused_nadam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_param *q = (ct__optim_param *)c->state;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[4].f, a[6].i != 0, a[7].i);
+    double mp = 0.0;
+    ct__optim_nadam_coefs(a[0].f, a[1].f, a[2].f, a[3].f, a[5].f, ct__optim_t(c), q->mu_product,
+                          x.k, &mp);
+    ct_status st = ct__fused_run(c, &x, &x.p, &x.g, ct__optim_nadam_f32, ct__optim_nadam_f64);
+    if (st == CT_OK) {
+        q->mu_product = mp;
+    }
+    return st;
+}
+
+/* RAdam's scalars at step t: k[0..7] as the kernel's legend; returns rho_t > 5 (whether
+   the variance is rectified). */
+static bool ct__optim_radam_coefs(double lr, double b1, double b2, double eps, double t,
+                                  double *k)
+{
+    double bc2 = 1.0 - pow(b2, t);
+    double rho_inf = 2.0 / (1.0 - b2) - 1.0;
+    double rho_t = rho_inf - 2.0 * t * pow(b2, t) / bc2;
+    k[0] = 1.0 - b1;
+    k[1] = b2;
+    k[2] = 1.0 - b2;
+    k[3] = 1.0 - pow(b1, t);
+    k[4] = lr;
+    k[5] = eps;
+    k[6] = pow(bc2, 0.5);
+    k[7] = pow((rho_t - 4.0) * (rho_t - 2.0) * rho_inf /
+                   ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t), 0.5);
+    return rho_t > 5.0;
+}
+
+/* ctorch::_fused_radam_: attributes lr, beta1, beta2, eps, weight_decay,
+   decoupled_weight_decay, maximize. */
+static ct_status ct__fused_radam_kernel(ct_op_call *c)
+{
+    const ct_attr *a = c->attrs;
+    ct__optim_ctx x;
+    ct__optim_ctx_init(c, &x, a[0].f, a[4].f, a[5].i != 0, a[6].i);
+    x.flag = ct__optim_radam_coefs(a[0].f, a[1].f, a[2].f, a[3].f, ct__optim_t(c), x.k);
+    return ct__fused_run(c, &x, &x.p, &x.g, ct__optim_radam_f32, ct__optim_radam_f64);
+}
+
 #define CT__FUSED(SYM, NAME, SCHEMA, VAR, OPTIONAL, META, KERNEL)                              \
-    static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, "ct_optimizer_step",             \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, "ct_optimizer_step",             \
                                        CT_OP_INPLACE, CT_AUTOCAST_NONE, VAR, OPTIONAL, NULL,   \
                                        META, CT__K_FLOAT(KERNEL), NULL, NULL, NULL, 0u, NULL,  \
                                        NULL};
@@ -857,40 +1504,85 @@ static ct_status ct__fused_adam_kernel(ct_op_call *c)
       "exp_avg_sqs, Tensor(e!)[] max_exp_avg_sqs, Tensor[] state_steps, *, float lr, float "   \
       "beta1, float beta2, float weight_decay, float eps, bool amsgrad, bool maximize, "       \
       "Tensor? grad_scale=None, Tensor? found_inf=None) -> ()"
-CT__FUSED(fused_sgd_, "_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
+CT__FUSED(fused_sgd_, "aten::_fused_sgd_", "_fused_sgd_(Tensor(a!)[] self, Tensor(b!)[] grads, "
           "Tensor(c!)[] momentum_buffer_list, *, float weight_decay, float momentum, float lr, "
           "float dampening, bool nesterov, bool maximize, bool is_first_step, Tensor? "
           "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_SGD, 1u << 2,
           ct__fused_sgd_meta, ct__fused_sgd_kernel)
-CT__FUSED(fused_adam_, "_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
+CT__FUSED(fused_adam_, "aten::_fused_adam_", CT__FUSED_ADAM_SCHEMA("_fused_adam_"), CT__OPTIM_ADAM,
           1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
-CT__FUSED(fused_adamw_, "_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
+CT__FUSED(fused_adamw_, "aten::_fused_adamw_", CT__FUSED_ADAM_SCHEMA("_fused_adamw_"),
           CT__OPTIM_ADAMW, 1u << 4, ct__fused_adam_meta, ct__fused_adam_kernel)
+#define CT__FUSED_X(SYM, SCHEMA, VAR, OPTIONAL, META)                                         \
+    CT__FUSED(SYM, "ctorch::_" #SYM, "_" #SYM "(Tensor(a!) self, Tensor grad, " SCHEMA " -> ()",  \
+              VAR, OPTIONAL, META, ct__##SYM##kernel)
+CT__FUSED_X(fused_rmsprop_, "Tensor(b!) square_avg, Tensor(c!)? momentum_buffer, Tensor(d!)? "
+            "grad_avg, *, float lr, float alpha, float eps, float weight_decay, float momentum, "
+            "bool centered, bool maximize)", CT__OPTIM_RMSPROP, 3u << 3, ct__fused_rmsprop_meta)
+CT__FUSED(fused_adagrad_, "aten::_fused_adagrad_", "_fused_adagrad_(Tensor(a!)[] self, "
+          "Tensor(b!)[] grads, Tensor(c!)[] state_sums, Tensor(d!)[] state_steps, *, float "
+          "lr, float lr_decay, float weight_decay, float eps, bool maximize, Tensor? "
+          "grad_scale=None, Tensor? found_inf=None) -> ()", CT__OPTIM_ADAGRAD, 0u, ct__fused_meta,
+          ct__fused_adagrad_kernel)
+CT__FUSED_X(fused_adadelta_, "Tensor(b!) square_avg, Tensor(c!) acc_delta, *, float lr, float "
+            "rho, float eps, float weight_decay, bool maximize)", CT__OPTIM_ADADELTA, 0u,
+            ct__fused_meta)
+CT__FUSED_X(fused_adamax_, "Tensor(b!) exp_avg, Tensor(c!) exp_inf, *, float lr, float beta1, "
+            "float beta2, float eps, float weight_decay, bool maximize)", CT__OPTIM_ADAMAX, 0u,
+            ct__fused_meta)
+CT__FUSED_X(fused_nadam_, "Tensor(b!) exp_avg, Tensor(c!) exp_avg_sq, *, float lr, float beta1, "
+            "float beta2, float eps, float weight_decay, float momentum_decay, bool "
+            "decoupled_weight_decay, bool maximize)", CT__OPTIM_NADAM, 0u, ct__fused_meta)
+CT__FUSED_X(fused_radam_, "Tensor(b!) exp_avg, Tensor(c!) exp_avg_sq, *, float lr, float beta1, "
+            "float beta2, float eps, float weight_decay, bool decoupled_weight_decay, bool "
+            "maximize)", CT__OPTIM_RADAM, 0u, ct__fused_meta)
+#undef CT__FUSED_X
 #undef CT__FUSED
 #undef CT__FUSED_ADAM_SCHEMA
 
 /* ---- step ------------------------------------------------------------------------------- */
-/* Allocates a parameter's missing state tensors (SGD: B, uninitialized; Adam: M, V and VM,
-   zeroed); false after an error (tensors already allocated are kept for the next step). */
+/* Whether state slot k of a parameter is used under group g (its name in ct__optim_kinds
+   says whether the optimizer has the slot at all), as torch.optim's _init_group decides. */
+static bool ct__optim_slot_used(int kind, const ct__optim_group *g, int k)
+{
+    if (!ct__optim_kinds[kind].state[k]) {
+        return false;
+    }
+    switch (kind) {
+    case CT__OPTIM_SGD:
+        return g->momentum != 0.0;
+    case CT__OPTIM_ADAM:
+    case CT__OPTIM_ADAMW:
+        return k < 2 || g->amsgrad;
+    case CT__OPTIM_RMSPROP:
+        return k == 0 || (k == 1 && g->momentum > 0.0) || (k == 2 && g->centered);
+    default:
+        return true;
+    }
+}
+
+/* Allocates a parameter's missing state tensors (SGD's momentum buffer uninitialized, as its
+   first update copies the gradient; Adagrad's sum filled with the constructor's
+   initial_accumulator_value; the others zeroed); false after an error (tensors already
+   allocated are kept for the next step). */
 static bool ct__optim_alloc_state(const char *op, const ct_optimizer *opt,
                                   const ct__optim_group *g, ct__optim_param *q)
 {
-    int n = 0;
-    if (opt->kind == CT__OPTIM_SGD) {
-        n = g->momentum != 0.0 ? 1 : 0;
-    } else {
-        n = g->amsgrad ? 3 : 2;
-    }
-    for (int k = 0; k < n; k++) {
-        if (q->state[k]) {
+    for (int k = 0; k < 3; k++) {
+        if (q->state[k] || !ct__optim_slot_used(opt->kind, g, k)) {
             continue;
         }
-        q->state[k] = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
-        if (!q->state[k]) {
+        ct_tensor *t = ct__tensor_new(op, q->p->sizes, q->p->ndim, q->p->dtype);
+        if (!t) {
             return false;
         }
-        if (opt->kind != CT__OPTIM_SGD) {
-            memset(ct__data(q->state[k]), 0, ct_nbytes(q->state[k]));
+        q->state[k] = t;
+        double init = opt->kind == CT__OPTIM_ADAGRAD ? opt->defaults.initial_accumulator_value
+                                                      : 0.0;
+        if (opt->kind != CT__OPTIM_SGD && init == 0.0) {
+            memset(ct__data(t), 0, ct_nbytes(t));
+        } else if (opt->kind != CT__OPTIM_SGD && !ct_fill_(t, init)) {
+            return false;
         }
     }
     return true;
@@ -931,7 +1623,7 @@ static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *
     ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1], *vmax = q->state[2];
     double t = (double)(q->step + 1);
     if (g->weight_decay != 0.0 && opt->kind == CT__OPTIM_ADAMW) {
-        ct_copy_(p, ct_mul_scalar(p, 1.0 - g->lr * g->weight_decay));
+        ct_copy_(p, ct_mul_scalar(p, ct__optim_decay(g->lr, g->weight_decay)));
     } else if (g->weight_decay != 0.0) {
         grad = ct_add_alpha(grad, p, ct__optim_alpha(p, g->weight_decay));
     }
@@ -946,6 +1638,119 @@ static void ct__optim_adam_half(const ct_optimizer *opt, const ct__optim_group *
     ct_addcdiv_(p, m, denom, -step_size);
 }
 
+/* grad + wd*p (grad.add(param, alpha=wd)) when wd != 0, else grad. */
+static const ct_tensor *ct__optim_l2(const ct_tensor *grad, const ct_tensor *p, double wd)
+{
+    return wd != 0.0 ? ct_add_alpha(grad, p, ct__optim_alpha(p, wd)) : grad;
+}
+
+/* x.mul_(s).addcmul_(a, b, value=v). */
+static void ct__optim_ema(ct_tensor *x, double s, const ct_tensor *a, const ct_tensor *b,
+                          double v)
+{
+    ct_addcmul_(ct_copy_(x, ct_mul_scalar(x, s)), a, b, v);
+}
+
+/* Weight decay of NAdam and RAdam: decoupled (param.mul_(1 - lr*wd)) or coupled (returns
+   grad + wd*p). */
+static const ct_tensor *ct__optim_wd(const ct__optim_group *g, ct_tensor *p,
+                                     const ct_tensor *grad)
+{
+    if (g->decoupled && g->weight_decay != 0.0) {
+        ct_copy_(p, ct_mul_scalar(p, ct__optim_decay(g->lr, g->weight_decay)));
+        return grad;
+    }
+    return ct__optim_l2(grad, p, g->decoupled ? 0.0 : g->weight_decay);
+}
+
+/* The later optimizers' updates of a float16/bfloat16 parameter: torch.optim's
+   _single_tensor_<name> op by op, scalars as the fused kernels compute them. */
+static void ct__optim_rmsprop_half(const ct__optim_group *g, ct__optim_param *q,
+                                   const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *sq = q->state[0], *buf = q->state[1], *ga = q->state[2];
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct__optim_ema(sq, g->alpha, grad, grad, 1.0 - g->alpha);
+    const ct_tensor *v = sq;
+    if (g->centered) {
+        ct_lerp_scalar_(ga, grad, 1.0 - g->alpha);
+        v = ct_addcmul(sq, ga, ga, -1.0);
+    }
+    ct_tensor *avg = ct_add_scalar(ct_sqrt(v), g->eps);
+    if (g->momentum > 0.0) {
+        ct_addcdiv_(ct_copy_(buf, ct_mul_scalar(buf, g->momentum)), grad, avg, 1.0);
+        ct_add_(p, buf, ct__optim_alpha(p, -g->lr));
+    } else {
+        ct_addcdiv_(p, grad, avg, -g->lr);
+    }
+}
+
+static void ct__optim_adagrad_half(const ct__optim_group *g, ct__optim_param *q,
+                                   const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *sum = q->state[0];
+    double clr = ct__optim_adagrad_clr(g->lr, g->lr_decay, (double)(q->step + 1));
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct_addcmul_(sum, grad, grad, 1.0);
+    ct_addcdiv_(p, grad, ct_add_scalar(ct_sqrt(sum), g->eps), -clr);
+}
+
+static void ct__optim_adadelta_half(const ct__optim_group *g, ct__optim_param *q,
+                                    const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *sq = q->state[0], *acc = q->state[1];
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct__optim_ema(sq, g->rho, grad, grad, 1.0 - g->rho);
+    ct_tensor *std = ct_sqrt(ct_add_scalar(sq, g->eps));
+    ct_tensor *delta = ct_mul(ct_div(ct_sqrt(ct_add_scalar(acc, g->eps)), std), grad);
+    ct__optim_ema(acc, g->rho, delta, delta, 1.0 - g->rho);
+    ct_add_(p, delta, ct__optim_alpha(p, -g->lr));
+}
+
+static void ct__optim_adamax_half(const ct__optim_group *g, ct__optim_param *q,
+                                  const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *u = q->state[1];
+    grad = ct__optim_l2(grad, p, g->weight_decay);
+    ct_lerp_scalar_(m, grad, 1.0 - g->beta1);
+    ct_copy_(u, ct_maximum(ct_mul_scalar(u, g->beta2), ct_add_scalar(ct_abs(grad), g->eps)));
+    double clr = g->lr / (1.0 - pow(g->beta1, (double)(q->step + 1)));
+    ct_addcdiv_(p, m, u, -clr);
+}
+
+static void ct__optim_nadam_half(const ct__optim_group *g, ct__optim_param *q,
+                                 const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1];
+    double k[8], mp = 0.0;
+    ct__optim_nadam_coefs(g->lr, g->beta1, g->beta2, g->eps, g->momentum_decay,
+                          (double)(q->step + 1), q->mu_product, k, &mp);
+    grad = ct__optim_wd(g, p, grad);
+    ct_lerp_scalar_(m, grad, k[0]);
+    ct__optim_ema(v, k[1], grad, grad, k[2]);
+    ct_tensor *denom = ct_add_scalar(ct_sqrt(ct_div_scalar(v, k[3])), k[4]);
+    ct_addcdiv_(p, grad, denom, k[5]);
+    ct_addcdiv_(p, m, denom, k[6]);
+    q->mu_product = mp;
+}
+
+static void ct__optim_radam_half(const ct__optim_group *g, ct__optim_param *q,
+                                 const ct_tensor *grad)
+{
+    ct_tensor *p = q->p, *m = q->state[0], *v = q->state[1];
+    double k[8];
+    bool rect = ct__optim_radam_coefs(g->lr, g->beta1, g->beta2, g->eps, (double)(q->step + 1), k);
+    grad = ct__optim_wd(g, p, grad);
+    ct_lerp_scalar_(m, grad, k[0]);
+    ct__optim_ema(v, k[1], grad, grad, k[2]);
+    ct_tensor *u = ct_mul_scalar(ct_div_scalar(m, k[3]), k[4]);
+    if (rect) {
+        ct_tensor *adaptive = ct_mul_scalar(ct_reciprocal(ct_add_scalar(ct_sqrt(v), k[5])), k[6]);
+        u = ct_mul_scalar(ct_mul(u, adaptive), k[7]);
+    }
+    ct_add_(p, u, ct__optim_alpha(p, -1.0));
+}
+
 /* The update of a float16/bfloat16 parameter. PyTorch's optimizers on the CPU run their
    single-tensor path (no fused or foreach kernel), every op in the parameter's dtype computing
    in float32 and rounding once: the same ctorch ops here, in a scope of their own. */
@@ -956,13 +1761,91 @@ static bool ct__optim_update_half(const ct_optimizer *opt, const ct__optim_group
         return false;
     }
     const ct_tensor *grad = g->maximize ? ct_neg(q->p->grad) : q->p->grad;
-    if (opt->kind == CT__OPTIM_SGD) {
+    switch (opt->kind) {
+    case CT__OPTIM_SGD:
         ct__optim_sgd_half(g, q, grad);
-    } else {
+        break;
+    case CT__OPTIM_ADAM:
+    case CT__OPTIM_ADAMW:
         ct__optim_adam_half(opt, g, q, grad);
+        break;
+    case CT__OPTIM_RMSPROP:
+        ct__optim_rmsprop_half(g, q, grad);
+        break;
+    case CT__OPTIM_ADAGRAD:
+        ct__optim_adagrad_half(g, q, grad);
+        break;
+    case CT__OPTIM_ADADELTA:
+        ct__optim_adadelta_half(g, q, grad);
+        break;
+    case CT__OPTIM_ADAMAX:
+        ct__optim_adamax_half(g, q, grad);
+        break;
+    case CT__OPTIM_NADAM:
+        ct__optim_nadam_half(g, q, grad);
+        break;
+    default:
+        ct__optim_radam_half(g, q, grad);
+        break;
     }
     ct_scope_end();
     return ct_error_code() == CT_OK;
+}
+
+/* The fused op of the later optimizers and its attributes (schema order) for group g. */
+static const ct_op *ct__optim_fused_op(ct_op_call *c, int kind, const ct__optim_group *g)
+{
+    switch (kind) {
+    case CT__OPTIM_RMSPROP: {
+        const double f[5] = {g->lr, g->alpha, g->eps, g->weight_decay, g->momentum};
+        for (int k = 0; k < 5; k++) {
+            ct__call_f(c, f[k]);
+        }
+        ct__call_i(c, g->centered);
+        ct__call_i(c, g->maximize);
+        return &ct__op_fused_rmsprop_;
+    }
+    case CT__OPTIM_ADAGRAD:
+        ct__call_f(c, g->lr);
+        ct__call_f(c, g->lr_decay);
+        ct__call_f(c, g->weight_decay);
+        ct__call_f(c, g->eps);
+        ct__call_i(c, g->maximize);
+        return &ct__op_fused_adagrad_;
+    case CT__OPTIM_ADADELTA:
+        ct__call_f(c, g->lr);
+        ct__call_f(c, g->rho);
+        ct__call_f(c, g->eps);
+        ct__call_f(c, g->weight_decay);
+        ct__call_i(c, g->maximize);
+        return &ct__op_fused_adadelta_;
+    default: /* the Adam family: lr, beta1, beta2, eps, weight_decay, ... */
+        ct__call_f(c, g->lr);
+        ct__call_f(c, g->beta1);
+        ct__call_f(c, g->beta2);
+        ct__call_f(c, g->eps);
+        ct__call_f(c, g->weight_decay);
+        if (kind == CT__OPTIM_NADAM) {
+            ct__call_f(c, g->momentum_decay);
+        }
+        if (kind != CT__OPTIM_ADAMAX) {
+            ct__call_i(c, g->decoupled);
+        }
+        ct__call_i(c, g->maximize);
+        return kind == CT__OPTIM_ADAMAX  ? &ct__op_fused_adamax_
+               : kind == CT__OPTIM_NADAM ? &ct__op_fused_nadam_
+                                         : &ct__op_fused_radam_;
+    }
+}
+
+/* After an update: step += 1; the state holds values (SGD's momentum buffer only once a
+   step ran with momentum: a momentum set later, e.g. by OneCycleLR, starts it from the grad,
+   as PyTorch's `if buf is None`). */
+static void ct__optim_updated(const ct_optimizer *opt, const ct__optim_group *g,
+                              ct__optim_param *q)
+{
+    q->step++;
+    q->has_state = q->has_state || opt->kind != CT__OPTIM_SGD || g->momentum != 0.0;
 }
 
 /* One parameter's update through its fused op (float32, float64) or op by op (float16,
@@ -974,8 +1857,7 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         if (!ct__optim_update_half(opt, g, q)) {
             return false;
         }
-        q->step++;
-        q->has_state = true;
+        ct__optim_updated(opt, g, q);
         return true;
     }
     const ct_tensor *in[5] = {q->p, q->p->grad, q->state[0], q->state[1], q->state[2]};
@@ -989,7 +1871,7 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         ct__call_i(&c, g->nesterov);
         ct__call_i(&c, g->maximize);
         ct__call_i(&c, !q->has_state);
-    } else {
+    } else if (opt->kind == CT__OPTIM_ADAM || opt->kind == CT__OPTIM_ADAMW) {
         ct__call_init(&c, opt->kind == CT__OPTIM_ADAM ? &ct__op_fused_adam_ : &ct__op_fused_adamw_,
                       op, in, 5);
         ct__call_f(&c, g->lr);
@@ -1000,12 +1882,19 @@ static bool ct__optim_update(const char *op, const ct_optimizer *opt, const ct__
         ct__call_i(&c, g->amsgrad);
         ct__call_i(&c, g->maximize);
         ct__call_i(&c, q->step + 1);
+    } else {
+        int n_in = 2;
+        while (n_in < 5 && ct__optim_kinds[opt->kind].state[n_in - 2]) {
+            n_in++;
+        }
+        ct__call_init(&c, NULL, op, in, n_in); /* the op comes with its attributes */
+        c.op = ct__optim_fused_op(&c, opt->kind, g);
+        c.state = q;
     }
     if (!ct__dispatch(&c)) {
         return false;
     }
-    q->step++;
-    q->has_state = true;
+    ct__optim_updated(opt, g, q);
     return true;
 }
 
