@@ -386,6 +386,9 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* nn/conv.c */
+    &ct__op_convolution,
+    &ct__op_convolution_backward,
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
