@@ -122,7 +122,7 @@ static void test_conv_golden(void)
     }
 }
 
-/* ---- gradcheck -------------------------------------------------------------------------- */
+/* ---- gradcheck ------------------------------------------------------------------------------- */
 typedef struct conv_gc {
     int kind;
     ct_conv_opts o;
@@ -190,7 +190,7 @@ static void test_conv_grad_fn(void)
     ct_scope_end();
 }
 
-/* ---- modules ------------------------------------------------------------------------------ */
+/* ---- modules --------------------------------------------------------------------------------- */
 static void conv_check_init(const char *name, ct_module *m)
 {
     const conv_init_golden *g = NULL;
@@ -352,7 +352,7 @@ static void test_conv_errors(void)
     ct_scope_end();
 }
 
-/* ---- threads ------------------------------------------------------------------------------------ */
+/* ---- threads --------------------------------------------------------------------------------- */
 static void conv_thread_compute(ct_tensor **out)
 {
     ct_manual_seed(11);

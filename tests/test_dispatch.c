@@ -1136,6 +1136,20 @@ static ct_tensor *wt(void) /* (2) int64 class indices */
 static void row_nll_loss(void) { ct_nll_loss(ct_log_softmax(wx(), 1), wt(), NULL); }
 static void row_cross_entropy(void) { ct_cross_entropy(wx(), wt(), NULL); }
 static void row_mse_loss(void) { ct_mse_loss(wx(), wx(), CT_REDUCTION_MEAN); }
+/* convolutions (nn/conv.c): wx() as a (1, 2, 3) or (1, 1, 2, 3) input and weight */
+static ct_tensor *wx3(void) { return ct_unsqueeze(wx(), 0); }
+static ct_tensor *wx4(void) { return ct_unsqueeze(wx3(), 0); }
+static void row_conv1d(void) { ct_conv1d(wx3(), wx3(), NULL, NULL); }
+static void row_conv2d(void) { ct_conv2d(wx4(), wx4(), NULL, NULL); }
+static void row_conv_transpose1d(void)
+{
+    ct_conv_transpose1d(wx3(), ct_unsqueeze(wx(), 1), NULL, NULL);
+}
+static void row_conv_transpose2d(void) { ct_conv_transpose2d(wx4(), wx4(), NULL, NULL); }
+static void row_conv_backward(void)
+{
+    ct_backward(ct_sum(ct_conv1d(ct_requires_grad_(wx3(), true), wx3(), NULL, NULL)), NULL, false);
+}
 
 /* factories */
 static void row_empty(void) { ct_empty(s23, 2, CT_FLOAT32); }
@@ -1417,6 +1431,8 @@ static const api_row api_rows[] = {
     ROW(einsum), ROW(tensordot), ROW(kron), ROW(trace), ROW(cross), ROW(linalg_multi_dot),
     ROW(linalg_matrix_power), ROW(linalg_matrix_exp),
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    ROW(conv1d), ROW(conv2d), ROW(conv_transpose1d), ROW(conv_transpose2d),
+    {"ct_backward", row_conv_backward},
     /* linalg decompositions */
     ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
     ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),

@@ -71,7 +71,8 @@ ALLOWLIST = {
         ct_module_register_parameter ct_module_register_buffer ct_module_register_module
         ct_module_parameters ct_module_named_parameters ct_module_get_parameter
         ct_module_child ct_module_num_children ct_module_train ct_module_eval
-        ct_module_is_training ct_sequential_append ct_identity_new""",
+        ct_module_is_training ct_sequential_append ct_identity_new
+        ct_conv1d_forward ct_conv2d_forward ct_conv_transpose2d_forward""",
     # optimizers: options, construction, parameter groups, counters; ct_optimizer_step calls
     # the optimizer's step through its pointer (the ops it runs dispatch)
     "optim": """ct_sgd_defaults ct_adam_defaults ct_adamw_defaults ct_sgd_new ct_adam_new
@@ -79,7 +80,7 @@ ALLOWLIST = {
         ct_optimizer_add_param_group ct_optimizer_name ct_optimizer_num_param_groups
         ct_optimizer_params ct_optimizer_step_count ct_optimizer_step""",
     # options of ops and pure arithmetic on shapes
-    "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_init_calculate_gain
+    "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_conv_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions
         ct_set_float32_matmul_precision ct_get_float32_matmul_precision""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets

@@ -44,6 +44,7 @@ VALID = {
     "ct_sgd_opts *": "&fx.sgd_opts",
     "ct_adam_opts *": "&fx.adam_opts",
     "ct_nll_loss_opts *": "&fx.nll_opts",
+    "ct_conv_opts *": "NULL",
     "ct_dataloader_opts *": "&fx.dl_opts",
     "ct_gradcheck_opts *": "&fx.gc_opts",
     "ct_timer_opts *": "&fx.timer_opts",
@@ -125,6 +126,10 @@ OUTCOME = {
     ("ct_from_blob", "deleter"): "accepted",
     ("ct_module_new", "user_free"): "accepted",
     ("ct_linear", "bias"): "accepted",
+    ("ct_conv1d", "bias"): "accepted",
+    ("ct_conv2d", "bias"): "accepted",
+    ("ct_conv_transpose1d", "bias"): "accepted",
+    ("ct_conv_transpose2d", "bias"): "accepted",
     ("ct_cross", "dim"): "accepted",
     ("ct_backward", "grad_output"): "accepted",
     ("ct_set_grad", "grad"): "accepted",
@@ -214,7 +219,8 @@ OUTCOME = {
     ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
-                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
+                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
+                  "ct_conv_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

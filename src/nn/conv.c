@@ -1075,7 +1075,7 @@ ct_module *ct_conv_transpose2d_new(int64_t in_channels, int64_t out_channels, in
 static ct_tensor *ct__conv_typed_forward(const char *fn, int dims, bool transposed, ct_module *m,
                                          const ct_tensor *x)
 {
-    if (ct__null(fn, m)) {
+    if (ct__null(fn, m) || ct__null(fn, x)) {
         return NULL;
     }
     const char *want = ct__conv_module_name(dims, transposed);
