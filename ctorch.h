@@ -32128,15 +32128,15 @@ typedef struct ct__conv_job {
                         T *d = dst + oy * g->ow;                                             \
                         const T *src = x + c * xs[1] + (oy * g->sh - g->ph + i * g->dh) * xs[2]; \
                         int64_t off = j * g->dw - g->pw, step = g->sw * xs[3];               \
-                        for (int64_t ox = 0; ox < x0; ox++) {                                \
-                            d[ox] = (T)0;                                                    \
+                        memset(d, 0, sizeof(T) * (size_t)x0);                                \
+                        if (step == 1) {                                                     \
+                            memcpy(d + x0, src + off + x0, sizeof(T) * (size_t)(x1 - x0));   \
+                        } else {                                                             \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                d[ox] = src[off * xs[3] + ox * step];                        \
+                            }                                                                \
                         }                                                                    \
-                        for (int64_t ox = x0; ox < x1; ox++) {                               \
-                            d[ox] = src[off * xs[3] + ox * step];                            \
-                        }                                                                    \
-                        for (int64_t ox = x1; ox < g->ow; ox++) {                            \
-                            d[ox] = (T)0;                                                    \
-                        }                                                                    \
+                        memset(d + x1, 0, sizeof(T) * (size_t)(g->ow - x1));                 \
                     }                                                                        \
                     memset(dst + y1 * g->ow, 0, sizeof(T) * (size_t)((g->oh - y1) * g->ow)); \
                 }                                                                            \
@@ -32159,8 +32159,14 @@ typedef struct ct__conv_job {
                         T *d = dx + (c * g->ih + oy * g->sh - g->ph + i * g->dh) * g->iw;    \
                         const T *s = src + oy * g->ow;                                       \
                         int64_t off = j * g->dw - g->pw;                                     \
-                        for (int64_t ox = x0; ox < x1; ox++) {                               \
-                            d[off + ox * g->sw] += s[ox];                                    \
+                        if (g->sw == 1) {                                                    \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                d[off + ox] += s[ox];                                        \
+                            }                                                                \
+                        } else {                                                             \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                d[off + ox * g->sw] += s[ox];                                \
+                            }                                                                \
                         }                                                                    \
                     }                                                                        \
                 }                                                                            \
