@@ -32697,12 +32697,18 @@ static void ct__conv_record(ct_node *n, const ct_op_call *c)
     ct__save(n, c->inputs[1]);
 }
 
-/* Gradients of input, weight and bias by aten::convolution_backward. Double backward
-   (create_graph) is not supported: the gradients carry no history. */
+/* Gradients of input, weight and bias by aten::convolution_backward. Its kernel records no
+   history, so a backward with create_graph (double backward) fails instead of returning
+   gradients that would differentiate as constants. */
 static void ct__conv_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
     if (!x || !w) {
+        return;
+    }
+    if (ct_is_grad_enabled()) {
+        ct__fail(CT_ERR_UNSUPPORTED, "ct_backward", "double backward (create_graph) through "
+                 "ConvolutionBackward0 is not supported yet");
         return;
     }
     ct__conv_args a;

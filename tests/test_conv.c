@@ -187,6 +187,10 @@ static void test_conv_grad_fn(void)
     CHECK(y && strcmp(ct_node_name(ct_grad_fn(y)), "ConvolutionBackward0") == 0);
     CHECK(ct_op_find("aten::convolution") != NULL);
     CHECK(ct_op_find("aten::convolution_backward") != NULL);
+    ct_tensor *outs[1] = {ct_sum(y)};
+    ct_tensor *gx = NULL;
+    CHECK(ct_autograd_grad(outs, 1, &x, 1, NULL, true, true, false, &gx) != CT_OK);
+    CHECK_ERROR(CT_ERR_UNSUPPORTED, "double backward (create_graph) through ConvolutionBackward0");
     ct_scope_end();
 }
 
