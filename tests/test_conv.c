@@ -373,11 +373,20 @@ static void conv_thread_compute(ct_tensor **out)
     out[1] = ct_keep(ct_clone(ct_grad(x)));
     out[2] = ct_keep(ct_clone(ct_grad(w)));
     out[3] = ct_keep(ct_clone(ct_grad(b)));
+    /* depthwise (the direct loops) */
+    const int64_t wd[4] = {8, 1, 3, 3};
+    ct_tensor *x2 = ct_requires_grad_(ct_narrow(ct_randn(xs, 4, CT_FLOAT32, NULL), 1, 0, 8), true);
+    ct_tensor *w2 = ct_requires_grad_(ct_randn(wd, 4, CT_FLOAT32, NULL), true);
+    o.groups = 8;
+    ct_tensor *y2 = ct_conv2d(ct_detach(x2), w2, NULL, &o);
+    ct_backward(ct_sum(ct_mul(y2, y2)), NULL, false);
+    out[4] = ct_keep(y2);
+    out[5] = ct_keep(ct_clone(ct_grad(w2)));
 }
 
 static void test_conv_threads(void)
 {
-    CHECK_THREAD_INVARIANT(conv_thread_compute, 4);
+    CHECK_THREAD_INVARIANT(conv_thread_compute, 6);
 }
 
 void test_conv(void)

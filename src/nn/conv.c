@@ -146,6 +146,18 @@ static bool ct__conv_is_1x1(const ct__conv_geom *g)
     return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
 }
 
+/* Whether the conv view is depthwise with one filter per channel (groups == C == D > 1), with
+   unit column steps (stride 1 and input columns xs3 == 1 apart): direct loops instead of
+   im2col and a GEMM per channel. */
+static bool ct__conv_is_depthwise(const ct__conv_geom *g, int64_t xs3)
+{
+    return g->g > 1 && g->g == g->c && g->g == g->d && g->sw == 1 && xs3 == 1;
+}
+
+enum { CT__DW_FWD, CT__DW_DATA, CT__DW_WEIGHT };
+#define CT__CONV_FMA_f32 fmaf
+#define CT__CONV_FMA_f64 fma
+
 /* A job over images: the geometry, the operands (raw pointers of the kernel's dtype) and
    one col buffer of `col_len` elements per thread slot. */
 typedef struct ct__conv_job {
@@ -237,18 +249,67 @@ typedef struct ct__conv_job {
         return col;                                                                          \
     }                                                                                        \
                                                                                              \
+    /* Depthwise (one filter per channel), direct, per channel c and tap (i, j) over the     \
+       valid outputs: CT__DW_FWD y (C, OH OW) += w x; CT__DW_DATA x (C, IH, IW), dense, +=    \
+       w y; CT__DW_WEIGHT row (OW) += x y over the rows, then w (+)= the row's sum in order  \
+       (beta 0: =). Multiply-adds are explicit fma. */                                       \
+    static void ct__conv_depthwise_##S(const ct__conv_geom *g, T *x, const int64_t *xs, T *y, \
+                                       T *w, int mode, T beta, T *row)                       \
+    {                                                                                        \
+        for (int64_t c = 0; c < g->c; c++) {                                                 \
+            for (int64_t i = 0; i < g->kh; i++) {                                            \
+                int64_t y0, y1, x0, x1;                                                      \
+                ct__conv_range(g->ih, g->oh, g->sh, g->ph, i * g->dh, &y0, &y1);             \
+                for (int64_t j = 0; j < g->kw; j++) {                                        \
+                    T *wv = w + (c * g->kh + i) * g->kw + j, wc = *wv;                       \
+                    ct__conv_range(g->iw, g->ow, g->sw, g->pw, j * g->dw, &x0, &x1);         \
+                    int64_t off = j * g->dw - g->pw;                                         \
+                    memset(row, 0, sizeof(T) * (size_t)g->ow);                               \
+                    for (int64_t oy = y0; oy < y1; oy++) {                                   \
+                        T *a = x + c * xs[1] + (oy * g->sh - g->ph + i * g->dh) * xs[2];     \
+                        T *b = y + (c * g->oh + oy) * g->ow;                                 \
+                        if (mode == CT__DW_FWD) {                                            \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                b[ox] = CT__CONV_FMA_##S(wc, a[off + ox], b[ox]);            \
+                            }                                                                \
+                        } else if (mode == CT__DW_DATA) {                                    \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                a[off + ox] = CT__CONV_FMA_##S(wc, b[ox], a[off + ox]);      \
+                            }                                                                \
+                        } else {                                                             \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                row[ox] = CT__CONV_FMA_##S(a[off + ox], b[ox], row[ox]);     \
+                            }                                                                \
+                        }                                                                    \
+                    }                                                                        \
+                    T acc = beta == (T)0 ? (T)0 : *wv;                                       \
+                    for (int64_t ox = 0; mode == CT__DW_WEIGHT && ox < g->ow; ox++) {        \
+                        acc += row[ox];                                                      \
+                    }                                                                        \
+                    *wv = mode == CT__DW_WEIGHT ? acc : *wv;                                 \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
     /* y (D, OH OW) = W @ cols(x) (+ bias per channel), one GEMM per group */                \
     static void ct__conv_fwd_image_##S(const ct__conv_geom *g, const T *x, const int64_t *xs, \
                                        const T *w, const T *bias, T *y, T *col)              \
     {                                                                                        \
         int64_t ohw = g->oh * g->ow, dg = g->d / g->g, kg = g->c / g->g * g->kh * g->kw;     \
-        int64_t rs = 0;                                                                      \
-        const T *b = ct__conv_cols_##S(g, x, xs, col, &rs);                                  \
-        for (int64_t k = 0; bias && k < g->d; k++) {                                         \
+        bool dw = ct__conv_is_depthwise(g, xs[3]);                                           \
+        for (int64_t k = 0; k < g->d && (bias || dw); k++) {           \
             for (int64_t p = 0; p < ohw; p++) {                                              \
-                y[k * ohw + p] = bias[k];                                                    \
+                y[k * ohw + p] = bias ? bias[k] : (T)0;                                      \
             }                                                                                \
         }                                                                                    \
+        if (dw) {                                                                            \
+            ct__conv_depthwise_##S(g, (T *)(uintptr_t)x, xs, y, (T *)(uintptr_t)w, CT__DW_FWD, \
+                                   (T)0, col);                                               \
+            return;                                                                          \
+        }                                                                                    \
+        int64_t rs = 0;                                                                      \
+        const T *b = ct__conv_cols_##S(g, x, xs, col, &rs);                                  \
         for (int64_t gi = 0; gi < g->g; gi++) {                                              \
             ct__gemm_##S(dg, ohw, kg, (T)1, w + gi * dg * kg, kg, 1,                         \
                          b + gi * (g->c / g->g) * (rs == ohw ? g->kh * g->kw * ohw : rs), rs, 1, \
@@ -262,13 +323,19 @@ typedef struct ct__conv_job {
     {                                                                                        \
         int64_t ohw = g->oh * g->ow, ihw = g->ih * g->iw, dg = g->d / g->g;                  \
         int64_t kg = g->c / g->g * g->kh * g->kw;                                            \
-        bool direct = ct__conv_is_1x1(g);                                                    \
+        bool direct = ct__conv_is_1x1(g), dw = ct__conv_is_depthwise(g, 1);                  \
         T *c = direct ? dx : col;                                                            \
-        for (int64_t gi = 0; gi < g->g; gi++) {                                              \
+        if (dw) {                                                      \
+            int64_t dxs[4] = {0, ihw, g->iw, 1};                                             \
+            memset(dx, 0, sizeof(T) * (size_t)(g->c * ihw));                                 \
+            ct__conv_depthwise_##S(g, dx, dxs, (T *)(uintptr_t)dy, (T *)(uintptr_t)w,        \
+                                   CT__DW_DATA, (T)0, col);                                  \
+        }                                                                                    \
+        for (int64_t gi = 0; !dw && gi < g->g; gi++) {                                       \
             ct__gemm_##S(kg, ohw, dg, (T)1, w + gi * dg * kg, 1, kg, dy + gi * dg * ohw, ohw, 1, \
                          (T)0, c + gi * kg * ohw, ohw, 1);                                   \
         }                                                                                    \
-        if (!direct) {                                                                       \
+        if (!direct && !dw) {                                                                \
             memset(dx, 0, sizeof(T) * (size_t)(g->c * ihw));                                 \
             ct__conv_col2im_##S(g, col, dx);                                                 \
         }                                                                                    \
@@ -285,6 +352,11 @@ typedef struct ct__conv_job {
                                               T *col)                                        \
     {                                                                                        \
         int64_t ohw = g->oh * g->ow, dg = g->d / g->g, kg = g->c / g->g * g->kh * g->kw;     \
+        if (ct__conv_is_depthwise(g, xs[3])) {                                               \
+            ct__conv_depthwise_##S(g, (T *)(uintptr_t)x, xs, (T *)(uintptr_t)dy, dw,         \
+                                   CT__DW_WEIGHT, beta, col);                                \
+            return;                                                                          \
+        }                                                                                    \
         int64_t rs = 0;                                                                      \
         const T *b = ct__conv_cols_##S(g, x, xs, col, &rs);                                  \
         for (int64_t gi = 0; gi < g->g; gi++) {                                              \
@@ -379,9 +451,13 @@ typedef struct ct__conv_job {
         }                                                                                    \
     }
 
+CT__VECTORIZE_BEGIN
 CT__CONV_DEFINE(float, f32)
 CT__CONV_DEFINE(double, f64)
+CT__VECTORIZE_END
 #undef CT__CONV_DEFINE
+#undef CT__CONV_FMA_f32
+#undef CT__CONV_FMA_f64
 
 /* ---- running jobs ---------------------------------------------------------------------- */
 /* Runs task over ntasks with a col buffer per thread slot (a single task on the caller, so
