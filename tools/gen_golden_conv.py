@@ -5,8 +5,9 @@ conv1d, conv2d, conv_transpose1d and conv_transpose2d with stride, padding (ints
 'valid'), dilation, groups (depthwise included), 1x1 kernels, output_padding, unbatched
 input, contiguous, transposed and step-sliced inputs, float32 and float64 (one float16 and
 one bfloat16 case): the output and the gradients of sum(out * g) for g[k] = (k % 7 - 3) / 4
-(g in out's contiguous order) with respect to input, weight and bias. Also the initial weights of nn.Conv1d,
-nn.Conv2d and nn.ConvTranspose2d after torch.manual_seed. Run with PyTorch installed:
+(g in out's contiguous order) with respect to input, weight and bias. Also the initial
+weights of nn.Conv1d, nn.Conv2d and nn.ConvTranspose2d after torch.manual_seed.
+Run with PyTorch installed:
 python3 tools/gen_golden_conv.py
 """
 import os
