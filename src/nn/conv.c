@@ -172,6 +172,50 @@ typedef struct ct__conv_job {
     bool trans; /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
 } ct__conv_job;
 
+#define CT__CONV_DEPTHWISE_DEFINE(T, S)                                                      \
+    /* Depthwise (one filter per channel), direct, per channel c and tap (i, j) over the     \
+       valid outputs: CT__DW_FWD y (C, OH OW) += w x; CT__DW_DATA x (C, IH, IW), dense, +=    \
+       w y; CT__DW_WEIGHT row (OW) += x y over the rows, then w (+)= the row's sum in order  \
+       (beta 0: =). Multiply-adds are explicit fma. */                                       \
+    static void ct__conv_depthwise_##S(const ct__conv_geom *g, T *x, const int64_t *xs, T *y, \
+                                       T *w, int mode, T beta, T *row)                       \
+    {                                                                                        \
+        for (int64_t c = 0; c < g->c; c++) {                                                 \
+            for (int64_t i = 0; i < g->kh; i++) {                                            \
+                int64_t y0, y1, x0, x1;                                                      \
+                ct__conv_range(g->ih, g->oh, g->sh, g->ph, i * g->dh, &y0, &y1);             \
+                for (int64_t j = 0; j < g->kw; j++) {                                        \
+                    T *wv = w + (c * g->kh + i) * g->kw + j, wc = *wv;                       \
+                    ct__conv_range(g->iw, g->ow, g->sw, g->pw, j * g->dw, &x0, &x1);         \
+                    int64_t off = j * g->dw - g->pw;                                         \
+                    memset(row, 0, sizeof(T) * (size_t)g->ow);                               \
+                    for (int64_t oy = y0; oy < y1; oy++) {                                   \
+                        T *a = x + c * xs[1] + (oy * g->sh - g->ph + i * g->dh) * xs[2];     \
+                        T *b = y + (c * g->oh + oy) * g->ow;                                 \
+                        if (mode == CT__DW_FWD) {                                            \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                b[ox] = CT__CONV_FMA_##S(wc, a[off + ox], b[ox]);            \
+                            }                                                                \
+                        } else if (mode == CT__DW_DATA) {                                    \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                a[off + ox] = CT__CONV_FMA_##S(wc, b[ox], a[off + ox]);      \
+                            }                                                                \
+                        } else {                                                             \
+                            for (int64_t ox = x0; ox < x1; ox++) {                           \
+                                row[ox] = CT__CONV_FMA_##S(a[off + ox], b[ox], row[ox]);     \
+                            }                                                                \
+                        }                                                                    \
+                    }                                                                        \
+                    T acc = beta == (T)0 ? (T)0 : *wv;                                       \
+                    for (int64_t ox = 0; mode == CT__DW_WEIGHT && ox < g->ow; ox++) {        \
+                        acc += row[ox];                                                      \
+                    }                                                                        \
+                    *wv = mode == CT__DW_WEIGHT ? acc : *wv;                                 \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }
+
 #define CT__CONV_DEFINE(T, S)                                                                \
     /* col (C kh kw, OH OW) from one image x (C, IH, IW) at strides xs[1..3] */              \
     static void ct__conv_im2col_##S(const ct__conv_geom *g, const T *x, const int64_t *xs,   \
@@ -247,49 +291,6 @@ typedef struct ct__conv_job {
         ct__conv_im2col_##S(g, x, xs, col);                                                  \
         *rs = g->oh * g->ow;                                                                 \
         return col;                                                                          \
-    }                                                                                        \
-                                                                                             \
-    /* Depthwise (one filter per channel), direct, per channel c and tap (i, j) over the     \
-       valid outputs: CT__DW_FWD y (C, OH OW) += w x; CT__DW_DATA x (C, IH, IW), dense, +=    \
-       w y; CT__DW_WEIGHT row (OW) += x y over the rows, then w (+)= the row's sum in order  \
-       (beta 0: =). Multiply-adds are explicit fma. */                                       \
-    static void ct__conv_depthwise_##S(const ct__conv_geom *g, T *x, const int64_t *xs, T *y, \
-                                       T *w, int mode, T beta, T *row)                       \
-    {                                                                                        \
-        for (int64_t c = 0; c < g->c; c++) {                                                 \
-            for (int64_t i = 0; i < g->kh; i++) {                                            \
-                int64_t y0, y1, x0, x1;                                                      \
-                ct__conv_range(g->ih, g->oh, g->sh, g->ph, i * g->dh, &y0, &y1);             \
-                for (int64_t j = 0; j < g->kw; j++) {                                        \
-                    T *wv = w + (c * g->kh + i) * g->kw + j, wc = *wv;                       \
-                    ct__conv_range(g->iw, g->ow, g->sw, g->pw, j * g->dw, &x0, &x1);         \
-                    int64_t off = j * g->dw - g->pw;                                         \
-                    memset(row, 0, sizeof(T) * (size_t)g->ow);                               \
-                    for (int64_t oy = y0; oy < y1; oy++) {                                   \
-                        T *a = x + c * xs[1] + (oy * g->sh - g->ph + i * g->dh) * xs[2];     \
-                        T *b = y + (c * g->oh + oy) * g->ow;                                 \
-                        if (mode == CT__DW_FWD) {                                            \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                b[ox] = CT__CONV_FMA_##S(wc, a[off + ox], b[ox]);            \
-                            }                                                                \
-                        } else if (mode == CT__DW_DATA) {                                    \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                a[off + ox] = CT__CONV_FMA_##S(wc, b[ox], a[off + ox]);      \
-                            }                                                                \
-                        } else {                                                             \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                row[ox] = CT__CONV_FMA_##S(a[off + ox], b[ox], row[ox]);     \
-                            }                                                                \
-                        }                                                                    \
-                    }                                                                        \
-                    T acc = beta == (T)0 ? (T)0 : *wv;                                       \
-                    for (int64_t ox = 0; mode == CT__DW_WEIGHT && ox < g->ow; ox++) {        \
-                        acc += row[ox];                                                      \
-                    }                                                                        \
-                    *wv = mode == CT__DW_WEIGHT ? acc : *wv;                                 \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
     }                                                                                        \
                                                                                              \
     /* y (D, OH OW) = W @ cols(x) (+ bias per channel), one GEMM per group */                \
@@ -451,10 +452,14 @@ typedef struct ct__conv_job {
         }                                                                                    \
     }
 
+/* the depthwise loops need the vectorizer's runtime alias checks (cheap cost model) */
 CT__VECTORIZE_BEGIN
+CT__CONV_DEPTHWISE_DEFINE(float, f32)
+CT__CONV_DEPTHWISE_DEFINE(double, f64)
+CT__VECTORIZE_END
 CT__CONV_DEFINE(float, f32)
 CT__CONV_DEFINE(double, f64)
-CT__VECTORIZE_END
+#undef CT__CONV_DEPTHWISE_DEFINE
 #undef CT__CONV_DEFINE
 #undef CT__CONV_FMA_f32
 #undef CT__CONV_FMA_f64
