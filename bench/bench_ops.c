@@ -19,6 +19,10 @@
  *   mm_gTx_OxB_BxI        ct_mm(ct_t(g), x): the weight gradient g^T @ x, g (B, O), x (B, I)
  *   mm_gW_BxO_OxI         ct_mm(g, W): the input gradient g @ W, g (B, O), W (O, I)
  *   blas_<name>           the same products through cblas_sgemm (same transposes, -DBENCH_OPENBLAS)
+ *   conv2d_fb_64x32x28x28 ct_conv2d 3x3 pad 1 (64,32,28,28) -> 32 channels, forward+backward
+ *   conv2d_f_1x32x28x28   its forward on one image (latency)
+ *   mm_32x288_288x50176   ct_mm on the batch's equivalent GEMM (prints the conv's GFLOP/s
+ *                         and its ratio to it: the line CONV ...)
  *   add_16M mul_16M relu_16M   ct_add / ct_mul / ct_relu on 16M elements
  *   triad_16M             plain C a[i] = b[i] + s * c[i] (OpenMP for at 2+ threads): bandwidth
  *   bf16_add_16M          ct_add on 16M bfloat16 elements (computed in float32, rounded once)
@@ -86,11 +90,14 @@ typedef enum kind {
     K_SVD,   /* ct_linalg_svd(a, true, &S, &Vh) */
     K_MAXPOOL_FB, /* ct_max_pool2d(a, 2x2) + backward */
     K_AAVGPOOL_FB, /* ct_adaptive_avg_pool2d(a, (7, 7)) + backward */
+    K_CONV_FB, /* y = ct_conv2d(a, b, bias, pad 1); backward(y, g) into a, b, bias */
+    K_CONV_F,  /* ct_conv2d(a, b, bias, pad 1) */
 } kind;
 
 typedef struct work {
     kind k;
     ct_tensor *a, *b, *idx;
+    ct_tensor *bias, *g; /* K_CONV_*: bias; the output gradient */
     /* K_BLAS */
     int ta, tb, M, N, K, lda, ldb;
     float *c;
@@ -169,6 +176,19 @@ static void stmt(void *user)
         ct_tensor *y = w->k == K_MAXPOOL_FB ? ct_max_pool2d(w->a, k2, NULL)
                                             : ct_adaptive_avg_pool2d(w->a, o7);
         ct_backward(y, w->b, false);
+        break;
+    }
+    case K_CONV_F:
+    case K_CONV_FB: {
+        ct_conv_opts o = ct_conv_defaults();
+        o.padding[0] = o.padding[1] = 1;
+        ct_tensor *y = ct_conv2d(w->a, w->b, w->bias, &o);
+        if (w->k == K_CONV_FB) {
+            ct_set_grad(w->a, NULL);
+            ct_set_grad(w->b, NULL);
+            ct_set_grad(w->bias, NULL);
+            ct_backward(y, w->g, false);
+        }
         break;
     }
     default: break;
@@ -417,6 +437,44 @@ static void run_all(int threads)
         ct_free(w.a);
         ct_free(w.b);
         ct_free(w.idx);
+    }
+    /* conv2d 3x3, padding 1, 32 -> 32 channels on 28x28: forward+backward of a (64, ...)
+       batch, the forward of one image, and ctorch's GEMM on the batch's equivalent product
+       W (32, 288) @ col (288, 64 * 784), the reference of the conv's GFLOP/s */
+    {
+        static const int64_t xs[4] = {64, 32, 28, 28}, x1[4] = {1, 32, 28, 28};
+        static const int64_t ws[4] = {32, 32, 3, 3}, bs = 32;
+        work w = {0};
+        w.k = K_CONV_FB;
+        w.a = ct_requires_grad_(ct_randn(xs, 4, CT_FLOAT32, NULL), true);
+        w.b = ct_requires_grad_(ct_randn(ws, 4, CT_FLOAT32, NULL), true);
+        w.bias = ct_requires_grad_(ct_randn(&bs, 1, CT_FLOAT32, NULL), true);
+        w.g = ct_randn(xs, 4, CT_FLOAT32, NULL);
+        const char *lab = "conv2d 3x3 pad 1, 32->32 channels, 28x28";
+        double fb = measure_("conv2d_fb_64x32x28x28", lab, "conv2d fwd+bwd (64,32,28,28)",
+                             "ctorch", &w, threads, true);
+        ct_free(w.a);
+        w.k = K_CONV_F;
+        w.a = ct_randn(x1, 4, CT_FLOAT32, NULL);
+        measure("conv2d_f_1x32x28x28", lab, "conv2d fwd (1,32,28,28)", "ctorch", &w, threads);
+        work m = {0};
+        m.k = K_MM;
+        m.a = randn2(32, 288);
+        m.b = randn2(288, 64 * 784);
+        double gm = measure_("mm_32x288_288x50176", lab, "sgemm (32,288)@(288,50176)", "ctorch",
+                             &m, threads, true);
+        if (fb > 0 && gm > 0) { /* fwd+bwd = 3 products of the GEMM's size */
+            double flops = 2.0 * 32 * 288 * 64 * 784;
+            printf("CONV conv2d_fb_64x32x28x28 %d threads: %.1f GFLOP/s, ctorch sgemm %.1f "
+                   "GFLOP/s, ratio %.2f\n", threads, 3 * flops / fb * 1e-9, flops / gm * 1e-9,
+                   3 * gm / fb);
+        }
+        ct_free(w.a);
+        ct_free(w.b);
+        ct_free(w.bias);
+        ct_free(w.g);
+        ct_free(m.a);
+        ct_free(m.b);
     }
     /* linalg decompositions: solve with a (256, 256) right-hand side, full SVD */
     {

@@ -185,7 +185,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(pool)                                                                                 \
     X(narrow)                                                                               \
     X(loss)                                                                                 \
-    X(init)
+    X(init)                                                                                 \
+    X(conv)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -1176,6 +1176,19 @@ static void row_poisson_nll_loss(void)
 static void row_gaussian_nll_loss(void)
 {
     ct_gaussian_nll_loss(wx(), wx(), wx(), false, 1e-6, CT_REDUCTION_MEAN);
+/* convolutions (nn/conv.c): wx() as a (1, 2, 3) or (1, 1, 2, 3) input and weight */
+static ct_tensor *wx3(void) { return ct_unsqueeze(wx(), 0); }
+static ct_tensor *wx4(void) { return ct_unsqueeze(wx3(), 0); }
+static void row_conv1d(void) { ct_conv1d(wx3(), wx3(), NULL, NULL); }
+static void row_conv2d(void) { ct_conv2d(wx4(), wx4(), NULL, NULL); }
+static void row_conv_transpose1d(void)
+{
+    ct_conv_transpose1d(wx3(), ct_unsqueeze(wx(), 1), NULL, NULL);
+}
+static void row_conv_transpose2d(void) { ct_conv_transpose2d(wx4(), wx4(), NULL, NULL); }
+static void row_conv_backward(void)
+{
+    ct_backward(ct_sum(ct_conv1d(ct_requires_grad_(wx3(), true), wx3(), NULL, NULL)), NULL, false);
 }
 
 /* factories */
@@ -1528,6 +1541,9 @@ static const api_row api_rows[] = {
     ROW(margin_ranking_loss), ROW(hinge_embedding_loss), ROW(soft_margin_loss),
     ROW(cosine_embedding_loss), ROW(multi_margin_loss), ROW(triplet_margin_loss),
     ROW(poisson_nll_loss), ROW(gaussian_nll_loss),
+    ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
+    ROW(conv1d), ROW(conv2d), ROW(conv_transpose1d), ROW(conv_transpose2d),
+    {"ct_backward", row_conv_backward},
     /* linalg decompositions */
     ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
     ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),

@@ -10004,6 +10004,218 @@ static void test_null_ct_vector_to_parameters(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_conv2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv2d(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv2d(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_conv2d(fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, fx.t, NULL, NULL)";
+        (void)ct_conv2d(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_conv2d(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv1d(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv1d(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_conv1d(fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, fx.t, NULL, NULL)";
+        (void)ct_conv1d(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_conv1d(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv_transpose2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose2d(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose2d(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose2d(fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, fx.t, NULL, NULL)";
+        (void)ct_conv_transpose2d(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_conv_transpose2d(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv_transpose1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose1d(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose1d(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose1d(fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, fx.t, NULL, NULL)";
+        (void)ct_conv_transpose1d(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_conv_transpose1d(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv2d_new(0, 0, 0, 0, NULL)";
+        ct_module *r = ct_conv2d_new(0, 0, 0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv1d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv1d_new(0, 0, 0, NULL)";
+        ct_module *r = ct_conv1d_new(0, 0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv_transpose2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose2d_new(0, 0, 0, 0, NULL)";
+        ct_module *r = ct_conv_transpose2d_new(0, 0, 0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv1d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv1d_forward(NULL, fx.t)";
+        ct_tensor *r = ct_conv1d_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv1d_forward(fx.module, NULL)";
+        ct_tensor *r = ct_conv1d_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv2d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv2d_forward(NULL, fx.t)";
+        ct_tensor *r = ct_conv2d_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv2d_forward(fx.module, NULL)";
+        ct_tensor *r = ct_conv2d_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv_transpose2d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose2d_forward(NULL, fx.t)";
+        ct_tensor *r = ct_conv_transpose2d_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d_forward(fx.module, NULL)";
+        ct_tensor *r = ct_conv_transpose2d_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -21384,6 +21596,220 @@ static void test_freed_ct_vector_to_parameters(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_conv2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv2d(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv2d(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_conv2d(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_conv2d(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_conv2d(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_conv2d(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv2d(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_conv2d(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv1d(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv1d(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_conv1d(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_conv1d(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_conv1d(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_conv1d(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv1d(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_conv1d(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv_transpose2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose2d(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose2d(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_conv_transpose2d(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose2d(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_conv_transpose2d(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_conv_transpose2d(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_conv_transpose2d(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv_transpose1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose1d(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose1d(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_conv_transpose1d(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose1d(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_conv_transpose1d(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_conv_transpose1d(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose1d(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_conv_transpose1d(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv1d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv1d_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_conv1d_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv1d_forward(fx.module, fx.foreign)";
+        (void)ct_conv1d_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv2d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv2d_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_conv2d_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv2d_forward(fx.module, fx.foreign)";
+        (void)ct_conv2d_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv_transpose2d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose2d_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_conv_transpose2d_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose2d_forward(fx.module, fx.foreign)";
+        (void)ct_conv_transpose2d_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -21998,6 +22424,16 @@ void test_null(void)
     RUN(test_null_ct_clip_grad_value_);
     RUN(test_null_ct_parameters_to_vector);
     RUN(test_null_ct_vector_to_parameters);
+    RUN(test_null_ct_conv2d);
+    RUN(test_null_ct_conv1d);
+    RUN(test_null_ct_conv_transpose2d);
+    RUN(test_null_ct_conv_transpose1d);
+    RUN(test_null_ct_conv2d_new);
+    RUN(test_null_ct_conv1d_new);
+    RUN(test_null_ct_conv_transpose2d_new);
+    RUN(test_null_ct_conv1d_forward);
+    RUN(test_null_ct_conv2d_forward);
+    RUN(test_null_ct_conv_transpose2d_forward);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -22545,6 +22981,13 @@ void test_null(void)
     RUN(test_freed_ct_loss_forward);
     RUN(test_freed_ct_clip_grads_with_norm_);
     RUN(test_freed_ct_vector_to_parameters);
+    RUN(test_freed_ct_conv2d);
+    RUN(test_freed_ct_conv1d);
+    RUN(test_freed_ct_conv_transpose2d);
+    RUN(test_freed_ct_conv_transpose1d);
+    RUN(test_freed_ct_conv1d_forward);
+    RUN(test_freed_ct_conv2d_forward);
+    RUN(test_freed_ct_conv_transpose2d_forward);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

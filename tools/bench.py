@@ -170,6 +170,14 @@ def op_work(name):
     if m:
         mm, k, _, n = map(int, m.groups())
         return "GFLOP/s", 2.0 * mm * k * n
+    m = re.match(r"mm_(\d+)x(\d+)_(\d+)x(\d+)$", name)  # (M, K) @ (K, N)
+    if m:
+        mm, k, _, n = map(int, m.groups())
+        return "GFLOP/s", 2.0 * mm * k * n
+    m = re.match(r"conv2d_(fb|f)_(\d+)x(\d+)x(\d+)x(\d+)$", name)  # 3x3, C -> C channels
+    if m:
+        b, c, h, w = map(int, m.groups()[1:])
+        return "GFLOP/s", (3.0 if m.group(1) == "fb" else 1.0) * 2.0 * b * c * h * w * c * 9
     m = re.match(r"(add|mul|triad|relu)_16M$", name)
     if m:
         return "GB/s", (8.0 if m.group(1) == "relu" else 12.0) * 16 * 1024 * 1024

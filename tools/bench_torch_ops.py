@@ -78,6 +78,19 @@ def workloads():
     out.append(("scatter_add_16M", lab, "scatter_add(z, 1, idx, src)",
                 "torch.scatter_add(z, 1, idx, x)", {"x": x, "z": z, "idx": idx,
                                                       "torch": torch}))
+    lab = "conv2d 3x3 pad 1, 32->32 channels, 28x28"
+    x = torch.randn(64, 32, 28, 28, requires_grad=True)
+    w = torch.randn(32, 32, 3, 3, requires_grad=True)
+    bias = torch.randn(32, requires_grad=True)
+    conv = {"x": x, "w": w, "b": bias, "g": torch.randn(64, 32, 28, 28), "F": F}
+    out.append(("conv2d_fb_64x32x28x28", lab, "conv2d fwd+bwd (64,32,28,28)",
+                "x.grad = w.grad = b.grad = None; F.conv2d(x, w, b, padding=1).backward(g)",
+                conv))
+    out.append(("conv2d_f_1x32x28x28", lab, "conv2d fwd (1,32,28,28)",
+                "F.conv2d(x1, w, b, padding=1)",
+                {"x1": torch.randn(1, 32, 28, 28), "w": w, "b": bias, "F": F}))
+    out.append(("mm_32x288_288x50176", lab, "sgemm (32,288)@(288,50176)", "torch.mm(a, b)",
+                {"a": torch.randn(32, 288), "b": torch.randn(288, 64 * 784), "torch": torch}))
     a, b = torch.randn(256, 256), torch.randn(256, 256)
     out.append(("solve_256", "linalg decompositions", "solve A(256,256) X = B(256,256)",
                 "torch.linalg.solve(a, b)", {"a": a, "b": b, "torch": torch}))

@@ -59,6 +59,7 @@ VALID = {
     "ct_sgd_opts *": "&fx.sgd_opts",
     "ct_adam_opts *": "&fx.adam_opts",
     "ct_nll_loss_opts *": "&fx.nll_opts",
+    "ct_conv_opts *": "NULL",
     "ct_dataloader_opts *": "&fx.dl_opts",
     "ct_gradcheck_opts *": "&fx.gc_opts",
     "ct_timer_opts *": "&fx.timer_opts",
@@ -156,6 +157,10 @@ OUTCOME = {
     ("ct_from_blob", "deleter"): "accepted",
     ("ct_module_new", "user_free"): "accepted",
     ("ct_linear", "bias"): "accepted",
+    ("ct_conv1d", "bias"): "accepted",
+    ("ct_conv2d", "bias"): "accepted",
+    ("ct_conv_transpose1d", "bias"): "accepted",
+    ("ct_conv_transpose2d", "bias"): "accepted",
     ("ct_cross", "dim"): "accepted",
     ("ct_backward", "grad_output"): "accepted",
     ("ct_set_grad", "grad"): "accepted",
@@ -272,7 +277,7 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_rmsprop_opts *", "ct_adagrad_opts *", "ct_adadelta_opts *",
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
-                  "ct_one_cycle_lr_opts *")
+                  "ct_one_cycle_lr_opts *", "ct_conv_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

@@ -400,6 +400,9 @@ static const ct_op *const ct__registry[] = {
     &ct__op_triplet_margin_loss,
     &ct__op_poisson_nll_loss,
     &ct__op_gaussian_nll_loss,
+    /* nn/conv.c */
+    &ct__op_convolution,
+    &ct__op_convolution_backward,
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
