@@ -1176,6 +1176,7 @@ static void row_poisson_nll_loss(void)
 static void row_gaussian_nll_loss(void)
 {
     ct_gaussian_nll_loss(wx(), wx(), wx(), false, 1e-6, CT_REDUCTION_MEAN);
+}
 /* convolutions (nn/conv.c): wx() as a (1, 2, 3) or (1, 1, 2, 3) input and weight */
 static ct_tensor *wx3(void) { return ct_unsqueeze(wx(), 0); }
 static ct_tensor *wx4(void) { return ct_unsqueeze(wx3(), 0); }
