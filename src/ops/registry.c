@@ -386,6 +386,17 @@ static const ct_op *const ct__registry[] = {
     &ct__op_cross_entropy,
     &ct__op_cross_entropy_backward,
     &ct__op_mse_loss,
+    /* nn/norm.c */
+    &ct__op_native_batch_norm,
+    &ct__op_native_batch_norm_backward,
+    &ct__op_native_layer_norm,
+    &ct__op_native_layer_norm_backward,
+    &ct__op_group_norm,
+    &ct__op_instance_norm,
+    &ct__op_rms_norm,
+    &ct__op_dropout,
+    &ct__op_feature_dropout,
+    /* nn/activation.c */
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,

@@ -1,0 +1,1 @@
+/* nn/activation.h - activation functions and their modules. */
