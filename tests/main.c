@@ -177,7 +177,9 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(reduce2)                                                                              \
     X(index2)                                                                               \
     X(decomp)                                                                               \
-    X(half2)
+    X(half2)                                                                                \
+    X(norm)                                                                                 \
+    X(activation)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -324,7 +324,7 @@ static bool ct__bn_meta(ct_op_call *c)
     const ct_tensor *x = c->inputs[0];
     if (!ct_dtype_is_floating_point(x->dtype)) {
         return ct__fail(CT_ERR_DTYPE, c->fn, "\"batch_norm\" not implemented for '%s'",
-                        ct_dtype_name(x->dtype)) == CT_OK;
+                        ct__dtype_title(x->dtype)) == CT_OK;
     }
     if (x->ndim < 2) {
         return ct__fail(CT_ERR_SHAPE, c->fn, "Expected 2D or higher input (got %dD input)",
@@ -464,7 +464,7 @@ static bool ct__ln_meta(ct_op_call *c)
     char a[128], b[128], e[128];
     if (!ct_dtype_is_floating_point(x->dtype)) {
         return ct__fail(CT_ERR_DTYPE, c->fn, "\"layer_norm\" not implemented for '%s'",
-                        ct_dtype_name(x->dtype)) == CT_OK;
+                        ct__dtype_title(x->dtype)) == CT_OK;
     }
     bool fits = n >= 1 && n <= x->ndim;
     for (int k = 0; fits && k < n; k++) {
@@ -767,7 +767,7 @@ static bool ct__rms_norm_meta(ct_op_call *c)
     char a[128], b[128], e[128];
     if (!ct_dtype_is_floating_point(x->dtype)) {
         return ct__fail(CT_ERR_DTYPE, c->fn, "\"rms_norm\" not implemented for '%s'",
-                        ct_dtype_name(x->dtype)) == CT_OK;
+                        ct__dtype_title(x->dtype)) == CT_OK;
     }
     bool fits = n >= 1 && n <= x->ndim;
     for (int k = 0; fits && k < n; k++) {
@@ -1092,10 +1092,11 @@ static const ct__norm_cfg *ct__norm_cfg_of(const ct_module *m)
 static bool ct__norm_register(ct_module *m, const char *name, const int64_t *s, int nd,
                               double v, ct_dtype dtype, bool param)
 {
-    ct_tensor *t = ct_full(s, nd, v, dtype);
+    ct_tensor *t = ct__tensor_new(ct_module_name(m), s, nd, dtype);
     if (!t) {
         return false;
     }
+    ct__fill_contig(t, v);
     ct_status st = param ? ct_module_register_parameter(m, name, t)
                          : ct_module_register_buffer(m, name, t);
     ct__release(t); /* the module holds it */
