@@ -32901,6 +32901,31 @@ static bool ct__dropout_check(const char *fn, double p)
     return true;
 }
 
+/* Whether t's elements fill its storage span without gaps or overlap in some dim order (then
+   empty_like keeps its strides: PyTorch's preserve_format). */
+static bool ct__norm_is_dense(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    bool used[CT_MAX_DIMS] = {false};
+    for (int k = 0; k < t->ndim; k++) {
+        int best = -1; /* the unused dim of size > 1 with the smallest stride */
+        for (int d = 0; d < t->ndim; d++) {
+            if (!used[d] && t->sizes[d] > 1 && (best < 0 || t->strides[d] < t->strides[best])) {
+                best = d;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        if (t->strides[best] != expected) {
+            return false;
+        }
+        used[best] = true;
+        expected *= t->sizes[best];
+    }
+    return true;
+}
+
 /* inputs x; attrs p, train, feature (dropout2d): x * bernoulli_(1 - p) / (1 - p) with one
    draw per element, or per (N, C) channel for feature dropout (PyTorch's _dropout_impl) */
 static ct_status ct__dropout_composite(ct_op_call *c)
@@ -32919,7 +32944,9 @@ static ct_status ct__dropout_composite(ct_op_call *c)
     for (int d = 0; d < x->ndim; d++) {
         s[d] = feature && d >= 2 ? 1 : x->sizes[d];
     }
-    ct_tensor *noise = feature ? ct_empty(s, x->ndim, x->dtype) : ct_empty_like(x);
+    ct_tensor *noise = feature || !ct__norm_is_dense(x)
+                           ? ct_empty(s, x->ndim, x->dtype)
+                           : ct_empty_strided(x->sizes, x->strides, x->ndim, x->dtype);
     ct_no_grad_begin();
     noise = ct_div_scalar(ct_bernoulli_(noise, 1 - p, NULL), 1 - p);
     ct_no_grad_end();
