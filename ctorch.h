@@ -33213,6 +33213,17 @@ static const ct__norm_cfg *ct__norm_cfg_of(const ct_module *m)
     return (const ct__norm_cfg *)ct_module_user(m);
 }
 
+/* Whether m is one of the modules named a or b (typed forwards); CT_ERR_VALUE otherwise. */
+static bool ct__norm_module_is(const char *fn, const ct_module *m, const char *a, const char *b)
+{
+    const char *name = ct_module_name(m);
+    if (!name || (strcmp(name, a) != 0 && strcmp(name, b) != 0) || !ct_module_user(m)) {
+        ct__fail(CT_ERR_VALUE, fn, "expected a %s module, got %s", a, name ? name : "NULL");
+        return false;
+    }
+    return true;
+}
+
 /* Registers a new float32 tensor of shape filled with v as a parameter or buffer of m. */
 static bool ct__norm_register(ct_module *m, const char *name, const int64_t *s, int nd,
                               double v, ct_dtype dtype, bool param)
@@ -33273,7 +33284,8 @@ static bool ct__norm_check_features(const char *fn, int64_t n)
 ct_tensor *ct_batch_norm_forward(ct_module *m, const ct_tensor *x)
 {
     const char *fn = "ct_batch_norm_forward";
-    if (ct__null(fn, m) || ct__null(fn, x)) {
+    if (ct__null(fn, m) || ct__null(fn, x) ||
+        !ct__norm_module_is(fn, m, "BatchNorm2d", "BatchNorm1d")) {
         return NULL;
     }
     const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
@@ -33368,7 +33380,8 @@ ct_module *ct_instance_norm2d_new(int64_t num_features, const ct_batch_norm_modu
 
 ct_tensor *ct_layer_norm_forward(ct_module *m, const ct_tensor *x)
 {
-    if (ct__null("ct_layer_norm_forward", m)) {
+    if (ct__null("ct_layer_norm_forward", m) || ct__null("ct_layer_norm_forward", x) ||
+        !ct__norm_module_is("ct_layer_norm_forward", m, "LayerNorm", "LayerNorm")) {
         return NULL;
     }
     const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
@@ -33450,7 +33463,8 @@ ct_module *ct_rms_norm_new(const int64_t *normalized_shape, int n, double eps,
 
 ct_tensor *ct_dropout_forward(ct_module *m, const ct_tensor *x)
 {
-    if (ct__null("ct_dropout_forward", m)) {
+    if (ct__null("ct_dropout_forward", m) || ct__null("ct_dropout_forward", x) ||
+        !ct__norm_module_is("ct_dropout_forward", m, "Dropout", "Dropout2d")) {
         return NULL;
     }
     const ct__norm_cfg *cfg = ct__norm_cfg_of(m);

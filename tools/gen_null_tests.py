@@ -47,6 +47,9 @@ VALID = {
     "ct_dataloader_opts *": "&fx.dl_opts",
     "ct_gradcheck_opts *": "&fx.gc_opts",
     "ct_timer_opts *": "&fx.timer_opts",
+    "ct_batch_norm_opts *": "NULL",
+    "ct_instance_norm_opts *": "NULL",
+    "ct_batch_norm_module_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -212,9 +215,21 @@ OUTCOME = {
     ("ct_hsplit", "out"): "size",
     ("ct_vsplit", "out"): "size",
     ("ct_dsplit", "out"): "accepted",  # the fixture is 2-D: dsplit's own error
+    # nn/norm.c, nn/activation.c: optional tensors
+    ("ct_batch_norm", "running_mean"): "accepted",
+    ("ct_batch_norm", "running_var"): "accepted",
+    ("ct_instance_norm", "running_mean"): "accepted",
+    ("ct_instance_norm", "running_var"): "accepted",
+    ("ct_layer_norm", "weight"): "accepted",
+    ("ct_layer_norm", "bias"): "accepted",
+    ("ct_group_norm", "weight"): "accepted",
+    ("ct_group_norm", "bias"): "accepted",
+    ("ct_rms_norm", "weight"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
-                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *")
+                  "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
+                  "ct_batch_norm_opts *", "ct_instance_norm_opts *",
+                  "ct_batch_norm_module_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
