@@ -272,6 +272,20 @@ static void test_norm_batch_norm_module(void)
     CHECK(!ct_batch_norm_forward(m, ct_zeros(s3, 1, CT_FLOAT32)));
     CHECK_ERROR(CT_ERR_SHAPE, "expected 2D or 3D input (got 1D input)");
     ct_module_free(m);
+    m = ct_batch_norm3d_new(3, NULL);
+    int64_t s5[5] = {2, 3, 2, 2, 2};
+    ct_tensor *x5 = ct_randn(s5, 5, CT_FLOAT32, NULL);
+    ct_tensor *y5 = ct_batch_norm_forward(m, x5);
+    ct_batch_norm_opts t5 = ct_batch_norm_defaults();
+    t5.training = true;
+    CHECK(y5 && ct_equal(y5, ct_batch_norm(x5, NULL, NULL, &t5)));
+    CHECK(!ct_batch_norm_forward(m, x));
+    CHECK_ERROR(CT_ERR_SHAPE, "expected 5D input (got 3D input)");
+    ct_module_free(m);
+    m = ct_relu_new();
+    CHECK(!ct_batch_norm_forward(m, x));
+    CHECK_ERROR(CT_ERR_VALUE, "expected a BatchNorm2d module, got ReLU");
+    ct_module_free(m);
     ct_scope_end();
 }
 

@@ -8318,6 +8318,19 @@ static void test_null_ct_batch_norm2d_new(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_batch_norm3d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm3d_new(0, NULL)";
+        ct_module *r = ct_batch_norm3d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_batch_norm_forward(void)
 {
     null_fixture fx;
@@ -19832,6 +19845,7 @@ void test_null(void)
     RUN(test_null_ct_dropout2d);
     RUN(test_null_ct_batch_norm1d_new);
     RUN(test_null_ct_batch_norm2d_new);
+    RUN(test_null_ct_batch_norm3d_new);
     RUN(test_null_ct_batch_norm_forward);
     RUN(test_null_ct_instance_norm2d_new);
     RUN(test_null_ct_layer_norm_new);

@@ -1079,7 +1079,7 @@ ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
 
 /* ---- modules ------------------------------------------------------------------------------ */
 typedef enum ct__norm_kind {
-    CT__BN1D, CT__BN2D, CT__IN2D, CT__LN, CT__GN, CT__RMS, CT__DROPOUT, CT__DROPOUT2D
+    CT__BN1D, CT__BN2D, CT__BN3D, CT__IN2D, CT__LN, CT__GN, CT__RMS, CT__DROPOUT, CT__DROPOUT2D
 } ct__norm_kind;
 
 /* A norm or dropout module's settings (its user data). */
@@ -1115,15 +1115,17 @@ static const ct__norm_cfg *ct__norm_cfg_of(const ct_module *m)
     return (const ct__norm_cfg *)ct_module_user(m);
 }
 
-/* Whether m is one of the modules named a or b (typed forwards); CT_ERR_VALUE otherwise. */
-static bool ct__norm_module_is(const char *fn, const ct_module *m, const char *a, const char *b)
+/* Whether m is a module named a, b or c (typed forwards); CT_ERR_VALUE otherwise. */
+static bool ct__norm_module_is(const char *fn, const ct_module *m, const char *a, const char *b,
+                               const char *c)
 {
     const char *name = ct_module_name(m);
-    if (!name || (strcmp(name, a) != 0 && strcmp(name, b) != 0) || !ct_module_user(m)) {
+    bool ok = name && ct_module_user(m) && (!strcmp(name, a) || !strcmp(name, b) ||
+                                            !strcmp(name, c));
+    if (!ok) {
         ct__fail(CT_ERR_VALUE, fn, "expected a %s module, got %s", a, name ? name : "NULL");
-        return false;
     }
-    return true;
+    return ok;
 }
 
 /* Registers a new float32 tensor of shape filled with v as a parameter or buffer of m. */
@@ -1187,13 +1189,15 @@ ct_tensor *ct_batch_norm_forward(ct_module *m, const ct_tensor *x)
 {
     const char *fn = "ct_batch_norm_forward";
     if (ct__null(fn, m) || ct__null(fn, x) ||
-        !ct__norm_module_is(fn, m, "BatchNorm2d", "BatchNorm1d")) {
+        !ct__norm_module_is(fn, m, "BatchNorm2d", "BatchNorm1d", "BatchNorm3d")) {
         return NULL;
     }
     const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
-    bool is2d = cfg->kind == CT__BN2D;
-    if ((is2d && x->ndim != 4) || (!is2d && x->ndim != 2 && x->ndim != 3)) {
-        ct__fail(CT_ERR_SHAPE, fn, "expected %s input (got %dD input)", is2d ? "4D" : "2D or 3D",
+    bool ok = cfg->kind == CT__BN1D ? x->ndim == 2 || x->ndim == 3
+                                    : x->ndim == (cfg->kind == CT__BN2D ? 4 : 5);
+    if (!ok) {
+        ct__fail(CT_ERR_SHAPE, fn, "expected %s input (got %dD input)",
+                 cfg->kind == CT__BN1D ? "2D or 3D" : (cfg->kind == CT__BN2D ? "4D" : "5D"),
                  x->ndim);
         return NULL;
     }
@@ -1247,6 +1251,12 @@ ct_module *ct_batch_norm2d_new(int64_t num_features, const ct_batch_norm_module_
                               ct_batch_norm_forward);
 }
 
+ct_module *ct_batch_norm3d_new(int64_t num_features, const ct_batch_norm_module_opts *opts)
+{
+    return ct__batch_norm_new("BatchNorm3d", CT__BN3D, num_features, opts,
+                              ct_batch_norm_forward);
+}
+
 /* _InstanceNorm.forward: unbatched (C, H, W) input gets a batch dim; the running statistics
    are used in eval when tracked. */
 static ct_tensor *ct__instance_norm_forward(ct_module *m, const ct_tensor *x)
@@ -1283,7 +1293,7 @@ ct_module *ct_instance_norm2d_new(int64_t num_features, const ct_batch_norm_modu
 ct_tensor *ct_layer_norm_forward(ct_module *m, const ct_tensor *x)
 {
     if (ct__null("ct_layer_norm_forward", m) || ct__null("ct_layer_norm_forward", x) ||
-        !ct__norm_module_is("ct_layer_norm_forward", m, "LayerNorm", "LayerNorm")) {
+        !ct__norm_module_is("ct_layer_norm_forward", m, "LayerNorm", "LayerNorm", "LayerNorm")) {
         return NULL;
     }
     const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
@@ -1366,7 +1376,7 @@ ct_module *ct_rms_norm_new(const int64_t *normalized_shape, int n, double eps,
 ct_tensor *ct_dropout_forward(ct_module *m, const ct_tensor *x)
 {
     if (ct__null("ct_dropout_forward", m) || ct__null("ct_dropout_forward", x) ||
-        !ct__norm_module_is("ct_dropout_forward", m, "Dropout", "Dropout2d")) {
+        !ct__norm_module_is("ct_dropout_forward", m, "Dropout", "Dropout2d", "Dropout2d")) {
         return NULL;
     }
     const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
