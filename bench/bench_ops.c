@@ -34,6 +34,10 @@
  *                         out-of-place torch.scatter_add(z, 1, idx, src), per-row histograms)
  *   solve_256             ct_linalg_solve(A (256, 256), B (256, 256)), as torch.linalg.solve
  *   svd_256               ct_linalg_svd(A (256, 256)), full_matrices (PyTorch's default)
+ *   batch_norm_fb_64x32x28x28  ct_batch_norm in training (weight, bias, running statistics)
+ *                         then ct_backward with a preallocated gradient (.grad cleared each call)
+ *   layer_norm_fb_4096x1024    ct_layer_norm over the last dim (weight, bias), fwd + bwd alike
+ *   gelu_16M              ct_gelu on 16M elements (approximate 'none')
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -81,6 +85,9 @@ typedef enum kind {
     K_SCATTER_ADD, /* ct_scatter_add(b, 1, idx, a) */
     K_SOLVE, /* ct_linalg_solve(a, b, true) */
     K_SVD,   /* ct_linalg_svd(a, true, &S, &Vh) */
+    K_BN_FB, /* ct_batch_norm(a, rm, rv, {w, bias, training}) + backward(g) */
+    K_LN_FB, /* ct_layer_norm(a, last dim, w, bias) + backward(g) */
+    K_GELU,  /* ct_gelu(a) */
 } kind;
 
 typedef struct work {
@@ -93,7 +100,29 @@ typedef struct work {
     float *ta_, *tb_, *tc_;
     int64_t n;
     int threads;
+    /* K_BN_FB, K_LN_FB */
+    ct_tensor *w, *bias, *rm, *rv, *g;
 } work;
+
+/* the norm workloads: forward, then backward of a preallocated gradient (grads cleared) */
+static void norm_fb(const work *w)
+{
+    ct_set_grad(w->a, NULL);
+    ct_set_grad(w->w, NULL);
+    ct_set_grad(w->bias, NULL);
+    ct_tensor *y;
+    if (w->k == K_BN_FB) {
+        ct_batch_norm_opts o = ct_batch_norm_defaults();
+        o.weight = w->w;
+        o.bias = w->bias;
+        o.training = true;
+        y = ct_batch_norm(w->a, w->rm, w->rv, &o);
+    } else {
+        int64_t k = ct_size(w->a, -1);
+        y = ct_layer_norm(w->a, &k, 1, w->w, w->bias, 1e-5);
+    }
+    ct_backward(y, w->g, false);
+}
 
 static void stmt(void *user)
 {
@@ -152,6 +181,9 @@ static void stmt(void *user)
     case K_GATHER: ct_gather(w->a, 1, w->idx); break;
     case K_SCATTER_ADD: ct_scatter_add(w->b, 1, w->idx, w->a); break;
     case K_SOLVE: ct_linalg_solve(w->a, w->b, true); break;
+    case K_BN_FB: norm_fb(w); break;
+    case K_LN_FB: norm_fb(w); break;
+    case K_GELU: ct_gelu(w->a, CT_GELU_NONE); break;
     case K_SVD: {
         ct_tensor *s = NULL, *vh = NULL;
         ct_linalg_svd(w->a, true, &s, &vh);
@@ -417,6 +449,38 @@ static void run_all(int threads)
                 threads);
         ct_free(w.a);
         ct_free(w.b);
+    }
+    /* normalization fwd + bwd, gelu (nn/norm.c, nn/activation.c) */
+    {
+        static const int64_t bs[4] = {64, 32, 28, 28}, ls[2] = {4096, 1024};
+        const char *lab = "normalization / activations";
+        for (int j = 0; j < 2; j++) {
+            work w = {0};
+            int64_t c = j == 0 ? 32 : 1024;
+            w.k = j == 0 ? K_BN_FB : K_LN_FB;
+            w.a = ct_requires_grad_(ct_randn(j == 0 ? bs : ls, j == 0 ? 4 : 2, CT_FLOAT32, NULL),
+                                    true);
+            w.g = ct_randn(j == 0 ? bs : ls, j == 0 ? 4 : 2, CT_FLOAT32, NULL);
+            w.w = ct_requires_grad_(ct_ones(&c, 1, CT_FLOAT32), true);
+            w.bias = ct_requires_grad_(ct_zeros(&c, 1, CT_FLOAT32), true);
+            w.rm = ct_zeros(&c, 1, CT_FLOAT32);
+            w.rv = ct_ones(&c, 1, CT_FLOAT32);
+            measure(j == 0 ? "batch_norm_fb_64x32x28x28" : "layer_norm_fb_4096x1024", lab,
+                    j == 0 ? "batch_norm train fwd+bwd (64,32,28,28)"
+                           : "layer_norm fwd+bwd (4096,1024)", "ctorch", &w, threads);
+            ct_free(w.a);
+            ct_free(w.g);
+            ct_free(w.w);
+            ct_free(w.bias);
+            ct_free(w.rm);
+            ct_free(w.rv);
+        }
+        work w = {0};
+        int64_t n = 16 * 1024 * 1024;
+        w.k = K_GELU;
+        w.a = ct_randn(&n, 1, CT_FLOAT32, NULL);
+        measure("gelu_16M", lab, "gelu 16M", "ctorch", &w, threads);
+        ct_free(w.a);
     }
 }
 

@@ -211,20 +211,22 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
 /* ---- layer norm kernels ------------------------------------------------------------------ */
 typedef struct ct__ln_job {
     const ct_tensor *x, *g;     /* contiguous (R, K) */
-    const ct_tensor *w, *b;     /* contiguous (K) of the kernel's dtype, or NULL */
+    const ct_tensor *w, *b;     /* contiguous (K) of the kernel's dtype (ones, zeros if absent) */
     ct_tensor *y, *mean, *rstd; /* y or dx (R, K); (R) */
     double *dw, *db;            /* backward: (K) column sums, or NULL */
     int64_t R, K;
     double eps;
 } ct__ln_job;
 
-#define CT__LN_KERNELS(T, S, F)                                                                  \
+#define CT__LN_COLS 256 /* the parameter gradients sum blocks of CT__LN_ROWS rows in the data's */
+#define CT__LN_ROWS 64  /* type over CT__LN_COLS columns, then add each block into a double */
+
+#define CT__LN_KERNELS(T, S, F)                                                                 \
     static void ct__ln_forward_##S(int64_t rb, int64_t re, void *ctx)                           \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
         int64_t K = j->K;                                                                       \
-        const T *w = j->w ? (const T *)ct__data(j->w) : NULL;                                   \
-        const T *b = j->b ? (const T *)ct__data(j->b) : NULL;                                   \
+        const T *w = (const T *)ct__data(j->w), *b = (const T *)ct__data(j->b);                 \
         for (int64_t r = rb; r < re; r++) {                                                     \
             const T *x = (const T *)ct__data(j->x) + r * K;                                     \
             T *y = (T *)ct__data(j->y) + r * K;                                                 \
@@ -233,8 +235,7 @@ typedef struct ct__ln_job {
             ((T *)ct__data(j->mean))[r] = mean;                                                 \
             ((T *)ct__data(j->rstd))[r] = rstd;                                                 \
             for (int64_t k = 0; k < K; k++) {                                                   \
-                T t = (x[k] - mean) * rstd;                                                     \
-                y[k] = fma##F(t, w ? w[k] : (T)1, b ? b[k] : (T)0);                             \
+                y[k] = fma##F((x[k] - mean) * rstd, w[k], b[k]);                                \
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
@@ -243,7 +244,7 @@ typedef struct ct__ln_job {
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
         int64_t K = j->K;                                                                       \
-        const T *w = j->w ? (const T *)ct__data(j->w) : NULL;                                   \
+        const T *w = (const T *)ct__data(j->w);                                                 \
         for (int64_t r = rb; r < re; r++) {                                                     \
             const T *x = (const T *)ct__data(j->x) + r * K, *g = (const T *)ct__data(j->g) + r * K; \
             T *dx = (T *)ct__data(j->y) + r * K;                                                \
@@ -252,26 +253,39 @@ typedef struct ct__ln_job {
             ct__norm_gdot_##S(g, w, x, K, mean, s);                                             \
             T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);              \
             for (int64_t k = 0; k < K; k++) {                                                   \
-                T gw = w ? g[k] * w[k] : g[k];                                                  \
                 T xhat = (x[k] - mean) * rstd;                                                  \
-                dx[k] = fma##F(-xhat, c, gw - a) * rstd;                                        \
+                dx[k] = fma##F(-xhat, c, g[k] * w[k] - a) * rstd;                               \
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dw[k] = sum_r g xhat, db[k] = sum_r g over rows in order, columns split over threads */ \
+    /* dw[k] = sum_r g xhat, db[k] = sum_r g: blocks of rows in order, columns split over      \
+       threads (each column's sums never depend on the split) */                               \
     static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
         int64_t K = j->K;                                                                       \
-        for (int64_t k = kb; k < ke; k++) {                                                     \
-            j->dw[k] = j->db[k] = 0;                                                            \
-        }                                                                                       \
-        for (int64_t r = 0; r < j->R; r++) {                                                    \
-            const T *x = (const T *)ct__data(j->x) + r * K, *g = (const T *)ct__data(j->g) + r * K; \
-            T mean = ((const T *)ct__data(j->mean))[r], rstd = ((const T *)ct__data(j->rstd))[r]; \
-            for (int64_t k = kb; k < ke; k++) {                                                 \
-                j->dw[k] = fma((double)g[k], (double)((x[k] - mean) * rstd), j->dw[k]);         \
-                j->db[k] += (double)g[k];                                                       \
+        for (int64_t k0 = kb; k0 < ke; k0 += CT__LN_COLS) {                                     \
+            int64_t n = ke - k0 < CT__LN_COLS ? ke - k0 : CT__LN_COLS;                          \
+            for (int64_t k = 0; k < n; k++) {                                                   \
+                j->dw[k0 + k] = j->db[k0 + k] = 0;                                              \
+            }                                                                                   \
+            for (int64_t r0 = 0; r0 < j->R; r0 += CT__LN_ROWS) {                                \
+                int64_t r1 = j->R - r0 < CT__LN_ROWS ? j->R : r0 + CT__LN_ROWS;                 \
+                T aw[CT__LN_COLS] = {0}, ab[CT__LN_COLS] = {0};                                 \
+                for (int64_t r = r0; r < r1; r++) {                                             \
+                    const T *x = (const T *)ct__data(j->x) + r * K + k0;                        \
+                    const T *g = (const T *)ct__data(j->g) + r * K + k0;                        \
+                    T mean = ((const T *)ct__data(j->mean))[r];                                 \
+                    T rstd = ((const T *)ct__data(j->rstd))[r];                                 \
+                    for (int64_t k = 0; k < n; k++) {                                           \
+                        aw[k] = fma##F(g[k], (x[k] - mean) * rstd, aw[k]);                      \
+                        ab[k] += g[k];                                                          \
+                    }                                                                           \
+                }                                                                               \
+                for (int64_t k = 0; k < n; k++) {                                               \
+                    j->dw[k0 + k] += (double)aw[k];                                             \
+                    j->db[k0 + k] += (double)ab[k];                                             \
+                }                                                                               \
             }                                                                                   \
         }                                                                                       \
     }
@@ -285,6 +299,8 @@ CT__LN_KERNELS(double, f64, )
 #undef CT__NORM_SUMS
 #undef CT__BN_STATS
 #undef CT__LN_KERNELS
+#undef CT__LN_COLS
+#undef CT__LN_ROWS
 
 /* t itself when it is contiguous in dtype, else a contiguous copy (a new reference either
    way; NULL when out of memory or t is NULL). */
@@ -296,6 +312,20 @@ static ct_tensor *ct__norm_dense(const char *fn, const ct_tensor *t, ct_dtype dt
     ct_tensor *r = ct__tensor_new(fn, t->sizes, t->ndim, dtype);
     if (r) {
         ct__copy_kernel(r, t);
+    }
+    return r;
+}
+
+/* ct__norm_dense of a layer norm parameter, or (K) filled with v when it is absent */
+static ct_tensor *ct__ln_param(const char *fn, const ct_tensor *t, int64_t K, double v,
+                               ct_dtype dtype)
+{
+    if (t) {
+        return ct__norm_dense(fn, t, dtype);
+    }
+    ct_tensor *r = ct__tensor_new(fn, &K, 1, dtype);
+    if (r) {
+        ct__fill_contig(r, v);
     }
     return r;
 }
@@ -513,12 +543,12 @@ static ct__ln_job ct__ln_job_of(const ct_tensor *x, int64_t R)
 
 static ct_status ct__ln_kernel(ct_op_call *c)
 {
+    ct__ln_job j = ct__ln_job_of(c->inputs[0], c->outputs[1]->sizes[0]);
     ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[0], c->dtype);
-    ct_tensor *wc = ct__norm_dense(c->fn, c->inputs[1], c->dtype);
-    ct_tensor *bc = ct__norm_dense(c->fn, c->inputs[2], c->dtype);
-    bool ok = xc && (wc || !c->inputs[1]) && (bc || !c->inputs[2]);
+    ct_tensor *wc = ct__ln_param(c->fn, c->inputs[1], j.K, 1, c->dtype);
+    ct_tensor *bc = ct__ln_param(c->fn, c->inputs[2], j.K, 0, c->dtype);
+    bool ok = xc && wc && bc;
     if (ok) {
-        ct__ln_job j = ct__ln_job_of(xc, c->outputs[1]->sizes[0]);
         j.x = xc;
         j.w = wc;
         j.b = bc;
@@ -557,9 +587,9 @@ static ct_status ct__ln_bw_kernel(ct_op_call *c)
 {
     ct_tensor *gc = ct__norm_dense(c->fn, c->inputs[0], c->dtype);
     ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[1], c->dtype);
-    ct_tensor *wc = ct__norm_dense(c->fn, c->inputs[4], c->dtype);
-    bool ok = gc && xc && (wc || !c->inputs[4]);
     ct__ln_job j = ct__ln_job_of(c->inputs[1], c->inputs[2]->sizes[0]);
+    ct_tensor *wc = ct__ln_param(c->fn, c->inputs[4], j.K, 1, c->dtype);
+    bool ok = gc && xc && wc;
     double *sums = ok && c->n_outputs == 3
                        ? (double *)ct__malloc(sizeof(double) * (size_t)(2 * j.K + 1))
                        : NULL;
