@@ -461,8 +461,22 @@ static void test_norm_threads(void)
     CHECK_THREAD_INVARIANT(norm_threads, 4);
 }
 
+/* the option defaults are PyTorch's */
+static void test_norm_defaults(void)
+{
+    ct_batch_norm_opts b = ct_batch_norm_defaults();
+    CHECK(!b.weight && !b.bias && !b.training && b.momentum == 0.1 && b.eps == 1e-5);
+    ct_instance_norm_opts i = ct_instance_norm_defaults();
+    CHECK(!i.weight && !i.bias && i.use_input_stats && i.momentum == 0.1 && i.eps == 1e-5);
+    ct_batch_norm_module_opts m = ct_batch_norm_module_defaults();
+    CHECK(m.eps == 1e-5 && m.momentum == 0.1 && m.affine && m.track_running_stats);
+    m = ct_instance_norm_module_defaults();
+    CHECK(m.eps == 1e-5 && m.momentum == 0.1 && !m.affine && !m.track_running_stats);
+}
+
 void test_norm(void)
 {
+    RUN(test_norm_defaults);
     RUN(test_norm_golden);
     RUN(test_norm_dropout_golden);
     RUN(test_norm_dropout_special);

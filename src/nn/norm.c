@@ -361,6 +361,12 @@ static bool ct__bn_meta(ct_op_call *c)
                         x->ndim) == CT_OK;
     }
     int64_t C = x->sizes[1];
+    if (c->attrs[0].i && C && ct_numel(x) / C == 1) {
+        char a[128];
+        return ct__fail(CT_ERR_VALUE, c->fn, "Expected more than 1 value per channel when "
+                        "training, got input size %s",
+                        ct__shape_str(x->sizes, x->ndim, a, sizeof a)) == CT_OK;
+    }
     const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
     for (int k = 0; k < 4; k++) {
         if (!ct__bn_check_vec(c->fn, names[k], c->inputs[k + 1], C)) {
@@ -762,6 +768,16 @@ static bool ct__instance_norm_meta(ct_op_call *c)
         return ct__fail(CT_ERR_SHAPE, c->fn, "Expected 2D or higher input (got %dD input)",
                         x->ndim) == CT_OK;
     }
+    int64_t spatial = 1;
+    for (int d = 2; d < x->ndim; d++) {
+        spatial *= x->sizes[d];
+    }
+    if (c->attrs[0].i && spatial == 1) {
+        char a[128];
+        return ct__fail(CT_ERR_VALUE, c->fn, "Expected more than 1 spatial element when "
+                        "training, got input size %s",
+                        ct__shape_str(x->sizes, x->ndim, a, sizeof a)) == CT_OK;
+    }
     const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
     for (int k = 0; k < 4; k++) {
         if (!ct__bn_check_vec(c->fn, names[k], c->inputs[k + 1], x->sizes[1])) {
@@ -986,16 +1002,6 @@ ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_ten
 {
     const char *fn = "ct_batch_norm";
     ct_batch_norm_opts o = opts ? *opts : ct_batch_norm_defaults();
-    if (ct__null(fn, input)) {
-        return NULL;
-    }
-    int64_t per = input->ndim >= 2 ? ct_numel(input) / (input->sizes[1] ? input->sizes[1] : 1) : 0;
-    if (o.training && input->ndim >= 2 && per == 1) {
-        char a[128];
-        ct__fail(CT_ERR_VALUE, fn, "Expected more than 1 value per channel when training, got "
-                 "input size %s", ct__shape_str(input->sizes, input->ndim, a, sizeof a));
-        return NULL;
-    }
     const ct_tensor *in[5] = {input, o.weight, o.bias, running_mean, running_var};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_batch_norm, fn, in, 5);
@@ -1045,19 +1051,6 @@ ct_tensor *ct_instance_norm(const ct_tensor *input, ct_tensor *running_mean,
 {
     const char *fn = "ct_instance_norm";
     ct_instance_norm_opts o = opts ? *opts : ct_instance_norm_defaults();
-    if (ct__null(fn, input)) {
-        return NULL;
-    }
-    int64_t spatial = 1;
-    for (int d = 2; d < input->ndim; d++) {
-        spatial *= input->sizes[d];
-    }
-    if (o.use_input_stats && input->ndim >= 2 && spatial == 1) {
-        char a[128];
-        ct__fail(CT_ERR_VALUE, fn, "Expected more than 1 spatial element when training, got "
-                 "input size %s", ct__shape_str(input->sizes, input->ndim, a, sizeof a));
-        return NULL;
-    }
     const ct_tensor *in[5] = {input, o.weight, o.bias, running_mean, running_var};
     ct_op_call c;
     ct__call_init(&c, &ct__op_instance_norm, fn, in, 5);
