@@ -3058,8 +3058,9 @@ CTORCH_API ct_module *ct_batch_norm2d_new(int64_t num_features,
 CTORCH_API ct_module *ct_batch_norm3d_new(int64_t num_features,
                                           const ct_batch_norm_module_opts *opts);
 /* The batch norm module's forward. Shapes: BatchNorm1d (N, C) or (N, C, L); BatchNorm2d
-   (N, C, H, W); BatchNorm3d (N, C, D, H, W). Errors: CT_ERR_SHAPE "expected 4D input (got 3D input)", "expected 2D or 3D
-   input (got 4D input)"; those of ct_batch_norm. Mirrors: torch.nn.BatchNorm2d.forward. */
+   (N, C, H, W); BatchNorm3d (N, C, D, H, W). Errors: CT_ERR_SHAPE "expected 4D input (got 3D
+   input)", "expected 2D or 3D input (got 4D input)"; CT_ERR_VALUE "expected a BatchNorm2d
+   module, got ReLU"; those of ct_batch_norm. Mirrors: torch.nn.BatchNorm2d.forward. */
 CTORCH_API ct_tensor *ct_batch_norm_forward(ct_module *m, const ct_tensor *input);
 
 /* nn.InstanceNorm2d(num_features): (N, C, H, W) or unbatched (C, H, W) input; opts NULL
@@ -3148,7 +3149,8 @@ CTORCH_API ct_tensor *ct_tanhshrink(const ct_tensor *input);
    CT_ERR_VALUE "lambda must be in range [0, 3.40282e+38] for input dtype Float, but found -1".
    Mirrors: torch.nn.functional.softshrink. */
 CTORCH_API ct_tensor *ct_softshrink(const ct_tensor *input, double lambd);
-/* 0 for -lambd <= x <= lambd, else x (default lambd 0.5). Mirrors: torch.nn.functional.hardshrink. */
+/* 0 for -lambd <= x <= lambd, else x (default lambd 0.5).
+   Mirrors: torch.nn.functional.hardshrink. */
 CTORCH_API ct_tensor *ct_hardshrink(const ct_tensor *input, double lambd);
 /* value where x <= threshold, else x. Mirrors: torch.nn.functional.threshold. */
 CTORCH_API ct_tensor *ct_threshold(const ct_tensor *input, double threshold, double value);
@@ -32355,9 +32357,11 @@ typedef struct ct__ln_job {
         int64_t K = j->K;                                                                       \
         const T *w = (const T *)ct__data(j->w);                                                 \
         for (int64_t r = rb; r < re; r++) {                                                     \
-            const T *x = (const T *)ct__data(j->x) + r * K, *g = (const T *)ct__data(j->g) + r * K; \
+            const T *x = (const T *)ct__data(j->x) + r * K;                                     \
+            const T *g = (const T *)ct__data(j->g) + r * K;                                     \
             T *dx = (T *)ct__data(j->y) + r * K;                                                \
-            T mean = ((const T *)ct__data(j->mean))[r], rstd = ((const T *)ct__data(j->rstd))[r]; \
+            T mean = ((const T *)ct__data(j->mean))[r];                                         \
+            T rstd = ((const T *)ct__data(j->rstd))[r];                                         \
             double s[2];                                                                        \
             ct__norm_gdot_##S(g, w, x, K, mean, s);                                             \
             T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);              \
@@ -32402,6 +32406,9 @@ typedef struct ct__ln_job {
 CT__NORM_SUMS(float, f32, f)
 CT__BN_STATS(float, f32, f)
 CT__LN_KERNELS(float, f32, f)
+CT__VECTORIZE_END
+
+/* float64: -O2's own (very cheap) vectorization only, little to compile */
 CT__NORM_SUMS(double, f64, )
 CT__BN_STATS(double, f64, )
 CT__LN_KERNELS(double, f64, )
@@ -32841,7 +32848,8 @@ static ct_tensor *ct__norm_repeat(const ct_tensor *t, int64_t N)
 static ct_status ct__instance_norm_composite(ct_op_call *c)
 {
     const ct_tensor *x = c->inputs[0];
-    ct_tensor *rm = (ct_tensor *)(uintptr_t)c->inputs[3], *rv = (ct_tensor *)(uintptr_t)c->inputs[4];
+    ct_tensor *rm = (ct_tensor *)(uintptr_t)c->inputs[3];
+    ct_tensor *rv = (ct_tensor *)(uintptr_t)c->inputs[4];
     int64_t N = x->sizes[0], C = x->sizes[1];
     ct_scope_begin();
     int64_t s[CT_MAX_DIMS];
@@ -33539,7 +33547,6 @@ ct_module *ct_dropout2d_new(double p)
     return ct__dropout_new("Dropout2d", CT__DROPOUT2D, p);
 }
 
-CT__VECTORIZE_END
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK
 
@@ -33567,7 +33574,7 @@ typedef enum ct__act_id {
 /* ---- per-element math: fw(x, p) and bw(g, x, p) ------------------------------------------ */
 /* elu: p = alpha, scale, input_scale; softplus: beta, threshold; hardtanh: min, max;
    leaky_relu: slope; shrinks: lambd; threshold: threshold, value. */
-#define CT__ACT_MATH(T, S, F, EXP, EXPM1, LOG1P, TANH, ERF)                                     \
+#define CT__ACT_MATH_HOT(T, S, F, EXP, TANH, ERF)                                              \
     CT__FORCE_INLINE T ct__act_gelu_fw_##S(T x, const T *p)                                     \
     {                                                                                           \
         (void)p;                                                                                \
@@ -33612,23 +33619,6 @@ typedef enum ct__act_id {
     {                                                                                           \
         return x > 0 ? g : g * p[0];                                                            \
     }                                                                                           \
-    CT__FORCE_INLINE T ct__act_elu_fw_##S(T x, const T *p)                                      \
-    {                                                                                           \
-        return x > 0 ? x * p[1] : EXPM1(x * p[2]) * (p[0] * p[1]);                              \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_elu_bw_##S(T g, T x, const T *p)                                 \
-    {                                                                                           \
-        return x > 0 ? g * p[1] : g * (p[2] * p[0] * p[1]) * EXP(x * p[2]);                     \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_softplus_fw_##S(T x, const T *p)                                 \
-    {                                                                                           \
-        return x * p[0] > p[1] ? x : LOG1P(EXP(x * p[0])) / p[0];                               \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_softplus_bw_##S(T g, T x, const T *p)                            \
-    {                                                                                           \
-        T z = EXP(x * p[0]);                                                                    \
-        return x * p[0] > p[1] ? g : g * z / (z + (T)1);                                        \
-    }                                                                                           \
     CT__FORCE_INLINE T ct__act_hardswish_fw_##S(T x, const T *p)                                \
     {                                                                                           \
         (void)p;                                                                                \
@@ -33650,7 +33640,7 @@ typedef enum ct__act_id {
     CT__FORCE_INLINE T ct__act_hardsigmoid_bw_##S(T g, T x, const T *p)                         \
     {                                                                                           \
         (void)p;                                                                                \
-        return x > (T)-3 && x < (T)3 ? g * (T)(1.0f / 6.0f) : (T)0; /* PyTorch's float 1/6 */                                         \
+        return x > (T)-3 && x < (T)3 ? g * (T)(1.0f / 6.0f) : (T)0; /* float 1/6, as PyTorch */ \
     }                                                                                           \
     CT__FORCE_INLINE T ct__act_hardtanh_fw_##S(T x, const T *p)                                 \
     {                                                                                           \
@@ -33659,28 +33649,6 @@ typedef enum ct__act_id {
     CT__FORCE_INLINE T ct__act_hardtanh_bw_##S(T g, T x, const T *p)                            \
     {                                                                                           \
         return x <= p[0] || x >= p[1] ? (T)0 : g;                                               \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_mish_fw_##S(T x, const T *p)                                     \
-    {                                                                                           \
-        (void)p;                                                                                \
-        return x * TANH(LOG1P(EXP(x)));                                                         \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_mish_bw_##S(T g, T x, const T *p)                                \
-    {                                                                                           \
-        (void)p;                                                                                \
-        T s = (T)1 / ((T)1 + EXP(-x)), t = TANH(LOG1P(EXP(x)));                                 \
-        return g * fma##F(x * s, (T)1 - t * t, t);                                              \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_logsigmoid_fw_##S(T x, const T *p)                               \
-    {                                                                                           \
-        (void)p;                                                                                \
-        return (x < 0 ? x : (T)0) - LOG1P(EXP(-fabs##F(x)));                                   \
-    }                                                                                           \
-    CT__FORCE_INLINE T ct__act_logsigmoid_bw_##S(T g, T x, const T *p)                          \
-    {                                                                                           \
-        (void)p;                                                                                \
-        T z = EXP(-fabs##F(x));                                                                 \
-        return g * ((x < 0 ? (T)1 : (T)0) - (x < 0 ? (T)1 : (T)-1) * (z / ((T)1 + z)));         \
     }                                                                                           \
     CT__FORCE_INLINE T ct__act_softshrink_fw_##S(T x, const T *p)                               \
     {                                                                                           \
@@ -33703,11 +33671,17 @@ typedef enum ct__act_id {
     {                                                                                           \
         return x <= p[0] ? (T)0 : g;                                                            \
     }
-CT__ACT_MATH(float, f32, f, ct__expf, ct__expm1f, ct__log1pf, ct__tanhf, ct__erff)
-CT__ACT_MATH(double, f64, , exp, expm1, log1p, tanh, erf)
-#undef CT__ACT_MATH
+CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf, ct__erff)
 
 /* ---- row functions and their table -------------------------------------------------------- */
+/* The row functions' operands never overlap (the output is a new tensor or a block buffer):
+   restrict spares the compiler an aliasing check and a second copy of each loop. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__ACT_RESTRICT __restrict
+#else
+#define CT__ACT_RESTRICT
+#endif
+
 /* A row function: out[i] from a[i] (forward: x) and b[i] (backward: a = g, b = x) for n
    contiguous elements of the function's float type; p: the op's scalars. */
 typedef void (*ct__act_row_fn)(void *out, const void *a, const void *b, int64_t n,
@@ -33722,8 +33696,8 @@ typedef struct ct__act_rows {
                                            const double *p)                                     \
     {                                                                                           \
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
-        const T *x = (const T *)a;                                                              \
-        T *y = (T *)out;                                                                        \
+        const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
+        T *CT__ACT_RESTRICT y = (T *)out;                                                       \
         (void)b;                                                                                \
         for (int64_t i = 0; i < n; i++) {                                                       \
             y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
@@ -33733,31 +33707,81 @@ typedef struct ct__act_rows {
                                            const double *p)                                     \
     {                                                                                           \
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
-        const T *g = (const T *)a, *x = (const T *)b;                                           \
-        T *dx = (T *)out;                                                                       \
+        const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
+        T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
         for (int64_t i = 0; i < n; i++) {                                                       \
             dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
         }                                                                                       \
     }
-#define CT__ACT_ROWS(NAME) CT__ACT_ROWS_T(NAME, float, f32) CT__ACT_ROWS_T(NAME, double, f64)
+/* the activations vectorized in float32 (vmath.h's functions); the cold ones and every
+   float64 loop call libm (scalar loops: little to compile) */
+#define CT__ACT_HOT(X)                                                                          \
+    X(gelu) X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh)         \
+    X(softshrink) X(hardshrink) X(threshold)
+#define CT__ACT_COLD(X) X(elu) X(softplus) X(mish) X(logsigmoid)
+#define CT__ACT_ROWS_F32(NAME) CT__ACT_ROWS_T(NAME, float, f32)
+#define CT__ACT_ROWS_F64(NAME) CT__ACT_ROWS_T(NAME, double, f64)
+CT__ACT_HOT(CT__ACT_ROWS_F32)
+CT__VECTORIZE_END
+
+CT__ACT_MATH_HOT(double, f64, , exp, tanh, erf)
+/* the cold activations (exp, expm1, log1p and tanh of libm in both float types: scalar
+   loops, little to compile) */
+#define CT__ACT_MATH_COLD(T, S, F, EXP, EXPM1, LOG1P, TANH)                                    \
+    CT__FORCE_INLINE T ct__act_elu_fw_##S(T x, const T *p)                                      \
+    {                                                                                           \
+        return x > 0 ? x * p[1] : EXPM1(x * p[2]) * (p[0] * p[1]);                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_elu_bw_##S(T g, T x, const T *p)                                 \
+    {                                                                                           \
+        return x > 0 ? g * p[1] : g * (p[2] * p[0] * p[1]) * EXP(x * p[2]);                     \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_softplus_fw_##S(T x, const T *p)                                 \
+    {                                                                                           \
+        return x * p[0] > p[1] ? x : LOG1P(EXP(x * p[0])) / p[0];                               \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_softplus_bw_##S(T g, T x, const T *p)                            \
+    {                                                                                           \
+        T z = EXP(x * p[0]);                                                                    \
+        return x * p[0] > p[1] ? g : g * z / (z + (T)1);                                        \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_mish_fw_##S(T x, const T *p)                                     \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return x * TANH(LOG1P(EXP(x)));                                                         \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_mish_bw_##S(T g, T x, const T *p)                                \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T s = (T)1 / ((T)1 + EXP(-x)), t = TANH(LOG1P(EXP(x)));                                 \
+        return g * fma##F(x * s, (T)1 - t * t, t);                                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_logsigmoid_fw_##S(T x, const T *p)                               \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return (x < 0 ? x : (T)0) - LOG1P(EXP(-fabs##F(x)));                                   \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_logsigmoid_bw_##S(T g, T x, const T *p)                          \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T z = EXP(-fabs##F(x));                                                                 \
+        return g * ((x < 0 ? (T)1 : (T)0) - (x < 0 ? (T)1 : (T)-1) * (z / ((T)1 + z)));         \
+    }
+CT__ACT_MATH_COLD(float, f32, f, expf, expm1f, log1pf, tanhf)
+CT__ACT_MATH_COLD(double, f64, , exp, expm1, log1p, tanh)
+CT__ACT_HOT(CT__ACT_ROWS_F64)
+CT__ACT_COLD(CT__ACT_ROWS_F32)
+CT__ACT_COLD(CT__ACT_ROWS_F64)
+#undef CT__ACT_MATH_HOT
+#undef CT__ACT_MATH_COLD
+#undef CT__ACT_HOT
+#undef CT__ACT_COLD
+#undef CT__ACT_ROWS_F32
+#undef CT__ACT_ROWS_F64
+
 #define CT__ACT_ENTRY(NAME)                                                                     \
     {ct__act_##NAME##_fwrow_f32, ct__act_##NAME##_fwrow_f64, ct__act_##NAME##_bwrow_f32,       \
      ct__act_##NAME##_bwrow_f64}
-CT__ACT_ROWS(gelu)
-CT__ACT_ROWS(gelu_tanh)
-CT__ACT_ROWS(silu)
-CT__ACT_ROWS(leaky_relu)
-CT__ACT_ROWS(elu)
-CT__ACT_ROWS(softplus)
-CT__ACT_ROWS(hardswish)
-CT__ACT_ROWS(hardsigmoid)
-CT__ACT_ROWS(hardtanh)
-CT__ACT_ROWS(mish)
-CT__ACT_ROWS(logsigmoid)
-CT__ACT_ROWS(softshrink)
-CT__ACT_ROWS(hardshrink)
-CT__ACT_ROWS(threshold)
-
 static const ct__act_rows ct__act_table[CT__ACT_COUNT] = {
     CT__ACT_ENTRY(gelu),       CT__ACT_ENTRY(gelu_tanh),   CT__ACT_ENTRY(silu),
     CT__ACT_ENTRY(leaky_relu), CT__ACT_ENTRY(elu),         CT__ACT_ENTRY(softplus),
@@ -33765,8 +33789,8 @@ static const ct__act_rows ct__act_table[CT__ACT_COUNT] = {
     CT__ACT_ENTRY(mish),       CT__ACT_ENTRY(logsigmoid),  CT__ACT_ENTRY(softshrink),
     CT__ACT_ENTRY(hardshrink), CT__ACT_ENTRY(threshold)};
 #undef CT__ACT_ROWS_T
-#undef CT__ACT_ROWS
 #undef CT__ACT_ENTRY
+#undef CT__ACT_RESTRICT
 
 /* ---- the loop --------------------------------------------------------------------------- */
 /* What the loop runs: the row function (of the kernel's dtype), its operands' count (1:
@@ -34302,7 +34326,7 @@ ct_tensor *ct_rrelu(const ct_tensor *input, double lower, double upper, bool tra
     return ct__dispatch(&c);
 }
 
-/* ---- modules ---------------------------------------------------------------------------------- */
+/* ---- modules ------------------------------------------------------------------------------- */
 typedef enum ct__act_module_kind {
     CT__M_GELU, CT__M_SILU, CT__M_LEAKY_RELU, CT__M_ELU, CT__M_SELU, CT__M_SOFTPLUS,
     CT__M_HARDTANH, CT__M_RELU6, CT__M_MISH, CT__M_PRELU, CT__M_GLU, CT__M_SOFTMAX,
@@ -34464,7 +34488,6 @@ ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n)
     return m;
 }
 
-CT__VECTORIZE_END
 #undef CT__ACT_BLOCK
 
 // >>part optim/optim.c

@@ -133,7 +133,7 @@ static void test_norm_golden(void)
     }
 }
 
-/* ---- dropout: PyTorch's masks bit for bit ----------------------------------------------------- */
+/* ---- dropout: PyTorch's masks bit for bit ------------------------------------------------- */
 static uint64_t norm_fnv(const ct_tensor *t)
 {
     ct_scope_begin();
@@ -214,7 +214,7 @@ static void test_norm_dropout_special(void)
     ct_scope_end();
 }
 
-/* ---- modules ---------------------------------------------------------------------------------- */
+/* ---- modules ------------------------------------------------------------------------------- */
 static bool norm_is(const ct_tensor *t, double v, int64_t n)
 {
     if (!t || ct_numel(t) != n) {
@@ -322,7 +322,7 @@ static void test_norm_other_modules(void)
     ct_scope_end();
 }
 
-/* ---- gradcheck -------------------------------------------------------------------------------- */
+/* ---- gradcheck ----------------------------------------------------------------------------- */
 typedef struct norm_gc {
     const norm_golden *c;
     ct_tensor *rm, *rv;
@@ -370,7 +370,7 @@ static void test_norm_gradcheck(void)
     }
 }
 
-/* ---- errors ----------------------------------------------------------------------------------- */
+/* ---- errors -------------------------------------------------------------------------------- */
 static void test_norm_errors(void)
 {
     ct_scope_begin();

@@ -52,7 +52,8 @@ CTORCH_API ct_tensor *ct_tanhshrink(const ct_tensor *input);
    CT_ERR_VALUE "lambda must be in range [0, 3.40282e+38] for input dtype Float, but found -1".
    Mirrors: torch.nn.functional.softshrink. */
 CTORCH_API ct_tensor *ct_softshrink(const ct_tensor *input, double lambd);
-/* 0 for -lambd <= x <= lambd, else x (default lambd 0.5). Mirrors: torch.nn.functional.hardshrink. */
+/* 0 for -lambd <= x <= lambd, else x (default lambd 0.5).
+   Mirrors: torch.nn.functional.hardshrink. */
 CTORCH_API ct_tensor *ct_hardshrink(const ct_tensor *input, double lambd);
 /* value where x <= threshold, else x. Mirrors: torch.nn.functional.threshold. */
 CTORCH_API ct_tensor *ct_threshold(const ct_tensor *input, double threshold, double value);

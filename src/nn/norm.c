@@ -8,6 +8,8 @@
  * count (a channel or row is summed by one thread).
  */
 #include "../core/internal.h"
+#include "../core/rng.h"
+#include "../core/scope.h"
 #include "../ops/pointwise.h"
 #include "../ops/reduce.h"
 #include "../ops/view.h"
@@ -246,9 +248,11 @@ typedef struct ct__ln_job {
         int64_t K = j->K;                                                                       \
         const T *w = (const T *)ct__data(j->w);                                                 \
         for (int64_t r = rb; r < re; r++) {                                                     \
-            const T *x = (const T *)ct__data(j->x) + r * K, *g = (const T *)ct__data(j->g) + r * K; \
+            const T *x = (const T *)ct__data(j->x) + r * K;                                     \
+            const T *g = (const T *)ct__data(j->g) + r * K;                                     \
             T *dx = (T *)ct__data(j->y) + r * K;                                                \
-            T mean = ((const T *)ct__data(j->mean))[r], rstd = ((const T *)ct__data(j->rstd))[r]; \
+            T mean = ((const T *)ct__data(j->mean))[r];                                         \
+            T rstd = ((const T *)ct__data(j->rstd))[r];                                         \
             double s[2];                                                                        \
             ct__norm_gdot_##S(g, w, x, K, mean, s);                                             \
             T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);              \
@@ -293,6 +297,9 @@ typedef struct ct__ln_job {
 CT__NORM_SUMS(float, f32, f)
 CT__BN_STATS(float, f32, f)
 CT__LN_KERNELS(float, f32, f)
+CT__VECTORIZE_END
+
+/* float64: -O2's own (very cheap) vectorization only, little to compile */
 CT__NORM_SUMS(double, f64, )
 CT__BN_STATS(double, f64, )
 CT__LN_KERNELS(double, f64, )
@@ -732,7 +739,8 @@ static ct_tensor *ct__norm_repeat(const ct_tensor *t, int64_t N)
 static ct_status ct__instance_norm_composite(ct_op_call *c)
 {
     const ct_tensor *x = c->inputs[0];
-    ct_tensor *rm = (ct_tensor *)(uintptr_t)c->inputs[3], *rv = (ct_tensor *)(uintptr_t)c->inputs[4];
+    ct_tensor *rm = (ct_tensor *)(uintptr_t)c->inputs[3];
+    ct_tensor *rv = (ct_tensor *)(uintptr_t)c->inputs[4];
     int64_t N = x->sizes[0], C = x->sizes[1];
     ct_scope_begin();
     int64_t s[CT_MAX_DIMS];
@@ -1430,6 +1438,5 @@ ct_module *ct_dropout2d_new(double p)
     return ct__dropout_new("Dropout2d", CT__DROPOUT2D, p);
 }
 
-CT__VECTORIZE_END
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK

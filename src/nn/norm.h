@@ -130,8 +130,9 @@ CTORCH_API ct_module *ct_batch_norm2d_new(int64_t num_features,
 CTORCH_API ct_module *ct_batch_norm3d_new(int64_t num_features,
                                           const ct_batch_norm_module_opts *opts);
 /* The batch norm module's forward. Shapes: BatchNorm1d (N, C) or (N, C, L); BatchNorm2d
-   (N, C, H, W); BatchNorm3d (N, C, D, H, W). Errors: CT_ERR_SHAPE "expected 4D input (got 3D input)", "expected 2D or 3D
-   input (got 4D input)"; those of ct_batch_norm. Mirrors: torch.nn.BatchNorm2d.forward. */
+   (N, C, H, W); BatchNorm3d (N, C, D, H, W). Errors: CT_ERR_SHAPE "expected 4D input (got 3D
+   input)", "expected 2D or 3D input (got 4D input)"; CT_ERR_VALUE "expected a BatchNorm2d
+   module, got ReLU"; those of ct_batch_norm. Mirrors: torch.nn.BatchNorm2d.forward. */
 CTORCH_API ct_tensor *ct_batch_norm_forward(ct_module *m, const ct_tensor *input);
 
 /* nn.InstanceNorm2d(num_features): (N, C, H, W) or unbatched (C, H, W) input; opts NULL
