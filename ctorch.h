@@ -3827,6 +3827,284 @@ CTORCH_API ct_tensor *ct_conv1d_forward(ct_module *m, const ct_tensor *input);
 CTORCH_API ct_tensor *ct_conv2d_forward(ct_module *m, const ct_tensor *input);
 CTORCH_API ct_tensor *ct_conv_transpose2d_forward(ct_module *m, const ct_tensor *input);
 
+// >>part nn/norm.h
+/* nn/norm.h - normalization layers (batch, layer, group, instance and RMS norm) and dropout.
+ *
+ * Results are new tensors owned by the current scope. Kernels exist for float32 and float64;
+ * float16/bfloat16 inputs compute in float32 (statistics in float32). Determinism: batch
+ * norm is parallel over channels and layer norm over rows, each channel (row) summed by one
+ * thread in a fixed order: bit-identical for any thread count.
+ */
+
+/* Options of ct_batch_norm.
+   field     default  meaning
+   weight    NULL     (C) affine scale (gamma); NULL: 1
+   bias      NULL     (C) affine shift (beta); NULL: 0
+   training  false    normalize with the batch statistics (and update the running ones)
+   momentum  0.1      running = (1 - momentum) * running + momentum * batch statistic
+   eps       1e-5     added to the variance */
+typedef struct ct_batch_norm_opts {
+    const ct_tensor *weight, *bias;
+    bool training;
+    double momentum, eps;
+} ct_batch_norm_opts;
+
+/* PyTorch's defaults: no weight or bias, training false, momentum 0.1, eps 1e-5. */
+CTORCH_API ct_batch_norm_opts ct_batch_norm_defaults(void);
+
+/* Batch normalization over the channel dim 1: y = (x - mean) / sqrt(var + eps) * w + b.
+   Shapes: input (N, C), (N, C, L) or (N, C, H, W) (any (N, C, *)); running_mean,
+   running_var, weight, bias (C). dtypes: floating point. Training: mean and the biased
+   variance of each channel over N and the spatial dims normalize; running_mean and
+   running_var (when given) are updated in place with the unbiased variance. Eval: the
+   running statistics normalize. opts NULL means defaults. Returns y, the input's shape.
+   Errors: CT_ERR_VALUE "Expected more than 1 value per channel when training, got input size
+   [1, 4]"; "running_mean must be defined in evaluation mode"; CT_ERR_SHAPE "running_mean
+   should contain 4 elements not 5", "weight should contain 4 elements not 5".
+   Mirrors: torch.nn.functional.batch_norm. */
+CTORCH_API ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean,
+                                    ct_tensor *running_var, const ct_batch_norm_opts *opts);
+
+/* Layer normalization over the last n dims (normalized_shape), biased variance:
+   y = (x - mean) / sqrt(var + eps) * weight + bias. Shapes: input (*, normalized_shape);
+   weight, bias (normalized_shape) or NULL. Returns y, the input's shape.
+   Errors: CT_ERR_SHAPE "Given normalized_shape=[5], expected input with shape [*, 5], but
+   got input of size[3, 4]"; "Expected weight to be of same shape as normalized_shape, but
+   got weight of shape [3] and normalized_shape = [4]". Mirrors: torch.nn.functional.layer_norm. */
+CTORCH_API ct_tensor *ct_layer_norm(const ct_tensor *input, const int64_t *normalized_shape,
+                                    int n, const ct_tensor *weight, const ct_tensor *bias,
+                                    double eps);
+
+/* Group normalization: the C channels in num_groups groups, each group of each sample
+   normalized (biased variance), then per-channel weight and bias (either may be NULL).
+   Shapes: input (N, C, *); weight, bias (C). Errors: CT_ERR_SHAPE "Expected number of
+   channels in input to be divisible by num_groups, but got input of shape [3, 4, 2] and
+   num_groups=3". Mirrors: torch.nn.functional.group_norm. */
+CTORCH_API ct_tensor *ct_group_norm(const ct_tensor *input, int64_t num_groups,
+                                    const ct_tensor *weight, const ct_tensor *bias, double eps);
+
+/* Options of ct_instance_norm.
+   field            default  meaning
+   weight, bias     NULL     (C) affine parameters
+   use_input_stats  true     normalize with each instance's statistics (else the running ones)
+   momentum         0.1      of the running statistics update
+   eps              1e-5     added to the variance */
+typedef struct ct_instance_norm_opts {
+    const ct_tensor *weight, *bias;
+    bool use_input_stats;
+    double momentum, eps;
+} ct_instance_norm_opts;
+
+/* PyTorch's defaults: no weight or bias, use_input_stats true, momentum 0.1, eps 1e-5. */
+CTORCH_API ct_instance_norm_opts ct_instance_norm_defaults(void);
+
+/* Instance normalization: each (sample, channel) plane normalized over its spatial dims.
+   Shapes: input (N, C, *); running_mean, running_var (C) or NULL (updated in place with the
+   mean over the batch of the per-instance statistics). Computed as PyTorch does: batch_norm
+   of the input viewed as (1, N * C, *). Errors: CT_ERR_VALUE "Expected more than 1 spatial
+   element when training, got input size [3, 4, 1]". Mirrors: torch.nn.functional.instance_norm. */
+CTORCH_API ct_tensor *ct_instance_norm(const ct_tensor *input, ct_tensor *running_mean,
+                                       ct_tensor *running_var, const ct_instance_norm_opts *opts);
+
+/* RMS normalization over the last n dims: y = x / sqrt(mean(x^2) + eps) * weight (weight
+   NULL: 1). eps NAN means None: the machine epsilon of the input's dtype (float32's for
+   float16/bfloat16, which compute in float32). Shapes as ct_layer_norm.
+   Errors: CT_ERR_SHAPE "Given normalized_shape=[5], expected input with shape [*5], but got
+   input of size[3, 4]". Mirrors: torch.nn.functional.rms_norm. */
+CTORCH_API ct_tensor *ct_rms_norm(const ct_tensor *input, const int64_t *normalized_shape, int n,
+                                  const ct_tensor *weight, double eps);
+
+/* Dropout: in training, each element zeroed with probability p (drawn from the default
+   generator exactly as PyTorch's CPU dropout: a bernoulli_(1 - p) mask divided by 1 - p) and
+   the kept ones scaled by 1 / (1 - p); p = 0, training false or an empty input: the input
+   (an alias); p = 1: zeros. Shapes: any. Errors: CT_ERR_VALUE "dropout probability has to be
+   between 0 and 1, but got 1.5". Mirrors: torch.nn.functional.dropout (functional default
+   training=True). */
+CTORCH_API ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training);
+
+/* Channel dropout: whole channels (dim 1 of (N, C, *), every dim after 1 sharing one draw)
+   zeroed with probability p, the others scaled by 1 / (1 - p); 3-D input is (N, C, L) as in
+   PyTorch. Errors: as ct_dropout; CT_ERR_SHAPE "Feature dropout requires at least 2
+   dimensions in the input". Mirrors: torch.nn.functional.dropout2d. */
+CTORCH_API ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training);
+
+/* ---- modules ------------------------------------------------------------------------------ */
+/* Options of the batch and instance norm modules.
+   field                default (batch / instance)  meaning
+   eps                  1e-5                        added to the variance
+   momentum             0.1; NAN means None         None: cumulative average (1 / batches)
+   affine               true / false                learnable weight (1) and bias (0)
+   track_running_stats  true / false                running_mean (0), running_var (1),
+                                                    num_batches_tracked (int64 0) buffers */
+typedef struct ct_batch_norm_module_opts {
+    double eps, momentum;
+    bool affine, track_running_stats;
+} ct_batch_norm_module_opts;
+
+/* nn.BatchNorm's defaults. */
+CTORCH_API ct_batch_norm_module_opts ct_batch_norm_module_defaults(void);
+/* nn.InstanceNorm's defaults (affine and track_running_stats false). */
+CTORCH_API ct_batch_norm_module_opts ct_instance_norm_module_defaults(void);
+
+/* nn.BatchNorm1d(num_features): parameters weight, bias (float32, when affine); buffers
+   running_mean, running_var, num_batches_tracked (when track_running_stats). Training
+   forwards use the batch statistics and update the buffers; eval forwards use the running
+   statistics (the batch ones without track_running_stats). opts NULL means defaults.
+   Errors: CT_ERR_VALUE for num_features < 1. Mirrors: torch.nn.BatchNorm1d. */
+CTORCH_API ct_module *ct_batch_norm1d_new(int64_t num_features,
+                                          const ct_batch_norm_module_opts *opts);
+/* nn.BatchNorm2d(num_features), as ct_batch_norm1d_new. Mirrors: torch.nn.BatchNorm2d. */
+CTORCH_API ct_module *ct_batch_norm2d_new(int64_t num_features,
+                                          const ct_batch_norm_module_opts *opts);
+/* nn.BatchNorm3d(num_features), as ct_batch_norm1d_new. Mirrors: torch.nn.BatchNorm3d. */
+CTORCH_API ct_module *ct_batch_norm3d_new(int64_t num_features,
+                                          const ct_batch_norm_module_opts *opts);
+/* The batch norm module's forward. Shapes: BatchNorm1d (N, C) or (N, C, L); BatchNorm2d
+   (N, C, H, W); BatchNorm3d (N, C, D, H, W). Errors: CT_ERR_SHAPE "expected 4D input (got 3D
+   input)", "expected 2D or 3D input (got 4D input)"; CT_ERR_VALUE "expected a BatchNorm2d
+   module, got ReLU"; those of ct_batch_norm. Mirrors: torch.nn.BatchNorm2d.forward. */
+CTORCH_API ct_tensor *ct_batch_norm_forward(ct_module *m, const ct_tensor *input);
+
+/* nn.InstanceNorm2d(num_features): (N, C, H, W) or unbatched (C, H, W) input; opts NULL
+   means nn.InstanceNorm2d's defaults. Mirrors: torch.nn.InstanceNorm2d. */
+CTORCH_API ct_module *ct_instance_norm2d_new(int64_t num_features,
+                                             const ct_batch_norm_module_opts *opts);
+
+/* nn.LayerNorm(normalized_shape, eps, elementwise_affine, bias): weight (1) and bias (0) of
+   normalized_shape, float32. Mirrors: torch.nn.LayerNorm. */
+CTORCH_API ct_module *ct_layer_norm_new(const int64_t *normalized_shape, int n, double eps,
+                                        bool elementwise_affine, bool bias);
+/* The LayerNorm module's forward (ct_layer_norm with its parameters). */
+CTORCH_API ct_tensor *ct_layer_norm_forward(ct_module *m, const ct_tensor *input);
+
+/* nn.GroupNorm(num_groups, num_channels, eps, affine): weight (1) and bias (0) of
+   (num_channels). Errors: CT_ERR_VALUE "num_channels must be divisible by num_groups".
+   Mirrors: torch.nn.GroupNorm. */
+CTORCH_API ct_module *ct_group_norm_new(int64_t num_groups, int64_t num_channels, double eps,
+                                        bool affine);
+
+/* nn.RMSNorm(normalized_shape, eps (NAN: None), elementwise_affine): weight (1).
+   Mirrors: torch.nn.RMSNorm. */
+CTORCH_API ct_module *ct_rms_norm_new(const int64_t *normalized_shape, int n, double eps,
+                                      bool elementwise_affine);
+
+/* nn.Dropout(p): ct_dropout(x, p, training mode of the module). Errors: CT_ERR_VALUE
+   "dropout probability has to be between 0 and 1, but got 1.5". Mirrors: torch.nn.Dropout. */
+CTORCH_API ct_module *ct_dropout_new(double p);
+/* The Dropout module's forward. */
+CTORCH_API ct_tensor *ct_dropout_forward(ct_module *m, const ct_tensor *input);
+/* nn.Dropout2d(p): ct_dropout2d in training mode, identity in eval. Mirrors: torch.nn.Dropout2d. */
+CTORCH_API ct_module *ct_dropout2d_new(double p);
+
+// >>part nn/activation.h
+/* nn/activation.h - activation functions (torch.nn.functional) and their modules.
+ *
+ * Each function takes a floating-point input of any shape and strides and returns a new
+ * tensor of its shape and dtype, owned by the current scope (float16/bfloat16 compute in
+ * float32). Gradients follow PyTorch's derivatives.yaml (the backward is its own op: a
+ * second derivative is not recorded). Errors: CT_ERR_DTYPE "\"gelu\" not implemented for
+ * 'Long'" for integer input. Results are elementwise: the same for any thread count.
+ */
+
+/* The approximation of ct_gelu: none (the default, exact erf) or tanh. */
+typedef enum ct_gelu_approximate { CT_GELU_NONE = 0, CT_GELU_TANH } ct_gelu_approximate;
+
+/* x * Phi(x) (Phi: the standard normal CDF), or with approximate CT_GELU_TANH
+   0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))). Errors: CT_ERR_VALUE "approximate
+   argument must be either none or tanh." Mirrors: torch.nn.functional.gelu. */
+CTORCH_API ct_tensor *ct_gelu(const ct_tensor *input, ct_gelu_approximate approximate);
+/* x * sigmoid(x). Mirrors: torch.nn.functional.silu. */
+CTORCH_API ct_tensor *ct_silu(const ct_tensor *input);
+/* max(0, x) + negative_slope * min(0, x) (PyTorch's default slope 0.01).
+   Mirrors: torch.nn.functional.leaky_relu. */
+CTORCH_API ct_tensor *ct_leaky_relu(const ct_tensor *input, double negative_slope);
+/* x for x > 0, else alpha (exp(x) - 1) (default alpha 1). Mirrors: torch.nn.functional.elu. */
+CTORCH_API ct_tensor *ct_elu(const ct_tensor *input, double alpha);
+/* scale * elu(x, alpha) with PyTorch's constants alpha = 1.6732632423543772848170429916717,
+   scale = 1.0507009873554804934193349852946. Mirrors: torch.nn.functional.selu. */
+CTORCH_API ct_tensor *ct_selu(const ct_tensor *input);
+/* max(0, x) + min(0, alpha (exp(x / alpha) - 1)) (default alpha 1). Errors: CT_ERR_VALUE
+   "ZeroDivisionError" for alpha 0. Mirrors: torch.nn.functional.celu. */
+CTORCH_API ct_tensor *ct_celu(const ct_tensor *input, double alpha);
+/* log(1 + exp(beta x)) / beta, x itself where beta x > threshold (defaults beta 1,
+   threshold 20). Mirrors: torch.nn.functional.softplus. */
+CTORCH_API ct_tensor *ct_softplus(const ct_tensor *input, double beta, double threshold);
+/* x * relu6(x + 3) / 6. Mirrors: torch.nn.functional.hardswish. */
+CTORCH_API ct_tensor *ct_hardswish(const ct_tensor *input);
+/* relu6(x + 3) / 6. Mirrors: torch.nn.functional.hardsigmoid. */
+CTORCH_API ct_tensor *ct_hardsigmoid(const ct_tensor *input);
+/* x clamped to [min_val, max_val] (defaults -1, 1); gradient 0 at and beyond the bounds.
+   Errors: CT_ERR_VALUE "min_val cannot be greater than max_val".
+   Mirrors: torch.nn.functional.hardtanh. */
+CTORCH_API ct_tensor *ct_hardtanh(const ct_tensor *input, double min_val, double max_val);
+/* min(max(0, x), 6) (hardtanh(x, 0, 6)). Mirrors: torch.nn.functional.relu6. */
+CTORCH_API ct_tensor *ct_relu6(const ct_tensor *input);
+/* x * tanh(softplus(x)). Mirrors: torch.nn.functional.mish. */
+CTORCH_API ct_tensor *ct_mish(const ct_tensor *input);
+/* log(sigmoid(x)) = min(0, x) - log1p(exp(-|x|)). Mirrors: torch.nn.functional.logsigmoid. */
+CTORCH_API ct_tensor *ct_logsigmoid(const ct_tensor *input);
+/* x / (1 + |x|). Mirrors: torch.nn.functional.softsign. */
+CTORCH_API ct_tensor *ct_softsign(const ct_tensor *input);
+/* x - tanh(x). Mirrors: torch.nn.functional.tanhshrink. */
+CTORCH_API ct_tensor *ct_tanhshrink(const ct_tensor *input);
+/* x - lambd for x > lambd, x + lambd for x < -lambd, else 0 (default lambd 0.5). Errors:
+   CT_ERR_VALUE "lambda must be in range [0, 3.40282e+38] for input dtype Float, but found -1".
+   Mirrors: torch.nn.functional.softshrink. */
+CTORCH_API ct_tensor *ct_softshrink(const ct_tensor *input, double lambd);
+/* 0 for -lambd <= x <= lambd, else x (default lambd 0.5).
+   Mirrors: torch.nn.functional.hardshrink. */
+CTORCH_API ct_tensor *ct_hardshrink(const ct_tensor *input, double lambd);
+/* value where x <= threshold, else x. Mirrors: torch.nn.functional.threshold. */
+CTORCH_API ct_tensor *ct_threshold(const ct_tensor *input, double threshold, double value);
+/* max(0, x) + weight * min(0, x), weight (1) shared or (C) per channel (dim 1 of input).
+   Errors: CT_ERR_SHAPE "Mismatch of parameter numbers and input channel size. Found parameter
+   numbers = 3 and channel size = 4." Mirrors: torch.nn.functional.prelu. */
+CTORCH_API ct_tensor *ct_prelu(const ct_tensor *input, const ct_tensor *weight);
+/* Randomized leaky ReLU: in training each x <= 0 is multiplied by a slope drawn uniformly
+   from [lower, upper) (one draw per such element in row-major order from the default
+   generator, as PyTorch's CPU kernel); in eval by (lower + upper) / 2 (defaults 1/8, 1/3,
+   training false). Errors: CT_ERR_VALUE "Lower bound should be less than or equal to the
+   upper bound". Mirrors: torch.nn.functional.rrelu. */
+CTORCH_API ct_tensor *ct_rrelu(const ct_tensor *input, double lower, double upper, bool training);
+/* a * sigmoid(b), a and b the two halves of input along dim (default -1). Errors:
+   CT_ERR_SHAPE "Halving dimension must be even, but dimension 1 is size 5".
+   Mirrors: torch.nn.functional.glu. */
+CTORCH_API ct_tensor *ct_glu(const ct_tensor *input, int64_t dim);
+/* softmax(-x) along dim. Mirrors: torch.nn.functional.softmin. */
+CTORCH_API ct_tensor *ct_softmin(const ct_tensor *input, int64_t dim);
+
+/* ---- modules (stateless unless noted; forward with ct_module_forward) --------------------- */
+/* nn.GELU(approximate). */
+CTORCH_API ct_module *ct_gelu_new(ct_gelu_approximate approximate);
+/* nn.SiLU(). */
+CTORCH_API ct_module *ct_silu_new(void);
+/* nn.LeakyReLU(negative_slope) (PyTorch's default 0.01). */
+CTORCH_API ct_module *ct_leaky_relu_new(double negative_slope);
+/* nn.ELU(alpha) (default 1). */
+CTORCH_API ct_module *ct_elu_new(double alpha);
+/* nn.SELU(). */
+CTORCH_API ct_module *ct_selu_new(void);
+/* nn.Softplus(beta, threshold) (defaults 1, 20). */
+CTORCH_API ct_module *ct_softplus_new(double beta, double threshold);
+/* nn.Hardtanh(min_val, max_val) (defaults -1, 1). Errors: as ct_hardtanh. */
+CTORCH_API ct_module *ct_hardtanh_new(double min_val, double max_val);
+/* nn.ReLU6(). */
+CTORCH_API ct_module *ct_relu6_new(void);
+/* nn.Mish(). */
+CTORCH_API ct_module *ct_mish_new(void);
+/* nn.PReLU(num_parameters, init): parameter weight (num_parameters) float32 filled with init
+   (PyTorch's defaults 1, 0.25). Errors: CT_ERR_VALUE for num_parameters < 1. */
+CTORCH_API ct_module *ct_prelu_new(int64_t num_parameters, double init);
+/* nn.GLU(dim) (default -1). */
+CTORCH_API ct_module *ct_glu_new(int64_t dim);
+/* nn.Softmax(dim): pass dim (PyTorch's implicit dim=None is deprecated). */
+CTORCH_API ct_module *ct_softmax_new(int64_t dim);
+/* nn.LogSoftmax(dim). */
+CTORCH_API ct_module *ct_log_softmax_new(int64_t dim);
+/* nn.Unflatten(dim, unflattened_size): dim of the input as the n sizes (one may be -1).
+   Errors: CT_ERR_VALUE for n outside [1, 8]. */
+CTORCH_API ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n);
+
 // >>part optim/optim.h
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
  * Adamax, NAdam and RAdam.
@@ -4992,15 +5270,23 @@ CTORCH_API ct_status ct_profiler_export_chrome_trace(const char *path);
 #define CT__ATOMIC_ADD(p, v) (*(p) += (v))
 #endif
 
-/* A float32's bits and back (memcpy: no aliasing rules broken, one move once inlined). */
-static inline uint32_t ct__f32_bits(float f)
+/* A float32's bits and back (memcpy: no aliasing rules broken, one move once inlined).
+   Always inlined: gcc does not inline a plain static inline function into the kernels
+   compiled under CT__VECTORIZE_BEGIN/CT__FP_SPECULATE (other optimize options), and the
+   call left in vmath.h's exp/log/erf then blocks vectorization. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__BITS_INLINE __attribute__((always_inline)) static inline
+#else
+#define CT__BITS_INLINE static inline
+#endif
+CT__BITS_INLINE uint32_t ct__f32_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
 }
 
-static inline float ct__f32_from_bits(uint32_t u)
+CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
@@ -39672,6 +39958,2380 @@ ct_tensor *ct_conv_transpose2d_forward(ct_module *m, const ct_tensor *input)
     return ct__conv_typed_forward("ct_conv_transpose2d_forward", 2, true, m, input);
 }
 
+// >>part nn/norm.c
+/* nn/norm.c - batch and layer norm (fused kernels, forward and backward), group, instance and
+ * RMS norm (composites), dropout, and their modules.
+ *
+ * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
+ * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
+ * Sums run in 8 lanes of the data's type over chunks of CT__NORM_CHUNK values, each chunk's
+ * lanes added into a double in a fixed order: vectorized, and the same bits for any thread
+ * count (a channel or row is summed by one thread).
+ */
+
+
+CT__VECTORIZE_BEGIN
+
+#define CT__NORM_LANES 8
+#define CT__NORM_CHUNK 1024
+
+/* ---- lane sums -------------------------------------------------------------------------- */
+/* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g * w, s[1] = sum g * w *
+   (x - m) (w: one per element, or NULL for 1). */
+#define CT__NORM_SUMS(T, S, F)                                                                  \
+    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    {                                                                                           \
+        double s = 0;                                                                           \
+        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            T acc[CT__NORM_LANES] = {0};                                                        \
+            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
+                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
+                    acc[k] += x[i + k];                                                         \
+                }                                                                               \
+            }                                                                                   \
+            for (; i < e; i++) {                                                                \
+                acc[0] += x[i];                                                                 \
+            }                                                                                   \
+            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
+                s += (double)acc[k];                                                            \
+            }                                                                                   \
+        }                                                                                       \
+        return s;                                                                               \
+    }                                                                                           \
+    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
+    {                                                                                           \
+        double s = 0;                                                                           \
+        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            T acc[CT__NORM_LANES] = {0};                                                        \
+            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
+                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
+                    T d = x[i + k] - m;                                                         \
+                    acc[k] = fma##F(d, d, acc[k]);                                              \
+                }                                                                               \
+            }                                                                                   \
+            for (; i < e; i++) {                                                                \
+                acc[0] = fma##F(x[i] - m, x[i] - m, acc[0]);                                    \
+            }                                                                                   \
+            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
+                s += (double)acc[k];                                                            \
+            }                                                                                   \
+        }                                                                                       \
+        return s;                                                                               \
+    }                                                                                           \
+    static void ct__norm_gdot_##S(const T *g, const T *w, const T *x, int64_t n, T m, double *s) \
+    {                                                                                           \
+        s[0] = s[1] = 0;                                                                        \
+        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                               \
+            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
+                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
+                    T gw = w ? g[i + k] * w[i + k] : g[i + k];                                  \
+                    a0[k] += gw;                                                                \
+                    a1[k] = fma##F(gw, x[i + k] - m, a1[k]);                                    \
+                }                                                                               \
+            }                                                                                   \
+            for (; i < e; i++) {                                                                \
+                T gw = w ? g[i] * w[i] : g[i];                                                  \
+                a0[0] += gw;                                                                    \
+                a1[0] = fma##F(gw, x[i] - m, a1[0]);                                            \
+            }                                                                                   \
+            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
+                s[0] += (double)a0[k];                                                          \
+                s[1] += (double)a1[k];                                                          \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+/* ---- batch norm kernels ------------------------------------------------------------------ */
+typedef struct ct__bn_job {
+    const ct_tensor *x, *g, *w, *b; /* x, g: contiguous (N, C, L) of the kernel's dtype */
+    ct_tensor *y, *rm, *rv;         /* y or dx; the running statistics (or NULL) */
+    ct_tensor *mean, *invstd;       /* (C) of the kernel's dtype: computed, or read (backward) */
+    ct_tensor *dw, *db;             /* backward: (C) */
+    int64_t N, C, L;
+    bool training;
+    double momentum, eps;
+} ct__bn_job;
+
+/* t[c] as a double (t: 1-D of any float dtype and stride), or dflt when t is NULL */
+static double ct__norm_at(const ct_tensor *t, int64_t c, double dflt)
+{
+    if (!t) {
+        return dflt;
+    }
+    const char *p = ct__data(t) + (size_t)(c * t->strides[0]) * ct_dtype_size(t->dtype);
+    return ct__load_f64(p, t->dtype);
+}
+
+static void ct__norm_set(ct_tensor *t, int64_t c, double v)
+{
+    ct__store_f64(ct__data(t) + (size_t)(c * t->strides[0]) * ct_dtype_size(t->dtype), t->dtype,
+                  v);
+}
+
+/* Channel c's mean and invstd: the batch's (training; the running statistics updated with
+   the unbiased variance) or the running ones. */
+#define CT__BN_STATS(T, S, F)                                                                    \
+    static void ct__bn_stats_##S(const ct__bn_job *j, int64_t c, T *mean, T *invstd)            \
+    {                                                                                           \
+        const T *x = (const T *)ct__data(j->x);                                                 \
+        int64_t N = j->N, C = j->C, L = j->L, M = N * L;                                        \
+        if (!j->training) {                                                                     \
+            *mean = (T)ct__norm_at(j->rm, c, 0);                                                \
+            *invstd = (T)(1.0 / sqrt(ct__norm_at(j->rv, c, 1) + j->eps));                       \
+            return;                                                                             \
+        }                                                                                       \
+        double sum = 0, sq = 0;                                                                 \
+        for (int64_t n = 0; n < N; n++) {                                                       \
+            sum += ct__norm_sum_##S(x + (n * C + c) * L, L);                                    \
+        }                                                                                       \
+        double mu = sum / (double)M;                                                            \
+        for (int64_t n = 0; n < N; n++) {                                                       \
+            sq += ct__norm_sqdev_##S(x + (n * C + c) * L, L, (T)mu);                            \
+        }                                                                                       \
+        *mean = (T)mu;                                                                          \
+        *invstd = (T)(1.0 / sqrt(sq / (double)M + j->eps));                                     \
+        double m = j->momentum;                                                                 \
+        if (j->rm) {                                                                            \
+            ct__norm_set(j->rm, c, m * mu + (1 - m) * ct__norm_at(j->rm, c, 0));                \
+        }                                                                                       \
+        if (j->rv) {                                                                            \
+            double unbiased = sq / (double)(M - 1);                                             \
+            ct__norm_set(j->rv, c, m * unbiased + (1 - m) * ct__norm_at(j->rv, c, 1));          \
+        }                                                                                       \
+    }                                                                                           \
+    /* y = x * scale + shift per channel, scale = w * invstd, shift = b - mean * scale */       \
+    static void ct__bn_forward_##S(int64_t cb, int64_t ce, void *ctx)                           \
+    {                                                                                           \
+        const ct__bn_job *j = (const ct__bn_job *)ctx;                                          \
+        const T *x = (const T *)ct__data(j->x);                                                 \
+        T *y = (T *)ct__data(j->y);                                                             \
+        for (int64_t c = cb; c < ce; c++) {                                                     \
+            T mean, invstd;                                                                     \
+            ct__bn_stats_##S(j, c, &mean, &invstd);                                             \
+            ((T *)ct__data(j->mean))[c] = mean;                                                 \
+            ((T *)ct__data(j->invstd))[c] = invstd;                                             \
+            T scale = (T)ct__norm_at(j->w, c, 1) * invstd;                                      \
+            T shift = (T)ct__norm_at(j->b, c, 0) - mean * scale;                                \
+            for (int64_t n = 0; n < j->N; n++) {                                                \
+                const T *xr = x + (n * j->C + c) * j->L;                                        \
+                T *yr = y + (n * j->C + c) * j->L;                                              \
+                for (int64_t l = 0; l < j->L; l++) {                                            \
+                    yr[l] = fma##F(xr[l], scale, shift);                                        \
+                }                                                                               \
+            }                                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd \
+       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */          \
+    static void ct__bn_backward_##S(int64_t cb, int64_t ce, void *ctx)                          \
+    {                                                                                           \
+        const ct__bn_job *j = (const ct__bn_job *)ctx;                                          \
+        const T *x = (const T *)ct__data(j->x), *g = (const T *)ct__data(j->g);                 \
+        T *dx = (T *)ct__data(j->y);                                                            \
+        int64_t N = j->N, C = j->C, L = j->L;                                                   \
+        double M = (double)(N * L);                                                             \
+        for (int64_t c = cb; c < ce; c++) {                                                     \
+            T mean = ((const T *)ct__data(j->mean))[c];                                         \
+            T invstd = ((const T *)ct__data(j->invstd))[c];                                     \
+            double s[2] = {0, 0}, t[2];                                                         \
+            for (int64_t n = 0; n < N; n++) {                                                   \
+                int64_t o = (n * C + c) * L;                                                    \
+                ct__norm_gdot_##S(g + o, NULL, x + o, L, mean, t);                              \
+                s[0] += t[0];                                                                   \
+                s[1] += t[1];                                                                   \
+            }                                                                                   \
+            ((T *)ct__data(j->db))[c] = (T)s[0];                                                \
+            ((T *)ct__data(j->dw))[c] = (T)(s[1] * (double)invstd);                             \
+            double k = ct__norm_at(j->w, c, 1) * (double)invstd, a = 0, b0 = 0;                 \
+            if (j->training) {                                                                  \
+                double proj = s[1] * (double)invstd * (double)invstd / M;                       \
+                a = -k * proj;                                                                  \
+                b0 = k * ((double)mean * proj - s[0] / M);                                      \
+            }                                                                                   \
+            for (int64_t n = 0; n < N; n++) {                                                   \
+                int64_t o = (n * C + c) * L;                                                    \
+                for (int64_t l = 0; l < L; l++) {                                               \
+                    dx[o + l] = fma##F(g[o + l], (T)k, fma##F(x[o + l], (T)a, (T)b0));          \
+                }                                                                               \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+/* ---- layer norm kernels ------------------------------------------------------------------ */
+typedef struct ct__ln_job {
+    const ct_tensor *x, *g;     /* contiguous (R, K) */
+    const ct_tensor *w, *b;     /* contiguous (K) of the kernel's dtype (ones, zeros if absent) */
+    ct_tensor *y, *mean, *rstd; /* y or dx (R, K); (R) */
+    double *dw, *db;            /* backward: (K) column sums, or NULL */
+    int64_t R, K;
+    double eps;
+} ct__ln_job;
+
+#define CT__LN_COLS 256 /* the parameter gradients sum blocks of CT__LN_ROWS rows in the data's */
+#define CT__LN_ROWS 64  /* type over CT__LN_COLS columns, then add each block into a double */
+
+#define CT__LN_KERNELS(T, S, F)                                                                 \
+    static void ct__ln_forward_##S(int64_t rb, int64_t re, void *ctx)                           \
+    {                                                                                           \
+        const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
+        int64_t K = j->K;                                                                       \
+        const T *w = (const T *)ct__data(j->w), *b = (const T *)ct__data(j->b);                 \
+        for (int64_t r = rb; r < re; r++) {                                                     \
+            const T *x = (const T *)ct__data(j->x) + r * K;                                     \
+            T *y = (T *)ct__data(j->y) + r * K;                                                 \
+            T mean = (T)(ct__norm_sum_##S(x, K) / (double)K);                                   \
+            T rstd = (T)(1.0 / sqrt(ct__norm_sqdev_##S(x, K, mean) / (double)K + j->eps));      \
+            ((T *)ct__data(j->mean))[r] = mean;                                                 \
+            ((T *)ct__data(j->rstd))[r] = rstd;                                                 \
+            for (int64_t k = 0; k < K; k++) {                                                   \
+                y[k] = fma##F((x[k] - mean) * rstd, w[k], b[k]);                                \
+            }                                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    /* dx = rstd (g w - sum(g w) / K - xhat sum(g w xhat) / K) per row */                      \
+    static void ct__ln_backward_##S(int64_t rb, int64_t re, void *ctx)                          \
+    {                                                                                           \
+        const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
+        int64_t K = j->K;                                                                       \
+        const T *w = (const T *)ct__data(j->w);                                                 \
+        for (int64_t r = rb; r < re; r++) {                                                     \
+            const T *x = (const T *)ct__data(j->x) + r * K;                                     \
+            const T *g = (const T *)ct__data(j->g) + r * K;                                     \
+            T *dx = (T *)ct__data(j->y) + r * K;                                                \
+            T mean = ((const T *)ct__data(j->mean))[r];                                         \
+            T rstd = ((const T *)ct__data(j->rstd))[r];                                         \
+            double s[2];                                                                        \
+            ct__norm_gdot_##S(g, w, x, K, mean, s);                                             \
+            T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);              \
+            for (int64_t k = 0; k < K; k++) {                                                   \
+                T xhat = (x[k] - mean) * rstd;                                                  \
+                dx[k] = fma##F(-xhat, c, g[k] * w[k] - a) * rstd;                               \
+            }                                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    /* dw[k] = sum_r g xhat, db[k] = sum_r g: blocks of rows in order, columns split over      \
+       threads (each column's sums never depend on the split) */                               \
+    static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
+    {                                                                                           \
+        const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
+        int64_t K = j->K;                                                                       \
+        for (int64_t k0 = kb; k0 < ke; k0 += CT__LN_COLS) {                                     \
+            int64_t n = ke - k0 < CT__LN_COLS ? ke - k0 : CT__LN_COLS;                          \
+            for (int64_t k = 0; k < n; k++) {                                                   \
+                j->dw[k0 + k] = j->db[k0 + k] = 0;                                              \
+            }                                                                                   \
+            for (int64_t r0 = 0; r0 < j->R; r0 += CT__LN_ROWS) {                                \
+                int64_t r1 = j->R - r0 < CT__LN_ROWS ? j->R : r0 + CT__LN_ROWS;                 \
+                T aw[CT__LN_COLS] = {0}, ab[CT__LN_COLS] = {0};                                 \
+                for (int64_t r = r0; r < r1; r++) {                                             \
+                    const T *x = (const T *)ct__data(j->x) + r * K + k0;                        \
+                    const T *g = (const T *)ct__data(j->g) + r * K + k0;                        \
+                    T mean = ((const T *)ct__data(j->mean))[r];                                 \
+                    T rstd = ((const T *)ct__data(j->rstd))[r];                                 \
+                    for (int64_t k = 0; k < n; k++) {                                           \
+                        aw[k] = fma##F(g[k], (x[k] - mean) * rstd, aw[k]);                      \
+                        ab[k] += g[k];                                                          \
+                    }                                                                           \
+                }                                                                               \
+                for (int64_t k = 0; k < n; k++) {                                               \
+                    j->dw[k0 + k] += (double)aw[k];                                             \
+                    j->db[k0 + k] += (double)ab[k];                                             \
+                }                                                                               \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+CT__NORM_SUMS(float, f32, f)
+CT__BN_STATS(float, f32, f)
+CT__LN_KERNELS(float, f32, f)
+CT__VECTORIZE_END
+
+/* float64: -O2's own (very cheap) vectorization only, little to compile */
+CT__NORM_SUMS(double, f64, )
+CT__BN_STATS(double, f64, )
+CT__LN_KERNELS(double, f64, )
+#undef CT__NORM_SUMS
+#undef CT__BN_STATS
+#undef CT__LN_KERNELS
+#undef CT__LN_COLS
+#undef CT__LN_ROWS
+
+/* t itself when it is contiguous in dtype, else a contiguous copy (a new reference either
+   way; NULL when out of memory or t is NULL). */
+static ct_tensor *ct__norm_dense(const char *fn, const ct_tensor *t, ct_dtype dtype)
+{
+    if (!t || (t->dtype == dtype && ct_is_contiguous(t))) {
+        return t ? ct_retain((ct_tensor *)(uintptr_t)t) : NULL;
+    }
+    ct_tensor *r = ct__tensor_new(fn, t->sizes, t->ndim, dtype);
+    if (r) {
+        ct__copy_kernel(r, t);
+    }
+    return r;
+}
+
+/* ct__norm_dense of a layer norm parameter, or (K) filled with v when it is absent */
+static ct_tensor *ct__ln_param(const char *fn, const ct_tensor *t, int64_t K, double v,
+                               ct_dtype dtype)
+{
+    if (t) {
+        return ct__norm_dense(fn, t, dtype);
+    }
+    ct_tensor *r = ct__tensor_new(fn, &K, 1, dtype);
+    if (r) {
+        ct__fill_contig(r, v);
+    }
+    return r;
+}
+
+/* ---- batch norm: meta, kernels, derivative ---------------------------------------------- */
+static bool ct__bn_check_vec(const char *fn, const char *name, const ct_tensor *t, int64_t C)
+{
+    if (t && (t->ndim != 1 || t->sizes[0] != C)) {
+        ct__fail(CT_ERR_SHAPE, fn, "%s should contain %lld elements not %lld", name,
+                 (long long)C, (long long)ct_numel(t));
+        return false;
+    }
+    return true;
+}
+
+/* The dtype of the statistics: the kernel's (float32 for half inputs) */
+static ct_dtype ct__norm_stat_dtype(ct_dtype d)
+{
+    return ct__is_half(d) ? CT_FLOAT32 : d;
+}
+
+/* inputs x, weight, bias, running_mean, running_var; attrs training, momentum, eps.
+   Outputs y, save_mean (C), save_invstd (C). */
+static bool ct__bn_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    if (!ct_dtype_is_floating_point(x->dtype)) {
+        return ct__fail(CT_ERR_DTYPE, c->fn, "\"batch_norm\" not implemented for '%s'",
+                        ct__dtype_title(x->dtype)) == CT_OK;
+    }
+    if (x->ndim < 2) {
+        return ct__fail(CT_ERR_SHAPE, c->fn, "Expected 2D or higher input (got %dD input)",
+                        x->ndim) == CT_OK;
+    }
+    int64_t C = x->sizes[1];
+    if (c->attrs[0].i && C && ct_numel(x) / C == 1) {
+        char a[128];
+        return ct__fail(CT_ERR_VALUE, c->fn, "Expected more than 1 value per channel when "
+                        "training, got input size %s",
+                        ct__shape_str(x->sizes, x->ndim, a, sizeof a)) == CT_OK;
+    }
+    const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
+    for (int k = 0; k < 4; k++) {
+        if (!ct__bn_check_vec(c->fn, names[k], c->inputs[k + 1], C)) {
+            return false;
+        }
+    }
+    if (!c->attrs[0].i && (!c->inputs[3] || !c->inputs[4])) {
+        return ct__fail(CT_ERR_VALUE, c->fn, "running_mean must be defined in evaluation mode") ==
+               CT_OK;
+    }
+    c->dtype = x->dtype;
+    ct_dtype sd = ct__norm_stat_dtype(x->dtype);
+    return ct__op_output(c, x->sizes, x->ndim, x->dtype) && ct__op_output(c, &C, 1, sd) &&
+           ct__op_output(c, &C, 1, sd);
+}
+
+static ct__bn_job ct__bn_job_of(const ct_tensor *x)
+{
+    ct__bn_job j;
+    memset(&j, 0, sizeof j);
+    j.N = x->sizes[0];
+    j.C = x->sizes[1];
+    j.L = 1;
+    for (int d = 2; d < x->ndim; d++) {
+        j.L *= x->sizes[d];
+    }
+    return j;
+}
+
+static ct_status ct__bn_kernel(ct_op_call *c)
+{
+    ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[0], c->dtype);
+    if (!xc) {
+        return ct_error_code();
+    }
+    ct__bn_job j = ct__bn_job_of(xc);
+    j.x = xc;
+    j.w = c->inputs[1];
+    j.b = c->inputs[2];
+    j.rm = (ct_tensor *)(uintptr_t)c->inputs[3];
+    j.rv = (ct_tensor *)(uintptr_t)c->inputs[4];
+    j.training = c->attrs[0].i != 0;
+    j.momentum = c->attrs[1].f;
+    j.eps = c->attrs[2].f;
+    j.y = c->outputs[0];
+    j.mean = c->outputs[1];
+    j.invstd = c->outputs[2];
+    int64_t per = j.N * j.L;
+    ct__parallel_for(j.C, CT__GRAIN / (per ? per : 1) + 1,
+                     c->dtype == CT_FLOAT32 ? ct__bn_forward_f32 : ct__bn_forward_f64, &j);
+    ct__release(xc);
+    return CT_OK;
+}
+
+/* inputs grad_out, x, weight, running_mean, running_var, save_mean, save_invstd; attr train.
+   Outputs dx, dweight (C), dbias (C). */
+static bool ct__bn_bw_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[1];
+    int64_t C = x->sizes[1];
+    c->dtype = x->dtype;
+    ct_dtype sd = ct__norm_stat_dtype(x->dtype);
+    return ct__op_output(c, x->sizes, x->ndim, x->dtype) && ct__op_output(c, &C, 1, sd) &&
+           ct__op_output(c, &C, 1, sd);
+}
+
+static ct_status ct__bn_bw_kernel(ct_op_call *c)
+{
+    ct_tensor *gc = ct__norm_dense(c->fn, c->inputs[0], c->dtype);
+    ct_tensor *xc = gc ? ct__norm_dense(c->fn, c->inputs[1], c->dtype) : NULL;
+    if (xc) {
+        ct__bn_job j = ct__bn_job_of(xc);
+        j.x = xc;
+        j.g = gc;
+        j.w = c->inputs[2];
+        j.mean = (ct_tensor *)(uintptr_t)c->inputs[5];
+        j.invstd = (ct_tensor *)(uintptr_t)c->inputs[6];
+        j.training = c->attrs[0].i != 0;
+        j.y = c->outputs[0];
+        j.dw = c->outputs[1];
+        j.db = c->outputs[2];
+        int64_t per = j.N * j.L;
+        ct__parallel_for(j.C, CT__GRAIN / (per ? per : 1) + 1,
+                         c->dtype == CT_FLOAT32 ? ct__bn_backward_f32 : ct__bn_backward_f64, &j);
+    }
+    ct__release(gc);
+    ct__release(xc);
+    return xc ? CT_OK : ct_error_code();
+}
+
+/* Saved: x, weight, save_mean, save_invstd; i[0] training. */
+static void ct__bn_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = c->attrs[0].i;
+    ct__save(n, c->inputs[0]);
+    ct__save(n, c->inputs[1]);
+    ct__save(n, c->outputs[1]);
+    ct__save(n, c->outputs[2]);
+}
+
+static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                              const ct_tensor *w, const ct_tensor *mean, const ct_tensor *invstd,
+                              ct_tensor **dw, ct_tensor **db);
+
+static void ct__bn_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    const ct_tensor *mean = ct__saved(n, 2), *invstd = ct__saved(n, 3);
+    if (!x || !mean || !invstd) {
+        return;
+    }
+    ct_tensor *dw = NULL, *db = NULL;
+    gi[0] = ct__bn_grad(n, g, x, w, mean, invstd, &dw, &db);
+    gi[1] = ct__needs_grad(n, 1) ? dw : NULL;
+    gi[2] = ct__needs_grad(n, 2) ? db : NULL;
+}
+
+/* ---- layer norm: meta, kernels, derivative ----------------------------------------------- */
+/* "[4, 5]" */
+static const char *ct__norm_shape(const int64_t *s, int n, char *buf, size_t cap)
+{
+    return ct__shape_str(s, n, buf, cap);
+}
+
+/* inputs x, weight, bias; attrs normalized_shape, eps. Outputs y, mean (R), rstd (R). */
+static bool ct__ln_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    const int64_t *ns = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i;
+    char a[128], b[128], e[128];
+    if (!ct_dtype_is_floating_point(x->dtype)) {
+        return ct__fail(CT_ERR_DTYPE, c->fn, "\"layer_norm\" not implemented for '%s'",
+                        ct__dtype_title(x->dtype)) == CT_OK;
+    }
+    bool fits = n >= 1 && n <= x->ndim;
+    for (int k = 0; fits && k < n; k++) {
+        fits = x->sizes[x->ndim - n + k] == ns[k];
+    }
+    if (!fits) {
+        return ct__fail(CT_ERR_SHAPE, c->fn,
+                        "Given normalized_shape=%s, expected input with shape [*, %s, but got "
+                        "input of size%s",
+                        ct__norm_shape(ns, n, a, sizeof a), ct__norm_shape(ns, n, b, sizeof b) + 1,
+                        ct__shape_str(x->sizes, x->ndim, e, sizeof e)) == CT_OK;
+    }
+    const char *names[2] = {"weight", "bias"};
+    for (int k = 0; k < 2; k++) {
+        const ct_tensor *p = c->inputs[k + 1];
+        bool same = !p || p->ndim == n;
+        for (int d = 0; same && p && d < n; d++) {
+            same = p->sizes[d] == ns[d];
+        }
+        if (!same) {
+            return ct__fail(CT_ERR_SHAPE, c->fn,
+                            "Expected %s to be of same shape as normalized_shape, but got %s of "
+                            "shape %s and normalized_shape = %s",
+                            names[k], names[k], ct__shape_str(p->sizes, p->ndim, a, sizeof a),
+                            ct__norm_shape(ns, n, b, sizeof b)) == CT_OK;
+        }
+    }
+    c->dtype = x->dtype;
+    int64_t R = 1;
+    for (int d = 0; d < x->ndim - n; d++) {
+        R *= x->sizes[d];
+    }
+    ct_dtype sd = ct__norm_stat_dtype(x->dtype);
+    return ct__op_output(c, x->sizes, x->ndim, x->dtype) && ct__op_output(c, &R, 1, sd) &&
+           ct__op_output(c, &R, 1, sd);
+}
+
+static ct__ln_job ct__ln_job_of(const ct_tensor *x, int64_t R)
+{
+    ct__ln_job j;
+    memset(&j, 0, sizeof j);
+    j.R = R;
+    j.K = R ? ct_numel(x) / R : 0;
+    return j;
+}
+
+static ct_status ct__ln_kernel(ct_op_call *c)
+{
+    ct__ln_job j = ct__ln_job_of(c->inputs[0], c->outputs[1]->sizes[0]);
+    ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[0], c->dtype);
+    ct_tensor *wc = ct__ln_param(c->fn, c->inputs[1], j.K, 1, c->dtype);
+    ct_tensor *bc = ct__ln_param(c->fn, c->inputs[2], j.K, 0, c->dtype);
+    bool ok = xc && wc && bc;
+    if (ok) {
+        j.x = xc;
+        j.w = wc;
+        j.b = bc;
+        j.y = c->outputs[0];
+        j.mean = c->outputs[1];
+        j.rstd = c->outputs[2];
+        j.eps = c->attrs[1].f;
+        ct__parallel_for(j.R, CT__GRAIN / (j.K ? j.K : 1) + 1,
+                         c->dtype == CT_FLOAT32 ? ct__ln_forward_f32 : ct__ln_forward_f64, &j);
+    }
+    ct__release(xc);
+    ct__release(wc);
+    ct__release(bc);
+    return ok ? CT_OK : ct_error_code();
+}
+
+/* inputs grad_out, x, mean, rstd, weight, bias (unread); attrs normalized_shape, output_mask
+   (bit 1: dweight, bit 2: dbias). Outputs dx, and dweight, dbias (normalized_shape) when the
+   mask asks for either. */
+static bool ct__ln_bw_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[1];
+    int n = (int)c->attrs[0].i;
+    c->dtype = x->dtype;
+    if (!ct__op_output(c, x->sizes, x->ndim, x->dtype)) {
+        return false;
+    }
+    if (!(c->attrs[1].i & 6)) {
+        return true;
+    }
+    const int64_t *ps = x->sizes + x->ndim - n;
+    return ct__op_output(c, ps, n, x->dtype) && ct__op_output(c, ps, n, x->dtype);
+}
+
+static ct_status ct__ln_bw_kernel(ct_op_call *c)
+{
+    ct_tensor *gc = ct__norm_dense(c->fn, c->inputs[0], c->dtype);
+    ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[1], c->dtype);
+    ct__ln_job j = ct__ln_job_of(c->inputs[1], c->inputs[2]->sizes[0]);
+    ct_tensor *wc = ct__ln_param(c->fn, c->inputs[4], j.K, 1, c->dtype);
+    bool ok = gc && xc && wc;
+    double *sums = ok && c->n_outputs == 3
+                       ? (double *)ct__malloc(sizeof(double) * (size_t)(2 * j.K + 1))
+                       : NULL;
+    ok = ok && (sums || c->n_outputs == 1);
+    if (ok) {
+        j.x = xc;
+        j.g = gc;
+        j.w = wc;
+        j.y = c->outputs[0];
+        j.mean = (ct_tensor *)(uintptr_t)c->inputs[2];
+        j.rstd = (ct_tensor *)(uintptr_t)c->inputs[3];
+        bool f32 = c->dtype == CT_FLOAT32;
+        int64_t grain = CT__GRAIN / (j.K ? j.K : 1) + 1;
+        ct__parallel_for(j.R, grain, f32 ? ct__ln_backward_f32 : ct__ln_backward_f64, &j);
+        if (sums) {
+            j.dw = sums;
+            j.db = sums + j.K;
+            ct__parallel_for(j.K, CT__GRAIN / (j.R ? j.R : 1) + 1,
+                             f32 ? ct__ln_param_grads_f32 : ct__ln_param_grads_f64, &j);
+            for (int64_t k = 0; k < j.K; k++) {
+                ct__store_f64(ct__data(c->outputs[1]) + (size_t)k * ct_dtype_size(c->dtype),
+                              c->dtype, j.dw[k]);
+                ct__store_f64(ct__data(c->outputs[2]) + (size_t)k * ct_dtype_size(c->dtype),
+                              c->dtype, j.db[k]);
+            }
+        }
+    }
+    ct__free(sums);
+    ct__release(gc);
+    ct__release(xc);
+    ct__release(wc);
+    return ok ? CT_OK : ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+}
+
+/* Saved: x, weight, mean, rstd; i[0] the number of normalized dims. */
+static void ct__ln_record(ct_node *n, const ct_op_call *c)
+{
+    n->i[0] = c->attrs[0].i;
+    ct__save(n, c->inputs[0]);
+    ct__save(n, c->inputs[1]);
+    ct__save(n, c->outputs[1]);
+    ct__save(n, c->outputs[2]);
+}
+
+static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                              const ct_tensor *mean, const ct_tensor *rstd, const ct_tensor *w,
+                              ct_tensor **dw, ct_tensor **db);
+
+static void ct__ln_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    const ct_tensor *mean = ct__saved(n, 2), *rstd = ct__saved(n, 3);
+    if (!x || !mean || !rstd) {
+        return;
+    }
+    ct_tensor *dw = NULL, *db = NULL;
+    gi[0] = ct__ln_grad(n, g, x, mean, rstd, w, &dw, &db);
+    gi[1] = ct__needs_grad(n, 1) ? dw : NULL;
+    gi[2] = ct__needs_grad(n, 2) ? db : NULL;
+}
+
+/* ---- composites: group norm, instance norm, rms norm, dropout ---------------------------- */
+/* (C) viewed as (1, C, 1, ...) for an input of ndim dims */
+static ct_tensor *ct__norm_channel_view(const ct_tensor *v, int ndim)
+{
+    int64_t s[CT_MAX_DIMS];
+    for (int d = 0; d < ndim; d++) {
+        s[d] = d == 1 ? v->sizes[0] : 1;
+    }
+    return ct_reshape(v, s, ndim);
+}
+
+/* y * weight + bias per channel (either may be NULL) */
+static ct_tensor *ct__norm_affine(ct_tensor *y, const ct_tensor *w, const ct_tensor *b, int nd)
+{
+    y = w ? ct_mul(y, ct__norm_channel_view(w, nd)) : y;
+    return b ? ct_add(y, ct__norm_channel_view(b, nd)) : y;
+}
+
+/* inputs x, weight, bias; attrs num_groups, eps: layer_norm over each group, then affine */
+static ct_status ct__group_norm_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    int64_t G = c->attrs[0].i;
+    ct_scope_begin();
+    int64_t s3[3] = {x->sizes[0], G, -1};
+    ct_tensor *x3 = ct_reshape(x, s3, 3);
+    int64_t last = x3 ? x3->sizes[2] : 0;
+    ct_tensor *y = ct_reshape(ct_layer_norm(x3, &last, 1, NULL, NULL, c->attrs[1].f), x->sizes,
+                              x->ndim);
+    return ct__composite_end(c, ct__norm_affine(y, c->inputs[1], c->inputs[2], x->ndim));
+}
+
+static bool ct__group_norm_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    int64_t G = c->attrs[0].i;
+    char a[128];
+    if (x->ndim < 2) {
+        return ct__fail(CT_ERR_SHAPE, c->fn, "Expected at least 2 dimensions for input tensor "
+                        "but received %d", x->ndim) == CT_OK;
+    }
+    int64_t C = x->sizes[1];
+    if (G <= 0 || C % G != 0) {
+        return ct__fail(CT_ERR_SHAPE, c->fn,
+                        "Expected number of channels in input to be divisible by num_groups, but "
+                        "got input of shape %s and num_groups=%lld",
+                        ct__shape_str(x->sizes, x->ndim, a, sizeof a), (long long)G) == CT_OK;
+    }
+    for (int k = 1; k < 3; k++) {
+        const ct_tensor *p = c->inputs[k];
+        if (p && (p->ndim != 1 || p->sizes[0] != C)) {
+            char b[128];
+            return ct__fail(CT_ERR_SHAPE, c->fn,
+                            "Expected %s to be a vector of size equal to the number of channels "
+                            "in input, but got %s of shape %s and input of shape %s",
+                            k == 1 ? "weight" : "bias", k == 1 ? "weight" : "bias",
+                            ct__shape_str(p->sizes, p->ndim, b, sizeof b),
+                            ct__shape_str(x->sizes, x->ndim, a, sizeof a)) == CT_OK;
+        }
+    }
+    return true;
+}
+
+/* t (C) repeated N times (N * C), or NULL */
+static ct_tensor *ct__norm_repeat(const ct_tensor *t, int64_t N)
+{
+    return t ? ct_repeat(t, &N, 1) : NULL;
+}
+
+/* inputs x, weight, bias, running_mean, running_var; attrs use_input_stats, momentum, eps:
+   batch_norm of x viewed as (1, N * C, *), the running statistics the batch mean of the
+   repeated ones (PyTorch's instance_norm) */
+static ct_status ct__instance_norm_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    ct_tensor *rm = (ct_tensor *)(uintptr_t)c->inputs[3];
+    ct_tensor *rv = (ct_tensor *)(uintptr_t)c->inputs[4];
+    int64_t N = x->sizes[0], C = x->sizes[1];
+    ct_scope_begin();
+    int64_t s[CT_MAX_DIMS];
+    s[0] = 1;
+    s[1] = N * C;
+    for (int d = 2; d < x->ndim; d++) {
+        s[d] = x->sizes[d];
+    }
+    ct_tensor *rm_ = ct__norm_repeat(rm, N), *rv_ = ct__norm_repeat(rv, N);
+    ct_batch_norm_opts o = ct_batch_norm_defaults();
+    o.weight = ct__norm_repeat(c->inputs[1], N);
+    o.bias = ct__norm_repeat(c->inputs[2], N);
+    o.training = c->attrs[0].i != 0;
+    o.momentum = c->attrs[1].f;
+    o.eps = c->attrs[2].f;
+    ct_tensor *y = ct_batch_norm(ct_reshape(ct_contiguous(x), s, x->ndim), rm_, rv_, &o);
+    int64_t nc[2] = {N, C};
+    ct_no_grad_begin();
+    if (rm && y) {
+        ct_copy_(rm, ct_mean_dim(ct_reshape(rm_, nc, 2), 0, false));
+    }
+    if (rv && y) {
+        ct_copy_(rv, ct_mean_dim(ct_reshape(rv_, nc, 2), 0, false));
+    }
+    ct_no_grad_end();
+    return ct__composite_end(c, ct_reshape(y, x->sizes, x->ndim));
+}
+
+static bool ct__instance_norm_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    if (x->ndim < 2) {
+        return ct__fail(CT_ERR_SHAPE, c->fn, "Expected 2D or higher input (got %dD input)",
+                        x->ndim) == CT_OK;
+    }
+    int64_t spatial = 1;
+    for (int d = 2; d < x->ndim; d++) {
+        spatial *= x->sizes[d];
+    }
+    if (c->attrs[0].i && spatial == 1) {
+        char a[128];
+        return ct__fail(CT_ERR_VALUE, c->fn, "Expected more than 1 spatial element when "
+                        "training, got input size %s",
+                        ct__shape_str(x->sizes, x->ndim, a, sizeof a)) == CT_OK;
+    }
+    const char *names[4] = {"weight", "bias", "running_mean", "running_var"};
+    for (int k = 0; k < 4; k++) {
+        if (!ct__bn_check_vec(c->fn, names[k], c->inputs[k + 1], x->sizes[1])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* inputs x, weight; attrs normalized_shape, eps: x * rsqrt(mean(x^2) + eps) * weight */
+static ct_status ct__rms_norm_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    int n = (int)c->attrs[0].i;
+    int64_t K = 1, s2[2];
+    for (int d = x->ndim - n; d < x->ndim; d++) {
+        K *= x->sizes[d];
+    }
+    s2[0] = K ? ct_numel(x) / K : 0;
+    s2[1] = K;
+    ct_scope_begin();
+    ct_tensor *x2 = ct_reshape(x, s2, 2);
+    ct_tensor *r = ct_rsqrt(ct_add_scalar(ct_mean_dim(ct_square(x2), 1, true), c->attrs[1].f));
+    ct_tensor *y = ct_reshape(ct_mul(x2, r), x->sizes, x->ndim);
+    return ct__composite_end(c, w ? ct_mul(y, w) : y);
+}
+
+static bool ct__rms_norm_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    const int64_t *ns = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i;
+    char a[128], b[128], e[128];
+    if (!ct_dtype_is_floating_point(x->dtype)) {
+        return ct__fail(CT_ERR_DTYPE, c->fn, "\"rms_norm\" not implemented for '%s'",
+                        ct__dtype_title(x->dtype)) == CT_OK;
+    }
+    bool fits = n >= 1 && n <= x->ndim;
+    for (int k = 0; fits && k < n; k++) {
+        fits = x->sizes[x->ndim - n + k] == ns[k];
+    }
+    if (!fits) {
+        return ct__fail(CT_ERR_SHAPE, c->fn,
+                        "Given normalized_shape=%s, expected input with shape [*%s, but got "
+                        "input of size%s",
+                        ct__norm_shape(ns, n, a, sizeof a), ct__norm_shape(ns, n, b, sizeof b) + 1,
+                        ct__shape_str(x->sizes, x->ndim, e, sizeof e)) == CT_OK;
+    }
+    bool same = !w || w->ndim == n;
+    for (int d = 0; same && w && d < n; d++) {
+        same = w->sizes[d] == ns[d];
+    }
+    if (!same) {
+        return ct__fail(CT_ERR_SHAPE, c->fn,
+                        "Expected weight to be of same shape as normalized_shape, but got weight "
+                        "of shape %s and normalized_shape = %s",
+                        ct__shape_str(w->sizes, w->ndim, a, sizeof a),
+                        ct__norm_shape(ns, n, b, sizeof b)) == CT_OK;
+    }
+    return true;
+}
+
+static bool ct__dropout_check(const char *fn, double p)
+{
+    if (!(p >= 0 && p <= 1)) {
+        ct__fail(CT_ERR_VALUE, fn, "dropout probability has to be between 0 and 1, but got %g", p);
+        return false;
+    }
+    return true;
+}
+
+/* Whether t's elements fill its storage span without gaps or overlap in some dim order (then
+   empty_like keeps its strides: PyTorch's preserve_format). */
+static bool ct__norm_is_dense(const ct_tensor *t)
+{
+    int64_t expected = 1;
+    bool used[CT_MAX_DIMS] = {false};
+    for (int k = 0; k < t->ndim; k++) {
+        int best = -1; /* the unused dim of size > 1 with the smallest stride */
+        for (int d = 0; d < t->ndim; d++) {
+            if (!used[d] && t->sizes[d] > 1 && (best < 0 || t->strides[d] < t->strides[best])) {
+                best = d;
+            }
+        }
+        if (best < 0) {
+            break;
+        }
+        if (t->strides[best] != expected) {
+            return false;
+        }
+        used[best] = true;
+        expected *= t->sizes[best];
+    }
+    return true;
+}
+
+/* inputs x; attrs p, train, feature (dropout2d): x * bernoulli_(1 - p) / (1 - p) with one
+   draw per element, or per (N, C) channel for feature dropout (PyTorch's _dropout_impl) */
+static ct_status ct__dropout_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    double p = c->attrs[0].f;
+    bool train = c->attrs[1].i != 0, feature = c->attrs[2].i != 0;
+    ct_scope_begin();
+    if (p == 0 || !train || ct_numel(x) == 0) {
+        return ct__composite_end(c, ct_alias(x));
+    }
+    if (p == 1) {
+        return ct__composite_end(c, ct_mul(x, ct_scalar_tensor(0, x->dtype)));
+    }
+    int64_t s[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) {
+        s[d] = feature && d >= 2 ? 1 : x->sizes[d];
+    }
+    ct_tensor *noise = feature || !ct__norm_is_dense(x)
+                           ? ct_empty(s, x->ndim, x->dtype)
+                           : ct_empty_strided(x->sizes, x->strides, x->ndim, x->dtype);
+    ct_no_grad_begin();
+    noise = ct_div_scalar(ct_bernoulli_(noise, 1 - p, NULL), 1 - p);
+    ct_no_grad_end();
+    return ct__composite_end(c, ct_mul(x, noise));
+}
+
+static bool ct__dropout_meta(ct_op_call *c)
+{
+    if (!ct__dropout_check(c->fn, c->attrs[0].f)) {
+        return false;
+    }
+    if (c->attrs[2].i && c->inputs[0]->ndim < 2) {
+        return ct__fail(CT_ERR_SHAPE, c->fn,
+                        "Feature dropout requires at least 2 dimensions in the input") == CT_OK;
+    }
+    return true;
+}
+
+/* ---- descriptors ---------------------------------------------------------------------------- */
+#define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
+                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+CT__NORM_OP(native_batch_norm, "aten::native_batch_norm", "native_batch_norm(Tensor input, "
+            "Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
+            "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", "ct_batch_norm",
+            0x1eu, ct__bn_meta, CT__K_FLOAT(ct__bn_kernel), NULL, "NativeBatchNormBackward0",
+            ct__bn_backward, ct__bn_record)
+CT__NORM_OP(native_batch_norm_backward, "aten::native_batch_norm_backward",
+            "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
+            "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "
+            "train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+            "ct_backward (batch_norm)", 0x1cu, ct__bn_bw_meta, CT__K_FLOAT(ct__bn_bw_kernel),
+            NULL, NULL, NULL, NULL)
+CT__NORM_OP(native_layer_norm, "aten::native_layer_norm", "native_layer_norm(Tensor input, "
+            "SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, "
+            "Tensor, Tensor)", "ct_layer_norm", 0x6u, ct__ln_meta, CT__K_FLOAT(ct__ln_kernel),
+            NULL, "NativeLayerNormBackward0", ct__ln_backward, ct__ln_record)
+CT__NORM_OP(native_layer_norm_backward, "aten::native_layer_norm_backward",
+            "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] "
+            "normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] "
+            "output_mask) -> (Tensor, Tensor, Tensor)", "ct_backward (layer_norm)", 0x30u,
+            ct__ln_bw_meta, CT__K_FLOAT(ct__ln_bw_kernel), NULL, NULL, NULL, NULL)
+CT__NORM_OP(group_norm, "aten::group_norm", "group_norm(Tensor input, int num_groups, Tensor? "
+            "weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor",
+            "ct_group_norm", 0x6u, ct__group_norm_meta, CT__K_NONE, ct__group_norm_composite,
+            NULL, NULL, NULL)
+CT__NORM_OP(instance_norm, "aten::instance_norm", "instance_norm(Tensor input, Tensor? weight, "
+            "Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float "
+            "momentum, float eps, bool cudnn_enabled) -> Tensor", "ct_instance_norm", 0x1eu,
+            ct__instance_norm_meta, CT__K_NONE, ct__instance_norm_composite, NULL, NULL, NULL)
+CT__NORM_OP(rms_norm, "aten::rms_norm", "rms_norm(Tensor input, SymInt[] normalized_shape, "
+            "Tensor? weight=None, float? eps=None) -> Tensor", "ct_rms_norm", 0x2u,
+            ct__rms_norm_meta, CT__K_NONE, ct__rms_norm_composite, NULL, NULL, NULL)
+CT__NORM_OP(dropout, "aten::dropout", "dropout(Tensor input, float p, bool train) -> Tensor",
+            "ct_dropout", 0u, ct__dropout_meta, CT__K_NONE, ct__dropout_composite, NULL, NULL,
+            NULL)
+CT__NORM_OP(feature_dropout, "aten::feature_dropout", "feature_dropout(Tensor input, float p, "
+            "bool train) -> Tensor", "ct_dropout2d", 0u, ct__dropout_meta, CT__K_NONE,
+            ct__dropout_composite, NULL, NULL, NULL)
+#undef CT__NORM_OP
+
+/* ---- public functions -------------------------------------------------------------------- */
+static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                              const ct_tensor *w, const ct_tensor *mean, const ct_tensor *invstd,
+                              ct_tensor **dw, ct_tensor **db)
+{
+    const ct_tensor *in[7] = {g, x, w, NULL, NULL, mean, invstd};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_native_batch_norm_backward, "ct_batch_norm_backward", in, 7);
+    ct__call_i(&c, n->i[0]);
+    ct_tensor *dx = ct__dispatch(&c);
+    *dw = dx ? c.outputs[1] : NULL;
+    *db = dx ? c.outputs[2] : NULL;
+    return dx;
+}
+
+static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                              const ct_tensor *mean, const ct_tensor *rstd, const ct_tensor *w,
+                              ct_tensor **dw, ct_tensor **db)
+{
+    int nd = (int)n->i[0];
+    const ct_tensor *in[6] = {g, x, mean, rstd, w, NULL};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_native_layer_norm_backward, "ct_layer_norm_backward", in, 6);
+    ct__call_ints(&c, x->sizes + x->ndim - nd, nd);
+    ct__call_i(&c, 1 | (ct__needs_grad(n, 1) ? 2 : 0) | (ct__needs_grad(n, 2) ? 4 : 0));
+    ct_tensor *dx = ct__dispatch(&c);
+    *dw = dx && c.n_outputs == 3 ? c.outputs[1] : NULL;
+    *db = dx && c.n_outputs == 3 ? c.outputs[2] : NULL;
+    return dx;
+}
+
+ct_batch_norm_opts ct_batch_norm_defaults(void)
+{
+    ct_batch_norm_opts o;
+    o.weight = o.bias = NULL;
+    o.training = false;
+    o.momentum = 0.1;
+    o.eps = 1e-5;
+    return o;
+}
+
+ct_tensor *ct_batch_norm(const ct_tensor *input, ct_tensor *running_mean, ct_tensor *running_var,
+                         const ct_batch_norm_opts *opts)
+{
+    const char *fn = "ct_batch_norm";
+    ct_batch_norm_opts o = opts ? *opts : ct_batch_norm_defaults();
+    const ct_tensor *in[5] = {input, o.weight, o.bias, running_mean, running_var};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_native_batch_norm, fn, in, 5);
+    ct__call_i(&c, o.training);
+    ct__call_f(&c, o.momentum);
+    ct__call_f(&c, o.eps);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_layer_norm(const ct_tensor *input, const int64_t *normalized_shape, int n,
+                         const ct_tensor *weight, const ct_tensor *bias, double eps)
+{
+    if (ct__null("ct_layer_norm", normalized_shape)) {
+        return NULL;
+    }
+    const ct_tensor *in[3] = {input, weight, bias};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_native_layer_norm, "ct_layer_norm", in, 3);
+    ct__call_ints(&c, normalized_shape, n);
+    ct__call_f(&c, eps);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_group_norm(const ct_tensor *input, int64_t num_groups, const ct_tensor *weight,
+                         const ct_tensor *bias, double eps)
+{
+    const ct_tensor *in[3] = {input, weight, bias};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_group_norm, "ct_group_norm", in, 3);
+    ct__call_i(&c, num_groups);
+    ct__call_f(&c, eps);
+    return ct__dispatch(&c);
+}
+
+ct_instance_norm_opts ct_instance_norm_defaults(void)
+{
+    ct_instance_norm_opts o;
+    o.weight = o.bias = NULL;
+    o.use_input_stats = true;
+    o.momentum = 0.1;
+    o.eps = 1e-5;
+    return o;
+}
+
+ct_tensor *ct_instance_norm(const ct_tensor *input, ct_tensor *running_mean,
+                            ct_tensor *running_var, const ct_instance_norm_opts *opts)
+{
+    const char *fn = "ct_instance_norm";
+    ct_instance_norm_opts o = opts ? *opts : ct_instance_norm_defaults();
+    const ct_tensor *in[5] = {input, o.weight, o.bias, running_mean, running_var};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_instance_norm, fn, in, 5);
+    ct__call_i(&c, o.use_input_stats);
+    ct__call_f(&c, o.momentum);
+    ct__call_f(&c, o.eps);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_rms_norm(const ct_tensor *input, const int64_t *normalized_shape, int n,
+                       const ct_tensor *weight, double eps)
+{
+    const char *fn = "ct_rms_norm";
+    if (ct__null(fn, input) || ct__null(fn, normalized_shape)) {
+        return NULL;
+    }
+    if (isnan(eps)) {
+        eps = input->dtype == CT_FLOAT64 ? DBL_EPSILON : FLT_EPSILON;
+    }
+    const ct_tensor *in[2] = {input, weight};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_rms_norm, fn, in, 2);
+    ct__call_ints(&c, normalized_shape, n);
+    ct__call_f(&c, eps);
+    return ct__dispatch(&c);
+}
+
+static ct_tensor *ct__dropout_call(const ct_op *op, const char *fn, const ct_tensor *input,
+                                   double p, bool training, bool feature)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, 1);
+    ct__call_f(&c, p);
+    ct__call_i(&c, training);
+    ct__call_i(&c, feature);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_dropout(const ct_tensor *input, double p, bool training)
+{
+    return ct__dropout_call(&ct__op_dropout, "ct_dropout", input, p, training, false);
+}
+
+ct_tensor *ct_dropout2d(const ct_tensor *input, double p, bool training)
+{
+    return ct__dropout_call(&ct__op_feature_dropout, "ct_dropout2d", input, p, training, true);
+}
+
+/* ---- modules ------------------------------------------------------------------------------ */
+typedef enum ct__norm_kind {
+    CT__BN1D, CT__BN2D, CT__BN3D, CT__IN2D, CT__LN, CT__GN, CT__RMS, CT__DROPOUT, CT__DROPOUT2D
+} ct__norm_kind;
+
+/* A norm or dropout module's settings (its user data). */
+typedef struct ct__norm_cfg {
+    ct__norm_kind kind;
+    ct_batch_norm_module_opts o; /* eps also for layer, group and rms norm */
+    int64_t groups;              /* group norm */
+    int n;                       /* layer and rms norm: the normalized dims */
+    int64_t shape[CT_MAX_DIMS];
+    double p; /* dropout */
+} ct__norm_cfg;
+
+ct_batch_norm_module_opts ct_batch_norm_module_defaults(void)
+{
+    ct_batch_norm_module_opts o;
+    o.eps = 1e-5;
+    o.momentum = 0.1;
+    o.affine = true;
+    o.track_running_stats = true;
+    return o;
+}
+
+ct_batch_norm_module_opts ct_instance_norm_module_defaults(void)
+{
+    ct_batch_norm_module_opts o = ct_batch_norm_module_defaults();
+    o.affine = false;
+    o.track_running_stats = false;
+    return o;
+}
+
+static const ct__norm_cfg *ct__norm_cfg_of(const ct_module *m)
+{
+    return (const ct__norm_cfg *)ct_module_user(m);
+}
+
+/* Whether m is a module named a, b or c (typed forwards); CT_ERR_VALUE otherwise. */
+static bool ct__norm_module_is(const char *fn, const ct_module *m, const char *a, const char *b,
+                               const char *c)
+{
+    const char *name = ct_module_name(m);
+    bool ok = name && ct_module_user(m) && (!strcmp(name, a) || !strcmp(name, b) ||
+                                            !strcmp(name, c));
+    if (!ok) {
+        ct__fail(CT_ERR_VALUE, fn, "expected a %s module, got %s", a, name ? name : "NULL");
+    }
+    return ok;
+}
+
+/* Registers a new float32 tensor of shape filled with v as a parameter or buffer of m. */
+static bool ct__norm_register(ct_module *m, const char *name, const int64_t *s, int nd,
+                              double v, ct_dtype dtype, bool param)
+{
+    ct_tensor *t = ct__tensor_new(ct_module_name(m), s, nd, dtype);
+    if (!t) {
+        return false;
+    }
+    ct__fill_contig(t, v);
+    ct_status st = param ? ct_module_register_parameter(m, name, t)
+                         : ct_module_register_buffer(m, name, t);
+    ct__release(t); /* the module holds it */
+    return st == CT_OK;
+}
+
+/* A module named name with forward and a copy of cfg; parameters weight (1) and bias (0) of
+   shape s when affine (bias only with bias), buffers of batch norm when track. */
+static ct_module *ct__norm_module(const char *name, ct_module_forward_fn forward,
+                                  const ct__norm_cfg *cfg, const int64_t *s, int nd, bool affine,
+                                  bool bias, bool track)
+{
+    ct__norm_cfg *u = (ct__norm_cfg *)ct__malloc(sizeof *u);
+    if (!u) {
+        ct__fail(CT_ERR_OOM, name, "out of memory");
+        return NULL;
+    }
+    *u = *cfg;
+    ct_module *m = ct_module_new(name, forward, u, ct__free);
+    if (!m) {
+        ct__free(u);
+        return NULL;
+    }
+    bool ok = !affine || ct__norm_register(m, "weight", s, nd, 1, CT_FLOAT32, true);
+    ok = ok && (!affine || !bias || ct__norm_register(m, "bias", s, nd, 0, CT_FLOAT32, true));
+    if (ok && track) {
+        ok = ct__norm_register(m, "running_mean", s, nd, 0, CT_FLOAT32, false) &&
+             ct__norm_register(m, "running_var", s, nd, 1, CT_FLOAT32, false) &&
+             ct__norm_register(m, "num_batches_tracked", s, 0, 0, CT_INT64, false);
+    }
+    if (!ok) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static bool ct__norm_check_features(const char *fn, int64_t n)
+{
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, fn, "num_features must be positive, got %lld", (long long)n);
+        return false;
+    }
+    return true;
+}
+
+/* _BatchNorm.forward: num_batches_tracked += 1 in training (momentum None: the factor
+   1 / num_batches_tracked); the batch statistics in training or without running ones. */
+ct_tensor *ct_batch_norm_forward(ct_module *m, const ct_tensor *x)
+{
+    const char *fn = "ct_batch_norm_forward";
+    if (ct__null(fn, m) || ct__null(fn, x) ||
+        !ct__norm_module_is(fn, m, "BatchNorm2d", "BatchNorm1d", "BatchNorm3d")) {
+        return NULL;
+    }
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    bool ok = cfg->kind == CT__BN1D ? x->ndim == 2 || x->ndim == 3
+                                    : x->ndim == (cfg->kind == CT__BN2D ? 4 : 5);
+    if (!ok) {
+        ct__fail(CT_ERR_SHAPE, fn, "expected %s input (got %dD input)",
+                 cfg->kind == CT__BN1D ? "2D or 3D" : (cfg->kind == CT__BN2D ? "4D" : "5D"),
+                 x->ndim);
+        return NULL;
+    }
+    bool training = ct_module_is_training(m);
+    ct_tensor *nbt = ct_module_get_parameter(m, "num_batches_tracked");
+    ct_batch_norm_opts o = ct_batch_norm_defaults();
+    o.momentum = isnan(cfg->o.momentum) ? 0.0 : cfg->o.momentum;
+    o.eps = cfg->o.eps;
+    o.weight = ct_module_get_parameter(m, "weight");
+    o.bias = ct_module_get_parameter(m, "bias");
+    if (training && nbt) {
+        ct_scope_begin();
+        ct_no_grad_begin();
+        ct_add_(nbt, ct_scalar_tensor(1, CT_INT64), 1);
+        ct_no_grad_end();
+        ct_scope_end();
+        o.momentum = isnan(cfg->o.momentum) ? 1.0 / ct_item(nbt) : cfg->o.momentum;
+    }
+    ct_tensor *rm = ct_module_get_parameter(m, "running_mean");
+    ct_tensor *rv = ct_module_get_parameter(m, "running_var");
+    o.training = training || !rm;
+    return ct_batch_norm(x, rm, rv, &o);
+}
+
+static ct_module *ct__batch_norm_new(const char *name, ct__norm_kind kind, int64_t num_features,
+                                     const ct_batch_norm_module_opts *opts,
+                                     ct_module_forward_fn forward)
+{
+    if (!ct__norm_check_features(name, num_features)) {
+        return NULL;
+    }
+    ct__norm_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kind = kind;
+    cfg.o = opts ? *opts
+                 : (kind == CT__IN2D ? ct_instance_norm_module_defaults()
+                                     : ct_batch_norm_module_defaults());
+    return ct__norm_module(name, forward, &cfg, &num_features, 1, cfg.o.affine, true,
+                           cfg.o.track_running_stats);
+}
+
+ct_module *ct_batch_norm1d_new(int64_t num_features, const ct_batch_norm_module_opts *opts)
+{
+    return ct__batch_norm_new("BatchNorm1d", CT__BN1D, num_features, opts,
+                              ct_batch_norm_forward);
+}
+
+ct_module *ct_batch_norm2d_new(int64_t num_features, const ct_batch_norm_module_opts *opts)
+{
+    return ct__batch_norm_new("BatchNorm2d", CT__BN2D, num_features, opts,
+                              ct_batch_norm_forward);
+}
+
+ct_module *ct_batch_norm3d_new(int64_t num_features, const ct_batch_norm_module_opts *opts)
+{
+    return ct__batch_norm_new("BatchNorm3d", CT__BN3D, num_features, opts,
+                              ct_batch_norm_forward);
+}
+
+/* _InstanceNorm.forward: unbatched (C, H, W) input gets a batch dim; the running statistics
+   are used in eval when tracked. */
+static ct_tensor *ct__instance_norm_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    if (x->ndim != 3 && x->ndim != 4) {
+        ct__fail(CT_ERR_SHAPE, "ct_instance_norm2d", "expected 3D or 4D input (got %dD input)",
+                 x->ndim);
+        return NULL;
+    }
+    ct_instance_norm_opts o = ct_instance_norm_defaults();
+    o.weight = ct_module_get_parameter(m, "weight");
+    o.bias = ct_module_get_parameter(m, "bias");
+    o.momentum = isnan(cfg->o.momentum) ? 0.1 : cfg->o.momentum;
+    o.eps = cfg->o.eps;
+    ct_tensor *rm = ct_module_get_parameter(m, "running_mean");
+    ct_tensor *rv = ct_module_get_parameter(m, "running_var");
+    o.use_input_stats = ct_module_is_training(m) || !rm;
+    if (x->ndim == 4) {
+        return ct_instance_norm(x, rm, rv, &o);
+    }
+    ct_scope_begin();
+    ct_tensor *y = ct_keep(ct_squeeze_dim(ct_instance_norm(ct_unsqueeze(x, 0), rm, rv, &o), 0));
+    ct_scope_end();
+    return y;
+}
+
+ct_module *ct_instance_norm2d_new(int64_t num_features, const ct_batch_norm_module_opts *opts)
+{
+    return ct__batch_norm_new("InstanceNorm2d", CT__IN2D, num_features, opts,
+                              ct__instance_norm_forward);
+}
+
+ct_tensor *ct_layer_norm_forward(ct_module *m, const ct_tensor *x)
+{
+    if (ct__null("ct_layer_norm_forward", m) || ct__null("ct_layer_norm_forward", x) ||
+        !ct__norm_module_is("ct_layer_norm_forward", m, "LayerNorm", "LayerNorm", "LayerNorm")) {
+        return NULL;
+    }
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    return ct_layer_norm(x, cfg->shape, cfg->n, ct_module_get_parameter(m, "weight"),
+                         ct_module_get_parameter(m, "bias"), cfg->o.eps);
+}
+
+/* A settings block for layer and rms norm; false (reported) for a bad shape. */
+static bool ct__norm_shape_cfg(const char *fn, ct__norm_cfg *cfg, const int64_t *s, int n,
+                               double eps)
+{
+    memset(cfg, 0, sizeof *cfg);
+    if (ct__null(fn, s)) {
+        return false;
+    }
+    if (n < 1 || n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_VALUE, fn, "normalized_shape must have 1 to %d dims, got %d", CT_MAX_DIMS,
+                 n);
+        return false;
+    }
+    cfg->n = n;
+    memcpy(cfg->shape, s, sizeof(int64_t) * (size_t)n);
+    cfg->o.eps = eps;
+    return true;
+}
+
+ct_module *ct_layer_norm_new(const int64_t *normalized_shape, int n, double eps,
+                             bool elementwise_affine, bool bias)
+{
+    ct__norm_cfg cfg;
+    if (!ct__norm_shape_cfg("ct_layer_norm_new", &cfg, normalized_shape, n, eps)) {
+        return NULL;
+    }
+    cfg.kind = CT__LN;
+    return ct__norm_module("LayerNorm", ct_layer_norm_forward, &cfg, normalized_shape, n,
+                           elementwise_affine, bias, false);
+}
+
+static ct_tensor *ct__group_norm_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    return ct_group_norm(x, cfg->groups, ct_module_get_parameter(m, "weight"),
+                         ct_module_get_parameter(m, "bias"), cfg->o.eps);
+}
+
+ct_module *ct_group_norm_new(int64_t num_groups, int64_t num_channels, double eps, bool affine)
+{
+    if (num_groups <= 0 || num_channels % num_groups != 0) {
+        ct__fail(CT_ERR_VALUE, "ct_group_norm_new", "num_channels must be divisible by "
+                 "num_groups");
+        return NULL;
+    }
+    ct__norm_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kind = CT__GN;
+    cfg.groups = num_groups;
+    cfg.o.eps = eps;
+    return ct__norm_module("GroupNorm", ct__group_norm_forward, &cfg, &num_channels, 1, affine,
+                           true, false);
+}
+
+static ct_tensor *ct__rms_norm_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    return ct_rms_norm(x, cfg->shape, cfg->n, ct_module_get_parameter(m, "weight"), cfg->o.eps);
+}
+
+ct_module *ct_rms_norm_new(const int64_t *normalized_shape, int n, double eps,
+                           bool elementwise_affine)
+{
+    ct__norm_cfg cfg;
+    if (!ct__norm_shape_cfg("ct_rms_norm_new", &cfg, normalized_shape, n, eps)) {
+        return NULL;
+    }
+    cfg.kind = CT__RMS;
+    return ct__norm_module("RMSNorm", ct__rms_norm_forward, &cfg, normalized_shape, n,
+                           elementwise_affine, false, false);
+}
+
+ct_tensor *ct_dropout_forward(ct_module *m, const ct_tensor *x)
+{
+    if (ct__null("ct_dropout_forward", m) || ct__null("ct_dropout_forward", x) ||
+        !ct__norm_module_is("ct_dropout_forward", m, "Dropout", "Dropout2d", "Dropout2d")) {
+        return NULL;
+    }
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    bool training = ct_module_is_training(m);
+    return cfg->kind == CT__DROPOUT2D ? ct_dropout2d(x, cfg->p, training)
+                                      : ct_dropout(x, cfg->p, training);
+}
+
+static ct_module *ct__dropout_new(const char *name, ct__norm_kind kind, double p)
+{
+    if (!ct__dropout_check(name, p)) {
+        return NULL;
+    }
+    ct__norm_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.kind = kind;
+    cfg.p = p;
+    return ct__norm_module(name, ct_dropout_forward, &cfg, NULL, 0, false, false, false);
+}
+
+ct_module *ct_dropout_new(double p)
+{
+    return ct__dropout_new("Dropout", CT__DROPOUT, p);
+}
+
+ct_module *ct_dropout2d_new(double p)
+{
+    return ct__dropout_new("Dropout2d", CT__DROPOUT2D, p);
+}
+
+#undef CT__NORM_LANES
+#undef CT__NORM_CHUNK
+
+// >>part nn/activation.c
+/* nn/activation.c - activation functions: a table of per-element math (forward and the
+ * derivative of derivatives.yaml) run by one strided loop, composites for the rest, and
+ * the activation modules.
+ *
+ * Legend: x (any shape), g (gradient of the output, x's shape), p (the op's scalars).
+ * Each activation has a forward and a backward row function per float type over n
+ * contiguous elements (the compiler vectorizes them; float32 uses vmath.h's exp/tanh/erf);
+ * one loop hands them contiguous runs, or gathers strided operands into blocks.
+ */
+
+
+CT__VECTORIZE_BEGIN
+CT__FP_SPECULATE
+
+typedef enum ct__act_id {
+    CT__ACT_GELU, CT__ACT_GELU_TANH, CT__ACT_SILU, CT__ACT_LEAKY_RELU, CT__ACT_ELU,
+    CT__ACT_SOFTPLUS, CT__ACT_HARDSWISH, CT__ACT_HARDSIGMOID, CT__ACT_HARDTANH, CT__ACT_MISH,
+    CT__ACT_LOGSIGMOID, CT__ACT_SOFTSHRINK, CT__ACT_HARDSHRINK, CT__ACT_THRESHOLD, CT__ACT_COUNT
+} ct__act_id;
+
+/* ---- per-element math: fw(x, p) and bw(g, x, p) ------------------------------------------ */
+/* elu: p = alpha, scale, input_scale; softplus: beta, threshold; hardtanh: min, max;
+   leaky_relu: slope; shrinks: lambd; threshold: threshold, value. */
+#define CT__ACT_MATH_HOT(T, S, F, EXP, TANH, ERF)                                              \
+    CT__FORCE_INLINE T ct__act_gelu_fw_##S(T x, const T *p)                                     \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return (T)0.5 * x * ((T)1 + ERF(x * (T)0.70710678118654752440));                        \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_gelu_bw_##S(T g, T x, const T *p)                                \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T cdf = (T)0.5 * ((T)1 + ERF(x * (T)0.70710678118654752440));                           \
+        T pdf = EXP((T)-0.5 * x * x) * (T)0.39894228040143267794;                               \
+        return g * fma##F(x, pdf, cdf);                                                         \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_gelu_tanh_fw_##S(T x, const T *p)                                \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T inner = (T)0.79788456080286535588 * fma##F((T)0.044715 * x, x * x, x);               \
+        return (T)0.5 * x * ((T)1 + TANH(inner));                                               \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_gelu_tanh_bw_##S(T g, T x, const T *p)                           \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T x_sq = x * x;                                                                         \
+        T t = TANH((T)0.79788456080286535588 * fma##F((T)0.044715 * x, x_sq, x));              \
+        T left_d = (T)0.5 * ((T)1 + t);                                                         \
+        T right_d = (T)0.5 * x * ((T)1 - t * t) * (T)0.79788456080286535588 *                   \
+                    fma##F((T)(3 * 0.044715), x_sq, (T)1);                                      \
+        return g * (left_d + right_d);                                                          \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_silu_fw_##S(T x, const T *p)                                     \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return x / ((T)1 + EXP(-x));                                                            \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_silu_bw_##S(T g, T x, const T *p)                                \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T s = (T)1 / ((T)1 + EXP(-x));                                                          \
+        return g * s * fma##F(x, (T)1 - s, (T)1);                                               \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_leaky_relu_fw_##S(T x, const T *p) { return x > 0 ? x : x * p[0]; } \
+    CT__FORCE_INLINE T ct__act_leaky_relu_bw_##S(T g, T x, const T *p)                          \
+    {                                                                                           \
+        return x > 0 ? g : g * p[0];                                                            \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardswish_fw_##S(T x, const T *p)                                \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T r = x + (T)3;                                                                         \
+        r = r < 0 ? (T)0 : (r > 6 ? (T)6 : r);                                                  \
+        return x * r / (T)6;                                                                    \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardswish_bw_##S(T g, T x, const T *p)                           \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return x <= (T)-3 ? (T)0 : (x < (T)3 ? g * (x / (T)3 + (T)0.5) : g);                   \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardsigmoid_fw_##S(T x, const T *p)                              \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T r = x + (T)3;                                                                         \
+        return (r < 0 ? (T)0 : (r > 6 ? (T)6 : r)) / (T)6;                                      \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardsigmoid_bw_##S(T g, T x, const T *p)                         \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return x > (T)-3 && x < (T)3 ? g * (T)(1.0f / 6.0f) : (T)0; /* float 1/6, as PyTorch */ \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardtanh_fw_##S(T x, const T *p)                                 \
+    {                                                                                           \
+        return x != x ? x : (x < p[0] ? p[0] : (x > p[1] ? p[1] : x));                          \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardtanh_bw_##S(T g, T x, const T *p)                            \
+    {                                                                                           \
+        return x <= p[0] || x >= p[1] ? (T)0 : g;                                               \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_softshrink_fw_##S(T x, const T *p)                               \
+    {                                                                                           \
+        return x > p[0] ? x - p[0] : (x < -p[0] ? x + p[0] : x * (T)0);                         \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_softshrink_bw_##S(T g, T x, const T *p)                          \
+    {                                                                                           \
+        return x >= -p[0] && x <= p[0] ? (T)0 : g;                                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardshrink_fw_##S(T x, const T *p)                               \
+    {                                                                                           \
+        return x >= -p[0] && x <= p[0] ? (T)0 : x;                                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_hardshrink_bw_##S(T g, T x, const T *p)                          \
+    {                                                                                           \
+        return x >= -p[0] && x <= p[0] ? (T)0 : g;                                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_threshold_fw_##S(T x, const T *p) { return x <= p[0] ? p[1] : x; } \
+    CT__FORCE_INLINE T ct__act_threshold_bw_##S(T g, T x, const T *p)                           \
+    {                                                                                           \
+        return x <= p[0] ? (T)0 : g;                                                            \
+    }
+CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf, ct__erff)
+
+/* ---- row functions and their table -------------------------------------------------------- */
+/* The row functions' operands never overlap (the output is a new tensor or a block buffer):
+   restrict spares the compiler an aliasing check and a second copy of each loop. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__ACT_RESTRICT __restrict
+#else
+#define CT__ACT_RESTRICT
+#endif
+
+/* A row function: out[i] from a[i] (forward: x) and b[i] (backward: a = g, b = x) for n
+   contiguous elements of the function's float type; p: the op's scalars. */
+typedef void (*ct__act_row_fn)(void *out, const void *a, const void *b, int64_t n,
+                               const double *p);
+
+typedef struct ct__act_rows {
+    ct__act_row_fn fw_f32, fw_f64, bw_f32, bw_f64;
+} ct__act_rows;
+
+#define CT__ACT_ROWS_T(NAME, T, S)                                                              \
+    static void ct__act_##NAME##_fwrow_##S(void *out, const void *a, const void *b, int64_t n,  \
+                                           const double *p)                                     \
+    {                                                                                           \
+        const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
+        const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
+        T *CT__ACT_RESTRICT y = (T *)out;                                                       \
+        (void)b;                                                                                \
+        for (int64_t i = 0; i < n; i++) {                                                       \
+            y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
+        }                                                                                       \
+    }                                                                                           \
+    static void ct__act_##NAME##_bwrow_##S(void *out, const void *a, const void *b, int64_t n,  \
+                                           const double *p)                                     \
+    {                                                                                           \
+        const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
+        const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
+        T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
+        for (int64_t i = 0; i < n; i++) {                                                       \
+            dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
+        }                                                                                       \
+    }
+/* the activations vectorized in float32 (vmath.h's functions); the cold ones and every
+   float64 loop call libm (scalar loops: little to compile) */
+#define CT__ACT_HOT(X)                                                                          \
+    X(gelu) X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh)         \
+    X(softshrink) X(hardshrink) X(threshold)
+#define CT__ACT_COLD(X) X(elu) X(softplus) X(mish) X(logsigmoid)
+#define CT__ACT_ROWS_F32(NAME) CT__ACT_ROWS_T(NAME, float, f32)
+#define CT__ACT_ROWS_F64(NAME) CT__ACT_ROWS_T(NAME, double, f64)
+CT__ACT_HOT(CT__ACT_ROWS_F32)
+CT__VECTORIZE_END
+
+CT__ACT_MATH_HOT(double, f64, , exp, tanh, erf)
+/* the cold activations (exp, expm1, log1p and tanh of libm in both float types: scalar
+   loops, little to compile) */
+#define CT__ACT_MATH_COLD(T, S, F, EXP, EXPM1, LOG1P, TANH)                                    \
+    CT__FORCE_INLINE T ct__act_elu_fw_##S(T x, const T *p)                                      \
+    {                                                                                           \
+        return x > 0 ? x * p[1] : EXPM1(x * p[2]) * (p[0] * p[1]);                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_elu_bw_##S(T g, T x, const T *p)                                 \
+    {                                                                                           \
+        return x > 0 ? g * p[1] : g * (p[2] * p[0] * p[1]) * EXP(x * p[2]);                     \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_softplus_fw_##S(T x, const T *p)                                 \
+    {                                                                                           \
+        return x * p[0] > p[1] ? x : LOG1P(EXP(x * p[0])) / p[0];                               \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_softplus_bw_##S(T g, T x, const T *p)                            \
+    {                                                                                           \
+        T z = EXP(x * p[0]);                                                                    \
+        return x * p[0] > p[1] ? g : g * z / (z + (T)1);                                        \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_mish_fw_##S(T x, const T *p)                                     \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return x * TANH(LOG1P(EXP(x)));                                                         \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_mish_bw_##S(T g, T x, const T *p)                                \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T s = (T)1 / ((T)1 + EXP(-x)), t = TANH(LOG1P(EXP(x)));                                 \
+        return g * fma##F(x * s, (T)1 - t * t, t);                                              \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_logsigmoid_fw_##S(T x, const T *p)                               \
+    {                                                                                           \
+        (void)p;                                                                                \
+        return (x < 0 ? x : (T)0) - LOG1P(EXP(-fabs##F(x)));                                   \
+    }                                                                                           \
+    CT__FORCE_INLINE T ct__act_logsigmoid_bw_##S(T g, T x, const T *p)                          \
+    {                                                                                           \
+        (void)p;                                                                                \
+        T z = EXP(-fabs##F(x));                                                                 \
+        return g * ((x < 0 ? (T)1 : (T)0) - (x < 0 ? (T)1 : (T)-1) * (z / ((T)1 + z)));         \
+    }
+CT__ACT_MATH_COLD(float, f32, f, expf, expm1f, log1pf, tanhf)
+CT__ACT_MATH_COLD(double, f64, , exp, expm1, log1p, tanh)
+CT__ACT_HOT(CT__ACT_ROWS_F64)
+CT__ACT_COLD(CT__ACT_ROWS_F32)
+CT__ACT_COLD(CT__ACT_ROWS_F64)
+#undef CT__ACT_MATH_HOT
+#undef CT__ACT_MATH_COLD
+#undef CT__ACT_HOT
+#undef CT__ACT_COLD
+#undef CT__ACT_ROWS_F32
+#undef CT__ACT_ROWS_F64
+
+#define CT__ACT_ENTRY(NAME)                                                                     \
+    {ct__act_##NAME##_fwrow_f32, ct__act_##NAME##_fwrow_f64, ct__act_##NAME##_bwrow_f32,       \
+     ct__act_##NAME##_bwrow_f64}
+static const ct__act_rows ct__act_table[CT__ACT_COUNT] = {
+    CT__ACT_ENTRY(gelu),       CT__ACT_ENTRY(gelu_tanh),   CT__ACT_ENTRY(silu),
+    CT__ACT_ENTRY(leaky_relu), CT__ACT_ENTRY(elu),         CT__ACT_ENTRY(softplus),
+    CT__ACT_ENTRY(hardswish),  CT__ACT_ENTRY(hardsigmoid), CT__ACT_ENTRY(hardtanh),
+    CT__ACT_ENTRY(mish),       CT__ACT_ENTRY(logsigmoid),  CT__ACT_ENTRY(softshrink),
+    CT__ACT_ENTRY(hardshrink), CT__ACT_ENTRY(threshold)};
+#undef CT__ACT_ROWS_T
+#undef CT__ACT_ENTRY
+#undef CT__ACT_RESTRICT
+
+/* ---- the loop --------------------------------------------------------------------------- */
+/* What the loop runs: the row function (of the kernel's dtype), its operands' count (1:
+   forward x, 2: backward g, x), the element size and the scalars. */
+typedef struct ct__act_job {
+    ct__act_row_fn row;
+    int nin;
+    int64_t es;
+    double p[3];
+} ct__act_job;
+
+#define CT__ACT_BLOCK 256
+
+/* Contiguous operands go to the row function as they are; strided ones are gathered into
+   blocks (and the output scattered back). */
+static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
+{
+    const ct__act_job *j = (const ct__act_job *)pp;
+    int64_t es = j->es;
+    bool dense = s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
+    if (dense) {
+        j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, n, j->p);
+        return;
+    }
+    double buf[3][CT__ACT_BLOCK]; /* room for CT__ACT_BLOCK elements of either float type */
+    for (int64_t i = 0; i < n; i += CT__ACT_BLOCK) {
+        int64_t m = n - i < CT__ACT_BLOCK ? n - i : CT__ACT_BLOCK;
+        for (int k = 1; k <= j->nin; k++) {
+            for (int64_t e = 0; e < m; e++) {
+                memcpy((char *)buf[k] + e * es, d[k] + (i + e) * s[k], (size_t)es);
+            }
+        }
+        j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, m, j->p);
+        for (int64_t e = 0; e < m; e++) {
+            memcpy(d[0] + (i + e) * s[0], (char *)buf[0] + e * es, (size_t)es);
+        }
+    }
+}
+
+/* The row function of activation id (its backward when bw) for dtype. */
+static ct__act_row_fn ct__act_row(int id, bool bw, ct_dtype dtype)
+{
+    const ct__act_rows *r = &ct__act_table[id];
+    bool f32 = dtype == CT_FLOAT32;
+    return bw ? (f32 ? r->bw_f32 : r->bw_f64) : (f32 ? r->fw_f32 : r->fw_f64);
+}
+
+/* The kernel of every activation op and its backward: inputs x (forward) or g, x (backward);
+   attributes the scalars; op->variant the activation id. */
+static ct_status ct__act_kernel(ct_op_call *c)
+{
+    ct__act_job j;
+    j.nin = c->n_inputs;
+    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, c->dtype);
+    j.es = (int64_t)ct_dtype_size(c->dtype);
+    for (int k = 0; k < 3; k++) {
+        j.p[k] = k < c->n_attrs ? c->attrs[k].f : 0;
+    }
+    ct__iter it;
+    ct__iter_build(&it, c->outputs[0], c->inputs, c->n_inputs);
+    ct__iter_run(&it, ct__act_loop, &j);
+    return CT_OK;
+}
+
+/* The op's short name ("gelu" of "aten::gelu") for messages */
+static const char *ct__act_name(const ct_op *op)
+{
+    return op->name + 6;
+}
+
+/* Checks that the last input (x) is floating point. */
+static bool ct__act_float_check(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[c->n_inputs - 1];
+    if (!ct_dtype_is_floating_point(x->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", ct__act_name(c->op),
+                 ct__dtype_title(x->dtype));
+        return false;
+    }
+    return true;
+}
+
+/* Meta of the activations (x) and their backward ops (g, x, the same shape): the output has
+   x's shape and dtype. */
+static bool ct__act_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[c->n_inputs - 1];
+    if (!ct__act_float_check(c)) {
+        return false;
+    }
+    c->dtype = x->dtype;
+    return ct__op_output(c, x->sizes, x->ndim, x->dtype) != NULL;
+}
+
+static ct_tensor *ct__act_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x);
+
+/* dx = g * f'(x): the activation's backward op, with the scalars the node kept */
+static void ct__act_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    const ct_tensor *x = ct__saved(n, 0);
+    if (x) {
+        gi[0] = ct__act_grad(n, g, x);
+    }
+}
+
+/* Saved: x; the scalars in f[0..2]; i[0] the activation id */
+static void ct__act_record(ct_node *n, const ct_op_call *c)
+{
+    for (int k = 0; k < c->n_attrs && k < 3; k++) {
+        n->f[k] = c->attrs[k].f;
+    }
+    n->i[0] = c->op->variant;
+    ct__save(n, c->inputs[0]);
+}
+
+/* ---- composites ------------------------------------------------------------------------------ */
+/* softsign: x / (|x| + 1), as PyTorch's Python definition */
+static ct_status ct__softsign_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct_div(c->inputs[0], ct_add_scalar(ct_abs(c->inputs[0]), 1)));
+}
+
+/* tanhshrink: x - tanh(x) */
+static ct_status ct__tanhshrink_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct_sub(c->inputs[0], ct_tanh(c->inputs[0])));
+}
+
+/* softmin: softmax(-x, dim) */
+static ct_status ct__softmin_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    return ct__composite_end(c, ct_softmax(ct_neg(c->inputs[0]), c->attrs[0].i));
+}
+
+/* glu: a * sigmoid(b) of the halves along dim */
+static ct_status ct__glu_composite(ct_op_call *c)
+{
+    ct_scope_begin();
+    ct_tensor *h[2] = {NULL, NULL};
+    int k = ct_chunk(c->inputs[0], 2, c->attrs[0].i, h, 2);
+    return ct__composite_end(c, k == 2 ? ct_mul(h[0], ct_sigmoid(h[1])) : NULL);
+}
+
+static bool ct__glu_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    if (x->ndim == 0) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "glu does not support scalars because halving size must "
+                 "be even");
+        return false;
+    }
+    int64_t d = c->attrs[0].i < 0 ? c->attrs[0].i + x->ndim : c->attrs[0].i;
+    if (d < 0 || d >= x->ndim) {
+        ct__fail(CT_ERR_INDEX, c->fn, "Dimension out of range (expected to be in range of "
+                 "[%d, %d], but got %lld)", -x->ndim, x->ndim - 1, (long long)c->attrs[0].i);
+        return false;
+    }
+    if (x->sizes[d] % 2 != 0) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Halving dimension must be even, but dimension %lld is "
+                 "size %lld", (long long)d, (long long)x->sizes[d]);
+        return false;
+    }
+    return true;
+}
+
+/* prelu: where(x > 0, x, w * x), w (C) viewed along dim 1 */
+static ct_status ct__prelu_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    ct_scope_begin();
+    int64_t s[CT_MAX_DIMS];
+    for (int d = 0; d < x->ndim; d++) {
+        s[d] = d == 1 ? ct_numel(w) : 1;
+    }
+    ct_tensor *wv = x->ndim >= 2 ? ct_reshape(w, s, x->ndim) : ct_reshape(w, s, 0);
+    return ct__composite_end(c, ct_where(ct_gt_scalar(x, 0), x, ct_mul(wv, x)));
+}
+
+static bool ct__prelu_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    int64_t C = x->ndim >= 2 ? x->sizes[1] : 1, P = ct_numel(w);
+    if (w->ndim > 1 || (P != 1 && P != C)) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Mismatch of parameter numbers and input channel size. "
+                 "Found parameter numbers = %lld and channel size = %lld.", (long long)P,
+                 (long long)C);
+        return false;
+    }
+    return true;
+}
+
+/* rrelu in training: x * noise, noise 1 where x > 0, else a uniform draw from [lower, upper)
+   per such element in row-major order (PyTorch's rrelu_with_noise CPU kernel) */
+static ct_status ct__rrelu_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    double lower = c->attrs[0].f, upper = c->attrs[1].f;
+    if (!c->attrs[2].i) {
+        ct_scope_begin();
+        return ct__composite_end(c, ct_leaky_relu(x, (lower + upper) / 2));
+    }
+    if (!ct__check_cpu(c->fn, x)) {
+        return ct_error_code();
+    }
+    ct_scope_begin();
+    ct_no_grad_begin();
+    ct_tensor *xd = ct_contiguous(ct_to_dtype(x, CT_FLOAT64));
+    ct_tensor *noise = xd ? ct_ones_like(xd) : NULL;
+    int64_t n = xd ? ct_numel(xd) : 0, k = 0;
+    const double *xv = xd ? (const double *)ct_data_ptr(xd) : NULL;
+    for (int64_t i = 0; i < n; i++) {
+        k += xv[i] <= 0;
+    }
+    ct_tensor *u = noise ? ct_uniform_(ct_empty(&k, 1, CT_FLOAT64), lower, upper, NULL) : NULL;
+    if (u) {
+        double *nv = (double *)ct_data_ptr(noise);
+        const double *uv = (const double *)ct_data_ptr(u);
+        for (int64_t i = 0, m = 0; i < n; i++) {
+            nv[i] = xv[i] <= 0 ? uv[m++] : 1.0;
+        }
+    }
+    ct_tensor *nz = ct_to_dtype(noise, x->dtype);
+    ct_no_grad_end();
+    return ct__composite_end(c, ct_mul(x, nz));
+}
+
+static bool ct__rrelu_meta(ct_op_call *c)
+{
+    if (c->attrs[0].f > c->attrs[1].f) {
+        ct__fail(CT_ERR_VALUE, c->fn, "Lower bound should be less than or equal to the upper "
+                 "bound");
+        return false;
+    }
+    return ct__act_float_check(c);
+}
+
+/* ---- descriptors ----------------------------------------------------------------------------- */
+#define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
+                                       ID, 0u, NULL, ct__act_meta, CT__K_FLOAT(ct__act_kernel), \
+                                       NULL, NODE, ct__act_backward, 0u, ct__act_record, NULL};
+#define CT__ACT_BW_OP(SYM, NAME, SCHEMA, ID)                                                   \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, "ct_backward", CT_OP_POINTWISE,           \
+                                       CT_AUTOCAST_NONE, ID, 0u, NULL, ct__act_meta,           \
+                                       CT__K_FLOAT(ct__act_kernel), NULL, NULL, NULL, 0u, NULL, \
+                                       NULL};
+#define CT__ACT_COMPOSITE(SYM, NAME, SCHEMA, API, META, COMP)                                  \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, \
+                                       NULL, META, CT__K_NONE, COMP, NULL, NULL, 0u, NULL, NULL};
+CT__ACT_OP(gelu, "aten::gelu", "gelu(Tensor self, *, str approximate='none') -> Tensor",
+           "ct_gelu", CT__ACT_GELU, "GeluBackward0")
+CT__ACT_OP(gelu_tanh, "aten::gelu", "gelu(Tensor self, *, str approximate='tanh') -> Tensor",
+           "ct_gelu", CT__ACT_GELU_TANH, "GeluBackward0")
+CT__ACT_OP(silu, "aten::silu", "silu(Tensor self) -> Tensor", "ct_silu", CT__ACT_SILU,
+           "SiluBackward0")
+CT__ACT_OP(leaky_relu, "aten::leaky_relu", "leaky_relu(Tensor self, Scalar negative_slope=0.01) "
+           "-> Tensor", "ct_leaky_relu ct_rrelu", CT__ACT_LEAKY_RELU, "LeakyReluBackward0")
+CT__ACT_OP(elu, "aten::elu", "elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar "
+           "input_scale=1) -> Tensor", "ct_elu ct_selu ct_celu", CT__ACT_ELU, "EluBackward0")
+CT__ACT_OP(softplus, "aten::softplus", "softplus(Tensor self, Scalar beta=1, Scalar "
+           "threshold=20) -> Tensor", "ct_softplus", CT__ACT_SOFTPLUS, "SoftplusBackward0")
+CT__ACT_OP(hardswish, "aten::hardswish", "hardswish(Tensor self) -> Tensor", "ct_hardswish",
+           CT__ACT_HARDSWISH, "HardswishBackward0")
+CT__ACT_OP(hardsigmoid, "aten::hardsigmoid", "hardsigmoid(Tensor self) -> Tensor",
+           "ct_hardsigmoid", CT__ACT_HARDSIGMOID, "HardsigmoidBackward0")
+CT__ACT_OP(hardtanh, "aten::hardtanh", "hardtanh(Tensor self, Scalar min_val=-1, Scalar "
+           "max_val=1) -> Tensor", "ct_hardtanh ct_relu6", CT__ACT_HARDTANH, "HardtanhBackward0")
+CT__ACT_OP(mish, "aten::mish", "mish(Tensor self) -> Tensor", "ct_mish", CT__ACT_MISH,
+           "MishBackward0")
+CT__ACT_OP(log_sigmoid, "aten::log_sigmoid", "log_sigmoid(Tensor self) -> Tensor",
+           "ct_logsigmoid", CT__ACT_LOGSIGMOID, "LogSigmoidBackward0")
+CT__ACT_OP(softshrink, "aten::softshrink", "softshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+           "ct_softshrink", CT__ACT_SOFTSHRINK, "SoftshrinkBackward0")
+CT__ACT_OP(hardshrink, "aten::hardshrink", "hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",
+           "ct_hardshrink", CT__ACT_HARDSHRINK, "HardshrinkBackward0")
+CT__ACT_OP(threshold, "aten::threshold", "threshold(Tensor self, Scalar threshold, Scalar value) "
+           "-> Tensor", "ct_threshold", CT__ACT_THRESHOLD, "ThresholdBackward0")
+CT__ACT_BW_OP(gelu_backward, "aten::gelu_backward", "gelu_backward(Tensor grad_output, Tensor "
+              "self, *, str approximate='none') -> Tensor", CT__ACT_GELU)
+CT__ACT_BW_OP(gelu_tanh_backward, "aten::gelu_backward", "gelu_backward(Tensor grad_output, "
+              "Tensor self, *, str approximate='tanh') -> Tensor", CT__ACT_GELU_TANH)
+CT__ACT_BW_OP(silu_backward, "aten::silu_backward", "silu_backward(Tensor grad_output, Tensor "
+              "self) -> Tensor", CT__ACT_SILU)
+CT__ACT_BW_OP(leaky_relu_backward, "aten::leaky_relu_backward", "leaky_relu_backward(Tensor "
+              "grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor",
+              CT__ACT_LEAKY_RELU)
+CT__ACT_BW_OP(elu_backward, "aten::elu_backward", "elu_backward(Tensor grad_output, Scalar "
+              "alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) "
+              "-> Tensor", CT__ACT_ELU)
+CT__ACT_BW_OP(softplus_backward, "aten::softplus_backward", "softplus_backward(Tensor "
+              "grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor",
+              CT__ACT_SOFTPLUS)
+CT__ACT_BW_OP(hardswish_backward, "aten::hardswish_backward", "hardswish_backward(Tensor "
+              "grad_output, Tensor self) -> Tensor", CT__ACT_HARDSWISH)
+CT__ACT_BW_OP(hardsigmoid_backward, "aten::hardsigmoid_backward", "hardsigmoid_backward(Tensor "
+              "grad_output, Tensor self) -> Tensor", CT__ACT_HARDSIGMOID)
+CT__ACT_BW_OP(hardtanh_backward, "aten::hardtanh_backward", "hardtanh_backward(Tensor "
+              "grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor",
+              CT__ACT_HARDTANH)
+CT__ACT_BW_OP(mish_backward, "aten::mish_backward", "mish_backward(Tensor grad_output, Tensor "
+              "self) -> Tensor", CT__ACT_MISH)
+CT__ACT_BW_OP(log_sigmoid_backward, "aten::log_sigmoid_backward", "log_sigmoid_backward(Tensor "
+              "grad_output, Tensor self, Tensor buffer) -> Tensor", CT__ACT_LOGSIGMOID)
+CT__ACT_BW_OP(softshrink_backward, "aten::softshrink_backward", "softshrink_backward(Tensor "
+              "grad_output, Tensor self, Scalar lambd) -> Tensor", CT__ACT_SOFTSHRINK)
+CT__ACT_BW_OP(hardshrink_backward, "aten::hardshrink_backward", "hardshrink_backward(Tensor "
+              "grad_out, Tensor self, Scalar lambd) -> Tensor", CT__ACT_HARDSHRINK)
+CT__ACT_BW_OP(threshold_backward_value, "ctorch::threshold_backward", "threshold_backward(Tensor "
+              "grad_output, Tensor self, Scalar threshold) -> Tensor", CT__ACT_THRESHOLD)
+CT__ACT_COMPOSITE(softsign, "aten::softsign", "softsign(Tensor self) -> Tensor", "ct_softsign",
+                  ct__act_float_check, ct__softsign_composite)
+CT__ACT_COMPOSITE(tanhshrink, "aten::tanhshrink", "tanhshrink(Tensor self) -> Tensor",
+                  "ct_tanhshrink", ct__act_float_check, ct__tanhshrink_composite)
+CT__ACT_COMPOSITE(softmin, "aten::softmin", "softmin(Tensor self, int dim) -> Tensor",
+                  "ct_softmin", NULL, ct__softmin_composite)
+CT__ACT_COMPOSITE(glu, "aten::glu", "glu(Tensor self, int dim=-1) -> Tensor", "ct_glu",
+                  ct__glu_meta, ct__glu_composite)
+CT__ACT_COMPOSITE(prelu, "aten::prelu", "prelu(Tensor self, Tensor weight) -> Tensor",
+                  "ct_prelu", ct__prelu_meta, ct__prelu_composite)
+CT__ACT_COMPOSITE(rrelu, "aten::rrelu", "rrelu(Tensor self, Scalar lower=0.125, Scalar "
+                  "upper=0.3333333333333333, bool training=False, Generator? generator=None) -> "
+                  "Tensor", "ct_rrelu", ct__rrelu_meta, ct__rrelu_composite)
+#undef CT__ACT_OP
+#undef CT__ACT_BW_OP
+#undef CT__ACT_COMPOSITE
+
+/* the forward descriptors by activation id, and their backward ops */
+static const ct_op *const ct__act_ops[CT__ACT_COUNT] = {
+    &ct__op_gelu,        &ct__op_gelu_tanh, &ct__op_silu,        &ct__op_leaky_relu,
+    &ct__op_elu,         &ct__op_softplus,  &ct__op_hardswish,   &ct__op_hardsigmoid,
+    &ct__op_hardtanh,    &ct__op_mish,      &ct__op_log_sigmoid, &ct__op_softshrink,
+    &ct__op_hardshrink,  &ct__op_threshold};
+static const ct_op *const ct__act_bw_ops[CT__ACT_COUNT] = {
+    &ct__op_gelu_backward,        &ct__op_gelu_tanh_backward,   &ct__op_silu_backward,
+    &ct__op_leaky_relu_backward,  &ct__op_elu_backward,         &ct__op_softplus_backward,
+    &ct__op_hardswish_backward,   &ct__op_hardsigmoid_backward, &ct__op_hardtanh_backward,
+    &ct__op_mish_backward,        &ct__op_log_sigmoid_backward, &ct__op_softshrink_backward,
+    &ct__op_hardshrink_backward,  &ct__op_threshold_backward_value};
+
+/* ---- public functions ------------------------------------------------------------------------ */
+/* Calls activation id on x with n scalars p. */
+static ct_tensor *ct__act_call(const char *fn, int id, const ct_tensor *x, int n, double p0,
+                               double p1, double p2)
+{
+    const ct_tensor *in[1] = {x};
+    double p[3] = {p0, p1, p2};
+    ct_op_call c;
+    ct__call_init(&c, ct__act_ops[id], fn, in, 1);
+    for (int k = 0; k < n; k++) {
+        ct__call_f(&c, p[k]);
+    }
+    return ct__dispatch(&c);
+}
+
+static ct_tensor *ct__act_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x)
+{
+    int id = (int)n->i[0];
+    const ct_tensor *in[2] = {g, x};
+    ct_op_call c;
+    ct__call_init(&c, ct__act_bw_ops[id], "ct_backward", in, 2);
+    for (int k = 0; k < 3; k++) {
+        ct__call_f(&c, n->f[k]);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_gelu(const ct_tensor *input, ct_gelu_approximate approximate)
+{
+    if (approximate != CT_GELU_NONE && approximate != CT_GELU_TANH) {
+        ct__fail(CT_ERR_VALUE, "ct_gelu", "approximate argument must be either none or tanh.");
+        return NULL;
+    }
+    int id = approximate == CT_GELU_TANH ? CT__ACT_GELU_TANH : CT__ACT_GELU;
+    return ct__act_call("ct_gelu", id, input, 0, 0, 0, 0);
+}
+
+ct_tensor *ct_silu(const ct_tensor *input)
+{
+    return ct__act_call("ct_silu", CT__ACT_SILU, input, 0, 0, 0, 0);
+}
+
+ct_tensor *ct_leaky_relu(const ct_tensor *input, double negative_slope)
+{
+    return ct__act_call("ct_leaky_relu", CT__ACT_LEAKY_RELU, input, 1, negative_slope, 0, 0);
+}
+
+ct_tensor *ct_elu(const ct_tensor *input, double alpha)
+{
+    return ct__act_call("ct_elu", CT__ACT_ELU, input, 3, alpha, 1, 1);
+}
+
+ct_tensor *ct_selu(const ct_tensor *input)
+{
+    return ct__act_call("ct_selu", CT__ACT_ELU, input, 3, 1.6732632423543772848170429916717,
+                        1.0507009873554804934193349852946, 1);
+}
+
+ct_tensor *ct_celu(const ct_tensor *input, double alpha)
+{
+    if (alpha == 0) {
+        ct__fail(CT_ERR_VALUE, "ct_celu", "ZeroDivisionError");
+        return NULL;
+    }
+    return ct__act_call("ct_celu", CT__ACT_ELU, input, 3, alpha, 1, 1 / alpha);
+}
+
+ct_tensor *ct_softplus(const ct_tensor *input, double beta, double threshold)
+{
+    return ct__act_call("ct_softplus", CT__ACT_SOFTPLUS, input, 2, beta, threshold, 0);
+}
+
+ct_tensor *ct_hardswish(const ct_tensor *input)
+{
+    return ct__act_call("ct_hardswish", CT__ACT_HARDSWISH, input, 0, 0, 0, 0);
+}
+
+ct_tensor *ct_hardsigmoid(const ct_tensor *input)
+{
+    return ct__act_call("ct_hardsigmoid", CT__ACT_HARDSIGMOID, input, 0, 0, 0, 0);
+}
+
+static bool ct__hardtanh_check(const char *fn, double min_val, double max_val)
+{
+    if (min_val > max_val) {
+        ct__fail(CT_ERR_VALUE, fn, "min_val cannot be greater than max_val");
+        return false;
+    }
+    return true;
+}
+
+ct_tensor *ct_hardtanh(const ct_tensor *input, double min_val, double max_val)
+{
+    if (!ct__hardtanh_check("ct_hardtanh", min_val, max_val)) {
+        return NULL;
+    }
+    return ct__act_call("ct_hardtanh", CT__ACT_HARDTANH, input, 2, min_val, max_val, 0);
+}
+
+ct_tensor *ct_relu6(const ct_tensor *input)
+{
+    return ct__act_call("ct_relu6", CT__ACT_HARDTANH, input, 2, 0, 6, 0);
+}
+
+ct_tensor *ct_mish(const ct_tensor *input)
+{
+    return ct__act_call("ct_mish", CT__ACT_MISH, input, 0, 0, 0, 0);
+}
+
+ct_tensor *ct_logsigmoid(const ct_tensor *input)
+{
+    return ct__act_call("ct_logsigmoid", CT__ACT_LOGSIGMOID, input, 0, 0, 0, 0);
+}
+
+ct_tensor *ct_softshrink(const ct_tensor *input, double lambd)
+{
+    const char *fn = "ct_softshrink";
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    bool f64 = input->dtype == CT_FLOAT64;
+    double top = f64 ? DBL_MAX : FLT_MAX;
+    if (!(lambd >= 0 && lambd <= top)) {
+        ct__fail(CT_ERR_VALUE, fn, "lambda must be in range [0, %g] for input dtype %s, but "
+                 "found %g", top, ct__dtype_title(input->dtype), lambd);
+        return NULL;
+    }
+    return ct__act_call(fn, CT__ACT_SOFTSHRINK, input, 1, lambd, 0, 0);
+}
+
+ct_tensor *ct_hardshrink(const ct_tensor *input, double lambd)
+{
+    return ct__act_call("ct_hardshrink", CT__ACT_HARDSHRINK, input, 1, lambd, 0, 0);
+}
+
+ct_tensor *ct_threshold(const ct_tensor *input, double threshold, double value)
+{
+    return ct__act_call("ct_threshold", CT__ACT_THRESHOLD, input, 2, threshold, value, 0);
+}
+
+/* one call of a composite op over n inputs with int attribute i (when has_i) */
+static ct_tensor *ct__act_composite_call(const ct_op *op, const char *fn,
+                                         const ct_tensor *const *in, int n, int64_t i, bool has_i)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, n);
+    if (has_i) {
+        ct__call_i(&c, i);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_softsign(const ct_tensor *input)
+{
+    const ct_tensor *in[1] = {input};
+    return ct__act_composite_call(&ct__op_softsign, "ct_softsign", in, 1, 0, false);
+}
+
+ct_tensor *ct_tanhshrink(const ct_tensor *input)
+{
+    const ct_tensor *in[1] = {input};
+    return ct__act_composite_call(&ct__op_tanhshrink, "ct_tanhshrink", in, 1, 0, false);
+}
+
+ct_tensor *ct_softmin(const ct_tensor *input, int64_t dim)
+{
+    const ct_tensor *in[1] = {input};
+    return ct__act_composite_call(&ct__op_softmin, "ct_softmin", in, 1, dim, true);
+}
+
+ct_tensor *ct_glu(const ct_tensor *input, int64_t dim)
+{
+    const ct_tensor *in[1] = {input};
+    return ct__act_composite_call(&ct__op_glu, "ct_glu", in, 1, dim, true);
+}
+
+ct_tensor *ct_prelu(const ct_tensor *input, const ct_tensor *weight)
+{
+    const ct_tensor *in[2] = {input, weight};
+    return ct__act_composite_call(&ct__op_prelu, "ct_prelu", in, 2, 0, false);
+}
+
+ct_tensor *ct_rrelu(const ct_tensor *input, double lower, double upper, bool training)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_rrelu, "ct_rrelu", in, 1);
+    ct__call_f(&c, lower);
+    ct__call_f(&c, upper);
+    ct__call_i(&c, training);
+    return ct__dispatch(&c);
+}
+
+/* ---- modules ------------------------------------------------------------------------------- */
+typedef enum ct__act_module_kind {
+    CT__M_GELU, CT__M_SILU, CT__M_LEAKY_RELU, CT__M_ELU, CT__M_SELU, CT__M_SOFTPLUS,
+    CT__M_HARDTANH, CT__M_RELU6, CT__M_MISH, CT__M_PRELU, CT__M_GLU, CT__M_SOFTMAX,
+    CT__M_LOG_SOFTMAX, CT__M_UNFLATTEN
+} ct__act_module_kind;
+
+/* An activation module's settings (its user data). */
+typedef struct ct__act_cfg {
+    ct__act_module_kind kind;
+    double p[2];
+    int64_t dim;
+    int n; /* unflatten: the sizes */
+    int64_t sizes[CT_MAX_DIMS];
+} ct__act_cfg;
+
+static ct_tensor *ct__act_module_forward(ct_module *m, const ct_tensor *x)
+{
+    const ct__act_cfg *a = (const ct__act_cfg *)ct_module_user(m);
+    switch (a->kind) {
+    case CT__M_GELU: return ct_gelu(x, (ct_gelu_approximate)a->dim);
+    case CT__M_SILU: return ct_silu(x);
+    case CT__M_LEAKY_RELU: return ct_leaky_relu(x, a->p[0]);
+    case CT__M_ELU: return ct_elu(x, a->p[0]);
+    case CT__M_SELU: return ct_selu(x);
+    case CT__M_SOFTPLUS: return ct_softplus(x, a->p[0], a->p[1]);
+    case CT__M_HARDTANH: return ct_hardtanh(x, a->p[0], a->p[1]);
+    case CT__M_RELU6: return ct_relu6(x);
+    case CT__M_MISH: return ct_mish(x);
+    case CT__M_PRELU: return ct_prelu(x, ct_module_get_parameter(m, "weight"));
+    case CT__M_GLU: return ct_glu(x, a->dim);
+    case CT__M_SOFTMAX: return ct_softmax(x, a->dim);
+    case CT__M_LOG_SOFTMAX: return ct_log_softmax(x, a->dim);
+    case CT__M_UNFLATTEN: return ct_unflatten(x, a->dim, a->sizes, a->n);
+    }
+    return NULL;
+}
+
+/* A module named name of kind with scalars p0, p1 and dim. */
+static ct_module *ct__act_module(const char *name, ct__act_module_kind kind, double p0, double p1,
+                                 int64_t dim)
+{
+    ct__act_cfg *a = (ct__act_cfg *)ct__calloc(sizeof *a);
+    if (!a) {
+        ct__fail(CT_ERR_OOM, name, "out of memory");
+        return NULL;
+    }
+    a->kind = kind;
+    a->p[0] = p0;
+    a->p[1] = p1;
+    a->dim = dim;
+    ct_module *m = ct_module_new(name, ct__act_module_forward, a, ct__free);
+    if (!m) {
+        ct__free(a);
+    }
+    return m;
+}
+
+ct_module *ct_gelu_new(ct_gelu_approximate approximate)
+{
+    return ct__act_module("GELU", CT__M_GELU, 0, 0, approximate);
+}
+
+ct_module *ct_silu_new(void)
+{
+    return ct__act_module("SiLU", CT__M_SILU, 0, 0, 0);
+}
+
+ct_module *ct_leaky_relu_new(double negative_slope)
+{
+    return ct__act_module("LeakyReLU", CT__M_LEAKY_RELU, negative_slope, 0, 0);
+}
+
+ct_module *ct_elu_new(double alpha)
+{
+    return ct__act_module("ELU", CT__M_ELU, alpha, 0, 0);
+}
+
+ct_module *ct_selu_new(void)
+{
+    return ct__act_module("SELU", CT__M_SELU, 0, 0, 0);
+}
+
+ct_module *ct_softplus_new(double beta, double threshold)
+{
+    return ct__act_module("Softplus", CT__M_SOFTPLUS, beta, threshold, 0);
+}
+
+ct_module *ct_hardtanh_new(double min_val, double max_val)
+{
+    if (!ct__hardtanh_check("ct_hardtanh_new", min_val, max_val)) {
+        return NULL;
+    }
+    return ct__act_module("Hardtanh", CT__M_HARDTANH, min_val, max_val, 0);
+}
+
+ct_module *ct_relu6_new(void)
+{
+    return ct__act_module("ReLU6", CT__M_RELU6, 0, 0, 0);
+}
+
+ct_module *ct_mish_new(void)
+{
+    return ct__act_module("Mish", CT__M_MISH, 0, 0, 0);
+}
+
+ct_module *ct_prelu_new(int64_t num_parameters, double init)
+{
+    if (num_parameters < 1) {
+        ct__fail(CT_ERR_VALUE, "ct_prelu_new", "num_parameters must be positive, got %lld",
+                 (long long)num_parameters);
+        return NULL;
+    }
+    ct_module *m = ct__act_module("PReLU", CT__M_PRELU, 0, 0, 0);
+    ct_tensor *w = m ? ct__tensor_new("ct_prelu_new", &num_parameters, 1, CT_FLOAT32) : NULL;
+    if (w) {
+        ct__fill_contig(w, init);
+    }
+    ct_status st = w ? ct_module_register_parameter(m, "weight", w) : ct_error_code();
+    ct__release(w);
+    if (st != CT_OK) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+ct_module *ct_glu_new(int64_t dim)
+{
+    return ct__act_module("GLU", CT__M_GLU, 0, 0, dim);
+}
+
+ct_module *ct_softmax_new(int64_t dim)
+{
+    return ct__act_module("Softmax", CT__M_SOFTMAX, 0, 0, dim);
+}
+
+ct_module *ct_log_softmax_new(int64_t dim)
+{
+    return ct__act_module("LogSoftmax", CT__M_LOG_SOFTMAX, 0, 0, dim);
+}
+
+ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n)
+{
+    const char *fn = "ct_unflatten_new";
+    if (ct__null(fn, sizes)) {
+        return NULL;
+    }
+    if (n < 1 || n > CT_MAX_DIMS) {
+        ct__fail(CT_ERR_VALUE, fn, "unflattened_size must have 1 to %d sizes, got %d",
+                 CT_MAX_DIMS, n);
+        return NULL;
+    }
+    ct_module *m = ct__act_module("Unflatten", CT__M_UNFLATTEN, 0, 0, dim);
+    if (m) {
+        ct__act_cfg *a = (ct__act_cfg *)ct_module_user(m);
+        a->n = n;
+        memcpy(a->sizes, sizes, sizeof(int64_t) * (size_t)n);
+    }
+    return m;
+}
+
+#undef CT__ACT_BLOCK
+
 // >>part optim/optim.c
 /* optim/optim.c - the optimizers as fused per-parameter loops, each parameter's update one
  * call of a fused in-place op through the one entry: PyTorch's own where it has one
@@ -47579,6 +50239,51 @@ static const ct_op *const ct__registry[] = {
     /* nn/conv.c */
     &ct__op_convolution,
     &ct__op_convolution_backward,
+    /* nn/norm.c */
+    &ct__op_native_batch_norm,
+    &ct__op_native_batch_norm_backward,
+    &ct__op_native_layer_norm,
+    &ct__op_native_layer_norm_backward,
+    &ct__op_group_norm,
+    &ct__op_instance_norm,
+    &ct__op_rms_norm,
+    &ct__op_dropout,
+    &ct__op_feature_dropout,
+    /* nn/activation.c */
+    &ct__op_gelu,
+    &ct__op_gelu_tanh,
+    &ct__op_silu,
+    &ct__op_leaky_relu,
+    &ct__op_elu,
+    &ct__op_softplus,
+    &ct__op_hardswish,
+    &ct__op_hardsigmoid,
+    &ct__op_hardtanh,
+    &ct__op_mish,
+    &ct__op_log_sigmoid,
+    &ct__op_softshrink,
+    &ct__op_hardshrink,
+    &ct__op_threshold,
+    &ct__op_gelu_backward,
+    &ct__op_gelu_tanh_backward,
+    &ct__op_silu_backward,
+    &ct__op_leaky_relu_backward,
+    &ct__op_elu_backward,
+    &ct__op_softplus_backward,
+    &ct__op_hardswish_backward,
+    &ct__op_hardsigmoid_backward,
+    &ct__op_hardtanh_backward,
+    &ct__op_mish_backward,
+    &ct__op_log_sigmoid_backward,
+    &ct__op_softshrink_backward,
+    &ct__op_hardshrink_backward,
+    &ct__op_threshold_backward_value,
+    &ct__op_softsign,
+    &ct__op_tanhshrink,
+    &ct__op_softmin,
+    &ct__op_glu,
+    &ct__op_prelu,
+    &ct__op_rrelu,
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,

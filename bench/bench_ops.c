@@ -41,6 +41,10 @@
  *   max_pool2d_2x2_fb_64x32x28x28   ct_max_pool2d(x, 2x2) then ct_backward, x (64, 32, 28, 28)
  *                         requiring grad (.grad cleared each call)
  *   adaptive_avg_pool2d_7x7_fb_64x32x28x28   the same with ct_adaptive_avg_pool2d(x, (7, 7))
+ *   batch_norm_fb_64x32x28x28  ct_batch_norm in training (weight, bias, running statistics)
+ *                         then ct_backward with a preallocated gradient (.grad cleared each call)
+ *   layer_norm_fb_4096x1024    ct_layer_norm over the last dim (weight, bias), fwd + bwd alike
+ *   gelu_16M              ct_gelu on 16M elements (approximate 'none')
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -92,12 +96,15 @@ typedef enum kind {
     K_AAVGPOOL_FB, /* ct_adaptive_avg_pool2d(a, (7, 7)) + backward */
     K_CONV_FB, /* y = ct_conv2d(a, b, bias, pad 1); backward(y, g) into a, b, bias */
     K_CONV_F,  /* ct_conv2d(a, b, bias, pad 1) */
+    K_BN_FB, /* ct_batch_norm(a, rm, rv, {w, bias, training}) + backward(g) */
+    K_LN_FB, /* ct_layer_norm(a, last dim, w, bias) + backward(g) */
+    K_GELU,  /* ct_gelu(a) */
 } kind;
 
 typedef struct work {
     kind k;
     ct_tensor *a, *b, *idx;
-    ct_tensor *bias, *g; /* K_CONV_*: bias; the output gradient */
+    ct_tensor *bias, *g; /* K_CONV_*, K_BN_FB, K_LN_FB: bias; the output gradient */
     /* K_BLAS */
     int ta, tb, M, N, K, lda, ldb;
     float *c;
@@ -105,7 +112,29 @@ typedef struct work {
     float *ta_, *tb_, *tc_;
     int64_t n;
     int threads;
+    /* K_BN_FB, K_LN_FB: weight, running mean and variance */
+    ct_tensor *w, *rm, *rv;
 } work;
+
+/* the norm workloads: forward, then backward of a preallocated gradient (grads cleared) */
+static void norm_fb(const work *w)
+{
+    ct_set_grad(w->a, NULL);
+    ct_set_grad(w->w, NULL);
+    ct_set_grad(w->bias, NULL);
+    ct_tensor *y;
+    if (w->k == K_BN_FB) {
+        ct_batch_norm_opts o = ct_batch_norm_defaults();
+        o.weight = w->w;
+        o.bias = w->bias;
+        o.training = true;
+        y = ct_batch_norm(w->a, w->rm, w->rv, &o);
+    } else {
+        int64_t k = ct_size(w->a, -1);
+        y = ct_layer_norm(w->a, &k, 1, w->w, w->bias, 1e-5);
+    }
+    ct_backward(y, w->g, false);
+}
 
 static void stmt(void *user)
 {
@@ -164,6 +193,9 @@ static void stmt(void *user)
     case K_GATHER: ct_gather(w->a, 1, w->idx); break;
     case K_SCATTER_ADD: ct_scatter_add(w->b, 1, w->idx, w->a); break;
     case K_SOLVE: ct_linalg_solve(w->a, w->b, true); break;
+    case K_BN_FB: norm_fb(w); break;
+    case K_LN_FB: norm_fb(w); break;
+    case K_GELU: ct_gelu(w->a, CT_GELU_NONE); break;
     case K_SVD: {
         ct_tensor *s = NULL, *vh = NULL;
         ct_linalg_svd(w->a, true, &s, &vh);
@@ -502,6 +534,38 @@ static void run_all(int threads)
                 "ctorch", &w, threads);
         ct_free(w.a);
         ct_free(w.b);
+    }
+    /* normalization fwd + bwd, gelu (nn/norm.c, nn/activation.c) */
+    {
+        static const int64_t bs[4] = {64, 32, 28, 28}, ls[2] = {4096, 1024};
+        const char *lab = "normalization / activations";
+        for (int j = 0; j < 2; j++) {
+            work w = {0};
+            int64_t c = j == 0 ? 32 : 1024;
+            w.k = j == 0 ? K_BN_FB : K_LN_FB;
+            w.a = ct_requires_grad_(ct_randn(j == 0 ? bs : ls, j == 0 ? 4 : 2, CT_FLOAT32, NULL),
+                                    true);
+            w.g = ct_randn(j == 0 ? bs : ls, j == 0 ? 4 : 2, CT_FLOAT32, NULL);
+            w.w = ct_requires_grad_(ct_ones(&c, 1, CT_FLOAT32), true);
+            w.bias = ct_requires_grad_(ct_zeros(&c, 1, CT_FLOAT32), true);
+            w.rm = ct_zeros(&c, 1, CT_FLOAT32);
+            w.rv = ct_ones(&c, 1, CT_FLOAT32);
+            measure(j == 0 ? "batch_norm_fb_64x32x28x28" : "layer_norm_fb_4096x1024", lab,
+                    j == 0 ? "batch_norm train fwd+bwd (64,32,28,28)"
+                           : "layer_norm fwd+bwd (4096,1024)", "ctorch", &w, threads);
+            ct_free(w.a);
+            ct_free(w.g);
+            ct_free(w.w);
+            ct_free(w.bias);
+            ct_free(w.rm);
+            ct_free(w.rv);
+        }
+        work w = {0};
+        int64_t n = 16 * 1024 * 1024;
+        w.k = K_GELU;
+        w.a = ct_randn(&n, 1, CT_FLOAT32, NULL);
+        measure("gelu_16M", lab, "gelu 16M", "ctorch", &w, threads);
+        ct_free(w.a);
     }
 }
 

@@ -186,7 +186,9 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(narrow)                                                                               \
     X(loss)                                                                                 \
     X(init)                                                                                 \
-    X(conv)
+    X(conv)                                                                                 \
+    X(norm)                                                                                 \
+    X(activation)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -1461,6 +1461,84 @@ static void row_backward_pool(void)
     ct_backward(ct_sum(ct_avg_pool2d(x[1], w12, NULL)), NULL, false);
     ct_backward(ct_sum(ct_adaptive_avg_pool2d(x[2], w12)), NULL, false);
     ct_backward(ct_sum(ct_adaptive_max_pool2d(x[3], w12, NULL)), NULL, false);
+/* nn/norm.c and nn/activation.c */
+static ct_tensor *wn(void) /* (2, 3, 2) float32 */
+{
+    const float v[12] = {0.5f, -1, 1.5f, 2, -2.5f, 3, 0.25f, 1, -0.75f, 2.5f, 1.25f, -3};
+    const int64_t s[3] = {2, 3, 2};
+    return ct_tensor_from_data(v, CT_FLOAT32, s, 3);
+}
+static void row_batch_norm(void)
+{
+    ct_batch_norm_opts o = ct_batch_norm_defaults();
+    o.training = true;
+    ct_batch_norm(wn(), NULL, NULL, &o);
+}
+static void row_layer_norm(void)
+{
+    const int64_t k = 2;
+    ct_layer_norm(wn(), &k, 1, NULL, NULL, 1e-5);
+}
+static void row_group_norm(void) { ct_group_norm(wn(), 3, NULL, NULL, 1e-5); }
+static void row_instance_norm(void) { ct_instance_norm(wn(), NULL, NULL, NULL); }
+static void row_rms_norm(void)
+{
+    const int64_t k = 2;
+    ct_rms_norm(wn(), &k, 1, NULL, NAN);
+}
+static void row_dropout(void) { ct_dropout(wx(), 0.5, true); }
+static void row_dropout2d(void) { ct_dropout2d(wn(), 0.5, true); }
+static void row_gelu(void) { ct_gelu(wx(), CT_GELU_NONE); }
+static void row_gelu_tanh(void) { ct_gelu(wx(), CT_GELU_TANH); }
+static void row_leaky_relu(void) { ct_leaky_relu(wx(), 0.01); }
+static void row_elu(void) { ct_elu(wx(), 1); }
+static void row_celu(void) { ct_celu(wx(), 1); }
+static void row_softplus(void) { ct_softplus(wx(), 1, 20); }
+static void row_hardtanh(void) { ct_hardtanh(wx(), -1, 1); }
+static void row_softshrink(void) { ct_softshrink(wx(), 0.5); }
+static void row_hardshrink(void) { ct_hardshrink(wx(), 0.5); }
+static void row_threshold(void) { ct_threshold(wx(), 1, 0); }
+static void row_softmin(void) { ct_softmin(wx(), 1); }
+static void row_glu(void) { ct_glu(wn(), 2); }
+static void row_prelu(void)
+{
+    const int64_t one = 1;
+    ct_prelu(wx(), ct_full(&one, 1, 0.25, CT_FLOAT32));
+}
+static void row_rrelu(void) { ct_rrelu(wx(), 0.1, 0.3, false); }
+static void row_rrelu_train(void) { ct_rrelu(ct_neg(wx()), 0.1, 0.3, true); }
+#define ROW_NN(F) static void row_##F(void) { ct_##F(wx()); }
+ROW_NN(silu)
+ROW_NN(selu)
+ROW_NN(hardswish)
+ROW_NN(hardsigmoid)
+ROW_NN(relu6)
+ROW_NN(mish)
+ROW_NN(logsigmoid)
+ROW_NN(softsign)
+ROW_NN(tanhshrink)
+#undef ROW_NN
+/* the backward ops of batch norm, layer norm and the activations */
+static void row_backward_nn(void)
+{
+    const int64_t k = 2;
+    ct_batch_norm_opts o = ct_batch_norm_defaults();
+    o.training = true;
+    ct_backward(ct_batch_norm(ct_requires_grad_(wn(), true), NULL, NULL, &o), wn(), false);
+    ct_backward(ct_layer_norm(ct_requires_grad_(wn(), true), &k, 1, NULL, NULL, 1e-5), wn(),
+                false);
+    ct_tensor *(*unary[7])(const ct_tensor *) = {ct_silu, ct_selu, ct_hardswish, ct_hardsigmoid,
+                                                 ct_relu6, ct_mish, ct_logsigmoid};
+    for (int i = 0; i < 7; i++) {
+        ct_backward(unary[i](ct_requires_grad_(wx(), true)), wx(), false);
+    }
+    ct_backward(ct_gelu(ct_requires_grad_(wx(), true), CT_GELU_NONE), wx(), false);
+    ct_backward(ct_gelu(ct_requires_grad_(wx(), true), CT_GELU_TANH), wx(), false);
+    ct_backward(ct_leaky_relu(ct_requires_grad_(wx(), true), 0.1), wx(), false);
+    ct_backward(ct_softplus(ct_requires_grad_(wx(), true), 1, 20), wx(), false);
+    ct_backward(ct_softshrink(ct_requires_grad_(wx(), true), 0.5), wx(), false);
+    ct_backward(ct_hardshrink(ct_requires_grad_(wx(), true), 0.5), wx(), false);
+    ct_backward(ct_threshold(ct_requires_grad_(wx(), true), 1, 0), wx(), false);
 }
 
 typedef struct api_row {
@@ -1545,6 +1623,13 @@ static const api_row api_rows[] = {
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
     ROW(conv1d), ROW(conv2d), ROW(conv_transpose1d), ROW(conv_transpose2d),
     {"ct_backward", row_conv_backward},
+    /* nn/norm.c, nn/activation.c */
+    ROW(batch_norm), ROW(layer_norm), ROW(group_norm), ROW(instance_norm), ROW(rms_norm),
+    ROW(dropout), ROW(dropout2d), ROW(gelu), {"ct_gelu", row_gelu_tanh}, ROW(silu),
+    ROW(leaky_relu), ROW(elu), ROW(selu), ROW(celu), ROW(softplus), ROW(hardswish),
+    ROW(hardsigmoid), ROW(hardtanh), ROW(relu6), ROW(mish), ROW(logsigmoid), ROW(softsign),
+    ROW(tanhshrink), ROW(softshrink), ROW(hardshrink), ROW(threshold), ROW(softmin), ROW(glu),
+    ROW(prelu), ROW(rrelu), {"ct_rrelu", row_rrelu_train}, {"ct_backward", row_backward_nn},
     /* linalg decompositions */
     ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
     ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),

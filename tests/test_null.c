@@ -10216,6 +10216,607 @@ static void test_null_ct_conv_transpose2d_forward(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_batch_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_batch_norm(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, NULL, fx.t, NULL)";
+        (void)ct_batch_norm(fx.t, NULL, fx.t, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, fx.t, NULL, NULL)";
+        (void)ct_batch_norm(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_batch_norm(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_layer_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_layer_norm(NULL, fx.sizes, 1, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_layer_norm(NULL, fx.sizes, 1, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, NULL, 1, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_layer_norm(fx.t, NULL, 1, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, fx.sizes, 1, NULL, fx.t, 1.0)";
+        (void)ct_layer_norm(fx.t, fx.sizes, 1, NULL, fx.t, 1.0);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, fx.sizes, 1, fx.t, NULL, 1.0)";
+        (void)ct_layer_norm(fx.t, fx.sizes, 1, fx.t, NULL, 1.0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_group_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_group_norm(NULL, 0, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_group_norm(NULL, 0, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.t, 0, NULL, fx.t, 1.0)";
+        (void)ct_group_norm(fx.t, 0, NULL, fx.t, 1.0);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.t, 0, fx.t, NULL, 1.0)";
+        (void)ct_group_norm(fx.t, 0, fx.t, NULL, 1.0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_instance_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_instance_norm(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_instance_norm(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, NULL, fx.t, NULL)";
+        (void)ct_instance_norm(fx.t, NULL, fx.t, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, fx.t, NULL, NULL)";
+        (void)ct_instance_norm(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_instance_norm(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_rms_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rms_norm(NULL, fx.sizes, 1, fx.t, 1.0)";
+        ct_tensor *r = ct_rms_norm(NULL, fx.sizes, 1, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_rms_norm(fx.t, NULL, 1, fx.t, 1.0)";
+        ct_tensor *r = ct_rms_norm(fx.t, NULL, 1, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_rms_norm(fx.t, fx.sizes, 1, NULL, 1.0)";
+        (void)ct_rms_norm(fx.t, fx.sizes, 1, NULL, 1.0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dropout(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dropout(NULL, 1.0, false)";
+        ct_tensor *r = ct_dropout(NULL, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dropout2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dropout2d(NULL, 1.0, false)";
+        ct_tensor *r = ct_dropout2d(NULL, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_batch_norm1d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm1d_new(0, NULL)";
+        ct_module *r = ct_batch_norm1d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_batch_norm2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm2d_new(0, NULL)";
+        ct_module *r = ct_batch_norm2d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_batch_norm3d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm3d_new(0, NULL)";
+        ct_module *r = ct_batch_norm3d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_batch_norm_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm_forward(NULL, fx.t)";
+        ct_tensor *r = ct_batch_norm_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_batch_norm_forward(fx.module, NULL)";
+        ct_tensor *r = ct_batch_norm_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_instance_norm2d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_instance_norm2d_new(0, NULL)";
+        ct_module *r = ct_instance_norm2d_new(0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_layer_norm_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_layer_norm_new(NULL, 1, 1.0, false, false)";
+        ct_module *r = ct_layer_norm_new(NULL, 1, 1.0, false, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_layer_norm_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_layer_norm_forward(NULL, fx.t)";
+        ct_tensor *r = ct_layer_norm_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_layer_norm_forward(fx.module, NULL)";
+        ct_tensor *r = ct_layer_norm_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_rms_norm_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rms_norm_new(NULL, 1, 1.0, false)";
+        ct_module *r = ct_rms_norm_new(NULL, 1, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dropout_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dropout_forward(NULL, fx.t)";
+        ct_tensor *r = ct_dropout_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_dropout_forward(fx.module, NULL)";
+        ct_tensor *r = ct_dropout_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_gelu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gelu(NULL, 0)";
+        ct_tensor *r = ct_gelu(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_silu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_silu(NULL)";
+        ct_tensor *r = ct_silu(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_leaky_relu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_leaky_relu(NULL, 1.0)";
+        ct_tensor *r = ct_leaky_relu(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_elu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_elu(NULL, 1.0)";
+        ct_tensor *r = ct_elu(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_selu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_selu(NULL)";
+        ct_tensor *r = ct_selu(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_celu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_celu(NULL, 1.0)";
+        ct_tensor *r = ct_celu(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_softplus(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softplus(NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_softplus(NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hardswish(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardswish(NULL)";
+        ct_tensor *r = ct_hardswish(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hardsigmoid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardsigmoid(NULL)";
+        ct_tensor *r = ct_hardsigmoid(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hardtanh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardtanh(NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_hardtanh(NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_relu6(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_relu6(NULL)";
+        ct_tensor *r = ct_relu6(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_mish(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mish(NULL)";
+        ct_tensor *r = ct_mish(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_logsigmoid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logsigmoid(NULL)";
+        ct_tensor *r = ct_logsigmoid(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_softsign(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softsign(NULL)";
+        ct_tensor *r = ct_softsign(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_tanhshrink(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanhshrink(NULL)";
+        ct_tensor *r = ct_tanhshrink(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_softshrink(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softshrink(NULL, 1.0)";
+        ct_tensor *r = ct_softshrink(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_hardshrink(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardshrink(NULL, 1.0)";
+        ct_tensor *r = ct_hardshrink(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_threshold(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_threshold(NULL, 1.0, 1.0)";
+        ct_tensor *r = ct_threshold(NULL, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_prelu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_prelu(NULL, fx.t)";
+        ct_tensor *r = ct_prelu(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_prelu(fx.t, NULL)";
+        ct_tensor *r = ct_prelu(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_rrelu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rrelu(NULL, 1.0, 1.0, false)";
+        ct_tensor *r = ct_rrelu(NULL, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_glu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_glu(NULL, 0)";
+        ct_tensor *r = ct_glu(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_softmin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softmin(NULL, 0)";
+        ct_tensor *r = ct_softmin(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unflatten_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unflatten_new(0, NULL, 1)";
+        ct_module *r = ct_unflatten_new(0, NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -21810,6 +22411,692 @@ static void test_freed_ct_conv_transpose2d_forward(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_batch_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_batch_norm(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_batch_norm(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_batch_norm(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_batch_norm(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_batch_norm(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_batch_norm(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_batch_norm(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_layer_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_layer_norm(fx.freed, fx.sizes, 1, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_layer_norm(fx.freed, fx.sizes, 1, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.foreign, fx.sizes, 1, fx.t, fx.t, 1.0)";
+        (void)ct_layer_norm(fx.foreign, fx.sizes, 1, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, fx.sizes, 1, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_layer_norm(fx.t, fx.sizes, 1, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, fx.sizes, 1, fx.foreign, fx.t, 1.0)";
+        (void)ct_layer_norm(fx.t, fx.sizes, 1, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, fx.sizes, 1, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_layer_norm(fx.t, fx.sizes, 1, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_layer_norm(fx.t, fx.sizes, 1, fx.t, fx.foreign, 1.0)";
+        (void)ct_layer_norm(fx.t, fx.sizes, 1, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_group_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_group_norm(fx.freed, 0, fx.t, fx.t, 1.0)";
+        ct_tensor *r = ct_group_norm(fx.freed, 0, fx.t, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.foreign, 0, fx.t, fx.t, 1.0)";
+        (void)ct_group_norm(fx.foreign, 0, fx.t, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.t, 0, fx.freed, fx.t, 1.0)";
+        ct_tensor *r = ct_group_norm(fx.t, 0, fx.freed, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.t, 0, fx.foreign, fx.t, 1.0)";
+        (void)ct_group_norm(fx.t, 0, fx.foreign, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.t, 0, fx.t, fx.freed, 1.0)";
+        ct_tensor *r = ct_group_norm(fx.t, 0, fx.t, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_group_norm(fx.t, 0, fx.t, fx.foreign, 1.0)";
+        (void)ct_group_norm(fx.t, 0, fx.t, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_instance_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_instance_norm(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_instance_norm(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_instance_norm(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_instance_norm(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_instance_norm(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_instance_norm(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_instance_norm(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_instance_norm(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_rms_norm(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rms_norm(fx.freed, fx.sizes, 1, fx.t, 1.0)";
+        ct_tensor *r = ct_rms_norm(fx.freed, fx.sizes, 1, fx.t, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_rms_norm(fx.foreign, fx.sizes, 1, fx.t, 1.0)";
+        (void)ct_rms_norm(fx.foreign, fx.sizes, 1, fx.t, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_rms_norm(fx.t, fx.sizes, 1, fx.freed, 1.0)";
+        ct_tensor *r = ct_rms_norm(fx.t, fx.sizes, 1, fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_rms_norm(fx.t, fx.sizes, 1, fx.foreign, 1.0)";
+        (void)ct_rms_norm(fx.t, fx.sizes, 1, fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dropout(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dropout(fx.freed, 1.0, false)";
+        ct_tensor *r = ct_dropout(fx.freed, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dropout(fx.foreign, 1.0, false)";
+        (void)ct_dropout(fx.foreign, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dropout2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dropout2d(fx.freed, 1.0, false)";
+        ct_tensor *r = ct_dropout2d(fx.freed, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dropout2d(fx.foreign, 1.0, false)";
+        (void)ct_dropout2d(fx.foreign, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_batch_norm_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_norm_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_batch_norm_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_batch_norm_forward(fx.module, fx.foreign)";
+        (void)ct_batch_norm_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_layer_norm_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_layer_norm_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_layer_norm_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_layer_norm_forward(fx.module, fx.foreign)";
+        (void)ct_layer_norm_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_dropout_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dropout_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_dropout_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_dropout_forward(fx.module, fx.foreign)";
+        (void)ct_dropout_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_gelu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_gelu(fx.freed, 0)";
+        ct_tensor *r = ct_gelu(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_gelu(fx.foreign, 0)";
+        (void)ct_gelu(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_silu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_silu(fx.freed)";
+        ct_tensor *r = ct_silu(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_silu(fx.foreign)";
+        (void)ct_silu(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_leaky_relu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_leaky_relu(fx.freed, 1.0)";
+        ct_tensor *r = ct_leaky_relu(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_leaky_relu(fx.foreign, 1.0)";
+        (void)ct_leaky_relu(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_elu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_elu(fx.freed, 1.0)";
+        ct_tensor *r = ct_elu(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_elu(fx.foreign, 1.0)";
+        (void)ct_elu(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_selu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_selu(fx.freed)";
+        ct_tensor *r = ct_selu(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_selu(fx.foreign)";
+        (void)ct_selu(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_celu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_celu(fx.freed, 1.0)";
+        ct_tensor *r = ct_celu(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_celu(fx.foreign, 1.0)";
+        (void)ct_celu(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_softplus(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softplus(fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_softplus(fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_softplus(fx.foreign, 1.0, 1.0)";
+        (void)ct_softplus(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hardswish(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardswish(fx.freed)";
+        ct_tensor *r = ct_hardswish(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hardswish(fx.foreign)";
+        (void)ct_hardswish(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hardsigmoid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardsigmoid(fx.freed)";
+        ct_tensor *r = ct_hardsigmoid(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hardsigmoid(fx.foreign)";
+        (void)ct_hardsigmoid(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hardtanh(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardtanh(fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_hardtanh(fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hardtanh(fx.foreign, 1.0, 1.0)";
+        (void)ct_hardtanh(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_relu6(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_relu6(fx.freed)";
+        ct_tensor *r = ct_relu6(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_relu6(fx.foreign)";
+        (void)ct_relu6(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_mish(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_mish(fx.freed)";
+        ct_tensor *r = ct_mish(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_mish(fx.foreign)";
+        (void)ct_mish(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_logsigmoid(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_logsigmoid(fx.freed)";
+        ct_tensor *r = ct_logsigmoid(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_logsigmoid(fx.foreign)";
+        (void)ct_logsigmoid(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_softsign(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softsign(fx.freed)";
+        ct_tensor *r = ct_softsign(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_softsign(fx.foreign)";
+        (void)ct_softsign(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_tanhshrink(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_tanhshrink(fx.freed)";
+        ct_tensor *r = ct_tanhshrink(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_tanhshrink(fx.foreign)";
+        (void)ct_tanhshrink(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_softshrink(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softshrink(fx.freed, 1.0)";
+        ct_tensor *r = ct_softshrink(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_softshrink(fx.foreign, 1.0)";
+        (void)ct_softshrink(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_hardshrink(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_hardshrink(fx.freed, 1.0)";
+        ct_tensor *r = ct_hardshrink(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_hardshrink(fx.foreign, 1.0)";
+        (void)ct_hardshrink(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_threshold(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_threshold(fx.freed, 1.0, 1.0)";
+        ct_tensor *r = ct_threshold(fx.freed, 1.0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_threshold(fx.foreign, 1.0, 1.0)";
+        (void)ct_threshold(fx.foreign, 1.0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_prelu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_prelu(fx.freed, fx.t)";
+        ct_tensor *r = ct_prelu(fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_prelu(fx.foreign, fx.t)";
+        (void)ct_prelu(fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_prelu(fx.t, fx.freed)";
+        ct_tensor *r = ct_prelu(fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_prelu(fx.t, fx.foreign)";
+        (void)ct_prelu(fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_rrelu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_rrelu(fx.freed, 1.0, 1.0, false)";
+        ct_tensor *r = ct_rrelu(fx.freed, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_rrelu(fx.foreign, 1.0, 1.0, false)";
+        (void)ct_rrelu(fx.foreign, 1.0, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_glu(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_glu(fx.freed, 0)";
+        ct_tensor *r = ct_glu(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_glu(fx.foreign, 0)";
+        (void)ct_glu(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_softmin(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_softmin(fx.freed, 0)";
+        ct_tensor *r = ct_softmin(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_softmin(fx.foreign, 0)";
+        (void)ct_softmin(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -22434,6 +23721,45 @@ void test_null(void)
     RUN(test_null_ct_conv1d_forward);
     RUN(test_null_ct_conv2d_forward);
     RUN(test_null_ct_conv_transpose2d_forward);
+    RUN(test_null_ct_batch_norm);
+    RUN(test_null_ct_layer_norm);
+    RUN(test_null_ct_group_norm);
+    RUN(test_null_ct_instance_norm);
+    RUN(test_null_ct_rms_norm);
+    RUN(test_null_ct_dropout);
+    RUN(test_null_ct_dropout2d);
+    RUN(test_null_ct_batch_norm1d_new);
+    RUN(test_null_ct_batch_norm2d_new);
+    RUN(test_null_ct_batch_norm3d_new);
+    RUN(test_null_ct_batch_norm_forward);
+    RUN(test_null_ct_instance_norm2d_new);
+    RUN(test_null_ct_layer_norm_new);
+    RUN(test_null_ct_layer_norm_forward);
+    RUN(test_null_ct_rms_norm_new);
+    RUN(test_null_ct_dropout_forward);
+    RUN(test_null_ct_gelu);
+    RUN(test_null_ct_silu);
+    RUN(test_null_ct_leaky_relu);
+    RUN(test_null_ct_elu);
+    RUN(test_null_ct_selu);
+    RUN(test_null_ct_celu);
+    RUN(test_null_ct_softplus);
+    RUN(test_null_ct_hardswish);
+    RUN(test_null_ct_hardsigmoid);
+    RUN(test_null_ct_hardtanh);
+    RUN(test_null_ct_relu6);
+    RUN(test_null_ct_mish);
+    RUN(test_null_ct_logsigmoid);
+    RUN(test_null_ct_softsign);
+    RUN(test_null_ct_tanhshrink);
+    RUN(test_null_ct_softshrink);
+    RUN(test_null_ct_hardshrink);
+    RUN(test_null_ct_threshold);
+    RUN(test_null_ct_prelu);
+    RUN(test_null_ct_rrelu);
+    RUN(test_null_ct_glu);
+    RUN(test_null_ct_softmin);
+    RUN(test_null_ct_unflatten_new);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -22988,6 +24314,38 @@ void test_null(void)
     RUN(test_freed_ct_conv1d_forward);
     RUN(test_freed_ct_conv2d_forward);
     RUN(test_freed_ct_conv_transpose2d_forward);
+    RUN(test_freed_ct_batch_norm);
+    RUN(test_freed_ct_layer_norm);
+    RUN(test_freed_ct_group_norm);
+    RUN(test_freed_ct_instance_norm);
+    RUN(test_freed_ct_rms_norm);
+    RUN(test_freed_ct_dropout);
+    RUN(test_freed_ct_dropout2d);
+    RUN(test_freed_ct_batch_norm_forward);
+    RUN(test_freed_ct_layer_norm_forward);
+    RUN(test_freed_ct_dropout_forward);
+    RUN(test_freed_ct_gelu);
+    RUN(test_freed_ct_silu);
+    RUN(test_freed_ct_leaky_relu);
+    RUN(test_freed_ct_elu);
+    RUN(test_freed_ct_selu);
+    RUN(test_freed_ct_celu);
+    RUN(test_freed_ct_softplus);
+    RUN(test_freed_ct_hardswish);
+    RUN(test_freed_ct_hardsigmoid);
+    RUN(test_freed_ct_hardtanh);
+    RUN(test_freed_ct_relu6);
+    RUN(test_freed_ct_mish);
+    RUN(test_freed_ct_logsigmoid);
+    RUN(test_freed_ct_softsign);
+    RUN(test_freed_ct_tanhshrink);
+    RUN(test_freed_ct_softshrink);
+    RUN(test_freed_ct_hardshrink);
+    RUN(test_freed_ct_threshold);
+    RUN(test_freed_ct_prelu);
+    RUN(test_freed_ct_rrelu);
+    RUN(test_freed_ct_glu);
+    RUN(test_freed_ct_softmin);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

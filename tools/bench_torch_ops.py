@@ -104,6 +104,20 @@ def workloads():
         out.append((name, "pooling fwd+bwd (64,32,28,28)", sub,
                     "x.grad = None; %s.backward(g)" % stmt,
                     {"x": x, "g": torch.randn(64, 32, go, go), "F": F}))
+    lab = "normalization / activations"
+    for name, sub, shape, call in (
+            ("batch_norm_fb_64x32x28x28", "batch_norm train fwd+bwd (64,32,28,28)",
+             (64, 32, 28, 28), "F.batch_norm(x, rm, rv, w, b, True)"),
+            ("layer_norm_fb_4096x1024", "layer_norm fwd+bwd (4096,1024)", (4096, 1024),
+             "F.layer_norm(x, (1024,), w, b)")):
+        c = shape[1] if len(shape) == 4 else shape[-1]
+        glob = {"x": torch.randn(shape, requires_grad=True), "g": torch.randn(shape),
+                "w": torch.ones(c, requires_grad=True), "b": torch.zeros(c, requires_grad=True),
+                "rm": torch.zeros(c), "rv": torch.ones(c), "F": F}
+        out.append((name, lab, sub, "x.grad = w.grad = b.grad = None; %s.backward(g)" % call,
+                    glob))
+    out.append(("gelu_16M", lab, "gelu 16M", "F.gelu(a)", {"a": torch.randn(16 * 1024 * 1024),
+                                                          "F": F}))
     return out
 
 

@@ -66,6 +66,9 @@ VALID = {
     "ct_max_pool2d_opts *": "NULL",
     "ct_avg_pool2d_opts *": "NULL",
     "ct_interpolate_opts *": "NULL",
+    "ct_batch_norm_opts *": "NULL",
+    "ct_instance_norm_opts *": "NULL",
+    "ct_batch_norm_module_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -270,6 +273,16 @@ OUTCOME = {
     ("ct_bce_with_logits_loss_new", "weight"): "accepted",
     ("ct_bce_with_logits_loss_new", "pos_weight"): "accepted",
     ("ct_multi_margin_loss", "weight"): "accepted",
+    # nn/norm.c, nn/activation.c: optional tensors
+    ("ct_batch_norm", "running_mean"): "accepted",
+    ("ct_batch_norm", "running_var"): "accepted",
+    ("ct_instance_norm", "running_mean"): "accepted",
+    ("ct_instance_norm", "running_var"): "accepted",
+    ("ct_layer_norm", "weight"): "accepted",
+    ("ct_layer_norm", "bias"): "accepted",
+    ("ct_group_norm", "weight"): "accepted",
+    ("ct_group_norm", "bias"): "accepted",
+    ("ct_rms_norm", "weight"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
@@ -277,7 +290,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_rmsprop_opts *", "ct_adagrad_opts *", "ct_adadelta_opts *",
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
-                  "ct_one_cycle_lr_opts *", "ct_conv_opts *")
+                  "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_batch_norm_opts *",
+                  "ct_instance_norm_opts *", "ct_batch_norm_module_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

@@ -30,15 +30,23 @@
 #define CT__ATOMIC_ADD(p, v) (*(p) += (v))
 #endif
 
-/* A float32's bits and back (memcpy: no aliasing rules broken, one move once inlined). */
-static inline uint32_t ct__f32_bits(float f)
+/* A float32's bits and back (memcpy: no aliasing rules broken, one move once inlined).
+   Always inlined: gcc does not inline a plain static inline function into the kernels
+   compiled under CT__VECTORIZE_BEGIN/CT__FP_SPECULATE (other optimize options), and the
+   call left in vmath.h's exp/log/erf then blocks vectorization. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CT__BITS_INLINE __attribute__((always_inline)) static inline
+#else
+#define CT__BITS_INLINE static inline
+#endif
+CT__BITS_INLINE uint32_t ct__f32_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
 }
 
-static inline float ct__f32_from_bits(uint32_t u)
+CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 {
     float f;
     memcpy(&f, &u, sizeof f);
