@@ -1461,6 +1461,7 @@ static void row_backward_pool(void)
     ct_backward(ct_sum(ct_avg_pool2d(x[1], w12, NULL)), NULL, false);
     ct_backward(ct_sum(ct_adaptive_avg_pool2d(x[2], w12)), NULL, false);
     ct_backward(ct_sum(ct_adaptive_max_pool2d(x[3], w12, NULL)), NULL, false);
+}
 /* nn/norm.c and nn/activation.c */
 static ct_tensor *wn(void) /* (2, 3, 2) float32 */
 {
