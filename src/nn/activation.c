@@ -15,6 +15,7 @@
 #include "../ops/view.h"
 #include "../ops/vmath.h"
 #include "../autograd/autograd.h"
+#include "state_dict.h"
 #include "module.h"
 #include "activation.h"
 

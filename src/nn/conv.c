@@ -22,8 +22,12 @@
  * is bit-identical for any thread count.
  */
 #include "../core/internal.h"
-#include "conv.h"
+#include "../core/scope.h"
+#include "../ops/view.h"
+#include "../autograd/autograd.h"
+#include "state_dict.h"
 #include "module.h"
+#include "conv.h"
 #include "init.h"
 
 #include <math.h>

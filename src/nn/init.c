@@ -6,12 +6,14 @@
  * ct__init_square, so -ffp-contract cannot fuse it and change the bound's last bit.
  */
 #include "../core/internal.h"
+#include "../core/scope.h"
 #include "../core/rng.h"
 #include "../ops/pointwise.h"
 #include "../ops/view.h"
 #include "../ops/creation.h"
 #include "../ops/decomp.h"
 #include "../ops/index.h"
+#include "../ops/reduce.h"
 #include "../autograd/autograd.h"
 #include "init.h"
 

@@ -5,7 +5,7 @@
  * Legend: input (N, C) log-probabilities, target (N) int64, w (C) class weights.
  */
 #include "../core/internal.h"
-#include "loss.h"
+#include "../core/scope.h"
 #include "../ops/pointwise.h"
 #include "../ops/reduce.h"
 #include "../ops/softmax.h"
@@ -13,7 +13,9 @@
 #include "../ops/vmath.h"
 #include "../ops/index.h"
 #include "../autograd/autograd.h"
+#include "state_dict.h"
 #include "module.h"
+#include "loss.h"
 
 ct_nll_loss_opts ct_nll_loss_defaults(void)
 {

@@ -14,6 +14,7 @@
 #include "../ops/reduce.h"
 #include "../ops/view.h"
 #include "../autograd/autograd.h"
+#include "state_dict.h"
 #include "module.h"
 #include "norm.h"
 

@@ -8,6 +8,7 @@
  */
 #include "../core/internal.h"
 #include "../core/scope.h"
+#include "state_dict.h"
 #include "module.h"
 #include "pad.h"
 #include "../ops/index.h"

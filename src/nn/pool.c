@@ -9,6 +9,7 @@
  */
 #include "../core/internal.h"
 #include "../core/scope.h"
+#include "state_dict.h"
 #include "module.h"
 #include "pool.h"
 #include "../ops/index.h"

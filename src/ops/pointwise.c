@@ -599,11 +599,12 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     CT__TEST_LOOP(isnan, isnan, T, S)                                                       \
     CT__TEST_LOOP(isinf, isinf, T, S)                                                       \
     CT__TEST_LOOP(isfinite, isfinite, T, S)                                                 \
-    CT__TEST_LOOP(iszero, CT__ISZERO, T, S)                                                 \
     CT__TEST_LOOP(signbit, signbit, T, S)                                                   \
     CT__TEST_LOOP(isposinf, CT__ISPOSINF, T, S)                                             \
     CT__TEST_LOOP(isneginf, CT__ISNEGINF, T, S)                                             \
     CT__TEST_LOOP(isreal, CT__ISREAL, T, S)
+/* The float dtypes have every test loop; the others test their value as a float64 (exact in
+   sign and zero, never NaN nor infinite), except iszero (the integer division's check). */
 #define CT__ISZERO(v) ((v) == 0)
 #define CT__ISPOSINF(v) ((v) == INFINITY)
 #define CT__ISNEGINF(v) ((v) == -INFINITY)
@@ -617,8 +618,11 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     CT__CMP_LOOP(ge, >=, T, S)
 CT__FOR_WIDE_DTYPES(CT__ARITH_LOOPS)
 CT__FOR_FLOAT_DTYPES(CT__FLOAT_LOOPS)
-CT__FOR_ALL_DTYPES(CT__CMP_LOOPS)
-CT__FOR_ALL_DTYPES(CT__TEST_LOOPS)
+CT__FOR_WIDE_DTYPES(CT__CMP_LOOPS)
+CT__FOR_FLOAT_DTYPES(CT__TEST_LOOPS)
+#define CT__ISZERO_LOOP(E, T, S) CT__TEST_LOOP(iszero, CT__ISZERO, T, S)
+CT__FOR_ALL_DTYPES(CT__ISZERO_LOOP)
+#undef CT__ISZERO_LOOP
 CT__UN_LOOP(ident, bool, b8)
 CT__BIT_LOOPS(CT_INT32, int32_t, i32)
 CT__BIT_LOOPS(CT_INT64, int64_t, i64)
@@ -658,7 +662,8 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
     }
 }
 
-#define CT__WHERE_LOOP(E, T, S)                                                            \
+/* where copies elements: one loop per element size */
+#define CT__WHERE_LOOP(T, S)                                                               \
     static void ct__loop_where_##S(char **d, const int64_t *s, int64_t n, const void *pp)   \
     {                                                                                       \
         (void)pp;                                                                           \
@@ -668,7 +673,10 @@ static void ct__loop_not(char **d, const int64_t *s, int64_t n, const void *pp)
                                           : *(const T *)(d[3] + i * s[3]);                  \
         }                                                                                   \
     }
-CT__FOR_ALL_DTYPES(CT__WHERE_LOOP)
+CT__WHERE_LOOP(uint8_t, 1)
+CT__WHERE_LOOP(uint16_t, 2)
+CT__WHERE_LOOP(uint32_t, 4)
+CT__WHERE_LOOP(uint64_t, 8)
 
 /* ---- loop tables: the per-element math of each op by dtype ------------------------------ */
 /* Loop tables by dtype; uint8, int8 and int16 have none where they compute in int32. */
@@ -883,11 +891,12 @@ static bool ct__binary_meta(ct_op_call *c)
     return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
 
-/* The dtype c's loop runs in: the compute dtype c->dtype, or int32 for uint8, int8 and int16
-   where the op has no loop of their own (CT__FOR_WIDE_DTYPES). */
+/* The dtype c's loop runs in: the compute dtype c->dtype; where the op has no loop for it, int32
+   (bool, uint8, int8, int16: CT__FOR_WIDE_DTYPES), else float64 (the value tests). */
 static ct_dtype ct__loop_dtype(const ct_op_call *c)
 {
-    return c->op->loops[c->dtype] ? c->dtype : CT_INT32;
+    const ct_loop_fn *loops = c->op->loops;
+    return loops[c->dtype] ? c->dtype : loops[CT_INT32] ? CT_INT32 : CT_FLOAT64;
 }
 
 /* Runs c's loop over the inputs (cast to the loop's dtype) into out, which has that dtype (or
@@ -901,8 +910,13 @@ static bool ct__run_loop(const ct_op_call *c, ct_tensor *out)
     ct_dtype ld = ct__loop_dtype(c);
     ct_tensor *cast[CT__ITER_MAX_OPS];
     bool ok = true;
-    for (int k = 0; k < c->n_inputs; k++) {
-        cast[k] = ok ? ct__cast(c->inputs[k], ld) : NULL;
+    for (int k = 0; k < c->n_inputs; k++) { /* through c->dtype: a wrapped scalar wraps there */
+        cast[k] = ok ? ct__cast(c->inputs[k], c->dtype) : NULL;
+        if (cast[k] && ld != c->dtype) {
+            ct_tensor *w = ct__cast(cast[k], ld);
+            ct__release(cast[k]);
+            cast[k] = w;
+        }
         ok = ok && cast[k];
     }
     if (ok) {
@@ -1864,12 +1878,12 @@ static const ct_loop_fn ct__loops_div[CT_DTYPE_COUNT] = CT__L_FLT(div);
 static const ct_loop_fn ct__loops_pow[CT_DTYPE_COUNT] = CT__L_NUM(pow);
 static const ct_loop_fn ct__loops_maximum[CT_DTYPE_COUNT] = CT__L_NUM(maximum);
 static const ct_loop_fn ct__loops_minimum[CT_DTYPE_COUNT] = CT__L_NUM(minimum);
-static const ct_loop_fn ct__loops_eq[CT_DTYPE_COUNT] = CT__L_ALL(eq);
-static const ct_loop_fn ct__loops_ne[CT_DTYPE_COUNT] = CT__L_ALL(ne);
-static const ct_loop_fn ct__loops_lt[CT_DTYPE_COUNT] = CT__L_ALL(lt);
-static const ct_loop_fn ct__loops_le[CT_DTYPE_COUNT] = CT__L_ALL(le);
-static const ct_loop_fn ct__loops_gt[CT_DTYPE_COUNT] = CT__L_ALL(gt);
-static const ct_loop_fn ct__loops_ge[CT_DTYPE_COUNT] = CT__L_ALL(ge);
+static const ct_loop_fn ct__loops_eq[CT_DTYPE_COUNT] = CT__L_NUM(eq);
+static const ct_loop_fn ct__loops_ne[CT_DTYPE_COUNT] = CT__L_NUM(ne);
+static const ct_loop_fn ct__loops_lt[CT_DTYPE_COUNT] = CT__L_NUM(lt);
+static const ct_loop_fn ct__loops_le[CT_DTYPE_COUNT] = CT__L_NUM(le);
+static const ct_loop_fn ct__loops_gt[CT_DTYPE_COUNT] = CT__L_NUM(gt);
+static const ct_loop_fn ct__loops_ge[CT_DTYPE_COUNT] = CT__L_NUM(ge);
 static const ct_loop_fn ct__loops_and[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_and);
 static const ct_loop_fn ct__loops_or[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_or);
 static const ct_loop_fn ct__loops_relu_bw[CT_DTYPE_COUNT] = CT__L_FLT(relu_bw);
@@ -1901,11 +1915,13 @@ static const ct_loop_fn ct__loops_lerp[CT_DTYPE_COUNT] = CT__L_FLT(lerp);
 static const ct_loop_fn ct__loops_div_trunc[CT_DTYPE_COUNT] = CT__L_NUM(div_trunc);
 static const ct_loop_fn ct__loops_div_floor[CT_DTYPE_COUNT] = CT__L_NUM(div_floor);
 static const ct_loop_fn ct__loops_lerps[CT_DTYPE_COUNT] = CT__L_FLT(lerps);
-static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_ALL(isnan);
-static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_ALL(isinf);
-static const ct_loop_fn ct__loops_isfinite[CT_DTYPE_COUNT] = CT__L_ALL(isfinite);
+static const ct_loop_fn ct__loops_isnan[CT_DTYPE_COUNT] = CT__L_FLT(isnan);
+static const ct_loop_fn ct__loops_isinf[CT_DTYPE_COUNT] = CT__L_FLT(isinf);
+static const ct_loop_fn ct__loops_isfinite[CT_DTYPE_COUNT] = CT__L_FLT(isfinite);
 static const ct_loop_fn ct__loops_not[CT_DTYPE_COUNT] = CT__L_BOOL(ct__loop_not);
-static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = CT__L_ALL(where);
+static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
+    NULL, ct__loop_where_1, ct__loop_where_1, ct__loop_where_1, ct__loop_where_2, ct__loop_where_4,
+    ct__loop_where_8, ct__loop_where_4, ct__loop_where_8};
 
 /* A pointwise op: name, schema, public functions, kind, variant, loops, meta, kernels, node,
    backward, saved tensors. */
@@ -2165,10 +2181,10 @@ CT__LOOPS(ceil, CT__L_IDENT(ceil, NULL))
 CT__LOOPS(round, CT__L_IDENT(round, NULL))
 CT__LOOPS(trunc, CT__L_IDENT(trunc, NULL))
 CT__LOOPS(nan_to_num, CT__L_IDENT(nan_to_num, ct__loop_ident_b8))
-CT__LOOPS(signbit, CT__L_ALL(signbit))
-CT__LOOPS(isposinf, CT__L_ALL(isposinf))
-CT__LOOPS(isneginf, CT__L_ALL(isneginf))
-CT__LOOPS(isreal, CT__L_ALL(isreal))
+CT__LOOPS(signbit, CT__L_FLT(signbit))
+CT__LOOPS(isposinf, CT__L_FLT(isposinf))
+CT__LOOPS(isneginf, CT__L_FLT(isneginf))
+CT__LOOPS(isreal, CT__L_FLT(isreal))
 CT__LOOPS(bitnot, CT__L_INT(bitnot, ct__loop_not))
 CT__LOOPS(bitand, CT__L_INT(bitand, NULL))
 CT__LOOPS(bitor, CT__L_INT(bitor, NULL))
