@@ -1,6 +1,6 @@
-/* tests/test_narrow.c - uint8, int8 and int16 arithmetic at the edges of their ranges against
- * PyTorch (tools/gen_golden_narrow.py -> tests/golden/narrow_golden.h). ctorch computes these
- * dtypes in int32 and narrows the result: overflow, x / -1, abs and neg of the minimum, shifts
+/* tests/test_narrow.c - uint8, int8, int16 and int32 arithmetic at the edges of their ranges
+ * against PyTorch (tools/gen_golden_narrow.py -> tests/golden/narrow_golden.h). ctorch computes
+ * these dtypes in int64 and narrows the result: overflow, x / -1, abs and neg of the minimum, shifts
  * past the width and powers must wrap as PyTorch's kernels do in the narrow type itself.
  */
 #include "test.h"

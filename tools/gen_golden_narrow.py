@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Writes tests/golden/narrow_golden.h: PyTorch's uint8/int8/int16 arithmetic at the edges of
-their ranges, for tests/test_narrow.c (ctorch computes them in int32 and narrows: the results
-must wrap as PyTorch's do). Run with PyTorch installed: python3 tools/gen_golden_narrow.py
+"""Writes tests/golden/narrow_golden.h: PyTorch's uint8/int8/int16/int32 arithmetic at the edges
+of their ranges, for tests/test_narrow.c (ctorch computes them in int64 and narrows: the
+results must wrap as PyTorch's do). Run with PyTorch installed: python3 tools/gen_golden_narrow.py
 """
 import os
 
@@ -10,7 +10,8 @@ import torch
 from golden_c import c_wrap
 
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "narrow_golden.h")
-DTYPES = {torch.uint8: "CT_UINT8", torch.int8: "CT_INT8", torch.int16: "CT_INT16"}
+DTYPES = {torch.uint8: "CT_UINT8", torch.int8: "CT_INT8", torch.int16: "CT_INT16",
+          torch.int32: "CT_INT32"}
 # op name -> (PyTorch function of (a, b), arity); b is never 0 where it divides
 OPS = {
     "ADD": (lambda a, b: torch.add(a, b, alpha=3), 2),

@@ -49,17 +49,16 @@ typedef enum ct__unop {
 /* v < 0 for any integer type (a call, so unsigned types raise no always-false warning) */
 static inline bool ct__is_neg(double v) { return v < 0; }
 
-/* The dtypes with arithmetic loops of their own. uint8, int8 and int16 compute in int32 and
-   narrow the result (ct__loop_dtype): their results wrap modulo 2^bits either way, as in
-   PyTorch, and the header does not compile every loop three more times. */
+/* The dtypes with arithmetic loops of their own. bool (where it computes), uint8, int8, int16
+   and int32 compute in int64 and narrow the result (ct__loop_dtype): their results wrap
+   modulo 2^bits either way, as in PyTorch, and the header does not compile every loop four
+   more times. */
 #define CT__FOR_WIDE_DTYPES(X)                                                             \
-    X(CT_INT32, int32_t, i32)                                                               \
     X(CT_INT64, int64_t, i64)                                                               \
     CT__FOR_FLOAT_DTYPES(X)
 
 /* ct__w_<S>: the type integer arithmetic of dtype S runs in, unsigned so that overflow wraps
    modulo 2^bits as in PyTorch instead of being undefined; the float types themselves. */
-typedef uint32_t ct__w_i32;
 typedef uint64_t ct__w_i64;
 typedef float ct__w_f32;
 typedef double ct__w_f64;
@@ -340,9 +339,7 @@ typedef double ct__w_f64;
     {                                                                                       \
         return (T)((ct__w_##S)x + (ct__w_##S)v * (ct__w_##S)a * (ct__w_##S)b);              \
     }
-CT__INT_MATH(CT_INT32, int32_t, i32)
 CT__INT_MATH(CT_INT64, int64_t, i64)
-CT__INT_CLAMP(CT_INT32, int32_t, i32)
 CT__INT_CLAMP(CT_INT64, int64_t, i64)
 /* erf^-1(y), PyTorch's calc_erfinv: a rational first guess (central range |y| <= 0.7, else a
    rational function of sqrt(-log((1 - |y|) / 2))), then two Newton steps on erf(x) - y.
@@ -381,7 +378,6 @@ CT__FOR_WIDE_DTYPES(CT__ANY_MATH)
 #define CT__IDENT_MATH(E, T, S)                                                            \
     static inline T ct__ident_##S(T x, const double *p) { (void)p; return x; }
 CT__IDENT_MATH(CT_BOOL, bool, b8)
-CT__IDENT_MATH(CT_INT32, int32_t, i32)
 CT__IDENT_MATH(CT_INT64, int64_t, i64)
 
 /* ---- loops --------------------------------------------------------------------------- */
@@ -624,7 +620,6 @@ CT__FOR_FLOAT_DTYPES(CT__TEST_LOOPS)
 CT__FOR_ALL_DTYPES(CT__ISZERO_LOOP)
 #undef CT__ISZERO_LOOP
 CT__UN_LOOP(ident, bool, b8)
-CT__BIT_LOOPS(CT_INT32, int32_t, i32)
 CT__BIT_LOOPS(CT_INT64, int64_t, i64)
 
 static void ct__loop_and(char **d, const int64_t *s, int64_t n, const void *pp)
@@ -679,9 +674,9 @@ CT__WHERE_LOOP(uint32_t, 4)
 CT__WHERE_LOOP(uint64_t, 8)
 
 /* ---- loop tables: the per-element math of each op by dtype ------------------------------ */
-/* Loop tables by dtype; uint8, int8 and int16 have none where they compute in int32. */
+/* Loop tables by dtype; the integer dtypes narrower than int64 have none (they compute in it). */
 #define CT__L_NUM(FN)                                                                          \
-    {NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, \
+    {NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_i64, ct__loop_##FN##_f32, \
      ct__loop_##FN##_f64}
 #define CT__L_FLT(FN) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
 #define CT__L_ALL(FN)                                                                          \
@@ -690,10 +685,10 @@ CT__WHERE_LOOP(uint64_t, 8)
 #define CT__L_BOOL(F) {NULL, F, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
 /* integer dtypes (bool: B) */
 #define CT__L_INT(FN, B)                                                                       \
-    {NULL, B, NULL, NULL, NULL, ct__loop_##FN##_i32, ct__loop_##FN##_i64, NULL, NULL}
+    {NULL, B, NULL, NULL, NULL, NULL, ct__loop_##FN##_i64, NULL, NULL}
 /* the identity on integer dtypes (bool: B), FN on floats */
 #define CT__L_IDENT(FN, B)                                                                     \
-    {NULL, B, NULL, NULL, NULL, ct__loop_ident_i32, ct__loop_ident_i64, ct__loop_##FN##_f32,      \
+    {NULL, B, NULL, NULL, NULL, NULL, ct__loop_ident_i64, ct__loop_##FN##_f32,      \
      ct__loop_##FN##_f64}
 /* Kernel tables of integer dtypes, laid out as the CT__K_* macros of internal.h: without bool
    (shifts) and with it (bitwise and/or/xor/not). */
@@ -891,12 +886,12 @@ static bool ct__binary_meta(ct_op_call *c)
     return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
 
-/* The dtype c's loop runs in: the compute dtype c->dtype; where the op has no loop for it, int32
-   (bool, uint8, int8, int16: CT__FOR_WIDE_DTYPES), else float64 (the value tests). */
+/* The dtype c's loop runs in: the compute dtype c->dtype; where the op has no loop for it, int64
+   (bool, uint8, int8, int16, int32: CT__FOR_WIDE_DTYPES), else float64 (the value tests). */
 static ct_dtype ct__loop_dtype(const ct_op_call *c)
 {
     const ct_loop_fn *loops = c->op->loops;
-    return loops[c->dtype] ? c->dtype : loops[CT_INT32] ? CT_INT32 : CT_FLOAT64;
+    return loops[c->dtype] ? c->dtype : loops[CT_INT64] ? CT_INT64 : CT_FLOAT64;
 }
 
 /* Runs c's loop over the inputs (cast to the loop's dtype) into out, which has that dtype (or
@@ -932,7 +927,7 @@ static bool ct__run_loop(const ct_op_call *c, ct_tensor *out)
 
 /* The CPU kernel of unary and binary pointwise ops. The loop writes its dtype (comparisons:
    bool) into the output, or into a temporary the output converts from (bool arithmetic runs
-   in uint8, itself in int32; narrow integers in int32; an in-place op on a narrower self). */
+   in uint8, narrower integers in int64; an in-place op on a narrower self). */
 static ct_status ct__pointwise_kernel(ct_op_call *c)
 {
     ct_tensor *out = c->outputs[0];
@@ -1895,7 +1890,7 @@ static const ct_loop_fn ct__loops_relu[CT_DTYPE_COUNT] = CT__L_NUM(relu);
 static const ct_loop_fn ct__loops_square[CT_DTYPE_COUNT] = CT__L_NUM(square);
 static const ct_loop_fn ct__loops_sign[CT_DTYPE_COUNT] = {
     NULL, ct__loop_ident_b8, NULL, NULL, NULL,
-    ct__loop_sign_i32, ct__loop_sign_i64, ct__loop_sign_f32, ct__loop_sign_f64}; /* bool: x */
+    NULL, ct__loop_sign_i64, ct__loop_sign_f32, ct__loop_sign_f64}; /* bool: x */
 static const ct_loop_fn ct__loops_exp[CT_DTYPE_COUNT] = CT__L_FLT(exp);
 static const ct_loop_fn ct__loops_log[CT_DTYPE_COUNT] = CT__L_FLT(log);
 static const ct_loop_fn ct__loops_log1p[CT_DTYPE_COUNT] = CT__L_FLT(log1p);
