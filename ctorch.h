@@ -13503,7 +13503,8 @@ CT__WHERE_LOOP(uint64_t, 8)
 #define CT__L_NUM(FN)                                                                          \
     {NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_i64, ct__loop_##FN##_f32, \
      ct__loop_##FN##_f64}
-#define CT__L_FLT(FN) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
+#define CT__L_FLT(FN)                                                                          \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__loop_##FN##_f32, ct__loop_##FN##_f64}
 #define CT__L_ALL(FN)                                                                          \
     {NULL, ct__loop_##FN##_b8, ct__loop_##FN##_u8, ct__loop_##FN##_i8, ct__loop_##FN##_i16,   \
      ct__loop_##FN##_i32, ct__loop_##FN##_i64, ct__loop_##FN##_f32, ct__loop_##FN##_f64}

@@ -1,7 +1,8 @@
 /* tests/test_narrow.c - uint8, int8, int16 and int32 arithmetic at the edges of their ranges
  * against PyTorch (tools/gen_golden_narrow.py -> tests/golden/narrow_golden.h). ctorch computes
- * these dtypes in int64 and narrows the result: overflow, x / -1, abs and neg of the minimum, shifts
- * past the width and powers must wrap as PyTorch's kernels do in the narrow type itself.
+ * these dtypes in int64 and narrows the result: overflow, x / -1, abs and neg of the minimum,
+ * shifts past the width and powers must wrap as PyTorch's kernels do in the narrow type itself,
+ * and a scalar operand wraps to the dtype before a comparison.
  */
 #include "test.h"
 #include "golden/narrow_golden.h"
