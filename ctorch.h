@@ -5309,6 +5309,20 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #endif
 #endif
 
+/* CT__GLUE_BEGIN / CT__GLUE_END enclose code that runs once per call rather than per element
+   (argument checks, descriptors, public wrappers, derivative formulas, modules, file formats,
+   schedulers, timers): gcc compiles it at -O1 when the user's level is above it, which keeps
+   one translation unit with CTORCH_IMPLEMENTATION within its compile-time budget (the kernels
+   keep the user's level; results do not change: every multiply-add we mean is an fma). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) &&                     \
+    !defined(__OPTIMIZE_SIZE__) && !defined(CTORCH_NO_GLUE_O1)
+#define CT__GLUE_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"O1\")")
+#define CT__GLUE_END _Pragma("GCC pop_options")
+#else
+#define CT__GLUE_BEGIN
+#define CT__GLUE_END
+#endif
+
 /* Kernel parts open with CT__VECTORIZE_BEGIN and close with CT__VECTORIZE_END: gcc's -O2
    cost model leaves loops with a remainder scalar; this region vectorizes them anyway. */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -6227,6 +6241,8 @@ void ct_empty_cache(void)
  */
 
 
+CT__GLUE_BEGIN
+
 #ifdef CTORCH_DEBUG
 
 enum { CT__DEBUG_EMPTY = 0, CT__DEBUG_LIVE = 1, CT__DEBUG_FREED = 2 };
@@ -6507,6 +6523,7 @@ int64_t ct_debug_report(FILE *f)
 #endif
 }
 #endif
+CT__GLUE_END
 
 // >>part core/dtype.c
 /* core/dtype.c - dtype tables, the promotion lattice, float16/bfloat16 conversions (scalar
@@ -8355,6 +8372,8 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
  */
 
 
+CT__GLUE_BEGIN
+
 #define CT__PRINT_MAX_PRECISION 64
 #define CT__PRINT_ELEM_BYTES 400 /* "%.64f" of DBL_MAX: 309 digits, the point and 64 decimals */
 
@@ -8769,6 +8788,7 @@ void ct_print(const ct_tensor *t, FILE *f)
 
 #undef CT__PRINT_MAX_PRECISION
 #undef CT__PRINT_ELEM_BYTES
+CT__GLUE_END
 
 // >>part core/scope.c
 /* core/scope.c - per-thread stack of scopes, each an array of owned tensors. */
@@ -11285,6 +11305,7 @@ static ct_status ct__multinomial_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
@@ -11530,7 +11551,7 @@ ct_tensor *ct_randperm(int64_t n, ct_generator *g)
 #undef CT__MT_N
 #undef CT__MT_M
 #undef CT__DEFAULT_SEED
-
+CT__GLUE_END
 
 // >>part core/dispatch.c
 /* core/dispatch.c - the one entry every op goes through, the hook stack and the backends.
@@ -14687,6 +14708,7 @@ static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 
+CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__SAVE_IN(k) (1u << (k))
 #define CT__SAVE_OUT(k) (1u << (8 + (k)))
@@ -16006,6 +16028,7 @@ int ct_foreach_sqrt(const ct_tensor *const *self, int n, ct_tensor **out, int ca
     }
     return n;
 }
+CT__GLUE_END
 CT__VECTORIZE_END
 
 // >>part ops/view.c
@@ -16931,6 +16954,7 @@ static void ct__view_record(ct_node *n, const ct_op_call *c)
     memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
    node, backward, record. */
@@ -18416,6 +18440,7 @@ int ct_dsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacit
 
 #undef CT__SHAPE_OP
 #undef CT__VIEW
+CT__GLUE_END
 
 // >>part ops/index.c
 /* ops/index.c - gather, index_select, scatter, scatter_add, index_add and masked_fill, then
@@ -19078,6 +19103,7 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* K: CT__K_ANY runs float16/bfloat16 natively (copies; index_add rounds each addition, as
    PyTorch); CT__K_ALL through float32 (scatter_add accumulates in float32, as PyTorch). */
@@ -20256,6 +20282,7 @@ ct_tensor *ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *ind
     ct_scope_end();
     return r;
 }
+CT__GLUE_END
 
 // >>part ops/creation.c
 /* ops/creation.c - meshgrid (views of its inputs, as PyTorch's) and DLPack exchange.
@@ -21857,6 +21884,7 @@ static ct_status ct__cdist_composite(ct_op_call *c)
     return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
@@ -22400,7 +22428,7 @@ ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
 #undef CT__SV_PROD
 #undef CT__CDIST_BLOCK
 #undef CT__CDIST_PIECES
-
+CT__GLUE_END
 CT__VECTORIZE_END
 
 // >>part ops/sort.c
@@ -23604,6 +23632,7 @@ static bool ct__histc_meta(ct_op_call *c)
     return ct__op_output(c, &bins, 1, x->dtype) != NULL;
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 /* TABLE: a CT__K_* macro, applied to KERNEL. */
 #define CT__SRT_OP(SYM, NAME, SCHEMA, API, KIND, VAR, OPT, META, TABLE, KERNEL, NODE, BW, SAVE,    \
@@ -23968,6 +23997,7 @@ ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max
     ct__call_f(&c, max);
     return ct__dispatch(&c);
 }
+CT__GLUE_END
 
 // >>part ops/scan.c
 /* ops/scan.c - cumsum, cumprod, cummax, cummin, logcumsumexp.
@@ -24330,6 +24360,7 @@ static void ct__cummaxmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
     }
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
@@ -24419,7 +24450,7 @@ ct_status ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tens
 #undef CT__SCAN_CHUNK
 #undef CT__SCAN_ACC
 #undef CT__SCAN_KERNELS
-
+CT__GLUE_END
 CT__VECTORIZE_END
 
 // >>part ops/gemm.c
@@ -26514,6 +26545,7 @@ static ct_status ct__matmul_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The GEMM kernels (mm, addmm, linear, bmm) and the composites built on them (dot, mv,
    matmul, as PyTorch's CompositeImplicit ops call mm/bmm). Every one reports its floating
@@ -28392,6 +28424,7 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
 {
     return ct__call_gemm(&ct__op_linalg_matrix_exp, "ct_linalg_matrix_exp", &A, 1);
 }
+CT__GLUE_END
 
 // >>part ops/decomp.c
 /* ops/decomp.c - torch.linalg's decompositions and the ops built on them.
@@ -30557,6 +30590,7 @@ static ct_status ct__norm_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------- */
 /* One per op; names, schemas and node names as PyTorch's (linalg.inv runs linalg_inv_ex and
    linalg.solve linalg_solve_ex in PyTorch, hence their nodes' names). Kernels: float32 and
@@ -30783,6 +30817,7 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
 #undef CT__DC_NB
 #undef CT__DC_YB
 #undef CT__LAPACK
+CT__GLUE_END
 
 // >>part ops/softmax.c
 /* ops/softmax.c - fused, numerically stable softmax and log_softmax, and the row kernels
@@ -31104,6 +31139,7 @@ CT__SOFTMAX_LINES(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_LINES(double, f64, exp, log)
 #undef CT__SOFTMAX_LINES
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 static ct_tensor *ct__softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
 static ct_tensor *ct__log_softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
@@ -31268,7 +31304,7 @@ ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
 }
 
 #undef CT__PREFETCH
-
+CT__GLUE_END
 CT__VECTORIZE_END
 
 // >>part autograd/autograd.c
@@ -32115,6 +32151,8 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
  * way (ct__view_refresh) before it is next read.
  */
 
+CT__GLUE_BEGIN
+
 /* A tensor's geometry over its storage, in elements. */
 typedef struct ct__geometry {
     int64_t sizes[CT_MAX_DIMS];
@@ -32335,9 +32373,12 @@ void ct__view_refresh(const ct_tensor *view)
         ct__set_grad_fn(t, a);
     }
 }
+CT__GLUE_END
 
 // >>part autograd/gradcheck.c
 /* autograd/gradcheck.c - finite-difference checking of derivative formulas. */
+
+CT__GLUE_BEGIN
 
 ct_gradcheck_opts ct_gradcheck_defaults(void)
 {
@@ -32461,6 +32502,7 @@ bool ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *use
     ct_scope_end();
     return ok;
 }
+CT__GLUE_END
 
 // >>part nn/loss.c
 /* nn/loss.c - nll_loss (a direct kernel), cross_entropy (fused on (N, C) logits), the
@@ -33154,6 +33196,7 @@ static void ct__bce_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The reduction attribute holds a ct_reduction (PyTorch's int enum differs: None 0, Mean 1,
    Sum 2). cross_entropy_loss is fused on (N, C) logits (one op, one node, PyTorch's name
@@ -33955,6 +33998,7 @@ ct_tensor *ct_loss_forward(ct_module *m, const ct_tensor *input, const ct_tensor
     default: return ct_kl_div(input, target, l->reduction, l->log_target);
     }
 }
+CT__GLUE_END
 
 // >>part nn/init.c
 /* nn/init.c - torch.nn.init as torch/nn/init.py writes it: the dispatched ops uniform_, normal_
@@ -33964,6 +34008,8 @@ ct_tensor *ct_loss_forward(ct_module *m, const ct_tensor *input, const ct_tensor
  * per operation: the one product that feeds a sum (1 + slope^2) is rounded on its own by
  * ct__init_square, so -ffp-contract cannot fuse it and change the bound's last bit.
  */
+
+CT__GLUE_BEGIN
 
 /* x * x rounded to double by itself: an fma with a +0 addend is that product (a zero's
    sign aside), and being a call it is never fused into the caller's following add. */
@@ -34273,11 +34319,14 @@ ct_tensor *ct_init_sparse_(ct_tensor *t, double sparsity, double std, ct_generat
     }
     return ct__init_end(t, ok);
 }
+CT__GLUE_END
 
 // >>part nn/state_dict.c
 /* nn/state_dict.c - the ordered name -> value map of state_dicts and checkpoints. */
 
 #include <errno.h>
+
+CT__GLUE_BEGIN
 
 typedef struct ct__state_entry {
     char *key;
@@ -34604,11 +34653,14 @@ ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix)
     }
     return out;
 }
+CT__GLUE_END
 
 // >>part nn/module.c
 /* nn/module.c - the module object, its traversals, hooks, containers, state_dicts and the
  * built-in layers. */
 
+
+CT__GLUE_BEGIN
 
 #define CT__MODULE_PATH_MAX 1024 /* dotted names of nested modules */
 
@@ -35763,6 +35815,7 @@ ct_module *ct_tanh_new(void)
 }
 
 #undef CT__MODULE_PATH_MAX
+CT__GLUE_END
 
 // >>part nn/safetensors.c
 /* nn/safetensors.c - the safetensors reader and writer (ct_save / ct_load).
@@ -35780,6 +35833,8 @@ ct_module *ct_tanh_new(void)
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+CT__GLUE_BEGIN
 #define CT__ST_MMAP 1
 #endif
 #endif
@@ -37019,6 +37074,7 @@ ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompa
 #ifdef CT__ST_MMAP
 #undef CT__ST_MMAP
 #endif
+CT__GLUE_END
 
 // >>part nn/pool.c
 /* nn/pool.c - max, average and adaptive pooling: kernels, descriptors, public functions and
@@ -37836,6 +37892,7 @@ CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d",
                    ct__pool1d_composite)
 #undef CT__POOL_COMPOSITE
 
+CT__GLUE_BEGIN
 /* ---- public functions --------------------------------------------------------------------- */
 ct_max_pool2d_opts ct_max_pool2d_defaults(void)
 {
@@ -38080,6 +38137,7 @@ ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size)
     return ct__pool_module_new("AdaptiveMaxPool2d", ct__adaptive_max_pool2d_forward,
                                output_size, 2, NULL, NULL);
 }
+CT__GLUE_END
 
 // >>part nn/pad.c
 /* nn/pad.c - pad, interpolate and pixel shuffle, as composites of index_select, cat, full and
@@ -38091,6 +38149,8 @@ ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size)
  * i0[i] * l0[i] + i1[i] * l1[i] (linear).
  */
 
+
+CT__GLUE_BEGIN
 
 /* An int64 tensor of v[0..n) (copied). */
 static ct_tensor *ct__pad_index(const int64_t *v, int64_t n)
@@ -38756,6 +38816,7 @@ ct_module *ct_pixel_shuffle_new(int64_t upscale_factor)
     p.factor = upscale_factor;
     return ct__pad_module_new("PixelShuffle", ct__pixel_shuffle_forward, &p);
 }
+CT__GLUE_END
 
 // >>part optim/optim_internal.h
 /* optim/optim_internal.h - private access to an optimizer's parameter groups for the LR
@@ -39653,6 +39714,7 @@ static const ct_op ct__op_convolution = {
     CT_AUTOCAST_NONE, 0, 1u << 2, NULL, ct__conv_meta, CT__K_FLOAT(ct__conv_kernel), NULL,
     "ConvolutionBackward0", ct__conv_backward, 0u, ct__conv_record, ct__conv_flops};
 
+CT__GLUE_BEGIN
 /* ---- public functions ------------------------------------------------------------------ */
 ct_conv_opts ct_conv_defaults(void)
 {
@@ -39969,6 +40031,7 @@ ct_tensor *ct_conv_transpose2d_forward(ct_module *m, const ct_tensor *input)
 {
     return ct__conv_typed_forward("ct_conv_transpose2d_forward", 2, true, m, input);
 }
+CT__GLUE_END
 
 // >>part nn/norm.c
 /* nn/norm.c - batch and layer norm (fused kernels, forward and backward), group, instance and
@@ -40884,6 +40947,7 @@ static bool ct__dropout_meta(ct_op_call *c)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ---------------------------------------------------------------------------- */
 #define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
@@ -41403,6 +41467,7 @@ ct_module *ct_dropout2d_new(double p)
 
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK
+CT__GLUE_END
 
 // >>part nn/activation.c
 /* nn/activation.c - activation functions: a table of per-element math (forward and the
@@ -41884,6 +41949,7 @@ static bool ct__rrelu_meta(ct_op_call *c)
     return ct__act_float_check(c);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
@@ -42343,6 +42409,7 @@ ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n)
 }
 
 #undef CT__ACT_BLOCK
+CT__GLUE_END
 
 // >>part optim/optim.c
 /* optim/optim.c - the optimizers as fused per-parameter loops, each parameter's update one
@@ -44333,6 +44400,8 @@ CT__VECTORIZE_END
  * _step_count, base_lrs, _last_lr, T_cur, best, num_bad_epochs, ...).
  */
 
+CT__GLUE_BEGIN
+
 enum {
     CT__LRS_STEP = 1,
     CT__LRS_MULTI_STEP,
@@ -45406,6 +45475,7 @@ int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
 }
 
 #undef CT__LRS_PI
+CT__GLUE_END
 
 // >>part nn/clip_grad.c
 /* nn/clip_grad.c - torch.nn.utils' clip_grad_norm_, clip_grad_value_, get_total_norm,
@@ -45414,6 +45484,8 @@ int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
  * linalg.vector_norm per tensor, then the norm of their stack; grads scaled by mul_ with a
  * 0-dim coefficient), so the results match PyTorch's and the profiler shows the same ops.
  */
+
+CT__GLUE_BEGIN
 
 /* Checks an array of n tensors: n >= 0, the array non-NULL when n > 0, no NULL element. */
 static bool ct__clip_check(const char *op, const ct_tensor *const *ts, int64_t n)
@@ -45614,6 +45686,7 @@ ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
     ct_scope_end();
     return ct_error_code();
 }
+CT__GLUE_END
 
 // >>part data/npy.c
 /* data/npy.c - the .npy reader and writer (numpy.lib.format).
@@ -45627,7 +45700,9 @@ ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 
 #ifndef CTORCH_NO_STDIO
 #include <errno.h>
+
 #endif
+CT__GLUE_BEGIN
 
 #define CT__NPY_MAGIC_LEN 6
 #define CT__NPY_ALIGN 64
@@ -46177,6 +46252,7 @@ ct_status ct_npy_save(const char *path, const ct_tensor *t)
 #undef CT__NPY_ALIGN
 #undef CT__NPY_GROWTH_DIGITS
 #undef CT__NPY_HEADER_MAX
+CT__GLUE_END
 
 // >>part data/idx.c
 /* data/idx.c - the IDX reader (MNIST family): validate the header, then a big-endian copy.
@@ -46194,7 +46270,9 @@ ct_status ct_npy_save(const char *path, const ct_tensor *t)
 #endif
 #ifdef CTORCH_ZLIB
 #include <zlib.h>
+
 #endif
+CT__GLUE_BEGIN
 
 #define CT__IDX_MAX_HEADER (4 + 4 * CT_MAX_DIMS)
 /* The streaming reader grows its buffer from this size as data arrives. */
@@ -46578,6 +46656,7 @@ ct_tensor *ct_idx_load(const char *path)
 #undef CT__IDX_MAX_HEADER
 #undef CT__IDX_CHUNK
 #undef CT__IDX_IN
+CT__GLUE_END
 
 // >>part data/dataset.c
 /* data/dataset.c - the dataset vtable, TensorDataset (with a direct row gather for batches),
@@ -46587,6 +46666,8 @@ ct_tensor *ct_idx_load(const char *path)
  * (numel of dims 1.. of a tensor dataset's tensor).
  */
 
+
+CT__GLUE_BEGIN
 
 /* ---- the vtable ------------------------------------------------------------------------ */
 static bool ct__dataset_check(const char *op, const ct_dataset *ds)
@@ -47103,6 +47184,7 @@ ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n, ct_gene
 }
 
 #undef CT__GATHER_AHEAD
+CT__GLUE_END
 
 // >>part data/dataloader.c
 /* data/dataloader.c - DataLoader: a sampler (sequential or a permutation per epoch), a batch
@@ -47115,6 +47197,8 @@ ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n, ct_gene
  * randperm(n)[:0]). Without an explicit generator, RandomSampler seeds a private generator
  * with a second draw of random64() % 2^63 from the default one, exactly as PyTorch's does.
  */
+
+CT__GLUE_BEGIN
 
 struct ct_dataloader {
     ct_dataset *ds; /* borrowed */
@@ -47317,6 +47401,7 @@ void ct_dataloader_free(ct_dataloader *dl)
     ct__free(dl->seq);
     ct__free(dl);
 }
+CT__GLUE_END
 
 // >>part bench/timer.c
 /* bench/timer.c - Timer, Measurement and Compare (torch.utils.benchmark).
@@ -47330,6 +47415,8 @@ void ct_dataloader_free(ct_dataloader *dl)
  * numbers and text, PyTorch's.
  */
 
+
+CT__GLUE_BEGIN
 
 /* The measured task: PyTorch's TaskSpec without the setup strings. Strings are owned
    copies, NULL when not given. */
@@ -48706,7 +48793,7 @@ ct_status ct_compare_print(const ct_compare *c, FILE *f)
     return ct__bench_write(op, &b, f);
 }
 #endif
-
+CT__GLUE_END
 
 // >>part bench/profiler.c
 /* bench/profiler.c - the op profiler (torch.profiler): events recorded by the dispatcher,
@@ -48727,6 +48814,8 @@ ct_status ct_compare_print(const ct_compare *c, FILE *f)
  * they are printed.
  */
 
+
+CT__GLUE_BEGIN
 
 #define CT__PROF_CHUNK_BYTES 65536 /* a power of two: the allocator counts it exactly */
 #define CT__PROF_MAX_DEPTH 256     /* open events per thread */
@@ -49845,11 +49934,14 @@ ct_status ct_profiler_export_chrome_trace(const char *path)
 #undef CT__PROF_LOAD
 #undef CT__PROF_STORE
 #undef CT__PROF_PER_CHUNK
+CT__GLUE_END
 
 // >>part ops/registry.c
 /* ops/registry.c - the table of every op descriptor (ct_op_registry). An op is added to the
  * list of its part below; the registry test checks that each one is reached by its public
  * function (tests/test_dispatch.c). */
+
+CT__GLUE_BEGIN
 
 static const ct_op *const ct__registry[] = {
     /* core/tensor.c */
@@ -50373,6 +50465,7 @@ const ct_op *ct_op_find(const char *name)
     }
     return NULL;
 }
+CT__GLUE_END
 
 #endif /* CTORCH_IMPLEMENTATION */
 

@@ -3,6 +3,8 @@
 #include "autograd.h"
 #include "gradcheck.h"
 
+CT__GLUE_BEGIN
+
 ct_gradcheck_opts ct_gradcheck_defaults(void)
 {
     ct_gradcheck_opts o;
@@ -125,3 +127,4 @@ bool ct_gradcheck(ct_gradcheck_fn fn, ct_tensor *const *inputs, int n, void *use
     ct_scope_end();
     return ok;
 }
+CT__GLUE_END

@@ -11,6 +11,8 @@
 #include "autograd.h"
 #include "../ops/pointwise.h"
 
+CT__GLUE_BEGIN
+
 /* A tensor's geometry over its storage, in elements. */
 typedef struct ct__geometry {
     int64_t sizes[CT_MAX_DIMS];
@@ -231,3 +233,4 @@ void ct__view_refresh(const ct_tensor *view)
         ct__set_grad_fn(t, a);
     }
 }
+CT__GLUE_END

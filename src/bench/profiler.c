@@ -20,6 +20,8 @@
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf; FILE only without CTORCH_NO_STDIO */
 
+CT__GLUE_BEGIN
+
 #define CT__PROF_CHUNK_BYTES 65536 /* a power of two: the allocator counts it exactly */
 #define CT__PROF_MAX_DEPTH 256     /* open events per thread */
 #define CT__PROF_MAX_NAME 1023     /* bytes of a range name kept */
@@ -1137,3 +1139,4 @@ ct_status ct_profiler_export_chrome_trace(const char *path)
 #undef CT__PROF_LOAD
 #undef CT__PROF_STORE
 #undef CT__PROF_PER_CHUNK
+CT__GLUE_END

@@ -14,6 +14,8 @@
 #include <stdarg.h>
 #include <stdio.h> /* vsnprintf; FILE only without CTORCH_NO_STDIO */
 
+CT__GLUE_BEGIN
+
 /* The measured task: PyTorch's TaskSpec without the setup strings. Strings are owned
    copies, NULL when not given. */
 typedef struct ct__bench_spec {
@@ -1389,4 +1391,4 @@ ct_status ct_compare_print(const ct_compare *c, FILE *f)
     return ct__bench_write(op, &b, f);
 }
 #endif
-
+CT__GLUE_END

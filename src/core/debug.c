@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+CT__GLUE_BEGIN
+
 #ifdef CTORCH_DEBUG
 
 enum { CT__DEBUG_EMPTY = 0, CT__DEBUG_LIVE = 1, CT__DEBUG_FREED = 2 };
@@ -291,3 +293,4 @@ int64_t ct_debug_report(FILE *f)
 #endif
 }
 #endif
+CT__GLUE_END

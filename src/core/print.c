@@ -15,6 +15,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+CT__GLUE_BEGIN
+
 #define CT__PRINT_MAX_PRECISION 64
 #define CT__PRINT_ELEM_BYTES 400 /* "%.64f" of DBL_MAX: 309 digits, the point and 64 decimals */
 
@@ -429,3 +431,4 @@ void ct_print(const ct_tensor *t, FILE *f)
 
 #undef CT__PRINT_MAX_PRECISION
 #undef CT__PRINT_ELEM_BYTES
+CT__GLUE_END

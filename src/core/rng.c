@@ -1499,6 +1499,7 @@ static ct_status ct__multinomial_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors and public functions --------------------------------------------------- */
 /* A random op: name, schema, public functions, kind, meta, kernels. */
 #define CT__RANDOM(SYM, NAME, SCHEMA, API, KIND, META, KERNELS)                                \
@@ -1744,4 +1745,4 @@ ct_tensor *ct_randperm(int64_t n, ct_generator *g)
 #undef CT__MT_N
 #undef CT__MT_M
 #undef CT__DEFAULT_SEED
-
+CT__GLUE_END

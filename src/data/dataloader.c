@@ -13,6 +13,8 @@
 #include "dataset.h"
 #include "dataloader.h"
 
+CT__GLUE_BEGIN
+
 struct ct_dataloader {
     ct_dataset *ds; /* borrowed */
     ct_dataloader_opts opts;
@@ -214,3 +216,4 @@ void ct_dataloader_free(ct_dataloader *dl)
     ct__free(dl->seq);
     ct__free(dl);
 }
+CT__GLUE_END

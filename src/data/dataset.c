@@ -13,6 +13,8 @@
 
 #include <limits.h>
 
+CT__GLUE_BEGIN
+
 /* ---- the vtable ------------------------------------------------------------------------ */
 static bool ct__dataset_check(const char *op, const ct_dataset *ds)
 {
@@ -528,3 +530,4 @@ ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n, ct_gene
 }
 
 #undef CT__GATHER_AHEAD
+CT__GLUE_END

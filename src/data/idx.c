@@ -15,7 +15,9 @@
 #endif
 #ifdef CTORCH_ZLIB
 #include <zlib.h>
+
 #endif
+CT__GLUE_BEGIN
 
 #define CT__IDX_MAX_HEADER (4 + 4 * CT_MAX_DIMS)
 /* The streaming reader grows its buffer from this size as data arrives. */
@@ -399,3 +401,4 @@ ct_tensor *ct_idx_load(const char *path)
 #undef CT__IDX_MAX_HEADER
 #undef CT__IDX_CHUNK
 #undef CT__IDX_IN
+CT__GLUE_END

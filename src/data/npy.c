@@ -11,7 +11,9 @@
 #include <stdio.h> /* snprintf; FILE only without CTORCH_NO_STDIO */
 #ifndef CTORCH_NO_STDIO
 #include <errno.h>
+
 #endif
+CT__GLUE_BEGIN
 
 #define CT__NPY_MAGIC_LEN 6
 #define CT__NPY_ALIGN 64
@@ -561,3 +563,4 @@ ct_status ct_npy_save(const char *path, const ct_tensor *t)
 #undef CT__NPY_ALIGN
 #undef CT__NPY_GROWTH_DIGITS
 #undef CT__NPY_HEADER_MAX
+CT__GLUE_END

@@ -489,6 +489,7 @@ static bool ct__rrelu_meta(ct_op_call *c)
     return ct__act_float_check(c);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
@@ -948,3 +949,4 @@ ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n)
 }
 
 #undef CT__ACT_BLOCK
+CT__GLUE_END

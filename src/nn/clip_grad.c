@@ -14,6 +14,8 @@
 #include "../optim/optim_internal.h"
 #include "clip_grad.h"
 
+CT__GLUE_BEGIN
+
 /* Checks an array of n tensors: n >= 0, the array non-NULL when n > 0, no NULL element. */
 static bool ct__clip_check(const char *op, const ct_tensor *const *ts, int64_t n)
 {
@@ -213,3 +215,4 @@ ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
     ct_scope_end();
     return ct_error_code();
 }
+CT__GLUE_END

@@ -881,6 +881,7 @@ static const ct_op ct__op_convolution = {
     CT_AUTOCAST_NONE, 0, 1u << 2, NULL, ct__conv_meta, CT__K_FLOAT(ct__conv_kernel), NULL,
     "ConvolutionBackward0", ct__conv_backward, 0u, ct__conv_record, ct__conv_flops};
 
+CT__GLUE_BEGIN
 /* ---- public functions ------------------------------------------------------------------ */
 ct_conv_opts ct_conv_defaults(void)
 {
@@ -1197,3 +1198,4 @@ ct_tensor *ct_conv_transpose2d_forward(ct_module *m, const ct_tensor *input)
 {
     return ct__conv_typed_forward("ct_conv_transpose2d_forward", 2, true, m, input);
 }
+CT__GLUE_END

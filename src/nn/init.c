@@ -17,6 +17,8 @@
 #include "../autograd/autograd.h"
 #include "init.h"
 
+CT__GLUE_BEGIN
+
 /* x * x rounded to double by itself: an fma with a +0 addend is that product (a zero's
    sign aside), and being a call it is never fused into the caller's following add. */
 static double ct__init_square(double x)
@@ -325,3 +327,4 @@ ct_tensor *ct_init_sparse_(ct_tensor *t, double sparsity, double std, ct_generat
     }
     return ct__init_end(t, ok);
 }
+CT__GLUE_END

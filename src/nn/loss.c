@@ -701,6 +701,7 @@ static void ct__bce_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The reduction attribute holds a ct_reduction (PyTorch's int enum differs: None 0, Mean 1,
    Sum 2). cross_entropy_loss is fused on (N, C) logits (one op, one node, PyTorch's name
@@ -1502,3 +1503,4 @@ ct_tensor *ct_loss_forward(ct_module *m, const ct_tensor *input, const ct_tensor
     default: return ct_kl_div(input, target, l->reduction, l->log_target);
     }
 }
+CT__GLUE_END

@@ -12,6 +12,8 @@
 
 #include <stdio.h>
 
+CT__GLUE_BEGIN
+
 #define CT__MODULE_PATH_MAX 1024 /* dotted names of nested modules */
 
 typedef struct ct__named {
@@ -1165,3 +1167,4 @@ ct_module *ct_tanh_new(void)
 }
 
 #undef CT__MODULE_PATH_MAX
+CT__GLUE_END

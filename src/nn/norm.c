@@ -922,6 +922,7 @@ static bool ct__dropout_meta(ct_op_call *c)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ---------------------------------------------------------------------------- */
 #define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
@@ -1441,3 +1442,4 @@ ct_module *ct_dropout2d_new(double p)
 
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK
+CT__GLUE_END

@@ -18,6 +18,8 @@
 #include <math.h>
 #include <string.h>
 
+CT__GLUE_BEGIN
+
 /* An int64 tensor of v[0..n) (copied). */
 static ct_tensor *ct__pad_index(const int64_t *v, int64_t n)
 {
@@ -682,3 +684,4 @@ ct_module *ct_pixel_shuffle_new(int64_t upscale_factor)
     p.factor = upscale_factor;
     return ct__pad_module_new("PixelShuffle", ct__pixel_shuffle_forward, &p);
 }
+CT__GLUE_END

@@ -824,6 +824,7 @@ CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d",
                    ct__pool1d_composite)
 #undef CT__POOL_COMPOSITE
 
+CT__GLUE_BEGIN
 /* ---- public functions --------------------------------------------------------------------- */
 ct_max_pool2d_opts ct_max_pool2d_defaults(void)
 {
@@ -1068,3 +1069,4 @@ ct_module *ct_adaptive_max_pool2d_new(const int64_t *output_size)
     return ct__pool_module_new("AdaptiveMaxPool2d", ct__adaptive_max_pool2d_forward,
                                output_size, 2, NULL, NULL);
 }
+CT__GLUE_END

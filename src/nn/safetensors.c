@@ -20,6 +20,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+CT__GLUE_BEGIN
 #define CT__ST_MMAP 1
 #endif
 #endif
@@ -1259,3 +1261,4 @@ ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompa
 #ifdef CT__ST_MMAP
 #undef CT__ST_MMAP
 #endif
+CT__GLUE_END

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+CT__GLUE_BEGIN
+
 typedef struct ct__state_entry {
     char *key;
     ct_state_kind kind;
@@ -330,3 +332,4 @@ ct_state_dict *ct_state_dict_select(const ct_state_dict *sd, const char *prefix)
     }
     return out;
 }
+CT__GLUE_END

@@ -2172,6 +2172,7 @@ static ct_status ct__norm_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------- */
 /* One per op; names, schemas and node names as PyTorch's (linalg.inv runs linalg_inv_ex and
    linalg.solve linalg_solve_ex in PyTorch, hence their nodes' names). Kernels: float32 and
@@ -2398,3 +2399,4 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
 #undef CT__DC_NB
 #undef CT__DC_YB
 #undef CT__LAPACK
+CT__GLUE_END

@@ -662,6 +662,7 @@ static ct_status ct__masked_fill_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* K: CT__K_ANY runs float16/bfloat16 natively (copies; index_add rounds each addition, as
    PyTorch); CT__K_ALL through float32 (scatter_add accumulates in float32, as PyTorch). */
@@ -1840,3 +1841,4 @@ ct_tensor *ct_scatter_reduce_(ct_tensor *self, int64_t dim, const ct_tensor *ind
     ct_scope_end();
     return r;
 }
+CT__GLUE_END

@@ -645,6 +645,7 @@ static ct_status ct__matmul_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The GEMM kernels (mm, addmm, linear, bmm) and the composites built on them (dot, mv,
    matmul, as PyTorch's CompositeImplicit ops call mm/bmm). Every one reports its floating
@@ -2523,3 +2524,4 @@ ct_tensor *ct_linalg_matrix_exp(const ct_tensor *A)
 {
     return ct__call_gemm(&ct__op_linalg_matrix_exp, "ct_linalg_matrix_exp", &A, 1);
 }
+CT__GLUE_END

@@ -1862,6 +1862,7 @@ static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 
+CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__SAVE_IN(k) (1u << (k))
 #define CT__SAVE_OUT(k) (1u << (8 + (k)))
@@ -3181,4 +3182,5 @@ int ct_foreach_sqrt(const ct_tensor *const *self, int n, ct_tensor **out, int ca
     }
     return n;
 }
+CT__GLUE_END
 CT__VECTORIZE_END

@@ -1315,6 +1315,7 @@ static ct_status ct__cdist_composite(ct_op_call *c)
     return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
@@ -1858,5 +1859,5 @@ ct_tensor *ct_cdist(const ct_tensor *x1, const ct_tensor *x2, double p,
 #undef CT__SV_PROD
 #undef CT__CDIST_BLOCK
 #undef CT__CDIST_PIECES
-
+CT__GLUE_END
 CT__VECTORIZE_END

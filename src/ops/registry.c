@@ -3,6 +3,8 @@
  * function (tests/test_dispatch.c). */
 #include "../core/internal.h"
 
+CT__GLUE_BEGIN
+
 static const ct_op *const ct__registry[] = {
     /* core/tensor.c */
     &ct__op_empty,
@@ -525,3 +527,4 @@ const ct_op *ct_op_find(const char *name)
     }
     return NULL;
 }
+CT__GLUE_END

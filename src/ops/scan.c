@@ -365,6 +365,7 @@ static void ct__cummaxmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
     }
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
@@ -454,5 +455,5 @@ ct_status ct_cummin(const ct_tensor *t, int64_t dim, ct_tensor **values, ct_tens
 #undef CT__SCAN_CHUNK
 #undef CT__SCAN_ACC
 #undef CT__SCAN_KERNELS
-
+CT__GLUE_END
 CT__VECTORIZE_END

@@ -324,6 +324,7 @@ CT__SOFTMAX_LINES(float, f32, ct__expf, ct__logf)
 CT__SOFTMAX_LINES(double, f64, exp, log)
 #undef CT__SOFTMAX_LINES
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 static ct_tensor *ct__softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
 static ct_tensor *ct__log_softmax_bw(const ct_tensor *g, const ct_tensor *y, int64_t dim);
@@ -488,5 +489,5 @@ ct_tensor *ct_log_softmax(const ct_tensor *t, int64_t dim)
 }
 
 #undef CT__PREFETCH
-
+CT__GLUE_END
 CT__VECTORIZE_END

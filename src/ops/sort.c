@@ -1204,6 +1204,7 @@ static bool ct__histc_meta(ct_op_call *c)
     return ct__op_output(c, &bins, 1, x->dtype) != NULL;
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 /* TABLE: a CT__K_* macro, applied to KERNEL. */
 #define CT__SRT_OP(SYM, NAME, SCHEMA, API, KIND, VAR, OPT, META, TABLE, KERNEL, NODE, BW, SAVE,    \
@@ -1568,3 +1569,4 @@ ct_tensor *ct_histc(const ct_tensor *input, int64_t bins, double min, double max
     ct__call_f(&c, max);
     return ct__dispatch(&c);
 }
+CT__GLUE_END

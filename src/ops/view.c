@@ -925,6 +925,7 @@ static void ct__view_record(ct_node *n, const ct_op_call *c)
     memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
 }
 
+CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
    node, backward, record. */
@@ -2410,3 +2411,4 @@ int ct_dsplit(const ct_tensor *t, int64_t sections, ct_tensor **out, int capacit
 
 #undef CT__SHAPE_OP
 #undef CT__VIEW
+CT__GLUE_END

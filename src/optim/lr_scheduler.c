@@ -15,6 +15,8 @@
 #include "lr_scheduler.h"
 #include "optim_internal.h"
 
+CT__GLUE_BEGIN
+
 enum {
     CT__LRS_STEP = 1,
     CT__LRS_MULTI_STEP,
@@ -1088,3 +1090,4 @@ int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
 }
 
 #undef CT__LRS_PI
+CT__GLUE_END
