@@ -67,8 +67,13 @@ static ct_optimizer *os_optimizer(int c, ct_tensor **ps, ct_lr_scheduler **sched
     return opt;
 }
 
-/* Sets the gradients of step `step` (the golden sequence), then opt.step(); sched.step(). */
-static void os_step(ct_optimizer *opt, ct_lr_scheduler *sched, ct_tensor **ps, int step)
+/* ReduceLROnPlateau's metric at a step: it stops improving after step 2. */
+static const double os_metric[OS_K + OS_N] = {1.0, 0.8, 0.7, 0.75, 0.9, 0.7, 0.72, 0.71};
+
+/* Sets the gradients of step `step` (the golden sequence), then opt.step(); sched.step()
+   (plateau: sched.step(metric)). */
+static void os_step_any(ct_optimizer *opt, ct_lr_scheduler *sched, ct_tensor **ps, int step,
+                        bool plateau)
 {
     ct_scope_begin();
     const float *g = os_grads + step * OS_NUMEL;
@@ -79,7 +84,13 @@ static void os_step(ct_optimizer *opt, ct_lr_scheduler *sched, ct_tensor **ps, i
     }
     ct_scope_end();
     CHECK(ct_optimizer_step(opt) == CT_OK);
-    CHECK(ct_lr_scheduler_step(sched) == CT_OK);
+    CHECK((plateau ? ct_reduce_lr_on_plateau_step(sched, os_metric[step])
+                   : ct_lr_scheduler_step(sched)) == CT_OK);
+}
+
+static void os_step(ct_optimizer *opt, ct_lr_scheduler *sched, ct_tensor **ps, int step)
+{
+    os_step_any(opt, sched, ps, step, false);
 }
 
 /* The parameters' values flattened into out[0..7) as floats. */
@@ -331,6 +342,226 @@ static void test_optim_state_dtype_and_hyperparameters(void)
     os_free(opt, sched, ps);
 }
 
+static double os_lambda(int64_t epoch, int64_t group, void *user)
+{
+    (void)user;
+    return pow(0.9, (double)epoch) + 0.1 * (double)group;
+}
+
+static double os_mult(int64_t epoch, int64_t group, void *user)
+{
+    (void)group;
+    (void)user;
+    return epoch % 2 ? 0.95 : 0.9;
+}
+
+enum { OS_SCHED_KINDS = 15, OS_PLATEAU = 12 };
+
+/* Scheduler `kind` (every class, in lr_scheduler.h's order) for opt; SequentialLR (13) and
+   ChainedScheduler (14) put their two schedulers into subs. */
+static ct_lr_scheduler *os_scheduler(int kind, ct_optimizer *opt, ct_lr_scheduler **subs)
+{
+    const int64_t milestones[3] = {1, 3, 3};
+    ct_one_cycle_lr_opts oc = ct_one_cycle_lr_defaults();
+    ct_cyclic_lr_opts cy = ct_cyclic_lr_defaults();
+    ct_reduce_lr_on_plateau_opts pl = ct_reduce_lr_on_plateau_defaults();
+    switch (kind) {
+    case 0: return ct_step_lr_new(opt, 3, 0.5);
+    case 1: return ct_multi_step_lr_new(opt, milestones, 3, 0.5);
+    case 2: return ct_exponential_lr_new(opt, 0.8);
+    case 3: return ct_cosine_annealing_lr_new(opt, 3, 0.01);
+    case 4: return ct_cosine_annealing_warm_restarts_new(opt, 2, 2, 0.001);
+    case 5: return ct_linear_lr_new(opt, 0.25, 1.0, 6);
+    case 6: return ct_constant_lr_new(opt, 0.5, 5);
+    case 7: return ct_polynomial_lr_new(opt, 6, 2.0);
+    case 8: return ct_lambda_lr_new(opt, os_lambda, NULL);
+    case 9: return ct_multiplicative_lr_new(opt, os_mult, NULL);
+    case 10:
+        oc.total_steps = 10;
+        oc.anneal_strategy = "linear";
+        return ct_one_cycle_lr_new(opt, 0.5, &oc);
+    case 11:
+        cy.step_size_up = 2;
+        cy.step_size_down = 3;
+        cy.mode = "exp_range";
+        cy.gamma = 0.9;
+        return ct_cyclic_lr_new(opt, 0.01, 0.2, &cy);
+    case OS_PLATEAU:
+        pl.patience = 1;
+        pl.cooldown = 1;
+        pl.factor = 0.5;
+        return ct_reduce_lr_on_plateau_new(opt, &pl);
+    case 13:
+        subs[0] = ct_linear_lr_new(opt, 0.5, 1.0, 2);
+        subs[1] = ct_cosine_annealing_warm_restarts_new(opt, 2, 2, 0.0);
+        return ct_sequential_lr_new(opt, subs, 2, milestones + 1, 1);
+    default:
+        subs[0] = ct_exponential_lr_new(opt, 0.9);
+        subs[1] = ct_constant_lr_new(opt, 0.5, 5);
+        return ct_chained_scheduler_new(subs, 2);
+    }
+}
+
+/* An SGD with momentum over two groups (lrs 0.1, 0.05) of ps, with scheduler `kind`. */
+static ct_optimizer *os_sgd(int kind, ct_tensor **ps, ct_lr_scheduler **sched,
+                            ct_lr_scheduler **subs)
+{
+    ct_sgd_opts o = ct_sgd_defaults();
+    o.lr = 0.1;
+    o.momentum = 0.9;
+    ct_optimizer *opt = ct_sgd_new(ps, 1, &o);
+    o.lr = 0.05;
+    CHECK(ct_optimizer_add_param_group(opt, ps + 1, 1, &o) == CT_OK);
+    subs[0] = subs[1] = NULL;
+    *sched = os_scheduler(kind, opt, subs);
+    CHECK(*sched != NULL);
+    return opt;
+}
+
+/* opt's and sched's state_dicts through ct_save_buffer and ct_load_buffer, loaded into
+   opt2 and sched2. */
+static void os_transfer(const ct_optimizer *opt, const ct_lr_scheduler *sched,
+                        ct_optimizer *opt2, ct_lr_scheduler *sched2)
+{
+    ct_state_dict *ck = ct_state_dict_new(), *mo = ct_optimizer_state_dict(opt),
+                  *ms = ct_lr_scheduler_state_dict(sched);
+    CHECK(ct_state_dict_update(ck, mo, "optim.") == CT_OK);
+    CHECK(ct_state_dict_update(ck, ms, "sched.") == CT_OK);
+    size_t n = ct_save_buffer(ck, NULL, 0);
+    unsigned char *buf = (unsigned char *)malloc(n);
+    CHECK(buf && ct_save_buffer(ck, buf, n) == n);
+    ct_state_dict *back = ct_load_buffer(buf, n);
+    ct_state_dict *bo = ct_state_dict_select(back, "optim.");
+    ct_state_dict *bs = ct_state_dict_select(back, "sched.");
+    CHECK(ct_optimizer_load_state_dict(opt2, bo) == CT_OK);
+    CHECK(ct_lr_scheduler_load_state_dict(sched2, bs) == CT_OK);
+    free(buf);
+    ct_state_dict_free(ck);
+    ct_state_dict_free(mo);
+    ct_state_dict_free(ms);
+    ct_state_dict_free(back);
+    ct_state_dict_free(bo);
+    ct_state_dict_free(bs);
+}
+
+static void os_free_sched(ct_optimizer *opt, ct_lr_scheduler *sched, ct_lr_scheduler **subs,
+                          ct_tensor **ps)
+{
+    os_free(opt, sched, ps);
+    ct_lr_scheduler_free(subs[0]);
+    ct_lr_scheduler_free(subs[1]);
+}
+
+/* Every scheduler class: K steps, both state_dicts saved and loaded into a fresh optimizer
+   and scheduler, then N steps of both runs side by side: the same lrs, momenta, epochs and
+   parameters, bit for bit. */
+static void test_optim_state_every_scheduler(void)
+{
+    for (int kind = 0; kind < OS_SCHED_KINDS; kind++) {
+        bool plateau = kind == OS_PLATEAU;
+        ct_tensor *ps[2], *ps2[2];
+        ct_lr_scheduler *sched = NULL, *sched2 = NULL, *subs[2], *subs2[2];
+        os_params(os_init, CT_FLOAT32, ps);
+        ct_optimizer *opt = os_sgd(kind, ps, &sched, subs);
+        for (int j = 0; j < OS_K; j++) {
+            os_step_any(opt, sched, ps, j, plateau);
+        }
+        float at_k[OS_NUMEL];
+        os_values(ps, at_k);
+        os_params(at_k, CT_FLOAT32, ps2);
+        ct_optimizer *opt2 = os_sgd(kind, ps2, &sched2, subs2);
+        os_transfer(opt, sched, opt2, sched2);
+        for (int j = OS_K; j < OS_K + OS_N; j++) {
+            os_step_any(opt, sched, ps, j, plateau);
+            os_step_any(opt2, sched2, ps2, j, plateau);
+            double a[2], b[2];
+            float va[OS_NUMEL], vb[OS_NUMEL];
+            CHECK(ct_lr_scheduler_get_last_lr(sched, a, 2) == 2);
+            CHECK(ct_lr_scheduler_get_last_lr(sched2, b, 2) == 2);
+            os_values(ps, va);
+            os_values(ps2, vb);
+            CHECK_MSG(a[0] == b[0] && a[1] == b[1] &&
+                      ct_optimizer_get_momentum(opt, 1) == ct_optimizer_get_momentum(opt2, 1),
+                      "scheduler %d, step %d: lr %.17g vs %.17g", kind, j, a[0], b[0]);
+            CHECK_MSG(ct_lr_scheduler_last_epoch(sched) == ct_lr_scheduler_last_epoch(sched2),
+                      "scheduler %d: last_epoch", kind);
+            CHECK_MSG(memcmp(va, vb, sizeof va) == 0, "scheduler %d, step %d: params", kind, j);
+        }
+        os_free_sched(opt, sched, subs, ps);
+        os_free_sched(opt2, sched2, subs2, ps2);
+    }
+}
+
+/* Optimizer `kind` (every class, options that use each state slot) over ps. */
+static ct_optimizer *os_any_optimizer(int kind, ct_tensor **ps)
+{
+    ct_adam_opts adam = ct_adamw_defaults();
+    ct_rmsprop_opts rms = ct_rmsprop_defaults();
+    ct_adagrad_opts ada = ct_adagrad_defaults();
+    ct_nadam_opts nadam = ct_nadam_defaults();
+    ct_radam_opts radam = ct_radam_defaults();
+    adam.amsgrad = true;
+    rms.momentum = 0.3;
+    ada.lr_decay = 0.1;
+    ada.initial_accumulator_value = 0.2;
+    nadam.decoupled_weight_decay = true;
+    nadam.weight_decay = 0.1;
+    radam.decoupled_weight_decay = true;
+    radam.weight_decay = 0.1;
+    switch (kind) {
+    case 0: return ct_adamw_new(ps, 2, &adam);
+    case 1: return ct_rmsprop_new(ps, 2, &rms);
+    case 2: return ct_adagrad_new(ps, 2, &ada);
+    case 3: return ct_adadelta_new(ps, 2, NULL);
+    case 4: return ct_adamax_new(ps, 2, NULL);
+    case 5: return ct_nadam_new(ps, 2, &nadam);
+    case 6: return ct_radam_new(ps, 2, &radam);
+    case 7: return ct_sgd_new(ps, 2, NULL);
+    default: return ct_adam_new(ps, 2, NULL);
+    }
+}
+
+/* Every optimizer (each state slot in use): K steps, state_dict, saved and loaded into a
+   fresh optimizer (float32 and float64), N more steps: the uninterrupted run's parameters bit for bit. */
+static void test_optim_state_every_optimizer(void)
+{
+    for (int kind = 0; kind < 9; kind++) {
+        for (int dtype = 0; dtype < 2; dtype++) {
+            ct_dtype dt = dtype ? CT_FLOAT64 : CT_FLOAT32;
+            ct_tensor *ps[2], *ps2[2];
+            os_params(os_init, dt, ps);
+            ct_optimizer *opt = os_any_optimizer(kind, ps);
+            ct_lr_scheduler *sched = ct_exponential_lr_new(opt, 0.9);
+            for (int j = 0; j < OS_K; j++) {
+                os_step(opt, sched, ps, j);
+            }
+            float at_k[OS_NUMEL];
+            os_values(ps, at_k);
+            os_params(at_k, dt, ps2);
+            if (dt == CT_FLOAT64) { /* the float64 values themselves */
+                ct_no_grad_begin();
+                CHECK(ct_copy_(ps2[0], ps[0]) && ct_copy_(ps2[1], ps[1]));
+                ct_no_grad_end();
+            }
+            ct_optimizer *opt2 = os_any_optimizer(kind, ps2);
+            ct_lr_scheduler *sched2 = ct_exponential_lr_new(opt2, 0.9);
+            os_transfer(opt, sched, opt2, sched2);
+            for (int j = OS_K; j < OS_K + OS_N; j++) {
+                os_step(opt, sched, ps, j);
+                os_step(opt2, sched2, ps2, j);
+                for (int i = 0; i < 2; i++) {
+                    CHECK_MSG(memcmp(ct_data_ptr(ps[i]), ct_data_ptr(ps2[i]),
+                                     ct_nbytes(ps[i])) == 0,
+                              "%s %s step %d: parameter %d differs", ct_optimizer_name(opt),
+                              ct_dtype_name(dt), j, i);
+                }
+            }
+            os_free(opt, sched, ps);
+            os_free(opt2, sched2, ps2);
+        }
+    }
+}
+
 /* PyTorch's errors; nothing changes on an error. */
 static void test_optim_state_errors(void)
 {
@@ -375,5 +606,7 @@ void test_optim_state(void)
     RUN(test_optim_state_matches_pytorch_keys);
     RUN(test_optim_state_round_trip);
     RUN(test_optim_state_dtype_and_hyperparameters);
+    RUN(test_optim_state_every_scheduler);
+    RUN(test_optim_state_every_optimizer);
     RUN(test_optim_state_errors);
 }
