@@ -4255,7 +4255,8 @@ CTORCH_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
  * max_lr, min_lr and momenta (PyTorch's param_group keys) likewise. */
 
 /* A new state_dict of the scheduler's state (keys above). Returns: a new ct_state_dict
-   (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM.
+   (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM; CT_ERR_VALUE
+   "schedulers nested too deeply" (SequentialLR / ChainedScheduler nested over 4 levels).
    Mirrors: LRScheduler.state_dict(). */
 CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
 /* Loads a state_dict of the layout above (from ct_lr_scheduler_state_dict, ct_load or
@@ -4263,7 +4264,7 @@ CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
    every field present in sd takes its value (absent ones keep theirs, unknown keys are
    ignored), so the next ct_lr_scheduler_step continues the saved schedule. The optimizer's
    lrs are not touched (load the optimizer's state_dict for them). Returns: CT_OK or the
-   error code. Errors: CT_ERR_NULL_ARG. Mirrors: LRScheduler.load_state_dict(state_dict)
+   error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE as ct_lr_scheduler_state_dict. Mirrors: LRScheduler.load_state_dict(state_dict)
    (self.__dict__.update(state_dict)). */
 CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
                                                      const ct_state_dict *sd);
@@ -40470,7 +40471,8 @@ static bool ct__optim_state_out(const ct_optimizer *opt, int64_t i, ct_state_dic
         if (!q->state[k]) {
             continue;
         }
-        snprintf(key, sizeof key, "state.%lld.%s", (long long)i, ct__optim_kinds[opt->kind].state[k]);
+        snprintf(key, sizeof key, "state.%lld.%s", (long long)i,
+                 ct__optim_kinds[opt->kind].state[k]);
         if (ct_state_dict_set(sd, key, q->state[k]) != CT_OK) {
             return false;
         }
@@ -41825,7 +41827,7 @@ typedef struct ct__lrs_io {
     ct_state_dict *out;
     const ct_state_dict *in;
     char prefix[64]; /* "" or "_schedulers.<k>." (nested, as PyTorch's sub-state_dicts) */
-    bool ok;
+    bool ok; /* no error so far */
 } ct__lrs_io;
 
 static void ct__lrs_key(const ct__lrs_io *io, const char *name, int64_t i, char *key, size_t n)
@@ -41966,7 +41968,13 @@ static void ct__lrs_walk(ct__lrs_io *io, ct_lr_scheduler *s)
     char outer[sizeof io->prefix];
     memcpy(outer, io->prefix, sizeof outer);
     for (int64_t k = 0; k < s->n_subs; k++) {
-        snprintf(io->prefix, sizeof io->prefix, "%s_schedulers.%lld.", outer, (long long)k);
+        int len = snprintf(io->prefix, sizeof io->prefix, "%s_schedulers.%lld.", outer,
+                           (long long)k);
+        if (len < 0 || (size_t)len >= sizeof io->prefix) { /* schedulers nested 5 deep */
+            ct__fail(CT_ERR_VALUE, "ct_lr_scheduler_state_dict", "schedulers nested too deeply");
+            io->ok = false;
+            break;
+        }
         ct__lrs_walk(io, s->subs[k]);
     }
     memcpy(io->prefix, outer, sizeof outer);
@@ -42001,7 +42009,7 @@ ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s, const ct_state_dic
     io.in = sd;
     io.ok = true;
     ct__lrs_walk(&io, s);
-    return CT_OK;
+    return io.ok ? CT_OK : ct_error_code();
 }
 
 // >>part nn/clip_grad.c

@@ -521,8 +521,9 @@ static ct_optimizer *os_any_optimizer(int kind, ct_tensor **ps)
     }
 }
 
-/* Every optimizer (each state slot in use): K steps, state_dict, saved and loaded into a
-   fresh optimizer (float32 and float64), N more steps: the uninterrupted run's parameters bit for bit. */
+/* Every optimizer (each state slot in use, float32 and float64): K steps, state_dict, saved
+   and loaded into a fresh optimizer, N more steps: the uninterrupted run's parameters bit
+   for bit. */
 static void test_optim_state_every_optimizer(void)
 {
     for (int kind = 0; kind < 9; kind++) {

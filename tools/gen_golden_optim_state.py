@@ -73,7 +73,8 @@ def main():
     grads = torch.randn(K + N, NUMEL)
     tensors, meta, after_k, expect, lrs = {}, {}, [], [], []
     for name, make_opt, make_sched in CASES:
-        params = [torch.nn.Parameter(init[:3].clone()), torch.nn.Parameter(init[3:].view(2, 2).clone())]
+        params = [torch.nn.Parameter(init[:3].clone()),
+                  torch.nn.Parameter(init[3:].view(2, 2).clone())]
         opt = make_opt(params)
         sched = make_sched(opt)
         for step in range(K + N):

@@ -1097,7 +1097,7 @@ typedef struct ct__lrs_io {
     ct_state_dict *out;
     const ct_state_dict *in;
     char prefix[64]; /* "" or "_schedulers.<k>." (nested, as PyTorch's sub-state_dicts) */
-    bool ok;
+    bool ok; /* no error so far */
 } ct__lrs_io;
 
 static void ct__lrs_key(const ct__lrs_io *io, const char *name, int64_t i, char *key, size_t n)
@@ -1238,7 +1238,13 @@ static void ct__lrs_walk(ct__lrs_io *io, ct_lr_scheduler *s)
     char outer[sizeof io->prefix];
     memcpy(outer, io->prefix, sizeof outer);
     for (int64_t k = 0; k < s->n_subs; k++) {
-        snprintf(io->prefix, sizeof io->prefix, "%s_schedulers.%lld.", outer, (long long)k);
+        int len = snprintf(io->prefix, sizeof io->prefix, "%s_schedulers.%lld.", outer,
+                           (long long)k);
+        if (len < 0 || (size_t)len >= sizeof io->prefix) { /* schedulers nested 5 deep */
+            ct__fail(CT_ERR_VALUE, "ct_lr_scheduler_state_dict", "schedulers nested too deeply");
+            io->ok = false;
+            break;
+        }
         ct__lrs_walk(io, s->subs[k]);
     }
     memcpy(io->prefix, outer, sizeof outer);
@@ -1273,5 +1279,5 @@ ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s, const ct_state_dic
     io.in = sd;
     io.ok = true;
     ct__lrs_walk(&io, s);
-    return CT_OK;
+    return io.ok ? CT_OK : ct_error_code();
 }

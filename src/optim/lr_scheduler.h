@@ -220,7 +220,8 @@ CTORCH_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
  * max_lr, min_lr and momenta (PyTorch's param_group keys) likewise. */
 
 /* A new state_dict of the scheduler's state (keys above). Returns: a new ct_state_dict
-   (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM.
+   (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM; CT_ERR_VALUE
+   "schedulers nested too deeply" (SequentialLR / ChainedScheduler nested over 4 levels).
    Mirrors: LRScheduler.state_dict(). */
 CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
 /* Loads a state_dict of the layout above (from ct_lr_scheduler_state_dict, ct_load or
@@ -228,7 +229,7 @@ CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
    every field present in sd takes its value (absent ones keep theirs, unknown keys are
    ignored), so the next ct_lr_scheduler_step continues the saved schedule. The optimizer's
    lrs are not touched (load the optimizer's state_dict for them). Returns: CT_OK or the
-   error code. Errors: CT_ERR_NULL_ARG. Mirrors: LRScheduler.load_state_dict(state_dict)
-   (self.__dict__.update(state_dict)). */
+   error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE as ct_lr_scheduler_state_dict.
+   Mirrors: LRScheduler.load_state_dict(state_dict) (self.__dict__.update(state_dict)). */
 CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
                                                      const ct_state_dict *sd);

@@ -2043,7 +2043,8 @@ static bool ct__optim_state_out(const ct_optimizer *opt, int64_t i, ct_state_dic
         if (!q->state[k]) {
             continue;
         }
-        snprintf(key, sizeof key, "state.%lld.%s", (long long)i, ct__optim_kinds[opt->kind].state[k]);
+        snprintf(key, sizeof key, "state.%lld.%s", (long long)i,
+                 ct__optim_kinds[opt->kind].state[k]);
         if (ct_state_dict_set(sd, key, q->state[k]) != CT_OK) {
             return false;
         }
