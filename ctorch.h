@@ -4264,8 +4264,8 @@ CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
    every field present in sd takes its value (absent ones keep theirs, unknown keys are
    ignored), so the next ct_lr_scheduler_step continues the saved schedule. The optimizer's
    lrs are not touched (load the optimizer's state_dict for them). Returns: CT_OK or the
-   error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE as ct_lr_scheduler_state_dict. Mirrors: LRScheduler.load_state_dict(state_dict)
-   (self.__dict__.update(state_dict)). */
+   error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE as ct_lr_scheduler_state_dict.
+   Mirrors: LRScheduler.load_state_dict(state_dict) (self.__dict__.update(state_dict)). */
 CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
                                                      const ct_state_dict *sd);
 
