@@ -4392,6 +4392,47 @@ CTORCH_API int64_t ct_optimizer_step_count(const ct_optimizer *opt);
    "Adadelta", "Adamax", "NAdam" or "RAdam". Mirrors: type(opt).__name__. */
 CTORCH_API const char *ct_optimizer_name(const ct_optimizer *opt);
 
+/* ---- state_dict ---------------------------------------------------------------------------
+ * PyTorch's Optimizer.state_dict() {'state': {i: {...}}, 'param_groups': [{...}]} flattened
+ * to dotted keys (parameters numbered 0.. across the groups in order, as PyTorch does):
+ *   state.<i>.step            float32 0-dim tensor (every optimizer but SGD, which keeps none)
+ *   state.<i>.mu_product      float32 0-dim tensor (NAdam)
+ *   state.<i>.<name>          the state tensors (shared, not copied): SGD momentum_buffer;
+ *                             Adam/AdamW exp_avg, exp_avg_sq, max_exp_avg_sq (amsgrad);
+ *                             RMSprop square_avg, momentum_buffer, grad_avg; Adagrad sum;
+ *                             Adadelta square_avg, acc_delta; Adamax exp_avg, exp_inf;
+ *                             NAdam, RAdam exp_avg, exp_avg_sq
+ *                             (a parameter never updated has no state.<i> entries)
+ *   param_groups.<g>.<hp>     doubles: lr, momentum, dampening, alpha, rho, lr_decay,
+ *                             betas.0, betas.1 (PyTorch's betas tuple), eps, weight_decay,
+ *                             initial_accumulator_value, momentum_decay, initial_lr (once a
+ *                             scheduler set it); ints 0/1 for the bools nesterov, amsgrad,
+ *                             centered, decoupled_weight_decay (NAdam, RAdam), maximize:
+ *                             each optimizer's own keys as in its PyTorch param_groups
+ *   param_groups.<g>.params.<k>  int: the index of the group's k-th parameter
+ * PyTorch's keys foreach, fused, capturable, differentiable (CPU defaults) are not written,
+ * nor the keys schedulers add to param_groups besides initial_lr (OneCycleLR's max_lr ...:
+ * ctorch keeps them in the scheduler). ct_save writes tensors and numbers (numbers in the
+ * safetensors metadata); a checkpoint puts it under a prefix with ct_state_dict_update. */
+
+/* A new state_dict of the optimizer's state and hyperparameters (keys above). Returns: a new
+   ct_state_dict (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM.
+   Mirrors: Optimizer.state_dict(). */
+CTORCH_API ct_state_dict *ct_optimizer_state_dict(const ct_optimizer *opt);
+/* Loads a state_dict of the layout above (from ct_optimizer_state_dict, ct_load or
+   PyTorch's flattened): parameters are matched by position (the k-th of the saved group g
+   is the k-th of this optimizer's group g); each parameter's state is replaced by the saved
+   one (tensors copied and converted to the parameter's dtype; step and mu_product read
+   from 0-dim tensors or numbers; no saved entries: no state), and each group's
+   hyperparameters present in sd replace its own (initial_lr is unset when absent). Keys it
+   does not know are ignored. Returns: CT_OK or the error code; on an error nothing has
+   changed (except after CT_ERR_OOM, when earlier parameters may hold the loaded state).
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "loaded state dict has a different number of
+   parameter groups", "loaded state dict contains a parameter group that doesn't match the
+   size of optimizer's group"; CT_ERR_SHAPE for a state tensor of another shape than its
+   parameter; CT_ERR_OOM. Mirrors: Optimizer.load_state_dict(state_dict). */
+CTORCH_API ct_status ct_optimizer_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd);
+
 // >>part optim/lr_scheduler.h
 /* optim/lr_scheduler.h - learning rate schedulers (torch.optim.lr_scheduler).
  *
@@ -4594,6 +4635,40 @@ CTORCH_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
 /* Frees the scheduler (not its optimizer nor the schedulers it sequences). NULL is a no-op.
    Mirrors: del scheduler. */
 CTORCH_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
+
+/* ---- state_dict ---------------------------------------------------------------------------
+ * PyTorch's LRScheduler.state_dict() (its __dict__ without the optimizer) under dotted keys:
+ *   last_epoch, _step_count                   ints (no _step_count: ReduceLROnPlateau,
+ *                                             SequentialLR, ChainedScheduler)
+ *   base_lrs.<g>, _last_lr.<g>                doubles, per parameter group
+ *   the class's own fields                    StepLR step_size, gamma; MultiStepLR,
+ *       ExponentialLR gamma; CosineAnnealingLR T_max, eta_min; CosineAnnealingWarmRestarts
+ *       T_0, T_i, T_mult, eta_min, T_cur; LinearLR start_factor, end_factor, total_iters;
+ *       ConstantLR factor, total_iters; PolynomialLR total_iters, power; OneCycleLR
+ *       total_steps, cycle_momentum; CyclicLR total_size, step_ratio, gamma, cycle_momentum,
+ *       max_lrs.<g>; ReduceLROnPlateau factor, patience, cooldown, cooldown_counter,
+ *       threshold, best, num_bad_epochs, eps, min_lrs.<g>; SequentialLR _milestones.<k>
+ *   _schedulers.<k>.<key>                     SequentialLR's and ChainedScheduler's
+ *                                             schedulers' own state_dicts
+ * Bools are ints 0/1. Not saved: functions (LambdaLR's lr_lambda, as PyTorch saves none
+ * for a plain function), string options (mode, anneal_strategy) and OneCycleLR's phases,
+ * which a scheduler built with the same arguments already has; OneCycleLR's per-group
+ * max_lr, min_lr and momenta (PyTorch's param_group keys) likewise. */
+
+/* A new state_dict of the scheduler's state (keys above). Returns: a new ct_state_dict
+   (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM; CT_ERR_VALUE
+   "schedulers nested too deeply" (SequentialLR / ChainedScheduler nested over 4 levels).
+   Mirrors: LRScheduler.state_dict(). */
+CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
+/* Loads a state_dict of the layout above (from ct_lr_scheduler_state_dict, ct_load or
+   PyTorch's flattened) into a scheduler of the same class built for the same optimizer:
+   every field present in sd takes its value (absent ones keep theirs, unknown keys are
+   ignored), so the next ct_lr_scheduler_step continues the saved schedule. The optimizer's
+   lrs are not touched (load the optimizer's state_dict for them). Returns: CT_OK or the
+   error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE as ct_lr_scheduler_state_dict.
+   Mirrors: LRScheduler.load_state_dict(state_dict) (self.__dict__.update(state_dict)). */
+CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
+                                                     const ct_state_dict *sd);
 
 // >>part data/npy.h
 /* data/npy.h - NumPy's .npy format: one array per file (numpy.load / numpy.save).
@@ -44362,6 +44437,330 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
     return st;
 }
 
+/* ---- state_dict -------------------------------------------------------------------------
+ * PyTorch's Optimizer.state_dict() flattened to dotted keys (documented at the declaration).
+ * The hyperparameters each optimizer keeps in its param_groups, in PyTorch's key order: a
+ * field of ct__optim_group, whether it is a bool (saved as int 0/1) and the kinds it
+ * belongs to (a bit per CT__OPTIM_ kind). */
+#define CT__OPTIM_BIT(k) (1u << (k))
+#define CT__OPTIM_BETAS                                                                        \
+    (CT__OPTIM_BIT(CT__OPTIM_ADAM) | CT__OPTIM_BIT(CT__OPTIM_ADAMW) |                          \
+     CT__OPTIM_BIT(CT__OPTIM_ADAMAX) | CT__OPTIM_BIT(CT__OPTIM_NADAM) |                        \
+     CT__OPTIM_BIT(CT__OPTIM_RADAM))
+#define CT__OPTIM_ALL 0xffffu
+
+typedef struct ct__optim_hp {
+    const char *name;
+    size_t offset;
+    bool flag;
+    unsigned kinds;
+} ct__optim_hp;
+
+static const ct__optim_hp ct__optim_hps[] = {
+    {"lr", offsetof(ct__optim_group, lr), false, CT__OPTIM_ALL},
+    {"momentum", offsetof(ct__optim_group, momentum), false,
+     CT__OPTIM_BIT(CT__OPTIM_SGD) | CT__OPTIM_BIT(CT__OPTIM_RMSPROP)},
+    {"dampening", offsetof(ct__optim_group, dampening), false, CT__OPTIM_BIT(CT__OPTIM_SGD)},
+    {"alpha", offsetof(ct__optim_group, alpha), false, CT__OPTIM_BIT(CT__OPTIM_RMSPROP)},
+    {"rho", offsetof(ct__optim_group, rho), false, CT__OPTIM_BIT(CT__OPTIM_ADADELTA)},
+    {"lr_decay", offsetof(ct__optim_group, lr_decay), false, CT__OPTIM_BIT(CT__OPTIM_ADAGRAD)},
+    {"betas.0", offsetof(ct__optim_group, beta1), false, CT__OPTIM_BETAS},
+    {"betas.1", offsetof(ct__optim_group, beta2), false, CT__OPTIM_BETAS},
+    {"eps", offsetof(ct__optim_group, eps), false, CT__OPTIM_ALL & ~CT__OPTIM_BIT(CT__OPTIM_SGD)},
+    {"weight_decay", offsetof(ct__optim_group, weight_decay), false, CT__OPTIM_ALL},
+    {"initial_accumulator_value", offsetof(ct__optim_group, initial_accumulator_value), false,
+     CT__OPTIM_BIT(CT__OPTIM_ADAGRAD)},
+    {"momentum_decay", offsetof(ct__optim_group, momentum_decay), false,
+     CT__OPTIM_BIT(CT__OPTIM_NADAM)},
+    {"nesterov", offsetof(ct__optim_group, nesterov), true, CT__OPTIM_BIT(CT__OPTIM_SGD)},
+    {"amsgrad", offsetof(ct__optim_group, amsgrad), true,
+     CT__OPTIM_BIT(CT__OPTIM_ADAM) | CT__OPTIM_BIT(CT__OPTIM_ADAMW)},
+    {"centered", offsetof(ct__optim_group, centered), true, CT__OPTIM_BIT(CT__OPTIM_RMSPROP)},
+    {"decoupled_weight_decay", offsetof(ct__optim_group, decoupled), true,
+     CT__OPTIM_BIT(CT__OPTIM_NADAM) | CT__OPTIM_BIT(CT__OPTIM_RADAM)},
+    {"maximize", offsetof(ct__optim_group, maximize), true, CT__OPTIM_ALL},
+};
+
+/* Whether the optimizer keeps a float32 0-dim "step" tensor per parameter (all but SGD). */
+static bool ct__optim_has_step(int kind)
+{
+    return kind != CT__OPTIM_SGD;
+}
+
+/* sd[key] = a new float32 0-dim tensor holding v (torch.optim's step and mu_product). */
+static bool ct__optim_put_scalar(ct_state_dict *sd, const char *key, double v)
+{
+    ct_tensor *t = ct__tensor_new("ct_optimizer_state_dict", NULL, 0, CT_FLOAT32);
+    if (!t) {
+        return false;
+    }
+    *(float *)ct__data(t) = (float)v;
+    ct_status st = ct_state_dict_set(sd, key, t);
+    ct__release(t);
+    return st == CT_OK;
+}
+
+/* Writes "state.<i>.*" for parameter i (nothing before its first update, as PyTorch). */
+static bool ct__optim_state_out(const ct_optimizer *opt, int64_t i, ct_state_dict *sd)
+{
+    const ct__optim_param *q = &opt->params[i];
+    if (!q->has_state) {
+        return true;
+    }
+    char key[96];
+    if (ct__optim_has_step(opt->kind)) {
+        snprintf(key, sizeof key, "state.%lld.step", (long long)i);
+        if (!ct__optim_put_scalar(sd, key, (double)q->step)) {
+            return false;
+        }
+    }
+    if (opt->kind == CT__OPTIM_NADAM) {
+        snprintf(key, sizeof key, "state.%lld.mu_product", (long long)i);
+        if (!ct__optim_put_scalar(sd, key, q->mu_product)) {
+            return false;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!q->state[k]) {
+            continue;
+        }
+        snprintf(key, sizeof key, "state.%lld.%s", (long long)i,
+                 ct__optim_kinds[opt->kind].state[k]);
+        if (ct_state_dict_set(sd, key, q->state[k]) != CT_OK) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Writes "param_groups.<gi>.*": the hyperparameters, initial_lr once a scheduler set it,
+   and the indices of the group's parameters. */
+static bool ct__optim_group_out(const ct_optimizer *opt, int64_t gi, ct_state_dict *sd)
+{
+    const ct__optim_group *g = &opt->groups[gi];
+    char key[96];
+    bool ok = true;
+    for (size_t h = 0; ok && h < sizeof ct__optim_hps / sizeof ct__optim_hps[0]; h++) {
+        const ct__optim_hp *hp = &ct__optim_hps[h];
+        if (!(hp->kinds & CT__OPTIM_BIT(opt->kind))) {
+            continue;
+        }
+        snprintf(key, sizeof key, "param_groups.%lld.%s", (long long)gi, hp->name);
+        const char *field = (const char *)g + hp->offset;
+        ok = (hp->flag ? ct_state_dict_set_int(sd, key, *(const bool *)field)
+                       : ct_state_dict_set_double(sd, key, *(const double *)field)) == CT_OK;
+    }
+    if (ok && !isnan(g->initial_lr)) {
+        snprintf(key, sizeof key, "param_groups.%lld.initial_lr", (long long)gi);
+        ok = ct_state_dict_set_double(sd, key, g->initial_lr) == CT_OK;
+    }
+    for (int64_t k = 0; ok && k < g->count; k++) {
+        snprintf(key, sizeof key, "param_groups.%lld.params.%lld", (long long)gi, (long long)k);
+        ok = ct_state_dict_set_int(sd, key, g->first + k) == CT_OK;
+    }
+    return ok;
+}
+
+ct_state_dict *ct_optimizer_state_dict(const ct_optimizer *opt)
+{
+    if (ct__null("ct_optimizer_state_dict", opt)) {
+        return NULL;
+    }
+    ct_state_dict *sd = ct_state_dict_new();
+    bool ok = sd != NULL;
+    for (int64_t i = 0; ok && i < opt->n_params; i++) {
+        ok = ct__optim_state_out(opt, i, sd);
+    }
+    for (int64_t gi = 0; ok && gi < opt->n_groups; gi++) {
+        ok = ct__optim_group_out(opt, gi, sd);
+    }
+    if (!ok) {
+        ct_state_dict_free(sd);
+        return NULL;
+    }
+    return sd;
+}
+
+/* The number of entries "<prefix>0", "<prefix>1", ... with an int value. */
+static int64_t ct__optim_count(const ct_state_dict *sd, const char *prefix)
+{
+    char key[96];
+    int64_t n = 0, v;
+    for (;; n++) {
+        snprintf(key, sizeof key, "%s%lld", prefix, (long long)n);
+        if (!ct_state_dict_get_int(sd, key, &v)) {
+            return n;
+        }
+    }
+}
+
+/* The saved index of the k-th parameter of group gi (validated by ct__optim_check_sd). */
+static int64_t ct__optim_saved_id(const ct_state_dict *sd, int64_t gi, int64_t k)
+{
+    char key[96];
+    int64_t id = -1;
+    snprintf(key, sizeof key, "param_groups.%lld.params.%lld", (long long)gi, (long long)k);
+    ct_state_dict_get_int(sd, key, &id);
+    return id;
+}
+
+/* The state tensor "state.<id>.<name>" if it fits parameter p (its shape), else NULL;
+   *bad is set when it is there but does not fit. */
+static const ct_tensor *ct__optim_saved_state(const ct_state_dict *sd, int64_t id,
+                                              const char *name, const ct_tensor *p, bool *bad)
+{
+    char key[128];
+    snprintf(key, sizeof key, "state.%lld.%s", (long long)id, name);
+    const ct_tensor *t = ct_state_dict_get(sd, key);
+    if (t && (t->ndim != p->ndim ||
+              memcmp(t->sizes, p->sizes, sizeof(int64_t) * (size_t)p->ndim) != 0)) {
+        *bad = true;
+        return NULL;
+    }
+    return t;
+}
+
+/* PyTorch's checks of load_state_dict before anything changes: the group count, each group's
+   size, the state tensors' shapes. */
+static bool ct__optim_check_sd(const char *op, const ct_optimizer *opt, const ct_state_dict *sd)
+{
+    char prefix[64];
+    int64_t n_groups = 0;
+    for (;; n_groups++) {
+        snprintf(prefix, sizeof prefix, "param_groups.%lld.params.", (long long)n_groups);
+        if (ct__optim_count(sd, prefix) == 0) {
+            break;
+        }
+    }
+    if (n_groups != opt->n_groups) {
+        ct__fail(CT_ERR_VALUE, op, "loaded state dict has a different number of parameter groups");
+        return false;
+    }
+    for (int64_t gi = 0; gi < n_groups; gi++) {
+        snprintf(prefix, sizeof prefix, "param_groups.%lld.params.", (long long)gi);
+        if (ct__optim_count(sd, prefix) != opt->groups[gi].count) {
+            ct__fail(CT_ERR_VALUE, op, "loaded state dict contains a parameter group that "
+                     "doesn't match the size of optimizer's group");
+            return false;
+        }
+    }
+    for (int64_t gi = 0; gi < n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t k = 0; k < g->count; k++) {
+            const ct_tensor *p = opt->params[g->first + k].p;
+            int64_t id = ct__optim_saved_id(sd, gi, k);
+            for (int s = 0; s < 3 && ct__optim_kinds[opt->kind].state[s]; s++) {
+                bool bad = false;
+                ct__optim_saved_state(sd, id, ct__optim_kinds[opt->kind].state[s], p, &bad);
+                if (bad) {
+                    char a[128];
+                    ct__fail(CT_ERR_SHAPE, op, "state '%s' of parameter %lld does not match "
+                             "the parameter's shape %s", ct__optim_kinds[opt->kind].state[s],
+                             (long long)id, ct__shape_str(p->sizes, p->ndim, a, sizeof a));
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Reads a saved step or mu_product: a 0-dim tensor (PyTorch's) or a number; false when
+   absent. */
+static bool ct__optim_saved_number(const ct_state_dict *sd, int64_t id, const char *name,
+                                   double *v)
+{
+    char key[96];
+    snprintf(key, sizeof key, "state.%lld.%s", (long long)id, name);
+    const ct_tensor *t = ct_state_dict_get(sd, key);
+    if (t && ct_numel(t) == 1) {
+        *v = ct_item(t);
+        return true;
+    }
+    return !t && ct_state_dict_get_double(sd, key, v);
+}
+
+/* Replaces parameter q's state with the saved one of id (state tensors copied, converted to
+   the parameter's dtype as PyTorch's _process_value_according_to_param_policy); false on
+   OOM (q keeps what it had). */
+static bool ct__optim_state_in(const char *op, const ct_optimizer *opt, ct__optim_param *q,
+                               const ct_state_dict *sd, int64_t id)
+{
+    ct_tensor *fresh[3] = {NULL, NULL, NULL};
+    bool any = false, bad = false;
+    for (int k = 0; k < 3; k++) {
+        const char *name = ct__optim_kinds[opt->kind].state[k];
+        const ct_tensor *t = name ? ct__optim_saved_state(sd, id, name, q->p, &bad) : NULL;
+        if (t && !(fresh[k] = ct__optim_contiguous(op, t, q->p->dtype))) {
+            for (int j = 0; j < k; j++) {
+                ct__release(fresh[j]);
+            }
+            return false;
+        }
+        any = any || t;
+    }
+    double step = 0.0, mu = 1.0;
+    bool has_step = ct__optim_saved_number(sd, id, "step", &step);
+    ct__optim_saved_number(sd, id, "mu_product", &mu);
+    for (int k = 0; k < 3; k++) {
+        ct__release(q->state[k]);
+        q->state[k] = fresh[k];
+    }
+    q->step = (int64_t)step;
+    q->mu_product = mu;
+    q->has_state = any || has_step;
+    return true;
+}
+
+/* Sets group gi's hyperparameters from the saved ones present (PyTorch replaces the group's
+   dict by the saved one, keeping only its params); initial_lr is unset when not saved. */
+static void ct__optim_group_in(ct_optimizer *opt, int64_t gi, const ct_state_dict *sd)
+{
+    ct__optim_group *g = &opt->groups[gi];
+    char key[96];
+    for (size_t h = 0; h < sizeof ct__optim_hps / sizeof ct__optim_hps[0]; h++) {
+        const ct__optim_hp *hp = &ct__optim_hps[h];
+        double v;
+        snprintf(key, sizeof key, "param_groups.%lld.%s", (long long)gi, hp->name);
+        if (!(hp->kinds & CT__OPTIM_BIT(opt->kind)) || !ct_state_dict_get_double(sd, key, &v)) {
+            continue;
+        }
+        char *field = (char *)g + hp->offset;
+        if (hp->flag) {
+            *(bool *)field = v != 0.0;
+        } else {
+            *(double *)field = v;
+        }
+    }
+    snprintf(key, sizeof key, "param_groups.%lld.initial_lr", (long long)gi);
+    if (!ct_state_dict_get_double(sd, key, &g->initial_lr)) {
+        g->initial_lr = NAN;
+    }
+}
+
+ct_status ct_optimizer_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd)
+{
+    const char *op = "ct_optimizer_load_state_dict";
+    if (ct__null(op, opt) || ct__null(op, sd) || !ct__optim_check_sd(op, opt, sd)) {
+        return ct_error_code();
+    }
+    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t k = 0; k < g->count; k++) {
+            int64_t id = ct__optim_saved_id(sd, gi, k);
+            if (!ct__optim_state_in(op, opt, &opt->params[g->first + k], sd, id)) {
+                return ct_error_code();
+            }
+        }
+        ct__optim_group_in(opt, gi, sd);
+    }
+    return CT_OK;
+}
+
+#undef CT__OPTIM_BIT
+#undef CT__OPTIM_BETAS
+#undef CT__OPTIM_ALL
+
 #ifdef CT__OPTIM_VEC
 #undef CT__OPTIM_VEC
 #undef CT__OPTIM_N_f32
@@ -45475,6 +45874,198 @@ int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
 }
 
 #undef CT__LRS_PI
+
+/* ---- state_dict ----------------------------------------------------------------------------
+ * One walk over a scheduler's fields under PyTorch's __dict__ names both saves (out set) and
+ * loads (in set: a field takes the saved value where one is present). */
+typedef struct ct__lrs_io {
+    ct_state_dict *out;
+    const ct_state_dict *in;
+    char prefix[64]; /* "" or "_schedulers.<k>." (nested, as PyTorch's sub-state_dicts) */
+    bool ok; /* no error so far */
+} ct__lrs_io;
+
+static void ct__lrs_key(const ct__lrs_io *io, const char *name, int64_t i, char *key, size_t n)
+{
+    if (i < 0) {
+        snprintf(key, n, "%s%s", io->prefix, name);
+    } else {
+        snprintf(key, n, "%s%s.%lld", io->prefix, name, (long long)i);
+    }
+}
+
+/* Saves or loads the integer field *v as name (name.<i> for i >= 0). */
+static void ct__lrs_int(ct__lrs_io *io, const char *name, int64_t i, int64_t *v)
+{
+    char key[128];
+    ct__lrs_key(io, name, i, key, sizeof key);
+    if (io->out) {
+        io->ok = io->ok && ct_state_dict_set_int(io->out, key, *v) == CT_OK;
+    } else {
+        ct_state_dict_get_int(io->in, key, v);
+    }
+}
+
+/* Saves or loads the double field *v as name (name.<i> for i >= 0). */
+static void ct__lrs_double(ct__lrs_io *io, const char *name, int64_t i, double *v)
+{
+    char key[128];
+    ct__lrs_key(io, name, i, key, sizeof key);
+    if (io->out) {
+        io->ok = io->ok && ct_state_dict_set_double(io->out, key, *v) == CT_OK;
+    } else {
+        ct_state_dict_get_double(io->in, key, v);
+    }
+}
+
+/* Saves or loads the bool field *v as an int 0/1. */
+static void ct__lrs_bool(ct__lrs_io *io, const char *name, bool *v)
+{
+    int64_t x = *v;
+    ct__lrs_int(io, name, -1, &x);
+    *v = x != 0;
+}
+
+/* The per-group lists: base_lrs, _last_lr and the class's own (CyclicLR max_lrs,
+   ReduceLROnPlateau min_lrs). */
+static void ct__lrs_walk_groups(ct__lrs_io *io, ct_lr_scheduler *s)
+{
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        double *v = &s->v[g * CT__LRS_NV];
+        if (s->kind != CT__LRS_PLATEAU && s->kind != CT__LRS_CHAINED &&
+            s->kind != CT__LRS_SEQUENTIAL) {
+            ct__lrs_double(io, "base_lrs", g, &v[CT__LRS_BASE]);
+        }
+        ct__lrs_double(io, "_last_lr", g, &s->last_lr[g]);
+        if (s->kind == CT__LRS_CYCLIC) {
+            ct__lrs_double(io, "max_lrs", g, &v[CT__LRS_MAX_LR]);
+        } else if (s->kind == CT__LRS_PLATEAU) {
+            ct__lrs_double(io, "min_lrs", g, &v[CT__LRS_MIN_LR]);
+        }
+    }
+}
+
+/* The class's own scalar fields under PyTorch's names. */
+static void ct__lrs_walk_class(ct__lrs_io *io, ct_lr_scheduler *s)
+{
+    switch (s->kind) {
+    case CT__LRS_STEP:
+        ct__lrs_int(io, "step_size", -1, &s->period);
+        ct__lrs_double(io, "gamma", -1, &s->gamma);
+        break;
+    case CT__LRS_MULTI_STEP:
+    case CT__LRS_EXPONENTIAL:
+        ct__lrs_double(io, "gamma", -1, &s->gamma);
+        break;
+    case CT__LRS_COSINE:
+        ct__lrs_int(io, "T_max", -1, &s->period);
+        ct__lrs_double(io, "eta_min", -1, &s->eta_min);
+        break;
+    case CT__LRS_WARM_RESTARTS:
+        ct__lrs_int(io, "T_0", -1, &s->period);
+        ct__lrs_int(io, "T_i", -1, &s->t_i);
+        ct__lrs_int(io, "T_mult", -1, &s->t_mult);
+        ct__lrs_double(io, "eta_min", -1, &s->eta_min);
+        ct__lrs_int(io, "T_cur", -1, &s->t_cur);
+        break;
+    case CT__LRS_LINEAR:
+        ct__lrs_double(io, "start_factor", -1, &s->factor);
+        ct__lrs_double(io, "end_factor", -1, &s->end_factor);
+        ct__lrs_int(io, "total_iters", -1, &s->period);
+        break;
+    case CT__LRS_CONSTANT:
+        ct__lrs_double(io, "factor", -1, &s->factor);
+        ct__lrs_int(io, "total_iters", -1, &s->period);
+        break;
+    case CT__LRS_POLYNOMIAL:
+        ct__lrs_int(io, "total_iters", -1, &s->period);
+        ct__lrs_double(io, "power", -1, &s->power);
+        break;
+    case CT__LRS_ONE_CYCLE:
+        ct__lrs_int(io, "total_steps", -1, &s->total_steps);
+        ct__lrs_bool(io, "cycle_momentum", &s->cycle_momentum);
+        break;
+    case CT__LRS_CYCLIC:
+        ct__lrs_double(io, "total_size", -1, &s->total_size);
+        ct__lrs_double(io, "step_ratio", -1, &s->step_ratio);
+        ct__lrs_double(io, "gamma", -1, &s->gamma);
+        ct__lrs_bool(io, "cycle_momentum", &s->cycle_momentum);
+        break;
+    case CT__LRS_PLATEAU:
+        ct__lrs_double(io, "factor", -1, &s->factor);
+        ct__lrs_int(io, "patience", -1, &s->patience);
+        ct__lrs_int(io, "cooldown", -1, &s->cooldown);
+        ct__lrs_int(io, "cooldown_counter", -1, &s->cooldown_counter);
+        ct__lrs_double(io, "threshold", -1, &s->threshold);
+        ct__lrs_double(io, "best", -1, &s->best);
+        ct__lrs_int(io, "num_bad_epochs", -1, &s->num_bad_epochs);
+        ct__lrs_double(io, "eps", -1, &s->eps);
+        break;
+    case CT__LRS_SEQUENTIAL:
+        for (int64_t i = 0; i < s->n_milestones; i++) {
+            ct__lrs_int(io, "_milestones", i, &s->milestones[i]);
+        }
+        break;
+    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler */
+        break;
+    }
+}
+
+static void ct__lrs_walk(ct__lrs_io *io, ct_lr_scheduler *s)
+{
+    ct__lrs_int(io, "last_epoch", -1, &s->last_epoch);
+    if (s->kind != CT__LRS_PLATEAU && s->kind != CT__LRS_SEQUENTIAL &&
+        s->kind != CT__LRS_CHAINED) {
+        ct__lrs_int(io, "_step_count", -1, &s->step_count);
+    }
+    ct__lrs_walk_class(io, s);
+    ct__lrs_walk_groups(io, s);
+    char outer[sizeof io->prefix];
+    memcpy(outer, io->prefix, sizeof outer);
+    for (int64_t k = 0; k < s->n_subs; k++) {
+        int len = snprintf(io->prefix, sizeof io->prefix, "%s_schedulers.%lld.", outer,
+                           (long long)k);
+        if (len < 0 || (size_t)len >= sizeof io->prefix) { /* schedulers nested 5 deep */
+            ct__fail(CT_ERR_VALUE, "ct_lr_scheduler_state_dict", "schedulers nested too deeply");
+            io->ok = false;
+            break;
+        }
+        ct__lrs_walk(io, s->subs[k]);
+    }
+    memcpy(io->prefix, outer, sizeof outer);
+}
+
+ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
+{
+    if (ct__null("ct_lr_scheduler_state_dict", s)) {
+        return NULL;
+    }
+    ct__lrs_io io;
+    memset(&io, 0, sizeof io);
+    io.out = ct_state_dict_new();
+    io.ok = io.out != NULL;
+    /* the walk only reads when saving */
+    ct__lrs_walk(&io, (ct_lr_scheduler *)(uintptr_t)s);
+    if (!io.ok) {
+        ct_state_dict_free(io.out);
+        return NULL;
+    }
+    return io.out;
+}
+
+ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s, const ct_state_dict *sd)
+{
+    const char *op = "ct_lr_scheduler_load_state_dict";
+    if (ct__null(op, s) || ct__null(op, sd)) {
+        return ct_error_code();
+    }
+    ct__lrs_io io;
+    memset(&io, 0, sizeof io);
+    io.in = sd;
+    io.ok = true;
+    ct__lrs_walk(&io, s);
+    return io.ok ? CT_OK : ct_error_code();
+}
 CT__GLUE_END
 
 // >>part nn/clip_grad.c

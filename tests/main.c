@@ -152,6 +152,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(nn)                                                                                   \
     X(optim)                                                                                \
     X(optim2)                                                                               \
+    X(optim_state)                                                                          \
     X(lr_scheduler)                                                                         \
     X(data)                                                                                 \
     X(bench)                                                                                \

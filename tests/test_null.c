@@ -11144,6 +11144,37 @@ static void test_null_ct_optimizer_name(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_optimizer_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_optimizer_state_dict(NULL)";
+        ct_state_dict *r = ct_optimizer_state_dict(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_optimizer_load_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_optimizer_load_state_dict(NULL, fx.sd)";
+        (void)ct_optimizer_load_state_dict(NULL, fx.sd);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_optimizer_load_state_dict(fx.opt, NULL)";
+        (void)ct_optimizer_load_state_dict(fx.opt, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_step_lr_new(void)
 {
     null_fixture fx;
@@ -11479,6 +11510,37 @@ static void test_null_ct_lr_scheduler_free(void)
         const char *call = "ct_lr_scheduler_free(NULL)";
         ct_lr_scheduler_free(NULL);
         expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lr_scheduler_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lr_scheduler_state_dict(NULL)";
+        ct_state_dict *r = ct_lr_scheduler_state_dict(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lr_scheduler_load_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lr_scheduler_load_state_dict(NULL, fx.sd)";
+        (void)ct_lr_scheduler_load_state_dict(NULL, fx.sd);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lr_scheduler_load_state_dict(fx.sched, NULL)";
+        (void)ct_lr_scheduler_load_state_dict(fx.sched, NULL);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
@@ -23780,6 +23842,8 @@ void test_null(void)
     RUN(test_null_ct_optimizer_get_momentum);
     RUN(test_null_ct_optimizer_step_count);
     RUN(test_null_ct_optimizer_name);
+    RUN(test_null_ct_optimizer_state_dict);
+    RUN(test_null_ct_optimizer_load_state_dict);
     RUN(test_null_ct_step_lr_new);
     RUN(test_null_ct_multi_step_lr_new);
     RUN(test_null_ct_exponential_lr_new);
@@ -23800,6 +23864,8 @@ void test_null(void)
     RUN(test_null_ct_lr_scheduler_get_last_lr);
     RUN(test_null_ct_lr_scheduler_last_epoch);
     RUN(test_null_ct_lr_scheduler_free);
+    RUN(test_null_ct_lr_scheduler_state_dict);
+    RUN(test_null_ct_lr_scheduler_load_state_dict);
     RUN(test_null_ct_npy_load_buffer);
     RUN(test_null_ct_npy_save_buffer);
     RUN(test_null_ct_npy_load);

@@ -102,7 +102,8 @@ ALLOWLIST = {
         ct_optimizer_add_param_group ct_optimizer_name ct_optimizer_num_param_groups
         ct_optimizer_params ct_optimizer_step_count ct_optimizer_step ct_rmsprop_defaults
         ct_adagrad_defaults ct_adadelta_defaults ct_adamax_defaults ct_nadam_defaults
-        ct_radam_defaults ct_optimizer_get_momentum""",
+        ct_radam_defaults ct_optimizer_get_momentum ct_optimizer_state_dict
+        ct_optimizer_load_state_dict""",
     # LR schedulers: arithmetic on the optimizer's per-group lrs (doubles, no tensor)
     "lr_scheduler": """ct_step_lr_new ct_multi_step_lr_new ct_exponential_lr_new
         ct_cosine_annealing_lr_new ct_cosine_annealing_warm_restarts_new ct_linear_lr_new
@@ -111,7 +112,7 @@ ALLOWLIST = {
         ct_reduce_lr_on_plateau_defaults ct_reduce_lr_on_plateau_new
         ct_reduce_lr_on_plateau_step ct_sequential_lr_new ct_chained_scheduler_new
         ct_lr_scheduler_step ct_lr_scheduler_get_last_lr ct_lr_scheduler_last_epoch
-        ct_lr_scheduler_free""",
+        ct_lr_scheduler_free ct_lr_scheduler_state_dict ct_lr_scheduler_load_state_dict""",
     # options of ops and pure arithmetic on shapes
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_conv_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions

@@ -11,6 +11,7 @@
  * _step_count, base_lrs, _last_lr, T_cur, best, num_bad_epochs, ...).
  */
 #include "../core/internal.h"
+#include "../nn/state_dict.h"
 #include "optim.h"
 #include "lr_scheduler.h"
 #include "optim_internal.h"
@@ -1090,4 +1091,196 @@ int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s)
 }
 
 #undef CT__LRS_PI
+
+/* ---- state_dict ----------------------------------------------------------------------------
+ * One walk over a scheduler's fields under PyTorch's __dict__ names both saves (out set) and
+ * loads (in set: a field takes the saved value where one is present). */
+typedef struct ct__lrs_io {
+    ct_state_dict *out;
+    const ct_state_dict *in;
+    char prefix[64]; /* "" or "_schedulers.<k>." (nested, as PyTorch's sub-state_dicts) */
+    bool ok; /* no error so far */
+} ct__lrs_io;
+
+static void ct__lrs_key(const ct__lrs_io *io, const char *name, int64_t i, char *key, size_t n)
+{
+    if (i < 0) {
+        snprintf(key, n, "%s%s", io->prefix, name);
+    } else {
+        snprintf(key, n, "%s%s.%lld", io->prefix, name, (long long)i);
+    }
+}
+
+/* Saves or loads the integer field *v as name (name.<i> for i >= 0). */
+static void ct__lrs_int(ct__lrs_io *io, const char *name, int64_t i, int64_t *v)
+{
+    char key[128];
+    ct__lrs_key(io, name, i, key, sizeof key);
+    if (io->out) {
+        io->ok = io->ok && ct_state_dict_set_int(io->out, key, *v) == CT_OK;
+    } else {
+        ct_state_dict_get_int(io->in, key, v);
+    }
+}
+
+/* Saves or loads the double field *v as name (name.<i> for i >= 0). */
+static void ct__lrs_double(ct__lrs_io *io, const char *name, int64_t i, double *v)
+{
+    char key[128];
+    ct__lrs_key(io, name, i, key, sizeof key);
+    if (io->out) {
+        io->ok = io->ok && ct_state_dict_set_double(io->out, key, *v) == CT_OK;
+    } else {
+        ct_state_dict_get_double(io->in, key, v);
+    }
+}
+
+/* Saves or loads the bool field *v as an int 0/1. */
+static void ct__lrs_bool(ct__lrs_io *io, const char *name, bool *v)
+{
+    int64_t x = *v;
+    ct__lrs_int(io, name, -1, &x);
+    *v = x != 0;
+}
+
+/* The per-group lists: base_lrs, _last_lr and the class's own (CyclicLR max_lrs,
+   ReduceLROnPlateau min_lrs). */
+static void ct__lrs_walk_groups(ct__lrs_io *io, ct_lr_scheduler *s)
+{
+    for (int64_t g = 0; g < s->n_groups; g++) {
+        double *v = &s->v[g * CT__LRS_NV];
+        if (s->kind != CT__LRS_PLATEAU && s->kind != CT__LRS_CHAINED &&
+            s->kind != CT__LRS_SEQUENTIAL) {
+            ct__lrs_double(io, "base_lrs", g, &v[CT__LRS_BASE]);
+        }
+        ct__lrs_double(io, "_last_lr", g, &s->last_lr[g]);
+        if (s->kind == CT__LRS_CYCLIC) {
+            ct__lrs_double(io, "max_lrs", g, &v[CT__LRS_MAX_LR]);
+        } else if (s->kind == CT__LRS_PLATEAU) {
+            ct__lrs_double(io, "min_lrs", g, &v[CT__LRS_MIN_LR]);
+        }
+    }
+}
+
+/* The class's own scalar fields under PyTorch's names. */
+static void ct__lrs_walk_class(ct__lrs_io *io, ct_lr_scheduler *s)
+{
+    switch (s->kind) {
+    case CT__LRS_STEP:
+        ct__lrs_int(io, "step_size", -1, &s->period);
+        ct__lrs_double(io, "gamma", -1, &s->gamma);
+        break;
+    case CT__LRS_MULTI_STEP:
+    case CT__LRS_EXPONENTIAL:
+        ct__lrs_double(io, "gamma", -1, &s->gamma);
+        break;
+    case CT__LRS_COSINE:
+        ct__lrs_int(io, "T_max", -1, &s->period);
+        ct__lrs_double(io, "eta_min", -1, &s->eta_min);
+        break;
+    case CT__LRS_WARM_RESTARTS:
+        ct__lrs_int(io, "T_0", -1, &s->period);
+        ct__lrs_int(io, "T_i", -1, &s->t_i);
+        ct__lrs_int(io, "T_mult", -1, &s->t_mult);
+        ct__lrs_double(io, "eta_min", -1, &s->eta_min);
+        ct__lrs_int(io, "T_cur", -1, &s->t_cur);
+        break;
+    case CT__LRS_LINEAR:
+        ct__lrs_double(io, "start_factor", -1, &s->factor);
+        ct__lrs_double(io, "end_factor", -1, &s->end_factor);
+        ct__lrs_int(io, "total_iters", -1, &s->period);
+        break;
+    case CT__LRS_CONSTANT:
+        ct__lrs_double(io, "factor", -1, &s->factor);
+        ct__lrs_int(io, "total_iters", -1, &s->period);
+        break;
+    case CT__LRS_POLYNOMIAL:
+        ct__lrs_int(io, "total_iters", -1, &s->period);
+        ct__lrs_double(io, "power", -1, &s->power);
+        break;
+    case CT__LRS_ONE_CYCLE:
+        ct__lrs_int(io, "total_steps", -1, &s->total_steps);
+        ct__lrs_bool(io, "cycle_momentum", &s->cycle_momentum);
+        break;
+    case CT__LRS_CYCLIC:
+        ct__lrs_double(io, "total_size", -1, &s->total_size);
+        ct__lrs_double(io, "step_ratio", -1, &s->step_ratio);
+        ct__lrs_double(io, "gamma", -1, &s->gamma);
+        ct__lrs_bool(io, "cycle_momentum", &s->cycle_momentum);
+        break;
+    case CT__LRS_PLATEAU:
+        ct__lrs_double(io, "factor", -1, &s->factor);
+        ct__lrs_int(io, "patience", -1, &s->patience);
+        ct__lrs_int(io, "cooldown", -1, &s->cooldown);
+        ct__lrs_int(io, "cooldown_counter", -1, &s->cooldown_counter);
+        ct__lrs_double(io, "threshold", -1, &s->threshold);
+        ct__lrs_double(io, "best", -1, &s->best);
+        ct__lrs_int(io, "num_bad_epochs", -1, &s->num_bad_epochs);
+        ct__lrs_double(io, "eps", -1, &s->eps);
+        break;
+    case CT__LRS_SEQUENTIAL:
+        for (int64_t i = 0; i < s->n_milestones; i++) {
+            ct__lrs_int(io, "_milestones", i, &s->milestones[i]);
+        }
+        break;
+    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler */
+        break;
+    }
+}
+
+static void ct__lrs_walk(ct__lrs_io *io, ct_lr_scheduler *s)
+{
+    ct__lrs_int(io, "last_epoch", -1, &s->last_epoch);
+    if (s->kind != CT__LRS_PLATEAU && s->kind != CT__LRS_SEQUENTIAL &&
+        s->kind != CT__LRS_CHAINED) {
+        ct__lrs_int(io, "_step_count", -1, &s->step_count);
+    }
+    ct__lrs_walk_class(io, s);
+    ct__lrs_walk_groups(io, s);
+    char outer[sizeof io->prefix];
+    memcpy(outer, io->prefix, sizeof outer);
+    for (int64_t k = 0; k < s->n_subs; k++) {
+        int len = snprintf(io->prefix, sizeof io->prefix, "%s_schedulers.%lld.", outer,
+                           (long long)k);
+        if (len < 0 || (size_t)len >= sizeof io->prefix) { /* schedulers nested 5 deep */
+            ct__fail(CT_ERR_VALUE, "ct_lr_scheduler_state_dict", "schedulers nested too deeply");
+            io->ok = false;
+            break;
+        }
+        ct__lrs_walk(io, s->subs[k]);
+    }
+    memcpy(io->prefix, outer, sizeof outer);
+}
+
+ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s)
+{
+    if (ct__null("ct_lr_scheduler_state_dict", s)) {
+        return NULL;
+    }
+    ct__lrs_io io;
+    memset(&io, 0, sizeof io);
+    io.out = ct_state_dict_new();
+    io.ok = io.out != NULL;
+    /* the walk only reads when saving */
+    ct__lrs_walk(&io, (ct_lr_scheduler *)(uintptr_t)s);
+    if (!io.ok) {
+        ct_state_dict_free(io.out);
+        return NULL;
+    }
+    return io.out;
+}
+
+ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s, const ct_state_dict *sd)
+{
+    const char *op = "ct_lr_scheduler_load_state_dict";
+    if (ct__null(op, s) || ct__null(op, sd)) {
+        return ct_error_code();
+    }
+    ct__lrs_io io;
+    memset(&io, 0, sizeof io);
+    io.in = sd;
+    io.ok = true;
+    ct__lrs_walk(&io, s);
+    return io.ok ? CT_OK : ct_error_code();
+}
 CT__GLUE_END

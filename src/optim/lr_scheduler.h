@@ -199,3 +199,37 @@ CTORCH_API int64_t ct_lr_scheduler_last_epoch(const ct_lr_scheduler *s);
 /* Frees the scheduler (not its optimizer nor the schedulers it sequences). NULL is a no-op.
    Mirrors: del scheduler. */
 CTORCH_API void ct_lr_scheduler_free(ct_lr_scheduler *s);
+
+/* ---- state_dict ---------------------------------------------------------------------------
+ * PyTorch's LRScheduler.state_dict() (its __dict__ without the optimizer) under dotted keys:
+ *   last_epoch, _step_count                   ints (no _step_count: ReduceLROnPlateau,
+ *                                             SequentialLR, ChainedScheduler)
+ *   base_lrs.<g>, _last_lr.<g>                doubles, per parameter group
+ *   the class's own fields                    StepLR step_size, gamma; MultiStepLR,
+ *       ExponentialLR gamma; CosineAnnealingLR T_max, eta_min; CosineAnnealingWarmRestarts
+ *       T_0, T_i, T_mult, eta_min, T_cur; LinearLR start_factor, end_factor, total_iters;
+ *       ConstantLR factor, total_iters; PolynomialLR total_iters, power; OneCycleLR
+ *       total_steps, cycle_momentum; CyclicLR total_size, step_ratio, gamma, cycle_momentum,
+ *       max_lrs.<g>; ReduceLROnPlateau factor, patience, cooldown, cooldown_counter,
+ *       threshold, best, num_bad_epochs, eps, min_lrs.<g>; SequentialLR _milestones.<k>
+ *   _schedulers.<k>.<key>                     SequentialLR's and ChainedScheduler's
+ *                                             schedulers' own state_dicts
+ * Bools are ints 0/1. Not saved: functions (LambdaLR's lr_lambda, as PyTorch saves none
+ * for a plain function), string options (mode, anneal_strategy) and OneCycleLR's phases,
+ * which a scheduler built with the same arguments already has; OneCycleLR's per-group
+ * max_lr, min_lr and momenta (PyTorch's param_group keys) likewise. */
+
+/* A new state_dict of the scheduler's state (keys above). Returns: a new ct_state_dict
+   (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM; CT_ERR_VALUE
+   "schedulers nested too deeply" (SequentialLR / ChainedScheduler nested over 4 levels).
+   Mirrors: LRScheduler.state_dict(). */
+CTORCH_API ct_state_dict *ct_lr_scheduler_state_dict(const ct_lr_scheduler *s);
+/* Loads a state_dict of the layout above (from ct_lr_scheduler_state_dict, ct_load or
+   PyTorch's flattened) into a scheduler of the same class built for the same optimizer:
+   every field present in sd takes its value (absent ones keep theirs, unknown keys are
+   ignored), so the next ct_lr_scheduler_step continues the saved schedule. The optimizer's
+   lrs are not touched (load the optimizer's state_dict for them). Returns: CT_OK or the
+   error code. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE as ct_lr_scheduler_state_dict.
+   Mirrors: LRScheduler.load_state_dict(state_dict) (self.__dict__.update(state_dict)). */
+CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
+                                                     const ct_state_dict *sd);

@@ -23,6 +23,7 @@
 #include "../core/scope.h"
 #include "../autograd/autograd.h"
 #include "../ops/pointwise.h"
+#include "../nn/state_dict.h"
 #include "optim.h"
 #include "optim_internal.h"
 
@@ -1954,6 +1955,330 @@ ct_status ct_optimizer_step(ct_optimizer *opt)
     ct__profiler_range_end();
     return st;
 }
+
+/* ---- state_dict -------------------------------------------------------------------------
+ * PyTorch's Optimizer.state_dict() flattened to dotted keys (documented at the declaration).
+ * The hyperparameters each optimizer keeps in its param_groups, in PyTorch's key order: a
+ * field of ct__optim_group, whether it is a bool (saved as int 0/1) and the kinds it
+ * belongs to (a bit per CT__OPTIM_ kind). */
+#define CT__OPTIM_BIT(k) (1u << (k))
+#define CT__OPTIM_BETAS                                                                        \
+    (CT__OPTIM_BIT(CT__OPTIM_ADAM) | CT__OPTIM_BIT(CT__OPTIM_ADAMW) |                          \
+     CT__OPTIM_BIT(CT__OPTIM_ADAMAX) | CT__OPTIM_BIT(CT__OPTIM_NADAM) |                        \
+     CT__OPTIM_BIT(CT__OPTIM_RADAM))
+#define CT__OPTIM_ALL 0xffffu
+
+typedef struct ct__optim_hp {
+    const char *name;
+    size_t offset;
+    bool flag;
+    unsigned kinds;
+} ct__optim_hp;
+
+static const ct__optim_hp ct__optim_hps[] = {
+    {"lr", offsetof(ct__optim_group, lr), false, CT__OPTIM_ALL},
+    {"momentum", offsetof(ct__optim_group, momentum), false,
+     CT__OPTIM_BIT(CT__OPTIM_SGD) | CT__OPTIM_BIT(CT__OPTIM_RMSPROP)},
+    {"dampening", offsetof(ct__optim_group, dampening), false, CT__OPTIM_BIT(CT__OPTIM_SGD)},
+    {"alpha", offsetof(ct__optim_group, alpha), false, CT__OPTIM_BIT(CT__OPTIM_RMSPROP)},
+    {"rho", offsetof(ct__optim_group, rho), false, CT__OPTIM_BIT(CT__OPTIM_ADADELTA)},
+    {"lr_decay", offsetof(ct__optim_group, lr_decay), false, CT__OPTIM_BIT(CT__OPTIM_ADAGRAD)},
+    {"betas.0", offsetof(ct__optim_group, beta1), false, CT__OPTIM_BETAS},
+    {"betas.1", offsetof(ct__optim_group, beta2), false, CT__OPTIM_BETAS},
+    {"eps", offsetof(ct__optim_group, eps), false, CT__OPTIM_ALL & ~CT__OPTIM_BIT(CT__OPTIM_SGD)},
+    {"weight_decay", offsetof(ct__optim_group, weight_decay), false, CT__OPTIM_ALL},
+    {"initial_accumulator_value", offsetof(ct__optim_group, initial_accumulator_value), false,
+     CT__OPTIM_BIT(CT__OPTIM_ADAGRAD)},
+    {"momentum_decay", offsetof(ct__optim_group, momentum_decay), false,
+     CT__OPTIM_BIT(CT__OPTIM_NADAM)},
+    {"nesterov", offsetof(ct__optim_group, nesterov), true, CT__OPTIM_BIT(CT__OPTIM_SGD)},
+    {"amsgrad", offsetof(ct__optim_group, amsgrad), true,
+     CT__OPTIM_BIT(CT__OPTIM_ADAM) | CT__OPTIM_BIT(CT__OPTIM_ADAMW)},
+    {"centered", offsetof(ct__optim_group, centered), true, CT__OPTIM_BIT(CT__OPTIM_RMSPROP)},
+    {"decoupled_weight_decay", offsetof(ct__optim_group, decoupled), true,
+     CT__OPTIM_BIT(CT__OPTIM_NADAM) | CT__OPTIM_BIT(CT__OPTIM_RADAM)},
+    {"maximize", offsetof(ct__optim_group, maximize), true, CT__OPTIM_ALL},
+};
+
+/* Whether the optimizer keeps a float32 0-dim "step" tensor per parameter (all but SGD). */
+static bool ct__optim_has_step(int kind)
+{
+    return kind != CT__OPTIM_SGD;
+}
+
+/* sd[key] = a new float32 0-dim tensor holding v (torch.optim's step and mu_product). */
+static bool ct__optim_put_scalar(ct_state_dict *sd, const char *key, double v)
+{
+    ct_tensor *t = ct__tensor_new("ct_optimizer_state_dict", NULL, 0, CT_FLOAT32);
+    if (!t) {
+        return false;
+    }
+    *(float *)ct__data(t) = (float)v;
+    ct_status st = ct_state_dict_set(sd, key, t);
+    ct__release(t);
+    return st == CT_OK;
+}
+
+/* Writes "state.<i>.*" for parameter i (nothing before its first update, as PyTorch). */
+static bool ct__optim_state_out(const ct_optimizer *opt, int64_t i, ct_state_dict *sd)
+{
+    const ct__optim_param *q = &opt->params[i];
+    if (!q->has_state) {
+        return true;
+    }
+    char key[96];
+    if (ct__optim_has_step(opt->kind)) {
+        snprintf(key, sizeof key, "state.%lld.step", (long long)i);
+        if (!ct__optim_put_scalar(sd, key, (double)q->step)) {
+            return false;
+        }
+    }
+    if (opt->kind == CT__OPTIM_NADAM) {
+        snprintf(key, sizeof key, "state.%lld.mu_product", (long long)i);
+        if (!ct__optim_put_scalar(sd, key, q->mu_product)) {
+            return false;
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        if (!q->state[k]) {
+            continue;
+        }
+        snprintf(key, sizeof key, "state.%lld.%s", (long long)i,
+                 ct__optim_kinds[opt->kind].state[k]);
+        if (ct_state_dict_set(sd, key, q->state[k]) != CT_OK) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Writes "param_groups.<gi>.*": the hyperparameters, initial_lr once a scheduler set it,
+   and the indices of the group's parameters. */
+static bool ct__optim_group_out(const ct_optimizer *opt, int64_t gi, ct_state_dict *sd)
+{
+    const ct__optim_group *g = &opt->groups[gi];
+    char key[96];
+    bool ok = true;
+    for (size_t h = 0; ok && h < sizeof ct__optim_hps / sizeof ct__optim_hps[0]; h++) {
+        const ct__optim_hp *hp = &ct__optim_hps[h];
+        if (!(hp->kinds & CT__OPTIM_BIT(opt->kind))) {
+            continue;
+        }
+        snprintf(key, sizeof key, "param_groups.%lld.%s", (long long)gi, hp->name);
+        const char *field = (const char *)g + hp->offset;
+        ok = (hp->flag ? ct_state_dict_set_int(sd, key, *(const bool *)field)
+                       : ct_state_dict_set_double(sd, key, *(const double *)field)) == CT_OK;
+    }
+    if (ok && !isnan(g->initial_lr)) {
+        snprintf(key, sizeof key, "param_groups.%lld.initial_lr", (long long)gi);
+        ok = ct_state_dict_set_double(sd, key, g->initial_lr) == CT_OK;
+    }
+    for (int64_t k = 0; ok && k < g->count; k++) {
+        snprintf(key, sizeof key, "param_groups.%lld.params.%lld", (long long)gi, (long long)k);
+        ok = ct_state_dict_set_int(sd, key, g->first + k) == CT_OK;
+    }
+    return ok;
+}
+
+ct_state_dict *ct_optimizer_state_dict(const ct_optimizer *opt)
+{
+    if (ct__null("ct_optimizer_state_dict", opt)) {
+        return NULL;
+    }
+    ct_state_dict *sd = ct_state_dict_new();
+    bool ok = sd != NULL;
+    for (int64_t i = 0; ok && i < opt->n_params; i++) {
+        ok = ct__optim_state_out(opt, i, sd);
+    }
+    for (int64_t gi = 0; ok && gi < opt->n_groups; gi++) {
+        ok = ct__optim_group_out(opt, gi, sd);
+    }
+    if (!ok) {
+        ct_state_dict_free(sd);
+        return NULL;
+    }
+    return sd;
+}
+
+/* The number of entries "<prefix>0", "<prefix>1", ... with an int value. */
+static int64_t ct__optim_count(const ct_state_dict *sd, const char *prefix)
+{
+    char key[96];
+    int64_t n = 0, v;
+    for (;; n++) {
+        snprintf(key, sizeof key, "%s%lld", prefix, (long long)n);
+        if (!ct_state_dict_get_int(sd, key, &v)) {
+            return n;
+        }
+    }
+}
+
+/* The saved index of the k-th parameter of group gi (validated by ct__optim_check_sd). */
+static int64_t ct__optim_saved_id(const ct_state_dict *sd, int64_t gi, int64_t k)
+{
+    char key[96];
+    int64_t id = -1;
+    snprintf(key, sizeof key, "param_groups.%lld.params.%lld", (long long)gi, (long long)k);
+    ct_state_dict_get_int(sd, key, &id);
+    return id;
+}
+
+/* The state tensor "state.<id>.<name>" if it fits parameter p (its shape), else NULL;
+   *bad is set when it is there but does not fit. */
+static const ct_tensor *ct__optim_saved_state(const ct_state_dict *sd, int64_t id,
+                                              const char *name, const ct_tensor *p, bool *bad)
+{
+    char key[128];
+    snprintf(key, sizeof key, "state.%lld.%s", (long long)id, name);
+    const ct_tensor *t = ct_state_dict_get(sd, key);
+    if (t && (t->ndim != p->ndim ||
+              memcmp(t->sizes, p->sizes, sizeof(int64_t) * (size_t)p->ndim) != 0)) {
+        *bad = true;
+        return NULL;
+    }
+    return t;
+}
+
+/* PyTorch's checks of load_state_dict before anything changes: the group count, each group's
+   size, the state tensors' shapes. */
+static bool ct__optim_check_sd(const char *op, const ct_optimizer *opt, const ct_state_dict *sd)
+{
+    char prefix[64];
+    int64_t n_groups = 0;
+    for (;; n_groups++) {
+        snprintf(prefix, sizeof prefix, "param_groups.%lld.params.", (long long)n_groups);
+        if (ct__optim_count(sd, prefix) == 0) {
+            break;
+        }
+    }
+    if (n_groups != opt->n_groups) {
+        ct__fail(CT_ERR_VALUE, op, "loaded state dict has a different number of parameter groups");
+        return false;
+    }
+    for (int64_t gi = 0; gi < n_groups; gi++) {
+        snprintf(prefix, sizeof prefix, "param_groups.%lld.params.", (long long)gi);
+        if (ct__optim_count(sd, prefix) != opt->groups[gi].count) {
+            ct__fail(CT_ERR_VALUE, op, "loaded state dict contains a parameter group that "
+                     "doesn't match the size of optimizer's group");
+            return false;
+        }
+    }
+    for (int64_t gi = 0; gi < n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t k = 0; k < g->count; k++) {
+            const ct_tensor *p = opt->params[g->first + k].p;
+            int64_t id = ct__optim_saved_id(sd, gi, k);
+            for (int s = 0; s < 3 && ct__optim_kinds[opt->kind].state[s]; s++) {
+                bool bad = false;
+                ct__optim_saved_state(sd, id, ct__optim_kinds[opt->kind].state[s], p, &bad);
+                if (bad) {
+                    char a[128];
+                    ct__fail(CT_ERR_SHAPE, op, "state '%s' of parameter %lld does not match "
+                             "the parameter's shape %s", ct__optim_kinds[opt->kind].state[s],
+                             (long long)id, ct__shape_str(p->sizes, p->ndim, a, sizeof a));
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}
+
+/* Reads a saved step or mu_product: a 0-dim tensor (PyTorch's) or a number; false when
+   absent. */
+static bool ct__optim_saved_number(const ct_state_dict *sd, int64_t id, const char *name,
+                                   double *v)
+{
+    char key[96];
+    snprintf(key, sizeof key, "state.%lld.%s", (long long)id, name);
+    const ct_tensor *t = ct_state_dict_get(sd, key);
+    if (t && ct_numel(t) == 1) {
+        *v = ct_item(t);
+        return true;
+    }
+    return !t && ct_state_dict_get_double(sd, key, v);
+}
+
+/* Replaces parameter q's state with the saved one of id (state tensors copied, converted to
+   the parameter's dtype as PyTorch's _process_value_according_to_param_policy); false on
+   OOM (q keeps what it had). */
+static bool ct__optim_state_in(const char *op, const ct_optimizer *opt, ct__optim_param *q,
+                               const ct_state_dict *sd, int64_t id)
+{
+    ct_tensor *fresh[3] = {NULL, NULL, NULL};
+    bool any = false, bad = false;
+    for (int k = 0; k < 3; k++) {
+        const char *name = ct__optim_kinds[opt->kind].state[k];
+        const ct_tensor *t = name ? ct__optim_saved_state(sd, id, name, q->p, &bad) : NULL;
+        if (t && !(fresh[k] = ct__optim_contiguous(op, t, q->p->dtype))) {
+            for (int j = 0; j < k; j++) {
+                ct__release(fresh[j]);
+            }
+            return false;
+        }
+        any = any || t;
+    }
+    double step = 0.0, mu = 1.0;
+    bool has_step = ct__optim_saved_number(sd, id, "step", &step);
+    ct__optim_saved_number(sd, id, "mu_product", &mu);
+    for (int k = 0; k < 3; k++) {
+        ct__release(q->state[k]);
+        q->state[k] = fresh[k];
+    }
+    q->step = (int64_t)step;
+    q->mu_product = mu;
+    q->has_state = any || has_step;
+    return true;
+}
+
+/* Sets group gi's hyperparameters from the saved ones present (PyTorch replaces the group's
+   dict by the saved one, keeping only its params); initial_lr is unset when not saved. */
+static void ct__optim_group_in(ct_optimizer *opt, int64_t gi, const ct_state_dict *sd)
+{
+    ct__optim_group *g = &opt->groups[gi];
+    char key[96];
+    for (size_t h = 0; h < sizeof ct__optim_hps / sizeof ct__optim_hps[0]; h++) {
+        const ct__optim_hp *hp = &ct__optim_hps[h];
+        double v;
+        snprintf(key, sizeof key, "param_groups.%lld.%s", (long long)gi, hp->name);
+        if (!(hp->kinds & CT__OPTIM_BIT(opt->kind)) || !ct_state_dict_get_double(sd, key, &v)) {
+            continue;
+        }
+        char *field = (char *)g + hp->offset;
+        if (hp->flag) {
+            *(bool *)field = v != 0.0;
+        } else {
+            *(double *)field = v;
+        }
+    }
+    snprintf(key, sizeof key, "param_groups.%lld.initial_lr", (long long)gi);
+    if (!ct_state_dict_get_double(sd, key, &g->initial_lr)) {
+        g->initial_lr = NAN;
+    }
+}
+
+ct_status ct_optimizer_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd)
+{
+    const char *op = "ct_optimizer_load_state_dict";
+    if (ct__null(op, opt) || ct__null(op, sd) || !ct__optim_check_sd(op, opt, sd)) {
+        return ct_error_code();
+    }
+    for (int64_t gi = 0; gi < opt->n_groups; gi++) {
+        const ct__optim_group *g = &opt->groups[gi];
+        for (int64_t k = 0; k < g->count; k++) {
+            int64_t id = ct__optim_saved_id(sd, gi, k);
+            if (!ct__optim_state_in(op, opt, &opt->params[g->first + k], sd, id)) {
+                return ct_error_code();
+            }
+        }
+        ct__optim_group_in(opt, gi, sd);
+    }
+    return CT_OK;
+}
+
+#undef CT__OPTIM_BIT
+#undef CT__OPTIM_BETAS
+#undef CT__OPTIM_ALL
 
 #ifdef CT__OPTIM_VEC
 #undef CT__OPTIM_VEC

@@ -283,3 +283,44 @@ CTORCH_API int64_t ct_optimizer_step_count(const ct_optimizer *opt);
 /* The optimizer's PyTorch class name: "SGD", "Adam", "AdamW", "RMSprop", "Adagrad",
    "Adadelta", "Adamax", "NAdam" or "RAdam". Mirrors: type(opt).__name__. */
 CTORCH_API const char *ct_optimizer_name(const ct_optimizer *opt);
+
+/* ---- state_dict ---------------------------------------------------------------------------
+ * PyTorch's Optimizer.state_dict() {'state': {i: {...}}, 'param_groups': [{...}]} flattened
+ * to dotted keys (parameters numbered 0.. across the groups in order, as PyTorch does):
+ *   state.<i>.step            float32 0-dim tensor (every optimizer but SGD, which keeps none)
+ *   state.<i>.mu_product      float32 0-dim tensor (NAdam)
+ *   state.<i>.<name>          the state tensors (shared, not copied): SGD momentum_buffer;
+ *                             Adam/AdamW exp_avg, exp_avg_sq, max_exp_avg_sq (amsgrad);
+ *                             RMSprop square_avg, momentum_buffer, grad_avg; Adagrad sum;
+ *                             Adadelta square_avg, acc_delta; Adamax exp_avg, exp_inf;
+ *                             NAdam, RAdam exp_avg, exp_avg_sq
+ *                             (a parameter never updated has no state.<i> entries)
+ *   param_groups.<g>.<hp>     doubles: lr, momentum, dampening, alpha, rho, lr_decay,
+ *                             betas.0, betas.1 (PyTorch's betas tuple), eps, weight_decay,
+ *                             initial_accumulator_value, momentum_decay, initial_lr (once a
+ *                             scheduler set it); ints 0/1 for the bools nesterov, amsgrad,
+ *                             centered, decoupled_weight_decay (NAdam, RAdam), maximize:
+ *                             each optimizer's own keys as in its PyTorch param_groups
+ *   param_groups.<g>.params.<k>  int: the index of the group's k-th parameter
+ * PyTorch's keys foreach, fused, capturable, differentiable (CPU defaults) are not written,
+ * nor the keys schedulers add to param_groups besides initial_lr (OneCycleLR's max_lr ...:
+ * ctorch keeps them in the scheduler). ct_save writes tensors and numbers (numbers in the
+ * safetensors metadata); a checkpoint puts it under a prefix with ct_state_dict_update. */
+
+/* A new state_dict of the optimizer's state and hyperparameters (keys above). Returns: a new
+   ct_state_dict (ct_state_dict_free), or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_OOM.
+   Mirrors: Optimizer.state_dict(). */
+CTORCH_API ct_state_dict *ct_optimizer_state_dict(const ct_optimizer *opt);
+/* Loads a state_dict of the layout above (from ct_optimizer_state_dict, ct_load or
+   PyTorch's flattened): parameters are matched by position (the k-th of the saved group g
+   is the k-th of this optimizer's group g); each parameter's state is replaced by the saved
+   one (tensors copied and converted to the parameter's dtype; step and mu_product read
+   from 0-dim tensors or numbers; no saved entries: no state), and each group's
+   hyperparameters present in sd replace its own (initial_lr is unset when absent). Keys it
+   does not know are ignored. Returns: CT_OK or the error code; on an error nothing has
+   changed (except after CT_ERR_OOM, when earlier parameters may hold the loaded state).
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "loaded state dict has a different number of
+   parameter groups", "loaded state dict contains a parameter group that doesn't match the
+   size of optimizer's group"; CT_ERR_SHAPE for a state tensor of another shape than its
+   parameter; CT_ERR_OOM. Mirrors: Optimizer.load_state_dict(state_dict). */
+CTORCH_API ct_status ct_optimizer_load_state_dict(ct_optimizer *opt, const ct_state_dict *sd);
