@@ -5698,9 +5698,9 @@ CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, con
 CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
                                int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
                                double beta, double *C, int64_t rsc, int64_t csc);
-/* The same for an integer dtype (uint8 ... int64) with C's columns contiguous (element
-   (i, j) at C + i * rsc + j): PyTorch's integer gemm, wrapping modulo 2^bits; alpha and beta
-   are taken modulo 2^bits too. Threads over rows (the same result for any thread count).
+/* The same for int64 (dtype; the narrower integer dtypes compute through int64 copies,
+   ct__gemm_integer in ops/linalg.c) with C's columns contiguous (element (i, j) at
+   C + i * rsc + j): PyTorch's integer gemm, wrapping modulo 2^64. Threads over rows (the same result for any thread count).
    false: CT_ERR_OOM recorded for op (copying a B whose rows are not contiguous). */
 CT__INTERNAL bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t K,
                                int64_t alpha, const void *A, int64_t rsa, int64_t csa,
@@ -7231,6 +7231,7 @@ ct_tensor *ct_retain(ct_tensor *t)
     return t;
 }
 
+CT__GLUE_BEGIN
 /* ---- attributes --------------------------------------------------------------------- */
 bool ct__null_any(const char *op, const void *p)
 {
@@ -7715,6 +7716,7 @@ ct_status ct_set_default_device(ct_device device)
 }
 
 ct_device ct_get_default_device(void) { return ct__default_device; }
+CT__GLUE_END
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -13415,16 +13417,19 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
                 *(const T *)(d[3] + i * s[3]), v);                                          \
         }                                                                                   \
     }
-/* The cheap binary ops specialize every loop variant; the ops a division or a shift dominates
-   call one out-of-line copy off the contiguous path (each variant costs the header's compile
-   time). */
+/* The cheap binary ops of float32 specialize every loop variant (broadcast scalars included);
+   int64 and float64, and the ops a division or a shift dominates, call one out-of-line copy
+   off the contiguous path (each variant costs the header's compile time). */
+#define CT__BIN_LOOP_f32 CT__BIN_LOOP
+#define CT__BIN_LOOP_f64 CT__BIN_LOOP_CALL
+#define CT__BIN_LOOP_i64 CT__BIN_LOOP_CALL
 #define CT__ARITH_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(add, T, S)                                                             \
-    CT__BIN_LOOP(sub, T, S)                                                             \
-    CT__BIN_LOOP(mul, T, S)                                                             \
+    CT__BIN_LOOP_##S(add, T, S)                                                             \
+    CT__BIN_LOOP_##S(sub, T, S)                                                             \
+    CT__BIN_LOOP_##S(mul, T, S)                                                             \
     CT__BIN_LOOP_CALL(pow, T, S)                                                            \
-    CT__BIN_LOOP(maximum, T, S)                                                         \
-    CT__BIN_LOOP(minimum, T, S)                                                         \
+    CT__BIN_LOOP_##S(maximum, T, S)                                                         \
+    CT__BIN_LOOP_##S(minimum, T, S)                                                         \
     CT__UN_LOOP(neg, T, S)                                                                  \
     CT__UN_LOOP(abs, T, S)                                                                  \
     CT__UN_LOOP(relu, T, S)                                                                 \
@@ -13437,22 +13442,22 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     CT__BIN_LOOP_CALL(div_floor, T, S)                                                      \
     CT__BIN_LOOP_CALL(fmod, T, S)                                                           \
     CT__BIN_LOOP_CALL(remainder, T, S)                                                      \
-    CT__BIN_LOOP(fmax, T, S)                                                            \
-    CT__BIN_LOOP(fmin, T, S)
+    CT__BIN_LOOP_CALL(fmax, T, S)                                                           \
+    CT__BIN_LOOP_CALL(fmin, T, S)
 /* integer dtypes only: bitwise ops, the identity (also for bool) */
 #define CT__BIT_LOOPS(E, T, S)                                                             \
-    CT__BIN_LOOP(bitand, T, S)                                                          \
-    CT__BIN_LOOP(bitor, T, S)                                                           \
-    CT__BIN_LOOP(bitxor, T, S)                                                          \
+    CT__BIN_LOOP_##S(bitand, T, S)                                                          \
+    CT__BIN_LOOP_##S(bitor, T, S)                                                           \
+    CT__BIN_LOOP_##S(bitxor, T, S)                                                          \
     CT__BIN_LOOP_CALL(lshift, T, S)                                                         \
     CT__BIN_LOOP_CALL(rshift, T, S)                                                         \
     CT__UN_LOOP(bitnot, T, S)                                                               \
     CT__UN_LOOP(ident, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(div, T, S)                                                                 \
-    CT__BIN_LOOP(relu_bw, T, S)                                                             \
-    CT__BIN_LOOP(sigmoid_bw, T, S)                                                          \
-    CT__BIN_LOOP(tanh_bw, T, S)                                                             \
+    CT__BIN_LOOP_##S(div, T, S)                                                             \
+    CT__BIN_LOOP_##S(relu_bw, T, S)                                                         \
+    CT__BIN_LOOP_##S(sigmoid_bw, T, S)                                                      \
+    CT__BIN_LOOP_##S(tanh_bw, T, S)                                                         \
     CT__UN_LOOP(exp, T, S)                                                                  \
     CT__UN_LOOP(log, T, S)                                                                  \
     CT__UN_LOOP(log1p, T, S)                                                                \
@@ -20367,6 +20372,8 @@ CT__GLUE_END
  * the storage (a tensor struct of ctorch's, released by the consumer's call of the deleter).
  */
 
+CT__GLUE_BEGIN
+
 /* ---- meshgrid ---------------------------------------------------------------------- */
 /* Checks the list: non-empty, 0-D or 1-D tensors of one dtype and device. */
 static bool ct__meshgrid_check(const char *fn, const ct_tensor *const *ts, int n)
@@ -20648,6 +20655,7 @@ ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
     e->m.deleter = ct__dlpack_export_free;
     return &e->m;
 }
+CT__GLUE_END
 
 // >>part ops/reduce.c
 /* ops/reduce.c - sum, mean, max, min, argmax, argmin, amax, amin, logsumexp, var, std, all,
@@ -25826,12 +25834,12 @@ CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
 
 /* ---------------------------------------------------------------------------------------
- * Integer GEMM (uint8, int8, int16, int32, int64), as PyTorch's CPU gemm for integer types,
- * which accumulates in the element type: products and sums wrap modulo 2^bits. They are
- * computed in unsigned arithmetic (defined on overflow; uint32_t for the narrow widths, whose
- * products would otherwise promote to int), and the low bits of a sum of products depend only
- * on the low bits of the operands, so one loop per element width serves signed and unsigned
- * types, and the result does not depend on the order of the sums (nor on the thread count).
+ * Integer GEMM (int64), as PyTorch's CPU gemm for integer types, which accumulates in the
+ * element type: products and sums wrap modulo 2^bits. They are computed in unsigned
+ * arithmetic (defined on overflow), and the low bits of a sum of products depend only on the
+ * low bits of the operands, so the narrower integer dtypes compute through int64 copies
+ * (ct__gemm_integer, ops/linalg.c), and the result does not depend on the order of the sums
+ * (nor on the thread count).
  *
  * Loop nest of a block of rows: jc over NC columns, pc over KC rows of B (a (KC, NC) block
  * of B stays in L2 while every row of the block uses it), rows i, p in the block, then the
@@ -25904,9 +25912,6 @@ typedef struct ct__igemm_job {
         }                                                                                  \
     }
 CT__VECTORIZE_BEGIN
-CT__IGEMM_DEFINE(uint8_t, uint32_t, 8)
-CT__IGEMM_DEFINE(uint16_t, uint32_t, 16)
-CT__IGEMM_DEFINE(uint32_t, uint32_t, 32)
 CT__IGEMM_DEFINE(uint64_t, uint64_t, 64)
 CT__VECTORIZE_END
 #undef CT__IGEMM_DEFINE
@@ -25930,10 +25935,6 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
                   int64_t rsb, int64_t csb, int64_t beta, void *C, int64_t rsc)
 {
     size_t es = ct_dtype_size(dtype);
-    void (*rows)(int64_t, int64_t, void *) = es == 1   ? ct__igemm_rows_8
-                                             : es == 2 ? ct__igemm_rows_16
-                                             : es == 4 ? ct__igemm_rows_32
-                                                       : ct__igemm_rows_64;
     if (M <= 0 || N <= 0) {
         return true;
     }
@@ -25950,7 +25951,8 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
     ct__igemm_job j = {N, K, rsa, csa, rsb, rsc, alpha, beta, A, B, C};
     /* about 2^18 multiply-adds per chunk of rows */
     int64_t work = N * (K > 0 ? K : 1);
-    ct__parallel_for(M, work >= ((int64_t)1 << 18) ? 1 : ((int64_t)1 << 18) / work, rows, &j);
+    ct__parallel_for(M, work >= ((int64_t)1 << 18) ? 1 : ((int64_t)1 << 18) / work,
+                     ct__igemm_rows_64, &j);
     ct__free(packed);
     return true;
 }
@@ -26005,6 +26007,39 @@ static bool ct__blas_ld(const ct_tensor *t, bool trans, int64_t *ld)
 }
 #endif
 
+/* The integer GEMM: int64 in place; a narrower dtype through int64 copies of A, B and C (its
+   sums of products wrap modulo 2^bits either way, as PyTorch's in the dtype itself), the
+   result narrowed into C. */
+static bool ct__gemm_integer(const char *op, const ct_tensor *a, const ct_tensor *b, ct_tensor *c,
+                             int64_t alpha, int64_t beta)
+{
+    int64_t M = c->sizes[0], N = c->sizes[1], K = a->sizes[1];
+    if (c->dtype == CT_INT64) {
+        return ct__gemm_int(op, CT_INT64, M, N, K, alpha, ct__data(a), a->strides[0],
+                            a->strides[1], ct__data(b), b->strides[0], b->strides[1], beta,
+                            ct__data(c), c->strides[0]);
+    }
+    ct_tensor *w[3] = {ct__tensor_new(op, a->sizes, 2, CT_INT64),
+                       ct__tensor_new(op, b->sizes, 2, CT_INT64),
+                       ct__tensor_new(op, c->sizes, 2, CT_INT64)};
+    bool ok = w[0] && w[1] && w[2];
+    if (ok) {
+        ct__copy_kernel(w[0], a);
+        ct__copy_kernel(w[1], b);
+        if (beta != 0) {
+            ct__copy_kernel(w[2], c);
+        }
+        ok = ct__gemm_integer(op, w[0], w[1], w[2], alpha, beta);
+    }
+    if (ok) {
+        ct__copy_kernel(c, w[2]);
+    }
+    for (int k = 0; k < 3; k++) {
+        ct__release(w[k]);
+    }
+    return ok;
+}
+
 /* C (M, N) = alpha * A @ B + beta * C for 2-D strided views of one dtype (C's columns
    contiguous for an integer dtype, whose alpha and beta meta checked and truncates here, as
    PyTorch's Scalar::to). false: the error recorded for op. */
@@ -26013,9 +26048,7 @@ static bool ct__gemm(const char *op, const ct_tensor *a, const ct_tensor *b, ct_
 {
     int64_t M = c->sizes[0], N = c->sizes[1], K = a->sizes[1];
     if (!ct_dtype_is_floating_point(c->dtype)) {
-        return ct__gemm_int(op, c->dtype, M, N, K, (int64_t)alpha, ct__data(a), a->strides[0],
-                            a->strides[1], ct__data(b), b->strides[0], b->strides[1],
-                            (int64_t)beta, ct__data(c), c->strides[0]);
+        return ct__gemm_integer(op, a, b, c, (int64_t)alpha, (int64_t)beta);
     }
 #ifdef CTORCH_OPENBLAS
     /* cblas (row-major) needs a unit stride in one dim of each operand */
@@ -31392,6 +31425,7 @@ static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
 static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
 
+CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
 bool ct_is_grad_enabled(void)
 {
@@ -31616,6 +31650,7 @@ ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
     *list = h;
     return CT_OK;
 }
+CT__GLUE_END
 
 /* ---- nodes -------------------------------------------------------------------------- */
 void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -42578,6 +42613,7 @@ struct ct_optimizer {
     int64_t steps;
 };
 
+CT__GLUE_BEGIN
 /* ---- defaults and validation --------------------------------------------------------- */
 ct_sgd_opts ct_sgd_defaults(void)
 {
@@ -43306,6 +43342,7 @@ static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
 {
     return lr / (1.0 + ct__optim_mul(t - 1.0, lr_decay));
 }
+CT__GLUE_END
 
 /* ---- kernels ----------------------------------------------------------------------------
  * SGD, per element i of [begin, end) (P, G, B as in the legend):
@@ -44022,6 +44059,7 @@ CT__FUSED_X(fused_radam_, "Tensor(b!) exp_avg, Tensor(c!) exp_avg_sq, *, float l
 #undef CT__FUSED
 #undef CT__FUSED_ADAM_SCHEMA
 
+CT__GLUE_BEGIN
 /* ---- step ------------------------------------------------------------------------------- */
 /* Whether state slot k of a parameter is used under group g (its name in ct__optim_kinds
    says whether the optimizer has the slot at all), as torch.optim's _init_group decides. */
@@ -44782,7 +44820,7 @@ ct_status ct_optimizer_load_state_dict(ct_optimizer *opt, const ct_state_dict *s
 #undef CT__OPTIM_SQRT_f32
 #undef CT__OPTIM_SQRT_f64
 #endif
-
+CT__GLUE_END
 CT__VECTORIZE_END
 
 // >>part optim/lr_scheduler.c

@@ -11,6 +11,7 @@ static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
 static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
 
+CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
 bool ct_is_grad_enabled(void)
 {
@@ -235,6 +236,7 @@ ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
     *list = h;
     return CT_OK;
 }
+CT__GLUE_END
 
 /* ---- nodes -------------------------------------------------------------------------- */
 void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)

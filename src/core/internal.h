@@ -383,9 +383,9 @@ CT__INTERNAL void ct__gemm_f32(int64_t M, int64_t N, int64_t K, float alpha, con
 CT__INTERNAL void ct__gemm_f64(int64_t M, int64_t N, int64_t K, double alpha, const double *A,
                                int64_t rsa, int64_t csa, const double *B, int64_t rsb, int64_t csb,
                                double beta, double *C, int64_t rsc, int64_t csc);
-/* The same for an integer dtype (uint8 ... int64) with C's columns contiguous (element
-   (i, j) at C + i * rsc + j): PyTorch's integer gemm, wrapping modulo 2^bits; alpha and beta
-   are taken modulo 2^bits too. Threads over rows (the same result for any thread count).
+/* The same for int64 (dtype; the narrower integer dtypes compute through int64 copies,
+   ct__gemm_integer in ops/linalg.c) with C's columns contiguous (element (i, j) at
+   C + i * rsc + j): PyTorch's integer gemm, wrapping modulo 2^64. Threads over rows (the same result for any thread count).
    false: CT_ERR_OOM recorded for op (copying a B whose rows are not contiguous). */
 CT__INTERNAL bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t K,
                                int64_t alpha, const void *A, int64_t rsa, int64_t csa,

@@ -192,6 +192,7 @@ ct_tensor *ct_retain(ct_tensor *t)
     return t;
 }
 
+CT__GLUE_BEGIN
 /* ---- attributes --------------------------------------------------------------------- */
 bool ct__null_any(const char *op, const void *p)
 {
@@ -676,6 +677,7 @@ ct_status ct_set_default_device(ct_device device)
 }
 
 ct_device ct_get_default_device(void) { return ct__default_device; }
+CT__GLUE_END
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like

@@ -8,6 +8,8 @@
 #include "view.h"
 #include "creation.h"
 
+CT__GLUE_BEGIN
+
 /* ---- meshgrid ---------------------------------------------------------------------- */
 /* Checks the list: non-empty, 0-D or 1-D tensors of one dtype and device. */
 static bool ct__meshgrid_check(const char *fn, const ct_tensor *const *ts, int n)
@@ -289,3 +291,4 @@ ct_dlpack_managed_tensor *ct_to_dlpack(const ct_tensor *t)
     e->m.deleter = ct__dlpack_export_free;
     return &e->m;
 }
+CT__GLUE_END

@@ -1297,12 +1297,12 @@ CT__GEMM_DEFINE(float, f32)
 CT__GEMM_DEFINE(double, f64)
 
 /* ---------------------------------------------------------------------------------------
- * Integer GEMM (uint8, int8, int16, int32, int64), as PyTorch's CPU gemm for integer types,
- * which accumulates in the element type: products and sums wrap modulo 2^bits. They are
- * computed in unsigned arithmetic (defined on overflow; uint32_t for the narrow widths, whose
- * products would otherwise promote to int), and the low bits of a sum of products depend only
- * on the low bits of the operands, so one loop per element width serves signed and unsigned
- * types, and the result does not depend on the order of the sums (nor on the thread count).
+ * Integer GEMM (int64), as PyTorch's CPU gemm for integer types, which accumulates in the
+ * element type: products and sums wrap modulo 2^bits. They are computed in unsigned
+ * arithmetic (defined on overflow), and the low bits of a sum of products depend only on the
+ * low bits of the operands, so the narrower integer dtypes compute through int64 copies
+ * (ct__gemm_integer, ops/linalg.c), and the result does not depend on the order of the sums
+ * (nor on the thread count).
  *
  * Loop nest of a block of rows: jc over NC columns, pc over KC rows of B (a (KC, NC) block
  * of B stays in L2 while every row of the block uses it), rows i, p in the block, then the
@@ -1375,9 +1375,6 @@ typedef struct ct__igemm_job {
         }                                                                                  \
     }
 CT__VECTORIZE_BEGIN
-CT__IGEMM_DEFINE(uint8_t, uint32_t, 8)
-CT__IGEMM_DEFINE(uint16_t, uint32_t, 16)
-CT__IGEMM_DEFINE(uint32_t, uint32_t, 32)
 CT__IGEMM_DEFINE(uint64_t, uint64_t, 64)
 CT__VECTORIZE_END
 #undef CT__IGEMM_DEFINE
@@ -1401,10 +1398,6 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
                   int64_t rsb, int64_t csb, int64_t beta, void *C, int64_t rsc)
 {
     size_t es = ct_dtype_size(dtype);
-    void (*rows)(int64_t, int64_t, void *) = es == 1   ? ct__igemm_rows_8
-                                             : es == 2 ? ct__igemm_rows_16
-                                             : es == 4 ? ct__igemm_rows_32
-                                                       : ct__igemm_rows_64;
     if (M <= 0 || N <= 0) {
         return true;
     }
@@ -1421,7 +1414,8 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
     ct__igemm_job j = {N, K, rsa, csa, rsb, rsc, alpha, beta, A, B, C};
     /* about 2^18 multiply-adds per chunk of rows */
     int64_t work = N * (K > 0 ? K : 1);
-    ct__parallel_for(M, work >= ((int64_t)1 << 18) ? 1 : ((int64_t)1 << 18) / work, rows, &j);
+    ct__parallel_for(M, work >= ((int64_t)1 << 18) ? 1 : ((int64_t)1 << 18) / work,
+                     ct__igemm_rows_64, &j);
     ct__free(packed);
     return true;
 }

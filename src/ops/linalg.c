@@ -30,6 +30,39 @@ static bool ct__blas_ld(const ct_tensor *t, bool trans, int64_t *ld)
 }
 #endif
 
+/* The integer GEMM: int64 in place; a narrower dtype through int64 copies of A, B and C (its
+   sums of products wrap modulo 2^bits either way, as PyTorch's in the dtype itself), the
+   result narrowed into C. */
+static bool ct__gemm_integer(const char *op, const ct_tensor *a, const ct_tensor *b, ct_tensor *c,
+                             int64_t alpha, int64_t beta)
+{
+    int64_t M = c->sizes[0], N = c->sizes[1], K = a->sizes[1];
+    if (c->dtype == CT_INT64) {
+        return ct__gemm_int(op, CT_INT64, M, N, K, alpha, ct__data(a), a->strides[0],
+                            a->strides[1], ct__data(b), b->strides[0], b->strides[1], beta,
+                            ct__data(c), c->strides[0]);
+    }
+    ct_tensor *w[3] = {ct__tensor_new(op, a->sizes, 2, CT_INT64),
+                       ct__tensor_new(op, b->sizes, 2, CT_INT64),
+                       ct__tensor_new(op, c->sizes, 2, CT_INT64)};
+    bool ok = w[0] && w[1] && w[2];
+    if (ok) {
+        ct__copy_kernel(w[0], a);
+        ct__copy_kernel(w[1], b);
+        if (beta != 0) {
+            ct__copy_kernel(w[2], c);
+        }
+        ok = ct__gemm_integer(op, w[0], w[1], w[2], alpha, beta);
+    }
+    if (ok) {
+        ct__copy_kernel(c, w[2]);
+    }
+    for (int k = 0; k < 3; k++) {
+        ct__release(w[k]);
+    }
+    return ok;
+}
+
 /* C (M, N) = alpha * A @ B + beta * C for 2-D strided views of one dtype (C's columns
    contiguous for an integer dtype, whose alpha and beta meta checked and truncates here, as
    PyTorch's Scalar::to). false: the error recorded for op. */
@@ -38,9 +71,7 @@ static bool ct__gemm(const char *op, const ct_tensor *a, const ct_tensor *b, ct_
 {
     int64_t M = c->sizes[0], N = c->sizes[1], K = a->sizes[1];
     if (!ct_dtype_is_floating_point(c->dtype)) {
-        return ct__gemm_int(op, c->dtype, M, N, K, (int64_t)alpha, ct__data(a), a->strides[0],
-                            a->strides[1], ct__data(b), b->strides[0], b->strides[1],
-                            (int64_t)beta, ct__data(c), c->strides[0]);
+        return ct__gemm_integer(op, a, b, c, (int64_t)alpha, (int64_t)beta);
     }
 #ifdef CTORCH_OPENBLAS
     /* cblas (row-major) needs a unit stride in one dim of each operand */

@@ -494,16 +494,19 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
                 *(const T *)(d[3] + i * s[3]), v);                                          \
         }                                                                                   \
     }
-/* The cheap binary ops specialize every loop variant; the ops a division or a shift dominates
-   call one out-of-line copy off the contiguous path (each variant costs the header's compile
-   time). */
+/* The cheap binary ops of float32 specialize every loop variant (broadcast scalars included);
+   int64 and float64, and the ops a division or a shift dominates, call one out-of-line copy
+   off the contiguous path (each variant costs the header's compile time). */
+#define CT__BIN_LOOP_f32 CT__BIN_LOOP
+#define CT__BIN_LOOP_f64 CT__BIN_LOOP_CALL
+#define CT__BIN_LOOP_i64 CT__BIN_LOOP_CALL
 #define CT__ARITH_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(add, T, S)                                                             \
-    CT__BIN_LOOP(sub, T, S)                                                             \
-    CT__BIN_LOOP(mul, T, S)                                                             \
+    CT__BIN_LOOP_##S(add, T, S)                                                             \
+    CT__BIN_LOOP_##S(sub, T, S)                                                             \
+    CT__BIN_LOOP_##S(mul, T, S)                                                             \
     CT__BIN_LOOP_CALL(pow, T, S)                                                            \
-    CT__BIN_LOOP(maximum, T, S)                                                         \
-    CT__BIN_LOOP(minimum, T, S)                                                         \
+    CT__BIN_LOOP_##S(maximum, T, S)                                                         \
+    CT__BIN_LOOP_##S(minimum, T, S)                                                         \
     CT__UN_LOOP(neg, T, S)                                                                  \
     CT__UN_LOOP(abs, T, S)                                                                  \
     CT__UN_LOOP(relu, T, S)                                                                 \
@@ -516,22 +519,22 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     CT__BIN_LOOP_CALL(div_floor, T, S)                                                      \
     CT__BIN_LOOP_CALL(fmod, T, S)                                                           \
     CT__BIN_LOOP_CALL(remainder, T, S)                                                      \
-    CT__BIN_LOOP(fmax, T, S)                                                            \
-    CT__BIN_LOOP(fmin, T, S)
+    CT__BIN_LOOP_CALL(fmax, T, S)                                                           \
+    CT__BIN_LOOP_CALL(fmin, T, S)
 /* integer dtypes only: bitwise ops, the identity (also for bool) */
 #define CT__BIT_LOOPS(E, T, S)                                                             \
-    CT__BIN_LOOP(bitand, T, S)                                                          \
-    CT__BIN_LOOP(bitor, T, S)                                                           \
-    CT__BIN_LOOP(bitxor, T, S)                                                          \
+    CT__BIN_LOOP_##S(bitand, T, S)                                                          \
+    CT__BIN_LOOP_##S(bitor, T, S)                                                           \
+    CT__BIN_LOOP_##S(bitxor, T, S)                                                          \
     CT__BIN_LOOP_CALL(lshift, T, S)                                                         \
     CT__BIN_LOOP_CALL(rshift, T, S)                                                         \
     CT__UN_LOOP(bitnot, T, S)                                                               \
     CT__UN_LOOP(ident, T, S)
 #define CT__FLOAT_LOOPS(E, T, S)                                                           \
-    CT__BIN_LOOP(div, T, S)                                                                 \
-    CT__BIN_LOOP(relu_bw, T, S)                                                             \
-    CT__BIN_LOOP(sigmoid_bw, T, S)                                                          \
-    CT__BIN_LOOP(tanh_bw, T, S)                                                             \
+    CT__BIN_LOOP_##S(div, T, S)                                                             \
+    CT__BIN_LOOP_##S(relu_bw, T, S)                                                         \
+    CT__BIN_LOOP_##S(sigmoid_bw, T, S)                                                      \
+    CT__BIN_LOOP_##S(tanh_bw, T, S)                                                         \
     CT__UN_LOOP(exp, T, S)                                                                  \
     CT__UN_LOOP(log, T, S)                                                                  \
     CT__UN_LOOP(log1p, T, S)                                                                \

@@ -97,6 +97,7 @@ struct ct_optimizer {
     int64_t steps;
 };
 
+CT__GLUE_BEGIN
 /* ---- defaults and validation --------------------------------------------------------- */
 ct_sgd_opts ct_sgd_defaults(void)
 {
@@ -825,6 +826,7 @@ static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
 {
     return lr / (1.0 + ct__optim_mul(t - 1.0, lr_decay));
 }
+CT__GLUE_END
 
 /* ---- kernels ----------------------------------------------------------------------------
  * SGD, per element i of [begin, end) (P, G, B as in the legend):
@@ -1541,6 +1543,7 @@ CT__FUSED_X(fused_radam_, "Tensor(b!) exp_avg, Tensor(c!) exp_avg_sq, *, float l
 #undef CT__FUSED
 #undef CT__FUSED_ADAM_SCHEMA
 
+CT__GLUE_BEGIN
 /* ---- step ------------------------------------------------------------------------------- */
 /* Whether state slot k of a parameter is used under group g (its name in ct__optim_kinds
    says whether the optimizer has the slot at all), as torch.optim's _init_group decides. */
@@ -2301,5 +2304,5 @@ ct_status ct_optimizer_load_state_dict(ct_optimizer *opt, const ct_state_dict *s
 #undef CT__OPTIM_SQRT_f32
 #undef CT__OPTIM_SQRT_f64
 #endif
-
+CT__GLUE_END
 CT__VECTORIZE_END
