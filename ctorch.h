@@ -29352,28 +29352,6 @@ static void ct__dc_trsm_right(ct_dtype wd, bool upper, bool unit, int64_t n, int
 #endif
 }
 
-/* The rows of y (k x n, ld k) are independent right-hand sides: blocks of CT__DC_YB rows
-   (fixed, so results do not depend on the thread count) solved in parallel. */
-#define CT__DC_YB 64
-typedef struct ct__dc_lu_solve {
-    ct_dtype wd;
-    int64_t n, k;
-    const void *lu;
-    void *y;
-} ct__dc_lu_solve;
-
-static void ct__dc_lu_solve_rows(int64_t b0, int64_t b1, void *ctx)
-{
-    const ct__dc_lu_solve *j = (const ct__dc_lu_solve *)ctx;
-    size_t es = ct_dtype_size(j->wd);
-    for (int64_t b = b0; b < b1; b++) {
-        int64_t r0 = b * CT__DC_YB, kb = j->k - r0 < CT__DC_YB ? j->k - r0 : CT__DC_YB;
-        char *yb = (char *)j->y + (size_t)r0 * es;
-        ct__dc_trsm_right(j->wd, true, false, j->n, kb, j->lu, yb, j->k);
-        ct__dc_trsm_right(j->wd, false, true, j->n, kb, j->lu, yb, j->k);
-    }
-}
-
 /* Solves M Z = R through the LU of w = M^T (n x n, overwritten): y (k x n, ld k) holds R^T and
    becomes Z^T = R^T U^-1 L^-1 P^T (M^T = P L U). In this form a row-major M, R and Z are plain
    copies of column-major buffers. Returns getrf's info (y not solved then). */
@@ -29383,12 +29361,8 @@ static int ct__dc_gesv_t(ct_dtype wd, int64_t n, int64_t k, void *w, int *piv, v
     if (info != 0) {
         return info;
     }
-    ct__dc_lu_solve job = {wd, n, k, w, y};
-    int64_t blocks = (k + CT__DC_YB - 1) / CT__DC_YB, grain = 1;
-#if CT__LAPACK
-    grain = openblas_get_num_threads() > 1 ? blocks : 1; /* its own threads run the blocks */
-#endif
-    ct__parallel_for(blocks, grain, ct__dc_lu_solve_rows, &job);
+    ct__dc_trsm_right(wd, true, false, n, k, w, y, k);
+    ct__dc_trsm_right(wd, false, true, n, k, w, y, k);
     size_t es = ct_dtype_size(wd), col = (size_t)k * es;
     char *yc = (char *)y, tmp[64];
     for (int64_t i = n - 1; i >= 0; i--) { /* y P^T: swap columns i and piv[i] */
@@ -30923,7 +30897,6 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
 }
 
 #undef CT__DC_NB
-#undef CT__DC_YB
 #undef CT__LAPACK
 CT__GLUE_END
 
