@@ -40573,8 +40573,9 @@ static ct_status ct__bn_bw_kernel(ct_op_call *c)
     return xc ? CT_OK : ct_error_code();
 }
 
-/* Saved: x, weight, save_mean, save_invstd; i[0] training. */
-static void ct__bn_record(ct_node *n, const ct_op_call *c)
+/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), and i[0]
+   (batch norm: training; layer norm: the number of normalized dims). */
+static void ct__norm_record(ct_node *n, const ct_op_call *c)
 {
     n->i[0] = c->attrs[0].i;
     ct__save(n, c->inputs[0]);
@@ -40583,21 +40584,33 @@ static void ct__bn_record(ct_node *n, const ct_op_call *c)
     ct__save(n, c->outputs[2]);
 }
 
+/* A backward op of batch or layer norm: dx, with dweight and dbias through out-pointers. */
+typedef ct_tensor *(*ct__norm_grad_fn)(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                        const ct_tensor *w, const ct_tensor *mean,
+                                        const ct_tensor *inv, ct_tensor **dw, ct_tensor **db);
+
+/* gi for input, weight and bias from the saved tensors through grad. */
+static void ct__norm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi,
+                              ct__norm_grad_fn grad)
+{
+    const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
+    const ct_tensor *mean = ct__saved(n, 2), *inv = ct__saved(n, 3);
+    if (!x || !mean || !inv) {
+        return;
+    }
+    ct_tensor *dw = NULL, *db = NULL;
+    gi[0] = grad(n, g, x, w, mean, inv, &dw, &db);
+    gi[1] = ct__needs_grad(n, 1) ? dw : NULL;
+    gi[2] = ct__needs_grad(n, 2) ? db : NULL;
+}
+
 static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
                               const ct_tensor *w, const ct_tensor *mean, const ct_tensor *invstd,
                               ct_tensor **dw, ct_tensor **db);
 
 static void ct__bn_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
-    const ct_tensor *mean = ct__saved(n, 2), *invstd = ct__saved(n, 3);
-    if (!x || !mean || !invstd) {
-        return;
-    }
-    ct_tensor *dw = NULL, *db = NULL;
-    gi[0] = ct__bn_grad(n, g, x, w, mean, invstd, &dw, &db);
-    gi[1] = ct__needs_grad(n, 1) ? dw : NULL;
-    gi[2] = ct__needs_grad(n, 2) ? db : NULL;
+    ct__norm_backward(n, g, gi, ct__bn_grad);
 }
 
 /* ---- layer norm: meta, kernels, derivative ----------------------------------------------- */
@@ -40746,31 +40759,13 @@ static ct_status ct__ln_bw_kernel(ct_op_call *c)
     return ok ? CT_OK : ct__fail(CT_ERR_OOM, c->fn, "out of memory");
 }
 
-/* Saved: x, weight, mean, rstd; i[0] the number of normalized dims. */
-static void ct__ln_record(ct_node *n, const ct_op_call *c)
-{
-    n->i[0] = c->attrs[0].i;
-    ct__save(n, c->inputs[0]);
-    ct__save(n, c->inputs[1]);
-    ct__save(n, c->outputs[1]);
-    ct__save(n, c->outputs[2]);
-}
-
 static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
-                              const ct_tensor *mean, const ct_tensor *rstd, const ct_tensor *w,
+                              const ct_tensor *w, const ct_tensor *mean, const ct_tensor *rstd,
                               ct_tensor **dw, ct_tensor **db);
 
 static void ct__ln_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
-    const ct_tensor *mean = ct__saved(n, 2), *rstd = ct__saved(n, 3);
-    if (!x || !mean || !rstd) {
-        return;
-    }
-    ct_tensor *dw = NULL, *db = NULL;
-    gi[0] = ct__ln_grad(n, g, x, mean, rstd, w, &dw, &db);
-    gi[1] = ct__needs_grad(n, 1) ? dw : NULL;
-    gi[2] = ct__needs_grad(n, 2) ? db : NULL;
+    ct__norm_backward(n, g, gi, ct__ln_grad);
 }
 
 /* ---- composites: group norm, instance norm, rms norm, dropout ---------------------------- */
@@ -41039,7 +41034,7 @@ CT__NORM_OP(native_batch_norm, "aten::native_batch_norm", "native_batch_norm(Ten
             "Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
             "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", "ct_batch_norm",
             0x1eu, ct__bn_meta, CT__K_FLOAT(ct__bn_kernel), NULL, "NativeBatchNormBackward0",
-            ct__bn_backward, ct__bn_record)
+            ct__bn_backward, ct__norm_record)
 CT__NORM_OP(native_batch_norm_backward, "aten::native_batch_norm_backward",
             "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? "
             "running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool "
@@ -41049,7 +41044,7 @@ CT__NORM_OP(native_batch_norm_backward, "aten::native_batch_norm_backward",
 CT__NORM_OP(native_layer_norm, "aten::native_layer_norm", "native_layer_norm(Tensor input, "
             "SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, "
             "Tensor, Tensor)", "ct_layer_norm", 0x6u, ct__ln_meta, CT__K_FLOAT(ct__ln_kernel),
-            NULL, "NativeLayerNormBackward0", ct__ln_backward, ct__ln_record)
+            NULL, "NativeLayerNormBackward0", ct__ln_backward, ct__norm_record)
 CT__NORM_OP(native_layer_norm_backward, "aten::native_layer_norm_backward",
             "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] "
             "normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] "
@@ -41090,7 +41085,7 @@ static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_ten
 }
 
 static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
-                              const ct_tensor *mean, const ct_tensor *rstd, const ct_tensor *w,
+                              const ct_tensor *w, const ct_tensor *mean, const ct_tensor *rstd,
                               ct_tensor **dw, ct_tensor **db)
 {
     int nd = (int)n->i[0];
