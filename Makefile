@@ -155,7 +155,7 @@ $(BUILD)/bench_pointwise: bench/bench_pointwise.c $(HEADERS) | $(BUILD)
 bench-pointwise: $(BUILD)/bench_pointwise
 	$(PYTHON) tools/bench_pointwise.py --build $(BUILD)
 
-bench: $(BUILD)/fashion_mnist $(BUILD)/bench_ops
+bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)
 
 # make profile-check: one quickstart epoch at one thread under the profiler (the full dataset:

@@ -7,6 +7,10 @@ at 1 and 2 threads, each the best of --repeat runs, then the 5-epoch SGD accurac
 Part "contention": the first --steps batches of that epoch (Adam) at 1 and 2 threads while one
 CPU-bound process (a Python busy loop started and killed by this script) competes for the
 cores, as on a user's busy laptop.
+Part "cnn": one training epoch of examples/fashion_mnist_cnn.c (Conv-BN-ReLU-MaxPool x2,
+Dropout, Linear; Adam + OneCycleLR) against tools/bench_torch_cnn.py (the same network, data
+and schedule) and the median single-image inference latency of the trained model, at 1 and 2
+threads, each the best of --repeat runs (--cnn-steps N times the first N batches).
 Part "ops": bench/bench_ops.c against tools/bench_torch_ops.py (the same workloads: square
 sgemm, the quickstart MLP's forward and backward products, pointwise ops on 16M elements,
 softmax, cross-entropy forward+backward) at 1 and 2 threads, one process per thread count and
@@ -16,9 +20,9 @@ OPENBLAS_NUM_THREADS, flush-to-zero; at 2 threads it runs with its default OMP_W
 and with PASSIVE, and its better time counts (both are printed). ctorch gets only the thread
 count; it runs under both OMP_WAIT_POLICY settings too (its own pool ignores the variable).
 
-usage: tools/bench.py [--only epoch|contention|ops] [--build DIR] [--data DIR] [--repeat N]
-                      [--steps N] [--limit S] [--min-run-time S] [--skip-accuracy]
-                      [--skip-torch]
+usage: tools/bench.py [--only epoch|contention|cnn|ops] [--build DIR] [--data DIR] [--repeat N]
+                      [--steps N] [--cnn-steps N] [--limit S] [--min-run-time S]
+                      [--skip-accuracy] [--skip-torch]
 """
 import argparse
 import os
@@ -29,6 +33,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist")  # --build changes these
+CNN_EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist_cnn")
 BENCH_OPS = os.path.join(ROOT, "build", "bench_ops")
 SYSTEM_DATA = "/usr/share/datasets/fashion-mnist"
 
@@ -81,22 +86,61 @@ def torch_epochs(data, opt, threads, epochs=1, steps=0, policy=None, limit=None)
     return [float(r[0]) for r in rows], float(rows[-1][1])
 
 
-def timed_pair(a, opt, threads, steps=0):
-    """{("ctorch"|"torch", policy): best epoch time}, ctorch and torch interleaved; a run
-    past --limit seconds (data loading included) counts as infinitely slow."""
-    best = {}
+def interleaved(a, threads, sides):
+    """[{("ctorch"|"torch", policy): best value}] per value that sides' functions (policy ->
+    tuple of times) return, ctorch and torch interleaved; a run past --limit seconds (data
+    loading included) counts as infinitely slow."""
+    best = []
     for _ in range(a.repeat):
         for policy in policies(threads):
-            sides = [("ctorch", ctorch_epochs)] + ([] if a.skip_torch else
-                                                   [("torch", torch_epochs)])
-            for side, fn in sides:
+            for side, fn in sides[:1 if a.skip_torch else 2]:
                 try:
-                    t = min(fn(a.data, opt, threads, 1, steps, policy, a.limit)[0])
+                    vals = fn(policy)
                 except TooSlow:
-                    t = float("inf")
-                key = (side, policy)
-                best[key] = min(best.get(key, t), t)
+                    vals = (float("inf"),) * max(len(best), 1)
+                best += [{} for _ in range(len(vals) - len(best))]
+                for k, t in enumerate(vals):
+                    best[k][(side, policy)] = min(best[k].get((side, policy), t), t)
     return best
+
+
+def timed_pair(a, opt, threads, steps=0):
+    """{("ctorch"|"torch", policy): best epoch time} (interleaved)."""
+    def side(fn):
+        return lambda policy: (min(fn(a.data, opt, threads, 1, steps, policy, a.limit)[0]),)
+    return interleaved(a, threads, [("ctorch", side(ctorch_epochs)),
+                                    ("torch", side(torch_epochs))])[0]
+
+
+def cnn_runs(a, threads):
+    """(epoch times, latencies) as interleaved's results, for ctorch and PyTorch's CNN."""
+    args = ["--data", a.data, "--threads", str(threads), "--steps", str(a.cnn_steps),
+            "--latency", "200"]
+
+    def ctorch(policy):
+        out = run([CNN_EXAMPLE, "--epochs", "1"] + args, env=policy_env(policy), limit=a.limit)
+        return (float(re.search(r"  ([0-9.]+) s \(", out).group(1)),
+                1e-6 * float(re.search(r"single-image latency: ([0-9.]+) us", out).group(1)))
+
+    def torch(policy):
+        out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_cnn.py")] + args,
+                  env=policy_env(policy, threads), limit=a.limit)
+        return (float(re.search(r"torch_epoch_s ([0-9.]+)", out).group(1)),
+                1e-6 * float(re.search(r"torch_latency_us ([0-9.]+)", out).group(1)))
+    return interleaved(a, threads, [("ctorch", ctorch), ("torch", torch)])
+
+
+def cnn_part(a):
+    print()
+    print("CNN (examples/fashion_mnist_cnn.c vs tools/bench_torch_cnn.py): %s, Adam + "
+          "OneCycleLR, batch 64;\nlatency: median of 200 single-image forwards, eval mode, no "
+          "autograd" % ("one epoch" if not a.cnn_steps else "%d batches" % a.cnn_steps))
+    print_pair_header("CNN (s)")
+    for threads in (1, 2):
+        epoch, latency = cnn_runs(a, threads)
+        print_pair("CNN training epoch", threads, epoch)
+        print_pair("CNN 1-image latency", threads, latency)
+    print_policy_note()
 
 
 def best_side(times, side):
@@ -107,7 +151,9 @@ def best_side(times, side):
 def fmt_s(t):
     if t is None:
         return "-"
-    return "%.3f" % t if t != float("inf") else "killed"
+    if t == float("inf"):
+        return "killed"
+    return "%.3f" % t if t >= 0.01 else "%.1fus" % (t * 1e6)
 
 
 def print_pair_header(title):
@@ -308,9 +354,9 @@ def contention_part(a):
 
 
 def main():
-    global EXAMPLE, BENCH_OPS
+    global EXAMPLE, CNN_EXAMPLE, BENCH_OPS
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=("epoch", "contention", "ops"), default=None,
+    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "ops"), default=None,
                     help="run one part (default: all, in this order)")
     ap.add_argument("--build", default="build",
                     help="the build directory holding fashion_mnist and bench_ops")
@@ -318,6 +364,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--steps", type=int, default=300,
                     help="batches timed under contention")
+    ap.add_argument("--cnn-steps", type=int, default=0,
+                    help="batches of the CNN epoch timed (0: the whole epoch)")
     ap.add_argument("--limit", type=float, default=300.0,
                     help="seconds one timed run may take before it is killed")
     ap.add_argument("--min-run-time", type=float, default=0.3,
@@ -327,8 +375,9 @@ def main():
     a = ap.parse_args()
     build = a.build if os.path.isabs(a.build) else os.path.join(ROOT, a.build)
     EXAMPLE = os.path.join(build, "fashion_mnist")
+    CNN_EXAMPLE = os.path.join(build, "fashion_mnist_cnn")
     BENCH_OPS = os.path.join(build, "bench_ops")
-    if a.only in (None, "epoch", "contention") and not os.path.isdir(a.data):
+    if a.only in (None, "epoch", "contention", "cnn") and not os.path.isdir(a.data):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
         print("note: full dataset not installed; timing the shipped subset")
     machine_report(a.skip_torch)
@@ -336,6 +385,8 @@ def main():
         epoch_part(a)
     if a.only in (None, "contention"):
         contention_part(a)
+    if a.only in (None, "cnn"):
+        cnn_part(a)
     if a.only in (None, "ops"):
         ops_part(a)
 
