@@ -28,9 +28,9 @@
  * cross-entropy, batch 64, shuffled each epoch; evaluated in eval mode without autograd.
  * Expected output (full dataset, defaults, --threads 2; times vary, these on a busy machine):
  *   data: /usr/share/datasets/fashion-mnist (60000 train, 10000 test)
- *   epoch 1/5  train loss 0.4594  test accuracy 87.1%  avg test loss 0.3574  108.24 s (554 samples/s)
+ *   epoch 1/5  train loss 0.4594  test accuracy 87.1%  avg test loss 0.3574  108.24 s (554 ...
  *   ...
- *   epoch 5/5  train loss 0.1826  test accuracy 92.2%  avg test loss 0.2244  131.11 s (458 samples/s)
+ *   epoch 5/5  train loss 0.1826  test accuracy 92.2%  avg test loss 0.2244  131.11 s (458 ...
  *   test accuracy: 0.9219
  * On a terminal a progress bar (batches, loss, samples/s) is drawn on stderr during each epoch.
  */
