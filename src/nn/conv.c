@@ -172,22 +172,18 @@ static void ct__conv_range(int64_t in, int64_t out, int64_t s, int64_t p, int64_
     *o1 = b < out ? (b > *o0 ? b : *o0) : out;
 }
 
-/* Tap t of the kernel: per spatial dim the outputs [lo, hi) that read inside the input,
-   and the input offset tap dl - p of output 0. */
+/* A kernel tap: per spatial dim the outputs [lo, hi) that read inside the input, and the
+   input offset tap dl - p of output 0. */
 typedef struct ct__conv_tap {
     int64_t lo[3], hi[3], off[3];
 } ct__conv_tap;
 
-static ct__conv_tap ct__conv_tap_of(const ct__conv_geom *g, int64_t t)
+/* Sets spatial dim sd of r for kernel index i along it. */
+static void ct__conv_tap_dim(const ct__conv_geom *g, int sd, int64_t i, ct__conv_tap *r)
 {
-    ct__conv_tap r;
-    for (int sd = 2; sd >= 0; sd--) {
-        int64_t i = t % g->k[sd] * g->dl[sd];
-        t /= g->k[sd];
-        r.off[sd] = i - g->p[sd];
-        ct__conv_range(g->in[sd], g->out[sd], g->s[sd], g->p[sd], i, &r.lo[sd], &r.hi[sd]);
-    }
-    return r;
+    int64_t t = i * g->dl[sd];
+    r->off[sd] = t - g->p[sd];
+    ct__conv_range(g->in[sd], g->out[sd], g->s[sd], g->p[sd], t, &r->lo[sd], &r->hi[sd]);
 }
 
 /* Whether the conv view skips vol2col: 1x1, stride 1, no padding (then OUT = IN). */
@@ -230,18 +226,22 @@ typedef struct ct__conv_job {
 #define CT__CONV_WALK_DEFINE(T, S)                                                           \
     /* One output row: a is the input row at its tap offset (elements `step` apart), b the   \
        col / output row (OX elements), [x0, x1) its outputs that read inside the input */    \
-    static inline void ct__conv_row_##S(int mode, T *a, T *b, int64_t step, int64_t x0,      \
-                                        int64_t x1, int64_t ox, T wc, T *row)                \
+    CT__BITS_INLINE void ct__conv_row_##S(int mode, T *a, T *b, int64_t step, int64_t x0,    \
+                                          int64_t x1, int64_t ox, T wc, T *row)              \
     {                                                                                        \
-        if (mode == CT__CONV_IM2COL) {                                                       \
-            memset(b, 0, sizeof(T) * (size_t)x0);                                            \
+        if (mode == CT__CONV_IM2COL) { /* interior rows skip the memset calls */             \
+            for (int64_t o = 0; o < x0; o++) {                                               \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
             if (step == 1) {                                                                 \
                 memcpy(b + x0, a + x0, sizeof(T) * (size_t)(x1 - x0));                       \
             }                                                                                \
             for (int64_t o = x0; step != 1 && o < x1; o++) {                                 \
                 b[o] = a[o * step];                                                          \
             }                                                                                \
-            memset(b + x1, 0, sizeof(T) * (size_t)(ox - x1));                                \
+            for (int64_t o = x1; o < ox; o++) {                                              \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
         } else if (mode == CT__CONV_COL2IM && step == 1) {                                   \
             for (int64_t o = x0; o < x1; o++) {                                              \
                 a[o] += b[o];                                                                \
@@ -265,50 +265,89 @@ typedef struct ct__conv_job {
         }                                                                                    \
     }                                                                                        \
                                                                                              \
-    /* The walk over (channel c, tap t, output row) of one image; mode's row operation:     \
+    /* One channel's rows of tap r: x the channel's input, y its col rows (IM2COL / COL2IM)  \
+       or output (depthwise), w its weight element (depthwise) */                            \
+    CT__BITS_INLINE void ct__conv_tap_rows_##S(const ct__conv_geom *g, int mode,             \
+                                               const ct__conv_tap *r, T *x, const int64_t *xs, \
+                                               T *y, T *w, T beta, T *row)                   \
+    {                                                                                        \
+        int64_t ox = g->out[2], oyx = g->out[1] * ox;                                        \
+        T wc = w ? *w : (T)0;                                                                \
+        if (mode == CT__DW_WEIGHT) {                                                         \
+            memset(row, 0, sizeof(T) * (size_t)ox);                                          \
+        }                                                                                    \
+        for (int64_t oz = 0; oz < g->out[0]; oz++) {                                         \
+            T *bz = y + oz * oyx;                                                            \
+            bool in = oz >= r->lo[0] && oz < r->hi[0];                                       \
+            int64_t y0 = in ? r->lo[1] : g->out[1], y1 = in ? r->hi[1] : g->out[1];          \
+            if (mode == CT__CONV_IM2COL) {                                                   \
+                memset(bz, 0, sizeof(T) * (size_t)(y0 * ox));                                \
+                memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));               \
+            }                                                                                \
+            int64_t az = (oz * g->s[0] + r->off[0]) * xs[2] + r->off[2] * xs[4];             \
+            for (int64_t oy = y0; oy < y1; oy++) {                                           \
+                ct__conv_row_##S(mode, x + az + (oy * g->s[1] + r->off[1]) * xs[3],          \
+                                 bz + oy * ox, g->s[2] * xs[4], r->lo[2], r->hi[2], ox, wc,  \
+                                 row);                                                       \
+            }                                                                                \
+        }                                                                                    \
+        T acc = beta == (T)0 ? (T)0 : wc;                                                    \
+        for (int64_t o = 0; mode == CT__DW_WEIGHT && o < ox; o++) {                          \
+            acc += row[o];                                                                   \
+        }                                                                                    \
+        if (mode == CT__DW_WEIGHT) {                                                         \
+            *w = acc;                                                                        \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* The walk over (channel c, tap t = (tz, ty, tx), output row) of one image; mode's row  \
+       operation:                                                                            \
        IM2COL    y = col (C KK, OUT) from x (C, IN) at strides xs[1..4], zeros outside;      \
        COL2IM    x (C, IN), dense, += col y placed back;                                     \
        DW_FWD    y (C, OUT) += w x (depthwise, w (C, KK));  DW_DATA  x (C, IN) += w y;       \
        DW_WEIGHT w (+)= the sum of x y over the rows (row: OX scratch; beta 0: =).            \
-       The depthwise modes need unit steps along X (stride 1, xs[4] == 1). */               \
-    static void ct__conv_walk_##S(const ct__conv_geom *g, int mode, T *x, const int64_t *xs, \
-                                  T *y, T *w, T beta, T *row)                                \
+       The depthwise modes need unit steps along X (stride 1, xs[4] == 1). Inlined into     \
+       one function per im2col, col2im and depthwise, so the row operation is known. */      \
+    CT__BITS_INLINE void ct__conv_walk_##S(const ct__conv_geom *g, int mode, T *x,           \
+                                           const int64_t *xs, T *y, T *w, T beta, T *row)    \
     {                                                                                        \
-        bool col = mode <= CT__CONV_COL2IM;                                                  \
-        int64_t ox = g->out[2];                                                              \
+        ct__conv_tap r;                                                                      \
+        int64_t t = 0;                                                                       \
         for (int64_t c = 0; c < g->c; c++) {                                                 \
-            for (int64_t t = 0; t < g->kn; t++) {                                            \
-                ct__conv_tap r = ct__conv_tap_of(g, t);                                      \
-                T *yt = y + (col ? c * g->kn + t : c) * g->outn;                             \
-                T *wv = w ? w + c * g->kn + t : NULL, wc = wv ? *wv : (T)0;                  \
-                if (mode == CT__DW_WEIGHT) {                                                 \
-                    memset(row, 0, sizeof(T) * (size_t)ox);                                  \
-                }                                                                            \
-                for (int64_t oz = 0; oz < g->out[0]; oz++) {                                 \
-                    for (int64_t oy = 0; oy < g->out[1]; oy++) {                             \
-                        T *b = yt + (oz * g->out[1] + oy) * ox;                              \
-                        bool in = oz >= r.lo[0] && oz < r.hi[0] && oy >= r.lo[1] && oy < r.hi[1]; \
-                        if (!in && mode == CT__CONV_IM2COL) {                                \
-                            memset(b, 0, sizeof(T) * (size_t)ox);                            \
-                        }                                                                    \
-                        if (!in) {                                                           \
-                            continue;                                                        \
-                        }                                                                    \
-                        T *a = x + c * xs[1] + (oz * g->s[0] + r.off[0]) * xs[2] +           \
-                               (oy * g->s[1] + r.off[1]) * xs[3] + r.off[2] * xs[4];         \
-                        ct__conv_row_##S(mode, a, b, g->s[2] * xs[4], r.lo[2], r.hi[2], ox,  \
-                                         wc, row);                                           \
+            for (int64_t tz = 0; tz < g->k[0]; tz++) {                                       \
+                ct__conv_tap_dim(g, 0, tz, &r);                                              \
+                for (int64_t ty = 0; ty < g->k[1]; ty++) {                                   \
+                    ct__conv_tap_dim(g, 1, ty, &r);                                          \
+                    for (int64_t tx = 0; tx < g->k[2]; tx++, t++) {                          \
+                        ct__conv_tap_dim(g, 2, tx, &r);                                      \
+                        ct__conv_tap_rows_##S(g, mode, &r, x + c * xs[1], xs,                \
+                                              y + (mode <= CT__CONV_COL2IM ? t : c) * g->outn, \
+                                              w ? w + t : NULL, beta, row);                  \
                     }                                                                        \
-                }                                                                            \
-                T acc = beta == (T)0 ? (T)0 : wc;                                            \
-                for (int64_t o = 0; mode == CT__DW_WEIGHT && o < ox; o++) {                  \
-                    acc += row[o];                                                           \
-                }                                                                            \
-                if (mode == CT__DW_WEIGHT) {                                                 \
-                    *wv = acc;                                                               \
                 }                                                                            \
             }                                                                                \
         }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* col (C KK, OUT) = vol2col of image x (C, IN) at strides xs[1..4] */                   \
+    static void ct__conv_im2col_##S(const ct__conv_geom *g, const T *x, const int64_t *xs,   \
+                                    T *col)                                                  \
+    {                                                                                        \
+        ct__conv_walk_##S(g, CT__CONV_IM2COL, (T *)(uintptr_t)x, xs, col, NULL, (T)0, NULL); \
+    }                                                                                        \
+                                                                                             \
+    /* x (C, IN), dense at strides xs, += col (C KK, OUT) placed back */                     \
+    static void ct__conv_col2im_##S(const ct__conv_geom *g, const T *col, T *x,              \
+                                    const int64_t *xs)                                       \
+    {                                                                                        \
+        ct__conv_walk_##S(g, CT__CONV_COL2IM, x, xs, (T *)(uintptr_t)col, NULL, (T)0, NULL); \
+    }                                                                                        \
+                                                                                             \
+    /* the depthwise modes (CT__DW_*) */                                                     \
+    static void ct__conv_depthwise_##S(const ct__conv_geom *g, int mode, T *x,               \
+                                       const int64_t *xs, T *y, T *w, T beta, T *row)        \
+    {                                                                                        \
+        ct__conv_walk_##S(g, mode, x, xs, y, w, beta, row);                                  \
     }
 
 #define CT__CONV_DEFINE(T, S)                                                                \
@@ -324,7 +363,7 @@ typedef struct ct__conv_job {
             *gs = cg * xs[1];                                                                \
             return x;                                                                        \
         }                                                                                    \
-        ct__conv_walk_##S(g, CT__CONV_IM2COL, (T *)(uintptr_t)x, xs, col, NULL, (T)0, NULL); \
+        ct__conv_im2col_##S(g, x, xs, col);                                                  \
         *rs = g->outn;                                                                       \
         *gs = cg * g->kn * g->outn;                                                          \
         return col;                                                                          \
@@ -342,7 +381,7 @@ typedef struct ct__conv_job {
             }                                                                                \
         }                                                                                    \
         if (dw) {                                                                            \
-            ct__conv_walk_##S(g, CT__DW_FWD, (T *)(uintptr_t)x, xs, y, (T *)(uintptr_t)w,    \
+            ct__conv_depthwise_##S(g, CT__DW_FWD, (T *)(uintptr_t)x, xs, y, (T *)(uintptr_t)w, \
                               (T)0, col);                                                    \
             return;                                                                          \
         }                                                                                    \
@@ -368,9 +407,12 @@ typedef struct ct__conv_job {
         }                                                                                    \
         if (!direct || dw) {                                                                 \
             memset(dx, 0, sizeof(T) * (size_t)(g->c * inn));                                 \
-            ct__conv_walk_##S(g, dw ? CT__DW_DATA : CT__CONV_COL2IM, dx, dxs,                \
-                              dw ? (T *)(uintptr_t)dy : col, dw ? (T *)(uintptr_t)w : NULL,  \
-                              (T)0, col);                                                    \
+        }                                                                                    \
+        if (dw) {                                                                            \
+            ct__conv_depthwise_##S(g, CT__DW_DATA, dx, dxs, (T *)(uintptr_t)dy,              \
+                                   (T *)(uintptr_t)w, (T)0, col);                            \
+        } else if (!direct) {                                                                \
+            ct__conv_col2im_##S(g, col, dx, dxs);                                            \
         }                                                                                    \
         for (int64_t k = 0; bias && k < g->c; k++) {                                         \
             for (int64_t p = 0; p < inn; p++) {                                              \
@@ -386,7 +428,7 @@ typedef struct ct__conv_job {
     {                                                                                        \
         int64_t on = g->outn, dg = g->d / g->g, kg = g->c / g->g * g->kn;                    \
         if (ct__conv_is_depthwise(g, xs[4])) {                                               \
-            ct__conv_walk_##S(g, CT__DW_WEIGHT, (T *)(uintptr_t)x, xs, (T *)(uintptr_t)dy,   \
+            ct__conv_depthwise_##S(g, CT__DW_WEIGHT, (T *)(uintptr_t)x, xs, (T *)(uintptr_t)dy, \
                               dw, beta, col);                                                \
             return;                                                                          \
         }                                                                                    \
@@ -450,13 +492,10 @@ typedef struct ct__conv_job {
             int64_t xs[5] = {0, g->inn, g->in[1] * g->in[2], g->in[2], 1};                   \
             T *x = (T *)j->dx + n * g->c * g->inn;                                           \
             memset(x, 0, sizeof(T) * (size_t)(g->c * g->inn));                               \
-            ct__conv_walk_##S(g, CT__CONV_COL2IM, x, xs,                                     \
-                              (T *)(uintptr_t)j->dy + n * g->c * g->kn * g->outn, NULL, (T)0, \
-                              NULL);                                                         \
+            ct__conv_col2im_##S(g, (const T *)j->dy + n * g->c * g->kn * g->outn, x, xs);    \
         } else {                                                                             \
-            ct__conv_walk_##S(g, CT__CONV_IM2COL,                                            \
-                              (T *)(uintptr_t)j->x + n * j->xv.stride[0], j->xv.stride,      \
-                              (T *)j->y + n * g->c * g->kn * g->outn, NULL, (T)0, NULL);     \
+            ct__conv_im2col_##S(g, (const T *)j->x + n * j->xv.stride[0], j->xv.stride,      \
+                                (T *)j->y + n * g->c * g->kn * g->outn);                     \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
