@@ -686,8 +686,11 @@ static bool ct__conv_check_shapes(const char *op, const ct_tensor *x, const ct_t
                                   const ct_tensor *bias, const ct__conv_args *a)
 {
     char ws[96], xs[96], bs[96];
+    int64_t xsz[CT_MAX_DIMS + 1] = {1}; /* unbatched input as PyTorch reports it: N = 1 */
+    int lead = x->ndim == a->dims + 1;
+    memcpy(xsz + lead, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     ct__shape_str(w->sizes, w->ndim, ws, sizeof ws);
-    ct__shape_str(x->sizes, x->ndim, xs, sizeof xs);
+    ct__shape_str(xsz, x->ndim + lead, xs, sizeof xs);
     int64_t cin = x->sizes[x->ndim - a->dims - 1];
     if (w->sizes[0] < a->groups) {
         ct__fail(CT_ERR_SHAPE, op, "Given groups=%lld, expected weight to be at least %lld at "
@@ -1340,8 +1343,21 @@ static ct_tensor *ct__conv_grad_weight(const ct__conv_args *a, const ct_tensor *
     }
     bool batched = cx->ndim == a->dims + 2;
     ct_tensor *cols = ct__im2col("ct_backward", batched ? cx : ct_unsqueeze(cx, 0), &f);
-    int64_t n = batched ? cx->sizes[0] : 1, gr = a->groups, cs[4] = {n, gr, -1, 0};
-    cs[3] = cols ? cols->sizes[2] : 0;
+    int64_t n = batched ? cx->sizes[0] : 1, blocks[3], sh[5] = {n, 0, 0, 0, 0};
+    int64_t cs[4] = {n, a->groups, -1, 1};
+    const int64_t *want = cdy->sizes + cdy->ndim - a->dims;
+    bool cut = false; /* output_padding >= stride: the conv view reads fewer blocks */
+    ct__fold_blocks(&f, cx->sizes + cx->ndim - a->dims, blocks);
+    for (int d = 0; d < a->dims; d++) {
+        sh[2 + d] = blocks[d];
+        cut = cut || blocks[d] != want[d];
+        cs[3] *= want[d];
+    }
+    sh[1] = cols ? cols->sizes[1] : 0;
+    cols = cut ? ct_reshape(cols, sh, 2 + a->dims) : cols;
+    for (int d = 0; cut && d < a->dims; d++) {
+        cols = ct_narrow(cols, 2 + d, 0, want[d]);
+    }
     ct_tensor *dy = ct_reshape(cdy, cs, 4);
     ct_tensor *prod = ct_matmul(dy, ct_transpose(ct_reshape(cols, cs, 4), -1, -2));
     return ct_reshape(ct_sum_dim(prod, 0, false), w->sizes, w->ndim);
