@@ -39113,20 +39113,28 @@ static ct__conv_geom ct__conv_geom_of(const ct_tensor *x, const ct_tensor *w,
     return g;
 }
 
+/* Copies the int lists at attributes k + slots[e] of a call into dst[e] (e < n); returns
+   their length (the spatial dims: that of attribute k). */
+static int ct__conv_attr_lists(const ct_op_call *c, int k, int64_t *const *dst, const int *slots,
+                               int n)
+{
+    int dims = (int)c->attrs[k].i;
+    for (int e = 0; e < n; e++) {
+        memcpy(dst[e], c->attrs[k + slots[e]].ints, sizeof(int64_t) * (size_t)dims);
+    }
+    return dims;
+}
+
 /* Attributes k.. of a call: stride, padding, dilation, transposed, output_padding, groups. */
 static ct__conv_args ct__conv_args_of(const ct_op_call *c, int k)
 {
+    static const int slots[4] = {0, 1, 2, 4};
     ct__conv_args a;
     memset(&a, 0, sizeof a);
-    a.dims = (int)c->attrs[k].i;
-    for (int d = 0; d < a.dims; d++) {
-        a.stride[d] = c->attrs[k].ints[d];
-        a.padding[d] = c->attrs[k + 1].ints[d];
-        a.dilation[d] = c->attrs[k + 2].ints[d];
-        a.output_padding[d] = c->attrs[k + 4].ints[d];
-    }
     a.transposed = c->attrs[k + 3].i != 0;
     a.groups = c->attrs[k + 5].i;
+    int64_t *dst[4] = {a.stride, a.padding, a.dilation, a.output_padding};
+    a.dims = ct__conv_attr_lists(c, k, dst, slots, 4);
     return a;
 }
 
@@ -39913,15 +39921,11 @@ typedef struct ct__fold_args {
 
 static ct__fold_args ct__fold_args_of(const ct_op_call *c, int k)
 {
+    static const int slots[4] = {0, 1, 2, 3};
     ct__fold_args a;
     memset(&a, 0, sizeof a);
-    a.dims = (int)c->attrs[k].i;
-    for (int d = 0; d < a.dims; d++) {
-        a.k[d] = c->attrs[k].ints[d];
-        a.dl[d] = c->attrs[k + 1].ints[d];
-        a.p[d] = c->attrs[k + 2].ints[d];
-        a.s[d] = c->attrs[k + 3].ints[d];
-    }
+    int64_t *dst[4] = {a.k, a.dl, a.p, a.s};
+    a.dims = ct__conv_attr_lists(c, k, dst, slots, 4);
     return a;
 }
 
@@ -40157,61 +40161,42 @@ static ct_status ct__col2im_kernel(ct_op_call *c)
     return ct__fold_run(c, true);
 }
 
-/* The node's integers: dims, kernel_size[3], dilation[3], padding[3], stride[3], and the
-   spatial size of the image (im2col's input, col2im's output_size)[3]. */
+/* The node's integers: the args with the image's spatial size (im2col's input, col2im's
+   output_size) in size, as bytes. */
+typedef char ct__fold_args_fit[sizeof(ct__fold_args) <= sizeof(((ct_node *)0)->i) ? 1 : -1];
+
 static void ct__fold_record(ct_node *n, const ct_op_call *c)
 {
     bool col2im = c->n_attrs == 5;
     ct__fold_args a = ct__fold_args_of(c, col2im ? 1 : 0);
     const ct_tensor *img = col2im ? c->outputs[0] : c->inputs[0];
-    n->i[0] = a.dims;
-    for (int d = 0; d < 3; d++) {
-        n->i[1 + d] = a.k[d];
-        n->i[4 + d] = a.dl[d];
-        n->i[7 + d] = a.p[d];
-        n->i[10 + d] = a.s[d];
-        n->i[13 + d] = d < a.dims ? img->sizes[img->ndim - a.dims + d] : 0;
-    }
+    memcpy(a.size, img->sizes + img->ndim - a.dims, sizeof(int64_t) * (size_t)a.dims);
+    memcpy(n->i, &a, sizeof a);
 }
 
 static ct_tensor *ct__im2col(const char *fn, const ct_tensor *x, const ct__fold_args *a);
 static ct_tensor *ct__col2im(const char *fn, const ct_tensor *x, const ct__fold_args *a);
 
-/* The node's arguments back (ct__fold_record's layout). */
-static ct__fold_args ct__fold_node_args(const ct_node *n)
-{
-    ct__fold_args a;
-    a.dims = (int)n->i[0];
-    for (int d = 0; d < 3; d++) {
-        a.k[d] = n->i[1 + d];
-        a.dl[d] = n->i[4 + d];
-        a.p[d] = n->i[7 + d];
-        a.s[d] = n->i[10 + d];
-        a.size[d] = n->i[13 + d];
-    }
-    return a;
-}
-
 /* im2col and col2im are each other's adjoint. */
 static void ct__im2col_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct__fold_args a = ct__fold_node_args(n);
+    ct__fold_args a;
+    memcpy(&a, n->i, sizeof a);
     gi[0] = ct__col2im("ct_backward", g, &a);
 }
 
 static void ct__col2im_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
-    ct__fold_args a = ct__fold_node_args(n);
+    ct__fold_args a;
+    memcpy(&a, n->i, sizeof a);
     gi[0] = ct__im2col("ct_backward", g, &a);
 }
 
 static const ct_op ct__op_im2col = {
-    "aten::im2col",
-    "im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) "
-    "-> Tensor",
-    "ct_unfold", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__im2col_meta,
-    CT__K_FLOAT(ct__im2col_kernel), NULL, "Im2ColBackward0", ct__im2col_backward, 0u,
-    ct__fold_record, NULL};
+    "aten::im2col", "im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, "
+    "int[2] stride) -> Tensor", "ct_unfold", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+    ct__im2col_meta, CT__K_FLOAT(ct__im2col_kernel), NULL, "Im2ColBackward0",
+    ct__im2col_backward, 0u, ct__fold_record, NULL};
 
 static const ct_op ct__op_col2im = {
     "aten::col2im",
@@ -40249,38 +40234,17 @@ static ct_tensor *ct__col2im(const char *fn, const ct_tensor *x, const ct__fold_
 }
 
 /* ---- convolution's autograd ---------------------------------------------------------------- */
-/* The node's integers: dims, stride[3], padding[3], dilation[3], transposed,
-   output_padding[3], groups, bias size (-1: none). */
+/* The node's integers: the args as bytes, then the bias size (-1: none) in the last. */
+typedef char ct__conv_args_fit[sizeof(ct__conv_args) < sizeof(((ct_node *)0)->i) ? 1 : -1];
+enum { CT__CONV_BIAS_SLOT = (int)(sizeof(((ct_node *)0)->i) / sizeof(int64_t)) - 1 };
+
 static void ct__conv_record(ct_node *n, const ct_op_call *c)
 {
     ct__conv_args a = ct__conv_args_of(c, 0);
-    n->i[0] = a.dims;
-    for (int d = 0; d < 3; d++) {
-        n->i[1 + d] = a.stride[d];
-        n->i[4 + d] = a.padding[d];
-        n->i[7 + d] = a.dilation[d];
-        n->i[11 + d] = a.output_padding[d];
-    }
-    n->i[10] = a.transposed;
-    n->i[14] = a.groups;
-    n->i[15] = c->inputs[2] ? c->inputs[2]->sizes[0] : -1;
+    memcpy(n->i, &a, sizeof a);
+    n->i[CT__CONV_BIAS_SLOT] = c->inputs[2] ? c->inputs[2]->sizes[0] : -1;
     ct__save(n, c->inputs[0]);
     ct__save(n, c->inputs[1]);
-}
-
-static ct__conv_args ct__conv_node_args(const ct_node *n)
-{
-    ct__conv_args a;
-    a.dims = (int)n->i[0];
-    for (int d = 0; d < 3; d++) {
-        a.stride[d] = n->i[1 + d];
-        a.padding[d] = n->i[4 + d];
-        a.dilation[d] = n->i[7 + d];
-        a.output_padding[d] = n->i[11 + d];
-    }
-    a.transposed = n->i[10] != 0;
-    a.groups = n->i[14];
-    return a;
 }
 
 static ct_tensor *ct__conv_dispatch(const char *fn, const ct_tensor *const *in,
@@ -40370,8 +40334,9 @@ static void ct__conv_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     if (!x || !w) {
         return;
     }
-    ct__conv_args a = ct__conv_node_args(n);
-    int64_t bias_sizes = n->i[15];
+    ct__conv_args a;
+    memcpy(&a, n->i, sizeof a);
+    int64_t bias_sizes = n->i[CT__CONV_BIAS_SLOT];
     int64_t mask[3] = {ct__needs_grad(n, 0), ct__needs_grad(n, 1),
                        n->n_next > 2 && ct__needs_grad(n, 2)};
     if (ct_is_grad_enabled()) {

@@ -53,18 +53,27 @@ static ct_tensor *conv_input(const conv_golden *c)
     return conv_layout_input(c->xshape, c->xnd, c->layout, c->dtype);
 }
 
-static ct_conv_opts conv_opts_of(const conv_golden *c)
+/* Options from a golden case's arrays (dims entries each). */
+static ct_conv_opts conv_opts_from(int dims, const int64_t *stride, const int64_t *padding,
+                                   const int64_t *dilation, const int64_t *output_padding,
+                                   int padding_type, int64_t groups)
 {
     ct_conv_opts o = ct_conv_defaults();
-    for (int d = 0; d < 2; d++) {
-        o.stride[d] = c->stride[d];
-        o.padding[d] = c->padding[d];
-        o.dilation[d] = c->dilation[d];
-        o.output_padding[d] = c->output_padding[d];
+    for (int d = 0; d < dims; d++) {
+        o.stride[d] = stride[d];
+        o.padding[d] = padding[d];
+        o.dilation[d] = dilation[d];
+        o.output_padding[d] = output_padding[d];
     }
-    o.padding_type = (ct_conv_padding)c->padding_type;
-    o.groups = c->groups;
+    o.padding_type = (ct_conv_padding)padding_type;
+    o.groups = groups;
     return o;
+}
+
+static ct_conv_opts conv_opts_of(const conv_golden *c)
+{
+    return conv_opts_from(2, c->stride, c->padding, c->dilation, c->output_padding,
+                          c->padding_type, c->groups);
 }
 
 typedef ct_tensor *(*conv_fn)(const ct_tensor *, const ct_tensor *, const ct_tensor *,
@@ -400,15 +409,8 @@ static void test_conv3_golden(void)
         ct_tensor *in[3] = {ct_requires_grad_(x, true), NULL, NULL};
         conv_params(c->wshape, 5, c->kind ? c->wshape[1] * c->groups : c->wshape[0], c->dtype,
                     &in[1], &in[2]);
-        ct_conv_opts o = ct_conv_defaults();
-        for (int d = 0; d < 3; d++) {
-            o.stride[d] = c->stride[d];
-            o.padding[d] = c->padding[d];
-            o.dilation[d] = c->dilation[d];
-            o.output_padding[d] = c->output_padding[d];
-        }
-        o.padding_type = (ct_conv_padding)c->padding_type;
-        o.groups = c->groups;
+        ct_conv_opts o = conv_opts_from(3, c->stride, c->padding, c->dilation,
+                                        c->output_padding, c->padding_type, c->groups);
         ct_tensor *b = c->bias ? in[2] : NULL;
         ct_tensor *y = c->kind ? ct_conv_transpose3d(in[0], in[1], b, &o)
                                : ct_conv3d(in[0], in[1], b, &o);
