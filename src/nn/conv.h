@@ -132,7 +132,7 @@ CTORCH_API ct_fold_opts ct_fold_defaults(void);
    tensor with possibly 0 batch size and other non-zero dimensions for input, but got:
    [2, 3, 4]", "Given input with spatial size (4, 7), kernel_size=(5, 5), dilation=(1, 1),
    padding=(0, 0), calculated shape of the array of sliding blocks as (0, 3), but its
-   components must be at least one."; CT_ERR_INVALID_ARGUMENT NULL kernel_size.
+   components must be at least one."; CT_ERR_NULL_ARG NULL kernel_size.
    Mirrors: torch.nn.functional.unfold. */
 CTORCH_API ct_tensor *ct_unfold(const ct_tensor *input, const int64_t *kernel_size,
                                 const ct_fold_opts *opts);
