@@ -39213,43 +39213,44 @@ typedef struct ct__conv_job {
 } ct__conv_job;
 
 #define CT__CONV_WALK_DEFINE(T, S)                                                           \
-    /* One output row: a is the input row at its tap offset (elements `step` apart), b the   \
-       col / output row (OX elements), [x0, x1) its outputs that read inside the input */    \
-    CT__BITS_INLINE void ct__conv_row_##S(int mode, T *a, T *b, int64_t step, int64_t x0,    \
-                                          int64_t x1, int64_t ox, T wc, T *row)              \
+    /* One output row: a + off is the input row at its tap offset (element o at a[off + o    \
+       step]), b the col / output row (OX elements), [x0, x1) its outputs that read inside   \
+       the input */                                                                          \
+    CT__BITS_INLINE void ct__conv_row_##S(int mode, T *a, int64_t off, T *b, int64_t step,   \
+                                          int64_t x0, int64_t x1, int64_t ox, T wc, T *row)  \
     {                                                                                        \
         if (mode == CT__CONV_IM2COL) { /* interior rows skip the memset calls */             \
             for (int64_t o = 0; o < x0; o++) {                                               \
                 b[o] = (T)0;                                                                 \
             }                                                                                \
             if (step == 1) {                                                                 \
-                memcpy(b + x0, a + x0, sizeof(T) * (size_t)(x1 - x0));                       \
+                memcpy(b + x0, a + off + x0, sizeof(T) * (size_t)(x1 - x0));                 \
             }                                                                                \
             for (int64_t o = x0; step != 1 && o < x1; o++) {                                 \
-                b[o] = a[o * step];                                                          \
+                b[o] = a[off + o * step];                                                    \
             }                                                                                \
             for (int64_t o = x1; o < ox; o++) {                                              \
                 b[o] = (T)0;                                                                 \
             }                                                                                \
         } else if (mode == CT__CONV_COL2IM && step == 1) {                                   \
             for (int64_t o = x0; o < x1; o++) {                                              \
-                a[o] += b[o];                                                                \
+                a[off + o] += b[o];                                                          \
             }                                                                                \
         } else if (mode == CT__CONV_COL2IM) {                                                \
             for (int64_t o = x0; o < x1; o++) {                                              \
-                a[o * step] += b[o];                                                         \
+                a[off + o * step] += b[o];                                                   \
             }                                                                                \
         } else if (mode == CT__DW_FWD) {                                                     \
             for (int64_t o = x0; o < x1; o++) {                                              \
-                b[o] = CT__CONV_FMA_##S(wc, a[o], b[o]);                                     \
+                b[o] = CT__CONV_FMA_##S(wc, a[off + o], b[o]);                               \
             }                                                                                \
         } else if (mode == CT__DW_DATA) {                                                    \
             for (int64_t o = x0; o < x1; o++) {                                              \
-                a[o] = CT__CONV_FMA_##S(wc, b[o], a[o]);                                     \
+                a[off + o] = CT__CONV_FMA_##S(wc, b[o], a[off + o]);                         \
             }                                                                                \
         } else {                                                                             \
             for (int64_t o = x0; o < x1; o++) {                                              \
-                row[o] = CT__CONV_FMA_##S(a[o], b[o], row[o]);                               \
+                row[o] = CT__CONV_FMA_##S(a[off + o], b[o], row[o]);                         \
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
@@ -39273,11 +39274,11 @@ typedef struct ct__conv_job {
                 memset(bz, 0, sizeof(T) * (size_t)(y0 * ox));                                \
                 memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));               \
             }                                                                                \
-            int64_t az = (oz * g->s[0] + r->off[0]) * xs[2] + r->off[2] * xs[4];             \
+            int64_t az = (oz * g->s[0] + r->off[0]) * xs[2];                                 \
             for (int64_t oy = y0; oy < y1; oy++) {                                           \
                 ct__conv_row_##S(mode, x + az + (oy * g->s[1] + r->off[1]) * xs[3],          \
-                                 bz + oy * ox, g->s[2] * xs[4], r->lo[2], r->hi[2], ox, wc,  \
-                                 row);                                                       \
+                                 r->off[2] * xs[4], bz + oy * ox, g->s[2] * xs[4], r->lo[2], \
+                                 r->hi[2], ox, wc, row);                                     \
             }                                                                                \
         }                                                                                    \
         T acc = beta == (T)0 ? (T)0 : wc;                                                    \
