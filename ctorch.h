@@ -3705,15 +3705,17 @@ CTORCH_API ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *co
                                              int64_t n);
 
 // >>part nn/conv.h
-/* nn/conv.h - convolutions (torch.nn.functional.conv1d / conv2d / conv_transpose1d /
- * conv_transpose2d) and their modules (nn.Conv1d, nn.Conv2d, nn.ConvTranspose2d).
+/* nn/conv.h - convolutions (torch.nn.functional.conv1d / conv2d / conv3d /
+ * conv_transpose1d / conv_transpose2d / conv_transpose3d), F.unfold / F.fold, and the modules
+ * nn.Conv1d, nn.Conv2d, nn.Conv3d, nn.ConvTranspose2d.
  *
- * Layout NC(H)W, PyTorch's: input (N, C_in, L) / (N, C_in, H, W), or unbatched (C_in, L) /
- * (C_in, H, W); weight (C_out, C_in / groups, k...) for convolutions, (C_in, C_out / groups,
- * k...) for transposed ones. float32 and float64 (float16/bfloat16 computed in float32);
+ * Layout NC(D)(H)W, PyTorch's: input (N, C_in, L) / (N, C_in, H, W) / (N, C_in, D, H, W), or
+ * unbatched without N; weight (C_out, C_in / groups, k...) for convolutions, (C_in, C_out /
+ * groups, k...) for transposed ones. float32 and float64 (float16/bfloat16 computed in float32);
  * input, weight and bias share one dtype. Results are new tensors owned by the current scope.
  * Determinism: bit-identical for any thread count (each output and each gradient element
- * sums its products in an order fixed by the shapes only).
+ * sums its products in an order fixed by the shapes only). Gradients of every order
+ * (create_graph: double backward) as PyTorch.
  */
 
 /* How padding is given: the padding ints (EXPLICIT, the default), or PyTorch's strings
@@ -3725,8 +3727,9 @@ typedef enum ct_conv_padding {
     CT_CONV_PADDING_SAME
 } ct_conv_padding;
 
-/* The modules' padding_mode: how the input is padded. Only ZEROS is implemented; the others
-   fail with CT_ERR_VALUE "padding_mode='reflect' is not supported yet". */
+/* The modules' padding_mode: how the input is padded (nn.ConvNd's padding_mode): implicit
+   zeros, or F.pad's 'reflect' / 'replicate' / 'circular' before a convolution without
+   padding (transposed modules: zeros only). */
 typedef enum ct_conv_padding_mode {
     CT_CONV_PADDING_MODE_ZEROS = 0,
     CT_CONV_PADDING_MODE_REFLECT,
@@ -3734,26 +3737,26 @@ typedef enum ct_conv_padding_mode {
     CT_CONV_PADDING_MODE_CIRCULAR
 } ct_conv_padding_mode;
 
-/* Options of every convolution (functional and module). 1-D ops read element [0] of each
-   array; the transposed ops alone read output_padding; the modules alone read bias and
-   padding_mode.
+/* Options of every convolution (functional and module). Arrays are per spatial dim in order
+   ((L), (H, W) or (D, H, W)): 1-D ops read element [0], 2-D ops [0..1], 3-D ops [0..2]; the
+   transposed ops alone read output_padding; the modules alone read bias and padding_mode.
    field           default     meaning
-   stride          {1, 1}      step of the kernel over (H, W) (> 0)
-   padding         {0, 0}      implicit zeros on both sides of (H, W) (>= 0), when
-                               padding_type is CT_CONV_PADDING_EXPLICIT
+   stride          {1, 1, 1}   step of the kernel (> 0)
+   padding         {0, 0, 0}   implicit padding on both sides (>= 0), when padding_type is
+                               CT_CONV_PADDING_EXPLICIT
    padding_type    EXPLICIT    EXPLICIT, VALID or SAME (F.conv2d's padding='valid'/'same')
-   dilation        {1, 1}      spacing between kernel elements (> 0)
-   output_padding  {0, 0}      transposed: extra size on one side of the output (below
+   dilation        {1, 1, 1}   spacing between kernel elements (> 0)
+   output_padding  {0, 0, 0}   transposed: extra size on one side of the output (below
                                stride or dilation)
    groups          1           blocked connections: C_in and C_out divisible by it
    bias            true        modules: learn an additive bias
-   padding_mode    ZEROS       modules: how to pad (only zeros) */
+   padding_mode    ZEROS       modules: zeros, reflect, replicate or circular */
 typedef struct ct_conv_opts {
-    int64_t stride[2];
-    int64_t padding[2];
+    int64_t stride[3];
+    int64_t padding[3];
     ct_conv_padding padding_type;
-    int64_t dilation[2];
-    int64_t output_padding[2];
+    int64_t dilation[3];
+    int64_t output_padding[3];
     int64_t groups;
     bool bias;
     ct_conv_padding_mode padding_mode;
@@ -3783,6 +3786,13 @@ CTORCH_API ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight,
    Mirrors: torch.nn.functional.conv1d. */
 CTORCH_API ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight,
                                 const ct_tensor *bias, const ct_conv_opts *opts);
+/* 3-D convolution. Shapes: input (N, C_in, D, H, W) or (C_in, D, H, W); weight (C_out,
+   C_in / groups, kD, kH, kW); bias (C_out) or NULL; output (N, C_out, D_out, H_out, W_out)
+   (each as ct_conv2d's H_out). Options, returns and errors as ct_conv2d ("Expected 4D
+   (unbatched) or 5D (batched) input to conv3d, ...", sizes "(2 x 2 x 2)").
+   Mirrors: torch.nn.functional.conv3d. */
+CTORCH_API ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight,
+                                const ct_tensor *bias, const ct_conv_opts *opts);
 /* 2-D transposed convolution (the gradient of conv2d with respect to its input).
    Shapes: input (N, C_in, H, W) or (C_in, H, W); weight (C_in, C_out / groups, kH, kW);
    bias (C_out) or NULL; output (N, C_out, H_out, W_out) with H_out = (H - 1) stride -
@@ -3796,6 +3806,55 @@ CTORCH_API ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tenso
    Mirrors: torch.nn.functional.conv_transpose1d. */
 CTORCH_API ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight,
                                           const ct_tensor *bias, const ct_conv_opts *opts);
+/* 3-D transposed convolution: input (N, C_in, D, H, W) or (C_in, D, H, W); weight (C_in,
+   C_out / groups, kD, kH, kW); bias (C_out) or NULL; output (N, C_out, D_out, H_out, W_out),
+   each as ct_conv_transpose2d's H_out. As ct_conv_transpose2d ("output padding must be
+   smaller than either stride or dilation, but got output_padding_depth: 2 ...").
+   Mirrors: torch.nn.functional.conv_transpose3d. */
+CTORCH_API ct_tensor *ct_conv_transpose3d(const ct_tensor *input, const ct_tensor *weight,
+                                          const ct_tensor *bias, const ct_conv_opts *opts);
+
+/* Options of F.unfold / F.fold, per spatial dim (H, W) (NULL: these defaults).
+   field     default  meaning
+   dilation  {1, 1}   spacing between kernel elements (> 0)
+   padding   {0, 0}   implicit zeros on both sides (>= 0)
+   stride    {1, 1}   step of the sliding blocks (> 0) */
+typedef struct ct_fold_opts {
+    int64_t dilation[2];
+    int64_t padding[2];
+    int64_t stride[2];
+} ct_fold_opts;
+
+/* PyTorch's defaults (see ct_fold_opts). */
+CTORCH_API ct_fold_opts ct_fold_defaults(void);
+
+/* Extracts sliding local blocks (im2col): input (N, C, H, W) or unbatched (C, H, W) ->
+   (N, C kH kW, L) (unbatched: (C kH kW, L)) with L the number of blocks, the product over
+   (H, W) of floor((size + 2 padding - dilation (k - 1) - 1) / stride) + 1; row c kH kW +
+   i kW + j holds input channel c at kernel tap (i, j) (0 in the padding). kernel_size: 2
+   values. float32 / float64. Returns: a new tensor. Errors (PyTorch's words): CT_ERR_VALUE
+   "kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 2",
+   "dilation should be greater than zero, ...", "padding should be non-negative, ...",
+   "stride should be greater than zero, ..."; CT_ERR_SHAPE "Expected 3D or 4D (batch mode)
+   tensor with possibly 0 batch size and other non-zero dimensions for input, but got:
+   [2, 3, 4]", "Given input with spatial size (4, 7), kernel_size=(5, 5), dilation=(1, 1),
+   padding=(0, 0), calculated shape of the array of sliding blocks as (0, 3), but its
+   components must be at least one."; CT_ERR_NULL_ARG NULL kernel_size.
+   Mirrors: torch.nn.functional.unfold. */
+CTORCH_API ct_tensor *ct_unfold(const ct_tensor *input, const int64_t *kernel_size,
+                                const ct_fold_opts *opts);
+/* Combines sliding local blocks into a tensor, summing overlaps (col2im, the adjoint of
+   ct_unfold): input (N, C kH kW, L) or (C kH kW, L) -> (N, C, output_size[0],
+   output_size[1]) (unbatched: no N). Errors: as ct_unfold's argument checks (kernel, stride,
+   dilation, padding in that order); CT_ERR_SHAPE "Expected 2D or 3D (batch mode) tensor for
+   input with possibly 0 batch size and non-zero dimensions for input, but got: [...]",
+   "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but
+   got input.size(1)=13 and kernel_size=(2, 2).", "Given output_size=(4, 4), kernel_size=(2,
+   2), dilation=(1, 1), padding=(0, 0), stride=(1, 1), expected size of input's dimension 2
+   to match the calculated number of sliding blocks 3 * 3 = 9, but got input.size(2)=8.".
+   Mirrors: torch.nn.functional.fold. */
+CTORCH_API ct_tensor *ct_fold(const ct_tensor *input, const int64_t *output_size,
+                              const int64_t *kernel_size, const ct_fold_opts *opts);
 
 /* ---- modules ------------------------------------------------------------------------ */
 /* nn.Conv2d: parameters "weight" (out_channels, in_channels / groups, kernel_h, kernel_w) and
@@ -3803,28 +3862,37 @@ CTORCH_API ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tenso
    kaiming_uniform_(a = sqrt(5)) then U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in =
    in_channels / groups * kernel_h * kernel_w. opts NULL: defaults (ct_conv_defaults; the
    padding_type SAME/VALID is the module's padding='same'/'valid'). Forward: ct_conv2d.
-   Errors: CT_ERR_VALUE "in_channels must be divisible by groups", "out_channels must be
-   divisible by groups", "non-positive groups is not supported", non-positive channel or
-   kernel sizes, "padding='same' is not supported for strided convolutions", a padding_mode
-   other than zeros. Mirrors: torch.nn.Conv2d. */
+   padding_mode other than zeros: the forward pads with ct_pad first (PyTorch's
+   _conv_forward). Errors: CT_ERR_VALUE "in_channels must be divisible by groups",
+   "out_channels must be divisible by groups", "groups must be a positive integer",
+   non-positive channel or kernel sizes, "padding='same' is not supported for strided
+   convolutions", "9 is not a valid value for padding_mode". Mirrors: torch.nn.Conv2d. */
 CTORCH_API ct_module *ct_conv2d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_h,
                                     int64_t kernel_w, const ct_conv_opts *opts);
 /* nn.Conv1d: weight (out_channels, in_channels / groups, kernel_size); as ct_conv2d_new.
    Mirrors: torch.nn.Conv1d. */
 CTORCH_API ct_module *ct_conv1d_new(int64_t in_channels, int64_t out_channels,
                                     int64_t kernel_size, const ct_conv_opts *opts);
+/* nn.Conv3d: weight (out_channels, in_channels / groups, kernel_d, kernel_h, kernel_w); as
+   ct_conv2d_new (fan_in = in_channels / groups * kernel_d * kernel_h * kernel_w).
+   Mirrors: torch.nn.Conv3d. */
+CTORCH_API ct_module *ct_conv3d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_d,
+                                    int64_t kernel_h, int64_t kernel_w, const ct_conv_opts *opts);
 /* nn.ConvTranspose2d: weight (in_channels, out_channels / groups, kernel_h, kernel_w), bias
    (out_channels); the same init with fan_in = out_channels / groups * kernel_h * kernel_w
    (PyTorch computes it from weight.size(1)). Forward: ct_conv_transpose2d. Errors as
-   ct_conv2d_new; padding_type must be EXPLICIT. Mirrors: torch.nn.ConvTranspose2d. */
+   ct_conv2d_new; padding_type must be EXPLICIT and padding_mode ZEROS ("Only "zeros" padding
+   mode is supported for ConvTranspose2d"). Mirrors: torch.nn.ConvTranspose2d. */
 CTORCH_API ct_module *ct_conv_transpose2d_new(int64_t in_channels, int64_t out_channels,
                                               int64_t kernel_h, int64_t kernel_w,
                                               const ct_conv_opts *opts);
-/* The module's forward: ct_conv1d / ct_conv2d / ct_conv_transpose2d with its parameters and
-   options. Errors: as those; CT_ERR_VALUE when m is not a module of that type.
-   Mirrors: Conv1d.forward / Conv2d.forward / ConvTranspose2d.forward. */
+/* The module's forward: ct_conv1d / ct_conv2d / ct_conv3d / ct_conv_transpose2d with its
+   parameters and options (padding_mode applied). Errors: as those; CT_ERR_VALUE when m is
+   not a module of that type. Mirrors: Conv1d.forward / Conv2d.forward / Conv3d.forward /
+   ConvTranspose2d.forward. */
 CTORCH_API ct_tensor *ct_conv1d_forward(ct_module *m, const ct_tensor *input);
 CTORCH_API ct_tensor *ct_conv2d_forward(ct_module *m, const ct_tensor *input);
+CTORCH_API ct_tensor *ct_conv3d_forward(ct_module *m, const ct_tensor *input);
 CTORCH_API ct_tensor *ct_conv_transpose2d_forward(ct_module *m, const ct_tensor *input);
 
 // >>part nn/norm.h
@@ -38924,116 +38992,149 @@ CT__INTERNAL int ct__optim_momentum_kind(const ct_optimizer *opt);
 CT__INTERNAL void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum);
 
 // >>part nn/conv.c
-/* nn/conv.c - convolutions by im2col + the packed GEMM (ops/gemm.c), and their modules.
+/* nn/conv.c - convolutions by vol2col + the packed GEMM (ops/gemm.c), F.unfold / F.fold on the
+ * same vol2col, and the conv modules.
  *
  * Dimension legend (the "conv view": a transposed convolution is the adjoint of the
- * convolution whose input is its output, so one set of kernels serves both):
+ * convolution whose input is its output, so one set of kernels serves both). Every op works
+ * on 3 spatial dims (Z, Y, X); 1-D and 2-D ops are 3-D ones whose leading spatial dims have
+ * size 1 (kernel 1, stride 1, no padding):
  *   N          batch (1 for unbatched input)
- *   C, IH, IW  the conv input: channels and spatial size (1-D: IH = 1)
- *   D, OH, OW  the conv output: channels and spatial size
- *   G          groups; Cg = C / G, Dg = D / G; Kg = Cg kh kw, one group's rows of col
- *   col        (C kh kw, OH OW): col[(c kh + i) kw + j][oy OW + ox] =
- *              x[c][oy sh - ph + i dh][ox sw - pw + j dw] (0 outside: the zero padding)
- *   weight     (D, Cg, kh, kw), dense: group g is the (Dg, Kg) matrix at g Dg Kg
+ *   C, in[3]   the conv input: channels and spatial size (IN = their product)
+ *   D, out[3]  the conv output: channels and spatial size (OUT = their product)
+ *   G          groups; Cg = C / G, Dg = D / G; KK = the kernel's taps, Kg = Cg KK
+ *   col        (C KK, OUT): col[c KK + t][o] = x[c][o s - p + tap(t) dl] per spatial dim
+ *              (0 outside: the zero padding); F.unfold's output, F.fold's input
+ *   weight     (D, Cg, k...), dense: group g is the (Dg, Kg) matrix at g Dg Kg
  * Kernels, per image n (each a GEMM per group):
- *   forward      y_n (D, OH OW) = W_g (Dg, Kg) @ col_g (Kg, OH OW)          [+ bias]
+ *   forward      y_n (D, OUT) = W_g (Dg, Kg) @ col_g (Kg, OUT)          [+ bias]
  *   grad input   col_g = W_g^T @ dy_n_g, then col2im adds col into dx_n
- *   grad weight  dW_g += dy_n_g (Dg, OH OW) @ col_g^T
- * 1x1 kernels with stride 1 and no padding skip im2col/col2im: col is the image itself.
+ *   grad weight  dW_g += dy_n_g (Dg, OUT) @ col_g^T
+ * 1x1 kernels with stride 1 and no padding skip vol2col/col2im: col is the image itself;
+ * depthwise convolutions (one filter per channel) run direct loops. im2col, col2im and the
+ * depthwise loops are one walk over (channel, tap, output row) with a row operation.
  * conv_transpose's forward is the conv view's grad input, its grad input the conv view's
  * forward, its grad weight the conv view's grad weight with the roles of x and dy swapped.
  * Threads: images are tasks of the intra-op pool (each with its own col buffer, its GEMMs
  * serial); a single image runs on the caller, whose GEMM then uses the threads. The weight
  * gradient sums images in chunks fixed by N only, then the chunks in order, so every result
  * is bit-identical for any thread count.
+ * Double backward: under create_graph the convolution's backward is written with
+ * differentiable ops (grad input: the convolution with `transposed` flipped; grad weight:
+ * the grouped product of grad output and im2col of the input; grad bias: a sum).
  */
 
 
 /* ---- geometry ------------------------------------------------------------------------ */
 /* The arguments of aten::convolution, as parsed from a call or a node. */
 typedef struct ct__conv_args {
-    int dims; /* spatial dims: 1 or 2 */
-    int64_t stride[2], padding[2], dilation[2], output_padding[2], groups;
+    int dims; /* spatial dims: 1, 2 or 3 */
+    int64_t stride[3], padding[3], dilation[3], output_padding[3], groups;
     bool transposed;
 } ct__conv_args;
 
-/* A tensor of the conv as (N, C, H, W) sizes and element strides: unbatched inputs get
-   N = 1 and 1-D ones H = 1 (stride 0). */
+/* A tensor of the conv as (N, C, Z, Y, X) sizes and element strides: unbatched inputs get
+   N = 1 and missing leading spatial dims size 1 (stride 0). */
 typedef struct ct__conv_view {
-    int64_t size[4], stride[4];
+    int64_t size[5], stride[5];
 } ct__conv_view;
 
+/* Spatial arrays are (Z, Y, X); inn, outn, kn: the products of in, out, k. */
 typedef struct ct__conv_geom {
-    int64_t n, c, d, g, ih, iw, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+    int64_t n, c, d, g;
+    int64_t in[3], out[3], k[3], s[3], p[3], dl[3];
+    int64_t inn, outn, kn;
 } ct__conv_geom;
 
 static ct__conv_view ct__conv_view_of(const ct_tensor *t, int dims)
 {
     ct__conv_view v;
     int lead = t->ndim - dims; /* 1 (unbatched) or 2 */
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         v.size[k] = 1;
         v.stride[k] = 0;
     }
     for (int k = 0; k < t->ndim; k++) {
-        int to = k < lead ? k + (2 - lead) : 2 + (2 - dims) + (k - lead);
+        int to = k < lead ? k + (2 - lead) : 2 + (3 - dims) + (k - lead);
         v.size[to] = t->sizes[k];
         v.stride[to] = t->strides[k];
     }
     return v;
 }
 
+/* Fills the spatial arrays of g for dims dims (kernel sizes k, the conv view's input size
+   in) from args; out = the convolution's output size. */
+static void ct__conv_geom_spatial(ct__conv_geom *g, int dims, const int64_t *k, const int64_t *in,
+                                  const int64_t *stride, const int64_t *padding,
+                                  const int64_t *dilation)
+{
+    int o = 3 - dims;
+    g->inn = g->outn = g->kn = 1;
+    for (int sd = 0; sd < 3; sd++) {
+        bool used = sd >= o;
+        g->k[sd] = used ? k[sd - o] : 1;
+        g->in[sd] = used ? in[sd - o] : 1;
+        g->s[sd] = used ? stride[sd - o] : 1;
+        g->p[sd] = used ? padding[sd - o] : 0;
+        g->dl[sd] = used ? dilation[sd - o] : 1;
+        g->out[sd] = (g->in[sd] + 2 * g->p[sd] - g->dl[sd] * (g->k[sd] - 1) - 1) / g->s[sd] + 1;
+        g->inn *= g->in[sd];
+        g->outn *= g->out[sd];
+        g->kn *= g->k[sd];
+    }
+}
+
+/* The transposed op's output size along spatial dim d (of dims). */
+static int64_t ct__conv_transposed_size(const ct__conv_args *a, int d, int64_t in, int64_t k)
+{
+    return (in - 1) * a->stride[d] - 2 * a->padding[d] + a->dilation[d] * (k - 1) +
+           a->output_padding[d] + 1;
+}
+
 /* The conv view's geometry from the op's input x and weight w (args). */
 static ct__conv_geom ct__conv_geom_of(const ct_tensor *x, const ct_tensor *w,
                                       const ct__conv_args *a)
 {
-    ct__conv_view xv = ct__conv_view_of(x, a->dims), wv = ct__conv_view_of(w, a->dims);
     ct__conv_geom g;
-    int o = 2 - a->dims; /* args index of H (2-D) or the unused H slot (1-D) */
-    g.n = xv.size[0];
-    g.g = a->groups;
-    g.kh = wv.size[2];
-    g.kw = wv.size[3];
-    g.sh = o ? 1 : a->stride[0];
-    g.sw = a->stride[a->dims - 1];
-    g.ph = o ? 0 : a->padding[0];
-    g.pw = a->padding[a->dims - 1];
-    g.dh = o ? 1 : a->dilation[0];
-    g.dw = a->dilation[a->dims - 1];
-    int64_t h = xv.size[2], wd = xv.size[3];
-    if (!a->transposed) {
-        g.c = xv.size[1];
-        g.d = wv.size[0];
-        g.ih = h;
-        g.iw = wd;
-        g.oh = (h + 2 * g.ph - g.dh * (g.kh - 1) - 1) / g.sh + 1;
-        g.ow = (wd + 2 * g.pw - g.dw * (g.kw - 1) - 1) / g.sw + 1;
-    } else { /* x is the conv view's output */
-        g.d = xv.size[1];
-        g.c = wv.size[1] * a->groups;
-        g.oh = h;
-        g.ow = wd;
-        g.ih = (h - 1) * g.sh - 2 * g.ph + g.dh * (g.kh - 1) + (o ? 0 : a->output_padding[0]) + 1;
-        g.iw = (wd - 1) * g.sw - 2 * g.pw + g.dw * (g.kw - 1) +
-               a->output_padding[a->dims - 1] + 1;
+    const int64_t *sp = x->sizes + x->ndim - a->dims, *k = w->sizes + 2;
+    int64_t in[3] = {1, 1, 1};
+    for (int d = 0; d < a->dims; d++) {
+        in[d] = a->transposed ? ct__conv_transposed_size(a, d, sp[d], k[d]) : sp[d];
     }
+    ct__conv_geom_spatial(&g, a->dims, k, in, a->stride, a->padding, a->dilation);
+    for (int d = 0; a->transposed && d < a->dims; d++) { /* x's size (output_padding) */
+        g.out[3 - a->dims + d] = sp[d];
+    }
+    g.outn = g.out[0] * g.out[1] * g.out[2];
+    g.n = x->ndim == a->dims + 2 ? x->sizes[0] : 1;
+    g.g = a->groups;
+    g.c = a->transposed ? w->sizes[1] * a->groups : x->sizes[x->ndim - a->dims - 1];
+    g.d = a->transposed ? x->sizes[x->ndim - a->dims - 1] : w->sizes[0];
     return g;
+}
+
+/* Copies the int lists at attributes k + slots[e] of a call into dst[e] (e < n); returns
+   their length (the spatial dims: that of attribute k). */
+static int ct__conv_attr_lists(const ct_op_call *c, int k, int64_t *const *dst, const int *slots,
+                               int n)
+{
+    int dims = (int)c->attrs[k].i;
+    for (int e = 0; e < n; e++) {
+        memcpy(dst[e], c->attrs[k + slots[e]].ints, sizeof(int64_t) * (size_t)dims);
+    }
+    return dims;
 }
 
 /* Attributes k.. of a call: stride, padding, dilation, transposed, output_padding, groups. */
 static ct__conv_args ct__conv_args_of(const ct_op_call *c, int k)
 {
+    static const int slots[4] = {0, 1, 2, 4};
     ct__conv_args a;
-    a.dims = (int)c->attrs[k].i;
-    for (int d = 0; d < 2; d++) {
-        int s = d < a.dims ? d : 0;
-        a.stride[d] = c->attrs[k].ints[s];
-        a.padding[d] = c->attrs[k + 1].ints[s];
-        a.dilation[d] = c->attrs[k + 2].ints[s];
-        a.output_padding[d] = c->attrs[k + 4].ints[s];
-    }
+    memset(&a, 0, sizeof a);
     a.transposed = c->attrs[k + 3].i != 0;
     a.groups = c->attrs[k + 5].i;
+    int64_t *dst[4] = {a.stride, a.padding, a.dilation, a.output_padding};
+    a.dims = ct__conv_attr_lists(c, k, dst, slots, 4);
     return a;
 }
 
@@ -39060,21 +39161,40 @@ static void ct__conv_range(int64_t in, int64_t out, int64_t s, int64_t p, int64_
     *o1 = b < out ? (b > *o0 ? b : *o0) : out;
 }
 
-/* Whether the conv view skips im2col: 1x1, stride 1, no padding (then OH OW = IH IW). */
+/* A kernel tap: per spatial dim the outputs [lo, hi) that read inside the input, and the
+   input offset tap dl - p of output 0. */
+typedef struct ct__conv_tap {
+    int64_t lo[3], hi[3], off[3];
+} ct__conv_tap;
+
+/* Sets spatial dim sd of r for kernel index i along it. */
+static void ct__conv_tap_dim(const ct__conv_geom *g, int sd, int64_t i, ct__conv_tap *r)
+{
+    int64_t t = i * g->dl[sd];
+    r->off[sd] = t - g->p[sd];
+    ct__conv_range(g->in[sd], g->out[sd], g->s[sd], g->p[sd], t, &r->lo[sd], &r->hi[sd]);
+}
+
+/* Whether the conv view skips vol2col: 1x1, stride 1, no padding (then OUT = IN). */
 static bool ct__conv_is_1x1(const ct__conv_geom *g)
 {
-    return g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1 && g->ph == 0 && g->pw == 0;
+    bool r = true;
+    for (int sd = 0; sd < 3; sd++) {
+        r = r && g->k[sd] == 1 && g->s[sd] == 1 && g->p[sd] == 0;
+    }
+    return r;
 }
 
 /* Whether the conv view is depthwise with one filter per channel (groups == C == D > 1), with
-   unit column steps (stride 1 and input columns xs3 == 1 apart): direct loops instead of
-   im2col and a GEMM per channel. */
-static bool ct__conv_is_depthwise(const ct__conv_geom *g, int64_t xs3)
+   unit steps along X (stride 1 and input elements xs4 == 1 apart): direct loops instead of
+   vol2col and a GEMM per channel. */
+static bool ct__conv_is_depthwise(const ct__conv_geom *g, int64_t xs4)
 {
-    return g->g > 1 && g->g == g->c && g->g == g->d && g->sw == 1 && xs3 == 1;
+    return g->g > 1 && g->g == g->c && g->g == g->d && g->s[2] == 1 && xs4 == 1;
 }
 
-enum { CT__DW_FWD, CT__DW_DATA, CT__DW_WEIGHT };
+/* The walk's row operations (see ct__conv_walk_*). */
+enum { CT__CONV_IM2COL, CT__CONV_COL2IM, CT__DW_FWD, CT__DW_DATA, CT__DW_WEIGHT };
 #define CT__CONV_FMA_f32 fmaf
 #define CT__CONV_FMA_f64 fma
 
@@ -39092,198 +39212,221 @@ typedef struct ct__conv_job {
     bool trans; /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
 } ct__conv_job;
 
-#define CT__CONV_DEPTHWISE_DEFINE(T, S)                                                      \
-    /* Depthwise (one filter per channel), direct, per channel c and tap (i, j) over the     \
-       valid outputs: CT__DW_FWD y (C, OH OW) += w x; CT__DW_DATA x (C, IH, IW), dense, +=    \
-       w y; CT__DW_WEIGHT row (OW) += x y over the rows, then w (+)= the row's sum in order  \
-       (beta 0: =). Multiply-adds are explicit fma. */                                       \
-    static void ct__conv_depthwise_##S(const ct__conv_geom *g, T *x, const int64_t *xs, T *y, \
-                                       T *w, int mode, T beta, T *row)                       \
+#define CT__CONV_WALK_DEFINE(T, S)                                                           \
+    /* One output row: a + off is the input row at its tap offset (element o at a[off + o    \
+       step]), b the col / output row (OX elements), [x0, x1) its outputs that read inside   \
+       the input */                                                                          \
+    CT__BITS_INLINE void ct__conv_row_##S(int mode, T *a, int64_t off, T *b, int64_t step,   \
+                                          int64_t x0, int64_t x1, int64_t ox, T wc, T *row)  \
     {                                                                                        \
+        if (mode == CT__CONV_IM2COL) { /* interior rows skip the memset calls */             \
+            for (int64_t o = 0; o < x0; o++) {                                               \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
+            if (step == 1) {                                                                 \
+                memcpy(b + x0, a + off + x0, sizeof(T) * (size_t)(x1 - x0));                 \
+            }                                                                                \
+            for (int64_t o = x0; step != 1 && o < x1; o++) {                                 \
+                b[o] = a[off + o * step];                                                    \
+            }                                                                                \
+            for (int64_t o = x1; o < ox; o++) {                                              \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
+        } else if (mode == CT__CONV_COL2IM && step == 1) {                                   \
+            for (int64_t o = x0; o < x1; o++) {                                              \
+                a[off + o] += b[o];                                                          \
+            }                                                                                \
+        } else if (mode == CT__CONV_COL2IM) {                                                \
+            for (int64_t o = x0; o < x1; o++) {                                              \
+                a[off + o * step] += b[o];                                                   \
+            }                                                                                \
+        } else if (mode == CT__DW_FWD) {                                                     \
+            for (int64_t o = x0; o < x1; o++) {                                              \
+                b[o] = CT__CONV_FMA_##S(wc, a[off + o], b[o]);                               \
+            }                                                                                \
+        } else if (mode == CT__DW_DATA) {                                                    \
+            for (int64_t o = x0; o < x1; o++) {                                              \
+                a[off + o] = CT__CONV_FMA_##S(wc, b[o], a[off + o]);                         \
+            }                                                                                \
+        } else {                                                                             \
+            for (int64_t o = x0; o < x1; o++) {                                              \
+                row[o] = CT__CONV_FMA_##S(a[off + o], b[o], row[o]);                         \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* One channel's rows of tap r: x the channel's input, y its col rows (IM2COL / COL2IM)  \
+       or output (depthwise), w its weight element (depthwise) */                            \
+    CT__BITS_INLINE void ct__conv_tap_rows_##S(const ct__conv_geom *g, int mode,             \
+                                               const ct__conv_tap *r, T *x, const int64_t *xs, \
+                                               T *y, T *w, T beta, T *row)                   \
+    {                                                                                        \
+        int64_t ox = g->out[2], oyx = g->out[1] * ox;                                        \
+        T wc = w ? *w : (T)0;                                                                \
+        if (mode == CT__DW_WEIGHT) {                                                         \
+            memset(row, 0, sizeof(T) * (size_t)ox);                                          \
+        }                                                                                    \
+        for (int64_t oz = 0; oz < g->out[0]; oz++) {                                         \
+            T *bz = y + oz * oyx;                                                            \
+            bool in = oz >= r->lo[0] && oz < r->hi[0];                                       \
+            int64_t y0 = in ? r->lo[1] : g->out[1], y1 = in ? r->hi[1] : g->out[1];          \
+            if (mode == CT__CONV_IM2COL) {                                                   \
+                memset(bz, 0, sizeof(T) * (size_t)(y0 * ox));                                \
+                memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));               \
+            }                                                                                \
+            int64_t az = (oz * g->s[0] + r->off[0]) * xs[2];                                 \
+            for (int64_t oy = y0; oy < y1; oy++) {                                           \
+                ct__conv_row_##S(mode, x + az + (oy * g->s[1] + r->off[1]) * xs[3],          \
+                                 r->off[2] * xs[4], bz + oy * ox, g->s[2] * xs[4], r->lo[2], \
+                                 r->hi[2], ox, wc, row);                                     \
+            }                                                                                \
+        }                                                                                    \
+        T acc = beta == (T)0 ? (T)0 : wc;                                                    \
+        for (int64_t o = 0; mode == CT__DW_WEIGHT && o < ox; o++) {                          \
+            acc += row[o];                                                                   \
+        }                                                                                    \
+        if (mode == CT__DW_WEIGHT) {                                                         \
+            *w = acc;                                                                        \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* The walk over (channel c, tap t = (tz, ty, tx), output row) of one image; mode's row  \
+       operation:                                                                            \
+       IM2COL    y = col (C KK, OUT) from x (C, IN) at strides xs[1..4], zeros outside;      \
+       COL2IM    x (C, IN), dense, += col y placed back;                                     \
+       DW_FWD    y (C, OUT) += w x (depthwise, w (C, KK));  DW_DATA  x (C, IN) += w y;       \
+       DW_WEIGHT w (+)= the sum of x y over the rows (row: OX scratch; beta 0: =).            \
+       The depthwise modes need unit steps along X (stride 1, xs[4] == 1). Inlined into     \
+       one function per im2col, col2im and depthwise, so the row operation is known. */      \
+    CT__BITS_INLINE void ct__conv_walk_##S(const ct__conv_geom *g, int mode, T *x,           \
+                                           const int64_t *xs, T *y, T *w, T beta, T *row)    \
+    {                                                                                        \
+        ct__conv_tap r;                                                                      \
+        int64_t t = 0;                                                                       \
         for (int64_t c = 0; c < g->c; c++) {                                                 \
-            for (int64_t i = 0; i < g->kh; i++) {                                            \
-                int64_t y0, y1, x0, x1;                                                      \
-                ct__conv_range(g->ih, g->oh, g->sh, g->ph, i * g->dh, &y0, &y1);             \
-                for (int64_t j = 0; j < g->kw; j++) {                                        \
-                    T *wv = w + (c * g->kh + i) * g->kw + j, wc = *wv;                       \
-                    ct__conv_range(g->iw, g->ow, g->sw, g->pw, j * g->dw, &x0, &x1);         \
-                    int64_t off = j * g->dw - g->pw;                                         \
-                    memset(row, 0, sizeof(T) * (size_t)g->ow);                               \
-                    for (int64_t oy = y0; oy < y1; oy++) {                                   \
-                        T *a = x + c * xs[1] + (oy * g->sh - g->ph + i * g->dh) * xs[2];     \
-                        T *b = y + (c * g->oh + oy) * g->ow;                                 \
-                        if (mode == CT__DW_FWD) {                                            \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                b[ox] = CT__CONV_FMA_##S(wc, a[off + ox], b[ox]);            \
-                            }                                                                \
-                        } else if (mode == CT__DW_DATA) {                                    \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                a[off + ox] = CT__CONV_FMA_##S(wc, b[ox], a[off + ox]);      \
-                            }                                                                \
-                        } else {                                                             \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                row[ox] = CT__CONV_FMA_##S(a[off + ox], b[ox], row[ox]);     \
-                            }                                                                \
-                        }                                                                    \
+            for (int64_t tz = 0; tz < g->k[0]; tz++) {                                       \
+                ct__conv_tap_dim(g, 0, tz, &r);                                              \
+                for (int64_t ty = 0; ty < g->k[1]; ty++) {                                   \
+                    ct__conv_tap_dim(g, 1, ty, &r);                                          \
+                    for (int64_t tx = 0; tx < g->k[2]; tx++, t++) {                          \
+                        ct__conv_tap_dim(g, 2, tx, &r);                                      \
+                        ct__conv_tap_rows_##S(g, mode, &r, x + c * xs[1], xs,                \
+                                              y + (mode <= CT__CONV_COL2IM ? t : c) * g->outn, \
+                                              w ? w + t : NULL, beta, row);                  \
                     }                                                                        \
-                    T acc = beta == (T)0 ? (T)0 : *wv;                                       \
-                    for (int64_t ox = 0; mode == CT__DW_WEIGHT && ox < g->ow; ox++) {        \
-                        acc += row[ox];                                                      \
-                    }                                                                        \
-                    *wv = mode == CT__DW_WEIGHT ? acc : *wv;                                 \
                 }                                                                            \
             }                                                                                \
         }                                                                                    \
-    }
-
-#define CT__CONV_DEFINE(T, S)                                                                \
-    /* col (C kh kw, OH OW) from one image x (C, IH, IW) at strides xs[1..3] */              \
+    }                                                                                        \
+                                                                                             \
+    /* col (C KK, OUT) = vol2col of image x (C, IN) at strides xs[1..4] */                   \
     static void ct__conv_im2col_##S(const ct__conv_geom *g, const T *x, const int64_t *xs,   \
                                     T *col)                                                  \
     {                                                                                        \
-        int64_t ohw = g->oh * g->ow;                                                         \
-        for (int64_t c = 0; c < g->c; c++) {                                                 \
-            for (int64_t i = 0; i < g->kh; i++) {                                            \
-                int64_t y0, y1, x0, x1;                                                      \
-                ct__conv_range(g->ih, g->oh, g->sh, g->ph, i * g->dh, &y0, &y1);             \
-                for (int64_t j = 0; j < g->kw; j++) {                                        \
-                    T *dst = col + ((c * g->kh + i) * g->kw + j) * ohw;                      \
-                    ct__conv_range(g->iw, g->ow, g->sw, g->pw, j * g->dw, &x0, &x1);         \
-                    memset(dst, 0, sizeof(T) * (size_t)(y0 * g->ow));                        \
-                    for (int64_t oy = y0; oy < y1; oy++) {                                   \
-                        T *d = dst + oy * g->ow;                                             \
-                        const T *src = x + c * xs[1] + (oy * g->sh - g->ph + i * g->dh) * xs[2]; \
-                        int64_t off = j * g->dw - g->pw, step = g->sw * xs[3];               \
-                        memset(d, 0, sizeof(T) * (size_t)x0);                                \
-                        if (step == 1) {                                                     \
-                            memcpy(d + x0, src + off + x0, sizeof(T) * (size_t)(x1 - x0));   \
-                        } else {                                                             \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                d[ox] = src[off * xs[3] + ox * step];                        \
-                            }                                                                \
-                        }                                                                    \
-                        memset(d + x1, 0, sizeof(T) * (size_t)(g->ow - x1));                 \
-                    }                                                                        \
-                    memset(dst + y1 * g->ow, 0, sizeof(T) * (size_t)((g->oh - y1) * g->ow)); \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
+        ct__conv_walk_##S(g, CT__CONV_IM2COL, (T *)(uintptr_t)x, xs, col, NULL, (T)0, NULL); \
     }                                                                                        \
                                                                                              \
-    /* dx (C, IH, IW), dense and zeroed, += col (C kh kw, OH OW) placed back */              \
-    static void ct__conv_col2im_##S(const ct__conv_geom *g, const T *col, T *dx)             \
+    /* x (C, IN), dense at strides xs, += col (C KK, OUT) placed back */                     \
+    static void ct__conv_col2im_##S(const ct__conv_geom *g, const T *col, T *x,              \
+                                    const int64_t *xs)                                       \
     {                                                                                        \
-        int64_t ohw = g->oh * g->ow;                                                         \
-        for (int64_t c = 0; c < g->c; c++) {                                                 \
-            for (int64_t i = 0; i < g->kh; i++) {                                            \
-                int64_t y0, y1, x0, x1;                                                      \
-                ct__conv_range(g->ih, g->oh, g->sh, g->ph, i * g->dh, &y0, &y1);             \
-                for (int64_t j = 0; j < g->kw; j++) {                                        \
-                    const T *src = col + ((c * g->kh + i) * g->kw + j) * ohw;                \
-                    ct__conv_range(g->iw, g->ow, g->sw, g->pw, j * g->dw, &x0, &x1);         \
-                    for (int64_t oy = y0; oy < y1; oy++) {                                   \
-                        T *d = dx + (c * g->ih + oy * g->sh - g->ph + i * g->dh) * g->iw;    \
-                        const T *s = src + oy * g->ow;                                       \
-                        int64_t off = j * g->dw - g->pw;                                     \
-                        if (g->sw == 1) {                                                    \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                d[off + ox] += s[ox];                                        \
-                            }                                                                \
-                        } else {                                                             \
-                            for (int64_t ox = x0; ox < x1; ox++) {                           \
-                                d[off + ox * g->sw] += s[ox];                                \
-                            }                                                                \
-                        }                                                                    \
-                    }                                                                        \
-                }                                                                            \
-            }                                                                                \
-        }                                                                                    \
+        ct__conv_walk_##S(g, CT__CONV_COL2IM, x, xs, (T *)(uintptr_t)col, NULL, (T)0, NULL); \
     }                                                                                        \
                                                                                              \
-    /* The GEMM operand B of image x: col (Kg rows per group, OH OW columns), or x itself */ \
+    /* the depthwise modes (CT__DW_*) */                                                     \
+    static void ct__conv_depthwise_##S(const ct__conv_geom *g, int mode, T *x,               \
+                                       const int64_t *xs, T *y, T *w, T beta, T *row)        \
+    {                                                                                        \
+        ct__conv_walk_##S(g, mode, x, xs, y, w, beta, row);                                  \
+    }
+
+#define CT__CONV_DEFINE(T, S)                                                                \
+    /* The GEMM operand B of image x: col (Kg rows per group, OUT columns), or x itself;     \
+       *rs its row stride, *gs its group stride */                                           \
     static const T *ct__conv_cols_##S(const ct__conv_geom *g, const T *x, const int64_t *xs, \
-                                      T *col, int64_t *rs)                                   \
+                                      T *col, int64_t *rs, int64_t *gs)                      \
     {                                                                                        \
-        if (ct__conv_is_1x1(g) && xs[3] == 1 && (g->ih == 1 || xs[2] == g->iw)) {            \
+        int64_t cg = g->c / g->g;                                                            \
+        if (ct__conv_is_1x1(g) && xs[4] == 1 && (g->in[1] == 1 || xs[3] == g->in[2]) &&      \
+            (g->in[0] == 1 || xs[2] == g->in[1] * g->in[2])) {                               \
             *rs = xs[1];                                                                     \
+            *gs = cg * xs[1];                                                                \
             return x;                                                                        \
         }                                                                                    \
         ct__conv_im2col_##S(g, x, xs, col);                                                  \
-        *rs = g->oh * g->ow;                                                                 \
+        *rs = g->outn;                                                                       \
+        *gs = cg * g->kn * g->outn;                                                          \
         return col;                                                                          \
     }                                                                                        \
                                                                                              \
-    /* y (D, OH OW) = W @ cols(x) (+ bias per channel), one GEMM per group */                \
+    /* y (D, OUT) = W @ cols(x) (+ bias per channel), one GEMM per group */                  \
     static void ct__conv_fwd_image_##S(const ct__conv_geom *g, const T *x, const int64_t *xs, \
                                        const T *w, const T *bias, T *y, T *col)              \
     {                                                                                        \
-        int64_t ohw = g->oh * g->ow, dg = g->d / g->g, kg = g->c / g->g * g->kh * g->kw;     \
-        bool dw = ct__conv_is_depthwise(g, xs[3]);                                           \
-        for (int64_t k = 0; k < g->d && (bias || dw); k++) {           \
-            for (int64_t p = 0; p < ohw; p++) {                                              \
-                y[k * ohw + p] = bias ? bias[k] : (T)0;                                      \
+        int64_t on = g->outn, dg = g->d / g->g, kg = g->c / g->g * g->kn;                    \
+        bool dw = ct__conv_is_depthwise(g, xs[4]);                                           \
+        for (int64_t k = 0; k < g->d && (bias || dw); k++) {                                 \
+            for (int64_t p = 0; p < on; p++) {                                               \
+                y[k * on + p] = bias ? bias[k] : (T)0;                                       \
             }                                                                                \
         }                                                                                    \
         if (dw) {                                                                            \
-            ct__conv_depthwise_##S(g, (T *)(uintptr_t)x, xs, y, (T *)(uintptr_t)w, CT__DW_FWD, \
-                                   (T)0, col);                                               \
+            ct__conv_depthwise_##S(g, CT__DW_FWD, (T *)(uintptr_t)x, xs, y, (T *)(uintptr_t)w, \
+                              (T)0, col);                                                    \
             return;                                                                          \
         }                                                                                    \
-        int64_t rs = 0;                                                                      \
-        const T *b = ct__conv_cols_##S(g, x, xs, col, &rs);                                  \
+        int64_t rs = 0, gs = 0;                                                              \
+        const T *b = ct__conv_cols_##S(g, x, xs, col, &rs, &gs);                             \
         for (int64_t gi = 0; gi < g->g; gi++) {                                              \
-            ct__gemm_##S(dg, ohw, kg, (T)1, w + gi * dg * kg, kg, 1,                         \
-                         b + gi * (g->c / g->g) * (rs == ohw ? g->kh * g->kw * ohw : rs), rs, 1, \
-                         bias ? (T)1 : (T)0, y + gi * dg * ohw, ohw, 1);                     \
+            ct__gemm_##S(dg, on, kg, (T)1, w + gi * dg * kg, kg, 1, b + gi * gs, rs, 1,      \
+                         bias ? (T)1 : (T)0, y + gi * dg * on, on, 1);                       \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
-    /* dx (C, IH, IW), dense, = col2im(W^T @ dy) (+ bias per channel: the transposed op) */  \
+    /* dx (C, IN), dense, = col2im(W^T @ dy) (+ bias per channel: the transposed op) */      \
     static void ct__conv_bwd_data_image_##S(const ct__conv_geom *g, const T *dy, const T *w, \
                                             const T *bias, T *dx, T *col)                    \
     {                                                                                        \
-        int64_t ohw = g->oh * g->ow, ihw = g->ih * g->iw, dg = g->d / g->g;                  \
-        int64_t kg = g->c / g->g * g->kh * g->kw;                                            \
+        int64_t on = g->outn, inn = g->inn, dg = g->d / g->g, kg = g->c / g->g * g->kn;      \
+        int64_t dxs[5] = {0, inn, g->in[1] * g->in[2], g->in[2], 1};                         \
         bool direct = ct__conv_is_1x1(g), dw = ct__conv_is_depthwise(g, 1);                  \
         T *c = direct ? dx : col;                                                            \
-        if (dw) {                                                      \
-            int64_t dxs[4] = {0, ihw, g->iw, 1};                                             \
-            memset(dx, 0, sizeof(T) * (size_t)(g->c * ihw));                                 \
-            ct__conv_depthwise_##S(g, dx, dxs, (T *)(uintptr_t)dy, (T *)(uintptr_t)w,        \
-                                   CT__DW_DATA, (T)0, col);                                  \
-        }                                                                                    \
         for (int64_t gi = 0; !dw && gi < g->g; gi++) {                                       \
-            ct__gemm_##S(kg, ohw, dg, (T)1, w + gi * dg * kg, 1, kg, dy + gi * dg * ohw, ohw, 1, \
-                         (T)0, c + gi * kg * ohw, ohw, 1);                                   \
+            ct__gemm_##S(kg, on, dg, (T)1, w + gi * dg * kg, 1, kg, dy + gi * dg * on, on, 1, \
+                         (T)0, c + gi * kg * on, on, 1);                                     \
         }                                                                                    \
-        if (!direct && !dw) {                                                                \
-            memset(dx, 0, sizeof(T) * (size_t)(g->c * ihw));                                 \
-            ct__conv_col2im_##S(g, col, dx);                                                 \
+        if (!direct || dw) {                                                                 \
+            memset(dx, 0, sizeof(T) * (size_t)(g->c * inn));                                 \
+        }                                                                                    \
+        if (dw) {                                                                            \
+            ct__conv_depthwise_##S(g, CT__DW_DATA, dx, dxs, (T *)(uintptr_t)dy,              \
+                                   (T *)(uintptr_t)w, (T)0, col);                            \
+        } else if (!direct) {                                                                \
+            ct__conv_col2im_##S(g, col, dx, dxs);                                            \
         }                                                                                    \
         for (int64_t k = 0; bias && k < g->c; k++) {                                         \
-            for (int64_t p = 0; p < ihw; p++) {                                              \
-                dx[k * ihw + p] += bias[k];                                                  \
+            for (int64_t p = 0; p < inn; p++) {                                              \
+                dx[k * inn + p] += bias[k];                                                  \
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
-    /* dw (D, Kg) (+)= dy (D, OH OW) @ cols(x)^T per group; beta 0 for the chunk's first */  \
+    /* dw (D, Kg) (+)= dy (D, OUT) @ cols(x)^T per group; beta 0 for the chunk's first */    \
     static void ct__conv_bwd_weight_image_##S(const ct__conv_geom *g, const T *x,            \
                                               const int64_t *xs, const T *dy, T *dw, T beta, \
                                               T *col)                                        \
     {                                                                                        \
-        int64_t ohw = g->oh * g->ow, dg = g->d / g->g, kg = g->c / g->g * g->kh * g->kw;     \
-        if (ct__conv_is_depthwise(g, xs[3])) {                                               \
-            ct__conv_depthwise_##S(g, (T *)(uintptr_t)x, xs, (T *)(uintptr_t)dy, dw,         \
-                                   CT__DW_WEIGHT, beta, col);                                \
+        int64_t on = g->outn, dg = g->d / g->g, kg = g->c / g->g * g->kn;                    \
+        if (ct__conv_is_depthwise(g, xs[4])) {                                               \
+            ct__conv_depthwise_##S(g, CT__DW_WEIGHT, (T *)(uintptr_t)x, xs, (T *)(uintptr_t)dy, \
+                              dw, beta, col);                                                \
             return;                                                                          \
         }                                                                                    \
-        int64_t rs = 0;                                                                      \
-        const T *b = ct__conv_cols_##S(g, x, xs, col, &rs);                                  \
+        int64_t rs = 0, gs = 0;                                                              \
+        const T *b = ct__conv_cols_##S(g, x, xs, col, &rs, &gs);                             \
         for (int64_t gi = 0; gi < g->g; gi++) {                                              \
-            ct__gemm_##S(dg, kg, ohw, (T)1, dy + gi * dg * ohw, ohw, 1,                      \
-                         b + gi * (g->c / g->g) * (rs == ohw ? g->kh * g->kw * ohw : rs), 1, rs, \
-                         beta, dw + gi * dg * kg, kg, 1);                                    \
+            ct__gemm_##S(dg, kg, on, (T)1, dy + gi * dg * on, on, 1, b + gi * gs, 1, rs, beta, \
+                         dw + gi * dg * kg, kg, 1);                                          \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
@@ -39294,13 +39437,13 @@ typedef struct ct__conv_job {
         const ct__conv_geom *g = &j->g;                                                      \
         T *col = (T *)j->col + j->col_len * (size_t)slot;                                    \
         if (j->trans) {                                                                      \
-            ct__conv_bwd_data_image_##S(g, (const T *)j->dy + n * g->d * g->oh * g->ow,      \
+            ct__conv_bwd_data_image_##S(g, (const T *)j->dy + n * g->d * g->outn,            \
                                         (const T *)j->w, (const T *)j->bias,                 \
-                                        (T *)j->dx + n * g->c * g->ih * g->iw, col);         \
+                                        (T *)j->dx + n * g->c * g->inn, col);                \
         } else {                                                                             \
             ct__conv_fwd_image_##S(g, (const T *)j->x + n * j->xv.stride[0], j->xv.stride,   \
                                    (const T *)j->w, (const T *)j->bias,                      \
-                                   (T *)j->y + n * g->d * g->oh * g->ow, col);               \
+                                   (T *)j->y + n * g->d * g->outn, col);                     \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
@@ -39310,51 +39453,66 @@ typedef struct ct__conv_job {
         const ct__conv_job *j = (const ct__conv_job *)ctx;                                   \
         const ct__conv_geom *g = &j->g;                                                      \
         T *col = (T *)j->col + j->col_len * (size_t)slot;                                    \
-        int64_t ohw = g->oh * g->ow, wlen = g->d * (g->c / g->g) * g->kh * g->kw;            \
+        int64_t on = g->outn, wlen = g->d * (g->c / g->g) * g->kn;                           \
         int64_t n0 = g->n * k / j->nchunks, n1 = g->n * (k + 1) / j->nchunks;                \
         for (int64_t n = n0; n < n1; n++) {                                                  \
             const T *x = (const T *)j->x + n * j->xv.stride[0];                              \
-            const T *dy = (const T *)j->dy + n * g->d * ohw;                                 \
+            const T *dy = (const T *)j->dy + n * g->d * on;                                  \
             if (j->dw) {                                                                     \
                 ct__conv_bwd_weight_image_##S(g, x, j->xv.stride, dy, (T *)j->dw + k * wlen, \
                                               n == n0 ? (T)0 : (T)1, col);                   \
             }                                                                                \
             if (j->dx && j->trans) { /* dx of the transposed op: conv forward of x */       \
                 ct__conv_fwd_image_##S(g, x, j->xv.stride, (const T *)j->w, NULL,            \
-                                       (T *)j->dx + n * g->d * ohw, col);                    \
+                                       (T *)j->dx + n * g->d * on, col);                     \
             } else if (j->dx) {                                                              \
                 ct__conv_bwd_data_image_##S(g, dy, (const T *)j->w, NULL,                    \
-                                            (T *)j->dx + n * g->c * g->ih * g->iw, col);     \
+                                            (T *)j->dx + n * g->c * g->inn, col);            \
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
-    /* A dense copy of a strided (N, C, H, W) view into out */                              \
+    /* im2col / col2im task (F.unfold / F.fold): image n between x (strided) and col */     \
+    static void ct__conv_fold_task_##S(int64_t n, int slot, void *ctx)                       \
+    {                                                                                        \
+        const ct__conv_job *j = (const ct__conv_job *)ctx;                                   \
+        const ct__conv_geom *g = &j->g;                                                      \
+        (void)slot;                                                                          \
+        if (j->trans) {                                                                      \
+            int64_t xs[5] = {0, g->inn, g->in[1] * g->in[2], g->in[2], 1};                   \
+            T *x = (T *)j->dx + n * g->c * g->inn;                                           \
+            memset(x, 0, sizeof(T) * (size_t)(g->c * g->inn));                               \
+            ct__conv_col2im_##S(g, (const T *)j->dy + n * g->c * g->kn * g->outn, x, xs);    \
+        } else {                                                                             \
+            ct__conv_im2col_##S(g, (const T *)j->x + n * j->xv.stride[0], j->xv.stride,      \
+                                (T *)j->y + n * g->c * g->kn * g->outn);                     \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* A dense copy of a strided (N, C, Z, Y, X) view into out */                           \
     static void ct__conv_densify_##S(const T *src, const ct__conv_view *v, T *out)           \
     {                                                                                        \
-        for (int64_t a = 0; a < v->size[0]; a++) {                                           \
-            for (int64_t b = 0; b < v->size[1]; b++) {                                       \
-                for (int64_t h = 0; h < v->size[2]; h++) {                                   \
-                    const T *s = src + a * v->stride[0] + b * v->stride[1] + h * v->stride[2]; \
-                    for (int64_t w = 0; w < v->size[3]; w++) {                               \
-                        *out++ = s[w * v->stride[3]];                                        \
-                    }                                                                        \
-                }                                                                            \
+        int64_t rows = v->size[0] * v->size[1] * v->size[2] * v->size[3];                    \
+        for (int64_t r = 0; r < rows; r++) {                                                 \
+            const T *s = src + ct__conv_row_offset(v, r);                                    \
+            for (int64_t x = 0; x < v->size[4]; x++) {                                       \
+                *out++ = s[x * v->stride[4]];                                                \
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
-    /* db (C) = the sum of t (N, C, H, W view) over N, H, W, in float64, in that order */     \
+    /* db (C) = the sum of t (N, C, Z, Y, X view) over N, Z, Y, X, in float64, in order */   \
     static void ct__conv_bias_grad_##S(const T *t, const ct__conv_view *v, T *db)            \
     {                                                                                        \
+        ct__conv_view u = *v; /* one channel: (N, 1, Z, Y, X) */                             \
+        u.size[1] = 1;                                                                       \
+        int64_t rows = u.size[0] * u.size[2] * u.size[3];                                    \
         for (int64_t c = 0; c < v->size[1]; c++) {                                           \
             double acc = 0.0;                                                                \
-            for (int64_t a = 0; a < v->size[0]; a++) {                                       \
-                for (int64_t h = 0; h < v->size[2]; h++) {                                   \
-                    const T *s = t + a * v->stride[0] + c * v->stride[1] + h * v->stride[2]; \
-                    for (int64_t w = 0; w < v->size[3]; w++) {                               \
-                        acc += (double)s[w * v->stride[3]];                                  \
-                    }                                                                        \
+            for (int64_t r = 0; r < rows; r++) {                                             \
+                const T *s = t + c * v->stride[1] + ct__conv_row_offset(&u, r);              \
+                for (int64_t x = 0; x < u.size[4]; x++) {                                    \
+                    acc += (double)s[x * u.stride[4]];                                       \
                 }                                                                            \
             }                                                                                \
             db[c] = (T)acc;                                                                  \
@@ -39372,31 +39530,41 @@ typedef struct ct__conv_job {
         }                                                                                    \
     }
 
-/* the depthwise loops need the vectorizer's runtime alias checks (cheap cost model) */
+/* The element offset of row r (over the view's first four dims, row-major) of a view. */
+static int64_t ct__conv_row_offset(const ct__conv_view *v, int64_t r)
+{
+    int64_t off = 0;
+    for (int k = 3; k >= 0; k--) {
+        off += r % v->size[k] * v->stride[k];
+        r /= v->size[k];
+    }
+    return off;
+}
+
+/* the walk's loops need the vectorizer's runtime alias checks (cheap cost model) */
 CT__VECTORIZE_BEGIN
-CT__CONV_DEPTHWISE_DEFINE(float, f32)
-CT__CONV_DEPTHWISE_DEFINE(double, f64)
+CT__CONV_WALK_DEFINE(float, f32)
+CT__CONV_WALK_DEFINE(double, f64)
 CT__VECTORIZE_END
 CT__CONV_DEFINE(float, f32)
 CT__CONV_DEFINE(double, f64)
-#undef CT__CONV_DEPTHWISE_DEFINE
+#undef CT__CONV_WALK_DEFINE
 #undef CT__CONV_DEFINE
 #undef CT__CONV_FMA_f32
 #undef CT__CONV_FMA_f64
 
 /* ---- running jobs ---------------------------------------------------------------------- */
-/* Runs task over ntasks with a col buffer per thread slot (a single task on the caller, so
-   its GEMMs use the threads). false: CT_ERR_OOM recorded for op. */
+/* Runs task over ntasks with a col buffer of col_len elements per thread slot (a single task
+   on the caller, so its GEMMs use the threads). false: CT_ERR_OOM recorded for op. */
 static bool ct__conv_run(const char *op, ct__conv_job *j, int64_t ntasks, size_t es,
-                         void (*task)(int64_t, int, void *))
+                         size_t col_len, void (*task)(int64_t, int, void *))
 {
     int nt = ntasks > 1 ? ct__parallel_threads() : 1;
     if (nt > ntasks) {
         nt = (int)ntasks;
     }
-    j->col_len = (size_t)((j->g.c * j->g.kh * j->g.kw) * (j->g.oh * j->g.ow));
-    j->col_len = (j->col_len + 15) / 16 * 16;
-    j->col = ct__malloc(es * j->col_len * (size_t)nt);
+    j->col_len = (col_len + 15) / 16 * 16;
+    j->col = j->col_len > 0 ? ct__malloc(es * j->col_len * (size_t)nt) : NULL;
     if (!j->col && j->col_len > 0) {
         ct__fail(CT_ERR_OOM, op, "out of memory");
         return false;
@@ -39411,8 +39579,14 @@ static bool ct__conv_run(const char *op, ct__conv_job *j, int64_t ntasks, size_t
     return true;
 }
 
-/* t's data as a dense (N, C, H, W) array: t's own when contiguous, else a copy in *owned
-   (freed by the caller). NULL: CT_ERR_OOM recorded. */
+/* The col buffer a conv job needs per image: C KK x OUT. */
+static size_t ct__conv_col_len(const ct__conv_geom *g)
+{
+    return (size_t)(g->c * g->kn * g->outn);
+}
+
+/* t's data as a dense array: t's own when contiguous, else a copy in *owned (freed by the
+   caller). NULL: CT_ERR_OOM recorded. */
 static const void *ct__conv_dense(const char *op, const ct_tensor *t, int dims, void **owned)
 {
     *owned = NULL;
@@ -39435,34 +39609,52 @@ static const void *ct__conv_dense(const char *op, const ct_tensor *t, int dims, 
 }
 
 /* ---- aten::convolution ------------------------------------------------------------------ */
-static void ct__conv_shape_str(const int64_t *v, int n, char *buf, size_t cap)
+/* v[0..n) joined by sep into buf. */
+static void ct__conv_join(const int64_t *v, int n, const char *sep, char *buf, size_t cap)
 {
-    if (n == 1) {
-        snprintf(buf, cap, "%lld", (long long)v[0]);
-    } else {
-        snprintf(buf, cap, "%lld x %lld", (long long)v[0], (long long)v[1]);
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < n && used < cap; k++) {
+        int w = snprintf(buf + used, cap - used, "%s%lld", k ? sep : "", (long long)v[k]);
+        used += w > 0 ? (size_t)w : 0;
     }
+}
+
+/* PyTorch's output_padding message: 1-D as 2-D (height 0 / 1 / 1), 3-D with depth. */
+static void ct__conv_output_padding_fail(const char *op, const ct__conv_args *a)
+{
+    static const char *dim_names[3] = {"depth", "height", "width"};
+    static const char *kinds[3] = {"output_padding", "stride", "dilation"};
+    const int64_t *vals[3] = {a->output_padding, a->stride, a->dilation};
+    int nd = a->dims == 1 ? 2 : a->dims;
+    char s[400];
+    size_t used = 0;
+    for (int kind = 0; kind < 3; kind++) {
+        for (int e = 0; e < nd; e++) {
+            int d = e - (nd - a->dims);
+            int64_t v = d >= 0 ? vals[kind][d] : kind == 0 ? 0 : 1;
+            int w = snprintf(s + used, sizeof s - used, "%s%s_%s: %lld", used ? " " : "",
+                             kinds[kind], dim_names[3 - nd + e], (long long)v);
+            used += w > 0 && (size_t)w < sizeof s - used ? (size_t)w : 0;
+        }
+    }
+    ct__fail(CT_ERR_VALUE, op,
+             "output padding must be smaller than either stride or dilation, but got %s", s);
 }
 
 /* PyTorch's checks of the arguments (check_shape_forward / _convolution). */
 static bool ct__conv_check_args(const char *op, const ct__conv_args *a)
 {
-    for (int d = 0; d < a->dims; d++) {
-        if (a->stride[d] <= 0) {
-            ct__fail(CT_ERR_VALUE, op, "non-positive stride is not supported");
-            return false;
-        }
-    }
-    for (int d = 0; d < a->dims; d++) {
-        if (a->padding[d] < 0) {
-            ct__fail(CT_ERR_VALUE, op, "negative padding is not supported");
-            return false;
-        }
-    }
-    for (int d = 0; d < a->dims; d++) {
-        if (a->dilation[d] <= 0) {
-            ct__fail(CT_ERR_VALUE, op, "non-positive dilation is not supported");
-            return false;
+    static const char *msgs[3] = {"non-positive stride is not supported",
+                                  "negative padding is not supported",
+                                  "non-positive dilation is not supported"};
+    const int64_t *vals[3] = {a->stride, a->padding, a->dilation};
+    for (int kind = 0; kind < 3; kind++) {
+        for (int d = 0; d < a->dims; d++) {
+            if (vals[kind][d] < (kind == 1 ? 0 : 1)) {
+                ct__fail(CT_ERR_VALUE, op, "%s", msgs[kind]);
+                return false;
+            }
         }
     }
     if (a->groups <= 0) {
@@ -39472,22 +39664,7 @@ static bool ct__conv_check_args(const char *op, const ct__conv_args *a)
     for (int d = 0; a->transposed && d < a->dims; d++) {
         if (a->output_padding[d] < 0 ||
             (a->output_padding[d] >= a->stride[d] && a->output_padding[d] >= a->dilation[d])) {
-            char s[200];
-            if (a->dims == 2) {
-                snprintf(s, sizeof s, "output_padding_height: %lld output_padding_width: %lld "
-                         "stride_height: %lld stride_width: %lld dilation_height: %lld "
-                         "dilation_width: %lld", (long long)a->output_padding[0],
-                         (long long)a->output_padding[1], (long long)a->stride[0],
-                         (long long)a->stride[1], (long long)a->dilation[0],
-                         (long long)a->dilation[1]);
-            } else {
-                snprintf(s, sizeof s, "output_padding: %lld stride: %lld dilation: %lld",
-                         (long long)a->output_padding[0], (long long)a->stride[0],
-                         (long long)a->dilation[0]);
-            }
-            ct__fail(CT_ERR_VALUE, op,
-                     "output padding must be smaller than either stride or dilation, but got %s",
-                     s);
+            ct__conv_output_padding_fail(op, a);
             return false;
         }
     }
@@ -39499,8 +39676,11 @@ static bool ct__conv_check_shapes(const char *op, const ct_tensor *x, const ct_t
                                   const ct_tensor *bias, const ct__conv_args *a)
 {
     char ws[96], xs[96], bs[96];
+    int64_t xsz[CT_MAX_DIMS + 1] = {1}; /* unbatched input as PyTorch reports it: N = 1 */
+    int lead = x->ndim == a->dims + 1;
+    memcpy(xsz + lead, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
     ct__shape_str(w->sizes, w->ndim, ws, sizeof ws);
-    ct__shape_str(x->sizes, x->ndim, xs, sizeof xs);
+    ct__shape_str(xsz, x->ndim + lead, xs, sizeof xs);
     int64_t cin = x->sizes[x->ndim - a->dims - 1];
     if (w->sizes[0] < a->groups) {
         ct__fail(CT_ERR_SHAPE, op, "Given groups=%lld, expected weight to be at least %lld at "
@@ -39543,26 +39723,25 @@ static bool ct__conv_check_shapes(const char *op, const ct_tensor *x, const ct_t
 static bool ct__conv_check_sizes(const char *op, const ct_tensor *x, const ct_tensor *w,
                                  const ct__conv_args *a, const int64_t *out)
 {
-    int64_t in[2] = {0, 0}, ker[2] = {0, 0}, o[2] = {0, 0};
-    char si[64], sk[64], so[64];
+    int64_t in[3] = {0, 0, 0}, ker[3] = {0, 0, 0};
+    char si[96], sk[96], so[96];
     bool bad_kernel = false, bad_out = false;
     for (int d = 0; d < a->dims; d++) {
         int64_t k = w->sizes[2 + d], h = x->sizes[x->ndim - a->dims + d];
         in[d] = a->transposed ? h : h + 2 * a->padding[d];
         ker[d] = a->dilation[d] * (k - 1) + 1;
-        o[d] = out[d];
         bad_kernel = bad_kernel || (!a->transposed && in[d] < ker[d]);
         bad_out = bad_out || out[d] <= 0;
     }
-    ct__conv_shape_str(in, a->dims, si, sizeof si);
+    ct__conv_join(in, a->dims, " x ", si, sizeof si);
     if (bad_kernel) {
-        ct__conv_shape_str(ker, a->dims, sk, sizeof sk);
+        ct__conv_join(ker, a->dims, " x ", sk, sizeof sk);
         ct__fail(CT_ERR_SHAPE, op, "Calculated padded input size per channel: (%s). Kernel size: "
                  "(%s). Kernel size can't be greater than actual input size", si, sk);
         return false;
     }
     if (bad_out) {
-        ct__conv_shape_str(o, a->dims, so, sizeof so);
+        ct__conv_join(out, a->dims, " x ", so, sizeof so);
         ct__fail(CT_ERR_SHAPE, op, "Given input size per channel: (%s). Calculated output size "
                  "per channel: (%s). Output size is too small", si, so);
         return false;
@@ -39589,12 +39768,11 @@ static bool ct__conv_meta(ct_op_call *c)
         return false;
     }
     ct__conv_geom g = ct__conv_geom_of(x, w, &a);
-    int64_t sp[2] = {a.transposed ? g.ih : g.oh, a.transposed ? g.iw : g.ow};
-    const int64_t *spd = a.dims == 2 ? sp : sp + 1;
+    const int64_t *spd = (a.transposed ? g.in : g.out) + (3 - a.dims);
     if (!ct__conv_check_sizes(c->fn, x, w, &a, spd)) {
         return false;
     }
-    int64_t sizes[4];
+    int64_t sizes[5];
     int nd = 0;
     if (x->ndim == a.dims + 2) {
         sizes[nd++] = x->sizes[0];
@@ -39627,7 +39805,7 @@ static ct_status ct__conv_kernel(ct_op_call *c)
         j.y = ct__data(c->outputs[0]);
     }
     bool ok = j.w && (a.transposed ? j.dy != NULL : true) &&
-              ct__conv_run(c->fn, &j, j.g.n, ct_dtype_size(c->dtype),
+              ct__conv_run(c->fn, &j, j.g.n, ct_dtype_size(c->dtype), ct__conv_col_len(&j.g),
                            c->dtype == CT_FLOAT32 ? ct__conv_fwd_task_f32 : ct__conv_fwd_task_f64);
     ct__free(own_w);
     ct__free(own_x);
@@ -39687,7 +39865,7 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
         ct__fail(CT_ERR_OOM, c->fn, "out of memory");
     }
     if (ok && (mask[0] || mask[1]) && j.g.n > 0) {
-        ok = ct__conv_run(c->fn, &j, j.nchunks, es,
+        ok = ct__conv_run(c->fn, &j, j.nchunks, es, ct__conv_col_len(&j.g),
                           f32 ? ct__conv_bwd_task_f32 : ct__conv_bwd_task_f64);
     }
     if (ok && mask[1]) {
@@ -39717,7 +39895,7 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
-/* 2 x (multiply-adds) of the conv view: its output's size times Cg kh kw. */
+/* 2 x (multiply-adds) of the conv view: its output's size times Cg KK. */
 static double ct__conv_flops(const ct_op_call *c)
 {
     const ct_tensor *w = c->inputs[1];
@@ -39734,47 +39912,438 @@ static const ct_op ct__op_convolution_backward = {
     "ct_backward (ConvolutionBackward0)", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
     ct__conv_bw_meta, CT__K_FLOAT(ct__conv_bw_kernel), NULL, NULL, NULL, 0u, NULL, NULL};
 
-/* The node's integers: dims, stride[2], padding[2], dilation[2], transposed,
-   output_padding[2], groups. */
+/* ---- aten::im2col / aten::col2im (F.unfold / F.fold) ------------------------------------- */
+/* The sliding-block arguments: kernel_size, dilation, padding, stride (dims each) and, for
+   col2im, output_size; attrs in that order after output_size. */
+typedef struct ct__fold_args {
+    int dims;
+    int64_t k[3], dl[3], p[3], s[3], size[3];
+} ct__fold_args;
+
+static ct__fold_args ct__fold_args_of(const ct_op_call *c, int k)
+{
+    static const int slots[4] = {0, 1, 2, 3};
+    ct__fold_args a;
+    memset(&a, 0, sizeof a);
+    int64_t *dst[4] = {a.k, a.dl, a.p, a.s};
+    a.dims = ct__conv_attr_lists(c, k, dst, slots, 4);
+    return a;
+}
+
+/* floor(a / b) for b > 0 (PyTorch's div_rtn). */
+static int64_t ct__conv_div_floor(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return q * b > a ? q - 1 : q;
+}
+
+/* The number of sliding blocks along each dim (may be < 1). */
+static void ct__fold_blocks(const ct__fold_args *a, const int64_t *in, int64_t *blocks)
+{
+    for (int d = 0; d < a->dims; d++) {
+        blocks[d] = ct__conv_div_floor(in[d] + 2 * a->p[d] - (a->dl[d] * (a->k[d] - 1) + 1),
+                                       a->s[d]) + 1;
+    }
+}
+
+/* PyTorch's im2col/col2im argument checks, in its order (kinds: 0 kernel, 1 dilation,
+   2 padding, 3 stride). */
+static bool ct__fold_check_args(const char *op, const ct__fold_args *a, const int *order)
+{
+    static const char *what[4] = {"kernel size should be greater than zero",
+                                  "dilation should be greater than zero",
+                                  "padding should be non-negative",
+                                  "stride should be greater than zero"};
+    static const char *label[4] = {"kernel", "dilation", "pad", "stride"};
+    static const char *dim_names[3] = {"depth", "height", "width"};
+    const int64_t *vals[4] = {a->k, a->dl, a->p, a->s};
+    for (int e = 0; e < 4; e++) {
+        int kind = order[e];
+        bool bad = false;
+        char s[200];
+        size_t used = 0;
+        for (int d = 0; d < a->dims; d++) {
+            bad = bad || vals[kind][d] < (kind == 2 ? 0 : 1);
+            int w = snprintf(s + used, sizeof s - used, "%s%s_%s: %lld", d ? " " : "", label[kind],
+                             dim_names[3 - a->dims + d], (long long)vals[kind][d]);
+            used += w > 0 && (size_t)w < sizeof s - used ? (size_t)w : 0;
+        }
+        if (bad) {
+            ct__fail(CT_ERR_VALUE, op, "%s, but got %s", what[kind], s);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "kernel_size=(2, 2), dilation=(1, 1), padding=(0, 0)" and, with stride, ", stride=(1, 1)" */
+static void ct__fold_args_str(const ct__fold_args *a, bool stride, char *buf, size_t cap)
+{
+    char k[64], dl[64], p[64], s[64];
+    ct__conv_join(a->k, a->dims, ", ", k, sizeof k);
+    ct__conv_join(a->dl, a->dims, ", ", dl, sizeof dl);
+    ct__conv_join(a->p, a->dims, ", ", p, sizeof p);
+    ct__conv_join(a->s, a->dims, ", ", s, sizeof s);
+    snprintf(buf, cap, "kernel_size=(%s), dilation=(%s), padding=(%s)%s%s%s", k, dl, p,
+             stride ? ", stride=(" : "", stride ? s : "", stride ? ")" : "");
+}
+
+/* Whether t is (N, C, spatial...) or unbatched with non-zero sizes but N (PyTorch's rule). */
+static bool ct__fold_check_ndim(const char *op, const ct_tensor *t, int want, const char *msg)
+{
+    bool ok = t->ndim == want || t->ndim == want - 1;
+    for (int d = t->ndim == want ? 1 : 0; ok && d < t->ndim; d++) {
+        ok = t->sizes[d] != 0;
+    }
+    if (!ok) {
+        char s[96];
+        ct__shape_str(t->sizes, t->ndim, s, sizeof s);
+        ct__fail(CT_ERR_SHAPE, op, "%s, but got: %s", msg, s);
+    }
+    return ok;
+}
+
+/* The geometry of im2col over t (conv view input (N, C, spatial), or unbatched) and a. */
+static ct__conv_geom ct__fold_geom(const ct__fold_args *a, int64_t n, int64_t c,
+                                   const int64_t *in)
+{
+    ct__conv_geom g;
+    ct__conv_geom_spatial(&g, a->dims, a->k, in, a->s, a->p, a->dl);
+    g.n = n;
+    g.c = c;
+    g.d = c;
+    g.g = 1;
+    return g;
+}
+
+/* Inputs: self (N, C, spatial) or (C, spatial); attrs: kernel_size, dilation, padding,
+   stride. Output (N, C KK, L). */
+static bool ct__im2col_meta(ct_op_call *c)
+{
+    static const int order[4] = {0, 1, 2, 3};
+    const ct_tensor *x = c->inputs[0];
+    ct__fold_args a = ct__fold_args_of(c, 0);
+    if (!ct__fold_check_args(c->fn, &a, order)) {
+        return false;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "Expected %dD or %dD (batch mode) tensor with possibly 0 batch size "
+             "and other non-zero dimensions for input", a.dims + 1, a.dims + 2);
+    if (!ct__fold_check_ndim(c->fn, x, a.dims + 2, msg)) {
+        return false;
+    }
+    const int64_t *in = x->sizes + x->ndim - a.dims;
+    int64_t blocks[3], L = 1;
+    ct__fold_blocks(&a, in, blocks);
+    bool bad = false;
+    for (int d = 0; d < a.dims; d++) {
+        bad = bad || blocks[d] < 1;
+        L *= blocks[d];
+    }
+    if (bad) {
+        char si[64], sb[64], sa[320];
+        ct__conv_join(in, a.dims, ", ", si, sizeof si);
+        ct__conv_join(blocks, a.dims, ", ", sb, sizeof sb);
+        ct__fold_args_str(&a, false, sa, sizeof sa);
+        ct__fail(CT_ERR_SHAPE, c->fn, "Given input with spatial size (%s), %s, calculated shape "
+                 "of the array of sliding blocks as (%s), but its components must be at least "
+                 "one.", si, sa, sb);
+        return false;
+    }
+    int64_t kk = 1, sizes[3];
+    for (int d = 0; d < a.dims; d++) {
+        kk *= a.k[d];
+    }
+    int nd = 0;
+    if (x->ndim == a.dims + 2) {
+        sizes[nd++] = x->sizes[0];
+    }
+    sizes[nd++] = x->sizes[x->ndim - a.dims - 1] * kk;
+    sizes[nd++] = L;
+    c->dtype = x->dtype;
+    return ct__op_output(c, sizes, nd, x->dtype) != NULL;
+}
+
+/* Inputs: self (N, C KK, L) or (C KK, L); attrs: output_size, kernel_size, dilation, padding,
+   stride. Output (N, C, output_size). */
+static bool ct__col2im_meta(ct_op_call *c)
+{
+    static const int order[4] = {0, 3, 1, 2};
+    const ct_tensor *x = c->inputs[0];
+    ct__fold_args a = ct__fold_args_of(c, 1);
+    const int64_t *out = c->attrs[0].ints;
+    if (!ct__fold_check_args(c->fn, &a, order) ||
+        !ct__fold_check_ndim(c->fn, x, 3, "Expected 2D or 3D (batch mode) tensor for input with "
+                             "possibly 0 batch size and non-zero dimensions for input")) {
+        return false;
+    }
+    int64_t kk = 1, blocks[3], L = 1, planes = x->sizes[x->ndim - 2];
+    char sk[64], sa[320], so[64], sb[64];
+    ct__conv_join(a.k, a.dims, ", ", sk, sizeof sk);
+    for (int d = 0; d < a.dims; d++) {
+        kk *= a.k[d];
+    }
+    if (planes % kk != 0) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Expected size of input's dimension 1 to be divisible by "
+                 "the product of kernel_size, but got input.size(1)=%lld and kernel_size=(%s).",
+                 (long long)planes, sk);
+        return false;
+    }
+    ct__fold_blocks(&a, out, blocks);
+    bool bad = false;
+    for (int d = 0; d < a.dims; d++) {
+        L *= blocks[d];
+        bad = bad || blocks[d] < 1;
+    }
+    ct__fold_args_str(&a, true, sa, sizeof sa);
+    ct__conv_join(out, a.dims, ", ", so, sizeof so);
+    ct__conv_join(blocks, a.dims, " * ", sb, sizeof sb);
+    if (x->sizes[x->ndim - 1] != L) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Given output_size=(%s), %s, expected size of input's "
+                 "dimension 2 to match the calculated number of sliding blocks %s = %lld, but got "
+                 "input.size(2)=%lld.", so, sa, sb, (long long)L,
+                 (long long)x->sizes[x->ndim - 1]);
+        return false;
+    }
+    if (bad) {
+        ct__conv_join(blocks, a.dims, ", ", sb, sizeof sb);
+        ct__fail(CT_ERR_SHAPE, c->fn, "Given output_size=(%s), %s, calculated shape of the array "
+                 "of sliding blocks as (%s), which is too small (non-positive)", so, sa, sb);
+        return false;
+    }
+    int64_t sizes[5];
+    int nd = 0;
+    if (x->ndim == 3) {
+        sizes[nd++] = x->sizes[0];
+    }
+    sizes[nd++] = planes / kk;
+    for (int d = 0; d < a.dims; d++) {
+        sizes[nd++] = out[d];
+    }
+    c->dtype = x->dtype;
+    return ct__op_output(c, sizes, nd, x->dtype) != NULL;
+}
+
+/* im2col (trans false: inputs[0] is the image) or col2im (true: inputs[0] is col), per image. */
+static ct_status ct__fold_run(ct_op_call *c, bool trans)
+{
+    const ct_tensor *x = c->inputs[0], *img = trans ? c->outputs[0] : x;
+    ct__fold_args a = ct__fold_args_of(c, trans ? 1 : 0);
+    bool batched = img->ndim == a.dims + 2;
+    ct__conv_job j;
+    memset(&j, 0, sizeof j);
+    j.g = ct__fold_geom(&a, batched ? img->sizes[0] : 1, img->sizes[batched ? 1 : 0],
+                        img->sizes + img->ndim - a.dims);
+    j.trans = trans;
+    void *own = NULL;
+    if (trans) {
+        j.dy = ct__conv_dense(c->fn, x, 1, &own);
+        j.dx = ct__data(c->outputs[0]);
+    } else {
+        j.x = ct__data(x);
+        j.xv = ct__conv_view_of(x, a.dims);
+        j.y = ct__data(c->outputs[0]);
+    }
+    bool f32 = c->dtype == CT_FLOAT32;
+    bool ok = (!trans || j.dy) &&
+              ct__conv_run(c->fn, &j, j.g.n, ct_dtype_size(c->dtype), 0,
+                           f32 ? ct__conv_fold_task_f32 : ct__conv_fold_task_f64);
+    ct__free(own);
+    return ok ? CT_OK : ct_error_code();
+}
+
+static ct_status ct__im2col_kernel(ct_op_call *c)
+{
+    return ct__fold_run(c, false);
+}
+
+static ct_status ct__col2im_kernel(ct_op_call *c)
+{
+    return ct__fold_run(c, true);
+}
+
+/* The node's integers: the args with the image's spatial size (im2col's input, col2im's
+   output_size) in size, as bytes. */
+typedef char ct__fold_args_fit[sizeof(ct__fold_args) <= sizeof(((ct_node *)0)->i) ? 1 : -1];
+
+static void ct__fold_record(ct_node *n, const ct_op_call *c)
+{
+    bool col2im = c->n_attrs == 5;
+    ct__fold_args a = ct__fold_args_of(c, col2im ? 1 : 0);
+    const ct_tensor *img = col2im ? c->outputs[0] : c->inputs[0];
+    memcpy(a.size, img->sizes + img->ndim - a.dims, sizeof(int64_t) * (size_t)a.dims);
+    memcpy(n->i, &a, sizeof a);
+}
+
+static ct_tensor *ct__im2col(const char *fn, const ct_tensor *x, const ct__fold_args *a);
+static ct_tensor *ct__col2im(const char *fn, const ct_tensor *x, const ct__fold_args *a);
+
+/* im2col and col2im are each other's adjoint. */
+static void ct__im2col_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__fold_args a;
+    memcpy(&a, n->i, sizeof a);
+    gi[0] = ct__col2im("ct_backward", g, &a);
+}
+
+static void ct__col2im_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
+{
+    ct__fold_args a;
+    memcpy(&a, n->i, sizeof a);
+    gi[0] = ct__im2col("ct_backward", g, &a);
+}
+
+static const ct_op ct__op_im2col = {
+    "aten::im2col", "im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, "
+    "int[2] stride) -> Tensor", "ct_unfold", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
+    ct__im2col_meta, CT__K_FLOAT(ct__im2col_kernel), NULL, "Im2ColBackward0",
+    ct__im2col_backward, 0u, ct__fold_record, NULL};
+
+static const ct_op ct__op_col2im = {
+    "aten::col2im",
+    "col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] "
+    "padding, int[2] stride) -> Tensor",
+    "ct_fold", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__col2im_meta,
+    CT__K_FLOAT(ct__col2im_kernel), NULL, "Col2ImBackward0", ct__col2im_backward, 0u,
+    ct__fold_record, NULL};
+
+/* Appends a's kernel_size, dilation, padding, stride to a call. */
+static void ct__fold_call_args(ct_op_call *c, const ct__fold_args *a)
+{
+    ct__call_ints(c, a->k, a->dims);
+    ct__call_ints(c, a->dl, a->dims);
+    ct__call_ints(c, a->p, a->dims);
+    ct__call_ints(c, a->s, a->dims);
+}
+
+static ct_tensor *ct__im2col(const char *fn, const ct_tensor *x, const ct__fold_args *a)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_im2col, fn, &x, 1);
+    ct__fold_call_args(&c, a);
+    return ct__dispatch(&c);
+}
+
+/* col2im to the spatial size a->size. */
+static ct_tensor *ct__col2im(const char *fn, const ct_tensor *x, const ct__fold_args *a)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_col2im, fn, &x, 1);
+    ct__call_ints(&c, a->size, a->dims);
+    ct__fold_call_args(&c, a);
+    return ct__dispatch(&c);
+}
+
+/* ---- convolution's autograd ---------------------------------------------------------------- */
+/* The node's integers: the args as bytes, then the bias size (-1: none) in the last. */
+typedef char ct__conv_args_fit[sizeof(ct__conv_args) < sizeof(((ct_node *)0)->i) ? 1 : -1];
+enum { CT__CONV_BIAS_SLOT = (int)(sizeof(((ct_node *)0)->i) / sizeof(int64_t)) - 1 };
+
 static void ct__conv_record(ct_node *n, const ct_op_call *c)
 {
     ct__conv_args a = ct__conv_args_of(c, 0);
-    int64_t v[12] = {a.dims,       a.stride[0],         a.stride[1],
-                     a.padding[0], a.padding[1],        a.dilation[0],
-                     a.dilation[1], a.transposed,       a.output_padding[0],
-                     a.output_padding[1], a.groups,     c->inputs[2] ? c->inputs[2]->sizes[0] : -1};
-    memcpy(n->i, v, sizeof v);
+    memcpy(n->i, &a, sizeof a);
+    n->i[CT__CONV_BIAS_SLOT] = c->inputs[2] ? c->inputs[2]->sizes[0] : -1;
     ct__save(n, c->inputs[0]);
     ct__save(n, c->inputs[1]);
 }
 
-/* Gradients of input, weight and bias by aten::convolution_backward. Its kernel records no
-   history, so a backward with create_graph (double backward) fails instead of returning
-   gradients that would differentiate as constants. */
+static ct_tensor *ct__conv_dispatch(const char *fn, const ct_tensor *const *in,
+                                    const ct__conv_args *a);
+
+/* grad input with differentiable ops: the convolution with `transposed` flipped, cut to x's
+   size where output_padding made the transposed op's output longer than its conv's input. */
+static ct_tensor *ct__conv_grad_input(const ct__conv_args *a, const ct_tensor *g,
+                                      const ct_tensor *x, const ct_tensor *w)
+{
+    ct__conv_args b = *a;
+    b.transposed = !a->transposed;
+    for (int d = 0; d < a->dims; d++) { /* the transposed op's size must reach x's */
+        int64_t k = w->sizes[2 + d], want = x->sizes[x->ndim - a->dims + d];
+        int64_t got = ct__conv_transposed_size(&b, d, g->sizes[g->ndim - a->dims + d], k);
+        b.output_padding[d] = a->transposed ? 0 : want - got;
+    }
+    const ct_tensor *in[3] = {g, w, NULL};
+    ct_tensor *r = ct__conv_dispatch("ct_backward", in, &b);
+    for (int d = 0; r && d < a->dims; d++) {
+        int64_t dim = x->ndim - a->dims + d;
+        r = r->sizes[dim] > x->sizes[dim] ? ct_narrow(r, dim, 0, x->sizes[dim]) : r;
+    }
+    return r;
+}
+
+/* grad weight with differentiable ops: per group, the sum over images of the conv view's
+   output grad (Dg, OUT) times im2col of its input (Kg, OUT) transposed. */
+static ct_tensor *ct__conv_grad_weight(const ct__conv_args *a, const ct_tensor *g,
+                                       const ct_tensor *x, const ct_tensor *w)
+{
+    const ct_tensor *cx = a->transposed ? g : x, *cdy = a->transposed ? x : g;
+    ct__fold_args f;
+    memset(&f, 0, sizeof f);
+    f.dims = a->dims;
+    for (int d = 0; d < a->dims; d++) {
+        f.k[d] = w->sizes[2 + d];
+        f.dl[d] = a->dilation[d];
+        f.p[d] = a->padding[d];
+        f.s[d] = a->stride[d];
+    }
+    bool batched = cx->ndim == a->dims + 2;
+    ct_tensor *cols = ct__im2col("ct_backward", batched ? cx : ct_unsqueeze(cx, 0), &f);
+    int64_t n = batched ? cx->sizes[0] : 1, blocks[3], sh[5] = {n, 0, 0, 0, 0};
+    int64_t cs[4] = {n, a->groups, -1, 1};
+    const int64_t *want = cdy->sizes + cdy->ndim - a->dims;
+    bool cut = false; /* output_padding >= stride: the conv view reads fewer blocks */
+    ct__fold_blocks(&f, cx->sizes + cx->ndim - a->dims, blocks);
+    for (int d = 0; d < a->dims; d++) {
+        sh[2 + d] = blocks[d];
+        cut = cut || blocks[d] != want[d];
+        cs[3] *= want[d];
+    }
+    sh[1] = cols ? cols->sizes[1] : 0;
+    cols = cut ? ct_reshape(cols, sh, 2 + a->dims) : cols;
+    for (int d = 0; cut && d < a->dims; d++) {
+        cols = ct_narrow(cols, 2 + d, 0, want[d]);
+    }
+    ct_tensor *dy = ct_reshape(cdy, cs, 4);
+    ct_tensor *prod = ct_matmul(dy, ct_transpose(ct_reshape(cols, cs, 4), -1, -2));
+    return ct_reshape(ct_sum_dim(prod, 0, false), w->sizes, w->ndim);
+}
+
+/* The gradients of a convolution written with differentiable ops (create_graph). */
+static void ct__conv_backward_graph(const ct__conv_args *a, const ct_tensor *g,
+                                    const ct_tensor *x, const ct_tensor *w, const int64_t *mask,
+                                    ct_tensor **gi)
+{
+    gi[0] = mask[0] ? ct__conv_grad_input(a, g, x, w) : NULL;
+    gi[1] = mask[1] ? ct__conv_grad_weight(a, g, x, w) : NULL;
+    if (mask[2]) {
+        int64_t dims[4], nd = 0;
+        for (int64_t d = 0; d < g->ndim; d++) {
+            if (d != g->ndim - a->dims - 1) {
+                dims[nd++] = d;
+            }
+        }
+        gi[2] = ct_sum_dims(g, dims, (int)nd, false);
+    }
+}
+
+/* Gradients of input, weight and bias: aten::convolution_backward's fused kernel, or under
+   create_graph (double backward) the same gradients from differentiable ops. */
 static void ct__conv_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     const ct_tensor *x = ct__saved(n, 0), *w = ct__saved(n, 1);
     if (!x || !w) {
         return;
     }
-    if (ct_is_grad_enabled()) {
-        ct__fail(CT_ERR_UNSUPPORTED, "ct_backward", "double backward (create_graph) through "
-                 "ConvolutionBackward0 is not supported yet");
-        return;
-    }
     ct__conv_args a;
-    a.dims = (int)n->i[0];
-    for (int d = 0; d < 2; d++) {
-        a.stride[d] = n->i[1 + d];
-        a.padding[d] = n->i[3 + d];
-        a.dilation[d] = n->i[5 + d];
-        a.output_padding[d] = n->i[8 + d];
-    }
-    a.transposed = n->i[7] != 0;
-    a.groups = n->i[10];
-    int64_t bias_sizes = n->i[11];
+    memcpy(&a, n->i, sizeof a);
+    int64_t bias_sizes = n->i[CT__CONV_BIAS_SLOT];
     int64_t mask[3] = {ct__needs_grad(n, 0), ct__needs_grad(n, 1),
                        n->n_next > 2 && ct__needs_grad(n, 2)};
+    if (ct_is_grad_enabled()) {
+        ct__conv_backward_graph(&a, g, x, w, mask, gi);
+        return;
+    }
     const ct_tensor *in[3] = {g, x, w};
     ct_op_call c;
     ct__call_init(&c, &ct__op_convolution_backward, "ct_convolution_backward", in, 3);
@@ -39793,9 +40362,19 @@ static const ct_op ct__op_convolution = {
     "aten::convolution",
     "convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, "
     "SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor",
-    "ct_conv1d ct_conv2d ct_conv_transpose1d ct_conv_transpose2d", CT_OP_OTHER,
-    CT_AUTOCAST_NONE, 0, 1u << 2, NULL, ct__conv_meta, CT__K_FLOAT(ct__conv_kernel), NULL,
-    "ConvolutionBackward0", ct__conv_backward, 0u, ct__conv_record, ct__conv_flops};
+    "ct_conv1d ct_conv2d ct_conv3d ct_conv_transpose1d ct_conv_transpose2d ct_conv_transpose3d",
+    CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 1u << 2, NULL, ct__conv_meta, CT__K_FLOAT(ct__conv_kernel),
+    NULL, "ConvolutionBackward0", ct__conv_backward, 0u, ct__conv_record, ct__conv_flops};
+
+/* aten::convolution on in = {input, weight, bias or NULL}. */
+static ct_tensor *ct__conv_dispatch(const char *fn, const ct_tensor *const *in,
+                                    const ct__conv_args *a)
+{
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_convolution, fn, in, 3);
+    ct__conv_call_args(&c, a);
+    return ct__dispatch(&c);
+}
 
 CT__GLUE_BEGIN
 /* ---- public functions ------------------------------------------------------------------ */
@@ -39803,7 +40382,7 @@ ct_conv_opts ct_conv_defaults(void)
 {
     ct_conv_opts o;
     memset(&o, 0, sizeof o);
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 3; d++) {
         o.stride[d] = 1;
         o.dilation[d] = 1;
     }
@@ -39829,7 +40408,7 @@ static bool ct__conv_resolve(const char *fn, const char *name, const ct_tensor *
     a->dims = dims;
     a->transposed = transposed;
     a->groups = o->groups;
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 3; d++) {
         a->stride[d] = o->stride[d];
         a->dilation[d] = o->dilation[d];
         a->output_padding[d] = transposed ? o->output_padding[d] : 0;
@@ -39872,10 +40451,15 @@ static ct_tensor *ct__conv_pad_right(const ct_tensor *x, int dims, const int64_t
     return r;
 }
 
-static ct_tensor *ct__conv(const char *fn, const char *name, int dims, bool transposed,
-                           const ct_tensor *x, const ct_tensor *w, const ct_tensor *bias,
-                           const ct_conv_opts *opts)
+/* The public names of the convolutions: [transposed][dims - 1]. */
+static const char *const ct__conv_fns[2][3] = {
+    {"ct_conv1d", "ct_conv2d", "ct_conv3d"},
+    {"ct_conv_transpose1d", "ct_conv_transpose2d", "ct_conv_transpose3d"}};
+
+static ct_tensor *ct__conv(int dims, bool transposed, const ct_tensor *x, const ct_tensor *w,
+                           const ct_tensor *bias, const ct_conv_opts *opts)
 {
+    const char *fn = ct__conv_fns[transposed][dims - 1], *name = fn + 3;
     if (ct__null(fn, x) || ct__null(fn, w) || (bias && ct__null(fn, bias))) {
         return NULL;
     }
@@ -39888,7 +40472,7 @@ static ct_tensor *ct__conv(const char *fn, const char *name, int dims, bool tran
     }
     ct_conv_opts o = opts ? *opts : ct_conv_defaults();
     ct__conv_args a;
-    int64_t extra[2];
+    int64_t extra[3];
     if (!ct__conv_resolve(fn, name, w, &o, dims, transposed, &a, extra)) {
         return NULL;
     }
@@ -39898,15 +40482,12 @@ static ct_tensor *ct__conv(const char *fn, const char *name, int dims, bool tran
         return NULL;
     }
     const ct_tensor *in[3] = {x, w, bias};
-    ct_op_call c;
-    bool pad = extra[0] != 0 || extra[1] != 0;
+    bool pad = extra[0] != 0 || extra[1] != 0 || extra[2] != 0;
     if (pad) {
         ct_scope_begin();
         in[0] = ct__conv_pad_right(x, dims, extra);
     }
-    ct__call_init(&c, &ct__op_convolution, fn, in, 3);
-    ct__conv_call_args(&c, &a);
-    ct_tensor *r = in[0] ? ct__dispatch(&c) : NULL;
+    ct_tensor *r = in[0] ? ct__conv_dispatch(fn, in, &a) : NULL;
     if (pad) {
         r = ct_keep(r);
         ct_scope_end();
@@ -39914,30 +40495,89 @@ static ct_tensor *ct__conv(const char *fn, const char *name, int dims, bool tran
     return r;
 }
 
-ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
-                     const ct_conv_opts *opts)
-{
-    return ct__conv("ct_conv2d", "conv2d", 2, false, input, weight, bias, opts);
-}
-
 ct_tensor *ct_conv1d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
                      const ct_conv_opts *opts)
 {
-    return ct__conv("ct_conv1d", "conv1d", 1, false, input, weight, bias, opts);
+    return ct__conv(1, false, input, weight, bias, opts);
 }
 
-ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight,
-                               const ct_tensor *bias, const ct_conv_opts *opts)
+ct_tensor *ct_conv2d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                     const ct_conv_opts *opts)
 {
-    return ct__conv("ct_conv_transpose2d", "conv_transpose2d", 2, true, input, weight, bias,
-                    opts);
+    return ct__conv(2, false, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv3d(const ct_tensor *input, const ct_tensor *weight, const ct_tensor *bias,
+                     const ct_conv_opts *opts)
+{
+    return ct__conv(3, false, input, weight, bias, opts);
 }
 
 ct_tensor *ct_conv_transpose1d(const ct_tensor *input, const ct_tensor *weight,
                                const ct_tensor *bias, const ct_conv_opts *opts)
 {
-    return ct__conv("ct_conv_transpose1d", "conv_transpose1d", 1, true, input, weight, bias,
-                    opts);
+    return ct__conv(1, true, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv_transpose2d(const ct_tensor *input, const ct_tensor *weight,
+                               const ct_tensor *bias, const ct_conv_opts *opts)
+{
+    return ct__conv(2, true, input, weight, bias, opts);
+}
+
+ct_tensor *ct_conv_transpose3d(const ct_tensor *input, const ct_tensor *weight,
+                               const ct_tensor *bias, const ct_conv_opts *opts)
+{
+    return ct__conv(3, true, input, weight, bias, opts);
+}
+
+/* ---- F.unfold / F.fold ------------------------------------------------------------------- */
+ct_fold_opts ct_fold_defaults(void)
+{
+    ct_fold_opts o;
+    for (int d = 0; d < 2; d++) {
+        o.dilation[d] = 1;
+        o.padding[d] = 0;
+        o.stride[d] = 1;
+    }
+    return o;
+}
+
+/* The 2-D sliding-block args from kernel_size, output_size (fold) and opts. */
+static ct__fold_args ct__fold_args_from(const int64_t *kernel_size, const int64_t *output_size,
+                                        const ct_fold_opts *opts)
+{
+    ct_fold_opts o = opts ? *opts : ct_fold_defaults();
+    ct__fold_args a;
+    memset(&a, 0, sizeof a);
+    a.dims = 2;
+    for (int d = 0; d < 2; d++) {
+        a.k[d] = kernel_size[d];
+        a.dl[d] = o.dilation[d];
+        a.p[d] = o.padding[d];
+        a.s[d] = o.stride[d];
+        a.size[d] = output_size ? output_size[d] : 0;
+    }
+    return a;
+}
+
+ct_tensor *ct_unfold(const ct_tensor *input, const int64_t *kernel_size, const ct_fold_opts *opts)
+{
+    if (ct__null("ct_unfold", kernel_size)) {
+        return NULL;
+    }
+    ct__fold_args a = ct__fold_args_from(kernel_size, NULL, opts);
+    return ct__im2col("ct_unfold", input, &a);
+}
+
+ct_tensor *ct_fold(const ct_tensor *input, const int64_t *output_size, const int64_t *kernel_size,
+                   const ct_fold_opts *opts)
+{
+    if (ct__null("ct_fold", output_size) || ct__null("ct_fold", kernel_size)) {
+        return NULL;
+    }
+    ct__fold_args a = ct__fold_args_from(kernel_size, output_size, opts);
+    return ct__col2im("ct_fold", input, &a);
 }
 
 /* ---- modules ----------------------------------------------------------------------------- */
@@ -39950,17 +40590,40 @@ typedef struct ct__conv_module {
 
 static const char *ct__conv_module_name(int dims, bool transposed)
 {
-    return transposed ? "ConvTranspose2d" : dims == 1 ? "Conv1d" : "Conv2d";
+    static const char *const names[2][3] = {{"Conv1d", "Conv2d", "Conv3d"},
+                                            {"ConvTranspose1d", "ConvTranspose2d",
+                                             "ConvTranspose3d"}};
+    return names[transposed][dims - 1];
 }
 
+/* PyTorch's _conv_forward: a padding_mode other than zeros pads with F.pad (the padding, or
+   'same''s left/right split) and convolves without padding. */
 static ct_tensor *ct__conv_module_forward(ct_module *m, const ct_tensor *x)
 {
+    static const ct_pad_mode modes[4] = {CT_PAD_CONSTANT, CT_PAD_REFLECT, CT_PAD_REPLICATE,
+                                         CT_PAD_CIRCULAR};
     const ct__conv_module *s = (const ct__conv_module *)ct_module_user(m);
-    const char *fn = s->transposed ? "ct_conv_transpose2d"
-                                   : s->dims == 1 ? "ct_conv1d" : "ct_conv2d";
-    return ct__conv(fn, s->transposed ? "conv_transpose2d" : s->dims == 1 ? "conv1d" : "conv2d",
-                    s->dims, s->transposed, x, ct_module_get_parameter(m, "weight"),
-                    ct_module_get_parameter(m, "bias"), &s->o);
+    const ct_tensor *w = ct_module_get_parameter(m, "weight");
+    if (s->o.padding_mode == CT_CONV_PADDING_MODE_ZEROS) {
+        return ct__conv(s->dims, s->transposed, x, w, ct_module_get_parameter(m, "bias"), &s->o);
+    }
+    ct_conv_opts o = s->o;
+    int64_t pad[6];
+    for (int d = 0; d < s->dims; d++) { /* (left, right) of the last dim first */
+        int64_t total = o.dilation[d] * (w->sizes[2 + d] - 1);
+        int64_t left = o.padding_type == CT_CONV_PADDING_SAME ? total / 2
+                       : o.padding_type == CT_CONV_PADDING_VALID ? 0 : o.padding[d];
+        int64_t right = o.padding_type == CT_CONV_PADDING_SAME ? total - left : left;
+        pad[2 * (s->dims - 1 - d)] = left;
+        pad[2 * (s->dims - 1 - d) + 1] = right;
+        o.padding[d] = 0;
+    }
+    o.padding_type = CT_CONV_PADDING_EXPLICIT;
+    ct_scope_begin();
+    ct_tensor *p = ct_pad(x, pad, 2 * s->dims, modes[s->o.padding_mode], 0.0);
+    ct_tensor *r = ct_keep(ct__conv(s->dims, false, p, w, ct_module_get_parameter(m, "bias"), &o));
+    ct_scope_end();
+    return r;
 }
 
 /* A float32 parameter registered on m, or NULL (the module holds the only reference). */
@@ -39979,12 +40642,15 @@ static ct_tensor *ct__conv_param(ct_module *m, const char *fn, const char *name,
 static bool ct__conv_module_check(const char *fn, int64_t cin, int64_t cout, const int64_t *k,
                                   int dims, bool transposed, const ct_conv_opts *o)
 {
-    static const char *modes[4] = {"zeros", "reflect", "replicate", "circular"};
     if (o->groups <= 0) {
         ct__fail(CT_ERR_VALUE, fn, "groups must be a positive integer");
         return false;
     }
-    if (cin <= 0 || cout <= 0 || k[0] <= 0 || k[dims - 1] <= 0) {
+    bool bad = cin <= 0 || cout <= 0;
+    for (int d = 0; d < dims; d++) {
+        bad = bad || k[d] <= 0;
+    }
+    if (bad) {
         ct__fail(CT_ERR_VALUE, fn, "in_channels (%lld), out_channels (%lld) and kernel_size must "
                  "be positive", (long long)cin, (long long)cout);
         return false;
@@ -39998,20 +40664,16 @@ static bool ct__conv_module_check(const char *fn, int64_t cin, int64_t cout, con
         return false;
     }
     if (o->padding_mode != CT_CONV_PADDING_MODE_ZEROS && transposed) {
-        ct__fail(CT_ERR_VALUE, fn, "Only \"zeros\" padding mode is supported for ConvTranspose2d");
-        return false;
-    }
-    if (o->padding_mode != CT_CONV_PADDING_MODE_ZEROS) {
-        ct__fail(CT_ERR_VALUE, fn, "padding_mode='%s' is not supported yet",
-                 modes[o->padding_mode]);
+        ct__fail(CT_ERR_VALUE, fn, "Only \"zeros\" padding mode is supported for %s",
+                 ct__conv_module_name(dims, transposed));
         return false;
     }
     if (!ct__check_enum(fn, "padding", (int)o->padding_type, 3)) {
         return false;
     }
     if (transposed && o->padding_type != CT_CONV_PADDING_EXPLICIT) {
-        ct__fail(CT_ERR_VALUE, fn, "conv_transpose2d(): argument 'padding' must be tuple of ints, "
-                 "not str");
+        ct__fail(CT_ERR_VALUE, fn, "%s(): argument 'padding' must be tuple of ints, not str",
+                 ct__conv_fns[1][dims - 1] + 3);
         return false;
     }
     for (int d = 0; d < dims && o->padding_type == CT_CONV_PADDING_SAME; d++) {
@@ -40045,7 +40707,8 @@ static ct_module *ct__conv_module_new(const char *fn, int dims, bool transposed,
         ct__free(s);
         return NULL;
     }
-    int64_t ws[4] = {transposed ? cin : cout, (transposed ? cout : cin) / o.groups, k[0], k[1]};
+    int64_t ws[5] = {transposed ? cin : cout, (transposed ? cout : cin) / o.groups, k[0], k[1],
+                     k[2]};
     ct_tensor *w = ct__conv_param(m, fn, "weight", ws, dims + 2);
     bool ok =
         w && ct_init_kaiming_uniform_(w, sqrt(5.0), CT_FAN_IN, CT_NONLINEARITY_LEAKY_RELU, NULL);
@@ -40063,24 +40726,31 @@ static ct_module *ct__conv_module_new(const char *fn, int dims, bool transposed,
     return m;
 }
 
-ct_module *ct_conv2d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_h,
-                         int64_t kernel_w, const ct_conv_opts *opts)
-{
-    int64_t k[2] = {kernel_h, kernel_w};
-    return ct__conv_module_new("ct_conv2d_new", 2, false, in_channels, out_channels, k, opts);
-}
-
 ct_module *ct_conv1d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_size,
                          const ct_conv_opts *opts)
 {
-    int64_t k[2] = {kernel_size, 1};
+    int64_t k[3] = {kernel_size, 1, 1};
     return ct__conv_module_new("ct_conv1d_new", 1, false, in_channels, out_channels, k, opts);
+}
+
+ct_module *ct_conv2d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_h,
+                         int64_t kernel_w, const ct_conv_opts *opts)
+{
+    int64_t k[3] = {kernel_h, kernel_w, 1};
+    return ct__conv_module_new("ct_conv2d_new", 2, false, in_channels, out_channels, k, opts);
+}
+
+ct_module *ct_conv3d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_d,
+                         int64_t kernel_h, int64_t kernel_w, const ct_conv_opts *opts)
+{
+    int64_t k[3] = {kernel_d, kernel_h, kernel_w};
+    return ct__conv_module_new("ct_conv3d_new", 3, false, in_channels, out_channels, k, opts);
 }
 
 ct_module *ct_conv_transpose2d_new(int64_t in_channels, int64_t out_channels, int64_t kernel_h,
                                    int64_t kernel_w, const ct_conv_opts *opts)
 {
-    int64_t k[2] = {kernel_h, kernel_w};
+    int64_t k[3] = {kernel_h, kernel_w, 1};
     return ct__conv_module_new("ct_conv_transpose2d_new", 2, true, in_channels, out_channels, k,
                                opts);
 }
@@ -40108,6 +40778,11 @@ ct_tensor *ct_conv1d_forward(ct_module *m, const ct_tensor *input)
 ct_tensor *ct_conv2d_forward(ct_module *m, const ct_tensor *input)
 {
     return ct__conv_typed_forward("ct_conv2d_forward", 2, false, m, input);
+}
+
+ct_tensor *ct_conv3d_forward(ct_module *m, const ct_tensor *input)
+{
+    return ct__conv_typed_forward("ct_conv3d_forward", 3, false, m, input);
 }
 
 ct_tensor *ct_conv_transpose2d_forward(ct_module *m, const ct_tensor *input)
@@ -50940,6 +51615,8 @@ static const ct_op *const ct__registry[] = {
     /* nn/conv.c */
     &ct__op_convolution,
     &ct__op_convolution_backward,
+    &ct__op_im2col,
+    &ct__op_col2im,
     /* nn/norm.c */
     &ct__op_native_batch_norm,
     &ct__op_native_batch_norm_backward,

@@ -1191,6 +1191,12 @@ static void row_conv_backward(void)
 {
     ct_backward(ct_sum(ct_conv1d(ct_requires_grad_(wx3(), true), wx3(), NULL, NULL)), NULL, false);
 }
+static ct_tensor *wx5(void) { return ct_unsqueeze(wx4(), 0); }
+static void row_conv3d(void) { ct_conv3d(wx5(), wx5(), NULL, NULL); }
+static void row_conv_transpose3d(void) { ct_conv_transpose3d(wx5(), wx5(), NULL, NULL); }
+static const int64_t k12[2] = {1, 2}, o14[2] = {1, 4};
+static void row_unfold(void) { ct_unfold(wx4(), k12, NULL); }
+static void row_fold(void) { ct_fold(ct_unsqueeze(wx(), 0), o14, k12, NULL); }
 
 /* factories */
 static void row_empty(void) { ct_empty(s23, 2, CT_FLOAT32); }
@@ -1623,7 +1629,8 @@ static const api_row api_rows[] = {
     ROW(poisson_nll_loss), ROW(gaussian_nll_loss),
     ROW(nll_loss), ROW(cross_entropy), ROW(mse_loss),
     ROW(conv1d), ROW(conv2d), ROW(conv_transpose1d), ROW(conv_transpose2d),
-    {"ct_backward", row_conv_backward},
+    {"ct_backward", row_conv_backward}, ROW(conv3d), ROW(conv_transpose3d), ROW(unfold),
+    ROW(fold),
     /* nn/norm.c, nn/activation.c */
     ROW(batch_norm), ROW(layer_norm), ROW(group_norm), ROW(instance_norm), ROW(rms_norm),
     ROW(dropout), ROW(dropout2d), ROW(gelu), {"ct_gelu", row_gelu_tanh}, ROW(silu),

@@ -10062,6 +10062,35 @@ static void test_null_ct_conv1d(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_conv3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv3d(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv3d(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_conv3d(fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, fx.t, NULL, NULL)";
+        (void)ct_conv3d(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_conv3d(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_conv_transpose2d(void)
 {
     null_fixture fx;
@@ -10120,6 +10149,89 @@ static void test_null_ct_conv_transpose1d(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_conv_transpose3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose3d(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose3d(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose3d(fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, fx.t, NULL, NULL)";
+        (void)ct_conv_transpose3d(fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_conv_transpose3d(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_unfold(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unfold(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_unfold(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unfold(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_unfold(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_unfold(fx.t, fx.sizes, NULL)";
+        (void)ct_unfold(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_fold(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fold(NULL, fx.sizes, fx.sizes, NULL)";
+        ct_tensor *r = ct_fold(NULL, fx.sizes, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fold(fx.t, NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_fold(fx.t, NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fold(fx.t, fx.sizes, NULL, NULL)";
+        ct_tensor *r = ct_fold(fx.t, fx.sizes, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_fold(fx.t, fx.sizes, fx.sizes, NULL)";
+        (void)ct_fold(fx.t, fx.sizes, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_conv2d_new(void)
 {
     null_fixture fx;
@@ -10140,6 +10252,19 @@ static void test_null_ct_conv1d_new(void)
     {
         const char *call = "ct_conv1d_new(0, 0, 0, NULL)";
         ct_module *r = ct_conv1d_new(0, 0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv3d_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv3d_new(0, 0, 0, 0, 0, NULL)";
+        ct_module *r = ct_conv3d_new(0, 0, 0, 0, 0, NULL);
         expect_accepted(call);
         ct_module_free(r);
     }
@@ -10191,6 +10316,25 @@ static void test_null_ct_conv2d_forward(void)
     {
         const char *call = "ct_conv2d_forward(fx.module, NULL)";
         ct_tensor *r = ct_conv2d_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_conv3d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv3d_forward(NULL, fx.t)";
+        ct_tensor *r = ct_conv3d_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_conv3d_forward(fx.module, NULL)";
+        ct_tensor *r = ct_conv3d_forward(fx.module, NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -22339,6 +22483,46 @@ static void test_freed_ct_conv1d(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_conv3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv3d(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv3d(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_conv3d(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_conv3d(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_conv3d(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_conv3d(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv3d(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_conv3d(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_conv_transpose2d(void)
 {
     null_fixture fx;
@@ -22419,6 +22603,82 @@ static void test_freed_ct_conv_transpose1d(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_conv_transpose3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv_transpose3d(fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose3d(fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_conv_transpose3d(fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_conv_transpose3d(fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_conv_transpose3d(fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_conv_transpose3d(fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv_transpose3d(fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_conv_transpose3d(fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_unfold(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_unfold(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_unfold(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_unfold(fx.foreign, fx.sizes, NULL)";
+        (void)ct_unfold(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_fold(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_fold(fx.freed, fx.sizes, fx.sizes, NULL)";
+        ct_tensor *r = ct_fold(fx.freed, fx.sizes, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_fold(fx.foreign, fx.sizes, fx.sizes, NULL)";
+        (void)ct_fold(fx.foreign, fx.sizes, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_conv1d_forward(void)
 {
     null_fixture fx;
@@ -22450,6 +22710,24 @@ static void test_freed_ct_conv2d_forward(void)
     {
         const char *call = "ct_conv2d_forward(fx.module, fx.foreign)";
         (void)ct_conv2d_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_conv3d_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_conv3d_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_conv3d_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_conv3d_forward(fx.module, fx.foreign)";
+        (void)ct_conv3d_forward(fx.module, fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -23775,13 +24053,19 @@ void test_null(void)
     RUN(test_null_ct_vector_to_parameters);
     RUN(test_null_ct_conv2d);
     RUN(test_null_ct_conv1d);
+    RUN(test_null_ct_conv3d);
     RUN(test_null_ct_conv_transpose2d);
     RUN(test_null_ct_conv_transpose1d);
+    RUN(test_null_ct_conv_transpose3d);
+    RUN(test_null_ct_unfold);
+    RUN(test_null_ct_fold);
     RUN(test_null_ct_conv2d_new);
     RUN(test_null_ct_conv1d_new);
+    RUN(test_null_ct_conv3d_new);
     RUN(test_null_ct_conv_transpose2d_new);
     RUN(test_null_ct_conv1d_forward);
     RUN(test_null_ct_conv2d_forward);
+    RUN(test_null_ct_conv3d_forward);
     RUN(test_null_ct_conv_transpose2d_forward);
     RUN(test_null_ct_batch_norm);
     RUN(test_null_ct_layer_norm);
@@ -24375,10 +24659,15 @@ void test_null(void)
     RUN(test_freed_ct_vector_to_parameters);
     RUN(test_freed_ct_conv2d);
     RUN(test_freed_ct_conv1d);
+    RUN(test_freed_ct_conv3d);
     RUN(test_freed_ct_conv_transpose2d);
     RUN(test_freed_ct_conv_transpose1d);
+    RUN(test_freed_ct_conv_transpose3d);
+    RUN(test_freed_ct_unfold);
+    RUN(test_freed_ct_fold);
     RUN(test_freed_ct_conv1d_forward);
     RUN(test_freed_ct_conv2d_forward);
+    RUN(test_freed_ct_conv3d_forward);
     RUN(test_freed_ct_conv_transpose2d_forward);
     RUN(test_freed_ct_batch_norm);
     RUN(test_freed_ct_layer_norm);

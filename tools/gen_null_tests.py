@@ -60,6 +60,7 @@ VALID = {
     "ct_adam_opts *": "&fx.adam_opts",
     "ct_nll_loss_opts *": "&fx.nll_opts",
     "ct_conv_opts *": "NULL",
+    "ct_fold_opts *": "NULL",
     "ct_dataloader_opts *": "&fx.dl_opts",
     "ct_gradcheck_opts *": "&fx.gc_opts",
     "ct_timer_opts *": "&fx.timer_opts",
@@ -164,6 +165,8 @@ OUTCOME = {
     ("ct_conv2d", "bias"): "accepted",
     ("ct_conv_transpose1d", "bias"): "accepted",
     ("ct_conv_transpose2d", "bias"): "accepted",
+    ("ct_conv3d", "bias"): "accepted",
+    ("ct_conv_transpose3d", "bias"): "accepted",
     ("ct_cross", "dim"): "accepted",
     ("ct_backward", "grad_output"): "accepted",
     ("ct_set_grad", "grad"): "accepted",
@@ -290,8 +293,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_rmsprop_opts *", "ct_adagrad_opts *", "ct_adadelta_opts *",
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
-                  "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_batch_norm_opts *",
-                  "ct_instance_norm_opts *", "ct_batch_norm_module_opts *")
+                  "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_fold_opts *",
+                  "ct_batch_norm_opts *", "ct_instance_norm_opts *", "ct_batch_norm_module_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

@@ -405,6 +405,8 @@ static const ct_op *const ct__registry[] = {
     /* nn/conv.c */
     &ct__op_convolution,
     &ct__op_convolution_backward,
+    &ct__op_im2col,
+    &ct__op_col2im,
     /* nn/norm.c */
     &ct__op_native_batch_norm,
     &ct__op_native_batch_norm_backward,
