@@ -516,11 +516,13 @@ static ct_status ct__bn_bw_kernel(ct_op_call *c)
     return xc ? CT_OK : ct_error_code();
 }
 
-/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), and i[0]
-   (batch norm: training; layer norm: the number of normalized dims). */
+/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), i[0]
+   (batch norm: training; layer norm: the number of normalized dims) and f[0] = eps (the last
+   attribute of both). */
 static void ct__norm_record(ct_node *n, const ct_op_call *c)
 {
     n->i[0] = c->attrs[0].i;
+    n->f[0] = c->attrs[c->n_attrs - 1].f;
     ct__save(n, c->inputs[0]);
     ct__save(n, c->inputs[1]);
     ct__save(n, c->outputs[1]);
@@ -1011,11 +1013,87 @@ CT__NORM_OP(feature_dropout, "aten::feature_dropout", "feature_dropout(Tensor in
             ct__dropout_composite, NULL, NULL, NULL)
 #undef CT__NORM_OP
 
+/* ---- backward under create_graph -----------------------------------------------------------
+ * The gradients as ops (so they differentiate again), the statistics recomputed from x where
+ * they depend on it: with xhat = (x - mean) * invstd over the reduced dims D (M values each),
+ * dx = k (g - sum_D(g) / M - xhat sum_D(g xhat) / M), k = w * invstd (batch norm in eval: dx = k
+ * g with the saved statistics), dweight = sum(g xhat), dbias = sum(g) over the other dims. */
+/* x's mean and invstd over dims (keepdim), eps added to the biased variance */
+static void ct__norm_stats_graph(const ct_tensor *x, const int64_t *dims, int nd, double M,
+                                 double eps, ct_tensor **xc, ct_tensor **inv)
+{
+    *xc = ct_sub(x, ct_div_scalar(ct_sum_dims(x, dims, nd, true), M));
+    ct_tensor *var = ct_div_scalar(ct_sum_dims(ct_mul(*xc, *xc), dims, nd, true), M);
+    *inv = ct_rsqrt(ct_add_scalar(var, eps));
+}
+
+/* g - sum_D(g) / M - xhat sum_D(g xhat) / M (the projection of a gradient gw) */
+static ct_tensor *ct__norm_project(const ct_tensor *gw, const ct_tensor *xhat,
+                                   const int64_t *dims, int nd, double M)
+{
+    ct_tensor *a = ct_div_scalar(ct_sum_dims(gw, dims, nd, true), M);
+    ct_tensor *b = ct_div_scalar(ct_sum_dims(ct_mul(gw, xhat), dims, nd, true), M);
+    return ct_sub(ct_sub(gw, a), ct_mul(xhat, b));
+}
+
+static ct_tensor *ct__bn_grad_graph(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                    const ct_tensor *w, const ct_tensor *mean,
+                                    const ct_tensor *invstd, ct_tensor **dw, ct_tensor **db)
+{
+    int64_t dims[CT_MAX_DIMS], C = x->sizes[1];
+    int nd = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d != 1) {
+            dims[nd++] = d;
+        }
+    }
+    double M = (double)(C ? ct_numel(x) / C : 0);
+    ct_tensor *xc, *inv, *dx;
+    if (n->i[0]) {
+        ct__norm_stats_graph(x, dims, nd, M, n->f[0], &xc, &inv);
+    } else {
+        xc = ct_sub(x, ct__norm_channel_view(mean, x->ndim));
+        inv = ct__norm_channel_view(invstd, x->ndim);
+    }
+    ct_tensor *xhat = ct_mul(xc, inv);
+    ct_tensor *k = w ? ct_mul(ct__norm_channel_view(w, x->ndim), inv) : inv;
+    dx = ct_mul(k, n->i[0] ? ct__norm_project(g, xhat, dims, nd, M) : g);
+    *dw = ct_sum_dims(ct_mul(g, xhat), dims, nd, false);
+    *db = ct_sum_dims(g, dims, nd, false);
+    return dx;
+}
+
+static ct_tensor *ct__ln_grad_graph(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                    const ct_tensor *w, ct_tensor **dw, ct_tensor **db)
+{
+    int nn = (int)n->i[0], nl = x->ndim - nn;
+    int64_t dims[CT_MAX_DIMS], lead[CT_MAX_DIMS], K = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d < nl) {
+            lead[d] = d;
+        } else {
+            dims[d - nl] = d;
+            K *= x->sizes[d];
+        }
+    }
+    ct_tensor *xc, *rstd;
+    ct__norm_stats_graph(x, dims, nn, (double)K, n->f[0], &xc, &rstd);
+    ct_tensor *xhat = ct_mul(xc, rstd), *gx = ct_mul(g, xhat);
+    ct_tensor *dx = ct_mul(rstd, ct__norm_project(w ? ct_mul(g, w) : g, xhat, dims, nn,
+                                                  (double)K));
+    *dw = nl ? ct_sum_dims(gx, lead, nl, false) : gx;
+    *db = nl ? ct_sum_dims(g, lead, nl, false) : ct_alias(g);
+    return dx;
+}
+
 /* ---- public functions -------------------------------------------------------------------- */
 static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
                               const ct_tensor *w, const ct_tensor *mean, const ct_tensor *invstd,
                               ct_tensor **dw, ct_tensor **db)
 {
+    if (ct_is_grad_enabled()) {
+        return ct__bn_grad_graph(n, g, x, w, mean, invstd, dw, db);
+    }
     const ct_tensor *in[7] = {g, x, w, NULL, NULL, mean, invstd};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_batch_norm_backward, "ct_batch_norm_backward", in, 7);
@@ -1031,6 +1109,9 @@ static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_ten
                               ct_tensor **dw, ct_tensor **db)
 {
     int nd = (int)n->i[0];
+    if (ct_is_grad_enabled()) {
+        return ct__ln_grad_graph(n, g, x, w, dw, db);
+    }
     const ct_tensor *in[6] = {g, x, mean, rstd, w, NULL};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_layer_norm_backward, "ct_layer_norm_backward", in, 6);
