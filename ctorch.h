@@ -40424,18 +40424,15 @@ typedef struct ct__ln_job {
                 T rstd = ((const T *)ct__data(j->rstd))[r];                                     \
                 for (int64_t k = 0; k < K; k++) {                                               \
                     dx[k] = g[k] * w[k];                                                        \
+                    ab[k] += g[k];                                                              \
                 }                                                                               \
                 double s[2];                                                                    \
                 ct__norm_gdot_##S(dx, x, K, mean, s);                                           \
                 T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);          \
-                for (int64_t k = 0; k < K; k++) { /* one loop per output: they vectorize */   \
-                    aw[k] = fma##F(g[k], (x[k] - mean) * rstd, aw[k]);                          \
-                }                                                                               \
                 for (int64_t k = 0; k < K; k++) {                                               \
-                    ab[k] += g[k];                                                              \
-                }                                                                               \
-                for (int64_t k = 0; k < K; k++) {                                               \
-                    dx[k] = fma##F(-((x[k] - mean) * rstd), c, dx[k] - a) * rstd;               \
+                    T xhat = (x[k] - mean) * rstd;                                              \
+                    aw[k] = fma##F(g[k], xhat, aw[k]);                                          \
+                    dx[k] = fma##F(-xhat, c, dx[k] - a) * rstd;                                 \
                 }                                                                               \
             }                                                                                   \
         }                                                                                       \
