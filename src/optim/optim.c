@@ -15,9 +15,13 @@
  * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are).
  * SGD, Adam and AdamW use no fused multiply-adds; the later optimizers write the ones
  * PyTorch's vectorized CPU kernels make (add with alpha, addcmul, lerp) as explicit fma, so
- * they match PyTorch's AVX2/AVX-512 builds bit for bit. Adam has an AVX-512 / AVX2 path
- * doing the same IEEE operations lane by lane (sqrt and division are correctly rounded), so
- * it matches the scalar path bit for bit and results do not depend on the thread count.
+ * they match PyTorch's AVX2/AVX-512 builds bit for bit. Every optimizer (SGD when it has
+ * weight decay or momentum; plain SGD's loop vectorizes by itself) has an AVX-512 / AVX2 path
+ * doing the scalar loop's IEEE operations lane by lane (sqrt and division are correctly
+ * rounded), then the scalar loop finishes the tail: it matches the scalar path bit for bit
+ * (tests/test_optim.c, tests/test_optim2.c check it) and results do not depend on the thread
+ * count. (The scalar loops alone do not vectorize: libm's sqrt may set errno, and the
+ * loop-invariant options are branches.)
  */
 #include "../core/internal.h"
 #include "../core/scope.h"
