@@ -31108,7 +31108,7 @@ static int64_t ct__vec_max_f32(const float *x, int64_t R, float *m)
     __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
     v0 = ct__max_v16(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + r), v0);
     _mm512_storeu_ps(m, ct__max_v16(ct__max_v16(v0, v1), ct__max_v16(v2, v3)));
-    return r;
+    return R; /* the tail is in the lanes too */
 }
 
 static int64_t ct__vec_expsum_f32(const float *x, float *y, int64_t R, float shift,
@@ -40797,55 +40797,96 @@ CT__GLUE_END
  *
  * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
  * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
- * Sums run in 8 lanes of the data's type over chunks of CT__NORM_CHUNK values, each chunk's
- * lanes added into a double in a fixed order: vectorized, and the same bits for any thread
- * count (a channel or row is summed by one thread).
+ * Sums run in 32 lanes of the data's type over chunks of CT__NORM_CHUNK values (lane k adds
+ * the elements 32 j + k, lane 0 then the tail in order), each chunk's lanes added into a
+ * double in lane order: four independent vector chains, and the same bits for any thread
+ * count (a channel or row is summed by one thread). float32 on AVX2 does the lanes' same
+ * operations in four vectors (ct__norm_v*): the same bits as the scalar loops.
  */
 
+#if defined(CT__HAS_AVX2)
+#include <immintrin.h>
+#endif
 
 CT__VECTORIZE_BEGIN
 
-#define CT__NORM_LANES 8
+#define CT__NORM_LANES 32
 #define CT__NORM_CHUNK 1024
 
 /* ---- lane sums -------------------------------------------------------------------------- */
-/* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g * w, s[1] = sum g * w *
-   (x - m) (w: one per element, or NULL for 1). */
+/* The vector parts: whole blocks of 32 from i while they fit in [i, e), lanes acc[0..32) (a0,
+   a1) in four vectors; each returns where the scalar loop goes on. */
+#if defined(CT__HAS_AVX2)
+/* STMT for u = 0..3, spelled out (a loop over u keeps the vectors in memory) */
+#define CT__NORM_V1(STMT, U)                                                                    \
+    {                                                                                           \
+        const int u = U;                                                                        \
+        STMT;                                                                                   \
+    }
+#define CT__NORM_V4(STMT)                                                                       \
+    CT__NORM_V1(STMT, 0) CT__NORM_V1(STMT, 1) CT__NORM_V1(STMT, 2) CT__NORM_V1(STMT, 3)
+/* sq 0: acc += x; sq 1: acc = fma(x - m, x - m, acc) */
+static int64_t ct__norm_vsum_f32(const float *x, int64_t i, int64_t e, float m, int sq,
+                                 float *acc)
+{
+    __m256 a[4], vm = _mm256_set1_ps(m);
+    CT__NORM_V4(a[u] = _mm256_loadu_ps(acc + 8 * u))
+    if (sq) {
+        for (; i + 32 <= e; i += 32) {
+            CT__NORM_V4(__m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * u), vm);
+                        a[u] = _mm256_fmadd_ps(d, d, a[u]))
+        }
+    } else {
+        for (; i + 32 <= e; i += 32) {
+            CT__NORM_V4(a[u] = _mm256_add_ps(a[u], _mm256_loadu_ps(x + i + 8 * u)))
+        }
+    }
+    CT__NORM_V4(_mm256_storeu_ps(acc + 8 * u, a[u]))
+    return i;
+}
+
+/* a0 += g; a1 = fma(g, x - m, a1) */
+static int64_t ct__norm_vgdot_f32(const float *g, const float *x, int64_t i, int64_t e,
+                                  float m, float *a0, float *a1)
+{
+    __m256 s[4], t[4], vm = _mm256_set1_ps(m);
+    CT__NORM_V4(s[u] = _mm256_loadu_ps(a0 + 8 * u); t[u] = _mm256_loadu_ps(a1 + 8 * u))
+    for (; i + 32 <= e; i += 32) {
+        CT__NORM_V4(__m256 gv = _mm256_loadu_ps(g + i + 8 * u); s[u] = _mm256_add_ps(s[u], gv);
+                    t[u] = _mm256_fmadd_ps(gv, _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * u), vm),
+                                           t[u]))
+    }
+    CT__NORM_V4(_mm256_storeu_ps(a0 + 8 * u, s[u]); _mm256_storeu_ps(a1 + 8 * u, t[u]))
+    return i;
+}
+#undef CT__NORM_V4
+#undef CT__NORM_V1
+#define CT__NORM_VSUM_f32(x, i, e, m, sq, acc) ct__norm_vsum_f32(x, i, e, m, sq, acc)
+#define CT__NORM_VGDOT_f32(g, x, i, e, m, a0, a1) ct__norm_vgdot_f32(g, x, i, e, m, a0, a1)
+#else
+#define CT__NORM_VSUM_f32(x, i, e, m, sq, acc) (i)
+#define CT__NORM_VGDOT_f32(g, x, i, e, m, a0, a1) (i)
+#endif
+#define CT__NORM_VSUM_f64(x, i, e, m, sq, acc) (i)
+#define CT__NORM_VGDOT_f64(g, x, i, e, m, a0, a1) (i)
+
+/* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g, s[1] = sum g (x - m) */
 #define CT__NORM_SUMS(T, S, F)                                                                  \
-    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    static double ct__norm_lanes_##S(const T *x, int64_t n, T m, int sq)                        \
     {                                                                                           \
         double s = 0;                                                                           \
         for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
             T acc[CT__NORM_LANES] = {0};                                                        \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
-                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    acc[k] += x[i + k];                                                         \
-                }                                                                               \
-            }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                acc[0] += x[i];                                                                 \
-            }                                                                                   \
-            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s += (double)acc[k];                                                            \
-            }                                                                                   \
-        }                                                                                       \
-        return s;                                                                               \
-    }                                                                                           \
-    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
-    {                                                                                           \
-        double s = 0;                                                                           \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
-            T acc[CT__NORM_LANES] = {0};                                                        \
+            int64_t i = CT__NORM_VSUM_##S(x, c0, e, m, sq, acc);                                \
             for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
                     T d = x[i + k] - m;                                                         \
-                    acc[k] = fma##F(d, d, acc[k]);                                              \
+                    acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                     \
                 }                                                                               \
             }                                                                                   \
             for (; i < e; i++) {                                                                \
-                acc[0] = fma##F(x[i] - m, x[i] - m, acc[0]);                                    \
+                acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];               \
             }                                                                                   \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
                 s += (double)acc[k];                                                            \
@@ -40853,23 +40894,30 @@ CT__VECTORIZE_BEGIN
         }                                                                                       \
         return s;                                                                               \
     }                                                                                           \
-    static void ct__norm_gdot_##S(const T *g, const T *w, const T *x, int64_t n, T m, double *s) \
+    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    {                                                                                           \
+        return ct__norm_lanes_##S(x, n, 0, 0);                                                  \
+    }                                                                                           \
+    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
+    {                                                                                           \
+        return ct__norm_lanes_##S(x, n, m, 1);                                                  \
+    }                                                                                           \
+    static void ct__norm_gdot_##S(const T *g, const T *x, int64_t n, T m, double *s)            \
     {                                                                                           \
         s[0] = s[1] = 0;                                                                        \
         for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
             T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                               \
+            int64_t i = CT__NORM_VGDOT_##S(g, x, c0, e, m, a0, a1);                             \
             for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    T gw = w ? g[i + k] * w[i + k] : g[i + k];                                  \
-                    a0[k] += gw;                                                                \
-                    a1[k] = fma##F(gw, x[i + k] - m, a1[k]);                                    \
+                    a0[k] += g[i + k];                                                          \
+                    a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                              \
                 }                                                                               \
             }                                                                                   \
             for (; i < e; i++) {                                                                \
-                T gw = w ? g[i] * w[i] : g[i];                                                  \
-                a0[0] += gw;                                                                    \
-                a1[0] = fma##F(gw, x[i] - m, a1[0]);                                            \
+                a0[0] += g[i];                                                                  \
+                a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                          \
             }                                                                                   \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
                 s[0] += (double)a0[k];                                                          \
@@ -40973,7 +41021,7 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             double s[2] = {0, 0}, t[2];                                                         \
             for (int64_t n = 0; n < N; n++) {                                                   \
                 int64_t o = (n * C + c) * L;                                                    \
-                ct__norm_gdot_##S(g + o, NULL, x + o, L, mean, t);                              \
+                ct__norm_gdot_##S(g + o, x + o, L, mean, t);                                    \
                 s[0] += t[0];                                                                   \
                 s[1] += t[1];                                                                   \
             }                                                                                   \
@@ -40999,13 +41047,16 @@ typedef struct ct__ln_job {
     const ct_tensor *x, *g;     /* contiguous (R, K) */
     const ct_tensor *w, *b;     /* contiguous (K) of the kernel's dtype (ones, zeros if absent) */
     ct_tensor *y, *mean, *rstd; /* y or dx (R, K); (R) */
-    double *dw, *db;            /* backward: (K) column sums, or NULL */
+    void *part;                 /* backward: (blocks, 2, K) of the data's type */
+    double *dw, *db;            /* backward: (K) column sums */
     int64_t R, K;
     double eps;
 } ct__ln_job;
 
-#define CT__LN_COLS 256 /* the parameter gradients sum blocks of CT__LN_ROWS rows in the data's */
-#define CT__LN_ROWS 64  /* type over CT__LN_COLS columns, then add each block into a double */
+/* The parameter gradients sum each block of CT__LN_ROWS rows in the data's type (in row order,
+   while the block's dx is computed), then add the blocks' sums into a double in block order:
+   the same bits for any thread count. */
+#define CT__LN_ROWS 64
 
 #define CT__LN_KERNELS(T, S, F)                                                                 \
     static void ct__ln_forward_##S(int64_t rb, int64_t re, void *ctx)                           \
@@ -41025,56 +41076,55 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dx = rstd (g w - sum(g w) / K - xhat sum(g w xhat) / K) per row */                      \
-    static void ct__ln_backward_##S(int64_t rb, int64_t re, void *ctx)                          \
+    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),      \
+       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat \
+       and g into part. */                                                                     \
+    static void ct__ln_backward_##S(int64_t bb, int64_t be, void *ctx)                          \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
         int64_t K = j->K;                                                                       \
         const T *w = (const T *)ct__data(j->w);                                                 \
-        for (int64_t r = rb; r < re; r++) {                                                     \
-            const T *x = (const T *)ct__data(j->x) + r * K;                                     \
-            const T *g = (const T *)ct__data(j->g) + r * K;                                     \
-            T *dx = (T *)ct__data(j->y) + r * K;                                                \
-            T mean = ((const T *)ct__data(j->mean))[r];                                         \
-            T rstd = ((const T *)ct__data(j->rstd))[r];                                         \
-            double s[2];                                                                        \
-            ct__norm_gdot_##S(g, w, x, K, mean, s);                                             \
-            T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);              \
+        for (int64_t blk = bb; blk < be; blk++) {                                               \
+            T *aw = (T *)j->part + blk * 2 * K, *ab = aw + K;                                   \
             for (int64_t k = 0; k < K; k++) {                                                   \
-                T xhat = (x[k] - mean) * rstd;                                                  \
-                dx[k] = fma##F(-xhat, c, g[k] * w[k] - a) * rstd;                               \
+                aw[k] = ab[k] = 0;                                                              \
+            }                                                                                   \
+            int64_t r0 = blk * CT__LN_ROWS;                                                     \
+            int64_t r1 = j->R - r0 < CT__LN_ROWS ? j->R : r0 + CT__LN_ROWS;                     \
+            for (int64_t r = r0; r < r1; r++) {                                                 \
+                const T *x = (const T *)ct__data(j->x) + r * K;                                 \
+                const T *g = (const T *)ct__data(j->g) + r * K;                                 \
+                T *dx = (T *)ct__data(j->y) + r * K;                                            \
+                T mean = ((const T *)ct__data(j->mean))[r];                                     \
+                T rstd = ((const T *)ct__data(j->rstd))[r];                                     \
+                for (int64_t k = 0; k < K; k++) {                                               \
+                    dx[k] = g[k] * w[k];                                                        \
+                    ab[k] += g[k];                                                              \
+                }                                                                               \
+                double s[2];                                                                    \
+                ct__norm_gdot_##S(dx, x, K, mean, s);                                           \
+                T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);          \
+                for (int64_t k = 0; k < K; k++) {                                               \
+                    T xhat = (x[k] - mean) * rstd;                                              \
+                    aw[k] = fma##F(g[k], xhat, aw[k]);                                          \
+                    dx[k] = fma##F(-xhat, c, dx[k] - a) * rstd;                                 \
+                }                                                                               \
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dw[k] = sum_r g xhat, db[k] = sum_r g: blocks of rows in order, columns split over      \
-       threads (each column's sums never depend on the split) */                               \
+    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                   \
     static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
-        int64_t K = j->K;                                                                       \
-        for (int64_t k0 = kb; k0 < ke; k0 += CT__LN_COLS) {                                     \
-            int64_t n = ke - k0 < CT__LN_COLS ? ke - k0 : CT__LN_COLS;                          \
-            for (int64_t k = 0; k < n; k++) {                                                   \
-                j->dw[k0 + k] = j->db[k0 + k] = 0;                                              \
+        int64_t K = j->K, nb = (j->R + CT__LN_ROWS - 1) / CT__LN_ROWS;                          \
+        for (int64_t k = kb; k < ke; k++) {                                                     \
+            double dw = 0, db = 0;                                                              \
+            for (int64_t blk = 0; blk < nb; blk++) {                                            \
+                dw += (double)((const T *)j->part)[blk * 2 * K + k];                            \
+                db += (double)((const T *)j->part)[blk * 2 * K + K + k];                        \
             }                                                                                   \
-            for (int64_t r0 = 0; r0 < j->R; r0 += CT__LN_ROWS) {                                \
-                int64_t r1 = j->R - r0 < CT__LN_ROWS ? j->R : r0 + CT__LN_ROWS;                 \
-                T aw[CT__LN_COLS] = {0}, ab[CT__LN_COLS] = {0};                                 \
-                for (int64_t r = r0; r < r1; r++) {                                             \
-                    const T *x = (const T *)ct__data(j->x) + r * K + k0;                        \
-                    const T *g = (const T *)ct__data(j->g) + r * K + k0;                        \
-                    T mean = ((const T *)ct__data(j->mean))[r];                                 \
-                    T rstd = ((const T *)ct__data(j->rstd))[r];                                 \
-                    for (int64_t k = 0; k < n; k++) {                                           \
-                        aw[k] = fma##F(g[k], (x[k] - mean) * rstd, aw[k]);                      \
-                        ab[k] += g[k];                                                          \
-                    }                                                                           \
-                }                                                                               \
-                for (int64_t k = 0; k < n; k++) {                                               \
-                    j->dw[k0 + k] += (double)aw[k];                                             \
-                    j->db[k0 + k] += (double)ab[k];                                             \
-                }                                                                               \
-            }                                                                                   \
+            j->dw[k] = dw;                                                                      \
+            j->db[k] = db;                                                                      \
         }                                                                                       \
     }
 
@@ -41090,8 +41140,6 @@ CT__LN_KERNELS(double, f64, )
 #undef CT__NORM_SUMS
 #undef CT__BN_STATS
 #undef CT__LN_KERNELS
-#undef CT__LN_COLS
-#undef CT__LN_ROWS
 
 /* t itself when it is contiguous in dtype, else a contiguous copy (a new reference either
    way; NULL when out of memory or t is NULL). */
@@ -41248,11 +41296,13 @@ static ct_status ct__bn_bw_kernel(ct_op_call *c)
     return xc ? CT_OK : ct_error_code();
 }
 
-/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), and i[0]
-   (batch norm: training; layer norm: the number of normalized dims). */
+/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), i[0]
+   (batch norm: training; layer norm: the number of normalized dims) and f[0] = eps (the last
+   attribute of both). */
 static void ct__norm_record(ct_node *n, const ct_op_call *c)
 {
     n->i[0] = c->attrs[0].i;
+    n->f[0] = c->attrs[c->n_attrs - 1].f;
     ct__save(n, c->inputs[0]);
     ct__save(n, c->inputs[1]);
     ct__save(n, c->outputs[1]);
@@ -41399,35 +41449,34 @@ static ct_status ct__ln_bw_kernel(ct_op_call *c)
     ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[1], c->dtype);
     ct__ln_job j = ct__ln_job_of(c->inputs[1], c->inputs[2]->sizes[0]);
     ct_tensor *wc = ct__ln_param(c->fn, c->inputs[4], j.K, 1, c->dtype);
-    bool ok = gc && xc && wc;
-    double *sums = ok && c->n_outputs == 3
-                       ? (double *)ct__malloc(sizeof(double) * (size_t)(2 * j.K + 1))
-                       : NULL;
-    ok = ok && (sums || c->n_outputs == 1);
+    int64_t nb = (j.R + CT__LN_ROWS - 1) / CT__LN_ROWS;
+    size_t ts = ct_dtype_size(c->dtype);
+    char *buf = (char *)ct__malloc(sizeof(double) * (size_t)(2 * j.K) +
+                                   ts * (size_t)(2 * nb * j.K) + 1);
+    bool ok = gc && xc && wc && buf;
     if (ok) {
+        bool f32 = c->dtype == CT_FLOAT32;
         j.x = xc;
         j.g = gc;
         j.w = wc;
         j.y = c->outputs[0];
         j.mean = (ct_tensor *)(uintptr_t)c->inputs[2];
         j.rstd = (ct_tensor *)(uintptr_t)c->inputs[3];
-        bool f32 = c->dtype == CT_FLOAT32;
-        int64_t grain = CT__GRAIN / (j.K ? j.K : 1) + 1;
-        ct__parallel_for(j.R, grain, f32 ? ct__ln_backward_f32 : ct__ln_backward_f64, &j);
-        if (sums) {
-            j.dw = sums;
-            j.db = sums + j.K;
-            ct__parallel_for(j.K, CT__GRAIN / (j.R ? j.R : 1) + 1,
+        j.dw = (double *)(void *)buf;
+        j.db = j.dw + j.K;
+        j.part = j.db + j.K;
+        ct__parallel_for(nb, CT__GRAIN / (CT__LN_ROWS * j.K + 1) + 1,
+                         f32 ? ct__ln_backward_f32 : ct__ln_backward_f64, &j);
+        if (c->n_outputs == 3) {
+            ct__parallel_for(j.K, CT__GRAIN / (nb + 1) + 1,
                              f32 ? ct__ln_param_grads_f32 : ct__ln_param_grads_f64, &j);
             for (int64_t k = 0; k < j.K; k++) {
-                ct__store_f64(ct__data(c->outputs[1]) + (size_t)k * ct_dtype_size(c->dtype),
-                              c->dtype, j.dw[k]);
-                ct__store_f64(ct__data(c->outputs[2]) + (size_t)k * ct_dtype_size(c->dtype),
-                              c->dtype, j.db[k]);
+                ct__store_f64(ct__data(c->outputs[1]) + (size_t)k * ts, c->dtype, j.dw[k]);
+                ct__store_f64(ct__data(c->outputs[2]) + (size_t)k * ts, c->dtype, j.db[k]);
             }
         }
     }
-    ct__free(sums);
+    ct__free(buf);
     ct__release(gc);
     ct__release(xc);
     ct__release(wc);
@@ -41744,11 +41793,87 @@ CT__NORM_OP(feature_dropout, "aten::feature_dropout", "feature_dropout(Tensor in
             ct__dropout_composite, NULL, NULL, NULL)
 #undef CT__NORM_OP
 
+/* ---- backward under create_graph -----------------------------------------------------------
+ * The gradients as ops (so they differentiate again), the statistics recomputed from x where
+ * they depend on it: with xhat = (x - mean) * invstd over the reduced dims D (M values each),
+ * dx = k (g - sum_D(g) / M - xhat sum_D(g xhat) / M), k = w * invstd (batch norm in eval: dx = k
+ * g with the saved statistics), dweight = sum(g xhat), dbias = sum(g) over the other dims. */
+/* x's mean and invstd over dims (keepdim), eps added to the biased variance */
+static void ct__norm_stats_graph(const ct_tensor *x, const int64_t *dims, int nd, double M,
+                                 double eps, ct_tensor **xc, ct_tensor **inv)
+{
+    *xc = ct_sub(x, ct_div_scalar(ct_sum_dims(x, dims, nd, true), M));
+    ct_tensor *var = ct_div_scalar(ct_sum_dims(ct_mul(*xc, *xc), dims, nd, true), M);
+    *inv = ct_rsqrt(ct_add_scalar(var, eps));
+}
+
+/* g - sum_D(g) / M - xhat sum_D(g xhat) / M (the projection of a gradient gw) */
+static ct_tensor *ct__norm_project(const ct_tensor *gw, const ct_tensor *xhat,
+                                   const int64_t *dims, int nd, double M)
+{
+    ct_tensor *a = ct_div_scalar(ct_sum_dims(gw, dims, nd, true), M);
+    ct_tensor *b = ct_div_scalar(ct_sum_dims(ct_mul(gw, xhat), dims, nd, true), M);
+    return ct_sub(ct_sub(gw, a), ct_mul(xhat, b));
+}
+
+static ct_tensor *ct__bn_grad_graph(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                    const ct_tensor *w, const ct_tensor *mean,
+                                    const ct_tensor *invstd, ct_tensor **dw, ct_tensor **db)
+{
+    int64_t dims[CT_MAX_DIMS], C = x->sizes[1];
+    int nd = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d != 1) {
+            dims[nd++] = d;
+        }
+    }
+    double M = (double)(C ? ct_numel(x) / C : 0);
+    ct_tensor *xc, *inv, *dx;
+    if (n->i[0]) {
+        ct__norm_stats_graph(x, dims, nd, M, n->f[0], &xc, &inv);
+    } else {
+        xc = ct_sub(x, ct__norm_channel_view(mean, x->ndim));
+        inv = ct__norm_channel_view(invstd, x->ndim);
+    }
+    ct_tensor *xhat = ct_mul(xc, inv);
+    ct_tensor *k = w ? ct_mul(ct__norm_channel_view(w, x->ndim), inv) : inv;
+    dx = ct_mul(k, n->i[0] ? ct__norm_project(g, xhat, dims, nd, M) : g);
+    *dw = ct_sum_dims(ct_mul(g, xhat), dims, nd, false);
+    *db = ct_sum_dims(g, dims, nd, false);
+    return dx;
+}
+
+static ct_tensor *ct__ln_grad_graph(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                    const ct_tensor *w, ct_tensor **dw, ct_tensor **db)
+{
+    int nn = (int)n->i[0], nl = x->ndim - nn;
+    int64_t dims[CT_MAX_DIMS], lead[CT_MAX_DIMS], K = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d < nl) {
+            lead[d] = d;
+        } else {
+            dims[d - nl] = d;
+            K *= x->sizes[d];
+        }
+    }
+    ct_tensor *xc, *rstd;
+    ct__norm_stats_graph(x, dims, nn, (double)K, n->f[0], &xc, &rstd);
+    ct_tensor *xhat = ct_mul(xc, rstd), *gx = ct_mul(g, xhat);
+    ct_tensor *dx = ct_mul(rstd, ct__norm_project(w ? ct_mul(g, w) : g, xhat, dims, nn,
+                                                  (double)K));
+    *dw = nl ? ct_sum_dims(gx, lead, nl, false) : gx;
+    *db = nl ? ct_sum_dims(g, lead, nl, false) : ct_alias(g);
+    return dx;
+}
+
 /* ---- public functions -------------------------------------------------------------------- */
 static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
                               const ct_tensor *w, const ct_tensor *mean, const ct_tensor *invstd,
                               ct_tensor **dw, ct_tensor **db)
 {
+    if (ct_is_grad_enabled()) {
+        return ct__bn_grad_graph(n, g, x, w, mean, invstd, dw, db);
+    }
     const ct_tensor *in[7] = {g, x, w, NULL, NULL, mean, invstd};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_batch_norm_backward, "ct_batch_norm_backward", in, 7);
@@ -41764,6 +41889,9 @@ static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_ten
                               ct_tensor **dw, ct_tensor **db)
 {
     int nd = (int)n->i[0];
+    if (ct_is_grad_enabled()) {
+        return ct__ln_grad_graph(n, g, x, w, dw, db);
+    }
     const ct_tensor *in[6] = {g, x, mean, rstd, w, NULL};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_layer_norm_backward, "ct_layer_norm_backward", in, 6);
@@ -43182,9 +43310,13 @@ CT__GLUE_END
  * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are).
  * SGD, Adam and AdamW use no fused multiply-adds; the later optimizers write the ones
  * PyTorch's vectorized CPU kernels make (add with alpha, addcmul, lerp) as explicit fma, so
- * they match PyTorch's AVX2/AVX-512 builds bit for bit. Adam has an AVX-512 / AVX2 path
- * doing the same IEEE operations lane by lane (sqrt and division are correctly rounded), so
- * it matches the scalar path bit for bit and results do not depend on the thread count.
+ * they match PyTorch's AVX2/AVX-512 builds bit for bit. Every optimizer (SGD when it has
+ * weight decay or momentum; plain SGD's loop vectorizes by itself) has an AVX-512 / AVX2 path
+ * doing the scalar loop's IEEE operations lane by lane (sqrt and division are correctly
+ * rounded), then the scalar loop finishes the tail: it matches the scalar path bit for bit
+ * (tests/test_optim.c, tests/test_optim2.c check it) and results do not depend on the thread
+ * count. (The scalar loops alone do not vectorize: libm's sqrt may set errno, and the
+ * loop-invariant options are branches.)
  */
 
 CT__VECTORIZE_BEGIN
@@ -43987,71 +44119,7 @@ static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
 }
 CT__GLUE_END
 
-/* ---- kernels ----------------------------------------------------------------------------
- * SGD, per element i of [begin, end) (P, G, B as in the legend):
- *   g = sign*G[i]; if wd: g = g + wd*P[i];
- *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
- *                g = nesterov ? g + momentum*b : b;
- *   P[i] = P[i] + (-lr)*g                                                           */
-
-/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
-   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
-static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
-static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
-typedef struct ct__optim_sgd_ctx {
-    char *p, *buf;
-    const char *g;
-    double sign, wd, momentum, damp1, nlr;
-    bool use_wd, use_momentum, first, nesterov;
-} ct__optim_sgd_ctx;
-
-#define CT__OPTIM_SGD_KERNEL(T, S)                                                         \
-    static void ct__optim_sgd_##S(int64_t begin, int64_t end, void *vctx)                  \
-    {                                                                                      \
-        const ct__optim_sgd_ctx *c = (const ct__optim_sgd_ctx *)vctx;                      \
-        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
-        const T *G = (const T *)(const void *)c->g;                                        \
-        const T sign = (T)c->sign, wd = (T)c->wd, mom = (T)c->momentum;                    \
-        const T damp1 = (T)c->damp1, nlr = (T)c->nlr;                                      \
-        const bool use_wd = c->use_wd, use_mom = c->use_momentum, first = c->first;        \
-        const bool nesterov = c->nesterov;                                                 \
-        if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
-            for (int64_t i = begin; i < end; i++) {                                        \
-                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        for (int64_t i = begin; i < end; i++) {                                            \
-            T g = sign * G[i];                                                             \
-            if (use_wd) {                                                                  \
-                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
-            }                                                                              \
-            if (use_mom) {                                                                 \
-                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
-                B[i] = b;                                                                  \
-                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
-            }                                                                              \
-            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
-        }                                                                                  \
-    }
-CT__OPTIM_SGD_KERNEL(float, f32)
-CT__OPTIM_SGD_KERNEL(double, f64)
-#undef CT__OPTIM_SGD_KERNEL
-
-/* Adam / AdamW, per element i (P, G, M, V, VM as in the legend; t = the parameter's step):
- *   p = P[i]*decay                      (AdamW: decay = 1 - lr*wd; Adam: 1, exact)
- *   g = sign*G[i]; if coupled wd: g = g + wd*p
- *   m = M[i] + (1-b1)*(g - M[i])        (Tensor.lerp_ with weight < 0.5)
- *   v = V[i]*b2 + ((1-b2)*g)*g          (mul_ then addcmul_)
- *   if amsgrad: VM[i] = v = maximum(VM[i], v)   (NaN propagates)
- *   P[i] = p + (-lr/(1-b1^t)) * (m / (sqrt(v)/sqrt(1-b2^t) + eps))               */
-typedef struct ct__optim_adam_ctx {
-    char *p, *m, *v, *vmax;
-    const char *g;
-    double decay, sign, wd, w1, b2, c2, bc2_sqrt, eps, nstep;
-    bool use_wd, amsgrad;
-} ct__optim_adam_ctx;
-
+/* ---- vector types: AVX-512 or AVX2, float32 and float64 (CT__OPTIM_VEC when one is on) -- */
 #if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
 #define CT__OPTIM_VEC 1
 typedef __m512 ct__optim_vf32;
@@ -44074,6 +44142,14 @@ typedef __m512d ct__optim_vf64;
 #define CT__OPTIM_MUL_f64(a, b) _mm512_fmadd_pd((a), (b), _mm512_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm512_div_ps
 #define CT__OPTIM_DIV_f64 _mm512_div_pd
+#define CT__OPTIM_MULP_f32 _mm512_mul_ps /* a plain product: x*y in the scalar loops */
+#define CT__OPTIM_MULP_f64 _mm512_mul_pd
+#define CT__OPTIM_FMA_f32 _mm512_fmadd_ps
+#define CT__OPTIM_FMA_f64 _mm512_fmadd_pd
+#define CT__OPTIM_FNMA_f32 _mm512_fnmadd_ps /* fma(-a, b, c) */
+#define CT__OPTIM_FNMA_f64 _mm512_fnmadd_pd
+#define CT__OPTIM_ABS_f32 _mm512_abs_ps
+#define CT__OPTIM_ABS_f64 _mm512_abs_pd
 /* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
 #define CT__OPTIM_SQRT_f32(x) _mm512_maskz_sqrt_ps((__mmask16)0xFFFF, (x))
 #define CT__OPTIM_SQRT_f64(x) _mm512_maskz_sqrt_pd((__mmask8)0xFF, (x))
@@ -44109,6 +44185,14 @@ typedef __m256d ct__optim_vf64;
 #define CT__OPTIM_MUL_f64(a, b) _mm256_fmadd_pd((a), (b), _mm256_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm256_div_ps
 #define CT__OPTIM_DIV_f64 _mm256_div_pd
+#define CT__OPTIM_MULP_f32 _mm256_mul_ps
+#define CT__OPTIM_MULP_f64 _mm256_mul_pd
+#define CT__OPTIM_FMA_f32 _mm256_fmadd_ps
+#define CT__OPTIM_FMA_f64 _mm256_fmadd_pd
+#define CT__OPTIM_FNMA_f32 _mm256_fnmadd_ps
+#define CT__OPTIM_FNMA_f64 _mm256_fnmadd_pd
+#define CT__OPTIM_ABS_f32(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
+#define CT__OPTIM_ABS_f64(x) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (x))
 #define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
 #define CT__OPTIM_SQRT_f64 _mm256_sqrt_pd
 /* maximum(a, b) with NaN propagation: max_ps(a, b) gives b when either is NaN. */
@@ -44121,6 +44205,114 @@ static inline __m256d ct__optim_max_f64(__m256d a, __m256d b)
     return _mm256_blendv_pd(_mm256_max_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
 }
 #endif
+
+
+/* ---- kernels ----------------------------------------------------------------------------
+ * SGD, per element i of [begin, end) (P, G, B as in the legend):
+ *   g = sign*G[i]; if wd: g = g + wd*P[i];
+ *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
+ *                g = nesterov ? g + momentum*b : b;
+ *   P[i] = P[i] + (-lr)*g                                                           */
+
+/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
+   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
+static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
+static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
+typedef struct ct__optim_sgd_ctx {
+    char *p, *buf;
+    const char *g;
+    double sign, wd, momentum, damp1, nlr;
+    bool use_wd, use_momentum, first, nesterov;
+} ct__optim_sgd_ctx;
+
+#ifdef CT__OPTIM_VEC
+/* SGD with weight decay or momentum: the scalar loop's operations, CT__OPTIM_N_<S> lanes at a
+   time; returns where the scalar loop goes on. */
+#define CT__OPTIM_SGD_VEC(T, S)                                                            \
+    static int64_t ct__optim_sgd_vec_##S(const ct__optim_sgd_ctx *c, int64_t i, int64_t end) \
+    {                                                                                      \
+        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const ct__optim_v##S sign = CT__OPTIM_SET_##S((T)c->sign);                         \
+        const ct__optim_v##S wd = CT__OPTIM_SET_##S((T)c->wd);                             \
+        const ct__optim_v##S mom = CT__OPTIM_SET_##S((T)c->momentum);                      \
+        const ct__optim_v##S damp1 = CT__OPTIM_SET_##S((T)c->damp1);                       \
+        const ct__optim_v##S nlr = CT__OPTIM_SET_##S((T)c->nlr);                           \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            ct__optim_v##S p = CT__OPTIM_LD_##S(P + i);                                    \
+            ct__optim_v##S g = CT__OPTIM_MULP_##S(sign, CT__OPTIM_LD_##S(G + i));          \
+            if (c->use_wd) {                                                               \
+                g = CT__OPTIM_ADD_##S(g, CT__OPTIM_MUL_##S(wd, p));                        \
+            }                                                                              \
+            if (c->use_momentum) {                                                         \
+                ct__optim_v##S b = g;                                                      \
+                if (!c->first) {                                                           \
+                    b = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(B + i), mom);                   \
+                    b = CT__OPTIM_ADD_##S(b, CT__OPTIM_MUL_##S(damp1, g));                 \
+                }                                                                          \
+                CT__OPTIM_ST_##S(B + i, b);                                                \
+                g = c->nesterov ? CT__OPTIM_ADD_##S(g, CT__OPTIM_MUL_##S(mom, b)) : b;     \
+            }                                                                              \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, CT__OPTIM_MUL_##S(nlr, g)));      \
+        }                                                                                  \
+        return i;                                                                          \
+    }
+CT__OPTIM_SGD_VEC(float, f32)
+CT__OPTIM_SGD_VEC(double, f64)
+#undef CT__OPTIM_SGD_VEC
+#define CT__OPTIM_SGD_VCALL(S) begin = ct__optim_sgd_vec_##S(c, begin, end);
+#else
+#define CT__OPTIM_SGD_VCALL(S)
+#endif
+
+#define CT__OPTIM_SGD_KERNEL(T, S)                                                         \
+    static void ct__optim_sgd_##S(int64_t begin, int64_t end, void *vctx)                  \
+    {                                                                                      \
+        const ct__optim_sgd_ctx *c = (const ct__optim_sgd_ctx *)vctx;                      \
+        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const T sign = (T)c->sign, wd = (T)c->wd, mom = (T)c->momentum;                    \
+        const T damp1 = (T)c->damp1, nlr = (T)c->nlr;                                      \
+        const bool use_wd = c->use_wd, use_mom = c->use_momentum, first = c->first;        \
+        const bool nesterov = c->nesterov;                                                 \
+        if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
+            for (int64_t i = begin; i < end; i++) {                                        \
+                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        CT__OPTIM_SGD_VCALL(S)                                                             \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            T g = sign * G[i];                                                             \
+            if (use_wd) {                                                                  \
+                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
+            }                                                                              \
+            if (use_mom) {                                                                 \
+                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
+                B[i] = b;                                                                  \
+                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
+            }                                                                              \
+            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
+        }                                                                                  \
+    }
+CT__OPTIM_SGD_KERNEL(float, f32)
+CT__OPTIM_SGD_KERNEL(double, f64)
+#undef CT__OPTIM_SGD_KERNEL
+#undef CT__OPTIM_SGD_VCALL
+
+/* Adam / AdamW, per element i (P, G, M, V, VM as in the legend; t = the parameter's step):
+ *   p = P[i]*decay                      (AdamW: decay = 1 - lr*wd; Adam: 1, exact)
+ *   g = sign*G[i]; if coupled wd: g = g + wd*p
+ *   m = M[i] + (1-b1)*(g - M[i])        (Tensor.lerp_ with weight < 0.5)
+ *   v = V[i]*b2 + ((1-b2)*g)*g          (mul_ then addcmul_)
+ *   if amsgrad: VM[i] = v = maximum(VM[i], v)   (NaN propagates)
+ *   P[i] = p + (-lr/(1-b1^t)) * (m / (sqrt(v)/sqrt(1-b2^t) + eps))               */
+typedef struct ct__optim_adam_ctx {
+    char *p, *m, *v, *vmax;
+    const char *g;
+    double decay, sign, wd, w1, b2, c2, bc2_sqrt, eps, nstep;
+    bool use_wd, amsgrad;
+} ct__optim_adam_ctx;
 
 #ifdef CT__OPTIM_VEC
 /* The vector loop: the scalar formula above, CT__OPTIM_N_<S> lanes at a time; returns the
@@ -44223,6 +44415,182 @@ typedef struct ct__optim_ctx {
     bool use_wd, flag;
 } ct__optim_ctx;
 
+#ifdef CT__OPTIM_VEC
+/* The vector loops of the kernels below: each kernel's scalar formula, CT__OPTIM_N_<S> lanes
+   at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
+   c): FMA; fma(-a, b, c): FNMA) and the same selects; each continues from i and returns where
+   the scalar loop goes on. Loop-invariant conditions stay branches (predicted, one per
+   vector). */
+#define CT__OV(S) ct__optim_v##S
+#define CT__OPTIM_VBEGIN(T, S)                                                             \
+    const ct__optim_ctx *c = (const ct__optim_ctx *)vctx;                                  \
+    T *P = (T *)(void *)c->p, *S0 = (T *)(void *)c->s[0], *S1 = (T *)(void *)c->s[1];      \
+    T *S2 = (T *)(void *)c->s[2];                                                          \
+    const T *G = (const T *)(const void *)c->g;                                            \
+    const CT__OV(S) sign = CT__OPTIM_SET_##S((T)c->sign), wd = CT__OPTIM_SET_##S((T)c->wd); \
+    const CT__OV(S) decay = CT__OPTIM_SET_##S((T)c->decay);                                \
+    (void)S1;                                                                              \
+    (void)S2;
+/* p = P*decay (rounded alone), g = sign*G, + wd*p in one fma when use_wd */
+#define CT__OPTIM_VGRAD(S)                                                                 \
+    CT__OV(S) p = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(P + i), decay);                       \
+    CT__OV(S) g = CT__OPTIM_MULP_##S(sign, CT__OPTIM_LD_##S(G + i));                       \
+    if (c->use_wd) {                                                                       \
+        g = CT__OPTIM_FMA_##S(wd, p, g);                                                   \
+    }
+/* NAME = k[K] (as a T) in every lane */
+#define CT__OPTIM_VK(T, S, NAME, K) const CT__OV(S) NAME = CT__OPTIM_SET_##S((T)c->k[K]);
+/* fma(w*g, g, X*b): the decaying average of g^2 (w = 1 - b) */
+#define CT__OPTIM_VSQAVG(S, X, b, w, g)                                                    \
+    CT__OPTIM_FMA_##S(CT__OPTIM_MULP_##S(w, g), g, CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(X), b))
+#define CT__OPTIM_VKERNELS(T, S)                                                           \
+    /* lerp(x, e, w) with w1 = w - 1 (small: |w| < 0.5) */                                 \
+    static inline CT__OV(S) ct__optim_vlerp_##S(CT__OV(S) x, CT__OV(S) e, CT__OV(S) w,     \
+                                                CT__OV(S) w1, bool small)                  \
+    {                                                                                      \
+        CT__OV(S) d = CT__OPTIM_SUB_##S(e, x);                                             \
+        return small ? CT__OPTIM_FMA_##S(w, d, x) : CT__OPTIM_FMA_##S(w1, d, e);           \
+    }                                                                                      \
+    static int64_t ct__optim_rmsprop_vec_##S(const void *vctx, int64_t i, int64_t end)     \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, alpha, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)   \
+        CT__OPTIM_VK(T, S, mom, 3) CT__OPTIM_VK(T, S, nlr, 4)                              \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[1] - (T)1);                         \
+        bool small = (T)c->k[1] < (T)0.5 && (T)c->k[1] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, alpha, w, g);                        \
+            CT__OPTIM_ST_##S(S0 + i, v);                                                   \
+            if (c->flag) {                                                                 \
+                CT__OV(S) ga = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S2 + i), g, w, w1, small); \
+                CT__OPTIM_ST_##S(S2 + i, ga);                                              \
+                v = CT__OPTIM_FNMA_##S(ga, ga, v);                                         \
+            }                                                                              \
+            CT__OV(S) avg = CT__OPTIM_ADD_##S(CT__OPTIM_SQRT_##S(v), eps);                 \
+            if (S1) {                                                                      \
+                CT__OV(S) b = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(S1 + i), mom);            \
+                b = CT__OPTIM_ADD_##S(b, CT__OPTIM_DIV_##S(g, avg));                       \
+                CT__OPTIM_ST_##S(S1 + i, b);                                               \
+                CT__OPTIM_ST_##S(P + i, CT__OPTIM_FMA_##S(nlr, b, p));                     \
+            } else {                                                                       \
+                CT__OV(S) u = CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(nlr, g), avg);          \
+                CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, u));                          \
+            }                                                                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_adagrad_vec_##S(const void *vctx, int64_t i, int64_t end)     \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, eps, 0) CT__OPTIM_VK(T, S, nclr, 1)                             \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) sum = CT__OPTIM_FMA_##S(g, g, CT__OPTIM_LD_##S(S0 + i));             \
+            CT__OPTIM_ST_##S(S0 + i, sum);                                                 \
+            CT__OV(S) d = CT__OPTIM_ADD_##S(CT__OPTIM_SQRT_##S(sum), eps);                 \
+            d = CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(nclr, g), d);                         \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, d));                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_adadelta_vec_##S(const void *vctx, int64_t i, int64_t end)    \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, rho, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)     \
+        CT__OPTIM_VK(T, S, nlr, 3)                                                         \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, rho, w, g);                          \
+            CT__OPTIM_ST_##S(S0 + i, v);                                                   \
+            CT__OV(S) a = CT__OPTIM_LD_##S(S1 + i);                                        \
+            CT__OV(S) d = CT__OPTIM_DIV_##S(CT__OPTIM_SQRT_##S(CT__OPTIM_ADD_##S(a, eps)), \
+                                            CT__OPTIM_SQRT_##S(CT__OPTIM_ADD_##S(v, eps))); \
+            d = CT__OPTIM_MULP_##S(d, g);                                                  \
+            CT__OPTIM_ST_##S(S1 + i, CT__OPTIM_VSQAVG(S, S1 + i, rho, w, d));              \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_FMA_##S(nlr, d, p));                         \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_adamax_vec_##S(const void *vctx, int64_t i, int64_t end)      \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, eps, 2)      \
+        CT__OPTIM_VK(T, S, nclr, 3)                                                        \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OV(S) u = CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(S1 + i), b2);                \
+            u = ct__optim_max_##S(u, CT__OPTIM_ADD_##S(CT__OPTIM_ABS_##S(g), eps));        \
+            CT__OPTIM_ST_##S(S1 + i, u);                                                   \
+            u = CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(nclr, m), u);                         \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, u));                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_nadam_vec_##S(const void *vctx, int64_t i, int64_t end)       \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
+        CT__OPTIM_VK(T, S, bc2, 3) CT__OPTIM_VK(T, S, eps, 4) CT__OPTIM_VK(T, S, cg, 5)    \
+        CT__OPTIM_VK(T, S, cm, 6)                                                          \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
+            CT__OPTIM_ST_##S(S1 + i, v);                                                   \
+            CT__OV(S) d = CT__OPTIM_SQRT_##S(CT__OPTIM_DIV_##S(v, bc2));                   \
+            d = CT__OPTIM_ADD_##S(d, eps);                                                 \
+            p = CT__OPTIM_ADD_##S(p, CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(cg, g), d));     \
+            p = CT__OPTIM_ADD_##S(p, CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(cm, m), d));     \
+            CT__OPTIM_ST_##S(P + i, p);                                                    \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_radam_vec_##S(const void *vctx, int64_t i, int64_t end)       \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
+        CT__OPTIM_VK(T, S, bc1, 3) CT__OPTIM_VK(T, S, lr, 4) CT__OPTIM_VK(T, S, eps, 5)    \
+        CT__OPTIM_VK(T, S, sbc2, 6) CT__OPTIM_VK(T, S, rect, 7)                            \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        const CT__OV(S) one = CT__OPTIM_SET_##S((T)1);                                     \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
+            CT__OPTIM_ST_##S(S1 + i, v);                                                   \
+            CT__OV(S) u = CT__OPTIM_MUL_##S(CT__OPTIM_DIV_##S(m, bc1), lr);                \
+            if (c->flag) {                                                                 \
+                CT__OV(S) a = CT__OPTIM_ADD_##S(CT__OPTIM_SQRT_##S(v), eps);               \
+                a = CT__OPTIM_MULP_##S(CT__OPTIM_DIV_##S(one, a), sbc2);                   \
+                u = CT__OPTIM_MUL_##S(CT__OPTIM_MULP_##S(u, a), rect);                     \
+            }                                                                              \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_SUB_##S(p, u));                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }
+CT__OPTIM_VKERNELS(float, f32)
+CT__OPTIM_VKERNELS(double, f64)
+#undef CT__OPTIM_VKERNELS
+#undef CT__OPTIM_VBEGIN
+#undef CT__OPTIM_VGRAD
+#undef CT__OPTIM_VK
+#undef CT__OPTIM_VSQAVG
+#undef CT__OV
+#define CT__OPTIM_VCALL(NAME, S) begin = ct__optim_##NAME##_vec_##S(c, begin, end);
+#else
+#define CT__OPTIM_VCALL(NAME, S)
+#endif
+
 #define CT__OPTIM_KERNELS(T, S, F)                                                         \
     static inline T ct__optim_lerp_##S(T x, T e, T w)                                     \
     {                                                                                      \
@@ -44237,6 +44605,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_rmsprop_##S(int64_t begin, int64_t end, void *vctx)              \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(rmsprop, S)                                                        \
         const T alpha = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], mom = (T)c->k[3];    \
         const T nlr = (T)c->k[4];                                                          \
         for (int64_t i = begin; i < end; i++) {                                            \
@@ -44262,6 +44631,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_adagrad_##S(int64_t begin, int64_t end, void *vctx)              \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(adagrad, S)                                                        \
         const T eps = (T)c->k[0], nclr = (T)c->k[1];                                       \
         for (int64_t i = begin; i < end; i++) {                                            \
             CT__OPTIM_GRAD(T, F)                                                            \
@@ -44276,6 +44646,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_adadelta_##S(int64_t begin, int64_t end, void *vctx)             \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(adadelta, S)                                                       \
         const T rho = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], nlr = (T)c->k[3];      \
         for (int64_t i = begin; i < end; i++) {                                            \
             CT__OPTIM_GRAD(T, F)                                                            \
@@ -44291,6 +44662,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_adamax_##S(int64_t begin, int64_t end, void *vctx)               \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(adamax, S)                                                         \
         const T w = (T)c->k[0], b2 = (T)c->k[1], eps = (T)c->k[2], nclr = (T)c->k[3];      \
         for (int64_t i = begin; i < end; i++) {                                            \
             CT__OPTIM_GRAD(T, F)                                                            \
@@ -44308,6 +44680,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_nadam_##S(int64_t begin, int64_t end, void *vctx)                \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(nadam, S)                                                          \
         const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc2 = (T)c->k[3];        \
         const T eps = (T)c->k[4], cg = (T)c->k[5], cm = (T)c->k[6];                        \
         for (int64_t i = begin; i < end; i++) {                                            \
@@ -44327,6 +44700,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_radam_##S(int64_t begin, int64_t end, void *vctx)                \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(radam, S)                                                          \
         const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc1 = (T)c->k[3];        \
         const T lr = (T)c->k[4], eps = (T)c->k[5], sbc2 = (T)c->k[6], rect = (T)c->k[7];   \
         for (int64_t i = begin; i < end; i++) {                                            \
@@ -44363,6 +44737,7 @@ CT__OPTIM_KERNELS(double, f64, )
 #undef CT__OPTIM_KERNELS
 #undef CT__OPTIM_BEGIN
 #undef CT__OPTIM_GRAD
+#undef CT__OPTIM_VCALL
 
 /* ---- the fused ops ------------------------------------------------------------------------
  * One call updates one parameter: inputs self (the parameter), its grad and its state

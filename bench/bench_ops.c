@@ -27,7 +27,7 @@
  *   triad_16M             plain C a[i] = b[i] + s * c[i] (OpenMP for at 2+ threads): bandwidth
  *   bf16_add_16M          ct_add on 16M bfloat16 elements (computed in float32, rounded once)
  *   f16_to_f32_16M        ct_to_dtype of 16M float16 elements to float32
- *   softmax_RxC           ct_softmax over the last dim
+ *   softmax_RxC           ct_softmax over the last dim ((32768, 10): a classifier's logits)
  *   log_softmax_RxC       ct_log_softmax over the last dim
  *   xent_fb_NxC           ct_cross_entropy then ct_backward, logits requiring grad (.grad cleared
  *                         each call, as `x.grad = None` in the PyTorch version)
@@ -45,6 +45,9 @@
  *                         then ct_backward with a preallocated gradient (.grad cleared each call)
  *   layer_norm_fb_4096x1024    ct_layer_norm over the last dim (weight, bias), fwd + bwd alike
  *   gelu_16M              ct_gelu on 16M elements (approximate 'none')
+ *   optim_<name>_1M       one ct_optimizer_step of sgd (lr 1e-3, momentum 0.9), adam, rmsprop,
+ *                         nadam (defaults otherwise) over one (1024, 1024) parameter whose
+ *                         .grad is set once (the state exists before timing)
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -99,6 +102,7 @@ typedef enum kind {
     K_BN_FB, /* ct_batch_norm(a, rm, rv, {w, bias, training}) + backward(g) */
     K_LN_FB, /* ct_layer_norm(a, last dim, w, bias) + backward(g) */
     K_GELU,  /* ct_gelu(a) */
+    K_OPTIM, /* ct_optimizer_step(opt) */
 } kind;
 
 typedef struct work {
@@ -114,6 +118,7 @@ typedef struct work {
     int threads;
     /* K_BN_FB, K_LN_FB: weight, running mean and variance */
     ct_tensor *w, *rm, *rv;
+    ct_optimizer *opt; /* K_OPTIM */
 } work;
 
 /* the norm workloads: forward, then backward of a preallocated gradient (grads cleared) */
@@ -147,6 +152,9 @@ static void stmt(void *user)
                     (const float *)ct_data_ptr(w->a), w->lda, (const float *)ct_data_ptr(w->b),
                     w->ldb, 0.0f, w->c, w->N);
 #endif
+        return;
+    case K_OPTIM:
+        ct_optimizer_step(w->opt);
         return;
     case K_TRIAD: {
         float *a = w->ta_;
@@ -318,6 +326,36 @@ static void gemm_pair(const char *name, const char *label, const char *sub, kind
     ct_free(w.b);
 }
 
+/* one optimizer step over a (1024, 1024) float32 parameter whose .grad is set once */
+static void optim_rows(int threads)
+{
+    static const char *names[] = {"sgd", "adam", "rmsprop", "nadam"};
+    for (int j = 0; j < 4; j++) {
+        char name[64];
+        snprintf(name, sizeof name, "optim_%s_1M", names[j]);
+        if (g_filter && !strstr(name, g_filter)) {
+            continue;
+        }
+        work w = {0};
+        w.k = K_OPTIM;
+        w.a = ct_requires_grad_(randn2(1024, 1024), true);
+        ct_tensor *g = randn2(1024, 1024);
+        ct_set_grad(w.a, g);
+        ct_free(g);
+        ct_sgd_opts so = ct_sgd_defaults();
+        so.lr = 1e-3;
+        so.momentum = 0.9;
+        w.opt = j == 0   ? ct_sgd_new(&w.a, 1, &so)
+                : j == 1 ? ct_adam_new(&w.a, 1, NULL)
+                : j == 2 ? ct_rmsprop_new(&w.a, 1, NULL)
+                         : ct_nadam_new(&w.a, 1, NULL);
+        ct_optimizer_step(w.opt); /* the state exists before timing */
+        measure(name, "optimizer step, 1M float32 parameters", names[j], "ctorch", &w, threads);
+        ct_optimizer_free(w.opt);
+        ct_free(w.a);
+    }
+}
+
 static void run_all(int threads)
 {
     char name[96], sub[96];
@@ -411,20 +449,20 @@ static void run_all(int threads)
         free(t.tc_);
     }
     /* softmax and log_softmax over the last dim */
-    static const struct { int r, c; } sm[] = {{4096, 1024}, {64, 10}};
-    for (size_t j = 0; j < 4; j++) {
+    static const struct { int r, c; } sm[] = {{4096, 1024}, {64, 10}, {32768, 10}};
+    for (size_t j = 0; j < 6; j++) {
         work w = {0};
-        const char *op = j < 2 ? "softmax" : "log_softmax";
-        w.k = j < 2 ? K_SOFTMAX : K_LOG_SOFTMAX;
-        w.a = randn2(sm[j % 2].r, sm[j % 2].c);
-        snprintf(name, sizeof name, "%s_%dx%d", op, sm[j % 2].r, sm[j % 2].c);
-        snprintf(sub, sizeof sub, "%s (%d,%d) dim -1", op, sm[j % 2].r, sm[j % 2].c);
+        const char *op = j < 3 ? "softmax" : "log_softmax";
+        w.k = j < 3 ? K_SOFTMAX : K_LOG_SOFTMAX;
+        w.a = randn2(sm[j % 3].r, sm[j % 3].c);
+        snprintf(name, sizeof name, "%s_%dx%d", op, sm[j % 3].r, sm[j % 3].c);
+        snprintf(sub, sizeof sub, "%s (%d,%d) dim -1", op, sm[j % 3].r, sm[j % 3].c);
         measure(name, "softmax / cross-entropy", sub, "ctorch", &w, threads);
         ct_free(w.a);
     }
     /* cross-entropy forward + backward */
-    static const struct { int n, c; } xe[] = {{4096, 1000}, {64, 10}};
-    for (size_t j = 0; j < 2; j++) {
+    static const struct { int n, c; } xe[] = {{4096, 1000}, {64, 10}, {32768, 10}};
+    for (size_t j = 0; j < 3; j++) {
         work w = {0};
         w.k = K_XENT;
         w.a = ct_requires_grad_(randn2(xe[j].n, xe[j].c), true);
@@ -567,6 +605,7 @@ static void run_all(int threads)
         measure("gelu_16M", lab, "gelu 16M", "ctorch", &w, threads);
         ct_free(w.a);
     }
+    optim_rows(threads);
 }
 
 int main(int argc, char **argv)

@@ -370,6 +370,66 @@ static void test_norm_gradcheck(void)
     }
 }
 
+/* Double backward through the fused batch and layer norm (PyTorch: gradgradcheck passes for
+   F.batch_norm and F.layer_norm): the gradients of sum(norm(x, w, b) * go) in x, w, b with
+   create_graph, flattened and concatenated, checked by gradcheck in x, w, b and go. */
+static ct_tensor *gg_norm(ct_tensor *const *in, int n, void *user)
+{
+    bool prev = ct_is_grad_enabled();
+    ct_set_grad_enabled(true);
+    ct_tensor *y = gc_norm(in, n - 1, user), *g[3] = {NULL, NULL, NULL}, *out = NULL;
+    const ct_tensor *go[1] = {in[n - 1]};
+    if (y && ct_autograd_grad(&y, 1, in, n - 1, go, false, true, false, g) == CT_OK) {
+        const ct_tensor *parts[3];
+        for (int k = 0; k < n - 1; k++) {
+            parts[k] = ct_flatten(g[k], 0, -1);
+        }
+        out = ct_cat(parts, n - 1, 0);
+    }
+    ct_set_grad_enabled(prev);
+    return out;
+}
+
+static void test_norm_gradgradcheck(void)
+{
+    int n = (int)(sizeof norm_golden_cases / sizeof norm_golden_cases[0]), checked = 0;
+    for (int i = 0; i < n; i++) {
+        const norm_golden *c = &norm_golden_cases[i];
+        bool bn = !strcmp(c->kind, "bn");
+        if (!bn && strcmp(c->kind, "ln")) {
+            continue;
+        }
+        ct_scope_begin();
+        int64_t np = ct_test_numel(c->pshape, c->pnd);
+        ct_tensor *in[4];
+        int k = 0;
+        in[k++] = norm_input(c, 0, CT_FLOAT64);
+        if (c->weight) {
+            in[k++] = ct_requires_grad_(ct_reshape(norm_values(np, 3, 0.5, 1, false, CT_FLOAT64),
+                                                   c->pshape, c->pnd), true);
+        }
+        if (c->bias) {
+            in[k++] = ct_requires_grad_(ct_reshape(norm_values(np, 5, 0.3, 0, false, CT_FLOAT64),
+                                                   c->pshape, c->pnd), true);
+        }
+        in[k] = ct_requires_grad_(ct_reshape(norm_values(ct_numel(in[0]), 7, 1, 0, false,
+                                                          CT_FLOAT64), ct_sizes(in[0]),
+                                             ct_dim(in[0])), true);
+        norm_gc u = {c, NULL, NULL};
+        if (c->running) {
+            int64_t C = c->shape[1];
+            u.rm = ct_tensor_from_data(c->rm0, CT_FLOAT64, &C, 1);
+            u.rv = ct_tensor_from_data(c->rv0, CT_FLOAT64, &C, 1);
+        }
+        CHECK_MSG(ct_gradcheck(gg_norm, in, k + 1, &u, NULL), "gradgradcheck case %d %s: %s", i,
+                  c->kind, ct_error() ? ct_error() : "?");
+        ct_error_clear();
+        checked += bn ? 1 : 100;
+        ct_scope_end();
+    }
+    CHECK(checked % 100 > 0 && checked / 100 > 0); /* both kinds ran */
+}
+
 /* ---- errors -------------------------------------------------------------------------------- */
 static void test_norm_errors(void)
 {
@@ -483,6 +543,7 @@ void test_norm(void)
     RUN(test_norm_batch_norm_module);
     RUN(test_norm_other_modules);
     RUN(test_norm_gradcheck);
+    RUN(test_norm_gradgradcheck);
     RUN(test_norm_errors);
     RUN(test_norm_half);
     RUN(test_norm_threads);

@@ -487,6 +487,61 @@ static void test_optim_large_parallel_sgd(void)
     ct_free(p);
 }
 
+/* The vector loops against the scalar one: SGD and Adam/AdamW under several options update
+   one parameter of 37 elements (vectors, then a tail) and 37 parameters of one element (the
+   scalar loop) alike, bit for bit, in float32 and float64. */
+#define OPT_VN 37
+static ct_optimizer *opt_vec_new(int k, ct_tensor **ps, int64_t n)
+{
+    ct_sgd_opts s = ct_sgd_defaults();
+    ct_adam_opts a = k == 7 ? ct_adamw_defaults() : ct_adam_defaults();
+    s.lr = a.lr = 0.05;
+    s.weight_decay = k == 0 || k == 3 ? 0.1 : 0;
+    s.momentum = k >= 1 ? 0.9 : 0;
+    s.dampening = k == 2 ? 0.3 : 0;
+    s.nesterov = k == 3;
+    s.maximize = k == 4;
+    a.weight_decay = 0.2;
+    a.amsgrad = k == 6;
+    a.maximize = k == 6;
+    return k < 5 ? ct_sgd_new(ps, n, &s) : k == 7 ? ct_adamw_new(ps, n, &a)
+                                                  : ct_adam_new(ps, n, &a);
+}
+
+static void test_optim_vector_loops_match_scalar(void)
+{
+    for (int dt = 0; dt < 2; dt++) {
+        ct_dtype dtype = dt ? CT_FLOAT64 : CT_FLOAT32;
+        for (int k = 0; k < 8; k++) {
+            ct_scope_begin();
+            int64_t n = OPT_VN, one = 1;
+            ct_tensor *big = ct_requires_grad_(ct_randn(&n, 1, dtype, NULL), true), *small[OPT_VN];
+            for (int64_t i = 0; i < n; i++) {
+                small[i] = ct_requires_grad_(ct_detach(ct_clone(ct_narrow(big, 0, i, 1))), true);
+            }
+            ct_optimizer *a = opt_vec_new(k, &big, 1), *b = opt_vec_new(k, small, n);
+            for (int step = 0; step < 3; step++) {
+                ct_tensor *g = ct_randn(&n, 1, dtype, NULL);
+                CHECK(ct_set_grad(big, g) == CT_OK);
+                for (int64_t i = 0; i < n; i++) {
+                    CHECK(ct_set_grad(small[i], ct_reshape(ct_narrow(g, 0, i, 1), &one, 1)) ==
+                          CT_OK);
+                }
+                CHECK(ct_optimizer_step(a) == CT_OK && ct_optimizer_step(b) == CT_OK);
+            }
+            const ct_tensor *parts[OPT_VN];
+            for (int64_t i = 0; i < n; i++) {
+                parts[i] = small[i];
+            }
+            CHECK_MSG(ct_equal(big, ct_cat(parts, OPT_VN, 0)), "case %d (%s)", k,
+                      ct_dtype_name(dtype));
+            ct_optimizer_free(a);
+            ct_optimizer_free(b);
+            ct_scope_end();
+        }
+    }
+}
+
 /* Each parameter's update is one call of PyTorch's fused op through the one entry: the
    parameter, its grad and its state as inputs, the hyperparameters as attributes. */
 static void test_optim_fused_ops_dispatch(void)
@@ -548,5 +603,6 @@ void test_optim(void)
     RUN(test_optim_noncontiguous_and_converted);
     RUN(test_optim_large_parallel_adam);
     RUN(test_optim_large_parallel_sgd);
+    RUN(test_optim_vector_loops_match_scalar);
     RUN(test_optim_fused_ops_dispatch);
 }

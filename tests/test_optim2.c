@@ -177,6 +177,76 @@ static void test_optim2_golden_float64(void) { o2_golden(CT_FLOAT64); }
 static void test_optim2_golden_float32(void) { o2_golden(CT_FLOAT32); }
 static void test_optim2_golden_bfloat16(void) { o2_golden(CT_BFLOAT16); }
 
+/* The vector loops (float32 and float64 lanes) against the scalar one: every golden case run
+   on its parameters (under one vector each: the scalar loop) and on 1-D parameters holding
+   them 7 times over (vectors, then a tail), with the grads repeated alike; the long
+   parameters must hold the short ones' results repeated, bit for bit. */
+#define O2_TILE 7
+static ct_tensor *o2_tiled(const double *data, int64_t n, int tile, ct_dtype dtype)
+{
+    double v[CT_GOLDEN_OPTIM2_NUMEL * O2_TILE];
+    for (int64_t i = 0; i < n * tile; i++) {
+        v[i] = data[i % n];
+    }
+    int64_t len = n * tile;
+    return o2_param(v, &len, 1, dtype);
+}
+
+static void o2_run_tiled(const ct_golden_optim2_case *c, int tile, ct_tensor **params)
+{
+    int64_t off[CT_GOLDEN_OPTIM2_NPARAMS + 1];
+    off[0] = 0;
+    for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+        int64_t n = ct_golden_optim2_sizes[k][0] * ct_golden_optim2_sizes[k][1];
+        params[k] = o2_tiled(ct_golden_optim2_init + off[k], n, tile, c->dtype);
+        off[k + 1] = off[k] + n;
+    }
+    o2_opts u;
+    int64_t n0 = c->ngroups == 2 ? 2 : CT_GOLDEN_OPTIM2_NPARAMS;
+    ct_optimizer *opt = o2_new(c->kind, params, n0, o2_fill(c->kind, c->h[0], &u));
+    if (opt && c->ngroups == 2) {
+        ct_optimizer_add_param_group(opt, params + 2, 1, o2_fill(c->kind, c->h[1], &u));
+    }
+    for (int s = 0; opt && s < CT_GOLDEN_OPTIM2_STEPS; s++) {
+        for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+            ct_tensor *g = c->skip & (1u << (3 * s + k))
+                               ? NULL
+                               : o2_tiled(ct_golden_optim2_grads[s] + off[k],
+                                          off[k + 1] - off[k], tile, c->dtype);
+            CHECK(ct_set_grad(params[k], g ? ct_detach(g) : NULL) == CT_OK);
+            ct_free(g);
+        }
+        CHECK(ct_optimizer_step(opt) == CT_OK);
+    }
+    CHECK(opt != NULL);
+    ct_optimizer_free(opt);
+}
+
+static void test_optim2_vector_loops_match_scalar(void)
+{
+    int n = 0;
+    for (int i = 0; i < CT_GOLDEN_OPTIM2_NCASES; i++) {
+        const ct_golden_optim2_case *c = &ct_golden_optim2_cases[i];
+        if (c->dtype != CT_FLOAT32 && c->dtype != CT_FLOAT64) {
+            continue;
+        }
+        ct_scope_begin();
+        ct_tensor *a[CT_GOLDEN_OPTIM2_NPARAMS], *b[CT_GOLDEN_OPTIM2_NPARAMS];
+        o2_run_tiled(c, 1, a);
+        o2_run_tiled(c, O2_TILE, b);
+        for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
+            int64_t t = O2_TILE;
+            CHECK_MSG(ct_equal(b[k], ct_repeat(a[k], &t, 1)), "%s (%s) parameter %d", c->name,
+                      ct_dtype_name(c->dtype), k);
+            ct_free(a[k]);
+            ct_free(b[k]);
+        }
+        ct_scope_end();
+        n++;
+    }
+    CHECK(n >= 18);
+}
+
 static bool o2_same(const double *a, const double *b, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -556,6 +626,7 @@ void test_optim2(void)
     RUN(test_optim2_golden_float64);
     RUN(test_optim2_golden_float32);
     RUN(test_optim2_golden_bfloat16);
+    RUN(test_optim2_vector_loops_match_scalar);
     RUN(test_optim2_defaults_match_pytorch);
     RUN(test_optim2_null_opts_are_defaults);
     RUN(test_optim2_names);

@@ -52,11 +52,11 @@ def workloads():
     out.append(("f16_to_f32_16M", half, "a.float() (float16)", "c = a.float()",
                 {"a": a.half()}))
     for op in ("softmax", "log_softmax"):
-        for r, c in ((4096, 1024), (64, 10)):
+        for r, c in ((4096, 1024), (64, 10), (32768, 10)):
             out.append(("%s_%dx%d" % (op, r, c), "softmax / cross-entropy",
                         "%s (%d,%d) dim -1" % (op, r, c), "torch.%s(x, -1)" % op,
                         {"x": torch.randn(r, c)}))
-    for r, c in ((4096, 1000), (64, 10)):
+    for r, c in ((4096, 1000), (64, 10), (32768, 10)):
         x = torch.randn(r, c, requires_grad=True)
         y = torch.randint(0, c, (r,))
         out.append(("xent_fb_%dx%d" % (r, c), "softmax / cross-entropy",
@@ -118,6 +118,25 @@ def workloads():
                     glob))
     out.append(("gelu_16M", lab, "gelu 16M", "F.gelu(a)", {"a": torch.randn(16 * 1024 * 1024),
                                                           "F": F}))
+    out += optim_workloads()
+    return out
+
+
+def optim_workloads():
+    """One step over a (1024, 1024) parameter whose .grad is set once: PyTorch's default
+    implementation (optim_<name>_1M) and its for-loop one, foreach=False (..._forloop)."""
+    out = []
+    kinds = (("sgd", torch.optim.SGD, {"lr": 1e-3, "momentum": 0.9}),
+             ("adam", torch.optim.Adam, {}), ("rmsprop", torch.optim.RMSprop, {}),
+             ("nadam", torch.optim.NAdam, {}))
+    for name, cls, kw in kinds:
+        for suffix, extra in (("", {}), ("_forloop", {"foreach": False})):
+            p = torch.randn(1024, 1024, requires_grad=True)
+            p.grad = torch.randn(1024, 1024)
+            opt = cls([p], **kw, **extra)
+            opt.step()
+            out.append(("optim_%s_1M%s" % (name, suffix), "optimizer step, 1M float32 parameters",
+                        name + (" foreach=False" if suffix else ""), "opt.step()", {"opt": opt}))
     return out
 
 

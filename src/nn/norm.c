@@ -3,9 +3,11 @@
  *
  * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
  * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
- * Sums run in 8 lanes of the data's type over chunks of CT__NORM_CHUNK values, each chunk's
- * lanes added into a double in a fixed order: vectorized, and the same bits for any thread
- * count (a channel or row is summed by one thread).
+ * Sums run in 32 lanes of the data's type over chunks of CT__NORM_CHUNK values (lane k adds
+ * the elements 32 j + k, lane 0 then the tail in order), each chunk's lanes added into a
+ * double in lane order: four independent vector chains, and the same bits for any thread
+ * count (a channel or row is summed by one thread). float32 on AVX2 does the lanes' same
+ * operations in four vectors (ct__norm_v*): the same bits as the scalar loops.
  */
 #include "../core/internal.h"
 #include "../core/rng.h"
@@ -19,50 +21,89 @@
 #include "norm.h"
 
 #include <float.h>
+#if defined(CT__HAS_AVX2)
+#include <immintrin.h>
+#endif
 
 CT__VECTORIZE_BEGIN
 
-#define CT__NORM_LANES 8
+#define CT__NORM_LANES 32
 #define CT__NORM_CHUNK 1024
 
 /* ---- lane sums -------------------------------------------------------------------------- */
-/* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g * w, s[1] = sum g * w *
-   (x - m) (w: one per element, or NULL for 1). */
+/* The vector parts: whole blocks of 32 from i while they fit in [i, e), lanes acc[0..32) (a0,
+   a1) in four vectors; each returns where the scalar loop goes on. */
+#if defined(CT__HAS_AVX2)
+/* STMT for u = 0..3, spelled out (a loop over u keeps the vectors in memory) */
+#define CT__NORM_V1(STMT, U)                                                                    \
+    {                                                                                           \
+        const int u = U;                                                                        \
+        STMT;                                                                                   \
+    }
+#define CT__NORM_V4(STMT)                                                                       \
+    CT__NORM_V1(STMT, 0) CT__NORM_V1(STMT, 1) CT__NORM_V1(STMT, 2) CT__NORM_V1(STMT, 3)
+/* sq 0: acc += x; sq 1: acc = fma(x - m, x - m, acc) */
+static int64_t ct__norm_vsum_f32(const float *x, int64_t i, int64_t e, float m, int sq,
+                                 float *acc)
+{
+    __m256 a[4], vm = _mm256_set1_ps(m);
+    CT__NORM_V4(a[u] = _mm256_loadu_ps(acc + 8 * u))
+    if (sq) {
+        for (; i + 32 <= e; i += 32) {
+            CT__NORM_V4(__m256 d = _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * u), vm);
+                        a[u] = _mm256_fmadd_ps(d, d, a[u]))
+        }
+    } else {
+        for (; i + 32 <= e; i += 32) {
+            CT__NORM_V4(a[u] = _mm256_add_ps(a[u], _mm256_loadu_ps(x + i + 8 * u)))
+        }
+    }
+    CT__NORM_V4(_mm256_storeu_ps(acc + 8 * u, a[u]))
+    return i;
+}
+
+/* a0 += g; a1 = fma(g, x - m, a1) */
+static int64_t ct__norm_vgdot_f32(const float *g, const float *x, int64_t i, int64_t e,
+                                  float m, float *a0, float *a1)
+{
+    __m256 s[4], t[4], vm = _mm256_set1_ps(m);
+    CT__NORM_V4(s[u] = _mm256_loadu_ps(a0 + 8 * u); t[u] = _mm256_loadu_ps(a1 + 8 * u))
+    for (; i + 32 <= e; i += 32) {
+        CT__NORM_V4(__m256 gv = _mm256_loadu_ps(g + i + 8 * u); s[u] = _mm256_add_ps(s[u], gv);
+                    t[u] = _mm256_fmadd_ps(gv, _mm256_sub_ps(_mm256_loadu_ps(x + i + 8 * u), vm),
+                                           t[u]))
+    }
+    CT__NORM_V4(_mm256_storeu_ps(a0 + 8 * u, s[u]); _mm256_storeu_ps(a1 + 8 * u, t[u]))
+    return i;
+}
+#undef CT__NORM_V4
+#undef CT__NORM_V1
+#define CT__NORM_VSUM_f32(x, i, e, m, sq, acc) ct__norm_vsum_f32(x, i, e, m, sq, acc)
+#define CT__NORM_VGDOT_f32(g, x, i, e, m, a0, a1) ct__norm_vgdot_f32(g, x, i, e, m, a0, a1)
+#else
+#define CT__NORM_VSUM_f32(x, i, e, m, sq, acc) (i)
+#define CT__NORM_VGDOT_f32(g, x, i, e, m, a0, a1) (i)
+#endif
+#define CT__NORM_VSUM_f64(x, i, e, m, sq, acc) (i)
+#define CT__NORM_VGDOT_f64(g, x, i, e, m, a0, a1) (i)
+
+/* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g, s[1] = sum g (x - m) */
 #define CT__NORM_SUMS(T, S, F)                                                                  \
-    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    static double ct__norm_lanes_##S(const T *x, int64_t n, T m, int sq)                        \
     {                                                                                           \
         double s = 0;                                                                           \
         for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
             T acc[CT__NORM_LANES] = {0};                                                        \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
-                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    acc[k] += x[i + k];                                                         \
-                }                                                                               \
-            }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                acc[0] += x[i];                                                                 \
-            }                                                                                   \
-            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s += (double)acc[k];                                                            \
-            }                                                                                   \
-        }                                                                                       \
-        return s;                                                                               \
-    }                                                                                           \
-    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
-    {                                                                                           \
-        double s = 0;                                                                           \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
-            T acc[CT__NORM_LANES] = {0};                                                        \
+            int64_t i = CT__NORM_VSUM_##S(x, c0, e, m, sq, acc);                                \
             for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
                     T d = x[i + k] - m;                                                         \
-                    acc[k] = fma##F(d, d, acc[k]);                                              \
+                    acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                     \
                 }                                                                               \
             }                                                                                   \
             for (; i < e; i++) {                                                                \
-                acc[0] = fma##F(x[i] - m, x[i] - m, acc[0]);                                    \
+                acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];               \
             }                                                                                   \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
                 s += (double)acc[k];                                                            \
@@ -70,23 +111,30 @@ CT__VECTORIZE_BEGIN
         }                                                                                       \
         return s;                                                                               \
     }                                                                                           \
-    static void ct__norm_gdot_##S(const T *g, const T *w, const T *x, int64_t n, T m, double *s) \
+    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    {                                                                                           \
+        return ct__norm_lanes_##S(x, n, 0, 0);                                                  \
+    }                                                                                           \
+    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
+    {                                                                                           \
+        return ct__norm_lanes_##S(x, n, m, 1);                                                  \
+    }                                                                                           \
+    static void ct__norm_gdot_##S(const T *g, const T *x, int64_t n, T m, double *s)            \
     {                                                                                           \
         s[0] = s[1] = 0;                                                                        \
         for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK, i = c0;              \
+            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
             T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                               \
+            int64_t i = CT__NORM_VGDOT_##S(g, x, c0, e, m, a0, a1);                             \
             for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    T gw = w ? g[i + k] * w[i + k] : g[i + k];                                  \
-                    a0[k] += gw;                                                                \
-                    a1[k] = fma##F(gw, x[i + k] - m, a1[k]);                                    \
+                    a0[k] += g[i + k];                                                          \
+                    a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                              \
                 }                                                                               \
             }                                                                                   \
             for (; i < e; i++) {                                                                \
-                T gw = w ? g[i] * w[i] : g[i];                                                  \
-                a0[0] += gw;                                                                    \
-                a1[0] = fma##F(gw, x[i] - m, a1[0]);                                            \
+                a0[0] += g[i];                                                                  \
+                a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                          \
             }                                                                                   \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
                 s[0] += (double)a0[k];                                                          \
@@ -190,7 +238,7 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             double s[2] = {0, 0}, t[2];                                                         \
             for (int64_t n = 0; n < N; n++) {                                                   \
                 int64_t o = (n * C + c) * L;                                                    \
-                ct__norm_gdot_##S(g + o, NULL, x + o, L, mean, t);                              \
+                ct__norm_gdot_##S(g + o, x + o, L, mean, t);                                    \
                 s[0] += t[0];                                                                   \
                 s[1] += t[1];                                                                   \
             }                                                                                   \
@@ -216,13 +264,16 @@ typedef struct ct__ln_job {
     const ct_tensor *x, *g;     /* contiguous (R, K) */
     const ct_tensor *w, *b;     /* contiguous (K) of the kernel's dtype (ones, zeros if absent) */
     ct_tensor *y, *mean, *rstd; /* y or dx (R, K); (R) */
-    double *dw, *db;            /* backward: (K) column sums, or NULL */
+    void *part;                 /* backward: (blocks, 2, K) of the data's type */
+    double *dw, *db;            /* backward: (K) column sums */
     int64_t R, K;
     double eps;
 } ct__ln_job;
 
-#define CT__LN_COLS 256 /* the parameter gradients sum blocks of CT__LN_ROWS rows in the data's */
-#define CT__LN_ROWS 64  /* type over CT__LN_COLS columns, then add each block into a double */
+/* The parameter gradients sum each block of CT__LN_ROWS rows in the data's type (in row order,
+   while the block's dx is computed), then add the blocks' sums into a double in block order:
+   the same bits for any thread count. */
+#define CT__LN_ROWS 64
 
 #define CT__LN_KERNELS(T, S, F)                                                                 \
     static void ct__ln_forward_##S(int64_t rb, int64_t re, void *ctx)                           \
@@ -242,56 +293,55 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dx = rstd (g w - sum(g w) / K - xhat sum(g w xhat) / K) per row */                      \
-    static void ct__ln_backward_##S(int64_t rb, int64_t re, void *ctx)                          \
+    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),      \
+       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat \
+       and g into part. */                                                                     \
+    static void ct__ln_backward_##S(int64_t bb, int64_t be, void *ctx)                          \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
         int64_t K = j->K;                                                                       \
         const T *w = (const T *)ct__data(j->w);                                                 \
-        for (int64_t r = rb; r < re; r++) {                                                     \
-            const T *x = (const T *)ct__data(j->x) + r * K;                                     \
-            const T *g = (const T *)ct__data(j->g) + r * K;                                     \
-            T *dx = (T *)ct__data(j->y) + r * K;                                                \
-            T mean = ((const T *)ct__data(j->mean))[r];                                         \
-            T rstd = ((const T *)ct__data(j->rstd))[r];                                         \
-            double s[2];                                                                        \
-            ct__norm_gdot_##S(g, w, x, K, mean, s);                                             \
-            T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);              \
+        for (int64_t blk = bb; blk < be; blk++) {                                               \
+            T *aw = (T *)j->part + blk * 2 * K, *ab = aw + K;                                   \
             for (int64_t k = 0; k < K; k++) {                                                   \
-                T xhat = (x[k] - mean) * rstd;                                                  \
-                dx[k] = fma##F(-xhat, c, g[k] * w[k] - a) * rstd;                               \
+                aw[k] = ab[k] = 0;                                                              \
+            }                                                                                   \
+            int64_t r0 = blk * CT__LN_ROWS;                                                     \
+            int64_t r1 = j->R - r0 < CT__LN_ROWS ? j->R : r0 + CT__LN_ROWS;                     \
+            for (int64_t r = r0; r < r1; r++) {                                                 \
+                const T *x = (const T *)ct__data(j->x) + r * K;                                 \
+                const T *g = (const T *)ct__data(j->g) + r * K;                                 \
+                T *dx = (T *)ct__data(j->y) + r * K;                                            \
+                T mean = ((const T *)ct__data(j->mean))[r];                                     \
+                T rstd = ((const T *)ct__data(j->rstd))[r];                                     \
+                for (int64_t k = 0; k < K; k++) {                                               \
+                    dx[k] = g[k] * w[k];                                                        \
+                    ab[k] += g[k];                                                              \
+                }                                                                               \
+                double s[2];                                                                    \
+                ct__norm_gdot_##S(dx, x, K, mean, s);                                           \
+                T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);          \
+                for (int64_t k = 0; k < K; k++) {                                               \
+                    T xhat = (x[k] - mean) * rstd;                                              \
+                    aw[k] = fma##F(g[k], xhat, aw[k]);                                          \
+                    dx[k] = fma##F(-xhat, c, dx[k] - a) * rstd;                                 \
+                }                                                                               \
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dw[k] = sum_r g xhat, db[k] = sum_r g: blocks of rows in order, columns split over      \
-       threads (each column's sums never depend on the split) */                               \
+    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                   \
     static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
-        int64_t K = j->K;                                                                       \
-        for (int64_t k0 = kb; k0 < ke; k0 += CT__LN_COLS) {                                     \
-            int64_t n = ke - k0 < CT__LN_COLS ? ke - k0 : CT__LN_COLS;                          \
-            for (int64_t k = 0; k < n; k++) {                                                   \
-                j->dw[k0 + k] = j->db[k0 + k] = 0;                                              \
+        int64_t K = j->K, nb = (j->R + CT__LN_ROWS - 1) / CT__LN_ROWS;                          \
+        for (int64_t k = kb; k < ke; k++) {                                                     \
+            double dw = 0, db = 0;                                                              \
+            for (int64_t blk = 0; blk < nb; blk++) {                                            \
+                dw += (double)((const T *)j->part)[blk * 2 * K + k];                            \
+                db += (double)((const T *)j->part)[blk * 2 * K + K + k];                        \
             }                                                                                   \
-            for (int64_t r0 = 0; r0 < j->R; r0 += CT__LN_ROWS) {                                \
-                int64_t r1 = j->R - r0 < CT__LN_ROWS ? j->R : r0 + CT__LN_ROWS;                 \
-                T aw[CT__LN_COLS] = {0}, ab[CT__LN_COLS] = {0};                                 \
-                for (int64_t r = r0; r < r1; r++) {                                             \
-                    const T *x = (const T *)ct__data(j->x) + r * K + k0;                        \
-                    const T *g = (const T *)ct__data(j->g) + r * K + k0;                        \
-                    T mean = ((const T *)ct__data(j->mean))[r];                                 \
-                    T rstd = ((const T *)ct__data(j->rstd))[r];                                 \
-                    for (int64_t k = 0; k < n; k++) {                                           \
-                        aw[k] = fma##F(g[k], (x[k] - mean) * rstd, aw[k]);                      \
-                        ab[k] += g[k];                                                          \
-                    }                                                                           \
-                }                                                                               \
-                for (int64_t k = 0; k < n; k++) {                                               \
-                    j->dw[k0 + k] += (double)aw[k];                                             \
-                    j->db[k0 + k] += (double)ab[k];                                             \
-                }                                                                               \
-            }                                                                                   \
+            j->dw[k] = dw;                                                                      \
+            j->db[k] = db;                                                                      \
         }                                                                                       \
     }
 
@@ -307,8 +357,6 @@ CT__LN_KERNELS(double, f64, )
 #undef CT__NORM_SUMS
 #undef CT__BN_STATS
 #undef CT__LN_KERNELS
-#undef CT__LN_COLS
-#undef CT__LN_ROWS
 
 /* t itself when it is contiguous in dtype, else a contiguous copy (a new reference either
    way; NULL when out of memory or t is NULL). */
@@ -465,11 +513,13 @@ static ct_status ct__bn_bw_kernel(ct_op_call *c)
     return xc ? CT_OK : ct_error_code();
 }
 
-/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), and i[0]
-   (batch norm: training; layer norm: the number of normalized dims). */
+/* Batch and layer norm save x, weight and the two statistics (mean, invstd / rstd), i[0]
+   (batch norm: training; layer norm: the number of normalized dims) and f[0] = eps (the last
+   attribute of both). */
 static void ct__norm_record(ct_node *n, const ct_op_call *c)
 {
     n->i[0] = c->attrs[0].i;
+    n->f[0] = c->attrs[c->n_attrs - 1].f;
     ct__save(n, c->inputs[0]);
     ct__save(n, c->inputs[1]);
     ct__save(n, c->outputs[1]);
@@ -616,35 +666,34 @@ static ct_status ct__ln_bw_kernel(ct_op_call *c)
     ct_tensor *xc = ct__norm_dense(c->fn, c->inputs[1], c->dtype);
     ct__ln_job j = ct__ln_job_of(c->inputs[1], c->inputs[2]->sizes[0]);
     ct_tensor *wc = ct__ln_param(c->fn, c->inputs[4], j.K, 1, c->dtype);
-    bool ok = gc && xc && wc;
-    double *sums = ok && c->n_outputs == 3
-                       ? (double *)ct__malloc(sizeof(double) * (size_t)(2 * j.K + 1))
-                       : NULL;
-    ok = ok && (sums || c->n_outputs == 1);
+    int64_t nb = (j.R + CT__LN_ROWS - 1) / CT__LN_ROWS;
+    size_t ts = ct_dtype_size(c->dtype);
+    char *buf = (char *)ct__malloc(sizeof(double) * (size_t)(2 * j.K) +
+                                   ts * (size_t)(2 * nb * j.K) + 1);
+    bool ok = gc && xc && wc && buf;
     if (ok) {
+        bool f32 = c->dtype == CT_FLOAT32;
         j.x = xc;
         j.g = gc;
         j.w = wc;
         j.y = c->outputs[0];
         j.mean = (ct_tensor *)(uintptr_t)c->inputs[2];
         j.rstd = (ct_tensor *)(uintptr_t)c->inputs[3];
-        bool f32 = c->dtype == CT_FLOAT32;
-        int64_t grain = CT__GRAIN / (j.K ? j.K : 1) + 1;
-        ct__parallel_for(j.R, grain, f32 ? ct__ln_backward_f32 : ct__ln_backward_f64, &j);
-        if (sums) {
-            j.dw = sums;
-            j.db = sums + j.K;
-            ct__parallel_for(j.K, CT__GRAIN / (j.R ? j.R : 1) + 1,
+        j.dw = (double *)(void *)buf;
+        j.db = j.dw + j.K;
+        j.part = j.db + j.K;
+        ct__parallel_for(nb, CT__GRAIN / (CT__LN_ROWS * j.K + 1) + 1,
+                         f32 ? ct__ln_backward_f32 : ct__ln_backward_f64, &j);
+        if (c->n_outputs == 3) {
+            ct__parallel_for(j.K, CT__GRAIN / (nb + 1) + 1,
                              f32 ? ct__ln_param_grads_f32 : ct__ln_param_grads_f64, &j);
             for (int64_t k = 0; k < j.K; k++) {
-                ct__store_f64(ct__data(c->outputs[1]) + (size_t)k * ct_dtype_size(c->dtype),
-                              c->dtype, j.dw[k]);
-                ct__store_f64(ct__data(c->outputs[2]) + (size_t)k * ct_dtype_size(c->dtype),
-                              c->dtype, j.db[k]);
+                ct__store_f64(ct__data(c->outputs[1]) + (size_t)k * ts, c->dtype, j.dw[k]);
+                ct__store_f64(ct__data(c->outputs[2]) + (size_t)k * ts, c->dtype, j.db[k]);
             }
         }
     }
-    ct__free(sums);
+    ct__free(buf);
     ct__release(gc);
     ct__release(xc);
     ct__release(wc);
@@ -961,11 +1010,87 @@ CT__NORM_OP(feature_dropout, "aten::feature_dropout", "feature_dropout(Tensor in
             ct__dropout_composite, NULL, NULL, NULL)
 #undef CT__NORM_OP
 
+/* ---- backward under create_graph -----------------------------------------------------------
+ * The gradients as ops (so they differentiate again), the statistics recomputed from x where
+ * they depend on it: with xhat = (x - mean) * invstd over the reduced dims D (M values each),
+ * dx = k (g - sum_D(g) / M - xhat sum_D(g xhat) / M), k = w * invstd (batch norm in eval: dx = k
+ * g with the saved statistics), dweight = sum(g xhat), dbias = sum(g) over the other dims. */
+/* x's mean and invstd over dims (keepdim), eps added to the biased variance */
+static void ct__norm_stats_graph(const ct_tensor *x, const int64_t *dims, int nd, double M,
+                                 double eps, ct_tensor **xc, ct_tensor **inv)
+{
+    *xc = ct_sub(x, ct_div_scalar(ct_sum_dims(x, dims, nd, true), M));
+    ct_tensor *var = ct_div_scalar(ct_sum_dims(ct_mul(*xc, *xc), dims, nd, true), M);
+    *inv = ct_rsqrt(ct_add_scalar(var, eps));
+}
+
+/* g - sum_D(g) / M - xhat sum_D(g xhat) / M (the projection of a gradient gw) */
+static ct_tensor *ct__norm_project(const ct_tensor *gw, const ct_tensor *xhat,
+                                   const int64_t *dims, int nd, double M)
+{
+    ct_tensor *a = ct_div_scalar(ct_sum_dims(gw, dims, nd, true), M);
+    ct_tensor *b = ct_div_scalar(ct_sum_dims(ct_mul(gw, xhat), dims, nd, true), M);
+    return ct_sub(ct_sub(gw, a), ct_mul(xhat, b));
+}
+
+static ct_tensor *ct__bn_grad_graph(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                    const ct_tensor *w, const ct_tensor *mean,
+                                    const ct_tensor *invstd, ct_tensor **dw, ct_tensor **db)
+{
+    int64_t dims[CT_MAX_DIMS], C = x->sizes[1];
+    int nd = 0;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d != 1) {
+            dims[nd++] = d;
+        }
+    }
+    double M = (double)(C ? ct_numel(x) / C : 0);
+    ct_tensor *xc, *inv, *dx;
+    if (n->i[0]) {
+        ct__norm_stats_graph(x, dims, nd, M, n->f[0], &xc, &inv);
+    } else {
+        xc = ct_sub(x, ct__norm_channel_view(mean, x->ndim));
+        inv = ct__norm_channel_view(invstd, x->ndim);
+    }
+    ct_tensor *xhat = ct_mul(xc, inv);
+    ct_tensor *k = w ? ct_mul(ct__norm_channel_view(w, x->ndim), inv) : inv;
+    dx = ct_mul(k, n->i[0] ? ct__norm_project(g, xhat, dims, nd, M) : g);
+    *dw = ct_sum_dims(ct_mul(g, xhat), dims, nd, false);
+    *db = ct_sum_dims(g, dims, nd, false);
+    return dx;
+}
+
+static ct_tensor *ct__ln_grad_graph(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
+                                    const ct_tensor *w, ct_tensor **dw, ct_tensor **db)
+{
+    int nn = (int)n->i[0], nl = x->ndim - nn;
+    int64_t dims[CT_MAX_DIMS], lead[CT_MAX_DIMS], K = 1;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d < nl) {
+            lead[d] = d;
+        } else {
+            dims[d - nl] = d;
+            K *= x->sizes[d];
+        }
+    }
+    ct_tensor *xc, *rstd;
+    ct__norm_stats_graph(x, dims, nn, (double)K, n->f[0], &xc, &rstd);
+    ct_tensor *xhat = ct_mul(xc, rstd), *gx = ct_mul(g, xhat);
+    ct_tensor *dx = ct_mul(rstd, ct__norm_project(w ? ct_mul(g, w) : g, xhat, dims, nn,
+                                                  (double)K));
+    *dw = nl ? ct_sum_dims(gx, lead, nl, false) : gx;
+    *db = nl ? ct_sum_dims(g, lead, nl, false) : ct_alias(g);
+    return dx;
+}
+
 /* ---- public functions -------------------------------------------------------------------- */
 static ct_tensor *ct__bn_grad(const ct_node *n, const ct_tensor *g, const ct_tensor *x,
                               const ct_tensor *w, const ct_tensor *mean, const ct_tensor *invstd,
                               ct_tensor **dw, ct_tensor **db)
 {
+    if (ct_is_grad_enabled()) {
+        return ct__bn_grad_graph(n, g, x, w, mean, invstd, dw, db);
+    }
     const ct_tensor *in[7] = {g, x, w, NULL, NULL, mean, invstd};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_batch_norm_backward, "ct_batch_norm_backward", in, 7);
@@ -981,6 +1106,9 @@ static ct_tensor *ct__ln_grad(const ct_node *n, const ct_tensor *g, const ct_ten
                               ct_tensor **dw, ct_tensor **db)
 {
     int nd = (int)n->i[0];
+    if (ct_is_grad_enabled()) {
+        return ct__ln_grad_graph(n, g, x, w, dw, db);
+    }
     const ct_tensor *in[6] = {g, x, mean, rstd, w, NULL};
     ct_op_call c;
     ct__call_init(&c, &ct__op_native_layer_norm_backward, "ct_layer_norm_backward", in, 6);

@@ -144,7 +144,7 @@ static int64_t ct__vec_max_f32(const float *x, int64_t R, float *m)
     __mmask16 k = (__mmask16)((1u << (R - r)) - 1u);
     v0 = ct__max_v16(_mm512_mask_loadu_ps(_mm512_set1_ps(-INFINITY), k, x + r), v0);
     _mm512_storeu_ps(m, ct__max_v16(ct__max_v16(v0, v1), ct__max_v16(v2, v3)));
-    return r;
+    return R; /* the tail is in the lanes too */
 }
 
 static int64_t ct__vec_expsum_f32(const float *x, float *y, int64_t R, float shift,

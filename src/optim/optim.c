@@ -15,9 +15,13 @@
  * hyperparameters rounded to the parameter's dtype, as PyTorch's scalar arguments are).
  * SGD, Adam and AdamW use no fused multiply-adds; the later optimizers write the ones
  * PyTorch's vectorized CPU kernels make (add with alpha, addcmul, lerp) as explicit fma, so
- * they match PyTorch's AVX2/AVX-512 builds bit for bit. Adam has an AVX-512 / AVX2 path
- * doing the same IEEE operations lane by lane (sqrt and division are correctly rounded), so
- * it matches the scalar path bit for bit and results do not depend on the thread count.
+ * they match PyTorch's AVX2/AVX-512 builds bit for bit. Every optimizer (SGD when it has
+ * weight decay or momentum; plain SGD's loop vectorizes by itself) has an AVX-512 / AVX2 path
+ * doing the scalar loop's IEEE operations lane by lane (sqrt and division are correctly
+ * rounded), then the scalar loop finishes the tail: it matches the scalar path bit for bit
+ * (tests/test_optim.c, tests/test_optim2.c check it) and results do not depend on the thread
+ * count. (The scalar loops alone do not vectorize: libm's sqrt may set errno, and the
+ * loop-invariant options are branches.)
  */
 #include "../core/internal.h"
 #include "../core/scope.h"
@@ -828,71 +832,7 @@ static double ct__optim_adagrad_clr(double lr, double lr_decay, double t)
 }
 CT__GLUE_END
 
-/* ---- kernels ----------------------------------------------------------------------------
- * SGD, per element i of [begin, end) (P, G, B as in the legend):
- *   g = sign*G[i]; if wd: g = g + wd*P[i];
- *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
- *                g = nesterov ? g + momentum*b : b;
- *   P[i] = P[i] + (-lr)*g                                                           */
-
-/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
-   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
-static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
-static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
-typedef struct ct__optim_sgd_ctx {
-    char *p, *buf;
-    const char *g;
-    double sign, wd, momentum, damp1, nlr;
-    bool use_wd, use_momentum, first, nesterov;
-} ct__optim_sgd_ctx;
-
-#define CT__OPTIM_SGD_KERNEL(T, S)                                                         \
-    static void ct__optim_sgd_##S(int64_t begin, int64_t end, void *vctx)                  \
-    {                                                                                      \
-        const ct__optim_sgd_ctx *c = (const ct__optim_sgd_ctx *)vctx;                      \
-        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
-        const T *G = (const T *)(const void *)c->g;                                        \
-        const T sign = (T)c->sign, wd = (T)c->wd, mom = (T)c->momentum;                    \
-        const T damp1 = (T)c->damp1, nlr = (T)c->nlr;                                      \
-        const bool use_wd = c->use_wd, use_mom = c->use_momentum, first = c->first;        \
-        const bool nesterov = c->nesterov;                                                 \
-        if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
-            for (int64_t i = begin; i < end; i++) {                                        \
-                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
-            }                                                                              \
-            return;                                                                        \
-        }                                                                                  \
-        for (int64_t i = begin; i < end; i++) {                                            \
-            T g = sign * G[i];                                                             \
-            if (use_wd) {                                                                  \
-                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
-            }                                                                              \
-            if (use_mom) {                                                                 \
-                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
-                B[i] = b;                                                                  \
-                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
-            }                                                                              \
-            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
-        }                                                                                  \
-    }
-CT__OPTIM_SGD_KERNEL(float, f32)
-CT__OPTIM_SGD_KERNEL(double, f64)
-#undef CT__OPTIM_SGD_KERNEL
-
-/* Adam / AdamW, per element i (P, G, M, V, VM as in the legend; t = the parameter's step):
- *   p = P[i]*decay                      (AdamW: decay = 1 - lr*wd; Adam: 1, exact)
- *   g = sign*G[i]; if coupled wd: g = g + wd*p
- *   m = M[i] + (1-b1)*(g - M[i])        (Tensor.lerp_ with weight < 0.5)
- *   v = V[i]*b2 + ((1-b2)*g)*g          (mul_ then addcmul_)
- *   if amsgrad: VM[i] = v = maximum(VM[i], v)   (NaN propagates)
- *   P[i] = p + (-lr/(1-b1^t)) * (m / (sqrt(v)/sqrt(1-b2^t) + eps))               */
-typedef struct ct__optim_adam_ctx {
-    char *p, *m, *v, *vmax;
-    const char *g;
-    double decay, sign, wd, w1, b2, c2, bc2_sqrt, eps, nstep;
-    bool use_wd, amsgrad;
-} ct__optim_adam_ctx;
-
+/* ---- vector types: AVX-512 or AVX2, float32 and float64 (CT__OPTIM_VEC when one is on) -- */
 #if !defined(CTORCH_NO_SIMD) && defined(CT__HAS_AVX512)
 #define CT__OPTIM_VEC 1
 typedef __m512 ct__optim_vf32;
@@ -915,6 +855,14 @@ typedef __m512d ct__optim_vf64;
 #define CT__OPTIM_MUL_f64(a, b) _mm512_fmadd_pd((a), (b), _mm512_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm512_div_ps
 #define CT__OPTIM_DIV_f64 _mm512_div_pd
+#define CT__OPTIM_MULP_f32 _mm512_mul_ps /* a plain product: x*y in the scalar loops */
+#define CT__OPTIM_MULP_f64 _mm512_mul_pd
+#define CT__OPTIM_FMA_f32 _mm512_fmadd_ps
+#define CT__OPTIM_FMA_f64 _mm512_fmadd_pd
+#define CT__OPTIM_FNMA_f32 _mm512_fnmadd_ps /* fma(-a, b, c) */
+#define CT__OPTIM_FNMA_f64 _mm512_fnmadd_pd
+#define CT__OPTIM_ABS_f32 _mm512_abs_ps
+#define CT__OPTIM_ABS_f64 _mm512_abs_pd
 /* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
 #define CT__OPTIM_SQRT_f32(x) _mm512_maskz_sqrt_ps((__mmask16)0xFFFF, (x))
 #define CT__OPTIM_SQRT_f64(x) _mm512_maskz_sqrt_pd((__mmask8)0xFF, (x))
@@ -950,6 +898,14 @@ typedef __m256d ct__optim_vf64;
 #define CT__OPTIM_MUL_f64(a, b) _mm256_fmadd_pd((a), (b), _mm256_setzero_pd())
 #define CT__OPTIM_DIV_f32 _mm256_div_ps
 #define CT__OPTIM_DIV_f64 _mm256_div_pd
+#define CT__OPTIM_MULP_f32 _mm256_mul_ps
+#define CT__OPTIM_MULP_f64 _mm256_mul_pd
+#define CT__OPTIM_FMA_f32 _mm256_fmadd_ps
+#define CT__OPTIM_FMA_f64 _mm256_fmadd_pd
+#define CT__OPTIM_FNMA_f32 _mm256_fnmadd_ps
+#define CT__OPTIM_FNMA_f64 _mm256_fnmadd_pd
+#define CT__OPTIM_ABS_f32(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
+#define CT__OPTIM_ABS_f64(x) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (x))
 #define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
 #define CT__OPTIM_SQRT_f64 _mm256_sqrt_pd
 /* maximum(a, b) with NaN propagation: max_ps(a, b) gives b when either is NaN. */
@@ -962,6 +918,114 @@ static inline __m256d ct__optim_max_f64(__m256d a, __m256d b)
     return _mm256_blendv_pd(_mm256_max_pd(a, b), a, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
 }
 #endif
+
+
+/* ---- kernels ----------------------------------------------------------------------------
+ * SGD, per element i of [begin, end) (P, G, B as in the legend):
+ *   g = sign*G[i]; if wd: g = g + wd*P[i];
+ *   if momentum: b = first ? g : B[i]*momentum + (1-dampening)*g; B[i] = b;
+ *                g = nesterov ? g + momentum*b : b;
+ *   P[i] = P[i] + (-lr)*g                                                           */
+
+/* x*y rounded by itself (an fma with a zero addend): a product that feeds an addition is
+   never fused with it, whatever -ffp-contract says (PyTorch's kernels round it too). */
+static inline float ct__optim_mul_f32(float x, float y) { return fmaf(x, y, 0.0f); }
+static inline double ct__optim_mul_f64(double x, double y) { return fma(x, y, 0.0); }
+typedef struct ct__optim_sgd_ctx {
+    char *p, *buf;
+    const char *g;
+    double sign, wd, momentum, damp1, nlr;
+    bool use_wd, use_momentum, first, nesterov;
+} ct__optim_sgd_ctx;
+
+#ifdef CT__OPTIM_VEC
+/* SGD with weight decay or momentum: the scalar loop's operations, CT__OPTIM_N_<S> lanes at a
+   time; returns where the scalar loop goes on. */
+#define CT__OPTIM_SGD_VEC(T, S)                                                            \
+    static int64_t ct__optim_sgd_vec_##S(const ct__optim_sgd_ctx *c, int64_t i, int64_t end) \
+    {                                                                                      \
+        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const ct__optim_v##S sign = CT__OPTIM_SET_##S((T)c->sign);                         \
+        const ct__optim_v##S wd = CT__OPTIM_SET_##S((T)c->wd);                             \
+        const ct__optim_v##S mom = CT__OPTIM_SET_##S((T)c->momentum);                      \
+        const ct__optim_v##S damp1 = CT__OPTIM_SET_##S((T)c->damp1);                       \
+        const ct__optim_v##S nlr = CT__OPTIM_SET_##S((T)c->nlr);                           \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            ct__optim_v##S p = CT__OPTIM_LD_##S(P + i);                                    \
+            ct__optim_v##S g = CT__OPTIM_MULP_##S(sign, CT__OPTIM_LD_##S(G + i));          \
+            if (c->use_wd) {                                                               \
+                g = CT__OPTIM_ADD_##S(g, CT__OPTIM_MUL_##S(wd, p));                        \
+            }                                                                              \
+            if (c->use_momentum) {                                                         \
+                ct__optim_v##S b = g;                                                      \
+                if (!c->first) {                                                           \
+                    b = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(B + i), mom);                   \
+                    b = CT__OPTIM_ADD_##S(b, CT__OPTIM_MUL_##S(damp1, g));                 \
+                }                                                                          \
+                CT__OPTIM_ST_##S(B + i, b);                                                \
+                g = c->nesterov ? CT__OPTIM_ADD_##S(g, CT__OPTIM_MUL_##S(mom, b)) : b;     \
+            }                                                                              \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, CT__OPTIM_MUL_##S(nlr, g)));      \
+        }                                                                                  \
+        return i;                                                                          \
+    }
+CT__OPTIM_SGD_VEC(float, f32)
+CT__OPTIM_SGD_VEC(double, f64)
+#undef CT__OPTIM_SGD_VEC
+#define CT__OPTIM_SGD_VCALL(S) begin = ct__optim_sgd_vec_##S(c, begin, end);
+#else
+#define CT__OPTIM_SGD_VCALL(S)
+#endif
+
+#define CT__OPTIM_SGD_KERNEL(T, S)                                                         \
+    static void ct__optim_sgd_##S(int64_t begin, int64_t end, void *vctx)                  \
+    {                                                                                      \
+        const ct__optim_sgd_ctx *c = (const ct__optim_sgd_ctx *)vctx;                      \
+        T *P = (T *)(void *)c->p, *B = (T *)(void *)c->buf;                                \
+        const T *G = (const T *)(const void *)c->g;                                        \
+        const T sign = (T)c->sign, wd = (T)c->wd, mom = (T)c->momentum;                    \
+        const T damp1 = (T)c->damp1, nlr = (T)c->nlr;                                      \
+        const bool use_wd = c->use_wd, use_mom = c->use_momentum, first = c->first;        \
+        const bool nesterov = c->nesterov;                                                 \
+        if (!use_wd && !use_mom) { /* plain SGD: one flat loop the compiler vectorizes */  \
+            for (int64_t i = begin; i < end; i++) {                                        \
+                P[i] = P[i] + ct__optim_mul_##S(nlr, sign * G[i]);                         \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        CT__OPTIM_SGD_VCALL(S)                                                             \
+        for (int64_t i = begin; i < end; i++) {                                            \
+            T g = sign * G[i];                                                             \
+            if (use_wd) {                                                                  \
+                g = g + ct__optim_mul_##S(wd, P[i]);                                       \
+            }                                                                              \
+            if (use_mom) {                                                                 \
+                T b = first ? g : ct__optim_mul_##S(B[i], mom) + ct__optim_mul_##S(damp1, g); \
+                B[i] = b;                                                                  \
+                g = nesterov ? g + ct__optim_mul_##S(mom, b) : b;                          \
+            }                                                                              \
+            P[i] = P[i] + ct__optim_mul_##S(nlr, g);                                       \
+        }                                                                                  \
+    }
+CT__OPTIM_SGD_KERNEL(float, f32)
+CT__OPTIM_SGD_KERNEL(double, f64)
+#undef CT__OPTIM_SGD_KERNEL
+#undef CT__OPTIM_SGD_VCALL
+
+/* Adam / AdamW, per element i (P, G, M, V, VM as in the legend; t = the parameter's step):
+ *   p = P[i]*decay                      (AdamW: decay = 1 - lr*wd; Adam: 1, exact)
+ *   g = sign*G[i]; if coupled wd: g = g + wd*p
+ *   m = M[i] + (1-b1)*(g - M[i])        (Tensor.lerp_ with weight < 0.5)
+ *   v = V[i]*b2 + ((1-b2)*g)*g          (mul_ then addcmul_)
+ *   if amsgrad: VM[i] = v = maximum(VM[i], v)   (NaN propagates)
+ *   P[i] = p + (-lr/(1-b1^t)) * (m / (sqrt(v)/sqrt(1-b2^t) + eps))               */
+typedef struct ct__optim_adam_ctx {
+    char *p, *m, *v, *vmax;
+    const char *g;
+    double decay, sign, wd, w1, b2, c2, bc2_sqrt, eps, nstep;
+    bool use_wd, amsgrad;
+} ct__optim_adam_ctx;
 
 #ifdef CT__OPTIM_VEC
 /* The vector loop: the scalar formula above, CT__OPTIM_N_<S> lanes at a time; returns the
@@ -1064,6 +1128,182 @@ typedef struct ct__optim_ctx {
     bool use_wd, flag;
 } ct__optim_ctx;
 
+#ifdef CT__OPTIM_VEC
+/* The vector loops of the kernels below: each kernel's scalar formula, CT__OPTIM_N_<S> lanes
+   at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
+   c): FMA; fma(-a, b, c): FNMA) and the same selects; each continues from i and returns where
+   the scalar loop goes on. Loop-invariant conditions stay branches (predicted, one per
+   vector). */
+#define CT__OV(S) ct__optim_v##S
+#define CT__OPTIM_VBEGIN(T, S)                                                             \
+    const ct__optim_ctx *c = (const ct__optim_ctx *)vctx;                                  \
+    T *P = (T *)(void *)c->p, *S0 = (T *)(void *)c->s[0], *S1 = (T *)(void *)c->s[1];      \
+    T *S2 = (T *)(void *)c->s[2];                                                          \
+    const T *G = (const T *)(const void *)c->g;                                            \
+    const CT__OV(S) sign = CT__OPTIM_SET_##S((T)c->sign), wd = CT__OPTIM_SET_##S((T)c->wd); \
+    const CT__OV(S) decay = CT__OPTIM_SET_##S((T)c->decay);                                \
+    (void)S1;                                                                              \
+    (void)S2;
+/* p = P*decay (rounded alone), g = sign*G, + wd*p in one fma when use_wd */
+#define CT__OPTIM_VGRAD(S)                                                                 \
+    CT__OV(S) p = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(P + i), decay);                       \
+    CT__OV(S) g = CT__OPTIM_MULP_##S(sign, CT__OPTIM_LD_##S(G + i));                       \
+    if (c->use_wd) {                                                                       \
+        g = CT__OPTIM_FMA_##S(wd, p, g);                                                   \
+    }
+/* NAME = k[K] (as a T) in every lane */
+#define CT__OPTIM_VK(T, S, NAME, K) const CT__OV(S) NAME = CT__OPTIM_SET_##S((T)c->k[K]);
+/* fma(w*g, g, X*b): the decaying average of g^2 (w = 1 - b) */
+#define CT__OPTIM_VSQAVG(S, X, b, w, g)                                                    \
+    CT__OPTIM_FMA_##S(CT__OPTIM_MULP_##S(w, g), g, CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(X), b))
+#define CT__OPTIM_VKERNELS(T, S)                                                           \
+    /* lerp(x, e, w) with w1 = w - 1 (small: |w| < 0.5) */                                 \
+    static inline CT__OV(S) ct__optim_vlerp_##S(CT__OV(S) x, CT__OV(S) e, CT__OV(S) w,     \
+                                                CT__OV(S) w1, bool small)                  \
+    {                                                                                      \
+        CT__OV(S) d = CT__OPTIM_SUB_##S(e, x);                                             \
+        return small ? CT__OPTIM_FMA_##S(w, d, x) : CT__OPTIM_FMA_##S(w1, d, e);           \
+    }                                                                                      \
+    static int64_t ct__optim_rmsprop_vec_##S(const void *vctx, int64_t i, int64_t end)     \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, alpha, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)   \
+        CT__OPTIM_VK(T, S, mom, 3) CT__OPTIM_VK(T, S, nlr, 4)                              \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[1] - (T)1);                         \
+        bool small = (T)c->k[1] < (T)0.5 && (T)c->k[1] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, alpha, w, g);                        \
+            CT__OPTIM_ST_##S(S0 + i, v);                                                   \
+            if (c->flag) {                                                                 \
+                CT__OV(S) ga = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S2 + i), g, w, w1, small); \
+                CT__OPTIM_ST_##S(S2 + i, ga);                                              \
+                v = CT__OPTIM_FNMA_##S(ga, ga, v);                                         \
+            }                                                                              \
+            CT__OV(S) avg = CT__OPTIM_ADD_##S(CT__OPTIM_SQRT_##S(v), eps);                 \
+            if (S1) {                                                                      \
+                CT__OV(S) b = CT__OPTIM_MUL_##S(CT__OPTIM_LD_##S(S1 + i), mom);            \
+                b = CT__OPTIM_ADD_##S(b, CT__OPTIM_DIV_##S(g, avg));                       \
+                CT__OPTIM_ST_##S(S1 + i, b);                                               \
+                CT__OPTIM_ST_##S(P + i, CT__OPTIM_FMA_##S(nlr, b, p));                     \
+            } else {                                                                       \
+                CT__OV(S) u = CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(nlr, g), avg);          \
+                CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, u));                          \
+            }                                                                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_adagrad_vec_##S(const void *vctx, int64_t i, int64_t end)     \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, eps, 0) CT__OPTIM_VK(T, S, nclr, 1)                             \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) sum = CT__OPTIM_FMA_##S(g, g, CT__OPTIM_LD_##S(S0 + i));             \
+            CT__OPTIM_ST_##S(S0 + i, sum);                                                 \
+            CT__OV(S) d = CT__OPTIM_ADD_##S(CT__OPTIM_SQRT_##S(sum), eps);                 \
+            d = CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(nclr, g), d);                         \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, d));                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_adadelta_vec_##S(const void *vctx, int64_t i, int64_t end)    \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, rho, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)     \
+        CT__OPTIM_VK(T, S, nlr, 3)                                                         \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, rho, w, g);                          \
+            CT__OPTIM_ST_##S(S0 + i, v);                                                   \
+            CT__OV(S) a = CT__OPTIM_LD_##S(S1 + i);                                        \
+            CT__OV(S) d = CT__OPTIM_DIV_##S(CT__OPTIM_SQRT_##S(CT__OPTIM_ADD_##S(a, eps)), \
+                                            CT__OPTIM_SQRT_##S(CT__OPTIM_ADD_##S(v, eps))); \
+            d = CT__OPTIM_MULP_##S(d, g);                                                  \
+            CT__OPTIM_ST_##S(S1 + i, CT__OPTIM_VSQAVG(S, S1 + i, rho, w, d));              \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_FMA_##S(nlr, d, p));                         \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_adamax_vec_##S(const void *vctx, int64_t i, int64_t end)      \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, eps, 2)      \
+        CT__OPTIM_VK(T, S, nclr, 3)                                                        \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OV(S) u = CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(S1 + i), b2);                \
+            u = ct__optim_max_##S(u, CT__OPTIM_ADD_##S(CT__OPTIM_ABS_##S(g), eps));        \
+            CT__OPTIM_ST_##S(S1 + i, u);                                                   \
+            u = CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(nclr, m), u);                         \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_ADD_##S(p, u));                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_nadam_vec_##S(const void *vctx, int64_t i, int64_t end)       \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
+        CT__OPTIM_VK(T, S, bc2, 3) CT__OPTIM_VK(T, S, eps, 4) CT__OPTIM_VK(T, S, cg, 5)    \
+        CT__OPTIM_VK(T, S, cm, 6)                                                          \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
+            CT__OPTIM_ST_##S(S1 + i, v);                                                   \
+            CT__OV(S) d = CT__OPTIM_SQRT_##S(CT__OPTIM_DIV_##S(v, bc2));                   \
+            d = CT__OPTIM_ADD_##S(d, eps);                                                 \
+            p = CT__OPTIM_ADD_##S(p, CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(cg, g), d));     \
+            p = CT__OPTIM_ADD_##S(p, CT__OPTIM_DIV_##S(CT__OPTIM_MULP_##S(cm, m), d));     \
+            CT__OPTIM_ST_##S(P + i, p);                                                    \
+        }                                                                                  \
+        return i;                                                                          \
+    }                                                                                      \
+    static int64_t ct__optim_radam_vec_##S(const void *vctx, int64_t i, int64_t end)       \
+    {                                                                                      \
+        CT__OPTIM_VBEGIN(T, S)                                                             \
+        CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
+        CT__OPTIM_VK(T, S, bc1, 3) CT__OPTIM_VK(T, S, lr, 4) CT__OPTIM_VK(T, S, eps, 5)    \
+        CT__OPTIM_VK(T, S, sbc2, 6) CT__OPTIM_VK(T, S, rect, 7)                            \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        const CT__OV(S) one = CT__OPTIM_SET_##S((T)1);                                     \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
+            CT__OPTIM_VGRAD(S)                                                             \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
+            CT__OPTIM_ST_##S(S1 + i, v);                                                   \
+            CT__OV(S) u = CT__OPTIM_MUL_##S(CT__OPTIM_DIV_##S(m, bc1), lr);                \
+            if (c->flag) {                                                                 \
+                CT__OV(S) a = CT__OPTIM_ADD_##S(CT__OPTIM_SQRT_##S(v), eps);               \
+                a = CT__OPTIM_MULP_##S(CT__OPTIM_DIV_##S(one, a), sbc2);                   \
+                u = CT__OPTIM_MUL_##S(CT__OPTIM_MULP_##S(u, a), rect);                     \
+            }                                                                              \
+            CT__OPTIM_ST_##S(P + i, CT__OPTIM_SUB_##S(p, u));                              \
+        }                                                                                  \
+        return i;                                                                          \
+    }
+CT__OPTIM_VKERNELS(float, f32)
+CT__OPTIM_VKERNELS(double, f64)
+#undef CT__OPTIM_VKERNELS
+#undef CT__OPTIM_VBEGIN
+#undef CT__OPTIM_VGRAD
+#undef CT__OPTIM_VK
+#undef CT__OPTIM_VSQAVG
+#undef CT__OV
+#define CT__OPTIM_VCALL(NAME, S) begin = ct__optim_##NAME##_vec_##S(c, begin, end);
+#else
+#define CT__OPTIM_VCALL(NAME, S)
+#endif
+
 #define CT__OPTIM_KERNELS(T, S, F)                                                         \
     static inline T ct__optim_lerp_##S(T x, T e, T w)                                     \
     {                                                                                      \
@@ -1078,6 +1318,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_rmsprop_##S(int64_t begin, int64_t end, void *vctx)              \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(rmsprop, S)                                                        \
         const T alpha = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], mom = (T)c->k[3];    \
         const T nlr = (T)c->k[4];                                                          \
         for (int64_t i = begin; i < end; i++) {                                            \
@@ -1103,6 +1344,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_adagrad_##S(int64_t begin, int64_t end, void *vctx)              \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(adagrad, S)                                                        \
         const T eps = (T)c->k[0], nclr = (T)c->k[1];                                       \
         for (int64_t i = begin; i < end; i++) {                                            \
             CT__OPTIM_GRAD(T, F)                                                            \
@@ -1117,6 +1359,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_adadelta_##S(int64_t begin, int64_t end, void *vctx)             \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(adadelta, S)                                                       \
         const T rho = (T)c->k[0], w = (T)c->k[1], eps = (T)c->k[2], nlr = (T)c->k[3];      \
         for (int64_t i = begin; i < end; i++) {                                            \
             CT__OPTIM_GRAD(T, F)                                                            \
@@ -1132,6 +1375,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_adamax_##S(int64_t begin, int64_t end, void *vctx)               \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(adamax, S)                                                         \
         const T w = (T)c->k[0], b2 = (T)c->k[1], eps = (T)c->k[2], nclr = (T)c->k[3];      \
         for (int64_t i = begin; i < end; i++) {                                            \
             CT__OPTIM_GRAD(T, F)                                                            \
@@ -1149,6 +1393,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_nadam_##S(int64_t begin, int64_t end, void *vctx)                \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(nadam, S)                                                          \
         const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc2 = (T)c->k[3];        \
         const T eps = (T)c->k[4], cg = (T)c->k[5], cm = (T)c->k[6];                        \
         for (int64_t i = begin; i < end; i++) {                                            \
@@ -1168,6 +1413,7 @@ typedef struct ct__optim_ctx {
     static void ct__optim_radam_##S(int64_t begin, int64_t end, void *vctx)                \
     {                                                                                      \
         CT__OPTIM_BEGIN(T)                                                                 \
+        CT__OPTIM_VCALL(radam, S)                                                          \
         const T w = (T)c->k[0], b2 = (T)c->k[1], w2 = (T)c->k[2], bc1 = (T)c->k[3];        \
         const T lr = (T)c->k[4], eps = (T)c->k[5], sbc2 = (T)c->k[6], rect = (T)c->k[7];   \
         for (int64_t i = begin; i < end; i++) {                                            \
@@ -1204,6 +1450,7 @@ CT__OPTIM_KERNELS(double, f64, )
 #undef CT__OPTIM_KERNELS
 #undef CT__OPTIM_BEGIN
 #undef CT__OPTIM_GRAD
+#undef CT__OPTIM_VCALL
 
 /* ---- the fused ops ------------------------------------------------------------------------
  * One call updates one parameter: inputs self (the parameter), its grad and its state
