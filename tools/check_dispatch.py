@@ -82,7 +82,7 @@ ALLOWLIST = {
         ct_module_list_append ct_module_dict_new ct_module_dict_set ct_module_dict_get
         ct_parameter_list_new ct_parameter_list_append ct_parameter ct_module_state_dict
         ct_incompatible_keys_free ct_conv1d_forward ct_conv2d_forward
-        ct_conv_transpose2d_forward""",
+        ct_conv_transpose2d_forward ct_cosine_similarity_new ct_pairwise_distance_new""",
     # state_dicts: an ordered map holding tensor references (no kernel); the safetensors
     # readers move file bytes into tensors (as the npy reader)
     "state_dict": """ct_state_dict_new ct_state_dict_free ct_state_dict_set ct_state_dict_set_int

@@ -283,6 +283,9 @@ OUTCOME = {
     ("ct_group_norm", "weight"): "accepted",
     ("ct_group_norm", "bias"): "accepted",
     ("ct_rms_norm", "weight"): "accepted",
+    # nn/distance.c, optim/swa_utils.c
+    ("ct_bilinear", "bias"): "accepted",
+    ("ct_swalr_new", "anneal_strategy"): "accepted",  # NULL: "cos"
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
@@ -291,12 +294,13 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
                   "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_batch_norm_opts *",
-                  "ct_instance_norm_opts *", "ct_batch_norm_module_opts *")
+                  "ct_instance_norm_opts *", "ct_batch_norm_module_opts *",
+                  "ct_averaged_model_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
 CONSUMED = {("ct_sequential_append", "child"), ("ct_module_list_append", "child"),
-            ("ct_module_dict_set", "child")}
+            ("ct_module_dict_set", "child"), ("ct_averaged_model_new", "copy")}
 
 # Statements restoring global state after a call: the runner's silent handler; the inter-op
 # pool a fork started (its threads' memory would read as a leak).
