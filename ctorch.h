@@ -5021,6 +5021,98 @@ CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
 /* Frees the loader (not its dataset or generator). NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);
 
+// >>part optim/swa_utils.h
+/* optim/swa_utils.h - stochastic weight averaging (torch.optim.swa_utils): an averaged copy of
+ * a model (SWA's running mean, or an EMA), the SWALR scheduler and update_bn.
+ *
+ *     ct_module *swa = ct_averaged_model_new(model, my_model_new(), NULL);
+ *     ct_lr_scheduler *swa_sched = ct_swalr_new(opt, &swa_lr, 1, 10, "cos");
+ *     for (epoch ...) {
+ *         ... train model ...
+ *         if (epoch > swa_start) {
+ *             ct_averaged_model_update_parameters(swa, model);
+ *             ct_lr_scheduler_step(swa_sched);
+ *         }
+ *     }
+ *     ct_update_bn(loader, swa);  // BatchNorm statistics of the averaged weights
+ *
+ * C has no deepcopy of a module: the caller builds the copy (the same architecture, e.g. by
+ * calling the model's constructor again) and ct_averaged_model_new copies the model's values
+ * into it, as AveragedModel's deepcopy(model).
+ */
+
+/* A custom averaging function (AveragedModel's avg_fn): returns the new value of an averaged
+   parameter (a new tensor, owned by the current scope) from its current value, the model's
+   value and the number of models averaged so far (n_averaged, an int64 0-dim tensor). It runs
+   under no_grad; its result is copied into the averaged parameter. */
+typedef ct_tensor *(*ct_avg_fn)(const ct_tensor *averaged, const ct_tensor *model,
+                                const ct_tensor *num_averaged, void *user);
+
+/* Options of ct_averaged_model_new.
+   field        default  meaning
+   avg_fn       NULL     a custom average (with avg_user); NULL: SWA's equal running mean
+                         averaged + (model - averaged) / (n_averaged + 1), or the EMA
+   avg_user     NULL     passed to avg_fn
+   ema          false    exponential moving average: averaged.lerp_(model, 1 - decay) (for
+                         integer buffers averaged * decay + model * (1 - decay)), as
+                         get_ema_multi_avg_fn(decay)
+   decay        0.999    the EMA's decay, in [0, 1]
+   use_buffers  false    average the buffers too (else they are copied from the model at
+                         every update) */
+typedef struct ct_averaged_model_opts {
+    ct_avg_fn avg_fn;
+    void *avg_user;
+    bool ema;
+    double decay;
+    bool use_buffers;
+} ct_averaged_model_opts;
+
+/* PyTorch's defaults (table above). Mirrors: AveragedModel's keyword defaults and
+   get_ema_multi_avg_fn's decay. */
+CTORCH_API ct_averaged_model_opts ct_averaged_model_defaults(void);
+
+/* An AveragedModel: a module named "AveragedModel" with the submodule "module" (copy, whose
+   parameters and buffers receive model's values) and the int64 0-dim buffer "n_averaged" (0),
+   so its state_dict has PyTorch's keys ("n_averaged", "module.<name>"); ct_module_forward runs
+   copy's forward. Takes ownership of copy (freed on error too); model is only read. opts NULL
+   means the defaults (copied). Returns: a new module (ct_module_free), or NULL.
+   Errors: CT_ERR_VALUE when copy's parameters or buffers differ from model's in number or
+   shape ("copy has 2 parameters, model has 4"), "Invalid decay value 1.5 provided. Please
+   provide a value in [0,1] range.", "Only one of avg_fn and ema should be given".
+   Mirrors: torch.optim.swa_utils.AveragedModel(model, avg_fn, multi_avg_fn, use_buffers). */
+CTORCH_API ct_module *ct_averaged_model_new(const ct_module *model, ct_module *copy,
+                                            const ct_averaged_model_opts *opts);
+/* Averages model's parameters (and buffers with use_buffers) into averaged's, in place,
+   without autograd: the first call (n_averaged 0) copies them, later calls apply the average;
+   without use_buffers the buffers are copied from model. Then n_averaged += 1.
+   Errors: CT_ERR_VALUE when averaged is not an AveragedModel or model's parameters or buffers
+   differ from its copy's in number or shape. Mirrors: AveragedModel.update_parameters(model). */
+CTORCH_API ct_status ct_averaged_model_update_parameters(ct_module *averaged,
+                                                         const ct_module *model);
+
+/* SWALR: anneals each group's lr to its swa_lr over anneal_epochs steps ("cos" or "linear";
+   NULL means "cos"), then keeps it there, in PyTorch's recursive form from the group's current
+   lr, expression for expression in double (lrs equal PyTorch's bit for bit). swa_lrs: n values,
+   one for every group (n = 1) or one per group. Returns: a new scheduler (ct_lr_scheduler_step,
+   ct_lr_scheduler_free) after PyTorch's initial step; its state_dict holds the common fields
+   (last_epoch, _step_count, base_lrs, _last_lr). Errors: CT_ERR_VALUE "swa_lr must have the
+   same length as optimizer.param_groups. swa_lr has 3 values, param_groups has 2.",
+   "anneal_strategy must be one of 'cos' or 'linear', instead got step", "anneal_epochs must be
+   equal or greater than 0, got -1". Mirrors: torch.optim.swa_utils.SWALR(optimizer, swa_lr,
+   anneal_epochs=10, anneal_strategy='cos'). */
+CTORCH_API ct_lr_scheduler *ct_swalr_new(ct_optimizer *opt, const double *swa_lrs, int64_t n,
+                                         int64_t anneal_epochs, const char *anneal_strategy);
+
+/* Recomputes the running statistics of every BatchNorm1d/2d/3d in model over one epoch of
+   loader: resets them (running_mean 0, running_var 1, num_batches_tracked 0), sets the
+   momentum to None (a cumulative average), runs ct_module_forward(model, batch[0]) in training
+   mode without autograd for every batch (the first field of a batch is the input, as PyTorch
+   takes input[0] of a list), then restores the momenta and model's training mode. The loader
+   starts a new epoch first (ct_dataloader_reset). A model without BatchNorm is left alone.
+   Returns: CT_OK or the first error (from the loader or the forward). Mirrors:
+   torch.optim.swa_utils.update_bn(loader, model). */
+CTORCH_API ct_status ct_update_bn(ct_dataloader *loader, ct_module *model);
+
 // >>part bench/timer.h
 /* bench/timer.h - benchmark timers (DESIGN §10): Timer, Measurement and Compare, as in
  * torch.utils.benchmark.
@@ -5861,6 +5953,14 @@ CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
 /* relu(x @ w^T + b) in one pass over the output (2-D x), as ct_relu(ct_linear(...)). */
 CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w,
                                         const ct_tensor *bias);
+
+/* ---- batch norm modules (nn/norm.c), for update_bn (optim/swa_utils.c) -------------- */
+struct ct_module;
+/* Whether m is a BatchNorm1d/2d/3d module (PyTorch's _BatchNorm). */
+CT__INTERNAL bool ct__batch_norm_is(const struct ct_module *m);
+/* Sets the momentum of a batch norm module m (ct__batch_norm_is; NAN is None) and returns
+   the previous one. */
+CT__INTERNAL double ct__batch_norm_momentum(struct ct_module *m, double momentum);
 
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
@@ -39014,6 +39114,19 @@ CT__INTERNAL int ct__optim_momentum_kind(const ct_optimizer *opt);
 /* Sets the group's momentum or betas[0]; group must be valid. */
 CT__INTERNAL void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum);
 
+/* ---- schedulers defined outside lr_scheduler.c (optim/swa_utils.c's SWALR) ------------- */
+struct ct_lr_scheduler;
+/* A scheduler's get_lr: the new lr of group from its current lr at the scheduler's
+   _step_count (1 in the construction step). */
+typedef double (*ct__lrs_get_lr_fn)(void *user, int64_t step_count, int64_t group, double lr);
+/* A scheduler of opt stepped as every other (LRScheduler.step) with get_lr fn(user, ...),
+   after PyTorch's initial step. It owns user: user_free(user) runs when it is freed, and after
+   an error here. Returns: the scheduler, or NULL after an error. */
+CT__INTERNAL struct ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op,
+                                                                 ct_optimizer *opt,
+                                                                 ct__lrs_get_lr_fn fn, void *user,
+                                                                 void (*user_free)(void *user));
+
 // >>part nn/conv.c
 /* nn/conv.c - convolutions by im2col + the packed GEMM (ops/gemm.c), and their modules.
  *
@@ -41636,6 +41749,23 @@ ct_module *ct_dropout2d_new(double p)
 
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK
+/* ---- for update_bn (optim/swa_utils.c) --------------------------------------------------- */
+bool ct__batch_norm_is(const ct_module *m)
+{
+    const char *name = ct_module_name(m);
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    return cfg && (!strcmp(name, "BatchNorm1d") || !strcmp(name, "BatchNorm2d") ||
+                   !strcmp(name, "BatchNorm3d")) &&
+           (cfg->kind == CT__BN1D || cfg->kind == CT__BN2D || cfg->kind == CT__BN3D);
+}
+
+double ct__batch_norm_momentum(ct_module *m, double momentum)
+{
+    ct__norm_cfg *cfg = (ct__norm_cfg *)ct_module_user(m);
+    double old = cfg->o.momentum;
+    cfg->o.momentum = momentum;
+    return old;
+}
 CT__GLUE_END
 
 // >>part nn/activation.c
@@ -45330,7 +45460,8 @@ enum {
     CT__LRS_CYCLIC,
     CT__LRS_PLATEAU,
     CT__LRS_SEQUENTIAL,
-    CT__LRS_CHAINED
+    CT__LRS_CHAINED,
+    CT__LRS_EXTERNAL /* get_lr from another part (ct__lr_scheduler_custom_new) */
 };
 
 enum { CT__LRS_BASE, CT__LRS_MAX_LR, CT__LRS_MIN_LR, CT__LRS_MAX_M, CT__LRS_BASE_M, CT__LRS_NV };
@@ -45362,6 +45493,8 @@ struct ct_lr_scheduler {
     int64_t n_milestones;
     ct_lr_lambda_fn fn; /* LambdaLR, MultiplicativeLR */
     void *user;
+    ct__lrs_get_lr_fn get_lr; /* CT__LRS_EXTERNAL, owning user (user_free) */
+    void (*user_free)(void *user);
     /* OneCycleLR and CyclicLR */
     ct__lrs_phase phases[3];
     int n_phases;
@@ -45448,6 +45581,9 @@ void ct_lr_scheduler_free(ct_lr_scheduler *s)
     ct__free(s->last_lr);
     ct__free(s->milestones);
     ct__free(s->subs);
+    if (s->user_free) {
+        s->user_free(s->user);
+    }
     ct__free(s);
 }
 
@@ -45612,6 +45748,8 @@ static double ct__lrs_get_lr(ct_lr_scheduler *s, int64_t g, double lr)
         return base * s->fn(e, g, s->user);
     case CT__LRS_MULTIPLICATIVE:
         return s->initial ? lr : lr * s->fn(e, g, s->user);
+    case CT__LRS_EXTERNAL:
+        return s->get_lr(s->user, s->step_count, g, lr);
     case CT__LRS_ONE_CYCLE:
         lr = ct__lrs_one_cycle(s, g, &m);
         break;
@@ -45976,6 +46114,21 @@ ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *u
 ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_multiplicative_lr_new", CT__LRS_MULTIPLICATIVE, opt, fn, user);
+}
+
+ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op, ct_optimizer *opt,
+                                             ct__lrs_get_lr_fn fn, void *user,
+                                             void (*user_free)(void *user))
+{
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_EXTERNAL);
+    if (!s) {
+        user_free(user);
+        return NULL;
+    }
+    s->get_lr = fn;
+    s->user = user;
+    s->user_free = user_free;
+    return ct__lrs_start(op, s);
 }
 
 /* ---- OneCycleLR and CyclicLR -------------------------------------------------------------- */
@@ -46520,7 +46673,8 @@ static void ct__lrs_walk_class(ct__lrs_io *io, ct_lr_scheduler *s)
             ct__lrs_int(io, "_milestones", i, &s->milestones[i]);
         }
         break;
-    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler */
+    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler; a
+                custom get_lr (SWALR: its own fields stay with its creator) */
         break;
     }
 }
@@ -48505,6 +48659,356 @@ void ct_dataloader_free(ct_dataloader *dl)
     ct__free(dl->order);
     ct__free(dl->seq);
     ct__free(dl);
+}
+CT__GLUE_END
+
+// >>part optim/swa_utils.c
+/* optim/swa_utils.c - torch.optim.swa_utils: AveragedModel (a module holding the averaged copy
+ * and n_averaged), SWALR (a scheduler whose get_lr lives here, run by lr_scheduler.c's
+ * stepping) and update_bn. The averages are ctorch ops under no_grad, written as PyTorch's CPU
+ * path computes them (get_swa_avg_fn per tensor with the int64 n_averaged, _foreach_lerp_ for
+ * the EMA), so the values equal PyTorch's. */
+
+
+CT__GLUE_BEGIN
+
+/* ---- AveragedModel ---------------------------------------------------------------------- */
+static ct_tensor *ct__averaged_forward(ct_module *m, const ct_tensor *x)
+{
+    return ct_module_forward(ct_module_get_submodule(m, "module"), x);
+}
+
+ct_averaged_model_opts ct_averaged_model_defaults(void)
+{
+    ct_averaged_model_opts o;
+    memset(&o, 0, sizeof o);
+    o.decay = 0.999;
+    return o;
+}
+
+/* The parameters (which 0) or buffers (1) of m, a new array of *n borrowed pointers (NULL
+   with *n 0 when there are none, or after an error). */
+static ct_tensor **ct__swa_list(const ct_module *m, int which, int64_t *n)
+{
+    *n = which ? ct_module_buffers(m, NULL, 0) : ct_module_parameters(m, NULL, 0);
+    ct_tensor **t = *n ? (ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)*n) : NULL;
+    if (*n && !t) {
+        ct__fail(CT_ERR_OOM, "ct_averaged_model", "out of memory");
+        *n = 0;
+        return NULL;
+    }
+    if (t) {
+        *n = which ? ct_module_buffers(m, t, *n) : ct_module_parameters(m, t, *n);
+    }
+    return t;
+}
+
+/* Applies fn(dst[i], src[i], ctx) to the parameters (which 0) or buffers (1) of dst and src,
+   which must match in number and shapes; runs under no_grad in a scope. */
+typedef void (*ct__swa_pair_fn)(ct_tensor *dst, const ct_tensor *src, const void *ctx);
+
+static ct_status ct__swa_pairs(const char *op, const ct_module *dst, const ct_module *src,
+                               int which, ct__swa_pair_fn fn, const void *ctx)
+{
+    int64_t nd = 0, ns = 0;
+    ct_tensor **d = ct__swa_list(dst, which, &nd), **s = ct__swa_list(src, which, &ns);
+    const char *what = which ? "buffers" : "parameters";
+    ct_status st = ct_error_code();
+    if (st == CT_OK && nd != ns) {
+        st = ct__fail(CT_ERR_VALUE, op, "copy has %lld %s, model has %lld", (long long)nd, what,
+                      (long long)ns);
+    }
+    for (int64_t i = 0; st == CT_OK && i < nd; i++) {
+        if (ct_dim(d[i]) != ct_dim(s[i]) ||
+            memcmp(ct_sizes(d[i]), ct_sizes(s[i]), sizeof(int64_t) * (size_t)ct_dim(d[i]))) {
+            st = ct__fail(CT_ERR_VALUE, op, "the shapes of %s %lld differ between copy and "
+                          "model", what, (long long)i);
+        }
+    }
+    ct_scope_begin();
+    ct_no_grad_begin();
+    for (int64_t i = 0; st == CT_OK && i < nd; i++) {
+        fn(d[i], s[i], ctx);
+        st = ct_error_code();
+    }
+    ct_no_grad_end();
+    ct_scope_end();
+    ct__free(d);
+    ct__free(s);
+    return st;
+}
+
+static void ct__swa_copy(ct_tensor *dst, const ct_tensor *src, const void *ctx)
+{
+    (void)ctx;
+    ct_copy_(dst, src);
+}
+
+/* The averaging of one update: the options and the int64 n_averaged. */
+typedef struct ct__swa_avg {
+    const ct_averaged_model_opts *o;
+    const ct_tensor *n_averaged;
+} ct__swa_avg;
+
+/* One averaged tensor: avg_fn; the EMA (_foreach_lerp_ for floats, else avg * decay + model
+   * (1 - decay)); SWA's avg + (model - avg) / (n_averaged + 1) (get_swa_avg_fn). */
+static void ct__swa_average(ct_tensor *avg, const ct_tensor *model, const void *ctx)
+{
+    const ct__swa_avg *a = (const ct__swa_avg *)ctx;
+    const ct_averaged_model_opts *o = a->o;
+    if (o->avg_fn) {
+        ct_copy_(avg, o->avg_fn(avg, model, a->n_averaged, o->avg_user));
+    } else if (o->ema && ct_is_floating_point(avg)) {
+        ct_lerp_scalar_(avg, model, 1 - o->decay);
+    } else if (o->ema) {
+        ct_copy_(avg, ct_add(ct_mul_scalar(avg, o->decay), ct_mul_scalar(model, 1 - o->decay)));
+    } else {
+        ct_tensor *d = ct_div(ct_sub(model, avg), ct_add_scalar(a->n_averaged, 1));
+        ct_copy_(avg, ct_add(avg, d));
+    }
+}
+
+ct_module *ct_averaged_model_new(const ct_module *model, ct_module *copy,
+                                 const ct_averaged_model_opts *opts)
+{
+    const char *op = "ct_averaged_model_new";
+    ct_averaged_model_opts o = opts ? *opts : ct_averaged_model_defaults();
+    ct_averaged_model_opts *u = NULL;
+    ct_module *m = NULL;
+    if (ct__null(op, model) || ct__null(op, copy)) {
+        ct_module_free(copy);
+        return NULL;
+    }
+    if (o.ema && !(o.decay >= 0.0 && o.decay <= 1.0)) {
+        char buf[32];
+        ct__fail(CT_ERR_VALUE, op, "Invalid decay value %s provided. Please provide a value in "
+                 "[0,1] range.", ct__optim_repr(o.decay, buf, sizeof buf));
+    } else if (o.ema && o.avg_fn) {
+        ct__fail(CT_ERR_VALUE, op, "Only one of avg_fn and ema should be given");
+    } else if ((u = (ct_averaged_model_opts *)ct__malloc(sizeof *u)) == NULL) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    } else {
+        *u = o;
+        m = ct_module_new("AveragedModel", ct__averaged_forward, u, ct__free);
+    }
+    ct_tensor *n = m ? ct__tensor_new(op, NULL, 0, CT_INT64) : NULL;
+    bool ok = n && ct_module_register_module(m, "module", copy) == CT_OK;
+    copy = ok ? NULL : copy; /* m owns it now */
+    if (n) {
+        ct__fill_contig(n, 0);
+    }
+    ok = ok && ct_module_register_buffer(m, "n_averaged", n) == CT_OK &&
+         ct__swa_pairs(op, ct_module_get_submodule(m, "module"), model, 0, ct__swa_copy,
+                       NULL) == CT_OK &&
+         ct__swa_pairs(op, ct_module_get_submodule(m, "module"), model, 1, ct__swa_copy,
+                       NULL) == CT_OK;
+    ct__release(n);
+    if (!ok) {
+        if (!m) {
+            ct__free(u);
+        }
+        ct_module_free(m);
+        ct_module_free(copy);
+        return NULL;
+    }
+    return m;
+}
+
+ct_status ct_averaged_model_update_parameters(ct_module *averaged, const ct_module *model)
+{
+    const char *op = "ct_averaged_model_update_parameters";
+    if (ct__null(op, averaged) || ct__null(op, model)) {
+        return ct_error_code();
+    }
+    const ct_averaged_model_opts *o = (const ct_averaged_model_opts *)ct_module_user(averaged);
+    ct_tensor *n = ct_module_get_parameter(averaged, "n_averaged");
+    if (strcmp(ct_module_name(averaged), "AveragedModel") != 0 || !o || !n) {
+        return ct__fail(CT_ERR_VALUE, op, "expected an AveragedModel module, got %s",
+                        ct_module_name(averaged));
+    }
+    ct_module *copy = ct_module_get_submodule(averaged, "module");
+    ct__swa_avg a = {o, n};
+    bool first = ct_item_int64(n) == 0;
+    ct__swa_pair_fn fn = first ? ct__swa_copy : ct__swa_average;
+    ct_status st = ct__swa_pairs(op, copy, model, 0, fn, &a);
+    if (st == CT_OK) {
+        st = ct__swa_pairs(op, copy, model, 1, o->use_buffers ? fn : ct__swa_copy, &a);
+    }
+    if (st == CT_OK) {
+        ct_scope_begin();
+        ct_add_(n, ct_scalar_tensor(1, CT_INT64), 1);
+        ct_scope_end();
+        st = ct_error_code();
+    }
+    return st;
+}
+
+/* ---- SWALR ------------------------------------------------------------------------------ */
+typedef struct ct__swalr {
+    int64_t anneal_epochs;
+    bool cos;
+    double *swa_lr; /* per group, after the struct in its block */
+} ct__swalr;
+
+/* x*y rounded by itself (an fma with a zero addend): Python rounds every product. */
+static double ct__swa_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+static double ct__swalr_anneal(const ct__swalr *s, double t)
+{
+    return s->cos ? (1 - cos(3.141592653589793 * t)) / 2 : t;
+}
+
+/* max(0, min(1, x / max(1, anneal_epochs))) */
+static double ct__swalr_t(const ct__swalr *s, int64_t x)
+{
+    double t = (double)x / (double)(s->anneal_epochs > 1 ? s->anneal_epochs : 1);
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* SWALR.get_lr: the lr before annealing recovered from the current one, then interpolated to
+   swa_lr at this step. */
+static double ct__swalr_get_lr(void *user, int64_t step_count, int64_t g, double lr)
+{
+    const ct__swalr *s = (const ct__swalr *)user;
+    double swa = s->swa_lr[g];
+    int64_t step = step_count - 1;
+    step = s->anneal_epochs == 0 && step < 1 ? 1 : step;
+    double prev_alpha = ct__swalr_anneal(s, ct__swalr_t(s, step - 1));
+    double prev = prev_alpha == 1 ? swa : (lr - ct__swa_mul(prev_alpha, swa)) / (1 - prev_alpha);
+    double alpha = ct__swalr_anneal(s, ct__swalr_t(s, step));
+    return ct__swa_mul(swa, alpha) + ct__swa_mul(prev, 1 - alpha);
+}
+
+ct_lr_scheduler *ct_swalr_new(ct_optimizer *opt, const double *swa_lrs, int64_t n,
+                              int64_t anneal_epochs, const char *anneal_strategy)
+{
+    const char *op = "ct_swalr_new";
+    const char *strategy = anneal_strategy ? anneal_strategy : "cos";
+    if (ct__null(op, opt) || ct__null(op, swa_lrs)) {
+        return NULL;
+    }
+    int64_t groups = ct_optimizer_num_param_groups(opt);
+    if (n != 1 && n != groups) {
+        ct__fail(CT_ERR_VALUE, op, "swa_lr must have the same length as optimizer.param_groups. "
+                 "swa_lr has %lld values, param_groups has %lld.", (long long)n,
+                 (long long)groups);
+        return NULL;
+    }
+    if (strcmp(strategy, "cos") != 0 && strcmp(strategy, "linear") != 0) {
+        ct__fail(CT_ERR_VALUE, op, "anneal_strategy must be one of 'cos' or 'linear', instead "
+                 "got %s", strategy);
+        return NULL;
+    }
+    if (anneal_epochs < 0) {
+        ct__fail(CT_ERR_VALUE, op, "anneal_epochs must be equal or greater than 0, got %lld",
+                 (long long)anneal_epochs);
+        return NULL;
+    }
+    ct__swalr *s = (ct__swalr *)ct__malloc(sizeof *s + sizeof(double) * (size_t)groups);
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->anneal_epochs = anneal_epochs;
+    s->cos = strcmp(strategy, "cos") == 0;
+    s->swa_lr = (double *)(void *)(s + 1);
+    for (int64_t g = 0; g < groups; g++) {
+        s->swa_lr[g] = swa_lrs[n == 1 ? 0 : g];
+    }
+    return ct__lr_scheduler_custom_new(op, opt, ct__swalr_get_lr, s, ct__free);
+}
+
+/* ---- update_bn -------------------------------------------------------------------------- */
+/* The BatchNorm modules of model (a new array of *n borrowed pointers; NULL when none). */
+static ct_module **ct__swa_batch_norms(ct_module *model, int64_t *n)
+{
+    int64_t total = ct_module_named_modules(model, NULL, 0, NULL, 0);
+    ct_module **all = (ct_module **)ct__malloc(sizeof(ct_module *) * (size_t)(total + 1));
+    *n = 0;
+    if (!all) {
+        ct__fail(CT_ERR_OOM, "ct_update_bn", "out of memory");
+        return NULL;
+    }
+    total = ct_module_named_modules(model, NULL, 0, all, total);
+    for (int64_t i = 0; i < total; i++) {
+        if (ct__batch_norm_is(all[i])) {
+            all[(*n)++] = all[i];
+        }
+    }
+    return all;
+}
+
+/* _BatchNorm.reset_running_stats (with tracked statistics). */
+static void ct__swa_reset_stats(ct_module *bn)
+{
+    ct_tensor *rm = ct_module_get_parameter(bn, "running_mean");
+    ct_tensor *rv = ct_module_get_parameter(bn, "running_var");
+    ct_tensor *nbt = ct_module_get_parameter(bn, "num_batches_tracked");
+    if (rm && rv && nbt) {
+        ct_zero_(rm);
+        ct_fill_(rv, 1.0);
+        ct_zero_(nbt);
+    }
+}
+
+/* One epoch of loader through model (no_grad, a scope per batch). */
+static ct_status ct__swa_bn_epoch(ct_dataloader *loader, ct_module *model)
+{
+    ct_tensor *batch[CT_DATASET_MAX_FIELDS];
+    ct_status st = CT_OK;
+    ct_dataloader_reset(loader);
+    ct_no_grad_begin();
+    while (st == CT_OK) {
+        ct_scope_begin();
+        bool more = ct_dataloader_next(loader, batch);
+        if (more) {
+            ct_module_forward(model, batch[0]);
+        }
+        st = ct_error_code();
+        ct_scope_end();
+        if (!more) {
+            break;
+        }
+    }
+    ct_no_grad_end();
+    return st;
+}
+
+ct_status ct_update_bn(ct_dataloader *loader, ct_module *model)
+{
+    const char *op = "ct_update_bn";
+    if (ct__null(op, loader) || ct__null(op, model)) {
+        return ct_error_code();
+    }
+    int64_t n = 0;
+    ct_module **bns = ct__swa_batch_norms(model, &n);
+    double *momenta = n ? (double *)ct__malloc(sizeof(double) * (size_t)n) : NULL;
+    if (!bns || (n && !momenta)) {
+        ct__free(bns);
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct_status st = CT_OK;
+    if (n) {
+        ct_no_grad_begin();
+        for (int64_t i = 0; i < n; i++) {
+            ct__swa_reset_stats(bns[i]);
+            momenta[i] = ct__batch_norm_momentum(bns[i], NAN);
+        }
+        ct_no_grad_end();
+        bool was_training = ct_module_is_training(model);
+        ct_module_train(model, true);
+        st = ct__swa_bn_epoch(loader, model);
+        for (int64_t i = 0; i < n; i++) {
+            ct__batch_norm_momentum(bns[i], momenta[i]);
+        }
+        ct_module_train(model, was_training);
+    }
+    ct__free(momenta);
+    ct__free(bns);
+    return st;
 }
 CT__GLUE_END
 

@@ -12040,6 +12040,96 @@ static void test_null_ct_dataloader_free(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_averaged_model_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_averaged_model_new(NULL, child, NULL)";
+        ct_module *r = ct_averaged_model_new(NULL, child, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_averaged_model_new(fx.module, NULL, NULL)";
+        ct_module *r = ct_averaged_model_new(fx.module, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_averaged_model_new(fx.module, child, NULL)";
+        ct_module *r = ct_averaged_model_new(fx.module, child, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_averaged_model_update_parameters(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_averaged_model_update_parameters(NULL, fx.module)";
+        (void)ct_averaged_model_update_parameters(NULL, fx.module);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_averaged_model_update_parameters(fx.module, NULL)";
+        (void)ct_averaged_model_update_parameters(fx.module, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_swalr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_swalr_new(NULL, fx.times, 1, 0, fx.text)";
+        ct_lr_scheduler *r = ct_swalr_new(NULL, fx.times, 1, 0, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_swalr_new(fx.opt, NULL, 1, 0, fx.text)";
+        ct_lr_scheduler *r = ct_swalr_new(fx.opt, NULL, 1, 0, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_swalr_new(fx.opt, fx.times, 1, 0, NULL)";
+        ct_lr_scheduler *r = ct_swalr_new(fx.opt, fx.times, 1, 0, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_update_bn(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_update_bn(NULL, fx.module)";
+        (void)ct_update_bn(NULL, fx.module);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_update_bn(fx.dl, NULL)";
+        (void)ct_update_bn(fx.dl, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_timer_new(void)
 {
     null_fixture fx;
@@ -24327,6 +24417,10 @@ void test_null(void)
     RUN(test_null_ct_dataloader_reset);
     RUN(test_null_ct_dataloader_len);
     RUN(test_null_ct_dataloader_free);
+    RUN(test_null_ct_averaged_model_new);
+    RUN(test_null_ct_averaged_model_update_parameters);
+    RUN(test_null_ct_swalr_new);
+    RUN(test_null_ct_update_bn);
     RUN(test_null_ct_timer_new);
     RUN(test_null_ct_timer_free);
     RUN(test_null_ct_timer_timeit);

@@ -112,12 +112,13 @@ ALLOWLIST = {
         ct_reduce_lr_on_plateau_defaults ct_reduce_lr_on_plateau_new
         ct_reduce_lr_on_plateau_step ct_sequential_lr_new ct_chained_scheduler_new
         ct_lr_scheduler_step ct_lr_scheduler_get_last_lr ct_lr_scheduler_last_epoch
-        ct_lr_scheduler_free ct_lr_scheduler_state_dict ct_lr_scheduler_load_state_dict""",
+        ct_lr_scheduler_free ct_lr_scheduler_state_dict ct_lr_scheduler_load_state_dict
+        ct_swalr_new""",
     # options of ops and pure arithmetic on shapes
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_conv_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions
         ct_set_float32_matmul_precision ct_get_float32_matmul_precision
-        ct_max_pool2d_defaults ct_avg_pool2d_defaults""",
+        ct_max_pool2d_defaults ct_avg_pool2d_defaults ct_averaged_model_defaults""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets
     # and loaders hold tensors; ct_dataset_get calls the dataset's get through its pointer
     # (a tensor dataset's get selects rows with ops, which dispatch)

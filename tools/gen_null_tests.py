@@ -69,6 +69,7 @@ VALID = {
     "ct_batch_norm_opts *": "NULL",
     "ct_instance_norm_opts *": "NULL",
     "ct_batch_norm_module_opts *": "NULL",
+    "ct_averaged_model_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -105,6 +106,7 @@ VALID_BY_CALL = {
     ("ct_module_register_parameter", "param"): "fx.extra",
     ("ct_module_register_buffer", "buffer"): "fx.extra",
     ("ct_module_register_buffer_persistent", "buffer"): "fx.extra",
+    ("ct_averaged_model_new", "copy"): "ct_relu_new()",
     ("ct_sgd_new", "params"): "fx.params",
     ("ct_adam_new", "params"): "fx.params",
     ("ct_adamw_new", "params"): "fx.params",
@@ -462,7 +464,7 @@ def call_case(fn, ret, params, k, bad="NULL"):
         lines.append(ind + "expect_%s(call);" % kind)
     if owned:
         lines.append(ind + "%s(r);" % FREE_BY_RETURN[ret])
-    if "child" in args and (fn, "child") not in CONSUMED:
+    if "child" in args and not any(f == fn for f, _ in CONSUMED):
         lines.append(ind + "if (!registered(fx.module, child)) { /* not taken: still ours */")
         lines.append(ind + "    ct_module_free(child);")
         lines.append(ind + "}")
