@@ -4,7 +4,8 @@
 F.normalize, F.cosine_similarity, F.pairwise_distance, F.pdist and F.bilinear in float32 and
 float64 with every option, broadcast inputs, transposed (strided) inputs and zero vectors: the
 inputs, the output and the gradients of sum(out * gout) for every input; F.one_hot cases;
-nn.Bilinear(3, 2, 4)'s initial weight and bias after torch.manual_seed(7).
+nn.Bilinear(3, 2, 4)'s initial weight and bias after torch.manual_seed(7); nn.Sigmoid and
+nn.Identity modules' outputs and gradients (tests/test_module_act.c).
 Run with PyTorch installed: python3 tools/gen_golden_distance.py
 """
 import math
@@ -147,9 +148,32 @@ def bilinear_init(decls):
     decls.append(arr("ct_golden_bilinear_init_bias", m.bias.detach().flatten().tolist(), 17))
 
 
+# nn.Sigmoid and nn.Identity (tests/test_module_act.c): (module, float64, shape, transposed)
+ACT_MODULES = [("sigmoid", 0, [3, 4], 0), ("sigmoid", 1, [4, 3], 1), ("identity", 0, [2, 5], 0),
+               ("identity", 1, [3, 4], 1)]
+
+
+def act_module_case(idx, name, f64, shape, tr, decls):
+    dtype = torch.float64 if f64 else torch.float32
+    m = torch.nn.Sigmoid() if name == "sigmoid" else torch.nn.Identity()
+    base = (values(math.prod(shape), idx) * 3).reshape(base_shape(shape, tr)).to(dtype)
+    leaf = base.clone().requires_grad_(True)
+    x = leaf.transpose(-1, -2) if tr else leaf
+    y = m(x)
+    g = values(y.numel(), 13).reshape(y.shape).to(dtype)
+    (y * g).sum().backward()
+    gr = leaf.grad.transpose(-1, -2) if tr else leaf.grad
+    for what, v in (("in", base), ("out", y.detach()), ("gout", g), ("grad", gr)):
+        decls.append(arr("act_%d_%s" % (idx, what), v.flatten().tolist(), 17))
+    return '    {"%s", %d, {%d, %d}, %d, act_%d_in, act_%d_out, act_%d_gout, act_%d_grad},\n' % (
+        name, f64, shape[0], shape[1], tr, idx, idx, idx, idx)
+
+
 def main():
-    decls, rows, hot = [], [], []
+    decls, rows, hot, act = [], [], [], []
     bilinear_init(decls)
+    for i, c in enumerate(ACT_MODULES):
+        act.append(act_module_case(i, *c, decls))
     for i, (op, f64, ins, o) in enumerate(CASES):
         rows.append(case(i, op, f64, ins, o, decls))
     for i, (vals, shape, classes) in enumerate(ONE_HOT):
@@ -201,6 +225,22 @@ typedef struct ct_golden_one_hot_case {
 static const ct_golden_one_hot_case ct_golden_one_hot_cases[] = {
 """)
         f.write("".join(hot))
+        f.write("""};
+
+/* nn.Sigmoid / nn.Identity on a 2-D input (shape as the module sees it; transposed: the values
+   are the base's and the module gets transpose(0, 1)): the output and the gradient of
+   sum(out * gout), row-major. */
+typedef struct ct_golden_act_module_case {
+    const char *module;
+    int f64;
+    int64_t shape[2];
+    int transposed;
+    const double *in, *out, *gout, *grad;
+} ct_golden_act_module_case;
+
+static const ct_golden_act_module_case ct_golden_act_module_cases[] = {
+""")
+        f.write("".join(act))
         f.write("};\n\n#endif\n")
 
 
