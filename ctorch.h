@@ -4175,7 +4175,8 @@ CTORCH_API ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *inpu
 /* nn.Bilinear: parameters weight (out_features, in1_features, in2_features) and bias
    (out_features, when bias), float32, both from U(-1/sqrt(in1_features), 1/sqrt(in1_features))
    drawn in that order from the default generator (PyTorch's reset_parameters).
-   Errors: CT_ERR_VALUE "in1_features must be > 0, but got (in1_features=0)", negative sizes.
+   Errors: CT_ERR_VALUE "in1_features must be > 0, but got (in1_features=0)"; CT_ERR_SHAPE
+   "Trying to create tensor with negative dimension -1: [3, 2, -1]" for other negative sizes.
    Mirrors: torch.nn.Bilinear(in1_features, in2_features, out_features, bias=True). */
 CTORCH_API ct_module *ct_bilinear_new(int64_t in1_features, int64_t in2_features,
                                       int64_t out_features, bool bias);

@@ -216,6 +216,8 @@ static void test_distance_errors(void)
     CHECK_ERROR(CT_ERR_SHAPE, "number of dimensions must match");
     CHECK(ct_bilinear_new(0, 2, 3, true) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "in1_features must be > 0, but got (in1_features=0)");
+    CHECK(ct_bilinear_new(2, -1, 3, true) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Trying to create tensor with negative dimension -1: [3, 2, -1]");
     ct_scope_end();
 }
 

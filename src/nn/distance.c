@@ -11,6 +11,7 @@
 #include "../ops/linalg.h"
 #include "../autograd/autograd.h"
 #include "init.h"
+#include "state_dict.h"
 #include "module.h"
 #include "distance.h"
 

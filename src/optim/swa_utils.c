@@ -7,6 +7,7 @@
 #include "../core/scope.h"
 #include "../ops/pointwise.h"
 #include "../autograd/autograd.h"
+#include "../nn/state_dict.h"
 #include "../nn/module.h"
 #include "../data/dataset.h"
 #include "../data/dataloader.h"
@@ -16,7 +17,6 @@
 #include "swa_utils.h"
 
 #include <math.h>
-#include <stdio.h>
 
 CT__GLUE_BEGIN
 
