@@ -42795,8 +42795,8 @@ static ct_tensor *ct__cosine_scaled(const ct_tensor *x, int64_t dim, double eps)
     return ct_div(x, n);
 }
 
-/* sum(x1 / |x1| * x2 / |x2|, dim) over the broadcast inputs (integers converted to the common
-   dtype first). Attributes: dim, eps. */
+/* sum(x1 / |x1| * x2 / |x2|, dim) over the inputs expanded to their broadcast shape (integers
+   converted to the common dtype first). Attributes: dim, eps. */
 static ct_status ct__cosine_similarity_composite(ct_op_call *c)
 {
     int64_t dim = c->attrs[0].i;
@@ -42807,11 +42807,14 @@ static ct_status ct__cosine_similarity_composite(ct_op_call *c)
         const ct_tensor *x = c->inputs[k];
         in[k] = ct_dtype_is_floating_point(x->dtype) ? x : ct_to_dtype(x, c->dtype);
     }
-    ct_tensor *b[2] = {NULL, NULL};
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
     ct_tensor *r = NULL;
-    if (in[0] && in[1] && ct_broadcast_tensors(in, 2, b) == CT_OK) {
-        r = ct_sum_dim(ct_mul(ct__cosine_scaled(b[0], dim, eps), ct__cosine_scaled(b[1], dim, eps)),
-                       dim, false);
+    if (in[0] && in[1] && ct__broadcast_shapes(c->fn, in[0]->sizes, in[0]->ndim, in[1]->sizes,
+                                               in[1]->ndim, shape, &nd)) {
+        ct_tensor *a = ct__cosine_scaled(ct_expand(in[0], shape, nd), dim, eps);
+        r = ct_sum_dim(ct_mul(a, ct__cosine_scaled(ct_expand(in[1], shape, nd), dim, eps)), dim,
+                       false);
     }
     return ct__composite_end(c, r);
 }
