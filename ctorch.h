@@ -4173,6 +4173,98 @@ CTORCH_API ct_module *ct_log_softmax_new(int64_t dim);
    Errors: CT_ERR_VALUE for n outside [1, 8]. */
 CTORCH_API ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n);
 
+// >>part nn/distance.h
+/* nn/distance.h - one-hot encoding, normalization, distances and the bilinear layer
+ * (torch.nn.functional.one_hot, normalize, cosine_similarity, pairwise_distance, pdist,
+ * bilinear; nn.CosineSimilarity, nn.PairwiseDistance, nn.Bilinear).
+ *
+ * Every op is a composite of ctorch's dispatched ops (norms, matmul, pointwise), written as
+ * PyTorch's ATen or Python definition, so autograd comes from those ops (double backward
+ * too) and results are bit-identical for any thread count. Float inputs (float32, float64;
+ * float16/bfloat16 through the ops' float32 kernels); one_hot takes int64.
+ * Returns: new tensors owned by the current scope; NULL after an error (NULL inputs
+ * propagate).
+ */
+
+/* Encodes int64 class indices as one-hot vectors: out[..., k] = (input[...] == k).
+   num_classes -1 infers max(input) + 1. Shapes: input (*) -> (*, num_classes). dtype: int64.
+   Errors: CT_ERR_DTYPE "one_hot is only applicable to index tensor of type LongTensor.";
+   CT_ERR_VALUE "Class values must be non-negative.", "Class values must be smaller than
+   num_classes.", "Can not infer total number of classes from empty tensor." (empty input with
+   num_classes <= 0). Mirrors: torch.nn.functional.one_hot(input, num_classes=-1). */
+CTORCH_API ct_tensor *ct_one_hot(const ct_tensor *input, int64_t num_classes);
+
+/* input / max(||input||_p along dim, eps) (PyTorch's defaults: p 2, dim 1, eps 1e-12).
+   Shapes: input (*) -> the same. Errors: as ct_linalg_vector_norm (float input, a valid dim).
+   Mirrors: torch.nn.functional.normalize(input, p, dim, eps). */
+CTORCH_API ct_tensor *ct_normalize(const ct_tensor *input, double p, int64_t dim, double eps);
+
+/* Cosine similarity along dim of x1 and x2 (broadcast), as PyTorch computes it since 2.0:
+   sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps), dim), the norms clamped without
+   gradient (PyTorch's no_grad clamp_min_ on a clone), so a zero vector gives 0 and a finite
+   gradient. PyTorch's defaults: dim 1, eps 1e-8. Shapes: x1, x2 broadcast to (*) -> (*)
+   without dim. dtypes: integer inputs are converted to the common dtype, which must be
+   floating. Errors: CT_ERR_DTYPE "expected common dtype to be floating point, yet common
+   dtype is Long"; CT_ERR_SHAPE when the shapes do not broadcast; CT_ERR_INDEX for dim.
+   Mirrors: torch.nn.functional.cosine_similarity(x1, x2, dim, eps). */
+CTORCH_API ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int64_t dim,
+                                           double eps);
+
+/* ||x1 - x2 + eps||_p over the last dim of the broadcast shape (PyTorch's defaults: p 2, eps
+   1e-6, keepdim false). Shapes: x1, x2 broadcast to (*, D) -> (*) ((*, 1) with keepdim).
+   Errors: as ct_sub and ct_linalg_vector_norm. Mirrors:
+   torch.nn.functional.pairwise_distance(x1, x2, p, eps, keepdim). */
+CTORCH_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p,
+                                           double eps, bool keepdim);
+
+/* The p-norm distances between the rows of input, pair by pair: out[k] = ||input[i] -
+   input[j]||_p for i < j in row-major order (the upper triangle of cdist(input, input)).
+   PyTorch's default p is 2. Shapes: input (N, M) -> (N (N - 1) / 2). Memory: the pairs'
+   differences, (N (N - 1) / 2, M) elements. Errors: CT_ERR_SHAPE "pdist only supports 2D
+   tensors, got: 1D"; CT_ERR_VALUE "pdist only supports non-negative p values"; CT_ERR_DTYPE
+   "pdist only supports floating-point dtypes". Mirrors: torch.nn.functional.pdist(input, p). */
+CTORCH_API ct_tensor *ct_pdist(const ct_tensor *input, double p);
+
+/* y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o] (one GEMM over
+   the batch, then a product with input2 summed). bias may be NULL.
+   Shapes: input1 (*, in1), input2 (*, in2), weight (out, in1, in2), bias (out) -> (*, out).
+   Errors: CT_ERR_SHAPE "bilinear(): input dimensions do not match: got 2 and 3", "bilinear():
+   input batch dimensions do not match at dim 0: got 5 and 6", "bilinear(): input1 size does
+   not match weight size: got 3 but expected 2" (input2 likewise), "bilinear(): bias size does
+   not match weight size: got 3 but expected 4", "number of dimensions must match" (weight not
+   3-D). Mirrors: torch.nn.functional.bilinear(input1, input2, weight, bias). */
+CTORCH_API ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *input2,
+                                  const ct_tensor *weight, const ct_tensor *bias);
+
+/* ---- modules --------------------------------------------------------------------------------
+ * Two-input modules: run them with their typed forwards (ct_module_forward with one input
+ * fails with CT_ERR_VALUE). */
+
+/* nn.Bilinear: parameters weight (out_features, in1_features, in2_features) and bias
+   (out_features, when bias), float32, both from U(-1/sqrt(in1_features), 1/sqrt(in1_features))
+   drawn in that order from the default generator (PyTorch's reset_parameters).
+   Errors: CT_ERR_VALUE "in1_features must be > 0, but got (in1_features=0)"; CT_ERR_SHAPE
+   "Trying to create tensor with negative dimension -1: [3, 2, -1]" for other negative sizes.
+   Mirrors: torch.nn.Bilinear(in1_features, in2_features, out_features, bias=True). */
+CTORCH_API ct_module *ct_bilinear_new(int64_t in1_features, int64_t in2_features,
+                                      int64_t out_features, bool bias);
+/* nn.CosineSimilarity (PyTorch's defaults: dim 1, eps 1e-8).
+   Mirrors: torch.nn.CosineSimilarity(dim, eps). */
+CTORCH_API ct_module *ct_cosine_similarity_new(int64_t dim, double eps);
+/* nn.PairwiseDistance (PyTorch's defaults: p 2, eps 1e-6, keepdim false).
+   Mirrors: torch.nn.PairwiseDistance(p, eps, keepdim). */
+CTORCH_API ct_module *ct_pairwise_distance_new(double p, double eps, bool keepdim);
+/* The typed forwards of the modules above: ct_bilinear / ct_cosine_similarity /
+   ct_pairwise_distance with the module's parameters and options. Errors: CT_ERR_VALUE when m
+   is not a module of that kind ("expected a Bilinear module, got Linear"); as the functions.
+   Mirrors: Bilinear.forward, CosineSimilarity.forward, PairwiseDistance.forward. */
+CTORCH_API ct_tensor *ct_bilinear_forward(ct_module *m, const ct_tensor *input1,
+                                          const ct_tensor *input2);
+CTORCH_API ct_tensor *ct_cosine_similarity_forward(ct_module *m, const ct_tensor *x1,
+                                                   const ct_tensor *x2);
+CTORCH_API ct_tensor *ct_pairwise_distance_forward(ct_module *m, const ct_tensor *x1,
+                                                   const ct_tensor *x2);
+
 // >>part optim/optim.h
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
  * Adamax, NAdam and RAdam.
@@ -4997,6 +5089,98 @@ CTORCH_API void ct_dataloader_reset(ct_dataloader *dl);
 CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
 /* Frees the loader (not its dataset or generator). NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);
+
+// >>part optim/swa_utils.h
+/* optim/swa_utils.h - stochastic weight averaging (torch.optim.swa_utils): an averaged copy of
+ * a model (SWA's running mean, or an EMA), the SWALR scheduler and update_bn.
+ *
+ *     ct_module *swa = ct_averaged_model_new(model, my_model_new(), NULL);
+ *     ct_lr_scheduler *swa_sched = ct_swalr_new(opt, &swa_lr, 1, 10, "cos");
+ *     for (epoch ...) {
+ *         ... train model ...
+ *         if (epoch > swa_start) {
+ *             ct_averaged_model_update_parameters(swa, model);
+ *             ct_lr_scheduler_step(swa_sched);
+ *         }
+ *     }
+ *     ct_update_bn(loader, swa);  // BatchNorm statistics of the averaged weights
+ *
+ * C has no deepcopy of a module: the caller builds the copy (the same architecture, e.g. by
+ * calling the model's constructor again) and ct_averaged_model_new copies the model's values
+ * into it, as AveragedModel's deepcopy(model).
+ */
+
+/* A custom averaging function (AveragedModel's avg_fn): returns the new value of an averaged
+   parameter (a new tensor, owned by the current scope) from its current value, the model's
+   value and the number of models averaged so far (n_averaged, an int64 0-dim tensor). It runs
+   under no_grad; its result is copied into the averaged parameter. */
+typedef ct_tensor *(*ct_avg_fn)(const ct_tensor *averaged, const ct_tensor *model,
+                                const ct_tensor *num_averaged, void *user);
+
+/* Options of ct_averaged_model_new.
+   field        default  meaning
+   avg_fn       NULL     a custom average (with avg_user); NULL: SWA's equal running mean
+                         averaged + (model - averaged) / (n_averaged + 1), or the EMA
+   avg_user     NULL     passed to avg_fn
+   ema          false    exponential moving average: averaged.lerp_(model, 1 - decay) (for
+                         integer buffers averaged * decay + model * (1 - decay)), as
+                         get_ema_multi_avg_fn(decay)
+   decay        0.999    the EMA's decay, in [0, 1]
+   use_buffers  false    average the buffers too (else they are copied from the model at
+                         every update) */
+typedef struct ct_averaged_model_opts {
+    ct_avg_fn avg_fn;
+    void *avg_user;
+    bool ema;
+    double decay;
+    bool use_buffers;
+} ct_averaged_model_opts;
+
+/* PyTorch's defaults (table above). Mirrors: AveragedModel's keyword defaults and
+   get_ema_multi_avg_fn's decay. */
+CTORCH_API ct_averaged_model_opts ct_averaged_model_defaults(void);
+
+/* An AveragedModel: a module named "AveragedModel" with the submodule "module" (copy, whose
+   parameters and buffers receive model's values) and the int64 0-dim buffer "n_averaged" (0),
+   so its state_dict has PyTorch's keys ("n_averaged", "module.<name>"); ct_module_forward runs
+   copy's forward. Takes ownership of copy (freed on error too); model is only read. opts NULL
+   means the defaults (copied). Returns: a new module (ct_module_free), or NULL.
+   Errors: CT_ERR_VALUE when copy's parameters or buffers differ from model's in number or
+   shape ("copy has 2 parameters, model has 4"), "Invalid decay value 1.5 provided. Please
+   provide a value in [0,1] range.", "Only one of avg_fn and ema should be given".
+   Mirrors: torch.optim.swa_utils.AveragedModel(model, avg_fn, multi_avg_fn, use_buffers). */
+CTORCH_API ct_module *ct_averaged_model_new(const ct_module *model, ct_module *copy,
+                                            const ct_averaged_model_opts *opts);
+/* Averages model's parameters (and buffers with use_buffers) into averaged's, in place,
+   without autograd: the first call (n_averaged 0) copies them, later calls apply the average;
+   without use_buffers the buffers are copied from model. Then n_averaged += 1.
+   Errors: CT_ERR_VALUE when averaged is not an AveragedModel or model's parameters or buffers
+   differ from its copy's in number or shape. Mirrors: AveragedModel.update_parameters(model). */
+CTORCH_API ct_status ct_averaged_model_update_parameters(ct_module *averaged,
+                                                         const ct_module *model);
+
+/* SWALR: anneals each group's lr to its swa_lr over anneal_epochs steps ("cos" or "linear";
+   NULL means "cos"), then keeps it there, in PyTorch's recursive form from the group's current
+   lr, expression for expression in double (lrs equal PyTorch's bit for bit). swa_lrs: n values,
+   one for every group (n = 1) or one per group. Returns: a new scheduler (ct_lr_scheduler_step,
+   ct_lr_scheduler_free) after PyTorch's initial step; its state_dict holds the common fields
+   (last_epoch, _step_count, base_lrs, _last_lr). Errors: CT_ERR_VALUE "swa_lr must have the
+   same length as optimizer.param_groups. swa_lr has 3 values, param_groups has 2.",
+   "anneal_strategy must be one of 'cos' or 'linear', instead got step", "anneal_epochs must be
+   equal or greater than 0, got -1". Mirrors: torch.optim.swa_utils.SWALR(optimizer, swa_lr,
+   anneal_epochs=10, anneal_strategy='cos'). */
+CTORCH_API ct_lr_scheduler *ct_swalr_new(ct_optimizer *opt, const double *swa_lrs, int64_t n,
+                                         int64_t anneal_epochs, const char *anneal_strategy);
+
+/* Recomputes the running statistics of every BatchNorm1d/2d/3d in model over one epoch of
+   loader: resets them (running_mean 0, running_var 1, num_batches_tracked 0), sets the
+   momentum to None (a cumulative average), runs ct_module_forward(model, batch[0]) in training
+   mode without autograd for every batch (the first field of a batch is the input, as PyTorch
+   takes input[0] of a list), then restores the momenta and model's training mode. The loader
+   starts a new epoch first (ct_dataloader_reset). A model without BatchNorm is left alone.
+   Returns: CT_OK or the first error (from the loader or the forward). Mirrors:
+   torch.optim.swa_utils.update_bn(loader, model). */
+CTORCH_API ct_status ct_update_bn(ct_dataloader *loader, ct_module *model);
 
 // >>part bench/timer.h
 /* bench/timer.h - benchmark timers (DESIGN §10): Timer, Measurement and Compare, as in
@@ -5838,6 +6022,14 @@ CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
 /* relu(x @ w^T + b) in one pass over the output (2-D x), as ct_relu(ct_linear(...)). */
 CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w,
                                         const ct_tensor *bias);
+
+/* ---- batch norm modules (nn/norm.c), for update_bn (optim/swa_utils.c) -------------- */
+struct ct_module;
+/* Whether m is a BatchNorm1d/2d/3d module (PyTorch's _BatchNorm). */
+CT__INTERNAL bool ct__batch_norm_is(const struct ct_module *m);
+/* Sets the momentum of a batch norm module m (ct__batch_norm_is; NAN is None) and returns
+   the previous one. */
+CT__INTERNAL double ct__batch_norm_momentum(struct ct_module *m, double momentum);
 
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
@@ -38991,6 +39183,19 @@ CT__INTERNAL int ct__optim_momentum_kind(const ct_optimizer *opt);
 /* Sets the group's momentum or betas[0]; group must be valid. */
 CT__INTERNAL void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum);
 
+/* ---- schedulers defined outside lr_scheduler.c (optim/swa_utils.c's SWALR) ------------- */
+struct ct_lr_scheduler;
+/* A scheduler's get_lr: the new lr of group from its current lr at the scheduler's
+   _step_count (1 in the construction step). */
+typedef double (*ct__lrs_get_lr_fn)(void *user, int64_t step_count, int64_t group, double lr);
+/* A scheduler of opt stepped as every other (LRScheduler.step) with get_lr fn(user, ...),
+   after PyTorch's initial step. It owns user: user_free(user) runs when it is freed, and after
+   an error here. Returns: the scheduler, or NULL after an error. */
+CT__INTERNAL struct ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op,
+                                                                 ct_optimizer *opt,
+                                                                 ct__lrs_get_lr_fn fn, void *user,
+                                                                 void (*user_free)(void *user));
+
 // >>part nn/conv.c
 /* nn/conv.c - convolutions by vol2col + the packed GEMM (ops/gemm.c), F.unfold / F.fold on the
  * same vol2col, and the conv modules.
@@ -42348,6 +42553,23 @@ ct_module *ct_dropout2d_new(double p)
 
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK
+/* ---- for update_bn (optim/swa_utils.c) --------------------------------------------------- */
+bool ct__batch_norm_is(const ct_module *m)
+{
+    const char *name = ct_module_name(m);
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    return cfg && (!strcmp(name, "BatchNorm1d") || !strcmp(name, "BatchNorm2d") ||
+                   !strcmp(name, "BatchNorm3d")) &&
+           (cfg->kind == CT__BN1D || cfg->kind == CT__BN2D || cfg->kind == CT__BN3D);
+}
+
+double ct__batch_norm_momentum(ct_module *m, double momentum)
+{
+    ct__norm_cfg *cfg = (ct__norm_cfg *)ct_module_user(m);
+    double old = cfg->o.momentum;
+    cfg->o.momentum = momentum;
+    return old;
+}
 CT__GLUE_END
 
 // >>part nn/activation.c
@@ -43290,6 +43512,426 @@ ct_module *ct_unflatten_new(int64_t dim, const int64_t *sizes, int n)
 }
 
 #undef CT__ACT_BLOCK
+CT__GLUE_END
+
+// >>part nn/distance.c
+/* nn/distance.c - one_hot, normalize, cosine_similarity, pairwise_distance, pdist, bilinear
+ * and their modules: composites of dispatched ops (no kernel loops of their own), each
+ * written as PyTorch's definition (ATen's Distance.cpp, Onehot.cpp, Linear.cpp; Python's
+ * F.normalize), so autograd, determinism and the float16/bfloat16 paths are the ops'. */
+
+
+CT__GLUE_BEGIN
+
+/* ---- composites ------------------------------------------------------------------------- */
+static bool ct__one_hot_meta(ct_op_call *c)
+{
+    if (c->inputs[0]->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, c->fn,
+                 "one_hot is only applicable to index tensor of type LongTensor.");
+        return false;
+    }
+    return true;
+}
+
+/* Onehot.cpp's checks, then (input[..., None] == arange(num_classes)) as int64. Attribute:
+   num_classes. */
+static ct_status ct__one_hot_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    int64_t classes = c->attrs[0].i;
+    ct_scope_begin();
+    const char *bad = NULL;
+    if (ct_numel(x) == 0) {
+        bad = classes <= 0 ? "Can not infer total number of classes from empty tensor." : NULL;
+    } else if (ct_item_int64(ct_min(x)) < 0) {
+        bad = "Class values must be non-negative.";
+    } else {
+        int64_t top = ct_item_int64(ct_max(x));
+        classes = classes == -1 ? top + 1 : classes;
+        bad = top >= classes ? "Class values must be smaller than num_classes." : NULL;
+    }
+    if (bad) {
+        ct__fail(CT_ERR_VALUE, c->fn, "%s", bad);
+        return ct__composite_end(c, NULL);
+    }
+    ct_tensor *hot = ct_eq(ct_unsqueeze(x, -1), ct_arange(0.0, (double)classes, 1.0, CT_INT64));
+    return ct__composite_end(c, ct_to_dtype(hot, CT_INT64));
+}
+
+/* max(t, eps) (PyTorch's clamp_min: the gradient passes where t >= eps) */
+static ct_tensor *ct__clamp_min(const ct_tensor *t, double eps)
+{
+    return ct_clamp(t, eps, INFINITY);
+}
+
+/* input / norm(input, p, dim, keepdim).clamp_min(eps). Attributes: p, dim, eps. */
+static ct_status ct__normalize_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    int64_t dim = c->attrs[1].i;
+    ct_scope_begin();
+    ct_tensor *n = ct_linalg_vector_norm(x, c->attrs[0].f, &dim, 1, true);
+    return ct__composite_end(c, ct_div(x, ct__clamp_min(n, c->attrs[2].f)));
+}
+
+static bool ct__cosine_similarity_meta(ct_op_call *c)
+{
+    ct_dtype common = ct_promote_types(c->inputs[0]->dtype, c->inputs[1]->dtype);
+    if (!ct_dtype_is_floating_point(common)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "expected common dtype to be floating point, yet common "
+                 "dtype is %s", ct__dtype_title(common));
+        return false;
+    }
+    c->dtype = common;
+    return true;
+}
+
+/* x / max(||x||_2 along dim, eps), the norm clamped in place on a clone without gradient
+   (PyTorch's NoGradGuard clamp_min_): the gradient flows as if unclamped. */
+static ct_tensor *ct__cosine_scaled(const ct_tensor *x, int64_t dim, double eps)
+{
+    ct_tensor *n = ct_clone(ct_linalg_vector_norm(x, 2.0, &dim, 1, true));
+    ct_no_grad_begin();
+    ct_clamp_(n, eps, INFINITY);
+    ct_no_grad_end();
+    return ct_div(x, n);
+}
+
+/* sum(x1 / |x1| * x2 / |x2|, dim) over the inputs expanded to their broadcast shape (integers
+   converted to the common dtype first). Attributes: dim, eps. */
+static ct_status ct__cosine_similarity_composite(ct_op_call *c)
+{
+    int64_t dim = c->attrs[0].i;
+    double eps = c->attrs[1].f;
+    ct_scope_begin();
+    const ct_tensor *in[2];
+    for (int k = 0; k < 2; k++) {
+        const ct_tensor *x = c->inputs[k];
+        in[k] = ct_dtype_is_floating_point(x->dtype) ? x : ct_to_dtype(x, c->dtype);
+    }
+    int64_t shape[CT_MAX_DIMS];
+    int nd = 0;
+    ct_tensor *r = NULL;
+    if (in[0] && in[1] && ct__broadcast_shapes(c->fn, in[0]->sizes, in[0]->ndim, in[1]->sizes,
+                                               in[1]->ndim, shape, &nd)) {
+        ct_tensor *a = ct__cosine_scaled(ct_expand(in[0], shape, nd), dim, eps);
+        r = ct_sum_dim(ct_mul(a, ct__cosine_scaled(ct_expand(in[1], shape, nd), dim, eps)), dim,
+                       false);
+    }
+    return ct__composite_end(c, r);
+}
+
+/* norm(x1 - x2 + eps, p, last dim of the broadcast, keepdim). Attributes: p, eps, keepdim. */
+static ct_status ct__pairwise_distance_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1];
+    int64_t last = (a->ndim > b->ndim ? a->ndim : b->ndim) - 1;
+    ct_scope_begin();
+    ct_tensor *d = ct_add_scalar(ct_sub(a, b), c->attrs[1].f);
+    return ct__composite_end(c, ct_linalg_vector_norm(d, c->attrs[0].f, &last, 1,
+                                                      c->attrs[2].i != 0));
+}
+
+static bool ct__pdist_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    if (x->ndim != 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "pdist only supports 2D tensors, got: %dD", x->ndim);
+        return false;
+    }
+    if (!ct_dtype_is_floating_point(x->dtype)) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "pdist only supports floating-point dtypes");
+        return false;
+    }
+    if (!(c->attrs[0].f >= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "pdist only supports non-negative p values");
+        return false;
+    }
+    return true;
+}
+
+/* norm(input[i] - input[j], p, dim 1) over the pairs i < j of triu_indices(N, N, 1).
+   Attribute: p. */
+static ct_status ct__pdist_composite(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    int64_t n = x->sizes[0], one = 1;
+    ct_scope_begin();
+    ct_tensor *pairs = ct_triu_indices(n, n, 1, CT_INT64);
+    ct_tensor *d = ct_sub(ct_index_select(x, 0, ct_select(pairs, 0, 0)),
+                          ct_index_select(x, 0, ct_select(pairs, 0, 1)));
+    return ct__composite_end(c, ct_linalg_vector_norm(d, c->attrs[0].f, &one, 1, false));
+}
+
+/* at::bilinear's checks (weight 3-D first, so its sizes can be read). */
+static bool ct__bilinear_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1], *w = c->inputs[2];
+    const ct_tensor *bias = c->inputs[3];
+    if (w->ndim != 3 || a->ndim < 1) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "number of dimensions must match");
+        return false;
+    }
+    if (a->ndim != b->ndim) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "bilinear(): input dimensions do not match: got %d and %d",
+                 a->ndim, b->ndim);
+        return false;
+    }
+    for (int d = 0; d < a->ndim - 1; d++) {
+        if (a->sizes[d] != b->sizes[d]) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "bilinear(): input batch dimensions do not match at "
+                     "dim %d: got %lld and %lld", d, (long long)a->sizes[d],
+                     (long long)b->sizes[d]);
+            return false;
+        }
+    }
+    const char *what[3] = {"input1", "input2", "bias"};
+    int64_t got[3] = {a->sizes[a->ndim - 1], b->sizes[b->ndim - 1], w->sizes[0]};
+    int64_t want[3] = {w->sizes[1], w->sizes[2], w->sizes[0]};
+    for (int k = 0; k < 3; k++) {
+        got[k] = k == 2 && bias && bias->ndim ? bias->sizes[0] : got[k];
+        if (got[k] != want[k]) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "bilinear(): %s size does not match weight size: got "
+                     "%lld but expected %lld", what[k], (long long)got[k], (long long)want[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* (B, in1) @ weight permuted to (in1, out * in2) -> (B, out, in2), times input2 (B, 1, in2)
+   summed over in2, plus bias; B the product of the batch dims. Inputs: input1, input2, weight,
+   bias (optional). */
+static ct_status ct__bilinear_composite(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0], *b = c->inputs[1], *w = c->inputs[2];
+    int64_t out = w->sizes[0], in1 = w->sizes[1], in2 = w->sizes[2], batch = 1;
+    int64_t shape[CT_MAX_DIMS];
+    for (int d = 0; d < a->ndim - 1; d++) {
+        shape[d] = a->sizes[d];
+        batch *= a->sizes[d];
+    }
+    shape[a->ndim - 1] = out;
+    const int64_t perm[3] = {1, 0, 2}, sw[2] = {in1, out * in2}, sa[2] = {batch, in1};
+    const int64_t sb[3] = {batch, 1, in2}, st[3] = {batch, out, in2};
+    ct_scope_begin();
+    ct_tensor *w2 = ct_reshape(ct_permute(w, perm, 3), sw, 2);
+    ct_tensor *t = ct_reshape(ct_matmul(ct_reshape(a, sa, 2), w2), st, 3);
+    ct_tensor *y = ct_sum_dim(ct_mul(t, ct_reshape(b, sb, 3)), 2, false);
+    y = c->inputs[3] ? ct_add(y, c->inputs[3]) : y;
+    return ct__composite_end(c, ct_reshape(y, shape, a->ndim));
+}
+
+/* ---- descriptors ---------------------------------------------------------------------------- */
+#define CT__DIST_OP(SYM, NAME, SCHEMA, API, OPT, META)                                            \
+    static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0, OPT,  \
+                                       NULL, META, CT__K_NONE, ct__##SYM##_composite, NULL,      \
+                                       NULL, 0u, NULL, NULL};
+CT__DIST_OP(one_hot, "aten::one_hot", "one_hot(Tensor self, int num_classes=-1) -> Tensor",
+            "ct_one_hot", 0u, ct__one_hot_meta)
+CT__DIST_OP(normalize, "ctorch::normalize", "normalize(Tensor input, float p=2.0, int dim=1, "
+            "float eps=1e-12) -> Tensor", "ct_normalize", 0u, NULL)
+CT__DIST_OP(cosine_similarity, "aten::cosine_similarity", "cosine_similarity(Tensor x1, Tensor "
+            "x2, int dim=1, float eps=1e-08) -> Tensor", "ct_cosine_similarity", 0u,
+            ct__cosine_similarity_meta)
+CT__DIST_OP(pairwise_distance, "aten::pairwise_distance", "pairwise_distance(Tensor x1, Tensor "
+            "x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor",
+            "ct_pairwise_distance", 0u, NULL)
+CT__DIST_OP(pdist, "aten::pdist", "pdist(Tensor self, float p=2) -> Tensor", "ct_pdist", 0u,
+            ct__pdist_meta)
+CT__DIST_OP(bilinear, "aten::bilinear", "bilinear(Tensor input1, Tensor input2, Tensor weight, "
+            "Tensor? bias=None) -> Tensor", "ct_bilinear", 1u << 3, ct__bilinear_meta)
+#undef CT__DIST_OP
+
+/* ---- public functions ----------------------------------------------------------------------- */
+/* A call of op on n inputs with the integer attributes i[0..ni), then the float ones
+   f[0..nf) (the schemas' order of one_hot, cosine_similarity, pdist and bilinear). */
+static ct_tensor *ct__dist_call(const ct_op *op, const char *fn, const ct_tensor *const *in,
+                                int n, const double *f, int nf, const int64_t *i, int ni)
+{
+    ct_op_call c;
+    ct__call_init(&c, op, fn, in, n);
+    for (int k = 0; k < ni; k++) {
+        ct__call_i(&c, i[k]);
+    }
+    for (int k = 0; k < nf; k++) {
+        ct__call_f(&c, f[k]);
+    }
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_one_hot(const ct_tensor *input, int64_t num_classes)
+{
+    const ct_tensor *in[1] = {input};
+    return ct__dist_call(&ct__op_one_hot, "ct_one_hot", in, 1, NULL, 0, &num_classes, 1);
+}
+
+ct_tensor *ct_normalize(const ct_tensor *input, double p, int64_t dim, double eps)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_normalize, "ct_normalize", in, 1);
+    ct__call_f(&c, p);
+    ct__call_i(&c, dim);
+    ct__call_f(&c, eps);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_cosine_similarity(const ct_tensor *x1, const ct_tensor *x2, int64_t dim,
+                                double eps)
+{
+    const ct_tensor *in[2] = {x1, x2};
+    return ct__dist_call(&ct__op_cosine_similarity, "ct_cosine_similarity", in, 2, &eps, 1,
+                         &dim, 1);
+}
+
+ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor *x2, double p, double eps,
+                                bool keepdim)
+{
+    const ct_tensor *in[2] = {x1, x2};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_pairwise_distance, "ct_pairwise_distance", in, 2);
+    ct__call_f(&c, p);
+    ct__call_f(&c, eps);
+    ct__call_i(&c, keepdim);
+    return ct__dispatch(&c);
+}
+
+ct_tensor *ct_pdist(const ct_tensor *input, double p)
+{
+    const ct_tensor *in[1] = {input};
+    return ct__dist_call(&ct__op_pdist, "ct_pdist", in, 1, &p, 1, NULL, 0);
+}
+
+ct_tensor *ct_bilinear(const ct_tensor *input1, const ct_tensor *input2, const ct_tensor *weight,
+                       const ct_tensor *bias)
+{
+    const ct_tensor *in[4] = {input1, input2, weight, bias};
+    return ct__dist_call(&ct__op_bilinear, "ct_bilinear", in, 4, NULL, 0, NULL, 0);
+}
+
+/* ---- modules ------------------------------------------------------------------------------
+ * A module named as PyTorch's class whose user data holds its kind and options. */
+typedef enum ct__dist_kind { CT__DIST_BILINEAR, CT__DIST_COSINE, CT__DIST_PAIRWISE } ct__dist_kind;
+
+static const char *const ct__dist_names[3] = {"Bilinear", "CosineSimilarity", "PairwiseDistance"};
+
+typedef struct ct__dist_module {
+    ct__dist_kind kind;
+    int64_t dim; /* CosineSimilarity */
+    double p, eps;
+    bool keepdim; /* PairwiseDistance */
+} ct__dist_module;
+
+static ct_tensor *ct__dist_module_forward(ct_module *m, const ct_tensor *input)
+{
+    (void)input;
+    ct__fail(CT_ERR_VALUE, "ct_module_forward", "%s takes two inputs: call its typed forward "
+             "with input1 and input2", ct_module_name(m));
+    return NULL;
+}
+
+static ct_module *ct__dist_module_new(const char *fn, ct__dist_module u)
+{
+    ct__dist_module *cfg = (ct__dist_module *)ct__malloc(sizeof *cfg);
+    if (!cfg) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    *cfg = u;
+    ct_module *m = ct_module_new(ct__dist_names[u.kind], ct__dist_module_forward, cfg, ct__free);
+    if (!m) {
+        ct__free(cfg);
+    }
+    return m;
+}
+
+/* A new float32 parameter of shape s from U(-bound, bound), registered on m; false on error. */
+static bool ct__dist_uniform_param(ct_module *m, const char *name, const int64_t *s, int nd,
+                                   double bound)
+{
+    ct_tensor *t = ct__tensor_new("ct_bilinear_new", s, nd, CT_FLOAT32);
+    bool ok = t && ct_init_uniform_(t, -bound, bound, NULL) &&
+              ct_module_register_parameter(m, name, t) == CT_OK;
+    ct__release(t); /* the module holds it */
+    return ok;
+}
+
+ct_module *ct_bilinear_new(int64_t in1_features, int64_t in2_features, int64_t out_features,
+                           bool bias)
+{
+    const char *fn = "ct_bilinear_new";
+    if (in1_features <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "in1_features must be > 0, but got (in1_features=%lld)",
+                 (long long)in1_features);
+        return NULL;
+    }
+    ct__dist_module u = {CT__DIST_BILINEAR, 0, 0.0, 0.0, false};
+    ct_module *m = ct__dist_module_new(fn, u);
+    const int64_t ws[3] = {out_features, in1_features, in2_features};
+    double bound = 1.0 / sqrt((double)in1_features);
+    bool ok = m && ct__dist_uniform_param(m, "weight", ws, 3, bound);
+    ok = ok && (!bias || ct__dist_uniform_param(m, "bias", ws, 1, bound));
+    if (!ok) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+ct_module *ct_cosine_similarity_new(int64_t dim, double eps)
+{
+    ct__dist_module u = {CT__DIST_COSINE, dim, 0.0, eps, false};
+    return ct__dist_module_new("ct_cosine_similarity_new", u);
+}
+
+ct_module *ct_pairwise_distance_new(double p, double eps, bool keepdim)
+{
+    ct__dist_module u = {CT__DIST_PAIRWISE, 0, p, eps, keepdim};
+    return ct__dist_module_new("ct_pairwise_distance_new", u);
+}
+
+/* m's options when m is a module of kind with both inputs given, else NULL (reported). */
+static const ct__dist_module *ct__dist_module_of(const char *fn, const ct_module *m,
+                                                 ct__dist_kind kind, const ct_tensor *a,
+                                                 const ct_tensor *b)
+{
+    if (ct__null(fn, m) || ct__null(fn, a) || ct__null(fn, b)) {
+        return NULL;
+    }
+    const char *name = ct_module_name(m);
+    const ct__dist_module *u = (const ct__dist_module *)ct_module_user(m);
+    if (!u || strcmp(name, ct__dist_names[kind]) != 0 || u->kind != kind) {
+        ct__fail(CT_ERR_VALUE, fn, "expected a %s module, got %s", ct__dist_names[kind], name);
+        return NULL;
+    }
+    return u;
+}
+
+ct_tensor *ct_bilinear_forward(ct_module *m, const ct_tensor *input1, const ct_tensor *input2)
+{
+    const char *fn = "ct_bilinear_forward";
+    if (!ct__dist_module_of(fn, m, CT__DIST_BILINEAR, input1, input2)) {
+        return NULL;
+    }
+    return ct_bilinear(input1, input2, ct_module_get_parameter(m, "weight"),
+                       ct_module_get_parameter(m, "bias"));
+}
+
+ct_tensor *ct_cosine_similarity_forward(ct_module *m, const ct_tensor *x1, const ct_tensor *x2)
+{
+    const ct__dist_module *u =
+        ct__dist_module_of("ct_cosine_similarity_forward", m, CT__DIST_COSINE, x1, x2);
+    return u ? ct_cosine_similarity(x1, x2, u->dim, u->eps) : NULL;
+}
+
+ct_tensor *ct_pairwise_distance_forward(ct_module *m, const ct_tensor *x1, const ct_tensor *x2)
+{
+    const ct__dist_module *u =
+        ct__dist_module_of("ct_pairwise_distance_forward", m, CT__DIST_PAIRWISE, x1, x2);
+    return u ? ct_pairwise_distance(x1, x2, u->p, u->eps, u->keepdim) : NULL;
+}
 CT__GLUE_END
 
 // >>part optim/optim.c
@@ -45872,7 +46514,8 @@ enum {
     CT__LRS_CYCLIC,
     CT__LRS_PLATEAU,
     CT__LRS_SEQUENTIAL,
-    CT__LRS_CHAINED
+    CT__LRS_CHAINED,
+    CT__LRS_EXTERNAL /* get_lr from another part (ct__lr_scheduler_custom_new) */
 };
 
 enum { CT__LRS_BASE, CT__LRS_MAX_LR, CT__LRS_MIN_LR, CT__LRS_MAX_M, CT__LRS_BASE_M, CT__LRS_NV };
@@ -45904,6 +46547,8 @@ struct ct_lr_scheduler {
     int64_t n_milestones;
     ct_lr_lambda_fn fn; /* LambdaLR, MultiplicativeLR */
     void *user;
+    ct__lrs_get_lr_fn get_lr; /* CT__LRS_EXTERNAL, owning user (user_free) */
+    void (*user_free)(void *user);
     /* OneCycleLR and CyclicLR */
     ct__lrs_phase phases[3];
     int n_phases;
@@ -45990,6 +46635,9 @@ void ct_lr_scheduler_free(ct_lr_scheduler *s)
     ct__free(s->last_lr);
     ct__free(s->milestones);
     ct__free(s->subs);
+    if (s->user_free) {
+        s->user_free(s->user);
+    }
     ct__free(s);
 }
 
@@ -46154,6 +46802,8 @@ static double ct__lrs_get_lr(ct_lr_scheduler *s, int64_t g, double lr)
         return base * s->fn(e, g, s->user);
     case CT__LRS_MULTIPLICATIVE:
         return s->initial ? lr : lr * s->fn(e, g, s->user);
+    case CT__LRS_EXTERNAL:
+        return s->get_lr(s->user, s->step_count, g, lr);
     case CT__LRS_ONE_CYCLE:
         lr = ct__lrs_one_cycle(s, g, &m);
         break;
@@ -46518,6 +47168,21 @@ ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *u
 ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_multiplicative_lr_new", CT__LRS_MULTIPLICATIVE, opt, fn, user);
+}
+
+ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op, ct_optimizer *opt,
+                                             ct__lrs_get_lr_fn fn, void *user,
+                                             void (*user_free)(void *user))
+{
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_EXTERNAL);
+    if (!s) {
+        user_free(user);
+        return NULL;
+    }
+    s->get_lr = fn;
+    s->user = user;
+    s->user_free = user_free;
+    return ct__lrs_start(op, s);
 }
 
 /* ---- OneCycleLR and CyclicLR -------------------------------------------------------------- */
@@ -47062,7 +47727,8 @@ static void ct__lrs_walk_class(ct__lrs_io *io, ct_lr_scheduler *s)
             ct__lrs_int(io, "_milestones", i, &s->milestones[i]);
         }
         break;
-    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler */
+    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler; a
+                custom get_lr (SWALR: its own fields stay with its creator) */
         break;
     }
 }
@@ -49047,6 +49713,356 @@ void ct_dataloader_free(ct_dataloader *dl)
     ct__free(dl->order);
     ct__free(dl->seq);
     ct__free(dl);
+}
+CT__GLUE_END
+
+// >>part optim/swa_utils.c
+/* optim/swa_utils.c - torch.optim.swa_utils: AveragedModel (a module holding the averaged copy
+ * and n_averaged), SWALR (a scheduler whose get_lr lives here, run by lr_scheduler.c's
+ * stepping) and update_bn. The averages are ctorch ops under no_grad, written as PyTorch's CPU
+ * path computes them (get_swa_avg_fn per tensor with the int64 n_averaged, _foreach_lerp_ for
+ * the EMA), so the values equal PyTorch's. */
+
+
+CT__GLUE_BEGIN
+
+/* ---- AveragedModel ---------------------------------------------------------------------- */
+static ct_tensor *ct__averaged_forward(ct_module *m, const ct_tensor *x)
+{
+    return ct_module_forward(ct_module_get_submodule(m, "module"), x);
+}
+
+ct_averaged_model_opts ct_averaged_model_defaults(void)
+{
+    ct_averaged_model_opts o;
+    memset(&o, 0, sizeof o);
+    o.decay = 0.999;
+    return o;
+}
+
+/* The parameters (which 0) or buffers (1) of m, a new array of *n borrowed pointers (NULL
+   with *n 0 when there are none, or after an error). */
+static ct_tensor **ct__swa_list(const ct_module *m, int which, int64_t *n)
+{
+    *n = which ? ct_module_buffers(m, NULL, 0) : ct_module_parameters(m, NULL, 0);
+    ct_tensor **t = *n ? (ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)*n) : NULL;
+    if (*n && !t) {
+        ct__fail(CT_ERR_OOM, "ct_averaged_model", "out of memory");
+        *n = 0;
+        return NULL;
+    }
+    if (t) {
+        *n = which ? ct_module_buffers(m, t, *n) : ct_module_parameters(m, t, *n);
+    }
+    return t;
+}
+
+/* Applies fn(dst[i], src[i], ctx) to the parameters (which 0) or buffers (1) of dst and src,
+   which must match in number and shapes; runs under no_grad in a scope. */
+typedef void (*ct__swa_pair_fn)(ct_tensor *dst, const ct_tensor *src, const void *ctx);
+
+static ct_status ct__swa_pairs(const char *op, const ct_module *dst, const ct_module *src,
+                               int which, ct__swa_pair_fn fn, const void *ctx)
+{
+    int64_t nd = 0, ns = 0;
+    ct_tensor **d = ct__swa_list(dst, which, &nd), **s = ct__swa_list(src, which, &ns);
+    const char *what = which ? "buffers" : "parameters";
+    ct_status st = ct_error_code();
+    if (st == CT_OK && nd != ns) {
+        st = ct__fail(CT_ERR_VALUE, op, "copy has %lld %s, model has %lld", (long long)nd, what,
+                      (long long)ns);
+    }
+    for (int64_t i = 0; st == CT_OK && i < nd; i++) {
+        if (ct_dim(d[i]) != ct_dim(s[i]) ||
+            memcmp(ct_sizes(d[i]), ct_sizes(s[i]), sizeof(int64_t) * (size_t)ct_dim(d[i]))) {
+            st = ct__fail(CT_ERR_VALUE, op, "the shapes of %s %lld differ between copy and "
+                          "model", what, (long long)i);
+        }
+    }
+    ct_scope_begin();
+    ct_no_grad_begin();
+    for (int64_t i = 0; st == CT_OK && i < nd; i++) {
+        fn(d[i], s[i], ctx);
+        st = ct_error_code();
+    }
+    ct_no_grad_end();
+    ct_scope_end();
+    ct__free(d);
+    ct__free(s);
+    return st;
+}
+
+static void ct__swa_copy(ct_tensor *dst, const ct_tensor *src, const void *ctx)
+{
+    (void)ctx;
+    ct_copy_(dst, src);
+}
+
+/* The averaging of one update: the options and the int64 n_averaged. */
+typedef struct ct__swa_avg {
+    const ct_averaged_model_opts *o;
+    const ct_tensor *n_averaged;
+} ct__swa_avg;
+
+/* One averaged tensor: avg_fn; the EMA (_foreach_lerp_ for floats, else avg * decay + model
+   * (1 - decay)); SWA's avg + (model - avg) / (n_averaged + 1) (get_swa_avg_fn). */
+static void ct__swa_average(ct_tensor *avg, const ct_tensor *model, const void *ctx)
+{
+    const ct__swa_avg *a = (const ct__swa_avg *)ctx;
+    const ct_averaged_model_opts *o = a->o;
+    if (o->avg_fn) {
+        ct_copy_(avg, o->avg_fn(avg, model, a->n_averaged, o->avg_user));
+    } else if (o->ema && ct_is_floating_point(avg)) {
+        ct_lerp_scalar_(avg, model, 1 - o->decay);
+    } else if (o->ema) {
+        ct_copy_(avg, ct_add(ct_mul_scalar(avg, o->decay), ct_mul_scalar(model, 1 - o->decay)));
+    } else {
+        ct_tensor *d = ct_div(ct_sub(model, avg), ct_add_scalar(a->n_averaged, 1));
+        ct_copy_(avg, ct_add(avg, d));
+    }
+}
+
+ct_module *ct_averaged_model_new(const ct_module *model, ct_module *copy,
+                                 const ct_averaged_model_opts *opts)
+{
+    const char *op = "ct_averaged_model_new";
+    ct_averaged_model_opts o = opts ? *opts : ct_averaged_model_defaults();
+    ct_averaged_model_opts *u = NULL;
+    ct_module *m = NULL;
+    if (ct__null(op, model) || ct__null(op, copy)) {
+        ct_module_free(copy);
+        return NULL;
+    }
+    if (o.ema && !(o.decay >= 0.0 && o.decay <= 1.0)) {
+        char buf[32];
+        ct__fail(CT_ERR_VALUE, op, "Invalid decay value %s provided. Please provide a value in "
+                 "[0,1] range.", ct__optim_repr(o.decay, buf, sizeof buf));
+    } else if (o.ema && o.avg_fn) {
+        ct__fail(CT_ERR_VALUE, op, "Only one of avg_fn and ema should be given");
+    } else if ((u = (ct_averaged_model_opts *)ct__malloc(sizeof *u)) == NULL) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    } else {
+        *u = o;
+        m = ct_module_new("AveragedModel", ct__averaged_forward, u, ct__free);
+    }
+    ct_tensor *n = m ? ct__tensor_new(op, NULL, 0, CT_INT64) : NULL;
+    bool ok = n && ct_module_register_module(m, "module", copy) == CT_OK;
+    copy = ok ? NULL : copy; /* m owns it now */
+    if (n) {
+        ct__fill_contig(n, 0);
+    }
+    ok = ok && ct_module_register_buffer(m, "n_averaged", n) == CT_OK &&
+         ct__swa_pairs(op, ct_module_get_submodule(m, "module"), model, 0, ct__swa_copy,
+                       NULL) == CT_OK &&
+         ct__swa_pairs(op, ct_module_get_submodule(m, "module"), model, 1, ct__swa_copy,
+                       NULL) == CT_OK;
+    ct__release(n);
+    if (!ok) {
+        if (!m) {
+            ct__free(u);
+        }
+        ct_module_free(m);
+        ct_module_free(copy);
+        return NULL;
+    }
+    return m;
+}
+
+ct_status ct_averaged_model_update_parameters(ct_module *averaged, const ct_module *model)
+{
+    const char *op = "ct_averaged_model_update_parameters";
+    if (ct__null(op, averaged) || ct__null(op, model)) {
+        return ct_error_code();
+    }
+    const ct_averaged_model_opts *o = (const ct_averaged_model_opts *)ct_module_user(averaged);
+    ct_tensor *n = ct_module_get_parameter(averaged, "n_averaged");
+    if (strcmp(ct_module_name(averaged), "AveragedModel") != 0 || !o || !n) {
+        return ct__fail(CT_ERR_VALUE, op, "expected an AveragedModel module, got %s",
+                        ct_module_name(averaged));
+    }
+    ct_module *copy = ct_module_get_submodule(averaged, "module");
+    ct__swa_avg a = {o, n};
+    bool first = ct_item_int64(n) == 0;
+    ct__swa_pair_fn fn = first ? ct__swa_copy : ct__swa_average;
+    ct_status st = ct__swa_pairs(op, copy, model, 0, fn, &a);
+    if (st == CT_OK) {
+        st = ct__swa_pairs(op, copy, model, 1, o->use_buffers ? fn : ct__swa_copy, &a);
+    }
+    if (st == CT_OK) {
+        ct_scope_begin();
+        ct_add_(n, ct_scalar_tensor(1, CT_INT64), 1);
+        ct_scope_end();
+        st = ct_error_code();
+    }
+    return st;
+}
+
+/* ---- SWALR ------------------------------------------------------------------------------ */
+typedef struct ct__swalr {
+    int64_t anneal_epochs;
+    bool cos;
+    double *swa_lr; /* per group, after the struct in its block */
+} ct__swalr;
+
+/* x*y rounded by itself (an fma with a zero addend): Python rounds every product. */
+static double ct__swa_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+static double ct__swalr_anneal(const ct__swalr *s, double t)
+{
+    return s->cos ? (1 - cos(3.141592653589793 * t)) / 2 : t;
+}
+
+/* max(0, min(1, x / max(1, anneal_epochs))) */
+static double ct__swalr_t(const ct__swalr *s, int64_t x)
+{
+    double t = (double)x / (double)(s->anneal_epochs > 1 ? s->anneal_epochs : 1);
+    return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* SWALR.get_lr: the lr before annealing recovered from the current one, then interpolated to
+   swa_lr at this step. */
+static double ct__swalr_get_lr(void *user, int64_t step_count, int64_t g, double lr)
+{
+    const ct__swalr *s = (const ct__swalr *)user;
+    double swa = s->swa_lr[g];
+    int64_t step = step_count - 1;
+    step = s->anneal_epochs == 0 && step < 1 ? 1 : step;
+    double prev_alpha = ct__swalr_anneal(s, ct__swalr_t(s, step - 1));
+    double prev = prev_alpha == 1 ? swa : (lr - ct__swa_mul(prev_alpha, swa)) / (1 - prev_alpha);
+    double alpha = ct__swalr_anneal(s, ct__swalr_t(s, step));
+    return ct__swa_mul(swa, alpha) + ct__swa_mul(prev, 1 - alpha);
+}
+
+ct_lr_scheduler *ct_swalr_new(ct_optimizer *opt, const double *swa_lrs, int64_t n,
+                              int64_t anneal_epochs, const char *anneal_strategy)
+{
+    const char *op = "ct_swalr_new";
+    const char *strategy = anneal_strategy ? anneal_strategy : "cos";
+    if (ct__null(op, opt) || ct__null(op, swa_lrs)) {
+        return NULL;
+    }
+    int64_t groups = ct_optimizer_num_param_groups(opt);
+    if (n != 1 && n != groups) {
+        ct__fail(CT_ERR_VALUE, op, "swa_lr must have the same length as optimizer.param_groups. "
+                 "swa_lr has %lld values, param_groups has %lld.", (long long)n,
+                 (long long)groups);
+        return NULL;
+    }
+    if (strcmp(strategy, "cos") != 0 && strcmp(strategy, "linear") != 0) {
+        ct__fail(CT_ERR_VALUE, op, "anneal_strategy must be one of 'cos' or 'linear', instead "
+                 "got %s", strategy);
+        return NULL;
+    }
+    if (anneal_epochs < 0) {
+        ct__fail(CT_ERR_VALUE, op, "anneal_epochs must be equal or greater than 0, got %lld",
+                 (long long)anneal_epochs);
+        return NULL;
+    }
+    ct__swalr *s = (ct__swalr *)ct__malloc(sizeof *s + sizeof(double) * (size_t)groups);
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->anneal_epochs = anneal_epochs;
+    s->cos = strcmp(strategy, "cos") == 0;
+    s->swa_lr = (double *)(void *)(s + 1);
+    for (int64_t g = 0; g < groups; g++) {
+        s->swa_lr[g] = swa_lrs[n == 1 ? 0 : g];
+    }
+    return ct__lr_scheduler_custom_new(op, opt, ct__swalr_get_lr, s, ct__free);
+}
+
+/* ---- update_bn -------------------------------------------------------------------------- */
+/* The BatchNorm modules of model (a new array of *n borrowed pointers; NULL when none). */
+static ct_module **ct__swa_batch_norms(ct_module *model, int64_t *n)
+{
+    int64_t total = ct_module_named_modules(model, NULL, 0, NULL, 0);
+    ct_module **all = (ct_module **)ct__malloc(sizeof(ct_module *) * (size_t)(total + 1));
+    *n = 0;
+    if (!all) {
+        ct__fail(CT_ERR_OOM, "ct_update_bn", "out of memory");
+        return NULL;
+    }
+    total = ct_module_named_modules(model, NULL, 0, all, total);
+    for (int64_t i = 0; i < total; i++) {
+        if (ct__batch_norm_is(all[i])) {
+            all[(*n)++] = all[i];
+        }
+    }
+    return all;
+}
+
+/* _BatchNorm.reset_running_stats (with tracked statistics). */
+static void ct__swa_reset_stats(ct_module *bn)
+{
+    ct_tensor *rm = ct_module_get_parameter(bn, "running_mean");
+    ct_tensor *rv = ct_module_get_parameter(bn, "running_var");
+    ct_tensor *nbt = ct_module_get_parameter(bn, "num_batches_tracked");
+    if (rm && rv && nbt) {
+        ct_zero_(rm);
+        ct_fill_(rv, 1.0);
+        ct_zero_(nbt);
+    }
+}
+
+/* One epoch of loader through model (no_grad, a scope per batch). */
+static ct_status ct__swa_bn_epoch(ct_dataloader *loader, ct_module *model)
+{
+    ct_tensor *batch[CT_DATASET_MAX_FIELDS];
+    ct_status st = CT_OK;
+    ct_dataloader_reset(loader);
+    ct_no_grad_begin();
+    while (st == CT_OK) {
+        ct_scope_begin();
+        bool more = ct_dataloader_next(loader, batch);
+        if (more) {
+            ct_module_forward(model, batch[0]);
+        }
+        st = ct_error_code();
+        ct_scope_end();
+        if (!more) {
+            break;
+        }
+    }
+    ct_no_grad_end();
+    return st;
+}
+
+ct_status ct_update_bn(ct_dataloader *loader, ct_module *model)
+{
+    const char *op = "ct_update_bn";
+    if (ct__null(op, loader) || ct__null(op, model)) {
+        return ct_error_code();
+    }
+    int64_t n = 0;
+    ct_module **bns = ct__swa_batch_norms(model, &n);
+    double *momenta = n ? (double *)ct__malloc(sizeof(double) * (size_t)n) : NULL;
+    if (!bns || (n && !momenta)) {
+        ct__free(bns);
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct_status st = CT_OK;
+    if (n) {
+        ct_no_grad_begin();
+        for (int64_t i = 0; i < n; i++) {
+            ct__swa_reset_stats(bns[i]);
+            momenta[i] = ct__batch_norm_momentum(bns[i], NAN);
+        }
+        ct_no_grad_end();
+        bool was_training = ct_module_is_training(model);
+        ct_module_train(model, true);
+        st = ct__swa_bn_epoch(loader, model);
+        for (int64_t i = 0; i < n; i++) {
+            ct__batch_norm_momentum(bns[i], momenta[i]);
+        }
+        ct_module_train(model, was_training);
+    }
+    ct__free(momenta);
+    ct__free(bns);
+    return st;
 }
 CT__GLUE_END
 
@@ -52072,6 +53088,13 @@ static const ct_op *const ct__registry[] = {
     &ct__op_upsample_bilinear2d,
     &ct__op_pixel_shuffle,
     &ct__op_pixel_unshuffle,
+    /* nn/distance.c */
+    &ct__op_one_hot,
+    &ct__op_normalize,
+    &ct__op_cosine_similarity,
+    &ct__op_pairwise_distance,
+    &ct__op_pdist,
+    &ct__op_bilinear,
 };
 
 const ct_op *const *ct_op_registry(int *n)

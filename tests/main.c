@@ -190,7 +190,10 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(conv)                                                                                 \
     X(norm)                                                                                 \
     X(activation)                                                                           \
-    X(cnn)
+    X(cnn)                                                                                  \
+    X(distance)                                                                             \
+    X(swa)                                                                                  \
+    X(module_act)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

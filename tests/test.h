@@ -100,6 +100,29 @@ static inline bool ct_test_has_shape(const ct_tensor *t, const int64_t *s, int n
     return true;
 }
 
+/* A leaf that requires grad holding data (float64) converted to dtype, caller-owned (the
+   optimizer tests' parameters). */
+static inline ct_tensor *ct_test_param(const double *data, const int64_t *sizes, int ndim,
+                                       ct_dtype dtype)
+{
+    ct_tensor *t = ct_tensor_from_data(data, CT_FLOAT64, sizes, ndim);
+    if (dtype != CT_FLOAT64) {
+        ct_tensor *c = ct_to_dtype(t, dtype);
+        ct_free(t);
+        t = c;
+    }
+    return ct_requires_grad_(t, true);
+}
+
+/* Sets p's .grad to a copy of data (converted to p's dtype); the caller keeps nothing. */
+static inline void ct_test_set_grad(ct_tensor *p, const double *data)
+{
+    ct_scope_begin();
+    ct_tensor *g = ct_tensor_from_data(data, CT_FLOAT64, ct_sizes(p), ct_dim(p));
+    CHECK(ct_set_grad(p, ct_to_dtype(g, ct_tensor_dtype(p))) == CT_OK);
+    ct_scope_end();
+}
+
 /* A dispatch hook logging each op call it sees, as passed (before meta): the descriptor, the
    attributes, the generator and the first input. Begin pushes it, end pops it. */
 #define CT_TEST_OP_LOG_MAX 32

@@ -1456,6 +1456,17 @@ static void row_pixel_unshuffle(void)
     const int64_t s[4] = {1, 1, 2, 2};
     ct_pixel_unshuffle(ct_ones(s, 4, CT_FLOAT32), 2);
 }
+/* nn/distance.c */
+static void row_one_hot(void) { ct_one_hot(ct_to_dtype(wx(), CT_INT64), -1); }
+static void row_normalize(void) { ct_normalize(wx(), 2, 1, 1e-12); }
+static void row_cosine_similarity(void) { ct_cosine_similarity(wx(), wx(), 1, 1e-8); }
+static void row_pairwise_distance(void) { ct_pairwise_distance(wx(), wx(), 2, 1e-6, false); }
+static void row_pdist(void) { ct_pdist(wx(), 2); }
+static void row_bilinear(void)
+{
+    const int64_t s[3] = {2, 3, 3};
+    ct_bilinear(wx(), wx(), ct_ones(s, 3, CT_FLOAT32), NULL);
+}
 /* the pooling backward ops */
 static void row_backward_pool(void)
 {
@@ -1665,6 +1676,9 @@ static const api_row api_rows[] = {
     {"ct_interpolate", row_interp_exact1d}, {"ct_interpolate", row_interp_exact2d},
     {"ct_interpolate", row_interp_linear}, {"ct_interpolate", row_interp_bilinear},
     {"ct_optimizer_step", row_step_optim2},
+    /* nn/distance.c (issue 8) */
+    ROW(one_hot), ROW(normalize), ROW(cosine_similarity), ROW(pairwise_distance), ROW(pdist),
+    ROW(bilinear),
 };
 #undef ROW
 #define N_ROWS ((int)(sizeof api_rows / sizeof api_rows[0]))

@@ -10961,6 +10961,188 @@ static void test_null_ct_unflatten_new(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_one_hot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_one_hot(NULL, 0)";
+        ct_tensor *r = ct_one_hot(NULL, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_normalize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_normalize(NULL, 1.0, 0, 1.0)";
+        ct_tensor *r = ct_normalize(NULL, 1.0, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosine_similarity(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_similarity(NULL, fx.t, 0, 1.0)";
+        ct_tensor *r = ct_cosine_similarity(NULL, fx.t, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity(fx.t, NULL, 0, 1.0)";
+        ct_tensor *r = ct_cosine_similarity(fx.t, NULL, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pairwise_distance(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pairwise_distance(NULL, fx.t, 1.0, 1.0, false)";
+        ct_tensor *r = ct_pairwise_distance(NULL, fx.t, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance(fx.t, NULL, 1.0, 1.0, false)";
+        ct_tensor *r = ct_pairwise_distance(fx.t, NULL, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pdist(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pdist(NULL, 1.0)";
+        ct_tensor *r = ct_pdist(NULL, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bilinear(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bilinear(NULL, fx.t, fx.t, fx.t)";
+        ct_tensor *r = ct_bilinear(NULL, fx.t, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_bilinear(fx.t, NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_bilinear(fx.t, fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.t, fx.t, NULL)";
+        (void)ct_bilinear(fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_bilinear_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bilinear_forward(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_bilinear_forward(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bilinear_forward(fx.module, NULL, fx.t)";
+        ct_tensor *r = ct_bilinear_forward(fx.module, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_bilinear_forward(fx.module, fx.t, NULL)";
+        ct_tensor *r = ct_bilinear_forward(fx.module, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_cosine_similarity_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_similarity_forward(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_cosine_similarity_forward(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity_forward(fx.module, NULL, fx.t)";
+        ct_tensor *r = ct_cosine_similarity_forward(fx.module, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity_forward(fx.module, fx.t, NULL)";
+        ct_tensor *r = ct_cosine_similarity_forward(fx.module, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pairwise_distance_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pairwise_distance_forward(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_pairwise_distance_forward(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance_forward(fx.module, NULL, fx.t)";
+        ct_tensor *r = ct_pairwise_distance_forward(fx.module, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance_forward(fx.module, fx.t, NULL)";
+        ct_tensor *r = ct_pairwise_distance_forward(fx.module, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -11998,6 +12180,96 @@ static void test_null_ct_dataloader_free(void)
         const char *call = "ct_dataloader_free(NULL)";
         ct_dataloader_free(NULL);
         expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_averaged_model_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_averaged_model_new(NULL, child, NULL)";
+        ct_module *r = ct_averaged_model_new(NULL, child, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call = "ct_averaged_model_new(fx.module, NULL, NULL)";
+        ct_module *r = ct_averaged_model_new(fx.module, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        ct_module *child = ct_relu_new();
+        const char *call = "ct_averaged_model_new(fx.module, child, NULL)";
+        ct_module *r = ct_averaged_model_new(fx.module, child, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_averaged_model_update_parameters(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_averaged_model_update_parameters(NULL, fx.module)";
+        (void)ct_averaged_model_update_parameters(NULL, fx.module);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_averaged_model_update_parameters(fx.module, NULL)";
+        (void)ct_averaged_model_update_parameters(fx.module, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_swalr_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_swalr_new(NULL, fx.times, 1, 0, fx.text)";
+        ct_lr_scheduler *r = ct_swalr_new(NULL, fx.times, 1, 0, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_swalr_new(fx.opt, NULL, 1, 0, fx.text)";
+        ct_lr_scheduler *r = ct_swalr_new(fx.opt, NULL, 1, 0, fx.text);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_lr_scheduler_free(r);
+    }
+    {
+        const char *call = "ct_swalr_new(fx.opt, fx.times, 1, 0, NULL)";
+        ct_lr_scheduler *r = ct_swalr_new(fx.opt, fx.times, 1, 0, NULL);
+        expect_accepted(call);
+        ct_lr_scheduler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_update_bn(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_update_bn(NULL, fx.module)";
+        (void)ct_update_bn(NULL, fx.module);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_update_bn(fx.dl, NULL)";
+        (void)ct_update_bn(fx.dl, NULL);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
@@ -23437,6 +23709,256 @@ static void test_freed_ct_softmin(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_one_hot(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_one_hot(fx.freed, 0)";
+        ct_tensor *r = ct_one_hot(fx.freed, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_one_hot(fx.foreign, 0)";
+        (void)ct_one_hot(fx.foreign, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_normalize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_normalize(fx.freed, 1.0, 0, 1.0)";
+        ct_tensor *r = ct_normalize(fx.freed, 1.0, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_normalize(fx.foreign, 1.0, 0, 1.0)";
+        (void)ct_normalize(fx.foreign, 1.0, 0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cosine_similarity(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_similarity(fx.freed, fx.t, 0, 1.0)";
+        ct_tensor *r = ct_cosine_similarity(fx.freed, fx.t, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity(fx.foreign, fx.t, 0, 1.0)";
+        (void)ct_cosine_similarity(fx.foreign, fx.t, 0, 1.0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity(fx.t, fx.freed, 0, 1.0)";
+        ct_tensor *r = ct_cosine_similarity(fx.t, fx.freed, 0, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity(fx.t, fx.foreign, 0, 1.0)";
+        (void)ct_cosine_similarity(fx.t, fx.foreign, 0, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pairwise_distance(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pairwise_distance(fx.freed, fx.t, 1.0, 1.0, false)";
+        ct_tensor *r = ct_pairwise_distance(fx.freed, fx.t, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance(fx.foreign, fx.t, 1.0, 1.0, false)";
+        (void)ct_pairwise_distance(fx.foreign, fx.t, 1.0, 1.0, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance(fx.t, fx.freed, 1.0, 1.0, false)";
+        ct_tensor *r = ct_pairwise_distance(fx.t, fx.freed, 1.0, 1.0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance(fx.t, fx.foreign, 1.0, 1.0, false)";
+        (void)ct_pairwise_distance(fx.t, fx.foreign, 1.0, 1.0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pdist(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pdist(fx.freed, 1.0)";
+        ct_tensor *r = ct_pdist(fx.freed, 1.0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pdist(fx.foreign, 1.0)";
+        (void)ct_pdist(fx.foreign, 1.0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bilinear(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bilinear(fx.freed, fx.t, fx.t, fx.t)";
+        ct_tensor *r = ct_bilinear(fx.freed, fx.t, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.foreign, fx.t, fx.t, fx.t)";
+        (void)ct_bilinear(fx.foreign, fx.t, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_bilinear(fx.t, fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.foreign, fx.t, fx.t)";
+        (void)ct_bilinear(fx.t, fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_bilinear(fx.t, fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.t, fx.foreign, fx.t)";
+        (void)ct_bilinear(fx.t, fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_bilinear(fx.t, fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bilinear(fx.t, fx.t, fx.t, fx.foreign)";
+        (void)ct_bilinear(fx.t, fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_bilinear_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_bilinear_forward(fx.module, fx.freed, fx.t)";
+        ct_tensor *r = ct_bilinear_forward(fx.module, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bilinear_forward(fx.module, fx.foreign, fx.t)";
+        (void)ct_bilinear_forward(fx.module, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_bilinear_forward(fx.module, fx.t, fx.freed)";
+        ct_tensor *r = ct_bilinear_forward(fx.module, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_bilinear_forward(fx.module, fx.t, fx.foreign)";
+        (void)ct_bilinear_forward(fx.module, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_cosine_similarity_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_cosine_similarity_forward(fx.module, fx.freed, fx.t)";
+        ct_tensor *r = ct_cosine_similarity_forward(fx.module, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity_forward(fx.module, fx.foreign, fx.t)";
+        (void)ct_cosine_similarity_forward(fx.module, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity_forward(fx.module, fx.t, fx.freed)";
+        ct_tensor *r = ct_cosine_similarity_forward(fx.module, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_cosine_similarity_forward(fx.module, fx.t, fx.foreign)";
+        (void)ct_cosine_similarity_forward(fx.module, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pairwise_distance_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pairwise_distance_forward(fx.module, fx.freed, fx.t)";
+        ct_tensor *r = ct_pairwise_distance_forward(fx.module, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance_forward(fx.module, fx.foreign, fx.t)";
+        (void)ct_pairwise_distance_forward(fx.module, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance_forward(fx.module, fx.t, fx.freed)";
+        ct_tensor *r = ct_pairwise_distance_forward(fx.module, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pairwise_distance_forward(fx.module, fx.t, fx.foreign)";
+        (void)ct_pairwise_distance_forward(fx.module, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -24106,6 +24628,15 @@ void test_null(void)
     RUN(test_null_ct_glu);
     RUN(test_null_ct_softmin);
     RUN(test_null_ct_unflatten_new);
+    RUN(test_null_ct_one_hot);
+    RUN(test_null_ct_normalize);
+    RUN(test_null_ct_cosine_similarity);
+    RUN(test_null_ct_pairwise_distance);
+    RUN(test_null_ct_pdist);
+    RUN(test_null_ct_bilinear);
+    RUN(test_null_ct_bilinear_forward);
+    RUN(test_null_ct_cosine_similarity_forward);
+    RUN(test_null_ct_pairwise_distance_forward);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -24170,6 +24701,10 @@ void test_null(void)
     RUN(test_null_ct_dataloader_reset);
     RUN(test_null_ct_dataloader_len);
     RUN(test_null_ct_dataloader_free);
+    RUN(test_null_ct_averaged_model_new);
+    RUN(test_null_ct_averaged_model_update_parameters);
+    RUN(test_null_ct_swalr_new);
+    RUN(test_null_ct_update_bn);
     RUN(test_null_ct_timer_new);
     RUN(test_null_ct_timer_free);
     RUN(test_null_ct_timer_timeit);
@@ -24701,6 +25236,15 @@ void test_null(void)
     RUN(test_freed_ct_rrelu);
     RUN(test_freed_ct_glu);
     RUN(test_freed_ct_softmin);
+    RUN(test_freed_ct_one_hot);
+    RUN(test_freed_ct_normalize);
+    RUN(test_freed_ct_cosine_similarity);
+    RUN(test_freed_ct_pairwise_distance);
+    RUN(test_freed_ct_pdist);
+    RUN(test_freed_ct_bilinear);
+    RUN(test_freed_ct_bilinear_forward);
+    RUN(test_freed_ct_cosine_similarity_forward);
+    RUN(test_freed_ct_pairwise_distance_forward);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

@@ -5,27 +5,6 @@
 
 #include <stdlib.h>
 
-/* A leaf that requires grad with the values of data (converted to dtype), caller-owned. */
-static ct_tensor *opt_param(const double *data, const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    ct_tensor *t = ct_tensor_from_data(data, CT_FLOAT64, sizes, ndim);
-    if (dtype != CT_FLOAT64) {
-        ct_tensor *c = ct_to_dtype(t, dtype);
-        ct_free(t);
-        t = c;
-    }
-    return ct_requires_grad_(t, true);
-}
-
-/* Sets p's .grad to a copy of data (converted to p's dtype); the caller keeps nothing. */
-static void opt_set_grad(ct_tensor *p, const double *data)
-{
-    ct_scope_begin();
-    ct_tensor *g = ct_tensor_from_data(data, CT_FLOAT64, ct_sizes(p), ct_dim(p));
-    CHECK(ct_set_grad(p, ct_to_dtype(g, ct_tensor_dtype(p))) == CT_OK);
-    ct_scope_end();
-}
-
 static ct_optimizer *opt_from_case(const ct_golden_optim_case *c, ct_tensor **params, int n)
 {
     if (c->kind == 1) {
@@ -73,8 +52,8 @@ static void opt_run_golden(const ct_golden_optim_case *c, ct_dtype dtype)
     int64_t off[CT_GOLDEN_OPTIM_NPARAMS + 1];
     off[0] = 0;
     for (int k = 0; k < CT_GOLDEN_OPTIM_NPARAMS; k++) {
-        params[k] = opt_param(ct_golden_optim_init + off[k], ct_golden_optim_sizes[k],
-                              ct_golden_optim_ndim[k], dtype);
+        params[k] = ct_test_param(ct_golden_optim_init + off[k], ct_golden_optim_sizes[k],
+                                  ct_golden_optim_ndim[k], dtype);
         off[k + 1] = off[k] + ct_numel(params[k]);
     }
     CHECK(off[CT_GOLDEN_OPTIM_NPARAMS] == CT_GOLDEN_OPTIM_NUMEL);
@@ -91,7 +70,7 @@ static void opt_run_golden(const ct_golden_optim_case *c, ct_dtype dtype)
             if (c->skip & (1u << (4 * s + k))) {
                 CHECK(ct_set_grad(params[k], NULL) == CT_OK);
             } else {
-                opt_set_grad(params[k], ct_golden_optim_grads[s] + off[k]);
+                ct_test_set_grad(params[k], ct_golden_optim_grads[s] + off[k]);
             }
         }
         CHECK(ct_optimizer_step(opt) == CT_OK);
@@ -131,11 +110,11 @@ static void test_optim_skips_null_grad_and_bumps_versions(void)
     const int64_t s[1] = {3};
     const double a[3] = {1, 2, 3}, g[3] = {1, 1, 1};
     ct_tensor *p[2];
-    p[0] = opt_param(a, s, 1, CT_FLOAT32);
-    p[1] = opt_param(a, s, 1, CT_FLOAT32);
+    p[0] = ct_test_param(a, s, 1, CT_FLOAT32);
+    p[1] = ct_test_param(a, s, 1, CT_FLOAT32);
     ct_optimizer *opt = ct_adam_new(p, 2, NULL);
     CHECK(opt && strcmp(ct_optimizer_name(opt), "Adam") == 0);
-    opt_set_grad(p[0], g);
+    ct_test_set_grad(p[0], g);
     uint32_t v0 = ct_version(p[0]), v1 = ct_version(p[1]);
     CHECK(ct_optimizer_step(opt) == CT_OK);
     CHECK(ct_version(p[0]) == v0 + 1 && ct_version(p[1]) == v1);
@@ -154,11 +133,11 @@ static void test_optim_zero_grad_both_modes(void)
 {
     const int64_t s[2] = {2, 2};
     const double a[4] = {1, 2, 3, 4}, zero[4] = {0, 0, 0, 0};
-    ct_tensor *p = opt_param(a, s, 2, CT_FLOAT64);
+    ct_tensor *p = ct_test_param(a, s, 2, CT_FLOAT64);
     ct_optimizer *opt = ct_sgd_new(&p, 1, NULL);
     ct_optimizer_zero_grad(opt, true); /* no grad yet: a no-op */
     CHECK(ct_grad(p) == NULL);
-    opt_set_grad(p, a);
+    ct_test_set_grad(p, a);
     ct_tensor *g = ct_grad(p);
     ct_optimizer_zero_grad(opt, false);
     CHECK(ct_grad(p) == g); /* the same tensor, zeroed in place */
@@ -176,7 +155,7 @@ static void test_optim_zero_grad_after_backward(void)
 {
     const int64_t s[1] = {3};
     const double a[3] = {1, 2, 3}, zero[3] = {0, 0, 0}, want[3] = {0.9, 1.8, 2.7};
-    ct_tensor *p = opt_param(a, s, 1, CT_FLOAT64);
+    ct_tensor *p = ct_test_param(a, s, 1, CT_FLOAT64);
     ct_sgd_opts o = ct_sgd_defaults();
     o.lr = 0.05;
     ct_optimizer *opt = ct_sgd_new(&p, 1, &o);
@@ -196,7 +175,7 @@ static void test_optim_invalid_options(void)
 {
     const int64_t s[1] = {2};
     const double a[2] = {1, 2};
-    ct_tensor *p = opt_param(a, s, 1, CT_FLOAT32);
+    ct_tensor *p = ct_test_param(a, s, 1, CT_FLOAT32);
     ct_sgd_opts o = ct_sgd_defaults();
     o.lr = -1.0;
     CHECK(ct_sgd_new(&p, 1, &o) == NULL);
@@ -267,7 +246,7 @@ static void test_optim_rejects_bad_params(void)
 {
     const int64_t s[1] = {2};
     const double a[2] = {1, 2};
-    ct_tensor *p = opt_param(a, s, 1, CT_FLOAT32);
+    ct_tensor *p = ct_test_param(a, s, 1, CT_FLOAT32);
     ct_tensor *plain = ct_tensor_from_data(a, CT_FLOAT64, s, 1);
     ct_tensor *nonleaf = ct_mul_scalar(p, 2.0);
     CHECK(ct_sgd_new(&nonleaf, 1, NULL) == NULL);
@@ -302,7 +281,7 @@ static void test_optim_param_groups(void)
 {
     const int64_t s[1] = {2};
     const double a[2] = {1, 2}, g[2] = {1, -1};
-    ct_tensor *p0 = opt_param(a, s, 1, CT_FLOAT64), *p1 = opt_param(a, s, 1, CT_FLOAT64);
+    ct_tensor *p0 = ct_test_param(a, s, 1, CT_FLOAT64), *p1 = ct_test_param(a, s, 1, CT_FLOAT64);
     ct_sgd_opts o = ct_sgd_defaults();
     o.lr = 0.1;
     ct_optimizer *opt = ct_sgd_new(&p0, 1, &o);
@@ -314,8 +293,8 @@ static void test_optim_param_groups(void)
     ct_tensor *got[2] = {NULL, NULL};
     CHECK(ct_optimizer_params(opt, 1, got, 2) == 1 && got[0] == p1);
     CHECK(ct_optimizer_params(opt, 0, NULL, 0) == 1);
-    opt_set_grad(p0, g);
-    opt_set_grad(p1, g);
+    ct_test_set_grad(p0, g);
+    ct_test_set_grad(p1, g);
     CHECK(ct_optimizer_step(opt) == CT_OK);
     const double w0[2] = {0.9, 2.1}, w1[2] = {0.5, 2.5};
     CHECK_TENSOR(p0, w0, 2, 1e-15, 0);
@@ -326,12 +305,12 @@ static void test_optim_param_groups(void)
     CHECK_TENSOR(p0, v0, 2, 1e-14, 0);
     CHECK_TENSOR(p1, v1, 2, 1e-14, 0);
     /* NULL options: the constructor's (lr 0.1, no momentum) */
-    ct_tensor *p2 = opt_param(a, s, 1, CT_FLOAT64);
+    ct_tensor *p2 = ct_test_param(a, s, 1, CT_FLOAT64);
     CHECK(ct_optimizer_add_param_group(opt, &p2, 1, NULL) == CT_OK);
     CHECK(ct_optimizer_get_lr(opt, 2) == 0.1);
     ct_free(p2); /* the optimizer keeps its own reference */
     CHECK(ct_optimizer_params(opt, 2, got, 1) == 1 && ct_numel(got[0]) == 2);
-    opt_set_grad(got[0], g);
+    ct_test_set_grad(got[0], g);
     CHECK(ct_optimizer_step(opt) == CT_OK);
     CHECK_TENSOR(got[0], w0, 2, 1e-15, 0);
     ct_optimizer_free(opt);
@@ -549,8 +528,8 @@ static void test_optim_fused_ops_dispatch(void)
     const int64_t s[1] = {3};
     const double a[3] = {1, 2, 3}, g[3] = {0.5, -1, 2};
     ct_tensor *p[2];
-    p[0] = opt_param(a, s, 1, CT_FLOAT32);
-    p[1] = opt_param(a, s, 1, CT_FLOAT64);
+    p[0] = ct_test_param(a, s, 1, CT_FLOAT32);
+    p[1] = ct_test_param(a, s, 1, CT_FLOAT64);
     ct_sgd_opts so = ct_sgd_defaults();
     so.lr = 0.25;
     so.momentum = 0.9;
@@ -560,8 +539,8 @@ static void test_optim_fused_ops_dispatch(void)
                              ct_adamw_new(p, 2, &ao)};
     static const char *names[3] = {"aten::_fused_sgd_", "aten::_fused_adam_",
                                    "aten::_fused_adamw_"};
-    opt_set_grad(p[0], g);
-    opt_set_grad(p[1], g);
+    ct_test_set_grad(p[0], g);
+    ct_test_set_grad(p[1], g);
     for (int o = 0; o < 3; o++) {
         ct_test_op_log log;
         ct_test_op_log_begin(&log);

@@ -7,26 +7,6 @@
 
 #include <stdlib.h>
 
-/* A leaf that requires grad holding data (float64) converted to dtype, caller-owned. */
-static ct_tensor *o2_param(const double *data, const int64_t *sizes, int ndim, ct_dtype dtype)
-{
-    ct_tensor *t = ct_tensor_from_data(data, CT_FLOAT64, sizes, ndim);
-    if (dtype != CT_FLOAT64) {
-        ct_tensor *c = ct_to_dtype(t, dtype);
-        ct_free(t);
-        t = c;
-    }
-    return ct_requires_grad_(t, true);
-}
-
-static void o2_set_grad(ct_tensor *p, const double *data)
-{
-    ct_scope_begin();
-    ct_tensor *g = ct_tensor_from_data(data, CT_FLOAT64, ct_sizes(p), ct_dim(p));
-    CHECK(ct_set_grad(p, ct_to_dtype(g, ct_tensor_dtype(p))) == CT_OK);
-    ct_scope_end();
-}
-
 /* The options struct of kind filled from h (the golden header's field order), in *buf. */
 typedef union o2_opts {
     ct_rmsprop_opts rmsprop;
@@ -119,8 +99,8 @@ static void o2_run_case(const ct_golden_optim2_case *c)
     int64_t off[CT_GOLDEN_OPTIM2_NPARAMS + 1];
     off[0] = 0;
     for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
-        params[k] = o2_param(ct_golden_optim2_init + off[k], ct_golden_optim2_sizes[k],
-                             ct_golden_optim2_ndim[k], c->dtype);
+        params[k] = ct_test_param(ct_golden_optim2_init + off[k], ct_golden_optim2_sizes[k],
+                                  ct_golden_optim2_ndim[k], c->dtype);
         off[k + 1] = off[k] + ct_numel(params[k]);
     }
     o2_opts u;
@@ -139,7 +119,7 @@ static void o2_run_case(const ct_golden_optim2_case *c)
             if (c->skip & (1u << (3 * s + k))) {
                 CHECK(ct_set_grad(params[k], NULL) == CT_OK);
             } else {
-                o2_set_grad(params[k], ct_golden_optim2_grads[s] + off[k]);
+                ct_test_set_grad(params[k], ct_golden_optim2_grads[s] + off[k]);
             }
         }
         CHECK(ct_optimizer_step(opt) == CT_OK);
@@ -291,7 +271,7 @@ static void test_optim2_null_opts_are_defaults(void)
     const int64_t s[1] = {4};
     const double a[4] = {1, -2, 3, 0.5}, g[4] = {0.3, -0.1, 2, -4};
     for (int kind = 4; kind <= 9; kind++) {
-        ct_tensor *p[2] = {o2_param(a, s, 1, CT_FLOAT64), o2_param(a, s, 1, CT_FLOAT64)};
+        ct_tensor *p[2] = {ct_test_param(a, s, 1, CT_FLOAT64), ct_test_param(a, s, 1, CT_FLOAT64)};
         o2_opts u;
         const double *h = kind == 4   ? ct_golden_optim2_defaults_rmsprop
                           : kind == 5 ? ct_golden_optim2_defaults_adagrad
@@ -302,8 +282,8 @@ static void test_optim2_null_opts_are_defaults(void)
         ct_optimizer *o1 = o2_new(kind, &p[0], 1, NULL);
         ct_optimizer *o2 = o2_new(kind, &p[1], 1, o2_fill(kind, h, &u));
         for (int step = 0; step < 3; step++) {
-            o2_set_grad(p[0], g);
-            o2_set_grad(p[1], g);
+            ct_test_set_grad(p[0], g);
+            ct_test_set_grad(p[1], g);
             CHECK(ct_optimizer_step(o1) == CT_OK && ct_optimizer_step(o2) == CT_OK);
         }
         CHECK(ct_equal(p[0], p[1]));
@@ -320,7 +300,7 @@ static void test_optim2_names(void)
     static const char *names[6] = {"RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam"};
     const int64_t s[1] = {2};
     const double a[2] = {1, 2};
-    ct_tensor *p = o2_param(a, s, 1, CT_FLOAT32);
+    ct_tensor *p = ct_test_param(a, s, 1, CT_FLOAT32);
     for (int kind = 4; kind <= 9; kind++) {
         ct_optimizer *o = o2_new(kind, &p, 1, NULL);
         CHECK(o && strcmp(ct_optimizer_name(o), names[kind - 4]) == 0);
@@ -345,7 +325,7 @@ static void test_optim2_invalid_options(void)
 {
     const int64_t s[1] = {2};
     const double a[2] = {1, 2};
-    ct_tensor *p = o2_param(a, s, 1, CT_FLOAT32);
+    ct_tensor *p = ct_test_param(a, s, 1, CT_FLOAT32);
     ct_rmsprop_opts r = ct_rmsprop_defaults();
     r.lr = -1.0;
     CHECK(ct_rmsprop_new(&p, 1, &r) == NULL);
@@ -385,7 +365,7 @@ static void test_optim2_invalid_options(void)
     q = ct_radam_defaults();
     q.weight_decay = -0.5;
     ct_optimizer *o = ct_radam_new(&p, 1, NULL);
-    ct_tensor *p2 = o2_param(a, s, 1, CT_FLOAT32);
+    ct_tensor *p2 = ct_test_param(a, s, 1, CT_FLOAT32);
     CHECK(ct_optimizer_add_param_group(o, &p2, 1, &q) == CT_ERR_VALUE);
     CHECK_ERROR(CT_ERR_VALUE, "ct_optimizer_add_param_group: Invalid weight_decay value: -0.5");
     CHECK(ct_optimizer_num_param_groups(o) == 1);
@@ -403,8 +383,8 @@ static void test_optim2_fused_ops_dispatch(void)
     static const int n_inputs[6] = {5, 3, 4, 4, 4, 4};
     const int64_t s[1] = {3};
     const double a[3] = {1, 2, 3}, g[3] = {0.5, -1, 2};
-    ct_tensor *p = o2_param(a, s, 1, CT_FLOAT32);
-    o2_set_grad(p, g);
+    ct_tensor *p = ct_test_param(a, s, 1, CT_FLOAT32);
+    ct_test_set_grad(p, g);
     for (int kind = 4; kind <= 9; kind++) {
         ct_optimizer *o = o2_new(kind, &p, 1, NULL);
         ct_test_op_log log;
@@ -480,10 +460,10 @@ static void clip_params(ct_tensor **ps, const double *src, int skip, ct_dtype dt
 {
     int64_t off = 0;
     for (int k = 0; k < CT_GOLDEN_OPTIM2_NPARAMS; k++) {
-        ps[k] = o2_param(ct_golden_optim2_init + off, ct_golden_optim2_sizes[k],
-                         ct_golden_optim2_ndim[k], dtype);
+        ps[k] = ct_test_param(ct_golden_optim2_init + off, ct_golden_optim2_sizes[k],
+                            ct_golden_optim2_ndim[k], dtype);
         if (k != skip) {
-            o2_set_grad(ps[k], src + off);
+            ct_test_set_grad(ps[k], src + off);
         }
         off += ct_numel(ps[k]);
     }

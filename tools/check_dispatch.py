@@ -82,7 +82,7 @@ ALLOWLIST = {
         ct_module_list_append ct_module_dict_new ct_module_dict_set ct_module_dict_get
         ct_parameter_list_new ct_parameter_list_append ct_parameter ct_module_state_dict
         ct_incompatible_keys_free ct_conv1d_forward ct_conv2d_forward
-        ct_conv_transpose2d_forward""",
+        ct_conv_transpose2d_forward ct_cosine_similarity_new ct_pairwise_distance_new""",
     # state_dicts: an ordered map holding tensor references (no kernel); the safetensors
     # readers move file bytes into tensors (as the npy reader)
     "state_dict": """ct_state_dict_new ct_state_dict_free ct_state_dict_set ct_state_dict_set_int
@@ -112,12 +112,13 @@ ALLOWLIST = {
         ct_reduce_lr_on_plateau_defaults ct_reduce_lr_on_plateau_new
         ct_reduce_lr_on_plateau_step ct_sequential_lr_new ct_chained_scheduler_new
         ct_lr_scheduler_step ct_lr_scheduler_get_last_lr ct_lr_scheduler_last_epoch
-        ct_lr_scheduler_free ct_lr_scheduler_state_dict ct_lr_scheduler_load_state_dict""",
+        ct_lr_scheduler_free ct_lr_scheduler_state_dict ct_lr_scheduler_load_state_dict
+        ct_swalr_new""",
     # options of ops and pure arithmetic on shapes
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_conv_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions
         ct_set_float32_matmul_precision ct_get_float32_matmul_precision
-        ct_max_pool2d_defaults ct_avg_pool2d_defaults ct_fold_defaults""",
+        ct_max_pool2d_defaults ct_avg_pool2d_defaults ct_fold_defaults ct_averaged_model_defaults""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets
     # and loaders hold tensors; ct_dataset_get calls the dataset's get through its pointer
     # (a tensor dataset's get selects rows with ops, which dispatch)

@@ -70,6 +70,7 @@ VALID = {
     "ct_batch_norm_opts *": "NULL",
     "ct_instance_norm_opts *": "NULL",
     "ct_batch_norm_module_opts *": "NULL",
+    "ct_averaged_model_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -106,6 +107,7 @@ VALID_BY_CALL = {
     ("ct_module_register_parameter", "param"): "fx.extra",
     ("ct_module_register_buffer", "buffer"): "fx.extra",
     ("ct_module_register_buffer_persistent", "buffer"): "fx.extra",
+    ("ct_averaged_model_new", "copy"): "ct_relu_new()",
     ("ct_sgd_new", "params"): "fx.params",
     ("ct_adam_new", "params"): "fx.params",
     ("ct_adamw_new", "params"): "fx.params",
@@ -286,6 +288,9 @@ OUTCOME = {
     ("ct_group_norm", "weight"): "accepted",
     ("ct_group_norm", "bias"): "accepted",
     ("ct_rms_norm", "weight"): "accepted",
+    # nn/distance.c, optim/swa_utils.c
+    ("ct_bilinear", "bias"): "accepted",
+    ("ct_swalr_new", "anneal_strategy"): "accepted",  # NULL: "cos"
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
@@ -294,12 +299,13 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
                   "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_fold_opts *",
-                  "ct_batch_norm_opts *", "ct_instance_norm_opts *", "ct_batch_norm_module_opts *")
+                  "ct_batch_norm_opts *", "ct_instance_norm_opts *", "ct_batch_norm_module_opts *",
+                  "ct_averaged_model_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
 CONSUMED = {("ct_sequential_append", "child"), ("ct_module_list_append", "child"),
-            ("ct_module_dict_set", "child")}
+            ("ct_module_dict_set", "child"), ("ct_averaged_model_new", "copy")}
 
 # Statements restoring global state after a call: the runner's silent handler; the inter-op
 # pool a fork started (its threads' memory would read as a leak).
@@ -461,7 +467,7 @@ def call_case(fn, ret, params, k, bad="NULL"):
         lines.append(ind + "expect_%s(call);" % kind)
     if owned:
         lines.append(ind + "%s(r);" % FREE_BY_RETURN[ret])
-    if "child" in args and (fn, "child") not in CONSUMED:
+    if "child" in args and not any(f == fn for f, _ in CONSUMED):
         lines.append(ind + "if (!registered(fx.module, child)) { /* not taken: still ours */")
         lines.append(ind + "    ct_module_free(child);")
         lines.append(ind + "}")

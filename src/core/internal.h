@@ -456,6 +456,14 @@ CT__INTERNAL void ct__relu_inplace_kernel(ct_tensor *t);
 CT__INTERNAL ct_tensor *ct__linear_relu(const ct_tensor *x, const ct_tensor *w,
                                         const ct_tensor *bias);
 
+/* ---- batch norm modules (nn/norm.c), for update_bn (optim/swa_utils.c) -------------- */
+struct ct_module;
+/* Whether m is a BatchNorm1d/2d/3d module (PyTorch's _BatchNorm). */
+CT__INTERNAL bool ct__batch_norm_is(const struct ct_module *m);
+/* Sets the momentum of a batch norm module m (ct__batch_norm_is; NAN is None) and returns
+   the previous one. */
+CT__INTERNAL double ct__batch_norm_momentum(struct ct_module *m, double momentum);
+
 /* ---- autograd (autograd/autograd.c) ------------------------------------------------- */
 #define CT__NODE_SAVED 4
 /* Computes the gradients of the node's inputs from the gradient of its output, with ctorch

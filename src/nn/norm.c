@@ -1565,4 +1565,21 @@ ct_module *ct_dropout2d_new(double p)
 
 #undef CT__NORM_LANES
 #undef CT__NORM_CHUNK
+/* ---- for update_bn (optim/swa_utils.c) --------------------------------------------------- */
+bool ct__batch_norm_is(const ct_module *m)
+{
+    const char *name = ct_module_name(m);
+    const ct__norm_cfg *cfg = ct__norm_cfg_of(m);
+    return cfg && (!strcmp(name, "BatchNorm1d") || !strcmp(name, "BatchNorm2d") ||
+                   !strcmp(name, "BatchNorm3d")) &&
+           (cfg->kind == CT__BN1D || cfg->kind == CT__BN2D || cfg->kind == CT__BN3D);
+}
+
+double ct__batch_norm_momentum(ct_module *m, double momentum)
+{
+    ct__norm_cfg *cfg = (ct__norm_cfg *)ct_module_user(m);
+    double old = cfg->o.momentum;
+    cfg->o.momentum = momentum;
+    return old;
+}
 CT__GLUE_END

@@ -487,6 +487,13 @@ static const ct_op *const ct__registry[] = {
     &ct__op_upsample_bilinear2d,
     &ct__op_pixel_shuffle,
     &ct__op_pixel_unshuffle,
+    /* nn/distance.c */
+    &ct__op_one_hot,
+    &ct__op_normalize,
+    &ct__op_cosine_similarity,
+    &ct__op_pairwise_distance,
+    &ct__op_pdist,
+    &ct__op_bilinear,
 };
 
 const ct_op *const *ct_op_registry(int *n)

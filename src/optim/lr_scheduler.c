@@ -33,7 +33,8 @@ enum {
     CT__LRS_CYCLIC,
     CT__LRS_PLATEAU,
     CT__LRS_SEQUENTIAL,
-    CT__LRS_CHAINED
+    CT__LRS_CHAINED,
+    CT__LRS_EXTERNAL /* get_lr from another part (ct__lr_scheduler_custom_new) */
 };
 
 enum { CT__LRS_BASE, CT__LRS_MAX_LR, CT__LRS_MIN_LR, CT__LRS_MAX_M, CT__LRS_BASE_M, CT__LRS_NV };
@@ -65,6 +66,8 @@ struct ct_lr_scheduler {
     int64_t n_milestones;
     ct_lr_lambda_fn fn; /* LambdaLR, MultiplicativeLR */
     void *user;
+    ct__lrs_get_lr_fn get_lr; /* CT__LRS_EXTERNAL, owning user (user_free) */
+    void (*user_free)(void *user);
     /* OneCycleLR and CyclicLR */
     ct__lrs_phase phases[3];
     int n_phases;
@@ -151,6 +154,9 @@ void ct_lr_scheduler_free(ct_lr_scheduler *s)
     ct__free(s->last_lr);
     ct__free(s->milestones);
     ct__free(s->subs);
+    if (s->user_free) {
+        s->user_free(s->user);
+    }
     ct__free(s);
 }
 
@@ -315,6 +321,8 @@ static double ct__lrs_get_lr(ct_lr_scheduler *s, int64_t g, double lr)
         return base * s->fn(e, g, s->user);
     case CT__LRS_MULTIPLICATIVE:
         return s->initial ? lr : lr * s->fn(e, g, s->user);
+    case CT__LRS_EXTERNAL:
+        return s->get_lr(s->user, s->step_count, g, lr);
     case CT__LRS_ONE_CYCLE:
         lr = ct__lrs_one_cycle(s, g, &m);
         break;
@@ -679,6 +687,21 @@ ct_lr_scheduler *ct_lambda_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *u
 ct_lr_scheduler *ct_multiplicative_lr_new(ct_optimizer *opt, ct_lr_lambda_fn fn, void *user)
 {
     return ct__lrs_lambda_new("ct_multiplicative_lr_new", CT__LRS_MULTIPLICATIVE, opt, fn, user);
+}
+
+ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op, ct_optimizer *opt,
+                                             ct__lrs_get_lr_fn fn, void *user,
+                                             void (*user_free)(void *user))
+{
+    ct_lr_scheduler *s = ct__lrs_alloc(op, opt, CT__LRS_EXTERNAL);
+    if (!s) {
+        user_free(user);
+        return NULL;
+    }
+    s->get_lr = fn;
+    s->user = user;
+    s->user_free = user_free;
+    return ct__lrs_start(op, s);
 }
 
 /* ---- OneCycleLR and CyclicLR -------------------------------------------------------------- */
@@ -1223,7 +1246,8 @@ static void ct__lrs_walk_class(ct__lrs_io *io, ct_lr_scheduler *s)
             ct__lrs_int(io, "_milestones", i, &s->milestones[i]);
         }
         break;
-    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler */
+    default: /* LambdaLR, MultiplicativeLR: PyTorch saves no function; ChainedScheduler; a
+                custom get_lr (SWALR: its own fields stay with its creator) */
         break;
     }
 }

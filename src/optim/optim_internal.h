@@ -18,3 +18,16 @@ CT__INTERNAL void ct__optim_set_initial_lr(ct_optimizer *opt, int64_t group, dou
 CT__INTERNAL int ct__optim_momentum_kind(const ct_optimizer *opt);
 /* Sets the group's momentum or betas[0]; group must be valid. */
 CT__INTERNAL void ct__optim_set_momentum(ct_optimizer *opt, int64_t group, double momentum);
+
+/* ---- schedulers defined outside lr_scheduler.c (optim/swa_utils.c's SWALR) ------------- */
+struct ct_lr_scheduler;
+/* A scheduler's get_lr: the new lr of group from its current lr at the scheduler's
+   _step_count (1 in the construction step). */
+typedef double (*ct__lrs_get_lr_fn)(void *user, int64_t step_count, int64_t group, double lr);
+/* A scheduler of opt stepped as every other (LRScheduler.step) with get_lr fn(user, ...),
+   after PyTorch's initial step. It owns user: user_free(user) runs when it is freed, and after
+   an error here. Returns: the scheduler, or NULL after an error. */
+CT__INTERNAL struct ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op,
+                                                                 ct_optimizer *opt,
+                                                                 ct__lrs_get_lr_fn fn, void *user,
+                                                                 void (*user_free)(void *user));
