@@ -54,6 +54,7 @@ CASES = [
     ("cosine_similarity", 1, [([4, 3], 1, 6, 0), ([4, 3], 0, 7, 0)], dict(dim=0, eps=0.9, kink=1)),
     ("cosine_similarity", 0, [([2, 3, 4], 1, 8, 0), ([3, 4], 1, 9, 0)], dict(dim=-2, eps=1e-8)),
     ("cosine_similarity", 2, [([3, 4], 0, 10, 0), ([3, 4], 0, 11, 0)], dict(dim=1, eps=1e-8)),
+    ("cosine_similarity", 1, [([3, 1], 0, 12, 0), ([3, 4], 0, 13, 0)], dict(dim=1, eps=1e-8)),
     ("pairwise_distance", 0, [([4, 5], 0, 0, 0), ([4, 5], 0, 1, 0)],
      dict(p=2.0, eps=1e-6, keepdim=0)),
     ("pairwise_distance", 1, [([3, 5], 0, 2, 0), ([5], 0, 3, 0)], dict(p=2.0, eps=1e-6, keepdim=1)),
