@@ -169,7 +169,7 @@ static ct_tensor *o2_tiled(const double *data, int64_t n, int tile, ct_dtype dty
         v[i] = data[i % n];
     }
     int64_t len = n * tile;
-    return o2_param(v, &len, 1, dtype);
+    return ct_test_param(v, &len, 1, dtype);
 }
 
 static void o2_run_tiled(const ct_golden_optim2_case *c, int tile, ct_tensor **params)
