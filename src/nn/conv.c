@@ -44,6 +44,9 @@
 #include <math.h>
 #include <string.h>
 
+/* per-call code (geometry, checks, drivers, formulas, modules) is glue (-O1); the
+   per-element loops between keep the user's level */
+CT__GLUE_BEGIN
 /* ---- geometry ------------------------------------------------------------------------ */
 /* The arguments of aten::convolution, as parsed from a call or a node. */
 typedef struct ct__conv_args {
@@ -168,6 +171,8 @@ static void ct__conv_call_args(ct_op_call *c, const ct__conv_args *a)
     ct__call_i(c, a->groups);
 }
 
+CT__GLUE_END
+
 /* ---- kernels ------------------------------------------------------------------------- */
 /* The valid output range [*o0, *o1) of one kernel tap: o s - p + t in [0, in). */
 static void ct__conv_range(int64_t in, int64_t out, int64_t s, int64_t p, int64_t t,
@@ -231,7 +236,7 @@ typedef struct ct__conv_job {
     bool trans; /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
 } ct__conv_job;
 
-#define CT__CONV_WALK_DEFINE(T, S)                                                           \
+#define CT__CONV_LOOPS_DEFINE(T, S)                                                          \
     /* One output row: a + off is the input row at its tap offset (element o at a[off + o    \
        step]), b the col / output row (OX elements), [x0, x1) its outputs that read inside   \
        the input */                                                                          \
@@ -239,8 +244,8 @@ typedef struct ct__conv_job {
                                           int64_t x0, int64_t x1, int64_t ox, T wc, T *row)  \
     {                                                                                        \
         if (mode == CT__CONV_IM2COL) { /* interior rows skip the memset calls */             \
-            for (int64_t o = 0; o < x0; o++) {                                               \
-                b[o] = (T)0;                                                                 \
+            if (x0 > 0) {                                                                    \
+                memset(b, 0, sizeof(T) * (size_t)x0);                                        \
             }                                                                                \
             if (step == 1) {                                                                 \
                 memcpy(b + x0, a + off + x0, sizeof(T) * (size_t)(x1 - x0));                 \
@@ -248,8 +253,8 @@ typedef struct ct__conv_job {
             for (int64_t o = x0; step != 1 && o < x1; o++) {                                 \
                 b[o] = a[off + o * step];                                                    \
             }                                                                                \
-            for (int64_t o = x1; o < ox; o++) {                                              \
-                b[o] = (T)0;                                                                 \
+            if (x1 < ox) {                                                                   \
+                memset(b + x1, 0, sizeof(T) * (size_t)(ox - x1));                            \
             }                                                                                \
         } else if (mode == CT__CONV_COL2IM && step == 1) {                                   \
             for (int64_t o = x0; o < x1; o++) {                                              \
@@ -352,14 +357,70 @@ typedef struct ct__conv_job {
         ct__conv_walk_##S(g, CT__CONV_COL2IM, x, xs, (T *)(uintptr_t)col, NULL, (T)0, NULL); \
     }                                                                                        \
                                                                                              \
-    /* the depthwise modes (CT__DW_*) */                                                     \
+    /* the depthwise modes (CT__DW_*; the mode's range spelled out so the compiler drops    \
+       the im2col and col2im rows from this copy) */                                         \
     static void ct__conv_depthwise_##S(const ct__conv_geom *g, int mode, T *x,               \
                                        const int64_t *xs, T *y, T *w, T beta, T *row)        \
     {                                                                                        \
-        ct__conv_walk_##S(g, mode, x, xs, y, w, beta, row);                                  \
+        int m = mode == CT__DW_DATA ? CT__DW_DATA : mode == CT__DW_WEIGHT ? CT__DW_WEIGHT    \
+                                                                          : CT__DW_FWD;      \
+        ct__conv_walk_##S(g, m, x, xs, y, w, beta, row);                                     \
     }
 
 #define CT__CONV_DEFINE(T, S)                                                                \
+    /* rows (R, len), dense: row r = (add ? row r : 0) + (bias ? bias[r] : 0) */           \
+    static void ct__conv_bias_rows_##S(T *y, const T *bias, int64_t rows, int64_t len,       \
+                                       bool add)                                             \
+    {                                                                                        \
+        for (int64_t r = 0; r < rows; r++) {                                                 \
+            T v = bias ? bias[r] : (T)0;                                                     \
+            for (int64_t p = 0; p < len; p++) {                                              \
+                y[r * len + p] = add ? y[r * len + p] + v : v;                               \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* A dense copy of a strided (N, C, Z, Y, X) view into out */                           \
+    static void ct__conv_densify_##S(const T *src, const ct__conv_view *v, T *out)           \
+    {                                                                                        \
+        int64_t rows = v->size[0] * v->size[1] * v->size[2] * v->size[3];                    \
+        for (int64_t r = 0; r < rows; r++) {                                                 \
+            const T *s = src + ct__conv_row_offset(v, r);                                    \
+            for (int64_t x = 0; x < v->size[4]; x++) {                                       \
+                *out++ = s[x * v->stride[4]];                                                \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* db (C) = the sum of t (N, C, Z, Y, X view) over N, Z, Y, X, in float64, in order */   \
+    static void ct__conv_bias_grad_##S(const T *t, const ct__conv_view *v, T *db)            \
+    {                                                                                        \
+        ct__conv_view u = *v; /* one channel: (N, 1, Z, Y, X) */                             \
+        u.size[1] = 1;                                                                       \
+        int64_t rows = u.size[0] * u.size[2] * u.size[3];                                    \
+        for (int64_t c = 0; c < v->size[1]; c++) {                                           \
+            double acc = 0.0;                                                                \
+            for (int64_t r = 0; r < rows; r++) {                                             \
+                const T *s = t + c * v->stride[1] + ct__conv_row_offset(&u, r);              \
+                for (int64_t x = 0; x < u.size[4]; x++) {                                    \
+                    acc += (double)s[x * u.stride[4]];                                       \
+                }                                                                            \
+            }                                                                                \
+            db[c] = (T)acc;                                                                  \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* dw = the chunk partials summed in order */                                           \
+    static void ct__conv_sum_chunks_##S(const T *part, int64_t nchunks, int64_t len, T *dw)  \
+    {                                                                                        \
+        memcpy(dw, part, sizeof(T) * (size_t)len);                                           \
+        for (int64_t k = 1; k < nchunks; k++) {                                              \
+            for (int64_t i = 0; i < len; i++) {                                              \
+                dw[i] += part[k * len + i];                                                  \
+            }                                                                                \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
     /* The GEMM operand B of image x: col (Kg rows per group, OUT columns), or x itself;     \
        *rs its row stride, *gs its group stride */                                           \
     static const T *ct__conv_cols_##S(const ct__conv_geom *g, const T *x, const int64_t *xs, \
@@ -384,10 +445,8 @@ typedef struct ct__conv_job {
     {                                                                                        \
         int64_t on = g->outn, dg = g->d / g->g, kg = g->c / g->g * g->kn;                    \
         bool dw = ct__conv_is_depthwise(g, xs[4]);                                           \
-        for (int64_t k = 0; k < g->d && (bias || dw); k++) {                                 \
-            for (int64_t p = 0; p < on; p++) {                                               \
-                y[k * on + p] = bias ? bias[k] : (T)0;                                       \
-            }                                                                                \
+        if (bias || dw) {                                                                    \
+            ct__conv_bias_rows_##S(y, bias, g->d, on, false);                                \
         }                                                                                    \
         if (dw) {                                                                            \
             ct__conv_depthwise_##S(g, CT__DW_FWD, (T *)(uintptr_t)x, xs, y, (T *)(uintptr_t)w, \
@@ -423,10 +482,8 @@ typedef struct ct__conv_job {
         } else if (!direct) {                                                                \
             ct__conv_col2im_##S(g, col, dx, dxs);                                            \
         }                                                                                    \
-        for (int64_t k = 0; bias && k < g->c; k++) {                                         \
-            for (int64_t p = 0; p < inn; p++) {                                              \
-                dx[k * inn + p] += bias[k];                                                  \
-            }                                                                                \
+        if (bias) {                                                                          \
+            ct__conv_bias_rows_##S(dx, bias, g->c, inn, true);                               \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
@@ -506,47 +563,6 @@ typedef struct ct__conv_job {
             ct__conv_im2col_##S(g, (const T *)j->x + n * j->xv.stride[0], j->xv.stride,      \
                                 (T *)j->y + n * g->c * g->kn * g->outn);                     \
         }                                                                                    \
-    }                                                                                        \
-                                                                                             \
-    /* A dense copy of a strided (N, C, Z, Y, X) view into out */                           \
-    static void ct__conv_densify_##S(const T *src, const ct__conv_view *v, T *out)           \
-    {                                                                                        \
-        int64_t rows = v->size[0] * v->size[1] * v->size[2] * v->size[3];                    \
-        for (int64_t r = 0; r < rows; r++) {                                                 \
-            const T *s = src + ct__conv_row_offset(v, r);                                    \
-            for (int64_t x = 0; x < v->size[4]; x++) {                                       \
-                *out++ = s[x * v->stride[4]];                                                \
-            }                                                                                \
-        }                                                                                    \
-    }                                                                                        \
-                                                                                             \
-    /* db (C) = the sum of t (N, C, Z, Y, X view) over N, Z, Y, X, in float64, in order */   \
-    static void ct__conv_bias_grad_##S(const T *t, const ct__conv_view *v, T *db)            \
-    {                                                                                        \
-        ct__conv_view u = *v; /* one channel: (N, 1, Z, Y, X) */                             \
-        u.size[1] = 1;                                                                       \
-        int64_t rows = u.size[0] * u.size[2] * u.size[3];                                    \
-        for (int64_t c = 0; c < v->size[1]; c++) {                                           \
-            double acc = 0.0;                                                                \
-            for (int64_t r = 0; r < rows; r++) {                                             \
-                const T *s = t + c * v->stride[1] + ct__conv_row_offset(&u, r);              \
-                for (int64_t x = 0; x < u.size[4]; x++) {                                    \
-                    acc += (double)s[x * u.stride[4]];                                       \
-                }                                                                            \
-            }                                                                                \
-            db[c] = (T)acc;                                                                  \
-        }                                                                                    \
-    }                                                                                        \
-                                                                                             \
-    /* dw = the chunk partials summed in order */                                           \
-    static void ct__conv_sum_chunks_##S(const T *part, int64_t nchunks, int64_t len, T *dw)  \
-    {                                                                                        \
-        memcpy(dw, part, sizeof(T) * (size_t)len);                                           \
-        for (int64_t k = 1; k < nchunks; k++) {                                              \
-            for (int64_t i = 0; i < len; i++) {                                              \
-                dw[i] += part[k * len + i];                                                  \
-            }                                                                                \
-        }                                                                                    \
     }
 
 /* The element offset of row r (over the view's first four dims, row-major) of a view. */
@@ -560,18 +576,23 @@ static int64_t ct__conv_row_offset(const ct__conv_view *v, int64_t r)
     return off;
 }
 
-/* the walk's loops need the vectorizer's runtime alias checks (cheap cost model) */
+/* the per-element loops need the vectorizer's runtime alias checks (cheap cost model) */
 CT__VECTORIZE_BEGIN
-CT__CONV_WALK_DEFINE(float, f32)
-CT__CONV_WALK_DEFINE(double, f64)
+CT__CONV_LOOPS_DEFINE(float, f32)
+CT__CONV_LOOPS_DEFINE(double, f64)
 CT__VECTORIZE_END
+/* the per-image drivers (the GEMMs and the loops above do the work) and the per-call helpers
+   (bias rows, dense copies, bias gradient, chunk sums): glue */
+CT__GLUE_BEGIN
 CT__CONV_DEFINE(float, f32)
 CT__CONV_DEFINE(double, f64)
-#undef CT__CONV_WALK_DEFINE
+CT__GLUE_END
+#undef CT__CONV_LOOPS_DEFINE
 #undef CT__CONV_DEFINE
 #undef CT__CONV_FMA_f32
 #undef CT__CONV_FMA_f64
 
+CT__GLUE_BEGIN
 /* ---- running jobs ---------------------------------------------------------------------- */
 /* Runs task over ntasks with a col buffer of col_len elements per thread slot (a single task
    on the caller, so its GEMMs use the threads). false: CT_ERR_OOM recorded for op. */
@@ -1395,7 +1416,6 @@ static ct_tensor *ct__conv_dispatch(const char *fn, const ct_tensor *const *in,
     return ct__dispatch(&c);
 }
 
-CT__GLUE_BEGIN
 /* ---- public functions ------------------------------------------------------------------ */
 ct_conv_opts ct_conv_defaults(void)
 {
