@@ -17,8 +17,9 @@
  * PyTorch's vectorized CPU kernels make (add with alpha, addcmul, lerp) as explicit fma, so
  * they match PyTorch's AVX2/AVX-512 builds bit for bit. Every optimizer (SGD when it has
  * weight decay or momentum; plain SGD's loop vectorizes by itself) has an AVX-512 / AVX2 path
- * doing the scalar loop's IEEE operations lane by lane (sqrt and division are correctly
- * rounded), then the scalar loop finishes the tail: it matches the scalar path bit for bit
+ * for float32 (Adam for float64 too) doing the scalar loop's IEEE operations lane by lane
+ * (sqrt and division are correctly rounded), then the scalar loop finishes the tail: it
+ * matches the scalar path bit for bit
  * (tests/test_optim.c, tests/test_optim2.c check it) and results do not depend on the thread
  * count. (The scalar loops alone do not vectorize: libm's sqrt may set errno, and the
  * loop-invariant options are branches.)
@@ -856,13 +857,9 @@ typedef __m512d ct__optim_vf64;
 #define CT__OPTIM_DIV_f32 _mm512_div_ps
 #define CT__OPTIM_DIV_f64 _mm512_div_pd
 #define CT__OPTIM_MULP_f32 _mm512_mul_ps /* a plain product: x*y in the scalar loops */
-#define CT__OPTIM_MULP_f64 _mm512_mul_pd
 #define CT__OPTIM_FMA_f32 _mm512_fmadd_ps
-#define CT__OPTIM_FMA_f64 _mm512_fmadd_pd
 #define CT__OPTIM_FNMA_f32 _mm512_fnmadd_ps /* fma(-a, b, c) */
-#define CT__OPTIM_FNMA_f64 _mm512_fnmadd_pd
 #define CT__OPTIM_ABS_f32 _mm512_abs_ps
-#define CT__OPTIM_ABS_f64 _mm512_abs_pd
 /* zero-masking sqrt: _mm512_sqrt_* trips g++ 12's -Wmaybe-uninitialized (see below) */
 #define CT__OPTIM_SQRT_f32(x) _mm512_maskz_sqrt_ps((__mmask16)0xFFFF, (x))
 #define CT__OPTIM_SQRT_f64(x) _mm512_maskz_sqrt_pd((__mmask8)0xFF, (x))
@@ -899,13 +896,9 @@ typedef __m256d ct__optim_vf64;
 #define CT__OPTIM_DIV_f32 _mm256_div_ps
 #define CT__OPTIM_DIV_f64 _mm256_div_pd
 #define CT__OPTIM_MULP_f32 _mm256_mul_ps
-#define CT__OPTIM_MULP_f64 _mm256_mul_pd
 #define CT__OPTIM_FMA_f32 _mm256_fmadd_ps
-#define CT__OPTIM_FMA_f64 _mm256_fmadd_pd
 #define CT__OPTIM_FNMA_f32 _mm256_fnmadd_ps
-#define CT__OPTIM_FNMA_f64 _mm256_fnmadd_pd
 #define CT__OPTIM_ABS_f32(x) _mm256_andnot_ps(_mm256_set1_ps(-0.0f), (x))
-#define CT__OPTIM_ABS_f64(x) _mm256_andnot_pd(_mm256_set1_pd(-0.0), (x))
 #define CT__OPTIM_SQRT_f32 _mm256_sqrt_ps
 #define CT__OPTIM_SQRT_f64 _mm256_sqrt_pd
 /* maximum(a, b) with NaN propagation: max_ps(a, b) gives b when either is NaN. */
@@ -940,7 +933,8 @@ typedef struct ct__optim_sgd_ctx {
 
 #ifdef CT__OPTIM_VEC
 /* SGD with weight decay or momentum: the scalar loop's operations, CT__OPTIM_N_<S> lanes at a
-   time; returns where the scalar loop goes on. */
+   time; returns where the scalar loop goes on. float32 only, as the loops below (float64
+   keeps the scalar loops: compile time). */
 #define CT__OPTIM_SGD_VEC(T, S)                                                            \
     static int64_t ct__optim_sgd_vec_##S(const ct__optim_sgd_ctx *c, int64_t i, int64_t end) \
     {                                                                                      \
@@ -971,9 +965,10 @@ typedef struct ct__optim_sgd_ctx {
         return i;                                                                          \
     }
 CT__OPTIM_SGD_VEC(float, f32)
-CT__OPTIM_SGD_VEC(double, f64)
 #undef CT__OPTIM_SGD_VEC
-#define CT__OPTIM_SGD_VCALL(S) begin = ct__optim_sgd_vec_##S(c, begin, end);
+#define CT__OPTIM_SGD_VCALL_f32 begin = ct__optim_sgd_vec_f32(c, begin, end);
+#define CT__OPTIM_SGD_VCALL_f64
+#define CT__OPTIM_SGD_VCALL(S) CT__OPTIM_SGD_VCALL_##S
 #else
 #define CT__OPTIM_SGD_VCALL(S)
 #endif
@@ -1012,6 +1007,8 @@ CT__OPTIM_SGD_KERNEL(float, f32)
 CT__OPTIM_SGD_KERNEL(double, f64)
 #undef CT__OPTIM_SGD_KERNEL
 #undef CT__OPTIM_SGD_VCALL
+#undef CT__OPTIM_SGD_VCALL_f32
+#undef CT__OPTIM_SGD_VCALL_f64
 
 /* Adam / AdamW, per element i (P, G, M, V, VM as in the legend; t = the parameter's step):
  *   p = P[i]*decay                      (AdamW: decay = 1 - lr*wd; Adam: 1, exact)
@@ -1129,8 +1126,8 @@ typedef struct ct__optim_ctx {
 } ct__optim_ctx;
 
 #ifdef CT__OPTIM_VEC
-/* The vector loops of the kernels below: each kernel's scalar formula, CT__OPTIM_N_<S> lanes
-   at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
+/* The float32 vector loops of the kernels below (float64 keeps the scalar loops: compile
+   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
    c): FMA; fma(-a, b, c): FNMA) and the same selects; each continues from i and returns where
    the scalar loop goes on. Loop-invariant conditions stay branches (predicted, one per
    vector). */
@@ -1292,14 +1289,15 @@ typedef struct ct__optim_ctx {
         return i;                                                                          \
     }
 CT__OPTIM_VKERNELS(float, f32)
-CT__OPTIM_VKERNELS(double, f64)
 #undef CT__OPTIM_VKERNELS
 #undef CT__OPTIM_VBEGIN
 #undef CT__OPTIM_VGRAD
 #undef CT__OPTIM_VK
 #undef CT__OPTIM_VSQAVG
 #undef CT__OV
-#define CT__OPTIM_VCALL(NAME, S) begin = ct__optim_##NAME##_vec_##S(c, begin, end);
+#define CT__OPTIM_VCALL_f32(NAME) begin = ct__optim_##NAME##_vec_f32(c, begin, end);
+#define CT__OPTIM_VCALL_f64(NAME)
+#define CT__OPTIM_VCALL(NAME, S) CT__OPTIM_VCALL_##S(NAME)
 #else
 #define CT__OPTIM_VCALL(NAME, S)
 #endif
@@ -1451,6 +1449,8 @@ CT__OPTIM_KERNELS(double, f64, )
 #undef CT__OPTIM_BEGIN
 #undef CT__OPTIM_GRAD
 #undef CT__OPTIM_VCALL
+#undef CT__OPTIM_VCALL_f32
+#undef CT__OPTIM_VCALL_f64
 
 /* ---- the fused ops ------------------------------------------------------------------------
  * One call updates one parameter: inputs self (the parameter), its grad and its state
