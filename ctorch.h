@@ -28736,12 +28736,15 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
 }
 
 #define CT__DC_TB 32 /* the LU's panels, the triangular solves' column blocks */
+#define CT__DC_LANES 16 /* the pivot search's partial maxima */
 #define CT__DC_TINV(n) (((n) + CT__DC_TB - 1) / CT__DC_TB * CT__DC_TB * CT__DC_TB)
 
 /* LU with partial pivoting and the solves on it, on the GEMM, in the work dtype T.
    getrf: P A = L U of a (n x n, ld n): U on and above the diagonal, L (unit) below; piv[k]
    (1-based, as LAPACK) the row swapped with row k. Panels of CT__DC_TB columns factored a
-   column at a time (their swaps applied to the other columns after), then U12 = L11^-1 A12
+   column at a time (the pivot: the first largest |a[i][k]|, found as the largest in
+   CT__DC_LANES lanes then the first equal to it; a NaN in a[k][k] keeps row k), the panel's
+   swaps applied to the other columns after it, then U12 = L11^-1 A12
    (through the inverse of L11) and the trailing update A22 -= L21 U12. w: scratch of
    CT__DC_TB * (CT__DC_TB + n) elements. Returns 0, or k + 1 for the first exactly zero pivot
    U[k][k] (the factorization goes on, as getrf).
@@ -28837,10 +28840,27 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
         for (int64_t j0 = 0; j0 < n; j0 += CT__DC_TB) {                                    \
             int64_t nb = n - j0 < CT__DC_TB ? n - j0 : CT__DC_TB, j1 = j0 + nb;            \
             for (int64_t k = j0; k < j1; k++) {                                            \
-                int64_t p = k;                                                             \
-                for (int64_t i = k + 1; i < n; i++) {                                      \
-                    p = ABS(a[i + k * n]) > ABS(a[p + k * n]) ? i : p;                     \
+                int64_t p = k, i = k + 1;                                                  \
+                T m = ABS(a[k + k * n]), mx[CT__DC_LANES];                                 \
+                for (int64_t l = 0; l < CT__DC_LANES; l++) {                               \
+                    mx[l] = m;                                                             \
                 }                                                                          \
+                for (; i + CT__DC_LANES <= n; i += CT__DC_LANES) {                         \
+                    for (int64_t l = 0; l < CT__DC_LANES; l++) {                           \
+                        T v = ABS(a[i + l + k * n]);                                       \
+                        mx[l] = v > mx[l] ? v : mx[l];                                     \
+                    }                                                                      \
+                }                                                                          \
+                for (int64_t l = 0; l < CT__DC_LANES; l++) {                               \
+                    m = mx[l] > m ? mx[l] : m;                                             \
+                }                                                                          \
+                for (; i < n; i++) {                                                       \
+                    m = ABS(a[i + k * n]) > m ? ABS(a[i + k * n]) : m;                     \
+                }                                                                          \
+                while (p < n && ABS(a[p + k * n]) != m) {                                  \
+                    p++;                                                                   \
+                }                                                                          \
+                p = p < n ? p : k;                                                         \
                 piv[k] = (int)p + 1;                                                       \
                 ct__dc_laswp_##S(a, n, j0, j1, k, k + 1, piv);                             \
                 T d = a[k + k * n];                                                        \
