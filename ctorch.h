@@ -28585,12 +28585,37 @@ void sgesdd_(const char *jobz, const int *m, const int *n, float *a, const int *
 void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
              double *s, double *u, const int *ldu, double *vt, const int *ldvt, double *work,
              const int *lwork, int *iwork, int *info, size_t);
+void sgebrd_(const int *m, const int *n, float *a, const int *lda, float *d, float *e,
+             float *tauq, float *taup, float *work, const int *lwork, int *info);
+void dgebrd_(const int *m, const int *n, double *a, const int *lda, double *d, double *e,
+             double *tauq, double *taup, double *work, const int *lwork, int *info);
+void sbdsdc_(const char *uplo, const char *compq, const int *n, float *d, float *e, float *u,
+             const int *ldu, float *vt, const int *ldvt, float *q, int *iq, float *work,
+             int *iwork, int *info, size_t, size_t);
+void dbdsdc_(const char *uplo, const char *compq, const int *n, double *d, double *e, double *u,
+             const int *ldu, double *vt, const int *ldvt, double *q, int *iq, double *work,
+             int *iwork, int *info, size_t, size_t);
+void sormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
+             const int *k, const float *a, const int *lda, const float *tau, float *c,
+             const int *ldc, float *work, const int *lwork, int *info, size_t, size_t, size_t);
+void dormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
+             const int *k, const double *a, const int *lda, const double *tau, double *c,
+             const int *ldc, double *work, const int *lwork, int *info, size_t, size_t, size_t);
+void slascl_(const char *type, const int *kl, const int *ku, const float *cfrom,
+             const float *cto, const int *m, const int *n, float *a, const int *lda, int *info,
+             size_t);
+void dlascl_(const char *type, const int *kl, const int *ku, const double *cfrom,
+             const double *cto, const int *m, const int *n, double *a, const int *lda,
+             int *info, size_t);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int num_threads);
 #ifdef __cplusplus
 }
 #endif
 #define CT__LAPACK 1
+/* The largest order OpenBLAS runs on one thread (ct__dc_run): its threaded getrf, gesdd and
+   syevd are slower up to there (measured at 256 and 512 on 2 cores). */
+#define CT__DC_BLAS1_MAX 512
 #else
 #define CT__LAPACK 0
 #endif
@@ -28760,8 +28785,10 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
    trinv_blocks: the inverses of the diagonal blocks of T (n x n), block s's at
    inv + s * CT__DC_TB (CT__DC_TINV(n) elements in all).
    trsm_rows: x (r x n, ld) := y T^-1 for y (r x n, ld; destroyed), T as in trinv_blocks.
-   getrs_rows: y (r x n, ld) := y U^-1 L^-1 P^T through x (r x n, ld), a = P L U from getrf
-   (piv 1-based), inv its blocks' inverses (U's, then L's at inv + CT__DC_TINV(n)). */
+   getrs_rows: y (r x n, ldy) := y U^-1 L^-1 P^T, a = P L U from getrf (piv 1-based), inv its
+   blocks' inverses (U's, then L's at inv + CT__DC_TINV(n)); computed in p and q (r x n each,
+   ld r): a task's rows contiguous, apart from the other tasks' (rows of y interleaved
+   between threads ran about 1.7 times slower). */
 #define CT__DC_LU_DEFINE(T, S, FMA, ABS)                                                      \
     static void ct__dc_trinv_##S(bool upper, bool unit, int64_t jb, const T *a, int64_t lda,  \
                                  T *inv)                                                   \
@@ -28807,17 +28834,23 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
     }                                                                                      \
                                                                                            \
     static void ct__dc_getrs_rows_##S(int64_t n, int64_t r, const T *a, const int *piv,     \
-                                      const T *inv, T *y, T *x, int64_t ld)                \
+                                      const T *inv, T *y, int64_t ldy, T *p, T *q)         \
     {                                                                                      \
-        ct__dc_trsm_rows_##S(true, n, r, a, inv, y, x, ld);                                \
-        ct__dc_trsm_rows_##S(false, n, r, a, inv + CT__DC_TINV(n), x, y, ld);             \
-        for (int64_t i = n - 1; i >= 0; i--) { /* y P^T: swap columns i and piv[i] */      \
-            T *yi = y + i * ld, *yp = y + (piv[i] - 1) * ld;                               \
-            for (int64_t p = 0; yp != yi && p < r; p++) {                                  \
-                T t = yi[p];                                                               \
-                yi[p] = yp[p];                                                             \
-                yp[p] = t;                                                                 \
+        for (int64_t j = 0; j < n; j++) {                                                  \
+            memcpy(p + j * r, y + j * ldy, sizeof(T) * (size_t)r);                         \
+        }                                                                                  \
+        ct__dc_trsm_rows_##S(true, n, r, a, inv, p, q, r);                                 \
+        ct__dc_trsm_rows_##S(false, n, r, a, inv + CT__DC_TINV(n), q, p, r);               \
+        for (int64_t i = n - 1; i >= 0; i--) { /* p P^T: swap columns i and piv[i] */      \
+            T *pi = p + i * r, *pp = p + (piv[i] - 1) * r;                                 \
+            for (int64_t l = 0; pp != pi && l < r; l++) {                                  \
+                T t = pi[l];                                                               \
+                pi[l] = pp[l];                                                             \
+                pp[l] = t;                                                                 \
             }                                                                              \
+        }                                                                                  \
+        for (int64_t j = 0; j < n; j++) {                                                  \
+            memcpy(y + j * ldy, p + j * r, sizeof(T) * (size_t)r);                         \
         }                                                                                  \
     }                                                                                      \
                                                                                            \
@@ -29375,6 +29408,8 @@ static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
 /* Rows of the right-hand sides per task of the LU solve. */
 #define CT__DC_ROWS 64
 
+/* ct__dc_gesv_t's solve: x holds 2 k n elements of scratch, task [begin, end)'s at
+   x + begin * n and x + (k + begin) * n. */
 typedef struct ct__dc_getrs_ctx {
     ct_dtype wd;
     int64_t n, k;
@@ -29387,17 +29422,18 @@ typedef struct ct__dc_getrs_ctx {
 static void ct__dc_getrs_chunk(int64_t begin, int64_t end, void *ctx)
 {
     const ct__dc_getrs_ctx *c = (const ct__dc_getrs_ctx *)ctx;
+    int64_t r = end - begin, nk = c->n * c->k;
 #if CT__LAPACK
     if (c->wd == CT_FLOAT32) {
-        ct__dc_getrs_rows_f32(c->n, end - begin, (const float *)c->a, c->piv,
-                              (const float *)c->inv, (float *)c->y + begin,
-                              (float *)c->x + begin, c->k);
+        float *p = (float *)c->x + begin * c->n;
+        ct__dc_getrs_rows_f32(c->n, r, (const float *)c->a, c->piv, (const float *)c->inv,
+                              (float *)c->y + begin, c->k, p, p + nk);
         return;
     }
 #endif
-    ct__dc_getrs_rows_f64(c->n, end - begin, (const double *)c->a, c->piv,
-                          (const double *)c->inv, (double *)c->y + begin,
-                          (double *)c->x + begin, c->k);
+    double *p = (double *)c->x + begin * c->n;
+    ct__dc_getrs_rows_f64(c->n, r, (const double *)c->a, c->piv, (const double *)c->inv,
+                          (double *)c->y + begin, c->k, p, p + nk);
 }
 
 /* Solves M Z = R through the LU of w = M^T (n x n, overwritten): y (k x n, ld k) holds R^T and
@@ -29408,11 +29444,11 @@ static void ct__dc_getrs_chunk(int64_t begin, int64_t end, void *ctx)
 static int ct__dc_gesv_t(ct_dtype wd, int64_t n, int64_t k, void *w, int *piv, void *y)
 {
     int info = ct__dc_getrf(wd, n, w, piv);
-    void *x = info == 0 ? ct__dc_alloc(wd, k * n + 2 * CT__DC_TINV(n)) : NULL;
+    void *x = info == 0 ? ct__dc_alloc(wd, 2 * k * n + 2 * CT__DC_TINV(n)) : NULL;
     if (info != 0 || !x) {
         return info != 0 ? info : -1;
     }
-    void *inv = (char *)x + (size_t)(k * n) * ct_dtype_size(wd);
+    void *inv = (char *)x + (size_t)(2 * k * n) * ct_dtype_size(wd);
 #if CT__LAPACK
     if (wd == CT_FLOAT32) {
         ct__dc_trinv_blocks_f32(true, false, n, (const float *)w, (float *)inv);
@@ -29600,6 +29636,129 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 #endif
 }
 
+#if CT__LAPACK
+/* One quarter of gesdd's last step: Q applied to half of U's columns (part 0, 1) or P^T to
+   half of Vh's rows (part 2, 3), each with its own workspace of lwork elements. */
+typedef struct ct__dc_ormbr_ctx {
+    ct_dtype wd;
+    int m, n, uc, lwork;
+    const void *a, *tauq, *taup;
+    void *u, *vt, *work;
+} ct__dc_ormbr_ctx;
+
+static void ct__dc_ormbr_part(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__dc_ormbr_ctx *x = (const ct__dc_ormbr_ctx *)ctx;
+    size_t es = ct_dtype_size(x->wd);
+    for (int64_t t = begin; t < end; t++) {
+        bool q = t < 2;
+        int len = q ? x->uc : x->n, c0 = t % 2 ? len / 2 : 0, c1 = t % 2 ? len : len / 2;
+        int cnt = c1 - c0, ldu = x->m, info = 0;
+        int rows = q ? x->m : cnt, cols = q ? cnt : x->n;
+        const void *tau = q ? x->tauq : x->taup;
+        char *c = q ? (char *)x->u + (size_t)c0 * (size_t)x->m * es : (char *)x->vt + c0 * es;
+        const char *vect = q ? "Q" : "P", *side = q ? "L" : "R", *tr = q ? "N" : "T";
+        int ldc = q ? x->m : x->n;
+        void *work = (char *)x->work + (size_t)t * (size_t)x->lwork * es;
+        if (cnt == 0) {
+            continue;
+        }
+        if (x->wd == CT_FLOAT32) {
+            sormbr_(vect, side, tr, &rows, &cols, &x->n, (const float *)x->a, &ldu,
+                    (const float *)tau, (float *)c, &ldc, (float *)work, &x->lwork, &info, 1, 1,
+                    1);
+        } else {
+            dormbr_(vect, side, tr, &rows, &cols, &x->n, (const double *)x->a, &ldu,
+                    (const double *)tau, (double *)c, &ldc, (double *)work, &x->lwork, &info,
+                    1, 1, 1);
+        }
+    }
+}
+
+/* a := a * to / from as lascl (no overflow on the way); a (m x n, ld m). */
+static void ct__dc_lascl(ct_dtype wd, double from, double to, int m, int n, void *a)
+{
+    int zero = 0, ld = m > 1 ? m : 1, info = 0;
+    if (wd == CT_FLOAT32) {
+        float f = (float)from, t = (float)to;
+        slascl_("G", &zero, &zero, &f, &t, &m, &n, (float *)a, &ld, &info, 1);
+    } else {
+        dlascl_("G", &zero, &zero, &from, &to, &m, &n, (double *)a, &ld, &info, 1);
+    }
+}
+
+/* gesdd's own path for m >= n not much above n ("path 5": gebrd, bdsdc, ormbr; A scaled into
+   [smlnum, bignum] first, as gesdd), its last step, the two ormbr, in four fixed parts on
+   ctorch's pool (the same parts for any thread count). Arguments and returns as gesvd's. */
+static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, void *vt,
+                         bool full)
+{
+    size_t es = ct_dtype_size(wd);
+    int uc = full ? m : n, info = 0, query = -1, lwork = 1, lw2;
+    double anrm = 0, eps = wd == CT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
+    double smlnum = sqrt(wd == CT_FLOAT32 ? FLT_MIN : DBL_MIN) / eps, bignum = 1 / smlnum;
+    for (int64_t i = 0; i < (int64_t)m * n; i++) {
+        double v = fabs(ct__dc_ld(a, wd, i));
+        if (isnan(v)) {
+            return -4; /* gesdd's answer to a NaN */
+        }
+        anrm = v > anrm ? v : anrm;
+    }
+    double scl = anrm > 0 && anrm < smlnum ? smlnum : anrm > bignum ? bignum : 0;
+    if (scl != 0) {
+        ct__dc_lascl(wd, anrm, scl, m, n, a);
+    }
+    double wq[2], wq2[2];
+    if (wd == CT_FLOAT32) { /* workspace queries: gebrd, ormbr on all of U (the largest) */
+        sgebrd_(&m, &n, (float *)a, &m, NULL, NULL, NULL, NULL, (float *)wq, &query, &info);
+        sormbr_("Q", "L", "N", &m, &uc, &n, (float *)a, &m, NULL, (float *)u, &m,
+                (float *)wq2, &query, &info, 1, 1, 1);
+    } else {
+        dgebrd_(&m, &n, (double *)a, &m, NULL, NULL, NULL, NULL, wq, &query, &info);
+        dormbr_("Q", "L", "N", &m, &uc, &n, (double *)a, &m, NULL, (double *)u, &m, wq2,
+                &query, &info, 1, 1, 1);
+    }
+    lwork = ct__dc_lwork(wq, wd);
+    lw2 = ct__dc_lwork(wq2, wd);
+    lwork = lwork > 3 * n * n + 4 * n ? lwork : 3 * n * n + 4 * n; /* bdsdc's */
+    lwork = lwork > 4 * lw2 ? lwork : 4 * lw2;
+    void *work = ct__dc_alloc(wd, lwork + 4 * (int64_t)n);
+    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(8 * n));
+    if (!work || !iwork) {
+        ct__free(work);
+        ct__free(iwork);
+        return -1;
+    }
+    char *e = (char *)work + (size_t)lwork * es, *tauq = e + (size_t)n * es;
+    char *taup = tauq + (size_t)n * es;
+    memset(u, 0, (size_t)m * (size_t)uc * es);
+    for (int i = n; i < uc; i++) { /* full U: the identity below the bidiagonal's block */
+        ct__dc_st(u, wd, i + (int64_t)i * m, 1.0);
+    }
+    if (wd == CT_FLOAT32) {
+        sgebrd_(&m, &n, (float *)a, &m, (float *)s, (float *)e, (float *)tauq, (float *)taup,
+                (float *)work, &lwork, &info);
+        sbdsdc_("U", "I", &n, (float *)s, (float *)e, (float *)u, &m, (float *)vt, &n, NULL,
+                NULL, (float *)work, iwork, &info, 1, 1);
+    } else {
+        dgebrd_(&m, &n, (double *)a, &m, (double *)s, (double *)e, (double *)tauq,
+                (double *)taup, (double *)work, &lwork, &info);
+        dbdsdc_("U", "I", &n, (double *)s, (double *)e, (double *)u, &m, (double *)vt, &n,
+                NULL, NULL, (double *)work, iwork, &info, 1, 1);
+    }
+    if (info == 0) {
+        ct__dc_ormbr_ctx x = {wd, m, n, uc, lw2, a, tauq, taup, u, vt, work};
+        ct__parallel_for(4, 1, ct__dc_ormbr_part, &x);
+        if (scl != 0) {
+            ct__dc_lascl(wd, scl, anrm, n, 1, s);
+        }
+    }
+    ct__free(work);
+    ct__free(iwork);
+    return info;
+}
+#endif
+
 /* SVD of a (m x n, ld m; destroyed; m >= n on the portable path): s (k = min(m, n))
    descending, u (m x uc, ld m), vt (vr x n, ld vr), uc = m and vr = n when full, else k.
    Returns 0, LAPACK's info, or -1 when out of memory. */
@@ -29617,6 +29776,9 @@ static int ct__dc_gesvd(ct_dtype wd, int64_t m, int64_t n, void *a, void *s, voi
         return 0;
     }
 #if CT__LAPACK
+    if (m >= n && m < n * 11 / 6 && m <= CT__DC_BLAS1_MAX) {
+        return ct__dc_gesdd5(wd, (int)m, (int)n, a, s, u, vt, full);
+    }
     int mm = (int)m, nn = (int)n, lda = m > 1 ? (int)m : 1, ldv = vr > 1 ? (int)vr : 1;
     int info = 0, query = -1, lwork;
     const char *job = full ? "A" : "S";
@@ -29778,14 +29940,13 @@ static ct_status ct__dc_run(ct_op_call *c, int64_t batch, ct__dc_one_fn fn)
     }
     ct__dc_batch_ctx x = {c, fn, info};
 #if CT__LAPACK
-    /* OpenBLAS on one thread while ctorch's pool runs a batch, and for matrices up to 512:
-       its threaded getrf, gesdd and syevd are slower there than one thread (measured at 256
-       and 512 on 2 cores); its setting is restored after. */
+    /* OpenBLAS on one thread while ctorch's pool runs a batch, and for matrices up to
+       CT__DC_BLAS1_MAX; its setting is restored after. */
     const ct_tensor *A = c->inputs[0];
     int64_t big = A->sizes[A->ndim - 1] > A->sizes[A->ndim - 2] ? A->sizes[A->ndim - 1]
                                                                  : A->sizes[A->ndim - 2];
     int blas_threads = openblas_get_num_threads();
-    bool single = blas_threads > 1 && (batch > 1 || big <= 512);
+    bool single = blas_threads > 1 && (batch > 1 || big <= CT__DC_BLAS1_MAX);
     if (single) {
         openblas_set_num_threads(1);
     }
