@@ -635,8 +635,37 @@ static void test_decomp_lu_blocks(void)
     ct_scope_end();
 }
 
+/* SVD of square and near-square matrices (with LAPACK: gesdd's path 5 with its last step in
+   parts), full and reduced, and of scaled ones (LAPACK scales into range first): A = U S Vh,
+   orthonormal U and Vh, S of the scaled matrix scaled. */
+static void test_decomp_svd_shapes(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(9);
+    const int64_t shapes[3][2] = {{64, 64}, {60, 70}, {70, 60}};
+    for (int d = 0; d < 2; d++) {
+        ct_dtype dt = d ? CT_FLOAT32 : CT_FLOAT64;
+        double tol = d ? 1e-4 : 1e-12, tiny = d ? 1e-20 : 1e-150;
+        for (int i = 0; i < 6; i++) {
+            ct_tensor *A = ct_randn(shapes[i % 3], 2, dt, NULL), *S = NULL, *Vh = NULL;
+            ct_tensor *U = ct_linalg_svd(A, i < 3, &S, &Vh);
+            int64_t k = ct_size(S, -1);
+            ct_tensor *US = ct_mul(ct_narrow(U, -1, 0, k), ct_unsqueeze(S, -2));
+            CHECK_MSG(max_diff(ct_matmul(US, ct_narrow(Vh, -2, 0, k)), A) < tol * 10,
+                      "svd %s case %d", ct_dtype_name(dt), i);
+            CHECK(max_diff(ct_matmul(ct_mt(U), U), eye_like(U)) < tol);
+            CHECK(max_diff(ct_matmul(Vh, ct_mt(Vh)), eye_like(ct_mt(Vh))) < tol);
+            ct_tensor *St = ct_linalg_svdvals(ct_mul_scalar(A, tiny));
+            CHECK_MSG(max_diff(ct_div_scalar(St, tiny), S) < tol * 10, "scaled svd %s case %d",
+                      ct_dtype_name(dt), i);
+        }
+    }
+    CHECK_MSG(!ct_error(), "%s", ct_error());
+    ct_scope_end();
+}
+
 /* The same bits at one and two threads (each matrix of a batch is one task; one matrix's
-   LU updates on the threaded GEMM, its right-hand sides go in blocks of rows). */
+   right-hand sides go in blocks of rows, its SVD's last step (LAPACK) in four parts). */
 static void test_decomp_threads(void)
 {
     ct_scope_begin();
@@ -644,7 +673,9 @@ static void test_decomp_threads(void)
     ct_tensor *A = randn3(6, 20, 20, CT_FLOAT64);
     const int64_t ms[2] = {130, 130}, bs[2] = {130, 200};
     ct_tensor *M = ct_randn(ms, 2, CT_FLOAT32, NULL), *B = ct_randn(bs, 2, CT_FLOAT32, NULL);
-    ct_tensor *r1[6], *r2[6];
+    const int64_t ss[2] = {60, 70};
+    ct_tensor *W = ct_randn(ss, 2, CT_FLOAT64, NULL);
+    ct_tensor *r1[9], *r2[9];
     int prev = ct_get_num_threads();
     for (int t = 0; t < 2; t++) {
         ct_tensor **r = t ? r2 : r1;
@@ -655,9 +686,10 @@ static void test_decomp_threads(void)
         r[3] = ct_linalg_solve(M, B, true);
         r[4] = ct_linalg_inv(M);
         r[5] = ct_linalg_det(ct_to_dtype(M, CT_FLOAT64));
+        r[6] = ct_linalg_svd(W, true, &r[7], &r[8]); /* one matrix: its last step in parts */
     }
     ct_set_num_threads(prev);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 9; k++) {
         CHECK_MSG(ct_equal(r1[k], r2[k]), "result %d", k);
     }
     ct_scope_end();
@@ -668,6 +700,7 @@ void test_decomp(void)
     RUN(test_decomp_golden);
     RUN(test_decomp_reconstruct);
     RUN(test_decomp_lu_blocks);
+    RUN(test_decomp_svd_shapes);
     RUN(test_decomp_gradcheck);
     RUN(test_decomp_gradgradcheck);
     RUN(test_decomp_errors);
