@@ -28769,12 +28769,12 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
    (1-based, as LAPACK) the row swapped with row k. Panels of CT__DC_TB columns factored a
    column at a time (the pivot: the first largest |a[i][k]|, found as the largest in
    CT__DC_LANES lanes then the first equal to it; a NaN in a[k][k] keeps row k), the panel's
-   swaps applied to the other columns after it, then U12 = L11^-1 A12
-   (through the inverse of L11) and the trailing update A22 -= L21 U12. w: scratch of
-   CT__DC_TB * (CT__DC_TB + n) elements. Returns 0, or k + 1 for the first exactly zero pivot
-   U[k][k] (the factorization goes on, as getrf).
-   laswp: the swaps of rows k0 .. k1 - 1 (piv) in columns [c0, c1) of a (ld n). */
-/* The triangular solves of the LU solve, y := y U^-1 L^-1 P^T for y (r x n), in column blocks
+   swaps applied to the other columns after it, then U12 = L11^-1 A12 (through the inverse of
+   L11) and the trailing update A22 -= L21 U12. w: scratch of CT__DC_TB * (CT__DC_TB + n)
+   elements. Returns 0, or k + 1 for the first exactly zero pivot U[k][k] (the factorization
+   goes on, as getrf).
+   laswp: the swaps of rows k0 .. k1 - 1 (piv) in columns [c0, c1) of a (ld n).
+   The triangular solves of the LU solve, y := y U^-1 L^-1 P^T for y (r x n), in column blocks
    of CT__DC_TB, all on the GEMM: the columns solved before a block update it, then it is
    multiplied by the inverse of its diagonal block (as OpenBLAS's trsm). Block s's columns:
    [j0, j0 + jb) from the front (upper) or the back (lower), as ct__dc_tblock says. Row p of the
@@ -31139,7 +31139,13 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
     return ct__dispatch(&c);
 }
 
-#undef CT__DC_NB
+#undef CT__DC_TB
+#undef CT__DC_LANES
+#undef CT__DC_TINV
+#undef CT__DC_LU_DEFINE
+#undef CT__DC_ROWS
+#undef CT__DC_LU_SERIAL_MAX
+#undef CT__DC_BLAS1_MAX
 #undef CT__LAPACK
 CT__GLUE_END
 
