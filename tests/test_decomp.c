@@ -587,19 +587,19 @@ static void test_decomp_nodes_and_outputs(void)
 }
 
 /* ---- the blocked LU and its solves -------------------------------------------------------- */
-/* Orders around the LU's panel width (32) and the pivot search's lanes (16), right-hand sides
-   around the solve's row blocks (64 rows of B^T per task), both sides, both dtypes: residuals
-   against the float64 solve; a pivot that must come from a later panel; a zero pivot in the
+/* Orders around the LU's panel width (32) and the pivot search's lanes (16), and above 512
+   (OpenBLAS's getrf with LAPACK), right-hand sides around the solve's row blocks (64 rows of
+   B^T per task), both sides, both dtypes: residuals against the float64 solve; a pivot that must come from a later panel; a zero pivot in the
    second panel. */
 static void test_decomp_lu_blocks(void)
 {
     ct_scope_begin();
     ct_manual_seed(5);
-    const int64_t ns[6] = {1, 17, 32, 33, 70, 130}, ks[4] = {1, 64, 65, 200};
+    const int64_t ns[7] = {1, 17, 32, 33, 70, 130, 520}, ks[4] = {1, 64, 65, 200};
     for (int d = 0; d < 2; d++) {
         ct_dtype dt = d ? CT_FLOAT32 : CT_FLOAT64;
         double tol = d ? 1e-4 : 1e-11;
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 7; i++) {
             for (int j = 0; j < 4; j++) {
                 const int64_t as[2] = {ns[i], ns[i]}, bs[2] = {ns[i], ks[j]};
                 ct_tensor *A = ct_randn(as, 2, CT_FLOAT64, NULL), *B = ct_randn(bs, 2,
