@@ -635,8 +635,8 @@ static void test_decomp_lu_blocks(void)
     ct_scope_end();
 }
 
-/* SVD of square and near-square matrices (with LAPACK: gesdd's path 5 with its last step in
-   parts), full and reduced, and of scaled ones (LAPACK scales into range first): A = U S Vh,
+/* SVD of square and near-square matrices (with LAPACK: gesdd's path 5, its last step as two
+   tasks), full and reduced, and of scaled ones (LAPACK scales into range first): A = U S Vh,
    orthonormal U and Vh, S of the scaled matrix scaled. */
 static void test_decomp_svd_shapes(void)
 {
@@ -665,7 +665,7 @@ static void test_decomp_svd_shapes(void)
 }
 
 /* The same bits at one and two threads (each matrix of a batch is one task; one matrix's
-   right-hand sides go in blocks of rows, its SVD's last step (LAPACK) in four parts). */
+   right-hand sides go in blocks of rows, its SVD's last step (LAPACK) as two tasks). */
 static void test_decomp_threads(void)
 {
     ct_scope_begin();
@@ -686,7 +686,7 @@ static void test_decomp_threads(void)
         r[3] = ct_linalg_solve(M, B, true);
         r[4] = ct_linalg_inv(M);
         r[5] = ct_linalg_det(ct_to_dtype(M, CT_FLOAT64));
-        r[6] = ct_linalg_svd(W, true, &r[7], &r[8]); /* one matrix: its last step in parts */
+        r[6] = ct_linalg_svd(W, true, &r[7], &r[8]); /* one matrix: its last step as two tasks */
     }
     ct_set_num_threads(prev);
     for (int k = 0; k < 9; k++) {
