@@ -586,16 +586,96 @@ static void test_decomp_nodes_and_outputs(void)
     ct_scope_end();
 }
 
+/* ---- the blocked LU and its solves -------------------------------------------------------- */
+/* Orders around the LU's panel width (32) and the pivot search's lanes (16), and above 512
+   (OpenBLAS's getrf with LAPACK), right-hand sides around the solve's row blocks (64 rows of
+   B^T per task), both sides, both dtypes: residuals against the float64 solve; a pivot that must come from a later panel; a zero pivot in the
+   second panel. */
+static void test_decomp_lu_blocks(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(5);
+    const int64_t ns[7] = {1, 17, 32, 33, 70, 130, 520}, ks[4] = {1, 64, 65, 200};
+    for (int d = 0; d < 2; d++) {
+        ct_dtype dt = d ? CT_FLOAT32 : CT_FLOAT64;
+        double tol = d ? 1e-4 : 1e-11;
+        for (int i = 0; i < 7; i++) {
+            for (int j = 0; j < 4; j++) {
+                const int64_t as[2] = {ns[i], ns[i]}, bs[2] = {ns[i], ks[j]};
+                ct_tensor *A = ct_randn(as, 2, CT_FLOAT64, NULL), *B = ct_randn(bs, 2,
+                                                                                CT_FLOAT64, NULL);
+                ct_tensor *X = ct_linalg_solve(A, B, true);
+                ct_tensor *Xr = ct_linalg_solve(ct_mt(A), ct_mt(B), false);
+                ct_tensor *Xd = ct_linalg_solve(ct_to_dtype(A, dt), ct_to_dtype(B, dt), true);
+                double scale = 1 + ct_item(ct_amax(ct_abs(X), NULL, 0, false));
+                CHECK_MSG(max_diff(ct_matmul(A, X), B) < 1e-10 * scale, "AX = B n %lld k %lld",
+                          (long long)ns[i], (long long)ks[j]);
+                CHECK_MSG(max_diff(ct_matmul(Xr, ct_mt(A)), ct_mt(B)) < 1e-10 * scale,
+                          "XA = B n %lld k %lld", (long long)ns[i], (long long)ks[j]);
+                CHECK_MSG(max_diff(ct_to_dtype(Xd, CT_FLOAT64), X) < tol * scale * scale,
+                          "%s n %lld k %lld", ct_dtype_name(dt), (long long)ns[i],
+                          (long long)ks[j]);
+            }
+        }
+    }
+    /* [[0, I], [I, 0]] (70 x 70): every pivot of the first 35 columns is in rows 35..69 */
+    const int64_t n = 70, shift = 35, dim0 = 0, one = 1, as[2] = {n, n};
+    ct_tensor *P = ct_roll(ct_eye(n, n, CT_FLOAT64), &shift, 1, &dim0, 1);
+    CHECK(max_diff(ct_linalg_inv(P), ct_mt(P)) == 0);
+    CHECK(ct_item(ct_linalg_det(P)) == -1);
+    /* row and column 40 zero (in the second panel): det 0, solve and inv refuse */
+    ct_tensor *Z = ct_randn(as, 2, CT_FLOAT32, NULL), *at = ct_full(&one, 1, 40, CT_INT64);
+    ct_index_fill_(ct_index_fill_(Z, 0, at, 0), 1, at, 0);
+    CHECK(ct_item(ct_linalg_det(Z)) == 0);
+    CHECK(ct_linalg_solve(Z, ct_ones(as, 2, CT_FLOAT32), true) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "The solver failed because the input matrix is singular.");
+    CHECK(ct_linalg_inv(Z) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: The diagonal element 41 is zero");
+    CHECK_MSG(!ct_error(), "%s", ct_error());
+    ct_scope_end();
+}
+
+/* SVD of square and near-square matrices (with LAPACK: gesdd's path 5, its last step as two
+   tasks), full and reduced, and of scaled ones (LAPACK scales into range first): A = U S Vh,
+   orthonormal U and Vh, S of the scaled matrix scaled. */
+static void test_decomp_svd_shapes(void)
+{
+    ct_scope_begin();
+    ct_manual_seed(9);
+    const int64_t shapes[3][2] = {{64, 64}, {60, 70}, {70, 60}};
+    for (int d = 0; d < 2; d++) {
+        ct_dtype dt = d ? CT_FLOAT32 : CT_FLOAT64;
+        double tol = d ? 1e-4 : 1e-12, tiny = d ? 1e-20 : 1e-150;
+        for (int i = 0; i < 6; i++) {
+            ct_tensor *A = ct_randn(shapes[i % 3], 2, dt, NULL), *S = NULL, *Vh = NULL;
+            ct_tensor *U = ct_linalg_svd(A, i < 3, &S, &Vh);
+            int64_t k = ct_size(S, -1);
+            ct_tensor *US = ct_mul(ct_narrow(U, -1, 0, k), ct_unsqueeze(S, -2));
+            CHECK_MSG(max_diff(ct_matmul(US, ct_narrow(Vh, -2, 0, k)), A) < tol * 10,
+                      "svd %s case %d", ct_dtype_name(dt), i);
+            CHECK(max_diff(ct_matmul(ct_mt(U), U), eye_like(U)) < tol);
+            CHECK(max_diff(ct_matmul(Vh, ct_mt(Vh)), eye_like(ct_mt(Vh))) < tol);
+            ct_tensor *St = ct_linalg_svdvals(ct_mul_scalar(A, tiny));
+            CHECK_MSG(max_diff(ct_div_scalar(St, tiny), S) < tol * 10, "scaled svd %s case %d",
+                      ct_dtype_name(dt), i);
+        }
+    }
+    CHECK_MSG(!ct_error(), "%s", ct_error());
+    ct_scope_end();
+}
+
 /* The same bits at one and two threads (each matrix of a batch is one task; one matrix's
-   right-hand sides go in blocks of rows). */
+   right-hand sides go in blocks of rows, its SVD's last step (LAPACK) as two tasks). */
 static void test_decomp_threads(void)
 {
     ct_scope_begin();
     ct_manual_seed(11);
     ct_tensor *A = randn3(6, 20, 20, CT_FLOAT64);
-    const int64_t ms[2] = {30, 30}, bs[2] = {30, 200};
+    const int64_t ms[2] = {130, 130}, bs[2] = {130, 200};
     ct_tensor *M = ct_randn(ms, 2, CT_FLOAT32, NULL), *B = ct_randn(bs, 2, CT_FLOAT32, NULL);
-    ct_tensor *r1[4], *r2[4];
+    const int64_t ss[2] = {60, 70};
+    ct_tensor *W = ct_randn(ss, 2, CT_FLOAT64, NULL);
+    ct_tensor *r1[9], *r2[9];
     int prev = ct_get_num_threads();
     for (int t = 0; t < 2; t++) {
         ct_tensor **r = t ? r2 : r1;
@@ -604,10 +684,13 @@ static void test_decomp_threads(void)
         r[1] = ct_linalg_svdvals(A);
         r[2] = ct_linalg_eigvalsh(A, 'L');
         r[3] = ct_linalg_solve(M, B, true);
+        r[4] = ct_linalg_inv(M);
+        r[5] = ct_linalg_det(ct_to_dtype(M, CT_FLOAT64));
+        r[6] = ct_linalg_svd(W, true, &r[7], &r[8]); /* one matrix: its last step as two tasks */
     }
     ct_set_num_threads(prev);
-    for (int k = 0; k < 4; k++) {
-        CHECK(ct_equal(r1[k], r2[k]));
+    for (int k = 0; k < 9; k++) {
+        CHECK_MSG(ct_equal(r1[k], r2[k]), "result %d", k);
     }
     ct_scope_end();
 }
@@ -616,6 +699,8 @@ void test_decomp(void)
 {
     RUN(test_decomp_golden);
     RUN(test_decomp_reconstruct);
+    RUN(test_decomp_lu_blocks);
+    RUN(test_decomp_svd_shapes);
     RUN(test_decomp_gradcheck);
     RUN(test_decomp_gradgradcheck);
     RUN(test_decomp_errors);

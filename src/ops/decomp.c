@@ -41,22 +41,6 @@ void strsm_(const char *side, const char *uplo, const char *transa, const char *
 void dtrsm_(const char *side, const char *uplo, const char *transa, const char *diag,
             const int *m, const int *n, const double *alpha, const double *a, const int *lda,
             double *b, const int *ldb, size_t, size_t, size_t, size_t);
-void strmm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const float *alpha, const float *a, const int *lda,
-            float *b, const int *ldb, size_t, size_t, size_t, size_t);
-void dtrmm_(const char *side, const char *uplo, const char *transa, const char *diag,
-            const int *m, const int *n, const double *alpha, const double *a, const int *lda,
-            double *b, const int *ldb, size_t, size_t, size_t, size_t);
-void strtri_(const char *uplo, const char *diag, const int *n, float *a, const int *lda,
-             int *info, size_t, size_t);
-void dtrtri_(const char *uplo, const char *diag, const int *n, double *a, const int *lda,
-             int *info, size_t, size_t);
-void sgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const float *alpha, const float *a, const int *lda, const float *b, const int *ldb,
-            const float *beta, float *c, const int *ldc, size_t, size_t);
-void dgemm_(const char *transa, const char *transb, const int *m, const int *n, const int *k,
-            const double *alpha, const double *a, const int *lda, const double *b,
-            const int *ldb, const double *beta, double *c, const int *ldc, size_t, size_t);
 void sgeqrf_(const int *m, const int *n, float *a, const int *lda, float *tau, float *work,
              const int *lwork, int *info);
 void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
@@ -77,12 +61,37 @@ void sgesdd_(const char *jobz, const int *m, const int *n, float *a, const int *
 void dgesdd_(const char *jobz, const int *m, const int *n, double *a, const int *lda,
              double *s, double *u, const int *ldu, double *vt, const int *ldvt, double *work,
              const int *lwork, int *iwork, int *info, size_t);
+void sgebrd_(const int *m, const int *n, float *a, const int *lda, float *d, float *e,
+             float *tauq, float *taup, float *work, const int *lwork, int *info);
+void dgebrd_(const int *m, const int *n, double *a, const int *lda, double *d, double *e,
+             double *tauq, double *taup, double *work, const int *lwork, int *info);
+void sbdsdc_(const char *uplo, const char *compq, const int *n, float *d, float *e, float *u,
+             const int *ldu, float *vt, const int *ldvt, float *q, int *iq, float *work,
+             int *iwork, int *info, size_t, size_t);
+void dbdsdc_(const char *uplo, const char *compq, const int *n, double *d, double *e, double *u,
+             const int *ldu, double *vt, const int *ldvt, double *q, int *iq, double *work,
+             int *iwork, int *info, size_t, size_t);
+void sormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
+             const int *k, const float *a, const int *lda, const float *tau, float *c,
+             const int *ldc, float *work, const int *lwork, int *info, size_t, size_t, size_t);
+void dormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
+             const int *k, const double *a, const int *lda, const double *tau, double *c,
+             const int *ldc, double *work, const int *lwork, int *info, size_t, size_t, size_t);
+void slascl_(const char *type, const int *kl, const int *ku, const float *cfrom,
+             const float *cto, const int *m, const int *n, float *a, const int *lda, int *info,
+             size_t);
+void dlascl_(const char *type, const int *kl, const int *ku, const double *cfrom,
+             const double *cto, const int *m, const int *n, double *a, const int *lda,
+             int *info, size_t);
 int openblas_get_num_threads(void);
 void openblas_set_num_threads(int num_threads);
 #ifdef __cplusplus
 }
 #endif
 #define CT__LAPACK 1
+/* The largest order OpenBLAS runs on one thread (ct__dc_run): its threaded getrf, gesdd and
+   syevd are slower up to there (measured at 256 and 512 on 2 cores). */
+#define CT__DC_BLAS1_MAX 512
 #else
 #define CT__LAPACK 0
 #endif
@@ -184,7 +193,6 @@ static int64_t ct__dc_batch(const ct_tensor *t)
 
 /* ---- portable kernels (float64, column-major) ------------------------------------------ */
 CT__VECTORIZE_BEGIN
-#define CT__DC_NB 32 /* LU's panel width */
 
 /* The 2-norm of x (n, stride 1) without undue overflow (scaled sum of squares, as nrm2). */
 static double ct__dc_nrm2(const double *x, int64_t n)
@@ -205,61 +213,6 @@ static double ct__dc_nrm2(const double *x, int64_t n)
         }
     }
     return scale * sqrt(ssq);
-}
-
-/* LU with partial pivoting, P A = L U, of the n x n matrix a (lda): U on and above the
-   diagonal, L (unit) below; piv[k] (1-based, as LAPACK) the row swapped with row k. Panels of
-   CT__DC_NB columns, then U12 = L11^-1 A12 and the trailing update A22 -= L21 U12 on the GEMM.
-   Returns 0, or k + 1 for the first exactly zero pivot U[k][k] (the factorization goes on, as
-   getrf). */
-static CT__UNUSED int ct__dc_getrf_c(int64_t n, double *a, int64_t lda, int *piv)
-{
-    int info = 0;
-    for (int64_t j0 = 0; j0 < n; j0 += CT__DC_NB) {
-        int64_t nb = n - j0 < CT__DC_NB ? n - j0 : CT__DC_NB, j1 = j0 + nb;
-        for (int64_t k = j0; k < j1; k++) {
-            int64_t p = k;
-            for (int64_t i = k + 1; i < n; i++) {
-                p = fabs(a[i + k * lda]) > fabs(a[p + k * lda]) ? i : p;
-            }
-            piv[k] = (int)p + 1;
-            if (p != k) { /* swap rows k and p across the whole matrix */
-                for (int64_t j = 0; j < n; j++) {
-                    double t = a[k + j * lda];
-                    a[k + j * lda] = a[p + j * lda];
-                    a[p + j * lda] = t;
-                }
-            }
-            double d = a[k + k * lda];
-            if (d == 0) {
-                info = info ? info : (int)k + 1;
-                continue;
-            }
-            double r = 1.0 / d;
-            for (int64_t i = k + 1; i < n; i++) {
-                a[i + k * lda] *= r;
-            }
-            for (int64_t j = k + 1; j < j1; j++) { /* rank-1 update inside the panel */
-                double u = a[k + j * lda];
-                for (int64_t i = k + 1; i < n; i++) {
-                    a[i + j * lda] = fma(-a[i + k * lda], u, a[i + j * lda]);
-                }
-            }
-        }
-        if (j1 < n) {
-            for (int64_t j = j1; j < n; j++) { /* U12 = L11^-1 A12 */
-                for (int64_t k = j0; k < j1; k++) {
-                    double u = a[k + j * lda];
-                    for (int64_t i = k + 1; i < j1; i++) {
-                        a[i + j * lda] = fma(-a[i + k * lda], u, a[i + j * lda]);
-                    }
-                }
-            }
-            ct__gemm_f64(n - j1, n - j1, nb, -1.0, a + j1 + j0 * lda, 1, lda, a + j0 + j1 * lda, 1,
-                         lda, 1.0, a + j1 + j1 * lda, 1, lda);
-        }
-    }
-    return info;
 }
 
 /* Solves T X = B in place of b (n x k, ldb), T the upper or lower triangle of a (lda); unit:
@@ -283,26 +236,188 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
     }
 }
 
-/* y (k x n, ldy) := y T^-1, T the upper or lower (unit: ones on its diagonal, not read)
-   triangle of a (n x n, lda): column j of the solution from the columns solved before it, each
-   update an axpy down a contiguous column of y. */
-static CT__UNUSED void ct__dc_trsm_right_c(bool upper, bool unit, int64_t n, int64_t k,
-                                           const double *a, int64_t lda, double *y, int64_t ldy)
-{
-    for (int64_t s = 0; s < n; s++) {
-        int64_t j = upper ? s : n - 1 - s, lo = upper ? 0 : j + 1, hi = upper ? j : n;
-        double *yj = y + j * ldy;
-        for (int64_t i = lo; i < hi; i++) {
-            double t = a[i + j * lda];
-            for (int64_t r = 0; t != 0 && r < k; r++) {
-                yj[r] = fma(-t, y[r + i * ldy], yj[r]);
-            }
-        }
-        for (int64_t r = 0; !unit && r < k; r++) {
-            yj[r] /= a[j + j * lda];
-        }
+#define CT__DC_TB 32 /* the LU's panels, the triangular solves' column blocks */
+#define CT__DC_LANES 16 /* the pivot search's partial maxima */
+#define CT__DC_TINV(n) (((n) + CT__DC_TB - 1) / CT__DC_TB * CT__DC_TB * CT__DC_TB)
+
+/* LU with partial pivoting and the solves on it, on the GEMM, in the work dtype T.
+   getrf: P A = L U of a (n x n, ld n): U on and above the diagonal, L (unit) below; piv[k]
+   (1-based, as LAPACK) the row swapped with row k. Panels of CT__DC_TB columns factored a
+   column at a time (the pivot: the first largest |a[i][k]|, found as the largest in
+   CT__DC_LANES lanes then the first equal to it; a NaN in a[k][k] keeps row k), the panel's
+   swaps applied to the other columns after it, then U12 = L11^-1 A12 (through the inverse of
+   L11) and the trailing update A22 -= L21 U12. w: scratch of CT__DC_TB * (CT__DC_TB + n)
+   elements. Returns 0, or k + 1 for the first exactly zero pivot U[k][k] (the factorization
+   goes on, as getrf).
+   laswp: the swaps of rows k0 .. k1 - 1 (piv) in columns [c0, c1) of a (ld n).
+   The triangular solves of the LU solve, y := y U^-1 L^-1 P^T for y (r x n), in column blocks
+   of CT__DC_TB, all on the GEMM: the columns solved before a block update it, then it is
+   multiplied by the inverse of its diagonal block (as OpenBLAS's trsm). Block s's columns:
+   [j0, j0 + jb) from the front (upper) or the back (lower), as ct__dc_tblock says. Row p of the
+   result depends on row p of y only.
+   trinv: inv (CT__DC_TB x CT__DC_TB, row-major) := T^-1, T the upper or lower (unit: ones on
+   its diagonal, not read) triangle of a (jb x jb, lda), zeros elsewhere: row j of the inverse
+   from the rows below (upper) or above it, each step an axpy over a whole row.
+   trinv_blocks: the inverses of the diagonal blocks of T (n x n), block s's at
+   inv + s * CT__DC_TB (CT__DC_TINV(n) elements in all).
+   trsm_rows: x (r x n, ld) := y T^-1 for y (r x n, ld; destroyed), T as in trinv_blocks.
+   getrs_rows: y (r x n, ldy) := y U^-1 L^-1 P^T, a = P L U from getrf (piv 1-based), inv its
+   blocks' inverses (U's, then L's at inv + CT__DC_TINV(n)); computed in p and q (r x n each,
+   ld r): a task's rows contiguous, apart from the other tasks' (rows of y interleaved
+   between threads ran about 1.7 times slower). */
+#define CT__DC_LU_DEFINE(T, S, FMA, ABS)                                                      \
+    static void ct__dc_trinv_##S(bool upper, bool unit, int64_t jb, const T *a, int64_t lda,  \
+                                 T *inv)                                                   \
+    {                                                                                      \
+        memset(inv, 0, sizeof(T) * CT__DC_TB * CT__DC_TB);                                 \
+        for (int64_t s = 0; s < jb; s++) {                                                 \
+            int64_t j = upper ? jb - 1 - s : s, l1 = upper ? jb : j;                       \
+            T *rj = inv + j * CT__DC_TB;                                                   \
+            rj[j] = (T)1;                                                                  \
+            for (int64_t l = upper ? j + 1 : 0; l < l1; l++) {                             \
+                T t = -a[j + l * lda];                                                     \
+                const T *rl = inv + l * CT__DC_TB;                                         \
+                for (int64_t c = 0; c < CT__DC_TB; c++) {                                  \
+                    rj[c] = FMA(t, rl[c], rj[c]);                                          \
+                }                                                                          \
+            }                                                                              \
+            for (int64_t c = 0; !unit && c < CT__DC_TB; c++) {                             \
+                rj[c] /= a[j + j * lda];                                                   \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_trinv_blocks_##S(bool upper, bool unit, int64_t n, const T *a, T *inv) \
+    {                                                                                      \
+        for (int64_t s = 0; s < n; s += CT__DC_TB) {                                       \
+            int64_t jb, j0 = ct__dc_tblock(upper, n, s, &jb);                              \
+            ct__dc_trinv_##S(upper, unit, jb, a + j0 + j0 * n, n, inv + s * CT__DC_TB);     \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_trsm_rows_##S(bool upper, int64_t n, int64_t r, const T *a,          \
+                                     const T *inv, T *y, T *x, int64_t ld)                 \
+    {                                                                                      \
+        for (int64_t s = 0; s < n; s += CT__DC_TB) {                                       \
+            int64_t jb, j0 = ct__dc_tblock(upper, n, s, &jb), lo = upper ? 0 : j0 + jb;    \
+            if (s > 0) {                                                                   \
+                ct__gemm_##S(r, jb, s, (T)-1, x + lo * ld, 1, ld, a + lo + j0 * n, 1, n,    \
+                             (T)1, y + j0 * ld, 1, ld);                                    \
+            }                                                                              \
+            ct__gemm_##S(r, jb, jb, (T)1, y + j0 * ld, 1, ld, inv + s * CT__DC_TB, CT__DC_TB, \
+                         1, (T)0, x + j0 * ld, 1, ld);                                     \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_getrs_rows_##S(int64_t n, int64_t r, const T *a, const int *piv,     \
+                                      const T *inv, T *y, int64_t ldy, T *p, T *q)         \
+    {                                                                                      \
+        for (int64_t j = 0; j < n; j++) {                                                  \
+            memcpy(p + j * r, y + j * ldy, sizeof(T) * (size_t)r);                         \
+        }                                                                                  \
+        ct__dc_trsm_rows_##S(true, n, r, a, inv, p, q, r);                                 \
+        ct__dc_trsm_rows_##S(false, n, r, a, inv + CT__DC_TINV(n), q, p, r);               \
+        for (int64_t i = n - 1; i >= 0; i--) { /* p P^T: swap columns i and piv[i] */      \
+            T *pi = p + i * r, *pp = p + (piv[i] - 1) * r;                                 \
+            for (int64_t l = 0; pp != pi && l < r; l++) {                                  \
+                T t = pi[l];                                                               \
+                pi[l] = pp[l];                                                             \
+                pp[l] = t;                                                                 \
+            }                                                                              \
+        }                                                                                  \
+        for (int64_t j = 0; j < n; j++) {                                                  \
+            memcpy(y + j * ldy, p + j * r, sizeof(T) * (size_t)r);                         \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_laswp_##S(T *a, int64_t n, int64_t c0, int64_t c1, int64_t k0,       \
+                                 int64_t k1, const int *piv)                               \
+    {                                                                                      \
+        for (int64_t j = c0; j < c1; j++) {                                                \
+            T *col = a + j * n;                                                            \
+            for (int64_t k = k0; k < k1; k++) {                                            \
+                T t = col[k];                                                              \
+                col[k] = col[piv[k] - 1];                                                  \
+                col[piv[k] - 1] = t;                                                       \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    static int ct__dc_getrf_##S(int64_t n, T *a, int *piv, T *w)                            \
+    {                                                                                      \
+        int info = 0;                                                                      \
+        for (int64_t j0 = 0; j0 < n; j0 += CT__DC_TB) {                                    \
+            int64_t nb = n - j0 < CT__DC_TB ? n - j0 : CT__DC_TB, j1 = j0 + nb;            \
+            for (int64_t k = j0; k < j1; k++) {                                            \
+                int64_t p = k, i = k + 1;                                                  \
+                T m = ABS(a[k + k * n]), mx[CT__DC_LANES];                                 \
+                for (int64_t l = 0; l < CT__DC_LANES; l++) {                               \
+                    mx[l] = m;                                                             \
+                }                                                                          \
+                for (; i + CT__DC_LANES <= n; i += CT__DC_LANES) {                         \
+                    for (int64_t l = 0; l < CT__DC_LANES; l++) {                           \
+                        T v = ABS(a[i + l + k * n]);                                       \
+                        mx[l] = v > mx[l] ? v : mx[l];                                     \
+                    }                                                                      \
+                }                                                                          \
+                for (int64_t l = 0; l < CT__DC_LANES; l++) {                               \
+                    m = mx[l] > m ? mx[l] : m;                                             \
+                }                                                                          \
+                for (; i < n; i++) {                                                       \
+                    m = ABS(a[i + k * n]) > m ? ABS(a[i + k * n]) : m;                     \
+                }                                                                          \
+                while (p < n && ABS(a[p + k * n]) != m) {                                  \
+                    p++;                                                                   \
+                }                                                                          \
+                p = p < n ? p : k;                                                         \
+                piv[k] = (int)p + 1;                                                       \
+                ct__dc_laswp_##S(a, n, j0, j1, k, k + 1, piv);                             \
+                T d = a[k + k * n];                                                        \
+                if (d == 0) {                                                              \
+                    info = info ? info : (int)k + 1;                                       \
+                    continue;                                                              \
+                }                                                                          \
+                T r = (T)1 / d;                                                            \
+                for (int64_t i = k + 1; i < n; i++) {                                      \
+                    a[i + k * n] *= r;                                                     \
+                }                                                                          \
+                for (int64_t j = k + 1; j < j1; j++) { /* rank-1 update inside the panel */ \
+                    T u = -a[k + j * n];                                                   \
+                    for (int64_t i = k + 1; i < n; i++) {                                  \
+                        a[i + j * n] = FMA(a[i + k * n], u, a[i + j * n]);                 \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+            ct__dc_laswp_##S(a, n, 0, j0, j0, j1, piv);                                    \
+            ct__dc_laswp_##S(a, n, j1, n, j0, j1, piv);                                    \
+            if (j1 < n) {                                                                  \
+                T *u = w + CT__DC_TB * CT__DC_TB; /* U12, nb x (n - j1), ld nb */          \
+                ct__dc_trinv_##S(false, true, nb, a + j0 + j0 * n, n, w);                  \
+                ct__gemm_##S(nb, n - j1, nb, (T)1, w, CT__DC_TB, 1, a + j0 + j1 * n, 1, n,  \
+                             (T)0, u, 1, nb);                                              \
+                for (int64_t j = j1; j < n; j++) {                                         \
+                    memcpy(a + j0 + j * n, u + (j - j1) * nb, sizeof(T) * (size_t)nb);     \
+                }                                                                          \
+                ct__gemm_##S(n - j1, n - j1, nb, (T)-1, a + j1 + j0 * n, 1, n, u, 1, nb,    \
+                             (T)1, a + j1 + j1 * n, 1, n);                                 \
+            }                                                                              \
+        }                                                                                  \
+        return info;                                                                       \
     }
+
+/* Block s (a multiple of CT__DC_TB) of a triangular solve of order n: returns its first
+   column j0 and sets *jb, its width; the blocks run from the front for upper, else from the
+   back. */
+static int64_t ct__dc_tblock(bool upper, int64_t n, int64_t s, int64_t *jb)
+{
+    *jb = n - s < CT__DC_TB ? n - s : CT__DC_TB;
+    return upper ? s : n - s - *jb;
 }
+
+CT__DC_LU_DEFINE(double, f64, fma, fabs)
+#if CT__LAPACK
+CT__DC_LU_DEFINE(float, f32, fmaf, fabsf)
+#endif
 
 /* Cholesky A = L L^T of the lower triangle of a (n x n, lda), right-looking by columns; the
    strict upper triangle is zeroed. Returns 0, or j + 1 when the leading minor of order j + 1
@@ -749,105 +864,119 @@ static CT__UNUSED int ct__dc_gesvd_c(int64_t m, int64_t n, double *w, double *s,
 CT__VECTORIZE_END
 
 /* ---- the factorizations on either backend (work dtype wd, column-major) ----------------- */
+/* The largest order whose LU runs on one thread: below it the trailing updates are too small
+   to gain from the threaded GEMM (which split a column-major C between threads by rows: at
+   256, 2 threads took 1.15 times as long as one). */
+#define CT__DC_LU_SERIAL_MAX 256
+
+typedef struct ct__dc_getrf_ctx {
+    ct_dtype wd;
+    int64_t n;
+    void *a, *w;
+    int *piv;
+    int info;
+} ct__dc_getrf_ctx;
+
+static void ct__dc_getrf_task(int64_t task, int slot, void *ctx)
+{
+    ct__dc_getrf_ctx *x = (ct__dc_getrf_ctx *)ctx;
+    (void)task;
+    (void)slot;
+#if CT__LAPACK
+    if (x->wd == CT_FLOAT32) {
+        x->info = ct__dc_getrf_f32(x->n, (float *)x->a, x->piv, (float *)x->w);
+        return;
+    }
+#endif
+    x->info = ct__dc_getrf_f64(x->n, (double *)x->a, x->piv, (double *)x->w);
+}
+
+/* getrf of a (n x n, ld n) in the work dtype: 0, its info, or -1 when out of memory. Up to
+   CT__DC_LU_SERIAL_MAX as one pool task (inside one, the GEMM stays on its thread); with
+   LAPACK, OpenBLAS's above CT__DC_BLAS1_MAX (faster there: at 1024, 8.8 ms vs 10.1 on one
+   thread, 7.7 vs 10.1 on two). */
 static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
 {
 #if CT__LAPACK
-    int nn = (int)n, lda = n > 1 ? (int)n : 1, info = 0;
-    if (wd == CT_FLOAT32) {
-        sgetrf_(&nn, &nn, (float *)a, &lda, piv, &info);
-    } else {
-        dgetrf_(&nn, &nn, (double *)a, &lda, piv, &info);
-    }
-    return info;
-#else
-    (void)wd;
-    return ct__dc_getrf_c(n, (double *)a, n, piv);
-#endif
-}
-
-#if CT__LAPACK
-#define CT__DC_RNB 8 /* the right-side solve's column blocks */
-/* y (k x n, ld k) := y T^-1 in column blocks: the columns solved before a block update it
-   (GEMM), then it is multiplied by the inverse of its diagonal block (trtri, trmm); about
-   twice as fast as OpenBLAS's trsm on many right-hand sides. */
-static void ct__dc_trsm_right_blas(ct_dtype wd, bool upper, bool unit, int n, int k,
-                                   const void *a, void *y, int ldy)
-{
-    const char *ul = upper ? "U" : "L", *dg = unit ? "U" : "N";
-    size_t es = ct_dtype_size(wd);
-    double tinv[CT__DC_RNB * CT__DC_RNB]; /* float32 blocks use the first half */
-    for (int s = 0; s < n; s += CT__DC_RNB) {
-        int jb = n - s < CT__DC_RNB ? n - s : CT__DC_RNB, j0 = upper ? s : n - s - jb;
-        int lo = upper ? 0 : j0 + jb, cnt = upper ? j0 : n - j0 - jb, info = 0;
-        const char *ab = (const char *)a + ((size_t)lo + (size_t)j0 * (size_t)n) * es;
-        const char *yl = (const char *)y + (size_t)lo * (size_t)ldy * es;
-        char *yj = (char *)y + (size_t)j0 * (size_t)ldy * es;
-        for (int j = 0; j < jb; j++) {
-            for (int i = 0; i < jb; i++) {
-                bool in = upper ? i <= j : i >= j;
-                ct__dc_st(tinv, wd, i + j * jb, in ? ct__dc_ld(a, wd, j0 + i + (j0 + j) * n) : 0);
-            }
-        }
+    if (n > CT__DC_BLAS1_MAX) {
+        int nn = (int)n, info = 0;
         if (wd == CT_FLOAT32) {
-            float one = 1, mone = -1;
-            if (cnt > 0) {
-                sgemm_("N", "N", &k, &jb, &cnt, &mone, (const float *)yl, &ldy,
-                       (const float *)ab, &n, &one, (float *)yj, &ldy, 1, 1);
-            }
-            strtri_(ul, dg, &jb, (float *)tinv, &jb, &info, 1, 1);
-            strmm_("R", ul, "N", dg, &k, &jb, &one, (const float *)tinv, &jb, (float *)yj, &ldy,
-                   1, 1, 1, 1);
+            sgetrf_(&nn, &nn, (float *)a, &nn, piv, &info);
         } else {
-            double one = 1, mone = -1;
-            if (cnt > 0) {
-                dgemm_("N", "N", &k, &jb, &cnt, &mone, (const double *)yl, &ldy,
-                       (const double *)ab, &n, &one, (double *)yj, &ldy, 1, 1);
-            }
-            dtrtri_(ul, dg, &jb, tinv, &jb, &info, 1, 1);
-            dtrmm_("R", ul, "N", dg, &k, &jb, &one, tinv, &jb, (double *)yj, &ldy, 1, 1, 1, 1);
+            dgetrf_(&nn, &nn, (double *)a, &nn, piv, &info);
         }
+        return info;
     }
-}
-#undef CT__DC_RNB
 #endif
+    ct__dc_getrf_ctx x = {wd, n, a, ct__dc_alloc(wd, CT__DC_TB * (CT__DC_TB + n)), piv, -1};
+    if (x.w && n <= CT__DC_LU_SERIAL_MAX) {
+        ct__parallel_tasks(1, 1, ct__dc_getrf_task, &x);
+    } else if (x.w) {
+        ct__dc_getrf_task(0, 0, &x);
+    }
+    ct__free(x.w);
+    return x.info;
+}
 
-/* y (k x n, ld ldy) := y T^-1, T the upper or lower (unit) triangle of a (n x n). */
-static void ct__dc_trsm_right(ct_dtype wd, bool upper, bool unit, int64_t n, int64_t k,
-                              const void *a, void *y, int64_t ldy)
+/* Rows of the right-hand sides per task of the LU solve. */
+#define CT__DC_ROWS 64
+
+/* ct__dc_gesv_t's solve: x holds 2 k n elements of scratch, task [begin, end)'s at
+   x + begin * n and x + (k + begin) * n. */
+typedef struct ct__dc_getrs_ctx {
+    ct_dtype wd;
+    int64_t n, k;
+    const void *a, *inv;
+    const int *piv;
+    void *y, *x;
+} ct__dc_getrs_ctx;
+
+/* Rows [begin, end) of ct__dc_gesv_t's y. */
+static void ct__dc_getrs_chunk(int64_t begin, int64_t end, void *ctx)
 {
-    if (n == 0 || k == 0) {
+    const ct__dc_getrs_ctx *c = (const ct__dc_getrs_ctx *)ctx;
+    int64_t r = end - begin, nk = c->n * c->k;
+#if CT__LAPACK
+    if (c->wd == CT_FLOAT32) {
+        float *p = (float *)c->x + begin * c->n;
+        ct__dc_getrs_rows_f32(c->n, r, (const float *)c->a, c->piv, (const float *)c->inv,
+                              (float *)c->y + begin, c->k, p, p + nk);
         return;
     }
-#if CT__LAPACK
-    ct__dc_trsm_right_blas(wd, upper, unit, (int)n, (int)k, a, y, (int)ldy);
-#else
-    (void)wd;
-    ct__dc_trsm_right_c(upper, unit, n, k, (const double *)a, n, (double *)y, ldy);
 #endif
+    double *p = (double *)c->x + begin * c->n;
+    ct__dc_getrs_rows_f64(c->n, r, (const double *)c->a, c->piv, (const double *)c->inv,
+                          (double *)c->y + begin, c->k, p, p + nk);
 }
 
 /* Solves M Z = R through the LU of w = M^T (n x n, overwritten): y (k x n, ld k) holds R^T and
    becomes Z^T = R^T U^-1 L^-1 P^T (M^T = P L U). In this form a row-major M, R and Z are plain
-   copies of column-major buffers. Returns getrf's info (y not solved then). */
+   copies of column-major buffers. The solve runs on ctorch's GEMM and pool in blocks of
+   CT__DC_ROWS rows of y (the same blocks for any thread count). Returns getrf's info (y not
+   solved then), or -1 when out of memory. */
 static int ct__dc_gesv_t(ct_dtype wd, int64_t n, int64_t k, void *w, int *piv, void *y)
 {
     int info = ct__dc_getrf(wd, n, w, piv);
-    if (info != 0) {
-        return info;
+    void *x = info == 0 ? ct__dc_alloc(wd, 2 * k * n + 2 * CT__DC_TINV(n)) : NULL;
+    if (info != 0 || !x) {
+        return info != 0 ? info : -1;
     }
-    ct__dc_trsm_right(wd, true, false, n, k, w, y, k);
-    ct__dc_trsm_right(wd, false, true, n, k, w, y, k);
-    size_t es = ct_dtype_size(wd), col = (size_t)k * es;
-    char *yc = (char *)y, tmp[64];
-    for (int64_t i = n - 1; i >= 0; i--) { /* y P^T: swap columns i and piv[i] */
-        int64_t p = piv[i] - 1;
-        for (size_t off = 0; p != i && off < col; off += sizeof tmp) {
-            size_t len = col - off < sizeof tmp ? col - off : sizeof tmp;
-            memcpy(tmp, yc + (size_t)i * col + off, len);
-            memcpy(yc + (size_t)i * col + off, yc + (size_t)p * col + off, len);
-            memcpy(yc + (size_t)p * col + off, tmp, len);
-        }
+    void *inv = (char *)x + (size_t)(2 * k * n) * ct_dtype_size(wd);
+#if CT__LAPACK
+    if (wd == CT_FLOAT32) {
+        ct__dc_trinv_blocks_f32(true, false, n, (const float *)w, (float *)inv);
+        ct__dc_trinv_blocks_f32(false, true, n, (const float *)w,
+                                (float *)inv + CT__DC_TINV(n));
     }
+#endif
+    if (wd == CT_FLOAT64) {
+        ct__dc_trinv_blocks_f64(true, false, n, (const double *)w, (double *)inv);
+        ct__dc_trinv_blocks_f64(false, true, n, (const double *)w,
+                                (double *)inv + CT__DC_TINV(n));
+    }
+    ct__dc_getrs_ctx c = {wd, n, k, w, inv, piv, y, x};
+    ct__parallel_for(k, CT__DC_ROWS, ct__dc_getrs_chunk, &c);
+    ct__free(x);
     return 0;
 }
 
@@ -1020,6 +1149,123 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 #endif
 }
 
+#if CT__LAPACK
+/* One half of gesdd's last step: Q applied to U (part 0) or P^T to Vh (part 1), each with its
+   own workspace of lwork elements. */
+typedef struct ct__dc_ormbr_ctx {
+    ct_dtype wd;
+    int m, n, uc, lwork;
+    const void *a, *tauq, *taup;
+    void *u, *vt, *work;
+} ct__dc_ormbr_ctx;
+
+static void ct__dc_ormbr_part(int64_t begin, int64_t end, void *ctx)
+{
+    const ct__dc_ormbr_ctx *x = (const ct__dc_ormbr_ctx *)ctx;
+    for (int64_t t = begin; t < end; t++) {
+        bool q = t == 0;
+        int rows = q ? x->m : x->n, cols = q ? x->uc : x->n, ldc = rows, info = 0;
+        const void *tau = q ? x->tauq : x->taup;
+        void *c = q ? x->u : x->vt;
+        const char *vect = q ? "Q" : "P", *side = q ? "L" : "R", *tr = q ? "N" : "T";
+        void *work = (char *)x->work + (size_t)t * (size_t)x->lwork * ct_dtype_size(x->wd);
+        if (x->wd == CT_FLOAT32) {
+            sormbr_(vect, side, tr, &rows, &cols, &x->n, (const float *)x->a, &x->m,
+                    (const float *)tau, (float *)c, &ldc, (float *)work, &x->lwork, &info, 1, 1,
+                    1);
+        } else {
+            dormbr_(vect, side, tr, &rows, &cols, &x->n, (const double *)x->a, &x->m,
+                    (const double *)tau, (double *)c, &ldc, (double *)work, &x->lwork, &info,
+                    1, 1, 1);
+        }
+    }
+}
+
+/* a := a * to / from as lascl (no overflow on the way); a (m x n, ld m). */
+static void ct__dc_lascl(ct_dtype wd, double from, double to, int m, int n, void *a)
+{
+    int zero = 0, ld = m > 1 ? m : 1, info = 0;
+    if (wd == CT_FLOAT32) {
+        float f = (float)from, t = (float)to;
+        slascl_("G", &zero, &zero, &f, &t, &m, &n, (float *)a, &ld, &info, 1);
+    } else {
+        dlascl_("G", &zero, &zero, &from, &to, &m, &n, (double *)a, &ld, &info, 1);
+    }
+}
+
+/* gesdd's own path for m >= n not much above n ("path 5": gebrd, bdsdc, ormbr; A scaled into
+   [smlnum, bignum] first, as gesdd), its last step, the two ormbr, as two tasks on ctorch's
+   pool (each the same computation at any thread count; in halves of U's columns and Vh's rows
+   they took 1.18 times as long on one thread). Arguments and returns as gesvd's. */
+static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, void *vt,
+                         bool full)
+{
+    size_t es = ct_dtype_size(wd);
+    int uc = full ? m : n, info = 0, query = -1, lwork = 1, lw2;
+    double anrm = 0, eps = wd == CT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
+    double smlnum = sqrt(wd == CT_FLOAT32 ? FLT_MIN : DBL_MIN) / eps, bignum = 1 / smlnum;
+    for (int64_t i = 0; i < (int64_t)m * n; i++) {
+        double v = fabs(ct__dc_ld(a, wd, i));
+        if (isnan(v)) {
+            return -4; /* gesdd's answer to a NaN */
+        }
+        anrm = v > anrm ? v : anrm;
+    }
+    double scl = anrm > 0 && anrm < smlnum ? smlnum : anrm > bignum ? bignum : 0;
+    if (scl != 0) {
+        ct__dc_lascl(wd, anrm, scl, m, n, a);
+    }
+    double wq[2], wq2[2];
+    if (wd == CT_FLOAT32) { /* workspace queries: gebrd, ormbr on all of U (the largest) */
+        sgebrd_(&m, &n, (float *)a, &m, NULL, NULL, NULL, NULL, (float *)wq, &query, &info);
+        sormbr_("Q", "L", "N", &m, &uc, &n, (float *)a, &m, NULL, (float *)u, &m,
+                (float *)wq2, &query, &info, 1, 1, 1);
+    } else {
+        dgebrd_(&m, &n, (double *)a, &m, NULL, NULL, NULL, NULL, wq, &query, &info);
+        dormbr_("Q", "L", "N", &m, &uc, &n, (double *)a, &m, NULL, (double *)u, &m, wq2,
+                &query, &info, 1, 1, 1);
+    }
+    lwork = ct__dc_lwork(wq, wd);
+    lw2 = ct__dc_lwork(wq2, wd);
+    lwork = lwork > 3 * n * n + 4 * n ? lwork : 3 * n * n + 4 * n; /* bdsdc's */
+    lwork = lwork > 2 * lw2 ? lwork : 2 * lw2;
+    void *work = ct__dc_alloc(wd, lwork + 4 * (int64_t)n);
+    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(8 * n));
+    if (!work || !iwork) {
+        ct__free(work);
+        ct__free(iwork);
+        return -1;
+    }
+    char *e = (char *)work + (size_t)lwork * es, *tauq = e + (size_t)n * es;
+    char *taup = tauq + (size_t)n * es;
+    memset(u, 0, (size_t)m * (size_t)uc * es);
+    for (int i = n; i < uc; i++) { /* full U: the identity below the bidiagonal's block */
+        ct__dc_st(u, wd, i + (int64_t)i * m, 1.0);
+    }
+    if (wd == CT_FLOAT32) {
+        sgebrd_(&m, &n, (float *)a, &m, (float *)s, (float *)e, (float *)tauq, (float *)taup,
+                (float *)work, &lwork, &info);
+        sbdsdc_("U", "I", &n, (float *)s, (float *)e, (float *)u, &m, (float *)vt, &n, NULL,
+                NULL, (float *)work, iwork, &info, 1, 1);
+    } else {
+        dgebrd_(&m, &n, (double *)a, &m, (double *)s, (double *)e, (double *)tauq,
+                (double *)taup, (double *)work, &lwork, &info);
+        dbdsdc_("U", "I", &n, (double *)s, (double *)e, (double *)u, &m, (double *)vt, &n,
+                NULL, NULL, (double *)work, iwork, &info, 1, 1);
+    }
+    if (info == 0) {
+        ct__dc_ormbr_ctx x = {wd, m, n, uc, lw2, a, tauq, taup, u, vt, work};
+        ct__parallel_for(2, 1, ct__dc_ormbr_part, &x);
+        if (scl != 0) {
+            ct__dc_lascl(wd, scl, anrm, n, 1, s);
+        }
+    }
+    ct__free(work);
+    ct__free(iwork);
+    return info;
+}
+#endif
+
 /* SVD of a (m x n, ld m; destroyed; m >= n on the portable path): s (k = min(m, n))
    descending, u (m x uc, ld m), vt (vr x n, ld vr), uc = m and vr = n when full, else k.
    Returns 0, LAPACK's info, or -1 when out of memory. */
@@ -1037,6 +1283,9 @@ static int ct__dc_gesvd(ct_dtype wd, int64_t m, int64_t n, void *a, void *s, voi
         return 0;
     }
 #if CT__LAPACK
+    if (m >= n && m < n * 11 / 6 && m <= CT__DC_BLAS1_MAX) {
+        return ct__dc_gesdd5(wd, (int)m, (int)n, a, s, u, vt, full);
+    }
     int mm = (int)m, nn = (int)n, lda = m > 1 ? (int)m : 1, ldv = vr > 1 ? (int)vr : 1;
     int info = 0, query = -1, lwork;
     const char *job = full ? "A" : "S";
@@ -1198,14 +1447,13 @@ static ct_status ct__dc_run(ct_op_call *c, int64_t batch, ct__dc_one_fn fn)
     }
     ct__dc_batch_ctx x = {c, fn, info};
 #if CT__LAPACK
-    /* OpenBLAS on one thread while ctorch's pool runs a batch, and for matrices up to 512:
-       its threaded getrf, gesdd and syevd are slower there than one thread (measured at 256
-       and 512 on 2 cores); its setting is restored after. */
+    /* OpenBLAS on one thread while ctorch's pool runs a batch, and for matrices up to
+       CT__DC_BLAS1_MAX; its setting is restored after. */
     const ct_tensor *A = c->inputs[0];
     int64_t big = A->sizes[A->ndim - 1] > A->sizes[A->ndim - 2] ? A->sizes[A->ndim - 1]
                                                                  : A->sizes[A->ndim - 2];
     int blas_threads = openblas_get_num_threads();
-    bool single = blas_threads > 1 && (batch > 1 || big <= 512);
+    bool single = blas_threads > 1 && (batch > 1 || big <= CT__DC_BLAS1_MAX);
     if (single) {
         openblas_set_num_threads(1);
     }
@@ -1282,7 +1530,11 @@ static int ct__det_one(ct_op_call *c, int64_t b)
         return -1;
     }
     ct__dc_get(a, wd, n, A, A->sizes, A->ndim - 2, b, true); /* det(A^T) = det(A) */
-    ct__dc_getrf(wd, n, a, piv);
+    if (ct__dc_getrf(wd, n, a, piv) < 0) {
+        ct__free(a);
+        ct__free(piv);
+        return -1;
+    }
     double sign = 1, prod = 1, logabs = 0;
     for (int64_t i = 0; i < n; i++) {
         double d = ct__dc_ld(a, wd, i + i * n);
@@ -2370,6 +2622,12 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
     return ct__dispatch(&c);
 }
 
-#undef CT__DC_NB
+#undef CT__DC_TB
+#undef CT__DC_LANES
+#undef CT__DC_TINV
+#undef CT__DC_LU_DEFINE
+#undef CT__DC_ROWS
+#undef CT__DC_LU_SERIAL_MAX
+#undef CT__DC_BLAS1_MAX
 #undef CT__LAPACK
 CT__GLUE_END
