@@ -37259,13 +37259,15 @@ typedef struct ct__pool_job {
     int walk;
     int64_t in[3], out[3], step[3], divisor; /* step: the dilation of each axis */
     const int64_t *st[3], *en[3], *cnt[3];  /* the windows of each axis (ct__pool_axis) */
-    bool seq_div; /* adaptive average: sum / kt / kh / kw, as PyTorch */
+    int seq_div;  /* adaptive average: sum / kt / kh / kw (3-D: 3), sum / kh / kw (2-D: 2) */
     bool fast2x2; /* max, 1x2x2 windows at stride 1x2x2, no padding or dilation, all inside */
 } ct__pool_job;
 
 /* ---- kernels ------------------------------------------------------------------------- */
+/* The 2x2 maxima vectorized (blends, no branches); the window walks not (their rows are short:
+   the vectorizer's versions of them cost more than they save). */
 CT__VECTORIZE_BEGIN
-#define CT__POOL_KERNELS(T, S)                                                                  \
+#define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
                                     int64_t base)                                              \
@@ -37291,20 +37293,26 @@ CT__VECTORIZE_BEGIN
             y[ow] = m;                                                                         \
             ix[ow] = base + 2 * ow + k;                                                        \
         }                                                                                      \
-    }                                                                                          \
+    }
+CT__POOL_MAX2X2(float, f32)
+CT__POOL_MAX2X2(double, f64)
+#undef CT__POOL_MAX2X2
+CT__VECTORIZE_END
+
+#define CT__POOL_KERNELS(T, S)                                                                  \
     /* v over the divisor of output (a, b, c) */                                              \
-    static inline T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t a, int64_t b,         \
+    CT__BITS_INLINE T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t a, int64_t b,         \
                                      int64_t c)                                                \
     {                                                                                          \
-        int64_t ka = j->cnt[0][a], kb = j->cnt[1][b], kc = j->cnt[2][c];                       \
-        if (j->seq_div) {                                                                      \
-            return v / (T)ka / (T)kb / (T)kc;                                                  \
+        int64_t kb = j->cnt[1][b], kc = j->cnt[2][c];                                          \
+        if (j->seq_div) { /* a 2-D op's unit axis would divide by 1: skipped */               \
+            return (j->seq_div == 3 ? v / (T)j->cnt[0][a] : v) / (T)kb / (T)kc;                \
         }                                                                                      \
-        return v / (T)(j->divisor ? j->divisor : ka * kb * kc);                                \
+        return v / (T)(j->divisor ? j->divisor : j->cnt[0][a] * kb * kc);                      \
     }                                                                                          \
     /* window row r (columns of output column c): its maximum (NaN wins) into *m and *mi, its \
        sum into *m, or *m added to gx */                                                       \
-    static inline void ct__pool_row_##S(const ct__pool_job *j, int walk, const T *x, T *gx,    \
+    CT__BITS_INLINE void ct__pool_row_##S(const ct__pool_job *j, int walk, const T *x, T *gx,    \
                                         int64_t r, int64_t c, T *m, int64_t *mi)               \
     {                                                                                          \
         int64_t w0 = j->st[2][c], w1 = j->en[2][c];                                            \
@@ -37328,18 +37336,20 @@ CT__VECTORIZE_BEGIN
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
-    /* the window of output o = (a, b, c) over the plane x (or gx), in (T, H, W) order */     \
-    static void ct__pool_window_##S(const ct__pool_job *j, const T *x, T *gx, T *y,           \
-                                    int64_t *ix, const T *g, int64_t a, int64_t b, int64_t c, \
-                                    int64_t o)                                                 \
+    /* the window of output o = (a, b, c) over the plane x (or gx), in (T, H, W) order; lo / \
+       hi: its first and last-but-one (d, h) */                                                \
+    CT__BITS_INLINE void ct__pool_window_##S(const ct__pool_job *j, int walk, const T *x,      \
+                                             T *gx, T *y, int64_t *ix, const T *g,             \
+                                             const int64_t *lo, const int64_t *hi, int64_t c,  \
+                                             int64_t o)                                        \
     {                                                                                          \
-        int walk = j->walk;                                                                    \
         int64_t W = j->in[2], H = j->in[1];                                                    \
         T m = walk == CT__WALK_MAX ? -(T)INFINITY                                              \
-              : walk == CT__WALK_SPREAD ? ct__pool_div_##S(j, g[o], a, b, c) : (T)0;           \
-        int64_t mi = (j->st[0][a] * H + j->st[1][b]) * W + j->st[2][c];                        \
-        for (int64_t d = j->st[0][a]; d < j->en[0][a]; d += j->step[0]) {                      \
-            for (int64_t h = j->st[1][b]; h < j->en[1][b]; h += j->step[1]) {                  \
+              : walk == CT__WALK_SPREAD ? ct__pool_div_##S(j, g[o], lo[2], lo[3], c) : (T)0;   \
+        int64_t mi = (lo[0] * H + lo[1]) * W + j->st[2][c];                                    \
+        bool max = walk == CT__WALK_MAX; /* averages step by 1 */                              \
+        for (int64_t d = lo[0]; d < hi[0]; d += max ? j->step[0] : 1) {                        \
+            for (int64_t h = lo[1]; h < hi[1]; h += max ? j->step[1] : 1) {                    \
                 ct__pool_row_##S(j, walk, x, gx, (d * H + h) * W, c, &m, &mi);                 \
             }                                                                                  \
         }                                                                                      \
@@ -37347,18 +37357,17 @@ CT__VECTORIZE_BEGIN
             y[o] = m;                                                                          \
             ix[o] = mi;                                                                        \
         } else if (walk == CT__WALK_AVG) {                                                     \
-            bool empty = j->en[0][a] <= j->st[0][a] || j->en[1][b] <= j->st[1][b] ||           \
-                         j->en[2][c] <= j->st[2][c];                                           \
-            y[o] = empty ? (T)0 : ct__pool_div_##S(j, m, a, b, c);                             \
+            bool empty = hi[0] <= lo[0] || hi[1] <= lo[1] || j->en[2][c] <= j->st[2][c];       \
+            y[o] = empty ? (T)0 : ct__pool_div_##S(j, m, lo[2], lo[3], c);                     \
         }                                                                                      \
     }                                                                                          \
     /* plane p: every output's window (2x2 maxima row by row on the fast path), or max's      \
-       backward: gx[idx] += g in output order */                                               \
-    static void ct__pool_plane_##S(const ct__pool_job *j, int64_t p)                           \
+       backward: gx[idx] += g in output order; walk: j->walk, a constant once inlined */       \
+    CT__BITS_INLINE void ct__pool_plane_##S(const ct__pool_job *j, int walk, int64_t p)        \
     {                                                                                          \
         int64_t HW = j->in[1] * j->in[2], I = j->in[0] * HW;                                   \
         int64_t O = j->out[0] * j->out[1] * j->out[2], o = 0;                                  \
-        bool bw = j->walk >= CT__WALK_SPREAD;                                                  \
+        bool bw = walk >= CT__WALK_SPREAD;                                                     \
         const T *x = bw ? NULL : (const T *)j->x + p * I;                                      \
         const T *g = bw ? (const T *)j->g + p * O : NULL;                                      \
         T *y = bw ? NULL : (T *)j->y + p * O, *gx = bw ? (T *)j->gx + p * I : NULL;            \
@@ -37366,7 +37375,7 @@ CT__VECTORIZE_BEGIN
         if (bw) {                                                                              \
             memset(gx, 0, sizeof(T) * (size_t)I);                                              \
         }                                                                                      \
-        if (j->walk == CT__WALK_SCATTER) {                                                     \
+        if (walk == CT__WALK_SCATTER) {                                                        \
             for (o = 0; o < O; o++) {                                                          \
                 gx[ix[o]] += g[o];                                                             \
             }                                                                                  \
@@ -37374,28 +37383,42 @@ CT__VECTORIZE_BEGIN
         }                                                                                      \
         for (int64_t a = 0; a < j->out[0]; a++) {                                              \
             for (int64_t b = 0; b < j->out[1]; b++) {                                          \
-                if (j->fast2x2) {                                                              \
+                if (walk == CT__WALK_MAX && j->fast2x2) {                                      \
                     int64_t r = a * HW + 2 * b * j->in[2];                                     \
                     ct__pool_max2x2_##S(x + r, j->in[2], y + o, ix + o, j->out[2], r);         \
                     o += j->out[2];                                                            \
                     continue;                                                                  \
                 }                                                                              \
+                const int64_t lo[4] = {j->st[0][a], j->st[1][b], a, b};                        \
+                const int64_t hi[2] = {j->en[0][a], j->en[1][b]};                              \
                 for (int64_t c = 0; c < j->out[2]; c++, o++) {                                 \
-                    ct__pool_window_##S(j, x, gx, y, ix, g, a, b, c, o);                       \
+                    ct__pool_window_##S(j, walk, x, gx, y, ix, g, lo, hi, c, o);               \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
     static void ct__pool_planes_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                          \
+        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
         for (int64_t p = b; p < e; p++) {                                                      \
-            ct__pool_plane_##S((const ct__pool_job *)ctx, p);                                  \
+            switch (j->walk) {                                                                 \
+            case CT__WALK_MAX:                                                                 \
+                ct__pool_plane_##S(j, CT__WALK_MAX, p);                                        \
+                break;                                                                         \
+            case CT__WALK_AVG:                                                                 \
+                ct__pool_plane_##S(j, CT__WALK_AVG, p);                                        \
+                break;                                                                         \
+            case CT__WALK_SPREAD:                                                              \
+                ct__pool_plane_##S(j, CT__WALK_SPREAD, p);                                     \
+                break;                                                                         \
+            default:                                                                           \
+                ct__pool_plane_##S(j, CT__WALK_SCATTER, p);                                    \
+            }                                                                                  \
         }                                                                                      \
     }
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
 #undef CT__POOL_KERNELS
-CT__VECTORIZE_END
 
 /* The windows of axis a (input size n) into st, en, cnt for each output position. */
 static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t *st,
@@ -37454,7 +37477,7 @@ static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job
         t += 3 * j->out[a];
     }
     j->divisor = kind == CT__POOL_AVG ? gi[CT__PG_DIV] : 0;
-    j->seq_div = kind == CT__POOL_ADAPTIVE_AVG;
+    j->seq_div = kind == CT__POOL_ADAPTIVE_AVG ? dims : 0;
     j->fast2x2 = max && gi[CT__PG_K] == 1 && gi[CT__PG_S] == 1 && !gi[CT__PG_P];
     for (int a = 1; a < 3; a++) {
         j->fast2x2 = j->fast2x2 && gi[CT__PG_K + a] == 2 && gi[CT__PG_S + a] == 2 &&
