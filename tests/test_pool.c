@@ -1,4 +1,4 @@
-/* tests/test_pool.c - pooling, padding, interpolation and pixel shuffle: PyTorch's outputs,
+/* tests/test_pool.c - pooling (1-D, 2-D, 3-D), padding, interpolation and pixel shuffle: PyTorch's outputs,
  * indices and gradients (tools/gen_golden_pool.py, tests/golden/pool_golden.h) on contiguous,
  * transposed and step-sliced inputs in every dtype, gradcheck and gradgradcheck, PyTorch's
  * errors, the modules, and results independent of the thread count.
@@ -11,7 +11,7 @@ typedef struct pool_golden {
     const char *op;
     ct_dtype dtype;
     int how; /* 0 contiguous, 1 the base's last two dims transposed, 2 every other element */
-    int64_t p[12];
+    int64_t p[16];
     double f[2];
     int bnd;
     int64_t base_shape[5];
@@ -63,6 +63,35 @@ static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **i
         ct_tensor *y = NULL;
         ct_max_pool2d_with_indices(x, p, &o, &y, indices);
         return y;
+    }
+    if (!strcmp(op, "max_pool3d")) {
+        ct_max_pool3d_opts o = ct_max_pool3d_defaults();
+        for (int a = 0; a < 3; a++) {
+            o.stride[a] = p[3 + a];
+            o.padding[a] = p[6 + a];
+            o.dilation[a] = p[9 + a];
+        }
+        o.ceil_mode = p[12] != 0;
+        ct_tensor *y = NULL;
+        ct_max_pool3d_with_indices(x, p, &o, &y, indices);
+        return y;
+    }
+    if (!strcmp(op, "avg_pool3d")) {
+        ct_avg_pool3d_opts o = ct_avg_pool3d_defaults();
+        for (int a = 0; a < 3; a++) {
+            o.stride[a] = p[3 + a];
+            o.padding[a] = p[6 + a];
+        }
+        o.ceil_mode = p[9] != 0;
+        o.count_include_pad = p[10] != 0;
+        o.divisor_override = p[11];
+        return ct_avg_pool3d(x, p, &o);
+    }
+    if (!strcmp(op, "adaptive_avg_pool3d")) {
+        return ct_adaptive_avg_pool3d(x, p);
+    }
+    if (!strcmp(op, "adaptive_max_pool3d")) {
+        return ct_adaptive_max_pool3d(x, p, indices);
     }
     if (!strcmp(op, "avg_pool2d") || !strcmp(op, "avg_pool1d")) {
         ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
@@ -147,7 +176,7 @@ static void test_pool_golden(void)
         half += ct_dtype_size(pool_golden_cases[k].dtype) == 2;
         ct_scope_end();
     }
-    CHECK(N_CASES >= 40 && half >= 4);
+    CHECK(N_CASES >= 57 && half >= 6);
 }
 
 /* The 2x2 fast path keeps PyTorch's rules: the last NaN wins, ties and all -inf keep the
@@ -306,6 +335,51 @@ static ct_tensor *gc_pixel_unshuffle(const ct_tensor *x)
     return ct_pixel_unshuffle(ct_narrow(x, -2, 0, 4), 2);
 }
 
+/* The 3-D ops on gc_input() as an unbatched (C, D, H, W) = (2, 4, 5, 4) volume. */
+static ct_tensor *gc_max_pool3d(const ct_tensor *x)
+{
+    ct_max_pool3d_opts o = ct_max_pool3d_defaults();
+    const int64_t k[3] = {2, 2, 2};
+    o.stride[1] = 2;
+    o.stride[0] = o.stride[2] = 1;
+    o.padding[0] = o.padding[2] = 1;
+    o.dilation[2] = 2;
+    o.ceil_mode = true;
+    return ct_max_pool3d(x, k, &o);
+}
+static ct_tensor *gc_avg_pool3d(const ct_tensor *x)
+{
+    ct_avg_pool3d_opts o = ct_avg_pool3d_defaults();
+    const int64_t k[3] = {2, 3, 2};
+    o.padding[0] = o.padding[1] = 1;
+    o.ceil_mode = true;
+    o.count_include_pad = false;
+    return ct_avg_pool3d(x, k, &o);
+}
+static ct_tensor *gc_avg_pool3d_divisor(const ct_tensor *x)
+{
+    ct_avg_pool3d_opts o = ct_avg_pool3d_defaults();
+    const int64_t k[3] = {3, 2, 2};
+    o.stride[0] = o.stride[1] = o.stride[2] = 1;
+    o.divisor_override = 5;
+    return ct_avg_pool3d(x, k, &o);
+}
+static ct_tensor *gc_adaptive_avg3d(const ct_tensor *x)
+{
+    const int64_t o[3] = {3, 2, 3};
+    return ct_adaptive_avg_pool3d(x, o);
+}
+static ct_tensor *gc_adaptive_avg3d_global(const ct_tensor *x)
+{
+    const int64_t o[3] = {1, 1, 1};
+    return ct_adaptive_avg_pool3d(x, o);
+}
+static ct_tensor *gc_adaptive_max3d(const ct_tensor *x)
+{
+    const int64_t o[3] = {2, 3, 2};
+    return ct_adaptive_max_pool3d(x, o, NULL);
+}
+
 typedef struct gc_case {
     const char *name;
     pool_fn f;
@@ -322,6 +396,10 @@ static const gc_case gc_cases[] = {
     {"nearest", gc_nearest}, {"nearest-exact", gc_nearest_exact}, {"linear", gc_linear},
     {"bilinear", gc_bilinear}, {"bilinear align_corners", gc_bilinear_align},
     {"pixel_shuffle", gc_pixel}, {"pixel_unshuffle", gc_pixel_unshuffle},
+    {"max_pool3d", gc_max_pool3d}, {"avg_pool3d", gc_avg_pool3d},
+    {"avg_pool3d divisor", gc_avg_pool3d_divisor}, {"adaptive_avg_pool3d", gc_adaptive_avg3d},
+    {"adaptive_avg_pool3d (1, 1, 1)", gc_adaptive_avg3d_global},
+    {"adaptive_max_pool3d", gc_adaptive_max3d},
 };
 #define N_GC ((int)(sizeof gc_cases / sizeof gc_cases[0]))
 
@@ -371,8 +449,8 @@ static void test_pool_gradcheck(void)
    the forward op again). */
 static void test_pool_gradgradcheck(void)
 {
-    const int ops[6] = {0, 3, 4, 6, 9, 17};
-    for (int k = 0; k < 6; k++) {
+    const int ops[11] = {0, 3, 4, 6, 9, 17, 21, 22, 23, 24, 26};
+    for (int k = 0; k < 11; k++) {
         ct_scope_begin();
         const gc_case *c = &gc_cases[ops[k]];
         ct_tensor *in[2] = {gc_input(), NULL};
@@ -390,15 +468,20 @@ static void test_pool_gradgradcheck(void)
 /* PyTorch's node names (type(y.grad_fn).__name__), the backward ops' too. */
 static void test_pool_grad_fn_names(void)
 {
-    static const char *const names[4][2] = {
+    static const char *const names[8][2] = {
         {"MaxPool2DWithIndicesBackward0", "MaxPool2DWithIndicesBackwardBackward0"},
         {"AvgPool2DBackward0", "AvgPool2DBackwardBackward0"},
         {"AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0"},
-        {"AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"}};
-    static const pool_fn fns[4] = {gc_max_pool2d, gc_avg_pool2d, gc_adaptive_avg,
-                                   gc_adaptive_max};
+        {"AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"},
+        {"MaxPool3DWithIndicesBackward0", "MaxPool3DWithIndicesBackwardBackward0"},
+        {"AvgPool3DBackward0", "AvgPool3DBackwardBackward0"},
+        {"AdaptiveAvgPool3DBackward0", "AdaptiveAvgPool3DBackwardBackward0"},
+        {"AdaptiveMaxPool3DBackward0", "AdaptiveMaxPool3DBackwardBackward0"}};
+    static const pool_fn fns[8] = {gc_max_pool2d, gc_avg_pool2d, gc_adaptive_avg,
+                                   gc_adaptive_max, gc_max_pool3d, gc_avg_pool3d,
+                                   gc_adaptive_avg3d, gc_adaptive_max3d};
     ct_scope_begin();
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 8; k++) {
         ct_tensor *x = gc_input(), *y = fns[k](x), *g = NULL;
         const ct_tensor *xs[1] = {x}, *go[1] = {ct_ones_like(y)};
         CHECK(ct_autograd_grad(&y, 1, (ct_tensor *const *)xs, 1, go, false, true, false, &g) ==
@@ -514,6 +597,101 @@ static void test_pool_errors(void)
     CHECK_ERROR(CT_ERR_SHAPE, "with dimension 1 being empty");
     CHECK(ct_adaptive_max_pool2d(ct_unsqueeze(x, 0), neg, NULL) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "Trying to create tensor with negative dimension -1: [1, 2, 2, -1]");
+    ct_scope_end();
+}
+
+/* The 3-D ops' checks, in PyTorch's order and wording. */
+static void test_pool3d_errors(void)
+{
+    ct_scope_begin();
+    const int64_t s5[5] = {1, 2, 3, 4, 5}, s3[3] = {3, 4, 5}, s6[6] = {1, 1, 2, 3, 4, 5};
+    const int64_t s0[5] = {2, 0, 3, 4, 5}, s0b[4] = {0, 2, 3, 4}, s0c[3] = {2, 0, 3};
+    const int64_t k2[3] = {2, 2, 2}, k4[3] = {4, 4, 4}, k0[3] = {0, 0, 0}, k422[3] = {4, 2, 2};
+    const int64_t neg[3] = {2, -1, 2};
+    ct_tensor *x = ct_randn(s5, 5, CT_FLOAT32, NULL), *x3 = ct_randn(s3, 3, CT_FLOAT32, NULL);
+    ct_tensor *x6 = ct_randn(s6, 6, CT_FLOAT32, NULL), *z = ct_zeros(s0, 5, CT_FLOAT32);
+    ct_max_pool3d_opts mo = ct_max_pool3d_defaults();
+    ct_avg_pool3d_opts ao = ct_avg_pool3d_defaults();
+
+    CHECK(ct_max_pool3d(x3, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "ct_max_pool3d: non-empty 4D or 5D (batch mode) tensor expected "
+                              "for input");
+    CHECK(ct_avg_pool3d(x6, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "non-empty 4D or 5D (batch mode) tensor expected for input");
+    CHECK(ct_max_pool3d(x, k4, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Given input size: (2x3x4x5). Calculated output size: (2x0x1x1). "
+                              "Output size is too small");
+    CHECK(ct_max_pool3d(x, k0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "stride should not be zero");
+    mo.stride[0] = mo.stride[1] = mo.stride[2] = -1;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "stride should be greater than zero, but got dT: -1 dH: -1 dW: -1");
+    mo = ct_max_pool3d_defaults();
+    mo.stride[0] = mo.stride[1] = mo.stride[2] = 1;
+    CHECK(ct_max_pool3d(x, k0, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "kernel size should be greater than zero, but got kT: 0 kH: 0 kW: "
+                              "0");
+    mo = ct_max_pool3d_defaults();
+    mo.padding[2] = 2;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be at most half of effective kernel size, but got "
+                              "pad=2, kernel_size=2 and dilation=1");
+    mo.padding[2] = -1;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad must be non-negative, but got pad: -1");
+    mo = ct_max_pool3d_defaults();
+    mo.dilation[0] = mo.dilation[1] = mo.dilation[2] = 0;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "dilation should be greater than zero, but got dilationT: 0 "
+                              "dilationH: 0 dilationW: 0");
+    mo.padding[0] = mo.padding[1] = mo.padding[2] = 2;
+    mo.dilation[0] = mo.dilation[1] = mo.dilation[2] = 3;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be smaller than or equal to half of kernel size, but "
+                              "got kT: 2 kW: 2 kH: 2 padT: 2 padW: 2 padH: 2");
+    CHECK(ct_max_pool3d(z, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "max_pool3d_with_indices_out_cpu_template(): Expected input to "
+                              "have non-zero size for non-batch dimensions, but input has sizes "
+                              "[2, 0, 3, 4, 5] with dimension 1 being empty");
+    CHECK(ct_avg_pool3d(ct_zeros(s0b, 4, CT_FLOAT32), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "avg_pool3d(): Expected input to have non-zero size for non-batch "
+                              "dimensions, but input has sizes [0, 2, 3, 4] with dimension 0 "
+                              "being empty");
+    CHECK(ct_avg_pool3d(x, k4, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "input image (T: 3 H: 4 W: 5) smaller than kernel size (kT: 4 "
+                              "kH: 4 kW: 4)");
+    ao.ceil_mode = true;
+    CHECK(ct_avg_pool3d(x, k422, &ao) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "input image (T: 3 H: 4 W: 5) smaller than kernel size (kT: 4 "
+                              "kH: 2 kW: 2)");
+    CHECK(ct_max_pool3d(ct_ones(s5, 5, CT_INT64), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"max_pool3d_with_indices\" not implemented for 'Long'");
+    CHECK(ct_max_pool3d_with_indices(x, NULL, NULL, NULL, NULL) == CT_ERR_NULL_ARG);
+    ct_error_clear();
+
+    CHECK(ct_adaptive_avg_pool3d(x, neg) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "adaptive_avg_pool3d: elements of output_size must be greater than "
+                              "or equal to 0 but received {2, -1,2}");
+    CHECK(ct_adaptive_avg_pool3d(x3, k2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                              "[3, 4, 5]");
+    CHECK(ct_adaptive_avg_pool3d(ct_zeros(s0c, 3, CT_FLOAT32), k2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_avg_pool3d(): Expected input to have non-zero size for "
+                              "non-batch dimensions, but input has sizes [2, 0, 3] with "
+                              "dimension 1 being empty");
+    CHECK(ct_adaptive_max_pool3d(ct_zeros(s0c, 3, CT_FLOAT32), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                              "[2, 0, 3]");
+    CHECK(ct_adaptive_max_pool3d(z, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_max_pool3d(): Expected input to have non-zero size for "
+                              "non-batch dimensions, but input has sizes [2, 0, 3, 4, 5] with "
+                              "dimension 1 being empty");
+    CHECK(ct_adaptive_max_pool3d(x, neg, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Trying to create tensor with negative dimension -1: "
+                              "[1, 2, 2, -1, 2]");
+    /* an empty batch passes, as PyTorch: (0, 2, 3, 4) unbatched pools to (0, 2, 2, 2) */
+    const int64_t want[4] = {0, 2, 2, 2};
+    CHECK(ct_test_has_shape(ct_adaptive_avg_pool3d(ct_zeros(s0b, 4, CT_FLOAT32), k2), want, 4));
     ct_scope_end();
 }
 
@@ -727,6 +905,7 @@ void test_pool(void)
     RUN(test_pool_gradgradcheck);
     RUN(test_pool_grad_fn_names);
     RUN(test_pool_errors);
+    RUN(test_pool3d_errors);
     RUN(test_pad_errors);
     RUN(test_interpolate_errors);
     RUN(test_pool_defaults);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/golden/pool_golden.h: PyTorch's numbers for tests/test_pool.c.
 
-Pooling (max/avg/adaptive, 1-D and 2-D, every option), padding (constant with cropping,
+Pooling (max/avg/adaptive, 1-D, 2-D and 3-D, every option), padding (constant with cropping,
 reflect, replicate, circular), interpolate (nearest, nearest-exact, linear, bilinear with and
 without align_corners, size or scale_factor) and pixel_shuffle / pixel_unshuffle, on
 contiguous, transposed (the base's last two dims swapped) and step-sliced (every other element
@@ -62,6 +62,15 @@ def run(op, x, p, f):
         return F.adaptive_avg_pool2d(x, p[0:2]), None
     if op == "adaptive_max_pool2d":
         return F.adaptive_max_pool2d(x, p[0:2], return_indices=True)
+    if op == "max_pool3d":
+        return F.max_pool3d(x, p[0:3], p[3:6], p[6:9], p[9:12], bool(p[12]), return_indices=True)
+    if op == "avg_pool3d":
+        return F.avg_pool3d(x, p[0:3], p[3:6], p[6:9], bool(p[9]), bool(p[10]),
+                            p[11] if p[11] else None), None
+    if op == "adaptive_avg_pool3d":
+        return F.adaptive_avg_pool3d(x, p[0:3]), None
+    if op == "adaptive_max_pool3d":
+        return F.adaptive_max_pool3d(x, p[0:3], return_indices=True)
     if op == "max_pool1d":
         return F.max_pool1d(x, p[0], p[1], p[2], p[3], bool(p[4])), None
     if op == "avg_pool1d":
@@ -105,7 +114,7 @@ def case(k, op, dt, shape, how, p, f=(0.0, 0.0), ties=False, nan=False):
     text += arr(pre + "_grad", x.grad.double().flatten().tolist(), dg)
     if ind is not None:
         text += arr(pre + "_idx", ind.double().flatten().tolist(), 9)
-    pp = list(p) + [0] * (12 - len(p))
+    pp = list(p) + [0] * (16 - len(p))
     row = ('    {"%s", %s, %d, {%s},\n     {%s, %s}, %d, {%s}, %d, {%s}, %s_x, %s_out, %s_grad, %s},\n'
            % (op, ctype, how, ", ".join(map(str, pp)), num(f[0]), num(f[1]), len(bs),
               ", ".join(map(str, bs)), out.dim(), ", ".join(map(str, out.shape)), pre, pre, pre,
@@ -141,6 +150,27 @@ CASES = [
     ("avg_pool1d", F32, [3, 7], TRANSPOSED, [2, 1, 1, 0, 1], {}),
     ("adaptive_avg_pool1d", F64, [2, 2, 10], CONTIG, [4], {}),
     ("adaptive_avg_pool1d", F32, [3, 6], STEP, [1], {}),
+    # 3-D: max k, s, p, d (3 each), ceil; avg k, s, p, ceil, count_include_pad, divisor
+    ("max_pool3d", F32, [1, 2, 2, 4, 4], CONTIG, [2] * 6 + [0] * 3 + [1] * 3 + [0],
+     dict(ties=True)),
+    ("max_pool3d", F64, [2, 3, 4, 5], TRANSPOSED, [3, 2, 3, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1], {}),
+    ("max_pool3d", F64, [1, 1, 4, 4, 4], STEP, [2, 2, 2, 1, 2, 1, 1, 0, 1, 2, 1, 2, 0],
+     dict(nan=True)),
+    ("max_pool3d", F32, [1, 1, 4, 5, 5], CONTIG, [3] * 3 + [2] * 3 + [1] * 3 + [1, 2, 1, 1], {}),
+    ("max_pool3d", "f16", [1, 1, 2, 4, 4], CONTIG, [2] * 6 + [0] * 3 + [1] * 3 + [0],
+     dict(ties=True)),
+    ("avg_pool3d", F32, [1, 2, 2, 4, 4], CONTIG, [2] * 6 + [0] * 3 + [0, 1, 0], {}),
+    ("avg_pool3d", F64, [2, 3, 4, 5], TRANSPOSED, [3, 2, 3, 2, 1, 2, 1, 1, 1, 1, 0, 0], {}),
+    ("avg_pool3d", F64, [1, 1, 4, 4, 4], STEP, [3, 3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 0], {}),
+    ("avg_pool3d", F32, [1, 1, 3, 4, 4], CONTIG, [2, 3, 2, 1, 2, 2, 1, 1, 1, 0, 1, 5], {}),
+    ("adaptive_avg_pool3d", F32, [1, 2, 3, 5, 4], CONTIG, [2, 3, 3], {}),
+    ("adaptive_avg_pool3d", F64, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2], {}),
+    ("adaptive_avg_pool3d", F64, [1, 2, 2, 3, 3], STEP, [1, 1, 1], {}),
+    ("adaptive_avg_pool3d", F32, [1, 1, 2, 3, 3], CONTIG, [4, 5, 2], {}),
+    ("adaptive_avg_pool3d", "bf16", [1, 1, 3, 4, 4], CONTIG, [3, 2, 3], {}),
+    ("adaptive_max_pool3d", F32, [1, 2, 3, 5, 4], CONTIG, [2, 3, 3], dict(ties=True)),
+    ("adaptive_max_pool3d", F64, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2], {}),
+    ("adaptive_max_pool3d", F64, [1, 1, 4, 3, 4], STEP, [2, 2, 3], dict(nan=True)),
     # pad: mode, n, pads...; f[0] the constant
     ("pad", F32, [2, 3, 4], CONTIG, [0, 4, 1, 2, -1, 1], dict(f=(1.5, 0.0))),
     ("pad", F64, [2, 4, 3], TRANSPOSED, [0, 6, -1, -1, 2, 0, 1, 1], dict(f=(-2.0, 0.0))),
