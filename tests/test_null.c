@@ -9219,6 +9219,129 @@ static void test_null_ct_adaptive_max_pool2d(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_max_pool3d(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_max_pool3d(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d(fx.t, fx.sizes, NULL)";
+        (void)ct_max_pool3d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_pool3d_with_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d_with_indices(NULL, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(NULL, fx.sizes, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, NULL, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.t, NULL, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, NULL, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, NULL)";
+        (void)ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool3d(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_avg_pool3d(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool3d(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_avg_pool3d(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool3d(fx.t, fx.sizes, NULL)";
+        (void)ct_avg_pool3d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool3d(NULL, fx.sizes)";
+        ct_tensor *r = ct_adaptive_avg_pool3d(NULL, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool3d(fx.t, NULL)";
+        ct_tensor *r = ct_adaptive_avg_pool3d(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool3d(NULL, fx.sizes, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool3d(NULL, fx.sizes, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool3d(fx.t, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.t, fx.sizes, NULL)";
+        (void)ct_adaptive_max_pool3d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_max_pool2d_new(void)
 {
     null_fixture fx;
@@ -21487,6 +21610,95 @@ static void test_freed_ct_adaptive_max_pool2d(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_max_pool3d(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool3d(fx.foreign, fx.sizes, NULL)";
+        (void)ct_max_pool3d(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_pool3d_with_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.freed, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.freed, fx.sizes, NULL, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.foreign, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.foreign, fx.sizes, NULL, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool3d(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_avg_pool3d(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_avg_pool3d(fx.foreign, fx.sizes, NULL)";
+        (void)ct_avg_pool3d(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool3d(fx.freed, fx.sizes)";
+        ct_tensor *r = ct_adaptive_avg_pool3d(fx.freed, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool3d(fx.foreign, fx.sizes)";
+        (void)ct_adaptive_avg_pool3d(fx.foreign, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.freed, fx.sizes, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool3d(fx.freed, fx.sizes, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.foreign, fx.sizes, fx.out)";
+        (void)ct_adaptive_max_pool3d(fx.foreign, fx.sizes, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_pad(void)
 {
     null_fixture fx;
@@ -23729,6 +23941,11 @@ void test_null(void)
     RUN(test_null_ct_adaptive_avg_pool2d);
     RUN(test_null_ct_adaptive_avg_pool1d);
     RUN(test_null_ct_adaptive_max_pool2d);
+    RUN(test_null_ct_max_pool3d);
+    RUN(test_null_ct_max_pool3d_with_indices);
+    RUN(test_null_ct_avg_pool3d);
+    RUN(test_null_ct_adaptive_avg_pool3d);
+    RUN(test_null_ct_adaptive_max_pool3d);
     RUN(test_null_ct_max_pool2d_new);
     RUN(test_null_ct_avg_pool2d_new);
     RUN(test_null_ct_adaptive_avg_pool2d_new);
@@ -24347,6 +24564,11 @@ void test_null(void)
     RUN(test_freed_ct_adaptive_avg_pool2d);
     RUN(test_freed_ct_adaptive_avg_pool1d);
     RUN(test_freed_ct_adaptive_max_pool2d);
+    RUN(test_freed_ct_max_pool3d);
+    RUN(test_freed_ct_max_pool3d_with_indices);
+    RUN(test_freed_ct_avg_pool3d);
+    RUN(test_freed_ct_adaptive_avg_pool3d);
+    RUN(test_freed_ct_adaptive_max_pool3d);
     RUN(test_freed_ct_pad);
     RUN(test_freed_ct_interpolate);
     RUN(test_freed_ct_pixel_shuffle);
