@@ -38249,25 +38249,25 @@ ct_avg_pool2d_opts ct_avg_pool2d_defaults(void)
 
 ct_max_pool3d_opts ct_max_pool3d_defaults(void)
 {
-    ct_max_pool3d_opts o;
-    memset(&o, 0, sizeof o);
-    o.dilation[0] = o.dilation[1] = o.dilation[2] = 1;
+    ct_max_pool3d_opts o = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}, false};
     return o;
 }
 
 ct_avg_pool3d_opts ct_avg_pool3d_defaults(void)
 {
-    ct_avg_pool3d_opts o;
-    memset(&o, 0, sizeof o);
-    o.count_include_pad = true;
+    ct_avg_pool3d_opts o = {{0, 0, 0}, {0, 0, 0}, false, true, 0};
     return o;
 }
 
-/* The geometry ints of a dims-D pooling: kernel k, stride s (all 0: the kernel), padding p,
-   dilation d (NULL: 1), ceil_mode; no count_include_pad or divisor. */
-static void ct__pool_geom(int dims, const int64_t *k, const int64_t *s, const int64_t *p,
-                          const int64_t *d, bool ceil, int64_t *gi)
+/* The geometry ints of a dims-D pooling (fn's; false when k is NULL): kernel k, stride s (all
+   0: the kernel), padding p, dilation d (NULL: 1), ceil_mode, count_include_pad, divisor. */
+static bool ct__pool_geom(const char *fn, int dims, const int64_t *k, const int64_t *s,
+                          const int64_t *p, const int64_t *d, bool ceil, bool cip, int64_t div,
+                          int64_t *gi)
 {
+    if (ct__null(fn, k)) {
+        return false;
+    }
     bool none = true;
     for (int a = 0; a < dims; a++) {
         none = none && s[a] == 0;
@@ -38280,31 +38280,14 @@ static void ct__pool_geom(int dims, const int64_t *k, const int64_t *s, const in
         gi[CT__PG_D + t] = d ? d[a] : 1;
     }
     gi[CT__PG_CEIL] = ceil;
+    gi[CT__PG_CIP] = cip;
+    gi[CT__PG_DIV] = div;
+    return true;
 }
-
-/* The max pooling's geometry from kernel_size and the 2-D (o2) or 3-D (o3) options. */
-static void ct__max_geom(const int64_t *k, const ct_max_pool2d_opts *o2,
-                         const ct_max_pool3d_opts *o3, int64_t *gi)
-{
-    if (o3) {
-        ct__pool_geom(3, k, o3->stride, o3->padding, o3->dilation, o3->ceil_mode, gi);
-    } else {
-        ct__pool_geom(2, k, o2->stride, o2->padding, o2->dilation, o2->ceil_mode, gi);
-    }
-}
-
-/* The average pooling's geometry from kernel_size and the 2-D or 3-D options. */
-static void ct__avg_geom(const int64_t *k, const ct_avg_pool2d_opts *o2,
-                         const ct_avg_pool3d_opts *o3, int64_t *gi)
-{
-    if (o3) {
-        ct__pool_geom(3, k, o3->stride, o3->padding, NULL, o3->ceil_mode, gi);
-    } else {
-        ct__pool_geom(2, k, o2->stride, o2->padding, NULL, o2->ceil_mode, gi);
-    }
-    gi[CT__PG_CIP] = o3 ? o3->count_include_pad : o2->count_include_pad;
-    gi[CT__PG_DIV] = o3 ? o3->divisor_override : o2->divisor_override;
-}
+/* ct__pool_geom's arguments from max (average) pooling options o */
+#define CT__MAX_FIELDS(o) (o).stride, (o).padding, (o).dilation, (o).ceil_mode, false, 0
+#define CT__AVG_FIELDS(o)                                                                      \
+    (o).stride, (o).padding, NULL, (o).ceil_mode, (o).count_include_pad, (o).divisor_override
 
 /* A max pooling's output and indices through the out pointers (gi NULL: the error made). */
 static ct_status ct__max_pool_out(const char *fn, const ct_tensor *input, const int64_t *gi,
@@ -38324,81 +38307,39 @@ static ct_status ct__max_pool_out(const char *fn, const ct_tensor *input, const 
     return y ? CT_OK : ct_error_code();
 }
 
-ct_status ct_max_pool2d_with_indices(const ct_tensor *input, const int64_t *kernel_size,
-                                     const ct_max_pool2d_opts *opts, ct_tensor **output,
-                                     ct_tensor **indices)
-{
-    const char *fn = "ct_max_pool2d_with_indices";
-    ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
-    int64_t gi[CT__PG_N];
-    bool ok = !ct__null(fn, kernel_size);
-    if (ok) {
-        ct__max_geom(kernel_size, &o, NULL, gi);
+/* ct_max_pool{2,3}d, ct_avg_pool{2,3}d (NAME, D dims, options ct_T_opts read by FIELDS) and
+   ct_max_pool{2,3}d_with_indices. */
+#define CT__POOL_PUBLIC(KIND, NAME, D, T, FIELDS)                                              \
+    ct_tensor *ct_##NAME(const ct_tensor *input, const int64_t *kernel_size,                   \
+                         const ct_##T##_opts *opts)                                            \
+    {                                                                                          \
+        int64_t gi[CT__PG_N];                                                                  \
+        ct_##T##_opts o = opts ? *opts : ct_##T##_defaults();                                  \
+        return ct__pool_geom("ct_" #NAME, D, kernel_size, FIELDS(o), gi)                       \
+                   ? ct__pool_call(KIND, "ct_" #NAME, input, gi, NULL)                         \
+                   : NULL;                                                                     \
     }
-    return ct__max_pool_out(fn, input, ok ? gi : NULL, output, indices);
-}
-
-ct_status ct_max_pool3d_with_indices(const ct_tensor *input, const int64_t *kernel_size,
-                                     const ct_max_pool3d_opts *opts, ct_tensor **output,
-                                     ct_tensor **indices)
-{
-    const char *fn = "ct_max_pool3d_with_indices";
-    ct_max_pool3d_opts o = opts ? *opts : ct_max_pool3d_defaults();
-    int64_t gi[CT__PG_N];
-    bool ok = !ct__null(fn, kernel_size);
-    if (ok) {
-        ct__max_geom(kernel_size, NULL, &o, gi);
+#define CT__MAX_POOL_WITH_INDICES(D)                                                           \
+    ct_status ct_max_pool##D##d_with_indices(const ct_tensor *input, const int64_t *kernel_size, \
+                                             const ct_max_pool##D##d_opts *opts,               \
+                                             ct_tensor **output, ct_tensor **indices)          \
+    {                                                                                          \
+        const char *fn = "ct_max_pool" #D "d_with_indices";                                    \
+        int64_t gi[CT__PG_N];                                                                  \
+        ct_max_pool##D##d_opts o = opts ? *opts : ct_max_pool##D##d_defaults();                \
+        bool ok = ct__pool_geom(fn, D, kernel_size, CT__MAX_FIELDS(o), gi);                    \
+        return ct__max_pool_out(fn, input, ok ? gi : NULL, output, indices);                   \
     }
-    return ct__max_pool_out(fn, input, ok ? gi : NULL, output, indices);
-}
-
-ct_tensor *ct_max_pool2d(const ct_tensor *input, const int64_t *kernel_size,
-                         const ct_max_pool2d_opts *opts)
-{
-    if (ct__null("ct_max_pool2d", kernel_size)) {
-        return NULL;
-    }
-    ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
-    int64_t gi[CT__PG_N];
-    ct__max_geom(kernel_size, &o, NULL, gi);
-    return ct__pool_call(CT__POOL_MAX, "ct_max_pool2d", input, gi, NULL);
-}
-
-ct_tensor *ct_max_pool3d(const ct_tensor *input, const int64_t *kernel_size,
-                         const ct_max_pool3d_opts *opts)
-{
-    if (ct__null("ct_max_pool3d", kernel_size)) {
-        return NULL;
-    }
-    ct_max_pool3d_opts o = opts ? *opts : ct_max_pool3d_defaults();
-    int64_t gi[CT__PG_N];
-    ct__max_geom(kernel_size, NULL, &o, gi);
-    return ct__pool_call(CT__POOL_MAX, "ct_max_pool3d", input, gi, NULL);
-}
-
-ct_tensor *ct_avg_pool2d(const ct_tensor *input, const int64_t *kernel_size,
-                         const ct_avg_pool2d_opts *opts)
-{
-    if (ct__null("ct_avg_pool2d", kernel_size)) {
-        return NULL;
-    }
-    ct_avg_pool2d_opts o = opts ? *opts : ct_avg_pool2d_defaults();
-    int64_t gi[CT__PG_N];
-    ct__avg_geom(kernel_size, &o, NULL, gi);
-    return ct__pool_call(CT__POOL_AVG, "ct_avg_pool2d", input, gi, NULL);
-}
-
-ct_tensor *ct_avg_pool3d(const ct_tensor *input, const int64_t *kernel_size,
-                         const ct_avg_pool3d_opts *opts)
-{
-    if (ct__null("ct_avg_pool3d", kernel_size)) {
-        return NULL;
-    }
-    ct_avg_pool3d_opts o = opts ? *opts : ct_avg_pool3d_defaults();
-    int64_t gi[CT__PG_N];
-    ct__avg_geom(kernel_size, NULL, &o, gi);
-    return ct__pool_call(CT__POOL_AVG, "ct_avg_pool3d", input, gi, NULL);
-}
+CT__POOL_PUBLIC(CT__POOL_MAX, max_pool2d, 2, max_pool2d, CT__MAX_FIELDS)
+CT__POOL_PUBLIC(CT__POOL_MAX, max_pool3d, 3, max_pool3d, CT__MAX_FIELDS)
+CT__POOL_PUBLIC(CT__POOL_AVG, avg_pool2d, 2, avg_pool2d, CT__AVG_FIELDS)
+CT__POOL_PUBLIC(CT__POOL_AVG, avg_pool3d, 3, avg_pool3d, CT__AVG_FIELDS)
+CT__MAX_POOL_WITH_INDICES(2)
+CT__MAX_POOL_WITH_INDICES(3)
+#undef CT__POOL_PUBLIC
+#undef CT__MAX_POOL_WITH_INDICES
+#undef CT__MAX_FIELDS
+#undef CT__AVG_FIELDS
 
 ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 {

@@ -1,7 +1,8 @@
-/* tests/test_pool.c - pooling (1-D, 2-D, 3-D), padding, interpolation and pixel shuffle: PyTorch's outputs,
- * indices and gradients (tools/gen_golden_pool.py, tests/golden/pool_golden.h) on contiguous,
- * transposed and step-sliced inputs in every dtype, gradcheck and gradgradcheck, PyTorch's
- * errors, the modules, and results independent of the thread count.
+/* tests/test_pool.c - pooling (1-D, 2-D, 3-D), padding, interpolation and pixel shuffle:
+ * PyTorch's outputs, indices and gradients (tools/gen_golden_pool.py,
+ * tests/golden/pool_golden.h) on contiguous, transposed and step-sliced inputs in every dtype,
+ * gradcheck and gradgradcheck, PyTorch's errors, the modules, and results independent of the
+ * thread count.
  */
 #include "test.h"
 
@@ -41,69 +42,72 @@ static ct_tensor *case_input(const pool_golden *g)
     return b;
 }
 
+/* A case's pooling options (n of each array used). */
+typedef struct pool_opts {
+    int64_t stride[3], padding[3], dilation[3], divisor_override;
+    bool ceil_mode, count_include_pad;
+} pool_opts;
+
+/* max_pool{n}d with o on kernel k (max_pool1d: no indices). */
+static ct_tensor *run_max(const ct_tensor *x, const int64_t *k, int n, const pool_opts *o,
+                          ct_tensor **indices)
+{
+    ct_max_pool2d_opts o2 = ct_max_pool2d_defaults();
+    ct_max_pool3d_opts o3 = ct_max_pool3d_defaults();
+    memcpy(o2.stride, o->stride, sizeof o2.stride);
+    memcpy(o2.padding, o->padding, sizeof o2.padding);
+    memcpy(o2.dilation, o->dilation, sizeof o2.dilation);
+    memcpy(o3.stride, o->stride, sizeof o3.stride);
+    memcpy(o3.padding, o->padding, sizeof o3.padding);
+    memcpy(o3.dilation, o->dilation, sizeof o3.dilation);
+    o2.ceil_mode = o3.ceil_mode = o->ceil_mode;
+    ct_tensor *y = NULL;
+    if (n == 1) {
+        return ct_max_pool1d(x, k[0], &o2);
+    }
+    if (n == 2) {
+        ct_max_pool2d_with_indices(x, k, &o2, &y, indices);
+    } else {
+        ct_max_pool3d_with_indices(x, k, &o3, &y, indices);
+    }
+    return y;
+}
+
+/* avg_pool{n}d with o on kernel k (avg_pool1d: no divisor_override). */
+static ct_tensor *run_avg(const ct_tensor *x, const int64_t *k, int n, const pool_opts *o)
+{
+    ct_avg_pool2d_opts o2 = ct_avg_pool2d_defaults();
+    ct_avg_pool3d_opts o3 = ct_avg_pool3d_defaults();
+    memcpy(o2.stride, o->stride, sizeof o2.stride);
+    memcpy(o2.padding, o->padding, sizeof o2.padding);
+    memcpy(o3.stride, o->stride, sizeof o3.stride);
+    memcpy(o3.padding, o->padding, sizeof o3.padding);
+    o2.ceil_mode = o3.ceil_mode = o->ceil_mode;
+    o2.count_include_pad = o3.count_include_pad = o->count_include_pad;
+    o2.divisor_override = o3.divisor_override = n == 1 ? 0 : o->divisor_override;
+    return n == 1 ? ct_avg_pool1d(x, k[0], &o2)
+                  : n == 2 ? ct_avg_pool2d(x, k, &o2) : ct_avg_pool3d(x, k, &o3);
+}
+
 /* Runs the case's op; *indices receives max's indices where the op has them. */
 static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **indices)
 {
     const int64_t *p = g->p;
     const char *op = g->op;
     *indices = NULL;
-    if (!strcmp(op, "max_pool2d") || !strcmp(op, "max_pool1d")) {
-        ct_max_pool2d_opts o = ct_max_pool2d_defaults();
-        bool two = op[8] == '2';
-        int n = two ? 2 : 1;
-        for (int a = 0; a < n; a++) {
+    if (!strncmp(op, "max_pool", 8) || !strncmp(op, "avg_pool", 8)) {
+        int n = op[8] - '0';
+        pool_opts o;
+        memset(&o, 0, sizeof o);
+        for (int a = 0; a < n; a++) { /* k, s, p, then max: d, ceil; avg: ceil, cip, div */
             o.stride[a] = p[n + a];
             o.padding[a] = p[2 * n + a];
-            o.dilation[a] = p[3 * n + a];
+            o.dilation[a] = op[0] == 'm' ? p[3 * n + a] : 1;
         }
-        o.ceil_mode = p[4 * n] != 0;
-        if (!two) {
-            return ct_max_pool1d(x, p[0], &o);
-        }
-        ct_tensor *y = NULL;
-        ct_max_pool2d_with_indices(x, p, &o, &y, indices);
-        return y;
-    }
-    if (!strcmp(op, "max_pool3d")) {
-        ct_max_pool3d_opts o = ct_max_pool3d_defaults();
-        for (int a = 0; a < 3; a++) {
-            o.stride[a] = p[3 + a];
-            o.padding[a] = p[6 + a];
-            o.dilation[a] = p[9 + a];
-        }
-        o.ceil_mode = p[12] != 0;
-        ct_tensor *y = NULL;
-        ct_max_pool3d_with_indices(x, p, &o, &y, indices);
-        return y;
-    }
-    if (!strcmp(op, "avg_pool3d")) {
-        ct_avg_pool3d_opts o = ct_avg_pool3d_defaults();
-        for (int a = 0; a < 3; a++) {
-            o.stride[a] = p[3 + a];
-            o.padding[a] = p[6 + a];
-        }
-        o.ceil_mode = p[9] != 0;
-        o.count_include_pad = p[10] != 0;
-        o.divisor_override = p[11];
-        return ct_avg_pool3d(x, p, &o);
-    }
-    if (!strcmp(op, "adaptive_avg_pool3d")) {
-        return ct_adaptive_avg_pool3d(x, p);
-    }
-    if (!strcmp(op, "adaptive_max_pool3d")) {
-        return ct_adaptive_max_pool3d(x, p, indices);
-    }
-    if (!strcmp(op, "avg_pool2d") || !strcmp(op, "avg_pool1d")) {
-        ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
-        int n = op[8] == '2' ? 2 : 1;
-        for (int a = 0; a < n; a++) {
-            o.stride[a] = p[n + a];
-            o.padding[a] = p[2 * n + a];
-        }
-        o.ceil_mode = p[3 * n] != 0;
+        o.ceil_mode = p[op[0] == 'm' ? 4 * n : 3 * n] != 0;
         o.count_include_pad = p[3 * n + 1] != 0;
-        o.divisor_override = n == 2 ? p[8] : 0;
-        return n == 2 ? ct_avg_pool2d(x, p, &o) : ct_avg_pool1d(x, p[0], &o);
+        o.divisor_override = p[3 * n + 2];
+        return op[0] == 'm' ? run_max(x, p, n, &o, indices) : run_avg(x, p, n, &o);
     }
     if (!strcmp(op, "adaptive_avg_pool2d")) {
         return ct_adaptive_avg_pool2d(x, p);
@@ -389,7 +393,8 @@ static const gc_case gc_cases[] = {
     {"max_pool2d", gc_max_pool2d}, {"max_pool2d dilated", gc_max_pool2d_dilated},
     {"max_pool1d", gc_max_pool1d}, {"avg_pool2d", gc_avg_pool2d},
     {"avg_pool2d divisor", gc_avg_pool2d_divisor}, {"avg_pool1d", gc_avg_pool1d},
-    {"adaptive_avg_pool2d", gc_adaptive_avg}, {"adaptive_avg_pool2d (1, 1)", gc_adaptive_avg_global},
+    {"adaptive_avg_pool2d", gc_adaptive_avg},
+    {"adaptive_avg_pool2d (1, 1)", gc_adaptive_avg_global},
     {"adaptive_avg_pool1d", gc_adaptive_avg1d}, {"adaptive_max_pool2d", gc_adaptive_max},
     {"pad constant", gc_pad_constant}, {"pad reflect", gc_pad_reflect},
     {"pad replicate", gc_pad_replicate}, {"pad circular", gc_pad_circular},

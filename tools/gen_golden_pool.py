@@ -53,30 +53,19 @@ def layout(b, how):
 
 def run(op, x, p, f):
     """The op with parameter ints p and floats f; returns (out, indices or None)."""
-    if op == "max_pool2d":
-        return F.max_pool2d(x, p[0:2], p[2:4], p[4:6], p[6:8], bool(p[8]), return_indices=True)
-    if op == "avg_pool2d":
-        return F.avg_pool2d(x, p[0:2], p[2:4], p[4:6], bool(p[6]), bool(p[7]),
-                            p[8] if p[8] else None), None
-    if op == "adaptive_avg_pool2d":
-        return F.adaptive_avg_pool2d(x, p[0:2]), None
-    if op == "adaptive_max_pool2d":
-        return F.adaptive_max_pool2d(x, p[0:2], return_indices=True)
-    if op == "max_pool3d":
-        return F.max_pool3d(x, p[0:3], p[3:6], p[6:9], p[9:12], bool(p[12]), return_indices=True)
-    if op == "avg_pool3d":
-        return F.avg_pool3d(x, p[0:3], p[3:6], p[6:9], bool(p[9]), bool(p[10]),
-                            p[11] if p[11] else None), None
-    if op == "adaptive_avg_pool3d":
-        return F.adaptive_avg_pool3d(x, p[0:3]), None
-    if op == "adaptive_max_pool3d":
-        return F.adaptive_max_pool3d(x, p[0:3], return_indices=True)
-    if op == "max_pool1d":
-        return F.max_pool1d(x, p[0], p[1], p[2], p[3], bool(p[4])), None
-    if op == "avg_pool1d":
-        return F.avg_pool1d(x, p[0], p[1], p[2], bool(p[3]), bool(p[4])), None
-    if op == "adaptive_avg_pool1d":
-        return F.adaptive_avg_pool1d(x, p[0]), None
+    if op[:8] in ("max_pool", "avg_pool"):  # k, s, p (n each), then max: d, ceil; avg: ceil,
+        n = int(op[8])                       # count_include_pad, divisor_override (not 1-D)
+        k, s, pd = p[0:n], p[n:2 * n], p[2 * n:3 * n]
+        if op[0] == "m":
+            y = getattr(F, op)(x, k, s, pd, p[3 * n:4 * n], bool(p[4 * n]), return_indices=n > 1)
+            return y if n > 1 else (y, None)
+        div = {"divisor_override": p[3 * n + 2] or None} if n > 1 else {}
+        return getattr(F, op)(x, k, s, pd, bool(p[3 * n]), bool(p[3 * n + 1]), **div), None
+    if op.startswith("adaptive_"):
+        n = int(op[-2])
+        if "max" in op:
+            return getattr(F, op)(x, p[0:n], return_indices=True)
+        return getattr(F, op)(x, p[0] if n == 1 else p[0:n]), None
     if op == "pad":
         mode = [k for k, v in PAD_MODES.items() if v == p[0]][0]
         return F.pad(x, p[2:2 + p[1]], mode=mode, value=f[0] if mode == "constant" else None), None
