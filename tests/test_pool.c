@@ -115,6 +115,12 @@ static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **i
     if (!strcmp(op, "adaptive_max_pool2d")) {
         return ct_adaptive_max_pool2d(x, p, indices);
     }
+    if (!strcmp(op, "adaptive_avg_pool3d")) {
+        return ct_adaptive_avg_pool3d(x, p);
+    }
+    if (!strcmp(op, "adaptive_max_pool3d")) {
+        return ct_adaptive_max_pool3d(x, p, indices);
+    }
     if (!strcmp(op, "adaptive_avg_pool1d")) {
         return ct_adaptive_avg_pool1d(x, p[0]);
     }
