@@ -44,13 +44,17 @@ typedef struct ct__pool_job {
     int walk;
     int64_t in[3], out[3], step[3], divisor; /* step: the dilation of each axis */
     const int64_t *st[3], *en[3], *cnt[3];  /* the windows of each axis (ct__pool_axis) */
+    const void *cf[3]; /* cnt in the kernel's float type (no int conversion in the loop) */
+    const int64_t *rows, *rs; /* output row (a, b)'s window rows: rows[rs[ab] .. rs[ab + 1]) */
+    int64_t *own[2];          /* the tables' memory */
     int seq_div;  /* adaptive average: sum / kt / kh / kw (3-D: 3), sum / kh / kw (2-D: 2) */
     bool fast2x2; /* max, 1x2x2 windows at stride 1x2x2, no padding or dilation, all inside */
 } ct__pool_job;
 
 /* ---- kernels ------------------------------------------------------------------------- */
-/* The 2x2 maxima vectorized (blends, no branches); the window walks not (their rows are short:
-   the vectorizer's versions of them cost more than they save). */
+/* The 2x2 maxima and average's backward vectorized (blends, independent adds); the forward
+   window walks not (their rows are short and carry a dependence: the vectorizer's versions of
+   them cost more than they save). */
 CT__VECTORIZE_BEGIN
 #define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
@@ -86,14 +90,14 @@ CT__VECTORIZE_END
 
 #define CT__POOL_KERNELS(T, S)                                                                  \
     /* v over the divisor of output (a, b, c) */                                              \
-    CT__BITS_INLINE T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t a, int64_t b,         \
-                                     int64_t c)                                                \
+    CT__BITS_INLINE T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t a, int64_t b,       \
+                                       int64_t c)                                              \
     {                                                                                          \
-        int64_t kb = j->cnt[1][b], kc = j->cnt[2][c];                                          \
         if (j->seq_div) { /* a 2-D op's unit axis would divide by 1: skipped */               \
-            return (j->seq_div == 3 ? v / (T)j->cnt[0][a] : v) / (T)kb / (T)kc;                \
+            const T *ka = (const T *)j->cf[0], *kb = (const T *)j->cf[1];                      \
+            return (j->seq_div == 3 ? v / ka[a] : v) / kb[b] / ((const T *)j->cf[2])[c];       \
         }                                                                                      \
-        return v / (T)(j->divisor ? j->divisor : j->cnt[0][a] * kb * kc);                      \
+        return v / (T)(j->divisor ? j->divisor : j->cnt[0][a] * j->cnt[1][b] * j->cnt[2][c]);  \
     }                                                                                          \
     /* window row r (columns of output column c): its maximum (NaN wins) into *m and *mi, its \
        sum into *m, or *m added to gx */                                                       \
@@ -121,29 +125,25 @@ CT__VECTORIZE_END
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
-    /* the window of output o = (a, b, c) over the plane x (or gx), in (T, H, W) order; lo / \
-       hi: its first and last-but-one (d, h) */                                                \
+    /* the window of output o = (a, b, c) over the plane x (or gx): its rows r0 .. r1 (their  \
+       offsets, in (T, H) order), then its columns */                                          \
     CT__BITS_INLINE void ct__pool_window_##S(const ct__pool_job *j, int walk, const T *x,      \
                                              T *gx, T *y, int64_t *ix, const T *g,             \
-                                             const int64_t *lo, const int64_t *hi, int64_t c,  \
-                                             int64_t o)                                        \
+                                             const int64_t *r0, const int64_t *r1, int64_t a,  \
+                                             int64_t b, int64_t c, int64_t o)                  \
     {                                                                                          \
-        int64_t W = j->in[2], H = j->in[1];                                                    \
         T m = walk == CT__WALK_MAX ? -(T)INFINITY                                              \
-              : walk == CT__WALK_SPREAD ? ct__pool_div_##S(j, g[o], lo[2], lo[3], c) : (T)0;   \
-        int64_t mi = (lo[0] * H + lo[1]) * W + j->st[2][c];                                    \
-        bool max = walk == CT__WALK_MAX; /* averages step by 1 */                              \
-        for (int64_t d = lo[0]; d < hi[0]; d += max ? j->step[0] : 1) {                        \
-            for (int64_t h = lo[1]; h < hi[1]; h += max ? j->step[1] : 1) {                    \
-                ct__pool_row_##S(j, walk, x, gx, (d * H + h) * W, c, &m, &mi);                 \
-            }                                                                                  \
+              : walk == CT__WALK_SPREAD ? ct__pool_div_##S(j, g[o], a, b, c) : (T)0;           \
+        int64_t mi = r1 > r0 ? r0[0] + j->st[2][c] : 0;                                        \
+        for (const int64_t *r = r0; r < r1; r++) {                                             \
+            ct__pool_row_##S(j, walk, x, gx, *r, c, &m, &mi);                                  \
         }                                                                                      \
         if (walk == CT__WALK_MAX) {                                                            \
             y[o] = m;                                                                          \
             ix[o] = mi;                                                                        \
         } else if (walk == CT__WALK_AVG) {                                                     \
-            bool empty = hi[0] <= lo[0] || hi[1] <= lo[1] || j->en[2][c] <= j->st[2][c];       \
-            y[o] = empty ? (T)0 : ct__pool_div_##S(j, m, lo[2], lo[3], c);                     \
+            bool empty = r1 == r0 || j->en[2][c] <= j->st[2][c];                               \
+            y[o] = empty ? (T)0 : ct__pool_div_##S(j, m, a, b, c);                             \
         }                                                                                      \
     }                                                                                          \
     /* plane p: every output's window (2x2 maxima row by row on the fast path), or max's      \
@@ -174,10 +174,10 @@ CT__VECTORIZE_END
                     o += j->out[2];                                                            \
                     continue;                                                                  \
                 }                                                                              \
-                const int64_t lo[4] = {j->st[0][a], j->st[1][b], a, b};                        \
-                const int64_t hi[2] = {j->en[0][a], j->en[1][b]};                              \
+                const int64_t *r0 = j->rows + j->rs[a * j->out[1] + b];                        \
+                const int64_t *r1 = j->rows + j->rs[a * j->out[1] + b + 1];                    \
                 for (int64_t c = 0; c < j->out[2]; c++, o++) {                                 \
-                    ct__pool_window_##S(j, walk, x, gx, y, ix, g, lo, hi, c, o);               \
+                    ct__pool_window_##S(j, walk, x, gx, y, ix, g, r0, r1, a, b, c, o);         \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
@@ -193,14 +193,20 @@ CT__VECTORIZE_END
             case CT__WALK_AVG:                                                                 \
                 ct__pool_plane_##S(j, CT__WALK_AVG, p);                                        \
                 break;                                                                         \
-            case CT__WALK_SPREAD:                                                              \
-                ct__pool_plane_##S(j, CT__WALK_SPREAD, p);                                     \
-                break;                                                                         \
             default:                                                                           \
                 ct__pool_plane_##S(j, CT__WALK_SCATTER, p);                                    \
             }                                                                                  \
         }                                                                                      \
-    }
+    }                                                                                          \
+    /* average's backward vectorized: its rows' adds are independent */                       \
+    CT__VECTORIZE_BEGIN                                                                        \
+    static void ct__pool_spread_##S(int64_t b, int64_t e, void *ctx)                           \
+    {                                                                                          \
+        for (int64_t p = b; p < e; p++) {                                                      \
+            ct__pool_plane_##S((const ct__pool_job *)ctx, CT__WALK_SPREAD, p);                 \
+        }                                                                                      \
+    }                                                                                          \
+    CT__VECTORIZE_END
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
 #undef CT__POOL_KERNELS
@@ -233,9 +239,48 @@ static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t
     }
 }
 
-/* The job over self's planes for the geometry gi (c->state); *tables must be freed. */
+/* The number of positions from s below e in steps of d. */
+static int64_t ct__pool_span(int64_t s, int64_t e, int64_t d)
+{
+    return e > s ? (e - s + d - 1) / d : 0;
+}
+
+/* The window rows of each output row (a, b): their offsets (d * H + h) * W into j->rows,
+   output row ab's from j->rs[ab] below j->rs[ab + 1]. */
+static bool ct__pool_rows(const char *fn, ct__pool_job *j)
+{
+    int64_t nab = j->out[0] * j->out[1], n = nab + 1;
+    for (int64_t a = 0; a < j->out[0]; a++) {
+        for (int64_t b = 0; b < j->out[1]; b++) {
+            n += ct__pool_span(j->st[0][a], j->en[0][a], j->step[0]) *
+                 ct__pool_span(j->st[1][b], j->en[1][b], j->step[1]);
+        }
+    }
+    int64_t *rs = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n), *r = rs + nab + 1;
+    if (!rs) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return false;
+    }
+    j->own[1] = rs;
+    j->rs = rs;
+    j->rows = r;
+    for (int64_t ab = 0; ab < nab; ab++) {
+        int64_t a = ab / j->out[1], b = ab % j->out[1];
+        rs[ab] = r - j->rows;
+        for (int64_t d = j->st[0][a]; d < j->en[0][a]; d += j->step[0]) {
+            for (int64_t h = j->st[1][b]; h < j->en[1][b]; h += j->step[1]) {
+                *r++ = (d * j->in[1] + h) * j->in[2];
+            }
+        }
+    }
+    rs[nab] = r - j->rows;
+    return true;
+}
+
+/* The job over self's planes for the geometry gi (c->state), with the window rows when
+   windows; free its tables with ct__pool_job_free (also after a failure). */
 static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job *j,
-                              int64_t **tables)
+                              bool windows)
 {
     const int64_t *gi = (const int64_t *)c->state;
     int kind = c->op->variant & 3, nd = self->ndim, dims = (int)gi[CT__PG_ND];
@@ -244,14 +289,14 @@ static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job
     for (int a = 0; a < 3; a++) {
         j->in[a] = a < 3 - dims ? 1 : self->sizes[nd - 3 + a];
         j->out[a] = gi[CT__PG_OUT + a];
-        n += 3 * j->out[a];
+        n += 4 * j->out[a];
     }
     int64_t *t = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
     if (!t) {
         ct__fail(CT_ERR_OOM, c->fn, "out of memory");
         return false;
     }
-    *tables = t;
+    j->own[0] = t;
     bool max = kind == CT__POOL_MAX;
     for (int a = 0; a < 3; a++) {
         ct__pool_axis(kind, gi, a, j->in[a], t, t + j->out[a], t + 2 * j->out[a]);
@@ -260,6 +305,15 @@ static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job
         j->cnt[a] = t + 2 * j->out[a];
         j->step[a] = max ? gi[CT__PG_D + a] : 1;
         t += 3 * j->out[a];
+        for (int64_t o = 0; o < j->out[a]; o++) { /* 8 bytes a count: room for either type */
+            if (c->dtype == CT_FLOAT32) {
+                ((float *)(void *)t)[o] = (float)j->cnt[a][o];
+            } else {
+                ((double *)(void *)t)[o] = (double)j->cnt[a][o];
+            }
+        }
+        j->cf[a] = t;
+        t += j->out[a];
     }
     j->divisor = kind == CT__POOL_AVG ? gi[CT__PG_DIV] : 0;
     j->seq_div = kind == CT__POOL_ADAPTIVE_AVG ? dims : 0;
@@ -268,7 +322,13 @@ static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job
         j->fast2x2 = j->fast2x2 && gi[CT__PG_K + a] == 2 && gi[CT__PG_S + a] == 2 &&
                      !gi[CT__PG_P + a] && j->step[a] == 1 && 2 * j->out[a] <= j->in[a];
     }
-    return true;
+    return j->fast2x2 || !windows || ct__pool_rows(c->fn, j);
+}
+
+static void ct__pool_job_free(ct__pool_job *j)
+{
+    ct__free(j->own[0]);
+    ct__free(j->own[1]);
 }
 
 /* t itself when contiguous, else a contiguous copy (a reference either way). */
@@ -289,8 +349,10 @@ static void ct__pool_run(const ct_tensor *self, ct__pool_job *j, bool f32)
 {
     int64_t in = j->in[0] * j->in[1] * j->in[2], out = j->out[0] * j->out[1] * j->out[2];
     int64_t planes = in > 0 ? ct_numel(self) / in : 0;
+    bool spread = j->walk == CT__WALK_SPREAD;
     ct__parallel_for(planes, CT__GRAIN / (in + out + 1) + 1,
-                     f32 ? ct__pool_planes_f32 : ct__pool_planes_f64, j);
+                     spread ? (f32 ? ct__pool_spread_f32 : ct__pool_spread_f64)
+                            : (f32 ? ct__pool_planes_f32 : ct__pool_planes_f64), j);
 }
 
 /* Forward: input self -> outputs (values, and indices for max). */
@@ -298,24 +360,18 @@ static ct_status ct__pool_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[0];
     ct__pool_job j;
-    int64_t *tables;
-    if (!ct__pool_job_init(c, self, &j, &tables)) {
-        return ct_error_code();
+    ct_tensor *x = ct__pool_job_init(c, self, &j, true) ? ct__pool_contig(c->fn, self) : NULL;
+    if (x) {
+        bool max = c->n_outputs > 1;
+        j.walk = max ? CT__WALK_MAX : CT__WALK_AVG;
+        j.x = ct__data(x);
+        j.y = ct__data(c->outputs[0]);
+        j.idx = max ? (int64_t *)(void *)ct__data(c->outputs[1]) : NULL;
+        ct__pool_run(self, &j, c->dtype == CT_FLOAT32);
     }
-    ct_tensor *x = ct__pool_contig(c->fn, self);
-    if (!x) {
-        ct__free(tables);
-        return ct_error_code();
-    }
-    bool max = c->n_outputs > 1;
-    j.walk = max ? CT__WALK_MAX : CT__WALK_AVG;
-    j.x = ct__data(x);
-    j.y = ct__data(c->outputs[0]);
-    j.idx = max ? (int64_t *)(void *)ct__data(c->outputs[1]) : NULL;
-    ct__pool_run(self, &j, c->dtype == CT_FLOAT32);
     ct__release(x);
-    ct__free(tables);
-    return CT_OK;
+    ct__pool_job_free(&j);
+    return x ? CT_OK : ct_error_code();
 }
 
 /* Backward: inputs grad_output, self (and indices for max) -> the gradient of self. */
@@ -323,14 +379,12 @@ static ct_status ct__pool_bw_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[1];
     ct__pool_job j;
-    int64_t *tables;
-    if (!ct__pool_job_init(c, self, &j, &tables)) {
-        return ct_error_code();
-    }
     bool max = c->n_inputs > 2;
-    ct_tensor *g = ct__pool_contig(c->fn, c->inputs[0]);
+    ct_tensor *g = ct__pool_job_init(c, self, &j, !max) ? ct__pool_contig(c->fn, c->inputs[0])
+                                                          : NULL;
     ct_tensor *ix = max && g ? ct__pool_contig(c->fn, c->inputs[2]) : NULL;
-    if (g && (ix || !max)) {
+    bool ok = g && (ix || !max);
+    if (ok) {
         j.walk = max ? CT__WALK_SCATTER : CT__WALK_SPREAD;
         j.g = ct__data(g);
         j.gx = ct__data(c->outputs[0]);
@@ -339,8 +393,8 @@ static ct_status ct__pool_bw_kernel(ct_op_call *c)
     }
     ct__release(g);
     ct__release(ix);
-    ct__free(tables);
-    return g && (ix || !max) ? CT_OK : ct_error_code();
+    ct__pool_job_free(&j);
+    return ok ? CT_OK : ct_error_code();
 }
 
 /* ---- meta ------------------------------------------------------------------------------ */
