@@ -9342,6 +9342,69 @@ static void test_null_ct_adaptive_max_pool3d(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_lp_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool1d(NULL, 1.0, 0, 0, false)";
+        ct_tensor *r = ct_lp_pool1d(NULL, 1.0, 0, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lp_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool2d(NULL, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool2d(NULL, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool2d(fx.t, 1.0, NULL, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool2d(fx.t, 1.0, NULL, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false)";
+        ct_tensor *r = ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lp_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool3d(NULL, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool3d(NULL, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool3d(fx.t, 1.0, NULL, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool3d(fx.t, 1.0, NULL, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false)";
+        ct_tensor *r = ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_max_pool2d_new(void)
 {
     null_fixture fx;
@@ -21699,6 +21762,60 @@ static void test_freed_ct_adaptive_max_pool3d(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_lp_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool1d(fx.freed, 1.0, 0, 0, false)";
+        ct_tensor *r = ct_lp_pool1d(fx.freed, 1.0, 0, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lp_pool1d(fx.foreign, 1.0, 0, 0, false)";
+        (void)ct_lp_pool1d(fx.foreign, 1.0, 0, 0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lp_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool2d(fx.freed, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool2d(fx.freed, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lp_pool2d(fx.foreign, 1.0, fx.sizes, fx.sizes, false)";
+        (void)ct_lp_pool2d(fx.foreign, 1.0, fx.sizes, fx.sizes, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lp_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool3d(fx.freed, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool3d(fx.freed, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lp_pool3d(fx.foreign, 1.0, fx.sizes, fx.sizes, false)";
+        (void)ct_lp_pool3d(fx.foreign, 1.0, fx.sizes, fx.sizes, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_pad(void)
 {
     null_fixture fx;
@@ -23946,6 +24063,9 @@ void test_null(void)
     RUN(test_null_ct_avg_pool3d);
     RUN(test_null_ct_adaptive_avg_pool3d);
     RUN(test_null_ct_adaptive_max_pool3d);
+    RUN(test_null_ct_lp_pool1d);
+    RUN(test_null_ct_lp_pool2d);
+    RUN(test_null_ct_lp_pool3d);
     RUN(test_null_ct_max_pool2d_new);
     RUN(test_null_ct_avg_pool2d_new);
     RUN(test_null_ct_adaptive_avg_pool2d_new);
@@ -24569,6 +24689,9 @@ void test_null(void)
     RUN(test_freed_ct_avg_pool3d);
     RUN(test_freed_ct_adaptive_avg_pool3d);
     RUN(test_freed_ct_adaptive_max_pool3d);
+    RUN(test_freed_ct_lp_pool1d);
+    RUN(test_freed_ct_lp_pool2d);
+    RUN(test_freed_ct_lp_pool3d);
     RUN(test_freed_ct_pad);
     RUN(test_freed_ct_interpolate);
     RUN(test_freed_ct_pixel_shuffle);

@@ -115,6 +115,13 @@ static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **i
     if (!strcmp(op, "adaptive_max_pool2d")) {
         return ct_adaptive_max_pool2d(x, p, indices);
     }
+    if (!strncmp(op, "lp_pool", 7)) { /* k, s (0: the kernel), ceil; f[0] the norm */
+        int n = op[7] - '0';
+        bool ceil = p[2 * n] != 0;
+        return n == 1   ? ct_lp_pool1d(x, g->f[0], p[0], p[1], ceil)
+               : n == 2 ? ct_lp_pool2d(x, g->f[0], p, p + 2, ceil)
+                        : ct_lp_pool3d(x, g->f[0], p, p + 3, ceil);
+    }
     if (!strcmp(op, "adaptive_avg_pool3d")) {
         return ct_adaptive_avg_pool3d(x, p);
     }
@@ -186,7 +193,7 @@ static void test_pool_golden(void)
         half += ct_dtype_size(pool_golden_cases[k].dtype) == 2;
         ct_scope_end();
     }
-    CHECK(N_CASES >= 57 && half >= 6);
+    CHECK(N_CASES >= 64 && half >= 6);
 }
 
 /* The 2x2 fast path keeps PyTorch's rules: the last NaN wins, ties and all -inf keep the
@@ -390,6 +397,21 @@ static ct_tensor *gc_adaptive_max3d(const ct_tensor *x)
     return ct_adaptive_max_pool3d(x, o, NULL);
 }
 
+static ct_tensor *gc_lp_pool2d(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 3}, s[2] = {1, 2};
+    return ct_lp_pool2d(x, 2, k, s, true);
+}
+static ct_tensor *gc_lp_pool1d(const ct_tensor *x)
+{
+    return ct_lp_pool1d(ct_flatten(x, -2, -1), 3, 3, 2, false);
+}
+static ct_tensor *gc_lp_pool3d(const ct_tensor *x)
+{
+    const int64_t k[3] = {2, 2, 2};
+    return ct_lp_pool3d(ct_add_scalar(x, 1), 1.5, k, NULL, false); /* x^1.5 away from 0 */
+}
+
 typedef struct gc_case {
     const char *name;
     pool_fn f;
@@ -410,7 +432,8 @@ static const gc_case gc_cases[] = {
     {"max_pool3d", gc_max_pool3d}, {"avg_pool3d", gc_avg_pool3d},
     {"avg_pool3d divisor", gc_avg_pool3d_divisor}, {"adaptive_avg_pool3d", gc_adaptive_avg3d},
     {"adaptive_avg_pool3d (1, 1, 1)", gc_adaptive_avg3d_global},
-    {"adaptive_max_pool3d", gc_adaptive_max3d},
+    {"adaptive_max_pool3d", gc_adaptive_max3d}, {"lp_pool2d", gc_lp_pool2d},
+    {"lp_pool1d", gc_lp_pool1d}, {"lp_pool3d", gc_lp_pool3d},
 };
 #define N_GC ((int)(sizeof gc_cases / sizeof gc_cases[0]))
 
@@ -700,6 +723,11 @@ static void test_pool3d_errors(void)
     CHECK(ct_adaptive_max_pool3d(x, neg, NULL) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "Trying to create tensor with negative dimension -1: "
                               "[1, 2, 2, -1, 2]");
+    CHECK(ct_lp_pool2d(ct_select(x, 0, 0), 0, k2, NULL, false) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_lp_pool2d: norm_type must be a non-zero value, but got 0");
+    CHECK(ct_lp_pool1d(x3, 2, 9, 0, false) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "ct_lp_pool1d: Given input size: (4x1x5). Calculated output size: "
+                              "(4x1x0). Output size is too small");
     /* an empty batch passes, as PyTorch: (0, 2, 3, 4) unbatched pools to (0, 2, 2, 2) */
     const int64_t want[4] = {0, 2, 2, 2};
     CHECK(ct_test_has_shape(ct_adaptive_avg_pool3d(ct_zeros(s0b, 4, CT_FLOAT32), k2), want, 4));

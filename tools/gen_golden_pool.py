@@ -61,6 +61,11 @@ def run(op, x, p, f):
             return y if n > 1 else (y, None)
         div = {"divisor_override": p[3 * n + 2] or None} if n > 1 else {}
         return getattr(F, op)(x, k, s, pd, bool(p[3 * n]), bool(p[3 * n + 1]), **div), None
+    if op.startswith("lp_pool"):  # k, s (n each; 0: None), ceil; f[0] the norm
+        n = int(op[7])
+        k, s = p[0:n], p[n:2 * n] if p[n] else None
+        return getattr(F, op)(x, f[0], k if n > 1 else k[0], s if n > 1 or s is None else s[0],
+                              bool(p[2 * n])), None
     if op.startswith("adaptive_"):
         n = int(op[-2])
         if "max" in op:
@@ -160,6 +165,15 @@ CASES = [
     ("adaptive_max_pool3d", F32, [1, 2, 3, 5, 4], CONTIG, [2, 3, 3], dict(ties=True)),
     ("adaptive_max_pool3d", F64, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2], {}),
     ("adaptive_max_pool3d", F64, [1, 1, 4, 3, 4], STEP, [2, 2, 3], dict(nan=True)),
+    # lp_pool: k, s, ceil (n each; stride 0: the kernel); f[0] the norm (positive inputs where
+    # the norm is fractional)
+    ("lp_pool2d", F32, [1, 2, 5, 6], CONTIG, [2, 3, 1, 2, 1], dict(f=(2.0, 0.0))),
+    ("lp_pool2d", F64, [2, 6, 5], TRANSPOSED, [3, 2, 0, 0, 0], dict(f=(3.0, 0.0))),
+    ("lp_pool2d", F64, [1, 2, 4, 4], STEP, [2, 2, 1, 1, 0], dict(f=(math.inf, 0.0))),
+    ("lp_pool1d", F64, [2, 2, 7], CONTIG, [3, 2, 1], dict(f=(2.0, 0.0))),
+    ("lp_pool1d", F32, [3, 8], STEP, [2, 0, 0], dict(f=(-math.inf, 0.0))),
+    ("lp_pool3d", F64, [1, 2, 3, 4, 4], CONTIG, [2, 2, 2, 1, 2, 2, 1], dict(f=(2.0, 0.0))),
+    ("lp_pool3d", F32, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2, 0, 0, 0, 0], dict(f=(1.0, 0.0))),
     # pad: mode, n, pads...; f[0] the constant
     ("pad", F32, [2, 3, 4], CONTIG, [0, 4, 1, 2, -1, 1], dict(f=(1.5, 0.0))),
     ("pad", F64, [2, 4, 3], TRANSPOSED, [0, 6, -1, -1, 2, 0, 1, 1], dict(f=(-2.0, 0.0))),

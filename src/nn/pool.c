@@ -15,6 +15,7 @@
 #include "../ops/index.h"
 #include "../ops/reduce.h"
 #include "../ops/view.h"
+#include "../ops/pointwise.h"
 #include "../autograd/autograd.h"
 
 #include <math.h>
@@ -211,6 +212,8 @@ CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
 #undef CT__POOL_KERNELS
 
+/* ---- glue: once per call (tables, checks, descriptors, wrappers, modules) ---------------- */
+CT__GLUE_BEGIN
 /* The windows of axis a (input size n) into st, en, cnt for each output position. */
 static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t *st,
                           int64_t *en, int64_t *cnt)
@@ -1068,7 +1071,6 @@ CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d",
                    ct__pool1d_meta, ct__pool1d_composite)
 #undef CT__POOL_COMPOSITE
 
-CT__GLUE_BEGIN
 /* ---- public functions --------------------------------------------------------------------- */
 ct_max_pool2d_opts ct_max_pool2d_defaults(void)
 {
@@ -1260,6 +1262,72 @@ ct_tensor *ct_adaptive_avg_pool1d(const ct_tensor *input, int64_t output_size)
 {
     return ct__pool1d_call(&ct__op_adaptive_avg_pool1d, "ct_adaptive_avg_pool1d", input,
                            &output_size, 1, NULL, 0);
+}
+
+/* Average (max: max) pooling of x without padding for the power-average pooling: kernel k,
+   stride s (NULL or all 0: the kernel), ceil_mode; the 1-D ops' checks for dims 1. */
+static ct_tensor *ct__lp_window(const char *fn, int dims, const ct_tensor *x, const int64_t *k,
+                                const int64_t *s, bool ceil, bool max)
+{
+    const int64_t zero[3] = {0, 0, 0}, *st = s ? s : zero;
+    if (dims == 1) {
+        int64_t v[4] = {k[0], st[0] ? st[0] : k[0], 0, 1}, flags[2] = {ceil, 1};
+        return ct__pool1d_call(max ? &ct__op_max_pool1d : &ct__op_avg_pool1d, fn, x, v,
+                               max ? 4 : 3, flags, max ? 1 : 2);
+    }
+    int64_t gi[CT__PG_N];
+    ct__pool_geom(fn, dims, k, st, zero, NULL, ceil, true, 0, gi);
+    return ct__pool_call(max ? CT__POOL_MAX : CT__POOL_AVG, fn, x, gi, NULL);
+}
+
+/* F.lp_pool{1,2,3}d's composite: (sign(a) * relu(|a|) * kernel elements)^(1/p) for a the
+   average of x^p; p = +-inf: the (negated) max pooling of (-)|x|. */
+static ct_tensor *ct__lp_pool(const char *fn, int dims, const ct_tensor *x, double p,
+                              const int64_t *k, const int64_t *s, bool ceil)
+{
+    if (ct__null(fn, k)) {
+        return NULL;
+    }
+    if (p == 0) {
+        ct__fail(CT_ERR_VALUE, fn, "norm_type must be a non-zero value, but got %g", p);
+        return NULL;
+    }
+    int64_t n = 1;
+    for (int a = 0; a < dims; a++) {
+        n *= k[a];
+    }
+    ct_scope_begin();
+    ct_tensor *r;
+    if (isinf(p)) {
+        ct_tensor *a = p > 0 ? ct_abs(x) : ct_neg(ct_abs(x));
+        r = ct__lp_window(fn, dims, a, k, s, ceil, true);
+        r = p > 0 ? r : ct_neg(r);
+    } else {
+        ct_tensor *a = ct__lp_window(fn, dims, ct_pow_scalar(x, p), k, s, ceil, false);
+        r = ct_pow_scalar(ct_mul_scalar(ct_mul(ct_sign(a), ct_relu(ct_abs(a))), (double)n),
+                          1.0 / p);
+    }
+    ct_keep(r);
+    ct_scope_end();
+    return r;
+}
+
+ct_tensor *ct_lp_pool1d(const ct_tensor *input, double norm_type, int64_t kernel_size,
+                        int64_t stride, bool ceil_mode)
+{
+    return ct__lp_pool("ct_lp_pool1d", 1, input, norm_type, &kernel_size, &stride, ceil_mode);
+}
+
+ct_tensor *ct_lp_pool2d(const ct_tensor *input, double norm_type, const int64_t *kernel_size,
+                        const int64_t *stride, bool ceil_mode)
+{
+    return ct__lp_pool("ct_lp_pool2d", 2, input, norm_type, kernel_size, stride, ceil_mode);
+}
+
+ct_tensor *ct_lp_pool3d(const ct_tensor *input, double norm_type, const int64_t *kernel_size,
+                        const int64_t *stride, bool ceil_mode)
+{
+    return ct__lp_pool("ct_lp_pool3d", 3, input, norm_type, kernel_size, stride, ceil_mode);
 }
 
 /* ---- modules ------------------------------------------------------------------------------ */

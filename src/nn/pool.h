@@ -165,6 +165,22 @@ CTORCH_API ct_tensor *ct_adaptive_avg_pool3d(const ct_tensor *input, const int64
 CTORCH_API ct_tensor *ct_adaptive_max_pool3d(const ct_tensor *input, const int64_t *output_size,
                                              ct_tensor **indices);
 
+/* Power-average pooling: (sum of x^p over each window)^(1/p), computed as PyTorch does:
+   a = avg_pool(x^p) without padding, then (sign(a) * relu(|a|) * kernel elements)^(1/p)
+   (negative x with a fractional p give NaN, as there). p = +inf: max pooling of |x|; -inf:
+   -max pooling of -|x|. kernel_size / stride: 1, 2 or 3 ints; stride NULL or all 0 (1-D: 0):
+   the kernel. Shapes as the average pooling of the same dims. Gradient: through those ops.
+   Errors: CT_ERR_VALUE "norm_type must be a non-zero value, but got 0"; then the pooling's.
+   Mirrors: torch.nn.functional.lp_pool1d / lp_pool2d / lp_pool3d. */
+CTORCH_API ct_tensor *ct_lp_pool1d(const ct_tensor *input, double norm_type, int64_t kernel_size,
+                                   int64_t stride, bool ceil_mode);
+CTORCH_API ct_tensor *ct_lp_pool2d(const ct_tensor *input, double norm_type,
+                                   const int64_t *kernel_size, const int64_t *stride,
+                                   bool ceil_mode);
+CTORCH_API ct_tensor *ct_lp_pool3d(const ct_tensor *input, double norm_type,
+                                   const int64_t *kernel_size, const int64_t *stride,
+                                   bool ceil_mode);
+
 /* ---- modules (forward: the functions above; no parameters) ---------------------------- */
 /* Mirrors: torch.nn.MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode). */
 CTORCH_API ct_module *ct_max_pool2d_new(const int64_t *kernel_size, const ct_max_pool2d_opts *opts);
