@@ -9373,9 +9373,8 @@ static void test_null_ct_lp_pool2d(void)
     }
     {
         const char *call = "ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false)";
-        ct_tensor *r = ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        (void)ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -9398,9 +9397,8 @@ static void test_null_ct_lp_pool3d(void)
     }
     {
         const char *call = "ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false)";
-        ct_tensor *r = ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        (void)ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }

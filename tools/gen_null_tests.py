@@ -271,6 +271,8 @@ OUTCOME = {
     ("ct_max_pool3d_with_indices", "output"): "accepted",
     ("ct_max_pool3d_with_indices", "indices"): "accepted",
     ("ct_adaptive_max_pool3d", "indices"): "accepted",
+    ("ct_lp_pool2d", "stride"): "accepted",
+    ("ct_lp_pool3d", "stride"): "accepted",
     ("ct_binary_cross_entropy", "weight"): "accepted",  # NULL: PyTorch's None
     ("ct_binary_cross_entropy_with_logits", "weight"): "accepted",
     ("ct_binary_cross_entropy_with_logits", "pos_weight"): "accepted",
