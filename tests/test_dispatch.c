@@ -1438,6 +1438,18 @@ static void row_adaptive_max_pool3d(void) { ct_adaptive_max_pool3d(wp3(), w112, 
 static void row_lp_pool1d(void) { ct_lp_pool1d(wp(), 2, 2, 0, false); }
 static void row_lp_pool2d(void) { ct_lp_pool2d(wp(), 2, w12, NULL, false); }
 static void row_lp_pool3d(void) { ct_lp_pool3d(wp3(), 2, w112, NULL, false); }
+static void row_max_unpool1d(void)
+{
+    ct_max_unpool1d(wp(), ct_to_dtype(ct_zeros_like(wp()), CT_INT64), 1, 0, 0, 0);
+}
+static void row_max_unpool2d(void)
+{
+    ct_max_unpool2d(wp(), ct_to_dtype(ct_zeros_like(wp()), CT_INT64), w12, NULL, NULL, NULL);
+}
+static void row_max_unpool3d(void)
+{
+    ct_max_unpool3d(wp3(), ct_to_dtype(ct_zeros_like(wp3()), CT_INT64), w112, NULL, NULL, NULL);
+}
 static void row_pad(void) { ct_pad(wx(), w12, 2, CT_PAD_REFLECT, 0); }
 /* mode m on (1, 2, 3) or (1, 1, 2, 3) */
 static void row_interp(ct_interpolate_mode m, bool four)
@@ -1673,6 +1685,7 @@ static const api_row api_rows[] = {
     ROW(avg_pool1d), ROW(adaptive_avg_pool2d), ROW(adaptive_avg_pool1d), ROW(adaptive_max_pool2d),
     ROW(max_pool3d), ROW(max_pool3d_with_indices), ROW(avg_pool3d), ROW(adaptive_avg_pool3d),
     ROW(adaptive_max_pool3d), ROW(lp_pool1d), ROW(lp_pool2d), ROW(lp_pool3d),
+    ROW(max_unpool1d), ROW(max_unpool2d), ROW(max_unpool3d),
     ROW(pad), ROW(pixel_shuffle), ROW(pixel_unshuffle), {"ct_backward", row_backward_pool},
     {"ct_interpolate", row_interp_nearest1d}, {"ct_interpolate", row_interp_nearest2d},
     {"ct_interpolate", row_interp_exact1d}, {"ct_interpolate", row_interp_exact2d},

@@ -9403,6 +9403,105 @@ static void test_null_ct_lp_pool3d(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_max_unpool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool1d(NULL, fx.t, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(NULL, fx.t, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.t, NULL, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(fx.t, NULL, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_unpool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool2d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool2d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes)";
+        (void)ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL)";
+        (void)ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_unpool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool3d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool3d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes)";
+        (void)ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL)";
+        (void)ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_max_pool2d_new(void)
 {
     null_fixture fx;
@@ -21814,6 +21913,101 @@ static void test_freed_ct_lp_pool3d(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_max_unpool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool1d(fx.freed, fx.t, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(fx.freed, fx.t, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.foreign, fx.t, 0, 0, 0, 0)";
+        (void)ct_max_unpool1d(fx.foreign, fx.t, 0, 0, 0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.t, fx.freed, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(fx.t, fx.freed, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.t, fx.foreign, 0, 0, 0, 0)";
+        (void)ct_max_unpool1d(fx.t, fx.foreign, 0, 0, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_unpool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool2d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool2d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_unpool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool3d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool3d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_pad(void)
 {
     null_fixture fx;
@@ -24064,6 +24258,9 @@ void test_null(void)
     RUN(test_null_ct_lp_pool1d);
     RUN(test_null_ct_lp_pool2d);
     RUN(test_null_ct_lp_pool3d);
+    RUN(test_null_ct_max_unpool1d);
+    RUN(test_null_ct_max_unpool2d);
+    RUN(test_null_ct_max_unpool3d);
     RUN(test_null_ct_max_pool2d_new);
     RUN(test_null_ct_avg_pool2d_new);
     RUN(test_null_ct_adaptive_avg_pool2d_new);
@@ -24690,6 +24887,9 @@ void test_null(void)
     RUN(test_freed_ct_lp_pool1d);
     RUN(test_freed_ct_lp_pool2d);
     RUN(test_freed_ct_lp_pool3d);
+    RUN(test_freed_ct_max_unpool1d);
+    RUN(test_freed_ct_max_unpool2d);
+    RUN(test_freed_ct_max_unpool3d);
     RUN(test_freed_ct_pad);
     RUN(test_freed_ct_interpolate);
     RUN(test_freed_ct_pixel_shuffle);

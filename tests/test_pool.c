@@ -115,6 +115,18 @@ static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **i
     if (!strcmp(op, "adaptive_max_pool2d")) {
         return ct_adaptive_max_pool2d(x, p, indices);
     }
+    if (!strncmp(op, "max_unpool", 10)) { /* of max_pool's output and indices */
+        int n = op[10] - '0';
+        pool_opts o;
+        memset(&o, 0, sizeof o);
+        memcpy(o.stride, p + n, sizeof(int64_t) * (size_t)n);
+        memcpy(o.padding, p + 2 * n, sizeof(int64_t) * (size_t)n);
+        o.dilation[0] = o.dilation[1] = o.dilation[2] = 1;
+        ct_tensor *i = NULL, *y = run_max(x, p, n, &o, &i);
+        const int64_t *os = p[3 * n] ? p + 3 * n : NULL;
+        return n == 2 ? ct_max_unpool2d(y, i, p, p + n, p + 2 * n, os)
+                      : ct_max_unpool3d(y, i, p, p + n, p + 2 * n, os);
+    }
     if (!strncmp(op, "lp_pool", 7)) { /* k, s (0: the kernel), ceil; f[0] the norm */
         int n = op[7] - '0';
         bool ceil = p[2 * n] != 0;
@@ -193,7 +205,7 @@ static void test_pool_golden(void)
         half += ct_dtype_size(pool_golden_cases[k].dtype) == 2;
         ct_scope_end();
     }
-    CHECK(N_CASES >= 64 && half >= 6);
+    CHECK(N_CASES >= 69 && half >= 6);
 }
 
 /* The 2x2 fast path keeps PyTorch's rules: the last NaN wins, ties and all -inf keep the
@@ -412,6 +424,31 @@ static ct_tensor *gc_lp_pool3d(const ct_tensor *x)
     return ct_lp_pool3d(ct_add_scalar(x, 1), 1.5, k, NULL, false); /* x^1.5 away from 0 */
 }
 
+/* max_unpool of max_pool (its indices from the pooling itself), 1-D through a unit height */
+static ct_tensor *gc_max_unpool2d(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 2}, o[2] = {5, 4};
+    ct_tensor *y = NULL, *i = NULL;
+    ct_max_pool2d_with_indices(x, k, NULL, &y, &i);
+    return ct_max_unpool2d(y, i, k, NULL, NULL, o);
+}
+static ct_tensor *gc_max_unpool1d(const ct_tensor *x)
+{
+    const int64_t k[2] = {1, 2};
+    ct_tensor *y = NULL, *i = NULL;
+    ct_max_pool2d_with_indices(ct_unsqueeze(ct_flatten(x, -2, -1), -2), k, NULL, &y, &i);
+    return ct_max_unpool1d(ct_squeeze_dim(y, -2), ct_squeeze_dim(i, -2), 2, 2, 0, 21);
+}
+/* windows apart: an element twice a maximum would be placed once but get both gradients (as
+   in PyTorch, whose derivative is the same gather) */
+static ct_tensor *gc_max_unpool3d(const ct_tensor *x)
+{
+    const int64_t k[3] = {2, 2, 2}, s[3] = {2, 2, 2}, o[3] = {4, 5, 4};
+    ct_tensor *y = NULL, *i = NULL;
+    ct_max_pool3d_with_indices(x, k, NULL, &y, &i);
+    return ct_max_unpool3d(y, i, k, s, NULL, o);
+}
+
 typedef struct gc_case {
     const char *name;
     pool_fn f;
@@ -434,6 +471,8 @@ static const gc_case gc_cases[] = {
     {"adaptive_avg_pool3d (1, 1, 1)", gc_adaptive_avg3d_global},
     {"adaptive_max_pool3d", gc_adaptive_max3d}, {"lp_pool2d", gc_lp_pool2d},
     {"lp_pool1d", gc_lp_pool1d}, {"lp_pool3d", gc_lp_pool3d},
+    {"max_unpool2d", gc_max_unpool2d}, {"max_unpool1d", gc_max_unpool1d},
+    {"max_unpool3d", gc_max_unpool3d},
 };
 #define N_GC ((int)(sizeof gc_cases / sizeof gc_cases[0]))
 
@@ -483,8 +522,8 @@ static void test_pool_gradcheck(void)
    the forward op again). */
 static void test_pool_gradgradcheck(void)
 {
-    const int ops[11] = {0, 3, 4, 6, 9, 17, 21, 22, 23, 24, 26};
-    for (int k = 0; k < 11; k++) {
+    const int ops[14] = {0, 3, 4, 6, 9, 17, 21, 22, 23, 24, 26, 30, 31, 32};
+    for (int k = 0; k < 14; k++) {
         ct_scope_begin();
         const gc_case *c = &gc_cases[ops[k]];
         ct_tensor *in[2] = {gc_input(), NULL};
@@ -728,6 +767,28 @@ static void test_pool3d_errors(void)
     CHECK(ct_lp_pool1d(x3, 2, 9, 0, false) == NULL);
     CHECK_ERROR(CT_ERR_SHAPE, "ct_lp_pool1d: Given input size: (4x1x5). Calculated output size: "
                               "(4x1x0). Output size is too small");
+    ct_tensor *y = NULL, *i = NULL;
+    const int64_t o99[2] = {9, 9};
+    CHECK(ct_max_pool2d_with_indices(ct_select(x, 0, 0), k2, NULL, &y, &i) == CT_OK);
+    CHECK(ct_max_unpool2d(y, i, k2, NULL, NULL, o99) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_max_unpool2d: invalid output_size \"(9, 9)\" (dim 0 must be "
+                              "between 2 and 6)");
+    CHECK(ct_max_unpool2d(y, ct_to_dtype(i, CT_INT32), k2, NULL, NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "elements in indices should be type int64 but got: Int");
+    CHECK(ct_max_unpool2d(ct_flatten(y, 0, 2), ct_flatten(i, 0, 2), k2, NULL, NULL, NULL) ==
+          NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                              "tensor with 2 dimensions.");
+    CHECK(ct_max_unpool2d(y, ct_select(i, 0, 0), k2, NULL, NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected shape of indices to be same as that of the input tensor "
+                              "([2, 3, 2, 2]) but got indices tensor with shape: [3, 2, 2]");
+    CHECK(ct_max_unpool2d(ct_select(y, 0, 0), ct_full_like(ct_select(i, 0, 0), 100), k2, NULL,
+                          NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "Found an invalid max index: 100 (output volumes are of size 4x4)");
+    ct_tensor *v5 = ct_select(ct_select(x3, 0, 0), 0, 0);
+    CHECK(ct_max_unpool1d(v5, ct_zeros(s3 + 2, 1, CT_INT64), 2, 0, 0, 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                              "tensor with 2 dimensions.");
     /* an empty batch passes, as PyTorch: (0, 2, 3, 4) unbatched pools to (0, 2, 2, 2) */
     const int64_t want[4] = {0, 2, 2, 2};
     CHECK(ct_test_has_shape(ct_adaptive_avg_pool3d(ct_zeros(s0b, 4, CT_FLOAT32), k2), want, 4));

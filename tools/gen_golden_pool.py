@@ -61,6 +61,11 @@ def run(op, x, p, f):
             return y if n > 1 else (y, None)
         div = {"divisor_override": p[3 * n + 2] or None} if n > 1 else {}
         return getattr(F, op)(x, k, s, pd, bool(p[3 * n]), bool(p[3 * n + 1]), **div), None
+    if op.startswith("max_unpool"):  # k, s, pad (n each), output size (0: None) of max_pool's
+        n = int(op[10])               # output and indices
+        k, s, pd, o = p[0:n], p[n:2 * n], p[2 * n:3 * n], p[3 * n:4 * n]
+        y, i = getattr(F, "max_pool%dd" % n)(x, k, s, pd, return_indices=True)
+        return getattr(F, op)(y, i, k, s, pd, o if o[0] else None), None
     if op.startswith("lp_pool"):  # k, s (n each; 0: None), ceil; f[0] the norm
         n = int(op[7])
         k, s = p[0:n], p[n:2 * n] if p[n] else None
@@ -174,6 +179,12 @@ CASES = [
     ("lp_pool1d", F32, [3, 8], STEP, [2, 0, 0], dict(f=(-math.inf, 0.0))),
     ("lp_pool3d", F64, [1, 2, 3, 4, 4], CONTIG, [2, 2, 2, 1, 2, 2, 1], dict(f=(2.0, 0.0))),
     ("lp_pool3d", F32, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2, 0, 0, 0, 0], dict(f=(1.0, 0.0))),
+    # max_unpool of max_pool (k, s, padding, output size or 0)
+    ("max_unpool2d", F32, [1, 2, 4, 5], CONTIG, [2, 2, 2, 2, 0, 0, 4, 5], {}),
+    ("max_unpool2d", F64, [2, 5, 6], TRANSPOSED, [3, 2, 2, 2, 1, 1, 6, 5], {}),
+    ("max_unpool2d", F64, [1, 2, 5, 6], STEP, [3, 3, 2, 2, 1, 0, 5, 6], {}),
+    ("max_unpool3d", F32, [1, 2, 4, 4, 4], CONTIG, [2] * 6 + [0] * 6, {}),
+    ("max_unpool3d", F64, [2, 3, 4, 5], TRANSPOSED, [2, 2, 3, 1, 2, 2, 1, 1, 1, 3, 4, 5], {}),
     # pad: mode, n, pads...; f[0] the constant
     ("pad", F32, [2, 3, 4], CONTIG, [0, 4, 1, 2, -1, 1], dict(f=(1.5, 0.0))),
     ("pad", F64, [2, 4, 3], TRANSPOSED, [0, 6, -1, -1, 2, 0, 1, 1], dict(f=(-2.0, 0.0))),

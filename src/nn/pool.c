@@ -35,8 +35,9 @@ enum { CT__PG_K = 0, CT__PG_S = 3, CT__PG_P = 6, CT__PG_D = 9, CT__PG_CEIL = 12,
 
 /* What a job does over each window: its maximum (and index), its sum over the divisor, the
    output's gradient over the divisor added to it (average's backward); or, without windows,
-   the gradient added at the indices (max's backward). */
-enum { CT__WALK_MAX, CT__WALK_AVG, CT__WALK_SPREAD, CT__WALK_SCATTER };
+   the gradient added at the indices (max's backward), or put there (max_unpool: the last of
+   a repeated index stays). */
+enum { CT__WALK_MAX, CT__WALK_AVG, CT__WALK_SPREAD, CT__WALK_SCATTER, CT__WALK_PLACE };
 
 typedef struct ct__pool_job {
     const char *x, *g;
@@ -161,12 +162,13 @@ CT__VECTORIZE_END
         if (bw) {                                                                              \
             memset(gx, 0, sizeof(T) * (size_t)I);                                              \
         }                                                                                      \
-        if (walk == CT__WALK_SCATTER) {                                                        \
-            for (o = 0; o < O; o++) {                                                          \
-                gx[ix[o]] += g[o];                                                             \
-            }                                                                                  \
+        for (o = 0; walk >= CT__WALK_SCATTER && o < O; o++) {                                  \
+            gx[ix[o]] = walk == CT__WALK_PLACE ? g[o] : gx[ix[o]] + g[o];                      \
+        }                                                                                      \
+        if (walk >= CT__WALK_SCATTER) {                                                        \
             return;                                                                            \
         }                                                                                      \
+        o = 0;                                                                                 \
         for (int64_t a = 0; a < j->out[0]; a++) {                                              \
             for (int64_t b = 0; b < j->out[1]; b++) {                                          \
                 if (walk == CT__WALK_MAX && j->fast2x2) {                                      \
@@ -194,8 +196,11 @@ CT__VECTORIZE_END
             case CT__WALK_AVG:                                                                 \
                 ct__pool_plane_##S(j, CT__WALK_AVG, p);                                        \
                 break;                                                                         \
-            default:                                                                           \
+            case CT__WALK_SCATTER:                                                             \
                 ct__pool_plane_##S(j, CT__WALK_SCATTER, p);                                    \
+                break;                                                                         \
+            default:                                                                           \
+                ct__pool_plane_##S(j, CT__WALK_PLACE, p);                                      \
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
@@ -895,6 +900,210 @@ static ct_tensor *ct__pool_bw_call(int kind, const ct_tensor *g, const ct_tensor
     c.state = geom;
     ct__pool_attrs(&c, kind, gi, true);
     return ct__dispatch(&c);
+}
+
+/* ---- max_unpool: each input element placed at its index in a zero output ------------------ */
+/* max_unpool{2,3}d's checks (PyTorch's); the output: input's leading dims, then output_size. */
+static bool ct__unpool_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0], *ix = c->inputs[1];
+    int dims = c->op->variant >> 2, nd = t->ndim;
+    char b1[128], b2[128];
+    if (ix->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "elements in indices should be type int64 but got: %s",
+                 ct__dtype_title(ix->dtype));
+        return false;
+    }
+    if (nd != dims + 1 && nd != dims + 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Input to max_unpooling%dd should be a %dd or %dd Tensor, "
+                 "but got a tensor with %d dimensions.", dims, dims + 1, dims + 2, nd);
+        return false;
+    }
+    if (ix->ndim != nd || memcmp(ix->sizes, t->sizes, sizeof(int64_t) * (size_t)nd)) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Expected shape of indices to be same as that of the input "
+                 "tensor (%s) but got indices tensor with shape: %s",
+                 ct__shape_str(t->sizes, nd, b1, sizeof b1),
+                 ct__shape_str(ix->sizes, ix->ndim, b2, sizeof b2));
+        return false;
+    }
+    for (int d = 1; d < nd; d++) {
+        if (t->sizes[d] == 0) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "max_unpooling%dd_forward_out_cpu(): Expected input to "
+                     "have non-zero size for non-batch dimensions, but input has sizes %s with "
+                     "dimension %d being empty", dims, ct__shape_str(t->sizes, nd, b1, sizeof b1),
+                     d);
+            return false;
+        }
+    }
+    const int64_t *st = dims == 3 ? c->attrs[1].ints : NULL;
+    if (st && (st[0] <= 0 || st[1] <= 0 || st[2] <= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "strides should be greater than zero, but got stride: %s",
+                 ct__shape_str(st, 3, b1, sizeof b1));
+        return false;
+    }
+    int64_t s[CT_MAX_DIMS], *gi = (int64_t *)c->state;
+    memcpy(s, t->sizes, sizeof s);
+    memcpy(s + nd - dims, c->attrs[0].ints, sizeof(int64_t) * (size_t)dims);
+    ct__pool_geom_unit(gi, dims);
+    memcpy(gi + CT__PG_OUT + 3 - dims, c->attrs[0].ints, sizeof(int64_t) * (size_t)dims);
+    c->dtype = t->dtype;
+    return ct__op_output(c, s, nd, t->dtype) != NULL;
+}
+
+/* Places input (its planes of n) at the indices in the zeroed output planes (o each), in
+   order (a repeated index keeps the last), after checking every index (PyTorch's message). */
+static ct_status ct__unpool_kernel(ct_op_call *c)
+{
+    const int64_t *gi = (const int64_t *)c->state;
+    int dims = (int)gi[CT__PG_ND];
+    ct_tensor *x = ct__pool_contig(c->fn, c->inputs[0]);
+    ct_tensor *ix = x ? ct__pool_contig(c->fn, c->inputs[1]) : NULL;
+    ct__pool_job j;
+    memset(&j, 0, sizeof j);
+    int64_t n = 1, o = 1, bad = -1, total = ix ? ct_numel(ix) : 0;
+    for (int a = 0; a < 3; a++) {
+        j.in[a] = gi[CT__PG_OUT + a];
+        j.out[a] = a < 3 - dims ? 1 : c->inputs[0]->sizes[c->inputs[0]->ndim - 3 + a];
+        n *= j.out[a];
+        o *= j.in[a];
+    }
+    const int64_t *iv = ix ? (const int64_t *)(const void *)ct__data(ix) : NULL;
+    for (int64_t i = 0; i < total && bad < 0; i++) {
+        bad = iv[i] < 0 || iv[i] >= o ? i : -1;
+    }
+    if (bad >= 0) {
+        char sz[64];
+        snprintf(sz, sizeof sz, dims == 3 ? "%lldx%lldx%lld" : "%lldx%lld",
+                 (long long)j.in[3 - dims], (long long)j.in[4 - dims], (long long)j.in[2]);
+        ct__fail(CT_ERR_INDEX, c->fn, "Found an invalid max index: %lld (output volumes are of "
+                 "size %s)", (long long)iv[bad], sz);
+    } else if (ix) {
+        j.walk = CT__WALK_PLACE;
+        j.g = ct__data(x);
+        j.gx = ct__data(c->outputs[0]);
+        j.idx = (int64_t *)(uintptr_t)iv;
+        ct__pool_run(c->outputs[0], &j, c->dtype == CT_FLOAT32);
+    }
+    ct__release(x);
+    ct__release(ix);
+    return ix && bad < 0 ? CT_OK : ct_error_code();
+}
+
+/* Saves the indices and the dims: the derivative gathers the gradient at them. */
+static void ct__unpool_record(ct_node *n, const ct_op_call *c)
+{
+    memcpy(n->i, c->state, sizeof(int64_t) * CT__PG_N);
+    ct__save(n, c->inputs[1]);
+}
+
+static const ct_op ct__op_max_unpool2d = {
+    "aten::max_unpool2d", "max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> "
+    "Tensor", "ct_max_unpool2d ct_max_unpool1d", CT_OP_OTHER, CT_AUTOCAST_NONE,
+    CT__POOL_VARIANT(CT__POOL_MAX, 2), 0u, NULL, ct__unpool_meta,
+    CT__K_FLOAT(ct__unpool_kernel), NULL, "MaxUnpool2DBackward0", ct__max_bw_backward, 0u,
+    ct__unpool_record, NULL};
+static const ct_op ct__op_max_unpool3d = {
+    "aten::max_unpool3d", "max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, "
+    "int[3] stride, int[3] padding) -> Tensor", "ct_max_unpool3d", CT_OP_OTHER,
+    CT_AUTOCAST_NONE, CT__POOL_VARIANT(CT__POOL_MAX, 3), 0u, NULL, ct__unpool_meta,
+    CT__K_FLOAT(ct__unpool_kernel), NULL, "MaxUnpool3DBackward0", ct__max_bw_backward, 0u,
+    ct__unpool_record, NULL};
+
+/* F.max_unpool{1,2,3}d's output size (Python's _unpool_output_size): want (NULL: the default
+   (in - 1) * stride + kernel - 2 * padding) within a stride of the default. */
+static bool ct__unpool_size(const char *fn, const ct_tensor *x, int dims, const int64_t *k,
+                            const int64_t *s, const int64_t *p, const int64_t *want,
+                            int64_t *out)
+{
+    char got[96];
+    size_t len = 0;
+    for (int d = 0; d < dims && want; d++) {
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%lld%s", d ? " " : "(",
+                                (long long)want[d], d + 1 < dims ? "," : dims == 1 ? ",)" : ")");
+    }
+    for (int d = 0; d < dims; d++) {
+        int64_t n = x->ndim >= dims ? x->sizes[x->ndim - dims + d] : 1;
+        int64_t def = (n - 1) * s[d] + k[d] - 2 * p[d];
+        out[d] = want ? want[d] : def;
+        if (want && !(def - s[d] < want[d] && want[d] < def + s[d])) {
+            ct__fail(CT_ERR_VALUE, fn, "invalid output_size \"%s\" (dim %d must be between %lld "
+                     "and %lld)", got, d, (long long)(def - s[d]), (long long)(def + s[d]));
+            return false;
+        }
+        if (out[d] < 0) {
+            ct__fail(CT_ERR_VALUE, fn, "max_unpooling: output_size must contain non-negative "
+                     "spatial dimensions, but got output_size[%d]=%lld", d, (long long)out[d]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The max_unpool{2,3}d op (dims) of x at ix to the output size out; 3-D: stride s, padding p. */
+static ct_tensor *ct__unpool_call(const char *fn, int dims, const ct_tensor *x,
+                                  const ct_tensor *ix, const int64_t *out, const int64_t *s,
+                                  const int64_t *p)
+{
+    const ct_tensor *in[2] = {x, ix};
+    int64_t geom[CT__PG_N];
+    ct_op_call c;
+    ct__call_init(&c, dims == 3 ? &ct__op_max_unpool3d : &ct__op_max_unpool2d, fn, in, 2);
+    c.state = geom;
+    ct__call_ints(&c, out, dims);
+    if (dims == 3) {
+        ct__call_ints(&c, s, 3);
+        ct__call_ints(&c, p, 3);
+    }
+    return ct__dispatch(&c);
+}
+
+/* F.max_unpool{1,2,3}d (dims) of x at ix: kernel k, stride s (NULL: k), padding p (NULL: 0),
+   output size want (NULL: the default); 1-D: the 2-D op on a unit width, as PyTorch. */
+static ct_tensor *ct__max_unpool(const char *fn, int dims, const ct_tensor *x,
+                                 const ct_tensor *ix, const int64_t *k, const int64_t *s,
+                                 const int64_t *p, const int64_t *want)
+{
+    const int64_t zero[3] = {0, 0, 0};
+    int64_t out[3];
+    s = s ? s : k;
+    p = p ? p : zero;
+    if (ct__null(fn, x) || ct__null(fn, ix) || ct__null(fn, k) ||
+        !ct__unpool_size(fn, x, dims, k, s, p, want, out)) {
+        return NULL;
+    }
+    if (dims > 1) {
+        return ct__unpool_call(fn, dims, x, ix, out, s, p);
+    }
+    ct_scope_begin();
+    const int64_t o2[2] = {out[0], 1};
+    ct_tensor *r = ct__unpool_call(fn, 2, ct_unsqueeze(x, -1), ct_unsqueeze(ix, -1), o2, NULL,
+                                   NULL);
+    r = ct_keep(ct_squeeze_dim(r, -1));
+    ct_scope_end();
+    return r;
+}
+
+ct_tensor *ct_max_unpool1d(const ct_tensor *input, const ct_tensor *indices, int64_t kernel_size,
+                           int64_t stride, int64_t padding, int64_t output_size)
+{
+    return ct__max_unpool("ct_max_unpool1d", 1, input, indices, &kernel_size,
+                          stride ? &stride : NULL, &padding, output_size ? &output_size : NULL);
+}
+
+ct_tensor *ct_max_unpool2d(const ct_tensor *input, const ct_tensor *indices,
+                           const int64_t *kernel_size, const int64_t *stride,
+                           const int64_t *padding, const int64_t *output_size)
+{
+    return ct__max_unpool("ct_max_unpool2d", 2, input, indices, kernel_size, stride, padding,
+                          output_size);
+}
+
+ct_tensor *ct_max_unpool3d(const ct_tensor *input, const ct_tensor *indices,
+                           const int64_t *kernel_size, const int64_t *stride,
+                           const int64_t *padding, const int64_t *output_size)
+{
+    return ct__max_unpool("ct_max_unpool3d", 3, input, indices, kernel_size, stride, padding,
+                          output_size);
 }
 
 /* ---- the 1-D ops and adaptive_avg_pool2d: composites ------------------------------------ */

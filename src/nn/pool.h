@@ -181,6 +181,29 @@ CTORCH_API ct_tensor *ct_lp_pool3d(const ct_tensor *input, double norm_type,
                                    const int64_t *kernel_size, const int64_t *stride,
                                    bool ceil_mode);
 
+/* Partial inverse of max pooling: each input value put at its index (a max pooling's
+   indices) in a zero output, a repeated index keeping the last value. kernel_size / stride /
+   padding: the max pooling's (stride NULL: the kernel; padding NULL: 0); output_size NULL:
+   (in - 1) * stride + kernel - 2 * padding per axis, else within a stride of that. Shapes:
+   input and indices (N, C, H, W) or (C, H, W) -> (N, C, OH, OW) (1-D: (N, C, L), 3-D:
+   (N, C, D, H, W)); 1-D: stride and output_size 0: the defaults. Gradient: the output's
+   gradient gathered at the indices. Errors: CT_ERR_VALUE "invalid output_size "(9, 9)" (dim 0
+   must be between 2 and 6)"; CT_ERR_DTYPE "elements in indices should be type int64 but
+   got: Int"; CT_ERR_SHAPE "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a
+   tensor with 2 dimensions.", "Expected shape of indices to be same as that of the input
+   tensor ([1, 2, 2, 2]) but got indices tensor with shape: [2, 2, 2]"; CT_ERR_INDEX "Found an
+   invalid max index: 114 (output volumes are of size 4x4)".
+   Mirrors: torch.nn.functional.max_unpool1d / max_unpool2d / max_unpool3d. */
+CTORCH_API ct_tensor *ct_max_unpool1d(const ct_tensor *input, const ct_tensor *indices,
+                                      int64_t kernel_size, int64_t stride, int64_t padding,
+                                      int64_t output_size);
+CTORCH_API ct_tensor *ct_max_unpool2d(const ct_tensor *input, const ct_tensor *indices,
+                                      const int64_t *kernel_size, const int64_t *stride,
+                                      const int64_t *padding, const int64_t *output_size);
+CTORCH_API ct_tensor *ct_max_unpool3d(const ct_tensor *input, const ct_tensor *indices,
+                                      const int64_t *kernel_size, const int64_t *stride,
+                                      const int64_t *padding, const int64_t *output_size);
+
 /* ---- modules (forward: the functions above; no parameters) ---------------------------- */
 /* Mirrors: torch.nn.MaxPool2d(kernel_size, stride, padding, dilation, ceil_mode). */
 CTORCH_API ct_module *ct_max_pool2d_new(const int64_t *kernel_size, const ct_max_pool2d_opts *opts);

@@ -484,6 +484,8 @@ static const ct_op *const ct__registry[] = {
     &ct__op_adaptive_avg_pool3d_bw,
     &ct__op_adaptive_max_pool3d,
     &ct__op_adaptive_max_pool3d_bw,
+    &ct__op_max_unpool2d,
+    &ct__op_max_unpool3d,
     /* nn/pad.c */
     &ct__op_pad,
     &ct__op_upsample_nearest1d,
