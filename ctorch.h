@@ -37263,14 +37263,17 @@ ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompa
 CT__GLUE_END
 
 // >>part nn/pool.c
-/* nn/pool.c - max, average and adaptive pooling: kernels, descriptors, public functions and
- * modules.
+/* nn/pool.c - max, average and adaptive pooling over 1, 2 or 3 spatial dims, lp_pool and
+ * max_unpool: kernels, descriptors, public functions and modules.
  *
- * Legend: P = N * C planes of the contiguous input, each (H, W); output planes (OH, OW);
- * x / y the input / output plane, g / gx the output's / input's gradient. Output position
- * (oh, ow) reads the window rows hs[oh], hs[oh] + dh, ... below he[oh] and the columns
- * ws[ow] .. we[ow] step dw (tables per axis, ct__pool_axis); hc / wc are the axes' factors of
- * an average's divisor. Each plane is computed by one thread in a fixed order.
+ * Legend: every op works on three axes (T, H, W); a 2-D op's T axis is a unit one (the 1-D
+ * ops are 2-D ops on a unit height). P = numel / (T * H * W) planes of the contiguous input;
+ * x / y the input / output plane, g / gx the output's / input's gradient. Output (a, b, c)
+ * reads the window rows of output row (a, b) (their offsets (d * H + h) * W, precomputed:
+ * ct__pool_rows) and in each the columns st[2][c] .. en[2][c] (step: the dilation); the
+ * tables per axis come from ct__pool_axis, cnt the axes' factors of an average's divisor.
+ * One walk (ct__pool_window) computes a max, an average or average's backward; max's backward
+ * and max_unpool put values at indices. Each plane is computed by one thread in a fixed order.
  */
 
 
