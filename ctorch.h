@@ -3398,7 +3398,8 @@ CTORCH_API ct_status ct_max_pool3d_with_indices(const ct_tensor *input, const in
 /* 3-D average pooling: as ct_avg_pool2d over (D, H, W) windows. Shapes as ct_max_pool3d.
    Errors: as ct_max_pool3d ("avg_pool3d(): Expected input to have non-zero size ..."), and
    CT_ERR_VALUE "input image (T: 3 H: 4 W: 5) smaller than kernel size (kT: 4 kH: 4 kW: 4)"
-   (padding does not count). Mirrors: torch.nn.functional.avg_pool3d. */
+   (padding does not count). float16 / bfloat16 are computed in float32 (PyTorch's CPU kernel
+   has none). Mirrors: torch.nn.functional.avg_pool3d. */
 CTORCH_API ct_tensor *ct_avg_pool3d(const ct_tensor *input, const int64_t *kernel_size,
                                     const ct_avg_pool3d_opts *opts);
 /* Average over output_size[0] x [1] x [2] adaptive bins (as ct_adaptive_avg_pool2d per
