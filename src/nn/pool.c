@@ -953,8 +953,8 @@ static bool ct__unpool_meta(ct_op_call *c)
     return ct__op_output(c, s, nd, t->dtype) != NULL;
 }
 
-/* Places input (its planes of n) at the indices in the zeroed output planes (o each), in
-   order (a repeated index keeps the last), after checking every index (PyTorch's message). */
+/* Places each input plane at its indices in the zeroed output plane (o elements), in order
+   (a repeated index keeps the last), after checking every index (PyTorch's message). */
 static ct_status ct__unpool_kernel(ct_op_call *c)
 {
     const int64_t *gi = (const int64_t *)c->state;
@@ -963,11 +963,10 @@ static ct_status ct__unpool_kernel(ct_op_call *c)
     ct_tensor *ix = x ? ct__pool_contig(c->fn, c->inputs[1]) : NULL;
     ct__pool_job j;
     memset(&j, 0, sizeof j);
-    int64_t n = 1, o = 1, bad = -1, total = ix ? ct_numel(ix) : 0;
+    int64_t o = 1, bad = -1, total = ix ? ct_numel(ix) : 0;
     for (int a = 0; a < 3; a++) {
         j.in[a] = gi[CT__PG_OUT + a];
         j.out[a] = a < 3 - dims ? 1 : c->inputs[0]->sizes[c->inputs[0]->ndim - 3 + a];
-        n *= j.out[a];
         o *= j.in[a];
     }
     const int64_t *iv = ix ? (const int64_t *)(const void *)ct__data(ix) : NULL;
