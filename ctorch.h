@@ -38086,8 +38086,9 @@ CT__POOL_BACKWARD(ct__adaptive_max_pool_backward, CT__POOL_ADAPTIVE_MAX)
                 CT__POOL_VARIANT(CT__POOL_ADAPTIVE_MAX, D), ct__adaptive_meta, ct__pool_kernel, \
                 "AdaptiveMaxPool" DD "DBackward0", ct__adaptive_max_pool_backward,              \
                 ct__pool_record)
-CT__POOL_FWD_OPS(2, "2", " ct_max_pool1d", " ct_avg_pool1d", " ct_adaptive_avg_pool1d")
-CT__POOL_FWD_OPS(3, "3", "", "", "")
+CT__POOL_FWD_OPS(2, "2", " ct_max_pool1d", " ct_avg_pool1d ct_lp_pool2d",
+                 " ct_adaptive_avg_pool1d")
+CT__POOL_FWD_OPS(3, "3", "", " ct_lp_pool3d", "")
 #undef CT__POOL_FWD_OPS
 #undef CT__POOL_OP
 
@@ -38528,7 +38529,7 @@ CT__POOL_COMPOSITE(ct__op_max_pool1d, "aten::max_pool1d", "max_pool1d(Tensor sel
                    CT__POOL_VARIANT(CT__POOL_MAX, 1), ct__max_pool1d_meta, ct__pool1d_composite)
 CT__POOL_COMPOSITE(ct__op_avg_pool1d, "aten::avg_pool1d", "avg_pool1d(Tensor self, int[1] "
                    "kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool "
-                   "count_include_pad=True) -> Tensor", "ct_avg_pool1d",
+                   "count_include_pad=True) -> Tensor", "ct_avg_pool1d ct_lp_pool1d",
                    CT__POOL_VARIANT(CT__POOL_AVG, 1), ct__pool1d_meta, ct__pool1d_composite)
 CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d",
                    "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
