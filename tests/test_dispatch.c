@@ -1430,6 +1430,32 @@ static void row_avg_pool1d(void) { ct_avg_pool1d(wx(), 2, NULL); }
 static void row_adaptive_avg_pool2d(void) { ct_adaptive_avg_pool2d(wp(), w12); }
 static void row_adaptive_avg_pool1d(void) { ct_adaptive_avg_pool1d(wx(), 2); }
 static void row_adaptive_max_pool2d(void) { ct_adaptive_max_pool2d(wp(), w12, NULL); }
+/* the 3-D ops on wp3() (1, 1, 2, 3) */
+static ct_tensor *wp3(void) { return ct_unsqueeze(wp(), 0); }
+static const int64_t w112[3] = {1, 1, 2};
+static void row_max_pool3d(void) { ct_max_pool3d(wp3(), w112, NULL); }
+static void row_max_pool3d_with_indices(void)
+{
+    ct_max_pool3d_with_indices(wp3(), w112, NULL, NULL, NULL);
+}
+static void row_avg_pool3d(void) { ct_avg_pool3d(wp3(), w112, NULL); }
+static void row_adaptive_avg_pool3d(void) { ct_adaptive_avg_pool3d(wp3(), w112); }
+static void row_adaptive_max_pool3d(void) { ct_adaptive_max_pool3d(wp3(), w112, NULL); }
+static void row_lp_pool1d(void) { ct_lp_pool1d(wp(), 2, 2, 0, false); }
+static void row_lp_pool2d(void) { ct_lp_pool2d(wp(), 2, w12, NULL, false); }
+static void row_lp_pool3d(void) { ct_lp_pool3d(wp3(), 2, w112, NULL, false); }
+static void row_max_unpool1d(void)
+{
+    ct_max_unpool1d(wp(), ct_to_dtype(ct_zeros_like(wp()), CT_INT64), 1, 0, 0, 0);
+}
+static void row_max_unpool2d(void)
+{
+    ct_max_unpool2d(wp(), ct_to_dtype(ct_zeros_like(wp()), CT_INT64), w12, NULL, NULL, NULL);
+}
+static void row_max_unpool3d(void)
+{
+    ct_max_unpool3d(wp3(), ct_to_dtype(ct_zeros_like(wp3()), CT_INT64), w112, NULL, NULL, NULL);
+}
 static void row_pad(void) { ct_pad(wx(), w12, 2, CT_PAD_REFLECT, 0); }
 /* mode m on (1, 2, 3) or (1, 1, 2, 3) */
 static void row_interp(ct_interpolate_mode m, bool four)
@@ -1470,14 +1496,18 @@ static void row_bilinear(void)
 /* the pooling backward ops */
 static void row_backward_pool(void)
 {
-    ct_tensor *x[4];
-    for (int k = 0; k < 4; k++) {
-        x[k] = ct_requires_grad_(wp(), true);
+    ct_tensor *x[8];
+    for (int k = 0; k < 8; k++) {
+        x[k] = ct_requires_grad_(k < 4 ? wp() : wp3(), true);
     }
     ct_backward(ct_sum(ct_max_pool2d(x[0], w12, NULL)), NULL, false);
     ct_backward(ct_sum(ct_avg_pool2d(x[1], w12, NULL)), NULL, false);
     ct_backward(ct_sum(ct_adaptive_avg_pool2d(x[2], w12)), NULL, false);
     ct_backward(ct_sum(ct_adaptive_max_pool2d(x[3], w12, NULL)), NULL, false);
+    ct_backward(ct_sum(ct_max_pool3d(x[4], w112, NULL)), NULL, false);
+    ct_backward(ct_sum(ct_avg_pool3d(x[5], w112, NULL)), NULL, false);
+    ct_backward(ct_sum(ct_adaptive_avg_pool3d(x[6], w112)), NULL, false);
+    ct_backward(ct_sum(ct_adaptive_max_pool3d(x[7], w112, NULL)), NULL, false);
 }
 /* nn/norm.c and nn/activation.c */
 static ct_tensor *wn(void) /* (2, 3, 2) float32 */
@@ -1671,6 +1701,9 @@ static const api_row api_rows[] = {
     /* pooling, padding, upsampling (issue 8) */
     ROW(max_pool2d), ROW(max_pool2d_with_indices), ROW(max_pool1d), ROW(avg_pool2d),
     ROW(avg_pool1d), ROW(adaptive_avg_pool2d), ROW(adaptive_avg_pool1d), ROW(adaptive_max_pool2d),
+    ROW(max_pool3d), ROW(max_pool3d_with_indices), ROW(avg_pool3d), ROW(adaptive_avg_pool3d),
+    ROW(adaptive_max_pool3d), ROW(lp_pool1d), ROW(lp_pool2d), ROW(lp_pool3d),
+    ROW(max_unpool1d), ROW(max_unpool2d), ROW(max_unpool3d),
     ROW(pad), ROW(pixel_shuffle), ROW(pixel_unshuffle), {"ct_backward", row_backward_pool},
     {"ct_interpolate", row_interp_nearest1d}, {"ct_interpolate", row_interp_nearest2d},
     {"ct_interpolate", row_interp_exact1d}, {"ct_interpolate", row_interp_exact2d},

@@ -9219,6 +9219,289 @@ static void test_null_ct_adaptive_max_pool2d(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_max_pool3d(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_max_pool3d(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d(fx.t, fx.sizes, NULL)";
+        (void)ct_max_pool3d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_pool3d_with_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d_with_indices(NULL, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(NULL, fx.sizes, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, NULL, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.t, NULL, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, NULL, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, NULL)";
+        (void)ct_max_pool3d_with_indices(fx.t, fx.sizes, NULL, fx.out, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool3d(NULL, fx.sizes, NULL)";
+        ct_tensor *r = ct_avg_pool3d(NULL, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool3d(fx.t, NULL, NULL)";
+        ct_tensor *r = ct_avg_pool3d(fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_avg_pool3d(fx.t, fx.sizes, NULL)";
+        (void)ct_avg_pool3d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool3d(NULL, fx.sizes)";
+        ct_tensor *r = ct_adaptive_avg_pool3d(NULL, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool3d(fx.t, NULL)";
+        ct_tensor *r = ct_adaptive_avg_pool3d(fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_adaptive_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool3d(NULL, fx.sizes, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool3d(NULL, fx.sizes, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool3d(fx.t, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.t, fx.sizes, NULL)";
+        (void)ct_adaptive_max_pool3d(fx.t, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lp_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool1d(NULL, 1.0, 0, 0, false)";
+        ct_tensor *r = ct_lp_pool1d(NULL, 1.0, 0, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lp_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool2d(NULL, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool2d(NULL, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool2d(fx.t, 1.0, NULL, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool2d(fx.t, 1.0, NULL, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false)";
+        (void)ct_lp_pool2d(fx.t, 1.0, fx.sizes, NULL, false);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_lp_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool3d(NULL, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool3d(NULL, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool3d(fx.t, 1.0, NULL, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool3d(fx.t, 1.0, NULL, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false)";
+        (void)ct_lp_pool3d(fx.t, 1.0, fx.sizes, NULL, false);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_unpool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool1d(NULL, fx.t, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(NULL, fx.t, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.t, NULL, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(fx.t, NULL, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_unpool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool2d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool2d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes)";
+        (void)ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL)";
+        (void)ct_max_unpool2d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_max_unpool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool3d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(NULL, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.t, NULL, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.t, fx.t, NULL, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool3d(fx.t, fx.t, fx.sizes, NULL, fx.sizes, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes)";
+        (void)ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, NULL, fx.sizes);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL)";
+        (void)ct_max_unpool3d(fx.t, fx.t, fx.sizes, fx.sizes, fx.sizes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_max_pool2d_new(void)
 {
     null_fixture fx;
@@ -21903,6 +22186,244 @@ static void test_freed_ct_adaptive_max_pool2d(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_max_pool3d(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool3d(fx.foreign, fx.sizes, NULL)";
+        (void)ct_max_pool3d(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_pool3d_with_indices(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.freed, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.freed, fx.sizes, NULL, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_pool3d_with_indices(fx.foreign, fx.sizes, NULL, fx.out, fx.out)";
+        (void)ct_max_pool3d_with_indices(fx.foreign, fx.sizes, NULL, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_avg_pool3d(fx.freed, fx.sizes, NULL)";
+        ct_tensor *r = ct_avg_pool3d(fx.freed, fx.sizes, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_avg_pool3d(fx.foreign, fx.sizes, NULL)";
+        (void)ct_avg_pool3d(fx.foreign, fx.sizes, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_avg_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_avg_pool3d(fx.freed, fx.sizes)";
+        ct_tensor *r = ct_adaptive_avg_pool3d(fx.freed, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_avg_pool3d(fx.foreign, fx.sizes)";
+        (void)ct_adaptive_avg_pool3d(fx.foreign, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_adaptive_max_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.freed, fx.sizes, fx.out)";
+        ct_tensor *r = ct_adaptive_max_pool3d(fx.freed, fx.sizes, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_adaptive_max_pool3d(fx.foreign, fx.sizes, fx.out)";
+        (void)ct_adaptive_max_pool3d(fx.foreign, fx.sizes, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lp_pool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool1d(fx.freed, 1.0, 0, 0, false)";
+        ct_tensor *r = ct_lp_pool1d(fx.freed, 1.0, 0, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lp_pool1d(fx.foreign, 1.0, 0, 0, false)";
+        (void)ct_lp_pool1d(fx.foreign, 1.0, 0, 0, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lp_pool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool2d(fx.freed, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool2d(fx.freed, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lp_pool2d(fx.foreign, 1.0, fx.sizes, fx.sizes, false)";
+        (void)ct_lp_pool2d(fx.foreign, 1.0, fx.sizes, fx.sizes, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_lp_pool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_lp_pool3d(fx.freed, 1.0, fx.sizes, fx.sizes, false)";
+        ct_tensor *r = ct_lp_pool3d(fx.freed, 1.0, fx.sizes, fx.sizes, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_lp_pool3d(fx.foreign, 1.0, fx.sizes, fx.sizes, false)";
+        (void)ct_lp_pool3d(fx.foreign, 1.0, fx.sizes, fx.sizes, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_unpool1d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_max_unpool1d(fx.freed, fx.t, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(fx.freed, fx.t, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.foreign, fx.t, 0, 0, 0, 0)";
+        (void)ct_max_unpool1d(fx.foreign, fx.t, 0, 0, 0, 0);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.t, fx.freed, 0, 0, 0, 0)";
+        ct_tensor *r = ct_max_unpool1d(fx.t, fx.freed, 0, 0, 0, 0);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_max_unpool1d(fx.t, fx.foreign, 0, 0, 0, 0)";
+        (void)ct_max_unpool1d(fx.t, fx.foreign, 0, 0, 0, 0);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_unpool2d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool2d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool2d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool2d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool2d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_max_unpool3d(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.freed, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool3d(fx.foreign, fx.t, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        ct_tensor *r = ct_max_unpool3d(fx.t, fx.freed, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_max_unpool3d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes)";
+        (void)ct_max_unpool3d(fx.t, fx.foreign, fx.sizes, fx.sizes, fx.sizes, fx.sizes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_pad(void)
 {
     null_fixture fx;
@@ -24529,6 +25050,17 @@ void test_null(void)
     RUN(test_null_ct_adaptive_avg_pool2d);
     RUN(test_null_ct_adaptive_avg_pool1d);
     RUN(test_null_ct_adaptive_max_pool2d);
+    RUN(test_null_ct_max_pool3d);
+    RUN(test_null_ct_max_pool3d_with_indices);
+    RUN(test_null_ct_avg_pool3d);
+    RUN(test_null_ct_adaptive_avg_pool3d);
+    RUN(test_null_ct_adaptive_max_pool3d);
+    RUN(test_null_ct_lp_pool1d);
+    RUN(test_null_ct_lp_pool2d);
+    RUN(test_null_ct_lp_pool3d);
+    RUN(test_null_ct_max_unpool1d);
+    RUN(test_null_ct_max_unpool2d);
+    RUN(test_null_ct_max_unpool3d);
     RUN(test_null_ct_max_pool2d_new);
     RUN(test_null_ct_avg_pool2d_new);
     RUN(test_null_ct_adaptive_avg_pool2d_new);
@@ -25166,6 +25698,17 @@ void test_null(void)
     RUN(test_freed_ct_adaptive_avg_pool2d);
     RUN(test_freed_ct_adaptive_avg_pool1d);
     RUN(test_freed_ct_adaptive_max_pool2d);
+    RUN(test_freed_ct_max_pool3d);
+    RUN(test_freed_ct_max_pool3d_with_indices);
+    RUN(test_freed_ct_avg_pool3d);
+    RUN(test_freed_ct_adaptive_avg_pool3d);
+    RUN(test_freed_ct_adaptive_max_pool3d);
+    RUN(test_freed_ct_lp_pool1d);
+    RUN(test_freed_ct_lp_pool2d);
+    RUN(test_freed_ct_lp_pool3d);
+    RUN(test_freed_ct_max_unpool1d);
+    RUN(test_freed_ct_max_unpool2d);
+    RUN(test_freed_ct_max_unpool3d);
     RUN(test_freed_ct_pad);
     RUN(test_freed_ct_interpolate);
     RUN(test_freed_ct_pixel_shuffle);

@@ -1,7 +1,8 @@
-/* tests/test_pool.c - pooling, padding, interpolation and pixel shuffle: PyTorch's outputs,
- * indices and gradients (tools/gen_golden_pool.py, tests/golden/pool_golden.h) on contiguous,
- * transposed and step-sliced inputs in every dtype, gradcheck and gradgradcheck, PyTorch's
- * errors, the modules, and results independent of the thread count.
+/* tests/test_pool.c - pooling (1-D, 2-D, 3-D), padding, interpolation and pixel shuffle:
+ * PyTorch's outputs, indices and gradients (tools/gen_golden_pool.py,
+ * tests/golden/pool_golden.h) on contiguous, transposed and step-sliced inputs in every dtype,
+ * gradcheck and gradgradcheck, PyTorch's errors, the modules, and results independent of the
+ * thread count.
  */
 #include "test.h"
 
@@ -11,7 +12,7 @@ typedef struct pool_golden {
     const char *op;
     ct_dtype dtype;
     int how; /* 0 contiguous, 1 the base's last two dims transposed, 2 every other element */
-    int64_t p[12];
+    int64_t p[16];
     double f[2];
     int bnd;
     int64_t base_shape[5];
@@ -41,46 +42,103 @@ static ct_tensor *case_input(const pool_golden *g)
     return b;
 }
 
+/* A case's pooling options (n of each array used). */
+typedef struct pool_opts {
+    int64_t stride[3], padding[3], dilation[3], divisor_override;
+    bool ceil_mode, count_include_pad;
+} pool_opts;
+
+/* max_pool{n}d with o on kernel k (max_pool1d: no indices). */
+static ct_tensor *run_max(const ct_tensor *x, const int64_t *k, int n, const pool_opts *o,
+                          ct_tensor **indices)
+{
+    ct_max_pool2d_opts o2 = ct_max_pool2d_defaults();
+    ct_max_pool3d_opts o3 = ct_max_pool3d_defaults();
+    memcpy(o2.stride, o->stride, sizeof o2.stride);
+    memcpy(o2.padding, o->padding, sizeof o2.padding);
+    memcpy(o2.dilation, o->dilation, sizeof o2.dilation);
+    memcpy(o3.stride, o->stride, sizeof o3.stride);
+    memcpy(o3.padding, o->padding, sizeof o3.padding);
+    memcpy(o3.dilation, o->dilation, sizeof o3.dilation);
+    o2.ceil_mode = o3.ceil_mode = o->ceil_mode;
+    ct_tensor *y = NULL;
+    if (n == 1) {
+        return ct_max_pool1d(x, k[0], &o2);
+    }
+    if (n == 2) {
+        ct_max_pool2d_with_indices(x, k, &o2, &y, indices);
+    } else {
+        ct_max_pool3d_with_indices(x, k, &o3, &y, indices);
+    }
+    return y;
+}
+
+/* avg_pool{n}d with o on kernel k (avg_pool1d: no divisor_override). */
+static ct_tensor *run_avg(const ct_tensor *x, const int64_t *k, int n, const pool_opts *o)
+{
+    ct_avg_pool2d_opts o2 = ct_avg_pool2d_defaults();
+    ct_avg_pool3d_opts o3 = ct_avg_pool3d_defaults();
+    memcpy(o2.stride, o->stride, sizeof o2.stride);
+    memcpy(o2.padding, o->padding, sizeof o2.padding);
+    memcpy(o3.stride, o->stride, sizeof o3.stride);
+    memcpy(o3.padding, o->padding, sizeof o3.padding);
+    o2.ceil_mode = o3.ceil_mode = o->ceil_mode;
+    o2.count_include_pad = o3.count_include_pad = o->count_include_pad;
+    o2.divisor_override = o3.divisor_override = n == 1 ? 0 : o->divisor_override;
+    return n == 1 ? ct_avg_pool1d(x, k[0], &o2)
+                  : n == 2 ? ct_avg_pool2d(x, k, &o2) : ct_avg_pool3d(x, k, &o3);
+}
+
 /* Runs the case's op; *indices receives max's indices where the op has them. */
 static ct_tensor *run_op(const pool_golden *g, const ct_tensor *x, ct_tensor **indices)
 {
     const int64_t *p = g->p;
     const char *op = g->op;
     *indices = NULL;
-    if (!strcmp(op, "max_pool2d") || !strcmp(op, "max_pool1d")) {
-        ct_max_pool2d_opts o = ct_max_pool2d_defaults();
-        bool two = op[8] == '2';
-        int n = two ? 2 : 1;
-        for (int a = 0; a < n; a++) {
+    if (!strncmp(op, "max_pool", 8) || !strncmp(op, "avg_pool", 8)) {
+        int n = op[8] - '0';
+        pool_opts o;
+        memset(&o, 0, sizeof o);
+        for (int a = 0; a < n; a++) { /* k, s, p, then max: d, ceil; avg: ceil, cip, div */
             o.stride[a] = p[n + a];
             o.padding[a] = p[2 * n + a];
-            o.dilation[a] = p[3 * n + a];
+            o.dilation[a] = op[0] == 'm' ? p[3 * n + a] : 1;
         }
-        o.ceil_mode = p[4 * n] != 0;
-        if (!two) {
-            return ct_max_pool1d(x, p[0], &o);
-        }
-        ct_tensor *y = NULL;
-        ct_max_pool2d_with_indices(x, p, &o, &y, indices);
-        return y;
-    }
-    if (!strcmp(op, "avg_pool2d") || !strcmp(op, "avg_pool1d")) {
-        ct_avg_pool2d_opts o = ct_avg_pool2d_defaults();
-        int n = op[8] == '2' ? 2 : 1;
-        for (int a = 0; a < n; a++) {
-            o.stride[a] = p[n + a];
-            o.padding[a] = p[2 * n + a];
-        }
-        o.ceil_mode = p[3 * n] != 0;
+        o.ceil_mode = p[op[0] == 'm' ? 4 * n : 3 * n] != 0;
         o.count_include_pad = p[3 * n + 1] != 0;
-        o.divisor_override = n == 2 ? p[8] : 0;
-        return n == 2 ? ct_avg_pool2d(x, p, &o) : ct_avg_pool1d(x, p[0], &o);
+        o.divisor_override = p[3 * n + 2];
+        return op[0] == 'm' ? run_max(x, p, n, &o, indices) : run_avg(x, p, n, &o);
     }
     if (!strcmp(op, "adaptive_avg_pool2d")) {
         return ct_adaptive_avg_pool2d(x, p);
     }
     if (!strcmp(op, "adaptive_max_pool2d")) {
         return ct_adaptive_max_pool2d(x, p, indices);
+    }
+    if (!strncmp(op, "max_unpool", 10)) { /* of max_pool's output and indices */
+        int n = op[10] - '0';
+        pool_opts o;
+        memset(&o, 0, sizeof o);
+        memcpy(o.stride, p + n, sizeof(int64_t) * (size_t)n);
+        memcpy(o.padding, p + 2 * n, sizeof(int64_t) * (size_t)n);
+        o.dilation[0] = o.dilation[1] = o.dilation[2] = 1;
+        ct_tensor *i = NULL, *y = run_max(x, p, n, &o, &i);
+        const int64_t *os = p[3 * n] ? p + 3 * n : NULL;
+        return n == 2 ? ct_max_unpool2d(y, i, p, p + n, p + 2 * n, os)
+                      : ct_max_unpool3d(y, i, p, p + n, p + 2 * n, os);
+    }
+    if (!strncmp(op, "lp_pool", 7)) { /* k, s (0: the kernel), ceil; f[0] the norm */
+        int n = op[7] - '0';
+        bool ceil = p[2 * n] != 0;
+        return n == 1   ? ct_lp_pool1d(x, g->f[0], p[0], p[1], ceil)
+               : n == 2 ? ct_lp_pool2d(x, g->f[0], p, p + 2, ceil)
+                        : ct_lp_pool3d(x, g->f[0], p, p + 3, ceil);
+    }
+    if (!strcmp(op, "adaptive_avg_pool3d")) {
+        return ct_adaptive_avg_pool3d(x, p);
+    }
+    if (!strcmp(op, "adaptive_max_pool3d")) {
+        return ct_adaptive_max_pool3d(x, p, indices);
     }
     if (!strcmp(op, "adaptive_avg_pool1d")) {
         return ct_adaptive_avg_pool1d(x, p[0]);
@@ -147,7 +205,7 @@ static void test_pool_golden(void)
         half += ct_dtype_size(pool_golden_cases[k].dtype) == 2;
         ct_scope_end();
     }
-    CHECK(N_CASES >= 40 && half >= 4);
+    CHECK(N_CASES >= 69 && half >= 6);
 }
 
 /* The 2x2 fast path keeps PyTorch's rules: the last NaN wins, ties and all -inf keep the
@@ -306,6 +364,91 @@ static ct_tensor *gc_pixel_unshuffle(const ct_tensor *x)
     return ct_pixel_unshuffle(ct_narrow(x, -2, 0, 4), 2);
 }
 
+/* The 3-D ops on gc_input() as an unbatched (C, D, H, W) = (2, 4, 5, 4) volume. */
+static ct_tensor *gc_max_pool3d(const ct_tensor *x)
+{
+    ct_max_pool3d_opts o = ct_max_pool3d_defaults();
+    const int64_t k[3] = {2, 2, 2};
+    o.stride[1] = 2;
+    o.stride[0] = o.stride[2] = 1;
+    o.padding[0] = o.padding[2] = 1;
+    o.dilation[2] = 2;
+    o.ceil_mode = true;
+    return ct_max_pool3d(x, k, &o);
+}
+static ct_tensor *gc_avg_pool3d(const ct_tensor *x)
+{
+    ct_avg_pool3d_opts o = ct_avg_pool3d_defaults();
+    const int64_t k[3] = {2, 3, 2};
+    o.padding[0] = o.padding[1] = 1;
+    o.ceil_mode = true;
+    o.count_include_pad = false;
+    return ct_avg_pool3d(x, k, &o);
+}
+static ct_tensor *gc_avg_pool3d_divisor(const ct_tensor *x)
+{
+    ct_avg_pool3d_opts o = ct_avg_pool3d_defaults();
+    const int64_t k[3] = {3, 2, 2};
+    o.stride[0] = o.stride[1] = o.stride[2] = 1;
+    o.divisor_override = 5;
+    return ct_avg_pool3d(x, k, &o);
+}
+static ct_tensor *gc_adaptive_avg3d(const ct_tensor *x)
+{
+    const int64_t o[3] = {3, 2, 3};
+    return ct_adaptive_avg_pool3d(x, o);
+}
+static ct_tensor *gc_adaptive_avg3d_global(const ct_tensor *x)
+{
+    const int64_t o[3] = {1, 1, 1};
+    return ct_adaptive_avg_pool3d(x, o);
+}
+static ct_tensor *gc_adaptive_max3d(const ct_tensor *x)
+{
+    const int64_t o[3] = {2, 3, 2};
+    return ct_adaptive_max_pool3d(x, o, NULL);
+}
+
+static ct_tensor *gc_lp_pool2d(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 3}, s[2] = {1, 2};
+    return ct_lp_pool2d(x, 2, k, s, true);
+}
+static ct_tensor *gc_lp_pool1d(const ct_tensor *x)
+{
+    return ct_lp_pool1d(ct_flatten(x, -2, -1), 3, 3, 2, false);
+}
+static ct_tensor *gc_lp_pool3d(const ct_tensor *x)
+{
+    const int64_t k[3] = {2, 2, 2};
+    return ct_lp_pool3d(ct_add_scalar(x, 1), 1.5, k, NULL, false); /* x^1.5 away from 0 */
+}
+
+/* max_unpool of max_pool (its indices from the pooling itself), 1-D through a unit height */
+static ct_tensor *gc_max_unpool2d(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 2}, o[2] = {5, 4};
+    ct_tensor *y = NULL, *i = NULL;
+    ct_max_pool2d_with_indices(x, k, NULL, &y, &i);
+    return ct_max_unpool2d(y, i, k, NULL, NULL, o);
+}
+static ct_tensor *gc_max_unpool1d(const ct_tensor *x)
+{
+    const int64_t k[2] = {1, 2};
+    ct_tensor *y = NULL, *i = NULL;
+    ct_max_pool2d_with_indices(ct_unsqueeze(ct_flatten(x, -2, -1), -2), k, NULL, &y, &i);
+    return ct_max_unpool1d(ct_squeeze_dim(y, -2), ct_squeeze_dim(i, -2), 2, 2, 0, 21);
+}
+/* windows apart: an element twice a maximum would be placed once but get both gradients (as
+   in PyTorch, whose derivative is the same gather) */
+static ct_tensor *gc_max_unpool3d(const ct_tensor *x)
+{
+    const int64_t k[3] = {2, 2, 2}, s[3] = {2, 2, 2}, o[3] = {4, 5, 4};
+    ct_tensor *y = NULL, *i = NULL;
+    ct_max_pool3d_with_indices(x, k, NULL, &y, &i);
+    return ct_max_unpool3d(y, i, k, s, NULL, o);
+}
+
 typedef struct gc_case {
     const char *name;
     pool_fn f;
@@ -315,13 +458,21 @@ static const gc_case gc_cases[] = {
     {"max_pool2d", gc_max_pool2d}, {"max_pool2d dilated", gc_max_pool2d_dilated},
     {"max_pool1d", gc_max_pool1d}, {"avg_pool2d", gc_avg_pool2d},
     {"avg_pool2d divisor", gc_avg_pool2d_divisor}, {"avg_pool1d", gc_avg_pool1d},
-    {"adaptive_avg_pool2d", gc_adaptive_avg}, {"adaptive_avg_pool2d (1, 1)", gc_adaptive_avg_global},
+    {"adaptive_avg_pool2d", gc_adaptive_avg},
+    {"adaptive_avg_pool2d (1, 1)", gc_adaptive_avg_global},
     {"adaptive_avg_pool1d", gc_adaptive_avg1d}, {"adaptive_max_pool2d", gc_adaptive_max},
     {"pad constant", gc_pad_constant}, {"pad reflect", gc_pad_reflect},
     {"pad replicate", gc_pad_replicate}, {"pad circular", gc_pad_circular},
     {"nearest", gc_nearest}, {"nearest-exact", gc_nearest_exact}, {"linear", gc_linear},
     {"bilinear", gc_bilinear}, {"bilinear align_corners", gc_bilinear_align},
     {"pixel_shuffle", gc_pixel}, {"pixel_unshuffle", gc_pixel_unshuffle},
+    {"max_pool3d", gc_max_pool3d}, {"avg_pool3d", gc_avg_pool3d},
+    {"avg_pool3d divisor", gc_avg_pool3d_divisor}, {"adaptive_avg_pool3d", gc_adaptive_avg3d},
+    {"adaptive_avg_pool3d (1, 1, 1)", gc_adaptive_avg3d_global},
+    {"adaptive_max_pool3d", gc_adaptive_max3d}, {"lp_pool2d", gc_lp_pool2d},
+    {"lp_pool1d", gc_lp_pool1d}, {"lp_pool3d", gc_lp_pool3d},
+    {"max_unpool2d", gc_max_unpool2d}, {"max_unpool1d", gc_max_unpool1d},
+    {"max_unpool3d", gc_max_unpool3d},
 };
 #define N_GC ((int)(sizeof gc_cases / sizeof gc_cases[0]))
 
@@ -371,8 +522,8 @@ static void test_pool_gradcheck(void)
    the forward op again). */
 static void test_pool_gradgradcheck(void)
 {
-    const int ops[6] = {0, 3, 4, 6, 9, 17};
-    for (int k = 0; k < 6; k++) {
+    const int ops[14] = {0, 3, 4, 6, 9, 17, 21, 22, 23, 24, 26, 30, 31, 32};
+    for (int k = 0; k < 14; k++) {
         ct_scope_begin();
         const gc_case *c = &gc_cases[ops[k]];
         ct_tensor *in[2] = {gc_input(), NULL};
@@ -390,15 +541,20 @@ static void test_pool_gradgradcheck(void)
 /* PyTorch's node names (type(y.grad_fn).__name__), the backward ops' too. */
 static void test_pool_grad_fn_names(void)
 {
-    static const char *const names[4][2] = {
+    static const char *const names[8][2] = {
         {"MaxPool2DWithIndicesBackward0", "MaxPool2DWithIndicesBackwardBackward0"},
         {"AvgPool2DBackward0", "AvgPool2DBackwardBackward0"},
         {"AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool2DBackwardBackward0"},
-        {"AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"}};
-    static const pool_fn fns[4] = {gc_max_pool2d, gc_avg_pool2d, gc_adaptive_avg,
-                                   gc_adaptive_max};
+        {"AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool2DBackwardBackward0"},
+        {"MaxPool3DWithIndicesBackward0", "MaxPool3DWithIndicesBackwardBackward0"},
+        {"AvgPool3DBackward0", "AvgPool3DBackwardBackward0"},
+        {"AdaptiveAvgPool3DBackward0", "AdaptiveAvgPool3DBackwardBackward0"},
+        {"AdaptiveMaxPool3DBackward0", "AdaptiveMaxPool3DBackwardBackward0"}};
+    static const pool_fn fns[8] = {gc_max_pool2d, gc_avg_pool2d, gc_adaptive_avg,
+                                   gc_adaptive_max, gc_max_pool3d, gc_avg_pool3d,
+                                   gc_adaptive_avg3d, gc_adaptive_max3d};
     ct_scope_begin();
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 8; k++) {
         ct_tensor *x = gc_input(), *y = fns[k](x), *g = NULL;
         const ct_tensor *xs[1] = {x}, *go[1] = {ct_ones_like(y)};
         CHECK(ct_autograd_grad(&y, 1, (ct_tensor *const *)xs, 1, go, false, true, false, &g) ==
@@ -514,6 +670,128 @@ static void test_pool_errors(void)
     CHECK_ERROR(CT_ERR_SHAPE, "with dimension 1 being empty");
     CHECK(ct_adaptive_max_pool2d(ct_unsqueeze(x, 0), neg, NULL) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "Trying to create tensor with negative dimension -1: [1, 2, 2, -1]");
+    ct_scope_end();
+}
+
+/* The 3-D ops' checks, in PyTorch's order and wording. */
+static void test_pool3d_errors(void)
+{
+    ct_scope_begin();
+    const int64_t s5[5] = {1, 2, 3, 4, 5}, s3[3] = {3, 4, 5}, s6[6] = {1, 1, 2, 3, 4, 5};
+    const int64_t s0[5] = {2, 0, 3, 4, 5}, s0b[4] = {0, 2, 3, 4}, s0c[3] = {2, 0, 3};
+    const int64_t k2[3] = {2, 2, 2}, k4[3] = {4, 4, 4}, k0[3] = {0, 0, 0}, k422[3] = {4, 2, 2};
+    const int64_t neg[3] = {2, -1, 2};
+    ct_tensor *x = ct_randn(s5, 5, CT_FLOAT32, NULL), *x3 = ct_randn(s3, 3, CT_FLOAT32, NULL);
+    ct_tensor *x6 = ct_randn(s6, 6, CT_FLOAT32, NULL), *z = ct_zeros(s0, 5, CT_FLOAT32);
+    ct_max_pool3d_opts mo = ct_max_pool3d_defaults();
+    ct_avg_pool3d_opts ao = ct_avg_pool3d_defaults();
+
+    CHECK(ct_max_pool3d(x3, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "ct_max_pool3d: non-empty 4D or 5D (batch mode) tensor expected "
+                              "for input");
+    CHECK(ct_avg_pool3d(x6, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "non-empty 4D or 5D (batch mode) tensor expected for input");
+    CHECK(ct_max_pool3d(x, k4, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Given input size: (2x3x4x5). Calculated output size: (2x0x1x1). "
+                              "Output size is too small");
+    CHECK(ct_max_pool3d(x, k0, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "stride should not be zero");
+    mo.stride[0] = mo.stride[1] = mo.stride[2] = -1;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "stride should be greater than zero, but got dT: -1 dH: -1 dW: -1");
+    mo = ct_max_pool3d_defaults();
+    mo.stride[0] = mo.stride[1] = mo.stride[2] = 1;
+    CHECK(ct_max_pool3d(x, k0, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "kernel size should be greater than zero, but got kT: 0 kH: 0 kW: "
+                              "0");
+    mo = ct_max_pool3d_defaults();
+    mo.padding[2] = 2;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be at most half of effective kernel size, but got "
+                              "pad=2, kernel_size=2 and dilation=1");
+    mo.padding[2] = -1;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad must be non-negative, but got pad: -1");
+    mo = ct_max_pool3d_defaults();
+    mo.dilation[0] = mo.dilation[1] = mo.dilation[2] = 0;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "dilation should be greater than zero, but got dilationT: 0 "
+                              "dilationH: 0 dilationW: 0");
+    mo.padding[0] = mo.padding[1] = mo.padding[2] = 2;
+    mo.dilation[0] = mo.dilation[1] = mo.dilation[2] = 3;
+    CHECK(ct_max_pool3d(x, k2, &mo) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "pad should be smaller than or equal to half of kernel size, but "
+                              "got kT: 2 kW: 2 kH: 2 padT: 2 padW: 2 padH: 2");
+    CHECK(ct_max_pool3d(z, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "max_pool3d_with_indices_out_cpu_template(): Expected input to "
+                              "have non-zero size for non-batch dimensions, but input has sizes "
+                              "[2, 0, 3, 4, 5] with dimension 1 being empty");
+    CHECK(ct_avg_pool3d(ct_zeros(s0b, 4, CT_FLOAT32), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "avg_pool3d(): Expected input to have non-zero size for non-batch "
+                              "dimensions, but input has sizes [0, 2, 3, 4] with dimension 0 "
+                              "being empty");
+    CHECK(ct_avg_pool3d(x, k4, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "input image (T: 3 H: 4 W: 5) smaller than kernel size (kT: 4 "
+                              "kH: 4 kW: 4)");
+    ao.ceil_mode = true;
+    CHECK(ct_avg_pool3d(x, k422, &ao) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "input image (T: 3 H: 4 W: 5) smaller than kernel size (kT: 4 "
+                              "kH: 2 kW: 2)");
+    CHECK(ct_max_pool3d(ct_ones(s5, 5, CT_INT64), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "\"max_pool3d_with_indices\" not implemented for 'Long'");
+    CHECK(ct_max_pool3d_with_indices(x, NULL, NULL, NULL, NULL) == CT_ERR_NULL_ARG);
+    ct_error_clear();
+
+    CHECK(ct_adaptive_avg_pool3d(x, neg) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "adaptive_avg_pool3d: elements of output_size must be greater than "
+                              "or equal to 0 but received {2, -1,2}");
+    CHECK(ct_adaptive_avg_pool3d(x3, k2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                              "[3, 4, 5]");
+    CHECK(ct_adaptive_avg_pool3d(ct_zeros(s0c, 3, CT_FLOAT32), k2) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_avg_pool3d(): Expected input to have non-zero size for "
+                              "non-batch dimensions, but input has sizes [2, 0, 3] with "
+                              "dimension 1 being empty");
+    CHECK(ct_adaptive_max_pool3d(ct_zeros(s0c, 3, CT_FLOAT32), k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                              "[2, 0, 3]");
+    CHECK(ct_adaptive_max_pool3d(z, k2, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "adaptive_max_pool3d(): Expected input to have non-zero size for "
+                              "non-batch dimensions, but input has sizes [2, 0, 3, 4, 5] with "
+                              "dimension 1 being empty");
+    CHECK(ct_adaptive_max_pool3d(x, neg, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "Trying to create tensor with negative dimension -1: "
+                              "[1, 2, 2, -1, 2]");
+    CHECK(ct_lp_pool2d(ct_select(x, 0, 0), 0, k2, NULL, false) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_lp_pool2d: norm_type must be a non-zero value, but got 0");
+    CHECK(ct_lp_pool1d(x3, 2, 9, 0, false) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "ct_lp_pool1d: Given input size: (4x1x5). Calculated output size: "
+                              "(4x1x0). Output size is too small");
+    ct_tensor *y = NULL, *i = NULL;
+    const int64_t o99[2] = {9, 9};
+    CHECK(ct_max_pool2d_with_indices(ct_select(x, 0, 0), k2, NULL, &y, &i) == CT_OK);
+    CHECK(ct_max_unpool2d(y, i, k2, NULL, NULL, o99) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_max_unpool2d: invalid output_size \"(9, 9)\" (dim 0 must be "
+                              "between 2 and 6)");
+    CHECK(ct_max_unpool2d(y, ct_to_dtype(i, CT_INT32), k2, NULL, NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "elements in indices should be type int64 but got: Int");
+    CHECK(ct_max_unpool2d(ct_flatten(y, 0, 2), ct_flatten(i, 0, 2), k2, NULL, NULL, NULL) ==
+          NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                              "tensor with 2 dimensions.");
+    CHECK(ct_max_unpool2d(y, ct_select(i, 0, 0), k2, NULL, NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected shape of indices to be same as that of the input tensor "
+                              "([2, 3, 2, 2]) but got indices tensor with shape: [3, 2, 2]");
+    CHECK(ct_max_unpool2d(ct_select(y, 0, 0), ct_full_like(ct_select(i, 0, 0), 100), k2, NULL,
+                          NULL, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_INDEX, "Found an invalid max index: 100 (output volumes are of size 4x4)");
+    ct_tensor *v5 = ct_select(ct_select(x3, 0, 0), 0, 0);
+    CHECK(ct_max_unpool1d(v5, ct_zeros(s3 + 2, 1, CT_INT64), 2, 0, 0, 0) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a "
+                              "tensor with 2 dimensions.");
+    /* an empty batch passes, as PyTorch: (0, 2, 3, 4) unbatched pools to (0, 2, 2, 2) */
+    const int64_t want[4] = {0, 2, 2, 2};
+    CHECK(ct_test_has_shape(ct_adaptive_avg_pool3d(ct_zeros(s0b, 4, CT_FLOAT32), k2), want, 4));
     ct_scope_end();
 }
 
@@ -727,6 +1005,7 @@ void test_pool(void)
     RUN(test_pool_gradgradcheck);
     RUN(test_pool_grad_fn_names);
     RUN(test_pool_errors);
+    RUN(test_pool3d_errors);
     RUN(test_pad_errors);
     RUN(test_interpolate_errors);
     RUN(test_pool_defaults);

@@ -118,7 +118,8 @@ ALLOWLIST = {
     "options": """ct_gradcheck_defaults ct_nll_loss_defaults ct_conv_defaults ct_init_calculate_gain
         ct_init_calculate_fan_in_and_fan_out ct_set_printoptions ct_get_printoptions
         ct_set_float32_matmul_precision ct_get_float32_matmul_precision
-        ct_max_pool2d_defaults ct_avg_pool2d_defaults ct_fold_defaults ct_averaged_model_defaults""",
+        ct_max_pool2d_defaults ct_avg_pool2d_defaults ct_fold_defaults ct_averaged_model_defaults
+        ct_max_pool3d_defaults ct_avg_pool3d_defaults""",
     # data: readers and writers move file bytes to and from tensors (no op kernel); datasets
     # and loaders hold tensors; ct_dataset_get calls the dataset's get through its pointer
     # (a tensor dataset's get selects rows with ops, which dispatch)

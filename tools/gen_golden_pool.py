@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/golden/pool_golden.h: PyTorch's numbers for tests/test_pool.c.
 
-Pooling (max/avg/adaptive, 1-D and 2-D, every option), padding (constant with cropping,
+Pooling (max/avg/adaptive, 1-D, 2-D and 3-D, every option), padding (constant with cropping,
 reflect, replicate, circular), interpolate (nearest, nearest-exact, linear, bilinear with and
 without align_corners, size or scale_factor) and pixel_shuffle / pixel_unshuffle, on
 contiguous, transposed (the base's last two dims swapped) and step-sliced (every other element
@@ -53,21 +53,29 @@ def layout(b, how):
 
 def run(op, x, p, f):
     """The op with parameter ints p and floats f; returns (out, indices or None)."""
-    if op == "max_pool2d":
-        return F.max_pool2d(x, p[0:2], p[2:4], p[4:6], p[6:8], bool(p[8]), return_indices=True)
-    if op == "avg_pool2d":
-        return F.avg_pool2d(x, p[0:2], p[2:4], p[4:6], bool(p[6]), bool(p[7]),
-                            p[8] if p[8] else None), None
-    if op == "adaptive_avg_pool2d":
-        return F.adaptive_avg_pool2d(x, p[0:2]), None
-    if op == "adaptive_max_pool2d":
-        return F.adaptive_max_pool2d(x, p[0:2], return_indices=True)
-    if op == "max_pool1d":
-        return F.max_pool1d(x, p[0], p[1], p[2], p[3], bool(p[4])), None
-    if op == "avg_pool1d":
-        return F.avg_pool1d(x, p[0], p[1], p[2], bool(p[3]), bool(p[4])), None
-    if op == "adaptive_avg_pool1d":
-        return F.adaptive_avg_pool1d(x, p[0]), None
+    if op[:8] in ("max_pool", "avg_pool"):  # k, s, p (n each), then max: d, ceil; avg: ceil,
+        n = int(op[8])                       # count_include_pad, divisor_override (not 1-D)
+        k, s, pd = p[0:n], p[n:2 * n], p[2 * n:3 * n]
+        if op[0] == "m":
+            y = getattr(F, op)(x, k, s, pd, p[3 * n:4 * n], bool(p[4 * n]), return_indices=n > 1)
+            return y if n > 1 else (y, None)
+        div = {"divisor_override": p[3 * n + 2] or None} if n > 1 else {}
+        return getattr(F, op)(x, k, s, pd, bool(p[3 * n]), bool(p[3 * n + 1]), **div), None
+    if op.startswith("max_unpool"):  # k, s, pad (n each), output size (0: None) of max_pool's
+        n = int(op[10])               # output and indices
+        k, s, pd, o = p[0:n], p[n:2 * n], p[2 * n:3 * n], p[3 * n:4 * n]
+        y, i = getattr(F, "max_pool%dd" % n)(x, k, s, pd, return_indices=True)
+        return getattr(F, op)(y, i, k, s, pd, o if o[0] else None), None
+    if op.startswith("lp_pool"):  # k, s (n each; 0: None), ceil; f[0] the norm
+        n = int(op[7])
+        k, s = p[0:n], p[n:2 * n] if p[n] else None
+        return getattr(F, op)(x, f[0], k if n > 1 else k[0], s if n > 1 or s is None else s[0],
+                              bool(p[2 * n])), None
+    if op.startswith("adaptive_"):
+        n = int(op[-2])
+        if "max" in op:
+            return getattr(F, op)(x, p[0:n], return_indices=True)
+        return getattr(F, op)(x, p[0] if n == 1 else p[0:n]), None
     if op == "pad":
         mode = [k for k, v in PAD_MODES.items() if v == p[0]][0]
         return F.pad(x, p[2:2 + p[1]], mode=mode, value=f[0] if mode == "constant" else None), None
@@ -105,7 +113,7 @@ def case(k, op, dt, shape, how, p, f=(0.0, 0.0), ties=False, nan=False):
     text += arr(pre + "_grad", x.grad.double().flatten().tolist(), dg)
     if ind is not None:
         text += arr(pre + "_idx", ind.double().flatten().tolist(), 9)
-    pp = list(p) + [0] * (12 - len(p))
+    pp = list(p) + [0] * (16 - len(p))
     row = ('    {"%s", %s, %d, {%s},\n     {%s, %s}, %d, {%s}, %d, {%s}, %s_x, %s_out, %s_grad, %s},\n'
            % (op, ctype, how, ", ".join(map(str, pp)), num(f[0]), num(f[1]), len(bs),
               ", ".join(map(str, bs)), out.dim(), ", ".join(map(str, out.shape)), pre, pre, pre,
@@ -141,6 +149,42 @@ CASES = [
     ("avg_pool1d", F32, [3, 7], TRANSPOSED, [2, 1, 1, 0, 1], {}),
     ("adaptive_avg_pool1d", F64, [2, 2, 10], CONTIG, [4], {}),
     ("adaptive_avg_pool1d", F32, [3, 6], STEP, [1], {}),
+    # 3-D: max k, s, p, d (3 each), ceil; avg k, s, p, ceil, count_include_pad, divisor
+    ("max_pool3d", F32, [1, 2, 2, 4, 4], CONTIG, [2] * 6 + [0] * 3 + [1] * 3 + [0],
+     dict(ties=True)),
+    ("max_pool3d", F64, [2, 3, 4, 5], TRANSPOSED, [3, 2, 3, 2, 1, 2, 1, 1, 1, 1, 1, 1, 1], {}),
+    ("max_pool3d", F64, [1, 1, 4, 4, 4], STEP, [2, 2, 2, 1, 2, 1, 1, 0, 1, 2, 1, 2, 0],
+     dict(nan=True)),
+    ("max_pool3d", F32, [1, 1, 4, 5, 5], CONTIG, [3] * 3 + [2] * 3 + [1] * 3 + [1, 2, 1, 1], {}),
+    ("max_pool3d", "f16", [1, 1, 2, 4, 4], CONTIG, [2] * 6 + [0] * 3 + [1] * 3 + [0],
+     dict(ties=True)),
+    ("avg_pool3d", F32, [1, 2, 2, 4, 4], CONTIG, [2] * 6 + [0] * 3 + [0, 1, 0], {}),
+    ("avg_pool3d", F64, [2, 3, 4, 5], TRANSPOSED, [3, 2, 3, 2, 1, 2, 1, 1, 1, 1, 0, 0], {}),
+    ("avg_pool3d", F64, [1, 1, 4, 4, 4], STEP, [3, 3, 2, 2, 2, 1, 1, 1, 0, 1, 1, 0], {}),
+    ("avg_pool3d", F32, [1, 1, 3, 4, 4], CONTIG, [2, 3, 2, 1, 2, 2, 1, 1, 1, 0, 1, 5], {}),
+    ("adaptive_avg_pool3d", F32, [1, 2, 3, 5, 4], CONTIG, [2, 3, 3], {}),
+    ("adaptive_avg_pool3d", F64, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2], {}),
+    ("adaptive_avg_pool3d", F64, [1, 2, 2, 3, 3], STEP, [1, 1, 1], {}),
+    ("adaptive_avg_pool3d", F32, [1, 1, 2, 3, 3], CONTIG, [4, 5, 2], {}),
+    ("adaptive_avg_pool3d", "bf16", [1, 1, 3, 4, 4], CONTIG, [3, 2, 3], {}),
+    ("adaptive_max_pool3d", F32, [1, 2, 3, 5, 4], CONTIG, [2, 3, 3], dict(ties=True)),
+    ("adaptive_max_pool3d", F64, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2], {}),
+    ("adaptive_max_pool3d", F64, [1, 1, 4, 3, 4], STEP, [2, 2, 3], dict(nan=True)),
+    # lp_pool: k, s, ceil (n each; stride 0: the kernel); f[0] the norm (positive inputs where
+    # the norm is fractional)
+    ("lp_pool2d", F32, [1, 2, 5, 6], CONTIG, [2, 3, 1, 2, 1], dict(f=(2.0, 0.0))),
+    ("lp_pool2d", F64, [2, 6, 5], TRANSPOSED, [3, 2, 0, 0, 0], dict(f=(3.0, 0.0))),
+    ("lp_pool2d", F64, [1, 2, 4, 4], STEP, [2, 2, 1, 1, 0], dict(f=(math.inf, 0.0))),
+    ("lp_pool1d", F64, [2, 2, 7], CONTIG, [3, 2, 1], dict(f=(2.0, 0.0))),
+    ("lp_pool1d", F32, [3, 8], STEP, [2, 0, 0], dict(f=(-math.inf, 0.0))),
+    ("lp_pool3d", F64, [1, 2, 3, 4, 4], CONTIG, [2, 2, 2, 1, 2, 2, 1], dict(f=(2.0, 0.0))),
+    ("lp_pool3d", F32, [2, 3, 4, 3], TRANSPOSED, [2, 3, 2, 0, 0, 0, 0], dict(f=(1.0, 0.0))),
+    # max_unpool of max_pool (k, s, padding, output size or 0)
+    ("max_unpool2d", F32, [1, 2, 4, 5], CONTIG, [2, 2, 2, 2, 0, 0, 4, 5], {}),
+    ("max_unpool2d", F64, [2, 5, 6], TRANSPOSED, [3, 2, 2, 2, 1, 1, 6, 5], {}),
+    ("max_unpool2d", F64, [1, 2, 5, 6], STEP, [3, 3, 2, 2, 1, 0, 5, 6], {}),
+    ("max_unpool3d", F32, [1, 2, 4, 4, 4], CONTIG, [2] * 6 + [0] * 6, {}),
+    ("max_unpool3d", F64, [2, 3, 4, 5], TRANSPOSED, [2, 2, 3, 1, 2, 2, 1, 1, 1, 3, 4, 5], {}),
     # pad: mode, n, pads...; f[0] the constant
     ("pad", F32, [2, 3, 4], CONTIG, [0, 4, 1, 2, -1, 1], dict(f=(1.5, 0.0))),
     ("pad", F64, [2, 4, 3], TRANSPOSED, [0, 6, -1, -1, 2, 0, 1, 1], dict(f=(-2.0, 0.0))),

@@ -1,11 +1,14 @@
-/* nn/pool.c - max, average and adaptive pooling: kernels, descriptors, public functions and
- * modules.
+/* nn/pool.c - max, average and adaptive pooling over 1, 2 or 3 spatial dims, lp_pool and
+ * max_unpool: kernels, descriptors, public functions and modules.
  *
- * Legend: P = N * C planes of the contiguous input, each (H, W); output planes (OH, OW);
- * x / y the input / output plane, g / gx the output's / input's gradient. Output position
- * (oh, ow) reads the window rows hs[oh], hs[oh] + dh, ... below he[oh] and the columns
- * ws[ow] .. we[ow] step dw (tables per axis, ct__pool_axis); hc / wc are the axes' factors of
- * an average's divisor. Each plane is computed by one thread in a fixed order.
+ * Legend: every op works on three axes (T, H, W); a 2-D op's T axis is a unit one (the 1-D
+ * ops are 2-D ops on a unit height). P = numel / (T * H * W) planes of the contiguous input;
+ * x / y the input / output plane, g / gx the output's / input's gradient. Output (a, b, c)
+ * reads the window rows of output row (a, b) (their offsets (d * H + h) * W, precomputed:
+ * ct__pool_rows) and in each the columns st[2][c] .. en[2][c] (step: the dilation); the
+ * tables per axis come from ct__pool_axis, cnt the axes' factors of an average's divisor.
+ * One walk (ct__pool_window) computes a max, an average or average's backward; max's backward
+ * and max_unpool put values at indices. Each plane is computed by one thread in a fixed order.
  */
 #include "../core/internal.h"
 #include "../core/scope.h"
@@ -15,33 +18,50 @@
 #include "../ops/index.h"
 #include "../ops/reduce.h"
 #include "../ops/view.h"
+#include "../ops/pointwise.h"
 #include "../autograd/autograd.h"
 
 #include <math.h>
 #include <string.h>
 
 
-/* The pooling kinds (a descriptor's variant). */
+/* The pooling kinds; a descriptor's variant is kind | spatial dims << 2. */
 enum { CT__POOL_MAX, CT__POOL_AVG, CT__POOL_ADAPTIVE_AVG, CT__POOL_ADAPTIVE_MAX };
+#define CT__POOL_VARIANT(kind, dims) ((kind) | (dims) << 2)
 
-/* The geometry of a call as ints, the layout of the node's i[] too: kernel (2), stride (2),
-   padding (2), dilation (2), ceil_mode, count_include_pad, divisor_override, output (2). */
-enum { CT__PG_K = 0, CT__PG_S = 2, CT__PG_P = 4, CT__PG_D = 6, CT__PG_CEIL = 8, CT__PG_CIP = 9,
-       CT__PG_DIV = 10, CT__PG_OUT = 11, CT__PG_N = 13 };
+/* The geometry of a call as ints over three axes (T, H, W; a 2-D op's T axis is a unit one:
+   kernel, stride, dilation and output 1, padding 0), the layout of the node's i[] too: kernel
+   (3), stride (3), padding (3), dilation (3), ceil_mode, count_include_pad, divisor_override,
+   output (3), the op's spatial dims (2 or 3). */
+enum { CT__PG_K = 0, CT__PG_S = 3, CT__PG_P = 6, CT__PG_D = 9, CT__PG_CEIL = 12, CT__PG_CIP = 13,
+       CT__PG_DIV = 14, CT__PG_OUT = 15, CT__PG_ND = 18, CT__PG_N = 19 };
+
+/* What a job does over each window: its maximum (and index), its sum over the divisor, the
+   output's gradient over the divisor added to it (average's backward); or, without windows,
+   the gradient added at the indices (max's backward), or put there (max_unpool: the last of
+   a repeated index stays). */
+enum { CT__WALK_MAX, CT__WALK_AVG, CT__WALK_SPREAD, CT__WALK_SCATTER, CT__WALK_PLACE };
 
 typedef struct ct__pool_job {
     const char *x, *g;
     char *y, *gx;
     int64_t *idx;
-    int64_t H, W, OH, OW, dh, dw, divisor;
-    const int64_t *hs, *he, *hc, *ws, *we, *wc;
-    bool seq_div; /* adaptive average: sum / kh / kw, as PyTorch */
-    bool fast2x2; /* max, 2x2 windows at stride 2, no padding or dilation, all inside */
+    int walk;
+    int64_t in[3], out[3], step[3], divisor; /* step: the dilation of each axis */
+    const int64_t *st[3], *en[3], *cnt[3];  /* the windows of each axis (ct__pool_axis) */
+    const void *cf[3]; /* cnt in the kernel's float type (no int conversion in the loop) */
+    const int64_t *rows, *rs; /* output row (a, b)'s window rows: rows[rs[ab] .. rs[ab + 1]) */
+    int64_t *own[2];          /* the tables' memory */
+    int seq_div;  /* adaptive average: sum / kt / kh / kw (3-D: 3), sum / kh / kw (2-D: 2) */
+    bool fast2x2; /* max, 1x2x2 windows at stride 1x2x2, no padding or dilation, all inside */
 } ct__pool_job;
 
 /* ---- kernels ------------------------------------------------------------------------- */
+/* The 2x2 maxima and average's backward vectorized (blends, independent adds); the forward
+   window walks not (their rows are short and carry a dependence: the vectorizer's versions of
+   them cost more than they save). */
 CT__VECTORIZE_BEGIN
-#define CT__POOL_KERNELS(T, S)                                                                  \
+#define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
                                     int64_t base)                                              \
@@ -67,110 +87,141 @@ CT__VECTORIZE_BEGIN
             y[ow] = m;                                                                         \
             ix[ow] = base + 2 * ow + k;                                                        \
         }                                                                                      \
-    }                                                                                          \
-    /* planes [b, e): y = the window's maximum (NaN wins), idx its h * W + w */              \
-    static void ct__pool_max_##S(int64_t b, int64_t e, void *ctx)                              \
+    }
+CT__POOL_MAX2X2(float, f32)
+CT__POOL_MAX2X2(double, f64)
+#undef CT__POOL_MAX2X2
+CT__VECTORIZE_END
+
+#define CT__POOL_KERNELS(T, S)                                                                  \
+    /* v over the divisor of output (a, b, c) */                                              \
+    CT__BITS_INLINE T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t a, int64_t b,       \
+                                       int64_t c)                                              \
     {                                                                                          \
-        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
-        int64_t W = j->W, OH = j->OH, OW = j->OW;                                              \
-        for (int64_t p = b; p < e; p++) {                                                      \
-            const T *x = (const T *)j->x + p * j->H * W;                                       \
-            T *y = (T *)j->y + p * OH * OW;                                                    \
-            int64_t *ix = j->idx + p * OH * OW;                                                \
-            for (int64_t oh = 0; oh < OH; oh++, y += OW, ix += OW) {                           \
-                if (j->fast2x2) {                                                              \
-                    ct__pool_max2x2_##S(x + 2 * oh * W, W, y, ix, OW, 2 * oh * W);             \
+        if (j->seq_div) { /* a 2-D op's unit axis would divide by 1: skipped */               \
+            const T *ka = (const T *)j->cf[0], *kb = (const T *)j->cf[1];                      \
+            return (j->seq_div == 3 ? v / ka[a] : v) / kb[b] / ((const T *)j->cf[2])[c];       \
+        }                                                                                      \
+        return v / (T)(j->divisor ? j->divisor : j->cnt[0][a] * j->cnt[1][b] * j->cnt[2][c]);  \
+    }                                                                                          \
+    /* window row r (columns of output column c): its maximum (NaN wins) into *m and *mi, its \
+       sum into *m, or *m added to gx */                                                       \
+    CT__BITS_INLINE void ct__pool_row_##S(const ct__pool_job *j, int walk, const T *x, T *gx,    \
+                                        int64_t r, int64_t c, T *m, int64_t *mi)               \
+    {                                                                                          \
+        int64_t w0 = j->st[2][c], w1 = j->en[2][c];                                            \
+        if (walk == CT__WALK_SPREAD) {                                                         \
+            for (int64_t w = w0; w < w1; w++) {                                                \
+                gx[r + w] += *m;                                                               \
+            }                                                                                  \
+        } else if (walk == CT__WALK_AVG) {                                                     \
+            T s = *m;                                                                          \
+            for (int64_t w = w0; w < w1; w++) {                                                \
+                s += x[r + w];                                                                 \
+            }                                                                                  \
+            *m = s;                                                                            \
+        } else {                                                                               \
+            for (int64_t w = w0; w < w1; w += j->step[2]) {                                    \
+                T v = x[r + w];                                                                \
+                if (v > *m || v != v) {                                                        \
+                    *m = v;                                                                    \
+                    *mi = r + w;                                                               \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    /* the window of output o = (a, b, c) over the plane x (or gx): its rows r0 .. r1 (their  \
+       offsets, in (T, H) order), then its columns */                                          \
+    CT__BITS_INLINE void ct__pool_window_##S(const ct__pool_job *j, int walk, const T *x,      \
+                                             T *gx, T *y, int64_t *ix, const T *g,             \
+                                             const int64_t *r0, const int64_t *r1, int64_t a,  \
+                                             int64_t b, int64_t c, int64_t o)                  \
+    {                                                                                          \
+        T m = walk == CT__WALK_MAX ? -(T)INFINITY                                              \
+              : walk == CT__WALK_SPREAD ? ct__pool_div_##S(j, g[o], a, b, c) : (T)0;           \
+        int64_t mi = r1 > r0 ? r0[0] + j->st[2][c] : 0;                                        \
+        for (const int64_t *r = r0; r < r1; r++) {                                             \
+            ct__pool_row_##S(j, walk, x, gx, *r, c, &m, &mi);                                  \
+        }                                                                                      \
+        if (walk == CT__WALK_MAX) {                                                            \
+            y[o] = m;                                                                          \
+            ix[o] = mi;                                                                        \
+        } else if (walk == CT__WALK_AVG) {                                                     \
+            bool empty = r1 == r0 || j->en[2][c] <= j->st[2][c];                               \
+            y[o] = empty ? (T)0 : ct__pool_div_##S(j, m, a, b, c);                             \
+        }                                                                                      \
+    }                                                                                          \
+    /* plane p: every output's window (2x2 maxima row by row on the fast path), or max's      \
+       backward: gx[idx] += g in output order; walk: j->walk, a constant once inlined */       \
+    CT__BITS_INLINE void ct__pool_plane_##S(const ct__pool_job *j, int walk, int64_t p)        \
+    {                                                                                          \
+        int64_t HW = j->in[1] * j->in[2], I = j->in[0] * HW;                                   \
+        int64_t O = j->out[0] * j->out[1] * j->out[2], o = 0;                                  \
+        bool bw = walk >= CT__WALK_SPREAD;                                                     \
+        const T *x = bw ? NULL : (const T *)j->x + p * I;                                      \
+        const T *g = bw ? (const T *)j->g + p * O : NULL;                                      \
+        T *y = bw ? NULL : (T *)j->y + p * O, *gx = bw ? (T *)j->gx + p * I : NULL;            \
+        int64_t *ix = j->idx ? j->idx + p * O : NULL;                                          \
+        if (bw) {                                                                              \
+            memset(gx, 0, sizeof(T) * (size_t)I);                                              \
+        }                                                                                      \
+        for (o = 0; walk >= CT__WALK_SCATTER && o < O; o++) {                                  \
+            gx[ix[o]] = walk == CT__WALK_PLACE ? g[o] : gx[ix[o]] + g[o];                      \
+        }                                                                                      \
+        if (walk >= CT__WALK_SCATTER) {                                                        \
+            return;                                                                            \
+        }                                                                                      \
+        o = 0;                                                                                 \
+        for (int64_t a = 0; a < j->out[0]; a++) {                                              \
+            for (int64_t b = 0; b < j->out[1]; b++) {                                          \
+                if (walk == CT__WALK_MAX && j->fast2x2) {                                      \
+                    int64_t r = a * HW + 2 * b * j->in[2];                                     \
+                    ct__pool_max2x2_##S(x + r, j->in[2], y + o, ix + o, j->out[2], r);         \
+                    o += j->out[2];                                                            \
                     continue;                                                                  \
                 }                                                                              \
-                for (int64_t ow = 0; ow < OW; ow++) {                                          \
-                    int64_t mi = j->hs[oh] * W + j->ws[ow];                                    \
-                    T mv = -(T)INFINITY;                                                       \
-                    for (int64_t h = j->hs[oh]; h < j->he[oh]; h += j->dh) {                   \
-                        for (int64_t w = j->ws[ow]; w < j->we[ow]; w += j->dw) {               \
-                            T v = x[h * W + w];                                                \
-                            if (v > mv || v != v) {                                            \
-                                mv = v;                                                        \
-                                mi = h * W + w;                                                \
-                            }                                                                  \
-                        }                                                                      \
-                    }                                                                          \
-                    y[ow] = mv;                                                                \
-                    ix[ow] = mi;                                                               \
+                const int64_t *r0 = j->rows + j->rs[a * j->out[1] + b];                        \
+                const int64_t *r1 = j->rows + j->rs[a * j->out[1] + b + 1];                    \
+                for (int64_t c = 0; c < j->out[2]; c++, o++) {                                 \
+                    ct__pool_window_##S(j, walk, x, gx, y, ix, g, r0, r1, a, b, c, o);         \
                 }                                                                              \
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
-    /* v over the divisor of output (oh, ow) */                                              \
-    static inline T ct__pool_div_##S(const ct__pool_job *j, T v, int64_t oh, int64_t ow)       \
-    {                                                                                          \
-        if (j->seq_div) {                                                                      \
-            return v / (T)j->hc[oh] / (T)j->wc[ow];                                            \
-        }                                                                                      \
-        return v / (T)(j->divisor ? j->divisor : j->hc[oh] * j->wc[ow]);                       \
-    }                                                                                          \
-    /* planes [b, e): y = the window's sum over its divisor (0 for an empty window) */        \
-    static void ct__pool_avg_##S(int64_t b, int64_t e, void *ctx)                              \
+    static void ct__pool_planes_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                          \
         const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
-        int64_t W = j->W, OH = j->OH, OW = j->OW;                                              \
         for (int64_t p = b; p < e; p++) {                                                      \
-            const T *x = (const T *)j->x + p * j->H * W;                                       \
-            T *y = (T *)j->y + p * OH * OW;                                                    \
-            for (int64_t oh = 0; oh < OH; oh++) {                                              \
-                for (int64_t ow = 0; ow < OW; ow++) {                                          \
-                    T sum = 0;                                                                 \
-                    for (int64_t h = j->hs[oh]; h < j->he[oh]; h++) {                          \
-                        for (int64_t w = j->ws[ow]; w < j->we[ow]; w++) {                      \
-                            sum += x[h * W + w];                                               \
-                        }                                                                      \
-                    }                                                                          \
-                    bool empty = j->he[oh] <= j->hs[oh] || j->we[ow] <= j->ws[ow];             \
-                    y[oh * OW + ow] = empty ? (T)0 : ct__pool_div_##S(j, sum, oh, ow);         \
-                }                                                                              \
+            switch (j->walk) {                                                                 \
+            case CT__WALK_MAX:                                                                 \
+                ct__pool_plane_##S(j, CT__WALK_MAX, p);                                        \
+                break;                                                                         \
+            case CT__WALK_AVG:                                                                 \
+                ct__pool_plane_##S(j, CT__WALK_AVG, p);                                        \
+                break;                                                                         \
+            case CT__WALK_SCATTER:                                                             \
+                ct__pool_plane_##S(j, CT__WALK_SCATTER, p);                                    \
+                break;                                                                         \
+            default:                                                                           \
+                ct__pool_plane_##S(j, CT__WALK_PLACE, p);                                      \
             }                                                                                  \
         }                                                                                      \
     }                                                                                          \
-    /* planes [b, e): gx = each output's gradient over its divisor, spread over its window */ \
-    static void ct__pool_avg_bw_##S(int64_t b, int64_t e, void *ctx)                           \
+    /* average's backward vectorized: its rows' adds are independent */                       \
+    CT__VECTORIZE_BEGIN                                                                        \
+    static void ct__pool_spread_##S(int64_t b, int64_t e, void *ctx)                           \
     {                                                                                          \
-        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
-        int64_t W = j->W, OH = j->OH, OW = j->OW;                                              \
         for (int64_t p = b; p < e; p++) {                                                      \
-            const T *g = (const T *)j->g + p * OH * OW;                                        \
-            T *gx = (T *)j->gx + p * j->H * W;                                                 \
-            memset(gx, 0, sizeof(T) * (size_t)(j->H * W));                                    \
-            for (int64_t oh = 0; oh < OH; oh++) {                                              \
-                for (int64_t ow = 0; ow < OW; ow++) {                                          \
-                    T delta = ct__pool_div_##S(j, g[oh * OW + ow], oh, ow);                    \
-                    for (int64_t h = j->hs[oh]; h < j->he[oh]; h++) {                          \
-                        for (int64_t w = j->ws[ow]; w < j->we[ow]; w++) {                      \
-                            gx[h * W + w] += delta;                                            \
-                        }                                                                      \
-                    }                                                                          \
-                }                                                                              \
-            }                                                                                  \
+            ct__pool_plane_##S((const ct__pool_job *)ctx, CT__WALK_SPREAD, p);                 \
         }                                                                                      \
     }                                                                                          \
-    /* planes [b, e): gx[idx] += g, in output order */                                        \
-    static void ct__pool_max_bw_##S(int64_t b, int64_t e, void *ctx)                           \
-    {                                                                                          \
-        const ct__pool_job *j = (const ct__pool_job *)ctx;                                     \
-        int64_t HW = j->H * j->W, O = j->OH * j->OW;                                           \
-        for (int64_t p = b; p < e; p++) {                                                      \
-            const T *g = (const T *)j->g + p * O;                                              \
-            const int64_t *ix = j->idx + p * O;                                                \
-            T *gx = (T *)j->gx + p * HW;                                                       \
-            memset(gx, 0, sizeof(T) * (size_t)HW);                                             \
-            for (int64_t o = 0; o < O; o++) {                                                  \
-                gx[ix[o]] += g[o];                                                             \
-            }                                                                                  \
-        }                                                                                      \
-    }
+    CT__VECTORIZE_END
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
 #undef CT__POOL_KERNELS
-CT__VECTORIZE_END
 
+/* ---- glue: once per call (tables, checks, descriptors, wrappers, modules) ---------------- */
+CT__GLUE_BEGIN
 /* The windows of axis a (input size n) into st, en, cnt for each output position. */
 static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t *st,
                           int64_t *en, int64_t *cnt)
@@ -199,41 +250,96 @@ static void ct__pool_axis(int kind, const int64_t *gi, int a, int64_t n, int64_t
     }
 }
 
-/* The job over self's planes for the geometry gi (c->state); *tables must be freed. */
+/* The number of positions from s below e in steps of d. */
+static int64_t ct__pool_span(int64_t s, int64_t e, int64_t d)
+{
+    return e > s ? (e - s + d - 1) / d : 0;
+}
+
+/* The window rows of each output row (a, b): their offsets (d * H + h) * W into j->rows,
+   output row ab's from j->rs[ab] below j->rs[ab + 1]. */
+static bool ct__pool_rows(const char *fn, ct__pool_job *j)
+{
+    int64_t nab = j->out[0] * j->out[1], n = nab + 1;
+    for (int64_t a = 0; a < j->out[0]; a++) {
+        for (int64_t b = 0; b < j->out[1]; b++) {
+            n += ct__pool_span(j->st[0][a], j->en[0][a], j->step[0]) *
+                 ct__pool_span(j->st[1][b], j->en[1][b], j->step[1]);
+        }
+    }
+    int64_t *rs = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n), *r = rs + nab + 1;
+    if (!rs) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return false;
+    }
+    j->own[1] = rs;
+    j->rs = rs;
+    j->rows = r;
+    for (int64_t ab = 0; ab < nab; ab++) {
+        int64_t a = ab / j->out[1], b = ab % j->out[1];
+        rs[ab] = r - j->rows;
+        for (int64_t d = j->st[0][a]; d < j->en[0][a]; d += j->step[0]) {
+            for (int64_t h = j->st[1][b]; h < j->en[1][b]; h += j->step[1]) {
+                *r++ = (d * j->in[1] + h) * j->in[2];
+            }
+        }
+    }
+    rs[nab] = r - j->rows;
+    return true;
+}
+
+/* The job over self's planes for the geometry gi (c->state), with the window rows when
+   windows; free its tables with ct__pool_job_free (also after a failure). */
 static bool ct__pool_job_init(ct_op_call *c, const ct_tensor *self, ct__pool_job *j,
-                              int64_t **tables)
+                              bool windows)
 {
     const int64_t *gi = (const int64_t *)c->state;
-    int kind = c->op->variant, nd = self->ndim;
+    int kind = c->op->variant & 3, nd = self->ndim, dims = (int)gi[CT__PG_ND];
     memset(j, 0, sizeof *j);
-    j->H = self->sizes[nd - 2];
-    j->W = self->sizes[nd - 1];
-    j->OH = gi[CT__PG_OUT];
-    j->OW = gi[CT__PG_OUT + 1];
-    int64_t *t = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)(3 * (j->OH + j->OW) + 1));
+    int64_t n = 1;
+    for (int a = 0; a < 3; a++) {
+        j->in[a] = a < 3 - dims ? 1 : self->sizes[nd - 3 + a];
+        j->out[a] = gi[CT__PG_OUT + a];
+        n += 4 * j->out[a];
+    }
+    int64_t *t = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
     if (!t) {
         ct__fail(CT_ERR_OOM, c->fn, "out of memory");
         return false;
     }
-    ct__pool_axis(kind, gi, 0, j->H, t, t + j->OH, t + 2 * j->OH);
-    int64_t *tw = t + 3 * j->OH;
-    ct__pool_axis(kind, gi, 1, j->W, tw, tw + j->OW, tw + 2 * j->OW);
-    j->hs = t;
-    j->he = t + j->OH;
-    j->hc = t + 2 * j->OH;
-    j->ws = tw;
-    j->we = tw + j->OW;
-    j->wc = tw + 2 * j->OW;
+    j->own[0] = t;
     bool max = kind == CT__POOL_MAX;
-    j->dh = max ? gi[CT__PG_D] : 1;
-    j->dw = max ? gi[CT__PG_D + 1] : 1;
+    for (int a = 0; a < 3; a++) {
+        ct__pool_axis(kind, gi, a, j->in[a], t, t + j->out[a], t + 2 * j->out[a]);
+        j->st[a] = t;
+        j->en[a] = t + j->out[a];
+        j->cnt[a] = t + 2 * j->out[a];
+        j->step[a] = max ? gi[CT__PG_D + a] : 1;
+        t += 3 * j->out[a];
+        for (int64_t o = 0; o < j->out[a]; o++) { /* 8 bytes a count: room for either type */
+            if (c->dtype == CT_FLOAT32) {
+                ((float *)(void *)t)[o] = (float)j->cnt[a][o];
+            } else {
+                ((double *)(void *)t)[o] = (double)j->cnt[a][o];
+            }
+        }
+        j->cf[a] = t;
+        t += j->out[a];
+    }
     j->divisor = kind == CT__POOL_AVG ? gi[CT__PG_DIV] : 0;
-    j->seq_div = kind == CT__POOL_ADAPTIVE_AVG;
-    j->fast2x2 = max && gi[CT__PG_K] == 2 && gi[CT__PG_K + 1] == 2 && gi[CT__PG_S] == 2 &&
-                 gi[CT__PG_S + 1] == 2 && !gi[CT__PG_P] && !gi[CT__PG_P + 1] &&
-                 j->dh == 1 && j->dw == 1 && 2 * j->OH <= j->H && 2 * j->OW <= j->W;
-    *tables = t;
-    return true;
+    j->seq_div = kind == CT__POOL_ADAPTIVE_AVG ? dims : 0;
+    j->fast2x2 = max && gi[CT__PG_K] == 1 && gi[CT__PG_S] == 1 && !gi[CT__PG_P];
+    for (int a = 1; a < 3; a++) {
+        j->fast2x2 = j->fast2x2 && gi[CT__PG_K + a] == 2 && gi[CT__PG_S + a] == 2 &&
+                     !gi[CT__PG_P + a] && j->step[a] == 1 && 2 * j->out[a] <= j->in[a];
+    }
+    return j->fast2x2 || !windows || ct__pool_rows(c->fn, j);
+}
+
+static void ct__pool_job_free(ct__pool_job *j)
+{
+    ct__free(j->own[0]);
+    ct__free(j->own[1]);
 }
 
 /* t itself when contiguous, else a contiguous copy (a reference either way). */
@@ -249,13 +355,15 @@ static ct_tensor *ct__pool_contig(const char *fn, const ct_tensor *t)
     return x;
 }
 
-/* Runs fn over the planes of self (P = numel / (H * W)) in chunks of about CT__GRAIN. */
-static void ct__pool_planes(const ct_tensor *self, ct__pool_job *j,
-                            void (*fn)(int64_t, int64_t, void *))
+/* Runs the job over the planes of self in chunks of about CT__GRAIN elements. */
+static void ct__pool_run(const ct_tensor *self, ct__pool_job *j, bool f32)
 {
-    int64_t per = j->H * j->W + j->OH * j->OW + 1;
-    int64_t hw = j->H * j->W, planes = hw > 0 ? ct_numel(self) / hw : 0;
-    ct__parallel_for(planes, CT__GRAIN / per + 1, fn, j);
+    int64_t in = j->in[0] * j->in[1] * j->in[2], out = j->out[0] * j->out[1] * j->out[2];
+    int64_t planes = in > 0 ? ct_numel(self) / in : 0;
+    bool spread = j->walk == CT__WALK_SPREAD;
+    ct__parallel_for(planes, CT__GRAIN / (in + out + 1) + 1,
+                     spread ? (f32 ? ct__pool_spread_f32 : ct__pool_spread_f64)
+                            : (f32 ? ct__pool_planes_f32 : ct__pool_planes_f64), j);
 }
 
 /* Forward: input self -> outputs (values, and indices for max). */
@@ -263,24 +371,18 @@ static ct_status ct__pool_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[0];
     ct__pool_job j;
-    int64_t *tables;
-    if (!ct__pool_job_init(c, self, &j, &tables)) {
-        return ct_error_code();
+    ct_tensor *x = ct__pool_job_init(c, self, &j, true) ? ct__pool_contig(c->fn, self) : NULL;
+    if (x) {
+        bool max = c->n_outputs > 1;
+        j.walk = max ? CT__WALK_MAX : CT__WALK_AVG;
+        j.x = ct__data(x);
+        j.y = ct__data(c->outputs[0]);
+        j.idx = max ? (int64_t *)(void *)ct__data(c->outputs[1]) : NULL;
+        ct__pool_run(self, &j, c->dtype == CT_FLOAT32);
     }
-    ct_tensor *x = ct__pool_contig(c->fn, self);
-    if (!x) {
-        ct__free(tables);
-        return ct_error_code();
-    }
-    bool f32 = c->dtype == CT_FLOAT32, max = c->n_outputs > 1;
-    j.x = ct__data(x);
-    j.y = ct__data(c->outputs[0]);
-    j.idx = max ? (int64_t *)(void *)ct__data(c->outputs[1]) : NULL;
-    ct__pool_planes(self, &j, max ? (f32 ? ct__pool_max_f32 : ct__pool_max_f64)
-                                  : (f32 ? ct__pool_avg_f32 : ct__pool_avg_f64));
     ct__release(x);
-    ct__free(tables);
-    return CT_OK;
+    ct__pool_job_free(&j);
+    return x ? CT_OK : ct_error_code();
 }
 
 /* Backward: inputs grad_output, self (and indices for max) -> the gradient of self. */
@@ -288,55 +390,62 @@ static ct_status ct__pool_bw_kernel(ct_op_call *c)
 {
     const ct_tensor *self = c->inputs[1];
     ct__pool_job j;
-    int64_t *tables;
-    if (!ct__pool_job_init(c, self, &j, &tables)) {
-        return ct_error_code();
-    }
-    bool f32 = c->dtype == CT_FLOAT32, max = c->n_inputs > 2;
-    ct_tensor *g = ct__pool_contig(c->fn, c->inputs[0]);
+    bool max = c->n_inputs > 2;
+    ct_tensor *g = ct__pool_job_init(c, self, &j, !max) ? ct__pool_contig(c->fn, c->inputs[0])
+                                                          : NULL;
     ct_tensor *ix = max && g ? ct__pool_contig(c->fn, c->inputs[2]) : NULL;
-    if (g && (ix || !max)) {
+    bool ok = g && (ix || !max);
+    if (ok) {
+        j.walk = max ? CT__WALK_SCATTER : CT__WALK_SPREAD;
         j.g = ct__data(g);
         j.gx = ct__data(c->outputs[0]);
         j.idx = ix ? (int64_t *)(void *)ct__data(ix) : NULL;
-        ct__pool_planes(self, &j, max ? (f32 ? ct__pool_max_bw_f32 : ct__pool_max_bw_f64)
-                                      : (f32 ? ct__pool_avg_bw_f32 : ct__pool_avg_bw_f64));
+        ct__pool_run(self, &j, c->dtype == CT_FLOAT32);
     }
     ct__release(g);
     ct__release(ix);
-    ct__free(tables);
-    return g && (ix || !max) ? CT_OK : ct_error_code();
+    ct__pool_job_free(&j);
+    return ok ? CT_OK : ct_error_code();
 }
 
 /* ---- meta ------------------------------------------------------------------------------ */
+/* The geometry of a dims-D op with every axis a unit one (no padding, no flags). */
+static void ct__pool_geom_unit(int64_t *gi, int dims)
+{
+    memset(gi, 0, sizeof(int64_t) * CT__PG_N);
+    for (int a = 0; a < 3; a++) {
+        gi[CT__PG_K + a] = gi[CT__PG_S + a] = gi[CT__PG_D + a] = gi[CT__PG_OUT + a] = 1;
+    }
+    gi[CT__PG_ND] = dims;
+}
+
 /* Reads the schema's attributes into the geometry ints gi (c->state). */
 static void ct__pool_read_attrs(const ct_op_call *c, int64_t *gi)
 {
-    int kind = c->op->variant;
-    memset(gi, 0, sizeof(int64_t) * CT__PG_N);
-    gi[CT__PG_D] = gi[CT__PG_D + 1] = 1;
-    if (kind == CT__POOL_MAX || kind == CT__POOL_AVG) {
-        for (int a = 0; a < 2; a++) {
-            gi[CT__PG_K + a] = c->attrs[0].ints[a];
-            gi[CT__PG_S + a] = c->attrs[1].ints[a];
-            gi[CT__PG_P + a] = c->attrs[2].ints[a];
+    int kind = c->op->variant & 3, dims = c->op->variant >> 2, a0 = 3 - dims;
+    ct__pool_geom_unit(gi, dims);
+    for (int a = 0; a < dims; a++) {
+        if (kind == CT__POOL_MAX || kind == CT__POOL_AVG) {
+            gi[CT__PG_K + a0 + a] = c->attrs[0].ints[a];
+            gi[CT__PG_S + a0 + a] = c->attrs[1].ints[a];
+            gi[CT__PG_P + a0 + a] = c->attrs[2].ints[a];
+        }
+        if (kind == CT__POOL_MAX) {
+            gi[CT__PG_D + a0 + a] = c->attrs[3].ints[a];
+        } else if (kind != CT__POOL_AVG && c->n_attrs) {
+            gi[CT__PG_OUT + a0 + a] = c->attrs[0].ints[a];
         }
     }
     if (kind == CT__POOL_MAX) {
-        gi[CT__PG_D] = c->attrs[3].ints[0];
-        gi[CT__PG_D + 1] = c->attrs[3].ints[1];
         gi[CT__PG_CEIL] = c->attrs[4].i;
     } else if (kind == CT__POOL_AVG) {
         gi[CT__PG_CEIL] = c->attrs[3].i;
         gi[CT__PG_CIP] = c->attrs[4].i;
         gi[CT__PG_DIV] = c->attrs[5].i;
-    } else if (c->n_attrs) {
-        gi[CT__PG_OUT] = c->attrs[0].ints[0];
-        gi[CT__PG_OUT + 1] = c->attrs[0].ints[1];
     }
 }
 
-/* PyTorch's pooling_output_shape with its checks: the output size of one axis. */
+/* PyTorch's pooling_output_shape with its checks: the output size of axis a. */
 static bool ct__pool_out_size(const char *fn, int64_t n, const int64_t *gi, int a, int64_t *out)
 {
     int64_t k = gi[CT__PG_K + a], s = gi[CT__PG_S + a], p = gi[CT__PG_P + a];
@@ -364,28 +473,78 @@ static bool ct__pool_out_size(const char *fn, int64_t n, const int64_t *gi, int 
     return true;
 }
 
-/* PyTorch's pool2d_shape_check of input t (3-D or 4-D... or more for avg_pool2d). */
-static bool ct__pool_shape_check(const char *fn, const ct_tensor *t, const int64_t *gi)
+/* The output sizes of the op's axes from t's trailing dims. */
+static bool ct__pool_out_sizes(const char *fn, const ct_tensor *t, int64_t *gi)
 {
-    const int64_t *k = gi + CT__PG_K, *s = gi + CT__PG_S, *p = gi + CT__PG_P, *d = gi + CT__PG_D;
-    const int64_t *o = gi + CT__PG_OUT, *sz = t->sizes;
+    int dims = (int)gi[CT__PG_ND];
+    for (int a = 3 - dims; a < 3; a++) {
+        if (!ct__pool_out_size(fn, t->sizes[t->ndim - 3 + a], gi, a, &gi[CT__PG_OUT + a])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* "kT: 2 kH: 2 kW: 2" (name "k"): the values of v's last dims axes into buf. */
+static const char *ct__pool_axes_str(char *buf, size_t n, const char *name, const int64_t *v,
+                                     int dims)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int a = 3 - dims; a < 3 && len < n; a++) {
+        len += (size_t)snprintf(buf + len, n - len, "%s%s%c: %lld", len ? " " : "", name,
+                                "THW"[a], (long long)v[a]);
+    }
+    return buf;
+}
+
+/* PyTorch's positive kernel, stride and dilation checks of pool2d/pool3d_shape_check. */
+static bool ct__pool_positive(const char *fn, const int64_t *gi, int dims)
+{
+    static const char *const what[3] = {"kernel size", "stride", "dilation"};
+    static const char *const name[3] = {"k", "d", "dilation"};
+    static const int off[3] = {CT__PG_K, CT__PG_S, CT__PG_D};
+    char buf[96];
+    for (int q = 0; q < 3; q++) {
+        for (int a = 3 - dims; a < 3; a++) {
+            if (gi[off[q] + a] <= 0) {
+                ct__fail(CT_ERR_VALUE, fn, "%s should be greater than zero, but got %s", what[q],
+                         ct__pool_axes_str(buf, sizeof buf, name[q], gi + off[q], dims));
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* PyTorch's output check: "Given input size: (CxHxW). Calculated output size: (CxOHxOW)". */
+static bool ct__pool_out_check(const char *fn, const ct_tensor *t, const int64_t *gi)
+{
+    int dims = (int)gi[CT__PG_ND], nd = t->ndim;
+    char in[96], out[96];
+    size_t li = 0, lo = 0;
+    bool ok = true;
+    for (int a = -1; a < dims; a++) { /* the channels, then the spatial axes */
+        int64_t o = a < 0 ? t->sizes[nd - dims - 1] : gi[CT__PG_OUT + 3 - dims + a];
+        ok = ok && (a < 0 || o >= 1);
+        li += (size_t)snprintf(in + li, sizeof in - li, "%s%lld", a < 0 ? "" : "x",
+                               (long long)t->sizes[nd - dims + a]);
+        lo += (size_t)snprintf(out + lo, sizeof out - lo, "%s%lld", a < 0 ? "" : "x",
+                               (long long)o);
+    }
+    if (!ok) {
+        ct__fail(CT_ERR_SHAPE, fn, "Given input size: (%s). Calculated output size: (%s). Output "
+                 "size is too small", in, out);
+    }
+    return ok;
+}
+
+/* The rest of PyTorch's pool2d_shape_check of input t (3-D or 4-D). */
+static bool ct__pool2d_shape_check(const char *fn, const ct_tensor *t, const int64_t *gi)
+{
+    const int64_t *k = gi + CT__PG_K + 1, *p = gi + CT__PG_P + 1, *sz = t->sizes;
     int nd = t->ndim;
     char buf[128];
-    if (k[0] <= 0 || k[1] <= 0) {
-        ct__fail(CT_ERR_VALUE, fn, "kernel size should be greater than zero, but got kH: %lld "
-                 "kW: %lld", (long long)k[0], (long long)k[1]);
-        return false;
-    }
-    if (s[0] <= 0 || s[1] <= 0) {
-        ct__fail(CT_ERR_VALUE, fn, "stride should be greater than zero, but got dH: %lld dW: "
-                 "%lld", (long long)s[0], (long long)s[1]);
-        return false;
-    }
-    if (d[0] <= 0 || d[1] <= 0) {
-        ct__fail(CT_ERR_VALUE, fn, "dilation should be greater than zero, but got dilationH: "
-                 "%lld dilationW: %lld", (long long)d[0], (long long)d[1]);
-        return false;
-    }
     bool valid = sz[1] != 0 && sz[2] != 0;
     if (!((nd == 3 && sz[0] != 0 && valid) || (nd == 4 && valid && sz[3] != 0))) {
         ct__fail(CT_ERR_SHAPE, fn, "Expected 3D or 4D (batch mode) tensor with optional 0 dim "
@@ -398,11 +557,36 @@ static bool ct__pool_shape_check(const char *fn, const ct_tensor *t, const int64
                  (long long)p[0], (long long)k[1], (long long)k[0]);
         return false;
     }
-    if (o[0] < 1 || o[1] < 1) {
-        ct__fail(CT_ERR_SHAPE, fn, "Given input size: (%lldx%lldx%lld). Calculated output size: "
-                 "(%lldx%lldx%lld). Output size is too small", (long long)sz[nd - 3],
-                 (long long)sz[nd - 2], (long long)sz[nd - 1], (long long)sz[nd - 3],
-                 (long long)o[0], (long long)o[1]);
+    return true;
+}
+
+/* The rest of PyTorch's pool3d_shape_check of input t (4-D or 5-D); avg: the input at least
+   the kernel. */
+static bool ct__pool3d_shape_check(const char *fn, const ct_tensor *t, const int64_t *gi,
+                                   bool avg)
+{
+    const int64_t *k = gi + CT__PG_K, *p = gi + CT__PG_P, *sz = t->sizes + t->ndim - 3;
+    char buf[128];
+    for (int d = t->ndim == 5; d < t->ndim; d++) {
+        if (t->sizes[d] == 0) {
+            ct__fail(CT_ERR_SHAPE, fn, "%s: Expected input to have non-zero size for non-batch "
+                     "dimensions, but input has sizes %s with dimension %d being empty",
+                     avg ? "avg_pool3d()" : "max_pool3d_with_indices_out_cpu_template()",
+                     ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
+            return false;
+        }
+    }
+    if (avg && (sz[0] < k[0] || sz[1] < k[1] || sz[2] < k[2])) {
+        ct__fail(CT_ERR_VALUE, fn, "input image (T: %lld H: %lld W: %lld) smaller than kernel "
+                 "size (kT: %lld kH: %lld kW: %lld)", (long long)sz[0], (long long)sz[1],
+                 (long long)sz[2], (long long)k[0], (long long)k[1], (long long)k[2]);
+        return false;
+    }
+    if (k[0] / 2 < p[0] || k[2] / 2 < p[2] || k[1] / 2 < p[1]) {
+        ct__fail(CT_ERR_VALUE, fn, "pad should be smaller than or equal to half of kernel size, "
+                 "but got kT: %lld kW: %lld kH: %lld padT: %lld padW: %lld padH: %lld",
+                 (long long)k[0], (long long)k[2], (long long)k[1], (long long)p[0],
+                 (long long)p[2], (long long)p[1]);
         return false;
     }
     return true;
@@ -413,64 +597,89 @@ static bool ct__pool_shape_check(const char *fn, const ct_tensor *t, const int64
 static bool ct__pool_outputs(ct_op_call *c, const ct_tensor *t, const int64_t *gi, bool indices)
 {
     int64_t s[CT_MAX_DIMS];
+    int dims = (int)gi[CT__PG_ND];
     memcpy(s, t->sizes, sizeof s);
-    s[t->ndim - 2] = gi[CT__PG_OUT];
-    s[t->ndim - 1] = gi[CT__PG_OUT + 1];
+    for (int a = 0; a < dims; a++) {
+        s[t->ndim - dims + a] = gi[CT__PG_OUT + 3 - dims + a];
+    }
     c->dtype = t->dtype;
     return ct__op_output(c, s, t->ndim, t->dtype) &&
            (!indices || ct__op_output(c, s, t->ndim, CT_INT64));
 }
 
-/* max_pool2d_with_indices and avg_pool2d (PyTorch's meta: output sizes, then the checks). */
+/* max_pool{2,3}d_with_indices and avg_pool{2,3}d (PyTorch's meta: output sizes, then the
+   checks). */
 static bool ct__pool_meta(ct_op_call *c)
 {
     const ct_tensor *t = c->inputs[0];
     int64_t *gi = (int64_t *)c->state;
-    bool max = c->op->variant == CT__POOL_MAX;
+    int dims = c->op->variant >> 2;
+    bool max = (c->op->variant & 3) == CT__POOL_MAX;
     ct__pool_read_attrs(c, gi);
-    if (max && t->ndim != 3 && t->ndim != 4) {
-        ct__fail(CT_ERR_SHAPE, c->fn, "non-empty 3D or 4D (batch mode) tensor expected for input");
+    if ((max || dims == 3) && t->ndim != dims + 1 && t->ndim != dims + 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "non-empty %dD or %dD (batch mode) tensor expected for "
+                 "input", dims + 1, dims + 2);
         return false;
     }
     if (t->ndim < 3) {
         return ct__wrap_dim(c->fn, -3, t->ndim) >= 0;
     }
-    return ct__pool_out_size(c->fn, t->sizes[t->ndim - 2], gi, 0, &gi[CT__PG_OUT]) &&
-           ct__pool_out_size(c->fn, t->sizes[t->ndim - 1], gi, 1, &gi[CT__PG_OUT + 1]) &&
-           ct__pool_shape_check(c->fn, t, gi) && ct__pool_outputs(c, t, gi, max);
+    return ct__pool_out_sizes(c->fn, t, gi) && ct__pool_positive(c->fn, gi, dims) &&
+           (dims == 2 ? ct__pool2d_shape_check(c->fn, t, gi)
+                      : ct__pool3d_shape_check(c->fn, t, gi, !max)) &&
+           ct__pool_out_check(c->fn, t, gi) && ct__pool_outputs(c, t, gi, max);
 }
 
-/* _adaptive_avg_pool2d and adaptive_max_pool2d. */
-static bool ct__adaptive_meta(ct_op_call *c)
+/* PyTorch's adaptive check that t's dims from first on are not empty. */
+static bool ct__adaptive_nonempty(const char *fn, const char *name, const ct_tensor *t,
+                                  int first)
 {
-    const ct_tensor *t = c->inputs[0];
-    int64_t *gi = (int64_t *)c->state;
-    bool max = c->op->variant == CT__POOL_ADAPTIVE_MAX;
-    const char *name = max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d";
     char buf[128];
-    ct__pool_read_attrs(c, gi);
-    if (t->ndim != 3 && t->ndim != 4) {
-        ct__fail(CT_ERR_SHAPE, c->fn, "%s(): Expected 3D or 4D tensor, but got%s %s", name,
-                 max ? ":" : "", ct__shape_str(t->sizes, t->ndim, buf, sizeof buf));
-        return false;
-    }
-    for (int d = max ? 1 : t->ndim - 2; d < t->ndim; d++) {
+    for (int d = first; d < t->ndim; d++) {
         if (t->sizes[d] == 0) {
-            ct__fail(CT_ERR_SHAPE, c->fn, "%s(): Expected input to have non-zero size for "
+            ct__fail(CT_ERR_SHAPE, fn, "%s(): Expected input to have non-zero size for "
                      "non-batch dimensions, but input has sizes %s with dimension %d being empty",
                      name, ct__shape_str(t->sizes, t->ndim, buf, sizeof buf), d);
             return false;
         }
     }
-    if (gi[CT__PG_OUT] < 0 || gi[CT__PG_OUT + 1] < 0) {
-        int64_t s[CT_MAX_DIMS];
-        memcpy(s, t->sizes, sizeof s);
-        s[t->ndim - 2] = gi[CT__PG_OUT];
-        s[t->ndim - 1] = gi[CT__PG_OUT + 1];
-        ct__fail(CT_ERR_VALUE, c->fn, "Trying to create tensor with negative dimension %lld: %s",
-                 (long long)(s[t->ndim - 2] < 0 ? s[t->ndim - 2] : s[t->ndim - 1]),
-                 ct__shape_str(s, t->ndim, buf, sizeof buf));
+    return true;
+}
+
+/* _adaptive_avg_pool{2,3}d and adaptive_max_pool{2,3}d. */
+static bool ct__adaptive_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0];
+    int64_t *gi = (int64_t *)c->state;
+    int dims = c->op->variant >> 2;
+    bool max = (c->op->variant & 3) == CT__POOL_ADAPTIVE_MAX, early = !max && dims == 3;
+    int first = max || dims == 3 ? 1 : t->ndim - 2;
+    char name[32], buf[128];
+    snprintf(name, sizeof name, "adaptive_%s_pool%dd", max ? "max" : "avg", dims);
+    ct__pool_read_attrs(c, gi);
+    if (early && !ct__adaptive_nonempty(c->fn, name, t, first)) {
         return false;
+    }
+    if (t->ndim != dims + 1 && t->ndim != dims + 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "%s(): Expected %dD or %dD tensor, but got%s %s", name,
+                 dims + 1, dims + 2, max ? ":" : "",
+                 ct__shape_str(t->sizes, t->ndim, buf, sizeof buf));
+        return false;
+    }
+    if (!early && !ct__adaptive_nonempty(c->fn, name, t, first)) {
+        return false;
+    }
+    int64_t s[CT_MAX_DIMS];
+    memcpy(s, t->sizes, sizeof s);
+    for (int a = 0; a < dims; a++) {
+        s[t->ndim - dims + a] = gi[CT__PG_OUT + 3 - dims + a];
+    }
+    for (int d = t->ndim - dims; d < t->ndim; d++) {
+        if (s[d] < 0) {
+            ct__fail(CT_ERR_VALUE, c->fn, "Trying to create tensor with negative dimension %lld: "
+                     "%s", (long long)s[d], ct__shape_str(s, t->ndim, buf, sizeof buf));
+            return false;
+        }
     }
     return ct__pool_outputs(c, t, gi, max);
 }
@@ -480,18 +689,18 @@ static bool ct__pool_bw_meta(ct_op_call *c)
 {
     const ct_tensor *go = c->inputs[0], *self = c->inputs[1];
     int64_t *gi = (int64_t *)c->state;
-    int kind = c->op->variant, nd = self->ndim;
+    int kind = c->op->variant & 3, dims = c->op->variant >> 2, nd = self->ndim;
     ct__pool_read_attrs(c, gi);
-    bool ok = go->ndim == nd && nd >= 2;
+    bool ok = go->ndim == nd && nd >= dims;
     if (ok && (kind == CT__POOL_MAX || kind == CT__POOL_AVG)) {
-        ok = ct__pool_out_size(c->fn, self->sizes[nd - 2], gi, 0, &gi[CT__PG_OUT]) &&
-             ct__pool_out_size(c->fn, self->sizes[nd - 1], gi, 1, &gi[CT__PG_OUT + 1]);
-    } else if (ok) {
-        gi[CT__PG_OUT] = go->sizes[nd - 2];
-        gi[CT__PG_OUT + 1] = go->sizes[nd - 1];
+        ok = ct__pool_out_sizes(c->fn, self, gi);
     }
     for (int d = 0; ok && d < nd; d++) {
-        ok = go->sizes[d] == (d < nd - 2 ? self->sizes[d] : gi[CT__PG_OUT + d - (nd - 2)]);
+        int a = d - nd + 3; /* the axis of dim d (none below 3 - dims) */
+        if (a >= 3 - dims && kind != CT__POOL_MAX && kind != CT__POOL_AVG) {
+            gi[CT__PG_OUT + a] = go->sizes[d];
+        }
+        ok = go->sizes[d] == (a < 3 - dims ? self->sizes[d] : gi[CT__PG_OUT + a]);
     }
     if (!ok) {
         char b1[128], b2[128];
@@ -529,8 +738,9 @@ static void ct__pool_bw_record(ct_node *n, const ct_op_call *c)
 static void ct__max_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
     const ct_tensor *ix = ct__saved(n, 0);
+    int64_t dims = n->i[CT__PG_ND];
     if (ct__needs_grad(n, 0) && ix) {
-        ct_tensor *v = ct_gather(ct_flatten(gg, -2, -1), -1, ct_flatten(ix, -2, -1));
+        ct_tensor *v = ct_gather(ct_flatten(gg, -dims, -1), -1, ct_flatten(ix, -dims, -1));
         gi[0] = ct_view_as(v, ix);
     }
 }
@@ -538,15 +748,15 @@ static void ct__max_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 static void ct__avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
     if (ct__needs_grad(n, 0)) {
-        gi[0] = ct__pool_call(CT__POOL_AVG, "ct_avg_pool2d_backward", gg, n->i, NULL);
+        gi[0] = ct__pool_call(CT__POOL_AVG, "ct_avg_pool_backward", gg, n->i, NULL);
     }
 }
 
 static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_tensor **gi)
 {
     if (ct__needs_grad(n, 0)) {
-        gi[0] = ct__pool_call(CT__POOL_ADAPTIVE_AVG, "ct_adaptive_avg_pool2d_backward", gg,
-                              n->i, NULL);
+        gi[0] = ct__pool_call(CT__POOL_ADAPTIVE_AVG, "ct_adaptive_avg_pool_backward", gg, n->i,
+                              NULL);
     }
 }
 
@@ -554,75 +764,101 @@ static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_ten
     static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
                                NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, BW, 0u, RECORD,    \
                                NULL};
-CT__POOL_OP(ct__op_max_pool2d_bw, "aten::max_pool2d_with_indices_backward",
-            "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] "
-            "kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor "
-            "indices) -> Tensor", "ct_backward (max_pool2d)", CT__POOL_MAX,
-            ct__pool_bw_meta, ct__pool_bw_kernel, "MaxPool2DWithIndicesBackwardBackward0",
-            ct__max_bw_backward, ct__pool_bw_record)
-CT__POOL_OP(ct__op_avg_pool2d_bw, "aten::avg_pool2d_backward", "avg_pool2d_backward(Tensor "
-            "grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool "
-            "ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor", "ct_backward (avg_pool2d)", CT__POOL_AVG,
-            ct__pool_bw_meta, ct__pool_bw_kernel, "AvgPool2DBackwardBackward0",
-            ct__avg_bw_backward, ct__pool_bw_record)
-CT__POOL_OP(ct__op_adaptive_avg_pool2d_bw, "aten::_adaptive_avg_pool2d_backward",
-            "_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor", "ct_backward (adaptive_avg_pool2d)",
-            CT__POOL_ADAPTIVE_AVG, ct__pool_bw_meta, ct__pool_bw_kernel,
-            "AdaptiveAvgPool2DBackwardBackward0", ct__adaptive_avg_bw_backward,
-            ct__pool_bw_record)
-CT__POOL_OP(ct__op_adaptive_max_pool2d_bw, "aten::adaptive_max_pool2d_backward",
-            "adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> "
-            "Tensor", "ct_backward (adaptive_max_pool2d)",
-            CT__POOL_ADAPTIVE_MAX, ct__pool_bw_meta, ct__pool_bw_kernel,
-            "AdaptiveMaxPool2DBackwardBackward0", ct__max_bw_backward, ct__pool_bw_record)
+/* The backward ops of dims D (2 or 3, DD the digit as text). */
+#define CT__POOL_BW_OPS(D, DD)                                                                 \
+    CT__POOL_OP(ct__op_max_pool##D##d_bw, "aten::max_pool" DD "d_with_indices_backward",       \
+                "max_pool" DD "d_with_indices_backward(Tensor grad_output, Tensor self, int[" DD \
+                "] kernel_size, int[" DD "] stride, int[" DD "] padding, int[" DD "] dilation, " \
+                "bool ceil_mode, Tensor indices) -> Tensor", "ct_backward (max_pool" DD "d)",    \
+                CT__POOL_VARIANT(CT__POOL_MAX, D), ct__pool_bw_meta, ct__pool_bw_kernel,        \
+                "MaxPool" DD "DWithIndicesBackwardBackward0", ct__max_bw_backward,              \
+                ct__pool_bw_record)                                                             \
+    CT__POOL_OP(ct__op_avg_pool##D##d_bw, "aten::avg_pool" DD "d_backward", "avg_pool" DD      \
+                "d_backward(Tensor grad_output, Tensor self, int[" DD "] kernel_size, int[" DD   \
+                "] stride, int[" DD "] padding, bool ceil_mode, bool count_include_pad, int? "  \
+                "divisor_override) -> Tensor", "ct_backward (avg_pool" DD "d)",                 \
+                CT__POOL_VARIANT(CT__POOL_AVG, D), ct__pool_bw_meta, ct__pool_bw_kernel,        \
+                "AvgPool" DD "DBackwardBackward0", ct__avg_bw_backward, ct__pool_bw_record)     \
+    CT__POOL_OP(ct__op_adaptive_avg_pool##D##d_bw, "aten::_adaptive_avg_pool" DD "d_backward", \
+                "_adaptive_avg_pool" DD "d_backward(Tensor grad_output, Tensor self) -> Tensor", \
+                "ct_backward (adaptive_avg_pool" DD "d)",                                       \
+                CT__POOL_VARIANT(CT__POOL_ADAPTIVE_AVG, D), ct__pool_bw_meta,                   \
+                ct__pool_bw_kernel, "AdaptiveAvgPool" DD "DBackwardBackward0",                  \
+                ct__adaptive_avg_bw_backward, ct__pool_bw_record)                               \
+    CT__POOL_OP(ct__op_adaptive_max_pool##D##d_bw, "aten::adaptive_max_pool" DD "d_backward",  \
+                "adaptive_max_pool" DD "d_backward(Tensor grad_output, Tensor self, Tensor "     \
+                "indices) -> Tensor", "ct_backward (adaptive_max_pool" DD "d)",                 \
+                CT__POOL_VARIANT(CT__POOL_ADAPTIVE_MAX, D), ct__pool_bw_meta,                   \
+                ct__pool_bw_kernel, "AdaptiveMaxPool" DD "DBackwardBackward0",                  \
+                ct__max_bw_backward, ct__pool_bw_record)
+CT__POOL_BW_OPS(2, "2")
+CT__POOL_BW_OPS(3, "3")
+#undef CT__POOL_BW_OPS
 
 #define CT__POOL_BACKWARD(FN, KIND)                                                             \
     static void FN(ct_node *n, const ct_tensor *g, ct_tensor **gi)                             \
     {                                                                                          \
         gi[0] = ct__pool_bw_call(KIND, g, ct__saved(n, 0), ct__saved(n, 1), n->i);             \
     }
-CT__POOL_BACKWARD(ct__max_pool2d_backward, CT__POOL_MAX)
-CT__POOL_BACKWARD(ct__avg_pool2d_backward, CT__POOL_AVG)
-CT__POOL_BACKWARD(ct__adaptive_avg_pool2d_backward, CT__POOL_ADAPTIVE_AVG)
-CT__POOL_BACKWARD(ct__adaptive_max_pool2d_backward, CT__POOL_ADAPTIVE_MAX)
+CT__POOL_BACKWARD(ct__max_pool_backward, CT__POOL_MAX)
+CT__POOL_BACKWARD(ct__avg_pool_backward, CT__POOL_AVG)
+CT__POOL_BACKWARD(ct__adaptive_avg_pool_backward, CT__POOL_ADAPTIVE_AVG)
+CT__POOL_BACKWARD(ct__adaptive_max_pool_backward, CT__POOL_ADAPTIVE_MAX)
 #undef CT__POOL_BACKWARD
 
-CT__POOL_OP(ct__op_max_pool2d, "aten::max_pool2d_with_indices", "max_pool2d_with_indices("
-            "Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] "
-            "dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)", "ct_max_pool2d ct_max_pool2d_with_indices "
-            "ct_max_pool1d", CT__POOL_MAX, ct__pool_meta, ct__pool_kernel,
-            "MaxPool2DWithIndicesBackward0", ct__max_pool2d_backward, ct__pool_record)
-CT__POOL_OP(ct__op_avg_pool2d, "aten::avg_pool2d", "avg_pool2d(Tensor self, int[2] "
-            "kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool "
-            "count_include_pad=True, int? divisor_override=None) -> Tensor", "ct_avg_pool2d ct_avg_pool1d", CT__POOL_AVG,
-            ct__pool_meta, ct__pool_kernel, "AvgPool2DBackward0", ct__avg_pool2d_backward,
-            ct__pool_record)
-CT__POOL_OP(ct__op_adaptive_avg_pool2d_impl, "aten::_adaptive_avg_pool2d",
-            "_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor", "ct_adaptive_avg_pool2d "
-            "ct_adaptive_avg_pool1d", CT__POOL_ADAPTIVE_AVG, ct__adaptive_meta, ct__pool_kernel,
-            "AdaptiveAvgPool2DBackward0", ct__adaptive_avg_pool2d_backward, ct__pool_record)
-CT__POOL_OP(ct__op_adaptive_max_pool2d, "aten::adaptive_max_pool2d",
-            "adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)", "ct_adaptive_max_pool2d",
-            CT__POOL_ADAPTIVE_MAX, ct__adaptive_meta, ct__pool_kernel,
-            "AdaptiveMaxPool2DBackward0", ct__adaptive_max_pool2d_backward, ct__pool_record)
+/* The forward ops of dims D; API_*: the other public functions reaching them. */
+#define CT__POOL_FWD_OPS(D, DD, API_MAX, API_AVG, API_AAVG)                                    \
+    CT__POOL_OP(ct__op_max_pool##D##d, "aten::max_pool" DD "d_with_indices", "max_pool" DD    \
+                "d_with_indices(Tensor self, int[" DD "] kernel_size, int[" DD "] stride=[], "  \
+                "int[" DD "] padding=0, int[" DD "] dilation=1, bool ceil_mode=False) -> "       \
+                "(Tensor, Tensor)", "ct_max_pool" DD "d ct_max_pool" DD "d_with_indices"        \
+                API_MAX, CT__POOL_VARIANT(CT__POOL_MAX, D), ct__pool_meta, ct__pool_kernel,     \
+                "MaxPool" DD "DWithIndicesBackward0", ct__max_pool_backward, ct__pool_record)   \
+    CT__POOL_OP(ct__op_avg_pool##D##d, "aten::avg_pool" DD "d", "avg_pool" DD "d(Tensor self, " \
+                "int[" DD "] kernel_size, int[" DD "] stride=[], int[" DD "] padding=0, bool "   \
+                "ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> "  \
+                "Tensor", "ct_avg_pool" DD "d" API_AVG, CT__POOL_VARIANT(CT__POOL_AVG, D),       \
+                ct__pool_meta, ct__pool_kernel, "AvgPool" DD "DBackward0",                      \
+                ct__avg_pool_backward, ct__pool_record)                                         \
+    CT__POOL_OP(ct__op_adaptive_avg_pool##D##d_impl, "aten::_adaptive_avg_pool" DD "d",        \
+                "_adaptive_avg_pool" DD "d(Tensor self, SymInt[" DD "] output_size) -> Tensor",  \
+                "ct_adaptive_avg_pool" DD "d" API_AAVG,                                         \
+                CT__POOL_VARIANT(CT__POOL_ADAPTIVE_AVG, D), ct__adaptive_meta, ct__pool_kernel, \
+                "AdaptiveAvgPool" DD "DBackward0", ct__adaptive_avg_pool_backward,              \
+                ct__pool_record)                                                                \
+    CT__POOL_OP(ct__op_adaptive_max_pool##D##d, "aten::adaptive_max_pool" DD "d",              \
+                "adaptive_max_pool" DD "d(Tensor self, int[" DD "] output_size) -> (Tensor, "    \
+                "Tensor)", "ct_adaptive_max_pool" DD "d",                                       \
+                CT__POOL_VARIANT(CT__POOL_ADAPTIVE_MAX, D), ct__adaptive_meta, ct__pool_kernel, \
+                "AdaptiveMaxPool" DD "DBackward0", ct__adaptive_max_pool_backward,              \
+                ct__pool_record)
+CT__POOL_FWD_OPS(2, "2", " ct_max_pool1d", " ct_avg_pool1d ct_lp_pool2d",
+                 " ct_adaptive_avg_pool1d")
+CT__POOL_FWD_OPS(3, "3", "", " ct_lp_pool3d", "")
+#undef CT__POOL_FWD_OPS
 #undef CT__POOL_OP
 
-static const ct_op *const ct__pool_fwd_ops[4] = {&ct__op_max_pool2d, &ct__op_avg_pool2d,
-                                                  &ct__op_adaptive_avg_pool2d_impl,
-                                                  &ct__op_adaptive_max_pool2d};
-static const ct_op *const ct__pool_bw_ops[4] = {&ct__op_max_pool2d_bw, &ct__op_avg_pool2d_bw,
-                                                 &ct__op_adaptive_avg_pool2d_bw,
-                                                 &ct__op_adaptive_max_pool2d_bw};
+static const ct_op *const ct__pool_fwd_ops[2][4] = {
+    {&ct__op_max_pool2d, &ct__op_avg_pool2d, &ct__op_adaptive_avg_pool2d_impl,
+     &ct__op_adaptive_max_pool2d},
+    {&ct__op_max_pool3d, &ct__op_avg_pool3d, &ct__op_adaptive_avg_pool3d_impl,
+     &ct__op_adaptive_max_pool3d}};
+static const ct_op *const ct__pool_bw_ops[2][4] = {
+    {&ct__op_max_pool2d_bw, &ct__op_avg_pool2d_bw, &ct__op_adaptive_avg_pool2d_bw,
+     &ct__op_adaptive_max_pool2d_bw},
+    {&ct__op_max_pool3d_bw, &ct__op_avg_pool3d_bw, &ct__op_adaptive_avg_pool3d_bw,
+     &ct__op_adaptive_max_pool3d_bw}};
 
 /* Appends the schema's attributes of a kind from the geometry ints gi. */
 static void ct__pool_attrs(ct_op_call *c, int kind, const int64_t *gi, bool backward)
 {
+    int dims = (int)gi[CT__PG_ND], a0 = 3 - dims;
     if (kind == CT__POOL_MAX || kind == CT__POOL_AVG) {
-        ct__call_ints(c, gi + CT__PG_K, 2);
-        ct__call_ints(c, gi + CT__PG_S, 2);
-        ct__call_ints(c, gi + CT__PG_P, 2);
+        ct__call_ints(c, gi + CT__PG_K + a0, dims);
+        ct__call_ints(c, gi + CT__PG_S + a0, dims);
+        ct__call_ints(c, gi + CT__PG_P + a0, dims);
         if (kind == CT__POOL_MAX) {
-            ct__call_ints(c, gi + CT__PG_D, 2);
+            ct__call_ints(c, gi + CT__PG_D + a0, dims);
             ct__call_i(c, gi[CT__PG_CEIL]);
         } else {
             ct__call_i(c, gi[CT__PG_CEIL]);
@@ -630,7 +866,7 @@ static void ct__pool_attrs(ct_op_call *c, int kind, const int64_t *gi, bool back
             ct__call_i(c, gi[CT__PG_DIV]);
         }
     } else if (!backward) {
-        ct__call_ints(c, gi + CT__PG_OUT, 2);
+        ct__call_ints(c, gi + CT__PG_OUT + a0, dims);
     }
 }
 
@@ -641,7 +877,7 @@ static ct_tensor *ct__pool_call(int kind, const char *fn, const ct_tensor *x, co
     const ct_tensor *in[1] = {x};
     int64_t geom[CT__PG_N];
     ct_op_call c;
-    ct__call_init(&c, ct__pool_fwd_ops[kind], fn, in, 1);
+    ct__call_init(&c, ct__pool_fwd_ops[gi[CT__PG_ND] - 2][kind], fn, in, 1);
     c.state = geom;
     ct__pool_attrs(&c, kind, gi, false);
     ct_tensor *y = ct__dispatch(&c);
@@ -664,10 +900,213 @@ static ct_tensor *ct__pool_bw_call(int kind, const ct_tensor *g, const ct_tensor
     const ct_tensor *in[3] = {g, self, indices};
     int64_t geom[CT__PG_N];
     ct_op_call c;
-    ct__call_init(&c, ct__pool_bw_ops[kind], "ct_backward", in, max ? 3 : 2);
+    ct__call_init(&c, ct__pool_bw_ops[gi[CT__PG_ND] - 2][kind], "ct_backward", in, max ? 3 : 2);
     c.state = geom;
     ct__pool_attrs(&c, kind, gi, true);
     return ct__dispatch(&c);
+}
+
+/* ---- max_unpool: each input element placed at its index in a zero output ------------------ */
+/* max_unpool{2,3}d's checks (PyTorch's); the output: input's leading dims, then output_size. */
+static bool ct__unpool_meta(ct_op_call *c)
+{
+    const ct_tensor *t = c->inputs[0], *ix = c->inputs[1];
+    int dims = c->op->variant >> 2, nd = t->ndim;
+    char b1[128], b2[128];
+    if (ix->dtype != CT_INT64) {
+        ct__fail(CT_ERR_DTYPE, c->fn, "elements in indices should be type int64 but got: %s",
+                 ct__dtype_title(ix->dtype));
+        return false;
+    }
+    if (nd != dims + 1 && nd != dims + 2) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Input to max_unpooling%dd should be a %dd or %dd Tensor, "
+                 "but got a tensor with %d dimensions.", dims, dims + 1, dims + 2, nd);
+        return false;
+    }
+    if (ix->ndim != nd || memcmp(ix->sizes, t->sizes, sizeof(int64_t) * (size_t)nd)) {
+        ct__fail(CT_ERR_SHAPE, c->fn, "Expected shape of indices to be same as that of the input "
+                 "tensor (%s) but got indices tensor with shape: %s",
+                 ct__shape_str(t->sizes, nd, b1, sizeof b1),
+                 ct__shape_str(ix->sizes, ix->ndim, b2, sizeof b2));
+        return false;
+    }
+    for (int d = 1; d < nd; d++) {
+        if (t->sizes[d] == 0) {
+            ct__fail(CT_ERR_SHAPE, c->fn, "max_unpooling%dd_forward_out_cpu(): Expected input to "
+                     "have non-zero size for non-batch dimensions, but input has sizes %s with "
+                     "dimension %d being empty", dims, ct__shape_str(t->sizes, nd, b1, sizeof b1),
+                     d);
+            return false;
+        }
+    }
+    const int64_t *st = dims == 3 ? c->attrs[1].ints : NULL;
+    if (st && (st[0] <= 0 || st[1] <= 0 || st[2] <= 0)) {
+        ct__fail(CT_ERR_VALUE, c->fn, "strides should be greater than zero, but got stride: %s",
+                 ct__shape_str(st, 3, b1, sizeof b1));
+        return false;
+    }
+    int64_t s[CT_MAX_DIMS], *gi = (int64_t *)c->state;
+    memcpy(s, t->sizes, sizeof s);
+    memcpy(s + nd - dims, c->attrs[0].ints, sizeof(int64_t) * (size_t)dims);
+    ct__pool_geom_unit(gi, dims);
+    memcpy(gi + CT__PG_OUT + 3 - dims, c->attrs[0].ints, sizeof(int64_t) * (size_t)dims);
+    c->dtype = t->dtype;
+    return ct__op_output(c, s, nd, t->dtype) != NULL;
+}
+
+/* Places each input plane at its indices in the zeroed output plane (o elements), in order
+   (a repeated index keeps the last), after checking every index (PyTorch's message). */
+static ct_status ct__unpool_kernel(ct_op_call *c)
+{
+    const int64_t *gi = (const int64_t *)c->state;
+    int dims = (int)gi[CT__PG_ND];
+    ct_tensor *x = ct__pool_contig(c->fn, c->inputs[0]);
+    ct_tensor *ix = x ? ct__pool_contig(c->fn, c->inputs[1]) : NULL;
+    ct__pool_job j;
+    memset(&j, 0, sizeof j);
+    int64_t o = 1, bad = -1, total = ix ? ct_numel(ix) : 0;
+    for (int a = 0; a < 3; a++) {
+        j.in[a] = gi[CT__PG_OUT + a];
+        j.out[a] = a < 3 - dims ? 1 : c->inputs[0]->sizes[c->inputs[0]->ndim - 3 + a];
+        o *= j.in[a];
+    }
+    const int64_t *iv = ix ? (const int64_t *)(const void *)ct__data(ix) : NULL;
+    for (int64_t i = 0; i < total && bad < 0; i++) {
+        bad = iv[i] < 0 || iv[i] >= o ? i : -1;
+    }
+    if (bad >= 0) {
+        char sz[64];
+        snprintf(sz, sizeof sz, dims == 3 ? "%lldx%lldx%lld" : "%lldx%lld",
+                 (long long)j.in[3 - dims], (long long)j.in[4 - dims], (long long)j.in[2]);
+        ct__fail(CT_ERR_INDEX, c->fn, "Found an invalid max index: %lld (output volumes are of "
+                 "size %s)", (long long)iv[bad], sz);
+    } else if (ix) {
+        j.walk = CT__WALK_PLACE;
+        j.g = ct__data(x);
+        j.gx = ct__data(c->outputs[0]);
+        j.idx = (int64_t *)(uintptr_t)iv;
+        ct__pool_run(c->outputs[0], &j, c->dtype == CT_FLOAT32);
+    }
+    ct__release(x);
+    ct__release(ix);
+    return ix && bad < 0 ? CT_OK : ct_error_code();
+}
+
+/* Saves the indices and the dims: the derivative gathers the gradient at them. */
+static void ct__unpool_record(ct_node *n, const ct_op_call *c)
+{
+    memcpy(n->i, c->state, sizeof(int64_t) * CT__PG_N);
+    ct__save(n, c->inputs[1]);
+}
+
+static const ct_op ct__op_max_unpool2d = {
+    "aten::max_unpool2d", "max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> "
+    "Tensor", "ct_max_unpool2d ct_max_unpool1d", CT_OP_OTHER, CT_AUTOCAST_NONE,
+    CT__POOL_VARIANT(CT__POOL_MAX, 2), 0u, NULL, ct__unpool_meta,
+    CT__K_FLOAT(ct__unpool_kernel), NULL, "MaxUnpool2DBackward0", ct__max_bw_backward, 0u,
+    ct__unpool_record, NULL};
+static const ct_op ct__op_max_unpool3d = {
+    "aten::max_unpool3d", "max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, "
+    "int[3] stride, int[3] padding) -> Tensor", "ct_max_unpool3d", CT_OP_OTHER,
+    CT_AUTOCAST_NONE, CT__POOL_VARIANT(CT__POOL_MAX, 3), 0u, NULL, ct__unpool_meta,
+    CT__K_FLOAT(ct__unpool_kernel), NULL, "MaxUnpool3DBackward0", ct__max_bw_backward, 0u,
+    ct__unpool_record, NULL};
+
+/* F.max_unpool{1,2,3}d's output size (Python's _unpool_output_size): want (NULL: the default
+   (in - 1) * stride + kernel - 2 * padding) within a stride of the default. */
+static bool ct__unpool_size(const char *fn, const ct_tensor *x, int dims, const int64_t *k,
+                            const int64_t *s, const int64_t *p, const int64_t *want,
+                            int64_t *out)
+{
+    char got[96];
+    size_t len = 0;
+    for (int d = 0; d < dims && want; d++) {
+        len += (size_t)snprintf(got + len, sizeof got - len, "%s%lld%s", d ? " " : "(",
+                                (long long)want[d], d + 1 < dims ? "," : dims == 1 ? ",)" : ")");
+    }
+    for (int d = 0; d < dims; d++) {
+        int64_t n = x->ndim >= dims ? x->sizes[x->ndim - dims + d] : 1;
+        int64_t def = (n - 1) * s[d] + k[d] - 2 * p[d];
+        out[d] = want ? want[d] : def;
+        if (want && !(def - s[d] < want[d] && want[d] < def + s[d])) {
+            ct__fail(CT_ERR_VALUE, fn, "invalid output_size \"%s\" (dim %d must be between %lld "
+                     "and %lld)", got, d, (long long)(def - s[d]), (long long)(def + s[d]));
+            return false;
+        }
+        if (out[d] < 0) {
+            ct__fail(CT_ERR_VALUE, fn, "max_unpooling: output_size must contain non-negative "
+                     "spatial dimensions, but got output_size[%d]=%lld", d, (long long)out[d]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The max_unpool{2,3}d op (dims) of x at ix to the output size out; 3-D: stride s, padding p. */
+static ct_tensor *ct__unpool_call(const char *fn, int dims, const ct_tensor *x,
+                                  const ct_tensor *ix, const int64_t *out, const int64_t *s,
+                                  const int64_t *p)
+{
+    const ct_tensor *in[2] = {x, ix};
+    int64_t geom[CT__PG_N];
+    ct_op_call c;
+    ct__call_init(&c, dims == 3 ? &ct__op_max_unpool3d : &ct__op_max_unpool2d, fn, in, 2);
+    c.state = geom;
+    ct__call_ints(&c, out, dims);
+    if (dims == 3) {
+        ct__call_ints(&c, s, 3);
+        ct__call_ints(&c, p, 3);
+    }
+    return ct__dispatch(&c);
+}
+
+/* F.max_unpool{1,2,3}d (dims) of x at ix: kernel k, stride s (NULL: k), padding p (NULL: 0),
+   output size want (NULL: the default); 1-D: the 2-D op on a unit width, as PyTorch. */
+static ct_tensor *ct__max_unpool(const char *fn, int dims, const ct_tensor *x,
+                                 const ct_tensor *ix, const int64_t *k, const int64_t *s,
+                                 const int64_t *p, const int64_t *want)
+{
+    const int64_t zero[3] = {0, 0, 0};
+    int64_t out[3];
+    s = s ? s : k;
+    p = p ? p : zero;
+    if (ct__null(fn, x) || ct__null(fn, ix) || ct__null(fn, k) ||
+        !ct__unpool_size(fn, x, dims, k, s, p, want, out)) {
+        return NULL;
+    }
+    if (dims > 1) {
+        return ct__unpool_call(fn, dims, x, ix, out, s, p);
+    }
+    ct_scope_begin();
+    const int64_t o2[2] = {out[0], 1};
+    ct_tensor *r = ct__unpool_call(fn, 2, ct_unsqueeze(x, -1), ct_unsqueeze(ix, -1), o2, NULL,
+                                   NULL);
+    r = ct_keep(ct_squeeze_dim(r, -1));
+    ct_scope_end();
+    return r;
+}
+
+ct_tensor *ct_max_unpool1d(const ct_tensor *input, const ct_tensor *indices, int64_t kernel_size,
+                           int64_t stride, int64_t padding, int64_t output_size)
+{
+    return ct__max_unpool("ct_max_unpool1d", 1, input, indices, &kernel_size,
+                          stride ? &stride : NULL, &padding, output_size ? &output_size : NULL);
+}
+
+ct_tensor *ct_max_unpool2d(const ct_tensor *input, const ct_tensor *indices,
+                           const int64_t *kernel_size, const int64_t *stride,
+                           const int64_t *padding, const int64_t *output_size)
+{
+    return ct__max_unpool("ct_max_unpool2d", 2, input, indices, kernel_size, stride, padding,
+                          output_size);
+}
+
+ct_tensor *ct_max_unpool3d(const ct_tensor *input, const ct_tensor *indices,
+                           const int64_t *kernel_size, const int64_t *stride,
+                           const int64_t *padding, const int64_t *output_size)
+{
+    return ct__max_unpool("ct_max_unpool3d", 3, input, indices, kernel_size, stride, padding,
+                          output_size);
 }
 
 /* ---- the 1-D ops and adaptive_avg_pool2d: composites ------------------------------------ */
@@ -728,41 +1167,54 @@ static bool ct__pool1d_meta(ct_op_call *c)
     if (c->inputs[0]->ndim < 2 || c->inputs[0]->ndim > 3) {
         ct__fail(CT_ERR_SHAPE, c->fn, "Expected 2 to 3 dimensions, but got %d-dimensional tensor "
                  "for argument #1 'self' (while checking arguments for %s)", c->inputs[0]->ndim,
-                 c->op->variant == CT__POOL_AVG ? "avg_pool1d" : "adaptive_avg_pool1d");
+                 (c->op->variant & 3) == CT__POOL_AVG ? "avg_pool1d" : "adaptive_avg_pool1d");
         return false;
     }
     return true;
 }
 
-/* adaptive_avg_pool2d: PyTorch's output-size check. */
+/* adaptive_avg_pool{2,3}d: PyTorch's output-size check. */
 static bool ct__adaptive_avg_meta(ct_op_call *c)
 {
     const int64_t *o = c->attrs[0].ints;
-    if (o[0] < 0 || o[1] < 0) {
-        ct__fail(CT_ERR_VALUE, c->fn, "adaptive_avg_pool2d: elements of output_size must be "
-                 "greater than or equal to 0 but received {%lld, %lld}", (long long)o[0],
-                 (long long)o[1]);
+    int dims = c->op->variant >> 2;
+    if (o[0] < 0 || o[1] < 0 || (dims == 3 && o[2] < 0)) {
+        char got[64];
+        snprintf(got, sizeof got, dims == 3 ? "%lld, %lld,%lld" : "%lld, %lld", (long long)o[0],
+                 (long long)o[1], (long long)(dims == 3 ? o[2] : 0));
+        ct__fail(CT_ERR_VALUE, c->fn, "adaptive_avg_pool%dd: elements of output_size must be "
+                 "greater than or equal to 0 but received {%s}", dims, got);
         return false;
     }
     return true;
 }
 
-/* Output (1, 1): the mean over H and W, as PyTorch; else _adaptive_avg_pool2d. */
-static ct_tensor *ct__adaptive_avg(const char *fn, const ct_tensor *x, const int64_t *out)
+/* Output all ones: the mean over the spatial dims, as PyTorch; else _adaptive_avg_pool{2,3}d. */
+static ct_tensor *ct__adaptive_avg(const char *fn, const ct_tensor *x, const int64_t *out,
+                                   int dims)
 {
-    if (out[0] == 1 && out[1] == 1) {
-        return ct_unsqueeze(ct_mean_dim(ct_flatten(x, -2, -1), -1, true), -1);
+    int64_t gi[CT__PG_N];
+    bool ones = true;
+    ct__pool_geom_unit(gi, dims);
+    for (int a = 0; a < dims; a++) {
+        gi[CT__PG_OUT + 3 - dims + a] = out[a];
+        ones = ones && out[a] == 1;
     }
-    int64_t gi[CT__PG_N] = {0};
-    gi[CT__PG_OUT] = out[0];
-    gi[CT__PG_OUT + 1] = out[1];
-    return ct__pool_call(CT__POOL_ADAPTIVE_AVG, fn, x, gi, NULL);
+    if (!ones) {
+        return ct__pool_call(CT__POOL_ADAPTIVE_AVG, fn, x, gi, NULL);
+    }
+    ct_tensor *m = ct_mean_dim(ct_flatten(x, -dims, -1), -1, true);
+    for (int a = 1; a < dims; a++) {
+        m = ct_unsqueeze(m, -1);
+    }
+    return m;
 }
 
 static ct_status ct__adaptive_avg_composite(ct_op_call *c)
 {
     ct_scope_begin();
-    return ct__composite_end(c, ct__adaptive_avg(c->fn, c->inputs[0], c->attrs[0].ints));
+    return ct__composite_end(c, ct__adaptive_avg(c->fn, c->inputs[0], c->attrs[0].ints,
+                                                 c->op->variant >> 2));
 }
 
 #define CT__POOL_COMPOSITE(NAME, OP, SCHEMA, API, VARIANT, META, FN)                            \
@@ -770,36 +1222,43 @@ static ct_status ct__adaptive_avg_composite(ct_op_call *c)
                                NULL, META, CT__K_NONE, FN, NULL, NULL, 0u, NULL, NULL};
 CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool2d, "aten::adaptive_avg_pool2d",
                    "adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
-                   "ct_adaptive_avg_pool2d ct_adaptive_avg_pool1d", CT__POOL_ADAPTIVE_AVG,
+                   "ct_adaptive_avg_pool2d ct_adaptive_avg_pool1d",
+                   CT__POOL_VARIANT(CT__POOL_ADAPTIVE_AVG, 2), ct__adaptive_avg_meta,
+                   ct__adaptive_avg_composite)
+CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool3d, "aten::adaptive_avg_pool3d",
+                   "adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor",
+                   "ct_adaptive_avg_pool3d", CT__POOL_VARIANT(CT__POOL_ADAPTIVE_AVG, 3),
                    ct__adaptive_avg_meta, ct__adaptive_avg_composite)
 
-/* adaptive_avg_pool2d of x to out (the public function, and the 1-D one's). */
-static ct_tensor *ct__adaptive_avg_call(const char *fn, const ct_tensor *x, const int64_t *out)
+/* adaptive_avg_pool{2,3}d (dims) of x to out (the public functions, and the 1-D one's). */
+static ct_tensor *ct__adaptive_avg_call(const char *fn, const ct_tensor *x, const int64_t *out,
+                                        int dims)
 {
     const ct_tensor *in[1] = {x};
     ct_op_call c;
-    ct__call_init(&c, &ct__op_adaptive_avg_pool2d, fn, in, 1);
-    ct__call_ints(&c, out, 2);
+    ct__call_init(&c, dims == 3 ? &ct__op_adaptive_avg_pool3d : &ct__op_adaptive_avg_pool2d, fn,
+                  in, 1);
+    ct__call_ints(&c, out, dims);
     return ct__dispatch(&c);
 }
 
 /* The 1-D ops on input unsqueezed at -2, as 2-D ops with a unit height. */
 static ct_status ct__pool1d_composite(ct_op_call *c)
 {
-    int kind = c->op->variant;
+    int kind = c->op->variant & 3;
     ct_scope_begin();
     ct_tensor *x = ct_unsqueeze(c->inputs[0], -2), *y;
     if (kind == CT__POOL_ADAPTIVE_AVG) {
         int64_t out[2] = {1, c->attrs[0].ints[0]};
-        y = ct__adaptive_avg_call(c->fn, x, out);
+        y = ct__adaptive_avg_call(c->fn, x, out, 2);
     } else {
-        int64_t gi[CT__PG_N] = {0};
-        gi[CT__PG_K] = gi[CT__PG_S] = gi[CT__PG_D] = gi[CT__PG_D + 1] = 1;
-        gi[CT__PG_K + 1] = c->attrs[0].ints[0];
-        gi[CT__PG_S + 1] = c->attrs[1].ints[0];
-        gi[CT__PG_P + 1] = c->attrs[2].ints[0];
+        int64_t gi[CT__PG_N];
+        ct__pool_geom_unit(gi, 2);
+        gi[CT__PG_K + 2] = c->attrs[0].ints[0];
+        gi[CT__PG_S + 2] = c->attrs[1].ints[0];
+        gi[CT__PG_P + 2] = c->attrs[2].ints[0];
         if (kind == CT__POOL_MAX) {
-            gi[CT__PG_D + 1] = c->attrs[3].ints[0];
+            gi[CT__PG_D + 2] = c->attrs[3].ints[0];
             gi[CT__PG_CEIL] = c->attrs[4].i;
         } else {
             gi[CT__PG_CEIL] = c->attrs[3].i;
@@ -812,19 +1271,18 @@ static ct_status ct__pool1d_composite(ct_op_call *c)
 
 CT__POOL_COMPOSITE(ct__op_max_pool1d, "aten::max_pool1d", "max_pool1d(Tensor self, int[1] "
                    "kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool "
-                   "ceil_mode=False) -> Tensor", "ct_max_pool1d", CT__POOL_MAX,
-                   ct__max_pool1d_meta, ct__pool1d_composite)
+                   "ceil_mode=False) -> Tensor", "ct_max_pool1d",
+                   CT__POOL_VARIANT(CT__POOL_MAX, 1), ct__max_pool1d_meta, ct__pool1d_composite)
 CT__POOL_COMPOSITE(ct__op_avg_pool1d, "aten::avg_pool1d", "avg_pool1d(Tensor self, int[1] "
                    "kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool "
-                   "count_include_pad=True) -> Tensor", "ct_avg_pool1d", CT__POOL_AVG,
-                   ct__pool1d_meta, ct__pool1d_composite)
+                   "count_include_pad=True) -> Tensor", "ct_avg_pool1d ct_lp_pool1d",
+                   CT__POOL_VARIANT(CT__POOL_AVG, 1), ct__pool1d_meta, ct__pool1d_composite)
 CT__POOL_COMPOSITE(ct__op_adaptive_avg_pool1d, "aten::adaptive_avg_pool1d",
                    "adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor",
-                   "ct_adaptive_avg_pool1d", CT__POOL_ADAPTIVE_AVG, ct__pool1d_meta,
-                   ct__pool1d_composite)
+                   "ct_adaptive_avg_pool1d", CT__POOL_VARIANT(CT__POOL_ADAPTIVE_AVG, 1),
+                   ct__pool1d_meta, ct__pool1d_composite)
 #undef CT__POOL_COMPOSITE
 
-CT__GLUE_BEGIN
 /* ---- public functions --------------------------------------------------------------------- */
 ct_max_pool2d_opts ct_max_pool2d_defaults(void)
 {
@@ -842,36 +1300,53 @@ ct_avg_pool2d_opts ct_avg_pool2d_defaults(void)
     return o;
 }
 
-/* The geometry ints of a 2-D max (mo) or average (ao) pooling; stride {0, 0}: the kernel. */
-static void ct__pool_geom(const int64_t *k, const ct_max_pool2d_opts *mo,
-                          const ct_avg_pool2d_opts *ao, int64_t *gi)
+ct_max_pool3d_opts ct_max_pool3d_defaults(void)
 {
-    const int64_t *s = mo ? mo->stride : ao->stride, *p = mo ? mo->padding : ao->padding;
-    bool none = s[0] == 0 && s[1] == 0;
-    memset(gi, 0, sizeof(int64_t) * CT__PG_N);
-    for (int a = 0; a < 2; a++) {
-        gi[CT__PG_K + a] = k[a];
-        gi[CT__PG_S + a] = none ? k[a] : s[a];
-        gi[CT__PG_P + a] = p[a];
-        gi[CT__PG_D + a] = mo ? mo->dilation[a] : 1;
-    }
-    gi[CT__PG_CEIL] = mo ? mo->ceil_mode : ao->ceil_mode;
-    gi[CT__PG_CIP] = ao && ao->count_include_pad;
-    gi[CT__PG_DIV] = ao ? ao->divisor_override : 0;
+    ct_max_pool3d_opts o = {{0, 0, 0}, {0, 0, 0}, {1, 1, 1}, false};
+    return o;
 }
 
-ct_status ct_max_pool2d_with_indices(const ct_tensor *input, const int64_t *kernel_size,
-                                     const ct_max_pool2d_opts *opts, ct_tensor **output,
-                                     ct_tensor **indices)
+ct_avg_pool3d_opts ct_avg_pool3d_defaults(void)
 {
-    const char *fn = "ct_max_pool2d_with_indices";
-    ct_tensor *ix = NULL, *y = NULL;
-    if (!ct__null(fn, kernel_size)) {
-        ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
-        int64_t gi[CT__PG_N];
-        ct__pool_geom(kernel_size, &o, NULL, gi);
-        y = ct__pool_call(CT__POOL_MAX, fn, input, gi, &ix);
+    ct_avg_pool3d_opts o = {{0, 0, 0}, {0, 0, 0}, false, true, 0};
+    return o;
+}
+
+/* The geometry ints of a dims-D pooling (fn's; false when k is NULL): kernel k, stride s (all
+   0: the kernel), padding p, dilation d (NULL: 1), ceil_mode, count_include_pad, divisor. */
+static bool ct__pool_geom(const char *fn, int dims, const int64_t *k, const int64_t *s,
+                          const int64_t *p, const int64_t *d, bool ceil, bool cip, int64_t div,
+                          int64_t *gi)
+{
+    if (ct__null(fn, k)) {
+        return false;
     }
+    bool none = true;
+    for (int a = 0; a < dims; a++) {
+        none = none && s[a] == 0;
+    }
+    ct__pool_geom_unit(gi, dims);
+    for (int a = 0, t = 3 - dims; a < dims; a++, t++) {
+        gi[CT__PG_K + t] = k[a];
+        gi[CT__PG_S + t] = none ? k[a] : s[a];
+        gi[CT__PG_P + t] = p[a];
+        gi[CT__PG_D + t] = d ? d[a] : 1;
+    }
+    gi[CT__PG_CEIL] = ceil;
+    gi[CT__PG_CIP] = cip;
+    gi[CT__PG_DIV] = div;
+    return true;
+}
+/* ct__pool_geom's arguments from max (average) pooling options o */
+#define CT__MAX_FIELDS(o) (o).stride, (o).padding, (o).dilation, (o).ceil_mode, false, 0
+#define CT__AVG_FIELDS(o)                                                                      \
+    (o).stride, (o).padding, NULL, (o).ceil_mode, (o).count_include_pad, (o).divisor_override
+
+/* A max pooling's output and indices through the out pointers (gi NULL: the error made). */
+static ct_status ct__max_pool_out(const char *fn, const ct_tensor *input, const int64_t *gi,
+                                  ct_tensor **output, ct_tensor **indices)
+{
+    ct_tensor *ix = NULL, *y = gi ? ct__pool_call(CT__POOL_MAX, fn, input, gi, &ix) : NULL;
     if (output) {
         *output = y;
     } else {
@@ -885,50 +1360,78 @@ ct_status ct_max_pool2d_with_indices(const ct_tensor *input, const int64_t *kern
     return y ? CT_OK : ct_error_code();
 }
 
-ct_tensor *ct_max_pool2d(const ct_tensor *input, const int64_t *kernel_size,
-                         const ct_max_pool2d_opts *opts)
-{
-    if (ct__null("ct_max_pool2d", kernel_size)) {
-        return NULL;
+/* ct_max_pool{2,3}d, ct_avg_pool{2,3}d (NAME, D dims, options ct_T_opts read by FIELDS) and
+   ct_max_pool{2,3}d_with_indices. */
+#define CT__POOL_PUBLIC(KIND, NAME, D, T, FIELDS)                                              \
+    ct_tensor *ct_##NAME(const ct_tensor *input, const int64_t *kernel_size,                   \
+                         const ct_##T##_opts *opts)                                            \
+    {                                                                                          \
+        int64_t gi[CT__PG_N];                                                                  \
+        ct_##T##_opts o = opts ? *opts : ct_##T##_defaults();                                  \
+        return ct__pool_geom("ct_" #NAME, D, kernel_size, FIELDS(o), gi)                       \
+                   ? ct__pool_call(KIND, "ct_" #NAME, input, gi, NULL)                         \
+                   : NULL;                                                                     \
     }
-    ct_max_pool2d_opts o = opts ? *opts : ct_max_pool2d_defaults();
-    int64_t gi[CT__PG_N];
-    ct__pool_geom(kernel_size, &o, NULL, gi);
-    return ct__pool_call(CT__POOL_MAX, "ct_max_pool2d", input, gi, NULL);
-}
-
-ct_tensor *ct_avg_pool2d(const ct_tensor *input, const int64_t *kernel_size,
-                         const ct_avg_pool2d_opts *opts)
-{
-    if (ct__null("ct_avg_pool2d", kernel_size)) {
-        return NULL;
+#define CT__MAX_POOL_WITH_INDICES(D)                                                           \
+    ct_status ct_max_pool##D##d_with_indices(const ct_tensor *input, const int64_t *kernel_size, \
+                                             const ct_max_pool##D##d_opts *opts,               \
+                                             ct_tensor **output, ct_tensor **indices)          \
+    {                                                                                          \
+        const char *fn = "ct_max_pool" #D "d_with_indices";                                    \
+        int64_t gi[CT__PG_N];                                                                  \
+        ct_max_pool##D##d_opts o = opts ? *opts : ct_max_pool##D##d_defaults();                \
+        bool ok = ct__pool_geom(fn, D, kernel_size, CT__MAX_FIELDS(o), gi);                    \
+        return ct__max_pool_out(fn, input, ok ? gi : NULL, output, indices);                   \
     }
-    ct_avg_pool2d_opts o = opts ? *opts : ct_avg_pool2d_defaults();
-    int64_t gi[CT__PG_N];
-    ct__pool_geom(kernel_size, NULL, &o, gi);
-    return ct__pool_call(CT__POOL_AVG, "ct_avg_pool2d", input, gi, NULL);
-}
+CT__POOL_PUBLIC(CT__POOL_MAX, max_pool2d, 2, max_pool2d, CT__MAX_FIELDS)
+CT__POOL_PUBLIC(CT__POOL_MAX, max_pool3d, 3, max_pool3d, CT__MAX_FIELDS)
+CT__POOL_PUBLIC(CT__POOL_AVG, avg_pool2d, 2, avg_pool2d, CT__AVG_FIELDS)
+CT__POOL_PUBLIC(CT__POOL_AVG, avg_pool3d, 3, avg_pool3d, CT__AVG_FIELDS)
+CT__MAX_POOL_WITH_INDICES(2)
+CT__MAX_POOL_WITH_INDICES(3)
+#undef CT__POOL_PUBLIC
+#undef CT__MAX_POOL_WITH_INDICES
+#undef CT__MAX_FIELDS
+#undef CT__AVG_FIELDS
 
 ct_tensor *ct_adaptive_avg_pool2d(const ct_tensor *input, const int64_t *output_size)
 {
     const char *fn = "ct_adaptive_avg_pool2d";
-    return ct__null(fn, output_size) ? NULL : ct__adaptive_avg_call(fn, input, output_size);
+    return ct__null(fn, output_size) ? NULL : ct__adaptive_avg_call(fn, input, output_size, 2);
 }
 
-ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, const int64_t *output_size,
-                                  ct_tensor **indices)
+ct_tensor *ct_adaptive_avg_pool3d(const ct_tensor *input, const int64_t *output_size)
 {
-    const char *fn = "ct_adaptive_max_pool2d";
+    const char *fn = "ct_adaptive_avg_pool3d";
+    return ct__null(fn, output_size) ? NULL : ct__adaptive_avg_call(fn, input, output_size, 3);
+}
+
+/* adaptive_max_pool{2,3}d (dims) of input to output_size; *indices as the public functions. */
+static ct_tensor *ct__adaptive_max(const char *fn, const ct_tensor *input,
+                                   const int64_t *output_size, int dims, ct_tensor **indices)
+{
     if (indices) {
         *indices = NULL;
     }
     if (ct__null(fn, output_size)) {
         return NULL;
     }
-    int64_t gi[CT__PG_N] = {0};
-    gi[CT__PG_OUT] = output_size[0];
-    gi[CT__PG_OUT + 1] = output_size[1];
+    int64_t gi[CT__PG_N];
+    ct__pool_geom_unit(gi, dims);
+    memcpy(gi + CT__PG_OUT + 3 - dims, output_size, sizeof(int64_t) * (size_t)dims);
     return ct__pool_call(CT__POOL_ADAPTIVE_MAX, fn, input, gi, indices);
+}
+
+ct_tensor *ct_adaptive_max_pool2d(const ct_tensor *input, const int64_t *output_size,
+                                  ct_tensor **indices)
+{
+    return ct__adaptive_max("ct_adaptive_max_pool2d", input, output_size, 2, indices);
+}
+
+ct_tensor *ct_adaptive_max_pool3d(const ct_tensor *input, const int64_t *output_size,
+                                  ct_tensor **indices)
+{
+    return ct__adaptive_max("ct_adaptive_max_pool3d", input, output_size, 3, indices);
 }
 
 /* A 1-D op's call: kernel (or output size), then stride, padding, dilation, flags as its
@@ -971,6 +1474,72 @@ ct_tensor *ct_adaptive_avg_pool1d(const ct_tensor *input, int64_t output_size)
 {
     return ct__pool1d_call(&ct__op_adaptive_avg_pool1d, "ct_adaptive_avg_pool1d", input,
                            &output_size, 1, NULL, 0);
+}
+
+/* Average (max: max) pooling of x without padding for the power-average pooling: kernel k,
+   stride s (NULL or all 0: the kernel), ceil_mode; the 1-D ops' checks for dims 1. */
+static ct_tensor *ct__lp_window(const char *fn, int dims, const ct_tensor *x, const int64_t *k,
+                                const int64_t *s, bool ceil, bool max)
+{
+    const int64_t zero[3] = {0, 0, 0}, *st = s ? s : zero;
+    if (dims == 1) {
+        int64_t v[4] = {k[0], st[0] ? st[0] : k[0], 0, 1}, flags[2] = {ceil, 1};
+        return ct__pool1d_call(max ? &ct__op_max_pool1d : &ct__op_avg_pool1d, fn, x, v,
+                               max ? 4 : 3, flags, max ? 1 : 2);
+    }
+    int64_t gi[CT__PG_N];
+    ct__pool_geom(fn, dims, k, st, zero, NULL, ceil, true, 0, gi);
+    return ct__pool_call(max ? CT__POOL_MAX : CT__POOL_AVG, fn, x, gi, NULL);
+}
+
+/* F.lp_pool{1,2,3}d's composite: (sign(a) * relu(|a|) * kernel elements)^(1/p) for a the
+   average of x^p; p = +-inf: the (negated) max pooling of (-)|x|. */
+static ct_tensor *ct__lp_pool(const char *fn, int dims, const ct_tensor *x, double p,
+                              const int64_t *k, const int64_t *s, bool ceil)
+{
+    if (ct__null(fn, k)) {
+        return NULL;
+    }
+    if (p == 0) {
+        ct__fail(CT_ERR_VALUE, fn, "norm_type must be a non-zero value, but got %g", p);
+        return NULL;
+    }
+    int64_t n = 1;
+    for (int a = 0; a < dims; a++) {
+        n *= k[a];
+    }
+    ct_scope_begin();
+    ct_tensor *r;
+    if (isinf(p)) {
+        ct_tensor *a = p > 0 ? ct_abs(x) : ct_neg(ct_abs(x));
+        r = ct__lp_window(fn, dims, a, k, s, ceil, true);
+        r = p > 0 ? r : ct_neg(r);
+    } else {
+        ct_tensor *a = ct__lp_window(fn, dims, ct_pow_scalar(x, p), k, s, ceil, false);
+        r = ct_pow_scalar(ct_mul_scalar(ct_mul(ct_sign(a), ct_relu(ct_abs(a))), (double)n),
+                          1.0 / p);
+    }
+    ct_keep(r);
+    ct_scope_end();
+    return r;
+}
+
+ct_tensor *ct_lp_pool1d(const ct_tensor *input, double norm_type, int64_t kernel_size,
+                        int64_t stride, bool ceil_mode)
+{
+    return ct__lp_pool("ct_lp_pool1d", 1, input, norm_type, &kernel_size, &stride, ceil_mode);
+}
+
+ct_tensor *ct_lp_pool2d(const ct_tensor *input, double norm_type, const int64_t *kernel_size,
+                        const int64_t *stride, bool ceil_mode)
+{
+    return ct__lp_pool("ct_lp_pool2d", 2, input, norm_type, kernel_size, stride, ceil_mode);
+}
+
+ct_tensor *ct_lp_pool3d(const ct_tensor *input, double norm_type, const int64_t *kernel_size,
+                        const int64_t *stride, bool ceil_mode)
+{
+    return ct__lp_pool("ct_lp_pool3d", 3, input, norm_type, kernel_size, stride, ceil_mode);
 }
 
 /* ---- modules ------------------------------------------------------------------------------ */
