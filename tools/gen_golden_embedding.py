@@ -125,7 +125,7 @@ def main():
         for f64 in (False, True):
             bag.append(bag_case(7, 3, f64, iv, [3, 4], mode=mode))
             bag.append(bag_case(7, 3, f64, iv, [12], [0, 3, 3, 8, 12], mode=mode))
-        bag.append(bag_case(7, 3, False, iv, [12], [0, 5, 5, 9], mode=mode, last=True))
+        bag.append(bag_case(7, 3, False, iv, [12], [0, 5, 5, 12], mode=mode, last=True))
         bag.append(bag_case(7, 3, True, iv, [12], [0, 2, 7], mode=mode, pad=3))
         bag.append(bag_case(7, 3, False, iv, [3, 4], mode=mode, pad=-1))
         bag.append(bag_case(7, 3, True, [3, 3, 1, 3], [4], [0, 2, 2], mode=mode, pad=3))
