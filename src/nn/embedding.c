@@ -32,6 +32,8 @@ typedef struct ct__emb_job {
     const char *g;         /* backward: grad (n, D) contiguous */
     int64_t padding_idx;   /* backward: -1 for none */
     const int64_t *counts; /* backward with scale_grad_by_freq: (V) entries per row */
+    int64_t V;             /* backward: the rows of dweight */
+    bool f32;              /* backward: float32 (else float64) */
 } ct__emb_job;
 
 /* out[i, :] = weight[idx[i], :] for i in [b, e) */
@@ -53,16 +55,20 @@ static void ct__emb_gather(int64_t b, int64_t e, void *ctx)
 }
 
 CT__VECTORIZE_BEGIN
-/* dweight[k, :] += scale_k * grad[i, :] over the entries i (in order) whose row k lies in
-   [r0, r1) and is not padding_idx; scale_k = 1 / count[k] with scale_grad_by_freq (an fma,
-   as PyTorch's add with alpha), else 1 (a plain add: the same bits). */
+/* dweight[k, c0:c1] = sum of scale_k * grad[i, c0:c1] over the entries i (in order) whose row
+   k lies in [r0, r1) and is not padding_idx, the block zeroed first; scale_k = 1 / count[k]
+   with scale_grad_by_freq (an fma, as PyTorch's add with alpha), else 1 (a plain add: the
+   same bits). */
 #define CT__EMB_BACKWARD(T, S, F)                                                               \
-    static void ct__emb_backward_##S(int64_t r0, int64_t r1, void *ctx)                         \
+    static void ct__emb_backward_##S(const ct__emb_job *j, int64_t r0, int64_t r1, int64_t c0,  \
+                                     int64_t c1)                                                \
     {                                                                                           \
-        const ct__emb_job *j = (const ct__emb_job *)ctx;                                        \
         const T *g = (const T *)(const void *)j->g;                                             \
         T *dw = (T *)(void *)j->out;                                                            \
         int64_t D = j->D;                                                                       \
+        for (int64_t k = r0; k < r1; k++) {                                                     \
+            memset(dw + k * D + c0, 0, sizeof(T) * (size_t)(c1 - c0));                          \
+        }                                                                                       \
         for (int64_t i = 0; i < j->n; i++) {                                                    \
             int64_t k = j->idx[i];                                                              \
             if (k < r0 || k >= r1 || k == j->padding_idx) {                                     \
@@ -71,13 +77,13 @@ CT__VECTORIZE_BEGIN
             T *d = dw + k * D;                                                                  \
             const T *gi = g + i * D;                                                            \
             if (!j->counts || j->counts[k] == 1) {                                              \
-                for (int64_t c = 0; c < D; c++) {                                               \
+                for (int64_t c = c0; c < c1; c++) {                                             \
                     d[c] += gi[c];                                                              \
                 }                                                                               \
                 continue;                                                                       \
             }                                                                                   \
             T s = (T)(1.0 / (double)j->counts[k]);                                              \
-            for (int64_t c = 0; c < D; c++) {                                                   \
+            for (int64_t c = c0; c < c1; c++) {                                                 \
                 d[c] = fma##F(s, gi[c], d[c]);                                                  \
             }                                                                                   \
         }                                                                                       \
@@ -86,6 +92,13 @@ CT__EMB_BACKWARD(float, f32, f)
 CT__EMB_BACKWARD(double, f64, )
 #undef CT__EMB_BACKWARD
 CT__VECTORIZE_END
+
+/* the backward over the weight rows [b, e) */
+static void ct__emb_backward_rows(int64_t b, int64_t e, void *ctx)
+{
+    const ct__emb_job *j = (const ct__emb_job *)ctx;
+    (j->f32 ? ct__emb_backward_f32 : ct__emb_backward_f64)(j, b, e, 0, j->D);
+}
 
 CT__GLUE_BEGIN
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -219,6 +232,13 @@ static bool ct__emb_bw_meta(ct_op_call *c)
     return ct__op_output(c, s, 2, g->dtype) != NULL;
 }
 
+/* Parallel over ranges of at least 1000 weight rows (PyTorch's grain), each range zeroing
+   its rows and adding their gradients in index order; small problems in one call. */
+static void ct__emb_backward_run(ct__emb_job *j)
+{
+    ct__parallel_for(j->V, j->n * j->D < CT__GRAIN ? j->V + 1 : 1000, ct__emb_backward_rows, j);
+}
+
 static ct_status ct__emb_bw_kernel(ct_op_call *c)
 {
     ct_tensor *g = ct__emb_dense(c->fn, c->inputs[0]);
@@ -243,7 +263,6 @@ static ct_status ct__emb_bw_kernel(ct_op_call *c)
         ok = ct__emb_check_range(c->fn, j.idx, j.n, V);
     }
     if (ok) {
-        memset(ct__data(dw), 0, (size_t)(V * j.D) * ct_dtype_size(dw->dtype));
         if (counts) {
             memset(counts, 0, sizeof(int64_t) * (size_t)V);
             for (int64_t i = 0; i < j.n; i++) {
@@ -254,9 +273,9 @@ static ct_status ct__emb_bw_kernel(ct_op_call *c)
         j.g = ct__data(g);
         j.out = ct__data(dw);
         j.padding_idx = c->attrs[1].i;
-        int64_t grain = j.n * j.D < CT__GRAIN ? V + 1 : 1000;
-        ct__parallel_for(V, grain,
-                         c->dtype == CT_FLOAT32 ? ct__emb_backward_f32 : ct__emb_backward_f64, &j);
+        j.V = V;
+        j.f32 = c->dtype == CT_FLOAT32;
+        ct__emb_backward_run(&j);
     }
     ct__free(counts);
     ct__release(g);
