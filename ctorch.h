@@ -4159,6 +4159,8 @@ typedef enum ct_embedding_bag_mode {
    mode                 MEAN       sum, mean or max of each bag
    sparse               false      true: CT_ERR_UNSUPPORTED
    include_last_offset  false      offsets has one more entry: the end of the last bag
+                                   (entries past it are left out; PyTorch documents it as
+                                   the input's length, and beyond that its modes disagree)
    padding_idx          INT64_MIN  INT64_MIN: None; else entries equal to it are left out of
                                    their bags (negative: from the end) */
 typedef struct ct_embedding_bag_opts {
@@ -43434,7 +43436,9 @@ ct_tensor *ct_embedding_bag_forward(ct_module *m, const ct_tensor *input, const 
                                     const ct_tensor *per_sample_weights)
 {
     const char *fn = "ct_embedding_bag_forward";
-    if (ct__null(fn, m) || ct__null(fn, input) || !ct__emb_module_is(fn, m, "EmbeddingBag")) {
+    if (ct__null(fn, m) || ct__null(fn, input) || (offsets && ct__null(fn, offsets)) ||
+        (per_sample_weights && ct__null(fn, per_sample_weights)) ||
+        !ct__emb_module_is(fn, m, "EmbeddingBag")) {
         return NULL;
     }
     return ct_embedding_bag(input, ct_module_get_parameter(m, "weight"), offsets,

@@ -841,7 +841,9 @@ ct_tensor *ct_embedding_bag_forward(ct_module *m, const ct_tensor *input, const 
                                     const ct_tensor *per_sample_weights)
 {
     const char *fn = "ct_embedding_bag_forward";
-    if (ct__null(fn, m) || ct__null(fn, input) || !ct__emb_module_is(fn, m, "EmbeddingBag")) {
+    if (ct__null(fn, m) || ct__null(fn, input) || (offsets && ct__null(fn, offsets)) ||
+        (per_sample_weights && ct__null(fn, per_sample_weights)) ||
+        !ct__emb_module_is(fn, m, "EmbeddingBag")) {
         return NULL;
     }
     return ct_embedding_bag(input, ct_module_get_parameter(m, "weight"), offsets,

@@ -51,6 +51,8 @@ typedef enum ct_embedding_bag_mode {
    mode                 MEAN       sum, mean or max of each bag
    sparse               false      true: CT_ERR_UNSUPPORTED
    include_last_offset  false      offsets has one more entry: the end of the last bag
+                                   (entries past it are left out; PyTorch documents it as
+                                   the input's length, and beyond that its modes disagree)
    padding_idx          INT64_MIN  INT64_MIN: None; else entries equal to it are left out of
                                    their bags (negative: from the end) */
 typedef struct ct_embedding_bag_opts {
