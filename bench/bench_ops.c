@@ -48,6 +48,10 @@
  *   optim_<name>_1M       one ct_optimizer_step of sgd (lr 1e-3, momentum 0.9), adam, rmsprop,
  *                         nadam (defaults otherwise) over one (1024, 1024) parameter whose
  *                         .grad is set once (the state exists before timing)
+ *   embedding_fb_64x256_65x384      ct_embedding then ct_backward with a preallocated gradient
+ *                         (.grad cleared each call): idx (64, 256) int64 into weight (65, 384),
+ *                         nanoGPT's character-level GPT (batch 64, block 256, n_embd 384)
+ *   embedding_fb_16x128_50257x128   the same into a GPT-2-sized vocabulary (50257, 128)
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -103,6 +107,7 @@ typedef enum kind {
     K_LN_FB, /* ct_layer_norm(a, last dim, w, bias) + backward(g) */
     K_GELU,  /* ct_gelu(a) */
     K_OPTIM, /* ct_optimizer_step(opt) */
+    K_EMB_FB, /* ct_embedding(idx, a) + backward(g) */
 } kind;
 
 typedef struct work {
@@ -204,6 +209,10 @@ static void stmt(void *user)
     case K_BN_FB: norm_fb(w); break;
     case K_LN_FB: norm_fb(w); break;
     case K_GELU: ct_gelu(w->a, CT_GELU_NONE); break;
+    case K_EMB_FB:
+        ct_set_grad(w->a, NULL);
+        ct_backward(ct_embedding(w->idx, w->a, NULL), w->g, false);
+        break;
     case K_SVD: {
         ct_tensor *s = NULL, *vh = NULL;
         ct_linalg_svd(w->a, true, &s, &vh);
@@ -606,6 +615,25 @@ static void run_all(int threads)
         ct_free(w.a);
     }
     optim_rows(threads);
+    /* embedding fwd + bwd (nn/embedding.c): a character-level GPT and a GPT-2 vocabulary */
+    static const int64_t emb[2][4] = {{64, 256, 65, 384}, {16, 128, 50257, 128}};
+    for (int j = 0; j < 2; j++) {
+        work w = {0};
+        const int64_t *e = emb[j];
+        int64_t gs[3] = {e[0], e[1], e[3]};
+        w.k = K_EMB_FB;
+        w.a = ct_requires_grad_(randn2(e[2], e[3]), true);
+        w.idx = ct_randint(0, e[2], e, 2, CT_INT64, NULL);
+        w.g = ct_randn(gs, 3, CT_FLOAT32, NULL);
+        snprintf(name, sizeof name, "embedding_fb_%lldx%lld_%lldx%lld", (long long)e[0],
+                 (long long)e[1], (long long)e[2], (long long)e[3]);
+        snprintf(sub, sizeof sub, "embedding fwd+bwd idx (%lld,%lld) weight (%lld,%lld)",
+                 (long long)e[0], (long long)e[1], (long long)e[2], (long long)e[3]);
+        measure(name, "embedding", sub, "ctorch", &w, threads);
+        ct_free(w.a);
+        ct_free(w.idx);
+        ct_free(w.g);
+    }
 }
 
 int main(int argc, char **argv)

@@ -189,6 +189,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(init)                                                                                 \
     X(conv)                                                                                 \
     X(norm)                                                                                 \
+    X(embedding)                                                                            \
     X(activation)                                                                           \
     X(cnn)                                                                                  \
     X(distance)                                                                             \

@@ -1566,6 +1566,34 @@ ROW_NN(logsigmoid)
 ROW_NN(softsign)
 ROW_NN(tanhshrink)
 #undef ROW_NN
+/* nn/embedding.c */
+static ct_tensor *wemb_idx(void) /* (2, 2) int64 */
+{
+    const int64_t v[4] = {0, 2, 2, 4}, s[2] = {2, 2};
+    return ct_tensor_from_data(v, CT_INT64, s, 2);
+}
+static ct_tensor *wemb(void) /* (5, 3) float32 */
+{
+    const int64_t s[2] = {5, 3};
+    return ct_ones(s, 2, CT_FLOAT32);
+}
+static void row_embedding(void)
+{
+    ct_embedding_opts o = ct_embedding_defaults();
+    o.max_norm = 1;
+    ct_embedding(wemb_idx(), wemb(), &o);
+}
+static void row_embedding_bag(void)
+{
+    ct_embedding_bag_opts o = ct_embedding_bag_defaults();
+    o.max_norm = 1;
+    ct_embedding_bag(wemb_idx(), wemb(), NULL, NULL, &o);
+}
+static void row_backward_embedding(void)
+{
+    ct_backward(ct_sum(ct_embedding(wemb_idx(), ct_requires_grad_(wemb(), true), NULL)), NULL,
+                false);
+}
 /* the backward ops of batch norm, layer norm and the activations */
 static void row_backward_nn(void)
 {
@@ -1679,6 +1707,8 @@ static const api_row api_rows[] = {
     ROW(hardsigmoid), ROW(hardtanh), ROW(relu6), ROW(mish), ROW(logsigmoid), ROW(softsign),
     ROW(tanhshrink), ROW(softshrink), ROW(hardshrink), ROW(threshold), ROW(softmin), ROW(glu),
     ROW(prelu), ROW(rrelu), {"ct_rrelu", row_rrelu_train}, {"ct_backward", row_backward_nn},
+    /* nn/embedding.c */
+    ROW(embedding), ROW(embedding_bag), {"ct_backward", row_backward_embedding},
     /* linalg decompositions */
     ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
     ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),

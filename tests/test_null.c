@@ -11426,6 +11426,138 @@ static void test_null_ct_pairwise_distance_forward(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_embedding(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding(NULL, fx.t, NULL)";
+        ct_tensor *r = ct_embedding(NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding(fx.labels, NULL, NULL)";
+        ct_tensor *r = ct_embedding(fx.labels, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding(fx.labels, fx.t, NULL)";
+        (void)ct_embedding(fx.labels, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_embedding_bag(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_bag(NULL, fx.t, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_embedding_bag(NULL, fx.t, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_embedding_bag(fx.labels, NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, NULL, fx.t, NULL)";
+        (void)ct_embedding_bag(fx.labels, fx.t, NULL, fx.t, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, fx.t, NULL, NULL)";
+        (void)ct_embedding_bag(fx.labels, fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, fx.t, fx.t, NULL)";
+        (void)ct_embedding_bag(fx.labels, fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_embedding_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_new(0, 0, NULL)";
+        ct_module *r = ct_embedding_new(0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_embedding_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_forward(NULL, fx.t)";
+        ct_tensor *r = ct_embedding_forward(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding_forward(fx.module, NULL)";
+        ct_tensor *r = ct_embedding_forward(fx.module, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_embedding_bag_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_bag_new(0, 0, NULL)";
+        ct_module *r = ct_embedding_bag_new(0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_embedding_bag_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_bag_forward(NULL, fx.labels, fx.t, fx.t)";
+        ct_tensor *r = ct_embedding_bag_forward(NULL, fx.labels, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_embedding_bag_forward(fx.module, NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.labels, NULL, fx.t)";
+        (void)ct_embedding_bag_forward(fx.module, fx.labels, NULL, fx.t);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.labels, fx.t, NULL)";
+        (void)ct_embedding_bag_forward(fx.module, fx.labels, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -24480,6 +24612,144 @@ static void test_freed_ct_pairwise_distance_forward(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_embedding(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding(fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_embedding(fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding(fx.foreign, fx.t, NULL)";
+        (void)ct_embedding(fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_embedding(fx.labels, fx.freed, NULL)";
+        ct_tensor *r = ct_embedding(fx.labels, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding(fx.labels, fx.foreign, NULL)";
+        (void)ct_embedding(fx.labels, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_embedding_bag(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_bag(fx.freed, fx.t, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_embedding_bag(fx.freed, fx.t, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.foreign, fx.t, fx.t, fx.t, NULL)";
+        (void)ct_embedding_bag(fx.foreign, fx.t, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_embedding_bag(fx.labels, fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_embedding_bag(fx.labels, fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_embedding_bag(fx.labels, fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_embedding_bag(fx.labels, fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_embedding_bag(fx.labels, fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag(fx.labels, fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_embedding_bag(fx.labels, fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_embedding_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_forward(fx.module, fx.freed)";
+        ct_tensor *r = ct_embedding_forward(fx.module, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_forward(fx.module, fx.foreign)";
+        (void)ct_embedding_forward(fx.module, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_embedding_bag_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_embedding_bag_forward(fx.module, fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.foreign, fx.t, fx.t)";
+        (void)ct_embedding_bag_forward(fx.module, fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.labels, fx.freed, fx.t)";
+        ct_tensor *r = ct_embedding_bag_forward(fx.module, fx.labels, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.labels, fx.foreign, fx.t)";
+        (void)ct_embedding_bag_forward(fx.module, fx.labels, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.labels, fx.t, fx.freed)";
+        ct_tensor *r = ct_embedding_bag_forward(fx.module, fx.labels, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_embedding_bag_forward(fx.module, fx.labels, fx.t, fx.foreign)";
+        (void)ct_embedding_bag_forward(fx.module, fx.labels, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -25169,6 +25439,12 @@ void test_null(void)
     RUN(test_null_ct_bilinear_forward);
     RUN(test_null_ct_cosine_similarity_forward);
     RUN(test_null_ct_pairwise_distance_forward);
+    RUN(test_null_ct_embedding);
+    RUN(test_null_ct_embedding_bag);
+    RUN(test_null_ct_embedding_new);
+    RUN(test_null_ct_embedding_forward);
+    RUN(test_null_ct_embedding_bag_new);
+    RUN(test_null_ct_embedding_bag_forward);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -25788,6 +26064,10 @@ void test_null(void)
     RUN(test_freed_ct_bilinear_forward);
     RUN(test_freed_ct_cosine_similarity_forward);
     RUN(test_freed_ct_pairwise_distance_forward);
+    RUN(test_freed_ct_embedding);
+    RUN(test_freed_ct_embedding_bag);
+    RUN(test_freed_ct_embedding_forward);
+    RUN(test_freed_ct_embedding_bag_forward);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

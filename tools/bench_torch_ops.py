@@ -118,6 +118,12 @@ def workloads():
                     glob))
     out.append(("gelu_16M", lab, "gelu 16M", "F.gelu(a)", {"a": torch.randn(16 * 1024 * 1024),
                                                           "F": F}))
+    for b, t, v, d in ((64, 256, 65, 384), (16, 128, 50257, 128)):
+        glob = {"w": torch.randn(v, d, requires_grad=True), "idx": torch.randint(0, v, (b, t)),
+                "g": torch.randn(b, t, d), "F": F}
+        out.append(("embedding_fb_%dx%d_%dx%d" % (b, t, v, d), "embedding",
+                    "embedding fwd+bwd idx (%d,%d) weight (%d,%d)" % (b, t, v, d),
+                    "w.grad = None; F.embedding(idx, w).backward(g)", glob))
     out += optim_workloads()
     return out
 

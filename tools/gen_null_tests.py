@@ -73,6 +73,8 @@ VALID = {
     "ct_instance_norm_opts *": "NULL",
     "ct_batch_norm_module_opts *": "NULL",
     "ct_averaged_model_opts *": "NULL",
+    "ct_embedding_opts *": "NULL",
+    "ct_embedding_bag_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -100,6 +102,9 @@ VALID_BY_CALL = {
     ("ct_cross_entropy", "target"): "fx.labels",
     ("ct_gather", "index"): "fx.labels",
     ("ct_index_select", "index"): "fx.labels1d",
+    ("ct_embedding", "input"): "fx.labels",
+    ("ct_embedding_bag", "input"): "fx.labels",
+    ("ct_embedding_bag_forward", "input"): "fx.labels",
     ("ct_addmm", "mat2"): "fx.t32",
     ("ct_dataset_get_batch", "indices"): "fx.zeros",
     ("ct_subset_new", "indices"): "fx.zeros",
@@ -304,6 +309,10 @@ OUTCOME = {
     # nn/distance.c, optim/swa_utils.c
     ("ct_bilinear", "bias"): "accepted",
     ("ct_swalr_new", "anneal_strategy"): "accepted",  # NULL: "cos"
+    ("ct_embedding_bag", "offsets"): "accepted",
+    ("ct_embedding_bag", "per_sample_weights"): "accepted",
+    ("ct_embedding_bag_forward", "offsets"): "accepted",
+    ("ct_embedding_bag_forward", "per_sample_weights"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
@@ -314,7 +323,7 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
                   "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_fold_opts *",
                   "ct_batch_norm_opts *", "ct_instance_norm_opts *", "ct_batch_norm_module_opts *",
-                  "ct_averaged_model_opts *")
+                  "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

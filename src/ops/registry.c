@@ -417,6 +417,11 @@ static const ct_op *const ct__registry[] = {
     &ct__op_rms_norm,
     &ct__op_dropout,
     &ct__op_feature_dropout,
+    /* nn/embedding.c */
+    &ct__op_embedding,
+    &ct__op_embedding_dense_backward,
+    &ct__op_embedding_renorm_,
+    &ct__op_embedding_bag,
     /* nn/activation.c */
     &ct__op_gelu,
     &ct__op_gelu_tanh,
