@@ -190,6 +190,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(conv)                                                                                 \
     X(norm)                                                                                 \
     X(activation)                                                                           \
+    X(attention)                                                                            \
     X(cnn)
 
 #define CT_TEST_DECL(area) void test_##area(void);

@@ -30,6 +30,8 @@ ALLOWLIST = {
     # nn/norm.c option defaults (values, no tensor)
     "norm options": """ct_batch_norm_defaults ct_batch_norm_module_defaults ct_instance_norm_defaults
         ct_instance_norm_module_defaults""",
+    # nn/attention.c option defaults (values, no tensor)
+    "attention options": "ct_scaled_dot_product_attention_defaults",
     # tensor accessors and attributes (metadata; one element, as Tensor.item)
     "accessor": """ct_dim ct_size ct_sizes ct_stride ct_strides ct_storage_offset ct_numel
         ct_tensor_dtype ct_tensor_device ct_element_size ct_nbytes ct_data_ptr ct_is_contiguous

@@ -69,6 +69,7 @@ VALID = {
     "ct_batch_norm_opts *": "NULL",
     "ct_instance_norm_opts *": "NULL",
     "ct_batch_norm_module_opts *": "NULL",
+    "ct_scaled_dot_product_attention_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -291,7 +292,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_adamax_opts *", "ct_nadam_opts *", "ct_radam_opts *",
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
                   "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_batch_norm_opts *",
-                  "ct_instance_norm_opts *", "ct_batch_norm_module_opts *")
+                  "ct_instance_norm_opts *", "ct_batch_norm_module_opts *",
+                  "ct_scaled_dot_product_attention_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
