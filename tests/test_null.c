@@ -10841,9 +10841,8 @@ static void test_null_ct_scaled_dot_product_attention(void)
     }
     {
         const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, NULL, NULL)";
-        ct_tensor *r = ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, NULL, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
+        (void)ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.t, NULL)";

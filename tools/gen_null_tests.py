@@ -281,6 +281,7 @@ OUTCOME = {
     ("ct_instance_norm", "running_var"): "accepted",
     ("ct_layer_norm", "weight"): "accepted",
     ("ct_layer_norm", "bias"): "accepted",
+    ("ct_scaled_dot_product_attention", "attn_mask"): "accepted",
     ("ct_group_norm", "weight"): "accepted",
     ("ct_group_norm", "bias"): "accepted",
     ("ct_rms_norm", "weight"): "accepted",
