@@ -42613,6 +42613,42 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
 
 /* ---- kernels -------------------------------------------------------------------------- */
 #define CT__SDPA_DEFINE(T, SX)                                                                 \
+    /* The max and the sum of x[0..n) in 8 lanes (vectorized; a fixed order). */              \
+    static T ct__sdpa_max_##SX(const T *x, int64_t n)                                         \
+    {                                                                                         \
+        T m[8];                                                                               \
+        int64_t c = 0;                                                                        \
+        for (int u = 0; u < 8; u++) {                                                         \
+            m[u] = (T)-INFINITY;                                                              \
+        }                                                                                     \
+        for (; c + 8 <= n; c += 8) {                                                          \
+            for (int u = 0; u < 8; u++) {                                                     \
+                m[u] = x[c + u] > m[u] ? x[c + u] : m[u];                                     \
+            }                                                                                 \
+        }                                                                                     \
+        for (; c < n; c++) {                                                                  \
+            m[0] = x[c] > m[0] ? x[c] : m[0];                                                 \
+        }                                                                                     \
+        for (int u = 1; u < 8; u++) {                                                         \
+            m[0] = m[u] > m[0] ? m[u] : m[0];                                                 \
+        }                                                                                     \
+        return m[0];                                                                          \
+    }                                                                                         \
+    static T ct__sdpa_sum_##SX(const T *x, int64_t n)                                         \
+    {                                                                                         \
+        T a[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                                    \
+        int64_t c = 0;                                                                        \
+        for (; c + 8 <= n; c += 8) {                                                          \
+            for (int u = 0; u < 8; u++) {                                                     \
+                a[u] += x[c + u];                                                             \
+            }                                                                                 \
+        }                                                                                     \
+        for (; c < n; c++) {                                                                  \
+            a[0] += x[c];                                                                     \
+        }                                                                                     \
+        return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));             \
+    }                                                                                         \
+                                                                                              \
     /* s (m, nk) at row stride BK = scale q[i0..] k[k0..]^T, masked: -inf where causal or a   \
        false bool mask hides the key, the float mask added otherwise. */                     \
     static void ct__sdpa_scores_##SX(const ct__sdpa_job *j, int64_t b, int64_t h, int64_t i0, \
@@ -42677,19 +42713,14 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
             int64_t nk = kend - k0 < CT__SDPA_BK ? kend - k0 : CT__SDPA_BK;                   \
             ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, s);                                   \
             for (int64_t r = 0; r < m; r++) {                                                 \
-                T *row = s + r * CT__SDPA_BK, top = mx[r];                                    \
-                for (int64_t c = 0; c < nk; c++) {                                            \
-                    top = row[c] > top ? row[c] : top;                                        \
-                }                                                                             \
+                T *row = s + r * CT__SDPA_BK, top = ct__sdpa_max_##SX(row, nk);               \
+                top = mx[r] > top ? mx[r] : top;                                              \
                 if (top == (T)-INFINITY) { /* nothing attended yet: p = 0 */                  \
                     memset(row, 0, sizeof(T) * (size_t)nk);                                   \
                     continue;                                                                 \
                 }                                                                             \
                 ct__exp_row_##SX(row, row, nk, top, (T)1, false, false);                       \
-                T sum = 0, alpha = exp(mx[r] - top);                                          \
-                for (int64_t c = 0; c < nk; c++) {                                            \
-                    sum += row[c];                                                            \
-                }                                                                             \
+                T sum = ct__sdpa_sum_##SX(row, nk), alpha = (T)exp(mx[r] - top);              \
                 l[r] = l[r] * alpha + sum;                                                    \
                 mx[r] = top;                                                                  \
                 for (int64_t e = 0; alpha != (T)1 && e < j->Ev; e++) {                        \
@@ -42794,8 +42825,10 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
             }                                                                                 \
         }                                                                                     \
     }
+CT__VECTORIZE_BEGIN
 CT__SDPA_DEFINE(float, f32)
 CT__SDPA_DEFINE(double, f64)
+CT__VECTORIZE_END
 #undef CT__SDPA_DEFINE
 
 CT__GLUE_BEGIN

@@ -118,6 +118,17 @@ def workloads():
                     glob))
     out.append(("gelu_16M", lab, "gelu 16M", "F.gelu(a)", {"a": torch.randn(16 * 1024 * 1024),
                                                           "F": F}))
+    for shape in ((16, 4, 128, 32), (1, 4, 1024, 64)):
+        dims = "x".join(str(d) for d in shape)
+        call = "F.scaled_dot_product_attention(q, k, v, is_causal=True)"
+        for fb in (True, False):
+            glob = {"q": torch.randn(shape, requires_grad=fb),
+                    "k": torch.randn(shape, requires_grad=fb),
+                    "v": torch.randn(shape, requires_grad=fb), "g": torch.randn(shape), "F": F}
+            stmt = "q.grad = k.grad = v.grad = None; %s.backward(g)" % call if fb else call
+            out.append(("sdpa_%s_%s" % ("fb" if fb else "f", dims), "scaled dot product attention",
+                        "sdpa causal %s (%s)" % ("fwd+bwd" if fb else "fwd", ",".join(
+                            str(d) for d in shape)), stmt, glob))
     return out
 
 
