@@ -83,8 +83,9 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
 }
 
 /* ---- kernels -------------------------------------------------------------------------- */
-#define CT__SDPA_DEFINE(T, SX)                                                                 \
-    /* The max and the sum of x[0..n) in 8 lanes (vectorized; a fixed order). */              \
+/* The elementwise loops over one row, vectorized (each in a fixed order). */
+#define CT__SDPA_LOOPS(T, SX, FMA)                                                            \
+    /* The max and the sum of x[0..n) in 8 lanes. */                                          \
     static T ct__sdpa_max_##SX(const T *x, int64_t n)                                         \
     {                                                                                         \
         T m[8];                                                                               \
@@ -119,51 +120,78 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         }                                                                                     \
         return ((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7]));             \
     }                                                                                         \
-                                                                                              \
+    /* x[0..n) *= a */                                                                        \
+    static void ct__sdpa_scale_##SX(T *x, int64_t n, T a)                                     \
+    {                                                                                         \
+        for (int64_t c = 0; c < n; c++) {                                                     \
+            x[c] *= a;                                                                        \
+        }                                                                                     \
+    }                                                                                         \
+    /* sum of a[e * as] b[e * bs] over e < n, fused multiply-adds in order */                 \
+    static T ct__sdpa_dot_##SX(const T *a, int64_t as, const T *b, int64_t bs, int64_t n)     \
+    {                                                                                         \
+        T acc = 0;                                                                            \
+        for (int64_t e = 0; e < n; e++) {                                                     \
+            acc = FMA(a[e * as], b[e * bs], acc);                                             \
+        }                                                                                     \
+        return acc;                                                                           \
+    }                                                                                         \
+    /* ds = p (dp - d), into dp */                                                            \
+    static void ct__sdpa_ds_##SX(const T *p, T *dp, int64_t n, T d)                           \
+    {                                                                                         \
+        for (int64_t c = 0; c < n; c++) {                                                     \
+            dp[c] = p[c] * (dp[c] - d);                                                       \
+        }                                                                                     \
+    }                                                                                         \
+    /* row[c] = -inf from c = from; a bool mask's False -> -inf; a float mask added */        \
+    static void ct__sdpa_mask_row_##SX(T *row, int64_t from, int64_t n, const char *mk,       \
+                                       int64_t ms, int kind)                                  \
+    {                                                                                         \
+        for (int64_t c = from; c < n; c++) {                                                  \
+            row[c] = (T)-INFINITY;                                                            \
+        }                                                                                     \
+        if (kind == 1) {                                                                      \
+            const bool *m = (const bool *)(const void *)mk;                                   \
+            for (int64_t c = 0; c < n; c++) {                                                 \
+                row[c] = m[c * ms] ? row[c] : (T)-INFINITY;                                   \
+            }                                                                                 \
+        } else if (kind == 2) {                                                               \
+            const T *m = (const T *)(const void *)mk;                                         \
+            for (int64_t c = 0; c < n; c++) {                                                 \
+                row[c] += m[c * ms];                                                          \
+            }                                                                                 \
+        }                                                                                     \
+    }
+
+/* The blocked kernels, compiled as glue (their time is in the GEMMs and the row loops
+   above). */
+#define CT__SDPA_DEFINE(T, SX)                                                                \
     /* s (m, nk) at row stride BK = scale q[i0..] k[k0..]^T, masked: -inf where causal or a   \
        false bool mask hides the key, the float mask added otherwise. */                     \
     static void ct__sdpa_scores_##SX(const ct__sdpa_job *j, int64_t b, int64_t h, int64_t i0, \
-                                    int64_t m, int64_t k0, int64_t nk, T *s)                  \
+                                     int64_t m, int64_t k0, int64_t nk, T *s)                 \
     {                                                                                         \
         const T *q = (const T *)(const void *)j->q.data + ct__sdpa_off(j, &j->q, b, h);       \
         const T *k = (const T *)(const void *)j->k.data +                                     \
                      ct__sdpa_off(j, &j->k, b, h / (j->Hq / j->H));                           \
-        ct__gemm_##SX(m, nk, j->E, (T)j->scale, q + i0 * j->q.rs, j->q.rs, j->q.cs,             \
-                     k + k0 * j->k.rs, j->k.cs, j->k.rs, (T)0, s, CT__SDPA_BK, 1);             \
+        ct__gemm_##SX(m, nk, j->E, (T)j->scale, q + i0 * j->q.rs, j->q.rs, j->q.cs,            \
+                      k + k0 * j->k.rs, j->k.cs, j->k.rs, (T)0, s, CT__SDPA_BK, 1);            \
+        int kind = !j->has_mask ? 0 : j->bool_mask ? 1 : 2;                                   \
         int64_t moff = j->has_mask ? ct__sdpa_off(j, &j->mask, b, h) : 0;                     \
+        size_t es = kind == 1 ? sizeof(bool) : sizeof(T);                                     \
         for (int64_t r = 0; r < m; r++) {                                                     \
-            T *row = s + r * CT__SDPA_BK;                                                     \
-            if (j->causal) {                                                                  \
-                for (int64_t c = i0 + r + 1 - k0 < 0 ? 0 : i0 + r + 1 - k0; c < nk; c++) {    \
-                    row[c] = (T)-INFINITY;                                                    \
-                }                                                                             \
-            }                                                                                 \
-            if (!j->has_mask) {                                                               \
-                continue;                                                                     \
-            }                                                                                 \
-            int64_t base = moff + (i0 + r) * j->mask.rs + k0 * j->mask.cs;                    \
-            if (j->bool_mask) {                                                               \
-                const bool *mk = (const bool *)(const void *)j->mask.data + base;             \
-                for (int64_t c = 0; c < nk; c++) {                                            \
-                    row[c] = mk[c * j->mask.cs] ? row[c] : (T)-INFINITY;                      \
-                }                                                                             \
-            } else {                                                                          \
-                const T *mk = (const T *)(const void *)j->mask.data + base;                   \
-                for (int64_t c = 0; c < nk; c++) {                                            \
-                    row[c] += mk[c * j->mask.cs];                                             \
-                }                                                                             \
+            int64_t from = j->causal && i0 + r + 1 - k0 < nk ? i0 + r + 1 - k0 : nk;          \
+            const char *mk = j->mask.data + (int64_t)es * (moff + (i0 + r) * j->mask.rs +     \
+                                                           k0 * j->mask.cs);                  \
+            if (from < nk || kind) {                                                          \
+                ct__sdpa_mask_row_##SX(s + r * CT__SDPA_BK, from < 0 ? 0 : from, nk, mk,      \
+                                       j->mask.cs, kind);                                     \
             }                                                                                 \
         }                                                                                     \
     }                                                                                         \
                                                                                               \
-    /* The keys query rows [i0, i0 + m) may attend: [0, end). */                              \
-    static int64_t ct__sdpa_key_end_##SX(const ct__sdpa_job *j, int64_t i0, int64_t m)         \
-    {                                                                                         \
-        return j->causal && i0 + m < j->S ? i0 + m : j->S;                                    \
-    }                                                                                         \
-                                                                                              \
     /* One (batch, head, query block): the output rows and their logsumexp. */                \
-    static void ct__sdpa_fwd_task_##SX(int64_t t, int slot, void *ctx)                         \
+    static void ct__sdpa_fwd_task_##SX(int64_t t, int slot, void *ctx)                        \
     {                                                                                         \
         const ct__sdpa_job *j = (const ct__sdpa_job *)ctx;                                    \
         int64_t nqb = (j->L + CT__SDPA_BQ - 1) / CT__SDPA_BQ;                                 \
@@ -179,10 +207,10 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
             mx[r] = (T)-INFINITY;                                                             \
             l[r] = 0;                                                                         \
         }                                                                                     \
-        int64_t kend = ct__sdpa_key_end_##SX(j, i0, m);                                        \
+        int64_t kend = ct__sdpa_key_end(j, i0, m);                                            \
         for (int64_t k0 = 0; k0 < kend; k0 += CT__SDPA_BK) {                                  \
             int64_t nk = kend - k0 < CT__SDPA_BK ? kend - k0 : CT__SDPA_BK;                   \
-            ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, s);                                   \
+            ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, s);                                  \
             for (int64_t r = 0; r < m; r++) {                                                 \
                 T *row = s + r * CT__SDPA_BK, top = ct__sdpa_max_##SX(row, nk);               \
                 top = mx[r] > top ? mx[r] : top;                                              \
@@ -190,45 +218,29 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
                     memset(row, 0, sizeof(T) * (size_t)nk);                                   \
                     continue;                                                                 \
                 }                                                                             \
-                ct__exp_row_##SX(row, row, nk, top, (T)1, false, false);                       \
-                T sum = ct__sdpa_sum_##SX(row, nk), alpha = (T)exp(mx[r] - top);              \
-                l[r] = l[r] * alpha + sum;                                                    \
+                ct__exp_row_##SX(row, row, nk, top, (T)1, false, false);                      \
+                T alpha = (T)exp(mx[r] - top);                                                \
+                l[r] = l[r] * alpha + ct__sdpa_sum_##SX(row, nk);                             \
                 mx[r] = top;                                                                  \
-                for (int64_t e = 0; alpha != (T)1 && e < j->Ev; e++) {                        \
-                    o[r * j->Ev + e] *= alpha;                                                \
+                if (alpha != (T)1) {                                                          \
+                    ct__sdpa_scale_##SX(o + r * j->Ev, j->Ev, alpha);                         \
                 }                                                                             \
             }                                                                                 \
-            ct__gemm_##SX(m, j->Ev, nk, (T)1, s, CT__SDPA_BK, 1, v + k0 * j->v.rs, j->v.rs,     \
-                         j->v.cs, (T)1, o, j->Ev, 1);                                         \
+            ct__gemm_##SX(m, j->Ev, nk, (T)1, s, CT__SDPA_BK, 1, v + k0 * j->v.rs, j->v.rs,    \
+                          j->v.cs, (T)1, o, j->Ev, 1);                                        \
         }                                                                                     \
         T *lse = (T *)(void *)j->lse.data + ct__sdpa_off(j, &j->lse, b, h) + i0;              \
         for (int64_t r = 0; r < m; r++) {                                                     \
-            T inv = l[r] > 0 ? (T)1 / l[r] : (T)0;                                            \
-            for (int64_t e = 0; e < j->Ev; e++) {                                             \
-                o[r * j->Ev + e] *= inv;                                                      \
-            }                                                                                 \
+            ct__sdpa_scale_##SX(o + r * j->Ev, j->Ev, l[r] > 0 ? (T)1 / l[r] : (T)0);         \
             lse[r] = l[r] > 0 ? mx[r] + (T)log(l[r]) : (T)-INFINITY;                          \
         }                                                                                     \
     }                                                                                         \
                                                                                               \
-    /* D[r] = rowsum(dO * O) for the L rows of (b, h). */                                     \
-    static void ct__sdpa_delta_##SX(const ct__sdpa_job *j, int64_t b, int64_t h, T *D)         \
-    {                                                                                         \
-        const T *go = (const T *)(const void *)j->go.data + ct__sdpa_off(j, &j->go, b, h);    \
-        const T *o = (const T *)(const void *)j->o.data + ct__sdpa_off(j, &j->o, b, h);       \
-        for (int64_t r = 0; r < j->L; r++) {                                                  \
-            T acc = 0;                                                                        \
-            for (int64_t e = 0; e < j->Ev; e++) {                                             \
-                acc += go[r * j->go.rs + e * j->go.cs] * o[r * j->o.rs + e * j->o.cs];        \
-            }                                                                                 \
-            D[r] = acc;                                                                       \
-        }                                                                                     \
-    }                                                                                         \
-                                                                                              \
-    /* One query block against one key block of (b, h): accumulates dq, dk, dv. */           \
-    static void ct__sdpa_bwd_block_##SX(const ct__sdpa_job *j, int64_t b, int64_t h,           \
-                                       int64_t i0, int64_t m, int64_t k0, int64_t nk,         \
-                                       const T *D, T *p, T *dp)                               \
+    /* One query block against one key block of (b, h): accumulates dq, dk, dv; D[r] =        \
+       rowsum(dO * O) of the head's rows. */                                                  \
+    static void ct__sdpa_bwd_block_##SX(const ct__sdpa_job *j, int64_t b, int64_t h,          \
+                                        int64_t i0, int64_t m, int64_t k0, int64_t nk,        \
+                                        const T *D, T *p, T *dp)                              \
     {                                                                                         \
         int64_t hk = h / (j->Hq / j->H);                                                      \
         const T *lse = (const T *)(const void *)j->lse.data + ct__sdpa_off(j, &j->lse, b, h); \
@@ -243,33 +255,30 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         T *dq = (T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h) + i0 * j->E;          \
         T *dk = (T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk) + k0 * j->E;         \
         T *dv = (T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk) + k0 * j->Ev;        \
-        ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, p);                                       \
+        ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, p);                                      \
         for (int64_t r = 0; r < m; r++) {                                                     \
             T *row = p + r * CT__SDPA_BK, z = lse[(i0 + r) * j->lse.rs];                      \
             if (z == (T)-INFINITY) { /* a fully masked row: p = 0 */                          \
                 memset(row, 0, sizeof(T) * (size_t)nk);                                       \
             } else {                                                                          \
-                ct__exp_row_##SX(row, row, nk, z, (T)1, false, false);                         \
+                ct__exp_row_##SX(row, row, nk, z, (T)1, false, false);                        \
             }                                                                                 \
         }                                                                                     \
-        ct__gemm_##SX(nk, j->Ev, m, (T)1, p, 1, CT__SDPA_BK, go, j->go.rs, j->go.cs, (T)1, dv,  \
-                     j->Ev, 1);                                                               \
-        ct__gemm_##SX(m, nk, j->Ev, (T)1, go, j->go.rs, j->go.cs, v, j->v.cs, j->v.rs, (T)0,    \
-                     dp, CT__SDPA_BK, 1);                                                     \
+        ct__gemm_##SX(nk, j->Ev, m, (T)1, p, 1, CT__SDPA_BK, go, j->go.rs, j->go.cs, (T)1, dv, \
+                      j->Ev, 1);                                                              \
+        ct__gemm_##SX(m, nk, j->Ev, (T)1, go, j->go.rs, j->go.cs, v, j->v.cs, j->v.rs, (T)0,   \
+                      dp, CT__SDPA_BK, 1);                                                    \
         for (int64_t r = 0; r < m; r++) {                                                     \
-            T d = D[i0 + r];                                                                  \
-            for (int64_t c = 0; c < nk; c++) {                                                \
-                dp[r * CT__SDPA_BK + c] = p[r * CT__SDPA_BK + c] * (dp[r * CT__SDPA_BK + c] - d); \
-            }                                                                                 \
+            ct__sdpa_ds_##SX(p + r * CT__SDPA_BK, dp + r * CT__SDPA_BK, nk, D[i0 + r]);       \
         }                                                                                     \
-        ct__gemm_##SX(m, j->E, nk, (T)j->scale, dp, CT__SDPA_BK, 1, k, j->k.rs, j->k.cs, (T)1,  \
-                     dq, j->E, 1);                                                            \
-        ct__gemm_##SX(nk, j->E, m, (T)j->scale, dp, 1, CT__SDPA_BK, q, j->q.rs, j->q.cs, (T)1,  \
-                     dk, j->E, 1);                                                            \
+        ct__gemm_##SX(m, j->E, nk, (T)j->scale, dp, CT__SDPA_BK, 1, k, j->k.rs, j->k.cs, (T)1, \
+                      dq, j->E, 1);                                                           \
+        ct__gemm_##SX(nk, j->E, m, (T)j->scale, dp, 1, CT__SDPA_BK, q, j->q.rs, j->q.cs, (T)1, \
+                      dk, j->E, 1);                                                           \
     }                                                                                         \
                                                                                               \
     /* One (batch, key/value head): dk, dv of the head and dq of its group's query heads. */  \
-    static void ct__sdpa_bwd_task_##SX(int64_t t, int slot, void *ctx)                         \
+    static void ct__sdpa_bwd_task_##SX(int64_t t, int slot, void *ctx)                        \
     {                                                                                         \
         const ct__sdpa_job *j = (const ct__sdpa_job *)ctx;                                    \
         int64_t b = t / j->H, hk = t % j->H, G = j->Hq / j->H;                                \
@@ -282,24 +291,40 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         for (int64_t h = hk * G; h < (hk + 1) * G; h++) {                                     \
             memset((T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h), 0,                \
                    sizeof(T) * (size_t)(j->L * j->E));                                        \
-            ct__sdpa_delta_##SX(j, b, h, D);                                                   \
+            const T *go = (const T *)(const void *)j->go.data + ct__sdpa_off(j, &j->go, b, h); \
+            const T *o = (const T *)(const void *)j->o.data + ct__sdpa_off(j, &j->o, b, h);   \
+            for (int64_t r = 0; r < j->L; r++) {                                              \
+                D[r] = ct__sdpa_dot_##SX(go + r * j->go.rs, j->go.cs, o + r * j->o.rs,        \
+                                         j->o.cs, j->Ev);                                     \
+            }                                                                                 \
             for (int64_t k0 = 0; k0 < j->S; k0 += CT__SDPA_BK) {                              \
                 int64_t nk = j->S - k0 < CT__SDPA_BK ? j->S - k0 : CT__SDPA_BK;               \
                 for (int64_t i0 = 0; i0 < j->L; i0 += CT__SDPA_BQ) {                          \
                     int64_t m = j->L - i0 < CT__SDPA_BQ ? j->L - i0 : CT__SDPA_BQ;            \
-                    int64_t kend = ct__sdpa_key_end_##SX(j, i0, m);                            \
+                    int64_t kend = ct__sdpa_key_end(j, i0, m);                                \
                     if (k0 < kend) {                                                          \
-                        ct__sdpa_bwd_block_##SX(j, b, h, i0, m, k0,                            \
-                                               kend - k0 < nk ? kend - k0 : nk, D, p, dp);    \
+                        ct__sdpa_bwd_block_##SX(j, b, h, i0, m, k0,                           \
+                                                kend - k0 < nk ? kend - k0 : nk, D, p, dp);   \
                     }                                                                         \
                 }                                                                             \
             }                                                                                 \
         }                                                                                     \
     }
 CT__VECTORIZE_BEGIN
+CT__SDPA_LOOPS(float, f32, fmaf)
+CT__VECTORIZE_END
+CT__GLUE_BEGIN
+/* float64 (tests, gradcheck) spends its time in the GEMMs: its loops compile as glue too. */
+CT__SDPA_LOOPS(double, f64, fma)
+/* The keys query rows [i0, i0 + m) may attend: [0, end). */
+static int64_t ct__sdpa_key_end(const ct__sdpa_job *j, int64_t i0, int64_t m)
+{
+    return j->causal && i0 + m < j->S ? i0 + m : j->S;
+}
 CT__SDPA_DEFINE(float, f32)
 CT__SDPA_DEFINE(double, f64)
-CT__VECTORIZE_END
+CT__GLUE_END
+#undef CT__SDPA_LOOPS
 #undef CT__SDPA_DEFINE
 
 CT__GLUE_BEGIN
