@@ -52,6 +52,10 @@
  *                         (.grad cleared each call): idx (64, 256) int64 into weight (65, 384),
  *                         nanoGPT's character-level GPT (batch 64, block 256, n_embd 384)
  *   embedding_fb_16x128_50257x128   the same into a GPT-2-sized vocabulary (50257, 128)
+ *   sdpa_fb_BxHxLxE       ct_scaled_dot_product_attention(q, k, v, causal), q, k, v (B, H, L, E)
+ *                         requiring grad, then ct_backward (grads cleared each call): GPT-like
+ *                         (16, 4, 128, 32) and a long context (1, 4, 1024, 64)
+ *   sdpa_f_BxHxLxE        its forward alone (inputs without grad)
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -108,6 +112,8 @@ typedef enum kind {
     K_GELU,  /* ct_gelu(a) */
     K_OPTIM, /* ct_optimizer_step(opt) */
     K_EMB_FB, /* ct_embedding(idx, a) + backward(g) */
+    K_SDPA_FB, /* y = sdpa(a, b, w, causal); backward(y, g) into a, b, w */
+    K_SDPA_F,  /* sdpa(a, b, w, causal) */
 } kind;
 
 typedef struct work {
@@ -225,6 +231,19 @@ static void stmt(void *user)
         ct_tensor *y = w->k == K_MAXPOOL_FB ? ct_max_pool2d(w->a, k2, NULL)
                                             : ct_adaptive_avg_pool2d(w->a, o7);
         ct_backward(y, w->b, false);
+        break;
+    }
+    case K_SDPA_F:
+    case K_SDPA_FB: {
+        ct_scaled_dot_product_attention_opts o = ct_scaled_dot_product_attention_defaults();
+        o.is_causal = true;
+        ct_tensor *y = ct_scaled_dot_product_attention(w->a, w->b, w->w, NULL, &o);
+        if (w->k == K_SDPA_FB) {
+            ct_set_grad(w->a, NULL);
+            ct_set_grad(w->b, NULL);
+            ct_set_grad(w->w, NULL);
+            ct_backward(y, w->g, false);
+        }
         break;
     }
     case K_CONV_F:
@@ -633,6 +652,30 @@ static void run_all(int threads)
         ct_free(w.a);
         ct_free(w.idx);
         ct_free(w.g);
+    }
+    /* scaled dot product attention, causal (nn/attention.c) */
+    {
+        static const int64_t shapes[2][4] = {{16, 4, 128, 32}, {1, 4, 1024, 64}};
+        for (int j = 0; j < 4; j++) {
+            const int64_t *s = shapes[j / 2];
+            bool fb = j % 2 == 0;
+            work w = {0};
+            w.k = fb ? K_SDPA_FB : K_SDPA_F;
+            w.a = ct_requires_grad_(ct_randn(s, 4, CT_FLOAT32, NULL), fb);
+            w.b = ct_requires_grad_(ct_randn(s, 4, CT_FLOAT32, NULL), fb);
+            w.w = ct_requires_grad_(ct_randn(s, 4, CT_FLOAT32, NULL), fb);
+            w.g = ct_randn(s, 4, CT_FLOAT32, NULL);
+            snprintf(name, sizeof name, "sdpa_%s_%lldx%lldx%lldx%lld", fb ? "fb" : "f",
+                     (long long)s[0], (long long)s[1], (long long)s[2], (long long)s[3]);
+            snprintf(sub, sizeof sub, "sdpa causal %s (%lld,%lld,%lld,%lld)",
+                     fb ? "fwd+bwd" : "fwd", (long long)s[0], (long long)s[1], (long long)s[2],
+                     (long long)s[3]);
+            measure(name, "scaled dot product attention", sub, "ctorch", &w, threads);
+            ct_free(w.a);
+            ct_free(w.b);
+            ct_free(w.w);
+            ct_free(w.g);
+        }
     }
 }
 

@@ -191,6 +191,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(norm)                                                                                 \
     X(embedding)                                                                            \
     X(activation)                                                                           \
+    X(attention)                                                                            \
     X(cnn)                                                                                  \
     X(distance)                                                                             \
     X(swa)                                                                                  \

@@ -1617,6 +1617,21 @@ static void row_backward_nn(void)
     ct_backward(ct_threshold(ct_requires_grad_(wx(), true), 1, 0), wx(), false);
 }
 
+/* nn/attention.c: the fused op (through the public composite), its backward, the dropout path */
+static void row_scaled_dot_product_attention(void)
+{
+    ct_scaled_dot_product_attention_opts o = ct_scaled_dot_product_attention_defaults();
+    o.is_causal = true;
+    ct_scaled_dot_product_attention(wn(), wn(), wn(), NULL, &o);
+    o.dropout_p = 0.5;
+    ct_scaled_dot_product_attention(wn(), wn(), wn(), NULL, &o);
+}
+static void row_backward_attention(void)
+{
+    ct_tensor *q = ct_requires_grad_(wn(), true);
+    ct_backward(ct_scaled_dot_product_attention(q, wn(), wn(), NULL, NULL), wn(), false);
+}
+
 typedef struct api_row {
     const char *fn;
     void (*call)(void);
@@ -1709,6 +1724,7 @@ static const api_row api_rows[] = {
     ROW(prelu), ROW(rrelu), {"ct_rrelu", row_rrelu_train}, {"ct_backward", row_backward_nn},
     /* nn/embedding.c */
     ROW(embedding), ROW(embedding_bag), {"ct_backward", row_backward_embedding},
+    ROW(scaled_dot_product_attention), {"ct_backward", row_backward_attention},
     /* linalg decompositions */
     ROW(linalg_det), ROW(linalg_slogdet), ROW(logdet), ROW(linalg_inv), ROW(linalg_solve),
     ROW(linalg_solve_triangular), ROW(linalg_cholesky), ROW(linalg_qr), ROW(linalg_eigh),

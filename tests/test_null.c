@@ -11558,6 +11558,41 @@ static void test_null_ct_embedding_bag_forward(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_scaled_dot_product_attention(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scaled_dot_product_attention(NULL, fx.t, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(NULL, fx.t, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(fx.t, NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(fx.t, fx.t, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, NULL, NULL)";
+        (void)ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.t, NULL)";
+        (void)ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sgd_new(void)
 {
     null_fixture fx;
@@ -24750,6 +24785,57 @@ static void test_freed_ct_embedding_bag_forward(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_scaled_dot_product_attention(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.freed, fx.t, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(fx.freed, fx.t, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.foreign, fx.t, fx.t, fx.t, NULL)";
+        (void)ct_scaled_dot_product_attention(fx.foreign, fx.t, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.freed, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(fx.t, fx.freed, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.foreign, fx.t, fx.t, NULL)";
+        (void)ct_scaled_dot_product_attention(fx.t, fx.foreign, fx.t, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(fx.t, fx.t, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.foreign, fx.t, NULL)";
+        (void)ct_scaled_dot_product_attention(fx.t, fx.t, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.foreign, NULL)";
+        (void)ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -25445,6 +25531,7 @@ void test_null(void)
     RUN(test_null_ct_embedding_forward);
     RUN(test_null_ct_embedding_bag_new);
     RUN(test_null_ct_embedding_bag_forward);
+    RUN(test_null_ct_scaled_dot_product_attention);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -26068,6 +26155,7 @@ void test_null(void)
     RUN(test_freed_ct_embedding_bag);
     RUN(test_freed_ct_embedding_forward);
     RUN(test_freed_ct_embedding_bag_forward);
+    RUN(test_freed_ct_scaled_dot_product_attention);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

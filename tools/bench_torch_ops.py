@@ -124,6 +124,17 @@ def workloads():
         out.append(("embedding_fb_%dx%d_%dx%d" % (b, t, v, d), "embedding",
                     "embedding fwd+bwd idx (%d,%d) weight (%d,%d)" % (b, t, v, d),
                     "w.grad = None; F.embedding(idx, w).backward(g)", glob))
+    for shape in ((16, 4, 128, 32), (1, 4, 1024, 64)):
+        dims = "x".join(str(d) for d in shape)
+        call = "F.scaled_dot_product_attention(q, k, v, is_causal=True)"
+        for fb in (True, False):
+            glob = {"q": torch.randn(shape, requires_grad=fb),
+                    "k": torch.randn(shape, requires_grad=fb),
+                    "v": torch.randn(shape, requires_grad=fb), "g": torch.randn(shape), "F": F}
+            stmt = "q.grad = k.grad = v.grad = None; %s.backward(g)" % call if fb else call
+            out.append(("sdpa_%s_%s" % ("fb" if fb else "f", dims), "scaled dot product attention",
+                        "sdpa causal %s (%s)" % ("fwd+bwd" if fb else "fwd", ",".join(
+                            str(d) for d in shape)), stmt, glob))
     out += optim_workloads()
     return out
 

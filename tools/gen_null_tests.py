@@ -75,6 +75,7 @@ VALID = {
     "ct_averaged_model_opts *": "NULL",
     "ct_embedding_opts *": "NULL",
     "ct_embedding_bag_opts *": "NULL",
+    "ct_scaled_dot_product_attention_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -303,6 +304,7 @@ OUTCOME = {
     ("ct_instance_norm", "running_var"): "accepted",
     ("ct_layer_norm", "weight"): "accepted",
     ("ct_layer_norm", "bias"): "accepted",
+    ("ct_scaled_dot_product_attention", "attn_mask"): "accepted",
     ("ct_group_norm", "weight"): "accepted",
     ("ct_group_norm", "bias"): "accepted",
     ("ct_rms_norm", "weight"): "accepted",
@@ -323,7 +325,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_cyclic_lr_opts *", "ct_reduce_lr_on_plateau_opts *",
                   "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_fold_opts *",
                   "ct_batch_norm_opts *", "ct_instance_norm_opts *", "ct_batch_norm_module_opts *",
-                  "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *")
+                  "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *",
+                  "ct_scaled_dot_product_attention_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).

@@ -457,6 +457,10 @@ static const ct_op *const ct__registry[] = {
     &ct__op_glu,
     &ct__op_prelu,
     &ct__op_rrelu,
+    /* nn/attention.c */
+    &ct__op_scaled_dot_product_attention,
+    &ct__op_sdpa_flash,
+    &ct__op_sdpa_flash_backward,
     /* optim/optim.c */
     &ct__op_fused_sgd_,
     &ct__op_fused_adam_,
