@@ -562,15 +562,17 @@ static const char *ct__norm_shape(const int64_t *s, int n, char *buf, size_t cap
     return ct__shape_str(s, n, buf, cap);
 }
 
-/* inputs x, weight, bias; attrs normalized_shape, eps. Outputs y, mean (R), rstd (R). */
-static bool ct__ln_meta(ct_op_call *c)
+/* layer_norm's and rms_norm's checks of input 0 against normalized_shape (attr 0): a
+   floating dtype and trailing sizes equal to it; sep is what follows "[*" in the shape
+   message (", " for layer_norm, "" for rms_norm, as PyTorch words them). */
+static bool ct__norm_check_input(const ct_op_call *c, const char *name, const char *sep)
 {
     const ct_tensor *x = c->inputs[0];
     const int64_t *ns = c->attrs[0].ints;
     int n = (int)c->attrs[0].i;
     char a[128], b[128], e[128];
     if (!ct_dtype_is_floating_point(x->dtype)) {
-        return ct__fail(CT_ERR_DTYPE, c->fn, "\"layer_norm\" not implemented for '%s'",
+        return ct__fail(CT_ERR_DTYPE, c->fn, "\"%s\" not implemented for '%s'", name,
                         ct__dtype_title(x->dtype)) == CT_OK;
     }
     bool fits = n >= 1 && n <= x->ndim;
@@ -579,10 +581,24 @@ static bool ct__ln_meta(ct_op_call *c)
     }
     if (!fits) {
         return ct__fail(CT_ERR_SHAPE, c->fn,
-                        "Given normalized_shape=%s, expected input with shape [*, %s, but got "
+                        "Given normalized_shape=%s, expected input with shape [*%s%s, but got "
                         "input of size%s",
-                        ct__norm_shape(ns, n, a, sizeof a), ct__norm_shape(ns, n, b, sizeof b) + 1,
+                        ct__norm_shape(ns, n, a, sizeof a), sep,
+                        ct__norm_shape(ns, n, b, sizeof b) + 1,
                         ct__shape_str(x->sizes, x->ndim, e, sizeof e)) == CT_OK;
+    }
+    return true;
+}
+
+/* inputs x, weight, bias; attrs normalized_shape, eps. Outputs y, mean (R), rstd (R). */
+static bool ct__ln_meta(ct_op_call *c)
+{
+    const ct_tensor *x = c->inputs[0];
+    const int64_t *ns = c->attrs[0].ints;
+    int n = (int)c->attrs[0].i;
+    char a[128], b[128];
+    if (!ct__norm_check_input(c, "layer_norm", ", ")) {
+        return false;
     }
     const char *names[2] = {"weight", "bias"};
     for (int k = 0; k < 2; k++) {
@@ -860,24 +876,12 @@ static ct_status ct__rms_norm_composite(ct_op_call *c)
 
 static bool ct__rms_norm_meta(ct_op_call *c)
 {
-    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    const ct_tensor *w = c->inputs[1];
     const int64_t *ns = c->attrs[0].ints;
     int n = (int)c->attrs[0].i;
-    char a[128], b[128], e[128];
-    if (!ct_dtype_is_floating_point(x->dtype)) {
-        return ct__fail(CT_ERR_DTYPE, c->fn, "\"rms_norm\" not implemented for '%s'",
-                        ct__dtype_title(x->dtype)) == CT_OK;
-    }
-    bool fits = n >= 1 && n <= x->ndim;
-    for (int k = 0; fits && k < n; k++) {
-        fits = x->sizes[x->ndim - n + k] == ns[k];
-    }
-    if (!fits) {
-        return ct__fail(CT_ERR_SHAPE, c->fn,
-                        "Given normalized_shape=%s, expected input with shape [*%s, but got "
-                        "input of size%s",
-                        ct__norm_shape(ns, n, a, sizeof a), ct__norm_shape(ns, n, b, sizeof b) + 1,
-                        ct__shape_str(x->sizes, x->ndim, e, sizeof e)) == CT_OK;
+    char a[128], b[128];
+    if (!ct__norm_check_input(c, "rms_norm", "")) {
+        return false;
     }
     bool same = !w || w->ndim == n;
     for (int d = 0; same && w && d < n; d++) {
