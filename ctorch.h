@@ -5906,12 +5906,12 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 
 /* CT__GLUE_BEGIN / CT__GLUE_END enclose code that runs once per call rather than per element
    (argument checks, descriptors, public wrappers, derivative formulas, modules, file formats,
-   schedulers, timers): gcc compiles it at -O1 when the user's level is above it, which keeps
+   schedulers, timers): gcc compiles it at -Og when the user's level is above it, which keeps
    one translation unit with CTORCH_IMPLEMENTATION within its compile-time budget (the kernels
    keep the user's level; results do not change: every multiply-add we mean is an fma). */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__) &&                     \
-    !defined(__OPTIMIZE_SIZE__) && !defined(CTORCH_NO_GLUE_O1)
-#define CT__GLUE_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"O1\")")
+    !defined(__OPTIMIZE_SIZE__) && !defined(CTORCH_NO_GLUE_OG)
+#define CT__GLUE_BEGIN _Pragma("GCC push_options") _Pragma("GCC optimize(\"Og\")")
 #define CT__GLUE_END _Pragma("GCC pop_options")
 #else
 #define CT__GLUE_BEGIN
