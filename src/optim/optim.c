@@ -1127,9 +1127,10 @@ typedef struct ct__optim_ctx {
 
 #ifdef CT__OPTIM_VEC
 /* The float32 vector loops of the kernels below (float64 keeps the scalar loops: compile
-   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
-   c): FMA; fma(-a, b, c): FNMA) and the same selects; each continues from i and returns where
-   the scalar loop goes on. Loop-invariant conditions stay branches (predicted, one per
+   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same
+   operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b, c): FMA; fma(-a, b, c):
+   FNMA) and the same selects; each continues from i and returns where the scalar loop goes
+   on. Loop-invariant conditions stay branches (predicted, one per
    vector). */
 #define CT__OV(S) ct__optim_v##S
 #define CT__OPTIM_VBEGIN(T, S)                                                             \
@@ -1150,6 +1151,14 @@ typedef struct ct__optim_ctx {
     }
 /* NAME = k[K] (as a T) in every lane */
 #define CT__OPTIM_VK(T, S, NAME, K) const CT__OV(S) NAME = CT__OPTIM_SET_##S((T)c->k[K]);
+/* w1 = k[K] - 1 in every lane and small = |k[K]| < 0.5: lerp's two forms (ct__optim_vlerp) */
+#define CT__OPTIM_VLERP_K(T, S, K)                                                         \
+    const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[K] - (T)1);                             \
+    bool small = (T)c->k[K] < (T)0.5 && (T)c->k[K] > (T)-0.5;
+/* m = lerp(S0[i], g, w), stored back: Adam's first moment */
+#define CT__OPTIM_VFIRST_MOMENT(S)                                                         \
+    CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);          \
+    CT__OPTIM_ST_##S(S0 + i, m);
 /* fma(w*g, g, X*b): the decaying average of g^2 (w = 1 - b) */
 #define CT__OPTIM_VSQAVG(S, X, b, w, g)                                                    \
     CT__OPTIM_FMA_##S(CT__OPTIM_MULP_##S(w, g), g, CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(X), b))
@@ -1166,8 +1175,7 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VBEGIN(T, S)                                                             \
         CT__OPTIM_VK(T, S, alpha, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)   \
         CT__OPTIM_VK(T, S, mom, 3) CT__OPTIM_VK(T, S, nlr, 4)                              \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[1] - (T)1);                         \
-        bool small = (T)c->k[1] < (T)0.5 && (T)c->k[1] > (T)-0.5;                          \
+        CT__OPTIM_VLERP_K(T, S, 1)                                                         \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, alpha, w, g);                        \
@@ -1227,12 +1235,10 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VBEGIN(T, S)                                                             \
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, eps, 2)      \
         CT__OPTIM_VK(T, S, nclr, 3)                                                        \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
-        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
-            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
             CT__OV(S) u = CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(S1 + i), b2);                \
             u = ct__optim_max_##S(u, CT__OPTIM_ADD_##S(CT__OPTIM_ABS_##S(g), eps));        \
             CT__OPTIM_ST_##S(S1 + i, u);                                                   \
@@ -1247,12 +1253,10 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
         CT__OPTIM_VK(T, S, bc2, 3) CT__OPTIM_VK(T, S, eps, 4) CT__OPTIM_VK(T, S, cg, 5)    \
         CT__OPTIM_VK(T, S, cm, 6)                                                          \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
-        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
-            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
             CT__OPTIM_ST_##S(S1 + i, v);                                                   \
             CT__OV(S) d = CT__OPTIM_SQRT_##S(CT__OPTIM_DIV_##S(v, bc2));                   \
@@ -1269,13 +1273,11 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
         CT__OPTIM_VK(T, S, bc1, 3) CT__OPTIM_VK(T, S, lr, 4) CT__OPTIM_VK(T, S, eps, 5)    \
         CT__OPTIM_VK(T, S, sbc2, 6) CT__OPTIM_VK(T, S, rect, 7)                            \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
         const CT__OV(S) one = CT__OPTIM_SET_##S((T)1);                                     \
-        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
-            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
             CT__OPTIM_ST_##S(S1 + i, v);                                                   \
             CT__OV(S) u = CT__OPTIM_MUL_##S(CT__OPTIM_DIV_##S(m, bc1), lr);                \
