@@ -12066,9 +12066,9 @@ static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
                  "<= 0)");
         return NULL;
     }
-    ct_tensor *q = ct__multinomial_dense(p) ? ct_empty_strided(p->sizes, p->strides, p->ndim,
-                                                               p->dtype)
-                                            : ct_empty_like(p);
+    ct_tensor *q = ct__multinomial_dense(p)
+                       ? ct_empty_strided(p->sizes, p->strides, p->ndim, p->dtype)
+                       : ct_empty_like(p);
     q = ct_div(p, ct_exponential_(q, 1.0, c->generator));
     if (n == 1 || !q) {
         return q ? ct_argmax_dim(q, -1, true) : NULL;

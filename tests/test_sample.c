@@ -1,9 +1,10 @@
 /* tests/test_sample.c - sampling as language models do it, against PyTorch (tools/
- * gen_golden_sample.py, tests/golden/sample_golden.h): ct_multinomial's draws bit for bit
- * for the same seed (1-D and 2-D, unnormalized weights with zeros, transposed and
- * step-sliced, float32, float64 and float16, with and without replacement, one sample to all
- * categories, ties among zero weights in PyTorch's topk order), its errors in PyTorch's words, and top-k sampling composed of public ops (temperature, topk,
- * mask or gather, softmax, multinomial) giving PyTorch's 200 tokens; thread invariance.
+ * gen_golden_sample.py, tests/golden/sample_golden.h): ct_multinomial's draws bit for bit for the
+ * same seed (1-D and 2-D, unnormalized weights with zeros, transposed and step-sliced, float32,
+ * float64 and float16, with and without replacement, one sample to all categories, ties among zero
+ * weights in PyTorch's topk order), its errors in PyTorch's words, and top-k sampling composed of
+ * public ops (temperature, topk, mask or gather, softmax, multinomial) giving PyTorch's 200
+ * tokens; thread invariance.
  */
 #include "test.h"
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Writes tests/golden/sample_golden.h: PyTorch's draws for tests/test_sample.c.
 
-multinomial: 1-D and 2-D weights (unnormalized, with zero entries, a row with one nonzero
-entry, rows with fewer nonzero entries than samples drawn without replacement), contiguous,
-transposed and step-sliced, float32, float64 and float16, with and without replacement, one
-sample, several, as many as categories. Top-k sampling as language models do it (nanoGPT's generate): logits /
-temperature, torch.topk, the rest masked to -inf, softmax, multinomial(probs, 1), 200 tokens
-drawn in a row from a bigram table of logits (the next row is the drawn token's), one
-sequence with the mask recipe and three at once with the gather recipe (softmax over the top
-k values, multinomial, gather of the index). Run with PyTorch installed:
+multinomial: 1-D and 2-D weights (unnormalized, with zero entries, a row with one nonzero entry,
+rows with fewer nonzero entries than samples drawn without replacement), contiguous, transposed
+and step-sliced, float32, float64 and float16, with and without replacement, one sample,
+several, as many as categories. Top-k sampling as language models do it (nanoGPT's generate):
+logits / temperature, torch.topk, the rest masked to -inf, softmax, multinomial(probs, 1), 200
+tokens drawn in a row from a bigram table of logits (the next row is the drawn token's), one
+sequence with the mask recipe and three at once with the gather recipe (softmax over the top k
+values, multinomial, gather of the index).
+Run with PyTorch installed:
 python3 tools/gen_golden_sample.py
 """
 import os
