@@ -2690,6 +2690,23 @@ CTORCH_API ct_tensor *ct_detach_(ct_tensor *t);
    saved tensor was modified in place; CT_ERR_SHAPE for a grad_output of another shape.
    Mirrors: Tensor.backward(gradient, retain_graph). */
 CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph);
+/* Computes the gradients of n_tensors roots at once (the sum of tensors[r] weighted by
+   grad_tensors[r]; grad_tensors NULL, or an entry NULL, for a one-element root: gradient 1)
+   and accumulates them into the .grad of the graph's leaves, or, when inputs is not NULL,
+   only into those of inputs[n_inputs] (a non-leaf input is retained with ct_retain_grad, so
+   later backwards also fill its .grad, as PyTorch). create_graph records the backward so
+   .grad can be differentiated again (.grad becomes .grad + new, out of place) and implies
+   retain_graph. Errors: as ct_backward ("element 1 of tensors does not require grad and does
+   not have a grad_fn", "grad can be implicitly created only for scalar outputs",
+   CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2] and output[0] has a shape
+   of [3]."); CT_ERR_VALUE "`inputs` argument to `backward()` cannot be empty." (inputs with
+   n_inputs 0); CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False"
+   for an input that does not require grad. Mirrors: torch.autograd.backward(tensors,
+   grad_tensors, retain_graph, create_graph, inputs=inputs). */
+CTORCH_API ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                                          const ct_tensor *const *grad_tensors, bool retain_graph,
+                                          bool create_graph, ct_tensor *const *inputs,
+                                          int n_inputs);
 /* Gradients of the sum of outputs (weighted by grad_outputs, which may be NULL for scalar
    outputs) with respect to inputs, written to grads[n_inputs] (new tensors owned by the
    current scope; NULL for an unused input when allow_unused) without touching .grad.
@@ -2715,6 +2732,25 @@ CTORCH_API void ct_no_grad_begin(void);
 CTORCH_API void ct_no_grad_end(void);
 CTORCH_API void ct_set_grad_enabled(bool enabled);
 CTORCH_API bool ct_is_grad_enabled(void);
+
+/* Inference mode (per thread, nestable): like no-grad (it implies it, and no op records
+   history inside even after ct_set_grad_enabled(true)), and tensors made inside (new storage:
+   op results, factories, ct_from_blob) are inference tensors, whose views are too; views of
+   normal tensors made inside stay normal, and in-place ops inside bump normal tensors'
+   versions as usual. Inference tensors skip view tracking. Outside inference mode an
+   inference tensor can be read by any op (the result is normal) but: an op recording history
+   that saves it for backward fails (CT_ERR_AUTOGRAD "Inference tensors cannot be saved for
+   backward. ..."), as does an in-place op on it ("Inplace update to inference tensor outside
+   InferenceMode is not allowed. ..."), ct_requires_grad_(t, true) ("Setting requires_grad=True
+   on inference tensor outside InferenceMode is not allowed.") and ct_version ("Inference
+   tensors do not track version counter."); an in-place op recording history on a view made
+   inside inference mode of a tensor that requires grad fails ("A view was created in
+   inference mode and is being modified inplace in normal mode. ..."). ct_inference_mode_end
+   without a begin does nothing. Mirrors: torch.inference_mode(),
+   torch.is_inference_mode_enabled. */
+CTORCH_API void ct_inference_mode_begin(void);
+CTORCH_API void ct_inference_mode_end(void);
+CTORCH_API bool ct_is_inference_mode_enabled(void);
 
 // >>part autograd/gradcheck.h
 /* autograd/gradcheck.h - compares autograd's gradients with finite differences. */
@@ -6050,6 +6086,7 @@ struct ct_storage {
     void (*deleter)(void *data, void *ctx); /* borrowed memory: called instead of ct__free */
     void *deleter_ctx;
     bool borrowed;
+    bool inference; /* allocated in inference mode: its tensors are inference tensors */
 };
 
 typedef struct ct__hook {
@@ -6077,6 +6114,7 @@ struct ct_tensor {
     ct__hook *hooks;       /* leaves: run before accumulation */
     ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
     uint32_t view_version; /* views: the storage version when their history was recorded */
+    bool inference_view;   /* views of a normal tensor made in inference mode */
 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
@@ -6368,8 +6406,11 @@ CT__INTERNAL void ct__save_output(ct_node *n, const ct_tensor *out);
 /* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
    was saved or the graph was already freed. */
 CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
+/* Whether recording the current op failed (ct__node_new out of memory, ct__save given an
+   inference tensor), clearing the flag; the op then fails. */
+CT__INTERNAL bool ct__record_failed(void);
 /* Makes n the grad_fn of out (takes over the caller's reference to n; NULL n: no history).
-   Returns out, or NULL (out released) when ct__node_new failed with an error for this op. */
+   Returns out, or NULL (out released) when recording failed (ct__record_failed). */
 CT__INTERNAL ct_tensor *ct__set_history(ct_tensor *out, ct_node *n);
 /* Whether input k of n needs a gradient. */
 static inline bool ct__needs_grad(const ct_node *n, int k)
@@ -7592,6 +7633,7 @@ static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->refcount = 1;
     s->device = device;
+    s->inference = ct_is_inference_mode_enabled();
     return s;
 }
 
@@ -7921,7 +7963,14 @@ bool ct_is_signed(const ct_tensor *t)
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
+    if (ct__null_tensor("ct_version", t)) {
+        return 0;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, "ct_version", "Inference tensors do not track version counter.");
+        return 0;
+    }
+    return t->storage->version;
 }
 
 /* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
@@ -8961,6 +9010,7 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     s->borrowed = true;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
+    s->inference = ct_is_inference_mode_enabled();
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -12781,6 +12831,10 @@ static bool ct__dispatch_run(ct_op_call *c)
         ct__bump_version(self);
         if (n) {
             ct__dispatch_record(n, c);
+        }
+        if (ct__record_failed()) {
+            ct__node_release(n);
+            return false;
         }
         ct__rebase_history(self, n);
         return true;
@@ -17583,8 +17637,11 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
-    v->view_version = t->storage->version;
+    if (!t->storage->inference) { /* inference tensors skip view tracking */
+        v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+        v->view_version = t->storage->version;
+        v->inference_view = ct_is_inference_mode_enabled();
+    }
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
@@ -32384,7 +32441,9 @@ static CT__THREAD_LOCAL bool ct__grad_stack[64];
 static CT__THREAD_LOCAL int ct__grad_depth = 0;
 static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
-static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
+static CT__THREAD_LOCAL int ct__inference_depth = 0;
+/* set when recording failed (ct__node_new, ct__save), read by set_history (ct__record_failed) */
+static CT__THREAD_LOCAL bool ct__node_failed = false;
 
 CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
@@ -32414,6 +32473,27 @@ void ct_no_grad_end(void)
     }
     ct__grad_depth--;
     ct__grad_off = ct__grad_depth < 64 ? ct__grad_stack[ct__grad_depth] : true;
+}
+
+/* ---- inference mode ------------------------------------------------------------------ */
+void ct_inference_mode_begin(void)
+{
+    ct_no_grad_begin();
+    ct__inference_depth++;
+}
+
+void ct_inference_mode_end(void)
+{
+    if (ct__inference_depth == 0) {
+        return;
+    }
+    ct__inference_depth--;
+    ct_no_grad_end();
+}
+
+bool ct_is_inference_mode_enabled(void)
+{
+    return ct__inference_depth > 0;
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
@@ -32471,6 +32551,11 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
                  "gradients");
+        return NULL;
+    }
+    if (requires_grad && t->storage->inference && !ct__inference_depth) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Setting requires_grad=True on inference tensor outside "
+                 "InferenceMode is not allowed.");
         return NULL;
     }
     t->requires_grad = requires_grad;
@@ -32622,11 +32707,11 @@ void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 {
-    if (ct__grad_off) {
+    if (ct__grad_off || ct__inference_depth) {
         return false;
     }
-    for (int k = 0; k < n; k++) {
-        if (inputs[k] && ct_requires_grad(inputs[k])) {
+    for (int k = 0; k < n; k++) { /* inference tensors never start recording (no autograd key) */
+        if (inputs[k] && !inputs[k]->storage->inference && ct_requires_grad(inputs[k])) {
             return true;
         }
     }
@@ -32685,6 +32770,15 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
 void ct__save(ct_node *n, const ct_tensor *t)
 {
     CT_ASSERT(n->n_saved < CT__NODE_SAVED);
+    if (t && t->storage->inference) { /* nodes are only recorded outside inference mode */
+        ct__node_failed = true;
+        ct__fail(CT_ERR_AUTOGRAD, n->name, "Inference tensors cannot be saved for backward. "
+                 "Please do not use Tensors created in inference mode in computation tracked by "
+                 "autograd. To work around this, you can make a clone to get a normal tensor and "
+                 "use it in autograd, or use `torch.no_grad()` instead of "
+                 "`torch.inference_mode()`.");
+        t = NULL;
+    }
     ct_tensor *saved = NULL;
     if (t && t->requires_grad && !t->grad_fn) {
         saved = ct_retain((ct_tensor *)(uintptr_t)t);
@@ -32742,10 +32836,16 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     return t;
 }
 
+bool ct__record_failed(void)
+{
+    bool failed = ct__node_failed;
+    ct__node_failed = false;
+    return failed;
+}
+
 ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
 {
-    if (ct__node_failed) { /* ct__node_new refused: the op fails */
-        ct__node_failed = false;
+    if (ct__record_failed()) { /* ct__node_new or ct__save refused: the op fails */
         ct__node_release(n);
         ct__release(out); /* not yet in a scope */
         return NULL;
@@ -32831,7 +32931,8 @@ typedef struct ct__engine {
     ct_node **ready; /* max-heap on seq */
     int64_t n_ready;
     bool retain_graph, create_graph;
-    /* ct_autograd_grad: capture instead of accumulating into .grad */
+    /* ct_autograd_grad: capture instead of accumulating into .grad; ct_autograd_backward
+       (captured NULL): accumulate only into these leaves (and retained non-leaves) */
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
@@ -32900,11 +33001,14 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 
 static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
+    int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
-        int i = ct__engine_input_index(e, leaf, NULL);
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
+        return;
+    }
+    if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
         return;
     }
     g = ct__run_hooks(leaf->hooks, g);
@@ -33163,6 +33267,36 @@ ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_gr
     return ct__engine_backward(&e, "ct_backward", &t, grad_output ? &grad_output : NULL, 1);
 }
 
+ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                               const ct_tensor *const *grad_tensors, bool retain_graph,
+                               bool create_graph, ct_tensor *const *inputs, int n_inputs)
+{
+    const char *op = "ct_autograd_backward";
+    if (n_tensors > 0 && ct__null(op, tensors)) {
+        return ct_error_code();
+    }
+    if (inputs && n_inputs <= 0) {
+        return ct__fail(CT_ERR_VALUE, op, "`inputs` argument to `backward()` cannot be empty.");
+    }
+    for (int i = 0; inputs && i < n_inputs; i++) { /* non-leaf inputs keep their .grad */
+        if (ct__null(op, inputs[i]) || ct_retain_grad(inputs[i]) != CT_OK) {
+            return ct_error_code();
+        }
+    }
+    for (int r = 0; grad_tensors && r < n_tensors; r++) {
+        if (grad_tensors[r] && ct__null_tensor(op, grad_tensors[r])) {
+            return ct_error_code();
+        }
+    }
+    ct__engine e;
+    memset(&e, 0, sizeof e);
+    e.retain_graph = retain_graph || create_graph;
+    e.create_graph = create_graph;
+    e.inputs = inputs;
+    e.n_inputs = inputs ? n_inputs : 0;
+    return ct__engine_backward(&e, op, tensors, grad_tensors, n_tensors);
+}
+
 ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *const *inputs,
                            int n_inputs, const ct_tensor *const *grad_outputs, bool retain_graph,
                            bool create_graph, bool allow_unused, ct_tensor **grads)
@@ -33393,8 +33527,26 @@ static bool ct__copy_slices(const ct_tensor *v, ct_node *fn)
 
 bool ct__check_inplace(const char *op, const ct_tensor *t)
 {
+    if (ct_is_inference_mode_enabled()) {
+        return true;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Inplace update to inference tensor outside InferenceMode "
+                 "is not allowed.You can make a clone to get a normal tensor before doing inplace "
+                 "update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+        return false;
+    }
     if (!ct_is_grad_enabled()) {
         return true;
+    }
+    if (t->inference_view && ct_requires_grad(t->base)) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "A view was created in inference mode and is being "
+                 "modified inplace in normal mode. Given that this use case is ambiguous and "
+                 "error-prone, it is forbidden. You can clarify your code by moving both the view "
+                 "and the inplace either both inside the inference_mode block (if you don't want "
+                 "the inplace to be tracked) or both outside (if you want the inplace to be "
+                 "tracked).");
+        return false;
     }
     if (t->requires_grad && !t->grad_fn) {
         ct__fail(CT_ERR_AUTOGRAD, op,
