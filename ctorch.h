@@ -2696,13 +2696,14 @@ CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, boo
    only into those of inputs[n_inputs] (a non-leaf input is retained with ct_retain_grad, so
    later backwards also fill its .grad, as PyTorch). create_graph records the backward so
    .grad can be differentiated again (.grad becomes .grad + new, out of place) and implies
-   retain_graph. Errors: as ct_backward ("element 1 of tensors does not require grad and does
-   not have a grad_fn", "grad can be implicitly created only for scalar outputs",
-   CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2] and output[0] has a shape
-   of [3]."); CT_ERR_VALUE "`inputs` argument to `backward()` cannot be empty." (inputs with
-   n_inputs 0); CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False"
-   for an input that does not require grad. Mirrors: torch.autograd.backward(tensors,
-   grad_tensors, retain_graph, create_graph, inputs=inputs). */
+   retain_graph. n_tensors 0 does nothing. Errors: as ct_backward ("element 1 of tensors
+   does not require grad and does not have a grad_fn", "grad can be implicitly created only
+   for scalar outputs", CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2]
+   and output[0] has a shape of [3]."); CT_ERR_NULL_ARG for NULL tensors; CT_ERR_VALUE
+   "`inputs` argument to `backward()` cannot be empty." (inputs with n_inputs 0);
+   CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False" for an input
+   that does not require grad. Mirrors: torch.autograd.backward(tensors, grad_tensors,
+   retain_graph, create_graph, inputs=inputs). */
 CTORCH_API ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
                                           const ct_tensor *const *grad_tensors, bool retain_graph,
                                           bool create_graph, ct_tensor *const *inputs,
@@ -33272,7 +33273,7 @@ ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
                                bool create_graph, ct_tensor *const *inputs, int n_inputs)
 {
     const char *op = "ct_autograd_backward";
-    if (n_tensors > 0 && ct__null(op, tensors)) {
+    if (ct__null(op, tensors)) {
         return ct_error_code();
     }
     if (inputs && n_inputs <= 0) {

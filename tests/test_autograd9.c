@@ -239,7 +239,9 @@ static void test_autograd_backward_errors(void)
     CHECK_ERROR(CT_ERR_AUTOGRAD, "can't retain_grad on Tensor that has requires_grad=False");
     CHECK(ct_autograd_backward(NULL, 1, NULL, true, false, NULL, 0) == CT_ERR_NULL_ARG);
     ct_error_clear();
-    CHECK(ct_autograd_backward(NULL, 0, NULL, true, false, &g.x, 1) == CT_OK); /* no roots */
+    CHECK(ct_autograd_backward(NULL, 0, NULL, true, false, NULL, 0) == CT_ERR_NULL_ARG);
+    ct_error_clear();
+    CHECK(ct_autograd_backward(roots, 0, NULL, true, false, &g.x, 1) == CT_OK); /* no roots */
     CHECK(ct_grad(g.x) == NULL);
     CHECK(ct_autograd_backward(roots, 2, NULL, false, false, NULL, 0) == CT_OK);
     CHECK(ct_autograd_backward(roots, 2, NULL, false, false, NULL, 0) == CT_ERR_AUTOGRAD);

@@ -7570,12 +7570,12 @@ static void test_null_ct_autograd_backward(void)
     {
         const char *call = "ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0)";
         (void)ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     {
         const char *call = "ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0)";
         (void)ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0);
-        expect_null_arg(call);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }

@@ -840,7 +840,7 @@ ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
                                bool create_graph, ct_tensor *const *inputs, int n_inputs)
 {
     const char *op = "ct_autograd_backward";
-    if (n_tensors > 0 && ct__null(op, tensors)) {
+    if (ct__null(op, tensors)) {
         return ct_error_code();
     }
     if (inputs && n_inputs <= 0) {
