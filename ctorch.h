@@ -419,8 +419,9 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 /* True for signed dtypes (int8..int64, floats); false for bool and uint8 (and NULL).
    Mirrors: Tensor.is_signed. */
 CTORCH_API bool ct_is_signed(const ct_tensor *t);
-/* The version counter, incremented by each in-place op on t or a view of it.
-   Mirrors: Tensor._version. */
+/* The version counter, incremented by each in-place op on t or a view of it. Errors:
+   CT_ERR_AUTOGRAD "Inference tensors do not track version counter." for a tensor made in
+   inference mode (returns 0). Mirrors: Tensor._version. */
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
@@ -882,11 +883,13 @@ CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_
    (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
    one sample) each draw is one uniform double searched in the row's normalized cumulative
    weights; without replacement (or one sample) the indices of the num_samples largest of
-   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
+   input / q with q ~ Exponential(1) drawn in input's shape and (dense) layout, largest first,
+   equal values in the order of PyTorch's CPU topk (libstdc++'s nth_element). Errors:
    CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
    "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
-   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
-   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   or element < 0" (without replacement), "invalid multinomial distribution (encountering
+   probability entry < 0)" / "(... = infinity or NaN)" (with), "invalid multinomial
+   distribution (sum of probabilities <= 0)"; CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
    Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
 CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
                                      bool replacement, ct_generator *g);
@@ -2688,6 +2691,24 @@ CTORCH_API ct_tensor *ct_detach_(ct_tensor *t);
    saved tensor was modified in place; CT_ERR_SHAPE for a grad_output of another shape.
    Mirrors: Tensor.backward(gradient, retain_graph). */
 CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph);
+/* Computes the gradients of n_tensors roots at once (the sum of tensors[r] weighted by
+   grad_tensors[r]; grad_tensors NULL, or an entry NULL, for a one-element root: gradient 1)
+   and accumulates them into the .grad of the graph's leaves, or, when inputs is not NULL,
+   only into those of inputs[n_inputs] (a non-leaf input is retained with ct_retain_grad, so
+   later backwards also fill its .grad, as PyTorch). create_graph records the backward so
+   .grad can be differentiated again (.grad becomes .grad + new, out of place) and implies
+   retain_graph. n_tensors 0 does nothing. Errors: as ct_backward ("element 1 of tensors
+   does not require grad and does not have a grad_fn", "grad can be implicitly created only
+   for scalar outputs", CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2]
+   and output[0] has a shape of [3]."); CT_ERR_NULL_ARG for NULL tensors; CT_ERR_VALUE
+   "`inputs` argument to `backward()` cannot be empty." (inputs with n_inputs 0);
+   CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False" for an input
+   that does not require grad. Mirrors: torch.autograd.backward(tensors, grad_tensors,
+   retain_graph, create_graph, inputs=inputs). */
+CTORCH_API ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                                          const ct_tensor *const *grad_tensors, bool retain_graph,
+                                          bool create_graph, ct_tensor *const *inputs,
+                                          int n_inputs);
 /* Gradients of the sum of outputs (weighted by grad_outputs, which may be NULL for scalar
    outputs) with respect to inputs, written to grads[n_inputs] (new tensors owned by the
    current scope; NULL for an unused input when allow_unused) without touching .grad.
@@ -2713,6 +2734,25 @@ CTORCH_API void ct_no_grad_begin(void);
 CTORCH_API void ct_no_grad_end(void);
 CTORCH_API void ct_set_grad_enabled(bool enabled);
 CTORCH_API bool ct_is_grad_enabled(void);
+
+/* Inference mode (per thread, nestable): like no-grad (it implies it, and no op records
+   history inside even after ct_set_grad_enabled(true)), and tensors made inside (new storage:
+   op results, factories, ct_from_blob) are inference tensors, whose views are too; views of
+   normal tensors made inside stay normal, and in-place ops inside bump normal tensors'
+   versions as usual. Inference tensors skip view tracking. Outside inference mode an
+   inference tensor can be read by any op (the result is normal) but: an op recording history
+   that saves it for backward fails (CT_ERR_AUTOGRAD "Inference tensors cannot be saved for
+   backward. ..."), as does an in-place op on it ("Inplace update to inference tensor outside
+   InferenceMode is not allowed. ..."), ct_requires_grad_(t, true) ("Setting requires_grad=True
+   on inference tensor outside InferenceMode is not allowed.") and ct_version ("Inference
+   tensors do not track version counter."); an in-place op recording history on a view made
+   inside inference mode of a tensor that requires grad fails ("A view was created in
+   inference mode and is being modified inplace in normal mode. ..."). ct_inference_mode_end
+   without a begin does nothing. Mirrors: torch.inference_mode(),
+   torch.is_inference_mode_enabled. */
+CTORCH_API void ct_inference_mode_begin(void);
+CTORCH_API void ct_inference_mode_end(void);
+CTORCH_API bool ct_is_inference_mode_enabled(void);
 
 // >>part autograd/gradcheck.h
 /* autograd/gradcheck.h - compares autograd's gradients with finite differences. */
@@ -6048,6 +6088,7 @@ struct ct_storage {
     void (*deleter)(void *data, void *ctx); /* borrowed memory: called instead of ct__free */
     void *deleter_ctx;
     bool borrowed;
+    bool inference; /* allocated in inference mode: its tensors are inference tensors */
 };
 
 typedef struct ct__hook {
@@ -6075,6 +6116,7 @@ struct ct_tensor {
     ct__hook *hooks;       /* leaves: run before accumulation */
     ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
     uint32_t view_version; /* views: the storage version when their history was recorded */
+    bool inference_view;   /* views of a normal tensor made in inference mode */
 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
@@ -6366,8 +6408,11 @@ CT__INTERNAL void ct__save_output(ct_node *n, const ct_tensor *out);
 /* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
    was saved or the graph was already freed. */
 CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
+/* Whether recording the current op failed (ct__node_new out of memory, ct__save given an
+   inference tensor), clearing the flag; the op then fails. */
+CT__INTERNAL bool ct__record_failed(void);
 /* Makes n the grad_fn of out (takes over the caller's reference to n; NULL n: no history).
-   Returns out, or NULL (out released) when ct__node_new failed with an error for this op. */
+   Returns out, or NULL (out released) when recording failed (ct__record_failed). */
 CT__INTERNAL ct_tensor *ct__set_history(ct_tensor *out, ct_node *n);
 /* Whether input k of n needs a gradient. */
 static inline bool ct__needs_grad(const ct_node *n, int k)
@@ -7590,6 +7635,7 @@ static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->refcount = 1;
     s->device = device;
+    s->inference = ct_is_inference_mode_enabled();
     return s;
 }
 
@@ -7919,7 +7965,14 @@ bool ct_is_signed(const ct_tensor *t)
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
+    if (ct__null_tensor("ct_version", t)) {
+        return 0;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, "ct_version", "Inference tensors do not track version counter.");
+        return 0;
+    }
+    return t->storage->version;
 }
 
 /* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
@@ -8959,6 +9012,7 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     s->borrowed = true;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
+    s->inference = ct_is_inference_mode_enabled();
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -11851,8 +11905,203 @@ static bool ct__multinomial_check(const ct_op_call *c)
     return false;
 }
 
+/* ---- PyTorch's topk order: its CPU topk runs libstdc++'s nth_element and sort (or
+   partial_sort when k * 64 <= n) on (value, index) pairs, best first, NaN above all; equal
+   values (zero weights drawn without replacement) come out in the order those algorithms
+   leave them, which the functions below reproduce step for step. */
+typedef struct ct__rank {
+    double v;
+    int64_t i;
+} ct__rank;
+
+static bool ct__rank_before(const ct__rank *x, const ct__rank *y)
+{
+    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
+}
+
+static void ct__rank_swap(ct__rank *a, ct__rank *b)
+{
+    ct__rank t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static int64_t ct__rank_lg(int64_t n)
+{
+    int64_t lg = 0;
+    while (n >>= 1) {
+        lg++;
+    }
+    return lg;
+}
+
+/* __insertion_sort (its unguarded variant places every element at the same position). */
+static void ct__rank_insertion_sort(ct__rank *f, ct__rank *l)
+{
+    for (ct__rank *i = f + 1; i < l; i++) {
+        ct__rank val = *i, *hole = i;
+        if (ct__rank_before(&val, f)) {
+            memmove(f + 1, f, sizeof *f * (size_t)(i - f));
+            *f = val;
+            continue;
+        }
+        for (; ct__rank_before(&val, hole - 1); hole--) {
+            *hole = hole[-1];
+        }
+        *hole = val;
+    }
+}
+
+/* __adjust_heap with __push_heap: the heap's root is the element ranked last. */
+static void ct__rank_adjust_heap(ct__rank *f, int64_t hole, int64_t len, ct__rank val)
+{
+    int64_t top = hole, child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        child -= ct__rank_before(&f[child], &f[child - 1]);
+        f[hole] = f[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        f[hole] = f[child - 1];
+        hole = child - 1;
+    }
+    for (int64_t parent = (hole - 1) / 2; hole > top && ct__rank_before(&f[parent], &val);
+         parent = (hole - 1) / 2) {
+        f[hole] = f[parent];
+        hole = parent;
+    }
+    f[hole] = val;
+}
+
+/* __heap_select(f, m, l) then, when sort, __sort_heap(f, m): std::partial_sort. */
+static void ct__rank_heap_select(ct__rank *f, ct__rank *m, ct__rank *l, bool sort)
+{
+    int64_t len = m - f;
+    for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--) {
+        ct__rank_adjust_heap(f, parent, len, f[parent]);
+    }
+    for (ct__rank *i = m; i < l; i++) {
+        if (ct__rank_before(i, f)) {
+            ct__rank val = *i;
+            *i = *f;
+            ct__rank_adjust_heap(f, 0, len, val);
+        }
+    }
+    for (ct__rank *last = m - 1; sort && last > f; last--) {
+        ct__rank val = *last;
+        *last = *f;
+        ct__rank_adjust_heap(f, 0, last - f, val);
+    }
+}
+
+/* __unguarded_partition_pivot: the median of f[1], the middle and l[-1] moved to f, then
+   Hoare's partition around it; returns the cut. */
+static ct__rank *ct__rank_partition(ct__rank *f, ct__rank *l)
+{
+    ct__rank *a = f + 1, *b = f + (l - f) / 2, *c = l - 1;
+    if (ct__rank_before(a, b)) {
+        ct__rank_swap(f, ct__rank_before(b, c) ? b : ct__rank_before(a, c) ? c : a);
+    } else {
+        ct__rank_swap(f, ct__rank_before(a, c) ? a : ct__rank_before(b, c) ? c : b);
+    }
+    for (ct__rank *lo = f + 1, *hi = l;; lo++) {
+        while (ct__rank_before(lo, f)) {
+            lo++;
+        }
+        for (hi--; ct__rank_before(f, hi); hi--) {
+        }
+        if (!(lo < hi)) {
+            return lo;
+        }
+        ct__rank_swap(lo, hi);
+    }
+}
+
+/* std::nth_element (__introselect). */
+static void ct__rank_nth_element(ct__rank *f, ct__rank *nth, ct__rank *l)
+{
+    if (f == l || nth == l) {
+        return;
+    }
+    for (int64_t depth = 2 * ct__rank_lg(l - f); l - f > 3; depth--) {
+        if (depth == 0) {
+            ct__rank_heap_select(f, nth + 1, l, false);
+            ct__rank_swap(f, nth);
+            return;
+        }
+        ct__rank *cut = ct__rank_partition(f, l);
+        *(cut <= nth ? &f : &l) = cut;
+    }
+    ct__rank_insertion_sort(f, l);
+}
+
+/* std::sort: __introsort_loop down to runs of 16, then one insertion sort. */
+static void ct__rank_introsort(ct__rank *f, ct__rank *l, int64_t depth)
+{
+    while (l - f > 16) {
+        if (depth == 0) {
+            ct__rank_heap_select(f, l, l, true);
+            return;
+        }
+        depth--;
+        ct__rank *cut = ct__rank_partition(f, l);
+        ct__rank_introsort(cut, l, depth);
+        l = cut;
+    }
+}
+
+/* The indices of the k best of q's rows (q contiguous (rows, n)) in PyTorch's topk order,
+   written to out (rows, k); false + CT_ERR_OOM. */
+static bool ct__multinomial_rank(const ct_tensor *q, int64_t k, int64_t *out, const char *fn)
+{
+    int64_t n = q->sizes[q->ndim - 1], rows = ct_numel(q) / (n ? n : 1);
+    ct__rank *r = (ct__rank *)ct__malloc(sizeof(ct__rank) * (size_t)(n ? n : 1));
+    if (!r) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return false;
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        for (int64_t j = 0; j < n; j++) {
+            r[j].v = ct__load_f64(ct__data(q) + (size_t)(row * n + j) * ct_dtype_size(q->dtype),
+                                  q->dtype);
+            r[j].i = j;
+        }
+        if (k * 64 <= n) {
+            ct__rank_heap_select(r, r + k, r + n, true);
+        } else {
+            ct__rank_nth_element(r, r + k - 1, r + n);
+            ct__rank_introsort(r, r + k - 1, 2 * ct__rank_lg(k - 1 > 0 ? k - 1 : 1));
+            ct__rank_insertion_sort(r, r + k - 1);
+        }
+        for (int64_t j = 0; j < k; j++) {
+            out[row * k + j] = r[j].i;
+        }
+    }
+    ct__free(r);
+    return true;
+}
+
+/* Whether p covers its elements without gaps or overlaps (PyTorch's
+   is_non_overlapping_and_dense, for 1 or 2 dims): empty_like(p) then keeps p's strides. */
+static bool ct__multinomial_dense(const ct_tensor *p)
+{
+    int inner = p->ndim == 2 && p->strides[0] < p->strides[1] ? 0 : p->ndim - 1;
+    int64_t expected = 1;
+    for (int k = 0; k < p->ndim; k++) {
+        int d = k == 0 ? inner : 1 - inner;
+        if (p->sizes[d] != 1 && p->strides[d] != expected) {
+            return false;
+        }
+        expected *= p->sizes[d];
+    }
+    return true;
+}
+
 /* Without replacement, or one sample: PyTorch's fast path, the top num_samples of
-   p / q for q ~ Exponential(1) drawn in p's shape (the Gumbel-max trick), after its checks. */
+   p / q for q ~ Exponential(1) drawn in p's shape and layout (the Gumbel-max trick), after
+   its checks. */
 static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
 {
     const ct_tensor *p = c->inputs[0];
@@ -11871,12 +12120,17 @@ static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
                  "<= 0)");
         return NULL;
     }
-    ct_tensor *q = ct_div(p, ct_exponential_(ct_empty_like(p), 1.0, c->generator));
-    if (n == 1) {
-        return ct_argmax_dim(q, -1, true);
+    ct_tensor *q = ct__multinomial_dense(p)
+                       ? ct_empty_strided(p->sizes, p->strides, p->ndim, p->dtype)
+                       : ct_empty_like(p);
+    q = ct_div(p, ct_exponential_(q, 1.0, c->generator));
+    if (n == 1 || !q) {
+        return q ? ct_argmax_dim(q, -1, true) : NULL;
     }
-    ct_tensor *values = NULL, *indices = NULL;
-    return ct_topk(q, n, -1, true, true, &values, &indices) == CT_OK ? indices : NULL;
+    int64_t sizes[2] = {p->sizes[0], n};
+    ct_tensor *r = ct_empty(p->ndim > 1 ? sizes : sizes + 1, p->ndim, CT_INT64);
+    q = ct_contiguous(q);
+    return r && q && ct__multinomial_rank(q, n, (int64_t *)ct__data(r), c->fn) ? r : NULL;
 }
 
 static ct_status ct__multinomial_composite(ct_op_call *c)
@@ -12579,6 +12833,10 @@ static bool ct__dispatch_run(ct_op_call *c)
         ct__bump_version(self);
         if (n) {
             ct__dispatch_record(n, c);
+        }
+        if (ct__record_failed()) {
+            ct__node_release(n);
+            return false;
         }
         ct__rebase_history(self, n);
         return true;
@@ -17381,8 +17639,11 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
-    v->view_version = t->storage->version;
+    if (!t->storage->inference) { /* inference tensors skip view tracking */
+        v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+        v->view_version = t->storage->version;
+        v->inference_view = ct_is_inference_mode_enabled();
+    }
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
@@ -32182,7 +32443,9 @@ static CT__THREAD_LOCAL bool ct__grad_stack[64];
 static CT__THREAD_LOCAL int ct__grad_depth = 0;
 static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
-static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
+static CT__THREAD_LOCAL int ct__inference_depth = 0;
+/* set when recording failed (ct__node_new, ct__save), read by set_history (ct__record_failed) */
+static CT__THREAD_LOCAL bool ct__node_failed = false;
 
 CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
@@ -32212,6 +32475,27 @@ void ct_no_grad_end(void)
     }
     ct__grad_depth--;
     ct__grad_off = ct__grad_depth < 64 ? ct__grad_stack[ct__grad_depth] : true;
+}
+
+/* ---- inference mode ------------------------------------------------------------------ */
+void ct_inference_mode_begin(void)
+{
+    ct_no_grad_begin();
+    ct__inference_depth++;
+}
+
+void ct_inference_mode_end(void)
+{
+    if (ct__inference_depth == 0) {
+        return;
+    }
+    ct__inference_depth--;
+    ct_no_grad_end();
+}
+
+bool ct_is_inference_mode_enabled(void)
+{
+    return ct__inference_depth > 0;
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
@@ -32269,6 +32553,11 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
                  "gradients");
+        return NULL;
+    }
+    if (requires_grad && t->storage->inference && !ct__inference_depth) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Setting requires_grad=True on inference tensor outside "
+                 "InferenceMode is not allowed.");
         return NULL;
     }
     t->requires_grad = requires_grad;
@@ -32420,11 +32709,11 @@ void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 {
-    if (ct__grad_off) {
+    if (ct__grad_off || ct__inference_depth) {
         return false;
     }
-    for (int k = 0; k < n; k++) {
-        if (inputs[k] && ct_requires_grad(inputs[k])) {
+    for (int k = 0; k < n; k++) { /* inference tensors never start recording (no autograd key) */
+        if (inputs[k] && !inputs[k]->storage->inference && ct_requires_grad(inputs[k])) {
             return true;
         }
     }
@@ -32483,6 +32772,15 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
 void ct__save(ct_node *n, const ct_tensor *t)
 {
     CT_ASSERT(n->n_saved < CT__NODE_SAVED);
+    if (t && t->storage->inference) { /* nodes are only recorded outside inference mode */
+        ct__node_failed = true;
+        ct__fail(CT_ERR_AUTOGRAD, n->name, "Inference tensors cannot be saved for backward. "
+                 "Please do not use Tensors created in inference mode in computation tracked by "
+                 "autograd. To work around this, you can make a clone to get a normal tensor and "
+                 "use it in autograd, or use `torch.no_grad()` instead of "
+                 "`torch.inference_mode()`.");
+        t = NULL;
+    }
     ct_tensor *saved = NULL;
     if (t && t->requires_grad && !t->grad_fn) {
         saved = ct_retain((ct_tensor *)(uintptr_t)t);
@@ -32540,10 +32838,16 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     return t;
 }
 
+bool ct__record_failed(void)
+{
+    bool failed = ct__node_failed;
+    ct__node_failed = false;
+    return failed;
+}
+
 ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
 {
-    if (ct__node_failed) { /* ct__node_new refused: the op fails */
-        ct__node_failed = false;
+    if (ct__record_failed()) { /* ct__node_new or ct__save refused: the op fails */
         ct__node_release(n);
         ct__release(out); /* not yet in a scope */
         return NULL;
@@ -32629,7 +32933,8 @@ typedef struct ct__engine {
     ct_node **ready; /* max-heap on seq */
     int64_t n_ready;
     bool retain_graph, create_graph;
-    /* ct_autograd_grad: capture instead of accumulating into .grad */
+    /* ct_autograd_grad: capture instead of accumulating into .grad; ct_autograd_backward
+       (captured NULL): accumulate only into these leaves (and retained non-leaves) */
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
@@ -32698,11 +33003,14 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 
 static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
+    int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
-        int i = ct__engine_input_index(e, leaf, NULL);
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
+        return;
+    }
+    if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
         return;
     }
     g = ct__run_hooks(leaf->hooks, g);
@@ -32961,6 +33269,36 @@ ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_gr
     return ct__engine_backward(&e, "ct_backward", &t, grad_output ? &grad_output : NULL, 1);
 }
 
+ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                               const ct_tensor *const *grad_tensors, bool retain_graph,
+                               bool create_graph, ct_tensor *const *inputs, int n_inputs)
+{
+    const char *op = "ct_autograd_backward";
+    if (ct__null(op, tensors)) {
+        return ct_error_code();
+    }
+    if (inputs && n_inputs <= 0) {
+        return ct__fail(CT_ERR_VALUE, op, "`inputs` argument to `backward()` cannot be empty.");
+    }
+    for (int i = 0; inputs && i < n_inputs; i++) { /* non-leaf inputs keep their .grad */
+        if (ct__null(op, inputs[i]) || ct_retain_grad(inputs[i]) != CT_OK) {
+            return ct_error_code();
+        }
+    }
+    for (int r = 0; grad_tensors && r < n_tensors; r++) {
+        if (grad_tensors[r] && ct__null_tensor(op, grad_tensors[r])) {
+            return ct_error_code();
+        }
+    }
+    ct__engine e;
+    memset(&e, 0, sizeof e);
+    e.retain_graph = retain_graph || create_graph;
+    e.create_graph = create_graph;
+    e.inputs = inputs;
+    e.n_inputs = inputs ? n_inputs : 0;
+    return ct__engine_backward(&e, op, tensors, grad_tensors, n_tensors);
+}
+
 ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *const *inputs,
                            int n_inputs, const ct_tensor *const *grad_outputs, bool retain_graph,
                            bool create_graph, bool allow_unused, ct_tensor **grads)
@@ -33191,8 +33529,26 @@ static bool ct__copy_slices(const ct_tensor *v, ct_node *fn)
 
 bool ct__check_inplace(const char *op, const ct_tensor *t)
 {
+    if (ct_is_inference_mode_enabled()) {
+        return true;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Inplace update to inference tensor outside InferenceMode "
+                 "is not allowed.You can make a clone to get a normal tensor before doing inplace "
+                 "update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+        return false;
+    }
     if (!ct_is_grad_enabled()) {
         return true;
+    }
+    if (t->inference_view && ct_requires_grad(t->base)) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "A view was created in inference mode and is being "
+                 "modified inplace in normal mode. Given that this use case is ambiguous and "
+                 "error-prone, it is forbidden. You can clarify your code by moving both the view "
+                 "and the inplace either both inside the inference_mode block (if you don't want "
+                 "the inplace to be tracked) or both outside (if you want the inplace to be "
+                 "tracked).");
+        return false;
     }
     if (t->requires_grad && !t->grad_fn) {
         ct__fail(CT_ERR_AUTOGRAD, op,

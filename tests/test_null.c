@@ -7558,6 +7558,28 @@ static void test_null_ct_backward(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_autograd_backward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autograd_backward(NULL, 0, fx.ctl, false, false, fx.tl, 0)";
+        (void)ct_autograd_backward(NULL, 0, fx.ctl, false, false, fx.tl, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0)";
+        (void)ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0)";
+        (void)ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_autograd_grad(void)
 {
     null_fixture fx;
@@ -25315,6 +25337,7 @@ void test_null(void)
     RUN(test_null_ct_detach);
     RUN(test_null_ct_detach_);
     RUN(test_null_ct_backward);
+    RUN(test_null_ct_autograd_backward);
     RUN(test_null_ct_autograd_grad);
     RUN(test_null_ct_register_hook);
     RUN(test_null_ct_gradcheck);

@@ -189,6 +189,8 @@ OUTCOME = {
     ("ct_module_named_parameters", "names"): "size",
     ("ct_module_named_parameters", "params"): "size",
     ("ct_autograd_grad", "grad_outputs"): "accepted",
+    ("ct_autograd_backward", "grad_tensors"): "accepted",
+    ("ct_autograd_backward", "inputs"): "accepted",
     ("ct_module_parameters", "params"): "size",
     ("ct_module_buffers", "buffers"): "accepted",  # Linear has no buffers, no children
     ("ct_module_named_buffers", "names"): "accepted",

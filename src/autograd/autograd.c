@@ -9,7 +9,9 @@ static CT__THREAD_LOCAL bool ct__grad_stack[64];
 static CT__THREAD_LOCAL int ct__grad_depth = 0;
 static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
-static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
+static CT__THREAD_LOCAL int ct__inference_depth = 0;
+/* set when recording failed (ct__node_new, ct__save), read by set_history (ct__record_failed) */
+static CT__THREAD_LOCAL bool ct__node_failed = false;
 
 CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
@@ -39,6 +41,27 @@ void ct_no_grad_end(void)
     }
     ct__grad_depth--;
     ct__grad_off = ct__grad_depth < 64 ? ct__grad_stack[ct__grad_depth] : true;
+}
+
+/* ---- inference mode ------------------------------------------------------------------ */
+void ct_inference_mode_begin(void)
+{
+    ct_no_grad_begin();
+    ct__inference_depth++;
+}
+
+void ct_inference_mode_end(void)
+{
+    if (ct__inference_depth == 0) {
+        return;
+    }
+    ct__inference_depth--;
+    ct_no_grad_end();
+}
+
+bool ct_is_inference_mode_enabled(void)
+{
+    return ct__inference_depth > 0;
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
@@ -96,6 +119,11 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
                  "gradients");
+        return NULL;
+    }
+    if (requires_grad && t->storage->inference && !ct__inference_depth) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Setting requires_grad=True on inference tensor outside "
+                 "InferenceMode is not allowed.");
         return NULL;
     }
     t->requires_grad = requires_grad;
@@ -247,11 +275,11 @@ void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 {
-    if (ct__grad_off) {
+    if (ct__grad_off || ct__inference_depth) {
         return false;
     }
-    for (int k = 0; k < n; k++) {
-        if (inputs[k] && ct_requires_grad(inputs[k])) {
+    for (int k = 0; k < n; k++) { /* inference tensors never start recording (no autograd key) */
+        if (inputs[k] && !inputs[k]->storage->inference && ct_requires_grad(inputs[k])) {
             return true;
         }
     }
@@ -310,6 +338,15 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
 void ct__save(ct_node *n, const ct_tensor *t)
 {
     CT_ASSERT(n->n_saved < CT__NODE_SAVED);
+    if (t && t->storage->inference) { /* nodes are only recorded outside inference mode */
+        ct__node_failed = true;
+        ct__fail(CT_ERR_AUTOGRAD, n->name, "Inference tensors cannot be saved for backward. "
+                 "Please do not use Tensors created in inference mode in computation tracked by "
+                 "autograd. To work around this, you can make a clone to get a normal tensor and "
+                 "use it in autograd, or use `torch.no_grad()` instead of "
+                 "`torch.inference_mode()`.");
+        t = NULL;
+    }
     ct_tensor *saved = NULL;
     if (t && t->requires_grad && !t->grad_fn) {
         saved = ct_retain((ct_tensor *)(uintptr_t)t);
@@ -367,10 +404,16 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     return t;
 }
 
+bool ct__record_failed(void)
+{
+    bool failed = ct__node_failed;
+    ct__node_failed = false;
+    return failed;
+}
+
 ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
 {
-    if (ct__node_failed) { /* ct__node_new refused: the op fails */
-        ct__node_failed = false;
+    if (ct__record_failed()) { /* ct__node_new or ct__save refused: the op fails */
         ct__node_release(n);
         ct__release(out); /* not yet in a scope */
         return NULL;
@@ -456,7 +499,8 @@ typedef struct ct__engine {
     ct_node **ready; /* max-heap on seq */
     int64_t n_ready;
     bool retain_graph, create_graph;
-    /* ct_autograd_grad: capture instead of accumulating into .grad */
+    /* ct_autograd_grad: capture instead of accumulating into .grad; ct_autograd_backward
+       (captured NULL): accumulate only into these leaves (and retained non-leaves) */
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
@@ -525,11 +569,14 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 
 static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
+    int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
-        int i = ct__engine_input_index(e, leaf, NULL);
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
+        return;
+    }
+    if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
         return;
     }
     g = ct__run_hooks(leaf->hooks, g);
@@ -786,6 +833,36 @@ ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_gr
     memset(&e, 0, sizeof e);
     e.retain_graph = retain_graph;
     return ct__engine_backward(&e, "ct_backward", &t, grad_output ? &grad_output : NULL, 1);
+}
+
+ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                               const ct_tensor *const *grad_tensors, bool retain_graph,
+                               bool create_graph, ct_tensor *const *inputs, int n_inputs)
+{
+    const char *op = "ct_autograd_backward";
+    if (ct__null(op, tensors)) {
+        return ct_error_code();
+    }
+    if (inputs && n_inputs <= 0) {
+        return ct__fail(CT_ERR_VALUE, op, "`inputs` argument to `backward()` cannot be empty.");
+    }
+    for (int i = 0; inputs && i < n_inputs; i++) { /* non-leaf inputs keep their .grad */
+        if (ct__null(op, inputs[i]) || ct_retain_grad(inputs[i]) != CT_OK) {
+            return ct_error_code();
+        }
+    }
+    for (int r = 0; grad_tensors && r < n_tensors; r++) {
+        if (grad_tensors[r] && ct__null_tensor(op, grad_tensors[r])) {
+            return ct_error_code();
+        }
+    }
+    ct__engine e;
+    memset(&e, 0, sizeof e);
+    e.retain_graph = retain_graph || create_graph;
+    e.create_graph = create_graph;
+    e.inputs = inputs;
+    e.n_inputs = inputs ? n_inputs : 0;
+    return ct__engine_backward(&e, op, tensors, grad_tensors, n_tensors);
 }
 
 ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *const *inputs,

@@ -51,6 +51,24 @@ CTORCH_API ct_tensor *ct_detach_(ct_tensor *t);
    saved tensor was modified in place; CT_ERR_SHAPE for a grad_output of another shape.
    Mirrors: Tensor.backward(gradient, retain_graph). */
 CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph);
+/* Computes the gradients of n_tensors roots at once (the sum of tensors[r] weighted by
+   grad_tensors[r]; grad_tensors NULL, or an entry NULL, for a one-element root: gradient 1)
+   and accumulates them into the .grad of the graph's leaves, or, when inputs is not NULL,
+   only into those of inputs[n_inputs] (a non-leaf input is retained with ct_retain_grad, so
+   later backwards also fill its .grad, as PyTorch). create_graph records the backward so
+   .grad can be differentiated again (.grad becomes .grad + new, out of place) and implies
+   retain_graph. n_tensors 0 does nothing. Errors: as ct_backward ("element 1 of tensors
+   does not require grad and does not have a grad_fn", "grad can be implicitly created only
+   for scalar outputs", CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2]
+   and output[0] has a shape of [3]."); CT_ERR_NULL_ARG for NULL tensors; CT_ERR_VALUE
+   "`inputs` argument to `backward()` cannot be empty." (inputs with n_inputs 0);
+   CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False" for an input
+   that does not require grad. Mirrors: torch.autograd.backward(tensors, grad_tensors,
+   retain_graph, create_graph, inputs=inputs). */
+CTORCH_API ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                                          const ct_tensor *const *grad_tensors, bool retain_graph,
+                                          bool create_graph, ct_tensor *const *inputs,
+                                          int n_inputs);
 /* Gradients of the sum of outputs (weighted by grad_outputs, which may be NULL for scalar
    outputs) with respect to inputs, written to grads[n_inputs] (new tensors owned by the
    current scope; NULL for an unused input when allow_unused) without touching .grad.
@@ -76,3 +94,22 @@ CTORCH_API void ct_no_grad_begin(void);
 CTORCH_API void ct_no_grad_end(void);
 CTORCH_API void ct_set_grad_enabled(bool enabled);
 CTORCH_API bool ct_is_grad_enabled(void);
+
+/* Inference mode (per thread, nestable): like no-grad (it implies it, and no op records
+   history inside even after ct_set_grad_enabled(true)), and tensors made inside (new storage:
+   op results, factories, ct_from_blob) are inference tensors, whose views are too; views of
+   normal tensors made inside stay normal, and in-place ops inside bump normal tensors'
+   versions as usual. Inference tensors skip view tracking. Outside inference mode an
+   inference tensor can be read by any op (the result is normal) but: an op recording history
+   that saves it for backward fails (CT_ERR_AUTOGRAD "Inference tensors cannot be saved for
+   backward. ..."), as does an in-place op on it ("Inplace update to inference tensor outside
+   InferenceMode is not allowed. ..."), ct_requires_grad_(t, true) ("Setting requires_grad=True
+   on inference tensor outside InferenceMode is not allowed.") and ct_version ("Inference
+   tensors do not track version counter."); an in-place op recording history on a view made
+   inside inference mode of a tensor that requires grad fails ("A view was created in
+   inference mode and is being modified inplace in normal mode. ..."). ct_inference_mode_end
+   without a begin does nothing. Mirrors: torch.inference_mode(),
+   torch.is_inference_mode_enabled. */
+CTORCH_API void ct_inference_mode_begin(void);
+CTORCH_API void ct_inference_mode_end(void);
+CTORCH_API bool ct_is_inference_mode_enabled(void);

@@ -182,8 +182,26 @@ static bool ct__copy_slices(const ct_tensor *v, ct_node *fn)
 
 bool ct__check_inplace(const char *op, const ct_tensor *t)
 {
+    if (ct_is_inference_mode_enabled()) {
+        return true;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Inplace update to inference tensor outside InferenceMode "
+                 "is not allowed.You can make a clone to get a normal tensor before doing inplace "
+                 "update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+        return false;
+    }
     if (!ct_is_grad_enabled()) {
         return true;
+    }
+    if (t->inference_view && ct_requires_grad(t->base)) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "A view was created in inference mode and is being "
+                 "modified inplace in normal mode. Given that this use case is ambiguous and "
+                 "error-prone, it is forbidden. You can clarify your code by moving both the view "
+                 "and the inplace either both inside the inference_mode block (if you don't want "
+                 "the inplace to be tracked) or both outside (if you want the inplace to be "
+                 "tracked).");
+        return false;
     }
     if (t->requires_grad && !t->grad_fn) {
         ct__fail(CT_ERR_AUTOGRAD, op,

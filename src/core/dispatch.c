@@ -420,6 +420,10 @@ static bool ct__dispatch_run(ct_op_call *c)
         if (n) {
             ct__dispatch_record(n, c);
         }
+        if (ct__record_failed()) {
+            ct__node_release(n);
+            return false;
+        }
         ct__rebase_history(self, n);
         return true;
     }

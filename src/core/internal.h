@@ -213,6 +213,7 @@ struct ct_storage {
     void (*deleter)(void *data, void *ctx); /* borrowed memory: called instead of ct__free */
     void *deleter_ctx;
     bool borrowed;
+    bool inference; /* allocated in inference mode: its tensors are inference tensors */
 };
 
 typedef struct ct__hook {
@@ -240,6 +241,7 @@ struct ct_tensor {
     ct__hook *hooks;       /* leaves: run before accumulation */
     ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
     uint32_t view_version; /* views: the storage version when their history was recorded */
+    bool inference_view;   /* views of a normal tensor made in inference mode */
 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
@@ -531,8 +533,11 @@ CT__INTERNAL void ct__save_output(ct_node *n, const ct_tensor *out);
 /* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
    was saved or the graph was already freed. */
 CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
+/* Whether recording the current op failed (ct__node_new out of memory, ct__save given an
+   inference tensor), clearing the flag; the op then fails. */
+CT__INTERNAL bool ct__record_failed(void);
 /* Makes n the grad_fn of out (takes over the caller's reference to n; NULL n: no history).
-   Returns out, or NULL (out released) when ct__node_new failed with an error for this op. */
+   Returns out, or NULL (out released) when recording failed (ct__record_failed). */
 CT__INTERNAL ct_tensor *ct__set_history(ct_tensor *out, ct_node *n);
 /* Whether input k of n needs a gradient. */
 static inline bool ct__needs_grad(const ct_node *n, int k)

@@ -1440,8 +1440,203 @@ static bool ct__multinomial_check(const ct_op_call *c)
     return false;
 }
 
+/* ---- PyTorch's topk order: its CPU topk runs libstdc++'s nth_element and sort (or
+   partial_sort when k * 64 <= n) on (value, index) pairs, best first, NaN above all; equal
+   values (zero weights drawn without replacement) come out in the order those algorithms
+   leave them, which the functions below reproduce step for step. */
+typedef struct ct__rank {
+    double v;
+    int64_t i;
+} ct__rank;
+
+static bool ct__rank_before(const ct__rank *x, const ct__rank *y)
+{
+    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
+}
+
+static void ct__rank_swap(ct__rank *a, ct__rank *b)
+{
+    ct__rank t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static int64_t ct__rank_lg(int64_t n)
+{
+    int64_t lg = 0;
+    while (n >>= 1) {
+        lg++;
+    }
+    return lg;
+}
+
+/* __insertion_sort (its unguarded variant places every element at the same position). */
+static void ct__rank_insertion_sort(ct__rank *f, ct__rank *l)
+{
+    for (ct__rank *i = f + 1; i < l; i++) {
+        ct__rank val = *i, *hole = i;
+        if (ct__rank_before(&val, f)) {
+            memmove(f + 1, f, sizeof *f * (size_t)(i - f));
+            *f = val;
+            continue;
+        }
+        for (; ct__rank_before(&val, hole - 1); hole--) {
+            *hole = hole[-1];
+        }
+        *hole = val;
+    }
+}
+
+/* __adjust_heap with __push_heap: the heap's root is the element ranked last. */
+static void ct__rank_adjust_heap(ct__rank *f, int64_t hole, int64_t len, ct__rank val)
+{
+    int64_t top = hole, child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        child -= ct__rank_before(&f[child], &f[child - 1]);
+        f[hole] = f[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        f[hole] = f[child - 1];
+        hole = child - 1;
+    }
+    for (int64_t parent = (hole - 1) / 2; hole > top && ct__rank_before(&f[parent], &val);
+         parent = (hole - 1) / 2) {
+        f[hole] = f[parent];
+        hole = parent;
+    }
+    f[hole] = val;
+}
+
+/* __heap_select(f, m, l) then, when sort, __sort_heap(f, m): std::partial_sort. */
+static void ct__rank_heap_select(ct__rank *f, ct__rank *m, ct__rank *l, bool sort)
+{
+    int64_t len = m - f;
+    for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--) {
+        ct__rank_adjust_heap(f, parent, len, f[parent]);
+    }
+    for (ct__rank *i = m; i < l; i++) {
+        if (ct__rank_before(i, f)) {
+            ct__rank val = *i;
+            *i = *f;
+            ct__rank_adjust_heap(f, 0, len, val);
+        }
+    }
+    for (ct__rank *last = m - 1; sort && last > f; last--) {
+        ct__rank val = *last;
+        *last = *f;
+        ct__rank_adjust_heap(f, 0, last - f, val);
+    }
+}
+
+/* __unguarded_partition_pivot: the median of f[1], the middle and l[-1] moved to f, then
+   Hoare's partition around it; returns the cut. */
+static ct__rank *ct__rank_partition(ct__rank *f, ct__rank *l)
+{
+    ct__rank *a = f + 1, *b = f + (l - f) / 2, *c = l - 1;
+    if (ct__rank_before(a, b)) {
+        ct__rank_swap(f, ct__rank_before(b, c) ? b : ct__rank_before(a, c) ? c : a);
+    } else {
+        ct__rank_swap(f, ct__rank_before(a, c) ? a : ct__rank_before(b, c) ? c : b);
+    }
+    for (ct__rank *lo = f + 1, *hi = l;; lo++) {
+        while (ct__rank_before(lo, f)) {
+            lo++;
+        }
+        for (hi--; ct__rank_before(f, hi); hi--) {
+        }
+        if (!(lo < hi)) {
+            return lo;
+        }
+        ct__rank_swap(lo, hi);
+    }
+}
+
+/* std::nth_element (__introselect). */
+static void ct__rank_nth_element(ct__rank *f, ct__rank *nth, ct__rank *l)
+{
+    if (f == l || nth == l) {
+        return;
+    }
+    for (int64_t depth = 2 * ct__rank_lg(l - f); l - f > 3; depth--) {
+        if (depth == 0) {
+            ct__rank_heap_select(f, nth + 1, l, false);
+            ct__rank_swap(f, nth);
+            return;
+        }
+        ct__rank *cut = ct__rank_partition(f, l);
+        *(cut <= nth ? &f : &l) = cut;
+    }
+    ct__rank_insertion_sort(f, l);
+}
+
+/* std::sort: __introsort_loop down to runs of 16, then one insertion sort. */
+static void ct__rank_introsort(ct__rank *f, ct__rank *l, int64_t depth)
+{
+    while (l - f > 16) {
+        if (depth == 0) {
+            ct__rank_heap_select(f, l, l, true);
+            return;
+        }
+        depth--;
+        ct__rank *cut = ct__rank_partition(f, l);
+        ct__rank_introsort(cut, l, depth);
+        l = cut;
+    }
+}
+
+/* The indices of the k best of q's rows (q contiguous (rows, n)) in PyTorch's topk order,
+   written to out (rows, k); false + CT_ERR_OOM. */
+static bool ct__multinomial_rank(const ct_tensor *q, int64_t k, int64_t *out, const char *fn)
+{
+    int64_t n = q->sizes[q->ndim - 1], rows = ct_numel(q) / (n ? n : 1);
+    ct__rank *r = (ct__rank *)ct__malloc(sizeof(ct__rank) * (size_t)(n ? n : 1));
+    if (!r) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return false;
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        for (int64_t j = 0; j < n; j++) {
+            r[j].v = ct__load_f64(ct__data(q) + (size_t)(row * n + j) * ct_dtype_size(q->dtype),
+                                  q->dtype);
+            r[j].i = j;
+        }
+        if (k * 64 <= n) {
+            ct__rank_heap_select(r, r + k, r + n, true);
+        } else {
+            ct__rank_nth_element(r, r + k - 1, r + n);
+            ct__rank_introsort(r, r + k - 1, 2 * ct__rank_lg(k - 1 > 0 ? k - 1 : 1));
+            ct__rank_insertion_sort(r, r + k - 1);
+        }
+        for (int64_t j = 0; j < k; j++) {
+            out[row * k + j] = r[j].i;
+        }
+    }
+    ct__free(r);
+    return true;
+}
+
+/* Whether p covers its elements without gaps or overlaps (PyTorch's
+   is_non_overlapping_and_dense, for 1 or 2 dims): empty_like(p) then keeps p's strides. */
+static bool ct__multinomial_dense(const ct_tensor *p)
+{
+    int inner = p->ndim == 2 && p->strides[0] < p->strides[1] ? 0 : p->ndim - 1;
+    int64_t expected = 1;
+    for (int k = 0; k < p->ndim; k++) {
+        int d = k == 0 ? inner : 1 - inner;
+        if (p->sizes[d] != 1 && p->strides[d] != expected) {
+            return false;
+        }
+        expected *= p->sizes[d];
+    }
+    return true;
+}
+
 /* Without replacement, or one sample: PyTorch's fast path, the top num_samples of
-   p / q for q ~ Exponential(1) drawn in p's shape (the Gumbel-max trick), after its checks. */
+   p / q for q ~ Exponential(1) drawn in p's shape and layout (the Gumbel-max trick), after
+   its checks. */
 static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
 {
     const ct_tensor *p = c->inputs[0];
@@ -1460,12 +1655,17 @@ static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
                  "<= 0)");
         return NULL;
     }
-    ct_tensor *q = ct_div(p, ct_exponential_(ct_empty_like(p), 1.0, c->generator));
-    if (n == 1) {
-        return ct_argmax_dim(q, -1, true);
+    ct_tensor *q = ct__multinomial_dense(p)
+                       ? ct_empty_strided(p->sizes, p->strides, p->ndim, p->dtype)
+                       : ct_empty_like(p);
+    q = ct_div(p, ct_exponential_(q, 1.0, c->generator));
+    if (n == 1 || !q) {
+        return q ? ct_argmax_dim(q, -1, true) : NULL;
     }
-    ct_tensor *values = NULL, *indices = NULL;
-    return ct_topk(q, n, -1, true, true, &values, &indices) == CT_OK ? indices : NULL;
+    int64_t sizes[2] = {p->sizes[0], n};
+    ct_tensor *r = ct_empty(p->ndim > 1 ? sizes : sizes + 1, p->ndim, CT_INT64);
+    q = ct_contiguous(q);
+    return r && q && ct__multinomial_rank(q, n, (int64_t *)ct__data(r), c->fn) ? r : NULL;
 }
 
 static ct_status ct__multinomial_composite(ct_op_call *c)

@@ -95,11 +95,13 @@ CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_
    (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
    one sample) each draw is one uniform double searched in the row's normalized cumulative
    weights; without replacement (or one sample) the indices of the num_samples largest of
-   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
+   input / q with q ~ Exponential(1) drawn in input's shape and (dense) layout, largest first,
+   equal values in the order of PyTorch's CPU topk (libstdc++'s nth_element). Errors:
    CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
    "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
-   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
-   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   or element < 0" (without replacement), "invalid multinomial distribution (encountering
+   probability entry < 0)" / "(... = infinity or NaN)" (with), "invalid multinomial
+   distribution (sum of probabilities <= 0)"; CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
    Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
 CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
                                      bool replacement, ct_generator *g);

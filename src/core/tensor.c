@@ -23,6 +23,7 @@ static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->refcount = 1;
     s->device = device;
+    s->inference = ct_is_inference_mode_enabled();
     return s;
 }
 
@@ -352,7 +353,14 @@ bool ct_is_signed(const ct_tensor *t)
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
+    if (ct__null_tensor("ct_version", t)) {
+        return 0;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, "ct_version", "Inference tensors do not track version counter.");
+        return 0;
+    }
+    return t->storage->version;
 }
 
 /* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
@@ -1392,6 +1400,7 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     s->borrowed = true;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
+    s->inference = ct_is_inference_mode_enabled();
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);

@@ -65,8 +65,9 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 /* True for signed dtypes (int8..int64, floats); false for bool and uint8 (and NULL).
    Mirrors: Tensor.is_signed. */
 CTORCH_API bool ct_is_signed(const ct_tensor *t);
-/* The version counter, incremented by each in-place op on t or a view of it.
-   Mirrors: Tensor._version. */
+/* The version counter, incremented by each in-place op on t or a view of it. Errors:
+   CT_ERR_AUTOGRAD "Inference tensors do not track version counter." for a tensor made in
+   inference mode (returns 0). Mirrors: Tensor._version. */
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be

@@ -744,8 +744,11 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
-    v->view_version = t->storage->version;
+    if (!t->storage->inference) { /* inference tensors skip view tracking */
+        v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+        v->view_version = t->storage->version;
+        v->inference_view = ct_is_inference_mode_enabled();
+    }
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
