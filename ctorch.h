@@ -47216,32 +47216,20 @@ static ct_tensor *ct__mha_rows(const ct_tensor *t, int64_t i, int64_t n, int64_t
     return t ? ct_narrow(t, 0, i * E, n * E) : NULL;
 }
 
-/* PyTorch's _in_projection_packed / _in_projection: qkv[0..2] the projected q, k, v. */
+/* The projected q, k, v into qkv[0..2]: PyTorch's _in_projection (separate weights) or
+   _in_projection_packed, whose shared linear of identical inputs is computed here as one
+   linear per row block of in_proj_weight (the same products; the backward then avoids
+   scattering three slices of a (L, N, 3E) gradient). */
 static void ct__mha_in_proj(const ct_module *m, const ct__mha_args *a, int64_t E,
                             ct_tensor **qkv)
 {
+    static const char *const names[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
     const ct_tensor *w = ct_module_get_parameter(m, "in_proj_weight");
     const ct_tensor *b = ct_module_get_parameter(m, "in_proj_bias");
-    if (!w) {
-        static const char *const names[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
-        const ct_tensor *in[3] = {a->q, a->k, a->v};
-        for (int i = 0; i < 3; i++) {
-            qkv[i] = ct_linear(in[i], ct_module_get_parameter(m, names[i]),
-                               ct__mha_rows(b, i, 1, E));
-        }
-        return;
-    }
-    int first = a->k == a->v ? (a->q == a->k ? 0 : 1) : 3; /* the first of a shared linear */
-    for (int i = 0; i < first; i++) {
-        const ct_tensor *in[3] = {a->q, a->k, a->v};
-        qkv[i] = ct_linear(in[i], ct__mha_rows(w, i, 1, E), ct__mha_rows(b, i, 1, E));
-    }
-    if (first < 3) {
-        ct_tensor *p = ct_linear(first ? a->k : a->q, ct__mha_rows(w, first, 3 - first, E),
-                                 ct__mha_rows(b, first, 3 - first, E));
-        for (int i = first; i < 3; i++) {
-            qkv[i] = ct_narrow(p, -1, (i - first) * E, E);
-        }
+    const ct_tensor *in[3] = {a->q, a->k, a->v};
+    for (int i = 0; i < 3; i++) {
+        const ct_tensor *wi = w ? ct__mha_rows(w, i, 1, E) : ct_module_get_parameter(m, names[i]);
+        qkv[i] = ct_linear(in[i], wi, ct__mha_rows(b, i, 1, E));
     }
 }
 
@@ -47370,10 +47358,11 @@ static ct_tensor *ct__mha_run(const char *fn, const ct_module *m, ct__mha_args *
     return o;
 }
 
-/* An input in seq-first batched layout (L, N, E): transposed (batch_first) or unsqueezed. */
+/* An input in seq-first batched layout (L, N, E): transposed (batch_first; one contiguous copy
+   that the projections of a shared input share) or unsqueezed. */
 static const ct_tensor *ct__mha_seq_first(const ct_tensor *t, bool batched, bool batch_first)
 {
-    return batch_first ? ct_transpose(t, 0, 1) : batched ? t : ct_unsqueeze(t, 1);
+    return batch_first ? ct_contiguous(ct_transpose(t, 0, 1)) : batched ? t : ct_unsqueeze(t, 1);
 }
 
 ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
