@@ -4614,8 +4614,9 @@ CTORCH_API ct_multihead_attention_forward_opts ct_multihead_attention_forward_de
    value (S, N, vdim) -> output as query; weights (N, L, S') averaged or (N, num_heads, L, S')
    per head (unbatched: no N), S' = S + add_bias_kv + add_zero_attn. dtypes: floating point, as
    the parameters (ct_module_to). Dropout (the module's dropout, training mode) applies to the
-   weights. The projections share one linear where query, key and value are the same tensor
-   (key and value: one for both), as PyTorch's _in_projection_packed. opts NULL: defaults.
+   weights. The projections are one linear per row block of in_proj_weight (PyTorch's
+   _in_projection_packed computes the same products in one linear when query, key and value
+   are the same tensor). opts NULL: defaults.
    Returns: new tensors owned by the current scope.
    Errors (PyTorch's wording): CT_ERR_SHAPE "query should be unbatched 2D or batched 3D tensor
    but received 4-D query tensor", "For batched (3-D) `query`, expected `key` and `value` to be
@@ -47379,7 +47380,8 @@ ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
         return NULL;
     }
     const ct__mha_cfg *c = (const ct__mha_cfg *)ct_module_user(m);
-    ct_multihead_attention_forward_opts o = opts ? *opts : ct_multihead_attention_forward_defaults();
+    ct_multihead_attention_forward_opts o = opts ? *opts
+                                                 : ct_multihead_attention_forward_defaults();
     int batched = ct__mha_shape_check(fn, query, key, value, o.key_padding_mask, o.attn_mask,
                                       c->H);
     if (batched < 0) {
@@ -47629,8 +47631,8 @@ static ct_module *ct__tfm_clone(const ct_module *layer)
     ct_tensor *p = NULL;
     ct_module_parameters(layer, &p, 1);
     ct_state_dict *sd = r ? ct_module_state_dict(layer) : NULL;
-    bool ok = sd && ct_module_to(r, p->dtype) && ct_module_load_state_dict(r, sd, true, NULL) ==
-                                                      CT_OK;
+    bool ok = sd && ct_module_to(r, p ? p->dtype : CT_FLOAT32) &&
+              ct_module_load_state_dict(r, sd, true, NULL) == CT_OK;
     ct_state_dict_free(sd);
     if (!ok) {
         ct_module_free(r);
@@ -47761,7 +47763,7 @@ ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
     return x;
 }
 
-/* ---- Transformer ------------------------------------------------------------------------------ */
+/* ---- Transformer ----------------------------------------------------------------------------- */
 /* The encoder or decoder of nn.Transformer: num_layers layers and a final LayerNorm. */
 static ct_module *ct__tfm_half(bool decoder, int64_t d_model, int64_t nhead, int64_t num_layers,
                                const ct_transformer_layer_opts *o)

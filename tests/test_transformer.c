@@ -499,6 +499,26 @@ static void test_transformer_errors(void)
     o.is_causal = true;
     CHECK(ct_multihead_attention_forward(m, x, x, x, &o, NULL) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "Need attn_mask if specifying the is_causal hint.");
+    ct_module_free(m);
+    ct_multihead_attention_opts mo = ct_multihead_attention_defaults();
+    mo.kdim = 3;
+    m = ct_multihead_attention_new(8, 2, &mo);
+    o.is_causal = false;
+    CHECK(ct_multihead_attention_forward(m, x, y, y, &o, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "expecting key weights shape of (8, 8), but got "
+                "torch.Size([8, 3])");
+    CHECK(ct_multihead_attention_forward(m, x, tfm_values(s6, 3, 1, CT_FLOAT32), y, &o, NULL) ==
+          NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "key's sequence and batch dims torch.Size([4, 2]) do not match "
+                "value's torch.Size([5, 2])");
+    int64_t uq[2] = {4, 8}, uk[2] = {5, 3}, uv[2] = {5, 8}, um[3] = {2, 4, 6};
+    o.attn_mask = tfm_mask(2, um, 3, CT_FLOAT32);
+    CHECK(ct_multihead_attention_forward(m, tfm_values(uq, 2, 0, CT_FLOAT32),
+                                         tfm_values(uk, 2, 1, CT_FLOAT32),
+                                         tfm_values(uv, 2, 2, CT_FLOAT32), &o, NULL) == NULL);
+    CHECK_ERROR(CT_ERR_SHAPE, "Expected `attn_mask` shape to be (2, 4, 5) but got "
+                "torch.Size([2, 4, 6])");
+    o.attn_mask = NULL;
     CHECK(ct_transformer_encoder_layer_forward(m, x, NULL, NULL, false) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "expected a TransformerEncoderLayer module, got MultiheadAttention");
     CHECK(ct_transformer_encoder_new(m, 2, NULL) == NULL); /* takes m */

@@ -170,11 +170,12 @@ def mha_rows(out):
         res = [t[::st] for t, st in zip(res, steps)]
         for tag, t in zip(("out", "w", "din", "dparams"), res):
             out.append(arr("tfm_mha_%s_%s" % (name, tag), t, f32))
-        rows.append("    {\"%s\", %s,\n     %d, tfm_mha_%s_out, %d, tfm_mha_%s_w, %d, tfm_mha_%s_din, "
-                    "%d, tfm_mha_%s_dparams, {%s}}," % (name, ", ".join(repr(x) for x in c[1:]),
-                                                      res[0].numel(), name, res[1].numel(), name,
-                                                      res[2].numel(), name, res[3].numel(), name,
-                                                      ", ".join(str(x) for x in steps)))
+        cfg = ", ".join(repr(x) for x in c[1:])
+        steps = ", ".join(str(x) for x in steps)
+        rows.append("    {\"%s\", %s,\n     %d, tfm_mha_%s_out, %d, tfm_mha_%s_w, %d, "
+                    "tfm_mha_%s_din, %d, tfm_mha_%s_dparams, {%s}},"
+                    % (name, cfg, res[0].numel(), name, res[1].numel(), name, res[2].numel(),
+                       name, res[3].numel(), name, steps))
     out.append("static const transformer_mha_golden tfm_mha_cases[] = {\n%s\n};\n"
                % "\n".join(rows))
 

@@ -472,7 +472,8 @@ ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
         return NULL;
     }
     const ct__mha_cfg *c = (const ct__mha_cfg *)ct_module_user(m);
-    ct_multihead_attention_forward_opts o = opts ? *opts : ct_multihead_attention_forward_defaults();
+    ct_multihead_attention_forward_opts o = opts ? *opts
+                                                 : ct_multihead_attention_forward_defaults();
     int batched = ct__mha_shape_check(fn, query, key, value, o.key_padding_mask, o.attn_mask,
                                       c->H);
     if (batched < 0) {
@@ -722,8 +723,8 @@ static ct_module *ct__tfm_clone(const ct_module *layer)
     ct_tensor *p = NULL;
     ct_module_parameters(layer, &p, 1);
     ct_state_dict *sd = r ? ct_module_state_dict(layer) : NULL;
-    bool ok = sd && ct_module_to(r, p->dtype) && ct_module_load_state_dict(r, sd, true, NULL) ==
-                                                      CT_OK;
+    bool ok = sd && ct_module_to(r, p ? p->dtype : CT_FLOAT32) &&
+              ct_module_load_state_dict(r, sd, true, NULL) == CT_OK;
     ct_state_dict_free(sd);
     if (!ok) {
         ct_module_free(r);
@@ -854,7 +855,7 @@ ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
     return x;
 }
 
-/* ---- Transformer ------------------------------------------------------------------------------ */
+/* ---- Transformer ----------------------------------------------------------------------------- */
 /* The encoder or decoder of nn.Transformer: num_layers layers and a final LayerNorm. */
 static ct_module *ct__tfm_half(bool decoder, int64_t d_model, int64_t nhead, int64_t num_layers,
                                const ct_transformer_layer_opts *o)

@@ -78,8 +78,9 @@ CTORCH_API ct_multihead_attention_forward_opts ct_multihead_attention_forward_de
    value (S, N, vdim) -> output as query; weights (N, L, S') averaged or (N, num_heads, L, S')
    per head (unbatched: no N), S' = S + add_bias_kv + add_zero_attn. dtypes: floating point, as
    the parameters (ct_module_to). Dropout (the module's dropout, training mode) applies to the
-   weights. The projections share one linear where query, key and value are the same tensor
-   (key and value: one for both), as PyTorch's _in_projection_packed. opts NULL: defaults.
+   weights. The projections are one linear per row block of in_proj_weight (PyTorch's
+   _in_projection_packed computes the same products in one linear when query, key and value
+   are the same tensor). opts NULL: defaults.
    Returns: new tensors owned by the current scope.
    Errors (PyTorch's wording): CT_ERR_SHAPE "query should be unbatched 2D or batched 3D tensor
    but received 4-D query tensor", "For batched (3-D) `query`, expected `key` and `value` to be
