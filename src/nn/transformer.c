@@ -40,6 +40,21 @@ static bool ct__tfm_is(const char *fn, const ct_module *m, const char *name)
     return ok;
 }
 
+/* Whether an optional tensor argument (a mask) is bad: freed or foreign under CTORCH_DEBUG
+   (NULL is fine). */
+static bool ct__tfm_bad(const char *fn, const ct_tensor *a, const ct_tensor *b)
+{
+    return (a && ct__null(fn, a)) || (b && ct__null(fn, b));
+}
+
+/* ct__tfm_bad for the masks of a Transformer forward's options (NULL: none). */
+static bool ct__tfm_bad_opts(const char *fn, const ct_transformer_forward_opts *o)
+{
+    return o && (ct__tfm_bad(fn, o->src_mask, o->tgt_mask) ||
+                 ct__tfm_bad(fn, o->memory_mask, o->src_key_padding_mask) ||
+                 ct__tfm_bad(fn, o->tgt_key_padding_mask, o->memory_key_padding_mask));
+}
+
 /* "torch.Size([3, 4])" of the first nd sizes. */
 static const char *ct__tfm_size(const int64_t *s, int nd, char *buf, size_t n)
 {
@@ -338,11 +353,54 @@ static const ct_tensor *ct__mha_pad1(const ct_tensor *mask)
 static ct_tensor *ct__mha_math(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
                                const ct_tensor *mask, double p, ct_tensor **w)
 {
+    if (!q) { /* an op failed: its error is pending */
+        return NULL;
+    }
     ct_tensor *qs = ct_mul_scalar(q, sqrt(1.0 / (double)q->sizes[2]));
     ct_tensor *s = ct_bmm(qs, ct_transpose(k, -2, -1));
     s = ct_softmax(mask ? ct_add(mask, s) : s, -1);
     *w = p > 0 ? ct_dropout(s, p, true) : s;
     return ct_bmm(*w, v);
+}
+
+/* PyTorch's key_padding_mask step: checks kpm (N, S) and adds it, as (N H, 1, S), to *mask
+   (or makes it the mask). */
+static bool ct__mha_merge_kpm(const ct_tensor *kpm, int64_t N, int64_t H, int64_t S,
+                              const ct_tensor **mask)
+{
+    if (kpm->sizes[0] != N || kpm->sizes[1] != S) {
+        int i = kpm->sizes[0] != N ? 0 : 1;
+        return ct__fail(CT_ERR_SHAPE, "ct_multihead_attention_forward", "Expected "
+                        "key_padded_mask.shape[%d] to be %lld, but got %lld", i,
+                        (long long)(i ? S : N), (long long)kpm->sizes[i]) == CT_OK;
+    }
+    int64_t s4[4] = {N, 1, 1, S}, e4[4] = {N, H, 1, S}, s3[3] = {N * H, 1, S};
+    ct_tensor *kp = ct_reshape(ct_expand(ct_reshape(kpm, s4, 4), e4, 4), s3, 3);
+    *mask = *mask ? ct_add(*mask, kp) : kp;
+    return true;
+}
+
+/* The fused path (need_weights false): q (N H, L, D), k, v (N H, S, D), mask (1 or N H, L or 1,
+   S) viewed as (N, H, L, D) ... for ct_scaled_dot_product_attention; returns (L, N, H, D). */
+static ct_tensor *ct__mha_fused(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
+                                const ct_tensor *mask, const ct__mha_args *a, int64_t N,
+                                int64_t H)
+{
+    if (!q || !k || !v) { /* an op failed: its error is pending */
+        return NULL;
+    }
+    int64_t D = q->sizes[2], L = a->L, S = k->sizes[1];
+    int64_t sq[4] = {N, H, L, D}, skv[4] = {N, H, S, D}, perm[4] = {2, 0, 1, 3};
+    int64_t sm[4] = {N, H, mask ? mask->sizes[1] : 0, S};
+    if (mask) {
+        mask = mask->sizes[0] == 1 ? ct_unsqueeze(mask, 0) : ct_reshape(mask, sm, 4);
+    }
+    ct_scaled_dot_product_attention_opts o = ct_scaled_dot_product_attention_defaults();
+    o.dropout_p = a->p;
+    o.is_causal = a->causal;
+    return ct_permute(ct_scaled_dot_product_attention(ct_reshape(q, sq, 4), ct_reshape(k, skv, 4),
+                                                      ct_reshape(v, skv, 4), mask, &o),
+                      perm, 4);
 }
 
 /* The attention after the projections: heads, bias_kv, zero_attn, masks, then the math path
@@ -378,35 +436,11 @@ static ct_tensor *ct__mha_attend(const ct_module *m, const ct__mha_cfg *c, ct__m
         kpm = ct__mha_pad1(kpm);
         S++;
     }
-    if (kpm) {
-        if (kpm->sizes[0] != N || kpm->sizes[1] != S) {
-            int i = kpm->sizes[0] != N ? 0 : 1;
-            ct__fail(CT_ERR_SHAPE, "ct_multihead_attention_forward", "Expected key_padded_mask."
-                     "shape[%d] to be %lld, but got %lld", i, (long long)(i ? S : N),
-                     (long long)kpm->sizes[i]);
-            return NULL;
-        }
-        int64_t s4[4] = {N, 1, 1, S}, e4[4] = {N, H, 1, S}, s3[3] = {NH, 1, S};
-        ct_tensor *kp = ct_reshape(ct_expand(ct_reshape(kpm, s4, 4), e4, 4), s3, 3);
-        mask = mask ? ct_add(mask, kp) : kp;
+    if (kpm && !ct__mha_merge_kpm(kpm, N, H, S, &mask)) {
+        return NULL;
     }
-    ct_tensor *o;
-    if (a->need_weights) {
-        o = ct__mha_math(q, k, v, mask, a->p, w);
-        o = ct_transpose(o, 0, 1);
-    } else {
-        int64_t sq4[4] = {N, H, L, D}, skv4[4] = {N, H, S, D}, perm[4] = {2, 0, 1, 3};
-        int64_t sm[4] = {N, H, mask ? mask->sizes[1] : 0, S};
-        if (mask) {
-            mask = mask->sizes[0] == 1 ? ct_unsqueeze(mask, 0) : ct_reshape(mask, sm, 4);
-        }
-        ct_scaled_dot_product_attention_opts so = ct_scaled_dot_product_attention_defaults();
-        so.dropout_p = a->p;
-        so.is_causal = a->causal;
-        o = ct_scaled_dot_product_attention(ct_reshape(q, sq4, 4), ct_reshape(k, skv4, 4),
-                                            ct_reshape(v, skv4, 4), mask, &so);
-        o = ct_permute(o, perm, 4);
-    }
+    ct_tensor *o = a->need_weights ? ct_transpose(ct__mha_math(q, k, v, mask, a->p, w), 0, 1)
+                                   : ct__mha_fused(q, k, v, mask, a, N, H);
     int64_t so2[2] = {L * N, c->E}, sw[4] = {N, H, L, S};
     *w = *w ? ct_reshape(*w, sw, 4) : NULL;
     return ct_reshape(o, so2, 2);
@@ -468,6 +502,7 @@ ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
         *attn_weights = NULL;
     }
     if (ct__null(fn, m) || ct__null(fn, query) || ct__null(fn, key) || ct__null(fn, value) ||
+        (opts && ct__tfm_bad(fn, opts->key_padding_mask, opts->attn_mask)) ||
         !ct__tfm_is(fn, m, "MultiheadAttention")) {
         return NULL;
     }
@@ -673,7 +708,9 @@ ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *s
                                                 bool is_causal)
 {
     const char *fn = "ct_transformer_encoder_layer_forward";
-    if (ct__null(fn, m) || ct__null(fn, src) || !ct__tfm_is(fn, m, "TransformerEncoderLayer")) {
+    if (ct__null(fn, m) || ct__null(fn, src) ||
+        ct__tfm_bad(fn, src_mask, src_key_padding_mask) ||
+        !ct__tfm_is(fn, m, "TransformerEncoderLayer")) {
         return NULL;
     }
     ct_scope_begin();
@@ -691,7 +728,7 @@ ct_tensor *ct_transformer_decoder_layer_forward(ct_module *m, const ct_tensor *t
 {
     const char *fn = "ct_transformer_decoder_layer_forward";
     if (ct__null(fn, m) || ct__null(fn, tgt) || ct__null(fn, memory) ||
-        !ct__tfm_is(fn, m, "TransformerDecoderLayer")) {
+        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "TransformerDecoderLayer")) {
         return NULL;
     }
     ct_transformer_forward_opts o;
@@ -806,7 +843,8 @@ ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src,
                                           const ct_tensor *src_key_padding_mask, bool is_causal)
 {
     const char *fn = "ct_transformer_encoder_forward";
-    if (ct__null(fn, m) || ct__null(fn, src) || !ct__tfm_is(fn, m, "TransformerEncoder")) {
+    if (ct__null(fn, m) || ct__null(fn, src) || ct__tfm_bad(fn, mask, src_key_padding_mask) ||
+        !ct__tfm_is(fn, m, "TransformerEncoder")) {
         return NULL;
     }
     ct_scope_begin();
@@ -833,7 +871,7 @@ ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
 {
     const char *fn = "ct_transformer_decoder_forward";
     if (ct__null(fn, m) || ct__null(fn, tgt) || ct__null(fn, memory) ||
-        !ct__tfm_is(fn, m, "TransformerDecoder")) {
+        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "TransformerDecoder")) {
         return NULL;
     }
     ct_transformer_forward_opts o;
@@ -914,7 +952,7 @@ ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src, const ct_t
 {
     const char *fn = "ct_transformer_forward";
     if (ct__null(fn, m) || ct__null(fn, src) || ct__null(fn, tgt) ||
-        !ct__tfm_is(fn, m, "Transformer")) {
+        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "Transformer")) {
         return NULL;
     }
     const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
