@@ -56,6 +56,10 @@
  *                         requiring grad, then ct_backward (grads cleared each call): GPT-like
  *                         (16, 4, 128, 32) and a long context (1, 4, 1024, 64)
  *   sdpa_f_BxHxLxE        its forward alone (inputs without grad)
+ *   encoder_layer_fb_16x128x128  a TransformerEncoderLayer(128, 4, dim_feedforward 512,
+ *                         dropout 0, batch_first) on x (16, 128, 128) requiring grad, then
+ *                         ct_backward of a preallocated gradient (x's and the parameters' grads
+ *                         cleared each call)
  * With -DBENCH_OPENBLAS the decompositions run on OpenBLAS's LAPACK (CTORCH_LAPACK, as PyTorch
  * runs on MKL's or OpenBLAS's), while the products keep ctorch's own GEMM.
  */
@@ -114,6 +118,7 @@ typedef enum kind {
     K_EMB_FB, /* ct_embedding(idx, a) + backward(g) */
     K_SDPA_FB, /* y = sdpa(a, b, w, causal); backward(y, g) into a, b, w */
     K_SDPA_F,  /* sdpa(a, b, w, causal) */
+    K_ENC_FB,  /* y = encoder layer mod (a); backward(y, g) */
 } kind;
 
 typedef struct work {
@@ -130,6 +135,7 @@ typedef struct work {
     /* K_BN_FB, K_LN_FB: weight, running mean and variance */
     ct_tensor *w, *rm, *rv;
     ct_optimizer *opt; /* K_OPTIM */
+    ct_module *mod;    /* K_ENC_FB */
 } work;
 
 /* the norm workloads: forward, then backward of a preallocated gradient (grads cleared) */
@@ -246,6 +252,12 @@ static void stmt(void *user)
         }
         break;
     }
+    case K_ENC_FB:
+        ct_set_grad(w->a, NULL);
+        ct_module_zero_grad(w->mod, true);
+        ct_backward(ct_transformer_encoder_layer_forward(w->mod, w->a, NULL, NULL, false), w->g,
+                    false);
+        break;
     case K_CONV_F:
     case K_CONV_FB: {
         ct_conv_opts o = ct_conv_defaults();
@@ -676,6 +688,24 @@ static void run_all(int threads)
             ct_free(w.w);
             ct_free(w.g);
         }
+    }
+    /* a TransformerEncoderLayer (nn/transformer.c) */
+    {
+        const int64_t s[3] = {16, 128, 128};
+        ct_transformer_layer_opts o = ct_transformer_layer_defaults();
+        o.dim_feedforward = 512;
+        o.dropout = 0;
+        o.batch_first = true;
+        work w = {0};
+        w.k = K_ENC_FB;
+        w.mod = ct_transformer_encoder_layer_new(128, 4, &o);
+        w.a = ct_requires_grad_(ct_randn(s, 3, CT_FLOAT32, NULL), true);
+        w.g = ct_randn(s, 3, CT_FLOAT32, NULL);
+        measure("encoder_layer_fb_16x128x128", "transformer", "TransformerEncoderLayer(128, 4, "
+                "512) fwd+bwd (16,128,128)", "ctorch", &w, threads);
+        ct_module_free(w.mod);
+        ct_free(w.a);
+        ct_free(w.g);
     }
 }
 

@@ -197,7 +197,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(swa)                                                                                  \
     X(module_act)                                                                           \
     X(sample)                                                                               \
-    X(autograd9)
+    X(autograd9)                                                                            \
+    X(transformer)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -135,6 +135,12 @@ def workloads():
             out.append(("sdpa_%s_%s" % ("fb" if fb else "f", dims), "scaled dot product attention",
                         "sdpa causal %s (%s)" % ("fwd+bwd" if fb else "fwd", ",".join(
                             str(d) for d in shape)), stmt, glob))
+    layer = torch.nn.TransformerEncoderLayer(128, 4, 512, dropout=0.0, batch_first=True)
+    glob = {"m": layer, "x": torch.randn(16, 128, 128, requires_grad=True),
+            "g": torch.randn(16, 128, 128)}
+    out.append(("encoder_layer_fb_16x128x128", "transformer",
+                "TransformerEncoderLayer(128, 4, 512) fwd+bwd (16,128,128)",
+                "x.grad = None; m.zero_grad(); m(x).backward(g)", glob))
     out += optim_workloads()
     return out
 

@@ -76,6 +76,10 @@ VALID = {
     "ct_embedding_opts *": "NULL",
     "ct_embedding_bag_opts *": "NULL",
     "ct_scaled_dot_product_attention_opts *": "NULL",
+    "ct_multihead_attention_opts *": "NULL",
+    "ct_multihead_attention_forward_opts *": "NULL",
+    "ct_transformer_layer_opts *": "NULL",
+    "ct_transformer_forward_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
@@ -151,13 +155,17 @@ VALID_BY_CALL = {
     ("ct_scatter_reduce_", "reduce"): '"sum"',
     ("ct_linalg_matrix_norm", "ord"): '"fro"',
     ("ct_linalg_norm", "ord"): '"fro"',
+    ("ct_transformer_encoder_new", "layer"): "ct_transformer_encoder_layer_new(4, 2, NULL)",
+    ("ct_transformer_encoder_new", "norm"): "ct_identity_new()",
+    ("ct_transformer_decoder_new", "layer"): "ct_transformer_decoder_layer_new(4, 2, NULL)",
+    ("ct_transformer_decoder_new", "norm"): "ct_identity_new()",
 }
 
 # Scalar arguments: by name, else by type.
 SCALAR_BY_NAME = {
     "ndim": "2", "n_fields": "1", "dim": "0", "group": "0", "cap": "2", "name_cap": "32",
     "nbytes": "sizeof fx.bytes", "n": "1", "number": "1", "number_per_run": "1",
-    "lr": "0.1", "high": "10", "index": "0", "min_run_time_s": "0.001", "max_run_time_s": "0.002",
+    "lr": "0.1", "high": "10", "index": "0", "num_layers": "1", "min_run_time_s": "0.001", "max_run_time_s": "0.002",
 }
 SCALAR_BY_TYPE = {"size_t": "sizeof fx.text", "bool": "false", "double": "1.0",
                   "float": "1.0f", "ct_dtype": "CT_FLOAT32", "ct_status": "CT_OK",
@@ -200,6 +208,13 @@ OUTCOME = {
     ("ct_module_named_modules", "modules"): "size",
     ("ct_module_load_state_dict", "keys"): "accepted",
     ("ct_module_load", "keys"): "accepted",
+    ("ct_multihead_attention_forward", "attn_weights"): "accepted",
+    ("ct_transformer_encoder_layer_forward", "src_mask"): "accepted",
+    ("ct_transformer_encoder_layer_forward", "src_key_padding_mask"): "accepted",
+    ("ct_transformer_encoder_forward", "mask"): "accepted",
+    ("ct_transformer_encoder_forward", "src_key_padding_mask"): "accepted",
+    ("ct_transformer_encoder_new", "norm"): "accepted",
+    ("ct_transformer_decoder_new", "norm"): "accepted",
     ("ct_state_dict_update", "prefix"): "accepted",
     ("ct_save_buffer", "buf"): "size",
     ("ct_optimizer_params", "params"): "size",
@@ -328,12 +343,16 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_one_cycle_lr_opts *", "ct_conv_opts *", "ct_fold_opts *",
                   "ct_batch_norm_opts *", "ct_instance_norm_opts *", "ct_batch_norm_module_opts *",
                   "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *",
-                  "ct_scaled_dot_product_attention_opts *")
+                  "ct_scaled_dot_product_attention_opts *", "ct_multihead_attention_opts *",
+                  "ct_multihead_attention_forward_opts *", "ct_transformer_layer_opts *",
+                  "ct_transformer_forward_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
 CONSUMED = {("ct_sequential_append", "child"), ("ct_module_list_append", "child"),
-            ("ct_module_dict_set", "child"), ("ct_averaged_model_new", "copy")}
+            ("ct_module_dict_set", "child"), ("ct_averaged_model_new", "copy"),
+            ("ct_transformer_encoder_new", "layer"), ("ct_transformer_encoder_new", "norm"),
+            ("ct_transformer_decoder_new", "layer"), ("ct_transformer_decoder_new", "norm")}
 
 # Statements restoring global state after a call: the runner's silent handler; the inter-op
 # pool a fork started (its threads' memory would read as a leak).
