@@ -29,6 +29,7 @@ typedef struct null_fixture {
     ct_hook_handle handle;
     ct_optimizer *opt;
     ct_lr_scheduler *sched, *scheds[1];
+    ct_kv_cache *kv;
     ct_one_cycle_lr_opts one_cycle_opts;
     ct_cyclic_lr_opts cyclic_opts;
     ct_reduce_lr_on_plateau_opts plateau_opts;
@@ -169,6 +170,7 @@ static void fixture_open(null_fixture *fx)
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
     fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
     fx->scheds[0] = fx->sched;
+    fx->kv = ct_kv_cache_new(1, 4, 1, 2, CT_FLOAT32);
     fx->one_cycle_opts = ct_one_cycle_lr_defaults();
     fx->one_cycle_opts.total_steps = 10;
     fx->cyclic_opts = ct_cyclic_lr_defaults();
@@ -196,6 +198,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
+    ct_kv_cache_free(fx->kv);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);
@@ -11589,6 +11592,74 @@ static void test_null_ct_scaled_dot_product_attention(void)
         const char *call = "ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.t, NULL)";
         (void)ct_scaled_dot_product_attention(fx.t, fx.t, fx.t, fx.t, NULL);
         expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kv_cache_update(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kv_cache_update(NULL, fx.t, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(NULL, fx.t, fx.t, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, NULL, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, NULL, fx.t, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, NULL, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.t, NULL, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.t, NULL, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.t, fx.out, NULL)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.t, fx.out, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kv_cache_reset(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kv_cache_reset(NULL)";
+        ct_kv_cache_reset(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kv_cache_size(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kv_cache_size(NULL)";
+        (void)ct_kv_cache_size(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_kv_cache_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kv_cache_free(NULL)";
+        ct_kv_cache_free(NULL);
+        expect_noop(call);
     }
     fixture_close(&fx);
 }
@@ -24836,6 +24907,33 @@ static void test_freed_ct_scaled_dot_product_attention(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_kv_cache_update(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.freed, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.freed, fx.t, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.foreign, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.foreign, fx.t, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.freed, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.freed, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.foreign, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.foreign, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_npy_save_buffer(void)
 {
     null_fixture fx;
@@ -25532,6 +25630,10 @@ void test_null(void)
     RUN(test_null_ct_embedding_bag_new);
     RUN(test_null_ct_embedding_bag_forward);
     RUN(test_null_ct_scaled_dot_product_attention);
+    RUN(test_null_ct_kv_cache_update);
+    RUN(test_null_ct_kv_cache_reset);
+    RUN(test_null_ct_kv_cache_size);
+    RUN(test_null_ct_kv_cache_free);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -26156,6 +26258,7 @@ void test_null(void)
     RUN(test_freed_ct_embedding_forward);
     RUN(test_freed_ct_embedding_bag_forward);
     RUN(test_freed_ct_scaled_dot_product_attention);
+    RUN(test_freed_ct_kv_cache_update);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif
