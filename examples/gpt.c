@@ -784,25 +784,32 @@ static double eval_report(trainer *tr, const options *o, const gpt_config *c, co
     return val;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static void train(trainer *tr, const options *o, const gpt_config *c, const vocab *v)
 {
     int last = o->stop_after > 0 && o->stop_after < tr->steps ? o->stop_after : tr->steps;
     int every = o->eval_every > 0 ? o->eval_every : tr->steps;
     double t_start = now_s(), t_train = 0, loss_sum = 0;
+    double *times = (double *)malloc(sizeof(double) * (size_t)(last + 1));
     int64_t first = tr->step, since = 0;
     ct_module_train(tr->model, true);
     while (tr->step < last) {
         double t0 = now_s(), l = train_step(tr);
-        t_train += now_s() - t0;
+        times[tr->step - first] = now_s() - t0;
+        t_train += times[tr->step - first];
         tr->step++;
         loss_sum += l;
         since++;
         if (tr->step <= tr->log_steps) {
             printf("step %lld loss %.9g\n", (long long)tr->step, l);
         }
-        int64_t in_window = (tr->step - 1) % every + 1;
         if (tr->tty) {
-            progress(in_window, every, l,
+            progress((tr->step - 1) % every + 1, every, l,
                      (double)(tr->batch * tr->block * (tr->step - first)) / t_train);
         }
         if (tr->step % every == 0 || tr->step == last) {
@@ -811,10 +818,12 @@ static void train(trainer *tr, const options *o, const gpt_config *c, const voca
             since = 0;
         }
     }
-    if (tr->step > first) {
-        printf("train step: %.2f ms (mean of %lld steps)\n",
-               1e3 * t_train / (double)(tr->step - first), (long long)(tr->step - first));
+    int64_t n = tr->step - first;
+    if (n > 0) {
+        qsort(times, (size_t)n, sizeof *times, cmp_double);
+        printf("train step: %.2f ms (median of %lld steps)\n", 1e3 * times[n / 2], (long long)n);
     }
+    free(times);
 }
 
 int main(int argc, char **argv)
