@@ -806,7 +806,7 @@ static void train(trainer *tr, const options *o, const gpt_config *c, const voca
         loss_sum += l;
         since++;
         if (tr->step <= tr->log_steps) {
-            printf("step %lld loss %.9g\n", (long long)tr->step, l);
+            printf("step %lld loss %.17g\n", (long long)tr->step, l);
         }
         if (tr->tty) {
             progress((tr->step - 1) % every + 1, every, l,

@@ -181,10 +181,8 @@ def gpt_runs(a, threads):
 def gpt_part(a):
     print()
     print("GPT (examples/gpt.c vs tools/bench_torch_gpt.py): 4 layers, 4 heads, width 128, "
-          "context 128,
-batch 16, AdamW + LambdaLR + clipping: the median step of %d; "
-          "generation: 500 characters
-with the KV cache, no_grad (time per token; "
+          "context 128,\nbatch 16, AdamW + LambdaLR + clipping: the median step of %d; "
+          "generation: 500 characters\nwith the KV cache, no_grad (time per token; "
           "tokens/s below)" % a.gpt_steps)
     print_pair_header("GPT (s)")
     rates = []

@@ -6,6 +6,7 @@ from the same checkpoint and seed.
 usage: tools/cross_check_gpt.py [--build DIR] [--data FILE] [--steps 20] [--seed 1337]
                                 [--dtype float32|float64] [--tol 1e-4] [--generate 200]
                                 [--top-k 10] [--temperature 0.8] [--dropout 0] [--threads 1]
+                                [--checkpoint FILE]
 Training: the example runs --steps steps (its defaults otherwise: 4 layers, 4 heads, width
 128, context 128, batch 16) with --save-init and --log-steps; PyTorch builds the same modules
 (tools' GPT below, nanoGPT's layout and names), loads the initial weights from the
@@ -14,7 +15,8 @@ is built, and runs the same loop: offsets torch.randint(len - T, (B,)), cross_en
 (betas 0.9, 0.99; weight decay 0.1 on the 2-D weights in group 0, none in group 1), the
 LambdaLR warmup + cosine factor, clip_grad_norm_(1.0). The max relative difference of the
 losses over the steps is printed; exit status 1 above --tol.
-Generation: the example trains --steps steps and saves a checkpoint; `gpt --generate N
+Generation: the example trains --steps steps and saves a checkpoint (or --checkpoint FILE:
+one saved by a longer run); `gpt --generate N
 --checkpoint F --seed S` and PyTorch (the checkpoint's weights and vocabulary, the same
 KV-cache loop and sampling code: logits / temperature, topk, softmax, multinomial) must give
 the same characters. Exit status 1 when they differ.
@@ -292,8 +294,9 @@ def check_training(a, exe, tmp):
 
 
 def check_generation(a, exe, tmp):
-    ckpt = os.path.join(tmp, "ckpt.safetensors")
-    run([exe] + example_args(a) + ["--save", ckpt, "--dtype", a.dtype])
+    ckpt = a.checkpoint or os.path.join(tmp, "ckpt.safetensors")
+    if not a.checkpoint:
+        run([exe] + example_args(a) + ["--save", ckpt, "--dtype", a.dtype])
     gen = subprocess.run([exe, "--generate", str(a.generate), "--checkpoint", ckpt, "--seed",
                           str(a.seed), "--top-k", str(a.top_k), "--temperature",
                           repr(a.temperature), "--threads", str(a.threads)],
@@ -323,6 +326,9 @@ def main():
     ap.add_argument("--temperature", type=float, default=0.8)
     ap.add_argument("--dropout", type=float, default=0.0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--checkpoint", default=None,
+                    help="check generation from this checkpoint of the example (e.g. a trained "
+                         "model) instead of one trained for --steps steps")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     exe = os.path.join(a.build, "gpt")
