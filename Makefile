@@ -18,7 +18,8 @@ RUN_ARGS_fashion_mnist := --data data/fashion-mnist --epochs 1 --profile $(BUILD
 RUN_ARGS_fashion_mnist_cnn := --data data/fashion-mnist --epochs 2 --steps 3 --stop-after 1 \
                               --save $(BUILD)/san_cnn.safetensors --latency 3
 RUN_ARGS_gpt := --data data/tiny.txt --layers 2 --width 32 --block 32 --steps 4 --eval-every 2 \
-                --eval-batches 2 --dropout 0.1 --sample 40 --top-k 5 --save $(BUILD)/san_gpt.safetensors
+                --eval-batches 2 --dropout 0.1 --sample 40 --top-k 5 \
+                --save $(BUILD)/san_gpt.safetensors
 # zlib is optional: use it when its header is installed.
 ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
               $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
@@ -201,12 +202,13 @@ gpt-demo: $(BUILD)/gpt
 # make check-gpt: examples/gpt.c resumes from its checkpoint with the losses of an uninterrupted
 # run (data/tiny.txt, 40 steps, stopped after 20 and resumed), its loss falls, and --generate
 # samples from the checkpoint. .ci/run runs it.
-GPT := ./$(BUILD)/gpt --data data/tiny.txt --steps 40 --log-steps 40 --eval-every 20 --eval-batches 2 \
-       --sample 0 --dropout 0.1
+GPT := ./$(BUILD)/gpt --data data/tiny.txt --steps 40 --log-steps 40 --eval-every 20 \
+       --eval-batches 2 --sample 0 --dropout 0.1
 check-gpt: $(BUILD)/gpt
 	@$(GPT) | grep '^step [0-9]* loss' > $(BUILD)/gpt_straight.txt
 	@$(GPT) --stop-after 20 --save $(BUILD)/gpt_ckpt.safetensors > /dev/null
-	@$(GPT) --resume $(BUILD)/gpt_ckpt.safetensors | grep '^step [0-9]* loss' > $(BUILD)/gpt_resumed.txt
+	@$(GPT) --resume $(BUILD)/gpt_ckpt.safetensors | grep '^step [0-9]* loss' \
+	    > $(BUILD)/gpt_resumed.txt
 	@tail -n 20 $(BUILD)/gpt_straight.txt | cmp -s - $(BUILD)/gpt_resumed.txt && \
 	    echo "check-gpt: the resumed run's steps 21-40 have the uninterrupted run's losses" || \
 	    { echo "check-gpt: resumed losses differ"; \

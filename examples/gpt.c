@@ -42,13 +42,23 @@
  * one ct_kv_cache per layer, under no_grad. A full cache (--block positions) restarts from
  * the last --block / 2 characters. Each character: logits / temperature; with --top-k K the K
  * largest (ct_topk), softmax, ct_multinomial (the default generator), as PyTorch's code.
- * Expected output (fortunes, defaults, --threads 2; times vary):
- *   data: /usr/share/games/fortunes (2495135 characters, 98 distinct; 2245621 train, ...)
+ * Expected output (fortunes, defaults, --threads 2; times from a busy shared machine, where a
+ * step took 150 to 350 ms; samples vary):
+ *   data: /usr/share/games/fortunes (2576674 characters, 114 distinct; 2319006 train, 257668
+ *   validation)
  *   model: 4 layers, 4 heads, width 128, context 128: 0.82 M parameters
- *   step    200  train loss 2.4...  val loss 2.4...  ...
+ *   step    200  train loss 3.0051  val loss 2.5934  lr 9.94e-04  61.8 s
  *   ...
- *   step   2000  train loss 1.6...  val loss 1.7...  ...
- *   sample: ...
+ *   step   1400  train loss 2.0187  val loss 1.9726  lr 3.04e-04  438.9 s
+ *   ...
+ *   step   2000  train loss 1.9128  val loss 1.8834  lr 1.00e-04  715.1 s
+ *   train step: ... ms (median of 2000 steps)
+ *   sample:
+ *   And Expendelates spines conne the programs.
+ *   %
+ *   ...
+ * `make gpt-demo` trains on data/tiny.txt (original text written for ctorch, CC0) for 300
+ * steps and samples from it.
  * On a terminal a progress bar (steps, loss, tokens/s) is drawn on stderr between evaluations.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, isatty, opendir under -std=c11 */
