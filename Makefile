@@ -17,6 +17,9 @@ EXAMPLE_NAMES := $(patsubst examples/%.c,%,$(EXAMPLES))
 RUN_ARGS_fashion_mnist := --data data/fashion-mnist --epochs 1 --profile $(BUILD)/san_trace.json
 RUN_ARGS_fashion_mnist_cnn := --data data/fashion-mnist --epochs 2 --steps 3 --stop-after 1 \
                               --save $(BUILD)/san_cnn.safetensors --latency 3
+RUN_ARGS_gpt := --data data/tiny.txt --layers 2 --width 32 --block 32 --steps 4 --eval-every 2 \
+                --eval-batches 2 --dropout 0.1 --sample 40 --top-k 5 \
+                --save $(BUILD)/san_gpt.safetensors
 # zlib is optional: use it when its header is installed.
 ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
               $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
@@ -27,7 +30,7 @@ endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
-        check-cnn
+        check-cnn gpt-demo check-gpt
 
 all: $(BUILD)/test_runner examples
 
@@ -40,6 +43,8 @@ help:
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make profile-check       profile one quickstart epoch: self times cover 90-110% of it"
 	@echo "make check-cnn           the CNN example: resume = uninterrupted run, >= 0.91 in 5 epochs"
+	@echo "make gpt-demo            train the character-level GPT (examples/gpt.c) on data/tiny.txt"
+	@echo "make check-gpt           the GPT example: resume = uninterrupted run, generation from it"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
 	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
@@ -155,7 +160,7 @@ $(BUILD)/bench_pointwise: bench/bench_pointwise.c $(HEADERS) | $(BUILD)
 bench-pointwise: $(BUILD)/bench_pointwise
 	$(PYTHON) tools/bench_pointwise.py --build $(BUILD)
 
-bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/bench_ops
+bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/gpt $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)
 
 # make profile-check: one quickstart epoch at one thread under the profiler (the full dataset:
@@ -187,6 +192,33 @@ check-cnn: $(BUILD)/fashion_mnist_cnn
 	@acc=$$(sed -n 's/^test accuracy: \([0-9.]*\)$$/\1/p' $(BUILD)/cnn_full.txt); \
 	awk -v a="$$acc" 'BEGIN { ok = a != "" && a + 0 >= 0.91; \
 	    print "check-cnn: test accuracy " a " after 5 epochs (0.91 wanted)"; exit !ok }'
+
+# make gpt-demo: examples/gpt.c on the text shipped in data/tiny.txt (a minute or two), then a
+# sample. The fortunes (apt-get install fortunes) are its default text: ./build/gpt.
+gpt-demo: $(BUILD)/gpt
+	./$(BUILD)/gpt --data data/tiny.txt --steps 300 --eval-every 100 --eval-batches 4 --sample 300 \
+	    --top-k 10 --temperature 0.8
+
+# make check-gpt: examples/gpt.c resumes from its checkpoint with the losses of an uninterrupted
+# run (data/tiny.txt, 40 steps, stopped after 20 and resumed), its loss falls, and --generate
+# samples from the checkpoint. .ci/run runs it.
+GPT := ./$(BUILD)/gpt --data data/tiny.txt --steps 40 --log-steps 40 --eval-every 20 \
+       --eval-batches 2 --sample 0 --dropout 0.1
+check-gpt: $(BUILD)/gpt
+	@$(GPT) | grep '^step [0-9]* loss' > $(BUILD)/gpt_straight.txt
+	@$(GPT) --stop-after 20 --save $(BUILD)/gpt_ckpt.safetensors > /dev/null
+	@$(GPT) --resume $(BUILD)/gpt_ckpt.safetensors | grep '^step [0-9]* loss' \
+	    > $(BUILD)/gpt_resumed.txt
+	@tail -n 20 $(BUILD)/gpt_straight.txt | cmp -s - $(BUILD)/gpt_resumed.txt && \
+	    echo "check-gpt: the resumed run's steps 21-40 have the uninterrupted run's losses" || \
+	    { echo "check-gpt: resumed losses differ"; \
+	      diff $(BUILD)/gpt_resumed.txt $(BUILD)/gpt_straight.txt; exit 1; }
+	@awk 'NR == 1 { a = $$4 } END { b = $$4; ok = b < a - 0.5; \
+	    print "check-gpt: loss " a " at step 1, " b " at step 40 (0.5 lower wanted)"; exit !ok }' \
+	    $(BUILD)/gpt_straight.txt
+	@./$(BUILD)/gpt --generate 100 --checkpoint $(BUILD)/gpt_ckpt.safetensors --top-k 5 \
+	    > $(BUILD)/gpt_sample.txt 2> /dev/null && [ $$(wc -c < $(BUILD)/gpt_sample.txt) -eq 102 ] && \
+	    echo "check-gpt: --generate sampled 100 characters from the checkpoint"
 
 clean:
 	rm -rf $(BUILD)

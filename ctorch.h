@@ -419,9 +419,8 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 /* True for signed dtypes (int8..int64, floats); false for bool and uint8 (and NULL).
    Mirrors: Tensor.is_signed. */
 CTORCH_API bool ct_is_signed(const ct_tensor *t);
-/* The version counter, incremented by each in-place op on t or a view of it. Errors:
-   CT_ERR_AUTOGRAD "Inference tensors do not track version counter." for a tensor made in
-   inference mode (returns 0). Mirrors: Tensor._version. */
+/* The version counter, incremented by each in-place op on t or a view of it.
+   Mirrors: Tensor._version. */
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
@@ -883,13 +882,11 @@ CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_
    (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
    one sample) each draw is one uniform double searched in the row's normalized cumulative
    weights; without replacement (or one sample) the indices of the num_samples largest of
-   input / q with q ~ Exponential(1) drawn in input's shape and (dense) layout, largest first,
-   equal values in the order of PyTorch's CPU topk (libstdc++'s nth_element). Errors:
+   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
    CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
    "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
-   or element < 0" (without replacement), "invalid multinomial distribution (encountering
-   probability entry < 0)" / "(... = infinity or NaN)" (with), "invalid multinomial
-   distribution (sum of probabilities <= 0)"; CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
+   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
    Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
 CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
                                      bool replacement, ct_generator *g);
@@ -2691,24 +2688,6 @@ CTORCH_API ct_tensor *ct_detach_(ct_tensor *t);
    saved tensor was modified in place; CT_ERR_SHAPE for a grad_output of another shape.
    Mirrors: Tensor.backward(gradient, retain_graph). */
 CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph);
-/* Computes the gradients of n_tensors roots at once (the sum of tensors[r] weighted by
-   grad_tensors[r]; grad_tensors NULL, or an entry NULL, for a one-element root: gradient 1)
-   and accumulates them into the .grad of the graph's leaves, or, when inputs is not NULL,
-   only into those of inputs[n_inputs] (a non-leaf input is retained with ct_retain_grad, so
-   later backwards also fill its .grad, as PyTorch). create_graph records the backward so
-   .grad can be differentiated again (.grad becomes .grad + new, out of place) and implies
-   retain_graph. n_tensors 0 does nothing. Errors: as ct_backward ("element 1 of tensors
-   does not require grad and does not have a grad_fn", "grad can be implicitly created only
-   for scalar outputs", CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2]
-   and output[0] has a shape of [3]."); CT_ERR_NULL_ARG for NULL tensors; CT_ERR_VALUE
-   "`inputs` argument to `backward()` cannot be empty." (inputs with n_inputs 0);
-   CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False" for an input
-   that does not require grad. Mirrors: torch.autograd.backward(tensors, grad_tensors,
-   retain_graph, create_graph, inputs=inputs). */
-CTORCH_API ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
-                                          const ct_tensor *const *grad_tensors, bool retain_graph,
-                                          bool create_graph, ct_tensor *const *inputs,
-                                          int n_inputs);
 /* Gradients of the sum of outputs (weighted by grad_outputs, which may be NULL for scalar
    outputs) with respect to inputs, written to grads[n_inputs] (new tensors owned by the
    current scope; NULL for an unused input when allow_unused) without touching .grad.
@@ -2734,25 +2713,6 @@ CTORCH_API void ct_no_grad_begin(void);
 CTORCH_API void ct_no_grad_end(void);
 CTORCH_API void ct_set_grad_enabled(bool enabled);
 CTORCH_API bool ct_is_grad_enabled(void);
-
-/* Inference mode (per thread, nestable): like no-grad (it implies it, and no op records
-   history inside even after ct_set_grad_enabled(true)), and tensors made inside (new storage:
-   op results, factories, ct_from_blob) are inference tensors, whose views are too; views of
-   normal tensors made inside stay normal, and in-place ops inside bump normal tensors'
-   versions as usual. Inference tensors skip view tracking. Outside inference mode an
-   inference tensor can be read by any op (the result is normal) but: an op recording history
-   that saves it for backward fails (CT_ERR_AUTOGRAD "Inference tensors cannot be saved for
-   backward. ..."), as does an in-place op on it ("Inplace update to inference tensor outside
-   InferenceMode is not allowed. ..."), ct_requires_grad_(t, true) ("Setting requires_grad=True
-   on inference tensor outside InferenceMode is not allowed.") and ct_version ("Inference
-   tensors do not track version counter."); an in-place op recording history on a view made
-   inside inference mode of a tensor that requires grad fails ("A view was created in
-   inference mode and is being modified inplace in normal mode. ..."). ct_inference_mode_end
-   without a begin does nothing. Mirrors: torch.inference_mode(),
-   torch.is_inference_mode_enabled. */
-CTORCH_API void ct_inference_mode_begin(void);
-CTORCH_API void ct_inference_mode_end(void);
-CTORCH_API bool ct_is_inference_mode_enabled(void);
 
 // >>part autograd/gradcheck.h
 /* autograd/gradcheck.h - compares autograd's gradients with finite differences. */
@@ -4573,227 +4533,50 @@ CTORCH_API ct_tensor *ct_scaled_dot_product_attention(
     const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
     const ct_tensor *attn_mask, const ct_scaled_dot_product_attention_opts *opts);
 
-// >>part nn/transformer.h
-/* nn/transformer.h - MultiheadAttention and the Transformer layers (torch.nn modules).
+// >>part nn/kv_cache.h
+/* nn/kv_cache.h - a key/value cache for incremental (autoregressive) decoding.
  *
- * Composites of linear, scaled_dot_product_attention, bmm/softmax, layer_norm, dropout and the
- * activations, written as PyTorch's Python modules are (torch/nn/functional.py
- * multi_head_attention_forward, torch/nn/modules/transformer.py), so gradients come from those
- * ops' autograd. Parameters are float32 with PyTorch's state_dict names and initialization drawn
- * from the default generator in PyTorch's order (ct_manual_seed(s) + a constructor gives
- * torch.manual_seed(s) + the same nn module's initial weights, bit for bit). Results are new
- * tensors owned by the current scope (intermediates are released before returning), the same
- * for any thread count. Dropout uses the default generator as PyTorch's CPU dropout does.
- * Typed forwards are Module.forward (no hooks). PyTorch's inference fast paths
- * (_native_multi_head_attention, _transformer_encoder_layer_fwd, nested tensors) are not
- * taken: results are those of the slow path, which PyTorch runs whenever grad is enabled.
+ * A decoder step attends to the keys and values of every earlier position; the cache keeps
+ * them, so a step computes the projections of its new positions only. Per attention layer:
+ * ct_kv_cache_update appends the new keys and values at positions size .. size + S - 1 and
+ * returns the filled prefix, which goes to ct_scaled_dot_product_attention as key and value
+ * (the first update of a prompt with is_causal; a step of one query position without a mask,
+ * since it may attend every cached key). The stored values carry no autograd history: the
+ * cache is for inference (under ct_no_grad_begin). Not thread-safe (one cache per sequence
+ * batch being decoded).
  */
+typedef struct ct_kv_cache ct_kv_cache;
 
-/* Options of ct_multihead_attention_new.
-   field          default  meaning
-   dropout        0        dropout probability on the attention weights (training mode)
-   bias           true     in_proj_bias and out_proj.bias
-   add_bias_kv    false    bias_k, bias_v (1, 1, embed_dim) appended to the keys and values
-   add_zero_attn  false    a zero key and value appended after the projection
-   kdim, vdim     0        the key / value feature sizes; 0 means None (embed_dim)
-   batch_first    false    batched inputs are (N, L, E) instead of (L, N, E) */
-typedef struct ct_multihead_attention_opts {
-    double dropout;
-    bool bias;
-    bool add_bias_kv;
-    bool add_zero_attn;
-    int64_t kdim, vdim;
-    bool batch_first;
-} ct_multihead_attention_opts;
-
-/* PyTorch's defaults: dropout 0, bias true, add_bias_kv and add_zero_attn false, kdim and vdim
-   None (0), batch_first false. */
-CTORCH_API ct_multihead_attention_opts ct_multihead_attention_defaults(void);
-
-/* nn.MultiheadAttention(embed_dim, num_heads, ...). Parameters (float32, state_dict order):
-   in_proj_weight (3E, E), or q_proj_weight (E, E), k_proj_weight (E, kdim), v_proj_weight
-   (E, vdim) when kdim or vdim differs from E; in_proj_bias (3E) when bias; bias_k, bias_v
-   (1, 1, E) when add_bias_kv; out_proj.weight (E, E), out_proj.bias (E). Initialization in
-   PyTorch's order: out_proj as nn.Linear (kaiming_uniform_ weight, uniform bias), xavier_uniform_
-   of in_proj_weight (or q, k, v), in_proj_bias and out_proj.bias zeroed, xavier_normal_ of
-   bias_k then bias_v. ct_module_forward(m, x) is self-attention without weights
-   (ct_multihead_attention_forward(m, x, x, x, need_weights false)). opts NULL: defaults.
-   Errors: CT_ERR_VALUE "embed_dim and num_heads must be greater than 0, got embed_dim=0 and
-   num_heads=2 instead", "embed_dim must be divisible by num_heads", "kdim and vdim must be
-   >= 0 (0: None), got -1". Mirrors: torch.nn.MultiheadAttention. */
-CTORCH_API ct_module *ct_multihead_attention_new(int64_t embed_dim, int64_t num_heads,
-                                                 const ct_multihead_attention_opts *opts);
-
-/* Options of ct_multihead_attention_forward.
-   field                 default  meaning
-   key_padding_mask      NULL     (N, S) (unbatched (S)): bool (true = ignore that key) or
-                                  floating point (added to the scores)
-   need_weights          true     return the attention weights (computed as softmax of the
-                                  scores, PyTorch's math path); false runs the fused
-                                  ct_scaled_dot_product_attention
-   attn_mask             NULL     (L, S) or (N * num_heads, L, S): bool (true = not allowed to
-                                  attend) or floating point (added to the scores)
-   average_attn_weights  true     weights averaged over the heads, else per head
-   is_causal             false    a hint that attn_mask is the causal mask (attn_mask is then
-                                  required); with no key_padding_mask and need_weights false the
-                                  fused kernel's causal masking replaces attn_mask */
-typedef struct ct_multihead_attention_forward_opts {
-    const ct_tensor *key_padding_mask;
-    bool need_weights;
-    const ct_tensor *attn_mask;
-    bool average_attn_weights;
-    bool is_causal;
-} ct_multihead_attention_forward_opts;
-
-/* PyTorch's defaults: no masks, need_weights true, average_attn_weights true, is_causal false. */
-CTORCH_API ct_multihead_attention_forward_opts ct_multihead_attention_forward_defaults(void);
-
-/* The typed forward of a ct_multihead_attention_new module: the attention output, and the
-   attention weights in *attn_weights (when attn_weights is not NULL: NULL unless need_weights).
-   Shapes: query (L, N, E) ((N, L, E) with batch_first; unbatched (L, E)), key (S, N, kdim),
-   value (S, N, vdim) -> output as query; weights (N, L, S') averaged or (N, num_heads, L, S')
-   per head (unbatched: no N), S' = S + add_bias_kv + add_zero_attn. dtypes: floating point, as
-   the parameters (ct_module_to). Dropout (the module's dropout, training mode) applies to the
-   weights. The projections are one linear per row block of in_proj_weight (PyTorch's
-   _in_projection_packed computes the same products in one linear when query, key and value
-   are the same tensor). opts NULL: defaults.
-   Returns: new tensors owned by the current scope.
-   Errors (PyTorch's wording): CT_ERR_SHAPE "query should be unbatched 2D or batched 3D tensor
-   but received 4-D query tensor", "For batched (3-D) `query`, expected `key` and `value` to be
-   3-D but found 2-D and 3-D tensors respectively", "For batched (3-D) `query`, expected
-   `key_padding_mask` to be `None` or 2-D but found 1-D tensor instead", "... expected
-   `attn_mask` to be `None`, 2-D or 3-D ...", "Expected `attn_mask` shape to be (2, 3, 4) but
-   got torch.Size([2, 3, 5])", "was expecting embedding dimension of 8, but got 6", "key shape
-   torch.Size([5, 2, 8]) does not match value shape torch.Size([6, 2, 8])", "key's sequence and
-   batch dims torch.Size([5, 2]) do not match value's torch.Size([6, 2])", "expecting key
-   weights shape of (8, 3), but got torch.Size([8, 5])", "The shape of the 2D attn_mask is
-   torch.Size([4, 5]), but should be (4, 6).", "The shape of the 3D attn_mask is ...",
-   "Expected key_padded_mask.shape[1] to be 6, but got 5"; CT_ERR_DTYPE "only bool and
-   floating types of attn_mask are supported"; CT_ERR_VALUE "Need attn_mask if specifying the
-   is_causal hint. ...", "expected a MultiheadAttention module, got Linear".
-   Mirrors: torch.nn.MultiheadAttention.forward. */
-CTORCH_API ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
-                                                     const ct_tensor *key, const ct_tensor *value,
-                                                     const ct_multihead_attention_forward_opts
-                                                         *opts,
-                                                     ct_tensor **attn_weights);
-
-/* The activation of the feedforward block: relu (the default) or gelu (exact). */
-typedef enum ct_transformer_activation {
-    CT_TRANSFORMER_RELU = 0,
-    CT_TRANSFORMER_GELU
-} ct_transformer_activation;
-
-/* Options of the Transformer layers (and of ct_transformer_new).
-   field            default  meaning
-   dim_feedforward  2048     the feedforward block's hidden size
-   dropout          0.1      dropout probability (attention weights and the residual branches)
-   activation       relu     CT_TRANSFORMER_RELU or CT_TRANSFORMER_GELU
-   layer_norm_eps   1e-5     the LayerNorms' eps
-   batch_first      false    batched inputs are (N, L, E) instead of (L, N, E)
-   norm_first       false    pre-norm (x + f(norm(x))) instead of post-norm (norm(x + f(x)))
-   bias             true     biases of the linear layers, attention and LayerNorms */
-typedef struct ct_transformer_layer_opts {
-    int64_t dim_feedforward;
-    double dropout;
-    ct_transformer_activation activation;
-    double layer_norm_eps;
-    bool batch_first, norm_first, bias;
-} ct_transformer_layer_opts;
-
-/* PyTorch's defaults (above). */
-CTORCH_API ct_transformer_layer_opts ct_transformer_layer_defaults(void);
-
-/* nn.TransformerEncoderLayer(d_model, nhead, ...): submodules self_attn (MultiheadAttention),
-   linear1 (d_model -> dim_feedforward), dropout, linear2, norm1, norm2 (LayerNorm), dropout1,
-   dropout2, created (and initialized) in that order. ct_module_forward(m, src) runs the typed
-   forward without masks. opts NULL: defaults. Errors: CT_ERR_VALUE as
-   ct_multihead_attention_new; "invalid activation 7". Mirrors: torch.nn.TransformerEncoderLayer. */
-CTORCH_API ct_module *ct_transformer_encoder_layer_new(int64_t d_model, int64_t nhead,
-                                                       const ct_transformer_layer_opts *opts);
-/* The encoder layer: x + sa(norm1(x)) then x + ff(norm2(x)) with norm_first, else
-   norm1(x + sa(x)) then norm2(x + ff(x)), sa self-attention with src_mask (attn_mask) and
-   src_key_padding_mask (NULL: none; bool or float), is_causal its hint (PyTorch's layer
-   default false), ff linear2(dropout(activation(linear1(x)))).
-   Shapes: src (S, N, E) ((N, S, E) with batch_first; unbatched (S, E)) -> as src.
-   Errors: as ct_multihead_attention_forward; CT_ERR_VALUE "expected a TransformerEncoderLayer
-   module, got Linear". Mirrors: torch.nn.TransformerEncoderLayer.forward. */
-CTORCH_API ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src,
-                                                           const ct_tensor *src_mask,
-                                                           const ct_tensor *src_key_padding_mask,
-                                                           bool is_causal);
-
-/* nn.TransformerEncoder(encoder_layer, num_layers, norm): submodules layers (a ModuleList of
-   num_layers copies of layer, each with layer's parameter values, as PyTorch's deepcopy: no
-   draws from the generator) and norm (when not NULL). Takes ownership of layer (freed: the
-   copies replace it) and of norm, also on error. Errors: CT_ERR_VALUE "expected a
-   TransformerEncoderLayer module, got Linear", "num_layers must be positive, got 0".
-   Mirrors: torch.nn.TransformerEncoder. */
-CTORCH_API ct_module *ct_transformer_encoder_new(ct_module *layer, int64_t num_layers,
-                                                 ct_module *norm);
-/* Runs src through the layers, then norm. The masks as ct_transformer_encoder_layer_forward;
-   is_causal false means PyTorch's default None: the hint is set when mask equals the causal
-   mask (-inf above the diagonal, or bool true there) of the sequence length.
-   Errors: as the layers'; CT_ERR_VALUE "expected a TransformerEncoder module, got Linear".
-   Mirrors: torch.nn.TransformerEncoder.forward. */
-CTORCH_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src,
-                                                     const ct_tensor *mask,
-                                                     const ct_tensor *src_key_padding_mask,
-                                                     bool is_causal);
-
-/* The masks and hints of the decoder and Transformer forwards (all NULL / false by default,
-   PyTorch's defaults: a false src_is_causal or tgt_is_causal means None, detected as in
-   ct_transformer_encoder_forward by the encoder and decoder stacks). Masks as
-   ct_multihead_attention_forward's (bool or float): *_mask (L, S) or (N * nhead, L, S),
-   *_key_padding_mask (N, S). */
-typedef struct ct_transformer_forward_opts {
-    const ct_tensor *src_mask, *tgt_mask, *memory_mask;
-    const ct_tensor *src_key_padding_mask, *tgt_key_padding_mask, *memory_key_padding_mask;
-    bool src_is_causal, tgt_is_causal, memory_is_causal;
-} ct_transformer_forward_opts;
-
-/* nn.TransformerDecoderLayer(d_model, nhead, ...): submodules self_attn, multihead_attn
-   (MultiheadAttention), linear1, dropout, linear2, norm1, norm2, norm3, dropout1, dropout2,
-   dropout3, in that order. opts NULL: defaults. Errors: as ct_transformer_encoder_layer_new.
-   Mirrors: torch.nn.TransformerDecoderLayer. */
-CTORCH_API ct_module *ct_transformer_decoder_layer_new(int64_t d_model, int64_t nhead,
-                                                       const ct_transformer_layer_opts *opts);
-/* The decoder layer: self-attention of tgt (tgt_mask, tgt_key_padding_mask, tgt_is_causal),
-   attention to memory (memory_mask, memory_key_padding_mask, memory_is_causal) and the
-   feedforward block, each residual, pre- or post-norm. Shapes: tgt (T, N, E), memory
-   (S, N, E) ((N, T, E), (N, S, E) with batch_first) -> as tgt. opts NULL: no masks.
-   Errors: as ct_multihead_attention_forward; CT_ERR_VALUE "expected a TransformerDecoderLayer
-   module, got Linear". Mirrors: torch.nn.TransformerDecoderLayer.forward. */
-CTORCH_API ct_tensor *ct_transformer_decoder_layer_forward(ct_module *m, const ct_tensor *tgt,
-                                                           const ct_tensor *memory,
-                                                           const ct_transformer_forward_opts
-                                                               *opts);
-/* nn.TransformerDecoder(decoder_layer, num_layers, norm), as ct_transformer_encoder_new.
-   Mirrors: torch.nn.TransformerDecoder. */
-CTORCH_API ct_module *ct_transformer_decoder_new(ct_module *layer, int64_t num_layers,
-                                                 ct_module *norm);
-/* Runs tgt (and memory) through the layers, then norm; tgt_is_causal detected as in
-   ct_transformer_encoder_forward. Mirrors: torch.nn.TransformerDecoder.forward. */
-CTORCH_API ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
-                                                     const ct_tensor *memory,
-                                                     const ct_transformer_forward_opts *opts);
-
-/* nn.Transformer(d_model, nhead, num_encoder_layers, num_decoder_layers, ...): encoder
-   (TransformerEncoder with a final LayerNorm) and decoder (TransformerDecoder with a final
-   LayerNorm), then xavier_uniform_ of every parameter with more than one dim, in parameter
-   order (PyTorch's defaults: 512, 8, 6, 6). opts NULL: defaults. Errors: as the layers'.
-   Mirrors: torch.nn.Transformer. */
-CTORCH_API ct_module *ct_transformer_new(int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
-                                         int64_t num_decoder_layers,
-                                         const ct_transformer_layer_opts *opts);
-/* memory = encoder(src, src_mask, src_key_padding_mask, src_is_causal), then
-   decoder(tgt, memory, ...). Shapes: src (S, N, E), tgt (T, N, E) ((N, S, E), (N, T, E) with
-   batch_first; unbatched without N) -> (T, N, E). Errors: CT_ERR_SHAPE "the batch number of
-   src and tgt must be equal", "the feature number of src and tgt must be equal to d_model";
-   as the layers'. Mirrors: torch.nn.Transformer.forward. */
-CTORCH_API ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src,
-                                             const ct_tensor *tgt,
-                                             const ct_transformer_forward_opts *opts);
+/* A new empty cache for batch_size sequences of up to max_seq_len positions: key and value
+   buffers (batch_size, num_kv_heads, max_seq_len, head_dim) of dtype (floating point),
+   zero-filled. Returns: a new cache owned by the caller (ct_kv_cache_free), or NULL.
+   Errors: CT_ERR_VALUE for a size < 1; CT_ERR_DTYPE for a non-floating dtype; CT_ERR_OOM.
+   Mirrors: torchtune.modules.KVCache(batch_size, max_seq_len, num_kv_heads, head_dim, dtype). */
+CTORCH_API ct_kv_cache *ct_kv_cache_new(int64_t batch_size, int64_t max_seq_len,
+                                        int64_t num_kv_heads, int64_t head_dim, ct_dtype dtype);
+/* Copies k_val and v_val into the cache at positions size .. size + S - 1 (no autograd) and
+   sets *k_out and *v_out to the filled prefix of the keys and values.
+   Shapes: k_val, v_val (batch_size, num_kv_heads, S, head_dim), S >= 1 -> k_out, v_out
+   (batch_size, num_kv_heads, size + S, head_dim). dtypes: the cache's.
+   Returns: CT_OK or the error code; *k_out and *v_out are views of the cache owned by the
+   current scope (their values change with a later reset; NULL after an error).
+   Errors: CT_ERR_NULL_ARG; CT_ERR_SHAPE "ct_kv_cache_update: expected k_val of shape
+   [2, 4, S, 8], got [2, 3, 1, 8]"; CT_ERR_DTYPE "ct_kv_cache_update: expected k_val of dtype
+   float32, got float64"; CT_ERR_VALUE when the cache would overflow ("ct_kv_cache_update:
+   cannot add 3 positions to a cache holding 14 of max_seq_len 16"). Nothing is written
+   after an error. Mirrors: torchtune.modules.KVCache.update(k_val, v_val). */
+CTORCH_API ct_status ct_kv_cache_update(ct_kv_cache *cache, const ct_tensor *k_val,
+                                        const ct_tensor *v_val, ct_tensor **k_out,
+                                        ct_tensor **v_out);
+/* Empties the cache (size 0) and zero-fills its buffers. Errors: CT_ERR_NULL_ARG.
+   Mirrors: torchtune.modules.KVCache.reset(). */
+CTORCH_API void ct_kv_cache_reset(ct_kv_cache *cache);
+/* The number of positions filled; -1 (and CT_ERR_NULL_ARG) for NULL.
+   Mirrors: torchtune.modules.KVCache.size. */
+CTORCH_API int64_t ct_kv_cache_size(const ct_kv_cache *cache);
+/* Frees the cache and its buffers (views returned by ct_kv_cache_update keep their storage
+   alive). NULL is a no-op. */
+CTORCH_API void ct_kv_cache_free(ct_kv_cache *cache);
 
 // >>part optim/optim.h
 /* optim/optim.h - optimizers (torch.optim): SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta,
@@ -6310,7 +6093,6 @@ struct ct_storage {
     void (*deleter)(void *data, void *ctx); /* borrowed memory: called instead of ct__free */
     void *deleter_ctx;
     bool borrowed;
-    bool inference; /* allocated in inference mode: its tensors are inference tensors */
 };
 
 typedef struct ct__hook {
@@ -6338,7 +6120,6 @@ struct ct_tensor {
     ct__hook *hooks;       /* leaves: run before accumulation */
     ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
     uint32_t view_version; /* views: the storage version when their history was recorded */
-    bool inference_view;   /* views of a normal tensor made in inference mode */
 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
@@ -6630,11 +6411,8 @@ CT__INTERNAL void ct__save_output(ct_node *n, const ct_tensor *out);
 /* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
    was saved or the graph was already freed. */
 CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
-/* Whether recording the current op failed (ct__node_new out of memory, ct__save given an
-   inference tensor), clearing the flag; the op then fails. */
-CT__INTERNAL bool ct__record_failed(void);
 /* Makes n the grad_fn of out (takes over the caller's reference to n; NULL n: no history).
-   Returns out, or NULL (out released) when recording failed (ct__record_failed). */
+   Returns out, or NULL (out released) when ct__node_new failed with an error for this op. */
 CT__INTERNAL ct_tensor *ct__set_history(ct_tensor *out, ct_node *n);
 /* Whether input k of n needs a gradient. */
 static inline bool ct__needs_grad(const ct_node *n, int k)
@@ -7857,7 +7635,6 @@ static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->refcount = 1;
     s->device = device;
-    s->inference = ct_is_inference_mode_enabled();
     return s;
 }
 
@@ -8187,14 +7964,7 @@ bool ct_is_signed(const ct_tensor *t)
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    if (ct__null_tensor("ct_version", t)) {
-        return 0;
-    }
-    if (t->storage->inference) {
-        ct__fail(CT_ERR_AUTOGRAD, "ct_version", "Inference tensors do not track version counter.");
-        return 0;
-    }
-    return t->storage->version;
+    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
 }
 
 /* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
@@ -9234,7 +9004,6 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     s->borrowed = true;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
-    s->inference = ct_is_inference_mode_enabled();
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -12127,203 +11896,8 @@ static bool ct__multinomial_check(const ct_op_call *c)
     return false;
 }
 
-/* ---- PyTorch's topk order: its CPU topk runs libstdc++'s nth_element and sort (or
-   partial_sort when k * 64 <= n) on (value, index) pairs, best first, NaN above all; equal
-   values (zero weights drawn without replacement) come out in the order those algorithms
-   leave them, which the functions below reproduce step for step. */
-typedef struct ct__rank {
-    double v;
-    int64_t i;
-} ct__rank;
-
-static bool ct__rank_before(const ct__rank *x, const ct__rank *y)
-{
-    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
-}
-
-static void ct__rank_swap(ct__rank *a, ct__rank *b)
-{
-    ct__rank t = *a;
-    *a = *b;
-    *b = t;
-}
-
-static int64_t ct__rank_lg(int64_t n)
-{
-    int64_t lg = 0;
-    while (n >>= 1) {
-        lg++;
-    }
-    return lg;
-}
-
-/* __insertion_sort (its unguarded variant places every element at the same position). */
-static void ct__rank_insertion_sort(ct__rank *f, ct__rank *l)
-{
-    for (ct__rank *i = f + 1; i < l; i++) {
-        ct__rank val = *i, *hole = i;
-        if (ct__rank_before(&val, f)) {
-            memmove(f + 1, f, sizeof *f * (size_t)(i - f));
-            *f = val;
-            continue;
-        }
-        for (; ct__rank_before(&val, hole - 1); hole--) {
-            *hole = hole[-1];
-        }
-        *hole = val;
-    }
-}
-
-/* __adjust_heap with __push_heap: the heap's root is the element ranked last. */
-static void ct__rank_adjust_heap(ct__rank *f, int64_t hole, int64_t len, ct__rank val)
-{
-    int64_t top = hole, child = hole;
-    while (child < (len - 1) / 2) {
-        child = 2 * (child + 1);
-        child -= ct__rank_before(&f[child], &f[child - 1]);
-        f[hole] = f[child];
-        hole = child;
-    }
-    if ((len & 1) == 0 && child == (len - 2) / 2) {
-        child = 2 * (child + 1);
-        f[hole] = f[child - 1];
-        hole = child - 1;
-    }
-    for (int64_t parent = (hole - 1) / 2; hole > top && ct__rank_before(&f[parent], &val);
-         parent = (hole - 1) / 2) {
-        f[hole] = f[parent];
-        hole = parent;
-    }
-    f[hole] = val;
-}
-
-/* __heap_select(f, m, l) then, when sort, __sort_heap(f, m): std::partial_sort. */
-static void ct__rank_heap_select(ct__rank *f, ct__rank *m, ct__rank *l, bool sort)
-{
-    int64_t len = m - f;
-    for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--) {
-        ct__rank_adjust_heap(f, parent, len, f[parent]);
-    }
-    for (ct__rank *i = m; i < l; i++) {
-        if (ct__rank_before(i, f)) {
-            ct__rank val = *i;
-            *i = *f;
-            ct__rank_adjust_heap(f, 0, len, val);
-        }
-    }
-    for (ct__rank *last = m - 1; sort && last > f; last--) {
-        ct__rank val = *last;
-        *last = *f;
-        ct__rank_adjust_heap(f, 0, last - f, val);
-    }
-}
-
-/* __unguarded_partition_pivot: the median of f[1], the middle and l[-1] moved to f, then
-   Hoare's partition around it; returns the cut. */
-static ct__rank *ct__rank_partition(ct__rank *f, ct__rank *l)
-{
-    ct__rank *a = f + 1, *b = f + (l - f) / 2, *c = l - 1;
-    if (ct__rank_before(a, b)) {
-        ct__rank_swap(f, ct__rank_before(b, c) ? b : ct__rank_before(a, c) ? c : a);
-    } else {
-        ct__rank_swap(f, ct__rank_before(a, c) ? a : ct__rank_before(b, c) ? c : b);
-    }
-    for (ct__rank *lo = f + 1, *hi = l;; lo++) {
-        while (ct__rank_before(lo, f)) {
-            lo++;
-        }
-        for (hi--; ct__rank_before(f, hi); hi--) {
-        }
-        if (!(lo < hi)) {
-            return lo;
-        }
-        ct__rank_swap(lo, hi);
-    }
-}
-
-/* std::nth_element (__introselect). */
-static void ct__rank_nth_element(ct__rank *f, ct__rank *nth, ct__rank *l)
-{
-    if (f == l || nth == l) {
-        return;
-    }
-    for (int64_t depth = 2 * ct__rank_lg(l - f); l - f > 3; depth--) {
-        if (depth == 0) {
-            ct__rank_heap_select(f, nth + 1, l, false);
-            ct__rank_swap(f, nth);
-            return;
-        }
-        ct__rank *cut = ct__rank_partition(f, l);
-        *(cut <= nth ? &f : &l) = cut;
-    }
-    ct__rank_insertion_sort(f, l);
-}
-
-/* std::sort: __introsort_loop down to runs of 16, then one insertion sort. */
-static void ct__rank_introsort(ct__rank *f, ct__rank *l, int64_t depth)
-{
-    while (l - f > 16) {
-        if (depth == 0) {
-            ct__rank_heap_select(f, l, l, true);
-            return;
-        }
-        depth--;
-        ct__rank *cut = ct__rank_partition(f, l);
-        ct__rank_introsort(cut, l, depth);
-        l = cut;
-    }
-}
-
-/* The indices of the k best of q's rows (q contiguous (rows, n)) in PyTorch's topk order,
-   written to out (rows, k); false + CT_ERR_OOM. */
-static bool ct__multinomial_rank(const ct_tensor *q, int64_t k, int64_t *out, const char *fn)
-{
-    int64_t n = q->sizes[q->ndim - 1], rows = ct_numel(q) / (n ? n : 1);
-    ct__rank *r = (ct__rank *)ct__malloc(sizeof(ct__rank) * (size_t)(n ? n : 1));
-    if (!r) {
-        ct__fail(CT_ERR_OOM, fn, "out of memory");
-        return false;
-    }
-    for (int64_t row = 0; row < rows; row++) {
-        for (int64_t j = 0; j < n; j++) {
-            r[j].v = ct__load_f64(ct__data(q) + (size_t)(row * n + j) * ct_dtype_size(q->dtype),
-                                  q->dtype);
-            r[j].i = j;
-        }
-        if (k * 64 <= n) {
-            ct__rank_heap_select(r, r + k, r + n, true);
-        } else {
-            ct__rank_nth_element(r, r + k - 1, r + n);
-            ct__rank_introsort(r, r + k - 1, 2 * ct__rank_lg(k - 1 > 0 ? k - 1 : 1));
-            ct__rank_insertion_sort(r, r + k - 1);
-        }
-        for (int64_t j = 0; j < k; j++) {
-            out[row * k + j] = r[j].i;
-        }
-    }
-    ct__free(r);
-    return true;
-}
-
-/* Whether p covers its elements without gaps or overlaps (PyTorch's
-   is_non_overlapping_and_dense, for 1 or 2 dims): empty_like(p) then keeps p's strides. */
-static bool ct__multinomial_dense(const ct_tensor *p)
-{
-    int inner = p->ndim == 2 && p->strides[0] < p->strides[1] ? 0 : p->ndim - 1;
-    int64_t expected = 1;
-    for (int k = 0; k < p->ndim; k++) {
-        int d = k == 0 ? inner : 1 - inner;
-        if (p->sizes[d] != 1 && p->strides[d] != expected) {
-            return false;
-        }
-        expected *= p->sizes[d];
-    }
-    return true;
-}
-
 /* Without replacement, or one sample: PyTorch's fast path, the top num_samples of
-   p / q for q ~ Exponential(1) drawn in p's shape and layout (the Gumbel-max trick), after
-   its checks. */
+   p / q for q ~ Exponential(1) drawn in p's shape (the Gumbel-max trick), after its checks. */
 static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
 {
     const ct_tensor *p = c->inputs[0];
@@ -12342,17 +11916,12 @@ static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
                  "<= 0)");
         return NULL;
     }
-    ct_tensor *q = ct__multinomial_dense(p)
-                       ? ct_empty_strided(p->sizes, p->strides, p->ndim, p->dtype)
-                       : ct_empty_like(p);
-    q = ct_div(p, ct_exponential_(q, 1.0, c->generator));
-    if (n == 1 || !q) {
-        return q ? ct_argmax_dim(q, -1, true) : NULL;
+    ct_tensor *q = ct_div(p, ct_exponential_(ct_empty_like(p), 1.0, c->generator));
+    if (n == 1) {
+        return ct_argmax_dim(q, -1, true);
     }
-    int64_t sizes[2] = {p->sizes[0], n};
-    ct_tensor *r = ct_empty(p->ndim > 1 ? sizes : sizes + 1, p->ndim, CT_INT64);
-    q = ct_contiguous(q);
-    return r && q && ct__multinomial_rank(q, n, (int64_t *)ct__data(r), c->fn) ? r : NULL;
+    ct_tensor *values = NULL, *indices = NULL;
+    return ct_topk(q, n, -1, true, true, &values, &indices) == CT_OK ? indices : NULL;
 }
 
 static ct_status ct__multinomial_composite(ct_op_call *c)
@@ -13055,10 +12624,6 @@ static bool ct__dispatch_run(ct_op_call *c)
         ct__bump_version(self);
         if (n) {
             ct__dispatch_record(n, c);
-        }
-        if (ct__record_failed()) {
-            ct__node_release(n);
-            return false;
         }
         ct__rebase_history(self, n);
         return true;
@@ -17861,11 +17426,8 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    if (!t->storage->inference) { /* inference tensors skip view tracking */
-        v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
-        v->view_version = t->storage->version;
-        v->inference_view = ct_is_inference_mode_enabled();
-    }
+    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+    v->view_version = t->storage->version;
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
@@ -32665,9 +32227,7 @@ static CT__THREAD_LOCAL bool ct__grad_stack[64];
 static CT__THREAD_LOCAL int ct__grad_depth = 0;
 static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
-static CT__THREAD_LOCAL int ct__inference_depth = 0;
-/* set when recording failed (ct__node_new, ct__save), read by set_history (ct__record_failed) */
-static CT__THREAD_LOCAL bool ct__node_failed = false;
+static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
 
 CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
@@ -32697,27 +32257,6 @@ void ct_no_grad_end(void)
     }
     ct__grad_depth--;
     ct__grad_off = ct__grad_depth < 64 ? ct__grad_stack[ct__grad_depth] : true;
-}
-
-/* ---- inference mode ------------------------------------------------------------------ */
-void ct_inference_mode_begin(void)
-{
-    ct_no_grad_begin();
-    ct__inference_depth++;
-}
-
-void ct_inference_mode_end(void)
-{
-    if (ct__inference_depth == 0) {
-        return;
-    }
-    ct__inference_depth--;
-    ct_no_grad_end();
-}
-
-bool ct_is_inference_mode_enabled(void)
-{
-    return ct__inference_depth > 0;
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
@@ -32775,11 +32314,6 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
                  "gradients");
-        return NULL;
-    }
-    if (requires_grad && t->storage->inference && !ct__inference_depth) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "Setting requires_grad=True on inference tensor outside "
-                 "InferenceMode is not allowed.");
         return NULL;
     }
     t->requires_grad = requires_grad;
@@ -32931,11 +32465,11 @@ void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 {
-    if (ct__grad_off || ct__inference_depth) {
+    if (ct__grad_off) {
         return false;
     }
-    for (int k = 0; k < n; k++) { /* inference tensors never start recording (no autograd key) */
-        if (inputs[k] && !inputs[k]->storage->inference && ct_requires_grad(inputs[k])) {
+    for (int k = 0; k < n; k++) {
+        if (inputs[k] && ct_requires_grad(inputs[k])) {
             return true;
         }
     }
@@ -32994,15 +32528,6 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
 void ct__save(ct_node *n, const ct_tensor *t)
 {
     CT_ASSERT(n->n_saved < CT__NODE_SAVED);
-    if (t && t->storage->inference) { /* nodes are only recorded outside inference mode */
-        ct__node_failed = true;
-        ct__fail(CT_ERR_AUTOGRAD, n->name, "Inference tensors cannot be saved for backward. "
-                 "Please do not use Tensors created in inference mode in computation tracked by "
-                 "autograd. To work around this, you can make a clone to get a normal tensor and "
-                 "use it in autograd, or use `torch.no_grad()` instead of "
-                 "`torch.inference_mode()`.");
-        t = NULL;
-    }
     ct_tensor *saved = NULL;
     if (t && t->requires_grad && !t->grad_fn) {
         saved = ct_retain((ct_tensor *)(uintptr_t)t);
@@ -33060,16 +32585,10 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     return t;
 }
 
-bool ct__record_failed(void)
-{
-    bool failed = ct__node_failed;
-    ct__node_failed = false;
-    return failed;
-}
-
 ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
 {
-    if (ct__record_failed()) { /* ct__node_new or ct__save refused: the op fails */
+    if (ct__node_failed) { /* ct__node_new refused: the op fails */
+        ct__node_failed = false;
         ct__node_release(n);
         ct__release(out); /* not yet in a scope */
         return NULL;
@@ -33155,8 +32674,7 @@ typedef struct ct__engine {
     ct_node **ready; /* max-heap on seq */
     int64_t n_ready;
     bool retain_graph, create_graph;
-    /* ct_autograd_grad: capture instead of accumulating into .grad; ct_autograd_backward
-       (captured NULL): accumulate only into these leaves (and retained non-leaves) */
+    /* ct_autograd_grad: capture instead of accumulating into .grad */
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
@@ -33225,14 +32743,11 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 
 static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
-    int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
+        int i = ct__engine_input_index(e, leaf, NULL);
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
-        return;
-    }
-    if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
         return;
     }
     g = ct__run_hooks(leaf->hooks, g);
@@ -33491,36 +33006,6 @@ ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_gr
     return ct__engine_backward(&e, "ct_backward", &t, grad_output ? &grad_output : NULL, 1);
 }
 
-ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
-                               const ct_tensor *const *grad_tensors, bool retain_graph,
-                               bool create_graph, ct_tensor *const *inputs, int n_inputs)
-{
-    const char *op = "ct_autograd_backward";
-    if (ct__null(op, tensors)) {
-        return ct_error_code();
-    }
-    if (inputs && n_inputs <= 0) {
-        return ct__fail(CT_ERR_VALUE, op, "`inputs` argument to `backward()` cannot be empty.");
-    }
-    for (int i = 0; inputs && i < n_inputs; i++) { /* non-leaf inputs keep their .grad */
-        if (ct__null(op, inputs[i]) || ct_retain_grad(inputs[i]) != CT_OK) {
-            return ct_error_code();
-        }
-    }
-    for (int r = 0; grad_tensors && r < n_tensors; r++) {
-        if (grad_tensors[r] && ct__null_tensor(op, grad_tensors[r])) {
-            return ct_error_code();
-        }
-    }
-    ct__engine e;
-    memset(&e, 0, sizeof e);
-    e.retain_graph = retain_graph || create_graph;
-    e.create_graph = create_graph;
-    e.inputs = inputs;
-    e.n_inputs = inputs ? n_inputs : 0;
-    return ct__engine_backward(&e, op, tensors, grad_tensors, n_tensors);
-}
-
 ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *const *inputs,
                            int n_inputs, const ct_tensor *const *grad_outputs, bool retain_graph,
                            bool create_graph, bool allow_unused, ct_tensor **grads)
@@ -33751,26 +33236,8 @@ static bool ct__copy_slices(const ct_tensor *v, ct_node *fn)
 
 bool ct__check_inplace(const char *op, const ct_tensor *t)
 {
-    if (ct_is_inference_mode_enabled()) {
-        return true;
-    }
-    if (t->storage->inference) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "Inplace update to inference tensor outside InferenceMode "
-                 "is not allowed.You can make a clone to get a normal tensor before doing inplace "
-                 "update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
-        return false;
-    }
     if (!ct_is_grad_enabled()) {
         return true;
-    }
-    if (t->inference_view && ct_requires_grad(t->base)) {
-        ct__fail(CT_ERR_AUTOGRAD, op, "A view was created in inference mode and is being "
-                 "modified inplace in normal mode. Given that this use case is ambiguous and "
-                 "error-prone, it is forbidden. You can clarify your code by moving both the view "
-                 "and the inplace either both inside the inference_mode block (if you don't want "
-                 "the inplace to be tracked) or both outside (if you want the inplace to be "
-                 "tracked).");
-        return false;
     }
     if (t->requires_grad && !t->grad_fn) {
         ct__fail(CT_ERR_AUTOGRAD, op,
@@ -47281,966 +46748,139 @@ CT__GLUE_END
 #undef CT__SDPA_BQ
 #undef CT__SDPA_BK
 
-// >>part nn/transformer.c
-/* nn/transformer.c - MultiheadAttention and the Transformer layers: composites of existing ops
- * (no kernels), in the order of PyTorch's multi_head_attention_forward and transformer.py.
- *
- * Legend: L target length, S source length, N batch, E embed_dim, H heads, D = E / H head dim;
- * inside the attention everything is seq-first (L, N, E) as PyTorch's functional form.
- */
+// >>part nn/kv_cache.c
+/* nn/kv_cache.c - the key/value cache of incremental decoding: two buffers (B, H, T, D) and a
+ * fill count; updates are ctorch copies into narrowed views under no_grad. */
 
 
 CT__GLUE_BEGIN
 
-/* ---- shared helpers ------------------------------------------------------------------------ */
-/* Whether m is a module named name (typed forwards); CT_ERR_VALUE otherwise. */
-static bool ct__tfm_is(const char *fn, const ct_module *m, const char *name)
-{
-    const char *got = ct_module_name(m);
-    bool ok = got && ct_module_user(m) && !strcmp(got, name);
-    if (!ok) {
-        ct__fail(CT_ERR_VALUE, fn, "expected a %s module, got %s", name, got ? got : "NULL");
-    }
-    return ok;
-}
+struct ct_kv_cache {
+    ct_tensor *k, *v; /* (B, H, T, D), retained by the cache */
+    int64_t size;     /* positions filled */
+};
 
-/* Whether an optional tensor argument (a mask) is bad: freed or foreign under CTORCH_DEBUG
-   (NULL is fine). */
-static bool ct__tfm_bad(const char *fn, const ct_tensor *a, const ct_tensor *b)
+ct_kv_cache *ct_kv_cache_new(int64_t batch_size, int64_t max_seq_len, int64_t num_kv_heads,
+                             int64_t head_dim, ct_dtype dtype)
 {
-    return (a && ct__null(fn, a)) || (b && ct__null(fn, b));
-}
-
-/* ct__tfm_bad for the masks of a Transformer forward's options (NULL: none). */
-static bool ct__tfm_bad_opts(const char *fn, const ct_transformer_forward_opts *o)
-{
-    return o && (ct__tfm_bad(fn, o->src_mask, o->tgt_mask) ||
-                 ct__tfm_bad(fn, o->memory_mask, o->src_key_padding_mask) ||
-                 ct__tfm_bad(fn, o->tgt_key_padding_mask, o->memory_key_padding_mask));
-}
-
-/* "torch.Size([3, 4])" of the first nd sizes. */
-static const char *ct__tfm_size(const int64_t *s, int nd, char *buf, size_t n)
-{
-    char shape[200];
-    snprintf(buf, n, "torch.Size(%s)", ct__shape_str(s, nd, shape, sizeof shape));
-    return buf;
-}
-
-/* A new module of type name with a copy of the cfg_size bytes at cfg as its user data. */
-static ct_module *ct__tfm_module(const char *name, ct_module_forward_fn forward, const void *cfg,
-                                 size_t cfg_size)
-{
-    void *u = ct__malloc(cfg_size);
-    ct_module *m = u ? ct_module_new(name, forward, u, ct__free) : NULL;
-    if (!m) {
-        if (!u) {
-            ct__fail(CT_ERR_OOM, name, "out of memory");
-        }
-        ct__free(u);
+    const char *op = "ct_kv_cache_new";
+    int64_t sizes[4] = {batch_size, num_kv_heads, max_seq_len, head_dim};
+    if (batch_size < 1 || max_seq_len < 1 || num_kv_heads < 1 || head_dim < 1) {
+        ct__fail(CT_ERR_VALUE, op, "sizes must be positive, got batch_size=%lld, max_seq_len="
+                 "%lld, num_kv_heads=%lld, head_dim=%lld", (long long)batch_size,
+                 (long long)max_seq_len, (long long)num_kv_heads, (long long)head_dim);
         return NULL;
     }
-    memcpy(u, cfg, cfg_size);
-    return m;
+    if (!ct_dtype_is_floating_point(dtype)) {
+        ct__fail(CT_ERR_DTYPE, op, "expected a floating point dtype, got %s",
+                 ct_dtype_name(dtype));
+        return NULL;
+    }
+    ct_kv_cache *c = (ct_kv_cache *)ct__malloc(sizeof *c);
+    if (!c) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    ct_scope_begin();
+    c->k = ct_retain(ct_zeros(sizes, 4, dtype));
+    c->v = ct_retain(ct_zeros(sizes, 4, dtype));
+    c->size = 0;
+    ct_scope_end();
+    if (!c->k || !c->v) {
+        ct_kv_cache_free(c);
+        return NULL;
+    }
+    return c;
 }
 
-/* Registers child as name on m; false when child is NULL or the registration failed (child
-   freed). */
-static bool ct__tfm_add(ct_module *m, const char *name, ct_module *child)
+/* Checks that val (k_val or v_val, named name) is (B, H, S, D) of the cache's dtype with the
+   same S as *s (set from the first one checked, *s < 0). */
+static bool ct__kv_check(const ct_kv_cache *c, const ct_tensor *val, const char *name,
+                         int64_t *s)
 {
-    if (child && ct_module_register_module(m, name, child) != CT_OK) {
-        ct_module_free(child);
+    const char *op = "ct_kv_cache_update";
+    const int64_t *cs = ct_sizes(c->k);
+    int64_t seq = ct_dim(val) == 4 ? ct_sizes(val)[2] : -1;
+    int64_t want[4] = {cs[0], cs[1], *s < 0 ? seq : *s, cs[3]};
+    char got[96], exp[96];
+    if (ct_dim(val) != 4 || memcmp(ct_sizes(val), want, sizeof want) || want[2] < 1) {
+        snprintf(exp, sizeof exp, "[%lld, %lld, %s, %lld]", (long long)cs[0], (long long)cs[1],
+                 *s < 0 ? "S" : "S of k_val", (long long)cs[3]);
+        ct__fail(CT_ERR_SHAPE, op, "expected %s of shape %s, got %s", name, exp,
+                 ct__shape_str(ct_sizes(val), ct_dim(val), got, sizeof got));
         return false;
     }
-    return child != NULL;
-}
-
-/* Registers a new zero float32 parameter of shape s on m; returns it (borrowed) or NULL. */
-static ct_tensor *ct__tfm_param(ct_module *m, const char *name, int64_t s0, int64_t s1, int nd)
-{
-    int64_t s[3] = {1, s0, s1};
-    ct_tensor *t = ct__tensor_new(name, s + 3 - nd, nd, CT_FLOAT32);
-    bool ok = t && ct_init_zeros_(t) && ct_module_register_parameter(m, name, t) == CT_OK;
-    ct__release(t); /* the module holds it */
-    return ok ? t : NULL;
-}
-
-/* PyTorch's _canonical_mask: a bool mask as 0 / -inf of dtype dt, a floating one as is.
-   False (CT_ERR_DTYPE) for other dtypes. */
-static bool ct__tfm_canonical(const char *fn, const char *name, const ct_tensor **mask,
-                              ct_dtype dt)
-{
-    const ct_tensor *t = *mask;
-    if (!t || ct_is_floating_point(t)) {
-        return true;
-    }
-    if (t->dtype != CT_BOOL) {
-        return ct__fail(CT_ERR_DTYPE, fn, "only bool and floating types of %s are supported",
-                        name) == CT_OK;
-    }
-    *mask = ct_masked_fill(ct_zeros(t->sizes, t->ndim, dt), t, -INFINITY);
-    return *mask != NULL;
-}
-
-/* PyTorch's _detect_is_causal_mask for a hint of None: whether mask (canonical) is (sz, sz) and
-   equals the square subsequent mask (-inf above the diagonal, 0 elsewhere). */
-static bool ct__tfm_detect_causal(const ct_tensor *mask, int64_t sz)
-{
-    if (!mask || mask->ndim != 2 || mask->sizes[0] != sz || mask->sizes[1] != sz) {
+    if (ct_tensor_dtype(val) != ct_tensor_dtype(c->k)) {
+        ct__fail(CT_ERR_DTYPE, op, "expected %s of dtype %s, got %s", name,
+                 ct_dtype_name(ct_tensor_dtype(c->k)), ct_dtype_name(ct_tensor_dtype(val)));
         return false;
     }
-    int64_t s[2] = {sz, sz};
-    return ct_equal(mask, ct_triu(ct_full(s, 2, -INFINITY, mask->dtype), 1));
-}
-
-/* ---- MultiheadAttention -------------------------------------------------------------------- */
-typedef struct ct__mha_cfg {
-    int64_t E, H, kdim, vdim;
-    ct_multihead_attention_opts o;
-} ct__mha_cfg;
-
-/* The attention problem in seq-first layout after the shape checks. */
-typedef struct ct__mha_args {
-    const ct_tensor *q, *k, *v;       /* (L, N, E), (S, N, kdim), (S, N, vdim) */
-    const ct_tensor *kpm, *mask;      /* canonical: (N, S); (L, S) or (N H, L, S); NULL */
-    int64_t L, N, S;
-    bool need_weights, average, causal;
-    double p;                         /* dropout probability (0 in eval mode) */
-} ct__mha_args;
-
-ct_multihead_attention_opts ct_multihead_attention_defaults(void)
-{
-    ct_multihead_attention_opts o;
-    memset(&o, 0, sizeof o);
-    o.bias = true;
-    return o;
-}
-
-ct_multihead_attention_forward_opts ct_multihead_attention_forward_defaults(void)
-{
-    ct_multihead_attention_forward_opts o;
-    memset(&o, 0, sizeof o);
-    o.need_weights = true;
-    o.average_attn_weights = true;
-    return o;
-}
-
-static ct_tensor *ct__mha_forward1(ct_module *m, const ct_tensor *x)
-{
-    ct_multihead_attention_forward_opts o = ct_multihead_attention_forward_defaults();
-    o.need_weights = false;
-    return ct_multihead_attention_forward(m, x, x, x, &o, NULL);
-}
-
-/* Registers the parameters and out_proj, drawing in PyTorch's order (out_proj's Linear init,
-   xavier_uniform_ of the projections, xavier_normal_ of bias_k and bias_v). */
-static bool ct__mha_params(ct_module *m, const ct__mha_cfg *c)
-{
-    int64_t E = c->E;
-    bool packed = c->kdim == E && c->vdim == E;
-    ct_tensor *w[3] = {NULL, NULL, NULL}, *bkv[2] = {NULL, NULL};
-    if (packed) {
-        w[0] = ct__tfm_param(m, "in_proj_weight", 3 * E, E, 2);
-    } else {
-        w[0] = ct__tfm_param(m, "q_proj_weight", E, E, 2);
-        w[1] = ct__tfm_param(m, "k_proj_weight", E, c->kdim, 2);
-        w[2] = ct__tfm_param(m, "v_proj_weight", E, c->vdim, 2);
-    }
-    bool ok = w[0] && (packed || (w[1] && w[2]));
-    ok = ok && (!c->o.bias || ct__tfm_param(m, "in_proj_bias", 0, 3 * E, 1));
-    if (ok && c->o.add_bias_kv) {
-        bkv[0] = ct__tfm_param(m, "bias_k", 1, E, 3);
-        bkv[1] = ct__tfm_param(m, "bias_v", 1, E, 3);
-        ok = bkv[0] && bkv[1];
-    }
-    ok = ok && ct__tfm_add(m, "out_proj", ct_linear_new(E, E, c->o.bias));
-    for (int i = 0; i < 3 && ok; i++) {
-        ok = !w[i] || ct_init_xavier_uniform_(w[i], 1.0, NULL);
-    }
-    if (ok && c->o.bias) {
-        ct_init_zeros_(ct_module_get_parameter(m, "out_proj.bias"));
-    }
-    for (int i = 0; i < 2 && ok; i++) {
-        ok = !bkv[i] || ct_init_xavier_normal_(bkv[i], 1.0, NULL);
-    }
-    return ok;
-}
-
-ct_module *ct_multihead_attention_new(int64_t embed_dim, int64_t num_heads,
-                                      const ct_multihead_attention_opts *opts)
-{
-    const char *fn = "MultiheadAttention";
-    ct__mha_cfg c;
-    c.o = opts ? *opts : ct_multihead_attention_defaults();
-    c.E = embed_dim;
-    c.H = num_heads;
-    if (embed_dim <= 0 || num_heads <= 0) {
-        ct__fail(CT_ERR_VALUE, fn, "embed_dim and num_heads must be greater than 0, got "
-                 "embed_dim=%lld and num_heads=%lld instead", (long long)embed_dim,
-                 (long long)num_heads);
-        return NULL;
-    }
-    if (embed_dim % num_heads != 0) {
-        ct__fail(CT_ERR_VALUE, fn, "embed_dim must be divisible by num_heads");
-        return NULL;
-    }
-    if (c.o.kdim < 0 || c.o.vdim < 0) {
-        ct__fail(CT_ERR_VALUE, fn, "kdim and vdim must be >= 0 (0: None), got %lld",
-                 (long long)(c.o.kdim < 0 ? c.o.kdim : c.o.vdim));
-        return NULL;
-    }
-    c.kdim = c.o.kdim ? c.o.kdim : embed_dim;
-    c.vdim = c.o.vdim ? c.o.vdim : embed_dim;
-    ct_module *m = ct__tfm_module(fn, ct__mha_forward1, &c, sizeof c);
-    if (m && !ct__mha_params(m, &c)) {
-        ct_module_free(m);
-        return NULL;
-    }
-    return m;
-}
-
-/* PyTorch's _mha_shape_check: 1 batched, 0 unbatched, -1 on error. */
-static int ct__mha_shape_check(const char *fn, const ct_tensor *q, const ct_tensor *k,
-                               const ct_tensor *v, const ct_tensor *kpm, const ct_tensor *mask,
-                               int64_t H)
-{
-    char b[240];
-    int nd = q->ndim;
-    if (nd != 2 && nd != 3) {
-        ct__fail(CT_ERR_SHAPE, fn, "query should be unbatched 2D or batched 3D tensor but "
-                 "received %d-D query tensor", nd);
-        return -1;
-    }
-    const char *kind = nd == 3 ? "batched (3-D)" : "unbatched (2-D)";
-    if (k->ndim != nd || v->ndim != nd) {
-        ct__fail(CT_ERR_SHAPE, fn, "For %s `query`, expected `key` and `value` to be %d-D but "
-                 "found %d-D and %d-D tensors respectively", kind, nd, k->ndim, v->ndim);
-        return -1;
-    }
-    if (kpm && kpm->ndim != nd - 1) {
-        ct__fail(CT_ERR_SHAPE, fn, "For %s `query`, expected `key_padding_mask` to be `None` "
-                 "or %d-D but found %d-D tensor instead", kind, nd - 1, kpm->ndim);
-        return -1;
-    }
-    if (mask && mask->ndim != 2 && mask->ndim != 3) {
-        ct__fail(CT_ERR_SHAPE, fn, "For %s `query`, expected `attn_mask` to be `None`, 2-D or "
-                 "3-D but found %d-D tensor instead", kind, mask->ndim);
-        return -1;
-    }
-    if (nd == 2 && mask && mask->ndim == 3 &&
-        (mask->sizes[0] != H || mask->sizes[1] != q->sizes[0] || mask->sizes[2] != k->sizes[0])) {
-        ct__fail(CT_ERR_SHAPE, fn, "Expected `attn_mask` shape to be (%lld, %lld, %lld) but got "
-                 "%s", (long long)H, (long long)q->sizes[0], (long long)k->sizes[0],
-                 ct__tfm_size(mask->sizes, 3, b, sizeof b));
-        return -1;
-    }
-    return nd == 3;
-}
-
-/* The checks of multi_head_attention_forward on the seq-first (3-D) inputs: the embedding
-   dim, key against value, the separate projections' weights and the attn_mask's shape. */
-static bool ct__mha_check(const char *fn, const ct_module *m, const ct__mha_cfg *c,
-                          const ct__mha_args *a)
-{
-    char b1[240], b2[240];
-    const ct_tensor *k = a->k, *v = a->v, *mask = a->mask;
-    bool packed = ct_module_get_parameter(m, "in_proj_weight") != NULL;
-    int64_t E = a->q->sizes[2], L = a->L, S = a->S;
-    if (E != c->E) {
-        return ct__fail(CT_ERR_SHAPE, fn, "was expecting embedding dimension of %lld, but got "
-                        "%lld", (long long)c->E, (long long)E) == CT_OK;
-    }
-    if (memcmp(k->sizes, v->sizes, sizeof(int64_t) * (packed ? 3 : 2)) != 0) {
-        return ct__fail(CT_ERR_SHAPE, fn, packed ? "key shape %s does not match value shape %s"
-                        : "key's sequence and batch dims %s do not match value's %s",
-                        ct__tfm_size(k->sizes, packed ? 3 : 2, b1, sizeof b1),
-                        ct__tfm_size(v->sizes, packed ? 3 : 2, b2, sizeof b2)) == CT_OK;
-    }
-    const int64_t dims[2] = {c->kdim, c->vdim};
-    const ct_tensor *kv[2] = {k, v};
-    for (int i = 0; i < 2 && !packed; i++) {
-        if (kv[i]->sizes[2] != dims[i]) {
-            int64_t s[2] = {E, dims[i]};
-            return ct__fail(CT_ERR_SHAPE, fn, "expecting %s weights shape of (%lld, %lld), but "
-                            "got %s", i ? "value" : "key", (long long)E,
-                            (long long)kv[i]->sizes[2], ct__tfm_size(s, 2, b1, sizeof b1)) ==
-                   CT_OK;
-        }
-    }
-    if (!mask) {
-        return true;
-    }
-    int64_t want[3] = {a->N * c->H, L, S};
-    int nd = mask->ndim;
-    if (memcmp(mask->sizes, want + 3 - nd, sizeof(int64_t) * (size_t)nd) != 0) {
-        return ct__fail(CT_ERR_SHAPE, fn, nd == 2 ? "The shape of the 2D attn_mask is %s, but "
-                        "should be (%lld, %lld)." : "The shape of the 3D attn_mask is %s, but "
-                        "should be (%lld, %lld, %lld).", ct__tfm_size(mask->sizes, nd, b1,
-                        sizeof b1), (long long)want[3 - nd], (long long)want[4 - nd],
-                        (long long)want[2]) == CT_OK;
-    }
+    *s = want[2];
     return true;
 }
 
-/* Rows i E .. (i + n) E of a packed weight or bias (NULL stays NULL). */
-static ct_tensor *ct__mha_rows(const ct_tensor *t, int64_t i, int64_t n, int64_t E)
+ct_status ct_kv_cache_update(ct_kv_cache *cache, const ct_tensor *k_val, const ct_tensor *v_val,
+                             ct_tensor **k_out, ct_tensor **v_out)
 {
-    return t ? ct_narrow(t, 0, i * E, n * E) : NULL;
-}
-
-/* The projected q, k, v into qkv[0..2]: PyTorch's _in_projection (separate weights) or
-   _in_projection_packed, whose shared linear of identical inputs is computed here as one
-   linear per row block of in_proj_weight (the same products; the backward then avoids
-   scattering three slices of a (L, N, 3E) gradient). */
-static void ct__mha_in_proj(const ct_module *m, const ct__mha_args *a, int64_t E,
-                            ct_tensor **qkv)
-{
-    static const char *const names[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
-    const ct_tensor *w = ct_module_get_parameter(m, "in_proj_weight");
-    const ct_tensor *b = ct_module_get_parameter(m, "in_proj_bias");
-    const ct_tensor *in[3] = {a->q, a->k, a->v};
-    for (int i = 0; i < 3; i++) {
-        const ct_tensor *wi = w ? ct__mha_rows(w, i, 1, E) : ct_module_get_parameter(m, names[i]);
-        qkv[i] = ct_linear(in[i], wi, ct__mha_rows(b, i, 1, E));
+    const char *op = "ct_kv_cache_update";
+    if (k_out) {
+        *k_out = NULL;
     }
-}
-
-/* Appends a zero column to the last dim of a mask (NULL stays NULL). */
-static const ct_tensor *ct__mha_pad1(const ct_tensor *mask)
-{
-    int64_t pad[2] = {0, 1};
-    return mask ? ct_pad(mask, pad, 2, CT_PAD_CONSTANT, 0) : NULL;
-}
-
-/* softmax(q k^T / sqrt(D) + mask) @ v with the weights (PyTorch's need_weights path):
-   q (N H, L, D), k, v (N H, S, D) -> (N H, L, D); *w (N H, L, S). */
-static ct_tensor *ct__mha_math(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
-                               const ct_tensor *mask, double p, ct_tensor **w)
-{
-    if (!q) { /* an op failed: its error is pending */
-        return NULL;
+    if (v_out) {
+        *v_out = NULL;
     }
-    ct_tensor *qs = ct_mul_scalar(q, sqrt(1.0 / (double)q->sizes[2]));
-    ct_tensor *s = ct_bmm(qs, ct_transpose(k, -2, -1));
-    s = ct_softmax(mask ? ct_add(mask, s) : s, -1);
-    *w = p > 0 ? ct_dropout(s, p, true) : s;
-    return ct_bmm(*w, v);
-}
-
-/* PyTorch's key_padding_mask step: checks kpm (N, S) and adds it, as (N H, 1, S), to *mask
-   (or makes it the mask). */
-static bool ct__mha_merge_kpm(const ct_tensor *kpm, int64_t N, int64_t H, int64_t S,
-                              const ct_tensor **mask)
-{
-    if (kpm->sizes[0] != N || kpm->sizes[1] != S) {
-        int i = kpm->sizes[0] != N ? 0 : 1;
-        return ct__fail(CT_ERR_SHAPE, "ct_multihead_attention_forward", "Expected "
-                        "key_padded_mask.shape[%d] to be %lld, but got %lld", i,
-                        (long long)(i ? S : N), (long long)kpm->sizes[i]) == CT_OK;
+    if (ct__null(op, cache) || ct__null(op, k_val) || ct__null(op, v_val) ||
+        ct__null(op, k_out) || ct__null(op, v_out)) {
+        return ct_error_code();
     }
-    int64_t s4[4] = {N, 1, 1, S}, e4[4] = {N, H, 1, S}, s3[3] = {N * H, 1, S};
-    ct_tensor *kp = ct_reshape(ct_expand(ct_reshape(kpm, s4, 4), e4, 4), s3, 3);
-    *mask = *mask ? ct_add(*mask, kp) : kp;
-    return true;
-}
-
-/* The fused path (need_weights false): q (N H, L, D), k, v (N H, S, D), mask (1 or N H, L or 1,
-   S) viewed as (N, H, L, D) ... for ct_scaled_dot_product_attention; returns (L, N, H, D). */
-static ct_tensor *ct__mha_fused(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
-                                const ct_tensor *mask, const ct__mha_args *a, int64_t N,
-                                int64_t H)
-{
-    if (!q || !k || !v) { /* an op failed: its error is pending */
-        return NULL;
+    int64_t s = -1, max_seq_len = ct_size(cache->k, 2);
+    if (!ct__kv_check(cache, k_val, "k_val", &s) || !ct__kv_check(cache, v_val, "v_val", &s)) {
+        return ct_error_code();
     }
-    int64_t D = q->sizes[2], L = a->L, S = k->sizes[1];
-    int64_t sq[4] = {N, H, L, D}, skv[4] = {N, H, S, D}, perm[4] = {2, 0, 1, 3};
-    int64_t sm[4] = {N, H, mask ? mask->sizes[1] : 0, S};
-    if (mask) {
-        mask = mask->sizes[0] == 1 ? ct_unsqueeze(mask, 0) : ct_reshape(mask, sm, 4);
+    if (s > max_seq_len - cache->size) {
+        return ct__fail(CT_ERR_VALUE, op, "cannot add %lld positions to a cache holding %lld of "
+                        "max_seq_len %lld", (long long)s, (long long)cache->size,
+                        (long long)max_seq_len);
     }
-    ct_scaled_dot_product_attention_opts o = ct_scaled_dot_product_attention_defaults();
-    o.dropout_p = a->p;
-    o.is_causal = a->causal;
-    return ct_permute(ct_scaled_dot_product_attention(ct_reshape(q, sq, 4), ct_reshape(k, skv, 4),
-                                                      ct_reshape(v, skv, 4), mask, &o),
-                      perm, 4);
-}
-
-/* The attention after the projections: heads, bias_kv, zero_attn, masks, then the math path
-   (need_weights) or the fused kernel; returns (L N, E) before out_proj, *w (N, H, L, S'). */
-static ct_tensor *ct__mha_attend(const ct_module *m, const ct__mha_cfg *c, ct__mha_args *a,
-                                 ct_tensor **qkv, ct_tensor **w)
-{
-    int64_t L = a->L, N = a->N, S = a->S, H = c->H, D = c->E / c->H, NH = N * H;
-    const ct_tensor *bk = ct_module_get_parameter(m, "bias_k");
-    const ct_tensor *mask = a->mask && a->mask->ndim == 2 ? ct_unsqueeze(a->mask, 0) : a->mask;
-    const ct_tensor *kpm = a->kpm;
-    if (bk) {
-        int64_t rep[3] = {1, N, 1};
-        const ct_tensor *kk[2] = {qkv[1], ct_repeat(bk, rep, 3)};
-        const ct_tensor *vv[2] = {qkv[2], ct_repeat(ct_module_get_parameter(m, "bias_v"), rep, 3)};
-        qkv[1] = ct_cat(kk, 2, 0);
-        qkv[2] = ct_cat(vv, 2, 0);
-        mask = ct__mha_pad1(mask);
-        kpm = ct__mha_pad1(kpm);
-        S++;
-    }
-    int64_t sq[3] = {L, NH, D}, skv[3] = {S, NH, D};
-    ct_tensor *q = ct_transpose(ct_reshape(qkv[0], sq, 3), 0, 1);
-    ct_tensor *k = ct_transpose(ct_reshape(qkv[1], skv, 3), 0, 1);
-    ct_tensor *v = ct_transpose(ct_reshape(qkv[2], skv, 3), 0, 1);
-    if (c->o.add_zero_attn) {
-        int64_t z[3] = {NH, 1, D};
-        ct_tensor *zero = ct_zeros(z, 3, qkv[0] ? qkv[0]->dtype : CT_FLOAT32);
-        const ct_tensor *kk[2] = {k, zero}, *vv[2] = {v, zero};
-        k = ct_cat(kk, 2, 1);
-        v = ct_cat(vv, 2, 1);
-        mask = ct__mha_pad1(mask);
-        kpm = ct__mha_pad1(kpm);
-        S++;
-    }
-    if (kpm && !ct__mha_merge_kpm(kpm, N, H, S, &mask)) {
-        return NULL;
-    }
-    ct_tensor *o = a->need_weights ? ct_transpose(ct__mha_math(q, k, v, mask, a->p, w), 0, 1)
-                                   : ct__mha_fused(q, k, v, mask, a, N, H);
-    int64_t so2[2] = {L * N, c->E}, sw[4] = {N, H, L, S};
-    *w = *w ? ct_reshape(*w, sw, 4) : NULL;
-    return ct_reshape(o, so2, 2);
-}
-
-/* The seq-first attention (PyTorch's multi_head_attention_forward after the shape check):
-   output (L, N, E), *w (N, H, L, S') or averaged (N, L, S'). */
-static ct_tensor *ct__mha_run(const char *fn, const ct_module *m, ct__mha_args *a,
-                              ct_tensor **w)
-{
-    const ct__mha_cfg *c = (const ct__mha_cfg *)ct_module_user(m);
-    ct_dtype dt = a->q->dtype;
-    if (!ct__tfm_canonical(fn, "key_padding_mask", &a->kpm, dt)) {
-        return NULL;
-    }
-    if (a->causal && !a->mask) {
-        ct__fail(CT_ERR_VALUE, fn, "Need attn_mask if specifying the is_causal hint. You may use "
-                 "the Transformer module method `generate_square_subsequent_mask` to create "
-                 "this mask.");
-        return NULL;
-    }
-    if (a->causal && !a->kpm && !a->need_weights) {
-        a->mask = NULL;
-    } else {
-        if (!ct__tfm_canonical(fn, "attn_mask", &a->mask, dt)) {
-            return NULL;
-        }
-        a->causal = a->causal && !a->kpm;
-    }
-    if (!ct__mha_check(fn, m, c, a)) {
-        return NULL;
-    }
-    ct_tensor *qkv[3];
-    ct__mha_in_proj(m, a, c->E, qkv);
-    ct_tensor *o = ct__mha_attend(m, c, a, qkv, w);
-    int64_t s3[3] = {a->L, a->N, c->E};
-    o = ct_reshape(ct_linear(o, ct_module_get_parameter(m, "out_proj.weight"),
-                             ct_module_get_parameter(m, "out_proj.bias")), s3, 3);
-    if (*w && a->average) {
-        *w = ct_mean_dim(*w, 1, false);
-    }
-    return o;
-}
-
-/* An input in seq-first batched layout (L, N, E): transposed (batch_first; one contiguous copy
-   that the projections of a shared input share) or unsqueezed. */
-static const ct_tensor *ct__mha_seq_first(const ct_tensor *t, bool batched, bool batch_first)
-{
-    return batch_first ? ct_contiguous(ct_transpose(t, 0, 1)) : batched ? t : ct_unsqueeze(t, 1);
-}
-
-ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
-                                          const ct_tensor *key, const ct_tensor *value,
-                                          const ct_multihead_attention_forward_opts *opts,
-                                          ct_tensor **attn_weights)
-{
-    const char *fn = "ct_multihead_attention_forward";
-    if (attn_weights) {
-        *attn_weights = NULL;
-    }
-    if (ct__null(fn, m) || ct__null(fn, query) || ct__null(fn, key) || ct__null(fn, value) ||
-        (opts && ct__tfm_bad(fn, opts->key_padding_mask, opts->attn_mask)) ||
-        !ct__tfm_is(fn, m, "MultiheadAttention")) {
-        return NULL;
-    }
-    const ct__mha_cfg *c = (const ct__mha_cfg *)ct_module_user(m);
-    ct_multihead_attention_forward_opts o = opts ? *opts
-                                                 : ct_multihead_attention_forward_defaults();
-    int batched = ct__mha_shape_check(fn, query, key, value, o.key_padding_mask, o.attn_mask,
-                                      c->H);
-    if (batched < 0) {
-        return NULL;
-    }
+    ct_no_grad_begin();
     ct_scope_begin();
-    ct__mha_args a;
-    bool bf = batched && c->o.batch_first;
-    a.q = ct__mha_seq_first(query, batched, bf);
-    a.k = key == query ? a.q : ct__mha_seq_first(key, batched, bf);
-    a.v = value == key ? a.k : ct__mha_seq_first(value, batched, bf);
-    a.kpm = o.key_padding_mask && !batched ? ct_unsqueeze(o.key_padding_mask, 0)
-                                           : o.key_padding_mask;
-    a.mask = o.attn_mask;
-    a.L = query->sizes[bf ? 1 : 0];
-    a.S = key->sizes[bf ? 1 : 0];
-    a.N = batched ? query->sizes[c->o.batch_first ? 0 : 1] : 1;
-    a.need_weights = o.need_weights;
-    a.average = o.average_attn_weights;
-    a.causal = o.is_causal;
-    a.p = ct_module_is_training(m) ? c->o.dropout : 0.0;
-    ct_tensor *w = NULL;
-    ct_tensor *out = a.q && a.k && a.v ? ct__mha_run(fn, m, &a, &w) : NULL;
-    if (out && !batched) {
-        out = ct_squeeze_dim(out, 1);
-        w = w ? ct_squeeze_dim(w, 0) : NULL;
-    } else if (out && c->o.batch_first) {
-        out = ct_transpose(out, 0, 1);
-    }
-    out = ct_keep(out);
-    w = out && w && attn_weights ? ct_keep(w) : NULL;
+    ct_copy_(ct_narrow(cache->k, 2, cache->size, s), k_val);
+    ct_copy_(ct_narrow(cache->v, 2, cache->size, s), v_val);
     ct_scope_end();
-    if (attn_weights) {
-        *attn_weights = w;
+    ct_no_grad_end();
+    if (ct_error()) {
+        return ct_error_code();
     }
-    return out;
+    cache->size += s;
+    *k_out = ct_narrow(cache->k, 2, 0, cache->size);
+    *v_out = ct_narrow(cache->v, 2, 0, cache->size);
+    return ct_error_code();
 }
 
-/* ---- Transformer layers ---------------------------------------------------------------------- */
-typedef struct ct__tfm_layer_cfg {
-    int64_t d_model, nhead;
-    bool decoder;
-    ct_transformer_layer_opts o;
-} ct__tfm_layer_cfg;
-
-/* A TransformerEncoder / TransformerDecoder: whether a final norm is registered. */
-typedef struct ct__tfm_stack_cfg {
-    bool norm;
-} ct__tfm_stack_cfg;
-
-ct_transformer_layer_opts ct_transformer_layer_defaults(void)
+void ct_kv_cache_reset(ct_kv_cache *cache)
 {
-    ct_transformer_layer_opts o;
-    memset(&o, 0, sizeof o);
-    o.dim_feedforward = 2048;
-    o.dropout = 0.1;
-    o.activation = CT_TRANSFORMER_RELU;
-    o.layer_norm_eps = 1e-5;
-    o.bias = true;
-    return o;
-}
-
-static ct_tensor *ct__tfm_enc_layer_forward1(ct_module *m, const ct_tensor *src)
-{
-    return ct_transformer_encoder_layer_forward(m, src, NULL, NULL, false);
-}
-
-static ct_tensor *ct__tfm_enc_forward1(ct_module *m, const ct_tensor *src)
-{
-    return ct_transformer_encoder_forward(m, src, NULL, NULL, false);
-}
-
-/* The single-input forward of the modules that need two inputs: PyTorch's TypeError. */
-static ct_tensor *ct__tfm_two_inputs(ct_module *m, const ct_tensor *input)
-{
-    (void)input;
-    const char *name = ct_module_name(m);
-    ct__fail(CT_ERR_VALUE, "ct_module_forward", "%s.forward() missing 1 required positional "
-             "argument: '%s'", name, strcmp(name, "Transformer") ? "memory" : "tgt");
-    return NULL;
-}
-
-/* The layers' submodules in PyTorch's order of creation (and so of initialization). */
-static bool ct__tfm_layer_parts(ct_module *m, const ct__tfm_layer_cfg *c)
-{
-    const ct_transformer_layer_opts *o = &c->o;
-    ct_multihead_attention_opts ao = ct_multihead_attention_defaults();
-    ao.dropout = o->dropout;
-    ao.bias = o->bias;
-    ao.batch_first = o->batch_first;
-    int64_t d = c->d_model, ff = o->dim_feedforward;
-    bool ok = ct__tfm_add(m, "self_attn", ct_multihead_attention_new(d, c->nhead, &ao));
-    ok = ok && (!c->decoder ||
-                ct__tfm_add(m, "multihead_attn", ct_multihead_attention_new(d, c->nhead, &ao)));
-    ok = ok && ct__tfm_add(m, "linear1", ct_linear_new(d, ff, o->bias)) &&
-         ct__tfm_add(m, "dropout", ct_dropout_new(o->dropout)) &&
-         ct__tfm_add(m, "linear2", ct_linear_new(ff, d, o->bias));
-    static const char *const norms[3] = {"norm1", "norm2", "norm3"};
-    static const char *const drops[3] = {"dropout1", "dropout2", "dropout3"};
-    int n = c->decoder ? 3 : 2;
-    for (int i = 0; i < n && ok; i++) {
-        ok = ct__tfm_add(m, norms[i], ct_layer_norm_new(&d, 1, o->layer_norm_eps, true, o->bias));
+    if (ct__null("ct_kv_cache_reset", cache)) {
+        return;
     }
-    for (int i = 0; i < n && ok; i++) {
-        ok = ct__tfm_add(m, drops[i], ct_dropout_new(o->dropout));
-    }
-    return ok;
+    ct_no_grad_begin();
+    ct_zero_(cache->k);
+    ct_zero_(cache->v);
+    ct_no_grad_end();
+    cache->size = 0;
 }
 
-static ct_module *ct__tfm_layer_new(const char *name, int64_t d_model, int64_t nhead,
-                                    const ct_transformer_layer_opts *opts, bool decoder)
+int64_t ct_kv_cache_size(const ct_kv_cache *cache)
 {
-    ct__tfm_layer_cfg c;
-    c.d_model = d_model;
-    c.nhead = nhead;
-    c.decoder = decoder;
-    c.o = opts ? *opts : ct_transformer_layer_defaults();
-    if ((unsigned)c.o.activation > (unsigned)CT_TRANSFORMER_GELU) {
-        ct__fail(CT_ERR_VALUE, name, "invalid activation %d", (int)c.o.activation);
-        return NULL;
-    }
-    ct_module *m = ct__tfm_module(name, decoder ? ct__tfm_two_inputs : ct__tfm_enc_layer_forward1,
-                                  &c, sizeof c);
-    if (m && !ct__tfm_layer_parts(m, &c)) {
-        ct_module_free(m);
-        return NULL;
-    }
-    return m;
+    return ct__null("ct_kv_cache_size", cache) ? -1 : cache->size;
 }
 
-ct_module *ct_transformer_encoder_layer_new(int64_t d_model, int64_t nhead,
-                                            const ct_transformer_layer_opts *opts)
+void ct_kv_cache_free(ct_kv_cache *cache)
 {
-    return ct__tfm_layer_new("TransformerEncoderLayer", d_model, nhead, opts, false);
-}
-
-ct_module *ct_transformer_decoder_layer_new(int64_t d_model, int64_t nhead,
-                                            const ct_transformer_layer_opts *opts)
-{
-    return ct__tfm_layer_new("TransformerDecoderLayer", d_model, nhead, opts, true);
-}
-
-/* The named submodule's dropout (training mode) of x. */
-static ct_tensor *ct__tfm_drop(ct_module *m, const char *name, const ct_tensor *x)
-{
-    return ct_dropout_forward(ct_module_get_submodule(m, name), x);
-}
-
-/* _sa_block / _mha_block: drop(attn(x, mem, mem)) without weights. */
-static ct_tensor *ct__tfm_attn_block(ct_module *m, const char *attn, const char *drop,
-                                     const ct_tensor *x, const ct_tensor *mem,
-                                     const ct_tensor *mask, const ct_tensor *kpm, bool causal)
-{
-    ct_multihead_attention_forward_opts o = ct_multihead_attention_forward_defaults();
-    o.key_padding_mask = kpm;
-    o.need_weights = false;
-    o.attn_mask = mask;
-    o.is_causal = causal;
-    return ct__tfm_drop(m, drop, ct_multihead_attention_forward(ct_module_get_submodule(m, attn),
-                                                                x, mem, mem, &o, NULL));
-}
-
-/* _ff_block: drop(linear2(dropout(activation(linear1(x))))). */
-static ct_tensor *ct__tfm_ff_block(ct_module *m, const char *drop, const ct_tensor *x)
-{
-    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
-    ct_tensor *h = ct_linear_forward(ct_module_get_submodule(m, "linear1"), x);
-    h = c->o.activation == CT_TRANSFORMER_GELU ? ct_gelu(h, CT_GELU_NONE) : ct_relu(h);
-    h = ct_linear_forward(ct_module_get_submodule(m, "linear2"), ct__tfm_drop(m, "dropout", h));
-    return ct__tfm_drop(m, drop, h);
-}
-
-/* The named LayerNorm of x. */
-static ct_tensor *ct__tfm_norm(ct_module *m, const char *name, const ct_tensor *x)
-{
-    return ct_layer_norm_forward(ct_module_get_submodule(m, name), x);
-}
-
-/* One residual step: x + f(norm(x)) (norm_first) or norm(x + f(x)); block 0 self-attention,
-   1 attention to mem, 2 feedforward. */
-static ct_tensor *ct__tfm_residual(ct_module *m, int block, const char *norm, const char *drop,
-                                   const ct_tensor *x, const ct_tensor *mem,
-                                   const ct_tensor *mask, const ct_tensor *kpm, bool causal)
-{
-    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
-    const ct_tensor *in = c->o.norm_first ? ct__tfm_norm(m, norm, x) : x;
-    ct_tensor *f = block == 2 ? ct__tfm_ff_block(m, drop, in)
-                   : ct__tfm_attn_block(m, block ? "multihead_attn" : "self_attn", drop, in,
-                                        block ? mem : in, mask, kpm, causal);
-    ct_tensor *r = ct_add(x, f);
-    return c->o.norm_first ? r : ct__tfm_norm(m, norm, r);
-}
-
-ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src,
-                                                const ct_tensor *src_mask,
-                                                const ct_tensor *src_key_padding_mask,
-                                                bool is_causal)
-{
-    const char *fn = "ct_transformer_encoder_layer_forward";
-    if (ct__null(fn, m) || ct__null(fn, src) ||
-        ct__tfm_bad(fn, src_mask, src_key_padding_mask) ||
-        !ct__tfm_is(fn, m, "TransformerEncoderLayer")) {
-        return NULL;
+    if (cache) {
+        ct_release(cache->k);
+        ct_release(cache->v);
+        ct__free(cache);
     }
-    ct_scope_begin();
-    ct_tensor *x = ct__tfm_residual(m, 0, "norm1", "dropout1", src, NULL, src_mask,
-                                    src_key_padding_mask, is_causal);
-    x = ct__tfm_residual(m, 2, "norm2", "dropout2", x, NULL, NULL, NULL, false);
-    x = ct_keep(x);
-    ct_scope_end();
-    return x;
-}
-
-ct_tensor *ct_transformer_decoder_layer_forward(ct_module *m, const ct_tensor *tgt,
-                                                const ct_tensor *memory,
-                                                const ct_transformer_forward_opts *opts)
-{
-    const char *fn = "ct_transformer_decoder_layer_forward";
-    if (ct__null(fn, m) || ct__null(fn, tgt) || ct__null(fn, memory) ||
-        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "TransformerDecoderLayer")) {
-        return NULL;
-    }
-    ct_transformer_forward_opts o;
-    memset(&o, 0, sizeof o);
-    o = opts ? *opts : o;
-    ct_scope_begin();
-    ct_tensor *x = ct__tfm_residual(m, 0, "norm1", "dropout1", tgt, NULL, o.tgt_mask,
-                                    o.tgt_key_padding_mask, o.tgt_is_causal);
-    x = ct__tfm_residual(m, 1, "norm2", "dropout2", x, memory, o.memory_mask,
-                         o.memory_key_padding_mask, o.memory_is_causal);
-    x = ct__tfm_residual(m, 2, "norm3", "dropout3", x, NULL, NULL, NULL, false);
-    x = ct_keep(x);
-    ct_scope_end();
-    return x;
-}
-
-/* ---- TransformerEncoder / TransformerDecoder ------------------------------------------------ */
-/* A copy of layer (copy.deepcopy): the same configuration, built without drawing from the
-   generator, with layer's parameter values, dtype and training mode. */
-static ct_module *ct__tfm_clone(const ct_module *layer)
-{
-    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(layer);
-    if (ct_fork_rng_begin() != CT_OK) {
-        return NULL;
-    }
-    ct_module *r = ct__tfm_layer_new(ct_module_name(layer), c->d_model, c->nhead, &c->o,
-                                     c->decoder);
-    ct_fork_rng_end();
-    ct_tensor *p = NULL;
-    ct_module_parameters(layer, &p, 1);
-    ct_state_dict *sd = r ? ct_module_state_dict(layer) : NULL;
-    bool ok = sd && ct_module_to(r, p ? p->dtype : CT_FLOAT32) &&
-              ct_module_load_state_dict(r, sd, true, NULL) == CT_OK;
-    ct_state_dict_free(sd);
-    if (!ok) {
-        ct_module_free(r);
-        return NULL;
-    }
-    ct_module_train(r, ct_module_is_training(layer));
-    return r;
-}
-
-/* TransformerEncoder / TransformerDecoder (name) of num_layers copies of layer (of type
-   layer_name) and norm; takes ownership of layer and norm. */
-static ct_module *ct__tfm_stack_new(const char *name, const char *layer_name,
-                                    ct_module_forward_fn forward, ct_module *layer,
-                                    int64_t num_layers, ct_module *norm)
-{
-    ct__tfm_stack_cfg c;
-    c.norm = norm != NULL;
-    ct_module *m = NULL;
-    if (ct__null(name, layer) || !ct__tfm_is(name, layer, layer_name)) {
-        m = NULL;
-    } else if (num_layers < 1) {
-        ct__fail(CT_ERR_VALUE, name, "num_layers must be positive, got %lld",
-                 (long long)num_layers);
-    } else {
-        m = ct__tfm_module(name, forward, &c, sizeof c);
-    }
-    ct_module *list = m ? ct_module_list_new() : NULL;
-    bool ok = ct__tfm_add(m, "layers", list);
-    for (int64_t i = 0; i < num_layers && ok; i++) {
-        ok = ct_module_list_append(list, ct__tfm_clone(layer)) != NULL;
-    }
-    if (!ok) {
-        ct_module_free(norm);
-    } else if (norm) {
-        ok = ct__tfm_add(m, "norm", norm);
-    }
-    if (!ok) {
-        ct_module_free(m);
-        m = NULL;
-    }
-    ct_module_free(layer);
-    return m;
-}
-
-ct_module *ct_transformer_encoder_new(ct_module *layer, int64_t num_layers, ct_module *norm)
-{
-    return ct__tfm_stack_new("TransformerEncoder", "TransformerEncoderLayer",
-                             ct__tfm_enc_forward1, layer, num_layers, norm);
-}
-
-ct_module *ct_transformer_decoder_new(ct_module *layer, int64_t num_layers, ct_module *norm)
-{
-    return ct__tfm_stack_new("TransformerDecoder", "TransformerDecoderLayer", ct__tfm_two_inputs,
-                             layer, num_layers, norm);
-}
-
-/* The stack's layers (borrowed) and the hint for mask (canonical) over x's sequence length:
-   PyTorch's _get_seq_len and _detect_is_causal_mask (is_causal false: None). */
-static ct_module *ct__tfm_layers(ct_module *m, const ct_tensor *x, const ct_tensor *mask,
-                                 bool *is_causal)
-{
-    ct_module *layers = ct_module_get_submodule(m, "layers");
-    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(
-        ct_module_child(layers, 0));
-    int64_t seq = x->sizes[x->ndim == 3 && c->o.batch_first ? 1 : 0];
-    *is_causal = *is_causal || ct__tfm_detect_causal(mask, seq);
-    return layers;
-}
-
-/* The final norm of a stack, if any. */
-static ct_tensor *ct__tfm_final_norm(ct_module *m, ct_tensor *x)
-{
-    const ct__tfm_stack_cfg *c = (const ct__tfm_stack_cfg *)ct_module_user(m);
-    return c->norm ? ct_module_forward(ct_module_get_submodule(m, "norm"), x) : x;
-}
-
-ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src,
-                                          const ct_tensor *mask,
-                                          const ct_tensor *src_key_padding_mask, bool is_causal)
-{
-    const char *fn = "ct_transformer_encoder_forward";
-    if (ct__null(fn, m) || ct__null(fn, src) || ct__tfm_bad(fn, mask, src_key_padding_mask) ||
-        !ct__tfm_is(fn, m, "TransformerEncoder")) {
-        return NULL;
-    }
-    ct_scope_begin();
-    const ct_tensor *kpm = src_key_padding_mask;
-    ct_tensor *x = NULL;
-    if (ct__tfm_canonical(fn, "src_key_padding_mask", &kpm, src->dtype) &&
-        ct__tfm_canonical(fn, "mask", &mask, src->dtype)) {
-        ct_module *layers = ct__tfm_layers(m, src, mask, &is_causal);
-        x = (ct_tensor *)src;
-        for (int64_t i = 0; i < ct_module_num_children(layers) && x; i++) {
-            x = ct_transformer_encoder_layer_forward(ct_module_child(layers, i), x, mask, kpm,
-                                                     is_causal);
-        }
-        x = x ? ct__tfm_final_norm(m, x) : NULL;
-    }
-    x = ct_keep(x);
-    ct_scope_end();
-    return x;
-}
-
-ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
-                                          const ct_tensor *memory,
-                                          const ct_transformer_forward_opts *opts)
-{
-    const char *fn = "ct_transformer_decoder_forward";
-    if (ct__null(fn, m) || ct__null(fn, tgt) || ct__null(fn, memory) ||
-        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "TransformerDecoder")) {
-        return NULL;
-    }
-    ct_transformer_forward_opts o;
-    memset(&o, 0, sizeof o);
-    o = opts ? *opts : o;
-    ct_scope_begin();
-    const ct_tensor *causal_mask = o.tgt_mask;
-    ct_tensor *x = NULL;
-    if (ct__tfm_canonical(fn, "tgt_mask", &causal_mask, tgt->dtype)) {
-        ct_module *layers = ct__tfm_layers(m, tgt, causal_mask, &o.tgt_is_causal);
-        x = (ct_tensor *)tgt;
-        for (int64_t i = 0; i < ct_module_num_children(layers) && x; i++) {
-            x = ct_transformer_decoder_layer_forward(ct_module_child(layers, i), x, memory, &o);
-        }
-        x = x ? ct__tfm_final_norm(m, x) : NULL;
-    }
-    x = ct_keep(x);
-    ct_scope_end();
-    return x;
-}
-
-/* ---- Transformer ----------------------------------------------------------------------------- */
-/* The encoder or decoder of nn.Transformer: num_layers layers and a final LayerNorm. */
-static ct_module *ct__tfm_half(bool decoder, int64_t d_model, int64_t nhead, int64_t num_layers,
-                               const ct_transformer_layer_opts *o)
-{
-    ct_module *layer = decoder ? ct_transformer_decoder_layer_new(d_model, nhead, o)
-                               : ct_transformer_encoder_layer_new(d_model, nhead, o);
-    ct_module *norm = layer ? ct_layer_norm_new(&d_model, 1, o->layer_norm_eps, true, o->bias)
-                            : NULL;
-    if (!norm) {
-        ct_module_free(layer);
-        return NULL;
-    }
-    return decoder ? ct_transformer_decoder_new(layer, num_layers, norm)
-                   : ct_transformer_encoder_new(layer, num_layers, norm);
-}
-
-/* _reset_parameters: xavier_uniform_ of every parameter with more than one dim. */
-static bool ct__tfm_xavier(ct_module *m)
-{
-    int64_t n = ct_module_parameters(m, NULL, 0);
-    ct_tensor **p = (ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
-    if (!p) {
-        return ct__fail(CT_ERR_OOM, "Transformer", "out of memory") == CT_OK;
-    }
-    ct_module_parameters(m, p, n);
-    bool ok = true;
-    for (int64_t i = 0; i < n && ok; i++) {
-        ok = p[i]->ndim < 2 || ct_init_xavier_uniform_(p[i], 1.0, NULL);
-    }
-    ct__free(p);
-    return ok;
-}
-
-ct_module *ct_transformer_new(int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
-                              int64_t num_decoder_layers, const ct_transformer_layer_opts *opts)
-{
-    ct__tfm_layer_cfg c;
-    c.d_model = d_model;
-    c.nhead = nhead;
-    c.decoder = false;
-    c.o = opts ? *opts : ct_transformer_layer_defaults();
-    ct_module *m = ct__tfm_module("Transformer", ct__tfm_two_inputs, &c, sizeof c);
-    bool ok = m && ct__tfm_add(m, "encoder", ct__tfm_half(false, d_model, nhead,
-                                                          num_encoder_layers, &c.o));
-    ok = ok && ct__tfm_add(m, "decoder", ct__tfm_half(true, d_model, nhead, num_decoder_layers,
-                                                      &c.o));
-    if (!ok || !ct__tfm_xavier(m)) {
-        ct_module_free(m);
-        return NULL;
-    }
-    return m;
-}
-
-ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *tgt,
-                                  const ct_transformer_forward_opts *opts)
-{
-    const char *fn = "ct_transformer_forward";
-    if (ct__null(fn, m) || ct__null(fn, src) || ct__null(fn, tgt) ||
-        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "Transformer")) {
-        return NULL;
-    }
-    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
-    int b = c->o.batch_first ? 0 : 1;
-    if (src->ndim == 3 && (tgt->ndim < 2 || src->sizes[b] != tgt->sizes[b])) {
-        ct__fail(CT_ERR_SHAPE, fn, "the batch number of src and tgt must be equal");
-        return NULL;
-    }
-    if (src->ndim < 1 || tgt->ndim < 1 || src->sizes[src->ndim - 1] != c->d_model ||
-        tgt->sizes[tgt->ndim - 1] != c->d_model) {
-        ct__fail(CT_ERR_SHAPE, fn, "the feature number of src and tgt must be equal to d_model");
-        return NULL;
-    }
-    ct_transformer_forward_opts o;
-    memset(&o, 0, sizeof o);
-    o = opts ? *opts : o;
-    ct_scope_begin();
-    ct_tensor *mem = ct_transformer_encoder_forward(ct_module_get_submodule(m, "encoder"), src,
-                                                    o.src_mask, o.src_key_padding_mask,
-                                                    o.src_is_causal);
-    ct_tensor *out = ct_keep(ct_transformer_decoder_forward(ct_module_get_submodule(m, "decoder"),
-                                                            tgt, mem, &o));
-    ct_scope_end();
-    return out;
 }
 
 CT__GLUE_END
@@ -49367,10 +48007,9 @@ typedef struct ct__optim_ctx {
 
 #ifdef CT__OPTIM_VEC
 /* The float32 vector loops of the kernels below (float64 keeps the scalar loops: compile
-   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same
-   operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b, c): FMA; fma(-a, b, c):
-   FNMA) and the same selects; each continues from i and returns where the scalar loop goes
-   on. Loop-invariant conditions stay branches (predicted, one per
+   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
+   c): FMA; fma(-a, b, c): FNMA) and the same selects; each continues from i and returns where
+   the scalar loop goes on. Loop-invariant conditions stay branches (predicted, one per
    vector). */
 #define CT__OV(S) ct__optim_v##S
 #define CT__OPTIM_VBEGIN(T, S)                                                             \
@@ -49391,14 +48030,6 @@ typedef struct ct__optim_ctx {
     }
 /* NAME = k[K] (as a T) in every lane */
 #define CT__OPTIM_VK(T, S, NAME, K) const CT__OV(S) NAME = CT__OPTIM_SET_##S((T)c->k[K]);
-/* w1 = k[K] - 1 in every lane and small = |k[K]| < 0.5: lerp's two forms (ct__optim_vlerp) */
-#define CT__OPTIM_VLERP_K(T, S, K)                                                         \
-    const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[K] - (T)1);                             \
-    bool small = (T)c->k[K] < (T)0.5 && (T)c->k[K] > (T)-0.5;
-/* m = lerp(S0[i], g, w), stored back: Adam's first moment */
-#define CT__OPTIM_VFIRST_MOMENT(S)                                                         \
-    CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);          \
-    CT__OPTIM_ST_##S(S0 + i, m);
 /* fma(w*g, g, X*b): the decaying average of g^2 (w = 1 - b) */
 #define CT__OPTIM_VSQAVG(S, X, b, w, g)                                                    \
     CT__OPTIM_FMA_##S(CT__OPTIM_MULP_##S(w, g), g, CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(X), b))
@@ -49415,7 +48046,8 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VBEGIN(T, S)                                                             \
         CT__OPTIM_VK(T, S, alpha, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)   \
         CT__OPTIM_VK(T, S, mom, 3) CT__OPTIM_VK(T, S, nlr, 4)                              \
-        CT__OPTIM_VLERP_K(T, S, 1)                                                         \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[1] - (T)1);                         \
+        bool small = (T)c->k[1] < (T)0.5 && (T)c->k[1] > (T)-0.5;                          \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, alpha, w, g);                        \
@@ -49475,10 +48107,12 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VBEGIN(T, S)                                                             \
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, eps, 2)      \
         CT__OPTIM_VK(T, S, nclr, 3)                                                        \
-        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
             CT__OV(S) u = CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(S1 + i), b2);                \
             u = ct__optim_max_##S(u, CT__OPTIM_ADD_##S(CT__OPTIM_ABS_##S(g), eps));        \
             CT__OPTIM_ST_##S(S1 + i, u);                                                   \
@@ -49493,10 +48127,12 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
         CT__OPTIM_VK(T, S, bc2, 3) CT__OPTIM_VK(T, S, eps, 4) CT__OPTIM_VK(T, S, cg, 5)    \
         CT__OPTIM_VK(T, S, cm, 6)                                                          \
-        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
             CT__OPTIM_ST_##S(S1 + i, v);                                                   \
             CT__OV(S) d = CT__OPTIM_SQRT_##S(CT__OPTIM_DIV_##S(v, bc2));                   \
@@ -49513,11 +48149,13 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
         CT__OPTIM_VK(T, S, bc1, 3) CT__OPTIM_VK(T, S, lr, 4) CT__OPTIM_VK(T, S, eps, 5)    \
         CT__OPTIM_VK(T, S, sbc2, 6) CT__OPTIM_VK(T, S, rect, 7)                            \
-        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
+        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
         const CT__OV(S) one = CT__OPTIM_SET_##S((T)1);                                     \
+        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
+            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
+            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
             CT__OPTIM_ST_##S(S1 + i, v);                                                   \
             CT__OV(S) u = CT__OPTIM_MUL_##S(CT__OPTIM_DIV_##S(m, bc1), lr);                \

@@ -198,7 +198,9 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(module_act)                                                                           \
     X(sample)                                                                               \
     X(autograd9)                                                                            \
-    X(transformer)
+    X(transformer)                                                                          \
+    X(kv_cache)                                                                             \
+    X(gpt)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

@@ -29,6 +29,7 @@ typedef struct null_fixture {
     ct_hook_handle handle;
     ct_optimizer *opt;
     ct_lr_scheduler *sched, *scheds[1];
+    ct_kv_cache *kv;
     ct_one_cycle_lr_opts one_cycle_opts;
     ct_cyclic_lr_opts cyclic_opts;
     ct_reduce_lr_on_plateau_opts plateau_opts;
@@ -169,6 +170,7 @@ static void fixture_open(null_fixture *fx)
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
     fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
     fx->scheds[0] = fx->sched;
+    fx->kv = ct_kv_cache_new(1, 4, 1, 2, CT_FLOAT32);
     fx->one_cycle_opts = ct_one_cycle_lr_defaults();
     fx->one_cycle_opts.total_steps = 10;
     fx->cyclic_opts = ct_cyclic_lr_defaults();
@@ -196,6 +198,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
+    ct_kv_cache_free(fx->kv);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);
@@ -7558,28 +7561,6 @@ static void test_null_ct_backward(void)
     fixture_close(&fx);
 }
 
-static void test_null_ct_autograd_backward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_autograd_backward(NULL, 0, fx.ctl, false, false, fx.tl, 0)";
-        (void)ct_autograd_backward(NULL, 0, fx.ctl, false, false, fx.tl, 0);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0)";
-        (void)ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0);
-        expect_accepted(call);
-    }
-    {
-        const char *call = "ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0)";
-        (void)ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
 static void test_null_ct_autograd_grad(void)
 {
     null_fixture fx;
@@ -11615,295 +11596,70 @@ static void test_null_ct_scaled_dot_product_attention(void)
     fixture_close(&fx);
 }
 
-static void test_null_ct_multihead_attention_new(void)
+static void test_null_ct_kv_cache_update(void)
 {
     null_fixture fx;
     fixture_open(&fx);
     {
-        const char *call = "ct_multihead_attention_new(0, 0, NULL)";
-        ct_module *r = ct_multihead_attention_new(0, 0, NULL);
-        expect_accepted(call);
-        ct_module_free(r);
+        const char *call = "ct_kv_cache_update(NULL, fx.t, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(NULL, fx.t, fx.t, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, NULL, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, NULL, fx.t, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, NULL, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.t, NULL, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.t, NULL, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.t, fx.out, NULL)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.t, fx.out, NULL);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
 
-static void test_null_ct_multihead_attention_forward(void)
+static void test_null_ct_kv_cache_reset(void)
 {
     null_fixture fx;
     fixture_open(&fx);
     {
-        const char *call = "ct_multihead_attention_forward(NULL, fx.t, fx.t, fx.t, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(NULL, fx.t, fx.t, fx.t, NULL, fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        const char *call = "ct_kv_cache_reset(NULL)";
+        ct_kv_cache_reset(NULL);
         expect_null_arg(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, NULL, fx.t, fx.t, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(fx.module, NULL, fx.t, fx.t, NULL, fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, NULL, fx.t, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, NULL, fx.t, NULL, fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, NULL, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, fx.t, NULL, NULL, fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, fx.out)";
-        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, fx.out);
-        expect_accepted(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, NULL)";
-        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, NULL);
-        expect_accepted(call);
     }
     fixture_close(&fx);
 }
 
-static void test_null_ct_transformer_encoder_layer_new(void)
+static void test_null_ct_kv_cache_size(void)
 {
     null_fixture fx;
     fixture_open(&fx);
     {
-        const char *call = "ct_transformer_encoder_layer_new(0, 0, NULL)";
-        ct_module *r = ct_transformer_encoder_layer_new(0, 0, NULL);
-        expect_accepted(call);
-        ct_module_free(r);
+        const char *call = "ct_kv_cache_size(NULL)";
+        (void)ct_kv_cache_size(NULL);
+        expect_null_arg(call);
     }
     fixture_close(&fx);
 }
 
-static void test_null_ct_transformer_encoder_layer_forward(void)
+static void test_null_ct_kv_cache_free(void)
 {
     null_fixture fx;
     fixture_open(&fx);
     {
-        const char *call = "ct_transformer_encoder_layer_forward(NULL, fx.t, fx.t, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_layer_forward(NULL, fx.t, fx.t, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, NULL, fx.t, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, NULL, fx.t, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.t, NULL, fx.t, false)";
-        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, NULL, fx.t, false);
-        expect_accepted(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, NULL, false)";
-        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, NULL, false);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_encoder_new(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_encoder_new(NULL, 1, ct_identity_new())";
-        ct_module *r = ct_transformer_encoder_new(NULL, 1, ct_identity_new());
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-        ct_module_free(r);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_new(ct_transformer_encoder_layer_new(4, 2, NULL), 1, NULL)";
-        ct_module *r = ct_transformer_encoder_new(ct_transformer_encoder_layer_new(4, 2, NULL), 1,
-            NULL);
-        expect_accepted(call);
-        ct_module_free(r);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_encoder_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_encoder_forward(NULL, fx.t, fx.t, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_forward(NULL, fx.t, fx.t, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_encoder_forward(fx.module, NULL, fx.t, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_forward(fx.module, NULL, fx.t, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, NULL, fx.t, false)";
-        (void)ct_transformer_encoder_forward(fx.module, fx.t, NULL, fx.t, false);
-        expect_accepted(call);
-    }
-    {
-        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, fx.t, NULL, false)";
-        (void)ct_transformer_encoder_forward(fx.module, fx.t, fx.t, NULL, false);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_decoder_layer_new(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_decoder_layer_new(0, 0, NULL)";
-        ct_module *r = ct_transformer_decoder_layer_new(0, 0, NULL);
-        expect_accepted(call);
-        ct_module_free(r);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_decoder_layer_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_decoder_layer_forward(NULL, fx.t, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_decoder_layer_forward(NULL, fx.t, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_layer_forward(fx.module, NULL, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, NULL, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.t, NULL, NULL)";
-        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, fx.t, NULL, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.t, NULL)";
-        (void)ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.t, NULL);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_decoder_new(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_decoder_new(NULL, 1, ct_identity_new())";
-        ct_module *r = ct_transformer_decoder_new(NULL, 1, ct_identity_new());
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-        ct_module_free(r);
-    }
-    {
-        const char *call =
-            "ct_transformer_decoder_new(ct_transformer_decoder_layer_new(4, 2, NULL), 1, NULL)";
-        ct_module *r = ct_transformer_decoder_new(ct_transformer_decoder_layer_new(4, 2, NULL), 1,
-            NULL);
-        expect_accepted(call);
-        ct_module_free(r);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_decoder_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_decoder_forward(NULL, fx.t, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_decoder_forward(NULL, fx.t, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, NULL, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_decoder_forward(fx.module, NULL, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, NULL, NULL)";
-        ct_tensor *r = ct_transformer_decoder_forward(fx.module, fx.t, NULL, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, fx.t, NULL)";
-        (void)ct_transformer_decoder_forward(fx.module, fx.t, fx.t, NULL);
-        expect_accepted(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_new(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_new(0, 0, 0, 0, NULL)";
-        ct_module *r = ct_transformer_new(0, 0, 0, 0, NULL);
-        expect_accepted(call);
-        ct_module_free(r);
-    }
-    fixture_close(&fx);
-}
-
-static void test_null_ct_transformer_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_forward(NULL, fx.t, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_forward(NULL, fx.t, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_forward(fx.module, NULL, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_forward(fx.module, NULL, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_forward(fx.module, fx.t, NULL, NULL)";
-        ct_tensor *r = ct_transformer_forward(fx.module, fx.t, NULL, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_null_arg(call);
-    }
-    {
-        const char *call = "ct_transformer_forward(fx.module, fx.t, fx.t, NULL)";
-        (void)ct_transformer_forward(fx.module, fx.t, fx.t, NULL);
-        expect_accepted(call);
+        const char *call = "ct_kv_cache_free(NULL)";
+        ct_kv_cache_free(NULL);
+        expect_noop(call);
     }
     fixture_close(&fx);
 }
@@ -25151,228 +24907,28 @@ static void test_freed_ct_scaled_dot_product_attention(void)
     fixture_close(&fx);
 }
 
-static void test_freed_ct_multihead_attention_forward(void)
+static void test_freed_ct_kv_cache_update(void)
 {
     null_fixture fx;
     fixture_open(&fx);
     {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.freed, fx.t, fx.t, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.freed, fx.t, fx.t, NULL,
-            fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        const char *call = "ct_kv_cache_update(fx.kv, fx.freed, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.freed, fx.t, fx.out, fx.out);
         expect_freed(call);
     }
     {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.foreign, fx.t, fx.t, NULL, fx.out)";
-        (void)ct_multihead_attention_forward(fx.module, fx.foreign, fx.t, fx.t, NULL, fx.out);
+        const char *call = "ct_kv_cache_update(fx.kv, fx.foreign, fx.t, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.foreign, fx.t, fx.out, fx.out);
         expect_foreign(call);
     }
     {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.freed, fx.t, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, fx.freed, fx.t, NULL,
-            fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.freed, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.freed, fx.out, fx.out);
         expect_freed(call);
     }
     {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.foreign, fx.t, NULL, fx.out)";
-        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.foreign, fx.t, NULL, fx.out);
-        expect_foreign(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.freed, NULL, fx.out)";
-        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.freed, NULL,
-            fx.out);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.foreign, NULL, fx.out)";
-        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.foreign, NULL, fx.out);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_transformer_encoder_layer_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.freed, fx.t, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, fx.freed, fx.t, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.foreign, fx.t, fx.t, false)";
-        (void)ct_transformer_encoder_layer_forward(fx.module, fx.foreign, fx.t, fx.t, false);
-        expect_foreign(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.freed, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.freed, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.foreign, fx.t, false)";
-        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.foreign, fx.t, false);
-        expect_foreign(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.freed, false)";
-        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.freed, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.foreign, false)";
-        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.foreign, false);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_transformer_encoder_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_encoder_forward(fx.module, fx.freed, fx.t, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_forward(fx.module, fx.freed, fx.t, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_forward(fx.module, fx.foreign, fx.t, fx.t, false)";
-        (void)ct_transformer_encoder_forward(fx.module, fx.foreign, fx.t, fx.t, false);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, fx.freed, fx.t, false)";
-        ct_tensor *r = ct_transformer_encoder_forward(fx.module, fx.t, fx.freed, fx.t, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_forward(fx.module, fx.t, fx.foreign, fx.t, false)";
-        (void)ct_transformer_encoder_forward(fx.module, fx.t, fx.foreign, fx.t, false);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.freed, false)";
-        ct_tensor *r = ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.freed, false);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.foreign, false)";
-        (void)ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.foreign, false);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_transformer_decoder_layer_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.freed, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, fx.freed, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_decoder_layer_forward(fx.module, fx.foreign, fx.t, NULL)";
-        (void)ct_transformer_decoder_layer_forward(fx.module, fx.foreign, fx.t, NULL);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.freed, NULL)";
-        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.freed, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call =
-            "ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.foreign, NULL)";
-        (void)ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.foreign, NULL);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_transformer_decoder_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, fx.freed, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_decoder_forward(fx.module, fx.freed, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, fx.foreign, fx.t, NULL)";
-        (void)ct_transformer_decoder_forward(fx.module, fx.foreign, fx.t, NULL);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, fx.freed, NULL)";
-        ct_tensor *r = ct_transformer_decoder_forward(fx.module, fx.t, fx.freed, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, fx.foreign, NULL)";
-        (void)ct_transformer_decoder_forward(fx.module, fx.t, fx.foreign, NULL);
-        expect_foreign(call);
-    }
-    fixture_close(&fx);
-}
-
-static void test_freed_ct_transformer_forward(void)
-{
-    null_fixture fx;
-    fixture_open(&fx);
-    {
-        const char *call = "ct_transformer_forward(fx.module, fx.freed, fx.t, NULL)";
-        ct_tensor *r = ct_transformer_forward(fx.module, fx.freed, fx.t, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_transformer_forward(fx.module, fx.foreign, fx.t, NULL)";
-        (void)ct_transformer_forward(fx.module, fx.foreign, fx.t, NULL);
-        expect_foreign(call);
-    }
-    {
-        const char *call = "ct_transformer_forward(fx.module, fx.t, fx.freed, NULL)";
-        ct_tensor *r = ct_transformer_forward(fx.module, fx.t, fx.freed, NULL);
-        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
-        expect_freed(call);
-    }
-    {
-        const char *call = "ct_transformer_forward(fx.module, fx.t, fx.foreign, NULL)";
-        (void)ct_transformer_forward(fx.module, fx.t, fx.foreign, NULL);
+        const char *call = "ct_kv_cache_update(fx.kv, fx.t, fx.foreign, fx.out, fx.out)";
+        (void)ct_kv_cache_update(fx.kv, fx.t, fx.foreign, fx.out, fx.out);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -25857,7 +25413,6 @@ void test_null(void)
     RUN(test_null_ct_detach);
     RUN(test_null_ct_detach_);
     RUN(test_null_ct_backward);
-    RUN(test_null_ct_autograd_backward);
     RUN(test_null_ct_autograd_grad);
     RUN(test_null_ct_register_hook);
     RUN(test_null_ct_gradcheck);
@@ -26075,18 +25630,10 @@ void test_null(void)
     RUN(test_null_ct_embedding_bag_new);
     RUN(test_null_ct_embedding_bag_forward);
     RUN(test_null_ct_scaled_dot_product_attention);
-    RUN(test_null_ct_multihead_attention_new);
-    RUN(test_null_ct_multihead_attention_forward);
-    RUN(test_null_ct_transformer_encoder_layer_new);
-    RUN(test_null_ct_transformer_encoder_layer_forward);
-    RUN(test_null_ct_transformer_encoder_new);
-    RUN(test_null_ct_transformer_encoder_forward);
-    RUN(test_null_ct_transformer_decoder_layer_new);
-    RUN(test_null_ct_transformer_decoder_layer_forward);
-    RUN(test_null_ct_transformer_decoder_new);
-    RUN(test_null_ct_transformer_decoder_forward);
-    RUN(test_null_ct_transformer_new);
-    RUN(test_null_ct_transformer_forward);
+    RUN(test_null_ct_kv_cache_update);
+    RUN(test_null_ct_kv_cache_reset);
+    RUN(test_null_ct_kv_cache_size);
+    RUN(test_null_ct_kv_cache_free);
     RUN(test_null_ct_sgd_new);
     RUN(test_null_ct_adam_new);
     RUN(test_null_ct_adamw_new);
@@ -26711,12 +26258,7 @@ void test_null(void)
     RUN(test_freed_ct_embedding_forward);
     RUN(test_freed_ct_embedding_bag_forward);
     RUN(test_freed_ct_scaled_dot_product_attention);
-    RUN(test_freed_ct_multihead_attention_forward);
-    RUN(test_freed_ct_transformer_encoder_layer_forward);
-    RUN(test_freed_ct_transformer_encoder_forward);
-    RUN(test_freed_ct_transformer_decoder_layer_forward);
-    RUN(test_freed_ct_transformer_decoder_forward);
-    RUN(test_freed_ct_transformer_forward);
+    RUN(test_freed_ct_kv_cache_update);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
 #endif

@@ -11,6 +11,11 @@ Part "cnn": one training epoch of examples/fashion_mnist_cnn.c (Conv-BN-ReLU-Max
 Dropout, Linear; Adam + OneCycleLR) against tools/bench_torch_cnn.py (the same network, data
 and schedule) and the median single-image inference latency of the trained model, at 1 and 2
 threads, each the best of --repeat runs (--cnn-steps N times the first N batches).
+Part "gpt": examples/gpt.c (4 layers, 4 heads, width 128, context 128, batch 16; AdamW,
+LambdaLR, clipping) against tools/bench_torch_gpt.py (the same model, batches and optimizer):
+the median training step over --gpt-steps steps, and the generation speed (tokens/s) of 500
+characters sampled with the KV cache under no_grad, at 1 and 2 threads, each the best of
+--repeat runs; text: the fortunes when installed, else data/tiny.txt.
 Part "ops": bench/bench_ops.c against tools/bench_torch_ops.py (the same workloads: square
 sgemm, the quickstart MLP's forward and backward products, pointwise ops on 16M elements,
 softmax, cross-entropy forward+backward) at 1 and 2 threads, one process per thread count and
@@ -20,8 +25,9 @@ OPENBLAS_NUM_THREADS, flush-to-zero; at 2 threads it runs with its default OMP_W
 and with PASSIVE, and its better time counts (both are printed). ctorch gets only the thread
 count; it runs under both OMP_WAIT_POLICY settings too (its own pool ignores the variable).
 
-usage: tools/bench.py [--only epoch|contention|cnn|ops] [--build DIR] [--data DIR] [--repeat N]
-                      [--steps N] [--cnn-steps N] [--limit S] [--min-run-time S]
+usage: tools/bench.py [--only epoch|contention|cnn|gpt|ops] [--build DIR] [--data DIR]
+                      [--repeat N] [--steps N] [--cnn-steps N] [--gpt-steps N] [--limit S]
+                      [--min-run-time S]
                       [--skip-accuracy] [--skip-torch]
 """
 import argparse
@@ -34,6 +40,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist")  # --build changes these
 CNN_EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist_cnn")
+GPT_EXAMPLE = os.path.join(ROOT, "build", "gpt")
+FORTUNES = "/usr/share/games/fortunes"
 BENCH_OPS = os.path.join(ROOT, "build", "bench_ops")
 SYSTEM_DATA = "/usr/share/datasets/fashion-mnist"
 
@@ -141,6 +149,53 @@ def cnn_part(a):
         print_pair("CNN training epoch", threads, epoch)
         print_pair("CNN 1-image latency", threads, latency)
     print_policy_note()
+
+
+def gpt_runs(a, threads):
+    """(step times, seconds per generated token) as interleaved's results, for ctorch's and
+    PyTorch's GPT."""
+    text = [] if os.path.isdir(FORTUNES) else ["--data", os.path.join(ROOT, "data", "tiny.txt")]
+    ckpt = os.path.join(os.path.dirname(GPT_EXAMPLE), "bench_gpt.safetensors")
+
+    def ctorch(policy):
+        env = policy_env(policy)
+        out = run([GPT_EXAMPLE, "--threads", str(threads), "--steps", str(a.gpt_steps),
+                   "--eval-every", "0", "--eval-batches", "1", "--sample", "0", "--save",
+                   ckpt] + text, env=env, limit=a.limit)
+        step = 1e-3 * float(re.search(r"train step: ([0-9.]+) ms", out).group(1))
+        p = subprocess.run([GPT_EXAMPLE, "--threads", str(threads), "--generate", "500",
+                            "--checkpoint", ckpt], capture_output=True, env=env, cwd=ROOT,
+                           timeout=a.limit)
+        rate = float(re.search(rb"([0-9.]+) tokens/s", p.stderr).group(1))
+        return step, 1.0 / rate
+
+    def torch(policy):
+        out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_gpt.py"),
+                   "--threads", str(threads), "--steps", str(a.gpt_steps), "--generate", "500"]
+                  + text, env=policy_env(policy, threads), limit=a.limit)
+        return (1e-3 * float(re.search(r"torch_step_ms ([0-9.]+)", out).group(1)),
+                1.0 / float(re.search(r"torch_tokens_per_s ([0-9.]+)", out).group(1)))
+    return interleaved(a, threads, [("ctorch", ctorch), ("torch", torch)])
+
+
+def gpt_part(a):
+    print()
+    print("GPT (examples/gpt.c vs tools/bench_torch_gpt.py): 4 layers, 4 heads, width 128, "
+          "context 128,\nbatch 16, AdamW + LambdaLR + clipping: the median step of %d; "
+          "generation: 500 characters\nwith the KV cache, no_grad (time per token; "
+          "tokens/s below)" % a.gpt_steps)
+    print_pair_header("GPT (s)")
+    rates = []
+    for threads in (1, 2):
+        step, token = gpt_runs(a, threads)
+        print_pair("GPT training step", threads, step)
+        print_pair("GPT generation (s/token)", threads, token)
+        rates.append((threads, best_side(token, "ctorch"), best_side(token, "torch")))
+    print_policy_note()
+    for threads, ct, th in rates:
+        print("GPT generation at %d thread%s: ctorch %.0f tokens/s, torch %s tokens/s%s" % (
+            threads, "s" if threads > 1 else "", 1 / ct, "%.0f" % (1 / th) if th else "-",
+            ", ctorch/torch %.2fx" % (th / ct) if th else ""))
 
 
 def best_side(times, side):
@@ -354,9 +409,9 @@ def contention_part(a):
 
 
 def main():
-    global EXAMPLE, CNN_EXAMPLE, BENCH_OPS
+    global EXAMPLE, CNN_EXAMPLE, GPT_EXAMPLE, BENCH_OPS
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "ops"), default=None,
+    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "ops"), default=None,
                     help="run one part (default: all, in this order)")
     ap.add_argument("--build", default="build",
                     help="the build directory holding fashion_mnist and bench_ops")
@@ -366,6 +421,8 @@ def main():
                     help="batches timed under contention")
     ap.add_argument("--cnn-steps", type=int, default=0,
                     help="batches of the CNN epoch timed (0: the whole epoch)")
+    ap.add_argument("--gpt-steps", type=int, default=30,
+                    help="GPT training steps timed (their median counts)")
     ap.add_argument("--limit", type=float, default=300.0,
                     help="seconds one timed run may take before it is killed")
     ap.add_argument("--min-run-time", type=float, default=0.3,
@@ -376,6 +433,7 @@ def main():
     build = a.build if os.path.isabs(a.build) else os.path.join(ROOT, a.build)
     EXAMPLE = os.path.join(build, "fashion_mnist")
     CNN_EXAMPLE = os.path.join(build, "fashion_mnist_cnn")
+    GPT_EXAMPLE = os.path.join(build, "gpt")
     BENCH_OPS = os.path.join(build, "bench_ops")
     if a.only in (None, "epoch", "contention", "cnn") and not os.path.isdir(a.data):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
@@ -387,6 +445,8 @@ def main():
         contention_part(a)
     if a.only in (None, "cnn"):
         cnn_part(a)
+    if a.only in (None, "gpt"):
+        gpt_part(a)
     if a.only in (None, "ops"):
         ops_part(a)
 

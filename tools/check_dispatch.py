@@ -37,6 +37,8 @@ ALLOWLIST = {
     # nn/transformer.c option defaults (values, no tensor)
     "transformer options": """ct_multihead_attention_defaults
         ct_multihead_attention_forward_defaults ct_transformer_layer_defaults""",
+    # nn/kv_cache.c: the fill count and freeing (updates and reset copy with ops, which dispatch)
+    "kv_cache": "ct_kv_cache_size ct_kv_cache_free",
     # tensor accessors and attributes (metadata; one element, as Tensor.item)
     "accessor": """ct_dim ct_size ct_sizes ct_stride ct_strides ct_storage_offset ct_numel
         ct_tensor_dtype ct_tensor_device ct_element_size ct_nbytes ct_data_ptr ct_is_contiguous

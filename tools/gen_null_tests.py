@@ -44,6 +44,7 @@ VALID = {
     "ct_optimizer *": "fx.opt",
     "ct_lr_scheduler *": "fx.sched",
     "ct_lr_scheduler *const *": "fx.scheds",
+    "ct_kv_cache *": "fx.kv",
     "ct_lr_lambda_fn": "null_test_lr_lambda",
     "ct_one_cycle_lr_opts *": "&fx.one_cycle_opts",
     "ct_cyclic_lr_opts *": "&fx.cyclic_opts",
@@ -371,6 +372,7 @@ FREE_BY_RETURN = {
     "ct_future *": "ct_wait", "ct_state_dict *": "ct_state_dict_free",
     "ct_checkpoint_dict *": "ct_state_dict_free",
     "ct_lr_scheduler *": "ct_lr_scheduler_free",
+    "ct_kv_cache *": "ct_kv_cache_free",
     "ct_future *": "ct_wait",
 }
 # Functions returning one of their arguments or a borrowed object: nothing to free.
@@ -555,6 +557,7 @@ typedef struct null_fixture {
     ct_hook_handle handle;
     ct_optimizer *opt;
     ct_lr_scheduler *sched, *scheds[1];
+    ct_kv_cache *kv;
     ct_one_cycle_lr_opts one_cycle_opts;
     ct_cyclic_lr_opts cyclic_opts;
     ct_reduce_lr_on_plateau_opts plateau_opts;
@@ -695,6 +698,7 @@ static void fixture_open(null_fixture *fx)
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
     fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
     fx->scheds[0] = fx->sched;
+    fx->kv = ct_kv_cache_new(1, 4, 1, 2, CT_FLOAT32);
     fx->one_cycle_opts = ct_one_cycle_lr_defaults();
     fx->one_cycle_opts.total_steps = 10;
     fx->cyclic_opts = ct_cyclic_lr_defaults();
@@ -722,6 +726,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
+    ct_kv_cache_free(fx->kv);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);
