@@ -865,18 +865,51 @@ static bool minilm_model_load(minilm_model *m, const char *dir, char why[256])
     return true;
 }
 
-/* One post-LN encoder layer on x (B, L, H); mask (B, 1, 1, L) bool or NULL (no padding). */
-static ct_tensor *minilm_layer_forward(const minilm_model *m, const minilm_layer *y,
-                                       ct_tensor *x, const ct_tensor *mask)
+/* A batch of b sentences of len[i] tokens as the encoder sees them: packed (n == 0: the
+   tokens of sentence i are rows off[i] .. off[i] + len[i] - 1, nothing else) or padded (n > 0:
+   sentence i is rows i n .. i n + n - 1, the rows past len[i] padding that mask hides). */
+typedef struct minilm_batch {
+    int64_t b, n, tokens;
+    const int64_t *len, *off;
+    const ct_tensor *mask; /* padded: (b, 1, 1, n) bool, true = attend; NULL when none pads */
+} minilm_batch;
+
+/* Self-attention of the rows of qkv (tokens, 3 hidden): (tokens, hidden). Padded: one
+   scaled_dot_product_attention over (b, heads, n, head_dim) with the mask; packed: one per
+   sentence, on views of its rows. */
+static ct_tensor *minilm_attention(const minilm_model *m, const ct_tensor *qkv,
+                                   const minilm_batch *bt)
 {
-    int64_t b = ct_size(x, 0), n = ct_size(x, 1), h = m->cfg.hidden, nh = m->cfg.heads;
-    int64_t split[5] = {b, n, 3, nh, h / nh}, perm[4] = {0, 2, 1, 3}, flat[3] = {b, n, h};
-    ct_tensor *qkv = ct_view(ct_linear(x, y->qkv_w, y->qkv_b), split, 5);
-    ct_tensor *q = ct_permute(ct_select(qkv, 2, 0), perm, 4);
-    ct_tensor *k = ct_permute(ct_select(qkv, 2, 1), perm, 4);
-    ct_tensor *v = ct_permute(ct_select(qkv, 2, 2), perm, 4);
-    ct_tensor *a = ct_scaled_dot_product_attention(q, k, v, mask, NULL); /* (B, nh, L, dh) */
-    a = ct_reshape(ct_permute(a, perm, 4), flat, 3);
+    int64_t h = m->cfg.hidden, nh = m->cfg.heads, flat[2] = {bt->tokens, h};
+    int64_t padded[4] = {0, 2, 1, 3}, packed[3] = {1, 0, 2}, nd = bt->n ? 4 : 3;
+    const int64_t *p = bt->n ? padded : packed;
+    int64_t rows = bt->n ? 1 : bt->b;
+    ct_tensor *part[1024];
+    for (int64_t i = 0; i < rows; i++) {
+        int64_t split[5] = {bt->b, bt->n, 3, nh, h / nh}, *sp = split + (bt->n ? 0 : 1);
+        const ct_tensor *mine = qkv;
+        if (!bt->n) {
+            sp[0] = bt->len[i];
+            mine = ct_narrow(qkv, 0, bt->off[i], bt->len[i]);
+        }
+        ct_tensor *v5 = ct_view(mine, sp, (int)nd + 1), *qkv3[3];
+        for (int k = 0; k < 3; k++) {
+            qkv3[k] = ct_permute(ct_select(v5, nd - 2, k), p, (int)nd);
+        }
+        ct_tensor *a = ct_scaled_dot_product_attention(qkv3[0], qkv3[1], qkv3[2], bt->mask, NULL);
+        part[i] = ct_permute(a, p, (int)nd); /* (b, n, heads, head_dim) or (len, heads, ..) */
+    }
+    ct_tensor *joined = bt->n ? ct_contiguous(part[0]) : ct_cat((const ct_tensor *const *)part,
+                                                                 (int)rows, 0);
+    return ct_view(joined, flat, 2);
+}
+
+/* One post-LN encoder layer on x (tokens, hidden). */
+static ct_tensor *minilm_layer_forward(const minilm_model *m, const minilm_layer *y,
+                                       ct_tensor *x, const minilm_batch *bt)
+{
+    int64_t h = m->cfg.hidden;
+    ct_tensor *a = minilm_attention(m, ct_linear(x, y->qkv_w, y->qkv_b), bt);
     x = ct_layer_norm(ct_add(ct_linear(a, y->out_w, y->out_b), x), &h, 1, y->ln1_w, y->ln1_b,
                       m->cfg.eps);
     ct_tensor *f = ct_gelu(ct_linear(x, y->up_w, y->up_b), m->cfg.act);
@@ -884,57 +917,68 @@ static ct_tensor *minilm_layer_forward(const minilm_model *m, const minilm_layer
                          y->ln2_b, m->cfg.eps);
 }
 
-/* The embeddings of b sentences: ids (b, n) int64, row i padded past its len[i] tokens
-   (2 <= len[i] <= n <= max_position_embeddings). Returns (b, hidden) float32, each row the
-   mean of its token states normalized to norm 1 (caller-owned), or NULL on error. */
-static ct_tensor *minilm_encode(const minilm_model *m, const int64_t *ids, const int64_t *len,
-                                int64_t b, int64_t n)
+/* The embeddings of a batch: ids (bt->tokens) int64 in bt's layout (padding ids any valid
+   id). Returns (b, hidden) float32: each sentence's mean token state over its own tokens,
+   normalized to norm 1 (caller-owned), or NULL on error. */
+static ct_tensor *minilm_encode(const minilm_model *m, const int64_t *ids, minilm_batch *bt)
 {
-    int64_t h = m->cfg.hidden, mshape[4] = {b, 1, 1, n}, wshape[3] = {b, n, 1};
-    size_t bn = (size_t)(b * n);
-    bool *keep = (bool *)malloc(bn * sizeof(bool)), padded = false;
-    float *weight = (float *)malloc((bn + (size_t)b) * sizeof(float));
-    for (size_t i = 0; keep && weight && i < bn; i++) {
-        keep[i] = (int64_t)i % n < len[(int64_t)i / n];
-        weight[i] = keep[i] ? 1.0f : 0.0f;
-        weight[bn + i / (size_t)n] = (float)len[(int64_t)i / n];
-        padded |= !keep[i];
+    int64_t h = m->cfg.hidden, t = bt->tokens, n = bt->n, cs[2] = {bt->b, 1};
+    int64_t mshape[4] = {bt->b, 1, 1, n};
+    size_t bytes = sizeof(int64_t) * (size_t)t + sizeof(float) * (size_t)bt->b;
+    char *buf = (char *)calloc(1, bytes + sizeof(bool) * (size_t)t);
+    int64_t *pos = (int64_t *)(void *)buf;
+    float *count = (float *)(void *)(pos + t);
+    bool *keep = (bool *)(count + bt->b), padded = false;
+    for (int64_t i = 0; buf && i < bt->b; i++) { /* positions, mask */
+        int64_t first = n ? i * n : bt->off[i];
+        for (int64_t k = 0; k < (n ? n : bt->len[i]); k++) {
+            pos[first + k] = k;
+            keep[first + k] = k < bt->len[i];
+            padded |= k >= bt->len[i];
+        }
+        count[i] = (float)bt->len[i];
     }
     ct_no_grad_begin();
     ct_scope_begin();
-    ct_tensor *mask = padded ? ct_tensor_from_data(keep, CT_BOOL, mshape, 4) : NULL;
-    int64_t ishape[2] = {b, n};
-    ct_tensor *x = ct_embedding(ct_tensor_from_data(ids, CT_INT64, ishape, 2), m->word, NULL);
-    x = ct_add(ct_add(x, ct_narrow(m->token_type, 0, 0, 1)), ct_narrow(m->position, 0, 0, n));
+    bt->mask = padded ? ct_tensor_from_data(keep, CT_BOOL, mshape, 4) : NULL;
+    ct_tensor *x = ct_embedding(ct_tensor_from_data(ids, CT_INT64, &t, 1), m->word, NULL);
+    ct_tensor *p = buf ? ct_tensor_from_data(pos, CT_INT64, &t, 1) : NULL;
+    x = ct_add(ct_add(x, ct_narrow(m->token_type, 0, 0, 1)), ct_embedding(p, m->position, NULL));
     x = ct_layer_norm(x, &h, 1, m->ln_w, m->ln_b, m->cfg.eps);
     for (int64_t l = 0; l < m->cfg.layers; l++) {
         ct_scope_begin(); /* frees the layer's intermediates */
-        x = ct_keep(minilm_layer_forward(m, &m->layer[l], x, mask));
+        x = ct_keep(minilm_layer_forward(m, &m->layer[l], x, bt));
         ct_scope_end();
     }
-    ct_tensor *w = keep && weight ? ct_tensor_from_data(weight, CT_FLOAT32, wshape, 3) : NULL;
-    ct_tensor *count = w ? ct_tensor_from_data(weight + bn, CT_FLOAT32, mshape, 2) : NULL;
-    ct_tensor *mean = ct_div(ct_sum_dim(ct_mul(x, w), 1, false), count);
+    ct_tensor *sum[1024];
+    for (int64_t i = 0; i < bt->b; i++) { /* each sentence's own rows */
+        sum[i] = ct_sum_dim(ct_narrow(x, 0, n ? i * n : bt->off[i], bt->len[i]), 0, false);
+    }
+    ct_tensor *mean = ct_div(ct_stack((const ct_tensor *const *)sum, (int)bt->b, 0),
+                             buf ? ct_tensor_from_data(count, CT_FLOAT32, cs, 2) : NULL);
     ct_tensor *out = ct_keep(ct_normalize(mean, 2.0, 1, 1e-12));
     ct_scope_end();
     ct_no_grad_end();
-    free(keep);
-    free(weight);
+    bt->mask = NULL;
+    free(buf);
     return out;
 }
 
-/* Tokenizes and encodes the count sentences text[i], batch at a time (each batch padded to
-   its longest). Returns (count, hidden) float32 (caller-owned), or NULL on error; ntokens
-   (NULL or count entries) receives each sentence's token count. */
+/* Tokenizes and encodes the count sentences text[i], batch at a time: packed (pad false) or
+   padded to each batch's longest with an attention mask, as transformers runs a batch (pad
+   true: the same results, with the padding's work). Returns (count, hidden) float32
+   (caller-owned), or NULL on error; ntokens (NULL or count entries) receives each sentence's
+   token count. batch is at most 1024. */
 static ct_tensor *minilm_embed(const minilm_model *m, const char *const *text, int64_t count,
-                               int64_t batch, int64_t *ntokens)
+                               int64_t batch, bool pad, int64_t *ntokens)
 {
     int64_t cap = m->max_tokens, nparts = (count + batch - 1) / batch, k = 0;
-    int64_t *ids = (int64_t *)malloc(sizeof(int64_t) * (size_t)(batch * cap + batch));
+    int64_t *ids = (int64_t *)malloc(sizeof(int64_t) * (size_t)(batch * cap + 2 * batch));
     ct_tensor **part = (ct_tensor **)calloc((size_t)nparts + 1, sizeof(ct_tensor *));
-    for (int64_t s = 0; ids && part && s < count; s += batch, k++) {
-        int64_t nb = count - s < batch ? count - s : batch, longest = 0, *len = ids + batch * cap;
-        for (int64_t i = 0; i < nb; i++) {
+    for (int64_t s = 0; ids && part && batch <= 1024 && s < count; s += batch, k++) {
+        int64_t *len = ids + batch * cap, *off = len + batch, longest = 0, tokens = 0;
+        minilm_batch bt = {count - s < batch ? count - s : batch, 0, 0, len, off, NULL};
+        for (int64_t i = 0; i < bt.b; i++) {
             len[i] = minilm_tokenize(&m->vocab, text[s + i], strlen(text[s + i]), ids + i * cap,
                                      cap);
             longest = len[i] > longest ? len[i] : longest;
@@ -942,11 +986,15 @@ static ct_tensor *minilm_embed(const minilm_model *m, const char *const *text, i
                 ntokens[s + i] = len[i];
             }
         }
-        for (int64_t i = 0; i < nb; i++) { /* rows of cap -> rows of longest, zero-padded */
-            memmove(ids + i * longest, ids + i * cap, sizeof(int64_t) * (size_t)len[i]);
-            memset(ids + i * longest + len[i], 0, sizeof(int64_t) * (size_t)(longest - len[i]));
+        bt.n = pad ? longest : 0;
+        for (int64_t i = 0; i < bt.b; i++) { /* rows of cap -> packed or padded, zeros after */
+            off[i] = tokens;
+            memmove(ids + tokens, ids + i * cap, sizeof(int64_t) * (size_t)len[i]);
+            tokens += pad ? longest : len[i];
+            memset(ids + off[i] + len[i], 0, sizeof(int64_t) * (size_t)(tokens - off[i] - len[i]));
         }
-        part[k] = minilm_encode(m, ids, len, nb, longest);
+        bt.tokens = tokens;
+        part[k] = minilm_encode(m, ids, &bt);
     }
     ct_tensor *out = part && k == nparts ? ct_cat((const ct_tensor *const *)part, (int)k, 0) : NULL;
     for (int64_t i = 0; part && i < k; i++) {
@@ -963,19 +1011,19 @@ static ct_tensor *minilm_embed(const minilm_model *m, const char *const *text, i
 typedef struct options {
     const char *model, *input;
     int batch, threads, bench;
-    bool full, tokens;
+    bool full, tokens, pad;
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: minilm_embed [--model DIR] [--batch N] [--threads N] [--full] "
-                    "[--tokens] [--bench N] [FILE]\n");
+                    "[--tokens] [--pad] [--bench N] [FILE]\n");
     exit(2);
 }
 
 static options parse_args(int argc, char **argv)
 {
-    options o = {NULL, NULL, 32, 0, 0, false, false};
+    options o = {NULL, NULL, 32, 0, 0, false, false, false};
     const char *names[4] = {"--model", "--batch", "--threads", "--bench"};
     int *ints[3] = {&o.batch, &o.threads, &o.bench};
     for (int i = 1; i < argc; i++) {
@@ -983,8 +1031,9 @@ static options parse_args(int argc, char **argv)
         while (k < 4 && strcmp(argv[i], names[k])) {
             k++;
         }
-        if (!strcmp(argv[i], "--full") || !strcmp(argv[i], "--tokens")) {
-            *(argv[i][2] == 'f' ? &o.full : &o.tokens) = true;
+        if (!strcmp(argv[i], "--full") || !strcmp(argv[i], "--tokens") ||
+            !strcmp(argv[i], "--pad")) {
+            *(argv[i][2] == 'f' ? &o.full : argv[i][2] == 't' ? &o.tokens : &o.pad) = true;
         } else if (k < 4 && i + 1 < argc) {
             if (k == 0) {
                 o.model = argv[++i];
@@ -997,7 +1046,7 @@ static options parse_args(int argc, char **argv)
             usage();
         }
     }
-    if (o.batch < 1 || o.threads < 0 || o.bench < 0) {
+    if (o.batch < 1 || o.batch > 1024 || o.threads < 0 || o.bench < 0) {
         usage();
     }
     return o;
@@ -1150,14 +1199,14 @@ int main(int argc, char **argv)
         print_tokens(&m, lines, n);
     } else if (n > 0) {
         int64_t *ntok = (int64_t *)malloc(sizeof(int64_t) * (size_t)n);
-        ct_tensor *e = minilm_embed(&m, lines, n, o.batch, ntok);
+        ct_tensor *e = minilm_embed(&m, lines, n, o.batch, o.pad, ntok);
         print_embeddings(e, lines, ntok, o.full);
         ct_free(e);
         free(ntok);
         if (o.bench > 0) {
             double t0 = now_s();
             for (int r = 0; r < o.bench; r++) {
-                ct_free(minilm_embed(&m, lines, n, o.batch, NULL));
+                ct_free(minilm_embed(&m, lines, n, o.batch, o.pad, NULL));
             }
             double s = now_s() - t0;
             printf("bench: %lld sentences x %d in %.3f s: %.1f sentences/s (batch %d)\n",

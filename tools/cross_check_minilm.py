@@ -6,7 +6,8 @@ of tools/minilm_sentences.txt (punctuation, accents, numbers, mixed case, CJK, e
 characters, inputs truncated at 256 tokens) with sentence-transformers (SentenceTransformer:
 BertTokenizerFast, BertModel, mean pooling, Normalize) and with the C example, and compares:
   1. the token ids of every sentence (the C tokenizer against HuggingFace's fast tokenizer);
-  2. the embeddings, per element, at batch 32 and batch 1 (fails above --atol, 1e-5);
+  2. the embeddings, per element, at batch 32 (packed, and padded with an attention mask:
+     --pad) and batch 1 (fails above --atol, 1e-5);
   3. every code point of the BMP after a letter ("q" + chr(c)), as a report: how many tokenize
      differently from HuggingFace (tools/gen_minilm_unicode.py lists what its tables omit);
      fails only when one of them lies in a block the tables claim to cover.
@@ -49,9 +50,9 @@ def c_ids(binary, model, path):
             if ln.startswith("ids ")]
 
 
-def c_embeddings(binary, model, path, batch):
-    rows = [ln.split(":")[1].split() for ln in run_c(binary, model, path, "--full", "--batch", str(batch))
-            if ln.startswith("emb ")]
+def c_embeddings(binary, model, path, batch, *flags):
+    out = run_c(binary, model, path, "--full", "--batch", str(batch), *flags)
+    rows = [ln.split(":")[1].split() for ln in out if ln.startswith("emb ")]
     return np.array(rows, dtype=np.float64)
 
 
@@ -111,12 +112,14 @@ def main():
     st = SentenceTransformer(model, device="cpu")
     ref = st.encode(lines, batch_size=32, convert_to_numpy=True).astype(np.float64)
     worst = 0.0
-    for batch in (32, 1):
-        got = c_embeddings(a.bin, model, a.sentences, batch)
+    for batch, flags in ((32, ()), (32, ("--pad",)), (1, ())):
+        got = c_embeddings(a.bin, model, a.sentences, batch, *flags)
         diff = np.abs(got - ref).max() if got.shape == ref.shape else float("inf")
         worst = max(worst, diff)
-        print(f"embeddings, batch {batch}: {got.shape[0]} x {got.shape[1] if got.ndim == 2 else 0}, "
-              f"max |ctorch - sentence-transformers| = {diff:.3g} (atol {a.atol:g})")
+        how = "padded with a mask" if flags else "packed"
+        print(f"embeddings, batch {batch} ({how}): {got.shape[0]} x "
+              f"{got.shape[1] if got.ndim == 2 else 0}, max |ctorch - sentence-transformers| = "
+              f"{diff:.3g} (atol {a.atol:g})")
     covered = check_codepoints(tok, a.bin, model)
     ok = not bad and worst <= a.atol and not covered
     print("cross-check:", "OK" if ok else "FAILED")
