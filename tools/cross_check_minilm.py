@@ -46,8 +46,8 @@ def run_c(binary, model, path, *flags):
 
 
 def c_ids(binary, model, path):
-    return [[int(x) for x in ln.split(":")[1].split()] for ln in run_c(binary, model, path, "--tokens")
-            if ln.startswith("ids ")]
+    out = run_c(binary, model, path, "--tokens")
+    return [[int(x) for x in ln.split(":")[1].split()] for ln in out if ln.startswith("ids ")]
 
 
 def c_embeddings(binary, model, path, batch, *flags):
@@ -61,8 +61,8 @@ def check_ids(tok, lines, ids):
     bad = [i for i, (a, b) in enumerate(zip(ids, want)) if a != b]
     bad += list(range(min(len(ids), len(want)), max(len(ids), len(want))))
     for i in bad[:5]:
-        print(f"  ids differ on line {i}: {lines[i][:60]!r}\n    C:  {ids[i][:20] if i < len(ids) else None}\n"
-              f"    HF: {want[i][:20]}")
+        got = ids[i][:20] if i < len(ids) else None
+        print(f"  ids differ on line {i}: {lines[i][:60]!r}\n    C:  {got}\n    HF: {want[i][:20]}")
     return bad, want
 
 
@@ -84,7 +84,8 @@ def check_codepoints(tok, binary, model):
     print(f"code points: {len(bad)} of {len(cps)} BMP code points tokenize differently from "
           f"HuggingFace's ({len(covered)} in covered blocks)")
     if bad:
-        print("  by 256-block: " + ", ".join(f"U+{k << 8:04X}: {v}" for k, v in sorted(blocks.items())))
+        per = ", ".join(f"U+{k << 8:04X}: {v}" for k, v in sorted(blocks.items()))
+        print("  by 256-block: " + per)
     for c in covered[:10]:
         print(f"  U+{c:04X} {chr(c)!r}: C {ids[cps.index(c)]} HF {want[cps.index(c)]}")
     return covered

@@ -89,7 +89,8 @@ def tokens_of(sentences):
 
 def make_vocab(rng):
     chars = [chr(c) for c in range(33, 127) if not chr(c).isupper()]
-    chars += ["ł", "đ", "ø", "æ", "œ", "ß", "я", "中", "文", "ᄒ", "ᅡ", "ᆫ", "か", "ひ", "α", "ε"]
+    chars += ["ł", "đ", "ø", "æ", "œ", "ß", "я", "中", "文", "ᄒ", "ᅡ", "ᆫ", "か", "ひ",
+              "α", "ε"]
     words = [t for t in tokens_of(SENTENCES) if t not in ("[UNK]",)]
     kept = [t for t in words if rng.random() < 0.6 and t not in chars]
     vocab = ["[PAD]", "[unused0]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
@@ -110,7 +111,8 @@ def main():
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
                      num_attention_heads=4, intermediate_size=48, max_position_embeddings=MAX_POS,
                      type_vocab_size=2, layer_norm_eps=1e-12, hidden_act="gelu",
-                     initializer_range=0.2, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+                     initializer_range=0.2, hidden_dropout_prob=0.0,
+                     attention_probs_dropout_prob=0.0)
     keys = ["vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
             "intermediate_size", "max_position_embeddings", "type_vocab_size", "layer_norm_eps",
             "hidden_act"]

@@ -83,8 +83,10 @@ def main():
          ranges(lambda c: ud.category(c) == "Cf", 0x80, 0x110000), pair)
     emit("static const minilm_case_run minilm_lower_runs[]", lower_runs(),
          lambda r: "{0x%04X, 0x%04X, %d, %d}" % (r[0], r[1], r[2], max(r[3], 1)))
-    for name, lo, hi in (("minilm_latin_base", 0xC0, 0x250), ("minilm_latin_x_base", 0x1E00, 0x1F00)):
-        s = "".join(chr(base(c)) if base(c) is not None and base(c) < 128 else "." for c in range(lo, hi))
+    for name, lo, hi in (("minilm_latin_base", 0xC0, 0x250),
+                         ("minilm_latin_x_base", 0x1E00, 0x1F00)):
+        s = "".join(chr(base(c)) if base(c) is not None and base(c) < 128 else "."
+                    for c in range(lo, hi))
         print("static const char %s[] = /* U+%04X..U+%04X */" % (name, lo, hi - 1))
         rows = [s[i:i + 80] for i in range(0, len(s), 80)]
         print("\n".join('    "%s"' % r for r in rows[:-1]) + '\n    "%s";' % rows[-1])
