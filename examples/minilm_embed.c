@@ -30,7 +30,7 @@
  *              continuations ([UNK] for a word with no match or over 100 characters);
  *              [CLS] ... [SEP], truncated to 256 tokens (sentence-transformers'
  *              max_seq_length). Unicode tables: tools/gen_minilm_unicode.py (its docstring
- *              lists what they leave out: 194 of the BMP's code points, none common, tokenize
+ *              lists what they leave out: 148 of the BMP's code points, none common, tokenize
  *              differently from HuggingFace's).
  *   encoder    word + token type 0 + position embeddings, LayerNorm; each layer: self-attention
  *              (one fused q/k/v projection, then ct_scaled_dot_product_attention), output
@@ -167,7 +167,10 @@ static const minilm_case_run minilm_lower_runs[] = {
     {0x03F4, 0x03F4, -60, 1}, {0x03F7, 0x03F7, 1, 1}, {0x03F9, 0x03F9, -7, 1},
     {0x03FA, 0x03FA, 1, 1}, {0x03FD, 0x03FF, -130, 1}, {0x0400, 0x040F, 80, 1},
     {0x0410, 0x042F, 32, 1}, {0x0460, 0x0480, 1, 2}, {0x048A, 0x04BE, 1, 2},
-    {0x04C0, 0x04C0, 15, 1}, {0x04C1, 0x04CD, 1, 2}, {0x04D0, 0x052E, 1, 2}, {0x1E00, 0x1E94, 1, 2},
+    {0x04C0, 0x04C0, 15, 1}, {0x04C1, 0x04CD, 1, 2}, {0x04D0, 0x052E, 1, 2},
+    {0x0531, 0x0556, 48, 1}, {0x10A0, 0x10C5, 7264, 1}, {0x10C7, 0x10C7, 7264, 1},
+    {0x10CD, 0x10CD, 7264, 1}, {0x13A0, 0x13EF, 38864, 1}, {0x13F0, 0x13F5, 8, 1},
+    {0x1C90, 0x1CBA, -3008, 1}, {0x1CBD, 0x1CBF, -3008, 1}, {0x1E00, 0x1E94, 1, 2},
     {0x1E9E, 0x1E9E, -7615, 1}, {0x1EA0, 0x1EFE, 1, 2}, {0x1F08, 0x1F0F, -8, 1},
     {0x1F18, 0x1F1D, -8, 1}, {0x1F28, 0x1F2F, -8, 1}, {0x1F38, 0x1F3F, -8, 1},
     {0x1F48, 0x1F4D, -8, 1}, {0x1F59, 0x1F5F, -8, 2}, {0x1F68, 0x1F6F, -8, 1},
@@ -176,7 +179,23 @@ static const minilm_case_run minilm_lower_runs[] = {
     {0x1FC8, 0x1FCB, -86, 1}, {0x1FCC, 0x1FCC, -9, 1}, {0x1FD8, 0x1FD9, -8, 1},
     {0x1FDA, 0x1FDB, -100, 1}, {0x1FE8, 0x1FE9, -8, 1}, {0x1FEA, 0x1FEB, -112, 1},
     {0x1FEC, 0x1FEC, -7, 1}, {0x1FF8, 0x1FF9, -128, 1}, {0x1FFA, 0x1FFB, -126, 1},
-    {0x1FFC, 0x1FFC, -9, 1},
+    {0x1FFC, 0x1FFC, -9, 1}, {0x2126, 0x2126, -7517, 1}, {0x212A, 0x212A, -8383, 1},
+    {0x212B, 0x212B, -8262, 1}, {0x2132, 0x2132, 28, 1}, {0x2160, 0x216F, 16, 1},
+    {0x2183, 0x2183, 1, 1}, {0x24B6, 0x24CF, 26, 1}, {0x2C00, 0x2C2F, 48, 1},
+    {0x2C60, 0x2C60, 1, 1}, {0x2C62, 0x2C62, -10743, 1}, {0x2C63, 0x2C63, -3814, 1},
+    {0x2C64, 0x2C64, -10727, 1}, {0x2C67, 0x2C6B, 1, 2}, {0x2C6D, 0x2C6D, -10780, 1},
+    {0x2C6E, 0x2C6E, -10749, 1}, {0x2C6F, 0x2C6F, -10783, 1}, {0x2C70, 0x2C70, -10782, 1},
+    {0x2C72, 0x2C72, 1, 1}, {0x2C75, 0x2C75, 1, 1}, {0x2C7E, 0x2C7F, -10815, 1},
+    {0x2C80, 0x2CE2, 1, 2}, {0x2CEB, 0x2CED, 1, 2}, {0x2CF2, 0x2CF2, 1, 1}, {0xA640, 0xA66C, 1, 2},
+    {0xA680, 0xA69A, 1, 2}, {0xA722, 0xA72E, 1, 2}, {0xA732, 0xA76E, 1, 2}, {0xA779, 0xA77B, 1, 2},
+    {0xA77D, 0xA77D, -35332, 1}, {0xA77E, 0xA786, 1, 2}, {0xA78B, 0xA78B, 1, 1},
+    {0xA78D, 0xA78D, -42280, 1}, {0xA790, 0xA792, 1, 2}, {0xA796, 0xA7A8, 1, 2},
+    {0xA7AA, 0xA7AA, -42308, 1}, {0xA7AB, 0xA7AB, -42319, 1}, {0xA7AC, 0xA7AC, -42315, 1},
+    {0xA7AD, 0xA7AD, -42305, 1}, {0xA7AE, 0xA7AE, -42308, 1}, {0xA7B0, 0xA7B0, -42258, 1},
+    {0xA7B1, 0xA7B1, -42282, 1}, {0xA7B2, 0xA7B2, -42261, 1}, {0xA7B3, 0xA7B3, 928, 1},
+    {0xA7B4, 0xA7C2, 1, 2}, {0xA7C4, 0xA7C4, -48, 1}, {0xA7C5, 0xA7C5, -42307, 1},
+    {0xA7C6, 0xA7C6, -35384, 1}, {0xA7C7, 0xA7C9, 1, 2}, {0xA7D0, 0xA7D0, 1, 1},
+    {0xA7D6, 0xA7D8, 1, 2}, {0xA7F5, 0xA7F5, 1, 1}, {0xFF21, 0xFF3A, 32, 1},
 };
 static const char minilm_latin_base[] = /* U+00C0..U+024F */
     "AAAAAA.CEEEEIIII.NOOOOO..UUUUY..aaaaaa.ceeeeiiii.nooooo..uuuuy.yAaAaAaCcCcCcCcDd"
@@ -1101,10 +1120,17 @@ static const char *model_dir(const char *flag, char *buf, size_t n)
     return buf;
 }
 
-/* The non-empty lines of text (split in place; '\r' before '\n' dropped). */
-static int64_t split_lines(char *text, const char ***lines)
+/* The non-empty lines of text[0..nbytes) (split in place; '\r' before '\n' dropped; NUL
+   bytes dropped, as the tokenizer would). */
+static int64_t split_lines(char *text, size_t nbytes, const char ***lines)
 {
     int64_t n = 0, cap = 0;
+    size_t kept = 0;
+    for (size_t i = 0; i < nbytes; i++) {
+        text[kept] = text[i];
+        kept += text[i] != 0;
+    }
+    text[kept] = 0;
     *lines = NULL;
     for (char *s = text; *s;) {
         char *e = s + strcspn(s, "\n");
@@ -1228,7 +1254,7 @@ int main(int argc, char **argv)
         return 1;
     }
     const char **lines = NULL;
-    int64_t n = split_lines(text, &lines);
+    int64_t n = split_lines(text, nbytes, &lines);
     fprintf(stderr, "model: %s (%lld layers, hidden %lld, %lld heads, vocab %lld)\n", dir,
             (long long)m.cfg.layers, (long long)m.cfg.hidden, (long long)m.cfg.heads,
             (long long)m.vocab.n);

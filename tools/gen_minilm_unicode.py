@@ -6,8 +6,8 @@ from Python's unicodedata:
   minilm_punct        ranges of the P* categories (U+0080..U+FFFF; ASCII is tested apart)
   minilm_mark         ranges of category Mn (U+0080..U+FFFF), the marks accent stripping drops
   minilm_format       ranges of category Cf (every plane), removed as control characters
-  minilm_lower_runs   runs of simple lowercase mappings below U+0530 and in U+1E00..U+1FFF
-                      (Latin, Greek, Cyrillic, Armenian): {first, last, delta, step}
+  minilm_lower_runs   runs of the BMP's single-character lowercase mappings:
+                      {first, last, delta, step}
   minilm_latin_base   the ASCII letter that NFD + dropping Mn leaves of U+00C0..U+024F ('.':
   minilm_latin_x_base none or not ASCII), and of U+1E00..U+1EFF (Latin Extended Additional)
   minilm_base_pairs   {code point, base} for the other BMP decompositions to one base plus
@@ -15,8 +15,10 @@ from Python's unicodedata:
 
 Hangul syllables decompose algorithmically (no table). Not covered (left as they are, where
 HuggingFace's tokenizer differs): the CJK compatibility ideographs U+F900..U+FAFF (singleton
-decompositions), unassigned code points (HuggingFace removes them as Cn), case mappings outside
-the blocks above, and everything outside the BMP (marks, punctuation, decompositions).
+decompositions), unassigned code points (HuggingFace removes them as Cn), and everything
+outside the BMP (marks, punctuation, case, decompositions); characters whose properties changed
+between Python's Unicode version and the older one of the tokenizers library's
+tables (e.g. punctuation added since Unicode 8, such as U+2E43).
 tools/cross_check_minilm.py counts the code points whose token differs from HuggingFace's.
 
 Usage: python3 tools/gen_minilm_unicode.py  (paste the output between the markers
@@ -58,7 +60,7 @@ def base(c):
 
 def lower_runs():
     runs = []
-    for c in list(range(0x80, 0x530)) + list(range(0x1E00, 0x2000)):
+    for c in range(0x80, 0x10000):
         low = chr(c).lower()
         if len(low) != 1 or low == chr(c):
             continue
