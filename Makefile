@@ -61,12 +61,15 @@ check-amalgamation:
 $(BUILD):
 	@mkdir -p $(BUILD)
 
-$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) $(wildcard tests/golden/*.h) | $(BUILD)
+# tests/test_minilm.c includes examples/minilm_embed.c.
+$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) $(wildcard tests/golden/*.h) \
+                      examples/minilm_embed.c | $(BUILD)
 	$(CC) $(CFLAGS) -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 
 # The same suite with the implementation built under -DCTORCH_DEBUG (handle checks,
 # poisoned quarantine, leak report): both builds must pass.
-$(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) | $(BUILD)
+$(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) \
+                            examples/minilm_embed.c | $(BUILD)
 	$(CC) $(CFLAGS) -DCTORCH_DEBUG -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 
 # tests/test_null.c is generated from ctorch.h's declarations: fail when it is stale.
