@@ -40523,7 +40523,8 @@ typedef struct ct__conv_job {
     void *col;
     size_t col_len;
     int64_t nchunks;
-    bool trans; /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
+    double *sums; /* backward: dy's channel sums per image (N, D) for the bias grad, or NULL */
+    bool trans;   /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
 } ct__conv_job;
 
 #define CT__CONV_LOOPS_DEFINE(T, S)                                                          \
@@ -40580,9 +40581,13 @@ typedef struct ct__conv_job {
     {                                                                                        \
         int64_t first = y0 * ox + x0, last = (y1 - 1) * ox + x1;                             \
         if (mode == CT__CONV_IM2COL) {                                                       \
-            memset(b + y0 * ox, 0, sizeof(T) * (size_t)x0);                                  \
+            for (int64_t o = y0 * ox; o < first; o++) {                                      \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
             memcpy(b + first, a + off + first, sizeof(T) * (size_t)(last - first));          \
-            memset(b + last, 0, sizeof(T) * (size_t)(y1 * ox - last));                       \
+            for (int64_t o = last; o < y1 * ox; o++) {                                       \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
         }                                                                                    \
         for (int64_t oy = y0; oy + 1 < y1; oy++) {                                           \
             for (int64_t o = oy * ox + x1; o < (oy + 1) * ox + x0; o++) {                    \
@@ -40612,9 +40617,11 @@ typedef struct ct__conv_job {
             T *bz = y + oz * oyx;                                                            \
             bool in = oz >= r->lo[0] && oz < r->hi[0];                                       \
             int64_t y0 = in ? r->lo[1] : g->out[1], y1 = in ? r->hi[1] : g->out[1];          \
-            if (mode == CT__CONV_IM2COL) {                                                   \
+            if (mode == CT__CONV_IM2COL && y0 > 0) { /* interior taps skip the calls */      \
                 memset(bz, 0, sizeof(T) * (size_t)(y0 * ox));                                \
-                memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));               \
+            }                                                                                \
+            if (mode == CT__CONV_IM2COL && y1 < g->out[1]) {                                 \
+                memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));                \
             }                                                                                \
             int64_t az = (oz * g->s[0] + r->off[0]) * xs[2];                                 \
             if (flat && y0 < y1 && r->lo[2] < r->hi[2]) {                                    \
@@ -40716,21 +40723,20 @@ typedef struct ct__conv_job {
         }                                                                                    \
     }                                                                                        \
                                                                                              \
-    /* db (C) = the sum of t (N, C, Z, Y, X view) over N, Z, Y, X in float64: runs along X   \
-       (whole planes when dense) add their first multiple of 16 elements into 16 lanes       \
-       (vectorized) and the rest into one more sum; the 17 sums are added in order */        \
-    static void ct__conv_bias_grad_##S(const T *t, const ct__conv_view *v, T *db)            \
+    /* out[c] = the sum of channel c of one image t (view v's dims 1..4) in float64: runs    \
+       along X (whole planes when dense) add their first multiple of 16 elements into 16     \
+       lanes (vectorized) and the rest into one more sum; the 17 sums are added in order */  \
+    static void ct__conv_image_sums_##S(const T *t, const ct__conv_view *v, double *out)     \
     {                                                                                        \
         const int64_t *sz = v->size, *st = v->stride;                                        \
-        bool plane = st[4] == 1 && st[3] == sz[4] && st[2] == sz[3] * sz[4];                 \
+        bool plane = st[4] == 1 && (sz[3] == 1 || st[3] == sz[4]) &&                         \
+                     (sz[2] == 1 || st[2] == sz[3] * sz[4]);                                 \
         int64_t len = plane ? sz[2] * sz[3] * sz[4] : sz[4];                                 \
         int64_t runs = plane ? 1 : sz[2] * sz[3], full = st[4] == 1 ? len / 16 * 16 : 0;     \
         for (int64_t c = 0; c < sz[1]; c++) {                                                \
             double lane[16] = {0}, acc = 0.0;                                                \
-            for (int64_t r = 0; r < sz[0] * runs; r++) {                                     \
-                int64_t rr = r % runs;                                                       \
-                const T *s = t + r / runs * st[0] + c * st[1] + rr / sz[3] * st[2] +         \
-                             rr % sz[3] * st[3];                                             \
+            for (int64_t r = 0; r < runs; r++) {                                             \
+                const T *s = t + c * st[1] + r / sz[3] * st[2] + r % sz[3] * st[3];          \
                 for (int64_t i = 0; i < full; i += 16) {                                     \
                     for (int k = 0; k < 16; k++) {                                           \
                         lane[k] += (double)s[i + k];                                         \
@@ -40743,7 +40749,19 @@ typedef struct ct__conv_job {
             for (int k = 0; k < 16; k++) {                                                   \
                 acc += lane[k];                                                              \
             }                                                                                \
-            db[c] = (T)acc;                                                                  \
+            out[c] = acc;                                                                    \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* db (C) = the images' channel sums (N, C) summed over N in order */                    \
+    static void ct__conv_bias_grad_##S(const double *sums, int64_t n, int64_t c, T *db)      \
+    {                                                                                        \
+        for (int64_t k = 0; k < c; k++) {                                                    \
+            double acc = 0.0;                                                                \
+            for (int64_t i = 0; i < n; i++) {                                                \
+                acc += sums[i * c + k];                                                      \
+            }                                                                                \
+            db[k] = (T)acc;                                                                  \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
@@ -40884,6 +40902,11 @@ typedef struct ct__conv_job {
         for (int64_t n = n0; n < n1; n++) {                                                  \
             const T *x = (const T *)j->x + n * j->xv.stride[0];                              \
             const T *dy = (const T *)j->dy + n * g->d * on;                                  \
+            if (j->sums) { /* first, so the GEMMs find dy in cache */                        \
+                ct__conv_view dv = {{1, g->d, g->out[0], g->out[1], g->out[2]},              \
+                                    {0, on, g->out[1] * g->out[2], g->out[2], 1}};           \
+                ct__conv_image_sums_##S(dy, &dv, j->sums + n * g->d);                        \
+            }                                                                                \
             if (j->dw) {                                                                     \
                 ct__conv_bwd_weight_image_##S(g, x, j->xv.stride, dy, (T *)j->dw + k * wlen, \
                                               n == n0 ? (T)0 : (T)1, col);                   \
@@ -41226,6 +41249,29 @@ static int64_t ct__conv_chunks(int64_t n, int64_t wlen)
     return k < 1 ? 1 : k;
 }
 
+/* db (go's channels) = the sums of go (the op's output grad, dims spatial dims) per channel:
+   per image in sums (N, C), filled here when fill (== sums) is given, then over images. */
+static void ct__conv_bias_backward(const ct_tensor *go, int dims, double *fill,
+                                   const double *sums, void *db)
+{
+    ct__conv_view v = ct__conv_view_of(go, dims);
+    bool f32 = go->dtype == CT_FLOAT32;
+    for (int64_t n = 0; fill && n < v.size[0]; n++) {
+        if (f32) {
+            ct__conv_image_sums_f32((const float *)(const void *)ct__data(go) + n * v.stride[0],
+                                    &v, fill + n * v.size[1]);
+        } else {
+            ct__conv_image_sums_f64((const double *)(const void *)ct__data(go) + n * v.stride[0],
+                                    &v, fill + n * v.size[1]);
+        }
+    }
+    if (f32) {
+        ct__conv_bias_grad_f32(sums, v.size[0], v.size[1], (float *)db);
+    } else {
+        ct__conv_bias_grad_f64(sums, v.size[0], v.size[1], (double *)db);
+    }
+}
+
 static ct_status ct__conv_bw_kernel(ct_op_call *c)
 {
     const ct_tensor *go = c->inputs[0], *x = c->inputs[1], *w = c->inputs[2];
@@ -41240,7 +41286,10 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
     const ct_tensor *cx = a.transposed ? go : x;  /* the conv view's input (strided) */
     const ct_tensor *cdy = a.transposed ? x : go; /* the conv view's output grad (dense) */
     void *own_w = NULL, *own_dy = NULL, *part = NULL;
-    int64_t wlen = ct_numel(w);
+    int64_t wlen = ct_numel(w), nb = a.transposed ? j.g.c : j.g.d;
+    /* the bias grad: go's channel sums per image, taken by the tasks when go is their dy */
+    double *sums = mask[2] ? (double *)ct__malloc(sizeof(double) * (size_t)(j.g.n * nb)) : NULL;
+    j.sums = !a.transposed && (mask[0] || mask[1]) ? sums : NULL;
     j.nchunks = ct__conv_chunks(j.g.n, wlen);
     j.w = ct__conv_dense(c->fn, w, a.dims, &own_w);
     j.dy = ct__conv_dense(c->fn, cdy, a.dims, &own_dy);
@@ -41251,7 +41300,7 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
         part = ct__malloc(es * (size_t)(wlen * j.nchunks));
         j.dw = part;
     }
-    bool ok = j.w && j.dy && (!mask[1] || part || wlen == 0);
+    bool ok = j.w && j.dy && (!mask[1] || part || wlen == 0) && (!mask[2] || sums);
     if (!ok && ct_error_code() == CT_OK) {
         ct__fail(CT_ERR_OOM, c->fn, "out of memory");
     }
@@ -41270,19 +41319,13 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
                                     (double *)(void *)ct__data(c->outputs[1]));
         }
     }
-    if (ok && mask[2]) { /* the sum of the op's output gradient per channel */
-        ct__conv_view v = ct__conv_view_of(go, a.dims);
-        if (f32) {
-            ct__conv_bias_grad_f32((const float *)(const void *)ct__data(go), &v,
-                                   (float *)(void *)ct__data(c->outputs[2]));
-        } else {
-            ct__conv_bias_grad_f64((const double *)(const void *)ct__data(go), &v,
-                                   (double *)(void *)ct__data(c->outputs[2]));
-        }
+    if (ok && mask[2]) {
+        ct__conv_bias_backward(go, a.dims, j.sums ? NULL : sums, sums, ct__data(c->outputs[2]));
     }
     ct__free(own_w);
     ct__free(own_dy);
     ct__free(part);
+    ct__free(sums);
     return ok ? CT_OK : ct_error_code();
 }
 
