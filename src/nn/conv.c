@@ -267,11 +267,11 @@ typedef struct ct__conv_job {
             if (x1 < ox) {                                                                   \
                 memset(b + x1, 0, sizeof(T) * (size_t)(ox - x1));                            \
             }                                                                                \
-        } else if (mode != CT__CONV_IM2COL && mode <= CT__CONV_COL2IM_SCRATCH && step == 1) {\
+        } else if (mode <= CT__CONV_COL2IM_SCRATCH && step == 1) { /* the col2im modes */    \
             for (int64_t o = x0; o < x1; o++) {                                              \
                 a[off + o] += b[o];                                                          \
             }                                                                                \
-        } else if (mode != CT__CONV_IM2COL && mode <= CT__CONV_COL2IM_SCRATCH) {             \
+        } else if (mode <= CT__CONV_COL2IM_SCRATCH) {                                        \
             for (int64_t o = x0; o < x1; o++) {                                              \
                 a[off + o * step] += b[o];                                                   \
             }                                                                                \
@@ -291,11 +291,12 @@ typedef struct ct__conv_job {
     }                                                                                        \
                                                                                              \
     /* IM2COL and COL2IM_SCRATCH on the valid rows [y0, y1) and columns [x0, x1) of one      \
-       plane (x0 < x1) when the plane is flat: stride 1 along Y and X, as many output columns\
-       OX as input columns, dense input rows. Output o = oy OX + ox then reads input o + off,\
-       so the rows are one run from the first valid element to the last; b's elements in the \
-       run outside [x0, x1) are zeroed (IM2COL: they are col's padding; COL2IM_SCRATCH: they \
-       add +0 to input elements, which changes none: a sum started from +0 is never -0). */  \
+       plane (x0 < x1) when the plane is flat: stride 1 along Y and X, as many output        \
+       columns OX as input columns, dense input rows. Output o = oy OX + ox then reads       \
+       input o + off, so the rows are one run from the first valid element to the last;      \
+       b's elements in the run outside [x0, x1) are zeroed (IM2COL: they are col's padding;  \
+       COL2IM_SCRATCH: they add +0 to input elements, which changes none: a sum started      \
+       from +0 is never -0). */                                                              \
     CT__BITS_INLINE void ct__conv_flat_##S(int mode, T *a, int64_t off, T *b, int64_t y0,    \
                                            int64_t y1, int64_t x0, int64_t x1, int64_t ox)   \
     {                                                                                        \
@@ -388,10 +389,10 @@ typedef struct ct__conv_job {
                         ct__conv_tap_dim(g, 2, tx, &r);                                      \
                         for (int64_t c = c0; c < c1; c++) {                                  \
                             int64_t ct = c * g->kn + t;                                      \
+                            int64_t yr = mode <= CT__CONV_COL2IM_SCRATCH ? ct : c;           \
                             ct__conv_tap_rows_##S(g, mode, &r, x + c * xs[1], xs,            \
-                                                  y + (mode <= CT__CONV_COL2IM_SCRATCH ? ct : c) *\
-                                                          g->outn,                           \
-                                                  w ? w + ct : NULL, beta, row);             \
+                                                  y + yr * g->outn, w ? w + ct : NULL, beta, \
+                                                  row);                                      \
                         }                                                                    \
                     }                                                                        \
                 }                                                                            \
