@@ -40542,8 +40542,18 @@ static bool ct__conv_is_depthwise(const ct__conv_geom *g, int64_t xs4)
     return g->g > 1 && g->g == g->c && g->g == g->d && g->s[2] == 1 && xs4 == 1;
 }
 
-/* The walk's row operations (see ct__conv_walk_*). */
-enum { CT__CONV_IM2COL, CT__CONV_COL2IM, CT__DW_FWD, CT__DW_DATA, CT__DW_WEIGHT };
+/* The walk's row operations (see ct__conv_walk_*); COL2IM_SCRATCH is COL2IM on a col buffer
+   that may be overwritten. */
+enum {
+    CT__CONV_IM2COL,
+    CT__CONV_COL2IM,
+    CT__CONV_COL2IM_SCRATCH,
+    CT__DW_FWD,
+    CT__DW_DATA,
+    CT__DW_WEIGHT
+};
+/* Channels per block of the walk: the taps' ranges are computed once per block. */
+#define CT__CONV_WALK_CB 16
 #define CT__CONV_FMA_f32 fmaf
 #define CT__CONV_FMA_f64 fma
 
@@ -40558,7 +40568,8 @@ typedef struct ct__conv_job {
     void *col;
     size_t col_len;
     int64_t nchunks;
-    bool trans; /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
+    double *sums; /* backward: dy's channel sums per image (N, D) for the bias grad, or NULL */
+    bool trans;   /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
 } ct__conv_job;
 
 #define CT__CONV_LOOPS_DEFINE(T, S)                                                          \
@@ -40581,11 +40592,11 @@ typedef struct ct__conv_job {
             if (x1 < ox) {                                                                   \
                 memset(b + x1, 0, sizeof(T) * (size_t)(ox - x1));                            \
             }                                                                                \
-        } else if (mode == CT__CONV_COL2IM && step == 1) {                                   \
+        } else if (mode <= CT__CONV_COL2IM_SCRATCH && step == 1) { /* the col2im modes */    \
             for (int64_t o = x0; o < x1; o++) {                                              \
                 a[off + o] += b[o];                                                          \
             }                                                                                \
-        } else if (mode == CT__CONV_COL2IM) {                                                \
+        } else if (mode <= CT__CONV_COL2IM_SCRATCH) {                                        \
             for (int64_t o = x0; o < x1; o++) {                                              \
                 a[off + o * step] += b[o];                                                   \
             }                                                                                \
@@ -40604,6 +40615,36 @@ typedef struct ct__conv_job {
         }                                                                                    \
     }                                                                                        \
                                                                                              \
+    /* IM2COL and COL2IM_SCRATCH on the valid rows [y0, y1) and columns [x0, x1) of one      \
+       plane (x0 < x1) when the plane is flat: stride 1 along Y and X, as many output        \
+       columns OX as input columns, dense input rows. Output o = oy OX + ox then reads       \
+       input o + off, so the rows are one run from the first valid element to the last;      \
+       b's elements in the run outside [x0, x1) are zeroed (IM2COL: they are col's padding;  \
+       COL2IM_SCRATCH: they add +0 to input elements, which changes none: a sum started      \
+       from +0 is never -0). */                                                              \
+    CT__BITS_INLINE void ct__conv_flat_##S(int mode, T *a, int64_t off, T *b, int64_t y0,    \
+                                           int64_t y1, int64_t x0, int64_t x1, int64_t ox)   \
+    {                                                                                        \
+        int64_t first = y0 * ox + x0, last = (y1 - 1) * ox + x1;                             \
+        if (mode == CT__CONV_IM2COL) {                                                       \
+            for (int64_t o = y0 * ox; o < first; o++) {                                      \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
+            memcpy(b + first, a + off + first, sizeof(T) * (size_t)(last - first));          \
+            for (int64_t o = last; o < y1 * ox; o++) {                                       \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
+        }                                                                                    \
+        for (int64_t oy = y0; oy + 1 < y1; oy++) {                                           \
+            for (int64_t o = oy * ox + x1; o < (oy + 1) * ox + x0; o++) {                    \
+                b[o] = (T)0;                                                                 \
+            }                                                                                \
+        }                                                                                    \
+        for (int64_t o = first; mode != CT__CONV_IM2COL && o < last; o++) {                  \
+            a[off + o] += b[o];                                                              \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
     /* One channel's rows of tap r: x the channel's input, y its col rows (IM2COL / COL2IM)  \
        or output (depthwise), w its weight element (depthwise) */                            \
     CT__BITS_INLINE void ct__conv_tap_rows_##S(const ct__conv_geom *g, int mode,             \
@@ -40612,6 +40653,9 @@ typedef struct ct__conv_job {
     {                                                                                        \
         int64_t ox = g->out[2], oyx = g->out[1] * ox;                                        \
         T wc = w ? *w : (T)0;                                                                \
+        bool flat = (mode == CT__CONV_IM2COL || mode == CT__CONV_COL2IM_SCRATCH) &&          \
+                    g->s[1] == 1 && g->s[2] == 1 && g->out[2] == g->in[2] && xs[4] == 1 &&   \
+                    xs[3] == g->in[2];                                                       \
         if (mode == CT__DW_WEIGHT) {                                                         \
             memset(row, 0, sizeof(T) * (size_t)ox);                                          \
         }                                                                                    \
@@ -40619,11 +40663,18 @@ typedef struct ct__conv_job {
             T *bz = y + oz * oyx;                                                            \
             bool in = oz >= r->lo[0] && oz < r->hi[0];                                       \
             int64_t y0 = in ? r->lo[1] : g->out[1], y1 = in ? r->hi[1] : g->out[1];          \
-            if (mode == CT__CONV_IM2COL) {                                                   \
+            if (mode == CT__CONV_IM2COL && y0 > 0) { /* interior taps skip the calls */      \
                 memset(bz, 0, sizeof(T) * (size_t)(y0 * ox));                                \
-                memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));               \
+            }                                                                                \
+            if (mode == CT__CONV_IM2COL && y1 < g->out[1]) {                                 \
+                memset(bz + y1 * ox, 0, sizeof(T) * (size_t)(oyx - y1 * ox));                \
             }                                                                                \
             int64_t az = (oz * g->s[0] + r->off[0]) * xs[2];                                 \
+            if (flat && y0 < y1 && r->lo[2] < r->hi[2]) {                                    \
+                ct__conv_flat_##S(mode, x + az, r->off[1] * xs[3] + r->off[2], bz, y0, y1,   \
+                                  r->lo[2], r->hi[2], ox);                                   \
+                continue;                                                                    \
+            }                                                                                \
             for (int64_t oy = y0; oy < y1; oy++) {                                           \
                 ct__conv_row_##S(mode, x + az + (oy * g->s[1] + r->off[1]) * xs[3],          \
                                  r->off[2] * xs[4], bz + oy * ox, g->s[2] * xs[4], r->lo[2], \
@@ -40645,23 +40696,29 @@ typedef struct ct__conv_job {
        COL2IM    x (C, IN), dense, += col y placed back;                                     \
        DW_FWD    y (C, OUT) += w x (depthwise, w (C, KK));  DW_DATA  x (C, IN) += w y;       \
        DW_WEIGHT w (+)= the sum of x y over the rows (row: OX scratch; beta 0: =).            \
-       The depthwise modes need unit steps along X (stride 1, xs[4] == 1). Inlined into     \
-       one function per im2col, col2im and depthwise, so the row operation is known. */      \
+       The depthwise modes need unit steps along X (stride 1, xs[4] == 1). Channels go in   \
+       blocks of CT__CONV_WALK_CB, each block tap by tap (every channel sees its taps in     \
+       order). Inlined into one function per im2col, col2im and depthwise, so the row        \
+       operation is known. */                                                                \
     CT__BITS_INLINE void ct__conv_walk_##S(const ct__conv_geom *g, int mode, T *x,           \
                                            const int64_t *xs, T *y, T *w, T beta, T *row)    \
     {                                                                                        \
         ct__conv_tap r;                                                                      \
-        int64_t t = 0;                                                                       \
-        for (int64_t c = 0; c < g->c; c++) {                                                 \
+        for (int64_t c0 = 0; c0 < g->c; c0 += CT__CONV_WALK_CB) {                            \
+            int64_t c1 = c0 + CT__CONV_WALK_CB < g->c ? c0 + CT__CONV_WALK_CB : g->c, t = 0; \
             for (int64_t tz = 0; tz < g->k[0]; tz++) {                                       \
                 ct__conv_tap_dim(g, 0, tz, &r);                                              \
                 for (int64_t ty = 0; ty < g->k[1]; ty++) {                                   \
                     ct__conv_tap_dim(g, 1, ty, &r);                                          \
                     for (int64_t tx = 0; tx < g->k[2]; tx++, t++) {                          \
                         ct__conv_tap_dim(g, 2, tx, &r);                                      \
-                        ct__conv_tap_rows_##S(g, mode, &r, x + c * xs[1], xs,                \
-                                              y + (mode <= CT__CONV_COL2IM ? t : c) * g->outn, \
-                                              w ? w + t : NULL, beta, row);                  \
+                        for (int64_t c = c0; c < c1; c++) {                                  \
+                            int64_t ct = c * g->kn + t;                                      \
+                            int64_t yr = mode <= CT__CONV_COL2IM_SCRATCH ? ct : c;           \
+                            ct__conv_tap_rows_##S(g, mode, &r, x + c * xs[1], xs,            \
+                                                  y + yr * g->outn, w ? w + ct : NULL, beta, \
+                                                  row);                                      \
+                        }                                                                    \
                     }                                                                        \
                 }                                                                            \
             }                                                                                \
@@ -40675,11 +40732,13 @@ typedef struct ct__conv_job {
         ct__conv_walk_##S(g, CT__CONV_IM2COL, (T *)(uintptr_t)x, xs, col, NULL, (T)0, NULL); \
     }                                                                                        \
                                                                                              \
-    /* x (C, IN), dense at strides xs, += col (C KK, OUT) placed back */                     \
+    /* x (C, IN), dense at strides xs, += col (C KK, OUT) placed back; scratch: col may be   \
+       overwritten (its padding elements zeroed) */                                          \
     static void ct__conv_col2im_##S(const ct__conv_geom *g, const T *col, T *x,              \
-                                    const int64_t *xs)                                       \
+                                    const int64_t *xs, bool scratch)                         \
     {                                                                                        \
-        ct__conv_walk_##S(g, CT__CONV_COL2IM, x, xs, (T *)(uintptr_t)col, NULL, (T)0, NULL); \
+        ct__conv_walk_##S(g, scratch ? CT__CONV_COL2IM_SCRATCH : CT__CONV_COL2IM, x, xs,     \
+                          (T *)(uintptr_t)col, NULL, (T)0, NULL);                            \
     }                                                                                        \
                                                                                              \
     /* the depthwise modes (CT__DW_*; the mode's range spelled out so the compiler drops    \
@@ -40690,21 +40749,80 @@ typedef struct ct__conv_job {
         int m = mode == CT__DW_DATA ? CT__DW_DATA : mode == CT__DW_WEIGHT ? CT__DW_WEIGHT    \
                                                                           : CT__DW_FWD;      \
         ct__conv_walk_##S(g, m, x, xs, y, w, beta, row);                                     \
-    }
-
-#define CT__CONV_DEFINE(T, S)                                                                \
-    /* rows (R, len), dense: row r = (add ? row r : 0) + (bias ? bias[r] : 0) */           \
+    }                                                                                        \
+                                                                                             \
+    /* rows (R, len), dense: row r = (add ? row r : 0) + (bias ? bias[r] : 0) */             \
     static void ct__conv_bias_rows_##S(T *y, const T *bias, int64_t rows, int64_t len,       \
                                        bool add)                                             \
     {                                                                                        \
         for (int64_t r = 0; r < rows; r++) {                                                 \
-            T v = bias ? bias[r] : (T)0;                                                     \
-            for (int64_t p = 0; p < len; p++) {                                              \
-                y[r * len + p] = add ? y[r * len + p] + v : v;                               \
+            T v = bias ? bias[r] : (T)0, *yr = y + r * len;                                  \
+            if (add) {                                                                       \
+                for (int64_t p = 0; p < len; p++) {                                          \
+                    yr[p] += v;                                                              \
+                }                                                                            \
+            } else {                                                                         \
+                for (int64_t p = 0; p < len; p++) {                                          \
+                    yr[p] = v;                                                               \
+                }                                                                            \
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
                                                                                              \
+    /* out[c] = the sum of channel c of one image t (view v's dims 1..4) in float64: runs    \
+       along X (whole planes when dense) add their first multiple of 16 elements into 16     \
+       lanes (vectorized) and the rest into one more sum; the 17 sums are added in order */  \
+    static void ct__conv_image_sums_##S(const T *t, const ct__conv_view *v, double *out)     \
+    {                                                                                        \
+        const int64_t *sz = v->size, *st = v->stride;                                        \
+        bool plane = st[4] == 1 && (sz[3] == 1 || st[3] == sz[4]) &&                         \
+                     (sz[2] == 1 || st[2] == sz[3] * sz[4]);                                 \
+        int64_t len = plane ? sz[2] * sz[3] * sz[4] : sz[4];                                 \
+        int64_t runs = plane ? 1 : sz[2] * sz[3], full = st[4] == 1 ? len / 16 * 16 : 0;     \
+        for (int64_t c = 0; c < sz[1]; c++) {                                                \
+            double lane[16] = {0}, acc = 0.0;                                                \
+            for (int64_t r = 0; r < runs; r++) {                                             \
+                const T *s = t + c * st[1] + r / sz[3] * st[2] + r % sz[3] * st[3];          \
+                for (int64_t i = 0; i < full; i += 16) {                                     \
+                    for (int k = 0; k < 16; k++) {                                           \
+                        lane[k] += (double)s[i + k];                                         \
+                    }                                                                        \
+                }                                                                            \
+                for (int64_t i = full; i < len; i++) {                                       \
+                    acc += (double)s[i * st[4]];                                             \
+                }                                                                            \
+            }                                                                                \
+            for (int k = 0; k < 16; k++) {                                                   \
+                acc += lane[k];                                                              \
+            }                                                                                \
+            out[c] = acc;                                                                    \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* db (C) = the images' channel sums (N, C) summed over N in order */                    \
+    static void ct__conv_bias_grad_##S(const double *sums, int64_t n, int64_t c, T *db)      \
+    {                                                                                        \
+        for (int64_t k = 0; k < c; k++) {                                                    \
+            double acc = 0.0;                                                                \
+            for (int64_t i = 0; i < n; i++) {                                                \
+                acc += sums[i * c + k];                                                      \
+            }                                                                                \
+            db[k] = (T)acc;                                                                  \
+        }                                                                                    \
+    }                                                                                        \
+                                                                                             \
+    /* dw = the chunk partials summed in order */                                            \
+    static void ct__conv_sum_chunks_##S(const T *part, int64_t nchunks, int64_t len, T *dw)  \
+    {                                                                                        \
+        memcpy(dw, part, sizeof(T) * (size_t)len);                                           \
+        for (int64_t k = 1; k < nchunks; k++) {                                              \
+            for (int64_t i = 0; i < len; i++) {                                              \
+                dw[i] += part[k * len + i];                                                  \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+#define CT__CONV_DEFINE(T, S)                                                                \
     /* A dense copy of a strided (N, C, Z, Y, X) view into out */                           \
     static void ct__conv_densify_##S(const T *src, const ct__conv_view *v, T *out)           \
     {                                                                                        \
@@ -40713,35 +40831,6 @@ typedef struct ct__conv_job {
             const T *s = src + ct__conv_row_offset(v, r);                                    \
             for (int64_t x = 0; x < v->size[4]; x++) {                                       \
                 *out++ = s[x * v->stride[4]];                                                \
-            }                                                                                \
-        }                                                                                    \
-    }                                                                                        \
-                                                                                             \
-    /* db (C) = the sum of t (N, C, Z, Y, X view) over N, Z, Y, X, in float64, in order */   \
-    static void ct__conv_bias_grad_##S(const T *t, const ct__conv_view *v, T *db)            \
-    {                                                                                        \
-        ct__conv_view u = *v; /* one channel: (N, 1, Z, Y, X) */                             \
-        u.size[1] = 1;                                                                       \
-        int64_t rows = u.size[0] * u.size[2] * u.size[3];                                    \
-        for (int64_t c = 0; c < v->size[1]; c++) {                                           \
-            double acc = 0.0;                                                                \
-            for (int64_t r = 0; r < rows; r++) {                                             \
-                const T *s = t + c * v->stride[1] + ct__conv_row_offset(&u, r);              \
-                for (int64_t x = 0; x < u.size[4]; x++) {                                    \
-                    acc += (double)s[x * u.stride[4]];                                       \
-                }                                                                            \
-            }                                                                                \
-            db[c] = (T)acc;                                                                  \
-        }                                                                                    \
-    }                                                                                        \
-                                                                                             \
-    /* dw = the chunk partials summed in order */                                           \
-    static void ct__conv_sum_chunks_##S(const T *part, int64_t nchunks, int64_t len, T *dw)  \
-    {                                                                                        \
-        memcpy(dw, part, sizeof(T) * (size_t)len);                                           \
-        for (int64_t k = 1; k < nchunks; k++) {                                              \
-            for (int64_t i = 0; i < len; i++) {                                              \
-                dw[i] += part[k * len + i];                                                  \
             }                                                                                \
         }                                                                                    \
     }                                                                                        \
@@ -40805,7 +40894,7 @@ typedef struct ct__conv_job {
             ct__conv_depthwise_##S(g, CT__DW_DATA, dx, dxs, (T *)(uintptr_t)dy,              \
                                    (T *)(uintptr_t)w, (T)0, col);                            \
         } else if (!direct) {                                                                \
-            ct__conv_col2im_##S(g, col, dx, dxs);                                            \
+            ct__conv_col2im_##S(g, col, dx, dxs, true);                                      \
         }                                                                                    \
         if (bias) {                                                                          \
             ct__conv_bias_rows_##S(dx, bias, g->c, inn, true);                               \
@@ -40859,6 +40948,11 @@ typedef struct ct__conv_job {
         for (int64_t n = n0; n < n1; n++) {                                                  \
             const T *x = (const T *)j->x + n * j->xv.stride[0];                              \
             const T *dy = (const T *)j->dy + n * g->d * on;                                  \
+            if (j->sums) { /* first, so the GEMMs find dy in cache */                        \
+                ct__conv_view dv = {{1, g->d, g->out[0], g->out[1], g->out[2]},              \
+                                    {0, on, g->out[1] * g->out[2], g->out[2], 1}};           \
+                ct__conv_image_sums_##S(dy, &dv, j->sums + n * g->d);                        \
+            }                                                                                \
             if (j->dw) {                                                                     \
                 ct__conv_bwd_weight_image_##S(g, x, j->xv.stride, dy, (T *)j->dw + k * wlen, \
                                               n == n0 ? (T)0 : (T)1, col);                   \
@@ -40883,7 +40977,8 @@ typedef struct ct__conv_job {
             int64_t xs[5] = {0, g->inn, g->in[1] * g->in[2], g->in[2], 1};                   \
             T *x = (T *)j->dx + n * g->c * g->inn;                                           \
             memset(x, 0, sizeof(T) * (size_t)(g->c * g->inn));                               \
-            ct__conv_col2im_##S(g, (const T *)j->dy + n * g->c * g->kn * g->outn, x, xs);    \
+            ct__conv_col2im_##S(g, (const T *)j->dy + n * g->c * g->kn * g->outn, x, xs,     \
+                                false);                                                      \
         } else {                                                                             \
             ct__conv_im2col_##S(g, (const T *)j->x + n * j->xv.stride[0], j->xv.stride,      \
                                 (T *)j->y + n * g->c * g->kn * g->outn);                     \
@@ -40906,8 +41001,8 @@ CT__VECTORIZE_BEGIN
 CT__CONV_LOOPS_DEFINE(float, f32)
 CT__CONV_LOOPS_DEFINE(double, f64)
 CT__VECTORIZE_END
-/* the per-image drivers (the GEMMs and the loops above do the work) and the per-call helpers
-   (bias rows, dense copies, bias gradient, chunk sums): glue */
+/* the per-image drivers (the GEMMs and the loops above do the work) and the strided-copy
+   helper (dense copies of non-contiguous operands): glue */
 CT__GLUE_BEGIN
 CT__CONV_DEFINE(float, f32)
 CT__CONV_DEFINE(double, f64)
@@ -41200,6 +41295,29 @@ static int64_t ct__conv_chunks(int64_t n, int64_t wlen)
     return k < 1 ? 1 : k;
 }
 
+/* db (go's channels) = the sums of go (the op's output grad, dims spatial dims) per channel:
+   per image in sums (N, C), filled here when fill (== sums) is given, then over images. */
+static void ct__conv_bias_backward(const ct_tensor *go, int dims, double *fill,
+                                   const double *sums, void *db)
+{
+    ct__conv_view v = ct__conv_view_of(go, dims);
+    bool f32 = go->dtype == CT_FLOAT32;
+    for (int64_t n = 0; fill && n < v.size[0]; n++) {
+        if (f32) {
+            ct__conv_image_sums_f32((const float *)(const void *)ct__data(go) + n * v.stride[0],
+                                    &v, fill + n * v.size[1]);
+        } else {
+            ct__conv_image_sums_f64((const double *)(const void *)ct__data(go) + n * v.stride[0],
+                                    &v, fill + n * v.size[1]);
+        }
+    }
+    if (f32) {
+        ct__conv_bias_grad_f32(sums, v.size[0], v.size[1], (float *)db);
+    } else {
+        ct__conv_bias_grad_f64(sums, v.size[0], v.size[1], (double *)db);
+    }
+}
+
 static ct_status ct__conv_bw_kernel(ct_op_call *c)
 {
     const ct_tensor *go = c->inputs[0], *x = c->inputs[1], *w = c->inputs[2];
@@ -41214,7 +41332,10 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
     const ct_tensor *cx = a.transposed ? go : x;  /* the conv view's input (strided) */
     const ct_tensor *cdy = a.transposed ? x : go; /* the conv view's output grad (dense) */
     void *own_w = NULL, *own_dy = NULL, *part = NULL;
-    int64_t wlen = ct_numel(w);
+    int64_t wlen = ct_numel(w), nb = a.transposed ? j.g.c : j.g.d;
+    /* the bias grad: go's channel sums per image, taken by the tasks when go is their dy */
+    double *sums = mask[2] ? (double *)ct__malloc(sizeof(double) * (size_t)(j.g.n * nb)) : NULL;
+    j.sums = !a.transposed && (mask[0] || mask[1]) ? sums : NULL;
     j.nchunks = ct__conv_chunks(j.g.n, wlen);
     j.w = ct__conv_dense(c->fn, w, a.dims, &own_w);
     j.dy = ct__conv_dense(c->fn, cdy, a.dims, &own_dy);
@@ -41225,7 +41346,7 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
         part = ct__malloc(es * (size_t)(wlen * j.nchunks));
         j.dw = part;
     }
-    bool ok = j.w && j.dy && (!mask[1] || part || wlen == 0);
+    bool ok = j.w && j.dy && (!mask[1] || part || wlen == 0) && (!mask[2] || sums);
     if (!ok && ct_error_code() == CT_OK) {
         ct__fail(CT_ERR_OOM, c->fn, "out of memory");
     }
@@ -41244,19 +41365,13 @@ static ct_status ct__conv_bw_kernel(ct_op_call *c)
                                     (double *)(void *)ct__data(c->outputs[1]));
         }
     }
-    if (ok && mask[2]) { /* the sum of the op's output gradient per channel */
-        ct__conv_view v = ct__conv_view_of(go, a.dims);
-        if (f32) {
-            ct__conv_bias_grad_f32((const float *)(const void *)ct__data(go), &v,
-                                   (float *)(void *)ct__data(c->outputs[2]));
-        } else {
-            ct__conv_bias_grad_f64((const double *)(const void *)ct__data(go), &v,
-                                   (double *)(void *)ct__data(c->outputs[2]));
-        }
+    if (ok && mask[2]) {
+        ct__conv_bias_backward(go, a.dims, j.sums ? NULL : sums, sums, ct__data(c->outputs[2]));
     }
     ct__free(own_w);
     ct__free(own_dy);
     ct__free(part);
+    ct__free(sums);
     return ok ? CT_OK : ct_error_code();
 }
 

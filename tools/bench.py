@@ -343,6 +343,18 @@ def op_work(name):
     return None, None
 
 
+def print_conv_vs_gemm(ct):
+    """The conv2d fwd+bwd row's GFLOP/s as a share of ctorch's GEMM on the same product."""
+    conv, gemm = "conv2d_fb_64x32x28x28", "mm_32x288_288x50176"
+    for threads in (1, 2):
+        c, g = ct.get((conv, threads)), ct.get((gemm, threads))
+        if c and g:
+            cf, gf = op_work(conv)[1] / c / 1e9, op_work(gemm)[1] / g / 1e9
+            print("%s: %.1f GFLOP/s at %d thread%s = %.0f%% of ctorch's own GEMM on the "
+                  "batch's product\n  (%s: %.1f GFLOP/s)" % (
+                      conv, cf, threads, "" if threads == 1 else "s", 100 * cf / gf, gemm, gf))
+
+
 def ops_part(a):
     print()
     print("op benchmarks: %s vs tools/bench_torch_ops.py (best of torch.utils.benchmark-style "
@@ -396,6 +408,7 @@ def ops_part(a):
                     "%.0f%%" % (100 * work / c / tri_bw) if tri_bw else "-",
                     "%.0f%%" % (100 * work / t / tri_bw) if tri_bw and t else "-", "GB/s"))
             print(" ".join(cols).rstrip(), flush=True)
+    print_conv_vs_gemm(ct)
     print()
     print("ctorch, torch: time per call, the best blocked_autorange block (results allocated "
           "per call,\nas users write them); ct/torch < 1: ctorch is faster. torch at 2 threads: "
