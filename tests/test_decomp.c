@@ -526,6 +526,31 @@ static void test_decomp_errors(void)
                               "they are 2 by 3 matrices");
     CHECK(ct_linalg_matrix_power(S, -1) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "linalg.inv: The diagonal element 2 is zero");
+    /* a NaN in an SVD's input: PyTorch's error (gesdd's info -4), on every path; an inf
+       alone is no error (NaNs in S: all of them with LAPACK, as PyTorch's MKL) */
+    const double nan9[9] = {1, 2, 3, 4, NAN, 6, 7, 8, 10};
+    ct_tensor *N = ct_tensor_from_data(nan9, CT_FLOAT64, s33, 2), *Sv = NULL, *Vh = NULL;
+    const char *nonfinite = "linalg.svd: The algorithm failed to converge because the input "
+                            "matrix contained non-finite values.";
+    for (int d = 0; d < 2; d++) {
+        ct_dtype dt = d ? CT_FLOAT32 : CT_FLOAT64;
+        ct_tensor *Nd = ct_to_dtype(N, dt);
+        CHECK(ct_linalg_svd(Nd, true, &Sv, &Vh) == NULL && Sv == NULL && Vh == NULL);
+        CHECK_ERROR(CT_ERR_VALUE, nonfinite);
+        CHECK(ct_linalg_svd(ct_narrow(Nd, 0, 1, 2), false, &Sv, &Vh) == NULL);
+        CHECK_ERROR(CT_ERR_VALUE, nonfinite);
+        CHECK(ct_linalg_svdvals(ct_mt(Nd)) == NULL);
+        CHECK_ERROR(CT_ERR_VALUE, nonfinite);
+        CHECK(ct_linalg_matrix_norm(Nd, "2", NULL, false) == NULL);
+        CHECK_ERROR(CT_ERR_VALUE, nonfinite);
+        const ct_tensor *two[2] = {ct_eye(3, 3, dt), Nd};
+        CHECK(ct_linalg_svdvals(ct_stack(two, 2, 0)) == NULL);
+        CHECK_ERROR(CT_ERR_VALUE, "linalg.svd: (Batch element 1): The algorithm failed to "
+                                  "converge because the input matrix contained non-finite "
+                                  "values.");
+        ct_tensor *Si = ct_linalg_svdvals(ct_nan_to_num(Nd, INFINITY, NULL, NULL));
+        CHECK_MSG(Si && ct_item(ct_any(ct_isnan(Si))) == 1, "%s", ct_error());
+    }
     /* backward errors of qr (PyTorch raises them in the backward too) */
     ct_tensor *x = ct_requires_grad_(ct_randn(s42, 2, CT_FLOAT64, NULL), true), *R = NULL;
     ct_linalg_qr(x, CT_QR_R, &R);

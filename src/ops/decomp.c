@@ -185,6 +185,17 @@ static void ct__dc_put(ct_tensor *t, int64_t b, bool trans, const void *w, ct_dt
     }
 }
 
+/* Whether any of the n elements of w (dtype wd) is NaN. */
+static bool ct__dc_has_nan(const void *w, ct_dtype wd, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(ct__dc_ld(w, wd, i))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The batch's size: the product of all but the last two dims. */
 static int64_t ct__dc_batch(const ct_tensor *t)
 {
@@ -239,17 +250,44 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
 #define CT__DC_TB 32 /* the LU's panels, the triangular solves' column blocks */
 #define CT__DC_LANES 16 /* the pivot search's partial maxima */
 #define CT__DC_TINV(n) (((n) + CT__DC_TB - 1) / CT__DC_TB * CT__DC_TB * CT__DC_TB)
+#define CT__DC_LEAF 8 /* the LU's narrowest recursion: columns factored one at a time */
+#define CT__DC_SWAPS 16 /* columns a row swap runs across at once (independent moves) */
+#define CT__DC_COLS 32 /* the LU's column blocks (tasks on the pool) */
+
+/* The inverses of the diagonal blocks of an LU's U and L (n x n, at a; see trinv_blocks). */
+typedef struct ct__dc_trinv_ctx {
+    int64_t n;
+    const void *a;
+    void *inv;
+} ct__dc_trinv_ctx;
+
+/* The update right of a panel of the recursive LU (n1 columns of a (m rows, ld) factored). */
+typedef struct ct__dc_lu_upd {
+    int64_t m, n1, n, ld;
+    void *a;
+    const void *inv;
+    const int *piv;
+} ct__dc_lu_upd;
 
 /* LU with partial pivoting and the solves on it, on the GEMM, in the work dtype T.
    getrf: P A = L U of a (n x n, ld n): U on and above the diagonal, L (unit) below; piv[k]
-   (1-based, as LAPACK) the row swapped with row k. Panels of CT__DC_TB columns factored a
-   column at a time (the pivot: the first largest |a[i][k]|, found as the largest in
-   CT__DC_LANES lanes then the first equal to it; a NaN in a[k][k] keeps row k), the panel's
-   swaps applied to the other columns after it, then U12 = L11^-1 A12 (through the inverse of
-   L11) and the trailing update A22 -= L21 U12. w: scratch of CT__DC_TB * (CT__DC_TB + n)
-   elements. Returns 0, or k + 1 for the first exactly zero pivot U[k][k] (the factorization
-   goes on, as getrf).
-   laswp: the swaps of rows k0 .. k1 - 1 (piv) in columns [c0, c1) of a (ld n).
+   (1-based, as LAPACK) the row swapped with row k. Returns 0, or k + 1 for the first exactly
+   zero pivot U[k][k] (the factorization goes on, as getrf). inv: scratch of CT__DC_TINV(n).
+   rlu: the recursive LU (Toledo's; LAPACK's getrf2) of a (m x n, ld, m >= n): the left n1
+   columns factored recursively (n1 a multiple of CT__DC_TB above it, of CT__DC_LEAF below),
+   their swaps applied to the right columns, A12 := L11^-1 A12, A22 -= L21 A12, A22 factored
+   recursively, its swaps applied to the left columns; so nearly all the flops run on the
+   GEMM. The right columns' update and the left columns' swaps run in column blocks of
+   CT__DC_COLS on the pool (each block computed alike for any thread count, so the bits are).
+   Each finished diagonal block of L (CT__DC_TB wide, TB-aligned: later swaps only touch the
+   rows below it) gets its inverse at inv + (j0 / CT__DC_TB) * CT__DC_TB^2, for the
+   L11^-1 A12 above it (trsm_llu: A12's block rows updated by the ones above, then times
+   the inverse, all on the GEMM; by substitution below CT__DC_TB).
+   getf2: the same unblocked, one column at a time (the pivot: the first largest |a[i][k]|,
+   found as the largest in CT__DC_LANES lanes then the first equal to it; a NaN in a[k][k]
+   keeps row k), for n <= CT__DC_LEAF.
+   laswp: the swaps of rows k0 .. k1 - 1 (piv, relative to a) in columns [c0, c1) of a (ld),
+   across CT__DC_SWAPS columns at once.
    The triangular solves of the LU solve, y := y U^-1 L^-1 P^T for y (r x n), in column blocks
    of CT__DC_TB, all on the GEMM: the columns solved before a block update it, then it is
    multiplied by the inverse of its diagonal block (as OpenBLAS's trsm). Block s's columns:
@@ -258,9 +296,11 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
    trinv: inv (CT__DC_TB x CT__DC_TB, row-major) := T^-1, T the upper or lower (unit: ones on
    its diagonal, not read) triangle of a (jb x jb, lda), zeros elsewhere: row j of the inverse
    from the rows below (upper) or above it, each step an axpy over a whole row.
-   trinv_blocks: the inverses of the diagonal blocks of T (n x n), block s's at
-   inv + s * CT__DC_TB (CT__DC_TINV(n) elements in all).
-   trsm_rows: x (r x n, ld) := y T^-1 for y (r x n, ld; destroyed), T as in trinv_blocks.
+   trinv_blocks: the inverses of the diagonal blocks of U (x->inv, tasks [0, nb)) and of L
+   (x->inv + CT__DC_TINV(n), tasks [nb, 2 nb)) of an LU (n x n), block s's at
+   inv + s * CT__DC_TB, a task per block on the pool.
+   trsm_rows: x (r x n, ld) := y T^-1 for y (r x n, ld; destroyed), T (upper or lower) and inv
+   its blocks' inverses as in trinv_blocks.
    getrs_rows: y (r x n, ldy) := y U^-1 L^-1 P^T, a = P L U from getrf (piv 1-based), inv its
    blocks' inverses (U's, then L's at inv + CT__DC_TINV(n)); computed in p and q (r x n each,
    ld r): a task's rows contiguous, apart from the other tasks' (rows of y interleaved
@@ -287,11 +327,16 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
         }                                                                                  \
     }                                                                                      \
                                                                                            \
-    static void ct__dc_trinv_blocks_##S(bool upper, bool unit, int64_t n, const T *a, T *inv) \
+    static void ct__dc_trinv_blocks_##S(int64_t begin, int64_t end, void *ctx)              \
     {                                                                                      \
-        for (int64_t s = 0; s < n; s += CT__DC_TB) {                                       \
-            int64_t jb, j0 = ct__dc_tblock(upper, n, s, &jb);                              \
-            ct__dc_trinv_##S(upper, unit, jb, a + j0 + j0 * n, n, inv + s * CT__DC_TB);     \
+        const ct__dc_trinv_ctx *x = (const ct__dc_trinv_ctx *)ctx;                         \
+        int64_t nb = x->n / CT__DC_TB + (x->n % CT__DC_TB != 0);                           \
+        for (int64_t b = begin; b < end; b++) {                                            \
+            bool upper = b < nb;                                                           \
+            int64_t jb, s = (upper ? b : b - nb) * CT__DC_TB;                              \
+            int64_t j0 = ct__dc_tblock(upper, x->n, s, &jb);                               \
+            T *inv = (T *)x->inv + (upper ? 0 : CT__DC_TINV(x->n)) + s * CT__DC_TB;        \
+            ct__dc_trinv_##S(upper, !upper, jb, (const T *)x->a + j0 + j0 * x->n, x->n, inv); \
         }                                                                                  \
     }                                                                                      \
                                                                                            \
@@ -330,79 +375,160 @@ static CT__UNUSED void ct__dc_trsm_c(bool upper, bool unit, int64_t n, int64_t k
         }                                                                                  \
     }                                                                                      \
                                                                                            \
-    static void ct__dc_laswp_##S(T *a, int64_t n, int64_t c0, int64_t c1, int64_t k0,       \
+    static void ct__dc_laswp_##S(T *a, int64_t ld, int64_t c0, int64_t c1, int64_t k0,     \
                                  int64_t k1, const int *piv)                               \
     {                                                                                      \
-        for (int64_t j = c0; j < c1; j++) {                                                \
-            T *col = a + j * n;                                                            \
+        for (int64_t j0 = c0; j0 < c1; j0 += CT__DC_SWAPS) {                               \
+            int64_t nj = c1 - j0 < CT__DC_SWAPS ? c1 - j0 : CT__DC_SWAPS;                  \
+            T *col = a + j0 * ld;                                                          \
             for (int64_t k = k0; k < k1; k++) {                                            \
-                T t = col[k];                                                              \
-                col[k] = col[piv[k] - 1];                                                  \
-                col[piv[k] - 1] = t;                                                       \
+                int64_t p = piv[k] - 1;                                                    \
+                for (int64_t j = 0; p != k && j < nj; j++) {                               \
+                    T t = col[k + j * ld];                                                 \
+                    col[k + j * ld] = col[p + j * ld];                                     \
+                    col[p + j * ld] = t;                                                   \
+                }                                                                          \
             }                                                                              \
         }                                                                                  \
     }                                                                                      \
                                                                                            \
-    static int ct__dc_getrf_##S(int64_t n, T *a, int *piv, T *w)                            \
+    static int64_t ct__dc_iamax_##S(int64_t m, const T *x)                                 \
+    {                                                                                      \
+        int64_t p = 0, i = 1;                                                              \
+        T mx = ABS(x[0]), lane[CT__DC_LANES];                                              \
+        for (int64_t l = 0; l < CT__DC_LANES; l++) {                                       \
+            lane[l] = mx;                                                                  \
+        }                                                                                  \
+        for (; i + CT__DC_LANES <= m; i += CT__DC_LANES) {                                 \
+            for (int64_t l = 0; l < CT__DC_LANES; l++) {                                   \
+                T v = ABS(x[i + l]);                                                       \
+                lane[l] = v > lane[l] ? v : lane[l];                                       \
+            }                                                                              \
+        }                                                                                  \
+        for (int64_t l = 0; l < CT__DC_LANES; l++) {                                       \
+            mx = lane[l] > mx ? lane[l] : mx;                                              \
+        }                                                                                  \
+        for (; i < m; i++) {                                                               \
+            mx = ABS(x[i]) > mx ? ABS(x[i]) : mx;                                          \
+        }                                                                                  \
+        for (bool hit = false; !hit && p + CT__DC_LANES <= m; p += hit ? 0 : CT__DC_LANES) { \
+            for (int64_t l = 0; l < CT__DC_LANES; l++) {                                   \
+                hit |= ABS(x[p + l]) == mx;                                                \
+            }                                                                              \
+        }                                                                                  \
+        while (p < m && ABS(x[p]) != mx) {                                                 \
+            p++;                                                                           \
+        }                                                                                  \
+        return p < m ? p : 0;                                                              \
+    }                                                                                      \
+                                                                                           \
+    static int ct__dc_getf2_##S(int64_t m, int64_t n, T *a, int64_t ld, int *piv)          \
     {                                                                                      \
         int info = 0;                                                                      \
-        for (int64_t j0 = 0; j0 < n; j0 += CT__DC_TB) {                                    \
-            int64_t nb = n - j0 < CT__DC_TB ? n - j0 : CT__DC_TB, j1 = j0 + nb;            \
-            for (int64_t k = j0; k < j1; k++) {                                            \
-                int64_t p = k, i = k + 1;                                                  \
-                T m = ABS(a[k + k * n]), mx[CT__DC_LANES];                                 \
-                for (int64_t l = 0; l < CT__DC_LANES; l++) {                               \
-                    mx[l] = m;                                                             \
-                }                                                                          \
-                for (; i + CT__DC_LANES <= n; i += CT__DC_LANES) {                         \
-                    for (int64_t l = 0; l < CT__DC_LANES; l++) {                           \
-                        T v = ABS(a[i + l + k * n]);                                       \
-                        mx[l] = v > mx[l] ? v : mx[l];                                     \
-                    }                                                                      \
-                }                                                                          \
-                for (int64_t l = 0; l < CT__DC_LANES; l++) {                               \
-                    m = mx[l] > m ? mx[l] : m;                                             \
-                }                                                                          \
-                for (; i < n; i++) {                                                       \
-                    m = ABS(a[i + k * n]) > m ? ABS(a[i + k * n]) : m;                     \
-                }                                                                          \
-                while (p < n && ABS(a[p + k * n]) != m) {                                  \
-                    p++;                                                                   \
-                }                                                                          \
-                p = p < n ? p : k;                                                         \
-                piv[k] = (int)p + 1;                                                       \
-                ct__dc_laswp_##S(a, n, j0, j1, k, k + 1, piv);                             \
-                T d = a[k + k * n];                                                        \
-                if (d == 0) {                                                              \
-                    info = info ? info : (int)k + 1;                                       \
-                    continue;                                                              \
-                }                                                                          \
-                T r = (T)1 / d;                                                            \
-                for (int64_t i = k + 1; i < n; i++) {                                      \
-                    a[i + k * n] *= r;                                                     \
-                }                                                                          \
-                for (int64_t j = k + 1; j < j1; j++) { /* rank-1 update inside the panel */ \
-                    T u = -a[k + j * n];                                                   \
-                    for (int64_t i = k + 1; i < n; i++) {                                  \
-                        a[i + j * n] = FMA(a[i + k * n], u, a[i + j * n]);                 \
-                    }                                                                      \
-                }                                                                          \
+        for (int64_t k = 0; k < n; k++) {                                                  \
+            T *ak = a + k * ld;                                                            \
+            piv[k] = (int)(k + ct__dc_iamax_##S(m - k, ak + k)) + 1;                       \
+            ct__dc_laswp_##S(a, ld, 0, n, k, k + 1, piv);                                  \
+            T d = ak[k];                                                                   \
+            if (d == 0) {                                                                  \
+                info = info ? info : (int)k + 1;                                           \
+                continue;                                                                  \
             }                                                                              \
-            ct__dc_laswp_##S(a, n, 0, j0, j0, j1, piv);                                    \
-            ct__dc_laswp_##S(a, n, j1, n, j0, j1, piv);                                    \
-            if (j1 < n) {                                                                  \
-                T *u = w + CT__DC_TB * CT__DC_TB; /* U12, nb x (n - j1), ld nb */          \
-                ct__dc_trinv_##S(false, true, nb, a + j0 + j0 * n, n, w);                  \
-                ct__gemm_##S(nb, n - j1, nb, (T)1, w, CT__DC_TB, 1, a + j0 + j1 * n, 1, n,  \
-                             (T)0, u, 1, nb);                                              \
-                for (int64_t j = j1; j < n; j++) {                                         \
-                    memcpy(a + j0 + j * n, u + (j - j1) * nb, sizeof(T) * (size_t)nb);     \
+            T r = (T)1 / d;                                                                \
+            for (int64_t i = k + 1; i < m; i++) {                                          \
+                ak[i] *= r;                                                                \
+            }                                                                              \
+            for (int64_t j = k + 1; j < n; j++) { /* rank-1 update */                      \
+                T u = -a[k + j * ld];                                                      \
+                for (int64_t i = k + 1; i < m; i++) {                                      \
+                    a[i + j * ld] = FMA(ak[i], u, a[i + j * ld]);                          \
                 }                                                                          \
-                ct__gemm_##S(n - j1, n - j1, nb, (T)-1, a + j1 + j0 * n, 1, n, u, 1, nb,    \
-                             (T)1, a + j1 + j1 * n, 1, n);                                 \
             }                                                                              \
         }                                                                                  \
         return info;                                                                       \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_trsm_llu_##S(int64_t n, int64_t k, const T *a, int64_t lda,          \
+                                    const T *inv, T *b, int64_t ldb)                       \
+    {                                                                                      \
+        T t[CT__DC_TB * CT__DC_COLS];                                                      \
+        if (!inv) { /* n < CT__DC_TB: substitution, column by column */                   \
+            for (int64_t j = 0; j < k; j++) {                                              \
+                T *x = b + j * ldb;                                                        \
+                for (int64_t c = 0; c < n; c++) {                                          \
+                    for (int64_t i = c + 1; i < n; i++) {                                  \
+                        x[i] = FMA(-a[i + c * lda], x[c], x[i]);                           \
+                    }                                                                      \
+                }                                                                          \
+            }                                                                              \
+            return;                                                                        \
+        }                                                                                  \
+        for (int64_t c = 0; c < k; c += CT__DC_COLS) {                                     \
+            int64_t kc = k - c < CT__DC_COLS ? k - c : CT__DC_COLS;                        \
+            T *bc = b + c * ldb;                                                           \
+            for (int64_t s = 0; s < n; s += CT__DC_TB) {                                   \
+                if (s > 0) {                                                               \
+                    ct__gemm_##S(CT__DC_TB, kc, s, (T)-1, a + s, 1, lda, bc, 1, ldb, (T)1,  \
+                                 bc + s, 1, ldb);                                          \
+                }                                                                          \
+                ct__gemm_##S(CT__DC_TB, kc, CT__DC_TB, (T)1, inv + s * CT__DC_TB,           \
+                             CT__DC_TB, 1, bc + s, 1, ldb, (T)0, t, 1, CT__DC_TB);         \
+                for (int64_t j = 0; j < kc; j++) {                                         \
+                    memcpy(bc + s + j * ldb, t + j * CT__DC_TB, sizeof(T) * CT__DC_TB);    \
+                }                                                                          \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_lu_update_##S(int64_t begin, int64_t end, void *ctx)                 \
+    {                                                                                      \
+        const ct__dc_lu_upd *u = (const ct__dc_lu_upd *)ctx;                               \
+        T *a = (T *)u->a, *b = a + (u->n1 + begin) * u->ld;                                \
+        int64_t k = end - begin;                                                           \
+        ct__dc_laswp_##S(b, u->ld, 0, k, 0, u->n1, u->piv);                                \
+        ct__dc_trsm_llu_##S(u->n1, k, a, u->ld, (const T *)u->inv, b, u->ld);              \
+        ct__gemm_##S(u->m - u->n1, k, u->n1, (T)-1, a + u->n1, 1, u->ld, b, 1, u->ld, (T)1, \
+                     b + u->n1, 1, u->ld);                                                 \
+    }                                                                                      \
+                                                                                           \
+    static void ct__dc_lu_swap_left_##S(int64_t begin, int64_t end, void *ctx)             \
+    {                                                                                      \
+        const ct__dc_lu_upd *u = (const ct__dc_lu_upd *)ctx;                               \
+        ct__dc_laswp_##S((T *)u->a, u->ld, begin, end, u->n1, u->n, u->piv);               \
+    }                                                                                      \
+                                                                                           \
+    static int ct__dc_rlu_##S(int64_t m, int64_t n, T *a, int64_t ld, int *piv, T *inv)     \
+    {                                                                                      \
+        if (n <= CT__DC_LEAF) {                                                            \
+            int info = ct__dc_getf2_##S(m, n, a, ld, piv);                                 \
+            if (n == CT__DC_TB) {                                                          \
+                ct__dc_trinv_##S(false, true, CT__DC_TB, a, ld, inv);                      \
+            }                                                                              \
+            return info;                                                                   \
+        }                                                                                  \
+        int64_t h = n > CT__DC_TB ? n / 2 / CT__DC_TB * CT__DC_TB : n / 2 / CT__DC_LEAF *  \
+                                                                  CT__DC_LEAF;             \
+        int64_t n1 = h > 0 ? h : n > CT__DC_TB ? CT__DC_TB : CT__DC_LEAF;                  \
+        int info = ct__dc_rlu_##S(m, n1, a, ld, piv, inv);                                 \
+        ct__dc_lu_upd u = {m, n1, n, ld, a, n1 % CT__DC_TB ? NULL : inv, piv};             \
+        ct__parallel_for(n - n1, CT__DC_COLS, ct__dc_lu_update_##S, &u);                   \
+        T *a22 = a + n1 + n1 * ld;                                                         \
+        int i2 = ct__dc_rlu_##S(m - n1, n - n1, a22, ld, piv + n1,                         \
+                                inv + n1 / CT__DC_TB * CT__DC_TB * CT__DC_TB);             \
+        for (int64_t k = n1; k < n; k++) {                                                 \
+            piv[k] += (int)n1;                                                             \
+        }                                                                                  \
+        ct__parallel_for(n1, CT__DC_COLS, ct__dc_lu_swap_left_##S, &u);                    \
+        info = info ? info : i2 ? i2 + (int)n1 : 0;                                        \
+        if (n == CT__DC_TB) { /* a finished diagonal block of L: its inverse */            \
+            ct__dc_trinv_##S(false, true, CT__DC_TB, a, ld, inv);                          \
+        }                                                                                  \
+        return info;                                                                       \
+    }                                                                                      \
+                                                                                           \
+    static int ct__dc_getrf_##S(int64_t n, T *a, int *piv, T *w)                            \
+    {                                                                                      \
+        return ct__dc_rlu_##S(n, n, a, n, piv, w);                                         \
     }
 
 /* Block s (a multiple of CT__DC_TB) of a triangular solve of order n: returns its first
@@ -864,35 +990,7 @@ static CT__UNUSED int ct__dc_gesvd_c(int64_t m, int64_t n, double *w, double *s,
 CT__VECTORIZE_END
 
 /* ---- the factorizations on either backend (work dtype wd, column-major) ----------------- */
-/* The largest order whose LU runs on one thread: below it the trailing updates are too small
-   to gain from the threaded GEMM (which split a column-major C between threads by rows: at
-   256, 2 threads took 1.15 times as long as one). */
-#define CT__DC_LU_SERIAL_MAX 256
-
-typedef struct ct__dc_getrf_ctx {
-    ct_dtype wd;
-    int64_t n;
-    void *a, *w;
-    int *piv;
-    int info;
-} ct__dc_getrf_ctx;
-
-static void ct__dc_getrf_task(int64_t task, int slot, void *ctx)
-{
-    ct__dc_getrf_ctx *x = (ct__dc_getrf_ctx *)ctx;
-    (void)task;
-    (void)slot;
-#if CT__LAPACK
-    if (x->wd == CT_FLOAT32) {
-        x->info = ct__dc_getrf_f32(x->n, (float *)x->a, x->piv, (float *)x->w);
-        return;
-    }
-#endif
-    x->info = ct__dc_getrf_f64(x->n, (double *)x->a, x->piv, (double *)x->w);
-}
-
-/* getrf of a (n x n, ld n) in the work dtype: 0, its info, or -1 when out of memory. Up to
-   CT__DC_LU_SERIAL_MAX as one pool task (inside one, the GEMM stays on its thread); with
+/* getrf of a (n x n, ld n) in the work dtype: 0, its info, or -1 when out of memory. With
    LAPACK, OpenBLAS's above CT__DC_BLAS1_MAX (faster there: at 1024, 8.8 ms vs 10.1 on one
    thread, 7.7 vs 10.1 on two). */
 static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
@@ -908,14 +1006,21 @@ static int ct__dc_getrf(ct_dtype wd, int64_t n, void *a, int *piv)
         return info;
     }
 #endif
-    ct__dc_getrf_ctx x = {wd, n, a, ct__dc_alloc(wd, CT__DC_TB * (CT__DC_TB + n)), piv, -1};
-    if (x.w && n <= CT__DC_LU_SERIAL_MAX) {
-        ct__parallel_tasks(1, 1, ct__dc_getrf_task, &x);
-    } else if (x.w) {
-        ct__dc_getrf_task(0, 0, &x);
+    void *inv = ct__dc_alloc(wd, CT__DC_TINV(n));
+    int info = -1;
+    if (!inv) {
+        return info;
     }
-    ct__free(x.w);
-    return x.info;
+#if CT__LAPACK
+    if (wd == CT_FLOAT32) {
+        info = ct__dc_getrf_f32(n, (float *)a, piv, (float *)inv);
+    }
+#endif
+    if (wd == CT_FLOAT64) {
+        info = ct__dc_getrf_f64(n, (double *)a, piv, (double *)inv);
+    }
+    ct__free(inv);
+    return info;
 }
 
 /* Rows of the right-hand sides per task of the LU solve. */
@@ -962,17 +1067,15 @@ static int ct__dc_gesv_t(ct_dtype wd, int64_t n, int64_t k, void *w, int *piv, v
         return info != 0 ? info : -1;
     }
     void *inv = (char *)x + (size_t)(2 * k * n) * ct_dtype_size(wd);
+    ct__dc_trinv_ctx t = {n, w, inv};
+    int64_t nb = n / CT__DC_TB + (n % CT__DC_TB != 0);
 #if CT__LAPACK
     if (wd == CT_FLOAT32) {
-        ct__dc_trinv_blocks_f32(true, false, n, (const float *)w, (float *)inv);
-        ct__dc_trinv_blocks_f32(false, true, n, (const float *)w,
-                                (float *)inv + CT__DC_TINV(n));
+        ct__parallel_for(2 * nb, 1, ct__dc_trinv_blocks_f32, &t);
     }
 #endif
     if (wd == CT_FLOAT64) {
-        ct__dc_trinv_blocks_f64(true, false, n, (const double *)w, (double *)inv);
-        ct__dc_trinv_blocks_f64(false, true, n, (const double *)w,
-                                (double *)inv + CT__DC_TINV(n));
+        ct__parallel_for(2 * nb, 1, ct__dc_trinv_blocks_f64, &t);
     }
     ct__dc_getrs_ctx c = {wd, n, k, w, inv, piv, y, x};
     ct__parallel_for(k, CT__DC_ROWS, ct__dc_getrs_chunk, &c);
@@ -1206,9 +1309,6 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     double smlnum = sqrt(wd == CT_FLOAT32 ? FLT_MIN : DBL_MIN) / eps, bignum = 1 / smlnum;
     for (int64_t i = 0; i < (int64_t)m * n; i++) {
         double v = fabs(ct__dc_ld(a, wd, i));
-        if (isnan(v)) {
-            return -4; /* gesdd's answer to a NaN */
-        }
         anrm = v > anrm ? v : anrm;
     }
     double scl = anrm > 0 && anrm < smlnum ? smlnum : anrm > bignum ? bignum : 0;
@@ -1419,8 +1519,10 @@ static bool ct__dc_output(ct_op_call *c, const ct_tensor *A, const int64_t *tail
     return ct__op_output(c, s, nb + n_tail, A->dtype) != NULL;
 }
 
-/* One matrix of a batch: 0, a positive info (the op's failure), or -1 when out of memory. */
+/* One matrix of a batch: 0, a positive info (the op's failure), -1 when out of memory, or
+   CT__DC_NONFINITE (an SVD of a matrix holding a NaN: gesdd's info). */
 typedef int (*ct__dc_one_fn)(ct_op_call *c, int64_t b);
+#define CT__DC_NONFINITE (-4)
 
 typedef struct ct__dc_batch_ctx {
     ct_op_call *c;
@@ -1475,12 +1577,16 @@ static ct_status ct__dc_run(ct_op_call *c, int64_t batch, ct__dc_one_fn fn)
     if (code == 0) {
         return CT_OK;
     }
-    if (code < 0) {
+    if (code < 0 && code != CT__DC_NONFINITE) {
         return ct__fail(CT_ERR_OOM, c->fn, "out of memory");
     }
     char where[64] = "";
     if (c->inputs[0]->ndim > 2) {
         snprintf(where, sizeof where, "(Batch element %lld): ", (long long)bad);
+    }
+    if (code == CT__DC_NONFINITE) { /* PyTorch's words for gesdd's info -4 */
+        return ct__fail(CT_ERR_VALUE, c->fn, "linalg.svd: %sThe algorithm failed to converge "
+                        "because the input matrix contained non-finite values.", where);
     }
     const char *name = ct__dc_name(c);
     switch ((ct__dc_id)c->op->variant) {
@@ -1900,7 +2006,8 @@ static int ct__svd_one(ct_op_call *c, int64_t b)
     int info = -1;
     if (w && s && u && vt) {
         ct__dc_get(w, wd, M, A, A->sizes, A->ndim - 2, b, tr);
-        info = ct__dc_gesvd(wd, M, N, w, s, u, vt, full);
+        info = ct__dc_has_nan(w, wd, M * N) ? CT__DC_NONFINITE
+                                            : ct__dc_gesvd(wd, M, N, w, s, u, vt, full);
     }
     if (info == 0) {
         char *ps = ct__data(c->outputs[1]);
@@ -2627,7 +2734,10 @@ ct_tensor *ct_linalg_norm(const ct_tensor *A, const char *ord, const int64_t *di
 #undef CT__DC_TINV
 #undef CT__DC_LU_DEFINE
 #undef CT__DC_ROWS
-#undef CT__DC_LU_SERIAL_MAX
+#undef CT__DC_LEAF
+#undef CT__DC_SWAPS
+#undef CT__DC_COLS
+#undef CT__DC_NONFINITE
 #undef CT__DC_BLAS1_MAX
 #undef CT__LAPACK
 CT__GLUE_END
