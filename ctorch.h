@@ -5558,6 +5558,17 @@ CTORCH_API ct_dataloader_opts ct_dataloader_defaults(void);
    dataset vtable; CT_ERR_UNSUPPORTED for num_workers > 0 in a build without threads
    (CTORCH_NO_THREADS). Mirrors: torch.utils.data.DataLoader. */
 CTORCH_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts);
+/* A loader over an iterable dataset (borrowed): each batch is the next batch_size samples of
+   its stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
+   new pass (its iter callback). Fetches in the calling thread.
+   Returns: a new loader, freed with ct_dataloader_free; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "DataLoader with IterableDataset: expected
+   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, the option
+   errors of ct_dataloader_new; CT_ERR_UNSUPPORTED for num_workers > 0 (threads would share
+   one stream; PyTorch's workers each iterate a copy).
+   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last). */
+CTORCH_API ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds,
+                                                     const ct_dataloader_opts *opts);
 /* Writes the next batch into batch[0..n_fields) (n_fields = ds->n_fields) and returns true;
    returns false, with every entry NULL, at the end of the epoch. The call after that starts
    a new epoch (reshuffling), like iterating the DataLoader again.
@@ -5573,7 +5584,8 @@ CTORCH_API bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch);
    ct_dataloader_next starts a new one. Mirrors: calling iter(dataloader) again. */
 CTORCH_API void ct_dataloader_reset(ct_dataloader *dl);
 /* Batches per epoch: len(batch_sampler) (ceil(N / batch_size), or floor(N / batch_size) with
-   drop_last, for the built-in one); -1 for NULL or a sampler without a length.
+   drop_last, for the built-in one); -1 for NULL, a sampler without a length or an iterable
+   dataset.
    Mirrors: len(dataloader). */
 CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
 /* Changes the number of worker threads (0: the calling thread fetches); the current epoch
@@ -6462,6 +6474,15 @@ CT__INTERNAL ct_status ct__dataset_collect(const struct ct_dataset *ds, const in
                                            ct_status (*collate)(ct_tensor *const *, int64_t,
                                                                 int, ct_tensor **, void *),
                                            void *user, ct_tensor **fields, int64_t *failed);
+/* The next batch of an iterable dataset: up to max samples through its next callback,
+   collated as ct__dataset_collect; *got is the batch's size, 0 (fields NULL) at the end of
+   the stream or, with drop_last, when fewer than max samples were left. */
+struct ct_iterable_dataset;
+CT__INTERNAL ct_status ct__iterable_collect(struct ct_iterable_dataset *ds, int64_t max,
+                                            bool drop_last,
+                                            ct_status (*collate)(ct_tensor *const *, int64_t,
+                                                                 int, ct_tensor **, void *),
+                                            void *user, ct_tensor **fields, int64_t *got);
 
 /* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
 /* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a
@@ -52147,31 +52168,12 @@ ct_status ct_default_collate(ct_tensor *const *samples, int64_t n, int n_fields,
     return st;
 }
 
-ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t n,
-                             ct_collate_fn collate, void *user, ct_tensor **fields,
-                             int64_t *failed)
+/* Collates samples[0..n * nf) into fields with collate (NULL: default_collate); the end of
+   the private scope the samples were made in (when scoped) keeps only the fields. */
+static ct_status ct__collate_scoped(ct_tensor **samples, int64_t n, int nf, ct_collate_fn collate,
+                                   void *user, bool scoped, ct_status st, ct_tensor **fields)
 {
     const char *op = "ct_dataset_get_batch";
-    int nf = ds->n_fields;
-    *failed = -1;
-    ct__dataset_null(fields, nf);
-    if ((uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    ct_tensor **samples = (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n * (size_t)nf);
-    if (!samples) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    bool scoped = ct_scope_begin() == CT_OK;
-    ct_no_grad_begin();
-    int64_t len = ds->len(ds);
-    ct_status st = CT_OK;
-    for (int64_t k = 0; k < n && st == CT_OK; k++) {
-        int64_t i = ct__dataset_index(op, idx[k], len);
-        st = i < 0 ? CT_ERR_INDEX
-                   : ct__dataset_finish(op, ds->get(ds, i, samples + k * nf), samples + k * nf, nf);
-        *failed = st == CT_OK ? -1 : idx[k];
-    }
     if (st == CT_OK && collate) {
         st = ct__dataset_finish(op, collate(samples, n, nf, fields, user), fields, nf);
     } else if (st == CT_OK) {
@@ -52190,6 +52192,76 @@ ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t 
     }
     ct__free(samples);
     return st;
+}
+
+/* Room for n samples of nf fields (zeroed); NULL + error when out of memory. */
+static ct_tensor **ct__samples_new(int64_t n, int nf)
+{
+    ct_tensor **samples = (uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf
+                              ? NULL
+                              : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n *
+                                                         (size_t)nf);
+    if (!samples) {
+        ct__fail(CT_ERR_OOM, "ct_dataset_get_batch", "out of memory");
+    }
+    return samples;
+}
+
+ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t n,
+                             ct_collate_fn collate, void *user, ct_tensor **fields,
+                             int64_t *failed)
+{
+    const char *op = "ct_dataset_get_batch";
+    int nf = ds->n_fields;
+    *failed = -1;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(n, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int64_t len = ds->len(ds);
+    ct_status st = CT_OK;
+    for (int64_t k = 0; k < n && st == CT_OK; k++) {
+        int64_t i = ct__dataset_index(op, idx[k], len);
+        st = i < 0 ? CT_ERR_INDEX
+                   : ct__dataset_finish(op, ds->get(ds, i, samples + k * nf), samples + k * nf, nf);
+        *failed = st == CT_OK ? -1 : idx[k];
+    }
+    return ct__collate_scoped(samples, n, nf, collate, user, scoped, st, fields);
+}
+
+ct_status ct__iterable_collect(ct_iterable_dataset *ds, int64_t max, bool drop_last,
+                               ct_collate_fn collate, void *user, ct_tensor **fields,
+                               int64_t *got)
+{
+    int nf = ds->n_fields;
+    *got = 0;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(max, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int r = 1;
+    while (*got < max && (r = ct_iterable_dataset_next(ds, samples + *got * nf)) == 1) {
+        ++*got;
+    }
+    if (r == 0 && (*got == 0 || (drop_last && *got < max))) {
+        *got = 0; /* the end: nothing to collate */
+    }
+    ct_status st = r < 0 ? ct_error_code() : CT_OK;
+    if (*got == 0 && st == CT_OK) {
+        ct_no_grad_end();
+        if (scoped) {
+            ct_scope_end();
+        }
+        ct__free(samples);
+        return CT_OK;
+    }
+    return ct__collate_scoped(samples, *got, nf, collate, user, scoped, st, fields);
 }
 
 ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices, int64_t n,
@@ -53546,7 +53618,9 @@ typedef struct ct__dl_worker {
 } ct__dl_worker;
 
 struct ct_dataloader {
-    ct_dataset *ds; /* borrowed */
+    ct_dataset *ds;           /* borrowed; NULL for an iterable dataset */
+    ct_iterable_dataset *ids; /* borrowed, or NULL */
+    int n_fields;
     ct_dataloader_opts opts;
     ct_sampler *own_sampler; /* Random or Sequential when opts.sampler is NULL */
     ct_sampler *own_batch;   /* BatchSampler when opts.batch_sampler is NULL */
@@ -53612,7 +53686,7 @@ static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 /* Runs task t on a worker: the batch leaves the worker's scope unscoped. */
 static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_task *t)
 {
-    int nf = dl->ds->n_fields;
+    int nf = dl->n_fields;
     bool scoped = ct_scope_begin() == CT_OK;
     t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
     if (t->status == CT_OK && scoped) {
@@ -53855,7 +53929,7 @@ static bool ct__dl_start_workers(ct_dataloader *dl)
    caller's error. */
 static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, ct_tensor **batch)
 {
-    int nf = dl->ds->n_fields;
+    int nf = dl->n_fields;
     if (t->status != CT_OK) {
         if (t->failed >= 0) {
             ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
@@ -53897,7 +53971,7 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
         ok = ok && ct__dl_put(dl);
     }
     if (!ok) {
-        for (int f = 0; f < dl->ds->n_fields; f++) {
+        for (int f = 0; f < dl->n_fields; f++) {
             ct_free(batch[f]);
             batch[f] = NULL;
         }
@@ -53909,10 +53983,13 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
 #endif
 
 /* ---- the loader ---------------------------------------------------------------------- */
-static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o)
+static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool iterable)
 {
     const char *bad = NULL;
-    if (o->batch_sampler && (o->batch_size != 1 || o->shuffle || o->sampler || o->drop_last)) {
+    if (iterable && (o->sampler || o->batch_sampler || o->shuffle)) {
+        bad = "DataLoader with IterableDataset: expected unspecified sampler, batch_sampler and "
+              "shuffle options";
+    } else if (o->batch_sampler && (o->batch_size != 1 || o->shuffle || o->sampler || o->drop_last)) {
         bad = "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
               "and drop_last";
     } else if (o->sampler && o->shuffle) {
@@ -53938,6 +54015,11 @@ static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o)
     if (o->batch_size < 1) {
         ct__fail(CT_ERR_VALUE, op, "batch_size should be a positive integer value, but got "
                  "batch_size=%lld", (long long)o->batch_size);
+        return false;
+    }
+    if (iterable && o->num_workers > 0) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "a DataLoader over an iterable dataset fetches in the "
+                 "calling thread (num_workers=0): worker threads would share one stream");
         return false;
     }
 #ifndef CT__DL_THREADS
@@ -53976,14 +54058,12 @@ static bool ct__dl_samplers(ct_dataloader *dl)
     return dl->idx != NULL;
 }
 
-ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
+/* A loader over ds or ids (one of them) with checked options; NULL + error. */
+static ct_dataloader *ct__dl_new(const char *op, ct_dataset *ds, ct_iterable_dataset *ids,
+                                 const ct_dataloader_opts *opts)
 {
-    const char *op = "ct_dataloader_new";
-    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
-        return NULL;
-    }
     ct_dataloader_opts o = opts ? *opts : ct_dataloader_defaults();
-    if (!ct__dl_check_opts(op, &o)) {
+    if (!ct__dl_check_opts(op, &o, ids != NULL)) {
         return NULL;
     }
     ct_dataloader *dl = (ct_dataloader *)ct__calloc(sizeof(ct_dataloader));
@@ -53992,21 +54072,67 @@ ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
         return NULL;
     }
     dl->ds = ds;
+    dl->ids = ids;
+    dl->n_fields = ds ? ds->n_fields : ids->n_fields;
     dl->opts = o;
 #ifdef CT__DL_THREADS
     pthread_mutex_init(&dl->lock, NULL);
     pthread_cond_init(&dl->work_cv, NULL);
     pthread_cond_init(&dl->done_cv, NULL);
 #endif
-    if (!ct__dl_samplers(dl)) {
+    if (ds && !ct__dl_samplers(dl)) {
         ct_dataloader_free(dl);
         return NULL;
     }
     return dl;
 }
 
+ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
+{
+    const char *op = "ct_dataloader_new";
+    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
+        return NULL;
+    }
+    return ct__dl_new(op, ds, NULL, opts);
+}
+
+ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds, const ct_dataloader_opts *opts)
+{
+    const char *op = "ct_dataloader_new_iterable";
+    if (ct__null(op, ds)) {
+        return NULL;
+    }
+    if (!ds->next || ds->n_fields < 1 || ds->n_fields > CT_DATASET_MAX_FIELDS) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's next callback must not be NULL and "
+                 "its n_fields must be 1 to %d (got %d)", CT_DATASET_MAX_FIELDS, ds->n_fields);
+        return NULL;
+    }
+    return ct__dl_new(op, NULL, ds, opts);
+}
+
+/* The next batch of an iterable dataset: batch_size samples of its stream (fewer at its end
+   unless drop_last); false at the end of the stream. */
+static bool ct__dl_next_iterable(ct_dataloader *dl, ct_tensor **batch)
+{
+    if (!dl->started) {
+        (void)ct__dl_base_seed(dl);
+        if (ct_iterable_dataset_iter(dl->ids) != CT_OK) {
+            return false;
+        }
+        dl->started = true;
+    }
+    int64_t got;
+    ct_status st = ct__iterable_collect(dl->ids, dl->opts.batch_size, dl->opts.drop_last,
+                                        dl->opts.collate_fn, dl->opts.collate_user, batch, &got);
+    dl->started = st == CT_OK && got > 0;
+    return dl->started;
+}
+
 static bool ct__dl_next_main(ct_dataloader *dl, ct_tensor **batch)
 {
+    if (dl->ids) {
+        return ct__dl_next_iterable(dl, batch);
+    }
     if (!dl->started) {
         (void)ct__dl_base_seed(dl); /* the iterator's base seed (PyTorch's workers use it) */
         if (ct_sampler_iter(dl->batches) != CT_OK) {
@@ -54029,7 +54155,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (ct__null(op, dl) || ct__null(op, batch)) {
         return false;
     }
-    for (int f = 0; f < dl->ds->n_fields; f++) {
+    for (int f = 0; f < dl->n_fields; f++) {
         batch[f] = NULL;
     }
     bool ok;
@@ -54064,7 +54190,7 @@ int64_t ct_dataloader_len(const ct_dataloader *dl)
     if (ct__null("ct_dataloader_len", dl)) {
         return -1;
     }
-    return ct_sampler_len(dl->batches);
+    return dl->ids ? -1 : ct_sampler_len(dl->batches);
 }
 
 ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
@@ -54075,7 +54201,7 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     }
     ct_dataloader_opts o = dl->opts;
     o.num_workers = num_workers;
-    if (!ct__dl_check_opts(op, &o)) {
+    if (!ct__dl_check_opts(op, &o, dl->ids != NULL)) {
         return ct_error_code();
     }
 #ifdef CT__DL_THREADS

@@ -836,8 +836,38 @@ static void test_dataloader_chain_dataset(void)
         }
         CHECK(same(got, n, want, 5) && f[0] == NULL);
     }
+    for (int drop = 0; drop < 2; drop++) { /* batches of the stream through a loader */
+        ct_dataloader_opts o = ct_dataloader_defaults();
+        o.batch_size = 2;
+        o.drop_last = drop;
+        ct_dataloader *dl = ct_dataloader_new_iterable(chain, &o);
+        int64_t ids[CAP];
+        CHECK(ct_dataloader_len(dl) == -1);
+        CHECK(same(ids, loader_ids(dl, 2, ids, NULL), drop ? (const int64_t[]){0, 1, 2, 10,
+                                                                                0, 1, 2, 10}
+                                                           : (const int64_t[]){0, 1, 2, 10, 11,
+                                                                                0, 1, 2, 10, 11},
+                   drop ? 8 : 10));
+        ct_dataloader_free(dl);
+        o.shuffle = true;
+        CHECK(ct_dataloader_new_iterable(chain, &o) == NULL);
+        CHECK_ERROR(CT_ERR_VALUE, "expected unspecified sampler, batch_sampler and shuffle");
+        o.shuffle = false;
+        o.num_workers = 2;
+        CHECK(ct_dataloader_new_iterable(chain, &o) == NULL);
+        CHECK_ERROR(CT_ERR_UNSUPPORTED, "num_workers=0");
+    }
     ct_iterable_dataset_free(chain);
     chain = ct_chain_dataset_new(parts, 3); /* the third stream fails after one sample */
+    ct_dataloader *dl = ct_dataloader_new_iterable(chain, NULL);
+    ct_tensor *one[1];
+    int batches = 0;
+    while (ct_dataloader_next(dl, one)) {
+        batches++;
+    }
+    CHECK(batches == 6 && one[0] == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "ct_iterable_dataset_next");
+    ct_dataloader_free(dl);
     ct_tensor *f[1];
     int r, n = 0;
     CHECK(ct_iterable_dataset_iter(chain) == CT_OK);

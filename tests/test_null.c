@@ -12919,6 +12919,26 @@ static void test_null_ct_dataloader_new(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_dataloader_new_iterable(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dataloader_new_iterable(NULL, &fx.dl_opts)";
+        ct_dataloader *r = ct_dataloader_new_iterable(NULL, &fx.dl_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_dataloader_free(r);
+    }
+    {
+        const char *call = "ct_dataloader_new_iterable(&fx.ids, NULL)";
+        ct_dataloader *r = ct_dataloader_new_iterable(&fx.ids, NULL);
+        expect_accepted(call);
+        ct_dataloader_free(r);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_dataloader_next(void)
 {
     null_fixture fx;
@@ -25961,6 +25981,7 @@ void test_null(void)
     RUN(test_null_ct_distributed_sampler_new);
     RUN(test_null_ct_distributed_sampler_set_epoch);
     RUN(test_null_ct_dataloader_new);
+    RUN(test_null_ct_dataloader_new_iterable);
     RUN(test_null_ct_dataloader_next);
     RUN(test_null_ct_dataloader_reset);
     RUN(test_null_ct_dataloader_len);

@@ -389,6 +389,15 @@ CT__INTERNAL ct_status ct__dataset_collect(const struct ct_dataset *ds, const in
                                            ct_status (*collate)(ct_tensor *const *, int64_t,
                                                                 int, ct_tensor **, void *),
                                            void *user, ct_tensor **fields, int64_t *failed);
+/* The next batch of an iterable dataset: up to max samples through its next callback,
+   collated as ct__dataset_collect; *got is the batch's size, 0 (fields NULL) at the end of
+   the stream or, with drop_last, when fewer than max samples were left. */
+struct ct_iterable_dataset;
+CT__INTERNAL ct_status ct__iterable_collect(struct ct_iterable_dataset *ds, int64_t max,
+                                            bool drop_last,
+                                            ct_status (*collate)(ct_tensor *const *, int64_t,
+                                                                 int, ct_tensor **, void *),
+                                            void *user, ct_tensor **fields, int64_t *got);
 
 /* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
 /* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a

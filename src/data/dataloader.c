@@ -54,7 +54,9 @@ typedef struct ct__dl_worker {
 } ct__dl_worker;
 
 struct ct_dataloader {
-    ct_dataset *ds; /* borrowed */
+    ct_dataset *ds;           /* borrowed; NULL for an iterable dataset */
+    ct_iterable_dataset *ids; /* borrowed, or NULL */
+    int n_fields;
     ct_dataloader_opts opts;
     ct_sampler *own_sampler; /* Random or Sequential when opts.sampler is NULL */
     ct_sampler *own_batch;   /* BatchSampler when opts.batch_sampler is NULL */
@@ -120,7 +122,7 @@ static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 /* Runs task t on a worker: the batch leaves the worker's scope unscoped. */
 static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_task *t)
 {
-    int nf = dl->ds->n_fields;
+    int nf = dl->n_fields;
     bool scoped = ct_scope_begin() == CT_OK;
     t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
     if (t->status == CT_OK && scoped) {
@@ -363,7 +365,7 @@ static bool ct__dl_start_workers(ct_dataloader *dl)
    caller's error. */
 static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, ct_tensor **batch)
 {
-    int nf = dl->ds->n_fields;
+    int nf = dl->n_fields;
     if (t->status != CT_OK) {
         if (t->failed >= 0) {
             ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
@@ -405,7 +407,7 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
         ok = ok && ct__dl_put(dl);
     }
     if (!ok) {
-        for (int f = 0; f < dl->ds->n_fields; f++) {
+        for (int f = 0; f < dl->n_fields; f++) {
             ct_free(batch[f]);
             batch[f] = NULL;
         }
@@ -417,10 +419,13 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
 #endif
 
 /* ---- the loader ---------------------------------------------------------------------- */
-static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o)
+static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool iterable)
 {
     const char *bad = NULL;
-    if (o->batch_sampler && (o->batch_size != 1 || o->shuffle || o->sampler || o->drop_last)) {
+    if (iterable && (o->sampler || o->batch_sampler || o->shuffle)) {
+        bad = "DataLoader with IterableDataset: expected unspecified sampler, batch_sampler and "
+              "shuffle options";
+    } else if (o->batch_sampler && (o->batch_size != 1 || o->shuffle || o->sampler || o->drop_last)) {
         bad = "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
               "and drop_last";
     } else if (o->sampler && o->shuffle) {
@@ -446,6 +451,11 @@ static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o)
     if (o->batch_size < 1) {
         ct__fail(CT_ERR_VALUE, op, "batch_size should be a positive integer value, but got "
                  "batch_size=%lld", (long long)o->batch_size);
+        return false;
+    }
+    if (iterable && o->num_workers > 0) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "a DataLoader over an iterable dataset fetches in the "
+                 "calling thread (num_workers=0): worker threads would share one stream");
         return false;
     }
 #ifndef CT__DL_THREADS
@@ -484,14 +494,12 @@ static bool ct__dl_samplers(ct_dataloader *dl)
     return dl->idx != NULL;
 }
 
-ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
+/* A loader over ds or ids (one of them) with checked options; NULL + error. */
+static ct_dataloader *ct__dl_new(const char *op, ct_dataset *ds, ct_iterable_dataset *ids,
+                                 const ct_dataloader_opts *opts)
 {
-    const char *op = "ct_dataloader_new";
-    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
-        return NULL;
-    }
     ct_dataloader_opts o = opts ? *opts : ct_dataloader_defaults();
-    if (!ct__dl_check_opts(op, &o)) {
+    if (!ct__dl_check_opts(op, &o, ids != NULL)) {
         return NULL;
     }
     ct_dataloader *dl = (ct_dataloader *)ct__calloc(sizeof(ct_dataloader));
@@ -500,21 +508,67 @@ ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
         return NULL;
     }
     dl->ds = ds;
+    dl->ids = ids;
+    dl->n_fields = ds ? ds->n_fields : ids->n_fields;
     dl->opts = o;
 #ifdef CT__DL_THREADS
     pthread_mutex_init(&dl->lock, NULL);
     pthread_cond_init(&dl->work_cv, NULL);
     pthread_cond_init(&dl->done_cv, NULL);
 #endif
-    if (!ct__dl_samplers(dl)) {
+    if (ds && !ct__dl_samplers(dl)) {
         ct_dataloader_free(dl);
         return NULL;
     }
     return dl;
 }
 
+ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
+{
+    const char *op = "ct_dataloader_new";
+    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
+        return NULL;
+    }
+    return ct__dl_new(op, ds, NULL, opts);
+}
+
+ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds, const ct_dataloader_opts *opts)
+{
+    const char *op = "ct_dataloader_new_iterable";
+    if (ct__null(op, ds)) {
+        return NULL;
+    }
+    if (!ds->next || ds->n_fields < 1 || ds->n_fields > CT_DATASET_MAX_FIELDS) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's next callback must not be NULL and "
+                 "its n_fields must be 1 to %d (got %d)", CT_DATASET_MAX_FIELDS, ds->n_fields);
+        return NULL;
+    }
+    return ct__dl_new(op, NULL, ds, opts);
+}
+
+/* The next batch of an iterable dataset: batch_size samples of its stream (fewer at its end
+   unless drop_last); false at the end of the stream. */
+static bool ct__dl_next_iterable(ct_dataloader *dl, ct_tensor **batch)
+{
+    if (!dl->started) {
+        (void)ct__dl_base_seed(dl);
+        if (ct_iterable_dataset_iter(dl->ids) != CT_OK) {
+            return false;
+        }
+        dl->started = true;
+    }
+    int64_t got;
+    ct_status st = ct__iterable_collect(dl->ids, dl->opts.batch_size, dl->opts.drop_last,
+                                        dl->opts.collate_fn, dl->opts.collate_user, batch, &got);
+    dl->started = st == CT_OK && got > 0;
+    return dl->started;
+}
+
 static bool ct__dl_next_main(ct_dataloader *dl, ct_tensor **batch)
 {
+    if (dl->ids) {
+        return ct__dl_next_iterable(dl, batch);
+    }
     if (!dl->started) {
         (void)ct__dl_base_seed(dl); /* the iterator's base seed (PyTorch's workers use it) */
         if (ct_sampler_iter(dl->batches) != CT_OK) {
@@ -537,7 +591,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (ct__null(op, dl) || ct__null(op, batch)) {
         return false;
     }
-    for (int f = 0; f < dl->ds->n_fields; f++) {
+    for (int f = 0; f < dl->n_fields; f++) {
         batch[f] = NULL;
     }
     bool ok;
@@ -572,7 +626,7 @@ int64_t ct_dataloader_len(const ct_dataloader *dl)
     if (ct__null("ct_dataloader_len", dl)) {
         return -1;
     }
-    return ct_sampler_len(dl->batches);
+    return dl->ids ? -1 : ct_sampler_len(dl->batches);
 }
 
 ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
@@ -583,7 +637,7 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     }
     ct_dataloader_opts o = dl->opts;
     o.num_workers = num_workers;
-    if (!ct__dl_check_opts(op, &o)) {
+    if (!ct__dl_check_opts(op, &o, dl->ids != NULL)) {
         return ct_error_code();
     }
 #ifdef CT__DL_THREADS

@@ -86,6 +86,17 @@ CTORCH_API ct_dataloader_opts ct_dataloader_defaults(void);
    dataset vtable; CT_ERR_UNSUPPORTED for num_workers > 0 in a build without threads
    (CTORCH_NO_THREADS). Mirrors: torch.utils.data.DataLoader. */
 CTORCH_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts);
+/* A loader over an iterable dataset (borrowed): each batch is the next batch_size samples of
+   its stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
+   new pass (its iter callback). Fetches in the calling thread.
+   Returns: a new loader, freed with ct_dataloader_free; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "DataLoader with IterableDataset: expected
+   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, the option
+   errors of ct_dataloader_new; CT_ERR_UNSUPPORTED for num_workers > 0 (threads would share
+   one stream; PyTorch's workers each iterate a copy).
+   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last). */
+CTORCH_API ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds,
+                                                     const ct_dataloader_opts *opts);
 /* Writes the next batch into batch[0..n_fields) (n_fields = ds->n_fields) and returns true;
    returns false, with every entry NULL, at the end of the epoch. The call after that starts
    a new epoch (reshuffling), like iterating the DataLoader again.
@@ -101,7 +112,8 @@ CTORCH_API bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch);
    ct_dataloader_next starts a new one. Mirrors: calling iter(dataloader) again. */
 CTORCH_API void ct_dataloader_reset(ct_dataloader *dl);
 /* Batches per epoch: len(batch_sampler) (ceil(N / batch_size), or floor(N / batch_size) with
-   drop_last, for the built-in one); -1 for NULL or a sampler without a length.
+   drop_last, for the built-in one); -1 for NULL, a sampler without a length or an iterable
+   dataset.
    Mirrors: len(dataloader). */
 CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
 /* Changes the number of worker threads (0: the calling thread fetches); the current epoch

@@ -145,31 +145,12 @@ ct_status ct_default_collate(ct_tensor *const *samples, int64_t n, int n_fields,
     return st;
 }
 
-ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t n,
-                             ct_collate_fn collate, void *user, ct_tensor **fields,
-                             int64_t *failed)
+/* Collates samples[0..n * nf) into fields with collate (NULL: default_collate); the end of
+   the private scope the samples were made in (when scoped) keeps only the fields. */
+static ct_status ct__collate_scoped(ct_tensor **samples, int64_t n, int nf, ct_collate_fn collate,
+                                   void *user, bool scoped, ct_status st, ct_tensor **fields)
 {
     const char *op = "ct_dataset_get_batch";
-    int nf = ds->n_fields;
-    *failed = -1;
-    ct__dataset_null(fields, nf);
-    if ((uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    ct_tensor **samples = (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n * (size_t)nf);
-    if (!samples) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    bool scoped = ct_scope_begin() == CT_OK;
-    ct_no_grad_begin();
-    int64_t len = ds->len(ds);
-    ct_status st = CT_OK;
-    for (int64_t k = 0; k < n && st == CT_OK; k++) {
-        int64_t i = ct__dataset_index(op, idx[k], len);
-        st = i < 0 ? CT_ERR_INDEX
-                   : ct__dataset_finish(op, ds->get(ds, i, samples + k * nf), samples + k * nf, nf);
-        *failed = st == CT_OK ? -1 : idx[k];
-    }
     if (st == CT_OK && collate) {
         st = ct__dataset_finish(op, collate(samples, n, nf, fields, user), fields, nf);
     } else if (st == CT_OK) {
@@ -188,6 +169,76 @@ ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t 
     }
     ct__free(samples);
     return st;
+}
+
+/* Room for n samples of nf fields (zeroed); NULL + error when out of memory. */
+static ct_tensor **ct__samples_new(int64_t n, int nf)
+{
+    ct_tensor **samples = (uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf
+                              ? NULL
+                              : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n *
+                                                         (size_t)nf);
+    if (!samples) {
+        ct__fail(CT_ERR_OOM, "ct_dataset_get_batch", "out of memory");
+    }
+    return samples;
+}
+
+ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t n,
+                             ct_collate_fn collate, void *user, ct_tensor **fields,
+                             int64_t *failed)
+{
+    const char *op = "ct_dataset_get_batch";
+    int nf = ds->n_fields;
+    *failed = -1;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(n, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int64_t len = ds->len(ds);
+    ct_status st = CT_OK;
+    for (int64_t k = 0; k < n && st == CT_OK; k++) {
+        int64_t i = ct__dataset_index(op, idx[k], len);
+        st = i < 0 ? CT_ERR_INDEX
+                   : ct__dataset_finish(op, ds->get(ds, i, samples + k * nf), samples + k * nf, nf);
+        *failed = st == CT_OK ? -1 : idx[k];
+    }
+    return ct__collate_scoped(samples, n, nf, collate, user, scoped, st, fields);
+}
+
+ct_status ct__iterable_collect(ct_iterable_dataset *ds, int64_t max, bool drop_last,
+                               ct_collate_fn collate, void *user, ct_tensor **fields,
+                               int64_t *got)
+{
+    int nf = ds->n_fields;
+    *got = 0;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(max, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int r = 1;
+    while (*got < max && (r = ct_iterable_dataset_next(ds, samples + *got * nf)) == 1) {
+        ++*got;
+    }
+    if (r == 0 && (*got == 0 || (drop_last && *got < max))) {
+        *got = 0; /* the end: nothing to collate */
+    }
+    ct_status st = r < 0 ? ct_error_code() : CT_OK;
+    if (*got == 0 && st == CT_OK) {
+        ct_no_grad_end();
+        if (scoped) {
+            ct_scope_end();
+        }
+        ct__free(samples);
+        return CT_OK;
+    }
+    return ct__collate_scoped(samples, *got, nf, collate, user, scoped, st, fields);
 }
 
 ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices, int64_t n,
