@@ -777,6 +777,14 @@ static void test_dataloader_concat_stack(void)
     CHECK(ct_dataset_get_batch(st, idx, 2, f) == CT_OK);
     CHECK_TENSOR(f[0], w0, 2, 0, 0);
     CHECK_TENSOR(f[1], w1, 2, 0, 0);
+    ct_tensor *samples[4] = {ct_scalar_tensor(1, CT_FLOAT32), ct_scalar_tensor(2, CT_INT64),
+                             ct_scalar_tensor(3, CT_FLOAT32), ct_scalar_tensor(4, CT_INT64)};
+    const double c0[2] = {1, 3}, c1[2] = {2, 4};
+    CHECK(ct_default_collate(samples, 2, 2, f) == CT_OK && ct_tensor_dtype(f[1]) == CT_INT64);
+    CHECK_TENSOR(f[0], c0, 2, 0, 0);
+    CHECK_TENSOR(f[1], c1, 2, 0, 0);
+    CHECK(ct_default_collate(samples, 0, 2, f) == CT_ERR_VALUE && !f[0]);
+    CHECK_ERROR(CT_ERR_VALUE, "expected 1 to");
     ct_dataset *mismatch[2] = {a, c};
     CHECK(ct_stack_dataset_new(mismatch, 2) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "Size mismatch between datasets");
