@@ -5226,7 +5226,8 @@ CTORCH_API ct_tensor *ct_idx_load_buffer(const void *data, size_t nbytes);
 
 // >>part data/dataset.h
 /* data/dataset.h - map-style datasets (torch.utils.data.Dataset, TensorDataset, Subset,
- * random_split) and default_collate.
+ * random_split, ConcatDataset, StackDataset), iterable datasets (IterableDataset,
+ * ChainDataset) and default_collate.
  *
  * A sample is a fixed number of fields (n_fields tensors: e.g. image and label). A dataset
  * is a small vtable that users fill to write their own:
@@ -5293,6 +5294,13 @@ CTORCH_API ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *i
    (subsets, loaders) must be freed first. Invalidates: tensors only the dataset held. */
 CTORCH_API void ct_dataset_free(ct_dataset *ds);
 
+/* A collate callback: stacks n samples (samples[k * n_fields + f] is field f of sample k)
+   into batch[0..n_fields) as new tensors of the current scope; returns CT_OK or an error's
+   status. ct_default_collate's form plus user data (DataLoader's collate_fn). May run on
+   DataLoader worker threads. */
+typedef ct_status (*ct_collate_fn)(ct_tensor *const *samples, int64_t n, int n_fields,
+                                   ct_tensor **batch, void *user);
+
 /* Stacks n samples of n_fields fields each along a new dim 0: samples[k * n_fields + f] is
    field f of sample k; batch[f] gets shape (n, *shape_f).
    dtypes: each field keeps its dtype (the samples of a field must agree).
@@ -5330,6 +5338,181 @@ CTORCH_API ct_dataset *ct_subset_new(ct_dataset *ds, const int64_t *indices, int
    Mirrors: torch.utils.data.random_split(dataset, lengths, generator) (integer lengths). */
 CTORCH_API ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n,
                                      ct_generator *g, ct_dataset **out);
+/* ct_random_split with fractions[0..n) of len(ds) summing to 1 (within 1e-9): each length is
+   floor(len * fraction), and the remainder is added one at a time to lengths 0, 1, ...
+   round-robin (PyTorch's rounding); then as ct_random_split.
+   Errors: as ct_random_split; CT_ERR_VALUE "Fraction at index 1 is not between 0 and 1";
+   fractions not summing to 1 give "Sum of input lengths does not equal the length of the
+   input dataset!". Mirrors: random_split(dataset, [0.8, 0.2], generator). */
+CTORCH_API ct_status ct_random_split_fractions(ct_dataset *ds, const double *fractions, int n,
+                                               ct_generator *g, ct_dataset **out);
+
+/* The samples of datasets[0], then datasets[1], ... (n datasets, borrowed; they must outlive
+   it, with equal n_fields). Sample i comes from the dataset whose cumulative size passes i.
+   Returns: a new dataset (free with ct_dataset_free); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "datasets should not be an empty iterable" (n < 1),
+   n_fields that differ. Mirrors: torch.utils.data.ConcatDataset(datasets). */
+CTORCH_API ct_dataset *ct_concat_dataset_new(ct_dataset *const *datasets, int n);
+/* Sample i is the fields of datasets[0][i], then those of datasets[1][i], ... (n datasets,
+   borrowed, of one length; n_fields is the sum, at most CT_DATASET_MAX_FIELDS). Batches come
+   from each dataset's ct_dataset_get_batch.
+   Returns: a new dataset (free with ct_dataset_free); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "At least one dataset should be passed", "Size
+   mismatch between datasets", too many fields in all.
+   Mirrors: torch.utils.data.StackDataset(*datasets) (the tuple form). */
+CTORCH_API ct_dataset *ct_stack_dataset_new(ct_dataset *const *datasets, int n);
+
+/* An iterable-style dataset: a stream of samples of n_fields tensors. Users fill it:
+       ct_iterable_dataset ds = {my_iter, my_next, NULL, 2, &state};
+   The tensors next writes are new tensors of the current scope. */
+typedef struct ct_iterable_dataset ct_iterable_dataset;
+struct ct_iterable_dataset {
+    /* Starts a new pass over the stream. Optional (NULL: nothing to do).
+       Mirrors: IterableDataset.__iter__. */
+    ct_status (*iter)(ct_iterable_dataset *self);
+    /* Writes the next sample into fields and returns 1; 0 at the end of the stream; -1
+       after recording an error. Required. Mirrors: next() on the dataset's iterator. */
+    int (*next)(ct_iterable_dataset *self, ct_tensor **fields);
+    /* Optional: called by ct_iterable_dataset_free. */
+    void (*destroy)(ct_iterable_dataset *self);
+    /* Fields per sample, 1..CT_DATASET_MAX_FIELDS. */
+    int n_fields;
+    void *user;
+};
+/* Starts a pass. Returns CT_OK or the dataset's error (CT_ERR_NULL_ARG, CT_ERR_VALUE for a
+   malformed vtable). Mirrors: iter(dataset). */
+CTORCH_API ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds);
+/* The next sample into fields[0..n_fields): 1, or 0 at the end (fields NULL), or -1 on error
+   (fields NULL). Mirrors: next(it). */
+CTORCH_API int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields);
+/* Releases an iterable dataset through its destroy callback. NULL is a no-op. */
+CTORCH_API void ct_iterable_dataset_free(ct_iterable_dataset *ds);
+/* The stream of datasets[0], then datasets[1], ... (borrowed, equal n_fields).
+   Returns: a new iterable dataset (free with ct_iterable_dataset_free); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for n < 1 or n_fields that differ.
+   Mirrors: torch.utils.data.ChainDataset(datasets). */
+CTORCH_API ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets,
+                                                     int n);
+
+// >>part data/sampler.h
+/* data/sampler.h - samplers: the index streams a DataLoader fetches (torch.utils.data.Sampler,
+ * SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler, BatchSampler,
+ * distributed.DistributedSampler).
+ *
+ * A sampler yields either single indices (batch_size 0) or batches of indices (batch_size >= 1:
+ * a batch sampler). A pass starts with ct_sampler_iter (iter(sampler)) and ends when
+ * ct_sampler_next returns 0:
+ *     ct_sampler *s = ct_random_sampler_new(ds, false, 0, NULL);
+ *     int64_t i;
+ *     ct_sampler_iter(s);
+ *     while (ct_sampler_next(s, &i) == 1) { ... }
+ *     ct_sampler_free(s);
+ * Determinism: the streams equal PyTorch's for the same generator state and seed, and draw
+ * from the generators in PyTorch's order, lazily as Python's generators do (RandomSampler
+ * draws its seed at the first index, each randperm / randint chunk when the previous one is
+ * used up, and a trailing randperm(n)[:0] when the pass ends).
+ * Thread safety: one thread per sampler.
+ */
+typedef struct ct_sampler ct_sampler;
+struct ct_sampler {
+    /* Starts a new pass. Optional (NULL: nothing to do). Mirrors: Sampler.__iter__. */
+    ct_status (*iter)(ct_sampler *self);
+    /* Writes the next item into out: one index (batch_size 0) or up to batch_size indices.
+       Returns the number written, 0 at the end of the pass, -1 after recording an error.
+       Required. Mirrors: next() on the sampler's iterator. */
+    int64_t (*next)(ct_sampler *self, int64_t *out);
+    /* Items per pass (indices, or batches for a batch sampler). Optional (NULL: unknown, -1).
+       Mirrors: Sampler.__len__. */
+    int64_t (*len)(const ct_sampler *self);
+    /* Optional: releases what the sampler holds (the struct too when it was allocated). */
+    void (*destroy)(ct_sampler *self);
+    /* 0: yields single indices; >= 1: yields batches of at most batch_size indices. */
+    int64_t batch_size;
+    /* The implementation's data. */
+    void *user;
+};
+
+/* A sampler with the given callbacks (a custom Sampler subclass): next required, iter and len
+   optional, batch_size as the struct's field (0: indices; >= 1: batches of at most that many).
+   Returns: a new sampler (free with ct_sampler_free, which does not touch user); NULL on error.
+   Errors: CT_ERR_NULL_ARG for next; CT_ERR_VALUE for batch_size < 0.
+   Mirrors: subclassing torch.utils.data.Sampler. */
+CTORCH_API ct_sampler *ct_sampler_new(ct_status (*iter)(ct_sampler *self),
+                                      int64_t (*next)(ct_sampler *self, int64_t *out),
+                                      int64_t (*len)(const ct_sampler *self), int64_t batch_size,
+                                      void *user);
+/* Starts a pass. Returns CT_OK or the sampler's error. Mirrors: iter(sampler). */
+CTORCH_API ct_status ct_sampler_iter(ct_sampler *s);
+/* The next index (or batch of indices) of the pass into out (room for max(1, batch_size)
+   values). Returns the number written, 0 at the end, -1 on error (ct_error).
+   Mirrors: next(it). */
+CTORCH_API int64_t ct_sampler_next(ct_sampler *s, int64_t *out);
+/* Items per pass; -1 when the sampler cannot tell (or for NULL). Mirrors: len(sampler). */
+CTORCH_API int64_t ct_sampler_len(const ct_sampler *s);
+/* Frees a sampler through its destroy callback. NULL is a no-op. */
+CTORCH_API void ct_sampler_free(ct_sampler *s);
+
+/* 0, 1, ..., len(ds) - 1 (len read at each pass). ds is borrowed.
+   Returns: a new sampler; NULL on error. Errors: CT_ERR_NULL_ARG, a malformed dataset.
+   Mirrors: torch.utils.data.SequentialSampler(data_source). */
+CTORCH_API ct_sampler *ct_sequential_sampler_new(ct_dataset *ds);
+/* Random indices in [0, n), n = len(ds): a permutation per n indices without replacement (the
+   last one cut to num_samples % n), uniform draws in chunks of 32 with replacement.
+   num_samples 0 means len(ds). g NULL: each pass seeds a private generator with a draw from
+   the default one (PyTorch's); else g is used (borrowed) directly.
+   Returns: a new sampler; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "num_samples should be a positive integer value, but
+   got num_samples=-1". Mirrors: torch.utils.data.RandomSampler(data_source, replacement,
+   num_samples, generator). */
+CTORCH_API ct_sampler *ct_random_sampler_new(ct_dataset *ds, bool replacement,
+                                             int64_t num_samples, ct_generator *g);
+/* indices[randperm(n)] each pass (indices copied). g NULL: the default generator.
+   Returns: a new sampler; NULL on error. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for n < 0.
+   Mirrors: torch.utils.data.SubsetRandomSampler(indices, generator). */
+CTORCH_API ct_sampler *ct_subset_random_sampler_new(const int64_t *indices, int64_t n,
+                                                    ct_generator *g);
+/* num_samples indices in [0, n) drawn with probabilities proportional to weights[0..n)
+   (float64, copied) by ct_multinomial, once per pass. g NULL: the default generator.
+   Returns: a new sampler; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "num_samples should be a positive integer value, but
+   got num_samples=0", n < 1, and ct_multinomial's errors at the pass (negative weights,
+   "cannot sample n_sample > prob_dist.size(-1) samples without replacement").
+   Mirrors: torch.utils.data.WeightedRandomSampler(weights, num_samples, replacement,
+   generator). */
+CTORCH_API ct_sampler *ct_weighted_random_sampler_new(const double *weights, int64_t n,
+                                                      int64_t num_samples, bool replacement,
+                                                      ct_generator *g);
+/* Groups the indices of sampler (borrowed; it must yield single indices) into batches of
+   batch_size; the last one is smaller, or dropped with drop_last.
+   Returns: a new batch sampler (its batch_size field is batch_size); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "batch_size should be a positive integer value, but
+   got batch_size=0", or a sampler that itself yields batches.
+   Mirrors: torch.utils.data.BatchSampler(sampler, batch_size, drop_last). */
+CTORCH_API ct_sampler *ct_batch_sampler_new(ct_sampler *sampler, int64_t batch_size,
+                                            bool drop_last);
+
+/* DistributedSampler's options (ct_distributed_sampler_defaults() gives PyTorch's defaults;
+   num_replicas and rank, which PyTorch reads from the process group, default to 1 and 0). */
+typedef struct ct_distributed_sampler_opts {
+    int64_t num_replicas; /* processes taking part, >= 1 */
+    int64_t rank;         /* this process, in [0, num_replicas) */
+    bool shuffle;         /* true: randperm from a generator seeded seed + epoch */
+    uint64_t seed;        /* 0 */
+    bool drop_last;       /* false: pad by repeating indices to divide evenly */
+} ct_distributed_sampler_opts;
+/* num_replicas 1, rank 0, shuffle true, seed 0, drop_last false. */
+CTORCH_API ct_distributed_sampler_opts ct_distributed_sampler_defaults(void);
+/* The rank's share of len(ds): all indices (randperm(len) from a generator seeded seed + epoch
+   with shuffle), padded to total_size by repeating from the start (or cut with drop_last),
+   then every num_replicas-th from rank. ds borrowed; opts NULL: the defaults.
+   Returns: a new sampler; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "Invalid rank 2, rank should be in the interval
+   [0, 1]" and num_replicas < 1. Mirrors: torch.utils.data.distributed.DistributedSampler. */
+CTORCH_API ct_sampler *ct_distributed_sampler_new(ct_dataset *ds,
+                                                  const ct_distributed_sampler_opts *opts);
+/* Sets the epoch the next pass shuffles with (seed + epoch). Errors: CT_ERR_NULL_ARG;
+   CT_ERR_VALUE when s is not a distributed sampler. Mirrors: DistributedSampler.set_epoch. */
+CTORCH_API ct_status ct_distributed_sampler_set_epoch(ct_sampler *s, int64_t epoch);
 
 // >>part data/dataloader.h
 /* data/dataloader.h - batches over a dataset (torch.utils.data.DataLoader).
@@ -5345,63 +5528,130 @@ CTORCH_API ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int
  *         ct_scope_end();
  *     }
  *     ct_dataloader_free(dl);
- * Each epoch visits every sample once: in order, or (shuffle) in a new permutation drawn at
- * the epoch's start. Batches run in the calling thread (num_workers = 0); the fields of a
- * batch are collated by ct_dataset_get_batch, which gathers rows straight from the tensors
- * of a tensor dataset (no per-sample tensors).
+ * Each epoch visits the indices of a sampler (sequential, a new permutation with shuffle, or
+ * the user's) grouped by a batch sampler. Without a collate callback the fields of a batch
+ * come from ct_dataset_get_batch, which gathers rows straight from the tensors of a tensor
+ * dataset (no per-sample tensors); with one, from ct_dataset_get per sample and the callback.
+ * Workers: with num_workers > 0, worker threads fetch and collate batches ahead
+ * (prefetch_factor batches each); batch k goes to worker k % num_workers and batches are
+ * delivered in order, so the batches are the same for any number of workers. Each worker's
+ * default generator (ct_default_generator() on that thread) is seeded base_seed + worker_id,
+ * base_seed being drawn from the loader's generator once per epoch (once per loader with
+ * persistent_workers), as PyTorch's worker processes are; ct_get_worker_info tells a
+ * dataset which worker runs it. The dataset's callbacks must then be thread-safe.
  * Determinism: the batches equal PyTorch's DataLoader(..., shuffle=True) epoch after epoch for
  * the same seed, with an explicit generator (seeded as torch.Generator().manual_seed(s)) or
  * with generator NULL (the default generator after torch.manual_seed(s)), and the generator
  * advances as PyTorch's: each epoch draws a 64-bit base seed, then with an explicit generator
  * two randperm calls; with the default one a second 64-bit draw seeds a private generator for
  * the permutation, as RandomSampler does.
- * Thread safety: one loader per thread.
+ * A worker's batch tensors are handed to the caller's current scope by ct_dataloader_next.
+ * An error in a worker stops the epoch's workers and reaches the caller as "Caught a value
+ * error in DataLoader worker 1 while fetching sample index 13: <the worker's message>".
+ * Thread safety: one thread drives a loader.
  */
 typedef struct ct_dataloader ct_dataloader;
 
 /* Options (ct_dataloader_defaults() returns PyTorch's defaults):
-   | field      | default | meaning                                                      |
-   |------------|---------|--------------------------------------------------------------|
-   | batch_size | 1       | samples per batch, >= 1                                      |
-   | shuffle    | false   | a new random order every epoch (RandomSampler)               |
-   | drop_last  | false   | drop the last batch when it has fewer than batch_size samples |
-   | generator  | NULL    | the generator for shuffling (borrowed); NULL: the default one |
-   Fields may be added (num_workers, samplers); start from ct_dataloader_defaults(). */
+   | field               | default | meaning                                                |
+   |---------------------|---------|--------------------------------------------------------|
+   | batch_size          | 1       | samples per batch, >= 1                                |
+   | shuffle             | false   | a new random order every epoch (RandomSampler)         |
+   | drop_last           | false   | drop the last batch when it is smaller than batch_size |
+   | generator           | NULL    | shuffling and base_seed generator (borrowed); NULL: the default one |
+   | sampler             | NULL    | the index sampler (borrowed; excludes shuffle)         |
+   | batch_sampler       | NULL    | the batch sampler (borrowed; excludes batch_size != 1, shuffle, sampler, drop_last) |
+   | collate_fn          | NULL    | the collate callback; NULL: ct_default_collate         |
+   | collate_user        | NULL    | passed to collate_fn                                   |
+   | num_workers         | 0       | worker threads; 0 fetches in the calling thread        |
+   | prefetch_factor     | 2       | batches each worker works ahead (num_workers > 0)      |
+   | persistent_workers  | false   | keep the workers (and their generators) across epochs  |
+   | worker_init_fn      | NULL    | called on each worker thread after seeding: (worker_id, user) |
+   | worker_init_user    | NULL    | passed to worker_init_fn                               |
+   | timeout             | 0       | seconds to wait for a worker's batch; 0: forever       |
+   Fields may be added; start from ct_dataloader_defaults(). */
 typedef struct ct_dataloader_opts {
     int64_t batch_size;
     bool shuffle;
     bool drop_last;
     ct_generator *generator;
+    ct_sampler *sampler;
+    ct_sampler *batch_sampler;
+    ct_collate_fn collate_fn;
+    void *collate_user;
+    int num_workers;
+    int prefetch_factor;
+    bool persistent_workers;
+    void (*worker_init_fn)(int worker_id, void *user);
+    void *worker_init_user;
+    double timeout;
 } ct_dataloader_opts;
 
-/* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, generator NULL.
-   Mirrors: DataLoader's keyword defaults. */
+/* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, prefetch_factor 2 (used
+   with workers), everything else 0 / NULL. Mirrors: DataLoader's keyword defaults. */
 CTORCH_API ct_dataloader_opts ct_dataloader_defaults(void);
 
-/* A loader over ds (borrowed: it must outlive the loader). opts NULL means the defaults;
-   the options are copied (the generator is borrowed).
+/* A loader over ds (borrowed: it must outlive the loader, as must the samplers and the
+   generator). opts NULL means the defaults; the options are copied.
    Returns: a new loader, freed with ct_dataloader_free; NULL on error.
    Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "batch_size should be a positive integer value, but
-   got batch_size=0", or a malformed dataset vtable. Mirrors: torch.utils.data.DataLoader. */
+   got batch_size=0", "sampler option is mutually exclusive with shuffle", "batch_sampler
+   option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
+   "num_workers option should be non-negative; use num_workers=0 to disable
+   multiprocessing.", "prefetch_factor option must be a positive integer", a negative
+   timeout, a sampler that yields batches (or a batch_sampler that does not), a malformed
+   dataset vtable; CT_ERR_UNSUPPORTED for num_workers > 0 in a build without threads
+   (CTORCH_NO_THREADS). Mirrors: torch.utils.data.DataLoader. */
 CTORCH_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts);
+/* A loader over an iterable dataset (borrowed): each batch is the next batch_size samples of
+   its stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
+   new pass (its iter callback). Fetches in the calling thread.
+   Returns: a new loader, freed with ct_dataloader_free; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "DataLoader with IterableDataset: expected
+   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, the option
+   errors of ct_dataloader_new; CT_ERR_UNSUPPORTED for num_workers > 0 (threads would share
+   one stream; PyTorch's workers each iterate a copy).
+   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last). */
+CTORCH_API ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds,
+                                                     const ct_dataloader_opts *opts);
 /* Writes the next batch into batch[0..n_fields) (n_fields = ds->n_fields) and returns true;
    returns false, with every entry NULL, at the end of the epoch. The call after that starts
    a new epoch (reshuffling), like iterating the DataLoader again.
    Shapes: batch[f] (B, *sample_shape_f), B = batch_size except a smaller last batch when
-   drop_last is false. dtypes: each field's own (uint8 images stay uint8, int64 labels stay
-   int64).
+   drop_last is false (or what the batch sampler yields). dtypes: each field's own (uint8
+   images stay uint8, int64 labels stay int64).
    Returns: new contiguous tensors owned by the current scope (end a scope per step or
-   epoch), with no autograd history; false + an error (ct_error) when the dataset fails.
-   Mirrors: next(iter(dataloader)). */
+   epoch), with no autograd history; false + an error (ct_error) when the dataset, the
+   sampler or a worker fails (the epoch then ends and its workers stop), or CT_ERR_STATE
+   "DataLoader timed out after 0.5 seconds". Mirrors: next(iter(dataloader)). */
 CTORCH_API bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch);
-/* Abandons the current epoch: the next ct_dataloader_next starts a new one.
-   Mirrors: calling iter(dataloader) again. */
+/* Abandons the current epoch (stopping its workers unless persistent): the next
+   ct_dataloader_next starts a new one. Mirrors: calling iter(dataloader) again. */
 CTORCH_API void ct_dataloader_reset(ct_dataloader *dl);
-/* Batches per epoch: ceil(N / batch_size), or floor(N / batch_size) with drop_last; -1 for
-   NULL. Mirrors: len(dataloader). */
+/* Batches per epoch: len(batch_sampler) (ceil(N / batch_size), or floor(N / batch_size) with
+   drop_last, for the built-in one); -1 for NULL, a sampler without a length or an iterable
+   dataset.
+   Mirrors: len(dataloader). */
 CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
-/* Frees the loader (not its dataset or generator). NULL is a no-op. */
+/* Changes the number of worker threads (0: the calling thread fetches); the current epoch
+   is abandoned and the workers stop. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for a negative
+   count; CT_ERR_UNSUPPORTED for num_workers > 0 without threads. Mirrors: DataLoader's
+   num_workers (set before iterating). */
+CTORCH_API ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers);
+/* Frees the loader (not its dataset, samplers or generator), stopping and joining its
+   workers first, even mid-epoch. NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);
+
+/* What a worker thread knows about itself. */
+typedef struct ct_worker_info {
+    int id;              /* 0 .. num_workers - 1 */
+    int num_workers;
+    uint64_t seed;       /* base_seed + id: the seed of this thread's default generator */
+    ct_dataset *dataset; /* the loader's dataset */
+} ct_worker_info;
+/* On a DataLoader worker thread, its info (valid while the worker runs); NULL elsewhere.
+   Mirrors: torch.utils.data.get_worker_info(). */
+CTORCH_API const ct_worker_info *ct_get_worker_info(void);
 
 // >>part optim/swa_utils.h
 /* optim/swa_utils.h - stochastic weight averaging (torch.optim.swa_utils): an averaged copy of
@@ -6253,6 +6503,31 @@ CT__INTERNAL void ct__parallel_tasks(int64_t ntasks, int nthreads,
 CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain,
                                    void (*fn)(int64_t begin, int64_t end, void *ctx), void *ctx);
 #define CT__GRAIN 32768
+
+/* Makes g this thread's default generator (NULL: the process-wide one again); a DataLoader
+   worker's generator, seeded base_seed + worker_id (core/rng.c). */
+CT__INTERNAL void ct__rng_set_thread_default(ct_generator *g);
+
+/* ---- data (data/dataset.c, used by data/dataloader.c) ------------------------------- */
+struct ct_dataset;
+/* Fetches the samples idx[0..n) one by one (negative indices count from the end) and stacks
+   them with collate(samples, n, n_fields, fields, user) (NULL: ct_default_collate), without
+   autograd history; the fields are new tensors of the current scope. On error every field
+   is NULL and *failed is the index whose fetch failed (-1: the collate failed). */
+CT__INTERNAL ct_status ct__dataset_collect(const struct ct_dataset *ds, const int64_t *idx,
+                                           int64_t n,
+                                           ct_status (*collate)(ct_tensor *const *, int64_t,
+                                                                int, ct_tensor **, void *),
+                                           void *user, ct_tensor **fields, int64_t *failed);
+/* The next batch of an iterable dataset: up to max samples through its next callback,
+   collated as ct__dataset_collect; *got is the batch's size, 0 (fields NULL) at the end of
+   the stream or, with drop_last, when fewer than max samples were left. */
+struct ct_iterable_dataset;
+CT__INTERNAL ct_status ct__iterable_collect(struct ct_iterable_dataset *ds, int64_t max,
+                                            bool drop_last,
+                                            ct_status (*collate)(ct_tensor *const *, int64_t,
+                                                                 int, ct_tensor **, void *),
+                                            void *user, ct_tensor **fields, int64_t *got);
 
 /* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
 /* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a
@@ -10495,6 +10770,8 @@ struct ct_generator {
 
 static ct_generator ct__default_gen; /* its lock also guards ct__default_gen_ready */
 static bool ct__default_gen_ready = false;
+/* A DataLoader worker thread's own default generator (PyTorch's worker process has its own). */
+static CT__THREAD_LOCAL ct_generator *ct__thread_default_gen = NULL;
 
 /* ---- the engine (the caller holds g->lock) ------------------------------------------- */
 
@@ -10614,8 +10891,16 @@ void ct_generator_free(ct_generator *g)
     ct__free(g);
 }
 
+void ct__rng_set_thread_default(ct_generator *g)
+{
+    ct__thread_default_gen = g;
+}
+
 ct_generator *ct_default_generator(void)
 {
+    if (ct__thread_default_gen) {
+        return ct__thread_default_gen;
+    }
     ct__mutex_lock(&ct__default_gen.lock);
     if (!ct__default_gen_ready) {
         ct__default_gen_ready = true;
@@ -52288,27 +52573,18 @@ ct_status ct_default_collate(ct_tensor *const *samples, int64_t n, int n_fields,
     return st;
 }
 
-/* get per sample, then default_collate; temporaries die in a private scope. */
-static ct_status ct__dataset_stack(const ct_dataset *ds, const int64_t *idx, int64_t n,
-                                   ct_tensor **fields)
+/* Collates samples[0..n * nf) into fields with collate (NULL: default_collate); the end of
+   the private scope the samples were made in (when scoped) keeps only the fields. */
+static ct_status ct__collate_scoped(ct_tensor **samples, int64_t n, int nf, ct_collate_fn collate,
+                                   void *user, bool scoped, ct_status st, ct_tensor **fields)
 {
     const char *op = "ct_dataset_get_batch";
-    int nf = ds->n_fields;
-    if ((uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    ct_tensor **samples = (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n * (size_t)nf);
-    if (!samples) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    bool scoped = ct_scope_begin() == CT_OK;
-    ct_status st = CT_OK;
-    for (int64_t k = 0; k < n && st == CT_OK; k++) {
-        st = ct__dataset_finish(op, ds->get(ds, idx[k], samples + k * nf), samples + k * nf, nf);
-    }
-    if (st == CT_OK) {
+    if (st == CT_OK && collate) {
+        st = ct__dataset_finish(op, collate(samples, n, nf, fields, user), fields, nf);
+    } else if (st == CT_OK) {
         st = ct_default_collate(samples, n, nf, fields);
     }
+    ct_no_grad_end();
     if (scoped) {
         for (int f = 0; f < nf; f++) {
             ct_keep(fields[f]);
@@ -52321,6 +52597,76 @@ static ct_status ct__dataset_stack(const ct_dataset *ds, const int64_t *idx, int
     }
     ct__free(samples);
     return st;
+}
+
+/* Room for n samples of nf fields (zeroed); NULL + error when out of memory. */
+static ct_tensor **ct__samples_new(int64_t n, int nf)
+{
+    ct_tensor **samples = (uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf
+                              ? NULL
+                              : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n *
+                                                         (size_t)nf);
+    if (!samples) {
+        ct__fail(CT_ERR_OOM, "ct_dataset_get_batch", "out of memory");
+    }
+    return samples;
+}
+
+ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t n,
+                             ct_collate_fn collate, void *user, ct_tensor **fields,
+                             int64_t *failed)
+{
+    const char *op = "ct_dataset_get_batch";
+    int nf = ds->n_fields;
+    *failed = -1;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(n, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int64_t len = ds->len(ds);
+    ct_status st = CT_OK;
+    for (int64_t k = 0; k < n && st == CT_OK; k++) {
+        int64_t i = ct__dataset_index(op, idx[k], len);
+        st = i < 0 ? CT_ERR_INDEX
+                   : ct__dataset_finish(op, ds->get(ds, i, samples + k * nf), samples + k * nf, nf);
+        *failed = st == CT_OK ? -1 : idx[k];
+    }
+    return ct__collate_scoped(samples, n, nf, collate, user, scoped, st, fields);
+}
+
+ct_status ct__iterable_collect(ct_iterable_dataset *ds, int64_t max, bool drop_last,
+                               ct_collate_fn collate, void *user, ct_tensor **fields,
+                               int64_t *got)
+{
+    int nf = ds->n_fields;
+    *got = 0;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(max, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int r = 1;
+    while (*got < max && (r = ct_iterable_dataset_next(ds, samples + *got * nf)) == 1) {
+        ++*got;
+    }
+    if (r == 0 && (*got == 0 || (drop_last && *got < max))) {
+        *got = 0; /* the end: nothing to collate */
+    }
+    ct_status st = r < 0 ? ct_error_code() : CT_OK;
+    if (*got == 0 && st == CT_OK) {
+        ct_no_grad_end();
+        if (scoped) {
+            ct_scope_end();
+        }
+        ct__free(samples);
+        return CT_OK;
+    }
+    return ct__collate_scoped(samples, *got, nf, collate, user, scoped, st, fields);
 }
 
 ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices, int64_t n,
@@ -52356,7 +52702,8 @@ ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices, int
         if (ds->get_batch) {
             st = ct__dataset_finish(op, ds->get_batch(ds, idx, n, fields), fields, ds->n_fields);
         } else {
-            st = ct__dataset_stack(ds, idx, n, fields);
+            int64_t failed;
+            st = ct__dataset_collect(ds, idx, n, NULL, NULL, fields, &failed);
         }
         ct_no_grad_end();
     }
@@ -52672,56 +53019,1456 @@ ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n, ct_gene
     return st;
 }
 
+/* PyTorch's lengths for fractions: floor(len * f), the remainder round-robin. */
+static ct_status ct__split_lengths(const char *op, int64_t len, const double *fractions, int n,
+                                  int64_t *lengths)
+{
+    double sum = 0;
+    for (int k = 0; k < n; k++) {
+        sum += fractions[k];
+    }
+    if (!(fabs(sum - 1.0) <= 1e-9 && sum <= 1.0)) {
+        return ct__fail(CT_ERR_VALUE, op, "Sum of input lengths does not equal the length of "
+                        "the input dataset!");
+    }
+    int64_t total = 0;
+    for (int k = 0; k < n; k++) {
+        if (!(fractions[k] >= 0 && fractions[k] <= 1)) {
+            return ct__fail(CT_ERR_VALUE, op, "Fraction at index %d is not between 0 and 1", k);
+        }
+        lengths[k] = (int64_t)floor((double)len * fractions[k]);
+        total += lengths[k];
+    }
+    for (int64_t i = 0; i < len - total; i++) {
+        lengths[i % n]++;
+    }
+    return CT_OK;
+}
+
+ct_status ct_random_split_fractions(ct_dataset *ds, const double *fractions, int n,
+                                    ct_generator *g, ct_dataset **out)
+{
+    const char *op = "ct_random_split_fractions";
+    if (ct__null(op, out)) {
+        return CT_ERR_NULL_ARG;
+    }
+    for (int k = 0; k < n; k++) {
+        out[k] = NULL;
+    }
+    if (!ct__dataset_check(op, ds) || ct__null(op, fractions)) {
+        return ct_error_code();
+    }
+    if (n < 1) {
+        return ct__fail(CT_ERR_VALUE, op, "expected at least one fraction, got %d", n);
+    }
+    int64_t *lengths = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
+    if (!lengths) {
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct_status st = ct__split_lengths(op, ds->len(ds), fractions, n, lengths);
+    if (st == CT_OK) {
+        st = ct_random_split(ds, lengths, n, g, out);
+    }
+    ct__free(lengths);
+    return st;
+}
+
+/* ---- ConcatDataset and StackDataset ---------------------------------------------------- */
+typedef struct ct__multi_dataset {
+    ct_dataset base;
+    int n;
+    ct_dataset **parts;  /* borrowed */
+    int64_t *cumulative; /* ConcatDataset: cumulative sizes */
+} ct__multi_dataset;
+
+static void ct__multi_destroy(ct_dataset *ds)
+{
+    ct__multi_dataset *m = (ct__multi_dataset *)ds->user;
+    ct__free(m->parts);
+    ct__free(m->cumulative);
+    ct__free(m);
+}
+
+/* A dataset over n checked parts; NULL + error. */
+static ct__multi_dataset *ct__multi_new(const char *op, ct_dataset *const *datasets, int n,
+                                        const char *empty_msg)
+{
+    if (ct__null(op, datasets)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "%s", empty_msg);
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!ct__dataset_check(op, datasets[k])) {
+            return NULL;
+        }
+    }
+    ct__multi_dataset *m = (ct__multi_dataset *)ct__calloc(sizeof(ct__multi_dataset));
+    ct_dataset **parts = (ct_dataset **)ct__malloc(sizeof(ct_dataset *) * (size_t)n);
+    int64_t *cum = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
+    if (!m || !parts || !cum) {
+        ct__free(m);
+        ct__free(parts);
+        ct__free(cum);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(parts, datasets, sizeof(ct_dataset *) * (size_t)n);
+    m->base.destroy = ct__multi_destroy;
+    m->base.user = m;
+    m->n = n;
+    m->parts = parts;
+    m->cumulative = cum;
+    return m;
+}
+
+static int64_t ct__concat_len(const ct_dataset *ds)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    return m->cumulative[m->n - 1];
+}
+
+static ct_status ct__concat_get(const ct_dataset *ds, int64_t index, ct_tensor **fields)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    int lo = 0, hi = m->n - 1; /* the first part whose cumulative size exceeds index */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->cumulative[mid] > index) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return ct_dataset_get(m->parts[lo], index - (lo ? m->cumulative[lo - 1] : 0), fields);
+}
+
+ct_dataset *ct_concat_dataset_new(ct_dataset *const *datasets, int n)
+{
+    const char *op = "ct_concat_dataset_new";
+    ct__multi_dataset *m = ct__multi_new(op, datasets, n,
+                                         "datasets should not be an empty iterable");
+    if (!m) {
+        return NULL;
+    }
+    int64_t total = 0;
+    for (int k = 0; k < n; k++) {
+        if (datasets[k]->n_fields != datasets[0]->n_fields) {
+            ct__multi_destroy(&m->base);
+            ct__fail(CT_ERR_VALUE, op, "dataset %d has %d fields but dataset 0 has %d", k,
+                     datasets[k]->n_fields, datasets[0]->n_fields);
+            return NULL;
+        }
+        total += datasets[k]->len(datasets[k]);
+        m->cumulative[k] = total;
+    }
+    m->base.len = ct__concat_len;
+    m->base.get = ct__concat_get;
+    m->base.n_fields = datasets[0]->n_fields;
+    return &m->base;
+}
+
+static int64_t ct__stack_len(const ct_dataset *ds)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    return m->parts[0]->len(m->parts[0]);
+}
+
+static ct_status ct__stack_get(const ct_dataset *ds, int64_t index, ct_tensor **fields)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    ct_status st = CT_OK;
+    for (int k = 0, f = 0; k < m->n && st == CT_OK; f += m->parts[k]->n_fields, k++) {
+        st = ct_dataset_get(m->parts[k], index, fields + f);
+    }
+    return st;
+}
+
+static ct_status ct__stack_get_batch(const ct_dataset *ds, const int64_t *idx, int64_t n,
+                                     ct_tensor **fields)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    ct_status st = CT_OK;
+    for (int k = 0, f = 0; k < m->n && st == CT_OK; f += m->parts[k]->n_fields, k++) {
+        st = ct_dataset_get_batch(m->parts[k], idx, n, fields + f);
+    }
+    return st;
+}
+
+ct_dataset *ct_stack_dataset_new(ct_dataset *const *datasets, int n)
+{
+    const char *op = "ct_stack_dataset_new";
+    ct__multi_dataset *m = ct__multi_new(op, datasets, n, "At least one dataset should be "
+                                         "passed");
+    if (!m) {
+        return NULL;
+    }
+    int fields = 0;
+    const char *bad = NULL;
+    for (int k = 0; k < n && !bad; k++) {
+        fields += datasets[k]->n_fields;
+        if (datasets[k]->len(datasets[k]) != datasets[0]->len(datasets[0])) {
+            bad = "Size mismatch between datasets";
+        } else if (fields > CT_DATASET_MAX_FIELDS) {
+            bad = "the datasets have more fields in all than CT_DATASET_MAX_FIELDS";
+        }
+    }
+    if (bad) {
+        ct__multi_destroy(&m->base);
+        ct__fail(CT_ERR_VALUE, op, "%s", bad);
+        return NULL;
+    }
+    m->base.len = ct__stack_len;
+    m->base.get = ct__stack_get;
+    m->base.get_batch = ct__stack_get_batch;
+    m->base.n_fields = fields;
+    return &m->base;
+}
+
+/* ---- iterable datasets ----------------------------------------------------------------- */
+static bool ct__iterable_check(const char *op, const ct_iterable_dataset *ds)
+{
+    if (ct__null(op, ds)) {
+        return false;
+    }
+    if (!ds->next || ds->n_fields < 1 || ds->n_fields > CT_DATASET_MAX_FIELDS) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's next callback must not be NULL and "
+                 "its n_fields must be 1 to %d (got %d)", CT_DATASET_MAX_FIELDS, ds->n_fields);
+        return false;
+    }
+    return true;
+}
+
+ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds)
+{
+    if (!ct__iterable_check("ct_iterable_dataset_iter", ds)) {
+        return ct_error_code();
+    }
+    return ds->iter ? ds->iter(ds) : CT_OK;
+}
+
+int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields)
+{
+    const char *op = "ct_iterable_dataset_next";
+    if (ct__null(op, fields) || !ct__iterable_check(op, ds)) {
+        return -1;
+    }
+    ct__dataset_null(fields, ds->n_fields);
+    int r = ds->next(ds, fields);
+    if (r == 1 && ct__dataset_finish(op, CT_OK, fields, ds->n_fields) == CT_OK) {
+        return 1;
+    }
+    if (r != 0) {
+        ct__dataset_finish(op, ct_error_code() ? ct_error_code() : CT_ERR_VALUE, fields,
+                           ds->n_fields);
+        return -1;
+    }
+    ct__dataset_clear(fields, ds->n_fields);
+    return 0;
+}
+
+void ct_iterable_dataset_free(ct_iterable_dataset *ds)
+{
+    if (ds && ds->destroy) {
+        ds->destroy(ds);
+    }
+}
+
+typedef struct ct__chain_dataset {
+    ct_iterable_dataset base;
+    int n, cur; /* cur: the dataset being read; n: none left */
+    ct_iterable_dataset **parts; /* borrowed */
+} ct__chain_dataset;
+
+static ct_status ct__chain_iter(ct_iterable_dataset *ds)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    c->cur = 0;
+    return ct_iterable_dataset_iter(c->parts[0]);
+}
+
+static int ct__chain_next(ct_iterable_dataset *ds, ct_tensor **fields)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    while (c->cur < c->n) {
+        int r = ct_iterable_dataset_next(c->parts[c->cur], fields);
+        if (r != 0) {
+            return r;
+        }
+        if (++c->cur < c->n && ct_iterable_dataset_iter(c->parts[c->cur]) != CT_OK) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void ct__chain_destroy(ct_iterable_dataset *ds)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    ct__free(c->parts);
+    ct__free(c);
+}
+
+ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets, int n)
+{
+    const char *op = "ct_chain_dataset_new";
+    if (ct__null(op, datasets)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "expected at least one dataset, got %d", n);
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!ct__iterable_check(op, datasets[k])) {
+            return NULL;
+        }
+        if (datasets[k]->n_fields != datasets[0]->n_fields) {
+            ct__fail(CT_ERR_VALUE, op, "dataset %d has %d fields but dataset 0 has %d", k,
+                     datasets[k]->n_fields, datasets[0]->n_fields);
+            return NULL;
+        }
+    }
+    ct__chain_dataset *c = (ct__chain_dataset *)ct__calloc(sizeof(ct__chain_dataset));
+    ct_iterable_dataset **parts =
+        (ct_iterable_dataset **)ct__malloc(sizeof(ct_iterable_dataset *) * (size_t)n);
+    if (!c || !parts) {
+        ct__free(c);
+        ct__free(parts);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(parts, datasets, sizeof(ct_iterable_dataset *) * (size_t)n);
+    c->base.iter = ct__chain_iter;
+    c->base.next = ct__chain_next;
+    c->base.destroy = ct__chain_destroy;
+    c->base.n_fields = datasets[0]->n_fields;
+    c->base.user = c;
+    c->n = n;
+    c->cur = n; /* exhausted until iter */
+    c->parts = parts;
+    return &c->base;
+}
+
 #undef CT__GATHER_AHEAD
 CT__GLUE_END
 
-// >>part data/dataloader.c
-/* data/dataloader.c - DataLoader: a sampler (sequential or a permutation per epoch), a batch
- * sampler (batch_size, drop_last) and batched fetches through ct_dataset_get_batch.
+// >>part data/sampler.c
+/* data/sampler.c - the sampler vtable and the built-in samplers.
  *
- * Legend: N samples in the epoch, B batch size, pos the next position in the epoch's order.
- * RNG stream (as PyTorch's single-process iterator): at each epoch start one 64-bit base
- * seed from the generator; with shuffle, randperm(N) gives the order and a second
- * randperm(N) is drawn when the sampler is exhausted (RandomSampler's trailing
- * randperm(n)[:0]). Without an explicit generator, RandomSampler seeds a private generator
- * with a second draw of random64() % 2^63 from the default one, exactly as PyTorch's does.
+ * Every built-in index sampler is a buffered stream: a refill callback writes the pass's next
+ * chunk (a randperm, a randint(32) block, the whole multinomial draw ...) into buf and next
+ * hands the chunk out index by index, refilling only when it is used up, so the generator
+ * calls happen when PyTorch's lazy generator functions make them.
+ * Legend: n the population (len(ds), or the subset/weights count), num the pass's length.
  */
 
 CT__GLUE_BEGIN
 
-struct ct_dataloader {
-    ct_dataset *ds; /* borrowed */
-    ct_dataloader_opts opts;
-    ct_generator *own_gen; /* shuffle without a generator: reseeded every epoch */
-    bool started;          /* an epoch is under way */
-    int64_t n;             /* N of the current epoch */
-    int64_t pos;
-    int64_t *order; /* the epoch's permutation (shuffle), capacity order_cap */
-    int64_t order_cap;
-    int64_t *seq; /* scratch for sequential batch indices, capacity seq_cap */
-    int64_t seq_cap;
+/* ---- the vtable ------------------------------------------------------------------------ */
+/* The destroy of a sampler that owns nothing but its struct (first in its allocation). */
+static void ct__sampler_free_self(ct_sampler *s)
+{
+    ct__free(s);
+}
+
+ct_sampler *ct_sampler_new(ct_status (*iter)(ct_sampler *self),
+                           int64_t (*next)(ct_sampler *self, int64_t *out),
+                           int64_t (*len)(const ct_sampler *self), int64_t batch_size,
+                           void *user)
+{
+    const char *op = "ct_sampler_new";
+    if (!next && ct__null_any(op, NULL)) {
+        return NULL;
+    }
+    if (batch_size < 0) {
+        ct__fail(CT_ERR_VALUE, op, "batch_size must be 0 (indices) or positive, got %lld",
+                 (long long)batch_size);
+        return NULL;
+    }
+    ct_sampler *s = (ct_sampler *)ct__calloc(sizeof(ct_sampler));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->iter = iter;
+    s->next = next;
+    s->len = len;
+    s->destroy = ct__sampler_free_self;
+    s->batch_size = batch_size;
+    s->user = user;
+    return s;
+}
+
+static bool ct__sampler_check(const char *op, const ct_sampler *s)
+{
+    if (ct__null(op, s)) {
+        return false;
+    }
+    if (!s->next || s->batch_size < 0) {
+        ct__fail(CT_ERR_VALUE, op, "the sampler's next callback must not be NULL and its "
+                 "batch_size must be >= 0");
+        return false;
+    }
+    return true;
+}
+
+ct_status ct_sampler_iter(ct_sampler *s)
+{
+    if (!ct__sampler_check("ct_sampler_iter", s)) {
+        return ct_error_code();
+    }
+    return s->iter ? s->iter(s) : CT_OK;
+}
+
+int64_t ct_sampler_next(ct_sampler *s, int64_t *out)
+{
+    const char *op = "ct_sampler_next";
+    if (!ct__sampler_check(op, s) || ct__null(op, out)) {
+        return -1;
+    }
+    int64_t got = s->next(s, out);
+    int64_t most = s->batch_size ? s->batch_size : 1;
+    if (got < -1 || got > most) {
+        ct__fail(CT_ERR_VALUE, op, "the sampler returned %lld items, expected -1 to %lld",
+                 (long long)got, (long long)most);
+        return -1;
+    }
+    if (got < 0 && ct_error_code() == CT_OK) {
+        ct__fail(CT_ERR_VALUE, op, "the sampler failed without recording an error");
+    }
+    return got;
+}
+
+int64_t ct_sampler_len(const ct_sampler *s)
+{
+    if (!ct__sampler_check("ct_sampler_len", s)) {
+        return -1;
+    }
+    return s->len ? s->len(s) : -1;
+}
+
+void ct_sampler_free(ct_sampler *s)
+{
+    if (s && s->destroy) {
+        s->destroy(s);
+    }
+}
+
+/* ---- buffered index samplers ------------------------------------------------------------ */
+typedef struct ct__isampler ct__isampler;
+struct ct__isampler {
+    ct_sampler base;
+    /* Writes the pass's next chunk into buf[0..buf_len) and sets last on the final one;
+       false after recording an error. */
+    bool (*refill)(ct__isampler *s);
+    int64_t (*count)(const ct__isampler *s); /* len(sampler) */
+    ct_dataset *ds;                          /* borrowed, or NULL */
+    ct_generator *g;                         /* borrowed, or NULL */
+    ct_generator *own;                       /* RandomSampler's private generator */
+    bool replacement;
+    int64_t num_samples; /* 0: len(ds) */
+    int64_t *items;      /* SubsetRandomSampler's indices */
+    double *weights;     /* WeightedRandomSampler's weights */
+    int64_t n_items;
+    ct_distributed_sampler_opts dist;
+    int64_t epoch;
+    int64_t n;     /* the population of the current pass */
+    int64_t chunk; /* chunks written this pass */
+    bool last;     /* the chunk in buf is the pass's last */
+    int64_t *buf;
+    int64_t buf_len, buf_pos, buf_cap;
 };
+
+static bool ct__is_reserve(ct__isampler *s, int64_t n)
+{
+    if (n <= s->buf_cap) {
+        return true;
+    }
+    int64_t *p = (uint64_t)n > SIZE_MAX / sizeof(int64_t)
+                     ? NULL
+                     : (int64_t *)ct__realloc(s->buf, sizeof(int64_t) * (size_t)n);
+    if (!p) {
+        ct__fail(CT_ERR_OOM, "ct_sampler_next", "out of memory for %lld indices", (long long)n);
+        return false;
+    }
+    s->buf = p;
+    s->buf_cap = n;
+    return true;
+}
+
+/* Copies the first k values of an int64 tensor t (freed here) into buf. */
+static bool ct__is_take(ct__isampler *s, ct_tensor *t, int64_t k)
+{
+    bool ok = t && ct__is_reserve(s, k);
+    if (ok && k > 0) {
+        memcpy(s->buf, ct__data(t), sizeof(int64_t) * (size_t)k);
+    }
+    s->buf_len = ok ? k : 0;
+    ct_free(t);
+    return ok;
+}
+
+static ct_status ct__is_iter(ct_sampler *base)
+{
+    ct__isampler *s = (ct__isampler *)base->user;
+    s->chunk = 0;
+    s->last = false;
+    s->buf_len = s->buf_pos = 0;
+    return CT_OK;
+}
+
+static int64_t ct__is_next(ct_sampler *base, int64_t *out)
+{
+    ct__isampler *s = (ct__isampler *)base->user;
+    while (s->buf_pos == s->buf_len) {
+        if (s->last) {
+            return 0;
+        }
+        s->buf_pos = 0;
+        if (!s->refill(s)) {
+            s->last = true;
+            s->buf_len = 0;
+            return -1;
+        }
+        s->chunk++;
+    }
+    out[0] = s->buf[s->buf_pos++];
+    return 1;
+}
+
+static int64_t ct__is_len(const ct_sampler *base)
+{
+    const ct__isampler *s = (const ct__isampler *)base->user;
+    return s->count(s);
+}
+
+static void ct__is_destroy(ct_sampler *base)
+{
+    ct__isampler *s = (ct__isampler *)base->user;
+    ct_generator_free(s->own);
+    ct__free(s->items);
+    ct__free(s->weights);
+    ct__free(s->buf);
+    ct__free(s);
+}
+
+static ct__isampler *ct__is_new(const char *op, bool (*refill)(ct__isampler *),
+                                int64_t (*count)(const ct__isampler *), ct_dataset *ds,
+                                ct_generator *g)
+{
+    ct__isampler *s = (ct__isampler *)ct__calloc(sizeof(ct__isampler));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->base.iter = ct__is_iter;
+    s->base.next = ct__is_next;
+    s->base.len = ct__is_len;
+    s->base.destroy = ct__is_destroy;
+    s->base.user = s;
+    s->refill = refill;
+    s->count = count;
+    s->ds = ds;
+    s->g = g;
+    return s;
+}
+
+/* The population at the pass's first chunk: len(ds); false on error. */
+static bool ct__is_population(ct__isampler *s)
+{
+    if (s->chunk == 0) {
+        s->n = ct_dataset_len(s->ds);
+    }
+    return s->n >= 0;
+}
+
+/* ---- SequentialSampler ---------------------------------------------------------------- */
+static bool ct__seq_refill(ct__isampler *s)
+{
+    if (!ct__is_population(s) || !ct__is_reserve(s, s->n)) {
+        return false;
+    }
+    for (int64_t i = 0; i < s->n; i++) {
+        s->buf[i] = i;
+    }
+    s->buf_len = s->n;
+    s->last = true;
+    return true;
+}
+
+static int64_t ct__ds_count(const ct__isampler *s)
+{
+    return ct_dataset_len(s->ds);
+}
+
+ct_sampler *ct_sequential_sampler_new(ct_dataset *ds)
+{
+    const char *op = "ct_sequential_sampler_new";
+    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
+        return NULL;
+    }
+    ct__isampler *s = ct__is_new(op, ct__seq_refill, ct__ds_count, ds, NULL);
+    return s ? &s->base : NULL;
+}
+
+/* ---- RandomSampler ------------------------------------------------------------------- */
+static int64_t ct__rand_count(const ct__isampler *s)
+{
+    return s->num_samples ? s->num_samples : ct_dataset_len(s->ds);
+}
+
+/* A seed as torch.empty((), dtype=torch.int64).random_(generator=g).item(). */
+static bool ct__draw_seed(ct_generator *g, int64_t *seed)
+{
+    ct_tensor *t = ct_empty(NULL, 0, CT_INT64);
+    bool ok = t && ct_random_(t, g);
+    *seed = ok ? ct_item_int64(t) : 0;
+    ct_free(t);
+    return ok;
+}
+
+/* The pass's generator: g, or a private one seeded from the default generator. */
+static ct_generator *ct__rand_gen(ct__isampler *s)
+{
+    if (s->g) {
+        return s->g;
+    }
+    int64_t seed;
+    if (!ct__draw_seed(NULL, &seed)) {
+        return NULL;
+    }
+    ct_generator_manual_seed(s->own, (uint64_t)seed);
+    return s->own;
+}
+
+static bool ct__rand_refill(ct__isampler *s)
+{
+    const char *op = "ct_sampler_next";
+    if (!ct__is_population(s)) {
+        return false;
+    }
+    if (s->n == 0) {
+        ct__fail(CT_ERR_VALUE, op, "RandomSampler cannot sample from an empty dataset");
+        return false;
+    }
+    ct_generator *g = s->chunk == 0 ? ct__rand_gen(s) : (s->g ? s->g : s->own);
+    if (!g) {
+        return false;
+    }
+    int64_t num = ct__rand_count(s);
+    if (s->replacement) {
+        int64_t k = s->chunk < num / 32 ? 32 : num % 32;
+        s->last = s->chunk >= num / 32;
+        return ct__is_take(s, ct_randint(0, s->n, &k, 1, CT_INT64, g), k);
+    }
+    int64_t k = s->chunk < num / s->n ? s->n : num % s->n;
+    s->last = s->chunk >= num / s->n;
+    return ct__is_take(s, ct_randperm(s->n, g), k);
+}
+
+ct_sampler *ct_random_sampler_new(ct_dataset *ds, bool replacement, int64_t num_samples,
+                                  ct_generator *g)
+{
+    const char *op = "ct_random_sampler_new";
+    int64_t len = ct__null(op, ds) ? -1 : ct_dataset_len(ds);
+    if (len < 0) {
+        return NULL;
+    }
+    if (num_samples < 0 || (num_samples == 0 && len == 0)) {
+        ct__fail(CT_ERR_VALUE, op, "num_samples should be a positive integer value, but got "
+                 "num_samples=%lld", (long long)(num_samples ? num_samples : len));
+        return NULL;
+    }
+    ct__isampler *s = ct__is_new(op, ct__rand_refill, ct__rand_count, ds, g);
+    if (s && !g) {
+        s->own = ct_generator_new();
+        if (!s->own) {
+            ct__is_destroy(&s->base);
+            ct__fail(CT_ERR_OOM, op, "out of memory");
+            return NULL;
+        }
+    }
+    if (s) {
+        s->replacement = replacement;
+        s->num_samples = num_samples;
+    }
+    return s ? &s->base : NULL;
+}
+
+/* ---- SubsetRandomSampler and WeightedRandomSampler ------------------------------------ */
+static int64_t ct__items_count(const ct__isampler *s)
+{
+    return s->n_items;
+}
+
+static bool ct__subset_refill(ct__isampler *s)
+{
+    if (!ct__is_take(s, ct_randperm(s->n_items, s->g), s->n_items)) {
+        return false;
+    }
+    for (int64_t k = 0; k < s->n_items; k++) {
+        s->buf[k] = s->items[s->buf[k]];
+    }
+    s->last = true;
+    return true;
+}
+
+/* A copy of n values of size es (at least one byte allocated); NULL + error when out of
+   memory. */
+static void *ct__copy_values(const char *op, const void *src, int64_t n, size_t es)
+{
+    void *p = (uint64_t)n > SIZE_MAX / es - 1 ? NULL : ct__malloc(es * (size_t)(n + 1));
+    if (!p) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    if (n > 0) {
+        memcpy(p, src, es * (size_t)n);
+    }
+    return p;
+}
+
+ct_sampler *ct_subset_random_sampler_new(const int64_t *indices, int64_t n, ct_generator *g)
+{
+    const char *op = "ct_subset_random_sampler_new";
+    if (n > 0 && ct__null(op, indices)) {
+        return NULL;
+    }
+    if (n < 0) {
+        ct__fail(CT_ERR_VALUE, op, "the number of indices must be non-negative, got %lld",
+                 (long long)n);
+        return NULL;
+    }
+    ct__isampler *s = ct__is_new(op, ct__subset_refill, ct__items_count, NULL, g);
+    if (s) {
+        s->n_items = n;
+        s->items = (int64_t *)ct__copy_values(op, indices, n, sizeof(int64_t));
+        if (!s->items) {
+            ct__is_destroy(&s->base);
+            return NULL;
+        }
+    }
+    return s ? &s->base : NULL;
+}
+
+static int64_t ct__num_count(const ct__isampler *s)
+{
+    return s->num_samples;
+}
+
+static bool ct__weighted_refill(ct__isampler *s)
+{
+    ct_tensor *w = ct_from_blob(s->weights, CT_FLOAT64, &s->n_items, 1, NULL, NULL);
+    ct_tensor *r = w ? ct_multinomial(w, s->num_samples, s->replacement, s->g) : NULL;
+    ct_free(w);
+    s->last = true;
+    return ct__is_take(s, r, s->num_samples);
+}
+
+ct_sampler *ct_weighted_random_sampler_new(const double *weights, int64_t n,
+                                           int64_t num_samples, bool replacement,
+                                           ct_generator *g)
+{
+    const char *op = "ct_weighted_random_sampler_new";
+    if (ct__null(op, weights)) {
+        return NULL;
+    }
+    if (num_samples < 1) {
+        ct__fail(CT_ERR_VALUE, op, "num_samples should be a positive integer value, but got "
+                 "num_samples=%lld", (long long)num_samples);
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "expected at least one weight, got %lld", (long long)n);
+        return NULL;
+    }
+    ct__isampler *s = ct__is_new(op, ct__weighted_refill, ct__num_count, NULL, g);
+    if (s) {
+        s->n_items = n;
+        s->num_samples = num_samples;
+        s->replacement = replacement;
+        s->weights = (double *)ct__copy_values(op, weights, n, sizeof(double));
+        if (!s->weights) {
+            ct__is_destroy(&s->base);
+            return NULL;
+        }
+    }
+    return s ? &s->base : NULL;
+}
+
+/* ---- DistributedSampler -------------------------------------------------------------- */
+/* num_samples of a rank for a dataset of n: ceil(n / R), or with drop_last and n % R != 0
+   PyTorch's ceil((n - R) / R) = floor(n / R). */
+static int64_t ct__dist_count(const ct__isampler *s)
+{
+    int64_t n = ct_dataset_len(s->ds), r = s->dist.num_replicas;
+    if (n < 0) {
+        return -1;
+    }
+    if (s->dist.drop_last && n % r != 0) {
+        return n / r;
+    }
+    return (n + r - 1) / r;
+}
+
+static bool ct__dist_refill(ct__isampler *s)
+{
+    const char *op = "ct_sampler_next";
+    int64_t n = ct_dataset_len(s->ds), num = ct__dist_count(s), r = s->dist.num_replicas;
+    if (n < 0 || !ct__is_reserve(s, n + num)) {
+        return false;
+    }
+    if (n == 0 && !s->dist.drop_last) {
+        ct__fail(CT_ERR_VALUE, op, "DistributedSampler cannot pad an empty dataset");
+        return false;
+    }
+    if (s->dist.shuffle) {
+        ct_generator *g = ct_generator_new();
+        if (!g) {
+            ct__fail(CT_ERR_OOM, op, "out of memory");
+            return false;
+        }
+        ct_generator_manual_seed(g, s->dist.seed + (uint64_t)s->epoch);
+        bool ok = ct__is_take(s, ct_randperm(n, g), n);
+        ct_generator_free(g);
+        if (!ok) {
+            return false;
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            s->buf[i] = i;
+        }
+    }
+    /* indices padded cyclically to total_size (or cut), then positions rank, rank + R, ...:
+       position p of the padded list is p % n; the share goes after the n indices first */
+    for (int64_t k = 0; k < num; k++) {
+        s->buf[n + k] = s->buf[(s->dist.rank + k * r) % n];
+    }
+    memmove(s->buf, s->buf + n, sizeof(int64_t) * (size_t)num);
+    s->buf_len = num;
+    s->last = true;
+    return true;
+}
+
+ct_distributed_sampler_opts ct_distributed_sampler_defaults(void)
+{
+    ct_distributed_sampler_opts o;
+    o.num_replicas = 1;
+    o.rank = 0;
+    o.shuffle = true;
+    o.seed = 0;
+    o.drop_last = false;
+    return o;
+}
+
+ct_sampler *ct_distributed_sampler_new(ct_dataset *ds, const ct_distributed_sampler_opts *opts)
+{
+    const char *op = "ct_distributed_sampler_new";
+    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
+        return NULL;
+    }
+    ct_distributed_sampler_opts o = opts ? *opts : ct_distributed_sampler_defaults();
+    if (o.num_replicas < 1) {
+        ct__fail(CT_ERR_VALUE, op, "num_replicas should be a positive integer, got %lld",
+                 (long long)o.num_replicas);
+        return NULL;
+    }
+    if (o.rank < 0 || o.rank >= o.num_replicas) {
+        ct__fail(CT_ERR_VALUE, op, "Invalid rank %lld, rank should be in the interval [0, %lld]",
+                 (long long)o.rank, (long long)(o.num_replicas - 1));
+        return NULL;
+    }
+    ct__isampler *s = ct__is_new(op, ct__dist_refill, ct__dist_count, ds, NULL);
+    if (s) {
+        s->dist = o;
+    }
+    return s ? &s->base : NULL;
+}
+
+ct_status ct_distributed_sampler_set_epoch(ct_sampler *s, int64_t epoch)
+{
+    const char *op = "ct_distributed_sampler_set_epoch";
+    if (ct__null(op, s)) {
+        return CT_ERR_NULL_ARG;
+    }
+    if (s->next != ct__is_next || ((ct__isampler *)s->user)->refill != ct__dist_refill) {
+        return ct__fail(CT_ERR_VALUE, op, "the sampler is not a DistributedSampler");
+    }
+    ((ct__isampler *)s->user)->epoch = epoch;
+    return CT_OK;
+}
+
+/* ---- BatchSampler --------------------------------------------------------------------- */
+typedef struct ct__batch_sampler {
+    ct_sampler base;
+    ct_sampler *inner; /* borrowed */
+    bool drop_last;
+    bool done;
+} ct__batch_sampler;
+
+static ct_status ct__bs_iter(ct_sampler *base)
+{
+    ct__batch_sampler *b = (ct__batch_sampler *)base->user;
+    b->done = false;
+    return ct_sampler_iter(b->inner);
+}
+
+static int64_t ct__bs_next(ct_sampler *base, int64_t *out)
+{
+    ct__batch_sampler *b = (ct__batch_sampler *)base->user;
+    int64_t k = 0;
+    while (!b->done && k < base->batch_size) {
+        int64_t got = ct_sampler_next(b->inner, out + k);
+        if (got < 0) {
+            return -1;
+        }
+        b->done = got == 0;
+        k += got;
+    }
+    return b->drop_last && k < base->batch_size ? 0 : k;
+}
+
+static int64_t ct__bs_len(const ct_sampler *base)
+{
+    const ct__batch_sampler *b = (const ct__batch_sampler *)base->user;
+    int64_t n = ct_sampler_len(b->inner), bs = base->batch_size;
+    if (n < 0) {
+        return -1;
+    }
+    return b->drop_last ? n / bs : (n + bs - 1) / bs;
+}
+
+ct_sampler *ct_batch_sampler_new(ct_sampler *sampler, int64_t batch_size, bool drop_last)
+{
+    const char *op = "ct_batch_sampler_new";
+    if (!ct__sampler_check(op, sampler)) {
+        return NULL;
+    }
+    if (batch_size < 1) {
+        ct__fail(CT_ERR_VALUE, op, "batch_size should be a positive integer value, but got "
+                 "batch_size=%lld", (long long)batch_size);
+        return NULL;
+    }
+    if (sampler->batch_size != 0) {
+        ct__fail(CT_ERR_VALUE, op, "the sampler must yield single indices, not batches");
+        return NULL;
+    }
+    ct__batch_sampler *b = (ct__batch_sampler *)ct__calloc(sizeof(ct__batch_sampler));
+    if (!b) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    b->base.iter = ct__bs_iter;
+    b->base.next = ct__bs_next;
+    b->base.len = ct__bs_len;
+    b->base.destroy = ct__sampler_free_self;
+    b->base.batch_size = batch_size;
+    b->base.user = b;
+    b->inner = sampler;
+    b->drop_last = drop_last;
+    return &b->base;
+}
+CT__GLUE_END
+
+// >>part data/dataloader.c
+/* data/dataloader.c - DataLoader: a batch sampler (the user's, or BatchSampler over the
+ * user's sampler, a RandomSampler with shuffle, or a SequentialSampler), batched fetches, and
+ * worker threads.
+ *
+ * RNG stream (as PyTorch's iterators): each new iterator (every epoch, or once with
+ * persistent workers) draws a 64-bit base seed from the loader's generator; the samplers
+ * then draw as they do on their own (sampler.c).
+ * Workers (as _MultiProcessingDataLoaderIter): a ring of cap = prefetch_factor * W tasks;
+ * task k (the epoch's k-th batch) is worker k % W's, each worker runs its tasks in order
+ * on its own thread (own default generator, own scopes), keeps the batch out of its scope
+ * (an unscoped reference), and the caller takes the tasks in order, handing each batch to
+ * its current scope, then queues the next batch: at most cap batches are in flight, the
+ * sampler runs on the caller's thread only. One mutex guards the ring's states and
+ * counters; a task's indices and outputs belong to whoever holds its state (QUEUED: the
+ * caller wrote them before publishing; RUNNING: the worker; DONE: the caller).
+ */
+
+
+/* CT__DL_THREADS: worker threads exist (pthreads). */
+#if !defined(CTORCH_NO_THREADS) && (defined(__unix__) || defined(__APPLE__))
+#define CT__DL_THREADS 1
+#include <pthread.h>
+#include <time.h> /* timespec_get */
+#endif
+
+CT__GLUE_BEGIN
+
+enum { CT__TASK_FREE, CT__TASK_QUEUED, CT__TASK_RUNNING, CT__TASK_DONE };
+
+typedef struct ct__dl_task {
+    int64_t *idx; /* room for the batch sampler's batch_size */
+    int64_t n;
+    int state;
+    ct_status status;
+    int64_t failed; /* the sample index whose fetch failed, -1 unknown */
+    char msg[400];  /* the worker's error message */
+    ct_tensor *out[CT_DATASET_MAX_FIELDS]; /* unscoped until delivered */
+} ct__dl_task;
+
+typedef struct ct__dl_worker {
+    ct_dataloader *dl;
+    ct_worker_info info;
+    ct_generator *gen; /* the thread's default generator */
+#ifdef CT__DL_THREADS
+    pthread_t thread;
+#endif
+} ct__dl_worker;
+
+struct ct_dataloader {
+    ct_dataset *ds;           /* borrowed; NULL for an iterable dataset */
+    ct_iterable_dataset *ids; /* borrowed, or NULL */
+    int n_fields;
+    ct_dataloader_opts opts;
+    ct_sampler *own_sampler; /* Random or Sequential when opts.sampler is NULL */
+    ct_sampler *own_batch;   /* BatchSampler when opts.batch_sampler is NULL */
+    ct_sampler *batches;     /* the batch sampler in use */
+    bool started;            /* an epoch is under way */
+    bool exhausted;          /* the batch sampler ended this epoch */
+    int64_t *idx;            /* the batch being fetched without workers */
+    /* workers */
+    int nworkers; /* running threads: 0 or opts.num_workers */
+    ct__dl_worker *workers;
+    ct__dl_task *tasks;
+    int64_t cap;        /* tasks in the ring */
+    int64_t send, rcvd; /* tasks queued / delivered this epoch */
+    uint64_t gen;       /* bumped at each epoch start: workers restart their count */
+    bool quit;
+#ifdef CT__DL_THREADS
+    pthread_mutex_t lock;
+    pthread_cond_t work_cv; /* a task was queued, an epoch started, or quit */
+    pthread_cond_t done_cv; /* a task finished */
+#endif
+};
+
+static CT__THREAD_LOCAL const ct_worker_info *ct__worker_info_tl = NULL;
+
+const ct_worker_info *ct_get_worker_info(void)
+{
+    return ct__worker_info_tl;
+}
 
 ct_dataloader_opts ct_dataloader_defaults(void)
 {
     ct_dataloader_opts o;
+    memset(&o, 0, sizeof o);
     o.batch_size = 1;
-    o.shuffle = false;
-    o.drop_last = false;
-    o.generator = NULL;
+    o.prefetch_factor = 2;
     return o;
 }
 
-ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
+/* The fetch of one batch: the dataset's batched path without a collate callback, else
+   per-sample gets and the collate. *failed: the failing sample index, -1 unknown. */
+static ct_status ct__dl_fetch(const ct_dataloader *dl, const int64_t *idx, int64_t n,
+                              ct_tensor **out, int64_t *failed)
 {
-    const char *op = "ct_dataloader_new";
-    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
-        return NULL;
+    *failed = -1;
+    if (!dl->opts.collate_fn && dl->ds->get_batch) {
+        return ct_dataset_get_batch(dl->ds, idx, n, out);
     }
-    ct_dataloader_opts o = opts ? *opts : ct_dataloader_defaults();
-    if (o.batch_size < 1) {
+    return ct__dataset_collect(dl->ds, idx, n, dl->opts.collate_fn, dl->opts.collate_user, out,
+                               failed);
+}
+
+/* The iterator's base seed, as torch.empty((), dtype=torch.int64).random_(generator). */
+static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
+{
+    ct_tensor *t = ct_empty(NULL, 0, CT_INT64);
+    uint64_t v = t && ct_random_(t, dl->opts.generator) ? (uint64_t)ct_item_int64(t) : 0;
+    ct_free(t);
+    return v;
+}
+
+/* ---- worker threads ------------------------------------------------------------------- */
+#ifdef CT__DL_THREADS
+/* Runs task t on a worker: the batch leaves the worker's scope unscoped. */
+static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_task *t)
+{
+    int nf = dl->n_fields;
+    bool scoped = ct_scope_begin() == CT_OK;
+    t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    if (t->status == CT_OK && scoped) {
+        for (int f = 0; f < nf; f++) {
+            t->out[f] = ct_keep(t->out[f]);
+        }
+    }
+    if (t->status != CT_OK) {
+        snprintf(t->msg, sizeof t->msg, "%s", ct_error() ? ct_error() : "no message");
+        ct_error_clear();
+    }
+    if (scoped) {
+        ct_scope_end();
+    }
+}
+
+static void *ct__dl_worker_main(void *arg)
+{
+    ct__dl_worker *w = (ct__dl_worker *)arg;
+    ct_dataloader *dl = w->dl;
+    ct__worker_info_tl = &w->info;
+    ct__rng_set_thread_default(w->gen);
+    if (dl->opts.worker_init_fn) {
+        dl->opts.worker_init_fn(w->info.id, dl->opts.worker_init_user);
+        ct_error_clear();
+    }
+    pthread_mutex_lock(&dl->lock);
+    uint64_t gen = dl->gen + 1; /* differs: the first pass sets next */
+    int64_t next = 0;
+    while (!dl->quit) {
+        if (gen != dl->gen) {
+            gen = dl->gen;
+            next = w->info.id;
+        }
+        if (next < dl->send) {
+            ct__dl_task *t = &dl->tasks[next % dl->cap];
+            t->state = CT__TASK_RUNNING;
+            pthread_mutex_unlock(&dl->lock);
+            ct__dl_run_task(dl, t);
+            pthread_mutex_lock(&dl->lock);
+            t->state = CT__TASK_DONE;
+            next += dl->nworkers;
+            pthread_cond_broadcast(&dl->done_cv);
+        } else {
+            pthread_cond_wait(&dl->work_cv, &dl->lock);
+        }
+    }
+    pthread_mutex_unlock(&dl->lock);
+    ct__rng_set_thread_default(NULL);
+    ct__worker_info_tl = NULL;
+    return NULL;
+}
+
+/* Frees the batches in the ring that were never delivered; every task becomes FREE. The
+   caller holds the lock and no task is RUNNING. */
+static void ct__dl_clear_tasks(ct_dataloader *dl)
+{
+    for (int64_t k = 0; k < dl->cap; k++) {
+        for (int f = 0; f < CT_DATASET_MAX_FIELDS; f++) {
+            ct_free(dl->tasks[k].out[f]);
+            dl->tasks[k].out[f] = NULL;
+        }
+        dl->tasks[k].state = CT__TASK_FREE;
+    }
+}
+
+/* Whether a task is running; the caller holds the lock. */
+static bool ct__dl_any_running(const ct_dataloader *dl)
+{
+    for (int64_t k = 0; k < dl->cap; k++) {
+        if (dl->tasks[k].state == CT__TASK_RUNNING) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Stops the workers (joining them) and frees the ring and the generators. */
+static void ct__dl_join(ct_dataloader *dl)
+{
+    pthread_mutex_lock(&dl->lock);
+    dl->quit = true;
+    pthread_cond_broadcast(&dl->work_cv);
+    pthread_mutex_unlock(&dl->lock);
+    for (int w = 0; w < dl->nworkers; w++) {
+        pthread_join(dl->workers[w].thread, NULL);
+    }
+    for (int w = 0; w < dl->nworkers; w++) {
+        ct_generator_free(dl->workers[w].gen);
+    }
+    if (dl->tasks) {
+        ct__dl_clear_tasks(dl);
+        for (int64_t k = 0; k < dl->cap; k++) {
+            ct__free(dl->tasks[k].idx);
+        }
+    }
+    ct__free(dl->tasks);
+    ct__free(dl->workers);
+    dl->tasks = NULL;
+    dl->workers = NULL;
+    dl->nworkers = 0;
+    dl->cap = 0;
+    dl->send = dl->rcvd = 0;
+    dl->quit = false;
+}
+
+/* Ends the epoch's work: persistent workers stay (idle, their batches dropped), others are
+   joined. */
+static void ct__dl_stop(ct_dataloader *dl, bool keep_persistent)
+{
+    if (dl->nworkers == 0) {
+        return;
+    }
+    if (!keep_persistent || !dl->opts.persistent_workers) {
+        ct__dl_join(dl);
+        return;
+    }
+    pthread_mutex_lock(&dl->lock);
+    dl->send = dl->rcvd; /* nothing new starts */
+    while (ct__dl_any_running(dl)) {
+        pthread_cond_wait(&dl->done_cv, &dl->lock);
+    }
+    ct__dl_clear_tasks(dl);
+    pthread_mutex_unlock(&dl->lock);
+}
+
+/* Allocates the ring and starts W workers seeded base_seed + id. */
+static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
+{
+    const char *op = "ct_dataloader_next";
+    int nw = dl->opts.num_workers;
+    dl->cap = (int64_t)dl->opts.prefetch_factor * nw;
+    dl->tasks = (ct__dl_task *)ct__calloc(sizeof(ct__dl_task) * (size_t)dl->cap);
+    dl->workers = (ct__dl_worker *)ct__calloc(sizeof(ct__dl_worker) * (size_t)nw);
+    bool ok = dl->tasks && dl->workers;
+    size_t idx_bytes = sizeof(int64_t) * (size_t)dl->batches->batch_size;
+    for (int64_t k = 0; ok && k < dl->cap; k++) {
+        ok = (dl->tasks[k].idx = (int64_t *)ct__malloc(idx_bytes)) != NULL;
+    }
+    for (int w = 0; ok && w < nw; w++) {
+        ct__dl_worker *wk = &dl->workers[w];
+        wk->dl = dl;
+        wk->info.id = w;
+        wk->info.num_workers = nw;
+        wk->info.seed = base_seed + (uint64_t)w;
+        wk->info.dataset = dl->ds;
+        wk->gen = ct_generator_new();
+        ok = wk->gen != NULL;
+        if (ok) {
+            ct_generator_manual_seed(wk->gen, wk->info.seed);
+            ok = pthread_create(&wk->thread, NULL, ct__dl_worker_main, wk) == 0;
+            if (!ok) {
+                ct_generator_free(wk->gen);
+            }
+        }
+        dl->nworkers += ok ? 1 : 0;
+    }
+    if (!ok) {
+        if (!dl->tasks) {
+            dl->cap = 0;
+        }
+        ct__dl_join(dl);
+        ct__fail(CT_ERR_OOM, op, "could not start %d DataLoader worker threads", nw);
+    }
+    return ok;
+}
+
+/* Queues the next batch of the sampler when fewer than cap are in flight. */
+static bool ct__dl_put(ct_dataloader *dl)
+{
+    if (dl->exhausted || dl->send - dl->rcvd >= dl->cap) {
+        return true;
+    }
+    ct__dl_task *t = &dl->tasks[dl->send % dl->cap];
+    int64_t n = ct_sampler_next(dl->batches, t->idx);
+    if (n <= 0) {
+        dl->exhausted = true;
+        return n == 0;
+    }
+    pthread_mutex_lock(&dl->lock);
+    t->n = n;
+    t->state = CT__TASK_QUEUED;
+    dl->send++;
+    pthread_cond_broadcast(&dl->work_cv);
+    pthread_mutex_unlock(&dl->lock);
+    return true;
+}
+
+/* Waits for task t; false + error after opts.timeout seconds. */
+static bool ct__dl_wait(ct_dataloader *dl, const ct__dl_task *t)
+{
+    struct timespec until;
+    if (dl->opts.timeout > 0) {
+        timespec_get(&until, TIME_UTC);
+        double s = (double)until.tv_sec + until.tv_nsec * 1e-9 + dl->opts.timeout;
+        until.tv_sec = (time_t)s;
+        until.tv_nsec = (long)((s - (double)until.tv_sec) * 1e9);
+    }
+    bool timed_out = false;
+    pthread_mutex_lock(&dl->lock);
+    while (t->state != CT__TASK_DONE && !timed_out) {
+        if (dl->opts.timeout > 0) {
+            timed_out = pthread_cond_timedwait(&dl->done_cv, &dl->lock, &until) != 0 &&
+                        t->state != CT__TASK_DONE;
+        } else {
+            pthread_cond_wait(&dl->done_cv, &dl->lock);
+        }
+    }
+    pthread_mutex_unlock(&dl->lock);
+    if (timed_out) {
+        ct__fail(CT_ERR_STATE, "ct_dataloader_next", "DataLoader timed out after %g seconds",
+                 dl->opts.timeout);
+    }
+    return !timed_out;
+}
+
+static bool ct__dl_start_workers(ct_dataloader *dl)
+{
+    if (dl->nworkers == 0 && !ct__dl_spawn(dl, ct__dl_base_seed(dl))) {
+        return false;
+    }
+    if (ct_sampler_iter(dl->batches) != CT_OK) {
+        return false;
+    }
+    pthread_mutex_lock(&dl->lock);
+    dl->send = dl->rcvd = 0;
+    dl->gen++;
+    pthread_mutex_unlock(&dl->lock);
+    dl->exhausted = false;
+    dl->started = true;
+    for (int64_t k = 0; k < dl->cap; k++) {
+        if (!ct__dl_put(dl)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Takes the delivered task's batch into the caller's scope, or turns its failure into the
+   caller's error. */
+static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, ct_tensor **batch)
+{
+    int nf = dl->n_fields;
+    if (t->status != CT_OK) {
+        if (t->failed >= 0) {
+            ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
+                     "while fetching sample index %lld: %s", ct_status_str(t->status), worker,
+                     (long long)t->failed, t->msg);
+        } else {
+            ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
+                     "while fetching the batch of sample indices %lld..: %s",
+                     ct_status_str(t->status), worker, (long long)t->idx[0], t->msg);
+        }
+        return false;
+    }
+    for (int f = 0; f < nf; f++) {
+        batch[f] = ct__scoped(t->out[f]);
+        t->out[f] = NULL;
+    }
+    return true;
+}
+
+static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
+{
+    if (!dl->started && !ct__dl_start_workers(dl)) {
+        ct__dl_stop(dl, true);
+        dl->started = false;
+        return false;
+    }
+    if (dl->rcvd == dl->send) {
+        ct__dl_stop(dl, true);
+        dl->started = false;
+        return false;
+    }
+    ct__dl_task *t = &dl->tasks[dl->rcvd % dl->cap];
+    int worker = (int)(dl->rcvd % dl->nworkers);
+    bool ok = ct__dl_wait(dl, t);
+    if (ok) { /* deliver before queueing: the next task may take t's slot */
+        dl->rcvd++;
+        ok = ct__dl_deliver(dl, t, worker, batch);
+        t->state = CT__TASK_FREE;
+        ok = ok && ct__dl_put(dl);
+    }
+    if (!ok) {
+        for (int f = 0; f < dl->n_fields; f++) {
+            ct_free(batch[f]);
+            batch[f] = NULL;
+        }
+        ct__dl_stop(dl, true);
+        dl->started = false;
+    }
+    return ok;
+}
+#endif
+
+/* ---- the loader ---------------------------------------------------------------------- */
+static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool iterable)
+{
+    const char *bad = NULL;
+    if (iterable && (o->sampler || o->batch_sampler || o->shuffle)) {
+        bad = "DataLoader with IterableDataset: expected unspecified sampler, batch_sampler and "
+              "shuffle options";
+    } else if (o->batch_sampler && (o->batch_size != 1 || o->shuffle || o->sampler || o->drop_last)) {
+        bad = "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
+              "and drop_last";
+    } else if (o->sampler && o->shuffle) {
+        bad = "sampler option is mutually exclusive with shuffle";
+    } else if (o->num_workers < 0) {
+        bad = "num_workers option should be non-negative; use num_workers=0 to disable "
+              "multiprocessing.";
+    } else if (o->num_workers > 0 && o->prefetch_factor < 1) {
+        bad = "prefetch_factor option must be a positive integer";
+    } else if (o->persistent_workers && o->num_workers == 0) {
+        bad = "persistent_workers option needs num_workers > 0";
+    } else if (!(o->timeout >= 0)) {
+        bad = "timeout option should be non-negative";
+    } else if (o->sampler && o->sampler->batch_size != 0) {
+        bad = "the sampler must yield single indices (pass a batch sampler as batch_sampler)";
+    } else if (o->batch_sampler && o->batch_sampler->batch_size < 1) {
+        bad = "the batch_sampler must yield batches (its batch_size field must be >= 1)";
+    }
+    if (bad) {
+        ct__fail(CT_ERR_VALUE, op, "%s", bad);
+        return false;
+    }
+    if (o->batch_size < 1) {
         ct__fail(CT_ERR_VALUE, op, "batch_size should be a positive integer value, but got "
-                 "batch_size=%lld", (long long)o.batch_size);
+                 "batch_size=%lld", (long long)o->batch_size);
+        return false;
+    }
+    if (iterable && o->num_workers > 0) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "a DataLoader over an iterable dataset fetches in the "
+                 "calling thread (num_workers=0): worker threads would share one stream");
+        return false;
+    }
+#ifndef CT__DL_THREADS
+    if (o->num_workers > 0) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "num_workers=%d needs worker threads, which this build "
+                 "lacks (CTORCH_NO_THREADS or no pthreads): use num_workers=0", o->num_workers);
+        return false;
+    }
+#endif
+    return true;
+}
+
+/* Builds the samplers the options leave to the loader. */
+static bool ct__dl_samplers(ct_dataloader *dl)
+{
+    const ct_dataloader_opts *o = &dl->opts;
+    if (o->batch_sampler) {
+        dl->batches = o->batch_sampler;
+    } else {
+        ct_sampler *s = o->sampler;
+        if (!s) {
+            s = dl->own_sampler = o->shuffle ? ct_random_sampler_new(dl->ds, false, 0,
+                                                                      o->generator)
+                                             : ct_sequential_sampler_new(dl->ds);
+        }
+        dl->batches = dl->own_batch = s ? ct_batch_sampler_new(s, o->batch_size, o->drop_last)
+                                        : NULL;
+    }
+    if (!dl->batches) {
+        return false;
+    }
+    dl->idx = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)dl->batches->batch_size);
+    if (!dl->idx) {
+        ct__fail(CT_ERR_OOM, "ct_dataloader_new", "out of memory");
+    }
+    return dl->idx != NULL;
+}
+
+/* A loader over ds or ids (one of them) with checked options; NULL + error. */
+static ct_dataloader *ct__dl_new(const char *op, ct_dataset *ds, ct_iterable_dataset *ids,
+                                 const ct_dataloader_opts *opts)
+{
+    ct_dataloader_opts o = opts ? *opts : ct_dataloader_defaults();
+    if (!ct__dl_check_opts(op, &o, ids != NULL)) {
         return NULL;
     }
     ct_dataloader *dl = (ct_dataloader *)ct__calloc(sizeof(ct_dataloader));
@@ -52730,123 +54477,81 @@ ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
         return NULL;
     }
     dl->ds = ds;
+    dl->ids = ids;
+    dl->n_fields = ds ? ds->n_fields : ids->n_fields;
     dl->opts = o;
+#ifdef CT__DL_THREADS
+    pthread_mutex_init(&dl->lock, NULL);
+    pthread_cond_init(&dl->work_cv, NULL);
+    pthread_cond_init(&dl->done_cv, NULL);
+#endif
+    if (ds && !ct__dl_samplers(dl)) {
+        ct_dataloader_free(dl);
+        return NULL;
+    }
     return dl;
 }
 
-/* Grows *buf to hold n int64 values; false + error when out of memory. */
-static bool ct__dl_reserve(int64_t **buf, int64_t *cap, int64_t n)
+ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts)
 {
-    if (n <= *cap) {
-        return true;
+    const char *op = "ct_dataloader_new";
+    if (ct__null(op, ds) || ct_dataset_len(ds) < 0) {
+        return NULL;
     }
-    if ((uint64_t)n > SIZE_MAX / sizeof(int64_t)) {
-        ct__fail(CT_ERR_OOM, "ct_dataloader_next", "out of memory for %lld indices",
-                 (long long)n);
-        return false;
-    }
-    int64_t *p = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
-    if (!p) {
-        ct__fail(CT_ERR_OOM, "ct_dataloader_next", "out of memory for %lld indices",
-                 (long long)n);
-        return false;
-    }
-    ct__free(*buf);
-    *buf = p;
-    *cap = n;
-    return true;
+    return ct__dl_new(op, ds, NULL, opts);
 }
 
-/* A seed drawn from g as PyTorch's torch.empty((), dtype=torch.int64).random_(g): random64()
-   modulo 2^63. */
-static int64_t ct__dl_seed(ct_generator *g)
+ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds, const ct_dataloader_opts *opts)
 {
-    ct_tensor *t = ct_empty(NULL, 0, CT_INT64);
-    int64_t v = t && ct_random_(t, g) ? ct_item_int64(t) : 0;
-    ct_free(t);
-    return v;
+    const char *op = "ct_dataloader_new_iterable";
+    if (ct__null(op, ds)) {
+        return NULL;
+    }
+    if (!ds->next || ds->n_fields < 1 || ds->n_fields > CT_DATASET_MAX_FIELDS) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's next callback must not be NULL and "
+                 "its n_fields must be 1 to %d (got %d)", CT_DATASET_MAX_FIELDS, ds->n_fields);
+        return NULL;
+    }
+    return ct__dl_new(op, NULL, ds, opts);
 }
 
-/* The generator the epoch's permutation comes from. */
-static ct_generator *ct__dl_perm_gen(const ct_dataloader *dl)
+/* The next batch of an iterable dataset: batch_size samples of its stream (fewer at its end
+   unless drop_last); false at the end of the stream. */
+static bool ct__dl_next_iterable(ct_dataloader *dl, ct_tensor **batch)
 {
-    return dl->opts.generator ? dl->opts.generator : dl->own_gen;
-}
-
-static bool ct__dl_start(ct_dataloader *dl)
-{
-    int64_t n = ct_dataset_len(dl->ds);
-    if (n < 0) {
-        return false;
-    }
-    ct_generator *g = dl->opts.generator ? dl->opts.generator : ct_default_generator();
-    (void)ct__dl_seed(g); /* the iterator's base seed (used by workers in PyTorch) */
-    int64_t b = dl->opts.batch_size < n ? dl->opts.batch_size : n;
-    if (!ct__dl_reserve(&dl->seq, &dl->seq_cap, b)) {
-        return false;
-    }
-    if (dl->opts.shuffle) {
-        if (!dl->opts.generator) {
-            if (!dl->own_gen) {
-                dl->own_gen = ct_generator_new();
-                if (!dl->own_gen) {
-                    ct__fail(CT_ERR_OOM, "ct_dataloader_next", "out of memory");
-                    return false;
-                }
-            }
-            ct_generator_manual_seed(dl->own_gen, (uint64_t)ct__dl_seed(g));
-        }
-        if (!ct__dl_reserve(&dl->order, &dl->order_cap, n)) {
+    if (!dl->started) {
+        (void)ct__dl_base_seed(dl);
+        if (ct_iterable_dataset_iter(dl->ids) != CT_OK) {
             return false;
         }
-        ct_tensor *perm = ct_randperm(n, ct__dl_perm_gen(dl));
-        if (!perm) {
+        dl->started = true;
+    }
+    int64_t got;
+    ct_status st = ct__iterable_collect(dl->ids, dl->opts.batch_size, dl->opts.drop_last,
+                                        dl->opts.collate_fn, dl->opts.collate_user, batch, &got);
+    dl->started = st == CT_OK && got > 0;
+    return dl->started;
+}
+
+static bool ct__dl_next_main(ct_dataloader *dl, ct_tensor **batch)
+{
+    if (dl->ids) {
+        return ct__dl_next_iterable(dl, batch);
+    }
+    if (!dl->started) {
+        (void)ct__dl_base_seed(dl); /* the iterator's base seed (PyTorch's workers use it) */
+        if (ct_sampler_iter(dl->batches) != CT_OK) {
             return false;
         }
-        if (n > 0) {
-            memcpy(dl->order, ct__data(perm), sizeof(int64_t) * (size_t)n);
-        }
-        ct_free(perm);
+        dl->started = true;
     }
-    dl->n = n;
-    dl->pos = 0;
-    dl->started = true;
-    return true;
-}
-
-/* Ends the epoch: the sampler is exhausted. */
-static void ct__dl_finish(ct_dataloader *dl)
-{
-    if (dl->opts.shuffle && dl->opts.generator) {
-        ct_free(ct_randperm(dl->n, dl->opts.generator)); /* RandomSampler's randperm(n)[:0] */
-    }
-    dl->started = false;
-}
-
-static bool ct__dl_next(ct_dataloader *dl, ct_tensor **batch)
-{
-    for (int f = 0; f < dl->ds->n_fields && f < CT_DATASET_MAX_FIELDS; f++) {
-        batch[f] = NULL;
-    }
-    if (!dl->started && !ct__dl_start(dl)) {
+    int64_t n = ct_sampler_next(dl->batches, dl->idx);
+    if (n <= 0) {
+        dl->started = false;
         return false;
     }
-    int64_t left = dl->n - dl->pos, bs = dl->opts.batch_size;
-    if (left <= 0 || (dl->opts.drop_last && left < bs)) {
-        ct__dl_finish(dl);
-        return false;
-    }
-    int64_t count = left < bs ? left : bs;
-    const int64_t *idx = dl->seq;
-    if (dl->opts.shuffle) {
-        idx = dl->order + dl->pos;
-    } else {
-        for (int64_t k = 0; k < count; k++) {
-            dl->seq[k] = dl->pos + k;
-        }
-    }
-    dl->pos += count;
-    return ct_dataset_get_batch(dl->ds, idx, count, batch) == CT_OK;
+    int64_t failed;
+    return ct__dl_fetch(dl, dl->idx, n, batch, &failed) == CT_OK;
 }
 
 bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
@@ -52855,17 +54560,34 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (ct__null(op, dl) || ct__null(op, batch)) {
         return false;
     }
+    for (int f = 0; f < dl->n_fields; f++) {
+        batch[f] = NULL;
+    }
+    bool ok;
+#ifdef CT__DL_THREADS
+    if (dl->opts.num_workers > 0) {
+        ct__profiler_range_begin(false,
+                                 "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
+        ok = ct__dl_next_workers(dl, batch);
+        ct__profiler_range_end();
+        return ok;
+    }
+#endif
     ct__profiler_range_begin(false, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-    bool ok = ct__dl_next(dl, batch);
+    ok = ct__dl_next_main(dl, batch);
     ct__profiler_range_end();
     return ok;
 }
 
 void ct_dataloader_reset(ct_dataloader *dl)
 {
-    if (!ct__null("ct_dataloader_reset", dl)) {
-        dl->started = false;
+    if (ct__null("ct_dataloader_reset", dl)) {
+        return;
     }
+#ifdef CT__DL_THREADS
+    ct__dl_stop(dl, true);
+#endif
+    dl->started = false;
 }
 
 int64_t ct_dataloader_len(const ct_dataloader *dl)
@@ -52873,11 +54595,26 @@ int64_t ct_dataloader_len(const ct_dataloader *dl)
     if (ct__null("ct_dataloader_len", dl)) {
         return -1;
     }
-    int64_t n = ct_dataset_len(dl->ds), bs = dl->opts.batch_size;
-    if (n < 0) {
-        return -1;
+    return dl->ids ? -1 : ct_sampler_len(dl->batches);
+}
+
+ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
+{
+    const char *op = "ct_dataloader_set_num_workers";
+    if (ct__null(op, dl)) {
+        return CT_ERR_NULL_ARG;
     }
-    return n / bs + (!dl->opts.drop_last && n % bs != 0 ? 1 : 0);
+    ct_dataloader_opts o = dl->opts;
+    o.num_workers = num_workers;
+    if (!ct__dl_check_opts(op, &o, dl->ids != NULL)) {
+        return ct_error_code();
+    }
+#ifdef CT__DL_THREADS
+    ct__dl_stop(dl, false);
+#endif
+    dl->started = false;
+    dl->opts.num_workers = num_workers;
+    return CT_OK;
 }
 
 void ct_dataloader_free(ct_dataloader *dl)
@@ -52885,9 +54622,15 @@ void ct_dataloader_free(ct_dataloader *dl)
     if (!dl) {
         return;
     }
-    ct_generator_free(dl->own_gen);
-    ct__free(dl->order);
-    ct__free(dl->seq);
+#ifdef CT__DL_THREADS
+    ct__dl_stop(dl, false);
+    pthread_mutex_destroy(&dl->lock);
+    pthread_cond_destroy(&dl->work_cv);
+    pthread_cond_destroy(&dl->done_cv);
+#endif
+    ct_sampler_free(dl->own_batch);
+    ct_sampler_free(dl->own_sampler);
+    ct__free(dl->idx);
     ct__free(dl);
 }
 CT__GLUE_END

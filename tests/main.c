@@ -155,6 +155,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(optim_state)                                                                          \
     X(lr_scheduler)                                                                         \
     X(data)                                                                                 \
+    X(dataloader)                                                                           \
     X(bench)                                                                                \
     X(profiler)                                                                             \
     X(parallel)                                                                             \

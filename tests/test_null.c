@@ -36,6 +36,9 @@ typedef struct null_fixture {
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
     ct_dataloader *dl;
+    ct_sampler *sampler;
+    ct_iterable_dataset ids, *ids_list[1];
+    ct_dataset *ds_list[1];
     ct_timer *timer;
     ct_measurement *meas, *meas_list[1];
     ct_compare *cmp;
@@ -48,6 +51,20 @@ typedef struct null_fixture {
 } null_fixture;
 
 static void null_test_stmt(void *user) { (void)user; }
+
+static int64_t null_test_sampler_end(ct_sampler *s, int64_t *out)
+{
+    (void)s;
+    (void)out;
+    return 0;
+}
+
+static int null_test_stream_end(ct_iterable_dataset *ds, ct_tensor **fields)
+{
+    (void)ds;
+    (void)fields;
+    return 0;
+}
 
 static void null_test_silent(ct_status code, const char *message, void *user)
 {
@@ -178,6 +195,11 @@ static void fixture_open(null_fixture *fx)
     fx->gen = ct_generator_new();
     fx->ds = ct_tensor_dataset_new(fx->tl, 1);
     fx->dl = ct_dataloader_new(fx->ds, NULL);
+    fx->sampler = ct_sequential_sampler_new(fx->ds);
+    fx->ids.next = null_test_stream_end;
+    fx->ids.n_fields = 1;
+    fx->ids_list[0] = &fx->ids;
+    fx->ds_list[0] = fx->ds;
     fx->timer_opts.stmt = null_test_stmt;
     fx->timer = ct_timer_new(&fx->timer_opts);
     fx->meas = ct_measurement_new(1, fx->times, 3, &fx->timer_opts);
@@ -195,6 +217,7 @@ static void fixture_close(null_fixture *fx)
     ct_measurement_free(fx->meas);
     ct_timer_free(fx->timer);
     ct_dataloader_free(fx->dl);
+    ct_sampler_free(fx->sampler);
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
@@ -12632,6 +12655,321 @@ static void test_null_ct_random_split(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_random_split_fractions(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_random_split_fractions(NULL, fx.times, 1, fx.gen, fx.ds_out)";
+        (void)ct_random_split_fractions(NULL, fx.times, 1, fx.gen, fx.ds_out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_random_split_fractions(fx.ds, NULL, 1, fx.gen, fx.ds_out)";
+        (void)ct_random_split_fractions(fx.ds, NULL, 1, fx.gen, fx.ds_out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_random_split_fractions(fx.ds, fx.times, 1, NULL, fx.ds_out)";
+        (void)ct_random_split_fractions(fx.ds, fx.times, 1, NULL, fx.ds_out);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_random_split_fractions(fx.ds, fx.times, 1, fx.gen, NULL)";
+        (void)ct_random_split_fractions(fx.ds, fx.times, 1, fx.gen, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_concat_dataset_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_concat_dataset_new(NULL, 1)";
+        ct_dataset *r = ct_concat_dataset_new(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_dataset_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_stack_dataset_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_stack_dataset_new(NULL, 1)";
+        ct_dataset *r = ct_stack_dataset_new(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_dataset_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_iterable_dataset_iter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_iterable_dataset_iter(NULL)";
+        (void)ct_iterable_dataset_iter(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_iterable_dataset_next(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_iterable_dataset_next(NULL, fx.out)";
+        (void)ct_iterable_dataset_next(NULL, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_iterable_dataset_next(&fx.ids, NULL)";
+        (void)ct_iterable_dataset_next(&fx.ids, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_iterable_dataset_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_iterable_dataset_free(NULL)";
+        ct_iterable_dataset_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_chain_dataset_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_chain_dataset_new(NULL, 1)";
+        ct_iterable_dataset *r = ct_chain_dataset_new(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_iterable_dataset_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sampler_new(NULL, null_test_sampler_end, NULL, 0, fx.bytes)";
+        ct_sampler *r = ct_sampler_new(NULL, null_test_sampler_end, NULL, 0, fx.bytes);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_sampler_new(NULL, NULL, NULL, 0, fx.bytes)";
+        ct_sampler *r = ct_sampler_new(NULL, NULL, NULL, 0, fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_sampler_new(NULL, null_test_sampler_end, NULL, 0, fx.bytes)";
+        ct_sampler *r = ct_sampler_new(NULL, null_test_sampler_end, NULL, 0, fx.bytes);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_sampler_new(NULL, null_test_sampler_end, NULL, 0, NULL)";
+        ct_sampler *r = ct_sampler_new(NULL, null_test_sampler_end, NULL, 0, NULL);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sampler_iter(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sampler_iter(NULL)";
+        (void)ct_sampler_iter(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sampler_next(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sampler_next(NULL, fx.sizes)";
+        (void)ct_sampler_next(NULL, fx.sizes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_sampler_next(fx.sampler, NULL)";
+        (void)ct_sampler_next(fx.sampler, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sampler_len(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sampler_len(NULL)";
+        (void)ct_sampler_len(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sampler_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sampler_free(NULL)";
+        ct_sampler_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_sequential_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_sequential_sampler_new(NULL)";
+        ct_sampler *r = ct_sequential_sampler_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_random_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_random_sampler_new(NULL, false, 0, fx.gen)";
+        ct_sampler *r = ct_random_sampler_new(NULL, false, 0, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_random_sampler_new(fx.ds, false, 0, NULL)";
+        ct_sampler *r = ct_random_sampler_new(fx.ds, false, 0, NULL);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_subset_random_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_subset_random_sampler_new(NULL, 1, fx.gen)";
+        ct_sampler *r = ct_subset_random_sampler_new(NULL, 1, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_subset_random_sampler_new(fx.sizes, 1, NULL)";
+        ct_sampler *r = ct_subset_random_sampler_new(fx.sizes, 1, NULL);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_weighted_random_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_weighted_random_sampler_new(NULL, 1, 0, false, fx.gen)";
+        ct_sampler *r = ct_weighted_random_sampler_new(NULL, 1, 0, false, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_weighted_random_sampler_new(fx.times, 1, 0, false, NULL)";
+        ct_sampler *r = ct_weighted_random_sampler_new(fx.times, 1, 0, false, NULL);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_batch_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_batch_sampler_new(NULL, 0, false)";
+        ct_sampler *r = ct_batch_sampler_new(NULL, 0, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_distributed_sampler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_distributed_sampler_new(NULL, NULL)";
+        ct_sampler *r = ct_distributed_sampler_new(NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_sampler_free(r);
+    }
+    {
+        const char *call = "ct_distributed_sampler_new(fx.ds, NULL)";
+        ct_sampler *r = ct_distributed_sampler_new(fx.ds, NULL);
+        expect_accepted(call);
+        ct_sampler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_distributed_sampler_set_epoch(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_distributed_sampler_set_epoch(NULL, 0)";
+        (void)ct_distributed_sampler_set_epoch(NULL, 0);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_dataloader_new(void)
 {
     null_fixture fx;
@@ -12646,6 +12984,26 @@ static void test_null_ct_dataloader_new(void)
     {
         const char *call = "ct_dataloader_new(fx.ds, NULL)";
         ct_dataloader *r = ct_dataloader_new(fx.ds, NULL);
+        expect_accepted(call);
+        ct_dataloader_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dataloader_new_iterable(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dataloader_new_iterable(NULL, &fx.dl_opts)";
+        ct_dataloader *r = ct_dataloader_new_iterable(NULL, &fx.dl_opts);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_dataloader_free(r);
+    }
+    {
+        const char *call = "ct_dataloader_new_iterable(&fx.ids, NULL)";
+        ct_dataloader *r = ct_dataloader_new_iterable(&fx.ids, NULL);
         expect_accepted(call);
         ct_dataloader_free(r);
     }
@@ -12688,6 +13046,18 @@ static void test_null_ct_dataloader_len(void)
     {
         const char *call = "ct_dataloader_len(NULL)";
         (void)ct_dataloader_len(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_dataloader_set_num_workers(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dataloader_set_num_workers(NULL, 0)";
+        (void)ct_dataloader_set_num_workers(NULL, 0);
         expect_null_arg(call);
     }
     fixture_close(&fx);
@@ -25693,10 +26063,31 @@ void test_null(void)
     RUN(test_null_ct_dataset_is_tensor_dataset);
     RUN(test_null_ct_subset_new);
     RUN(test_null_ct_random_split);
+    RUN(test_null_ct_random_split_fractions);
+    RUN(test_null_ct_concat_dataset_new);
+    RUN(test_null_ct_stack_dataset_new);
+    RUN(test_null_ct_iterable_dataset_iter);
+    RUN(test_null_ct_iterable_dataset_next);
+    RUN(test_null_ct_iterable_dataset_free);
+    RUN(test_null_ct_chain_dataset_new);
+    RUN(test_null_ct_sampler_new);
+    RUN(test_null_ct_sampler_iter);
+    RUN(test_null_ct_sampler_next);
+    RUN(test_null_ct_sampler_len);
+    RUN(test_null_ct_sampler_free);
+    RUN(test_null_ct_sequential_sampler_new);
+    RUN(test_null_ct_random_sampler_new);
+    RUN(test_null_ct_subset_random_sampler_new);
+    RUN(test_null_ct_weighted_random_sampler_new);
+    RUN(test_null_ct_batch_sampler_new);
+    RUN(test_null_ct_distributed_sampler_new);
+    RUN(test_null_ct_distributed_sampler_set_epoch);
     RUN(test_null_ct_dataloader_new);
+    RUN(test_null_ct_dataloader_new_iterable);
     RUN(test_null_ct_dataloader_next);
     RUN(test_null_ct_dataloader_reset);
     RUN(test_null_ct_dataloader_len);
+    RUN(test_null_ct_dataloader_set_num_workers);
     RUN(test_null_ct_dataloader_free);
     RUN(test_null_ct_averaged_model_new);
     RUN(test_null_ct_averaged_model_update_parameters);

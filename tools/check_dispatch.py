@@ -136,7 +136,12 @@ ALLOWLIST = {
     "data": """ct_npy_load ct_npy_save ct_npy_load_buffer ct_npy_save_buffer ct_idx_load
         ct_idx_load_buffer ct_tensor_dataset_new ct_dataset_get ct_dataset_len ct_dataset_free
         ct_dataset_is_tensor_dataset ct_dataloader_defaults ct_dataloader_new
-        ct_dataloader_free ct_dataloader_len ct_dataloader_reset""",
+        ct_dataloader_free ct_dataloader_len ct_dataloader_reset
+        ct_dataloader_set_num_workers ct_get_worker_info ct_chain_dataset_new
+        ct_concat_dataset_new ct_iterable_dataset_free ct_iterable_dataset_iter
+        ct_iterable_dataset_next ct_batch_sampler_new ct_distributed_sampler_defaults
+        ct_sampler_free ct_sampler_iter ct_sampler_len ct_sampler_new ct_sampler_next
+        ct_sequential_sampler_new""",
     # benchmark timers, measurements, comparisons
     "timers": """ct_timer_new ct_timer_free ct_timer_timeit ct_timer_blocked_autorange
         ct_timer_adaptive_autorange ct_measurement_new ct_measurement_free ct_measurement_str

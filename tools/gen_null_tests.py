@@ -53,6 +53,11 @@ VALID = {
     "ct_dataset *": "fx.ds",
     "ct_dataset **": "fx.ds_out",
     "ct_dataloader *": "fx.dl",
+    "ct_sampler *": "fx.sampler",
+    "ct_iterable_dataset *": "&fx.ids",
+    "ct_iterable_dataset *const *": "fx.ids_list",
+    "ct_dataset *const *": "fx.ds_list",
+    "ct_distributed_sampler_opts *": "NULL",
     "ct_timer *": "fx.timer",
     "ct_measurement *": "fx.meas",
     "ct_measurement *const *": "fx.meas_list",
@@ -93,6 +98,9 @@ VALID = {
     "double(*)(double,double,void*)": "null_test_map",
     "void(*)(void*,void*)": "NULL",
     "void(*)(void*)": "NULL",
+    "ct_status(*)(ct_sampler*)": "NULL",
+    "int64_t(*)(ct_sampler*,int64_t*)": "null_test_sampler_end",
+    "int64_t(*)(constct_sampler*)": "NULL",
 }
 
 # Values for arguments whose type alone does not say enough.
@@ -178,6 +186,8 @@ SCALAR_BY_TYPE = {"size_t": "sizeof fx.text", "bool": "false", "double": "1.0",
 OUTCOME = {
     ("ct_set_error_handler", "fn"): "accepted",
     ("ct_from_blob", "deleter"): "accepted",
+    ("ct_sampler_new", "iter"): "accepted",
+    ("ct_sampler_new", "len"): "accepted",
     ("ct_module_new", "user_free"): "accepted",
     ("ct_linear", "bias"): "accepted",
     ("ct_conv1d", "bias"): "accepted",
@@ -346,7 +356,7 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_l
                   "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *",
                   "ct_scaled_dot_product_attention_opts *", "ct_multihead_attention_opts *",
                   "ct_multihead_attention_forward_opts *", "ct_transformer_layer_opts *",
-                  "ct_transformer_forward_opts *")
+                  "ct_transformer_forward_opts *", "ct_distributed_sampler_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
@@ -368,6 +378,7 @@ FREE_BY_RETURN = {
     "ct_module *": "ct_module_free", "ct_optimizer *": "ct_optimizer_free",
     "ct_generator *": "ct_generator_free", "ct_dataset *": "ct_dataset_free",
     "ct_dataloader *": "ct_dataloader_free", "ct_timer *": "ct_timer_free",
+    "ct_sampler *": "ct_sampler_free", "ct_iterable_dataset *": "ct_iterable_dataset_free",
     "ct_measurement *": "ct_measurement_free", "ct_compare *": "ct_compare_free",
     "ct_future *": "ct_wait", "ct_state_dict *": "ct_state_dict_free",
     "ct_checkpoint_dict *": "ct_state_dict_free",
@@ -564,6 +575,9 @@ typedef struct null_fixture {
     ct_generator *gen;
     ct_dataset *ds, *ds_out[8];
     ct_dataloader *dl;
+    ct_sampler *sampler;
+    ct_iterable_dataset ids, *ids_list[1];
+    ct_dataset *ds_list[1];
     ct_timer *timer;
     ct_measurement *meas, *meas_list[1];
     ct_compare *cmp;
@@ -576,6 +590,20 @@ typedef struct null_fixture {
 } null_fixture;
 
 static void null_test_stmt(void *user) { (void)user; }
+
+static int64_t null_test_sampler_end(ct_sampler *s, int64_t *out)
+{
+    (void)s;
+    (void)out;
+    return 0;
+}
+
+static int null_test_stream_end(ct_iterable_dataset *ds, ct_tensor **fields)
+{
+    (void)ds;
+    (void)fields;
+    return 0;
+}
 
 static void null_test_silent(ct_status code, const char *message, void *user)
 {
@@ -706,6 +734,11 @@ static void fixture_open(null_fixture *fx)
     fx->gen = ct_generator_new();
     fx->ds = ct_tensor_dataset_new(fx->tl, 1);
     fx->dl = ct_dataloader_new(fx->ds, NULL);
+    fx->sampler = ct_sequential_sampler_new(fx->ds);
+    fx->ids.next = null_test_stream_end;
+    fx->ids.n_fields = 1;
+    fx->ids_list[0] = &fx->ids;
+    fx->ds_list[0] = fx->ds;
     fx->timer_opts.stmt = null_test_stmt;
     fx->timer = ct_timer_new(&fx->timer_opts);
     fx->meas = ct_measurement_new(1, fx->times, 3, &fx->timer_opts);
@@ -723,6 +756,7 @@ static void fixture_close(null_fixture *fx)
     ct_measurement_free(fx->meas);
     ct_timer_free(fx->timer);
     ct_dataloader_free(fx->dl);
+    ct_sampler_free(fx->sampler);
     ct_dataset_free(fx->ds);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);

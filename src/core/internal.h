@@ -376,6 +376,31 @@ CT__INTERNAL void ct__parallel_for(int64_t n, int64_t grain,
                                    void (*fn)(int64_t begin, int64_t end, void *ctx), void *ctx);
 #define CT__GRAIN 32768
 
+/* Makes g this thread's default generator (NULL: the process-wide one again); a DataLoader
+   worker's generator, seeded base_seed + worker_id (core/rng.c). */
+CT__INTERNAL void ct__rng_set_thread_default(ct_generator *g);
+
+/* ---- data (data/dataset.c, used by data/dataloader.c) ------------------------------- */
+struct ct_dataset;
+/* Fetches the samples idx[0..n) one by one (negative indices count from the end) and stacks
+   them with collate(samples, n, n_fields, fields, user) (NULL: ct_default_collate), without
+   autograd history; the fields are new tensors of the current scope. On error every field
+   is NULL and *failed is the index whose fetch failed (-1: the collate failed). */
+CT__INTERNAL ct_status ct__dataset_collect(const struct ct_dataset *ds, const int64_t *idx,
+                                           int64_t n,
+                                           ct_status (*collate)(ct_tensor *const *, int64_t,
+                                                                int, ct_tensor **, void *),
+                                           void *user, ct_tensor **fields, int64_t *failed);
+/* The next batch of an iterable dataset: up to max samples through its next callback,
+   collated as ct__dataset_collect; *got is the batch's size, 0 (fields NULL) at the end of
+   the stream or, with drop_last, when fewer than max samples were left. */
+struct ct_iterable_dataset;
+CT__INTERNAL ct_status ct__iterable_collect(struct ct_iterable_dataset *ds, int64_t max,
+                                            bool drop_last,
+                                            ct_status (*collate)(ct_tensor *const *, int64_t,
+                                                                 int, ct_tensor **, void *),
+                                            void *user, ct_tensor **fields, int64_t *got);
+
 /* ---- GEMM (ops/gemm.c) -------------------------------------------------------------- */
 /* C = alpha * (A @ B) + beta * C with A (M, K), B (K, N), C (M, N), each given by a
    pointer and row/column strides in elements; beta == 0 does not read C. */

@@ -39,6 +39,8 @@ struct ct_generator {
 
 static ct_generator ct__default_gen; /* its lock also guards ct__default_gen_ready */
 static bool ct__default_gen_ready = false;
+/* A DataLoader worker thread's own default generator (PyTorch's worker process has its own). */
+static CT__THREAD_LOCAL ct_generator *ct__thread_default_gen = NULL;
 
 /* ---- the engine (the caller holds g->lock) ------------------------------------------- */
 
@@ -158,8 +160,16 @@ void ct_generator_free(ct_generator *g)
     ct__free(g);
 }
 
+void ct__rng_set_thread_default(ct_generator *g)
+{
+    ct__thread_default_gen = g;
+}
+
 ct_generator *ct_default_generator(void)
 {
+    if (ct__thread_default_gen) {
+        return ct__thread_default_gen;
+    }
     ct__mutex_lock(&ct__default_gen.lock);
     if (!ct__default_gen_ready) {
         ct__default_gen_ready = true;

@@ -11,60 +11,127 @@
  *         ct_scope_end();
  *     }
  *     ct_dataloader_free(dl);
- * Each epoch visits every sample once: in order, or (shuffle) in a new permutation drawn at
- * the epoch's start. Batches run in the calling thread (num_workers = 0); the fields of a
- * batch are collated by ct_dataset_get_batch, which gathers rows straight from the tensors
- * of a tensor dataset (no per-sample tensors).
+ * Each epoch visits the indices of a sampler (sequential, a new permutation with shuffle, or
+ * the user's) grouped by a batch sampler. Without a collate callback the fields of a batch
+ * come from ct_dataset_get_batch, which gathers rows straight from the tensors of a tensor
+ * dataset (no per-sample tensors); with one, from ct_dataset_get per sample and the callback.
+ * Workers: with num_workers > 0, worker threads fetch and collate batches ahead
+ * (prefetch_factor batches each); batch k goes to worker k % num_workers and batches are
+ * delivered in order, so the batches are the same for any number of workers. Each worker's
+ * default generator (ct_default_generator() on that thread) is seeded base_seed + worker_id,
+ * base_seed being drawn from the loader's generator once per epoch (once per loader with
+ * persistent_workers), as PyTorch's worker processes are; ct_get_worker_info tells a
+ * dataset which worker runs it. The dataset's callbacks must then be thread-safe.
  * Determinism: the batches equal PyTorch's DataLoader(..., shuffle=True) epoch after epoch for
  * the same seed, with an explicit generator (seeded as torch.Generator().manual_seed(s)) or
  * with generator NULL (the default generator after torch.manual_seed(s)), and the generator
  * advances as PyTorch's: each epoch draws a 64-bit base seed, then with an explicit generator
  * two randperm calls; with the default one a second 64-bit draw seeds a private generator for
  * the permutation, as RandomSampler does.
- * Thread safety: one loader per thread.
+ * A worker's batch tensors are handed to the caller's current scope by ct_dataloader_next.
+ * An error in a worker stops the epoch's workers and reaches the caller as "Caught a value
+ * error in DataLoader worker 1 while fetching sample index 13: <the worker's message>".
+ * Thread safety: one thread drives a loader.
  */
 typedef struct ct_dataloader ct_dataloader;
 
 /* Options (ct_dataloader_defaults() returns PyTorch's defaults):
-   | field      | default | meaning                                                      |
-   |------------|---------|--------------------------------------------------------------|
-   | batch_size | 1       | samples per batch, >= 1                                      |
-   | shuffle    | false   | a new random order every epoch (RandomSampler)               |
-   | drop_last  | false   | drop the last batch when it has fewer than batch_size samples |
-   | generator  | NULL    | the generator for shuffling (borrowed); NULL: the default one |
-   Fields may be added (num_workers, samplers); start from ct_dataloader_defaults(). */
+   | field               | default | meaning                                                |
+   |---------------------|---------|--------------------------------------------------------|
+   | batch_size          | 1       | samples per batch, >= 1                                |
+   | shuffle             | false   | a new random order every epoch (RandomSampler)         |
+   | drop_last           | false   | drop the last batch when it is smaller than batch_size |
+   | generator           | NULL    | shuffling and base_seed generator (borrowed); NULL: the default one |
+   | sampler             | NULL    | the index sampler (borrowed; excludes shuffle)         |
+   | batch_sampler       | NULL    | the batch sampler (borrowed; excludes batch_size != 1, shuffle, sampler, drop_last) |
+   | collate_fn          | NULL    | the collate callback; NULL: ct_default_collate         |
+   | collate_user        | NULL    | passed to collate_fn                                   |
+   | num_workers         | 0       | worker threads; 0 fetches in the calling thread        |
+   | prefetch_factor     | 2       | batches each worker works ahead (num_workers > 0)      |
+   | persistent_workers  | false   | keep the workers (and their generators) across epochs  |
+   | worker_init_fn      | NULL    | called on each worker thread after seeding: (worker_id, user) |
+   | worker_init_user    | NULL    | passed to worker_init_fn                               |
+   | timeout             | 0       | seconds to wait for a worker's batch; 0: forever       |
+   Fields may be added; start from ct_dataloader_defaults(). */
 typedef struct ct_dataloader_opts {
     int64_t batch_size;
     bool shuffle;
     bool drop_last;
     ct_generator *generator;
+    ct_sampler *sampler;
+    ct_sampler *batch_sampler;
+    ct_collate_fn collate_fn;
+    void *collate_user;
+    int num_workers;
+    int prefetch_factor;
+    bool persistent_workers;
+    void (*worker_init_fn)(int worker_id, void *user);
+    void *worker_init_user;
+    double timeout;
 } ct_dataloader_opts;
 
-/* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, generator NULL.
-   Mirrors: DataLoader's keyword defaults. */
+/* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, prefetch_factor 2 (used
+   with workers), everything else 0 / NULL. Mirrors: DataLoader's keyword defaults. */
 CTORCH_API ct_dataloader_opts ct_dataloader_defaults(void);
 
-/* A loader over ds (borrowed: it must outlive the loader). opts NULL means the defaults;
-   the options are copied (the generator is borrowed).
+/* A loader over ds (borrowed: it must outlive the loader, as must the samplers and the
+   generator). opts NULL means the defaults; the options are copied.
    Returns: a new loader, freed with ct_dataloader_free; NULL on error.
    Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "batch_size should be a positive integer value, but
-   got batch_size=0", or a malformed dataset vtable. Mirrors: torch.utils.data.DataLoader. */
+   got batch_size=0", "sampler option is mutually exclusive with shuffle", "batch_sampler
+   option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
+   "num_workers option should be non-negative; use num_workers=0 to disable
+   multiprocessing.", "prefetch_factor option must be a positive integer", a negative
+   timeout, a sampler that yields batches (or a batch_sampler that does not), a malformed
+   dataset vtable; CT_ERR_UNSUPPORTED for num_workers > 0 in a build without threads
+   (CTORCH_NO_THREADS). Mirrors: torch.utils.data.DataLoader. */
 CTORCH_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts);
+/* A loader over an iterable dataset (borrowed): each batch is the next batch_size samples of
+   its stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
+   new pass (its iter callback). Fetches in the calling thread.
+   Returns: a new loader, freed with ct_dataloader_free; NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "DataLoader with IterableDataset: expected
+   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, the option
+   errors of ct_dataloader_new; CT_ERR_UNSUPPORTED for num_workers > 0 (threads would share
+   one stream; PyTorch's workers each iterate a copy).
+   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last). */
+CTORCH_API ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds,
+                                                     const ct_dataloader_opts *opts);
 /* Writes the next batch into batch[0..n_fields) (n_fields = ds->n_fields) and returns true;
    returns false, with every entry NULL, at the end of the epoch. The call after that starts
    a new epoch (reshuffling), like iterating the DataLoader again.
    Shapes: batch[f] (B, *sample_shape_f), B = batch_size except a smaller last batch when
-   drop_last is false. dtypes: each field's own (uint8 images stay uint8, int64 labels stay
-   int64).
+   drop_last is false (or what the batch sampler yields). dtypes: each field's own (uint8
+   images stay uint8, int64 labels stay int64).
    Returns: new contiguous tensors owned by the current scope (end a scope per step or
-   epoch), with no autograd history; false + an error (ct_error) when the dataset fails.
-   Mirrors: next(iter(dataloader)). */
+   epoch), with no autograd history; false + an error (ct_error) when the dataset, the
+   sampler or a worker fails (the epoch then ends and its workers stop), or CT_ERR_STATE
+   "DataLoader timed out after 0.5 seconds". Mirrors: next(iter(dataloader)). */
 CTORCH_API bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch);
-/* Abandons the current epoch: the next ct_dataloader_next starts a new one.
-   Mirrors: calling iter(dataloader) again. */
+/* Abandons the current epoch (stopping its workers unless persistent): the next
+   ct_dataloader_next starts a new one. Mirrors: calling iter(dataloader) again. */
 CTORCH_API void ct_dataloader_reset(ct_dataloader *dl);
-/* Batches per epoch: ceil(N / batch_size), or floor(N / batch_size) with drop_last; -1 for
-   NULL. Mirrors: len(dataloader). */
+/* Batches per epoch: len(batch_sampler) (ceil(N / batch_size), or floor(N / batch_size) with
+   drop_last, for the built-in one); -1 for NULL, a sampler without a length or an iterable
+   dataset.
+   Mirrors: len(dataloader). */
 CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
-/* Frees the loader (not its dataset or generator). NULL is a no-op. */
+/* Changes the number of worker threads (0: the calling thread fetches); the current epoch
+   is abandoned and the workers stop. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for a negative
+   count; CT_ERR_UNSUPPORTED for num_workers > 0 without threads. Mirrors: DataLoader's
+   num_workers (set before iterating). */
+CTORCH_API ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers);
+/* Frees the loader (not its dataset, samplers or generator), stopping and joining its
+   workers first, even mid-epoch. NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);
+
+/* What a worker thread knows about itself. */
+typedef struct ct_worker_info {
+    int id;              /* 0 .. num_workers - 1 */
+    int num_workers;
+    uint64_t seed;       /* base_seed + id: the seed of this thread's default generator */
+    ct_dataset *dataset; /* the loader's dataset */
+} ct_worker_info;
+/* On a DataLoader worker thread, its info (valid while the worker runs); NULL elsewhere.
+   Mirrors: torch.utils.data.get_worker_info(). */
+CTORCH_API const ct_worker_info *ct_get_worker_info(void);

@@ -145,27 +145,18 @@ ct_status ct_default_collate(ct_tensor *const *samples, int64_t n, int n_fields,
     return st;
 }
 
-/* get per sample, then default_collate; temporaries die in a private scope. */
-static ct_status ct__dataset_stack(const ct_dataset *ds, const int64_t *idx, int64_t n,
-                                   ct_tensor **fields)
+/* Collates samples[0..n * nf) into fields with collate (NULL: default_collate); the end of
+   the private scope the samples were made in (when scoped) keeps only the fields. */
+static ct_status ct__collate_scoped(ct_tensor **samples, int64_t n, int nf, ct_collate_fn collate,
+                                   void *user, bool scoped, ct_status st, ct_tensor **fields)
 {
     const char *op = "ct_dataset_get_batch";
-    int nf = ds->n_fields;
-    if ((uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    ct_tensor **samples = (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n * (size_t)nf);
-    if (!samples) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    bool scoped = ct_scope_begin() == CT_OK;
-    ct_status st = CT_OK;
-    for (int64_t k = 0; k < n && st == CT_OK; k++) {
-        st = ct__dataset_finish(op, ds->get(ds, idx[k], samples + k * nf), samples + k * nf, nf);
-    }
-    if (st == CT_OK) {
+    if (st == CT_OK && collate) {
+        st = ct__dataset_finish(op, collate(samples, n, nf, fields, user), fields, nf);
+    } else if (st == CT_OK) {
         st = ct_default_collate(samples, n, nf, fields);
     }
+    ct_no_grad_end();
     if (scoped) {
         for (int f = 0; f < nf; f++) {
             ct_keep(fields[f]);
@@ -178,6 +169,76 @@ static ct_status ct__dataset_stack(const ct_dataset *ds, const int64_t *idx, int
     }
     ct__free(samples);
     return st;
+}
+
+/* Room for n samples of nf fields (zeroed); NULL + error when out of memory. */
+static ct_tensor **ct__samples_new(int64_t n, int nf)
+{
+    ct_tensor **samples = (uint64_t)n > SIZE_MAX / sizeof(ct_tensor *) / (size_t)nf
+                              ? NULL
+                              : (ct_tensor **)ct__calloc(sizeof(ct_tensor *) * (size_t)n *
+                                                         (size_t)nf);
+    if (!samples) {
+        ct__fail(CT_ERR_OOM, "ct_dataset_get_batch", "out of memory");
+    }
+    return samples;
+}
+
+ct_status ct__dataset_collect(const ct_dataset *ds, const int64_t *idx, int64_t n,
+                             ct_collate_fn collate, void *user, ct_tensor **fields,
+                             int64_t *failed)
+{
+    const char *op = "ct_dataset_get_batch";
+    int nf = ds->n_fields;
+    *failed = -1;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(n, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int64_t len = ds->len(ds);
+    ct_status st = CT_OK;
+    for (int64_t k = 0; k < n && st == CT_OK; k++) {
+        int64_t i = ct__dataset_index(op, idx[k], len);
+        st = i < 0 ? CT_ERR_INDEX
+                   : ct__dataset_finish(op, ds->get(ds, i, samples + k * nf), samples + k * nf, nf);
+        *failed = st == CT_OK ? -1 : idx[k];
+    }
+    return ct__collate_scoped(samples, n, nf, collate, user, scoped, st, fields);
+}
+
+ct_status ct__iterable_collect(ct_iterable_dataset *ds, int64_t max, bool drop_last,
+                               ct_collate_fn collate, void *user, ct_tensor **fields,
+                               int64_t *got)
+{
+    int nf = ds->n_fields;
+    *got = 0;
+    ct__dataset_null(fields, nf);
+    ct_tensor **samples = ct__samples_new(max, nf);
+    if (!samples) {
+        return CT_ERR_OOM;
+    }
+    bool scoped = ct_scope_begin() == CT_OK;
+    ct_no_grad_begin();
+    int r = 1;
+    while (*got < max && (r = ct_iterable_dataset_next(ds, samples + *got * nf)) == 1) {
+        ++*got;
+    }
+    if (r == 0 && (*got == 0 || (drop_last && *got < max))) {
+        *got = 0; /* the end: nothing to collate */
+    }
+    ct_status st = r < 0 ? ct_error_code() : CT_OK;
+    if (*got == 0 && st == CT_OK) {
+        ct_no_grad_end();
+        if (scoped) {
+            ct_scope_end();
+        }
+        ct__free(samples);
+        return CT_OK;
+    }
+    return ct__collate_scoped(samples, *got, nf, collate, user, scoped, st, fields);
 }
 
 ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices, int64_t n,
@@ -213,7 +274,8 @@ ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *indices, int
         if (ds->get_batch) {
             st = ct__dataset_finish(op, ds->get_batch(ds, idx, n, fields), fields, ds->n_fields);
         } else {
-            st = ct__dataset_stack(ds, idx, n, fields);
+            int64_t failed;
+            st = ct__dataset_collect(ds, idx, n, NULL, NULL, fields, &failed);
         }
         ct_no_grad_end();
     }
@@ -527,6 +589,339 @@ ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n, ct_gene
         }
     }
     return st;
+}
+
+/* PyTorch's lengths for fractions: floor(len * f), the remainder round-robin. */
+static ct_status ct__split_lengths(const char *op, int64_t len, const double *fractions, int n,
+                                  int64_t *lengths)
+{
+    double sum = 0;
+    for (int k = 0; k < n; k++) {
+        sum += fractions[k];
+    }
+    if (!(fabs(sum - 1.0) <= 1e-9 && sum <= 1.0)) {
+        return ct__fail(CT_ERR_VALUE, op, "Sum of input lengths does not equal the length of "
+                        "the input dataset!");
+    }
+    int64_t total = 0;
+    for (int k = 0; k < n; k++) {
+        if (!(fractions[k] >= 0 && fractions[k] <= 1)) {
+            return ct__fail(CT_ERR_VALUE, op, "Fraction at index %d is not between 0 and 1", k);
+        }
+        lengths[k] = (int64_t)floor((double)len * fractions[k]);
+        total += lengths[k];
+    }
+    for (int64_t i = 0; i < len - total; i++) {
+        lengths[i % n]++;
+    }
+    return CT_OK;
+}
+
+ct_status ct_random_split_fractions(ct_dataset *ds, const double *fractions, int n,
+                                    ct_generator *g, ct_dataset **out)
+{
+    const char *op = "ct_random_split_fractions";
+    if (ct__null(op, out)) {
+        return CT_ERR_NULL_ARG;
+    }
+    for (int k = 0; k < n; k++) {
+        out[k] = NULL;
+    }
+    if (!ct__dataset_check(op, ds) || ct__null(op, fractions)) {
+        return ct_error_code();
+    }
+    if (n < 1) {
+        return ct__fail(CT_ERR_VALUE, op, "expected at least one fraction, got %d", n);
+    }
+    int64_t *lengths = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
+    if (!lengths) {
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct_status st = ct__split_lengths(op, ds->len(ds), fractions, n, lengths);
+    if (st == CT_OK) {
+        st = ct_random_split(ds, lengths, n, g, out);
+    }
+    ct__free(lengths);
+    return st;
+}
+
+/* ---- ConcatDataset and StackDataset ---------------------------------------------------- */
+typedef struct ct__multi_dataset {
+    ct_dataset base;
+    int n;
+    ct_dataset **parts;  /* borrowed */
+    int64_t *cumulative; /* ConcatDataset: cumulative sizes */
+} ct__multi_dataset;
+
+static void ct__multi_destroy(ct_dataset *ds)
+{
+    ct__multi_dataset *m = (ct__multi_dataset *)ds->user;
+    ct__free(m->parts);
+    ct__free(m->cumulative);
+    ct__free(m);
+}
+
+/* A dataset over n checked parts; NULL + error. */
+static ct__multi_dataset *ct__multi_new(const char *op, ct_dataset *const *datasets, int n,
+                                        const char *empty_msg)
+{
+    if (ct__null(op, datasets)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "%s", empty_msg);
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!ct__dataset_check(op, datasets[k])) {
+            return NULL;
+        }
+    }
+    ct__multi_dataset *m = (ct__multi_dataset *)ct__calloc(sizeof(ct__multi_dataset));
+    ct_dataset **parts = (ct_dataset **)ct__malloc(sizeof(ct_dataset *) * (size_t)n);
+    int64_t *cum = (int64_t *)ct__malloc(sizeof(int64_t) * (size_t)n);
+    if (!m || !parts || !cum) {
+        ct__free(m);
+        ct__free(parts);
+        ct__free(cum);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(parts, datasets, sizeof(ct_dataset *) * (size_t)n);
+    m->base.destroy = ct__multi_destroy;
+    m->base.user = m;
+    m->n = n;
+    m->parts = parts;
+    m->cumulative = cum;
+    return m;
+}
+
+static int64_t ct__concat_len(const ct_dataset *ds)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    return m->cumulative[m->n - 1];
+}
+
+static ct_status ct__concat_get(const ct_dataset *ds, int64_t index, ct_tensor **fields)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    int lo = 0, hi = m->n - 1; /* the first part whose cumulative size exceeds index */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (m->cumulative[mid] > index) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return ct_dataset_get(m->parts[lo], index - (lo ? m->cumulative[lo - 1] : 0), fields);
+}
+
+ct_dataset *ct_concat_dataset_new(ct_dataset *const *datasets, int n)
+{
+    const char *op = "ct_concat_dataset_new";
+    ct__multi_dataset *m = ct__multi_new(op, datasets, n,
+                                         "datasets should not be an empty iterable");
+    if (!m) {
+        return NULL;
+    }
+    int64_t total = 0;
+    for (int k = 0; k < n; k++) {
+        if (datasets[k]->n_fields != datasets[0]->n_fields) {
+            ct__multi_destroy(&m->base);
+            ct__fail(CT_ERR_VALUE, op, "dataset %d has %d fields but dataset 0 has %d", k,
+                     datasets[k]->n_fields, datasets[0]->n_fields);
+            return NULL;
+        }
+        total += datasets[k]->len(datasets[k]);
+        m->cumulative[k] = total;
+    }
+    m->base.len = ct__concat_len;
+    m->base.get = ct__concat_get;
+    m->base.n_fields = datasets[0]->n_fields;
+    return &m->base;
+}
+
+static int64_t ct__stack_len(const ct_dataset *ds)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    return m->parts[0]->len(m->parts[0]);
+}
+
+static ct_status ct__stack_get(const ct_dataset *ds, int64_t index, ct_tensor **fields)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    ct_status st = CT_OK;
+    for (int k = 0, f = 0; k < m->n && st == CT_OK; f += m->parts[k]->n_fields, k++) {
+        st = ct_dataset_get(m->parts[k], index, fields + f);
+    }
+    return st;
+}
+
+static ct_status ct__stack_get_batch(const ct_dataset *ds, const int64_t *idx, int64_t n,
+                                     ct_tensor **fields)
+{
+    const ct__multi_dataset *m = (const ct__multi_dataset *)ds->user;
+    ct_status st = CT_OK;
+    for (int k = 0, f = 0; k < m->n && st == CT_OK; f += m->parts[k]->n_fields, k++) {
+        st = ct_dataset_get_batch(m->parts[k], idx, n, fields + f);
+    }
+    return st;
+}
+
+ct_dataset *ct_stack_dataset_new(ct_dataset *const *datasets, int n)
+{
+    const char *op = "ct_stack_dataset_new";
+    ct__multi_dataset *m = ct__multi_new(op, datasets, n, "At least one dataset should be "
+                                         "passed");
+    if (!m) {
+        return NULL;
+    }
+    int fields = 0;
+    const char *bad = NULL;
+    for (int k = 0; k < n && !bad; k++) {
+        fields += datasets[k]->n_fields;
+        if (datasets[k]->len(datasets[k]) != datasets[0]->len(datasets[0])) {
+            bad = "Size mismatch between datasets";
+        } else if (fields > CT_DATASET_MAX_FIELDS) {
+            bad = "the datasets have more fields in all than CT_DATASET_MAX_FIELDS";
+        }
+    }
+    if (bad) {
+        ct__multi_destroy(&m->base);
+        ct__fail(CT_ERR_VALUE, op, "%s", bad);
+        return NULL;
+    }
+    m->base.len = ct__stack_len;
+    m->base.get = ct__stack_get;
+    m->base.get_batch = ct__stack_get_batch;
+    m->base.n_fields = fields;
+    return &m->base;
+}
+
+/* ---- iterable datasets ----------------------------------------------------------------- */
+static bool ct__iterable_check(const char *op, const ct_iterable_dataset *ds)
+{
+    if (ct__null(op, ds)) {
+        return false;
+    }
+    if (!ds->next || ds->n_fields < 1 || ds->n_fields > CT_DATASET_MAX_FIELDS) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's next callback must not be NULL and "
+                 "its n_fields must be 1 to %d (got %d)", CT_DATASET_MAX_FIELDS, ds->n_fields);
+        return false;
+    }
+    return true;
+}
+
+ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds)
+{
+    if (!ct__iterable_check("ct_iterable_dataset_iter", ds)) {
+        return ct_error_code();
+    }
+    return ds->iter ? ds->iter(ds) : CT_OK;
+}
+
+int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields)
+{
+    const char *op = "ct_iterable_dataset_next";
+    if (ct__null(op, fields) || !ct__iterable_check(op, ds)) {
+        return -1;
+    }
+    ct__dataset_null(fields, ds->n_fields);
+    int r = ds->next(ds, fields);
+    if (r == 1 && ct__dataset_finish(op, CT_OK, fields, ds->n_fields) == CT_OK) {
+        return 1;
+    }
+    if (r != 0) {
+        ct__dataset_finish(op, ct_error_code() ? ct_error_code() : CT_ERR_VALUE, fields,
+                           ds->n_fields);
+        return -1;
+    }
+    ct__dataset_clear(fields, ds->n_fields);
+    return 0;
+}
+
+void ct_iterable_dataset_free(ct_iterable_dataset *ds)
+{
+    if (ds && ds->destroy) {
+        ds->destroy(ds);
+    }
+}
+
+typedef struct ct__chain_dataset {
+    ct_iterable_dataset base;
+    int n, cur; /* cur: the dataset being read; n: none left */
+    ct_iterable_dataset **parts; /* borrowed */
+} ct__chain_dataset;
+
+static ct_status ct__chain_iter(ct_iterable_dataset *ds)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    c->cur = 0;
+    return ct_iterable_dataset_iter(c->parts[0]);
+}
+
+static int ct__chain_next(ct_iterable_dataset *ds, ct_tensor **fields)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    while (c->cur < c->n) {
+        int r = ct_iterable_dataset_next(c->parts[c->cur], fields);
+        if (r != 0) {
+            return r;
+        }
+        if (++c->cur < c->n && ct_iterable_dataset_iter(c->parts[c->cur]) != CT_OK) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void ct__chain_destroy(ct_iterable_dataset *ds)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    ct__free(c->parts);
+    ct__free(c);
+}
+
+ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets, int n)
+{
+    const char *op = "ct_chain_dataset_new";
+    if (ct__null(op, datasets)) {
+        return NULL;
+    }
+    if (n < 1) {
+        ct__fail(CT_ERR_VALUE, op, "expected at least one dataset, got %d", n);
+        return NULL;
+    }
+    for (int k = 0; k < n; k++) {
+        if (!ct__iterable_check(op, datasets[k])) {
+            return NULL;
+        }
+        if (datasets[k]->n_fields != datasets[0]->n_fields) {
+            ct__fail(CT_ERR_VALUE, op, "dataset %d has %d fields but dataset 0 has %d", k,
+                     datasets[k]->n_fields, datasets[0]->n_fields);
+            return NULL;
+        }
+    }
+    ct__chain_dataset *c = (ct__chain_dataset *)ct__calloc(sizeof(ct__chain_dataset));
+    ct_iterable_dataset **parts =
+        (ct_iterable_dataset **)ct__malloc(sizeof(ct_iterable_dataset *) * (size_t)n);
+    if (!c || !parts) {
+        ct__free(c);
+        ct__free(parts);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(parts, datasets, sizeof(ct_iterable_dataset *) * (size_t)n);
+    c->base.iter = ct__chain_iter;
+    c->base.next = ct__chain_next;
+    c->base.destroy = ct__chain_destroy;
+    c->base.n_fields = datasets[0]->n_fields;
+    c->base.user = c;
+    c->n = n;
+    c->cur = n; /* exhausted until iter */
+    c->parts = parts;
+    return &c->base;
 }
 
 #undef CT__GATHER_AHEAD

@@ -1,5 +1,6 @@
 /* data/dataset.h - map-style datasets (torch.utils.data.Dataset, TensorDataset, Subset,
- * random_split) and default_collate.
+ * random_split, ConcatDataset, StackDataset), iterable datasets (IterableDataset,
+ * ChainDataset) and default_collate.
  *
  * A sample is a fixed number of fields (n_fields tensors: e.g. image and label). A dataset
  * is a small vtable that users fill to write their own:
@@ -66,6 +67,13 @@ CTORCH_API ct_status ct_dataset_get_batch(const ct_dataset *ds, const int64_t *i
    (subsets, loaders) must be freed first. Invalidates: tensors only the dataset held. */
 CTORCH_API void ct_dataset_free(ct_dataset *ds);
 
+/* A collate callback: stacks n samples (samples[k * n_fields + f] is field f of sample k)
+   into batch[0..n_fields) as new tensors of the current scope; returns CT_OK or an error's
+   status. ct_default_collate's form plus user data (DataLoader's collate_fn). May run on
+   DataLoader worker threads. */
+typedef ct_status (*ct_collate_fn)(ct_tensor *const *samples, int64_t n, int n_fields,
+                                   ct_tensor **batch, void *user);
+
 /* Stacks n samples of n_fields fields each along a new dim 0: samples[k * n_fields + f] is
    field f of sample k; batch[f] gets shape (n, *shape_f).
    dtypes: each field keeps its dtype (the samples of a field must agree).
@@ -103,3 +111,58 @@ CTORCH_API ct_dataset *ct_subset_new(ct_dataset *ds, const int64_t *indices, int
    Mirrors: torch.utils.data.random_split(dataset, lengths, generator) (integer lengths). */
 CTORCH_API ct_status ct_random_split(ct_dataset *ds, const int64_t *lengths, int n,
                                      ct_generator *g, ct_dataset **out);
+/* ct_random_split with fractions[0..n) of len(ds) summing to 1 (within 1e-9): each length is
+   floor(len * fraction), and the remainder is added one at a time to lengths 0, 1, ...
+   round-robin (PyTorch's rounding); then as ct_random_split.
+   Errors: as ct_random_split; CT_ERR_VALUE "Fraction at index 1 is not between 0 and 1";
+   fractions not summing to 1 give "Sum of input lengths does not equal the length of the
+   input dataset!". Mirrors: random_split(dataset, [0.8, 0.2], generator). */
+CTORCH_API ct_status ct_random_split_fractions(ct_dataset *ds, const double *fractions, int n,
+                                               ct_generator *g, ct_dataset **out);
+
+/* The samples of datasets[0], then datasets[1], ... (n datasets, borrowed; they must outlive
+   it, with equal n_fields). Sample i comes from the dataset whose cumulative size passes i.
+   Returns: a new dataset (free with ct_dataset_free); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "datasets should not be an empty iterable" (n < 1),
+   n_fields that differ. Mirrors: torch.utils.data.ConcatDataset(datasets). */
+CTORCH_API ct_dataset *ct_concat_dataset_new(ct_dataset *const *datasets, int n);
+/* Sample i is the fields of datasets[0][i], then those of datasets[1][i], ... (n datasets,
+   borrowed, of one length; n_fields is the sum, at most CT_DATASET_MAX_FIELDS). Batches come
+   from each dataset's ct_dataset_get_batch.
+   Returns: a new dataset (free with ct_dataset_free); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "At least one dataset should be passed", "Size
+   mismatch between datasets", too many fields in all.
+   Mirrors: torch.utils.data.StackDataset(*datasets) (the tuple form). */
+CTORCH_API ct_dataset *ct_stack_dataset_new(ct_dataset *const *datasets, int n);
+
+/* An iterable-style dataset: a stream of samples of n_fields tensors. Users fill it:
+       ct_iterable_dataset ds = {my_iter, my_next, NULL, 2, &state};
+   The tensors next writes are new tensors of the current scope. */
+typedef struct ct_iterable_dataset ct_iterable_dataset;
+struct ct_iterable_dataset {
+    /* Starts a new pass over the stream. Optional (NULL: nothing to do).
+       Mirrors: IterableDataset.__iter__. */
+    ct_status (*iter)(ct_iterable_dataset *self);
+    /* Writes the next sample into fields and returns 1; 0 at the end of the stream; -1
+       after recording an error. Required. Mirrors: next() on the dataset's iterator. */
+    int (*next)(ct_iterable_dataset *self, ct_tensor **fields);
+    /* Optional: called by ct_iterable_dataset_free. */
+    void (*destroy)(ct_iterable_dataset *self);
+    /* Fields per sample, 1..CT_DATASET_MAX_FIELDS. */
+    int n_fields;
+    void *user;
+};
+/* Starts a pass. Returns CT_OK or the dataset's error (CT_ERR_NULL_ARG, CT_ERR_VALUE for a
+   malformed vtable). Mirrors: iter(dataset). */
+CTORCH_API ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds);
+/* The next sample into fields[0..n_fields): 1, or 0 at the end (fields NULL), or -1 on error
+   (fields NULL). Mirrors: next(it). */
+CTORCH_API int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields);
+/* Releases an iterable dataset through its destroy callback. NULL is a no-op. */
+CTORCH_API void ct_iterable_dataset_free(ct_iterable_dataset *ds);
+/* The stream of datasets[0], then datasets[1], ... (borrowed, equal n_fields).
+   Returns: a new iterable dataset (free with ct_iterable_dataset_free); NULL on error.
+   Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for n < 1 or n_fields that differ.
+   Mirrors: torch.utils.data.ChainDataset(datasets). */
+CTORCH_API ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets,
+                                                     int n);
