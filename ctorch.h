@@ -5101,25 +5101,27 @@ CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
 // >>part data/npy.h
 /* data/npy.h - NumPy's .npy format: one array per file (numpy.load / numpy.save).
  *
- * Format versions 1.0, 2.0 and 3.0; C order only; 0 to CT_MAX_DIMS dims (0-d arrays and
- * empty arrays included). Dtypes (numpy descr -> ctorch): '<f4' float32, '<f8' float64,
- * '<i8' int64, '<i4' int32, '<i2' int16, '|i1' int8, '|u1' uint8, '|b1' bool ('<' and '|'
- * are both accepted for one-byte types). The loader validates every length and offset
- * before use, so a corrupt or hostile file gives an error, never a crash.
+ * Format versions 1.0, 2.0 and 3.0 (headers up to 65535 bytes); 0 to CT_MAX_DIMS dims (0-d
+ * and empty arrays included); C order, and Fortran order (fortran_order True: transposed on
+ * load into a C-ordered tensor of the same shape). Dtypes (numpy descr -> ctorch), in either
+ * byte order ('<' little, '>' big, '|' or '=' the host's; converted to the host's on load):
+ * f4 float32, f8 float64, f2 float16, i8 int64, i4 int32, i2 int16, i1 int8, u1 uint8, b1 bool.
+ * numpy has no bfloat16, and ctorch no u2/u4/u8, complex, string or structured dtypes: those
+ * are CT_ERR_DTYPE. The loader validates every length and offset before use, so a corrupt
+ * or hostile file gives an error, never a crash.
  */
 
 /* Parses a whole .npy file held in memory (copies the data; data may be unaligned).
-   Shapes: the array's shape, outermost first. Dtypes: as the table above; bool bytes other
-   than 0 are read as true.
+   Shapes: the array's shape, outermost first (also for fortran_order files). Dtypes: as the
+   table above; bool bytes other than 0 are read as true.
    Returns: a new contiguous tensor (a leaf), owned by the current scope; NULL on error.
    Errors: CT_ERR_NULL_ARG for a NULL data with nbytes > 0; CT_ERR_FORMAT for a bad magic
-   string, a truncated file, a header length beyond the file, a malformed header dict
-   (missing, repeated or unknown keys, bad values), a bad shape or a data size that differs
-   from the shape's ("ct_npy_load: data has 40 bytes but shape [3, 4] of <f4 needs 48
-   (truncated file)");
-   CT_ERR_DTYPE for a descr not in the table (big-endian, complex, unsigned > 1 byte ...);
-   CT_ERR_UNSUPPORTED for fortran_order True, format versions other than 1.0-3.0 and more
-   than CT_MAX_DIMS dims.
+   string, a truncated file, a header length beyond the file or over 65535 bytes, a malformed
+   header dict (missing, repeated or unknown keys, bad values), a bad shape or a data size that
+   differs from the shape's ("ct_npy_load_buffer: data has 40 bytes but shape [3, 4] of
+   float32 needs 48 (truncated file)"); CT_ERR_DTYPE for a descr not in the table ('<u4',
+   '<c8', '<U3', structured); CT_ERR_UNSUPPORTED for format versions other than 1.0-3.0 and
+   more than CT_MAX_DIMS dims.
    Mirrors: numpy.load(io.BytesIO(data)). */
 CTORCH_API ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes);
 
@@ -5133,9 +5135,10 @@ CTORCH_API ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes);
 CTORCH_API size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n);
 
 #ifndef CTORCH_NO_STDIO
-/* Reads the .npy file at path. Shapes, dtypes and Errors as ct_npy_load_buffer, plus
-   CT_ERR_IO when the file cannot be opened or read ("ct_npy_load: No such file or
-   directory: 'x.npy'") and CT_ERR_OOM.
+/* Reads the .npy file at path: memory-mapped where the OS has mmap (unless CTORCH_NO_MMAP),
+   else read; the tensor is a copy either way. Shapes, dtypes and Errors as
+   ct_npy_load_buffer, plus CT_ERR_IO when the file cannot be opened or read
+   ("ct_npy_load: No such file or directory: 'x.npy'") and CT_ERR_OOM.
    Returns: a new tensor, owned by the current scope; NULL on error.
    Mirrors: numpy.load(path). */
 CTORCH_API ct_tensor *ct_npy_load(const char *path);
@@ -50772,6 +50775,155 @@ ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 }
 CT__GLUE_END
 
+// >>part data/reader_internal.h
+/* data/reader_internal.h - private: the bytes of a file for the readers (data/npy.c,
+ * data/npz.c, data/csv.c). A file is memory-mapped read-only where the OS has mmap (POSIX,
+ * unless CTORCH_NO_MMAP), else read into memory; the readers then parse the bytes exactly as
+ * their _buffer variants do, so both paths share every check. */
+#ifndef CTORCH_NO_STDIO
+typedef struct ct__file_bytes {
+    const unsigned char *data; /* the file's bytes ("" for an empty file) */
+    size_t nbytes;
+    void *map;  /* the mapping to unmap, or NULL */
+    char *heap; /* the bytes read into memory, or NULL */
+} ct__file_bytes;
+
+/* Makes the bytes of the file at path readable in fb. Returns: false after CT_ERR_NULL_ARG,
+   CT_ERR_IO ("op: No such file or directory: 'x.csv'", "op: Is a directory: 'x'") or
+   CT_ERR_OOM; then fb needs no close. */
+CT__INTERNAL bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb);
+/* Unmaps or frees what ct__file_open made. */
+CT__INTERNAL void ct__file_close(ct__file_bytes *fb);
+#endif
+
+// >>part data/reader.c
+/* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
+ *
+ * A regular file is mapped read-only and private (nothing is read until the parser touches
+ * it); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
+ * into memory, growing the buffer geometrically.
+ */
+
+#ifndef CTORCH_NO_STDIO
+#include <errno.h>
+#include <stdio.h>
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(CTORCH_NO_MMAP)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define CT__READER_MMAP 1
+#endif
+
+CT__GLUE_BEGIN
+
+/* Reads f to its end into fb->heap. */
+static CT__UNUSED bool ct__file_read_all(const char *op, const char *path, FILE *f,
+                                         ct__file_bytes *fb)
+{
+    size_t cap = (size_t)1 << 16, len = 0;
+    char *data = (char *)ct__malloc(cap);
+    for (;;) {
+        if (!data) {
+            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
+            return false;
+        }
+        len += fread(data + len, 1, cap - len, f);
+        if (len < cap || cap > SIZE_MAX / 2) {
+            break;
+        }
+        cap *= 2;
+        char *grown = (char *)ct__realloc(data, cap);
+        if (!grown) {
+            ct__free(data);
+        }
+        data = grown;
+    }
+    if (ferror(f)) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno ? errno : EIO), path);
+        ct__free(data);
+        return false;
+    }
+    fb->heap = data;
+    fb->data = (const unsigned char *)data;
+    fb->nbytes = len;
+    return true;
+}
+
+#ifdef CT__READER_MMAP
+/* Maps a regular non-empty file; true with fb->map unset when it should be read instead. */
+static CT__UNUSED bool ct__file_map(const char *op, const char *path, ct__file_bytes *fb)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return false;
+    }
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    int err = errno;
+    if (ok && S_ISDIR(st.st_mode)) {
+        ok = false;
+        err = EISDIR;
+    }
+    if (ok && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
+        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (addr != MAP_FAILED) {
+            fb->map = addr;
+            fb->data = (const unsigned char *)addr;
+            fb->nbytes = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+    if (!ok) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(err), path);
+    }
+    return ok;
+}
+#endif
+
+bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb)
+{
+    memset(fb, 0, sizeof *fb);
+    if (ct__null(op, path)) {
+        return false;
+    }
+#ifdef CT__READER_MMAP
+    if (!ct__file_map(op, path, fb)) {
+        return false;
+    }
+    if (fb->map) {
+        return true;
+    }
+#endif
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return false;
+    }
+    bool ok = ct__file_read_all(op, path, f, fb);
+    fclose(f);
+    return ok;
+}
+
+void ct__file_close(ct__file_bytes *fb)
+{
+#ifdef CT__READER_MMAP
+    if (fb->map) {
+        munmap(fb->map, fb->nbytes);
+    }
+#endif
+    ct__free(fb->heap);
+    memset(fb, 0, sizeof *fb);
+}
+
+#ifdef CT__READER_MMAP
+#undef CT__READER_MMAP
+#endif
+CT__GLUE_END
+#endif
+
 // >>part data/npy.c
 /* data/npy.c - the .npy reader and writer (numpy.lib.format).
  *
@@ -50792,10 +50944,11 @@ CT__GLUE_BEGIN
 #define CT__NPY_ALIGN 64
 #define CT__NPY_GROWTH_DIGITS 21 /* numpy's GROWTH_AXIS_MAX_DIGITS */
 #define CT__NPY_HEADER_MAX 512   /* the largest header ct_npy_save writes (8 dims) */
+#define CT__NPY_HEADER_LIMIT 65535 /* the longest header read (numpy reads up to 10000) */
 
 static const char ct__npy_magic[CT__NPY_MAGIC_LEN] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
-/* numpy descr of each ctorch dtype, in enum order (index 0 unused). */
+/* numpy descr of each ctorch dtype as numpy.save writes it, in enum order (index 0 unused). */
 static const char *const ct__npy_descr[CT_DTYPE_COUNT] = {
     NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8", "<f2", NULL, /* bfloat16: none */
 };
@@ -50808,18 +50961,42 @@ static CT__UNUSED bool ct__npy_little_endian(void)
     return first == 1;
 }
 
-/* Reverses the bytes of n elements of es bytes each (big-endian hosts only). */
+/* Reverses the bytes of each of n elements of es bytes. */
 static CT__UNUSED void ct__npy_swap(char *p, int64_t n, size_t es)
 {
-    if (es == 1 || ct__npy_little_endian()) {
-        return;
-    }
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = 0; es > 1 && k < n; k++) {
         char *e = p + (size_t)k * es;
         for (size_t i = 0; i < es / 2; i++) {
             char c = e[i];
             e[i] = e[es - 1 - i];
             e[es - 1 - i] = c;
+        }
+    }
+}
+
+/* Copies elements [begin, begin + count) in C order of the strided array (base, sizes,
+   strides in elements, ndim) into dst. */
+static CT__UNUSED void ct__npy_gather_strided(const char *base, const int64_t *sizes,
+                                              const int64_t *strides, int ndim, size_t es,
+                                              int64_t begin, int64_t count, char *dst)
+{
+    int64_t idx[CT_MAX_DIMS];
+    int64_t rest = begin;
+    for (int d = ndim - 1; d >= 0; d--) {
+        idx[d] = rest % sizes[d];
+        rest /= sizes[d];
+    }
+    for (int64_t k = 0; k < count; k++) {
+        int64_t off = 0;
+        for (int d = 0; d < ndim; d++) {
+            off += idx[d] * strides[d];
+        }
+        memcpy(dst + (size_t)k * es, base + off * (int64_t)es, es);
+        for (int d = ndim - 1; d >= 0; d--) {
+            if (++idx[d] < sizes[d]) {
+                break;
+            }
+            idx[d] = 0;
         }
     }
 }
@@ -51022,18 +51199,17 @@ static CT__UNUSED bool ct__npy_parse_header(ct__npy_cursor *c, ct__npy_header *h
     return true;
 }
 
-/* The dtype of a descr; '<' and '|' (and '=' on little-endian hosts) for one-byte types. */
-static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr)
+/* The dtype of a descr ("<f4", ">i8", "|u1", "=f2"); *big: whether its bytes are big-endian
+   ('|' and '=' are the host's order, as numpy reads them). CT_DTYPE_DEFAULT when unknown. */
+static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr, bool *big)
 {
+    char order = descr[0];
+    if (order != '<' && order != '>' && order != '|' && order != '=') {
+        return CT_DTYPE_DEFAULT;
+    }
+    *big = order == '>' || (order != '<' && !ct__npy_little_endian());
     for (int d = 1; d < CT_DTYPE_COUNT; d++) {
-        const char *want = ct__npy_descr[d];
-        if (!want) {
-            continue;
-        }
-        if (strcmp(descr, want) == 0) {
-            return (ct_dtype)d;
-        }
-        if (want[0] == '|' && descr[0] == '<' && strcmp(descr + 1, want + 1) == 0) {
+        if (ct__npy_descr[d] && strcmp(descr + 1, ct__npy_descr[d] + 1) == 0) {
             return (ct_dtype)d;
         }
     }
@@ -51049,13 +51225,26 @@ static CT__UNUSED uint32_t ct__npy_le(const unsigned char *p, int n)
     return v;
 }
 
-static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, size_t nbytes)
+/* What a .npy header says: dtype, shape, order, and where the data begins. */
+typedef struct ct__npy_info {
+    char descr[32]; /* as the file spells it, for messages */
+    ct_dtype dtype;
+    bool fortran_order;
+    bool swap; /* the file's byte order differs from the host's */
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    size_t data_offset;  /* preamble + header */
+    uint64_t data_bytes; /* numel * itemsize */
+} ct__npy_info;
+
+/* The preamble + header length of the .npy bytes b[0..n), n >= 12 or the whole file;
+   0 after an error (bad magic, version, truncation). */
+static CT__UNUSED size_t ct__npy_header_len(const char *op, const unsigned char *b, size_t n)
 {
-    const unsigned char *b = (const unsigned char *)data;
-    if (nbytes < CT__NPY_MAGIC_LEN + 2) {
+    if (n < CT__NPY_MAGIC_LEN + 2) {
         ct__fail(CT_ERR_FORMAT, op, "truncated file: %zu bytes is shorter than the .npy "
-                 "preamble", nbytes);
-        return NULL;
+                 "preamble", n);
+        return 0;
     }
     if (memcmp(b, ct__npy_magic, CT__NPY_MAGIC_LEN) != 0) {
         ct__fail(CT_ERR_FORMAT, op, "the magic string is not correct; expected "
@@ -51063,91 +51252,140 @@ static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, siz
                  b[1] >= 32 && b[1] < 127 ? b[1] : '?', b[2] >= 32 && b[2] < 127 ? b[2] : '?',
                  b[3] >= 32 && b[3] < 127 ? b[3] : '?', b[4] >= 32 && b[4] < 127 ? b[4] : '?',
                  b[5] >= 32 && b[5] < 127 ? b[5] : '?');
-        return NULL;
+        return 0;
     }
     int major = b[6], minor = b[7];
     if (major < 1 || major > 3 || minor != 0) {
         ct__fail(CT_ERR_UNSUPPORTED, op, "we only support format version (1,0), (2,0), and "
                  "(3,0), not (%d, %d)", major, minor);
-        return NULL;
+        return 0;
     }
     size_t len_bytes = major == 1 ? 2 : 4;
     size_t prefix = CT__NPY_MAGIC_LEN + 2 + len_bytes;
-    if (nbytes < prefix) {
+    if (n < prefix) {
         ct__fail(CT_ERR_FORMAT, op, "truncated file: %zu bytes is shorter than the %zu-byte "
-                 "preamble of format %d.0", nbytes, prefix, major);
-        return NULL;
+                 "preamble of format %d.0", n, prefix, major);
+        return 0;
     }
     size_t hlen = ct__npy_le(b + CT__NPY_MAGIC_LEN + 2, (int)len_bytes);
-    if (hlen > nbytes - prefix) {
+    if (hlen > CT__NPY_HEADER_LIMIT) {
+        ct__fail(CT_ERR_FORMAT, op, "header length %zu exceeds the limit of %d bytes", hlen,
+                 CT__NPY_HEADER_LIMIT);
+        return 0;
+    }
+    return prefix + hlen;
+}
+
+/* Parses the preamble and header of b[0..n) (n covers at least ct__npy_header_len) into
+   info; checks the dtype and that the shape's byte count fits. */
+static CT__UNUSED bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                                           ct__npy_info *info)
+{
+    size_t end = ct__npy_header_len(op, b, n);
+    if (end == 0) {
+        return false;
+    }
+    size_t prefix = b[6] == 1 ? CT__NPY_MAGIC_LEN + 4 : CT__NPY_MAGIC_LEN + 6;
+    if (end > n) {
         ct__fail(CT_ERR_FORMAT, op, "header length %zu exceeds the %zu bytes left in the file "
-                 "(truncated or corrupt)", hlen, nbytes - prefix);
-        return NULL;
+                 "(truncated or corrupt)", end - prefix, n - prefix);
+        return false;
     }
     ct__npy_cursor c;
     c.begin = c.p = (const char *)b + prefix;
-    c.end = c.begin + hlen;
+    c.end = (const char *)b + end;
     c.op = op;
     ct__npy_header h;
     memset(&h, 0, sizeof h);
     if (!ct__npy_parse_header(&c, &h)) {
-        return NULL;
+        return false;
     }
-    ct_dtype dtype = ct__npy_dtype_of(h.descr);
-    if (dtype == CT_DTYPE_DEFAULT) {
-        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <f2 <i8 "
-                 "<i4 <i2 |i1 |u1 |b1)", h.descr);
-        return NULL;
+    bool big = false;
+    info->dtype = ct__npy_dtype_of(h.descr, &big);
+    if (info->dtype == CT_DTYPE_DEFAULT) {
+        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported, in '<', '>' or "
+                 "'|' order: f2 f4 f8 i1 i2 i4 i8 u1 b1)", h.descr);
+        return false;
     }
-    if (h.fortran_order) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "fortran_order True is not supported; save a "
-                 "C-ordered array (numpy.ascontiguousarray)");
-        return NULL;
-    }
+    info->swap = big == ct__npy_little_endian();
+    memcpy(info->descr, h.descr, sizeof h.descr);
+    info->fortran_order = h.fortran_order;
+    info->ndim = h.ndim;
+    memcpy(info->sizes, h.sizes, sizeof h.sizes);
+    info->data_offset = end;
     /* each size < 2^59 (parser); bound the product of the nonzero sizes so that strides
        and byte counts cannot overflow */
-    size_t es = ct_dtype_size(dtype);
     uint64_t span = 1;
     bool empty = false;
     for (int i = 0; i < h.ndim; i++) {
         uint64_t s = (uint64_t)h.sizes[i];
         if (s == 0) {
             empty = true;
-            continue;
-        }
-        if (span > (uint64_t)(INT64_MAX / 16) / s) {
+        } else if (span > (uint64_t)(INT64_MAX / 16) / s) {
             char buf[200];
             ct__fail(CT_ERR_FORMAT, op, "shape %s is too large",
                      ct__shape_str(h.sizes, h.ndim, buf, sizeof buf));
-            return NULL;
+            return false;
+        } else {
+            span *= s;
         }
-        span *= s;
     }
-    uint64_t need = empty ? 0 : span * (uint64_t)es;
-    uint64_t have = (uint64_t)(nbytes - prefix - hlen);
-    if (need != have) {
+    info->data_bytes = empty ? 0 : span * (uint64_t)ct_dtype_size(info->dtype);
+    return true;
+}
+
+/* A new tensor from the data of a parsed header (src holds info->data_bytes bytes):
+   Fortran order transposed into C order, bytes swapped into the host's order, bools as 0/1. */
+static CT__UNUSED ct_tensor *ct__npy_decode(const char *op, const ct__npy_info *info,
+                                            const unsigned char *src)
+{
+    ct_tensor *t = ct__tensor_new(op, info->sizes, info->ndim, info->dtype);
+    if (!t || info->data_bytes == 0) {
+        return t;
+    }
+    char *dst = ct__data(t);
+    size_t es = ct_dtype_size(info->dtype);
+    int64_t numel = (int64_t)(info->data_bytes / es);
+    if (info->fortran_order && info->ndim > 1) {
+        int64_t strides[CT_MAX_DIMS];
+        strides[0] = 1;
+        for (int d = 1; d < info->ndim; d++) {
+            strides[d] = strides[d - 1] * info->sizes[d - 1];
+        }
+        ct__npy_gather_strided((const char *)src, info->sizes, strides, info->ndim, es, 0,
+                               numel, dst);
+    } else {
+        memcpy(dst, src, (size_t)info->data_bytes);
+    }
+    if (info->swap) {
+        ct__npy_swap(dst, numel, es);
+    }
+    if (info->dtype == CT_BOOL) {
+        for (int64_t i = 0; i < numel; i++) {
+            dst[i] = dst[i] != 0; /* only 0 and 1 are valid bool bytes */
+        }
+    }
+    return t;
+}
+
+/* A new (unscoped) tensor from a whole .npy file b[0..n). */
+static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
+{
+    ct__npy_info info;
+    if (!ct__npy_read_header(op, b, n, &info)) {
+        return NULL;
+    }
+    uint64_t have = (uint64_t)(n - info.data_offset);
+    if (info.data_bytes != have) {
         char buf[200];
-        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s of %s needs %llu%s",
-                 (unsigned long long)have, ct__shape_str(h.sizes, h.ndim, buf, sizeof buf),
-                 ct__npy_descr[dtype], (unsigned long long)need,
-                 have < need ? " (truncated file)" : "");
+        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
+                 (unsigned long long)have, ct__shape_str(info.sizes, info.ndim, buf, sizeof buf),
+                 info.fortran_order ? " (fortran_order)" : "", info.descr,
+                 (unsigned long long)info.data_bytes, have < info.data_bytes ?
+                 " (truncated file)" : "");
         return NULL;
     }
-    ct_tensor *t = ct__tensor_new(op, h.sizes, h.ndim, dtype);
-    if (!t) {
-        return NULL;
-    }
-    if (need > 0) {
-        char *dst = ct__data(t);
-        memcpy(dst, b + prefix + hlen, (size_t)need);
-        if (dtype == CT_BOOL) {
-            for (size_t i = 0; i < (size_t)need; i++) {
-                dst[i] = dst[i] != 0; /* only 0 and 1 are valid bool bytes */
-            }
-        }
-        ct__npy_swap(dst, (int64_t)span, es);
-    }
-    return ct__scoped(t);
+    return ct__npy_decode(op, &info, b + info.data_offset);
 }
 
 ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
@@ -51155,7 +51393,8 @@ ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
     if (nbytes > 0 && ct__null("ct_npy_load_buffer", data)) {
         return NULL;
     }
-    return ct__npy_parse("ct_npy_load_buffer", nbytes ? data : "", nbytes);
+    return ct__scoped(ct__npy_parse("ct_npy_load_buffer",
+                                    (const unsigned char *)(nbytes ? data : ""), nbytes));
 }
 
 /* ---- writing ------------------------------------------------------------------------ */
@@ -51193,31 +51432,15 @@ static CT__UNUSED size_t ct__npy_header_bytes(const ct_tensor *t, char *out)
 static CT__UNUSED void ct__npy_gather(const ct_tensor *t, int64_t begin, int64_t count, char *dst)
 {
     size_t es = ct_dtype_size(t->dtype);
-    const char *base = ct__data(t);
     if (ct_is_contiguous(t)) {
-        memcpy(dst, base + (size_t)begin * es, (size_t)count * es);
+        memcpy(dst, ct__data(t) + (size_t)begin * es, (size_t)count * es);
     } else {
-        int64_t idx[CT_MAX_DIMS];
-        int64_t rest = begin;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            idx[d] = rest % t->sizes[d];
-            rest /= t->sizes[d];
-        }
-        for (int64_t k = 0; k < count; k++) {
-            int64_t off = 0;
-            for (int d = 0; d < t->ndim; d++) {
-                off += idx[d] * t->strides[d];
-            }
-            memcpy(dst + (size_t)k * es, base + off * (int64_t)es, es);
-            for (int d = t->ndim - 1; d >= 0; d--) {
-                if (++idx[d] < t->sizes[d]) {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        ct__npy_gather_strided(ct__data(t), t->sizes, t->strides, t->ndim, es, begin, count,
+                               dst);
     }
-    ct__npy_swap(dst, count, es);
+    if (!ct__npy_little_endian()) {
+        ct__npy_swap(dst, count, es);
+    }
 }
 
 static CT__UNUSED bool ct__npy_check_saveable(const char *op, const ct_tensor *t)
@@ -51254,45 +51477,13 @@ size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 ct_tensor *ct_npy_load(const char *path)
 {
-    const char *op = "ct_npy_load";
-    if (ct__null(op, path)) {
+    ct__file_bytes fb;
+    if (!ct__file_open("ct_npy_load", path, &fb)) {
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *data = (char *)ct__malloc(cap);
-    for (;;) {
-        if (!data) {
-            fclose(f);
-            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
-            return NULL;
-        }
-        len += fread(data + len, 1, cap - len, f);
-        if (len < cap) {
-            break;
-        }
-        cap *= 2;
-        char *grown = (char *)ct__realloc(data, cap);
-        if (!grown) {
-            ct__free(data);
-        }
-        data = grown;
-    }
-    bool failed = ferror(f) != 0;
-    int err = errno;
-    fclose(f);
-    ct_tensor *t = NULL;
-    if (failed) {
-        ct__fail(CT_ERR_IO, op, "could not read '%s': %s", path, strerror(err));
-    } else {
-        t = ct__npy_parse(op, data, len);
-    }
-    ct__free(data);
-    return t;
+    ct_tensor *t = ct__npy_parse("ct_npy_load", fb.data, fb.nbytes);
+    ct__file_close(&fb);
+    return ct__scoped(t);
 }
 
 ct_status ct_npy_save(const char *path, const ct_tensor *t)
@@ -51336,6 +51527,7 @@ ct_status ct_npy_save(const char *path, const ct_tensor *t)
 #undef CT__NPY_ALIGN
 #undef CT__NPY_GROWTH_DIGITS
 #undef CT__NPY_HEADER_MAX
+#undef CT__NPY_HEADER_LIMIT
 CT__GLUE_END
 
 // >>part data/idx.c
