@@ -301,18 +301,6 @@ static CT__UNUSED uint32_t ct__npy_le(const unsigned char *p, int n)
     return v;
 }
 
-/* What a .npy header says: dtype, shape, order, and where the data begins. */
-typedef struct ct__npy_info {
-    char descr[32]; /* as the file spells it, for messages */
-    ct_dtype dtype;
-    bool fortran_order;
-    bool swap; /* the file's byte order differs from the host's */
-    int ndim;
-    int64_t sizes[CT_MAX_DIMS];
-    size_t data_offset;  /* preamble + header */
-    uint64_t data_bytes; /* numel * itemsize */
-} ct__npy_info;
-
 /* The preamble + header length of the .npy bytes b[0..n), n >= 12 or the whole file;
    0 after an error (bad magic, version, truncation). */
 static CT__UNUSED size_t ct__npy_header_len(const char *op, const unsigned char *b, size_t n)
@@ -352,10 +340,8 @@ static CT__UNUSED size_t ct__npy_header_len(const char *op, const unsigned char 
     return prefix + hlen;
 }
 
-/* Parses the preamble and header of b[0..n) (n covers at least ct__npy_header_len) into
-   info; checks the dtype and that the shape's byte count fits. */
-static CT__UNUSED bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
-                                           ct__npy_info *info)
+bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                         ct__npy_info *info)
 {
     size_t end = ct__npy_header_len(op, b, n);
     if (end == 0) {
@@ -444,8 +430,7 @@ static CT__UNUSED ct_tensor *ct__npy_decode(const char *op, const ct__npy_info *
     return t;
 }
 
-/* A new (unscoped) tensor from a whole .npy file b[0..n). */
-static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
+ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
 {
     ct__npy_info info;
     if (!ct__npy_read_header(op, b, n, &info)) {

@@ -2,6 +2,28 @@
  * data/npz.c, data/csv.c). A file is memory-mapped read-only where the OS has mmap (POSIX,
  * unless CTORCH_NO_MMAP), else read into memory; the readers then parse the bytes exactly as
  * their _buffer variants do, so both paths share every check. */
+
+/* What a .npy header says (data/npy.c): dtype, shape, order, and where the data begins. */
+typedef struct ct__npy_info {
+    char descr[32]; /* as the file spells it, for messages */
+    ct_dtype dtype;
+    bool fortran_order;
+    bool swap; /* the file's byte order differs from the host's */
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    size_t data_offset;  /* preamble + header */
+    uint64_t data_bytes; /* numel * itemsize */
+} ct__npy_info;
+
+/* Parses the preamble and header of the .npy bytes b[0..n) into info (n may end anywhere
+   after the header: the data is not looked at); checks the dtype and that the shape's byte
+   count fits. Returns: false after CT_ERR_FORMAT / CT_ERR_DTYPE / CT_ERR_UNSUPPORTED. */
+CT__INTERNAL bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                                      ct__npy_info *info);
+/* A new unscoped tensor from the whole .npy file b[0..n) (ct_npy_load_buffer's checks and
+   conversions), or NULL after an error. */
+CT__INTERNAL ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n);
+
 #ifndef CTORCH_NO_STDIO
 typedef struct ct__file_bytes {
     const unsigned char *data; /* the file's bytes ("" for an empty file) */
