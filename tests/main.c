@@ -195,7 +195,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(cnn)                                                                                  \
     X(distance)                                                                             \
     X(swa)                                                                                  \
-    X(module_act)
+    X(module_act)                                                                           \
+    X(readers)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)
