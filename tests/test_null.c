@@ -12381,6 +12381,80 @@ static void test_null_ct_npy_save(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_npz_load_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npz_load_buffer(NULL, sizeof fx.bytes)";
+        ct_state_dict *r = ct_npz_load_buffer(NULL, sizeof fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_npz_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npz_load(NULL)";
+        ct_state_dict *r = ct_npz_load(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_csv_load_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_csv_load_buffer(NULL, sizeof fx.bytes, NULL)";
+        (void)ct_csv_load_buffer(NULL, sizeof fx.bytes, NULL);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_csv_load_buffer(fx.bytes, sizeof fx.bytes, NULL)";
+        (void)ct_csv_load_buffer(fx.bytes, sizeof fx.bytes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_csv_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_csv_load(NULL, NULL)";
+        (void)ct_csv_load(NULL, NULL);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_csv_load(\"/nonexistent-ctorch-dir/x\", NULL)";
+        (void)ct_csv_load("/nonexistent-ctorch-dir/x", NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_csv_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_csv_free(NULL)";
+        ct_csv_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_idx_load(void)
 {
     null_fixture fx;
@@ -25580,6 +25654,11 @@ void test_null(void)
     RUN(test_null_ct_npy_save_buffer);
     RUN(test_null_ct_npy_load);
     RUN(test_null_ct_npy_save);
+    RUN(test_null_ct_npz_load_buffer);
+    RUN(test_null_ct_npz_load);
+    RUN(test_null_ct_csv_load_buffer);
+    RUN(test_null_ct_csv_load);
+    RUN(test_null_ct_csv_free);
     RUN(test_null_ct_idx_load);
     RUN(test_null_ct_idx_load_buffer);
     RUN(test_null_ct_dataset_len);

@@ -220,6 +220,26 @@ def main():
                    % (name, c_wrap(cells, "    ")))
     with open(OUT, "w") as f:
         f.write("\n".join(out) + "\n")
+    write_corpus(stored)
+
+
+def write_corpus(npz):
+    """Seed inputs for make fuzz: fuzz/corpus/<reader>/<name>."""
+    root = os.path.join(os.path.dirname(__file__), "..", "fuzz", "corpus")
+    seeds = {"npz": {"stored": npz, "deflated": npz_bytes({"x": values((3, 4), "f8")}, True)},
+             "npy": {n: npy_bytes(a, v) for n, a, v in npy_cases()[::3]},
+             "csv": {n: ("\x01" if n == "basic" else "\x00") + t for n, t in CSV_TEXTS}}
+    header = b'{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},' \
+             b'"b":{"dtype":"I64","shape":[1],"data_offsets":[8,16]}}'
+    header += b" " * (-len(header) % 8)
+    seeds["safetensors"] = {"two": struct.pack("<Q", len(header)) + header + bytes(range(16))}
+    seeds["idx"] = {"u8": bytes([0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3]) + bytes(range(6)),
+                    "f32": bytes([0, 0, 0x0D, 1, 0, 0, 0, 2]) + struct.pack(">ff", 1.5, -2)}
+    for reader, files in seeds.items():
+        os.makedirs(os.path.join(root, reader), exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(root, reader, name), "wb") as f:
+                f.write(data.encode() if isinstance(data, str) else bytes(data))
 
 
 def c_string(s):
