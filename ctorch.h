@@ -24,7 +24,10 @@
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
  *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
  *                                          report double frees and leaks (slow)
- *   CTORCH_ZLIB             undefined    read .gz files through zlib (link -lz)      impl
+ *   CTORCH_ZLIB             undefined    read .gz files and deflated .npz members    impl
+ *                                          through zlib (link -lz)
+ *   CTORCH_NO_MMAP          undefined    the file readers (npy, npz, csv) read files impl
+ *                                          instead of memory-mapping them
  *   CTORCH_OPENBLAS         undefined    GEMM through cblas (link -lopenblas)        impl
  *                                          and CTORCH_LAPACK
  *   CTORCH_LAPACK           undefined    linalg decompositions through OpenBLAS's    impl
@@ -5142,6 +5145,14 @@ CTORCH_API size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n);
    Returns: a new tensor, owned by the current scope; NULL on error.
    Mirrors: numpy.load(path). */
 CTORCH_API ct_tensor *ct_npy_load(const char *path);
+/* As ct_npy_load, but the tensor borrows a private copy-on-write memory mapping of the file
+   where the OS has mmap (unless CTORCH_NO_MMAP; else the bytes read into memory): nothing is
+   read until used, and writing to the tensor never writes the file. The mapping lives until
+   the tensor (and every view of it) is freed; the file may be deleted meanwhile. Arrays that
+   need converting (the other byte order, fortran_order, bool, misaligned data) are copied
+   as ct_npy_load copies them. Returns and Errors: as ct_npy_load (with "ct_npy_load_mmap").
+   Mirrors: numpy.load(path, mmap_mode='c'). */
+CTORCH_API ct_tensor *ct_npy_load_mmap(const char *path);
 /* Writes t (any strides, CPU) to path as numpy.save does (format 1.0); the file is
    replaced. Returns: CT_OK or the error code. Errors: CT_ERR_NULL_ARG; CT_ERR_DEVICE;
    CT_ERR_IO when the file cannot be opened or written. Mirrors: numpy.save(path, a). */
@@ -5274,8 +5285,8 @@ typedef struct ct_csv {
    Shapes: data (rows, num_columns), int64_data (rows, num_int64_columns), labels (rows).
    dtypes: data opts->dtype; int64_data and labels int64. Labels: when every label field is
    an integer ("[+-]digits") the labels are those integers (num_classes 0, classes NULL);
-   otherwise each distinct string is a class, numbered in sorted byte order (classes lists
-   them: numpy.unique(labels, return_inverse=True)).
+   otherwise each distinct string (spaces and tabs around it removed) is a class, numbered in
+   sorted byte order (classes lists them: numpy.unique(labels, return_inverse=True)).
    Returns: a new ct_csv, or NULL on error.
    Errors (lines and columns counted from 1, the header being line 1): CT_ERR_NULL_ARG;
    CT_ERR_VALUE for bad options (dtype, delimiter, a named column that does not exist:
@@ -50959,10 +50970,12 @@ CT__INTERNAL ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, si
 
 #ifndef CTORCH_NO_STDIO
 typedef struct ct__file_bytes {
-    const unsigned char *data; /* the file's bytes ("" for an empty file) */
+    const unsigned char *data; /* the file's bytes ("" for an empty file); writable (a
+                                  private copy-on-write mapping, or heap) unless empty */
     size_t nbytes;
     void *map;  /* the mapping to unmap, or NULL */
     char *heap; /* the bytes read into memory, or NULL */
+    int refs;   /* ct__file_share: the references of the tensors over the bytes */
 } ct__file_bytes;
 
 /* Makes the bytes of the file at path readable in fb. Returns: false after CT_ERR_NULL_ARG,
@@ -50971,13 +50984,19 @@ typedef struct ct__file_bytes {
 CT__INTERNAL bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb);
 /* Unmaps or frees what ct__file_open made. */
 CT__INTERNAL void ct__file_close(ct__file_bytes *fb);
+/* ct__file_open into a new shared ct__file_bytes with one reference (the caller's), for
+   tensors that borrow the bytes; NULL after an error. */
+CT__INTERNAL ct__file_bytes *ct__file_share(const char *op, const char *path);
+/* Drops a reference to the shared bytes ctx (a storage deleter: data is unused); the last
+   one closes and frees them. */
+CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
 #endif
 
 // >>part data/reader.c
 /* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
  *
- * A regular file is mapped read-only and private (nothing is read until the parser touches
- * it); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
+ * A regular file is mapped private and copy-on-write (nothing is read until the parser
+ * touches it; writing to a tensor over the mapping never writes the file); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
  * into memory, growing the buffer geometrically.
  */
 
@@ -51045,7 +51064,8 @@ static CT__UNUSED bool ct__file_map(const char *op, const char *path, ct__file_b
     }
     if (ok && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+                          0);
         if (addr != MAP_FAILED) {
             fb->map = addr;
             fb->data = (const unsigned char *)addr;
@@ -51093,6 +51113,31 @@ void ct__file_close(ct__file_bytes *fb)
 #endif
     ct__free(fb->heap);
     memset(fb, 0, sizeof *fb);
+}
+
+ct__file_bytes *ct__file_share(const char *op, const char *path)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ct__calloc(sizeof(ct__file_bytes));
+    if (!fb) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    if (!ct__file_open(op, path, fb)) {
+        ct__free(fb);
+        return NULL;
+    }
+    fb->refs = 1;
+    return fb;
+}
+
+void ct__file_unshare(void *data, void *ctx)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ctx;
+    (void)data;
+    if (CT__ATOMIC_ADD(&fb->refs, -1) == 0) {
+        ct__file_close(fb);
+        ct__free(fb);
+    }
 }
 
 #ifdef CT__READER_MMAP
@@ -51531,23 +51576,32 @@ static CT__UNUSED ct_tensor *ct__npy_decode(const char *op, const ct__npy_info *
     return t;
 }
 
+/* Parses the header of the whole .npy file b[0..n) and checks that exactly the shape's data
+   follows it. */
+static CT__UNUSED bool ct__npy_read_file(const char *op, const unsigned char *b, size_t n,
+                                         ct__npy_info *info)
+{
+    if (!ct__npy_read_header(op, b, n, info)) {
+        return false;
+    }
+    uint64_t have = (uint64_t)(n - info->data_offset);
+    if (info->data_bytes != have) {
+        char buf[200];
+        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
+                 (unsigned long long)have, ct__shape_str(info->sizes, info->ndim, buf,
+                 sizeof buf), info->fortran_order ? " (fortran_order)" : "", info->descr,
+                 (unsigned long long)info->data_bytes, have < info->data_bytes ?
+                 " (truncated file)" : "");
+        return false;
+    }
+    return true;
+}
+
 ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
 {
     ct__npy_info info;
-    if (!ct__npy_read_header(op, b, n, &info)) {
-        return NULL;
-    }
-    uint64_t have = (uint64_t)(n - info.data_offset);
-    if (info.data_bytes != have) {
-        char buf[200];
-        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
-                 (unsigned long long)have, ct__shape_str(info.sizes, info.ndim, buf, sizeof buf),
-                 info.fortran_order ? " (fortran_order)" : "", info.descr,
-                 (unsigned long long)info.data_bytes, have < info.data_bytes ?
-                 " (truncated file)" : "");
-        return NULL;
-    }
-    return ct__npy_decode(op, &info, b + info.data_offset);
+    return ct__npy_read_file(op, b, n, &info) ? ct__npy_decode(op, &info, b + info.data_offset)
+                                              : NULL;
 }
 
 ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
@@ -51645,6 +51699,53 @@ ct_tensor *ct_npy_load(const char *path)
     }
     ct_tensor *t = ct__npy_parse("ct_npy_load", fb.data, fb.nbytes);
     ct__file_close(&fb);
+    return ct__scoped(t);
+}
+
+/* A tensor borrowing fb's bytes at info->data_offset (one more reference to fb). */
+static CT__UNUSED ct_tensor *ct__npy_borrow(const char *op, ct__file_bytes *fb,
+                                            const ct__npy_info *info)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&fb->refs, 1);
+    s->data = (void *)(uintptr_t)(fb->data + info->data_offset);
+    s->nbytes = (size_t)info->data_bytes;
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__file_unshare;
+    s->deleter_ctx = fb;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(info->sizes, info->ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, info->dtype, info->sizes, strides, info->ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    return t;
+}
+
+ct_tensor *ct_npy_load_mmap(const char *path)
+{
+    const char *op = "ct_npy_load_mmap";
+    ct__file_bytes *fb = ct__file_share(op, path);
+    if (!fb) {
+        return NULL;
+    }
+    ct__npy_info info;
+    ct_tensor *t = NULL;
+    if (ct__npy_read_file(op, fb->data, fb->nbytes, &info)) {
+        const unsigned char *src = fb->data + info.data_offset;
+        bool as_is = !info.swap && (!info.fortran_order || info.ndim < 2) &&
+                     info.dtype != CT_BOOL && info.data_bytes > 0 &&
+                     (uintptr_t)src % ct_dtype_size(info.dtype) == 0;
+        t = as_is ? ct__npy_borrow(op, fb, &info) : ct__npy_decode(op, &info, src);
+    }
+    ct__file_unshare(NULL, fb);
     return ct__scoped(t);
 }
 
@@ -52635,10 +52736,10 @@ static CT__UNUSED bool ct__csv_store(ct__csv_load *L, int64_t c, int64_t row)
             v;
         return true;
     }
-    ((int64_t *)ct__data(L->out->labels))[row] = v; /* the label, kept as text too */
+    ((int64_t *)ct__data(L->out->labels))[row] = v; /* the label, kept as (trimmed) text too */
     L->label_strings = L->label_strings || !is_int;
-    if (L->arena_len + r->len + 1 > L->arena_cap) {
-        size_t cap = 2 * L->arena_cap + r->len + 1;
+    if (L->arena_len + n + 1 > L->arena_cap) {
+        size_t cap = 2 * L->arena_cap + n + 1;
         char *grown = (char *)ct__realloc(L->arena, cap);
         if (!grown) {
             ct__fail(CT_ERR_OOM, r->op, "out of memory");
@@ -52648,8 +52749,8 @@ static CT__UNUSED bool ct__csv_store(ct__csv_load *L, int64_t c, int64_t row)
         L->arena_cap = cap;
     }
     L->label_at[row] = (int64_t)L->arena_len;
-    memcpy(L->arena + L->arena_len, r->field, r->len + 1);
-    L->arena_len += r->len + 1;
+    memcpy(L->arena + L->arena_len, s, n + 1);
+    L->arena_len += n + 1;
     return true;
 }
 

@@ -12364,6 +12364,19 @@ static void test_null_ct_npy_load(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_npy_load_mmap(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npy_load_mmap(NULL)";
+        ct_tensor *r = ct_npy_load_mmap(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_npy_save(void)
 {
     null_fixture fx;
@@ -25653,6 +25666,7 @@ void test_null(void)
     RUN(test_null_ct_npy_load_buffer);
     RUN(test_null_ct_npy_save_buffer);
     RUN(test_null_ct_npy_load);
+    RUN(test_null_ct_npy_load_mmap);
     RUN(test_null_ct_npy_save);
     RUN(test_null_ct_npz_load_buffer);
     RUN(test_null_ct_npz_load);

@@ -61,6 +61,37 @@ static void test_readers_npy_file(void)
     CHECK_ERROR(CT_ERR_IO, "Is a directory: 'golden'");
 }
 
+/* ct_npy_load_mmap: a native C-ordered array borrows the mapping (writes stay private, the
+   tensor outlives the file's name); other arrays are converted copies. */
+static void test_readers_npy_mmap(void)
+{
+    const char *path = "readers_mmap.tmp.npy";
+    size_t n = sizeof readers_npy / sizeof readers_npy[0];
+    for (size_t i = 0; i < n; i++) {
+        const readers_npy_case *c = &readers_npy[i];
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(c->file, 1, c->file_len, f) == c->file_len);
+        if (f) {
+            fclose(f);
+        }
+        ct_tensor *t = ct_keep(ct_npy_load_mmap(path));
+        CHECK_MSG(readers_matches(t, c), "npy case %s: %s", c->name,
+                  ct_error() ? ct_error() : "wrong dtype, shape or bytes");
+        ct_error_clear();
+        if (t && c->want_len > 0) {
+            ((unsigned char *)ct_data_ptr(t))[0] ^= 0x40; /* copy-on-write, never the file */
+            ct_scope_begin();
+            CHECK_MSG(readers_matches(ct_npy_load(path), c), "%s: the file changed", c->name);
+            ct_scope_end();
+        }
+        remove(path);
+        CHECK(t == NULL || ct_numel(ct_contiguous(t)) == ct_numel(t)); /* still readable */
+        ct_free(t);
+    }
+    CHECK(ct_npy_load_mmap("golden/no_such_file.npy") == NULL);
+    CHECK_ERROR(CT_ERR_IO, "ct_npy_load_mmap: No such file or directory");
+}
+
 /* Checks an archive's members against readers_npz_members, in order. */
 static void readers_check_npz(const ct_state_dict *sd, const char *what)
 {
@@ -309,6 +340,7 @@ void test_readers(void)
     RUN(test_readers_npy_numpy_files);
     RUN(test_readers_npy_truncated);
     RUN(test_readers_npy_file);
+    RUN(test_readers_npy_mmap);
     RUN(test_readers_npz_numpy_files);
     RUN(test_readers_npz_hostile);
     RUN(test_readers_csv_golden);

@@ -394,10 +394,10 @@ static CT__UNUSED bool ct__csv_store(ct__csv_load *L, int64_t c, int64_t row)
             v;
         return true;
     }
-    ((int64_t *)ct__data(L->out->labels))[row] = v; /* the label, kept as text too */
+    ((int64_t *)ct__data(L->out->labels))[row] = v; /* the label, kept as (trimmed) text too */
     L->label_strings = L->label_strings || !is_int;
-    if (L->arena_len + r->len + 1 > L->arena_cap) {
-        size_t cap = 2 * L->arena_cap + r->len + 1;
+    if (L->arena_len + n + 1 > L->arena_cap) {
+        size_t cap = 2 * L->arena_cap + n + 1;
         char *grown = (char *)ct__realloc(L->arena, cap);
         if (!grown) {
             ct__fail(CT_ERR_OOM, r->op, "out of memory");
@@ -407,8 +407,8 @@ static CT__UNUSED bool ct__csv_store(ct__csv_load *L, int64_t c, int64_t row)
         L->arena_cap = cap;
     }
     L->label_at[row] = (int64_t)L->arena_len;
-    memcpy(L->arena + L->arena_len, r->field, r->len + 1);
-    L->arena_len += r->len + 1;
+    memcpy(L->arena + L->arena_len, s, n + 1);
+    L->arena_len += n + 1;
     return true;
 }
 

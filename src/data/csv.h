@@ -72,8 +72,8 @@ typedef struct ct_csv {
    Shapes: data (rows, num_columns), int64_data (rows, num_int64_columns), labels (rows).
    dtypes: data opts->dtype; int64_data and labels int64. Labels: when every label field is
    an integer ("[+-]digits") the labels are those integers (num_classes 0, classes NULL);
-   otherwise each distinct string is a class, numbered in sorted byte order (classes lists
-   them: numpy.unique(labels, return_inverse=True)).
+   otherwise each distinct string (spaces and tabs around it removed) is a class, numbered in
+   sorted byte order (classes lists them: numpy.unique(labels, return_inverse=True)).
    Returns: a new ct_csv, or NULL on error.
    Errors (lines and columns counted from 1, the header being line 1): CT_ERR_NULL_ARG;
    CT_ERR_VALUE for bad options (dtype, delimiter, a named column that does not exist:

@@ -430,23 +430,32 @@ static CT__UNUSED ct_tensor *ct__npy_decode(const char *op, const ct__npy_info *
     return t;
 }
 
+/* Parses the header of the whole .npy file b[0..n) and checks that exactly the shape's data
+   follows it. */
+static CT__UNUSED bool ct__npy_read_file(const char *op, const unsigned char *b, size_t n,
+                                         ct__npy_info *info)
+{
+    if (!ct__npy_read_header(op, b, n, info)) {
+        return false;
+    }
+    uint64_t have = (uint64_t)(n - info->data_offset);
+    if (info->data_bytes != have) {
+        char buf[200];
+        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
+                 (unsigned long long)have, ct__shape_str(info->sizes, info->ndim, buf,
+                 sizeof buf), info->fortran_order ? " (fortran_order)" : "", info->descr,
+                 (unsigned long long)info->data_bytes, have < info->data_bytes ?
+                 " (truncated file)" : "");
+        return false;
+    }
+    return true;
+}
+
 ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
 {
     ct__npy_info info;
-    if (!ct__npy_read_header(op, b, n, &info)) {
-        return NULL;
-    }
-    uint64_t have = (uint64_t)(n - info.data_offset);
-    if (info.data_bytes != have) {
-        char buf[200];
-        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
-                 (unsigned long long)have, ct__shape_str(info.sizes, info.ndim, buf, sizeof buf),
-                 info.fortran_order ? " (fortran_order)" : "", info.descr,
-                 (unsigned long long)info.data_bytes, have < info.data_bytes ?
-                 " (truncated file)" : "");
-        return NULL;
-    }
-    return ct__npy_decode(op, &info, b + info.data_offset);
+    return ct__npy_read_file(op, b, n, &info) ? ct__npy_decode(op, &info, b + info.data_offset)
+                                              : NULL;
 }
 
 ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
@@ -544,6 +553,53 @@ ct_tensor *ct_npy_load(const char *path)
     }
     ct_tensor *t = ct__npy_parse("ct_npy_load", fb.data, fb.nbytes);
     ct__file_close(&fb);
+    return ct__scoped(t);
+}
+
+/* A tensor borrowing fb's bytes at info->data_offset (one more reference to fb). */
+static CT__UNUSED ct_tensor *ct__npy_borrow(const char *op, ct__file_bytes *fb,
+                                            const ct__npy_info *info)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&fb->refs, 1);
+    s->data = (void *)(uintptr_t)(fb->data + info->data_offset);
+    s->nbytes = (size_t)info->data_bytes;
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__file_unshare;
+    s->deleter_ctx = fb;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(info->sizes, info->ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, info->dtype, info->sizes, strides, info->ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    return t;
+}
+
+ct_tensor *ct_npy_load_mmap(const char *path)
+{
+    const char *op = "ct_npy_load_mmap";
+    ct__file_bytes *fb = ct__file_share(op, path);
+    if (!fb) {
+        return NULL;
+    }
+    ct__npy_info info;
+    ct_tensor *t = NULL;
+    if (ct__npy_read_file(op, fb->data, fb->nbytes, &info)) {
+        const unsigned char *src = fb->data + info.data_offset;
+        bool as_is = !info.swap && (!info.fortran_order || info.ndim < 2) &&
+                     info.dtype != CT_BOOL && info.data_bytes > 0 &&
+                     (uintptr_t)src % ct_dtype_size(info.dtype) == 0;
+        t = as_is ? ct__npy_borrow(op, fb, &info) : ct__npy_decode(op, &info, src);
+    }
+    ct__file_unshare(NULL, fb);
     return ct__scoped(t);
 }
 

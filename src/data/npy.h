@@ -41,6 +41,14 @@ CTORCH_API size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n);
    Returns: a new tensor, owned by the current scope; NULL on error.
    Mirrors: numpy.load(path). */
 CTORCH_API ct_tensor *ct_npy_load(const char *path);
+/* As ct_npy_load, but the tensor borrows a private copy-on-write memory mapping of the file
+   where the OS has mmap (unless CTORCH_NO_MMAP; else the bytes read into memory): nothing is
+   read until used, and writing to the tensor never writes the file. The mapping lives until
+   the tensor (and every view of it) is freed; the file may be deleted meanwhile. Arrays that
+   need converting (the other byte order, fortran_order, bool, misaligned data) are copied
+   as ct_npy_load copies them. Returns and Errors: as ct_npy_load (with "ct_npy_load_mmap").
+   Mirrors: numpy.load(path, mmap_mode='c'). */
+CTORCH_API ct_tensor *ct_npy_load_mmap(const char *path);
 /* Writes t (any strides, CPU) to path as numpy.save does (format 1.0); the file is
    replaced. Returns: CT_OK or the error code. Errors: CT_ERR_NULL_ARG; CT_ERR_DEVICE;
    CT_ERR_IO when the file cannot be opened or written. Mirrors: numpy.save(path, a). */

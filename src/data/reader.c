@@ -1,7 +1,7 @@
 /* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
  *
- * A regular file is mapped read-only and private (nothing is read until the parser touches
- * it); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
+ * A regular file is mapped private and copy-on-write (nothing is read until the parser
+ * touches it; writing to a tensor over the mapping never writes the file); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
  * into memory, growing the buffer geometrically.
  */
 #include "../core/internal.h"
@@ -71,7 +71,8 @@ static CT__UNUSED bool ct__file_map(const char *op, const char *path, ct__file_b
     }
     if (ok && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+                          0);
         if (addr != MAP_FAILED) {
             fb->map = addr;
             fb->data = (const unsigned char *)addr;
@@ -119,6 +120,31 @@ void ct__file_close(ct__file_bytes *fb)
 #endif
     ct__free(fb->heap);
     memset(fb, 0, sizeof *fb);
+}
+
+ct__file_bytes *ct__file_share(const char *op, const char *path)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ct__calloc(sizeof(ct__file_bytes));
+    if (!fb) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    if (!ct__file_open(op, path, fb)) {
+        ct__free(fb);
+        return NULL;
+    }
+    fb->refs = 1;
+    return fb;
+}
+
+void ct__file_unshare(void *data, void *ctx)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ctx;
+    (void)data;
+    if (CT__ATOMIC_ADD(&fb->refs, -1) == 0) {
+        ct__file_close(fb);
+        ct__free(fb);
+    }
 }
 
 #ifdef CT__READER_MMAP

@@ -26,10 +26,12 @@ CT__INTERNAL ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, si
 
 #ifndef CTORCH_NO_STDIO
 typedef struct ct__file_bytes {
-    const unsigned char *data; /* the file's bytes ("" for an empty file) */
+    const unsigned char *data; /* the file's bytes ("" for an empty file); writable (a
+                                  private copy-on-write mapping, or heap) unless empty */
     size_t nbytes;
     void *map;  /* the mapping to unmap, or NULL */
     char *heap; /* the bytes read into memory, or NULL */
+    int refs;   /* ct__file_share: the references of the tensors over the bytes */
 } ct__file_bytes;
 
 /* Makes the bytes of the file at path readable in fb. Returns: false after CT_ERR_NULL_ARG,
@@ -38,4 +40,10 @@ typedef struct ct__file_bytes {
 CT__INTERNAL bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb);
 /* Unmaps or frees what ct__file_open made. */
 CT__INTERNAL void ct__file_close(ct__file_bytes *fb);
+/* ct__file_open into a new shared ct__file_bytes with one reference (the caller's), for
+   tensors that borrow the bytes; NULL after an error. */
+CT__INTERNAL ct__file_bytes *ct__file_share(const char *op, const char *path);
+/* Drops a reference to the shared bytes ctx (a storage deleter: data is unused); the last
+   one closes and frees them. */
+CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
 #endif
