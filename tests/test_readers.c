@@ -42,6 +42,50 @@ static void test_readers_npy_truncated(void)
     }
 }
 
+/* A format 1.0 .npy file with header dict `dict` and data_bytes bytes 0, 1, 2, ... */
+static size_t readers_make_npy(unsigned char *out, const char *dict, size_t data_bytes)
+{
+    size_t hl = strlen(dict);
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (unsigned char)(hl & 0xff);
+    out[9] = (unsigned char)(hl >> 8);
+    memcpy(out + 10, dict, hl);
+    for (size_t i = 0; i < data_bytes; i++) {
+        out[10 + hl + i] = (unsigned char)i;
+    }
+    return 10 + hl + data_bytes;
+}
+
+static void test_readers_npy_hostile(void)
+{
+    unsigned char b[256];
+    size_t n = readers_make_npy(b, "{'descr': '>i4', 'fortran_order': True, 'shape': (3, 2), }",
+                                20);
+    CHECK(ct_npy_load_buffer(b, n) == NULL);
+    CHECK_ERROR(CT_ERR_FORMAT, "data has 20 bytes but shape [3, 2] (fortran_order) of >i4 "
+                "needs 24 (truncated file)");
+    n = readers_make_npy(b, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", 40);
+    CHECK(ct_npy_load_buffer(b, n) == NULL);
+    CHECK_ERROR(CT_ERR_FORMAT, "data has 40 bytes but shape [2, 2] (fortran_order)");
+    n = readers_make_npy(b, "{'descr': '>u2', 'fortran_order': False, 'shape': (2,), }", 4);
+    CHECK(ct_npy_load_buffer(b, n) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "unsupported dtype descr '>u2'");
+    n = readers_make_npy(b, "{'descr': '!f4', 'fortran_order': False, 'shape': (2,), }", 8);
+    CHECK(ct_npy_load_buffer(b, n) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "unsupported dtype descr '!f4'");
+    /* '=' and '|' read in the host's order (numpy's meaning) */
+    n = readers_make_npy(b, "{'descr': '=i2', 'fortran_order': True, 'shape': (2, 2), }", 8);
+    ct_scope_begin();
+    ct_tensor *t = ct_npy_load_buffer(b, n);
+    const int16_t *v = t ? (const int16_t *)ct_data_ptr(t) : NULL;
+    CHECK(v && v[0] == 0x0100 && v[1] == 0x0504 && v[2] == 0x0302 && v[3] == 0x0706);
+    ct_scope_end();
+    /* a format 2.0 header longer than the 65535-byte limit */
+    memcpy(b, "\x93NUMPY\x02\x00\x00\x00\x01\x00", 12);
+    CHECK(ct_npy_load_buffer(b, 12) == NULL);
+    CHECK_ERROR(CT_ERR_FORMAT, "header length 65536 exceeds the limit of 65535 bytes");
+}
+
 static void test_readers_npy_file(void)
 {
     const readers_npy_case *c = &readers_npy[sizeof readers_npy / sizeof readers_npy[0] - 5];
@@ -341,6 +385,7 @@ void test_readers(void)
 {
     RUN(test_readers_npy_numpy_files);
     RUN(test_readers_npy_truncated);
+    RUN(test_readers_npy_hostile);
     RUN(test_readers_npy_file);
     RUN(test_readers_npy_mmap);
     RUN(test_readers_npz_numpy_files);

@@ -131,6 +131,9 @@ ALLOWLIST = {
         ct_idx_load_buffer ct_tensor_dataset_new ct_dataset_get ct_dataset_len ct_dataset_free
         ct_dataset_is_tensor_dataset ct_dataloader_defaults ct_dataloader_new
         ct_dataloader_free ct_dataloader_len ct_dataloader_reset""",
+    # data/npy.c, npz.c, csv.c: more readers (file bytes into tensors, no op kernel)
+    "readers": """ct_npy_load_mmap ct_npz_load ct_npz_load_buffer ct_csv_defaults ct_csv_load
+        ct_csv_load_buffer ct_csv_free""",
     # benchmark timers, measurements, comparisons
     "timers": """ct_timer_new ct_timer_free ct_timer_timeit ct_timer_blocked_autorange
         ct_timer_adaptive_autorange ct_measurement_new ct_measurement_free ct_measurement_str
