@@ -287,6 +287,16 @@ static void test_readers_csv_golden(void)
     ct_csv_free(c);
 }
 
+/* float32 columns round as numpy.loadtxt(dtype=float32) does (subnormals, ties, spaces) */
+static void test_readers_csv_float32_rounding(void)
+{
+    ct_csv *c = ct_csv_load_buffer(csv_text_round, strlen(csv_text_round), NULL);
+    size_t n = sizeof csv_cells_round_f32 / sizeof csv_cells_round_f32[0];
+    CHECK(c && c->rows == (int64_t)n && ct_tensor_dtype(c->data) == CT_FLOAT32);
+    CHECK_TENSOR(c ? c->data : NULL, csv_cells_round_f32, (int64_t)n, 0, 0);
+    ct_csv_free(c);
+}
+
 static void test_readers_csv_options(void)
 {
     const char text[] = "\xef\xbb\xbf" "1,x,2\n3,y,4\n";
@@ -391,6 +401,7 @@ void test_readers(void)
     RUN(test_readers_npz_numpy_files);
     RUN(test_readers_npz_hostile);
     RUN(test_readers_csv_golden);
+    RUN(test_readers_csv_float32_rounding);
     RUN(test_readers_csv_options);
     RUN(test_readers_csv_hostile);
 }
