@@ -221,8 +221,8 @@ def main():
     text = "v\n0.1\n3.14159265358979\n1e-40\n-2.5e38\n16777217\n 7.000000476837158 \n"
     f32 = np.loadtxt(io.StringIO(text), dtype=np.float32, skiprows=1)
     out.append("static const char csv_text_round[] = %s;" % c_string(text))
-    out.append("static const double csv_cells_round_f32[] = {\n%s\n};\n"
-               % c_wrap([num(float(v)) for v in f32], "    "))
+    out.append("static const uint32_t csv_bits_round_f32[] = {\n%s\n};\n"
+               % c_wrap(["0x%08x" % b for b in f32.view(np.uint32)], "    "))
     with open(OUT, "w") as f:
         f.write("\n".join(out) + "\n")
     write_corpus(stored)

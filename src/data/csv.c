@@ -9,6 +9,7 @@
 #include "reader_internal.h"
 #include "csv.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -198,6 +199,20 @@ static CT__UNUSED bool ct__csv_float_syntax(const char *s)
     return *s == '\0';
 }
 
+/* v rounded to float32 (to nearest, ties to even) as a cast does with subnormals kept, also on
+   threads that flush subnormals to zero (ct_set_flush_denormal). */
+static CT__UNUSED float ct__csv_to_float(double v)
+{
+    if (!(fabs(v) < 0x1p-126) || v == 0) {
+        return (float)v;
+    }
+    uint32_t bits = (uint32_t)nearbyint(fabs(v) * 0x1p149); /* exact scaling; <= 2^23 */
+    bits |= v < 0 ? 0x80000000u : 0;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
 /* Whether s (trimmed) is "[+-]digits" within int64; the value in *v. */
 static CT__UNUSED bool ct__csv_int(const char *s, int64_t *v)
 {
@@ -376,7 +391,7 @@ static CT__UNUSED bool ct__csv_store(ct__csv_load *L, int64_t c, int64_t row)
         double v = na ? (double)NAN : strtod(s, NULL);
         int64_t at = row * L->out->num_columns + L->pos[c];
         if (L->opts->dtype == CT_FLOAT32) {
-            ((float *)ct__data(L->out->data))[at] = (float)v;
+            ((float *)ct__data(L->out->data))[at] = ct__csv_to_float(v);
         } else {
             ((double *)ct__data(L->out->data))[at] = v;
         }

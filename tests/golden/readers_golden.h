@@ -913,8 +913,7 @@ static const double csv_cells_quoted[] = {
 };
 
 static const char csv_text_round[] = "v\0120.1\0123.14159265358979\0121e-40\012-2.5e38\01216777217\012 7.000000476837158 \012";
-static const double csv_cells_round_f32[] = {
-    0.10000000149011612, 3.1415927410125732, 9.99994610111476e-41, -2.500000072189495e+38,
-    16777216.0, 7.000000476837158
+static const uint32_t csv_bits_round_f32[] = {
+    0x3dcccccd, 0x40490fdb, 0x000116c2, 0xff3c1440, 0x4b800000, 0x40e00001
 };
 
