@@ -36871,11 +36871,11 @@ CT__GLUE_END
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-CT__GLUE_BEGIN
 #define CT__ST_MMAP 1
 #endif
 #endif
+
+CT__GLUE_BEGIN
 
 #define CT__ST_HEADER_MAX 100000000u /* the safetensors library's MAX_HEADER_SIZE */
 #define CT__ST_ALIGN 8               /* the header is padded with spaces to a multiple of 8 */
