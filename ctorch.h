@@ -50996,8 +50996,9 @@ CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
 /* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
  *
  * A regular file is mapped private and copy-on-write (nothing is read until the parser
- * touches it; writing to a tensor over the mapping never writes the file); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
- * into memory, growing the buffer geometrically.
+ * touches it; writing to a tensor over the mapping never writes the file); an empty file, a
+ * pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file into memory, growing
+ * the buffer geometrically.
  */
 
 #ifndef CTORCH_NO_STDIO

@@ -1,8 +1,9 @@
 /* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
  *
  * A regular file is mapped private and copy-on-write (nothing is read until the parser
- * touches it; writing to a tensor over the mapping never writes the file); an empty file, a pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file
- * into memory, growing the buffer geometrically.
+ * touches it; writing to a tensor over the mapping never writes the file); an empty file, a
+ * pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file into memory, growing
+ * the buffer geometrically.
  */
 #include "../core/internal.h"
 #include "reader_internal.h"
