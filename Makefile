@@ -31,7 +31,7 @@ endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
-        check-cnn gpt-demo check-gpt check-minilm
+        check-cnn gpt-demo check-gpt check-minilm fuzz
 
 all: $(BUILD)/test_runner examples
 
@@ -53,6 +53,7 @@ help:
 	@echo "make coverage           API.md items existing in ctorch.h and tested, per tier and area"
 	@echo "make bench-dispatch      the dispatcher's cost: before/after builds run interleaved"
 	@echo "make bench-pointwise     float32 pointwise ops vs PyTorch, 2^20 elements, 1 and 2 threads"
+	@echo "make fuzz                each reader's libFuzzer target for FUZZ_SECONDS (60) on fuzz/corpus"
 	@echo "make amalgamate          regenerate ctorch.h from src/"
 
 amalgamate:
@@ -250,3 +251,28 @@ tsan: | $(BUILD)
 	$(CC) -std=c11 -O1 -g $(WARN) -pthread -fsanitize=thread -fno-omit-frame-pointer \
 	    -o $(BUILD)/test_tsan tests/main.c tests/impl.c $(TESTS) $(LDLIBS)
 	cd tests && TSAN_OPTIONS=halt_on_error=1 ../$(BUILD)/test_tsan $(TSAN_FILTER)
+
+# make fuzz: a libFuzzer target per reader (fuzz/fuzz_<reader>.c) under ASan (leaks on) and
+# UBSan, each run for FUZZ_SECONDS on its seed corpus fuzz/corpus/<reader>/ (new inputs go to
+# build/fuzz/corpus_<reader>/). Needs clang with libFuzzer.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := npy npz csv safetensors idx
+FUZZ_SAN     := address,undefined
+FUZZ_FLAGS   := -std=c11 -O1 -g -pthread -fno-sanitize-recover=undefined $(filter -DCTORCH_ZLIB,$(CFLAGS))
+$(BUILD)/fuzz/impl.o: fuzz/impl.c $(HEADERS) | $(BUILD)
+	@mkdir -p $(BUILD)/fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link,$(FUZZ_SAN) -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(BUILD)/fuzz/impl.o
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,$(FUZZ_SAN) $< $(BUILD)/fuzz/impl.o -o $@ $(LDLIBS)
+
+fuzz: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	    mkdir -p $(BUILD)/fuzz/corpus_$$t; \
+	    echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+	    ASAN_OPTIONS=detect_leaks=1 ./$(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+	        -max_len=65536 -print_final_stats=1 $(BUILD)/fuzz/corpus_$$t fuzz/corpus/$$t \
+	        > $(BUILD)/fuzz/$$t.log 2>&1 || { tail -40 $(BUILD)/fuzz/$$t.log; exit 1; }; \
+	    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" $(BUILD)/fuzz/$$t.log; \
+	done

@@ -24,7 +24,10 @@
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
  *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
  *                                          report double frees and leaks (slow)
- *   CTORCH_ZLIB             undefined    read .gz files through zlib (link -lz)      impl
+ *   CTORCH_ZLIB             undefined    read .gz files and deflated .npz members    impl
+ *                                          through zlib (link -lz)
+ *   CTORCH_NO_MMAP          undefined    the file readers (npy, npz, csv) read files impl
+ *                                          instead of memory-mapping them
  *   CTORCH_OPENBLAS         undefined    GEMM through cblas (link -lopenblas)        impl
  *                                          and CTORCH_LAPACK
  *   CTORCH_LAPACK           undefined    linalg decompositions through OpenBLAS's    impl
@@ -419,8 +422,9 @@ CTORCH_API bool ct_is_floating_point(const ct_tensor *t);
 /* True for signed dtypes (int8..int64, floats); false for bool and uint8 (and NULL).
    Mirrors: Tensor.is_signed. */
 CTORCH_API bool ct_is_signed(const ct_tensor *t);
-/* The version counter, incremented by each in-place op on t or a view of it.
-   Mirrors: Tensor._version. */
+/* The version counter, incremented by each in-place op on t or a view of it. Errors:
+   CT_ERR_AUTOGRAD "Inference tensors do not track version counter." for a tensor made in
+   inference mode (returns 0). Mirrors: Tensor._version. */
 CTORCH_API uint32_t ct_version(const ct_tensor *t);
 /* The value of a one-element tensor as a double (int64 values above 2^53 round).
    Errors: CT_ERR_VALUE (returns NAN) when numel != 1: "a Tensor with N elements cannot be
@@ -882,11 +886,13 @@ CTORCH_API ct_tensor *ct_normal(const ct_tensor *mean, const ct_tensor *std, ct_
    (R, num_samples), bit-identical to PyTorch's CPU kernel. With replacement (and more than
    one sample) each draw is one uniform double searched in the row's normalized cumulative
    weights; without replacement (or one sample) the indices of the num_samples largest of
-   input / q with q ~ Exponential(1) drawn in input's shape, largest first. Errors:
+   input / q with q ~ Exponential(1) drawn in input's shape and (dense) layout, largest first,
+   equal values in the order of PyTorch's CPU topk (libstdc++'s nth_element). Errors:
    CT_ERR_VALUE "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
    "cannot sample n_sample <= 0 samples", "probability tensor contains either `inf`, `nan`
-   or element < 0", "invalid multinomial distribution (sum of probabilities <= 0)";
-   CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
+   or element < 0" (without replacement), "invalid multinomial distribution (encountering
+   probability entry < 0)" / "(... = infinity or NaN)" (with), "invalid multinomial
+   distribution (sum of probabilities <= 0)"; CT_ERR_SHAPE "prob_dist must be 1 or 2 dim"; CT_ERR_DTYPE for integer input.
    Mirrors: torch.multinomial(input, num_samples, replacement=False, generator=g). */
 CTORCH_API ct_tensor *ct_multinomial(const ct_tensor *input, int64_t num_samples,
                                      bool replacement, ct_generator *g);
@@ -2688,6 +2694,24 @@ CTORCH_API ct_tensor *ct_detach_(ct_tensor *t);
    saved tensor was modified in place; CT_ERR_SHAPE for a grad_output of another shape.
    Mirrors: Tensor.backward(gradient, retain_graph). */
 CTORCH_API ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_graph);
+/* Computes the gradients of n_tensors roots at once (the sum of tensors[r] weighted by
+   grad_tensors[r]; grad_tensors NULL, or an entry NULL, for a one-element root: gradient 1)
+   and accumulates them into the .grad of the graph's leaves, or, when inputs is not NULL,
+   only into those of inputs[n_inputs] (a non-leaf input is retained with ct_retain_grad, so
+   later backwards also fill its .grad, as PyTorch). create_graph records the backward so
+   .grad can be differentiated again (.grad becomes .grad + new, out of place) and implies
+   retain_graph. n_tensors 0 does nothing. Errors: as ct_backward ("element 1 of tensors
+   does not require grad and does not have a grad_fn", "grad can be implicitly created only
+   for scalar outputs", CT_ERR_SHAPE "Mismatch in shape: grad_output[0] has a shape of [2]
+   and output[0] has a shape of [3]."); CT_ERR_NULL_ARG for NULL tensors; CT_ERR_VALUE
+   "`inputs` argument to `backward()` cannot be empty." (inputs with n_inputs 0);
+   CT_ERR_AUTOGRAD "can't retain_grad on Tensor that has requires_grad=False" for an input
+   that does not require grad. Mirrors: torch.autograd.backward(tensors, grad_tensors,
+   retain_graph, create_graph, inputs=inputs). */
+CTORCH_API ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                                          const ct_tensor *const *grad_tensors, bool retain_graph,
+                                          bool create_graph, ct_tensor *const *inputs,
+                                          int n_inputs);
 /* Gradients of the sum of outputs (weighted by grad_outputs, which may be NULL for scalar
    outputs) with respect to inputs, written to grads[n_inputs] (new tensors owned by the
    current scope; NULL for an unused input when allow_unused) without touching .grad.
@@ -2713,6 +2737,25 @@ CTORCH_API void ct_no_grad_begin(void);
 CTORCH_API void ct_no_grad_end(void);
 CTORCH_API void ct_set_grad_enabled(bool enabled);
 CTORCH_API bool ct_is_grad_enabled(void);
+
+/* Inference mode (per thread, nestable): like no-grad (it implies it, and no op records
+   history inside even after ct_set_grad_enabled(true)), and tensors made inside (new storage:
+   op results, factories, ct_from_blob) are inference tensors, whose views are too; views of
+   normal tensors made inside stay normal, and in-place ops inside bump normal tensors'
+   versions as usual. Inference tensors skip view tracking. Outside inference mode an
+   inference tensor can be read by any op (the result is normal) but: an op recording history
+   that saves it for backward fails (CT_ERR_AUTOGRAD "Inference tensors cannot be saved for
+   backward. ..."), as does an in-place op on it ("Inplace update to inference tensor outside
+   InferenceMode is not allowed. ..."), ct_requires_grad_(t, true) ("Setting requires_grad=True
+   on inference tensor outside InferenceMode is not allowed.") and ct_version ("Inference
+   tensors do not track version counter."); an in-place op recording history on a view made
+   inside inference mode of a tensor that requires grad fails ("A view was created in
+   inference mode and is being modified inplace in normal mode. ..."). ct_inference_mode_end
+   without a begin does nothing. Mirrors: torch.inference_mode(),
+   torch.is_inference_mode_enabled. */
+CTORCH_API void ct_inference_mode_begin(void);
+CTORCH_API void ct_inference_mode_end(void);
+CTORCH_API bool ct_is_inference_mode_enabled(void);
 
 // >>part autograd/gradcheck.h
 /* autograd/gradcheck.h - compares autograd's gradients with finite differences. */
@@ -4533,6 +4576,228 @@ CTORCH_API ct_tensor *ct_scaled_dot_product_attention(
     const ct_tensor *query, const ct_tensor *key, const ct_tensor *value,
     const ct_tensor *attn_mask, const ct_scaled_dot_product_attention_opts *opts);
 
+// >>part nn/transformer.h
+/* nn/transformer.h - MultiheadAttention and the Transformer layers (torch.nn modules).
+ *
+ * Composites of linear, scaled_dot_product_attention, bmm/softmax, layer_norm, dropout and the
+ * activations, written as PyTorch's Python modules are (torch/nn/functional.py
+ * multi_head_attention_forward, torch/nn/modules/transformer.py), so gradients come from those
+ * ops' autograd. Parameters are float32 with PyTorch's state_dict names and initialization drawn
+ * from the default generator in PyTorch's order (ct_manual_seed(s) + a constructor gives
+ * torch.manual_seed(s) + the same nn module's initial weights, bit for bit). Results are new
+ * tensors owned by the current scope (intermediates are released before returning), the same
+ * for any thread count. Dropout uses the default generator as PyTorch's CPU dropout does.
+ * Typed forwards are Module.forward (no hooks). PyTorch's inference fast paths
+ * (_native_multi_head_attention, _transformer_encoder_layer_fwd, nested tensors) are not
+ * taken: results are those of the slow path, which PyTorch runs whenever grad is enabled.
+ */
+
+/* Options of ct_multihead_attention_new.
+   field          default  meaning
+   dropout        0        dropout probability on the attention weights (training mode)
+   bias           true     in_proj_bias and out_proj.bias
+   add_bias_kv    false    bias_k, bias_v (1, 1, embed_dim) appended to the keys and values
+   add_zero_attn  false    a zero key and value appended after the projection
+   kdim, vdim     0        the key / value feature sizes; 0 means None (embed_dim)
+   batch_first    false    batched inputs are (N, L, E) instead of (L, N, E) */
+typedef struct ct_multihead_attention_opts {
+    double dropout;
+    bool bias;
+    bool add_bias_kv;
+    bool add_zero_attn;
+    int64_t kdim, vdim;
+    bool batch_first;
+} ct_multihead_attention_opts;
+
+/* PyTorch's defaults: dropout 0, bias true, add_bias_kv and add_zero_attn false, kdim and vdim
+   None (0), batch_first false. */
+CTORCH_API ct_multihead_attention_opts ct_multihead_attention_defaults(void);
+
+/* nn.MultiheadAttention(embed_dim, num_heads, ...). Parameters (float32, state_dict order):
+   in_proj_weight (3E, E), or q_proj_weight (E, E), k_proj_weight (E, kdim), v_proj_weight
+   (E, vdim) when kdim or vdim differs from E; in_proj_bias (3E) when bias; bias_k, bias_v
+   (1, 1, E) when add_bias_kv; out_proj.weight (E, E), out_proj.bias (E). Initialization in
+   PyTorch's order: out_proj as nn.Linear (kaiming_uniform_ weight, uniform bias), xavier_uniform_
+   of in_proj_weight (or q, k, v), in_proj_bias and out_proj.bias zeroed, xavier_normal_ of
+   bias_k then bias_v. ct_module_forward(m, x) is self-attention without weights
+   (ct_multihead_attention_forward(m, x, x, x, need_weights false)). opts NULL: defaults.
+   Errors: CT_ERR_VALUE "embed_dim and num_heads must be greater than 0, got embed_dim=0 and
+   num_heads=2 instead", "embed_dim must be divisible by num_heads", "kdim and vdim must be
+   >= 0 (0: None), got -1". Mirrors: torch.nn.MultiheadAttention. */
+CTORCH_API ct_module *ct_multihead_attention_new(int64_t embed_dim, int64_t num_heads,
+                                                 const ct_multihead_attention_opts *opts);
+
+/* Options of ct_multihead_attention_forward.
+   field                 default  meaning
+   key_padding_mask      NULL     (N, S) (unbatched (S)): bool (true = ignore that key) or
+                                  floating point (added to the scores)
+   need_weights          true     return the attention weights (computed as softmax of the
+                                  scores, PyTorch's math path); false runs the fused
+                                  ct_scaled_dot_product_attention
+   attn_mask             NULL     (L, S) or (N * num_heads, L, S): bool (true = not allowed to
+                                  attend) or floating point (added to the scores)
+   average_attn_weights  true     weights averaged over the heads, else per head
+   is_causal             false    a hint that attn_mask is the causal mask (attn_mask is then
+                                  required); with no key_padding_mask and need_weights false the
+                                  fused kernel's causal masking replaces attn_mask */
+typedef struct ct_multihead_attention_forward_opts {
+    const ct_tensor *key_padding_mask;
+    bool need_weights;
+    const ct_tensor *attn_mask;
+    bool average_attn_weights;
+    bool is_causal;
+} ct_multihead_attention_forward_opts;
+
+/* PyTorch's defaults: no masks, need_weights true, average_attn_weights true, is_causal false. */
+CTORCH_API ct_multihead_attention_forward_opts ct_multihead_attention_forward_defaults(void);
+
+/* The typed forward of a ct_multihead_attention_new module: the attention output, and the
+   attention weights in *attn_weights (when attn_weights is not NULL: NULL unless need_weights).
+   Shapes: query (L, N, E) ((N, L, E) with batch_first; unbatched (L, E)), key (S, N, kdim),
+   value (S, N, vdim) -> output as query; weights (N, L, S') averaged or (N, num_heads, L, S')
+   per head (unbatched: no N), S' = S + add_bias_kv + add_zero_attn. dtypes: floating point, as
+   the parameters (ct_module_to). Dropout (the module's dropout, training mode) applies to the
+   weights. The projections are one linear per row block of in_proj_weight (PyTorch's
+   _in_projection_packed computes the same products in one linear when query, key and value
+   are the same tensor). opts NULL: defaults.
+   Returns: new tensors owned by the current scope.
+   Errors (PyTorch's wording): CT_ERR_SHAPE "query should be unbatched 2D or batched 3D tensor
+   but received 4-D query tensor", "For batched (3-D) `query`, expected `key` and `value` to be
+   3-D but found 2-D and 3-D tensors respectively", "For batched (3-D) `query`, expected
+   `key_padding_mask` to be `None` or 2-D but found 1-D tensor instead", "... expected
+   `attn_mask` to be `None`, 2-D or 3-D ...", "Expected `attn_mask` shape to be (2, 3, 4) but
+   got torch.Size([2, 3, 5])", "was expecting embedding dimension of 8, but got 6", "key shape
+   torch.Size([5, 2, 8]) does not match value shape torch.Size([6, 2, 8])", "key's sequence and
+   batch dims torch.Size([5, 2]) do not match value's torch.Size([6, 2])", "expecting key
+   weights shape of (8, 3), but got torch.Size([8, 5])", "The shape of the 2D attn_mask is
+   torch.Size([4, 5]), but should be (4, 6).", "The shape of the 3D attn_mask is ...",
+   "Expected key_padded_mask.shape[1] to be 6, but got 5"; CT_ERR_DTYPE "only bool and
+   floating types of attn_mask are supported"; CT_ERR_VALUE "Need attn_mask if specifying the
+   is_causal hint. ...", "expected a MultiheadAttention module, got Linear".
+   Mirrors: torch.nn.MultiheadAttention.forward. */
+CTORCH_API ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
+                                                     const ct_tensor *key, const ct_tensor *value,
+                                                     const ct_multihead_attention_forward_opts
+                                                         *opts,
+                                                     ct_tensor **attn_weights);
+
+/* The activation of the feedforward block: relu (the default) or gelu (exact). */
+typedef enum ct_transformer_activation {
+    CT_TRANSFORMER_RELU = 0,
+    CT_TRANSFORMER_GELU
+} ct_transformer_activation;
+
+/* Options of the Transformer layers (and of ct_transformer_new).
+   field            default  meaning
+   dim_feedforward  2048     the feedforward block's hidden size
+   dropout          0.1      dropout probability (attention weights and the residual branches)
+   activation       relu     CT_TRANSFORMER_RELU or CT_TRANSFORMER_GELU
+   layer_norm_eps   1e-5     the LayerNorms' eps
+   batch_first      false    batched inputs are (N, L, E) instead of (L, N, E)
+   norm_first       false    pre-norm (x + f(norm(x))) instead of post-norm (norm(x + f(x)))
+   bias             true     biases of the linear layers, attention and LayerNorms */
+typedef struct ct_transformer_layer_opts {
+    int64_t dim_feedforward;
+    double dropout;
+    ct_transformer_activation activation;
+    double layer_norm_eps;
+    bool batch_first, norm_first, bias;
+} ct_transformer_layer_opts;
+
+/* PyTorch's defaults (above). */
+CTORCH_API ct_transformer_layer_opts ct_transformer_layer_defaults(void);
+
+/* nn.TransformerEncoderLayer(d_model, nhead, ...): submodules self_attn (MultiheadAttention),
+   linear1 (d_model -> dim_feedforward), dropout, linear2, norm1, norm2 (LayerNorm), dropout1,
+   dropout2, created (and initialized) in that order. ct_module_forward(m, src) runs the typed
+   forward without masks. opts NULL: defaults. Errors: CT_ERR_VALUE as
+   ct_multihead_attention_new; "invalid activation 7". Mirrors: torch.nn.TransformerEncoderLayer. */
+CTORCH_API ct_module *ct_transformer_encoder_layer_new(int64_t d_model, int64_t nhead,
+                                                       const ct_transformer_layer_opts *opts);
+/* The encoder layer: x + sa(norm1(x)) then x + ff(norm2(x)) with norm_first, else
+   norm1(x + sa(x)) then norm2(x + ff(x)), sa self-attention with src_mask (attn_mask) and
+   src_key_padding_mask (NULL: none; bool or float), is_causal its hint (PyTorch's layer
+   default false), ff linear2(dropout(activation(linear1(x)))).
+   Shapes: src (S, N, E) ((N, S, E) with batch_first; unbatched (S, E)) -> as src.
+   Errors: as ct_multihead_attention_forward; CT_ERR_VALUE "expected a TransformerEncoderLayer
+   module, got Linear". Mirrors: torch.nn.TransformerEncoderLayer.forward. */
+CTORCH_API ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src,
+                                                           const ct_tensor *src_mask,
+                                                           const ct_tensor *src_key_padding_mask,
+                                                           bool is_causal);
+
+/* nn.TransformerEncoder(encoder_layer, num_layers, norm): submodules layers (a ModuleList of
+   num_layers copies of layer, each with layer's parameter values, as PyTorch's deepcopy: no
+   draws from the generator) and norm (when not NULL). Takes ownership of layer (freed: the
+   copies replace it) and of norm, also on error. Errors: CT_ERR_VALUE "expected a
+   TransformerEncoderLayer module, got Linear", "num_layers must be positive, got 0".
+   Mirrors: torch.nn.TransformerEncoder. */
+CTORCH_API ct_module *ct_transformer_encoder_new(ct_module *layer, int64_t num_layers,
+                                                 ct_module *norm);
+/* Runs src through the layers, then norm. The masks as ct_transformer_encoder_layer_forward;
+   is_causal false means PyTorch's default None: the hint is set when mask equals the causal
+   mask (-inf above the diagonal, or bool true there) of the sequence length.
+   Errors: as the layers'; CT_ERR_VALUE "expected a TransformerEncoder module, got Linear".
+   Mirrors: torch.nn.TransformerEncoder.forward. */
+CTORCH_API ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src,
+                                                     const ct_tensor *mask,
+                                                     const ct_tensor *src_key_padding_mask,
+                                                     bool is_causal);
+
+/* The masks and hints of the decoder and Transformer forwards (all NULL / false by default,
+   PyTorch's defaults: a false src_is_causal or tgt_is_causal means None, detected as in
+   ct_transformer_encoder_forward by the encoder and decoder stacks). Masks as
+   ct_multihead_attention_forward's (bool or float): *_mask (L, S) or (N * nhead, L, S),
+   *_key_padding_mask (N, S). */
+typedef struct ct_transformer_forward_opts {
+    const ct_tensor *src_mask, *tgt_mask, *memory_mask;
+    const ct_tensor *src_key_padding_mask, *tgt_key_padding_mask, *memory_key_padding_mask;
+    bool src_is_causal, tgt_is_causal, memory_is_causal;
+} ct_transformer_forward_opts;
+
+/* nn.TransformerDecoderLayer(d_model, nhead, ...): submodules self_attn, multihead_attn
+   (MultiheadAttention), linear1, dropout, linear2, norm1, norm2, norm3, dropout1, dropout2,
+   dropout3, in that order. opts NULL: defaults. Errors: as ct_transformer_encoder_layer_new.
+   Mirrors: torch.nn.TransformerDecoderLayer. */
+CTORCH_API ct_module *ct_transformer_decoder_layer_new(int64_t d_model, int64_t nhead,
+                                                       const ct_transformer_layer_opts *opts);
+/* The decoder layer: self-attention of tgt (tgt_mask, tgt_key_padding_mask, tgt_is_causal),
+   attention to memory (memory_mask, memory_key_padding_mask, memory_is_causal) and the
+   feedforward block, each residual, pre- or post-norm. Shapes: tgt (T, N, E), memory
+   (S, N, E) ((N, T, E), (N, S, E) with batch_first) -> as tgt. opts NULL: no masks.
+   Errors: as ct_multihead_attention_forward; CT_ERR_VALUE "expected a TransformerDecoderLayer
+   module, got Linear". Mirrors: torch.nn.TransformerDecoderLayer.forward. */
+CTORCH_API ct_tensor *ct_transformer_decoder_layer_forward(ct_module *m, const ct_tensor *tgt,
+                                                           const ct_tensor *memory,
+                                                           const ct_transformer_forward_opts
+                                                               *opts);
+/* nn.TransformerDecoder(decoder_layer, num_layers, norm), as ct_transformer_encoder_new.
+   Mirrors: torch.nn.TransformerDecoder. */
+CTORCH_API ct_module *ct_transformer_decoder_new(ct_module *layer, int64_t num_layers,
+                                                 ct_module *norm);
+/* Runs tgt (and memory) through the layers, then norm; tgt_is_causal detected as in
+   ct_transformer_encoder_forward. Mirrors: torch.nn.TransformerDecoder.forward. */
+CTORCH_API ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
+                                                     const ct_tensor *memory,
+                                                     const ct_transformer_forward_opts *opts);
+
+/* nn.Transformer(d_model, nhead, num_encoder_layers, num_decoder_layers, ...): encoder
+   (TransformerEncoder with a final LayerNorm) and decoder (TransformerDecoder with a final
+   LayerNorm), then xavier_uniform_ of every parameter with more than one dim, in parameter
+   order (PyTorch's defaults: 512, 8, 6, 6). opts NULL: defaults. Errors: as the layers'.
+   Mirrors: torch.nn.Transformer. */
+CTORCH_API ct_module *ct_transformer_new(int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
+                                         int64_t num_decoder_layers,
+                                         const ct_transformer_layer_opts *opts);
+/* memory = encoder(src, src_mask, src_key_padding_mask, src_is_causal), then
+   decoder(tgt, memory, ...). Shapes: src (S, N, E), tgt (T, N, E) ((N, S, E), (N, T, E) with
+   batch_first; unbatched without N) -> (T, N, E). Errors: CT_ERR_SHAPE "the batch number of
+   src and tgt must be equal", "the feature number of src and tgt must be equal to d_model";
+   as the layers'. Mirrors: torch.nn.Transformer.forward. */
+CTORCH_API ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src,
+                                             const ct_tensor *tgt,
+                                             const ct_transformer_forward_opts *opts);
+
 // >>part nn/kv_cache.h
 /* nn/kv_cache.h - a key/value cache for incremental (autoregressive) decoding.
  *
@@ -5146,25 +5411,27 @@ CTORCH_API ct_status ct_lr_scheduler_load_state_dict(ct_lr_scheduler *s,
 // >>part data/npy.h
 /* data/npy.h - NumPy's .npy format: one array per file (numpy.load / numpy.save).
  *
- * Format versions 1.0, 2.0 and 3.0; C order only; 0 to CT_MAX_DIMS dims (0-d arrays and
- * empty arrays included). Dtypes (numpy descr -> ctorch): '<f4' float32, '<f8' float64,
- * '<i8' int64, '<i4' int32, '<i2' int16, '|i1' int8, '|u1' uint8, '|b1' bool ('<' and '|'
- * are both accepted for one-byte types). The loader validates every length and offset
- * before use, so a corrupt or hostile file gives an error, never a crash.
+ * Format versions 1.0, 2.0 and 3.0 (headers up to 65535 bytes); 0 to CT_MAX_DIMS dims (0-d
+ * and empty arrays included); C order, and Fortran order (fortran_order True: transposed on
+ * load into a C-ordered tensor of the same shape). Dtypes (numpy descr -> ctorch), in either
+ * byte order ('<' little, '>' big, '|' or '=' the host's; converted to the host's on load):
+ * f4 float32, f8 float64, f2 float16, i8 int64, i4 int32, i2 int16, i1 int8, u1 uint8, b1 bool.
+ * numpy has no bfloat16, and ctorch no u2/u4/u8, complex, string or structured dtypes: those
+ * are CT_ERR_DTYPE. The loader validates every length and offset before use, so a corrupt
+ * or hostile file gives an error, never a crash.
  */
 
 /* Parses a whole .npy file held in memory (copies the data; data may be unaligned).
-   Shapes: the array's shape, outermost first. Dtypes: as the table above; bool bytes other
-   than 0 are read as true.
+   Shapes: the array's shape, outermost first (also for fortran_order files). Dtypes: as the
+   table above; bool bytes other than 0 are read as true.
    Returns: a new contiguous tensor (a leaf), owned by the current scope; NULL on error.
    Errors: CT_ERR_NULL_ARG for a NULL data with nbytes > 0; CT_ERR_FORMAT for a bad magic
-   string, a truncated file, a header length beyond the file, a malformed header dict
-   (missing, repeated or unknown keys, bad values), a bad shape or a data size that differs
-   from the shape's ("ct_npy_load: data has 40 bytes but shape [3, 4] of <f4 needs 48
-   (truncated file)");
-   CT_ERR_DTYPE for a descr not in the table (big-endian, complex, unsigned > 1 byte ...);
-   CT_ERR_UNSUPPORTED for fortran_order True, format versions other than 1.0-3.0 and more
-   than CT_MAX_DIMS dims.
+   string, a truncated file, a header length beyond the file or over 65535 bytes, a malformed
+   header dict (missing, repeated or unknown keys, bad values), a bad shape or a data size that
+   differs from the shape's ("ct_npy_load_buffer: data has 40 bytes but shape [3, 4] of
+   float32 needs 48 (truncated file)"); CT_ERR_DTYPE for a descr not in the table ('<u4',
+   '<c8', '<U3', structured); CT_ERR_UNSUPPORTED for format versions other than 1.0-3.0 and
+   more than CT_MAX_DIMS dims.
    Mirrors: numpy.load(io.BytesIO(data)). */
 CTORCH_API ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes);
 
@@ -5178,17 +5445,181 @@ CTORCH_API ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes);
 CTORCH_API size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n);
 
 #ifndef CTORCH_NO_STDIO
-/* Reads the .npy file at path. Shapes, dtypes and Errors as ct_npy_load_buffer, plus
-   CT_ERR_IO when the file cannot be opened or read ("ct_npy_load: No such file or
-   directory: 'x.npy'") and CT_ERR_OOM.
+/* Reads the .npy file at path: memory-mapped where the OS has mmap (unless CTORCH_NO_MMAP),
+   else read; the tensor is a copy either way. Shapes, dtypes and Errors as
+   ct_npy_load_buffer, plus CT_ERR_IO when the file cannot be opened or read
+   ("ct_npy_load: No such file or directory: 'x.npy'") and CT_ERR_OOM.
    Returns: a new tensor, owned by the current scope; NULL on error.
    Mirrors: numpy.load(path). */
 CTORCH_API ct_tensor *ct_npy_load(const char *path);
+/* As ct_npy_load, but the tensor borrows a private copy-on-write memory mapping of the file
+   where the OS has mmap (unless CTORCH_NO_MMAP; else the bytes read into memory): nothing is
+   read until used, and writing to the tensor never writes the file. The mapping lives until
+   the tensor (and every view of it) is freed; the file may be deleted meanwhile. Arrays that
+   need converting (the other byte order, fortran_order, bool, misaligned data) are copied
+   as ct_npy_load copies them. Returns and Errors: as ct_npy_load (with "ct_npy_load_mmap").
+   Mirrors: numpy.load(path, mmap_mode='c'). */
+CTORCH_API ct_tensor *ct_npy_load_mmap(const char *path);
 /* Writes t (any strides, CPU) to path as numpy.save does (format 1.0); the file is
    replaced. Returns: CT_OK or the error code. Errors: CT_ERR_NULL_ARG; CT_ERR_DEVICE;
    CT_ERR_IO when the file cannot be opened or written. Mirrors: numpy.save(path, a). */
 CTORCH_API ct_status ct_npy_save(const char *path, const ct_tensor *t);
 #endif
+
+// >>part data/npz.h
+/* data/npz.h - NumPy's .npz archives: named arrays in a zip file (numpy.savez and
+ * numpy.savez_compressed; numpy.load).
+ *
+ * An .npz is a zip archive with one .npy member per array ("x.npy" holds the array named
+ * "x"). Read: stored (method 0) and deflated (method 8, through zlib: CTORCH_ZLIB) members,
+ * zip64 records as numpy writes them (zip64 extra fields in local headers; the zip64 end of
+ * central directory record and locator, and zip64 central extra fields, of archives over
+ * 4 GiB or 65535 members); each member's .npy as ct_npy_load_buffer reads it (every dtype,
+ * byte order and Fortran order). Not read: encryption, other compression methods,
+ * multi-disk archives, members not named *.npy (numpy returns those as bytes).
+ *
+ * Every offset and size is checked against the archive before it is used: the end of central
+ * directory record (found by its signature within the last 65557 bytes, its comment ending at
+ * the end of the data), the central directory (inside the archive, before the end record,
+ * entries that fill it exactly), each local header (inside the archive, before the central
+ * directory, its signature, method, name, CRC and sizes equal to the central entry's), member
+ * data that neither leaves the archive nor overlaps another member's, and the CRC-32 of each
+ * member. Zip bombs: a deflated member may not declare more than 1032 bytes per compressed
+ * byte (deflate's largest ratio), its declared size must equal what its .npy header needs
+ * (checked after inflating at most 64 KiB), and inflation stops at the declared size.
+ */
+
+/* Parses an .npz archive held in memory; the arrays are copied (data may be freed after).
+   Shapes and dtypes: each array's, as ct_npy_load_buffer.
+   Returns: a new ct_state_dict (ct_state_dict_free) mapping each member's name without
+   ".npy" to its tensor (a contiguous leaf), in the central directory's order (numpy's
+   NpzFile.files); NULL on error.
+   Errors: CT_ERR_NULL_ARG for NULL data with nbytes > 0; CT_ERR_FORMAT for a file that is
+   not a zip archive ("ct_npz_load_buffer: File is not a zip file: no end of central
+   directory record"), offsets or sizes outside the archive ("central directory at offset
+   4096 with 120 bytes ends past the 530 bytes before the end record"), a local header that
+   differs from its central entry, overlapping members, a bad CRC-32 ("Bad CRC-32 for file
+   'a.npy'"), a member name with control characters, not ending in ".npy" or repeated, a
+   declared size that lies (zip bomb), a corrupt deflate stream, and every .npy error of
+   ct_npy_load_buffer, prefixed with the member's name ("ct_npz_load_buffer: 'a.npy': data
+   has 8 bytes but shape [3] of <f4 needs 12 (truncated file)"); CT_ERR_DTYPE as
+   ct_npy_load_buffer; CT_ERR_UNSUPPORTED for encrypted members, compression methods other
+   than stored and deflate, multi-disk archives, and deflated members without CTORCH_ZLIB;
+   CT_ERR_OOM.
+   Mirrors: dict(numpy.load(io.BytesIO(data))). */
+CTORCH_API ct_state_dict *ct_npz_load_buffer(const void *data, size_t nbytes);
+
+#ifndef CTORCH_NO_STDIO
+/* Reads the .npz file at path: memory-mapped where the OS has mmap (unless CTORCH_NO_MMAP),
+   else read; the tensors are copies either way. Returns and Errors: as ct_npz_load_buffer
+   (with "ct_npz_load"), plus CT_ERR_IO when the file cannot be opened or read
+   ("ct_npz_load: No such file or directory: 'x.npz'"). Mirrors: dict(numpy.load(path)). */
+CTORCH_API ct_state_dict *ct_npz_load(const char *path);
+#endif
+
+// >>part data/csv.h
+/* data/csv.h - CSV files as tensors: numeric columns, a label column, column names.
+ *
+ * Format (RFC 4180, as Python's csv module and pandas.read_csv read it): records end with
+ * "\n", "\r\n" or "\r"; fields are separated by the delimiter; a field that begins with the
+ * quote character is quoted: it may hold delimiters, line breaks and doubled quotes ("" is
+ * one "), and must be followed by a delimiter or the end of the record. Blank lines are
+ * skipped (pandas' skip_blank_lines) and a leading UTF-8 byte order mark is ignored. Every
+ * record must have as many fields as the first (the header). Limits: a field holds at most
+ * CT_CSV_MAX_FIELD_BYTES bytes (after unquoting); no NUL bytes.
+ *
+ * Values: numeric fields are decimal numbers ("1", "-2.5e3", ".5", "inf", "nan", any case),
+ * optionally surrounded by spaces or tabs, converted as Python's float() (strtod, correctly
+ * rounded; "C" numeric locale) and then rounded to the column's dtype as numpy.loadtxt does.
+ * Missing values are empty (or blank) fields and pandas' default NA tokens ("NA", "N/A",
+ * "NaN", "nan", "-NaN", "-nan", "NULL", "null", "None", "n/a", "<NA>", "#N/A", "#N/A N/A",
+ * "#NA", "-1.#IND", "-1.#QNAN", "1.#IND", "1.#QNAN"): NaN in float columns, or an error
+ * (ct_csv_opts.missing). Integer columns (int64) take "[+-]digits" only.
+ */
+#define CT_CSV_MAX_FIELD_BYTES 65536
+
+/* What a missing value becomes. */
+typedef enum ct_csv_missing {
+    CT_CSV_MISSING_NAN = 0, /* NaN (float columns; an error in int64 columns) */
+    CT_CSV_MISSING_ERROR    /* an error naming the line and column */
+} ct_csv_missing;
+
+/* Options of ct_csv_load (NULL = ct_csv_defaults()).
+   field            default        meaning
+   header           true           the first record names the columns; false: the columns
+                                   are named "0", "1", ... (pandas header=None)
+   delimiter        ','            field separator (not the quote, '\r' or '\n')
+   quotechar        '"'            quote character; '\0' turns quoting off
+   dtype            CT_FLOAT32     dtype of `data`: CT_FLOAT32 or CT_FLOAT64
+   label            NULL           name of the label column, read into `labels` (int64)
+   int64_columns    NULL, 0        names of columns read as integers into `int64_data`
+   skip_columns     NULL, 0        names of columns not read (text columns, ids)
+   missing          CT_CSV_MISSING_NAN */
+typedef struct ct_csv_opts {
+    bool header;
+    char delimiter;
+    char quotechar;
+    ct_dtype dtype;
+    const char *label;
+    const char *const *int64_columns;
+    int64_t num_int64_columns;
+    const char *const *skip_columns;
+    int64_t num_skip_columns;
+    ct_csv_missing missing;
+} ct_csv_opts;
+
+/* The defaults above. Mirrors: pandas.read_csv's defaults (header=0, sep=',',
+   quotechar='"'). */
+CTORCH_API ct_csv_opts ct_csv_defaults(void);
+
+/* A loaded CSV file; free with ct_csv_free (which frees the tensors it holds: ct_retain one
+   to keep it longer). Every other column, in file order, is in `data`. */
+typedef struct ct_csv {
+    int64_t rows;              /* data records (blank lines and the header not counted) */
+    ct_tensor *data;           /* (rows, num_columns) float32 or float64 */
+    int64_t num_columns;
+    char **columns;            /* the names of data's columns */
+    ct_tensor *int64_data;     /* (rows, num_int64_columns) int64, or NULL when none */
+    int64_t num_int64_columns;
+    char **int64_columns;      /* their names, in file order */
+    ct_tensor *labels;         /* (rows,) int64 class ids, or NULL without opts.label */
+    int64_t num_classes;       /* string labels: the number of distinct strings, else 0 */
+    char **classes;            /* string labels: classes[id] is the string of class id, in
+                                  sorted (byte) order; NULL for integer labels */
+} ct_csv;
+
+/* Parses CSV text held in memory (data may be freed afterwards).
+   Shapes: data (rows, num_columns), int64_data (rows, num_int64_columns), labels (rows).
+   dtypes: data opts->dtype; int64_data and labels int64. Labels: when every label field is
+   an integer ("[+-]digits") the labels are those integers (num_classes 0, classes NULL);
+   otherwise each distinct string (spaces and tabs around it removed) is a class, numbered in
+   sorted byte order (classes lists them: numpy.unique(labels, return_inverse=True)).
+   Returns: a new ct_csv, or NULL on error.
+   Errors (lines and columns counted from 1, the header being line 1): CT_ERR_NULL_ARG;
+   CT_ERR_VALUE for bad options (dtype, delimiter, a named column that does not exist:
+   "ct_csv_load_buffer: no column named 'y' (columns: a, b)"); CT_ERR_FORMAT for an empty
+   file, ragged rows ("Expected 4 fields in line 7, saw 3"), an overlong field ("field at
+   line 2, column 3 is longer than CT_CSV_MAX_FIELD_BYTES (65536 bytes)"), an unterminated
+   quote ("unterminated quoted field starting at line 5, column 1 (EOF inside string)"), a
+   character after a closing quote, a NUL byte ("embedded NUL byte at line 3, column 2"), a
+   field that is not a number ("could not convert string 'abc' to float32 at line 3, column 2
+   ('x')"), a missing value under CT_CSV_MISSING_ERROR, in an int64 column or in the label
+   column; CT_ERR_OOM.
+   Mirrors: pandas.read_csv(io.StringIO(text)) split into features and label /
+   numpy.loadtxt(..., delimiter=',', skiprows=1). */
+CTORCH_API ct_csv *ct_csv_load_buffer(const void *data, size_t nbytes, const ct_csv_opts *opts);
+
+#ifndef CTORCH_NO_STDIO
+/* Reads the CSV file at path (memory-mapped where the OS has mmap, unless CTORCH_NO_MMAP).
+   Returns and Errors: as ct_csv_load_buffer (with "ct_csv_load"), plus CT_ERR_IO when the
+   file cannot be opened or read ("ct_csv_load: No such file or directory: 'x.csv'").
+   Mirrors: pandas.read_csv(path). */
+CTORCH_API ct_csv *ct_csv_load(const char *path, const ct_csv_opts *opts);
+#endif
+
+/* Frees csv, its names and its tensors (the caller's ct_retain-ed references stay valid).
+   NULL is a no-op. */
+CTORCH_API void ct_csv_free(ct_csv *csv);
 
 // >>part data/idx.h
 /* data/idx.h - the IDX format of MNIST, Fashion-MNIST, KMNIST and EMNIST.
@@ -6343,6 +6774,7 @@ struct ct_storage {
     void (*deleter)(void *data, void *ctx); /* borrowed memory: called instead of ct__free */
     void *deleter_ctx;
     bool borrowed;
+    bool inference; /* allocated in inference mode: its tensors are inference tensors */
 };
 
 typedef struct ct__hook {
@@ -6370,6 +6802,7 @@ struct ct_tensor {
     ct__hook *hooks;       /* leaves: run before accumulation */
     ct_tensor *base;       /* views: the tensor they view (never itself a view), retained */
     uint32_t view_version; /* views: the storage version when their history was recorded */
+    bool inference_view;   /* views of a normal tensor made in inference mode */
 };
 
 /* A new tensor struct over `storage` (retained), not registered in any scope. */
@@ -6686,8 +7119,11 @@ CT__INTERNAL void ct__save_output(ct_node *n, const ct_tensor *out);
 /* The k-th saved tensor, or NULL + CT_ERR_AUTOGRAD when it was modified in place since it
    was saved or the graph was already freed. */
 CT__INTERNAL const ct_tensor *ct__saved(ct_node *n, int k);
+/* Whether recording the current op failed (ct__node_new out of memory, ct__save given an
+   inference tensor), clearing the flag; the op then fails. */
+CT__INTERNAL bool ct__record_failed(void);
 /* Makes n the grad_fn of out (takes over the caller's reference to n; NULL n: no history).
-   Returns out, or NULL (out released) when ct__node_new failed with an error for this op. */
+   Returns out, or NULL (out released) when recording failed (ct__record_failed). */
 CT__INTERNAL ct_tensor *ct__set_history(ct_tensor *out, ct_node *n);
 /* Whether input k of n needs a gradient. */
 static inline bool ct__needs_grad(const ct_node *n, int k)
@@ -7910,6 +8346,7 @@ static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
     s->nbytes = nbytes;
     s->refcount = 1;
     s->device = device;
+    s->inference = ct_is_inference_mode_enabled();
     return s;
 }
 
@@ -8239,7 +8676,14 @@ bool ct_is_signed(const ct_tensor *t)
 
 uint32_t ct_version(const ct_tensor *t)
 {
-    return ct__null_tensor("ct_version", t) ? 0 : t->storage->version;
+    if (ct__null_tensor("ct_version", t)) {
+        return 0;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, "ct_version", "Inference tensors do not track version counter.");
+        return 0;
+    }
+    return t->storage->version;
 }
 
 /* The expected strides of a channels-last layout: dims in order (C, W, H, N) or
@@ -9279,6 +9723,7 @@ ct_tensor *ct_from_blob(void *data, ct_dtype dtype, const int64_t *sizes, int nd
     s->borrowed = true;
     s->deleter = deleter;
     s->deleter_ctx = ctx;
+    s->inference = ct_is_inference_mode_enabled();
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -12181,8 +12626,203 @@ static bool ct__multinomial_check(const ct_op_call *c)
     return false;
 }
 
+/* ---- PyTorch's topk order: its CPU topk runs libstdc++'s nth_element and sort (or
+   partial_sort when k * 64 <= n) on (value, index) pairs, best first, NaN above all; equal
+   values (zero weights drawn without replacement) come out in the order those algorithms
+   leave them, which the functions below reproduce step for step. */
+typedef struct ct__rank {
+    double v;
+    int64_t i;
+} ct__rank;
+
+static bool ct__rank_before(const ct__rank *x, const ct__rank *y)
+{
+    return (isnan(x->v) && !isnan(y->v)) || x->v > y->v;
+}
+
+static void ct__rank_swap(ct__rank *a, ct__rank *b)
+{
+    ct__rank t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static int64_t ct__rank_lg(int64_t n)
+{
+    int64_t lg = 0;
+    while (n >>= 1) {
+        lg++;
+    }
+    return lg;
+}
+
+/* __insertion_sort (its unguarded variant places every element at the same position). */
+static void ct__rank_insertion_sort(ct__rank *f, ct__rank *l)
+{
+    for (ct__rank *i = f + 1; i < l; i++) {
+        ct__rank val = *i, *hole = i;
+        if (ct__rank_before(&val, f)) {
+            memmove(f + 1, f, sizeof *f * (size_t)(i - f));
+            *f = val;
+            continue;
+        }
+        for (; ct__rank_before(&val, hole - 1); hole--) {
+            *hole = hole[-1];
+        }
+        *hole = val;
+    }
+}
+
+/* __adjust_heap with __push_heap: the heap's root is the element ranked last. */
+static void ct__rank_adjust_heap(ct__rank *f, int64_t hole, int64_t len, ct__rank val)
+{
+    int64_t top = hole, child = hole;
+    while (child < (len - 1) / 2) {
+        child = 2 * (child + 1);
+        child -= ct__rank_before(&f[child], &f[child - 1]);
+        f[hole] = f[child];
+        hole = child;
+    }
+    if ((len & 1) == 0 && child == (len - 2) / 2) {
+        child = 2 * (child + 1);
+        f[hole] = f[child - 1];
+        hole = child - 1;
+    }
+    for (int64_t parent = (hole - 1) / 2; hole > top && ct__rank_before(&f[parent], &val);
+         parent = (hole - 1) / 2) {
+        f[hole] = f[parent];
+        hole = parent;
+    }
+    f[hole] = val;
+}
+
+/* __heap_select(f, m, l) then, when sort, __sort_heap(f, m): std::partial_sort. */
+static void ct__rank_heap_select(ct__rank *f, ct__rank *m, ct__rank *l, bool sort)
+{
+    int64_t len = m - f;
+    for (int64_t parent = (len - 2) / 2; len >= 2 && parent >= 0; parent--) {
+        ct__rank_adjust_heap(f, parent, len, f[parent]);
+    }
+    for (ct__rank *i = m; i < l; i++) {
+        if (ct__rank_before(i, f)) {
+            ct__rank val = *i;
+            *i = *f;
+            ct__rank_adjust_heap(f, 0, len, val);
+        }
+    }
+    for (ct__rank *last = m - 1; sort && last > f; last--) {
+        ct__rank val = *last;
+        *last = *f;
+        ct__rank_adjust_heap(f, 0, last - f, val);
+    }
+}
+
+/* __unguarded_partition_pivot: the median of f[1], the middle and l[-1] moved to f, then
+   Hoare's partition around it; returns the cut. */
+static ct__rank *ct__rank_partition(ct__rank *f, ct__rank *l)
+{
+    ct__rank *a = f + 1, *b = f + (l - f) / 2, *c = l - 1;
+    if (ct__rank_before(a, b)) {
+        ct__rank_swap(f, ct__rank_before(b, c) ? b : ct__rank_before(a, c) ? c : a);
+    } else {
+        ct__rank_swap(f, ct__rank_before(a, c) ? a : ct__rank_before(b, c) ? c : b);
+    }
+    for (ct__rank *lo = f + 1, *hi = l;; lo++) {
+        while (ct__rank_before(lo, f)) {
+            lo++;
+        }
+        for (hi--; ct__rank_before(f, hi); hi--) {
+        }
+        if (!(lo < hi)) {
+            return lo;
+        }
+        ct__rank_swap(lo, hi);
+    }
+}
+
+/* std::nth_element (__introselect). */
+static void ct__rank_nth_element(ct__rank *f, ct__rank *nth, ct__rank *l)
+{
+    if (f == l || nth == l) {
+        return;
+    }
+    for (int64_t depth = 2 * ct__rank_lg(l - f); l - f > 3; depth--) {
+        if (depth == 0) {
+            ct__rank_heap_select(f, nth + 1, l, false);
+            ct__rank_swap(f, nth);
+            return;
+        }
+        ct__rank *cut = ct__rank_partition(f, l);
+        *(cut <= nth ? &f : &l) = cut;
+    }
+    ct__rank_insertion_sort(f, l);
+}
+
+/* std::sort: __introsort_loop down to runs of 16, then one insertion sort. */
+static void ct__rank_introsort(ct__rank *f, ct__rank *l, int64_t depth)
+{
+    while (l - f > 16) {
+        if (depth == 0) {
+            ct__rank_heap_select(f, l, l, true);
+            return;
+        }
+        depth--;
+        ct__rank *cut = ct__rank_partition(f, l);
+        ct__rank_introsort(cut, l, depth);
+        l = cut;
+    }
+}
+
+/* The indices of the k best of q's rows (q contiguous (rows, n)) in PyTorch's topk order,
+   written to out (rows, k); false + CT_ERR_OOM. */
+static bool ct__multinomial_rank(const ct_tensor *q, int64_t k, int64_t *out, const char *fn)
+{
+    int64_t n = q->sizes[q->ndim - 1], rows = ct_numel(q) / (n ? n : 1);
+    ct__rank *r = (ct__rank *)ct__malloc(sizeof(ct__rank) * (size_t)(n ? n : 1));
+    if (!r) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return false;
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        for (int64_t j = 0; j < n; j++) {
+            r[j].v = ct__load_f64(ct__data(q) + (size_t)(row * n + j) * ct_dtype_size(q->dtype),
+                                  q->dtype);
+            r[j].i = j;
+        }
+        if (k * 64 <= n) {
+            ct__rank_heap_select(r, r + k, r + n, true);
+        } else {
+            ct__rank_nth_element(r, r + k - 1, r + n);
+            ct__rank_introsort(r, r + k - 1, 2 * ct__rank_lg(k - 1 > 0 ? k - 1 : 1));
+            ct__rank_insertion_sort(r, r + k - 1);
+        }
+        for (int64_t j = 0; j < k; j++) {
+            out[row * k + j] = r[j].i;
+        }
+    }
+    ct__free(r);
+    return true;
+}
+
+/* Whether p covers its elements without gaps or overlaps (PyTorch's
+   is_non_overlapping_and_dense, for 1 or 2 dims): empty_like(p) then keeps p's strides. */
+static bool ct__multinomial_dense(const ct_tensor *p)
+{
+    int inner = p->ndim == 2 && p->strides[0] < p->strides[1] ? 0 : p->ndim - 1;
+    int64_t expected = 1;
+    for (int k = 0; k < p->ndim; k++) {
+        int d = k == 0 ? inner : 1 - inner;
+        if (p->sizes[d] != 1 && p->strides[d] != expected) {
+            return false;
+        }
+        expected *= p->sizes[d];
+    }
+    return true;
+}
+
 /* Without replacement, or one sample: PyTorch's fast path, the top num_samples of
-   p / q for q ~ Exponential(1) drawn in p's shape (the Gumbel-max trick), after its checks. */
+   p / q for q ~ Exponential(1) drawn in p's shape and layout (the Gumbel-max trick), after
+   its checks. */
 static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
 {
     const ct_tensor *p = c->inputs[0];
@@ -12201,12 +12841,17 @@ static ct_tensor *ct__multinomial_topk(const ct_op_call *c)
                  "<= 0)");
         return NULL;
     }
-    ct_tensor *q = ct_div(p, ct_exponential_(ct_empty_like(p), 1.0, c->generator));
-    if (n == 1) {
-        return ct_argmax_dim(q, -1, true);
+    ct_tensor *q = ct__multinomial_dense(p)
+                       ? ct_empty_strided(p->sizes, p->strides, p->ndim, p->dtype)
+                       : ct_empty_like(p);
+    q = ct_div(p, ct_exponential_(q, 1.0, c->generator));
+    if (n == 1 || !q) {
+        return q ? ct_argmax_dim(q, -1, true) : NULL;
     }
-    ct_tensor *values = NULL, *indices = NULL;
-    return ct_topk(q, n, -1, true, true, &values, &indices) == CT_OK ? indices : NULL;
+    int64_t sizes[2] = {p->sizes[0], n};
+    ct_tensor *r = ct_empty(p->ndim > 1 ? sizes : sizes + 1, p->ndim, CT_INT64);
+    q = ct_contiguous(q);
+    return r && q && ct__multinomial_rank(q, n, (int64_t *)ct__data(r), c->fn) ? r : NULL;
 }
 
 static ct_status ct__multinomial_composite(ct_op_call *c)
@@ -12909,6 +13554,10 @@ static bool ct__dispatch_run(ct_op_call *c)
         ct__bump_version(self);
         if (n) {
             ct__dispatch_record(n, c);
+        }
+        if (ct__record_failed()) {
+            ct__node_release(n);
+            return false;
         }
         ct__rebase_history(self, n);
         return true;
@@ -17711,8 +18360,11 @@ static ct_status ct__view_kernel(ct_op_call *c)
     if (!v) {
         return CT_ERR_OOM;
     }
-    v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
-    v->view_version = t->storage->version;
+    if (!t->storage->inference) { /* inference tensors skip view tracking */
+        v->base = ct_retain(t->base ? t->base : (ct_tensor *)(uintptr_t)t);
+        v->view_version = t->storage->version;
+        v->inference_view = ct_is_inference_mode_enabled();
+    }
     c->outputs[c->n_outputs++] = v;
     return CT_OK;
 }
@@ -32622,7 +33274,9 @@ static CT__THREAD_LOCAL bool ct__grad_stack[64];
 static CT__THREAD_LOCAL int ct__grad_depth = 0;
 static CT__THREAD_LOCAL uint64_t ct__node_seq = 0;
 static CT__THREAD_LOCAL uint64_t ct__engine_epoch = 0;
-static CT__THREAD_LOCAL bool ct__node_failed = false; /* set by ct__node_new, read by set_history */
+static CT__THREAD_LOCAL int ct__inference_depth = 0;
+/* set when recording failed (ct__node_new, ct__save), read by set_history (ct__record_failed) */
+static CT__THREAD_LOCAL bool ct__node_failed = false;
 
 CT__GLUE_BEGIN
 /* ---- grad mode ---------------------------------------------------------------------- */
@@ -32652,6 +33306,27 @@ void ct_no_grad_end(void)
     }
     ct__grad_depth--;
     ct__grad_off = ct__grad_depth < 64 ? ct__grad_stack[ct__grad_depth] : true;
+}
+
+/* ---- inference mode ------------------------------------------------------------------ */
+void ct_inference_mode_begin(void)
+{
+    ct_no_grad_begin();
+    ct__inference_depth++;
+}
+
+void ct_inference_mode_end(void)
+{
+    if (ct__inference_depth == 0) {
+        return;
+    }
+    ct__inference_depth--;
+    ct_no_grad_end();
+}
+
+bool ct_is_inference_mode_enabled(void)
+{
+    return ct__inference_depth > 0;
 }
 
 /* ---- tensor autograd attributes ------------------------------------------------------ */
@@ -32709,6 +33384,11 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
                  "gradients");
+        return NULL;
+    }
+    if (requires_grad && t->storage->inference && !ct__inference_depth) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Setting requires_grad=True on inference tensor outside "
+                 "InferenceMode is not allowed.");
         return NULL;
     }
     t->requires_grad = requires_grad;
@@ -32860,11 +33540,11 @@ void ct__identity_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 
 bool ct__any_requires_grad(const ct_tensor *const *inputs, int n)
 {
-    if (ct__grad_off) {
+    if (ct__grad_off || ct__inference_depth) {
         return false;
     }
-    for (int k = 0; k < n; k++) {
-        if (inputs[k] && ct_requires_grad(inputs[k])) {
+    for (int k = 0; k < n; k++) { /* inference tensors never start recording (no autograd key) */
+        if (inputs[k] && !inputs[k]->storage->inference && ct_requires_grad(inputs[k])) {
             return true;
         }
     }
@@ -32923,6 +33603,15 @@ ct_node *ct__node_new(const char *name, ct__backward_fn fn, const ct_tensor *con
 void ct__save(ct_node *n, const ct_tensor *t)
 {
     CT_ASSERT(n->n_saved < CT__NODE_SAVED);
+    if (t && t->storage->inference) { /* nodes are only recorded outside inference mode */
+        ct__node_failed = true;
+        ct__fail(CT_ERR_AUTOGRAD, n->name, "Inference tensors cannot be saved for backward. "
+                 "Please do not use Tensors created in inference mode in computation tracked by "
+                 "autograd. To work around this, you can make a clone to get a normal tensor and "
+                 "use it in autograd, or use `torch.no_grad()` instead of "
+                 "`torch.inference_mode()`.");
+        t = NULL;
+    }
     ct_tensor *saved = NULL;
     if (t && t->requires_grad && !t->grad_fn) {
         saved = ct_retain((ct_tensor *)(uintptr_t)t);
@@ -32980,10 +33669,16 @@ const ct_tensor *ct__saved(ct_node *n, int k)
     return t;
 }
 
+bool ct__record_failed(void)
+{
+    bool failed = ct__node_failed;
+    ct__node_failed = false;
+    return failed;
+}
+
 ct_tensor *ct__set_history(ct_tensor *out, ct_node *n)
 {
-    if (ct__node_failed) { /* ct__node_new refused: the op fails */
-        ct__node_failed = false;
+    if (ct__record_failed()) { /* ct__node_new or ct__save refused: the op fails */
         ct__node_release(n);
         ct__release(out); /* not yet in a scope */
         return NULL;
@@ -33069,7 +33764,8 @@ typedef struct ct__engine {
     ct_node **ready; /* max-heap on seq */
     int64_t n_ready;
     bool retain_graph, create_graph;
-    /* ct_autograd_grad: capture instead of accumulating into .grad */
+    /* ct_autograd_grad: capture instead of accumulating into .grad; ct_autograd_backward
+       (captured NULL): accumulate only into these leaves (and retained non-leaves) */
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
@@ -33138,11 +33834,14 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 
 static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
+    int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
-        int i = ct__engine_input_index(e, leaf, NULL);
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
+        return;
+    }
+    if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
         return;
     }
     g = ct__run_hooks(leaf->hooks, g);
@@ -33401,6 +34100,36 @@ ct_status ct_backward(ct_tensor *t, const ct_tensor *grad_output, bool retain_gr
     return ct__engine_backward(&e, "ct_backward", &t, grad_output ? &grad_output : NULL, 1);
 }
 
+ct_status ct_autograd_backward(ct_tensor *const *tensors, int n_tensors,
+                               const ct_tensor *const *grad_tensors, bool retain_graph,
+                               bool create_graph, ct_tensor *const *inputs, int n_inputs)
+{
+    const char *op = "ct_autograd_backward";
+    if (ct__null(op, tensors)) {
+        return ct_error_code();
+    }
+    if (inputs && n_inputs <= 0) {
+        return ct__fail(CT_ERR_VALUE, op, "`inputs` argument to `backward()` cannot be empty.");
+    }
+    for (int i = 0; inputs && i < n_inputs; i++) { /* non-leaf inputs keep their .grad */
+        if (ct__null(op, inputs[i]) || ct_retain_grad(inputs[i]) != CT_OK) {
+            return ct_error_code();
+        }
+    }
+    for (int r = 0; grad_tensors && r < n_tensors; r++) {
+        if (grad_tensors[r] && ct__null_tensor(op, grad_tensors[r])) {
+            return ct_error_code();
+        }
+    }
+    ct__engine e;
+    memset(&e, 0, sizeof e);
+    e.retain_graph = retain_graph || create_graph;
+    e.create_graph = create_graph;
+    e.inputs = inputs;
+    e.n_inputs = inputs ? n_inputs : 0;
+    return ct__engine_backward(&e, op, tensors, grad_tensors, n_tensors);
+}
+
 ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *const *inputs,
                            int n_inputs, const ct_tensor *const *grad_outputs, bool retain_graph,
                            bool create_graph, bool allow_unused, ct_tensor **grads)
@@ -33631,8 +34360,26 @@ static bool ct__copy_slices(const ct_tensor *v, ct_node *fn)
 
 bool ct__check_inplace(const char *op, const ct_tensor *t)
 {
+    if (ct_is_inference_mode_enabled()) {
+        return true;
+    }
+    if (t->storage->inference) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "Inplace update to inference tensor outside InferenceMode "
+                 "is not allowed.You can make a clone to get a normal tensor before doing inplace "
+                 "update.See https://github.com/pytorch/rfcs/pull/17 for more details.");
+        return false;
+    }
     if (!ct_is_grad_enabled()) {
         return true;
+    }
+    if (t->inference_view && ct_requires_grad(t->base)) {
+        ct__fail(CT_ERR_AUTOGRAD, op, "A view was created in inference mode and is being "
+                 "modified inplace in normal mode. Given that this use case is ambiguous and "
+                 "error-prone, it is forbidden. You can clarify your code by moving both the view "
+                 "and the inplace either both inside the inference_mode block (if you don't want "
+                 "the inplace to be tracked) or both outside (if you want the inplace to be "
+                 "tracked).");
+        return false;
     }
     if (t->requires_grad && !t->grad_fn) {
         ct__fail(CT_ERR_AUTOGRAD, op,
@@ -37142,11 +37889,11 @@ CT__GLUE_END
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-CT__GLUE_BEGIN
 #define CT__ST_MMAP 1
 #endif
 #endif
+
+CT__GLUE_BEGIN
 
 #define CT__ST_HEADER_MAX 100000000u /* the safetensors library's MAX_HEADER_SIZE */
 #define CT__ST_ALIGN 8               /* the header is padded with spaces to a multiple of 8 */
@@ -47258,6 +48005,970 @@ CT__GLUE_END
 #undef CT__SDPA_BQ
 #undef CT__SDPA_BK
 
+// >>part nn/transformer.c
+/* nn/transformer.c - MultiheadAttention and the Transformer layers: composites of existing ops
+ * (no kernels), in the order of PyTorch's multi_head_attention_forward and transformer.py.
+ *
+ * Legend: L target length, S source length, N batch, E embed_dim, H heads, D = E / H head dim;
+ * inside the attention everything is seq-first (L, N, E) as PyTorch's functional form.
+ */
+
+
+CT__GLUE_BEGIN
+
+/* ---- shared helpers ------------------------------------------------------------------------ */
+/* Whether m is a module named name (typed forwards); CT_ERR_VALUE otherwise. */
+static bool ct__tfm_is(const char *fn, const ct_module *m, const char *name)
+{
+    const char *got = ct_module_name(m);
+    bool ok = got && ct_module_user(m) && !strcmp(got, name);
+    if (!ok) {
+        ct__fail(CT_ERR_VALUE, fn, "expected a %s module, got %s", name, got ? got : "NULL");
+    }
+    return ok;
+}
+
+/* Whether an optional tensor argument (a mask) is bad: freed or foreign under CTORCH_DEBUG
+   (NULL is fine). */
+static bool ct__tfm_bad(const char *fn, const ct_tensor *a, const ct_tensor *b)
+{
+    return (a && ct__null(fn, a)) || (b && ct__null(fn, b));
+}
+
+/* ct__tfm_bad for the masks of a Transformer forward's options (NULL: none). */
+static bool ct__tfm_bad_opts(const char *fn, const ct_transformer_forward_opts *o)
+{
+    return o && (ct__tfm_bad(fn, o->src_mask, o->tgt_mask) ||
+                 ct__tfm_bad(fn, o->memory_mask, o->src_key_padding_mask) ||
+                 ct__tfm_bad(fn, o->tgt_key_padding_mask, o->memory_key_padding_mask));
+}
+
+/* "torch.Size([3, 4])" of the first nd sizes. */
+static const char *ct__tfm_size(const int64_t *s, int nd, char *buf, size_t n)
+{
+    char shape[200];
+    snprintf(buf, n, "torch.Size(%s)", ct__shape_str(s, nd, shape, sizeof shape));
+    return buf;
+}
+
+/* A new module of type name with a copy of the cfg_size bytes at cfg as its user data. */
+static ct_module *ct__tfm_module(const char *name, ct_module_forward_fn forward, const void *cfg,
+                                 size_t cfg_size)
+{
+    void *u = ct__malloc(cfg_size);
+    ct_module *m = u ? ct_module_new(name, forward, u, ct__free) : NULL;
+    if (!m) {
+        if (!u) {
+            ct__fail(CT_ERR_OOM, name, "out of memory");
+        }
+        ct__free(u);
+        return NULL;
+    }
+    memcpy(u, cfg, cfg_size);
+    return m;
+}
+
+/* Registers child as name on m; false when child is NULL or the registration failed (child
+   freed). */
+static bool ct__tfm_add(ct_module *m, const char *name, ct_module *child)
+{
+    if (child && ct_module_register_module(m, name, child) != CT_OK) {
+        ct_module_free(child);
+        return false;
+    }
+    return child != NULL;
+}
+
+/* Registers a new zero float32 parameter of shape s on m; returns it (borrowed) or NULL. */
+static ct_tensor *ct__tfm_param(ct_module *m, const char *name, int64_t s0, int64_t s1, int nd)
+{
+    int64_t s[3] = {1, s0, s1};
+    ct_tensor *t = ct__tensor_new(name, s + 3 - nd, nd, CT_FLOAT32);
+    bool ok = t && ct_init_zeros_(t) && ct_module_register_parameter(m, name, t) == CT_OK;
+    ct__release(t); /* the module holds it */
+    return ok ? t : NULL;
+}
+
+/* PyTorch's _canonical_mask: a bool mask as 0 / -inf of dtype dt, a floating one as is.
+   False (CT_ERR_DTYPE) for other dtypes. */
+static bool ct__tfm_canonical(const char *fn, const char *name, const ct_tensor **mask,
+                              ct_dtype dt)
+{
+    const ct_tensor *t = *mask;
+    if (!t || ct_is_floating_point(t)) {
+        return true;
+    }
+    if (t->dtype != CT_BOOL) {
+        return ct__fail(CT_ERR_DTYPE, fn, "only bool and floating types of %s are supported",
+                        name) == CT_OK;
+    }
+    *mask = ct_masked_fill(ct_zeros(t->sizes, t->ndim, dt), t, -INFINITY);
+    return *mask != NULL;
+}
+
+/* PyTorch's _detect_is_causal_mask for a hint of None: whether mask (canonical) is (sz, sz) and
+   equals the square subsequent mask (-inf above the diagonal, 0 elsewhere). */
+static bool ct__tfm_detect_causal(const ct_tensor *mask, int64_t sz)
+{
+    if (!mask || mask->ndim != 2 || mask->sizes[0] != sz || mask->sizes[1] != sz) {
+        return false;
+    }
+    int64_t s[2] = {sz, sz};
+    return ct_equal(mask, ct_triu(ct_full(s, 2, -INFINITY, mask->dtype), 1));
+}
+
+/* ---- MultiheadAttention -------------------------------------------------------------------- */
+typedef struct ct__mha_cfg {
+    int64_t E, H, kdim, vdim;
+    ct_multihead_attention_opts o;
+} ct__mha_cfg;
+
+/* The attention problem in seq-first layout after the shape checks. */
+typedef struct ct__mha_args {
+    const ct_tensor *q, *k, *v;       /* (L, N, E), (S, N, kdim), (S, N, vdim) */
+    const ct_tensor *kpm, *mask;      /* canonical: (N, S); (L, S) or (N H, L, S); NULL */
+    int64_t L, N, S;
+    bool need_weights, average, causal;
+    double p;                         /* dropout probability (0 in eval mode) */
+} ct__mha_args;
+
+ct_multihead_attention_opts ct_multihead_attention_defaults(void)
+{
+    ct_multihead_attention_opts o;
+    memset(&o, 0, sizeof o);
+    o.bias = true;
+    return o;
+}
+
+ct_multihead_attention_forward_opts ct_multihead_attention_forward_defaults(void)
+{
+    ct_multihead_attention_forward_opts o;
+    memset(&o, 0, sizeof o);
+    o.need_weights = true;
+    o.average_attn_weights = true;
+    return o;
+}
+
+static ct_tensor *ct__mha_forward1(ct_module *m, const ct_tensor *x)
+{
+    ct_multihead_attention_forward_opts o = ct_multihead_attention_forward_defaults();
+    o.need_weights = false;
+    return ct_multihead_attention_forward(m, x, x, x, &o, NULL);
+}
+
+/* Registers the parameters and out_proj, drawing in PyTorch's order (out_proj's Linear init,
+   xavier_uniform_ of the projections, xavier_normal_ of bias_k and bias_v). */
+static bool ct__mha_params(ct_module *m, const ct__mha_cfg *c)
+{
+    int64_t E = c->E;
+    bool packed = c->kdim == E && c->vdim == E;
+    ct_tensor *w[3] = {NULL, NULL, NULL}, *bkv[2] = {NULL, NULL};
+    if (packed) {
+        w[0] = ct__tfm_param(m, "in_proj_weight", 3 * E, E, 2);
+    } else {
+        w[0] = ct__tfm_param(m, "q_proj_weight", E, E, 2);
+        w[1] = ct__tfm_param(m, "k_proj_weight", E, c->kdim, 2);
+        w[2] = ct__tfm_param(m, "v_proj_weight", E, c->vdim, 2);
+    }
+    bool ok = w[0] && (packed || (w[1] && w[2]));
+    ok = ok && (!c->o.bias || ct__tfm_param(m, "in_proj_bias", 0, 3 * E, 1));
+    if (ok && c->o.add_bias_kv) {
+        bkv[0] = ct__tfm_param(m, "bias_k", 1, E, 3);
+        bkv[1] = ct__tfm_param(m, "bias_v", 1, E, 3);
+        ok = bkv[0] && bkv[1];
+    }
+    ok = ok && ct__tfm_add(m, "out_proj", ct_linear_new(E, E, c->o.bias));
+    for (int i = 0; i < 3 && ok; i++) {
+        ok = !w[i] || ct_init_xavier_uniform_(w[i], 1.0, NULL);
+    }
+    if (ok && c->o.bias) {
+        ct_init_zeros_(ct_module_get_parameter(m, "out_proj.bias"));
+    }
+    for (int i = 0; i < 2 && ok; i++) {
+        ok = !bkv[i] || ct_init_xavier_normal_(bkv[i], 1.0, NULL);
+    }
+    return ok;
+}
+
+ct_module *ct_multihead_attention_new(int64_t embed_dim, int64_t num_heads,
+                                      const ct_multihead_attention_opts *opts)
+{
+    const char *fn = "MultiheadAttention";
+    ct__mha_cfg c;
+    c.o = opts ? *opts : ct_multihead_attention_defaults();
+    c.E = embed_dim;
+    c.H = num_heads;
+    if (embed_dim <= 0 || num_heads <= 0) {
+        ct__fail(CT_ERR_VALUE, fn, "embed_dim and num_heads must be greater than 0, got "
+                 "embed_dim=%lld and num_heads=%lld instead", (long long)embed_dim,
+                 (long long)num_heads);
+        return NULL;
+    }
+    if (embed_dim % num_heads != 0) {
+        ct__fail(CT_ERR_VALUE, fn, "embed_dim must be divisible by num_heads");
+        return NULL;
+    }
+    if (c.o.kdim < 0 || c.o.vdim < 0) {
+        ct__fail(CT_ERR_VALUE, fn, "kdim and vdim must be >= 0 (0: None), got %lld",
+                 (long long)(c.o.kdim < 0 ? c.o.kdim : c.o.vdim));
+        return NULL;
+    }
+    c.kdim = c.o.kdim ? c.o.kdim : embed_dim;
+    c.vdim = c.o.vdim ? c.o.vdim : embed_dim;
+    ct_module *m = ct__tfm_module(fn, ct__mha_forward1, &c, sizeof c);
+    if (m && !ct__mha_params(m, &c)) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* PyTorch's _mha_shape_check: 1 batched, 0 unbatched, -1 on error. */
+static int ct__mha_shape_check(const char *fn, const ct_tensor *q, const ct_tensor *k,
+                               const ct_tensor *v, const ct_tensor *kpm, const ct_tensor *mask,
+                               int64_t H)
+{
+    char b[240];
+    int nd = q->ndim;
+    if (nd != 2 && nd != 3) {
+        ct__fail(CT_ERR_SHAPE, fn, "query should be unbatched 2D or batched 3D tensor but "
+                 "received %d-D query tensor", nd);
+        return -1;
+    }
+    const char *kind = nd == 3 ? "batched (3-D)" : "unbatched (2-D)";
+    if (k->ndim != nd || v->ndim != nd) {
+        ct__fail(CT_ERR_SHAPE, fn, "For %s `query`, expected `key` and `value` to be %d-D but "
+                 "found %d-D and %d-D tensors respectively", kind, nd, k->ndim, v->ndim);
+        return -1;
+    }
+    if (kpm && kpm->ndim != nd - 1) {
+        ct__fail(CT_ERR_SHAPE, fn, "For %s `query`, expected `key_padding_mask` to be `None` "
+                 "or %d-D but found %d-D tensor instead", kind, nd - 1, kpm->ndim);
+        return -1;
+    }
+    if (mask && mask->ndim != 2 && mask->ndim != 3) {
+        ct__fail(CT_ERR_SHAPE, fn, "For %s `query`, expected `attn_mask` to be `None`, 2-D or "
+                 "3-D but found %d-D tensor instead", kind, mask->ndim);
+        return -1;
+    }
+    if (nd == 2 && mask && mask->ndim == 3 &&
+        (mask->sizes[0] != H || mask->sizes[1] != q->sizes[0] || mask->sizes[2] != k->sizes[0])) {
+        ct__fail(CT_ERR_SHAPE, fn, "Expected `attn_mask` shape to be (%lld, %lld, %lld) but got "
+                 "%s", (long long)H, (long long)q->sizes[0], (long long)k->sizes[0],
+                 ct__tfm_size(mask->sizes, 3, b, sizeof b));
+        return -1;
+    }
+    return nd == 3;
+}
+
+/* The checks of multi_head_attention_forward on the seq-first (3-D) inputs: the embedding
+   dim, key against value, the separate projections' weights and the attn_mask's shape. */
+static bool ct__mha_check(const char *fn, const ct_module *m, const ct__mha_cfg *c,
+                          const ct__mha_args *a)
+{
+    char b1[240], b2[240];
+    const ct_tensor *k = a->k, *v = a->v, *mask = a->mask;
+    bool packed = ct_module_get_parameter(m, "in_proj_weight") != NULL;
+    int64_t E = a->q->sizes[2], L = a->L, S = a->S;
+    if (E != c->E) {
+        return ct__fail(CT_ERR_SHAPE, fn, "was expecting embedding dimension of %lld, but got "
+                        "%lld", (long long)c->E, (long long)E) == CT_OK;
+    }
+    if (memcmp(k->sizes, v->sizes, sizeof(int64_t) * (packed ? 3 : 2)) != 0) {
+        return ct__fail(CT_ERR_SHAPE, fn, packed ? "key shape %s does not match value shape %s"
+                        : "key's sequence and batch dims %s do not match value's %s",
+                        ct__tfm_size(k->sizes, packed ? 3 : 2, b1, sizeof b1),
+                        ct__tfm_size(v->sizes, packed ? 3 : 2, b2, sizeof b2)) == CT_OK;
+    }
+    const int64_t dims[2] = {c->kdim, c->vdim};
+    const ct_tensor *kv[2] = {k, v};
+    for (int i = 0; i < 2 && !packed; i++) {
+        if (kv[i]->sizes[2] != dims[i]) {
+            int64_t s[2] = {E, dims[i]};
+            return ct__fail(CT_ERR_SHAPE, fn, "expecting %s weights shape of (%lld, %lld), but "
+                            "got %s", i ? "value" : "key", (long long)E,
+                            (long long)kv[i]->sizes[2], ct__tfm_size(s, 2, b1, sizeof b1)) ==
+                   CT_OK;
+        }
+    }
+    if (!mask) {
+        return true;
+    }
+    int64_t want[3] = {a->N * c->H, L, S};
+    int nd = mask->ndim;
+    if (memcmp(mask->sizes, want + 3 - nd, sizeof(int64_t) * (size_t)nd) != 0) {
+        return ct__fail(CT_ERR_SHAPE, fn, nd == 2 ? "The shape of the 2D attn_mask is %s, but "
+                        "should be (%lld, %lld)." : "The shape of the 3D attn_mask is %s, but "
+                        "should be (%lld, %lld, %lld).", ct__tfm_size(mask->sizes, nd, b1,
+                        sizeof b1), (long long)want[3 - nd], (long long)want[4 - nd],
+                        (long long)want[2]) == CT_OK;
+    }
+    return true;
+}
+
+/* Rows i E .. (i + n) E of a packed weight or bias (NULL stays NULL). */
+static ct_tensor *ct__mha_rows(const ct_tensor *t, int64_t i, int64_t n, int64_t E)
+{
+    return t ? ct_narrow(t, 0, i * E, n * E) : NULL;
+}
+
+/* The projected q, k, v into qkv[0..2]: PyTorch's _in_projection (separate weights) or
+   _in_projection_packed, whose shared linear of identical inputs is computed here as one
+   linear per row block of in_proj_weight (the same products; the backward then avoids
+   scattering three slices of a (L, N, 3E) gradient). */
+static void ct__mha_in_proj(const ct_module *m, const ct__mha_args *a, int64_t E,
+                            ct_tensor **qkv)
+{
+    static const char *const names[3] = {"q_proj_weight", "k_proj_weight", "v_proj_weight"};
+    const ct_tensor *w = ct_module_get_parameter(m, "in_proj_weight");
+    const ct_tensor *b = ct_module_get_parameter(m, "in_proj_bias");
+    const ct_tensor *in[3] = {a->q, a->k, a->v};
+    for (int i = 0; i < 3; i++) {
+        const ct_tensor *wi = w ? ct__mha_rows(w, i, 1, E) : ct_module_get_parameter(m, names[i]);
+        qkv[i] = ct_linear(in[i], wi, ct__mha_rows(b, i, 1, E));
+    }
+}
+
+/* Appends a zero column to the last dim of a mask (NULL stays NULL). */
+static const ct_tensor *ct__mha_pad1(const ct_tensor *mask)
+{
+    int64_t pad[2] = {0, 1};
+    return mask ? ct_pad(mask, pad, 2, CT_PAD_CONSTANT, 0) : NULL;
+}
+
+/* softmax(q k^T / sqrt(D) + mask) @ v with the weights (PyTorch's need_weights path):
+   q (N H, L, D), k, v (N H, S, D) -> (N H, L, D); *w (N H, L, S). */
+static ct_tensor *ct__mha_math(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
+                               const ct_tensor *mask, double p, ct_tensor **w)
+{
+    if (!q) { /* an op failed: its error is pending */
+        return NULL;
+    }
+    ct_tensor *qs = ct_mul_scalar(q, sqrt(1.0 / (double)q->sizes[2]));
+    ct_tensor *s = ct_bmm(qs, ct_transpose(k, -2, -1));
+    s = ct_softmax(mask ? ct_add(mask, s) : s, -1);
+    *w = p > 0 ? ct_dropout(s, p, true) : s;
+    return ct_bmm(*w, v);
+}
+
+/* PyTorch's key_padding_mask step: checks kpm (N, S) and adds it, as (N H, 1, S), to *mask
+   (or makes it the mask). */
+static bool ct__mha_merge_kpm(const ct_tensor *kpm, int64_t N, int64_t H, int64_t S,
+                              const ct_tensor **mask)
+{
+    if (kpm->sizes[0] != N || kpm->sizes[1] != S) {
+        int i = kpm->sizes[0] != N ? 0 : 1;
+        return ct__fail(CT_ERR_SHAPE, "ct_multihead_attention_forward", "Expected "
+                        "key_padded_mask.shape[%d] to be %lld, but got %lld", i,
+                        (long long)(i ? S : N), (long long)kpm->sizes[i]) == CT_OK;
+    }
+    int64_t s4[4] = {N, 1, 1, S}, e4[4] = {N, H, 1, S}, s3[3] = {N * H, 1, S};
+    ct_tensor *kp = ct_reshape(ct_expand(ct_reshape(kpm, s4, 4), e4, 4), s3, 3);
+    *mask = *mask ? ct_add(*mask, kp) : kp;
+    return true;
+}
+
+/* The fused path (need_weights false): q (N H, L, D), k, v (N H, S, D), mask (1 or N H, L or 1,
+   S) viewed as (N, H, L, D) ... for ct_scaled_dot_product_attention; returns (L, N, H, D). */
+static ct_tensor *ct__mha_fused(const ct_tensor *q, const ct_tensor *k, const ct_tensor *v,
+                                const ct_tensor *mask, const ct__mha_args *a, int64_t N,
+                                int64_t H)
+{
+    if (!q || !k || !v) { /* an op failed: its error is pending */
+        return NULL;
+    }
+    int64_t D = q->sizes[2], L = a->L, S = k->sizes[1];
+    int64_t sq[4] = {N, H, L, D}, skv[4] = {N, H, S, D}, perm[4] = {2, 0, 1, 3};
+    int64_t sm[4] = {N, H, mask ? mask->sizes[1] : 0, S};
+    if (mask) {
+        mask = mask->sizes[0] == 1 ? ct_unsqueeze(mask, 0) : ct_reshape(mask, sm, 4);
+    }
+    ct_scaled_dot_product_attention_opts o = ct_scaled_dot_product_attention_defaults();
+    o.dropout_p = a->p;
+    o.is_causal = a->causal;
+    return ct_permute(ct_scaled_dot_product_attention(ct_reshape(q, sq, 4), ct_reshape(k, skv, 4),
+                                                      ct_reshape(v, skv, 4), mask, &o),
+                      perm, 4);
+}
+
+/* The attention after the projections: heads, bias_kv, zero_attn, masks, then the math path
+   (need_weights) or the fused kernel; returns (L N, E) before out_proj, *w (N, H, L, S'). */
+static ct_tensor *ct__mha_attend(const ct_module *m, const ct__mha_cfg *c, ct__mha_args *a,
+                                 ct_tensor **qkv, ct_tensor **w)
+{
+    int64_t L = a->L, N = a->N, S = a->S, H = c->H, D = c->E / c->H, NH = N * H;
+    const ct_tensor *bk = ct_module_get_parameter(m, "bias_k");
+    const ct_tensor *mask = a->mask && a->mask->ndim == 2 ? ct_unsqueeze(a->mask, 0) : a->mask;
+    const ct_tensor *kpm = a->kpm;
+    if (bk) {
+        int64_t rep[3] = {1, N, 1};
+        const ct_tensor *kk[2] = {qkv[1], ct_repeat(bk, rep, 3)};
+        const ct_tensor *vv[2] = {qkv[2], ct_repeat(ct_module_get_parameter(m, "bias_v"), rep, 3)};
+        qkv[1] = ct_cat(kk, 2, 0);
+        qkv[2] = ct_cat(vv, 2, 0);
+        mask = ct__mha_pad1(mask);
+        kpm = ct__mha_pad1(kpm);
+        S++;
+    }
+    int64_t sq[3] = {L, NH, D}, skv[3] = {S, NH, D};
+    ct_tensor *q = ct_transpose(ct_reshape(qkv[0], sq, 3), 0, 1);
+    ct_tensor *k = ct_transpose(ct_reshape(qkv[1], skv, 3), 0, 1);
+    ct_tensor *v = ct_transpose(ct_reshape(qkv[2], skv, 3), 0, 1);
+    if (c->o.add_zero_attn) {
+        int64_t z[3] = {NH, 1, D};
+        ct_tensor *zero = ct_zeros(z, 3, qkv[0] ? qkv[0]->dtype : CT_FLOAT32);
+        const ct_tensor *kk[2] = {k, zero}, *vv[2] = {v, zero};
+        k = ct_cat(kk, 2, 1);
+        v = ct_cat(vv, 2, 1);
+        mask = ct__mha_pad1(mask);
+        kpm = ct__mha_pad1(kpm);
+        S++;
+    }
+    if (kpm && !ct__mha_merge_kpm(kpm, N, H, S, &mask)) {
+        return NULL;
+    }
+    ct_tensor *o = a->need_weights ? ct_transpose(ct__mha_math(q, k, v, mask, a->p, w), 0, 1)
+                                   : ct__mha_fused(q, k, v, mask, a, N, H);
+    int64_t so2[2] = {L * N, c->E}, sw[4] = {N, H, L, S};
+    *w = *w ? ct_reshape(*w, sw, 4) : NULL;
+    return ct_reshape(o, so2, 2);
+}
+
+/* The seq-first attention (PyTorch's multi_head_attention_forward after the shape check):
+   output (L, N, E), *w (N, H, L, S') or averaged (N, L, S'). */
+static ct_tensor *ct__mha_run(const char *fn, const ct_module *m, ct__mha_args *a,
+                              ct_tensor **w)
+{
+    const ct__mha_cfg *c = (const ct__mha_cfg *)ct_module_user(m);
+    ct_dtype dt = a->q->dtype;
+    if (!ct__tfm_canonical(fn, "key_padding_mask", &a->kpm, dt)) {
+        return NULL;
+    }
+    if (a->causal && !a->mask) {
+        ct__fail(CT_ERR_VALUE, fn, "Need attn_mask if specifying the is_causal hint. You may use "
+                 "the Transformer module method `generate_square_subsequent_mask` to create "
+                 "this mask.");
+        return NULL;
+    }
+    if (a->causal && !a->kpm && !a->need_weights) {
+        a->mask = NULL;
+    } else {
+        if (!ct__tfm_canonical(fn, "attn_mask", &a->mask, dt)) {
+            return NULL;
+        }
+        a->causal = a->causal && !a->kpm;
+    }
+    if (!ct__mha_check(fn, m, c, a)) {
+        return NULL;
+    }
+    ct_tensor *qkv[3];
+    ct__mha_in_proj(m, a, c->E, qkv);
+    ct_tensor *o = ct__mha_attend(m, c, a, qkv, w);
+    int64_t s3[3] = {a->L, a->N, c->E};
+    o = ct_reshape(ct_linear(o, ct_module_get_parameter(m, "out_proj.weight"),
+                             ct_module_get_parameter(m, "out_proj.bias")), s3, 3);
+    if (*w && a->average) {
+        *w = ct_mean_dim(*w, 1, false);
+    }
+    return o;
+}
+
+/* An input in seq-first batched layout (L, N, E): transposed (batch_first; one contiguous copy
+   that the projections of a shared input share) or unsqueezed. */
+static const ct_tensor *ct__mha_seq_first(const ct_tensor *t, bool batched, bool batch_first)
+{
+    return batch_first ? ct_contiguous(ct_transpose(t, 0, 1)) : batched ? t : ct_unsqueeze(t, 1);
+}
+
+ct_tensor *ct_multihead_attention_forward(ct_module *m, const ct_tensor *query,
+                                          const ct_tensor *key, const ct_tensor *value,
+                                          const ct_multihead_attention_forward_opts *opts,
+                                          ct_tensor **attn_weights)
+{
+    const char *fn = "ct_multihead_attention_forward";
+    if (attn_weights) {
+        *attn_weights = NULL;
+    }
+    if (ct__null(fn, m) || ct__null(fn, query) || ct__null(fn, key) || ct__null(fn, value) ||
+        (opts && ct__tfm_bad(fn, opts->key_padding_mask, opts->attn_mask)) ||
+        !ct__tfm_is(fn, m, "MultiheadAttention")) {
+        return NULL;
+    }
+    const ct__mha_cfg *c = (const ct__mha_cfg *)ct_module_user(m);
+    ct_multihead_attention_forward_opts o = opts ? *opts
+                                                 : ct_multihead_attention_forward_defaults();
+    int batched = ct__mha_shape_check(fn, query, key, value, o.key_padding_mask, o.attn_mask,
+                                      c->H);
+    if (batched < 0) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct__mha_args a;
+    bool bf = batched && c->o.batch_first;
+    a.q = ct__mha_seq_first(query, batched, bf);
+    a.k = key == query ? a.q : ct__mha_seq_first(key, batched, bf);
+    a.v = value == key ? a.k : ct__mha_seq_first(value, batched, bf);
+    a.kpm = o.key_padding_mask && !batched ? ct_unsqueeze(o.key_padding_mask, 0)
+                                           : o.key_padding_mask;
+    a.mask = o.attn_mask;
+    a.L = query->sizes[bf ? 1 : 0];
+    a.S = key->sizes[bf ? 1 : 0];
+    a.N = batched ? query->sizes[c->o.batch_first ? 0 : 1] : 1;
+    a.need_weights = o.need_weights;
+    a.average = o.average_attn_weights;
+    a.causal = o.is_causal;
+    a.p = ct_module_is_training(m) ? c->o.dropout : 0.0;
+    ct_tensor *w = NULL;
+    ct_tensor *out = a.q && a.k && a.v ? ct__mha_run(fn, m, &a, &w) : NULL;
+    if (out && !batched) {
+        out = ct_squeeze_dim(out, 1);
+        w = w ? ct_squeeze_dim(w, 0) : NULL;
+    } else if (out && c->o.batch_first) {
+        out = ct_transpose(out, 0, 1);
+    }
+    out = ct_keep(out);
+    w = out && w && attn_weights ? ct_keep(w) : NULL;
+    ct_scope_end();
+    if (attn_weights) {
+        *attn_weights = w;
+    }
+    return out;
+}
+
+/* ---- Transformer layers ---------------------------------------------------------------------- */
+typedef struct ct__tfm_layer_cfg {
+    int64_t d_model, nhead;
+    bool decoder;
+    ct_transformer_layer_opts o;
+} ct__tfm_layer_cfg;
+
+/* A TransformerEncoder / TransformerDecoder: whether a final norm is registered. */
+typedef struct ct__tfm_stack_cfg {
+    bool norm;
+} ct__tfm_stack_cfg;
+
+ct_transformer_layer_opts ct_transformer_layer_defaults(void)
+{
+    ct_transformer_layer_opts o;
+    memset(&o, 0, sizeof o);
+    o.dim_feedforward = 2048;
+    o.dropout = 0.1;
+    o.activation = CT_TRANSFORMER_RELU;
+    o.layer_norm_eps = 1e-5;
+    o.bias = true;
+    return o;
+}
+
+static ct_tensor *ct__tfm_enc_layer_forward1(ct_module *m, const ct_tensor *src)
+{
+    return ct_transformer_encoder_layer_forward(m, src, NULL, NULL, false);
+}
+
+static ct_tensor *ct__tfm_enc_forward1(ct_module *m, const ct_tensor *src)
+{
+    return ct_transformer_encoder_forward(m, src, NULL, NULL, false);
+}
+
+/* The single-input forward of the modules that need two inputs: PyTorch's TypeError. */
+static ct_tensor *ct__tfm_two_inputs(ct_module *m, const ct_tensor *input)
+{
+    (void)input;
+    const char *name = ct_module_name(m);
+    ct__fail(CT_ERR_VALUE, "ct_module_forward", "%s.forward() missing 1 required positional "
+             "argument: '%s'", name, strcmp(name, "Transformer") ? "memory" : "tgt");
+    return NULL;
+}
+
+/* The layers' submodules in PyTorch's order of creation (and so of initialization). */
+static bool ct__tfm_layer_parts(ct_module *m, const ct__tfm_layer_cfg *c)
+{
+    const ct_transformer_layer_opts *o = &c->o;
+    ct_multihead_attention_opts ao = ct_multihead_attention_defaults();
+    ao.dropout = o->dropout;
+    ao.bias = o->bias;
+    ao.batch_first = o->batch_first;
+    int64_t d = c->d_model, ff = o->dim_feedforward;
+    bool ok = ct__tfm_add(m, "self_attn", ct_multihead_attention_new(d, c->nhead, &ao));
+    ok = ok && (!c->decoder ||
+                ct__tfm_add(m, "multihead_attn", ct_multihead_attention_new(d, c->nhead, &ao)));
+    ok = ok && ct__tfm_add(m, "linear1", ct_linear_new(d, ff, o->bias)) &&
+         ct__tfm_add(m, "dropout", ct_dropout_new(o->dropout)) &&
+         ct__tfm_add(m, "linear2", ct_linear_new(ff, d, o->bias));
+    static const char *const norms[3] = {"norm1", "norm2", "norm3"};
+    static const char *const drops[3] = {"dropout1", "dropout2", "dropout3"};
+    int n = c->decoder ? 3 : 2;
+    for (int i = 0; i < n && ok; i++) {
+        ok = ct__tfm_add(m, norms[i], ct_layer_norm_new(&d, 1, o->layer_norm_eps, true, o->bias));
+    }
+    for (int i = 0; i < n && ok; i++) {
+        ok = ct__tfm_add(m, drops[i], ct_dropout_new(o->dropout));
+    }
+    return ok;
+}
+
+static ct_module *ct__tfm_layer_new(const char *name, int64_t d_model, int64_t nhead,
+                                    const ct_transformer_layer_opts *opts, bool decoder)
+{
+    ct__tfm_layer_cfg c;
+    c.d_model = d_model;
+    c.nhead = nhead;
+    c.decoder = decoder;
+    c.o = opts ? *opts : ct_transformer_layer_defaults();
+    if ((unsigned)c.o.activation > (unsigned)CT_TRANSFORMER_GELU) {
+        ct__fail(CT_ERR_VALUE, name, "invalid activation %d", (int)c.o.activation);
+        return NULL;
+    }
+    ct_module *m = ct__tfm_module(name, decoder ? ct__tfm_two_inputs : ct__tfm_enc_layer_forward1,
+                                  &c, sizeof c);
+    if (m && !ct__tfm_layer_parts(m, &c)) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+ct_module *ct_transformer_encoder_layer_new(int64_t d_model, int64_t nhead,
+                                            const ct_transformer_layer_opts *opts)
+{
+    return ct__tfm_layer_new("TransformerEncoderLayer", d_model, nhead, opts, false);
+}
+
+ct_module *ct_transformer_decoder_layer_new(int64_t d_model, int64_t nhead,
+                                            const ct_transformer_layer_opts *opts)
+{
+    return ct__tfm_layer_new("TransformerDecoderLayer", d_model, nhead, opts, true);
+}
+
+/* The named submodule's dropout (training mode) of x. */
+static ct_tensor *ct__tfm_drop(ct_module *m, const char *name, const ct_tensor *x)
+{
+    return ct_dropout_forward(ct_module_get_submodule(m, name), x);
+}
+
+/* _sa_block / _mha_block: drop(attn(x, mem, mem)) without weights. */
+static ct_tensor *ct__tfm_attn_block(ct_module *m, const char *attn, const char *drop,
+                                     const ct_tensor *x, const ct_tensor *mem,
+                                     const ct_tensor *mask, const ct_tensor *kpm, bool causal)
+{
+    ct_multihead_attention_forward_opts o = ct_multihead_attention_forward_defaults();
+    o.key_padding_mask = kpm;
+    o.need_weights = false;
+    o.attn_mask = mask;
+    o.is_causal = causal;
+    return ct__tfm_drop(m, drop, ct_multihead_attention_forward(ct_module_get_submodule(m, attn),
+                                                                x, mem, mem, &o, NULL));
+}
+
+/* _ff_block: drop(linear2(dropout(activation(linear1(x))))). */
+static ct_tensor *ct__tfm_ff_block(ct_module *m, const char *drop, const ct_tensor *x)
+{
+    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
+    ct_tensor *h = ct_linear_forward(ct_module_get_submodule(m, "linear1"), x);
+    h = c->o.activation == CT_TRANSFORMER_GELU ? ct_gelu(h, CT_GELU_NONE) : ct_relu(h);
+    h = ct_linear_forward(ct_module_get_submodule(m, "linear2"), ct__tfm_drop(m, "dropout", h));
+    return ct__tfm_drop(m, drop, h);
+}
+
+/* The named LayerNorm of x. */
+static ct_tensor *ct__tfm_norm(ct_module *m, const char *name, const ct_tensor *x)
+{
+    return ct_layer_norm_forward(ct_module_get_submodule(m, name), x);
+}
+
+/* One residual step: x + f(norm(x)) (norm_first) or norm(x + f(x)); block 0 self-attention,
+   1 attention to mem, 2 feedforward. */
+static ct_tensor *ct__tfm_residual(ct_module *m, int block, const char *norm, const char *drop,
+                                   const ct_tensor *x, const ct_tensor *mem,
+                                   const ct_tensor *mask, const ct_tensor *kpm, bool causal)
+{
+    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
+    const ct_tensor *in = c->o.norm_first ? ct__tfm_norm(m, norm, x) : x;
+    ct_tensor *f = block == 2 ? ct__tfm_ff_block(m, drop, in)
+                   : ct__tfm_attn_block(m, block ? "multihead_attn" : "self_attn", drop, in,
+                                        block ? mem : in, mask, kpm, causal);
+    ct_tensor *r = ct_add(x, f);
+    return c->o.norm_first ? r : ct__tfm_norm(m, norm, r);
+}
+
+ct_tensor *ct_transformer_encoder_layer_forward(ct_module *m, const ct_tensor *src,
+                                                const ct_tensor *src_mask,
+                                                const ct_tensor *src_key_padding_mask,
+                                                bool is_causal)
+{
+    const char *fn = "ct_transformer_encoder_layer_forward";
+    if (ct__null(fn, m) || ct__null(fn, src) ||
+        ct__tfm_bad(fn, src_mask, src_key_padding_mask) ||
+        !ct__tfm_is(fn, m, "TransformerEncoderLayer")) {
+        return NULL;
+    }
+    ct_scope_begin();
+    ct_tensor *x = ct__tfm_residual(m, 0, "norm1", "dropout1", src, NULL, src_mask,
+                                    src_key_padding_mask, is_causal);
+    x = ct__tfm_residual(m, 2, "norm2", "dropout2", x, NULL, NULL, NULL, false);
+    x = ct_keep(x);
+    ct_scope_end();
+    return x;
+}
+
+ct_tensor *ct_transformer_decoder_layer_forward(ct_module *m, const ct_tensor *tgt,
+                                                const ct_tensor *memory,
+                                                const ct_transformer_forward_opts *opts)
+{
+    const char *fn = "ct_transformer_decoder_layer_forward";
+    if (ct__null(fn, m) || ct__null(fn, tgt) || ct__null(fn, memory) ||
+        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "TransformerDecoderLayer")) {
+        return NULL;
+    }
+    ct_transformer_forward_opts o;
+    memset(&o, 0, sizeof o);
+    o = opts ? *opts : o;
+    ct_scope_begin();
+    ct_tensor *x = ct__tfm_residual(m, 0, "norm1", "dropout1", tgt, NULL, o.tgt_mask,
+                                    o.tgt_key_padding_mask, o.tgt_is_causal);
+    x = ct__tfm_residual(m, 1, "norm2", "dropout2", x, memory, o.memory_mask,
+                         o.memory_key_padding_mask, o.memory_is_causal);
+    x = ct__tfm_residual(m, 2, "norm3", "dropout3", x, NULL, NULL, NULL, false);
+    x = ct_keep(x);
+    ct_scope_end();
+    return x;
+}
+
+/* ---- TransformerEncoder / TransformerDecoder ------------------------------------------------ */
+/* A copy of layer (copy.deepcopy): the same configuration, built without drawing from the
+   generator, with layer's parameter values, dtype and training mode. */
+static ct_module *ct__tfm_clone(const ct_module *layer)
+{
+    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(layer);
+    if (ct_fork_rng_begin() != CT_OK) {
+        return NULL;
+    }
+    ct_module *r = ct__tfm_layer_new(ct_module_name(layer), c->d_model, c->nhead, &c->o,
+                                     c->decoder);
+    ct_fork_rng_end();
+    ct_tensor *p = NULL;
+    ct_module_parameters(layer, &p, 1);
+    ct_state_dict *sd = r ? ct_module_state_dict(layer) : NULL;
+    bool ok = sd && ct_module_to(r, p ? p->dtype : CT_FLOAT32) &&
+              ct_module_load_state_dict(r, sd, true, NULL) == CT_OK;
+    ct_state_dict_free(sd);
+    if (!ok) {
+        ct_module_free(r);
+        return NULL;
+    }
+    ct_module_train(r, ct_module_is_training(layer));
+    return r;
+}
+
+/* TransformerEncoder / TransformerDecoder (name) of num_layers copies of layer (of type
+   layer_name) and norm; takes ownership of layer and norm. */
+static ct_module *ct__tfm_stack_new(const char *name, const char *layer_name,
+                                    ct_module_forward_fn forward, ct_module *layer,
+                                    int64_t num_layers, ct_module *norm)
+{
+    ct__tfm_stack_cfg c;
+    c.norm = norm != NULL;
+    ct_module *m = NULL;
+    if (ct__null(name, layer) || !ct__tfm_is(name, layer, layer_name)) {
+        m = NULL;
+    } else if (num_layers < 1) {
+        ct__fail(CT_ERR_VALUE, name, "num_layers must be positive, got %lld",
+                 (long long)num_layers);
+    } else {
+        m = ct__tfm_module(name, forward, &c, sizeof c);
+    }
+    ct_module *list = m ? ct_module_list_new() : NULL;
+    bool ok = ct__tfm_add(m, "layers", list);
+    for (int64_t i = 0; i < num_layers && ok; i++) {
+        ok = ct_module_list_append(list, ct__tfm_clone(layer)) != NULL;
+    }
+    if (!ok) {
+        ct_module_free(norm);
+    } else if (norm) {
+        ok = ct__tfm_add(m, "norm", norm);
+    }
+    if (!ok) {
+        ct_module_free(m);
+        m = NULL;
+    }
+    ct_module_free(layer);
+    return m;
+}
+
+ct_module *ct_transformer_encoder_new(ct_module *layer, int64_t num_layers, ct_module *norm)
+{
+    return ct__tfm_stack_new("TransformerEncoder", "TransformerEncoderLayer",
+                             ct__tfm_enc_forward1, layer, num_layers, norm);
+}
+
+ct_module *ct_transformer_decoder_new(ct_module *layer, int64_t num_layers, ct_module *norm)
+{
+    return ct__tfm_stack_new("TransformerDecoder", "TransformerDecoderLayer", ct__tfm_two_inputs,
+                             layer, num_layers, norm);
+}
+
+/* The stack's layers (borrowed) and the hint for mask (canonical) over x's sequence length:
+   PyTorch's _get_seq_len and _detect_is_causal_mask (is_causal false: None). */
+static ct_module *ct__tfm_layers(ct_module *m, const ct_tensor *x, const ct_tensor *mask,
+                                 bool *is_causal)
+{
+    ct_module *layers = ct_module_get_submodule(m, "layers");
+    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(
+        ct_module_child(layers, 0));
+    int64_t seq = x->sizes[x->ndim == 3 && c->o.batch_first ? 1 : 0];
+    *is_causal = *is_causal || ct__tfm_detect_causal(mask, seq);
+    return layers;
+}
+
+/* The final norm of a stack, if any. */
+static ct_tensor *ct__tfm_final_norm(ct_module *m, ct_tensor *x)
+{
+    const ct__tfm_stack_cfg *c = (const ct__tfm_stack_cfg *)ct_module_user(m);
+    return c->norm ? ct_module_forward(ct_module_get_submodule(m, "norm"), x) : x;
+}
+
+ct_tensor *ct_transformer_encoder_forward(ct_module *m, const ct_tensor *src,
+                                          const ct_tensor *mask,
+                                          const ct_tensor *src_key_padding_mask, bool is_causal)
+{
+    const char *fn = "ct_transformer_encoder_forward";
+    if (ct__null(fn, m) || ct__null(fn, src) || ct__tfm_bad(fn, mask, src_key_padding_mask) ||
+        !ct__tfm_is(fn, m, "TransformerEncoder")) {
+        return NULL;
+    }
+    ct_scope_begin();
+    const ct_tensor *kpm = src_key_padding_mask;
+    ct_tensor *x = NULL;
+    if (ct__tfm_canonical(fn, "src_key_padding_mask", &kpm, src->dtype) &&
+        ct__tfm_canonical(fn, "mask", &mask, src->dtype)) {
+        ct_module *layers = ct__tfm_layers(m, src, mask, &is_causal);
+        x = (ct_tensor *)src;
+        for (int64_t i = 0; i < ct_module_num_children(layers) && x; i++) {
+            x = ct_transformer_encoder_layer_forward(ct_module_child(layers, i), x, mask, kpm,
+                                                     is_causal);
+        }
+        x = x ? ct__tfm_final_norm(m, x) : NULL;
+    }
+    x = ct_keep(x);
+    ct_scope_end();
+    return x;
+}
+
+ct_tensor *ct_transformer_decoder_forward(ct_module *m, const ct_tensor *tgt,
+                                          const ct_tensor *memory,
+                                          const ct_transformer_forward_opts *opts)
+{
+    const char *fn = "ct_transformer_decoder_forward";
+    if (ct__null(fn, m) || ct__null(fn, tgt) || ct__null(fn, memory) ||
+        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "TransformerDecoder")) {
+        return NULL;
+    }
+    ct_transformer_forward_opts o;
+    memset(&o, 0, sizeof o);
+    o = opts ? *opts : o;
+    ct_scope_begin();
+    const ct_tensor *causal_mask = o.tgt_mask;
+    ct_tensor *x = NULL;
+    if (ct__tfm_canonical(fn, "tgt_mask", &causal_mask, tgt->dtype)) {
+        ct_module *layers = ct__tfm_layers(m, tgt, causal_mask, &o.tgt_is_causal);
+        x = (ct_tensor *)tgt;
+        for (int64_t i = 0; i < ct_module_num_children(layers) && x; i++) {
+            x = ct_transformer_decoder_layer_forward(ct_module_child(layers, i), x, memory, &o);
+        }
+        x = x ? ct__tfm_final_norm(m, x) : NULL;
+    }
+    x = ct_keep(x);
+    ct_scope_end();
+    return x;
+}
+
+/* ---- Transformer ----------------------------------------------------------------------------- */
+/* The encoder or decoder of nn.Transformer: num_layers layers and a final LayerNorm. */
+static ct_module *ct__tfm_half(bool decoder, int64_t d_model, int64_t nhead, int64_t num_layers,
+                               const ct_transformer_layer_opts *o)
+{
+    ct_module *layer = decoder ? ct_transformer_decoder_layer_new(d_model, nhead, o)
+                               : ct_transformer_encoder_layer_new(d_model, nhead, o);
+    ct_module *norm = layer ? ct_layer_norm_new(&d_model, 1, o->layer_norm_eps, true, o->bias)
+                            : NULL;
+    if (!norm) {
+        ct_module_free(layer);
+        return NULL;
+    }
+    return decoder ? ct_transformer_decoder_new(layer, num_layers, norm)
+                   : ct_transformer_encoder_new(layer, num_layers, norm);
+}
+
+/* _reset_parameters: xavier_uniform_ of every parameter with more than one dim. */
+static bool ct__tfm_xavier(ct_module *m)
+{
+    int64_t n = ct_module_parameters(m, NULL, 0);
+    ct_tensor **p = (ct_tensor **)ct__malloc(sizeof(ct_tensor *) * (size_t)n);
+    if (!p) {
+        return ct__fail(CT_ERR_OOM, "Transformer", "out of memory") == CT_OK;
+    }
+    ct_module_parameters(m, p, n);
+    bool ok = true;
+    for (int64_t i = 0; i < n && ok; i++) {
+        ok = p[i]->ndim < 2 || ct_init_xavier_uniform_(p[i], 1.0, NULL);
+    }
+    ct__free(p);
+    return ok;
+}
+
+ct_module *ct_transformer_new(int64_t d_model, int64_t nhead, int64_t num_encoder_layers,
+                              int64_t num_decoder_layers, const ct_transformer_layer_opts *opts)
+{
+    ct__tfm_layer_cfg c;
+    c.d_model = d_model;
+    c.nhead = nhead;
+    c.decoder = false;
+    c.o = opts ? *opts : ct_transformer_layer_defaults();
+    ct_module *m = ct__tfm_module("Transformer", ct__tfm_two_inputs, &c, sizeof c);
+    bool ok = m && ct__tfm_add(m, "encoder", ct__tfm_half(false, d_model, nhead,
+                                                          num_encoder_layers, &c.o));
+    ok = ok && ct__tfm_add(m, "decoder", ct__tfm_half(true, d_model, nhead, num_decoder_layers,
+                                                      &c.o));
+    if (!ok || !ct__tfm_xavier(m)) {
+        ct_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+ct_tensor *ct_transformer_forward(ct_module *m, const ct_tensor *src, const ct_tensor *tgt,
+                                  const ct_transformer_forward_opts *opts)
+{
+    const char *fn = "ct_transformer_forward";
+    if (ct__null(fn, m) || ct__null(fn, src) || ct__null(fn, tgt) ||
+        ct__tfm_bad_opts(fn, opts) || !ct__tfm_is(fn, m, "Transformer")) {
+        return NULL;
+    }
+    const ct__tfm_layer_cfg *c = (const ct__tfm_layer_cfg *)ct_module_user(m);
+    int b = c->o.batch_first ? 0 : 1;
+    if (src->ndim == 3 && (tgt->ndim < 2 || src->sizes[b] != tgt->sizes[b])) {
+        ct__fail(CT_ERR_SHAPE, fn, "the batch number of src and tgt must be equal");
+        return NULL;
+    }
+    if (src->ndim < 1 || tgt->ndim < 1 || src->sizes[src->ndim - 1] != c->d_model ||
+        tgt->sizes[tgt->ndim - 1] != c->d_model) {
+        ct__fail(CT_ERR_SHAPE, fn, "the feature number of src and tgt must be equal to d_model");
+        return NULL;
+    }
+    ct_transformer_forward_opts o;
+    memset(&o, 0, sizeof o);
+    o = opts ? *opts : o;
+    ct_scope_begin();
+    ct_tensor *mem = ct_transformer_encoder_forward(ct_module_get_submodule(m, "encoder"), src,
+                                                    o.src_mask, o.src_key_padding_mask,
+                                                    o.src_is_causal);
+    ct_tensor *out = ct_keep(ct_transformer_decoder_forward(ct_module_get_submodule(m, "decoder"),
+                                                            tgt, mem, &o));
+    ct_scope_end();
+    return out;
+}
+
+CT__GLUE_END
+
 // >>part nn/kv_cache.c
 /* nn/kv_cache.c - the key/value cache of incremental decoding: two buffers (B, H, T, D) and a
  * fill count; updates are ctorch copies into narrowed views under no_grad. */
@@ -48517,9 +50228,10 @@ typedef struct ct__optim_ctx {
 
 #ifdef CT__OPTIM_VEC
 /* The float32 vector loops of the kernels below (float64 keeps the scalar loops: compile
-   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b,
-   c): FMA; fma(-a, b, c): FNMA) and the same selects; each continues from i and returns where
-   the scalar loop goes on. Loop-invariant conditions stay branches (predicted, one per
+   time): each kernel's scalar formula, CT__OPTIM_N_<S> lanes at a time, with the same
+   operations (x*y: MULP; a product rounded by itself: MUL; fma(a, b, c): FMA; fma(-a, b, c):
+   FNMA) and the same selects; each continues from i and returns where the scalar loop goes
+   on. Loop-invariant conditions stay branches (predicted, one per
    vector). */
 #define CT__OV(S) ct__optim_v##S
 #define CT__OPTIM_VBEGIN(T, S)                                                             \
@@ -48540,6 +50252,14 @@ typedef struct ct__optim_ctx {
     }
 /* NAME = k[K] (as a T) in every lane */
 #define CT__OPTIM_VK(T, S, NAME, K) const CT__OV(S) NAME = CT__OPTIM_SET_##S((T)c->k[K]);
+/* w1 = k[K] - 1 in every lane and small = |k[K]| < 0.5: lerp's two forms (ct__optim_vlerp) */
+#define CT__OPTIM_VLERP_K(T, S, K)                                                         \
+    const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[K] - (T)1);                             \
+    bool small = (T)c->k[K] < (T)0.5 && (T)c->k[K] > (T)-0.5;
+/* m = lerp(S0[i], g, w), stored back: Adam's first moment */
+#define CT__OPTIM_VFIRST_MOMENT(S)                                                         \
+    CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);          \
+    CT__OPTIM_ST_##S(S0 + i, m);
 /* fma(w*g, g, X*b): the decaying average of g^2 (w = 1 - b) */
 #define CT__OPTIM_VSQAVG(S, X, b, w, g)                                                    \
     CT__OPTIM_FMA_##S(CT__OPTIM_MULP_##S(w, g), g, CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(X), b))
@@ -48556,8 +50276,7 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VBEGIN(T, S)                                                             \
         CT__OPTIM_VK(T, S, alpha, 0) CT__OPTIM_VK(T, S, w, 1) CT__OPTIM_VK(T, S, eps, 2)   \
         CT__OPTIM_VK(T, S, mom, 3) CT__OPTIM_VK(T, S, nlr, 4)                              \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[1] - (T)1);                         \
-        bool small = (T)c->k[1] < (T)0.5 && (T)c->k[1] > (T)-0.5;                          \
+        CT__OPTIM_VLERP_K(T, S, 1)                                                         \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S0 + i, alpha, w, g);                        \
@@ -48617,12 +50336,10 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VBEGIN(T, S)                                                             \
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, eps, 2)      \
         CT__OPTIM_VK(T, S, nclr, 3)                                                        \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
-        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
-            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
             CT__OV(S) u = CT__OPTIM_MULP_##S(CT__OPTIM_LD_##S(S1 + i), b2);                \
             u = ct__optim_max_##S(u, CT__OPTIM_ADD_##S(CT__OPTIM_ABS_##S(g), eps));        \
             CT__OPTIM_ST_##S(S1 + i, u);                                                   \
@@ -48637,12 +50354,10 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
         CT__OPTIM_VK(T, S, bc2, 3) CT__OPTIM_VK(T, S, eps, 4) CT__OPTIM_VK(T, S, cg, 5)    \
         CT__OPTIM_VK(T, S, cm, 6)                                                          \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
-        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
+        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
-            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
             CT__OPTIM_ST_##S(S1 + i, v);                                                   \
             CT__OV(S) d = CT__OPTIM_SQRT_##S(CT__OPTIM_DIV_##S(v, bc2));                   \
@@ -48659,13 +50374,11 @@ typedef struct ct__optim_ctx {
         CT__OPTIM_VK(T, S, w, 0) CT__OPTIM_VK(T, S, b2, 1) CT__OPTIM_VK(T, S, w2, 2)       \
         CT__OPTIM_VK(T, S, bc1, 3) CT__OPTIM_VK(T, S, lr, 4) CT__OPTIM_VK(T, S, eps, 5)    \
         CT__OPTIM_VK(T, S, sbc2, 6) CT__OPTIM_VK(T, S, rect, 7)                            \
-        const CT__OV(S) w1 = CT__OPTIM_SET_##S((T)c->k[0] - (T)1);                         \
+        CT__OPTIM_VLERP_K(T, S, 0)                                                         \
         const CT__OV(S) one = CT__OPTIM_SET_##S((T)1);                                     \
-        bool small = (T)c->k[0] < (T)0.5 && (T)c->k[0] > (T)-0.5;                          \
         for (; i + CT__OPTIM_N_##S <= end; i += CT__OPTIM_N_##S) {                         \
             CT__OPTIM_VGRAD(S)                                                             \
-            CT__OV(S) m = ct__optim_vlerp_##S(CT__OPTIM_LD_##S(S0 + i), g, w, w1, small);  \
-            CT__OPTIM_ST_##S(S0 + i, m);                                                   \
+            CT__OPTIM_VFIRST_MOMENT(S)                                                     \
             CT__OV(S) v = CT__OPTIM_VSQAVG(S, S1 + i, b2, w2, g);                          \
             CT__OPTIM_ST_##S(S1 + i, v);                                                   \
             CT__OV(S) u = CT__OPTIM_MUL_##S(CT__OPTIM_DIV_##S(m, bc1), lr);                \
@@ -51462,6 +53175,212 @@ ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 }
 CT__GLUE_END
 
+// >>part data/reader_internal.h
+/* data/reader_internal.h - private: the bytes of a file for the readers (data/npy.c,
+ * data/npz.c, data/csv.c). A file is memory-mapped read-only where the OS has mmap (POSIX,
+ * unless CTORCH_NO_MMAP), else read into memory; the readers then parse the bytes exactly as
+ * their _buffer variants do, so both paths share every check. */
+
+/* What a .npy header says (data/npy.c): dtype, shape, order, and where the data begins. */
+typedef struct ct__npy_info {
+    char descr[32]; /* as the file spells it, for messages */
+    ct_dtype dtype;
+    bool fortran_order;
+    bool swap; /* the file's byte order differs from the host's */
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    size_t data_offset;  /* preamble + header */
+    uint64_t data_bytes; /* numel * itemsize */
+} ct__npy_info;
+
+/* Parses the preamble and header of the .npy bytes b[0..n) into info (n may end anywhere
+   after the header: the data is not looked at); checks the dtype and that the shape's byte
+   count fits. Returns: false after CT_ERR_FORMAT / CT_ERR_DTYPE / CT_ERR_UNSUPPORTED. */
+CT__INTERNAL bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                                      ct__npy_info *info);
+/* A new unscoped tensor from the whole .npy file b[0..n) (ct_npy_load_buffer's checks and
+   conversions), or NULL after an error. */
+CT__INTERNAL ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n);
+
+#ifndef CTORCH_NO_STDIO
+typedef struct ct__file_bytes {
+    const unsigned char *data; /* the file's bytes ("" for an empty file); writable (a
+                                  private copy-on-write mapping, or heap) unless empty */
+    size_t nbytes;
+    void *map;  /* the mapping to unmap, or NULL */
+    char *heap; /* the bytes read into memory, or NULL */
+    int refs;   /* ct__file_share: the references of the tensors over the bytes */
+} ct__file_bytes;
+
+/* Makes the bytes of the file at path readable in fb. Returns: false after CT_ERR_NULL_ARG,
+   CT_ERR_IO ("op: No such file or directory: 'x.csv'", "op: Is a directory: 'x'") or
+   CT_ERR_OOM; then fb needs no close. */
+CT__INTERNAL bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb);
+/* Unmaps or frees what ct__file_open made. */
+CT__INTERNAL void ct__file_close(ct__file_bytes *fb);
+/* ct__file_open into a new shared ct__file_bytes with one reference (the caller's), for
+   tensors that borrow the bytes; NULL after an error. */
+CT__INTERNAL ct__file_bytes *ct__file_share(const char *op, const char *path);
+/* Drops a reference to the shared bytes ctx (a storage deleter: data is unused); the last
+   one closes and frees them. */
+CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
+#endif
+
+// >>part data/reader.c
+/* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
+ *
+ * A regular file is mapped private and copy-on-write (nothing is read until the parser
+ * touches it; writing to a tensor over the mapping never writes the file); an empty file, a
+ * pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file into memory, growing
+ * the buffer geometrically.
+ */
+
+#ifndef CTORCH_NO_STDIO
+#include <errno.h>
+#include <stdio.h>
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(CTORCH_NO_MMAP)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define CT__READER_MMAP 1
+#endif
+
+CT__GLUE_BEGIN
+
+/* Reads f to its end into fb->heap. */
+static CT__UNUSED bool ct__file_read_all(const char *op, const char *path, FILE *f,
+                                         ct__file_bytes *fb)
+{
+    size_t cap = (size_t)1 << 16, len = 0;
+    char *data = (char *)ct__malloc(cap);
+    for (;;) {
+        if (!data) {
+            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
+            return false;
+        }
+        len += fread(data + len, 1, cap - len, f);
+        if (len < cap || cap > SIZE_MAX / 2) {
+            break;
+        }
+        cap *= 2;
+        char *grown = (char *)ct__realloc(data, cap);
+        if (!grown) {
+            ct__free(data);
+        }
+        data = grown;
+    }
+    if (ferror(f)) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno ? errno : EIO), path);
+        ct__free(data);
+        return false;
+    }
+    fb->heap = data;
+    fb->data = (const unsigned char *)data;
+    fb->nbytes = len;
+    return true;
+}
+
+#ifdef CT__READER_MMAP
+/* Maps a regular non-empty file; true with fb->map unset when it should be read instead. */
+static CT__UNUSED bool ct__file_map(const char *op, const char *path, ct__file_bytes *fb)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return false;
+    }
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    int err = errno;
+    if (ok && S_ISDIR(st.st_mode)) {
+        ok = false;
+        err = EISDIR;
+    }
+    if (ok && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
+        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+                          0);
+        if (addr != MAP_FAILED) {
+            fb->map = addr;
+            fb->data = (const unsigned char *)addr;
+            fb->nbytes = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+    if (!ok) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(err), path);
+    }
+    return ok;
+}
+#endif
+
+bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb)
+{
+    memset(fb, 0, sizeof *fb);
+    if (ct__null(op, path)) {
+        return false;
+    }
+#ifdef CT__READER_MMAP
+    if (!ct__file_map(op, path, fb)) {
+        return false;
+    }
+    if (fb->map) {
+        return true;
+    }
+#endif
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return false;
+    }
+    bool ok = ct__file_read_all(op, path, f, fb);
+    fclose(f);
+    return ok;
+}
+
+void ct__file_close(ct__file_bytes *fb)
+{
+#ifdef CT__READER_MMAP
+    if (fb->map) {
+        munmap(fb->map, fb->nbytes);
+    }
+#endif
+    ct__free(fb->heap);
+    memset(fb, 0, sizeof *fb);
+}
+
+ct__file_bytes *ct__file_share(const char *op, const char *path)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ct__calloc(sizeof(ct__file_bytes));
+    if (!fb) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    if (!ct__file_open(op, path, fb)) {
+        ct__free(fb);
+        return NULL;
+    }
+    fb->refs = 1;
+    return fb;
+}
+
+void ct__file_unshare(void *data, void *ctx)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ctx;
+    (void)data;
+    if (CT__ATOMIC_ADD(&fb->refs, -1) == 0) {
+        ct__file_close(fb);
+        ct__free(fb);
+    }
+}
+
+#ifdef CT__READER_MMAP
+#undef CT__READER_MMAP
+#endif
+CT__GLUE_END
+#endif
+
 // >>part data/npy.c
 /* data/npy.c - the .npy reader and writer (numpy.lib.format).
  *
@@ -51482,10 +53401,11 @@ CT__GLUE_BEGIN
 #define CT__NPY_ALIGN 64
 #define CT__NPY_GROWTH_DIGITS 21 /* numpy's GROWTH_AXIS_MAX_DIGITS */
 #define CT__NPY_HEADER_MAX 512   /* the largest header ct_npy_save writes (8 dims) */
+#define CT__NPY_HEADER_LIMIT 65535 /* the longest header read (numpy reads up to 10000) */
 
 static const char ct__npy_magic[CT__NPY_MAGIC_LEN] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
-/* numpy descr of each ctorch dtype, in enum order (index 0 unused). */
+/* numpy descr of each ctorch dtype as numpy.save writes it, in enum order (index 0 unused). */
 static const char *const ct__npy_descr[CT_DTYPE_COUNT] = {
     NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8", "<f2", NULL, /* bfloat16: none */
 };
@@ -51498,18 +53418,42 @@ static CT__UNUSED bool ct__npy_little_endian(void)
     return first == 1;
 }
 
-/* Reverses the bytes of n elements of es bytes each (big-endian hosts only). */
+/* Reverses the bytes of each of n elements of es bytes. */
 static CT__UNUSED void ct__npy_swap(char *p, int64_t n, size_t es)
 {
-    if (es == 1 || ct__npy_little_endian()) {
-        return;
-    }
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = 0; es > 1 && k < n; k++) {
         char *e = p + (size_t)k * es;
         for (size_t i = 0; i < es / 2; i++) {
             char c = e[i];
             e[i] = e[es - 1 - i];
             e[es - 1 - i] = c;
+        }
+    }
+}
+
+/* Copies elements [begin, begin + count) in C order of the strided array (base, sizes,
+   strides in elements, ndim) into dst. */
+static CT__UNUSED void ct__npy_gather_strided(const char *base, const int64_t *sizes,
+                                              const int64_t *strides, int ndim, size_t es,
+                                              int64_t begin, int64_t count, char *dst)
+{
+    int64_t idx[CT_MAX_DIMS];
+    int64_t rest = begin;
+    for (int d = ndim - 1; d >= 0; d--) {
+        idx[d] = rest % sizes[d];
+        rest /= sizes[d];
+    }
+    for (int64_t k = 0; k < count; k++) {
+        int64_t off = 0;
+        for (int d = 0; d < ndim; d++) {
+            off += idx[d] * strides[d];
+        }
+        memcpy(dst + (size_t)k * es, base + off * (int64_t)es, es);
+        for (int d = ndim - 1; d >= 0; d--) {
+            if (++idx[d] < sizes[d]) {
+                break;
+            }
+            idx[d] = 0;
         }
     }
 }
@@ -51712,18 +53656,17 @@ static CT__UNUSED bool ct__npy_parse_header(ct__npy_cursor *c, ct__npy_header *h
     return true;
 }
 
-/* The dtype of a descr; '<' and '|' (and '=' on little-endian hosts) for one-byte types. */
-static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr)
+/* The dtype of a descr ("<f4", ">i8", "|u1", "=f2"); *big: whether its bytes are big-endian
+   ('|' and '=' are the host's order, as numpy reads them). CT_DTYPE_DEFAULT when unknown. */
+static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr, bool *big)
 {
+    char order = descr[0];
+    if (order != '<' && order != '>' && order != '|' && order != '=') {
+        return CT_DTYPE_DEFAULT;
+    }
+    *big = order == '>' || (order != '<' && !ct__npy_little_endian());
     for (int d = 1; d < CT_DTYPE_COUNT; d++) {
-        const char *want = ct__npy_descr[d];
-        if (!want) {
-            continue;
-        }
-        if (strcmp(descr, want) == 0) {
-            return (ct_dtype)d;
-        }
-        if (want[0] == '|' && descr[0] == '<' && strcmp(descr + 1, want + 1) == 0) {
+        if (ct__npy_descr[d] && strcmp(descr + 1, ct__npy_descr[d] + 1) == 0) {
             return (ct_dtype)d;
         }
     }
@@ -51739,13 +53682,14 @@ static CT__UNUSED uint32_t ct__npy_le(const unsigned char *p, int n)
     return v;
 }
 
-static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, size_t nbytes)
+/* The preamble + header length of the .npy bytes b[0..n), n >= 12 or the whole file;
+   0 after an error (bad magic, version, truncation). */
+static CT__UNUSED size_t ct__npy_header_len(const char *op, const unsigned char *b, size_t n)
 {
-    const unsigned char *b = (const unsigned char *)data;
-    if (nbytes < CT__NPY_MAGIC_LEN + 2) {
+    if (n < CT__NPY_MAGIC_LEN + 2) {
         ct__fail(CT_ERR_FORMAT, op, "truncated file: %zu bytes is shorter than the .npy "
-                 "preamble", nbytes);
-        return NULL;
+                 "preamble", n);
+        return 0;
     }
     if (memcmp(b, ct__npy_magic, CT__NPY_MAGIC_LEN) != 0) {
         ct__fail(CT_ERR_FORMAT, op, "the magic string is not correct; expected "
@@ -51753,91 +53697,146 @@ static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, siz
                  b[1] >= 32 && b[1] < 127 ? b[1] : '?', b[2] >= 32 && b[2] < 127 ? b[2] : '?',
                  b[3] >= 32 && b[3] < 127 ? b[3] : '?', b[4] >= 32 && b[4] < 127 ? b[4] : '?',
                  b[5] >= 32 && b[5] < 127 ? b[5] : '?');
-        return NULL;
+        return 0;
     }
     int major = b[6], minor = b[7];
     if (major < 1 || major > 3 || minor != 0) {
         ct__fail(CT_ERR_UNSUPPORTED, op, "we only support format version (1,0), (2,0), and "
                  "(3,0), not (%d, %d)", major, minor);
-        return NULL;
+        return 0;
     }
     size_t len_bytes = major == 1 ? 2 : 4;
     size_t prefix = CT__NPY_MAGIC_LEN + 2 + len_bytes;
-    if (nbytes < prefix) {
+    if (n < prefix) {
         ct__fail(CT_ERR_FORMAT, op, "truncated file: %zu bytes is shorter than the %zu-byte "
-                 "preamble of format %d.0", nbytes, prefix, major);
-        return NULL;
+                 "preamble of format %d.0", n, prefix, major);
+        return 0;
     }
     size_t hlen = ct__npy_le(b + CT__NPY_MAGIC_LEN + 2, (int)len_bytes);
-    if (hlen > nbytes - prefix) {
+    if (hlen > CT__NPY_HEADER_LIMIT) {
+        ct__fail(CT_ERR_FORMAT, op, "header length %zu exceeds the limit of %d bytes", hlen,
+                 CT__NPY_HEADER_LIMIT);
+        return 0;
+    }
+    return prefix + hlen;
+}
+
+bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                         ct__npy_info *info)
+{
+    size_t end = ct__npy_header_len(op, b, n);
+    if (end == 0) {
+        return false;
+    }
+    size_t prefix = b[6] == 1 ? CT__NPY_MAGIC_LEN + 4 : CT__NPY_MAGIC_LEN + 6;
+    if (end > n) {
         ct__fail(CT_ERR_FORMAT, op, "header length %zu exceeds the %zu bytes left in the file "
-                 "(truncated or corrupt)", hlen, nbytes - prefix);
-        return NULL;
+                 "(truncated or corrupt)", end - prefix, n - prefix);
+        return false;
     }
     ct__npy_cursor c;
     c.begin = c.p = (const char *)b + prefix;
-    c.end = c.begin + hlen;
+    c.end = (const char *)b + end;
     c.op = op;
     ct__npy_header h;
     memset(&h, 0, sizeof h);
     if (!ct__npy_parse_header(&c, &h)) {
-        return NULL;
+        return false;
     }
-    ct_dtype dtype = ct__npy_dtype_of(h.descr);
-    if (dtype == CT_DTYPE_DEFAULT) {
-        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <f2 <i8 "
-                 "<i4 <i2 |i1 |u1 |b1)", h.descr);
-        return NULL;
+    bool big = false;
+    info->dtype = ct__npy_dtype_of(h.descr, &big);
+    if (info->dtype == CT_DTYPE_DEFAULT) {
+        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported, in '<', '>' or "
+                 "'|' order: f2 f4 f8 i1 i2 i4 i8 u1 b1)", h.descr);
+        return false;
     }
-    if (h.fortran_order) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "fortran_order True is not supported; save a "
-                 "C-ordered array (numpy.ascontiguousarray)");
-        return NULL;
-    }
+    info->swap = big == ct__npy_little_endian();
+    memcpy(info->descr, h.descr, sizeof h.descr);
+    info->fortran_order = h.fortran_order;
+    info->ndim = h.ndim;
+    memcpy(info->sizes, h.sizes, sizeof h.sizes);
+    info->data_offset = end;
     /* each size < 2^59 (parser); bound the product of the nonzero sizes so that strides
        and byte counts cannot overflow */
-    size_t es = ct_dtype_size(dtype);
     uint64_t span = 1;
     bool empty = false;
     for (int i = 0; i < h.ndim; i++) {
         uint64_t s = (uint64_t)h.sizes[i];
         if (s == 0) {
             empty = true;
-            continue;
-        }
-        if (span > (uint64_t)(INT64_MAX / 16) / s) {
+        } else if (span > (uint64_t)(INT64_MAX / 16) / s) {
             char buf[200];
             ct__fail(CT_ERR_FORMAT, op, "shape %s is too large",
                      ct__shape_str(h.sizes, h.ndim, buf, sizeof buf));
-            return NULL;
+            return false;
+        } else {
+            span *= s;
         }
-        span *= s;
     }
-    uint64_t need = empty ? 0 : span * (uint64_t)es;
-    uint64_t have = (uint64_t)(nbytes - prefix - hlen);
-    if (need != have) {
+    info->data_bytes = empty ? 0 : span * (uint64_t)ct_dtype_size(info->dtype);
+    return true;
+}
+
+/* A new tensor from the data of a parsed header (src holds info->data_bytes bytes):
+   Fortran order transposed into C order, bytes swapped into the host's order, bools as 0/1. */
+static CT__UNUSED ct_tensor *ct__npy_decode(const char *op, const ct__npy_info *info,
+                                            const unsigned char *src)
+{
+    ct_tensor *t = ct__tensor_new(op, info->sizes, info->ndim, info->dtype);
+    if (!t || info->data_bytes == 0) {
+        return t;
+    }
+    char *dst = ct__data(t);
+    size_t es = ct_dtype_size(info->dtype);
+    int64_t numel = (int64_t)(info->data_bytes / es);
+    if (info->fortran_order && info->ndim > 1) {
+        int64_t strides[CT_MAX_DIMS];
+        strides[0] = 1;
+        for (int d = 1; d < info->ndim; d++) {
+            strides[d] = strides[d - 1] * info->sizes[d - 1];
+        }
+        ct__npy_gather_strided((const char *)src, info->sizes, strides, info->ndim, es, 0,
+                               numel, dst);
+    } else {
+        memcpy(dst, src, (size_t)info->data_bytes);
+    }
+    if (info->swap) {
+        ct__npy_swap(dst, numel, es);
+    }
+    if (info->dtype == CT_BOOL) {
+        for (int64_t i = 0; i < numel; i++) {
+            dst[i] = dst[i] != 0; /* only 0 and 1 are valid bool bytes */
+        }
+    }
+    return t;
+}
+
+/* Parses the header of the whole .npy file b[0..n) and checks that exactly the shape's data
+   follows it. */
+static CT__UNUSED bool ct__npy_read_file(const char *op, const unsigned char *b, size_t n,
+                                         ct__npy_info *info)
+{
+    if (!ct__npy_read_header(op, b, n, info)) {
+        return false;
+    }
+    uint64_t have = (uint64_t)(n - info->data_offset);
+    if (info->data_bytes != have) {
         char buf[200];
-        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s of %s needs %llu%s",
-                 (unsigned long long)have, ct__shape_str(h.sizes, h.ndim, buf, sizeof buf),
-                 ct__npy_descr[dtype], (unsigned long long)need,
-                 have < need ? " (truncated file)" : "");
-        return NULL;
+        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
+                 (unsigned long long)have, ct__shape_str(info->sizes, info->ndim, buf,
+                 sizeof buf), info->fortran_order ? " (fortran_order)" : "", info->descr,
+                 (unsigned long long)info->data_bytes, have < info->data_bytes ?
+                 " (truncated file)" : "");
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, h.sizes, h.ndim, dtype);
-    if (!t) {
-        return NULL;
-    }
-    if (need > 0) {
-        char *dst = ct__data(t);
-        memcpy(dst, b + prefix + hlen, (size_t)need);
-        if (dtype == CT_BOOL) {
-            for (size_t i = 0; i < (size_t)need; i++) {
-                dst[i] = dst[i] != 0; /* only 0 and 1 are valid bool bytes */
-            }
-        }
-        ct__npy_swap(dst, (int64_t)span, es);
-    }
-    return ct__scoped(t);
+    return true;
+}
+
+ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
+{
+    ct__npy_info info;
+    return ct__npy_read_file(op, b, n, &info) ? ct__npy_decode(op, &info, b + info.data_offset)
+                                              : NULL;
 }
 
 ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
@@ -51845,7 +53844,8 @@ ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
     if (nbytes > 0 && ct__null("ct_npy_load_buffer", data)) {
         return NULL;
     }
-    return ct__npy_parse("ct_npy_load_buffer", nbytes ? data : "", nbytes);
+    return ct__scoped(ct__npy_parse("ct_npy_load_buffer",
+                                    (const unsigned char *)(nbytes ? data : ""), nbytes));
 }
 
 /* ---- writing ------------------------------------------------------------------------ */
@@ -51883,31 +53883,15 @@ static CT__UNUSED size_t ct__npy_header_bytes(const ct_tensor *t, char *out)
 static CT__UNUSED void ct__npy_gather(const ct_tensor *t, int64_t begin, int64_t count, char *dst)
 {
     size_t es = ct_dtype_size(t->dtype);
-    const char *base = ct__data(t);
     if (ct_is_contiguous(t)) {
-        memcpy(dst, base + (size_t)begin * es, (size_t)count * es);
+        memcpy(dst, ct__data(t) + (size_t)begin * es, (size_t)count * es);
     } else {
-        int64_t idx[CT_MAX_DIMS];
-        int64_t rest = begin;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            idx[d] = rest % t->sizes[d];
-            rest /= t->sizes[d];
-        }
-        for (int64_t k = 0; k < count; k++) {
-            int64_t off = 0;
-            for (int d = 0; d < t->ndim; d++) {
-                off += idx[d] * t->strides[d];
-            }
-            memcpy(dst + (size_t)k * es, base + off * (int64_t)es, es);
-            for (int d = t->ndim - 1; d >= 0; d--) {
-                if (++idx[d] < t->sizes[d]) {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        ct__npy_gather_strided(ct__data(t), t->sizes, t->strides, t->ndim, es, begin, count,
+                               dst);
     }
-    ct__npy_swap(dst, count, es);
+    if (!ct__npy_little_endian()) {
+        ct__npy_swap(dst, count, es);
+    }
 }
 
 static CT__UNUSED bool ct__npy_check_saveable(const char *op, const ct_tensor *t)
@@ -51944,45 +53928,60 @@ size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 ct_tensor *ct_npy_load(const char *path)
 {
-    const char *op = "ct_npy_load";
-    if (ct__null(op, path)) {
+    ct__file_bytes fb;
+    if (!ct__file_open("ct_npy_load", path, &fb)) {
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+    ct_tensor *t = ct__npy_parse("ct_npy_load", fb.data, fb.nbytes);
+    ct__file_close(&fb);
+    return ct__scoped(t);
+}
+
+/* A tensor borrowing fb's bytes at info->data_offset (one more reference to fb). */
+static CT__UNUSED ct_tensor *ct__npy_borrow(const char *op, ct__file_bytes *fb,
+                                            const ct__npy_info *info)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
         return NULL;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *data = (char *)ct__malloc(cap);
-    for (;;) {
-        if (!data) {
-            fclose(f);
-            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
-            return NULL;
-        }
-        len += fread(data + len, 1, cap - len, f);
-        if (len < cap) {
-            break;
-        }
-        cap *= 2;
-        char *grown = (char *)ct__realloc(data, cap);
-        if (!grown) {
-            ct__free(data);
-        }
-        data = grown;
+    CT__ATOMIC_ADD(&fb->refs, 1);
+    s->data = (void *)(uintptr_t)(fb->data + info->data_offset);
+    s->nbytes = (size_t)info->data_bytes;
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__file_unshare;
+    s->deleter_ctx = fb;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(info->sizes, info->ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, info->dtype, info->sizes, strides, info->ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
     }
-    bool failed = ferror(f) != 0;
-    int err = errno;
-    fclose(f);
-    ct_tensor *t = NULL;
-    if (failed) {
-        ct__fail(CT_ERR_IO, op, "could not read '%s': %s", path, strerror(err));
-    } else {
-        t = ct__npy_parse(op, data, len);
-    }
-    ct__free(data);
     return t;
+}
+
+ct_tensor *ct_npy_load_mmap(const char *path)
+{
+    const char *op = "ct_npy_load_mmap";
+    ct__file_bytes *fb = ct__file_share(op, path);
+    if (!fb) {
+        return NULL;
+    }
+    ct__npy_info info;
+    ct_tensor *t = NULL;
+    if (ct__npy_read_file(op, fb->data, fb->nbytes, &info)) {
+        const unsigned char *src = fb->data + info.data_offset;
+        bool as_is = !info.swap && (!info.fortran_order || info.ndim < 2) &&
+                     info.dtype != CT_BOOL && info.data_bytes > 0 &&
+                     (uintptr_t)src % ct_dtype_size(info.dtype) == 0;
+        t = as_is ? ct__npy_borrow(op, fb, &info) : ct__npy_decode(op, &info, src);
+    }
+    ct__file_unshare(NULL, fb);
+    return ct__scoped(t);
 }
 
 ct_status ct_npy_save(const char *path, const ct_tensor *t)
@@ -52026,6 +54025,1214 @@ ct_status ct_npy_save(const char *path, const ct_tensor *t)
 #undef CT__NPY_ALIGN
 #undef CT__NPY_GROWTH_DIGITS
 #undef CT__NPY_HEADER_MAX
+#undef CT__NPY_HEADER_LIMIT
+CT__GLUE_END
+
+// >>part data/npz.c
+/* data/npz.c - the .npz reader: a bounded zip parser over the archive's bytes, then each
+ * member's .npy through data/npy.c.
+ *
+ * Zip layout (PKWARE APPNOTE 6.3): local header + data per member, the central directory
+ * (one entry per member: method, CRC, sizes, local header offset, name), the end of central
+ * directory record (EOCD) with the directory's offset, size and entry count, and, for zip64,
+ * a zip64 EOCD record and its locator before the EOCD. All integers are little-endian. Every
+ * read goes through ct__npz_u16/u32/u64 on a range that has been checked first.
+ */
+
+#ifdef CTORCH_ZLIB
+#include <limits.h>
+#include <zlib.h>
+#endif
+
+CT__GLUE_BEGIN
+
+#define CT__NPZ_EOCD 22          /* end of central directory record */
+#define CT__NPZ_LOC64 20         /* zip64 EOCD locator */
+#define CT__NPZ_EOCD64 56        /* zip64 EOCD record */
+#define CT__NPZ_CENTRAL 46       /* central directory entry, before name/extra/comment */
+#define CT__NPZ_LOCAL 30         /* local header, before name/extra */
+#define CT__NPZ_MAX_RATIO 1032u  /* deflate's largest expansion per compressed byte */
+#define CT__NPZ_HEAD 65547u      /* the longest .npy preamble + header (12 + 65535) */
+
+static CT__UNUSED uint64_t ct__npz_le(const unsigned char *p, int n)
+{
+    uint64_t v = 0;
+    for (int i = n - 1; i >= 0; i--) {
+        v = (v << 8) | p[i];
+    }
+    return v;
+}
+#define ct__npz_u16(p) ((uint32_t)ct__npz_le((p), 2))
+#define ct__npz_u32(p) ((uint32_t)ct__npz_le((p), 4))
+
+/* One member as the central directory describes it. */
+typedef struct ct__npz_member {
+    const unsigned char *name;
+    size_t name_len;
+    uint32_t flags, method, crc;
+    uint64_t csize, usize, offset; /* compressed and uncompressed sizes, local header */
+    uint64_t data;                 /* offset of the member's data (from its local header) */
+} ct__npz_member;
+
+/* Where the central directory is. */
+typedef struct ct__npz_dir {
+    uint64_t count, size, offset;
+    uint64_t end; /* where the records after it begin (zip64 EOCD or EOCD) */
+} ct__npz_dir;
+
+/* Finds the EOCD: the last signature within reach whose comment ends exactly at the end. */
+static CT__UNUSED bool ct__npz_find_eocd(const char *op, const unsigned char *b, size_t n,
+                                         size_t *at)
+{
+    if (n >= CT__NPZ_EOCD) {
+        size_t lowest = n - CT__NPZ_EOCD > 65535 ? n - CT__NPZ_EOCD - 65535 : 0;
+        for (size_t i = n - CT__NPZ_EOCD + 1; i-- > lowest;) {
+            if (ct__npz_u32(b + i) == 0x06054b50u &&
+                ct__npz_u16(b + i + 20) == n - i - CT__NPZ_EOCD) {
+                *at = i;
+                return true;
+            }
+        }
+    }
+    ct__fail(CT_ERR_FORMAT, op, "File is not a zip file: no end of central directory record "
+             "in its %zu bytes", n);
+    return false;
+}
+
+/* Reads the zip64 EOCD through the locator before the EOCD at `at`, when there is one. */
+static CT__UNUSED bool ct__npz_zip64_dir(const char *op, const unsigned char *b, size_t at,
+                                         ct__npz_dir *dir)
+{
+    if (at < CT__NPZ_LOC64 || ct__npz_u32(b + at - CT__NPZ_LOC64) != 0x07064b50u) {
+        return true;
+    }
+    const unsigned char *loc = b + at - CT__NPZ_LOC64;
+    uint64_t off = ct__npz_le(loc + 8, 8);
+    if (ct__npz_u32(loc + 4) != 0 || ct__npz_u32(loc + 16) > 1) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "multi-disk zip archives are not supported");
+        return false;
+    }
+    if (off > at - CT__NPZ_LOC64 || at - CT__NPZ_LOC64 - off < CT__NPZ_EOCD64 ||
+        ct__npz_u32(b + off) != 0x06064b50u) {
+        ct__fail(CT_ERR_FORMAT, op, "zip64 end of central directory record at offset %llu is "
+                 "not where its locator at offset %zu says", (unsigned long long)off,
+                 at - CT__NPZ_LOC64);
+        return false;
+    }
+    const unsigned char *r = b + off;
+    if (ct__npz_u32(r + 16) != 0 || ct__npz_u32(r + 20) != 0 ||
+        ct__npz_le(r + 24, 8) != ct__npz_le(r + 32, 8)) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "multi-disk zip archives are not supported");
+        return false;
+    }
+    dir->count = ct__npz_le(r + 32, 8);
+    dir->size = ct__npz_le(r + 40, 8);
+    dir->offset = ct__npz_le(r + 48, 8);
+    dir->end = off;
+    return true;
+}
+
+/* Locates the central directory and checks that it lies inside the archive. */
+static CT__UNUSED bool ct__npz_dir_of(const char *op, const unsigned char *b, size_t n,
+                                      ct__npz_dir *dir)
+{
+    size_t at;
+    if (!ct__npz_find_eocd(op, b, n, &at)) {
+        return false;
+    }
+    const unsigned char *e = b + at;
+    if (ct__npz_u16(e + 4) != 0 || ct__npz_u16(e + 6) != 0 ||
+        ct__npz_u16(e + 8) != ct__npz_u16(e + 10)) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "multi-disk zip archives are not supported");
+        return false;
+    }
+    dir->count = ct__npz_u16(e + 10);
+    dir->size = ct__npz_u32(e + 12);
+    dir->offset = ct__npz_u32(e + 16);
+    dir->end = at;
+    if (!ct__npz_zip64_dir(op, b, at, dir)) {
+        return false;
+    }
+    if (dir->offset > dir->end || dir->size > dir->end - dir->offset) {
+        ct__fail(CT_ERR_FORMAT, op, "central directory at offset %llu with %llu bytes ends "
+                 "past the %llu bytes before the end record", (unsigned long long)dir->offset,
+                 (unsigned long long)dir->size, (unsigned long long)dir->end);
+        return false;
+    }
+    if (dir->count > dir->size / CT__NPZ_CENTRAL) {
+        ct__fail(CT_ERR_FORMAT, op, "central directory of %llu bytes cannot hold the %llu "
+                 "entries the end record declares", (unsigned long long)dir->size,
+                 (unsigned long long)dir->count);
+        return false;
+    }
+    return true;
+}
+
+/* Applies a zip64 extra field (id 1) of `extra` to the fields that are 0xffffffff: in order
+   usize, csize, offset (local headers: usize and csize). */
+static CT__UNUSED bool ct__npz_zip64_extra(const char *op, const unsigned char *extra,
+                                           size_t len, uint64_t *fields[3])
+{
+    size_t i = 0;
+    while (len - i >= 4) {
+        uint32_t id = ct__npz_u16(extra + i), sz = ct__npz_u16(extra + i + 2);
+        if (sz > len - i - 4) {
+            break;
+        }
+        if (id == 1) {
+            size_t at = i + 4;
+            for (int k = 0; k < 3; k++) {
+                if (!fields[k] || *fields[k] != 0xffffffffu) {
+                    continue;
+                }
+                if (at + 8 > i + 4 + sz) {
+                    ct__fail(CT_ERR_FORMAT, op, "zip64 extra field of %u bytes is too short "
+                             "for the sizes it must hold", (unsigned)sz);
+                    return false;
+                }
+                *fields[k] = ct__npz_le(extra + at, 8);
+                at += 8;
+            }
+            return true;
+        }
+        i += 4 + sz;
+    }
+    for (int k = 0; k < 3; k++) {
+        if (fields[k] && *fields[k] == 0xffffffffu) {
+            ct__fail(CT_ERR_FORMAT, op, "a size or offset of 0xffffffff without its zip64 "
+                     "extra field");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Fails unless name is a "<key>.npy" of printable characters (UTF-8 bytes allowed). */
+static CT__UNUSED bool ct__npz_check_name(const char *op, const unsigned char *name, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (name[i] < 0x20 || name[i] == 0x7f) {
+            ct__fail(CT_ERR_FORMAT, op, "member name has a control character (byte 0x%02x at "
+                     "%zu)", name[i], i);
+            return false;
+        }
+    }
+    if (len < 5 || memcmp(name + len - 4, ".npy", 4) != 0) {
+        ct__fail(CT_ERR_FORMAT, op, "member '%.*s' is not a .npy array", (int)(len < 200 ? len
+                 : 200), (const char *)name);
+        return false;
+    }
+    return true;
+}
+
+/* Reads the central entry at *pos (advanced past it) into m. */
+static CT__UNUSED bool ct__npz_central(const char *op, const unsigned char *b,
+                                       const ct__npz_dir *dir, uint64_t *pos, ct__npz_member *m)
+{
+    uint64_t left = dir->offset + dir->size - *pos;
+    const unsigned char *c = b + *pos;
+    if (left < CT__NPZ_CENTRAL || ct__npz_u32(c) != 0x02014b50u) {
+        ct__fail(CT_ERR_FORMAT, op, "bad central directory entry at offset %llu",
+                 (unsigned long long)*pos);
+        return false;
+    }
+    size_t nl = ct__npz_u16(c + 28), el = ct__npz_u16(c + 30), cl = ct__npz_u16(c + 32);
+    if (left - CT__NPZ_CENTRAL < (uint64_t)nl + el + cl) {
+        ct__fail(CT_ERR_FORMAT, op, "central directory entry at offset %llu runs past the "
+                 "directory's end", (unsigned long long)*pos);
+        return false;
+    }
+    m->flags = ct__npz_u16(c + 8);
+    m->method = ct__npz_u16(c + 10);
+    m->crc = ct__npz_u32(c + 16);
+    m->csize = ct__npz_u32(c + 20);
+    m->usize = ct__npz_u32(c + 24);
+    m->offset = ct__npz_u32(c + 42);
+    m->name = c + CT__NPZ_CENTRAL;
+    m->name_len = nl;
+    *pos += CT__NPZ_CENTRAL + nl + el + cl;
+    uint64_t *fields[3] = {&m->usize, &m->csize, &m->offset};
+    if (!ct__npz_zip64_extra(op, c + CT__NPZ_CENTRAL + nl, el, fields) ||
+        !ct__npz_check_name(op, m->name, nl)) {
+        return false;
+    }
+    if (m->flags & 0x41u) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "member '%.*s' is encrypted", (int)nl, (const char *)
+                 m->name);
+        return false;
+    }
+    if (m->method != 0 && m->method != 8) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, "member '%.*s' uses compression method %u (only "
+                 "stored and deflated are supported)", (int)nl, (const char *)m->name,
+                 (unsigned)m->method);
+        return false;
+    }
+    return true;
+}
+
+/* Checks m's local header against its central entry and sets m->data. */
+static CT__UNUSED bool ct__npz_local(const char *op, const unsigned char *b,
+                                     const ct__npz_dir *dir, ct__npz_member *m)
+{
+    if (m->offset > dir->offset || dir->offset - m->offset < CT__NPZ_LOCAL ||
+        ct__npz_u32(b + m->offset) != 0x04034b50u) {
+        ct__fail(CT_ERR_FORMAT, op, "no local header at offset %llu (before the central "
+                 "directory at %llu)", (unsigned long long)m->offset,
+                 (unsigned long long)dir->offset);
+        return false;
+    }
+    const unsigned char *l = b + m->offset;
+    size_t nl = ct__npz_u16(l + 26), el = ct__npz_u16(l + 28);
+    uint64_t room = dir->offset - m->offset - CT__NPZ_LOCAL;
+    if ((uint64_t)nl + el > room || nl != m->name_len ||
+        memcmp(l + CT__NPZ_LOCAL, m->name, nl) != 0 || ct__npz_u16(l + 8) != m->method) {
+        ct__fail(CT_ERR_FORMAT, op, "local header at offset %llu does not match its central "
+                 "directory entry (name, method or length)", (unsigned long long)m->offset);
+        return false;
+    }
+    m->data = m->offset + CT__NPZ_LOCAL + nl + el;
+    if (m->csize > dir->offset - m->data) {
+        ct__fail(CT_ERR_FORMAT, op, "member data at offset %llu with %llu bytes runs into the "
+                 "central directory at %llu", (unsigned long long)m->data,
+                 (unsigned long long)m->csize, (unsigned long long)dir->offset);
+        return false;
+    }
+    if (ct__npz_u16(l + 6) & 0x08u) {
+        return true; /* sizes and CRC in a data descriptor: the central entry's hold */
+    }
+    uint64_t csize = ct__npz_u32(l + 18), usize = ct__npz_u32(l + 22);
+    uint64_t *fields[3] = {&usize, &csize, NULL};
+    if (!ct__npz_zip64_extra(op, l + CT__NPZ_LOCAL + nl, el, fields)) {
+        return false;
+    }
+    if (ct__npz_u32(l + 14) != m->crc || csize != m->csize || usize != m->usize) {
+        ct__fail(CT_ERR_FORMAT, op, "local header at offset %llu does not match its central "
+                 "directory entry (CRC or sizes)", (unsigned long long)m->offset);
+        return false;
+    }
+    return true;
+}
+
+static CT__UNUSED int ct__npz_by_offset(const void *a, const void *b)
+{
+    uint64_t x = ((const ct__npz_member *)a)->offset, y = ((const ct__npz_member *)b)->offset;
+    return x < y ? -1 : x > y;
+}
+
+/* Fails when two members' [local header, data end) ranges overlap (m sorted by offset). */
+static CT__UNUSED bool ct__npz_disjoint(const char *op, const ct__npz_member *m, uint64_t n)
+{
+    for (uint64_t i = 1; i < n; i++) {
+        if (m[i].offset < m[i - 1].data + m[i - 1].csize) {
+            ct__fail(CT_ERR_FORMAT, op, "members at offsets %llu and %llu overlap",
+                     (unsigned long long)m[i - 1].offset, (unsigned long long)m[i].offset);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The CRC-32 (ISO-HDLC, as zip) of p[0..n). */
+static CT__UNUSED uint32_t ct__npz_crc32(const unsigned char *p, size_t n)
+{
+    uint32_t table[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) {
+            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        }
+        table[i] = c;
+    }
+    uint32_t crc = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+    }
+    return crc ^ 0xffffffffu;
+}
+
+#ifdef CTORCH_ZLIB
+/* Inflates exactly n more bytes into out; *in / *left: the compressed bytes not yet fed. */
+static CT__UNUSED bool ct__npz_inflate_n(const char *op, z_stream *zs, const unsigned char **in,
+                                         uint64_t *left, unsigned char *out, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        zs->next_in = (Bytef *)(uintptr_t)*in;
+        zs->avail_in = (uInt)(*left < UINT_MAX ? *left : UINT_MAX);
+        zs->next_out = out + done;
+        zs->avail_out = (uInt)(n - done < UINT_MAX ? n - done : UINT_MAX);
+        uInt in_before = zs->avail_in, out_before = zs->avail_out;
+        int ret = inflate(zs, Z_NO_FLUSH);
+        *in += in_before - zs->avail_in;
+        *left -= in_before - zs->avail_in;
+        done += out_before - zs->avail_out;
+        if (ret == Z_STREAM_END && done < n) {
+            ct__fail(CT_ERR_FORMAT, op, "deflate stream ends before the declared size");
+            return false;
+        }
+        if (ret != Z_OK && ret != Z_STREAM_END) {
+            ct__fail(CT_ERR_FORMAT, op, "corrupt deflate stream: %s", zs->msg ? zs->msg :
+                     *left == 0 ? "truncated" : "invalid data");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Inflates m into a new buffer of m->usize bytes: the .npy header first (at most
+   CT__NPZ_HEAD bytes), whose byte count must equal m->usize, then the rest. */
+static CT__UNUSED unsigned char *ct__npz_inflate(const char *op, const unsigned char *b,
+                                                 const ct__npz_member *m)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) {
+        ct__fail(CT_ERR_OOM, op, "zlib could not start inflating");
+        return NULL;
+    }
+    const unsigned char *in = b + m->data;
+    uint64_t left = m->csize;
+    size_t head = m->usize < CT__NPZ_HEAD ? (size_t)m->usize : CT__NPZ_HEAD;
+    unsigned char *out = (unsigned char *)ct__malloc(head ? head : 1);
+    ct__npy_info info;
+    bool ok = out && ct__npz_inflate_n(op, &zs, &in, &left, out, head) &&
+              ct__npy_read_header(op, out, head, &info);
+    if (ok && info.data_offset + info.data_bytes != m->usize) {
+        ct__fail(CT_ERR_FORMAT, op, "declares %llu uncompressed bytes but its .npy header "
+                 "needs %llu (zip bomb or corrupt archive)", (unsigned long long)m->usize,
+                 (unsigned long long)(info.data_offset + info.data_bytes));
+        ok = false;
+    }
+    if (ok && m->usize > head) {
+        unsigned char *grown = (unsigned char *)ct__realloc(out, (size_t)m->usize);
+        ok = grown != NULL;
+        out = grown ? grown : out;
+        ok = ok && ct__npz_inflate_n(op, &zs, &in, &left, out + head, (size_t)m->usize - head);
+    }
+    if (ok) { /* the stream must end here, with every compressed byte used */
+        unsigned char extra;
+        zs.next_in = (Bytef *)(uintptr_t)in;
+        zs.avail_in = (uInt)(left < UINT_MAX ? left : UINT_MAX);
+        zs.next_out = &extra;
+        zs.avail_out = 1;
+        int ret = inflate(&zs, Z_FINISH);
+        if (ret != Z_STREAM_END || zs.avail_out != 1 || zs.avail_in != 0) {
+            ct__fail(CT_ERR_FORMAT, op, "deflate stream holds more than the declared %llu "
+                     "bytes or has trailing data", (unsigned long long)m->usize);
+            ok = false;
+        }
+    }
+    inflateEnd(&zs);
+    if (!ok) {
+        if (!out) {
+            ct__fail(CT_ERR_OOM, op, "not enough memory to inflate %llu bytes",
+                     (unsigned long long)m->usize);
+        }
+        ct__free(out);
+        return NULL;
+    }
+    return out;
+}
+#endif
+
+/* The tensor of member m (new, unscoped); op names the member. */
+static CT__UNUSED ct_tensor *ct__npz_tensor(const char *op, const unsigned char *b,
+                                            const ct__npz_member *m)
+{
+    if (m->method == 0) {
+        if (m->csize != m->usize) {
+            ct__fail(CT_ERR_FORMAT, op, "stored member has %llu compressed but %llu "
+                     "uncompressed bytes", (unsigned long long)m->csize,
+                     (unsigned long long)m->usize);
+            return NULL;
+        }
+        if (ct__npz_crc32(b + m->data, (size_t)m->csize) != m->crc) {
+            ct__fail(CT_ERR_FORMAT, op, "Bad CRC-32");
+            return NULL;
+        }
+        return ct__npy_parse(op, b + m->data, (size_t)m->csize);
+    }
+#ifdef CTORCH_ZLIB
+    if (m->usize / CT__NPZ_MAX_RATIO > m->csize) {
+        ct__fail(CT_ERR_FORMAT, op, "declares %llu uncompressed bytes, more than %llu "
+                 "compressed bytes can hold (deflate expands at most %u:1): zip bomb or corrupt "
+                 "archive", (unsigned long long)m->usize, (unsigned long long)m->csize,
+                 CT__NPZ_MAX_RATIO);
+        return NULL;
+    }
+    unsigned char *raw = ct__npz_inflate(op, b, m);
+    if (!raw) {
+        return NULL;
+    }
+    ct_tensor *t = NULL;
+    if (ct__npz_crc32(raw, (size_t)m->usize) != m->crc) {
+        ct__fail(CT_ERR_FORMAT, op, "Bad CRC-32");
+    } else {
+        t = ct__npy_parse(op, raw, (size_t)m->usize);
+    }
+    ct__free(raw);
+    return t;
+#else
+    (void)b;
+    ct__fail(CT_ERR_UNSUPPORTED, op, "the member is deflate-compressed (numpy.savez_compressed): "
+             "reading it needs zlib: define CTORCH_ZLIB and link -lz");
+    return NULL;
+#endif
+}
+
+/* Reads every member into sd, in central directory order. */
+static CT__UNUSED bool ct__npz_members(const char *op, const unsigned char *b,
+                                       const ct__npz_dir *dir, ct__npz_member *m,
+                                       ct__npz_member *sorted, ct_state_dict *sd)
+{
+    uint64_t pos = dir->offset;
+    for (uint64_t i = 0; i < dir->count; i++) {
+        if (!ct__npz_central(op, b, dir, &pos, &m[i]) || !ct__npz_local(op, b, dir, &m[i])) {
+            return false;
+        }
+    }
+    if (pos != dir->offset + dir->size) {
+        ct__fail(CT_ERR_FORMAT, op, "central directory has %llu bytes after its %llu entries",
+                 (unsigned long long)(dir->offset + dir->size - pos),
+                 (unsigned long long)dir->count);
+        return false;
+    }
+    memcpy(sorted, m, (size_t)dir->count * sizeof *m);
+    qsort(sorted, (size_t)dir->count, sizeof *m, ct__npz_by_offset);
+    if (!ct__npz_disjoint(op, sorted, dir->count)) {
+        return false;
+    }
+    for (uint64_t i = 0; i < dir->count; i++) {
+        char key[256], member_op[320];
+        int kl = (int)(m[i].name_len - 4 < sizeof key - 1 ? m[i].name_len - 4 : sizeof key - 1);
+        snprintf(key, sizeof key, "%.*s", kl, (const char *)m[i].name);
+        snprintf(member_op, sizeof member_op, "%s: '%.*s'", op, (int)(kl + 4 < 200 ? kl + 4 : 200),
+                 (const char *)m[i].name);
+        if (m[i].name_len - 4 > sizeof key - 1 || ct_state_dict_contains(sd, key)) {
+            ct__fail(CT_ERR_FORMAT, member_op, "member name is %s",
+                     ct_state_dict_contains(sd, key) ? "repeated" : "longer than 255 bytes");
+            return false;
+        }
+        ct_tensor *t = ct__npz_tensor(member_op, b, &m[i]);
+        bool ok = t && ct_state_dict_set(sd, key, t) == CT_OK;
+        ct__release(t);
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+static CT__UNUSED ct_state_dict *ct__npz_parse(const char *op, const unsigned char *b, size_t n)
+{
+    ct__npz_dir dir;
+    if (!ct__npz_dir_of(op, b, n, &dir)) {
+        return NULL;
+    }
+    size_t bytes = (size_t)dir.count * 2 * sizeof(ct__npz_member);
+    ct__npz_member *m = (ct__npz_member *)ct__malloc(bytes ? bytes : 1);
+    ct_state_dict *sd = ct_state_dict_new();
+    if (!m || !sd) {
+        ct__free(m);
+        ct_state_dict_free(sd);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    if (!ct__npz_members(op, b, &dir, m, m + dir.count, sd)) {
+        ct_state_dict_free(sd);
+        sd = NULL;
+    }
+    ct__free(m);
+    return sd;
+}
+
+ct_state_dict *ct_npz_load_buffer(const void *data, size_t nbytes)
+{
+    if (nbytes > 0 && ct__null("ct_npz_load_buffer", data)) {
+        return NULL;
+    }
+    return ct__npz_parse("ct_npz_load_buffer", (const unsigned char *)(nbytes ? data : ""),
+                         nbytes);
+}
+
+#ifndef CTORCH_NO_STDIO
+ct_state_dict *ct_npz_load(const char *path)
+{
+    ct__file_bytes fb;
+    if (!ct__file_open("ct_npz_load", path, &fb)) {
+        return NULL;
+    }
+    ct_state_dict *sd = ct__npz_parse("ct_npz_load", fb.data, fb.nbytes);
+    ct__file_close(&fb);
+    return sd;
+}
+#endif
+
+#undef ct__npz_u16
+#undef ct__npz_u32
+#undef CT__NPZ_EOCD
+#undef CT__NPZ_LOC64
+#undef CT__NPZ_EOCD64
+#undef CT__NPZ_CENTRAL
+#undef CT__NPZ_LOCAL
+#undef CT__NPZ_MAX_RATIO
+#undef CT__NPZ_HEAD
+CT__GLUE_END
+
+// >>part data/csv.c
+/* data/csv.c - the CSV reader: a bounded RFC 4180 tokenizer and two passes over the text.
+ *
+ * Pass 1 reads the header (the column names) and counts the records, checking the structure
+ * (field counts, quotes, field lengths, NUL bytes); pass 2 converts every field into tensors
+ * sized from pass 1. Each field is unquoted into one scratch buffer of CT_CSV_MAX_FIELD_BYTES
+ * + 1 bytes; the tokenizer never reads past the end of the text.
+ */
+
+
+CT__GLUE_BEGIN
+
+/* The kind of each column. */
+enum { CT__CSV_DATA, CT__CSV_INT64, CT__CSV_LABEL, CT__CSV_SKIP };
+
+typedef struct ct__csv_reader {
+    const char *op;
+    const unsigned char *p, *end;
+    char delim, quote;
+    int64_t line;  /* line of p, from 1 */
+    char *field;   /* the last field, unquoted and NUL-terminated */
+    size_t len;
+} ct__csv_reader;
+
+/* Appends c to the field; false (error) past the limit. */
+static CT__UNUSED bool ct__csv_put(ct__csv_reader *r, unsigned char c, int64_t line, int64_t col)
+{
+    if (c == 0) {
+        ct__fail(CT_ERR_FORMAT, r->op, "embedded NUL byte at line %lld, column %lld",
+                 (long long)r->line, (long long)col);
+        return false;
+    }
+    if (r->len == CT_CSV_MAX_FIELD_BYTES) {
+        ct__fail(CT_ERR_FORMAT, r->op, "field at line %lld, column %lld is longer than "
+                 "CT_CSV_MAX_FIELD_BYTES (%d bytes)", (long long)line, (long long)col,
+                 CT_CSV_MAX_FIELD_BYTES);
+        return false;
+    }
+    r->field[r->len++] = (char)c;
+    return true;
+}
+
+/* Consumes a record end at p ("\n", "\r\n" or "\r") when there is one. */
+static CT__UNUSED bool ct__csv_eol(ct__csv_reader *r)
+{
+    if (r->p < r->end && (*r->p == '\n' || *r->p == '\r')) {
+        if (*r->p++ == '\r' && r->p < r->end && *r->p == '\n') {
+            r->p++;
+        }
+        r->line++;
+        return true;
+    }
+    return r->p == r->end;
+}
+
+/* Reads field col (from 1) of the record at p into r->field. Returns 1 when another field
+   follows, 0 at the end of the record, -1 after an error. */
+static CT__UNUSED int ct__csv_field(ct__csv_reader *r, int64_t col)
+{
+    int64_t line = r->line;
+    r->len = 0;
+    if (r->quote && r->p < r->end && *r->p == (unsigned char)r->quote) {
+        r->p++;
+        for (;;) {
+            if (r->p == r->end) {
+                ct__fail(CT_ERR_FORMAT, r->op, "unterminated quoted field starting at line "
+                         "%lld, column %lld (EOF inside string)", (long long)line,
+                         (long long)col);
+                return -1;
+            }
+            unsigned char c = *r->p++;
+            if (c == (unsigned char)r->quote) {
+                if (r->p == r->end || *r->p != (unsigned char)r->quote) {
+                    break;
+                }
+                r->p++;
+            } else if (c == '\n') {
+                r->line++;
+            }
+            if (!ct__csv_put(r, c, line, col)) {
+                return -1;
+            }
+        }
+        r->field[r->len] = '\0';
+        if (r->p < r->end && *r->p == (unsigned char)r->delim) {
+            r->p++;
+            return 1;
+        }
+        if (ct__csv_eol(r)) {
+            return 0;
+        }
+        ct__fail(CT_ERR_FORMAT, r->op, "'%c' expected after the closing quote of the field at "
+                 "line %lld, column %lld, found '%c'", r->delim, (long long)r->line,
+                 (long long)col, *r->p >= 32 && *r->p < 127 ? *r->p : '?');
+        return -1;
+    }
+    while (r->p < r->end && *r->p != '\n' && *r->p != '\r') {
+        unsigned char c = *r->p++;
+        if (c == (unsigned char)r->delim) {
+            r->field[r->len] = '\0';
+            return 1;
+        }
+        if (!ct__csv_put(r, c, line, col)) {
+            return -1;
+        }
+    }
+    r->field[r->len] = '\0';
+    ct__csv_eol(r);
+    return 0;
+}
+
+/* Skips blank lines; false at the end of the text. */
+static CT__UNUSED bool ct__csv_next_record(ct__csv_reader *r)
+{
+    while (r->p < r->end && (*r->p == '\n' || *r->p == '\r')) {
+        ct__csv_eol(r);
+    }
+    return r->p < r->end;
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+static const char *const ct__csv_na[] = {
+    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN",
+    "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null",
+};
+
+/* Trims spaces and tabs around the field in place; returns its start (NUL-terminated). */
+static CT__UNUSED char *ct__csv_trim(char *s, size_t *n)
+{
+    size_t b = 0, e = *n;
+    while (b < e && (s[b] == ' ' || s[b] == '\t')) {
+        b++;
+    }
+    while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) {
+        e--;
+    }
+    s[e] = '\0';
+    *n = e - b;
+    return s + b;
+}
+
+static CT__UNUSED bool ct__csv_is_na(const char *s)
+{
+    for (size_t i = 0; i < sizeof ct__csv_na / sizeof ct__csv_na[0]; i++) {
+        if (strcmp(s, ct__csv_na[i]) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static CT__UNUSED size_t ct__csv_digits(const char *s)
+{
+    size_t n = 0;
+    while (s[n] >= '0' && s[n] <= '9') {
+        n++;
+    }
+    return n;
+}
+
+/* Whether s (trimmed) is a decimal float literal as Python's float() reads one: digits with
+   an optional point and exponent, or inf / infinity / nan, with an optional sign. */
+static CT__UNUSED bool ct__csv_float_syntax(const char *s)
+{
+    s += *s == '+' || *s == '-';
+    const char *words[3] = {"inf", "infinity", "nan"};
+    for (int w = 0; w < 3; w++) {
+        size_t k = 0;
+        while (words[w][k] && (s[k] | 0x20) == words[w][k]) {
+            k++;
+        }
+        if (!words[w][k] && !s[k]) {
+            return true;
+        }
+    }
+    size_t whole = ct__csv_digits(s), frac = 0;
+    s += whole;
+    if (*s == '.') {
+        frac = ct__csv_digits(++s);
+        s += frac;
+    }
+    if (whole + frac == 0) {
+        return false;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        s += *s == '+' || *s == '-';
+        size_t ex = ct__csv_digits(s);
+        if (ex == 0) {
+            return false;
+        }
+        s += ex;
+    }
+    return *s == '\0';
+}
+
+/* v rounded to float32 (to nearest, ties to even) as a cast does with subnormals kept, also on
+   threads that flush subnormals to zero (ct_set_flush_denormal). */
+static CT__UNUSED float ct__csv_to_float(double v)
+{
+    if (!(fabs(v) < 0x1p-126) || v == 0) {
+        return (float)v;
+    }
+    uint32_t bits = (uint32_t)nearbyint(fabs(v) * 0x1p149); /* exact scaling; <= 2^23 */
+    bits |= v < 0 ? 0x80000000u : 0;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+/* Whether s (trimmed) is "[+-]digits" within int64; the value in *v. */
+static CT__UNUSED bool ct__csv_int(const char *s, int64_t *v)
+{
+    bool neg = *s == '-';
+    s += *s == '+' || *s == '-';
+    if (!*s) {
+        return false;
+    }
+    uint64_t acc = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || acc > (limit - (uint64_t)(*s - '0')) / 10) {
+            return false;
+        }
+        acc = acc * 10 + (uint64_t)(*s - '0');
+    }
+    *v = neg ? (int64_t)(0 - acc) : (int64_t)acc;
+    return true;
+}
+
+/* ---- the load ----------------------------------------------------------------------- */
+typedef struct ct__csv_load {
+    ct__csv_reader r;
+    const ct_csv_opts *opts;
+    int64_t ncols;
+    char **names;  /* ncols names */
+    int *kind;     /* ncols kinds */
+    int64_t *pos;  /* each column's index in its tensor */
+    ct_csv *out;
+    char *arena;   /* label strings, NUL-separated */
+    size_t arena_len, arena_cap;
+    int64_t *label_at; /* each row's label offset in arena */
+    int64_t line;      /* the line where the record being converted begins */
+    bool label_strings;
+} ct__csv_load;
+
+static CT__UNUSED char *ct__csv_strdup(const char *s, size_t n)
+{
+    char *c = (char *)ct__malloc(n + 1);
+    if (c) {
+        memcpy(c, s, n);
+        c[n] = '\0';
+    }
+    return c;
+}
+
+/* Reads the header (or, without one, counts the first record's fields) into names. */
+static CT__UNUSED bool ct__csv_header(ct__csv_load *L)
+{
+    ct__csv_reader *r = &L->r;
+    if (!ct__csv_next_record(r)) {
+        ct__fail(CT_ERR_FORMAT, r->op, "no columns to parse from file: the file is empty");
+        return false;
+    }
+    const unsigned char *start = r->p;
+    int64_t line = r->line, cap = 0;
+    for (int more = 1; more == 1;) {
+        more = ct__csv_field(r, L->ncols + 1);
+        if (more < 0) {
+            return false;
+        }
+        if (L->ncols == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **grown = (char **)ct__realloc(L->names, (size_t)cap * sizeof(char *));
+            if (!grown) {
+                ct__fail(CT_ERR_OOM, r->op, "out of memory");
+                return false;
+            }
+            L->names = grown;
+        }
+        char num[24];
+        int nn = snprintf(num, sizeof num, "%lld", (long long)L->ncols);
+        L->names[L->ncols] = L->opts->header ? ct__csv_strdup(r->field, r->len)
+                                             : ct__csv_strdup(num, (size_t)nn);
+        if (!L->names[L->ncols++]) {
+            ct__fail(CT_ERR_OOM, r->op, "out of memory");
+            return false;
+        }
+    }
+    if (!L->opts->header) {
+        r->p = start;
+        r->line = line;
+    }
+    return true;
+}
+
+/* The index of the column named name, or -1 after CT_ERR_VALUE. */
+static CT__UNUSED int64_t ct__csv_find(ct__csv_load *L, const char *name)
+{
+    for (int64_t c = 0; name && c < L->ncols; c++) {
+        if (strcmp(L->names[c], name) == 0) {
+            return c;
+        }
+    }
+    char list[200] = "";
+    for (int64_t c = 0; c < L->ncols && strlen(list) < 150; c++) {
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%.40s", c ? ", " : "",
+                 L->names[c]);
+    }
+    ct__fail(CT_ERR_VALUE, L->r.op, "no column named '%.100s' (columns: %s)",
+             name ? name : "(null)", list);
+    return -1;
+}
+
+/* Sets each column's kind from the options. */
+static CT__UNUSED bool ct__csv_kinds(ct__csv_load *L)
+{
+    const ct_csv_opts *o = L->opts;
+    L->kind = (int *)ct__calloc((size_t)L->ncols * sizeof(int));
+    L->pos = (int64_t *)ct__calloc((size_t)L->ncols * sizeof(int64_t));
+    if (!L->kind || !L->pos) {
+        ct__fail(CT_ERR_OOM, L->r.op, "out of memory");
+        return false;
+    }
+    for (int64_t i = 0; i < o->num_skip_columns + o->num_int64_columns; i++) {
+        bool skip = i < o->num_skip_columns;
+        int64_t c = ct__csv_find(L, skip ? o->skip_columns[i]
+                                         : o->int64_columns[i - o->num_skip_columns]);
+        if (c < 0) {
+            return false;
+        }
+        L->kind[c] = skip ? CT__CSV_SKIP : CT__CSV_INT64;
+    }
+    if (o->label) {
+        int64_t c = ct__csv_find(L, o->label);
+        if (c < 0) {
+            return false;
+        }
+        L->kind[c] = CT__CSV_LABEL;
+    }
+    return true;
+}
+
+/* Copies the names of the columns of kind k into a new array *names (*n of them, freed by
+   ct_csv_free also after a failure); sets pos. */
+static CT__UNUSED bool ct__csv_names_of(ct__csv_load *L, int k, char ***names, int64_t *n)
+{
+    *n = 0;
+    *names = (char **)ct__calloc((size_t)(L->ncols ? L->ncols : 1) * sizeof(char *));
+    for (int64_t c = 0; *names && c < L->ncols; c++) {
+        if (L->kind[c] == k) {
+            L->pos[c] = *n;
+            (*names)[*n] = ct__csv_strdup(L->names[c], strlen(L->names[c]));
+            if (!(*names)[(*n)++]) {
+                return false;
+            }
+        }
+    }
+    return *names != NULL;
+}
+
+/* The message tail " at line L, column C ('name')". */
+#define CT__CSV_AT(L, c) (long long)(L)->line, (long long)((c) + 1), (L)->names[c]
+
+/* Converts the field of column c, row row (pass 2). */
+static CT__UNUSED bool ct__csv_store(ct__csv_load *L, int64_t c, int64_t row)
+{
+    ct__csv_reader *r = &L->r;
+    size_t n = r->len;
+    char *s = ct__csv_trim(r->field, &n);
+    int kind = L->kind[c];
+    bool na = ct__csv_is_na(s);
+    const char *what = kind == CT__CSV_DATA ? ct_dtype_name(L->opts->dtype) : "int64";
+    if (na && (kind == CT__CSV_LABEL || kind == CT__CSV_INT64 ||
+               L->opts->missing == CT_CSV_MISSING_ERROR)) {
+        ct__fail(CT_ERR_FORMAT, r->op, "missing value%s at line %lld, column %lld ('%.100s')",
+                 kind == CT__CSV_LABEL ? " in the label column" : kind == CT__CSV_INT64 ?
+                 " in an int64 column" : "", CT__CSV_AT(L, c));
+        return false;
+    }
+    if (kind == CT__CSV_DATA) {
+        if (!na && !ct__csv_float_syntax(s)) {
+            ct__fail(CT_ERR_FORMAT, r->op, "could not convert string '%.60s' to %s at line "
+                     "%lld, column %lld ('%.100s')", s, what, CT__CSV_AT(L, c));
+            return false;
+        }
+        double v = na ? (double)NAN : strtod(s, NULL);
+        int64_t at = row * L->out->num_columns + L->pos[c];
+        if (L->opts->dtype == CT_FLOAT32) {
+            ((float *)ct__data(L->out->data))[at] = ct__csv_to_float(v);
+        } else {
+            ((double *)ct__data(L->out->data))[at] = v;
+        }
+        return true;
+    }
+    int64_t v = 0;
+    bool is_int = ct__csv_int(s, &v);
+    if (kind == CT__CSV_INT64) {
+        if (!is_int) {
+            ct__fail(CT_ERR_FORMAT, r->op, "could not convert string '%.60s' to int64 at line "
+                     "%lld, column %lld ('%.100s')", s, CT__CSV_AT(L, c));
+            return false;
+        }
+        ((int64_t *)ct__data(L->out->int64_data))[row * L->out->num_int64_columns + L->pos[c]] =
+            v;
+        return true;
+    }
+    ((int64_t *)ct__data(L->out->labels))[row] = v; /* the label, kept as (trimmed) text too */
+    L->label_strings = L->label_strings || !is_int;
+    if (L->arena_len + n + 1 > L->arena_cap) {
+        size_t cap = 2 * L->arena_cap + n + 1;
+        char *grown = (char *)ct__realloc(L->arena, cap);
+        if (!grown) {
+            ct__fail(CT_ERR_OOM, r->op, "out of memory");
+            return false;
+        }
+        L->arena = grown;
+        L->arena_cap = cap;
+    }
+    L->label_at[row] = (int64_t)L->arena_len;
+    memcpy(L->arena + L->arena_len, s, n + 1);
+    L->arena_len += n + 1;
+    return true;
+}
+
+/* Walks every record after the header: pass 1 (store false) counts them and checks the
+   structure; pass 2 converts the fields. */
+static CT__UNUSED bool ct__csv_pass(ct__csv_load *L, bool store, int64_t *rows)
+{
+    ct__csv_reader *r = &L->r;
+    int64_t row = 0;
+    while (ct__csv_next_record(r)) {
+        int64_t line = r->line, c = 0;
+        L->line = line;
+        for (int more = 1; more == 1; c++) {
+            more = ct__csv_field(r, c + 1);
+            if (more < 0) {
+                return false;
+            }
+            if (store && c < L->ncols && L->kind[c] != CT__CSV_SKIP &&
+                !ct__csv_store(L, c, row)) {
+                return false;
+            }
+        }
+        if (c != L->ncols) {
+            ct__fail(CT_ERR_FORMAT, r->op, "Error tokenizing data: Expected %lld fields in "
+                     "line %lld, saw %lld", (long long)L->ncols, (long long)line, (long long)c);
+            return false;
+        }
+        row++;
+    }
+    *rows = row;
+    return true;
+}
+
+typedef struct ct__csv_label {
+    const char *s;
+    int64_t row;
+} ct__csv_label;
+
+static CT__UNUSED int ct__csv_label_cmp(const void *a, const void *b)
+{
+    const ct__csv_label *x = (const ct__csv_label *)a, *y = (const ct__csv_label *)b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+/* String labels: classes in sorted order, labels[row] = the class id of the row's string. */
+static CT__UNUSED bool ct__csv_classes(ct__csv_load *L)
+{
+    int64_t rows = L->out->rows;
+    ct__csv_label *v = (ct__csv_label *)ct__malloc((size_t)(rows ? rows : 1) * sizeof *v);
+    L->out->classes = (char **)ct__calloc((size_t)(rows ? rows : 1) * sizeof(char *));
+    if (!v || !L->out->classes) {
+        ct__free(v);
+        ct__fail(CT_ERR_OOM, L->r.op, "out of memory");
+        return false;
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        v[i].s = L->arena + L->label_at[i];
+        v[i].row = i;
+    }
+    qsort(v, (size_t)rows, sizeof *v, ct__csv_label_cmp);
+    int64_t *labels = (int64_t *)ct__data(L->out->labels);
+    bool ok = true;
+    for (int64_t i = 0; ok && i < rows; i++) {
+        if (i == 0 || strcmp(v[i].s, v[i - 1].s) != 0) {
+            char *name = ct__csv_strdup(v[i].s, strlen(v[i].s));
+            ok = name != NULL;
+            L->out->classes[L->out->num_classes++] = name;
+        }
+        labels[v[i].row] = L->out->num_classes - 1;
+    }
+    ct__free(v);
+    if (!ok) {
+        ct__fail(CT_ERR_OOM, L->r.op, "out of memory");
+    }
+    return ok;
+}
+
+/* Allocates the result's tensors and name lists for `rows` records. */
+static CT__UNUSED bool ct__csv_alloc(ct__csv_load *L, int64_t rows)
+{
+    ct_csv *o = L->out;
+    o->rows = rows;
+    if (!ct__csv_names_of(L, CT__CSV_DATA, &o->columns, &o->num_columns) ||
+        !ct__csv_names_of(L, CT__CSV_INT64, &o->int64_columns, &o->num_int64_columns)) {
+        ct__fail(CT_ERR_OOM, L->r.op, "out of memory");
+        return false;
+    }
+    int64_t sizes[2] = {rows, o->num_columns};
+    o->data = ct__tensor_new(L->r.op, sizes, 2, L->opts->dtype);
+    if (!o->data) {
+        return false;
+    }
+    if (o->num_int64_columns) {
+        sizes[1] = o->num_int64_columns;
+        if (!(o->int64_data = ct__tensor_new(L->r.op, sizes, 2, CT_INT64))) {
+            return false;
+        }
+    }
+    if (L->opts->label) {
+        L->label_at = (int64_t *)ct__malloc((size_t)(rows ? rows : 1) * sizeof(int64_t));
+        if (!L->label_at || !(o->labels = ct__tensor_new(L->r.op, sizes, 1, CT_INT64))) {
+            ct__fail(CT_ERR_OOM, L->r.op, "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
+static CT__UNUSED bool ct__csv_check_opts(const char *op, const ct_csv_opts *o)
+{
+    if (o->dtype != CT_FLOAT32 && o->dtype != CT_FLOAT64) {
+        ct__fail(CT_ERR_VALUE, op, "dtype must be float32 or float64, got %s",
+                 ct_dtype_name(o->dtype));
+        return false;
+    }
+    if (o->delimiter == '\0' || o->delimiter == '\n' || o->delimiter == '\r' ||
+        o->delimiter == o->quotechar || o->quotechar == '\n' || o->quotechar == '\r') {
+        ct__fail(CT_ERR_VALUE, op, "bad delimiter or quotechar (0x%02x, 0x%02x): the delimiter "
+                 "must be a character other than the quote and line breaks",
+                 (unsigned char)o->delimiter, (unsigned char)o->quotechar);
+        return false;
+    }
+    if (o->num_int64_columns < 0 || o->num_skip_columns < 0 ||
+        (o->num_int64_columns && !o->int64_columns) || (o->num_skip_columns && !o->skip_columns) ||
+        (unsigned)o->missing > CT_CSV_MISSING_ERROR) {
+        ct__fail(CT_ERR_VALUE, op, "bad column lists or missing value mode");
+        return false;
+    }
+    return true;
+}
+
+static CT__UNUSED ct_csv *ct__csv_parse(const char *op, const unsigned char *b, size_t n,
+                                        const ct_csv_opts *opts)
+{
+    ct_csv_opts defaults = ct_csv_defaults();
+    ct__csv_load L;
+    memset(&L, 0, sizeof L);
+    L.opts = opts ? opts : &defaults;
+    if (!ct__csv_check_opts(op, L.opts)) {
+        return NULL;
+    }
+    size_t bom = n >= 3 && memcmp(b, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    L.r.op = op;
+    L.r.p = b + bom;
+    L.r.end = b + n;
+    L.r.delim = L.opts->delimiter;
+    L.r.quote = L.opts->quotechar;
+    L.r.line = 1;
+    L.r.field = (char *)ct__malloc(CT_CSV_MAX_FIELD_BYTES + 1);
+    L.out = (ct_csv *)ct__calloc(sizeof(ct_csv));
+    int64_t rows = 0;
+    bool ok = L.r.field && L.out;
+    if (!ok) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ok = ok && ct__csv_header(&L) && ct__csv_kinds(&L);
+    ct__csv_reader first = L.r;
+    ok = ok && ct__csv_pass(&L, false, &rows) && ct__csv_alloc(&L, rows);
+    L.r = first;
+    ok = ok && ct__csv_pass(&L, true, &rows) && (!L.label_strings || ct__csv_classes(&L));
+    for (int64_t c = 0; c < L.ncols; c++) {
+        ct__free(L.names[c]);
+    }
+    ct__free(L.names);
+    ct__free(L.kind);
+    ct__free(L.pos);
+    ct__free(L.arena);
+    ct__free(L.label_at);
+    ct__free(L.r.field);
+    if (!ok) {
+        ct_csv_free(L.out);
+        return NULL;
+    }
+    return L.out;
+}
+
+ct_csv_opts ct_csv_defaults(void)
+{
+    ct_csv_opts o;
+    memset(&o, 0, sizeof o);
+    o.header = true;
+    o.delimiter = ',';
+    o.quotechar = '"';
+    o.dtype = CT_FLOAT32;
+    return o;
+}
+
+ct_csv *ct_csv_load_buffer(const void *data, size_t nbytes, const ct_csv_opts *opts)
+{
+    if (nbytes > 0 && ct__null("ct_csv_load_buffer", data)) {
+        return NULL;
+    }
+    return ct__csv_parse("ct_csv_load_buffer", (const unsigned char *)(nbytes ? data : ""),
+                         nbytes, opts);
+}
+
+#ifndef CTORCH_NO_STDIO
+ct_csv *ct_csv_load(const char *path, const ct_csv_opts *opts)
+{
+    ct__file_bytes fb;
+    if (!ct__file_open("ct_csv_load", path, &fb)) {
+        return NULL;
+    }
+    ct_csv *csv = ct__csv_parse("ct_csv_load", fb.data, fb.nbytes, opts);
+    ct__file_close(&fb);
+    return csv;
+}
+#endif
+
+static CT__UNUSED void ct__csv_free_names(char **names, int64_t n)
+{
+    for (int64_t i = 0; names && i < n; i++) {
+        ct__free(names[i]);
+    }
+    ct__free(names);
+}
+
+void ct_csv_free(ct_csv *csv)
+{
+    if (!csv) {
+        return;
+    }
+    ct__release(csv->data);
+    ct__release(csv->int64_data);
+    ct__release(csv->labels);
+    ct__csv_free_names(csv->columns, csv->num_columns);
+    ct__csv_free_names(csv->int64_columns, csv->num_int64_columns);
+    ct__csv_free_names(csv->classes, csv->num_classes);
+    ct__free(csv);
+}
+
+#undef CT__CSV_AT
 CT__GLUE_END
 
 // >>part data/idx.c

@@ -202,7 +202,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(transformer)                                                                          \
     X(kv_cache)                                                                             \
     X(gpt)                                                                                  \
-    X(minilm)
+    X(minilm)                                                                               \
+    X(readers)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

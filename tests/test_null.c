@@ -7584,6 +7584,28 @@ static void test_null_ct_backward(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_autograd_backward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autograd_backward(NULL, 0, fx.ctl, false, false, fx.tl, 0)";
+        (void)ct_autograd_backward(NULL, 0, fx.ctl, false, false, fx.tl, 0);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0)";
+        (void)ct_autograd_backward(fx.tl, 0, NULL, false, false, fx.tl, 0);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0)";
+        (void)ct_autograd_backward(fx.tl, 0, fx.ctl, false, false, NULL, 0);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_autograd_grad(void)
 {
     null_fixture fx;
@@ -11619,6 +11641,299 @@ static void test_null_ct_scaled_dot_product_attention(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_multihead_attention_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multihead_attention_new(0, 0, NULL)";
+        ct_module *r = ct_multihead_attention_new(0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_multihead_attention_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_multihead_attention_forward(NULL, fx.t, fx.t, fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(NULL, fx.t, fx.t, fx.t, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, NULL, fx.t, fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(fx.module, NULL, fx.t, fx.t, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, NULL, fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, NULL, fx.t, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, NULL, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, fx.t, NULL, NULL, fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, fx.out)";
+        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, fx.out);
+        expect_accepted(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, NULL)";
+        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.t, NULL, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_encoder_layer_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_encoder_layer_new(0, 0, NULL)";
+        ct_module *r = ct_transformer_encoder_layer_new(0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_encoder_layer_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_encoder_layer_forward(NULL, fx.t, fx.t, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_layer_forward(NULL, fx.t, fx.t, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, NULL, fx.t, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, NULL, fx.t, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.t, NULL, fx.t, false)";
+        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, NULL, fx.t, false);
+        expect_accepted(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, NULL, false)";
+        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, NULL, false);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_encoder_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_encoder_new(NULL, 1, ct_identity_new())";
+        ct_module *r = ct_transformer_encoder_new(NULL, 1, ct_identity_new());
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_new(ct_transformer_encoder_layer_new(4, 2, NULL), 1, NULL)";
+        ct_module *r = ct_transformer_encoder_new(ct_transformer_encoder_layer_new(4, 2, NULL), 1,
+            NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_encoder_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_encoder_forward(NULL, fx.t, fx.t, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_forward(NULL, fx.t, fx.t, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_encoder_forward(fx.module, NULL, fx.t, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_forward(fx.module, NULL, fx.t, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, NULL, fx.t, false)";
+        (void)ct_transformer_encoder_forward(fx.module, fx.t, NULL, fx.t, false);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, fx.t, NULL, false)";
+        (void)ct_transformer_encoder_forward(fx.module, fx.t, fx.t, NULL, false);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_decoder_layer_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_decoder_layer_new(0, 0, NULL)";
+        ct_module *r = ct_transformer_decoder_layer_new(0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_decoder_layer_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_decoder_layer_forward(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_decoder_layer_forward(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_layer_forward(fx.module, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.t, NULL, NULL)";
+        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.t, NULL)";
+        (void)ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_decoder_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_decoder_new(NULL, 1, ct_identity_new())";
+        ct_module *r = ct_transformer_decoder_new(NULL, 1, ct_identity_new());
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_module_free(r);
+    }
+    {
+        const char *call =
+            "ct_transformer_decoder_new(ct_transformer_decoder_layer_new(4, 2, NULL), 1, NULL)";
+        ct_module *r = ct_transformer_decoder_new(ct_transformer_decoder_layer_new(4, 2, NULL), 1,
+            NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_decoder_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_decoder_forward(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_decoder_forward(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_decoder_forward(fx.module, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, NULL, NULL)";
+        ct_tensor *r = ct_transformer_decoder_forward(fx.module, fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, fx.t, NULL)";
+        (void)ct_transformer_decoder_forward(fx.module, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_new(0, 0, 0, 0, NULL)";
+        ct_module *r = ct_transformer_new(0, 0, 0, 0, NULL);
+        expect_accepted(call);
+        ct_module_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformer_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_forward(NULL, fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_forward(NULL, fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_forward(fx.module, NULL, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_forward(fx.module, NULL, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_forward(fx.module, fx.t, NULL, NULL)";
+        ct_tensor *r = ct_transformer_forward(fx.module, fx.t, NULL, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transformer_forward(fx.module, fx.t, fx.t, NULL)";
+        (void)ct_transformer_forward(fx.module, fx.t, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_kv_cache_update(void)
 {
     null_fixture fx;
@@ -12458,6 +12773,19 @@ static void test_null_ct_npy_load(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_npy_load_mmap(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npy_load_mmap(NULL)";
+        ct_tensor *r = ct_npy_load_mmap(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_npy_save(void)
 {
     null_fixture fx;
@@ -12471,6 +12799,80 @@ static void test_null_ct_npy_save(void)
         const char *call = "ct_npy_save(\"/nonexistent-ctorch-dir/x\", NULL)";
         (void)ct_npy_save("/nonexistent-ctorch-dir/x", NULL);
         expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_npz_load_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npz_load_buffer(NULL, sizeof fx.bytes)";
+        ct_state_dict *r = ct_npz_load_buffer(NULL, sizeof fx.bytes);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_npz_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_npz_load(NULL)";
+        ct_state_dict *r = ct_npz_load(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_csv_load_buffer(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_csv_load_buffer(NULL, sizeof fx.bytes, NULL)";
+        (void)ct_csv_load_buffer(NULL, sizeof fx.bytes, NULL);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_csv_load_buffer(fx.bytes, sizeof fx.bytes, NULL)";
+        (void)ct_csv_load_buffer(fx.bytes, sizeof fx.bytes, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_csv_load(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_csv_load(NULL, NULL)";
+        (void)ct_csv_load(NULL, NULL);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_csv_load(\"/nonexistent-ctorch-dir/x\", NULL)";
+        (void)ct_csv_load("/nonexistent-ctorch-dir/x", NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_csv_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_csv_free(NULL)";
+        ct_csv_free(NULL);
+        expect_noop(call);
     }
     fixture_close(&fx);
 }
@@ -25277,6 +25679,233 @@ static void test_freed_ct_scaled_dot_product_attention(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_multihead_attention_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.freed, fx.t, fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.freed, fx.t, fx.t, NULL,
+            fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.foreign, fx.t, fx.t, NULL, fx.out)";
+        (void)ct_multihead_attention_forward(fx.module, fx.foreign, fx.t, fx.t, NULL, fx.out);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.freed, fx.t, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, fx.freed, fx.t, NULL,
+            fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.foreign, fx.t, NULL, fx.out)";
+        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.foreign, fx.t, NULL, fx.out);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.freed, NULL, fx.out)";
+        ct_tensor *r = ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.freed, NULL,
+            fx.out);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.foreign, NULL, fx.out)";
+        (void)ct_multihead_attention_forward(fx.module, fx.t, fx.t, fx.foreign, NULL, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transformer_encoder_layer_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.freed, fx.t, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, fx.freed, fx.t, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.foreign, fx.t, fx.t, false)";
+        (void)ct_transformer_encoder_layer_forward(fx.module, fx.foreign, fx.t, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.freed, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.freed, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.foreign, fx.t, false)";
+        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.foreign, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.freed, false)";
+        ct_tensor *r = ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.foreign, false)";
+        (void)ct_transformer_encoder_layer_forward(fx.module, fx.t, fx.t, fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transformer_encoder_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_encoder_forward(fx.module, fx.freed, fx.t, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_forward(fx.module, fx.freed, fx.t, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_forward(fx.module, fx.foreign, fx.t, fx.t, false)";
+        (void)ct_transformer_encoder_forward(fx.module, fx.foreign, fx.t, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, fx.freed, fx.t, false)";
+        ct_tensor *r = ct_transformer_encoder_forward(fx.module, fx.t, fx.freed, fx.t, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_forward(fx.module, fx.t, fx.foreign, fx.t, false)";
+        (void)ct_transformer_encoder_forward(fx.module, fx.t, fx.foreign, fx.t, false);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.freed, false)";
+        ct_tensor *r = ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.freed, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.foreign, false)";
+        (void)ct_transformer_encoder_forward(fx.module, fx.t, fx.t, fx.foreign, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transformer_decoder_layer_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_decoder_layer_forward(fx.module, fx.foreign, fx.t, NULL)";
+        (void)ct_transformer_decoder_layer_forward(fx.module, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.foreign, NULL)";
+        (void)ct_transformer_decoder_layer_forward(fx.module, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transformer_decoder_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_decoder_forward(fx.module, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, fx.foreign, fx.t, NULL)";
+        (void)ct_transformer_decoder_forward(fx.module, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_transformer_decoder_forward(fx.module, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_transformer_decoder_forward(fx.module, fx.t, fx.foreign, NULL)";
+        (void)ct_transformer_decoder_forward(fx.module, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transformer_forward(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformer_forward(fx.module, fx.freed, fx.t, NULL)";
+        ct_tensor *r = ct_transformer_forward(fx.module, fx.freed, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_transformer_forward(fx.module, fx.foreign, fx.t, NULL)";
+        (void)ct_transformer_forward(fx.module, fx.foreign, fx.t, NULL);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_transformer_forward(fx.module, fx.t, fx.freed, NULL)";
+        ct_tensor *r = ct_transformer_forward(fx.module, fx.t, fx.freed, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_transformer_forward(fx.module, fx.t, fx.foreign, NULL)";
+        (void)ct_transformer_forward(fx.module, fx.t, fx.foreign, NULL);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_kv_cache_update(void)
 {
     null_fixture fx;
@@ -25783,6 +26412,7 @@ void test_null(void)
     RUN(test_null_ct_detach);
     RUN(test_null_ct_detach_);
     RUN(test_null_ct_backward);
+    RUN(test_null_ct_autograd_backward);
     RUN(test_null_ct_autograd_grad);
     RUN(test_null_ct_register_hook);
     RUN(test_null_ct_gradcheck);
@@ -26000,6 +26630,18 @@ void test_null(void)
     RUN(test_null_ct_embedding_bag_new);
     RUN(test_null_ct_embedding_bag_forward);
     RUN(test_null_ct_scaled_dot_product_attention);
+    RUN(test_null_ct_multihead_attention_new);
+    RUN(test_null_ct_multihead_attention_forward);
+    RUN(test_null_ct_transformer_encoder_layer_new);
+    RUN(test_null_ct_transformer_encoder_layer_forward);
+    RUN(test_null_ct_transformer_encoder_new);
+    RUN(test_null_ct_transformer_encoder_forward);
+    RUN(test_null_ct_transformer_decoder_layer_new);
+    RUN(test_null_ct_transformer_decoder_layer_forward);
+    RUN(test_null_ct_transformer_decoder_new);
+    RUN(test_null_ct_transformer_decoder_forward);
+    RUN(test_null_ct_transformer_new);
+    RUN(test_null_ct_transformer_forward);
     RUN(test_null_ct_kv_cache_update);
     RUN(test_null_ct_kv_cache_reset);
     RUN(test_null_ct_kv_cache_size);
@@ -26051,7 +26693,13 @@ void test_null(void)
     RUN(test_null_ct_npy_load_buffer);
     RUN(test_null_ct_npy_save_buffer);
     RUN(test_null_ct_npy_load);
+    RUN(test_null_ct_npy_load_mmap);
     RUN(test_null_ct_npy_save);
+    RUN(test_null_ct_npz_load_buffer);
+    RUN(test_null_ct_npz_load);
+    RUN(test_null_ct_csv_load_buffer);
+    RUN(test_null_ct_csv_load);
+    RUN(test_null_ct_csv_free);
     RUN(test_null_ct_idx_load);
     RUN(test_null_ct_idx_load_buffer);
     RUN(test_null_ct_dataset_len);
@@ -26649,6 +27297,12 @@ void test_null(void)
     RUN(test_freed_ct_embedding_forward);
     RUN(test_freed_ct_embedding_bag_forward);
     RUN(test_freed_ct_scaled_dot_product_attention);
+    RUN(test_freed_ct_multihead_attention_forward);
+    RUN(test_freed_ct_transformer_encoder_layer_forward);
+    RUN(test_freed_ct_transformer_encoder_forward);
+    RUN(test_freed_ct_transformer_decoder_layer_forward);
+    RUN(test_freed_ct_transformer_decoder_forward);
+    RUN(test_freed_ct_transformer_forward);
     RUN(test_freed_ct_kv_cache_update);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);

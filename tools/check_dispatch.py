@@ -142,6 +142,9 @@ ALLOWLIST = {
         ct_iterable_dataset_next ct_batch_sampler_new ct_distributed_sampler_defaults
         ct_sampler_free ct_sampler_iter ct_sampler_len ct_sampler_new ct_sampler_next
         ct_sequential_sampler_new""",
+    # data/npy.c, npz.c, csv.c: more readers (file bytes into tensors, no op kernel)
+    "readers": """ct_npy_load_mmap ct_npz_load ct_npz_load_buffer ct_csv_defaults ct_csv_load
+        ct_csv_load_buffer ct_csv_free""",
     # benchmark timers, measurements, comparisons
     "timers": """ct_timer_new ct_timer_free ct_timer_timeit ct_timer_blocked_autorange
         ct_timer_adaptive_autorange ct_measurement_new ct_measurement_free ct_measurement_str

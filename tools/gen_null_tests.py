@@ -142,6 +142,8 @@ VALID_BY_CALL = {
     ("ct_adamax_new", "opts"): "NULL",
     ("ct_nadam_new", "params"): "fx.params",
     ("ct_nadam_new", "opts"): "NULL",
+    ("ct_csv_load_buffer", "opts"): "NULL",
+    ("ct_csv_load", "opts"): "NULL",
     ("ct_radam_new", "params"): "fx.params",
     ("ct_radam_new", "opts"): "NULL",
     ("ct_gradcheck", "inputs"): "fx.grad_inputs",
@@ -344,7 +346,7 @@ OUTCOME = {
     ("ct_embedding_bag_forward", "offsets"): "accepted",
     ("ct_embedding_bag_forward", "per_sample_weights"): "accepted",
 }
-ACCEPTED_TYPES = ("ct_generator *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
+ACCEPTED_TYPES = ("ct_generator *", "ct_csv_opts *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
                   "ct_max_pool2d_opts *", "ct_avg_pool2d_opts *", "ct_interpolate_opts *",
                   "ct_max_pool3d_opts *", "ct_avg_pool3d_opts *",

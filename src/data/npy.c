@@ -7,6 +7,7 @@
  * is used; the header parser reads through a bounded cursor and never past `end`.
  */
 #include "../core/internal.h"
+#include "reader_internal.h"
 
 #include <stdio.h> /* snprintf; FILE only without CTORCH_NO_STDIO */
 #ifndef CTORCH_NO_STDIO
@@ -19,10 +20,11 @@ CT__GLUE_BEGIN
 #define CT__NPY_ALIGN 64
 #define CT__NPY_GROWTH_DIGITS 21 /* numpy's GROWTH_AXIS_MAX_DIGITS */
 #define CT__NPY_HEADER_MAX 512   /* the largest header ct_npy_save writes (8 dims) */
+#define CT__NPY_HEADER_LIMIT 65535 /* the longest header read (numpy reads up to 10000) */
 
 static const char ct__npy_magic[CT__NPY_MAGIC_LEN] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 
-/* numpy descr of each ctorch dtype, in enum order (index 0 unused). */
+/* numpy descr of each ctorch dtype as numpy.save writes it, in enum order (index 0 unused). */
 static const char *const ct__npy_descr[CT_DTYPE_COUNT] = {
     NULL, "|b1", "|u1", "|i1", "<i2", "<i4", "<i8", "<f4", "<f8", "<f2", NULL, /* bfloat16: none */
 };
@@ -35,18 +37,42 @@ static CT__UNUSED bool ct__npy_little_endian(void)
     return first == 1;
 }
 
-/* Reverses the bytes of n elements of es bytes each (big-endian hosts only). */
+/* Reverses the bytes of each of n elements of es bytes. */
 static CT__UNUSED void ct__npy_swap(char *p, int64_t n, size_t es)
 {
-    if (es == 1 || ct__npy_little_endian()) {
-        return;
-    }
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = 0; es > 1 && k < n; k++) {
         char *e = p + (size_t)k * es;
         for (size_t i = 0; i < es / 2; i++) {
             char c = e[i];
             e[i] = e[es - 1 - i];
             e[es - 1 - i] = c;
+        }
+    }
+}
+
+/* Copies elements [begin, begin + count) in C order of the strided array (base, sizes,
+   strides in elements, ndim) into dst. */
+static CT__UNUSED void ct__npy_gather_strided(const char *base, const int64_t *sizes,
+                                              const int64_t *strides, int ndim, size_t es,
+                                              int64_t begin, int64_t count, char *dst)
+{
+    int64_t idx[CT_MAX_DIMS];
+    int64_t rest = begin;
+    for (int d = ndim - 1; d >= 0; d--) {
+        idx[d] = rest % sizes[d];
+        rest /= sizes[d];
+    }
+    for (int64_t k = 0; k < count; k++) {
+        int64_t off = 0;
+        for (int d = 0; d < ndim; d++) {
+            off += idx[d] * strides[d];
+        }
+        memcpy(dst + (size_t)k * es, base + off * (int64_t)es, es);
+        for (int d = ndim - 1; d >= 0; d--) {
+            if (++idx[d] < sizes[d]) {
+                break;
+            }
+            idx[d] = 0;
         }
     }
 }
@@ -249,18 +275,17 @@ static CT__UNUSED bool ct__npy_parse_header(ct__npy_cursor *c, ct__npy_header *h
     return true;
 }
 
-/* The dtype of a descr; '<' and '|' (and '=' on little-endian hosts) for one-byte types. */
-static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr)
+/* The dtype of a descr ("<f4", ">i8", "|u1", "=f2"); *big: whether its bytes are big-endian
+   ('|' and '=' are the host's order, as numpy reads them). CT_DTYPE_DEFAULT when unknown. */
+static CT__UNUSED ct_dtype ct__npy_dtype_of(const char *descr, bool *big)
 {
+    char order = descr[0];
+    if (order != '<' && order != '>' && order != '|' && order != '=') {
+        return CT_DTYPE_DEFAULT;
+    }
+    *big = order == '>' || (order != '<' && !ct__npy_little_endian());
     for (int d = 1; d < CT_DTYPE_COUNT; d++) {
-        const char *want = ct__npy_descr[d];
-        if (!want) {
-            continue;
-        }
-        if (strcmp(descr, want) == 0) {
-            return (ct_dtype)d;
-        }
-        if (want[0] == '|' && descr[0] == '<' && strcmp(descr + 1, want + 1) == 0) {
+        if (ct__npy_descr[d] && strcmp(descr + 1, ct__npy_descr[d] + 1) == 0) {
             return (ct_dtype)d;
         }
     }
@@ -276,13 +301,14 @@ static CT__UNUSED uint32_t ct__npy_le(const unsigned char *p, int n)
     return v;
 }
 
-static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, size_t nbytes)
+/* The preamble + header length of the .npy bytes b[0..n), n >= 12 or the whole file;
+   0 after an error (bad magic, version, truncation). */
+static CT__UNUSED size_t ct__npy_header_len(const char *op, const unsigned char *b, size_t n)
 {
-    const unsigned char *b = (const unsigned char *)data;
-    if (nbytes < CT__NPY_MAGIC_LEN + 2) {
+    if (n < CT__NPY_MAGIC_LEN + 2) {
         ct__fail(CT_ERR_FORMAT, op, "truncated file: %zu bytes is shorter than the .npy "
-                 "preamble", nbytes);
-        return NULL;
+                 "preamble", n);
+        return 0;
     }
     if (memcmp(b, ct__npy_magic, CT__NPY_MAGIC_LEN) != 0) {
         ct__fail(CT_ERR_FORMAT, op, "the magic string is not correct; expected "
@@ -290,91 +316,146 @@ static CT__UNUSED ct_tensor *ct__npy_parse(const char *op, const void *data, siz
                  b[1] >= 32 && b[1] < 127 ? b[1] : '?', b[2] >= 32 && b[2] < 127 ? b[2] : '?',
                  b[3] >= 32 && b[3] < 127 ? b[3] : '?', b[4] >= 32 && b[4] < 127 ? b[4] : '?',
                  b[5] >= 32 && b[5] < 127 ? b[5] : '?');
-        return NULL;
+        return 0;
     }
     int major = b[6], minor = b[7];
     if (major < 1 || major > 3 || minor != 0) {
         ct__fail(CT_ERR_UNSUPPORTED, op, "we only support format version (1,0), (2,0), and "
                  "(3,0), not (%d, %d)", major, minor);
-        return NULL;
+        return 0;
     }
     size_t len_bytes = major == 1 ? 2 : 4;
     size_t prefix = CT__NPY_MAGIC_LEN + 2 + len_bytes;
-    if (nbytes < prefix) {
+    if (n < prefix) {
         ct__fail(CT_ERR_FORMAT, op, "truncated file: %zu bytes is shorter than the %zu-byte "
-                 "preamble of format %d.0", nbytes, prefix, major);
-        return NULL;
+                 "preamble of format %d.0", n, prefix, major);
+        return 0;
     }
     size_t hlen = ct__npy_le(b + CT__NPY_MAGIC_LEN + 2, (int)len_bytes);
-    if (hlen > nbytes - prefix) {
+    if (hlen > CT__NPY_HEADER_LIMIT) {
+        ct__fail(CT_ERR_FORMAT, op, "header length %zu exceeds the limit of %d bytes", hlen,
+                 CT__NPY_HEADER_LIMIT);
+        return 0;
+    }
+    return prefix + hlen;
+}
+
+bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                         ct__npy_info *info)
+{
+    size_t end = ct__npy_header_len(op, b, n);
+    if (end == 0) {
+        return false;
+    }
+    size_t prefix = b[6] == 1 ? CT__NPY_MAGIC_LEN + 4 : CT__NPY_MAGIC_LEN + 6;
+    if (end > n) {
         ct__fail(CT_ERR_FORMAT, op, "header length %zu exceeds the %zu bytes left in the file "
-                 "(truncated or corrupt)", hlen, nbytes - prefix);
-        return NULL;
+                 "(truncated or corrupt)", end - prefix, n - prefix);
+        return false;
     }
     ct__npy_cursor c;
     c.begin = c.p = (const char *)b + prefix;
-    c.end = c.begin + hlen;
+    c.end = (const char *)b + end;
     c.op = op;
     ct__npy_header h;
     memset(&h, 0, sizeof h);
     if (!ct__npy_parse_header(&c, &h)) {
-        return NULL;
+        return false;
     }
-    ct_dtype dtype = ct__npy_dtype_of(h.descr);
-    if (dtype == CT_DTYPE_DEFAULT) {
-        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported: <f4 <f8 <f2 <i8 "
-                 "<i4 <i2 |i1 |u1 |b1)", h.descr);
-        return NULL;
+    bool big = false;
+    info->dtype = ct__npy_dtype_of(h.descr, &big);
+    if (info->dtype == CT_DTYPE_DEFAULT) {
+        ct__fail(CT_ERR_DTYPE, op, "unsupported dtype descr '%s' (supported, in '<', '>' or "
+                 "'|' order: f2 f4 f8 i1 i2 i4 i8 u1 b1)", h.descr);
+        return false;
     }
-    if (h.fortran_order) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "fortran_order True is not supported; save a "
-                 "C-ordered array (numpy.ascontiguousarray)");
-        return NULL;
-    }
+    info->swap = big == ct__npy_little_endian();
+    memcpy(info->descr, h.descr, sizeof h.descr);
+    info->fortran_order = h.fortran_order;
+    info->ndim = h.ndim;
+    memcpy(info->sizes, h.sizes, sizeof h.sizes);
+    info->data_offset = end;
     /* each size < 2^59 (parser); bound the product of the nonzero sizes so that strides
        and byte counts cannot overflow */
-    size_t es = ct_dtype_size(dtype);
     uint64_t span = 1;
     bool empty = false;
     for (int i = 0; i < h.ndim; i++) {
         uint64_t s = (uint64_t)h.sizes[i];
         if (s == 0) {
             empty = true;
-            continue;
-        }
-        if (span > (uint64_t)(INT64_MAX / 16) / s) {
+        } else if (span > (uint64_t)(INT64_MAX / 16) / s) {
             char buf[200];
             ct__fail(CT_ERR_FORMAT, op, "shape %s is too large",
                      ct__shape_str(h.sizes, h.ndim, buf, sizeof buf));
-            return NULL;
+            return false;
+        } else {
+            span *= s;
         }
-        span *= s;
     }
-    uint64_t need = empty ? 0 : span * (uint64_t)es;
-    uint64_t have = (uint64_t)(nbytes - prefix - hlen);
-    if (need != have) {
+    info->data_bytes = empty ? 0 : span * (uint64_t)ct_dtype_size(info->dtype);
+    return true;
+}
+
+/* A new tensor from the data of a parsed header (src holds info->data_bytes bytes):
+   Fortran order transposed into C order, bytes swapped into the host's order, bools as 0/1. */
+static CT__UNUSED ct_tensor *ct__npy_decode(const char *op, const ct__npy_info *info,
+                                            const unsigned char *src)
+{
+    ct_tensor *t = ct__tensor_new(op, info->sizes, info->ndim, info->dtype);
+    if (!t || info->data_bytes == 0) {
+        return t;
+    }
+    char *dst = ct__data(t);
+    size_t es = ct_dtype_size(info->dtype);
+    int64_t numel = (int64_t)(info->data_bytes / es);
+    if (info->fortran_order && info->ndim > 1) {
+        int64_t strides[CT_MAX_DIMS];
+        strides[0] = 1;
+        for (int d = 1; d < info->ndim; d++) {
+            strides[d] = strides[d - 1] * info->sizes[d - 1];
+        }
+        ct__npy_gather_strided((const char *)src, info->sizes, strides, info->ndim, es, 0,
+                               numel, dst);
+    } else {
+        memcpy(dst, src, (size_t)info->data_bytes);
+    }
+    if (info->swap) {
+        ct__npy_swap(dst, numel, es);
+    }
+    if (info->dtype == CT_BOOL) {
+        for (int64_t i = 0; i < numel; i++) {
+            dst[i] = dst[i] != 0; /* only 0 and 1 are valid bool bytes */
+        }
+    }
+    return t;
+}
+
+/* Parses the header of the whole .npy file b[0..n) and checks that exactly the shape's data
+   follows it. */
+static CT__UNUSED bool ct__npy_read_file(const char *op, const unsigned char *b, size_t n,
+                                         ct__npy_info *info)
+{
+    if (!ct__npy_read_header(op, b, n, info)) {
+        return false;
+    }
+    uint64_t have = (uint64_t)(n - info->data_offset);
+    if (info->data_bytes != have) {
         char buf[200];
-        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s of %s needs %llu%s",
-                 (unsigned long long)have, ct__shape_str(h.sizes, h.ndim, buf, sizeof buf),
-                 ct__npy_descr[dtype], (unsigned long long)need,
-                 have < need ? " (truncated file)" : "");
-        return NULL;
+        ct__fail(CT_ERR_FORMAT, op, "data has %llu bytes but shape %s%s of %s needs %llu%s",
+                 (unsigned long long)have, ct__shape_str(info->sizes, info->ndim, buf,
+                 sizeof buf), info->fortran_order ? " (fortran_order)" : "", info->descr,
+                 (unsigned long long)info->data_bytes, have < info->data_bytes ?
+                 " (truncated file)" : "");
+        return false;
     }
-    ct_tensor *t = ct__tensor_new(op, h.sizes, h.ndim, dtype);
-    if (!t) {
-        return NULL;
-    }
-    if (need > 0) {
-        char *dst = ct__data(t);
-        memcpy(dst, b + prefix + hlen, (size_t)need);
-        if (dtype == CT_BOOL) {
-            for (size_t i = 0; i < (size_t)need; i++) {
-                dst[i] = dst[i] != 0; /* only 0 and 1 are valid bool bytes */
-            }
-        }
-        ct__npy_swap(dst, (int64_t)span, es);
-    }
-    return ct__scoped(t);
+    return true;
+}
+
+ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n)
+{
+    ct__npy_info info;
+    return ct__npy_read_file(op, b, n, &info) ? ct__npy_decode(op, &info, b + info.data_offset)
+                                              : NULL;
 }
 
 ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
@@ -382,7 +463,8 @@ ct_tensor *ct_npy_load_buffer(const void *data, size_t nbytes)
     if (nbytes > 0 && ct__null("ct_npy_load_buffer", data)) {
         return NULL;
     }
-    return ct__npy_parse("ct_npy_load_buffer", nbytes ? data : "", nbytes);
+    return ct__scoped(ct__npy_parse("ct_npy_load_buffer",
+                                    (const unsigned char *)(nbytes ? data : ""), nbytes));
 }
 
 /* ---- writing ------------------------------------------------------------------------ */
@@ -420,31 +502,15 @@ static CT__UNUSED size_t ct__npy_header_bytes(const ct_tensor *t, char *out)
 static CT__UNUSED void ct__npy_gather(const ct_tensor *t, int64_t begin, int64_t count, char *dst)
 {
     size_t es = ct_dtype_size(t->dtype);
-    const char *base = ct__data(t);
     if (ct_is_contiguous(t)) {
-        memcpy(dst, base + (size_t)begin * es, (size_t)count * es);
+        memcpy(dst, ct__data(t) + (size_t)begin * es, (size_t)count * es);
     } else {
-        int64_t idx[CT_MAX_DIMS];
-        int64_t rest = begin;
-        for (int d = t->ndim - 1; d >= 0; d--) {
-            idx[d] = rest % t->sizes[d];
-            rest /= t->sizes[d];
-        }
-        for (int64_t k = 0; k < count; k++) {
-            int64_t off = 0;
-            for (int d = 0; d < t->ndim; d++) {
-                off += idx[d] * t->strides[d];
-            }
-            memcpy(dst + (size_t)k * es, base + off * (int64_t)es, es);
-            for (int d = t->ndim - 1; d >= 0; d--) {
-                if (++idx[d] < t->sizes[d]) {
-                    break;
-                }
-                idx[d] = 0;
-            }
-        }
+        ct__npy_gather_strided(ct__data(t), t->sizes, t->strides, t->ndim, es, begin, count,
+                               dst);
     }
-    ct__npy_swap(dst, count, es);
+    if (!ct__npy_little_endian()) {
+        ct__npy_swap(dst, count, es);
+    }
 }
 
 static CT__UNUSED bool ct__npy_check_saveable(const char *op, const ct_tensor *t)
@@ -481,45 +547,60 @@ size_t ct_npy_save_buffer(const ct_tensor *t, void *buf, size_t n)
 #ifndef CTORCH_NO_STDIO
 ct_tensor *ct_npy_load(const char *path)
 {
-    const char *op = "ct_npy_load";
-    if (ct__null(op, path)) {
+    ct__file_bytes fb;
+    if (!ct__file_open("ct_npy_load", path, &fb)) {
         return NULL;
     }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+    ct_tensor *t = ct__npy_parse("ct_npy_load", fb.data, fb.nbytes);
+    ct__file_close(&fb);
+    return ct__scoped(t);
+}
+
+/* A tensor borrowing fb's bytes at info->data_offset (one more reference to fb). */
+static CT__UNUSED ct_tensor *ct__npy_borrow(const char *op, ct__file_bytes *fb,
+                                            const ct__npy_info *info)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
         return NULL;
     }
-    size_t cap = 1 << 16, len = 0;
-    char *data = (char *)ct__malloc(cap);
-    for (;;) {
-        if (!data) {
-            fclose(f);
-            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
-            return NULL;
-        }
-        len += fread(data + len, 1, cap - len, f);
-        if (len < cap) {
-            break;
-        }
-        cap *= 2;
-        char *grown = (char *)ct__realloc(data, cap);
-        if (!grown) {
-            ct__free(data);
-        }
-        data = grown;
+    CT__ATOMIC_ADD(&fb->refs, 1);
+    s->data = (void *)(uintptr_t)(fb->data + info->data_offset);
+    s->nbytes = (size_t)info->data_bytes;
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__file_unshare;
+    s->deleter_ctx = fb;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(info->sizes, info->ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, info->dtype, info->sizes, strides, info->ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
     }
-    bool failed = ferror(f) != 0;
-    int err = errno;
-    fclose(f);
-    ct_tensor *t = NULL;
-    if (failed) {
-        ct__fail(CT_ERR_IO, op, "could not read '%s': %s", path, strerror(err));
-    } else {
-        t = ct__npy_parse(op, data, len);
-    }
-    ct__free(data);
     return t;
+}
+
+ct_tensor *ct_npy_load_mmap(const char *path)
+{
+    const char *op = "ct_npy_load_mmap";
+    ct__file_bytes *fb = ct__file_share(op, path);
+    if (!fb) {
+        return NULL;
+    }
+    ct__npy_info info;
+    ct_tensor *t = NULL;
+    if (ct__npy_read_file(op, fb->data, fb->nbytes, &info)) {
+        const unsigned char *src = fb->data + info.data_offset;
+        bool as_is = !info.swap && (!info.fortran_order || info.ndim < 2) &&
+                     info.dtype != CT_BOOL && info.data_bytes > 0 &&
+                     (uintptr_t)src % ct_dtype_size(info.dtype) == 0;
+        t = as_is ? ct__npy_borrow(op, fb, &info) : ct__npy_decode(op, &info, src);
+    }
+    ct__file_unshare(NULL, fb);
+    return ct__scoped(t);
 }
 
 ct_status ct_npy_save(const char *path, const ct_tensor *t)
@@ -563,4 +644,5 @@ ct_status ct_npy_save(const char *path, const ct_tensor *t)
 #undef CT__NPY_ALIGN
 #undef CT__NPY_GROWTH_DIGITS
 #undef CT__NPY_HEADER_MAX
+#undef CT__NPY_HEADER_LIMIT
 CT__GLUE_END

@@ -20,11 +20,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-CT__GLUE_BEGIN
 #define CT__ST_MMAP 1
 #endif
 #endif
+
+CT__GLUE_BEGIN
 
 #define CT__ST_HEADER_MAX 100000000u /* the safetensors library's MAX_HEADER_SIZE */
 #define CT__ST_ALIGN 8               /* the header is padded with spaces to a multiple of 8 */

@@ -1,0 +1,12 @@
+/* fuzz/fuzz_safetensors.c - libFuzzer target: ct_load_buffer (safetensors) on arbitrary
+   bytes (make fuzz). */
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_begin();
+    ct_state_dict_free(ct_load_buffer(data, size));
+    fuzz_end();
+    return 0;
+}

@@ -1,0 +1,3 @@
+/* fuzz/impl.c - ctorch's implementation for the fuzz targets (built once, linked to each). */
+#define CTORCH_IMPLEMENTATION
+#include "../ctorch.h"
