@@ -39,7 +39,7 @@
  * Sampling (after training: --sample N characters; or --generate N from --checkpoint FILE, the
  * generator seeded with --seed): the prompt (--prompt, default a newline) is run through the
  * model once, then each new character alone, the keys and values of earlier positions kept in
- * one ct_kv_cache per layer, under no_grad. A full cache (--block positions) restarts from
+ * one ct_kv_cache per layer, in inference mode. A full cache (--block positions) restarts from
  * the last --block / 2 characters. Each character: logits / temperature; with --top-k K the K
  * largest (ct_topk), softmax, ct_multinomial (the default generator), as PyTorch's code.
  * Expected output (fortunes, defaults, --threads 2; times from a busy shared machine, where a
@@ -720,7 +720,7 @@ static double generate(ct_module *model, const vocab *v, const char *prompt, int
     }
     int64_t start = len > c->block ? len - c->block : 0, pos0 = 0; /* the prompt's last T */
     ct_module_eval(model);
-    ct_no_grad_begin();
+    ct_inference_mode_begin();
     double t0 = now_s();
     for (int i = 0; i < n; i++) {
         ct_scope_begin();
@@ -743,7 +743,7 @@ static double generate(ct_module *model, const vocab *v, const char *prompt, int
         ct_scope_end();
     }
     double secs = now_s() - t0;
-    ct_no_grad_end();
+    ct_inference_mode_end();
     fputc('\n', out);
     for (int64_t l = 0; l < c->layers; l++) {
         ct_kv_cache_free(caches[l]);
