@@ -37873,6 +37873,243 @@ ct_module *ct_tanh_new(void)
 #undef CT__MODULE_PATH_MAX
 CT__GLUE_END
 
+// >>part data/reader_internal.h
+/* data/reader_internal.h - private: the bytes of a file for the readers (data/npy.c,
+ * data/npz.c, data/csv.c). A file is memory-mapped read-only where the OS has mmap (POSIX,
+ * unless CTORCH_NO_MMAP), else read into memory; the readers then parse the bytes exactly as
+ * their _buffer variants do, so both paths share every check. */
+
+/* What a .npy header says (data/npy.c): dtype, shape, order, and where the data begins. */
+typedef struct ct__npy_info {
+    char descr[32]; /* as the file spells it, for messages */
+    ct_dtype dtype;
+    bool fortran_order;
+    bool swap; /* the file's byte order differs from the host's */
+    int ndim;
+    int64_t sizes[CT_MAX_DIMS];
+    size_t data_offset;  /* preamble + header */
+    uint64_t data_bytes; /* numel * itemsize */
+} ct__npy_info;
+
+/* Parses the preamble and header of the .npy bytes b[0..n) into info (n may end anywhere
+   after the header: the data is not looked at); checks the dtype and that the shape's byte
+   count fits. Returns: false after CT_ERR_FORMAT / CT_ERR_DTYPE / CT_ERR_UNSUPPORTED. */
+CT__INTERNAL bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
+                                      ct__npy_info *info);
+/* A new unscoped tensor from the whole .npy file b[0..n) (ct_npy_load_buffer's checks and
+   conversions), or NULL after an error. */
+CT__INTERNAL ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n);
+
+#ifndef CTORCH_NO_STDIO
+typedef struct ct__file_bytes {
+    const unsigned char *data; /* the file's bytes ("" for an empty file); writable (a
+                                  private copy-on-write mapping, or heap) unless empty */
+    size_t nbytes;
+    void *map;  /* the mapping to unmap, or NULL */
+    char *heap; /* the bytes read into memory, or NULL */
+    int refs;   /* ct__file_share: the references of the tensors over the bytes */
+} ct__file_bytes;
+
+/* Makes the bytes of the file at path readable in fb. Returns: false after CT_ERR_NULL_ARG,
+   CT_ERR_IO ("op: No such file or directory: 'x.csv'", "op: Is a directory: 'x'") or
+   CT_ERR_OOM; then fb needs no close. */
+CT__INTERNAL bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb);
+/* Unmaps or frees what ct__file_open made. */
+CT__INTERNAL void ct__file_close(ct__file_bytes *fb);
+/* ct__file_open into a new shared ct__file_bytes with one reference (the caller's), for
+   tensors that borrow the bytes; NULL after an error. */
+CT__INTERNAL ct__file_bytes *ct__file_share(const char *op, const char *path);
+/* Drops a reference to the shared bytes ctx (a storage deleter: data is unused); the last
+   one closes and frees them. */
+CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
+/* A new unscoped contiguous tensor of dtype and sizes over the shared bytes fb->data + offset
+   (the caller checked the bounds and the alignment); it holds a reference to fb. NULL after
+   CT_ERR_OOM. */
+CT__INTERNAL ct_tensor *ct__file_borrow(const char *op, ct__file_bytes *fb, size_t offset,
+                                        ct_dtype dtype, const int64_t *sizes, int ndim);
+#endif
+
+// >>part data/reader.c
+/* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
+ *
+ * A regular file is mapped private and copy-on-write (nothing is read until the parser
+ * touches it; writing to a tensor over the mapping never writes the file); an empty file, a
+ * pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file into memory, growing
+ * the buffer geometrically.
+ */
+
+#ifndef CTORCH_NO_STDIO
+#include <errno.h>
+#include <stdio.h>
+#if (defined(__unix__) || defined(__APPLE__)) && !defined(CTORCH_NO_MMAP)
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define CT__READER_MMAP 1
+#endif
+
+CT__GLUE_BEGIN
+
+/* Reads f to its end into fb->heap. */
+static CT__UNUSED bool ct__file_read_all(const char *op, const char *path, FILE *f,
+                                         ct__file_bytes *fb)
+{
+    size_t cap = (size_t)1 << 16, len = 0;
+    char *data = (char *)ct__malloc(cap);
+    for (;;) {
+        if (!data) {
+            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
+            return false;
+        }
+        len += fread(data + len, 1, cap - len, f);
+        if (len < cap || cap > SIZE_MAX / 2) {
+            break;
+        }
+        cap *= 2;
+        char *grown = (char *)ct__realloc(data, cap);
+        if (!grown) {
+            ct__free(data);
+        }
+        data = grown;
+    }
+    if (ferror(f)) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno ? errno : EIO), path);
+        ct__free(data);
+        return false;
+    }
+    fb->heap = data;
+    fb->data = (const unsigned char *)data;
+    fb->nbytes = len;
+    return true;
+}
+
+#ifdef CT__READER_MMAP
+/* Maps a regular non-empty file; true with fb->map unset when it should be read instead. */
+static CT__UNUSED bool ct__file_map(const char *op, const char *path, ct__file_bytes *fb)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return false;
+    }
+    struct stat st;
+    bool ok = fstat(fd, &st) == 0;
+    int err = errno;
+    if (ok && S_ISDIR(st.st_mode)) {
+        ok = false;
+        err = EISDIR;
+    }
+    if (ok && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
+        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
+                          0);
+        if (addr != MAP_FAILED) {
+            fb->map = addr;
+            fb->data = (const unsigned char *)addr;
+            fb->nbytes = (size_t)st.st_size;
+        }
+    }
+    close(fd);
+    if (!ok) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(err), path);
+    }
+    return ok;
+}
+#endif
+
+bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb)
+{
+    memset(fb, 0, sizeof *fb);
+    if (ct__null(op, path)) {
+        return false;
+    }
+#ifdef CT__READER_MMAP
+    if (!ct__file_map(op, path, fb)) {
+        return false;
+    }
+    if (fb->map) {
+        return true;
+    }
+#endif
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
+        return false;
+    }
+    bool ok = ct__file_read_all(op, path, f, fb);
+    fclose(f);
+    return ok;
+}
+
+void ct__file_close(ct__file_bytes *fb)
+{
+#ifdef CT__READER_MMAP
+    if (fb->map) {
+        munmap(fb->map, fb->nbytes);
+    }
+#endif
+    ct__free(fb->heap);
+    memset(fb, 0, sizeof *fb);
+}
+
+ct__file_bytes *ct__file_share(const char *op, const char *path)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ct__calloc(sizeof(ct__file_bytes));
+    if (!fb) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    if (!ct__file_open(op, path, fb)) {
+        ct__free(fb);
+        return NULL;
+    }
+    fb->refs = 1;
+    return fb;
+}
+
+void ct__file_unshare(void *data, void *ctx)
+{
+    ct__file_bytes *fb = (ct__file_bytes *)ctx;
+    (void)data;
+    if (CT__ATOMIC_ADD(&fb->refs, -1) == 0) {
+        ct__file_close(fb);
+        ct__free(fb);
+    }
+}
+
+ct_tensor *ct__file_borrow(const char *op, ct__file_bytes *fb, size_t offset, ct_dtype dtype,
+                           const int64_t *sizes, int ndim)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&fb->refs, 1);
+    s->data = (void *)(uintptr_t)(fb->data + offset);
+    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__file_unshare;
+    s->deleter_ctx = fb;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    return t;
+}
+
+#ifdef CT__READER_MMAP
+#undef CT__READER_MMAP
+#endif
+CT__GLUE_END
+#endif
+
 // >>part nn/safetensors.c
 /* nn/safetensors.c - the safetensors reader and writer (ct_save / ct_load).
  *
@@ -37884,13 +38121,6 @@ CT__GLUE_END
 
 #ifndef CTORCH_NO_STDIO
 #include <errno.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#define CT__ST_MMAP 1
-#endif
 #endif
 
 CT__GLUE_BEGIN
@@ -38981,114 +39211,45 @@ ct_state_dict *ct_load(const char *path)
     return ct__st_load_file("ct_load", path);
 }
 
-#ifdef CT__ST_MMAP
-/* A file mapping shared by the tensors over it; unmapped with the last reference. */
-typedef struct ct__st_map {
-    char *addr;
-    size_t len;
-    int refs;
+/* make: a tensor borrowing the shared file bytes (copied when its bytes are misaligned). */
+typedef struct ct__st_shared {
+    ct__file_bytes *fb;
     size_t data; /* offset of the data section */
-} ct__st_map;
+} ct__st_shared;
 
-static void ct__st_map_release(void *data, void *ctx)
+static ct_tensor *ct__st_make_borrowed(const char *op, const ct__st_entry *e, void *ctx)
 {
-    ct__st_map *m = (ct__st_map *)ctx;
-    (void)data;
-    if (CT__ATOMIC_ADD(&m->refs, -1) == 0) {
-        munmap(m->addr, m->len);
-        ct__free(m);
+    const ct__st_shared *sh = (const ct__st_shared *)ctx;
+    const unsigned char *data = sh->fb->data + sh->data;
+    if ((uintptr_t)(data + e->begin) % ct_dtype_size(e->dtype) != 0) {
+        return ct__st_make_copy(op, e, (void *)(uintptr_t)data);
     }
-}
-
-/* make: a tensor over the mapping (copied when its bytes are misaligned). */
-static ct_tensor *ct__st_make_mapped(const char *op, const ct__st_entry *e, void *ctx)
-{
-    ct__st_map *m = (ct__st_map *)ctx;
-    char *p = m->addr + m->data + e->begin;
-    if ((uintptr_t)p % ct_dtype_size(e->dtype) != 0) {
-        return ct__st_make_copy(op, e, m->addr + m->data);
+    ct_tensor *t = ct__file_borrow(op, sh->fb, sh->data + (size_t)e->begin, e->dtype, e->sizes,
+                                   e->ndim);
+    if (t) {
+        ct__st_fix_bool(t);
     }
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    CT__ATOMIC_ADD(&m->refs, 1);
-    s->data = p;
-    s->nbytes = (size_t)(e->end - e->begin);
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = ct__st_map_release;
-    s->deleter_ctx = m;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(e->sizes, e->ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, e->dtype, e->sizes, strides, e->ndim, 0);
-    ct__storage_release(s);
-    if (!t) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct__st_fix_bool(t);
     return t;
-}
-
-/* The mapping of path, or NULL (no error) when it cannot be mapped. */
-static ct__st_map *ct__st_map_file(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        return NULL;
-    }
-    struct stat st;
-    void *addr = MAP_FAILED;
-    size_t len = 0;
-    if (fstat(fd, &st) == 0 && st.st_size >= 8 && (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        len = (size_t)st.st_size;
-        addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    }
-    close(fd);
-    if (addr == MAP_FAILED) {
-        return NULL;
-    }
-    ct__st_map *m = (ct__st_map *)ct__calloc(sizeof(ct__st_map));
-    if (!m) {
-        munmap(addr, len);
-        return NULL;
-    }
-    m->addr = (char *)addr;
-    m->len = len;
-    m->refs = 1;
-    return m;
 }
 
 ct_state_dict *ct_load_mmap(const char *path)
 {
     const char *op = "ct_load_mmap";
-    if (ct__null(op, path)) {
+    ct__file_bytes *fb = ct__file_share(op, path);
+    if (!fb) {
         return NULL;
-    }
-    ct__st_map *m = ct__st_map_file(path);
-    if (!m) {
-        return ct__st_load_file(op, path);
     }
     uint64_t hlen;
     ct__st_header h;
     ct_state_dict *sd = NULL;
-    if (ct__st_preamble(op, (const unsigned char *)m->addr, m->len, &hlen) &&
-        ct__st_parse(op, m->addr + 8, (size_t)hlen, m->len - 8 - hlen, &h)) {
-        m->data = 8 + (size_t)hlen;
-        sd = ct__st_build(op, &h, ct__st_make_mapped, m);
+    if (ct__st_preamble(op, fb->data, fb->nbytes, &hlen) &&
+        ct__st_parse(op, (const char *)fb->data + 8, (size_t)hlen, fb->nbytes - 8 - hlen, &h)) {
+        ct__st_shared sh = {fb, 8 + (size_t)hlen};
+        sd = ct__st_build(op, &h, ct__st_make_borrowed, &sh);
     }
-    ct__st_map_release(NULL, m); /* the loader's reference */
+    ct__file_unshare(NULL, fb); /* the loader's reference */
     return sd;
 }
-#else
-ct_state_dict *ct_load_mmap(const char *path)
-{
-    return ct__st_load_file("ct_load_mmap", path);
-}
-#endif
 
 ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path)
 {
@@ -39127,9 +39288,6 @@ ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompa
 
 #undef CT__ST_HEADER_MAX
 #undef CT__ST_ALIGN
-#ifdef CT__ST_MMAP
-#undef CT__ST_MMAP
-#endif
 CT__GLUE_END
 
 // >>part nn/pool.c
@@ -53175,212 +53333,6 @@ ct_status ct_vector_to_parameters(const ct_tensor *vec, ct_tensor *const *params
 }
 CT__GLUE_END
 
-// >>part data/reader_internal.h
-/* data/reader_internal.h - private: the bytes of a file for the readers (data/npy.c,
- * data/npz.c, data/csv.c). A file is memory-mapped read-only where the OS has mmap (POSIX,
- * unless CTORCH_NO_MMAP), else read into memory; the readers then parse the bytes exactly as
- * their _buffer variants do, so both paths share every check. */
-
-/* What a .npy header says (data/npy.c): dtype, shape, order, and where the data begins. */
-typedef struct ct__npy_info {
-    char descr[32]; /* as the file spells it, for messages */
-    ct_dtype dtype;
-    bool fortran_order;
-    bool swap; /* the file's byte order differs from the host's */
-    int ndim;
-    int64_t sizes[CT_MAX_DIMS];
-    size_t data_offset;  /* preamble + header */
-    uint64_t data_bytes; /* numel * itemsize */
-} ct__npy_info;
-
-/* Parses the preamble and header of the .npy bytes b[0..n) into info (n may end anywhere
-   after the header: the data is not looked at); checks the dtype and that the shape's byte
-   count fits. Returns: false after CT_ERR_FORMAT / CT_ERR_DTYPE / CT_ERR_UNSUPPORTED. */
-CT__INTERNAL bool ct__npy_read_header(const char *op, const unsigned char *b, size_t n,
-                                      ct__npy_info *info);
-/* A new unscoped tensor from the whole .npy file b[0..n) (ct_npy_load_buffer's checks and
-   conversions), or NULL after an error. */
-CT__INTERNAL ct_tensor *ct__npy_parse(const char *op, const unsigned char *b, size_t n);
-
-#ifndef CTORCH_NO_STDIO
-typedef struct ct__file_bytes {
-    const unsigned char *data; /* the file's bytes ("" for an empty file); writable (a
-                                  private copy-on-write mapping, or heap) unless empty */
-    size_t nbytes;
-    void *map;  /* the mapping to unmap, or NULL */
-    char *heap; /* the bytes read into memory, or NULL */
-    int refs;   /* ct__file_share: the references of the tensors over the bytes */
-} ct__file_bytes;
-
-/* Makes the bytes of the file at path readable in fb. Returns: false after CT_ERR_NULL_ARG,
-   CT_ERR_IO ("op: No such file or directory: 'x.csv'", "op: Is a directory: 'x'") or
-   CT_ERR_OOM; then fb needs no close. */
-CT__INTERNAL bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb);
-/* Unmaps or frees what ct__file_open made. */
-CT__INTERNAL void ct__file_close(ct__file_bytes *fb);
-/* ct__file_open into a new shared ct__file_bytes with one reference (the caller's), for
-   tensors that borrow the bytes; NULL after an error. */
-CT__INTERNAL ct__file_bytes *ct__file_share(const char *op, const char *path);
-/* Drops a reference to the shared bytes ctx (a storage deleter: data is unused); the last
-   one closes and frees them. */
-CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
-#endif
-
-// >>part data/reader.c
-/* data/reader.c - the bytes of a file for the readers: mmap where the OS has it, else fread.
- *
- * A regular file is mapped private and copy-on-write (nothing is read until the parser
- * touches it; writing to a tensor over the mapping never writes the file); an empty file, a
- * pipe, or a build with CTORCH_NO_MMAP or without POSIX reads the file into memory, growing
- * the buffer geometrically.
- */
-
-#ifndef CTORCH_NO_STDIO
-#include <errno.h>
-#include <stdio.h>
-#if (defined(__unix__) || defined(__APPLE__)) && !defined(CTORCH_NO_MMAP)
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#define CT__READER_MMAP 1
-#endif
-
-CT__GLUE_BEGIN
-
-/* Reads f to its end into fb->heap. */
-static CT__UNUSED bool ct__file_read_all(const char *op, const char *path, FILE *f,
-                                         ct__file_bytes *fb)
-{
-    size_t cap = (size_t)1 << 16, len = 0;
-    char *data = (char *)ct__malloc(cap);
-    for (;;) {
-        if (!data) {
-            ct__fail(CT_ERR_OOM, op, "not enough memory to read '%s'", path);
-            return false;
-        }
-        len += fread(data + len, 1, cap - len, f);
-        if (len < cap || cap > SIZE_MAX / 2) {
-            break;
-        }
-        cap *= 2;
-        char *grown = (char *)ct__realloc(data, cap);
-        if (!grown) {
-            ct__free(data);
-        }
-        data = grown;
-    }
-    if (ferror(f)) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno ? errno : EIO), path);
-        ct__free(data);
-        return false;
-    }
-    fb->heap = data;
-    fb->data = (const unsigned char *)data;
-    fb->nbytes = len;
-    return true;
-}
-
-#ifdef CT__READER_MMAP
-/* Maps a regular non-empty file; true with fb->map unset when it should be read instead. */
-static CT__UNUSED bool ct__file_map(const char *op, const char *path, ct__file_bytes *fb)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
-        return false;
-    }
-    struct stat st;
-    bool ok = fstat(fd, &st) == 0;
-    int err = errno;
-    if (ok && S_ISDIR(st.st_mode)) {
-        ok = false;
-        err = EISDIR;
-    }
-    if (ok && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        void *addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
-                          0);
-        if (addr != MAP_FAILED) {
-            fb->map = addr;
-            fb->data = (const unsigned char *)addr;
-            fb->nbytes = (size_t)st.st_size;
-        }
-    }
-    close(fd);
-    if (!ok) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(err), path);
-    }
-    return ok;
-}
-#endif
-
-bool ct__file_open(const char *op, const char *path, ct__file_bytes *fb)
-{
-    memset(fb, 0, sizeof *fb);
-    if (ct__null(op, path)) {
-        return false;
-    }
-#ifdef CT__READER_MMAP
-    if (!ct__file_map(op, path, fb)) {
-        return false;
-    }
-    if (fb->map) {
-        return true;
-    }
-#endif
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        ct__fail(CT_ERR_IO, op, "%s: '%s'", strerror(errno), path);
-        return false;
-    }
-    bool ok = ct__file_read_all(op, path, f, fb);
-    fclose(f);
-    return ok;
-}
-
-void ct__file_close(ct__file_bytes *fb)
-{
-#ifdef CT__READER_MMAP
-    if (fb->map) {
-        munmap(fb->map, fb->nbytes);
-    }
-#endif
-    ct__free(fb->heap);
-    memset(fb, 0, sizeof *fb);
-}
-
-ct__file_bytes *ct__file_share(const char *op, const char *path)
-{
-    ct__file_bytes *fb = (ct__file_bytes *)ct__calloc(sizeof(ct__file_bytes));
-    if (!fb) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    if (!ct__file_open(op, path, fb)) {
-        ct__free(fb);
-        return NULL;
-    }
-    fb->refs = 1;
-    return fb;
-}
-
-void ct__file_unshare(void *data, void *ctx)
-{
-    ct__file_bytes *fb = (ct__file_bytes *)ctx;
-    (void)data;
-    if (CT__ATOMIC_ADD(&fb->refs, -1) == 0) {
-        ct__file_close(fb);
-        ct__free(fb);
-    }
-}
-
-#ifdef CT__READER_MMAP
-#undef CT__READER_MMAP
-#endif
-CT__GLUE_END
-#endif
-
 // >>part data/npy.c
 /* data/npy.c - the .npy reader and writer (numpy.lib.format).
  *
@@ -53937,33 +53889,6 @@ ct_tensor *ct_npy_load(const char *path)
     return ct__scoped(t);
 }
 
-/* A tensor borrowing fb's bytes at info->data_offset (one more reference to fb). */
-static CT__UNUSED ct_tensor *ct__npy_borrow(const char *op, ct__file_bytes *fb,
-                                            const ct__npy_info *info)
-{
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    CT__ATOMIC_ADD(&fb->refs, 1);
-    s->data = (void *)(uintptr_t)(fb->data + info->data_offset);
-    s->nbytes = (size_t)info->data_bytes;
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = ct__file_unshare;
-    s->deleter_ctx = fb;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(info->sizes, info->ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, info->dtype, info->sizes, strides, info->ndim, 0);
-    ct__storage_release(s);
-    if (!t) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    return t;
-}
-
 ct_tensor *ct_npy_load_mmap(const char *path)
 {
     const char *op = "ct_npy_load_mmap";
@@ -53978,7 +53903,8 @@ ct_tensor *ct_npy_load_mmap(const char *path)
         bool as_is = !info.swap && (!info.fortran_order || info.ndim < 2) &&
                      info.dtype != CT_BOOL && info.data_bytes > 0 &&
                      (uintptr_t)src % ct_dtype_size(info.dtype) == 0;
-        t = as_is ? ct__npy_borrow(op, fb, &info) : ct__npy_decode(op, &info, src);
+        t = as_is ? ct__file_borrow(op, fb, info.data_offset, info.dtype, info.sizes, info.ndim)
+                  : ct__npy_decode(op, &info, src);
     }
     ct__file_unshare(NULL, fb);
     return ct__scoped(t);

@@ -556,33 +556,6 @@ ct_tensor *ct_npy_load(const char *path)
     return ct__scoped(t);
 }
 
-/* A tensor borrowing fb's bytes at info->data_offset (one more reference to fb). */
-static CT__UNUSED ct_tensor *ct__npy_borrow(const char *op, ct__file_bytes *fb,
-                                            const ct__npy_info *info)
-{
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    CT__ATOMIC_ADD(&fb->refs, 1);
-    s->data = (void *)(uintptr_t)(fb->data + info->data_offset);
-    s->nbytes = (size_t)info->data_bytes;
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = ct__file_unshare;
-    s->deleter_ctx = fb;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(info->sizes, info->ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, info->dtype, info->sizes, strides, info->ndim, 0);
-    ct__storage_release(s);
-    if (!t) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-    }
-    return t;
-}
-
 ct_tensor *ct_npy_load_mmap(const char *path)
 {
     const char *op = "ct_npy_load_mmap";
@@ -597,7 +570,8 @@ ct_tensor *ct_npy_load_mmap(const char *path)
         bool as_is = !info.swap && (!info.fortran_order || info.ndim < 2) &&
                      info.dtype != CT_BOOL && info.data_bytes > 0 &&
                      (uintptr_t)src % ct_dtype_size(info.dtype) == 0;
-        t = as_is ? ct__npy_borrow(op, fb, &info) : ct__npy_decode(op, &info, src);
+        t = as_is ? ct__file_borrow(op, fb, info.data_offset, info.dtype, info.sizes, info.ndim)
+                  : ct__npy_decode(op, &info, src);
     }
     ct__file_unshare(NULL, fb);
     return ct__scoped(t);

@@ -148,6 +148,32 @@ void ct__file_unshare(void *data, void *ctx)
     }
 }
 
+ct_tensor *ct__file_borrow(const char *op, ct__file_bytes *fb, size_t offset, ct_dtype dtype,
+                           const int64_t *sizes, int ndim)
+{
+    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
+    if (!s) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    CT__ATOMIC_ADD(&fb->refs, 1);
+    s->data = (void *)(uintptr_t)(fb->data + offset);
+    s->nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    s->refcount = 1;
+    s->device = ct_device_cpu();
+    s->borrowed = true;
+    s->deleter = ct__file_unshare;
+    s->deleter_ctx = fb;
+    int64_t strides[CT_MAX_DIMS];
+    ct__contiguous_strides(sizes, ndim, strides);
+    ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
+    ct__storage_release(s);
+    if (!t) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    return t;
+}
+
 #ifdef CT__READER_MMAP
 #undef CT__READER_MMAP
 #endif

@@ -46,4 +46,9 @@ CT__INTERNAL ct__file_bytes *ct__file_share(const char *op, const char *path);
 /* Drops a reference to the shared bytes ctx (a storage deleter: data is unused); the last
    one closes and frees them. */
 CT__INTERNAL void ct__file_unshare(void *data, void *ctx);
+/* A new unscoped contiguous tensor of dtype and sizes over the shared bytes fb->data + offset
+   (the caller checked the bounds and the alignment); it holds a reference to fb. NULL after
+   CT_ERR_OOM. */
+CT__INTERNAL ct_tensor *ct__file_borrow(const char *op, ct__file_bytes *fb, size_t offset,
+                                        ct_dtype dtype, const int64_t *sizes, int ndim);
 #endif

@@ -15,13 +15,7 @@
 #include <stdio.h>
 #ifndef CTORCH_NO_STDIO
 #include <errno.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#define CT__ST_MMAP 1
-#endif
+#include "../data/reader_internal.h"
 #endif
 
 CT__GLUE_BEGIN
@@ -1112,114 +1106,45 @@ ct_state_dict *ct_load(const char *path)
     return ct__st_load_file("ct_load", path);
 }
 
-#ifdef CT__ST_MMAP
-/* A file mapping shared by the tensors over it; unmapped with the last reference. */
-typedef struct ct__st_map {
-    char *addr;
-    size_t len;
-    int refs;
+/* make: a tensor borrowing the shared file bytes (copied when its bytes are misaligned). */
+typedef struct ct__st_shared {
+    ct__file_bytes *fb;
     size_t data; /* offset of the data section */
-} ct__st_map;
+} ct__st_shared;
 
-static void ct__st_map_release(void *data, void *ctx)
+static ct_tensor *ct__st_make_borrowed(const char *op, const ct__st_entry *e, void *ctx)
 {
-    ct__st_map *m = (ct__st_map *)ctx;
-    (void)data;
-    if (CT__ATOMIC_ADD(&m->refs, -1) == 0) {
-        munmap(m->addr, m->len);
-        ct__free(m);
+    const ct__st_shared *sh = (const ct__st_shared *)ctx;
+    const unsigned char *data = sh->fb->data + sh->data;
+    if ((uintptr_t)(data + e->begin) % ct_dtype_size(e->dtype) != 0) {
+        return ct__st_make_copy(op, e, (void *)(uintptr_t)data);
     }
-}
-
-/* make: a tensor over the mapping (copied when its bytes are misaligned). */
-static ct_tensor *ct__st_make_mapped(const char *op, const ct__st_entry *e, void *ctx)
-{
-    ct__st_map *m = (ct__st_map *)ctx;
-    char *p = m->addr + m->data + e->begin;
-    if ((uintptr_t)p % ct_dtype_size(e->dtype) != 0) {
-        return ct__st_make_copy(op, e, m->addr + m->data);
+    ct_tensor *t = ct__file_borrow(op, sh->fb, sh->data + (size_t)e->begin, e->dtype, e->sizes,
+                                   e->ndim);
+    if (t) {
+        ct__st_fix_bool(t);
     }
-    ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
-    if (!s) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    CT__ATOMIC_ADD(&m->refs, 1);
-    s->data = p;
-    s->nbytes = (size_t)(e->end - e->begin);
-    s->refcount = 1;
-    s->device = ct_device_cpu();
-    s->borrowed = true;
-    s->deleter = ct__st_map_release;
-    s->deleter_ctx = m;
-    int64_t strides[CT_MAX_DIMS];
-    ct__contiguous_strides(e->sizes, e->ndim, strides);
-    ct_tensor *t = ct__tensor_over(s, e->dtype, e->sizes, strides, e->ndim, 0);
-    ct__storage_release(s);
-    if (!t) {
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    ct__st_fix_bool(t);
     return t;
-}
-
-/* The mapping of path, or NULL (no error) when it cannot be mapped. */
-static ct__st_map *ct__st_map_file(const char *path)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        return NULL;
-    }
-    struct stat st;
-    void *addr = MAP_FAILED;
-    size_t len = 0;
-    if (fstat(fd, &st) == 0 && st.st_size >= 8 && (uint64_t)st.st_size <= (uint64_t)SIZE_MAX) {
-        len = (size_t)st.st_size;
-        addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-    }
-    close(fd);
-    if (addr == MAP_FAILED) {
-        return NULL;
-    }
-    ct__st_map *m = (ct__st_map *)ct__calloc(sizeof(ct__st_map));
-    if (!m) {
-        munmap(addr, len);
-        return NULL;
-    }
-    m->addr = (char *)addr;
-    m->len = len;
-    m->refs = 1;
-    return m;
 }
 
 ct_state_dict *ct_load_mmap(const char *path)
 {
     const char *op = "ct_load_mmap";
-    if (ct__null(op, path)) {
+    ct__file_bytes *fb = ct__file_share(op, path);
+    if (!fb) {
         return NULL;
-    }
-    ct__st_map *m = ct__st_map_file(path);
-    if (!m) {
-        return ct__st_load_file(op, path);
     }
     uint64_t hlen;
     ct__st_header h;
     ct_state_dict *sd = NULL;
-    if (ct__st_preamble(op, (const unsigned char *)m->addr, m->len, &hlen) &&
-        ct__st_parse(op, m->addr + 8, (size_t)hlen, m->len - 8 - hlen, &h)) {
-        m->data = 8 + (size_t)hlen;
-        sd = ct__st_build(op, &h, ct__st_make_mapped, m);
+    if (ct__st_preamble(op, fb->data, fb->nbytes, &hlen) &&
+        ct__st_parse(op, (const char *)fb->data + 8, (size_t)hlen, fb->nbytes - 8 - hlen, &h)) {
+        ct__st_shared sh = {fb, 8 + (size_t)hlen};
+        sd = ct__st_build(op, &h, ct__st_make_borrowed, &sh);
     }
-    ct__st_map_release(NULL, m); /* the loader's reference */
+    ct__file_unshare(NULL, fb); /* the loader's reference */
     return sd;
 }
-#else
-ct_state_dict *ct_load_mmap(const char *path)
-{
-    return ct__st_load_file("ct_load_mmap", path);
-}
-#endif
 
 ct_status ct_checkpoint_dict_save(const ct_checkpoint_dict *ckpt, const char *path)
 {
@@ -1258,7 +1183,4 @@ ct_status ct_module_load(ct_module *m, const char *path, bool strict, ct_incompa
 
 #undef CT__ST_HEADER_MAX
 #undef CT__ST_ALIGN
-#ifdef CT__ST_MMAP
-#undef CT__ST_MMAP
-#endif
 CT__GLUE_END
