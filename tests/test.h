@@ -9,6 +9,7 @@
 
 #include "../ctorch.h"
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,6 +77,28 @@ static inline int64_t ct_test_numel(const int64_t *s, int nd)
         n *= s[d];
     }
     return n;
+}
+
+/* The golden generators' deterministic inputs: element i of input k is
+   sin(1.3 i + 0.7 + k) * 2 + cos(0.37 i) + 0.5 k. */
+static inline double ct_test_wave(int64_t i, int k)
+{
+    return sin((double)i * 1.3 + 0.7 + k) * 2 + cos((double)i * 0.37) + 0.5 * k;
+}
+
+/* A tensor of shape s (nd dims) and dtype dt holding scale * ct_test_wave(i, k), computed in
+   float64 then converted. */
+static inline ct_tensor *ct_test_wave_tensor(const int64_t *s, int nd, int k, double scale,
+                                             ct_dtype dt)
+{
+    int64_t n = ct_test_numel(s, nd);
+    double *v = (double *)malloc(sizeof(double) * (size_t)(n ? n : 1));
+    for (int64_t i = 0; i < n; i++) {
+        v[i] = scale * ct_test_wave(i, k);
+    }
+    ct_tensor *t = ct_to_dtype(ct_reshape(ct_tensor_from_data(v, CT_FLOAT64, &n, 1), s, nd), dt);
+    free(v);
+    return t;
 }
 
 /* Whether a and b are both non-NULL and hold the same bytes (results that must not depend on

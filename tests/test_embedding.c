@@ -75,7 +75,7 @@ static void test_embedding_golden(void)
 
 static double bag_values(int64_t i, int k)
 {
-    return sin((double)i * 1.3 + 0.7 + k) * 2 + cos((double)i * 0.37) + 0.5 * k;
+    return ct_test_wave(i, k);
 }
 
 static ct_tensor *bag_vals(int64_t n, int k, double scale, const int64_t *s, int nd, ct_dtype dt)

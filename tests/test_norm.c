@@ -16,7 +16,7 @@ static ct_tensor *norm_values(int64_t n, int k, double scale, double shift, bool
 {
     double *v = (double *)malloc(sizeof(double) * (size_t)(n ? n : 1));
     for (int64_t i = 0; i < n; i++) {
-        double x = sin((double)i * 1.3 + 0.7 + k) * 2 + cos((double)i * 0.37) + 0.5 * k;
+        double x = ct_test_wave(i, k);
         v[i] = (absval ? fabs(x) : x) * scale + shift;
     }
     ct_tensor *t = ct_to_dtype(ct_tensor_from_data(v, CT_FLOAT64, &n, 1), dt);
