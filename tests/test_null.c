@@ -39,6 +39,9 @@ typedef struct null_fixture {
     ct_sampler *sampler;
     ct_iterable_dataset ids, *ids_list[1];
     ct_dataset *ds_list[1];
+    ct_transform *tf, *tf_list[1];
+    ct_random_crop_opts crop_opts;
+    ct_random_erasing_opts erase_opts;
     ct_timer *timer;
     ct_measurement *meas, *meas_list[1];
     ct_compare *cmp;
@@ -200,6 +203,10 @@ static void fixture_open(null_fixture *fx)
     fx->ids.n_fields = 1;
     fx->ids_list[0] = &fx->ids;
     fx->ds_list[0] = fx->ds;
+    fx->tf = ct_random_horizontal_flip_new(0.5);
+    fx->tf_list[0] = fx->tf;
+    fx->crop_opts.size[0] = fx->crop_opts.size[1] = 1;
+    fx->erase_opts = ct_random_erasing_defaults();
     fx->timer_opts.stmt = null_test_stmt;
     fx->timer = ct_timer_new(&fx->timer_opts);
     fx->meas = ct_measurement_new(1, fx->times, 3, &fx->timer_opts);
@@ -219,6 +226,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataloader_free(fx->dl);
     ct_sampler_free(fx->sampler);
     ct_dataset_free(fx->ds);
+    ct_transform_free(fx->tf);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
     ct_kv_cache_free(fx->kv);
@@ -13167,6 +13175,198 @@ static void test_null_ct_chain_dataset_new(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_transform_apply(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transform_apply(NULL, fx.t, fx.gen)";
+        ct_tensor *r = ct_transform_apply(NULL, fx.t, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transform_apply(fx.tf, NULL, fx.gen)";
+        ct_tensor *r = ct_transform_apply(fx.tf, NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transform_apply(fx.tf, fx.t, NULL)";
+        (void)ct_transform_apply(fx.tf, fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transform_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transform_free(NULL)";
+        ct_transform_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transforms_normalize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transforms_normalize(NULL, fx.times, fx.times, 1, false)";
+        ct_tensor *r = ct_transforms_normalize(NULL, fx.times, fx.times, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transforms_normalize(fx.t, NULL, fx.times, 1, false)";
+        ct_tensor *r = ct_transforms_normalize(fx.t, NULL, fx.times, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_transforms_normalize(fx.t, fx.times, NULL, 1, false)";
+        ct_tensor *r = ct_transforms_normalize(fx.t, fx.times, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transforms_normalize_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transforms_normalize_new(NULL, fx.times, 1, false)";
+        ct_transform *r = ct_transforms_normalize_new(NULL, fx.times, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_transform_free(r);
+    }
+    {
+        const char *call = "ct_transforms_normalize_new(fx.times, NULL, 1, false)";
+        ct_transform *r = ct_transforms_normalize_new(fx.times, NULL, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_transform_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_random_crop_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_random_crop_new(NULL)";
+        ct_transform *r = ct_random_crop_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_transform_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_random_erasing_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_random_erasing_new(NULL)";
+        ct_transform *r = ct_random_erasing_new(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_transform_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_compose_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_compose_new(NULL, 1)";
+        ct_transform *r = ct_compose_new(NULL, 1);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_transform_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_transformed_dataset_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transformed_dataset_new(NULL, 0, fx.tf)";
+        ct_dataset *r = ct_transformed_dataset_new(NULL, 0, fx.tf);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_dataset_free(r);
+    }
+    {
+        const char *call = "ct_transformed_dataset_new(fx.ds, 0, NULL)";
+        ct_dataset *r = ct_transformed_dataset_new(fx.ds, 0, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_dataset_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_standardize_fit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_standardize_fit(NULL, fx.out, fx.out)";
+        (void)ct_standardize_fit(NULL, fx.out, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_standardize_fit(fx.t, NULL, fx.out)";
+        (void)ct_standardize_fit(fx.t, NULL, fx.out);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_standardize_fit(fx.t, fx.out, NULL)";
+        (void)ct_standardize_fit(fx.t, fx.out, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_standardize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_standardize(NULL, fx.t, fx.t)";
+        ct_tensor *r = ct_standardize(NULL, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.t, NULL, fx.t)";
+        ct_tensor *r = ct_standardize(fx.t, NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.t, fx.t, NULL)";
+        ct_tensor *r = ct_standardize(fx.t, fx.t, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_sampler_new(void)
 {
     null_fixture fx;
@@ -25966,6 +26166,99 @@ static void test_freed_ct_npy_save(void)
     }
     fixture_close(&fx);
 }
+
+static void test_freed_ct_transform_apply(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transform_apply(fx.tf, fx.freed, fx.gen)";
+        ct_tensor *r = ct_transform_apply(fx.tf, fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_transform_apply(fx.tf, fx.foreign, fx.gen)";
+        (void)ct_transform_apply(fx.tf, fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_transforms_normalize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_transforms_normalize(fx.freed, fx.times, fx.times, 1, false)";
+        ct_tensor *r = ct_transforms_normalize(fx.freed, fx.times, fx.times, 1, false);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_transforms_normalize(fx.foreign, fx.times, fx.times, 1, false)";
+        (void)ct_transforms_normalize(fx.foreign, fx.times, fx.times, 1, false);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_standardize_fit(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_standardize_fit(fx.freed, fx.out, fx.out)";
+        (void)ct_standardize_fit(fx.freed, fx.out, fx.out);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_standardize_fit(fx.foreign, fx.out, fx.out)";
+        (void)ct_standardize_fit(fx.foreign, fx.out, fx.out);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_standardize(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_standardize(fx.freed, fx.t, fx.t)";
+        ct_tensor *r = ct_standardize(fx.freed, fx.t, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.foreign, fx.t, fx.t)";
+        (void)ct_standardize(fx.foreign, fx.t, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.t, fx.freed, fx.t)";
+        ct_tensor *r = ct_standardize(fx.t, fx.freed, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.t, fx.foreign, fx.t)";
+        (void)ct_standardize(fx.t, fx.foreign, fx.t);
+        expect_foreign(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.t, fx.t, fx.freed)";
+        ct_tensor *r = ct_standardize(fx.t, fx.t, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_standardize(fx.t, fx.t, fx.foreign)";
+        (void)ct_standardize(fx.t, fx.t, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
 #endif
 
 void test_null(void)
@@ -26718,6 +27011,16 @@ void test_null(void)
     RUN(test_null_ct_iterable_dataset_next);
     RUN(test_null_ct_iterable_dataset_free);
     RUN(test_null_ct_chain_dataset_new);
+    RUN(test_null_ct_transform_apply);
+    RUN(test_null_ct_transform_free);
+    RUN(test_null_ct_transforms_normalize);
+    RUN(test_null_ct_transforms_normalize_new);
+    RUN(test_null_ct_random_crop_new);
+    RUN(test_null_ct_random_erasing_new);
+    RUN(test_null_ct_compose_new);
+    RUN(test_null_ct_transformed_dataset_new);
+    RUN(test_null_ct_standardize_fit);
+    RUN(test_null_ct_standardize);
     RUN(test_null_ct_sampler_new);
     RUN(test_null_ct_sampler_iter);
     RUN(test_null_ct_sampler_next);
@@ -27306,5 +27609,9 @@ void test_null(void)
     RUN(test_freed_ct_kv_cache_update);
     RUN(test_freed_ct_npy_save_buffer);
     RUN(test_freed_ct_npy_save);
+    RUN(test_freed_ct_transform_apply);
+    RUN(test_freed_ct_transforms_normalize);
+    RUN(test_freed_ct_standardize_fit);
+    RUN(test_freed_ct_standardize);
 #endif
 }

@@ -145,6 +145,9 @@ ALLOWLIST = {
     # data/npy.c, npz.c, csv.c: more readers (file bytes into tensors, no op kernel)
     "readers": """ct_npy_load_mmap ct_npz_load ct_npz_load_buffer ct_csv_defaults ct_csv_load
         ct_csv_load_buffer ct_csv_free""",
+    # data/transforms.c: apply calls the transform's callback through its pointer (the built-in
+    # ones run ops, which dispatch); freeing and option defaults touch no tensor
+    "transforms": "ct_transform_apply ct_transform_free ct_random_erasing_defaults",
     # benchmark timers, measurements, comparisons
     "timers": """ct_timer_new ct_timer_free ct_timer_timeit ct_timer_blocked_autorange
         ct_timer_adaptive_autorange ct_measurement_new ct_measurement_free ct_measurement_str

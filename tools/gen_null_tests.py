@@ -57,6 +57,10 @@ VALID = {
     "ct_iterable_dataset *": "&fx.ids",
     "ct_iterable_dataset *const *": "fx.ids_list",
     "ct_dataset *const *": "fx.ds_list",
+    "ct_transform *": "fx.tf",
+    "ct_transform *const *": "fx.tf_list",
+    "ct_random_crop_opts *": "&fx.crop_opts",
+    "ct_random_erasing_opts *": "&fx.erase_opts",
     "ct_distributed_sampler_opts *": "NULL",
     "ct_timer *": "fx.timer",
     "ct_measurement *": "fx.meas",
@@ -387,6 +391,7 @@ FREE_BY_RETURN = {
     "ct_lr_scheduler *": "ct_lr_scheduler_free",
     "ct_kv_cache *": "ct_kv_cache_free",
     "ct_future *": "ct_wait",
+    "ct_transform *": "ct_transform_free",
 }
 # Functions returning one of their arguments or a borrowed object: nothing to free.
 RETURNS_BORROWED = {"ct_module_apply", "ct_module_requires_grad_", "ct_module_to",
@@ -580,6 +585,9 @@ typedef struct null_fixture {
     ct_sampler *sampler;
     ct_iterable_dataset ids, *ids_list[1];
     ct_dataset *ds_list[1];
+    ct_transform *tf, *tf_list[1];
+    ct_random_crop_opts crop_opts;
+    ct_random_erasing_opts erase_opts;
     ct_timer *timer;
     ct_measurement *meas, *meas_list[1];
     ct_compare *cmp;
@@ -741,6 +749,10 @@ static void fixture_open(null_fixture *fx)
     fx->ids.n_fields = 1;
     fx->ids_list[0] = &fx->ids;
     fx->ds_list[0] = fx->ds;
+    fx->tf = ct_random_horizontal_flip_new(0.5);
+    fx->tf_list[0] = fx->tf;
+    fx->crop_opts.size[0] = fx->crop_opts.size[1] = 1;
+    fx->erase_opts = ct_random_erasing_defaults();
     fx->timer_opts.stmt = null_test_stmt;
     fx->timer = ct_timer_new(&fx->timer_opts);
     fx->meas = ct_measurement_new(1, fx->times, 3, &fx->timer_opts);
@@ -760,6 +772,7 @@ static void fixture_close(null_fixture *fx)
     ct_dataloader_free(fx->dl);
     ct_sampler_free(fx->sampler);
     ct_dataset_free(fx->ds);
+    ct_transform_free(fx->tf);
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
     ct_kv_cache_free(fx->kv);
