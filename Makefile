@@ -151,6 +151,9 @@ BENCH_BLAS = $(shell printf '\043include <cblas.h>\nint main(void){openblas_set_
 $(BUILD)/bench_ops: bench/bench_ops.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $< $(LDLIBS) $(BENCH_BLAS)
 
+$(BUILD)/bench_loader: bench/bench_loader.c $(HEADERS) | $(BUILD)
+	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+
 # Which items of ../shared/API.md exist in ctorch.h and are tested, per tier and area.
 coverage:
 	$(PYTHON) tools/api_coverage --missing
@@ -167,7 +170,7 @@ bench-pointwise: $(BUILD)/bench_pointwise
 	$(PYTHON) tools/bench_pointwise.py --build $(BUILD)
 
 bench: $(BUILD)/fashion_mnist $(BUILD)/fashion_mnist_cnn $(BUILD)/gpt $(BUILD)/minilm_embed \
-       $(BUILD)/bench_ops
+       $(BUILD)/bench_ops $(BUILD)/bench_loader
 	$(PYTHON) tools/bench.py --build $(BUILD)
 
 # make profile-check: one quickstart epoch at one thread under the profiler (the full dataset:

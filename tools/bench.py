@@ -25,12 +25,17 @@ Part "ops": bench/bench_ops.c against tools/bench_torch_ops.py (the same workloa
 sgemm, the quickstart MLP's forward and backward products, pointwise ops on 16M elements,
 softmax, cross-entropy forward+backward) at 1 and 2 threads, one process per thread count and
 side, with OpenBLAS sgemm and a STREAM triad measured by bench_ops in the same run as anchors.
+Part "loader": bench/bench_loader.c against tools/bench_torch_loader.py: batches/s of a DataLoader
+over Fashion-MNIST with RandomCrop(28, padding=4) + RandomHorizontalFlip + Normalize at 2 workers,
+batch 64, each the best of --repeat runs (the better of its windows), the ratio ctorch / PyTorch,
+and the loader's rate against the rate one quickstart MLP training step (batch 64, 2 threads)
+consumes batches (target >= 5x).
 PyTorch is configured at its best (../shared/BENCH.md): torch.set_num_threads,
 OPENBLAS_NUM_THREADS, flush-to-zero; at 2 threads it runs with its default OMP_WAIT_POLICY
 and with PASSIVE, and its better time counts (both are printed). ctorch gets only the thread
 count; it runs under both OMP_WAIT_POLICY settings too (its own pool ignores the variable).
 
-usage: tools/bench.py [--only epoch|contention|cnn|gpt|minilm|ops] [--build DIR] [--data DIR]
+usage: tools/bench.py [--only epoch|contention|cnn|gpt|minilm|ops|loader] [--build DIR] [--data DIR]
                       [--repeat N] [--steps N] [--cnn-steps N] [--gpt-steps N] [--minilm-passes N]
                       [--limit S]
                       [--min-run-time S]
@@ -51,6 +56,7 @@ FORTUNES = "/usr/share/games/fortunes"
 MINILM_EXAMPLE = os.path.join(ROOT, "build", "minilm_embed")
 MINILM_SENTENCES = os.path.join(ROOT, "tools", "minilm_sentences.txt")
 BENCH_OPS = os.path.join(ROOT, "build", "bench_ops")
+BENCH_LOADER = os.path.join(ROOT, "build", "bench_loader")
 SYSTEM_DATA = "/usr/share/datasets/fashion-mnist"
 
 
@@ -355,6 +361,36 @@ def print_conv_vs_gemm(ct):
                       conv, cf, threads, "" if threads == 1 else "s", 100 * cf / gf, gemm, gf))
 
 
+def loader_part(a):
+    """DataLoader throughput with transforms at 2 workers against PyTorch's, and against the
+    quickstart step's rate."""
+    args = ["--data", a.data, "--workers", "2", "--repeat", "3"]
+    best_ct = best_th = step = 0.0
+    source = "-"
+    for _ in range(a.repeat):
+        out = run([BENCH_LOADER, "--threads", "2"] + args, limit=a.limit)
+        best_ct = max(best_ct, float(re.search(r"loader_batches_per_s ([0-9.]+)", out).group(1)))
+        ms = float(re.search(r"step_ms ([0-9.]+)", out).group(1))
+        step = max(step, 1e3 / ms)
+        if not a.skip_torch:
+            out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_loader.py")] +
+                      args, env=policy_env(None, 1), limit=a.limit)
+            best_th = max(best_th,
+                          float(re.search(r"torch_loader_batches_per_s ([0-9.]+)", out).group(1)))
+            source = re.search(r"transforms: (.*)", out).group(1)
+    print()
+    print("DataLoader (bench/bench_loader.c vs tools/bench_torch_loader.py): Fashion-MNIST, "
+          "RandomCrop(28, padding=4)\n+ RandomHorizontalFlip + Normalize, batch 64, shuffle, "
+          "2 workers; PyTorch's transforms: %s" % source)
+    print("%-34s %10s" % ("", "batches/s"))
+    print("%-34s %10.1f" % ("ctorch DataLoader", best_ct))
+    if best_th:
+        print("%-34s %10.1f" % ("PyTorch DataLoader", best_th))
+        print("%-34s %10.2f" % ("ratio ctorch / PyTorch", best_ct / best_th))
+    print("%-34s %10.1f" % ("quickstart step (2 threads)", step))
+    print("%-34s %10.2f   (target >= 5)" % ("ratio loader / step", best_ct / step), flush=True)
+
+
 def ops_part(a):
     print()
     print("op benchmarks: %s vs tools/bench_torch_ops.py (best of torch.utils.benchmark-style "
@@ -478,9 +514,10 @@ def contention_part(a):
 
 
 def main():
-    global EXAMPLE, CNN_EXAMPLE, GPT_EXAMPLE, MINILM_EXAMPLE, BENCH_OPS
+    global EXAMPLE, CNN_EXAMPLE, GPT_EXAMPLE, MINILM_EXAMPLE, BENCH_OPS, BENCH_LOADER
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "minilm", "ops"),
+    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "minilm", "ops",
+                                       "loader"),
                     default=None,
                     help="run one part (default: all, in this order)")
     ap.add_argument("--build", default="build",
@@ -508,7 +545,8 @@ def main():
     GPT_EXAMPLE = os.path.join(build, "gpt")
     MINILM_EXAMPLE = os.path.join(build, "minilm_embed")
     BENCH_OPS = os.path.join(build, "bench_ops")
-    if a.only in (None, "epoch", "contention", "cnn") and not os.path.isdir(a.data):
+    BENCH_LOADER = os.path.join(build, "bench_loader")
+    if a.only in (None, "epoch", "contention", "cnn", "loader") and not os.path.isdir(a.data):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
         print("note: full dataset not installed; timing the shipped subset")
     machine_report(a.skip_torch)
@@ -524,6 +562,8 @@ def main():
         minilm_part(a)
     if a.only in (None, "ops"):
         ops_part(a)
+    if a.only in (None, "loader"):
+        loader_part(a)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@
 #include "dataset.h"
 #include "transforms.h"
 
+#include <float.h>
 #include <math.h>
 
 CT__GLUE_BEGIN
@@ -962,7 +963,7 @@ ct_status ct_standardize_fit(const ct_tensor *x, ct_tensor **mean, ct_tensor **s
     if (ct__null(op, x) || !ct__standardize_check(op, x)) {
         return ct_error_code();
     }
-    double n = (double)ct_size(x, 0), eps = 0x1p-52;
+    double n = (double)ct_size(x, 0), eps = DBL_EPSILON;
     if (ct_scope_begin() != CT_OK) {
         return ct_error_code();
     }

@@ -174,7 +174,7 @@ CTORCH_API ct_dataset *ct_transformed_dataset_new(ct_dataset *ds, int field,
 
 /* Fits standardization on training rows: mean and scale per feature, the variance with
    correction 0 (ddof 0), computed in float64; a feature that is constant (var <= n * eps *
-   var + (n * mean * eps)^2, eps = 2^-52) gets scale 1.
+   var + (n * mean * eps)^2, eps = DBL_EPSILON = 2^-52) gets scale 1.
    Shapes: x (N, F), N >= 1 -> mean (F,), scale (F,). dtypes: x floating point; mean and
    scale float64. Returns: CT_OK and new tensors owned by the current scope in *mean and
    *scale (NULL on error). Errors: CT_ERR_NULL_ARG; CT_ERR_SHAPE for x not 2-D or N == 0;
