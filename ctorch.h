@@ -5876,7 +5876,8 @@ struct ct_transform {
    Returns: a new tensor owned by the current scope (for a transform that leaves the image as
    it is, an alias of input sharing its storage, as torchvision returns the same tensor);
    NULL on error. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for a transform without apply; the
-   transform's own. Mirrors: transform(img). */
+   transform's own (the built-in ones: CT_ERR_DEVICE for a non-CPU input).
+   Mirrors: transform(img). */
 CTORCH_API ct_tensor *ct_transform_apply(const ct_transform *t, ct_tensor *input,
                                          ct_generator *g);
 /* Releases t through its destroy callback; NULL is a no-op. Pipelines and datasets built on
@@ -57088,7 +57089,7 @@ static ct_status ct__erasing_draw(const ct__tf *t, int64_t *s, int nd, ct_genera
     if (!ct__tf_coin(t->era.p, g, &q->hit)) {
         return ct_error_code();
     }
-    if (!t->era.random_value && t->era.n_value != 1 && t->era.n_value != c) {
+    if (q->hit && !t->era.random_value && t->era.n_value != 1 && t->era.n_value != c) {
         return ct__fail(CT_ERR_SHAPE, op, "If value is a sequence, it should have either a "
                         "single value or %lld (number of input channels)", (long long)c);
     }
@@ -57230,6 +57231,10 @@ static const ct__tf_kind ct__tf_kinds[4] = {
 static ct_tensor *ct__tf_pipeline(const ct__tf *const *steps, int n, ct_tensor *x,
                                   int64_t n_samples, bool batched, ct_generator *g)
 {
+    if (ct_tensor_device(x).type != CT_CPU) {
+        ct__fail(CT_ERR_DEVICE, "ct_transform_apply", "the built-in transforms take CPU tensors");
+        return NULL;
+    }
     ct__tf_params *q = (ct__tf_params *)ct__calloc(sizeof(ct__tf_params) * (size_t)n *
                                                    (size_t)n_samples);
     if (!q) {

@@ -48,7 +48,8 @@ struct ct_transform {
    Returns: a new tensor owned by the current scope (for a transform that leaves the image as
    it is, an alias of input sharing its storage, as torchvision returns the same tensor);
    NULL on error. Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for a transform without apply; the
-   transform's own. Mirrors: transform(img). */
+   transform's own (the built-in ones: CT_ERR_DEVICE for a non-CPU input).
+   Mirrors: transform(img). */
 CTORCH_API ct_tensor *ct_transform_apply(const ct_transform *t, ct_tensor *input,
                                          ct_generator *g);
 /* Releases t through its destroy callback; NULL is a no-op. Pipelines and datasets built on
