@@ -367,6 +367,18 @@ static void test_send_recv(void)
     CHECK_VALUES(v, 5, CT_BFLOAT16, value(CT_BFLOAT16, prev, i));
     ct_work_free(ws);
     ct_work_free(wr);
+    /* MPI's own error (the message does not fit) on a group of its own, which it aborts */
+    ct_process_group *g = ct_dist_new_group(NULL, 0, 0);
+    ct_tensor *small = make(CT_FLOAT64, 0, 4, false);
+    if (R == 0) {
+        CHECK(ct_dist_send(t, 1, g, 11) == CT_OK);
+    } else if (R == 1) {
+        CHECK(ct_dist_recv(small, 0, g, 11) == -1);
+        CHECK_ERROR(CT_ERR_DIST, "ct_dist_recv: MPI error: MPI_ERR_TRUNCATE");
+        CHECK(ct_dist_barrier(g, NULL) == CT_ERR_DIST);
+        CHECK_ERROR(CT_ERR_DIST, "aborted");
+    }
+    CHECK(ct_dist_destroy_process_group(g) == CT_OK);
     CHECK(ct_dist_recv(r, prev, NULL, -1) == -1);
     CHECK_ERROR(CT_ERR_VALUE, "tag must be >= 0");
     ct_scope_end();
@@ -447,11 +459,18 @@ static void test_timeout(void)
         CHECK(ct_dist_all_reduce(t, CT_REDUCE_SUM, g, NULL) == CT_OK);
     } else {
         double start = MPI_Wtime();
-        CHECK(ct_dist_all_reduce(t, CT_REDUCE_SUM, g, NULL) == CT_ERR_DIST);
+        ct_work *w = NULL;
+        CHECK(ct_dist_all_reduce(t, CT_REDUCE_SUM, g, &w) == CT_OK);
+        CHECK(!ct_work_is_completed(w));
+        CHECK(ct_work_wait(w) == CT_ERR_DIST);
         CHECK(MPI_Wtime() - start < 1.2);
+        CHECK(ct_work_is_completed(w)); /* failed counts as completed */
         CHECK_ERROR(CT_ERR_DIST, "Watchdog caught collective operation timeout: "
                                  "Work(SeqNum=1, OpType=ALLREDUCE, NumelIn=3, NumelOut=3, "
                                  "Timeout(ms)=300) ran for");
+        CHECK(ct_work_wait(w) == CT_ERR_DIST); /* again, with the same message */
+        CHECK_ERROR(CT_ERR_DIST, "ct_dist_all_reduce: [Rank ");
+        ct_work_free(w);
         CHECK(ct_dist_barrier(g, NULL) == CT_ERR_DIST);
         CHECK_ERROR(CT_ERR_DIST, "aborted");
     }
