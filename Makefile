@@ -30,7 +30,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
-        dist-test dist-nccl \
+        dist-test dist-nccl dist-bench \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
         check-cnn gpt-demo check-gpt check-minilm fuzz
 
@@ -57,6 +57,7 @@ help:
 	@echo "make fuzz                each reader's libFuzzer target for FUZZ_SECONDS (60) on fuzz/corpus"
 	@echo "make dist-test           ctorch_dist.h's tests under mpirun at world sizes 1, 2 and 3"
 	@echo "make dist-nccl           ctorch_dist.h's NCCL backend compiles and links (no GPU needed)"
+	@echo "make dist-bench          all_reduce bus bandwidth, 1 KB..256 MB, beside MPI_Allreduce"
 	@echo "make amalgamate          regenerate ctorch.h and ctorch_dist.h from src/"
 
 amalgamate:
@@ -313,3 +314,12 @@ $(BUILD)/dist_nccl_link: tests/dist/nccl_link.c ctorch.h ctorch_dist.h | $(BUILD
 
 dist-nccl: $(BUILD)/dist_nccl_link
 	./$(BUILD)/dist_nccl_link
+
+# make dist-bench: ct_dist_all_reduce's bus bandwidth (float32, 1 KB to 256 MB) beside Open MPI's
+# MPI_Allreduce in the same run, 2 processes (DIST_BENCH_NP).
+DIST_BENCH_NP ?= 2
+$(BUILD)/bench_dist: bench/bench_dist.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
+
+dist-bench: $(BUILD)/bench_dist
+	$(DIST_RUN) -np $(DIST_BENCH_NP) ./$(BUILD)/bench_dist
