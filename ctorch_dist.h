@@ -95,12 +95,13 @@ typedef struct ct_work ct_work;
      field        default        meaning
      world_size   -1             expected number of processes (-1: from WORLD_SIZE, else MPI)
      rank         -1             expected rank of this process (-1: from RANK, else MPI)
-     timeout_ms   1800000 (30 min; NCCL: 600000)  how long a wait may take before it fails
+     timeout_ms   0              how long a wait may take before it fails; <= 0: the
+                                 backend's default, 1800000 (30 min; NCCL: 600000, 10 min)
    Mirrors: init_process_group(backend, timeout, world_size, rank). */
 typedef struct ct_dist_init_opts {
     int world_size;
     int rank;
-    int64_t timeout_ms; /* <= 0: the backend's default */
+    int64_t timeout_ms;
 } ct_dist_init_opts;
 /* PyTorch's defaults (table above). */
 CTORCH_DIST_API ct_dist_init_opts ct_dist_init_defaults(void);
@@ -1610,8 +1611,8 @@ static ct_status ct__dist_root_list(const ct_process_group *g, bool is_root, con
 
 /* The MPI-only list collectives (gather, scatter): the group and root, or NULL. */
 static ct_work *ct__dist_rooted(ct_process_group *group, const ct_tensor *tensor, int root_rank,
-                                const void *list, int n, const char *what, const char *name,
-                                const char *kind, ct_status *st, int *root)
+                                const char *root_name, const void *list, int n, const char *what,
+                                const char *name, const char *kind, ct_status *st, int *root)
 {
     ct_process_group *g;
     const ct_tensor *ts[1] = {tensor};
@@ -1623,7 +1624,7 @@ static ct_work *ct__dist_rooted(ct_process_group *group, const ct_tensor *tensor
         *st = ct__dist_fail(CT_ERR_UNSUPPORTED, name, "the tensor-list collectives are MPI-only");
         return NULL;
     }
-    *root = ct__dist_group_rank(g, root_rank, what[0] == 'g' ? "dst" : "src", name);
+    *root = ct__dist_group_rank(g, root_rank, root_name, name);
     if (*root < 0 || ct__dist_root_list(g, g->rank == *root, list, n, what, name) != CT_OK) {
         *st = ct_error_code();
         return NULL;
@@ -1639,7 +1640,7 @@ ct_status ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list,
     const char *name = "ct_dist_gather";
     ct_status st;
     int root = -1;
-    ct_work *w = ct__dist_rooted(group, tensor, dst, gather_list, n, "gather_list", name,
+    ct_work *w = ct__dist_rooted(group, tensor, dst, "dst", gather_list, n, "gather_list", name,
                                  "GATHER", &st, &root);
     if (!w) {
         return st;
@@ -1688,8 +1689,8 @@ ct_status ct_dist_scatter(ct_tensor *tensor, const ct_tensor *const *scatter_lis
     const char *name = "ct_dist_scatter";
     ct_status st;
     int root = -1;
-    ct_work *w = ct__dist_rooted(group, tensor, src, scatter_list, n, "scatter_list", name,
-                                 "SCATTER", &st, &root);
+    ct_work *w = ct__dist_rooted(group, tensor, src, "src", scatter_list, n, "scatter_list",
+                                 name, "SCATTER", &st, &root);
     if (!w) {
         return st;
     }

@@ -539,8 +539,8 @@ static ct_status ct__dist_root_list(const ct_process_group *g, bool is_root, con
 
 /* The MPI-only list collectives (gather, scatter): the group and root, or NULL. */
 static ct_work *ct__dist_rooted(ct_process_group *group, const ct_tensor *tensor, int root_rank,
-                                const void *list, int n, const char *what, const char *name,
-                                const char *kind, ct_status *st, int *root)
+                                const char *root_name, const void *list, int n, const char *what,
+                                const char *name, const char *kind, ct_status *st, int *root)
 {
     ct_process_group *g;
     const ct_tensor *ts[1] = {tensor};
@@ -552,7 +552,7 @@ static ct_work *ct__dist_rooted(ct_process_group *group, const ct_tensor *tensor
         *st = ct__dist_fail(CT_ERR_UNSUPPORTED, name, "the tensor-list collectives are MPI-only");
         return NULL;
     }
-    *root = ct__dist_group_rank(g, root_rank, what[0] == 'g' ? "dst" : "src", name);
+    *root = ct__dist_group_rank(g, root_rank, root_name, name);
     if (*root < 0 || ct__dist_root_list(g, g->rank == *root, list, n, what, name) != CT_OK) {
         *st = ct_error_code();
         return NULL;
@@ -568,7 +568,7 @@ ct_status ct_dist_gather(const ct_tensor *tensor, ct_tensor *const *gather_list,
     const char *name = "ct_dist_gather";
     ct_status st;
     int root = -1;
-    ct_work *w = ct__dist_rooted(group, tensor, dst, gather_list, n, "gather_list", name,
+    ct_work *w = ct__dist_rooted(group, tensor, dst, "dst", gather_list, n, "gather_list", name,
                                  "GATHER", &st, &root);
     if (!w) {
         return st;
@@ -617,8 +617,8 @@ ct_status ct_dist_scatter(ct_tensor *tensor, const ct_tensor *const *scatter_lis
     const char *name = "ct_dist_scatter";
     ct_status st;
     int root = -1;
-    ct_work *w = ct__dist_rooted(group, tensor, src, scatter_list, n, "scatter_list", name,
-                                 "SCATTER", &st, &root);
+    ct_work *w = ct__dist_rooted(group, tensor, src, "src", scatter_list, n, "scatter_list",
+                                 name, "SCATTER", &st, &root);
     if (!w) {
         return st;
     }

@@ -52,12 +52,13 @@ typedef struct ct_work ct_work;
      field        default        meaning
      world_size   -1             expected number of processes (-1: from WORLD_SIZE, else MPI)
      rank         -1             expected rank of this process (-1: from RANK, else MPI)
-     timeout_ms   1800000 (30 min; NCCL: 600000)  how long a wait may take before it fails
+     timeout_ms   0              how long a wait may take before it fails; <= 0: the
+                                 backend's default, 1800000 (30 min; NCCL: 600000, 10 min)
    Mirrors: init_process_group(backend, timeout, world_size, rank). */
 typedef struct ct_dist_init_opts {
     int world_size;
     int rank;
-    int64_t timeout_ms; /* <= 0: the backend's default */
+    int64_t timeout_ms;
 } ct_dist_init_opts;
 /* PyTorch's defaults (table above). */
 CTORCH_DIST_API ct_dist_init_opts ct_dist_init_defaults(void);
