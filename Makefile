@@ -30,6 +30,7 @@ ifeq ($(ZLIB),1)
 endif
 
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
+        dist-test dist-nccl dist-bench \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
         check-cnn gpt-demo check-gpt check-minilm fuzz
 
@@ -54,15 +55,20 @@ help:
 	@echo "make bench-dispatch      the dispatcher's cost: before/after builds run interleaved"
 	@echo "make bench-pointwise     float32 pointwise ops vs PyTorch, 2^20 elements, 1 and 2 threads"
 	@echo "make fuzz                each reader's libFuzzer target for FUZZ_SECONDS (60) on fuzz/corpus"
-	@echo "make amalgamate          regenerate ctorch.h from src/"
+	@echo "make dist-test           ctorch_dist.h's tests under mpirun at world sizes 1, 2 and 3"
+	@echo "make dist-nccl           ctorch_dist.h's NCCL backend compiles and links (no GPU needed)"
+	@echo "make dist-bench          all_reduce bus bandwidth, 1 KB..256 MB, beside MPI_Allreduce"
+	@echo "make amalgamate          regenerate ctorch.h and ctorch_dist.h from src/"
 
 amalgamate:
 	$(PYTHON) tools/amalgamate
 
 check-amalgamation:
 	@tmp=$$(mktemp -d) && $(PYTHON) tools/amalgamate --out $$tmp && \
-	if cmp -s $$tmp/ctorch.h ctorch.h; then rm -rf $$tmp; echo "ctorch.h is up to date"; \
-	else rm -rf $$tmp; echo "ctorch.h differs from src/: run 'make amalgamate' and commit"; exit 1; fi
+	for h in ctorch.h ctorch_dist.h; do \
+	    if cmp -s $$tmp/$$h $$h; then echo "$$h is up to date"; \
+	    else rm -rf $$tmp; echo "$$h differs from src/: run 'make amalgamate' and commit"; exit 1; fi; \
+	done; rm -rf $$tmp
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -279,3 +285,44 @@ fuzz: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
 	        > $(BUILD)/fuzz/$$t.log 2>&1 || { tail -40 $(BUILD)/fuzz/$$t.log; exit 1; }; \
 	    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" $(BUILD)/fuzz/$$t.log; \
 	done
+
+# make dist-test: ctorch_dist.h's tests (tests/dist/test_dist.c, built with MPI's compiler
+# wrapper) under mpirun at world sizes 1, 2 and 3, each ending with "N passed, N failed"; then a
+# rank that dies after init and one that never joins (mpirun --enable-recovery keeps the others
+# running): both other ranks must report the error within the timeout ("1 passed, 0 failed").
+# Needs Open MPI (openmpi-bin, libopenmpi-dev). .ci/run runs it.
+MPICC        ?= mpicc
+MPIRUN       ?= mpirun
+MPIRUN_FLAGS ?= --oversubscribe $(shell [ "$$(id -u)" = 0 ] && echo --allow-run-as-root)
+DIST_RUN     := timeout 300 $(MPIRUN) $(MPIRUN_FLAGS)
+$(BUILD)/test_dist: tests/dist/test_dist.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
+
+dist-test: $(BUILD)/test_dist
+	@for n in 1 2 3; do \
+	    (cd tests/dist && $(DIST_RUN) -np $$n ../../$(BUILD)/test_dist) || exit 1; \
+	done
+	@for m in dead-rank never-joins; do \
+	    out=$$(cd tests/dist && $(DIST_RUN) --enable-recovery -np 3 ../../$(BUILD)/test_dist \
+	        --$$m 2>&1 | grep -v 'PMIX ERROR'); echo "$$out"; \
+	    [ "$$(echo "$$out" | grep -c ': 1 passed, 0 failed$$')" = 2 ] || exit 1; \
+	done
+
+# make dist-nccl: ctorch_dist.h with its NCCL backend (-DCTORCH_DIST_NCCL) compiles and links
+# against NCCL and the CUDA runtime of CUDA_HOME, with the C compiler and MPI's flags.
+CUDA_HOME ?= /usr/local/cuda
+$(BUILD)/dist_nccl_link: tests/dist/nccl_link.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(CC) $(CFLAGS) -Werror -isystem $(CUDA_HOME)/include $$($(MPICC) --showme:compile) -o $@ $< \
+	    $$($(MPICC) --showme:link) -L$(CUDA_HOME)/lib64 -lnccl -lcudart $(LDLIBS)
+
+dist-nccl: $(BUILD)/dist_nccl_link
+	./$(BUILD)/dist_nccl_link
+
+# make dist-bench: ct_dist_all_reduce's bus bandwidth (float32, 1 KB to 256 MB) beside Open MPI's
+# MPI_Allreduce in the same run, 2 processes (DIST_BENCH_NP).
+DIST_BENCH_NP ?= 2
+$(BUILD)/bench_dist: bench/bench_dist.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
+
+dist-bench: $(BUILD)/bench_dist
+	$(DIST_RUN) -np $(DIST_BENCH_NP) ./$(BUILD)/bench_dist

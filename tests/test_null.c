@@ -302,6 +302,23 @@ static void expect_size(const char *call, int64_t size)
     ct_error_clear();
 }
 
+static void test_null_ct_error_set(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_error_set(CT_OK, NULL, fx.text)";
+        (void)ct_error_set(CT_OK, NULL, fx.text);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_error_set(CT_OK, fx.text, NULL)";
+        (void)ct_error_set(CT_OK, fx.text, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_set_error_handler(void)
 {
     null_fixture fx;
@@ -26263,6 +26280,7 @@ static void test_freed_ct_standardize(void)
 
 void test_null(void)
 {
+    RUN(test_null_ct_error_set);
     RUN(test_null_ct_set_error_handler);
     RUN(test_null_ct_set_alloc_context);
     RUN(test_null_ct_debug_report);

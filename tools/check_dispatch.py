@@ -61,7 +61,7 @@ ALLOWLIST = {
         ct_inference_mode_begin ct_inference_mode_end ct_is_inference_mode_enabled
         ct_from_dlpack ct_to_dlpack""",
     # errors, debugging, allocator statistics and settings
-    "errors": """ct_error ct_error_code ct_error_clear ct_status_str ct_set_error_handler
+    "errors": """ct_error ct_error_code ct_error_clear ct_error_set ct_status_str ct_set_error_handler
         ct_debug_report ct_empty_cache ct_memory_allocated ct_memory_cached
         ct_max_memory_allocated ct_reset_peak_memory_stats ct_set_alloc_context""",
     # the dispatcher's own API: registry, hooks, backends

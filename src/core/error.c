@@ -67,3 +67,14 @@ ct_status ct__fail(ct_status code, const char *op, const char *fmt, ...)
     }
     return code;
 }
+
+ct_status ct_error_set(ct_status code, const char *op, const char *message)
+{
+    if (!op || !message) {
+        return ct__fail(CT_ERR_NULL_ARG, "ct_error_set", "op and message must not be NULL");
+    }
+    if (code <= CT_OK || code >= CT_STATUS_COUNT) {
+        return ct__fail(CT_ERR_VALUE, "ct_error_set", "code %d is not an error code", (int)code);
+    }
+    return ct__fail(code, op, "%s", message);
+}

@@ -21,7 +21,8 @@
     X(CT_ERR_IO, "io", "file could not be opened or read")                                  \
     X(CT_ERR_FORMAT, "format", "malformed or truncated file")                               \
     X(CT_ERR_UNSUPPORTED, "unsupported", "feature not enabled in this build")               \
-    X(CT_ERR_STATE, "state", "call not valid in the current state")
+    X(CT_ERR_STATE, "state", "call not valid in the current state")                        \
+    X(CT_ERR_DIST, "dist", "a collective failed or timed out")
 
 typedef enum ct_status {
 #define CT__X(code, name, text) code,
@@ -43,6 +44,11 @@ CTORCH_API const char *ct_error(void);
 CTORCH_API ct_status ct_error_code(void);
 /* Forgets this thread's recorded error. */
 CTORCH_API void ct_error_clear(void);
+/* Records "<op>: <message>" with code as this thread's error when none is pending, as ctorch's
+   own ops do (the handler, or the stderr print, sees it); for libraries built on ctorch
+   (ctorch_dist.h). Returns code. Errors: CT_ERR_NULL_ARG (recorded instead) when op or message
+   is NULL, CT_ERR_VALUE when code is CT_OK or unknown. Mirrors: TORCH_CHECK raising c10::Error. */
+CTORCH_API ct_status ct_error_set(ct_status code, const char *op, const char *message);
 
 /* Called once per recorded error (the first one of a block) with its code and message. */
 typedef void (*ct_error_handler)(ct_status code, const char *message, void *user_data);
