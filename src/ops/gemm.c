@@ -715,17 +715,29 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
  *              rows, Z <= 4 zmm, masked at the right edge) accumulates A[i, p] (broadcast)
  *              times row p of B over all K, then C = alpha * acc + beta * C is stored once.
  *              C^T = B^T @ A^T takes it when A and C are column-major instead.
- *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 4 tile of
- *              C keeps 16 zmm partial dot products over K (masked K tail), reduced by a
- *              transpose-and-add tree; any C strides.
+ *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 5 tile of
+ *              C keeps 20 zmm partial dot products over K (masked K tail), reduced by a
+ *              transpose-and-add tree; any C strides. Each group of 5 columns of B meets
+ *              every row of A while it is in L1, so B is read once, in place.
+ * The dot form also takes larger products with few rows (a Linear on a few tokens: x (M, K)
+ * @ W^T with W (N, K) row-major) or few columns, where packing all of B (A) for so few
+ * products cost more than the products: threaded over columns of C (rows of C^T) with
+ * ct__parallel_for, whose chunks do not depend on the thread count, nor does any element
+ * depend on where its chunk starts.
  * Edge tiles recompute clamped rows (and, in the dot form, columns) and store only the
  * valid part. Each element sums its K products in one pass (no KC blocks), so results
  * differ from the packed path only in rounding.
  * ------------------------------------------------------------------------------------- */
 #if defined(CT__GEMM_AVX512)
 
-/* Largest product (M * N * K) taken by the thin kernels: the ones not threaded. */
+/* Largest product (M * N * K) taken by the thin kernels whatever its shape. */
 #define CT__GEMM_THIN_MAX_MACS CT__GEMM_PAR_MIN_MACS
+/* Larger products take the dot form, threaded, when the rows of A (or columns of B) are at
+   most CT__GEMM_DOT_ROWS and hold at most CT__GEMM_DOT_ELEMS elements: it beat packing by
+   1.5x - 5x for 4 - 32 rows of K = 384 (a MiniLM at batch 1) and lost from 64 rows (or
+   from 24 rows of K = 1536, which no longer stay in L1/L2 beside the columns of B). */
+#define CT__GEMM_DOT_ROWS 48
+#define CT__GEMM_DOT_ELEMS ((int64_t)16 * 1536)
 
 /* Keeps a loaded chunk of B in a register: gcc otherwise folds the load into each FMA
    that uses it, reloading it up to 6 times. */
@@ -882,6 +894,14 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
     }
 }
 
+/* A dot-form product C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C. */
+typedef struct {
+    int64_t M, N, K, rsa, csb, rsc, csc;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+} ct__gemm_dot_job;
+
 /* Dot form: C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C, A rows and
    B columns contiguous (csa == rsb == 1); 4 x 5 tiles (20 accumulators c<r><s>). */
 #define CT__GEMM_DOT5(F, r) F(r, 0) F(r, 1) F(r, 2) F(r, 3) F(r, 4)
@@ -922,32 +942,35 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
 #define CT__GEMM_DOT_LOAD(x) _mm512_loadu_ps(x + p)
 #define CT__GEMM_DOT_LOADT(x) _mm512_maskz_loadu_ps(kt, x + kfull)
 
-static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
-                                  const float *A, int64_t rsa, const float *B, int64_t csb,
-                                  float beta, float *C, int64_t rsc, int64_t csc)
+/* Columns [j0, j1) of the dot form's C: for each group of 5 columns of B (kept in L1), every
+   group of 4 rows of A; a tile's elements do not depend on where the range starts. */
+static void ct__gemm_dot_cols_f32(const ct__gemm_dot_job *d, int64_t j0, int64_t j1)
 {
+    const int64_t K = d->K, rsa = d->rsa, csb = d->csb, rsc = d->rsc, csc = d->csc;
+    const float *A = d->A, *B = d->B;
+    float *C = d->C;
     int64_t kfull = K & ~(int64_t)15;
     __mmask16 kt = (__mmask16)((1u << (K - kfull)) - 1u);
-    __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);
+    __m512 valpha = _mm512_set1_ps(d->alpha), vbeta = _mm512_set1_ps(d->beta);
     const __m512i idx[4] = {
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 3, 2, 1, 0),
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 17, 7, 6, 5, 4),
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 18, 11, 10, 9, 8),
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 19, 15, 14, 13, 12),
     };
-    for (int64_t i = 0; i < M; i += 4) {
-        int64_t mr = CT__GEMM_MIN(4, M - i);
-        CT__GEMM_DOT_PTR(a, A, i, mr, 0, rsa)
-        CT__GEMM_DOT_PTR(a, A, i, mr, 1, rsa)
-        CT__GEMM_DOT_PTR(a, A, i, mr, 2, rsa)
-        CT__GEMM_DOT_PTR(a, A, i, mr, 3, rsa)
-        for (int64_t j = 0; j < N; j += 5) {
-            int64_t nr = CT__GEMM_MIN(5, N - j);
-            CT__GEMM_DOT_PTR(b, B, j, nr, 0, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 1, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 2, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 3, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 4, csb)
+    for (int64_t j = j0; j < j1; j += 5) {
+        int64_t nr = CT__GEMM_MIN(5, j1 - j);
+        CT__GEMM_DOT_PTR(b, B, j, nr, 0, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 1, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 2, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 3, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 4, csb)
+        for (int64_t i = 0; i < d->M; i += 4) {
+            int64_t mr = CT__GEMM_MIN(4, d->M - i);
+            CT__GEMM_DOT_PTR(a, A, i, mr, 0, rsa)
+            CT__GEMM_DOT_PTR(a, A, i, mr, 1, rsa)
+            CT__GEMM_DOT_PTR(a, A, i, mr, 2, rsa)
+            CT__GEMM_DOT_PTR(a, A, i, mr, 3, rsa)
             CT__GEMM_DOT_TILE(CT__GEMM_DOT_DECL)
             for (int64_t p = 0; p < kfull; p += 16) {
                 CT__GEMM_DOT_LOADS(CT__GEMM_DOT_LOAD)
@@ -970,7 +993,7 @@ static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
                 for (int64_t r = 0; r < mr; r++) {
                     float *cr = C + (i + r) * rsc + j;
                     __m512 v = _mm512_permutex2var_ps(r1, idx[r], r2);
-                    if (beta != 0.0f) {
+                    if (d->beta != 0.0f) {
                         v = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(kn, cr), v);
                     }
                     _mm512_mask_storeu_ps(cr, kn, v);
@@ -984,11 +1007,26 @@ static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
                 float *cr = C + (i + r) * rsc + j * csc;
                 for (int64_t s = 0; s < nr; s++) {
                     float v = s < 4 ? out[4 * r + s] : out[16 + r];
-                    cr[s * csc] = beta == 0.0f ? v : v + beta * cr[s * csc];
+                    cr[s * csc] = d->beta == 0.0f ? v : v + d->beta * cr[s * csc];
                 }
             }
         }
     }
+}
+
+static void ct__gemm_dot_task_f32(int64_t j0, int64_t j1, void *ctx)
+{
+    ct__gemm_dot_cols_f32((const ct__gemm_dot_job *)ctx, j0, j1);
+}
+
+/* The dot form over all of C, threaded over columns of at least 2^17 multiply-adds each. */
+static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                                  const float *A, int64_t rsa, const float *B, int64_t csb,
+                                  float beta, float *C, int64_t rsc, int64_t csc)
+{
+    ct__gemm_dot_job d = {M, N, K, rsa, csb, rsc, csc, alpha, beta, A, B, C};
+    int64_t grain = CT__GEMM_ROUND_UP(CT__GEMM_CEIL((int64_t)1 << 17, M * K), 5);
+    ct__parallel_for(N, grain, ct__gemm_dot_task_f32, &d);
 }
 
 /* Takes C = alpha * A @ B + beta * C when a thin kernel fits the shape and strides:
@@ -998,10 +1036,21 @@ static int ct__gemm_thin_f32(int64_t M, int64_t N, int64_t K, float alpha, const
                              int64_t rsa, int64_t csa, const float *B, int64_t rsb,
                              int64_t csb, float beta, float *C, int64_t rsc, int64_t csc)
 {
+    int dot = csa == 1 && rsb == 1 && K >= 32;
     if (M * N * K >= CT__GEMM_THIN_MAX_MACS) {
+        /* few rows (columns): the dot form reads all of B (A) once, in place, instead of
+           packing it for so few products */
+        if (dot && M <= CT__GEMM_DOT_ROWS && M * K <= CT__GEMM_DOT_ELEMS) {
+            ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
+            return 1;
+        }
+        if (dot && N <= CT__GEMM_DOT_ROWS && N * K <= CT__GEMM_DOT_ELEMS) {
+            /* C^T (N, M) = B^T (N, K) @ A^T (K, M) */
+            ct__gemm_thin_dot_f32(N, M, K, alpha, B, csb, A, rsa, beta, C, csc, rsc);
+            return 1;
+        }
         return 0;
     }
-    int dot = csa == 1 && rsb == 1 && K >= 32;
     if (dot && N < 16) {
         /* the axpy form would fill under N / 16 of each zmm */
         ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
