@@ -26762,9 +26762,15 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
  *              rows, Z <= 4 zmm, masked at the right edge) accumulates A[i, p] (broadcast)
  *              times row p of B over all K, then C = alpha * acc + beta * C is stored once.
  *              C^T = B^T @ A^T takes it when A and C are column-major instead.
- *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 4 tile of
- *              C keeps 16 zmm partial dot products over K (masked K tail), reduced by a
- *              transpose-and-add tree; any C strides.
+ *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 5 tile of
+ *              C keeps 20 zmm partial dot products over K (masked K tail), reduced by a
+ *              transpose-and-add tree; any C strides. Each group of 5 columns of B meets
+ *              every row of A while it is in L1, so B is read once, in place.
+ * The dot form also takes larger products with few rows (a Linear on a few tokens: x (M, K)
+ * @ W^T with W (N, K) row-major) or few columns, where packing all of B (A) for so few
+ * products cost more than the products: threaded over columns of C (rows of C^T) with
+ * ct__parallel_for, whose chunks do not depend on the thread count, nor does any element
+ * depend on where its chunk starts.
  * Edge tiles recompute clamped rows (and, in the dot form, columns) and store only the
  * valid part. Each element sums its K products in one pass (no KC blocks), so results
  * differ from the packed path only in rounding.
@@ -26773,10 +26779,14 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
 
 /* Largest product (M * N * K) taken by the thin kernels whatever its shape. */
 #define CT__GEMM_THIN_MAX_MACS CT__GEMM_PAR_MIN_MACS
-/* Larger products with at most this many rows (or columns) take the dot form, threaded. */
-#ifndef CT__GEMM_DOT_MAX
-#define CT__GEMM_DOT_MAX 48
-#endif
+/* Larger products with few rows (or columns) take the dot or axpy form, threaded: the dot
+   form when the rows of A (columns of B) are at most CT__GEMM_DOT_ROWS and hold at most
+   CT__GEMM_DOT_ELEMS elements (it beat packing by 1.5x - 5x for 4 - 32 rows of K = 384, a
+   MiniLM at batch 1, and lost from 64 rows, or from 24 rows of K = 1536), the axpy form up
+   to CT__GEMM_AXPY_ROWS rows of any K (1.1x - 4.8x for 4 - 64 rows of K = 384 or 1536). */
+#define CT__GEMM_DOT_ROWS 48
+#define CT__GEMM_DOT_ELEMS ((int64_t)16 * 1536)
+#define CT__GEMM_AXPY_ROWS 64
 
 /* Keeps a loaded chunk of B in a register: gcc otherwise folds the load into each FMA
    that uses it, reloading it up to 6 times. */
@@ -26901,10 +26911,19 @@ typedef void (*ct__gemm_ax_fn)(int64_t, int64_t, float, const float *, int64_t, 
                                const float *, int64_t, float, float *, int64_t,
                                const __mmask16 *);
 
+/* A thin product C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C, for the
+   threaded forms' tasks. */
+typedef struct {
+    int64_t M, N, K, rsa, csa, rsb, csb, rsc, csc;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+} ct__gemm_thin_job;
+
 /* Axpy form: C (M, N) = alpha * A (M, K) @ B (K, N) + beta * C, B and C rows contiguous. */
-static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
-                                   const float *A, int64_t rsa, int64_t csa, const float *B,
-                                   int64_t rsb, float beta, float *C, int64_t rsc)
+static void ct__gemm_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                              int64_t rsa, int64_t csa, const float *B, int64_t rsb, float beta,
+                              float *C, int64_t rsc)
 {
     /* [rows 6, 4, 2, 1][full 4 or 3 zmm, masked 4, 3, 2, 1 zmm] */
     static const ct__gemm_ax_fn fns[4][6] = {
@@ -26933,13 +26952,25 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
     }
 }
 
-/* A dot-form product C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C. */
-typedef struct {
-    int64_t M, N, K, rsa, csb, rsc, csc;
-    float alpha, beta;
-    const float *A, *B;
-    float *C;
-} ct__gemm_dot_job;
+/* Column blocks [b0, b1) of 64 of the axpy form's C. */
+static void ct__gemm_axpy_task_f32(int64_t b0, int64_t b1, void *ctx)
+{
+    const ct__gemm_thin_job *d = (const ct__gemm_thin_job *)ctx;
+    int64_t j0 = 64 * b0, j1 = CT__GEMM_MIN(64 * b1, d->N);
+    ct__gemm_axpy_f32(d->M, j1 - j0, d->K, d->alpha, d->A, d->rsa, d->csa, d->B + j0, d->rsb,
+                      d->beta, d->C + j0, d->rsc);
+}
+
+/* The axpy form over all of C, threaded over blocks of 64 columns of at least 2^17
+   multiply-adds each (an element's sum does not depend on its block). */
+static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                                   const float *A, int64_t rsa, int64_t csa, const float *B,
+                                   int64_t rsb, float beta, float *C, int64_t rsc)
+{
+    ct__gemm_thin_job d = {M, N, K, rsa, csa, rsb, 1, rsc, 1, alpha, beta, A, B, C};
+    ct__parallel_for(CT__GEMM_CEIL(N, 64), CT__GEMM_CEIL((int64_t)1 << 17, M * K * 64),
+                     ct__gemm_axpy_task_f32, &d);
+}
 
 /* Dot form: C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C, A rows and
    B columns contiguous (csa == rsb == 1); 4 x 5 tiles (20 accumulators c<r><s>). */
@@ -26983,7 +27014,7 @@ typedef struct {
 
 /* Columns [j0, j1) of the dot form's C: for each group of 5 columns of B (kept in L1), every
    group of 4 rows of A; a tile's elements do not depend on where the range starts. */
-static void ct__gemm_dot_cols_f32(const ct__gemm_dot_job *d, int64_t j0, int64_t j1)
+static void ct__gemm_dot_cols_f32(const ct__gemm_thin_job *d, int64_t j0, int64_t j1)
 {
     const int64_t K = d->K, rsa = d->rsa, csb = d->csb, rsc = d->rsc, csc = d->csc;
     const float *A = d->A, *B = d->B;
@@ -27046,7 +27077,7 @@ static void ct__gemm_dot_cols_f32(const ct__gemm_dot_job *d, int64_t j0, int64_t
                 float *cr = C + (i + r) * rsc + j * csc;
                 for (int64_t s = 0; s < nr; s++) {
                     float v = s < 4 ? out[4 * r + s] : out[16 + r];
-                    cr[s * csc] = d->beta == 0.0f ? v : v + d->beta * cr[s * csc];
+                    cr[s * csc] = d->beta == 0.0f ? v : fmaf(d->beta, cr[s * csc], v);
                 }
             }
         }
@@ -27055,7 +27086,7 @@ static void ct__gemm_dot_cols_f32(const ct__gemm_dot_job *d, int64_t j0, int64_t
 
 static void ct__gemm_dot_task_f32(int64_t j0, int64_t j1, void *ctx)
 {
-    ct__gemm_dot_cols_f32((const ct__gemm_dot_job *)ctx, j0, j1);
+    ct__gemm_dot_cols_f32((const ct__gemm_thin_job *)ctx, j0, j1);
 }
 
 /* The dot form over all of C, threaded over columns of at least 2^17 multiply-adds each. */
@@ -27063,7 +27094,7 @@ static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
                                   const float *A, int64_t rsa, const float *B, int64_t csb,
                                   float beta, float *C, int64_t rsc, int64_t csc)
 {
-    ct__gemm_dot_job d = {M, N, K, rsa, csb, rsc, csc, alpha, beta, A, B, C};
+    ct__gemm_thin_job d = {M, N, K, rsa, 1, 1, csb, rsc, csc, alpha, beta, A, B, C};
     int64_t grain = CT__GEMM_ROUND_UP(CT__GEMM_CEIL((int64_t)1 << 17, M * K), 5);
     ct__parallel_for(N, grain, ct__gemm_dot_task_f32, &d);
 }
@@ -27077,18 +27108,23 @@ static int ct__gemm_thin_f32(int64_t M, int64_t N, int64_t K, float alpha, const
 {
     int dot = csa == 1 && rsb == 1 && K >= 32;
     if (M * N * K >= CT__GEMM_THIN_MAX_MACS) {
-        /* few rows (columns): the dot form reads all of B (A) once, in place, instead of
-           packing it for so few products */
-        if (dot && M <= CT__GEMM_DOT_MAX) {
+        /* few rows (columns): the dot or axpy form reads all of B (A) once, in place,
+           instead of packing it for so few products */
+        int dot_m = dot && M <= CT__GEMM_DOT_ROWS && M * K <= CT__GEMM_DOT_ELEMS;
+        int dot_n = dot && N <= CT__GEMM_DOT_ROWS && N * K <= CT__GEMM_DOT_ELEMS;
+        if (dot_m) {
             ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
-            return 1;
-        }
-        if (dot && N <= CT__GEMM_DOT_MAX) {
+        } else if (M <= CT__GEMM_AXPY_ROWS && csb == 1 && csc == 1) {
+            ct__gemm_thin_axpy_f32(M, N, K, alpha, A, rsa, csa, B, rsb, beta, C, rsc);
+        } else if (dot_n) {
             /* C^T (N, M) = B^T (N, K) @ A^T (K, M) */
             ct__gemm_thin_dot_f32(N, M, K, alpha, B, csb, A, rsa, beta, C, csc, rsc);
-            return 1;
+        } else if (N <= CT__GEMM_AXPY_ROWS && rsa == 1 && rsc == 1) {
+            ct__gemm_thin_axpy_f32(N, M, K, alpha, B, csb, rsb, A, csa, beta, C, csc);
+        } else {
+            return 0;
         }
-        return 0;
+        return 1;
     }
     if (dot && N < 16) {
         /* the axpy form would fill under N / 16 of each zmm */
