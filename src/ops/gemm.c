@@ -36,7 +36,8 @@
  * (descheduled on a busy machine), the caller computes its block too instead of waiting.
  * Each task packs its own A and B into its thread's buffers, so no barriers. (Two blocks per
  * thread packed A and B more often and measured up to 2x slower on the MLP's products.)
- * Tiny products stay serial.
+ * Tiny products stay serial. Products with few rows or columns skip packing (the thin
+ * forms, see their section) and split C's columns through ct__parallel_for instead.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
  * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
@@ -707,10 +708,9 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
 /* ---------------------------------------------------------------------------------------
  * Thin products without packing (float32, AVX-512 only).
  *
- * For products too small to thread and thin in one dimension (e.g. an MLP's 10-class
- * logits layer: (64, 512) @ (512, 10), its gradients (10, 64) @ (64, 512) and
- * (64, 10) @ (10, 512)), or tiny altogether, packing and padding to whole MR x NR tiles cost
- * as much as the arithmetic. Two kernels read the operands in place instead:
+ * For small products thin in one dimension (e.g. an MLP's 10-class logits layer: (64, 512)
+ * @ (512, 10), its gradients (10, 64) @ (64, 512) and (64, 10) @ (10, 512)), or tiny
+ * altogether, packing and padding to whole MR x NR tiles cost as much as the arithmetic. Two kernels read the operands in place instead:
  *   axpy form  B and C rows contiguous (csb == csc == 1): an R x 16Z tile of C (R <= 6
  *              rows, Z <= 4 zmm, masked at the right edge) accumulates A[i, p] (broadcast)
  *              times row p of B over all K, then C = alpha * acc + beta * C is stored once.
@@ -719,11 +719,11 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
  *              C keeps 20 zmm partial dot products over K (masked K tail), reduced by a
  *              transpose-and-add tree; any C strides. Each group of 5 columns of B meets
  *              every row of A while it is in L1, so B is read once, in place.
- * The dot form also takes larger products with few rows (a Linear on a few tokens: x (M, K)
- * @ W^T with W (N, K) row-major) or few columns, where packing all of B (A) for so few
- * products cost more than the products: threaded over columns of C (rows of C^T) with
- * ct__parallel_for, whose chunks do not depend on the thread count, nor does any element
- * depend on where its chunk starts.
+ * Both also take larger products with few rows (a Linear on a few tokens: x (M, K) @ W^T,
+ * the dot form when W (N, K) is row-major, the axpy form when W^T is) or few columns, where
+ * packing all of B (A) for so few products cost more than the products. Both are threaded
+ * over columns of C (rows of C^T) with ct__parallel_for, whose chunks do not depend on the
+ * thread count, nor does any element depend on where its chunk starts.
  * Edge tiles recompute clamped rows (and, in the dot form, columns) and store only the
  * valid part. Each element sums its K products in one pass (no KC blocks), so results
  * differ from the packed path only in rounding.
@@ -1516,6 +1516,10 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
 #undef CT__GEMM_MC_f64
 #undef CT__GEMM_NC_f64
 #undef CT__GEMM_PAR_MIN_MACS
+#undef CT__GEMM_THIN_MAX_MACS
+#undef CT__GEMM_DOT_ROWS
+#undef CT__GEMM_DOT_ELEMS
+#undef CT__GEMM_AXPY_ROWS
 #undef CT__GEMM_MIN
 #undef CT__GEMM_CEIL
 #undef CT__GEMM_ROUND_UP
