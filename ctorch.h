@@ -26297,7 +26297,8 @@ CT__VECTORIZE_END
  * (descheduled on a busy machine), the caller computes its block too instead of waiting.
  * Each task packs its own A and B into its thread's buffers, so no barriers. (Two blocks per
  * thread packed A and B more often and measured up to 2x slower on the MLP's products.)
- * Tiny products stay serial.
+ * Tiny products stay serial. Products with few rows or columns skip packing (the thin
+ * forms, see their section) and split C's columns through ct__parallel_for instead.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
  * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
@@ -26966,25 +26967,38 @@ static void ct__gemm_pack_t_f64(int64_t lines, int64_t kc, const double *src, in
 /* ---------------------------------------------------------------------------------------
  * Thin products without packing (float32, AVX-512 only).
  *
- * For products too small to thread and thin in one dimension (e.g. an MLP's 10-class
- * logits layer: (64, 512) @ (512, 10), its gradients (10, 64) @ (64, 512) and
- * (64, 10) @ (10, 512)), or tiny altogether, packing and padding to whole MR x NR tiles cost
- * as much as the arithmetic. Two kernels read the operands in place instead:
+ * For small products thin in one dimension (e.g. an MLP's 10-class logits layer: (64, 512)
+ * @ (512, 10), its gradients (10, 64) @ (64, 512) and (64, 10) @ (10, 512)), or tiny
+ * altogether, packing and padding to whole MR x NR tiles cost as much as the arithmetic. Two kernels read the operands in place instead:
  *   axpy form  B and C rows contiguous (csb == csc == 1): an R x 16Z tile of C (R <= 6
  *              rows, Z <= 4 zmm, masked at the right edge) accumulates A[i, p] (broadcast)
  *              times row p of B over all K, then C = alpha * acc + beta * C is stored once.
  *              C^T = B^T @ A^T takes it when A and C are column-major instead.
- *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 4 tile of
- *              C keeps 16 zmm partial dot products over K (masked K tail), reduced by a
- *              transpose-and-add tree; any C strides.
+ *   dot form   A rows and B columns contiguous along K (csa == rsb == 1): a 4 x 5 tile of
+ *              C keeps 20 zmm partial dot products over K (masked K tail), reduced by a
+ *              transpose-and-add tree; any C strides. Each group of 5 columns of B meets
+ *              every row of A while it is in L1, so B is read once, in place.
+ * Both also take larger products with few rows (a Linear on a few tokens: x (M, K) @ W^T,
+ * the dot form when W (N, K) is row-major, the axpy form when W^T is) or few columns, where
+ * packing all of B (A) for so few products cost more than the products. Both are threaded
+ * over columns of C (rows of C^T) with ct__parallel_for, whose chunks do not depend on the
+ * thread count, nor does any element depend on where its chunk starts.
  * Edge tiles recompute clamped rows (and, in the dot form, columns) and store only the
  * valid part. Each element sums its K products in one pass (no KC blocks), so results
  * differ from the packed path only in rounding.
  * ------------------------------------------------------------------------------------- */
 #if defined(CT__GEMM_AVX512)
 
-/* Largest product (M * N * K) taken by the thin kernels: the ones not threaded. */
+/* Largest product (M * N * K) taken by the thin kernels whatever its shape. */
 #define CT__GEMM_THIN_MAX_MACS CT__GEMM_PAR_MIN_MACS
+/* Larger products with few rows (or columns) take the dot or axpy form, threaded: the dot
+   form when the rows of A (columns of B) are at most CT__GEMM_DOT_ROWS and hold at most
+   CT__GEMM_DOT_ELEMS elements (it beat packing by 1.5x - 5x for 4 - 32 rows of K = 384, a
+   MiniLM at batch 1, and lost from 64 rows, or from 24 rows of K = 1536), the axpy form up
+   to CT__GEMM_AXPY_ROWS rows of any K (1.1x - 4.8x for 4 - 64 rows of K = 384 or 1536). */
+#define CT__GEMM_DOT_ROWS 48
+#define CT__GEMM_DOT_ELEMS ((int64_t)16 * 1536)
+#define CT__GEMM_AXPY_ROWS 64
 
 /* Keeps a loaded chunk of B in a register: gcc otherwise folds the load into each FMA
    that uses it, reloading it up to 6 times. */
@@ -27109,10 +27123,19 @@ typedef void (*ct__gemm_ax_fn)(int64_t, int64_t, float, const float *, int64_t, 
                                const float *, int64_t, float, float *, int64_t,
                                const __mmask16 *);
 
+/* A thin product C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C, for the
+   threaded forms' tasks. */
+typedef struct {
+    int64_t M, N, K, rsa, csa, rsb, csb, rsc, csc;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+} ct__gemm_thin_job;
+
 /* Axpy form: C (M, N) = alpha * A (M, K) @ B (K, N) + beta * C, B and C rows contiguous. */
-static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
-                                   const float *A, int64_t rsa, int64_t csa, const float *B,
-                                   int64_t rsb, float beta, float *C, int64_t rsc)
+static void ct__gemm_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+                              int64_t rsa, int64_t csa, const float *B, int64_t rsb, float beta,
+                              float *C, int64_t rsc)
 {
     /* [rows 6, 4, 2, 1][full 4 or 3 zmm, masked 4, 3, 2, 1 zmm] */
     static const ct__gemm_ax_fn fns[4][6] = {
@@ -27139,6 +27162,26 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
             i += mr;
         }
     }
+}
+
+/* Column blocks [b0, b1) of 64 of the axpy form's C. */
+static void ct__gemm_axpy_task_f32(int64_t b0, int64_t b1, void *ctx)
+{
+    const ct__gemm_thin_job *d = (const ct__gemm_thin_job *)ctx;
+    int64_t j0 = 64 * b0, j1 = CT__GEMM_MIN(64 * b1, d->N);
+    ct__gemm_axpy_f32(d->M, j1 - j0, d->K, d->alpha, d->A, d->rsa, d->csa, d->B + j0, d->rsb,
+                      d->beta, d->C + j0, d->rsc);
+}
+
+/* The axpy form over all of C, threaded over blocks of 64 columns of at least 2^17
+   multiply-adds each (an element's sum does not depend on its block). */
+static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                                   const float *A, int64_t rsa, int64_t csa, const float *B,
+                                   int64_t rsb, float beta, float *C, int64_t rsc)
+{
+    ct__gemm_thin_job d = {M, N, K, rsa, csa, rsb, 1, rsc, 1, alpha, beta, A, B, C};
+    ct__parallel_for(CT__GEMM_CEIL(N, 64), CT__GEMM_CEIL((int64_t)1 << 17, M * K * 64),
+                     ct__gemm_axpy_task_f32, &d);
 }
 
 /* Dot form: C (M, N) at (rsc, csc) = alpha * A (M, K) @ B (K, N) + beta * C, A rows and
@@ -27181,32 +27224,35 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
 #define CT__GEMM_DOT_LOAD(x) _mm512_loadu_ps(x + p)
 #define CT__GEMM_DOT_LOADT(x) _mm512_maskz_loadu_ps(kt, x + kfull)
 
-static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
-                                  const float *A, int64_t rsa, const float *B, int64_t csb,
-                                  float beta, float *C, int64_t rsc, int64_t csc)
+/* Columns [j0, j1) of the dot form's C: for each group of 5 columns of B (kept in L1), every
+   group of 4 rows of A; a tile's elements do not depend on where the range starts. */
+static void ct__gemm_dot_cols_f32(const ct__gemm_thin_job *d, int64_t j0, int64_t j1)
 {
+    const int64_t K = d->K, rsa = d->rsa, csb = d->csb, rsc = d->rsc, csc = d->csc;
+    const float *A = d->A, *B = d->B;
+    float *C = d->C;
     int64_t kfull = K & ~(int64_t)15;
     __mmask16 kt = (__mmask16)((1u << (K - kfull)) - 1u);
-    __m512 valpha = _mm512_set1_ps(alpha), vbeta = _mm512_set1_ps(beta);
+    __m512 valpha = _mm512_set1_ps(d->alpha), vbeta = _mm512_set1_ps(d->beta);
     const __m512i idx[4] = {
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 3, 2, 1, 0),
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 17, 7, 6, 5, 4),
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 18, 11, 10, 9, 8),
         _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 19, 15, 14, 13, 12),
     };
-    for (int64_t i = 0; i < M; i += 4) {
-        int64_t mr = CT__GEMM_MIN(4, M - i);
-        CT__GEMM_DOT_PTR(a, A, i, mr, 0, rsa)
-        CT__GEMM_DOT_PTR(a, A, i, mr, 1, rsa)
-        CT__GEMM_DOT_PTR(a, A, i, mr, 2, rsa)
-        CT__GEMM_DOT_PTR(a, A, i, mr, 3, rsa)
-        for (int64_t j = 0; j < N; j += 5) {
-            int64_t nr = CT__GEMM_MIN(5, N - j);
-            CT__GEMM_DOT_PTR(b, B, j, nr, 0, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 1, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 2, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 3, csb)
-            CT__GEMM_DOT_PTR(b, B, j, nr, 4, csb)
+    for (int64_t j = j0; j < j1; j += 5) {
+        int64_t nr = CT__GEMM_MIN(5, j1 - j);
+        CT__GEMM_DOT_PTR(b, B, j, nr, 0, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 1, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 2, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 3, csb)
+        CT__GEMM_DOT_PTR(b, B, j, nr, 4, csb)
+        for (int64_t i = 0; i < d->M; i += 4) {
+            int64_t mr = CT__GEMM_MIN(4, d->M - i);
+            CT__GEMM_DOT_PTR(a, A, i, mr, 0, rsa)
+            CT__GEMM_DOT_PTR(a, A, i, mr, 1, rsa)
+            CT__GEMM_DOT_PTR(a, A, i, mr, 2, rsa)
+            CT__GEMM_DOT_PTR(a, A, i, mr, 3, rsa)
             CT__GEMM_DOT_TILE(CT__GEMM_DOT_DECL)
             for (int64_t p = 0; p < kfull; p += 16) {
                 CT__GEMM_DOT_LOADS(CT__GEMM_DOT_LOAD)
@@ -27229,7 +27275,7 @@ static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
                 for (int64_t r = 0; r < mr; r++) {
                     float *cr = C + (i + r) * rsc + j;
                     __m512 v = _mm512_permutex2var_ps(r1, idx[r], r2);
-                    if (beta != 0.0f) {
+                    if (d->beta != 0.0f) {
                         v = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(kn, cr), v);
                     }
                     _mm512_mask_storeu_ps(cr, kn, v);
@@ -27243,11 +27289,26 @@ static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
                 float *cr = C + (i + r) * rsc + j * csc;
                 for (int64_t s = 0; s < nr; s++) {
                     float v = s < 4 ? out[4 * r + s] : out[16 + r];
-                    cr[s * csc] = beta == 0.0f ? v : v + beta * cr[s * csc];
+                    cr[s * csc] = d->beta == 0.0f ? v : fmaf(d->beta, cr[s * csc], v);
                 }
             }
         }
     }
+}
+
+static void ct__gemm_dot_task_f32(int64_t j0, int64_t j1, void *ctx)
+{
+    ct__gemm_dot_cols_f32((const ct__gemm_thin_job *)ctx, j0, j1);
+}
+
+/* The dot form over all of C, threaded over columns of at least 2^17 multiply-adds each. */
+static void ct__gemm_thin_dot_f32(int64_t M, int64_t N, int64_t K, float alpha,
+                                  const float *A, int64_t rsa, const float *B, int64_t csb,
+                                  float beta, float *C, int64_t rsc, int64_t csc)
+{
+    ct__gemm_thin_job d = {M, N, K, rsa, 1, 1, csb, rsc, csc, alpha, beta, A, B, C};
+    int64_t grain = CT__GEMM_ROUND_UP(CT__GEMM_CEIL((int64_t)1 << 17, M * K), 5);
+    ct__parallel_for(N, grain, ct__gemm_dot_task_f32, &d);
 }
 
 /* Takes C = alpha * A @ B + beta * C when a thin kernel fits the shape and strides:
@@ -27257,10 +27318,26 @@ static int ct__gemm_thin_f32(int64_t M, int64_t N, int64_t K, float alpha, const
                              int64_t rsa, int64_t csa, const float *B, int64_t rsb,
                              int64_t csb, float beta, float *C, int64_t rsc, int64_t csc)
 {
-    if (M * N * K >= CT__GEMM_THIN_MAX_MACS) {
-        return 0;
-    }
     int dot = csa == 1 && rsb == 1 && K >= 32;
+    if (M * N * K >= CT__GEMM_THIN_MAX_MACS) {
+        /* few rows (columns): the dot or axpy form reads all of B (A) once, in place,
+           instead of packing it for so few products */
+        int dot_m = dot && M <= CT__GEMM_DOT_ROWS && M * K <= CT__GEMM_DOT_ELEMS;
+        int dot_n = dot && N <= CT__GEMM_DOT_ROWS && N * K <= CT__GEMM_DOT_ELEMS;
+        if (dot_m) {
+            ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
+        } else if (M <= CT__GEMM_AXPY_ROWS && csb == 1 && csc == 1) {
+            ct__gemm_thin_axpy_f32(M, N, K, alpha, A, rsa, csa, B, rsb, beta, C, rsc);
+        } else if (dot_n) {
+            /* C^T (N, M) = B^T (N, K) @ A^T (K, M) */
+            ct__gemm_thin_dot_f32(N, M, K, alpha, B, csb, A, rsa, beta, C, csc, rsc);
+        } else if (N <= CT__GEMM_AXPY_ROWS && rsa == 1 && rsc == 1) {
+            ct__gemm_thin_axpy_f32(N, M, K, alpha, B, csb, rsb, A, csa, beta, C, csc);
+        } else {
+            return 0;
+        }
+        return 1;
+    }
     if (dot && N < 16) {
         /* the axpy form would fill under N / 16 of each zmm */
         ct__gemm_thin_dot_f32(M, N, K, alpha, A, rsa, B, csb, beta, C, rsc, csc);
@@ -27698,6 +27775,10 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
 #undef CT__GEMM_MC_f64
 #undef CT__GEMM_NC_f64
 #undef CT__GEMM_PAR_MIN_MACS
+#undef CT__GEMM_THIN_MAX_MACS
+#undef CT__GEMM_DOT_ROWS
+#undef CT__GEMM_DOT_ELEMS
+#undef CT__GEMM_AXPY_ROWS
 #undef CT__GEMM_MIN
 #undef CT__GEMM_CEIL
 #undef CT__GEMM_ROUND_UP

@@ -18,6 +18,8 @@
  *   linear_BxI_O          ct_linear(x (B, I), W (O, I), no bias): x @ W^T
  *   mm_gTx_OxB_BxI        ct_mm(ct_t(g), x): the weight gradient g^T @ x, g (B, O), x (B, I)
  *   mm_gW_BxO_OxI         ct_mm(g, W): the input gradient g @ W, g (B, O), W (O, I)
+ *   linear_mM_k384_n1536  ct_linear(x (M, 384), W (1536, 384)) for M = 1, 8, 32: a Linear on a
+ *                         few tokens (a MiniLM's intermediate layer at batch 1)
  *   blas_<name>           the same products through cblas_sgemm (same transposes, -DBENCH_OPENBLAS)
  *   conv2d_fb_64x32x28x28 ct_conv2d 3x3 pad 1 (64,32,28,28) -> 32 channels, forward+backward
  *   conv2d_f_1x32x28x28   its forward on one image (latency)
@@ -426,6 +428,13 @@ static void run_all(int threads)
         snprintf(name, sizeof name, "mm_gW_%dx%d_%dx%d", Bn, On, On, In);
         snprintf(sub, sizeof sub, "dx g(%d,%d)@W(%d,%d)", Bn, On, On, In);
         gemm_pair(name, "quickstart MLP products", sub, K_MM, Bn, In, On, threads, true);
+    }
+    /* a Linear on a few tokens (a MiniLM at batch 1): x (M, 384) @ W^T, W (1536, 384) */
+    static const int few[] = {1, 8, 32};
+    for (size_t j = 0; j < 3; j++) {
+        snprintf(name, sizeof name, "linear_m%d_k384_n1536", few[j]);
+        snprintf(sub, sizeof sub, "x(%d,384)@W(1536,384)^T", few[j]);
+        gemm_pair(name, "few-row Linear", sub, K_LINEAR, few[j], 1536, 384, threads, true);
     }
     /* pointwise on 16M elements, between two runs of the STREAM triad (the anchor: its
        RESULT is the better of the two, so a burst of load on the machine hurts it less) */

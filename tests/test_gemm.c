@@ -280,6 +280,53 @@ static void test_gemm_thin(void)
     }
 }
 
+/* Few rows (the dot and axpy forms beyond the thin products' size, threaded over columns):
+   every M from 1 to one past their row limits (48 and 64) with enough columns to pass the
+   thin limit and a K tail that is not a multiple of 16; the dot form with A row-major or
+   padded and B transposed (a Linear weight W^T), C in every layout; the axpy form with B and C
+   rows contiguous, A row-major, padded or transposed; both for few columns too (C^T = B^T @
+   A^T); then both sides of the dot form's K-dependent limit (16 and 17 rows of K = 1536);
+   float32 and float64, against the float64 reference. */
+static void test_gemm_small_m(void)
+{
+    for (int dt = 0; dt < 2; dt++) {
+        for (int64_t m = 1; m <= 65; m++) {
+            int64_t n = 884736 / (m * 389) + 7;
+            int la = m % 2 ? GEMM_ROW : GEMM_PAD, lc = (int)(m % GEMM_LAYOUTS);
+            int lr = m % 2 ? GEMM_PAD : GEMM_ROW;
+            double alpha = m % 3 ? 1.0 : -0.5, beta = m % 4 ? 0.0 : 0.5;
+            gemm_case(dt, m, n, 389, alpha, beta, la, GEMM_COL, lc);
+            gemm_case(dt, n, m, 389, alpha, 1.0 - beta, la, GEMM_COL, lc);
+            gemm_case(dt, m, n, 389, alpha, beta, m % 3 ? la : GEMM_COL, lr, la);
+            gemm_case(dt, n, m, 389, alpha, beta, GEMM_COL, lc, GEMM_COL);
+        }
+        gemm_case(dt, 16, 384, 1536, 1.0, 1.0, GEMM_ROW, GEMM_COL, GEMM_ROW);
+        gemm_case(dt, 17, 384, 1536, 1.0, 0.0, GEMM_ROW, GEMM_COL, GEMM_ROW);
+        gemm_case(dt, 20, 1536, 384, 1.0, 1.0, GEMM_PAD, GEMM_COL, GEMM_COL);
+    }
+}
+
+/* x (m, 384) @ W^T, W (1536, 384), for m = 20 and 3: a MiniLM's intermediate Linear on a few
+   tokens (the dot form), then its transpose W @ x^T (few columns), then the axpy form: x @ W^T
+   with W^T contiguous, for m = 20 and 7, float32. */
+static void gemm_small_m_compute(ct_tensor **out)
+{
+    int64_t sw[2] = {1536, 384}, sx[2] = {20, 384};
+    ct_manual_seed(9);
+    ct_tensor *w = ct_randn(sw, 2, CT_FLOAT32, NULL), *x = ct_randn(sx, 2, CT_FLOAT32, NULL);
+    out[0] = ct_keep(ct_linear(x, w, NULL));
+    out[1] = ct_keep(ct_mm(w, ct_t(x)));
+    out[2] = ct_keep(ct_linear(ct_narrow(x, 0, 0, 3), w, NULL));
+    ct_tensor *wt = ct_contiguous(ct_t(w));
+    out[3] = ct_keep(ct_mm(x, wt));
+    out[4] = ct_keep(ct_mm(ct_narrow(x, 0, 0, 7), wt));
+}
+
+static void test_gemm_small_m_threads(void)
+{
+    CHECK_THREAD_INVARIANT(gemm_small_m_compute, 5);
+}
+
 void test_gemm(void)
 {
     RUN(test_gemm_odd_shapes);
@@ -289,4 +336,6 @@ void test_gemm(void)
     RUN(test_gemm_empty);
     RUN(test_gemm_large);
     RUN(test_gemm_thin);
+    RUN(test_gemm_small_m);
+    RUN(test_gemm_small_m_threads);
 }

@@ -40,6 +40,10 @@ def workloads():
         out.append(("mm_gW_%dx%d_%dx%d" % (bn, o, o, i), "quickstart MLP products",
                     "dx g(%d,%d)@W(%d,%d)" % (bn, o, o, i), "torch.mm(g, w)",
                     {"g": g, "w": w}))
+    for m in (1, 8, 32):
+        x, w = torch.randn(m, 384), torch.randn(1536, 384)
+        out.append(("linear_m%d_k384_n1536" % m, "few-row Linear", "x(%d,384)@W(1536,384)^T" % m,
+                    "F.linear(x, w)", {"x": x, "w": w, "F": F}))
     n = 16 * 1024 * 1024
     a, b = torch.randn(n), torch.randn(n)
     for name, sub, stmt in (("add_16M", "c = a + b", "c = a + b"),
