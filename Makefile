@@ -32,7 +32,7 @@ endif
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
         dist-test dist-nccl dist-bench \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
-        check-cnn gpt-demo check-gpt check-minilm fuzz
+        check-cnn gpt-demo check-gpt check-minilm fuzz test-arm
 
 all: $(BUILD)/test_runner examples
 
@@ -59,6 +59,7 @@ help:
 	@echo "make dist-nccl           ctorch_dist.h's NCCL backend compiles and links (no GPU needed)"
 	@echo "make dist-bench          all_reduce bus bandwidth, 1 KB..256 MB, beside MPI_Allreduce"
 	@echo "make amalgamate          regenerate ctorch.h and ctorch_dist.h from src/"
+	@echo "make test-arm            the suite cross-built for aarch64 and armhf (NEON), run under qemu"
 
 amalgamate:
 	$(PYTHON) tools/amalgamate
@@ -251,6 +252,30 @@ check-minilm: $(BUILD)/minilm_embed
 
 clean:
 	rm -rf $(BUILD)
+
+# make test-arm: the suite cross-built with Debian's cross compilers (gcc-aarch64-linux-gnu,
+# gcc-arm-linux-gnueabihf) for aarch64 and for 32-bit armhf with NEON, run under qemu-user
+# (qemu-user-static). No optional libraries (zlib, OpenBLAS) on the targets.
+ARCH_CC_aarch64  := aarch64-linux-gnu-gcc
+ARCH_CC_armhf    := arm-linux-gnueabihf-gcc
+ARCH_OPT_aarch64 := -O2
+ARCH_OPT_armhf   := -O2 -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard
+ARCH_RUN_aarch64 := qemu-aarch64-static -L /usr/aarch64-linux-gnu
+ARCH_RUN_armhf   := qemu-arm-static -L /usr/arm-linux-gnueabihf
+ARM_ARCHS        := aarch64 armhf
+$(BUILD)/test_runner_aarch64 $(BUILD)/test_runner_armhf: $(BUILD)/test_runner_%: $(HEADERS) \
+        tests/main.c tests/impl.c tests/test.h $(TESTS) | $(BUILD)
+	@echo "$(ARCH_CC_$*) -std=c11 $(ARCH_OPT_$*) ... -o $@ (the test suite)"
+	@$(ARCH_CC_$*) -std=c11 $(ARCH_OPT_$*) $(WARN) -Werror -pthread -o $@ tests/main.c \
+	    tests/impl.c $(TESTS) -lm
+
+test-arm-%: $(BUILD)/test_runner_%
+	@echo "the suite on $* under qemu:"
+	@cd tests && $(ARCH_RUN_$*) ../$(BUILD)/test_runner_$* > ../$(BUILD)/test_$*.log 2>&1; \
+	    st=$$?; grep -A3 -B3 '^FAIL' ../$(BUILD)/test_$*.log; tail -1 ../$(BUILD)/test_$*.log; \
+	    exit $$st
+
+test-arm: $(addprefix test-arm-,$(ARM_ARCHS))
 
 # make tsan: the tests under ThreadSanitizer: both thread pools (intra-op jobs and inter-op
 # tasks, all ctorch's own pthreads code, so nothing is hidden from TSan), the locks and the

@@ -205,9 +205,17 @@ static void test_creation2_empty_strided(void)
 }
 
 /* ---- DLPack ----------------------------------------------------------------------- */
-/* DLPack 0.8's layout (dlpack.h) on LP64: the offsets every producer and consumer use. */
+/* A uint64_t's alignment inside a struct (8 on LP64 and 32-bit ARM, 4 on i386). */
+typedef struct dlpack_u64_align {
+    char c;
+    uint64_t x;
+} dlpack_u64_align;
+
+/* DLPack 0.8's layout (dlpack.h): the offsets every producer and consumer use, for this
+   platform's pointer size and uint64_t alignment. */
 static void test_creation2_dlpack_layout(void)
 {
+    size_t a64 = offsetof(dlpack_u64_align, x);
     CHECK(sizeof(ct_dlpack_device) == 8 && sizeof(ct_dlpack_dtype) == 4);
     CHECK(offsetof(ct_dlpack_dtype, bits) == 1 && offsetof(ct_dlpack_dtype, lanes) == 2);
     CHECK(offsetof(ct_dlpack_tensor, device) == sizeof(void *));
@@ -215,7 +223,8 @@ static void test_creation2_dlpack_layout(void)
     CHECK(offsetof(ct_dlpack_tensor, dtype) == sizeof(void *) + 12);
     CHECK(offsetof(ct_dlpack_tensor, shape) == sizeof(void *) + 16);
     CHECK(offsetof(ct_dlpack_tensor, strides) == 2 * sizeof(void *) + 16);
-    CHECK(offsetof(ct_dlpack_tensor, byte_offset) == 3 * sizeof(void *) + 16);
+    CHECK(offsetof(ct_dlpack_tensor, byte_offset) == (3 * sizeof(void *) + 16 + a64 - 1) /
+                                                         a64 * a64);
     CHECK(offsetof(ct_dlpack_managed_tensor, manager_ctx) == sizeof(ct_dlpack_tensor));
     CHECK(offsetof(ct_dlpack_managed_tensor, deleter) ==
           sizeof(ct_dlpack_tensor) + sizeof(void *));

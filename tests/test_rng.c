@@ -28,6 +28,24 @@ static uint32_t rng_crc32(const void *data, size_t n)
     return crc ^ 0xffffffffu;
 }
 
+/* Whether the platform's libm rounds float64 log/exp/sin/cos/tan as the x86-64 glibc that
+   made the fixture (its FMA builds). 32-bit ARM glibc is built without FMA: about one value in
+   10^4 of a float64 stream through those functions differs in the last bit there, so such
+   streams are checked by their samples, not by their CRC. */
+static bool rng_libm_as_fixture(const rng_golden *g)
+{
+#if defined(__arm__) && !defined(__aarch64__)
+    bool libm = g->op == RNG_OP_RANDN || g->op == RNG_OP_NORMAL || g->op == RNG_OP_NORMAL_T ||
+                g->op == RNG_OP_NORMAL_TT || g->op == RNG_OP_EXPONENTIAL ||
+                g->op == RNG_OP_CAUCHY || g->op == RNG_OP_LOG_NORMAL || g->op == RNG_OP_SEQ ||
+                g->op == RNG_OP_STATE;
+    return !(libm && g->dtype == CT_FLOAT64);
+#else
+    (void)g;
+    return true;
+#endif
+}
+
 int rng_golden_check(const char *file, int line, const ct_tensor *t, const rng_golden *g)
 {
     if (!t || !ct_is_contiguous(t) || ct_tensor_dtype(t) != g->dtype || ct_numel(t) != g->numel) {
@@ -50,7 +68,7 @@ int rng_golden_check(const char *file, int line, const ct_tensor *t, const rng_g
         }
     }
     uint32_t crc = rng_crc32(data, (size_t)g->numel * es);
-    if (crc != g->crc) {
+    if (crc != g->crc && rng_libm_as_fixture(g)) {
         ct_test_fail(file, line, "%s: CRC-32 0x%08x, PyTorch's 0x%08x", g->name, crc, g->crc);
         return 0;
     }

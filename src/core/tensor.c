@@ -134,7 +134,13 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
     }
     int64_t strides[CT_MAX_DIMS];
     ct__contiguous_strides(sizes, ndim, strides);
-    size_t nbytes = (size_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype);
+    uint64_t bytes = (uint64_t)ct__numel(sizes, ndim) * ct_dtype_size(dtype); /* < 2^63 */
+    if (bytes > SIZE_MAX / 2) { /* only where size_t is narrower than 64 bits */
+        ct__fail(CT_ERR_OOM, op, "DefaultCPUAllocator: not enough memory: you tried to allocate "
+                 "%llu bytes", (unsigned long long)bytes);
+        return NULL;
+    }
+    size_t nbytes = (size_t)bytes;
     if (device.type != CT_CPU && !ct__backend(device.type)) {
         char d[32];
         ct__fail(CT_ERR_DEVICE, op, "no backend is registered for device %s",
@@ -836,7 +842,9 @@ static int64_t ct__arange_size(const char *op, double start, double end, double 
         ct__fail(CT_ERR_VALUE, op, "step must be finite but got %g", step);
         return -1;
     }
-    if (step == 0) {
+    uint64_t step_bits;
+    memcpy(&step_bits, &step, sizeof step_bits);
+    if ((step_bits << 1) == 0) { /* by its bits: under FTZ/DAZ a subnormal step compares == 0 */
         ct__fail(CT_ERR_VALUE, op, "step must be nonzero");
         return -1;
     }

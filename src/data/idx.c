@@ -111,11 +111,9 @@ static bool ct__idx_sizes(const char *op, const char *path, const unsigned char 
                  CT__IDX_IN(path));
         return false;
     }
-    /* at most INT64_MAX / 16 elements (as ct_empty) and SIZE_MAX bytes */
+    /* at most INT64_MAX / 16 elements, as ct_empty (on every platform: where size_t is
+       32 bits a larger declared size fails the length check or the allocation) */
     uint64_t limit = (uint64_t)INT64_MAX / 16;
-    if ((uint64_t)SIZE_MAX / h->item_bytes < limit) {
-        limit = (uint64_t)SIZE_MAX / h->item_bytes;
-    }
     /* the product of the non-zero sizes must fit too: strides are computed from it */
     uint64_t numel = 1;
     bool zero = false, overflow = false;
