@@ -7110,6 +7110,10 @@ CT__INTERNAL ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n
 CT__INTERNAL void ct__edge_to(ct__edge *e, const ct_tensor *t);
 /* g made to fit edge e: summed to its shape (broadcast gradients), cast to its dtype. */
 CT__INTERNAL ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g);
+/* The gradient the engine has gathered so far for edge e's node when only the engine holds
+   it, it has g's dtype and no graph is being recorded (no create_graph): a backward may add
+   its gradient (or a part, e.g. into a slice) into it in place and return none; else NULL. */
+CT__INTERNAL ct_tensor *ct__grad_buffer(const ct__edge *e, const ct_tensor *g);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
@@ -17700,9 +17704,17 @@ static void ct__unsqueeze_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 /* slice and select: zeros of the input's shape with g in the slice (select_backward,
-   slice_backward). */
+   slice_backward); g added into the slice of the input's gradient so far instead where the
+   engine lets it (the pieces of split, chunk and unbind: no zeros, no whole-size sums). */
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
+    ct_tensor *acc = ct__grad_buffer(&n->next[0], g);
+    if (acc) {
+        ct_add_(n->i[4] ? ct_select(acc, n->i[0], n->i[1])
+                        : ct__slice("ct_slice", acc, n->i[0], n->i[1], n->i[2], n->i[3]),
+                g, 1.0);
+        return;
+    }
     gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
 }
 
@@ -33834,11 +33846,33 @@ static int ct__engine_input_index(const ct__engine *e, const ct_tensor *leaf, co
     return -1;
 }
 
-/* Adds g into *slot (a retained reference), out of place so shared tensors stay intact. */
+/* Whether the engine alone holds the gradient t in a slot (the slot's reference and its
+   scope's, no other view of its storage) and records no graph: g (not t) may be added into t
+   in place. */
+static bool ct__engine_owns(const ct_tensor *t, const ct_tensor *g)
+{
+    return !ct_is_grad_enabled() && t != g && t->refcount == 2 && t->storage->refcount == 1 &&
+           !t->grad_fn && t->scope_depth == ct_scope_depth() - 1 && t->dtype == g->dtype &&
+           t->storage->device.type == g->storage->device.type &&
+           t->storage->device.index == g->storage->device.index;
+}
+
+ct_tensor *ct__grad_buffer(const ct__edge *e, const ct_tensor *g)
+{
+    ct_tensor *b = e->node ? e->node->buffer : NULL;
+    return b && ct__engine_owns(b, g) ? b : NULL;
+}
+
+/* Adds g into *slot (a retained reference): in place when the engine owns it, else out of
+   place so shared tensors stay intact. */
 static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 {
     if (!*slot) {
         *slot = ct_retain(g);
+        return;
+    }
+    if (ct__engine_owns(*slot, g)) {
+        ct_add_(*slot, g, 1.0);
         return;
     }
     ct_tensor *sum = ct_add(*slot, g);
