@@ -45376,18 +45376,19 @@ typedef struct ct__act_rows {
 /* the activations vectorized in float32 (vmath.h's functions); the cold ones and every
    float64 loop call libm (scalar loops: little to compile) */
 #define CT__ACT_HOT(X)                                                                          \
-    X(gelu) X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh)         \
-    X(softshrink) X(hardshrink) X(threshold)
+    X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh) X(softshrink)    \
+    X(hardshrink) X(threshold)
 #define CT__ACT_COLD(X) X(elu) X(softplus) X(mish) X(logsigmoid)
 #define CT__ACT_ROWS_F32(NAME) CT__ACT_ROWS_T(NAME, float, f32)
 #define CT__ACT_ROWS_F64(NAME) CT__ACT_ROWS_T(NAME, double, f64)
-/* gcc's vectors for these loops: AVX-512's 16 lanes where the target has them (-march=native
-   prefers 8); every lane runs the same operations, so the results do not change */
+CT__ACT_HOT(CT__ACT_ROWS_F32)
+/* GELU's float32 loops in gcc's AVX-512 vectors of 16 lanes where the target has them
+   (-march=native prefers 8): every lane runs the same operations, the results do not change */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC push_options
 #pragma GCC target("prefer-vector-width=512")
 #endif
-CT__ACT_HOT(CT__ACT_ROWS_F32)
+CT__ACT_ROWS_F32(gelu)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
@@ -45445,6 +45446,7 @@ CT__ACT_MATH_HOT(double, f64, , exp, tanh)
     }
 CT__ACT_MATH_COLD(float, f32, f, expf, expm1f, log1pf, tanhf)
 CT__ACT_MATH_COLD(double, f64, , exp, expm1, log1p, tanh)
+CT__ACT_ROWS_F64(gelu)
 CT__ACT_HOT(CT__ACT_ROWS_F64)
 CT__ACT_COLD(CT__ACT_ROWS_F32)
 CT__ACT_COLD(CT__ACT_ROWS_F64)
