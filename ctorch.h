@@ -7311,6 +7311,10 @@ CT__INTERNAL ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n
 CT__INTERNAL void ct__edge_to(ct__edge *e, const ct_tensor *t);
 /* g made to fit edge e: summed to its shape (broadcast gradients), cast to its dtype. */
 CT__INTERNAL ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g);
+/* The gradient the engine has gathered so far for edge e's node when only the engine holds
+   it, it has g's dtype and no graph is being recorded (no create_graph): a backward may add
+   its gradient (or a part, e.g. into a slice) into it in place and return none; else NULL. */
+CT__INTERNAL ct_tensor *ct__grad_buffer(const ct__edge *e, const ct_tensor *g);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);
@@ -14099,6 +14103,20 @@ CT__FORCE_INLINE float ct__erff(float x)
     return x != x ? x : y;
 }
 
+/* erf z given e = e^(-z^2): PyTorch's vectorized float32 erf (Vectorized<float>::erf,
+   Abramowitz and Stegun 7.1.26: 1 - t (a1 + a2 t + ... + a5 t^4) e^(-z^2), t = 1 / (1 + p |z|),
+   absolute error <= 1.5e-7, the sign of z), which its float32 GELU and GELU backward run:
+   cheaper than ct__erff (one short polynomial, one exp that a caller may share). */
+CT__FORCE_INLINE float ct__erff_as(float z, float e)
+{
+    float t = 1.0f / fmaf(0.3275911f, fabsf(z), 1.0f); /* fabsf, copysignf: bit operations */
+    float r = fmaf(1.061405429f, t, -1.453152027f);
+    r = fmaf(r, t, 1.421413741f);
+    r = fmaf(r, t, -0.284496736f);
+    r = fmaf(r, t, 0.254829592f);
+    return copysignf(fmaf(-e * t, r, 1.0f), z);
+}
+
 /* ---- more float32 functions for the pointwise ops (vectorizable: every branch is computed
    and one selected). Accuracy against the correctly rounded result, asserted <= 2 ulp by
    tests/test_pointwise2.c (test_pw2_vmath_ulp) over their whole float ranges. ---- */
@@ -17906,9 +17924,17 @@ static void ct__unsqueeze_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 /* slice and select: zeros of the input's shape with g in the slice (select_backward,
-   slice_backward). */
+   slice_backward); g added into the slice of the input's gradient so far instead where the
+   engine lets it (the pieces of split, chunk and unbind: no zeros, no whole-size sums). */
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
+    ct_tensor *acc = ct__grad_buffer(&n->next[0], g);
+    if (acc) {
+        ct_add_(n->i[4] ? ct_select(acc, n->i[0], n->i[1])
+                        : ct__slice("ct_slice", acc, n->i[0], n->i[1], n->i[2], n->i[3]),
+                g, 1.0);
+        return;
+    }
     gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
 }
 
@@ -34121,11 +34147,33 @@ static int ct__engine_input_index(const ct__engine *e, const ct_tensor *leaf, co
     return -1;
 }
 
-/* Adds g into *slot (a retained reference), out of place so shared tensors stay intact. */
+/* Whether the engine alone holds the gradient t in a slot (the slot's reference and its
+   scope's, no other view of its storage) and records no graph: g (not t) may be added into t
+   in place. */
+static bool ct__engine_owns(const ct_tensor *t, const ct_tensor *g)
+{
+    return !ct_is_grad_enabled() && t != g && t->refcount == 2 && t->storage->refcount == 1 &&
+           !t->grad_fn && t->scope_depth == ct_scope_depth() - 1 && t->dtype == g->dtype &&
+           t->storage->device.type == g->storage->device.type &&
+           t->storage->device.index == g->storage->device.index;
+}
+
+ct_tensor *ct__grad_buffer(const ct__edge *e, const ct_tensor *g)
+{
+    ct_tensor *b = e->node ? e->node->buffer : NULL;
+    return b && ct__engine_owns(b, g) ? b : NULL;
+}
+
+/* Adds g into *slot (a retained reference): in place when the engine owns it, else out of
+   place so shared tensors stay intact. */
 static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 {
     if (!*slot) {
         *slot = ct_retain(g);
+        return;
+    }
+    if (ct__engine_owns(*slot, g)) {
+        ct_add_(*slot, g, 1.0);
         return;
     }
     ct_tensor *sum = ct_add(*slot, g);
@@ -45473,19 +45521,31 @@ typedef enum ct__act_id {
 } ct__act_id;
 
 /* ---- per-element math: fw(x, p) and bw(g, x, p) ------------------------------------------ */
+/* The standard normal's cdf at x, and its pdf into *pdf unless pdf is NULL: float32 as
+   PyTorch's vectorized GELU kernels (vmath.h's ct__erff_as, whose exp the pdf shares), float64
+   (below) by libm's erf and exp. */
+CT__FORCE_INLINE float ct__act_cdf_f32(float x, float *pdf)
+{
+    float z = x * 0.70710678118654752440f;
+    float e = ct__expf(-(z * z));
+    if (pdf) {
+        *pdf = e * 0.39894228040143267794f;
+    }
+    return 0.5f * (1.0f + ct__erff_as(z, e));
+}
+
 /* elu: p = alpha, scale, input_scale; softplus: beta, threshold; hardtanh: min, max;
    leaky_relu: slope; shrinks: lambd; threshold: threshold, value. */
-#define CT__ACT_MATH_HOT(T, S, F, EXP, TANH, ERF)                                              \
+#define CT__ACT_MATH_HOT(T, S, F, EXP, TANH)                                                   \
     CT__FORCE_INLINE T ct__act_gelu_fw_##S(T x, const T *p)                                     \
     {                                                                                           \
         (void)p;                                                                                \
-        return (T)0.5 * x * ((T)1 + ERF(x * (T)0.70710678118654752440));                        \
+        return x * ct__act_cdf_##S(x, NULL);                                                    \
     }                                                                                           \
     CT__FORCE_INLINE T ct__act_gelu_bw_##S(T g, T x, const T *p)                                \
     {                                                                                           \
+        T pdf, cdf = ct__act_cdf_##S(x, &pdf);                                                  \
         (void)p;                                                                                \
-        T cdf = (T)0.5 * ((T)1 + ERF(x * (T)0.70710678118654752440));                           \
-        T pdf = EXP((T)-0.5 * x * x) * (T)0.39894228040143267794;                               \
         return g * fma##F(x, pdf, cdf);                                                         \
     }                                                                                           \
     CT__FORCE_INLINE T ct__act_gelu_tanh_fw_##S(T x, const T *p)                                \
@@ -45572,7 +45632,7 @@ typedef enum ct__act_id {
     {                                                                                           \
         return x <= p[0] ? (T)0 : g;                                                            \
     }
-CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf, ct__erff)
+CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf)
 
 /* ---- row functions and their table -------------------------------------------------------- */
 /* The row functions' operands never overlap (the output is a new tensor or a block buffer):
@@ -45617,15 +45677,32 @@ typedef struct ct__act_rows {
 /* the activations vectorized in float32 (vmath.h's functions); the cold ones and every
    float64 loop call libm (scalar loops: little to compile) */
 #define CT__ACT_HOT(X)                                                                          \
-    X(gelu) X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh)         \
-    X(softshrink) X(hardshrink) X(threshold)
+    X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh) X(softshrink)    \
+    X(hardshrink) X(threshold)
 #define CT__ACT_COLD(X) X(elu) X(softplus) X(mish) X(logsigmoid)
 #define CT__ACT_ROWS_F32(NAME) CT__ACT_ROWS_T(NAME, float, f32)
 #define CT__ACT_ROWS_F64(NAME) CT__ACT_ROWS_T(NAME, double, f64)
 CT__ACT_HOT(CT__ACT_ROWS_F32)
+/* GELU's float32 loops in gcc's AVX-512 vectors of 16 lanes where the target has them
+   (-march=native prefers 8): every lane runs the same operations, the results do not change */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC target("prefer-vector-width=512")
+#endif
+CT__ACT_ROWS_F32(gelu)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 CT__VECTORIZE_END
 
-CT__ACT_MATH_HOT(double, f64, , exp, tanh, erf)
+CT__FORCE_INLINE double ct__act_cdf_f64(double x, double *pdf)
+{
+    if (pdf) {
+        *pdf = exp(-0.5 * x * x) * 0.39894228040143267794;
+    }
+    return 0.5 * (1.0 + erf(x * 0.70710678118654752440));
+}
+CT__ACT_MATH_HOT(double, f64, , exp, tanh)
 /* the cold activations (exp, expm1, log1p and tanh of libm in both float types: scalar
    loops, little to compile) */
 #define CT__ACT_MATH_COLD(T, S, F, EXP, EXPM1, LOG1P, TANH)                                    \
@@ -45670,6 +45747,7 @@ CT__ACT_MATH_HOT(double, f64, , exp, tanh, erf)
     }
 CT__ACT_MATH_COLD(float, f32, f, expf, expm1f, log1pf, tanhf)
 CT__ACT_MATH_COLD(double, f64, , exp, expm1, log1p, tanh)
+CT__ACT_ROWS_F64(gelu)
 CT__ACT_HOT(CT__ACT_ROWS_F64)
 CT__ACT_COLD(CT__ACT_ROWS_F32)
 CT__ACT_COLD(CT__ACT_ROWS_F64)

@@ -255,6 +255,29 @@ static void test_activation_modules(void)
     ct_scope_end();
 }
 
+/* The largest |a - b| / (1 + |b|) over two tensors (b the float64 reference) */
+static double act_max_err(const ct_tensor *a, const ct_tensor *b)
+{
+    ct_tensor *d = ct_sub(ct_to_dtype(a, CT_FLOAT64), b);
+    return ct_item(ct_max(ct_div(ct_abs(d), ct_add_scalar(ct_abs(b), 1))));
+}
+
+/* float32 GELU and its gradient over [-10, 10] in more elements than one vector (PyTorch's
+   vectorized float32 erf, absolute error <= 1.5e-7) against float64 */
+static void test_activation_gelu_float32(void)
+{
+    ct_scope_begin();
+    ct_tensor *x64 = ct_requires_grad_(ct_linspace(-10, 10, 4001, CT_FLOAT64), true);
+    ct_tensor *x32 = ct_requires_grad_(ct_linspace(-10, 10, 4001, CT_FLOAT32), true);
+    ct_tensor *g = ct_cos(ct_detach(x64));
+    ct_tensor *y64 = ct_gelu(x64, CT_GELU_NONE), *y32 = ct_gelu(x32, CT_GELU_NONE);
+    ct_backward(y64, g, false);
+    ct_backward(y32, ct_to_dtype(g, CT_FLOAT32), false);
+    double ey = act_max_err(y32, y64), eg = act_max_err(ct_grad(x32), ct_grad(x64));
+    CHECK_MSG(ey < 4e-7 && eg < 4e-7, "gelu float32 errors %g (output) %g (gradient)", ey, eg);
+    ct_scope_end();
+}
+
 static void act_threads(ct_tensor **out)
 {
     int64_t s[2] = {300, 257};
@@ -279,4 +302,5 @@ void test_activation(void)
     RUN(test_activation_errors);
     RUN(test_activation_modules);
     RUN(test_activation_threads);
+    RUN(test_activation_gelu_float32);
 }

@@ -458,12 +458,58 @@ static void test_view7_errors(void)
     ct_scope_end();
 }
 
+/* sum over k of (k + 1) * piece_k of split(y, 2, 1), chunk(y, 2, 0), unbind(y, 1), plus
+   sum(y): the pieces' backwards add into y's gradient in place where the engine allows */
+static ct_tensor *pieces_loss(ct_tensor *y)
+{
+    ct_tensor *p[6], *loss = ct_sum(y);
+    int counts[3] = {ct_split(y, 2, 1, p, 6), 0, 0};
+    for (int k = 0; k < counts[0]; k++) {
+        loss = ct_add(loss, ct_mul_scalar(ct_sum(p[k]), k + 1));
+    }
+    counts[1] = ct_chunk(y, 2, 0, p, 6);
+    for (int k = 0; k < counts[1]; k++) {
+        loss = ct_add(loss, ct_mul_scalar(ct_sum(p[k]), 10 * (k + 1)));
+    }
+    counts[2] = ct_unbind(y, 1, p, 6);
+    for (int k = 0; k < counts[2]; k++) {
+        loss = ct_add(loss, ct_mul_scalar(ct_sum(p[k]), 100 * (k + 1)));
+    }
+    return loss;
+}
+
+/* The pieces of a non-leaf: .grad of the leaf and of the retained non-leaf, and
+   ct_autograd_grad, against d(loss)/dy = 1 + (j / 2 + 1) + 10 (i / 2 + 1) + 100 (j + 1) */
+static void test_view7_pieces_backward(void)
+{
+    ct_scope_begin();
+    int64_t s[2] = {4, 6};
+    double want[24];
+    for (int i = 0; i < 4; i++) {
+        for (int j = 0; j < 6; j++) {
+            want[i * 6 + j] = 1 + (j / 2 + 1) + 10 * (i / 2 + 1) + 100 * (j + 1);
+        }
+    }
+    ct_tensor *x = ct_requires_grad_(ct_ones(s, 2, CT_FLOAT32), true);
+    ct_tensor *y = ct_mul_scalar(x, 3);
+    ct_retain_grad(y);
+    CHECK(ct_backward(pieces_loss(y), NULL, false) == CT_OK);
+    CHECK(CHECK_TENSOR(ct_grad(y), want, 24, 0, 0));
+    ct_tensor *dx = ct_div_scalar(ct_grad(x), 3);
+    CHECK(CHECK_TENSOR(dx, want, 24, 0, 0));
+    ct_tensor *y2 = ct_mul_scalar(x, 3), *loss = pieces_loss(y2), *dy = NULL;
+    CHECK(ct_autograd_grad(&loss, 1, &y2, 1, NULL, false, false, false, &dy) == CT_OK);
+    CHECK(dy && CHECK_TENSOR(dy, want, 24, 0, 0));
+    ct_scope_end();
+}
+
 void test_view7(void)
 {
     RUN(test_view7_tri_golden);
     RUN(test_view7_tri_int_bool);
     RUN(test_view7_slice_golden);
     RUN(test_view7_pieces);
+    RUN(test_view7_pieces_backward);
     RUN(test_view7_shapes);
     RUN(test_view7_broadcast);
     RUN(test_view7_gradcheck);

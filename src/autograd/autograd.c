@@ -555,11 +555,33 @@ static int ct__engine_input_index(const ct__engine *e, const ct_tensor *leaf, co
     return -1;
 }
 
-/* Adds g into *slot (a retained reference), out of place so shared tensors stay intact. */
+/* Whether the engine alone holds the gradient t in a slot (the slot's reference and its
+   scope's, no other view of its storage) and records no graph: g (not t) may be added into t
+   in place. */
+static bool ct__engine_owns(const ct_tensor *t, const ct_tensor *g)
+{
+    return !ct_is_grad_enabled() && t != g && t->refcount == 2 && t->storage->refcount == 1 &&
+           !t->grad_fn && t->scope_depth == ct_scope_depth() - 1 && t->dtype == g->dtype &&
+           t->storage->device.type == g->storage->device.type &&
+           t->storage->device.index == g->storage->device.index;
+}
+
+ct_tensor *ct__grad_buffer(const ct__edge *e, const ct_tensor *g)
+{
+    ct_tensor *b = e->node ? e->node->buffer : NULL;
+    return b && ct__engine_owns(b, g) ? b : NULL;
+}
+
+/* Adds g into *slot (a retained reference): in place when the engine owns it, else out of
+   place so shared tensors stay intact. */
 static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
 {
     if (!*slot) {
         *slot = ct_retain(g);
+        return;
+    }
+    if (ct__engine_owns(*slot, g)) {
+        ct_add_(*slot, g, 1.0);
         return;
     }
     ct_tensor *sum = ct_add(*slot, g);

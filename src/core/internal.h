@@ -549,6 +549,10 @@ CT__INTERNAL ct_node *ct__node_alloc(const char *name, ct__backward_fn fn, int n
 CT__INTERNAL void ct__edge_to(ct__edge *e, const ct_tensor *t);
 /* g made to fit edge e: summed to its shape (broadcast gradients), cast to its dtype. */
 CT__INTERNAL ct_tensor *ct__grad_fit(const ct__edge *e, ct_tensor *g);
+/* The gradient the engine has gathered so far for edge e's node when only the engine holds
+   it, it has g's dtype and no graph is being recorded (no create_graph): a backward may add
+   its gradient (or a part, e.g. into a slice) into it in place and return none; else NULL. */
+CT__INTERNAL ct_tensor *ct__grad_buffer(const ct__edge *e, const ct_tensor *g);
 /* Saves an input for backward with its version: a leaf itself, else an alias sharing storage
    and history (so a backward recorded with create_graph differentiates through it). */
 CT__INTERNAL void ct__save(ct_node *n, const ct_tensor *t);

@@ -31,19 +31,31 @@ typedef enum ct__act_id {
 } ct__act_id;
 
 /* ---- per-element math: fw(x, p) and bw(g, x, p) ------------------------------------------ */
+/* The standard normal's cdf at x, and its pdf into *pdf unless pdf is NULL: float32 as
+   PyTorch's vectorized GELU kernels (vmath.h's ct__erff_as, whose exp the pdf shares), float64
+   (below) by libm's erf and exp. */
+CT__FORCE_INLINE float ct__act_cdf_f32(float x, float *pdf)
+{
+    float z = x * 0.70710678118654752440f;
+    float e = ct__expf(-(z * z));
+    if (pdf) {
+        *pdf = e * 0.39894228040143267794f;
+    }
+    return 0.5f * (1.0f + ct__erff_as(z, e));
+}
+
 /* elu: p = alpha, scale, input_scale; softplus: beta, threshold; hardtanh: min, max;
    leaky_relu: slope; shrinks: lambd; threshold: threshold, value. */
-#define CT__ACT_MATH_HOT(T, S, F, EXP, TANH, ERF)                                              \
+#define CT__ACT_MATH_HOT(T, S, F, EXP, TANH)                                                   \
     CT__FORCE_INLINE T ct__act_gelu_fw_##S(T x, const T *p)                                     \
     {                                                                                           \
         (void)p;                                                                                \
-        return (T)0.5 * x * ((T)1 + ERF(x * (T)0.70710678118654752440));                        \
+        return x * ct__act_cdf_##S(x, NULL);                                                    \
     }                                                                                           \
     CT__FORCE_INLINE T ct__act_gelu_bw_##S(T g, T x, const T *p)                                \
     {                                                                                           \
+        T pdf, cdf = ct__act_cdf_##S(x, &pdf);                                                  \
         (void)p;                                                                                \
-        T cdf = (T)0.5 * ((T)1 + ERF(x * (T)0.70710678118654752440));                           \
-        T pdf = EXP((T)-0.5 * x * x) * (T)0.39894228040143267794;                               \
         return g * fma##F(x, pdf, cdf);                                                         \
     }                                                                                           \
     CT__FORCE_INLINE T ct__act_gelu_tanh_fw_##S(T x, const T *p)                                \
@@ -130,7 +142,7 @@ typedef enum ct__act_id {
     {                                                                                           \
         return x <= p[0] ? (T)0 : g;                                                            \
     }
-CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf, ct__erff)
+CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf)
 
 /* ---- row functions and their table -------------------------------------------------------- */
 /* The row functions' operands never overlap (the output is a new tensor or a block buffer):
@@ -175,15 +187,32 @@ typedef struct ct__act_rows {
 /* the activations vectorized in float32 (vmath.h's functions); the cold ones and every
    float64 loop call libm (scalar loops: little to compile) */
 #define CT__ACT_HOT(X)                                                                          \
-    X(gelu) X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh)         \
-    X(softshrink) X(hardshrink) X(threshold)
+    X(gelu_tanh) X(silu) X(leaky_relu) X(hardswish) X(hardsigmoid) X(hardtanh) X(softshrink)    \
+    X(hardshrink) X(threshold)
 #define CT__ACT_COLD(X) X(elu) X(softplus) X(mish) X(logsigmoid)
 #define CT__ACT_ROWS_F32(NAME) CT__ACT_ROWS_T(NAME, float, f32)
 #define CT__ACT_ROWS_F64(NAME) CT__ACT_ROWS_T(NAME, double, f64)
 CT__ACT_HOT(CT__ACT_ROWS_F32)
+/* GELU's float32 loops in gcc's AVX-512 vectors of 16 lanes where the target has them
+   (-march=native prefers 8): every lane runs the same operations, the results do not change */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC push_options
+#pragma GCC target("prefer-vector-width=512")
+#endif
+CT__ACT_ROWS_F32(gelu)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC pop_options
+#endif
 CT__VECTORIZE_END
 
-CT__ACT_MATH_HOT(double, f64, , exp, tanh, erf)
+CT__FORCE_INLINE double ct__act_cdf_f64(double x, double *pdf)
+{
+    if (pdf) {
+        *pdf = exp(-0.5 * x * x) * 0.39894228040143267794;
+    }
+    return 0.5 * (1.0 + erf(x * 0.70710678118654752440));
+}
+CT__ACT_MATH_HOT(double, f64, , exp, tanh)
 /* the cold activations (exp, expm1, log1p and tanh of libm in both float types: scalar
    loops, little to compile) */
 #define CT__ACT_MATH_COLD(T, S, F, EXP, EXPM1, LOG1P, TANH)                                    \
@@ -228,6 +257,7 @@ CT__ACT_MATH_HOT(double, f64, , exp, tanh, erf)
     }
 CT__ACT_MATH_COLD(float, f32, f, expf, expm1f, log1pf, tanhf)
 CT__ACT_MATH_COLD(double, f64, , exp, expm1, log1p, tanh)
+CT__ACT_ROWS_F64(gelu)
 CT__ACT_HOT(CT__ACT_ROWS_F64)
 CT__ACT_COLD(CT__ACT_ROWS_F32)
 CT__ACT_COLD(CT__ACT_ROWS_F64)

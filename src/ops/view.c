@@ -70,9 +70,17 @@ static void ct__unsqueeze_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 /* slice and select: zeros of the input's shape with g in the slice (select_backward,
-   slice_backward). */
+   slice_backward); g added into the slice of the input's gradient so far instead where the
+   engine lets it (the pieces of split, chunk and unbind: no zeros, no whole-size sums). */
 static void ct__slice_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
+    ct_tensor *acc = ct__grad_buffer(&n->next[0], g);
+    if (acc) {
+        ct_add_(n->i[4] ? ct_select(acc, n->i[0], n->i[1])
+                        : ct__slice("ct_slice", acc, n->i[0], n->i[1], n->i[2], n->i[3]),
+                g, 1.0);
+        return;
+    }
     gi[0] = ct__slice_scatter(g, &n->next[0], n->i);
 }
 

@@ -226,6 +226,20 @@ CT__FORCE_INLINE float ct__erff(float x)
     return x != x ? x : y;
 }
 
+/* erf z given e = e^(-z^2): PyTorch's vectorized float32 erf (Vectorized<float>::erf,
+   Abramowitz and Stegun 7.1.26: 1 - t (a1 + a2 t + ... + a5 t^4) e^(-z^2), t = 1 / (1 + p |z|),
+   absolute error <= 1.5e-7, the sign of z), which its float32 GELU and GELU backward run:
+   cheaper than ct__erff (one short polynomial, one exp that a caller may share). */
+CT__FORCE_INLINE float ct__erff_as(float z, float e)
+{
+    float t = 1.0f / fmaf(0.3275911f, fabsf(z), 1.0f); /* fabsf, copysignf: bit operations */
+    float r = fmaf(1.061405429f, t, -1.453152027f);
+    r = fmaf(r, t, 1.421413741f);
+    r = fmaf(r, t, -0.284496736f);
+    r = fmaf(r, t, 0.254829592f);
+    return copysignf(fmaf(-e * t, r, 1.0f), z);
+}
+
 /* ---- more float32 functions for the pointwise ops (vectorizable: every branch is computed
    and one selected). Accuracy against the correctly rounded result, asserted <= 2 ulp by
    tests/test_pointwise2.c (test_pw2_vmath_ulp) over their whole float ranges. ---- */
