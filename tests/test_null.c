@@ -13477,6 +13477,18 @@ static void test_null_ct_dataloader_free(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_seed_worker(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_seed_worker(0, NULL)";
+        ct_seed_worker(0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_averaged_model_new(void)
 {
     null_fixture fx;
@@ -26737,6 +26749,7 @@ void test_null(void)
     RUN(test_null_ct_dataloader_len);
     RUN(test_null_ct_dataloader_set_num_workers);
     RUN(test_null_ct_dataloader_free);
+    RUN(test_null_ct_seed_worker);
     RUN(test_null_ct_averaged_model_new);
     RUN(test_null_ct_averaged_model_update_parameters);
     RUN(test_null_ct_swalr_new);
