@@ -382,8 +382,42 @@ static void test_csvex_seed_worker(void)
     ct_scope_end();
 }
 
+/* ct_poisson equals torch.poisson draw for draw: float64 on the default generator, float32 on
+   an explicit one, the default generator's state after; a negative rate fails after spending
+   the draws before it, as PyTorch; integer input is refused; the gradient is zero. */
+static void test_csvex_poisson(void)
+{
+    ct_scope_begin();
+    int64_t n = LEN(csvex_golden_poisson_rates);
+    ct_tensor *rates = ct_tensor_from_data(csvex_golden_poisson_rates, CT_FLOAT64, &n, 1);
+    ct_manual_seed(31);
+    CHECK_TENSOR(ct_poisson(rates, NULL), csvex_golden_poisson_f64, n, 0, 0);
+    ct_generator *g = ct_generator_new();
+    ct_generator_manual_seed(g, 32);
+    ct_tensor *p32 = ct_poisson(ct_to_dtype(rates, CT_FLOAT32), g);
+    CHECK(ct_tensor_dtype(p32) == CT_FLOAT32);
+    CHECK_TENSOR(p32, csvex_golden_poisson_f32, n, 0, 0);
+    CHECK(float_bits(ct_item(ct_rand(NULL, 0, CT_FLOAT32, NULL))) == csvex_golden_poisson_after[0]);
+    ct_generator_free(g);
+    ct_manual_seed(33);
+    const float bad[4] = {2.0f, 30.0f, -1.0f, 4.0f};
+    int64_t four = 4;
+    CHECK(ct_poisson(ct_tensor_from_data(bad, CT_FLOAT32, &four, 1), NULL) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid Poisson rate, expected rate to be non-negative");
+    CHECK(float_bits(ct_item(ct_rand(NULL, 0, CT_FLOAT32, NULL))) ==
+          csvex_golden_poisson_error_after[0]);
+    CHECK(ct_poisson(ct_arange(0, 3, 1, CT_INT64), NULL) == NULL);
+    CHECK_ERROR(CT_ERR_DTYPE, "not implemented for 'Long'");
+    ct_tensor *r = ct_full((const int64_t[]){3}, 1, 4.0, CT_FLOAT32);
+    ct_requires_grad_(r, true);
+    ct_backward(ct_sum(ct_poisson(r, NULL)), NULL, false);
+    CHECK(ct_grad(r) && ct_item(ct_sum(ct_abs(ct_grad(r)))) == 0);
+    ct_scope_end();
+}
+
 void test_csvex(void)
 {
+    RUN(test_csvex_poisson);
     RUN(test_csvex_iterable_workers);
     RUN(test_csvex_iterable_errors);
     RUN(test_csvex_iterable_replicas);

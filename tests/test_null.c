@@ -1330,6 +1330,24 @@ static void test_null_ct_bernoulli(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_poisson(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson(NULL, fx.gen)";
+        ct_tensor *r = ct_poisson(NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_poisson(fx.t, NULL)";
+        (void)ct_poisson(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_random_(void)
 {
     null_fixture fx;
@@ -14861,6 +14879,24 @@ static void test_freed_ct_bernoulli(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_poisson(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson(fx.freed, fx.gen)";
+        ct_tensor *r = ct_poisson(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_poisson(fx.foreign, fx.gen)";
+        (void)ct_poisson(fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_random_(void)
 {
     null_fixture fx;
@@ -26051,6 +26087,7 @@ void test_null(void)
     RUN(test_null_ct_normal_);
     RUN(test_null_ct_bernoulli_);
     RUN(test_null_ct_bernoulli);
+    RUN(test_null_ct_poisson);
     RUN(test_null_ct_random_);
     RUN(test_null_ct_exponential_);
     RUN(test_null_ct_cauchy_);
@@ -26835,6 +26872,7 @@ void test_null(void)
     RUN(test_freed_ct_normal_);
     RUN(test_freed_ct_bernoulli_);
     RUN(test_freed_ct_bernoulli);
+    RUN(test_freed_ct_poisson);
     RUN(test_freed_ct_random_);
     RUN(test_freed_ct_exponential_);
     RUN(test_freed_ct_cauchy_);

@@ -8,6 +8,9 @@ workers); each sample is (i, torch.rand(())) drawn from the worker's default gen
 batches come round robin over the workers, a worker whose shard ended skipped. Each stream is
 one array (epochs concatenated): ids int64, batch sizes int64, rand values as float32 bits.
 seed_worker: torch.initial_seed() % 2**32 seen by the worker that fetched each sample.
+torch.poisson: float64 and float32 draws for POISSON_RATES (the default generator seeded 31,
+then an explicit one seeded 32), and the default generator's next draw after a call that
+fails at a negative rate (the draws before it spent).
 Reads nothing from the network.
 
     python3 tools/gen_golden_csvex.py   # from the repository root
@@ -24,6 +27,7 @@ from golden_c import c_wrap
 OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "csvex_golden.h")
 SHARD_N, SHARD_BATCH, SEED_N = 22, 3, 10
 UNEVEN = (2, 7, 4, 5)  # the uneven shards' lengths: worker 0 ends first
+POISSON_RATES = (0.0, 0.3, 2.5, 9.99, 10.0, 17.5, 100.0, 1234.5, 1e5, 0.01, 55.5, 3.0)
 
 
 class Shard(IterableDataset):
@@ -119,6 +123,21 @@ def main():
     for w in (1, 2, 4):
         ids, seeds = seed_run(w)
         lines += [emit("seed_w%d_ids" % w, ids), emit("seed_w%d_seeds" % w, seeds)]
+    lines.append(emit("poisson_rates", [repr(v) for v in POISSON_RATES], "double"))
+    torch.manual_seed(31)
+    rates = torch.tensor(POISSON_RATES, dtype=torch.float64)
+    lines.append(emit("poisson_f64", [repr(v) for v in torch.poisson(rates).tolist()], "double"))
+    g = torch.Generator().manual_seed(32)
+    lines.append(emit("poisson_f32", [repr(v) for v in
+                                      torch.poisson(rates.float(), generator=g).tolist()],
+                      "double"))
+    lines.append(emit("poisson_after", [bits(torch.rand(()).item())], "uint32_t"))
+    torch.manual_seed(33)
+    try:
+        torch.poisson(torch.tensor([2.0, 30.0, -1.0, 4.0]))
+    except RuntimeError as e:
+        assert "non-negative" in str(e)
+    lines.append(emit("poisson_error_after", [bits(torch.rand(()).item())], "uint32_t"))
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("wrote", os.path.normpath(OUT))

@@ -164,3 +164,18 @@ static const int64_t csvex_golden_seed_w4_seeds[] = {
     2546248239, 2546248239, 2546248240, 2546248240, 2546248241, 2546248241, 2546248242, 2546248242,
     2546248239, 2546248239
 };
+static const double csvex_golden_poisson_rates[] = {
+    0.0, 0.3, 2.5, 9.99, 10.0, 17.5, 100.0, 1234.5, 100000.0, 0.01, 55.5, 3.0
+};
+static const double csvex_golden_poisson_f64[] = {
+    0.0, 1.0, 1.0, 7.0, 13.0, 16.0, 90.0, 1258.0, 100192.0, 0.0, 47.0, 1.0
+};
+static const double csvex_golden_poisson_f32[] = {
+    0.0, 0.0, 2.0, 11.0, 5.0, 18.0, 101.0, 1221.0, 100222.0, 0.0, 58.0, 1.0
+};
+static const uint32_t csvex_golden_poisson_after[] = {
+    1062964090u
+};
+static const uint32_t csvex_golden_poisson_error_after[] = {
+    1044912260u
+};
