@@ -385,7 +385,7 @@ static void test_csvex_seed_worker(void)
 /* ct_poisson equals torch.poisson draw for draw: float64 on the default generator, float32 on
    an explicit one, the default generator's state after; a negative rate fails after spending
    the draws before it, as PyTorch; integer input is refused; the gradient is zero. */
-static void test_csvex_poisson(void)
+static void test_csvex_rng_poisson(void)
 {
     ct_scope_begin();
     int64_t n = LEN(csvex_golden_poisson_rates);
@@ -417,7 +417,7 @@ static void test_csvex_poisson(void)
 
 void test_csvex(void)
 {
-    RUN(test_csvex_poisson);
+    RUN(test_csvex_rng_poisson);
     RUN(test_csvex_iterable_workers);
     RUN(test_csvex_iterable_errors);
     RUN(test_csvex_iterable_replicas);
