@@ -20,12 +20,12 @@
  *      ct_manual_seed(seed) (the same initial weights and batches as PyTorch's);
  *   6. prints the test accuracy as its last line.
  * Expected output (defaults; the iris data shipped in data/, see data/iris.md):
- *   data: data/iris.csv (150 rows, 0 with missing values dropped), 4 features, 3 classes
+ *   data: data/iris.csv (150 rows used, 0 with missing values dropped), 4 features, 3 classes
  *   classes: setosa versicolor virginica
  *   split: 120 train, 30 test (seed 0)
- *   epoch 1/60  train loss 0.964521
+ *   epoch 1/60  train loss 1.059929
  *   ...
- *   epoch 60/60  train loss 0.045795
+ *   epoch 60/60  train loss 0.057531
  *   test accuracy: 1.0000
  */
 #define CTORCH_IMPLEMENTATION
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int64_t classes = csv->classes ? csv->num_classes : (int64_t)ct_item(ct_max(y)) + 1;
-    printf("data: %s (%lld rows, %lld with missing values dropped), %lld features, "
+    printf("data: %s (%lld rows used, %lld with missing values dropped), %lld features, "
            "%lld classes\n", o.data, (long long)rows, (long long)dropped,
            (long long)features, (long long)classes);
     if (csv->classes) {
