@@ -861,6 +861,16 @@ CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
    are spent, as in PyTorch); CT_ERR_DTYPE "\"bernoulli\" not implemented for 'Long'" for
    integer input. Mirrors: torch.bernoulli(input). */
 CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g);
+/* A tensor of input's shape and dtype (contiguous) of Poisson draws with rates input[i],
+   bit-identical to torch.poisson(input, generator=g) on the CPU generator: per element in
+   row-major order, PyTorch's sample_poisson on the rate as a double (rate >= 10: Hoermann's
+   transformed rejection, two 53-bit uniforms a try; 0 < rate < 10: uniforms multiplied until
+   the product falls to exp(-rate); 0: no draw), cast to input's dtype (g NULL: the default
+   generator). An infinite rate gives -2^63, as PyTorch on x86. Gradient: zeros.
+   Errors: CT_ERR_VALUE "invalid Poisson rate, expected rate to be non-negative" for a
+   negative or NaN rate (the draws before it are spent, as in PyTorch); CT_ERR_DTYPE
+   "\"poisson\" not implemented for 'Long'" for integer input. Mirrors: torch.poisson(input). */
+CTORCH_API ct_tensor *ct_poisson(const ct_tensor *input, ct_generator *g);
 /* Fills self in place with integers uniform on [0, 2^63 - 1] (int64), [0, max] (narrower
    integers), {0, 1} (bool), [0, 2^24] (float32) or [0, 2^53] (float64), any dtype.
    Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.
@@ -5800,8 +5810,11 @@ CTORCH_API ct_dataset *ct_concat_dataset_new(ct_dataset *const *datasets, int n)
 CTORCH_API ct_dataset *ct_stack_dataset_new(ct_dataset *const *datasets, int n);
 
 /* An iterable-style dataset: a stream of samples of n_fields tensors. Users fill it:
-       ct_iterable_dataset ds = {my_iter, my_next, NULL, 2, &state};
-   The tensors next writes are new tensors of the current scope. */
+       ct_iterable_dataset ds = {my_iter, my_next, NULL, 2, &state, NULL};
+   The tensors next writes are new tensors of the current scope. A DataLoader with workers
+   needs the clone callback: each worker thread iterates its own replica, whose iter callback
+   (run on that thread) shards the stream with ct_get_worker_info(), as PyTorch's workers each
+   iterate a copy of the dataset. */
 typedef struct ct_iterable_dataset ct_iterable_dataset;
 struct ct_iterable_dataset {
     /* Starts a new pass over the stream. Optional (NULL: nothing to do).
@@ -5815,6 +5828,12 @@ struct ct_iterable_dataset {
     /* Fields per sample, 1..CT_DATASET_MAX_FIELDS. */
     int n_fields;
     void *user;
+    /* Optional: a new replica of self with its own iteration state (the same n_fields),
+       released with ct_iterable_dataset_free (so its destroy frees it); NULL after recording
+       an error. Called on the caller's thread; replicas then run on one thread each.
+       Required by ct_dataloader_new_iterable with num_workers > 0. Mirrors: the copy of the
+       dataset each DataLoader worker process gets. */
+    ct_iterable_dataset *(*clone)(const ct_iterable_dataset *self);
 };
 /* Starts a pass. Returns CT_OK or the dataset's error (CT_ERR_NULL_ARG, CT_ERR_VALUE for a
    malformed vtable). Mirrors: iter(dataset). */
@@ -5824,7 +5843,8 @@ CTORCH_API ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds);
 CTORCH_API int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields);
 /* Releases an iterable dataset through its destroy callback. NULL is a no-op. */
 CTORCH_API void ct_iterable_dataset_free(ct_iterable_dataset *ds);
-/* The stream of datasets[0], then datasets[1], ... (borrowed, equal n_fields).
+/* The stream of datasets[0], then datasets[1], ... (borrowed, equal n_fields). It has a
+   clone callback when every part has one (a replica owns clones of the parts).
    Returns: a new iterable dataset (free with ct_iterable_dataset_free); NULL on error.
    Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for n < 1 or n_fields that differ.
    Mirrors: torch.utils.data.ChainDataset(datasets). */
@@ -6236,14 +6256,23 @@ CTORCH_API ct_dataloader_opts ct_dataloader_defaults(void);
    (CTORCH_NO_THREADS). Mirrors: torch.utils.data.DataLoader. */
 CTORCH_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts);
 /* A loader over an iterable dataset (borrowed): each batch is the next batch_size samples of
-   its stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
-   new pass (its iter callback). Fetches in the calling thread.
+   a stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
+   new pass (the iter callback). Without workers the calling thread reads ds's stream. With
+   num_workers W > 0, worker w iterates its own replica (ds->clone(ds), made when the workers
+   start, freed when they stop; ct_get_worker_info()->iterable_dataset on its thread), calling
+   iter on its thread after seeding and worker_init_fn, so the replica shards itself by
+   ct_get_worker_info()->id as PyTorch's workers do; batches are delivered round robin over
+   the workers (worker 0's first batch, worker 1's first, ..., worker 0's second, ...), a
+   worker whose stream ended being skipped, and the epoch ends when every stream has: the
+   batches of PyTorch's DataLoader with W workers, in its order.
    Returns: a new loader, freed with ct_dataloader_free; NULL on error.
    Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "DataLoader with IterableDataset: expected
-   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, the option
-   errors of ct_dataloader_new; CT_ERR_UNSUPPORTED for num_workers > 0 (threads would share
-   one stream; PyTorch's workers each iterate a copy).
-   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last). */
+   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, num_workers >
+   0 without a clone callback, the option errors of ct_dataloader_new. ct_dataloader_next
+   reports a worker's failure as "Caught a value error in DataLoader worker 1 while fetching
+   its batch 2 of the iterable dataset: <the worker's message>".
+   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last,
+   num_workers). */
 CTORCH_API ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds,
                                                      const ct_dataloader_opts *opts);
 /* Writes the next batch into batch[0..n_fields) (n_fields = ds->n_fields) and returns true;
@@ -6279,11 +6308,22 @@ typedef struct ct_worker_info {
     int id;              /* 0 .. num_workers - 1 */
     int num_workers;
     uint64_t seed;       /* base_seed + id: the seed of this thread's default generator */
-    ct_dataset *dataset; /* the loader's dataset */
+    ct_dataset *dataset; /* the loader's map-style dataset, or NULL */
+    ct_iterable_dataset *iterable_dataset; /* this worker's replica of the loader's iterable
+                                              dataset, or NULL */
 } ct_worker_info;
 /* On a DataLoader worker thread, its info (valid while the worker runs); NULL elsewhere.
    Mirrors: torch.utils.data.get_worker_info(). */
 CTORCH_API const ct_worker_info *ct_get_worker_info(void);
+/* The reproducibility recipe's worker_init_fn: seeds the worker's own generators with
+   ct_initial_seed() % 2^32 on the calling thread (on a worker thread: its seed, base_seed +
+   worker_id, reduced to 32 bits), as seed_worker seeds numpy's and Python's generators.
+   user: NULL (nothing to seed), or an array of at least num_workers generators indexed by
+   worker_id (NULL entries are skipped): ct_dataloader_opts.worker_init_fn = ct_seed_worker,
+   worker_init_user = the array. Errors: CT_ERR_VALUE for worker_id < 0.
+   Thread safety: each worker seeds its own entry. Mirrors: seed_worker(worker_id) in
+   PyTorch's reproducibility notes (worker_seed = torch.initial_seed() % 2**32). */
+CTORCH_API void ct_seed_worker(int worker_id, void *user);
 
 // >>part optim/swa_utils.h
 /* optim/swa_utils.h - stochastic weight averaging (torch.optim.swa_utils): an averaged copy of
@@ -12724,6 +12764,106 @@ ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g)
     const ct_tensor *in[1] = {input};
     ct_op_call c;
     ct__call_init(&c, &ct__op_bernoulli, "ct_bernoulli", in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
+/* ---- poisson --------------------------------------------------------------------------- */
+/* x * y rounded: a product that no compiler flag contracts with the addition it feeds. */
+static double ct__rng_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* (int64_t)floor(x), with x86's cvttsd2si result (INT64_MIN) where it does not fit. */
+static int64_t ct__rng_floor_i64(double x)
+{
+    x = floor(x);
+    return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? (int64_t)x : INT64_MIN;
+}
+
+/* sample_poisson (ATen/native/Distributions.h) for a rate >= 0: the transformed rejection
+   method (Hoermann 1993) from 10 on, else the product of uniforms. */
+static double ct__rng_poisson(ct_generator *g, double lambda)
+{
+    if (lambda >= 10) {
+        double slam = sqrt(lambda), loglam = log(lambda);
+        double b = 0.931 + ct__rng_mul(2.53, slam);
+        double a = -0.059 + ct__rng_mul(0.02483, b);
+        double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        double vr = 0.9277 - 3.6224 / (b - 2);
+        for (;;) {
+            double u = ct__rng_uniform_f64(g, 0, 1) - 0.5;
+            double v = ct__rng_uniform_f64(g, 0, 1);
+            double us = 0.5 - fabs(u);
+            int64_t k = ct__rng_floor_i64(ct__rng_mul(2 * a / us + b, u) + lambda + 0.43);
+            if (us >= 0.07 && v <= vr) {
+                return (double)k;
+            }
+            if (k < 0 || (us < 0.013 && v > us)) {
+                continue;
+            }
+            if (log(v) + log(invalpha) - log(a / ct__rng_mul(us, us) + b) <=
+                -lambda + ct__rng_mul((double)k, loglam) - lgamma((double)k + 1)) {
+                return (double)k;
+            }
+        }
+    }
+    if (lambda == 0) {
+        return 0;
+    }
+    double enlam = exp(-lambda), prod = 1.0;
+    int64_t x = 0;
+    for (;;) {
+        prod *= ct__rng_uniform_f64(g, 0, 1);
+        if (!(prod > enlam)) {
+            return (double)x;
+        }
+        x++;
+    }
+}
+
+/* _s_poisson_cpu: one sample per element in row-major order; a negative or NaN rate stops the
+   draws there with PyTorch's error. */
+static ct_status ct__poisson_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    ct_tensor *rates = ct__tensor_new(c->fn, out->sizes, out->ndim, CT_FLOAT64);
+    if (!rates) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(rates, c->inputs[0]);
+    const double *r = (const double *)ct__data(rates);
+    int64_t n = ct_numel(out), i = 0;
+    ct_generator *g = ct__rng_lock(c->generator);
+    for (; i < n && r[i] >= 0; i++) {
+        double k = ct__rng_poisson(g, r[i]);
+        if (out->dtype == CT_FLOAT32) {
+            ((float *)ct__data(out))[i] = (float)k;
+        } else {
+            ((double *)ct__data(out))[i] = k;
+        }
+    }
+    ct__rng_unlock(g);
+    ct__release(rates);
+    if (i < n) { /* reported outside the lock: a handler may draw */
+        return ct__fail(CT_ERR_VALUE, c->fn, "invalid Poisson rate, expected rate to be "
+                        "non-negative");
+    }
+    return CT_OK;
+}
+
+static const ct_op ct__op_poisson = {"aten::poisson", "poisson(Tensor self, Generator? "
+                                     "generator=None) -> Tensor", "ct_poisson", CT_OP_RANDOM,
+                                     CT_AUTOCAST_NONE, 0, 0u, NULL, ct__bernoulli_p_meta,
+                                     CT__K_FLOAT(ct__poisson_kernel), NULL, "PoissonBackward0",
+                                     ct__bernoulli_p_backward, 0u, NULL, NULL};
+
+ct_tensor *ct_poisson(const ct_tensor *input, ct_generator *g)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_poisson, "ct_poisson", in, 1);
     c.generator = g;
     return ct__dispatch(&c);
 }
@@ -56753,10 +56893,15 @@ static bool ct__iterable_check(const char *op, const ct_iterable_dataset *ds)
 
 ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds)
 {
-    if (!ct__iterable_check("ct_iterable_dataset_iter", ds)) {
+    const char *op = "ct_iterable_dataset_iter";
+    if (!ct__iterable_check(op, ds)) {
         return ct_error_code();
     }
-    return ds->iter ? ds->iter(ds) : CT_OK;
+    ct_status st = ds->iter ? ds->iter(ds) : CT_OK;
+    if (st != CT_OK && ct_error_code() == CT_OK) {
+        ct__fail(st, op, "the dataset's iter callback failed with status %s", ct_status_str(st));
+    }
+    return st;
 }
 
 int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields)
@@ -56789,7 +56934,8 @@ void ct_iterable_dataset_free(ct_iterable_dataset *ds)
 typedef struct ct__chain_dataset {
     ct_iterable_dataset base;
     int n, cur; /* cur: the dataset being read; n: none left */
-    ct_iterable_dataset **parts; /* borrowed */
+    ct_iterable_dataset **parts; /* borrowed, or owned by a replica */
+    bool owns_parts;
 } ct__chain_dataset;
 
 static ct_status ct__chain_iter(ct_iterable_dataset *ds)
@@ -56817,8 +56963,72 @@ static int ct__chain_next(ct_iterable_dataset *ds, ct_tensor **fields)
 static void ct__chain_destroy(ct_iterable_dataset *ds)
 {
     ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    for (int k = 0; c->owns_parts && k < c->n; k++) {
+        ct_iterable_dataset_free(c->parts[k]);
+    }
     ct__free(c->parts);
     ct__free(c);
+}
+
+static ct_iterable_dataset *ct__chain_clone(const ct_iterable_dataset *ds);
+
+/* A chain over parts[0..n) (checked; copied), owning them when owns_parts; NULL + error. */
+static ct_iterable_dataset *ct__chain_new(const char *op, ct_iterable_dataset *const *parts,
+                                          int n, bool owns_parts)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ct__calloc(sizeof(ct__chain_dataset));
+    ct_iterable_dataset **copy =
+        (ct_iterable_dataset **)ct__malloc(sizeof(ct_iterable_dataset *) * (size_t)n);
+    if (!c || !copy) {
+        ct__free(c);
+        ct__free(copy);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, parts, sizeof(ct_iterable_dataset *) * (size_t)n);
+    bool clonable = true;
+    for (int k = 0; k < n; k++) {
+        clonable = clonable && parts[k]->clone;
+    }
+    c->base.iter = ct__chain_iter;
+    c->base.next = ct__chain_next;
+    c->base.destroy = ct__chain_destroy;
+    c->base.clone = clonable ? ct__chain_clone : NULL;
+    c->base.n_fields = parts[0]->n_fields;
+    c->base.user = c;
+    c->n = n;
+    c->cur = n; /* exhausted until iter */
+    c->parts = copy;
+    c->owns_parts = owns_parts;
+    return &c->base;
+}
+
+/* A replica: a chain owning a clone of each part. */
+static ct_iterable_dataset *ct__chain_clone(const ct_iterable_dataset *ds)
+{
+    const char *op = "ct_chain_dataset clone";
+    const ct__chain_dataset *c = (const ct__chain_dataset *)ds->user;
+    ct_iterable_dataset **parts =
+        (ct_iterable_dataset **)ct__calloc(sizeof(ct_iterable_dataset *) * (size_t)c->n);
+    bool ok = parts != NULL;
+    for (int k = 0; ok && k < c->n; k++) {
+        parts[k] = c->parts[k]->clone(c->parts[k]);
+        ok = parts[k] && ct__iterable_check(op, parts[k]);
+        if (ok && parts[k]->n_fields != c->base.n_fields) {
+            ok = false;
+            ct__fail(CT_ERR_VALUE, op, "the clone of dataset %d has %d fields, not %d", k,
+                     parts[k]->n_fields, c->base.n_fields);
+        }
+    }
+    ct_iterable_dataset *out = ok ? ct__chain_new(op, parts, c->n, true) : NULL;
+    for (int k = 0; !out && parts && k < c->n; k++) {
+        ct_iterable_dataset_free(parts[k]);
+    }
+    if (!parts) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct__free(parts);
+    return out;
 }
 
 ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets, int n)
@@ -56841,25 +57051,7 @@ ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets, 
             return NULL;
         }
     }
-    ct__chain_dataset *c = (ct__chain_dataset *)ct__calloc(sizeof(ct__chain_dataset));
-    ct_iterable_dataset **parts =
-        (ct_iterable_dataset **)ct__malloc(sizeof(ct_iterable_dataset *) * (size_t)n);
-    if (!c || !parts) {
-        ct__free(c);
-        ct__free(parts);
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    memcpy(parts, datasets, sizeof(ct_iterable_dataset *) * (size_t)n);
-    c->base.iter = ct__chain_iter;
-    c->base.next = ct__chain_next;
-    c->base.destroy = ct__chain_destroy;
-    c->base.n_fields = datasets[0]->n_fields;
-    c->base.user = c;
-    c->n = n;
-    c->cur = n; /* exhausted until iter */
-    c->parts = parts;
-    return &c->base;
+    return ct__chain_new(op, datasets, n, false);
 }
 
 #undef CT__GATHER_AHEAD
@@ -58505,6 +58697,11 @@ CT__GLUE_END
  * sampler runs on the caller's thread only. One mutex guards the ring's states and
  * counters; a task's indices and outputs belong to whoever holds its state (QUEUED: the
  * caller wrote them before publishing; RUNNING: the worker; DONE: the caller).
+ * Iterable datasets with workers: worker w iterates its own replica and puts its j-th batch
+ * of the epoch in slot (w + j * W) % cap (the slots of its tasks above) whenever that slot is
+ * FREE, up to prefetch_factor batches ahead, with n = 0 marking the end of its stream; the
+ * caller takes the workers' batches round robin, skipping a worker once it took that end
+ * (PyTorch's _workers_status), and frees each slot it took.
  */
 
 
@@ -58532,7 +58729,10 @@ typedef struct ct__dl_task {
 typedef struct ct__dl_worker {
     ct_dataloader *dl;
     ct_worker_info info;
-    ct_generator *gen; /* the thread's default generator */
+    ct_generator *gen;            /* the thread's default generator */
+    ct_iterable_dataset *replica; /* iterable: this worker's clone of the dataset, else NULL */
+    int64_t taken;                /* iterable, caller: this worker's batches taken this epoch */
+    bool finished;                /* iterable, caller: it took this worker's end */
 #ifdef CT__DL_THREADS
     pthread_t thread;
 #endif
@@ -58557,6 +58757,9 @@ struct ct_dataloader {
     int64_t send, rcvd; /* tasks queued / delivered this epoch */
     uint64_t gen;       /* bumped at each epoch start: workers restart their count */
     bool quit;
+    bool streaming; /* iterable: an epoch is under way, workers may fill FREE slots */
+    int turn;       /* iterable, caller: the worker whose batch comes next */
+    int active;     /* iterable, caller: workers whose end it has not taken */
 #ifdef CT__DL_THREADS
     pthread_mutex_t lock;
     pthread_cond_t work_cv; /* a task was queued, an epoch started, or quit */
@@ -58569,6 +58772,19 @@ static CT__THREAD_LOCAL const ct_worker_info *ct__worker_info_tl = NULL;
 const ct_worker_info *ct_get_worker_info(void)
 {
     return ct__worker_info_tl;
+}
+
+void ct_seed_worker(int worker_id, void *user)
+{
+    if (worker_id < 0) {
+        ct__fail(CT_ERR_VALUE, "ct_seed_worker", "worker_id must be non-negative, got %d",
+                 worker_id);
+        return;
+    }
+    ct_generator *g = user ? ((ct_generator *const *)user)[worker_id] : NULL;
+    if (g) {
+        ct_generator_manual_seed(g, ct_initial_seed() % ((uint64_t)1 << 32));
+    }
 }
 
 ct_dataloader_opts ct_dataloader_defaults(void)
@@ -58604,14 +58820,28 @@ static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 
 /* ---- worker threads ------------------------------------------------------------------- */
 #ifdef CT__DL_THREADS
-/* Runs task t on a worker: the batch leaves the worker's scope unscoped. */
-static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_task *t)
+/* Runs task t on worker w: the batch of t's indices, or for an iterable dataset the next
+   batch of w's replica (after starting a pass when start; t->n = 0 at its end). The batch
+   leaves the worker's scope unscoped. */
+static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_worker *w, ct__dl_task *t,
+                            bool start)
 {
     int nf = dl->n_fields;
     bool scoped = ct_scope_begin() == CT_OK;
-    t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    if (dl->ids) {
+        t->failed = -1;
+        t->n = 0;
+        t->status = start ? ct_iterable_dataset_iter(w->replica) : CT_OK;
+        if (t->status == CT_OK) {
+            t->status = ct__iterable_collect(w->replica, dl->opts.batch_size, dl->opts.drop_last,
+                                             dl->opts.collate_fn, dl->opts.collate_user, t->out,
+                                             &t->n);
+        }
+    } else {
+        t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    }
     if (t->status == CT_OK && scoped) {
-        for (int f = 0; f < nf; f++) {
+        for (int f = 0; f < nf && t->out[f]; f++) {
             t->out[f] = ct_keep(t->out[f]);
         }
     }
@@ -58636,20 +58866,25 @@ static void *ct__dl_worker_main(void *arg)
     }
     pthread_mutex_lock(&dl->lock);
     uint64_t gen = dl->gen + 1; /* differs: the first pass sets next */
-    int64_t next = 0;
+    int64_t next = 0;           /* the task (the slot next % cap) this worker runs next */
+    bool ended = false;         /* iterable: the replica's stream ended or failed */
     while (!dl->quit) {
         if (gen != dl->gen) {
             gen = dl->gen;
             next = w->info.id;
+            ended = false;
         }
-        if (next < dl->send) {
-            ct__dl_task *t = &dl->tasks[next % dl->cap];
+        ct__dl_task *t = &dl->tasks[next % dl->cap];
+        bool ready = dl->ids ? dl->streaming && !ended && t->state == CT__TASK_FREE
+                             : next < dl->send;
+        if (ready) {
             t->state = CT__TASK_RUNNING;
             pthread_mutex_unlock(&dl->lock);
-            ct__dl_run_task(dl, t);
+            ct__dl_run_task(dl, w, t, next == w->info.id);
             pthread_mutex_lock(&dl->lock);
             t->state = CT__TASK_DONE;
-            next += dl->nworkers;
+            ended = t->status != CT_OK || t->n == 0;
+            next += w->info.num_workers;
             pthread_cond_broadcast(&dl->done_cv);
         } else {
             pthread_cond_wait(&dl->work_cv, &dl->lock);
@@ -58690,6 +58925,7 @@ static void ct__dl_join(ct_dataloader *dl)
 {
     pthread_mutex_lock(&dl->lock);
     dl->quit = true;
+    dl->streaming = false;
     pthread_cond_broadcast(&dl->work_cv);
     pthread_mutex_unlock(&dl->lock);
     for (int w = 0; w < dl->nworkers; w++) {
@@ -58697,6 +58933,7 @@ static void ct__dl_join(ct_dataloader *dl)
     }
     for (int w = 0; w < dl->nworkers; w++) {
         ct_generator_free(dl->workers[w].gen);
+        ct_iterable_dataset_free(dl->workers[w].replica);
     }
     if (dl->tasks) {
         ct__dl_clear_tasks(dl);
@@ -58727,6 +58964,7 @@ static void ct__dl_stop(ct_dataloader *dl, bool keep_persistent)
     }
     pthread_mutex_lock(&dl->lock);
     dl->send = dl->rcvd; /* nothing new starts */
+    dl->streaming = false;
     while (ct__dl_any_running(dl)) {
         pthread_cond_wait(&dl->done_cv, &dl->lock);
     }
@@ -58734,7 +58972,25 @@ static void ct__dl_stop(ct_dataloader *dl, bool keep_persistent)
     pthread_mutex_unlock(&dl->lock);
 }
 
-/* Allocates the ring and starts W workers seeded base_seed + id. */
+/* A worker's replica of the loader's iterable dataset; NULL + error. */
+static ct_iterable_dataset *ct__dl_replica(ct_iterable_dataset *ds)
+{
+    const char *op = "ct_dataloader_next";
+    ct_iterable_dataset *r = ds->clone(ds);
+    if (r && (!r->next || r->n_fields != ds->n_fields)) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's clone must have a next callback and "
+                 "its %d fields (got %d)", ds->n_fields, r->n_fields);
+        ct_iterable_dataset_free(r);
+        return NULL;
+    }
+    if (!r && ct_error_code() == CT_OK) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's clone callback returned NULL");
+    }
+    return r;
+}
+
+/* Allocates the ring and starts W workers seeded base_seed + id (with their replicas of an
+   iterable dataset). */
 static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
 {
     const char *op = "ct_dataloader_next";
@@ -58743,8 +58999,8 @@ static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
     dl->tasks = (ct__dl_task *)ct__calloc(sizeof(ct__dl_task) * (size_t)dl->cap);
     dl->workers = (ct__dl_worker *)ct__calloc(sizeof(ct__dl_worker) * (size_t)nw);
     bool ok = dl->tasks && dl->workers;
-    size_t idx_bytes = sizeof(int64_t) * (size_t)dl->batches->batch_size;
-    for (int64_t k = 0; ok && k < dl->cap; k++) {
+    for (int64_t k = 0; ok && !dl->ids && k < dl->cap; k++) {
+        size_t idx_bytes = sizeof(int64_t) * (size_t)dl->batches->batch_size;
         ok = (dl->tasks[k].idx = (int64_t *)ct__malloc(idx_bytes)) != NULL;
     }
     for (int w = 0; ok && w < nw; w++) {
@@ -58755,13 +59011,16 @@ static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
         wk->info.seed = base_seed + (uint64_t)w;
         wk->info.dataset = dl->ds;
         wk->gen = ct_generator_new();
-        ok = wk->gen != NULL;
+        wk->replica = wk->gen && dl->ids ? ct__dl_replica(dl->ids) : NULL;
+        wk->info.iterable_dataset = wk->replica;
+        ok = wk->gen != NULL && (!dl->ids || wk->replica);
         if (ok) {
             ct_generator_manual_seed(wk->gen, wk->info.seed);
             ok = pthread_create(&wk->thread, NULL, ct__dl_worker_main, wk) == 0;
-            if (!ok) {
-                ct_generator_free(wk->gen);
-            }
+        }
+        if (!ok) {
+            ct_generator_free(wk->gen);
+            ct_iterable_dataset_free(wk->replica);
         }
         dl->nworkers += ok ? 1 : 0;
     }
@@ -58829,16 +59088,24 @@ static bool ct__dl_start_workers(ct_dataloader *dl)
     if (dl->nworkers == 0 && !ct__dl_spawn(dl, ct__dl_base_seed(dl))) {
         return false;
     }
-    if (ct_sampler_iter(dl->batches) != CT_OK) {
+    if (!dl->ids && ct_sampler_iter(dl->batches) != CT_OK) {
         return false;
     }
     pthread_mutex_lock(&dl->lock);
     dl->send = dl->rcvd = 0;
     dl->gen++;
+    dl->streaming = dl->ids != NULL;
+    pthread_cond_broadcast(&dl->work_cv);
     pthread_mutex_unlock(&dl->lock);
     dl->exhausted = false;
     dl->started = true;
-    for (int64_t k = 0; k < dl->cap; k++) {
+    dl->turn = 0;
+    dl->active = dl->nworkers;
+    for (int w = 0; w < dl->nworkers; w++) {
+        dl->workers[w].taken = 0;
+        dl->workers[w].finished = false;
+    }
+    for (int64_t k = 0; !dl->ids && k < dl->cap; k++) {
         if (!ct__dl_put(dl)) {
             return false;
         }
@@ -58847,12 +59114,17 @@ static bool ct__dl_start_workers(ct_dataloader *dl)
 }
 
 /* Takes the delivered task's batch into the caller's scope, or turns its failure into the
-   caller's error. */
-static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, ct_tensor **batch)
+   caller's error (nth: the worker's batch number, for an iterable dataset). */
+static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, int64_t nth,
+                           ct_tensor **batch)
 {
     int nf = dl->n_fields;
     if (t->status != CT_OK) {
-        if (t->failed >= 0) {
+        if (dl->ids) {
+            ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
+                     "while fetching its batch %lld of the iterable dataset: %s",
+                     ct_status_str(t->status), worker, (long long)nth, t->msg);
+        } else if (t->failed >= 0) {
             ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
                      "while fetching sample index %lld: %s", ct_status_str(t->status), worker,
                      (long long)t->failed, t->msg);
@@ -58887,7 +59159,7 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
     bool ok = ct__dl_wait(dl, t);
     if (ok) { /* deliver before queueing: the next task may take t's slot */
         dl->rcvd++;
-        ok = ct__dl_deliver(dl, t, worker, batch);
+        ok = ct__dl_deliver(dl, t, worker, -1, batch);
         t->state = CT__TASK_FREE;
         ok = ok && ct__dl_put(dl);
     }
@@ -58901,11 +59173,52 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
     }
     return ok;
 }
+
+/* The next batch of an iterable dataset's workers: round robin over the workers whose stream
+   has not ended; false at the end of the epoch (every stream ended) or on an error. */
+static bool ct__dl_next_iterable_workers(ct_dataloader *dl, ct_tensor **batch)
+{
+    if (!dl->started && !ct__dl_start_workers(dl)) {
+        ct__dl_stop(dl, true);
+        dl->started = false;
+        return false;
+    }
+    bool ok = true, got = false;
+    while (ok && !got && dl->active > 0) {
+        ct__dl_worker *w = &dl->workers[dl->turn];
+        dl->turn = (dl->turn + 1) % dl->nworkers;
+        if (w->finished) {
+            continue;
+        }
+        ct__dl_task *t = &dl->tasks[(w->info.id + w->taken * dl->nworkers) % dl->cap];
+        ok = ct__dl_wait(dl, t);
+        if (ok) {
+            w->taken++;
+            if (t->status == CT_OK && t->n == 0) {
+                w->finished = true;
+                dl->active--;
+            } else {
+                ok = got = ct__dl_deliver(dl, t, w->info.id, w->taken - 1, batch);
+            }
+            pthread_mutex_lock(&dl->lock);
+            t->state = CT__TASK_FREE;
+            pthread_cond_broadcast(&dl->work_cv);
+            pthread_mutex_unlock(&dl->lock);
+        }
+    }
+    if (!got) {
+        ct__dl_stop(dl, true);
+        dl->started = false;
+    }
+    return got;
+}
 #endif
 
 /* ---- the loader ---------------------------------------------------------------------- */
-static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool iterable)
+static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o,
+                              const ct_iterable_dataset *ids)
 {
+    bool iterable = ids != NULL;
     const char *bad = NULL;
     if (iterable && (o->sampler || o->batch_sampler || o->shuffle)) {
         bad = "DataLoader with IterableDataset: expected unspecified sampler, batch_sampler and "
@@ -58938,9 +59251,9 @@ static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool 
                  "batch_size=%lld", (long long)o->batch_size);
         return false;
     }
-    if (iterable && o->num_workers > 0) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "a DataLoader over an iterable dataset fetches in the "
-                 "calling thread (num_workers=0): worker threads would share one stream");
+    if (iterable && o->num_workers > 0 && !ids->clone) {
+        ct__fail(CT_ERR_VALUE, op, "num_workers=%d over an iterable dataset needs its clone "
+                 "callback: each worker iterates its own replica", o->num_workers);
         return false;
     }
 #ifndef CT__DL_THREADS
@@ -58984,7 +59297,7 @@ static ct_dataloader *ct__dl_new(const char *op, ct_dataset *ds, ct_iterable_dat
                                  const ct_dataloader_opts *opts)
 {
     ct_dataloader_opts o = opts ? *opts : ct_dataloader_defaults();
-    if (!ct__dl_check_opts(op, &o, ids != NULL)) {
+    if (!ct__dl_check_opts(op, &o, ids)) {
         return NULL;
     }
     ct_dataloader *dl = (ct_dataloader *)ct__calloc(sizeof(ct_dataloader));
@@ -59084,7 +59397,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (dl->opts.num_workers > 0) {
         ct__profiler_range_begin(false,
                                  "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
-        ok = ct__dl_next_workers(dl, batch);
+        ok = dl->ids ? ct__dl_next_iterable_workers(dl, batch) : ct__dl_next_workers(dl, batch);
         ct__profiler_range_end();
         return ok;
     }
@@ -59122,7 +59435,7 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     }
     ct_dataloader_opts o = dl->opts;
     o.num_workers = num_workers;
-    if (!ct__dl_check_opts(op, &o, dl->ids != NULL)) {
+    if (!ct__dl_check_opts(op, &o, dl->ids)) {
         return ct_error_code();
     }
 #ifdef CT__DL_THREADS

@@ -156,6 +156,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(lr_scheduler)                                                                         \
     X(data)                                                                                 \
     X(dataloader)                                                                           \
+    X(csvex)                                                                                \
     X(bench)                                                                                \
     X(profiler)                                                                             \
     X(parallel)                                                                             \

@@ -829,9 +829,9 @@ static void test_dataloader_chain_dataset(void)
 {
     ct_scope_begin();
     counter c1 = {0, 3, 0}, c2 = {10, 12, 0}, c3 = {5, -6, 0};
-    ct_iterable_dataset d1 = {counter_iter, counter_next, NULL, 1, &c1};
-    ct_iterable_dataset d2 = {counter_iter, counter_next, NULL, 1, &c2};
-    ct_iterable_dataset d3 = {counter_iter, counter_next, NULL, 1, &c3};
+    ct_iterable_dataset d1 = {counter_iter, counter_next, NULL, 1, &c1, NULL};
+    ct_iterable_dataset d2 = {counter_iter, counter_next, NULL, 1, &c2, NULL};
+    ct_iterable_dataset d3 = {counter_iter, counter_next, NULL, 1, &c3, NULL};
     ct_iterable_dataset *parts[3] = {&d1, &d2, &d3};
     ct_iterable_dataset *chain = ct_chain_dataset_new(parts, 2);
     const int64_t want[5] = {0, 1, 2, 10, 11};
@@ -863,7 +863,7 @@ static void test_dataloader_chain_dataset(void)
         o.shuffle = false;
         o.num_workers = 2;
         CHECK(ct_dataloader_new_iterable(chain, &o) == NULL);
-        CHECK_ERROR(CT_ERR_UNSUPPORTED, "num_workers=0");
+        CHECK_ERROR(CT_ERR_VALUE, "needs its clone callback");
     }
     ct_iterable_dataset_free(chain);
     chain = ct_chain_dataset_new(parts, 3); /* the third stream fails after one sample */
@@ -887,7 +887,7 @@ static void test_dataloader_chain_dataset(void)
     ct_iterable_dataset_free(chain);
     CHECK(ct_chain_dataset_new(parts, 0) == NULL);
     CHECK_ERROR(CT_ERR_VALUE, "at least one dataset");
-    ct_iterable_dataset bad = {NULL, NULL, NULL, 1, NULL};
+    ct_iterable_dataset bad = {NULL, NULL, NULL, 1, NULL, NULL};
     CHECK(ct_iterable_dataset_iter(&bad) == CT_ERR_VALUE);
     CHECK_ERROR(CT_ERR_VALUE, "next callback must not be NULL");
     ct_iterable_dataset_free(NULL);

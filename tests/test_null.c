@@ -1355,6 +1355,24 @@ static void test_null_ct_bernoulli(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_poisson(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson(NULL, fx.gen)";
+        ct_tensor *r = ct_poisson(NULL, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_poisson(fx.t, NULL)";
+        (void)ct_poisson(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_random_(void)
 {
     null_fixture fx;
@@ -13694,6 +13712,18 @@ static void test_null_ct_dataloader_free(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_seed_worker(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_seed_worker(0, NULL)";
+        ct_seed_worker(0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_averaged_model_new(void)
 {
     null_fixture fx;
@@ -15061,6 +15091,24 @@ static void test_freed_ct_bernoulli(void)
     {
         const char *call = "ct_bernoulli(fx.foreign, fx.gen)";
         (void)ct_bernoulli(fx.foreign, fx.gen);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_poisson(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_poisson(fx.freed, fx.gen)";
+        ct_tensor *r = ct_poisson(fx.freed, fx.gen);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_poisson(fx.foreign, fx.gen)";
+        (void)ct_poisson(fx.foreign, fx.gen);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -26350,6 +26398,7 @@ void test_null(void)
     RUN(test_null_ct_normal_);
     RUN(test_null_ct_bernoulli_);
     RUN(test_null_ct_bernoulli);
+    RUN(test_null_ct_poisson);
     RUN(test_null_ct_random_);
     RUN(test_null_ct_exponential_);
     RUN(test_null_ct_cauchy_);
@@ -27058,6 +27107,7 @@ void test_null(void)
     RUN(test_null_ct_dataloader_len);
     RUN(test_null_ct_dataloader_set_num_workers);
     RUN(test_null_ct_dataloader_free);
+    RUN(test_null_ct_seed_worker);
     RUN(test_null_ct_averaged_model_new);
     RUN(test_null_ct_averaged_model_update_parameters);
     RUN(test_null_ct_swalr_new);
@@ -27143,6 +27193,7 @@ void test_null(void)
     RUN(test_freed_ct_normal_);
     RUN(test_freed_ct_bernoulli_);
     RUN(test_freed_ct_bernoulli);
+    RUN(test_freed_ct_poisson);
     RUN(test_freed_ct_random_);
     RUN(test_freed_ct_exponential_);
     RUN(test_freed_ct_cauchy_);

@@ -137,7 +137,7 @@ ALLOWLIST = {
         ct_idx_load_buffer ct_tensor_dataset_new ct_dataset_get ct_dataset_len ct_dataset_free
         ct_dataset_is_tensor_dataset ct_dataloader_defaults ct_dataloader_new
         ct_dataloader_free ct_dataloader_len ct_dataloader_reset
-        ct_dataloader_set_num_workers ct_get_worker_info ct_chain_dataset_new
+        ct_dataloader_set_num_workers ct_get_worker_info ct_seed_worker ct_chain_dataset_new
         ct_concat_dataset_new ct_iterable_dataset_free ct_iterable_dataset_iter
         ct_iterable_dataset_next ct_batch_sampler_new ct_distributed_sampler_defaults
         ct_sampler_free ct_sampler_iter ct_sampler_len ct_sampler_new ct_sampler_next

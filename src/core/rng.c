@@ -1328,6 +1328,106 @@ ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g)
     return ct__dispatch(&c);
 }
 
+/* ---- poisson --------------------------------------------------------------------------- */
+/* x * y rounded: a product that no compiler flag contracts with the addition it feeds. */
+static double ct__rng_mul(double x, double y)
+{
+    return fma(x, y, 0.0);
+}
+
+/* (int64_t)floor(x), with x86's cvttsd2si result (INT64_MIN) where it does not fit. */
+static int64_t ct__rng_floor_i64(double x)
+{
+    x = floor(x);
+    return x >= -9223372036854775808.0 && x < 9223372036854775808.0 ? (int64_t)x : INT64_MIN;
+}
+
+/* sample_poisson (ATen/native/Distributions.h) for a rate >= 0: the transformed rejection
+   method (Hoermann 1993) from 10 on, else the product of uniforms. */
+static double ct__rng_poisson(ct_generator *g, double lambda)
+{
+    if (lambda >= 10) {
+        double slam = sqrt(lambda), loglam = log(lambda);
+        double b = 0.931 + ct__rng_mul(2.53, slam);
+        double a = -0.059 + ct__rng_mul(0.02483, b);
+        double invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        double vr = 0.9277 - 3.6224 / (b - 2);
+        for (;;) {
+            double u = ct__rng_uniform_f64(g, 0, 1) - 0.5;
+            double v = ct__rng_uniform_f64(g, 0, 1);
+            double us = 0.5 - fabs(u);
+            int64_t k = ct__rng_floor_i64(ct__rng_mul(2 * a / us + b, u) + lambda + 0.43);
+            if (us >= 0.07 && v <= vr) {
+                return (double)k;
+            }
+            if (k < 0 || (us < 0.013 && v > us)) {
+                continue;
+            }
+            if (log(v) + log(invalpha) - log(a / ct__rng_mul(us, us) + b) <=
+                -lambda + ct__rng_mul((double)k, loglam) - lgamma((double)k + 1)) {
+                return (double)k;
+            }
+        }
+    }
+    if (lambda == 0) {
+        return 0;
+    }
+    double enlam = exp(-lambda), prod = 1.0;
+    int64_t x = 0;
+    for (;;) {
+        prod *= ct__rng_uniform_f64(g, 0, 1);
+        if (!(prod > enlam)) {
+            return (double)x;
+        }
+        x++;
+    }
+}
+
+/* _s_poisson_cpu: one sample per element in row-major order; a negative or NaN rate stops the
+   draws there with PyTorch's error. */
+static ct_status ct__poisson_kernel(ct_op_call *c)
+{
+    ct_tensor *out = c->outputs[0];
+    ct_tensor *rates = ct__tensor_new(c->fn, out->sizes, out->ndim, CT_FLOAT64);
+    if (!rates) {
+        return CT_ERR_OOM;
+    }
+    ct__copy_kernel(rates, c->inputs[0]);
+    const double *r = (const double *)ct__data(rates);
+    int64_t n = ct_numel(out), i = 0;
+    ct_generator *g = ct__rng_lock(c->generator);
+    for (; i < n && r[i] >= 0; i++) {
+        double k = ct__rng_poisson(g, r[i]);
+        if (out->dtype == CT_FLOAT32) {
+            ((float *)ct__data(out))[i] = (float)k;
+        } else {
+            ((double *)ct__data(out))[i] = k;
+        }
+    }
+    ct__rng_unlock(g);
+    ct__release(rates);
+    if (i < n) { /* reported outside the lock: a handler may draw */
+        return ct__fail(CT_ERR_VALUE, c->fn, "invalid Poisson rate, expected rate to be "
+                        "non-negative");
+    }
+    return CT_OK;
+}
+
+static const ct_op ct__op_poisson = {"aten::poisson", "poisson(Tensor self, Generator? "
+                                     "generator=None) -> Tensor", "ct_poisson", CT_OP_RANDOM,
+                                     CT_AUTOCAST_NONE, 0, 0u, NULL, ct__bernoulli_p_meta,
+                                     CT__K_FLOAT(ct__poisson_kernel), NULL, "PoissonBackward0",
+                                     ct__bernoulli_p_backward, 0u, NULL, NULL};
+
+ct_tensor *ct_poisson(const ct_tensor *input, ct_generator *g)
+{
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_poisson, "ct_poisson", in, 1);
+    c.generator = g;
+    return ct__dispatch(&c);
+}
+
 /* ---- normal(mean, std) ----------------------------------------------------------------- */
 /* normal.Tensor_Tensor as PyTorch's normal_out_impl: standard normal draws of the broadcast
    shape in mean's dtype (normal_(0, 1)), then mul_(std), then add_(mean): two roundings. */

@@ -64,6 +64,16 @@ CTORCH_API ct_tensor *ct_bernoulli_(ct_tensor *self, double p, ct_generator *g);
    are spent, as in PyTorch); CT_ERR_DTYPE "\"bernoulli\" not implemented for 'Long'" for
    integer input. Mirrors: torch.bernoulli(input). */
 CTORCH_API ct_tensor *ct_bernoulli(const ct_tensor *input, ct_generator *g);
+/* A tensor of input's shape and dtype (contiguous) of Poisson draws with rates input[i],
+   bit-identical to torch.poisson(input, generator=g) on the CPU generator: per element in
+   row-major order, PyTorch's sample_poisson on the rate as a double (rate >= 10: Hoermann's
+   transformed rejection, two 53-bit uniforms a try; 0 < rate < 10: uniforms multiplied until
+   the product falls to exp(-rate); 0: no draw), cast to input's dtype (g NULL: the default
+   generator). An infinite rate gives -2^63, as PyTorch on x86. Gradient: zeros.
+   Errors: CT_ERR_VALUE "invalid Poisson rate, expected rate to be non-negative" for a
+   negative or NaN rate (the draws before it are spent, as in PyTorch); CT_ERR_DTYPE
+   "\"poisson\" not implemented for 'Long'" for integer input. Mirrors: torch.poisson(input). */
+CTORCH_API ct_tensor *ct_poisson(const ct_tensor *input, ct_generator *g);
 /* Fills self in place with integers uniform on [0, 2^63 - 1] (int64), [0, max] (narrower
    integers), {0, 1} (bool), [0, 2^24] (float32) or [0, 2^53] (float64), any dtype.
    Returns self; NULL + error for a NULL, non-CPU or grad-requiring leaf tensor.

@@ -13,6 +13,11 @@
  * sampler runs on the caller's thread only. One mutex guards the ring's states and
  * counters; a task's indices and outputs belong to whoever holds its state (QUEUED: the
  * caller wrote them before publishing; RUNNING: the worker; DONE: the caller).
+ * Iterable datasets with workers: worker w iterates its own replica and puts its j-th batch
+ * of the epoch in slot (w + j * W) % cap (the slots of its tasks above) whenever that slot is
+ * FREE, up to prefetch_factor batches ahead, with n = 0 marking the end of its stream; the
+ * caller takes the workers' batches round robin, skipping a worker once it took that end
+ * (PyTorch's _workers_status), and frees each slot it took.
  */
 #include "../core/internal.h"
 #include "../core/rng.h"
@@ -47,7 +52,10 @@ typedef struct ct__dl_task {
 typedef struct ct__dl_worker {
     ct_dataloader *dl;
     ct_worker_info info;
-    ct_generator *gen; /* the thread's default generator */
+    ct_generator *gen;            /* the thread's default generator */
+    ct_iterable_dataset *replica; /* iterable: this worker's clone of the dataset, else NULL */
+    int64_t taken;                /* iterable, caller: this worker's batches taken this epoch */
+    bool finished;                /* iterable, caller: it took this worker's end */
 #ifdef CT__DL_THREADS
     pthread_t thread;
 #endif
@@ -72,6 +80,9 @@ struct ct_dataloader {
     int64_t send, rcvd; /* tasks queued / delivered this epoch */
     uint64_t gen;       /* bumped at each epoch start: workers restart their count */
     bool quit;
+    bool streaming; /* iterable: an epoch is under way, workers may fill FREE slots */
+    int turn;       /* iterable, caller: the worker whose batch comes next */
+    int active;     /* iterable, caller: workers whose end it has not taken */
 #ifdef CT__DL_THREADS
     pthread_mutex_t lock;
     pthread_cond_t work_cv; /* a task was queued, an epoch started, or quit */
@@ -84,6 +95,19 @@ static CT__THREAD_LOCAL const ct_worker_info *ct__worker_info_tl = NULL;
 const ct_worker_info *ct_get_worker_info(void)
 {
     return ct__worker_info_tl;
+}
+
+void ct_seed_worker(int worker_id, void *user)
+{
+    if (worker_id < 0) {
+        ct__fail(CT_ERR_VALUE, "ct_seed_worker", "worker_id must be non-negative, got %d",
+                 worker_id);
+        return;
+    }
+    ct_generator *g = user ? ((ct_generator *const *)user)[worker_id] : NULL;
+    if (g) {
+        ct_generator_manual_seed(g, ct_initial_seed() % ((uint64_t)1 << 32));
+    }
 }
 
 ct_dataloader_opts ct_dataloader_defaults(void)
@@ -119,14 +143,28 @@ static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 
 /* ---- worker threads ------------------------------------------------------------------- */
 #ifdef CT__DL_THREADS
-/* Runs task t on a worker: the batch leaves the worker's scope unscoped. */
-static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_task *t)
+/* Runs task t on worker w: the batch of t's indices, or for an iterable dataset the next
+   batch of w's replica (after starting a pass when start; t->n = 0 at its end). The batch
+   leaves the worker's scope unscoped. */
+static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_worker *w, ct__dl_task *t,
+                            bool start)
 {
     int nf = dl->n_fields;
     bool scoped = ct_scope_begin() == CT_OK;
-    t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    if (dl->ids) {
+        t->failed = -1;
+        t->n = 0;
+        t->status = start ? ct_iterable_dataset_iter(w->replica) : CT_OK;
+        if (t->status == CT_OK) {
+            t->status = ct__iterable_collect(w->replica, dl->opts.batch_size, dl->opts.drop_last,
+                                             dl->opts.collate_fn, dl->opts.collate_user, t->out,
+                                             &t->n);
+        }
+    } else {
+        t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    }
     if (t->status == CT_OK && scoped) {
-        for (int f = 0; f < nf; f++) {
+        for (int f = 0; f < nf && t->out[f]; f++) {
             t->out[f] = ct_keep(t->out[f]);
         }
     }
@@ -151,20 +189,25 @@ static void *ct__dl_worker_main(void *arg)
     }
     pthread_mutex_lock(&dl->lock);
     uint64_t gen = dl->gen + 1; /* differs: the first pass sets next */
-    int64_t next = 0;
+    int64_t next = 0;           /* the task (the slot next % cap) this worker runs next */
+    bool ended = false;         /* iterable: the replica's stream ended or failed */
     while (!dl->quit) {
         if (gen != dl->gen) {
             gen = dl->gen;
             next = w->info.id;
+            ended = false;
         }
-        if (next < dl->send) {
-            ct__dl_task *t = &dl->tasks[next % dl->cap];
+        ct__dl_task *t = &dl->tasks[next % dl->cap];
+        bool ready = dl->ids ? dl->streaming && !ended && t->state == CT__TASK_FREE
+                             : next < dl->send;
+        if (ready) {
             t->state = CT__TASK_RUNNING;
             pthread_mutex_unlock(&dl->lock);
-            ct__dl_run_task(dl, t);
+            ct__dl_run_task(dl, w, t, next == w->info.id);
             pthread_mutex_lock(&dl->lock);
             t->state = CT__TASK_DONE;
-            next += dl->nworkers;
+            ended = t->status != CT_OK || t->n == 0;
+            next += w->info.num_workers;
             pthread_cond_broadcast(&dl->done_cv);
         } else {
             pthread_cond_wait(&dl->work_cv, &dl->lock);
@@ -205,6 +248,7 @@ static void ct__dl_join(ct_dataloader *dl)
 {
     pthread_mutex_lock(&dl->lock);
     dl->quit = true;
+    dl->streaming = false;
     pthread_cond_broadcast(&dl->work_cv);
     pthread_mutex_unlock(&dl->lock);
     for (int w = 0; w < dl->nworkers; w++) {
@@ -212,6 +256,7 @@ static void ct__dl_join(ct_dataloader *dl)
     }
     for (int w = 0; w < dl->nworkers; w++) {
         ct_generator_free(dl->workers[w].gen);
+        ct_iterable_dataset_free(dl->workers[w].replica);
     }
     if (dl->tasks) {
         ct__dl_clear_tasks(dl);
@@ -242,6 +287,7 @@ static void ct__dl_stop(ct_dataloader *dl, bool keep_persistent)
     }
     pthread_mutex_lock(&dl->lock);
     dl->send = dl->rcvd; /* nothing new starts */
+    dl->streaming = false;
     while (ct__dl_any_running(dl)) {
         pthread_cond_wait(&dl->done_cv, &dl->lock);
     }
@@ -249,7 +295,25 @@ static void ct__dl_stop(ct_dataloader *dl, bool keep_persistent)
     pthread_mutex_unlock(&dl->lock);
 }
 
-/* Allocates the ring and starts W workers seeded base_seed + id. */
+/* A worker's replica of the loader's iterable dataset; NULL + error. */
+static ct_iterable_dataset *ct__dl_replica(ct_iterable_dataset *ds)
+{
+    const char *op = "ct_dataloader_next";
+    ct_iterable_dataset *r = ds->clone(ds);
+    if (r && (!r->next || r->n_fields != ds->n_fields)) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's clone must have a next callback and "
+                 "its %d fields (got %d)", ds->n_fields, r->n_fields);
+        ct_iterable_dataset_free(r);
+        return NULL;
+    }
+    if (!r && ct_error_code() == CT_OK) {
+        ct__fail(CT_ERR_VALUE, op, "the iterable dataset's clone callback returned NULL");
+    }
+    return r;
+}
+
+/* Allocates the ring and starts W workers seeded base_seed + id (with their replicas of an
+   iterable dataset). */
 static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
 {
     const char *op = "ct_dataloader_next";
@@ -258,8 +322,8 @@ static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
     dl->tasks = (ct__dl_task *)ct__calloc(sizeof(ct__dl_task) * (size_t)dl->cap);
     dl->workers = (ct__dl_worker *)ct__calloc(sizeof(ct__dl_worker) * (size_t)nw);
     bool ok = dl->tasks && dl->workers;
-    size_t idx_bytes = sizeof(int64_t) * (size_t)dl->batches->batch_size;
-    for (int64_t k = 0; ok && k < dl->cap; k++) {
+    for (int64_t k = 0; ok && !dl->ids && k < dl->cap; k++) {
+        size_t idx_bytes = sizeof(int64_t) * (size_t)dl->batches->batch_size;
         ok = (dl->tasks[k].idx = (int64_t *)ct__malloc(idx_bytes)) != NULL;
     }
     for (int w = 0; ok && w < nw; w++) {
@@ -270,13 +334,16 @@ static bool ct__dl_spawn(ct_dataloader *dl, uint64_t base_seed)
         wk->info.seed = base_seed + (uint64_t)w;
         wk->info.dataset = dl->ds;
         wk->gen = ct_generator_new();
-        ok = wk->gen != NULL;
+        wk->replica = wk->gen && dl->ids ? ct__dl_replica(dl->ids) : NULL;
+        wk->info.iterable_dataset = wk->replica;
+        ok = wk->gen != NULL && (!dl->ids || wk->replica);
         if (ok) {
             ct_generator_manual_seed(wk->gen, wk->info.seed);
             ok = pthread_create(&wk->thread, NULL, ct__dl_worker_main, wk) == 0;
-            if (!ok) {
-                ct_generator_free(wk->gen);
-            }
+        }
+        if (!ok) {
+            ct_generator_free(wk->gen);
+            ct_iterable_dataset_free(wk->replica);
         }
         dl->nworkers += ok ? 1 : 0;
     }
@@ -344,16 +411,24 @@ static bool ct__dl_start_workers(ct_dataloader *dl)
     if (dl->nworkers == 0 && !ct__dl_spawn(dl, ct__dl_base_seed(dl))) {
         return false;
     }
-    if (ct_sampler_iter(dl->batches) != CT_OK) {
+    if (!dl->ids && ct_sampler_iter(dl->batches) != CT_OK) {
         return false;
     }
     pthread_mutex_lock(&dl->lock);
     dl->send = dl->rcvd = 0;
     dl->gen++;
+    dl->streaming = dl->ids != NULL;
+    pthread_cond_broadcast(&dl->work_cv);
     pthread_mutex_unlock(&dl->lock);
     dl->exhausted = false;
     dl->started = true;
-    for (int64_t k = 0; k < dl->cap; k++) {
+    dl->turn = 0;
+    dl->active = dl->nworkers;
+    for (int w = 0; w < dl->nworkers; w++) {
+        dl->workers[w].taken = 0;
+        dl->workers[w].finished = false;
+    }
+    for (int64_t k = 0; !dl->ids && k < dl->cap; k++) {
         if (!ct__dl_put(dl)) {
             return false;
         }
@@ -362,12 +437,17 @@ static bool ct__dl_start_workers(ct_dataloader *dl)
 }
 
 /* Takes the delivered task's batch into the caller's scope, or turns its failure into the
-   caller's error. */
-static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, ct_tensor **batch)
+   caller's error (nth: the worker's batch number, for an iterable dataset). */
+static bool ct__dl_deliver(ct_dataloader *dl, ct__dl_task *t, int worker, int64_t nth,
+                           ct_tensor **batch)
 {
     int nf = dl->n_fields;
     if (t->status != CT_OK) {
-        if (t->failed >= 0) {
+        if (dl->ids) {
+            ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
+                     "while fetching its batch %lld of the iterable dataset: %s",
+                     ct_status_str(t->status), worker, (long long)nth, t->msg);
+        } else if (t->failed >= 0) {
             ct__fail(t->status, "ct_dataloader_next", "Caught a %s error in DataLoader worker %d "
                      "while fetching sample index %lld: %s", ct_status_str(t->status), worker,
                      (long long)t->failed, t->msg);
@@ -402,7 +482,7 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
     bool ok = ct__dl_wait(dl, t);
     if (ok) { /* deliver before queueing: the next task may take t's slot */
         dl->rcvd++;
-        ok = ct__dl_deliver(dl, t, worker, batch);
+        ok = ct__dl_deliver(dl, t, worker, -1, batch);
         t->state = CT__TASK_FREE;
         ok = ok && ct__dl_put(dl);
     }
@@ -416,11 +496,52 @@ static bool ct__dl_next_workers(ct_dataloader *dl, ct_tensor **batch)
     }
     return ok;
 }
+
+/* The next batch of an iterable dataset's workers: round robin over the workers whose stream
+   has not ended; false at the end of the epoch (every stream ended) or on an error. */
+static bool ct__dl_next_iterable_workers(ct_dataloader *dl, ct_tensor **batch)
+{
+    if (!dl->started && !ct__dl_start_workers(dl)) {
+        ct__dl_stop(dl, true);
+        dl->started = false;
+        return false;
+    }
+    bool ok = true, got = false;
+    while (ok && !got && dl->active > 0) {
+        ct__dl_worker *w = &dl->workers[dl->turn];
+        dl->turn = (dl->turn + 1) % dl->nworkers;
+        if (w->finished) {
+            continue;
+        }
+        ct__dl_task *t = &dl->tasks[(w->info.id + w->taken * dl->nworkers) % dl->cap];
+        ok = ct__dl_wait(dl, t);
+        if (ok) {
+            w->taken++;
+            if (t->status == CT_OK && t->n == 0) {
+                w->finished = true;
+                dl->active--;
+            } else {
+                ok = got = ct__dl_deliver(dl, t, w->info.id, w->taken - 1, batch);
+            }
+            pthread_mutex_lock(&dl->lock);
+            t->state = CT__TASK_FREE;
+            pthread_cond_broadcast(&dl->work_cv);
+            pthread_mutex_unlock(&dl->lock);
+        }
+    }
+    if (!got) {
+        ct__dl_stop(dl, true);
+        dl->started = false;
+    }
+    return got;
+}
 #endif
 
 /* ---- the loader ---------------------------------------------------------------------- */
-static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool iterable)
+static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o,
+                              const ct_iterable_dataset *ids)
 {
+    bool iterable = ids != NULL;
     const char *bad = NULL;
     if (iterable && (o->sampler || o->batch_sampler || o->shuffle)) {
         bad = "DataLoader with IterableDataset: expected unspecified sampler, batch_sampler and "
@@ -453,9 +574,9 @@ static bool ct__dl_check_opts(const char *op, const ct_dataloader_opts *o, bool 
                  "batch_size=%lld", (long long)o->batch_size);
         return false;
     }
-    if (iterable && o->num_workers > 0) {
-        ct__fail(CT_ERR_UNSUPPORTED, op, "a DataLoader over an iterable dataset fetches in the "
-                 "calling thread (num_workers=0): worker threads would share one stream");
+    if (iterable && o->num_workers > 0 && !ids->clone) {
+        ct__fail(CT_ERR_VALUE, op, "num_workers=%d over an iterable dataset needs its clone "
+                 "callback: each worker iterates its own replica", o->num_workers);
         return false;
     }
 #ifndef CT__DL_THREADS
@@ -499,7 +620,7 @@ static ct_dataloader *ct__dl_new(const char *op, ct_dataset *ds, ct_iterable_dat
                                  const ct_dataloader_opts *opts)
 {
     ct_dataloader_opts o = opts ? *opts : ct_dataloader_defaults();
-    if (!ct__dl_check_opts(op, &o, ids != NULL)) {
+    if (!ct__dl_check_opts(op, &o, ids)) {
         return NULL;
     }
     ct_dataloader *dl = (ct_dataloader *)ct__calloc(sizeof(ct_dataloader));
@@ -599,7 +720,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     if (dl->opts.num_workers > 0) {
         ct__profiler_range_begin(false,
                                  "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__");
-        ok = ct__dl_next_workers(dl, batch);
+        ok = dl->ids ? ct__dl_next_iterable_workers(dl, batch) : ct__dl_next_workers(dl, batch);
         ct__profiler_range_end();
         return ok;
     }
@@ -637,7 +758,7 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     }
     ct_dataloader_opts o = dl->opts;
     o.num_workers = num_workers;
-    if (!ct__dl_check_opts(op, &o, dl->ids != NULL)) {
+    if (!ct__dl_check_opts(op, &o, dl->ids)) {
         return ct_error_code();
     }
 #ifdef CT__DL_THREADS

@@ -87,14 +87,23 @@ CTORCH_API ct_dataloader_opts ct_dataloader_defaults(void);
    (CTORCH_NO_THREADS). Mirrors: torch.utils.data.DataLoader. */
 CTORCH_API ct_dataloader *ct_dataloader_new(ct_dataset *ds, const ct_dataloader_opts *opts);
 /* A loader over an iterable dataset (borrowed): each batch is the next batch_size samples of
-   its stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
-   new pass (its iter callback). Fetches in the calling thread.
+   a stream (the last one smaller, or dropped with drop_last), collated; each epoch starts a
+   new pass (the iter callback). Without workers the calling thread reads ds's stream. With
+   num_workers W > 0, worker w iterates its own replica (ds->clone(ds), made when the workers
+   start, freed when they stop; ct_get_worker_info()->iterable_dataset on its thread), calling
+   iter on its thread after seeding and worker_init_fn, so the replica shards itself by
+   ct_get_worker_info()->id as PyTorch's workers do; batches are delivered round robin over
+   the workers (worker 0's first batch, worker 1's first, ..., worker 0's second, ...), a
+   worker whose stream ended being skipped, and the epoch ends when every stream has: the
+   batches of PyTorch's DataLoader with W workers, in its order.
    Returns: a new loader, freed with ct_dataloader_free; NULL on error.
    Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE "DataLoader with IterableDataset: expected
-   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, the option
-   errors of ct_dataloader_new; CT_ERR_UNSUPPORTED for num_workers > 0 (threads would share
-   one stream; PyTorch's workers each iterate a copy).
-   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last). */
+   unspecified sampler, batch_sampler and shuffle options", a malformed vtable, num_workers >
+   0 without a clone callback, the option errors of ct_dataloader_new. ct_dataloader_next
+   reports a worker's failure as "Caught a value error in DataLoader worker 1 while fetching
+   its batch 2 of the iterable dataset: <the worker's message>".
+   Mirrors: torch.utils.data.DataLoader(iterable_dataset, batch_size, drop_last,
+   num_workers). */
 CTORCH_API ct_dataloader *ct_dataloader_new_iterable(ct_iterable_dataset *ds,
                                                      const ct_dataloader_opts *opts);
 /* Writes the next batch into batch[0..n_fields) (n_fields = ds->n_fields) and returns true;
@@ -130,8 +139,19 @@ typedef struct ct_worker_info {
     int id;              /* 0 .. num_workers - 1 */
     int num_workers;
     uint64_t seed;       /* base_seed + id: the seed of this thread's default generator */
-    ct_dataset *dataset; /* the loader's dataset */
+    ct_dataset *dataset; /* the loader's map-style dataset, or NULL */
+    ct_iterable_dataset *iterable_dataset; /* this worker's replica of the loader's iterable
+                                              dataset, or NULL */
 } ct_worker_info;
 /* On a DataLoader worker thread, its info (valid while the worker runs); NULL elsewhere.
    Mirrors: torch.utils.data.get_worker_info(). */
 CTORCH_API const ct_worker_info *ct_get_worker_info(void);
+/* The reproducibility recipe's worker_init_fn: seeds the worker's own generators with
+   ct_initial_seed() % 2^32 on the calling thread (on a worker thread: its seed, base_seed +
+   worker_id, reduced to 32 bits), as seed_worker seeds numpy's and Python's generators.
+   user: NULL (nothing to seed), or an array of at least num_workers generators indexed by
+   worker_id (NULL entries are skipped): ct_dataloader_opts.worker_init_fn = ct_seed_worker,
+   worker_init_user = the array. Errors: CT_ERR_VALUE for worker_id < 0.
+   Thread safety: each worker seeds its own entry. Mirrors: seed_worker(worker_id) in
+   PyTorch's reproducibility notes (worker_seed = torch.initial_seed() % 2**32). */
+CTORCH_API void ct_seed_worker(int worker_id, void *user);

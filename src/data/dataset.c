@@ -815,10 +815,15 @@ static bool ct__iterable_check(const char *op, const ct_iterable_dataset *ds)
 
 ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds)
 {
-    if (!ct__iterable_check("ct_iterable_dataset_iter", ds)) {
+    const char *op = "ct_iterable_dataset_iter";
+    if (!ct__iterable_check(op, ds)) {
         return ct_error_code();
     }
-    return ds->iter ? ds->iter(ds) : CT_OK;
+    ct_status st = ds->iter ? ds->iter(ds) : CT_OK;
+    if (st != CT_OK && ct_error_code() == CT_OK) {
+        ct__fail(st, op, "the dataset's iter callback failed with status %s", ct_status_str(st));
+    }
+    return st;
 }
 
 int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields)
@@ -851,7 +856,8 @@ void ct_iterable_dataset_free(ct_iterable_dataset *ds)
 typedef struct ct__chain_dataset {
     ct_iterable_dataset base;
     int n, cur; /* cur: the dataset being read; n: none left */
-    ct_iterable_dataset **parts; /* borrowed */
+    ct_iterable_dataset **parts; /* borrowed, or owned by a replica */
+    bool owns_parts;
 } ct__chain_dataset;
 
 static ct_status ct__chain_iter(ct_iterable_dataset *ds)
@@ -879,8 +885,72 @@ static int ct__chain_next(ct_iterable_dataset *ds, ct_tensor **fields)
 static void ct__chain_destroy(ct_iterable_dataset *ds)
 {
     ct__chain_dataset *c = (ct__chain_dataset *)ds->user;
+    for (int k = 0; c->owns_parts && k < c->n; k++) {
+        ct_iterable_dataset_free(c->parts[k]);
+    }
     ct__free(c->parts);
     ct__free(c);
+}
+
+static ct_iterable_dataset *ct__chain_clone(const ct_iterable_dataset *ds);
+
+/* A chain over parts[0..n) (checked; copied), owning them when owns_parts; NULL + error. */
+static ct_iterable_dataset *ct__chain_new(const char *op, ct_iterable_dataset *const *parts,
+                                          int n, bool owns_parts)
+{
+    ct__chain_dataset *c = (ct__chain_dataset *)ct__calloc(sizeof(ct__chain_dataset));
+    ct_iterable_dataset **copy =
+        (ct_iterable_dataset **)ct__malloc(sizeof(ct_iterable_dataset *) * (size_t)n);
+    if (!c || !copy) {
+        ct__free(c);
+        ct__free(copy);
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, parts, sizeof(ct_iterable_dataset *) * (size_t)n);
+    bool clonable = true;
+    for (int k = 0; k < n; k++) {
+        clonable = clonable && parts[k]->clone;
+    }
+    c->base.iter = ct__chain_iter;
+    c->base.next = ct__chain_next;
+    c->base.destroy = ct__chain_destroy;
+    c->base.clone = clonable ? ct__chain_clone : NULL;
+    c->base.n_fields = parts[0]->n_fields;
+    c->base.user = c;
+    c->n = n;
+    c->cur = n; /* exhausted until iter */
+    c->parts = copy;
+    c->owns_parts = owns_parts;
+    return &c->base;
+}
+
+/* A replica: a chain owning a clone of each part. */
+static ct_iterable_dataset *ct__chain_clone(const ct_iterable_dataset *ds)
+{
+    const char *op = "ct_chain_dataset clone";
+    const ct__chain_dataset *c = (const ct__chain_dataset *)ds->user;
+    ct_iterable_dataset **parts =
+        (ct_iterable_dataset **)ct__calloc(sizeof(ct_iterable_dataset *) * (size_t)c->n);
+    bool ok = parts != NULL;
+    for (int k = 0; ok && k < c->n; k++) {
+        parts[k] = c->parts[k]->clone(c->parts[k]);
+        ok = parts[k] && ct__iterable_check(op, parts[k]);
+        if (ok && parts[k]->n_fields != c->base.n_fields) {
+            ok = false;
+            ct__fail(CT_ERR_VALUE, op, "the clone of dataset %d has %d fields, not %d", k,
+                     parts[k]->n_fields, c->base.n_fields);
+        }
+    }
+    ct_iterable_dataset *out = ok ? ct__chain_new(op, parts, c->n, true) : NULL;
+    for (int k = 0; !out && parts && k < c->n; k++) {
+        ct_iterable_dataset_free(parts[k]);
+    }
+    if (!parts) {
+        ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct__free(parts);
+    return out;
 }
 
 ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets, int n)
@@ -903,25 +973,7 @@ ct_iterable_dataset *ct_chain_dataset_new(ct_iterable_dataset *const *datasets, 
             return NULL;
         }
     }
-    ct__chain_dataset *c = (ct__chain_dataset *)ct__calloc(sizeof(ct__chain_dataset));
-    ct_iterable_dataset **parts =
-        (ct_iterable_dataset **)ct__malloc(sizeof(ct_iterable_dataset *) * (size_t)n);
-    if (!c || !parts) {
-        ct__free(c);
-        ct__free(parts);
-        ct__fail(CT_ERR_OOM, op, "out of memory");
-        return NULL;
-    }
-    memcpy(parts, datasets, sizeof(ct_iterable_dataset *) * (size_t)n);
-    c->base.iter = ct__chain_iter;
-    c->base.next = ct__chain_next;
-    c->base.destroy = ct__chain_destroy;
-    c->base.n_fields = datasets[0]->n_fields;
-    c->base.user = c;
-    c->n = n;
-    c->cur = n; /* exhausted until iter */
-    c->parts = parts;
-    return &c->base;
+    return ct__chain_new(op, datasets, n, false);
 }
 
 #undef CT__GATHER_AHEAD

@@ -136,8 +136,11 @@ CTORCH_API ct_dataset *ct_concat_dataset_new(ct_dataset *const *datasets, int n)
 CTORCH_API ct_dataset *ct_stack_dataset_new(ct_dataset *const *datasets, int n);
 
 /* An iterable-style dataset: a stream of samples of n_fields tensors. Users fill it:
-       ct_iterable_dataset ds = {my_iter, my_next, NULL, 2, &state};
-   The tensors next writes are new tensors of the current scope. */
+       ct_iterable_dataset ds = {my_iter, my_next, NULL, 2, &state, NULL};
+   The tensors next writes are new tensors of the current scope. A DataLoader with workers
+   needs the clone callback: each worker thread iterates its own replica, whose iter callback
+   (run on that thread) shards the stream with ct_get_worker_info(), as PyTorch's workers each
+   iterate a copy of the dataset. */
 typedef struct ct_iterable_dataset ct_iterable_dataset;
 struct ct_iterable_dataset {
     /* Starts a new pass over the stream. Optional (NULL: nothing to do).
@@ -151,6 +154,12 @@ struct ct_iterable_dataset {
     /* Fields per sample, 1..CT_DATASET_MAX_FIELDS. */
     int n_fields;
     void *user;
+    /* Optional: a new replica of self with its own iteration state (the same n_fields),
+       released with ct_iterable_dataset_free (so its destroy frees it); NULL after recording
+       an error. Called on the caller's thread; replicas then run on one thread each.
+       Required by ct_dataloader_new_iterable with num_workers > 0. Mirrors: the copy of the
+       dataset each DataLoader worker process gets. */
+    ct_iterable_dataset *(*clone)(const ct_iterable_dataset *self);
 };
 /* Starts a pass. Returns CT_OK or the dataset's error (CT_ERR_NULL_ARG, CT_ERR_VALUE for a
    malformed vtable). Mirrors: iter(dataset). */
@@ -160,7 +169,8 @@ CTORCH_API ct_status ct_iterable_dataset_iter(ct_iterable_dataset *ds);
 CTORCH_API int ct_iterable_dataset_next(ct_iterable_dataset *ds, ct_tensor **fields);
 /* Releases an iterable dataset through its destroy callback. NULL is a no-op. */
 CTORCH_API void ct_iterable_dataset_free(ct_iterable_dataset *ds);
-/* The stream of datasets[0], then datasets[1], ... (borrowed, equal n_fields).
+/* The stream of datasets[0], then datasets[1], ... (borrowed, equal n_fields). It has a
+   clone callback when every part has one (a replica owns clones of the parts).
    Returns: a new iterable dataset (free with ct_iterable_dataset_free); NULL on error.
    Errors: CT_ERR_NULL_ARG; CT_ERR_VALUE for n < 1 or n_fields that differ.
    Mirrors: torch.utils.data.ChainDataset(datasets). */
