@@ -222,10 +222,10 @@ check-csv: $(BUILD)/csv_classifier
 	@acc=$$(tail -n 1 $(BUILD)/csv.txt | sed -n 's/^test accuracy: \([0-9.]*\)$$/\1/p'); \
 	awk -v a="$$acc" 'BEGIN { ok = a != "" && a + 0 >= 0.96; \
 	    print "check-csv: test accuracy " a " on data/iris.csv (0.96 wanted)"; exit !ok }'
-	@if $(PYTHON) -c "import torch, numpy" 2>/dev/null; then \
+	@if $(PYTHON) -c "import torch, numpy, sklearn" 2>/dev/null; then \
 	    $(PYTHON) tools/cross_check_csv.py --bin $(BUILD)/csv_classifier > $(BUILD)/csv_cross.txt; \
 	    st=$$?; tail -n 2 $(BUILD)/csv_cross.txt; exit $$st; \
-	else echo "check-csv: no PyTorch: cross-check skipped"; fi
+	else echo "check-csv: no PyTorch or scikit-learn: cross-check skipped"; fi
 
 # make gpt-demo: examples/gpt.c on the text shipped in data/tiny.txt (a minute or two), then a
 # sample. The fortunes (apt-get install fortunes) are its default text: ./build/gpt.

@@ -14,7 +14,8 @@
  *   3. splits the rows with ct_random_split_fractions([1 - X, X]) on a generator seeded
  *      --seed (torch.utils.data.random_split(..., generator=Generator().manual_seed(seed)));
  *   4. standardizes every feature with the mean and standard deviation of the training rows
- *      only (population std, as sklearn's StandardScaler; a constant column is divided by 1);
+ *      only (ct_standardize_fit / ct_standardize: sklearn's StandardScaler, population std in
+ *      float64, a constant column divided by 1);
  *   5. trains Linear(features, hidden) - ReLU - Linear(hidden, classes) with Adam and
  *      cross-entropy on a DataLoader(batch_size, shuffle=True) over the training rows, after
  *      ct_manual_seed(seed) (the same initial weights and batches as PyTorch's);
@@ -115,15 +116,14 @@ static void all_rows(const ct_dataset *ds, ct_tensor **out)
 }
 
 /* Standardizes train[0] and test[0] in place of the pointers with the training rows' mean and
-   population standard deviation (a zero std counts as 1). */
+   scale (ct_standardize_fit: sklearn's StandardScaler, population std, a constant column
+   divided by 1). */
 static void standardize(ct_tensor **train_x, ct_tensor **test_x)
 {
-    int64_t dim0 = 0;
-    ct_tensor *std, *mean;
-    ct_std_mean(*train_x, &dim0, 1, 0.0, true, &std, &mean);
-    std = ct_masked_fill(std, ct_eq_scalar(std, 0.0), 1.0);
-    *train_x = ct_div(ct_sub(*train_x, mean), std);
-    *test_x = ct_div(ct_sub(*test_x, mean), std);
+    ct_tensor *mean, *scale;
+    ct_standardize_fit(*train_x, &mean, &scale);
+    *train_x = ct_standardize(*train_x, mean, scale);
+    *test_x = ct_standardize(*test_x, mean, scale);
 }
 
 /* One epoch over the loader; the mean of the batches' losses. */

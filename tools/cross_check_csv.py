@@ -9,7 +9,8 @@ PyTorch's side, as the example's steps: the CSV's features as float32 and its la
 (integers as they are, strings numbered in sorted order: numpy.unique / sklearn's
 LabelEncoder), rows with a missing value dropped; torch.manual_seed(seed);
 random_split(TensorDataset(x, y), [1 - f, f], generator=torch.Generator().manual_seed(seed));
-the training rows' mean and population std (a zero std counts as 1) standardize both splits;
+sklearn's StandardScaler fitted on the training rows (float64, cast to float32 as its
+transform does) standardizes both splits;
 nn.Sequential(Linear(features, 16), ReLU(), Linear(16, classes)), Adam(lr=0.01),
 cross-entropy, DataLoader(batch_size=16, shuffle=True) on the default generator. The same seed
 gives the same split, initial weights and batches as ctorch's, so the losses agree closely.
@@ -26,6 +27,7 @@ import sys
 import numpy as np
 import torch
 from torch import nn
+from sklearn.preprocessing import StandardScaler
 from torch.utils.data import DataLoader, TensorDataset, random_split
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -60,9 +62,10 @@ def torch_run(args):
                          generator=split_gen)
     (train_x, train_y), (test_x, test_y) = [
         (x[torch.tensor(p.indices)], y[torch.tensor(p.indices)]) for p in parts]
-    std, mean = torch.std_mean(train_x, dim=0, correction=0, keepdim=True)
-    std = std.masked_fill(std == 0, 1.0)
-    train_x, test_x = (train_x - mean) / std, (test_x - mean) / std
+    scaler = StandardScaler().fit(train_x.double().numpy())
+    mean = torch.from_numpy(scaler.mean_).float()
+    scale = torch.from_numpy(scaler.scale_).float()
+    train_x, test_x = (train_x - mean) / scale, (test_x - mean) / scale
     model = nn.Sequential(nn.Linear(x.shape[1], 16), nn.ReLU(), nn.Linear(16, classes))
     opt = torch.optim.Adam(model.parameters(), lr=0.01)
     loader = DataLoader(TensorDataset(train_x, train_y), batch_size=16, shuffle=True)
