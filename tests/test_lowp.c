@@ -154,6 +154,9 @@ static void test_lowp_gemm_paths(void)
             lowp_case(CT_BFLOAT16, CT_BFLOAT16, M, N, K, (int)((s + 1) % 3), (int)(s % 3), 2,
                       2.0f, -0.75f);
         }
+        /* C = A @ B + C: AMX tiles accumulate onto C's own values */
+        lowp_case(CT_BFLOAT16, CT_FLOAT32, 64, 64, 40, 0, 0, 0, 1.0f, 1.0f);
+        lowp_case(CT_BFLOAT16, CT_BFLOAT16, 64, 96, 1100, 1, 0, 0, 1.0f, 1.0f);
         lowp_case(CT_FLOAT16, CT_FLOAT16, 17, 33, 40, 1, 2, 0, 1.0f, 1.0f);
         lowp_case(CT_BFLOAT16, CT_FLOAT32, 20, 20, 0, 0, 0, 0, 1.0f, 0.5f);
         lowp_case(CT_BFLOAT16, CT_BFLOAT16, 20, 20, 10, 0, 0, 0, 0.0f, 2.0f);

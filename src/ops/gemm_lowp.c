@@ -15,7 +15,9 @@
  * so a binary built for -march=x86-64-v3 still takes them where the CPU and OS allow:
  *   AMX           MR x NR = 32 x 32: four 16 x 16 float32 accumulator tiles, tdpbf16ps on
  *                 A tiles (16 rows of 32 bf16) and B tiles (16 pairs of rows, VNNI layout);
- *                 K unit 32. Taken when the OS grants the tile data and M >= 16.
+ *                 K unit 32. Taken when the OS grants the tile data and M >= 16. Whole tiles
+ *                 of C = A @ B (+ C) with contiguous rows load and store C in the tiles
+ *                 themselves; other tiles go through a local tile and the alpha/beta update.
  *   AVX512-BF16   MR x NR = 8 x 32: 16 zmm accumulators, vdpbf16ps of a broadcast A pair
  *                 with 16 B pairs; K unit 2. Not on Intel, whose vdpbf16ps runs at a quarter
  *                 of vfmadd231ps's rate (half per product): the portable path is faster.
@@ -48,6 +50,9 @@
 #include <immintrin.h>
 #endif
 
+/* Cache blocks in elements (measured on a Sapphire Rapids class Xeon, 2 MB L2 per core): an
+   A block (96, 1024) of 192 KB and a B panel (1024, 512) of 1 MB stay in L2. MC and NC are
+   multiples of both kernels' MR and NR, KC of the K units. */
 #define CT__LOWP_NR 32
 #define CT__LOWP_MC 96
 #define CT__LOWP_KC 1024
@@ -189,10 +194,13 @@ static void ct__lowp_ukr_amx(int64_t kp, const uint16_t *a, const uint16_t *b, f
  * Packing (bfloat16 bits, copied as they are).
  * ------------------------------------------------------------------------------------- */
 
-/* One full micro-panel of B (kc, 32) with contiguous rows rsb apart: rows 2q and 2q + 1
-   interleaved into the 32 pairs of bp[q * 64 ..] (an odd last row paired with zeros). */
+/* The full micro-panels of B (kc, 32 * panels) with contiguous rows rsb apart: rows 2q and
+   2q + 1 interleaved into the 32 pairs of row q of each panel (an odd last row paired with
+   zeros), panels kp * 32 apart. Row pairs outermost, so B is read row by row (with rows a
+   power of two apart, reading down a panel's columns missed the cache and TLB each row). */
 CT__CPU_TARGET("avx512f,avx512bw")
-static void ct__lowp_pack_b_rows(int64_t kc, const uint16_t *b, int64_t rsb, uint16_t *bp)
+static void ct__lowp_pack_b_rows(int64_t kc, int64_t kp, int64_t panels, const uint16_t *b,
+                                 int64_t rsb, uint16_t *bp)
 {
     uint16_t idx[64]; /* lane 2j + t takes column j (j < 16, then 16 + j) of row 2q + t */
     for (int l = 0; l < 32; l++) {
@@ -201,11 +209,15 @@ static void ct__lowp_pack_b_rows(int64_t kc, const uint16_t *b, int64_t rsb, uin
     }
     __m512i lo = _mm512_loadu_si512(idx), hi = _mm512_loadu_si512(idx + 32);
     for (int64_t q = 0; 2 * q < kc; q++) {
-        __m512i r0 = _mm512_loadu_si512(b + 2 * q * rsb);
-        __m512i r1 = 2 * q + 1 < kc ? _mm512_loadu_si512(b + (2 * q + 1) * rsb)
-                                    : _mm512_setzero_si512();
-        _mm512_storeu_si512(bp + q * 64, _mm512_permutex2var_epi16(r0, lo, r1));
-        _mm512_storeu_si512(bp + q * 64 + 32, _mm512_permutex2var_epi16(r0, hi, r1));
+        const uint16_t *b0 = b + 2 * q * rsb, *b1 = b0 + rsb;
+        for (int64_t p = 0; p < panels; p++) {
+            __m512i r0 = _mm512_loadu_si512(b0 + 32 * p);
+            __m512i r1 = 2 * q + 1 < kc ? _mm512_loadu_si512(b1 + 32 * p)
+                                        : _mm512_setzero_si512();
+            uint16_t *d = bp + p * 32 * kp + q * 64;
+            _mm512_storeu_si512(d, _mm512_permutex2var_epi16(r0, lo, r1));
+            _mm512_storeu_si512(d + 32, _mm512_permutex2var_epi16(r0, hi, r1));
+        }
     }
 }
 
@@ -214,15 +226,23 @@ static void ct__lowp_pack_b(int64_t kc, int64_t kp, int64_t nc, const uint16_t *
                             int64_t csb, uint16_t *bp)
 {
     const int64_t NR = CT__LOWP_NR;
-    for (int64_t jr = 0; jr < nc; jr += NR, bp += NR * kp) {
+    int64_t jr = 0;
+    if (csb == 1 && nc >= NR) {
+        /* rows of B contiguous: the full panels at once */
+        ct__lowp_pack_b_rows(kc, kp, nc / NR, B, rsb, bp);
+        if (kc < kp) { /* the pairs past kc */
+            for (jr = 0; jr + NR <= nc; jr += NR) {
+                memset(bp + jr * kp + (kc + 1) / 2 * 2 * NR, 0,
+                       sizeof(uint16_t) * (size_t)((kp - (kc + 1) / 2 * 2) * NR));
+            }
+        }
+        jr = nc / NR * NR;
+    }
+    for (bp += jr * kp; jr < nc; jr += NR, bp += NR * kp) {
         int64_t nr = CT__LOWP_MIN(NR, nc - jr);
         const uint16_t *b = B + jr * csb;
         if (nr < NR || kc < kp) {
             memset(bp, 0, sizeof(uint16_t) * (size_t)(NR * kp));
-        }
-        if (csb == 1 && nr == NR) {
-            ct__lowp_pack_b_rows(kc, b, rsb, bp);
-            continue;
         }
         int64_t q = 0;
         if (rsb == 1) {
@@ -257,10 +277,14 @@ static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool
         for (int64_t i = 0; i < mr; i++) {
             const uint16_t *ai = a + i * rsa;
             if (amx && csa == 1) {
-                /* rows of A contiguous: 32 values of row i per K block */
-                for (int64_t p = 0; p < kc; p += 32) {
-                    memcpy(ap + (p / 32 * MR + i) * 32, ai + p,
-                           sizeof(uint16_t) * (size_t)CT__LOWP_MIN(32, kc - p));
+                /* rows of A contiguous: 32 values of row i per K block (a constant size,
+                   one vector move) */
+                int64_t p = 0;
+                for (; p + 32 <= kc; p += 32) {
+                    memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 32 * sizeof(uint16_t));
+                }
+                if (p < kc) {
+                    memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 2 * (size_t)(kc - p));
                 }
             } else if (amx) {
                 for (int64_t p = 0; p < kc; p++) {
