@@ -2334,8 +2334,11 @@ CTORCH_API ct_tensor *ct_logcumsumexp(const ct_tensor *input, int64_t dim);
 // >>part ops/linalg.h
 /* ops/linalg.h - matrix products on the packed GEMM (ops/gemm.c) or cblas.
  *
- * Dtypes: float32, float64, float16/bfloat16 (computed in float32) and the integer dtypes
- * uint8, int8, int16, int32, int64 (both operands the same dtype; the result has it). Integer
+ * Dtypes: float32, float64, float16/bfloat16 (float32 accumulation, rounded once; bfloat16
+ * mm, addmm, linear and bmm run AMX or AVX512-BF16 kernels where the CPU has them, found at
+ * run time, ops/gemm_lowp.c: like PyTorch's, their last bits differ between CPUs with AMX,
+ * AVX512-BF16 or neither) and the integer dtypes uint8, int8, int16, int32, int64 (both
+ * operands the same dtype; the result has it). Integer
  * products are PyTorch's CPU integer GEMM: sums and products wrap modulo 2^bits (C++ integer
  * arithmetic as PyTorch's, without its undefined behaviour), no autograd. bool is rejected
  * as PyTorch's kernels do: CT_ERR_DTYPE "\"addmm_impl_cpu_\" not implemented for 'Bool'"
@@ -13709,6 +13712,8 @@ CT__INTERNAL unsigned ct__cpu_limit(unsigned mask);
  * the same value).
  */
 
+CT__GLUE_BEGIN
+
 #if defined(CT__CPU_X86)
 #include <cpuid.h>
 
@@ -13797,6 +13802,8 @@ unsigned ct__cpu_limit(unsigned mask)
     CT__CPU_STORE(&ct__cpu_mask, mask);
     return old;
 }
+
+CT__GLUE_END
 
 #undef CT__CPU_LOAD
 #undef CT__CPU_STORE
@@ -28011,6 +28018,8 @@ static void ct__lowp_blocked(const ct__lowp_job *j, int64_t m0, int64_t M, int64
     }
 }
 
+/* Per call, not per element: the split, the tasks, the path (see CT__GLUE_BEGIN). */
+CT__GLUE_BEGIN
 /* Start of part t of n split into nt parts in whole units. */
 static int64_t ct__lowp_split(int64_t n, int64_t unit, int64_t t, int64_t nt)
 {
@@ -28105,8 +28114,11 @@ static int ct__lowp_path(int64_t M)
     return dp ? CT__LOWP_AVX512 : CT__LOWP_PORTABLE;
 }
 
+CT__GLUE_END
+
 #endif /* CT__CPU_X86 */
 
+CT__GLUE_BEGIN
 /* ---------------------------------------------------------------------------------------
  * The entry: path choice, the portable path, a narrow C through a float32 copy.
  * ------------------------------------------------------------------------------------- */
@@ -28194,6 +28206,8 @@ bool ct__gemm_lowp(const char *op, ct_dtype d, int64_t M, int64_t N, int64_t K, 
     ct__free(w);
     return ok;
 }
+
+CT__GLUE_END
 
 #undef CT__LOWP_NR
 #undef CT__LOWP_MC

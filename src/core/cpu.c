@@ -11,6 +11,8 @@
 #include "internal.h"
 #include "cpu.h"
 
+CT__GLUE_BEGIN
+
 #if defined(CT__CPU_X86)
 #include <cpuid.h>
 
@@ -99,6 +101,8 @@ unsigned ct__cpu_limit(unsigned mask)
     CT__CPU_STORE(&ct__cpu_mask, mask);
     return old;
 }
+
+CT__GLUE_END
 
 #undef CT__CPU_LOAD
 #undef CT__CPU_STORE

@@ -371,6 +371,8 @@ static void ct__lowp_blocked(const ct__lowp_job *j, int64_t m0, int64_t M, int64
     }
 }
 
+/* Per call, not per element: the split, the tasks, the path (see CT__GLUE_BEGIN). */
+CT__GLUE_BEGIN
 /* Start of part t of n split into nt parts in whole units. */
 static int64_t ct__lowp_split(int64_t n, int64_t unit, int64_t t, int64_t nt)
 {
@@ -465,8 +467,11 @@ static int ct__lowp_path(int64_t M)
     return dp ? CT__LOWP_AVX512 : CT__LOWP_PORTABLE;
 }
 
+CT__GLUE_END
+
 #endif /* CT__CPU_X86 */
 
+CT__GLUE_BEGIN
 /* ---------------------------------------------------------------------------------------
  * The entry: path choice, the portable path, a narrow C through a float32 copy.
  * ------------------------------------------------------------------------------------- */
@@ -554,6 +559,8 @@ bool ct__gemm_lowp(const char *op, ct_dtype d, int64_t M, int64_t N, int64_t K, 
     ct__free(w);
     return ok;
 }
+
+CT__GLUE_END
 
 #undef CT__LOWP_NR
 #undef CT__LOWP_MC
