@@ -15,6 +15,9 @@
  * Workloads (all float32; inputs preallocated, results allocated per call in a scope that ends
  * each call, the way users write `c = a + b`):
  *   sgemm_N               ct_mm (N, N) @ (N, N), N in 64 .. 2048
+ *   bgemm_N, hgemm_N      the same in bfloat16 / float16, N in 1024, 2048 (float32
+ *                         accumulation, rounded once; prints the kernel path: the line
+ *                         LOWP bfloat16 <path>)
  *   linear_BxI_O          ct_linear(x (B, I), W (O, I), no bias): x @ W^T
  *   mm_gTx_OxB_BxI        ct_mm(ct_t(g), x): the weight gradient g^T @ x, g (B, O), x (B, I)
  *   mm_gW_BxO_OxI         ct_mm(g, W): the input gradient g @ W, g (B, O), W (O, I)
@@ -407,6 +410,22 @@ static void run_all(int threads)
         snprintf(name, sizeof name, "sgemm_%d", sq[i]);
         snprintf(sub, sizeof sub, "%d", sq[i]);
         gemm_pair(name, "sgemm (N,N)@(N,N)", sub, K_MM, sq[i], sq[i], sq[i], threads, true);
+    }
+    /* bfloat16 / float16 GEMM (issue 11), beside sgemm_1024 / sgemm_2048 */
+    printf("LOWP bfloat16 %s\n", ct__gemm_lowp_kernel(CT_BFLOAT16, 1024));
+    for (int n = 1024; n <= 2048; n *= 2) {
+        for (int h = 0; h < 2; h++) {
+            work w = {0};
+            w.k = K_MM;
+            w.a = ct_to_dtype(randn2(n, n), h ? CT_FLOAT16 : CT_BFLOAT16);
+            w.b = ct_to_dtype(randn2(n, n), h ? CT_FLOAT16 : CT_BFLOAT16);
+            snprintf(name, sizeof name, "%s_%d", h ? "hgemm" : "bgemm", n);
+            snprintf(sub, sizeof sub, "%d", n);
+            measure(name, h ? "hgemm (N,N)@(N,N) float16" : "bgemm (N,N)@(N,N) bfloat16", sub,
+                    "ctorch", &w, threads);
+            ct_free(w.a);
+            ct_free(w.b);
+        }
     }
     /* quickstart MLP: forward x @ W^T, backward g^T @ x and g @ W */
     static const struct { int b, i, o; } lin[] = {{64, 784, 512}, {64, 512, 512}, {64, 512, 10}};

@@ -183,6 +183,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(index2)                                                                               \
     X(decomp)                                                                               \
     X(half2)                                                                                \
+    X(lowp)                                                                                 \
     X(module)                                                                               \
     X(safetensors)                                                                          \
     X(pool)                                                                                 \

@@ -321,7 +321,7 @@ def fmt_time(s):
 
 def op_work(name):
     """('GFLOP/s', flops) for GEMMs, ('GB/s', bytes) for pointwise ops, else (None, None)."""
-    m = re.match(r"sgemm_(\d+)$", name)
+    m = re.match(r"[sbh]gemm_(\d+)$", name)
     if m:
         n = int(m.group(1))
         return "GFLOP/s", 2.0 * n ** 3
@@ -347,6 +347,21 @@ def op_work(name):
     if name in ("bf16_add_16M", "f16_to_f32_16M"):  # 2 + 2 + 2 and 2 + 4 bytes per element
         return "GB/s", 6.0 * 16 * 1024 * 1024
     return None, None
+
+
+def print_lowp_vs_sgemm(ct, th, path):
+    """bfloat16 / float16 GEMM against ctorch's own float32 GEMM and PyTorch's same dtype."""
+    for threads in (1, 2):
+        for pre, dt in (("bgemm", "bfloat16"), ("hgemm", "float16")):
+            for n in (1024, 2048):
+                c, s = ct.get(("%s_%d" % (pre, n), threads)), ct.get(("sgemm_%d" % n, threads))
+                t = th.get(("%s_%d" % (pre, n), threads))
+                if c and s:
+                    print("%s GEMM %d at %d thread%s (%s): %.2fx ctorch's float32 GEMM, "
+                          "%s PyTorch's %s matmul" % (
+                              dt, n, threads, "" if threads == 1 else "s",
+                              path if pre == "bgemm" else "portable", s / c,
+                              "%.2fx" % (t / c) if t else "-", dt))
 
 
 def print_conv_vs_gemm(ct):
@@ -402,6 +417,8 @@ def ops_part(a):
         out = run([BENCH_OPS, "--threads", str(threads), "--min-run-time", str(a.min_run_time),
                    "--no-compare"])
         blas_cfg = blas_cfg or re.search(r"^openblas: (.*)$", out, re.M).group(1)
+        lowp = re.search(r"^LOWP bfloat16 (.*)$", out, re.M)
+        lowp_path = lowp.group(1) if lowp else "-"
         ct.update(parse_results(out))
         for policy in () if a.skip_torch else policies(threads):
             out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_ops.py"),
@@ -445,6 +462,7 @@ def ops_part(a):
                     "%.0f%%" % (100 * work / t / tri_bw) if tri_bw and t else "-", "GB/s"))
             print(" ".join(cols).rstrip(), flush=True)
     print_conv_vs_gemm(ct)
+    print_lowp_vs_sgemm(ct, th, lowp_path)
     print()
     print("ctorch, torch: time per call, the best blocked_autorange block (results allocated "
           "per call,\nas users write them); ct/torch < 1: ctorch is faster. torch at 2 threads: "

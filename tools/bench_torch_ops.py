@@ -24,6 +24,11 @@ def workloads():
         a, b = torch.randn(n, n), torch.randn(n, n)
         out.append(("sgemm_%d" % n, "sgemm (N,N)@(N,N)", str(n), "torch.mm(a, b)",
                     {"a": a, "b": b}))
+    for n in (1024, 2048):
+        for pre, dt, lab in (("bgemm", torch.bfloat16, "bgemm (N,N)@(N,N) bfloat16"),
+                             ("hgemm", torch.float16, "hgemm (N,N)@(N,N) float16")):
+            a, b = torch.randn(n, n).to(dt), torch.randn(n, n).to(dt)
+            out.append(("%s_%d" % (pre, n), lab, str(n), "torch.mm(a, b)", {"a": a, "b": b}))
     lin = ((64, 784, 512), (64, 512, 512), (64, 512, 10))
     for bn, i, o in lin:
         x, w = torch.randn(bn, i), torch.randn(o, i)

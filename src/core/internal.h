@@ -419,6 +419,18 @@ CT__INTERNAL bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_
                                const void *B, int64_t rsb, int64_t csb, int64_t beta, void *C,
                                int64_t rsc);
 
+/* bfloat16 / float16 GEMM (ops/gemm_lowp.c): C = alpha * (A @ B) + beta * C with A and B of
+   dtype d (CT_BFLOAT16 or CT_FLOAT16), C of dtype dc (d, rounded once to nearest even, or
+   CT_FLOAT32), strides in elements, float32 accumulation; beta == 0 does not read C.
+   false: CT_ERR_OOM recorded for op. */
+CT__INTERNAL bool ct__gemm_lowp(const char *op, ct_dtype d, int64_t M, int64_t N, int64_t K,
+                                float alpha, const void *A, int64_t rsa, int64_t csa,
+                                const void *B, int64_t rsb, int64_t csb, float beta, void *C,
+                                ct_dtype dc, int64_t rsc, int64_t csc);
+/* The kernel path ct__gemm_lowp takes for dtype d and M rows here: "AMX", "AVX512-BF16" or
+   "portable" (for benchmarks' reports). */
+CT__INTERNAL const char *ct__gemm_lowp_kernel(ct_dtype d, int64_t M);
+
 /* ---- softmax rows (ops/softmax.c), shared with cross-entropy (nn/loss.c) ------------- */
 /* One contiguous row x[0..R): CT__SOFTMAX_EXP writes its softmax into y, CT__SOFTMAX_LOG its
    log_softmax, CT__SOFTMAX_LSE nothing (y unused). Returns lse = max + log(sum(exp(x - max)))

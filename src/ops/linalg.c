@@ -73,6 +73,11 @@ static bool ct__gemm(const char *op, const ct_tensor *a, const ct_tensor *b, ct_
     if (!ct_dtype_is_floating_point(c->dtype)) {
         return ct__gemm_integer(op, a, b, c, (int64_t)alpha, (int64_t)beta);
     }
+    if (ct__is_half(c->dtype)) {
+        return ct__gemm_lowp(op, c->dtype, M, N, K, (float)alpha, ct__data(a), a->strides[0],
+                             a->strides[1], ct__data(b), b->strides[0], b->strides[1],
+                             (float)beta, ct__data(c), c->dtype, c->strides[0], c->strides[1]);
+    }
 #ifdef CTORCH_OPENBLAS
     /* cblas (row-major) needs a unit stride in one dim of each operand */
     int64_t lda, ldb;
@@ -684,19 +689,22 @@ CT__GLUE_BEGIN
    reports its own too, as in torch.profiler. linear on (*, in) is one op with one node
    (PyTorch's name for it, AddmmBackward0); ctorch::linear_relu is ctorch's own fused
    Linear+ReLU (nn.Sequential runs it for a Linear followed by a ReLU). */
+/* Kernel tables of the GEMM kernels: every numeric dtype, float16 and bfloat16 included
+   (ops/gemm_lowp.c). */
+#define CT__K_GEMM(K) {NULL, NULL, K, K, K, K, K, K, K, K, K}
 #define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
                     FLOPS)                                                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
                                        OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
 CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
-            ct__mm_meta, CT__K_NUMERIC(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
+            ct__mm_meta, CT__K_GEMM(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
             ct__mm_record, ct__flops_01)
 CT__GEMM_OP(addmm, "aten::addmm", "addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar "
             "beta=1, Scalar alpha=1) -> Tensor", "ct_addmm", 0, 0u, ct__addmm_meta,
-            CT__K_NUMERIC(ct__addmm_kernel), NULL, "AddmmBackward0", ct__addmm_backward, 0u,
+            CT__K_GEMM(ct__addmm_kernel), NULL, "AddmmBackward0", ct__addmm_backward, 0u,
             ct__addmm_record, ct__flops_12)
 CT__GEMM_OP(linear, "aten::linear", "linear(Tensor input, Tensor weight, Tensor? bias=None) -> "
-            "Tensor", "ct_linear", 0, 1u << 2, ct__linear_meta, CT__K_NUMERIC(ct__linear_kernel),
+            "Tensor", "ct_linear", 0, 1u << 2, ct__linear_meta, CT__K_GEMM(ct__linear_kernel),
             NULL, "AddmmBackward0", ct__linear_backward, 0u, ct__linear_record,
             ct__linear_flops)
 CT__GEMM_OP(linear_relu, "ctorch::linear_relu", "linear_relu(Tensor input, Tensor weight, Tensor? "
@@ -704,7 +712,7 @@ CT__GEMM_OP(linear_relu, "ctorch::linear_relu", "linear_relu(Tensor input, Tenso
             ct__linear_meta, CT__K_FLOAT(ct__linear_kernel), NULL, "LinearReluBackward",
             ct__linear_backward, 0u, ct__linear_record, ct__linear_flops)
 CT__GEMM_OP(bmm, "aten::bmm", "bmm(Tensor self, Tensor mat2) -> Tensor", "ct_bmm", 0, 0u,
-            ct__bmm_meta, CT__K_NUMERIC(ct__bmm_kernel), NULL, "BmmBackward0", ct__bmm_backward,
+            ct__bmm_meta, CT__K_GEMM(ct__bmm_kernel), NULL, "BmmBackward0", ct__bmm_backward,
             (1u << 0) | (1u << 1), NULL, ct__flops_01)
 CT__GEMM_OP(dot, "aten::dot", "dot(Tensor self, Tensor tensor) -> Tensor", "ct_dot", 0, 0u,
             ct__dot_meta, CT__K_NONE, ct__dot_composite, NULL, NULL, 0u, NULL, ct__flops_01)
@@ -714,6 +722,7 @@ CT__GEMM_OP(matmul, "aten::matmul", "matmul(Tensor self, Tensor other) -> Tensor
             0, 0u, ct__matmul_meta, CT__K_NONE, ct__matmul_composite, NULL, NULL, 0u, NULL,
             ct__flops_01)
 #undef CT__GEMM_OP
+#undef CT__K_GEMM
 
 /* ---- public functions ---------------------------------------------------------------------- */
 static ct_tensor *ct__call_gemm(const ct_op *op, const char *fn, const ct_tensor *const *in,

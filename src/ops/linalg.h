@@ -1,7 +1,10 @@
 /* ops/linalg.h - matrix products on the packed GEMM (ops/gemm.c) or cblas.
  *
- * Dtypes: float32, float64, float16/bfloat16 (computed in float32) and the integer dtypes
- * uint8, int8, int16, int32, int64 (both operands the same dtype; the result has it). Integer
+ * Dtypes: float32, float64, float16/bfloat16 (float32 accumulation, rounded once; bfloat16
+ * mm, addmm, linear and bmm run AMX or AVX512-BF16 kernels where the CPU has them, found at
+ * run time, ops/gemm_lowp.c: like PyTorch's, their last bits differ between CPUs with AMX,
+ * AVX512-BF16 or neither) and the integer dtypes uint8, int8, int16, int32, int64 (both
+ * operands the same dtype; the result has it). Integer
  * products are PyTorch's CPU integer GEMM: sums and products wrap modulo 2^bits (C++ integer
  * arithmetic as PyTorch's, without its undefined behaviour), no autograd. bool is rejected
  * as PyTorch's kernels do: CT_ERR_DTYPE "\"addmm_impl_cpu_\" not implemented for 'Bool'"
