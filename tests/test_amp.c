@@ -265,7 +265,362 @@ static void test_amp_golden_dtypes(void)
     CHECK(ct_backend_unregister(CT_CUDA) == CT_OK);
 }
 
+/* ---- the lists, nesting, the cache, gradients ------------------------------------------- */
+static void test_amp_lists(void)
+{
+    int n[6];
+    CHECK(ct_autocast_cpu_lower_ops(&n[0]) && ct_autocast_cpu_fp32_ops(&n[1]) &&
+          ct_autocast_cpu_promote_ops(&n[2]) && ct_autocast_cuda_lower_ops(&n[3]) &&
+          ct_autocast_cuda_fp32_ops(&n[4]) && ct_autocast_cuda_promote_ops(&n[5]));
+    CHECK(n[0] == 20 && n[1] == 90 && n[2] == 3 && n[3] == 23 && n[4] == 51 && n[5] == 10);
+    CHECK(!strcmp(ct_autocast_cpu_promote_ops(NULL)[2], "index_copy"));
+    CHECK(ct_autocast_policy(CT_CPU, "aten::mm") == CT_AUTOCAST_LOWER_PRECISION);
+    CHECK(ct_autocast_policy(CT_CPU, "aten::convolution") == CT_AUTOCAST_LOWER_PRECISION);
+    CHECK(ct_autocast_policy(CT_CPU, "cross_entropy_loss") == CT_AUTOCAST_FP32);
+    CHECK(ct_autocast_policy(CT_CPU, "aten::softmax") == CT_AUTOCAST_NONE);
+    CHECK(ct_autocast_policy(CT_CUDA, "aten::softmax") == CT_AUTOCAST_FP32);
+    CHECK(ct_autocast_policy(CT_CUDA, "aten::pow.Tensor_Scalar") == CT_AUTOCAST_FP32);
+    CHECK(ct_autocast_policy(CT_CUDA, "ctorch::linear_relu") == CT_AUTOCAST_LOWER_PRECISION);
+    CHECK(ct_autocast_policy(CT_CUDA, "aten::native_layer_norm") == CT_AUTOCAST_FP32);
+    CHECK(ct_autocast_policy(CT_CPU, "aten::stack") == CT_AUTOCAST_PROMOTE);
+    CHECK(ct_autocast_policy(CT_PRIVATEUSE1, "aten::mm") == CT_AUTOCAST_NONE);
+    CHECK(ct_autocast_policy(CT_CPU, NULL) == CT_AUTOCAST_NONE);
+    CHECK(ct_is_autocast_available(CT_CPU) && ct_is_autocast_available(CT_CUDA) &&
+          !ct_is_autocast_available(CT_PRIVATEUSE1));
+}
+
+static ct_dtype amp_mm_dtype(const ct_tensor *a)
+{
+    ct_tensor *r = ct_mm(a, a);
+    return r ? ct_tensor_dtype(r) : CT_DTYPE_COUNT;
+}
+
+static void test_amp_nesting(void)
+{
+    ct_scope_begin();
+    const int64_t s[2] = {2, 2};
+    ct_tensor *a = ct_ones(s, 2, CT_FLOAT32), *d = ct_ones(s, 2, CT_FLOAT64);
+    CHECK(!ct_is_autocast_enabled(CT_CPU) && !ct_is_autocast_enabled(CT_CUDA));
+    CHECK(ct_get_autocast_dtype(CT_CPU) == CT_BFLOAT16);
+    CHECK(ct_get_autocast_dtype(CT_CUDA) == CT_FLOAT16);
+    CHECK(ct_autocast_begin(CT_CPU, CT_DTYPE_DEFAULT, true) == CT_OK);
+    CHECK(ct_is_autocast_enabled(CT_CPU) && !ct_is_autocast_enabled(CT_CUDA));
+    CHECK(amp_mm_dtype(a) == CT_BFLOAT16);
+    CHECK(amp_mm_dtype(d) == CT_FLOAT64); /* float64 is never cast */
+    CHECK(ct_autocast_begin(CT_CPU, CT_FLOAT16, true) == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_FLOAT16 && ct_get_autocast_dtype(CT_CPU) == CT_FLOAT16);
+    CHECK(ct_autocast_begin(CT_CPU, CT_DTYPE_DEFAULT, true) == CT_OK); /* enabled=False */
+    CHECK(ct_set_autocast_enabled(CT_CPU, false) == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_FLOAT32 && !ct_is_autocast_enabled(CT_CPU));
+    CHECK(ct_autocast_end() == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_FLOAT16);
+    CHECK(ct_autocast_end() == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_BFLOAT16 && ct_get_autocast_dtype(CT_CPU) == CT_BFLOAT16);
+    CHECK(ct_autocast_end() == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_FLOAT32 && !ct_is_autocast_enabled(CT_CPU));
+    /* torch.set_autocast_enabled / set_autocast_dtype outside a region */
+    CHECK(ct_set_autocast_dtype(CT_CPU, CT_FLOAT16) == CT_OK);
+    CHECK(ct_set_autocast_enabled(CT_CPU, true) == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_FLOAT16);
+    CHECK(ct_set_autocast_enabled(CT_CPU, false) == CT_OK);
+    CHECK(ct_set_autocast_dtype(CT_CPU, CT_BFLOAT16) == CT_OK);
+    CHECK(amp_mm_dtype(a) == CT_FLOAT32);
+    ct_scope_end();
+}
+
+/* Counts the casts (aten::_to_copy calls) the dispatcher sees. */
+static bool amp_count_copies(void *user, ct_op_call *c)
+{
+    *(int *)user += !strcmp(c->op->name, "aten::_to_copy");
+    return false;
+}
+
+static int amp_casts_of_two_mm(bool cache_enabled, bool nested)
+{
+    const int64_t s[2] = {2, 2};
+    const double v[4] = {1, 2, 3, 4};
+    ct_tensor *w = ct_test_param(v, s, 2, CT_FLOAT32);
+    int copies = 0;
+    ct_scope_begin();
+    ct_tensor *x = ct_ones(s, 2, CT_FLOAT32);
+    ct_dispatch_hook h = {amp_count_copies, NULL, &copies};
+    CHECK(ct_dispatch_hook_push(&h) == CT_OK);
+    CHECK(ct_autocast_begin(CT_CPU, CT_DTYPE_DEFAULT, cache_enabled) == CT_OK);
+    CHECK(ct_tensor_dtype(ct_mm(x, w)) == CT_BFLOAT16);
+    CHECK(!nested || ct_autocast_begin(CT_CPU, CT_DTYPE_DEFAULT, cache_enabled) == CT_OK);
+    CHECK(ct_tensor_dtype(ct_mm(x, w)) == CT_BFLOAT16);
+    CHECK(!nested || ct_autocast_end() == CT_OK);
+    CHECK(ct_autocast_end() == CT_OK);
+    CHECK(ct_dispatch_hook_pop() == CT_OK);
+    ct_scope_end();
+    ct_free(w);
+    return copies;
+}
+
+static void test_amp_weight_cache(void)
+{
+    /* x (no grad) is cast by each mm; the parameter w once per outermost region */
+    CHECK(amp_casts_of_two_mm(true, false) == 3);
+    CHECK(amp_casts_of_two_mm(true, true) == 3);
+    CHECK(amp_casts_of_two_mm(false, false) == 4);
+    CHECK(amp_casts_of_two_mm(true, false) == 3); /* the cache was dropped at the end */
+}
+
+static void test_amp_gradients(void)
+{
+    const int64_t sw[2] = {2, 3}, sb[1] = {2}, sx[2] = {4, 3};
+    const double wv[6] = {0.5, -1, 2, 0.25, 1.5, -0.75}, bv[2] = {0.1, -0.2};
+    ct_tensor *w = ct_test_param(wv, sw, 2, CT_FLOAT32), *b = ct_test_param(bv, sb, 1, CT_FLOAT32);
+    ct_scope_begin();
+    ct_tensor *x = ct_test_wave_tensor(sx, 2, 0, 1.0, CT_FLOAT32);
+    CHECK(ct_autocast_begin(CT_CPU, CT_BFLOAT16, true) == CT_OK);
+    ct_tensor *y = ct_linear(x, w, b);
+    CHECK(y && ct_tensor_dtype(y) == CT_BFLOAT16);
+    ct_tensor *loss = ct_sum(ct_to_dtype(y, CT_FLOAT32));
+    CHECK(ct_autocast_end() == CT_OK);
+    CHECK(ct_backward(loss, NULL, false) == CT_OK);
+    CHECK(ct_grad(w) && ct_tensor_dtype(ct_grad(w)) == CT_FLOAT32);
+    CHECK(ct_grad(b) && ct_tensor_dtype(ct_grad(b)) == CT_FLOAT32);
+    /* d loss / d w[i][j] = sum_n x[n][j] (x rounded to bfloat16), d loss / d b = 4 */
+    ct_tensor *xs = ct_sum_dim(ct_to_dtype(ct_to_dtype(x, CT_BFLOAT16), CT_FLOAT64), 0, false);
+    double want[6], wb[2] = {4, 4};
+    for (int j = 0; j < 3; j++) {
+        want[j] = want[3 + j] = ct_item(ct_select(xs, 0, j));
+    }
+    CHECK_TENSOR(ct_grad(w), want, 6, 1e-2, 1e-2);
+    CHECK_TENSOR(ct_grad(b), wb, 2, 0, 0);
+    ct_scope_end();
+    ct_free(w);
+    ct_free(b);
+}
+
+/* ---- GradScaler ------------------------------------------------------------------------- */
+static void amp_poison_grad(ct_tensor *p, int64_t i, int kind)
+{
+    if (kind) {
+        CHECK(ct_fill_(ct_select(ct_grad(p), 0, i), kind == 1 ? INFINITY : NAN) != NULL);
+    }
+}
+
+/* The generator's schedule: SGD on p = (1, -2), loss = sum(p * p) * (1 + it / 10), the
+   gradient's element it % 2 made inf or NaN on scripted iterations. */
+static void test_amp_scaler_golden(void)
+{
+    const int64_t s[1] = {2};
+    const double pv[2] = {1, -2};
+    ct_tensor *p = ct_test_param(pv, s, 1, CT_FLOAT32);
+    ct_sgd_opts so = ct_sgd_defaults();
+    so.lr = 0.01;
+    ct_optimizer *opt = ct_sgd_new(&p, 1, &so);
+    ct_grad_scaler_opts o = ct_grad_scaler_defaults();
+    o.init_scale = 1024;
+    o.growth_interval = 3;
+    ct_grad_scaler *sc = ct_grad_scaler_new(&o);
+    int n = (int)(sizeof amp_golden_scaler / sizeof amp_golden_scaler[0]);
+    CHECK(n >= 30);
+    for (int it = 0; it < n; it++) {
+        const double *g = amp_golden_scaler[it];
+        ct_scope_begin();
+        ct_optimizer_zero_grad(opt, true);
+        ct_tensor *loss = ct_mul_scalar(ct_sum(ct_mul(p, p)), 1.0 + it / 10.0);
+        CHECK(ct_backward(ct_grad_scaler_scale(sc, loss), NULL, false) == CT_OK);
+        amp_poison_grad(p, it % 2, (int)g[0]);
+        bool ran = true;
+        CHECK(ct_grad_scaler_step(sc, opt, &ran) == CT_OK);
+        CHECK(ct_grad_scaler_update(sc) == CT_OK);
+        CHECK_MSG(ct_grad_scaler_get_scale(sc) == g[1] && ran == (g[2] != 0),
+                  "iteration %d: scale %g ran %d, PyTorch %g %g", it,
+                  ct_grad_scaler_get_scale(sc), ran, g[1], g[2]);
+        CHECK_TENSOR(p, g + 3, 2, 1e-6, 0);
+        ct_scope_end();
+    }
+    ct_grad_scaler_free(sc);
+    ct_optimizer_free(opt);
+    ct_free(p);
+}
+
+/* Every optimizer skips its step on an inf gradient and steps on finite ones; clipping
+   after unscale_ sees the unscaled gradients. */
+static void test_amp_scaler_optimizers(void)
+{
+    const int64_t s[1] = {2};
+    const double pv[2] = {3, -4};
+    for (int k = 0; k < 9; k++) {
+        ct_tensor *p = ct_test_param(pv, s, 1, CT_FLOAT32);
+        ct_optimizer *opt = k == 0 ? ct_sgd_new(&p, 1, NULL) : k == 1 ? ct_adam_new(&p, 1, NULL)
+                            : k == 2 ? ct_adamw_new(&p, 1, NULL)
+                            : k == 3 ? ct_rmsprop_new(&p, 1, NULL)
+                            : k == 4 ? ct_adagrad_new(&p, 1, NULL)
+                            : k == 5 ? ct_adadelta_new(&p, 1, NULL)
+                            : k == 6 ? ct_adamax_new(&p, 1, NULL)
+                            : k == 7 ? ct_nadam_new(&p, 1, NULL) : ct_radam_new(&p, 1, NULL);
+        ct_grad_scaler *sc = ct_grad_scaler_new(NULL);
+        for (int it = 0; it < 2; it++) {
+            ct_scope_begin();
+            ct_optimizer_zero_grad(opt, true);
+            ct_tensor *loss = ct_mul_scalar(ct_sum(ct_mul(p, p)), 0.5); /* grad = p */
+            CHECK(ct_backward(ct_grad_scaler_scale(sc, loss), NULL, false) == CT_OK);
+            amp_poison_grad(p, 0, it == 0);
+            CHECK(ct_grad_scaler_unscale_(sc, opt) == CT_OK);
+            ct_tensor *norm = ct_clip_grad_norm_(&p, 1, 1.0, 2.0, false);
+            double before = ct_item(ct_select(p, 0, 1)), want = it == 0 ? INFINITY : 5.0;
+            CHECK_MSG(norm && ct_item(norm) == want, "%s: norm %g", ct_optimizer_name(opt),
+                      norm ? ct_item(norm) : NAN);
+            bool ran = it == 0;
+            CHECK(ct_grad_scaler_step(sc, opt, &ran) == CT_OK && ran == (it == 1));
+            CHECK(ct_grad_scaler_update(sc) == CT_OK);
+            CHECK((ct_item(ct_select(p, 0, 1)) != before) == (it == 1));
+            CHECK(ct_grad_scaler_get_scale(sc) == 32768.0);
+            ct_scope_end();
+        }
+        ct_grad_scaler_free(sc);
+        ct_optimizer_free(opt);
+        ct_free(p);
+    }
+}
+
+static void test_amp_scaler_state(void)
+{
+    const int64_t s[1] = {2};
+    const double pv[2] = {1, 2};
+    ct_tensor *p = ct_test_param(pv, s, 1, CT_FLOAT32);
+    ct_optimizer *opt = ct_sgd_new(&p, 1, NULL);
+    ct_grad_scaler_opts o = ct_grad_scaler_defaults();
+    CHECK(o.init_scale == 65536.0 && o.growth_factor == 2.0 && o.backoff_factor == 0.5 &&
+          o.growth_interval == 2000 && o.enabled);
+    ct_grad_scaler *sc = ct_grad_scaler_new(NULL);
+    CHECK(ct_grad_scaler_get_scale(sc) == 65536.0 && ct_grad_scaler_is_enabled(sc));
+    ct_scope_begin();
+    CHECK(ct_backward(ct_grad_scaler_scale(sc, ct_sum(p)), NULL, false) == CT_OK);
+    CHECK(ct_grad_scaler_step(sc, opt, NULL) == CT_OK);
+    CHECK(ct_grad_scaler_update(sc) == CT_OK);
+    ct_scope_end();
+    ct_state_dict *sd = ct_grad_scaler_state_dict(sc);
+    double v = 0;
+    int64_t i = -1;
+    CHECK(ct_state_dict_len(sd) == 5 && ct_state_dict_get_double(sd, "scale", &v) && v == 65536);
+    CHECK(ct_state_dict_get_int(sd, "_growth_tracker", &i) && i == 1);
+    CHECK(ct_state_dict_set_double(sd, "scale", 8.0) == CT_OK);
+    ct_grad_scaler *sc2 = ct_grad_scaler_new(NULL);
+    CHECK(ct_grad_scaler_load_state_dict(sc2, sd) == CT_OK);
+    CHECK(ct_grad_scaler_get_scale(sc2) == 8.0);
+    ct_state_dict_free(sd);
+    /* disabled: a pass-through (one code path for both precisions) */
+    o.enabled = false;
+    ct_grad_scaler *off = ct_grad_scaler_new(&o);
+    ct_scope_begin();
+    ct_tensor *loss = ct_sum(p);
+    CHECK(ct_grad_scaler_scale(off, loss) == loss && ct_grad_scaler_get_scale(off) == 1.0);
+    CHECK(ct_backward(loss, NULL, false) == CT_OK);
+    bool ran = false;
+    CHECK(ct_grad_scaler_step(off, opt, &ran) == CT_OK && ran);
+    CHECK(ct_grad_scaler_update(off) == CT_OK);
+    sd = ct_grad_scaler_state_dict(off);
+    CHECK(sd && ct_state_dict_len(sd) == 0);
+    CHECK(ct_grad_scaler_load_state_dict(sc2, sd) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "The source state dict is empty, possibly because it was saved "
+                "from a disabled instance of GradScaler.");
+    ct_state_dict_free(sd);
+    ct_scope_end();
+    ct_grad_scaler_free(off);
+    ct_grad_scaler_free(sc2);
+    ct_grad_scaler_free(sc);
+    ct_optimizer_free(opt);
+    ct_free(p);
+}
+
+/* ---- bad use: PyTorch's errors ---------------------------------------------------------- */
+static void test_amp_errors(void)
+{
+    CHECK(ct_autocast_begin(CT_CPU, CT_FLOAT64, true) == CT_ERR_DTYPE);
+    CHECK_ERROR(CT_ERR_DTYPE, "In CPU autocast, but the target dtype is not supported. "
+                "Disabling autocast.\nCPU Autocast only supports dtypes of torch.bfloat16, "
+                "torch.float16 currently.");
+    CHECK(!ct_is_autocast_enabled(CT_CPU) && ct_autocast_end() == CT_OK);
+    CHECK(ct_autocast_begin(CT_CUDA, CT_DTYPE_DEFAULT, true) == CT_ERR_DEVICE);
+    CHECK_ERROR(CT_ERR_DEVICE, "CUDA is not available or torch_xla is imported. Disabling "
+                "autocast.");
+    CHECK(ct_autocast_end() == CT_OK);
+    CHECK(ct_autocast_begin(CT_PRIVATEUSE1, CT_DTYPE_DEFAULT, true) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "User specified an unsupported autocast device_type "
+                "'privateuseone'");
+    CHECK(ct_autocast_end() == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "no autocast region is open");
+    CHECK(ct_set_autocast_dtype(CT_CPU, CT_DTYPE_DEFAULT) == CT_ERR_VALUE);
+    ct_error_clear();
+    /* CUDA's ban of binary_cross_entropy, through the CUDA lists on CPU tensors */
+    amp_cuda_register();
+    ct_scope_begin();
+    const int64_t s[1] = {3};
+    ct_tensor *h = ct_full(s, 1, 0.5, CT_FLOAT32);
+    amp_mode_begin(2);
+    CHECK(!ct_binary_cross_entropy(h, h, NULL, CT_REDUCTION_MEAN));
+    CHECK_ERROR(CT_ERR_VALUE, "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss "
+                "are unsafe to autocast.");
+    amp_mode_end();
+    ct_scope_end();
+    CHECK(ct_backend_unregister(CT_CUDA) == CT_OK);
+
+    ct_grad_scaler_opts o = ct_grad_scaler_defaults();
+    o.growth_factor = 1.0;
+    CHECK(!ct_grad_scaler_new(&o));
+    CHECK_ERROR(CT_ERR_VALUE, "The growth factor must be > 1.0.");
+    o = ct_grad_scaler_defaults();
+    o.backoff_factor = 1.0;
+    CHECK(!ct_grad_scaler_new(&o));
+    CHECK_ERROR(CT_ERR_VALUE, "The backoff factor must be < 1.0.");
+
+    const double pv[3] = {1, 2, 3};
+    ct_tensor *p = ct_test_param(pv, s, 1, CT_FLOAT32), *q = ct_test_param(pv, s, 1, CT_FLOAT32);
+    ct_tensor *hp = ct_test_param(pv, s, 1, CT_FLOAT16);
+    ct_optimizer *opt = ct_sgd_new(&p, 1, NULL), *other = ct_sgd_new(&q, 1, NULL);
+    ct_optimizer *half = ct_sgd_new(&hp, 1, NULL);
+    ct_grad_scaler *sc = ct_grad_scaler_new(NULL);
+    CHECK(ct_grad_scaler_step(sc, opt, NULL) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "Attempted step but _scale is None.  This may indicate your "
+                "script did not use scaler.scale(loss or outputs) earlier in the iteration.");
+    CHECK(ct_grad_scaler_unscale_(sc, opt) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "Attempted unscale_ but _scale is None.");
+    CHECK(ct_grad_scaler_update(sc) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "Attempted update but _scale is None.");
+    ct_scope_begin();
+    CHECK(ct_backward(ct_grad_scaler_scale(sc, ct_sum(p)), NULL, false) == CT_OK);
+    CHECK(ct_grad_scaler_update(sc) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "No inf checks were recorded prior to update.");
+    CHECK(ct_grad_scaler_unscale_(sc, opt) == CT_OK);
+    CHECK(ct_grad_scaler_unscale_(sc, opt) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "unscale_() has already been called on this optimizer since the "
+                "last update().");
+    CHECK(ct_grad_scaler_step(sc, opt, NULL) == CT_OK);
+    CHECK(ct_grad_scaler_step(sc, opt, NULL) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "step() has already been called since the last update().");
+    CHECK(ct_grad_scaler_unscale_(sc, opt) == CT_ERR_STATE);
+    CHECK_ERROR(CT_ERR_STATE, "unscale_() is being called after step().");
+    CHECK(ct_grad_scaler_step(sc, other, NULL) == CT_ERR_STATE); /* q has no .grad */
+    CHECK_ERROR(CT_ERR_STATE, "No inf checks were recorded for this optimizer.");
+    CHECK(ct_backward(ct_grad_scaler_scale(sc, ct_sum(hp)), NULL, false) == CT_OK);
+    CHECK(ct_grad_scaler_unscale_(sc, half) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "Attempting to unscale FP16 gradients.");
+    CHECK(ct_grad_scaler_update(sc) == CT_OK);
+    ct_scope_end();
+    ct_grad_scaler_free(sc);
+    ct_optimizer_free(half);
+    ct_optimizer_free(other);
+    ct_optimizer_free(opt);
+    ct_free(hp);
+    ct_free(q);
+    ct_free(p);
+}
+
 void test_amp(void)
 {
     RUN(test_amp_golden_dtypes);
+    RUN(test_amp_lists);
+    RUN(test_amp_nesting);
+    RUN(test_amp_weight_cache);
+    RUN(test_amp_gradients);
+    RUN(test_amp_scaler_golden);
+    RUN(test_amp_scaler_optimizers);
+    RUN(test_amp_scaler_state);
+    RUN(test_amp_errors);
 }
