@@ -215,7 +215,7 @@ typedef struct ct__ac_state {
     ct_dtype dtype[2]; /* CT_DTYPE_DEFAULT: the default, bfloat16 / float16 */
     bool enabled[2];
     bool cache_disabled;
-    bool excluded; /* inside a listed op: its own calls are not autocast */
+    bool excluded; /* inside an op: the calls it makes are not autocast */
     bool slow;     /* this thread holds one count of the dispatcher's slow path */
     ct_device_type cpu_lists; /* whose state and lists CPU tensors take (tests: CT_CUDA) */
     int depth;
