@@ -6717,7 +6717,7 @@ CTORCH_API ct_status ct_grad_scaler_update(ct_grad_scaler *scaler);
 /* The current scale (init_scale before the first scale call; 1.0 when disabled; NAN for
    NULL). Mirrors: GradScaler.get_scale(). */
 CTORCH_API double ct_grad_scaler_get_scale(const ct_grad_scaler *scaler);
-/* Whether the scaler is enabled. Mirrors: GradScaler.is_enabled(). */
+/* Whether the scaler is enabled (false for NULL). Mirrors: GradScaler.is_enabled(). */
 CTORCH_API bool ct_grad_scaler_is_enabled(const ct_grad_scaler *scaler);
 /* A new state dict: doubles "scale", "growth_factor", "backoff_factor" and ints
    "growth_interval", "_growth_tracker" (PyTorch's keys); empty when disabled. Free with

@@ -348,6 +348,17 @@ OUTCOME = {
     ("ct_embedding_bag", "per_sample_weights"): "accepted",
     ("ct_embedding_bag_forward", "offsets"): "accepted",
     ("ct_embedding_bag_forward", "per_sample_weights"): "accepted",
+    # amp/: the op name of ct_autocast_policy (CT_AUTOCAST_NONE), the lists' count pointer,
+    # GradScaler.step's `stepped`, is_enabled (false)
+    ("ct_autocast_policy", "op"): "accepted",
+    ("ct_autocast_cpu_lower_ops", "n"): "accepted",
+    ("ct_autocast_cpu_fp32_ops", "n"): "accepted",
+    ("ct_autocast_cpu_promote_ops", "n"): "accepted",
+    ("ct_autocast_cuda_lower_ops", "n"): "accepted",
+    ("ct_autocast_cuda_fp32_ops", "n"): "accepted",
+    ("ct_autocast_cuda_promote_ops", "n"): "accepted",
+    ("ct_grad_scaler_step", "stepped"): "accepted",
+    ("ct_grad_scaler_is_enabled", "scaler"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_csv_opts *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
@@ -361,7 +372,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_csv_opts *", "ct_sgd_opts *", "ct_adam_o
                   "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *",
                   "ct_scaled_dot_product_attention_opts *", "ct_multihead_attention_opts *",
                   "ct_multihead_attention_forward_opts *", "ct_transformer_layer_opts *",
-                  "ct_transformer_forward_opts *", "ct_distributed_sampler_opts *")
+                  "ct_transformer_forward_opts *", "ct_distributed_sampler_opts *",
+                  "ct_grad_scaler_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
