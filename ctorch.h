@@ -6801,6 +6801,178 @@ CTORCH_API ct_status ct_profiler_print_table(FILE *f, const char *sort_by, int r
 CTORCH_API ct_status ct_profiler_export_chrome_trace(const char *path);
 #endif
 
+// >>part amp/autocast.h
+/* amp/autocast.h - automatic mixed precision: autocast regions (torch.autocast).
+ *
+ * Inside a region opened by ct_autocast_begin on this thread, every op the dispatcher runs
+ * on tensors of the region's device type looks itself up in PyTorch's op lists for that
+ * device (torch.amp's documentation; the accessors below return them) and casts its floating
+ * inputs before it runs:
+ *   lower precision ops (mm, linear, conv2d, matmul, ...)  to the region's dtype
+ *   float32 ops (cross_entropy_loss, mse_loss, prod, ...)   to float32
+ *   promote ops (cat, stack; CUDA: addcmul, dot, ...)      to the widest input dtype
+ *                                                           (the region's dtype at least)
+ * Other ops run in their inputs' dtypes, so bfloat16 + float32 -> float32 as usual. The
+ * eligibility rules are PyTorch's: float64 inputs, non-floating inputs and wrapped C scalars
+ * are never cast; in-place ops and calls with an explicit dtype argument (ct_sum's dtype,
+ * ct_softmax's dtype) run as they are. The calls an op makes itself (a composite's) run
+ * with autocast off, as inside PyTorch's kernels, except in the unlisted ops PyTorch
+ * decomposes above autocast (tensordot, einsum, inner, kron, linalg_matrix_power). Casts are ct_to_dtype calls: differentiable, so gradients flow back to
+ * each input in its own dtype (a float32 parameter gets a float32 .grad).
+ * Weight cache: the cast of a float32 leaf that requires grad (a parameter) to the region's
+ * dtype is made once and reused by every op of the region (cache_enabled), then dropped when
+ * the outermost region ends, as PyTorch's autocast cache.
+ * CUDA state is separate from the CPU's (each device type has its own enabled flag and
+ * dtype); CPU autocast casts CPU tensors only.
+ * Thread safety: the state is per thread (PyTorch's is thread-local too).
+ * Backward: end the region before ct_backward, as PyTorch recommends; backward formulas run
+ * in the dtypes the forward chose.
+ */
+
+/* Opens an autocast region on this thread: autocast on for device_type with dtype
+   (CT_DTYPE_DEFAULT: ct_get_autocast_dtype(device_type), bfloat16 on the CPU and float16 on
+   CUDA at the start) and the weight cache on or off; the previous state of device_type and
+   the cache flag come back at the matching ct_autocast_end. Regions nest (up to 64); a
+   region inside may change the dtype, or turn autocast off with ct_set_autocast_enabled
+   (torch.autocast(..., enabled=False)).
+   Errors (the region is still opened, disabled, so that ct_autocast_end balances it, as
+   PyTorch warns and disables): CT_ERR_DTYPE "In CPU autocast, but the target dtype is not
+   supported. Disabling autocast.\nCPU Autocast only supports dtypes of torch.bfloat16,
+   torch.float16 currently." for another CPU dtype (float64, float32, integers); CT_ERR_DEVICE
+   "CUDA is not available or torch_xla is imported. Disabling autocast." for CT_CUDA without a
+   registered CUDA backend (or a CUDA dtype other than float16/bfloat16: CT_ERR_DTYPE as the
+   CPU's, with CUDA). Not opened: CT_ERR_VALUE "User specified an unsupported autocast
+   device_type 'privateuseone'" for other device types, CT_ERR_VALUE for an invalid dtype,
+   CT_ERR_STATE past 64 nested regions.
+   Mirrors: torch.autocast(device_type, dtype=None, enabled=True, cache_enabled=None).__enter__
+   (and torch.cpu.amp.autocast / torch.cuda.amp.autocast). */
+CTORCH_API ct_status ct_autocast_begin(ct_device_type device_type, ct_dtype dtype,
+                                       bool cache_enabled);
+/* Closes the innermost region: restores the state ct_autocast_begin saved; the outermost
+   end drops the weight cache. Errors: CT_ERR_STATE "no autocast region is open".
+   Mirrors: torch.autocast.__exit__. */
+CTORCH_API ct_status ct_autocast_end(void);
+/* Whether autocast is on for device_type on this thread (false for other device types).
+   Mirrors: torch.is_autocast_enabled(device_type). */
+CTORCH_API bool ct_is_autocast_enabled(ct_device_type device_type);
+/* Turns autocast on or off for device_type on this thread until the enclosing region ends
+   (outside any region: until changed again). Errors: CT_ERR_VALUE for a device type other
+   than CT_CPU and CT_CUDA. Mirrors: torch.set_autocast_enabled(device_type, enabled). */
+CTORCH_API ct_status ct_set_autocast_enabled(ct_device_type device_type, bool enabled);
+/* The dtype autocast runs lower precision ops in for device_type on this thread: bfloat16
+   for CT_CPU and float16 for CT_CUDA unless set; CT_DTYPE_DEFAULT for other device types.
+   Mirrors: torch.get_autocast_dtype(device_type). */
+CTORCH_API ct_dtype ct_get_autocast_dtype(ct_device_type device_type);
+/* Sets that dtype (used by regions opened with CT_DTYPE_DEFAULT, and by the current one).
+   Errors: CT_ERR_VALUE for another device type or an invalid dtype (CT_DTYPE_DEFAULT
+   included). Mirrors: torch.set_autocast_dtype(device_type, dtype). */
+CTORCH_API ct_status ct_set_autocast_dtype(ct_device_type device_type, ct_dtype dtype);
+/* Whether autocast supports device_type: true for CT_CPU and CT_CUDA (with or without a CUDA
+   device, as PyTorch). Mirrors: torch.amp.is_autocast_available(device_type). */
+CTORCH_API bool ct_is_autocast_available(ct_device_type device_type);
+/* The category of the op named op ("aten::mm", "mm" or "ctorch::linear_relu") in
+   device_type's lists: CT_AUTOCAST_LOWER_PRECISION, CT_AUTOCAST_FP32, CT_AUTOCAST_PROMOTE,
+   or CT_AUTOCAST_NONE (unlisted ops, NULL, other device types). ctorch ops that PyTorch
+   reaches through a listed op take its category: aten::convolution (every ct_conv* and
+   ct_conv_transpose*) as conv2d, ctorch::linear_relu as linear, aten::native_layer_norm as
+   layer_norm, aten::cross_entropy_loss as CUDA's cross_entropy, aten::linalg_multi_dot as
+   multi_dot; an op descriptor outside the lists may declare its own (ct_op.autocast).
+   Mirrors: the eligibility rules and op lists of torch.amp (autocast_mode.cpp). */
+CTORCH_API ct_autocast_category ct_autocast_policy(ct_device_type device_type, const char *op);
+/* PyTorch's op lists as its documentation names them (static strings; *n receives the count,
+   n may be NULL): CPU (bfloat16 and float16 alike) lower precision (20), float32 (90: the
+   documentation's 91 without its repeated "inverse"), promote (3); CUDA lower precision (23),
+   float32 (51), promote (10). Mirrors: the tables of torch.amp's "Autocast Op Reference". */
+CTORCH_API const char *const *ct_autocast_cpu_lower_ops(int *n);
+CTORCH_API const char *const *ct_autocast_cpu_fp32_ops(int *n);
+CTORCH_API const char *const *ct_autocast_cpu_promote_ops(int *n);
+CTORCH_API const char *const *ct_autocast_cuda_lower_ops(int *n);
+CTORCH_API const char *const *ct_autocast_cuda_fp32_ops(int *n);
+CTORCH_API const char *const *ct_autocast_cuda_promote_ops(int *n);
+
+// >>part amp/grad_scaler.h
+/* amp/grad_scaler.h - dynamic loss scaling for float16 training (torch.amp.GradScaler).
+ *
+ * One iteration, as PyTorch's:
+ *     ct_tensor *loss = ...forward under ct_autocast_begin(CT_CPU, CT_FLOAT16, true)...;
+ *     ct_backward(ct_grad_scaler_scale(scaler, loss), NULL, false); // gradients * scale
+ *     ct_grad_scaler_unscale_(scaler, opt);                      // optional: before clipping
+ *     ct_clip_grad_norm_(params, n, 1.0, 2.0, false);
+ *     ct_grad_scaler_step(scaler, opt, NULL);                    // skipped on inf/NaN grads
+ *     ct_grad_scaler_update(scaler);                             // backoff or growth
+ * The scale is a float32 (PyTorch's _scale tensor) made at the first ct_grad_scaler_scale; the
+ * inf/NaN checks are recorded per optimizer and combined by update. Works with every
+ * ct_optimizer (all its parameter groups) and any number of optimizers per iteration.
+ * Thread safety: one thread at a time per scaler.
+ */
+typedef struct ct_grad_scaler ct_grad_scaler;
+
+/* field            default  meaning
+   init_scale       65536    the scale before the first update (2**16)
+   growth_factor    2.0      scale *= growth_factor after growth_interval unskipped steps
+   backoff_factor   0.5      scale *= backoff_factor after an iteration with inf/NaN grads
+   growth_interval  2000     consecutive unskipped iterations before growing
+   enabled          true     false: scale returns its input, step just steps, the rest does
+                             nothing (one code path for mixed and full precision) */
+typedef struct ct_grad_scaler_opts {
+    double init_scale;
+    double growth_factor;
+    double backoff_factor;
+    int64_t growth_interval;
+    bool enabled;
+} ct_grad_scaler_opts;
+
+/* PyTorch's defaults (table above). */
+CTORCH_API ct_grad_scaler_opts ct_grad_scaler_defaults(void);
+/* A new scaler (opts NULL: the defaults); free with ct_grad_scaler_free. Errors (NULL),
+   when enabled: CT_ERR_VALUE "The growth factor must be > 1.0.", "The backoff factor must be
+   < 1.0.". Mirrors: torch.amp.GradScaler("cpu", init_scale, growth_factor, backoff_factor,
+   growth_interval, enabled). */
+CTORCH_API ct_grad_scaler *ct_grad_scaler_new(const ct_grad_scaler_opts *opts);
+/* Frees a scaler (NULL: nothing). */
+CTORCH_API void ct_grad_scaler_free(ct_grad_scaler *scaler);
+/* outputs * scale (a float32 0-dim factor: a float32 loss stays float32), differentiable, in
+   the current scope; outputs itself when disabled. Shapes: any. Errors: NULL propagation.
+   Mirrors: GradScaler.scale(outputs). */
+CTORCH_API ct_tensor *ct_grad_scaler_scale(ct_grad_scaler *scaler, const ct_tensor *outputs);
+/* Divides the .grad of every parameter of opt (all groups; parameters without .grad are
+   skipped) in place by the scale (multiplies by the float32 1/scale, PyTorch's
+   _amp_foreach_non_finite_check_and_unscale_) and records whether any is inf or NaN. Once
+   per optimizer per iteration. Errors: CT_ERR_STATE "unscale_() has already been called on
+   this optimizer since the last update().", "unscale_() is being called after step().",
+   "Attempted unscale_ but _scale is None.  This may indicate your script did not use
+   scaler.scale(loss or outputs) earlier in the iteration."; CT_ERR_VALUE "Attempting to
+   unscale FP16 gradients." (float16 .grad). Mirrors: GradScaler.unscale_(optimizer). */
+CTORCH_API ct_status ct_grad_scaler_unscale_(ct_grad_scaler *scaler, ct_optimizer *opt);
+/* Unscales opt's gradients if ct_grad_scaler_unscale_ did not, then runs
+   ct_optimizer_step(opt) unless they held an inf or NaN; *stepped (may be NULL) says whether
+   it ran. Disabled: just ct_optimizer_step. Errors: CT_ERR_STATE "step() has already been
+   called since the last update().", "No inf checks were recorded for this optimizer." (no
+   parameter had a .grad), "Attempted step but _scale is None.  ..." (no scale call yet); the
+   errors of unscale_ and of the optimizer's step. Mirrors: GradScaler.step(optimizer). */
+CTORCH_API ct_status ct_grad_scaler_step(ct_grad_scaler *scaler, ct_optimizer *opt,
+                                         bool *stepped);
+/* Ends the iteration: scale *= backoff_factor (growth tracker reset) when any optimizer's
+   gradients held inf/NaN, else after growth_interval such iterations in a row scale *=
+   growth_factor (kept only when finite); forgets the per-optimizer records. Disabled: nothing.
+   Errors: CT_ERR_STATE "No inf checks were recorded prior to update.", "Attempted update but
+   _scale is None.  ...". Mirrors: GradScaler.update() (torch._amp_update_scale_). */
+CTORCH_API ct_status ct_grad_scaler_update(ct_grad_scaler *scaler);
+/* The current scale (init_scale before the first scale call; 1.0 when disabled; NAN for
+   NULL). Mirrors: GradScaler.get_scale(). */
+CTORCH_API double ct_grad_scaler_get_scale(const ct_grad_scaler *scaler);
+/* Whether the scaler is enabled (false for NULL). Mirrors: GradScaler.is_enabled(). */
+CTORCH_API bool ct_grad_scaler_is_enabled(const ct_grad_scaler *scaler);
+/* A new state dict: doubles "scale", "growth_factor", "backoff_factor" and ints
+   "growth_interval", "_growth_tracker" (PyTorch's keys); empty when disabled. Free with
+   ct_state_dict_free. Mirrors: GradScaler.state_dict(). */
+CTORCH_API ct_state_dict *ct_grad_scaler_state_dict(const ct_grad_scaler *scaler);
+/* Loads those keys (nothing when disabled). Errors: CT_ERR_VALUE "The source state dict is
+   empty, possibly because it was saved from a disabled instance of GradScaler.", or a
+   missing key. Mirrors: GradScaler.load_state_dict(state_dict). */
+CTORCH_API ct_status ct_grad_scaler_load_state_dict(ct_grad_scaler *scaler,
+                                                    const ct_state_dict *sd);
+
 #ifdef __cplusplus
 }
 #endif
@@ -7458,8 +7630,17 @@ CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int n
    (ct_scope_begin): r (scoped there, or NULL after an error) becomes an unscoped reference in
    c->outputs, and the scope closes. Returns CT_OK or the pending error's status. */
 CT__INTERNAL ct_status ct__composite_end(ct_op_call *c, ct_tensor *r);
-/* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
+/* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler,
+   autocast). */
 CT__INTERNAL void ct__dispatch_slow_add(int delta);
+/* The entry's slow path after autocast: the hooks and the profiler around the op. */
+CT__INTERNAL ct_tensor *ct__dispatch_hooked(ct_op_call *c);
+/* The entry's slow path (amp/autocast.c): casts the call's inputs as its category says
+   while autocast is on for its device type, then ct__dispatch_hooked. */
+CT__INTERNAL ct_tensor *ct__autocast_dispatch(ct_op_call *c);
+/* Tests: CPU tensors take the autocast state and op lists of device_type on this thread
+   (CT_CUDA: the CUDA lists checked on CPU tensors); CT_CPU restores. */
+CT__INTERNAL void ct__autocast_cpu_lists(ct_device_type device_type);
 /* The registered backend of a device type other than the CPU, or NULL. */
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
@@ -13520,7 +13701,8 @@ CT__GLUE_END
  * then meta, the kernel of (op, device, dtype), the autograd node, and the outputs' scope.
  */
 
-/* Nonzero while any thread has a hook pushed or the profiler runs: the entry's slow path. */
+/* Nonzero while any thread has a hook pushed, the profiler runs or autocast is on: the
+   entry's slow path. */
 static int ct__dispatch_slow = 0;
 
 static CT__THREAD_LOCAL ct_dispatch_hook ct__hooks[CT_DISPATCH_MAX_HOOKS];
@@ -13966,7 +14148,7 @@ static ct_tensor *ct__dispatch_finish(ct_op_call *c)
 }
 
 /* The entry with the hooks and the profiler around the op. */
-static ct_tensor *ct__dispatch_hooked(ct_op_call *c)
+ct_tensor *ct__dispatch_hooked(ct_op_call *c)
 {
     int top = ct__n_hooks;
     for (int h = top - 1; h >= 0; h--) {
@@ -14001,10 +14183,10 @@ ct_tensor *ct__dispatch(ct_op_call *c)
     if (!ct__dispatch_inputs(c)) {
         return NULL;
     }
-    /* Autocast's place (DESIGN 8, the AMP issue): while autocast is on for this thread,
-       cast the inputs as c->op->autocast says, here, before the hooks see the call. */
+    /* The slow path: autocast (amp/autocast.c casts the inputs while a region is open, before
+       the hooks see the call), the hooks, the profiler. */
     if (ct__dispatch_slow) {
-        return ct__dispatch_hooked(c);
+        return ct__autocast_dispatch(c);
     }
     return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
 }
@@ -63082,6 +63264,893 @@ ct_status ct_profiler_export_chrome_trace(const char *path)
 #undef CT__PROF_LOAD
 #undef CT__PROF_STORE
 #undef CT__PROF_PER_CHUNK
+CT__GLUE_END
+
+// >>part amp/autocast.c
+/* amp/autocast.c - autocast regions: the per-thread state, PyTorch's op lists and the casts
+ * the dispatcher applies before an op runs (ct__autocast_dispatch, called from ct__dispatch's
+ * slow path, which an open region or an enabled device type turns on).
+ *
+ * Why a table here rather than the descriptors' `autocast` field: the CPU and CUDA lists
+ * differ (softmax is float32 on CUDA, unlisted on the CPU), so one field per descriptor cannot
+ * hold both; PyTorch's lists name the ops, so they are kept as PyTorch prints them (the
+ * accessors return them) and matched by name, once per op and thread (a small memo keyed by
+ * the descriptor). The descriptor's field remains the category of ops the lists do not name.
+ */
+
+CT__GLUE_BEGIN
+
+/* ---- PyTorch's lists (torch.amp, "Autocast Op Reference") ------------------------------ */
+static const char *const ct__ac_cpu_lower[] = {
+    "conv1d", "conv2d", "conv3d", "bmm", "mm", "linalg_vecdot", "baddbmm", "addmm", "addbmm",
+    "linear", "matmul", "_convolution", "conv_tbc", "mkldnn_rnn_layer", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "prelu", "scaled_dot_product_attention",
+    "_native_multi_head_attention"};
+static const char *const ct__ac_cpu_fp32[] = {
+    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "grid_sampler_2d",
+    "_grid_sampler_2d_cpu_fallback", "grid_sampler_3d", "polar", "prod", "quantile",
+    "nanquantile", "stft", "cdist", "trace", "view_as_complex", "cholesky", "cholesky_inverse",
+    "cholesky_solve", "inverse", "lu_solve", "orgqr", "ormqr", "pinverse", "max_pool3d",
+    "max_unpool2d", "max_unpool3d", "adaptive_avg_pool3d", "reflection_pad1d",
+    "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
+    "mse_loss", "cosine_embedding_loss", "nll_loss", "nll_loss2d", "hinge_embedding_loss",
+    "poisson_nll_loss", "cross_entropy_loss", "l1_loss", "huber_loss", "margin_ranking_loss",
+    "soft_margin_loss", "triplet_margin_loss", "multi_margin_loss", "ctc_loss", "kl_div",
+    "multilabel_margin_loss", "binary_cross_entropy_with_logits", "fft_fft", "fft_ifft",
+    "fft_fft2", "fft_ifft2", "fft_fftn", "fft_ifftn", "fft_rfft", "fft_irfft", "fft_rfft2",
+    "fft_irfft2", "fft_rfftn", "fft_irfftn", "fft_hfft", "fft_ihfft", "linalg_cond",
+    "linalg_matrix_rank", "linalg_solve", "linalg_cholesky", "linalg_svdvals",
+    "linalg_eigvals", "linalg_eigvalsh", "linalg_inv", "linalg_householder_product",
+    "linalg_tensorinv", "linalg_tensorsolve", "fake_quantize_per_tensor_affine", "geqrf",
+    "_lu_with_info", "qr", "svd", "triangular_solve", "fractional_max_pool2d",
+    "fractional_max_pool3d", "adaptive_max_pool3d", "multilabel_margin_loss_forward",
+    "linalg_qr", "linalg_cholesky_ex", "linalg_svd", "linalg_eig", "linalg_eigh",
+    "linalg_lstsq", "linalg_inv_ex"};
+static const char *const ct__ac_cpu_promote[] = {"cat", "stack", "index_copy"};
+static const char *const ct__ac_cuda_lower[] = {
+    "__matmul__", "addbmm", "addmm", "addmv", "addr", "baddbmm", "bmm", "chain_matmul",
+    "multi_dot", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d", "GRUCell", "linear", "LSTMCell", "matmul", "mm", "mv", "prelu",
+    "RNNCell"};
+static const char *const ct__ac_cuda_fp32[] = {
+    "__pow__", "__rdiv__", "__rpow__", "__rtruediv__", "acos", "asin",
+    "binary_cross_entropy_with_logits", "cosh", "cosine_embedding_loss", "cdist",
+    "cosine_similarity", "cross_entropy", "cumprod", "cumsum", "dist", "erfinv", "exp", "expm1",
+    "group_norm", "hinge_embedding_loss", "kl_div", "l1_loss", "layer_norm", "log",
+    "log_softmax", "log10", "log1p", "log2", "margin_ranking_loss", "mse_loss",
+    "multilabel_margin_loss", "multi_margin_loss", "nll_loss", "norm", "normalize", "pdist",
+    "poisson_nll_loss", "pow", "prod", "reciprocal", "rsqrt", "sinh", "smooth_l1_loss",
+    "soft_margin_loss", "softmax", "softmin", "softplus", "sum", "renorm", "tan",
+    "triplet_margin_loss"};
+static const char *const ct__ac_cuda_promote[] = {
+    "addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "grid_sample", "index_put",
+    "scatter_add", "tensordot"};
+
+#define CT__AC_LIST(a) {a, (int)(sizeof(a) / sizeof(a[0]))}
+typedef struct ct__ac_list {
+    const char *const *names;
+    int n;
+} ct__ac_list;
+/* [device type][category - 1] */
+static const ct__ac_list ct__ac_lists[2][3] = {
+    {CT__AC_LIST(ct__ac_cpu_lower), CT__AC_LIST(ct__ac_cpu_fp32),
+     CT__AC_LIST(ct__ac_cpu_promote)},
+    {CT__AC_LIST(ct__ac_cuda_lower), CT__AC_LIST(ct__ac_cuda_fp32),
+     CT__AC_LIST(ct__ac_cuda_promote)}};
+
+/* ctorch ops that PyTorch reaches through a listed op of another name. */
+static const char *const ct__ac_aliases[][2] = {
+    {"convolution", "conv2d"},           {"linear_relu", "linear"},
+    {"native_layer_norm", "layer_norm"}, {"cross_entropy_loss", "cross_entropy"},
+    {"linalg_multi_dot", "multi_dot"},  {"max_pool3d_with_indices", "max_pool3d"}};
+
+/* Unlisted ops that PyTorch decomposes above autocast (CompositeImplicitAutograd): the ops
+   they call are autocast. Every other op runs its own calls with autocast off, as PyTorch's
+   kernels do (ctorch's ct_mv or ct_dot built on ct_mm stay float32 on the CPU). */
+static const char *const ct__ac_decomposed[] = {"tensordot", "einsum", "inner", "kron",
+                                                "linalg_matrix_power", "chain_matmul"};
+
+/* CUDA registrations beyond the documented tables that PyTorch's own CUDA autocast tests
+   check (torch/testing/_internal/autocast_test_lists.py); not in the accessors' lists. */
+static const struct {
+    const char *name;
+    ct_autocast_category cat;
+} ct__ac_cuda_extra[] = {{"logsumexp", CT_AUTOCAST_FP32},
+                         {"rms_norm", CT_AUTOCAST_FP32},
+                         {"vdot", CT_AUTOCAST_PROMOTE}};
+
+static const char *const *ct__ac_get(int device, int category, int *n)
+{
+    const ct__ac_list *l = &ct__ac_lists[device][category - 1];
+    if (n) {
+        *n = l->n;
+    }
+    return l->names;
+}
+
+const char *const *ct_autocast_cpu_lower_ops(int *n)
+{
+    return ct__ac_get(CT_CPU, CT_AUTOCAST_LOWER_PRECISION, n);
+}
+
+const char *const *ct_autocast_cpu_fp32_ops(int *n)
+{
+    return ct__ac_get(CT_CPU, CT_AUTOCAST_FP32, n);
+}
+
+const char *const *ct_autocast_cpu_promote_ops(int *n)
+{
+    return ct__ac_get(CT_CPU, CT_AUTOCAST_PROMOTE, n);
+}
+
+const char *const *ct_autocast_cuda_lower_ops(int *n)
+{
+    return ct__ac_get(CT_CUDA, CT_AUTOCAST_LOWER_PRECISION, n);
+}
+
+const char *const *ct_autocast_cuda_fp32_ops(int *n)
+{
+    return ct__ac_get(CT_CUDA, CT_AUTOCAST_FP32, n);
+}
+
+const char *const *ct_autocast_cuda_promote_ops(int *n)
+{
+    return ct__ac_get(CT_CUDA, CT_AUTOCAST_PROMOTE, n);
+}
+
+static ct_autocast_category ct__ac_find(int device, const char *name)
+{
+    for (int cat = CT_AUTOCAST_LOWER_PRECISION; cat <= CT_AUTOCAST_PROMOTE; cat++) {
+        const ct__ac_list *l = &ct__ac_lists[device][cat - 1];
+        for (int i = 0; i < l->n; i++) {
+            if (strcmp(l->names[i], name) == 0) {
+                return (ct_autocast_category)cat;
+            }
+        }
+    }
+    for (size_t i = 0; device == CT_CUDA && i < sizeof ct__ac_cuda_extra / sizeof
+                                                    ct__ac_cuda_extra[0]; i++) {
+        if (strcmp(ct__ac_cuda_extra[i].name, name) == 0) {
+            return ct__ac_cuda_extra[i].cat;
+        }
+    }
+    return CT_AUTOCAST_NONE;
+}
+
+/* An op name without its namespace and overload, into name[96]. */
+static void ct__ac_bare_name(const char *op, char *name)
+{
+    const char *ns = strstr(op, "::");
+    size_t len = strcspn(ns ? ns + 2 : op, ".");
+    len = len < 95 ? len : 95;
+    memcpy(name, ns ? ns + 2 : op, len);
+    name[len] = '\0';
+}
+
+/* The category of an op name with or without its namespace and overload. */
+static ct_autocast_category ct__ac_category_of(int device, const char *op)
+{
+    char name[96];
+    ct__ac_bare_name(op, name);
+    ct_autocast_category cat = ct__ac_find(device, name);
+    for (size_t i = 0; cat == CT_AUTOCAST_NONE && i < sizeof ct__ac_aliases / sizeof
+                                                           ct__ac_aliases[0]; i++) {
+        if (strcmp(ct__ac_aliases[i][0], name) == 0) {
+            cat = ct__ac_find(device, ct__ac_aliases[i][1]);
+        }
+    }
+    return cat;
+}
+
+bool ct_is_autocast_available(ct_device_type device_type)
+{
+    return device_type == CT_CPU || device_type == CT_CUDA;
+}
+
+ct_autocast_category ct_autocast_policy(ct_device_type device_type, const char *op)
+{
+    if (!op || !ct_is_autocast_available(device_type)) {
+        return CT_AUTOCAST_NONE;
+    }
+    return ct__ac_category_of((int)device_type, op);
+}
+
+/* ---- per-thread state -------------------------------------------------------------------- */
+#define CT__AC_MAX_DEPTH 64
+#define CT__AC_MEMO 256
+#define CT__AC_BANNED 4 /* CUDA's binary_cross_entropy: an error inside a region */
+
+typedef struct ct__ac_saved {
+    ct_device_type type;
+    bool enabled, cache_disabled;
+    ct_dtype dtype;
+} ct__ac_saved;
+
+typedef struct ct__ac_cached {
+    ct_tensor *src, *cast; /* both retained: src stays alive, so its address keys the cast */
+} ct__ac_cached;
+
+typedef struct ct__ac_memo {
+    const ct_op *op;
+    unsigned char cat[2]; /* per device type: a ct_autocast_category or CT__AC_BANNED */
+    bool decomposed;      /* unlisted, and its own calls are autocast */
+} ct__ac_memo;
+
+typedef struct ct__ac_state {
+    ct_dtype dtype[2]; /* CT_DTYPE_DEFAULT: the default, bfloat16 / float16 */
+    bool enabled[2];
+    bool cache_disabled;
+    bool excluded; /* inside an op: the calls it makes are not autocast */
+    bool slow;     /* this thread holds one count of the dispatcher's slow path */
+    ct_device_type cpu_lists; /* whose state and lists CPU tensors take (tests: CT_CUDA) */
+    int depth;
+    ct__ac_saved saved[CT__AC_MAX_DEPTH];
+    ct__ac_cached *cache;
+    int n_cache, cap_cache;
+    ct__ac_memo memo[CT__AC_MEMO];
+} ct__ac_state;
+
+/* Zero at a thread's start: dtype CT_DTYPE_DEFAULT reads as the device type's default. */
+static CT__THREAD_LOCAL ct__ac_state ct__ac;
+
+static ct_dtype ct__ac_dtype(const ct__ac_state *s, int device)
+{
+    ct_dtype d = s->dtype[device];
+    return d != CT_DTYPE_DEFAULT ? d : device == CT_CPU ? CT_BFLOAT16 : CT_FLOAT16;
+}
+
+/* Holds the dispatcher's slow path while a region is open or a device type is enabled. */
+static void ct__ac_sync_slow(ct__ac_state *s)
+{
+    bool want = s->depth > 0 || s->enabled[CT_CPU] || s->enabled[CT_CUDA];
+    if (want != s->slow) {
+        ct__dispatch_slow_add(want ? 1 : -1);
+        s->slow = want;
+    }
+}
+
+static void ct__ac_clear_cache(ct__ac_state *s)
+{
+    for (int i = 0; i < s->n_cache; i++) {
+        ct_release(s->cache[i].cast);
+        ct_release(s->cache[i].src);
+    }
+    ct__free(s->cache);
+    s->cache = NULL;
+    s->n_cache = s->cap_cache = 0;
+}
+
+void ct__autocast_cpu_lists(ct_device_type device_type)
+{
+    ct__ac.cpu_lists = device_type;
+}
+
+static bool ct__ac_check_type(const char *fn, ct_device_type device_type)
+{
+    if (ct_is_autocast_available(device_type)) {
+        return true;
+    }
+    if (device_type == CT_PRIVATEUSE1) {
+        ct__fail(CT_ERR_VALUE, fn, "User specified an unsupported autocast device_type "
+                 "'privateuseone'");
+    } else {
+        ct__fail(CT_ERR_VALUE, fn, "User specified an unsupported autocast device_type %d",
+                 (int)device_type);
+    }
+    return false;
+}
+
+/* Whether a region of device_type can run in dtype (PyTorch warns and disables otherwise:
+   here the error is recorded and the region opened disabled). */
+static ct_status ct__ac_supported(ct_device_type device_type, ct_dtype dtype)
+{
+    const char *fn = "ct_autocast_begin";
+    if (device_type == CT_CUDA && !ct__backend(CT_CUDA)) {
+        return ct__fail(CT_ERR_DEVICE, fn, "CUDA is not available or torch_xla is imported. "
+                        "Disabling autocast.");
+    }
+    if (dtype != CT_BFLOAT16 && dtype != CT_FLOAT16) {
+        const char *d = device_type == CT_CPU ? "CPU" : "CUDA";
+        return ct__fail(CT_ERR_DTYPE, fn, "In %s autocast, but the target dtype is not "
+                        "supported. Disabling autocast.\n%s Autocast only supports dtypes of "
+                        "torch.bfloat16, torch.float16 currently.", d, d);
+    }
+    return CT_OK;
+}
+
+ct_status ct_autocast_begin(ct_device_type device_type, ct_dtype dtype, bool cache_enabled)
+{
+    const char *fn = "ct_autocast_begin";
+    ct__ac_state *s = &ct__ac;
+    if (!ct__ac_check_type(fn, device_type) || !ct__check_dtype_arg(fn, dtype)) {
+        return ct_error_code();
+    }
+    if (s->depth == CT__AC_MAX_DEPTH) {
+        return ct__fail(CT_ERR_STATE, fn, "more than %d nested autocast regions",
+                        CT__AC_MAX_DEPTH);
+    }
+    ct_dtype fast = dtype == CT_DTYPE_DEFAULT ? ct__ac_dtype(s, device_type) : dtype;
+    ct__ac_saved *sv = &s->saved[s->depth++];
+    sv->type = device_type;
+    sv->enabled = s->enabled[device_type];
+    sv->dtype = s->dtype[device_type];
+    sv->cache_disabled = s->cache_disabled;
+    ct_status st = ct__ac_supported(device_type, fast);
+    s->enabled[device_type] = st == CT_OK;
+    s->dtype[device_type] = fast;
+    s->cache_disabled = !cache_enabled;
+    ct__ac_sync_slow(s);
+    return st;
+}
+
+ct_status ct_autocast_end(void)
+{
+    ct__ac_state *s = &ct__ac;
+    if (s->depth == 0) {
+        return ct__fail(CT_ERR_STATE, "ct_autocast_end", "no autocast region is open");
+    }
+    const ct__ac_saved *sv = &s->saved[--s->depth];
+    s->enabled[sv->type] = sv->enabled;
+    s->dtype[sv->type] = sv->dtype;
+    s->cache_disabled = sv->cache_disabled;
+    if (s->depth == 0) {
+        ct__ac_clear_cache(s);
+    }
+    ct__ac_sync_slow(s);
+    return CT_OK;
+}
+
+bool ct_is_autocast_enabled(ct_device_type device_type)
+{
+    return ct_is_autocast_available(device_type) && ct__ac.enabled[device_type];
+}
+
+ct_status ct_set_autocast_enabled(ct_device_type device_type, bool enabled)
+{
+    if (!ct__ac_check_type("ct_set_autocast_enabled", device_type)) {
+        return CT_ERR_VALUE;
+    }
+    ct__ac.enabled[device_type] = enabled;
+    ct__ac_sync_slow(&ct__ac);
+    return CT_OK;
+}
+
+ct_dtype ct_get_autocast_dtype(ct_device_type device_type)
+{
+    return ct_is_autocast_available(device_type) ? ct__ac_dtype(&ct__ac, device_type)
+                                                 : CT_DTYPE_DEFAULT;
+}
+
+ct_status ct_set_autocast_dtype(ct_device_type device_type, ct_dtype dtype)
+{
+    const char *fn = "ct_set_autocast_dtype";
+    if (!ct__ac_check_type(fn, device_type) || !ct__check_dtype_arg(fn, dtype)) {
+        return ct_error_code();
+    }
+    if (dtype == CT_DTYPE_DEFAULT) {
+        return ct__fail(CT_ERR_VALUE, fn, "expected a dtype, got the default");
+    }
+    ct__ac.dtype[device_type] = dtype;
+    return CT_OK;
+}
+
+/* ---- the casts --------------------------------------------------------------------------- */
+static bool ct__ac_is_decomposed(const char *op)
+{
+    char name[96];
+    ct__ac_bare_name(op, name);
+    for (size_t i = 0; i < sizeof ct__ac_decomposed / sizeof ct__ac_decomposed[0]; i++) {
+        if (strcmp(ct__ac_decomposed[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* What autocast does with op (memoized per thread; misses search the lists by name). */
+static const ct__ac_memo *ct__ac_lookup(ct__ac_state *s, const ct_op *op)
+{
+    ct__ac_memo *m = &s->memo[((uintptr_t)op >> 4) % CT__AC_MEMO];
+    if (m->op != op) {
+        m->decomposed = ct__ac_is_decomposed(op->name);
+        for (int d = 0; d < 2; d++) {
+            ct_autocast_category cat = ct__ac_category_of(d, op->name);
+            bool banned = d == CT_CUDA && strcmp(op->name, "aten::binary_cross_entropy") == 0;
+            m->cat[d] = (unsigned char)(banned ? CT__AC_BANNED
+                                        : cat != CT_AUTOCAST_NONE ? cat : op->autocast);
+        }
+        m->op = op;
+    }
+    return m;
+}
+
+/* The index among the schema's non-tensor arguments (the call's attrs) of its
+   "ScalarType? dtype" argument, or -1. */
+static int ct__ac_dtype_attr(const char *schema)
+{
+    const char *p = strchr(schema, '(');
+    if (!p || !strstr(p, "ScalarType? dtype")) {
+        return -1;
+    }
+    int k = 0;
+    for (p++; *p && *p != ')';) {
+        size_t len = strcspn(p, ",)");
+        while (*p == ' ') {
+            p++, len--;
+        }
+        if (strncmp(p, "ScalarType? dtype", 17) == 0) {
+            return k;
+        }
+        k += *p != '*' && strncmp(p, "Tensor", 6) != 0;
+        p += len + (p[len] == ',');
+    }
+    return -1;
+}
+
+/* Calls with an explicit dtype argument are not autocast. */
+static bool ct__ac_explicit_dtype(const ct_op_call *c)
+{
+    int k = ct__ac_dtype_attr(c->op->schema);
+    return k >= 0 && k < c->n_attrs && c->attrs[k].i != CT_DTYPE_DEFAULT;
+}
+
+/* Whether autocast may cast input t of a call on device: a floating tensor other than
+   float64 on the call's device, not a wrapped C scalar (PyTorch's Scalar arguments). */
+static bool ct__ac_eligible(const ct_op_call *c, const ct_tensor *t)
+{
+    return t && !t->wrapped_number && ct_dtype_is_floating_point(t->dtype) &&
+           t->dtype != CT_FLOAT64 && t->storage->device.type == c->device.type;
+}
+
+/* t cast to dtype: an unscoped reference the caller releases. */
+static ct_tensor *ct__ac_to(const ct_tensor *t, ct_dtype dtype)
+{
+    ct_scope_begin();
+    ct_tensor *r = ct_retain(ct_to_dtype(t, dtype));
+    ct_scope_end();
+    return r;
+}
+
+/* The cast of a parameter (a float32 leaf that requires grad, not a view) to the region's
+   dtype, made once per outermost region. */
+static ct_tensor *ct__ac_cached_cast(ct__ac_state *s, const ct_tensor *t, ct_dtype dtype)
+{
+    for (int i = 0; i < s->n_cache; i++) {
+        if (s->cache[i].src == t && s->cache[i].cast->dtype == dtype) {
+            return ct_retain(s->cache[i].cast);
+        }
+    }
+    ct_tensor *r = ct__ac_to(t, dtype);
+    if (!r) {
+        return NULL;
+    }
+    if (s->n_cache == s->cap_cache) {
+        int cap = s->cap_cache ? 2 * s->cap_cache : 32;
+        ct__ac_cached *m = (ct__ac_cached *)ct__realloc(s->cache, (size_t)cap * sizeof *m);
+        if (!m) {
+            return r; /* used uncached */
+        }
+        s->cache = m;
+        s->cap_cache = cap;
+    }
+    s->cache[s->n_cache].src = ct_retain((ct_tensor *)(uintptr_t)t);
+    s->cache[s->n_cache++].cast = ct_retain(r);
+    return r;
+}
+
+static const ct_tensor *ct__ac_cast(ct__ac_state *s, const ct_op_call *c, const ct_tensor *t,
+                                    ct_dtype dtype, ct_dtype lower)
+{
+    if (!ct__ac_eligible(c, t) || t->dtype == dtype) {
+        return t;
+    }
+    bool cache = !s->cache_disabled && dtype == lower && t->dtype == CT_FLOAT32 &&
+                 t->requires_grad && !t->grad_fn && !t->base;
+    return cache ? ct__ac_cached_cast(s, t, dtype) : ct__ac_to(t, dtype);
+}
+
+/* The dtype a call's eligible inputs are cast to. */
+static ct_dtype ct__ac_target(const ct_op_call *c, int cat, ct_dtype lower)
+{
+    if (cat == CT_AUTOCAST_FP32) {
+        return CT_FLOAT32;
+    }
+    ct_dtype d = lower;
+    for (int k = 0; cat == CT_AUTOCAST_PROMOTE && k < c->n_inputs; k++) {
+        if (ct__ac_eligible(c, c->inputs[k])) {
+            d = ct_promote_types(d, c->inputs[k]->dtype);
+        }
+    }
+    return d;
+}
+
+/* Runs an op on its cast inputs (none when dtype is CT_DTYPE_DEFAULT), with autocast off for
+   the calls it makes. */
+static ct_tensor *ct__ac_run(ct__ac_state *s, ct_op_call *c, ct_dtype dtype, ct_dtype lower)
+{
+    const ct_tensor *local[16], **in = local, *const *orig = c->inputs;
+    int n = dtype == CT_DTYPE_DEFAULT ? 0 : c->n_inputs;
+    if (n > 16 && !(in = (const ct_tensor **)ct__malloc(sizeof(*in) * (size_t)n))) {
+        ct__fail(CT_ERR_OOM, c->fn, "out of memory");
+        return NULL;
+    }
+    s->excluded = true;
+    bool ok = true;
+    for (int k = 0; k < n; k++) {
+        in[k] = ok ? ct__ac_cast(s, c, orig[k], dtype, lower) : orig[k];
+        ok = ok && (in[k] || !orig[k]);
+    }
+    c->inputs = n ? in : orig;
+    ct_tensor *r = ok ? ct__dispatch_hooked(c) : NULL;
+    c->inputs = orig;
+    s->excluded = false;
+    for (int k = 0; k < n; k++) {
+        if (in[k] != orig[k]) {
+            ct_release((ct_tensor *)(uintptr_t)in[k]);
+        }
+    }
+    if (in != local) {
+        ct__free((void *)in);
+    }
+    return r;
+}
+
+ct_tensor *ct__autocast_dispatch(ct_op_call *c)
+{
+    ct__ac_state *s = &ct__ac;
+    int device = c->device.type == CT_CPU ? (int)s->cpu_lists : (int)c->device.type;
+    if (s->excluded || device > CT_CUDA || !s->enabled[device]) {
+        return ct__dispatch_hooked(c);
+    }
+    const ct__ac_memo *m = ct__ac_lookup(s, c->op);
+    int cat = m->cat[device];
+    if (cat == CT__AC_BANNED) {
+        ct__fail(CT_ERR_VALUE, c->fn, "torch.nn.functional.binary_cross_entropy and "
+                 "torch.nn.BCELoss are unsafe to autocast.\nMany models use a sigmoid layer "
+                 "right before the binary cross entropy layer.\nIn this case, combine the two "
+                 "layers using torch.nn.functional.binary_cross_entropy_with_logits\nor "
+                 "torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and "
+                 "BCEWithLogits are\nsafe to autocast.");
+        return NULL;
+    }
+    if (cat == CT_AUTOCAST_NONE && m->decomposed) {
+        return ct__dispatch_hooked(c);
+    }
+    ct_dtype lower = ct__ac_dtype(s, device);
+    bool cast = cat != CT_AUTOCAST_NONE && c->op->kind != CT_OP_INPLACE &&
+                !ct__ac_explicit_dtype(c);
+    return ct__ac_run(s, c, cast ? ct__ac_target(c, cat, lower) : CT_DTYPE_DEFAULT, lower);
+}
+
+CT__GLUE_END
+
+// >>part amp/grad_scaler.c
+/* amp/grad_scaler.c - torch.amp.GradScaler: the scale, the per-optimizer unscale / inf checks
+ * and the update rule of torch._amp_update_scale_ (CPU), composed of dispatched ops.
+ */
+
+CT__GLUE_BEGIN
+
+/* PyTorch's OptState: where an optimizer is in the iteration. */
+typedef enum ct__scaler_stage {
+    CT__STAGE_READY,
+    CT__STAGE_UNSCALED,
+    CT__STAGE_STEPPED
+} ct__scaler_stage;
+
+typedef struct ct__scaler_opt {
+    const ct_optimizer *opt;
+    ct__scaler_stage stage;
+    bool checked;   /* an inf check was recorded (some parameter had a .grad) */
+    bool found_inf; /* it found an inf or NaN */
+} ct__scaler_opt;
+
+struct ct_grad_scaler {
+    ct_grad_scaler_opts o;
+    bool has_scale;       /* _scale exists (the first scale call made it) */
+    float scale;          /* PyTorch's float32 _scale */
+    int32_t growth_tracker;
+    ct__scaler_opt *opts; /* this iteration's optimizers */
+    int n_opts, cap_opts;
+};
+
+ct_grad_scaler_opts ct_grad_scaler_defaults(void)
+{
+    ct_grad_scaler_opts o = {65536.0, 2.0, 0.5, 2000, true};
+    return o;
+}
+
+ct_grad_scaler *ct_grad_scaler_new(const ct_grad_scaler_opts *opts)
+{
+    const char *fn = "ct_grad_scaler_new";
+    ct_grad_scaler_opts o = opts ? *opts : ct_grad_scaler_defaults();
+    if (o.enabled && !(o.growth_factor > 1.0)) {
+        ct__fail(CT_ERR_VALUE, fn, "The growth factor must be > 1.0.");
+        return NULL;
+    }
+    if (o.enabled && !(o.backoff_factor < 1.0)) {
+        ct__fail(CT_ERR_VALUE, fn, "The backoff factor must be < 1.0.");
+        return NULL;
+    }
+    ct_grad_scaler *s = (ct_grad_scaler *)ct__calloc(sizeof *s);
+    if (!s) {
+        ct__fail(CT_ERR_OOM, fn, "out of memory");
+        return NULL;
+    }
+    s->o = o;
+    return s;
+}
+
+void ct_grad_scaler_free(ct_grad_scaler *scaler)
+{
+    if (scaler) {
+        ct__free(scaler->opts);
+        ct__free(scaler);
+    }
+}
+
+ct_tensor *ct_grad_scaler_scale(ct_grad_scaler *scaler, const ct_tensor *outputs)
+{
+    const char *fn = "ct_grad_scaler_scale";
+    if (ct__null(fn, scaler) || ct__null(fn, outputs)) {
+        return NULL;
+    }
+    if (!scaler->o.enabled) {
+        return (ct_tensor *)(uintptr_t)outputs;
+    }
+    if (!scaler->has_scale) {
+        scaler->scale = (float)scaler->o.init_scale;
+        scaler->growth_tracker = 0;
+        scaler->has_scale = true;
+    }
+    return ct_mul(outputs, ct_scalar_tensor(scaler->scale, CT_FLOAT32));
+}
+
+/* PyTorch's _check_scale_growth_tracker. */
+static bool ct__scaler_has_scale(const ct_grad_scaler *s, const char *fn, const char *what)
+{
+    if (!s->has_scale) {
+        ct__fail(CT_ERR_STATE, fn, "Attempted %s but _scale is None.  This may indicate your "
+                 "script did not use scaler.scale(loss or outputs) earlier in the iteration.",
+                 what);
+    }
+    return s->has_scale;
+}
+
+/* The record of opt in this iteration (a new READY one at its first use), or NULL. */
+static ct__scaler_opt *ct__scaler_state(ct_grad_scaler *s, const ct_optimizer *opt)
+{
+    for (int i = 0; i < s->n_opts; i++) {
+        if (s->opts[i].opt == opt) {
+            return &s->opts[i];
+        }
+    }
+    if (s->n_opts == s->cap_opts) {
+        int cap = s->cap_opts ? 2 * s->cap_opts : 4;
+        ct__scaler_opt *m = (ct__scaler_opt *)ct__realloc(s->opts, (size_t)cap * sizeof *m);
+        if (!m) {
+            ct__fail(CT_ERR_OOM, "ct_grad_scaler", "out of memory");
+            return NULL;
+        }
+        s->opts = m;
+        s->cap_opts = cap;
+    }
+    ct__scaler_opt *r = &s->opts[s->n_opts++];
+    memset(r, 0, sizeof *r);
+    r->opt = opt;
+    return r;
+}
+
+/* grad *= inv_scale in place; *found_inf |= any element not finite. */
+static ct_status ct__scaler_unscale_grad(const char *fn, ct_tensor *g, const ct_tensor *inv,
+                                         bool *found_inf)
+{
+    if (g->dtype == CT_FLOAT16) {
+        return ct__fail(CT_ERR_VALUE, fn, "Attempting to unscale FP16 gradients.");
+    }
+    *found_inf = *found_inf || ct_item(ct_all(ct_isfinite(g))) == 0.0;
+    return ct_mul_(g, inv) ? CT_OK : ct_error_code();
+}
+
+/* Unscales every .grad of opt's parameter groups (inside the caller's scope). */
+static ct_status ct__scaler_unscale_all(ct_grad_scaler *s, ct_optimizer *opt,
+                                        ct__scaler_opt *st)
+{
+    const char *fn = "ct_grad_scaler_unscale_";
+    ct_tensor *inv = ct_scalar_tensor((float)(1.0 / (double)s->scale), CT_FLOAT32);
+    ct_status rc = inv ? CT_OK : ct_error_code();
+    for (int64_t g = 0; rc == CT_OK && g < ct_optimizer_num_param_groups(opt); g++) {
+        int64_t n = ct_optimizer_params(opt, g, NULL, 0);
+        ct_tensor **ps = (ct_tensor **)ct__malloc(sizeof(*ps) * (size_t)(n > 0 ? n : 1));
+        if (!ps) {
+            return ct__fail(CT_ERR_OOM, fn, "out of memory");
+        }
+        ct_optimizer_params(opt, g, ps, n);
+        for (int64_t i = 0; rc == CT_OK && i < n; i++) {
+            ct_tensor *grad = ct_grad(ps[i]);
+            if (grad) {
+                st->checked = true;
+                rc = ct__scaler_unscale_grad(fn, grad, inv, &st->found_inf);
+            }
+        }
+        ct__free(ps);
+    }
+    return rc;
+}
+
+ct_status ct_grad_scaler_unscale_(ct_grad_scaler *scaler, ct_optimizer *opt)
+{
+    const char *fn = "ct_grad_scaler_unscale_";
+    if (ct__null(fn, scaler) || ct__null(fn, opt)) {
+        return CT_ERR_NULL_ARG;
+    }
+    if (!scaler->o.enabled) {
+        return CT_OK;
+    }
+    if (!ct__scaler_has_scale(scaler, fn, "unscale_")) {
+        return CT_ERR_STATE;
+    }
+    ct__scaler_opt *st = ct__scaler_state(scaler, opt);
+    if (!st) {
+        return CT_ERR_OOM;
+    }
+    if (st->stage == CT__STAGE_UNSCALED) {
+        return ct__fail(CT_ERR_STATE, fn, "unscale_() has already been called on this "
+                        "optimizer since the last update().");
+    }
+    if (st->stage == CT__STAGE_STEPPED) {
+        return ct__fail(CT_ERR_STATE, fn, "unscale_() is being called after step().");
+    }
+    st->checked = st->found_inf = false;
+    ct_scope_begin();
+    ct_no_grad_begin();
+    ct_status rc = ct__scaler_unscale_all(scaler, opt, st);
+    ct_no_grad_end();
+    ct_scope_end();
+    if (rc == CT_OK) {
+        st->stage = CT__STAGE_UNSCALED;
+    }
+    return rc;
+}
+
+ct_status ct_grad_scaler_step(ct_grad_scaler *scaler, ct_optimizer *opt, bool *stepped)
+{
+    const char *fn = "ct_grad_scaler_step";
+    if (stepped) {
+        *stepped = false;
+    }
+    if (ct__null(fn, scaler) || ct__null(fn, opt)) {
+        return CT_ERR_NULL_ARG;
+    }
+    bool run = true;
+    if (scaler->o.enabled) {
+        if (!ct__scaler_has_scale(scaler, fn, "step")) {
+            return CT_ERR_STATE;
+        }
+        ct__scaler_opt *st = ct__scaler_state(scaler, opt);
+        if (!st) {
+            return CT_ERR_OOM;
+        }
+        if (st->stage == CT__STAGE_STEPPED) {
+            return ct__fail(CT_ERR_STATE, fn, "step() has already been called since the last "
+                            "update().");
+        }
+        ct_status rc = st->stage == CT__STAGE_READY ? ct_grad_scaler_unscale_(scaler, opt) : CT_OK;
+        st = ct__scaler_state(scaler, opt); /* the records may have moved */
+        if (rc != CT_OK) {
+            return rc;
+        }
+        if (!st->checked) {
+            return ct__fail(CT_ERR_STATE, fn, "No inf checks were recorded for this optimizer.");
+        }
+        st->stage = CT__STAGE_STEPPED;
+        run = !st->found_inf;
+    }
+    ct_status rc = run ? ct_optimizer_step(opt) : CT_OK;
+    if (stepped) {
+        *stepped = run && rc == CT_OK;
+    }
+    return rc;
+}
+
+ct_status ct_grad_scaler_update(ct_grad_scaler *scaler)
+{
+    const char *fn = "ct_grad_scaler_update";
+    if (ct__null(fn, scaler)) {
+        return CT_ERR_NULL_ARG;
+    }
+    if (!scaler->o.enabled) {
+        return CT_OK;
+    }
+    if (!ct__scaler_has_scale(scaler, fn, "update")) {
+        return CT_ERR_STATE;
+    }
+    bool checked = false, found_inf = false;
+    for (int i = 0; i < scaler->n_opts; i++) {
+        checked = checked || scaler->opts[i].checked;
+        found_inf = found_inf || scaler->opts[i].found_inf;
+    }
+    if (!checked) {
+        return ct__fail(CT_ERR_STATE, fn, "No inf checks were recorded prior to update.");
+    }
+    if (found_inf) {
+        scaler->scale = (float)((double)scaler->scale * scaler->o.backoff_factor);
+        scaler->growth_tracker = 0;
+    } else if (scaler->growth_tracker + 1 == scaler->o.growth_interval) {
+        float grown = (float)((double)scaler->scale * scaler->o.growth_factor);
+        scaler->scale = isfinite(grown) ? grown : scaler->scale;
+        scaler->growth_tracker = 0;
+    } else {
+        scaler->growth_tracker++;
+    }
+    scaler->n_opts = 0;
+    return CT_OK;
+}
+
+double ct_grad_scaler_get_scale(const ct_grad_scaler *scaler)
+{
+    if (ct__null("ct_grad_scaler_get_scale", scaler)) {
+        return NAN;
+    }
+    return !scaler->o.enabled ? 1.0 : scaler->has_scale ? (double)scaler->scale
+                                                         : scaler->o.init_scale;
+}
+
+bool ct_grad_scaler_is_enabled(const ct_grad_scaler *scaler)
+{
+    return scaler && scaler->o.enabled;
+}
+
+ct_state_dict *ct_grad_scaler_state_dict(const ct_grad_scaler *scaler)
+{
+    if (ct__null("ct_grad_scaler_state_dict", scaler)) {
+        return NULL;
+    }
+    ct_state_dict *sd = ct_state_dict_new();
+    if (sd && scaler->o.enabled &&
+        (ct_state_dict_set_double(sd, "scale", ct_grad_scaler_get_scale(scaler)) ||
+         ct_state_dict_set_double(sd, "growth_factor", scaler->o.growth_factor) ||
+         ct_state_dict_set_double(sd, "backoff_factor", scaler->o.backoff_factor) ||
+         ct_state_dict_set_int(sd, "growth_interval", scaler->o.growth_interval) ||
+         ct_state_dict_set_int(sd, "_growth_tracker", scaler->growth_tracker))) {
+        ct_state_dict_free(sd);
+        return NULL;
+    }
+    return sd;
+}
+
+ct_status ct_grad_scaler_load_state_dict(ct_grad_scaler *scaler, const ct_state_dict *sd)
+{
+    const char *fn = "ct_grad_scaler_load_state_dict";
+    if (ct__null(fn, scaler) || ct__null(fn, sd)) {
+        return CT_ERR_NULL_ARG;
+    }
+    if (!scaler->o.enabled) {
+        return CT_OK;
+    }
+    if (ct_state_dict_len(sd) == 0) {
+        return ct__fail(CT_ERR_VALUE, fn, "The source state dict is empty, possibly because it "
+                        "was saved from a disabled instance of GradScaler.");
+    }
+    ct_grad_scaler_opts o = scaler->o;
+    int64_t tracker = 0;
+    const char *missing = !ct_state_dict_get_double(sd, "scale", &o.init_scale) ? "scale"
+        : !ct_state_dict_get_double(sd, "growth_factor", &o.growth_factor) ? "growth_factor"
+        : !ct_state_dict_get_double(sd, "backoff_factor", &o.backoff_factor) ? "backoff_factor"
+        : !ct_state_dict_get_int(sd, "growth_interval", &o.growth_interval) ? "growth_interval"
+        : !ct_state_dict_get_int(sd, "_growth_tracker", &tracker) ? "_growth_tracker"
+                                                                  : NULL;
+    if (missing) {
+        return ct__fail(CT_ERR_VALUE, fn, "missing key '%s'", missing);
+    }
+    scaler->o = o;
+    if (scaler->has_scale) {
+        scaler->scale = (float)o.init_scale;
+        scaler->growth_tracker = (int32_t)tracker;
+    }
+    return CT_OK;
+}
+
 CT__GLUE_END
 
 // >>part ops/registry.c

@@ -4,11 +4,14 @@
  *   cc -O2 -march=native -pthread -DCTORCH_ZLIB examples/fashion_mnist.c -o fashion_mnist -lm -lz
  * Run:
  *   ./fashion_mnist [--data DIR] [--epochs N] [--optimizer sgd|adam] [--lr X] [--threads N]
- *                   [--seed N] [--steps N] [--profile trace.json]
+ *                   [--seed N] [--steps N] [--profile trace.json] [--amp bf16|fp16]
  * --steps N ends each epoch after N batches (for timing; the default runs whole epochs).
  * --profile FILE profiles the first epoch (torch.profiler): prints the ops' table (sorted by
  * self CPU time, 15 rows), how much of the epoch's wall time the self times cover, and
  * writes the Chrome trace to FILE (open it in chrome://tracing or ui.perfetto.dev).
+ * --amp bf16 runs the forward passes and the loss under CPU autocast (ct_autocast_begin: the
+ * Linear layers in bfloat16, the loss in float32, parameters and optimizer in float32);
+ * --amp fp16 the same in float16 with a GradScaler, as torch.autocast + torch.amp.GradScaler.
  * Data: --data, else $FASHION_MNIST_DIR, else /usr/share/datasets/fashion-mnist
  * (`apt-get install dataset-fashion-mnist`), else the subset shipped in data/fashion-mnist.
  * Model: Flatten, Linear 784->512, ReLU, Linear 512->512, ReLU, Linear 512->10; cross-entropy,
@@ -51,18 +54,20 @@ typedef struct options {
     double lr;
     unsigned long long seed;
     const char *profile;
+    const char *amp;
 } options;
 
 static void usage(void)
 {
     fprintf(stderr, "usage: fashion_mnist [--data DIR] [--epochs N] [--optimizer sgd|adam] "
-                    "[--lr X] [--threads N] [--seed N] [--steps N] [--profile trace.json]\n");
+                    "[--lr X] [--threads N] [--seed N] [--steps N] [--profile trace.json] "
+                    "[--amp bf16|fp16]\n");
     exit(2);
 }
 
 static options parse_args(int argc, char **argv)
 {
-    options o = {NULL, 5, 0, 0, "sgd", 1e-3, 0, NULL};
+    options o = {NULL, 5, 0, 0, "sgd", 1e-3, 0, NULL, NULL};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v) {
@@ -84,6 +89,8 @@ static options parse_args(int argc, char **argv)
             o.seed = strtoull(v, NULL, 10);
         } else if (!strcmp(a, "--profile")) {
             o.profile = v;
+        } else if (!strcmp(a, "--amp") && (!strcmp(v, "bf16") || !strcmp(v, "fp16"))) {
+            o.amp = v;
         } else {
             usage();
         }
@@ -202,10 +209,30 @@ static void progress(int64_t batch, int64_t batches, double loss, double samples
     }
 }
 
+/* Mixed precision (--amp): autocast's dtype (CT_DTYPE_DEFAULT: off) and the GradScaler
+   (enabled for float16, a pass-through otherwise). */
+typedef struct amp_state {
+    ct_dtype dtype;
+    ct_grad_scaler *scaler;
+} amp_state;
+
+/* The model's logits for x, under autocast when --amp is given. */
+static ct_tensor *forward(ct_module *model, const amp_state *amp, const ct_tensor *x)
+{
+    if (amp->dtype != CT_DTYPE_DEFAULT) {
+        ct_autocast_begin(CT_CPU, amp->dtype, true);
+    }
+    ct_tensor *logits = ct_module_forward(model, x);
+    if (amp->dtype != CT_DTYPE_DEFAULT) {
+        ct_autocast_end();
+    }
+    return logits;
+}
+
 /* One pass over the training set (its first `steps` batches when steps > 0); returns the mean
    batch loss. */
 static double train_epoch(ct_module *model, ct_optimizer *opt, ct_dataloader *loader, bool tty,
-                          int steps)
+                          int steps, const amp_state *amp)
 {
     int64_t batches = ct_dataloader_len(loader), b = 0, seen = 0;
     if (steps > 0 && steps < batches) {
@@ -220,9 +247,10 @@ static double train_epoch(ct_module *model, ct_optimizer *opt, ct_dataloader *lo
             ct_scope_end();
             break;
         }
-        ct_tensor *loss = ct_cross_entropy(ct_module_forward(model, batch[0]), batch[1], NULL);
-        ct_backward(loss, NULL, false);
-        ct_optimizer_step(opt);
+        ct_tensor *loss = ct_cross_entropy(forward(model, amp, batch[0]), batch[1], NULL);
+        ct_backward(ct_grad_scaler_scale(amp->scaler, loss), NULL, false);
+        ct_grad_scaler_step(amp->scaler, opt, NULL);
+        ct_grad_scaler_update(amp->scaler);
         ct_optimizer_zero_grad(opt, true);
         double l = ct_item(loss);
         total += l;
@@ -258,7 +286,8 @@ static void report_profile(const char *path, double secs)
 }
 
 /* Accuracy (fraction) and mean batch loss on the test set, batches of 1000. */
-static double evaluate(ct_module *model, const split *test, double *avg_loss)
+static double evaluate(ct_module *model, const amp_state *amp, const split *test,
+                       double *avg_loss)
 {
     int64_t n = ct_size(test->x, 0), correct = 0, batches = 0;
     double loss = 0;
@@ -268,7 +297,7 @@ static double evaluate(ct_module *model, const split *test, double *avg_loss)
         int64_t len = n - i < 1000 ? n - i : 1000;
         ct_scope_begin();
         ct_tensor *x = ct_narrow(test->x, 0, i, len), *y = ct_narrow(test->y, 0, i, len);
-        ct_tensor *logits = ct_module_forward(model, x);
+        ct_tensor *logits = forward(model, amp, x);
         loss += ct_item(ct_cross_entropy(logits, y, NULL));
         correct += ct_item_int64(ct_sum(ct_eq(ct_argmax_dim(logits, 1, false), y)));
         batches++;
@@ -293,6 +322,11 @@ int main(int argc, char **argv)
            (long long)ct_size(test.x, 0));
 
     ct_module *model = quickstart_model();
+    amp_state amp = {!o.amp ? CT_DTYPE_DEFAULT : !strcmp(o.amp, "bf16") ? CT_BFLOAT16
+                                                                        : CT_FLOAT16, NULL};
+    ct_grad_scaler_opts go = ct_grad_scaler_defaults();
+    go.enabled = amp.dtype == CT_FLOAT16;
+    amp.scaler = ct_grad_scaler_new(&go);
     ct_tensor *params[16];
     int64_t n_params = ct_module_parameters(model, params, 16);
     ct_optimizer *opt;
@@ -320,7 +354,7 @@ int main(int argc, char **argv)
             ct_profiler_begin(NULL);
         }
         double t0 = now_s();
-        double train_loss = train_epoch(model, opt, loader, tty, o.steps);
+        double train_loss = train_epoch(model, opt, loader, tty, o.steps, &amp);
         double secs = now_s() - t0, test_loss = 0;
         if (profile) {
             ct_profiler_end();
@@ -330,7 +364,7 @@ int main(int argc, char **argv)
         if (o.steps > 0 && (int64_t)o.steps * lo.batch_size < trained) {
             trained = (int64_t)o.steps * lo.batch_size;
         }
-        acc = evaluate(model, &test, &test_loss);
+        acc = evaluate(model, &amp, &test, &test_loss);
         printf("epoch %d/%d  train loss %.4f  test accuracy %.1f%%  avg test loss %.4f  "
                "%.2f s (%.0f samples/s)\n", e + 1, o.epochs, train_loss, 100 * acc, test_loss,
                secs, (double)trained / secs);
@@ -340,6 +374,7 @@ int main(int argc, char **argv)
 
     ct_dataloader_free(loader);
     ct_dataset_free(ds);
+    ct_grad_scaler_free(amp.scaler);
     ct_optimizer_free(opt);
     ct_module_free(model);
     ct_free(train.x);

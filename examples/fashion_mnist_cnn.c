@@ -8,6 +8,7 @@
  *   ./fashion_mnist_cnn [--data DIR] [--epochs N] [--optimizer adam|sgd] [--lr X] [--threads N]
  *                       [--seed N] [--steps N] [--save FILE] [--resume FILE] [--stop-after N]
  *                       [--latency N] [--save-init FILE] [--log-steps N] [--dtype float64]
+ *                       [--amp bf16|fp16]
  * --lr is OneCycleLR's max_lr (the lr starts at max_lr / 25, peaks after 30% of the steps and
  * anneals to max_lr / 25e4); sgd uses momentum 0.9 (cycled by OneCycleLR as Adam's beta1 is).
  * --save FILE writes a checkpoint (safetensors) after every epoch: the model's state_dict under
@@ -21,6 +22,10 @@
  * of the training (a resumed run counts from the start of the run it continues);
  * tools/cross_check_cnn.py trains the same network in PyTorch from them. --dtype float64
  * trains the model and data converted to float64 (Module.double()).
+ * --amp bf16 runs the forward passes and the loss under CPU autocast (ct_autocast_begin:
+ * convolutions and the linear layer in bfloat16, the loss in float32, the parameters and the
+ * optimizer in float32); --amp fp16 does the same in float16 with a GradScaler (dynamic loss
+ * scaling, steps skipped on inf/NaN gradients), as torch.autocast + torch.amp.GradScaler.
  * Data: --data, else $FASHION_MNIST_DIR, else /usr/share/datasets/fashion-mnist
  * (`apt-get install dataset-fashion-mnist`), else the subset shipped in data/fashion-mnist.
  * Model (on (N, 1, 28, 28) images in [0, 1]): two blocks Conv2d(3x3, padding 1)-BatchNorm2d-
@@ -52,7 +57,7 @@ static void die_on_error(ct_status code, const char *message, void *user)
 }
 
 typedef struct options {
-    const char *data, *optimizer, *save, *resume, *save_init, *dtype;
+    const char *data, *optimizer, *save, *resume, *save_init, *dtype, *amp;
     int epochs, threads, steps, stop_after, latency, log_steps;
     double lr;
     unsigned long long seed;
@@ -63,41 +68,43 @@ static void usage(void)
     fprintf(stderr, "usage: fashion_mnist_cnn [--data DIR] [--epochs N] [--optimizer adam|sgd] "
                     "[--lr X] [--threads N] [--seed N] [--steps N] [--save FILE] "
                     "[--resume FILE] [--stop-after N] [--latency N] [--save-init FILE] "
-                    "[--log-steps N] [--dtype float32|float64]\n");
+                    "[--log-steps N] [--dtype float32|float64] [--amp bf16|fp16]\n");
     exit(2);
 }
 
 static options parse_args(int argc, char **argv)
 {
-    options o = {NULL, "adam", NULL, NULL, NULL, "float32", 5, 0, 0, 0, 0, 0, 0.01, 0};
+    options o = {NULL, "adam", NULL, NULL, NULL, "float32", NULL, 5, 0, 0, 0, 0, 0, 0.01, 0};
     const char *names[] = {"--data",    "--optimizer", "--save",    "--resume",   "--save-init",
-                           "--dtype",   "--epochs",    "--threads", "--steps",    "--stop-after",
-                           "--latency", "--log-steps", "--lr",      "--seed"};
-    const char **strs[] = {&o.data, &o.optimizer, &o.save, &o.resume, &o.save_init, &o.dtype};
+                           "--dtype",   "--amp",       "--epochs",  "--threads",  "--steps",
+                           "--stop-after", "--latency", "--log-steps", "--lr",    "--seed"};
+    const char **strs[] = {&o.data,      &o.optimizer, &o.save, &o.resume,
+                           &o.save_init, &o.dtype,     &o.amp};
     int *ints[] = {&o.epochs, &o.threads, &o.steps, &o.stop_after, &o.latency, &o.log_steps};
     for (int i = 1; i < argc; i += 2) {
         int k = 0;
         if (i + 1 == argc) {
             usage();
         }
-        while (k < 14 && strcmp(argv[i], names[k])) {
+        while (k < 15 && strcmp(argv[i], names[k])) {
             k++;
         }
         const char *v = argv[i + 1];
-        if (k < 6) {
+        if (k < 7) {
             *strs[k] = v;
-        } else if (k < 12) {
-            *ints[k - 6] = atoi(v);
-        } else if (k == 12) {
-            o.lr = atof(v);
+        } else if (k < 13) {
+            *ints[k - 7] = atoi(v);
         } else if (k == 13) {
+            o.lr = atof(v);
+        } else if (k == 14) {
             o.seed = strtoull(v, NULL, 10);
         } else {
             usage();
         }
     }
     if (o.epochs < 1 || (strcmp(o.optimizer, "sgd") && strcmp(o.optimizer, "adam")) ||
-        (strcmp(o.dtype, "float32") && strcmp(o.dtype, "float64"))) {
+        (strcmp(o.dtype, "float32") && strcmp(o.dtype, "float64")) ||
+        (o.amp && strcmp(o.amp, "bf16") && strcmp(o.amp, "fp16"))) {
         usage();
     }
     return o;
@@ -240,7 +247,22 @@ typedef struct trainer {
     int64_t step;    /* steps done (in this run and the one it resumes) */
     int log_steps;   /* print the loss of the first log_steps steps */
     bool tty;
+    ct_dtype amp;           /* autocast's dtype (--amp), CT_DTYPE_DEFAULT: off */
+    ct_grad_scaler *scaler; /* enabled for --amp fp16; a pass-through otherwise */
 } trainer;
+
+/* The model's logits for x, under autocast when --amp is given. */
+static ct_tensor *forward(ct_module *model, ct_dtype amp, const ct_tensor *x)
+{
+    if (amp != CT_DTYPE_DEFAULT) {
+        ct_autocast_begin(CT_CPU, amp, true);
+    }
+    ct_tensor *logits = ct_module_forward(model, x);
+    if (amp != CT_DTYPE_DEFAULT) {
+        ct_autocast_end();
+    }
+    return logits;
+}
 
 /* One epoch (its first tr->batches batches); returns the mean batch loss and sets *seen to
    the samples trained on. The scheduler steps after every batch, as OneCycleLR expects. */
@@ -256,10 +278,11 @@ static double train_epoch(trainer *tr, int64_t *seen_out)
             ct_scope_end();
             break;
         }
-        ct_tensor *loss = ct_cross_entropy(ct_module_forward(tr->model, batch[0]), batch[1], NULL);
+        ct_tensor *loss = ct_cross_entropy(forward(tr->model, tr->amp, batch[0]), batch[1], NULL);
         ct_optimizer_zero_grad(tr->opt, true);
-        ct_backward(loss, NULL, false);
-        ct_optimizer_step(tr->opt);
+        ct_backward(ct_grad_scaler_scale(tr->scaler, loss), NULL, false);
+        ct_grad_scaler_step(tr->scaler, tr->opt, NULL);
+        ct_grad_scaler_update(tr->scaler);
         ct_lr_scheduler_step(tr->sched);
         double l = ct_item(loss);
         if (tr->step++ < tr->log_steps) {
@@ -280,7 +303,7 @@ static double train_epoch(trainer *tr, int64_t *seen_out)
 
 /* Accuracy (fraction) and mean batch loss on the test set, batches of 1000, in eval mode
    without autograd. */
-static double evaluate(ct_module *model, const split *test, double *avg_loss)
+static double evaluate(ct_module *model, ct_dtype amp, const split *test, double *avg_loss)
 {
     int64_t n = ct_size(test->x, 0), correct = 0, batches = 0;
     double loss = 0;
@@ -290,7 +313,7 @@ static double evaluate(ct_module *model, const split *test, double *avg_loss)
         int64_t len = n - i < 1000 ? n - i : 1000;
         ct_scope_begin();
         ct_tensor *x = ct_narrow(test->x, 0, i, len), *y = ct_narrow(test->y, 0, i, len);
-        ct_tensor *logits = ct_module_forward(model, x);
+        ct_tensor *logits = forward(model, amp, x);
         loss += ct_item(ct_cross_entropy(logits, y, NULL));
         correct += ct_item_int64(ct_sum(ct_eq(ct_argmax_dim(logits, 1, false), y)));
         batches++;
@@ -383,7 +406,12 @@ int main(int argc, char **argv)
     printf("data: %s (%lld train, %lld test)\n", dir, (long long)ct_size(train.x, 0),
            (long long)ct_size(test.x, 0));
 
-    trainer tr = {cnn_model(), NULL, NULL, NULL, 0, 0, o.log_steps, isatty(2)};
+    trainer tr = {cnn_model(), NULL, NULL, NULL, 0, 0, o.log_steps, isatty(2),
+                  !o.amp ? CT_DTYPE_DEFAULT : !strcmp(o.amp, "bf16") ? CT_BFLOAT16 : CT_FLOAT16,
+                  NULL};
+    ct_grad_scaler_opts go = ct_grad_scaler_defaults();
+    go.enabled = tr.amp == CT_FLOAT16;
+    tr.scaler = ct_grad_scaler_new(&go);
     if (!strcmp(o.dtype, "float64")) {
         ct_module_to(tr.model, CT_FLOAT64);
         to_float64(&train.x);
@@ -417,7 +445,7 @@ int main(int argc, char **argv)
     for (int e = first; e < last; e++) {
         int64_t seen;
         double t0 = now_s(), train_loss = train_epoch(&tr, &seen), secs = now_s() - t0, test_loss;
-        acc = evaluate(tr.model, &test, &test_loss);
+        acc = evaluate(tr.model, tr.amp, &test, &test_loss);
         printf("epoch %d/%d  train loss %.4f  test accuracy %.1f%%  avg test loss %.4f  "
                "%.2f s (%.0f samples/s)\n", e + 1, o.epochs, train_loss, 100 * acc, test_loss,
                secs, (double)seen / secs);
@@ -432,6 +460,7 @@ int main(int argc, char **argv)
     }
     printf("test accuracy: %.4f\n", acc);
 
+    ct_grad_scaler_free(tr.scaler);
     ct_lr_scheduler_free(tr.sched);
     ct_dataloader_free(tr.loader);
     ct_dataset_free(ds);

@@ -8,7 +8,8 @@
  *         [--width N] [--dropout P] [--lr X] [--warmup N] [--weight-decay X] [--grad-clip X]
  *         [--eval-every N] [--eval-batches N] [--threads N] [--seed N] [--save FILE]
  *         [--resume FILE] [--stop-after N] [--save-init FILE] [--log-steps N]
- *         [--dtype float64] [--sample N] [--prompt TEXT] [--temperature X] [--top-k N]
+ *         [--dtype float64] [--amp bf16|fp16] [--sample N] [--prompt TEXT]
+ *         [--temperature X] [--top-k N]
  *   ./gpt --generate N --checkpoint FILE [--prompt TEXT] [--temperature X] [--top-k N]
  *         [--seed N] [--threads N]
  * Data: --data FILE (any text), else Debian's fortunes (`apt-get install fortunes`: the text
@@ -35,7 +36,11 @@
  * --stop-after N ends the run after step N (as if interrupted). --save-init FILE writes the
  * initial state_dict and --log-steps N prints the loss of each of the first N steps:
  * tools/cross_check_gpt.py trains the same model in PyTorch from them. --dtype float64 trains
- * in float64.
+ * in float64. --amp bf16 runs the forward passes and the loss under CPU autocast
+ * (ct_autocast_begin: the Linear layers and attention in bfloat16, the loss in float32; the
+ * parameters, gradients and AdamW stay float32); --amp fp16 the same in float16 with a
+ * GradScaler (gradients unscaled before clipping, steps skipped on inf/NaN), as torch.autocast
+ * + torch.amp.GradScaler.
  * Sampling (after training: --sample N characters; or --generate N from --checkpoint FILE, the
  * generator seeded with --seed): the prompt (--prompt, default a newline) is run through the
  * model once, then each new character alone, the keys and values of earlier positions kept in
@@ -89,7 +94,7 @@ static void die(const char *what, const char *detail)
 
 /* ---- options ---------------------------------------------------------------------------- */
 typedef struct options {
-    const char *data, *save, *resume, *save_init, *dtype, *checkpoint, *prompt;
+    const char *data, *save, *resume, *save_init, *dtype, *checkpoint, *prompt, *amp;
     int steps, batch, block, layers, heads, width, warmup, eval_every, eval_batches, threads;
     int stop_after, log_steps, sample, generate, top_k;
     double dropout, lr, weight_decay, grad_clip, temperature;
@@ -109,7 +114,7 @@ static void usage(void)
                     "[--weight-decay X] [--grad-clip X] [--eval-every N] [--eval-batches N] "
                     "[--threads N] [--seed N] [--save FILE] [--resume FILE] [--stop-after N] "
                     "[--save-init FILE] [--log-steps N] [--dtype float32|float64] "
-                    "[--sample N] [--prompt TEXT] [--temperature X] [--top-k N]\n"
+                    "[--amp bf16|fp16] [--sample N] [--prompt TEXT] [--temperature X] [--top-k N]\n"
                     "       gpt --generate N --checkpoint FILE [--prompt TEXT] "
                     "[--temperature X] [--top-k N] [--seed N] [--threads N]\n");
     exit(2);
@@ -117,12 +122,12 @@ static void usage(void)
 
 static options parse_args(int argc, char **argv)
 {
-    options o = {NULL, NULL, NULL, NULL, "float32", NULL, "\n", 2000, 16, 128, 4, 4, 128, 100,
+    options o = {NULL, NULL, NULL, NULL, "float32", NULL, "\n", NULL, 2000, 16, 128, 4, 4, 128, 100,
                  200, 20, 0, 0, 0, 500, 0, 0, 0.0, 1e-3, 0.1, 1.0, 1.0, 1337};
     const option_spec spec[] = {
         {"--data", 's', &o.data}, {"--save", 's', &o.save}, {"--resume", 's', &o.resume},
         {"--save-init", 's', &o.save_init}, {"--dtype", 's', &o.dtype},
-        {"--checkpoint", 's', &o.checkpoint}, {"--prompt", 's', &o.prompt},
+        {"--checkpoint", 's', &o.checkpoint}, {"--prompt", 's', &o.prompt}, {"--amp", 's', &o.amp},
         {"--steps", 'i', &o.steps}, {"--batch", 'i', &o.batch}, {"--block", 'i', &o.block},
         {"--layers", 'i', &o.layers}, {"--heads", 'i', &o.heads}, {"--width", 'i', &o.width},
         {"--warmup", 'i', &o.warmup}, {"--eval-every", 'i', &o.eval_every},
@@ -152,7 +157,8 @@ static options parse_args(int argc, char **argv)
     if (o.steps < 1 || o.batch < 1 || o.block < 2 || o.layers < 1 || o.heads < 1 ||
         o.width < 1 || o.width % o.heads || o.eval_batches < 1 || o.temperature <= 0 ||
         o.dropout < 0 || o.dropout >= 1 || (o.generate > 0 && !o.checkpoint) ||
-        (strcmp(o.dtype, "float32") && strcmp(o.dtype, "float64"))) {
+        (strcmp(o.dtype, "float32") && strcmp(o.dtype, "float64")) ||
+        (o.amp && strcmp(o.amp, "bf16") && strcmp(o.amp, "fp16"))) {
         usage();
     }
     return o;
@@ -486,6 +492,8 @@ typedef struct trainer {
     int warmup, steps, log_steps;
     double grad_clip;
     bool tty;
+    ct_dtype amp;           /* autocast's dtype (--amp), CT_DTYPE_DEFAULT: off */
+    ct_grad_scaler *scaler; /* enabled for --amp fp16; a pass-through otherwise */
 } trainer;
 
 /* LambdaLR's factor of step e: (e + 1) / (warmup + 1) during warmup, then cosine from 1 to
@@ -553,6 +561,19 @@ static ct_tensor *lm_loss(ct_module *model, const ct_tensor *x, const ct_tensor 
     return ct_cross_entropy(ct_view(logits, flat, 2), ct_view(y, &n, 1), NULL);
 }
 
+/* lm_loss, under autocast when --amp is given (the forward and the loss; backward outside). */
+static ct_tensor *amp_lm_loss(const trainer *tr, const ct_tensor *x, const ct_tensor *y)
+{
+    if (tr->amp != CT_DTYPE_DEFAULT) {
+        ct_autocast_begin(CT_CPU, tr->amp, true);
+    }
+    ct_tensor *loss = lm_loss(tr->model, x, y);
+    if (tr->amp != CT_DTYPE_DEFAULT) {
+        ct_autocast_end();
+    }
+    return loss;
+}
+
 /* One training step on a batch drawn as torch.randint(len - T, (B,)); returns its loss. */
 static double train_step(trainer *tr)
 {
@@ -560,11 +581,13 @@ static double train_step(trainer *tr)
     ct_tensor *x, *y;
     ct_tensor *off = ct_randint(0, tr->train->n - tr->block, &tr->batch, 1, CT_INT64, NULL);
     windows(tr->train, (const int64_t *)ct_data_ptr(off), tr->batch, tr->block, &x, &y);
-    ct_tensor *loss = lm_loss(tr->model, x, y);
+    ct_tensor *loss = amp_lm_loss(tr, x, y);
     ct_optimizer_zero_grad(tr->opt, true);
-    ct_backward(loss, NULL, false);
+    ct_backward(ct_grad_scaler_scale(tr->scaler, loss), NULL, false);
+    ct_grad_scaler_unscale_(tr->scaler, tr->opt);
     ct_clip_grad_norm_(tr->params, tr->n_params, tr->grad_clip, 2.0, false);
-    ct_optimizer_step(tr->opt);
+    ct_grad_scaler_step(tr->scaler, tr->opt, NULL);
+    ct_grad_scaler_update(tr->scaler);
     ct_lr_scheduler_step(tr->sched);
     double l = ct_item(loss);
     ct_scope_end();
@@ -587,7 +610,7 @@ static double evaluate(const trainer *tr, const tokens *data, int n_batches)
             off[j] = (i * b + j) * stride;
         }
         windows(data, off, b, t, &x, &y);
-        total += ct_item(lm_loss(tr->model, x, y));
+        total += ct_item(amp_lm_loss(tr, x, y));
         ct_scope_end();
     }
     ct_no_grad_end();
@@ -879,7 +902,12 @@ int main(int argc, char **argv)
         exit(1);
     }
     trainer tr = {model, NULL, NULL, NULL, 0, &train_set, &val_set, o.batch, c.block, 0,
-                  o.warmup, o.steps, o.log_steps, o.grad_clip, isatty(2) != 0};
+                  o.warmup, o.steps, o.log_steps, o.grad_clip, isatty(2) != 0,
+                  !o.amp ? CT_DTYPE_DEFAULT : !strcmp(o.amp, "bf16") ? CT_BFLOAT16 : CT_FLOAT16,
+                  NULL};
+    ct_grad_scaler_opts go = ct_grad_scaler_defaults();
+    go.enabled = tr.amp == CT_FLOAT16;
+    tr.scaler = ct_grad_scaler_new(&go);
     make_optimizer(&tr, o.lr, o.weight_decay);
     ct_manual_seed(o.seed); /* the batches and dropout masks: torch.manual_seed(seed), loop */
     if (ck) {
@@ -893,6 +921,7 @@ int main(int argc, char **argv)
         double rate = generate(model, &v, o.prompt, o.sample, o.temperature, o.top_k, stdout);
         printf("generation: %.1f tokens/s\n", rate);
     }
+    ct_grad_scaler_free(tr.scaler);
     ct_lr_scheduler_free(tr.sched);
     ct_optimizer_free(tr.opt);
     ct_module_free(model);

@@ -197,6 +197,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(attention)                                                                            \
     X(cnn)                                                                                  \
     X(distance)                                                                             \
+    X(amp)                                                                                  \
     X(swa)                                                                                  \
     X(module_act)                                                                           \
     X(sample)                                                                               \

@@ -28,6 +28,7 @@ typedef struct null_fixture {
     ct_incompatible_keys keys;
     ct_hook_handle handle;
     ct_optimizer *opt;
+    ct_grad_scaler *scaler;
     ct_lr_scheduler *sched, *scheds[1];
     ct_kv_cache *kv;
     ct_one_cycle_lr_opts one_cycle_opts;
@@ -188,6 +189,7 @@ static void fixture_open(null_fixture *fx)
     fx->dl_opts = ct_dataloader_defaults();
     fx->gc_opts = ct_gradcheck_defaults();
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
+    fx->scaler = ct_grad_scaler_new(NULL);
     fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
     fx->scheds[0] = fx->sched;
     fx->kv = ct_kv_cache_new(1, 4, 1, 2, CT_FLOAT32);
@@ -230,6 +232,7 @@ static void fixture_close(null_fixture *fx)
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
     ct_kv_cache_free(fx->kv);
+    ct_grad_scaler_free(fx->scaler);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);
@@ -14288,6 +14291,240 @@ static void test_null_ct_profiler_export_chrome_trace(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_autocast_policy(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_policy(0, NULL)";
+        (void)ct_autocast_policy(0, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autocast_cpu_lower_ops(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_cpu_lower_ops(NULL)";
+        (void)ct_autocast_cpu_lower_ops(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autocast_cpu_fp32_ops(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_cpu_fp32_ops(NULL)";
+        (void)ct_autocast_cpu_fp32_ops(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autocast_cpu_promote_ops(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_cpu_promote_ops(NULL)";
+        (void)ct_autocast_cpu_promote_ops(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autocast_cuda_lower_ops(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_cuda_lower_ops(NULL)";
+        (void)ct_autocast_cuda_lower_ops(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autocast_cuda_fp32_ops(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_cuda_fp32_ops(NULL)";
+        (void)ct_autocast_cuda_fp32_ops(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autocast_cuda_promote_ops(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autocast_cuda_promote_ops(NULL)";
+        (void)ct_autocast_cuda_promote_ops(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_new(NULL)";
+        ct_grad_scaler *r = ct_grad_scaler_new(NULL);
+        expect_accepted(call);
+        ct_grad_scaler_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_free(NULL)";
+        ct_grad_scaler_free(NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_scale(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_scale(NULL, fx.t)";
+        ct_tensor *r = ct_grad_scaler_scale(NULL, fx.t);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_grad_scaler_scale(fx.scaler, NULL)";
+        ct_tensor *r = ct_grad_scaler_scale(fx.scaler, NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_unscale_(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_unscale_(NULL, fx.opt)";
+        (void)ct_grad_scaler_unscale_(NULL, fx.opt);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_grad_scaler_unscale_(fx.scaler, NULL)";
+        (void)ct_grad_scaler_unscale_(fx.scaler, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_step(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_step(NULL, fx.opt, NULL)";
+        (void)ct_grad_scaler_step(NULL, fx.opt, NULL);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_grad_scaler_step(fx.scaler, NULL, NULL)";
+        (void)ct_grad_scaler_step(fx.scaler, NULL, NULL);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_grad_scaler_step(fx.scaler, fx.opt, NULL)";
+        (void)ct_grad_scaler_step(fx.scaler, fx.opt, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_update(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_update(NULL)";
+        (void)ct_grad_scaler_update(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_get_scale(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_get_scale(NULL)";
+        (void)ct_grad_scaler_get_scale(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_is_enabled(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_is_enabled(NULL)";
+        (void)ct_grad_scaler_is_enabled(NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_state_dict(NULL)";
+        ct_state_dict *r = ct_grad_scaler_state_dict(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+        ct_state_dict_free(r);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_grad_scaler_load_state_dict(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_load_state_dict(NULL, fx.sd)";
+        (void)ct_grad_scaler_load_state_dict(NULL, fx.sd);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_grad_scaler_load_state_dict(fx.scaler, NULL)";
+        (void)ct_grad_scaler_load_state_dict(fx.scaler, NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 #ifdef CTORCH_DEBUG
 
 static void test_freed_ct_free(void)
@@ -26324,6 +26561,24 @@ static void test_freed_ct_standardize(void)
     }
     fixture_close(&fx);
 }
+
+static void test_freed_ct_grad_scaler_scale(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_grad_scaler_scale(fx.scaler, fx.freed)";
+        ct_tensor *r = ct_grad_scaler_scale(fx.scaler, fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_grad_scaler_scale(fx.scaler, fx.foreign)";
+        (void)ct_grad_scaler_scale(fx.scaler, fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
 #endif
 
 void test_null(void)
@@ -27147,6 +27402,23 @@ void test_null(void)
     RUN(test_null_ct_profiler_chrome_trace);
     RUN(test_null_ct_profiler_print_table);
     RUN(test_null_ct_profiler_export_chrome_trace);
+    RUN(test_null_ct_autocast_policy);
+    RUN(test_null_ct_autocast_cpu_lower_ops);
+    RUN(test_null_ct_autocast_cpu_fp32_ops);
+    RUN(test_null_ct_autocast_cpu_promote_ops);
+    RUN(test_null_ct_autocast_cuda_lower_ops);
+    RUN(test_null_ct_autocast_cuda_fp32_ops);
+    RUN(test_null_ct_autocast_cuda_promote_ops);
+    RUN(test_null_ct_grad_scaler_new);
+    RUN(test_null_ct_grad_scaler_free);
+    RUN(test_null_ct_grad_scaler_scale);
+    RUN(test_null_ct_grad_scaler_unscale_);
+    RUN(test_null_ct_grad_scaler_step);
+    RUN(test_null_ct_grad_scaler_update);
+    RUN(test_null_ct_grad_scaler_get_scale);
+    RUN(test_null_ct_grad_scaler_is_enabled);
+    RUN(test_null_ct_grad_scaler_state_dict);
+    RUN(test_null_ct_grad_scaler_load_state_dict);
 #ifdef CTORCH_DEBUG
     RUN(test_freed_ct_free);
     RUN(test_freed_ct_retain);
@@ -27682,5 +27954,6 @@ void test_null(void)
     RUN(test_freed_ct_transforms_normalize);
     RUN(test_freed_ct_standardize_fit);
     RUN(test_freed_ct_standardize);
+    RUN(test_freed_ct_grad_scaler_scale);
 #endif
 }

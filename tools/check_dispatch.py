@@ -114,6 +114,16 @@ ALLOWLIST = {
         ct_adagrad_defaults ct_adadelta_defaults ct_adamax_defaults ct_nadam_defaults
         ct_radam_defaults ct_optimizer_get_momentum ct_optimizer_state_dict
         ct_optimizer_load_state_dict""",
+    # amp/autocast.c: per-thread state and the op lists (the casts run in the entry itself)
+    "autocast": """ct_autocast_begin ct_autocast_end ct_is_autocast_enabled ct_set_autocast_enabled
+        ct_get_autocast_dtype ct_set_autocast_dtype ct_is_autocast_available ct_autocast_policy
+        ct_autocast_cpu_lower_ops ct_autocast_cpu_fp32_ops ct_autocast_cpu_promote_ops
+        ct_autocast_cuda_lower_ops ct_autocast_cuda_fp32_ops ct_autocast_cuda_promote_ops""",
+    # amp/grad_scaler.c: options, lifetime, the scale's float32 arithmetic and state dicts
+    # (scale, unscale_ and step run dispatched ops)
+    "grad_scaler": """ct_grad_scaler_defaults ct_grad_scaler_new ct_grad_scaler_free
+        ct_grad_scaler_get_scale ct_grad_scaler_is_enabled ct_grad_scaler_update
+        ct_grad_scaler_state_dict ct_grad_scaler_load_state_dict""",
     # LR schedulers: arithmetic on the optimizer's per-group lrs (doubles, no tensor)
     "lr_scheduler": """ct_step_lr_new ct_multi_step_lr_new ct_exponential_lr_new
         ct_cosine_annealing_lr_new ct_cosine_annealing_warm_restarts_new ct_linear_lr_new

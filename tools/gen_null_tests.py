@@ -42,6 +42,8 @@ VALID = {
     "ct_full_backward_hook": "null_test_bw_hook",
     "void(*)(ct_module*,void*)": "null_test_visit",
     "ct_optimizer *": "fx.opt",
+    "ct_grad_scaler *": "fx.scaler",
+    "ct_grad_scaler_opts *": "NULL",
     "ct_lr_scheduler *": "fx.sched",
     "ct_lr_scheduler *const *": "fx.scheds",
     "ct_kv_cache *": "fx.kv",
@@ -116,6 +118,7 @@ VALID_BY_NAME = {
 
 # Hand-written values for particular functions: (function, argument) -> C expression.
 VALID_BY_CALL = {
+    ("ct_grad_scaler_step", "stepped"): "NULL",
     ("ct_nll_loss", "target"): "fx.labels",
     ("ct_cross_entropy", "target"): "fx.labels",
     ("ct_gather", "index"): "fx.labels",
@@ -349,6 +352,17 @@ OUTCOME = {
     ("ct_embedding_bag", "per_sample_weights"): "accepted",
     ("ct_embedding_bag_forward", "offsets"): "accepted",
     ("ct_embedding_bag_forward", "per_sample_weights"): "accepted",
+    # amp/: the op name of ct_autocast_policy (CT_AUTOCAST_NONE), the lists' count pointer,
+    # GradScaler.step's `stepped`, is_enabled (false)
+    ("ct_autocast_policy", "op"): "accepted",
+    ("ct_autocast_cpu_lower_ops", "n"): "accepted",
+    ("ct_autocast_cpu_fp32_ops", "n"): "accepted",
+    ("ct_autocast_cpu_promote_ops", "n"): "accepted",
+    ("ct_autocast_cuda_lower_ops", "n"): "accepted",
+    ("ct_autocast_cuda_fp32_ops", "n"): "accepted",
+    ("ct_autocast_cuda_promote_ops", "n"): "accepted",
+    ("ct_grad_scaler_step", "stepped"): "accepted",
+    ("ct_grad_scaler_is_enabled", "scaler"): "accepted",
 }
 ACCEPTED_TYPES = ("ct_generator *", "ct_csv_opts *", "ct_sgd_opts *", "ct_adam_opts *", "ct_nll_loss_opts *",
                   "ct_dataloader_opts *", "ct_gradcheck_opts *", "ct_profiler_opts *",
@@ -362,7 +376,8 @@ ACCEPTED_TYPES = ("ct_generator *", "ct_csv_opts *", "ct_sgd_opts *", "ct_adam_o
                   "ct_averaged_model_opts *", "ct_embedding_opts *", "ct_embedding_bag_opts *",
                   "ct_scaled_dot_product_attention_opts *", "ct_multihead_attention_opts *",
                   "ct_multihead_attention_forward_opts *", "ct_transformer_layer_opts *",
-                  "ct_transformer_forward_opts *", "ct_distributed_sampler_opts *")
+                  "ct_transformer_forward_opts *", "ct_distributed_sampler_opts *",
+                  "ct_grad_scaler_opts *")
 ACCEPTED_NAMES = ("user", "user_data", "ctx", "arg", "clock_user")
 
 # Arguments the function takes ownership of whatever happens (not freed by the test).
@@ -382,6 +397,7 @@ AFTER_CALL = {
 # What frees a returned object (so an accepted NULL does not leak).
 FREE_BY_RETURN = {
     "ct_module *": "ct_module_free", "ct_optimizer *": "ct_optimizer_free",
+    "ct_grad_scaler *": "ct_grad_scaler_free",
     "ct_generator *": "ct_generator_free", "ct_dataset *": "ct_dataset_free",
     "ct_dataloader *": "ct_dataloader_free", "ct_timer *": "ct_timer_free",
     "ct_sampler *": "ct_sampler_free", "ct_iterable_dataset *": "ct_iterable_dataset_free",
@@ -574,6 +590,7 @@ typedef struct null_fixture {
     ct_incompatible_keys keys;
     ct_hook_handle handle;
     ct_optimizer *opt;
+    ct_grad_scaler *scaler;
     ct_lr_scheduler *sched, *scheds[1];
     ct_kv_cache *kv;
     ct_one_cycle_lr_opts one_cycle_opts;
@@ -734,6 +751,7 @@ static void fixture_open(null_fixture *fx)
     fx->dl_opts = ct_dataloader_defaults();
     fx->gc_opts = ct_gradcheck_defaults();
     fx->opt = ct_sgd_new(fx->params, 2, NULL);
+    fx->scaler = ct_grad_scaler_new(NULL);
     fx->sched = ct_step_lr_new(fx->opt, 1, 0.5);
     fx->scheds[0] = fx->sched;
     fx->kv = ct_kv_cache_new(1, 4, 1, 2, CT_FLOAT32);
@@ -776,6 +794,7 @@ static void fixture_close(null_fixture *fx)
     ct_generator_free(fx->gen);
     ct_lr_scheduler_free(fx->sched);
     ct_kv_cache_free(fx->kv);
+    ct_grad_scaler_free(fx->scaler);
     ct_optimizer_free(fx->opt);
     ct_module_free(fx->module);
     ct_state_dict_free(fx->sd);

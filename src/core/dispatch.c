@@ -6,7 +6,8 @@
  */
 #include "internal.h"
 
-/* Nonzero while any thread has a hook pushed or the profiler runs: the entry's slow path. */
+/* Nonzero while any thread has a hook pushed, the profiler runs or autocast is on: the
+   entry's slow path. */
 static int ct__dispatch_slow = 0;
 
 static CT__THREAD_LOCAL ct_dispatch_hook ct__hooks[CT_DISPATCH_MAX_HOOKS];
@@ -452,7 +453,7 @@ static ct_tensor *ct__dispatch_finish(ct_op_call *c)
 }
 
 /* The entry with the hooks and the profiler around the op. */
-static ct_tensor *ct__dispatch_hooked(ct_op_call *c)
+ct_tensor *ct__dispatch_hooked(ct_op_call *c)
 {
     int top = ct__n_hooks;
     for (int h = top - 1; h >= 0; h--) {
@@ -487,10 +488,10 @@ ct_tensor *ct__dispatch(ct_op_call *c)
     if (!ct__dispatch_inputs(c)) {
         return NULL;
     }
-    /* Autocast's place (DESIGN 8, the AMP issue): while autocast is on for this thread,
-       cast the inputs as c->op->autocast says, here, before the hooks see the call. */
+    /* The slow path: autocast (amp/autocast.c casts the inputs while a region is open, before
+       the hooks see the call), the hooks, the profiler. */
     if (ct__dispatch_slow) {
-        return ct__dispatch_hooked(c);
+        return ct__autocast_dispatch(c);
     }
     return ct__dispatch_run(c) ? ct__dispatch_finish(c) : NULL;
 }

@@ -653,8 +653,17 @@ CT__INTERNAL ct_tensor *ct__op_output(ct_op_call *c, const int64_t *sizes, int n
    (ct_scope_begin): r (scoped there, or NULL after an error) becomes an unscoped reference in
    c->outputs, and the scope closes. Returns CT_OK or the pending error's status. */
 CT__INTERNAL ct_status ct__composite_end(ct_op_call *c, ct_tensor *r);
-/* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler). */
+/* Adds delta to the count of reasons for the entry's slow path (hooks, the profiler,
+   autocast). */
 CT__INTERNAL void ct__dispatch_slow_add(int delta);
+/* The entry's slow path after autocast: the hooks and the profiler around the op. */
+CT__INTERNAL ct_tensor *ct__dispatch_hooked(ct_op_call *c);
+/* The entry's slow path (amp/autocast.c): casts the call's inputs as its category says
+   while autocast is on for its device type, then ct__dispatch_hooked. */
+CT__INTERNAL ct_tensor *ct__autocast_dispatch(ct_op_call *c);
+/* Tests: CPU tensors take the autocast state and op lists of device_type on this thread
+   (CT_CUDA: the CUDA lists checked on CPU tensors); CT_CPU restores. */
+CT__INTERNAL void ct__autocast_cpu_lists(ct_device_type device_type);
 /* The registered backend of a device type other than the CPU, or NULL. */
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
