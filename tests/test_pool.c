@@ -255,6 +255,17 @@ static ct_tensor *gc_max_pool2d_dilated(const ct_tensor *x)
     o.padding[1] = 1;
     return ct_max_pool2d(x, k, &o);
 }
+/* the 2x2 path (its backward one pass): rows (5) and, transposed, columns (5) left over */
+static ct_tensor *gc_max_pool2d_2x2(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 2};
+    return ct_max_pool2d(x, k, NULL);
+}
+static ct_tensor *gc_max_pool2d_2x2_t(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 2};
+    return ct_max_pool2d(ct_transpose(x, -2, -1), k, NULL);
+}
 static ct_tensor *gc_max_pool1d(const ct_tensor *x)
 {
     return ct_max_pool1d(ct_flatten(x, -2, -1), 3, NULL);
@@ -456,6 +467,7 @@ typedef struct gc_case {
 
 static const gc_case gc_cases[] = {
     {"max_pool2d", gc_max_pool2d}, {"max_pool2d dilated", gc_max_pool2d_dilated},
+    {"max_pool2d 2x2", gc_max_pool2d_2x2}, {"max_pool2d 2x2 transposed", gc_max_pool2d_2x2_t},
     {"max_pool1d", gc_max_pool1d}, {"avg_pool2d", gc_avg_pool2d},
     {"avg_pool2d divisor", gc_avg_pool2d_divisor}, {"avg_pool1d", gc_avg_pool1d},
     {"adaptive_avg_pool2d", gc_adaptive_avg},
