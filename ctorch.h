@@ -39349,19 +39349,15 @@ CT__VECTORIZE_BEGIN
 /* The float32 2x2 maxima of ct__pool_max2x2_f32 below, 16 outputs a step with masked edges
    (rows of 7 or 14 outputs are too short for the vectorizer's loop, and their scalar compares
    mispredict on every other window): the same compares in the same order, so the same
-   values and indices. Returns the outputs done (all, or none when W + 1 exceeds int32). */
+   values and indices (the window offsets k kept as int64 in two halves). Returns OW. */
 static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64_t *ix,
                                      int64_t OW, int64_t base)
 {
-    if (W + 1 > INT32_MAX) {
-        return 0;
-    }
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2,
                                           0);
     const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
     const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i kw[3] = {_mm512_set1_epi32(1), _mm512_set1_epi32((int)W),
-                           _mm512_set1_epi32((int)W + 1)};
+    const __m512i kw[3] = {_mm512_set1_epi64(1), _mm512_set1_epi64(W), _mm512_set1_epi64(W + 1)};
     for (int64_t ow = 0; ow < OW; ow += 16) {
         int64_t n = OW - ow < 16 ? OW - ow : 16;
         __mmask16 mn = (__mmask16)((1u << n) - 1u);
@@ -39375,19 +39371,18 @@ static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64
             v[2 * r + 1] = _mm512_permutex2var_ps(a, odd, b);
         }
         __m512 m = v[0];
-        __m512i k = _mm512_setzero_si512();
+        __m512i k[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
         for (int e = 1; e < 4; e++) { /* v > m || v != v */
             __mmask16 t = _mm512_cmp_ps_mask(v[e], m, _CMP_GT_OQ) |
                           _mm512_cmp_ps_mask(v[e], v[e], _CMP_UNORD_Q);
             m = _mm512_mask_mov_ps(m, t, v[e]);
-            k = _mm512_mask_mov_epi32(k, t, kw[e - 1]);
+            k[0] = _mm512_mask_mov_epi64(k[0], (__mmask8)t, kw[e - 1]);
+            k[1] = _mm512_mask_mov_epi64(k[1], (__mmask8)(t >> 8), kw[e - 1]);
         }
         _mm512_mask_storeu_ps(y + ow, mn, m);
         for (int h = 0; h < 2; h++) { /* ix = base + 2 (ow + lane) + k, 8 lanes at a time */
-            __m256i k8 = h ? _mm512_extracti64x4_epi64(k, 1) : _mm512_castsi512_si256(k);
-            __m512i i8 = _mm512_add_epi64(_mm512_cvtepi32_epi64(k8),
-                                          _mm512_add_epi64(lane2, _mm512_set1_epi64(
-                                                                      base + 2 * (ow + 8 * h))));
+            __m512i i8 = _mm512_add_epi64(k[h], _mm512_add_epi64(lane2, _mm512_set1_epi64(
+                                                                     base + 2 * (ow + 8 * h))));
             _mm512_mask_storeu_epi64(ix + ow + 8 * h, (__mmask8)(mn >> (8 * h)), i8);
         }
     }
