@@ -256,9 +256,10 @@ typedef struct ct__conv_job {
 static void ct__conv_lanes_f32(const float *s, int64_t full, double *lane)
 {
     __m512d a = _mm512_loadu_pd(lane), b = _mm512_loadu_pd(lane + 8);
+    const __mmask8 all = (__mmask8)0xFF; /* the zero-masking form: the plain one trips g++ 12 */
     for (int64_t i = 0; i < full; i += 16) {
-        a = _mm512_add_pd(a, _mm512_cvtps_pd(_mm256_loadu_ps(s + i)));
-        b = _mm512_add_pd(b, _mm512_cvtps_pd(_mm256_loadu_ps(s + i + 8)));
+        a = _mm512_add_pd(a, _mm512_maskz_cvtps_pd(all, _mm256_loadu_ps(s + i)));
+        b = _mm512_add_pd(b, _mm512_maskz_cvtps_pd(all, _mm256_loadu_ps(s + i + 8)));
     }
     _mm512_storeu_pd(lane, a);
     _mm512_storeu_pd(lane + 8, b);
