@@ -40712,6 +40712,9 @@ CT__GLUE_END
  * and max_unpool put values at indices. Each plane is computed by one thread in a fixed order.
  */
 
+#if defined(CT__HAS_AVX512)
+#include <immintrin.h>
+#endif
 
 
 /* The pooling kinds; a descriptor's variant is kind | spatial dims << 2. */
@@ -40750,13 +40753,61 @@ typedef struct ct__pool_job {
    window walks not (their rows are short and carry a dependence: the vectorizer's versions of
    them cost more than they save). */
 CT__VECTORIZE_BEGIN
+#if defined(CT__HAS_AVX512)
+/* The float32 2x2 maxima of ct__pool_max2x2_f32 below, 16 outputs a step with masked edges
+   (rows of 7 or 14 outputs are too short for the vectorizer's loop, and their scalar compares
+   mispredict on every other window): the same compares in the same order, so the same
+   values and indices (the window offsets k kept as int64 in two halves). Returns OW. */
+static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64_t *ix,
+                                     int64_t OW, int64_t base)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2,
+                                          0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i kw[3] = {_mm512_set1_epi64(1), _mm512_set1_epi64(W), _mm512_set1_epi64(W + 1)};
+    for (int64_t ow = 0; ow < OW; ow += 16) {
+        int64_t n = OW - ow < 16 ? OW - ow : 16;
+        __mmask16 mn = (__mmask16)((1u << n) - 1u);
+        __mmask16 lo = (__mmask16)(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1u);
+        __mmask16 hi = (__mmask16)(n <= 8 ? 0u : (1u << (2 * n - 16)) - 1u);
+        __m512 v[4]; /* the window's elements in compare order: r0 even, odd, r1 even, odd */
+        for (int r = 0; r < 2; r++) {
+            const float *p = (r ? r0 + W : r0) + 2 * ow;
+            __m512 a = _mm512_maskz_loadu_ps(lo, p), b = _mm512_maskz_loadu_ps(hi, p + 16);
+            v[2 * r] = _mm512_permutex2var_ps(a, even, b);
+            v[2 * r + 1] = _mm512_permutex2var_ps(a, odd, b);
+        }
+        __m512 m = v[0];
+        __m512i k[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        for (int e = 1; e < 4; e++) { /* v > m || v != v */
+            __mmask16 t = _mm512_cmp_ps_mask(v[e], m, _CMP_GT_OQ) |
+                          _mm512_cmp_ps_mask(v[e], v[e], _CMP_UNORD_Q);
+            m = _mm512_mask_mov_ps(m, t, v[e]);
+            k[0] = _mm512_mask_mov_epi64(k[0], (__mmask8)t, kw[e - 1]);
+            k[1] = _mm512_mask_mov_epi64(k[1], (__mmask8)(t >> 8), kw[e - 1]);
+        }
+        _mm512_mask_storeu_ps(y + ow, mn, m);
+        for (int h = 0; h < 2; h++) { /* ix = base + 2 (ow + lane) + k, 8 lanes at a time */
+            __m512i i8 = _mm512_add_epi64(k[h], _mm512_add_epi64(lane2, _mm512_set1_epi64(
+                                                                     base + 2 * (ow + 8 * h))));
+            _mm512_mask_storeu_epi64(ix + ow + 8 * h, (__mmask8)(mn >> (8 * h)), i8);
+        }
+    }
+    return OW;
+}
+#define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) ct__pool_max2x2_v_f32(r0, W, y, ix, OW, base)
+#else
+#define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) 0
+#endif
+#define CT__POOL_MAX2X2_V_f64(r0, W, y, ix, OW, base) 0
 #define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
                                     int64_t base)                                              \
     {                                                                                          \
         const T *r1 = r0 + W;                                                                  \
-        for (int64_t ow = 0; ow < OW; ow++) {                                                  \
+        for (int64_t ow = CT__POOL_MAX2X2_V_##S(r0, W, y, ix, OW, base); ow < OW; ow++) {      \
             T m = r0[2 * ow], v = r0[2 * ow + 1];                                              \
             int64_t k = 0;                                                                     \
             if (v > m || v != v) {                                                             \
@@ -40780,6 +40831,8 @@ CT__VECTORIZE_BEGIN
 CT__POOL_MAX2X2(float, f32)
 CT__POOL_MAX2X2(double, f64)
 #undef CT__POOL_MAX2X2
+#undef CT__POOL_MAX2X2_V_f32
+#undef CT__POOL_MAX2X2_V_f64
 CT__VECTORIZE_END
 
 #define CT__POOL_KERNELS(T, S)                                                                  \
@@ -43076,6 +43129,9 @@ CT__INTERNAL struct ct_lr_scheduler *ct__lr_scheduler_custom_new(const char *op,
  * the grouped product of grad output and im2col of the input; grad bias: a sum).
  */
 
+#if defined(CT__HAS_AVX512)
+#include <immintrin.h>
+#endif
 
 /* per-call code (geometry, checks, drivers, formulas, modules) is glue (-O1); the
    per-element loops between keep the user's level */
@@ -43279,6 +43335,32 @@ typedef struct ct__conv_job {
     double *sums; /* backward: dy's channel sums per image (N, D) for the bias grad, or NULL */
     bool trans;   /* backward: dx is the transposed op's, i.e. the conv view's forward of x */
 } ct__conv_job;
+
+/* lane[k] += s[i + k] (k < 16) in double for i = 0, 16, ... below full: float32 on AVX-512
+   in two registers (the generic loop's lanes went through memory each step), the same adds */
+#if defined(CT__HAS_AVX512)
+static void ct__conv_lanes_f32(const float *s, int64_t full, double *lane)
+{
+    __m512d a = _mm512_loadu_pd(lane), b = _mm512_loadu_pd(lane + 8);
+    const __mmask8 all = (__mmask8)0xFF; /* the zero-masking form: the plain one trips g++ 12 */
+    for (int64_t i = 0; i < full; i += 16) {
+        a = _mm512_add_pd(a, _mm512_maskz_cvtps_pd(all, _mm256_loadu_ps(s + i)));
+        b = _mm512_add_pd(b, _mm512_maskz_cvtps_pd(all, _mm256_loadu_ps(s + i + 8)));
+    }
+    _mm512_storeu_pd(lane, a);
+    _mm512_storeu_pd(lane + 8, b);
+}
+#define CT__CONV_LANES_f32(s, full, lane) ct__conv_lanes_f32(s, full, lane)
+#else
+#define CT__CONV_LANES_f32(s, full, lane) CT__CONV_LANES(s, full, lane)
+#endif
+#define CT__CONV_LANES_f64(s, full, lane) CT__CONV_LANES(s, full, lane)
+#define CT__CONV_LANES(s, full, lane)                                                        \
+    for (int64_t i = 0; i < (full); i += 16) {                                               \
+        for (int k = 0; k < 16; k++) {                                                       \
+            (lane)[k] += (double)(s)[i + k];                                                 \
+        }                                                                                    \
+    }
 
 #define CT__CONV_LOOPS_DEFINE(T, S)                                                          \
     /* One output row: a + off is the input row at its tap offset (element o at a[off + o    \
@@ -43491,11 +43573,7 @@ typedef struct ct__conv_job {
             double lane[16] = {0}, acc = 0.0;                                                \
             for (int64_t r = 0; r < runs; r++) {                                             \
                 const T *s = t + c * st[1] + r / sz[3] * st[2] + r % sz[3] * st[3];          \
-                for (int64_t i = 0; i < full; i += 16) {                                     \
-                    for (int k = 0; k < 16; k++) {                                           \
-                        lane[k] += (double)s[i + k];                                         \
-                    }                                                                        \
-                }                                                                            \
+                CT__CONV_LANES_##S(s, full, lane);                                           \
                 for (int64_t i = full; i < len; i++) {                                       \
                     acc += (double)s[i * st[4]];                                             \
                 }                                                                            \
@@ -43717,6 +43795,9 @@ CT__CONV_DEFINE(double, f64)
 CT__GLUE_END
 #undef CT__CONV_LOOPS_DEFINE
 #undef CT__CONV_DEFINE
+#undef CT__CONV_LANES_f32
+#undef CT__CONV_LANES_f64
+#undef CT__CONV_LANES
 #undef CT__CONV_FMA_f32
 #undef CT__CONV_FMA_f64
 

@@ -233,6 +233,29 @@ static void test_pool_max_2x2_rules(void)
     ct_scope_end();
 }
 
+/* The 2x2 path on rows of 3, 14 and 21 outputs (one masked step, one with a masked upper half,
+   a full step and a tail) against adaptive max pooling over the same windows (the window walk):
+   the same values and indices, bit for bit; values in steps of 1 for ties, some NaN. */
+static void test_pool_max_2x2_wide(void)
+{
+    const int64_t widths[3] = {6, 28, 42};
+    for (int d = 0; d < 2; d++) {
+        for (int k = 0; k < 3; k++) {
+            ct_scope_begin();
+            const int64_t s[4] = {2, 3, 4, widths[k]}, k2[2] = {2, 2}, o[2] = {2, widths[k] / 2};
+            ct_tensor *x = ct_floor(ct_mul_scalar(ct_rand(s, 4, CT_FLOAT64, NULL), 4));
+            x = ct_to_dtype(ct_masked_fill(x, ct_gt_scalar(ct_rand(s, 4, CT_FLOAT64, NULL), 0.9),
+                                           NAN),
+                            d ? CT_FLOAT64 : CT_FLOAT32);
+            ct_tensor *y = NULL, *ix = NULL, *aix = NULL;
+            CHECK(ct_max_pool2d_with_indices(x, k2, NULL, &y, &ix) == CT_OK);
+            ct_tensor *ay = ct_adaptive_max_pool2d(x, o, &aix);
+            CHECK(ct_test_same_bytes(y, ay) && ct_test_same_bytes(ix, aix));
+            ct_scope_end();
+        }
+    }
+}
+
 /* ---- gradcheck ---------------------------------------------------------------------------- */
 /* The function under test: op k of the table below on in[0]. */
 typedef ct_tensor *(*pool_fn)(const ct_tensor *x);
@@ -254,6 +277,17 @@ static ct_tensor *gc_max_pool2d_dilated(const ct_tensor *x)
     o.dilation[0] = 2;
     o.padding[1] = 1;
     return ct_max_pool2d(x, k, &o);
+}
+/* the 2x2 path (its backward one pass): rows (5) and, transposed, columns (5) left over */
+static ct_tensor *gc_max_pool2d_2x2(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 2};
+    return ct_max_pool2d(x, k, NULL);
+}
+static ct_tensor *gc_max_pool2d_2x2_t(const ct_tensor *x)
+{
+    const int64_t k[2] = {2, 2};
+    return ct_max_pool2d(ct_transpose(x, -2, -1), k, NULL);
 }
 static ct_tensor *gc_max_pool1d(const ct_tensor *x)
 {
@@ -456,6 +490,7 @@ typedef struct gc_case {
 
 static const gc_case gc_cases[] = {
     {"max_pool2d", gc_max_pool2d}, {"max_pool2d dilated", gc_max_pool2d_dilated},
+    {"max_pool2d 2x2", gc_max_pool2d_2x2}, {"max_pool2d 2x2 transposed", gc_max_pool2d_2x2_t},
     {"max_pool1d", gc_max_pool1d}, {"avg_pool2d", gc_avg_pool2d},
     {"avg_pool2d divisor", gc_avg_pool2d_divisor}, {"avg_pool1d", gc_avg_pool1d},
     {"adaptive_avg_pool2d", gc_adaptive_avg},
@@ -1001,6 +1036,7 @@ void test_pool(void)
 {
     RUN(test_pool_golden);
     RUN(test_pool_max_2x2_rules);
+    RUN(test_pool_max_2x2_wide);
     RUN(test_pool_gradcheck);
     RUN(test_pool_gradgradcheck);
     RUN(test_pool_grad_fn_names);

@@ -23,6 +23,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(CT__HAS_AVX512)
+#include <immintrin.h>
+#endif
 
 
 /* The pooling kinds; a descriptor's variant is kind | spatial dims << 2. */
@@ -61,13 +64,61 @@ typedef struct ct__pool_job {
    window walks not (their rows are short and carry a dependence: the vectorizer's versions of
    them cost more than they save). */
 CT__VECTORIZE_BEGIN
+#if defined(CT__HAS_AVX512)
+/* The float32 2x2 maxima of ct__pool_max2x2_f32 below, 16 outputs a step with masked edges
+   (rows of 7 or 14 outputs are too short for the vectorizer's loop, and their scalar compares
+   mispredict on every other window): the same compares in the same order, so the same
+   values and indices (the window offsets k kept as int64 in two halves). Returns OW. */
+static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64_t *ix,
+                                     int64_t OW, int64_t base)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2,
+                                          0);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i kw[3] = {_mm512_set1_epi64(1), _mm512_set1_epi64(W), _mm512_set1_epi64(W + 1)};
+    for (int64_t ow = 0; ow < OW; ow += 16) {
+        int64_t n = OW - ow < 16 ? OW - ow : 16;
+        __mmask16 mn = (__mmask16)((1u << n) - 1u);
+        __mmask16 lo = (__mmask16)(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1u);
+        __mmask16 hi = (__mmask16)(n <= 8 ? 0u : (1u << (2 * n - 16)) - 1u);
+        __m512 v[4]; /* the window's elements in compare order: r0 even, odd, r1 even, odd */
+        for (int r = 0; r < 2; r++) {
+            const float *p = (r ? r0 + W : r0) + 2 * ow;
+            __m512 a = _mm512_maskz_loadu_ps(lo, p), b = _mm512_maskz_loadu_ps(hi, p + 16);
+            v[2 * r] = _mm512_permutex2var_ps(a, even, b);
+            v[2 * r + 1] = _mm512_permutex2var_ps(a, odd, b);
+        }
+        __m512 m = v[0];
+        __m512i k[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+        for (int e = 1; e < 4; e++) { /* v > m || v != v */
+            __mmask16 t = _mm512_cmp_ps_mask(v[e], m, _CMP_GT_OQ) |
+                          _mm512_cmp_ps_mask(v[e], v[e], _CMP_UNORD_Q);
+            m = _mm512_mask_mov_ps(m, t, v[e]);
+            k[0] = _mm512_mask_mov_epi64(k[0], (__mmask8)t, kw[e - 1]);
+            k[1] = _mm512_mask_mov_epi64(k[1], (__mmask8)(t >> 8), kw[e - 1]);
+        }
+        _mm512_mask_storeu_ps(y + ow, mn, m);
+        for (int h = 0; h < 2; h++) { /* ix = base + 2 (ow + lane) + k, 8 lanes at a time */
+            __m512i i8 = _mm512_add_epi64(k[h], _mm512_add_epi64(lane2, _mm512_set1_epi64(
+                                                                     base + 2 * (ow + 8 * h))));
+            _mm512_mask_storeu_epi64(ix + ow + 8 * h, (__mmask8)(mn >> (8 * h)), i8);
+        }
+    }
+    return OW;
+}
+#define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) ct__pool_max2x2_v_f32(r0, W, y, ix, OW, base)
+#else
+#define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) 0
+#endif
+#define CT__POOL_MAX2X2_V_f64(r0, W, y, ix, OW, base) 0
 #define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
                                     int64_t base)                                              \
     {                                                                                          \
         const T *r1 = r0 + W;                                                                  \
-        for (int64_t ow = 0; ow < OW; ow++) {                                                  \
+        for (int64_t ow = CT__POOL_MAX2X2_V_##S(r0, W, y, ix, OW, base); ow < OW; ow++) {      \
             T m = r0[2 * ow], v = r0[2 * ow + 1];                                              \
             int64_t k = 0;                                                                     \
             if (v > m || v != v) {                                                             \
@@ -91,6 +142,8 @@ CT__VECTORIZE_BEGIN
 CT__POOL_MAX2X2(float, f32)
 CT__POOL_MAX2X2(double, f64)
 #undef CT__POOL_MAX2X2
+#undef CT__POOL_MAX2X2_V_f32
+#undef CT__POOL_MAX2X2_V_f64
 CT__VECTORIZE_END
 
 #define CT__POOL_KERNELS(T, S)                                                                  \
