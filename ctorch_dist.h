@@ -2,9 +2,9 @@
 /*
  * ctorch_dist.h - process groups and collectives (torch.distributed) for ctorch.
  *
- * Needs ctorch.h, included first. In ONE .c file of the program:
+ * Includes ctorch.h (keep the two headers side by side). In ONE .c file of the program:
+ *     #define CTORCH_IMPLEMENTATION
  *     #define CTORCH_DIST_IMPLEMENTATION
- *     #include "ctorch.h"
  *     #include "ctorch_dist.h"
  * and build with MPI's compiler wrapper, run with mpirun (Open MPI: openmpi-bin,
  * libopenmpi-dev):
@@ -37,6 +37,8 @@
 #ifndef CTORCH_DIST_H
 #define CTORCH_DIST_H
 
+#include "ctorch.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -53,10 +55,6 @@ extern "C" {
  * A rank not in the group returns CT_OK at once from a collective on it (PyTorch warns and
  * returns).
  */
-
-#ifndef CTORCH_H
-#error "ctorch_dist.h needs ctorch.h: include ctorch.h before ctorch_dist.h"
-#endif
 
 #ifndef CTORCH_DIST_API
 #define CTORCH_DIST_API CTORCH_API

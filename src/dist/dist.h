@@ -9,11 +9,7 @@
  * A rank not in the group returns CT_OK at once from a collective on it (PyTorch warns and
  * returns).
  */
-#include "../../ctorch.h"
-
-#ifndef CTORCH_H
-#error "ctorch_dist.h needs ctorch.h: include ctorch.h before ctorch_dist.h"
-#endif
+#include "../../ctorch.h" /* the generated ctorch_dist.h includes "ctorch.h" beside it */
 
 #ifndef CTORCH_DIST_API
 #define CTORCH_DIST_API CTORCH_API

@@ -195,12 +195,12 @@ typedef struct ct__act_rows {
 CT__ACT_HOT(CT__ACT_ROWS_F32)
 /* GELU's float32 loops in gcc's AVX-512 vectors of 16 lanes where the target has them
    (-march=native prefers 8): every lane runs the same operations, the results do not change */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 #pragma GCC push_options
 #pragma GCC target("prefer-vector-width=512")
 #endif
 CT__ACT_ROWS_F32(gelu)
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 #pragma GCC pop_options
 #endif
 CT__VECTORIZE_END
