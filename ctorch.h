@@ -45805,7 +45805,10 @@ static ct_status ct__group_norm_composite(ct_op_call *c)
     int64_t last = x3 ? x3->sizes[2] : 0;
     ct_tensor *y = ct_reshape(ct_layer_norm(x3, &last, 1, NULL, NULL, c->attrs[1].f), x->sizes,
                               x->ndim);
-    return ct__composite_end(c, ct__norm_affine(y, c->inputs[1], c->inputs[2], x->ndim));
+    y = ct__norm_affine(y, c->inputs[1], c->inputs[2], x->ndim);
+    /* a float16/bfloat16 input with float32 parameters keeps its dtype, as PyTorch's CPU
+       kernel (mixed types) */
+    return ct__composite_end(c, y && ct__is_half(x->dtype) ? ct_to_dtype(y, x->dtype) : y);
 }
 
 static bool ct__group_norm_meta(ct_op_call *c)
@@ -45907,22 +45910,26 @@ static bool ct__instance_norm_meta(ct_op_call *c)
     return true;
 }
 
-/* inputs x, weight; attrs normalized_shape, eps: x * rsqrt(mean(x^2) + eps) * weight */
+/* inputs x, weight; attrs normalized_shape, eps: x * rsqrt(mean(x^2) + eps) * weight, in
+   float32 for a float16/bfloat16 x and returned in x's dtype (PyTorch's rms_norm: opmath,
+   then type_as(input)) */
 static ct_status ct__rms_norm_composite(ct_op_call *c)
 {
-    const ct_tensor *x = c->inputs[0], *w = c->inputs[1];
+    const ct_tensor *x0 = c->inputs[0], *w = c->inputs[1];
     int n = (int)c->attrs[0].i;
     int64_t K = 1, s2[2];
-    for (int d = x->ndim - n; d < x->ndim; d++) {
-        K *= x->sizes[d];
+    for (int d = x0->ndim - n; d < x0->ndim; d++) {
+        K *= x0->sizes[d];
     }
-    s2[0] = K ? ct_numel(x) / K : 0;
+    s2[0] = K ? ct_numel(x0) / K : 0;
     s2[1] = K;
     ct_scope_begin();
+    const ct_tensor *x = ct__is_half(x0->dtype) ? ct_to_dtype(x0, CT_FLOAT32) : x0;
     ct_tensor *x2 = ct_reshape(x, s2, 2);
     ct_tensor *r = ct_rsqrt(ct_add_scalar(ct_mean_dim(ct_square(x2), 1, true), c->attrs[1].f));
     ct_tensor *y = ct_reshape(ct_mul(x2, r), x->sizes, x->ndim);
-    return ct__composite_end(c, w ? ct_mul(y, w) : y);
+    y = w ? ct_mul(y, w) : y;
+    return ct__composite_end(c, y && y->dtype != x0->dtype ? ct_to_dtype(y, x0->dtype) : y);
 }
 
 static bool ct__rms_norm_meta(ct_op_call *c)

@@ -207,14 +207,11 @@ static void amp_mode_end(void)
     ct__autocast_cpu_lists(CT_CPU);
 }
 
-/* Mixed-dtype behaviours that differ from PyTorch's outside autocast (reported, not autocast's
-   to fix): with a bfloat16/float16 input and float32 weights, ctorch's group_norm and rms_norm
-   promote to float32 where PyTorch's CPU kernels keep the input's dtype; ctorch's pdist
-   computes the half dtypes, which PyTorch's CPU kernel refuses. */
+/* A mixed-dtype behaviour that differs from PyTorch's outside autocast (not autocast's to
+   fix): ctorch's pdist computes the half dtypes, which PyTorch's CPU kernel refuses. */
 static bool amp_known_difference(const char *name, int variant, int mode)
 {
-    return variant == 1 && mode < 2 &&
-           (!strcmp(name, "group_norm") || !strcmp(name, "rms_norm") || !strcmp(name, "pdist"));
+    return variant == 1 && mode < 2 && !strcmp(name, "pdist");
 }
 
 static void amp_check_case(const amp_golden_case *g, amp_op_fn fn, int variant, int mode)
