@@ -47,6 +47,16 @@ static ct_status ct__dist_enter(ct_process_group *group, const ct_tensor *const 
     return CT_OK;
 }
 
+/* ct__dist_enter for a collective on one tensor: returns the group, or NULL with the status
+   (CT_OK for a non-member) in *st. */
+static ct_process_group *ct__dist_enter1(ct_process_group *group, const ct_tensor *tensor,
+                                         const char *op, ct_status *st)
+{
+    ct_process_group *g;
+    *st = ct__dist_enter(group, &tensor, 1, op, &g);
+    return g;
+}
+
 /* The group rank of global rank r, or -1 after recording CT_ERR_VALUE. */
 static int ct__dist_group_rank(const ct_process_group *g, int r, const char *what, const char *op)
 {
@@ -251,9 +261,8 @@ ct_status ct_dist_all_reduce(ct_tensor *tensor, ct_reduce_op op, ct_process_grou
                              ct_work **work)
 {
     const char *name = "ct_dist_all_reduce";
-    ct_process_group *g;
-    const ct_tensor *ts[1] = {tensor};
-    ct_status st = ct__dist_enter(group, ts, 1, name, &g);
+    ct_status st;
+    ct_process_group *g = ct__dist_enter1(group, tensor, name, &st);
     if (!g) {
         return st;
     }
@@ -292,9 +301,8 @@ ct_status ct_dist_all_reduce(ct_tensor *tensor, ct_reduce_op op, ct_process_grou
 ct_status ct_dist_broadcast(ct_tensor *tensor, int src, ct_process_group *group, ct_work **work)
 {
     const char *name = "ct_dist_broadcast";
-    ct_process_group *g;
-    const ct_tensor *ts[1] = {tensor};
-    ct_status st = ct__dist_enter(group, ts, 1, name, &g);
+    ct_status st;
+    ct_process_group *g = ct__dist_enter1(group, tensor, name, &st);
     if (!g) {
         return st;
     }
@@ -329,9 +337,8 @@ ct_status ct_dist_reduce(ct_tensor *tensor, int dst, ct_reduce_op op, ct_process
                          ct_work **work)
 {
     const char *name = "ct_dist_reduce";
-    ct_process_group *g;
-    const ct_tensor *ts[1] = {tensor};
-    ct_status st = ct__dist_enter(group, ts, 1, name, &g);
+    ct_status st;
+    ct_process_group *g = ct__dist_enter1(group, tensor, name, &st);
     if (!g) {
         return st;
     }
@@ -378,9 +385,8 @@ ct_status ct_dist_all_gather(ct_tensor *const *tensor_list, int n, const ct_tens
                              ct_process_group *group, ct_work **work)
 {
     const char *name = "ct_dist_all_gather";
-    ct_process_group *g;
-    const ct_tensor *ts[1] = {tensor};
-    ct_status st = ct__dist_enter(group, ts, 1, name, &g);
+    ct_status st;
+    ct_process_group *g = ct__dist_enter1(group, tensor, name, &st);
     if (!g) {
         return st;
     }
@@ -542,9 +548,7 @@ static ct_work *ct__dist_rooted(ct_process_group *group, const ct_tensor *tensor
                                 const char *root_name, const void *list, int n, const char *what,
                                 const char *name, const char *kind, ct_status *st, int *root)
 {
-    ct_process_group *g;
-    const ct_tensor *ts[1] = {tensor};
-    *st = ct__dist_enter(group, ts, 1, name, &g);
+    ct_process_group *g = ct__dist_enter1(group, tensor, name, st);
     if (!g) {
         return NULL;
     }
@@ -691,10 +695,9 @@ static int ct__dist_peer(const ct_process_group *g, int peer, int tag, bool any,
 static ct_status ct__dist_p2p(ct_tensor *tensor, int peer, ct_process_group *group, int tag,
                               bool send, const char *name, ct_work **w)
 {
-    ct_process_group *g;
-    const ct_tensor *ts[1] = {tensor};
     *w = NULL;
-    ct_status st = ct__dist_enter(group, ts, 1, name, &g);
+    ct_status st;
+    ct_process_group *g = ct__dist_enter1(group, tensor, name, &st);
     if (!g) {
         return st;
     }
