@@ -413,6 +413,10 @@ CTORCH_API int64_t ct_numel(const ct_tensor *t);
 CTORCH_API ct_dtype ct_tensor_dtype(const ct_tensor *t);
 /* The device. Mirrors: Tensor.device. */
 CTORCH_API ct_device ct_tensor_device(const ct_tensor *t);
+/* Whether t's memory is page-locked host memory (ct_pin_memory, a DataLoader with
+   pin_memory); false for device tensors and NULL (CT_ERR_NULL_ARG).
+   Mirrors: Tensor.is_pinned. */
+CTORCH_API bool ct_is_pinned(const ct_tensor *t);
 /* Bytes per element. Mirrors: Tensor.element_size. */
 CTORCH_API size_t ct_element_size(const ct_tensor *t);
 /* numel * element_size. Mirrors: Tensor.nbytes. */
@@ -1087,7 +1091,10 @@ CTORCH_API ct_status ct_dispatch_hook_pop(void);
 /* ---- backends ------------------------------------------------------------------------- */
 /* A device backend: its memory and copies; its kernels come with ct_backend_register_kernel.
    malloc returns device memory (NULL when out of memory); copy moves nbytes between two
-   places either of which may be the host (CT_CPU). */
+   places either of which may be the host (CT_CPU). host_alloc and host_free (optional, both
+   or neither) provide page-locked host memory, which ct_pin_memory and the DataLoader's
+   pin_memory use (cudaHostAlloc / cudaFreeHost, cached as PyTorch's CachingHostAllocator
+   does, are the CUDA backend's); host_alloc returns NULL when out of memory. */
 typedef struct ct_backend {
     ct_device_type type;
     const char *name; /* PyTorch's dispatch key, used in messages: "CUDA", "PrivateUse1" */
@@ -1096,12 +1103,15 @@ typedef struct ct_backend {
     ct_status (*copy)(void *user, void *dst, ct_device dst_device, const void *src,
                       ct_device src_device, size_t nbytes);
     void *user;
+    void *(*host_alloc)(void *user, size_t nbytes);
+    void (*host_free)(void *user, void *data);
 } ct_backend;
 /* Registers (copies) a backend for backend->type, replacing any earlier one. Errors:
-   CT_ERR_VALUE for CT_CPU (built in) or a type out of range, CT_ERR_NULL_ARG for a missing
-   function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
+   CT_ERR_VALUE for CT_CPU (built in), a type out of range, or only one of host_alloc and
+   host_free; CT_ERR_NULL_ARG for a missing function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
 CTORCH_API ct_status ct_backend_register(const ct_backend *backend);
-/* Removes the backend of type (and its kernels); tensors on it must be freed first. */
+/* Removes the backend of type (and its kernels); tensors on it, and pinned host tensors from
+   its host_alloc, must be freed first. */
 CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
 /* Registers kernel as op's kernel for dtype on the backend of type (registered first).
    Errors: CT_ERR_VALUE for CT_CPU, an unregistered type or an invalid dtype; CT_ERR_NULL_ARG.
@@ -1309,6 +1319,16 @@ CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
 /* ct_to_device(input, ct_device_cpu()). Mirrors: Tensor.cpu(). */
 CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
+/* A copy of the CPU tensor input (contiguous, same shape and dtype) in page-locked host
+   memory from the registered backend that provides it (ct_backend's host_alloc: the CUDA
+   backend's), for fast and asynchronous copies to the device; input itself (a new reference
+   in the scope, as ct_alias) when it is already pinned. Differentiable (PinMemoryBackward0:
+   the gradient passes through). Returns: a tensor owned by the current scope, for which
+   ct_is_pinned is true. Errors: CT_ERR_DEVICE "cannot pin a tensor on cuda:0: only dense
+   CPU tensors can be pinned", and "Found no accelerator on your system..." when no
+   registered backend has pinned memory (PyTorch: "Found no NVIDIA driver on your system");
+   CT_ERR_OOM from the backend's allocator. Mirrors: Tensor.pin_memory. */
+CTORCH_API ct_tensor *ct_pin_memory(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
 
@@ -6224,6 +6244,7 @@ typedef struct ct_dataloader ct_dataloader;
    | worker_init_fn      | NULL    | called on each worker thread after seeding: (worker_id, user) |
    | worker_init_user    | NULL    | passed to worker_init_fn                               |
    | timeout             | 0       | seconds to wait for a worker's batch; 0: forever       |
+   | pin_memory          | false   | batches in pinned host memory (ct_pin_memory) when a backend has it |
    Fields may be added; start from ct_dataloader_defaults(). */
 typedef struct ct_dataloader_opts {
     int64_t batch_size;
@@ -6240,6 +6261,7 @@ typedef struct ct_dataloader_opts {
     void (*worker_init_fn)(int worker_id, void *user);
     void *worker_init_user;
     double timeout;
+    bool pin_memory;
 } ct_dataloader_opts;
 
 /* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, prefetch_factor 2 (used
@@ -6302,6 +6324,14 @@ CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
    count; CT_ERR_UNSUPPORTED for num_workers > 0 without threads. Mirrors: DataLoader's
    num_workers (set before iterating). */
 CTORCH_API ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers);
+/* Turns pinning on or off: with pin_memory, each batch's tensors are copied into pinned host
+   memory (ct_pin_memory, in the worker thread that made the batch, or the calling thread
+   without workers) when a registered backend provides it (the CUDA backend), so that
+   ct_to_device(batch[f], cuda, non_blocking) can overlap; without such a backend the batches
+   are unchanged (PyTorch warns "'pin_memory' argument is set as true but no accelerator is
+   found"). The current epoch is abandoned. Errors: CT_ERR_NULL_ARG.
+   Mirrors: DataLoader(pin_memory=True) (pin_memory_device: the backend that has it). */
+CTORCH_API ct_status ct_dataloader_set_pin_memory(ct_dataloader *dl, bool pin_memory);
 /* Frees the loader (not its dataset, samplers or generator), stopping and joining its
    workers first, even mid-epoch. NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);
@@ -7191,6 +7221,7 @@ struct ct_storage {
     void *deleter_ctx;
     bool borrowed;
     bool inference; /* allocated in inference mode: its tensors are inference tensors */
+    bool pinned;    /* page-locked host memory from a backend's host_alloc */
 };
 
 typedef struct ct__hook {
@@ -7232,6 +7263,9 @@ CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int
    CPU); CT_ERR_DEVICE when no backend is registered for it. */
 CT__INTERNAL ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim,
                                           ct_dtype dtype, ct_device device);
+/* ct__tensor_new on the CPU in page-locked memory from backend pin's host_alloc. */
+CT__INTERNAL ct_tensor *ct__tensor_new_pinned(const char *op, const int64_t *sizes, int ndim,
+                                              ct_dtype dtype, const ct_backend *pin);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -7643,6 +7677,8 @@ CT__INTERNAL ct_tensor *ct__autocast_dispatch(ct_op_call *c);
 CT__INTERNAL void ct__autocast_cpu_lists(ct_device_type device_type);
 /* The registered backend of a device type other than the CPU, or NULL. */
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
+/* The registered backend with pinned host memory (the first by device type), or NULL. */
+CT__INTERNAL const ct_backend *ct__pin_backend(void);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
 CT__INTERNAL const char *ct__device_key(ct_device_type type);
 /* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set.
@@ -8782,15 +8818,30 @@ ct_int_info ct_iinfo(ct_dtype dtype)
 
 
 /* ---- storage ------------------------------------------------------------------------ */
-/* nbytes of memory on device (its backend's, for a device other than the CPU). */
-static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
+/* Pinned storage's deleter: ctx is the backend whose host_alloc made it. */
+static void ct__pinned_free(void *data, void *ctx)
+{
+    const ct_backend *b = (const ct_backend *)ctx;
+    b->host_free(b->user, data);
+}
+
+/* nbytes of memory on device (its backend's, for a device other than the CPU); pin (not
+   NULL): page-locked host memory from its host_alloc. */
+static ct_storage *ct__storage_new(size_t nbytes, ct_device device, const ct_backend *pin)
 {
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         return NULL;
     }
+    size_t n = nbytes ? nbytes : 1;
     const ct_backend *b = device.type == CT_CPU ? NULL : ct__backend(device.type);
-    s->data = b ? b->malloc(b->user, device, nbytes ? nbytes : 1) : ct__malloc(nbytes ? nbytes : 1);
+    s->data = pin ? pin->host_alloc(pin->user, n) : b ? b->malloc(b->user, device, n)
+                                                      : ct__malloc(n);
+    if (pin) {
+        s->borrowed = s->pinned = true;
+        s->deleter = ct__pinned_free;
+        s->deleter_ctx = (void *)pin;
+    }
     if (!s->data) {
         ct__free(s);
         return NULL;
@@ -8897,8 +8948,9 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     return ct__tensor_new_on(op, sizes, ndim, dtype, ct_device_cpu());
 }
 
-ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
-                             ct_device device)
+/* ct__tensor_new_on, in pinned memory of backend pin when it is not NULL. */
+static ct_tensor *ct__tensor_alloc(const char *op, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype, ct_device device, const ct_backend *pin)
 {
     if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
@@ -8922,11 +8974,12 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
                  ct__device_str(device, d, sizeof d));
         return NULL;
     }
-    ct_storage *s = ct__storage_new(nbytes, device);
+    ct_storage *s = ct__storage_new(nbytes, device, pin);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op, "%sAllocator: not enough memory: you tried to allocate %zu "
-                 "bytes", device.type == CT_CPU ? "DefaultCPU" : ct__device_key(device.type),
-                 nbytes);
+        ct__fail(CT_ERR_OOM, op, "%s%sAllocator: not enough memory: you tried to allocate %zu "
+                 "bytes", pin ? pin->name : device.type == CT_CPU ? "DefaultCPU"
+                                                                 : ct__device_key(device.type),
+                 pin ? "Host" : "", nbytes);
         return NULL;
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -8935,6 +8988,18 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
         ct__debug_track(t, op);
     }
     return t;
+}
+
+ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
+                             ct_device device)
+{
+    return ct__tensor_alloc(op, sizes, ndim, dtype, device, NULL);
+}
+
+ct_tensor *ct__tensor_new_pinned(const char *op, const int64_t *sizes, int ndim,
+                                 ct_dtype dtype, const ct_backend *pin)
+{
+    return ct__tensor_alloc(op, sizes, ndim, dtype, ct_device_cpu(), pin);
 }
 
 void ct__release(ct_tensor *t)
@@ -9085,6 +9150,11 @@ ct_dtype ct_tensor_dtype(const ct_tensor *t)
 ct_device ct_tensor_device(const ct_tensor *t)
 {
     return ct__null_tensor("ct_tensor_device", t) ? ct_device_cpu() : t->storage->device;
+}
+
+bool ct_is_pinned(const ct_tensor *t)
+{
+    return !ct__null_tensor("ct_is_pinned", t) && t->storage->pinned;
 }
 
 size_t ct_element_size(const ct_tensor *t)
@@ -13808,6 +13878,10 @@ ct_status ct_backend_register(const ct_backend *backend)
         ct__null(fn, (const void *)(uintptr_t)backend->copy)) {
         return ct_error_code();
     }
+    if (!backend->host_alloc != !backend->host_free) {
+        return ct__fail(CT_ERR_VALUE, fn, "backend %s sets only one of host_alloc and host_free",
+                        backend->name);
+    }
     ct__mutex_lock(&ct__backends_lock);
     ct__backend_entry *e = &ct__backends[backend->type];
     e->b = *backend;
@@ -13879,6 +13953,17 @@ const ct_backend *ct__backend(ct_device_type type)
     return (int)type > 0 && (int)type < (int)CT_DEVICE_TYPE_COUNT && ct__backends[type].registered
                ? &ct__backends[type].b
                : NULL;
+}
+
+const ct_backend *ct__pin_backend(void)
+{
+    for (int type = 1; type < (int)CT_DEVICE_TYPE_COUNT; type++) {
+        const ct_backend *b = ct__backend((ct_device_type)type);
+        if (b && b->host_alloc) {
+            return b;
+        }
+    }
+    return NULL;
 }
 
 const char *ct__device_key(ct_device_type type)
@@ -16996,6 +17081,29 @@ static ct_status ct__to_device_kernel(ct_op_call *c)
     return st;
 }
 
+/* _pin_memory: a CPU input; the output in page-locked memory of the backend that has it. */
+static bool ct__pin_memory_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    const ct_backend *pin = ct__pin_backend();
+    char d[32];
+    if (a->storage->device.type != CT_CPU) {
+        ct__fail(CT_ERR_DEVICE, c->fn, "cannot pin a tensor on %s: only dense CPU tensors can "
+                 "be pinned", ct__device_str(a->storage->device, d, sizeof d));
+        return false;
+    }
+    if (!pin) {
+        ct__fail(CT_ERR_DEVICE, c->fn, "Found no accelerator on your system: pinned memory "
+                 "comes from a registered backend with host_alloc (ct_cuda_init)");
+        return false;
+    }
+    ct_tensor *t = ct__tensor_new_pinned(c->fn, a->sizes, a->ndim, a->dtype, pin);
+    if (t) {
+        c->outputs[c->n_outputs++] = t;
+    }
+    return t != NULL;
+}
+
 /* The source's device, for the backward. */
 static void ct__to_device_record(ct_node *n, const ct_op_call *c)
 {
@@ -17304,6 +17412,12 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
                                        "ToCopyBackward0", ct__to_device_backward, 0u,
                                        ct__to_device_record, NULL};
+static const ct_op ct__op_pin_memory = {"aten::_pin_memory", "_pin_memory(Tensor self, Device? "
+                                        "device=None) -> Tensor", "ct_pin_memory", CT_OP_OTHER,
+                                        CT_AUTOCAST_NONE, 0, 0u, NULL, ct__pin_memory_meta,
+                                        CT__K_ANY(ct__copy_to_output_kernel), NULL,
+                                        "PinMemoryBackward0", ct__identity_backward, 0u, NULL,
+                                        NULL};
 
 /* ---- descriptors of issue 7's second slice -------------------------------------------------- */
 #define CT__LOOPS(SYM, TABLE) static const ct_loop_fn ct__loops_##SYM[CT_DTYPE_COUNT] = TABLE;
@@ -18084,6 +18198,21 @@ ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
 ct_tensor *ct_cpu(const ct_tensor *input)
 {
     return ct__to_device("ct_cpu", input, ct_device_cpu());
+}
+
+ct_tensor *ct_pin_memory(const ct_tensor *input)
+{
+    const char *fn = "ct_pin_memory";
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    if (input->storage->pinned) {
+        return ct_alias(input);
+    }
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_pin_memory, fn, in, 1);
+    return ct__dispatch(&c);
 }
 
 /* ---- public functions of issue 7's second slice --------------------------------------------- */
@@ -59816,6 +59945,25 @@ static ct_status ct__dl_fetch(const ct_dataloader *dl, const int64_t *idx, int64
                                failed);
 }
 
+/* With pin_memory and a backend that has pinned memory, replaces each of the batch's nf
+   fields (scoped) by its pinned copy, as PyTorch's pin_memory thread does; without such a
+   backend the batch stays as it is (PyTorch warns "no accelerator is found"). */
+static ct_status ct__dl_pin(const ct_dataloader *dl, ct_tensor **out, int nf)
+{
+    if (!dl->opts.pin_memory || !ct__pin_backend()) {
+        return CT_OK;
+    }
+    for (int f = 0; f < nf && out[f]; f++) {
+        ct_tensor *p = ct_pin_memory(out[f]);
+        if (!p) {
+            return ct_error_code();
+        }
+        ct_free(out[f]);
+        out[f] = p;
+    }
+    return CT_OK;
+}
+
 /* The iterator's base seed, as torch.empty((), dtype=torch.int64).random_(generator). */
 static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 {
@@ -59846,6 +59994,9 @@ static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_worker *w, ct__dl_ta
         }
     } else {
         t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    }
+    if (t->status == CT_OK) {
+        t->status = ct__dl_pin(dl, t->out, nf);
     }
     if (t->status == CT_OK && scoped) {
         for (int f = 0; f < nf && t->out[f]; f++) {
@@ -60410,7 +60561,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     }
 #endif
     ct__profiler_range_begin(false, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-    ok = ct__dl_next_main(dl, batch);
+    ok = ct__dl_next_main(dl, batch) && ct__dl_pin(dl, batch, dl->n_fields) == CT_OK;
     ct__profiler_range_end();
     return ok;
 }
@@ -60434,6 +60585,15 @@ int64_t ct_dataloader_len(const ct_dataloader *dl)
     return dl->ids ? -1 : ct_sampler_len(dl->batches);
 }
 
+/* Ends the current epoch and stops the workers, persistent ones too (an option changes). */
+static void ct__dl_abandon(ct_dataloader *dl)
+{
+#ifdef CT__DL_THREADS
+    ct__dl_stop(dl, false);
+#endif
+    dl->started = false;
+}
+
 ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
 {
     const char *op = "ct_dataloader_set_num_workers";
@@ -60445,11 +60605,18 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     if (!ct__dl_check_opts(op, &o, dl->ids)) {
         return ct_error_code();
     }
-#ifdef CT__DL_THREADS
-    ct__dl_stop(dl, false);
-#endif
-    dl->started = false;
+    ct__dl_abandon(dl);
     dl->opts.num_workers = num_workers;
+    return CT_OK;
+}
+
+ct_status ct_dataloader_set_pin_memory(ct_dataloader *dl, bool pin_memory)
+{
+    if (ct__null("ct_dataloader_set_pin_memory", dl)) {
+        return CT_ERR_NULL_ARG;
+    }
+    ct__dl_abandon(dl);
+    dl->opts.pin_memory = pin_memory;
     return CT_OK;
 }
 
@@ -64338,6 +64505,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_clone,
     &ct__op_to_dtype,
     &ct__op_to_device,
+    &ct__op_pin_memory,
     /* ops/pointwise.c (issue 7: pointwise7) */
     &ct__op_erf,
     &ct__op_isnan,

@@ -12,7 +12,7 @@
  * operand broadcasts. */
 typedef struct fake_stats {
     int64_t live_bytes, to_device_bytes, to_host_bytes;
-    int add_calls, mul_calls, neg_calls, fill_calls, copy_calls;
+    int add_calls, mul_calls, neg_calls, fill_calls, copy_calls, pinned_allocs;
 } fake_stats;
 static fake_stats fake;
 
@@ -35,6 +35,18 @@ static void fake_free(void *user, ct_device device, void *data)
     size_t *p = (size_t *)(void *)((char *)data - 16);
     ((fake_stats *)user)->live_bytes -= (int64_t)*p;
     free(p);
+}
+
+/* Pinned host memory: the same counted malloc, on the host. */
+static void *fake_host_alloc(void *user, size_t nbytes)
+{
+    ((fake_stats *)user)->pinned_allocs++;
+    return fake_malloc(user, ct_device_cpu(), nbytes);
+}
+
+static void fake_host_free(void *user, void *data)
+{
+    fake_free(user, ct_device_cpu(), data);
 }
 
 static ct_status fake_copy(void *user, void *dst, ct_device dst_device, const void *src,
@@ -116,7 +128,8 @@ static ct_status fake_copy_kernel(ct_op_call *c)
 static void fake_register(void)
 {
     memset(&fake, 0, sizeof fake);
-    ct_backend b = {CT_PRIVATEUSE1, "Fake", fake_malloc, fake_free, fake_copy, &fake};
+    ct_backend b = {CT_PRIVATEUSE1, "Fake",         fake_malloc,   fake_free,
+                    fake_copy,      &fake,          fake_host_alloc, fake_host_free};
     CHECK(ct_backend_register(&b) == CT_OK);
     const char *names[5] = {"aten::add", "aten::mul", "aten::neg", "aten::fill_", "aten::copy_"};
     ct_kernel_fn fns[5] = {fake_add, fake_mul, fake_neg, fake_fill, fake_copy_kernel};
@@ -567,7 +580,7 @@ static void test_op_find(void)
 
 static void test_backend_register_errors(void)
 {
-    ct_backend b = {CT_CPU, "Fake", fake_malloc, fake_free, fake_copy, &fake};
+    ct_backend b = {CT_CPU, "Fake", fake_malloc, fake_free, fake_copy, &fake, NULL, NULL};
     CHECK(ct_backend_register(&b) == CT_ERR_VALUE);
     CHECK_ERROR(CT_ERR_VALUE, "device type 0 cannot take a backend (CPU is built in)");
     b.type = CT_DEVICE_TYPE_COUNT;
@@ -581,6 +594,10 @@ static void test_backend_register_errors(void)
     b.copy = fake_copy;
     CHECK(ct_backend_register(&b) == CT_ERR_NULL_ARG);
     CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
+    b.name = "Fake";
+    b.host_alloc = fake_host_alloc; /* without host_free */
+    CHECK(ct_backend_register(&b) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "backend Fake sets only one of host_alloc and host_free");
     CHECK(ct_backend_register(NULL) == CT_ERR_NULL_ARG);
     CHECK_ERROR(CT_ERR_NULL_ARG, "ct_backend_register");
     const ct_op *add = ct_op_find("aten::add");
@@ -603,6 +620,73 @@ static void test_backend_register_errors(void)
     CHECK(ct_dispatch_kernel(add, CT_PRIVATEUSE1, CT_FLOAT32) == NULL); /* unregistered */
     CHECK(ct_dispatch_kernel(add, CT_CPU, CT_FLOAT32) == add->cpu[CT_FLOAT32]);
     CHECK(ct_dispatch_kernel(NULL, CT_CPU, CT_FLOAT32) == NULL);
+}
+
+/* ---- pinned memory ----------------------------------------------------------------------- */
+/* ct_pin_memory: a copy in the backend's host memory (values, shape, dtype kept, contiguous
+   from a transposed input), the pinned tensor itself when pinned already, the gradient
+   passing through, the memory handed back to host_free; PyTorch's errors. */
+static void test_pin_memory(void)
+{
+    const float v[6] = {1, 2, 3, 4, 5, 6};
+    const int64_t s23[2] = {2, 3};
+    ct_scope_begin();
+    ct_tensor *x = ct_requires_grad_(ct_tensor_from_data(v, CT_FLOAT32, s23, 2), true);
+    CHECK(ct_pin_memory(x) == NULL); /* no backend with host memory yet */
+    CHECK(ct_error_code() == CT_ERR_DEVICE && strstr(ct_error(), "Found no accelerator"));
+    ct_error_clear();
+    fake_register();
+    ct_tensor *xt = ct_transpose(x, 0, 1), *p = ct_pin_memory(xt);
+    CHECK(p && ct_is_pinned(p) && !ct_is_pinned(x) && ct_is_contiguous(p));
+    CHECK(fake.pinned_allocs == 1 && fake.live_bytes == 24);
+    CHECK(ct_equal(p, xt) && ct_tensor_dtype(p) == CT_FLOAT32 && ct_dim(p) == 2);
+    CHECK(ct_data_ptr(ct_pin_memory(p)) == ct_data_ptr(p) && fake.pinned_allocs == 1);
+    CHECK(ct_backward(ct_sum(ct_mul(p, p)), NULL, false) == CT_OK);
+    CHECK(ct_equal(ct_grad(x), ct_mul_scalar(x, 2)));
+    CHECK(ct_pin_memory(ct_to_device(x, fake_device())) == NULL);
+    CHECK(ct_error_code() == CT_ERR_DEVICE &&
+          strstr(ct_error(), "only dense CPU tensors can be pinned"));
+    ct_error_clear();
+    CHECK(!ct_is_pinned(NULL) && ct_error_code() == CT_ERR_NULL_ARG);
+    ct_error_clear();
+    ct_scope_end();
+    fake_unregister(); /* every pinned byte went back through host_free */
+}
+
+/* DataLoader(pin_memory=True): pinned batches equal to the unpinned ones, with and without
+   workers; without a backend that has pinned memory the batches stay unpinned. */
+static void test_pin_memory_dataloader(void)
+{
+    ct_scope_begin();
+    const int64_t n = 10, s[2] = {10, 3};
+    ct_tensor *f[2] = {ct_randn(s, 2, CT_FLOAT32, NULL), ct_arange(0, (double)n, 1, CT_INT64)};
+    ct_dataset *ds = ct_tensor_dataset_new(f, 2);
+    ct_dataloader_opts o = ct_dataloader_defaults();
+    o.batch_size = 4;
+    o.pin_memory = true;
+    ct_dataloader *dl = ct_dataloader_new(ds, &o);
+    ct_tensor *b[2];
+    CHECK(ct_dataloader_next(dl, b) && !ct_is_pinned(b[0])); /* no accelerator: unpinned */
+    fake_register();
+    for (int workers = 0; workers <= 2; workers += 2) {
+        CHECK(ct_dataloader_set_num_workers(dl, workers) == CT_OK);
+        int64_t seen = 0;
+        while (ct_dataloader_next(dl, b)) {
+            CHECK(ct_is_pinned(b[0]) && ct_is_pinned(b[1]));
+            CHECK(ct_equal(b[0], ct_narrow(f[0], 0, seen, ct_size(b[0], 0))));
+            CHECK(ct_equal(b[1], ct_narrow(f[1], 0, seen, ct_size(b[1], 0))));
+            seen += ct_size(b[0], 0);
+        }
+        CHECK(seen == n && !ct_error());
+    }
+    CHECK(ct_dataloader_set_pin_memory(dl, false) == CT_OK);
+    CHECK(ct_dataloader_next(dl, b) && !ct_is_pinned(b[0]));
+    CHECK(ct_dataloader_set_pin_memory(NULL, true) == CT_ERR_NULL_ARG);
+    ct_error_clear();
+    ct_dataloader_free(dl);
+    ct_dataset_free(ds);
+    ct_scope_end();
+    fake_unregister();
 }
 
 /* ---- the registry walk ------------------------------------------------------------------
@@ -716,6 +800,7 @@ static void row_where(void) { ct_where(wb(), wx(), wx()); }
 static void row_fill_(void) { ct_fill_(wx(), 2); }
 static void row_to_dtype(void) { ct_to_dtype(wx(), CT_FLOAT64); }
 static void row_to_device(void) { ct_to_device(wx(), fake_device()); }
+static void row_pin_memory(void) { ct_pin_memory(wx()); }
 static ct_tensor *wv(void) /* (3) float32 */
 {
     const float v[3] = {1, -2, 0.5f};
@@ -1646,7 +1731,7 @@ static const api_row api_rows[] = {
     ROW(logical_not), ROW(neg), ROW(abs), ROW(exp), ROW(log), ROW(log1p), ROW(sqrt), ROW(rsqrt),
     ROW(sin), ROW(cos), ROW(sigmoid), ROW(tanh), ROW(relu), ROW(square), ROW(reciprocal),
     ROW(relu_), ROW(clamp), ROW(where), ROW(fill_), ROW(zero_), ROW(clone), ROW(to_dtype),
-    ROW(to_device), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across}, {"ct_copy_", row_copy_},
+    ROW(to_device), ROW(pin_memory), ROW(cpu), ROW(backward), {"ct_copy_", row_copy_across}, {"ct_copy_", row_copy_},
     {"ct_pow_scalar", row_pow_scalar_int},
     ROW(erf), ROW(isnan), ROW(isinf), ROW(isfinite), ROW(neg_), ROW(abs_), ROW(exp_), ROW(log_),
     ROW(sqrt_), ROW(sigmoid_), ROW(tanh_), ROW(pow_), ROW(clamp_),
@@ -1856,6 +1941,8 @@ void test_dispatch(void)
     RUN(test_fake_device_different_devices);
     RUN(test_fake_device_copies);
     RUN(test_fake_device_autograd);
+    RUN(test_pin_memory);
+    RUN(test_pin_memory_dataloader);
     RUN(test_capture_quickstart_step);
     RUN(test_hook_replaces_outputs);
     RUN(test_hook_push_errors);

@@ -509,6 +509,18 @@ static void test_null_ct_tensor_device(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_is_pinned(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_pinned(NULL)";
+        (void)ct_is_pinned(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_element_size(void)
 {
     null_fixture fx;
@@ -2832,6 +2844,19 @@ static void test_null_ct_cpu(void)
     {
         const char *call = "ct_cpu(NULL)";
         ct_tensor *r = ct_cpu(NULL);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_pin_memory(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pin_memory(NULL)";
+        ct_tensor *r = ct_pin_memory(NULL);
         CHECK_MSG(r == NULL, "%s returned non-NULL", call);
         expect_null_arg(call);
     }
@@ -13703,6 +13728,18 @@ static void test_null_ct_dataloader_set_num_workers(void)
     fixture_close(&fx);
 }
 
+static void test_null_ct_dataloader_set_pin_memory(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_dataloader_set_pin_memory(NULL, false)";
+        (void)ct_dataloader_set_pin_memory(NULL, false);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_null_ct_dataloader_free(void)
 {
     null_fixture fx;
@@ -14727,6 +14764,23 @@ static void test_freed_ct_tensor_device(void)
     {
         const char *call = "ct_tensor_device(fx.foreign)";
         (void)ct_tensor_device(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_is_pinned(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_is_pinned(fx.freed)";
+        (void)ct_is_pinned(fx.freed);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_is_pinned(fx.foreign)";
+        (void)ct_is_pinned(fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -17315,6 +17369,24 @@ static void test_freed_ct_cpu(void)
     {
         const char *call = "ct_cpu(fx.foreign)";
         (void)ct_cpu(fx.foreign);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_pin_memory(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_pin_memory(fx.freed)";
+        ct_tensor *r = ct_pin_memory(fx.freed);
+        CHECK_MSG(r == NULL, "%s returned non-NULL", call);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_pin_memory(fx.foreign)";
+        (void)ct_pin_memory(fx.foreign);
         expect_foreign(call);
     }
     fixture_close(&fx);
@@ -26599,6 +26671,7 @@ void test_null(void)
     RUN(test_null_ct_numel);
     RUN(test_null_ct_tensor_dtype);
     RUN(test_null_ct_tensor_device);
+    RUN(test_null_ct_is_pinned);
     RUN(test_null_ct_element_size);
     RUN(test_null_ct_nbytes);
     RUN(test_null_ct_data_ptr);
@@ -26745,6 +26818,7 @@ void test_null(void)
     RUN(test_null_ct_to_dtype);
     RUN(test_null_ct_to_device);
     RUN(test_null_ct_cpu);
+    RUN(test_null_ct_pin_memory);
     RUN(test_null_ct_result_type);
     RUN(test_null_ct_expm1);
     RUN(test_null_ct_exp2);
@@ -27361,6 +27435,7 @@ void test_null(void)
     RUN(test_null_ct_dataloader_reset);
     RUN(test_null_ct_dataloader_len);
     RUN(test_null_ct_dataloader_set_num_workers);
+    RUN(test_null_ct_dataloader_set_pin_memory);
     RUN(test_null_ct_dataloader_free);
     RUN(test_null_ct_seed_worker);
     RUN(test_null_ct_averaged_model_new);
@@ -27432,6 +27507,7 @@ void test_null(void)
     RUN(test_freed_ct_numel);
     RUN(test_freed_ct_tensor_dtype);
     RUN(test_freed_ct_tensor_device);
+    RUN(test_freed_ct_is_pinned);
     RUN(test_freed_ct_element_size);
     RUN(test_freed_ct_nbytes);
     RUN(test_freed_ct_data_ptr);
@@ -27551,6 +27627,7 @@ void test_null(void)
     RUN(test_freed_ct_to_dtype);
     RUN(test_freed_ct_to_device);
     RUN(test_freed_ct_cpu);
+    RUN(test_freed_ct_pin_memory);
     RUN(test_freed_ct_result_type);
     RUN(test_freed_ct_expm1);
     RUN(test_freed_ct_exp2);

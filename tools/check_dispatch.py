@@ -45,7 +45,7 @@ ALLOWLIST = {
         ct_is_floating_point ct_is_signed ct_version ct_item ct_item_int64 ct_requires_grad
         ct_is_leaf ct_grad ct_grad_fn ct_node_name ct_result_type ct_untyped_storage
         ct_storage_nbytes ct_storage_data_ptr ct_is_set_to ct_is_contiguous_memory_format
-        ct_is_nonzero""",
+        ct_is_nonzero ct_is_pinned""",
     # element callbacks: the caller's function per element on the CPU (Tensor.apply_ and map_
     # are no operators in PyTorch either)
     "callbacks": """ct_apply_ ct_map_""",
@@ -147,7 +147,8 @@ ALLOWLIST = {
         ct_idx_load_buffer ct_tensor_dataset_new ct_dataset_get ct_dataset_len ct_dataset_free
         ct_dataset_is_tensor_dataset ct_dataloader_defaults ct_dataloader_new
         ct_dataloader_free ct_dataloader_len ct_dataloader_reset
-        ct_dataloader_set_num_workers ct_get_worker_info ct_seed_worker ct_chain_dataset_new
+        ct_dataloader_set_num_workers ct_dataloader_set_pin_memory ct_get_worker_info
+        ct_seed_worker ct_chain_dataset_new
         ct_concat_dataset_new ct_iterable_dataset_free ct_iterable_dataset_iter
         ct_iterable_dataset_next ct_batch_sampler_new ct_distributed_sampler_defaults
         ct_sampler_free ct_sampler_iter ct_sampler_len ct_sampler_new ct_sampler_next

@@ -113,6 +113,10 @@ ct_status ct_backend_register(const ct_backend *backend)
         ct__null(fn, (const void *)(uintptr_t)backend->copy)) {
         return ct_error_code();
     }
+    if (!backend->host_alloc != !backend->host_free) {
+        return ct__fail(CT_ERR_VALUE, fn, "backend %s sets only one of host_alloc and host_free",
+                        backend->name);
+    }
     ct__mutex_lock(&ct__backends_lock);
     ct__backend_entry *e = &ct__backends[backend->type];
     e->b = *backend;
@@ -184,6 +188,17 @@ const ct_backend *ct__backend(ct_device_type type)
     return (int)type > 0 && (int)type < (int)CT_DEVICE_TYPE_COUNT && ct__backends[type].registered
                ? &ct__backends[type].b
                : NULL;
+}
+
+const ct_backend *ct__pin_backend(void)
+{
+    for (int type = 1; type < (int)CT_DEVICE_TYPE_COUNT; type++) {
+        const ct_backend *b = ct__backend((ct_device_type)type);
+        if (b && b->host_alloc) {
+            return b;
+        }
+    }
+    return NULL;
 }
 
 const char *ct__device_key(ct_device_type type)

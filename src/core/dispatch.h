@@ -133,7 +133,10 @@ CTORCH_API ct_status ct_dispatch_hook_pop(void);
 /* ---- backends ------------------------------------------------------------------------- */
 /* A device backend: its memory and copies; its kernels come with ct_backend_register_kernel.
    malloc returns device memory (NULL when out of memory); copy moves nbytes between two
-   places either of which may be the host (CT_CPU). */
+   places either of which may be the host (CT_CPU). host_alloc and host_free (optional, both
+   or neither) provide page-locked host memory, which ct_pin_memory and the DataLoader's
+   pin_memory use (cudaHostAlloc / cudaFreeHost, cached as PyTorch's CachingHostAllocator
+   does, are the CUDA backend's); host_alloc returns NULL when out of memory. */
 typedef struct ct_backend {
     ct_device_type type;
     const char *name; /* PyTorch's dispatch key, used in messages: "CUDA", "PrivateUse1" */
@@ -142,12 +145,15 @@ typedef struct ct_backend {
     ct_status (*copy)(void *user, void *dst, ct_device dst_device, const void *src,
                       ct_device src_device, size_t nbytes);
     void *user;
+    void *(*host_alloc)(void *user, size_t nbytes);
+    void (*host_free)(void *user, void *data);
 } ct_backend;
 /* Registers (copies) a backend for backend->type, replacing any earlier one. Errors:
-   CT_ERR_VALUE for CT_CPU (built in) or a type out of range, CT_ERR_NULL_ARG for a missing
-   function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
+   CT_ERR_VALUE for CT_CPU (built in), a type out of range, or only one of host_alloc and
+   host_free; CT_ERR_NULL_ARG for a missing function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
 CTORCH_API ct_status ct_backend_register(const ct_backend *backend);
-/* Removes the backend of type (and its kernels); tensors on it must be freed first. */
+/* Removes the backend of type (and its kernels); tensors on it, and pinned host tensors from
+   its host_alloc, must be freed first. */
 CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
 /* Registers kernel as op's kernel for dtype on the backend of type (registered first).
    Errors: CT_ERR_VALUE for CT_CPU, an unregistered type or an invalid dtype; CT_ERR_NULL_ARG.

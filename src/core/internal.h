@@ -214,6 +214,7 @@ struct ct_storage {
     void *deleter_ctx;
     bool borrowed;
     bool inference; /* allocated in inference mode: its tensors are inference tensors */
+    bool pinned;    /* page-locked host memory from a backend's host_alloc */
 };
 
 typedef struct ct__hook {
@@ -255,6 +256,9 @@ CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int
    CPU); CT_ERR_DEVICE when no backend is registered for it. */
 CT__INTERNAL ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim,
                                           ct_dtype dtype, ct_device device);
+/* ct__tensor_new on the CPU in page-locked memory from backend pin's host_alloc. */
+CT__INTERNAL ct_tensor *ct__tensor_new_pinned(const char *op, const int64_t *sizes, int ndim,
+                                              ct_dtype dtype, const ct_backend *pin);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -666,6 +670,8 @@ CT__INTERNAL ct_tensor *ct__autocast_dispatch(ct_op_call *c);
 CT__INTERNAL void ct__autocast_cpu_lists(ct_device_type device_type);
 /* The registered backend of a device type other than the CPU, or NULL. */
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
+/* The registered backend with pinned host memory (the first by device type), or NULL. */
+CT__INTERNAL const ct_backend *ct__pin_backend(void);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
 CT__INTERNAL const char *ct__device_key(ct_device_type type);
 /* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set.

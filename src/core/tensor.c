@@ -7,15 +7,30 @@
 #include <stdio.h>
 
 /* ---- storage ------------------------------------------------------------------------ */
-/* nbytes of memory on device (its backend's, for a device other than the CPU). */
-static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
+/* Pinned storage's deleter: ctx is the backend whose host_alloc made it. */
+static void ct__pinned_free(void *data, void *ctx)
+{
+    const ct_backend *b = (const ct_backend *)ctx;
+    b->host_free(b->user, data);
+}
+
+/* nbytes of memory on device (its backend's, for a device other than the CPU); pin (not
+   NULL): page-locked host memory from its host_alloc. */
+static ct_storage *ct__storage_new(size_t nbytes, ct_device device, const ct_backend *pin)
 {
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         return NULL;
     }
+    size_t n = nbytes ? nbytes : 1;
     const ct_backend *b = device.type == CT_CPU ? NULL : ct__backend(device.type);
-    s->data = b ? b->malloc(b->user, device, nbytes ? nbytes : 1) : ct__malloc(nbytes ? nbytes : 1);
+    s->data = pin ? pin->host_alloc(pin->user, n) : b ? b->malloc(b->user, device, n)
+                                                      : ct__malloc(n);
+    if (pin) {
+        s->borrowed = s->pinned = true;
+        s->deleter = ct__pinned_free;
+        s->deleter_ctx = (void *)pin;
+    }
     if (!s->data) {
         ct__free(s);
         return NULL;
@@ -122,8 +137,9 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     return ct__tensor_new_on(op, sizes, ndim, dtype, ct_device_cpu());
 }
 
-ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
-                             ct_device device)
+/* ct__tensor_new_on, in pinned memory of backend pin when it is not NULL. */
+static ct_tensor *ct__tensor_alloc(const char *op, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype, ct_device device, const ct_backend *pin)
 {
     if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
@@ -147,11 +163,12 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
                  ct__device_str(device, d, sizeof d));
         return NULL;
     }
-    ct_storage *s = ct__storage_new(nbytes, device);
+    ct_storage *s = ct__storage_new(nbytes, device, pin);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op, "%sAllocator: not enough memory: you tried to allocate %zu "
-                 "bytes", device.type == CT_CPU ? "DefaultCPU" : ct__device_key(device.type),
-                 nbytes);
+        ct__fail(CT_ERR_OOM, op, "%s%sAllocator: not enough memory: you tried to allocate %zu "
+                 "bytes", pin ? pin->name : device.type == CT_CPU ? "DefaultCPU"
+                                                                 : ct__device_key(device.type),
+                 pin ? "Host" : "", nbytes);
         return NULL;
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -160,6 +177,18 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
         ct__debug_track(t, op);
     }
     return t;
+}
+
+ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
+                             ct_device device)
+{
+    return ct__tensor_alloc(op, sizes, ndim, dtype, device, NULL);
+}
+
+ct_tensor *ct__tensor_new_pinned(const char *op, const int64_t *sizes, int ndim,
+                                 ct_dtype dtype, const ct_backend *pin)
+{
+    return ct__tensor_alloc(op, sizes, ndim, dtype, ct_device_cpu(), pin);
 }
 
 void ct__release(ct_tensor *t)
@@ -310,6 +339,11 @@ ct_dtype ct_tensor_dtype(const ct_tensor *t)
 ct_device ct_tensor_device(const ct_tensor *t)
 {
     return ct__null_tensor("ct_tensor_device", t) ? ct_device_cpu() : t->storage->device;
+}
+
+bool ct_is_pinned(const ct_tensor *t)
+{
+    return !ct__null_tensor("ct_is_pinned", t) && t->storage->pinned;
 }
 
 size_t ct_element_size(const ct_tensor *t)

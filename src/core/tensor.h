@@ -50,6 +50,10 @@ CTORCH_API int64_t ct_numel(const ct_tensor *t);
 CTORCH_API ct_dtype ct_tensor_dtype(const ct_tensor *t);
 /* The device. Mirrors: Tensor.device. */
 CTORCH_API ct_device ct_tensor_device(const ct_tensor *t);
+/* Whether t's memory is page-locked host memory (ct_pin_memory, a DataLoader with
+   pin_memory); false for device tensors and NULL (CT_ERR_NULL_ARG).
+   Mirrors: Tensor.is_pinned. */
+CTORCH_API bool ct_is_pinned(const ct_tensor *t);
 /* Bytes per element. Mirrors: Tensor.element_size. */
 CTORCH_API size_t ct_element_size(const ct_tensor *t);
 /* numel * element_size. Mirrors: Tensor.nbytes. */

@@ -132,6 +132,25 @@ static ct_status ct__dl_fetch(const ct_dataloader *dl, const int64_t *idx, int64
                                failed);
 }
 
+/* With pin_memory and a backend that has pinned memory, replaces each of the batch's nf
+   fields (scoped) by its pinned copy, as PyTorch's pin_memory thread does; without such a
+   backend the batch stays as it is (PyTorch warns "no accelerator is found"). */
+static ct_status ct__dl_pin(const ct_dataloader *dl, ct_tensor **out, int nf)
+{
+    if (!dl->opts.pin_memory || !ct__pin_backend()) {
+        return CT_OK;
+    }
+    for (int f = 0; f < nf && out[f]; f++) {
+        ct_tensor *p = ct_pin_memory(out[f]);
+        if (!p) {
+            return ct_error_code();
+        }
+        ct_free(out[f]);
+        out[f] = p;
+    }
+    return CT_OK;
+}
+
 /* The iterator's base seed, as torch.empty((), dtype=torch.int64).random_(generator). */
 static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 {
@@ -162,6 +181,9 @@ static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_worker *w, ct__dl_ta
         }
     } else {
         t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    }
+    if (t->status == CT_OK) {
+        t->status = ct__dl_pin(dl, t->out, nf);
     }
     if (t->status == CT_OK && scoped) {
         for (int f = 0; f < nf && t->out[f]; f++) {
@@ -726,7 +748,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     }
 #endif
     ct__profiler_range_begin(false, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-    ok = ct__dl_next_main(dl, batch);
+    ok = ct__dl_next_main(dl, batch) && ct__dl_pin(dl, batch, dl->n_fields) == CT_OK;
     ct__profiler_range_end();
     return ok;
 }
@@ -750,6 +772,15 @@ int64_t ct_dataloader_len(const ct_dataloader *dl)
     return dl->ids ? -1 : ct_sampler_len(dl->batches);
 }
 
+/* Ends the current epoch and stops the workers, persistent ones too (an option changes). */
+static void ct__dl_abandon(ct_dataloader *dl)
+{
+#ifdef CT__DL_THREADS
+    ct__dl_stop(dl, false);
+#endif
+    dl->started = false;
+}
+
 ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
 {
     const char *op = "ct_dataloader_set_num_workers";
@@ -761,11 +792,18 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     if (!ct__dl_check_opts(op, &o, dl->ids)) {
         return ct_error_code();
     }
-#ifdef CT__DL_THREADS
-    ct__dl_stop(dl, false);
-#endif
-    dl->started = false;
+    ct__dl_abandon(dl);
     dl->opts.num_workers = num_workers;
+    return CT_OK;
+}
+
+ct_status ct_dataloader_set_pin_memory(ct_dataloader *dl, bool pin_memory)
+{
+    if (ct__null("ct_dataloader_set_pin_memory", dl)) {
+        return CT_ERR_NULL_ARG;
+    }
+    ct__dl_abandon(dl);
+    dl->opts.pin_memory = pin_memory;
     return CT_OK;
 }
 

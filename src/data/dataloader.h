@@ -52,6 +52,7 @@ typedef struct ct_dataloader ct_dataloader;
    | worker_init_fn      | NULL    | called on each worker thread after seeding: (worker_id, user) |
    | worker_init_user    | NULL    | passed to worker_init_fn                               |
    | timeout             | 0       | seconds to wait for a worker's batch; 0: forever       |
+   | pin_memory          | false   | batches in pinned host memory (ct_pin_memory) when a backend has it |
    Fields may be added; start from ct_dataloader_defaults(). */
 typedef struct ct_dataloader_opts {
     int64_t batch_size;
@@ -68,6 +69,7 @@ typedef struct ct_dataloader_opts {
     void (*worker_init_fn)(int worker_id, void *user);
     void *worker_init_user;
     double timeout;
+    bool pin_memory;
 } ct_dataloader_opts;
 
 /* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, prefetch_factor 2 (used
@@ -130,6 +132,14 @@ CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
    count; CT_ERR_UNSUPPORTED for num_workers > 0 without threads. Mirrors: DataLoader's
    num_workers (set before iterating). */
 CTORCH_API ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers);
+/* Turns pinning on or off: with pin_memory, each batch's tensors are copied into pinned host
+   memory (ct_pin_memory, in the worker thread that made the batch, or the calling thread
+   without workers) when a registered backend provides it (the CUDA backend), so that
+   ct_to_device(batch[f], cuda, non_blocking) can overlap; without such a backend the batches
+   are unchanged (PyTorch warns "'pin_memory' argument is set as true but no accelerator is
+   found"). The current epoch is abandoned. Errors: CT_ERR_NULL_ARG.
+   Mirrors: DataLoader(pin_memory=True) (pin_memory_device: the backend that has it). */
+CTORCH_API ct_status ct_dataloader_set_pin_memory(ct_dataloader *dl, bool pin_memory);
 /* Frees the loader (not its dataset, samplers or generator), stopping and joining its
    workers first, even mid-epoch. NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);

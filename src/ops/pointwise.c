@@ -1848,6 +1848,29 @@ static ct_status ct__to_device_kernel(ct_op_call *c)
     return st;
 }
 
+/* _pin_memory: a CPU input; the output in page-locked memory of the backend that has it. */
+static bool ct__pin_memory_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    const ct_backend *pin = ct__pin_backend();
+    char d[32];
+    if (a->storage->device.type != CT_CPU) {
+        ct__fail(CT_ERR_DEVICE, c->fn, "cannot pin a tensor on %s: only dense CPU tensors can "
+                 "be pinned", ct__device_str(a->storage->device, d, sizeof d));
+        return false;
+    }
+    if (!pin) {
+        ct__fail(CT_ERR_DEVICE, c->fn, "Found no accelerator on your system: pinned memory "
+                 "comes from a registered backend with host_alloc (ct_cuda_init)");
+        return false;
+    }
+    ct_tensor *t = ct__tensor_new_pinned(c->fn, a->sizes, a->ndim, a->dtype, pin);
+    if (t) {
+        c->outputs[c->n_outputs++] = t;
+    }
+    return t != NULL;
+}
+
 /* The source's device, for the backward. */
 static void ct__to_device_record(ct_node *n, const ct_op_call *c)
 {
@@ -2156,6 +2179,12 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
                                        "ToCopyBackward0", ct__to_device_backward, 0u,
                                        ct__to_device_record, NULL};
+static const ct_op ct__op_pin_memory = {"aten::_pin_memory", "_pin_memory(Tensor self, Device? "
+                                        "device=None) -> Tensor", "ct_pin_memory", CT_OP_OTHER,
+                                        CT_AUTOCAST_NONE, 0, 0u, NULL, ct__pin_memory_meta,
+                                        CT__K_ANY(ct__copy_to_output_kernel), NULL,
+                                        "PinMemoryBackward0", ct__identity_backward, 0u, NULL,
+                                        NULL};
 
 /* ---- descriptors of issue 7's second slice -------------------------------------------------- */
 #define CT__LOOPS(SYM, TABLE) static const ct_loop_fn ct__loops_##SYM[CT_DTYPE_COUNT] = TABLE;
@@ -2936,6 +2965,21 @@ ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
 ct_tensor *ct_cpu(const ct_tensor *input)
 {
     return ct__to_device("ct_cpu", input, ct_device_cpu());
+}
+
+ct_tensor *ct_pin_memory(const ct_tensor *input)
+{
+    const char *fn = "ct_pin_memory";
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    if (input->storage->pinned) {
+        return ct_alias(input);
+    }
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_pin_memory, fn, in, 1);
+    return ct__dispatch(&c);
 }
 
 /* ---- public functions of issue 7's second slice --------------------------------------------- */

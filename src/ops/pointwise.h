@@ -195,6 +195,16 @@ CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
 /* ct_to_device(input, ct_device_cpu()). Mirrors: Tensor.cpu(). */
 CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
+/* A copy of the CPU tensor input (contiguous, same shape and dtype) in page-locked host
+   memory from the registered backend that provides it (ct_backend's host_alloc: the CUDA
+   backend's), for fast and asynchronous copies to the device; input itself (a new reference
+   in the scope, as ct_alias) when it is already pinned. Differentiable (PinMemoryBackward0:
+   the gradient passes through). Returns: a tensor owned by the current scope, for which
+   ct_is_pinned is true. Errors: CT_ERR_DEVICE "cannot pin a tensor on cuda:0: only dense
+   CPU tensors can be pinned", and "Found no accelerator on your system..." when no
+   registered backend has pinned memory (PyTorch: "Found no NVIDIA driver on your system");
+   CT_ERR_OOM from the backend's allocator. Mirrors: Tensor.pin_memory. */
+CTORCH_API ct_tensor *ct_pin_memory(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
 

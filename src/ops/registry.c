@@ -95,6 +95,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_clone,
     &ct__op_to_dtype,
     &ct__op_to_device,
+    &ct__op_pin_memory,
     /* ops/pointwise.c (issue 7: pointwise7) */
     &ct__op_erf,
     &ct__op_isnan,
