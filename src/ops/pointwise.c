@@ -1864,6 +1864,7 @@ static bool ct__pin_memory_meta(ct_op_call *c)
                  "comes from a registered backend with host_alloc (ct_cuda_init)");
         return false;
     }
+    c->dtype = a->dtype;
     ct_tensor *t = ct__tensor_new_pinned(c->fn, a->sizes, a->ndim, a->dtype, pin);
     if (t) {
         c->outputs[c->n_outputs++] = t;
