@@ -328,8 +328,8 @@ fuzz: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
 	    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" $(BUILD)/fuzz/$$t.log; \
 	done
 
-# make dist-test: ctorch_dist.h's tests (tests/dist/test_dist.c, built with MPI's compiler
-# wrapper) under mpirun at world sizes 1, 2 and 3, each ending with "N passed, N failed"; then a
+# make dist-test: ctorch_dist.h's tests (tests/dist/test_dist.c and test_ddp.c, built with MPI's
+# compiler wrapper) under mpirun at world sizes 1, 2 and 3, each ending with "N passed, N failed"; then a
 # rank that dies after init and one that never joins (mpirun --enable-recovery keeps the others
 # running): both other ranks must report the error within the timeout ("1 passed, 0 failed").
 # Needs Open MPI (openmpi-bin, libopenmpi-dev). .ci/run runs it.
@@ -340,9 +340,13 @@ DIST_RUN     := timeout 300 $(MPIRUN) $(MPIRUN_FLAGS)
 $(BUILD)/test_dist: tests/dist/test_dist.c ctorch.h ctorch_dist.h | $(BUILD)
 	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
 
-dist-test: $(BUILD)/test_dist
+$(BUILD)/test_ddp: tests/dist/test_ddp.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
+
+dist-test: $(BUILD)/test_dist $(BUILD)/test_ddp
 	@for n in 1 2 3; do \
 	    (cd tests/dist && $(DIST_RUN) -np $$n ../../$(BUILD)/test_dist) || exit 1; \
+	    $(DIST_RUN) -np $$n ./$(BUILD)/test_ddp || exit 1; \
 	done
 	@for m in dead-rank never-joins; do \
 	    out=$$(cd tests/dist && $(DIST_RUN) --enable-recovery -np 3 ../../$(BUILD)/test_dist \
