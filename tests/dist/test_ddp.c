@@ -4,8 +4,11 @@
  * with and without no_sync accumulation, one bucket or several, gradients as bucket views; a
  * model with a parameter no rank uses (find_unused_parameters); rank 0's parameters and
  * buffers broadcast at construction; comm hooks (bucket order, is_last, fp16/bf16 compression,
- * noop); errors. Rank 0 prints "N passed, N failed"; the exit status is 1 on a failure.
+ * noop); errors. Then the stores (hash, file, TCP: set/get/add/wait across the ranks, timeouts,
+ * errors) and ct_dist_init_env. Rank 0 prints "N passed, N failed"; the exit status is 1 on a
+ * failure.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #define CTORCH_IMPLEMENTATION
 #define CTORCH_DIST_IMPLEMENTATION
 #include "../../ctorch.h"
@@ -13,7 +16,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int checks_failed, W, R; /* failed checks of the current test; world size; rank */
 
@@ -319,6 +324,149 @@ static void test_errors(void)
     ct_module_free(empty);
 }
 
+/* ---- stores --------------------------------------------------------------------------- */
+/* What every rank does with a store shared by all: a counter, one key per rank, waits. */
+static void store_exchange(ct_store *s)
+{
+    char key[32];
+    snprintf(key, sizeof key, "rank%d", R);
+    int64_t mine = 100 + R;
+    CHECK(ct_store_set(s, key, &mine, sizeof mine) == CT_OK);
+    CHECK(ct_store_add(s, "count", 1) >= 1);
+    for (int r = 0; r < W; r++) {
+        int64_t v = 0;
+        snprintf(key, sizeof key, "rank%d", r);
+        const char *keys[1] = {key};
+        CHECK(ct_store_wait(s, keys, 1, -1) == CT_OK);
+        CHECK(ct_store_get(s, key, &v, sizeof v) == (int64_t)sizeof v && v == 100 + r);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(ct_store_add(s, "count", 0) == W);
+    char text[8] = {0};
+    CHECK(ct_store_get(s, "count", text, sizeof text) == 1 && text[0] == '0' + W);
+    MPI_Barrier(MPI_COMM_WORLD); /* nobody frees (a master: stops serving) before all read */
+}
+
+/* One process's view of a store: values, a counter, a truncated get, timeouts, errors. */
+static void store_local(ct_store *s)
+{
+    CHECK(ct_store_set(s, "a", "hello", 5) == CT_OK);
+    char buf[8] = {0};
+    CHECK(ct_store_get(s, "a", buf, 3) == 5 && memcmp(buf, "hel", 3) == 0 && buf[3] == 0);
+    CHECK(ct_store_set(s, "a", "", 0) == CT_OK && ct_store_get(s, "a", NULL, 0) == 0);
+    CHECK(ct_store_add(s, "n", 5) == 5 && ct_store_add(s, "n", -7) == -2);
+    CHECK(ct_store_add(s, "a", 1) == INT64_MIN);
+    CHECK_ERROR(CT_ERR_VALUE, "is not an integer");
+    const char *keys[2] = {"a", "missing"};
+    CHECK(ct_store_wait(s, keys, 1, 0) == CT_OK);
+    CHECK(ct_store_wait(s, keys, 2, 20) == CT_ERR_DIST);
+    CHECK_ERROR(CT_ERR_DIST, "Wait timeout after");
+    CHECK(ct_store_set_timeout(s, 10) == CT_OK);
+    CHECK(ct_store_get(s, "missing", buf, sizeof buf) == -1);
+    CHECK_ERROR(CT_ERR_DIST, "Wait timeout after 10 ms for key(s): [missing]");
+    CHECK(ct_store_set_timeout(s, 0) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "timeout must be positive");
+    CHECK(ct_store_set(s, NULL, "x", 1) == CT_ERR_NULL_ARG);
+    CHECK_ERROR(CT_ERR_NULL_ARG, "key");
+}
+
+static void test_hash_store(void)
+{
+    ct_store *s = ct_hash_store_new();
+    store_local(s);
+    CHECK(ct_tcp_store_port(s) == -1);
+    ct_store_free(s);
+    ct_store_free(NULL);
+}
+
+static void test_file_store(void)
+{
+    char path[64];
+    unsigned stamp = (unsigned)time(NULL) ^ (unsigned)clock();
+    MPI_Bcast(&stamp, 1, MPI_UNSIGNED, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "/tmp/ct_file_store_%u", stamp);
+    ct_store *s = ct_file_store_new(path, W);
+    CHECK(s != NULL);
+    store_exchange(s);
+    if (R == 0) {
+        char local[80];
+        snprintf(local, sizeof local, "%s_local", path);
+        ct_store *l = ct_file_store_new(local, 1);
+        store_local(l);
+        ct_store_free(l);
+        ct_store *again = ct_file_store_new(local, 1); /* the file keeps its keys */
+        int64_t n = again ? ct_store_add(again, "n", 0) : 0;
+        CHECK(n == -2);
+        ct_store_free(again);
+        remove(local);
+        remove(path);
+    }
+    ct_store_free(s);
+    CHECK(ct_file_store_new("/nonexistent-dir/x", 1) == NULL);
+    CHECK_ERROR(CT_ERR_IO, "cannot open");
+}
+
+static void test_tcp_store(void)
+{
+    ct_store *master = R == 0 ? ct_tcp_store_new("127.0.0.1", 0, W, true, 20000, false) : NULL;
+    int port = master ? ct_tcp_store_port(master) : 0;
+    MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(port > 0);
+    ct_store *s = master ? master : ct_tcp_store_new("localhost", port, W, false, 20000, false);
+    CHECK(s != NULL && ct_tcp_store_port(s) == port);
+    store_exchange(s);
+    if (R == 0) {
+        ct_store *c = ct_tcp_store_new("localhost", port, 1, false, 2000, false);
+        store_local(c); /* through a client */
+        ct_store_free(c);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (s != master) {
+        ct_store_free(s);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    ct_store_free(master);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* nobody serves that port any more */
+    CHECK(ct_tcp_store_new("127.0.0.1", port, 1, false, 50, false) == NULL);
+    CHECK_ERROR(CT_ERR_DIST, "has timed out after 50 ms");
+    CHECK(ct_tcp_store_new("127.0.0.1", 70000, 1, false, 50, false) == NULL);
+    CHECK_ERROR(CT_ERR_VALUE, "invalid port 70000");
+    CHECK(ct_tcp_store_new("no such host.invalid", 1, 1, false, 50, false) == NULL);
+    CHECK_ERROR(CT_ERR_DIST, "cannot resolve");
+}
+
+/* the last test: the default group again, from torchrun's variables */
+static void test_init_env(void)
+{
+    CHECK(ct_dist_destroy_process_group(NULL) == CT_OK);
+    unsetenv("RANK");
+    CHECK(ct_dist_init_env("mpi", 20000) == CT_ERR_VALUE);
+    CHECK_ERROR(CT_ERR_VALUE, "Error initializing torch.distributed using env:// rendezvous: "
+                              "environment variable RANK expected, but not set");
+    ct_store *probe = R == 0 ? ct_tcp_store_new("127.0.0.1", 0, 1, true, 1000, false) : NULL;
+    int port = probe ? ct_tcp_store_port(probe) : 0;
+    ct_store_free(probe); /* a port that was free a moment ago */
+    MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char v[16];
+    snprintf(v, sizeof v, "%d", R);
+    setenv("RANK", v, 1);
+    snprintf(v, sizeof v, "%d", W);
+    setenv("WORLD_SIZE", v, 1);
+    setenv("MASTER_ADDR", "127.0.0.1", 1);
+    snprintf(v, sizeof v, "%d", port);
+    setenv("MASTER_PORT", v, 1);
+    CHECK(ct_dist_init_env("mpi", 20000) == CT_OK);
+    CHECK(ct_dist_get_rank(NULL) == R && ct_dist_get_world_size(NULL) == W);
+    int64_t n = 4;
+    ct_scope_begin();
+    ct_tensor *t = ct_ones(&n, 1, CT_FLOAT32);
+    CHECK(ct_dist_all_reduce(t, CT_REDUCE_SUM, NULL, NULL) == CT_OK && ct_item(ct_sum(t)) == 4 * W);
+    ct_scope_end();
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+}
+
 typedef struct test_case {
     const char *name;
     void (*fn)(void);
@@ -335,6 +483,10 @@ static const test_case TESTS[] = {
     {"compress_hooks", test_compress_hooks},
     {"unused_error", test_unused_error},
     {"errors", test_errors},
+    {"hash_store", test_hash_store},
+    {"file_store", test_file_store},
+    {"tcp_store", test_tcp_store},
+    {"init_env", test_init_env},
 };
 
 /* Runs one test on every rank; it fails on any rank's failed check, pending error or leak. */
