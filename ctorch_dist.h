@@ -300,6 +300,10 @@ CTORCH_DIST_API ct_module *ct_ddp_module(const ct_ddp *ddp);
    accumulated sums. Mirrors: with ddp.no_sync(). */
 CTORCH_DIST_API void ct_ddp_no_sync_begin(ct_ddp *ddp);
 CTORCH_DIST_API void ct_ddp_no_sync_end(ct_ddp *ddp);
+/* Seconds the ends of the synced backwards have spent waiting for their reductions since
+   ct_ddp_new: the communication the backward passes did not hide. 0 for NULL.
+   Mirrors: the backward communication times of DistributedDataParallel's logging data. */
+CTORCH_DIST_API double ct_ddp_comm_wait_seconds(const ct_ddp *ddp);
 /* Removes the parameter hooks, waits for reductions in flight and frees ddp (not the
    module); NULL is a no-op. */
 CTORCH_DIST_API void ct_ddp_free(ct_ddp *ddp);
@@ -2085,6 +2089,7 @@ struct ct_ddp {
     bool finishing; /* the end-of-backward callback is queued */
     ct_ddp_comm_hook hook;
     void *hook_state;
+    double wait_s; /* ct_ddp_comm_wait_seconds */
 };
 
 ct_ddp_opts ct_ddp_defaults(void)
@@ -2285,6 +2290,7 @@ static void ct__ddp_finish(void *user)
     } else if (d->next_launch < d->n_buckets && !ct_error()) {
         ct__dist_fail(CT_ERR_STATE, op, CT__DDP_NOT_FINISHED);
     }
+    double start = MPI_Wtime();
     for (int b = 0; b < d->n_buckets; b++) {
         if (d->buckets[b].work) {
             if (!ct_error()) {
@@ -2294,6 +2300,7 @@ static void ct__ddp_finish(void *user)
             d->buckets[b].work = NULL;
         }
     }
+    d->wait_s += MPI_Wtime() - start;
     for (int i = 0; i < d->n_params && !ct_error(); i++) {
         if (!used || used[i]) {
             ct__ddp_write_grad(d, &d->slots[i]);
@@ -2306,6 +2313,17 @@ static void ct__ddp_finish(void *user)
     }
 }
 
+/* Lets the engine advance the reductions in flight (MPI progresses a nonblocking collective
+   only inside MPI calls): each gradient that arrives tests them once. */
+static void ct__ddp_progress(ct_ddp *d)
+{
+    for (int b = 0; b < d->next_launch; b++) {
+        if (d->buckets[b].work) {
+            ct_work_is_completed(d->buckets[b].work);
+        }
+    }
+}
+
 /* A parameter's post-accumulate-grad hook. */
 static void ct__ddp_param_ready(ct_tensor *param, void *user)
 {
@@ -2314,6 +2332,7 @@ static void ct__ddp_param_ready(ct_tensor *param, void *user)
     if (!d->armed || d->no_sync > 0) {
         return;
     }
+    ct__ddp_progress(d);
     if (!d->finishing) {
         d->finishing = true;
         if (ct_autograd_queue_callback(ct__ddp_finish, d) != CT_OK) {
@@ -2425,6 +2444,8 @@ ct_module *ct_ddp_module(const ct_ddp *ddp)
     }
     return ddp->module;
 }
+
+double ct_ddp_comm_wait_seconds(const ct_ddp *ddp) { return ddp ? ddp->wait_s : 0.0; }
 
 void ct_ddp_no_sync_begin(ct_ddp *ddp)
 {

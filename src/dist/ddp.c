@@ -42,6 +42,7 @@ struct ct_ddp {
     bool finishing; /* the end-of-backward callback is queued */
     ct_ddp_comm_hook hook;
     void *hook_state;
+    double wait_s; /* ct_ddp_comm_wait_seconds */
 };
 
 ct_ddp_opts ct_ddp_defaults(void)
@@ -242,6 +243,7 @@ static void ct__ddp_finish(void *user)
     } else if (d->next_launch < d->n_buckets && !ct_error()) {
         ct__dist_fail(CT_ERR_STATE, op, CT__DDP_NOT_FINISHED);
     }
+    double start = MPI_Wtime();
     for (int b = 0; b < d->n_buckets; b++) {
         if (d->buckets[b].work) {
             if (!ct_error()) {
@@ -251,6 +253,7 @@ static void ct__ddp_finish(void *user)
             d->buckets[b].work = NULL;
         }
     }
+    d->wait_s += MPI_Wtime() - start;
     for (int i = 0; i < d->n_params && !ct_error(); i++) {
         if (!used || used[i]) {
             ct__ddp_write_grad(d, &d->slots[i]);
@@ -263,6 +266,17 @@ static void ct__ddp_finish(void *user)
     }
 }
 
+/* Lets the engine advance the reductions in flight (MPI progresses a nonblocking collective
+   only inside MPI calls): each gradient that arrives tests them once. */
+static void ct__ddp_progress(ct_ddp *d)
+{
+    for (int b = 0; b < d->next_launch; b++) {
+        if (d->buckets[b].work) {
+            ct_work_is_completed(d->buckets[b].work);
+        }
+    }
+}
+
 /* A parameter's post-accumulate-grad hook. */
 static void ct__ddp_param_ready(ct_tensor *param, void *user)
 {
@@ -271,6 +285,7 @@ static void ct__ddp_param_ready(ct_tensor *param, void *user)
     if (!d->armed || d->no_sync > 0) {
         return;
     }
+    ct__ddp_progress(d);
     if (!d->finishing) {
         d->finishing = true;
         if (ct_autograd_queue_callback(ct__ddp_finish, d) != CT_OK) {
@@ -382,6 +397,8 @@ ct_module *ct_ddp_module(const ct_ddp *ddp)
     }
     return ddp->module;
 }
+
+double ct_ddp_comm_wait_seconds(const ct_ddp *ddp) { return ddp ? ddp->wait_s : 0.0; }
 
 void ct_ddp_no_sync_begin(ct_ddp *ddp)
 {

@@ -63,6 +63,10 @@ CTORCH_DIST_API ct_module *ct_ddp_module(const ct_ddp *ddp);
    accumulated sums. Mirrors: with ddp.no_sync(). */
 CTORCH_DIST_API void ct_ddp_no_sync_begin(ct_ddp *ddp);
 CTORCH_DIST_API void ct_ddp_no_sync_end(ct_ddp *ddp);
+/* Seconds the ends of the synced backwards have spent waiting for their reductions since
+   ct_ddp_new: the communication the backward passes did not hide. 0 for NULL.
+   Mirrors: the backward communication times of DistributedDataParallel's logging data. */
+CTORCH_DIST_API double ct_ddp_comm_wait_seconds(const ct_ddp *ddp);
 /* Removes the parameter hooks, waits for reductions in flight and frees ddp (not the
    module); NULL is a no-op. */
 CTORCH_DIST_API void ct_ddp_free(ct_ddp *ddp);
