@@ -82,8 +82,13 @@ static ct_status loss_backward(ct_tensor *out, const ct_tensor *y)
 
 static ct_optimizer *optimizer(ct_module *m, bool adam)
 {
-    ct_tensor *p[16];
-    int64_t n = ct_module_parameters(m, p, 16);
+    ct_tensor *all[16], *p[16];
+    int64_t n = 0, n_all = ct_module_parameters(m, all, 16);
+    for (int64_t i = 0; i < n_all; i++) {
+        if (ct_requires_grad(all[i])) {
+            p[n++] = all[i];
+        }
+    }
     if (adam) {
         ct_adam_opts o = ct_adam_defaults();
         o.lr = 0.01;
@@ -136,6 +141,10 @@ static double max_rel_diff(const ct_module *a, const ct_module *b)
 static double train(const ct_ddp_opts *opts, bool adam, int micro, hook_log *log)
 {
     ct_module *ref = net_new(7), *m = net_new(7 + (uint64_t)R * 13);
+    if (!opts->find_unused_parameters) { /* every parameter DDP sees must be used */
+        ct_module_requires_grad_(ct_module_get_submodule(m, "unused"), false);
+        ct_module_requires_grad_(ct_module_get_submodule(ref, "unused"), false);
+    }
     ct_ddp *ddp = ct_ddp_new(m, NULL, opts);
     CHECK(ddp != NULL);
     if (!ddp) {
@@ -164,7 +173,7 @@ static double train(const ct_ddp_opts *opts, bool adam, int micro, hook_log *log
         }
         CHECK(ct_optimizer_step(o_ref) == CT_OK && ct_optimizer_step(o_ddp) == CT_OK);
         ct_module_zero_grad(ref, true);
-        ct_module_zero_grad(m, true);
+        ct_module_zero_grad(m, !opts->gradient_as_bucket_view); /* views: zeroed in place */
         ct_scope_end();
     }
     /* no rank used "unused": its .grad was never set */
@@ -190,6 +199,8 @@ static ct_ddp_opts unused_opts(double cap_mb, bool view)
 static void test_sgd(void)
 {
     ct_ddp_opts o = unused_opts(25, false);
+    CHECK(train(&o, false, 1, NULL) <= 1e-6);
+    o = ct_ddp_defaults(); /* the unused layer frozen: every parameter of DDP's is used */
     CHECK(train(&o, false, 1, NULL) <= 1e-6);
 }
 
