@@ -19,6 +19,20 @@
  *           NCCL unique id is broadcast over MPI) and use the GPU LOCAL_RANK (or Open MPI's
  *           local rank). MASTER_ADDR/MASTER_PORT are not used: no TCP store is needed.
  *
+ * DISTRIBUTEDDATAPARALLEL (ct_ddp_new, ct_ddp_forward)
+ *   Wraps a module: rank 0's parameters and buffers broadcast, gradients bucketed in reverse
+ *   registration order and all-reduced (averaged) from autograd's post-accumulate-grad hooks
+ *   as buckets fill, the backward's end waiting for them (ct_autograd_queue_callback);
+ *   no_sync, find_unused_parameters, gradient_as_bucket_view, comm hooks (allreduce,
+ *   fp16/bf16 compression, noop, user hooks on a ct_grad_bucket). examples/ddp_fashion_mnist.c
+ *   trains the Fashion-MNIST CNN with it. Open MPI advances a nonblocking all-reduce only
+ *   inside MPI calls: ct_ddp tests the reductions in flight as each gradient arrives.
+ *
+ * STORES AND ENV INIT
+ *   ct_hash_store_new (in-process), ct_file_store_new (a shared file), ct_tcp_store_new (a
+ *   server in the master process): set/get/add/wait with timeouts. ct_dist_init_env meets the
+ *   ranks in a TCP store at MASTER_ADDR:MASTER_PORT (torchrun's variables) before the group.
+ *
  * CONFIGURATION
  *   CTORCH_DIST_IMPLEMENTATION  impl TU   the definitions (once per program)
  *   CTORCH_DIST_NCCL            impl TU   the NCCL backend (default: off)
