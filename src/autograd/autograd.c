@@ -536,6 +536,11 @@ void ct__node_release(ct_node *n)
 }
 
 /* ---- engine ------------------------------------------------------------------------- */
+typedef struct ct__callback {
+    ct_autograd_callback_fn fn;
+    void *user;
+} ct__callback;
+
 typedef struct ct__engine {
     ct_node **nodes; /* every node reachable from the roots */
     int64_t n_nodes, cap;
@@ -547,10 +552,7 @@ typedef struct ct__engine {
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
-    struct ct__callback { /* ct_autograd_queue_callback's, run once the graph is done */
-        ct_autograd_callback_fn fn;
-        void *user;
-    } *callbacks;
+    ct__callback *callbacks; /* ct_autograd_queue_callback's, run once the graph is done */
     int n_callbacks, callbacks_cap;
 } ct__engine;
 
@@ -570,8 +572,7 @@ ct_status ct_autograd_queue_callback(ct_autograd_callback_fn fn, void *user)
     }
     if (e->n_callbacks == e->callbacks_cap) {
         int cap = e->callbacks_cap ? 2 * e->callbacks_cap : 8;
-        struct ct__callback *c =
-            (struct ct__callback *)ct__realloc(e->callbacks, sizeof *c * (size_t)cap);
+        ct__callback *c = (ct__callback *)ct__realloc(e->callbacks, sizeof *c * (size_t)cap);
         if (!c) {
             return ct__fail(CT_ERR_OOM, op, "out of memory");
         }
