@@ -10,7 +10,7 @@ BUILD    := build
 HEADERS  := ctorch.h
 SRCS     := $(shell find src -name '*.[ch]' -o -name '*.txt')
 TESTS    := $(wildcard tests/test_*.c)
-EXAMPLES := $(wildcard examples/*.c)
+EXAMPLES := $(filter-out examples/ddp_%.c,$(wildcard examples/*.c)) # ddp_*: MPI (dist-bench)
 EXAMPLE_NAMES := $(patsubst examples/%.c,%,$(EXAMPLES))
 # Arguments for a short run of each example (make sanitize runs every example; the quickstart
 # under the profiler).
@@ -59,7 +59,7 @@ help:
 	@echo "make fuzz                each reader's libFuzzer target for FUZZ_SECONDS (60) on fuzz/corpus"
 	@echo "make dist-test           ctorch_dist.h's tests under mpirun at world sizes 1, 2 and 3"
 	@echo "make dist-nccl           ctorch_dist.h's NCCL backend compiles and links (no GPU needed)"
-	@echo "make dist-bench          all_reduce bus bandwidth, 1 KB..256 MB, beside MPI_Allreduce"
+	@echo "make dist-bench          all_reduce bus bandwidth beside MPI_Allreduce; a DDP CNN epoch"
 	@echo "make amalgamate          regenerate ctorch.h and ctorch_dist.h from src/"
 	@echo "make test-arm            the suite cross-built for aarch64 and armhf (NEON), run under qemu"
 
@@ -328,8 +328,8 @@ fuzz: $(addprefix $(BUILD)/fuzz/fuzz_,$(FUZZ_TARGETS))
 	    grep -E "stat::number_of_executed_units|stat::peak_rss_mb" $(BUILD)/fuzz/$$t.log; \
 	done
 
-# make dist-test: ctorch_dist.h's tests (tests/dist/test_dist.c, built with MPI's compiler
-# wrapper) under mpirun at world sizes 1, 2 and 3, each ending with "N passed, N failed"; then a
+# make dist-test: ctorch_dist.h's tests (tests/dist/test_dist.c and test_ddp.c, built with MPI's
+# compiler wrapper) under mpirun at world sizes 1, 2 and 3, each ending with "N passed, N failed"; then a
 # rank that dies after init and one that never joins (mpirun --enable-recovery keeps the others
 # running): both other ranks must report the error within the timeout ("1 passed, 0 failed").
 # Needs Open MPI (openmpi-bin, libopenmpi-dev). .ci/run runs it.
@@ -340,9 +340,13 @@ DIST_RUN     := timeout 300 $(MPIRUN) $(MPIRUN_FLAGS)
 $(BUILD)/test_dist: tests/dist/test_dist.c ctorch.h ctorch_dist.h | $(BUILD)
 	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
 
-dist-test: $(BUILD)/test_dist
+$(BUILD)/test_ddp: tests/dist/test_ddp.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
+
+dist-test: $(BUILD)/test_dist $(BUILD)/test_ddp
 	@for n in 1 2 3; do \
 	    (cd tests/dist && $(DIST_RUN) -np $$n ../../$(BUILD)/test_dist) || exit 1; \
+	    $(DIST_RUN) -np $$n ./$(BUILD)/test_ddp || exit 1; \
 	done
 	@for m in dead-rank never-joins; do \
 	    out=$$(cd tests/dist && $(DIST_RUN) --enable-recovery -np 3 ../../$(BUILD)/test_dist \
@@ -361,10 +365,25 @@ dist-nccl: $(BUILD)/dist_nccl_link
 	./$(BUILD)/dist_nccl_link
 
 # make dist-bench: ct_dist_all_reduce's bus bandwidth (float32, 1 KB to 256 MB) beside Open MPI's
-# MPI_Allreduce in the same run, 2 processes (DIST_BENCH_NP).
-DIST_BENCH_NP ?= 2
+# MPI_Allreduce in the same run, 2 processes (DIST_BENCH_NP); then DDP_BENCH_STEPS steps of the
+# CNN of examples/ddp_fashion_mnist.c (batch 64 per process): one process with the global batch
+# (128) and DIST_BENCH_NP threads, 2 processes with one thread each and 0.05 MB buckets (time in
+# backward waiting on communication printed), and the same with the noop comm hook (the
+# backward without communication).
+DIST_BENCH_NP   ?= 2
+DDP_BENCH_STEPS ?= 40
 $(BUILD)/bench_dist: bench/bench_dist.c ctorch.h ctorch_dist.h | $(BUILD)
 	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
 
-dist-bench: $(BUILD)/bench_dist
+$(BUILD)/ddp_fashion_mnist: examples/ddp_fashion_mnist.c ctorch.h ctorch_dist.h | $(BUILD)
+	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
+
+dist-bench: $(BUILD)/bench_dist $(BUILD)/ddp_fashion_mnist
 	$(DIST_RUN) -np $(DIST_BENCH_NP) ./$(BUILD)/bench_dist
+	@ddp="./$(BUILD)/ddp_fashion_mnist --steps $(DDP_BENCH_STEPS) --no-eval --bucket-cap-mb 0.05"; \
+	echo "single process:"; \
+	$(DIST_RUN) -np 1 $$ddp --threads $(DIST_BENCH_NP) --batch $$((64 * $(DIST_BENCH_NP))) | tail -1; \
+	echo "DDP, $(DIST_BENCH_NP) processes:"; \
+	$(DIST_RUN) -np $(DIST_BENCH_NP) $$ddp --threads 1 | tail -1; \
+	echo "DDP, $(DIST_BENCH_NP) processes, noop comm hook (no communication):"; \
+	$(DIST_RUN) -np $(DIST_BENCH_NP) $$ddp --threads 1 --hook noop | tail -1

@@ -19,6 +19,20 @@
  *           NCCL unique id is broadcast over MPI) and use the GPU LOCAL_RANK (or Open MPI's
  *           local rank). MASTER_ADDR/MASTER_PORT are not used: no TCP store is needed.
  *
+ * DISTRIBUTEDDATAPARALLEL (ct_ddp_new, ct_ddp_forward)
+ *   Wraps a module: rank 0's parameters and buffers broadcast, gradients bucketed in reverse
+ *   registration order and all-reduced (averaged) from autograd's post-accumulate-grad hooks
+ *   as buckets fill, the backward's end waiting for them (ct_autograd_queue_callback);
+ *   no_sync, find_unused_parameters, gradient_as_bucket_view, comm hooks (allreduce,
+ *   fp16/bf16 compression, noop, user hooks on a ct_grad_bucket). examples/ddp_fashion_mnist.c
+ *   trains the Fashion-MNIST CNN with it. Open MPI advances a nonblocking all-reduce only
+ *   inside MPI calls: ct_ddp tests the reductions in flight as each gradient arrives.
+ *
+ * STORES AND ENV INIT
+ *   ct_hash_store_new (in-process), ct_file_store_new (a shared file), ct_tcp_store_new (a
+ *   server in the master process): set/get/add/wait with timeouts. ct_dist_init_env meets the
+ *   ranks in a TCP store at MASTER_ADDR:MASTER_PORT (torchrun's variables) before the group.
+ *
  * CONFIGURATION
  *   CTORCH_DIST_IMPLEMENTATION  impl TU   the definitions (once per program)
  *   CTORCH_DIST_NCCL            impl TU   the NCCL backend (default: off)
@@ -235,6 +249,185 @@ CTORCH_DIST_API int ct_work_source(const ct_work *work);
 /* Waits for work (as ct_work_wait, keeping the error) and frees it; NULL is a no-op. */
 CTORCH_DIST_API void ct_work_free(ct_work *work);
 
+// >>part dist/ddp.h
+/* dist/ddp.h - DistributedDataParallel (torch.nn.parallel.DistributedDataParallel) and its
+ * communication hooks (torch.distributed.algorithms.ddp_comm_hooks).
+ *
+ * ct_ddp_new broadcasts rank 0's parameters and buffers, then groups the parameters that
+ * require grad into buckets: in reverse registration order (about the order backward produces
+ * their gradients), one dtype per bucket, the first closed at 1 MiB (PyTorch's
+ * _DEFAULT_FIRST_BUCKET_BYTES) and the others at bucket_cap_mb. A post-accumulate-grad hook
+ * copies each gradient into its bucket as backward produces it; a full bucket (and every full
+ * one after it, in bucket order) starts its all-reduce at once, so communication overlaps the
+ * rest of the backward; the end of the backward waits for them and writes the averaged
+ * gradients back into .grad. PyTorch rebuilds its buckets after the first iteration in the
+ * order gradients arrived; ctorch keeps the reverse registration order.
+ */
+
+/* A wrapped module: opaque. */
+typedef struct ct_ddp ct_ddp;
+/* One bucket of gradients handed to a communication hook (torch.distributed.GradBucket). */
+typedef struct ct_grad_bucket ct_grad_bucket;
+
+/* Options of ct_ddp_new; start from ct_ddp_defaults().
+     field                    default  meaning
+     bucket_cap_mb            25       a bucket's size in MiB (the first: at most 1 MiB)
+     broadcast_buffers        true     ct_ddp_forward broadcasts rank 0's buffers first
+     find_unused_parameters   false    parameters without a gradient at the end of a backward
+                                       count as ready with zeros (and keep .grad untouched
+                                       when no rank used them); false: such a parameter fails
+                                       the backward
+     gradient_as_bucket_view  false    .grad becomes a view of its bucket after the first
+                                       synced backward (no copy back and forth afterwards)
+   Mirrors: DistributedDataParallel(module, process_group=..., bucket_cap_mb=25,
+   broadcast_buffers=True, find_unused_parameters=False, gradient_as_bucket_view=False). */
+typedef struct ct_ddp_opts {
+    double bucket_cap_mb;
+    bool broadcast_buffers;
+    bool find_unused_parameters;
+    bool gradient_as_bucket_view;
+} ct_ddp_opts;
+/* PyTorch's defaults (table above). */
+CTORCH_DIST_API ct_ddp_opts ct_ddp_defaults(void);
+
+/* Wraps module (borrowed: it must outlive the ct_ddp) for data-parallel training on group
+   (NULL: the default group); every member calls it. Broadcasts group rank 0's parameters and
+   buffers into every rank's (in place) and builds the buckets (see the top of this part).
+   Returns: a new ct_ddp owned by the caller (ct_ddp_free), or NULL. Errors: CT_ERR_NULL_ARG;
+   CT_ERR_STATE before ct_dist_init_process_group; CT_ERR_VALUE for bucket_cap_mb <= 0, a
+   module without a parameter requiring grad ("DistributedDataParallel is not needed when a
+   module doesn't have any parameter that requires a gradient.") or a process that is not in
+   group; CT_ERR_DIST from the broadcasts. Mirrors: DistributedDataParallel(module, ...). */
+CTORCH_DIST_API ct_ddp *ct_ddp_new(ct_module *module, ct_process_group *group,
+                                   const ct_ddp_opts *opts);
+/* Runs the module (ct_module_forward: with its hooks) on input after broadcasting rank 0's
+   buffers (broadcast_buffers and a world larger than 1), and, with grad mode on outside
+   no_sync, arms the next backward to reduce the gradients. Returns: a new tensor owned by the
+   current scope, or NULL. Errors: as the module's forward and ct_dist_broadcast; CT_ERR_STATE
+   when the previous synced backward did not finish its reduction ("Expected to have finished
+   reduction in the prior iteration before starting a new one."). Mirrors: DDP.forward. */
+CTORCH_DIST_API ct_tensor *ct_ddp_forward(ct_ddp *ddp, const ct_tensor *input);
+/* The wrapped module (borrowed). Mirrors: DistributedDataParallel.module. */
+CTORCH_DIST_API ct_module *ct_ddp_module(const ct_ddp *ddp);
+/* Between begin and end (nestable), forwards do not arm their backward: gradients accumulate
+   in .grad locally, and the first synced forward + backward after end reduces the
+   accumulated sums. Mirrors: with ddp.no_sync(). */
+CTORCH_DIST_API void ct_ddp_no_sync_begin(ct_ddp *ddp);
+CTORCH_DIST_API void ct_ddp_no_sync_end(ct_ddp *ddp);
+/* Seconds the ends of the synced backwards have spent waiting for their reductions since
+   ct_ddp_new: the communication the backward passes did not hide. 0 for NULL.
+   Mirrors: the backward communication times of DistributedDataParallel's logging data. */
+CTORCH_DIST_API double ct_ddp_comm_wait_seconds(const ct_ddp *ddp);
+/* Removes the parameter hooks, waits for reductions in flight and frees ddp (not the
+   module); NULL is a no-op. */
+CTORCH_DIST_API void ct_ddp_free(ct_ddp *ddp);
+
+/* A communication hook: starts the reduction of bucket's buffer (ct_grad_bucket_buffer,
+   borrowed during the call and until the work completes) and returns its work; once the
+   work completes the buffer must hold the averaged gradients. state is the pointer given to
+   ct_ddp_register_comm_hook. Returns NULL after recording an error (the backward fails). */
+typedef ct_work *(*ct_ddp_comm_hook)(void *state, ct_grad_bucket *bucket);
+/* Replaces the default reduction (ct_ddp_allreduce_hook with the ddp's group) by hook, called
+   with state once per bucket per synced backward, in bucket order. Call it once, before the
+   first backward. Errors: CT_ERR_NULL_ARG; CT_ERR_STATE for a second registration
+   ("register_comm_hook or register_builtin_comm_hook can only be called once.").
+   Mirrors: DistributedDataParallel.register_comm_hook(state, hook). */
+CTORCH_DIST_API ct_status ct_ddp_register_comm_hook(ct_ddp *ddp, void *state,
+                                                    ct_ddp_comm_hook hook);
+/* The bucket's gradients, flattened into one contiguous 1-D tensor (borrowed).
+   Mirrors: GradBucket.buffer(). */
+CTORCH_DIST_API ct_tensor *ct_grad_bucket_buffer(const ct_grad_bucket *bucket);
+/* The bucket's index: 0 is reduced first. Mirrors: GradBucket.index(). */
+CTORCH_DIST_API int ct_grad_bucket_index(const ct_grad_bucket *bucket);
+/* True for the last bucket reduced in a backward. Mirrors: GradBucket.is_last(). */
+CTORCH_DIST_API bool ct_grad_bucket_is_last(const ct_grad_bucket *bucket);
+/* The default hook: all-reduces the buffer in place with SUM, then divides by the group's
+   size. state: the process group (NULL: the default one).
+   Mirrors: torch.distributed.algorithms.ddp_comm_hooks.default_hooks.allreduce_hook. */
+CTORCH_DIST_API ct_work *ct_ddp_allreduce_hook(void *state, ct_grad_bucket *bucket);
+/* Compresses the buffer to float16 divided by the group's size, all-reduces that (SUM) and
+   writes the result back into the buffer: half the bytes on the wire, float16's rounding.
+   state: the process group (NULL: the default one).
+   Mirrors: default_hooks.fp16_compress_hook. */
+CTORCH_DIST_API ct_work *ct_ddp_fp16_compress_hook(void *state, ct_grad_bucket *bucket);
+/* As ct_ddp_fp16_compress_hook with bfloat16. Mirrors: default_hooks.bf16_compress_hook. */
+CTORCH_DIST_API ct_work *ct_ddp_bf16_compress_hook(void *state, ct_grad_bucket *bucket);
+/* Communicates nothing: a completed work leaving each rank's local gradients (to measure
+   the cost of communication). state: the process group (NULL: the default one).
+   Mirrors: debugging_hooks.noop_hook. */
+CTORCH_DIST_API ct_work *ct_ddp_noop_hook(void *state, ct_grad_bucket *bucket);
+
+// >>part dist/store.h
+/* dist/store.h - key-value stores (torch.distributed.Store) and env:// initialization.
+ *
+ * A store maps string keys to byte strings; every process of a job that opens the same store
+ * sees the same keys: ct_hash_store_new within one process (its threads), ct_file_store_new
+ * through a file on a shared file system, ct_tcp_store_new through a server that the master
+ * process runs. get and wait block until the keys exist, at most the store's timeout.
+ * Counters made by ct_store_add are stored as decimal text, as PyTorch's.
+ * A store may be used by several threads at once.
+ */
+
+/* A store: opaque. Mirrors: torch.distributed.Store. */
+typedef struct ct_store ct_store;
+
+/* A new empty in-process store with a 300 s timeout. Returns: the store, owned by the caller
+   (ct_store_free), or NULL after CT_ERR_OOM. Mirrors: torch.distributed.HashStore(). */
+CTORCH_DIST_API ct_store *ct_hash_store_new(void);
+/* A store kept in the file path (created when missing; an existing file's keys are kept), for
+   num_workers processes (informational: the file is not deleted), with a 300 s timeout.
+   Record format: ctorch's own (key and value with their lengths, appended under an fcntl
+   lock), not PyTorch's. Returns: the store, or NULL. Errors: CT_ERR_NULL_ARG; CT_ERR_IO when
+   the file cannot be opened. Mirrors: torch.distributed.FileStore(file_name, world_size). */
+CTORCH_DIST_API ct_store *ct_file_store_new(const char *path, int num_workers);
+/* A store served over TCP by the master process (is_master: it listens on port, 0: any free
+   port, see ct_tcp_store_port) on host_name's address; the others connect to host_name:port,
+   retrying until timeout_ms (<= 0: 300 s). world_size (> 0) with wait_for_workers: the master
+   blocks until world_size - 1 clients connected. Returns: the store, or NULL. Errors:
+   CT_ERR_NULL_ARG; CT_ERR_VALUE for a port outside 0..65535; CT_ERR_DIST when the address
+   cannot be resolved, bound or reached in time. Mirrors: torch.distributed.TCPStore(
+   host_name, port, world_size, is_master, timeout, wait_for_workers). */
+CTORCH_DIST_API ct_store *ct_tcp_store_new(const char *host_name, int port, int world_size,
+                                           bool is_master, int64_t timeout_ms,
+                                           bool wait_for_workers);
+/* The port a TCP store listens on (its master) or is connected to; -1 for other stores.
+   Mirrors: TCPStore.port. */
+CTORCH_DIST_API int ct_tcp_store_port(const ct_store *store);
+/* Sets key to len bytes of value (replacing it). Returns: CT_OK. Errors: CT_ERR_NULL_ARG;
+   CT_ERR_IO / CT_ERR_DIST from the file or the connection. Mirrors: Store.set(key, value). */
+CTORCH_DIST_API ct_status ct_store_set(ct_store *store, const char *key, const void *value,
+                                       size_t len);
+/* Waits until key exists (at most the store's timeout) and copies up to cap bytes of its
+   value into value (NULL with cap 0: only the length). Returns: the value's length, or -1
+   after an error. Errors: CT_ERR_NULL_ARG; CT_ERR_DIST on timeout ("Wait timeout after
+   300000 ms for key(s): [k]"), CT_ERR_IO / CT_ERR_DIST from the file or the connection.
+   Mirrors: Store.get(key). */
+CTORCH_DIST_API int64_t ct_store_get(ct_store *store, const char *key, void *value, size_t cap);
+/* Adds amount to the integer counter key (a missing key counts as 0), atomically over every
+   process of the store. Returns: the new value, or INT64_MIN after an error. Errors:
+   CT_ERR_NULL_ARG; CT_ERR_VALUE when key holds something that is not an integer; as
+   ct_store_set. Mirrors: Store.add(key, amount). */
+CTORCH_DIST_API int64_t ct_store_add(ct_store *store, const char *key, int64_t amount);
+/* Waits until every one of the n keys exists, at most timeout_ms (< 0: the store's timeout).
+   Returns: CT_OK. Errors: as ct_store_get. Mirrors: Store.wait(keys, timeout). */
+CTORCH_DIST_API ct_status ct_store_wait(ct_store *store, const char *const *keys, int n,
+                                        int64_t timeout_ms);
+/* Sets the timeout of get and wait (> 0). Mirrors: Store.set_timeout(timeout). */
+CTORCH_DIST_API ct_status ct_store_set_timeout(ct_store *store, int64_t timeout_ms);
+/* Closes the store (a TCP master stops serving); NULL is a no-op. */
+CTORCH_DIST_API void ct_store_free(ct_store *store);
+
+/* Initializes the default process group from the environment torchrun sets (the env://
+   method): RANK, WORLD_SIZE and MASTER_ADDR, MASTER_PORT must be set; the ranks meet in a TCP
+   store at MASTER_ADDR:MASTER_PORT (rank 0 serves it), then ct_dist_init_process_group(backend)
+   runs with RANK and WORLD_SIZE (checked against MPI's: processes still start under mpirun,
+   which carries the collectives); LOCAL_RANK picks NCCL's device. Returns: CT_OK. Errors:
+   CT_ERR_VALUE "Error initializing torch.distributed using env:// rendezvous: environment
+   variable RANK expected, but not set" (and the others); as ct_tcp_store_new and
+   ct_dist_init_process_group. Mirrors: torch.distributed.init_process_group(backend,
+   init_method="env://", timeout). */
+CTORCH_DIST_API ct_status ct_dist_init_env(const char *backend, int64_t timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif
@@ -292,7 +485,8 @@ struct ct_process_group {
 
 /* An operation in flight: the engine works on buf (and reads send); once complete, out[k]
    receives buf's elements [off[k], off[k] + numel(out[k])) (cast to its dtype), after
-   dividing buf by avg_div when it is > 0. The work owns one reference to each tensor. */
+   dividing buf by avg_div when it is > 0, then then_dst is copied from then_src (a comm
+   hook's decompression). The work owns one reference to each tensor. */
 struct ct_work {
     ct_process_group *group;
     const char *op;   /* the public function, for messages */
@@ -311,6 +505,7 @@ struct ct_work {
     double avg_div;
     int *counts, *displs; /* v-collectives' arguments, alive until completion */
     int source;           /* irecv: the sender's global rank */
+    ct_tensor *then_src, *then_dst; /* after the write-back: then_dst <- then_src (retained) */
     bool done, timed_out;
     ct_status result;
     char message[512]; /* the failure's message (as ct_error gives it) */
@@ -910,6 +1105,9 @@ static ct_status ct__dist_write_back(ct_work *w)
         ct_tensor *part = ct_narrow(ct_flatten(src, 0, -1), 0, w->off[k], ct_numel(o));
         ct_copy_(w->out[k], ct_reshape(part, ct_sizes(o), ct_dim(o)));
     }
+    if (w->then_dst) {
+        ct_copy_(w->then_dst, w->then_src);
+    }
     ct_scope_end();
     return ct_error_code();
 }
@@ -1053,6 +1251,8 @@ void ct_work_free(ct_work *work)
 #endif
     ct_release(work->buf);
     ct_release(work->send);
+    ct_release(work->then_src);
+    ct_release(work->then_dst);
     for (int k = 0; k < work->n_out; k++) {
         ct_release(work->out[k]);
     }
@@ -1858,6 +2058,1328 @@ ct_status ct_dist_irecv(ct_tensor *tensor, int src, ct_process_group *group, int
     ct_status st = ct__dist_p2p(tensor, src, group, tag, false, "ct_dist_irecv", &w);
     return w ? ct__dist_finish(w, st, work) : st;
 }
+
+// >>part dist/ddp.c
+/* dist/ddp.c - DistributedDataParallel: buckets, the reducer's autograd hooks, comm hooks. */
+
+#define CT__DDP_FIRST_BUCKET_BYTES ((int64_t)1 << 20) /* dist._DEFAULT_FIRST_BUCKET_BYTES */
+#define CT__DDP_NOT_FINISHED                                                                    \
+    "Expected to have finished reduction in the prior iteration before starting a new one. "  \
+    "This error indicates that your module has parameters that were not used in producing "   \
+    "loss. You can enable unused parameter detection by passing find_unused_parameters = "    \
+    "true in ct_ddp_opts"
+
+/* A parameter's place: its bucket and element offset there; the hook's user pointer. */
+typedef struct ct__ddp_slot {
+    ct_ddp *ddp;
+    int index;
+    int bucket;
+    int64_t offset;
+    bool ready; /* its gradient is in the bucket (this backward) */
+    bool used;  /* ... and came from this rank's backward (not zero-filled) */
+} ct__ddp_slot;
+
+struct ct_grad_bucket {
+    int index;
+    bool is_last;
+    ct_tensor *buffer; /* retained; 1-D, the bucket's dtype */
+    int pending;       /* parameters not ready yet in this backward */
+    int n_params;
+    ct_work *work; /* the reduction in flight */
+};
+
+struct ct_ddp {
+    ct_module *module;
+    ct_process_group *group;
+    ct_ddp_opts opts;
+    ct_tensor **params; /* requiring grad, registration order, retained */
+    ct__ddp_slot *slots;
+    int n_params;
+    ct_grad_bucket *buckets;
+    int n_buckets;
+    int next_launch; /* the first bucket whose reduction has not started */
+    int no_sync;
+    bool armed;     /* the next backward reduces */
+    bool finishing; /* the end-of-backward callback is queued */
+    ct_ddp_comm_hook hook;
+    void *hook_state;
+    double wait_s; /* ct_ddp_comm_wait_seconds */
+};
+
+ct_ddp_opts ct_ddp_defaults(void)
+{
+    ct_ddp_opts o = {25.0, true, false, false};
+    return o;
+}
+
+/* Broadcasts group rank 0's tensors into every rank's (in place, under no_grad). */
+static ct_status ct__ddp_broadcast(ct_ddp *d, ct_tensor *const *ts, int64_t n)
+{
+    ct_status st = CT_OK;
+    ct_no_grad_begin();
+    for (int64_t i = 0; i < n && st == CT_OK; i++) {
+        st = ct_dist_broadcast(ts[i], d->group->global_ranks[0], d->group, NULL);
+    }
+    ct_no_grad_end();
+    return st;
+}
+
+static ct_status ct__ddp_broadcast_buffers(ct_ddp *d)
+{
+    int64_t n = ct_module_buffers(d->module, NULL, 0);
+    ct_tensor **bufs = (ct_tensor **)calloc((size_t)n + 1, sizeof *bufs);
+    if (!bufs) {
+        return ct__dist_fail(CT_ERR_OOM, "ct_ddp_forward", "out of memory");
+    }
+    ct_module_buffers(d->module, bufs, n);
+    ct_status st = ct__ddp_broadcast(d, bufs, n);
+    free(bufs);
+    return st;
+}
+
+/* Bucket assignment (PyTorch's compute_bucket_assignment_by_size): parameters in reverse
+   registration order, one open bucket per dtype, closed once it reaches its limit (1 MiB for
+   the first closed, bucket_cap_mb after); buckets ordered by their first parameter. */
+static ct_status ct__ddp_assign(ct_ddp *d)
+{
+    int64_t cap = (int64_t)(d->opts.bucket_cap_mb * 1048576.0);
+    int64_t limit = cap < CT__DDP_FIRST_BUCKET_BYTES ? cap : CT__DDP_FIRST_BUCKET_BYTES;
+    int open[CT_DTYPE_COUNT], n = 0;
+    int64_t bytes[CT_DTYPE_COUNT];
+    for (int k = 0; k < CT_DTYPE_COUNT; k++) {
+        open[k] = -1;
+    }
+    int *first = (int *)calloc((size_t)d->n_params, sizeof *first);
+    int64_t *numel = (int64_t *)calloc((size_t)d->n_params, sizeof *numel);
+    if (!first || !numel) {
+        free(first);
+        free(numel);
+        return ct__dist_fail(CT_ERR_OOM, "ct_ddp_new", "out of memory");
+    }
+    for (int i = d->n_params - 1; i >= 0; i--) {
+        ct_dtype dt = ct_tensor_dtype(d->params[i]);
+        if (open[dt] < 0) {
+            open[dt] = n;
+            first[n++] = i;
+            bytes[dt] = 0;
+        }
+        ct__ddp_slot *s = &d->slots[i];
+        s->bucket = open[dt];
+        s->offset = numel[open[dt]];
+        numel[open[dt]] += ct_numel(d->params[i]);
+        bytes[dt] += ct_numel(d->params[i]) * (int64_t)ct_dtype_size(dt);
+        if (bytes[dt] >= limit) {
+            open[dt] = -1;
+            limit = cap;
+        }
+    }
+    /* buckets were numbered as they opened, which is their first parameter's order */
+    d->buckets = (ct_grad_bucket *)calloc((size_t)n, sizeof *d->buckets);
+    ct_status st = d->buckets ? CT_OK : ct__dist_fail(CT_ERR_OOM, "ct_ddp_new", "out of memory");
+    d->n_buckets = d->buckets ? n : 0;
+    ct_scope_begin();
+    for (int b = 0; b < d->n_buckets && st == CT_OK; b++) {
+        ct_grad_bucket *bk = &d->buckets[b];
+        bk->index = b;
+        bk->is_last = b == n - 1;
+        bk->buffer = ct_retain(ct_zeros(&numel[b], 1, ct_tensor_dtype(d->params[first[b]])));
+        st = bk->buffer ? CT_OK : ct_error_code();
+    }
+    ct_scope_end();
+    for (int i = 0; i < d->n_params; i++) {
+        d->buckets[d->slots[i].bucket].n_params++;
+    }
+    free(first);
+    free(numel);
+    return st;
+}
+
+/* The flat slice of slot s's bucket that holds its gradient, shaped as its parameter. */
+static ct_tensor *ct__ddp_slice(const ct_ddp *d, const ct__ddp_slot *s)
+{
+    const ct_tensor *p = d->params[s->index];
+    ct_tensor *part = ct_narrow(d->buckets[s->bucket].buffer, 0, s->offset, ct_numel(p));
+    return ct_view(part, ct_sizes(p), ct_dim(p));
+}
+
+static void ct__ddp_reset(ct_ddp *d)
+{
+    for (int b = 0; b < d->n_buckets; b++) {
+        d->buckets[b].pending = d->buckets[b].n_params;
+    }
+    for (int i = 0; i < d->n_params; i++) {
+        d->slots[i].ready = d->slots[i].used = false;
+    }
+    d->next_launch = 0;
+    d->finishing = false;
+}
+
+/* Starts the reductions of the consecutive full buckets from next_launch. */
+static void ct__ddp_launch(ct_ddp *d)
+{
+    while (d->next_launch < d->n_buckets && d->buckets[d->next_launch].pending == 0 &&
+           !ct_error()) {
+        ct_grad_bucket *b = &d->buckets[d->next_launch++];
+        b->work = d->hook ? d->hook(d->hook_state, b) : ct_ddp_allreduce_hook(d->group, b);
+        if (!b->work && !ct_error()) {
+            ct__dist_fail(CT_ERR_DIST, "ct_ddp", "the comm hook of bucket %d returned no work",
+                          b->index);
+        }
+    }
+}
+
+/* Slot s's gradient (NULL: zeros) is in its bucket: the bucket may start. */
+static void ct__ddp_mark_ready(ct_ddp *d, ct__ddp_slot *s, const ct_tensor *grad)
+{
+    ct_scope_begin();
+    ct_tensor *slice = ct__ddp_slice(d, s);
+    if (!grad) {
+        ct_zero_(slice);
+    } else if (ct_data_ptr(grad) != ct_data_ptr(slice)) { /* not already the bucket's view */
+        ct_copy_(slice, grad);
+    }
+    ct_scope_end();
+    s->ready = true;
+    s->used = grad != NULL;
+    d->buckets[s->bucket].pending--;
+    ct__ddp_launch(d);
+}
+
+/* Whether any rank used each parameter (find_unused_parameters): all-reduces the used map
+   with MAX into used (n_params bytes). */
+static ct_status ct__ddp_global_used(ct_ddp *d, bool *used)
+{
+    ct_scope_begin();
+    int64_t n = d->n_params;
+    ct_tensor *map = ct_zeros(&n, 1, CT_UINT8);
+    uint8_t *p = map ? (uint8_t *)ct_data_ptr(map) : NULL;
+    for (int i = 0; p && i < d->n_params; i++) {
+        p[i] = d->slots[i].used;
+    }
+    ct_status st = map ? ct_dist_all_reduce(map, CT_REDUCE_MAX, d->group, NULL) : ct_error_code();
+    for (int i = 0; st == CT_OK && i < d->n_params; i++) {
+        used[i] = p[i] != 0;
+    }
+    ct_scope_end();
+    return st;
+}
+
+/* Writes slot s's averaged gradient back into its parameter's .grad. */
+static void ct__ddp_write_grad(ct_ddp *d, const ct__ddp_slot *s)
+{
+    ct_tensor *p = d->params[s->index], *g = ct_grad(p);
+    ct_scope_begin();
+    ct_tensor *slice = ct__ddp_slice(d, s);
+    if (d->opts.gradient_as_bucket_view) {
+        if (!g || ct_data_ptr(g) != ct_data_ptr(slice)) {
+            ct_set_grad(p, slice);
+        }
+    } else if (g) {
+        ct_copy_(g, slice);
+    } else {
+        ct_set_grad(p, ct_clone(slice));
+    }
+    ct_scope_end();
+}
+
+/* The end of a synced backward (ct_autograd_queue_callback): unused parameters, the
+   reductions' completion, .grad. */
+static void ct__ddp_finish(void *user)
+{
+    ct_ddp *d = (ct_ddp *)user;
+    const char *op = "ct_ddp (backward)";
+    bool *used = NULL;
+    if (d->opts.find_unused_parameters) {
+        for (int i = 0; i < d->n_params && !ct_error(); i++) {
+            if (!d->slots[i].ready) {
+                ct__ddp_mark_ready(d, &d->slots[i], NULL);
+            }
+        }
+        used = (bool *)calloc((size_t)d->n_params, sizeof *used);
+        if (!used) {
+            ct__dist_fail(CT_ERR_OOM, op, "out of memory");
+        } else if (!ct_error()) {
+            ct__ddp_global_used(d, used);
+        }
+    } else if (d->next_launch < d->n_buckets && !ct_error()) {
+        ct__dist_fail(CT_ERR_STATE, op, CT__DDP_NOT_FINISHED);
+    }
+    double start = MPI_Wtime();
+    for (int b = 0; b < d->n_buckets; b++) {
+        if (d->buckets[b].work) {
+            if (!ct_error()) {
+                ct_work_wait(d->buckets[b].work);
+            }
+            ct_work_free(d->buckets[b].work);
+            d->buckets[b].work = NULL;
+        }
+    }
+    d->wait_s += MPI_Wtime() - start;
+    for (int i = 0; i < d->n_params && !ct_error(); i++) {
+        if (!used || used[i]) {
+            ct__ddp_write_grad(d, &d->slots[i]);
+        }
+    }
+    free(used);
+    d->armed = ct_error() != NULL; /* after a failure: the next forward reports it */
+    if (!d->armed) {
+        ct__ddp_reset(d);
+    }
+}
+
+/* Lets the engine advance the reductions in flight (MPI progresses a nonblocking collective
+   only inside MPI calls): each gradient that arrives tests them once. */
+static void ct__ddp_progress(ct_ddp *d)
+{
+    for (int b = 0; b < d->next_launch; b++) {
+        if (d->buckets[b].work) {
+            ct_work_is_completed(d->buckets[b].work);
+        }
+    }
+}
+
+/* A parameter's post-accumulate-grad hook. */
+static void ct__ddp_param_ready(ct_tensor *param, void *user)
+{
+    ct__ddp_slot *s = (ct__ddp_slot *)user;
+    ct_ddp *d = s->ddp;
+    if (!d->armed || d->no_sync > 0) {
+        return;
+    }
+    ct__ddp_progress(d);
+    if (!d->finishing) {
+        d->finishing = true;
+        if (ct_autograd_queue_callback(ct__ddp_finish, d) != CT_OK) {
+            return;
+        }
+    }
+    if (s->ready) {
+        ct__dist_fail(CT_ERR_STATE, "ct_ddp (backward)",
+                      "Expected to mark a variable ready only once. (parameter %d)", s->index);
+        return;
+    }
+    ct__ddp_mark_ready(d, s, ct_grad(param));
+}
+
+static ct_status ct__ddp_init(ct_ddp *d, const char *op)
+{
+    int64_t n = ct_module_parameters(d->module, NULL, 0);
+    ct_tensor **all = (ct_tensor **)calloc((size_t)n + 1, sizeof *all);
+    d->params = (ct_tensor **)calloc((size_t)n + 1, sizeof *d->params);
+    d->slots = (ct__ddp_slot *)calloc((size_t)n + 1, sizeof *d->slots);
+    if (!all || !d->params || !d->slots) {
+        free(all);
+        return ct__dist_fail(CT_ERR_OOM, op, "out of memory");
+    }
+    ct_module_parameters(d->module, all, n);
+    ct_status st = ct__ddp_broadcast(d, all, n);
+    for (int64_t i = 0; i < n && st == CT_OK; i++) {
+        if (ct_requires_grad(all[i])) {
+            d->params[d->n_params] = ct_retain(all[i]);
+            d->slots[d->n_params].ddp = d;
+            d->slots[d->n_params].index = d->n_params;
+            d->n_params++;
+        }
+    }
+    free(all);
+    if (st == CT_OK && d->n_params == 0) {
+        return ct__dist_fail(CT_ERR_VALUE, op, "DistributedDataParallel is not needed when a "
+                             "module doesn't have any parameter that requires a gradient.");
+    }
+    st = st == CT_OK ? ct__ddp_broadcast_buffers(d) : st;
+    st = st == CT_OK ? ct__ddp_assign(d) : st;
+    for (int i = 0; i < d->n_params && st == CT_OK; i++) {
+        st = ct_register_post_accumulate_grad_hook(d->params[i], ct__ddp_param_ready,
+                                                   &d->slots[i]);
+    }
+    ct__ddp_reset(d);
+    return st;
+}
+
+ct_ddp *ct_ddp_new(ct_module *module, ct_process_group *group, const ct_ddp_opts *opts)
+{
+    const char *op = "ct_ddp_new";
+    if (!module) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "module is NULL");
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group(group, op);
+    if (!g) {
+        return NULL;
+    }
+    ct_ddp_opts o = opts ? *opts : ct_ddp_defaults();
+    if (!(o.bucket_cap_mb > 0)) {
+        ct__dist_fail(CT_ERR_VALUE, op, "bucket_cap_mb must be positive, got %g", o.bucket_cap_mb);
+        return NULL;
+    }
+    if (g->rank < 0) {
+        ct__dist_fail(CT_ERR_VALUE, op, "this process is not a member of the process group");
+        return NULL;
+    }
+    ct_ddp *d = (ct_ddp *)calloc(1, sizeof *d);
+    if (!d) {
+        ct__dist_fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    d->module = module;
+    d->group = g;
+    d->opts = o;
+    if (ct__ddp_init(d, op) != CT_OK) {
+        ct_ddp_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+ct_tensor *ct_ddp_forward(ct_ddp *ddp, const ct_tensor *input)
+{
+    const char *op = "ct_ddp_forward";
+    if (!ddp) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "ddp is NULL");
+        return NULL;
+    }
+    if (ddp->armed && (ddp->finishing || ddp->next_launch > 0)) {
+        ct__dist_fail(CT_ERR_STATE, op, CT__DDP_NOT_FINISHED);
+        return NULL;
+    }
+    if (ddp->opts.broadcast_buffers && ddp->group->size > 1 &&
+        ct__ddp_broadcast_buffers(ddp) != CT_OK) {
+        return NULL;
+    }
+    ddp->armed = ct_is_grad_enabled() && ddp->no_sync == 0;
+    return ct_module_forward(ddp->module, input);
+}
+
+ct_module *ct_ddp_module(const ct_ddp *ddp)
+{
+    if (!ddp) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_ddp_module", "ddp is NULL");
+        return NULL;
+    }
+    return ddp->module;
+}
+
+double ct_ddp_comm_wait_seconds(const ct_ddp *ddp) { return ddp ? ddp->wait_s : 0.0; }
+
+void ct_ddp_no_sync_begin(ct_ddp *ddp)
+{
+    if (!ddp) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_ddp_no_sync_begin", "ddp is NULL");
+        return;
+    }
+    ddp->no_sync++;
+}
+
+void ct_ddp_no_sync_end(ct_ddp *ddp)
+{
+    if (!ddp) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_ddp_no_sync_end", "ddp is NULL");
+        return;
+    }
+    ddp->no_sync -= ddp->no_sync > 0;
+}
+
+void ct_ddp_free(ct_ddp *ddp)
+{
+    if (!ddp) {
+        return;
+    }
+    for (int i = 0; i < ddp->n_params; i++) {
+        ct_remove_hook(ddp->params[i], &ddp->slots[i]);
+        ct_release(ddp->params[i]);
+    }
+    for (int b = 0; b < ddp->n_buckets; b++) {
+        ct_work_free(ddp->buckets[b].work);
+        ct_release(ddp->buckets[b].buffer);
+    }
+    free(ddp->buckets);
+    free(ddp->params);
+    free(ddp->slots);
+    free(ddp);
+}
+
+ct_status ct_ddp_register_comm_hook(ct_ddp *ddp, void *state, ct_ddp_comm_hook hook)
+{
+    const char *op = "ct_ddp_register_comm_hook";
+    if (!ddp || !hook) {
+        return ct_error_set(CT_ERR_NULL_ARG, op, ddp ? "hook is NULL" : "ddp is NULL");
+    }
+    if (ddp->hook) {
+        return ct__dist_fail(CT_ERR_STATE, op, "register_comm_hook or register_builtin_comm_hook "
+                             "can only be called once.");
+    }
+    ddp->hook = hook;
+    ddp->hook_state = state;
+    return CT_OK;
+}
+
+ct_tensor *ct_grad_bucket_buffer(const ct_grad_bucket *bucket)
+{
+    if (!bucket) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_grad_bucket_buffer", "bucket is NULL");
+        return NULL;
+    }
+    return bucket->buffer;
+}
+
+int ct_grad_bucket_index(const ct_grad_bucket *bucket)
+{
+    if (!bucket) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_grad_bucket_index", "bucket is NULL");
+        return -1;
+    }
+    return bucket->index;
+}
+
+bool ct_grad_bucket_is_last(const ct_grad_bucket *bucket)
+{
+    if (!bucket) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_grad_bucket_is_last", "bucket is NULL");
+        return false;
+    }
+    return bucket->is_last;
+}
+
+ct_work *ct_ddp_allreduce_hook(void *state, ct_grad_bucket *bucket)
+{
+    ct_work *w = NULL;
+    if (!bucket) {
+        ct_error_set(CT_ERR_NULL_ARG, "ct_ddp_allreduce_hook", "bucket is NULL");
+        return NULL;
+    }
+    ct_dist_all_reduce(bucket->buffer, CT_REDUCE_AVG, (ct_process_group *)state, &w);
+    return w;
+}
+
+/* The compression hooks: the buffer in dtype, divided by the group's size, summed over the
+   group, written back into the buffer when the work completes. */
+static ct_work *ct__ddp_compress_hook(void *state, ct_grad_bucket *bucket, ct_dtype dtype,
+                                      const char *op)
+{
+    if (!bucket) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "bucket is NULL");
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group((ct_process_group *)state, op);
+    if (!g) {
+        return NULL;
+    }
+    ct_work *w = NULL;
+    ct_scope_begin();
+    ct_tensor *c = ct_div_scalar(ct_to_dtype(bucket->buffer, dtype), (double)g->size);
+    if (c && ct_dist_all_reduce(c, CT_REDUCE_SUM, g, &w) == CT_OK) {
+        w->then_src = ct_retain(c);
+        w->then_dst = ct_retain(bucket->buffer);
+    }
+    ct_scope_end();
+    return w;
+}
+
+ct_work *ct_ddp_fp16_compress_hook(void *state, ct_grad_bucket *bucket)
+{
+    return ct__ddp_compress_hook(state, bucket, CT_FLOAT16, "ct_ddp_fp16_compress_hook");
+}
+
+ct_work *ct_ddp_bf16_compress_hook(void *state, ct_grad_bucket *bucket)
+{
+    return ct__ddp_compress_hook(state, bucket, CT_BFLOAT16, "ct_ddp_bf16_compress_hook");
+}
+
+ct_work *ct_ddp_noop_hook(void *state, ct_grad_bucket *bucket)
+{
+    const char *op = "ct_ddp_noop_hook";
+    if (!bucket) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "bucket is NULL");
+        return NULL;
+    }
+    ct_process_group *g = ct__dist_group((ct_process_group *)state, op);
+    ct_work *w = g ? ct__dist_work_new(g, op, "NOOP") : NULL;
+    if (w) {
+        w->done = true;
+    }
+    return w;
+}
+
+#undef CT__DDP_FIRST_BUCKET_BYTES
+#undef CT__DDP_NOT_FINISHED
+
+// >>part dist/store.c
+/* dist/store.c - HashStore, FileStore, TCPStore and env:// initialization. */
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CT__STORE_TIMEOUT_MS INT64_C(300000)
+
+/* ---- the key-value map every store keeps (a file store: its file's replay) ---------- */
+typedef struct ct__kv {
+    char *key;
+    uint8_t *val;
+    size_t len;
+} ct__kv;
+
+typedef struct ct__kvmap {
+    ct__kv *e;
+    int n, cap;
+} ct__kvmap;
+
+static ct__kv *ct__kv_find(const ct__kvmap *m, const char *key)
+{
+    for (int i = 0; i < m->n; i++) {
+        if (strcmp(m->e[i].key, key) == 0) {
+            return &m->e[i];
+        }
+    }
+    return NULL;
+}
+
+static void ct__kv_clear(ct__kvmap *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        free(m->e[i].key);
+        free(m->e[i].val);
+    }
+    free(m->e);
+    memset(m, 0, sizeof *m);
+}
+
+/* Sets key (klen bytes, not NUL-terminated) to len bytes of val; false when out of memory. */
+static bool ct__kv_set(ct__kvmap *m, const char *key, size_t klen, const void *val, size_t len)
+{
+    char *k = (char *)malloc(klen + 1);
+    uint8_t *v = (uint8_t *)malloc(len ? len : 1);
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return false;
+    }
+    memcpy(k, key, klen);
+    k[klen] = '\0';
+    memcpy(v, val, len);
+    ct__kv *e = ct__kv_find(m, k);
+    if (!e && m->n == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 16;
+        ct__kv *grown = (ct__kv *)realloc(m->e, sizeof *grown * (size_t)cap);
+        if (!grown) {
+            free(k);
+            free(v);
+            return false;
+        }
+        m->e = grown;
+        m->cap = cap;
+    }
+    if (!e) {
+        e = &m->e[m->n++];
+        e->key = k;
+    } else {
+        free(k);
+        free(e->val);
+    }
+    e->val = v;
+    e->len = len;
+    return true;
+}
+
+/* The counter key after adding amount, as decimal text in text (32 bytes); false when key
+   holds something else. */
+static bool ct__kv_counter(const ct__kvmap *m, const char *key, int64_t amount, char *text)
+{
+    long long v = 0;
+    const ct__kv *e = ct__kv_find(m, key);
+    if (e) {
+        char buf[32];
+        char *end = NULL;
+        if (e->len == 0 || e->len >= sizeof buf) {
+            return false;
+        }
+        memcpy(buf, e->val, e->len);
+        buf[e->len] = '\0';
+        v = strtoll(buf, &end, 10);
+        if (*end) {
+            return false;
+        }
+    }
+    snprintf(text, 32, "%lld", v + (long long)amount);
+    return true;
+}
+
+/* ---- the store object ----------------------------------------------------------------- */
+typedef enum ct__store_kind { CT__STORE_HASH, CT__STORE_FILE, CT__STORE_TCP } ct__store_kind;
+
+struct ct_store {
+    ct__store_kind kind;
+    int64_t timeout_ms;
+    pthread_mutex_t mu; /* guards map, the file's lock and the client's socket */
+    ct__kvmap map;      /* hash store, TCP master; a file store's last replay */
+    int fd;             /* file store: the file; TCP client: the socket; else -1 */
+    int port;
+    /* TCP master */
+    int listen_fd;
+    pthread_t server;
+    bool serving, stop;
+    int n_clients;
+};
+
+/* TCP requests: one command byte, the key (u32 length, bytes), then for SET the value (u64
+   length, bytes) and for ADD the amount (int64). Replies: SET a status byte; GET a found byte,
+   then the value (u64 length, bytes); ADD a status byte and the new value (int64). */
+enum { CT__TCP_SET = 1, CT__TCP_GET = 2, CT__TCP_ADD = 3 };
+
+static void ct__store_sleep(int ms) { poll(NULL, 0, ms); }
+
+static int64_t ct__store_now_ms(void)
+{
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool ct__io_all(int fd, void *p, size_t n, bool write_)
+{
+    uint8_t *b = (uint8_t *)p;
+    while (n > 0) {
+        ssize_t r = write_ ? write(fd, b, n) : read(fd, b, n);
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return false;
+        }
+        b += r;
+        n -= (size_t)r;
+    }
+    return true;
+}
+
+static ct_store *ct__store_new(ct__store_kind kind, const char *op)
+{
+    ct_store *s = (ct_store *)calloc(1, sizeof *s);
+    if (!s) {
+        ct__dist_fail(CT_ERR_OOM, op, "out of memory");
+        return NULL;
+    }
+    s->kind = kind;
+    s->timeout_ms = CT__STORE_TIMEOUT_MS;
+    s->fd = s->listen_fd = s->port = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    return s;
+}
+
+ct_store *ct_hash_store_new(void) { return ct__store_new(CT__STORE_HASH, "ct_hash_store_new"); }
+
+/* ---- file store: records (u64 key length, key, u64 value length, value) appended ---- */
+static bool ct__file_lock(int fd, short type)
+{
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = type;
+    fl.l_whence = SEEK_SET;
+    while (fcntl(fd, F_SETLKW, &fl) != 0) {
+        if (errno != EINTR) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Rebuilds s->map from the file (a record cut short at the end is ignored). */
+static bool ct__file_replay(ct_store *s)
+{
+    ct__kv_clear(&s->map);
+    if (lseek(s->fd, 0, SEEK_SET) != 0) {
+        return false;
+    }
+    for (;;) {
+        uint64_t klen = 0, vlen = 0;
+        if (!ct__io_all(s->fd, &klen, sizeof klen, false) || klen > (1u << 20)) {
+            return true;
+        }
+        char *k = (char *)malloc((size_t)klen + 1);
+        bool ok = k && ct__io_all(s->fd, k, (size_t)klen, false) &&
+                  ct__io_all(s->fd, &vlen, sizeof vlen, false) && vlen < ((uint64_t)1 << 40);
+        uint8_t *v = ok ? (uint8_t *)malloc((size_t)vlen + 1) : NULL;
+        ok = ok && v && ct__io_all(s->fd, v, (size_t)vlen, false) &&
+             ct__kv_set(&s->map, k, (size_t)klen, v, (size_t)vlen);
+        free(k);
+        free(v);
+        if (!ok) {
+            return true;
+        }
+    }
+}
+
+static bool ct__file_append(ct_store *s, const char *key, const void *val, size_t len)
+{
+    uint64_t klen = strlen(key), vlen = len;
+    return lseek(s->fd, 0, SEEK_END) >= 0 && ct__io_all(s->fd, &klen, sizeof klen, true) &&
+           ct__io_all(s->fd, (void *)(uintptr_t)key, (size_t)klen, true) &&
+           ct__io_all(s->fd, &vlen, sizeof vlen, true) &&
+           ct__io_all(s->fd, (void *)(uintptr_t)val, len, true);
+}
+
+ct_store *ct_file_store_new(const char *path, int num_workers)
+{
+    const char *op = "ct_file_store_new";
+    (void)num_workers;
+    if (!path) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "path is NULL");
+        return NULL;
+    }
+    ct_store *s = ct__store_new(CT__STORE_FILE, op);
+    if (!s) {
+        return NULL;
+    }
+    s->fd = open(path, O_RDWR | O_CREAT, 0644);
+    if (s->fd < 0) {
+        ct__dist_fail(CT_ERR_IO, op, "cannot open %s: %s", path, strerror(errno));
+        ct_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* ---- TCP store ------------------------------------------------------------------------ */
+/* The IPv4 address of host (a numeric address, "localhost" or, where the C library declares
+   getaddrinfo, any name); false when it cannot be resolved. */
+static bool ct__tcp_resolve(const char *host, struct in_addr *addr)
+{
+    if (inet_pton(AF_INET, host, addr) == 1) {
+        return true;
+    }
+    if (strcmp(host, "localhost") == 0) {
+        return inet_pton(AF_INET, "127.0.0.1", addr) == 1;
+    }
+#ifdef AI_PASSIVE /* netdb.h declares getaddrinfo (POSIX 2001 visible) */
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_INET;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(host, NULL, &hints, &ai) != 0 || !ai) {
+        return false;
+    }
+    *addr = ((struct sockaddr_in *)(void *)ai->ai_addr)->sin_addr;
+    freeaddrinfo(ai);
+    return true;
+#else
+    return false;
+#endif
+}
+
+/* Serves one request of client fd on the master's map; false when the client is gone. */
+static bool ct__tcp_serve(ct_store *s, int fd)
+{
+    uint8_t cmd = 0;
+    uint32_t klen = 0;
+    if (!ct__io_all(fd, &cmd, 1, false) || !ct__io_all(fd, &klen, sizeof klen, false) ||
+        klen > (1u << 20)) {
+        return false;
+    }
+    char *key = (char *)malloc((size_t)klen + 1);
+    bool ok = key && ct__io_all(fd, key, klen, false);
+    if (ok) {
+        key[klen] = '\0';
+    }
+    if (ok && cmd == CT__TCP_SET) {
+        uint64_t vlen = 0;
+        ok = ct__io_all(fd, &vlen, sizeof vlen, false) && vlen < ((uint64_t)1 << 40);
+        uint8_t *v = ok ? (uint8_t *)malloc((size_t)vlen + 1) : NULL;
+        ok = v && ct__io_all(fd, v, (size_t)vlen, false);
+        pthread_mutex_lock(&s->mu);
+        uint8_t st = ok && ct__kv_set(&s->map, key, klen, v, (size_t)vlen);
+        pthread_mutex_unlock(&s->mu);
+        free(v);
+        ok = ok && ct__io_all(fd, &st, 1, true);
+    } else if (ok && cmd == CT__TCP_GET) {
+        pthread_mutex_lock(&s->mu);
+        const ct__kv *e = ct__kv_find(&s->map, key);
+        uint8_t found = e != NULL;
+        uint64_t vlen = e ? e->len : 0;
+        ok = ct__io_all(fd, &found, 1, true) && ct__io_all(fd, &vlen, sizeof vlen, true) &&
+             (!e || ct__io_all(fd, e->val, e->len, true));
+        pthread_mutex_unlock(&s->mu);
+    } else if (ok && cmd == CT__TCP_ADD) {
+        int64_t amount = 0, value = 0;
+        char text[32];
+        ok = ct__io_all(fd, &amount, sizeof amount, false);
+        pthread_mutex_lock(&s->mu);
+        uint8_t st = ok && ct__kv_counter(&s->map, key, amount, text) &&
+                     ct__kv_set(&s->map, key, klen, text, strlen(text));
+        pthread_mutex_unlock(&s->mu);
+        value = st ? (int64_t)strtoll(text, NULL, 10) : 0;
+        ok = ok && ct__io_all(fd, &st, 1, true) && ct__io_all(fd, &value, sizeof value, true);
+    } else {
+        ok = false;
+    }
+    free(key);
+    return ok;
+}
+
+/* The master's thread: accepts clients and serves their requests until stop. */
+static void *ct__tcp_server(void *arg)
+{
+    ct_store *s = (ct_store *)arg;
+    struct pollfd fds[1024];
+    int n = 1;
+    fds[0].fd = s->listen_fd;
+    fds[0].events = POLLIN;
+    for (;;) {
+        pthread_mutex_lock(&s->mu);
+        bool stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (stop) {
+            break;
+        }
+        if (poll(fds, (nfds_t)n, 50) <= 0) {
+            continue;
+        }
+        for (int i = n - 1; i >= 1; i--) {
+            if (fds[i].revents && !ct__tcp_serve(s, fds[i].fd)) {
+                close(fds[i].fd);
+                fds[i] = fds[--n];
+            }
+        }
+        if ((fds[0].revents & POLLIN) && n < 1024) {
+            int c = accept(s->listen_fd, NULL, NULL);
+            if (c >= 0) {
+                int one = 1;
+                setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                fds[n].fd = c;
+                fds[n].events = POLLIN;
+                fds[n++].revents = 0;
+                pthread_mutex_lock(&s->mu);
+                s->n_clients++;
+                pthread_mutex_unlock(&s->mu);
+            }
+        }
+    }
+    for (int i = 1; i < n; i++) {
+        close(fds[i].fd);
+    }
+    return NULL;
+}
+
+static ct_status ct__tcp_listen(ct_store *s, struct in_addr addr, int port, const char *op)
+{
+    struct sockaddr_in sa;
+    socklen_t sl = sizeof sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr = addr;
+    int one = 1;
+    s->listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (s->listen_fd < 0 ||
+        setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(s->listen_fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(s->listen_fd, 128) != 0 ||
+        getsockname(s->listen_fd, (struct sockaddr *)&sa, &sl) != 0) {
+        return ct__dist_fail(CT_ERR_DIST, op, "The server socket has failed to listen on "
+                             "port %d: %s", port, strerror(errno));
+    }
+    s->port = ntohs(sa.sin_port);
+    if (pthread_create(&s->server, NULL, ct__tcp_server, s) != 0) {
+        return ct__dist_fail(CT_ERR_DIST, op, "cannot start the store's server thread");
+    }
+    s->serving = true;
+    return CT_OK;
+}
+
+static ct_status ct__tcp_connect(ct_store *s, struct in_addr addr, int port, const char *op)
+{
+    struct sockaddr_in sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr = addr;
+    int64_t end = ct__store_now_ms() + s->timeout_ms;
+    for (int wait = 1;; wait = wait < 256 ? 2 * wait : wait) {
+        s->fd = socket(AF_INET, SOCK_STREAM, 0);
+        if (s->fd >= 0 && connect(s->fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+            int one = 1;
+            setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            s->port = port;
+            return CT_OK;
+        }
+        if (s->fd >= 0) {
+            close(s->fd);
+            s->fd = -1;
+        }
+        if (ct__store_now_ms() > end) {
+            return ct__dist_fail(CT_ERR_DIST, op, "The client socket has timed out after %lld "
+                                 "ms while trying to connect to port %d.",
+                                 (long long)s->timeout_ms, port);
+        }
+        ct__store_sleep(wait);
+    }
+}
+
+ct_store *ct_tcp_store_new(const char *host_name, int port, int world_size, bool is_master,
+                           int64_t timeout_ms, bool wait_for_workers)
+{
+    const char *op = "ct_tcp_store_new";
+    if (!host_name) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "host_name is NULL");
+        return NULL;
+    }
+    if (port < 0 || port > 65535 || (!is_master && port == 0)) {
+        ct__dist_fail(CT_ERR_VALUE, op, "invalid port %d", port);
+        return NULL;
+    }
+    struct in_addr addr;
+    if (!ct__tcp_resolve(host_name, &addr)) {
+        ct__dist_fail(CT_ERR_DIST, op, "cannot resolve the address of '%s'", host_name);
+        return NULL;
+    }
+    ct_store *s = ct__store_new(CT__STORE_TCP, op);
+    if (!s) {
+        return NULL;
+    }
+    s->timeout_ms = timeout_ms > 0 ? timeout_ms : CT__STORE_TIMEOUT_MS;
+    ct_status st = is_master ? ct__tcp_listen(s, addr, port, op)
+                             : ct__tcp_connect(s, addr, port, op);
+    int64_t end = ct__store_now_ms() + s->timeout_ms;
+    for (bool waiting = st == CT_OK && is_master && wait_for_workers && world_size > 1;
+         waiting;) {
+        pthread_mutex_lock(&s->mu);
+        waiting = s->n_clients < world_size - 1;
+        pthread_mutex_unlock(&s->mu);
+        if (waiting && ct__store_now_ms() > end) {
+            st = ct__dist_fail(CT_ERR_DIST, op, "Timed out after %lld ms waiting for "
+                               "clients. %d/%d clients joined.", (long long)s->timeout_ms,
+                               s->n_clients, world_size - 1);
+            break;
+        }
+        ct__store_sleep(1);
+    }
+    if (st != CT_OK) {
+        ct_store_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+int ct_tcp_store_port(const ct_store *store)
+{
+    return store && store->kind == CT__STORE_TCP ? store->port : -1;
+}
+
+/* A client's request; reply receives the status/found byte. */
+static bool ct__tcp_request(ct_store *s, uint8_t cmd, const char *key, const void *val,
+                            size_t len, uint8_t *reply)
+{
+    uint32_t klen = (uint32_t)strlen(key);
+    uint64_t vlen = len;
+    bool ok = ct__io_all(s->fd, &cmd, 1, true) && ct__io_all(s->fd, &klen, sizeof klen, true) &&
+              ct__io_all(s->fd, (void *)(uintptr_t)key, klen, true);
+    if (ok && cmd == CT__TCP_SET) {
+        ok = ct__io_all(s->fd, &vlen, sizeof vlen, true) &&
+             ct__io_all(s->fd, (void *)(uintptr_t)val, len, true);
+    } else if (ok && cmd == CT__TCP_ADD) {
+        ok = ct__io_all(s->fd, (void *)(uintptr_t)val, sizeof(int64_t), true);
+    }
+    return ok && ct__io_all(s->fd, reply, 1, false);
+}
+
+/* ---- the operations, per kind ------------------------------------------------------------ */
+/* The store's map is current (a file store: replayed under a lock of type, kept locked). */
+static ct_status ct__store_enter(ct_store *s, short type, const char *op)
+{
+    pthread_mutex_lock(&s->mu);
+    if (s->kind == CT__STORE_FILE && (!ct__file_lock(s->fd, type) || !ct__file_replay(s))) {
+        pthread_mutex_unlock(&s->mu);
+        return ct__dist_fail(CT_ERR_IO, op, "cannot lock or read the store's file: %s",
+                             strerror(errno));
+    }
+    return CT_OK;
+}
+
+static void ct__store_leave(ct_store *s)
+{
+    if (s->kind == CT__STORE_FILE) {
+        ct__file_lock(s->fd, F_UNLCK);
+    }
+    pthread_mutex_unlock(&s->mu);
+}
+
+static bool ct__store_is_client(const ct_store *s)
+{
+    return s->kind == CT__STORE_TCP && s->listen_fd < 0;
+}
+
+static ct_status ct__store_lost(ct_store *s, const char *op)
+{
+    pthread_mutex_unlock(&s->mu);
+    return ct__dist_fail(CT_ERR_DIST, op, "lost the connection to the store's server");
+}
+
+ct_status ct_store_set(ct_store *store, const char *key, const void *value, size_t len)
+{
+    const char *op = "ct_store_set";
+    if (!store || !key || (!value && len > 0)) {
+        return ct_error_set(CT_ERR_NULL_ARG, op, "store, key or value is NULL");
+    }
+    if (ct__store_is_client(store)) {
+        uint8_t st = 0;
+        pthread_mutex_lock(&store->mu);
+        if (!ct__tcp_request(store, CT__TCP_SET, key, value, len, &st)) {
+            return ct__store_lost(store, op);
+        }
+        pthread_mutex_unlock(&store->mu);
+        return st ? CT_OK : ct__dist_fail(CT_ERR_OOM, op, "the server ran out of memory");
+    }
+    ct_status status = ct__store_enter(store, F_WRLCK, op);
+    if (status != CT_OK) {
+        return status;
+    }
+    bool ok = store->kind == CT__STORE_FILE ? ct__file_append(store, key, value, len)
+                                            : ct__kv_set(&store->map, key, strlen(key), value,
+                                                         len);
+    ct__store_leave(store);
+    return ok ? CT_OK : ct__dist_fail(CT_ERR_IO, op, "cannot store key '%s'", key);
+}
+
+/* One look for key: *found, and with it up to cap bytes in value and the length in *len. */
+static ct_status ct__store_try_get(ct_store *s, const char *key, void *value, size_t cap,
+                                   bool *found, uint64_t *len, const char *op)
+{
+    if (ct__store_is_client(s)) {
+        uint8_t f = 0;
+        pthread_mutex_lock(&s->mu);
+        if (!ct__tcp_request(s, CT__TCP_GET, key, NULL, 0, &f) ||
+            !ct__io_all(s->fd, len, sizeof *len, false)) {
+            return ct__store_lost(s, op);
+        }
+        bool ok = true;
+        for (uint64_t i = 0; i < *len && ok; i++) { /* the bytes beyond cap are read, dropped */
+            uint8_t b;
+            ok = ct__io_all(s->fd, &b, 1, false);
+            if (ok && i < cap) {
+                ((uint8_t *)value)[i] = b;
+            }
+        }
+        if (!ok) {
+            return ct__store_lost(s, op);
+        }
+        pthread_mutex_unlock(&s->mu);
+        *found = f != 0;
+        return CT_OK;
+    }
+    ct_status st = ct__store_enter(s, F_RDLCK, op);
+    if (st != CT_OK) {
+        return st;
+    }
+    const ct__kv *e = ct__kv_find(&s->map, key);
+    *found = e != NULL;
+    *len = e ? e->len : 0;
+    if (e && value) {
+        memcpy(value, e->val, e->len < cap ? e->len : cap);
+    }
+    ct__store_leave(s);
+    return CT_OK;
+}
+
+/* Waits for key until end_ms (polled with a growing pause); the value as ct__store_try_get. */
+static ct_status ct__store_await(ct_store *s, const char *key, void *value, size_t cap,
+                                 uint64_t *len, int64_t timeout_ms, const char *op)
+{
+    int64_t end = ct__store_now_ms() + timeout_ms;
+    for (int wait = 1;; wait = wait < 64 ? 2 * wait : wait) {
+        bool found = false;
+        ct_status st = ct__store_try_get(s, key, value, cap, &found, len, op);
+        if (st != CT_OK || found) {
+            return st;
+        }
+        if (ct__store_now_ms() > end) {
+            return ct__dist_fail(CT_ERR_DIST, op, "Wait timeout after %lld ms for key(s): [%s]",
+                                 (long long)timeout_ms, key);
+        }
+        ct__store_sleep(wait);
+    }
+}
+
+int64_t ct_store_get(ct_store *store, const char *key, void *value, size_t cap)
+{
+    const char *op = "ct_store_get";
+    if (!store || !key || (!value && cap > 0)) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "store, key or value is NULL");
+        return -1;
+    }
+    uint64_t len = 0;
+    ct_status st = ct__store_await(store, key, value, cap, &len, store->timeout_ms, op);
+    return st == CT_OK ? (int64_t)len : -1;
+}
+
+int64_t ct_store_add(ct_store *store, const char *key, int64_t amount)
+{
+    const char *op = "ct_store_add";
+    if (!store || !key) {
+        ct_error_set(CT_ERR_NULL_ARG, op, "store or key is NULL");
+        return INT64_MIN;
+    }
+    if (ct__store_is_client(store)) {
+        uint8_t st = 0;
+        int64_t v = 0;
+        pthread_mutex_lock(&store->mu);
+        if (!ct__tcp_request(store, CT__TCP_ADD, key, &amount, sizeof amount, &st) ||
+            !ct__io_all(store->fd, &v, sizeof v, false)) {
+            ct__store_lost(store, op);
+            return INT64_MIN;
+        }
+        pthread_mutex_unlock(&store->mu);
+        if (!st) {
+            ct__dist_fail(CT_ERR_VALUE, op, "the value of key '%s' is not an integer", key);
+            return INT64_MIN;
+        }
+        return v;
+    }
+    if (ct__store_enter(store, F_WRLCK, op) != CT_OK) {
+        return INT64_MIN;
+    }
+    char text[32];
+    bool counter = ct__kv_counter(&store->map, key, amount, text);
+    size_t n = strlen(text);
+    bool ok = counter && (store->kind == CT__STORE_FILE
+                              ? ct__file_append(store, key, text, n)
+                              : ct__kv_set(&store->map, key, strlen(key), text, n));
+    ct__store_leave(store);
+    if (!counter) {
+        ct__dist_fail(CT_ERR_VALUE, op, "the value of key '%s' is not an integer", key);
+        return INT64_MIN;
+    }
+    if (!ok) {
+        ct__dist_fail(CT_ERR_IO, op, "cannot store key '%s'", key);
+        return INT64_MIN;
+    }
+    return (int64_t)strtoll(text, NULL, 10);
+}
+
+ct_status ct_store_wait(ct_store *store, const char *const *keys, int n, int64_t timeout_ms)
+{
+    const char *op = "ct_store_wait";
+    if (!store || (!keys && n > 0)) {
+        return ct_error_set(CT_ERR_NULL_ARG, op, "store or keys is NULL");
+    }
+    int64_t end = ct__store_now_ms() + (timeout_ms < 0 ? store->timeout_ms : timeout_ms);
+    for (int i = 0; i < n; i++) {
+        uint64_t len = 0;
+        if (!keys[i]) {
+            return ct__dist_fail(CT_ERR_NULL_ARG, op, "keys[%d] is NULL", i);
+        }
+        int64_t left = end - ct__store_now_ms();
+        ct_status st = ct__store_await(store, keys[i], NULL, 0, &len, left > 0 ? left : 0, op);
+        if (st != CT_OK) {
+            return st;
+        }
+    }
+    return CT_OK;
+}
+
+ct_status ct_store_set_timeout(ct_store *store, int64_t timeout_ms)
+{
+    if (!store) {
+        return ct_error_set(CT_ERR_NULL_ARG, "ct_store_set_timeout", "store is NULL");
+    }
+    if (timeout_ms <= 0) {
+        return ct__dist_fail(CT_ERR_VALUE, "ct_store_set_timeout", "timeout must be positive, "
+                             "got %lld ms", (long long)timeout_ms);
+    }
+    store->timeout_ms = timeout_ms;
+    return CT_OK;
+}
+
+void ct_store_free(ct_store *store)
+{
+    if (!store) {
+        return;
+    }
+    if (store->serving) {
+        pthread_mutex_lock(&store->mu);
+        store->stop = true;
+        pthread_mutex_unlock(&store->mu);
+        pthread_join(store->server, NULL);
+    }
+    if (store->listen_fd >= 0) {
+        close(store->listen_fd);
+    }
+    if (store->fd >= 0) {
+        close(store->fd);
+    }
+    ct__kv_clear(&store->map);
+    pthread_mutex_destroy(&store->mu);
+    free(store);
+}
+
+/* ---- env:// ---------------------------------------------------------------------------- */
+/* The value of the environment variable name; NULL after recording PyTorch's error. */
+static const char *ct__env_required(const char *name, const char *op)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) {
+        ct__dist_fail(CT_ERR_VALUE, op, "Error initializing torch.distributed using env:// "
+                      "rendezvous: environment variable %s expected, but not set", name);
+        return NULL;
+    }
+    return v;
+}
+
+/* Sets "ct_dist_init_env/<what>/<rank>", then waits for those of ranks 0..n-1. */
+static ct_status ct__env_barrier(ct_store *s, const char *what, int rank, int n)
+{
+    char key[96];
+    snprintf(key, sizeof key, "ct_dist_init_env/%s/%d", what, rank);
+    ct_status st = ct_store_set(s, key, "", 0);
+    for (int k = 0; k < n && st == CT_OK; k++) {
+        const char *keys[1] = {key};
+        snprintf(key, sizeof key, "ct_dist_init_env/%s/%d", what, k);
+        st = ct_store_wait(s, keys, 1, -1);
+    }
+    return st;
+}
+
+ct_status ct_dist_init_env(const char *backend, int64_t timeout_ms)
+{
+    const char *op = "ct_dist_init_env";
+    const char *rank_s = ct__env_required("RANK", op);
+    const char *world_s = rank_s ? ct__env_required("WORLD_SIZE", op) : NULL;
+    const char *addr = world_s ? ct__env_required("MASTER_ADDR", op) : NULL;
+    const char *port_s = addr ? ct__env_required("MASTER_PORT", op) : NULL;
+    if (!port_s) {
+        return ct_error_code();
+    }
+    int rank = atoi(rank_s), world = atoi(world_s), port = atoi(port_s);
+    if (rank < 0 || world < 1 || rank >= world) {
+        return ct__dist_fail(CT_ERR_VALUE, op, "RANK %s and WORLD_SIZE %s do not make a rank of "
+                             "the world", rank_s, world_s);
+    }
+    /* the rendezvous: every rank checks in with rank 0's store and waits for the others;
+       then the master serves until every rank has seen them all */
+    ct_store *s = ct_tcp_store_new(addr, port, world, rank == 0, timeout_ms, true);
+    ct_status st = s ? ct__env_barrier(s, "joined", rank, world) : ct_error_code();
+    if (st == CT_OK) {
+        st = ct__env_barrier(s, "done", rank, rank == 0 ? world : 0);
+    }
+    ct_store_free(s);
+    if (st != CT_OK) {
+        return st;
+    }
+    ct_dist_init_opts o = ct_dist_init_defaults();
+    o.rank = rank;
+    o.world_size = world;
+    o.timeout_ms = timeout_ms;
+    return ct_dist_init_process_group(backend, &o);
+}
+
+#undef CT__STORE_TIMEOUT_MS
 
 #endif /* CTORCH_DIST_IMPLEMENTATION */
 

@@ -202,6 +202,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(module_act)                                                                           \
     X(sample)                                                                               \
     X(autograd9)                                                                            \
+    X(autograd13)                                                                           \
     X(transformer)                                                                          \
     X(kv_cache)                                                                             \
     X(gpt)                                                                                  \

@@ -101,6 +101,14 @@ static ct_tensor *null_test_hook(const ct_tensor *grad, void *user)
     return NULL;
 }
 
+static void null_test_post_hook(ct_tensor *t, void *user)
+{
+    (void)t;
+    (void)user;
+}
+
+static void null_test_callback(void *user) { (void)user; }
+
 static ct_tensor *null_test_gradcheck_fn(ct_tensor *const *inputs, int n, void *user)
 {
     (void)n;
@@ -7725,6 +7733,63 @@ static void test_null_ct_register_hook(void)
     {
         const char *call = "ct_register_hook(fx.t, null_test_hook, NULL)";
         (void)ct_register_hook(fx.t, null_test_hook, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_register_post_accumulate_grad_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_register_post_accumulate_grad_hook(NULL, null_test_post_hook, fx.bytes)";
+        (void)ct_register_post_accumulate_grad_hook(NULL, null_test_post_hook, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_register_post_accumulate_grad_hook(fx.t, NULL, fx.bytes)";
+        (void)ct_register_post_accumulate_grad_hook(fx.t, NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_register_post_accumulate_grad_hook(fx.t, null_test_post_hook, NULL)";
+        (void)ct_register_post_accumulate_grad_hook(fx.t, null_test_post_hook, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_remove_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_remove_hook(NULL, fx.bytes)";
+        (void)ct_remove_hook(NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_remove_hook(fx.t, NULL)";
+        (void)ct_remove_hook(fx.t, NULL);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_autograd_queue_callback(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_autograd_queue_callback(NULL, fx.bytes)";
+        (void)ct_autograd_queue_callback(NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_autograd_queue_callback(null_test_callback, NULL)";
+        (void)ct_autograd_queue_callback(null_test_callback, NULL);
         expect_accepted(call);
     }
     fixture_close(&fx);
@@ -23217,6 +23282,42 @@ static void test_freed_ct_register_hook(void)
     fixture_close(&fx);
 }
 
+static void test_freed_ct_register_post_accumulate_grad_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call =
+            "ct_register_post_accumulate_grad_hook(fx.freed, null_test_post_hook, fx.bytes)";
+        (void)ct_register_post_accumulate_grad_hook(fx.freed, null_test_post_hook, fx.bytes);
+        expect_freed(call);
+    }
+    {
+        const char *call =
+            "ct_register_post_accumulate_grad_hook(fx.foreign, null_test_post_hook, fx.bytes)";
+        (void)ct_register_post_accumulate_grad_hook(fx.foreign, null_test_post_hook, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_freed_ct_remove_hook(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_remove_hook(fx.freed, fx.bytes)";
+        (void)ct_remove_hook(fx.freed, fx.bytes);
+        expect_freed(call);
+    }
+    {
+        const char *call = "ct_remove_hook(fx.foreign, fx.bytes)";
+        (void)ct_remove_hook(fx.foreign, fx.bytes);
+        expect_foreign(call);
+    }
+    fixture_close(&fx);
+}
+
 static void test_freed_ct_init_calculate_fan_in_and_fan_out(void)
 {
     null_fixture fx;
@@ -27104,6 +27205,9 @@ void test_null(void)
     RUN(test_null_ct_autograd_backward);
     RUN(test_null_ct_autograd_grad);
     RUN(test_null_ct_register_hook);
+    RUN(test_null_ct_register_post_accumulate_grad_hook);
+    RUN(test_null_ct_remove_hook);
+    RUN(test_null_ct_autograd_queue_callback);
     RUN(test_null_ct_gradcheck);
     RUN(test_null_ct_init_calculate_fan_in_and_fan_out);
     RUN(test_null_ct_init_uniform_);
@@ -27892,6 +27996,8 @@ void test_null(void)
     RUN(test_freed_ct_detach_);
     RUN(test_freed_ct_backward);
     RUN(test_freed_ct_register_hook);
+    RUN(test_freed_ct_register_post_accumulate_grad_hook);
+    RUN(test_freed_ct_remove_hook);
     RUN(test_freed_ct_init_calculate_fan_in_and_fan_out);
     RUN(test_freed_ct_init_uniform_);
     RUN(test_freed_ct_init_normal_);

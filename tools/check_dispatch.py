@@ -57,6 +57,7 @@ ALLOWLIST = {
     # references, scopes, autograd flags, wrapping memory without a kernel
     "lifetime": """ct_free ct_retain ct_release ct_keep ct_scope_begin ct_scope_end ct_scope_depth
         ct_from_blob ct_set_grad ct_requires_grad_ ct_retain_grad ct_detach_ ct_register_hook
+        ct_remove_hook ct_autograd_queue_callback
         ct_no_grad_begin ct_no_grad_end ct_set_grad_enabled ct_is_grad_enabled ct_set_
         ct_inference_mode_begin ct_inference_mode_end ct_is_inference_mode_enabled
         ct_from_dlpack ct_to_dlpack""",

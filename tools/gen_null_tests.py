@@ -93,6 +93,8 @@ VALID = {
     "ct_transformer_layer_opts *": "NULL",
     "ct_transformer_forward_opts *": "NULL",
     "ct_tensor_hook": "null_test_hook",
+    "ct_post_accumulate_grad_hook": "null_test_post_hook",
+    "ct_autograd_callback_fn": "null_test_callback",
     "ct_gradcheck_fn": "null_test_gradcheck_fn",
     "ct_module_forward_fn": "null_test_forward",
     "ct_error_handler": "null_test_silent",
@@ -662,6 +664,14 @@ static ct_tensor *null_test_hook(const ct_tensor *grad, void *user)
     (void)user;
     return NULL;
 }
+
+static void null_test_post_hook(ct_tensor *t, void *user)
+{
+    (void)t;
+    (void)user;
+}
+
+static void null_test_callback(void *user) { (void)user; }
 
 static ct_tensor *null_test_gradcheck_fn(ct_tensor *const *inputs, int n, void *user)
 {

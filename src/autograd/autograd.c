@@ -240,29 +240,72 @@ ct_tensor *ct_detach_(ct_tensor *t)
     return t;
 }
 
+/* Appends a hook to *list after checking t requires grad. */
+static ct_status ct__tensor_hook_add(ct_tensor *t, ct__hook h, const char *op)
+{
+    if (!ct_requires_grad(t)) {
+        return ct__fail(CT_ERR_AUTOGRAD, op,
+                        "cannot register a hook on a tensor that doesn't "
+                        "require gradient");
+    }
+    ct__hook *n = (ct__hook *)ct__malloc(sizeof(ct__hook));
+    if (!n) {
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    *n = h;
+    n->next = NULL;
+    ct__hook **list = t->grad_fn ? &t->grad_fn->pre_hooks : &t->hooks;
+    while (*list) {
+        list = &(*list)->next;
+    }
+    *list = n;
+    return CT_OK;
+}
+
 ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
 {
     const char *op = "ct_register_hook";
     if (ct__null(op, t) || (!fn && ct__null(op, NULL))) {
         return ct_error_code();
     }
-    if (!ct_requires_grad(t)) {
+    ct__hook h = {fn, NULL, user, 0, NULL, NULL};
+    return ct__tensor_hook_add(t, h, op);
+}
+
+ct_status ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_post_accumulate_grad_hook fn,
+                                                void *user)
+{
+    const char *op = "ct_register_post_accumulate_grad_hook";
+    if (ct__null(op, t) || (!fn && ct__null(op, NULL))) {
+        return ct_error_code();
+    }
+    if (t->grad_fn) {
         return ct__fail(CT_ERR_AUTOGRAD, op,
-                        "cannot register a hook on a tensor that doesn't "
-                        "require gradient");
+                        "post accumulate grad hooks cannot be registered on non-leaf tensors");
     }
-    ct__hook *h = (ct__hook *)ct__calloc(sizeof(ct__hook));
-    if (!h) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    ct__hook h = {NULL, fn, user, 0, NULL, NULL};
+    return ct__tensor_hook_add(t, h, op);
+}
+
+int ct_remove_hook(ct_tensor *t, const void *user)
+{
+    if (ct__null("ct_remove_hook", t)) {
+        return -1;
     }
-    h->fn = fn;
-    h->user = user;
+    int removed = 0;
     ct__hook **list = t->grad_fn ? &t->grad_fn->pre_hooks : &t->hooks;
     while (*list) {
-        list = &(*list)->next;
+        ct__hook *h = *list;
+        if (h->user == user) {
+            *list = h->next;
+            ct__release(h->sum);
+            ct__free(h);
+            removed++;
+        } else {
+            list = &h->next;
+        }
     }
-    *list = h;
-    return CT_OK;
+    return removed;
 }
 CT__GLUE_END
 
@@ -493,6 +536,11 @@ void ct__node_release(ct_node *n)
 }
 
 /* ---- engine ------------------------------------------------------------------------- */
+typedef struct ct__callback {
+    ct_autograd_callback_fn fn;
+    void *user;
+} ct__callback;
+
 typedef struct ct__engine {
     ct_node **nodes; /* every node reachable from the roots */
     int64_t n_nodes, cap;
@@ -504,7 +552,47 @@ typedef struct ct__engine {
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
+    ct__callback *callbacks; /* ct_autograd_queue_callback's, run once the graph is done */
+    int n_callbacks, callbacks_cap;
 } ct__engine;
+
+/* The backward running on this thread (innermost), for ct_autograd_queue_callback. */
+static CT__THREAD_LOCAL ct__engine *ct__engine_current = NULL;
+
+ct_status ct_autograd_queue_callback(ct_autograd_callback_fn fn, void *user)
+{
+    const char *op = "ct_autograd_queue_callback";
+    if (!fn && ct__null(op, NULL)) {
+        return ct_error_code();
+    }
+    ct__engine *e = ct__engine_current;
+    if (!e) {
+        return ct__fail(CT_ERR_AUTOGRAD, op,
+                        "Final callbacks can only be installed during backward pass.");
+    }
+    if (e->n_callbacks == e->callbacks_cap) {
+        int cap = e->callbacks_cap ? 2 * e->callbacks_cap : 8;
+        ct__callback *c = (ct__callback *)ct__realloc(e->callbacks, sizeof *c * (size_t)cap);
+        if (!c) {
+            return ct__fail(CT_ERR_OOM, op, "out of memory");
+        }
+        e->callbacks = c;
+        e->callbacks_cap = cap;
+    }
+    e->callbacks[e->n_callbacks].fn = fn;
+    e->callbacks[e->n_callbacks].user = user;
+    e->n_callbacks++;
+    return CT_OK;
+}
+
+/* Runs the queued callbacks (those they queue too) while no error is recorded. */
+static bool ct__engine_callbacks(ct__engine *e)
+{
+    for (int i = 0; i < e->n_callbacks && !ct_error(); i++) {
+        e->callbacks[i].fn(e->callbacks[i].user);
+    }
+    return !ct_error();
+}
 
 static bool ct__engine_push(ct__engine *e, ct_node *n)
 {
@@ -525,7 +613,7 @@ static bool ct__engine_push(ct__engine *e, ct_node *n)
 static ct_tensor *ct__run_hooks(ct__hook *h, ct_tensor *g)
 {
     for (; h && g; h = h->next) {
-        ct_tensor *r = h->fn(g, h->user);
+        ct_tensor *r = h->fn ? h->fn(g, h->user) : NULL;
         if (r) {
             g = r;
         }
@@ -589,21 +677,74 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
     *slot = ct_retain(sum);
 }
 
-static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
+/* A leaf with hooks gathers a backward's gradients in its first hook (the edges still to
+   arrive, their sum), so its hooks see the sum once, as PyTorch's AccumulateGrad. Pass 0
+   resets every such leaf (dropping a sum an error left), pass 1 counts the edges. */
+static void ct__engine_leaves(ct__engine *e, int pass)
+{
+    for (int64_t i = 0; i < e->n_nodes; i++) {
+        ct_node *n = e->nodes[i];
+        for (int k = 0; k < n->n_next; k++) {
+            ct__hook *h = n->next[k].leaf ? n->next[k].leaf->hooks : NULL;
+            if (h && pass == 0) {
+                h->pending = 0;
+                ct__release(h->sum);
+                h->sum = NULL;
+            } else if (h) {
+                h->pending++;
+            }
+        }
+    }
+}
+
+static bool ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g);
+
+/* An edge into leaf has delivered g (NULL: no gradient). A leaf with hooks waits for its
+   last edge, then its gradient hooks and accumulation see the sum, and its post-accumulate
+   hooks run when .grad was accumulated. */
+static void ct__engine_leaf_arrived(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
+{
+    ct__hook *first = leaf->hooks;
+    if (!first) {
+        if (g) {
+            ct__engine_to_leaf(e, leaf, g);
+        }
+        return;
+    }
+    if (g) {
+        ct__engine_accumulate(&first->sum, g);
+    }
+    if (--first->pending > 0) {
+        return;
+    }
+    ct_tensor *sum = first->sum;
+    first->sum = NULL;
+    bool accumulated = sum && ct__engine_to_leaf(e, leaf, sum);
+    ct__release(sum);
+    for (ct__hook *h = leaf->hooks; accumulated && h && !ct_error(); h = h->next) {
+        if (h->post) {
+            h->post(leaf, h->user);
+        }
+    }
+}
+
+/* Accumulates g into leaf's .grad after its gradient hooks (or captures it); returns whether
+   .grad was accumulated. */
+static bool ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
     int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
-        return;
+        return false;
     }
     if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
-        return;
+        return false;
     }
     g = ct__run_hooks(leaf->hooks, g);
     if (!g) {
-        return;
+        return false;
     }
     if (!leaf->grad) {
         /* keep g itself when nothing else can see it: made by this backward, unshared */
@@ -620,6 +761,7 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
     } else {
         ct_add_(leaf->grad, g, 1.0);
     }
+    return leaf->grad != NULL && !ct_error();
 }
 
 static void ct__heap_push(ct__engine *e, ct_node *n);
@@ -673,8 +815,8 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
             if (--edge->node->deps == 0) {
                 ct__heap_push(e, edge->node);
             }
-        } else if (edge->leaf && gk) {
-            ct__engine_to_leaf(e, edge->leaf, gk);
+        } else if (edge->leaf) {
+            ct__engine_leaf_arrived(e, edge->leaf, gk);
         }
     }
     ct__release(buffer);
@@ -727,6 +869,8 @@ static bool ct__engine_discover(ct__engine *e, ct_tensor *const *roots, int n_ro
             }
         }
     }
+    ct__engine_leaves(e, 0);
+    ct__engine_leaves(e, 1);
     return true;
 }
 
@@ -823,6 +967,8 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
     }
     bool prev_off = ct__grad_off;
     ct__grad_off = !e->create_graph;
+    ct__engine *prev_engine = ct__engine_current;
+    ct__engine_current = e;
     ct_scope_begin();
     bool ok = ct__engine_discover(e, roots, n_roots);
     for (int r = 0; ok && r < n_roots; r++) {
@@ -832,16 +978,19 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
         if (t->grad_fn) {
             ct__engine_accumulate(&t->grad_fn->buffer, go);
         } else {
-            ct__engine_to_leaf(e, (ct_tensor *)(uintptr_t)t, go);
+            ct__engine_leaf_arrived(e, (ct_tensor *)(uintptr_t)t, go);
         }
     }
-    ok = ok && ct__engine_execute(e);
+    ok = ok && ct__engine_execute(e) && ct__engine_callbacks(e);
+    ct__engine_leaves(e, 0);
     for (int64_t i = 0; i < e->n_nodes; i++) { /* after an error: drop pending buffers */
         ct__release(e->nodes[i]->buffer);
         e->nodes[i]->buffer = NULL;
     }
     ct__free(e->nodes);
+    ct__free(e->callbacks);
     ct_scope_end();
+    ct__engine_current = prev_engine;
     ct__grad_off = prev_off;
     return ok ? CT_OK : ct_error_code();
 }

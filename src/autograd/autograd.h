@@ -87,6 +87,28 @@ typedef ct_tensor *(*ct_tensor_hook)(const ct_tensor *grad, void *user);
 /* Registers a gradient hook on t (which must require grad). Hooks run in registration
    order. Mirrors: Tensor.register_hook. */
 CTORCH_API ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user);
+/* A hook called with a leaf t once a backward has accumulated into its .grad (ct_grad(t)). */
+typedef void (*ct_post_accumulate_grad_hook)(ct_tensor *t, void *user);
+/* Registers a post-accumulate hook on the leaf t, run in registration order after each
+   accumulation into t's .grad (not by ct_autograd_grad, which leaves .grad alone).
+   Returns: CT_OK. Errors: CT_ERR_AUTOGRAD "cannot register a hook on a tensor that doesn't
+   require gradient", "post accumulate grad hooks cannot be registered on non-leaf tensors".
+   Mirrors: Tensor.register_post_accumulate_grad_hook. */
+CTORCH_API ct_status ct_register_post_accumulate_grad_hook(ct_tensor *t,
+                                                           ct_post_accumulate_grad_hook fn,
+                                                           void *user);
+/* Removes t's gradient hooks (ct_register_hook) and post-accumulate hooks registered with
+   user (not from inside one of t's hooks). Returns: how many were removed (0 for none, or -1
+   after CT_ERR_NULL_ARG). Mirrors: the RemovableHandle.remove() of those registrations. */
+CTORCH_API int ct_remove_hook(ct_tensor *t, const void *user);
+/* A function ct_autograd_queue_callback runs at the end of a backward pass. */
+typedef void (*ct_autograd_callback_fn)(void *user);
+/* Queues fn(user) to run once when the backward pass running now ends, after every gradient
+   was computed and accumulated, in queue order (a callback may queue more); an error a
+   callback records becomes the backward's. Returns: CT_OK. Errors: CT_ERR_AUTOGRAD "Final
+   callbacks can only be installed during backward pass." outside a backward (call it from a
+   hook). Mirrors: torch.autograd.Variable._execution_engine.queue_callback. */
+CTORCH_API ct_status ct_autograd_queue_callback(ct_autograd_callback_fn fn, void *user);
 
 /* Grad mode (per thread; on by default). ct_no_grad_begin/end nest, up to 64 deep.
    Mirrors: torch.no_grad, torch.set_grad_enabled, torch.is_grad_enabled. */

@@ -218,8 +218,11 @@ struct ct_storage {
 };
 
 typedef struct ct__hook {
-    ct_tensor *(*fn)(const ct_tensor *grad, void *user);
+    ct_tensor *(*fn)(const ct_tensor *grad, void *user); /* NULL for a post-accumulate hook */
+    void (*post)(ct_tensor *t, void *user);              /* leaves: after .grad accumulated */
     void *user;
+    int pending;    /* a leaf's first hook: its edges still to arrive in this backward */
+    ct_tensor *sum; /* ... and the sum of the gradients they brought */
     struct ct__hook *next;
 } ct__hook;
 

@@ -574,6 +574,9 @@ static ct_status ct__dist_write_back(ct_work *w)
         ct_tensor *part = ct_narrow(ct_flatten(src, 0, -1), 0, w->off[k], ct_numel(o));
         ct_copy_(w->out[k], ct_reshape(part, ct_sizes(o), ct_dim(o)));
     }
+    if (w->then_dst) {
+        ct_copy_(w->then_dst, w->then_src);
+    }
     ct_scope_end();
     return ct_error_code();
 }
@@ -717,6 +720,8 @@ void ct_work_free(ct_work *work)
 #endif
     ct_release(work->buf);
     ct_release(work->send);
+    ct_release(work->then_src);
+    ct_release(work->then_dst);
     for (int k = 0; k < work->n_out; k++) {
         ct_release(work->out[k]);
     }

@@ -47,7 +47,8 @@ struct ct_process_group {
 
 /* An operation in flight: the engine works on buf (and reads send); once complete, out[k]
    receives buf's elements [off[k], off[k] + numel(out[k])) (cast to its dtype), after
-   dividing buf by avg_div when it is > 0. The work owns one reference to each tensor. */
+   dividing buf by avg_div when it is > 0, then then_dst is copied from then_src (a comm
+   hook's decompression). The work owns one reference to each tensor. */
 struct ct_work {
     ct_process_group *group;
     const char *op;   /* the public function, for messages */
@@ -66,6 +67,7 @@ struct ct_work {
     double avg_div;
     int *counts, *displs; /* v-collectives' arguments, alive until completion */
     int source;           /* irecv: the sender's global rank */
+    ct_tensor *then_src, *then_dst; /* after the write-back: then_dst <- then_src (retained) */
     bool done, timed_out;
     ct_status result;
     char message[512]; /* the failure's message (as ct_error gives it) */
