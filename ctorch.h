@@ -222,6 +222,59 @@ CTORCH_API void ct_empty_cache(void);
    Call before the first allocation. */
 CTORCH_API void ct_set_alloc_context(void *ctx);
 
+// >>part core/arena.h
+/* core/arena.h - a fixed arena: every allocation from one buffer the caller owns.
+ *
+ * An embedded build allocates its memory once at start-up: it lays an arena over a static
+ * buffer and routes ctorch's allocator hooks to it, in the implementation TU:
+ *     #define CTORCH_MALLOC(ctx, n) ct_arena_malloc(ctx, n)
+ *     #define CTORCH_REALLOC(ctx, p, n) ct_arena_realloc(ctx, p, n)
+ *     #define CTORCH_FREE(ctx, p) ct_arena_free(ctx, p)
+ *     ...
+ *     ct_set_alloc_context(ct_arena_new(buffer, sizeof buffer));
+ * ctorch's allocator caches freed blocks by size class, so once a forward (or a training
+ * step) has run, running it again takes every block from the cache and calls no hook:
+ * ct_arena_plan runs a step twice and reports the exact bytes of buffer it needs. The cache
+ * is off under CTORCH_DEBUG and AddressSanitizer (every block goes back to the hooks); the
+ * arena then reuses freed space first-fit and the plan may not hold.
+ *
+ * Blocks are 16-byte aligned, each with a 16-byte header; freed blocks join their free
+ * neighbours. Thread safety: one arena may serve every thread (a lock). There is no
+ * PyTorch counterpart (PyTorch's CPU allocator is malloc); the statistics mirror
+ * torch.cuda.max_memory_reserved.
+ */
+
+typedef struct ct_arena ct_arena;
+
+/* Lays an arena over buffer[0, bytes): its bookkeeping lives at the start of buffer, nothing
+   is allocated. buffer should be 16-byte aligned (otherwise up to 15 bytes are lost).
+   Returns the arena (inside buffer; dropping it needs no call), or NULL: CT_ERR_NULL_ARG for
+   a NULL buffer, CT_ERR_VALUE when bytes cannot hold the bookkeeping. */
+CTORCH_API ct_arena *ct_arena_new(void *buffer, size_t bytes);
+/* n bytes, 16-byte aligned, from the arena given as ctx (a ct_arena *, the form of the
+   CTORCH_MALLOC hook); NULL when no free space fits, or for a NULL ctx (no error recorded:
+   ctorch's caller records CT_ERR_OOM). Mirrors: malloc. */
+CTORCH_API void *ct_arena_malloc(void *ctx, size_t n);
+/* Resizes p (from ct_arena_malloc of the same arena, or NULL) to n bytes, in place when it
+   fits, else by moving it; NULL (p untouched) when nothing fits. Mirrors: realloc. */
+CTORCH_API void *ct_arena_realloc(void *ctx, void *p, size_t n);
+/* Returns p (from ct_arena_malloc of the same arena, or NULL: a no-op) to the arena.
+   Mirrors: free. */
+CTORCH_API void ct_arena_free(void *ctx, void *p);
+/* Bytes of the buffer in use now (bookkeeping, live blocks and free holes below the top). */
+CTORCH_API size_t ct_arena_used(const ct_arena *arena);
+/* The most bytes of the buffer ever in use: the size an arena needs for the same sequence of
+   allocations (with a 16-byte aligned buffer). Mirrors: torch.cuda.max_memory_reserved. */
+CTORCH_API size_t ct_arena_peak(const ct_arena *arena);
+/* The planning call: runs step(user) twice with arena serving ctorch's allocations (the
+   arena must be the allocator context, ct_set_alloc_context) and returns ct_arena_peak: the
+   exact buffer bytes a program that sets up what it has set up so far and then runs step
+   any number of times needs. Returns 0 with CT_ERR_NULL_ARG for a NULL arena or step,
+   0 with the step's own error when it failed, and 0 with CT_ERR_STATE ("the step needed
+   more arena on its second run") when the second run did not take all its memory from
+   ctorch's cache (CTORCH_DEBUG, AddressSanitizer, or a step whose allocations grow). */
+CTORCH_API size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user);
+
 // >>part core/debug.h
 /* core/debug.h - the CTORCH_DEBUG build: lifetime mistakes caught with a clear message.
  *
@@ -8040,6 +8093,212 @@ void ct_empty_cache(void)
 #undef CT__CACHE_LIMIT
 #undef CT__NO_CACHE
 #undef CT__QUARANTINE_LIMIT
+
+// >>part core/arena.c
+/* core/arena.c - the fixed arena: first-fit over one caller-owned buffer.
+ *
+ * Layout: [struct ct_arena, rounded to 16][blocks ... | top | unused]. A block is a 16-byte
+ * header (its size, header included) and its payload. Space below top is live blocks and free
+ * ones; free blocks form a list in address order, each joined with free neighbours, and a
+ * free block that ends at top gives its space back to top. A request takes the first free
+ * block that fits (split when the rest can hold a block), else space at top.
+ */
+
+
+#define CT__ARENA_ALIGN ((size_t)16)
+
+typedef struct ct__arena_block {
+    size_t size;                  /* bytes, header included; a multiple of 16 */
+    struct ct__arena_block *next; /* the next free block (free blocks only) */
+} ct__arena_block;
+
+struct ct_arena {
+    unsigned char *base;   /* the first block, 16-byte aligned */
+    size_t head;           /* bytes of the buffer before base (bookkeeping, alignment) */
+    size_t capacity;       /* bytes from base to the end of the buffer */
+    size_t top;            /* bytes from base in blocks, live or free */
+    size_t peak;           /* the highest top */
+    ct__arena_block *free; /* free blocks below top, in address order */
+    ct__mutex lock;
+};
+
+/* The header must keep payloads 16-byte aligned. */
+typedef char ct__arena_header_fits[sizeof(ct__arena_block) <= CT__ARENA_ALIGN ? 1 : -1];
+
+static size_t ct__arena_round(size_t n)
+{
+    return (n + CT__ARENA_ALIGN - 1) & ~(CT__ARENA_ALIGN - 1);
+}
+
+ct_arena *ct_arena_new(void *buffer, size_t bytes)
+{
+    if (ct__null_any("ct_arena_new", buffer)) {
+        return NULL;
+    }
+    uintptr_t start = (uintptr_t)buffer;
+    uintptr_t aligned = (start + CT__ARENA_ALIGN - 1) & ~(uintptr_t)(CT__ARENA_ALIGN - 1);
+    size_t head = (size_t)(aligned - start) + ct__arena_round(sizeof(ct_arena));
+    if (bytes < head) {
+        ct__fail(CT_ERR_VALUE, "ct_arena_new",
+                 "a buffer of %zu bytes cannot hold the arena's %zu bytes of bookkeeping", bytes,
+                 head);
+        return NULL;
+    }
+    ct_arena *a = (ct_arena *)aligned;
+    memset(a, 0, sizeof *a);
+    a->base = (unsigned char *)buffer + head;
+    a->head = head;
+    a->capacity = bytes - head;
+    return a;
+}
+
+/* Takes size bytes (a multiple of 16) from the first free block that fits, or from top;
+   NULL when neither has room. The lock is held. */
+static ct__arena_block *ct__arena_take(ct_arena *a, size_t size)
+{
+    for (ct__arena_block **link = &a->free; *link; link = &(*link)->next) {
+        ct__arena_block *b = *link;
+        if (b->size < size) {
+            continue;
+        }
+        if (b->size - size >= 2 * CT__ARENA_ALIGN) { /* split: the rest stays free */
+            ct__arena_block *rest = (ct__arena_block *)((unsigned char *)b + size);
+            rest->size = b->size - size;
+            rest->next = b->next;
+            *link = rest;
+            b->size = size;
+        } else {
+            *link = b->next;
+        }
+        return b;
+    }
+    if (a->capacity - a->top < size) {
+        return NULL;
+    }
+    ct__arena_block *b = (ct__arena_block *)(a->base + a->top);
+    b->size = size;
+    a->top += size;
+    if (a->top > a->peak) {
+        a->peak = a->top;
+    }
+    return b;
+}
+
+/* Puts b on the free list in address order, joined with free neighbours; a free block at
+   the end goes back to top. The lock is held. */
+static void ct__arena_give(ct_arena *a, ct__arena_block *b)
+{
+    ct__arena_block *prev = NULL, *next = a->free;
+    while (next && next < b) {
+        prev = next;
+        next = next->next;
+    }
+    if (next && (unsigned char *)b + b->size == (unsigned char *)next) {
+        b->size += next->size;
+        next = next->next;
+    }
+    b->next = next;
+    if (prev && (unsigned char *)prev + prev->size == (unsigned char *)b) {
+        prev->size += b->size;
+        prev->next = next;
+        b = prev;
+    } else if (prev) {
+        prev->next = b;
+    } else {
+        a->free = b;
+    }
+    if ((unsigned char *)b + b->size == a->base + a->top) { /* the last block: back to top */
+        a->top -= b->size;
+        if (prev == b) {
+            prev = NULL; /* b was joined into prev: find the block before it */
+            for (ct__arena_block *f = a->free; f != b; f = f->next) {
+                prev = f;
+            }
+        }
+        if (prev) {
+            prev->next = NULL;
+        } else {
+            a->free = NULL;
+        }
+    }
+}
+
+void *ct_arena_malloc(void *ctx, size_t n)
+{
+    ct_arena *a = (ct_arena *)ctx;
+    if (!a || n > SIZE_MAX - 2 * CT__ARENA_ALIGN) {
+        return NULL;
+    }
+    size_t size = ct__arena_round(n ? n : 1) + CT__ARENA_ALIGN;
+    ct__mutex_lock(&a->lock);
+    ct__arena_block *b = ct__arena_take(a, size);
+    ct__mutex_unlock(&a->lock);
+    return b ? (unsigned char *)b + CT__ARENA_ALIGN : NULL;
+}
+
+void ct_arena_free(void *ctx, void *p)
+{
+    ct_arena *a = (ct_arena *)ctx;
+    if (!a || !p) {
+        return;
+    }
+    ct__mutex_lock(&a->lock);
+    ct__arena_give(a, (ct__arena_block *)((unsigned char *)p - CT__ARENA_ALIGN));
+    ct__mutex_unlock(&a->lock);
+}
+
+void *ct_arena_realloc(void *ctx, void *p, size_t n)
+{
+    if (!p) {
+        return ct_arena_malloc(ctx, n);
+    }
+    size_t have = ((ct__arena_block *)((unsigned char *)p - CT__ARENA_ALIGN))->size;
+    if (n <= have - CT__ARENA_ALIGN) {
+        return p;
+    }
+    void *q = ct_arena_malloc(ctx, n);
+    if (q) {
+        memcpy(q, p, have - CT__ARENA_ALIGN);
+        ct_arena_free(ctx, p);
+    }
+    return q;
+}
+
+size_t ct_arena_used(const ct_arena *arena)
+{
+    return ct__null_any("ct_arena_used", (const void *)arena) ? 0 : arena->head + arena->top;
+}
+
+size_t ct_arena_peak(const ct_arena *arena)
+{
+    return ct__null_any("ct_arena_peak", (const void *)arena) ? 0 : arena->head + arena->peak;
+}
+
+size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user)
+{
+    if (ct__null_any("ct_arena_plan", (const void *)arena)) {
+        return 0;
+    }
+    if (!step) {
+        ct__fail(CT_ERR_NULL_ARG, "ct_arena_plan", "step is NULL");
+        return 0;
+    }
+    step(user);
+    size_t peak = arena->peak;
+    step(user);
+    if (ct_error()) {
+        return 0;
+    }
+    if (arena->peak != peak) {
+        ct__fail(CT_ERR_STATE, "ct_arena_plan", "the step needed more arena on its second run "
+                                                "(%zu bytes at most, then %zu)",
+                 peak + arena->head, arena->peak + arena->head);
+        return 0;
+    }
+    return ct_arena_peak(arena);
+}
+
+#undef CT__ARENA_ALIGN
 
 // >>part core/debug.c
 /* core/debug.c - CTORCH_DEBUG: the registry of tensor handles and the leak report.
