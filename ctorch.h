@@ -7146,6 +7146,20 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__FREE_HOOK(ctx, p) ((void)(ctx), free(p))
 #endif
 
+/* CTORCH_NO_AUTOGRAD, an inference-only build: no tensor requires grad, the dispatcher records
+   no node, and the entries of backward fail with CT_ERR_UNSUPPORTED. CT__BACKWARD(f) is how a
+   descriptor names its derivative formula: NULL there (f named but not referenced, so it
+   draws no unused-function warning and neither it nor what it calls is linked). */
+#ifdef CTORCH_NO_AUTOGRAD
+#define CT__AUTOGRAD 0
+#define CT__BACKWARD(f) (0 ? (f) : (ct_backward_fn)0)
+#else
+#define CT__AUTOGRAD 1
+#define CT__BACKWARD(f) f
+#endif
+/* The error of an autograd entry under CTORCH_NO_AUTOGRAD. */
+#define CT__NO_AUTOGRAD_MSG "autograd is not compiled in (CTORCH_NO_AUTOGRAD)"
+
 /* A spin lock, zero-initialized; a no-op under CTORCH_NO_THREADS. */
 typedef struct ct__mutex {
     int locked;
@@ -14219,7 +14233,7 @@ static void ct__release_outputs(ct_op_call *c)
 static ct_node *ct__dispatch_node(const ct_op_call *c)
 {
     const ct_op *op = c->op;
-    if (!op->backward) {
+    if (!CT__AUTOGRAD || !op->backward) {
         return NULL;
     }
     ct_dtype out = c->n_outputs ? c->outputs[0]->dtype : c->inputs[0]->dtype;
@@ -17335,7 +17349,8 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
 #define CT__POINTWISE(SYM, NAME, SCHEMA, API, KIND, VAR, LOOPS, META, KERNELS, NODE, BW, SAVE,  \
                       RECORD)                                                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, 0u,     \
-                                       LOOPS, META, KERNELS, NULL, NODE, BW, SAVE, RECORD, NULL};
+                                       LOOPS, META, KERNELS, NULL, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, NULL};
 #define CT__BINARY(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                               \
     CT__POINTWISE(SYM, "aten::" NAME, NAME ".Tensor(Tensor self, Tensor other) -> Tensor", API, \
                   CT_OP_POINTWISE, VAR, ct__loops_##LOOPS, ct__binary_meta,                     \
@@ -17546,7 +17561,8 @@ static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor
                                    "non_blocking=False) -> Tensor(a!)", "ct_copy_",
                                    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
                                    ct__copy_meta, CT__K_ANY(ct__copy_cpu_kernel), NULL,
-                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
+                                   "CopyBackwards", CT__BACKWARD(ct__copy_backward), 0u, NULL,
+                                   NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ANY(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -17561,7 +17577,7 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
                                        CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
                                        ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
-                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       "ToCopyBackward0", CT__BACKWARD(ct__to_device_backward), 0u,
                                        ct__to_device_record, NULL};
 
 /* ---- descriptors of issue 7's second slice -------------------------------------------------- */
@@ -19536,8 +19552,8 @@ CT__GLUE_BEGIN
 #define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
                      RECORD)                                                                   \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
-                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
-                                       RECORD, NULL};
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, CT__BACKWARD(BW),\
+                                       0u, RECORD, NULL};
 /* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
 #define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
     CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
@@ -21685,7 +21701,7 @@ CT__GLUE_BEGIN
 #define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, K, KERNEL, NODE, BW)                    \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,                \
-        K(KERNEL),     NULL,   NODE, BW,   1u << 1,          NULL, NULL};
+        K(KERNEL),     NULL,   NODE, CT__BACKWARD(BW),   1u << 1,          NULL, NULL};
 
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
@@ -24466,8 +24482,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
-                                       VAR, 0u, NULL, META, K, NULL, NODE, BW, SAVE, RECORD,    \
-                                       NULL};
+                                       VAR, 0u, NULL, META, K, NULL, NODE, CT__BACKWARD(BW),       \
+                                       SAVE, RECORD, NULL};
 CT__REDUCTION(sum, "aten::sum", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
               "ct_sum", 0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward0",
               ct__sum_backward, 0u, ct__sum_record)
@@ -26217,7 +26233,7 @@ CT__GLUE_BEGIN
                    RECORD)                                                                         \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, OPT, NULL, META, TABLE(KERNEL),   \
-        NULL,          NODE,   BW,  SAVE, RECORD,           NULL};
+        NULL,          NODE,   CT__BACKWARD(BW),  SAVE, RECORD, NULL};
 #define CT__SRT_SELECT(SYM, NAME, SCHEMA, API, VAR, TABLE, NODE)                                   \
     CT__SRT_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, 0u, ct__srt_meta, TABLE, ct__srt_kernel,  \
                NODE, ct__srt_select_backward, 0u, ct__srt_select_record)
@@ -26942,8 +26958,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, ct__scan_meta, K, NULL, NODE, BW, 0u,         \
-                                       ct__scan_record, NULL};
+                                       0u, NULL, ct__scan_meta, K, NULL, NODE, CT__BACKWARD(BW),\
+                                       0u, ct__scan_record, NULL};
 CT__SCAN(cumsum, "aten::cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> "
          "Tensor", "ct_cumsum", CT__SC_SUM, CT__K_ALL(ct__scan_kernel), "CumsumBackward0",
          ct__cumsum_backward)
@@ -29818,7 +29834,8 @@ CT__GLUE_BEGIN
 #define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
                     FLOPS)                                                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE, \
+                                       RECORD, FLOPS};
 CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
             ct__mm_meta, CT__K_GEMM(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
             ct__mm_record, ct__flops_01)
@@ -31487,7 +31504,8 @@ const char *ct_get_float32_matmul_precision(void) { return ct__precisions[ct__pr
 /* ---- descriptors (issue 7, linalg T2) ------------------------------------------------------ */
 #define CT__LA_OP(SYM, NAME, SCHEMA, API, VAR, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS)       \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       0u, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, FLOPS};
 #define CT__LA_COMPOSITE(SYM, SCHEMA, API, VAR, META)                                             \
     CT__LA_OP(SYM, "aten::" #SYM, SCHEMA, API, VAR, META, CT__K_NONE, ct__##SYM##_composite,      \
               NULL, NULL, 0u, NULL, NULL)
@@ -34195,7 +34213,7 @@ CT__GLUE_BEGIN
 #define CT__DC_OP(SYM, NAME, SCHEMA, API, ID, OPT, META, K, COMP, NODE, BW, SAVE, RECORD)        \
     static const ct_op ct__op_##SYM = {NAME,  SCHEMA, API,  CT_OP_OTHER, CT_AUTOCAST_NONE,      \
                                        ID,    OPT,    NULL, META,        K,                     \
-                                       COMP,  NODE,   BW,   SAVE,        RECORD,                \
+                                       COMP,  NODE,   CT__BACKWARD(BW), SAVE, RECORD,           \
                                        NULL};
 #define CT__DC_IN(k) (1u << (k))
 #define CT__DC_OUT(k) (1u << (8 + (k)))
@@ -34842,13 +34860,13 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
 static const ct_op ct__op_softmax = {
     "aten::softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "ct_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0", ct__softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0",
+    CT__BACKWARD(ct__softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_log_softmax = {
     "aten::log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> "
     "Tensor", "ct_log_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0", ct__log_softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0",
+    CT__BACKWARD(ct__log_softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_softmax_backward = {
     "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, "
     "int dim, ScalarType input_dtype) -> Tensor", "ct_backward (softmax)", CT_OP_OTHER,
@@ -35023,6 +35041,10 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_AUTOGRAD, op,
                  "you can only change requires_grad flags of leaf "
                  "variables.");
+        return NULL;
+    }
+    if (requires_grad && !CT__AUTOGRAD) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
         return NULL;
     }
     if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
@@ -35704,6 +35726,9 @@ static bool ct__engine_execute(ct__engine *e)
 static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *const *roots,
                                      const ct_tensor *const *grad_roots, int n_roots)
 {
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
+    }
     for (int r = 0; r < n_roots; r++) {
         const ct_tensor *t = roots[r];
         if (ct__null(op, t)) {
@@ -35804,6 +35829,9 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
     const char *op = "ct_autograd_grad";
     if (ct__null(op, outputs) || ct__null(op, inputs) || ct__null(op, grads)) {
         return ct_error_code();
+    }
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
     }
     for (int i = 0; i < n_inputs; i++) {
         grads[i] = NULL;
@@ -36928,7 +36956,8 @@ CT__GLUE_BEGIN
    own backward is written with ops (ct__nll_backward). */
 #define CT__LOSS_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__LOSS_OP(nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? "
             "weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor", "ct_nll_loss",
             1u << 2, ct__nll_meta, CT__K_FLOAT(ct__nll_kernel), NULL, "NllLossBackward0",
@@ -41763,8 +41792,8 @@ static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_ten
 
 #define CT__POOL_OP(NAME, OP, SCHEMA, API, VARIANT, META, KERNEL, NODE, BW, RECORD)            \
     static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
-                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, BW, 0u, RECORD,    \
-                               NULL};
+                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, CT__BACKWARD(BW),      \
+                               0u, RECORD, NULL};
 /* The backward ops of dims D (2 or 3, DD the digit as text). */
 #define CT__POOL_BW_OPS(D, DD)                                                                 \
     CT__POOL_OP(ct__op_max_pool##D##d_bw, "aten::max_pool" DD "d_with_indices_backward",       \
@@ -46291,7 +46320,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ---------------------------------------------------------------------------- */
 #define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__NORM_OP(native_batch_norm, "aten::native_batch_norm", "native_batch_norm(Tensor input, "
             "Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
             "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", "ct_batch_norm",
