@@ -16,11 +16,13 @@
  *   CTORCH_IMPLEMENTATION   undefined    emit the implementation in this TU          impl
  *   CTORCH_STATIC           undefined    every function static (private copy)        global
  *   CTORCH_MALLOC(ctx,n)    malloc       allocator hooks; define all three or none;  impl
- *   CTORCH_REALLOC(ctx,p,n) realloc        ctx is set by ct_set_alloc_context
- *   CTORCH_FREE(ctx,p)      free
+ *   CTORCH_REALLOC(ctx,p,n) realloc        ctx is set by ct_set_alloc_context; a fixed
+ *   CTORCH_FREE(ctx,p)      free           buffer: ct_arena_malloc/realloc/free
  *   CTORCH_ASSERT(c)        assert       internal invariants only, never user input  impl
  *   CTORCH_NO_STDIO         undefined    no FILE*: printing and loaders take buffers global
  *   CTORCH_NO_THREADS       undefined    no thread-local storage or locks            impl
+ *   CTORCH_NO_AUTOGRAD      undefined    inference only: nothing can require grad,   impl
+ *                                          backward fails, no formula is linked
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
  *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
  *                                          report double frees and leaks (slow)
@@ -77,6 +79,9 @@
  *   Keep a tensor beyond its owner with ct_retain (then ct_release). Only the caller's own
  *   reference may be dropped with ct_free: never a borrowed tensor. Build with
  *   -DCTORCH_DEBUG to have every such mistake reported (core/debug.h).
+ *   A device that allocates once: route the hooks to a ct_arena over a static buffer
+ *   (core/arena.h); once a forward or a training step has run, running it again takes every
+ *   block from the cache, and ct_arena_plan reports the exact bytes (examples/embed_infer.c).
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
@@ -8119,6 +8124,8 @@ void ct_empty_cache(void)
  */
 
 
+CT__GLUE_BEGIN
+
 #define CT__ARENA_ALIGN ((size_t)16)
 
 typedef struct ct__arena_block {
@@ -8313,6 +8320,8 @@ size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user)
 }
 
 #undef CT__ARENA_ALIGN
+
+CT__GLUE_END
 
 // >>part core/debug.c
 /* core/debug.c - CTORCH_DEBUG: the registry of tensor handles and the leak report.

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+CT__GLUE_BEGIN
+
 #define CT__ARENA_ALIGN ((size_t)16)
 
 typedef struct ct__arena_block {
@@ -204,3 +206,5 @@ size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user)
 }
 
 #undef CT__ARENA_ALIGN
+
+CT__GLUE_END
