@@ -11,7 +11,7 @@
  * the program needs). From then on the hooks refuse every call: each later classification
  * shows that nothing is allocated after start-up (the program fails if a hook is called).
  * Expected output (the arena's bytes depend on the target's pointer size):
- *   arena: 76256 bytes needed (buffer 262144)
+ *   arena: 75680 bytes needed (buffer 262144)
  *   image 0: class 9 (p 0.54), label 9
  *   ...
  *   accuracy 25/32, no allocator call after start-up
@@ -82,7 +82,8 @@ typedef struct classifier {
     float prob;
 } classifier;
 
-/* Classifies test image c->image: softmax(linear(relu(linear(x)))), then argmax. */
+/* Classifies test image c->image: the class of highest probability in
+   softmax(linear(relu(linear(x)))) (read from the result: a device needs no ct_argmax). */
 static void classify(void *user)
 {
     classifier *c = (classifier *)user;
@@ -93,9 +94,12 @@ static void classify(void *user)
     ct_scope_begin();
     ct_tensor *h = ct_relu(ct_linear(c->x, c->w1, c->b1));
     ct_tensor *p = ct_softmax(ct_linear(h, c->w2, c->b2), 1);
-    ct_tensor *label = ct_argmax_dim(p, 1, false);
-    c->label = label ? (int)ct_item(label) : -1;
-    c->prob = c->label >= 0 ? ((const float *)ct_data_ptr(p))[c->label] : 0.0f;
+    const float *prob = p ? (const float *)ct_data_ptr(p) : NULL;
+    c->label = prob ? 0 : -1;
+    for (int k = 1; prob && k < 10; k++) {
+        c->label = prob[k] > prob[c->label] ? k : c->label;
+    }
+    c->prob = prob ? prob[c->label] : 0.0f;
     ct_scope_end();
 }
 
