@@ -62,6 +62,9 @@ help:
 	@echo "make dist-bench          all_reduce bus bandwidth beside MPI_Allreduce; a DDP CNN epoch"
 	@echo "make amalgamate          regenerate ctorch.h and ctorch_dist.h from src/"
 	@echo "make test-arm            the suite cross-built for aarch64 and armhf (NEON), run under qemu"
+	@echo "make test-embedded       CTORCH_NO_STDIO/NO_THREADS/NO_AUTOGRAD builds (C, C++), then check-embed"
+	@echo "make check-embed         the embedded examples on x86-64, aarch64, armhf: arena only, same loss"
+	@echo "make size                the inference example -Os, static, stripped: sizes and arena per target"
 
 amalgamate:
 	$(PYTHON) tools/amalgamate
@@ -146,6 +149,7 @@ sanitize: | $(BUILD)
 
 $(BUILD)/%: examples/%.c $(HEADERS) | $(BUILD)
 	$(CC) $(CFLAGS) -o $@ $< $(LDLIBS)
+$(BUILD)/embed_infer $(BUILD)/train_on_device: examples/embed_model.h
 
 examples: $(patsubst examples/%.c,$(BUILD)/%,$(EXAMPLES))
 
@@ -293,6 +297,27 @@ test-arm-%: $(BUILD)/test_runner_%
 	    exit $$st
 
 test-arm: $(addprefix test-arm-,$(ARM_ARCHS))
+
+# make test-embedded: the embedded configurations (CTORCH_NO_STDIO, CTORCH_NO_THREADS,
+# CTORCH_NO_AUTOGRAD, all three) compiled warning-free as C and C++ with gcc and clang and run
+# (tests/embedded/check.sh), then make check-embed. CI runs it.
+# make check-embed: examples/embed_infer.c and examples/train_on_device.c (no stdio, no
+# threads, one arena, no allocator call after start-up) on x86-64, aarch64 and armhf (qemu);
+# the fine-tuning losses equal PyTorch's and each other's.
+# make size: the inference example built -Os, static and stripped for the three targets: its
+# size, that of an empty static program, and the arena it needs.
+EMBED_TARGETS := "x86-64|$(CC)|-O2||" \
+                 $(foreach a,$(ARM_ARCHS),"$(a)|$(ARCH_CC_$(a))|$(ARCH_OPT_$(a))|$(ARCH_RUN_$(a))")
+.PHONY: test-embedded check-embed size
+test-embedded: | $(BUILD)
+	@sh tests/embedded/check.sh "$(CC)" "$(CXX)"
+	@$(MAKE) --no-print-directory check-embed
+
+check-embed: | $(BUILD)
+	@sh tests/embedded/arch.sh check $(BUILD) $(EMBED_TARGETS)
+
+size: | $(BUILD)
+	@sh tests/embedded/arch.sh size $(BUILD) $(EMBED_TARGETS)
 
 # make tsan: the tests under ThreadSanitizer: both thread pools (intra-op jobs and inter-op
 # tasks, all ctorch's own pthreads code, so nothing is hidden from TSan), the locks and the

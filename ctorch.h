@@ -16,11 +16,13 @@
  *   CTORCH_IMPLEMENTATION   undefined    emit the implementation in this TU          impl
  *   CTORCH_STATIC           undefined    every function static (private copy)        global
  *   CTORCH_MALLOC(ctx,n)    malloc       allocator hooks; define all three or none;  impl
- *   CTORCH_REALLOC(ctx,p,n) realloc        ctx is set by ct_set_alloc_context
- *   CTORCH_FREE(ctx,p)      free
+ *   CTORCH_REALLOC(ctx,p,n) realloc        ctx is set by ct_set_alloc_context; a fixed
+ *   CTORCH_FREE(ctx,p)      free           buffer: ct_arena_malloc/realloc/free
  *   CTORCH_ASSERT(c)        assert       internal invariants only, never user input  impl
  *   CTORCH_NO_STDIO         undefined    no FILE*: printing and loaders take buffers global
  *   CTORCH_NO_THREADS       undefined    no thread-local storage or locks            impl
+ *   CTORCH_NO_AUTOGRAD      undefined    inference only: nothing can require grad,   impl
+ *                                          backward fails, no formula is linked
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
  *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
  *                                          report double frees and leaks (slow)
@@ -77,6 +79,9 @@
  *   Keep a tensor beyond its owner with ct_retain (then ct_release). Only the caller's own
  *   reference may be dropped with ct_free: never a borrowed tensor. Build with
  *   -DCTORCH_DEBUG to have every such mistake reported (core/debug.h).
+ *   A device that allocates once: route the hooks to a ct_arena over a static buffer
+ *   (core/arena.h); once a forward or a training step has run, running it again takes every
+ *   block from the cache, and ct_arena_plan reports the exact bytes (examples/embed_infer.c).
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
@@ -221,6 +226,59 @@ CTORCH_API void ct_empty_cache(void);
 /* Sets the context pointer passed to the CTORCH_MALLOC/REALLOC/FREE hooks (default NULL).
    Call before the first allocation. */
 CTORCH_API void ct_set_alloc_context(void *ctx);
+
+// >>part core/arena.h
+/* core/arena.h - a fixed arena: every allocation from one buffer the caller owns.
+ *
+ * An embedded build allocates its memory once at start-up: it lays an arena over a static
+ * buffer and routes ctorch's allocator hooks to it, in the implementation TU:
+ *     #define CTORCH_MALLOC(ctx, n) ct_arena_malloc(ctx, n)
+ *     #define CTORCH_REALLOC(ctx, p, n) ct_arena_realloc(ctx, p, n)
+ *     #define CTORCH_FREE(ctx, p) ct_arena_free(ctx, p)
+ *     ...
+ *     ct_set_alloc_context(ct_arena_new(buffer, sizeof buffer));
+ * ctorch's allocator caches freed blocks by size class, so once a forward (or a training
+ * step) has run, running it again takes every block from the cache and calls no hook:
+ * ct_arena_plan runs a step twice and reports the exact bytes of buffer it needs. The cache
+ * is off under CTORCH_DEBUG and AddressSanitizer (every block goes back to the hooks); the
+ * arena then reuses freed space first-fit and the plan may not hold.
+ *
+ * Blocks are 16-byte aligned, each with a 16-byte header; freed blocks join their free
+ * neighbours. Thread safety: one arena may serve every thread (a lock). There is no
+ * PyTorch counterpart (PyTorch's CPU allocator is malloc); the statistics mirror
+ * torch.cuda.max_memory_reserved.
+ */
+
+typedef struct ct_arena ct_arena;
+
+/* Lays an arena over buffer[0, bytes): its bookkeeping lives at the start of buffer, nothing
+   is allocated. buffer should be 16-byte aligned (otherwise up to 15 bytes are lost).
+   Returns the arena (inside buffer; dropping it needs no call), or NULL: CT_ERR_NULL_ARG for
+   a NULL buffer, CT_ERR_VALUE when bytes cannot hold the bookkeeping. */
+CTORCH_API ct_arena *ct_arena_new(void *buffer, size_t bytes);
+/* n bytes, 16-byte aligned, from the arena given as ctx (a ct_arena *, the form of the
+   CTORCH_MALLOC hook); NULL when no free space fits, or for a NULL ctx (no error recorded:
+   ctorch's caller records CT_ERR_OOM). Mirrors: malloc. */
+CTORCH_API void *ct_arena_malloc(void *ctx, size_t n);
+/* Resizes p (from ct_arena_malloc of the same arena, or NULL) to n bytes, in place when it
+   fits, else by moving it; NULL (p untouched) when nothing fits. Mirrors: realloc. */
+CTORCH_API void *ct_arena_realloc(void *ctx, void *p, size_t n);
+/* Returns p (from ct_arena_malloc of the same arena, or NULL: a no-op) to the arena.
+   Mirrors: free. */
+CTORCH_API void ct_arena_free(void *ctx, void *p);
+/* Bytes of the buffer in use now (bookkeeping, live blocks and free holes below the top). */
+CTORCH_API size_t ct_arena_used(const ct_arena *arena);
+/* The most bytes of the buffer ever in use: the size an arena needs for the same sequence of
+   allocations (with a 16-byte aligned buffer). Mirrors: torch.cuda.max_memory_reserved. */
+CTORCH_API size_t ct_arena_peak(const ct_arena *arena);
+/* The planning call: runs step(user) twice with arena serving ctorch's allocations (the
+   arena must be the allocator context, ct_set_alloc_context) and returns ct_arena_peak: the
+   exact buffer bytes a program that sets up what it has set up so far and then runs step
+   any number of times needs. Returns 0 with CT_ERR_NULL_ARG for a NULL arena or step,
+   0 with the step's own error when it failed, and 0 with CT_ERR_STATE ("the step needed
+   more arena on its second run") when the second run did not take all its memory from
+   ctorch's cache (CTORCH_DEBUG, AddressSanitizer, or a step whose allocations grow). */
+CTORCH_API size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user);
 
 // >>part core/debug.h
 /* core/debug.h - the CTORCH_DEBUG build: lifetime mistakes caught with a clear message.
@@ -7145,6 +7203,20 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__FREE_HOOK(ctx, p) ((void)(ctx), free(p))
 #endif
 
+/* CTORCH_NO_AUTOGRAD, an inference-only build: no tensor requires grad, the dispatcher records
+   no node, and the entries of backward fail with CT_ERR_UNSUPPORTED. CT__BACKWARD(f) is how a
+   descriptor names its derivative formula: NULL there (f named but not referenced, so it
+   draws no unused-function warning and neither it nor what it calls is linked). */
+#ifdef CTORCH_NO_AUTOGRAD
+#define CT__AUTOGRAD 0
+#define CT__BACKWARD(f) (0 ? (f) : (ct_backward_fn)0)
+#else
+#define CT__AUTOGRAD 1
+#define CT__BACKWARD(f) f
+#endif
+/* The error of an autograd entry under CTORCH_NO_AUTOGRAD. */
+#define CT__NO_AUTOGRAD_MSG "autograd is not compiled in (CTORCH_NO_AUTOGRAD)"
+
 /* A spin lock, zero-initialized; a no-op under CTORCH_NO_THREADS. */
 typedef struct ct__mutex {
     int locked;
@@ -8101,6 +8173,216 @@ void ct_empty_cache(void)
 #undef CT__CACHE_LIMIT
 #undef CT__NO_CACHE
 #undef CT__QUARANTINE_LIMIT
+
+// >>part core/arena.c
+/* core/arena.c - the fixed arena: first-fit over one caller-owned buffer.
+ *
+ * Layout: [struct ct_arena, rounded to 16][blocks ... | top | unused]. A block is a 16-byte
+ * header (its size, header included) and its payload. Space below top is live blocks and free
+ * ones; free blocks form a list in address order, each joined with free neighbours, and a
+ * free block that ends at top gives its space back to top. A request takes the first free
+ * block that fits (split when the rest can hold a block), else space at top.
+ */
+
+
+CT__GLUE_BEGIN
+
+#define CT__ARENA_ALIGN ((size_t)16)
+
+typedef struct ct__arena_block {
+    size_t size;                  /* bytes, header included; a multiple of 16 */
+    struct ct__arena_block *next; /* the next free block (free blocks only) */
+} ct__arena_block;
+
+struct ct_arena {
+    unsigned char *base;   /* the first block, 16-byte aligned */
+    size_t head;           /* bytes of the buffer before base (bookkeeping, alignment) */
+    size_t capacity;       /* bytes from base to the end of the buffer */
+    size_t top;            /* bytes from base in blocks, live or free */
+    size_t peak;           /* the highest top */
+    ct__arena_block *free; /* free blocks below top, in address order */
+    ct__mutex lock;
+};
+
+/* The header must keep payloads 16-byte aligned. */
+typedef char ct__arena_header_fits[sizeof(ct__arena_block) <= CT__ARENA_ALIGN ? 1 : -1];
+
+static size_t ct__arena_round(size_t n)
+{
+    return (n + CT__ARENA_ALIGN - 1) & ~(CT__ARENA_ALIGN - 1);
+}
+
+ct_arena *ct_arena_new(void *buffer, size_t bytes)
+{
+    if (ct__null_any("ct_arena_new", buffer)) {
+        return NULL;
+    }
+    uintptr_t start = (uintptr_t)buffer;
+    uintptr_t aligned = (start + CT__ARENA_ALIGN - 1) & ~(uintptr_t)(CT__ARENA_ALIGN - 1);
+    size_t head = (size_t)(aligned - start) + ct__arena_round(sizeof(ct_arena));
+    if (bytes < head) {
+        ct__fail(CT_ERR_VALUE, "ct_arena_new",
+                 "a buffer of %zu bytes cannot hold the arena's %zu bytes of bookkeeping", bytes,
+                 head);
+        return NULL;
+    }
+    ct_arena *a = (ct_arena *)aligned;
+    memset(a, 0, sizeof *a);
+    a->base = (unsigned char *)buffer + head;
+    a->head = head;
+    a->capacity = bytes - head;
+    return a;
+}
+
+/* Takes size bytes (a multiple of 16) from the first free block that fits, or from top;
+   NULL when neither has room. The lock is held. */
+static ct__arena_block *ct__arena_take(ct_arena *a, size_t size)
+{
+    for (ct__arena_block **link = &a->free; *link; link = &(*link)->next) {
+        ct__arena_block *b = *link;
+        if (b->size < size) {
+            continue;
+        }
+        if (b->size - size >= 2 * CT__ARENA_ALIGN) { /* split: the rest stays free */
+            ct__arena_block *rest = (ct__arena_block *)((unsigned char *)b + size);
+            rest->size = b->size - size;
+            rest->next = b->next;
+            *link = rest;
+            b->size = size;
+        } else {
+            *link = b->next;
+        }
+        return b;
+    }
+    if (a->capacity - a->top < size) {
+        return NULL;
+    }
+    ct__arena_block *b = (ct__arena_block *)(a->base + a->top);
+    b->size = size;
+    a->top += size;
+    if (a->top > a->peak) {
+        a->peak = a->top;
+    }
+    return b;
+}
+
+/* Puts b on the free list in address order, joined with free neighbours; a free block at
+   the end goes back to top. The lock is held. */
+static void ct__arena_give(ct_arena *a, ct__arena_block *b)
+{
+    ct__arena_block *prev = NULL, *next = a->free;
+    while (next && next < b) {
+        prev = next;
+        next = next->next;
+    }
+    if (next && (unsigned char *)b + b->size == (unsigned char *)next) {
+        b->size += next->size;
+        next = next->next;
+    }
+    b->next = next;
+    if (prev && (unsigned char *)prev + prev->size == (unsigned char *)b) {
+        prev->size += b->size;
+        prev->next = next;
+        b = prev;
+    } else if (prev) {
+        prev->next = b;
+    } else {
+        a->free = b;
+    }
+    if ((unsigned char *)b + b->size == a->base + a->top) { /* the last block: back to top */
+        a->top -= b->size;
+        if (prev == b) {
+            prev = NULL; /* b was joined into prev: find the block before it */
+            for (ct__arena_block *f = a->free; f != b; f = f->next) {
+                prev = f;
+            }
+        }
+        if (prev) {
+            prev->next = NULL;
+        } else {
+            a->free = NULL;
+        }
+    }
+}
+
+void *ct_arena_malloc(void *ctx, size_t n)
+{
+    ct_arena *a = (ct_arena *)ctx;
+    if (!a || n > SIZE_MAX - 2 * CT__ARENA_ALIGN) {
+        return NULL;
+    }
+    size_t size = ct__arena_round(n ? n : 1) + CT__ARENA_ALIGN;
+    ct__mutex_lock(&a->lock);
+    ct__arena_block *b = ct__arena_take(a, size);
+    ct__mutex_unlock(&a->lock);
+    return b ? (unsigned char *)b + CT__ARENA_ALIGN : NULL;
+}
+
+void ct_arena_free(void *ctx, void *p)
+{
+    ct_arena *a = (ct_arena *)ctx;
+    if (!a || !p) {
+        return;
+    }
+    ct__mutex_lock(&a->lock);
+    ct__arena_give(a, (ct__arena_block *)((unsigned char *)p - CT__ARENA_ALIGN));
+    ct__mutex_unlock(&a->lock);
+}
+
+void *ct_arena_realloc(void *ctx, void *p, size_t n)
+{
+    if (!p) {
+        return ct_arena_malloc(ctx, n);
+    }
+    size_t have = ((ct__arena_block *)((unsigned char *)p - CT__ARENA_ALIGN))->size;
+    if (n <= have - CT__ARENA_ALIGN) {
+        return p;
+    }
+    void *q = ct_arena_malloc(ctx, n);
+    if (q) {
+        memcpy(q, p, have - CT__ARENA_ALIGN);
+        ct_arena_free(ctx, p);
+    }
+    return q;
+}
+
+size_t ct_arena_used(const ct_arena *arena)
+{
+    return ct__null_any("ct_arena_used", (const void *)arena) ? 0 : arena->head + arena->top;
+}
+
+size_t ct_arena_peak(const ct_arena *arena)
+{
+    return ct__null_any("ct_arena_peak", (const void *)arena) ? 0 : arena->head + arena->peak;
+}
+
+size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user)
+{
+    if (ct__null_any("ct_arena_plan", (const void *)arena)) {
+        return 0;
+    }
+    if (!step) {
+        ct__fail(CT_ERR_NULL_ARG, "ct_arena_plan", "step is NULL");
+        return 0;
+    }
+    step(user);
+    size_t peak = arena->peak;
+    step(user);
+    if (ct_error()) {
+        return 0;
+    }
+    if (arena->peak != peak) {
+        ct__fail(CT_ERR_STATE, "ct_arena_plan", "the step needed more arena on its second run "
+                                                "(%zu bytes at most, then %zu)",
+                 peak + arena->head, arena->peak + arena->head);
+        return 0;
+    }
+    return ct_arena_peak(arena);
+}
+
+#undef CT__ARENA_ALIGN
+
+CT__GLUE_END
 
 // >>part core/debug.c
 /* core/debug.c - CTORCH_DEBUG: the registry of tensor handles and the leak report.
@@ -14070,7 +14352,7 @@ static void ct__release_outputs(ct_op_call *c)
 static ct_node *ct__dispatch_node(const ct_op_call *c)
 {
     const ct_op *op = c->op;
-    if (!op->backward) {
+    if (!CT__AUTOGRAD || !op->backward) {
         return NULL;
     }
     ct_dtype out = c->n_outputs ? c->outputs[0]->dtype : c->inputs[0]->dtype;
@@ -17210,7 +17492,8 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
 #define CT__POINTWISE(SYM, NAME, SCHEMA, API, KIND, VAR, LOOPS, META, KERNELS, NODE, BW, SAVE,  \
                       RECORD)                                                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, 0u,     \
-                                       LOOPS, META, KERNELS, NULL, NODE, BW, SAVE, RECORD, NULL};
+                                       LOOPS, META, KERNELS, NULL, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, NULL};
 #define CT__BINARY(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                               \
     CT__POINTWISE(SYM, "aten::" NAME, NAME ".Tensor(Tensor self, Tensor other) -> Tensor", API, \
                   CT_OP_POINTWISE, VAR, ct__loops_##LOOPS, ct__binary_meta,                     \
@@ -17421,7 +17704,8 @@ static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor
                                    "non_blocking=False) -> Tensor(a!)", "ct_copy_",
                                    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
                                    ct__copy_meta, CT__K_ANY(ct__copy_cpu_kernel), NULL,
-                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
+                                   "CopyBackwards", CT__BACKWARD(ct__copy_backward), 0u, NULL,
+                                   NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ANY(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -17436,7 +17720,7 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
                                        CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
                                        ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
-                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       "ToCopyBackward0", CT__BACKWARD(ct__to_device_backward), 0u,
                                        ct__to_device_record, NULL};
 static const ct_op ct__op_pin_memory = {"aten::_pin_memory", "_pin_memory(Tensor self, Device? "
                                         "device=None) -> Tensor", "ct_pin_memory", CT_OP_OTHER,
@@ -19432,8 +19716,8 @@ CT__GLUE_BEGIN
 #define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
                      RECORD)                                                                   \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
-                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
-                                       RECORD, NULL};
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, CT__BACKWARD(BW),\
+                                       0u, RECORD, NULL};
 /* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
 #define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
     CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
@@ -21581,7 +21865,7 @@ CT__GLUE_BEGIN
 #define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, K, KERNEL, NODE, BW)                    \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,                \
-        K(KERNEL),     NULL,   NODE, BW,   1u << 1,          NULL, NULL};
+        K(KERNEL),     NULL,   NODE, CT__BACKWARD(BW),   1u << 1,          NULL, NULL};
 
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
@@ -24362,8 +24646,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
-                                       VAR, 0u, NULL, META, K, NULL, NODE, BW, SAVE, RECORD,    \
-                                       NULL};
+                                       VAR, 0u, NULL, META, K, NULL, NODE, CT__BACKWARD(BW),       \
+                                       SAVE, RECORD, NULL};
 CT__REDUCTION(sum, "aten::sum", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
               "ct_sum", 0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward0",
               ct__sum_backward, 0u, ct__sum_record)
@@ -26113,7 +26397,7 @@ CT__GLUE_BEGIN
                    RECORD)                                                                         \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, OPT, NULL, META, TABLE(KERNEL),   \
-        NULL,          NODE,   BW,  SAVE, RECORD,           NULL};
+        NULL,          NODE,   CT__BACKWARD(BW),  SAVE, RECORD, NULL};
 #define CT__SRT_SELECT(SYM, NAME, SCHEMA, API, VAR, TABLE, NODE)                                   \
     CT__SRT_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, 0u, ct__srt_meta, TABLE, ct__srt_kernel,  \
                NODE, ct__srt_select_backward, 0u, ct__srt_select_record)
@@ -26838,8 +27122,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, ct__scan_meta, K, NULL, NODE, BW, 0u,         \
-                                       ct__scan_record, NULL};
+                                       0u, NULL, ct__scan_meta, K, NULL, NODE, CT__BACKWARD(BW),\
+                                       0u, ct__scan_record, NULL};
 CT__SCAN(cumsum, "aten::cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> "
          "Tensor", "ct_cumsum", CT__SC_SUM, CT__K_ALL(ct__scan_kernel), "CumsumBackward0",
          ct__cumsum_backward)
@@ -29714,7 +29998,8 @@ CT__GLUE_BEGIN
 #define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
                     FLOPS)                                                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE, \
+                                       RECORD, FLOPS};
 CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
             ct__mm_meta, CT__K_GEMM(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
             ct__mm_record, ct__flops_01)
@@ -31383,7 +31668,8 @@ const char *ct_get_float32_matmul_precision(void) { return ct__precisions[ct__pr
 /* ---- descriptors (issue 7, linalg T2) ------------------------------------------------------ */
 #define CT__LA_OP(SYM, NAME, SCHEMA, API, VAR, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS)       \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       0u, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, FLOPS};
 #define CT__LA_COMPOSITE(SYM, SCHEMA, API, VAR, META)                                             \
     CT__LA_OP(SYM, "aten::" #SYM, SCHEMA, API, VAR, META, CT__K_NONE, ct__##SYM##_composite,      \
               NULL, NULL, 0u, NULL, NULL)
@@ -34091,7 +34377,7 @@ CT__GLUE_BEGIN
 #define CT__DC_OP(SYM, NAME, SCHEMA, API, ID, OPT, META, K, COMP, NODE, BW, SAVE, RECORD)        \
     static const ct_op ct__op_##SYM = {NAME,  SCHEMA, API,  CT_OP_OTHER, CT_AUTOCAST_NONE,      \
                                        ID,    OPT,    NULL, META,        K,                     \
-                                       COMP,  NODE,   BW,   SAVE,        RECORD,                \
+                                       COMP,  NODE,   CT__BACKWARD(BW), SAVE, RECORD,           \
                                        NULL};
 #define CT__DC_IN(k) (1u << (k))
 #define CT__DC_OUT(k) (1u << (8 + (k)))
@@ -34738,13 +35024,13 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
 static const ct_op ct__op_softmax = {
     "aten::softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "ct_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0", ct__softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0",
+    CT__BACKWARD(ct__softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_log_softmax = {
     "aten::log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> "
     "Tensor", "ct_log_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0", ct__log_softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0",
+    CT__BACKWARD(ct__log_softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_softmax_backward = {
     "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, "
     "int dim, ScalarType input_dtype) -> Tensor", "ct_backward (softmax)", CT_OP_OTHER,
@@ -34919,6 +35205,10 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
         ct__fail(CT_ERR_AUTOGRAD, op,
                  "you can only change requires_grad flags of leaf "
                  "variables.");
+        return NULL;
+    }
+    if (requires_grad && !CT__AUTOGRAD) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
         return NULL;
     }
     if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
@@ -35744,6 +36034,9 @@ static bool ct__engine_execute(ct__engine *e)
 static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *const *roots,
                                      const ct_tensor *const *grad_roots, int n_roots)
 {
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
+    }
     for (int r = 0; r < n_roots; r++) {
         const ct_tensor *t = roots[r];
         if (ct__null(op, t)) {
@@ -35849,6 +36142,9 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
     const char *op = "ct_autograd_grad";
     if (ct__null(op, outputs) || ct__null(op, inputs) || ct__null(op, grads)) {
         return ct_error_code();
+    }
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
     }
     for (int i = 0; i < n_inputs; i++) {
         grads[i] = NULL;
@@ -36973,7 +37269,8 @@ CT__GLUE_BEGIN
    own backward is written with ops (ct__nll_backward). */
 #define CT__LOSS_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__LOSS_OP(nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? "
             "weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor", "ct_nll_loss",
             1u << 2, ct__nll_meta, CT__K_FLOAT(ct__nll_kernel), NULL, "NllLossBackward0",
@@ -41808,8 +42105,8 @@ static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_ten
 
 #define CT__POOL_OP(NAME, OP, SCHEMA, API, VARIANT, META, KERNEL, NODE, BW, RECORD)            \
     static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
-                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, BW, 0u, RECORD,    \
-                               NULL};
+                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, CT__BACKWARD(BW),      \
+                               0u, RECORD, NULL};
 /* The backward ops of dims D (2 or 3, DD the digit as text). */
 #define CT__POOL_BW_OPS(D, DD)                                                                 \
     CT__POOL_OP(ct__op_max_pool##D##d_bw, "aten::max_pool" DD "d_with_indices_backward",       \
@@ -46336,7 +46633,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ---------------------------------------------------------------------------- */
 #define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__NORM_OP(native_batch_norm, "aten::native_batch_norm", "native_batch_norm(Tensor input, "
             "Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
             "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", "ct_batch_norm",

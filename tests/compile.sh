@@ -44,7 +44,7 @@ for c in "$cxx" clang++ g++; do
     echo "$impl" | check "$c c++17 -march=native -O2" "$c" -std=c++17 -march=native -O2
 done
 printf '#define CTORCH_STATIC\n%s\n' "$impl" | check "CTORCH_STATIC" "$cc" -std=c11 -Wpedantic
-for flag in CTORCH_NO_STDIO CTORCH_NO_THREADS CTORCH_NO_SIMD CTORCH_NO_MMAP CTORCH_DEBUG; do
+for flag in CTORCH_NO_STDIO CTORCH_NO_THREADS CTORCH_NO_AUTOGRAD CTORCH_NO_SIMD CTORCH_NO_MMAP CTORCH_DEBUG; do
     printf '#define %s\n%s\n' "$flag" "$impl" | check "$flag" "$cc" -std=c11 -Wpedantic
 done
 run "allocator hooks" "$cc" -std=c11 -Wpedantic <<'SRC'

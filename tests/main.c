@@ -208,7 +208,8 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
     X(gpt)                                                                                  \
     X(minilm)                                                                               \
     X(readers)                                                                              \
-    X(transforms)
+    X(transforms)                                                                           \
+    X(arena)
 
 #define CT_TEST_DECL(area) void test_##area(void);
 CT_TEST_AREAS(CT_TEST_DECL)

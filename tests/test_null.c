@@ -78,6 +78,12 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static void null_test_step(void *user) { (void)user; }
+static ct_arena *null_test_arena(void)
+{
+    static unsigned char buf[1024];
+    return ct_arena_new(buf, sizeof buf);
+}
 static double null_test_apply(double x, void *user) { (void)user; return x; }
 static double null_test_lr_lambda(int64_t epoch, int64_t group, void *user)
 {
@@ -357,6 +363,110 @@ static void test_null_ct_set_alloc_context(void)
         const char *call = "ct_set_alloc_context(NULL)";
         ct_set_alloc_context(NULL);
         expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_new(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_new(NULL, sizeof fx.text)";
+        (void)ct_arena_new(NULL, sizeof fx.text);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_malloc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_malloc(NULL, 1)";
+        (void)ct_arena_malloc(NULL, 1);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_realloc(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_realloc(NULL, NULL, 1)";
+        (void)ct_arena_realloc(NULL, NULL, 1);
+        expect_accepted(call);
+    }
+    {
+        const char *call = "ct_arena_realloc(null_test_arena(), NULL, 1)";
+        (void)ct_arena_realloc(null_test_arena(), NULL, 1);
+        expect_accepted(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_free(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_free(NULL, fx.bytes)";
+        ct_arena_free(NULL, fx.bytes);
+        expect_noop(call);
+    }
+    {
+        const char *call = "ct_arena_free(null_test_arena(), NULL)";
+        ct_arena_free(null_test_arena(), NULL);
+        expect_noop(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_used(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_used(NULL)";
+        (void)ct_arena_used(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_peak(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_peak(NULL)";
+        (void)ct_arena_peak(NULL);
+        expect_null_arg(call);
+    }
+    fixture_close(&fx);
+}
+
+static void test_null_ct_arena_plan(void)
+{
+    null_fixture fx;
+    fixture_open(&fx);
+    {
+        const char *call = "ct_arena_plan(NULL, null_test_step, fx.bytes)";
+        (void)ct_arena_plan(NULL, null_test_step, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_arena_plan(null_test_arena(), NULL, fx.bytes)";
+        (void)ct_arena_plan(null_test_arena(), NULL, fx.bytes);
+        expect_null_arg(call);
+    }
+    {
+        const char *call = "ct_arena_plan(null_test_arena(), null_test_step, NULL)";
+        (void)ct_arena_plan(null_test_arena(), null_test_step, NULL);
+        expect_accepted(call);
     }
     fixture_close(&fx);
 }
@@ -26759,6 +26869,13 @@ void test_null(void)
     RUN(test_null_ct_error_set);
     RUN(test_null_ct_set_error_handler);
     RUN(test_null_ct_set_alloc_context);
+    RUN(test_null_ct_arena_new);
+    RUN(test_null_ct_arena_malloc);
+    RUN(test_null_ct_arena_realloc);
+    RUN(test_null_ct_arena_free);
+    RUN(test_null_ct_arena_used);
+    RUN(test_null_ct_arena_peak);
+    RUN(test_null_ct_arena_plan);
     RUN(test_null_ct_debug_report);
     RUN(test_null_ct_free);
     RUN(test_null_ct_retain);

@@ -64,7 +64,9 @@ ALLOWLIST = {
     # errors, debugging, allocator statistics and settings
     "errors": """ct_error ct_error_code ct_error_clear ct_error_set ct_status_str ct_set_error_handler
         ct_debug_report ct_empty_cache ct_memory_allocated ct_memory_cached
-        ct_max_memory_allocated ct_reset_peak_memory_stats ct_set_alloc_context""",
+        ct_max_memory_allocated ct_reset_peak_memory_stats ct_set_alloc_context
+        ct_arena_new ct_arena_malloc ct_arena_realloc ct_arena_free ct_arena_used ct_arena_peak
+        ct_arena_plan""",
     # the dispatcher's own API: registry, hooks, backends
     "dispatcher": """ct_op_registry ct_op_find ct_dispatch_hook_push ct_dispatch_hook_pop
         ct_backend_register ct_backend_unregister ct_backend_register_kernel ct_dispatch_kernel""",

@@ -120,6 +120,14 @@ VALID_BY_NAME = {
 
 # Hand-written values for particular functions: (function, argument) -> C expression.
 VALID_BY_CALL = {
+    ("ct_arena_plan", "arena"): "null_test_arena()",
+    ("ct_arena_plan", "step"): "null_test_step",
+    ("ct_arena_used", "arena"): "null_test_arena()",
+    ("ct_arena_peak", "arena"): "null_test_arena()",
+    ("ct_arena_malloc", "ctx"): "null_test_arena()",
+    ("ct_arena_free", "ctx"): "null_test_arena()",
+    ("ct_arena_realloc", "ctx"): "null_test_arena()",
+    ("ct_arena_realloc", "p"): "NULL",
     ("ct_grad_scaler_step", "stepped"): "NULL",
     ("ct_nll_loss", "target"): "fx.labels",
     ("ct_cross_entropy", "target"): "fx.labels",
@@ -195,6 +203,7 @@ SCALAR_BY_TYPE = {"size_t": "sizeof fx.text", "bool": "false", "double": "1.0",
 # "accepted": NULL means a default (the function may succeed); "size": buf NULL returns the
 # size needed; "noop": freeing NULL does nothing.
 OUTCOME = {
+    ("ct_arena_realloc", "p"): "accepted",
     ("ct_set_error_handler", "fn"): "accepted",
     ("ct_from_blob", "deleter"): "accepted",
     ("ct_sampler_new", "iter"): "accepted",
@@ -642,6 +651,12 @@ static void null_test_silent(ct_status code, const char *message, void *user)
 }
 
 static void *null_test_task(void *arg) { return arg; }
+static void null_test_step(void *user) { (void)user; }
+static ct_arena *null_test_arena(void)
+{
+    static unsigned char buf[1024];
+    return ct_arena_new(buf, sizeof buf);
+}
 static double null_test_apply(double x, void *user) { (void)user; return x; }
 static double null_test_lr_lambda(int64_t epoch, int64_t group, void *user)
 {

@@ -115,6 +115,10 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
                  "variables.");
         return NULL;
     }
+    if (requires_grad && !CT__AUTOGRAD) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
+        return NULL;
+    }
     if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
@@ -938,6 +942,9 @@ static bool ct__engine_execute(ct__engine *e)
 static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *const *roots,
                                      const ct_tensor *const *grad_roots, int n_roots)
 {
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
+    }
     for (int r = 0; r < n_roots; r++) {
         const ct_tensor *t = roots[r];
         if (ct__null(op, t)) {
@@ -1043,6 +1050,9 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
     const char *op = "ct_autograd_grad";
     if (ct__null(op, outputs) || ct__null(op, inputs) || ct__null(op, grads)) {
         return ct_error_code();
+    }
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
     }
     for (int i = 0; i < n_inputs; i++) {
         grads[i] = NULL;

@@ -280,7 +280,7 @@ static void ct__release_outputs(ct_op_call *c)
 static ct_node *ct__dispatch_node(const ct_op_call *c)
 {
     const ct_op *op = c->op;
-    if (!op->backward) {
+    if (!CT__AUTOGRAD || !op->backward) {
         return NULL;
     }
     ct_dtype out = c->n_outputs ? c->outputs[0]->dtype : c->inputs[0]->dtype;

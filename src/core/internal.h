@@ -116,6 +116,20 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__FREE_HOOK(ctx, p) ((void)(ctx), free(p))
 #endif
 
+/* CTORCH_NO_AUTOGRAD, an inference-only build: no tensor requires grad, the dispatcher records
+   no node, and the entries of backward fail with CT_ERR_UNSUPPORTED. CT__BACKWARD(f) is how a
+   descriptor names its derivative formula: NULL there (f named but not referenced, so it
+   draws no unused-function warning and neither it nor what it calls is linked). */
+#ifdef CTORCH_NO_AUTOGRAD
+#define CT__AUTOGRAD 0
+#define CT__BACKWARD(f) (0 ? (f) : (ct_backward_fn)0)
+#else
+#define CT__AUTOGRAD 1
+#define CT__BACKWARD(f) f
+#endif
+/* The error of an autograd entry under CTORCH_NO_AUTOGRAD. */
+#define CT__NO_AUTOGRAD_MSG "autograd is not compiled in (CTORCH_NO_AUTOGRAD)"
+
 /* A spin lock, zero-initialized; a no-op under CTORCH_NO_THREADS. */
 typedef struct ct__mutex {
     int locked;

@@ -710,7 +710,8 @@ CT__GLUE_BEGIN
    own backward is written with ops (ct__nll_backward). */
 #define CT__LOSS_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__LOSS_OP(nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? "
             "weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor", "ct_nll_loss",
             1u << 2, ct__nll_meta, CT__K_FLOAT(ct__nll_kernel), NULL, "NllLossBackward0",

@@ -981,7 +981,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ---------------------------------------------------------------------------- */
 #define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__NORM_OP(native_batch_norm, "aten::native_batch_norm", "native_batch_norm(Tensor input, "
             "Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
             "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", "ct_batch_norm",

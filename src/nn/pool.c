@@ -815,8 +815,8 @@ static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_ten
 
 #define CT__POOL_OP(NAME, OP, SCHEMA, API, VARIANT, META, KERNEL, NODE, BW, RECORD)            \
     static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
-                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, BW, 0u, RECORD,    \
-                               NULL};
+                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, CT__BACKWARD(BW),      \
+                               0u, RECORD, NULL};
 /* The backward ops of dims D (2 or 3, DD the digit as text). */
 #define CT__POOL_BW_OPS(D, DD)                                                                 \
     CT__POOL_OP(ct__op_max_pool##D##d_bw, "aten::max_pool" DD "d_with_indices_backward",       \

@@ -2514,7 +2514,7 @@ CT__GLUE_BEGIN
 #define CT__DC_OP(SYM, NAME, SCHEMA, API, ID, OPT, META, K, COMP, NODE, BW, SAVE, RECORD)        \
     static const ct_op ct__op_##SYM = {NAME,  SCHEMA, API,  CT_OP_OTHER, CT_AUTOCAST_NONE,      \
                                        ID,    OPT,    NULL, META,        K,                     \
-                                       COMP,  NODE,   BW,   SAVE,        RECORD,                \
+                                       COMP,  NODE,   CT__BACKWARD(BW), SAVE, RECORD,           \
                                        NULL};
 #define CT__DC_IN(k) (1u << (k))
 #define CT__DC_OUT(k) (1u << (8 + (k)))

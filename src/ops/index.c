@@ -669,7 +669,7 @@ CT__GLUE_BEGIN
 #define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, K, KERNEL, NODE, BW)                    \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,                \
-        K(KERNEL),     NULL,   NODE, BW,   1u << 1,          NULL, NULL};
+        K(KERNEL),     NULL,   NODE, CT__BACKWARD(BW),   1u << 1,          NULL, NULL};
 
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",

@@ -695,7 +695,8 @@ CT__GLUE_BEGIN
 #define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
                     FLOPS)                                                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE, \
+                                       RECORD, FLOPS};
 CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
             ct__mm_meta, CT__K_GEMM(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
             ct__mm_record, ct__flops_01)
@@ -2364,7 +2365,8 @@ const char *ct_get_float32_matmul_precision(void) { return ct__precisions[ct__pr
 /* ---- descriptors (issue 7, linalg T2) ------------------------------------------------------ */
 #define CT__LA_OP(SYM, NAME, SCHEMA, API, VAR, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS)       \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       0u, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, FLOPS};
 #define CT__LA_COMPOSITE(SYM, SCHEMA, API, VAR, META)                                             \
     CT__LA_OP(SYM, "aten::" #SYM, SCHEMA, API, VAR, META, CT__K_NONE, ct__##SYM##_composite,      \
               NULL, NULL, 0u, NULL, NULL)

@@ -1952,7 +1952,8 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
 #define CT__POINTWISE(SYM, NAME, SCHEMA, API, KIND, VAR, LOOPS, META, KERNELS, NODE, BW, SAVE,  \
                       RECORD)                                                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, 0u,     \
-                                       LOOPS, META, KERNELS, NULL, NODE, BW, SAVE, RECORD, NULL};
+                                       LOOPS, META, KERNELS, NULL, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, NULL};
 #define CT__BINARY(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                               \
     CT__POINTWISE(SYM, "aten::" NAME, NAME ".Tensor(Tensor self, Tensor other) -> Tensor", API, \
                   CT_OP_POINTWISE, VAR, ct__loops_##LOOPS, ct__binary_meta,                     \
@@ -2163,7 +2164,8 @@ static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor
                                    "non_blocking=False) -> Tensor(a!)", "ct_copy_",
                                    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
                                    ct__copy_meta, CT__K_ANY(ct__copy_cpu_kernel), NULL,
-                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
+                                   "CopyBackwards", CT__BACKWARD(ct__copy_backward), 0u, NULL,
+                                   NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ANY(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -2178,7 +2180,7 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
                                        CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
                                        ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
-                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       "ToCopyBackward0", CT__BACKWARD(ct__to_device_backward), 0u,
                                        ct__to_device_record, NULL};
 static const ct_op ct__op_pin_memory = {"aten::_pin_memory", "_pin_memory(Tensor self, Device? "
                                         "device=None) -> Tensor", "ct_pin_memory", CT_OP_OTHER,

@@ -1319,8 +1319,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
-                                       VAR, 0u, NULL, META, K, NULL, NODE, BW, SAVE, RECORD,    \
-                                       NULL};
+                                       VAR, 0u, NULL, META, K, NULL, NODE, CT__BACKWARD(BW),       \
+                                       SAVE, RECORD, NULL};
 CT__REDUCTION(sum, "aten::sum", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
               "ct_sum", 0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward0",
               ct__sum_backward, 0u, ct__sum_record)

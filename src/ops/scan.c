@@ -369,8 +369,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, ct__scan_meta, K, NULL, NODE, BW, 0u,         \
-                                       ct__scan_record, NULL};
+                                       0u, NULL, ct__scan_meta, K, NULL, NODE, CT__BACKWARD(BW),\
+                                       0u, ct__scan_record, NULL};
 CT__SCAN(cumsum, "aten::cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> "
          "Tensor", "ct_cumsum", CT__SC_SUM, CT__K_ALL(ct__scan_kernel), "CumsumBackward0",
          ct__cumsum_backward)

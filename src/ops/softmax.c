@@ -423,13 +423,13 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
 static const ct_op ct__op_softmax = {
     "aten::softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "ct_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0", ct__softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0",
+    CT__BACKWARD(ct__softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_log_softmax = {
     "aten::log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> "
     "Tensor", "ct_log_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0", ct__log_softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0",
+    CT__BACKWARD(ct__log_softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_softmax_backward = {
     "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, "
     "int dim, ScalarType input_dtype) -> Tensor", "ct_backward (softmax)", CT_OP_OTHER,

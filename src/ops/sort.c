@@ -1211,7 +1211,7 @@ CT__GLUE_BEGIN
                    RECORD)                                                                         \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, OPT, NULL, META, TABLE(KERNEL),   \
-        NULL,          NODE,   BW,  SAVE, RECORD,           NULL};
+        NULL,          NODE,   CT__BACKWARD(BW),  SAVE, RECORD, NULL};
 #define CT__SRT_SELECT(SYM, NAME, SCHEMA, API, VAR, TABLE, NODE)                                   \
     CT__SRT_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, 0u, ct__srt_meta, TABLE, ct__srt_kernel,  \
                NODE, ct__srt_select_backward, 0u, ct__srt_select_record)

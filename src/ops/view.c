@@ -943,8 +943,8 @@ CT__GLUE_BEGIN
 #define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
                      RECORD)                                                                   \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
-                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
-                                       RECORD, NULL};
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, CT__BACKWARD(BW),\
+                                       0u, RECORD, NULL};
 /* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
 #define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
     CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
