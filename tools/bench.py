@@ -229,8 +229,7 @@ def amp_part(a):
     out = run([BENCH_OPS, "--threads", "1", "--filter", "-", "--no-compare"])
     lowp = re.search(r"^LOWP bfloat16 (.*)$", out, re.M)
     print("AMP: the CNN (%d batches) and GPT (median of %d steps) training steps under bfloat16 "
-          "autocast
-(--amp bf16) beside torch.autocast(\"cpu\", torch.bfloat16); bfloat16 GEMM "
+          "autocast\n(--amp bf16) beside torch.autocast('cpu', torch.bfloat16); bfloat16 GEMM "
           "path: %s" % (a.amp_cnn_steps, a.gpt_steps, lowp.group(1) if lowp else "-"))
     print_pair_header("bf16 autocast (s/step)")
     for threads in (1, 2):
@@ -596,7 +595,8 @@ def main():
     MINILM_EXAMPLE = os.path.join(build, "minilm_embed")
     BENCH_OPS = os.path.join(build, "bench_ops")
     BENCH_LOADER = os.path.join(build, "bench_loader")
-    if a.only in (None, "epoch", "contention", "cnn", "amp", "loader") and not os.path.isdir(a.data):
+    if (a.only in (None, "epoch", "contention", "cnn", "amp", "loader")
+            and not os.path.isdir(a.data)):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
         print("note: full dataset not installed; timing the shipped subset")
     machine_report(a.skip_torch)
