@@ -4488,7 +4488,9 @@ CTORCH_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor 
    PyTorch's default p is 2. Shapes: input (N, M) -> (N (N - 1) / 2). Memory: the pairs'
    differences, (N (N - 1) / 2, M) elements. Errors: CT_ERR_SHAPE "pdist only supports 2D
    tensors, got: 1D"; CT_ERR_VALUE "pdist only supports non-negative p values"; CT_ERR_DTYPE
-   "pdist only supports floating-point dtypes". Mirrors: torch.nn.functional.pdist(input, p). */
+   "pdist only supports floating-point dtypes", "\"pdist\" not implemented for 'BFloat16'"
+   (float16: 'Half'; PyTorch's CPU kernel has neither, under autocast too).
+   Mirrors: torch.nn.functional.pdist(input, p). */
 CTORCH_API ct_tensor *ct_pdist(const ct_tensor *input, double p);
 
 /* y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o] (one GEMM over
@@ -16523,13 +16525,14 @@ static ct_status ct__int_div_kernel(ct_op_call *c)
     return ct__pointwise_kernel(c);
 }
 
-/* float16/bfloat16 add, sub, mul, div (the hottest ops; the others take the dispatcher's
-   float32 path, with the same bits): blocks of the operands in float32 (half inputs
-   converted, float32 ones read in place: other dtypes are cast to float32 first, as PyTorch's
-   CPU kernels read a wrapped scalar), the op's float32 loop, the result rounded once per
-   element into the half output. */
+/* float16/bfloat16 add, sub, mul, div, relu and its backward (the hottest ops; the others
+   take the dispatcher's float32 path, with the same bits): blocks of the one or two operands
+   in float32 (half inputs converted, float32 ones read in place: other dtypes are cast to
+   float32 first, as PyTorch's CPU kernels read a wrapped scalar), the op's float32 loop, the
+   result rounded once per element into the half output. */
 typedef struct ct__half_job {
     ct_dtype out, in[2]; /* the output's half dtype; each input's (that half dtype or float32) */
+    int nin;
     ct_loop_fn f32;
     const double *params;
 } ct__half_job;
@@ -16542,7 +16545,7 @@ static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
         int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
         char *ptr[3] = {(char *)buf[0], NULL, NULL};
         int64_t st[3] = {4, 0, 0};
-        for (int k = 1; k < 3; k++) {
+        for (int k = 1; k <= h->nin; k++) {
             ptr[k] = d[k] + i * s[k];
             st[k] = s[k];
             if (ct__is_half(h->in[k - 1])) { /* a broadcast operand (stride 0): one value */
@@ -16556,21 +16559,22 @@ static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
     }
 }
 
-static ct_status ct__half_binary_kernel(ct_op_call *c)
+static ct_status ct__half_pointwise_kernel(ct_op_call *c)
 {
     double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, 0};
     ct_tensor *cast[2] = {NULL, NULL};
+    int nin = c->n_inputs;
     bool ok = true;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < nin; k++) {
         const ct_tensor *t = c->inputs[k];
         cast[k] = ok ? ct__cast(t, t->dtype == c->dtype ? t->dtype : CT_FLOAT32) : NULL;
         ok = ok && cast[k];
     }
     if (ok) {
-        ct__half_job job = {c->dtype, {cast[0]->dtype, cast[1]->dtype},
-                            c->op->loops[CT_FLOAT32], params};
+        ct__half_job job = {c->dtype, {cast[0]->dtype, nin > 1 ? cast[1]->dtype : CT_FLOAT32},
+                            nin, c->op->loops[CT_FLOAT32], params};
         ct__iter it;
-        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, 2);
+        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, nin);
         ct__iter_run(&it, ct__loop_half, &job);
     }
     ct__release(cast[0]);
@@ -17503,11 +17507,13 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
                   ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,    \
                   NULL)
 
-/* add, sub, mul, div (and in place) have float16/bfloat16 kernels of their own */
-#define CT__K_NUMERIC_H(K) {NULL, NULL, K, K, K, K, K, K, K, ct__half_binary_kernel,           \
-                            ct__half_binary_kernel}
-#define CT__K_FLOAT_H(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K,                     \
-                          ct__half_binary_kernel, ct__half_binary_kernel}
+/* add, sub, mul, div, relu (and in place) and threshold_backward have float16/bfloat16
+   kernels of their own */
+#define CT__K_NUMERIC_H(K)                                                                   \
+    {NULL, NULL, K, K, K, K, K, K, K, ct__half_pointwise_kernel, ct__half_pointwise_kernel}
+#define CT__K_FLOAT_H(K)                                                                     \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, ct__half_pointwise_kernel,              \
+     ct__half_pointwise_kernel}
 CT__POINTWISE(add, "aten::add", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_add ct_add_alpha ct_add_scalar", CT_OP_POINTWISE, CT__ADD,
               ct__loops_add, ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel),
@@ -17549,7 +17555,7 @@ CT__BINARY(logical_or, "logical_or", "ct_logical_or", CT__OR, or, CT__K_BOOL, NU
 CT__POINTWISE(threshold_backward, "aten::threshold_backward", "threshold_backward(Tensor "
               "grad_output, Tensor self, Scalar threshold) -> Tensor", "ct_backward (ReLU)",
               CT_OP_POINTWISE, CT__RELU_BW, ct__loops_relu_bw, ct__binary_meta,
-              CT__K_FLOAT(ct__pointwise_kernel), "ThresholdBackwardBackward0",
+              CT__K_FLOAT_H(ct__pointwise_kernel), "ThresholdBackwardBackward0",
               ct__relu_bw_backward, CT__SAVE_IN(1), NULL)
 CT__POINTWISE(sigmoid_backward, "aten::sigmoid_backward", "sigmoid_backward(Tensor "
               "grad_output, Tensor output) -> Tensor", "ct_backward (sigmoid)", CT_OP_POINTWISE,
@@ -17574,13 +17580,11 @@ CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC_H, "MulB
                    ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
                    ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-#undef CT__K_NUMERIC_H
-#undef CT__K_FLOAT_H
 
 CT__UNARY(neg, "neg", "ct_neg", CT__NEG, neg, CT__K_NUMERIC, "NegBackward0", ct__neg_backward, 0u)
 CT__UNARY(abs, "abs", "ct_abs", CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0", ct__abs_backward,
           CT__SAVE_IN(0))
-CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC, "ReluBackward0",
+CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC_H, "ReluBackward0",
           ct__relu_backward, CT__SAVE_OUT(0))
 CT__UNARY(square, "square", "ct_square", CT__SQUARE, square, CT__K_NUMERIC, "PowBackward0",
           ct__square_backward, CT__SAVE_IN(0))
@@ -17626,8 +17630,10 @@ CT__POINTWISE(pow_scalar, "aten::pow", "pow.Tensor_Scalar(Tensor self, Scalar ex
               ct__pows_backward, CT__SAVE_IN(0), NULL)
 CT__POINTWISE(relu_, "aten::relu_", "relu_(Tensor(a!) self) -> Tensor(a!)", "ct_relu_",
               CT_OP_INPLACE, CT__RELU, ct__loops_relu, ct__unary_meta,
-              CT__K_NUMERIC(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
+              CT__K_NUMERIC_H(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
               CT__SAVE_OUT(0), NULL)
+#undef CT__K_NUMERIC_H
+#undef CT__K_FLOAT_H
 /* In-place unary ops: the loops of their out-of-place forms, written into self. Those whose
    derivative reads the input record a copy of the old self (ct__unary_inplace_record). */
 #define CT__UNARY_INPLACE(SYM, SCHEMA, VAR, LOOPS, K, NODE, BW, SAVE, RECORD)                   \
@@ -29003,17 +29009,18 @@ static void ct__lowp_pack_b(int64_t kc, int64_t kp, int64_t nc, const uint16_t *
 static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool amx,
                             const uint16_t *A, int64_t rsa, int64_t csa, uint16_t *ap)
 {
+    const int64_t unit = amx ? 32 : 2; /* values of one row of A together in the panel */
     for (int64_t ir = 0; ir < mc; ir += MR, ap += MR * kp) {
         int64_t mr = CT__LOWP_MIN(MR, mc - ir);
         const uint16_t *a = A + ir * rsa;
         if (mr < MR || kc < kp) {
             memset(ap, 0, sizeof(uint16_t) * (size_t)(MR * kp));
         }
-        for (int64_t i = 0; i < mr; i++) {
-            const uint16_t *ai = a + i * rsa;
-            if (amx && csa == 1) {
-                /* rows of A contiguous: 32 values of row i per K block (a constant size,
-                   one vector move) */
+        if (amx && csa == 1) {
+            /* rows of A contiguous: 32 values of row i per K block (a constant size, one
+               vector move) */
+            for (int64_t i = 0; i < mr; i++) {
+                const uint16_t *ai = a + i * rsa;
                 int64_t p = 0;
                 for (; p + 32 <= kc; p += 32) {
                     memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 32 * sizeof(uint16_t));
@@ -29021,13 +29028,17 @@ static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool
                 if (p < kc) {
                     memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 2 * (size_t)(kc - p));
                 }
-            } else if (amx) {
-                for (int64_t p = 0; p < kc; p++) {
-                    ap[(p / 32 * MR + i) * 32 + p % 32] = ai[p * csa];
-                }
-            } else {
-                for (int64_t p = 0; p < kc; p++) {
-                    ap[(p / 2 * MR + i) * 2 + p % 2] = ai[p * csa];
+            }
+            continue;
+        }
+        /* any strides, column by column of A (contiguous when A is transposed, as g^T in a
+           weight gradient): the values of column p land unit apart */
+        for (int64_t kb = 0; kb < kc; kb += unit) {
+            uint16_t *d = ap + kb * MR;
+            for (int64_t u = 0; u < CT__LOWP_MIN(unit, kc - kb); u++) {
+                const uint16_t *col = a + (kb + u) * csa;
+                for (int64_t i = 0; i < mr; i++) {
+                    d[i * unit + u] = col[i * rsa];
                 }
             }
         }
@@ -47521,24 +47532,28 @@ static const ct__act_rows ct__act_table[CT__ACT_COUNT] = {
 #undef CT__ACT_RESTRICT
 
 /* ---- the loop --------------------------------------------------------------------------- */
-/* What the loop runs: the row function (of the kernel's dtype), its operands' count (1:
-   forward x, 2: backward g, x), the element size and the scalars. */
+/* What the loop runs: the row function (of the kernel's dtype; float32 for float16 and
+   bfloat16), its operands' count (1: forward x, 2: backward g, x), the element size of the
+   row function's type, the scalars, and the half dtype of the operands (else float32). */
 typedef struct ct__act_job {
     ct__act_row_fn row;
     int nin;
     int64_t es;
     double p[3];
+    ct_dtype half;
 } ct__act_job;
 
 #define CT__ACT_BLOCK 256
 
 /* Contiguous operands go to the row function as they are; strided ones are gathered into
-   blocks (and the output scattered back). */
+   blocks (and the output scattered back), half ones converted to float32 blocks and the
+   output rounded back once per element (PyTorch's CPU kernels compute those in float32). */
 static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     const ct__act_job *j = (const ct__act_job *)pp;
     int64_t es = j->es;
-    bool dense = s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
+    bool half = j->half != CT_FLOAT32;
+    bool dense = !half && s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
     if (dense) {
         j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, n, j->p);
         return;
@@ -47547,12 +47562,18 @@ static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
     for (int64_t i = 0; i < n; i += CT__ACT_BLOCK) {
         int64_t m = n - i < CT__ACT_BLOCK ? n - i : CT__ACT_BLOCK;
         for (int k = 1; k <= j->nin; k++) {
-            for (int64_t e = 0; e < m; e++) {
+            if (half) {
+                ct__half_to_float_n(j->half, d[k] + i * s[k], s[k], (float *)buf[k], m);
+            }
+            for (int64_t e = 0; e < m && !half; e++) {
                 memcpy((char *)buf[k] + e * es, d[k] + (i + e) * s[k], (size_t)es);
             }
         }
         j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, m, j->p);
-        for (int64_t e = 0; e < m; e++) {
+        if (half) {
+            ct__float_to_half_n(j->half, (const float *)buf[0], d[0] + i * s[0], s[0], m);
+        }
+        for (int64_t e = 0; e < m && !half; e++) {
             memcpy(d[0] + (i + e) * s[0], (char *)buf[0] + e * es, (size_t)es);
         }
     }
@@ -47566,14 +47587,16 @@ static ct__act_row_fn ct__act_row(int id, bool bw, ct_dtype dtype)
     return bw ? (f32 ? r->bw_f32 : r->bw_f64) : (f32 ? r->fw_f32 : r->fw_f64);
 }
 
-/* The kernel of every activation op and its backward: inputs x (forward) or g, x (backward);
-   attributes the scalars; op->variant the activation id. */
+/* The kernel of every activation op and its backward, float16 and bfloat16 included: inputs
+   x (forward) or g, x (backward); attributes the scalars; op->variant the activation id. */
 static ct_status ct__act_kernel(ct_op_call *c)
 {
     ct__act_job j;
     j.nin = c->n_inputs;
-    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, c->dtype);
-    j.es = (int64_t)ct_dtype_size(c->dtype);
+    j.half = ct__is_half(c->dtype) ? c->dtype : CT_FLOAT32;
+    ct_dtype rt = j.half != CT_FLOAT32 ? CT_FLOAT32 : c->dtype; /* the row function's type */
+    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, rt);
+    j.es = (int64_t)ct_dtype_size(rt);
     for (int k = 0; k < 3; k++) {
         j.p[k] = k < c->n_attrs ? c->attrs[k].f : 0;
     }
@@ -47760,14 +47783,18 @@ static bool ct__rrelu_meta(ct_op_call *c)
 
 CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
+/* The activations' kernel tables: float32, float64, float16, bfloat16 */
+#define CT__K_ACT                                                                            \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__act_kernel, ct__act_kernel, ct__act_kernel, \
+     ct__act_kernel}
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
-                                       ID, 0u, NULL, ct__act_meta, CT__K_FLOAT(ct__act_kernel), \
+                                       ID, 0u, NULL, ct__act_meta, CT__K_ACT,                  \
                                        NULL, NODE, ct__act_backward, 0u, ct__act_record, NULL};
 #define CT__ACT_BW_OP(SYM, NAME, SCHEMA, ID)                                                   \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, "ct_backward", CT_OP_POINTWISE,           \
                                        CT_AUTOCAST_NONE, ID, 0u, NULL, ct__act_meta,           \
-                                       CT__K_FLOAT(ct__act_kernel), NULL, NULL, NULL, 0u, NULL, \
+                                       CT__K_ACT, NULL, NULL, NULL, 0u, NULL,                 \
                                        NULL};
 #define CT__ACT_COMPOSITE(SYM, NAME, SCHEMA, API, META, COMP)                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, \
@@ -47846,6 +47873,7 @@ CT__ACT_COMPOSITE(rrelu, "aten::rrelu", "rrelu(Tensor self, Scalar lower=0.125, 
                   "upper=0.3333333333333333, bool training=False, Generator? generator=None) -> "
                   "Tensor", "ct_rrelu", ct__rrelu_meta, ct__rrelu_composite)
 #undef CT__ACT_OP
+#undef CT__K_ACT
 #undef CT__ACT_BW_OP
 #undef CT__ACT_COMPOSITE
 
@@ -48348,6 +48376,11 @@ static bool ct__pdist_meta(ct_op_call *c)
     }
     if (!ct_dtype_is_floating_point(x->dtype)) {
         ct__fail(CT_ERR_DTYPE, c->fn, "pdist only supports floating-point dtypes");
+        return false;
+    }
+    if (ct__is_half(x->dtype)) { /* PyTorch's CPU kernel has no half dtypes */
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"pdist\" not implemented for '%s'",
+                 ct__dtype_title(x->dtype));
         return false;
     }
     if (!(c->attrs[0].f >= 0)) {

@@ -269,10 +269,59 @@ static void test_lowp_cpu_features(void)
     CHECK(ct__cpu_features() == f);
 }
 
+/* op(x) for the half kernels of the activations and relu (threshold_backward in backward) */
+static ct_tensor *lowp_act(int op, const ct_tensor *x)
+{
+    switch (op) {
+    case 0:
+        return ct_relu(x);
+    case 1:
+        return ct_gelu(x, CT_GELU_NONE);
+    case 2:
+        return ct_gelu(x, CT_GELU_TANH);
+    default:
+        return ct_silu(x);
+    }
+}
+
+/* The float16/bfloat16 kernels of relu and the activations (forward and backward, a
+   transposed input) give the bits of the float32 computation rounded once, as the
+   dispatcher's float32 path and PyTorch's CPU kernels. */
+static void test_lowp_pointwise_kernels(void)
+{
+    const int64_t s[2] = {37, 19}, st[2] = {19, 37};
+    for (int h = 0; h < 2; h++) {
+        ct_dtype d = h ? CT_FLOAT16 : CT_BFLOAT16;
+        for (int op = 0; op < 4; op++) {
+            ct_scope_begin();
+            ct_manual_seed(11);
+            ct_tensor *base = ct_mul_scalar(ct_randn(s, 2, CT_FLOAT32, NULL), 3.0);
+            ct_tensor *x = ct_requires_grad_(ct_to_dtype(base, d), true);
+            ct_tensor *xt = ct_transpose(x, 0, 1);
+            ct_tensor *g = ct_to_dtype(ct_randn(st, 2, CT_FLOAT32, NULL), d);
+            ct_tensor *y = lowp_act(op, xt);
+            CHECK(ct_backward(ct_sum(ct_mul(y, g)), NULL, false) == CT_OK);
+            ct_tensor *xf = ct_requires_grad_(ct_to_dtype(ct_detach(x), CT_FLOAT32), true);
+            ct_tensor *yf = lowp_act(op, ct_transpose(xf, 0, 1));
+            CHECK(ct_backward(ct_sum(ct_mul(yf, ct_to_dtype(g, CT_FLOAT32))), NULL, false) ==
+                  CT_OK);
+            CHECK_MSG(y && ct_tensor_dtype(y) == d && ct_equal(y, ct_to_dtype(yf, d)),
+                      "op %d dtype %s: forward", op, ct_dtype_name(d));
+            /* the gradient: dx = g * f'(x) rounded once (mul's gradient of sum is g itself) */
+            ct_tensor *gx = ct_grad(x), *want = ct_to_dtype(ct_grad(xf), d);
+            CHECK_MSG(gx && ct_tensor_dtype(gx) == d && ct_equal(gx, want),
+                      "op %d dtype %s: backward", op, ct_dtype_name(d));
+            ct_scope_end();
+        }
+    }
+    CHECK(!ct_error());
+}
+
 void test_lowp(void)
 {
     RUN(test_lowp_cpu_features);
     RUN(test_lowp_gemm_paths);
     RUN(test_lowp_thread_invariant);
     RUN(test_lowp_golden);
+    RUN(test_lowp_pointwise_kernels);
 }

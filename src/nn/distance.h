@@ -46,7 +46,9 @@ CTORCH_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor 
    PyTorch's default p is 2. Shapes: input (N, M) -> (N (N - 1) / 2). Memory: the pairs'
    differences, (N (N - 1) / 2, M) elements. Errors: CT_ERR_SHAPE "pdist only supports 2D
    tensors, got: 1D"; CT_ERR_VALUE "pdist only supports non-negative p values"; CT_ERR_DTYPE
-   "pdist only supports floating-point dtypes". Mirrors: torch.nn.functional.pdist(input, p). */
+   "pdist only supports floating-point dtypes", "\"pdist\" not implemented for 'BFloat16'"
+   (float16: 'Half'; PyTorch's CPU kernel has neither, under autocast too).
+   Mirrors: torch.nn.functional.pdist(input, p). */
 CTORCH_API ct_tensor *ct_pdist(const ct_tensor *input, double p);
 
 /* y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o] (one GEMM over

@@ -268,17 +268,18 @@ static void ct__lowp_pack_b(int64_t kc, int64_t kp, int64_t nc, const uint16_t *
 static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool amx,
                             const uint16_t *A, int64_t rsa, int64_t csa, uint16_t *ap)
 {
+    const int64_t unit = amx ? 32 : 2; /* values of one row of A together in the panel */
     for (int64_t ir = 0; ir < mc; ir += MR, ap += MR * kp) {
         int64_t mr = CT__LOWP_MIN(MR, mc - ir);
         const uint16_t *a = A + ir * rsa;
         if (mr < MR || kc < kp) {
             memset(ap, 0, sizeof(uint16_t) * (size_t)(MR * kp));
         }
-        for (int64_t i = 0; i < mr; i++) {
-            const uint16_t *ai = a + i * rsa;
-            if (amx && csa == 1) {
-                /* rows of A contiguous: 32 values of row i per K block (a constant size,
-                   one vector move) */
+        if (amx && csa == 1) {
+            /* rows of A contiguous: 32 values of row i per K block (a constant size, one
+               vector move) */
+            for (int64_t i = 0; i < mr; i++) {
+                const uint16_t *ai = a + i * rsa;
                 int64_t p = 0;
                 for (; p + 32 <= kc; p += 32) {
                     memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 32 * sizeof(uint16_t));
@@ -286,13 +287,17 @@ static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool
                 if (p < kc) {
                     memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 2 * (size_t)(kc - p));
                 }
-            } else if (amx) {
-                for (int64_t p = 0; p < kc; p++) {
-                    ap[(p / 32 * MR + i) * 32 + p % 32] = ai[p * csa];
-                }
-            } else {
-                for (int64_t p = 0; p < kc; p++) {
-                    ap[(p / 2 * MR + i) * 2 + p % 2] = ai[p * csa];
+            }
+            continue;
+        }
+        /* any strides, column by column of A (contiguous when A is transposed, as g^T in a
+           weight gradient): the values of column p land unit apart */
+        for (int64_t kb = 0; kb < kc; kb += unit) {
+            uint16_t *d = ap + kb * MR;
+            for (int64_t u = 0; u < CT__LOWP_MIN(unit, kc - kb); u++) {
+                const uint16_t *col = a + (kb + u) * csa;
+                for (int64_t i = 0; i < mr; i++) {
+                    d[i * unit + u] = col[i * rsa];
                 }
             }
         }

@@ -983,13 +983,14 @@ static ct_status ct__int_div_kernel(ct_op_call *c)
     return ct__pointwise_kernel(c);
 }
 
-/* float16/bfloat16 add, sub, mul, div (the hottest ops; the others take the dispatcher's
-   float32 path, with the same bits): blocks of the operands in float32 (half inputs
-   converted, float32 ones read in place: other dtypes are cast to float32 first, as PyTorch's
-   CPU kernels read a wrapped scalar), the op's float32 loop, the result rounded once per
-   element into the half output. */
+/* float16/bfloat16 add, sub, mul, div, relu and its backward (the hottest ops; the others
+   take the dispatcher's float32 path, with the same bits): blocks of the one or two operands
+   in float32 (half inputs converted, float32 ones read in place: other dtypes are cast to
+   float32 first, as PyTorch's CPU kernels read a wrapped scalar), the op's float32 loop, the
+   result rounded once per element into the half output. */
 typedef struct ct__half_job {
     ct_dtype out, in[2]; /* the output's half dtype; each input's (that half dtype or float32) */
+    int nin;
     ct_loop_fn f32;
     const double *params;
 } ct__half_job;
@@ -1002,7 +1003,7 @@ static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
         int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
         char *ptr[3] = {(char *)buf[0], NULL, NULL};
         int64_t st[3] = {4, 0, 0};
-        for (int k = 1; k < 3; k++) {
+        for (int k = 1; k <= h->nin; k++) {
             ptr[k] = d[k] + i * s[k];
             st[k] = s[k];
             if (ct__is_half(h->in[k - 1])) { /* a broadcast operand (stride 0): one value */
@@ -1016,21 +1017,22 @@ static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
     }
 }
 
-static ct_status ct__half_binary_kernel(ct_op_call *c)
+static ct_status ct__half_pointwise_kernel(ct_op_call *c)
 {
     double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, 0};
     ct_tensor *cast[2] = {NULL, NULL};
+    int nin = c->n_inputs;
     bool ok = true;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < nin; k++) {
         const ct_tensor *t = c->inputs[k];
         cast[k] = ok ? ct__cast(t, t->dtype == c->dtype ? t->dtype : CT_FLOAT32) : NULL;
         ok = ok && cast[k];
     }
     if (ok) {
-        ct__half_job job = {c->dtype, {cast[0]->dtype, cast[1]->dtype},
-                            c->op->loops[CT_FLOAT32], params};
+        ct__half_job job = {c->dtype, {cast[0]->dtype, nin > 1 ? cast[1]->dtype : CT_FLOAT32},
+                            nin, c->op->loops[CT_FLOAT32], params};
         ct__iter it;
-        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, 2);
+        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, nin);
         ct__iter_run(&it, ct__loop_half, &job);
     }
     ct__release(cast[0]);
@@ -1963,11 +1965,13 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
                   ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,    \
                   NULL)
 
-/* add, sub, mul, div (and in place) have float16/bfloat16 kernels of their own */
-#define CT__K_NUMERIC_H(K) {NULL, NULL, K, K, K, K, K, K, K, ct__half_binary_kernel,           \
-                            ct__half_binary_kernel}
-#define CT__K_FLOAT_H(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K,                     \
-                          ct__half_binary_kernel, ct__half_binary_kernel}
+/* add, sub, mul, div, relu (and in place) and threshold_backward have float16/bfloat16
+   kernels of their own */
+#define CT__K_NUMERIC_H(K)                                                                   \
+    {NULL, NULL, K, K, K, K, K, K, K, ct__half_pointwise_kernel, ct__half_pointwise_kernel}
+#define CT__K_FLOAT_H(K)                                                                     \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, ct__half_pointwise_kernel,              \
+     ct__half_pointwise_kernel}
 CT__POINTWISE(add, "aten::add", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_add ct_add_alpha ct_add_scalar", CT_OP_POINTWISE, CT__ADD,
               ct__loops_add, ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel),
@@ -2009,7 +2013,7 @@ CT__BINARY(logical_or, "logical_or", "ct_logical_or", CT__OR, or, CT__K_BOOL, NU
 CT__POINTWISE(threshold_backward, "aten::threshold_backward", "threshold_backward(Tensor "
               "grad_output, Tensor self, Scalar threshold) -> Tensor", "ct_backward (ReLU)",
               CT_OP_POINTWISE, CT__RELU_BW, ct__loops_relu_bw, ct__binary_meta,
-              CT__K_FLOAT(ct__pointwise_kernel), "ThresholdBackwardBackward0",
+              CT__K_FLOAT_H(ct__pointwise_kernel), "ThresholdBackwardBackward0",
               ct__relu_bw_backward, CT__SAVE_IN(1), NULL)
 CT__POINTWISE(sigmoid_backward, "aten::sigmoid_backward", "sigmoid_backward(Tensor "
               "grad_output, Tensor output) -> Tensor", "ct_backward (sigmoid)", CT_OP_POINTWISE,
@@ -2034,13 +2038,11 @@ CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC_H, "MulB
                    ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
                    ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-#undef CT__K_NUMERIC_H
-#undef CT__K_FLOAT_H
 
 CT__UNARY(neg, "neg", "ct_neg", CT__NEG, neg, CT__K_NUMERIC, "NegBackward0", ct__neg_backward, 0u)
 CT__UNARY(abs, "abs", "ct_abs", CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0", ct__abs_backward,
           CT__SAVE_IN(0))
-CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC, "ReluBackward0",
+CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC_H, "ReluBackward0",
           ct__relu_backward, CT__SAVE_OUT(0))
 CT__UNARY(square, "square", "ct_square", CT__SQUARE, square, CT__K_NUMERIC, "PowBackward0",
           ct__square_backward, CT__SAVE_IN(0))
@@ -2086,8 +2088,10 @@ CT__POINTWISE(pow_scalar, "aten::pow", "pow.Tensor_Scalar(Tensor self, Scalar ex
               ct__pows_backward, CT__SAVE_IN(0), NULL)
 CT__POINTWISE(relu_, "aten::relu_", "relu_(Tensor(a!) self) -> Tensor(a!)", "ct_relu_",
               CT_OP_INPLACE, CT__RELU, ct__loops_relu, ct__unary_meta,
-              CT__K_NUMERIC(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
+              CT__K_NUMERIC_H(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
               CT__SAVE_OUT(0), NULL)
+#undef CT__K_NUMERIC_H
+#undef CT__K_FLOAT_H
 /* In-place unary ops: the loops of their out-of-place forms, written into self. Those whose
    derivative reads the input record a copy of the old self (ct__unary_inplace_record). */
 #define CT__UNARY_INPLACE(SYM, SCHEMA, VAR, LOOPS, K, NODE, BW, SAVE, RECORD)                   \
