@@ -304,6 +304,7 @@ $(BUILD)/gemm_icount_neon_%: bench/gemm_icount.c $(HEADERS) | $(BUILD)
 $(BUILD)/gemm_icount_portable_%: bench/gemm_icount.c $(HEADERS) | $(BUILD)
 	$(ARCH_CC_$*) -std=c11 $(ARCH_OPT_$*) $(WARN) -Werror -pthread -DCTORCH_NO_SIMD -o $@ $< -lm
 
+.PRECIOUS: $(BUILD)/gemm_icount_neon_% $(BUILD)/gemm_icount_portable_%
 arm-icount-%: $(BUILD)/gemm_icount_neon_% $(BUILD)/gemm_icount_portable_%
 	@echo "GEMM instruction counts on $* under qemu:"
 	@tools/arm_icount "$(ARCH_RUN_$*)" $^
