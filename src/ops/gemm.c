@@ -42,7 +42,10 @@
  * forms, see their section) and split C's columns through ct__parallel_for instead.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
- * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
+ * thread counts. The SIMD kernels fuse each multiply-add (FMA); the portable kernel does too
+ * where the target has FMA instructions (__FP_FAST_FMAF, e.g. armhf's VFPv4), and then gives
+ * the NEON kernels' results bit for bit (make arm-icount compares them); without FMA it
+ * rounds each product, and its results differ from the SIMD paths' in rounding.
  */
 #include "../core/internal.h"
 
