@@ -14855,6 +14855,36 @@ CT__FORCE_INLINE float ct__erfinvf(float y)
 #if defined(CT__HAS_NEON32)
 #include <arm_neon.h>
 
+/* Float comparisons by integer ones (gcc expands ARMv7's vcgt.f32 and kin lane by lane in
+   scalar code unless -ffast-math): the bits as signed integers ordered as the floats are,
+   except that -0 < +0 and NaNs compare as numbers (lanes the callers recompute anyway). */
+static inline int32x4_t ct__ord_v4(float32x4_t v)
+{
+    int32x4_t b = vreinterpretq_s32_f32(v);
+    return veorq_s32(b, vandq_s32(vshrq_n_s32(b, 31), vdupq_n_s32(0x7fffffff)));
+}
+
+/* a < b, and b < a (a > b) */
+static inline uint32x4_t ct__lt_v4(float32x4_t a, float32x4_t b)
+{
+    return vcltq_s32(ct__ord_v4(a), ct__ord_v4(b));
+}
+
+static inline uint32x4_t ct__lt_v4_rev(float32x4_t a, float32x4_t b) { return ct__lt_v4(b, a); }
+
+/* a == b as bits (a == inf) */
+static inline uint32x4_t ct__eq_v4(float32x4_t a, float32x4_t b)
+{
+    return vceqq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b));
+}
+
+/* |v| normal or infinite (not zero, subnormal or NaN) */
+static inline uint32x4_t ct__normal_v4(float32x4_t v)
+{
+    uint32x4_t m = vandq_u32(vreinterpretq_u32_f32(v), vdupq_n_u32(0x7fffffffu));
+    return vcltq_u32(vsubq_u32(m, vdupq_n_u32(0x00800000u)), vdupq_n_u32(0x7f000001u));
+}
+
 /* n / d lane by lane (VFP divisions, correctly rounded as the scalar code's) */
 static inline float32x4_t ct__div_v4(float32x4_t n, float32x4_t d)
 {
@@ -14885,8 +14915,8 @@ static inline float32x4_t ct__scale_by_t_v4(float32x4_t p, float32x4_t t)
 
 static inline float32x4_t ct__expf_v4(float32x4_t x)
 {
-    float32x4_t xc = CT__SEL4(vcltq_f32(x, CT__K4(-104.0f)), CT__K4(-104.0f), x);
-    xc = CT__SEL4(vcgtq_f32(xc, CT__K4(89.0f)), CT__K4(89.0f), xc);
+    float32x4_t xc = CT__SEL4(ct__lt_v4(x, CT__K4(-104.0f)), CT__K4(-104.0f), x);
+    xc = CT__SEL4(ct__lt_v4_rev(xc, CT__K4(89.0f)), CT__K4(89.0f), xc);
     float32x4_t t = vfmaq_f32(CT__K4(12582912.0f), xc, CT__K4(1.44269504088896341f));
     float32x4_t n = vsubq_f32(t, CT__K4(12582912.0f));
     float32x4_t r = vfmaq_f32(xc, n, CT__K4(-0.693359375f));
@@ -14911,7 +14941,7 @@ static inline float32x4_t ct__logf_v4(float32x4_t x)
                             vdupq_n_s32(126));
     float32x4_t m = vreinterpretq_f32_u32(
         vorrq_u32(vandq_u32(u, vdupq_n_u32(0x007fffffu)), vdupq_n_u32(0x3f000000u)));
-    uint32x4_t small = vcltq_f32(m, CT__K4(0.707106781186547524f));
+    uint32x4_t small = ct__lt_v4(m, CT__K4(0.707106781186547524f));
     e = vaddq_s32(e, vreinterpretq_s32_u32(small)); /* true is -1 */
     m = CT__SEL4(small, vsubq_f32(vaddq_f32(m, m), CT__K4(1.0f)), vsubq_f32(m, CT__K4(1.0f)));
     float32x4_t z = vmulq_f32(m, m);
@@ -14929,8 +14959,8 @@ static inline float32x4_t ct__logf_v4(float32x4_t x)
     y = vfmaq_f32(y, fe, CT__K4(-2.12194440e-4f));
     y = vfmaq_f32(y, CT__K4(-0.5f), z);
     y = vfmaq_f32(vaddq_f32(m, y), fe, CT__K4(0.693359375f));
-    y = CT__SEL4(vcltq_f32(x, CT__K4(0.0f)), CT__K4((float)NAN), y);
-    return CT__SEL4(vceqq_f32(x, CT__K4((float)INFINITY)), x, y);
+    y = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), CT__K4((float)NAN), y);
+    return CT__SEL4(ct__eq_v4(x, CT__K4((float)INFINITY)), x, y);
 }
 
 static inline float32x4_t ct__tanhf_v4(float32x4_t x)
@@ -14945,8 +14975,8 @@ static inline float32x4_t ct__tanhf_v4(float32x4_t x)
     float32x4_t big = vsubq_f32(
         CT__K4(1.0f),
         ct__div_v4(CT__K4(2.0f), vaddq_f32(ct__expf_v4(vaddq_f32(a, a)), CT__K4(1.0f))));
-    big = CT__SEL4(vcltq_f32(x, CT__K4(0.0f)), vnegq_f32(big), big);
-    return CT__SEL4(vcltq_f32(a, CT__K4(0.625f)), small, big);
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(0.625f)), small, big);
 }
 
 static inline float32x4_t ct__sigmoidf_v4(float32x4_t x)
@@ -14965,8 +14995,8 @@ static inline float32x4_t ct__erff_v4(float32x4_t x)
     q = vfmaq_f32(CT__K4(-3.761262596e-01f), q, z);
     q = vfmaq_f32(CT__K4(0.1283791671f), q, z);
     float32x4_t small = vfmaq_f32(x, x, q);
-    float32x4_t ac = CT__SEL4(vcgtq_f32(a, CT__K4(3.92f)), CT__K4(3.92f), a);
-    ac = CT__SEL4(vcltq_f32(a, CT__K4(1.0f)), CT__K4(1.0f), ac);
+    float32x4_t ac = CT__SEL4(ct__lt_v4_rev(a, CT__K4(3.92f)), CT__K4(3.92f), a);
+    ac = CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), CT__K4(1.0f), ac);
     float32x4_t t = ct__div_v4(CT__K4(1.0f), ac);
     float32x4_t r = CT__K4(-3.538664058e-02f);
     r = vfmaq_f32(CT__K4(2.470666170e-01f), r, t);
@@ -14982,10 +15012,10 @@ static inline float32x4_t ct__erff_v4(float32x4_t x)
     float32x4_t hi = vmulq_f32(ac, ac), lo = vfmaq_f32(vnegq_f32(hi), ac, ac);
     float32x4_t e = ct__expf_v4(vnegq_f32(hi));
     e = vfmaq_f32(e, e, vnegq_f32(lo));
-    float32x4_t big = CT__SEL4(vcgeq_f32(a, CT__K4(3.92f)), CT__K4(1.0f),
+    float32x4_t big = CT__SEL4(vmvnq_u32(ct__lt_v4(a, CT__K4(3.92f))), CT__K4(1.0f),
                                vfmaq_f32(CT__K4(1.0f), vnegq_f32(e), r));
-    big = CT__SEL4(vcltq_f32(x, CT__K4(0.0f)), vnegq_f32(big), big);
-    return CT__SEL4(vcltq_f32(a, CT__K4(1.0f)), small, big);
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), small, big);
 }
 
 /* PyTorch's erf on 4 lanes given e = e^(-z^2) (ct__erff_as; fabsf and copysignf as bit
@@ -15006,8 +15036,7 @@ static inline float32x4_t ct__erff_as_v4(float32x4_t z, float32x4_t e)
    result; ct__neon32_lane_exact says it for one lane. */
 static inline bool ct__neon32_exact(float32x4_t x, float32x4_t r)
 {
-    const float32x4_t lo = vdupq_n_f32(1.17549435e-38f);
-    uint32x4_t ok = vandq_u32(vcgeq_f32(vabsq_f32(x), lo), vcgeq_f32(vabsq_f32(r), lo));
+    uint32x4_t ok = vandq_u32(ct__normal_v4(x), ct__normal_v4(r));
     uint32x2_t ok2 = vand_u32(vget_low_u32(ok), vget_high_u32(ok));
     return vget_lane_u32(vpmin_u32(ok2, ok2), 0) != 0;
 }
