@@ -33,7 +33,7 @@ endif
 .PHONY: all test demo bench examples sanitize check-amalgamation amalgamate clean help \
         dist-test dist-nccl dist-bench \
         compile-tests check-null-tests check-dispatch test-rng-flags bench-dispatch bench-pointwise profile-check coverage \
-        check-cnn gpt-demo check-gpt check-minilm check-csv fuzz test-arm
+        check-cnn gpt-demo check-gpt check-minilm check-csv fuzz test-arm arm-icount
 
 all: $(BUILD)/test_runner examples
 
@@ -65,6 +65,7 @@ help:
 	@echo "make test-embedded       CTORCH_NO_STDIO/NO_THREADS/NO_AUTOGRAD builds (C, C++), then check-embed"
 	@echo "make check-embed         the embedded examples on x86-64, aarch64, armhf: arena only, same loss"
 	@echo "make size                the inference example -Os, static, stripped: sizes and arena per target"
+	@echo "make arm-icount          NEON vs portable GEMM: equal results, instructions per FLOP (qemu)"
 
 amalgamate:
 	$(PYTHON) tools/amalgamate
@@ -318,6 +319,22 @@ check-embed: | $(BUILD)
 
 size: | $(BUILD)
 	@sh tests/embedded/arch.sh size $(BUILD) $(EMBED_TARGETS)
+
+# make arm-icount: instructions per FLOP of a float32 GEMM (bench/gemm_icount.c) built with
+# the NEON micro-kernels and with the portable ones (CTORCH_NO_SIMD), counted under qemu-user
+# for aarch64 and armhf (tools/arm_icount); fails unless the results are bit-identical and
+# NEON executes fewer instructions per FLOP.
+$(BUILD)/gemm_icount_neon_%: bench/gemm_icount.c $(HEADERS) | $(BUILD)
+	$(ARCH_CC_$*) -std=c11 $(ARCH_OPT_$*) $(WARN) -Werror -pthread -o $@ $< -lm
+$(BUILD)/gemm_icount_portable_%: bench/gemm_icount.c $(HEADERS) | $(BUILD)
+	$(ARCH_CC_$*) -std=c11 $(ARCH_OPT_$*) $(WARN) -Werror -pthread -DCTORCH_NO_SIMD -o $@ $< -lm
+
+.PRECIOUS: $(BUILD)/gemm_icount_neon_% $(BUILD)/gemm_icount_portable_%
+arm-icount-%: $(BUILD)/gemm_icount_neon_% $(BUILD)/gemm_icount_portable_%
+	@echo "GEMM instruction counts on $* under qemu:"
+	@tools/arm_icount "$(ARCH_RUN_$*)" $^
+
+arm-icount: $(addprefix arm-icount-,$(ARM_ARCHS))
 
 # make tsan: the tests under ThreadSanitizer: both thread pools (intra-op jobs and inter-op
 # tasks, all ctorch's own pthreads code, so nothing is hidden from TSan), the locks and the

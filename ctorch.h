@@ -7192,6 +7192,8 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__HAS_AVX2 1
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #define CT__HAS_NEON 1
+#elif defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#define CT__HAS_NEON32 1 /* 32-bit ARM with NEON and VFPv4 (vfma.f32) */
 #endif
 
 /* ---- allocation hooks (all or none) ------------------------------------------------- */
@@ -11916,6 +11918,8 @@ size_t ct_parallel_info_string(char *buf, size_t n)
     const char *isa = "AVX2+FMA";
 #elif defined(CT__HAS_NEON)
     const char *isa = "NEON";
+#elif defined(CT__HAS_NEON32)
+    const char *isa = "NEON (32-bit ARM, VFPv4)";
 #else
     const char *isa = "portable C";
 #endif
@@ -15233,6 +15237,240 @@ CT__FORCE_INLINE float ct__erfinvf(float y)
     return a > 1.0f || y != y ? (float)NAN : x;
 }
 
+/* ---- 32-bit ARM NEON (armhf): exp, log, tanh, sigmoid and erf on 4 lanes. gcc vectorizes
+   no float32 arithmetic for ARMv7 NEON (it flushes subnormals to zero and makes every NaN
+   the default NaN), so these are written out: each does its scalar function's operations lane
+   by lane (vfmaq_f32 is fused as fmaf is; the divisions are the lanes' VFP divisions, which
+   NEON lacks), so a lane whose input and result are normal or infinite matches it bit for
+   bit (a subnormal intermediate there only ever meets a much larger addend). The other lanes
+   (zero, subnormal or NaN input or result) are recomputed by the scalar function:
+   ct__vpart_<fn>_f32 stores the whole 4-lane chunks of a contiguous loop and returns how
+   many elements it did. (aarch64 NEON is IEEE: gcc vectorizes the scalar functions there.) */
+#if defined(CT__HAS_NEON32)
+#include <arm_neon.h>
+
+/* Float comparisons by integer ones (gcc expands ARMv7's vcgt.f32 and kin lane by lane in
+   scalar code unless -ffast-math): the bits as signed integers ordered as the floats are,
+   except that -0 < +0 and NaNs compare as numbers (lanes the callers recompute anyway). */
+static inline int32x4_t ct__ord_v4(float32x4_t v)
+{
+    int32x4_t b = vreinterpretq_s32_f32(v);
+    return veorq_s32(b, vandq_s32(vshrq_n_s32(b, 31), vdupq_n_s32(0x7fffffff)));
+}
+
+/* a < b, and b < a (a > b) */
+static inline uint32x4_t ct__lt_v4(float32x4_t a, float32x4_t b)
+{
+    return vcltq_s32(ct__ord_v4(a), ct__ord_v4(b));
+}
+
+static inline uint32x4_t ct__lt_v4_rev(float32x4_t a, float32x4_t b) { return ct__lt_v4(b, a); }
+
+/* a == b as bits (a == inf) */
+static inline uint32x4_t ct__eq_v4(float32x4_t a, float32x4_t b)
+{
+    return vceqq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b));
+}
+
+/* |v| normal or infinite (not zero, subnormal or NaN) */
+static inline uint32x4_t ct__normal_v4(float32x4_t v)
+{
+    uint32x4_t m = vandq_u32(vreinterpretq_u32_f32(v), vdupq_n_u32(0x7fffffffu));
+    return vcltq_u32(vsubq_u32(m, vdupq_n_u32(0x00800000u)), vdupq_n_u32(0x7f000001u));
+}
+
+/* n / d lane by lane (VFP divisions, correctly rounded as the scalar code's) */
+static inline float32x4_t ct__div_v4(float32x4_t n, float32x4_t d)
+{
+    float32x4_t q = vdupq_n_f32(0.0f);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 0) / vgetq_lane_f32(d, 0), q, 0);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 1) / vgetq_lane_f32(d, 1), q, 1);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 2) / vgetq_lane_f32(d, 2), q, 2);
+    return vsetq_lane_f32(vgetq_lane_f32(n, 3) / vgetq_lane_f32(d, 3), q, 3);
+}
+
+/* c ? a : b with c a float comparison (false for NaN, as in the scalar selects) */
+#define CT__SEL4(c, a, b) vbslq_f32(c, a, b)
+#define CT__K4(v) vdupq_n_f32(v)
+
+/* ct__scale_by_t on 4 lanes (ni / 2 truncates toward zero, as C's division) */
+static inline float32x4_t ct__scale_by_t_v4(float32x4_t p, float32x4_t t)
+{
+    int32x4_t ni = vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vreinterpretq_u32_f32(t),
+                                                             vdupq_n_u32(0x7fffffffu))),
+                             vdupq_n_s32(0x4b400000));
+    int32x4_t na = vshrq_n_s32(
+        vaddq_s32(ni, vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(ni), 31))), 1);
+    int32x4_t nb = vsubq_s32(ni, na);
+    float32x4_t sa = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(na, vdupq_n_s32(127)), 23));
+    float32x4_t sb = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(nb, vdupq_n_s32(127)), 23));
+    return vfmaq_f32(CT__K4(0.0f), vmulq_f32(p, sa), sb);
+}
+
+static inline float32x4_t ct__expf_v4(float32x4_t x)
+{
+    float32x4_t xc = CT__SEL4(ct__lt_v4(x, CT__K4(-104.0f)), CT__K4(-104.0f), x);
+    xc = CT__SEL4(ct__lt_v4_rev(xc, CT__K4(89.0f)), CT__K4(89.0f), xc);
+    float32x4_t t = vfmaq_f32(CT__K4(12582912.0f), xc, CT__K4(1.44269504088896341f));
+    float32x4_t n = vsubq_f32(t, CT__K4(12582912.0f));
+    float32x4_t r = vfmaq_f32(xc, n, CT__K4(-0.693359375f));
+    r = vfmaq_f32(r, n, CT__K4(2.12194440e-4f));
+    float32x4_t p = CT__K4(1.9875691500e-4f);
+    p = vfmaq_f32(CT__K4(1.3981999507e-3f), p, r);
+    p = vfmaq_f32(CT__K4(8.3334519073e-3f), p, r);
+    p = vfmaq_f32(CT__K4(4.1665795894e-2f), p, r);
+    p = vfmaq_f32(CT__K4(1.6666665459e-1f), p, r);
+    p = vfmaq_f32(CT__K4(5.0000001201e-1f), p, r);
+    p = vfmaq_f32(CT__K4(1.0f), p, r);
+    p = vfmaq_f32(CT__K4(1.0f), p, r);
+    return ct__scale_by_t_v4(p, t);
+}
+
+/* ct__logf without its subnormal-input scaling (those lanes are recomputed) */
+static inline float32x4_t ct__logf_v4(float32x4_t x)
+{
+    uint32x4_t u = vreinterpretq_u32_f32(x);
+    int32x4_t e = vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(u, 23),
+                                                            vdupq_n_u32(0xff))),
+                            vdupq_n_s32(126));
+    float32x4_t m = vreinterpretq_f32_u32(
+        vorrq_u32(vandq_u32(u, vdupq_n_u32(0x007fffffu)), vdupq_n_u32(0x3f000000u)));
+    uint32x4_t small = ct__lt_v4(m, CT__K4(0.707106781186547524f));
+    e = vaddq_s32(e, vreinterpretq_s32_u32(small)); /* true is -1 */
+    m = CT__SEL4(small, vsubq_f32(vaddq_f32(m, m), CT__K4(1.0f)), vsubq_f32(m, CT__K4(1.0f)));
+    float32x4_t z = vmulq_f32(m, m);
+    float32x4_t p = CT__K4(7.0376836292e-2f);
+    p = vfmaq_f32(CT__K4(-1.1514610310e-1f), p, m);
+    p = vfmaq_f32(CT__K4(1.1676998740e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-1.2420140846e-1f), p, m);
+    p = vfmaq_f32(CT__K4(1.4249322787e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-1.6668057665e-1f), p, m);
+    p = vfmaq_f32(CT__K4(2.0000714765e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-2.4999993993e-1f), p, m);
+    p = vfmaq_f32(CT__K4(3.3333331174e-1f), p, m);
+    float32x4_t fe = vcvtq_f32_s32(e);
+    float32x4_t y = vmulq_f32(vmulq_f32(p, m), z);
+    y = vfmaq_f32(y, fe, CT__K4(-2.12194440e-4f));
+    y = vfmaq_f32(y, CT__K4(-0.5f), z);
+    y = vfmaq_f32(vaddq_f32(m, y), fe, CT__K4(0.693359375f));
+    y = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), CT__K4((float)NAN), y);
+    return CT__SEL4(ct__eq_v4(x, CT__K4((float)INFINITY)), x, y);
+}
+
+static inline float32x4_t ct__tanhf_v4(float32x4_t x)
+{
+    float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x);
+    float32x4_t p = CT__K4(-5.70498872745e-3f);
+    p = vfmaq_f32(CT__K4(2.06390887954e-2f), p, z);
+    p = vfmaq_f32(CT__K4(-5.37397155531e-2f), p, z);
+    p = vfmaq_f32(CT__K4(1.33314422036e-1f), p, z);
+    p = vfmaq_f32(CT__K4(-3.33332819422e-1f), p, z);
+    float32x4_t small = vfmaq_f32(x, vmulq_f32(x, z), p);
+    float32x4_t big = vsubq_f32(
+        CT__K4(1.0f),
+        ct__div_v4(CT__K4(2.0f), vaddq_f32(ct__expf_v4(vaddq_f32(a, a)), CT__K4(1.0f))));
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(0.625f)), small, big);
+}
+
+static inline float32x4_t ct__sigmoidf_v4(float32x4_t x)
+{
+    return ct__div_v4(CT__K4(1.0f), vaddq_f32(CT__K4(1.0f), ct__expf_v4(vnegq_f32(x))));
+}
+
+static inline float32x4_t ct__erff_v4(float32x4_t x)
+{
+    float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x);
+    float32x4_t q = CT__K4(7.847259258e-05f);
+    q = vfmaq_f32(CT__K4(-8.008189034e-04f), q, z);
+    q = vfmaq_f32(CT__K4(5.188099109e-03f), q, z);
+    q = vfmaq_f32(CT__K4(-2.685369179e-02f), q, z);
+    q = vfmaq_f32(CT__K4(1.128358245e-01f), q, z);
+    q = vfmaq_f32(CT__K4(-3.761262596e-01f), q, z);
+    q = vfmaq_f32(CT__K4(0.1283791671f), q, z);
+    float32x4_t small = vfmaq_f32(x, x, q);
+    float32x4_t ac = CT__SEL4(ct__lt_v4_rev(a, CT__K4(3.92f)), CT__K4(3.92f), a);
+    ac = CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), CT__K4(1.0f), ac);
+    float32x4_t t = ct__div_v4(CT__K4(1.0f), ac);
+    float32x4_t r = CT__K4(-3.538664058e-02f);
+    r = vfmaq_f32(CT__K4(2.470666170e-01f), r, t);
+    r = vfmaq_f32(CT__K4(-7.623633742e-01f), r, t);
+    r = vfmaq_f32(CT__K4(1.347271681e+00f), r, t);
+    r = vfmaq_f32(CT__K4(-1.445720792e+00f), r, t);
+    r = vfmaq_f32(CT__K4(8.459172845e-01f), r, t);
+    r = vfmaq_f32(CT__K4(-4.444015026e-02f), r, t);
+    r = vfmaq_f32(CT__K4(-2.928811610e-01f), r, t);
+    r = vfmaq_f32(CT__K4(4.540627822e-03f), r, t);
+    r = vfmaq_f32(CT__K4(5.635447502e-01f), r, t);
+    r = vfmaq_f32(CT__K4(3.471292803e-05f), r, t);
+    float32x4_t hi = vmulq_f32(ac, ac), lo = vfmaq_f32(vnegq_f32(hi), ac, ac);
+    float32x4_t e = ct__expf_v4(vnegq_f32(hi));
+    e = vfmaq_f32(e, e, vnegq_f32(lo));
+    float32x4_t big = CT__SEL4(vmvnq_u32(ct__lt_v4(a, CT__K4(3.92f))), CT__K4(1.0f),
+                               vfmaq_f32(CT__K4(1.0f), vnegq_f32(e), r));
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), small, big);
+}
+
+/* PyTorch's erf on 4 lanes given e = e^(-z^2) (ct__erff_as; fabsf and copysignf as bit
+   operations) */
+static inline float32x4_t ct__erff_as_v4(float32x4_t z, float32x4_t e)
+{
+    float32x4_t t = ct__div_v4(CT__K4(1.0f),
+                               vfmaq_f32(CT__K4(1.0f), CT__K4(0.3275911f), vabsq_f32(z)));
+    float32x4_t r = vfmaq_f32(CT__K4(-1.453152027f), CT__K4(1.061405429f), t);
+    r = vfmaq_f32(CT__K4(1.421413741f), r, t);
+    r = vfmaq_f32(CT__K4(-0.284496736f), r, t);
+    r = vfmaq_f32(CT__K4(0.254829592f), r, t);
+    float32x4_t y = vfmaq_f32(CT__K4(1.0f), vmulq_f32(vnegq_f32(e), t), r);
+    return vbslq_f32(vdupq_n_u32(0x80000000u), z, y);
+}
+
+/* Whether every lane of x and of r = f(x) is normal or infinite: then r is f's scalar
+   result; ct__neon32_lane_exact says it for one lane. */
+static inline bool ct__neon32_exact(float32x4_t x, float32x4_t r)
+{
+    uint32x4_t ok = vandq_u32(ct__normal_v4(x), ct__normal_v4(r));
+    uint32x2_t ok2 = vand_u32(vget_low_u32(ok), vget_high_u32(ok));
+    return vget_lane_u32(vpmin_u32(ok2, ok2), 0) != 0;
+}
+
+static inline bool ct__neon32_lane_exact(float x, float r)
+{
+    return fabsf(x) >= 1.17549435e-38f && fabsf(r) >= 1.17549435e-38f;
+}
+
+/* ct__vpart_<FN>_f32(x, y, n): y = FN(x) on the whole 4-lane chunks of n elements (y may be
+   x), the lanes ct__neon32_lane_exact rejects by the scalar SF; returns the number done. */
+#define CT__VPART_NEON32(FN, VF, SF)                                                        \
+    static int64_t ct__vpart_##FN##_f32(const float *x, float *y, int64_t n)                \
+    {                                                                                       \
+        int64_t i = 0;                                                                      \
+        for (; i + 4 <= n; i += 4) {                                                        \
+            float32x4_t v = vld1q_f32(x + i), r = VF(v);                                    \
+            vst1q_f32(y + i, r);                                                            \
+            if (!ct__neon32_exact(v, r)) {                                                  \
+                float xs[4];                                                                \
+                vst1q_f32(xs, v);                                                           \
+                for (int k = 0; k < 4; k++) {                                               \
+                    if (!ct__neon32_lane_exact(xs[k], y[i + k])) {                          \
+                        y[i + k] = SF(xs[k]);                                               \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        return i;                                                                           \
+    }
+CT__VPART_NEON32(exp, ct__expf_v4, ct__expf)
+CT__VPART_NEON32(log, ct__logf_v4, ct__logf)
+CT__VPART_NEON32(tanh, ct__tanhf_v4, ct__tanhf)
+CT__VPART_NEON32(sigmoid, ct__sigmoidf_v4, ct__sigmoidf)
+CT__VPART_NEON32(erf, ct__erff_v4, ct__erff)
+#undef CT__VPART_NEON32
+#undef CT__SEL4
+#undef CT__K4
+#endif
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
@@ -15970,7 +16208,18 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
                 *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
         }                                                                                   \
     }
-#define CT__UN_LOOP(FN, T, S)                                                              \
+#define CT__UN_LOOP(FN, T, S) CT__UN_LOOP_FROM(FN, T, S, 0)
+/* CT__UN_LOOP_V: exp, log, tanh, sigmoid and erf, whose contiguous float32 loop starts with
+   vmath.h's NEON part on 32-bit ARM (elsewhere the compiler vectorizes the loop itself). */
+#if defined(CT__HAS_NEON32)
+#define CT__VPART_f32(FN, x, y, n) ct__vpart_##FN##_f32(x, y, n)
+#define CT__VPART_f64(FN, x, y, n) 0
+#define CT__UN_LOOP_V(FN, T, S) CT__UN_LOOP_FROM(FN, T, S, CT__VPART_##S(FN, a, o, n))
+#else
+#define CT__UN_LOOP_V CT__UN_LOOP
+#endif
+/* The contiguous loop starts at element I0 (an expression of o, a and n). */
+#define CT__UN_LOOP_FROM(FN, T, S, I0)                                                     \
     static CT__NOINLINE T ct__##FN##_##S##_one(T x, const double *p)                        \
     {                                                                                       \
         return ct__##FN##_##S(x, p);                                                        \
@@ -15982,7 +16231,7 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
         if (s[0] == e && s[1] == e) {                                                       \
             T *o = (T *)d[0];                                                               \
             const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (int64_t i = I0; i < n; i++) {                                              \
                 o[i] = ct__##FN##_##S(a[i], p);                                             \
             }                                                                               \
             return;                                                                         \
@@ -16077,17 +16326,17 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     CT__BIN_LOOP_##S(relu_bw, T, S)                                                         \
     CT__BIN_LOOP_##S(sigmoid_bw, T, S)                                                      \
     CT__BIN_LOOP_##S(tanh_bw, T, S)                                                         \
-    CT__UN_LOOP(exp, T, S)                                                                  \
-    CT__UN_LOOP(log, T, S)                                                                  \
+    CT__UN_LOOP_V(exp, T, S)                                                                \
+    CT__UN_LOOP_V(log, T, S)                                                                \
     CT__UN_LOOP(log1p, T, S)                                                                \
     CT__UN_LOOP(sqrt, T, S)                                                                 \
     CT__UN_LOOP(rsqrt, T, S)                                                                \
     CT__UN_LOOP(sin, T, S)                                                                  \
     CT__UN_LOOP(cos, T, S)                                                                  \
-    CT__UN_LOOP(sigmoid, T, S)                                                              \
-    CT__UN_LOOP(tanh, T, S)                                                                 \
+    CT__UN_LOOP_V(sigmoid, T, S)                                                            \
+    CT__UN_LOOP_V(tanh, T, S)                                                               \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(erf, T, S)                                                                  \
+    CT__UN_LOOP_V(erf, T, S)                                                                \
     CT__TER_LOOP(addcdiv, T, S)                                                             \
     CT__TER_LOOP(lerp, T, S)                                                                \
     CT__BIN_LOOP(lerps, T, S)                                                               \
@@ -27244,6 +27493,8 @@ CT__VECTORIZE_END
  *   AVX-512F:     8 x 32 / 8 x 16   (16 zmm accumulators, A broadcast, B loaded)
  *   AVX2 + FMA:   6 x 16 / 6 x 8    (12 ymm accumulators)
  *   NEON aarch64: 8 x 12 / 8 x 6    (24 q accumulators, fma by lane of A)
+ *   NEON armhf:   6 x 8  / portable (12 of the 16 q registers accumulate, A broadcast;
+ *                 ARMv7 NEON has vfma.f32 (VFPv4) but no float64 vectors)
  *   portable C:   4 x 8  / 4 x 8    (the only one under CTORCH_NO_SIMD)
  * The SIMD kernels run only half of their rows on edge tiles with mr <= MR / 2.
  *
@@ -27260,7 +27511,10 @@ CT__VECTORIZE_END
  * forms, see their section) and split C's columns through ct__parallel_for instead.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
- * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
+ * thread counts. The SIMD kernels fuse each multiply-add (FMA); the portable kernel does too
+ * where the target has FMA instructions (__FP_FAST_FMAF, e.g. armhf's VFPv4), and then gives
+ * the NEON kernels' results bit for bit (make arm-icount compares them); without FMA it
+ * rounds each product, and its results differ from the SIMD paths' in rounding.
  */
 
 
@@ -27272,6 +27526,9 @@ CT__VECTORIZE_END
 #include <immintrin.h>
 #elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
 #define CT__GEMM_NEON 1
+#include <arm_neon.h>
+#elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#define CT__GEMM_NEON32 1
 #include <arm_neon.h>
 #endif
 
@@ -27291,6 +27548,11 @@ CT__VECTORIZE_END
 #define CT__GEMM_NR_f32 12
 #define CT__GEMM_MR_f64 8
 #define CT__GEMM_NR_f64 6
+#elif defined(CT__GEMM_NEON32)
+#define CT__GEMM_MR_f32 6
+#define CT__GEMM_NR_f32 8
+#define CT__GEMM_MR_f64 4
+#define CT__GEMM_NR_f64 8
 #else
 #define CT__GEMM_MR_f32 4
 #define CT__GEMM_NR_f32 8
@@ -27797,9 +28059,74 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
 #undef CT__GEMM_AQ
 #undef CT__GEMM_STORET
 
-#else
+#elif defined(CT__GEMM_NEON32)
 
-/* Portable micro-kernel: (MR, NR) accumulators in a local array. */
+/* Row i of the tile: two q accumulators ci0, ci1. ARMv7's vfma.f32 has no by-lane form, so
+   a[i] is broadcast: rows 0-3 from the lanes of one load of a[0..3], rows 4 and 5 by dup
+   loads (all 16 q registers are busy at row 3; a[4..5] in a register spilled an
+   accumulator). */
+#define CT__GEMM_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define CT__GEMM_ROWS3(X) X(0) X(1) X(2)
+#define CT__GEMM_DECL(i) float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0;
+#define CT__GEMM_AI(i)                                                                     \
+    ((i) < 4 ? vdupq_lane_f32((i) < 2 ? vget_low_f32(a0) : vget_high_f32(a0), (i) % 2)     \
+             : vld1q_dup_f32(a + (i)))
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = CT__GEMM_AI(i);                                                                   \
+    c##i##0 = vfmaq_f32(c##i##0, ai, b0);                                                  \
+    c##i##1 = vfmaq_f32(c##i##1, ai, b1);
+#define CT__GEMM_STORET(i)                                                                 \
+    vst1q_f32(t + i * 8, c##i##0);                                                         \
+    vst1q_f32(t + i * 8 + 4, c##i##1);
+
+/* float32, MR = 6, NR = 8 (float64 takes the portable kernel). */
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
+                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+{
+    CT__GEMM_ROWS6(CT__GEMM_DECL)
+    const float *end = a + kc * 6; /* a pointer, not a 64-bit count, ends the loops */
+    if (mr <= 3) {
+        // edge tile of at most 3 rows: the other rows stay zero
+        for (; a < end; a += 6, b += 8) {
+            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
+            CT__GEMM_ROWS3(CT__GEMM_FMA)
+        }
+    } else {
+        // a (kc, 6) and b (kc, 8) packed, contiguous; 12 q accumulators
+        for (; a < end; a += 6, b += 8) {
+            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
+            CT__GEMM_ROWS6(CT__GEMM_FMA)
+        }
+    }
+    float t[6 * 8];
+    CT__GEMM_ROWS6(CT__GEMM_STORET)
+    ct__gemm_update_f32(mr, nr, alpha, t, 8, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_ROWS6
+#undef CT__GEMM_ROWS3
+#undef CT__GEMM_DECL
+#undef CT__GEMM_AI
+#undef CT__GEMM_FMA
+#undef CT__GEMM_STORET
+
+#endif
+
+#if !defined(CT__GEMM_AVX512) && !defined(CT__GEMM_AVX2) && !defined(CT__GEMM_NEON)
+
+/* Portable micro-kernel: (MR, NR) accumulators in a local array; fused multiply-adds where
+   the target has them (the SIMD kernels' rounding: the same results), else a multiply and
+   an add (fmaf would be a slow library call). */
+#if defined(__FP_FAST_FMAF)
+#define CT__GEMM_MADD_f32(x, y, z) fmaf(x, y, z)
+#else
+#define CT__GEMM_MADD_f32(x, y, z) ((z) + (x) * (y))
+#endif
+#if defined(__FP_FAST_FMA)
+#define CT__GEMM_MADD_f64(x, y, z) fma(x, y, z)
+#else
+#define CT__GEMM_MADD_f64(x, y, z) ((z) + (x) * (y))
+#endif
 #define CT__GEMM_PORTABLE_UKR(T, S)                                                        \
     static void ct__gemm_ukr_##S(int64_t kc, const T *a, const T *b, T alpha, T beta, T *c, \
                                  int64_t rsc, int64_t csc, int64_t mr, int64_t nr)         \
@@ -27814,15 +28141,19 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
             for (int i = 0; i < MR; i++) {                                                 \
                 T ai = a[p * MR + i];                                                      \
                 for (int j = 0; j < NR; j++) {                                             \
-                    t[i * NR + j] += ai * b[p * NR + j];                                   \
+                    t[i * NR + j] = CT__GEMM_MADD_##S(ai, b[p * NR + j], t[i * NR + j]); \
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
         ct__gemm_update_##S(mr, nr, alpha, t, NR, beta, c, rsc, csc);                      \
     }
+#if !defined(CT__GEMM_NEON32)
 CT__GEMM_PORTABLE_UKR(float, f32)
+#endif
 CT__GEMM_PORTABLE_UKR(double, f64)
 #undef CT__GEMM_PORTABLE_UKR
+#undef CT__GEMM_MADD_f32
+#undef CT__GEMM_MADD_f64
 
 #endif
 
@@ -28723,6 +29054,7 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
 #undef CT__GEMM_NEON
+#undef CT__GEMM_NEON32
 #undef CT__GEMM_MR_f32
 #undef CT__GEMM_NR_f32
 #undef CT__GEMM_MR_f64
@@ -47412,7 +47744,10 @@ typedef struct ct__act_rows {
     ct__act_row_fn fw_f32, fw_f64, bw_f32, bw_f64;
 } ct__act_rows;
 
-#define CT__ACT_ROWS_T(NAME, T, S)                                                              \
+#define CT__ACT_ROWS_T(NAME, T, S) CT__ACT_ROWS_FROM(NAME, T, S, 0, 0)
+/* The forward loop starts at element FW0 (an expression of x, y and n), the backward one at
+   BW0 (of g, x, dx and n). */
+#define CT__ACT_ROWS_FROM(NAME, T, S, FW0, BW0)                                                 \
     static void ct__act_##NAME##_fwrow_##S(void *out, const void *a, const void *b, int64_t n,  \
                                            const double *p)                                     \
     {                                                                                           \
@@ -47420,7 +47755,7 @@ typedef struct ct__act_rows {
         const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
         T *CT__ACT_RESTRICT y = (T *)out;                                                       \
         (void)b;                                                                                \
-        for (int64_t i = 0; i < n; i++) {                                                       \
+        for (int64_t i = FW0; i < n; i++) {                                                     \
             y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
         }                                                                                       \
     }                                                                                           \
@@ -47430,7 +47765,7 @@ typedef struct ct__act_rows {
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
         const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
         T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                       \
+        for (int64_t i = BW0; i < n; i++) {                                                     \
             dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
         }                                                                                       \
     }
@@ -47449,7 +47784,62 @@ CT__ACT_HOT(CT__ACT_ROWS_F32)
 #pragma GCC push_options
 #pragma GCC target("prefer-vector-width=512")
 #endif
+#if defined(CT__HAS_NEON32)
+/* 32-bit ARM: GELU's whole 4-lane chunks by vmath.h's NEON functions (gcc vectorizes no
+   float32 arithmetic there), the same operations lane by lane; the lanes
+   ct__neon32_lane_exact rejects (zero, subnormal or NaN x or result) by the scalar function.
+   Each returns the number of elements done. */
+static inline float32x4_t ct__act_cdf_v4(float32x4_t x, float32x4_t *pdf)
+{
+    float32x4_t z = vmulq_f32(x, vdupq_n_f32(0.70710678118654752440f));
+    float32x4_t e = ct__expf_v4(vnegq_f32(vmulq_f32(z, z)));
+    *pdf = vmulq_f32(e, vdupq_n_f32(0.39894228040143267794f));
+    return vmulq_f32(vdupq_n_f32(0.5f), vaddq_f32(vdupq_n_f32(1.0f), ct__erff_as_v4(z, e)));
+}
+
+static int64_t ct__act_gelu_fw_vpart(const float *x, float *y, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t v = vld1q_f32(x + i), pdf;
+        float32x4_t r = vmulq_f32(v, ct__act_cdf_v4(v, &pdf));
+        vst1q_f32(y + i, r);
+        if (ct__neon32_exact(v, r)) {
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            if (!ct__neon32_lane_exact(x[i + k], y[i + k])) {
+                y[i + k] = ct__act_gelu_fw_f32(x[i + k], NULL);
+            }
+        }
+    }
+    return i;
+}
+
+static int64_t ct__act_gelu_bw_vpart(const float *g, const float *x, float *dx, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t v = vld1q_f32(x + i), pdf;
+        float32x4_t cdf = ct__act_cdf_v4(v, &pdf);
+        float32x4_t r = vmulq_f32(vld1q_f32(g + i), vfmaq_f32(cdf, v, pdf));
+        vst1q_f32(dx + i, r);
+        if (ct__neon32_exact(v, r)) {
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            if (!ct__neon32_lane_exact(x[i + k], dx[i + k])) {
+                dx[i + k] = ct__act_gelu_bw_f32(g[i + k], x[i + k], NULL);
+            }
+        }
+    }
+    return i;
+}
+CT__ACT_ROWS_FROM(gelu, float, f32, ct__act_gelu_fw_vpart(x, y, n),
+                  ct__act_gelu_bw_vpart(g, x, dx, n))
+#else
 CT__ACT_ROWS_F32(gelu)
+#endif
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 #pragma GCC pop_options
 #endif

@@ -146,6 +146,7 @@ void ct_test_thread_invariant(const char *file, int line, void (*compute)(ct_ten
 
 #define CT_TEST_AREAS(X)                                                                   \
     X(core)                                                                                 \
+    X(vmath_paths)                                                                          \
     X(gemm)                                                                                 \
     X(ops)                                                                                  \
     X(autograd)                                                                             \

@@ -103,6 +103,8 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__HAS_AVX2 1
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #define CT__HAS_NEON 1
+#elif defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#define CT__HAS_NEON32 1 /* 32-bit ARM with NEON and VFPv4 (vfma.f32) */
 #endif
 
 /* ---- allocation hooks (all or none) ------------------------------------------------- */

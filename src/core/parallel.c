@@ -789,6 +789,8 @@ size_t ct_parallel_info_string(char *buf, size_t n)
     const char *isa = "AVX2+FMA";
 #elif defined(CT__HAS_NEON)
     const char *isa = "NEON";
+#elif defined(CT__HAS_NEON32)
+    const char *isa = "NEON (32-bit ARM, VFPv4)";
 #else
     const char *isa = "portable C";
 #endif

@@ -162,7 +162,10 @@ typedef struct ct__act_rows {
     ct__act_row_fn fw_f32, fw_f64, bw_f32, bw_f64;
 } ct__act_rows;
 
-#define CT__ACT_ROWS_T(NAME, T, S)                                                              \
+#define CT__ACT_ROWS_T(NAME, T, S) CT__ACT_ROWS_FROM(NAME, T, S, 0, 0)
+/* The forward loop starts at element FW0 (an expression of x, y and n), the backward one at
+   BW0 (of g, x, dx and n). */
+#define CT__ACT_ROWS_FROM(NAME, T, S, FW0, BW0)                                                 \
     static void ct__act_##NAME##_fwrow_##S(void *out, const void *a, const void *b, int64_t n,  \
                                            const double *p)                                     \
     {                                                                                           \
@@ -170,7 +173,7 @@ typedef struct ct__act_rows {
         const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
         T *CT__ACT_RESTRICT y = (T *)out;                                                       \
         (void)b;                                                                                \
-        for (int64_t i = 0; i < n; i++) {                                                       \
+        for (int64_t i = FW0; i < n; i++) {                                                     \
             y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
         }                                                                                       \
     }                                                                                           \
@@ -180,7 +183,7 @@ typedef struct ct__act_rows {
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
         const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
         T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                       \
+        for (int64_t i = BW0; i < n; i++) {                                                     \
             dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
         }                                                                                       \
     }
@@ -199,7 +202,62 @@ CT__ACT_HOT(CT__ACT_ROWS_F32)
 #pragma GCC push_options
 #pragma GCC target("prefer-vector-width=512")
 #endif
+#if defined(CT__HAS_NEON32)
+/* 32-bit ARM: GELU's whole 4-lane chunks by vmath.h's NEON functions (gcc vectorizes no
+   float32 arithmetic there), the same operations lane by lane; the lanes
+   ct__neon32_lane_exact rejects (zero, subnormal or NaN x or result) by the scalar function.
+   Each returns the number of elements done. */
+static inline float32x4_t ct__act_cdf_v4(float32x4_t x, float32x4_t *pdf)
+{
+    float32x4_t z = vmulq_f32(x, vdupq_n_f32(0.70710678118654752440f));
+    float32x4_t e = ct__expf_v4(vnegq_f32(vmulq_f32(z, z)));
+    *pdf = vmulq_f32(e, vdupq_n_f32(0.39894228040143267794f));
+    return vmulq_f32(vdupq_n_f32(0.5f), vaddq_f32(vdupq_n_f32(1.0f), ct__erff_as_v4(z, e)));
+}
+
+static int64_t ct__act_gelu_fw_vpart(const float *x, float *y, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t v = vld1q_f32(x + i), pdf;
+        float32x4_t r = vmulq_f32(v, ct__act_cdf_v4(v, &pdf));
+        vst1q_f32(y + i, r);
+        if (ct__neon32_exact(v, r)) {
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            if (!ct__neon32_lane_exact(x[i + k], y[i + k])) {
+                y[i + k] = ct__act_gelu_fw_f32(x[i + k], NULL);
+            }
+        }
+    }
+    return i;
+}
+
+static int64_t ct__act_gelu_bw_vpart(const float *g, const float *x, float *dx, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t v = vld1q_f32(x + i), pdf;
+        float32x4_t cdf = ct__act_cdf_v4(v, &pdf);
+        float32x4_t r = vmulq_f32(vld1q_f32(g + i), vfmaq_f32(cdf, v, pdf));
+        vst1q_f32(dx + i, r);
+        if (ct__neon32_exact(v, r)) {
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            if (!ct__neon32_lane_exact(x[i + k], dx[i + k])) {
+                dx[i + k] = ct__act_gelu_bw_f32(g[i + k], x[i + k], NULL);
+            }
+        }
+    }
+    return i;
+}
+CT__ACT_ROWS_FROM(gelu, float, f32, ct__act_gelu_fw_vpart(x, y, n),
+                  ct__act_gelu_bw_vpart(g, x, dx, n))
+#else
 CT__ACT_ROWS_F32(gelu)
+#endif
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 #pragma GCC pop_options
 #endif

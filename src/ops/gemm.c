@@ -24,6 +24,8 @@
  *   AVX-512F:     8 x 32 / 8 x 16   (16 zmm accumulators, A broadcast, B loaded)
  *   AVX2 + FMA:   6 x 16 / 6 x 8    (12 ymm accumulators)
  *   NEON aarch64: 8 x 12 / 8 x 6    (24 q accumulators, fma by lane of A)
+ *   NEON armhf:   6 x 8  / portable (12 of the 16 q registers accumulate, A broadcast;
+ *                 ARMv7 NEON has vfma.f32 (VFPv4) but no float64 vectors)
  *   portable C:   4 x 8  / 4 x 8    (the only one under CTORCH_NO_SIMD)
  * The SIMD kernels run only half of their rows on edge tiles with mr <= MR / 2.
  *
@@ -40,7 +42,10 @@
  * forms, see their section) and split C's columns through ct__parallel_for instead.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
- * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
+ * thread counts. The SIMD kernels fuse each multiply-add (FMA); the portable kernel does too
+ * where the target has FMA instructions (__FP_FAST_FMAF, e.g. armhf's VFPv4), and then gives
+ * the NEON kernels' results bit for bit (make arm-icount compares them); without FMA it
+ * rounds each product, and its results differ from the SIMD paths' in rounding.
  */
 #include "../core/internal.h"
 
@@ -54,6 +59,9 @@
 #include <immintrin.h>
 #elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
 #define CT__GEMM_NEON 1
+#include <arm_neon.h>
+#elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#define CT__GEMM_NEON32 1
 #include <arm_neon.h>
 #endif
 
@@ -73,6 +81,11 @@
 #define CT__GEMM_NR_f32 12
 #define CT__GEMM_MR_f64 8
 #define CT__GEMM_NR_f64 6
+#elif defined(CT__GEMM_NEON32)
+#define CT__GEMM_MR_f32 6
+#define CT__GEMM_NR_f32 8
+#define CT__GEMM_MR_f64 4
+#define CT__GEMM_NR_f64 8
 #else
 #define CT__GEMM_MR_f32 4
 #define CT__GEMM_NR_f32 8
@@ -579,9 +592,74 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
 #undef CT__GEMM_AQ
 #undef CT__GEMM_STORET
 
-#else
+#elif defined(CT__GEMM_NEON32)
 
-/* Portable micro-kernel: (MR, NR) accumulators in a local array. */
+/* Row i of the tile: two q accumulators ci0, ci1. ARMv7's vfma.f32 has no by-lane form, so
+   a[i] is broadcast: rows 0-3 from the lanes of one load of a[0..3], rows 4 and 5 by dup
+   loads (all 16 q registers are busy at row 3; a[4..5] in a register spilled an
+   accumulator). */
+#define CT__GEMM_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define CT__GEMM_ROWS3(X) X(0) X(1) X(2)
+#define CT__GEMM_DECL(i) float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0;
+#define CT__GEMM_AI(i)                                                                     \
+    ((i) < 4 ? vdupq_lane_f32((i) < 2 ? vget_low_f32(a0) : vget_high_f32(a0), (i) % 2)     \
+             : vld1q_dup_f32(a + (i)))
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = CT__GEMM_AI(i);                                                                   \
+    c##i##0 = vfmaq_f32(c##i##0, ai, b0);                                                  \
+    c##i##1 = vfmaq_f32(c##i##1, ai, b1);
+#define CT__GEMM_STORET(i)                                                                 \
+    vst1q_f32(t + i * 8, c##i##0);                                                         \
+    vst1q_f32(t + i * 8 + 4, c##i##1);
+
+/* float32, MR = 6, NR = 8 (float64 takes the portable kernel). */
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
+                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+{
+    CT__GEMM_ROWS6(CT__GEMM_DECL)
+    const float *end = a + kc * 6; /* a pointer, not a 64-bit count, ends the loops */
+    if (mr <= 3) {
+        // edge tile of at most 3 rows: the other rows stay zero
+        for (; a < end; a += 6, b += 8) {
+            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
+            CT__GEMM_ROWS3(CT__GEMM_FMA)
+        }
+    } else {
+        // a (kc, 6) and b (kc, 8) packed, contiguous; 12 q accumulators
+        for (; a < end; a += 6, b += 8) {
+            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
+            CT__GEMM_ROWS6(CT__GEMM_FMA)
+        }
+    }
+    float t[6 * 8];
+    CT__GEMM_ROWS6(CT__GEMM_STORET)
+    ct__gemm_update_f32(mr, nr, alpha, t, 8, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_ROWS6
+#undef CT__GEMM_ROWS3
+#undef CT__GEMM_DECL
+#undef CT__GEMM_AI
+#undef CT__GEMM_FMA
+#undef CT__GEMM_STORET
+
+#endif
+
+#if !defined(CT__GEMM_AVX512) && !defined(CT__GEMM_AVX2) && !defined(CT__GEMM_NEON)
+
+/* Portable micro-kernel: (MR, NR) accumulators in a local array; fused multiply-adds where
+   the target has them (the SIMD kernels' rounding: the same results), else a multiply and
+   an add (fmaf would be a slow library call). */
+#if defined(__FP_FAST_FMAF)
+#define CT__GEMM_MADD_f32(x, y, z) fmaf(x, y, z)
+#else
+#define CT__GEMM_MADD_f32(x, y, z) ((z) + (x) * (y))
+#endif
+#if defined(__FP_FAST_FMA)
+#define CT__GEMM_MADD_f64(x, y, z) fma(x, y, z)
+#else
+#define CT__GEMM_MADD_f64(x, y, z) ((z) + (x) * (y))
+#endif
 #define CT__GEMM_PORTABLE_UKR(T, S)                                                        \
     static void ct__gemm_ukr_##S(int64_t kc, const T *a, const T *b, T alpha, T beta, T *c, \
                                  int64_t rsc, int64_t csc, int64_t mr, int64_t nr)         \
@@ -596,15 +674,19 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
             for (int i = 0; i < MR; i++) {                                                 \
                 T ai = a[p * MR + i];                                                      \
                 for (int j = 0; j < NR; j++) {                                             \
-                    t[i * NR + j] += ai * b[p * NR + j];                                   \
+                    t[i * NR + j] = CT__GEMM_MADD_##S(ai, b[p * NR + j], t[i * NR + j]); \
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
         ct__gemm_update_##S(mr, nr, alpha, t, NR, beta, c, rsc, csc);                      \
     }
+#if !defined(CT__GEMM_NEON32)
 CT__GEMM_PORTABLE_UKR(float, f32)
+#endif
 CT__GEMM_PORTABLE_UKR(double, f64)
 #undef CT__GEMM_PORTABLE_UKR
+#undef CT__GEMM_MADD_f32
+#undef CT__GEMM_MADD_f64
 
 #endif
 
@@ -1505,6 +1587,7 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
 #undef CT__GEMM_NEON
+#undef CT__GEMM_NEON32
 #undef CT__GEMM_MR_f32
 #undef CT__GEMM_NR_f32
 #undef CT__GEMM_MR_f64

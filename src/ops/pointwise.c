@@ -428,7 +428,18 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
                 *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
         }                                                                                   \
     }
-#define CT__UN_LOOP(FN, T, S)                                                              \
+#define CT__UN_LOOP(FN, T, S) CT__UN_LOOP_FROM(FN, T, S, 0)
+/* CT__UN_LOOP_V: exp, log, tanh, sigmoid and erf, whose contiguous float32 loop starts with
+   vmath.h's NEON part on 32-bit ARM (elsewhere the compiler vectorizes the loop itself). */
+#if defined(CT__HAS_NEON32)
+#define CT__VPART_f32(FN, x, y, n) ct__vpart_##FN##_f32(x, y, n)
+#define CT__VPART_f64(FN, x, y, n) 0
+#define CT__UN_LOOP_V(FN, T, S) CT__UN_LOOP_FROM(FN, T, S, CT__VPART_##S(FN, a, o, n))
+#else
+#define CT__UN_LOOP_V CT__UN_LOOP
+#endif
+/* The contiguous loop starts at element I0 (an expression of o, a and n). */
+#define CT__UN_LOOP_FROM(FN, T, S, I0)                                                     \
     static CT__NOINLINE T ct__##FN##_##S##_one(T x, const double *p)                        \
     {                                                                                       \
         return ct__##FN##_##S(x, p);                                                        \
@@ -440,7 +451,7 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
         if (s[0] == e && s[1] == e) {                                                       \
             T *o = (T *)d[0];                                                               \
             const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (int64_t i = I0; i < n; i++) {                                              \
                 o[i] = ct__##FN##_##S(a[i], p);                                             \
             }                                                                               \
             return;                                                                         \
@@ -535,17 +546,17 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     CT__BIN_LOOP_##S(relu_bw, T, S)                                                         \
     CT__BIN_LOOP_##S(sigmoid_bw, T, S)                                                      \
     CT__BIN_LOOP_##S(tanh_bw, T, S)                                                         \
-    CT__UN_LOOP(exp, T, S)                                                                  \
-    CT__UN_LOOP(log, T, S)                                                                  \
+    CT__UN_LOOP_V(exp, T, S)                                                                \
+    CT__UN_LOOP_V(log, T, S)                                                                \
     CT__UN_LOOP(log1p, T, S)                                                                \
     CT__UN_LOOP(sqrt, T, S)                                                                 \
     CT__UN_LOOP(rsqrt, T, S)                                                                \
     CT__UN_LOOP(sin, T, S)                                                                  \
     CT__UN_LOOP(cos, T, S)                                                                  \
-    CT__UN_LOOP(sigmoid, T, S)                                                              \
-    CT__UN_LOOP(tanh, T, S)                                                                 \
+    CT__UN_LOOP_V(sigmoid, T, S)                                                            \
+    CT__UN_LOOP_V(tanh, T, S)                                                               \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(erf, T, S)                                                                  \
+    CT__UN_LOOP_V(erf, T, S)                                                                \
     CT__TER_LOOP(addcdiv, T, S)                                                             \
     CT__TER_LOOP(lerp, T, S)                                                                \
     CT__BIN_LOOP(lerps, T, S)                                                               \

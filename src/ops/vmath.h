@@ -482,6 +482,240 @@ CT__FORCE_INLINE float ct__erfinvf(float y)
     return a > 1.0f || y != y ? (float)NAN : x;
 }
 
+/* ---- 32-bit ARM NEON (armhf): exp, log, tanh, sigmoid and erf on 4 lanes. gcc vectorizes
+   no float32 arithmetic for ARMv7 NEON (it flushes subnormals to zero and makes every NaN
+   the default NaN), so these are written out: each does its scalar function's operations lane
+   by lane (vfmaq_f32 is fused as fmaf is; the divisions are the lanes' VFP divisions, which
+   NEON lacks), so a lane whose input and result are normal or infinite matches it bit for
+   bit (a subnormal intermediate there only ever meets a much larger addend). The other lanes
+   (zero, subnormal or NaN input or result) are recomputed by the scalar function:
+   ct__vpart_<fn>_f32 stores the whole 4-lane chunks of a contiguous loop and returns how
+   many elements it did. (aarch64 NEON is IEEE: gcc vectorizes the scalar functions there.) */
+#if defined(CT__HAS_NEON32)
+#include <arm_neon.h>
+
+/* Float comparisons by integer ones (gcc expands ARMv7's vcgt.f32 and kin lane by lane in
+   scalar code unless -ffast-math): the bits as signed integers ordered as the floats are,
+   except that -0 < +0 and NaNs compare as numbers (lanes the callers recompute anyway). */
+static inline int32x4_t ct__ord_v4(float32x4_t v)
+{
+    int32x4_t b = vreinterpretq_s32_f32(v);
+    return veorq_s32(b, vandq_s32(vshrq_n_s32(b, 31), vdupq_n_s32(0x7fffffff)));
+}
+
+/* a < b, and b < a (a > b) */
+static inline uint32x4_t ct__lt_v4(float32x4_t a, float32x4_t b)
+{
+    return vcltq_s32(ct__ord_v4(a), ct__ord_v4(b));
+}
+
+static inline uint32x4_t ct__lt_v4_rev(float32x4_t a, float32x4_t b) { return ct__lt_v4(b, a); }
+
+/* a == b as bits (a == inf) */
+static inline uint32x4_t ct__eq_v4(float32x4_t a, float32x4_t b)
+{
+    return vceqq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b));
+}
+
+/* |v| normal or infinite (not zero, subnormal or NaN) */
+static inline uint32x4_t ct__normal_v4(float32x4_t v)
+{
+    uint32x4_t m = vandq_u32(vreinterpretq_u32_f32(v), vdupq_n_u32(0x7fffffffu));
+    return vcltq_u32(vsubq_u32(m, vdupq_n_u32(0x00800000u)), vdupq_n_u32(0x7f000001u));
+}
+
+/* n / d lane by lane (VFP divisions, correctly rounded as the scalar code's) */
+static inline float32x4_t ct__div_v4(float32x4_t n, float32x4_t d)
+{
+    float32x4_t q = vdupq_n_f32(0.0f);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 0) / vgetq_lane_f32(d, 0), q, 0);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 1) / vgetq_lane_f32(d, 1), q, 1);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 2) / vgetq_lane_f32(d, 2), q, 2);
+    return vsetq_lane_f32(vgetq_lane_f32(n, 3) / vgetq_lane_f32(d, 3), q, 3);
+}
+
+/* c ? a : b with c a float comparison (false for NaN, as in the scalar selects) */
+#define CT__SEL4(c, a, b) vbslq_f32(c, a, b)
+#define CT__K4(v) vdupq_n_f32(v)
+
+/* ct__scale_by_t on 4 lanes (ni / 2 truncates toward zero, as C's division) */
+static inline float32x4_t ct__scale_by_t_v4(float32x4_t p, float32x4_t t)
+{
+    int32x4_t ni = vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vreinterpretq_u32_f32(t),
+                                                             vdupq_n_u32(0x7fffffffu))),
+                             vdupq_n_s32(0x4b400000));
+    int32x4_t na = vshrq_n_s32(
+        vaddq_s32(ni, vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(ni), 31))), 1);
+    int32x4_t nb = vsubq_s32(ni, na);
+    float32x4_t sa = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(na, vdupq_n_s32(127)), 23));
+    float32x4_t sb = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(nb, vdupq_n_s32(127)), 23));
+    return vfmaq_f32(CT__K4(0.0f), vmulq_f32(p, sa), sb);
+}
+
+static inline float32x4_t ct__expf_v4(float32x4_t x)
+{
+    float32x4_t xc = CT__SEL4(ct__lt_v4(x, CT__K4(-104.0f)), CT__K4(-104.0f), x);
+    xc = CT__SEL4(ct__lt_v4_rev(xc, CT__K4(89.0f)), CT__K4(89.0f), xc);
+    float32x4_t t = vfmaq_f32(CT__K4(12582912.0f), xc, CT__K4(1.44269504088896341f));
+    float32x4_t n = vsubq_f32(t, CT__K4(12582912.0f));
+    float32x4_t r = vfmaq_f32(xc, n, CT__K4(-0.693359375f));
+    r = vfmaq_f32(r, n, CT__K4(2.12194440e-4f));
+    float32x4_t p = CT__K4(1.9875691500e-4f);
+    p = vfmaq_f32(CT__K4(1.3981999507e-3f), p, r);
+    p = vfmaq_f32(CT__K4(8.3334519073e-3f), p, r);
+    p = vfmaq_f32(CT__K4(4.1665795894e-2f), p, r);
+    p = vfmaq_f32(CT__K4(1.6666665459e-1f), p, r);
+    p = vfmaq_f32(CT__K4(5.0000001201e-1f), p, r);
+    p = vfmaq_f32(CT__K4(1.0f), p, r);
+    p = vfmaq_f32(CT__K4(1.0f), p, r);
+    return ct__scale_by_t_v4(p, t);
+}
+
+/* ct__logf without its subnormal-input scaling (those lanes are recomputed) */
+static inline float32x4_t ct__logf_v4(float32x4_t x)
+{
+    uint32x4_t u = vreinterpretq_u32_f32(x);
+    int32x4_t e = vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(u, 23),
+                                                            vdupq_n_u32(0xff))),
+                            vdupq_n_s32(126));
+    float32x4_t m = vreinterpretq_f32_u32(
+        vorrq_u32(vandq_u32(u, vdupq_n_u32(0x007fffffu)), vdupq_n_u32(0x3f000000u)));
+    uint32x4_t small = ct__lt_v4(m, CT__K4(0.707106781186547524f));
+    e = vaddq_s32(e, vreinterpretq_s32_u32(small)); /* true is -1 */
+    m = CT__SEL4(small, vsubq_f32(vaddq_f32(m, m), CT__K4(1.0f)), vsubq_f32(m, CT__K4(1.0f)));
+    float32x4_t z = vmulq_f32(m, m);
+    float32x4_t p = CT__K4(7.0376836292e-2f);
+    p = vfmaq_f32(CT__K4(-1.1514610310e-1f), p, m);
+    p = vfmaq_f32(CT__K4(1.1676998740e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-1.2420140846e-1f), p, m);
+    p = vfmaq_f32(CT__K4(1.4249322787e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-1.6668057665e-1f), p, m);
+    p = vfmaq_f32(CT__K4(2.0000714765e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-2.4999993993e-1f), p, m);
+    p = vfmaq_f32(CT__K4(3.3333331174e-1f), p, m);
+    float32x4_t fe = vcvtq_f32_s32(e);
+    float32x4_t y = vmulq_f32(vmulq_f32(p, m), z);
+    y = vfmaq_f32(y, fe, CT__K4(-2.12194440e-4f));
+    y = vfmaq_f32(y, CT__K4(-0.5f), z);
+    y = vfmaq_f32(vaddq_f32(m, y), fe, CT__K4(0.693359375f));
+    y = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), CT__K4((float)NAN), y);
+    return CT__SEL4(ct__eq_v4(x, CT__K4((float)INFINITY)), x, y);
+}
+
+static inline float32x4_t ct__tanhf_v4(float32x4_t x)
+{
+    float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x);
+    float32x4_t p = CT__K4(-5.70498872745e-3f);
+    p = vfmaq_f32(CT__K4(2.06390887954e-2f), p, z);
+    p = vfmaq_f32(CT__K4(-5.37397155531e-2f), p, z);
+    p = vfmaq_f32(CT__K4(1.33314422036e-1f), p, z);
+    p = vfmaq_f32(CT__K4(-3.33332819422e-1f), p, z);
+    float32x4_t small = vfmaq_f32(x, vmulq_f32(x, z), p);
+    float32x4_t big = vsubq_f32(
+        CT__K4(1.0f),
+        ct__div_v4(CT__K4(2.0f), vaddq_f32(ct__expf_v4(vaddq_f32(a, a)), CT__K4(1.0f))));
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(0.625f)), small, big);
+}
+
+static inline float32x4_t ct__sigmoidf_v4(float32x4_t x)
+{
+    return ct__div_v4(CT__K4(1.0f), vaddq_f32(CT__K4(1.0f), ct__expf_v4(vnegq_f32(x))));
+}
+
+static inline float32x4_t ct__erff_v4(float32x4_t x)
+{
+    float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x);
+    float32x4_t q = CT__K4(7.847259258e-05f);
+    q = vfmaq_f32(CT__K4(-8.008189034e-04f), q, z);
+    q = vfmaq_f32(CT__K4(5.188099109e-03f), q, z);
+    q = vfmaq_f32(CT__K4(-2.685369179e-02f), q, z);
+    q = vfmaq_f32(CT__K4(1.128358245e-01f), q, z);
+    q = vfmaq_f32(CT__K4(-3.761262596e-01f), q, z);
+    q = vfmaq_f32(CT__K4(0.1283791671f), q, z);
+    float32x4_t small = vfmaq_f32(x, x, q);
+    float32x4_t ac = CT__SEL4(ct__lt_v4_rev(a, CT__K4(3.92f)), CT__K4(3.92f), a);
+    ac = CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), CT__K4(1.0f), ac);
+    float32x4_t t = ct__div_v4(CT__K4(1.0f), ac);
+    float32x4_t r = CT__K4(-3.538664058e-02f);
+    r = vfmaq_f32(CT__K4(2.470666170e-01f), r, t);
+    r = vfmaq_f32(CT__K4(-7.623633742e-01f), r, t);
+    r = vfmaq_f32(CT__K4(1.347271681e+00f), r, t);
+    r = vfmaq_f32(CT__K4(-1.445720792e+00f), r, t);
+    r = vfmaq_f32(CT__K4(8.459172845e-01f), r, t);
+    r = vfmaq_f32(CT__K4(-4.444015026e-02f), r, t);
+    r = vfmaq_f32(CT__K4(-2.928811610e-01f), r, t);
+    r = vfmaq_f32(CT__K4(4.540627822e-03f), r, t);
+    r = vfmaq_f32(CT__K4(5.635447502e-01f), r, t);
+    r = vfmaq_f32(CT__K4(3.471292803e-05f), r, t);
+    float32x4_t hi = vmulq_f32(ac, ac), lo = vfmaq_f32(vnegq_f32(hi), ac, ac);
+    float32x4_t e = ct__expf_v4(vnegq_f32(hi));
+    e = vfmaq_f32(e, e, vnegq_f32(lo));
+    float32x4_t big = CT__SEL4(vmvnq_u32(ct__lt_v4(a, CT__K4(3.92f))), CT__K4(1.0f),
+                               vfmaq_f32(CT__K4(1.0f), vnegq_f32(e), r));
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), small, big);
+}
+
+/* PyTorch's erf on 4 lanes given e = e^(-z^2) (ct__erff_as; fabsf and copysignf as bit
+   operations) */
+static inline float32x4_t ct__erff_as_v4(float32x4_t z, float32x4_t e)
+{
+    float32x4_t t = ct__div_v4(CT__K4(1.0f),
+                               vfmaq_f32(CT__K4(1.0f), CT__K4(0.3275911f), vabsq_f32(z)));
+    float32x4_t r = vfmaq_f32(CT__K4(-1.453152027f), CT__K4(1.061405429f), t);
+    r = vfmaq_f32(CT__K4(1.421413741f), r, t);
+    r = vfmaq_f32(CT__K4(-0.284496736f), r, t);
+    r = vfmaq_f32(CT__K4(0.254829592f), r, t);
+    float32x4_t y = vfmaq_f32(CT__K4(1.0f), vmulq_f32(vnegq_f32(e), t), r);
+    return vbslq_f32(vdupq_n_u32(0x80000000u), z, y);
+}
+
+/* Whether every lane of x and of r = f(x) is normal or infinite: then r is f's scalar
+   result; ct__neon32_lane_exact says it for one lane. */
+static inline bool ct__neon32_exact(float32x4_t x, float32x4_t r)
+{
+    uint32x4_t ok = vandq_u32(ct__normal_v4(x), ct__normal_v4(r));
+    uint32x2_t ok2 = vand_u32(vget_low_u32(ok), vget_high_u32(ok));
+    return vget_lane_u32(vpmin_u32(ok2, ok2), 0) != 0;
+}
+
+static inline bool ct__neon32_lane_exact(float x, float r)
+{
+    return fabsf(x) >= 1.17549435e-38f && fabsf(r) >= 1.17549435e-38f;
+}
+
+/* ct__vpart_<FN>_f32(x, y, n): y = FN(x) on the whole 4-lane chunks of n elements (y may be
+   x), the lanes ct__neon32_lane_exact rejects by the scalar SF; returns the number done. */
+#define CT__VPART_NEON32(FN, VF, SF)                                                        \
+    static int64_t ct__vpart_##FN##_f32(const float *x, float *y, int64_t n)                \
+    {                                                                                       \
+        int64_t i = 0;                                                                      \
+        for (; i + 4 <= n; i += 4) {                                                        \
+            float32x4_t v = vld1q_f32(x + i), r = VF(v);                                    \
+            vst1q_f32(y + i, r);                                                            \
+            if (!ct__neon32_exact(v, r)) {                                                  \
+                float xs[4];                                                                \
+                vst1q_f32(xs, v);                                                           \
+                for (int k = 0; k < 4; k++) {                                               \
+                    if (!ct__neon32_lane_exact(xs[k], y[i + k])) {                          \
+                        y[i + k] = SF(xs[k]);                                               \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        return i;                                                                           \
+    }
+CT__VPART_NEON32(exp, ct__expf_v4, ct__expf)
+CT__VPART_NEON32(log, ct__logf_v4, ct__logf)
+CT__VPART_NEON32(tanh, ct__tanhf_v4, ct__tanhf)
+CT__VPART_NEON32(sigmoid, ct__sigmoidf_v4, ct__sigmoidf)
+CT__VPART_NEON32(erf, ct__erff_v4, ct__erff)
+#undef CT__VPART_NEON32
+#undef CT__SEL4
+#undef CT__K4
+#endif
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
