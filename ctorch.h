@@ -31504,14 +31504,12 @@ void slasd1_(const int *nl, const int *nr, const int *sqre, float *d, float *alp
 void dlasd1_(const int *nl, const int *nr, const int *sqre, double *d, double *alpha,
              double *beta, double *u, const int *ldu, double *vt, const int *ldvt, int *idxq,
              int *iwork, double *work, int *info);
+void slarft_(const char *direct, const char *storev, const int *n, const int *k, const float *v,
+             const int *ldv, const float *tau, float *t, const int *ldt, size_t, size_t);
+void dlarft_(const char *direct, const char *storev, const int *n, const int *k, const double *v,
+             const int *ldv, const double *tau, double *t, const int *ldt, size_t, size_t);
 float slamch_(const char *cmach, size_t);
 double dlamch_(const char *cmach, size_t);
-void sormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
-             const int *k, const float *a, const int *lda, const float *tau, float *c,
-             const int *ldc, float *work, const int *lwork, int *info, size_t, size_t, size_t);
-void dormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
-             const int *k, const double *a, const int *lda, const double *tau, double *c,
-             const int *ldc, double *work, const int *lwork, int *info, size_t, size_t, size_t);
 void slascl_(const char *type, const int *kl, const int *ku, const float *cfrom,
              const float *cto, const int *m, const int *n, float *a, const int *lda, int *info,
              size_t);
@@ -32688,11 +32686,72 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 }
 
 #if CT__LAPACK
-/* One half of gesdd's last step: Q applied to U (part 0) or P^T to Vh (part 1), each with its
-   own workspace of lwork elements. */
+/* C = alpha A B + beta C in the work dtype on ctorch's GEMM (strides as ct__gemm_f32's). */
+static void ct__dc_gemm(ct_dtype wd, int64_t M, int64_t N, int64_t K, double alpha,
+                        const void *A, int64_t rsa, int64_t csa, const void *B, int64_t rsb,
+                        int64_t csb, double beta, void *C, int64_t rsc, int64_t csc)
+{
+    if (wd == CT_FLOAT32) {
+        ct__gemm_f32(M, N, K, (float)alpha, (const float *)A, rsa, csa, (const float *)B, rsb,
+                     csb, (float)beta, (float *)C, rsc, csc);
+    } else {
+        ct__gemm_f64(M, N, K, alpha, (const double *)A, rsa, csa, (const double *)B, rsb, csb,
+                     beta, (double *)C, rsc, csc);
+    }
+}
+
+/* Reflectors per block of ct__dc_orm. */
+#define CT__DC_ORM_NB 32
+
+/* ormbr's product on ctorch's GEMM: with H(i) = I - tau[i] v_i v_i^T (v_i of length q: zero
+   before i, one at i, v_i[p] = a[p * sp + i * si] after), left: c (q x nc, ld ldc) :=
+   H(0) ... H(k-1) c (Q c); right: c (nc x q) := c H(k-1) ... H(0) (c P^T). In blocks of
+   CT__DC_ORM_NB reflectors from the last, each V T V^T with V the block copied dense and T
+   from larft. work: CT__DC_ORM_NB (q + CT__DC_ORM_NB + 2 nc) elements. */
+static void ct__dc_orm(ct_dtype wd, bool left, int q, int nc, int k, const void *a, int64_t sp,
+                       int64_t si, const void *tau, void *c, int ldc, void *work)
+{
+    size_t es = ct_dtype_size(wd);
+    int nb = CT__DC_ORM_NB;
+    char *v = (char *)work, *t = v + (size_t)q * (size_t)nb * es;
+    char *w = t + (size_t)(nb * nb) * es, *w2 = w + (size_t)nb * (size_t)nc * es;
+    for (int j0 = k > 0 ? (k - 1) / nb * nb : -1; j0 >= 0; j0 -= nb) {
+        int jb = k - j0 < nb ? k - j0 : nb, r = q - j0;
+        for (int j = 0; j < jb; j++) {
+            for (int i = 0; i < r; i++) {
+                int64_t at = (j0 + i) * sp + (j0 + j) * si;
+                ct__dc_st(v, wd, i + (int64_t)j * r, i > j ? ct__dc_ld(a, wd, at) : i == j);
+            }
+        }
+        memset(t, 0, (size_t)(nb * nb) * es);
+        const char *tj = (const char *)tau + (size_t)j0 * es;
+        if (wd == CT_FLOAT32) {
+            slarft_("F", "C", &r, &jb, (float *)v, &r, (const float *)tj, (float *)t, &nb, 1, 1);
+        } else {
+            dlarft_("F", "C", &r, &jb, (double *)v, &r, (const double *)tj, (double *)t, &nb, 1,
+                    1);
+        }
+        if (left) { /* W^T = C^T V, T W, C -= V T W (c's rows from j0) */
+            char *cj = (char *)c + (size_t)j0 * es;
+            ct__dc_gemm(wd, nc, jb, r, 1, cj, ldc, 1, v, 1, r, 0, w, jb, 1);
+            ct__dc_gemm(wd, jb, nc, jb, 1, t, 1, nb, w, 1, jb, 0, w2, 1, jb);
+            ct__dc_gemm(wd, r, nc, jb, -1, v, 1, r, w2, 1, jb, 1, cj, 1, ldc);
+        } else { /* W = C V, W T^T, C -= W T^T V^T (c's columns from j0) */
+            char *cj = (char *)c + (size_t)j0 * (size_t)ldc * es;
+            ct__dc_gemm(wd, nc, jb, r, 1, cj, 1, ldc, v, 1, r, 0, w, 1, nc);
+            ct__dc_gemm(wd, nc, jb, jb, 1, w, 1, nc, t, nb, 1, 0, w2, 1, nc);
+            ct__dc_gemm(wd, nc, r, jb, -1, w2, 1, nc, v, r, 1, 1, cj, 1, ldc);
+        }
+    }
+}
+
+/* One half of gesdd's last step (ct__dc_orm): Q applied to U (part 0, workspace at work) or
+   P^T to Vh's columns 1.. (part 1, workspace at work + qwork; gebrd's P has n - 1 reflectors,
+   in a's rows right of the superdiagonal). */
 typedef struct ct__dc_ormbr_ctx {
     ct_dtype wd;
-    int m, n, uc, lwork;
+    int m, n, uc;
+    int64_t qwork;
     const void *a, *tauq, *taup;
     void *u, *vt, *work;
 } ct__dc_ormbr_ctx;
@@ -32700,21 +32759,15 @@ typedef struct ct__dc_ormbr_ctx {
 static void ct__dc_ormbr_part(int64_t begin, int64_t end, void *ctx)
 {
     const ct__dc_ormbr_ctx *x = (const ct__dc_ormbr_ctx *)ctx;
+    size_t es = ct_dtype_size(x->wd);
     for (int64_t t = begin; t < end; t++) {
-        bool q = t == 0;
-        int rows = q ? x->m : x->n, cols = q ? x->uc : x->n, ldc = rows, info = 0;
-        const void *tau = q ? x->tauq : x->taup;
-        void *c = q ? x->u : x->vt;
-        const char *vect = q ? "Q" : "P", *side = q ? "L" : "R", *tr = q ? "N" : "T";
-        void *work = (char *)x->work + (size_t)t * (size_t)x->lwork * ct_dtype_size(x->wd);
-        if (x->wd == CT_FLOAT32) {
-            sormbr_(vect, side, tr, &rows, &cols, &x->n, (const float *)x->a, &x->m,
-                    (const float *)tau, (float *)c, &ldc, (float *)work, &x->lwork, &info, 1, 1,
-                    1);
+        if (t == 0) {
+            ct__dc_orm(x->wd, true, x->m, x->uc, x->n, x->a, 1, x->m, x->tauq, x->u, x->m,
+                       x->work);
         } else {
-            dormbr_(vect, side, tr, &rows, &cols, &x->n, (const double *)x->a, &x->m,
-                    (const double *)tau, (double *)c, &ldc, (double *)work, &x->lwork, &info,
-                    1, 1, 1);
+            ct__dc_orm(x->wd, false, x->n - 1, x->n, x->n - 1, (const char *)x->a + x->m * es,
+                       x->m, 1, x->taup, (char *)x->vt + x->n * es, x->n,
+                       (char *)x->work + (size_t)x->qwork * es);
         }
     }
 }
@@ -32913,14 +32966,16 @@ static int ct__dc_bdsdc(ct_dtype wd, int n, void *d, void *e, void *u, int ldu, 
 }
 
 /* gesdd's own path for m >= n not much above n ("path 5": gebrd, bdsdc, ormbr; A scaled into
-   [smlnum, bignum] first, as gesdd), its last step, the two ormbr, as two tasks on ctorch's
-   pool (each the same computation at any thread count; in halves of U's columns and Vh's rows
-   they took 1.18 times as long on one thread). Arguments and returns as gesvd's. */
+   [smlnum, bignum] first, as gesdd), bdsdc's halves and its last step, the two ormbr (on
+   ctorch's GEMM, ct__dc_orm: 0.46 and 0.40 ms against OpenBLAS's 0.70 and 0.48 at 256), as
+   two tasks each on ctorch's pool (each the same computation at any thread count; in halves of
+   U's columns and Vh's rows ormbr took 1.18 times as long on one thread). Arguments and
+   returns as gesvd's. */
 static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, void *vt,
                          bool full)
 {
     size_t es = ct_dtype_size(wd);
-    int uc = full ? m : n, info = 0, query = -1, lwork = 1, lw2;
+    int uc = full ? m : n, info = 0, query = -1, lwork = 1;
     double anrm = 0, eps = wd == CT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
     double smlnum = sqrt(wd == CT_FLOAT32 ? FLT_MIN : DBL_MIN) / eps, bignum = 1 / smlnum;
     for (int64_t i = 0; i < (int64_t)m * n; i++) {
@@ -32931,20 +32986,16 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     if (scl != 0) {
         ct__dc_lascl(wd, anrm, scl, m, n, a);
     }
-    double wq[2], wq2[2];
-    if (wd == CT_FLOAT32) { /* workspace queries: gebrd, ormbr on all of U (the largest) */
+    double wq[2];
+    if (wd == CT_FLOAT32) { /* workspace query: gebrd */
         sgebrd_(&m, &n, (float *)a, &m, NULL, NULL, NULL, NULL, (float *)wq, &query, &info);
-        sormbr_("Q", "L", "N", &m, &uc, &n, (float *)a, &m, NULL, (float *)u, &m,
-                (float *)wq2, &query, &info, 1, 1, 1);
     } else {
         dgebrd_(&m, &n, (double *)a, &m, NULL, NULL, NULL, NULL, wq, &query, &info);
-        dormbr_("Q", "L", "N", &m, &uc, &n, (double *)a, &m, NULL, (double *)u, &m, wq2,
-                &query, &info, 1, 1, 1);
     }
+    int64_t nb = CT__DC_ORM_NB, qwork = nb * (m + nb + 2 * uc), pwork = nb * (3 * n + nb);
     lwork = ct__dc_lwork(wq, wd);
-    lw2 = ct__dc_lwork(wq2, wd);
     lwork = lwork > 3 * n * n + 4 * n ? lwork : 3 * n * n + 4 * n; /* bdsdc's */
-    lwork = lwork > 2 * lw2 ? lwork : 2 * lw2;
+    lwork = lwork > qwork + pwork ? lwork : (int)(qwork + pwork);
     void *work = ct__dc_alloc(wd, lwork + 4 * (int64_t)n);
     int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(9 * n));
     if (!work || !iwork) {
@@ -32967,7 +33018,7 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     }
     info = ct__dc_bdsdc(wd, n, s, e, u, m, vt, n, work, iwork);
     if (info == 0) {
-        ct__dc_ormbr_ctx x = {wd, m, n, uc, lw2, a, tauq, taup, u, vt, work};
+        ct__dc_ormbr_ctx x = {wd, m, n, uc, qwork, a, tauq, taup, u, vt, work};
         ct__parallel_for(2, 1, ct__dc_ormbr_part, &x);
         if (scl != 0) {
             ct__dc_lascl(wd, scl, anrm, n, 1, s);
