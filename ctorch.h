@@ -32277,12 +32277,23 @@ void sbdsdc_(const char *uplo, const char *compq, const int *n, float *d, float 
 void dbdsdc_(const char *uplo, const char *compq, const int *n, double *d, double *e, double *u,
              const int *ldu, double *vt, const int *ldvt, double *q, int *iq, double *work,
              int *iwork, int *info, size_t, size_t);
-void sormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
-             const int *k, const float *a, const int *lda, const float *tau, float *c,
-             const int *ldc, float *work, const int *lwork, int *info, size_t, size_t, size_t);
-void dormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
-             const int *k, const double *a, const int *lda, const double *tau, double *c,
-             const int *ldc, double *work, const int *lwork, int *info, size_t, size_t, size_t);
+void slasd0_(const int *n, const int *sqre, float *d, float *e, float *u, const int *ldu,
+             float *vt, const int *ldvt, const int *smlsiz, int *iwork, float *work, int *info);
+void dlasd0_(const int *n, const int *sqre, double *d, double *e, double *u, const int *ldu,
+             double *vt, const int *ldvt, const int *smlsiz, int *iwork, double *work,
+             int *info);
+void slasd1_(const int *nl, const int *nr, const int *sqre, float *d, float *alpha, float *beta,
+             float *u, const int *ldu, float *vt, const int *ldvt, int *idxq, int *iwork,
+             float *work, int *info);
+void dlasd1_(const int *nl, const int *nr, const int *sqre, double *d, double *alpha,
+             double *beta, double *u, const int *ldu, double *vt, const int *ldvt, int *idxq,
+             int *iwork, double *work, int *info);
+void slarft_(const char *direct, const char *storev, const int *n, const int *k, const float *v,
+             const int *ldv, const float *tau, float *t, const int *ldt, size_t, size_t);
+void dlarft_(const char *direct, const char *storev, const int *n, const int *k, const double *v,
+             const int *ldv, const double *tau, double *t, const int *ldt, size_t, size_t);
+float slamch_(const char *cmach, size_t);
+double dlamch_(const char *cmach, size_t);
 void slascl_(const char *type, const int *kl, const int *ku, const float *cfrom,
              const float *cto, const int *m, const int *n, float *a, const int *lda, int *info,
              size_t);
@@ -33459,11 +33470,72 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 }
 
 #if CT__LAPACK
-/* One half of gesdd's last step: Q applied to U (part 0) or P^T to Vh (part 1), each with its
-   own workspace of lwork elements. */
+/* C = alpha A B + beta C in the work dtype on ctorch's GEMM (strides as ct__gemm_f32's). */
+static void ct__dc_gemm(ct_dtype wd, int64_t M, int64_t N, int64_t K, double alpha,
+                        const void *A, int64_t rsa, int64_t csa, const void *B, int64_t rsb,
+                        int64_t csb, double beta, void *C, int64_t rsc, int64_t csc)
+{
+    if (wd == CT_FLOAT32) {
+        ct__gemm_f32(M, N, K, (float)alpha, (const float *)A, rsa, csa, (const float *)B, rsb,
+                     csb, (float)beta, (float *)C, rsc, csc);
+    } else {
+        ct__gemm_f64(M, N, K, alpha, (const double *)A, rsa, csa, (const double *)B, rsb, csb,
+                     beta, (double *)C, rsc, csc);
+    }
+}
+
+/* Reflectors per block of ct__dc_orm. */
+#define CT__DC_ORM_NB 32
+
+/* ormbr's product on ctorch's GEMM: with H(i) = I - tau[i] v_i v_i^T (v_i of length q: zero
+   before i, one at i, v_i[p] = a[p * sp + i * si] after), left: c (q x nc, ld ldc) :=
+   H(0) ... H(k-1) c (Q c); right: c (nc x q) := c H(k-1) ... H(0) (c P^T). In blocks of
+   CT__DC_ORM_NB reflectors from the last, each V T V^T with V the block copied dense and T
+   from larft. work: CT__DC_ORM_NB (q + CT__DC_ORM_NB + 2 nc) elements. */
+static void ct__dc_orm(ct_dtype wd, bool left, int q, int nc, int k, const void *a, int64_t sp,
+                       int64_t si, const void *tau, void *c, int ldc, void *work)
+{
+    size_t es = ct_dtype_size(wd);
+    int nb = CT__DC_ORM_NB;
+    char *v = (char *)work, *t = v + (size_t)q * (size_t)nb * es;
+    char *w = t + (size_t)(nb * nb) * es, *w2 = w + (size_t)nb * (size_t)nc * es;
+    for (int j0 = k > 0 ? (k - 1) / nb * nb : -1; j0 >= 0; j0 -= nb) {
+        int jb = k - j0 < nb ? k - j0 : nb, r = q - j0;
+        for (int j = 0; j < jb; j++) {
+            for (int i = 0; i < r; i++) {
+                int64_t at = (j0 + i) * sp + (j0 + j) * si;
+                ct__dc_st(v, wd, i + (int64_t)j * r, i > j ? ct__dc_ld(a, wd, at) : i == j);
+            }
+        }
+        memset(t, 0, (size_t)(nb * nb) * es);
+        const char *tj = (const char *)tau + (size_t)j0 * es;
+        if (wd == CT_FLOAT32) {
+            slarft_("F", "C", &r, &jb, (float *)v, &r, (const float *)tj, (float *)t, &nb, 1, 1);
+        } else {
+            dlarft_("F", "C", &r, &jb, (double *)v, &r, (const double *)tj, (double *)t, &nb, 1,
+                    1);
+        }
+        if (left) { /* W^T = C^T V, T W, C -= V T W (c's rows from j0) */
+            char *cj = (char *)c + (size_t)j0 * es;
+            ct__dc_gemm(wd, nc, jb, r, 1, cj, ldc, 1, v, 1, r, 0, w, jb, 1);
+            ct__dc_gemm(wd, jb, nc, jb, 1, t, 1, nb, w, 1, jb, 0, w2, 1, jb);
+            ct__dc_gemm(wd, r, nc, jb, -1, v, 1, r, w2, 1, jb, 1, cj, 1, ldc);
+        } else { /* W = C V, W T^T, C -= W T^T V^T (c's columns from j0) */
+            char *cj = (char *)c + (size_t)j0 * (size_t)ldc * es;
+            ct__dc_gemm(wd, nc, jb, r, 1, cj, 1, ldc, v, 1, r, 0, w, 1, nc);
+            ct__dc_gemm(wd, nc, jb, jb, 1, w, 1, nc, t, nb, 1, 0, w2, 1, nc);
+            ct__dc_gemm(wd, nc, r, jb, -1, w2, 1, nc, v, r, 1, 1, cj, 1, ldc);
+        }
+    }
+}
+
+/* One half of gesdd's last step (ct__dc_orm): Q applied to U (part 0, workspace at work) or
+   P^T to Vh's columns 1.. (part 1, workspace at work + qwork; gebrd's P has n - 1 reflectors,
+   in a's rows right of the superdiagonal). */
 typedef struct ct__dc_ormbr_ctx {
     ct_dtype wd;
-    int m, n, uc, lwork;
+    int m, n, uc;
+    int64_t qwork;
     const void *a, *tauq, *taup;
     void *u, *vt, *work;
 } ct__dc_ormbr_ctx;
@@ -33471,21 +33543,15 @@ typedef struct ct__dc_ormbr_ctx {
 static void ct__dc_ormbr_part(int64_t begin, int64_t end, void *ctx)
 {
     const ct__dc_ormbr_ctx *x = (const ct__dc_ormbr_ctx *)ctx;
+    size_t es = ct_dtype_size(x->wd);
     for (int64_t t = begin; t < end; t++) {
-        bool q = t == 0;
-        int rows = q ? x->m : x->n, cols = q ? x->uc : x->n, ldc = rows, info = 0;
-        const void *tau = q ? x->tauq : x->taup;
-        void *c = q ? x->u : x->vt;
-        const char *vect = q ? "Q" : "P", *side = q ? "L" : "R", *tr = q ? "N" : "T";
-        void *work = (char *)x->work + (size_t)t * (size_t)x->lwork * ct_dtype_size(x->wd);
-        if (x->wd == CT_FLOAT32) {
-            sormbr_(vect, side, tr, &rows, &cols, &x->n, (const float *)x->a, &x->m,
-                    (const float *)tau, (float *)c, &ldc, (float *)work, &x->lwork, &info, 1, 1,
-                    1);
+        if (t == 0) {
+            ct__dc_orm(x->wd, true, x->m, x->uc, x->n, x->a, 1, x->m, x->tauq, x->u, x->m,
+                       x->work);
         } else {
-            dormbr_(vect, side, tr, &rows, &cols, &x->n, (const double *)x->a, &x->m,
-                    (const double *)tau, (double *)c, &ldc, (double *)work, &x->lwork, &info,
-                    1, 1, 1);
+            ct__dc_orm(x->wd, false, x->n - 1, x->n, x->n - 1, (const char *)x->a + x->m * es,
+                       x->m, 1, x->taup, (char *)x->vt + x->n * es, x->n,
+                       (char *)x->work + (size_t)x->qwork * es);
         }
     }
 }
@@ -33502,15 +33568,198 @@ static void ct__dc_lascl(ct_dtype wd, double from, double to, int m, int n, void
     }
 }
 
+/* bdsdc's smallest subproblem, ILAENV(9, 'xBDSDC'): lasd0 solves orders up to it with lasdq. */
+#define CT__DC_SMLSIZ 25
+
+/* ct__dc_bdsdc's two halves of lasd0's root, part 0 the upper n[0] rows (n[0] x (n[0] + 1)),
+   part 1 the lower n[1] rows (square), each in its own diagonal block of u and vt with its own
+   workspace: work 3 m^2 + 2 m elements (m: the part's columns), iwork 8 n[part]. */
+typedef struct ct__dc_lasd0_ctx {
+    ct_dtype wd;
+    int n[2], ldu, ldvt, info[2];
+    char *d, *e, *u, *vt, *work;
+    int *iwork;
+} ct__dc_lasd0_ctx;
+
+static void ct__dc_lasd0_part(int64_t begin, int64_t end, void *ctx)
+{
+    ct__dc_lasd0_ctx *x = (ct__dc_lasd0_ctx *)ctx;
+    size_t es = ct_dtype_size(x->wd);
+    int m0 = x->n[0] + 1, smlsiz = CT__DC_SMLSIZ;
+    for (int64_t t = begin; t < end; t++) {
+        int n = x->n[t], sqre = t == 0, *iwork = x->iwork + (t == 0 ? 0 : 8 * x->n[0]);
+        size_t r = t == 0 ? 0 : (size_t)m0; /* the part's first row and column */
+        char *d = x->d + r * es, *e = x->e + r * es;
+        char *u = x->u + (r + r * (size_t)x->ldu) * es, *vt = x->vt + (r + r * (size_t)x->ldvt) * es;
+        char *work = x->work + (t == 0 ? 0 : (size_t)(3 * m0 * m0 + 2 * m0)) * es;
+        if (x->wd == CT_FLOAT32) {
+            slasd0_(&n, &sqre, (float *)d, (float *)e, (float *)u, &x->ldu, (float *)vt,
+                    &x->ldvt, &smlsiz, iwork, (float *)work, &x->info[t]);
+        } else {
+            dlasd0_(&n, &sqre, (double *)d, (double *)e, (double *)u, &x->ldu, (double *)vt,
+                    &x->ldvt, &smlsiz, iwork, (double *)work, &x->info[t]);
+        }
+    }
+}
+
+/* a's n x n block (ld lda) := the identity. */
+static void ct__dc_eye(ct_dtype wd, int n, void *a, int lda)
+{
+    size_t es = ct_dtype_size(wd);
+    for (int j = 0; j < n; j++) {
+        memset((char *)a + (size_t)j * (size_t)lda * es, 0, (size_t)n * es);
+        ct__dc_st(a, wd, j + (int64_t)j * lda, 1.0);
+    }
+}
+
+/* Swaps the n elements at a (stride sa) and b (stride sb), each es bytes. */
+static void ct__dc_swap(size_t es, int n, char *a, size_t sa, char *b, size_t sb)
+{
+    char t[sizeof(double)];
+    for (int i = 0; i < n; i++, a += sa * es, b += sb * es) {
+        memcpy(t, a, es);
+        memcpy(a, b, es);
+        memcpy(b, t, es);
+    }
+}
+
+/* lasd1's merge of ct__dc_bdsdc's halves (n[0] + 1 + n[1] = n; d[n[0]], e[n[0]] join them),
+   their permutations to descending order read where lasd0 leaves them (iwork[3 n], after its
+   tree; the identity below CT__DC_SMLSIZ, lasdq's sorted result); iwork 9 n. */
+static int ct__dc_lasd1(ct_dtype wd, const ct__dc_lasd0_ctx *x, int *iwork)
+{
+    int nl = x->n[0], nr = x->n[1], n = nl + 1 + nr, sqre = 0, info = 0;
+    int *idxq = iwork + 8 * n, *side[2] = {iwork, iwork + 8 * nl};
+    for (int t = 0; t < 2; t++) {
+        for (int j = 0; j < x->n[t]; j++) {
+            idxq[t * (nl + 1) + j] = x->n[t] > CT__DC_SMLSIZ ? side[t][3 * x->n[t] + j] : j + 1;
+        }
+    }
+    idxq[nl] = 0; /* the joining row's: lasd1 never reads it */
+    double ab[2];
+    ct__dc_st(ab, wd, 0, ct__dc_ld(x->d, wd, nl));
+    ct__dc_st(ab, wd, 1, ct__dc_ld(x->e, wd, nl));
+    if (wd == CT_FLOAT32) {
+        float *f = (float *)ab;
+        slasd1_(&nl, &nr, &sqre, (float *)x->d, f, f + 1, (float *)x->u, &x->ldu,
+                (float *)x->vt, &x->ldvt, idxq, iwork, (float *)x->work, &info);
+    } else {
+        dlasd1_(&nl, &nr, &sqre, (double *)x->d, ab, ab + 1, (double *)x->u, &x->ldu,
+                (double *)x->vt, &x->ldvt, idxq, iwork, (double *)x->work, &info);
+    }
+    return info;
+}
+
+/* bdsdc's last step: d (n) into descending order by selection sort, swapping u's columns and
+   vt's rows (n elements each) alike. */
+static void ct__dc_bdsdc_sort(ct_dtype wd, int n, char *d, char *u, int ldu, char *vt, int ldvt)
+{
+    size_t es = ct_dtype_size(wd);
+    for (int i = 0; i < n - 1; i++) {
+        int kk = i;
+        double p = ct__dc_ld(d, wd, i);
+        for (int j = i + 1; j < n; j++) {
+            double v = ct__dc_ld(d, wd, j);
+            kk = v > p ? j : kk;
+            p = v > p ? v : p;
+        }
+        if (kk != i) {
+            ct__dc_swap(es, 1, d + (size_t)i * es, 1, d + (size_t)kk * es, 1);
+            ct__dc_swap(es, n, u + (size_t)i * (size_t)ldu * es, 1,
+                        u + (size_t)kk * (size_t)ldu * es, 1);
+            ct__dc_swap(es, n, vt + (size_t)i * es, (size_t)ldvt, vt + (size_t)kk * es,
+                        (size_t)ldvt);
+        }
+    }
+}
+
+/* The levels of lasd0's tree of order n (lasdt's count, in the work dtype's log; 0: lasdq). */
+static int ct__dc_lasd0_levels(ct_dtype wd, int n)
+{
+    if (n <= CT__DC_SMLSIZ) {
+        return 0;
+    }
+    if (wd == CT_FLOAT32) {
+        return (int)(logf((float)n / (float)(CT__DC_SMLSIZ + 1)) / logf(2.0f)) + 1;
+    }
+    return (int)(log((double)n / (double)(CT__DC_SMLSIZ + 1)) / log(2.0)) + 1;
+}
+
+/* bdsdc("U", "I") of the upper bidiagonal (d, e) of order n: the singular values in d
+   (descending), the vectors in u's and vt's n x n blocks (ld ldu, ldvt); work 3 n^2 + 4 n
+   elements, iwork 9 n. Returns bdsdc's info. When e has no negligible entry (one subproblem)
+   and both halves of lasd0's root have one level less than its tree, bdsdc's steps are
+   repeated here (scaled to norm 1, tiny d raised to eps, lasd0, unscaled, selection-sorted)
+   with lasd0's root split in two: lasd0 of each half as two tasks on ctorch's pool, then lasd1
+   merges them, which is lasd0's own computation of the whole (bdsdc's bits, at any thread
+   count). */
+static int ct__dc_bdsdc(ct_dtype wd, int n, void *d, void *e, void *u, int ldu, void *vt,
+                        int ldvt, void *work, int *iwork)
+{
+    size_t es = ct_dtype_size(wd);
+    double nrm = 0, eps = wd == CT_FLOAT32 ? (double)slamch_("E", 1) : dlamch_("E", 1);
+    for (int i = 0; i < 2 * n - 1; i++) {
+        nrm = fmax(nrm, fabs(i < n ? ct__dc_ld(d, wd, i) : ct__dc_ld(e, wd, i - n)));
+    }
+    int lvl = ct__dc_lasd0_levels(wd, n) - 1;
+    bool split = nrm > 0 && lvl > 0 && ct__dc_lasd0_levels(wd, n / 2) == lvl &&
+                 ct__dc_lasd0_levels(wd, n - n / 2 - 1) == lvl;
+    if (split) { /* scaled, keeping the input in work in case e has a negligible entry */
+        memcpy(work, d, (size_t)n * es);
+        memcpy((char *)work + (size_t)n * es, e, (size_t)(n - 1) * es);
+        ct__dc_lascl(wd, nrm, 1, n, 1, d);
+        ct__dc_lascl(wd, nrm, 1, n - 1, 1, e);
+    }
+    int info = 0;
+    bool scaled = split;
+    for (int i = 0; split && i < n - 1; i++) {
+        split = fabs(ct__dc_ld(e, wd, i)) >= eps;
+    }
+    if (!split) {
+        if (scaled) {
+            memcpy(d, work, (size_t)n * es);
+            memcpy(e, (char *)work + (size_t)n * es, (size_t)(n - 1) * es);
+        }
+        if (wd == CT_FLOAT32) {
+            sbdsdc_("U", "I", &n, (float *)d, (float *)e, (float *)u, &ldu, (float *)vt, &ldvt,
+                    NULL, NULL, (float *)work, iwork, &info, 1, 1);
+        } else {
+            dbdsdc_("U", "I", &n, (double *)d, (double *)e, (double *)u, &ldu, (double *)vt,
+                    &ldvt, NULL, NULL, (double *)work, iwork, &info, 1, 1);
+        }
+        return info;
+    }
+    for (int i = 0; i < n; i++) {
+        double v = ct__dc_ld(d, wd, i);
+        if (fabs(v) < eps) {
+            ct__dc_st(d, wd, i, copysign(eps, v));
+        }
+    }
+    ct__dc_eye(wd, n, u, ldu);
+    ct__dc_eye(wd, n, vt, ldvt);
+    ct__dc_lasd0_ctx x = {wd, {n / 2, n - n / 2 - 1}, ldu, ldvt, {0, 0}, (char *)d, (char *)e,
+                          (char *)u, (char *)vt, (char *)work, iwork};
+    ct__parallel_for(2, 1, ct__dc_lasd0_part, &x);
+    info = x.info[0] ? x.info[0] : x.info[1] ? x.info[1] : ct__dc_lasd1(wd, &x, iwork);
+    if (info != 0) {
+        return info;
+    }
+    ct__dc_lascl(wd, 1, nrm, n, 1, d);
+    ct__dc_bdsdc_sort(wd, n, (char *)d, (char *)u, ldu, (char *)vt, ldvt);
+    return 0;
+}
+
 /* gesdd's own path for m >= n not much above n ("path 5": gebrd, bdsdc, ormbr; A scaled into
-   [smlnum, bignum] first, as gesdd), its last step, the two ormbr, as two tasks on ctorch's
-   pool (each the same computation at any thread count; in halves of U's columns and Vh's rows
-   they took 1.18 times as long on one thread). Arguments and returns as gesvd's. */
+   [smlnum, bignum] first, as gesdd), bdsdc's halves and its last step, the two ormbr (on
+   ctorch's GEMM, ct__dc_orm: 0.46 and 0.40 ms against OpenBLAS's 0.70 and 0.48 at 256), as
+   two tasks each on ctorch's pool (each the same computation at any thread count; in halves of
+   U's columns and Vh's rows ormbr took 1.18 times as long on one thread). Arguments and
+   returns as gesvd's. */
 static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, void *vt,
                          bool full)
 {
     size_t es = ct_dtype_size(wd);
-    int uc = full ? m : n, info = 0, query = -1, lwork = 1, lw2;
+    int uc = full ? m : n, info = 0, query = -1, lwork = 1;
     double anrm = 0, eps = wd == CT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
     double smlnum = sqrt(wd == CT_FLOAT32 ? FLT_MIN : DBL_MIN) / eps, bignum = 1 / smlnum;
     for (int64_t i = 0; i < (int64_t)m * n; i++) {
@@ -33521,22 +33770,18 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     if (scl != 0) {
         ct__dc_lascl(wd, anrm, scl, m, n, a);
     }
-    double wq[2], wq2[2];
-    if (wd == CT_FLOAT32) { /* workspace queries: gebrd, ormbr on all of U (the largest) */
+    double wq[2];
+    if (wd == CT_FLOAT32) { /* workspace query: gebrd */
         sgebrd_(&m, &n, (float *)a, &m, NULL, NULL, NULL, NULL, (float *)wq, &query, &info);
-        sormbr_("Q", "L", "N", &m, &uc, &n, (float *)a, &m, NULL, (float *)u, &m,
-                (float *)wq2, &query, &info, 1, 1, 1);
     } else {
         dgebrd_(&m, &n, (double *)a, &m, NULL, NULL, NULL, NULL, wq, &query, &info);
-        dormbr_("Q", "L", "N", &m, &uc, &n, (double *)a, &m, NULL, (double *)u, &m, wq2,
-                &query, &info, 1, 1, 1);
     }
+    int64_t nb = CT__DC_ORM_NB, qwork = nb * (m + nb + 2 * uc), pwork = nb * (3 * n + nb);
     lwork = ct__dc_lwork(wq, wd);
-    lw2 = ct__dc_lwork(wq2, wd);
     lwork = lwork > 3 * n * n + 4 * n ? lwork : 3 * n * n + 4 * n; /* bdsdc's */
-    lwork = lwork > 2 * lw2 ? lwork : 2 * lw2;
+    lwork = lwork > qwork + pwork ? lwork : (int)(qwork + pwork);
     void *work = ct__dc_alloc(wd, lwork + 4 * (int64_t)n);
-    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(8 * n));
+    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(9 * n));
     if (!work || !iwork) {
         ct__free(work);
         ct__free(iwork);
@@ -33551,16 +33796,13 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     if (wd == CT_FLOAT32) {
         sgebrd_(&m, &n, (float *)a, &m, (float *)s, (float *)e, (float *)tauq, (float *)taup,
                 (float *)work, &lwork, &info);
-        sbdsdc_("U", "I", &n, (float *)s, (float *)e, (float *)u, &m, (float *)vt, &n, NULL,
-                NULL, (float *)work, iwork, &info, 1, 1);
     } else {
         dgebrd_(&m, &n, (double *)a, &m, (double *)s, (double *)e, (double *)tauq,
                 (double *)taup, (double *)work, &lwork, &info);
-        dbdsdc_("U", "I", &n, (double *)s, (double *)e, (double *)u, &m, (double *)vt, &n,
-                NULL, NULL, (double *)work, iwork, &info, 1, 1);
     }
+    info = ct__dc_bdsdc(wd, n, s, e, u, m, vt, n, work, iwork);
     if (info == 0) {
-        ct__dc_ormbr_ctx x = {wd, m, n, uc, lw2, a, tauq, taup, u, vt, work};
+        ct__dc_ormbr_ctx x = {wd, m, n, uc, qwork, a, tauq, taup, u, vt, work};
         ct__parallel_for(2, 1, ct__dc_ormbr_part, &x);
         if (scl != 0) {
             ct__dc_lascl(wd, scl, anrm, n, 1, s);
