@@ -4,10 +4,12 @@
  * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
  * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
  * Sums run in 32 lanes of the data's type over chunks of CT__NORM_CHUNK values (lane k adds
- * the elements 32 j + k, lane 0 then the tail in order), each chunk's lanes added into a
- * double in lane order: four independent vector chains, and the same bits for any thread
- * count (a channel or row is summed by one thread). float32 on AVX2 does the lanes' same
- * operations in four vectors (ct__norm_v*): the same bits as the scalar loops.
+ * the elements 32 j + k, lane 0 then the tail in order; a batch norm channel's planes shorter
+ * than a chunk go through the same lanes one after another in runs of whole planes of at most
+ * a chunk), each chunk's lanes added into a double in lane order: four independent vector
+ * chains, and the same bits for any thread count (a channel or row is summed by one thread).
+ * float32 on AVX2 does the lanes' same operations in four vectors (ct__norm_v*): the same
+ * bits as the scalar loops.
  */
 #include "../core/internal.h"
 #include "../core/rng.h"
