@@ -40814,23 +40814,22 @@ static bool ct__pool_unpool2x2_v_f32(const float *g, const int64_t *ix, float *g
     const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
     const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
     const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i kw[4] = {_mm512_setzero_si512(), _mm512_set1_epi32(1),
-                           _mm512_set1_epi32((int)W), _mm512_set1_epi32((int)W + 1)};
+    const __m512i kw[4] = {_mm512_setzero_si512(), _mm512_set1_epi64(1), _mm512_set1_epi64(W),
+                           _mm512_set1_epi64(W + 1)};
     for (int64_t o = 0, r = 0; o < out[0] * out[1] * OW; o += OW, r += 2 * W) {
         for (int64_t ow = 0; ow < OW; ow += 16) {
             int64_t n = OW - ow < 16 ? OW - ow : 16;
             __mmask16 mn = (__mmask16)((1u << n) - 1u), hit = 0;
             __m512 v = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mn, g + o + ow));
             __m512i b = _mm512_add_epi64(lane2, _mm512_set1_epi64(r + 2 * ow));
-            __m256i k0 = _mm512_cvtsepi64_epi32(_mm512_sub_epi64(
-                _mm512_maskz_loadu_epi64((__mmask8)mn, ix + o + ow), b));
-            __m256i k1 = _mm512_cvtsepi64_epi32(_mm512_sub_epi64(
-                _mm512_maskz_loadu_epi64((__mmask8)(mn >> 8), ix + o + ow + 8),
-                _mm512_add_epi64(b, _mm512_set1_epi64(16))));
-            __m512i k = _mm512_inserti64x4(_mm512_castsi256_si512(k0), k1, 1);
+            __m512i k[2] = {
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)mn, ix + o + ow), b),
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)(mn >> 8), ix + o + ow + 8),
+                                 _mm512_add_epi64(b, _mm512_set1_epi64(16)))};
             __m512 e[4];
             for (int t = 0; t < 4; t++) {
-                __mmask16 m = _mm512_cmpeq_epi32_mask(k, kw[t]);
+                __mmask16 m = (__mmask16)(_mm512_cmpeq_epi64_mask(k[0], kw[t]) |
+                                          (unsigned)_mm512_cmpeq_epi64_mask(k[1], kw[t]) << 8);
                 hit |= m;
                 e[t] = _mm512_maskz_mov_ps(m, v);
             }
