@@ -41983,10 +41983,65 @@ static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64
     return OW;
 }
 #define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) ct__pool_max2x2_v_f32(r0, W, y, ix, OW, base)
+
+/* Max's backward on the fast 2x2 path for one float32 plane gx (in[1] x W) from its outputs'
+   g and ix (out[1] x OW), 16 windows a step: each window's four elements written (0 + g at
+   its index, as the scatter into zeroed gx adds; 0 elsewhere), so gx is written once instead
+   of zeroed and then scattered into. false (gx partly written) when an index lies outside
+   its window or a row or column is left uncovered (odd sizes): the caller zeroes and
+   scatters instead. */
+static bool ct__pool_unpool2x2_v_f32(const float *g, const int64_t *ix, float *gx,
+                                     const int64_t *in, const int64_t *out)
+{
+    int64_t W = in[2], OW = out[2];
+    if (2 * out[1] != in[1] || 2 * OW != W) {
+        return false;
+    }
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i kw[4] = {_mm512_setzero_si512(), _mm512_set1_epi64(1), _mm512_set1_epi64(W),
+                           _mm512_set1_epi64(W + 1)};
+    for (int64_t o = 0, r = 0; o < out[0] * out[1] * OW; o += OW, r += 2 * W) {
+        for (int64_t ow = 0; ow < OW; ow += 16) {
+            int64_t n = OW - ow < 16 ? OW - ow : 16;
+            __mmask16 mn = (__mmask16)((1u << n) - 1u), hit = 0;
+            __m512 v = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mn, g + o + ow));
+            __m512i b = _mm512_add_epi64(lane2, _mm512_set1_epi64(r + 2 * ow));
+            __m512i k[2] = {
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)mn, ix + o + ow), b),
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)(mn >> 8), ix + o + ow + 8),
+                                 _mm512_add_epi64(b, _mm512_set1_epi64(16)))};
+            __m512 e[4];
+            for (int t = 0; t < 4; t++) {
+                __mmask16 m = (__mmask16)(_mm512_cmpeq_epi64_mask(k[0], kw[t]) |
+                                          (unsigned)_mm512_cmpeq_epi64_mask(k[1], kw[t]) << 8);
+                hit |= m;
+                e[t] = _mm512_maskz_mov_ps(m, v);
+            }
+            if ((hit & mn) != mn) {
+                return false;
+            }
+            __mmask16 m0 = (__mmask16)(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1u);
+            __mmask16 m1 = (__mmask16)(n <= 8 ? 0u : (1u << (2 * n - 16)) - 1u);
+            for (int rr = 0; rr < 2; rr++) {
+                float *row = gx + r + rr * W + 2 * ow;
+                _mm512_mask_storeu_ps(row, m0, _mm512_permutex2var_ps(e[2 * rr], lo,
+                                                                      e[2 * rr + 1]));
+                _mm512_mask_storeu_ps(row + 16, m1, _mm512_permutex2var_ps(e[2 * rr], hi,
+                                                                           e[2 * rr + 1]));
+            }
+        }
+    }
+    return true;
+}
+#define CT__POOL_UNPOOL2X2_V_f32(g, ix, gx, in, out) ct__pool_unpool2x2_v_f32(g, ix, gx, in, out)
 #else
+#define CT__POOL_UNPOOL2X2_V_f32(g, ix, gx, in, out) false
 #define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) 0
 #endif
 #define CT__POOL_MAX2X2_V_f64(r0, W, y, ix, OW, base) 0
+#define CT__POOL_UNPOOL2X2_V_f64(g, ix, gx, in, out) false
 #define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
@@ -42090,6 +42145,10 @@ CT__VECTORIZE_END
         const T *g = bw ? (const T *)j->g + p * O : NULL;                                      \
         T *y = bw ? NULL : (T *)j->y + p * O, *gx = bw ? (T *)j->gx + p * I : NULL;            \
         int64_t *ix = j->idx ? j->idx + p * O : NULL;                                          \
+        if (walk == CT__WALK_SCATTER && j->fast2x2 &&                                          \
+            CT__POOL_UNPOOL2X2_V_##S(g, ix, gx, j->in, j->out)) {                              \
+            return;                                                                            \
+        }                                                                                      \
         if (bw) {                                                                              \
             memset(gx, 0, sizeof(T) * (size_t)I);                                              \
         }                                                                                      \
@@ -42146,6 +42205,8 @@ CT__VECTORIZE_END
     CT__VECTORIZE_END
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
+#undef CT__POOL_UNPOOL2X2_V_f32
+#undef CT__POOL_UNPOOL2X2_V_f64
 #undef CT__POOL_KERNELS
 
 /* ---- glue: once per call (tables, checks, descriptors, wrappers, modules) ---------------- */
@@ -46252,10 +46313,12 @@ CT__GLUE_END
  * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
  * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
  * Sums run in 32 lanes of the data's type over chunks of CT__NORM_CHUNK values (lane k adds
- * the elements 32 j + k, lane 0 then the tail in order), each chunk's lanes added into a
- * double in lane order: four independent vector chains, and the same bits for any thread
- * count (a channel or row is summed by one thread). float32 on AVX2 does the lanes' same
- * operations in four vectors (ct__norm_v*): the same bits as the scalar loops.
+ * the elements 32 j + k, lane 0 then the tail in order; a batch norm channel's planes shorter
+ * than a chunk go through the same lanes one after another in runs of whole planes of at most
+ * a chunk), each chunk's lanes added into a double in lane order: four independent vector
+ * chains, and the same bits for any thread count (a channel or row is summed by one thread).
+ * float32 on AVX2 does the lanes' same operations in four vectors (ct__norm_v*): the same
+ * bits as the scalar loops.
  */
 
 #if defined(CT__HAS_AVX2)
@@ -46326,58 +46389,79 @@ static int64_t ct__norm_vgdot_f32(const float *g, const float *x, int64_t i, int
 
 /* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g, s[1] = sum g (x - m) */
 #define CT__NORM_SUMS(T, S, F)                                                                  \
-    static double ct__norm_lanes_##S(const T *x, int64_t n, T m, int sq)                        \
+    /* the lanes acc of x[0, n): sq 0 adds x, sq 1 (x - m)^2 */                                 \
+    static void ct__norm_acc_##S(const T *x, int64_t n, T m, int sq, T *acc)                    \
     {                                                                                           \
-        double s = 0;                                                                           \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
-            T acc[CT__NORM_LANES] = {0};                                                        \
-            int64_t i = CT__NORM_VSUM_##S(x, c0, e, m, sq, acc);                                \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
-                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    T d = x[i + k] - m;                                                         \
-                    acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                     \
-                }                                                                               \
-            }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];               \
-            }                                                                                   \
+        int64_t i = CT__NORM_VSUM_##S(x, 0, n, m, sq, acc);                                     \
+        for (; i + CT__NORM_LANES <= n; i += CT__NORM_LANES) {                                  \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s += (double)acc[k];                                                            \
+                T d = x[i + k] - m;                                                             \
+                acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                         \
             }                                                                                   \
         }                                                                                       \
-        return s;                                                                               \
+        for (; i < n; i++) {                                                                    \
+            acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];                   \
+        }                                                                                       \
     }                                                                                           \
-    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    /* the lanes a0 += g, a1 = fma(g, x - m, a1) of [0, n) */                                   \
+    static void ct__norm_gacc_##S(const T *g, const T *x, int64_t n, T m, T *a0, T *a1)         \
     {                                                                                           \
-        return ct__norm_lanes_##S(x, n, 0, 0);                                                  \
+        int64_t i = CT__NORM_VGDOT_##S(g, x, 0, n, m, a0, a1);                                  \
+        for (; i + CT__NORM_LANES <= n; i += CT__NORM_LANES) {                                  \
+            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
+                a0[k] += g[i + k];                                                              \
+                a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                                  \
+            }                                                                                   \
+        }                                                                                       \
+        for (; i < n; i++) {                                                                    \
+            a0[0] += g[i];                                                                      \
+            a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                              \
+        }                                                                                       \
     }                                                                                           \
-    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
+    /* Over segs segments of n values, step apart: gdot (g given) s[0] = sum g, s[1] = sum      \
+       g (x - m); else s[0] = sum x (sq 0) or sum (x - m)^2 (sq 1). A run of whole segments     \
+       of at most CT__NORM_CHUNK values (short ones: a batch norm channel's planes) shares      \
+       the lanes; a longer segment is one run in chunks; each chunk's lanes go into the         \
+       run's double in lane order, each run's double into s. */                                 \
+    static void ct__norm_runs_##S(const T *g, const T *x, int64_t segs, int64_t step,           \
+                                  int64_t n, T m, int sq, double *s)                            \
     {                                                                                           \
-        return ct__norm_lanes_##S(x, n, m, 1);                                                  \
-    }                                                                                           \
-    static void ct__norm_gdot_##S(const T *g, const T *x, int64_t n, T m, double *s)            \
-    {                                                                                           \
+        int64_t per = n > 0 && n < CT__NORM_CHUNK ? CT__NORM_CHUNK / n : 1;                     \
         s[0] = s[1] = 0;                                                                        \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
-            T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                               \
-            int64_t i = CT__NORM_VGDOT_##S(g, x, c0, e, m, a0, a1);                             \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
+        for (int64_t r0 = 0; r0 < segs; r0 += per) {                                            \
+            int64_t r1 = segs - r0 < per ? segs : r0 + per;                                     \
+            double t[2] = {0, 0};                                                               \
+            for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                \
+                int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                  \
+                T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                           \
+                for (int64_t r = r0; r < r1; r++) {                                             \
+                    if (g) {                                                                    \
+                        ct__norm_gacc_##S(g + r * step + c0, x + r * step + c0, e - c0, m,      \
+                                          a0, a1);                                              \
+                    } else {                                                                    \
+                        ct__norm_acc_##S(x + r * step + c0, e - c0, m, sq, a0);                 \
+                    }                                                                           \
+                }                                                                               \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    a0[k] += g[i + k];                                                          \
-                    a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                              \
+                    t[0] += (double)a0[k];                                                      \
+                    t[1] += (double)a1[k];                                                      \
                 }                                                                               \
             }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                a0[0] += g[i];                                                                  \
-                a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                          \
-            }                                                                                   \
-            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s[0] += (double)a0[k];                                                          \
-                s[1] += (double)a1[k];                                                          \
-            }                                                                                   \
+            s[0] += t[0];                                                                       \
+            s[1] += t[1];                                                                       \
         }                                                                                       \
+    }                                                                                           \
+    static double ct__norm_sum_##S(const T *x, int64_t segs, int64_t step, int64_t n)           \
+    {                                                                                           \
+        double s[2];                                                                            \
+        ct__norm_runs_##S(NULL, x, segs, step, n, 0, 0, s);                                     \
+        return s[0];                                                                            \
+    }                                                                                           \
+    static double ct__norm_sqdev_##S(const T *x, int64_t segs, int64_t step, int64_t n, T m)    \
+    {                                                                                           \
+        double s[2];                                                                            \
+        ct__norm_runs_##S(NULL, x, segs, step, n, m, 1, s);                                     \
+        return s[0];                                                                            \
     }
 
 /* ---- batch norm kernels ------------------------------------------------------------------ */
@@ -46409,7 +46493,7 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
 
 /* Channel c's mean and invstd: the batch's (training; the running statistics updated with
    the unbiased variance) or the running ones. */
-#define CT__BN_STATS(T, S, F)                                                                    \
+#define CT__BN_STATS(T, S, F)                                                                   \
     static void ct__bn_stats_##S(const ct__bn_job *j, int64_t c, T *mean, T *invstd)            \
     {                                                                                           \
         const T *x = (const T *)ct__data(j->x);                                                 \
@@ -46419,14 +46503,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             *invstd = (T)(1.0 / sqrt(ct__norm_at(j->rv, c, 1) + j->eps));                       \
             return;                                                                             \
         }                                                                                       \
-        double sum = 0, sq = 0;                                                                 \
-        for (int64_t n = 0; n < N; n++) {                                                       \
-            sum += ct__norm_sum_##S(x + (n * C + c) * L, L);                                    \
-        }                                                                                       \
-        double mu = sum / (double)M;                                                            \
-        for (int64_t n = 0; n < N; n++) {                                                       \
-            sq += ct__norm_sqdev_##S(x + (n * C + c) * L, L, (T)mu);                            \
-        }                                                                                       \
+        double mu = ct__norm_sum_##S(x + c * L, N, C * L, L) / (double)M;                       \
+        double sq = ct__norm_sqdev_##S(x + c * L, N, C * L, L, (T)mu);                          \
         *mean = (T)mu;                                                                          \
         *invstd = (T)(1.0 / sqrt(sq / (double)M + j->eps));                                     \
         double m = j->momentum;                                                                 \
@@ -46460,8 +46538,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd \
-       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */          \
+    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd  \
+       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */           \
     static void ct__bn_backward_##S(int64_t cb, int64_t ce, void *ctx)                          \
     {                                                                                           \
         const ct__bn_job *j = (const ct__bn_job *)ctx;                                          \
@@ -46472,13 +46550,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
         for (int64_t c = cb; c < ce; c++) {                                                     \
             T mean = ((const T *)ct__data(j->mean))[c];                                         \
             T invstd = ((const T *)ct__data(j->invstd))[c];                                     \
-            double s[2] = {0, 0}, t[2];                                                         \
-            for (int64_t n = 0; n < N; n++) {                                                   \
-                int64_t o = (n * C + c) * L;                                                    \
-                ct__norm_gdot_##S(g + o, x + o, L, mean, t);                                    \
-                s[0] += t[0];                                                                   \
-                s[1] += t[1];                                                                   \
-            }                                                                                   \
+            double s[2];                                                                        \
+            ct__norm_runs_##S(g + c * L, x + c * L, N, C * L, L, mean, 0, s);                   \
             ((T *)ct__data(j->db))[c] = (T)s[0];                                                \
             ((T *)ct__data(j->dw))[c] = (T)(s[1] * (double)invstd);                             \
             double k = ct__norm_at(j->w, c, 1) * (double)invstd, a = 0, b0 = 0;                 \
@@ -46521,8 +46594,9 @@ typedef struct ct__ln_job {
         for (int64_t r = rb; r < re; r++) {                                                     \
             const T *x = (const T *)ct__data(j->x) + r * K;                                     \
             T *y = (T *)ct__data(j->y) + r * K;                                                 \
-            T mean = (T)(ct__norm_sum_##S(x, K) / (double)K);                                   \
-            T rstd = (T)(1.0 / sqrt(ct__norm_sqdev_##S(x, K, mean) / (double)K + j->eps));      \
+            T mean = (T)(ct__norm_sum_##S(x, 1, 0, K) / (double)K);                             \
+            double var = ct__norm_sqdev_##S(x, 1, 0, K, mean) / (double)K;                      \
+            T rstd = (T)(1.0 / sqrt(var + j->eps));                                             \
             ((T *)ct__data(j->mean))[r] = mean;                                                 \
             ((T *)ct__data(j->rstd))[r] = rstd;                                                 \
             for (int64_t k = 0; k < K; k++) {                                                   \
@@ -46530,9 +46604,9 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),      \
-       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat \
-       and g into part. */                                                                     \
+    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),        \
+       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat  \
+       and g into part. */                                                                      \
     static void ct__ln_backward_##S(int64_t bb, int64_t be, void *ctx)                          \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
@@ -46556,7 +46630,7 @@ typedef struct ct__ln_job {
                     ab[k] += g[k];                                                              \
                 }                                                                               \
                 double s[2];                                                                    \
-                ct__norm_gdot_##S(dx, x, K, mean, s);                                           \
+                ct__norm_runs_##S(dx, x, 1, 0, K, mean, 0, s);                                  \
                 T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);          \
                 for (int64_t k = 0; k < K; k++) {                                               \
                     T xhat = (x[k] - mean) * rstd;                                              \
@@ -46566,7 +46640,7 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                   \
+    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                    \
     static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \

@@ -235,7 +235,9 @@ static void test_pool_max_2x2_rules(void)
 
 /* The 2x2 path on rows of 3, 14 and 21 outputs (one masked step, one with a masked upper half,
    a full step and a tail) against adaptive max pooling over the same windows (the window walk):
-   the same values and indices, bit for bit; values in steps of 1 for ties, some NaN. */
+   the same values and indices, bit for bit; values in steps of 1 for ties, some NaN. The
+   backward (the 2x2 path writes each window, the other zeroes and scatters) too, on an output
+   gradient with some -0 (the scatter's 0 + -0 is +0). */
 static void test_pool_max_2x2_wide(void)
 {
     const int64_t widths[3] = {6, 28, 42};
@@ -251,6 +253,13 @@ static void test_pool_max_2x2_wide(void)
             CHECK(ct_max_pool2d_with_indices(x, k2, NULL, &y, &ix) == CT_OK);
             ct_tensor *ay = ct_adaptive_max_pool2d(x, o, &aix);
             CHECK(ct_test_same_bytes(y, ay) && ct_test_same_bytes(ix, aix));
+            ct_tensor *g = ct_randn(ct_sizes(y), 4, ct_tensor_dtype(y), NULL);
+            g = ct_where(ct_gt_scalar(g, 1.0), ct_neg(ct_zeros_like(g)), g);
+            ct_tensor *xa = ct_requires_grad_(ct_detach(x), true);
+            ct_tensor *xb = ct_requires_grad_(ct_clone(ct_detach(x)), true);
+            ct_backward(ct_max_pool2d(xa, k2, NULL), g, false);
+            ct_backward(ct_adaptive_max_pool2d(xb, o, NULL), g, false);
+            CHECK(ct_test_same_bytes(ct_grad(xa), ct_grad(xb)));
             ct_scope_end();
         }
     }

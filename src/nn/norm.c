@@ -4,10 +4,12 @@
  * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
  * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
  * Sums run in 32 lanes of the data's type over chunks of CT__NORM_CHUNK values (lane k adds
- * the elements 32 j + k, lane 0 then the tail in order), each chunk's lanes added into a
- * double in lane order: four independent vector chains, and the same bits for any thread
- * count (a channel or row is summed by one thread). float32 on AVX2 does the lanes' same
- * operations in four vectors (ct__norm_v*): the same bits as the scalar loops.
+ * the elements 32 j + k, lane 0 then the tail in order; a batch norm channel's planes shorter
+ * than a chunk go through the same lanes one after another in runs of whole planes of at most
+ * a chunk), each chunk's lanes added into a double in lane order: four independent vector
+ * chains, and the same bits for any thread count (a channel or row is summed by one thread).
+ * float32 on AVX2 does the lanes' same operations in four vectors (ct__norm_v*): the same
+ * bits as the scalar loops.
  */
 #include "../core/internal.h"
 #include "../core/rng.h"
@@ -89,58 +91,79 @@ static int64_t ct__norm_vgdot_f32(const float *g, const float *x, int64_t i, int
 
 /* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g, s[1] = sum g (x - m) */
 #define CT__NORM_SUMS(T, S, F)                                                                  \
-    static double ct__norm_lanes_##S(const T *x, int64_t n, T m, int sq)                        \
+    /* the lanes acc of x[0, n): sq 0 adds x, sq 1 (x - m)^2 */                                 \
+    static void ct__norm_acc_##S(const T *x, int64_t n, T m, int sq, T *acc)                    \
     {                                                                                           \
-        double s = 0;                                                                           \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
-            T acc[CT__NORM_LANES] = {0};                                                        \
-            int64_t i = CT__NORM_VSUM_##S(x, c0, e, m, sq, acc);                                \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
-                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    T d = x[i + k] - m;                                                         \
-                    acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                     \
-                }                                                                               \
-            }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];               \
-            }                                                                                   \
+        int64_t i = CT__NORM_VSUM_##S(x, 0, n, m, sq, acc);                                     \
+        for (; i + CT__NORM_LANES <= n; i += CT__NORM_LANES) {                                  \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s += (double)acc[k];                                                            \
+                T d = x[i + k] - m;                                                             \
+                acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                         \
             }                                                                                   \
         }                                                                                       \
-        return s;                                                                               \
+        for (; i < n; i++) {                                                                    \
+            acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];                   \
+        }                                                                                       \
     }                                                                                           \
-    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    /* the lanes a0 += g, a1 = fma(g, x - m, a1) of [0, n) */                                   \
+    static void ct__norm_gacc_##S(const T *g, const T *x, int64_t n, T m, T *a0, T *a1)         \
     {                                                                                           \
-        return ct__norm_lanes_##S(x, n, 0, 0);                                                  \
+        int64_t i = CT__NORM_VGDOT_##S(g, x, 0, n, m, a0, a1);                                  \
+        for (; i + CT__NORM_LANES <= n; i += CT__NORM_LANES) {                                  \
+            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
+                a0[k] += g[i + k];                                                              \
+                a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                                  \
+            }                                                                                   \
+        }                                                                                       \
+        for (; i < n; i++) {                                                                    \
+            a0[0] += g[i];                                                                      \
+            a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                              \
+        }                                                                                       \
     }                                                                                           \
-    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
+    /* Over segs segments of n values, step apart: gdot (g given) s[0] = sum g, s[1] = sum      \
+       g (x - m); else s[0] = sum x (sq 0) or sum (x - m)^2 (sq 1). A run of whole segments     \
+       of at most CT__NORM_CHUNK values (short ones: a batch norm channel's planes) shares      \
+       the lanes; a longer segment is one run in chunks; each chunk's lanes go into the         \
+       run's double in lane order, each run's double into s. */                                 \
+    static void ct__norm_runs_##S(const T *g, const T *x, int64_t segs, int64_t step,           \
+                                  int64_t n, T m, int sq, double *s)                            \
     {                                                                                           \
-        return ct__norm_lanes_##S(x, n, m, 1);                                                  \
-    }                                                                                           \
-    static void ct__norm_gdot_##S(const T *g, const T *x, int64_t n, T m, double *s)            \
-    {                                                                                           \
+        int64_t per = n > 0 && n < CT__NORM_CHUNK ? CT__NORM_CHUNK / n : 1;                     \
         s[0] = s[1] = 0;                                                                        \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
-            T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                               \
-            int64_t i = CT__NORM_VGDOT_##S(g, x, c0, e, m, a0, a1);                             \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
+        for (int64_t r0 = 0; r0 < segs; r0 += per) {                                            \
+            int64_t r1 = segs - r0 < per ? segs : r0 + per;                                     \
+            double t[2] = {0, 0};                                                               \
+            for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                \
+                int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                  \
+                T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                           \
+                for (int64_t r = r0; r < r1; r++) {                                             \
+                    if (g) {                                                                    \
+                        ct__norm_gacc_##S(g + r * step + c0, x + r * step + c0, e - c0, m,      \
+                                          a0, a1);                                              \
+                    } else {                                                                    \
+                        ct__norm_acc_##S(x + r * step + c0, e - c0, m, sq, a0);                 \
+                    }                                                                           \
+                }                                                                               \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    a0[k] += g[i + k];                                                          \
-                    a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                              \
+                    t[0] += (double)a0[k];                                                      \
+                    t[1] += (double)a1[k];                                                      \
                 }                                                                               \
             }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                a0[0] += g[i];                                                                  \
-                a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                          \
-            }                                                                                   \
-            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s[0] += (double)a0[k];                                                          \
-                s[1] += (double)a1[k];                                                          \
-            }                                                                                   \
+            s[0] += t[0];                                                                       \
+            s[1] += t[1];                                                                       \
         }                                                                                       \
+    }                                                                                           \
+    static double ct__norm_sum_##S(const T *x, int64_t segs, int64_t step, int64_t n)           \
+    {                                                                                           \
+        double s[2];                                                                            \
+        ct__norm_runs_##S(NULL, x, segs, step, n, 0, 0, s);                                     \
+        return s[0];                                                                            \
+    }                                                                                           \
+    static double ct__norm_sqdev_##S(const T *x, int64_t segs, int64_t step, int64_t n, T m)    \
+    {                                                                                           \
+        double s[2];                                                                            \
+        ct__norm_runs_##S(NULL, x, segs, step, n, m, 1, s);                                     \
+        return s[0];                                                                            \
     }
 
 /* ---- batch norm kernels ------------------------------------------------------------------ */
@@ -172,7 +195,7 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
 
 /* Channel c's mean and invstd: the batch's (training; the running statistics updated with
    the unbiased variance) or the running ones. */
-#define CT__BN_STATS(T, S, F)                                                                    \
+#define CT__BN_STATS(T, S, F)                                                                   \
     static void ct__bn_stats_##S(const ct__bn_job *j, int64_t c, T *mean, T *invstd)            \
     {                                                                                           \
         const T *x = (const T *)ct__data(j->x);                                                 \
@@ -182,14 +205,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             *invstd = (T)(1.0 / sqrt(ct__norm_at(j->rv, c, 1) + j->eps));                       \
             return;                                                                             \
         }                                                                                       \
-        double sum = 0, sq = 0;                                                                 \
-        for (int64_t n = 0; n < N; n++) {                                                       \
-            sum += ct__norm_sum_##S(x + (n * C + c) * L, L);                                    \
-        }                                                                                       \
-        double mu = sum / (double)M;                                                            \
-        for (int64_t n = 0; n < N; n++) {                                                       \
-            sq += ct__norm_sqdev_##S(x + (n * C + c) * L, L, (T)mu);                            \
-        }                                                                                       \
+        double mu = ct__norm_sum_##S(x + c * L, N, C * L, L) / (double)M;                       \
+        double sq = ct__norm_sqdev_##S(x + c * L, N, C * L, L, (T)mu);                          \
         *mean = (T)mu;                                                                          \
         *invstd = (T)(1.0 / sqrt(sq / (double)M + j->eps));                                     \
         double m = j->momentum;                                                                 \
@@ -223,8 +240,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd \
-       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */          \
+    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd  \
+       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */           \
     static void ct__bn_backward_##S(int64_t cb, int64_t ce, void *ctx)                          \
     {                                                                                           \
         const ct__bn_job *j = (const ct__bn_job *)ctx;                                          \
@@ -235,13 +252,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
         for (int64_t c = cb; c < ce; c++) {                                                     \
             T mean = ((const T *)ct__data(j->mean))[c];                                         \
             T invstd = ((const T *)ct__data(j->invstd))[c];                                     \
-            double s[2] = {0, 0}, t[2];                                                         \
-            for (int64_t n = 0; n < N; n++) {                                                   \
-                int64_t o = (n * C + c) * L;                                                    \
-                ct__norm_gdot_##S(g + o, x + o, L, mean, t);                                    \
-                s[0] += t[0];                                                                   \
-                s[1] += t[1];                                                                   \
-            }                                                                                   \
+            double s[2];                                                                        \
+            ct__norm_runs_##S(g + c * L, x + c * L, N, C * L, L, mean, 0, s);                   \
             ((T *)ct__data(j->db))[c] = (T)s[0];                                                \
             ((T *)ct__data(j->dw))[c] = (T)(s[1] * (double)invstd);                             \
             double k = ct__norm_at(j->w, c, 1) * (double)invstd, a = 0, b0 = 0;                 \
@@ -284,8 +296,9 @@ typedef struct ct__ln_job {
         for (int64_t r = rb; r < re; r++) {                                                     \
             const T *x = (const T *)ct__data(j->x) + r * K;                                     \
             T *y = (T *)ct__data(j->y) + r * K;                                                 \
-            T mean = (T)(ct__norm_sum_##S(x, K) / (double)K);                                   \
-            T rstd = (T)(1.0 / sqrt(ct__norm_sqdev_##S(x, K, mean) / (double)K + j->eps));      \
+            T mean = (T)(ct__norm_sum_##S(x, 1, 0, K) / (double)K);                             \
+            double var = ct__norm_sqdev_##S(x, 1, 0, K, mean) / (double)K;                      \
+            T rstd = (T)(1.0 / sqrt(var + j->eps));                                             \
             ((T *)ct__data(j->mean))[r] = mean;                                                 \
             ((T *)ct__data(j->rstd))[r] = rstd;                                                 \
             for (int64_t k = 0; k < K; k++) {                                                   \
@@ -293,9 +306,9 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),      \
-       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat \
-       and g into part. */                                                                     \
+    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),        \
+       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat  \
+       and g into part. */                                                                      \
     static void ct__ln_backward_##S(int64_t bb, int64_t be, void *ctx)                          \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
@@ -319,7 +332,7 @@ typedef struct ct__ln_job {
                     ab[k] += g[k];                                                              \
                 }                                                                               \
                 double s[2];                                                                    \
-                ct__norm_gdot_##S(dx, x, K, mean, s);                                           \
+                ct__norm_runs_##S(dx, x, 1, 0, K, mean, 0, s);                                  \
                 T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);          \
                 for (int64_t k = 0; k < K; k++) {                                               \
                     T xhat = (x[k] - mean) * rstd;                                              \
@@ -329,7 +342,7 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                   \
+    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                    \
     static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \

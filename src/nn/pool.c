@@ -108,10 +108,65 @@ static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64
     return OW;
 }
 #define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) ct__pool_max2x2_v_f32(r0, W, y, ix, OW, base)
+
+/* Max's backward on the fast 2x2 path for one float32 plane gx (in[1] x W) from its outputs'
+   g and ix (out[1] x OW), 16 windows a step: each window's four elements written (0 + g at
+   its index, as the scatter into zeroed gx adds; 0 elsewhere), so gx is written once instead
+   of zeroed and then scattered into. false (gx partly written) when an index lies outside
+   its window or a row or column is left uncovered (odd sizes): the caller zeroes and
+   scatters instead. */
+static bool ct__pool_unpool2x2_v_f32(const float *g, const int64_t *ix, float *gx,
+                                     const int64_t *in, const int64_t *out)
+{
+    int64_t W = in[2], OW = out[2];
+    if (2 * out[1] != in[1] || 2 * OW != W) {
+        return false;
+    }
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i kw[4] = {_mm512_setzero_si512(), _mm512_set1_epi64(1), _mm512_set1_epi64(W),
+                           _mm512_set1_epi64(W + 1)};
+    for (int64_t o = 0, r = 0; o < out[0] * out[1] * OW; o += OW, r += 2 * W) {
+        for (int64_t ow = 0; ow < OW; ow += 16) {
+            int64_t n = OW - ow < 16 ? OW - ow : 16;
+            __mmask16 mn = (__mmask16)((1u << n) - 1u), hit = 0;
+            __m512 v = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mn, g + o + ow));
+            __m512i b = _mm512_add_epi64(lane2, _mm512_set1_epi64(r + 2 * ow));
+            __m512i k[2] = {
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)mn, ix + o + ow), b),
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)(mn >> 8), ix + o + ow + 8),
+                                 _mm512_add_epi64(b, _mm512_set1_epi64(16)))};
+            __m512 e[4];
+            for (int t = 0; t < 4; t++) {
+                __mmask16 m = (__mmask16)(_mm512_cmpeq_epi64_mask(k[0], kw[t]) |
+                                          (unsigned)_mm512_cmpeq_epi64_mask(k[1], kw[t]) << 8);
+                hit |= m;
+                e[t] = _mm512_maskz_mov_ps(m, v);
+            }
+            if ((hit & mn) != mn) {
+                return false;
+            }
+            __mmask16 m0 = (__mmask16)(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1u);
+            __mmask16 m1 = (__mmask16)(n <= 8 ? 0u : (1u << (2 * n - 16)) - 1u);
+            for (int rr = 0; rr < 2; rr++) {
+                float *row = gx + r + rr * W + 2 * ow;
+                _mm512_mask_storeu_ps(row, m0, _mm512_permutex2var_ps(e[2 * rr], lo,
+                                                                      e[2 * rr + 1]));
+                _mm512_mask_storeu_ps(row + 16, m1, _mm512_permutex2var_ps(e[2 * rr], hi,
+                                                                           e[2 * rr + 1]));
+            }
+        }
+    }
+    return true;
+}
+#define CT__POOL_UNPOOL2X2_V_f32(g, ix, gx, in, out) ct__pool_unpool2x2_v_f32(g, ix, gx, in, out)
 #else
+#define CT__POOL_UNPOOL2X2_V_f32(g, ix, gx, in, out) false
 #define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) 0
 #endif
 #define CT__POOL_MAX2X2_V_f64(r0, W, y, ix, OW, base) 0
+#define CT__POOL_UNPOOL2X2_V_f64(g, ix, gx, in, out) false
 #define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
@@ -215,6 +270,10 @@ CT__VECTORIZE_END
         const T *g = bw ? (const T *)j->g + p * O : NULL;                                      \
         T *y = bw ? NULL : (T *)j->y + p * O, *gx = bw ? (T *)j->gx + p * I : NULL;            \
         int64_t *ix = j->idx ? j->idx + p * O : NULL;                                          \
+        if (walk == CT__WALK_SCATTER && j->fast2x2 &&                                          \
+            CT__POOL_UNPOOL2X2_V_##S(g, ix, gx, j->in, j->out)) {                              \
+            return;                                                                            \
+        }                                                                                      \
         if (bw) {                                                                              \
             memset(gx, 0, sizeof(T) * (size_t)I);                                              \
         }                                                                                      \
@@ -271,6 +330,8 @@ CT__VECTORIZE_END
     CT__VECTORIZE_END
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
+#undef CT__POOL_UNPOOL2X2_V_f32
+#undef CT__POOL_UNPOOL2X2_V_f64
 #undef CT__POOL_KERNELS
 
 /* ---- glue: once per call (tables, checks, descriptors, wrappers, modules) ---------------- */
