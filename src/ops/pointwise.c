@@ -428,75 +428,105 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
                 *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
         }                                                                                   \
     }
-#define CT__UN_LOOP(FN, T, S)                                                              \
-    static CT__NOINLINE T ct__##FN##_##S##_one(T x, const double *p)                        \
-    {                                                                                       \
-        return ct__##FN##_##S(x, p);                                                        \
-    }                                                                                       \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+/* Costly math (every unary op, the binary ops of CT__BIN_LOOP_CALL, the ternary ops) is compiled
+   once per op and dtype, in a block function: out and operands contiguous, n a multiple of
+   CT__PW_BLOCK, so the vectorizer leaves no scalar or narrower remainder copy of the math, and
+   under CT__PW_IVDEP, so no overlap check with a scalar fallback copy (out is an operand itself
+   or disjoint from it). ct__pw_blocks runs a block function at any strides: whole blocks in
+   place when every operand is contiguous, the rest (the tail, strided and broadcast operands)
+   gathered into blocks on the stack, their unused lanes zero. */
+#define CT__PW_BLOCK 16
+#if defined(__GNUC__) && !defined(__clang__)
+#define CT__PW_IVDEP _Pragma("GCC ivdep")
+#else
+#define CT__PW_IVDEP
+#endif
+typedef void (*ct__pw_block_fn)(char **d, int64_t n, const void *pp);
+
+/* m elements of es bytes from src (byte stride ss) to dst (byte stride ds) */
+static void ct__pw_copy(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m, int64_t es)
+{
+    if (es == 8) {
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(dst + j * ds, src + j * ss, 8);
+        }
+    } else if (es == 4) {
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(dst + j * ds, src + j * ss, 4);
+        }
+    } else {
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(dst + j * ds, src + j * ss, (size_t)es);
+        }
+    }
+}
+
+/* fn over n elements of nops operands (out first, at most 4) of es bytes at byte strides s */
+static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp, int nops,
+                          int64_t es, ct__pw_block_fn fn)
+{
+    int64_t i = 0;
+    bool flat = true;
+    for (int k = 0; k < nops; k++) {
+        flat = flat && s[k] == es;
+    }
+    if (flat) {
+        i = n & ~(int64_t)(CT__PW_BLOCK - 1);
+        if (i > 0) {
+            fn(d, i, pp);
+        }
+    }
+    for (; i < n; i += CT__PW_BLOCK) {
+        const int64_t m = n - i < CT__PW_BLOCK ? n - i : CT__PW_BLOCK;
+        uint64_t buf[4][CT__PW_BLOCK];
+        char *b[4];
+        for (int k = 0; k < nops; k++) {
+            b[k] = (char *)buf[k];
+            if (k > 0) {
+                ct__pw_copy(b[k], es, d[k] + i * s[k], s[k], m, es);
+                memset(b[k] + m * es, 0, (size_t)((CT__PW_BLOCK - m) * es));
+            }
+        }
+        fn(b, CT__PW_BLOCK, pp);
+        ct__pw_copy(d[0] + i * s[0], s[0], b[0], es, m, es);
+    }
+}
+
+/* the block function ct__blk_FN_S of BODY over i (the operands' pointers declared by DECL) and
+   the loop running it */
+#define CT__BLOCK_LOOP(FN, T, S, NOPS, DECL, BODY)                                          \
+    static CT__NOINLINE void ct__blk_##FN##_##S(char **d, int64_t n, const void *pp)        \
     {                                                                                       \
         const double *p = (const double *)pp;                                               \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e) {                                                       \
-            T *o = (T *)d[0];                                                               \
-            const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], p);                                             \
-            }                                                                               \
-            return;                                                                         \
+        T *o = (T *)d[0];                                                                   \
+        DECL                                                                                \
+        const int64_t nb = n & ~(int64_t)(CT__PW_BLOCK - 1);                                \
+        (void)p;                                                                            \
+        CT__PW_IVDEP                                                                        \
+        for (int64_t i = 0; i < nb; i++) {                                                  \
+            o[i] = BODY;                                                                    \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S##_one(*(const T *)(d[1] + i * s[1]), p); \
-        }                                                                                   \
-    }
-/* A binary loop for costly math: the contiguous loop inlines it (and vectorizes), broadcast
-   and strided operands call one out-of-line copy (the header does not compile it four times). */
-#define CT__BIN_LOOP_CALL(FN, T, S)                                                        \
-    static CT__NOINLINE T ct__##FN##_##S##_one(T x, T y, T alpha)                           \
-    {                                                                                       \
-        return ct__##FN##_##S(x, y, alpha);                                                 \
     }                                                                                       \
     static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
     {                                                                                       \
-        const T alpha = (T)((const double *)pp)[0];                                         \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
-            T *o = (T *)d[0];                                                               \
-            const T *a = (const T *)d[1], *b = (const T *)d[2];                             \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S##_one(*(const T *)(d[1] + i * s[1]),   \
-                                                           *(const T *)(d[2] + i * s[2]),   \
-                                                           alpha);                          \
-        }                                                                                   \
+        ct__pw_blocks(d, s, n, pp, NOPS, (int64_t)sizeof(T), ct__blk_##FN##_##S);           \
     }
-/* out[i] = FN(x[i], a[i], b[i], value): the contiguous and the strided loop. */
+/* out[i] = FN(a[i], p) */
+#define CT__UN_LOOP(FN, T, S)                                                              \
+    CT__BLOCK_LOOP(FN, T, S, 2, const T *a = (const T *)d[1];, ct__##FN##_##S(a[i], p))
+/* out[i] = FN(a[i], b[i], alpha) */
+#define CT__BIN_LOOP_CALL(FN, T, S)                                                        \
+    CT__BLOCK_LOOP(FN, T, S, 3, const T *a = (const T *)d[1]; const T *b = (const T *)d[2];, \
+                   ct__##FN##_##S(a[i], b[i], (T)p[0]))
+/* out[i] = FN(x[i], a[i], b[i], value) */
 #define CT__TER_LOOP(FN, T, S)                                                             \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const T v = (T)((const double *)pp)[0];                                             \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e && s[3] == e) {                             \
-            T *o = (T *)d[0];                                                               \
-            const T *x = (const T *)d[1], *a = (const T *)d[2], *b = (const T *)d[3];       \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(x[i], a[i], b[i], v);                                 \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(                                        \
-                *(const T *)(d[1] + i * s[1]), *(const T *)(d[2] + i * s[2]),               \
-                *(const T *)(d[3] + i * s[3]), v);                                          \
-        }                                                                                   \
-    }
+    CT__BLOCK_LOOP(FN, T, S, 4,                                                             \
+                   const T *x = (const T *)d[1]; const T *a = (const T *)d[2];              \
+                   const T *b = (const T *)d[3];,                                           \
+                   ct__##FN##_##S(x[i], a[i], b[i], (T)p[0]))
 /* The cheap binary ops of float32 specialize every loop variant (broadcast scalars included);
-   int64 and float64, and the ops a division or a shift dominates, call one out-of-line copy
-   off the contiguous path (each variant costs the header's compile time). */
+   int64 and float64, and the ops a division or a shift dominates, run in block functions
+   (each variant costs the header's compile time). */
 #define CT__BIN_LOOP_f32 CT__BIN_LOOP
 #define CT__BIN_LOOP_f64 CT__BIN_LOOP_CALL
 #define CT__BIN_LOOP_i64 CT__BIN_LOOP_CALL
