@@ -381,61 +381,61 @@ CT__IDENT_MATH(CT_BOOL, bool, b8)
 CT__IDENT_MATH(CT_INT64, int64_t, i64)
 
 /* ---- loops --------------------------------------------------------------------------- */
-/* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b, scalar-a and strided variants. */
-#define CT__BIN_LOOP(FN, T, S)                                                             \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const T alpha = (T)((const double *)pp)[0];                                         \
-        T *o = (T *)d[0];                                                                   \
-        const T *a = (const T *)d[1], *b = (const T *)d[2];                                 \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
-            }                                                                               \
-        } else if (s[0] == e && s[1] == e && s[2] == 0) {                                   \
-            const T y = b[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], y, alpha);                                      \
-            }                                                                               \
-        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                                   \
-            const T x = a[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(x, b[i], alpha);                                      \
-            }                                                                               \
-        } else {                                                                            \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),     \
-                                                         *(const T *)(d[2] + i * s[2]), alpha); \
-            }                                                                               \
-        }                                                                                   \
+/* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b and scalar-a variants over whole blocks
+   (CT__WHOLE_BLOCKS), the strided loop for the rest. */
+#define CT__BIN_LOOP(FN, T, S)                                                          \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)\
+    {                                                                                   \
+        const T alpha = (T)((const double *)pp)[0];                                     \
+        T *o = (T *)d[0];                                                               \
+        const T *a = (const T *)d[1], *b = (const T *)d[2];                             \
+        const int64_t e = (int64_t)sizeof(T), nb = CT__WHOLE_BLOCKS(n);                 \
+        int64_t i = 0;                                                                  \
+        if (s[0] == e && s[1] == e && s[2] == e) {                                      \
+            for (; i < nb; i++) {                                                       \
+                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                               \
+            }                                                                           \
+        } else if (s[0] == e && s[1] == e && s[2] == 0) {                               \
+            const T y = b[0];                                                           \
+            for (; i < nb; i++) {                                                       \
+                o[i] = ct__##FN##_##S(a[i], y, alpha);                                  \
+            }                                                                           \
+        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                               \
+            const T x = a[0];                                                           \
+            for (; i < nb; i++) {                                                       \
+                o[i] = ct__##FN##_##S(x, b[i], alpha);                                  \
+            }                                                                           \
+        }                                                                               \
+        for (; i < n; i++) {                                                            \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),     \
+                                                     *(const T *)(d[2] + i * s[2]), alpha);\
+        }                                                                               \
     }
 /* out[i] = (a[i] CMP b[i]) as bool */
 #define CT__CMP_LOOP(NAME, CMP, T, S)                                                      \
     static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
     {                                                                                       \
         (void)pp;                                                                           \
+        int64_t i = 0;                                                                      \
         if (s[0] == 1 && s[1] == (int64_t)sizeof(T) && s[2] == 0) {                         \
             bool *o = (bool *)d[0];                                                         \
             const T *a = (const T *)d[1], y = *(const T *)d[2];                             \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (const int64_t nb = CT__WHOLE_BLOCKS(n); i < nb; i++) {                     \
                 o[i] = a[i] CMP y;                                                          \
             }                                                                               \
-            return;                                                                         \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        for (; i < n; i++) {                                                                \
             *(bool *)(d[0] + i * s[0]) =                                                    \
                 *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
         }                                                                                   \
     }
 /* Costly math (every unary op, the binary ops of CT__BIN_LOOP_CALL, the ternary ops) is compiled
    once per op and dtype, in a block function: out and operands contiguous, n a multiple of
-   CT__PW_BLOCK, so the vectorizer leaves no scalar or narrower remainder copy of the math, and
+   CT__VEC_BLOCK, so the vectorizer leaves no scalar or narrower remainder copy of the math, and
    under CT__PW_IVDEP, so no overlap check with a scalar fallback copy (out is an operand itself
    or disjoint from it). ct__pw_blocks runs a block function at any strides: whole blocks in
    place when every operand is contiguous, the rest (the tail, strided and broadcast operands)
    gathered into blocks on the stack, their unused lanes zero. */
-#define CT__PW_BLOCK 16
 #if defined(__GNUC__) && !defined(__clang__)
 #define CT__PW_IVDEP _Pragma("GCC ivdep")
 #else
@@ -471,23 +471,23 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
         flat = flat && s[k] == es;
     }
     if (flat) {
-        i = n & ~(int64_t)(CT__PW_BLOCK - 1);
+        i = CT__WHOLE_BLOCKS(n);
         if (i > 0) {
             fn(d, i, pp);
         }
     }
-    for (; i < n; i += CT__PW_BLOCK) {
-        const int64_t m = n - i < CT__PW_BLOCK ? n - i : CT__PW_BLOCK;
-        uint64_t buf[4][CT__PW_BLOCK];
+    for (; i < n; i += CT__VEC_BLOCK) {
+        const int64_t m = n - i < CT__VEC_BLOCK ? n - i : CT__VEC_BLOCK;
+        uint64_t buf[4][CT__VEC_BLOCK];
         char *b[4];
         for (int k = 0; k < nops; k++) {
             b[k] = (char *)buf[k];
             if (k > 0) {
                 ct__pw_copy(b[k], es, d[k] + i * s[k], s[k], m, es);
-                memset(b[k] + m * es, 0, (size_t)((CT__PW_BLOCK - m) * es));
+                memset(b[k] + m * es, 0, (size_t)((CT__VEC_BLOCK - m) * es));
             }
         }
-        fn(b, CT__PW_BLOCK, pp);
+        fn(b, CT__VEC_BLOCK, pp);
         ct__pw_copy(d[0] + i * s[0], s[0], b[0], es, m, es);
     }
 }
@@ -500,7 +500,7 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
         const double *p = (const double *)pp;                                               \
         T *o = (T *)d[0];                                                                   \
         DECL                                                                                \
-        const int64_t nb = n & ~(int64_t)(CT__PW_BLOCK - 1);                                \
+        const int64_t nb = CT__WHOLE_BLOCKS(n);                                             \
         (void)p;                                                                            \
         CT__PW_IVDEP                                                                        \
         for (int64_t i = 0; i < nb; i++) {                                                  \
@@ -612,15 +612,15 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
     static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
     {                                                                                       \
         (void)pp;                                                                           \
+        int64_t i = 0;                                                                      \
         if (s[0] == 1 && s[1] == (int64_t)sizeof(T)) {                                      \
             bool *o = (bool *)d[0];                                                         \
             const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (const int64_t nb = CT__WHOLE_BLOCKS(n); i < nb; i++) {                     \
                 o[i] = TEST((double)a[i]);                                                  \
             }                                                                               \
-            return;                                                                         \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        for (; i < n; i++) {                                                                \
             *(bool *)(d[0] + i * s[0]) = TEST((double)*(const T *)(d[1] + i * s[1]));      \
         }                                                                                   \
     }
