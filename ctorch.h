@@ -46828,7 +46828,8 @@ CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf)
 #endif
 
 /* A row function: out[i] from a[i] (forward: x) and b[i] (backward: a = g, b = x) for n
-   contiguous elements of the function's float type; p: the op's scalars. */
+   contiguous elements of the function's float type, n a multiple of CT__VEC_BLOCK (its loop
+   then has no remainder copies, internal.h); p: the op's scalars. */
 typedef void (*ct__act_row_fn)(void *out, const void *a, const void *b, int64_t n,
                                const double *p);
 
@@ -46844,7 +46845,7 @@ typedef struct ct__act_rows {
         const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
         T *CT__ACT_RESTRICT y = (T *)out;                                                       \
         (void)b;                                                                                \
-        for (int64_t i = 0; i < n; i++) {                                                       \
+        for (int64_t i = 0; i < CT__WHOLE_BLOCKS(n); i++) {                                     \
             y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
         }                                                                                       \
     }                                                                                           \
@@ -46854,7 +46855,7 @@ typedef struct ct__act_rows {
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
         const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
         T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
-        for (int64_t i = 0; i < n; i++) {                                                       \
+        for (int64_t i = 0; i < CT__WHOLE_BLOCKS(n); i++) {                                     \
             dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
         }                                                                                       \
     }
@@ -46967,26 +46968,28 @@ typedef struct ct__act_job {
 
 #define CT__ACT_BLOCK 256
 
-/* Contiguous operands go to the row function as they are; strided ones are gathered into
-   blocks (and the output scattered back). */
+/* Contiguous operands go to the row function as they are, in whole blocks; strided ones and
+   the tail are gathered into blocks (the unused lanes zero) and the output scattered back. */
 static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     const ct__act_job *j = (const ct__act_job *)pp;
-    int64_t es = j->es;
+    int64_t es = j->es, i = 0;
     bool dense = s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
     if (dense) {
-        j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, n, j->p);
-        return;
+        i = CT__WHOLE_BLOCKS(n);
+        j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, i, j->p);
     }
     double buf[3][CT__ACT_BLOCK]; /* room for CT__ACT_BLOCK elements of either float type */
-    for (int64_t i = 0; i < n; i += CT__ACT_BLOCK) {
+    for (; i < n; i += CT__ACT_BLOCK) {
         int64_t m = n - i < CT__ACT_BLOCK ? n - i : CT__ACT_BLOCK;
+        int64_t mb = CT__WHOLE_BLOCKS(m + CT__VEC_BLOCK - 1);
         for (int k = 1; k <= j->nin; k++) {
             for (int64_t e = 0; e < m; e++) {
                 memcpy((char *)buf[k] + e * es, d[k] + (i + e) * s[k], (size_t)es);
             }
+            memset((char *)buf[k] + m * es, 0, (size_t)((mb - m) * es));
         }
-        j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, m, j->p);
+        j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, mb, j->p);
         for (int64_t e = 0; e < m; e++) {
             memcpy(d[0] + (i + e) * s[0], (char *)buf[0] + e * es, (size_t)es);
         }
