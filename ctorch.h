@@ -9473,7 +9473,6 @@ ct_status ct_set_default_device(ct_device device)
 }
 
 ct_device ct_get_default_device(void) { return ct__default_device; }
-CT__GLUE_END
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -9526,6 +9525,7 @@ static bool ct__factory_like_meta(ct_op_call *c)
     const ct_tensor *t = c->inputs[0];
     return ct__factory_output(c, t->sizes, t->ndim, t->dtype);
 }
+CT__GLUE_END
 
 /* Fills a fresh contiguous tensor with value (also: reductions of empty inputs). */
 void ct__fill_contig(ct_tensor *t, double value)
@@ -9594,6 +9594,7 @@ static ct_status ct__fill_new_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* tensor: (data, ScalarType dtype) with the sizes as attribute 0 and c->state pointing at
    the caller's data. */
 static bool ct__from_data_meta(ct_op_call *c)
@@ -9607,6 +9608,7 @@ static bool ct__from_data_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__from_data_kernel(ct_op_call *c)
 {
@@ -9646,6 +9648,7 @@ static int64_t ct__arange_size(const char *op, double start, double end, double 
     return (int64_t)n;
 }
 
+CT__GLUE_BEGIN
 /* arange: (Scalar start, Scalar end, Scalar step, ScalarType dtype). */
 static bool ct__arange_meta(ct_op_call *c)
 {
@@ -9669,6 +9672,7 @@ static bool ct__arange_meta(ct_op_call *c)
     c->dtype = dtype;
     return ct__op_output(c, &n, 1, dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__arange_kernel(ct_op_call *c)
 {
@@ -9697,6 +9701,7 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
    Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
@@ -9724,6 +9729,7 @@ static bool ct__linspace_meta(ct_op_call *c)
     }
     return t != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__linspace_kernel(ct_op_call *c)
 {
@@ -9742,12 +9748,14 @@ static ct_status ct__linspace_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* eye: (int n, int m, ScalarType dtype). */
 static bool ct__eye_meta(ct_op_call *c)
 {
     int64_t sizes[2] = {c->attrs[0].i, c->attrs[1].i};
     return ct__factory_output(c, sizes, 2, (ct_dtype)c->attrs[2].i);
 }
+CT__GLUE_END
 
 static ct_status ct__eye_kernel(ct_op_call *c)
 {
@@ -9795,6 +9803,7 @@ static ct_status ct__logspace_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
    (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
 static bool ct__empty_strided_meta(ct_op_call *c)
@@ -9839,6 +9848,7 @@ static bool ct__factory_new_meta(ct_op_call *c)
     return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
                               dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
 }
+CT__GLUE_END
 
 /* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
    or triu_indices' (row, col, offset): [begin, end). */
@@ -11765,6 +11775,7 @@ static double ct__rng_normal_f64(ct_generator *g, double mean, double std)
     return fma(r * cos(theta), std, mean);
 }
 
+CT__GLUE_BEGIN
 /* Resolves g and takes its lock; every public entry pairs it with ct__rng_unlock. */
 static ct_generator *ct__rng_lock(ct_generator *g)
 {
@@ -12006,6 +12017,7 @@ bool ct_is_deterministic_algorithms_warn_only_enabled(void)
 {
     return ct__deterministic_warn_only;
 }
+CT__GLUE_END
 
 /* ---- element order and stores -------------------------------------------------------- */
 
@@ -12118,6 +12130,7 @@ static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
     }
 }
 
+CT__GLUE_BEGIN
 /* The in-place random ops' meta: self is the output and gives the kernel's dtype. */
 static bool ct__rng_self_meta(ct_op_call *c)
 {
@@ -12137,6 +12150,7 @@ static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
     }
     return true;
 }
+CT__GLUE_END
 
 /* ---- uniform_ and bernoulli_ --------------------------------------------------------- */
 
@@ -12199,6 +12213,7 @@ static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double t
     ct__rng_unlock(g);
 }
 
+CT__GLUE_BEGIN
 /* uniform_: (self, float from, float to); the bounds within the dtype's range
    (uniform_impl_'s checks). */
 static bool ct__uniform_meta(ct_op_call *c)
@@ -12235,6 +12250,7 @@ static bool ct__uniform_meta(ct_op_call *c)
     }
     return ct__rng_self_meta(c);
 }
+CT__GLUE_END
 
 static ct_status ct__uniform_kernel(ct_op_call *c)
 {
@@ -12249,6 +12265,7 @@ static void ct__rng_draw_bernoulli(ct_generator *g, char *dst, ct_dtype dt, cons
     ct__rng_store_i64(dst, dt, ct__rng_uniform_f64(g, 0, 1) < p);
 }
 
+CT__GLUE_BEGIN
 /* bernoulli_: (self, float p). */
 static bool ct__bernoulli_meta(ct_op_call *c)
 {
@@ -12259,6 +12276,7 @@ static bool ct__bernoulli_meta(ct_op_call *c)
     }
     return ct__rng_self_meta(c);
 }
+CT__GLUE_END
 
 static ct_status ct__bernoulli_kernel(ct_op_call *c)
 {
@@ -12510,6 +12528,7 @@ static void ct__rng_normal(ct_tensor *t, ct_generator *g, double mean, double st
     ct__rng_unlock(g);
 }
 
+CT__GLUE_BEGIN
 /* normal_: (self, float mean, float std). */
 static bool ct__normal_meta(ct_op_call *c)
 {
@@ -12523,6 +12542,7 @@ static bool ct__normal_meta(ct_op_call *c)
     }
     return ct__rng_self_meta(c);
 }
+CT__GLUE_END
 
 static ct_status ct__normal_kernel(ct_op_call *c)
 {
@@ -12585,6 +12605,7 @@ static void ct__rng_draw_sample(ct_generator *g, char *dst, ct_dtype dt, const v
 static const ct__rng_sample_fn ct__rng_samplers[4] = {ct__rng_exponential, ct__rng_cauchy,
                                                       ct__rng_log_normal, ct__rng_geometric};
 
+CT__GLUE_BEGIN
 /* The C++ name of an integer dtype's type, as PyTorch's cauchy_ message prints it. */
 static const char *ct__rng_cpp_type(ct_dtype dt)
 {
@@ -12642,6 +12663,7 @@ static bool ct__sample_meta(ct_op_call *c)
     }
     return false;
 }
+CT__GLUE_END
 
 static ct_status ct__sample_kernel(ct_op_call *c)
 {
@@ -12697,6 +12719,7 @@ static ct_status ct__random_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* check_from_to_in_range: an integer dtype or float16 must hold `from` and `to - 1` (the other
    float dtypes hold every int64, rounded). The message names the type as PyTorch's does. */
 static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc, ct_dtype dt)
@@ -12800,6 +12823,7 @@ static bool ct__randint_meta(ct_op_call *c)
     }
     return t != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__randint_kernel(ct_op_call *c)
 {
@@ -12835,6 +12859,7 @@ static void ct__rng_permute(ct_generator *g, int64_t *r, int64_t n)
     }
 }
 
+CT__GLUE_BEGIN
 /* randperm: (int n, ScalarType dtype), int64 only. */
 static bool ct__randperm_meta(ct_op_call *c)
 {
@@ -12846,6 +12871,7 @@ static bool ct__randperm_meta(ct_op_call *c)
     c->dtype = CT_INT64;
     return ct__op_output(c, &n, 1, CT_INT64) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__randperm_kernel(ct_op_call *c)
 {
@@ -12857,6 +12883,7 @@ static ct_status ct__randperm_kernel(ct_op_call *c)
 }
 
 /* ---- factories over uniform_ and normal_ ------------------------------------------------ */
+CT__GLUE_BEGIN
 /* A float output of sizes and dtype (the kernel's dtype is its own). */
 static bool ct__rng_float_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
@@ -12881,6 +12908,7 @@ static bool ct__rng_like_meta(ct_op_call *c)
     const ct_tensor *t = c->inputs[0];
     return ct__rng_float_output(c, t->sizes, t->ndim, t->dtype);
 }
+CT__GLUE_END
 
 static ct_status ct__rand_kernel(ct_op_call *c)
 {
@@ -12895,6 +12923,7 @@ static ct_status ct__randn_kernel(ct_op_call *c)
 }
 
 /* ---- bernoulli(Tensor p) (issue 7) ----------------------------------------------------- */
+CT__GLUE_BEGIN
 /* The output: p's shape and dtype, contiguous (empty_like). */
 static bool ct__bernoulli_p_meta(ct_op_call *c)
 {
@@ -12902,6 +12931,7 @@ static bool ct__bernoulli_p_meta(ct_op_call *c)
     c->dtype = p->dtype;
     return ct__op_output(c, p->sizes, p->ndim, p->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* Reads element i of the contiguous p (float32 or float64) into *v and draws one
    bernoulli_distribution of p's own type into out; false (nothing drawn) for p outside
@@ -13169,6 +13199,7 @@ CT__MULTINOMIAL_ROWS(float)
 CT__MULTINOMIAL_ROWS(double)
 #undef CT__MULTINOMIAL_ROWS
 
+CT__GLUE_BEGIN
 /* multinomial: (self, int num_samples, bool replacement). The checks of PyTorch's
    multinomial_out. */
 static bool ct__multinomial_check(const ct_op_call *c)
@@ -13192,6 +13223,7 @@ static bool ct__multinomial_check(const ct_op_call *c)
     }
     return false;
 }
+CT__GLUE_END
 
 /* ---- PyTorch's topk order: its CPU topk runs libstdc++'s nth_element and sort (or
    partial_sort when k * 64 <= n) on (value, index) pairs, best first, NaN above all; equal
@@ -18415,6 +18447,7 @@ static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
 
+CT__GLUE_BEGIN
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     int64_t inv[CT_MAX_DIMS];
@@ -19108,6 +19141,7 @@ static bool ct__tril_meta(ct_op_call *c)
     g->n_ints = 1;
     return ct__op_output(c, t->sizes, t->ndim, t->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* ---- kernels --------------------------------------------------------------------------- */
 /* Every view op's composite: a tensor struct over the input's storage with the geometry meta
@@ -19132,6 +19166,7 @@ static ct_status ct__view_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
 static ct_status ct__reshape_composite(ct_op_call *c)
 {
@@ -19191,6 +19226,7 @@ static ct_status ct__stack_composite(ct_op_call *c)
     ct__free(views);
     return ct__composite_end(c, r);
 }
+CT__GLUE_END
 
 /* cat on the CPU: each input copied (converting) into its slice of the output along dim. */
 static ct_status ct__cat_kernel(ct_op_call *c)
@@ -19238,6 +19274,7 @@ static ct_status ct__slice_scatter_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* view_as, reshape_as, expand_as (variants 0, 1, 2): the op with other's sizes. */
 static ct_status ct__as_composite(ct_op_call *c)
 {
@@ -19276,6 +19313,7 @@ static ct_status ct__broadcast_to_composite(ct_op_call *c)
     }
     return ct__composite_end(c, ct_expand(c->inputs[0], c->attrs[0].ints, (int)c->attrs[0].i));
 }
+CT__GLUE_END
 
 /* tril and triu on the CPU: the input copied into the contiguous output, then each row's
    dropped columns zeroed (tril: col > row + diagonal; triu: col < row + diagonal).
@@ -19300,6 +19338,7 @@ static ct_status ct__tril_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* Keeps the integers meta computed (dims, the slice) in the node. */
 static void ct__view_record(ct_node *n, const ct_op_call *c)
 {
@@ -19307,7 +19346,6 @@ static void ct__view_record(ct_node *n, const ct_op_call *c)
     memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
    node, backward, record. */
@@ -20829,6 +20867,7 @@ static const ct_tensor *ct__ix_zeros_like_input(const ct_node *n, const ct_tenso
     return ct_zeros(n->next[0].sizes, n->next[0].ndim, g->dtype);
 }
 
+CT__GLUE_BEGIN
 /* gather: zeros of input's shape, scatter_add-ed with grad at index. */
 static void ct__gather_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -20882,6 +20921,7 @@ static void ct__masked_fill_backward(ct_node *n, const ct_tensor *g, ct_tensor *
 {
     gi[0] = ct_masked_fill(g, ct__saved(n, 1), 0.0);
 }
+CT__GLUE_END
 
 /* ---- meta -------------------------------------------------------------------------------- */
 /* PyTorch's ensure_nonempty_dim / ensure_nonempty_size: a 0-dim tensor counts as [1]. */
@@ -21019,6 +21059,7 @@ static bool ct__index_add_check(const ct_op_call *c, const ct_tensor *self, cons
     return true;
 }
 
+CT__GLUE_BEGIN
 /* The index family (inputs self, index[, src]; attributes dim[, alpha]): checks, the wrapped
    dim written back into attribute 0, and the output (self for the in-place forms). */
 static bool ct__ix_meta(ct_op_call *c)
@@ -21103,6 +21144,7 @@ static bool ct__masked_fill_meta(ct_op_call *c)
     }
     return ct__ix_broadcast_output(c, self, sizes, nd, c->op->variant & CT__IX_INPLACE);
 }
+CT__GLUE_END
 
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* One walk of the family (see the legend), a row of L's last dim at a time. */
@@ -23300,6 +23342,7 @@ static ct_tensor *ct__unreduce(const ct_node *n, const ct_tensor *g)
     return ct_expand(ct_reshape(g, keep, e->ndim), e->sizes, e->ndim);
 }
 
+CT__GLUE_BEGIN
 static void ct__sum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__unreduce(n, g);
@@ -23340,6 +23383,7 @@ static bool ct__sum_meta(ct_op_call *c)
     c->dtype = t->dtype;
     return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
 }
+CT__GLUE_END
 
 /* Reduces (rop) the masked dims of a non-empty t into out, innermost first: each step reduces
    one dim (kept as 1) into a temporary, the last one into out (contiguous, the same
@@ -23408,6 +23452,7 @@ typedef struct ct__sum_to_state {
     int n;
 } ct__sum_to_state;
 
+CT__GLUE_BEGIN
 /* Attribute: the target sizes (int[]), which input must broadcast to. */
 static bool ct__sum_to_size_meta(ct_op_call *c)
 {
@@ -23447,6 +23492,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
                                           (int)c->attrs[0].i);
     return ct__composite_end(c, r);
 }
+CT__GLUE_END
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
 /* What meta computes for the kernel and the node of max/min/argmax/argmin (c->state). */
@@ -23489,6 +23535,7 @@ static void ct__select_index_backward(ct_node *n, const ct_tensor *g, ct_tensor 
     gi[0] = out;
 }
 
+CT__GLUE_BEGIN
 /* max.dim / min.dim save the indices and the dim */
 static void ct__minmax_dim_record(ct_node *n, const ct_op_call *c)
 {
@@ -23503,6 +23550,7 @@ static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **
     ct_tensor *mask = ct_to_dtype(ct_eq(x, y), g->dtype);
     gi[0] = ct_mul(mask, ct_div(g, ct_sum(mask)));
 }
+CT__GLUE_END
 
 /* The family's variant: bit 0 min (else max), bit 1 indices only (argmax/argmin). A call
    over a dim has the attributes dim and keepdim, one over all elements none. Outputs: the
@@ -23510,6 +23558,7 @@ static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **
    argmax's over all elements). */
 #define CT__MM_MIN 1
 #define CT__MM_ARG 2
+CT__GLUE_BEGIN
 static bool ct__minmax_meta(ct_op_call *c)
 {
     ct__minmax_state *s = (ct__minmax_state *)c->state;
@@ -23550,6 +23599,7 @@ static bool ct__minmax_meta(ct_op_call *c)
     }
     return (!dim_form && !(var & CT__MM_ARG)) || ct__op_output(c, shape, nd, CT_INT64);
 }
+CT__GLUE_END
 
 static ct_status ct__minmax_kernel(ct_op_call *c)
 {
@@ -23565,6 +23615,7 @@ static ct_status ct__minmax_kernel(ct_op_call *c)
 }
 
 /* ---- amax / amin --------------------------------------------------------------------- */
+CT__GLUE_BEGIN
 /* amax / amin save the reduced dims (i[0]), the input and the result. */
 static void ct__amax_record(ct_node *n, const ct_op_call *c)
 {
@@ -23644,6 +23695,7 @@ static bool ct__amax_meta(ct_op_call *c)
     c->dtype = t->dtype;
     return ct__op_output(c, shape, nd, t->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__amax_kernel(ct_op_call *c)
 {
@@ -23688,6 +23740,7 @@ static bool ct__norm_identity_check(ct_op_call *c, unsigned mask)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of the composite reductions: checks the dims (attrs[0], or attrs[1] after a norm's
    ord; none or empty: all) and the dtype, and counts the reduced elements (c->state). */
 static bool ct__red_composite_meta(ct_op_call *c)
@@ -24186,6 +24239,7 @@ static bool ct__cdist_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 /* PyTorch's _euclidean_dist: |a|^2 - 2 a.b + |b|^2 as one matmul of padded operands, clamped
    at 1e-30 before the square root */
@@ -24228,6 +24282,7 @@ static ct_tensor *ct__cdist_direct(const ct_tensor *x1, const ct_tensor *x2, dou
     return n == 1 ? (ct_tensor *)(uintptr_t)part[0] : ct_cat(part, n, -2);
 }
 
+CT__GLUE_BEGIN
 /* the p-norm of every pair of rows: through the matmul form for p == 2 when the mode asks
    (1) or by default (0) when either has more than 25 rows, else directly */
 static ct_status ct__cdist_composite(ct_op_call *c)
@@ -24240,7 +24295,6 @@ static ct_status ct__cdist_composite(ct_op_call *c)
     return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
@@ -25280,6 +25334,7 @@ static ct_status ct__srt_run(const char *fn, ct__srt_job *jb)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* Fills the job's grid from x (its dims but dim; all of x's elements as one line when x is
    contiguous and dim is -1) and the strides of the outputs laid out as the shape `osizes`
    (x's with size m at dim), contiguous. */
@@ -25534,6 +25589,7 @@ static ct_tensor *ct__srt_contig(const char *fn, const ct_tensor *x, ct_dtype dt
     }
     return t;
 }
+CT__GLUE_END
 
 /* The line family on the CPU. */
 static ct_status ct__srt_kernel(ct_op_call *c)
@@ -25895,6 +25951,7 @@ static ct_status ct__histc_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* unique family meta: nothing to check; the kernel makes the outputs. */
 static bool ct__unique_meta(ct_op_call *c)
 {
@@ -25988,7 +26045,6 @@ static bool ct__histc_meta(ct_op_call *c)
     return ct__op_output(c, &bins, 1, x->dtype) != NULL;
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 /* TABLE: a CT__K_* macro, applied to KERNEL. */
 #define CT__SRT_OP(SYM, NAME, SCHEMA, API, KIND, VAR, OPT, META, TABLE, KERNEL, NODE, BW, SAVE,    \
@@ -26520,6 +26576,7 @@ static ct_dtype ct__scan_compute_dtype(ct__scanop op, ct_dtype in, ct_dtype out)
     return ct_dtype_is_floating_point(d) ? d : CT_INT64;
 }
 
+CT__GLUE_BEGIN
 /* dim (attrs[0]) and, for cumsum / cumprod, dtype (attrs[1]; CT_DTYPE_DEFAULT: None).
    Outputs: the values (the input's shape) and for cummax / cummin the int64 indices. */
 static bool ct__scan_meta(ct_op_call *c)
@@ -26553,6 +26610,7 @@ static bool ct__scan_meta(ct_op_call *c)
     return (op != CT__SC_MAX && op != CT__SC_MIN) ||
            ct__op_output(c, t->sizes, t->ndim, CT_INT64) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__scan_kernel(ct_op_call *c)
 {
@@ -26597,6 +26655,7 @@ static ct_status ct__scan_kernel(ct_op_call *c)
 }
 
 /* ---- derivatives ------------------------------------------------------------------------ */
+CT__GLUE_BEGIN
 /* The nodes keep the dim (i[0]); cumprod and logcumsumexp save the input and the result,
    cummax / cummin the indices. */
 static void ct__scan_record(ct_node *n, const ct_op_call *c)
@@ -26621,6 +26680,7 @@ static void ct__cumsum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__reversed_cumsum(g, (int)n->i[0]);
 }
+CT__GLUE_END
 
 /* where(mask, a, 0) */
 static ct_tensor *ct__keep(const ct_tensor *mask, const ct_tensor *a)
@@ -26650,6 +26710,7 @@ static ct_tensor *ct__cumprod_backward_graph(const ct_tensor *g, const ct_tensor
     return out;
 }
 
+CT__GLUE_BEGIN
 /* PyTorch's cumprod_backward: without zeros, reversed_cumsum(out * g) / x. With zeros, under
    create_graph ct__cumprod_backward_graph; else per line: before the first zero the same
    over that part; at the first zero, the product before it times sum(g_j * prod(x over
@@ -26716,7 +26777,6 @@ static void ct__cummaxmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
     }
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
@@ -29118,6 +29178,7 @@ static double ct__linear_flops(const ct_op_call *c)
     return 2 * rows * (double)w->sizes[0] * (double)w->sizes[1];
 }
 
+CT__GLUE_BEGIN
 /* ---- mm ------------------------------------------------------------------------------ */
 static void ct__mm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -29169,6 +29230,7 @@ static bool ct__mm_meta(ct_op_call *c)
     c->dtype = a->dtype;
     return ct__op_output(c, shape, 2, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__mm_kernel(ct_op_call *c)
 {
@@ -29176,6 +29238,7 @@ static ct_status ct__mm_kernel(ct_op_call *c)
                                                                                 : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* ---- addmm and linear ----------------------------------------------------------------- */
 static void ct__addmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -29225,6 +29288,7 @@ static bool ct__addmm_meta(ct_op_call *c)
     c->dtype = a->dtype;
     return ct__op_output(c, shape, 2, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__addmm_kernel(ct_op_call *c)
 {
@@ -29237,6 +29301,7 @@ static ct_status ct__addmm_kernel(ct_op_call *c)
                                                                          : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* Linear on x (*, in) seen as x2 (N, in), g as g2 (N, out): dX = g2 @ W, dW = g2^T @ x2
    (contiguous like W), db = sum(g2, 0). */
 static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -29316,6 +29381,7 @@ static bool ct__linear_meta(ct_op_call *c)
     c->dtype = x->dtype;
     return ct__op_output(c, out, x->ndim, x->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides; the
    fused ReLU runs while the output is still in cache. */
@@ -29365,6 +29431,7 @@ static ct_status ct__linear_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* ---- bmm ------------------------------------------------------------------------------ */
 static void ct__bmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -29399,6 +29466,7 @@ static bool ct__bmm_meta(ct_op_call *c)
     c->dtype = a->dtype;
     return ct__op_output(c, shape, 3, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__bmm_kernel(ct_op_call *c)
 {
@@ -29415,6 +29483,7 @@ static ct_status ct__bmm_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* ---- dot, mv, matmul (composite: built on mm and bmm) ----------------------------------- */
 static bool ct__dot_meta(ct_op_call *c)
 {
@@ -29582,7 +29651,6 @@ static ct_status ct__matmul_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The GEMM kernels (mm, addmm, linear, bmm) and the composites built on them (dot, mv,
    matmul, as PyTorch's CompositeImplicit ops call mm/bmm). Every one reports its floating
@@ -36085,6 +36153,7 @@ static ct_tensor *ct__nll_scale(const ct_tensor *wv, const ct_tensor *g, int64_t
     return ct_reshape(ct_mul(wv, ct_reshape(g, col, g->ndim ? 1 : 0)), col, 2);
 }
 
+CT__GLUE_BEGIN
 /* d nll / d input = -onehot * scale */
 static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -36097,6 +36166,7 @@ static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
     gi[0] = ct_reshape(ct_neg(ct_mul(onehot, ct__nll_scale(wv, g, N))), e->sizes, e->ndim);
 }
+CT__GLUE_END
 
 static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *target,
                           const ct_tensor *w)
@@ -36200,6 +36270,7 @@ static ct_nll_loss_opts ct__nll_opts(const ct_op_call *c)
     return o;
 }
 
+CT__GLUE_BEGIN
 /* Checks; the output is (N) for 'none', else 0-dim, in the input's dtype. */
 static bool ct__nll_meta(ct_op_call *c)
 {
@@ -36211,6 +36282,7 @@ static bool ct__nll_meta(ct_op_call *c)
     bool none = c->attrs[0].i == CT_REDUCTION_NONE;
     return ct__op_output(c, target->sizes, none ? target->ndim : 0, x->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__nll_kernel(ct_op_call *c)
 {
@@ -36221,6 +36293,7 @@ static ct_status ct__nll_kernel(ct_op_call *c)
                : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* Saves target and weight (and cross-entropy's lse and input first), the reduction, the
    ignored index and the total weight. */
 static void ct__nll_record(ct_node *n, const ct_op_call *c)
@@ -36238,6 +36311,7 @@ static void ct__nll_record(ct_node *n, const ct_op_call *c)
         ct__save(n, c->inputs[0]);
     }
 }
+CT__GLUE_END
 
 /* ---- fused cross-entropy on (N, C) logits ----------------------------------------------
  * Forward: lse_i = log(sum_c exp(x[i, c])) per row (ops/softmax.c's row kernel, one read of
@@ -36350,6 +36424,7 @@ static ct_status ct__cross_entropy_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* The fused backward op: inputs grad (the loss's shape), self (N, C) contiguous, lse (N),
    target, weight (or NULL); attributes reduction, ignore_index, total_weight. dx (N, C). */
 static bool ct__cross_entropy_bw_meta(ct_op_call *c)
@@ -36358,6 +36433,7 @@ static bool ct__cross_entropy_bw_meta(ct_op_call *c)
     c->dtype = x->dtype;
     return ct__op_output(c, x->sizes, 2, x->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__cross_entropy_bw_kernel(ct_op_call *c)
 {
@@ -36404,6 +36480,7 @@ static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor
     gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
 }
 
+CT__GLUE_BEGIN
 /* ---- pointwise losses (composites: autograd from their ops) -----------------------------
  * Inputs self, target (then the optional tensors of the schema); attribute 0 the reduction. */
 static ct_status ct__mse_loss_composite(ct_op_call *c)
@@ -36577,9 +36654,11 @@ static ct_status ct__triplet_margin_composite(ct_op_call *c)
     ct_tensor *l = ct__clamp_min0(ct_sub(ct_add_scalar(dp, c->attrs[0].f), dn));
     return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[4].i));
 }
+CT__GLUE_END
 
 #define CT__LOG_2PI 1.8378770664093454836 /* log(2 pi) */
 
+CT__GLUE_BEGIN
 /* inputs input, target; attributes log_input, full, eps, reduction */
 static ct_status ct__poisson_nll_composite(ct_op_call *c)
 {
@@ -36697,7 +36776,6 @@ static void ct__bce_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The reduction attribute holds a ct_reduction (PyTorch's int enum differs: None 0, Mean 1,
    Sum 2). cross_entropy_loss is fused on (N, C) logits (one op, one node, PyTorch's name
