@@ -16086,6 +16086,7 @@ static bool ct__inplace_output(ct_op_call *c, ct_dtype rt, int n)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of a binary op (inputs self, other; attribute 0: alpha): broadcast shape, PyTorch's
    promotion; an in-place op checks that self can hold the result and saves the old self
    for a backward that reads it (c->state: the clone). */
@@ -16106,6 +16107,7 @@ static bool ct__binary_meta(ct_op_call *c)
     }
     return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
+CT__GLUE_END
 
 /* The dtype c's loop runs in: the compute dtype c->dtype; where the op has no loop for it, int64
    (bool, uint8, int8, int16, int32: CT__FOR_WIDE_DTYPES), else float64 (the value tests). */
@@ -16255,6 +16257,7 @@ static ct_status ct__half_binary_kernel(ct_op_call *c)
     return ok ? CT_OK : CT_ERR_OOM;
 }
 
+CT__GLUE_BEGIN
 /* In-place unary ops whose derivative reads the input save the old self (the copy meta
    made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
 static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
@@ -16904,6 +16907,7 @@ static bool ct__where_meta(ct_op_call *c)
     c->dtype = ct__result_type(c->inputs + 1, 2);
     return ct__op_output(c, shape, nd, c->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__where_kernel(ct_op_call *c)
 {
@@ -16920,6 +16924,7 @@ static ct_status ct__where_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* ---- fill, copy, clone, conversions --------------------------------------------------------- */
 static bool ct__fill_meta(ct_op_call *c)
 {
@@ -16931,6 +16936,7 @@ static bool ct__fill_meta(ct_op_call *c)
     c->outputs[c->n_outputs++] = self;
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__fill_kernel(ct_op_call *c)
 {
@@ -16945,6 +16951,7 @@ static ct_status ct__fill_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     (void)n;
@@ -16987,6 +16994,7 @@ static bool ct__copy_meta(ct_op_call *c)
     c->outputs[c->n_outputs++] = self;
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__copy_cpu_kernel(ct_op_call *c)
 {
@@ -16994,6 +17002,7 @@ static ct_status ct__copy_cpu_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* copy_: self's old values get a zero gradient (PyTorch: zeros_like(grad)), src the
    gradient. */
 static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -17014,6 +17023,7 @@ static bool ct__same_shape_meta(ct_op_call *c)
     ct_dtype out = c->n_attrs ? (ct_dtype)c->attrs[0].i : a->dtype;
     return ct__op_output(c, a->sizes, a->ndim, out) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 {
@@ -17022,6 +17032,7 @@ static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 }
 
 /* ---- devices ------------------------------------------------------------------------------ */
+CT__GLUE_BEGIN
 /* _to_copy to a device: attrs (device type, device index); the input's shape and dtype. */
 static bool ct__to_device_meta(ct_op_call *c)
 {
@@ -17030,6 +17041,7 @@ static bool ct__to_device_meta(ct_op_call *c)
     c->device = ct_make_device((ct_device_type)c->attrs[0].i, (int)c->attrs[1].i);
     return ct__op_output(c, a->sizes, a->ndim, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* Moves the bytes of the input, made contiguous on its device, into the output through the
    backends' copy (the target's, or the source's when the target is the CPU); between two
@@ -17065,6 +17077,7 @@ static ct_status ct__to_device_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* The source's device, for the backward. */
 static void ct__to_device_record(ct_node *n, const ct_op_call *c)
 {
@@ -17082,7 +17095,6 @@ static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__SAVE_IN(k) (1u << (k))
 #define CT__SAVE_OUT(k) (1u << (8 + (k)))
@@ -47117,6 +47129,7 @@ static bool ct__act_float_check(ct_op_call *c)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of the activations (x) and their backward ops (g, x, the same shape): the output has
    x's shape and dtype. */
 static bool ct__act_meta(ct_op_call *c)
@@ -47228,6 +47241,7 @@ static bool ct__prelu_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 /* rrelu in training: x * noise, noise 1 where x > 0, else a uniform draw from [lower, upper)
    per such element in row-major order (PyTorch's rrelu_with_noise CPU kernel) */
@@ -47264,6 +47278,7 @@ static ct_status ct__rrelu_composite(ct_op_call *c)
     return ct__composite_end(c, ct_mul(x, nz));
 }
 
+CT__GLUE_BEGIN
 static bool ct__rrelu_meta(ct_op_call *c)
 {
     if (c->attrs[0].f > c->attrs[1].f) {
@@ -47274,7 +47289,6 @@ static bool ct__rrelu_meta(ct_op_call *c)
     return ct__act_float_check(c);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
@@ -52388,6 +52402,7 @@ static bool ct__fused_check(ct_op_call *c, unsigned needed)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
 static bool ct__fused_sgd_meta(ct_op_call *c)
 {
@@ -52413,6 +52428,7 @@ static bool ct__fused_meta(ct_op_call *c)
 {
     return ct__fused_check(c, 0u);
 }
+CT__GLUE_END
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
 static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_dtype dtype)

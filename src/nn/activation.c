@@ -365,6 +365,7 @@ static bool ct__act_float_check(ct_op_call *c)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of the activations (x) and their backward ops (g, x, the same shape): the output has
    x's shape and dtype. */
 static bool ct__act_meta(ct_op_call *c)
@@ -476,6 +477,7 @@ static bool ct__prelu_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 /* rrelu in training: x * noise, noise 1 where x > 0, else a uniform draw from [lower, upper)
    per such element in row-major order (PyTorch's rrelu_with_noise CPU kernel) */
@@ -512,6 +514,7 @@ static ct_status ct__rrelu_composite(ct_op_call *c)
     return ct__composite_end(c, ct_mul(x, nz));
 }
 
+CT__GLUE_BEGIN
 static bool ct__rrelu_meta(ct_op_call *c)
 {
     if (c->attrs[0].f > c->attrs[1].f) {
@@ -522,7 +525,6 @@ static bool ct__rrelu_meta(ct_op_call *c)
     return ct__act_float_check(c);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \

@@ -899,6 +899,7 @@ static bool ct__inplace_output(ct_op_call *c, ct_dtype rt, int n)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of a binary op (inputs self, other; attribute 0: alpha): broadcast shape, PyTorch's
    promotion; an in-place op checks that self can hold the result and saves the old self
    for a backward that reads it (c->state: the clone). */
@@ -919,6 +920,7 @@ static bool ct__binary_meta(ct_op_call *c)
     }
     return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
+CT__GLUE_END
 
 /* The dtype c's loop runs in: the compute dtype c->dtype; where the op has no loop for it, int64
    (bool, uint8, int8, int16, int32: CT__FOR_WIDE_DTYPES), else float64 (the value tests). */
@@ -1068,6 +1070,7 @@ static ct_status ct__half_binary_kernel(ct_op_call *c)
     return ok ? CT_OK : CT_ERR_OOM;
 }
 
+CT__GLUE_BEGIN
 /* In-place unary ops whose derivative reads the input save the old self (the copy meta
    made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
 static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
@@ -1717,6 +1720,7 @@ static bool ct__where_meta(ct_op_call *c)
     c->dtype = ct__result_type(c->inputs + 1, 2);
     return ct__op_output(c, shape, nd, c->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__where_kernel(ct_op_call *c)
 {
@@ -1733,6 +1737,7 @@ static ct_status ct__where_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* ---- fill, copy, clone, conversions --------------------------------------------------------- */
 static bool ct__fill_meta(ct_op_call *c)
 {
@@ -1744,6 +1749,7 @@ static bool ct__fill_meta(ct_op_call *c)
     c->outputs[c->n_outputs++] = self;
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__fill_kernel(ct_op_call *c)
 {
@@ -1758,6 +1764,7 @@ static ct_status ct__fill_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     (void)n;
@@ -1800,6 +1807,7 @@ static bool ct__copy_meta(ct_op_call *c)
     c->outputs[c->n_outputs++] = self;
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__copy_cpu_kernel(ct_op_call *c)
 {
@@ -1807,6 +1815,7 @@ static ct_status ct__copy_cpu_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* copy_: self's old values get a zero gradient (PyTorch: zeros_like(grad)), src the
    gradient. */
 static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -1827,6 +1836,7 @@ static bool ct__same_shape_meta(ct_op_call *c)
     ct_dtype out = c->n_attrs ? (ct_dtype)c->attrs[0].i : a->dtype;
     return ct__op_output(c, a->sizes, a->ndim, out) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 {
@@ -1835,6 +1845,7 @@ static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 }
 
 /* ---- devices ------------------------------------------------------------------------------ */
+CT__GLUE_BEGIN
 /* _to_copy to a device: attrs (device type, device index); the input's shape and dtype. */
 static bool ct__to_device_meta(ct_op_call *c)
 {
@@ -1843,6 +1854,7 @@ static bool ct__to_device_meta(ct_op_call *c)
     c->device = ct_make_device((ct_device_type)c->attrs[0].i, (int)c->attrs[1].i);
     return ct__op_output(c, a->sizes, a->ndim, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* Moves the bytes of the input, made contiguous on its device, into the output through the
    backends' copy (the target's, or the source's when the target is the CPU); between two
@@ -1878,6 +1890,7 @@ static ct_status ct__to_device_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* The source's device, for the backward. */
 static void ct__to_device_record(ct_node *n, const ct_op_call *c)
 {
@@ -1895,7 +1908,6 @@ static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__SAVE_IN(k) (1u << (k))
 #define CT__SAVE_OUT(k) (1u << (8 + (k)))
