@@ -95,6 +95,13 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__VECTORIZE_END
 #endif
 
+/* CT__VEC_BLOCK: the block of elements a contiguous kernel loop runs whole (16, a multiple of
+   every vector width). A loop over CT__WHOLE_BLOCKS(n) elements vectorizes without the scalar
+   and narrower-vector remainder copies of its body that gcc adds otherwise (compile time);
+   the kernel's strided loop or a gathered block does the rest. */
+#define CT__VEC_BLOCK 16
+#define CT__WHOLE_BLOCKS(n) ((n) & ~(int64_t)(CT__VEC_BLOCK - 1))
+
 #if defined(CTORCH_NO_SIMD)
 #elif defined(__AVX512F__)
 #define CT__HAS_AVX512 1

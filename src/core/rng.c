@@ -122,6 +122,7 @@ static double ct__rng_normal_f64(ct_generator *g, double mean, double std)
     return fma(r * cos(theta), std, mean);
 }
 
+CT__GLUE_BEGIN
 /* Resolves g and takes its lock; every public entry pairs it with ct__rng_unlock. */
 static ct_generator *ct__rng_lock(ct_generator *g)
 {
@@ -363,6 +364,7 @@ bool ct_is_deterministic_algorithms_warn_only_enabled(void)
 {
     return ct__deterministic_warn_only;
 }
+CT__GLUE_END
 
 /* ---- element order and stores -------------------------------------------------------- */
 
@@ -475,6 +477,7 @@ static void ct__rng_store_f64(char *p, ct_dtype dt, double v)
     }
 }
 
+CT__GLUE_BEGIN
 /* The in-place random ops' meta: self is the output and gives the kernel's dtype. */
 static bool ct__rng_self_meta(ct_op_call *c)
 {
@@ -494,6 +497,7 @@ static bool ct__rng_check_float(const ct_op_call *c, ct_dtype dtype)
     }
     return true;
 }
+CT__GLUE_END
 
 /* ---- uniform_ and bernoulli_ --------------------------------------------------------- */
 
@@ -556,6 +560,7 @@ static void ct__rng_uniform(ct_tensor *t, ct_generator *g, double from, double t
     ct__rng_unlock(g);
 }
 
+CT__GLUE_BEGIN
 /* uniform_: (self, float from, float to); the bounds within the dtype's range
    (uniform_impl_'s checks). */
 static bool ct__uniform_meta(ct_op_call *c)
@@ -592,6 +597,7 @@ static bool ct__uniform_meta(ct_op_call *c)
     }
     return ct__rng_self_meta(c);
 }
+CT__GLUE_END
 
 static ct_status ct__uniform_kernel(ct_op_call *c)
 {
@@ -606,6 +612,7 @@ static void ct__rng_draw_bernoulli(ct_generator *g, char *dst, ct_dtype dt, cons
     ct__rng_store_i64(dst, dt, ct__rng_uniform_f64(g, 0, 1) < p);
 }
 
+CT__GLUE_BEGIN
 /* bernoulli_: (self, float p). */
 static bool ct__bernoulli_meta(ct_op_call *c)
 {
@@ -616,6 +623,7 @@ static bool ct__bernoulli_meta(ct_op_call *c)
     }
     return ct__rng_self_meta(c);
 }
+CT__GLUE_END
 
 static ct_status ct__bernoulli_kernel(ct_op_call *c)
 {
@@ -867,6 +875,7 @@ static void ct__rng_normal(ct_tensor *t, ct_generator *g, double mean, double st
     ct__rng_unlock(g);
 }
 
+CT__GLUE_BEGIN
 /* normal_: (self, float mean, float std). */
 static bool ct__normal_meta(ct_op_call *c)
 {
@@ -880,6 +889,7 @@ static bool ct__normal_meta(ct_op_call *c)
     }
     return ct__rng_self_meta(c);
 }
+CT__GLUE_END
 
 static ct_status ct__normal_kernel(ct_op_call *c)
 {
@@ -942,6 +952,7 @@ static void ct__rng_draw_sample(ct_generator *g, char *dst, ct_dtype dt, const v
 static const ct__rng_sample_fn ct__rng_samplers[4] = {ct__rng_exponential, ct__rng_cauchy,
                                                       ct__rng_log_normal, ct__rng_geometric};
 
+CT__GLUE_BEGIN
 /* The C++ name of an integer dtype's type, as PyTorch's cauchy_ message prints it. */
 static const char *ct__rng_cpp_type(ct_dtype dt)
 {
@@ -999,6 +1010,7 @@ static bool ct__sample_meta(ct_op_call *c)
     }
     return false;
 }
+CT__GLUE_END
 
 static ct_status ct__sample_kernel(ct_op_call *c)
 {
@@ -1054,6 +1066,7 @@ static ct_status ct__random_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* check_from_to_in_range: an integer dtype or float16 must hold `from` and `to - 1` (the other
    float dtypes hold every int64, rounded). The message names the type as PyTorch's does. */
 static bool ct__rng_check_int_range(const char *op, int64_t from, int64_t to_inc, ct_dtype dt)
@@ -1157,6 +1170,7 @@ static bool ct__randint_meta(ct_op_call *c)
     }
     return t != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__randint_kernel(ct_op_call *c)
 {
@@ -1192,6 +1206,7 @@ static void ct__rng_permute(ct_generator *g, int64_t *r, int64_t n)
     }
 }
 
+CT__GLUE_BEGIN
 /* randperm: (int n, ScalarType dtype), int64 only. */
 static bool ct__randperm_meta(ct_op_call *c)
 {
@@ -1203,6 +1218,7 @@ static bool ct__randperm_meta(ct_op_call *c)
     c->dtype = CT_INT64;
     return ct__op_output(c, &n, 1, CT_INT64) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__randperm_kernel(ct_op_call *c)
 {
@@ -1214,6 +1230,7 @@ static ct_status ct__randperm_kernel(ct_op_call *c)
 }
 
 /* ---- factories over uniform_ and normal_ ------------------------------------------------ */
+CT__GLUE_BEGIN
 /* A float output of sizes and dtype (the kernel's dtype is its own). */
 static bool ct__rng_float_output(ct_op_call *c, const int64_t *sizes, int ndim, ct_dtype dtype)
 {
@@ -1238,6 +1255,7 @@ static bool ct__rng_like_meta(ct_op_call *c)
     const ct_tensor *t = c->inputs[0];
     return ct__rng_float_output(c, t->sizes, t->ndim, t->dtype);
 }
+CT__GLUE_END
 
 static ct_status ct__rand_kernel(ct_op_call *c)
 {
@@ -1252,6 +1270,7 @@ static ct_status ct__randn_kernel(ct_op_call *c)
 }
 
 /* ---- bernoulli(Tensor p) (issue 7) ----------------------------------------------------- */
+CT__GLUE_BEGIN
 /* The output: p's shape and dtype, contiguous (empty_like). */
 static bool ct__bernoulli_p_meta(ct_op_call *c)
 {
@@ -1259,6 +1278,7 @@ static bool ct__bernoulli_p_meta(ct_op_call *c)
     c->dtype = p->dtype;
     return ct__op_output(c, p->sizes, p->ndim, p->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* Reads element i of the contiguous p (float32 or float64) into *v and draws one
    bernoulli_distribution of p's own type into out; false (nothing drawn) for p outside
@@ -1526,6 +1546,7 @@ CT__MULTINOMIAL_ROWS(float)
 CT__MULTINOMIAL_ROWS(double)
 #undef CT__MULTINOMIAL_ROWS
 
+CT__GLUE_BEGIN
 /* multinomial: (self, int num_samples, bool replacement). The checks of PyTorch's
    multinomial_out. */
 static bool ct__multinomial_check(const ct_op_call *c)
@@ -1549,6 +1570,7 @@ static bool ct__multinomial_check(const ct_op_call *c)
     }
     return false;
 }
+CT__GLUE_END
 
 /* ---- PyTorch's topk order: its CPU topk runs libstdc++'s nth_element and sort (or
    partial_sort when k * 64 <= n) on (value, index) pairs, best first, NaN above all; equal

@@ -725,7 +725,6 @@ ct_status ct_set_default_device(ct_device device)
 }
 
 ct_device ct_get_default_device(void) { return ct__default_device; }
-CT__GLUE_END
 
 /* ---- creation: factory ops ------------------------------------------------------------------
  * Every creation function is a factory op (no tensor inputs: it runs on the CPU; the _like
@@ -778,6 +777,7 @@ static bool ct__factory_like_meta(ct_op_call *c)
     const ct_tensor *t = c->inputs[0];
     return ct__factory_output(c, t->sizes, t->ndim, t->dtype);
 }
+CT__GLUE_END
 
 /* Fills a fresh contiguous tensor with value (also: reductions of empty inputs). */
 void ct__fill_contig(ct_tensor *t, double value)
@@ -846,6 +846,7 @@ static ct_status ct__fill_new_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* tensor: (data, ScalarType dtype) with the sizes as attribute 0 and c->state pointing at
    the caller's data. */
 static bool ct__from_data_meta(ct_op_call *c)
@@ -859,6 +860,7 @@ static bool ct__from_data_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__from_data_kernel(ct_op_call *c)
 {
@@ -898,6 +900,7 @@ static int64_t ct__arange_size(const char *op, double start, double end, double 
     return (int64_t)n;
 }
 
+CT__GLUE_BEGIN
 /* arange: (Scalar start, Scalar end, Scalar step, ScalarType dtype). */
 static bool ct__arange_meta(ct_op_call *c)
 {
@@ -921,6 +924,7 @@ static bool ct__arange_meta(ct_op_call *c)
     c->dtype = dtype;
     return ct__op_output(c, &n, 1, dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__arange_kernel(ct_op_call *c)
 {
@@ -949,6 +953,7 @@ static ct_status ct__arange_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* linspace: (Scalar start, Scalar end, int steps, ScalarType dtype); logspace: (Scalar start,
    Scalar end, int steps, float base, ScalarType dtype). */
 static bool ct__linspace_meta(ct_op_call *c)
@@ -976,6 +981,7 @@ static bool ct__linspace_meta(ct_op_call *c)
     }
     return t != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__linspace_kernel(ct_op_call *c)
 {
@@ -994,12 +1000,14 @@ static ct_status ct__linspace_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* eye: (int n, int m, ScalarType dtype). */
 static bool ct__eye_meta(ct_op_call *c)
 {
     int64_t sizes[2] = {c->attrs[0].i, c->attrs[1].i};
     return ct__factory_output(c, sizes, 2, (ct_dtype)c->attrs[2].i);
 }
+CT__GLUE_END
 
 static ct_status ct__eye_kernel(ct_op_call *c)
 {
@@ -1047,6 +1055,7 @@ static ct_status ct__logspace_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* empty_strided: (int[] size, int[] stride, ScalarType dtype). The storage spans 1 + sum of
    (size - 1) * stride elements (none when a size is 0), as computeStorageNbytes. */
 static bool ct__empty_strided_meta(ct_op_call *c)
@@ -1091,6 +1100,7 @@ static bool ct__factory_new_meta(ct_op_call *c)
     return ct__factory_output(c, c->attrs[0].ints, (int)c->attrs[0].i,
                               dtype == CT_DTYPE_DEFAULT ? c->inputs[0]->dtype : dtype);
 }
+CT__GLUE_END
 
 /* The columns of row r in the lower (variant 0) or upper (variant 1) triangle of tril_indices'
    or triu_indices' (row, col, offset): [begin, end). */

@@ -154,7 +154,8 @@ CT__ACT_MATH_HOT(float, f32, f, ct__expf, ct__tanhf)
 #endif
 
 /* A row function: out[i] from a[i] (forward: x) and b[i] (backward: a = g, b = x) for n
-   contiguous elements of the function's float type; p: the op's scalars. */
+   contiguous elements of the function's float type, n a multiple of CT__VEC_BLOCK (its loop
+   then has no remainder copies, internal.h); p: the op's scalars. */
 typedef void (*ct__act_row_fn)(void *out, const void *a, const void *b, int64_t n,
                                const double *p);
 
@@ -173,7 +174,7 @@ typedef struct ct__act_rows {
         const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
         T *CT__ACT_RESTRICT y = (T *)out;                                                       \
         (void)b;                                                                                \
-        for (int64_t i = FW0; i < n; i++) {                                                     \
+        for (int64_t i = FW0; i < CT__WHOLE_BLOCKS(n); i++) {                                   \
             y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
         }                                                                                       \
     }                                                                                           \
@@ -183,7 +184,7 @@ typedef struct ct__act_rows {
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
         const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
         T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
-        for (int64_t i = BW0; i < n; i++) {                                                     \
+        for (int64_t i = BW0; i < CT__WHOLE_BLOCKS(n); i++) {                                   \
             dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
         }                                                                                       \
     }
@@ -353,22 +354,24 @@ typedef struct ct__act_job {
 
 #define CT__ACT_BLOCK 256
 
-/* Contiguous operands go to the row function as they are; strided ones are gathered into
-   blocks (and the output scattered back), half ones converted to float32 blocks and the
-   output rounded back once per element (PyTorch's CPU kernels compute those in float32). */
+/* Contiguous operands go to the row function as they are, in whole blocks; strided ones and
+   the tail are gathered into blocks (the unused lanes zero) and the output scattered back,
+   half ones converted to float32 blocks and the output rounded back once per element
+   (PyTorch's CPU kernels compute those in float32). */
 static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     const ct__act_job *j = (const ct__act_job *)pp;
-    int64_t es = j->es;
+    int64_t es = j->es, i = 0;
     bool half = j->half != CT_FLOAT32;
     bool dense = !half && s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
     if (dense) {
-        j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, n, j->p);
-        return;
+        i = CT__WHOLE_BLOCKS(n);
+        j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, i, j->p);
     }
     double buf[3][CT__ACT_BLOCK]; /* room for CT__ACT_BLOCK elements of either float type */
-    for (int64_t i = 0; i < n; i += CT__ACT_BLOCK) {
+    for (; i < n; i += CT__ACT_BLOCK) {
         int64_t m = n - i < CT__ACT_BLOCK ? n - i : CT__ACT_BLOCK;
+        int64_t mb = CT__WHOLE_BLOCKS(m + CT__VEC_BLOCK - 1);
         for (int k = 1; k <= j->nin; k++) {
             if (half) {
                 ct__half_to_float_n(j->half, d[k] + i * s[k], s[k], (float *)buf[k], m);
@@ -376,8 +379,9 @@ static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
             for (int64_t e = 0; e < m && !half; e++) {
                 memcpy((char *)buf[k] + e * es, d[k] + (i + e) * s[k], (size_t)es);
             }
+            memset((char *)buf[k] + m * es, 0, (size_t)((mb - m) * es));
         }
-        j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, m, j->p);
+        j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, mb, j->p);
         if (half) {
             ct__float_to_half_n(j->half, (const float *)buf[0], d[0] + i * s[0], s[0], m);
         }
@@ -432,6 +436,7 @@ static bool ct__act_float_check(ct_op_call *c)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of the activations (x) and their backward ops (g, x, the same shape): the output has
    x's shape and dtype. */
 static bool ct__act_meta(ct_op_call *c)
@@ -543,6 +548,7 @@ static bool ct__prelu_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 /* rrelu in training: x * noise, noise 1 where x > 0, else a uniform draw from [lower, upper)
    per such element in row-major order (PyTorch's rrelu_with_noise CPU kernel) */
@@ -579,6 +585,7 @@ static ct_status ct__rrelu_composite(ct_op_call *c)
     return ct__composite_end(c, ct_mul(x, nz));
 }
 
+CT__GLUE_BEGIN
 static bool ct__rrelu_meta(ct_op_call *c)
 {
     if (c->attrs[0].f > c->attrs[1].f) {
@@ -589,7 +596,6 @@ static bool ct__rrelu_meta(ct_op_call *c)
     return ct__act_float_check(c);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 /* The activations' kernel tables: float32, float64, float16, bfloat16 */
 #define CT__K_ACT                                                                            \

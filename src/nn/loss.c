@@ -89,6 +89,7 @@ static ct_tensor *ct__nll_scale(const ct_tensor *wv, const ct_tensor *g, int64_t
     return ct_reshape(ct_mul(wv, ct_reshape(g, col, g->ndim ? 1 : 0)), col, 2);
 }
 
+CT__GLUE_BEGIN
 /* d nll / d input = -onehot * scale */
 static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -101,6 +102,7 @@ static void ct__nll_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
     gi[0] = ct_reshape(ct_neg(ct_mul(onehot, ct__nll_scale(wv, g, N))), e->sizes, e->ndim);
 }
+CT__GLUE_END
 
 static bool ct__nll_check(const char *op, const ct_tensor *x, const ct_tensor *target,
                           const ct_tensor *w)
@@ -204,6 +206,7 @@ static ct_nll_loss_opts ct__nll_opts(const ct_op_call *c)
     return o;
 }
 
+CT__GLUE_BEGIN
 /* Checks; the output is (N) for 'none', else 0-dim, in the input's dtype. */
 static bool ct__nll_meta(ct_op_call *c)
 {
@@ -215,6 +218,7 @@ static bool ct__nll_meta(ct_op_call *c)
     bool none = c->attrs[0].i == CT_REDUCTION_NONE;
     return ct__op_output(c, target->sizes, none ? target->ndim : 0, x->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__nll_kernel(ct_op_call *c)
 {
@@ -225,6 +229,7 @@ static ct_status ct__nll_kernel(ct_op_call *c)
                : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* Saves target and weight (and cross-entropy's lse and input first), the reduction, the
    ignored index and the total weight. */
 static void ct__nll_record(ct_node *n, const ct_op_call *c)
@@ -242,6 +247,7 @@ static void ct__nll_record(ct_node *n, const ct_op_call *c)
         ct__save(n, c->inputs[0]);
     }
 }
+CT__GLUE_END
 
 /* ---- fused cross-entropy on (N, C) logits ----------------------------------------------
  * Forward: lse_i = log(sum_c exp(x[i, c])) per row (ops/softmax.c's row kernel, one read of
@@ -354,6 +360,7 @@ static ct_status ct__cross_entropy_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* The fused backward op: inputs grad (the loss's shape), self (N, C) contiguous, lse (N),
    target, weight (or NULL); attributes reduction, ignore_index, total_weight. dx (N, C). */
 static bool ct__cross_entropy_bw_meta(ct_op_call *c)
@@ -362,6 +369,7 @@ static bool ct__cross_entropy_bw_meta(ct_op_call *c)
     c->dtype = x->dtype;
     return ct__op_output(c, x->sizes, 2, x->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__cross_entropy_bw_kernel(ct_op_call *c)
 {
@@ -408,6 +416,7 @@ static void ct__cross_entropy_backward(ct_node *n, const ct_tensor *g, ct_tensor
     gi[0] = ct_mul(ct_sub(ct_softmax(x, 1), onehot), ct__nll_scale(wv, g, N));
 }
 
+CT__GLUE_BEGIN
 /* ---- pointwise losses (composites: autograd from their ops) -----------------------------
  * Inputs self, target (then the optional tensors of the schema); attribute 0 the reduction. */
 static ct_status ct__mse_loss_composite(ct_op_call *c)
@@ -581,9 +590,11 @@ static ct_status ct__triplet_margin_composite(ct_op_call *c)
     ct_tensor *l = ct__clamp_min0(ct_sub(ct_add_scalar(dp, c->attrs[0].f), dn));
     return ct__composite_end(c, ct__reduce_loss(l, (ct_reduction)c->attrs[4].i));
 }
+CT__GLUE_END
 
 #define CT__LOG_2PI 1.8378770664093454836 /* log(2 pi) */
 
+CT__GLUE_BEGIN
 /* inputs input, target; attributes log_input, full, eps, reduction */
 static ct_status ct__poisson_nll_composite(ct_op_call *c)
 {
@@ -701,7 +712,6 @@ static void ct__bce_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     }
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The reduction attribute holds a ct_reduction (PyTorch's int enum differs: None 0, Mean 1,
    Sum 2). cross_entropy_loss is fused on (N, C) logits (one op, one node, PyTorch's name

@@ -35,6 +35,7 @@ static const ct_tensor *ct__ix_zeros_like_input(const ct_node *n, const ct_tenso
     return ct_zeros(n->next[0].sizes, n->next[0].ndim, g->dtype);
 }
 
+CT__GLUE_BEGIN
 /* gather: zeros of input's shape, scatter_add-ed with grad at index. */
 static void ct__gather_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -88,6 +89,7 @@ static void ct__masked_fill_backward(ct_node *n, const ct_tensor *g, ct_tensor *
 {
     gi[0] = ct_masked_fill(g, ct__saved(n, 1), 0.0);
 }
+CT__GLUE_END
 
 /* ---- meta -------------------------------------------------------------------------------- */
 /* PyTorch's ensure_nonempty_dim / ensure_nonempty_size: a 0-dim tensor counts as [1]. */
@@ -225,6 +227,7 @@ static bool ct__index_add_check(const ct_op_call *c, const ct_tensor *self, cons
     return true;
 }
 
+CT__GLUE_BEGIN
 /* The index family (inputs self, index[, src]; attributes dim[, alpha]): checks, the wrapped
    dim written back into attribute 0, and the output (self for the in-place forms). */
 static bool ct__ix_meta(ct_op_call *c)
@@ -309,6 +312,7 @@ static bool ct__masked_fill_meta(ct_op_call *c)
     }
     return ct__ix_broadcast_output(c, self, sizes, nd, c->op->variant & CT__IX_INPLACE);
 }
+CT__GLUE_END
 
 /* ---- kernels ----------------------------------------------------------------------------- */
 /* One walk of the family (see the legend), a row of L's last dim at a time. */

@@ -184,15 +184,15 @@ CT__CVT_FROM_FLOAT(double, f64, i64)
     static void ct__copy_##DS##_##SS(char **d, const int64_t *s, int64_t n, const void *p)  \
     {                                                                                       \
         (void)p;                                                                            \
+        int64_t i = 0;                                                                      \
         if (s[0] == sizeof(DT) && s[1] == sizeof(ST)) {                                     \
             DT *o = (DT *)d[0];                                                             \
             const ST *a = (const ST *)d[1];                                                 \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (const int64_t nb = CT__WHOLE_BLOCKS(n); i < nb; i++) {                     \
                 o[i] = ct__cvt_##DS##_##SS(a[i]);                                           \
             }                                                                               \
-            return;                                                                         \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        for (; i < n; i++) {                                                                \
             *(DT *)(d[0] + i * s[0]) = ct__cvt_##DS##_##SS(*(const ST *)(d[1] + i * s[1])); \
         }                                                                                   \
     }

@@ -217,6 +217,7 @@ static double ct__linear_flops(const ct_op_call *c)
     return 2 * rows * (double)w->sizes[0] * (double)w->sizes[1];
 }
 
+CT__GLUE_BEGIN
 /* ---- mm ------------------------------------------------------------------------------ */
 static void ct__mm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -268,6 +269,7 @@ static bool ct__mm_meta(ct_op_call *c)
     c->dtype = a->dtype;
     return ct__op_output(c, shape, 2, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__mm_kernel(ct_op_call *c)
 {
@@ -275,6 +277,7 @@ static ct_status ct__mm_kernel(ct_op_call *c)
                                                                                 : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* ---- addmm and linear ----------------------------------------------------------------- */
 static void ct__addmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -324,6 +327,7 @@ static bool ct__addmm_meta(ct_op_call *c)
     c->dtype = a->dtype;
     return ct__op_output(c, shape, 2, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__addmm_kernel(ct_op_call *c)
 {
@@ -336,6 +340,7 @@ static ct_status ct__addmm_kernel(ct_op_call *c)
                                                                          : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* Linear on x (*, in) seen as x2 (N, in), g as g2 (N, out): dX = g2 @ W, dW = g2^T @ x2
    (contiguous like W), db = sum(g2, 0). */
 static void ct__linear_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -415,6 +420,7 @@ static bool ct__linear_meta(ct_op_call *c)
     c->dtype = x->dtype;
     return ct__op_output(c, out, x->ndim, x->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides; the
    fused ReLU runs while the output is still in cache. */
@@ -464,6 +470,7 @@ static ct_status ct__linear_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* ---- bmm ------------------------------------------------------------------------------ */
 static void ct__bmm_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
@@ -498,6 +505,7 @@ static bool ct__bmm_meta(ct_op_call *c)
     c->dtype = a->dtype;
     return ct__op_output(c, shape, 3, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__bmm_kernel(ct_op_call *c)
 {
@@ -514,6 +522,7 @@ static ct_status ct__bmm_kernel(ct_op_call *c)
     return ok ? CT_OK : ct_error_code();
 }
 
+CT__GLUE_BEGIN
 /* ---- dot, mv, matmul (composite: built on mm and bmm) ----------------------------------- */
 static bool ct__dot_meta(ct_op_call *c)
 {
@@ -681,7 +690,6 @@ static ct_status ct__matmul_composite(ct_op_call *c)
     return ct__composite_end(c, r);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* The GEMM kernels (mm, addmm, linear, bmm) and the composites built on them (dot, mv,
    matmul, as PyTorch's CompositeImplicit ops call mm/bmm). Every one reports its floating

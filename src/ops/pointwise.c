@@ -381,133 +381,165 @@ CT__IDENT_MATH(CT_BOOL, bool, b8)
 CT__IDENT_MATH(CT_INT64, int64_t, i64)
 
 /* ---- loops --------------------------------------------------------------------------- */
-/* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b, scalar-a and strided variants. */
-#define CT__BIN_LOOP(FN, T, S)                                                             \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const T alpha = (T)((const double *)pp)[0];                                         \
-        T *o = (T *)d[0];                                                                   \
-        const T *a = (const T *)d[1], *b = (const T *)d[2];                                 \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
-            }                                                                               \
-        } else if (s[0] == e && s[1] == e && s[2] == 0) {                                   \
-            const T y = b[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], y, alpha);                                      \
-            }                                                                               \
-        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                                   \
-            const T x = a[0];                                                               \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(x, b[i], alpha);                                      \
-            }                                                                               \
-        } else {                                                                            \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),     \
-                                                         *(const T *)(d[2] + i * s[2]), alpha); \
-            }                                                                               \
-        }                                                                                   \
+/* out[i] = FN(a[i], b[i], alpha); contiguous, scalar-b and scalar-a variants over whole blocks
+   (CT__WHOLE_BLOCKS), the strided loop for the rest. */
+#define CT__BIN_LOOP(FN, T, S)                                                          \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)\
+    {                                                                                   \
+        const T alpha = (T)((const double *)pp)[0];                                     \
+        T *o = (T *)d[0];                                                               \
+        const T *a = (const T *)d[1], *b = (const T *)d[2];                             \
+        const int64_t e = (int64_t)sizeof(T), nb = CT__WHOLE_BLOCKS(n);                 \
+        int64_t i = 0;                                                                  \
+        if (s[0] == e && s[1] == e && s[2] == e) {                                      \
+            for (; i < nb; i++) {                                                       \
+                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                               \
+            }                                                                           \
+        } else if (s[0] == e && s[1] == e && s[2] == 0) {                               \
+            const T y = b[0];                                                           \
+            for (; i < nb; i++) {                                                       \
+                o[i] = ct__##FN##_##S(a[i], y, alpha);                                  \
+            }                                                                           \
+        } else if (s[0] == e && s[1] == 0 && s[2] == e) {                               \
+            const T x = a[0];                                                           \
+            for (; i < nb; i++) {                                                       \
+                o[i] = ct__##FN##_##S(x, b[i], alpha);                                  \
+            }                                                                           \
+        }                                                                               \
+        for (; i < n; i++) {                                                            \
+            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(*(const T *)(d[1] + i * s[1]),     \
+                                                     *(const T *)(d[2] + i * s[2]), alpha);\
+        }                                                                               \
     }
 /* out[i] = (a[i] CMP b[i]) as bool */
 #define CT__CMP_LOOP(NAME, CMP, T, S)                                                      \
     static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
     {                                                                                       \
         (void)pp;                                                                           \
+        int64_t i = 0;                                                                      \
         if (s[0] == 1 && s[1] == (int64_t)sizeof(T) && s[2] == 0) {                         \
             bool *o = (bool *)d[0];                                                         \
             const T *a = (const T *)d[1], y = *(const T *)d[2];                             \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (const int64_t nb = CT__WHOLE_BLOCKS(n); i < nb; i++) {                     \
                 o[i] = a[i] CMP y;                                                          \
             }                                                                               \
-            return;                                                                         \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        for (; i < n; i++) {                                                                \
             *(bool *)(d[0] + i * s[0]) =                                                    \
                 *(const T *)(d[1] + i * s[1]) CMP * (const T *)(d[2] + i * s[2]);           \
         }                                                                                   \
     }
-#define CT__UN_LOOP(FN, T, S) CT__UN_LOOP_FROM(FN, T, S, 0)
-/* CT__UN_LOOP_V: exp, log, tanh, sigmoid and erf, whose contiguous float32 loop starts with
-   vmath.h's NEON part on 32-bit ARM (elsewhere the compiler vectorizes the loop itself). */
+/* Costly math (every unary op, the binary ops of CT__BIN_LOOP_CALL, the ternary ops) is compiled
+   once per op and dtype, in a block function: out and operands contiguous, n a multiple of
+   CT__VEC_BLOCK, so the vectorizer leaves no scalar or narrower remainder copy of the math, and
+   under CT__PW_IVDEP, so no overlap check with a scalar fallback copy (out is an operand itself
+   or disjoint from it). ct__pw_blocks runs a block function at any strides: whole blocks in
+   place when every operand is contiguous, the rest (the tail, strided and broadcast operands)
+   gathered into blocks on the stack, their unused lanes zero. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define CT__PW_IVDEP _Pragma("GCC ivdep")
+#else
+#define CT__PW_IVDEP
+#endif
+typedef void (*ct__pw_block_fn)(char **d, int64_t n, const void *pp);
+
+/* m elements of es bytes from src (byte stride ss) to dst (byte stride ds) */
+static void ct__pw_copy(char *dst, int64_t ds, const char *src, int64_t ss, int64_t m, int64_t es)
+{
+    if (es == 8) {
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(dst + j * ds, src + j * ss, 8);
+        }
+    } else if (es == 4) {
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(dst + j * ds, src + j * ss, 4);
+        }
+    } else {
+        for (int64_t j = 0; j < m; j++) {
+            memcpy(dst + j * ds, src + j * ss, (size_t)es);
+        }
+    }
+}
+
+/* fn over n elements of nops operands (out first, at most 4) of es bytes at byte strides s */
+static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp, int nops,
+                          int64_t es, ct__pw_block_fn fn)
+{
+    int64_t i = 0;
+    bool flat = true;
+    for (int k = 0; k < nops; k++) {
+        flat = flat && s[k] == es;
+    }
+    if (flat) {
+        i = CT__WHOLE_BLOCKS(n);
+        if (i > 0) {
+            fn(d, i, pp);
+        }
+    }
+    for (; i < n; i += CT__VEC_BLOCK) {
+        const int64_t m = n - i < CT__VEC_BLOCK ? n - i : CT__VEC_BLOCK;
+        uint64_t buf[4][CT__VEC_BLOCK];
+        char *b[4];
+        for (int k = 0; k < nops; k++) {
+            b[k] = (char *)buf[k];
+            if (k > 0) {
+                ct__pw_copy(b[k], es, d[k] + i * s[k], s[k], m, es);
+                memset(b[k] + m * es, 0, (size_t)((CT__VEC_BLOCK - m) * es));
+            }
+        }
+        fn(b, CT__VEC_BLOCK, pp);
+        ct__pw_copy(d[0] + i * s[0], s[0], b[0], es, m, es);
+    }
+}
+
+/* the block function ct__blk_FN_S of BODY over i from I0 (an expression of o, the operands'
+   pointers declared by DECL and nb) and the loop running it */
+#define CT__BLOCK_LOOP_FROM(FN, T, S, NOPS, DECL, I0, BODY)                                 \
+    static CT__NOINLINE void ct__blk_##FN##_##S(char **d, int64_t n, const void *pp)        \
+    {                                                                                       \
+        const double *p = (const double *)pp;                                               \
+        T *o = (T *)d[0];                                                                   \
+        DECL                                                                                \
+        const int64_t nb = CT__WHOLE_BLOCKS(n);                                             \
+        (void)p;                                                                            \
+        CT__PW_IVDEP                                                                        \
+        for (int64_t i = I0; i < nb; i++) {                                                 \
+            o[i] = BODY;                                                                    \
+        }                                                                                   \
+    }                                                                                       \
+    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
+    {                                                                                       \
+        ct__pw_blocks(d, s, n, pp, NOPS, (int64_t)sizeof(T), ct__blk_##FN##_##S);           \
+    }
+#define CT__BLOCK_LOOP(FN, T, S, NOPS, DECL, BODY)                                          \
+    CT__BLOCK_LOOP_FROM(FN, T, S, NOPS, DECL, 0, BODY)
+/* out[i] = FN(a[i], p) */
+#define CT__UN_LOOP(FN, T, S)                                                              \
+    CT__BLOCK_LOOP(FN, T, S, 2, const T *a = (const T *)d[1];, ct__##FN##_##S(a[i], p))
+/* CT__UN_LOOP_V: exp, log, tanh, sigmoid and erf, whose float32 blocks start with vmath.h's
+   NEON part on 32-bit ARM (elsewhere the compiler vectorizes the loop itself). */
 #if defined(CT__HAS_NEON32)
 #define CT__VPART_f32(FN, x, y, n) ct__vpart_##FN##_f32(x, y, n)
 #define CT__VPART_f64(FN, x, y, n) 0
-#define CT__UN_LOOP_V(FN, T, S) CT__UN_LOOP_FROM(FN, T, S, CT__VPART_##S(FN, a, o, n))
+#define CT__UN_LOOP_V(FN, T, S)                                                            \
+    CT__BLOCK_LOOP_FROM(FN, T, S, 2, const T *a = (const T *)d[1];,                         \
+                        CT__VPART_##S(FN, a, o, nb), ct__##FN##_##S(a[i], p))
 #else
 #define CT__UN_LOOP_V CT__UN_LOOP
 #endif
-/* The contiguous loop starts at element I0 (an expression of o, a and n). */
-#define CT__UN_LOOP_FROM(FN, T, S, I0)                                                     \
-    static CT__NOINLINE T ct__##FN##_##S##_one(T x, const double *p)                        \
-    {                                                                                       \
-        return ct__##FN##_##S(x, p);                                                        \
-    }                                                                                       \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const double *p = (const double *)pp;                                               \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e) {                                                       \
-            T *o = (T *)d[0];                                                               \
-            const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = I0; i < n; i++) {                                              \
-                o[i] = ct__##FN##_##S(a[i], p);                                             \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S##_one(*(const T *)(d[1] + i * s[1]), p); \
-        }                                                                                   \
-    }
-/* A binary loop for costly math: the contiguous loop inlines it (and vectorizes), broadcast
-   and strided operands call one out-of-line copy (the header does not compile it four times). */
+/* out[i] = FN(a[i], b[i], alpha) */
 #define CT__BIN_LOOP_CALL(FN, T, S)                                                        \
-    static CT__NOINLINE T ct__##FN##_##S##_one(T x, T y, T alpha)                           \
-    {                                                                                       \
-        return ct__##FN##_##S(x, y, alpha);                                                 \
-    }                                                                                       \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const T alpha = (T)((const double *)pp)[0];                                         \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e) {                                          \
-            T *o = (T *)d[0];                                                               \
-            const T *a = (const T *)d[1], *b = (const T *)d[2];                             \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(a[i], b[i], alpha);                                   \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S##_one(*(const T *)(d[1] + i * s[1]),   \
-                                                           *(const T *)(d[2] + i * s[2]),   \
-                                                           alpha);                          \
-        }                                                                                   \
-    }
-/* out[i] = FN(x[i], a[i], b[i], value): the contiguous and the strided loop. */
+    CT__BLOCK_LOOP(FN, T, S, 3, const T *a = (const T *)d[1]; const T *b = (const T *)d[2];, \
+                   ct__##FN##_##S(a[i], b[i], (T)p[0]))
+/* out[i] = FN(x[i], a[i], b[i], value) */
 #define CT__TER_LOOP(FN, T, S)                                                             \
-    static void ct__loop_##FN##_##S(char **d, const int64_t *s, int64_t n, const void *pp)  \
-    {                                                                                       \
-        const T v = (T)((const double *)pp)[0];                                             \
-        const int64_t e = (int64_t)sizeof(T);                                               \
-        if (s[0] == e && s[1] == e && s[2] == e && s[3] == e) {                             \
-            T *o = (T *)d[0];                                                               \
-            const T *x = (const T *)d[1], *a = (const T *)d[2], *b = (const T *)d[3];       \
-            for (int64_t i = 0; i < n; i++) {                                               \
-                o[i] = ct__##FN##_##S(x[i], a[i], b[i], v);                                 \
-            }                                                                               \
-            return;                                                                         \
-        }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
-            *(T *)(d[0] + i * s[0]) = ct__##FN##_##S(                                        \
-                *(const T *)(d[1] + i * s[1]), *(const T *)(d[2] + i * s[2]),               \
-                *(const T *)(d[3] + i * s[3]), v);                                          \
-        }                                                                                   \
-    }
+    CT__BLOCK_LOOP(FN, T, S, 4,                                                             \
+                   const T *x = (const T *)d[1]; const T *a = (const T *)d[2];              \
+                   const T *b = (const T *)d[3];,                                           \
+                   ct__##FN##_##S(x[i], a[i], b[i], (T)p[0]))
 /* The cheap binary ops of float32 specialize every loop variant (broadcast scalars included);
-   int64 and float64, and the ops a division or a shift dominates, call one out-of-line copy
-   off the contiguous path (each variant costs the header's compile time). */
+   int64 and float64, and the ops a division or a shift dominates, run in block functions
+   (each variant costs the header's compile time). */
 #define CT__BIN_LOOP_f32 CT__BIN_LOOP
 #define CT__BIN_LOOP_f64 CT__BIN_LOOP_CALL
 #define CT__BIN_LOOP_i64 CT__BIN_LOOP_CALL
@@ -593,15 +625,15 @@ CT__IDENT_MATH(CT_INT64, int64_t, i64)
     static void ct__loop_##NAME##_##S(char **d, const int64_t *s, int64_t n, const void *pp) \
     {                                                                                       \
         (void)pp;                                                                           \
+        int64_t i = 0;                                                                      \
         if (s[0] == 1 && s[1] == (int64_t)sizeof(T)) {                                      \
             bool *o = (bool *)d[0];                                                         \
             const T *a = (const T *)d[1];                                                   \
-            for (int64_t i = 0; i < n; i++) {                                               \
+            for (const int64_t nb = CT__WHOLE_BLOCKS(n); i < nb; i++) {                     \
                 o[i] = TEST((double)a[i]);                                                  \
             }                                                                               \
-            return;                                                                         \
         }                                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                   \
+        for (; i < n; i++) {                                                                \
             *(bool *)(d[0] + i * s[0]) = TEST((double)*(const T *)(d[1] + i * s[1]));      \
         }                                                                                   \
     }
@@ -880,6 +912,7 @@ static bool ct__inplace_output(ct_op_call *c, ct_dtype rt, int n)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of a binary op (inputs self, other; attribute 0: alpha): broadcast shape, PyTorch's
    promotion; an in-place op checks that self can hold the result and saves the old self
    for a backward that reads it (c->state: the clone). */
@@ -900,6 +933,7 @@ static bool ct__binary_meta(ct_op_call *c)
     }
     return ct__check_inplace_shape(c->fn, a, shape, nd) && ct__inplace_output(c, rt, 2);
 }
+CT__GLUE_END
 
 /* The dtype c's loop runs in: the compute dtype c->dtype; where the op has no loop for it, int64
    (bool, uint8, int8, int16, int32: CT__FOR_WIDE_DTYPES), else float64 (the value tests). */
@@ -1051,6 +1085,7 @@ static ct_status ct__half_pointwise_kernel(ct_op_call *c)
     return ok ? CT_OK : CT_ERR_OOM;
 }
 
+CT__GLUE_BEGIN
 /* In-place unary ops whose derivative reads the input save the old self (the copy meta
    made) and their scalar attributes (clamp_'s bounds, pow_'s exponent). */
 static void ct__unary_inplace_record(ct_node *n, const ct_op_call *c)
@@ -1700,6 +1735,7 @@ static bool ct__where_meta(ct_op_call *c)
     c->dtype = ct__result_type(c->inputs + 1, 2);
     return ct__op_output(c, shape, nd, c->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__where_kernel(ct_op_call *c)
 {
@@ -1716,6 +1752,7 @@ static ct_status ct__where_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* ---- fill, copy, clone, conversions --------------------------------------------------------- */
 static bool ct__fill_meta(ct_op_call *c)
 {
@@ -1727,6 +1764,7 @@ static bool ct__fill_meta(ct_op_call *c)
     c->outputs[c->n_outputs++] = self;
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__fill_kernel(ct_op_call *c)
 {
@@ -1741,6 +1779,7 @@ static ct_status ct__fill_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 static void ct__fill_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     (void)n;
@@ -1783,6 +1822,7 @@ static bool ct__copy_meta(ct_op_call *c)
     c->outputs[c->n_outputs++] = self;
     return true;
 }
+CT__GLUE_END
 
 static ct_status ct__copy_cpu_kernel(ct_op_call *c)
 {
@@ -1790,6 +1830,7 @@ static ct_status ct__copy_cpu_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* copy_: self's old values get a zero gradient (PyTorch: zeros_like(grad)), src the
    gradient. */
 static void ct__copy_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
@@ -1810,6 +1851,7 @@ static bool ct__same_shape_meta(ct_op_call *c)
     ct_dtype out = c->n_attrs ? (ct_dtype)c->attrs[0].i : a->dtype;
     return ct__op_output(c, a->sizes, a->ndim, out) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 {
@@ -1818,6 +1860,7 @@ static ct_status ct__copy_to_output_kernel(ct_op_call *c)
 }
 
 /* ---- devices ------------------------------------------------------------------------------ */
+CT__GLUE_BEGIN
 /* _to_copy to a device: attrs (device type, device index); the input's shape and dtype. */
 static bool ct__to_device_meta(ct_op_call *c)
 {
@@ -1826,6 +1869,7 @@ static bool ct__to_device_meta(ct_op_call *c)
     c->device = ct_make_device((ct_device_type)c->attrs[0].i, (int)c->attrs[1].i);
     return ct__op_output(c, a->sizes, a->ndim, a->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* Moves the bytes of the input, made contiguous on its device, into the output through the
    backends' copy (the target's, or the source's when the target is the CPU); between two
@@ -1861,6 +1905,7 @@ static ct_status ct__to_device_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* _pin_memory: a CPU input; the output in page-locked memory of the backend that has it. */
 static bool ct__pin_memory_meta(ct_op_call *c)
 {
@@ -1902,7 +1947,6 @@ static void ct__to_device_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 }
 
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 #define CT__SAVE_IN(k) (1u << (k))
 #define CT__SAVE_OUT(k) (1u << (8 + (k)))

@@ -375,6 +375,7 @@ static ct_tensor *ct__unreduce(const ct_node *n, const ct_tensor *g)
     return ct_expand(ct_reshape(g, keep, e->ndim), e->sizes, e->ndim);
 }
 
+CT__GLUE_BEGIN
 static void ct__sum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__unreduce(n, g);
@@ -415,6 +416,7 @@ static bool ct__sum_meta(ct_op_call *c)
     c->dtype = t->dtype;
     return ct__op_output(c, shape, nd, ct__red_compute_dtype(t->dtype)) != NULL;
 }
+CT__GLUE_END
 
 /* Reduces (rop) the masked dims of a non-empty t into out, innermost first: each step reduces
    one dim (kept as 1) into a temporary, the last one into out (contiguous, the same
@@ -483,6 +485,7 @@ typedef struct ct__sum_to_state {
     int n;
 } ct__sum_to_state;
 
+CT__GLUE_BEGIN
 /* Attribute: the target sizes (int[]), which input must broadcast to. */
 static bool ct__sum_to_size_meta(ct_op_call *c)
 {
@@ -522,6 +525,7 @@ static ct_status ct__sum_to_size_composite(ct_op_call *c)
                                           (int)c->attrs[0].i);
     return ct__composite_end(c, r);
 }
+CT__GLUE_END
 
 /* ---- max / min / argmax / argmin ----------------------------------------------------- */
 /* What meta computes for the kernel and the node of max/min/argmax/argmin (c->state). */
@@ -564,6 +568,7 @@ static void ct__select_index_backward(ct_node *n, const ct_tensor *g, ct_tensor 
     gi[0] = out;
 }
 
+CT__GLUE_BEGIN
 /* max.dim / min.dim save the indices and the dim */
 static void ct__minmax_dim_record(ct_node *n, const ct_op_call *c)
 {
@@ -578,6 +583,7 @@ static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **
     ct_tensor *mask = ct_to_dtype(ct_eq(x, y), g->dtype);
     gi[0] = ct_mul(mask, ct_div(g, ct_sum(mask)));
 }
+CT__GLUE_END
 
 /* The family's variant: bit 0 min (else max), bit 1 indices only (argmax/argmin). A call
    over a dim has the attributes dim and keepdim, one over all elements none. Outputs: the
@@ -585,6 +591,7 @@ static void ct__minmax_all_backward(ct_node *n, const ct_tensor *g, ct_tensor **
    argmax's over all elements). */
 #define CT__MM_MIN 1
 #define CT__MM_ARG 2
+CT__GLUE_BEGIN
 static bool ct__minmax_meta(ct_op_call *c)
 {
     ct__minmax_state *s = (ct__minmax_state *)c->state;
@@ -625,6 +632,7 @@ static bool ct__minmax_meta(ct_op_call *c)
     }
     return (!dim_form && !(var & CT__MM_ARG)) || ct__op_output(c, shape, nd, CT_INT64);
 }
+CT__GLUE_END
 
 static ct_status ct__minmax_kernel(ct_op_call *c)
 {
@@ -640,6 +648,7 @@ static ct_status ct__minmax_kernel(ct_op_call *c)
 }
 
 /* ---- amax / amin --------------------------------------------------------------------- */
+CT__GLUE_BEGIN
 /* amax / amin save the reduced dims (i[0]), the input and the result. */
 static void ct__amax_record(ct_node *n, const ct_op_call *c)
 {
@@ -719,6 +728,7 @@ static bool ct__amax_meta(ct_op_call *c)
     c->dtype = t->dtype;
     return ct__op_output(c, shape, nd, t->dtype) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__amax_kernel(ct_op_call *c)
 {
@@ -763,6 +773,7 @@ static bool ct__norm_identity_check(ct_op_call *c, unsigned mask)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* Meta of the composite reductions: checks the dims (attrs[0], or attrs[1] after a norm's
    ord; none or empty: all) and the dtype, and counts the reduced elements (c->state). */
 static bool ct__red_composite_meta(ct_op_call *c)
@@ -1261,6 +1272,7 @@ static bool ct__cdist_meta(ct_op_call *c)
     }
     return true;
 }
+CT__GLUE_END
 
 /* PyTorch's _euclidean_dist: |a|^2 - 2 a.b + |b|^2 as one matmul of padded operands, clamped
    at 1e-30 before the square root */
@@ -1303,6 +1315,7 @@ static ct_tensor *ct__cdist_direct(const ct_tensor *x1, const ct_tensor *x2, dou
     return n == 1 ? (ct_tensor *)(uintptr_t)part[0] : ct_cat(part, n, -2);
 }
 
+CT__GLUE_BEGIN
 /* the p-norm of every pair of rows: through the matmul form for p == 2 when the mode asks
    (1) or by default (0) when either has more than 25 rows, else directly */
 static ct_status ct__cdist_composite(ct_op_call *c)
@@ -1315,7 +1328,6 @@ static ct_status ct__cdist_composite(ct_op_call *c)
     return ct__composite_end(c, mm ? ct__euclidean_dist(x1, x2) : ct__cdist_direct(x1, x2, p));
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \

@@ -169,6 +169,7 @@ static ct_dtype ct__scan_compute_dtype(ct__scanop op, ct_dtype in, ct_dtype out)
     return ct_dtype_is_floating_point(d) ? d : CT_INT64;
 }
 
+CT__GLUE_BEGIN
 /* dim (attrs[0]) and, for cumsum / cumprod, dtype (attrs[1]; CT_DTYPE_DEFAULT: None).
    Outputs: the values (the input's shape) and for cummax / cummin the int64 indices. */
 static bool ct__scan_meta(ct_op_call *c)
@@ -202,6 +203,7 @@ static bool ct__scan_meta(ct_op_call *c)
     return (op != CT__SC_MAX && op != CT__SC_MIN) ||
            ct__op_output(c, t->sizes, t->ndim, CT_INT64) != NULL;
 }
+CT__GLUE_END
 
 static ct_status ct__scan_kernel(ct_op_call *c)
 {
@@ -246,6 +248,7 @@ static ct_status ct__scan_kernel(ct_op_call *c)
 }
 
 /* ---- derivatives ------------------------------------------------------------------------ */
+CT__GLUE_BEGIN
 /* The nodes keep the dim (i[0]); cumprod and logcumsumexp save the input and the result,
    cummax / cummin the indices. */
 static void ct__scan_record(ct_node *n, const ct_op_call *c)
@@ -270,6 +273,7 @@ static void ct__cumsum_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     gi[0] = ct__reversed_cumsum(g, (int)n->i[0]);
 }
+CT__GLUE_END
 
 /* where(mask, a, 0) */
 static ct_tensor *ct__keep(const ct_tensor *mask, const ct_tensor *a)
@@ -299,6 +303,7 @@ static ct_tensor *ct__cumprod_backward_graph(const ct_tensor *g, const ct_tensor
     return out;
 }
 
+CT__GLUE_BEGIN
 /* PyTorch's cumprod_backward: without zeros, reversed_cumsum(out * g) / x. With zeros, under
    create_graph ct__cumprod_backward_graph; else per line: before the first zero the same
    over that part; at the first zero, the product before it times sum(g_j * prod(x over
@@ -365,7 +370,6 @@ static void ct__cummaxmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
     }
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \

@@ -496,6 +496,7 @@ static ct_status ct__srt_run(const char *fn, ct__srt_job *jb)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* Fills the job's grid from x (its dims but dim; all of x's elements as one line when x is
    contiguous and dim is -1) and the strides of the outputs laid out as the shape `osizes`
    (x's with size m at dim), contiguous. */
@@ -750,6 +751,7 @@ static ct_tensor *ct__srt_contig(const char *fn, const ct_tensor *x, ct_dtype dt
     }
     return t;
 }
+CT__GLUE_END
 
 /* The line family on the CPU. */
 static ct_status ct__srt_kernel(ct_op_call *c)
@@ -1111,6 +1113,7 @@ static ct_status ct__histc_kernel(ct_op_call *c)
     return st;
 }
 
+CT__GLUE_BEGIN
 /* unique family meta: nothing to check; the kernel makes the outputs. */
 static bool ct__unique_meta(ct_op_call *c)
 {
@@ -1204,7 +1207,6 @@ static bool ct__histc_meta(ct_op_call *c)
     return ct__op_output(c, &bins, 1, x->dtype) != NULL;
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ----------------------------------------------------------------------------- */
 /* TABLE: a CT__K_* macro, applied to KERNEL. */
 #define CT__SRT_OP(SYM, NAME, SCHEMA, API, KIND, VAR, OPT, META, TABLE, KERNEL, NODE, BW, SAVE,    \

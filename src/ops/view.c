@@ -44,6 +44,7 @@ static void ct__view_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
     gi[0] = ct_reshape(g, n->next[0].sizes, n->next[0].ndim);
 }
 
+CT__GLUE_BEGIN
 static void ct__permute_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
 {
     int64_t inv[CT_MAX_DIMS];
@@ -737,6 +738,7 @@ static bool ct__tril_meta(ct_op_call *c)
     g->n_ints = 1;
     return ct__op_output(c, t->sizes, t->ndim, t->dtype) != NULL;
 }
+CT__GLUE_END
 
 /* ---- kernels --------------------------------------------------------------------------- */
 /* Every view op's composite: a tensor struct over the input's storage with the geometry meta
@@ -761,6 +763,7 @@ static ct_status ct__view_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* reshape: a view (aten::view) when possible, else a view of a contiguous copy (clone). */
 static ct_status ct__reshape_composite(ct_op_call *c)
 {
@@ -820,6 +823,7 @@ static ct_status ct__stack_composite(ct_op_call *c)
     ct__free(views);
     return ct__composite_end(c, r);
 }
+CT__GLUE_END
 
 /* cat on the CPU: each input copied (converting) into its slice of the output along dim. */
 static ct_status ct__cat_kernel(ct_op_call *c)
@@ -867,6 +871,7 @@ static ct_status ct__slice_scatter_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* view_as, reshape_as, expand_as (variants 0, 1, 2): the op with other's sizes. */
 static ct_status ct__as_composite(ct_op_call *c)
 {
@@ -905,6 +910,7 @@ static ct_status ct__broadcast_to_composite(ct_op_call *c)
     }
     return ct__composite_end(c, ct_expand(c->inputs[0], c->attrs[0].ints, (int)c->attrs[0].i));
 }
+CT__GLUE_END
 
 /* tril and triu on the CPU: the input copied into the contiguous output, then each row's
    dropped columns zeroed (tril: col > row + diagonal; triu: col < row + diagonal).
@@ -929,6 +935,7 @@ static ct_status ct__tril_kernel(ct_op_call *c)
     return CT_OK;
 }
 
+CT__GLUE_BEGIN
 /* Keeps the integers meta computed (dims, the slice) in the node. */
 static void ct__view_record(ct_node *n, const ct_op_call *c)
 {
@@ -936,7 +943,6 @@ static void ct__view_record(ct_node *n, const ct_op_call *c)
     memcpy(n->i, g->ints, sizeof(int64_t) * (size_t)g->n_ints);
 }
 
-CT__GLUE_BEGIN
 /* ---- descriptors ------------------------------------------------------------------------ */
 /* An op of this file: name, schema, public functions, kind, meta, CPU kernels, composite,
    node, backward, record. */

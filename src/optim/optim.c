@@ -1485,6 +1485,7 @@ static bool ct__fused_check(ct_op_call *c, unsigned needed)
     return true;
 }
 
+CT__GLUE_BEGIN
 /* _fused_sgd_: the momentum buffer (input 2) is needed when momentum (attribute 1) is set. */
 static bool ct__fused_sgd_meta(ct_op_call *c)
 {
@@ -1510,6 +1511,7 @@ static bool ct__fused_meta(ct_op_call *c)
 {
     return ct__fused_check(c, 0u);
 }
+CT__GLUE_END
 
 /* A contiguous tensor (new, unscoped) holding src converted to dtype; NULL on OOM. */
 static ct_tensor *ct__optim_contiguous(const char *op, const ct_tensor *src, ct_dtype dtype)
