@@ -16,11 +16,13 @@
  *   CTORCH_IMPLEMENTATION   undefined    emit the implementation in this TU          impl
  *   CTORCH_STATIC           undefined    every function static (private copy)        global
  *   CTORCH_MALLOC(ctx,n)    malloc       allocator hooks; define all three or none;  impl
- *   CTORCH_REALLOC(ctx,p,n) realloc        ctx is set by ct_set_alloc_context
- *   CTORCH_FREE(ctx,p)      free
+ *   CTORCH_REALLOC(ctx,p,n) realloc        ctx is set by ct_set_alloc_context; a fixed
+ *   CTORCH_FREE(ctx,p)      free           buffer: ct_arena_malloc/realloc/free
  *   CTORCH_ASSERT(c)        assert       internal invariants only, never user input  impl
  *   CTORCH_NO_STDIO         undefined    no FILE*: printing and loaders take buffers global
  *   CTORCH_NO_THREADS       undefined    no thread-local storage or locks            impl
+ *   CTORCH_NO_AUTOGRAD      undefined    inference only: nothing can require grad,   impl
+ *                                          backward fails, no formula is linked
  *   CTORCH_NO_SIMD          undefined    portable C kernels only                     impl
  *   CTORCH_DEBUG            undefined    check tensor handles, poison freed memory,  impl
  *                                          report double frees and leaks (slow)
@@ -77,6 +79,9 @@
  *   Keep a tensor beyond its owner with ct_retain (then ct_release). Only the caller's own
  *   reference may be dropped with ct_free: never a borrowed tensor. Build with
  *   -DCTORCH_DEBUG to have every such mistake reported (core/debug.h).
+ *   A device that allocates once: route the hooks to a ct_arena over a static buffer
+ *   (core/arena.h); once a forward or a training step has run, running it again takes every
+ *   block from the cache, and ct_arena_plan reports the exact bytes (examples/embed_infer.c).
  *
  * THREADS
  *   Error state, scopes and grad mode are per thread. Ops may run on several threads at
@@ -221,6 +226,59 @@ CTORCH_API void ct_empty_cache(void);
 /* Sets the context pointer passed to the CTORCH_MALLOC/REALLOC/FREE hooks (default NULL).
    Call before the first allocation. */
 CTORCH_API void ct_set_alloc_context(void *ctx);
+
+// >>part core/arena.h
+/* core/arena.h - a fixed arena: every allocation from one buffer the caller owns.
+ *
+ * An embedded build allocates its memory once at start-up: it lays an arena over a static
+ * buffer and routes ctorch's allocator hooks to it, in the implementation TU:
+ *     #define CTORCH_MALLOC(ctx, n) ct_arena_malloc(ctx, n)
+ *     #define CTORCH_REALLOC(ctx, p, n) ct_arena_realloc(ctx, p, n)
+ *     #define CTORCH_FREE(ctx, p) ct_arena_free(ctx, p)
+ *     ...
+ *     ct_set_alloc_context(ct_arena_new(buffer, sizeof buffer));
+ * ctorch's allocator caches freed blocks by size class, so once a forward (or a training
+ * step) has run, running it again takes every block from the cache and calls no hook:
+ * ct_arena_plan runs a step twice and reports the exact bytes of buffer it needs. The cache
+ * is off under CTORCH_DEBUG and AddressSanitizer (every block goes back to the hooks); the
+ * arena then reuses freed space first-fit and the plan may not hold.
+ *
+ * Blocks are 16-byte aligned, each with a 16-byte header; freed blocks join their free
+ * neighbours. Thread safety: one arena may serve every thread (a lock). There is no
+ * PyTorch counterpart (PyTorch's CPU allocator is malloc); the statistics mirror
+ * torch.cuda.max_memory_reserved.
+ */
+
+typedef struct ct_arena ct_arena;
+
+/* Lays an arena over buffer[0, bytes): its bookkeeping lives at the start of buffer, nothing
+   is allocated. buffer should be 16-byte aligned (otherwise up to 15 bytes are lost).
+   Returns the arena (inside buffer; dropping it needs no call), or NULL: CT_ERR_NULL_ARG for
+   a NULL buffer, CT_ERR_VALUE when bytes cannot hold the bookkeeping. */
+CTORCH_API ct_arena *ct_arena_new(void *buffer, size_t bytes);
+/* n bytes, 16-byte aligned, from the arena given as ctx (a ct_arena *, the form of the
+   CTORCH_MALLOC hook); NULL when no free space fits, or for a NULL ctx (no error recorded:
+   ctorch's caller records CT_ERR_OOM). Mirrors: malloc. */
+CTORCH_API void *ct_arena_malloc(void *ctx, size_t n);
+/* Resizes p (from ct_arena_malloc of the same arena, or NULL) to n bytes, in place when it
+   fits, else by moving it; NULL (p untouched) when nothing fits. Mirrors: realloc. */
+CTORCH_API void *ct_arena_realloc(void *ctx, void *p, size_t n);
+/* Returns p (from ct_arena_malloc of the same arena, or NULL: a no-op) to the arena.
+   Mirrors: free. */
+CTORCH_API void ct_arena_free(void *ctx, void *p);
+/* Bytes of the buffer in use now (bookkeeping, live blocks and free holes below the top). */
+CTORCH_API size_t ct_arena_used(const ct_arena *arena);
+/* The most bytes of the buffer ever in use: the size an arena needs for the same sequence of
+   allocations (with a 16-byte aligned buffer). Mirrors: torch.cuda.max_memory_reserved. */
+CTORCH_API size_t ct_arena_peak(const ct_arena *arena);
+/* The planning call: runs step(user) twice with arena serving ctorch's allocations (the
+   arena must be the allocator context, ct_set_alloc_context) and returns ct_arena_peak: the
+   exact buffer bytes a program that sets up what it has set up so far and then runs step
+   any number of times needs. Returns 0 with CT_ERR_NULL_ARG for a NULL arena or step,
+   0 with the step's own error when it failed, and 0 with CT_ERR_STATE ("the step needed
+   more arena on its second run") when the second run did not take all its memory from
+   ctorch's cache (CTORCH_DEBUG, AddressSanitizer, or a step whose allocations grow). */
+CTORCH_API size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user);
 
 // >>part core/debug.h
 /* core/debug.h - the CTORCH_DEBUG build: lifetime mistakes caught with a clear message.
@@ -413,6 +471,10 @@ CTORCH_API int64_t ct_numel(const ct_tensor *t);
 CTORCH_API ct_dtype ct_tensor_dtype(const ct_tensor *t);
 /* The device. Mirrors: Tensor.device. */
 CTORCH_API ct_device ct_tensor_device(const ct_tensor *t);
+/* Whether t's memory is page-locked host memory (ct_pin_memory, a DataLoader with
+   pin_memory); false for device tensors and NULL (CT_ERR_NULL_ARG).
+   Mirrors: Tensor.is_pinned. */
+CTORCH_API bool ct_is_pinned(const ct_tensor *t);
 /* Bytes per element. Mirrors: Tensor.element_size. */
 CTORCH_API size_t ct_element_size(const ct_tensor *t);
 /* numel * element_size. Mirrors: Tensor.nbytes. */
@@ -1087,7 +1149,10 @@ CTORCH_API ct_status ct_dispatch_hook_pop(void);
 /* ---- backends ------------------------------------------------------------------------- */
 /* A device backend: its memory and copies; its kernels come with ct_backend_register_kernel.
    malloc returns device memory (NULL when out of memory); copy moves nbytes between two
-   places either of which may be the host (CT_CPU). */
+   places either of which may be the host (CT_CPU). host_alloc and host_free (optional, both
+   or neither) provide page-locked host memory, which ct_pin_memory and the DataLoader's
+   pin_memory use (cudaHostAlloc / cudaFreeHost, cached as PyTorch's CachingHostAllocator
+   does, are the CUDA backend's); host_alloc returns NULL when out of memory. */
 typedef struct ct_backend {
     ct_device_type type;
     const char *name; /* PyTorch's dispatch key, used in messages: "CUDA", "PrivateUse1" */
@@ -1096,12 +1161,15 @@ typedef struct ct_backend {
     ct_status (*copy)(void *user, void *dst, ct_device dst_device, const void *src,
                       ct_device src_device, size_t nbytes);
     void *user;
+    void *(*host_alloc)(void *user, size_t nbytes);
+    void (*host_free)(void *user, void *data);
 } ct_backend;
 /* Registers (copies) a backend for backend->type, replacing any earlier one. Errors:
-   CT_ERR_VALUE for CT_CPU (built in) or a type out of range, CT_ERR_NULL_ARG for a missing
-   function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
+   CT_ERR_VALUE for CT_CPU (built in), a type out of range, or only one of host_alloc and
+   host_free; CT_ERR_NULL_ARG for a missing function. Mirrors: torch.utils.rename_privateuse1_backend + the device guard registration. */
 CTORCH_API ct_status ct_backend_register(const ct_backend *backend);
-/* Removes the backend of type (and its kernels); tensors on it must be freed first. */
+/* Removes the backend of type (and its kernels); tensors on it, and pinned host tensors from
+   its host_alloc, must be freed first. */
 CTORCH_API ct_status ct_backend_unregister(ct_device_type type);
 /* Registers kernel as op's kernel for dtype on the backend of type (registered first).
    Errors: CT_ERR_VALUE for CT_CPU, an unregistered type or an invalid dtype; CT_ERR_NULL_ARG.
@@ -1309,6 +1377,16 @@ CTORCH_API ct_tensor *ct_to_dtype(const ct_tensor *input, ct_dtype dtype);
 CTORCH_API ct_tensor *ct_to_device(const ct_tensor *input, ct_device device);
 /* ct_to_device(input, ct_device_cpu()). Mirrors: Tensor.cpu(). */
 CTORCH_API ct_tensor *ct_cpu(const ct_tensor *input);
+/* A copy of the CPU tensor input (contiguous, same shape and dtype) in page-locked host
+   memory from the registered backend that provides it (ct_backend's host_alloc: the CUDA
+   backend's), for fast and asynchronous copies to the device; input itself (a new reference
+   in the scope, as ct_alias) when it is already pinned. Differentiable (PinMemoryBackward0:
+   the gradient passes through). Returns: a tensor owned by the current scope, for which
+   ct_is_pinned is true. Errors: CT_ERR_DEVICE "cannot pin a tensor on cuda:0: only dense
+   CPU tensors can be pinned", and "Found no accelerator on your system..." when no
+   registered backend has pinned memory (PyTorch: "Found no NVIDIA driver on your system");
+   CT_ERR_OOM from the backend's allocator. Mirrors: Tensor.pin_memory. */
+CTORCH_API ct_tensor *ct_pin_memory(const ct_tensor *input);
 /* The dtype of an op over a and b. Mirrors: torch.result_type. */
 CTORCH_API ct_dtype ct_result_type(const ct_tensor *a, const ct_tensor *b);
 
@@ -2749,6 +2827,28 @@ typedef ct_tensor *(*ct_tensor_hook)(const ct_tensor *grad, void *user);
 /* Registers a gradient hook on t (which must require grad). Hooks run in registration
    order. Mirrors: Tensor.register_hook. */
 CTORCH_API ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user);
+/* A hook called with a leaf t once a backward has accumulated into its .grad (ct_grad(t)). */
+typedef void (*ct_post_accumulate_grad_hook)(ct_tensor *t, void *user);
+/* Registers a post-accumulate hook on the leaf t, run in registration order after each
+   accumulation into t's .grad (not by ct_autograd_grad, which leaves .grad alone).
+   Returns: CT_OK. Errors: CT_ERR_AUTOGRAD "cannot register a hook on a tensor that doesn't
+   require gradient", "post accumulate grad hooks cannot be registered on non-leaf tensors".
+   Mirrors: Tensor.register_post_accumulate_grad_hook. */
+CTORCH_API ct_status ct_register_post_accumulate_grad_hook(ct_tensor *t,
+                                                           ct_post_accumulate_grad_hook fn,
+                                                           void *user);
+/* Removes t's gradient hooks (ct_register_hook) and post-accumulate hooks registered with
+   user (not from inside one of t's hooks). Returns: how many were removed (0 for none, or -1
+   after CT_ERR_NULL_ARG). Mirrors: the RemovableHandle.remove() of those registrations. */
+CTORCH_API int ct_remove_hook(ct_tensor *t, const void *user);
+/* A function ct_autograd_queue_callback runs at the end of a backward pass. */
+typedef void (*ct_autograd_callback_fn)(void *user);
+/* Queues fn(user) to run once when the backward pass running now ends, after every gradient
+   was computed and accumulated, in queue order (a callback may queue more); an error a
+   callback records becomes the backward's. Returns: CT_OK. Errors: CT_ERR_AUTOGRAD "Final
+   callbacks can only be installed during backward pass." outside a backward (call it from a
+   hook). Mirrors: torch.autograd.Variable._execution_engine.queue_callback. */
+CTORCH_API ct_status ct_autograd_queue_callback(ct_autograd_callback_fn fn, void *user);
 
 /* Grad mode (per thread; on by default). ct_no_grad_begin/end nest, up to 64 deep.
    Mirrors: torch.no_grad, torch.set_grad_enabled, torch.is_grad_enabled. */
@@ -4388,7 +4488,9 @@ CTORCH_API ct_tensor *ct_pairwise_distance(const ct_tensor *x1, const ct_tensor 
    PyTorch's default p is 2. Shapes: input (N, M) -> (N (N - 1) / 2). Memory: the pairs'
    differences, (N (N - 1) / 2, M) elements. Errors: CT_ERR_SHAPE "pdist only supports 2D
    tensors, got: 1D"; CT_ERR_VALUE "pdist only supports non-negative p values"; CT_ERR_DTYPE
-   "pdist only supports floating-point dtypes". Mirrors: torch.nn.functional.pdist(input, p). */
+   "pdist only supports floating-point dtypes", "\"pdist\" not implemented for 'BFloat16'"
+   (float16: 'Half'; PyTorch's CPU kernel has neither, under autocast too).
+   Mirrors: torch.nn.functional.pdist(input, p). */
 CTORCH_API ct_tensor *ct_pdist(const ct_tensor *input, double p);
 
 /* y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] + bias[o] (one GEMM over
@@ -6224,6 +6326,7 @@ typedef struct ct_dataloader ct_dataloader;
    | worker_init_fn      | NULL    | called on each worker thread after seeding: (worker_id, user) |
    | worker_init_user    | NULL    | passed to worker_init_fn                               |
    | timeout             | 0       | seconds to wait for a worker's batch; 0: forever       |
+   | pin_memory          | false   | batches in pinned host memory (ct_pin_memory) when a backend has it |
    Fields may be added; start from ct_dataloader_defaults(). */
 typedef struct ct_dataloader_opts {
     int64_t batch_size;
@@ -6240,6 +6343,7 @@ typedef struct ct_dataloader_opts {
     void (*worker_init_fn)(int worker_id, void *user);
     void *worker_init_user;
     double timeout;
+    bool pin_memory;
 } ct_dataloader_opts;
 
 /* PyTorch's defaults: batch_size 1, shuffle false, drop_last false, prefetch_factor 2 (used
@@ -6302,6 +6406,14 @@ CTORCH_API int64_t ct_dataloader_len(const ct_dataloader *dl);
    count; CT_ERR_UNSUPPORTED for num_workers > 0 without threads. Mirrors: DataLoader's
    num_workers (set before iterating). */
 CTORCH_API ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers);
+/* Turns pinning on or off: with pin_memory, each batch's tensors are copied into pinned host
+   memory (ct_pin_memory, in the worker thread that made the batch, or the calling thread
+   without workers) when a registered backend provides it (the CUDA backend), so that
+   ct_to_device(batch[f], cuda, non_blocking) can overlap; without such a backend the batches
+   are unchanged (PyTorch warns "'pin_memory' argument is set as true but no accelerator is
+   found"). The current epoch is abandoned. Errors: CT_ERR_NULL_ARG.
+   Mirrors: DataLoader(pin_memory=True) (pin_memory_device: the backend that has it). */
+CTORCH_API ct_status ct_dataloader_set_pin_memory(ct_dataloader *dl, bool pin_memory);
 /* Frees the loader (not its dataset, samplers or generator), stopping and joining its
    workers first, even mid-epoch. NULL is a no-op. */
 CTORCH_API void ct_dataloader_free(ct_dataloader *dl);
@@ -7087,6 +7199,8 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__HAS_AVX2 1
 #elif defined(__ARM_NEON) && defined(__aarch64__)
 #define CT__HAS_NEON 1
+#elif defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#define CT__HAS_NEON32 1 /* 32-bit ARM with NEON and VFPv4 (vfma.f32) */
 #endif
 
 /* ---- allocation hooks (all or none) ------------------------------------------------- */
@@ -7099,6 +7213,20 @@ CT__BITS_INLINE float ct__f32_from_bits(uint32_t u)
 #define CT__MALLOC_HOOK(ctx, sz) ((void)(ctx), malloc(sz))
 #define CT__FREE_HOOK(ctx, p) ((void)(ctx), free(p))
 #endif
+
+/* CTORCH_NO_AUTOGRAD, an inference-only build: no tensor requires grad, the dispatcher records
+   no node, and the entries of backward fail with CT_ERR_UNSUPPORTED. CT__BACKWARD(f) is how a
+   descriptor names its derivative formula: NULL there (f named but not referenced, so it
+   draws no unused-function warning and neither it nor what it calls is linked). */
+#ifdef CTORCH_NO_AUTOGRAD
+#define CT__AUTOGRAD 0
+#define CT__BACKWARD(f) (0 ? (f) : (ct_backward_fn)0)
+#else
+#define CT__AUTOGRAD 1
+#define CT__BACKWARD(f) f
+#endif
+/* The error of an autograd entry under CTORCH_NO_AUTOGRAD. */
+#define CT__NO_AUTOGRAD_MSG "autograd is not compiled in (CTORCH_NO_AUTOGRAD)"
 
 /* A spin lock, zero-initialized; a no-op under CTORCH_NO_THREADS. */
 typedef struct ct__mutex {
@@ -7198,11 +7326,15 @@ struct ct_storage {
     void *deleter_ctx;
     bool borrowed;
     bool inference; /* allocated in inference mode: its tensors are inference tensors */
+    bool pinned;    /* page-locked host memory from a backend's host_alloc */
 };
 
 typedef struct ct__hook {
-    ct_tensor *(*fn)(const ct_tensor *grad, void *user);
+    ct_tensor *(*fn)(const ct_tensor *grad, void *user); /* NULL for a post-accumulate hook */
+    void (*post)(ct_tensor *t, void *user);              /* leaves: after .grad accumulated */
     void *user;
+    int pending;    /* a leaf's first hook: its edges still to arrive in this backward */
+    ct_tensor *sum; /* ... and the sum of the gradients they brought */
     struct ct__hook *next;
 } ct__hook;
 
@@ -7239,6 +7371,9 @@ CT__INTERNAL ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int
    CPU); CT_ERR_DEVICE when no backend is registered for it. */
 CT__INTERNAL ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim,
                                           ct_dtype dtype, ct_device device);
+/* ct__tensor_new on the CPU in page-locked memory from backend pin's host_alloc. */
+CT__INTERNAL ct_tensor *ct__tensor_new_pinned(const char *op, const int64_t *sizes, int ndim,
+                                              ct_dtype dtype, const ct_backend *pin);
 /* Registers t in the innermost open scope (if any) and returns it; NULL passes through. */
 CT__INTERNAL ct_tensor *ct__scoped(ct_tensor *t);
 /* Drops one reference; destroys at zero. Does not touch scopes. */
@@ -7650,6 +7785,8 @@ CT__INTERNAL ct_tensor *ct__autocast_dispatch(ct_op_call *c);
 CT__INTERNAL void ct__autocast_cpu_lists(ct_device_type device_type);
 /* The registered backend of a device type other than the CPU, or NULL. */
 CT__INTERNAL const ct_backend *ct__backend(ct_device_type type);
+/* The registered backend with pinned host memory (the first by device type), or NULL. */
+CT__INTERNAL const ct_backend *ct__pin_backend(void);
 /* The dispatch key of a device type for messages: "CPU", "CUDA", a backend's name. */
 CT__INTERNAL const char *ct__device_key(ct_device_type type);
 /* Positional kernel tables (C++ has no array designators): the same kernel for a dtype set.
@@ -8047,6 +8184,216 @@ void ct_empty_cache(void)
 #undef CT__CACHE_LIMIT
 #undef CT__NO_CACHE
 #undef CT__QUARANTINE_LIMIT
+
+// >>part core/arena.c
+/* core/arena.c - the fixed arena: first-fit over one caller-owned buffer.
+ *
+ * Layout: [struct ct_arena, rounded to 16][blocks ... | top | unused]. A block is a 16-byte
+ * header (its size, header included) and its payload. Space below top is live blocks and free
+ * ones; free blocks form a list in address order, each joined with free neighbours, and a
+ * free block that ends at top gives its space back to top. A request takes the first free
+ * block that fits (split when the rest can hold a block), else space at top.
+ */
+
+
+CT__GLUE_BEGIN
+
+#define CT__ARENA_ALIGN ((size_t)16)
+
+typedef struct ct__arena_block {
+    size_t size;                  /* bytes, header included; a multiple of 16 */
+    struct ct__arena_block *next; /* the next free block (free blocks only) */
+} ct__arena_block;
+
+struct ct_arena {
+    unsigned char *base;   /* the first block, 16-byte aligned */
+    size_t head;           /* bytes of the buffer before base (bookkeeping, alignment) */
+    size_t capacity;       /* bytes from base to the end of the buffer */
+    size_t top;            /* bytes from base in blocks, live or free */
+    size_t peak;           /* the highest top */
+    ct__arena_block *free; /* free blocks below top, in address order */
+    ct__mutex lock;
+};
+
+/* The header must keep payloads 16-byte aligned. */
+typedef char ct__arena_header_fits[sizeof(ct__arena_block) <= CT__ARENA_ALIGN ? 1 : -1];
+
+static size_t ct__arena_round(size_t n)
+{
+    return (n + CT__ARENA_ALIGN - 1) & ~(CT__ARENA_ALIGN - 1);
+}
+
+ct_arena *ct_arena_new(void *buffer, size_t bytes)
+{
+    if (ct__null_any("ct_arena_new", buffer)) {
+        return NULL;
+    }
+    uintptr_t start = (uintptr_t)buffer;
+    uintptr_t aligned = (start + CT__ARENA_ALIGN - 1) & ~(uintptr_t)(CT__ARENA_ALIGN - 1);
+    size_t head = (size_t)(aligned - start) + ct__arena_round(sizeof(ct_arena));
+    if (bytes < head) {
+        ct__fail(CT_ERR_VALUE, "ct_arena_new",
+                 "a buffer of %zu bytes cannot hold the arena's %zu bytes of bookkeeping", bytes,
+                 head);
+        return NULL;
+    }
+    ct_arena *a = (ct_arena *)aligned;
+    memset(a, 0, sizeof *a);
+    a->base = (unsigned char *)buffer + head;
+    a->head = head;
+    a->capacity = bytes - head;
+    return a;
+}
+
+/* Takes size bytes (a multiple of 16) from the first free block that fits, or from top;
+   NULL when neither has room. The lock is held. */
+static ct__arena_block *ct__arena_take(ct_arena *a, size_t size)
+{
+    for (ct__arena_block **link = &a->free; *link; link = &(*link)->next) {
+        ct__arena_block *b = *link;
+        if (b->size < size) {
+            continue;
+        }
+        if (b->size - size >= 2 * CT__ARENA_ALIGN) { /* split: the rest stays free */
+            ct__arena_block *rest = (ct__arena_block *)((unsigned char *)b + size);
+            rest->size = b->size - size;
+            rest->next = b->next;
+            *link = rest;
+            b->size = size;
+        } else {
+            *link = b->next;
+        }
+        return b;
+    }
+    if (a->capacity - a->top < size) {
+        return NULL;
+    }
+    ct__arena_block *b = (ct__arena_block *)(a->base + a->top);
+    b->size = size;
+    a->top += size;
+    if (a->top > a->peak) {
+        a->peak = a->top;
+    }
+    return b;
+}
+
+/* Puts b on the free list in address order, joined with free neighbours; a free block at
+   the end goes back to top. The lock is held. */
+static void ct__arena_give(ct_arena *a, ct__arena_block *b)
+{
+    ct__arena_block *prev = NULL, *next = a->free;
+    while (next && next < b) {
+        prev = next;
+        next = next->next;
+    }
+    if (next && (unsigned char *)b + b->size == (unsigned char *)next) {
+        b->size += next->size;
+        next = next->next;
+    }
+    b->next = next;
+    if (prev && (unsigned char *)prev + prev->size == (unsigned char *)b) {
+        prev->size += b->size;
+        prev->next = next;
+        b = prev;
+    } else if (prev) {
+        prev->next = b;
+    } else {
+        a->free = b;
+    }
+    if ((unsigned char *)b + b->size == a->base + a->top) { /* the last block: back to top */
+        a->top -= b->size;
+        if (prev == b) {
+            prev = NULL; /* b was joined into prev: find the block before it */
+            for (ct__arena_block *f = a->free; f != b; f = f->next) {
+                prev = f;
+            }
+        }
+        if (prev) {
+            prev->next = NULL;
+        } else {
+            a->free = NULL;
+        }
+    }
+}
+
+void *ct_arena_malloc(void *ctx, size_t n)
+{
+    ct_arena *a = (ct_arena *)ctx;
+    if (!a || n > SIZE_MAX - 2 * CT__ARENA_ALIGN) {
+        return NULL;
+    }
+    size_t size = ct__arena_round(n ? n : 1) + CT__ARENA_ALIGN;
+    ct__mutex_lock(&a->lock);
+    ct__arena_block *b = ct__arena_take(a, size);
+    ct__mutex_unlock(&a->lock);
+    return b ? (unsigned char *)b + CT__ARENA_ALIGN : NULL;
+}
+
+void ct_arena_free(void *ctx, void *p)
+{
+    ct_arena *a = (ct_arena *)ctx;
+    if (!a || !p) {
+        return;
+    }
+    ct__mutex_lock(&a->lock);
+    ct__arena_give(a, (ct__arena_block *)((unsigned char *)p - CT__ARENA_ALIGN));
+    ct__mutex_unlock(&a->lock);
+}
+
+void *ct_arena_realloc(void *ctx, void *p, size_t n)
+{
+    if (!p) {
+        return ct_arena_malloc(ctx, n);
+    }
+    size_t have = ((ct__arena_block *)((unsigned char *)p - CT__ARENA_ALIGN))->size;
+    if (n <= have - CT__ARENA_ALIGN) {
+        return p;
+    }
+    void *q = ct_arena_malloc(ctx, n);
+    if (q) {
+        memcpy(q, p, have - CT__ARENA_ALIGN);
+        ct_arena_free(ctx, p);
+    }
+    return q;
+}
+
+size_t ct_arena_used(const ct_arena *arena)
+{
+    return ct__null_any("ct_arena_used", (const void *)arena) ? 0 : arena->head + arena->top;
+}
+
+size_t ct_arena_peak(const ct_arena *arena)
+{
+    return ct__null_any("ct_arena_peak", (const void *)arena) ? 0 : arena->head + arena->peak;
+}
+
+size_t ct_arena_plan(ct_arena *arena, void (*step)(void *user), void *user)
+{
+    if (ct__null_any("ct_arena_plan", (const void *)arena)) {
+        return 0;
+    }
+    if (!step) {
+        ct__fail(CT_ERR_NULL_ARG, "ct_arena_plan", "step is NULL");
+        return 0;
+    }
+    step(user);
+    size_t peak = arena->peak;
+    step(user);
+    if (ct_error()) {
+        return 0;
+    }
+    if (arena->peak != peak) {
+        ct__fail(CT_ERR_STATE, "ct_arena_plan", "the step needed more arena on its second run "
+                                                "(%zu bytes at most, then %zu)",
+                 peak + arena->head, arena->peak + arena->head);
+        return 0;
+    }
+    return ct_arena_peak(arena);
+}
+
+#undef CT__ARENA_ALIGN
+
+CT__GLUE_END
 
 // >>part core/debug.c
 /* core/debug.c - CTORCH_DEBUG: the registry of tensor handles and the leak report.
@@ -8789,15 +9136,30 @@ ct_int_info ct_iinfo(ct_dtype dtype)
 
 
 /* ---- storage ------------------------------------------------------------------------ */
-/* nbytes of memory on device (its backend's, for a device other than the CPU). */
-static ct_storage *ct__storage_new(size_t nbytes, ct_device device)
+/* Pinned storage's deleter: ctx is the backend whose host_alloc made it. */
+static void ct__pinned_free(void *data, void *ctx)
+{
+    const ct_backend *b = (const ct_backend *)ctx;
+    b->host_free(b->user, data);
+}
+
+/* nbytes of memory on device (its backend's, for a device other than the CPU); pin (not
+   NULL): page-locked host memory from its host_alloc. */
+static ct_storage *ct__storage_new(size_t nbytes, ct_device device, const ct_backend *pin)
 {
     ct_storage *s = (ct_storage *)ct__calloc(sizeof(ct_storage));
     if (!s) {
         return NULL;
     }
+    size_t n = nbytes ? nbytes : 1;
     const ct_backend *b = device.type == CT_CPU ? NULL : ct__backend(device.type);
-    s->data = b ? b->malloc(b->user, device, nbytes ? nbytes : 1) : ct__malloc(nbytes ? nbytes : 1);
+    s->data = pin ? pin->host_alloc(pin->user, n) : b ? b->malloc(b->user, device, n)
+                                                      : ct__malloc(n);
+    if (pin) {
+        s->borrowed = s->pinned = true;
+        s->deleter = ct__pinned_free;
+        s->deleter_ctx = (void *)pin;
+    }
     if (!s->data) {
         ct__free(s);
         return NULL;
@@ -8904,8 +9266,9 @@ ct_tensor *ct__tensor_new(const char *op, const int64_t *sizes, int ndim, ct_dty
     return ct__tensor_new_on(op, sizes, ndim, dtype, ct_device_cpu());
 }
 
-ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
-                             ct_device device)
+/* ct__tensor_new_on, in pinned memory of backend pin when it is not NULL. */
+static ct_tensor *ct__tensor_alloc(const char *op, const int64_t *sizes, int ndim,
+                                   ct_dtype dtype, ct_device device, const ct_backend *pin)
 {
     if (!ct__check_dtype_arg(op, dtype)) {
         return NULL;
@@ -8929,11 +9292,12 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
                  ct__device_str(device, d, sizeof d));
         return NULL;
     }
-    ct_storage *s = ct__storage_new(nbytes, device);
+    ct_storage *s = ct__storage_new(nbytes, device, pin);
     if (!s) {
-        ct__fail(CT_ERR_OOM, op, "%sAllocator: not enough memory: you tried to allocate %zu "
-                 "bytes", device.type == CT_CPU ? "DefaultCPU" : ct__device_key(device.type),
-                 nbytes);
+        ct__fail(CT_ERR_OOM, op, "%s%sAllocator: not enough memory: you tried to allocate %zu "
+                 "bytes", pin ? pin->name : device.type == CT_CPU ? "DefaultCPU"
+                                                                 : ct__device_key(device.type),
+                 pin ? "Host" : "", nbytes);
         return NULL;
     }
     ct_tensor *t = ct__tensor_over(s, dtype, sizes, strides, ndim, 0);
@@ -8942,6 +9306,18 @@ ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_
         ct__debug_track(t, op);
     }
     return t;
+}
+
+ct_tensor *ct__tensor_new_on(const char *op, const int64_t *sizes, int ndim, ct_dtype dtype,
+                             ct_device device)
+{
+    return ct__tensor_alloc(op, sizes, ndim, dtype, device, NULL);
+}
+
+ct_tensor *ct__tensor_new_pinned(const char *op, const int64_t *sizes, int ndim,
+                                 ct_dtype dtype, const ct_backend *pin)
+{
+    return ct__tensor_alloc(op, sizes, ndim, dtype, ct_device_cpu(), pin);
 }
 
 void ct__release(ct_tensor *t)
@@ -9092,6 +9468,11 @@ ct_dtype ct_tensor_dtype(const ct_tensor *t)
 ct_device ct_tensor_device(const ct_tensor *t)
 {
     return ct__null_tensor("ct_tensor_device", t) ? ct_device_cpu() : t->storage->device;
+}
+
+bool ct_is_pinned(const ct_tensor *t)
+{
+    return !ct__null_tensor("ct_is_pinned", t) && t->storage->pinned;
 }
 
 size_t ct_element_size(const ct_tensor *t)
@@ -11554,6 +11935,8 @@ size_t ct_parallel_info_string(char *buf, size_t n)
     const char *isa = "AVX2+FMA";
 #elif defined(CT__HAS_NEON)
     const char *isa = "NEON";
+#elif defined(CT__HAS_NEON32)
+    const char *isa = "NEON (32-bit ARM, VFPv4)";
 #else
     const char *isa = "portable C";
 #endif
@@ -13847,6 +14230,10 @@ ct_status ct_backend_register(const ct_backend *backend)
         ct__null(fn, (const void *)(uintptr_t)backend->copy)) {
         return ct_error_code();
     }
+    if (!backend->host_alloc != !backend->host_free) {
+        return ct__fail(CT_ERR_VALUE, fn, "backend %s sets only one of host_alloc and host_free",
+                        backend->name);
+    }
     ct__mutex_lock(&ct__backends_lock);
     ct__backend_entry *e = &ct__backends[backend->type];
     e->b = *backend;
@@ -13918,6 +14305,17 @@ const ct_backend *ct__backend(ct_device_type type)
     return (int)type > 0 && (int)type < (int)CT_DEVICE_TYPE_COUNT && ct__backends[type].registered
                ? &ct__backends[type].b
                : NULL;
+}
+
+const ct_backend *ct__pin_backend(void)
+{
+    for (int type = 1; type < (int)CT_DEVICE_TYPE_COUNT; type++) {
+        const ct_backend *b = ct__backend((ct_device_type)type);
+        if (b && b->host_alloc) {
+            return b;
+        }
+    }
+    return NULL;
 }
 
 const char *ct__device_key(ct_device_type type)
@@ -13999,7 +14397,7 @@ static void ct__release_outputs(ct_op_call *c)
 static ct_node *ct__dispatch_node(const ct_op_call *c)
 {
     const ct_op *op = c->op;
-    if (!op->backward) {
+    if (!CT__AUTOGRAD || !op->backward) {
         return NULL;
     }
     ct_dtype out = c->n_outputs ? c->outputs[0]->dtype : c->inputs[0]->dtype;
@@ -14878,6 +15276,240 @@ CT__FORCE_INLINE float ct__erfinvf(float y)
     return a > 1.0f || y != y ? (float)NAN : x;
 }
 
+/* ---- 32-bit ARM NEON (armhf): exp, log, tanh, sigmoid and erf on 4 lanes. gcc vectorizes
+   no float32 arithmetic for ARMv7 NEON (it flushes subnormals to zero and makes every NaN
+   the default NaN), so these are written out: each does its scalar function's operations lane
+   by lane (vfmaq_f32 is fused as fmaf is; the divisions are the lanes' VFP divisions, which
+   NEON lacks), so a lane whose input and result are normal or infinite matches it bit for
+   bit (a subnormal intermediate there only ever meets a much larger addend). The other lanes
+   (zero, subnormal or NaN input or result) are recomputed by the scalar function:
+   ct__vpart_<fn>_f32 stores the whole 4-lane chunks of a contiguous loop and returns how
+   many elements it did. (aarch64 NEON is IEEE: gcc vectorizes the scalar functions there.) */
+#if defined(CT__HAS_NEON32)
+#include <arm_neon.h>
+
+/* Float comparisons by integer ones (gcc expands ARMv7's vcgt.f32 and kin lane by lane in
+   scalar code unless -ffast-math): the bits as signed integers ordered as the floats are,
+   except that -0 < +0 and NaNs compare as numbers (lanes the callers recompute anyway). */
+static inline int32x4_t ct__ord_v4(float32x4_t v)
+{
+    int32x4_t b = vreinterpretq_s32_f32(v);
+    return veorq_s32(b, vandq_s32(vshrq_n_s32(b, 31), vdupq_n_s32(0x7fffffff)));
+}
+
+/* a < b, and b < a (a > b) */
+static inline uint32x4_t ct__lt_v4(float32x4_t a, float32x4_t b)
+{
+    return vcltq_s32(ct__ord_v4(a), ct__ord_v4(b));
+}
+
+static inline uint32x4_t ct__lt_v4_rev(float32x4_t a, float32x4_t b) { return ct__lt_v4(b, a); }
+
+/* a == b as bits (a == inf) */
+static inline uint32x4_t ct__eq_v4(float32x4_t a, float32x4_t b)
+{
+    return vceqq_u32(vreinterpretq_u32_f32(a), vreinterpretq_u32_f32(b));
+}
+
+/* |v| normal or infinite (not zero, subnormal or NaN) */
+static inline uint32x4_t ct__normal_v4(float32x4_t v)
+{
+    uint32x4_t m = vandq_u32(vreinterpretq_u32_f32(v), vdupq_n_u32(0x7fffffffu));
+    return vcltq_u32(vsubq_u32(m, vdupq_n_u32(0x00800000u)), vdupq_n_u32(0x7f000001u));
+}
+
+/* n / d lane by lane (VFP divisions, correctly rounded as the scalar code's) */
+static inline float32x4_t ct__div_v4(float32x4_t n, float32x4_t d)
+{
+    float32x4_t q = vdupq_n_f32(0.0f);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 0) / vgetq_lane_f32(d, 0), q, 0);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 1) / vgetq_lane_f32(d, 1), q, 1);
+    q = vsetq_lane_f32(vgetq_lane_f32(n, 2) / vgetq_lane_f32(d, 2), q, 2);
+    return vsetq_lane_f32(vgetq_lane_f32(n, 3) / vgetq_lane_f32(d, 3), q, 3);
+}
+
+/* c ? a : b with c a float comparison (false for NaN, as in the scalar selects) */
+#define CT__SEL4(c, a, b) vbslq_f32(c, a, b)
+#define CT__K4(v) vdupq_n_f32(v)
+
+/* ct__scale_by_t on 4 lanes (ni / 2 truncates toward zero, as C's division) */
+static inline float32x4_t ct__scale_by_t_v4(float32x4_t p, float32x4_t t)
+{
+    int32x4_t ni = vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vreinterpretq_u32_f32(t),
+                                                             vdupq_n_u32(0x7fffffffu))),
+                             vdupq_n_s32(0x4b400000));
+    int32x4_t na = vshrq_n_s32(
+        vaddq_s32(ni, vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(ni), 31))), 1);
+    int32x4_t nb = vsubq_s32(ni, na);
+    float32x4_t sa = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(na, vdupq_n_s32(127)), 23));
+    float32x4_t sb = vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(nb, vdupq_n_s32(127)), 23));
+    return vfmaq_f32(CT__K4(0.0f), vmulq_f32(p, sa), sb);
+}
+
+static inline float32x4_t ct__expf_v4(float32x4_t x)
+{
+    float32x4_t xc = CT__SEL4(ct__lt_v4(x, CT__K4(-104.0f)), CT__K4(-104.0f), x);
+    xc = CT__SEL4(ct__lt_v4_rev(xc, CT__K4(89.0f)), CT__K4(89.0f), xc);
+    float32x4_t t = vfmaq_f32(CT__K4(12582912.0f), xc, CT__K4(1.44269504088896341f));
+    float32x4_t n = vsubq_f32(t, CT__K4(12582912.0f));
+    float32x4_t r = vfmaq_f32(xc, n, CT__K4(-0.693359375f));
+    r = vfmaq_f32(r, n, CT__K4(2.12194440e-4f));
+    float32x4_t p = CT__K4(1.9875691500e-4f);
+    p = vfmaq_f32(CT__K4(1.3981999507e-3f), p, r);
+    p = vfmaq_f32(CT__K4(8.3334519073e-3f), p, r);
+    p = vfmaq_f32(CT__K4(4.1665795894e-2f), p, r);
+    p = vfmaq_f32(CT__K4(1.6666665459e-1f), p, r);
+    p = vfmaq_f32(CT__K4(5.0000001201e-1f), p, r);
+    p = vfmaq_f32(CT__K4(1.0f), p, r);
+    p = vfmaq_f32(CT__K4(1.0f), p, r);
+    return ct__scale_by_t_v4(p, t);
+}
+
+/* ct__logf without its subnormal-input scaling (those lanes are recomputed) */
+static inline float32x4_t ct__logf_v4(float32x4_t x)
+{
+    uint32x4_t u = vreinterpretq_u32_f32(x);
+    int32x4_t e = vsubq_s32(vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(u, 23),
+                                                            vdupq_n_u32(0xff))),
+                            vdupq_n_s32(126));
+    float32x4_t m = vreinterpretq_f32_u32(
+        vorrq_u32(vandq_u32(u, vdupq_n_u32(0x007fffffu)), vdupq_n_u32(0x3f000000u)));
+    uint32x4_t small = ct__lt_v4(m, CT__K4(0.707106781186547524f));
+    e = vaddq_s32(e, vreinterpretq_s32_u32(small)); /* true is -1 */
+    m = CT__SEL4(small, vsubq_f32(vaddq_f32(m, m), CT__K4(1.0f)), vsubq_f32(m, CT__K4(1.0f)));
+    float32x4_t z = vmulq_f32(m, m);
+    float32x4_t p = CT__K4(7.0376836292e-2f);
+    p = vfmaq_f32(CT__K4(-1.1514610310e-1f), p, m);
+    p = vfmaq_f32(CT__K4(1.1676998740e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-1.2420140846e-1f), p, m);
+    p = vfmaq_f32(CT__K4(1.4249322787e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-1.6668057665e-1f), p, m);
+    p = vfmaq_f32(CT__K4(2.0000714765e-1f), p, m);
+    p = vfmaq_f32(CT__K4(-2.4999993993e-1f), p, m);
+    p = vfmaq_f32(CT__K4(3.3333331174e-1f), p, m);
+    float32x4_t fe = vcvtq_f32_s32(e);
+    float32x4_t y = vmulq_f32(vmulq_f32(p, m), z);
+    y = vfmaq_f32(y, fe, CT__K4(-2.12194440e-4f));
+    y = vfmaq_f32(y, CT__K4(-0.5f), z);
+    y = vfmaq_f32(vaddq_f32(m, y), fe, CT__K4(0.693359375f));
+    y = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), CT__K4((float)NAN), y);
+    return CT__SEL4(ct__eq_v4(x, CT__K4((float)INFINITY)), x, y);
+}
+
+static inline float32x4_t ct__tanhf_v4(float32x4_t x)
+{
+    float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x);
+    float32x4_t p = CT__K4(-5.70498872745e-3f);
+    p = vfmaq_f32(CT__K4(2.06390887954e-2f), p, z);
+    p = vfmaq_f32(CT__K4(-5.37397155531e-2f), p, z);
+    p = vfmaq_f32(CT__K4(1.33314422036e-1f), p, z);
+    p = vfmaq_f32(CT__K4(-3.33332819422e-1f), p, z);
+    float32x4_t small = vfmaq_f32(x, vmulq_f32(x, z), p);
+    float32x4_t big = vsubq_f32(
+        CT__K4(1.0f),
+        ct__div_v4(CT__K4(2.0f), vaddq_f32(ct__expf_v4(vaddq_f32(a, a)), CT__K4(1.0f))));
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(0.625f)), small, big);
+}
+
+static inline float32x4_t ct__sigmoidf_v4(float32x4_t x)
+{
+    return ct__div_v4(CT__K4(1.0f), vaddq_f32(CT__K4(1.0f), ct__expf_v4(vnegq_f32(x))));
+}
+
+static inline float32x4_t ct__erff_v4(float32x4_t x)
+{
+    float32x4_t a = vabsq_f32(x), z = vmulq_f32(x, x);
+    float32x4_t q = CT__K4(7.847259258e-05f);
+    q = vfmaq_f32(CT__K4(-8.008189034e-04f), q, z);
+    q = vfmaq_f32(CT__K4(5.188099109e-03f), q, z);
+    q = vfmaq_f32(CT__K4(-2.685369179e-02f), q, z);
+    q = vfmaq_f32(CT__K4(1.128358245e-01f), q, z);
+    q = vfmaq_f32(CT__K4(-3.761262596e-01f), q, z);
+    q = vfmaq_f32(CT__K4(0.1283791671f), q, z);
+    float32x4_t small = vfmaq_f32(x, x, q);
+    float32x4_t ac = CT__SEL4(ct__lt_v4_rev(a, CT__K4(3.92f)), CT__K4(3.92f), a);
+    ac = CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), CT__K4(1.0f), ac);
+    float32x4_t t = ct__div_v4(CT__K4(1.0f), ac);
+    float32x4_t r = CT__K4(-3.538664058e-02f);
+    r = vfmaq_f32(CT__K4(2.470666170e-01f), r, t);
+    r = vfmaq_f32(CT__K4(-7.623633742e-01f), r, t);
+    r = vfmaq_f32(CT__K4(1.347271681e+00f), r, t);
+    r = vfmaq_f32(CT__K4(-1.445720792e+00f), r, t);
+    r = vfmaq_f32(CT__K4(8.459172845e-01f), r, t);
+    r = vfmaq_f32(CT__K4(-4.444015026e-02f), r, t);
+    r = vfmaq_f32(CT__K4(-2.928811610e-01f), r, t);
+    r = vfmaq_f32(CT__K4(4.540627822e-03f), r, t);
+    r = vfmaq_f32(CT__K4(5.635447502e-01f), r, t);
+    r = vfmaq_f32(CT__K4(3.471292803e-05f), r, t);
+    float32x4_t hi = vmulq_f32(ac, ac), lo = vfmaq_f32(vnegq_f32(hi), ac, ac);
+    float32x4_t e = ct__expf_v4(vnegq_f32(hi));
+    e = vfmaq_f32(e, e, vnegq_f32(lo));
+    float32x4_t big = CT__SEL4(vmvnq_u32(ct__lt_v4(a, CT__K4(3.92f))), CT__K4(1.0f),
+                               vfmaq_f32(CT__K4(1.0f), vnegq_f32(e), r));
+    big = CT__SEL4(ct__lt_v4(x, CT__K4(0.0f)), vnegq_f32(big), big);
+    return CT__SEL4(ct__lt_v4(a, CT__K4(1.0f)), small, big);
+}
+
+/* PyTorch's erf on 4 lanes given e = e^(-z^2) (ct__erff_as; fabsf and copysignf as bit
+   operations) */
+static inline float32x4_t ct__erff_as_v4(float32x4_t z, float32x4_t e)
+{
+    float32x4_t t = ct__div_v4(CT__K4(1.0f),
+                               vfmaq_f32(CT__K4(1.0f), CT__K4(0.3275911f), vabsq_f32(z)));
+    float32x4_t r = vfmaq_f32(CT__K4(-1.453152027f), CT__K4(1.061405429f), t);
+    r = vfmaq_f32(CT__K4(1.421413741f), r, t);
+    r = vfmaq_f32(CT__K4(-0.284496736f), r, t);
+    r = vfmaq_f32(CT__K4(0.254829592f), r, t);
+    float32x4_t y = vfmaq_f32(CT__K4(1.0f), vmulq_f32(vnegq_f32(e), t), r);
+    return vbslq_f32(vdupq_n_u32(0x80000000u), z, y);
+}
+
+/* Whether every lane of x and of r = f(x) is normal or infinite: then r is f's scalar
+   result; ct__neon32_lane_exact says it for one lane. */
+static inline bool ct__neon32_exact(float32x4_t x, float32x4_t r)
+{
+    uint32x4_t ok = vandq_u32(ct__normal_v4(x), ct__normal_v4(r));
+    uint32x2_t ok2 = vand_u32(vget_low_u32(ok), vget_high_u32(ok));
+    return vget_lane_u32(vpmin_u32(ok2, ok2), 0) != 0;
+}
+
+static inline bool ct__neon32_lane_exact(float x, float r)
+{
+    return fabsf(x) >= 1.17549435e-38f && fabsf(r) >= 1.17549435e-38f;
+}
+
+/* ct__vpart_<FN>_f32(x, y, n): y = FN(x) on the whole 4-lane chunks of n elements (y may be
+   x), the lanes ct__neon32_lane_exact rejects by the scalar SF; returns the number done. */
+#define CT__VPART_NEON32(FN, VF, SF)                                                        \
+    static int64_t ct__vpart_##FN##_f32(const float *x, float *y, int64_t n)                \
+    {                                                                                       \
+        int64_t i = 0;                                                                      \
+        for (; i + 4 <= n; i += 4) {                                                        \
+            float32x4_t v = vld1q_f32(x + i), r = VF(v);                                    \
+            vst1q_f32(y + i, r);                                                            \
+            if (!ct__neon32_exact(v, r)) {                                                  \
+                float xs[4];                                                                \
+                vst1q_f32(xs, v);                                                           \
+                for (int k = 0; k < 4; k++) {                                               \
+                    if (!ct__neon32_lane_exact(xs[k], y[i + k])) {                          \
+                        y[i + k] = SF(xs[k]);                                               \
+                    }                                                                       \
+                }                                                                           \
+            }                                                                               \
+        }                                                                                   \
+        return i;                                                                           \
+    }
+CT__VPART_NEON32(exp, ct__expf_v4, ct__expf)
+CT__VPART_NEON32(log, ct__logf_v4, ct__logf)
+CT__VPART_NEON32(tanh, ct__tanhf_v4, ct__tanhf)
+CT__VPART_NEON32(sigmoid, ct__sigmoidf_v4, ct__sigmoidf)
+CT__VPART_NEON32(erf, ct__erff_v4, ct__erff)
+#undef CT__VPART_NEON32
+#undef CT__SEL4
+#undef CT__K4
+#endif
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC pop_options
 #endif
@@ -15679,9 +16311,9 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
     }
 }
 
-/* the block function ct__blk_FN_S of BODY over i (the operands' pointers declared by DECL) and
-   the loop running it */
-#define CT__BLOCK_LOOP(FN, T, S, NOPS, DECL, BODY)                                          \
+/* the block function ct__blk_FN_S of BODY over i from I0 (an expression of o, the operands'
+   pointers declared by DECL and nb) and the loop running it */
+#define CT__BLOCK_LOOP_FROM(FN, T, S, NOPS, DECL, I0, BODY)                                 \
     static CT__NOINLINE void ct__blk_##FN##_##S(char **d, int64_t n, const void *pp)        \
     {                                                                                       \
         const double *p = (const double *)pp;                                               \
@@ -15690,7 +16322,7 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
         const int64_t nb = CT__WHOLE_BLOCKS(n);                                             \
         (void)p;                                                                            \
         CT__PW_IVDEP                                                                        \
-        for (int64_t i = 0; i < nb; i++) {                                                  \
+        for (int64_t i = I0; i < nb; i++) {                                                 \
             o[i] = BODY;                                                                    \
         }                                                                                   \
     }                                                                                       \
@@ -15698,9 +16330,22 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
     {                                                                                       \
         ct__pw_blocks(d, s, n, pp, NOPS, (int64_t)sizeof(T), ct__blk_##FN##_##S);           \
     }
+#define CT__BLOCK_LOOP(FN, T, S, NOPS, DECL, BODY)                                          \
+    CT__BLOCK_LOOP_FROM(FN, T, S, NOPS, DECL, 0, BODY)
 /* out[i] = FN(a[i], p) */
 #define CT__UN_LOOP(FN, T, S)                                                              \
     CT__BLOCK_LOOP(FN, T, S, 2, const T *a = (const T *)d[1];, ct__##FN##_##S(a[i], p))
+/* CT__UN_LOOP_V: exp, log, tanh, sigmoid and erf, whose float32 blocks start with vmath.h's
+   NEON part on 32-bit ARM (elsewhere the compiler vectorizes the loop itself). */
+#if defined(CT__HAS_NEON32)
+#define CT__VPART_f32(FN, x, y, n) ct__vpart_##FN##_f32(x, y, n)
+#define CT__VPART_f64(FN, x, y, n) 0
+#define CT__UN_LOOP_V(FN, T, S)                                                            \
+    CT__BLOCK_LOOP_FROM(FN, T, S, 2, const T *a = (const T *)d[1];,                         \
+                        CT__VPART_##S(FN, a, o, nb), ct__##FN##_##S(a[i], p))
+#else
+#define CT__UN_LOOP_V CT__UN_LOOP
+#endif
 /* out[i] = FN(a[i], b[i], alpha) */
 #define CT__BIN_LOOP_CALL(FN, T, S)                                                        \
     CT__BLOCK_LOOP(FN, T, S, 3, const T *a = (const T *)d[1]; const T *b = (const T *)d[2];, \
@@ -15752,17 +16397,17 @@ static void ct__pw_blocks(char **d, const int64_t *s, int64_t n, const void *pp,
     CT__BIN_LOOP_##S(relu_bw, T, S)                                                         \
     CT__BIN_LOOP_##S(sigmoid_bw, T, S)                                                      \
     CT__BIN_LOOP_##S(tanh_bw, T, S)                                                         \
-    CT__UN_LOOP(exp, T, S)                                                                  \
-    CT__UN_LOOP(log, T, S)                                                                  \
+    CT__UN_LOOP_V(exp, T, S)                                                                \
+    CT__UN_LOOP_V(log, T, S)                                                                \
     CT__UN_LOOP(log1p, T, S)                                                                \
     CT__UN_LOOP(sqrt, T, S)                                                                 \
     CT__UN_LOOP(rsqrt, T, S)                                                                \
     CT__UN_LOOP(sin, T, S)                                                                  \
     CT__UN_LOOP(cos, T, S)                                                                  \
-    CT__UN_LOOP(sigmoid, T, S)                                                              \
-    CT__UN_LOOP(tanh, T, S)                                                                 \
+    CT__UN_LOOP_V(sigmoid, T, S)                                                            \
+    CT__UN_LOOP_V(tanh, T, S)                                                               \
     CT__UN_LOOP(reciprocal, T, S)                                                           \
-    CT__UN_LOOP(erf, T, S)                                                                  \
+    CT__UN_LOOP_V(erf, T, S)                                                                \
     CT__TER_LOOP(addcdiv, T, S)                                                             \
     CT__TER_LOOP(lerp, T, S)                                                                \
     CT__BIN_LOOP(lerps, T, S)                                                               \
@@ -16202,13 +16847,14 @@ static ct_status ct__int_div_kernel(ct_op_call *c)
     return ct__pointwise_kernel(c);
 }
 
-/* float16/bfloat16 add, sub, mul, div (the hottest ops; the others take the dispatcher's
-   float32 path, with the same bits): blocks of the operands in float32 (half inputs
-   converted, float32 ones read in place: other dtypes are cast to float32 first, as PyTorch's
-   CPU kernels read a wrapped scalar), the op's float32 loop, the result rounded once per
-   element into the half output. */
+/* float16/bfloat16 add, sub, mul, div, relu and its backward (the hottest ops; the others
+   take the dispatcher's float32 path, with the same bits): blocks of the one or two operands
+   in float32 (half inputs converted, float32 ones read in place: other dtypes are cast to
+   float32 first, as PyTorch's CPU kernels read a wrapped scalar), the op's float32 loop, the
+   result rounded once per element into the half output. */
 typedef struct ct__half_job {
     ct_dtype out, in[2]; /* the output's half dtype; each input's (that half dtype or float32) */
+    int nin;
     ct_loop_fn f32;
     const double *params;
 } ct__half_job;
@@ -16221,7 +16867,7 @@ static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
         int64_t m = n - i < CT__HALF_BLOCK ? n - i : CT__HALF_BLOCK;
         char *ptr[3] = {(char *)buf[0], NULL, NULL};
         int64_t st[3] = {4, 0, 0};
-        for (int k = 1; k < 3; k++) {
+        for (int k = 1; k <= h->nin; k++) {
             ptr[k] = d[k] + i * s[k];
             st[k] = s[k];
             if (ct__is_half(h->in[k - 1])) { /* a broadcast operand (stride 0): one value */
@@ -16235,21 +16881,22 @@ static void ct__loop_half(char **d, const int64_t *s, int64_t n, const void *p)
     }
 }
 
-static ct_status ct__half_binary_kernel(ct_op_call *c)
+static ct_status ct__half_pointwise_kernel(ct_op_call *c)
 {
     double params[2] = {c->n_attrs > 0 ? c->attrs[0].f : 0, 0};
     ct_tensor *cast[2] = {NULL, NULL};
+    int nin = c->n_inputs;
     bool ok = true;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < nin; k++) {
         const ct_tensor *t = c->inputs[k];
         cast[k] = ok ? ct__cast(t, t->dtype == c->dtype ? t->dtype : CT_FLOAT32) : NULL;
         ok = ok && cast[k];
     }
     if (ok) {
-        ct__half_job job = {c->dtype, {cast[0]->dtype, cast[1]->dtype},
-                            c->op->loops[CT_FLOAT32], params};
+        ct__half_job job = {c->dtype, {cast[0]->dtype, nin > 1 ? cast[1]->dtype : CT_FLOAT32},
+                            nin, c->op->loops[CT_FLOAT32], params};
         ct__iter it;
-        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, 2);
+        ct__iter_build(&it, c->outputs[0], (const ct_tensor *const *)cast, nin);
         ct__iter_run(&it, ct__loop_half, &job);
     }
     ct__release(cast[0]);
@@ -17078,6 +17725,30 @@ static ct_status ct__to_device_kernel(ct_op_call *c)
 }
 
 CT__GLUE_BEGIN
+/* _pin_memory: a CPU input; the output in page-locked memory of the backend that has it. */
+static bool ct__pin_memory_meta(ct_op_call *c)
+{
+    const ct_tensor *a = c->inputs[0];
+    const ct_backend *pin = ct__pin_backend();
+    char d[32];
+    if (a->storage->device.type != CT_CPU) {
+        ct__fail(CT_ERR_DEVICE, c->fn, "cannot pin a tensor on %s: only dense CPU tensors can "
+                 "be pinned", ct__device_str(a->storage->device, d, sizeof d));
+        return false;
+    }
+    if (!pin) {
+        ct__fail(CT_ERR_DEVICE, c->fn, "Found no accelerator on your system: pinned memory "
+                 "comes from a registered backend with host_alloc (ct_cuda_init)");
+        return false;
+    }
+    c->dtype = a->dtype;
+    ct_tensor *t = ct__tensor_new_pinned(c->fn, a->sizes, a->ndim, a->dtype, pin);
+    if (t) {
+        c->outputs[c->n_outputs++] = t;
+    }
+    return t != NULL;
+}
+
 /* The source's device, for the backward. */
 static void ct__to_device_record(ct_node *n, const ct_op_call *c)
 {
@@ -17157,7 +17828,8 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
 #define CT__POINTWISE(SYM, NAME, SCHEMA, API, KIND, VAR, LOOPS, META, KERNELS, NODE, BW, SAVE,  \
                       RECORD)                                                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, 0u,     \
-                                       LOOPS, META, KERNELS, NULL, NODE, BW, SAVE, RECORD, NULL};
+                                       LOOPS, META, KERNELS, NULL, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, NULL};
 #define CT__BINARY(SYM, NAME, API, VAR, LOOPS, K, NODE, BW, SAVE)                               \
     CT__POINTWISE(SYM, "aten::" NAME, NAME ".Tensor(Tensor self, Tensor other) -> Tensor", API, \
                   CT_OP_POINTWISE, VAR, ct__loops_##LOOPS, ct__binary_meta,                     \
@@ -17167,11 +17839,13 @@ static const ct_loop_fn ct__loops_where[CT_DTYPE_COUNT] = {
                   ct__loops_##LOOPS, ct__unary_meta, K(ct__pointwise_kernel), NODE, BW, SAVE,    \
                   NULL)
 
-/* add, sub, mul, div (and in place) have float16/bfloat16 kernels of their own */
-#define CT__K_NUMERIC_H(K) {NULL, NULL, K, K, K, K, K, K, K, ct__half_binary_kernel,           \
-                            ct__half_binary_kernel}
-#define CT__K_FLOAT_H(K) {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K,                     \
-                          ct__half_binary_kernel, ct__half_binary_kernel}
+/* add, sub, mul, div, relu (and in place) and threshold_backward have float16/bfloat16
+   kernels of their own */
+#define CT__K_NUMERIC_H(K)                                                                   \
+    {NULL, NULL, K, K, K, K, K, K, K, ct__half_pointwise_kernel, ct__half_pointwise_kernel}
+#define CT__K_FLOAT_H(K)                                                                     \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, K, K, ct__half_pointwise_kernel,              \
+     ct__half_pointwise_kernel}
 CT__POINTWISE(add, "aten::add", "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> "
               "Tensor", "ct_add ct_add_alpha ct_add_scalar", CT_OP_POINTWISE, CT__ADD,
               ct__loops_add, ct__binary_meta, CT__K_NUMERIC_H(ct__pointwise_kernel),
@@ -17213,7 +17887,7 @@ CT__BINARY(logical_or, "logical_or", "ct_logical_or", CT__OR, or, CT__K_BOOL, NU
 CT__POINTWISE(threshold_backward, "aten::threshold_backward", "threshold_backward(Tensor "
               "grad_output, Tensor self, Scalar threshold) -> Tensor", "ct_backward (ReLU)",
               CT_OP_POINTWISE, CT__RELU_BW, ct__loops_relu_bw, ct__binary_meta,
-              CT__K_FLOAT(ct__pointwise_kernel), "ThresholdBackwardBackward0",
+              CT__K_FLOAT_H(ct__pointwise_kernel), "ThresholdBackwardBackward0",
               ct__relu_bw_backward, CT__SAVE_IN(1), NULL)
 CT__POINTWISE(sigmoid_backward, "aten::sigmoid_backward", "sigmoid_backward(Tensor "
               "grad_output, Tensor output) -> Tensor", "ct_backward (sigmoid)", CT_OP_POINTWISE,
@@ -17238,13 +17912,11 @@ CT__BINARY_INPLACE(mul_, "mul_", "ct_mul_", CT__MUL, mul, CT__K_NUMERIC_H, "MulB
                    ct__mul_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
 CT__BINARY_INPLACE(div_, "div_", "ct_div_", CT__DIV, div, CT__K_FLOAT_H, "DivBackward0",
                    ct__div_backward, CT__SAVE_IN(0) | CT__SAVE_IN(1))
-#undef CT__K_NUMERIC_H
-#undef CT__K_FLOAT_H
 
 CT__UNARY(neg, "neg", "ct_neg", CT__NEG, neg, CT__K_NUMERIC, "NegBackward0", ct__neg_backward, 0u)
 CT__UNARY(abs, "abs", "ct_abs", CT__ABS, abs, CT__K_NUMERIC, "AbsBackward0", ct__abs_backward,
           CT__SAVE_IN(0))
-CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC, "ReluBackward0",
+CT__UNARY(relu, "relu", "ct_relu", CT__RELU, relu, CT__K_NUMERIC_H, "ReluBackward0",
           ct__relu_backward, CT__SAVE_OUT(0))
 CT__UNARY(square, "square", "ct_square", CT__SQUARE, square, CT__K_NUMERIC, "PowBackward0",
           ct__square_backward, CT__SAVE_IN(0))
@@ -17290,8 +17962,10 @@ CT__POINTWISE(pow_scalar, "aten::pow", "pow.Tensor_Scalar(Tensor self, Scalar ex
               ct__pows_backward, CT__SAVE_IN(0), NULL)
 CT__POINTWISE(relu_, "aten::relu_", "relu_(Tensor(a!) self) -> Tensor(a!)", "ct_relu_",
               CT_OP_INPLACE, CT__RELU, ct__loops_relu, ct__unary_meta,
-              CT__K_NUMERIC(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
+              CT__K_NUMERIC_H(ct__pointwise_kernel), "ReluBackward0", ct__relu_backward,
               CT__SAVE_OUT(0), NULL)
+#undef CT__K_NUMERIC_H
+#undef CT__K_FLOAT_H
 /* In-place unary ops: the loops of their out-of-place forms, written into self. Those whose
    derivative reads the input record a copy of the old self (ct__unary_inplace_record). */
 #define CT__UNARY_INPLACE(SYM, SCHEMA, VAR, LOOPS, K, NODE, BW, SAVE, RECORD)                   \
@@ -17368,7 +18042,8 @@ static const ct_op ct__op_copy_ = {"aten::copy_", "copy_(Tensor(a!) self, Tensor
                                    "non_blocking=False) -> Tensor(a!)", "ct_copy_",
                                    CT_OP_INPLACE, CT_AUTOCAST_NONE, 0, CT_OP_ANY_DEVICE(1), NULL,
                                    ct__copy_meta, CT__K_ANY(ct__copy_cpu_kernel), NULL,
-                                   "CopyBackwards", ct__copy_backward, 0u, NULL, NULL};
+                                   "CopyBackwards", CT__BACKWARD(ct__copy_backward), 0u, NULL,
+                                   NULL};
 CT__POINTWISE(clone, "aten::clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> "
               "Tensor", "ct_clone", CT_OP_OTHER, 0, NULL, ct__same_shape_meta,
               CT__K_ANY(ct__copy_to_output_kernel), "CloneBackward0", ct__identity_backward, 0u,
@@ -17383,8 +18058,14 @@ static const ct_op ct__op_to_device = {"aten::_to_copy", "_to_copy(Tensor self, 
                                        "device=None) -> Tensor", "ct_to_device ct_cpu ct_copy_",
                                        CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL,
                                        ct__to_device_meta, CT__K_NONE, ct__to_device_kernel,
-                                       "ToCopyBackward0", ct__to_device_backward, 0u,
+                                       "ToCopyBackward0", CT__BACKWARD(ct__to_device_backward), 0u,
                                        ct__to_device_record, NULL};
+static const ct_op ct__op_pin_memory = {"aten::_pin_memory", "_pin_memory(Tensor self, Device? "
+                                        "device=None) -> Tensor", "ct_pin_memory", CT_OP_OTHER,
+                                        CT_AUTOCAST_NONE, 0, 0u, NULL, ct__pin_memory_meta,
+                                        CT__K_ANY(ct__copy_to_output_kernel), NULL,
+                                        "PinMemoryBackward0", ct__identity_backward, 0u, NULL,
+                                        NULL};
 
 /* ---- descriptors of issue 7's second slice -------------------------------------------------- */
 #define CT__LOOPS(SYM, TABLE) static const ct_loop_fn ct__loops_##SYM[CT_DTYPE_COUNT] = TABLE;
@@ -18165,6 +18846,21 @@ ct_tensor *ct_to_device(const ct_tensor *input, ct_device device)
 ct_tensor *ct_cpu(const ct_tensor *input)
 {
     return ct__to_device("ct_cpu", input, ct_device_cpu());
+}
+
+ct_tensor *ct_pin_memory(const ct_tensor *input)
+{
+    const char *fn = "ct_pin_memory";
+    if (ct__null(fn, input)) {
+        return NULL;
+    }
+    if (input->storage->pinned) {
+        return ct_alias(input);
+    }
+    const ct_tensor *in[1] = {input};
+    ct_op_call c;
+    ct__call_init(&c, &ct__op_pin_memory, fn, in, 1);
+    return ct__dispatch(&c);
 }
 
 /* ---- public functions of issue 7's second slice --------------------------------------------- */
@@ -19364,8 +20060,8 @@ static void ct__view_record(ct_node *n, const ct_op_call *c)
 #define CT__SHAPE_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, KERNELS, COMPOSITE, NODE, BW,      \
                      RECORD)                                                                   \
     static const ct_op ct__op_##SYM = {"aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, \
-                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, BW, 0u,       \
-                                       RECORD, NULL};
+                                       0u, NULL, META, KERNELS, COMPOSITE, NODE, CT__BACKWARD(BW),\
+                                       0u, RECORD, NULL};
 /* A view: the view struct made by ct__view_kernel, or built on other ops (node NULL). */
 #define CT__VIEW(SYM, NAME, SCHEMA, API, META, COMPOSITE, NODE, BW, RECORD)                     \
     CT__SHAPE_OP(SYM, NAME, SCHEMA, API, CT_OP_VIEW, 0, META, CT__K_NONE, COMPOSITE, NODE, BW,  \
@@ -21517,7 +22213,7 @@ CT__GLUE_BEGIN
 #define CT__IX_OP(SYM, NAME, SCHEMA, API, KIND, VAR, META, K, KERNEL, NODE, BW)                    \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API,  KIND, CT_AUTOCAST_NONE, VAR,  0u,  NULL, META,                \
-        K(KERNEL),     NULL,   NODE, BW,   1u << 1,          NULL, NULL};
+        K(KERNEL),     NULL,   NODE, CT__BACKWARD(BW),   1u << 1,          NULL, NULL};
 
 CT__IX_OP(gather, "gather",
           "gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor",
@@ -24310,8 +25006,8 @@ static ct_status ct__cdist_composite(ct_op_call *c)
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__REDUCTION(SYM, NAME, SCHEMA, API, VAR, META, K, NODE, BW, SAVE, RECORD)            \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_REDUCTION, CT_AUTOCAST_NONE,    \
-                                       VAR, 0u, NULL, META, K, NULL, NODE, BW, SAVE, RECORD,    \
-                                       NULL};
+                                       VAR, 0u, NULL, META, K, NULL, NODE, CT__BACKWARD(BW),       \
+                                       SAVE, RECORD, NULL};
 CT__REDUCTION(sum, "aten::sum", "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
               "ct_sum", 0, ct__sum_meta, CT__K_ALL(ct__sum_kernel), "SumBackward0",
               ct__sum_backward, 0u, ct__sum_record)
@@ -26063,7 +26759,7 @@ static bool ct__histc_meta(ct_op_call *c)
                    RECORD)                                                                         \
     static const ct_op ct__op_##SYM = {                                                            \
         "aten::" NAME, SCHEMA, API, KIND, CT_AUTOCAST_NONE, VAR, OPT, NULL, META, TABLE(KERNEL),   \
-        NULL,          NODE,   BW,  SAVE, RECORD,           NULL};
+        NULL,          NODE,   CT__BACKWARD(BW),  SAVE, RECORD, NULL};
 #define CT__SRT_SELECT(SYM, NAME, SCHEMA, API, VAR, TABLE, NODE)                                   \
     CT__SRT_OP(SYM, NAME, SCHEMA, API, CT_OP_OTHER, VAR, 0u, ct__srt_meta, TABLE, ct__srt_kernel,  \
                NODE, ct__srt_select_backward, 0u, ct__srt_select_record)
@@ -26792,8 +27488,8 @@ static void ct__cummaxmin_backward(ct_node *n, const ct_tensor *g, ct_tensor **g
 /* ---- descriptors ------------------------------------------------------------------------ */
 #define CT__SCAN(SYM, NAME, SCHEMA, API, VAR, K, NODE, BW)                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, ct__scan_meta, K, NULL, NODE, BW, 0u,         \
-                                       ct__scan_record, NULL};
+                                       0u, NULL, ct__scan_meta, K, NULL, NODE, CT__BACKWARD(BW),\
+                                       0u, ct__scan_record, NULL};
 CT__SCAN(cumsum, "aten::cumsum", "cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> "
          "Tensor", "ct_cumsum", CT__SC_SUM, CT__K_ALL(ct__scan_kernel), "CumsumBackward0",
          ct__cumsum_backward)
@@ -26908,6 +27604,8 @@ CT__VECTORIZE_END
  *   AVX-512F:     8 x 32 / 8 x 16   (16 zmm accumulators, A broadcast, B loaded)
  *   AVX2 + FMA:   6 x 16 / 6 x 8    (12 ymm accumulators)
  *   NEON aarch64: 8 x 12 / 8 x 6    (24 q accumulators, fma by lane of A)
+ *   NEON armhf:   6 x 8  / portable (12 of the 16 q registers accumulate, A broadcast;
+ *                 ARMv7 NEON has vfma.f32 (VFPv4) but no float64 vectors)
  *   portable C:   4 x 8  / 4 x 8    (the only one under CTORCH_NO_SIMD)
  * The SIMD kernels run only half of their rows on edge tiles with mr <= MR / 2.
  *
@@ -26924,7 +27622,10 @@ CT__VECTORIZE_END
  * forms, see their section) and split C's columns through ct__parallel_for instead.
  * Determinism: each element of C sums its K products in the same order (kc blocks in turn,
  * p ascending within a block) whatever the thread count, so results are bit-exact across
- * thread counts; they differ in rounding between SIMD paths (FMA) and the portable path.
+ * thread counts. The SIMD kernels fuse each multiply-add (FMA); the portable kernel does too
+ * where the target has FMA instructions (__FP_FAST_FMAF, e.g. armhf's VFPv4), and then gives
+ * the NEON kernels' results bit for bit (make arm-icount compares them); without FMA it
+ * rounds each product, and its results differ from the SIMD paths' in rounding.
  */
 
 
@@ -26936,6 +27637,9 @@ CT__VECTORIZE_END
 #include <immintrin.h>
 #elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__aarch64__)
 #define CT__GEMM_NEON 1
+#include <arm_neon.h>
+#elif !defined(CTORCH_NO_SIMD) && defined(__ARM_NEON) && defined(__ARM_FEATURE_FMA)
+#define CT__GEMM_NEON32 1
 #include <arm_neon.h>
 #endif
 
@@ -26955,6 +27659,11 @@ CT__VECTORIZE_END
 #define CT__GEMM_NR_f32 12
 #define CT__GEMM_MR_f64 8
 #define CT__GEMM_NR_f64 6
+#elif defined(CT__GEMM_NEON32)
+#define CT__GEMM_MR_f32 6
+#define CT__GEMM_NR_f32 8
+#define CT__GEMM_MR_f64 4
+#define CT__GEMM_NR_f64 8
 #else
 #define CT__GEMM_MR_f32 4
 #define CT__GEMM_NR_f32 8
@@ -27461,9 +28170,74 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
 #undef CT__GEMM_AQ
 #undef CT__GEMM_STORET
 
-#else
+#elif defined(CT__GEMM_NEON32)
 
-/* Portable micro-kernel: (MR, NR) accumulators in a local array. */
+/* Row i of the tile: two q accumulators ci0, ci1. ARMv7's vfma.f32 has no by-lane form, so
+   a[i] is broadcast: rows 0-3 from the lanes of one load of a[0..3], rows 4 and 5 by dup
+   loads (all 16 q registers are busy at row 3; a[4..5] in a register spilled an
+   accumulator). */
+#define CT__GEMM_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#define CT__GEMM_ROWS3(X) X(0) X(1) X(2)
+#define CT__GEMM_DECL(i) float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0;
+#define CT__GEMM_AI(i)                                                                     \
+    ((i) < 4 ? vdupq_lane_f32((i) < 2 ? vget_low_f32(a0) : vget_high_f32(a0), (i) % 2)     \
+             : vld1q_dup_f32(a + (i)))
+#define CT__GEMM_FMA(i)                                                                    \
+    ai = CT__GEMM_AI(i);                                                                   \
+    c##i##0 = vfmaq_f32(c##i##0, ai, b0);                                                  \
+    c##i##1 = vfmaq_f32(c##i##1, ai, b1);
+#define CT__GEMM_STORET(i)                                                                 \
+    vst1q_f32(t + i * 8, c##i##0);                                                         \
+    vst1q_f32(t + i * 8 + 4, c##i##1);
+
+/* float32, MR = 6, NR = 8 (float64 takes the portable kernel). */
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
+                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+{
+    CT__GEMM_ROWS6(CT__GEMM_DECL)
+    const float *end = a + kc * 6; /* a pointer, not a 64-bit count, ends the loops */
+    if (mr <= 3) {
+        // edge tile of at most 3 rows: the other rows stay zero
+        for (; a < end; a += 6, b += 8) {
+            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
+            CT__GEMM_ROWS3(CT__GEMM_FMA)
+        }
+    } else {
+        // a (kc, 6) and b (kc, 8) packed, contiguous; 12 q accumulators
+        for (; a < end; a += 6, b += 8) {
+            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
+            CT__GEMM_ROWS6(CT__GEMM_FMA)
+        }
+    }
+    float t[6 * 8];
+    CT__GEMM_ROWS6(CT__GEMM_STORET)
+    ct__gemm_update_f32(mr, nr, alpha, t, 8, beta, c, rsc, csc);
+}
+
+#undef CT__GEMM_ROWS6
+#undef CT__GEMM_ROWS3
+#undef CT__GEMM_DECL
+#undef CT__GEMM_AI
+#undef CT__GEMM_FMA
+#undef CT__GEMM_STORET
+
+#endif
+
+#if !defined(CT__GEMM_AVX512) && !defined(CT__GEMM_AVX2) && !defined(CT__GEMM_NEON)
+
+/* Portable micro-kernel: (MR, NR) accumulators in a local array; fused multiply-adds where
+   the target has them (the SIMD kernels' rounding: the same results), else a multiply and
+   an add (fmaf would be a slow library call). */
+#if defined(__FP_FAST_FMAF)
+#define CT__GEMM_MADD_f32(x, y, z) fmaf(x, y, z)
+#else
+#define CT__GEMM_MADD_f32(x, y, z) ((z) + (x) * (y))
+#endif
+#if defined(__FP_FAST_FMA)
+#define CT__GEMM_MADD_f64(x, y, z) fma(x, y, z)
+#else
+#define CT__GEMM_MADD_f64(x, y, z) ((z) + (x) * (y))
+#endif
 #define CT__GEMM_PORTABLE_UKR(T, S)                                                        \
     static void ct__gemm_ukr_##S(int64_t kc, const T *a, const T *b, T alpha, T beta, T *c, \
                                  int64_t rsc, int64_t csc, int64_t mr, int64_t nr)         \
@@ -27478,15 +28252,19 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
             for (int i = 0; i < MR; i++) {                                                 \
                 T ai = a[p * MR + i];                                                      \
                 for (int j = 0; j < NR; j++) {                                             \
-                    t[i * NR + j] += ai * b[p * NR + j];                                   \
+                    t[i * NR + j] = CT__GEMM_MADD_##S(ai, b[p * NR + j], t[i * NR + j]); \
                 }                                                                          \
             }                                                                              \
         }                                                                                  \
         ct__gemm_update_##S(mr, nr, alpha, t, NR, beta, c, rsc, csc);                      \
     }
+#if !defined(CT__GEMM_NEON32)
 CT__GEMM_PORTABLE_UKR(float, f32)
+#endif
 CT__GEMM_PORTABLE_UKR(double, f64)
 #undef CT__GEMM_PORTABLE_UKR
+#undef CT__GEMM_MADD_f32
+#undef CT__GEMM_MADD_f64
 
 #endif
 
@@ -28387,6 +29165,7 @@ bool ct__gemm_int(const char *op, ct_dtype dtype, int64_t M, int64_t N, int64_t 
 #undef CT__GEMM_AVX512
 #undef CT__GEMM_AVX2
 #undef CT__GEMM_NEON
+#undef CT__GEMM_NEON32
 #undef CT__GEMM_MR_f32
 #undef CT__GEMM_NR_f32
 #undef CT__GEMM_MR_f64
@@ -28673,17 +29452,18 @@ static void ct__lowp_pack_b(int64_t kc, int64_t kp, int64_t nc, const uint16_t *
 static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool amx,
                             const uint16_t *A, int64_t rsa, int64_t csa, uint16_t *ap)
 {
+    const int64_t unit = amx ? 32 : 2; /* values of one row of A together in the panel */
     for (int64_t ir = 0; ir < mc; ir += MR, ap += MR * kp) {
         int64_t mr = CT__LOWP_MIN(MR, mc - ir);
         const uint16_t *a = A + ir * rsa;
         if (mr < MR || kc < kp) {
             memset(ap, 0, sizeof(uint16_t) * (size_t)(MR * kp));
         }
-        for (int64_t i = 0; i < mr; i++) {
-            const uint16_t *ai = a + i * rsa;
-            if (amx && csa == 1) {
-                /* rows of A contiguous: 32 values of row i per K block (a constant size,
-                   one vector move) */
+        if (amx && csa == 1) {
+            /* rows of A contiguous: 32 values of row i per K block (a constant size, one
+               vector move) */
+            for (int64_t i = 0; i < mr; i++) {
+                const uint16_t *ai = a + i * rsa;
                 int64_t p = 0;
                 for (; p + 32 <= kc; p += 32) {
                     memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 32 * sizeof(uint16_t));
@@ -28691,13 +29471,17 @@ static void ct__lowp_pack_a(int64_t mc, int64_t kc, int64_t kp, int64_t MR, bool
                 if (p < kc) {
                     memcpy(ap + (p / 32 * MR + i) * 32, ai + p, 2 * (size_t)(kc - p));
                 }
-            } else if (amx) {
-                for (int64_t p = 0; p < kc; p++) {
-                    ap[(p / 32 * MR + i) * 32 + p % 32] = ai[p * csa];
-                }
-            } else {
-                for (int64_t p = 0; p < kc; p++) {
-                    ap[(p / 2 * MR + i) * 2 + p % 2] = ai[p * csa];
+            }
+            continue;
+        }
+        /* any strides, column by column of A (contiguous when A is transposed, as g^T in a
+           weight gradient): the values of column p land unit apart */
+        for (int64_t kb = 0; kb < kc; kb += unit) {
+            uint16_t *d = ap + kb * MR;
+            for (int64_t u = 0; u < CT__LOWP_MIN(unit, kc - kb); u++) {
+                const uint16_t *col = a + (kb + u) * csa;
+                for (int64_t i = 0; i < mr; i++) {
+                    d[i * unit + u] = col[i * rsa];
                 }
             }
         }
@@ -29676,7 +30460,8 @@ static ct_status ct__matmul_composite(ct_op_call *c)
 #define CT__GEMM_OP(SYM, NAME, SCHEMA, API, VAR, OPT, META, K, COMP, NODE, BW, SAVE, RECORD,    \
                     FLOPS)                                                                      \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       OPT, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE, \
+                                       RECORD, FLOPS};
 CT__GEMM_OP(mm, "aten::mm", "mm(Tensor self, Tensor mat2) -> Tensor", "ct_mm", 0, 0u,
             ct__mm_meta, CT__K_GEMM(ct__mm_kernel), NULL, "MmBackward0", ct__mm_backward, 0u,
             ct__mm_record, ct__flops_01)
@@ -31345,7 +32130,8 @@ const char *ct_get_float32_matmul_precision(void) { return ct__precisions[ct__pr
 /* ---- descriptors (issue 7, linalg T2) ------------------------------------------------------ */
 #define CT__LA_OP(SYM, NAME, SCHEMA, API, VAR, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS)       \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VAR,  \
-                                       0u, NULL, META, K, COMP, NODE, BW, SAVE, RECORD, FLOPS};
+                                       0u, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), SAVE,  \
+                                       RECORD, FLOPS};
 #define CT__LA_COMPOSITE(SYM, SCHEMA, API, VAR, META)                                             \
     CT__LA_OP(SYM, "aten::" #SYM, SCHEMA, API, VAR, META, CT__K_NONE, ct__##SYM##_composite,      \
               NULL, NULL, 0u, NULL, NULL)
@@ -31610,12 +32396,23 @@ void sbdsdc_(const char *uplo, const char *compq, const int *n, float *d, float 
 void dbdsdc_(const char *uplo, const char *compq, const int *n, double *d, double *e, double *u,
              const int *ldu, double *vt, const int *ldvt, double *q, int *iq, double *work,
              int *iwork, int *info, size_t, size_t);
-void sormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
-             const int *k, const float *a, const int *lda, const float *tau, float *c,
-             const int *ldc, float *work, const int *lwork, int *info, size_t, size_t, size_t);
-void dormbr_(const char *vect, const char *side, const char *trans, const int *m, const int *n,
-             const int *k, const double *a, const int *lda, const double *tau, double *c,
-             const int *ldc, double *work, const int *lwork, int *info, size_t, size_t, size_t);
+void slasd0_(const int *n, const int *sqre, float *d, float *e, float *u, const int *ldu,
+             float *vt, const int *ldvt, const int *smlsiz, int *iwork, float *work, int *info);
+void dlasd0_(const int *n, const int *sqre, double *d, double *e, double *u, const int *ldu,
+             double *vt, const int *ldvt, const int *smlsiz, int *iwork, double *work,
+             int *info);
+void slasd1_(const int *nl, const int *nr, const int *sqre, float *d, float *alpha, float *beta,
+             float *u, const int *ldu, float *vt, const int *ldvt, int *idxq, int *iwork,
+             float *work, int *info);
+void dlasd1_(const int *nl, const int *nr, const int *sqre, double *d, double *alpha,
+             double *beta, double *u, const int *ldu, double *vt, const int *ldvt, int *idxq,
+             int *iwork, double *work, int *info);
+void slarft_(const char *direct, const char *storev, const int *n, const int *k, const float *v,
+             const int *ldv, const float *tau, float *t, const int *ldt, size_t, size_t);
+void dlarft_(const char *direct, const char *storev, const int *n, const int *k, const double *v,
+             const int *ldv, const double *tau, double *t, const int *ldt, size_t, size_t);
+float slamch_(const char *cmach, size_t);
+double dlamch_(const char *cmach, size_t);
 void slascl_(const char *type, const int *kl, const int *ku, const float *cfrom,
              const float *cto, const int *m, const int *n, float *a, const int *lda, int *info,
              size_t);
@@ -32792,11 +33589,72 @@ static int ct__dc_syev(ct_dtype wd, int64_t n, void *a, void *w)
 }
 
 #if CT__LAPACK
-/* One half of gesdd's last step: Q applied to U (part 0) or P^T to Vh (part 1), each with its
-   own workspace of lwork elements. */
+/* C = alpha A B + beta C in the work dtype on ctorch's GEMM (strides as ct__gemm_f32's). */
+static void ct__dc_gemm(ct_dtype wd, int64_t M, int64_t N, int64_t K, double alpha,
+                        const void *A, int64_t rsa, int64_t csa, const void *B, int64_t rsb,
+                        int64_t csb, double beta, void *C, int64_t rsc, int64_t csc)
+{
+    if (wd == CT_FLOAT32) {
+        ct__gemm_f32(M, N, K, (float)alpha, (const float *)A, rsa, csa, (const float *)B, rsb,
+                     csb, (float)beta, (float *)C, rsc, csc);
+    } else {
+        ct__gemm_f64(M, N, K, alpha, (const double *)A, rsa, csa, (const double *)B, rsb, csb,
+                     beta, (double *)C, rsc, csc);
+    }
+}
+
+/* Reflectors per block of ct__dc_orm. */
+#define CT__DC_ORM_NB 32
+
+/* ormbr's product on ctorch's GEMM: with H(i) = I - tau[i] v_i v_i^T (v_i of length q: zero
+   before i, one at i, v_i[p] = a[p * sp + i * si] after), left: c (q x nc, ld ldc) :=
+   H(0) ... H(k-1) c (Q c); right: c (nc x q) := c H(k-1) ... H(0) (c P^T). In blocks of
+   CT__DC_ORM_NB reflectors from the last, each V T V^T with V the block copied dense and T
+   from larft. work: CT__DC_ORM_NB (q + CT__DC_ORM_NB + 2 nc) elements. */
+static void ct__dc_orm(ct_dtype wd, bool left, int q, int nc, int k, const void *a, int64_t sp,
+                       int64_t si, const void *tau, void *c, int ldc, void *work)
+{
+    size_t es = ct_dtype_size(wd);
+    int nb = CT__DC_ORM_NB;
+    char *v = (char *)work, *t = v + (size_t)q * (size_t)nb * es;
+    char *w = t + (size_t)(nb * nb) * es, *w2 = w + (size_t)nb * (size_t)nc * es;
+    for (int j0 = k > 0 ? (k - 1) / nb * nb : -1; j0 >= 0; j0 -= nb) {
+        int jb = k - j0 < nb ? k - j0 : nb, r = q - j0;
+        for (int j = 0; j < jb; j++) {
+            for (int i = 0; i < r; i++) {
+                int64_t at = (j0 + i) * sp + (j0 + j) * si;
+                ct__dc_st(v, wd, i + (int64_t)j * r, i > j ? ct__dc_ld(a, wd, at) : i == j);
+            }
+        }
+        memset(t, 0, (size_t)(nb * nb) * es);
+        const char *tj = (const char *)tau + (size_t)j0 * es;
+        if (wd == CT_FLOAT32) {
+            slarft_("F", "C", &r, &jb, (float *)v, &r, (const float *)tj, (float *)t, &nb, 1, 1);
+        } else {
+            dlarft_("F", "C", &r, &jb, (double *)v, &r, (const double *)tj, (double *)t, &nb, 1,
+                    1);
+        }
+        if (left) { /* W^T = C^T V, T W, C -= V T W (c's rows from j0) */
+            char *cj = (char *)c + (size_t)j0 * es;
+            ct__dc_gemm(wd, nc, jb, r, 1, cj, ldc, 1, v, 1, r, 0, w, jb, 1);
+            ct__dc_gemm(wd, jb, nc, jb, 1, t, 1, nb, w, 1, jb, 0, w2, 1, jb);
+            ct__dc_gemm(wd, r, nc, jb, -1, v, 1, r, w2, 1, jb, 1, cj, 1, ldc);
+        } else { /* W = C V, W T^T, C -= W T^T V^T (c's columns from j0) */
+            char *cj = (char *)c + (size_t)j0 * (size_t)ldc * es;
+            ct__dc_gemm(wd, nc, jb, r, 1, cj, 1, ldc, v, 1, r, 0, w, 1, nc);
+            ct__dc_gemm(wd, nc, jb, jb, 1, w, 1, nc, t, nb, 1, 0, w2, 1, nc);
+            ct__dc_gemm(wd, nc, r, jb, -1, w2, 1, nc, v, r, 1, 1, cj, 1, ldc);
+        }
+    }
+}
+
+/* One half of gesdd's last step (ct__dc_orm): Q applied to U (part 0, workspace at work) or
+   P^T to Vh's columns 1.. (part 1, workspace at work + qwork; gebrd's P has n - 1 reflectors,
+   in a's rows right of the superdiagonal). */
 typedef struct ct__dc_ormbr_ctx {
     ct_dtype wd;
-    int m, n, uc, lwork;
+    int m, n, uc;
+    int64_t qwork;
     const void *a, *tauq, *taup;
     void *u, *vt, *work;
 } ct__dc_ormbr_ctx;
@@ -32804,21 +33662,15 @@ typedef struct ct__dc_ormbr_ctx {
 static void ct__dc_ormbr_part(int64_t begin, int64_t end, void *ctx)
 {
     const ct__dc_ormbr_ctx *x = (const ct__dc_ormbr_ctx *)ctx;
+    size_t es = ct_dtype_size(x->wd);
     for (int64_t t = begin; t < end; t++) {
-        bool q = t == 0;
-        int rows = q ? x->m : x->n, cols = q ? x->uc : x->n, ldc = rows, info = 0;
-        const void *tau = q ? x->tauq : x->taup;
-        void *c = q ? x->u : x->vt;
-        const char *vect = q ? "Q" : "P", *side = q ? "L" : "R", *tr = q ? "N" : "T";
-        void *work = (char *)x->work + (size_t)t * (size_t)x->lwork * ct_dtype_size(x->wd);
-        if (x->wd == CT_FLOAT32) {
-            sormbr_(vect, side, tr, &rows, &cols, &x->n, (const float *)x->a, &x->m,
-                    (const float *)tau, (float *)c, &ldc, (float *)work, &x->lwork, &info, 1, 1,
-                    1);
+        if (t == 0) {
+            ct__dc_orm(x->wd, true, x->m, x->uc, x->n, x->a, 1, x->m, x->tauq, x->u, x->m,
+                       x->work);
         } else {
-            dormbr_(vect, side, tr, &rows, &cols, &x->n, (const double *)x->a, &x->m,
-                    (const double *)tau, (double *)c, &ldc, (double *)work, &x->lwork, &info,
-                    1, 1, 1);
+            ct__dc_orm(x->wd, false, x->n - 1, x->n, x->n - 1, (const char *)x->a + x->m * es,
+                       x->m, 1, x->taup, (char *)x->vt + x->n * es, x->n,
+                       (char *)x->work + (size_t)x->qwork * es);
         }
     }
 }
@@ -32835,15 +33687,198 @@ static void ct__dc_lascl(ct_dtype wd, double from, double to, int m, int n, void
     }
 }
 
+/* bdsdc's smallest subproblem, ILAENV(9, 'xBDSDC'): lasd0 solves orders up to it with lasdq. */
+#define CT__DC_SMLSIZ 25
+
+/* ct__dc_bdsdc's two halves of lasd0's root, part 0 the upper n[0] rows (n[0] x (n[0] + 1)),
+   part 1 the lower n[1] rows (square), each in its own diagonal block of u and vt with its own
+   workspace: work 3 m^2 + 2 m elements (m: the part's columns), iwork 8 n[part]. */
+typedef struct ct__dc_lasd0_ctx {
+    ct_dtype wd;
+    int n[2], ldu, ldvt, info[2];
+    char *d, *e, *u, *vt, *work;
+    int *iwork;
+} ct__dc_lasd0_ctx;
+
+static void ct__dc_lasd0_part(int64_t begin, int64_t end, void *ctx)
+{
+    ct__dc_lasd0_ctx *x = (ct__dc_lasd0_ctx *)ctx;
+    size_t es = ct_dtype_size(x->wd);
+    int m0 = x->n[0] + 1, smlsiz = CT__DC_SMLSIZ;
+    for (int64_t t = begin; t < end; t++) {
+        int n = x->n[t], sqre = t == 0, *iwork = x->iwork + (t == 0 ? 0 : 8 * x->n[0]);
+        size_t r = t == 0 ? 0 : (size_t)m0; /* the part's first row and column */
+        char *d = x->d + r * es, *e = x->e + r * es;
+        char *u = x->u + (r + r * (size_t)x->ldu) * es, *vt = x->vt + (r + r * (size_t)x->ldvt) * es;
+        char *work = x->work + (t == 0 ? 0 : (size_t)(3 * m0 * m0 + 2 * m0)) * es;
+        if (x->wd == CT_FLOAT32) {
+            slasd0_(&n, &sqre, (float *)d, (float *)e, (float *)u, &x->ldu, (float *)vt,
+                    &x->ldvt, &smlsiz, iwork, (float *)work, &x->info[t]);
+        } else {
+            dlasd0_(&n, &sqre, (double *)d, (double *)e, (double *)u, &x->ldu, (double *)vt,
+                    &x->ldvt, &smlsiz, iwork, (double *)work, &x->info[t]);
+        }
+    }
+}
+
+/* a's n x n block (ld lda) := the identity. */
+static void ct__dc_eye(ct_dtype wd, int n, void *a, int lda)
+{
+    size_t es = ct_dtype_size(wd);
+    for (int j = 0; j < n; j++) {
+        memset((char *)a + (size_t)j * (size_t)lda * es, 0, (size_t)n * es);
+        ct__dc_st(a, wd, j + (int64_t)j * lda, 1.0);
+    }
+}
+
+/* Swaps the n elements at a (stride sa) and b (stride sb), each es bytes. */
+static void ct__dc_swap(size_t es, int n, char *a, size_t sa, char *b, size_t sb)
+{
+    char t[sizeof(double)];
+    for (int i = 0; i < n; i++, a += sa * es, b += sb * es) {
+        memcpy(t, a, es);
+        memcpy(a, b, es);
+        memcpy(b, t, es);
+    }
+}
+
+/* lasd1's merge of ct__dc_bdsdc's halves (n[0] + 1 + n[1] = n; d[n[0]], e[n[0]] join them),
+   their permutations to descending order read where lasd0 leaves them (iwork[3 n], after its
+   tree; the identity below CT__DC_SMLSIZ, lasdq's sorted result); iwork 9 n. */
+static int ct__dc_lasd1(ct_dtype wd, const ct__dc_lasd0_ctx *x, int *iwork)
+{
+    int nl = x->n[0], nr = x->n[1], n = nl + 1 + nr, sqre = 0, info = 0;
+    int *idxq = iwork + 8 * n, *side[2] = {iwork, iwork + 8 * nl};
+    for (int t = 0; t < 2; t++) {
+        for (int j = 0; j < x->n[t]; j++) {
+            idxq[t * (nl + 1) + j] = x->n[t] > CT__DC_SMLSIZ ? side[t][3 * x->n[t] + j] : j + 1;
+        }
+    }
+    idxq[nl] = 0; /* the joining row's: lasd1 never reads it */
+    double ab[2];
+    ct__dc_st(ab, wd, 0, ct__dc_ld(x->d, wd, nl));
+    ct__dc_st(ab, wd, 1, ct__dc_ld(x->e, wd, nl));
+    if (wd == CT_FLOAT32) {
+        float *f = (float *)ab;
+        slasd1_(&nl, &nr, &sqre, (float *)x->d, f, f + 1, (float *)x->u, &x->ldu,
+                (float *)x->vt, &x->ldvt, idxq, iwork, (float *)x->work, &info);
+    } else {
+        dlasd1_(&nl, &nr, &sqre, (double *)x->d, ab, ab + 1, (double *)x->u, &x->ldu,
+                (double *)x->vt, &x->ldvt, idxq, iwork, (double *)x->work, &info);
+    }
+    return info;
+}
+
+/* bdsdc's last step: d (n) into descending order by selection sort, swapping u's columns and
+   vt's rows (n elements each) alike. */
+static void ct__dc_bdsdc_sort(ct_dtype wd, int n, char *d, char *u, int ldu, char *vt, int ldvt)
+{
+    size_t es = ct_dtype_size(wd);
+    for (int i = 0; i < n - 1; i++) {
+        int kk = i;
+        double p = ct__dc_ld(d, wd, i);
+        for (int j = i + 1; j < n; j++) {
+            double v = ct__dc_ld(d, wd, j);
+            kk = v > p ? j : kk;
+            p = v > p ? v : p;
+        }
+        if (kk != i) {
+            ct__dc_swap(es, 1, d + (size_t)i * es, 1, d + (size_t)kk * es, 1);
+            ct__dc_swap(es, n, u + (size_t)i * (size_t)ldu * es, 1,
+                        u + (size_t)kk * (size_t)ldu * es, 1);
+            ct__dc_swap(es, n, vt + (size_t)i * es, (size_t)ldvt, vt + (size_t)kk * es,
+                        (size_t)ldvt);
+        }
+    }
+}
+
+/* The levels of lasd0's tree of order n (lasdt's count, in the work dtype's log; 0: lasdq). */
+static int ct__dc_lasd0_levels(ct_dtype wd, int n)
+{
+    if (n <= CT__DC_SMLSIZ) {
+        return 0;
+    }
+    if (wd == CT_FLOAT32) {
+        return (int)(logf((float)n / (float)(CT__DC_SMLSIZ + 1)) / logf(2.0f)) + 1;
+    }
+    return (int)(log((double)n / (double)(CT__DC_SMLSIZ + 1)) / log(2.0)) + 1;
+}
+
+/* bdsdc("U", "I") of the upper bidiagonal (d, e) of order n: the singular values in d
+   (descending), the vectors in u's and vt's n x n blocks (ld ldu, ldvt); work 3 n^2 + 4 n
+   elements, iwork 9 n. Returns bdsdc's info. When e has no negligible entry (one subproblem)
+   and both halves of lasd0's root have one level less than its tree, bdsdc's steps are
+   repeated here (scaled to norm 1, tiny d raised to eps, lasd0, unscaled, selection-sorted)
+   with lasd0's root split in two: lasd0 of each half as two tasks on ctorch's pool, then lasd1
+   merges them, which is lasd0's own computation of the whole (bdsdc's bits, at any thread
+   count). */
+static int ct__dc_bdsdc(ct_dtype wd, int n, void *d, void *e, void *u, int ldu, void *vt,
+                        int ldvt, void *work, int *iwork)
+{
+    size_t es = ct_dtype_size(wd);
+    double nrm = 0, eps = wd == CT_FLOAT32 ? (double)slamch_("E", 1) : dlamch_("E", 1);
+    for (int i = 0; i < 2 * n - 1; i++) {
+        nrm = fmax(nrm, fabs(i < n ? ct__dc_ld(d, wd, i) : ct__dc_ld(e, wd, i - n)));
+    }
+    int lvl = ct__dc_lasd0_levels(wd, n) - 1;
+    bool split = nrm > 0 && lvl > 0 && ct__dc_lasd0_levels(wd, n / 2) == lvl &&
+                 ct__dc_lasd0_levels(wd, n - n / 2 - 1) == lvl;
+    if (split) { /* scaled, keeping the input in work in case e has a negligible entry */
+        memcpy(work, d, (size_t)n * es);
+        memcpy((char *)work + (size_t)n * es, e, (size_t)(n - 1) * es);
+        ct__dc_lascl(wd, nrm, 1, n, 1, d);
+        ct__dc_lascl(wd, nrm, 1, n - 1, 1, e);
+    }
+    int info = 0;
+    bool scaled = split;
+    for (int i = 0; split && i < n - 1; i++) {
+        split = fabs(ct__dc_ld(e, wd, i)) >= eps;
+    }
+    if (!split) {
+        if (scaled) {
+            memcpy(d, work, (size_t)n * es);
+            memcpy(e, (char *)work + (size_t)n * es, (size_t)(n - 1) * es);
+        }
+        if (wd == CT_FLOAT32) {
+            sbdsdc_("U", "I", &n, (float *)d, (float *)e, (float *)u, &ldu, (float *)vt, &ldvt,
+                    NULL, NULL, (float *)work, iwork, &info, 1, 1);
+        } else {
+            dbdsdc_("U", "I", &n, (double *)d, (double *)e, (double *)u, &ldu, (double *)vt,
+                    &ldvt, NULL, NULL, (double *)work, iwork, &info, 1, 1);
+        }
+        return info;
+    }
+    for (int i = 0; i < n; i++) {
+        double v = ct__dc_ld(d, wd, i);
+        if (fabs(v) < eps) {
+            ct__dc_st(d, wd, i, copysign(eps, v));
+        }
+    }
+    ct__dc_eye(wd, n, u, ldu);
+    ct__dc_eye(wd, n, vt, ldvt);
+    ct__dc_lasd0_ctx x = {wd, {n / 2, n - n / 2 - 1}, ldu, ldvt, {0, 0}, (char *)d, (char *)e,
+                          (char *)u, (char *)vt, (char *)work, iwork};
+    ct__parallel_for(2, 1, ct__dc_lasd0_part, &x);
+    info = x.info[0] ? x.info[0] : x.info[1] ? x.info[1] : ct__dc_lasd1(wd, &x, iwork);
+    if (info != 0) {
+        return info;
+    }
+    ct__dc_lascl(wd, 1, nrm, n, 1, d);
+    ct__dc_bdsdc_sort(wd, n, (char *)d, (char *)u, ldu, (char *)vt, ldvt);
+    return 0;
+}
+
 /* gesdd's own path for m >= n not much above n ("path 5": gebrd, bdsdc, ormbr; A scaled into
-   [smlnum, bignum] first, as gesdd), its last step, the two ormbr, as two tasks on ctorch's
-   pool (each the same computation at any thread count; in halves of U's columns and Vh's rows
-   they took 1.18 times as long on one thread). Arguments and returns as gesvd's. */
+   [smlnum, bignum] first, as gesdd), bdsdc's halves and its last step, the two ormbr (on
+   ctorch's GEMM, ct__dc_orm: 0.46 and 0.40 ms against OpenBLAS's 0.70 and 0.48 at 256), as
+   two tasks each on ctorch's pool (each the same computation at any thread count; in halves of
+   U's columns and Vh's rows ormbr took 1.18 times as long on one thread). Arguments and
+   returns as gesvd's. */
 static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, void *vt,
                          bool full)
 {
     size_t es = ct_dtype_size(wd);
-    int uc = full ? m : n, info = 0, query = -1, lwork = 1, lw2;
+    int uc = full ? m : n, info = 0, query = -1, lwork = 1;
     double anrm = 0, eps = wd == CT_FLOAT32 ? FLT_EPSILON : DBL_EPSILON;
     double smlnum = sqrt(wd == CT_FLOAT32 ? FLT_MIN : DBL_MIN) / eps, bignum = 1 / smlnum;
     for (int64_t i = 0; i < (int64_t)m * n; i++) {
@@ -32854,22 +33889,18 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     if (scl != 0) {
         ct__dc_lascl(wd, anrm, scl, m, n, a);
     }
-    double wq[2], wq2[2];
-    if (wd == CT_FLOAT32) { /* workspace queries: gebrd, ormbr on all of U (the largest) */
+    double wq[2];
+    if (wd == CT_FLOAT32) { /* workspace query: gebrd */
         sgebrd_(&m, &n, (float *)a, &m, NULL, NULL, NULL, NULL, (float *)wq, &query, &info);
-        sormbr_("Q", "L", "N", &m, &uc, &n, (float *)a, &m, NULL, (float *)u, &m,
-                (float *)wq2, &query, &info, 1, 1, 1);
     } else {
         dgebrd_(&m, &n, (double *)a, &m, NULL, NULL, NULL, NULL, wq, &query, &info);
-        dormbr_("Q", "L", "N", &m, &uc, &n, (double *)a, &m, NULL, (double *)u, &m, wq2,
-                &query, &info, 1, 1, 1);
     }
+    int64_t nb = CT__DC_ORM_NB, qwork = nb * (m + nb + 2 * uc), pwork = nb * (3 * n + nb);
     lwork = ct__dc_lwork(wq, wd);
-    lw2 = ct__dc_lwork(wq2, wd);
     lwork = lwork > 3 * n * n + 4 * n ? lwork : 3 * n * n + 4 * n; /* bdsdc's */
-    lwork = lwork > 2 * lw2 ? lwork : 2 * lw2;
+    lwork = lwork > qwork + pwork ? lwork : (int)(qwork + pwork);
     void *work = ct__dc_alloc(wd, lwork + 4 * (int64_t)n);
-    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(8 * n));
+    int *iwork = (int *)ct__malloc(sizeof(int) * (size_t)(9 * n));
     if (!work || !iwork) {
         ct__free(work);
         ct__free(iwork);
@@ -32884,16 +33915,13 @@ static int ct__dc_gesdd5(ct_dtype wd, int m, int n, void *a, void *s, void *u, v
     if (wd == CT_FLOAT32) {
         sgebrd_(&m, &n, (float *)a, &m, (float *)s, (float *)e, (float *)tauq, (float *)taup,
                 (float *)work, &lwork, &info);
-        sbdsdc_("U", "I", &n, (float *)s, (float *)e, (float *)u, &m, (float *)vt, &n, NULL,
-                NULL, (float *)work, iwork, &info, 1, 1);
     } else {
         dgebrd_(&m, &n, (double *)a, &m, (double *)s, (double *)e, (double *)tauq,
                 (double *)taup, (double *)work, &lwork, &info);
-        dbdsdc_("U", "I", &n, (double *)s, (double *)e, (double *)u, &m, (double *)vt, &n,
-                NULL, NULL, (double *)work, iwork, &info, 1, 1);
     }
+    info = ct__dc_bdsdc(wd, n, s, e, u, m, vt, n, work, iwork);
     if (info == 0) {
-        ct__dc_ormbr_ctx x = {wd, m, n, uc, lw2, a, tauq, taup, u, vt, work};
+        ct__dc_ormbr_ctx x = {wd, m, n, uc, qwork, a, tauq, taup, u, vt, work};
         ct__parallel_for(2, 1, ct__dc_ormbr_part, &x);
         if (scl != 0) {
             ct__dc_lascl(wd, scl, anrm, n, 1, s);
@@ -34053,7 +35081,7 @@ CT__GLUE_BEGIN
 #define CT__DC_OP(SYM, NAME, SCHEMA, API, ID, OPT, META, K, COMP, NODE, BW, SAVE, RECORD)        \
     static const ct_op ct__op_##SYM = {NAME,  SCHEMA, API,  CT_OP_OTHER, CT_AUTOCAST_NONE,      \
                                        ID,    OPT,    NULL, META,        K,                     \
-                                       COMP,  NODE,   BW,   SAVE,        RECORD,                \
+                                       COMP,  NODE,   CT__BACKWARD(BW), SAVE, RECORD,           \
                                        NULL};
 #define CT__DC_IN(k) (1u << (k))
 #define CT__DC_OUT(k) (1u << (8 + (k)))
@@ -34700,13 +35728,13 @@ static ct_status ct__softmax_bw_composite(ct_op_call *c)
 static const ct_op ct__op_softmax = {
     "aten::softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "ct_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0", ct__softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "SoftmaxBackward0",
+    CT__BACKWARD(ct__softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_log_softmax = {
     "aten::log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> "
     "Tensor", "ct_log_softmax", CT_OP_OTHER, CT_AUTOCAST_NONE, 1, 0u, NULL, ct__softmax_meta,
-    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0", ct__log_softmax_backward, 0u,
-    ct__softmax_record, NULL};
+    CT__K_FLOAT(ct__softmax_kernel), NULL, "LogSoftmaxBackward0",
+    CT__BACKWARD(ct__log_softmax_backward), 0u, ct__softmax_record, NULL};
 static const ct_op ct__op_softmax_backward = {
     "aten::_softmax_backward_data", "_softmax_backward_data(Tensor grad_output, Tensor output, "
     "int dim, ScalarType input_dtype) -> Tensor", "ct_backward (softmax)", CT_OP_OTHER,
@@ -34883,6 +35911,10 @@ ct_tensor *ct_requires_grad_(ct_tensor *t, bool requires_grad)
                  "variables.");
         return NULL;
     }
+    if (requires_grad && !CT__AUTOGRAD) {
+        ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
+        return NULL;
+    }
     if (requires_grad && !ct_dtype_is_floating_point(t->dtype)) {
         ct__fail(CT_ERR_DTYPE, op,
                  "only Tensors of floating point dtype can require "
@@ -35008,29 +36040,72 @@ ct_tensor *ct_detach_(ct_tensor *t)
     return t;
 }
 
+/* Appends a hook to *list after checking t requires grad. */
+static ct_status ct__tensor_hook_add(ct_tensor *t, ct__hook h, const char *op)
+{
+    if (!ct_requires_grad(t)) {
+        return ct__fail(CT_ERR_AUTOGRAD, op,
+                        "cannot register a hook on a tensor that doesn't "
+                        "require gradient");
+    }
+    ct__hook *n = (ct__hook *)ct__malloc(sizeof(ct__hook));
+    if (!n) {
+        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    }
+    *n = h;
+    n->next = NULL;
+    ct__hook **list = t->grad_fn ? &t->grad_fn->pre_hooks : &t->hooks;
+    while (*list) {
+        list = &(*list)->next;
+    }
+    *list = n;
+    return CT_OK;
+}
+
 ct_status ct_register_hook(ct_tensor *t, ct_tensor_hook fn, void *user)
 {
     const char *op = "ct_register_hook";
     if (ct__null(op, t) || (!fn && ct__null(op, NULL))) {
         return ct_error_code();
     }
-    if (!ct_requires_grad(t)) {
+    ct__hook h = {fn, NULL, user, 0, NULL, NULL};
+    return ct__tensor_hook_add(t, h, op);
+}
+
+ct_status ct_register_post_accumulate_grad_hook(ct_tensor *t, ct_post_accumulate_grad_hook fn,
+                                                void *user)
+{
+    const char *op = "ct_register_post_accumulate_grad_hook";
+    if (ct__null(op, t) || (!fn && ct__null(op, NULL))) {
+        return ct_error_code();
+    }
+    if (t->grad_fn) {
         return ct__fail(CT_ERR_AUTOGRAD, op,
-                        "cannot register a hook on a tensor that doesn't "
-                        "require gradient");
+                        "post accumulate grad hooks cannot be registered on non-leaf tensors");
     }
-    ct__hook *h = (ct__hook *)ct__calloc(sizeof(ct__hook));
-    if (!h) {
-        return ct__fail(CT_ERR_OOM, op, "out of memory");
+    ct__hook h = {NULL, fn, user, 0, NULL, NULL};
+    return ct__tensor_hook_add(t, h, op);
+}
+
+int ct_remove_hook(ct_tensor *t, const void *user)
+{
+    if (ct__null("ct_remove_hook", t)) {
+        return -1;
     }
-    h->fn = fn;
-    h->user = user;
+    int removed = 0;
     ct__hook **list = t->grad_fn ? &t->grad_fn->pre_hooks : &t->hooks;
     while (*list) {
-        list = &(*list)->next;
+        ct__hook *h = *list;
+        if (h->user == user) {
+            *list = h->next;
+            ct__release(h->sum);
+            ct__free(h);
+            removed++;
+        } else {
+            list = &h->next;
+        }
     }
-    *list = h;
-    return CT_OK;
+    return removed;
 }
 CT__GLUE_END
 
@@ -35261,6 +36336,11 @@ void ct__node_release(ct_node *n)
 }
 
 /* ---- engine ------------------------------------------------------------------------- */
+typedef struct ct__callback {
+    ct_autograd_callback_fn fn;
+    void *user;
+} ct__callback;
+
 typedef struct ct__engine {
     ct_node **nodes; /* every node reachable from the roots */
     int64_t n_nodes, cap;
@@ -35272,7 +36352,47 @@ typedef struct ct__engine {
     ct_tensor *const *inputs;
     int n_inputs;
     ct_tensor **captured;
+    ct__callback *callbacks; /* ct_autograd_queue_callback's, run once the graph is done */
+    int n_callbacks, callbacks_cap;
 } ct__engine;
+
+/* The backward running on this thread (innermost), for ct_autograd_queue_callback. */
+static CT__THREAD_LOCAL ct__engine *ct__engine_current = NULL;
+
+ct_status ct_autograd_queue_callback(ct_autograd_callback_fn fn, void *user)
+{
+    const char *op = "ct_autograd_queue_callback";
+    if (!fn && ct__null(op, NULL)) {
+        return ct_error_code();
+    }
+    ct__engine *e = ct__engine_current;
+    if (!e) {
+        return ct__fail(CT_ERR_AUTOGRAD, op,
+                        "Final callbacks can only be installed during backward pass.");
+    }
+    if (e->n_callbacks == e->callbacks_cap) {
+        int cap = e->callbacks_cap ? 2 * e->callbacks_cap : 8;
+        ct__callback *c = (ct__callback *)ct__realloc(e->callbacks, sizeof *c * (size_t)cap);
+        if (!c) {
+            return ct__fail(CT_ERR_OOM, op, "out of memory");
+        }
+        e->callbacks = c;
+        e->callbacks_cap = cap;
+    }
+    e->callbacks[e->n_callbacks].fn = fn;
+    e->callbacks[e->n_callbacks].user = user;
+    e->n_callbacks++;
+    return CT_OK;
+}
+
+/* Runs the queued callbacks (those they queue too) while no error is recorded. */
+static bool ct__engine_callbacks(ct__engine *e)
+{
+    for (int i = 0; i < e->n_callbacks && !ct_error(); i++) {
+        e->callbacks[i].fn(e->callbacks[i].user);
+    }
+    return !ct_error();
+}
 
 static bool ct__engine_push(ct__engine *e, ct_node *n)
 {
@@ -35293,7 +36413,7 @@ static bool ct__engine_push(ct__engine *e, ct_node *n)
 static ct_tensor *ct__run_hooks(ct__hook *h, ct_tensor *g)
 {
     for (; h && g; h = h->next) {
-        ct_tensor *r = h->fn(g, h->user);
+        ct_tensor *r = h->fn ? h->fn(g, h->user) : NULL;
         if (r) {
             g = r;
         }
@@ -35357,21 +36477,74 @@ static void ct__engine_accumulate(ct_tensor **slot, ct_tensor *g)
     *slot = ct_retain(sum);
 }
 
-static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
+/* A leaf with hooks gathers a backward's gradients in its first hook (the edges still to
+   arrive, their sum), so its hooks see the sum once, as PyTorch's AccumulateGrad. Pass 0
+   resets every such leaf (dropping a sum an error left), pass 1 counts the edges. */
+static void ct__engine_leaves(ct__engine *e, int pass)
+{
+    for (int64_t i = 0; i < e->n_nodes; i++) {
+        ct_node *n = e->nodes[i];
+        for (int k = 0; k < n->n_next; k++) {
+            ct__hook *h = n->next[k].leaf ? n->next[k].leaf->hooks : NULL;
+            if (h && pass == 0) {
+                h->pending = 0;
+                ct__release(h->sum);
+                h->sum = NULL;
+            } else if (h) {
+                h->pending++;
+            }
+        }
+    }
+}
+
+static bool ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g);
+
+/* An edge into leaf has delivered g (NULL: no gradient). A leaf with hooks waits for its
+   last edge, then its gradient hooks and accumulation see the sum, and its post-accumulate
+   hooks run when .grad was accumulated. */
+static void ct__engine_leaf_arrived(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
+{
+    ct__hook *first = leaf->hooks;
+    if (!first) {
+        if (g) {
+            ct__engine_to_leaf(e, leaf, g);
+        }
+        return;
+    }
+    if (g) {
+        ct__engine_accumulate(&first->sum, g);
+    }
+    if (--first->pending > 0) {
+        return;
+    }
+    ct_tensor *sum = first->sum;
+    first->sum = NULL;
+    bool accumulated = sum && ct__engine_to_leaf(e, leaf, sum);
+    ct__release(sum);
+    for (ct__hook *h = leaf->hooks; accumulated && h && !ct_error(); h = h->next) {
+        if (h->post) {
+            h->post(leaf, h->user);
+        }
+    }
+}
+
+/* Accumulates g into leaf's .grad after its gradient hooks (or captures it); returns whether
+   .grad was accumulated. */
+static bool ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
 {
     int i = e->inputs ? ct__engine_input_index(e, leaf, NULL) : -1;
     if (e->captured) {
         if (i >= 0) {
             ct__engine_accumulate(&e->captured[i], g);
         }
-        return;
+        return false;
     }
     if (e->inputs && i < 0) { /* ct_autograd_backward with inputs: only theirs */
-        return;
+        return false;
     }
     g = ct__run_hooks(leaf->hooks, g);
     if (!g) {
-        return;
+        return false;
     }
     if (!leaf->grad) {
         /* keep g itself when nothing else can see it: made by this backward, unshared */
@@ -35388,6 +36561,7 @@ static void ct__engine_to_leaf(ct__engine *e, ct_tensor *leaf, ct_tensor *g)
     } else {
         ct_add_(leaf->grad, g, 1.0);
     }
+    return leaf->grad != NULL && !ct_error();
 }
 
 static void ct__heap_push(ct__engine *e, ct_node *n);
@@ -35441,8 +36615,8 @@ static bool ct__engine_run_node(ct__engine *e, ct_node *n)
             if (--edge->node->deps == 0) {
                 ct__heap_push(e, edge->node);
             }
-        } else if (edge->leaf && gk) {
-            ct__engine_to_leaf(e, edge->leaf, gk);
+        } else if (edge->leaf) {
+            ct__engine_leaf_arrived(e, edge->leaf, gk);
         }
     }
     ct__release(buffer);
@@ -35495,6 +36669,8 @@ static bool ct__engine_discover(ct__engine *e, ct_tensor *const *roots, int n_ro
             }
         }
     }
+    ct__engine_leaves(e, 0);
+    ct__engine_leaves(e, 1);
     return true;
 }
 
@@ -35562,6 +36738,9 @@ static bool ct__engine_execute(ct__engine *e)
 static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *const *roots,
                                      const ct_tensor *const *grad_roots, int n_roots)
 {
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
+    }
     for (int r = 0; r < n_roots; r++) {
         const ct_tensor *t = roots[r];
         if (ct__null(op, t)) {
@@ -35591,6 +36770,8 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
     }
     bool prev_off = ct__grad_off;
     ct__grad_off = !e->create_graph;
+    ct__engine *prev_engine = ct__engine_current;
+    ct__engine_current = e;
     ct_scope_begin();
     bool ok = ct__engine_discover(e, roots, n_roots);
     for (int r = 0; ok && r < n_roots; r++) {
@@ -35600,16 +36781,19 @@ static ct_status ct__engine_backward(ct__engine *e, const char *op, ct_tensor *c
         if (t->grad_fn) {
             ct__engine_accumulate(&t->grad_fn->buffer, go);
         } else {
-            ct__engine_to_leaf(e, (ct_tensor *)(uintptr_t)t, go);
+            ct__engine_leaf_arrived(e, (ct_tensor *)(uintptr_t)t, go);
         }
     }
-    ok = ok && ct__engine_execute(e);
+    ok = ok && ct__engine_execute(e) && ct__engine_callbacks(e);
+    ct__engine_leaves(e, 0);
     for (int64_t i = 0; i < e->n_nodes; i++) { /* after an error: drop pending buffers */
         ct__release(e->nodes[i]->buffer);
         e->nodes[i]->buffer = NULL;
     }
     ct__free(e->nodes);
+    ct__free(e->callbacks);
     ct_scope_end();
+    ct__engine_current = prev_engine;
     ct__grad_off = prev_off;
     return ok ? CT_OK : ct_error_code();
 }
@@ -35662,6 +36846,9 @@ ct_status ct_autograd_grad(ct_tensor *const *outputs, int n_outputs, ct_tensor *
     const char *op = "ct_autograd_grad";
     if (ct__null(op, outputs) || ct__null(op, inputs) || ct__null(op, grads)) {
         return ct_error_code();
+    }
+    if (!CT__AUTOGRAD) {
+        return ct__fail(CT_ERR_UNSUPPORTED, op, CT__NO_AUTOGRAD_MSG);
     }
     for (int i = 0; i < n_inputs; i++) {
         grads[i] = NULL;
@@ -36796,7 +37983,8 @@ static void ct__bce_backward(ct_node *n, const ct_tensor *g, ct_tensor **gi)
    own backward is written with ops (ct__nll_backward). */
 #define CT__LOSS_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__LOSS_OP(nll_loss, "aten::nll_loss", "nll_loss(Tensor self, Tensor target, Tensor? "
             "weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor", "ct_nll_loss",
             1u << 2, ct__nll_meta, CT__K_FLOAT(ct__nll_kernel), NULL, "NllLossBackward0",
@@ -40924,10 +42112,65 @@ static int64_t ct__pool_max2x2_v_f32(const float *r0, int64_t W, float *y, int64
     return OW;
 }
 #define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) ct__pool_max2x2_v_f32(r0, W, y, ix, OW, base)
+
+/* Max's backward on the fast 2x2 path for one float32 plane gx (in[1] x W) from its outputs'
+   g and ix (out[1] x OW), 16 windows a step: each window's four elements written (0 + g at
+   its index, as the scatter into zeroed gx adds; 0 elsewhere), so gx is written once instead
+   of zeroed and then scattered into. false (gx partly written) when an index lies outside
+   its window or a row or column is left uncovered (odd sizes): the caller zeroes and
+   scatters instead. */
+static bool ct__pool_unpool2x2_v_f32(const float *g, const int64_t *ix, float *gx,
+                                     const int64_t *in, const int64_t *out)
+{
+    int64_t W = in[2], OW = out[2];
+    if (2 * out[1] != in[1] || 2 * OW != W) {
+        return false;
+    }
+    const __m512i lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+    const __m512i hi = _mm512_add_epi32(lo, _mm512_set1_epi32(8));
+    const __m512i lane2 = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i kw[4] = {_mm512_setzero_si512(), _mm512_set1_epi64(1), _mm512_set1_epi64(W),
+                           _mm512_set1_epi64(W + 1)};
+    for (int64_t o = 0, r = 0; o < out[0] * out[1] * OW; o += OW, r += 2 * W) {
+        for (int64_t ow = 0; ow < OW; ow += 16) {
+            int64_t n = OW - ow < 16 ? OW - ow : 16;
+            __mmask16 mn = (__mmask16)((1u << n) - 1u), hit = 0;
+            __m512 v = _mm512_add_ps(_mm512_setzero_ps(), _mm512_maskz_loadu_ps(mn, g + o + ow));
+            __m512i b = _mm512_add_epi64(lane2, _mm512_set1_epi64(r + 2 * ow));
+            __m512i k[2] = {
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)mn, ix + o + ow), b),
+                _mm512_sub_epi64(_mm512_maskz_loadu_epi64((__mmask8)(mn >> 8), ix + o + ow + 8),
+                                 _mm512_add_epi64(b, _mm512_set1_epi64(16)))};
+            __m512 e[4];
+            for (int t = 0; t < 4; t++) {
+                __mmask16 m = (__mmask16)(_mm512_cmpeq_epi64_mask(k[0], kw[t]) |
+                                          (unsigned)_mm512_cmpeq_epi64_mask(k[1], kw[t]) << 8);
+                hit |= m;
+                e[t] = _mm512_maskz_mov_ps(m, v);
+            }
+            if ((hit & mn) != mn) {
+                return false;
+            }
+            __mmask16 m0 = (__mmask16)(n >= 8 ? 0xFFFFu : (1u << (2 * n)) - 1u);
+            __mmask16 m1 = (__mmask16)(n <= 8 ? 0u : (1u << (2 * n - 16)) - 1u);
+            for (int rr = 0; rr < 2; rr++) {
+                float *row = gx + r + rr * W + 2 * ow;
+                _mm512_mask_storeu_ps(row, m0, _mm512_permutex2var_ps(e[2 * rr], lo,
+                                                                      e[2 * rr + 1]));
+                _mm512_mask_storeu_ps(row + 16, m1, _mm512_permutex2var_ps(e[2 * rr], hi,
+                                                                           e[2 * rr + 1]));
+            }
+        }
+    }
+    return true;
+}
+#define CT__POOL_UNPOOL2X2_V_f32(g, ix, gx, in, out) ct__pool_unpool2x2_v_f32(g, ix, gx, in, out)
 #else
+#define CT__POOL_UNPOOL2X2_V_f32(g, ix, gx, in, out) false
 #define CT__POOL_MAX2X2_V_f32(r0, W, y, ix, OW, base) 0
 #endif
 #define CT__POOL_MAX2X2_V_f64(r0, W, y, ix, OW, base) 0
+#define CT__POOL_UNPOOL2X2_V_f64(g, ix, gx, in, out) false
 #define CT__POOL_MAX2X2(T, S)                                                                   \
     /* one output row of 2x2 windows: rows r0, r0 + W from column 0, index base of r0 */      \
     static void ct__pool_max2x2_##S(const T *r0, int64_t W, T *y, int64_t *ix, int64_t OW,     \
@@ -41031,6 +42274,10 @@ CT__VECTORIZE_END
         const T *g = bw ? (const T *)j->g + p * O : NULL;                                      \
         T *y = bw ? NULL : (T *)j->y + p * O, *gx = bw ? (T *)j->gx + p * I : NULL;            \
         int64_t *ix = j->idx ? j->idx + p * O : NULL;                                          \
+        if (walk == CT__WALK_SCATTER && j->fast2x2 &&                                          \
+            CT__POOL_UNPOOL2X2_V_##S(g, ix, gx, j->in, j->out)) {                              \
+            return;                                                                            \
+        }                                                                                      \
         if (bw) {                                                                              \
             memset(gx, 0, sizeof(T) * (size_t)I);                                              \
         }                                                                                      \
@@ -41087,6 +42334,8 @@ CT__VECTORIZE_END
     CT__VECTORIZE_END
 CT__POOL_KERNELS(float, f32)
 CT__POOL_KERNELS(double, f64)
+#undef CT__POOL_UNPOOL2X2_V_f32
+#undef CT__POOL_UNPOOL2X2_V_f64
 #undef CT__POOL_KERNELS
 
 /* ---- glue: once per call (tables, checks, descriptors, wrappers, modules) ---------------- */
@@ -41631,8 +42880,8 @@ static void ct__adaptive_avg_bw_backward(ct_node *n, const ct_tensor *gg, ct_ten
 
 #define CT__POOL_OP(NAME, OP, SCHEMA, API, VARIANT, META, KERNEL, NODE, BW, RECORD)            \
     static const ct_op NAME = {OP, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, VARIANT, 0u,   \
-                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, BW, 0u, RECORD,    \
-                               NULL};
+                               NULL, META, CT__K_FLOAT(KERNEL), NULL, NODE, CT__BACKWARD(BW),      \
+                               0u, RECORD, NULL};
 /* The backward ops of dims D (2 or 3, DD the digit as text). */
 #define CT__POOL_BW_OPS(D, DD)                                                                 \
     CT__POOL_OP(ct__op_max_pool##D##d_bw, "aten::max_pool" DD "d_with_indices_backward",       \
@@ -45193,10 +46442,12 @@ CT__GLUE_END
  * Legend: batch norm x (N, C, L) contiguous (L: the spatial dims flattened, 1 for (N, C)),
  * M = N * L values per channel; layer norm x (R, K): R rows of the K normalized values.
  * Sums run in 32 lanes of the data's type over chunks of CT__NORM_CHUNK values (lane k adds
- * the elements 32 j + k, lane 0 then the tail in order), each chunk's lanes added into a
- * double in lane order: four independent vector chains, and the same bits for any thread
- * count (a channel or row is summed by one thread). float32 on AVX2 does the lanes' same
- * operations in four vectors (ct__norm_v*): the same bits as the scalar loops.
+ * the elements 32 j + k, lane 0 then the tail in order; a batch norm channel's planes shorter
+ * than a chunk go through the same lanes one after another in runs of whole planes of at most
+ * a chunk), each chunk's lanes added into a double in lane order: four independent vector
+ * chains, and the same bits for any thread count (a channel or row is summed by one thread).
+ * float32 on AVX2 does the lanes' same operations in four vectors (ct__norm_v*): the same
+ * bits as the scalar loops.
  */
 
 #if defined(CT__HAS_AVX2)
@@ -45267,58 +46518,79 @@ static int64_t ct__norm_vgdot_f32(const float *g, const float *x, int64_t i, int
 
 /* sum: s[0] = sum x; sqdev: s[0] = sum (x - m)^2; gdot: s[0] = sum g, s[1] = sum g (x - m) */
 #define CT__NORM_SUMS(T, S, F)                                                                  \
-    static double ct__norm_lanes_##S(const T *x, int64_t n, T m, int sq)                        \
+    /* the lanes acc of x[0, n): sq 0 adds x, sq 1 (x - m)^2 */                                 \
+    static void ct__norm_acc_##S(const T *x, int64_t n, T m, int sq, T *acc)                    \
     {                                                                                           \
-        double s = 0;                                                                           \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
-            T acc[CT__NORM_LANES] = {0};                                                        \
-            int64_t i = CT__NORM_VSUM_##S(x, c0, e, m, sq, acc);                                \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
-                for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    T d = x[i + k] - m;                                                         \
-                    acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                     \
-                }                                                                               \
-            }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];               \
-            }                                                                                   \
+        int64_t i = CT__NORM_VSUM_##S(x, 0, n, m, sq, acc);                                     \
+        for (; i + CT__NORM_LANES <= n; i += CT__NORM_LANES) {                                  \
             for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s += (double)acc[k];                                                            \
+                T d = x[i + k] - m;                                                             \
+                acc[k] = sq ? fma##F(d, d, acc[k]) : acc[k] + x[i + k];                         \
             }                                                                                   \
         }                                                                                       \
-        return s;                                                                               \
+        for (; i < n; i++) {                                                                    \
+            acc[0] = sq ? fma##F(x[i] - m, x[i] - m, acc[0]) : acc[0] + x[i];                   \
+        }                                                                                       \
     }                                                                                           \
-    static double ct__norm_sum_##S(const T *x, int64_t n)                                       \
+    /* the lanes a0 += g, a1 = fma(g, x - m, a1) of [0, n) */                                   \
+    static void ct__norm_gacc_##S(const T *g, const T *x, int64_t n, T m, T *a0, T *a1)         \
     {                                                                                           \
-        return ct__norm_lanes_##S(x, n, 0, 0);                                                  \
+        int64_t i = CT__NORM_VGDOT_##S(g, x, 0, n, m, a0, a1);                                  \
+        for (; i + CT__NORM_LANES <= n; i += CT__NORM_LANES) {                                  \
+            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
+                a0[k] += g[i + k];                                                              \
+                a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                                  \
+            }                                                                                   \
+        }                                                                                       \
+        for (; i < n; i++) {                                                                    \
+            a0[0] += g[i];                                                                      \
+            a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                              \
+        }                                                                                       \
     }                                                                                           \
-    static double ct__norm_sqdev_##S(const T *x, int64_t n, T m)                                \
+    /* Over segs segments of n values, step apart: gdot (g given) s[0] = sum g, s[1] = sum      \
+       g (x - m); else s[0] = sum x (sq 0) or sum (x - m)^2 (sq 1). A run of whole segments     \
+       of at most CT__NORM_CHUNK values (short ones: a batch norm channel's planes) shares      \
+       the lanes; a longer segment is one run in chunks; each chunk's lanes go into the         \
+       run's double in lane order, each run's double into s. */                                 \
+    static void ct__norm_runs_##S(const T *g, const T *x, int64_t segs, int64_t step,           \
+                                  int64_t n, T m, int sq, double *s)                            \
     {                                                                                           \
-        return ct__norm_lanes_##S(x, n, m, 1);                                                  \
-    }                                                                                           \
-    static void ct__norm_gdot_##S(const T *g, const T *x, int64_t n, T m, double *s)            \
-    {                                                                                           \
+        int64_t per = n > 0 && n < CT__NORM_CHUNK ? CT__NORM_CHUNK / n : 1;                     \
         s[0] = s[1] = 0;                                                                        \
-        for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                    \
-            int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                      \
-            T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                               \
-            int64_t i = CT__NORM_VGDOT_##S(g, x, c0, e, m, a0, a1);                             \
-            for (; i + CT__NORM_LANES <= e; i += CT__NORM_LANES) {                              \
+        for (int64_t r0 = 0; r0 < segs; r0 += per) {                                            \
+            int64_t r1 = segs - r0 < per ? segs : r0 + per;                                     \
+            double t[2] = {0, 0};                                                               \
+            for (int64_t c0 = 0; c0 < n; c0 += CT__NORM_CHUNK) {                                \
+                int64_t e = n - c0 < CT__NORM_CHUNK ? n : c0 + CT__NORM_CHUNK;                  \
+                T a0[CT__NORM_LANES] = {0}, a1[CT__NORM_LANES] = {0};                           \
+                for (int64_t r = r0; r < r1; r++) {                                             \
+                    if (g) {                                                                    \
+                        ct__norm_gacc_##S(g + r * step + c0, x + r * step + c0, e - c0, m,      \
+                                          a0, a1);                                              \
+                    } else {                                                                    \
+                        ct__norm_acc_##S(x + r * step + c0, e - c0, m, sq, a0);                 \
+                    }                                                                           \
+                }                                                                               \
                 for (int k = 0; k < CT__NORM_LANES; k++) {                                      \
-                    a0[k] += g[i + k];                                                          \
-                    a1[k] = fma##F(g[i + k], x[i + k] - m, a1[k]);                              \
+                    t[0] += (double)a0[k];                                                      \
+                    t[1] += (double)a1[k];                                                      \
                 }                                                                               \
             }                                                                                   \
-            for (; i < e; i++) {                                                                \
-                a0[0] += g[i];                                                                  \
-                a1[0] = fma##F(g[i], x[i] - m, a1[0]);                                          \
-            }                                                                                   \
-            for (int k = 0; k < CT__NORM_LANES; k++) {                                          \
-                s[0] += (double)a0[k];                                                          \
-                s[1] += (double)a1[k];                                                          \
-            }                                                                                   \
+            s[0] += t[0];                                                                       \
+            s[1] += t[1];                                                                       \
         }                                                                                       \
+    }                                                                                           \
+    static double ct__norm_sum_##S(const T *x, int64_t segs, int64_t step, int64_t n)           \
+    {                                                                                           \
+        double s[2];                                                                            \
+        ct__norm_runs_##S(NULL, x, segs, step, n, 0, 0, s);                                     \
+        return s[0];                                                                            \
+    }                                                                                           \
+    static double ct__norm_sqdev_##S(const T *x, int64_t segs, int64_t step, int64_t n, T m)    \
+    {                                                                                           \
+        double s[2];                                                                            \
+        ct__norm_runs_##S(NULL, x, segs, step, n, m, 1, s);                                     \
+        return s[0];                                                                            \
     }
 
 /* ---- batch norm kernels ------------------------------------------------------------------ */
@@ -45350,7 +46622,7 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
 
 /* Channel c's mean and invstd: the batch's (training; the running statistics updated with
    the unbiased variance) or the running ones. */
-#define CT__BN_STATS(T, S, F)                                                                    \
+#define CT__BN_STATS(T, S, F)                                                                   \
     static void ct__bn_stats_##S(const ct__bn_job *j, int64_t c, T *mean, T *invstd)            \
     {                                                                                           \
         const T *x = (const T *)ct__data(j->x);                                                 \
@@ -45360,14 +46632,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             *invstd = (T)(1.0 / sqrt(ct__norm_at(j->rv, c, 1) + j->eps));                       \
             return;                                                                             \
         }                                                                                       \
-        double sum = 0, sq = 0;                                                                 \
-        for (int64_t n = 0; n < N; n++) {                                                       \
-            sum += ct__norm_sum_##S(x + (n * C + c) * L, L);                                    \
-        }                                                                                       \
-        double mu = sum / (double)M;                                                            \
-        for (int64_t n = 0; n < N; n++) {                                                       \
-            sq += ct__norm_sqdev_##S(x + (n * C + c) * L, L, (T)mu);                            \
-        }                                                                                       \
+        double mu = ct__norm_sum_##S(x + c * L, N, C * L, L) / (double)M;                       \
+        double sq = ct__norm_sqdev_##S(x + c * L, N, C * L, L, (T)mu);                          \
         *mean = (T)mu;                                                                          \
         *invstd = (T)(1.0 / sqrt(sq / (double)M + j->eps));                                     \
         double m = j->momentum;                                                                 \
@@ -45401,8 +46667,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd \
-       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */          \
+    /* dbias = sum g; dweight = sum g (x - mean) invstd; dx = k g + a x + b0 with k = w invstd  \
+       and, in training, the projection of the batch statistics (a, b0; 0 in eval) */           \
     static void ct__bn_backward_##S(int64_t cb, int64_t ce, void *ctx)                          \
     {                                                                                           \
         const ct__bn_job *j = (const ct__bn_job *)ctx;                                          \
@@ -45413,13 +46679,8 @@ static void ct__norm_set(ct_tensor *t, int64_t c, double v)
         for (int64_t c = cb; c < ce; c++) {                                                     \
             T mean = ((const T *)ct__data(j->mean))[c];                                         \
             T invstd = ((const T *)ct__data(j->invstd))[c];                                     \
-            double s[2] = {0, 0}, t[2];                                                         \
-            for (int64_t n = 0; n < N; n++) {                                                   \
-                int64_t o = (n * C + c) * L;                                                    \
-                ct__norm_gdot_##S(g + o, x + o, L, mean, t);                                    \
-                s[0] += t[0];                                                                   \
-                s[1] += t[1];                                                                   \
-            }                                                                                   \
+            double s[2];                                                                        \
+            ct__norm_runs_##S(g + c * L, x + c * L, N, C * L, L, mean, 0, s);                   \
             ((T *)ct__data(j->db))[c] = (T)s[0];                                                \
             ((T *)ct__data(j->dw))[c] = (T)(s[1] * (double)invstd);                             \
             double k = ct__norm_at(j->w, c, 1) * (double)invstd, a = 0, b0 = 0;                 \
@@ -45462,8 +46723,9 @@ typedef struct ct__ln_job {
         for (int64_t r = rb; r < re; r++) {                                                     \
             const T *x = (const T *)ct__data(j->x) + r * K;                                     \
             T *y = (T *)ct__data(j->y) + r * K;                                                 \
-            T mean = (T)(ct__norm_sum_##S(x, K) / (double)K);                                   \
-            T rstd = (T)(1.0 / sqrt(ct__norm_sqdev_##S(x, K, mean) / (double)K + j->eps));      \
+            T mean = (T)(ct__norm_sum_##S(x, 1, 0, K) / (double)K);                             \
+            double var = ct__norm_sqdev_##S(x, 1, 0, K, mean) / (double)K;                      \
+            T rstd = (T)(1.0 / sqrt(var + j->eps));                                             \
             ((T *)ct__data(j->mean))[r] = mean;                                                 \
             ((T *)ct__data(j->rstd))[r] = rstd;                                                 \
             for (int64_t k = 0; k < K; k++) {                                                   \
@@ -45471,9 +46733,9 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),      \
-       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat \
-       and g into part. */                                                                     \
+    /* Blocks [bb, be) of CT__LN_ROWS rows: per row, with gw = g w (first stored in dx),        \
+       dx = rstd (gw - sum(gw) / K - xhat sum(gw xhat) / K); the block's column sums of g xhat  \
+       and g into part. */                                                                      \
     static void ct__ln_backward_##S(int64_t bb, int64_t be, void *ctx)                          \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
@@ -45497,7 +46759,7 @@ typedef struct ct__ln_job {
                     ab[k] += g[k];                                                              \
                 }                                                                               \
                 double s[2];                                                                    \
-                ct__norm_gdot_##S(dx, x, K, mean, s);                                           \
+                ct__norm_runs_##S(dx, x, 1, 0, K, mean, 0, s);                                  \
                 T a = (T)(s[0] / (double)K), c = (T)(s[1] * (double)rstd / (double)K);          \
                 for (int64_t k = 0; k < K; k++) {                                               \
                     T xhat = (x[k] - mean) * rstd;                                              \
@@ -45507,7 +46769,7 @@ typedef struct ct__ln_job {
             }                                                                                   \
         }                                                                                       \
     }                                                                                           \
-    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                   \
+    /* dw[k], db[k] for columns [kb, ke): the blocks' sums in block order */                    \
     static void ct__ln_param_grads_##S(int64_t kb, int64_t ke, void *ctx)                       \
     {                                                                                           \
         const ct__ln_job *j = (const ct__ln_job *)ctx;                                          \
@@ -46159,7 +47421,8 @@ CT__GLUE_BEGIN
 /* ---- descriptors ---------------------------------------------------------------------------- */
 #define CT__NORM_OP(SYM, NAME, SCHEMA, API, OPT, META, K, COMP, NODE, BW, RECORD)               \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0,    \
-                                       OPT, NULL, META, K, COMP, NODE, BW, 0u, RECORD, NULL};
+                                       OPT, NULL, META, K, COMP, NODE, CT__BACKWARD(BW), 0u,   \
+                                       RECORD, NULL};
 CT__NORM_OP(native_batch_norm, "aten::native_batch_norm", "native_batch_norm(Tensor input, "
             "Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool "
             "training, float momentum, float eps) -> (Tensor, Tensor, Tensor)", "ct_batch_norm",
@@ -46927,7 +48190,10 @@ typedef struct ct__act_rows {
     ct__act_row_fn fw_f32, fw_f64, bw_f32, bw_f64;
 } ct__act_rows;
 
-#define CT__ACT_ROWS_T(NAME, T, S)                                                              \
+#define CT__ACT_ROWS_T(NAME, T, S) CT__ACT_ROWS_FROM(NAME, T, S, 0, 0)
+/* The forward loop starts at element FW0 (an expression of x, y and n), the backward one at
+   BW0 (of g, x, dx and n). */
+#define CT__ACT_ROWS_FROM(NAME, T, S, FW0, BW0)                                                 \
     static void ct__act_##NAME##_fwrow_##S(void *out, const void *a, const void *b, int64_t n,  \
                                            const double *p)                                     \
     {                                                                                           \
@@ -46935,7 +48201,7 @@ typedef struct ct__act_rows {
         const T *CT__ACT_RESTRICT x = (const T *)a;                                             \
         T *CT__ACT_RESTRICT y = (T *)out;                                                       \
         (void)b;                                                                                \
-        for (int64_t i = 0; i < CT__WHOLE_BLOCKS(n); i++) {                                     \
+        for (int64_t i = FW0; i < CT__WHOLE_BLOCKS(n); i++) {                                   \
             y[i] = ct__act_##NAME##_fw_##S(x[i], q);                                            \
         }                                                                                       \
     }                                                                                           \
@@ -46945,7 +48211,7 @@ typedef struct ct__act_rows {
         const T q[3] = {(T)p[0], (T)p[1], (T)p[2]};                                             \
         const T *CT__ACT_RESTRICT g = (const T *)a, *CT__ACT_RESTRICT x = (const T *)b;         \
         T *CT__ACT_RESTRICT dx = (T *)out;                                                      \
-        for (int64_t i = 0; i < CT__WHOLE_BLOCKS(n); i++) {                                     \
+        for (int64_t i = BW0; i < CT__WHOLE_BLOCKS(n); i++) {                                   \
             dx[i] = ct__act_##NAME##_bw_##S(g[i], x[i], q);                                     \
         }                                                                                       \
     }
@@ -46964,7 +48230,62 @@ CT__ACT_HOT(CT__ACT_ROWS_F32)
 #pragma GCC push_options
 #pragma GCC target("prefer-vector-width=512")
 #endif
+#if defined(CT__HAS_NEON32)
+/* 32-bit ARM: GELU's whole 4-lane chunks by vmath.h's NEON functions (gcc vectorizes no
+   float32 arithmetic there), the same operations lane by lane; the lanes
+   ct__neon32_lane_exact rejects (zero, subnormal or NaN x or result) by the scalar function.
+   Each returns the number of elements done. */
+static inline float32x4_t ct__act_cdf_v4(float32x4_t x, float32x4_t *pdf)
+{
+    float32x4_t z = vmulq_f32(x, vdupq_n_f32(0.70710678118654752440f));
+    float32x4_t e = ct__expf_v4(vnegq_f32(vmulq_f32(z, z)));
+    *pdf = vmulq_f32(e, vdupq_n_f32(0.39894228040143267794f));
+    return vmulq_f32(vdupq_n_f32(0.5f), vaddq_f32(vdupq_n_f32(1.0f), ct__erff_as_v4(z, e)));
+}
+
+static int64_t ct__act_gelu_fw_vpart(const float *x, float *y, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t v = vld1q_f32(x + i), pdf;
+        float32x4_t r = vmulq_f32(v, ct__act_cdf_v4(v, &pdf));
+        vst1q_f32(y + i, r);
+        if (ct__neon32_exact(v, r)) {
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            if (!ct__neon32_lane_exact(x[i + k], y[i + k])) {
+                y[i + k] = ct__act_gelu_fw_f32(x[i + k], NULL);
+            }
+        }
+    }
+    return i;
+}
+
+static int64_t ct__act_gelu_bw_vpart(const float *g, const float *x, float *dx, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        float32x4_t v = vld1q_f32(x + i), pdf;
+        float32x4_t cdf = ct__act_cdf_v4(v, &pdf);
+        float32x4_t r = vmulq_f32(vld1q_f32(g + i), vfmaq_f32(cdf, v, pdf));
+        vst1q_f32(dx + i, r);
+        if (ct__neon32_exact(v, r)) {
+            continue;
+        }
+        for (int k = 0; k < 4; k++) {
+            if (!ct__neon32_lane_exact(x[i + k], dx[i + k])) {
+                dx[i + k] = ct__act_gelu_bw_f32(g[i + k], x[i + k], NULL);
+            }
+        }
+    }
+    return i;
+}
+CT__ACT_ROWS_FROM(gelu, float, f32, ct__act_gelu_fw_vpart(x, y, n),
+                  ct__act_gelu_bw_vpart(g, x, dx, n))
+#else
 CT__ACT_ROWS_F32(gelu)
+#endif
 #if defined(__GNUC__) && !defined(__clang__) && defined(__AVX512F__)
 #pragma GCC pop_options
 #endif
@@ -47047,24 +48368,29 @@ static const ct__act_rows ct__act_table[CT__ACT_COUNT] = {
 #undef CT__ACT_RESTRICT
 
 /* ---- the loop --------------------------------------------------------------------------- */
-/* What the loop runs: the row function (of the kernel's dtype), its operands' count (1:
-   forward x, 2: backward g, x), the element size and the scalars. */
+/* What the loop runs: the row function (of the kernel's dtype; float32 for float16 and
+   bfloat16), its operands' count (1: forward x, 2: backward g, x), the element size of the
+   row function's type, the scalars, and the half dtype of the operands (else float32). */
 typedef struct ct__act_job {
     ct__act_row_fn row;
     int nin;
     int64_t es;
     double p[3];
+    ct_dtype half;
 } ct__act_job;
 
 #define CT__ACT_BLOCK 256
 
 /* Contiguous operands go to the row function as they are, in whole blocks; strided ones and
-   the tail are gathered into blocks (the unused lanes zero) and the output scattered back. */
+   the tail are gathered into blocks (the unused lanes zero) and the output scattered back,
+   half ones converted to float32 blocks and the output rounded back once per element
+   (PyTorch's CPU kernels compute those in float32). */
 static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
 {
     const ct__act_job *j = (const ct__act_job *)pp;
     int64_t es = j->es, i = 0;
-    bool dense = s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
+    bool half = j->half != CT_FLOAT32;
+    bool dense = !half && s[0] == es && s[1] == es && (j->nin < 2 || s[2] == es);
     if (dense) {
         i = CT__WHOLE_BLOCKS(n);
         j->row(d[0], d[1], j->nin > 1 ? d[2] : NULL, i, j->p);
@@ -47074,13 +48400,19 @@ static void ct__act_loop(char **d, const int64_t *s, int64_t n, const void *pp)
         int64_t m = n - i < CT__ACT_BLOCK ? n - i : CT__ACT_BLOCK;
         int64_t mb = CT__WHOLE_BLOCKS(m + CT__VEC_BLOCK - 1);
         for (int k = 1; k <= j->nin; k++) {
-            for (int64_t e = 0; e < m; e++) {
+            if (half) {
+                ct__half_to_float_n(j->half, d[k] + i * s[k], s[k], (float *)buf[k], m);
+            }
+            for (int64_t e = 0; e < m && !half; e++) {
                 memcpy((char *)buf[k] + e * es, d[k] + (i + e) * s[k], (size_t)es);
             }
             memset((char *)buf[k] + m * es, 0, (size_t)((mb - m) * es));
         }
         j->row(buf[0], buf[1], j->nin > 1 ? buf[2] : NULL, mb, j->p);
-        for (int64_t e = 0; e < m; e++) {
+        if (half) {
+            ct__float_to_half_n(j->half, (const float *)buf[0], d[0] + i * s[0], s[0], m);
+        }
+        for (int64_t e = 0; e < m && !half; e++) {
             memcpy(d[0] + (i + e) * s[0], (char *)buf[0] + e * es, (size_t)es);
         }
     }
@@ -47094,14 +48426,16 @@ static ct__act_row_fn ct__act_row(int id, bool bw, ct_dtype dtype)
     return bw ? (f32 ? r->bw_f32 : r->bw_f64) : (f32 ? r->fw_f32 : r->fw_f64);
 }
 
-/* The kernel of every activation op and its backward: inputs x (forward) or g, x (backward);
-   attributes the scalars; op->variant the activation id. */
+/* The kernel of every activation op and its backward, float16 and bfloat16 included: inputs
+   x (forward) or g, x (backward); attributes the scalars; op->variant the activation id. */
 static ct_status ct__act_kernel(ct_op_call *c)
 {
     ct__act_job j;
     j.nin = c->n_inputs;
-    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, c->dtype);
-    j.es = (int64_t)ct_dtype_size(c->dtype);
+    j.half = ct__is_half(c->dtype) ? c->dtype : CT_FLOAT32;
+    ct_dtype rt = j.half != CT_FLOAT32 ? CT_FLOAT32 : c->dtype; /* the row function's type */
+    j.row = ct__act_row(c->op->variant, c->n_inputs == 2, rt);
+    j.es = (int64_t)ct_dtype_size(rt);
     for (int k = 0; k < 3; k++) {
         j.p[k] = k < c->n_attrs ? c->attrs[k].f : 0;
     }
@@ -47290,14 +48624,18 @@ static bool ct__rrelu_meta(ct_op_call *c)
 }
 
 /* ---- descriptors ----------------------------------------------------------------------------- */
+/* The activations' kernel tables: float32, float64, float16, bfloat16 */
+#define CT__K_ACT                                                                            \
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL, ct__act_kernel, ct__act_kernel, ct__act_kernel, \
+     ct__act_kernel}
 #define CT__ACT_OP(SYM, NAME, SCHEMA, API, ID, NODE)                                          \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_POINTWISE, CT_AUTOCAST_NONE,  \
-                                       ID, 0u, NULL, ct__act_meta, CT__K_FLOAT(ct__act_kernel), \
+                                       ID, 0u, NULL, ct__act_meta, CT__K_ACT,                  \
                                        NULL, NODE, ct__act_backward, 0u, ct__act_record, NULL};
 #define CT__ACT_BW_OP(SYM, NAME, SCHEMA, ID)                                                   \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, "ct_backward", CT_OP_POINTWISE,           \
                                        CT_AUTOCAST_NONE, ID, 0u, NULL, ct__act_meta,           \
-                                       CT__K_FLOAT(ct__act_kernel), NULL, NULL, NULL, 0u, NULL, \
+                                       CT__K_ACT, NULL, NULL, NULL, 0u, NULL,                 \
                                        NULL};
 #define CT__ACT_COMPOSITE(SYM, NAME, SCHEMA, API, META, COMP)                                  \
     static const ct_op ct__op_##SYM = {NAME, SCHEMA, API, CT_OP_OTHER, CT_AUTOCAST_NONE, 0, 0u, \
@@ -47376,6 +48714,7 @@ CT__ACT_COMPOSITE(rrelu, "aten::rrelu", "rrelu(Tensor self, Scalar lower=0.125, 
                   "upper=0.3333333333333333, bool training=False, Generator? generator=None) -> "
                   "Tensor", "ct_rrelu", ct__rrelu_meta, ct__rrelu_composite)
 #undef CT__ACT_OP
+#undef CT__K_ACT
 #undef CT__ACT_BW_OP
 #undef CT__ACT_COMPOSITE
 
@@ -47878,6 +49217,11 @@ static bool ct__pdist_meta(ct_op_call *c)
     }
     if (!ct_dtype_is_floating_point(x->dtype)) {
         ct__fail(CT_ERR_DTYPE, c->fn, "pdist only supports floating-point dtypes");
+        return false;
+    }
+    if (ct__is_half(x->dtype)) { /* PyTorch's CPU kernel has no half dtypes */
+        ct__fail(CT_ERR_DTYPE, c->fn, "\"pdist\" not implemented for '%s'",
+                 ct__dtype_title(x->dtype));
         return false;
     }
     if (!(c->attrs[0].f >= 0)) {
@@ -59950,6 +61294,25 @@ static ct_status ct__dl_fetch(const ct_dataloader *dl, const int64_t *idx, int64
                                failed);
 }
 
+/* With pin_memory and a backend that has pinned memory, replaces each of the batch's nf
+   fields (scoped) by its pinned copy, as PyTorch's pin_memory thread does; without such a
+   backend the batch stays as it is (PyTorch warns "no accelerator is found"). */
+static ct_status ct__dl_pin(const ct_dataloader *dl, ct_tensor **out, int nf)
+{
+    if (!dl->opts.pin_memory || !ct__pin_backend()) {
+        return CT_OK;
+    }
+    for (int f = 0; f < nf && out[f]; f++) {
+        ct_tensor *p = ct_pin_memory(out[f]);
+        if (!p) {
+            return ct_error_code();
+        }
+        ct_free(out[f]);
+        out[f] = p;
+    }
+    return CT_OK;
+}
+
 /* The iterator's base seed, as torch.empty((), dtype=torch.int64).random_(generator). */
 static uint64_t ct__dl_base_seed(const ct_dataloader *dl)
 {
@@ -59980,6 +61343,9 @@ static void ct__dl_run_task(const ct_dataloader *dl, ct__dl_worker *w, ct__dl_ta
         }
     } else {
         t->status = ct__dl_fetch(dl, t->idx, t->n, t->out, &t->failed);
+    }
+    if (t->status == CT_OK) {
+        t->status = ct__dl_pin(dl, t->out, nf);
     }
     if (t->status == CT_OK && scoped) {
         for (int f = 0; f < nf && t->out[f]; f++) {
@@ -60544,7 +61910,7 @@ bool ct_dataloader_next(ct_dataloader *dl, ct_tensor **batch)
     }
 #endif
     ct__profiler_range_begin(false, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
-    ok = ct__dl_next_main(dl, batch);
+    ok = ct__dl_next_main(dl, batch) && ct__dl_pin(dl, batch, dl->n_fields) == CT_OK;
     ct__profiler_range_end();
     return ok;
 }
@@ -60568,6 +61934,15 @@ int64_t ct_dataloader_len(const ct_dataloader *dl)
     return dl->ids ? -1 : ct_sampler_len(dl->batches);
 }
 
+/* Ends the current epoch and stops the workers, persistent ones too (an option changes). */
+static void ct__dl_abandon(ct_dataloader *dl)
+{
+#ifdef CT__DL_THREADS
+    ct__dl_stop(dl, false);
+#endif
+    dl->started = false;
+}
+
 ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
 {
     const char *op = "ct_dataloader_set_num_workers";
@@ -60579,11 +61954,18 @@ ct_status ct_dataloader_set_num_workers(ct_dataloader *dl, int num_workers)
     if (!ct__dl_check_opts(op, &o, dl->ids)) {
         return ct_error_code();
     }
-#ifdef CT__DL_THREADS
-    ct__dl_stop(dl, false);
-#endif
-    dl->started = false;
+    ct__dl_abandon(dl);
     dl->opts.num_workers = num_workers;
+    return CT_OK;
+}
+
+ct_status ct_dataloader_set_pin_memory(ct_dataloader *dl, bool pin_memory)
+{
+    if (ct__null("ct_dataloader_set_pin_memory", dl)) {
+        return CT_ERR_NULL_ARG;
+    }
+    ct__dl_abandon(dl);
+    dl->opts.pin_memory = pin_memory;
     return CT_OK;
 }
 
@@ -64472,6 +65854,7 @@ static const ct_op *const ct__registry[] = {
     &ct__op_clone,
     &ct__op_to_dtype,
     &ct__op_to_device,
+    &ct__op_pin_memory,
     /* ops/pointwise.c (issue 7: pointwise7) */
     &ct__op_erf,
     &ct__op_isnan,
