@@ -27959,12 +27959,32 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
 }
 
 #define CT__GEMM_DEFINE(T, S)                                                              \
+    /* Packs n lines (a multiple of R) that are contiguous in src, whose kc steps lie ld   \
+       apart, into n / R micro-panels of R lines: step p of all n lines in one pass (whole \
+       cache lines read once, where a micro-panel at a time read each line n / R times). */\
+    static inline void ct__gemm_pack_rows_##S(int64_t n, int64_t kc, const T *src,         \
+                                              int64_t ld, T *dst, int64_t R)               \
+    {                                                                                      \
+        for (int64_t p = 0; p < kc; p++) {                                                 \
+            for (int64_t q = 0; q < n; q += R) {                                           \
+                memcpy(dst + q * kc + p * R, src + p * ld + q, sizeof(T) * (size_t)R);     \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
     /* Packs A (mc, kc) at (rsa, csa) into MR-row micro-panels: ap[p * MR + i]. */         \
     static void ct__gemm_pack_a_##S(int64_t mc, int64_t kc, const T *A, int64_t rsa,       \
                                     int64_t csa, T *ap)                                    \
     {                                                                                      \
         const int64_t MR = CT__GEMM_MR_##S;                                                \
-        for (int64_t ir = 0; ir < mc; ir += MR) {                                          \
+        int64_t ir = 0;                                                                    \
+        if (rsa == 1 && csa != 1) {                                                        \
+            /* columns of A are contiguous (A transposed): MR values per p */              \
+            ir = mc / MR * MR;                                                             \
+            ct__gemm_pack_rows_##S(ir, kc, A, csa, ap, CT__GEMM_MR_##S);                   \
+            ap += ir * kc;                                                                 \
+        }                                                                                  \
+        for (; ir < mc; ir += MR) {                                                        \
             int64_t mr = CT__GEMM_MIN(MR, mc - ir);                                        \
             const T *a = A + ir * rsa;                                                     \
             if (mr < MR) {                                                                 \
@@ -27973,11 +27993,6 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             if (csa == 1 && rsa != 1) {                                                    \
                 /* rows of A are contiguous: transpose (mr, kc) into (kc, MR) */           \
                 ct__gemm_pack_t_##S(mr, kc, a, rsa, ap, MR);                               \
-            } else if (rsa == 1 && mr == MR) {                                             \
-                /* columns of A are contiguous (A transposed): MR values per p */          \
-                for (int64_t p = 0; p < kc; p++) {                                         \
-                    memcpy(ap + p * MR, a + p * csa, sizeof(T) * CT__GEMM_MR_##S);         \
-                }                                                                          \
             } else {                                                                       \
                 /* any strides: mr values per p */                                         \
                 for (int64_t p = 0; p < kc; p++) {                                         \
@@ -27995,18 +28010,20 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
                                     int64_t csb, T *bp)                                    \
     {                                                                                      \
         const int64_t NR = CT__GEMM_NR_##S;                                                \
-        for (int64_t jr = 0; jr < nc; jr += NR) {                                          \
+        int64_t jr = 0;                                                                    \
+        if (csb == 1) {                                                                    \
+            /* rows of B are contiguous: NR values per p */                                \
+            jr = nc / NR * NR;                                                             \
+            ct__gemm_pack_rows_##S(jr, kc, B, rsb, bp, CT__GEMM_NR_##S);                   \
+            bp += jr * kc;                                                                 \
+        }                                                                                  \
+        for (; jr < nc; jr += NR) {                                                        \
             int64_t nr = CT__GEMM_MIN(NR, nc - jr);                                        \
             const T *b = B + jr * csb;                                                     \
             if (nr < NR) {                                                                 \
                 memset(bp, 0, sizeof(T) * (size_t)(NR * kc));                              \
             }                                                                              \
-            if (csb == 1 && nr == NR) {                                                    \
-                /* rows of B are contiguous: NR values per p */                            \
-                for (int64_t p = 0; p < kc; p++) {                                         \
-                    memcpy(bp + p * NR, b + p * rsb, sizeof(T) * CT__GEMM_NR_##S);         \
-                }                                                                          \
-            } else if (rsb == 1 && csb != 1) {                                             \
+            if (rsb == 1 && csb != 1) {                                                    \
                 /* columns of B are contiguous (B transposed): transpose (nr, kc) */       \
                 ct__gemm_pack_t_##S(nr, kc, b, csb, bp, NR);                               \
             } else {                                                                       \
