@@ -27595,6 +27595,10 @@ CT__VECTORIZE_END
  *
  * Loop nest (outermost first): jc over NC columns, pc over KC (pack B), ic over MC rows
  * (pack A), jr over NR columns, ir over MR rows, then the micro-kernel over kc.
+ * A with contiguous rows (csa == 1, e.g. activations (tokens, features)) is not packed: the
+ * micro-kernel reads its whole MR-row micro-panels in place (MR rows of kc contiguous values
+ * stay in L1 across the jr loop); only an edge micro-panel is packed. Transposing A into the
+ * packed layout cost as much as a fifth of a product with K = 128.
  *
  * Packed layouts (zero-padded to whole tiles):
  *   A block: for each MR-row micro-panel, kc steps of MR values:  a[p * MR + i]
@@ -27691,8 +27695,9 @@ CT__VECTORIZE_END
 /* ---------------------------------------------------------------------------------------
  * Micro-kernels.
  *
- * ct__gemm_ukr_<dt>(kc, a, b, alpha, beta, c, rsc, csc, mr, nr):
- *   a  packed A micro-panel (kc, MR), a[p * MR + i]
+ * ct__gemm_ukr_<dt>(kc, a, ars, acs, b, alpha, beta, c, rsc, csc, mr, nr):
+ *   a  A micro-panel (MR, kc), a[i * ars + p * acs]: packed (ars 1, acs MR) or in place
+ *      (ars the row stride of A, acs 1); all MR rows are read unless mr <= MR / 2
  *   b  packed B micro-panel (kc, NR), b[p * NR + j]
  *   c  the (mr, nr) tile of C at rows rsc, columns csc apart
  * computes C = alpha * (a @ b) + beta * C on the valid (mr, nr) part; beta == 0 does not
@@ -27776,7 +27781,7 @@ static void ct__gemm_update_f64(int64_t mr, int64_t nr, double alpha, const doub
 #define CT__GEMM_ROWS4(X) X(0) X(1) X(2) X(3)
 #define CT__GEMM_DECL(i) __m512 c##i##0 = _mm512_setzero_ps(), c##i##1 = _mm512_setzero_ps();
 #define CT__GEMM_FMA(i)                                                                    \
-    ai = _mm512_set1_ps(a[i]);                                                             \
+    ai = _mm512_set1_ps(a[(i) * ars]);                                                     \
     c##i##0 = _mm512_fmadd_ps(ai, b0, c##i##0);                                            \
     c##i##1 = _mm512_fmadd_ps(ai, b1, c##i##1);
 #define CT__GEMM_SCALE(i)                                                                  \
@@ -27797,8 +27802,9 @@ static void ct__gemm_update_f64(int64_t mr, int64_t nr, double alpha, const doub
     _mm_prefetch((const char *)(c + i * rsc + 31), _MM_HINT_T0);
 
 /* float32, MR = 8, NR = 32. */
-static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
-                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, int64_t ars, int64_t acs,
+                             const float *b, float alpha, float beta, float *c, int64_t rsc,
+                             int64_t csc, int64_t mr, int64_t nr)
 {
     CT__GEMM_ROWS8(CT__GEMM_DECL)
     int full = mr == 8 && nr == 32 && csc == 1;
@@ -27811,16 +27817,16 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
             __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
             __m512 ai;
             CT__GEMM_ROWS4(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 32;
         }
     } else {
-        // a (kc, 8) and b (kc, 32) packed, contiguous; 16 zmm accumulators
+        // a (8, kc) at (ars, acs), b (kc, 32) packed; 16 zmm accumulators
         for (int64_t p = 0; p < kc; p++) {
             __m512 b0 = _mm512_loadu_ps(b), b1 = _mm512_loadu_ps(b + 16);
             __m512 ai;
             CT__GEMM_ROWS8(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 32;
         }
     }
@@ -27851,7 +27857,7 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
 
 #define CT__GEMM_DECL(i) __m512d c##i##0 = _mm512_setzero_pd(), c##i##1 = _mm512_setzero_pd();
 #define CT__GEMM_FMA(i)                                                                    \
-    ai = _mm512_set1_pd(a[i]);                                                             \
+    ai = _mm512_set1_pd(a[(i) * ars]);                                                     \
     c##i##0 = _mm512_fmadd_pd(ai, b0, c##i##0);                                            \
     c##i##1 = _mm512_fmadd_pd(ai, b1, c##i##1);
 #define CT__GEMM_SCALE(i)                                                                  \
@@ -27872,9 +27878,9 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
     _mm_prefetch((const char *)(c + i * rsc + 15), _MM_HINT_T0);
 
 /* float64, MR = 8, NR = 16. */
-static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, double alpha,
-                             double beta, double *c, int64_t rsc, int64_t csc, int64_t mr,
-                             int64_t nr)
+static void ct__gemm_ukr_f64(int64_t kc, const double *a, int64_t ars, int64_t acs,
+                             const double *b, double alpha, double beta, double *c,
+                             int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
 {
     CT__GEMM_ROWS8(CT__GEMM_DECL)
     int full = mr == 8 && nr == 16 && csc == 1;
@@ -27887,16 +27893,16 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
             __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8);
             __m512d ai;
             CT__GEMM_ROWS4(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 16;
         }
     } else {
-        // a (kc, 8) and b (kc, 16) packed, contiguous; 16 zmm accumulators
+        // a (8, kc) at (ars, acs), b (kc, 16) packed; 16 zmm accumulators
         for (int64_t p = 0; p < kc; p++) {
             __m512d b0 = _mm512_loadu_pd(b), b1 = _mm512_loadu_pd(b + 8);
             __m512d ai;
             CT__GEMM_ROWS8(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 16;
         }
     }
@@ -27934,7 +27940,7 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
 #define CT__GEMM_ROWS3(X) X(0) X(1) X(2)
 #define CT__GEMM_DECL(i) __m256 c##i##0 = _mm256_setzero_ps(), c##i##1 = _mm256_setzero_ps();
 #define CT__GEMM_FMA(i)                                                                    \
-    ai = _mm256_broadcast_ss(a + i);                                                       \
+    ai = _mm256_broadcast_ss(a + (i) * ars);                                               \
     c##i##0 = _mm256_fmadd_ps(ai, b0, c##i##0);                                            \
     c##i##1 = _mm256_fmadd_ps(ai, b1, c##i##1);
 #define CT__GEMM_SCALE(i)                                                                  \
@@ -27952,8 +27958,9 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
     _mm256_storeu_ps(t + i * 16 + 8, c##i##1);
 
 /* float32, MR = 6, NR = 16. */
-static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
-                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, int64_t ars, int64_t acs,
+                             const float *b, float alpha, float beta, float *c, int64_t rsc,
+                             int64_t csc, int64_t mr, int64_t nr)
 {
     CT__GEMM_ROWS6(CT__GEMM_DECL)
     if (mr <= 3) {
@@ -27962,16 +27969,16 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
             __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
             __m256 ai;
             CT__GEMM_ROWS3(CT__GEMM_FMA)
-            a += 6;
+            a += acs;
             b += 16;
         }
     } else {
-        // a (kc, 6) and b (kc, 16) packed, contiguous; 12 ymm accumulators
+        // a (6, kc) at (ars, acs), b (kc, 16) packed; 12 ymm accumulators
         for (int64_t p = 0; p < kc; p++) {
             __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
             __m256 ai;
             CT__GEMM_ROWS6(CT__GEMM_FMA)
-            a += 6;
+            a += acs;
             b += 16;
         }
     }
@@ -28001,7 +28008,7 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
 
 #define CT__GEMM_DECL(i) __m256d c##i##0 = _mm256_setzero_pd(), c##i##1 = _mm256_setzero_pd();
 #define CT__GEMM_FMA(i)                                                                    \
-    ai = _mm256_broadcast_sd(a + i);                                                       \
+    ai = _mm256_broadcast_sd(a + (i) * ars);                                               \
     c##i##0 = _mm256_fmadd_pd(ai, b0, c##i##0);                                            \
     c##i##1 = _mm256_fmadd_pd(ai, b1, c##i##1);
 #define CT__GEMM_SCALE(i)                                                                  \
@@ -28019,9 +28026,9 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
     _mm256_storeu_pd(t + i * 8 + 4, c##i##1);
 
 /* float64, MR = 6, NR = 8. */
-static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, double alpha,
-                             double beta, double *c, int64_t rsc, int64_t csc, int64_t mr,
-                             int64_t nr)
+static void ct__gemm_ukr_f64(int64_t kc, const double *a, int64_t ars, int64_t acs,
+                             const double *b, double alpha, double beta, double *c,
+                             int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
 {
     CT__GEMM_ROWS6(CT__GEMM_DECL)
     if (mr <= 3) {
@@ -28030,16 +28037,16 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
             __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
             __m256d ai;
             CT__GEMM_ROWS3(CT__GEMM_FMA)
-            a += 6;
+            a += acs;
             b += 8;
         }
     } else {
-        // a (kc, 6) and b (kc, 8) packed, contiguous; 12 ymm accumulators
+        // a (6, kc) at (ars, acs), b (kc, 8) packed; 12 ymm accumulators
         for (int64_t p = 0; p < kc; p++) {
             __m256d b0 = _mm256_loadu_pd(b), b1 = _mm256_loadu_pd(b + 4);
             __m256d ai;
             CT__GEMM_ROWS6(CT__GEMM_FMA)
-            a += 6;
+            a += acs;
             b += 8;
         }
     }
@@ -28073,13 +28080,30 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
 
 /* Row i of the tile: three q accumulators ci0..ci2; A comes as two (f32) or four (f64)
    q registers and each row multiplies by one lane of them. */
+/* The MR / 4 (f32) or MR / 2 (f64) values of A at a, ars apart, as q registers. */
+static inline float32x4_t ct__gemm_neon_a_f32(const float *a, int64_t ars)
+{
+    if (ars == 1) {
+        return vld1q_f32(a);
+    }
+    float32x4_t v = vdupq_n_f32(a[0]);
+    v = vsetq_lane_f32(a[ars], v, 1);
+    v = vsetq_lane_f32(a[2 * ars], v, 2);
+    return vsetq_lane_f32(a[3 * ars], v, 3);
+}
+
+static inline float64x2_t ct__gemm_neon_a_f64(const double *a, int64_t ars)
+{
+    return ars == 1 ? vld1q_f64(a) : vsetq_lane_f64(a[ars], vdupq_n_f64(a[0]), 1);
+}
+
 #define CT__GEMM_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 #define CT__GEMM_ROWS4(X) X(0) X(1) X(2) X(3)
 #define CT__GEMM_DECL(i)                                                                   \
     float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0, c##i##2 = c##i##0;
 #define CT__GEMM_FMA(i)                                                                    \
-    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, (i) < 4 ? a0 : a1, (i) % 4);                   \
-    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, (i) < 4 ? a0 : a1, (i) % 4);                   \
+    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, (i) < 4 ? a0 : a1, (i) % 4);                    \
+    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, (i) < 4 ? a0 : a1, (i) % 4);                    \
     c##i##2 = vfmaq_laneq_f32(c##i##2, b2, (i) < 4 ? a0 : a1, (i) % 4);
 #define CT__GEMM_STORET(i)                                                                 \
     vst1q_f32(t + i * 12, c##i##0);                                                        \
@@ -28087,26 +28111,29 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, doubl
     vst1q_f32(t + i * 12 + 8, c##i##2);
 
 /* float32, MR = 8, NR = 12. */
-static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
-                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
+static void ct__gemm_ukr_f32(int64_t kc, const float *a, int64_t ars, int64_t acs,
+                             const float *b, float alpha, float beta, float *c, int64_t rsc,
+                             int64_t csc, int64_t mr, int64_t nr)
 {
     CT__GEMM_ROWS8(CT__GEMM_DECL)
     if (mr <= 4) {
         // edge tile of at most 4 rows: the other rows stay zero
         for (int64_t p = 0; p < kc; p++) {
-            float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+            float32x4_t a0 = ct__gemm_neon_a_f32(a, ars);
+            float32x4_t a1 = ct__gemm_neon_a_f32(a + 4 * ars, ars);
             float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
             CT__GEMM_ROWS4(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 12;
         }
     } else {
-        // a (kc, 8) and b (kc, 12) packed, contiguous; 24 q accumulators
+        // a (8, kc) at (ars, acs), b (kc, 12) packed; 24 q accumulators
         for (int64_t p = 0; p < kc; p++) {
-            float32x4_t a0 = vld1q_f32(a), a1 = vld1q_f32(a + 4);
+            float32x4_t a0 = ct__gemm_neon_a_f32(a, ars);
+            float32x4_t a1 = ct__gemm_neon_a_f32(a + 4 * ars, ars);
             float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
             CT__GEMM_ROWS8(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 12;
         }
     }
@@ -28122,8 +28149,8 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
 #define CT__GEMM_DECL(i)                                                                   \
     float64x2_t c##i##0 = vdupq_n_f64(0.0), c##i##1 = c##i##0, c##i##2 = c##i##0;
 #define CT__GEMM_FMA(i)                                                                    \
-    c##i##0 = vfmaq_laneq_f64(c##i##0, b0, CT__GEMM_AQ(i), (i) % 2);                      \
-    c##i##1 = vfmaq_laneq_f64(c##i##1, b1, CT__GEMM_AQ(i), (i) % 2);                      \
+    c##i##0 = vfmaq_laneq_f64(c##i##0, b0, CT__GEMM_AQ(i), (i) % 2);                       \
+    c##i##1 = vfmaq_laneq_f64(c##i##1, b1, CT__GEMM_AQ(i), (i) % 2);                       \
     c##i##2 = vfmaq_laneq_f64(c##i##2, b2, CT__GEMM_AQ(i), (i) % 2);
 #define CT__GEMM_AQ(i) ((i) < 2 ? a0 : (i) < 4 ? a1 : (i) < 6 ? a2 : a3)
 #define CT__GEMM_STORET(i)                                                                 \
@@ -28132,29 +28159,33 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
     vst1q_f64(t + i * 6 + 4, c##i##2);
 
 /* float64, MR = 8, NR = 6. */
-static void ct__gemm_ukr_f64(int64_t kc, const double *a, const double *b, double alpha,
-                             double beta, double *c, int64_t rsc, int64_t csc, int64_t mr,
-                             int64_t nr)
+static void ct__gemm_ukr_f64(int64_t kc, const double *a, int64_t ars, int64_t acs,
+                             const double *b, double alpha, double beta, double *c,
+                             int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
 {
     CT__GEMM_ROWS8(CT__GEMM_DECL)
     if (mr <= 4) {
         // edge tile of at most 4 rows: the other rows stay zero
         for (int64_t p = 0; p < kc; p++) {
-            float64x2_t a0 = vld1q_f64(a), a1 = vld1q_f64(a + 2);
-            float64x2_t a2 = vld1q_f64(a + 4), a3 = vld1q_f64(a + 6);
+            float64x2_t a0 = ct__gemm_neon_a_f64(a, ars);
+            float64x2_t a1 = ct__gemm_neon_a_f64(a + 2 * ars, ars);
+            float64x2_t a2 = ct__gemm_neon_a_f64(a + 4 * ars, ars);
+            float64x2_t a3 = ct__gemm_neon_a_f64(a + 6 * ars, ars);
             float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
             CT__GEMM_ROWS4(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 6;
         }
     } else {
-        // a (kc, 8) and b (kc, 6) packed, contiguous; 24 q accumulators
+        // a (8, kc) at (ars, acs), b (kc, 6) packed; 24 q accumulators
         for (int64_t p = 0; p < kc; p++) {
-            float64x2_t a0 = vld1q_f64(a), a1 = vld1q_f64(a + 2);
-            float64x2_t a2 = vld1q_f64(a + 4), a3 = vld1q_f64(a + 6);
+            float64x2_t a0 = ct__gemm_neon_a_f64(a, ars);
+            float64x2_t a1 = ct__gemm_neon_a_f64(a + 2 * ars, ars);
+            float64x2_t a2 = ct__gemm_neon_a_f64(a + 4 * ars, ars);
+            float64x2_t a3 = ct__gemm_neon_a_f64(a + 6 * ars, ars);
             float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
             CT__GEMM_ROWS8(CT__GEMM_FMA)
-            a += 8;
+            a += acs;
             b += 6;
         }
     }
@@ -28239,18 +28270,19 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float a
 #define CT__GEMM_MADD_f64(x, y, z) ((z) + (x) * (y))
 #endif
 #define CT__GEMM_PORTABLE_UKR(T, S)                                                        \
-    static void ct__gemm_ukr_##S(int64_t kc, const T *a, const T *b, T alpha, T beta, T *c, \
-                                 int64_t rsc, int64_t csc, int64_t mr, int64_t nr)         \
+    static void ct__gemm_ukr_##S(int64_t kc, const T *a, int64_t ars, int64_t acs,         \
+                                 const T *b, T alpha, T beta, T *c, int64_t rsc,           \
+                                 int64_t csc, int64_t mr, int64_t nr)                      \
     {                                                                                      \
         const int MR = CT__GEMM_MR_##S, NR = CT__GEMM_NR_##S;                              \
         T t[CT__GEMM_MR_##S * CT__GEMM_NR_##S];                                            \
         for (int i = 0; i < MR * NR; i++) {                                                \
             t[i] = (T)0;                                                                   \
         }                                                                                  \
-        /* a (kc, MR) and b (kc, NR) packed, contiguous; t (MR, NR) */                    \
+        /* a (MR, kc) at (ars, acs), b (kc, NR) packed; t (MR, NR) */                      \
         for (int64_t p = 0; p < kc; p++) {                                                 \
             for (int i = 0; i < MR; i++) {                                                 \
-                T ai = a[p * MR + i];                                                      \
+                T ai = a[p * acs + i * ars];                                               \
                 for (int j = 0; j < NR; j++) {                                             \
                     t[i * NR + j] = CT__GEMM_MADD_##S(ai, b[p * NR + j], t[i * NR + j]); \
                 }                                                                          \
@@ -28270,8 +28302,8 @@ CT__GEMM_PORTABLE_UKR(double, f64)
 
 /* ---------------------------------------------------------------------------------------
  * Transposing copies for packing: dst[p * R + l] = src[l * ld + p] for l < lines, p < kc.
- * They pack A when its rows are contiguous (csa == 1) and B when its columns are
- * (rsb == 1, e.g. a Linear weight used as W^T). With AVX, 8 x 8 (float32) or 4 x 4
+ * They pack an edge micro-panel of A whose rows are contiguous (csa == 1) and B when its
+ * columns are (rsb == 1, e.g. a Linear weight used as W^T). With AVX, 8 x 8 (float32) or 4 x 4
  * (float64) blocks are transposed in registers; other lines go element by element.
  * ------------------------------------------------------------------------------------- */
 
@@ -28600,10 +28632,10 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
                   _mm512_maskz_unpackhi_ps(CT__GEMM_DOT_ALL, u, v))
 /* two pairs -> per 128-bit lane the partial sums of the 4 vectors, in order */
 #define CT__GEMM_DOT_QUAD(s, t)                                                            \
-    _mm512_add_ps(_mm512_castpd_ps(_mm512_maskz_unpacklo_pd((__mmask8)0xFF,                 \
+    _mm512_add_ps(_mm512_castpd_ps(_mm512_maskz_unpacklo_pd((__mmask8)0xFF,                \
                                                             _mm512_castps_pd(s),           \
                                                             _mm512_castps_pd(t))),         \
-                  _mm512_castpd_ps(_mm512_maskz_unpackhi_pd((__mmask8)0xFF,                 \
+                  _mm512_castpd_ps(_mm512_maskz_unpackhi_pd((__mmask8)0xFF,                \
                                                             _mm512_castps_pd(s),           \
                                                             _mm512_castps_pd(t))))
 /* two quads -> [lanes 0+1 of x, lanes 2+3 of x, lanes 0+1 of y, lanes 2+3 of y] */
@@ -28617,10 +28649,10 @@ static void ct__gemm_thin_axpy_f32(int64_t M, int64_t N, int64_t K, float alpha,
 #define CT__GEMM_DOT_LOADS(LOAD)                                                           \
     __m512 va0 = LOAD(a0), va1 = LOAD(a1), va2 = LOAD(a2), va3 = LOAD(a3);                 \
     __m512 vb0 = LOAD(b0), vb1 = LOAD(b1), vb2 = LOAD(b2), vb3 = LOAD(b3), vb4 = LOAD(b4); \
-    CT__GEMM_KEEP(vb0);                                                                \
-    CT__GEMM_KEEP(vb1);                                                                \
-    CT__GEMM_KEEP(vb2);                                                                \
-    CT__GEMM_KEEP(vb3);                                                                \
+    CT__GEMM_KEEP(vb0);                                                                    \
+    CT__GEMM_KEEP(vb1);                                                                    \
+    CT__GEMM_KEEP(vb2);                                                                    \
+    CT__GEMM_KEEP(vb3);                                                                    \
     CT__GEMM_KEEP(vb4);
 #define CT__GEMM_DOT_LOAD(x) _mm512_loadu_ps(x + p)
 #define CT__GEMM_DOT_LOADT(x) _mm512_maskz_loadu_ps(kt, x + kfull)
@@ -28814,12 +28846,32 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
 }
 
 #define CT__GEMM_DEFINE(T, S)                                                              \
+    /* Packs n lines (a multiple of R) that are contiguous in src, whose kc steps lie ld   \
+       apart, into n / R micro-panels of R lines: step p of all n lines in one pass (whole \
+       cache lines read once, where a micro-panel at a time read each line n / R times). */\
+    static inline void ct__gemm_pack_rows_##S(int64_t n, int64_t kc, const T *src,         \
+                                              int64_t ld, T *dst, int64_t R)               \
+    {                                                                                      \
+        for (int64_t p = 0; p < kc; p++) {                                                 \
+            for (int64_t q = 0; q < n; q += R) {                                           \
+                memcpy(dst + q * kc + p * R, src + p * ld + q, sizeof(T) * (size_t)R);     \
+            }                                                                              \
+        }                                                                                  \
+    }                                                                                      \
+                                                                                           \
     /* Packs A (mc, kc) at (rsa, csa) into MR-row micro-panels: ap[p * MR + i]. */         \
     static void ct__gemm_pack_a_##S(int64_t mc, int64_t kc, const T *A, int64_t rsa,       \
                                     int64_t csa, T *ap)                                    \
     {                                                                                      \
         const int64_t MR = CT__GEMM_MR_##S;                                                \
-        for (int64_t ir = 0; ir < mc; ir += MR) {                                          \
+        int64_t ir = 0;                                                                    \
+        if (rsa == 1 && csa != 1) {                                                        \
+            /* columns of A are contiguous (A transposed): MR values per p */              \
+            ir = mc / MR * MR;                                                             \
+            ct__gemm_pack_rows_##S(ir, kc, A, csa, ap, CT__GEMM_MR_##S);                   \
+            ap += ir * kc;                                                                 \
+        }                                                                                  \
+        for (; ir < mc; ir += MR) {                                                        \
             int64_t mr = CT__GEMM_MIN(MR, mc - ir);                                        \
             const T *a = A + ir * rsa;                                                     \
             if (mr < MR) {                                                                 \
@@ -28828,13 +28880,8 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
             if (csa == 1 && rsa != 1) {                                                    \
                 /* rows of A are contiguous: transpose (mr, kc) into (kc, MR) */           \
                 ct__gemm_pack_t_##S(mr, kc, a, rsa, ap, MR);                               \
-            } else if (rsa == 1 && mr == MR) {                                             \
-                /* columns of A are contiguous (A transposed): MR values per p */          \
-                for (int64_t p = 0; p < kc; p++) {                                         \
-                    memcpy(ap + p * MR, a + p * csa, sizeof(T) * CT__GEMM_MR_##S);         \
-                }                                                                          \
             } else {                                                                       \
-                /* any strides: mr values per p */                                        \
+                /* any strides: mr values per p */                                         \
                 for (int64_t p = 0; p < kc; p++) {                                         \
                     for (int64_t i = 0; i < mr; i++) {                                     \
                         ap[p * MR + i] = a[p * csa + i * rsa];                             \
@@ -28850,22 +28897,24 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
                                     int64_t csb, T *bp)                                    \
     {                                                                                      \
         const int64_t NR = CT__GEMM_NR_##S;                                                \
-        for (int64_t jr = 0; jr < nc; jr += NR) {                                          \
+        int64_t jr = 0;                                                                    \
+        if (csb == 1) {                                                                    \
+            /* rows of B are contiguous: NR values per p */                                \
+            jr = nc / NR * NR;                                                             \
+            ct__gemm_pack_rows_##S(jr, kc, B, rsb, bp, CT__GEMM_NR_##S);                   \
+            bp += jr * kc;                                                                 \
+        }                                                                                  \
+        for (; jr < nc; jr += NR) {                                                        \
             int64_t nr = CT__GEMM_MIN(NR, nc - jr);                                        \
             const T *b = B + jr * csb;                                                     \
             if (nr < NR) {                                                                 \
                 memset(bp, 0, sizeof(T) * (size_t)(NR * kc));                              \
             }                                                                              \
-            if (csb == 1 && nr == NR) {                                                    \
-                /* rows of B are contiguous: NR values per p */                            \
-                for (int64_t p = 0; p < kc; p++) {                                         \
-                    memcpy(bp + p * NR, b + p * rsb, sizeof(T) * CT__GEMM_NR_##S);         \
-                }                                                                          \
-            } else if (rsb == 1 && csb != 1) {                                             \
+            if (rsb == 1 && csb != 1) {                                                    \
                 /* columns of B are contiguous (B transposed): transpose (nr, kc) */       \
                 ct__gemm_pack_t_##S(nr, kc, b, csb, bp, NR);                               \
             } else {                                                                       \
-                /* any strides: nr values per p */                                        \
+                /* any strides: nr values per p */                                         \
                 for (int64_t p = 0; p < kc; p++) {                                         \
                     for (int64_t j = 0; j < nr; j++) {                                     \
                         bp[p * NR + j] = b[p * rsb + j * csb];                             \
@@ -28877,7 +28926,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
     }                                                                                      \
                                                                                            \
     /* One thread's product on C (M, N), with packing buffers ap (MC, KC), bp (KC, NC). */ \
-    static void ct__gemm_blocked_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A,  \
+    static void ct__gemm_blocked_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A, \
                                      int64_t rsa, int64_t csa, const T *B, int64_t rsb,    \
                                      int64_t csb, T beta, T *C, int64_t rsc, int64_t csc,  \
                                      T *ap, T *bp)                                         \
@@ -28897,13 +28946,21 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
                 /* ic: MC rows of A and C */                                               \
                 for (int64_t ic = 0; ic < M; ic += MC) {                                   \
                     int64_t mc = CT__GEMM_MIN(MC, M - ic);                                 \
-                    ct__gemm_pack_a_##S(mc, kc, A + ic * rsa + pc * csa, rsa, csa, ap);    \
+                    const T *a = A + ic * rsa + pc * csa;                                  \
+                    /* whole MR-row micro-panels of A with contiguous rows are read in     \
+                       place; the others (edge, other strides) packed */                   \
+                    int64_t in_place = csa == 1 ? mc / MR * MR : 0;                        \
+                    ct__gemm_pack_a_##S(mc - in_place, kc, a + in_place * rsa, rsa, csa,   \
+                                        ap);                                               \
                     /* jr, ir: (MR, NR) tiles of C (mc, nc); micro-panels kc long */       \
                     for (int64_t jr = 0; jr < nc; jr += NR) {                              \
                         for (int64_t ir = 0; ir < mc; ir += MR) {                          \
                             T *c = C + (ic + ir) * rsc + (jc + jr) * csc;                  \
-                            ct__gemm_ukr_##S(kc, ap + ir * kc, bp + jr * kc, alpha, beta_p, \
-                                             c, rsc, csc, CT__GEMM_MIN(MR, mc - ir),       \
+                            int in = ir < in_place;                                        \
+                            const T *pa = in ? a + ir * rsa : ap + (ir - in_place) * kc;   \
+                            ct__gemm_ukr_##S(kc, pa, in ? rsa : 1, in ? 1 : MR,            \
+                                             bp + jr * kc, alpha, beta_p, c, rsc, csc,     \
+                                             CT__GEMM_MIN(MR, mc - ir),                    \
                                              CT__GEMM_MIN(NR, nc - jr));                   \
                         }                                                                  \
                     }                                                                      \
@@ -28913,7 +28970,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
     }                                                                                      \
                                                                                            \
     /* Unpacked fallback when no packing memory could be had: correct and slow. */         \
-    static void ct__gemm_naive_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A,    \
+    static void ct__gemm_naive_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A,   \
                                    int64_t rsa, int64_t csa, const T *B, int64_t rsb,      \
                                    int64_t csb, T beta, T *C, int64_t rsc, int64_t csc)    \
     {                                                                                      \
@@ -28960,7 +29017,7 @@ static int64_t ct__gemm_split(int64_t n, int64_t unit, int t, int nt)
         }                                                                                  \
     }                                                                                      \
                                                                                            \
-    void ct__gemm_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa,    \
+    void ct__gemm_##S(int64_t M, int64_t N, int64_t K, T alpha, const T *A, int64_t rsa,   \
                       int64_t csa, const T *B, int64_t rsb, int64_t csb, T beta, T *C,     \
                       int64_t rsc, int64_t csc)                                            \
     {                                                                                      \
@@ -30179,6 +30236,25 @@ static bool ct__linear_meta(ct_op_call *c)
 }
 CT__GLUE_END
 
+/* y (N, out) = b broadcast over the rows: a row copy where y's rows and b are contiguous
+   (the iterator's broadcast copy cost 3% of a GPT training step), else ct__copy_kernel. */
+static void ct__linear_bias_rows(ct_tensor *y, const ct_tensor *bias)
+{
+    int64_t rows = y->sizes[0], n = y->sizes[1];
+    size_t bytes = ct_dtype_size(y->dtype) * (size_t)n;
+    if (bias->ndim != 1 || bias->dtype != y->dtype || (n > 1 && bias->strides[0] != 1) ||
+        (n > 1 && y->strides[1] != 1)) {
+        ct__copy_kernel(y, bias);
+        return;
+    }
+    const char *b = ct__data(bias);
+    char *d = ct__data(y);
+    int64_t step = y->strides[0] * (int64_t)ct_dtype_size(y->dtype);
+    for (int64_t i = 0; i < rows; i++) {
+        memcpy(d + i * step, b, bytes);
+    }
+}
+
 /* y (N, out) = x (N, in) @ W^T + b: one GEMM reading W transposed through its strides; the
    fused ReLU runs while the output is still in cache. */
 static bool ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w,
@@ -30193,7 +30269,7 @@ static bool ct__linear_2d(const char *op, const ct_tensor *x, const ct_tensor *w
     wt->strides[0] = w->strides[1];
     wt->strides[1] = w->strides[0];
     if (bias) {
-        ct__copy_kernel(y, bias);
+        ct__linear_bias_rows(y, bias);
     }
     bool ok = ct__gemm(op, x, wt, y, 1.0, bias ? 1.0 : 0.0);
     ct__release(wt);
@@ -50430,6 +50506,18 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
     return off;
 }
 
+/* Zeroes rows of cols elements of size es, rs elements apart, from p. */
+static void ct__sdpa_zero(void *p, int64_t rows, int64_t rs, int64_t cols, size_t es)
+{
+    if (rs == cols || rows == 1) {
+        memset(p, 0, es * (size_t)(rows * cols));
+        return;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        memset((char *)p + es * (size_t)(r * rs), 0, es * (size_t)cols);
+    }
+}
+
 /* ---- kernels -------------------------------------------------------------------------- */
 /* The elementwise loops over one row, vectorized (each in a fixed order). */
 #define CT__SDPA_LOOPS(T, SX, FMA)                                                            \
@@ -50547,10 +50635,10 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         int64_t m = j->L - i0 < CT__SDPA_BQ ? j->L - i0 : CT__SDPA_BQ;                        \
         T *s = (T *)(void *)j->scratch + slot * j->slot_len, *mx = s + CT__SDPA_BQ * CT__SDPA_BK; \
         T *l = mx + CT__SDPA_BQ;                                                              \
-        T *o = (T *)(void *)j->o.data + ct__sdpa_off(j, &j->o, b, h) + i0 * j->Ev;            \
+        T *o = (T *)(void *)j->o.data + ct__sdpa_off(j, &j->o, b, h) + i0 * j->o.rs;          \
         const T *v = (const T *)(const void *)j->v.data +                                     \
                      ct__sdpa_off(j, &j->v, b, h / (j->Hq / j->H));                           \
-        memset(o, 0, sizeof(T) * (size_t)(m * j->Ev));                                        \
+        ct__sdpa_zero(o, m, j->o.rs, j->Ev, sizeof(T));                                       \
         for (int64_t r = 0; r < m; r++) {                                                     \
             mx[r] = (T)-INFINITY;                                                             \
             l[r] = 0;                                                                         \
@@ -50571,15 +50659,15 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
                 l[r] = l[r] * alpha + ct__sdpa_sum_##SX(row, nk);                             \
                 mx[r] = top;                                                                  \
                 if (alpha != (T)1) {                                                          \
-                    ct__sdpa_scale_##SX(o + r * j->Ev, j->Ev, alpha);                         \
+                    ct__sdpa_scale_##SX(o + r * j->o.rs, j->Ev, alpha);                       \
                 }                                                                             \
             }                                                                                 \
             ct__gemm_##SX(m, j->Ev, nk, (T)1, s, CT__SDPA_BK, 1, v + k0 * j->v.rs, j->v.rs,    \
-                          j->v.cs, (T)1, o, j->Ev, 1);                                        \
+                          j->v.cs, (T)1, o, j->o.rs, 1);                                      \
         }                                                                                     \
         T *lse = (T *)(void *)j->lse.data + ct__sdpa_off(j, &j->lse, b, h) + i0;              \
         for (int64_t r = 0; r < m; r++) {                                                     \
-            ct__sdpa_scale_##SX(o + r * j->Ev, j->Ev, l[r] > 0 ? (T)1 / l[r] : (T)0);         \
+            ct__sdpa_scale_##SX(o + r * j->o.rs, j->Ev, l[r] > 0 ? (T)1 / l[r] : (T)0);       \
             lse[r] = l[r] > 0 ? mx[r] + (T)log(l[r]) : (T)-INFINITY;                          \
         }                                                                                     \
     }                                                                                         \
@@ -50600,9 +50688,9 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
                      k0 * j->k.rs;                                                            \
         const T *v = (const T *)(const void *)j->v.data + ct__sdpa_off(j, &j->v, b, hk) +     \
                      k0 * j->v.rs;                                                            \
-        T *dq = (T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h) + i0 * j->E;          \
-        T *dk = (T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk) + k0 * j->E;         \
-        T *dv = (T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk) + k0 * j->Ev;        \
+        T *dq = (T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h) + i0 * j->dq.rs;      \
+        T *dk = (T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk) + k0 * j->dk.rs;     \
+        T *dv = (T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk) + k0 * j->dv.rs;     \
         ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, p);                                      \
         for (int64_t r = 0; r < m; r++) {                                                     \
             T *row = p + r * CT__SDPA_BK, z = lse[(i0 + r) * j->lse.rs];                      \
@@ -50613,16 +50701,16 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
             }                                                                                 \
         }                                                                                     \
         ct__gemm_##SX(nk, j->Ev, m, (T)1, p, 1, CT__SDPA_BK, go, j->go.rs, j->go.cs, (T)1, dv, \
-                      j->Ev, 1);                                                              \
+                      j->dv.rs, 1);                                                           \
         ct__gemm_##SX(m, nk, j->Ev, (T)1, go, j->go.rs, j->go.cs, v, j->v.cs, j->v.rs, (T)0,   \
                       dp, CT__SDPA_BK, 1);                                                    \
         for (int64_t r = 0; r < m; r++) {                                                     \
             ct__sdpa_ds_##SX(p + r * CT__SDPA_BK, dp + r * CT__SDPA_BK, nk, D[i0 + r]);       \
         }                                                                                     \
         ct__gemm_##SX(m, j->E, nk, (T)j->scale, dp, CT__SDPA_BK, 1, k, j->k.rs, j->k.cs, (T)1, \
-                      dq, j->E, 1);                                                           \
+                      dq, j->dq.rs, 1);                                                       \
         ct__gemm_##SX(nk, j->E, m, (T)j->scale, dp, 1, CT__SDPA_BK, q, j->q.rs, j->q.cs, (T)1, \
-                      dk, j->E, 1);                                                           \
+                      dk, j->dk.rs, 1);                                                       \
     }                                                                                         \
                                                                                               \
     /* One (batch, key/value head): dk, dv of the head and dq of its group's query heads. */  \
@@ -50632,13 +50720,13 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         int64_t b = t / j->H, hk = t % j->H, G = j->Hq / j->H;                                \
         T *p = (T *)(void *)j->scratch + slot * j->slot_len, *dp = p + CT__SDPA_BQ * CT__SDPA_BK; \
         T *D = dp + CT__SDPA_BQ * CT__SDPA_BK;                                                \
-        memset((T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk), 0,                   \
-               sizeof(T) * (size_t)(j->S * j->E));                                            \
-        memset((T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk), 0,                   \
-               sizeof(T) * (size_t)(j->S * j->Ev));                                           \
+        ct__sdpa_zero((T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk), j->S,         \
+                      j->dk.rs, j->E, sizeof(T));                                             \
+        ct__sdpa_zero((T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk), j->S,         \
+                      j->dv.rs, j->Ev, sizeof(T));                                            \
         for (int64_t h = hk * G; h < (hk + 1) * G; h++) {                                     \
-            memset((T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h), 0,                \
-                   sizeof(T) * (size_t)(j->L * j->E));                                        \
+            ct__sdpa_zero((T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h), j->L,      \
+                          j->dq.rs, j->E, sizeof(T));                                         \
             const T *go = (const T *)(const void *)j->go.data + ct__sdpa_off(j, &j->go, b, h); \
             const T *o = (const T *)(const void *)j->o.data + ct__sdpa_off(j, &j->o, b, h);   \
             for (int64_t r = 0; r < j->L; r++) {                                              \
@@ -50843,6 +50931,20 @@ static ct_status ct__sdpa_run(ct_op_call *c, ct__sdpa_job *j, int64_t ntasks, in
     return CT_OK;
 }
 
+/* A new output t (N..., heads, rows, cols) laid out (N..., rows, heads, cols) when its
+   operand ref has its heads inside its rows (a (B, T, H, D) projection seen as (B, H, T, D),
+   as PyTorch's flash attention lays out its output): then t transposed back to (B, T, H, D)
+   and merged is a view, not a copy. */
+static void ct__sdpa_layout_like(ct_tensor *t, const ct_tensor *ref)
+{
+    int nd = t->ndim, r = ref->ndim;
+    if (nd < 3 || r < 3 || ref->strides[r - 3] >= ref->strides[r - 2]) {
+        return;
+    }
+    t->strides[nd - 3] = t->sizes[nd - 1];
+    t->strides[nd - 2] = t->sizes[nd - 3] * t->sizes[nd - 1];
+}
+
 /* ---- aten::_scaled_dot_product_flash_attention_for_cpu --------------------------------- */
 /* Inputs: query, key, value, attn_mask (optional: bool or the query's dtype); attrs:
    dropout_p (0), is_causal, scale (resolved). Outputs: output, logsumexp (N..., Hq, L). */
@@ -50862,7 +50964,11 @@ static bool ct__sdpa_flash_meta(ct_op_call *c)
     int64_t lse[CT_MAX_DIMS];
     memcpy(lse, out, sizeof lse);
     lse[nd - 1] = 1;
-    return ct__op_output(c, out, nd, c->dtype) && ct__op_output(c, lse, nd, c->dtype);
+    ct_tensor *o = ct__op_output(c, out, nd, c->dtype);
+    if (o) {
+        ct__sdpa_layout_like(o, c->inputs[0]);
+    }
+    return o && ct__op_output(c, lse, nd, c->dtype);
 }
 
 static ct_status ct__sdpa_flash_kernel(ct_op_call *c)
@@ -50875,6 +50981,16 @@ static ct_status ct__sdpa_flash_kernel(ct_op_call *c)
                         c->dtype == CT_FLOAT32 ? ct__sdpa_fwd_task_f32 : ct__sdpa_fwd_task_f64);
 }
 
+/* The next gradient output (sizes s), laid out as its operand ref. */
+static bool ct__sdpa_grad_output(ct_op_call *c, const int64_t *s, int nd, const ct_tensor *ref)
+{
+    ct_tensor *t = ct__op_output(c, s, nd, c->dtype);
+    if (t) {
+        ct__sdpa_layout_like(t, ref);
+    }
+    return t != NULL;
+}
+
 /* Inputs: grad_out, query, key, value, out, logsumexp, attn_mask (optional); attrs as the
    forward's. Outputs: grad_query, grad_key, grad_value in the broadcast batch shape. */
 static bool ct__sdpa_flash_bw_meta(ct_op_call *c)
@@ -50885,18 +51001,18 @@ static bool ct__sdpa_flash_bw_meta(ct_op_call *c)
     c->dtype = go->dtype;
     memcpy(s, go->sizes, sizeof s);
     s[nd - 1] = ct__sdpa_dim(c->inputs[1], 1);
-    if (!ct__op_output(c, s, nd, c->dtype)) {
+    if (!ct__sdpa_grad_output(c, s, nd, c->inputs[1])) {
         return false;
     }
     if (nd >= 3) {
         s[nd - 3] = ct__sdpa_dim(k, 3);
     }
     s[nd - 2] = ct__sdpa_dim(k, 2);
-    if (!ct__op_output(c, s, nd, c->dtype)) {
+    if (!ct__sdpa_grad_output(c, s, nd, k)) {
         return false;
     }
     s[nd - 1] = ct__sdpa_dim(v, 1);
-    return ct__op_output(c, s, nd, c->dtype) != NULL;
+    return ct__sdpa_grad_output(c, s, nd, v);
 }
 
 static ct_status ct__sdpa_flash_bw_kernel(ct_op_call *c)

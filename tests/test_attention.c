@@ -102,6 +102,14 @@ static void test_attention_node(void)
     ct_tensor *y = ct_scaled_dot_product_attention(q, q, q, NULL, NULL);
     CHECK(y && !strcmp(ct_node_name(ct_grad_fn(y)),
                        "ScaledDotProductFlashAttentionForCpuBackward0"));
+    CHECK(ct_is_contiguous(y));
+    /* heads inside rows in, heads inside rows out: y^T (1, 4, 2, 3) is contiguous, so the
+       heads merge back into (1, 4, 6) as a view */
+    ct_tensor *qt = attn_input(s, 4, 0, CT_FLOAT32, true);
+    ct_tensor *yt = ct_scaled_dot_product_attention(qt, qt, qt, NULL, NULL);
+    CHECK(yt && ct_is_contiguous(ct_transpose(yt, 1, 2)));
+    ct_tensor *qc = ct_contiguous(qt);
+    CHECK(ct_equal(yt, ct_scaled_dot_product_attention(qc, qc, qc, NULL, NULL)));
     ct_scope_end();
 }
 

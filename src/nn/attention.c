@@ -82,6 +82,18 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
     return off;
 }
 
+/* Zeroes rows of cols elements of size es, rs elements apart, from p. */
+static void ct__sdpa_zero(void *p, int64_t rows, int64_t rs, int64_t cols, size_t es)
+{
+    if (rs == cols || rows == 1) {
+        memset(p, 0, es * (size_t)(rows * cols));
+        return;
+    }
+    for (int64_t r = 0; r < rows; r++) {
+        memset((char *)p + es * (size_t)(r * rs), 0, es * (size_t)cols);
+    }
+}
+
 /* ---- kernels -------------------------------------------------------------------------- */
 /* The elementwise loops over one row, vectorized (each in a fixed order). */
 #define CT__SDPA_LOOPS(T, SX, FMA)                                                            \
@@ -199,10 +211,10 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         int64_t m = j->L - i0 < CT__SDPA_BQ ? j->L - i0 : CT__SDPA_BQ;                        \
         T *s = (T *)(void *)j->scratch + slot * j->slot_len, *mx = s + CT__SDPA_BQ * CT__SDPA_BK; \
         T *l = mx + CT__SDPA_BQ;                                                              \
-        T *o = (T *)(void *)j->o.data + ct__sdpa_off(j, &j->o, b, h) + i0 * j->Ev;            \
+        T *o = (T *)(void *)j->o.data + ct__sdpa_off(j, &j->o, b, h) + i0 * j->o.rs;          \
         const T *v = (const T *)(const void *)j->v.data +                                     \
                      ct__sdpa_off(j, &j->v, b, h / (j->Hq / j->H));                           \
-        memset(o, 0, sizeof(T) * (size_t)(m * j->Ev));                                        \
+        ct__sdpa_zero(o, m, j->o.rs, j->Ev, sizeof(T));                                       \
         for (int64_t r = 0; r < m; r++) {                                                     \
             mx[r] = (T)-INFINITY;                                                             \
             l[r] = 0;                                                                         \
@@ -223,15 +235,15 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
                 l[r] = l[r] * alpha + ct__sdpa_sum_##SX(row, nk);                             \
                 mx[r] = top;                                                                  \
                 if (alpha != (T)1) {                                                          \
-                    ct__sdpa_scale_##SX(o + r * j->Ev, j->Ev, alpha);                         \
+                    ct__sdpa_scale_##SX(o + r * j->o.rs, j->Ev, alpha);                       \
                 }                                                                             \
             }                                                                                 \
             ct__gemm_##SX(m, j->Ev, nk, (T)1, s, CT__SDPA_BK, 1, v + k0 * j->v.rs, j->v.rs,    \
-                          j->v.cs, (T)1, o, j->Ev, 1);                                        \
+                          j->v.cs, (T)1, o, j->o.rs, 1);                                      \
         }                                                                                     \
         T *lse = (T *)(void *)j->lse.data + ct__sdpa_off(j, &j->lse, b, h) + i0;              \
         for (int64_t r = 0; r < m; r++) {                                                     \
-            ct__sdpa_scale_##SX(o + r * j->Ev, j->Ev, l[r] > 0 ? (T)1 / l[r] : (T)0);         \
+            ct__sdpa_scale_##SX(o + r * j->o.rs, j->Ev, l[r] > 0 ? (T)1 / l[r] : (T)0);       \
             lse[r] = l[r] > 0 ? mx[r] + (T)log(l[r]) : (T)-INFINITY;                          \
         }                                                                                     \
     }                                                                                         \
@@ -252,9 +264,9 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
                      k0 * j->k.rs;                                                            \
         const T *v = (const T *)(const void *)j->v.data + ct__sdpa_off(j, &j->v, b, hk) +     \
                      k0 * j->v.rs;                                                            \
-        T *dq = (T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h) + i0 * j->E;          \
-        T *dk = (T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk) + k0 * j->E;         \
-        T *dv = (T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk) + k0 * j->Ev;        \
+        T *dq = (T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h) + i0 * j->dq.rs;      \
+        T *dk = (T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk) + k0 * j->dk.rs;     \
+        T *dv = (T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk) + k0 * j->dv.rs;     \
         ct__sdpa_scores_##SX(j, b, h, i0, m, k0, nk, p);                                      \
         for (int64_t r = 0; r < m; r++) {                                                     \
             T *row = p + r * CT__SDPA_BK, z = lse[(i0 + r) * j->lse.rs];                      \
@@ -265,16 +277,16 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
             }                                                                                 \
         }                                                                                     \
         ct__gemm_##SX(nk, j->Ev, m, (T)1, p, 1, CT__SDPA_BK, go, j->go.rs, j->go.cs, (T)1, dv, \
-                      j->Ev, 1);                                                              \
+                      j->dv.rs, 1);                                                           \
         ct__gemm_##SX(m, nk, j->Ev, (T)1, go, j->go.rs, j->go.cs, v, j->v.cs, j->v.rs, (T)0,   \
                       dp, CT__SDPA_BK, 1);                                                    \
         for (int64_t r = 0; r < m; r++) {                                                     \
             ct__sdpa_ds_##SX(p + r * CT__SDPA_BK, dp + r * CT__SDPA_BK, nk, D[i0 + r]);       \
         }                                                                                     \
         ct__gemm_##SX(m, j->E, nk, (T)j->scale, dp, CT__SDPA_BK, 1, k, j->k.rs, j->k.cs, (T)1, \
-                      dq, j->E, 1);                                                           \
+                      dq, j->dq.rs, 1);                                                       \
         ct__gemm_##SX(nk, j->E, m, (T)j->scale, dp, 1, CT__SDPA_BK, q, j->q.rs, j->q.cs, (T)1, \
-                      dk, j->E, 1);                                                           \
+                      dk, j->dk.rs, 1);                                                       \
     }                                                                                         \
                                                                                               \
     /* One (batch, key/value head): dk, dv of the head and dq of its group's query heads. */  \
@@ -284,13 +296,13 @@ static int64_t ct__sdpa_off(const ct__sdpa_job *j, const ct__sdpa_mat *m, int64_
         int64_t b = t / j->H, hk = t % j->H, G = j->Hq / j->H;                                \
         T *p = (T *)(void *)j->scratch + slot * j->slot_len, *dp = p + CT__SDPA_BQ * CT__SDPA_BK; \
         T *D = dp + CT__SDPA_BQ * CT__SDPA_BK;                                                \
-        memset((T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk), 0,                   \
-               sizeof(T) * (size_t)(j->S * j->E));                                            \
-        memset((T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk), 0,                   \
-               sizeof(T) * (size_t)(j->S * j->Ev));                                           \
+        ct__sdpa_zero((T *)(void *)j->dk.data + ct__sdpa_off(j, &j->dk, b, hk), j->S,         \
+                      j->dk.rs, j->E, sizeof(T));                                             \
+        ct__sdpa_zero((T *)(void *)j->dv.data + ct__sdpa_off(j, &j->dv, b, hk), j->S,         \
+                      j->dv.rs, j->Ev, sizeof(T));                                            \
         for (int64_t h = hk * G; h < (hk + 1) * G; h++) {                                     \
-            memset((T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h), 0,                \
-                   sizeof(T) * (size_t)(j->L * j->E));                                        \
+            ct__sdpa_zero((T *)(void *)j->dq.data + ct__sdpa_off(j, &j->dq, b, h), j->L,      \
+                          j->dq.rs, j->E, sizeof(T));                                         \
             const T *go = (const T *)(const void *)j->go.data + ct__sdpa_off(j, &j->go, b, h); \
             const T *o = (const T *)(const void *)j->o.data + ct__sdpa_off(j, &j->o, b, h);   \
             for (int64_t r = 0; r < j->L; r++) {                                              \
@@ -495,6 +507,20 @@ static ct_status ct__sdpa_run(ct_op_call *c, ct__sdpa_job *j, int64_t ntasks, in
     return CT_OK;
 }
 
+/* A new output t (N..., heads, rows, cols) laid out (N..., rows, heads, cols) when its
+   operand ref has its heads inside its rows (a (B, T, H, D) projection seen as (B, H, T, D),
+   as PyTorch's flash attention lays out its output): then t transposed back to (B, T, H, D)
+   and merged is a view, not a copy. */
+static void ct__sdpa_layout_like(ct_tensor *t, const ct_tensor *ref)
+{
+    int nd = t->ndim, r = ref->ndim;
+    if (nd < 3 || r < 3 || ref->strides[r - 3] >= ref->strides[r - 2]) {
+        return;
+    }
+    t->strides[nd - 3] = t->sizes[nd - 1];
+    t->strides[nd - 2] = t->sizes[nd - 3] * t->sizes[nd - 1];
+}
+
 /* ---- aten::_scaled_dot_product_flash_attention_for_cpu --------------------------------- */
 /* Inputs: query, key, value, attn_mask (optional: bool or the query's dtype); attrs:
    dropout_p (0), is_causal, scale (resolved). Outputs: output, logsumexp (N..., Hq, L). */
@@ -514,7 +540,11 @@ static bool ct__sdpa_flash_meta(ct_op_call *c)
     int64_t lse[CT_MAX_DIMS];
     memcpy(lse, out, sizeof lse);
     lse[nd - 1] = 1;
-    return ct__op_output(c, out, nd, c->dtype) && ct__op_output(c, lse, nd, c->dtype);
+    ct_tensor *o = ct__op_output(c, out, nd, c->dtype);
+    if (o) {
+        ct__sdpa_layout_like(o, c->inputs[0]);
+    }
+    return o && ct__op_output(c, lse, nd, c->dtype);
 }
 
 static ct_status ct__sdpa_flash_kernel(ct_op_call *c)
@@ -527,6 +557,16 @@ static ct_status ct__sdpa_flash_kernel(ct_op_call *c)
                         c->dtype == CT_FLOAT32 ? ct__sdpa_fwd_task_f32 : ct__sdpa_fwd_task_f64);
 }
 
+/* The next gradient output (sizes s), laid out as its operand ref. */
+static bool ct__sdpa_grad_output(ct_op_call *c, const int64_t *s, int nd, const ct_tensor *ref)
+{
+    ct_tensor *t = ct__op_output(c, s, nd, c->dtype);
+    if (t) {
+        ct__sdpa_layout_like(t, ref);
+    }
+    return t != NULL;
+}
+
 /* Inputs: grad_out, query, key, value, out, logsumexp, attn_mask (optional); attrs as the
    forward's. Outputs: grad_query, grad_key, grad_value in the broadcast batch shape. */
 static bool ct__sdpa_flash_bw_meta(ct_op_call *c)
@@ -537,18 +577,18 @@ static bool ct__sdpa_flash_bw_meta(ct_op_call *c)
     c->dtype = go->dtype;
     memcpy(s, go->sizes, sizeof s);
     s[nd - 1] = ct__sdpa_dim(c->inputs[1], 1);
-    if (!ct__op_output(c, s, nd, c->dtype)) {
+    if (!ct__sdpa_grad_output(c, s, nd, c->inputs[1])) {
         return false;
     }
     if (nd >= 3) {
         s[nd - 3] = ct__sdpa_dim(k, 3);
     }
     s[nd - 2] = ct__sdpa_dim(k, 2);
-    if (!ct__op_output(c, s, nd, c->dtype)) {
+    if (!ct__sdpa_grad_output(c, s, nd, k)) {
         return false;
     }
     s[nd - 1] = ct__sdpa_dim(v, 1);
-    return ct__op_output(c, s, nd, c->dtype) != NULL;
+    return ct__sdpa_grad_output(c, s, nd, v);
 }
 
 static ct_status ct__sdpa_flash_bw_kernel(ct_op_call *c)
