@@ -69,6 +69,20 @@
 #include <arm_neon.h>
 #endif
 
+#if defined(CT__GEMM_NEON) || defined(CT__GEMM_NEON32)
+/* Four values of A at a, ars apart (four rows of a micro-panel), as one q register. */
+static inline float32x4_t ct__gemm_neon_a_f32(const float *a, int64_t ars)
+{
+    if (ars == 1) {
+        return vld1q_f32(a);
+    }
+    float32x4_t v = vdupq_n_f32(a[0]);
+    v = vsetq_lane_f32(a[ars], v, 1);
+    v = vsetq_lane_f32(a[2 * ars], v, 2);
+    return vsetq_lane_f32(a[3 * ars], v, 3);
+}
+#endif
+
 /* Register tiles (see the legend above). */
 #if defined(CT__GEMM_AVX512)
 #define CT__GEMM_MR_f32 8
@@ -502,18 +516,7 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, int64_t ars, int64_t a
 
 /* Row i of the tile: three q accumulators ci0..ci2; A comes as two (f32) or four (f64)
    q registers and each row multiplies by one lane of them. */
-/* The MR / 4 (f32) or MR / 2 (f64) values of A at a, ars apart, as q registers. */
-static inline float32x4_t ct__gemm_neon_a_f32(const float *a, int64_t ars)
-{
-    if (ars == 1) {
-        return vld1q_f32(a);
-    }
-    float32x4_t v = vdupq_n_f32(a[0]);
-    v = vsetq_lane_f32(a[ars], v, 1);
-    v = vsetq_lane_f32(a[2 * ars], v, 2);
-    return vsetq_lane_f32(a[3 * ars], v, 3);
-}
-
+/* The MR / 2 values of A at a, ars apart, as q registers (f64; f32: ct__gemm_neon_a_f32). */
 static inline float64x2_t ct__gemm_neon_a_f64(const double *a, int64_t ars)
 {
     return ars == 1 ? vld1q_f64(a) : vsetq_lane_f64(a[ars], vdupq_n_f64(a[0]), 1);
@@ -643,18 +646,6 @@ static void ct__gemm_ukr_f64(int64_t kc, const double *a, int64_t ars, int64_t a
     vst1q_f32(t + i * 8, c##i##0);                                                         \
     vst1q_f32(t + i * 8 + 4, c##i##1);
 
-/* A's rows 0..3 at a, ars apart, as one q register. */
-static inline float32x4_t ct__gemm_neon32_a(const float *a, int64_t ars)
-{
-    if (ars == 1) {
-        return vld1q_f32(a);
-    }
-    float32x4_t v = vdupq_n_f32(a[0]);
-    v = vsetq_lane_f32(a[ars], v, 1);
-    v = vsetq_lane_f32(a[2 * ars], v, 2);
-    return vsetq_lane_f32(a[3 * ars], v, 3);
-}
-
 /* float32, MR = 6, NR = 8 (float64 takes the portable kernel). */
 static void ct__gemm_ukr_f32(int64_t kc, const float *a, int64_t ars, int64_t acs,
                              const float *b, float alpha, float beta, float *c, int64_t rsc,
@@ -665,193 +656,15 @@ static void ct__gemm_ukr_f32(int64_t kc, const float *a, int64_t ars, int64_t ac
     if (mr <= 3) {
         // edge tile of at most 3 rows: the other rows stay zero
         for (; b < end; a += acs, b += 8) {
-            float32x4_t a0 = ct__gemm_neon32_a(a, ars), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+            float32x4_t a0 = ct__gemm_neon_a_f32(a, ars), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
             float32x4_t ai;
             CT__GEMM_ROWS3(CT__GEMM_FMA)
         }
     } else {
         // a (6, kc) at (ars, acs), b (kc, 8) packed; 12 q accumulators
         for (; b < end; a += acs, b += 8) {
-            float32x4_t a0 = ct__gemm_neon32_a(a, ars), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
+            float32x4_t a0 = ct__gemm_neon_a_f32(a, ars), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4);
             float32x4_t ai;
-            CT__GEMM_ROWS6(CT__GEMM_FMA)
-        }
-    }
-    float t[6 * 8];
-    CT__GEMM_ROWS6(CT__GEMM_STORET)
-    ct__gemm_update_f32(mr, nr, alpha, t, 8, beta, c, rsc, csc);
-}
-
-#undef CT__GEMM_ROWS6
-#undef CT__GEMM_ROWS3
-#undef CT__GEMM_DECL
-#undef CT__GEMM_FMA
-#undef CT__GEMM_SCALE
-#undef CT__GEMM_STORE0
-#undef CT__GEMM_STOREB
-#undef CT__GEMM_STORET
-
-#elif defined(CT__GEMM_NEON)
-
-/* Row i of the tile: three q accumulators ci0..ci2; A comes as two (f32) or four (f64)
-   q registers and each row multiplies by one lane of them. */
-/* The MR / 4 (f32) or MR / 2 (f64) values of A at a, ars apart, as q registers. */
-static inline float32x4_t ct__gemm_neon_a_f32(const float *a, int64_t ars)
-{
-    if (ars == 1) {
-        return vld1q_f32(a);
-    }
-    float32x4_t v = vdupq_n_f32(a[0]);
-    v = vsetq_lane_f32(a[ars], v, 1);
-    v = vsetq_lane_f32(a[2 * ars], v, 2);
-    return vsetq_lane_f32(a[3 * ars], v, 3);
-}
-
-static inline float64x2_t ct__gemm_neon_a_f64(const double *a, int64_t ars)
-{
-    return ars == 1 ? vld1q_f64(a) : vsetq_lane_f64(a[ars], vdupq_n_f64(a[0]), 1);
-}
-
-#define CT__GEMM_ROWS8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#define CT__GEMM_ROWS4(X) X(0) X(1) X(2) X(3)
-#define CT__GEMM_DECL(i)                                                                   \
-    float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0, c##i##2 = c##i##0;
-#define CT__GEMM_FMA(i)                                                                    \
-    c##i##0 = vfmaq_laneq_f32(c##i##0, b0, (i) < 4 ? a0 : a1, (i) % 4);                    \
-    c##i##1 = vfmaq_laneq_f32(c##i##1, b1, (i) < 4 ? a0 : a1, (i) % 4);                    \
-    c##i##2 = vfmaq_laneq_f32(c##i##2, b2, (i) < 4 ? a0 : a1, (i) % 4);
-#define CT__GEMM_STORET(i)                                                                 \
-    vst1q_f32(t + i * 12, c##i##0);                                                        \
-    vst1q_f32(t + i * 12 + 4, c##i##1);                                                    \
-    vst1q_f32(t + i * 12 + 8, c##i##2);
-
-/* float32, MR = 8, NR = 12. */
-static void ct__gemm_ukr_f32(int64_t kc, const float *a, int64_t ars, int64_t acs,
-                             const float *b, float alpha, float beta, float *c, int64_t rsc,
-                             int64_t csc, int64_t mr, int64_t nr)
-{
-    CT__GEMM_ROWS8(CT__GEMM_DECL)
-    if (mr <= 4) {
-        // edge tile of at most 4 rows: the other rows stay zero
-        for (int64_t p = 0; p < kc; p++) {
-            float32x4_t a0 = ct__gemm_neon_a_f32(a, ars);
-            float32x4_t a1 = ct__gemm_neon_a_f32(a + 4 * ars, ars);
-            float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
-            CT__GEMM_ROWS4(CT__GEMM_FMA)
-            a += acs;
-            b += 12;
-        }
-    } else {
-        // a (8, kc) at (ars, acs), b (kc, 12) packed; 24 q accumulators
-        for (int64_t p = 0; p < kc; p++) {
-            float32x4_t a0 = ct__gemm_neon_a_f32(a, ars);
-            float32x4_t a1 = ct__gemm_neon_a_f32(a + 4 * ars, ars);
-            float32x4_t b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), b2 = vld1q_f32(b + 8);
-            CT__GEMM_ROWS8(CT__GEMM_FMA)
-            a += acs;
-            b += 12;
-        }
-    }
-    float t[8 * 12];
-    CT__GEMM_ROWS8(CT__GEMM_STORET)
-    ct__gemm_update_f32(mr, nr, alpha, t, 12, beta, c, rsc, csc);
-}
-
-#undef CT__GEMM_DECL
-#undef CT__GEMM_FMA
-#undef CT__GEMM_STORET
-
-#define CT__GEMM_DECL(i)                                                                   \
-    float64x2_t c##i##0 = vdupq_n_f64(0.0), c##i##1 = c##i##0, c##i##2 = c##i##0;
-#define CT__GEMM_FMA(i)                                                                    \
-    c##i##0 = vfmaq_laneq_f64(c##i##0, b0, CT__GEMM_AQ(i), (i) % 2);                       \
-    c##i##1 = vfmaq_laneq_f64(c##i##1, b1, CT__GEMM_AQ(i), (i) % 2);                       \
-    c##i##2 = vfmaq_laneq_f64(c##i##2, b2, CT__GEMM_AQ(i), (i) % 2);
-#define CT__GEMM_AQ(i) ((i) < 2 ? a0 : (i) < 4 ? a1 : (i) < 6 ? a2 : a3)
-#define CT__GEMM_STORET(i)                                                                 \
-    vst1q_f64(t + i * 6, c##i##0);                                                         \
-    vst1q_f64(t + i * 6 + 2, c##i##1);                                                     \
-    vst1q_f64(t + i * 6 + 4, c##i##2);
-
-/* float64, MR = 8, NR = 6. */
-static void ct__gemm_ukr_f64(int64_t kc, const double *a, int64_t ars, int64_t acs,
-                             const double *b, double alpha, double beta, double *c,
-                             int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
-{
-    CT__GEMM_ROWS8(CT__GEMM_DECL)
-    if (mr <= 4) {
-        // edge tile of at most 4 rows: the other rows stay zero
-        for (int64_t p = 0; p < kc; p++) {
-            float64x2_t a0 = ct__gemm_neon_a_f64(a, ars);
-            float64x2_t a1 = ct__gemm_neon_a_f64(a + 2 * ars, ars);
-            float64x2_t a2 = ct__gemm_neon_a_f64(a + 4 * ars, ars);
-            float64x2_t a3 = ct__gemm_neon_a_f64(a + 6 * ars, ars);
-            float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
-            CT__GEMM_ROWS4(CT__GEMM_FMA)
-            a += acs;
-            b += 6;
-        }
-    } else {
-        // a (8, kc) at (ars, acs), b (kc, 6) packed; 24 q accumulators
-        for (int64_t p = 0; p < kc; p++) {
-            float64x2_t a0 = ct__gemm_neon_a_f64(a, ars);
-            float64x2_t a1 = ct__gemm_neon_a_f64(a + 2 * ars, ars);
-            float64x2_t a2 = ct__gemm_neon_a_f64(a + 4 * ars, ars);
-            float64x2_t a3 = ct__gemm_neon_a_f64(a + 6 * ars, ars);
-            float64x2_t b0 = vld1q_f64(b), b1 = vld1q_f64(b + 2), b2 = vld1q_f64(b + 4);
-            CT__GEMM_ROWS8(CT__GEMM_FMA)
-            a += acs;
-            b += 6;
-        }
-    }
-    double t[8 * 6];
-    CT__GEMM_ROWS8(CT__GEMM_STORET)
-    ct__gemm_update_f64(mr, nr, alpha, t, 6, beta, c, rsc, csc);
-}
-
-#undef CT__GEMM_ROWS8
-#undef CT__GEMM_ROWS4
-#undef CT__GEMM_DECL
-#undef CT__GEMM_FMA
-#undef CT__GEMM_AQ
-#undef CT__GEMM_STORET
-
-#elif defined(CT__GEMM_NEON32)
-
-/* Row i of the tile: two q accumulators ci0, ci1. ARMv7's vfma.f32 has no by-lane form, so
-   a[i] is broadcast: rows 0-3 from the lanes of one load of a[0..3], rows 4 and 5 by dup
-   loads (all 16 q registers are busy at row 3; a[4..5] in a register spilled an
-   accumulator). */
-#define CT__GEMM_ROWS6(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#define CT__GEMM_ROWS3(X) X(0) X(1) X(2)
-#define CT__GEMM_DECL(i) float32x4_t c##i##0 = vdupq_n_f32(0.0f), c##i##1 = c##i##0;
-#define CT__GEMM_AI(i)                                                                     \
-    ((i) < 4 ? vdupq_lane_f32((i) < 2 ? vget_low_f32(a0) : vget_high_f32(a0), (i) % 2)     \
-             : vld1q_dup_f32(a + (i)))
-#define CT__GEMM_FMA(i)                                                                    \
-    ai = CT__GEMM_AI(i);                                                                   \
-    c##i##0 = vfmaq_f32(c##i##0, ai, b0);                                                  \
-    c##i##1 = vfmaq_f32(c##i##1, ai, b1);
-#define CT__GEMM_STORET(i)                                                                 \
-    vst1q_f32(t + i * 8, c##i##0);                                                         \
-    vst1q_f32(t + i * 8 + 4, c##i##1);
-
-/* float32, MR = 6, NR = 8 (float64 takes the portable kernel). */
-static void ct__gemm_ukr_f32(int64_t kc, const float *a, const float *b, float alpha, float beta,
-                             float *c, int64_t rsc, int64_t csc, int64_t mr, int64_t nr)
-{
-    CT__GEMM_ROWS6(CT__GEMM_DECL)
-    const float *end = a + kc * 6; /* a pointer, not a 64-bit count, ends the loops */
-    if (mr <= 3) {
-        // edge tile of at most 3 rows: the other rows stay zero
-        for (; a < end; a += 6, b += 8) {
-            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
-            CT__GEMM_ROWS3(CT__GEMM_FMA)
-        }
-    } else {
-        // a (kc, 6) and b (kc, 8) packed, contiguous; 12 q accumulators
-        for (; a < end; a += 6, b += 8) {
-            float32x4_t a0 = vld1q_f32(a), b0 = vld1q_f32(b), b1 = vld1q_f32(b + 4), ai;
             CT__GEMM_ROWS6(CT__GEMM_FMA)
         }
     }
