@@ -379,10 +379,10 @@ MPICC        ?= mpicc
 MPIRUN       ?= mpirun
 MPIRUN_FLAGS ?= --oversubscribe $(shell [ "$$(id -u)" = 0 ] && echo --allow-run-as-root)
 DIST_RUN     := timeout 300 $(MPIRUN) $(MPIRUN_FLAGS)
-$(BUILD)/test_dist: tests/dist/test_dist.c ctorch.h ctorch_dist.h | $(BUILD)
+$(BUILD)/test_dist: tests/dist/test_dist.c tests/dist/dist_test.h ctorch.h ctorch_dist.h | $(BUILD)
 	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
 
-$(BUILD)/test_ddp: tests/dist/test_ddp.c ctorch.h ctorch_dist.h | $(BUILD)
+$(BUILD)/test_ddp: tests/dist/test_ddp.c tests/dist/dist_test.h ctorch.h ctorch_dist.h | $(BUILD)
 	$(MPICC) $(CFLAGS) -Werror -o $@ $< $(LDLIBS)
 
 dist-test: $(BUILD)/test_dist $(BUILD)/test_ddp

@@ -15,35 +15,12 @@
 #include "../../ctorch_dist.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-static int checks_failed, W, R; /* failed checks of the current test; world size; rank */
-
-#define CHECK(cond)                                                                         \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            fprintf(stderr, "  rank %d: %s:%d: CHECK(%s)%s%s\n", R, __FILE__, __LINE__,     \
-                    #cond, ct_error() ? " error: " : "", ct_error() ? ct_error() : "");     \
-            checks_failed++;                                                                \
-        }                                                                                   \
-    } while (0)
-#define CHECK_ERROR(code, text)                                                             \
-    do {                                                                                    \
-        CHECK(ct_error_code() == (code) && ct_error() && strstr(ct_error(), (text)));       \
-        ct_error_clear();                                                                   \
-    } while (0)
+#include "dist_test.h"
 
 enum { IN = 6, HID = 10, OUT = 3, B = 4, STEPS = 20 };
-
-static void silent(ct_status code, const char *message, void *user)
-{
-    (void)code;
-    (void)message;
-    (void)user;
-}
 
 /* fc2(tanh(fc1(x))); "unused" takes part in no forward. */
 static ct_tensor *net_forward(ct_module *m, const ct_tensor *x)
