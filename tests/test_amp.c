@@ -188,8 +188,8 @@ static ct_status amp_cuda_copy(void *user, void *dst, ct_device dst_device, cons
 
 static void amp_cuda_register(void)
 {
-    ct_backend b = {CT_CUDA, "CUDA", amp_cuda_malloc, amp_cuda_free, amp_cuda_copy,
-                    NULL,    NULL,   NULL};
+    ct_backend b = {CT_CUDA, "CUDA", amp_cuda_malloc, amp_cuda_free, amp_cuda_copy, NULL, NULL,
+                    NULL};
     CHECK(ct_backend_register(&b) == CT_OK);
 }
 

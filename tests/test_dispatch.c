@@ -128,8 +128,8 @@ static ct_status fake_copy_kernel(ct_op_call *c)
 static void fake_register(void)
 {
     memset(&fake, 0, sizeof fake);
-    ct_backend b = {CT_PRIVATEUSE1, "Fake",         fake_malloc,   fake_free,
-                    fake_copy,      &fake,          fake_host_alloc, fake_host_free};
+    ct_backend b = {CT_PRIVATEUSE1, "Fake", fake_malloc, fake_free, fake_copy, &fake,
+                    fake_host_alloc, fake_host_free};
     CHECK(ct_backend_register(&b) == CT_OK);
     const char *names[5] = {"aten::add", "aten::mul", "aten::neg", "aten::fill_", "aten::copy_"};
     ct_kernel_fn fns[5] = {fake_add, fake_mul, fake_neg, fake_fill, fake_copy_kernel};
